@@ -1,0 +1,11 @@
+//! Domain types and rules of boxtrack.
+//!
+//! Everything in this crate is pure: no I/O, no clock, no randomness except where a caller
+//! explicitly asks for a fresh secret ([`apikey::ApiKey::generate`]). Handlers, stores and
+//! workers call into these functions so the rules live in one place and can be tested alone.
+
+pub mod apikey;
+pub mod paging;
+pub mod plan;
+pub mod ratelimit;
+pub mod time;

@@ -1,1 +1,142 @@
+//! The boxtrack HTTP edge: the `/v2` JSON:API, operations endpoints, authentication, rate
+//! limits, metrics and the served OpenAPI document.
+//!
+//! [`router`] builds the whole application; [`serve`] runs it on a listener until a
+//! cancellation token fires, so tests can start it on port 0.
 
+pub mod auth;
+pub mod error;
+pub mod jsonapi;
+pub mod metrics;
+pub mod openapi;
+pub mod routes;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::{HeaderName, Request, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use boxtrack_store::Db;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+pub use auth::{Caller, Limiter};
+pub use error::{ApiError, ApiResult};
+pub use metrics::Metrics;
+
+/// Settings of the HTTP edge.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// Absolute base address used in links (e.g. `https://track.example.com`); when unset the
+    /// request's `Host` header is used with `http://`.
+    pub public_url: Option<String>,
+    /// Longest time a request may take before it is answered 503.
+    pub request_timeout: Duration,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        ApiConfig {
+            public_url: None,
+            request_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Everything a handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    /// The database.
+    pub db: Db,
+    /// Edge settings.
+    pub config: Arc<ApiConfig>,
+    /// Metrics of this process.
+    pub metrics: Arc<Metrics>,
+    /// Rate-limit state.
+    pub limiter: Limiter,
+}
+
+impl AppState {
+    /// State with fresh metrics.
+    pub fn new(db: Db, config: ApiConfig, limiter: Limiter) -> AppState {
+        AppState {
+            db,
+            config: Arc::new(config),
+            metrics: Arc::default(),
+            limiter,
+        }
+    }
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "No such endpoint; see /docs for the API reference.")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "This endpoint does not accept that method; see /docs.",
+    )
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    tracing::error!("a request handler panicked");
+    ApiError::internal().into_response()
+}
+
+/// The whole application.
+pub fn router(state: AppState) -> Router {
+    use routes::{account, api_keys, docs, health};
+    let authenticated = Router::new()
+        .route("/v2/account", get(account::show))
+        .route("/v2/api_keys", get(api_keys::list).post(api_keys::create))
+        .route("/v2/api_keys/{id}", get(api_keys::show).delete(api_keys::revoke))
+        .route_layer(axum::middleware::from_fn_with_state(state.clone(), auth::guard));
+    let request_id = HeaderName::from_static("x-request-id");
+    let timeout = state.config.request_timeout;
+    Router::new()
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
+        .route("/docs", get(docs::page))
+        .route("/v2/openapi.json", get(docs::openapi_json))
+        .merge(authenticated)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))
+        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, timeout))
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+                let id = req
+                    .headers()
+                    .get("x-request-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default();
+                tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+            }),
+        )
+        .layer(PropagateRequestIdLayer::new(request_id.clone()))
+        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+        .layer(SetSensitiveRequestHeadersLayer::new([
+            axum::http::header::AUTHORIZATION,
+            axum::http::header::COOKIE,
+        ]))
+        .with_state(state)
+}
+
+/// Serves the application on `listener` until `shutdown` is cancelled, then finishes the
+/// requests in flight.
+pub async fn serve(listener: TcpListener, state: AppState, shutdown: CancellationToken) -> std::io::Result<()> {
+    let app = router(state);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown.cancelled_owned())
+        .await
+}

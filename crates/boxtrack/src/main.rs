@@ -1,1 +1,196 @@
-fn main() {}
+//! `boxtrack`: the one binary. `serve` runs the API; `demo` is the newcomer's first command;
+//! `migrate`, `accounts` and `keys` administer a database.
+
+mod admin;
+mod config;
+mod server;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Self-hosted ocean container and shipment tracking.
+///
+/// Settings come from defaults, then boxtrack.toml (or --config FILE), then BOXTRACK_*
+/// environment variables, then flags. Run `boxtrack demo` to try it.
+#[derive(Parser, Debug)]
+#[command(name = "boxtrack", version, propagate_version = true)]
+pub struct Cli {
+    /// Configuration file (TOML); default ./boxtrack.toml when it exists. Env: BOXTRACK_CONFIG.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Database: sqlite://PATH (default sqlite://./data/boxtrack.db) or postgres://USER@HOST/DB.
+    /// Env: BOXTRACK_DATABASE_URL.
+    #[arg(long, global = true, value_name = "URL")]
+    database_url: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the API server (migrations are applied on start).
+    Serve(ServeArgs),
+    /// Try boxtrack: a SQLite database in ./boxtrack-demo, an account, its API key and
+    /// copy-paste curl lines, then the API on http://127.0.0.1:8080 (or a free port if taken).
+    Demo(DemoArgs),
+    /// Apply pending schema migrations and exit.
+    Migrate,
+    /// Create, list, show and change accounts.
+    #[command(subcommand)]
+    Accounts(admin::AccountsCommand),
+    /// Create, list and revoke API keys.
+    #[command(subcommand)]
+    Keys(admin::KeysCommand),
+}
+
+/// Flags of `serve`.
+#[derive(Args, Debug, Default)]
+pub struct ServeArgs {
+    /// Address to listen on (default 127.0.0.1:8080). Env: BOXTRACK_LISTEN.
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
+    /// Absolute base address used in response links, e.g. https://track.example.com, when
+    /// behind a proxy. Env: BOXTRACK_PUBLIC_URL.
+    #[arg(long, value_name = "URL")]
+    public_url: Option<String>,
+    /// Where rate-limit state lives: auto (memory on SQLite, database on PostgreSQL so that
+    /// several processes share one limit), memory or database. Env: BOXTRACK_RATE_LIMIT_STORE.
+    #[arg(long, value_name = "STORE")]
+    rate_limit_store: Option<String>,
+    /// Log format: text or json. Env: BOXTRACK_LOG_FORMAT.
+    #[arg(long, value_name = "FORMAT")]
+    log_format: Option<String>,
+    /// Seconds before a request is abandoned with 503 (default 30). Env: BOXTRACK_REQUEST_TIMEOUT_SECS.
+    #[arg(long, value_name = "SECONDS")]
+    request_timeout_secs: Option<u64>,
+}
+
+/// Flags of `demo`.
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Folder for the demo database.
+    #[arg(long, default_value = "./boxtrack-demo", value_name = "DIR")]
+    dir: PathBuf,
+    /// Address to listen on; if the port is taken a free one is used instead.
+    #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
+    listen: String,
+}
+
+fn env_map() -> BTreeMap<String, String> {
+    std::env::vars().filter(|(k, _)| k.starts_with("BOXTRACK_")).collect()
+}
+
+/// Loads settings for this invocation (flags from `serve` when given).
+fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Settings> {
+    let env = env_map();
+    let file = match config::config_file(cli.config.as_deref(), &env)? {
+        Some(path) => {
+            let layer = config::Layer::from_file(&path)?;
+            Some((path, layer))
+        }
+        None => None,
+    };
+    let mut flags = config::Layer {
+        database_url: cli.database_url.clone(),
+        ..Default::default()
+    };
+    if let Some(s) = serve {
+        flags.listen.clone_from(&s.listen);
+        flags.public_url.clone_from(&s.public_url);
+        flags.rate_limit_store.clone_from(&s.rate_limit_store);
+        flags.log_format.clone_from(&s.log_format);
+        flags.request_timeout_secs = s.request_timeout_secs;
+    }
+    config::resolve(
+        file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),
+        config::Layer::from_env(&env)?,
+        flags,
+    )
+}
+
+fn init_logs(format: config::LogFormat, default_level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    let _ = match format {
+        config::LogFormat::Json => builder.json().try_init(),
+        config::LogFormat::Text => builder.try_init(),
+    };
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    match &cli.command {
+        Command::Serve(args) => {
+            let s = settings(&cli, Some(args))?;
+            init_logs(s.log_format, "info");
+            server::serve(s).await
+        }
+        Command::Demo(args) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, "warn");
+            server::demo(s, args).await
+        }
+        Command::Migrate => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, "warn");
+            let db = server::open_db(&s.database_url).await?;
+            println!(
+                "migrations applied to {}",
+                boxtrack_store::db::redact_url(&s.database_url)
+            );
+            db.close().await;
+            Ok(())
+        }
+        Command::Accounts(cmd) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, "warn");
+            let db = server::open_db(&s.database_url).await?;
+            let out = admin::accounts(&db, cmd).await;
+            db.close().await;
+            out
+        }
+        Command::Keys(cmd) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, "warn");
+            let db = server::open_db(&s.database_url).await?;
+            let out = admin::keys(&db, cmd).await;
+            db.close().await;
+            out
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+}

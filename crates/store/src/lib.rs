@@ -1,1 +1,58 @@
+//! Storage for boxtrack on SQLite (the embedded default) or PostgreSQL (scale-out).
+//!
+//! One repository layer serves both backends: [`Db`] wraps a concrete sqlx pool and the
+//! [`on_db!`] macro runs the same SQL text (with `$n` placeholders, which both drivers accept)
+//! against whichever pool is live. Only the DDL differs, in `migrations/sqlite` and
+//! `migrations/postgres`. Times used for ordering are integer Unix microseconds.
 
+pub mod accounts;
+pub mod db;
+pub mod keys;
+pub mod list;
+pub mod ratelimit;
+
+pub use db::{Backend, Db, Tx};
+
+/// Errors from the storage layer.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database URL names no supported backend.
+    #[error("unsupported database URL {0:?}: expected sqlite://PATH or postgres://...")]
+    UnsupportedUrl(String),
+    /// A row that must exist does not (or belongs to another account).
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// A stored value could not be decoded.
+    #[error("corrupt stored value in {what}: {detail}")]
+    Corrupt {
+        /// Which column or value.
+        what: &'static str,
+        /// Why it could not be read.
+        detail: String,
+    },
+    /// Creating the SQLite file's folder failed.
+    #[error("cannot create the database folder {path}: {source}")]
+    Io {
+        /// The folder.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A migration failed.
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// Any other database error.
+    #[error("database error: {0}")]
+    Sqlx(#[from] sqlx::Error),
+}
+
+/// Result alias for the storage layer.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// The current time in Unix microseconds.
+pub fn now_us() -> i64 {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(d.as_micros()).unwrap_or(i64::MAX)
+}

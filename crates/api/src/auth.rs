@@ -1,0 +1,187 @@
+//! Authentication (`Authorization: Token <key>`), rate limiting and entitlement checks for `/v2`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{FromRequestParts, MatchedPath, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use boxtrack_core::apikey::ApiKey;
+use boxtrack_core::plan::Entitlement;
+use boxtrack_core::ratelimit::{Bucket, Decision, WINDOW_US, admit};
+use boxtrack_store::accounts::Account;
+use boxtrack_store::{Db, now_us};
+use uuid::Uuid;
+
+use crate::AppState;
+use crate::error::{ApiError, ApiResult};
+
+/// The authenticated caller of a `/v2` request.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The API key used.
+    pub key_id: Uuid,
+    /// The key's account.
+    pub account: Account,
+}
+
+impl Caller {
+    /// 403 naming the entitlement unless the account has it.
+    pub fn require(&self, e: Entitlement) -> ApiResult<()> {
+        if self.account.has(e) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(format!(
+                "{} feature is not enabled for this account (entitlement `{}`)",
+                e.title(),
+                e.as_str()
+            ))
+            .with_code("entitlement_required"))
+        }
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> ApiResult<Caller> {
+        parts
+            .extensions
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(|| ApiError::unauthorized("Invalid or missing API token."))
+    }
+}
+
+/// Where rate-limit logs live.
+#[derive(Clone)]
+pub enum Limiter {
+    /// In this process only (one process on SQLite).
+    Memory(Arc<Mutex<HashMap<(Uuid, Bucket), Vec<i64>>>>),
+    /// In the database, shared by every process on it.
+    Database(Db),
+}
+
+impl Limiter {
+    /// An in-process limiter.
+    pub fn memory() -> Limiter {
+        Limiter::Memory(Arc::default())
+    }
+
+    /// Checks and records one request.
+    pub async fn check(&self, account: Uuid, bucket: Bucket, limit: u32) -> ApiResult<Decision> {
+        let now = now_us();
+        match self {
+            Limiter::Memory(map) => {
+                let mut g = map.lock().unwrap_or_else(|p| p.into_inner());
+                let log = g.entry((account, bucket)).or_default();
+                Ok(admit(log, now, limit, WINDOW_US))
+            }
+            Limiter::Database(db) => {
+                Ok(boxtrack_store::ratelimit::check(db, account, bucket, limit, now).await?)
+            }
+        }
+    }
+}
+
+fn parse_authorization(value: Option<&HeaderValue>) -> ApiResult<ApiKey> {
+    let Some(value) = value else {
+        return Err(ApiError::unauthorized(
+            "Invalid or missing API token. Send the header Authorization: Token <API key>.",
+        ));
+    };
+    let value = value
+        .to_str()
+        .map_err(|_| ApiError::unauthorized("The Authorization header is not readable text."))?;
+    let (scheme, token) = value.trim().split_once(' ').unwrap_or((value.trim(), ""));
+    if !scheme.eq_ignore_ascii_case("token") {
+        return Err(ApiError::unauthorized(format!(
+            "Authorization scheme {scheme:?} is not accepted; send Authorization: Token <API key>."
+        )));
+    }
+    ApiKey::parse(token.trim())
+        .map_err(|e| ApiError::unauthorized(format!("Malformed API key: {e}.")))
+}
+
+fn policy_header(bucket: Bucket, limit: u32) -> Option<HeaderValue> {
+    HeaderValue::from_str(&format!("\"{bucket}\";q={limit};w={}", WINDOW_US / 1_000_000)).ok()
+}
+
+fn state_header(bucket: Bucket, d: &Decision) -> Option<HeaderValue> {
+    HeaderValue::from_str(&format!(
+        "\"{bucket}\";r={};t={}",
+        d.remaining,
+        d.reset_after_secs()
+    ))
+    .ok()
+}
+
+/// Middleware on every authenticated `/v2` route: authenticates the key, applies the
+/// account's rate limit for the route's bucket, and adds the `RateLimit` headers.
+pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let key = match parse_authorization(req.headers().get(header::AUTHORIZATION)) {
+        Ok(k) => k,
+        Err(e) => return e.into_response(),
+    };
+    let (key_id, account) = match boxtrack_store::keys::authenticate(&state.db, &key).await {
+        Ok(Some(found)) => found,
+        Ok(None) => {
+            return ApiError::unauthorized("Invalid or missing API token.").into_response();
+        }
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_default();
+    let bucket = Bucket::for_route(req.method().as_str(), &route);
+    let limit = account.rate_limits.limit(bucket);
+    let decision = match state.limiter.check(account.id, bucket, limit).await {
+        Ok(d) => d,
+        Err(e) => return e.into_response(),
+    };
+    let mut res = if decision.allowed {
+        req.extensions_mut().insert(Caller { key_id, account });
+        next.run(req).await
+    } else {
+        state.metrics.record_rate_limited(bucket.as_str());
+        ApiError::too_many_requests(
+            decision.retry_after_secs(),
+            format!(
+                "Your account has exceeded its rate limit of {limit} requests per minute for {bucket}. \
+                 Retry after {} seconds, or use webhooks instead of polling.",
+                decision.retry_after_secs()
+            ),
+        )
+        .into_response()
+    };
+    let h = res.headers_mut();
+    if let Some(v) = policy_header(bucket, limit) {
+        h.insert("ratelimit-policy", v);
+    }
+    if let Some(v) = state_header(bucket, &decision) {
+        h.insert("ratelimit", v);
+    }
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn authorization_header_forms() {
+        let key = ApiKey::generate();
+        let ok = HeaderValue::from_str(&format!("Token {}", key.expose())).unwrap();
+        assert_eq!(parse_authorization(Some(&ok)).unwrap(), key);
+        let lower = HeaderValue::from_str(&format!("token  {}", key.expose())).unwrap();
+        assert!(parse_authorization(Some(&lower)).is_ok());
+        let bearer = HeaderValue::from_str(&format!("Bearer {}", key.expose())).unwrap();
+        assert!(parse_authorization(Some(&bearer)).is_err());
+        assert!(parse_authorization(None).is_err());
+        let junk = HeaderValue::from_static("Token nope");
+        assert!(parse_authorization(Some(&junk)).is_err());
+    }
+}

@@ -1,0 +1,187 @@
+//! The one mapping from failures to JSON:API error documents.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_store::StoreError;
+use serde::Serialize;
+
+use crate::jsonapi::MEDIA_TYPE;
+
+/// Where in the request an error is.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorSource {
+    /// A JSON pointer into the request document, e.g. `/data/attributes/scac`.
+    Pointer(String),
+    /// A query parameter, e.g. `page[size]`.
+    Parameter(String),
+}
+
+/// One JSON:API error object.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ErrorObject {
+    /// HTTP status as a string.
+    pub status: String,
+    /// Short, fixed summary of the status.
+    pub title: String,
+    /// What went wrong, for a human.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Machine-readable reason, e.g. `blank`, `duplicate`, `entitlement_required`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Where the problem is: `{"pointer": ...}` or `{"parameter": ...}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// The error document `{"errors": [...]}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorDocument {
+    /// One or more errors.
+    pub errors: Vec<ErrorObject>,
+}
+
+/// An error answered to an API client.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    status: StatusCode,
+    errors: Vec<ErrorObject>,
+    retry_after: Option<u64>,
+}
+
+fn title_of(status: StatusCode) -> &'static str {
+    status.canonical_reason().unwrap_or("Error")
+}
+
+impl ApiError {
+    /// An error with a detail message.
+    pub fn new(status: StatusCode, detail: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            errors: vec![ErrorObject {
+                status: status.as_u16().to_string(),
+                title: title_of(status).to_string(),
+                detail: Some(detail.into()),
+                code: None,
+                source: None,
+            }],
+            retry_after: None,
+        }
+    }
+
+    /// 400 naming a query parameter.
+    pub fn bad_parameter(param: &str, detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, detail).with_source(ErrorSource::Parameter(param.to_string()))
+    }
+
+    /// 400 naming a place in the body.
+    pub fn bad_body(pointer: &str, detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, detail).with_source(ErrorSource::Pointer(pointer.to_string()))
+    }
+
+    /// 422: well-formed but rejected content at `pointer`, with a machine `code`.
+    pub fn unprocessable(pointer: &str, code: &str, detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, detail)
+            .with_source(ErrorSource::Pointer(pointer.to_string()))
+            .with_code(code)
+    }
+
+    /// 401 for a missing, malformed, unknown or revoked key.
+    pub fn unauthorized(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, detail)
+    }
+
+    /// 403.
+    pub fn forbidden(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, detail)
+    }
+
+    /// 404 for a resource that does not exist for this account.
+    pub fn not_found(what: &str) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, format!("Couldn't find {what}"))
+    }
+
+    /// 429 with the seconds to wait.
+    pub fn too_many_requests(retry_after_secs: u64, detail: impl Into<String>) -> ApiError {
+        let mut e = ApiError::new(StatusCode::TOO_MANY_REQUESTS, detail);
+        e.retry_after = Some(retry_after_secs);
+        e
+    }
+
+    /// A generic 500; the cause must already have been logged.
+    pub fn internal() -> ApiError {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The service failed to handle this request; it has been logged.",
+        )
+    }
+
+    /// Adds a source to every error object.
+    pub fn with_source(mut self, source: ErrorSource) -> ApiError {
+        let mut map = serde_json::Map::new();
+        match source {
+            ErrorSource::Pointer(p) => map.insert("pointer".into(), p.into()),
+            ErrorSource::Parameter(p) => map.insert("parameter".into(), p.into()),
+        };
+        for e in &mut self.errors {
+            e.source = Some(map.clone());
+        }
+        self
+    }
+
+    /// Adds a machine-readable code to every error object.
+    pub fn with_code(mut self, code: &str) -> ApiError {
+        for e in &mut self.errors {
+            e.code = Some(code.to_string());
+        }
+        self
+    }
+
+    /// Joins several errors of the same status into one document.
+    pub fn merge(mut self, other: ApiError) -> ApiError {
+        self.errors.extend(other.errors);
+        self
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The error objects.
+    pub fn errors(&self) -> &[ErrorObject] {
+        &self.errors
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::NotFound(what) => ApiError::not_found(what),
+            other => {
+                tracing::error!(error = %other, "storage failure");
+                ApiError::internal()
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::to_vec(&ErrorDocument {
+            errors: self.errors,
+        })
+        .unwrap_or_else(|_| br#"{"errors":[{"status":"500","title":"Internal Server Error"}]}"#.to_vec());
+        let mut res = (self.status, body).into_response();
+        res.headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(MEDIA_TYPE));
+        if let Some(s) = self.retry_after {
+            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(s));
+        }
+        res
+    }
+}
+
+/// Result alias for handlers.
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,371 @@
+//! JSON:API documents: resource objects, list links and meta, request bodies, query parameters.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_core::paging::{self, Key, Page, RawPage};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::error::ApiError;
+
+/// The JSON:API media type.
+pub const MEDIA_TYPE: &str = "application/vnd.api+json";
+
+/// A response document, sent with the JSON:API media type.
+#[derive(Debug, Clone)]
+pub struct JsonApi(pub Value);
+
+impl JsonApi {
+    /// A response with one primary resource and optional included resources.
+    pub fn single(data: Value, included: Vec<Value>) -> JsonApi {
+        let mut doc = json!({ "data": data });
+        if !included.is_empty() {
+            doc["included"] = Value::Array(included);
+        }
+        JsonApi(doc)
+    }
+}
+
+impl IntoResponse for JsonApi {
+    fn into_response(self) -> Response {
+        let mut res = (StatusCode::OK, self.0.to_string()).into_response();
+        res.headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(MEDIA_TYPE));
+        res
+    }
+}
+
+/// Builds a resource object; `links.self` is the relative path `/v2/<collection>/<id>`.
+pub fn resource(kind: &str, id: impl ToString, collection: &str, attributes: Value, relationships: Option<Value>) -> Value {
+    let id = id.to_string();
+    let mut r = json!({
+        "id": id,
+        "type": kind,
+        "attributes": attributes,
+        "links": { "self": format!("/v2/{collection}/{id}") },
+    });
+    if let Some(rel) = relationships {
+        r["relationships"] = rel;
+    }
+    r
+}
+
+/// A to-one relationship `{data: {id, type}}` (or `{data: null}`).
+pub fn to_one(kind: &str, id: Option<impl ToString>) -> Value {
+    match id {
+        Some(id) => json!({ "data": { "id": id.to_string(), "type": kind } }),
+        None => json!({ "data": null }),
+    }
+}
+
+/// Query parameters as ordered pairs (JSON:API names like `page[size]` kept whole).
+#[derive(Debug, Clone, Default)]
+pub struct QueryParams(pub Vec<(String, String)>);
+
+impl QueryParams {
+    /// Parses a raw query string.
+    pub fn parse(raw: Option<&str>) -> QueryParams {
+        QueryParams(
+            url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
+    }
+
+    /// The last value given for a parameter.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Validated paging parameters.
+    pub fn page(&self) -> Result<Page, ApiError> {
+        paging::parse(RawPage {
+            number: self.get("page[number]"),
+            size: self.get("page[size]"),
+            after: self.get("page[after]"),
+            before: self.get("page[before]"),
+        })
+        .map_err(|e| ApiError::bad_parameter(e.param(), e.to_string()))
+    }
+
+    /// The relations named in `include`, each checked against `allowed`.
+    pub fn includes(&self, resource_type: &str, allowed: &[&str]) -> Result<Vec<String>, ApiError> {
+        let Some(raw) = self.get("include") else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for name in raw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            if !allowed.contains(&name) {
+                let hint = if allowed.is_empty() {
+                    "it has no includable relationships".to_string()
+                } else {
+                    format!("includable: {}", allowed.join(", "))
+                };
+                return Err(ApiError::bad_parameter(
+                    "include",
+                    format!("{name} is not a relationship of {resource_type} ({hint})"),
+                ));
+            }
+            if !out.iter().any(|n| n == name) {
+                out.push(name.to_string());
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The absolute base address used in top-level links (e.g. `http://127.0.0.1:8080`).
+pub fn base_url(configured: Option<&str>, headers: &HeaderMap) -> String {
+    if let Some(b) = configured {
+        return b.trim_end_matches('/').to_string();
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_graphic()))
+        .unwrap_or("localhost");
+    format!("http://{host}")
+}
+
+fn encode_component(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes())
+        .collect::<String>()
+        .replace("%5B", "[")
+        .replace("%5D", "]")
+}
+
+fn page_url(base: &str, path: &str, keep: &[(String, String)], number: u32, size: u32, cursor: Option<(&str, String)>) -> String {
+    let mut parts: Vec<String> = keep
+        .iter()
+        .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
+        .collect();
+    parts.push(format!("page[number]={number}"));
+    parts.push(format!("page[size]={size}"));
+    if let Some((name, key)) = cursor {
+        parts.push(format!("{name}={}", encode_component(&key)));
+    }
+    format!("{base}{path}?{}", parts.join("&"))
+}
+
+/// A list response: `data`, `included`, absolute `links` and `meta {size, total}`.
+pub struct ListDoc<'a> {
+    /// Absolute base address.
+    pub base: &'a str,
+    /// Request path, e.g. `/v2/api_keys`.
+    pub path: &'a str,
+    /// The request's query parameters.
+    pub query: &'a QueryParams,
+    /// The validated page.
+    pub page: Page,
+    /// Matching rows in all.
+    pub total: u64,
+    /// Sort keys of the first and last row on this page, for cursor links.
+    pub edge_keys: Option<(Key, Key)>,
+}
+
+impl ListDoc<'_> {
+    /// Assembles the document.
+    pub fn render(self, data: Vec<Value>, included: Vec<Value>) -> JsonApi {
+        let keep: Vec<(String, String)> = self
+            .query
+            .0
+            .iter()
+            .filter(|(k, _)| !k.starts_with("page["))
+            .cloned()
+            .collect();
+        let Page { number, size, cursor } = self.page;
+        let last = paging::last_page(self.total, size);
+        let current_cursor = cursor.map(|c| match c {
+            paging::Cursor::After(k) => ("page[after]", k.to_string()),
+            paging::Cursor::Before(k) => ("page[before]", k.to_string()),
+        });
+        let self_link = {
+            let raw: Vec<String> = self
+                .query
+                .0
+                .iter()
+                .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
+                .collect();
+            if raw.is_empty() {
+                format!("{}{}", self.base, self.path)
+            } else {
+                format!("{}{}?{}", self.base, self.path, raw.join("&"))
+            }
+        };
+        let mut links = Map::new();
+        links.insert("self".into(), self_link.into());
+        links.insert(
+            "current".into(),
+            page_url(self.base, self.path, &keep, number, size, current_cursor).into(),
+        );
+        links.insert("first".into(), page_url(self.base, self.path, &keep, 1, size, None).into());
+        if number > 1 {
+            let c = self.edge_keys.map(|(first, _)| ("page[before]", first.to_string()));
+            links.insert("prev".into(), page_url(self.base, self.path, &keep, number - 1, size, c).into());
+        }
+        if number < last && !data.is_empty() {
+            let c = self.edge_keys.map(|(_, last)| ("page[after]", last.to_string()));
+            links.insert("next".into(), page_url(self.base, self.path, &keep, number + 1, size, c).into());
+        }
+        links.insert("last".into(), page_url(self.base, self.path, &keep, last, size, None).into());
+        let mut pagination = json!({ "current": number, "last": last, "records": self.total });
+        if number < last {
+            pagination["next"] = json!(number + 1);
+        }
+        let mut doc = json!({
+            "data": data,
+            "links": links,
+            "meta": { "size": size, "total": self.total, "pagination": pagination },
+        });
+        if !included.is_empty() {
+            doc["included"] = Value::Array(included);
+        }
+        JsonApi(doc)
+    }
+}
+
+/// Whether a `Content-Type` is acceptable for a request body: the JSON:API media type
+/// (optionally with `ext` / `profile` parameters) or plain `application/json`.
+pub fn acceptable_content_type(value: &str) -> bool {
+    let mut parts = value.split(';').map(str::trim);
+    let essence = parts.next().unwrap_or_default().to_ascii_lowercase();
+    let params: Vec<String> = parts.filter(|p| !p.is_empty()).map(|p| p.to_ascii_lowercase()).collect();
+    match essence.as_str() {
+        MEDIA_TYPE => params
+            .iter()
+            .all(|p| p.starts_with("ext=") || p.starts_with("profile=")),
+        "application/json" => params.iter().all(|p| p.starts_with("charset=")),
+        _ => false,
+    }
+}
+
+/// A JSON request body, checked for media type and parsed; failures name the problem.
+pub struct Body<T>(pub T);
+
+impl<S, T> FromRequest<S> for Body<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let ct = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        match ct {
+            Some(ct) if acceptable_content_type(&ct) => {}
+            Some(ct) => {
+                return Err(ApiError::new(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    format!("Content-Type {ct:?} is not supported; send {MEDIA_TYPE} or application/json"),
+                ));
+            }
+            None => {
+                return Err(ApiError::new(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    format!("a request body needs Content-Type: {MEDIA_TYPE}"),
+                ));
+            }
+        }
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(|e| ApiError::new(e.status(), e.body_text()))?;
+        parse_body(&bytes).map(Body)
+    }
+}
+
+/// Parses a JSON body into `T`, reporting the JSON pointer of the first problem.
+pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = match serde_path_to_error::deserialize::<_, T>(&mut de) {
+        Ok(v) => v,
+        Err(err) => {
+            let pointer = pointer_of(err.path());
+            let pointer = if pointer.is_empty() { "/".to_string() } else { pointer };
+            let inner = err.into_inner();
+            let detail = if inner.is_syntax() || inner.is_eof() {
+                format!("the request body is not valid JSON: {inner}")
+            } else {
+                format!("invalid value at {pointer}: {inner}")
+            };
+            return Err(ApiError::bad_body(&pointer, detail));
+        }
+    };
+    de.end().map_err(|e| {
+        ApiError::bad_body("/", format!("the request body is not valid JSON: {e}"))
+    })?;
+    Ok(value)
+}
+
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => out.push_str(&format!("/{index}")),
+            Segment::Map { key } => out.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1"))),
+            Segment::Enum { variant } => out.push_str(&format!("/{variant}")),
+            Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_types() {
+        assert!(acceptable_content_type("application/vnd.api+json"));
+        assert!(acceptable_content_type("application/json; charset=utf-8"));
+        assert!(!acceptable_content_type("application/vnd.api+json; charset=utf-8"));
+        assert!(!acceptable_content_type("text/plain"));
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Doc {
+        data: Inner,
+    }
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Inner {
+        attributes: Attrs,
+    }
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Attrs {
+        name: String,
+    }
+
+    #[test]
+    fn body_errors_point_at_the_field() {
+        let e = parse_body::<Doc>(br#"{"data":{"attributes":{"name":5}}}"#).unwrap_err();
+        assert_eq!(e.status(), StatusCode::BAD_REQUEST);
+        let src = e.errors()[0].source.clone().unwrap();
+        assert_eq!(src["pointer"], "/data/attributes/name");
+        let e = parse_body::<Doc>(br#"{"data":"#).unwrap_err();
+        assert!(e.errors()[0].detail.as_deref().unwrap().contains("not valid JSON"));
+        let e = parse_body::<Doc>(br#"{"data":{"attributes":{"name":"x"}}} trailing"#).unwrap_err();
+        assert_eq!(e.status(), StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn includes_are_checked() {
+        let q = QueryParams::parse(Some("include=account,bogus"));
+        let e = q.includes("api_key", &["account"]).unwrap_err();
+        assert_eq!(e.errors()[0].source.clone().unwrap()["parameter"], "include");
+        let q = QueryParams::parse(Some("include=account,account"));
+        assert_eq!(q.includes("api_key", &["account"]).unwrap(), vec!["account"]);
+    }
+}

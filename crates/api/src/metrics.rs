@@ -1,0 +1,153 @@
+//! Prometheus metrics kept per application instance and rendered at `/metrics`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use crate::AppState;
+
+/// Upper bounds (seconds) of the request latency histogram buckets.
+const LATENCY_BUCKETS: [f64; 12] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+
+#[derive(Default)]
+struct Histogram {
+    counts: [u64; LATENCY_BUCKETS.len()],
+    sum: f64,
+    count: u64,
+}
+
+#[derive(Default)]
+struct Inner {
+    requests: BTreeMap<(String, String, u16), u64>,
+    latency: BTreeMap<String, Histogram>,
+    rate_limited: BTreeMap<String, u64>,
+}
+
+/// Counters and histograms of one running service.
+#[derive(Default)]
+pub struct Metrics {
+    inner: Mutex<Inner>,
+}
+
+impl Metrics {
+    fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut g)
+    }
+
+    /// Records one finished request.
+    pub fn record_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
+        self.with(|m| {
+            *m.requests
+                .entry((method.to_string(), route.to_string(), status))
+                .or_default() += 1;
+            let h = m.latency.entry(route.to_string()).or_default();
+            for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
+                if seconds <= *bound {
+                    h.counts[i] += 1;
+                }
+            }
+            h.sum += seconds;
+            h.count += 1;
+        });
+    }
+
+    /// Records a request refused by a rate limit.
+    pub fn record_rate_limited(&self, bucket: &str) {
+        self.with(|m| *m.rate_limited.entry(bucket.to_string()).or_default() += 1);
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        self.with(|m| {
+            let mut out = String::new();
+            out.push_str("# HELP boxtrack_http_requests_total HTTP requests by method, matched route and status.\n");
+            out.push_str("# TYPE boxtrack_http_requests_total counter\n");
+            for ((method, route, status), n) in &m.requests {
+                let _ = writeln!(
+                    out,
+                    "boxtrack_http_requests_total{{method=\"{method}\",route=\"{}\",status=\"{status}\"}} {n}",
+                    escape(route)
+                );
+            }
+            out.push_str("# HELP boxtrack_http_request_duration_seconds HTTP request latency by matched route.\n");
+            out.push_str("# TYPE boxtrack_http_request_duration_seconds histogram\n");
+            for (route, h) in &m.latency {
+                let route = escape(route);
+                for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
+                    let _ = writeln!(
+                        out,
+                        "boxtrack_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"{bound}\"}} {}",
+                        h.counts[i]
+                    );
+                }
+                let _ = writeln!(
+                    out,
+                    "boxtrack_http_request_duration_seconds_bucket{{route=\"{route}\",le=\"+Inf\"}} {}",
+                    h.count
+                );
+                let _ = writeln!(out, "boxtrack_http_request_duration_seconds_sum{{route=\"{route}\"}} {}", h.sum);
+                let _ = writeln!(out, "boxtrack_http_request_duration_seconds_count{{route=\"{route}\"}} {}", h.count);
+            }
+            out.push_str("# HELP boxtrack_rate_limited_total Requests refused with 429, by rate-limit bucket.\n");
+            out.push_str("# TYPE boxtrack_rate_limited_total counter\n");
+            for (bucket, n) in &m.rate_limited {
+                let _ = writeln!(out, "boxtrack_rate_limited_total{{bucket=\"{bucket}\"}} {n}");
+            }
+            out
+        })
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+/// Middleware: times every request and counts it by matched route and status.
+pub async fn track(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_string(), |m| m.as_str().to_string());
+    let method = req.method().as_str().to_string();
+    let started = Instant::now();
+    let res = next.run(req).await;
+    state.metrics.record_request(
+        &method,
+        &route,
+        res.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_counters_and_histograms() {
+        let m = Metrics::default();
+        m.record_request("GET", "/v2/api_keys", 200, 0.003);
+        m.record_request("GET", "/v2/api_keys", 200, 0.2);
+        m.record_rate_limited("default");
+        let text = m.render();
+        assert!(text.contains(
+            "boxtrack_http_requests_total{method=\"GET\",route=\"/v2/api_keys\",status=\"200\"} 2"
+        ));
+        assert!(text.contains(
+            "boxtrack_http_request_duration_seconds_bucket{route=\"/v2/api_keys\",le=\"0.005\"} 1"
+        ));
+        assert!(text.contains(
+            "boxtrack_http_request_duration_seconds_count{route=\"/v2/api_keys\"} 2"
+        ));
+        assert!(text.contains("boxtrack_rate_limited_total{bucket=\"default\"} 1"));
+    }
+}

@@ -1,0 +1,209 @@
+//! `/v2/api_keys`: an account's API keys (self-serve creation and revocation).
+
+use axum::extract::{OriginalUri, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use boxtrack_core::time::format_micros;
+use boxtrack_store::keys::{self, ApiKeyRecord};
+use boxtrack_store::list::Keyed;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::IdPath;
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{Body, JsonApi, ListDoc, QueryParams, base_url, resource, to_one};
+use crate::openapi::{Op, body, errors, id_param, include_param, list_of, operation, page_params, single};
+
+const INCLUDES: &[&str] = &["account"];
+
+/// The `api_key` resource object (never the secret).
+pub fn to_resource(k: &ApiKeyRecord) -> Value {
+    resource(
+        "api_key",
+        k.id,
+        "api_keys",
+        json!({
+            "name": k.name,
+            "hint": k.hint,
+            "created_at": format_micros(k.created_us),
+            "last_used_at": k.last_used_us.map(format_micros),
+            "revoked_at": k.revoked_us.map(format_micros),
+        }),
+        Some(json!({ "account": to_one("account", Some(k.account_id)) })),
+    )
+}
+
+fn included(caller: &Caller, includes: &[String]) -> Vec<Value> {
+    if includes.iter().any(|i| i == "account") {
+        vec![super::account::to_resource(&caller.account)]
+    } else {
+        vec![]
+    }
+}
+
+/// `GET /v2/api_keys`.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let query = QueryParams::parse(raw.as_deref());
+    let page = query.page()?;
+    let includes = query.includes("api_key", INCLUDES)?;
+    let listed = keys::list(&state.db, caller.account.id, &page).await?;
+    let edge_keys = listed
+        .rows
+        .first()
+        .zip(listed.rows.last())
+        .map(|(f, l)| (f.key(), l.key()));
+    let data = listed.rows.iter().map(to_resource).collect();
+    let base = base_url(state.config.public_url.as_deref(), &headers);
+    let inc = if listed.rows.is_empty() { vec![] } else { included(&caller, &includes) };
+    Ok(ListDoc {
+        base: &base,
+        path: uri.path(),
+        query: &query,
+        page,
+        total: listed.total,
+        edge_keys,
+    }
+    .render(data, inc))
+}
+
+/// `GET /v2/api_keys/{id}`.
+pub async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let includes = QueryParams::parse(raw.as_deref()).includes("api_key", INCLUDES)?;
+    let k = keys::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("api_key"))?;
+    Ok(JsonApi::single(to_resource(&k), included(&caller, &includes)))
+}
+
+/// Request body of `POST /v2/api_keys`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateDoc {
+    data: CreateData,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateData {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    attributes: CreateAttrs,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct CreateAttrs {
+    #[serde(default)]
+    name: Option<String>,
+}
+
+/// `POST /v2/api_keys`: issues a key for the caller's account; the key is in the response once.
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(doc): Body<CreateDoc>,
+) -> ApiResult<impl IntoResponse> {
+    if doc.data.kind != "api_key" {
+        return Err(ApiError::unprocessable(
+            "/data/type",
+            "invalid_type",
+            format!("type must be \"api_key\", not {:?}", doc.data.kind),
+        ));
+    }
+    let name = doc.data.attributes.name.map(|n| n.trim().to_string());
+    if let Some(n) = &name {
+        if n.is_empty() || n.chars().count() > 100 {
+            return Err(ApiError::unprocessable(
+                "/data/attributes/name",
+                "invalid",
+                "name must be 1 to 100 characters",
+            ));
+        }
+    }
+    let (record, key) = keys::create(&state.db, caller.account.id, name.as_deref()).await?;
+    let mut r = to_resource(&record);
+    r["attributes"]["key"] = json!(key.expose());
+    let mut res = JsonApi::single(r, vec![]).into_response();
+    *res.status_mut() = StatusCode::CREATED;
+    Ok(res)
+}
+
+/// `DELETE /v2/api_keys/{id}`: revokes a key of the caller's account.
+pub async fn revoke(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<JsonApi> {
+    let k = keys::revoke(&state.db, id, Some(caller.account.id)).await?;
+    Ok(JsonApi::single(to_resource(&k), vec![]))
+}
+
+/// The OpenAPI schema of the resource.
+pub fn schema() -> Value {
+    json!({
+        "type": "object", "required": ["id", "type", "attributes"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "type": {"const": "api_key"},
+            "attributes": {"type": "object", "properties": {
+                "name": {"type": ["string", "null"]},
+                "hint": {"type": "string", "description": "The first characters of the key, to tell keys apart"},
+                "key": {"type": "string", "description": "The key itself: only in the response to POST, never again"},
+                "created_at": {"type": "string", "format": "date-time"},
+                "last_used_at": {"type": ["string", "null"], "format": "date-time"},
+                "revoked_at": {"type": ["string", "null"], "format": "date-time"}
+            }},
+            "relationships": {"type": "object", "properties": {"account": {"$ref": "#/components/schemas/Relationship"}}},
+            "links": {"type": "object", "properties": {"self": {"type": "string"}}}
+        }
+    })
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    let mut list_params = page_params();
+    list_params.push(include_param(INCLUDES));
+    let create_body = json!({
+        "type": "object", "required": ["data"],
+        "properties": {"data": {"type": "object", "required": ["type"], "properties": {
+            "type": {"const": "api_key"},
+            "attributes": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 100}}}
+        }}}
+    });
+    vec![
+        Op {
+            method: "get",
+            path: "/v2/api_keys",
+            op: operation("API keys", "List API keys", "The account's keys, newest first. Secrets are never shown; `hint` tells keys apart.", list_params, None, errors(&[400, 401, 429]), ("200", body("A page of keys", list_of("ApiKey")))),
+        },
+        Op {
+            method: "post",
+            path: "/v2/api_keys",
+            op: operation("API keys", "Create an API key", "Issues a new key for the caller's account. The `key` attribute of the response is the only time the key is shown; only its SHA-256 digest is stored.", vec![], Some(create_body), errors(&[400, 401, 415, 422, 429]), ("201", body("The new key, with its secret", single("ApiKey")))),
+        },
+        Op {
+            method: "get",
+            path: "/v2/api_keys/{id}",
+            op: operation("API keys", "Get an API key", "One key of the caller's account.", vec![id_param("API key"), include_param(INCLUDES)], None, errors(&[400, 401, 404, 429]), ("200", body("The key", single("ApiKey")))),
+        },
+        Op {
+            method: "delete",
+            path: "/v2/api_keys/{id}",
+            op: operation("API keys", "Revoke an API key", "Revokes a key of the caller's account at once; it never authenticates again. Revoking twice keeps the first `revoked_at`.", vec![id_param("API key")], None, errors(&[401, 404, 429]), ("200", body("The revoked key", single("ApiKey")))),
+        },
+    ]
+}

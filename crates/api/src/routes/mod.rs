@@ -1,0 +1,38 @@
+//! Route modules, one per resource; each declares its operations for the OpenAPI document.
+
+pub mod account;
+pub mod api_keys;
+pub mod docs;
+pub mod health;
+
+use axum::extract::{FromRequestParts, Path};
+use axum::http::request::Parts;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use crate::openapi::Op;
+
+/// Every documented operation, in display order.
+pub fn operations() -> Vec<Op> {
+    let mut ops = Vec::new();
+    ops.extend(health::operations());
+    ops.extend(docs::operations());
+    ops.extend(account::operations());
+    ops.extend(api_keys::operations());
+    ops
+}
+
+/// A `{id}` path segment that must be a UUID; anything else is 404 (no such resource).
+pub struct IdPath(pub Uuid);
+
+impl<S: Send + Sync> FromRequestParts<S> for IdPath {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<IdPath, ApiError> {
+        let Path(raw) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::not_found("resource"))?;
+        Uuid::parse_str(&raw)
+            .map(IdPath)
+            .map_err(|_| ApiError::not_found(&format!("resource with id {raw:?}")))
+    }
+}

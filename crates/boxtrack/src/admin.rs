@@ -1,0 +1,342 @@
+//! `boxtrack accounts …` and `boxtrack keys …`: administration with readable tables or
+//! `--json` for scripts.
+
+use anyhow::{Context, bail};
+use boxtrack_core::plan::{Entitlement, Plan};
+use boxtrack_core::ratelimit::{Bucket, Limits};
+use boxtrack_core::time::format_micros;
+use boxtrack_store::Db;
+use boxtrack_store::accounts::{self, Account, AccountChanges, NewAccount};
+use boxtrack_store::keys::{self, ApiKeyRecord};
+use clap::{Args, Subcommand};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+/// `boxtrack accounts …`
+#[derive(Subcommand, Debug)]
+pub enum AccountsCommand {
+    /// Open an account and print its first API key (shown once; only a hash is stored).
+    Create(CreateAccount),
+    /// List every account.
+    List(JsonFlag),
+    /// Show one account with its limits and keys.
+    Show {
+        /// Account id.
+        id: String,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Change an account's name, plan, entitlements or rate limits.
+    Update(UpdateAccount),
+}
+
+/// `--json`
+#[derive(Args, Debug, Clone, Copy)]
+pub struct JsonFlag {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Flags of `accounts create`.
+#[derive(Args, Debug)]
+pub struct CreateAccount {
+    /// Account (company) name.
+    #[arg(long)]
+    name: String,
+    /// Plan: free (at most 10 active containers) or standard.
+    #[arg(long, default_value = "free")]
+    plan: String,
+    /// Comma-separated entitlements: routing, rail_lfd, container_refresh, widget.
+    #[arg(long, default_value = "")]
+    entitlements: String,
+    /// Rate-limit override BUCKET=REQUESTS_PER_MINUTE (repeatable). Buckets: default (100),
+    /// tracking_requests.create (100), tracking_requests.infer_number (200), containers.refresh (10).
+    #[arg(long = "rate-limit", value_name = "BUCKET=N")]
+    rate_limits: Vec<String>,
+    #[command(flatten)]
+    json: JsonFlag,
+}
+
+/// Flags of `accounts update`.
+#[derive(Args, Debug)]
+pub struct UpdateAccount {
+    /// Account id.
+    id: String,
+    /// New name.
+    #[arg(long)]
+    name: Option<String>,
+    /// New plan: free or standard.
+    #[arg(long)]
+    plan: Option<String>,
+    /// New comma-separated entitlement set (replaces the old one; "" clears it).
+    #[arg(long)]
+    entitlements: Option<String>,
+    /// Rate-limit override BUCKET=REQUESTS_PER_MINUTE (repeatable; merged into existing ones).
+    #[arg(long = "rate-limit", value_name = "BUCKET=N")]
+    rate_limits: Vec<String>,
+    #[command(flatten)]
+    json: JsonFlag,
+}
+
+/// `boxtrack keys …`
+#[derive(Subcommand, Debug)]
+pub enum KeysCommand {
+    /// Issue a new API key for an account (shown once).
+    Create {
+        /// Account id.
+        #[arg(long)]
+        account: String,
+        /// Optional label.
+        #[arg(long)]
+        name: Option<String>,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// List an account's keys (hints only, never the keys).
+    List {
+        /// Account id.
+        #[arg(long)]
+        account: String,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Revoke a key at once.
+    Revoke {
+        /// Key id (from `keys list`).
+        key_id: String,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+}
+
+fn parse_id(what: &str, s: &str) -> anyhow::Result<Uuid> {
+    Uuid::parse_str(s.trim()).with_context(|| format!("{what} {s:?} is not a UUID"))
+}
+
+fn parse_limits(raw: &[String]) -> anyhow::Result<Limits> {
+    let mut limits = Limits::default();
+    for r in raw {
+        let (b, n) = Limits::parse_override(r)?;
+        limits.0.insert(b, n);
+    }
+    Ok(limits)
+}
+
+fn account_json(a: &Account) -> Value {
+    let limits: serde_json::Map<String, Value> = Bucket::ALL
+        .iter()
+        .map(|b| (b.as_str().to_string(), json!(a.rate_limits.limit(*b))))
+        .collect();
+    json!({
+        "account_id": a.id,
+        "name": a.name,
+        "plan": a.plan.as_str(),
+        "entitlements": a.entitlements.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
+        "rate_limits": limits,
+        "created_at": format_micros(a.created_us),
+    })
+}
+
+fn key_json(k: &ApiKeyRecord) -> Value {
+    json!({
+        "key_id": k.id,
+        "account_id": k.account_id,
+        "name": k.name,
+        "hint": k.hint,
+        "created_at": format_micros(k.created_us),
+        "last_used_at": k.last_used_us.map(format_micros),
+        "revoked_at": k.revoked_us.map(format_micros),
+    })
+}
+
+fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.len()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    let mut out = vec![line(headers.iter().map(|h| h.to_string()).collect())];
+    out.extend(rows.iter().map(|r| line(r.clone())));
+    out.join("\n")
+}
+
+fn account_row(a: &Account) -> Vec<String> {
+    let ents = a.entitlements.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(",");
+    vec![
+        a.id.to_string(),
+        a.name.clone(),
+        a.plan.to_string(),
+        if ents.is_empty() { "-".into() } else { ents },
+        format_micros(a.created_us),
+    ]
+}
+
+const ACCOUNT_HEADERS: [&str; 5] = ["ACCOUNT ID", "NAME", "PLAN", "ENTITLEMENTS", "CREATED"];
+const KEY_HEADERS: [&str; 6] = ["KEY ID", "NAME", "HINT", "CREATED", "LAST USED", "REVOKED"];
+
+fn key_row(k: &ApiKeyRecord) -> Vec<String> {
+    let t = |v: Option<i64>| v.map_or_else(|| "-".to_string(), format_micros);
+    vec![
+        k.id.to_string(),
+        k.name.clone().unwrap_or_else(|| "-".into()),
+        k.hint.clone(),
+        format_micros(k.created_us),
+        t(k.last_used_us),
+        t(k.revoked_us),
+    ]
+}
+
+fn print_json(v: &Value) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+/// Runs an `accounts` subcommand.
+pub async fn accounts(db: &Db, cmd: &AccountsCommand) -> anyhow::Result<()> {
+    match cmd {
+        AccountsCommand::Create(c) => {
+            let name = c.name.trim().to_string();
+            if name.is_empty() {
+                bail!("--name must not be blank");
+            }
+            let new = NewAccount {
+                name,
+                plan: c.plan.parse::<Plan>()?,
+                entitlements: Entitlement::parse_list(&c.entitlements)?,
+                rate_limits: parse_limits(&c.rate_limits)?,
+            };
+            let (account, record, key) = accounts::create(db, new).await?;
+            if c.json.json {
+                print_json(&json!({
+                    "account_id": account.id,
+                    "api_key": key.expose(),
+                    "key_id": record.id,
+                    "plan": account.plan.as_str(),
+                    "entitlements": account.entitlements.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
+                }))
+            } else {
+                println!("{}", table(&ACCOUNT_HEADERS, &[account_row(&account)]));
+                println!("\nAPI key (shown once, store it now): {}", key.expose());
+                Ok(())
+            }
+        }
+        AccountsCommand::List(j) => {
+            let all = accounts::list_all(db).await?;
+            if j.json {
+                print_json(&Value::Array(all.iter().map(account_json).collect()))
+            } else {
+                let rows: Vec<_> = all.iter().map(account_row).collect();
+                println!("{}", table(&ACCOUNT_HEADERS, &rows));
+                Ok(())
+            }
+        }
+        AccountsCommand::Show { id, json } => {
+            let id = parse_id("account id", id)?;
+            let a = accounts::get(db, id)
+                .await?
+                .with_context(|| format!("no account {id}"))?;
+            let ks = keys::list_all(db, id).await?;
+            if json.json {
+                let mut v = account_json(&a);
+                v["keys"] = Value::Array(ks.iter().map(key_json).collect());
+                print_json(&v)
+            } else {
+                println!("{}", table(&ACCOUNT_HEADERS, &[account_row(&a)]));
+                println!("\nRate limits (requests per rolling minute):");
+                for b in Bucket::ALL {
+                    println!("  {:<32} {}", b.as_str(), a.rate_limits.limit(b));
+                }
+                println!("\nKeys:");
+                println!("{}", table(&KEY_HEADERS, &ks.iter().map(key_row).collect::<Vec<_>>()));
+                Ok(())
+            }
+        }
+        AccountsCommand::Update(u) => {
+            let id = parse_id("account id", &u.id)?;
+            let changes = AccountChanges {
+                name: match &u.name {
+                    Some(n) if n.trim().is_empty() => bail!("--name must not be blank"),
+                    Some(n) => Some(n.trim().to_string()),
+                    None => None,
+                },
+                plan: u.plan.as_deref().map(str::parse::<Plan>).transpose()?,
+                entitlements: u.entitlements.as_deref().map(Entitlement::parse_list).transpose()?,
+                rate_limits: if u.rate_limits.is_empty() {
+                    None
+                } else {
+                    Some(parse_limits(&u.rate_limits)?)
+                },
+            };
+            let a = accounts::update(db, id, changes).await.map_err(|e| match e {
+                boxtrack_store::StoreError::NotFound(_) => anyhow::anyhow!("no account {id}"),
+                other => other.into(),
+            })?;
+            if u.json.json {
+                print_json(&account_json(&a))
+            } else {
+                println!("{}", table(&ACCOUNT_HEADERS, &[account_row(&a)]));
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Runs a `keys` subcommand.
+pub async fn keys(db: &Db, cmd: &KeysCommand) -> anyhow::Result<()> {
+    match cmd {
+        KeysCommand::Create { account, name, json } => {
+            let id = parse_id("account id", account)?;
+            let (record, key) = keys::create(db, id, name.as_deref()).await.map_err(|e| match e {
+                boxtrack_store::StoreError::NotFound(_) => anyhow::anyhow!("no account {id}"),
+                other => other.into(),
+            })?;
+            if json.json {
+                let mut v = key_json(&record);
+                v["api_key"] = json!(key.expose());
+                print_json(&v)
+            } else {
+                println!("{}", table(&KEY_HEADERS, &[key_row(&record)]));
+                println!("\nAPI key (shown once, store it now): {}", key.expose());
+                Ok(())
+            }
+        }
+        KeysCommand::List { account, json } => {
+            let id = parse_id("account id", account)?;
+            if accounts::get(db, id).await?.is_none() {
+                bail!("no account {id}");
+            }
+            let ks = keys::list_all(db, id).await?;
+            if json.json {
+                print_json(&Value::Array(ks.iter().map(key_json).collect()))
+            } else {
+                println!("{}", table(&KEY_HEADERS, &ks.iter().map(key_row).collect::<Vec<_>>()));
+                Ok(())
+            }
+        }
+        KeysCommand::Revoke { key_id, json } => {
+            let id = parse_id("key id", key_id)?;
+            let k = keys::revoke(db, id, None).await.map_err(|e| match e {
+                boxtrack_store::StoreError::NotFound(_) => anyhow::anyhow!("no API key {id}"),
+                other => other.into(),
+            })?;
+            if json.json {
+                print_json(&key_json(&k))
+            } else {
+                println!("{}", table(&KEY_HEADERS, &[key_row(&k)]));
+                Ok(())
+            }
+        }
+    }
+}

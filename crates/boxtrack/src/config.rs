@@ -1,0 +1,290 @@
+//! Settings: defaults, then `boxtrack.toml`, then `BOXTRACK_*` environment variables, then
+//! command-line flags. Every value is validated at start, and a bad one stops the start with a
+//! message that names the setting and where it came from.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+
+/// The default listen address.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+/// The default database.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://./data/boxtrack.db";
+
+/// Where rate-limit state is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateLimitStore {
+    /// In memory for SQLite (one process), in the database for PostgreSQL.
+    Auto,
+    /// In this process's memory.
+    Memory,
+    /// In the database, shared by every process.
+    Database,
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Validated settings.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// `sqlite://PATH` or `postgres://...`.
+    pub database_url: String,
+    /// Absolute base address for links, when behind a proxy.
+    pub public_url: Option<String>,
+    /// Where rate-limit state lives.
+    pub rate_limit_store: RateLimitStore,
+    /// Log format.
+    pub log_format: LogFormat,
+    /// Per-request time limit.
+    pub request_timeout: Duration,
+}
+
+/// Every setting by name, as strings, from one layer.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Layer {
+    /// `listen`
+    pub listen: Option<String>,
+    /// `database_url`
+    pub database_url: Option<String>,
+    /// `public_url`
+    pub public_url: Option<String>,
+    /// `rate_limit_store`
+    pub rate_limit_store: Option<String>,
+    /// `log_format`
+    pub log_format: Option<String>,
+    /// `request_timeout_secs`
+    pub request_timeout_secs: Option<u64>,
+}
+
+const NAMES: [&str; 6] = [
+    "listen",
+    "database_url",
+    "public_url",
+    "rate_limit_store",
+    "log_format",
+    "request_timeout_secs",
+];
+
+impl Layer {
+    fn get(&self, name: &str) -> Option<String> {
+        match name {
+            "listen" => self.listen.clone(),
+            "database_url" => self.database_url.clone(),
+            "public_url" => self.public_url.clone(),
+            "rate_limit_store" => self.rate_limit_store.clone(),
+            "log_format" => self.log_format.clone(),
+            "request_timeout_secs" => self.request_timeout_secs.map(|n| n.to_string()),
+            _ => None,
+        }
+    }
+
+    /// Reads `BOXTRACK_<NAME>` variables from an environment map.
+    pub fn from_env(env: &BTreeMap<String, String>) -> anyhow::Result<Layer> {
+        let get = |n: &str| env.get(&format!("BOXTRACK_{}", n.to_uppercase())).cloned();
+        let timeout = match get("request_timeout_secs") {
+            None => None,
+            Some(v) => Some(v.trim().parse::<u64>().with_context(|| {
+                format!("setting request_timeout_secs = {v:?} (from environment variable BOXTRACK_REQUEST_TIMEOUT_SECS) is not a whole number of seconds")
+            })?),
+        };
+        Ok(Layer {
+            listen: get("listen"),
+            database_url: get("database_url"),
+            public_url: get("public_url"),
+            rate_limit_store: get("rate_limit_store"),
+            log_format: get("log_format"),
+            request_timeout_secs: timeout,
+        })
+    }
+
+    /// Reads a TOML file.
+    pub fn from_file(path: &Path) -> anyhow::Result<Layer> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read configuration file {}", path.display()))?;
+        toml::from_str(&text)
+            .with_context(|| format!("configuration file {} is not valid", path.display()))
+    }
+}
+
+/// Finds the configuration file: the one named by `--config` / `BOXTRACK_CONFIG` (which must
+/// exist), or `./boxtrack.toml` when present.
+pub fn config_file(explicit: Option<&Path>, env: &BTreeMap<String, String>) -> anyhow::Result<Option<PathBuf>> {
+    if let Some(p) = explicit {
+        return Ok(Some(p.to_path_buf()));
+    }
+    if let Some(p) = env.get("BOXTRACK_CONFIG") {
+        return Ok(Some(PathBuf::from(p)));
+    }
+    let default = PathBuf::from("boxtrack.toml");
+    Ok(default.exists().then_some(default))
+}
+
+/// Merges the layers (later wins) and validates every value.
+pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow::Result<Settings> {
+    let mut chosen: BTreeMap<&str, (String, String)> = BTreeMap::new();
+    let file_label = file.as_ref().map(|(p, _)| format!("from {}", p.display()));
+    for name in NAMES {
+        if let (Some((_, layer)), Some(label)) = (&file, &file_label) {
+            if let Some(v) = layer.get(name) {
+                chosen.insert(name, (v, label.clone()));
+            }
+        }
+        if let Some(v) = env.get(name) {
+            chosen.insert(name, (v, format!("from environment variable BOXTRACK_{}", name.to_uppercase())));
+        }
+        if let Some(v) = flags.get(name) {
+            chosen.insert(name, (v, format!("from flag --{}", name.replace('_', "-"))));
+        }
+    }
+    let take = |name: &str, default: &str| -> (String, String) {
+        chosen
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| (default.to_string(), "default".to_string()))
+    };
+
+    let (listen_raw, src) = take("listen", DEFAULT_LISTEN);
+    let listen: SocketAddr = listen_raw.trim().parse().map_err(|_| {
+        anyhow::anyhow!("setting listen = {listen_raw:?} ({src}) is not an address such as 127.0.0.1:8080")
+    })?;
+
+    let (database_url, src) = take("database_url", DEFAULT_DATABASE_URL);
+    let database_url = database_url.trim().to_string();
+    let valid_db = database_url
+        .strip_prefix("sqlite://")
+        .or_else(|| database_url.strip_prefix("sqlite:"))
+        .is_some_and(|p| !p.is_empty())
+        || database_url.starts_with("postgres://")
+        || database_url.starts_with("postgresql://");
+    if !valid_db {
+        bail!(
+            "setting database_url = {:?} ({src}) must be sqlite://PATH or postgres://USER@HOST/DB",
+            boxtrack_store::db::redact_url(&database_url)
+        );
+    }
+
+    let public_url = match chosen.get("public_url") {
+        None => None,
+        Some((v, src)) => {
+            let v = v.trim().trim_end_matches('/').to_string();
+            if !(v.starts_with("http://") || v.starts_with("https://")) || v.contains(' ') {
+                bail!("setting public_url = {v:?} ({src}) must be an absolute http:// or https:// address");
+            }
+            Some(v)
+        }
+    };
+
+    let (store, src) = take("rate_limit_store", "auto");
+    let rate_limit_store = match store.trim() {
+        "auto" => RateLimitStore::Auto,
+        "memory" => RateLimitStore::Memory,
+        "database" => RateLimitStore::Database,
+        other => bail!("setting rate_limit_store = {other:?} ({src}) must be auto, memory or database"),
+    };
+
+    let (fmt, src) = take("log_format", "text");
+    let log_format = match fmt.trim() {
+        "text" => LogFormat::Text,
+        "json" => LogFormat::Json,
+        other => bail!("setting log_format = {other:?} ({src}) must be text or json"),
+    };
+
+    let (timeout, src) = take("request_timeout_secs", "30");
+    let secs: u64 = timeout
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| (1..=3600).contains(n))
+        .ok_or_else(|| anyhow::anyhow!("setting request_timeout_secs = {timeout:?} ({src}) must be 1 to 3600 seconds"))?;
+
+    Ok(Settings {
+        listen,
+        database_url,
+        public_url,
+        rate_limit_store,
+        log_format,
+        request_timeout: Duration::from_secs(secs),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layer(listen: Option<&str>, db: Option<&str>) -> Layer {
+        Layer {
+            listen: listen.map(str::to_string),
+            database_url: db.map(str::to_string),
+            ..Layer::default()
+        }
+    }
+
+    #[test]
+    fn defaults_apply() {
+        let s = resolve(None, Layer::default(), Layer::default()).unwrap();
+        assert_eq!(s.listen.to_string(), DEFAULT_LISTEN);
+        assert_eq!(s.database_url, DEFAULT_DATABASE_URL);
+        assert_eq!(s.rate_limit_store, RateLimitStore::Auto);
+        assert_eq!(s.request_timeout, Duration::from_secs(30));
+    }
+
+    #[test]
+    fn later_layers_win() {
+        let file = layer(Some("127.0.0.1:1"), Some("sqlite://f.db"));
+        let env = layer(Some("127.0.0.1:2"), None);
+        let flags = layer(None, Some("postgres://h/db"));
+        let s = resolve(Some((Path::new("boxtrack.toml"), file)), env, flags).unwrap();
+        assert_eq!(s.listen.port(), 2);
+        assert_eq!(s.database_url, "postgres://h/db");
+    }
+
+    #[test]
+    fn bad_values_name_the_setting_and_source() {
+        let env = layer(Some("nowhere"), None);
+        let err = resolve(None, env, Layer::default()).unwrap_err().to_string();
+        assert!(err.contains("listen") && err.contains("BOXTRACK_LISTEN"), "{err}");
+        let flags = layer(None, Some("mysql://x"));
+        let err = resolve(None, Layer::default(), flags).unwrap_err().to_string();
+        assert!(err.contains("database_url") && err.contains("--database-url"), "{err}");
+        let file = Layer {
+            log_format: Some("xml".into()),
+            ..Layer::default()
+        };
+        let err = resolve(Some((Path::new("b.toml"), file)), Layer::default(), Layer::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("log_format") && err.contains("b.toml"), "{err}");
+    }
+
+    #[test]
+    fn env_is_read_by_name() {
+        let env: BTreeMap<String, String> = [
+            ("BOXTRACK_LISTEN".to_string(), "0.0.0.0:9".to_string()),
+            ("BOXTRACK_REQUEST_TIMEOUT_SECS".to_string(), "x".to_string()),
+        ]
+        .into_iter()
+        .collect();
+        let err = Layer::from_env(&env).unwrap_err().to_string();
+        assert!(err.contains("BOXTRACK_REQUEST_TIMEOUT_SECS"), "{err}");
+    }
+
+    #[test]
+    fn unknown_file_keys_are_refused() {
+        let err = toml::from_str::<Layer>("lisen = \"x\"").unwrap_err().to_string();
+        assert!(err.contains("lisen"), "{err}");
+    }
+}

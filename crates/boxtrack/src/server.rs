@@ -1,0 +1,169 @@
+//! `serve` and `demo`: open the database, build the application state, listen, and stop
+//! cleanly on Ctrl-C or SIGTERM.
+
+use std::net::SocketAddr;
+
+use anyhow::Context;
+use boxtrack_api::{ApiConfig, AppState, Limiter};
+use boxtrack_core::plan::{Entitlement, Plan};
+use boxtrack_core::ratelimit::Limits;
+use boxtrack_store::accounts::{self, NewAccount};
+use boxtrack_store::{Backend, Db};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::DemoArgs;
+use crate::config::{RateLimitStore, Settings};
+
+/// Connects and applies migrations.
+pub async fn open_db(url: &str) -> anyhow::Result<Db> {
+    let shown = boxtrack_store::db::redact_url(url);
+    let db = Db::connect(url)
+        .await
+        .with_context(|| format!("cannot open database {shown}"))?;
+    db.migrate()
+        .await
+        .with_context(|| format!("cannot migrate database {shown}"))?;
+    Ok(db)
+}
+
+fn state(db: Db, s: &Settings) -> AppState {
+    let limiter = match (s.rate_limit_store, db.backend()) {
+        (RateLimitStore::Memory, _) | (RateLimitStore::Auto, Backend::Sqlite) => Limiter::memory(),
+        (RateLimitStore::Database, _) | (RateLimitStore::Auto, Backend::Postgres) => {
+            Limiter::Database(db.clone())
+        }
+    };
+    AppState::new(
+        db,
+        ApiConfig {
+            public_url: s.public_url.clone(),
+            request_timeout: s.request_timeout,
+        },
+        limiter,
+    )
+}
+
+fn shutdown_on_signal() -> CancellationToken {
+    let token = CancellationToken::new();
+    let t = token.clone();
+    tokio::spawn(async move {
+        let ctrl_c = tokio::signal::ctrl_c();
+        #[cfg(unix)]
+        {
+            let mut term =
+                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    Ok(s) => s,
+                    Err(_) => {
+                        let _ = ctrl_c.await;
+                        t.cancel();
+                        return;
+                    }
+                };
+            tokio::select! {
+                _ = ctrl_c => {},
+                _ = term.recv() => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = ctrl_c.await;
+        }
+        tracing::info!("shutting down");
+        t.cancel();
+    });
+    token
+}
+
+/// `boxtrack serve`.
+pub async fn serve(s: Settings) -> anyhow::Result<()> {
+    let db = open_db(&s.database_url).await?;
+    let listener = TcpListener::bind(s.listen).await.with_context(|| {
+        format!(
+            "cannot listen on {} (setting listen): is another process using it?",
+            s.listen
+        )
+    })?;
+    let addr = listener.local_addr()?;
+    tracing::info!(
+        listen = %addr,
+        database = %boxtrack_store::db::redact_url(&s.database_url),
+        "boxtrack is serving"
+    );
+    // Machine-readable line for scripts and tests that start on port 0.
+    println!("listening on http://{addr}");
+    let app = state(db.clone(), &s);
+    boxtrack_api::serve(listener, app, shutdown_on_signal()).await?;
+    db.close().await;
+    Ok(())
+}
+
+async fn bind_or_free(wanted: SocketAddr) -> anyhow::Result<TcpListener> {
+    match TcpListener::bind(wanted).await {
+        Ok(l) => Ok(l),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            let free = SocketAddr::new(wanted.ip(), 0);
+            let l = TcpListener::bind(free)
+                .await
+                .with_context(|| format!("cannot listen on {free}"))?;
+            println!(
+                "Port {} is already in use; using {} instead.",
+                wanted.port(),
+                l.local_addr()?.port()
+            );
+            Ok(l)
+        }
+        Err(e) => Err(e).with_context(|| format!("cannot listen on {wanted}")),
+    }
+}
+
+/// `boxtrack demo`.
+pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&args.dir)
+        .with_context(|| format!("cannot create the demo folder {}", args.dir.display()))?;
+    s.database_url = format!("sqlite://{}", args.dir.join("boxtrack.db").display());
+    let wanted: SocketAddr = args
+        .listen
+        .parse()
+        .with_context(|| format!("--listen {:?} is not an address such as 127.0.0.1:8080", args.listen))?;
+    let db = open_db(&s.database_url).await?;
+    let listener = bind_or_free(wanted).await?;
+    let addr = listener.local_addr()?;
+    let (account, _, key) = accounts::create(
+        &db,
+        NewAccount {
+            name: "Demo Importer".into(),
+            plan: Plan::Standard,
+            entitlements: Entitlement::ALL.to_vec(),
+            rate_limits: Limits::default(),
+        },
+    )
+    .await?;
+    let base = format!("http://{addr}");
+    let k = key.expose();
+    println!(
+        "boxtrack demo\n\
+         \n\
+         API:       {base}/v2   (reference: {base}/docs)\n\
+         Database:  {db_url}\n\
+         Account:   {id} (Demo Importer, standard plan, all entitlements)\n\
+         API key:   {k}\n\
+         \n\
+         Try it:\n\
+         \x20 curl -s {base}/v2/account -H 'Authorization: Token {k}'\n\
+         \x20 curl -s {base}/v2/api_keys -H 'Authorization: Token {k}'\n\
+         \x20 curl -s -X POST {base}/v2/api_keys -H 'Authorization: Token {k}' \\\n\
+         \x20      -H 'Content-Type: application/vnd.api+json' -d '{{\"data\":{{\"type\":\"api_key\",\"attributes\":{{\"name\":\"ci\"}}}}}}'\n\
+         \x20 curl -s {base}/readyz\n\
+         \x20 curl -s {base}/metrics\n\
+         \n\
+         Press Ctrl-C to stop.\n\
+         listening on {base}",
+        db_url = s.database_url,
+        id = account.id,
+    );
+    let app = state(db.clone(), &s);
+    boxtrack_api::serve(listener, app, shutdown_on_signal()).await?;
+    db.close().await;
+    Ok(())
+}

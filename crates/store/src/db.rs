@@ -1,0 +1,191 @@
+//! The connection pool over either backend, transactions, and migrations.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
+
+use crate::{Result, StoreError};
+
+/// A pool on the configured backend.
+#[derive(Clone, Debug)]
+pub enum Db {
+    /// The embedded default.
+    Sqlite(SqlitePool),
+    /// PostgreSQL for several processes.
+    Postgres(PgPool),
+}
+
+/// Which backend a [`Db`] talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// SQLite.
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+}
+
+/// A transaction on either backend. SQLite write transactions start with `BEGIN IMMEDIATE`.
+pub enum Tx {
+    /// SQLite.
+    Sqlite(Transaction<'static, Sqlite>),
+    /// PostgreSQL.
+    Postgres(Transaction<'static, Postgres>),
+}
+
+/// Runs the same expression against whichever pool (or transaction) is live.
+///
+/// `on_db!(db, p => sqlx::query(SQL).execute(p).await?.rows_affected())`: every arm must
+/// produce a backend-neutral type.
+#[macro_export]
+macro_rules! on_db {
+    ($db:expr, $pool:ident => $body:expr) => {
+        match $db {
+            $crate::Db::Sqlite($pool) => $body,
+            $crate::Db::Postgres($pool) => $body,
+        }
+    };
+}
+
+/// Like [`on_db!`] for a [`Tx`]; the binding is `&mut *transaction`.
+#[macro_export]
+macro_rules! on_tx {
+    ($tx:expr, $conn:ident => $body:expr) => {
+        match $tx {
+            $crate::Tx::Sqlite(t) => {
+                let $conn = &mut **t;
+                $body
+            }
+            $crate::Tx::Postgres(t) => {
+                let $conn = &mut **t;
+                $body
+            }
+        }
+    };
+}
+
+/// Redacts the password of a database URL for logs and messages.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let userinfo = &url[scheme_end + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+impl Db {
+    /// Opens a pool for `sqlite://PATH` (the file and its folder are created when missing;
+    /// WAL journal) or `postgres://…`.
+    pub async fn connect(url: &str) -> Result<Db> {
+        if let Some(rest) = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+        {
+            let path = rest.split('?').next().unwrap_or_default();
+            if path.is_empty() {
+                return Err(StoreError::UnsupportedUrl(url.to_string()));
+            }
+            if path != ":memory:" {
+                if let Some(dir) = std::path::Path::new(path).parent() {
+                    if !dir.as_os_str().is_empty() {
+                        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+                            path: dir.display().to_string(),
+                            source,
+                        })?;
+                    }
+                }
+            }
+            let opts = SqliteConnectOptions::from_str(&format!("sqlite://{rest}"))?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true);
+            let pool = SqlitePoolOptions::new()
+                .max_connections(8)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_with(opts)
+                .await?;
+            Ok(Db::Sqlite(pool))
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let opts = PgConnectOptions::from_str(url)?;
+            let pool = PgPoolOptions::new()
+                .max_connections(16)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_with(opts)
+                .await?;
+            Ok(Db::Postgres(pool))
+        } else {
+            Err(StoreError::UnsupportedUrl(redact_url(url)))
+        }
+    }
+
+    /// Which backend this pool talks to.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Db::Sqlite(_) => Backend::Sqlite,
+            Db::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Applies every pending migration of this backend.
+    pub async fn migrate(&self) -> Result<()> {
+        match self {
+            Db::Sqlite(p) => sqlx::migrate!("./migrations/sqlite").run(p).await?,
+            Db::Postgres(p) => sqlx::migrate!("./migrations/postgres").run(p).await?,
+        }
+        Ok(())
+    }
+
+    /// Round-trips a trivial query (readiness).
+    pub async fn ping(&self) -> Result<()> {
+        on_db!(self, p => sqlx::query("SELECT 1").execute(p).await.map(|_| ())?);
+        Ok(())
+    }
+
+    /// Starts a write transaction.
+    pub async fn begin(&self) -> Result<Tx> {
+        Ok(match self {
+            Db::Sqlite(p) => Tx::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
+            Db::Postgres(p) => Tx::Postgres(p.begin().await?),
+        })
+    }
+
+    /// Closes every connection (on shutdown).
+    pub async fn close(&self) {
+        on_db!(self, p => p.close().await)
+    }
+}
+
+impl Tx {
+    /// Commits the transaction.
+    pub async fn commit(self) -> Result<()> {
+        match self {
+            Tx::Sqlite(t) => t.commit().await?,
+            Tx::Postgres(t) => t.commit().await?,
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            redact_url("postgres://bob:secret@db:5432/x"),
+            "postgres://bob:***@db:5432/x"
+        );
+        assert_eq!(redact_url("postgres://db/x"), "postgres://db/x");
+        assert_eq!(redact_url("sqlite://./data/b.db"), "sqlite://./data/b.db");
+    }
+}

@@ -1,0 +1,190 @@
+//! One list query for every resource: account scope, filters, keyset or offset paging, total.
+//!
+//! Rows are ordered newest first by `(sort column, id)`. A cursor from a `links` entry seeks on
+//! that pair (an index range scan whose cost does not grow with the page number); a bare page
+//! number falls back to an offset.
+
+use boxtrack_core::paging::{Cursor, Key, Page};
+use sqlx::postgres::PgRow;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{AssertSqlSafe, FromRow};
+use uuid::Uuid;
+
+use crate::{Db, Result, on_db};
+
+/// A value bound to a `?` in a filter condition.
+#[derive(Debug, Clone)]
+pub enum Arg {
+    /// An integer (times are microseconds).
+    I64(i64),
+    /// Text.
+    Text(String),
+    /// A UUID.
+    Uuid(Uuid),
+    /// A boolean.
+    Bool(bool),
+}
+
+/// A SQL condition with `?` markers and the values for them, in order.
+#[derive(Debug, Clone)]
+pub struct Cond {
+    sql: &'static str,
+    args: Vec<Arg>,
+}
+
+impl Cond {
+    /// A condition such as `status = ?` with its arguments.
+    pub fn new(sql: &'static str, args: Vec<Arg>) -> Cond {
+        Cond { sql, args }
+    }
+}
+
+/// What to list: the table, the columns to read, the ordering column and the filters.
+#[derive(Debug, Clone)]
+pub struct ListSpec {
+    /// Table (or join) to read from; static text only.
+    pub from: &'static str,
+    /// Column list for the row type.
+    pub columns: &'static str,
+    /// The integer microsecond column that orders the list (newest first).
+    pub sort_col: &'static str,
+    /// The id column (the tie breaker).
+    pub id_col: &'static str,
+    /// Filters, all of which must hold.
+    pub conds: Vec<Cond>,
+}
+
+/// One page of rows plus the total count of matching rows.
+#[derive(Debug, Clone)]
+pub struct Listed<T> {
+    /// The rows of this page, newest first.
+    pub rows: Vec<T>,
+    /// How many rows match in all.
+    pub total: u64,
+}
+
+/// A row that can report its own sort key (for the cursors in links).
+pub trait Keyed {
+    /// The `(sort_us, id)` of this row.
+    fn key(&self) -> Key;
+}
+
+struct Built {
+    sql: String,
+    args: Vec<Arg>,
+}
+
+fn render(parts: &[(&str, &[Arg])], tail: &str) -> Built {
+    let mut sql = String::new();
+    let mut args = Vec::new();
+    for (text, part_args) in parts {
+        let mut it = part_args.iter();
+        for ch in text.chars() {
+            if ch == '?' {
+                if let Some(a) = it.next() {
+                    args.push(a.clone());
+                    sql.push_str(&format!("${}", args.len()));
+                    continue;
+                }
+            }
+            sql.push(ch);
+        }
+    }
+    sql.push_str(tail);
+    Built { sql, args }
+}
+
+fn where_parts(spec: &ListSpec) -> Vec<(String, Vec<Arg>)> {
+    spec.conds
+        .iter()
+        .map(|c| (c.sql.to_string(), c.args.clone()))
+        .collect()
+}
+
+macro_rules! bind_all {
+    ($q:expr, $args:expr) => {{
+        let mut q = $q;
+        for a in $args {
+            q = match a {
+                Arg::I64(v) => q.bind(v),
+                Arg::Text(v) => q.bind(v),
+                Arg::Uuid(v) => q.bind(v),
+                Arg::Bool(v) => q.bind(v),
+            };
+        }
+        q
+    }};
+}
+
+/// Lists one page of `spec`.
+pub async fn list<T>(db: &Db, spec: &ListSpec, page: &Page) -> Result<Listed<T>>
+where
+    T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin + Keyed,
+{
+    let conds = where_parts(spec);
+    let mut parts: Vec<(String, Vec<Arg>)> = Vec::new();
+    parts.push((format!("SELECT COUNT(*) FROM {} WHERE 1=1", spec.from), vec![]));
+    for (sql, args) in &conds {
+        parts.push((format!(" AND ({sql})"), args.clone()));
+    }
+    let borrowed: Vec<(&str, &[Arg])> = parts.iter().map(|(s, a)| (s.as_str(), a.as_slice())).collect();
+    let count = render(&borrowed, "");
+
+    let (sort, id) = (spec.sort_col, spec.id_col);
+    let mut parts: Vec<(String, Vec<Arg>)> = Vec::new();
+    parts.push((format!("SELECT {} FROM {} WHERE 1=1", spec.columns, spec.from), vec![]));
+    for (sql, args) in &conds {
+        parts.push((format!(" AND ({sql})"), args.clone()));
+    }
+    let reversed = matches!(page.cursor, Some(Cursor::Before(_)));
+    match page.cursor {
+        Some(Cursor::After(k)) => parts.push((
+            format!(" AND ({sort} < ? OR ({sort} = ? AND {id} < ?))"),
+            vec![Arg::I64(k.sort_us), Arg::I64(k.sort_us), Arg::Uuid(Uuid::from_bytes(k.id))],
+        )),
+        Some(Cursor::Before(k)) => parts.push((
+            format!(" AND ({sort} > ? OR ({sort} = ? AND {id} > ?))"),
+            vec![Arg::I64(k.sort_us), Arg::I64(k.sort_us), Arg::Uuid(Uuid::from_bytes(k.id))],
+        )),
+        None => {}
+    }
+    let order = if reversed { "ASC" } else { "DESC" };
+    let offset = if page.cursor.is_none() { page.offset() } else { 0 };
+    let tail = format!(
+        " ORDER BY {sort} {order}, {id} {order} LIMIT {} OFFSET {offset}",
+        page.size
+    );
+    let borrowed: Vec<(&str, &[Arg])> = parts.iter().map(|(s, a)| (s.as_str(), a.as_slice())).collect();
+    let select = render(&borrowed, &tail);
+
+    let (total, mut rows): (i64, Vec<T>) = on_db!(db, p => {
+        let total: i64 = bind_all!(sqlx::query_scalar(AssertSqlSafe(count.sql)), count.args)
+            .fetch_one(p)
+            .await?;
+        let rows: Vec<T> = bind_all!(sqlx::query_as(AssertSqlSafe(select.sql)), select.args)
+            .fetch_all(p)
+            .await?;
+        (total, rows)
+    });
+    if reversed {
+        rows.reverse();
+    }
+    Ok(Listed {
+        rows,
+        total: u64::try_from(total).unwrap_or(0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_numbered_across_parts() {
+        let a = [Arg::I64(1)];
+        let b = [Arg::Text("x".into()), Arg::Bool(true)];
+        let built = render(&[("a = ?", &a), (" AND b = ? AND c = ?", &b)], " LIMIT 3");
+        assert_eq!(built.sql, "a = $1 AND b = $2 AND c = $3 LIMIT 3");
+        assert_eq!(built.args.len(), 3);
+    }
+}

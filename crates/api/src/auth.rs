@@ -105,7 +105,11 @@ fn parse_authorization(value: Option<&HeaderValue>) -> ApiResult<ApiKey> {
 }
 
 fn policy_header(bucket: Bucket, limit: u32) -> Option<HeaderValue> {
-    HeaderValue::from_str(&format!("\"{bucket}\";q={limit};w={}", WINDOW_US / 1_000_000)).ok()
+    HeaderValue::from_str(&format!(
+        "\"{bucket}\";q={limit};w={}",
+        WINDOW_US / 1_000_000
+    ))
+    .ok()
 }
 
 fn state_header(bucket: Bucket, d: &Decision) -> Option<HeaderValue> {

@@ -72,12 +72,14 @@ impl ApiError {
 
     /// 400 naming a query parameter.
     pub fn bad_parameter(param: &str, detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, detail).with_source(ErrorSource::Parameter(param.to_string()))
+        ApiError::new(StatusCode::BAD_REQUEST, detail)
+            .with_source(ErrorSource::Parameter(param.to_string()))
     }
 
     /// 400 naming a place in the body.
     pub fn bad_body(pointer: &str, detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, detail).with_source(ErrorSource::Pointer(pointer.to_string()))
+        ApiError::new(StatusCode::BAD_REQUEST, detail)
+            .with_source(ErrorSource::Pointer(pointer.to_string()))
     }
 
     /// 422: well-formed but rejected content at `pointer`, with a machine `code`.
@@ -172,12 +174,15 @@ impl IntoResponse for ApiError {
         let body = serde_json::to_vec(&ErrorDocument {
             errors: self.errors,
         })
-        .unwrap_or_else(|_| br#"{"errors":[{"status":"500","title":"Internal Server Error"}]}"#.to_vec());
+        .unwrap_or_else(|_| {
+            br#"{"errors":[{"status":"500","title":"Internal Server Error"}]}"#.to_vec()
+        });
         let mut res = (self.status, body).into_response();
         res.headers_mut()
             .insert(header::CONTENT_TYPE, HeaderValue::from_static(MEDIA_TYPE));
         if let Some(s) = self.retry_after {
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(s));
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(s));
         }
         res
     }

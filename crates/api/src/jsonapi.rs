@@ -38,7 +38,13 @@ impl IntoResponse for JsonApi {
 }
 
 /// Builds a resource object; `links.self` is the relative path `/v2/<collection>/<id>`.
-pub fn resource(kind: &str, id: impl ToString, collection: &str, attributes: Value, relationships: Option<Value>) -> Value {
+pub fn resource(
+    kind: &str,
+    id: impl ToString,
+    collection: &str,
+    attributes: Value,
+    relationships: Option<Value>,
+) -> Value {
     let id = id.to_string();
     let mut r = json!({
         "id": id,
@@ -140,7 +146,14 @@ fn encode_component(s: &str) -> String {
         .replace("%5D", "]")
 }
 
-fn page_url(base: &str, path: &str, keep: &[(String, String)], number: u32, size: u32, cursor: Option<(&str, String)>) -> String {
+fn page_url(
+    base: &str,
+    path: &str,
+    keep: &[(String, String)],
+    number: u32,
+    size: u32,
+    cursor: Option<(&str, String)>,
+) -> String {
     let mut parts: Vec<String> = keep
         .iter()
         .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
@@ -179,7 +192,11 @@ impl ListDoc<'_> {
             .filter(|(k, _)| !k.starts_with("page["))
             .cloned()
             .collect();
-        let Page { number, size, cursor } = self.page;
+        let Page {
+            number,
+            size,
+            cursor,
+        } = self.page;
         let last = paging::last_page(self.total, size);
         let current_cursor = cursor.map(|c| match c {
             paging::Cursor::After(k) => ("page[after]", k.to_string()),
@@ -204,16 +221,32 @@ impl ListDoc<'_> {
             "current".into(),
             page_url(self.base, self.path, &keep, number, size, current_cursor).into(),
         );
-        links.insert("first".into(), page_url(self.base, self.path, &keep, 1, size, None).into());
+        links.insert(
+            "first".into(),
+            page_url(self.base, self.path, &keep, 1, size, None).into(),
+        );
         if number > 1 {
-            let c = self.edge_keys.map(|(first, _)| ("page[before]", first.to_string()));
-            links.insert("prev".into(), page_url(self.base, self.path, &keep, number - 1, size, c).into());
+            let c = self
+                .edge_keys
+                .map(|(first, _)| ("page[before]", first.to_string()));
+            links.insert(
+                "prev".into(),
+                page_url(self.base, self.path, &keep, number - 1, size, c).into(),
+            );
         }
         if number < last && !data.is_empty() {
-            let c = self.edge_keys.map(|(_, last)| ("page[after]", last.to_string()));
-            links.insert("next".into(), page_url(self.base, self.path, &keep, number + 1, size, c).into());
+            let c = self
+                .edge_keys
+                .map(|(_, last)| ("page[after]", last.to_string()));
+            links.insert(
+                "next".into(),
+                page_url(self.base, self.path, &keep, number + 1, size, c).into(),
+            );
         }
-        links.insert("last".into(), page_url(self.base, self.path, &keep, last, size, None).into());
+        links.insert(
+            "last".into(),
+            page_url(self.base, self.path, &keep, last, size, None).into(),
+        );
         let mut pagination = json!({ "current": number, "last": last, "records": self.total });
         if number < last {
             pagination["next"] = json!(number + 1);
@@ -235,7 +268,10 @@ impl ListDoc<'_> {
 pub fn acceptable_content_type(value: &str) -> bool {
     let mut parts = value.split(';').map(str::trim);
     let essence = parts.next().unwrap_or_default().to_ascii_lowercase();
-    let params: Vec<String> = parts.filter(|p| !p.is_empty()).map(|p| p.to_ascii_lowercase()).collect();
+    let params: Vec<String> = parts
+        .filter(|p| !p.is_empty())
+        .map(|p| p.to_ascii_lowercase())
+        .collect();
     match essence.as_str() {
         MEDIA_TYPE => params
             .iter()
@@ -266,7 +302,9 @@ where
             Some(ct) => {
                 return Err(ApiError::new(
                     StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    format!("Content-Type {ct:?} is not supported; send {MEDIA_TYPE} or application/json"),
+                    format!(
+                        "Content-Type {ct:?} is not supported; send {MEDIA_TYPE} or application/json"
+                    ),
                 ));
             }
             None => {
@@ -290,9 +328,14 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         Ok(v) => v,
         Err(err) => {
             let pointer = pointer_of(err.path());
-            let pointer = if pointer.is_empty() { "/".to_string() } else { pointer };
             let inner = err.into_inner();
-            let detail = if inner.is_syntax() || inner.is_eof() {
+            let syntax = inner.is_syntax() || inner.is_eof();
+            let pointer = if pointer.is_empty() || syntax {
+                "/".to_string()
+            } else {
+                pointer
+            };
+            let detail = if syntax {
                 format!("the request body is not valid JSON: {inner}")
             } else {
                 format!("invalid value at {pointer}: {inner}")
@@ -300,9 +343,8 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             return Err(ApiError::bad_body(&pointer, detail));
         }
     };
-    de.end().map_err(|e| {
-        ApiError::bad_body("/", format!("the request body is not valid JSON: {e}"))
-    })?;
+    de.end()
+        .map_err(|e| ApiError::bad_body("/", format!("the request body is not valid JSON: {e}")))?;
     Ok(value)
 }
 
@@ -312,7 +354,9 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
     for seg in path.iter() {
         match seg {
             Segment::Seq { index } => out.push_str(&format!("/{index}")),
-            Segment::Map { key } => out.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1"))),
+            Segment::Map { key } => {
+                out.push_str(&format!("/{}", key.replace('~', "~0").replace('/', "~1")))
+            }
             Segment::Enum { variant } => out.push_str(&format!("/{variant}")),
             Segment::Unknown => {}
         }
@@ -328,7 +372,9 @@ mod tests {
     fn content_types() {
         assert!(acceptable_content_type("application/vnd.api+json"));
         assert!(acceptable_content_type("application/json; charset=utf-8"));
-        assert!(!acceptable_content_type("application/vnd.api+json; charset=utf-8"));
+        assert!(!acceptable_content_type(
+            "application/vnd.api+json; charset=utf-8"
+        ));
         assert!(!acceptable_content_type("text/plain"));
     }
 
@@ -355,7 +401,13 @@ mod tests {
         let src = e.errors()[0].source.clone().unwrap();
         assert_eq!(src["pointer"], "/data/attributes/name");
         let e = parse_body::<Doc>(br#"{"data":"#).unwrap_err();
-        assert!(e.errors()[0].detail.as_deref().unwrap().contains("not valid JSON"));
+        assert!(
+            e.errors()[0]
+                .detail
+                .as_deref()
+                .unwrap()
+                .contains("not valid JSON")
+        );
         let e = parse_body::<Doc>(br#"{"data":{"attributes":{"name":"x"}}} trailing"#).unwrap_err();
         assert_eq!(e.status(), StatusCode::BAD_REQUEST);
     }
@@ -364,8 +416,14 @@ mod tests {
     fn includes_are_checked() {
         let q = QueryParams::parse(Some("include=account,bogus"));
         let e = q.includes("api_key", &["account"]).unwrap_err();
-        assert_eq!(e.errors()[0].source.clone().unwrap()["parameter"], "include");
+        assert_eq!(
+            e.errors()[0].source.clone().unwrap()["parameter"],
+            "include"
+        );
         let q = QueryParams::parse(Some("include=account,account"));
-        assert_eq!(q.includes("api_key", &["account"]).unwrap(), vec!["account"]);
+        assert_eq!(
+            q.includes("api_key", &["account"]).unwrap(),
+            vec!["account"]
+        );
     }
 }

@@ -76,7 +76,10 @@ impl AppState {
 }
 
 async fn not_found() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "No such endpoint; see /docs for the API reference.")
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "No such endpoint; see /docs for the API reference.",
+    )
 }
 
 async fn method_not_allowed() -> ApiError {
@@ -97,8 +100,14 @@ pub fn router(state: AppState) -> Router {
     let authenticated = Router::new()
         .route("/v2/account", get(account::show))
         .route("/v2/api_keys", get(api_keys::list).post(api_keys::create))
-        .route("/v2/api_keys/{id}", get(api_keys::show).delete(api_keys::revoke))
-        .route_layer(axum::middleware::from_fn_with_state(state.clone(), auth::guard));
+        .route(
+            "/v2/api_keys/{id}",
+            get(api_keys::show).delete(api_keys::revoke),
+        )
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::guard,
+        ));
     let request_id = HeaderName::from_static("x-request-id");
     let timeout = state.config.request_timeout;
     Router::new()
@@ -134,7 +143,11 @@ pub fn router(state: AppState) -> Router {
 
 /// Serves the application on `listener` until `shutdown` is cancelled, then finishes the
 /// requests in flight.
-pub async fn serve(listener: TcpListener, state: AppState, shutdown: CancellationToken) -> std::io::Result<()> {
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
     let app = router(state);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown.cancelled_owned())

@@ -107,7 +107,9 @@ impl Metrics {
 }
 
 fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }
 
 /// Middleware: times every request and counts it by matched route and status.
@@ -145,9 +147,9 @@ mod tests {
         assert!(text.contains(
             "boxtrack_http_request_duration_seconds_bucket{route=\"/v2/api_keys\",le=\"0.005\"} 1"
         ));
-        assert!(text.contains(
-            "boxtrack_http_request_duration_seconds_count{route=\"/v2/api_keys\"} 2"
-        ));
+        assert!(
+            text.contains("boxtrack_http_request_duration_seconds_count{route=\"/v2/api_keys\"} 2")
+        );
         assert!(text.contains("boxtrack_rate_limited_total{bucket=\"default\"} 1"));
     }
 }

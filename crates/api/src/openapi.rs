@@ -34,7 +34,9 @@ pub fn errors(statuses: &[u16]) -> Map<String, Value> {
         .iter()
         .map(|s| {
             let text = match s {
-                400 => "Malformed request or failed validation (source names the parameter or pointer)",
+                400 => {
+                    "Malformed request or failed validation (source names the parameter or pointer)"
+                }
                 401 => "Missing, malformed, unknown or revoked API key",
                 403 => "The account lacks the entitlement for this feature",
                 404 => "No such resource for this account",
@@ -74,7 +76,15 @@ pub fn id_param(what: &str) -> Value {
 }
 
 /// Builds an operation object.
-pub fn operation(tag: &str, summary: &str, description: &str, params: Vec<Value>, request: Option<Value>, mut responses: Map<String, Value>, ok: (&str, Value)) -> Value {
+pub fn operation(
+    tag: &str,
+    summary: &str,
+    description: &str,
+    params: Vec<Value>,
+    request: Option<Value>,
+    mut responses: Map<String, Value>,
+    ok: (&str, Value),
+) -> Value {
     responses.insert(ok.0.to_string(), ok.1);
     let mut op = json!({
         "tags": [tag],

@@ -173,7 +173,12 @@ fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
 }
 
 fn account_row(a: &Account) -> Vec<String> {
-    let ents = a.entitlements.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(",");
+    let ents = a
+        .entitlements
+        .iter()
+        .map(|e| e.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
     vec![
         a.id.to_string(),
         a.name.clone(),
@@ -259,7 +264,10 @@ pub async fn accounts(db: &Db, cmd: &AccountsCommand) -> anyhow::Result<()> {
                     println!("  {:<32} {}", b.as_str(), a.rate_limits.limit(b));
                 }
                 println!("\nKeys:");
-                println!("{}", table(&KEY_HEADERS, &ks.iter().map(key_row).collect::<Vec<_>>()));
+                println!(
+                    "{}",
+                    table(&KEY_HEADERS, &ks.iter().map(key_row).collect::<Vec<_>>())
+                );
                 Ok(())
             }
         }
@@ -272,17 +280,23 @@ pub async fn accounts(db: &Db, cmd: &AccountsCommand) -> anyhow::Result<()> {
                     None => None,
                 },
                 plan: u.plan.as_deref().map(str::parse::<Plan>).transpose()?,
-                entitlements: u.entitlements.as_deref().map(Entitlement::parse_list).transpose()?,
+                entitlements: u
+                    .entitlements
+                    .as_deref()
+                    .map(Entitlement::parse_list)
+                    .transpose()?,
                 rate_limits: if u.rate_limits.is_empty() {
                     None
                 } else {
                     Some(parse_limits(&u.rate_limits)?)
                 },
             };
-            let a = accounts::update(db, id, changes).await.map_err(|e| match e {
-                boxtrack_store::StoreError::NotFound(_) => anyhow::anyhow!("no account {id}"),
-                other => other.into(),
-            })?;
+            let a = accounts::update(db, id, changes)
+                .await
+                .map_err(|e| match e {
+                    boxtrack_store::StoreError::NotFound(_) => anyhow::anyhow!("no account {id}"),
+                    other => other.into(),
+                })?;
             if u.json.json {
                 print_json(&account_json(&a))
             } else {
@@ -296,12 +310,21 @@ pub async fn accounts(db: &Db, cmd: &AccountsCommand) -> anyhow::Result<()> {
 /// Runs a `keys` subcommand.
 pub async fn keys(db: &Db, cmd: &KeysCommand) -> anyhow::Result<()> {
     match cmd {
-        KeysCommand::Create { account, name, json } => {
+        KeysCommand::Create {
+            account,
+            name,
+            json,
+        } => {
             let id = parse_id("account id", account)?;
-            let (record, key) = keys::create(db, id, name.as_deref()).await.map_err(|e| match e {
-                boxtrack_store::StoreError::NotFound(_) => anyhow::anyhow!("no account {id}"),
-                other => other.into(),
-            })?;
+            let (record, key) =
+                keys::create(db, id, name.as_deref())
+                    .await
+                    .map_err(|e| match e {
+                        boxtrack_store::StoreError::NotFound(_) => {
+                            anyhow::anyhow!("no account {id}")
+                        }
+                        other => other.into(),
+                    })?;
             if json.json {
                 let mut v = key_json(&record);
                 v["api_key"] = json!(key.expose());
@@ -321,7 +344,10 @@ pub async fn keys(db: &Db, cmd: &KeysCommand) -> anyhow::Result<()> {
             if json.json {
                 print_json(&Value::Array(ks.iter().map(key_json).collect()))
             } else {
-                println!("{}", table(&KEY_HEADERS, &ks.iter().map(key_row).collect::<Vec<_>>()));
+                println!(
+                    "{}",
+                    table(&KEY_HEADERS, &ks.iter().map(key_row).collect::<Vec<_>>())
+                );
                 Ok(())
             }
         }

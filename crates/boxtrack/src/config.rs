@@ -122,7 +122,10 @@ impl Layer {
 
 /// Finds the configuration file: the one named by `--config` / `BOXTRACK_CONFIG` (which must
 /// exist), or `./boxtrack.toml` when present.
-pub fn config_file(explicit: Option<&Path>, env: &BTreeMap<String, String>) -> anyhow::Result<Option<PathBuf>> {
+pub fn config_file(
+    explicit: Option<&Path>,
+    env: &BTreeMap<String, String>,
+) -> anyhow::Result<Option<PathBuf>> {
     if let Some(p) = explicit {
         return Ok(Some(p.to_path_buf()));
     }
@@ -144,7 +147,13 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
             }
         }
         if let Some(v) = env.get(name) {
-            chosen.insert(name, (v, format!("from environment variable BOXTRACK_{}", name.to_uppercase())));
+            chosen.insert(
+                name,
+                (
+                    v,
+                    format!("from environment variable BOXTRACK_{}", name.to_uppercase()),
+                ),
+            );
         }
         if let Some(v) = flags.get(name) {
             chosen.insert(name, (v, format!("from flag --{}", name.replace('_', "-"))));
@@ -159,7 +168,9 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
 
     let (listen_raw, src) = take("listen", DEFAULT_LISTEN);
     let listen: SocketAddr = listen_raw.trim().parse().map_err(|_| {
-        anyhow::anyhow!("setting listen = {listen_raw:?} ({src}) is not an address such as 127.0.0.1:8080")
+        anyhow::anyhow!(
+            "setting listen = {listen_raw:?} ({src}) is not an address such as 127.0.0.1:8080"
+        )
     })?;
 
     let (database_url, src) = take("database_url", DEFAULT_DATABASE_URL);
@@ -182,7 +193,9 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         Some((v, src)) => {
             let v = v.trim().trim_end_matches('/').to_string();
             if !(v.starts_with("http://") || v.starts_with("https://")) || v.contains(' ') {
-                bail!("setting public_url = {v:?} ({src}) must be an absolute http:// or https:// address");
+                bail!(
+                    "setting public_url = {v:?} ({src}) must be an absolute http:// or https:// address"
+                );
             }
             Some(v)
         }
@@ -193,7 +206,9 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         "auto" => RateLimitStore::Auto,
         "memory" => RateLimitStore::Memory,
         "database" => RateLimitStore::Database,
-        other => bail!("setting rate_limit_store = {other:?} ({src}) must be auto, memory or database"),
+        other => {
+            bail!("setting rate_limit_store = {other:?} ({src}) must be auto, memory or database")
+        }
     };
 
     let (fmt, src) = take("log_format", "text");
@@ -209,7 +224,11 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         .parse()
         .ok()
         .filter(|n| (1..=3600).contains(n))
-        .ok_or_else(|| anyhow::anyhow!("setting request_timeout_secs = {timeout:?} ({src}) must be 1 to 3600 seconds"))?;
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "setting request_timeout_secs = {timeout:?} ({src}) must be 1 to 3600 seconds"
+            )
+        })?;
 
     Ok(Settings {
         listen,
@@ -255,19 +274,36 @@ mod tests {
     #[test]
     fn bad_values_name_the_setting_and_source() {
         let env = layer(Some("nowhere"), None);
-        let err = resolve(None, env, Layer::default()).unwrap_err().to_string();
-        assert!(err.contains("listen") && err.contains("BOXTRACK_LISTEN"), "{err}");
+        let err = resolve(None, env, Layer::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("listen") && err.contains("BOXTRACK_LISTEN"),
+            "{err}"
+        );
         let flags = layer(None, Some("mysql://x"));
-        let err = resolve(None, Layer::default(), flags).unwrap_err().to_string();
-        assert!(err.contains("database_url") && err.contains("--database-url"), "{err}");
+        let err = resolve(None, Layer::default(), flags)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("database_url") && err.contains("--database-url"),
+            "{err}"
+        );
         let file = Layer {
             log_format: Some("xml".into()),
             ..Layer::default()
         };
-        let err = resolve(Some((Path::new("b.toml"), file)), Layer::default(), Layer::default())
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("log_format") && err.contains("b.toml"), "{err}");
+        let err = resolve(
+            Some((Path::new("b.toml"), file)),
+            Layer::default(),
+            Layer::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("log_format") && err.contains("b.toml"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -284,7 +320,9 @@ mod tests {
 
     #[test]
     fn unknown_file_keys_are_refused() {
-        let err = toml::from_str::<Layer>("lisen = \"x\"").unwrap_err().to_string();
+        let err = toml::from_str::<Layer>("lisen = \"x\"")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("lisen"), "{err}");
     }
 }

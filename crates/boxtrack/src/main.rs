@@ -80,7 +80,9 @@ pub struct DemoArgs {
 }
 
 fn env_map() -> BTreeMap<String, String> {
-    std::env::vars().filter(|(k, _)| k.starts_with("BOXTRACK_")).collect()
+    std::env::vars()
+        .filter(|(k, _)| k.starts_with("BOXTRACK_"))
+        .collect()
 }
 
 /// Loads settings for this invocation (flags from `serve` when given).
@@ -168,7 +170,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");

@@ -122,10 +122,12 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("cannot create the demo folder {}", args.dir.display()))?;
     s.database_url = format!("sqlite://{}", args.dir.join("boxtrack.db").display());
-    let wanted: SocketAddr = args
-        .listen
-        .parse()
-        .with_context(|| format!("--listen {:?} is not an address such as 127.0.0.1:8080", args.listen))?;
+    let wanted: SocketAddr = args.listen.parse().with_context(|| {
+        format!(
+            "--listen {:?} is not an address such as 127.0.0.1:8080",
+            args.listen
+        )
+    })?;
     let db = open_db(&s.database_url).await?;
     let listener = bind_or_free(wanted).await?;
     let addr = listener.local_addr()?;

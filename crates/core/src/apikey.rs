@@ -44,7 +44,9 @@ impl ApiKey {
     pub fn parse(s: &str) -> Result<ApiKey, MalformedKey> {
         let body = s.strip_prefix(PREFIX).ok_or(MalformedKey::Prefix)?;
         if body.len() != RANDOM_HEX_LEN
-            || !body.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            || !body
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
         {
             return Err(MalformedKey::Body);
         }

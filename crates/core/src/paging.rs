@@ -139,11 +139,11 @@ pub fn parse(raw: RawPage<'_>) -> Result<Page, PageError> {
                 param: "page[before]",
             });
         }
-        (Some(a), None) => Some(Cursor::After(
-            Key::parse(a).ok_or(PageError::BadCursor {
+        (Some(a), None) => Some(Cursor::After(Key::parse(a).ok_or(
+            PageError::BadCursor {
                 param: "page[after]",
-            })?,
-        )),
+            },
+        )?)),
         (None, Some(b)) => Some(Cursor::Before(Key::parse(b).ok_or(
             PageError::BadCursor {
                 param: "page[before]",

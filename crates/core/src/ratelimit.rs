@@ -83,7 +83,9 @@ impl fmt::Display for Bucket {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LimitParseError {
     /// Unknown bucket name.
-    #[error("unknown rate-limit bucket {0:?}; expected one of: default, tracking_requests.create, tracking_requests.infer_number, containers.refresh")]
+    #[error(
+        "unknown rate-limit bucket {0:?}; expected one of: default, tracking_requests.create, tracking_requests.infer_number, containers.refresh"
+    )]
     Bucket(String),
     /// Not of the form `BUCKET=N` with N a non-negative integer.
     #[error("rate limit {0:?} is not of the form BUCKET=REQUESTS_PER_MINUTE")]
@@ -191,9 +193,9 @@ pub fn admit(log: &mut Vec<i64>, now_us: i64, limit: u32, window_us: i64) -> Dec
             allowed: false,
             limit,
             remaining: 0,
-            reset_after_us: log
-                .first()
-                .map_or(window_us, |&t| t.saturating_add(window_us).saturating_sub(now_us)),
+            reset_after_us: log.first().map_or(window_us, |&t| {
+                t.saturating_add(window_us).saturating_sub(now_us)
+            }),
             retry_after_us: retry_after_us.max(1),
         }
     }
@@ -224,7 +226,10 @@ mod tests {
             Bucket::for_route("PATCH", "/v2/containers/{id}/refresh"),
             Bucket::RefreshContainer
         );
-        assert_eq!(Bucket::for_route("GET", "/v2/containers/{id}"), Bucket::Default);
+        assert_eq!(
+            Bucket::for_route("GET", "/v2/containers/{id}"),
+            Bucket::Default
+        );
     }
 
     #[test]

@@ -52,12 +52,13 @@ impl TryFrom<AccountRow> for Account {
         Ok(Account {
             id: r.id,
             name: r.name,
-            plan: r.plan.parse().map_err(|e: boxtrack_core::plan::UnknownName| {
-                StoreError::Corrupt {
+            plan: r
+                .plan
+                .parse()
+                .map_err(|e: boxtrack_core::plan::UnknownName| StoreError::Corrupt {
                     what: "accounts.plan",
                     detail: e.to_string(),
-                }
-            })?,
+                })?,
             entitlements: r.entitlements.0,
             rate_limits: r.rate_limits.0,
             created_us: r.created_us,

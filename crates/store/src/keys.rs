@@ -70,13 +70,17 @@ pub(crate) async fn create_in(
 }
 
 /// Issues a new key for an existing account.
-pub async fn create(db: &Db, account_id: Uuid, name: Option<&str>) -> Result<(ApiKeyRecord, ApiKey)> {
+pub async fn create(
+    db: &Db,
+    account_id: Uuid,
+    name: Option<&str>,
+) -> Result<(ApiKeyRecord, ApiKey)> {
     let mut tx = db.begin().await?;
-    let exists: Option<i64> = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT 1 FROM accounts WHERE id = $1")
+    let exists: i64 = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT COUNT(*) FROM accounts WHERE id = $1")
         .bind(account_id)
-        .fetch_optional(c)
+        .fetch_one(c)
         .await?);
-    if exists.is_none() {
+    if exists == 0 {
         return Err(StoreError::NotFound("account"));
     }
     let out = create_in(&mut tx, account_id, name).await?;

@@ -123,16 +123,25 @@ where
 {
     let conds = where_parts(spec);
     let mut parts: Vec<(String, Vec<Arg>)> = Vec::new();
-    parts.push((format!("SELECT COUNT(*) FROM {} WHERE 1=1", spec.from), vec![]));
+    parts.push((
+        format!("SELECT COUNT(*) FROM {} WHERE 1=1", spec.from),
+        vec![],
+    ));
     for (sql, args) in &conds {
         parts.push((format!(" AND ({sql})"), args.clone()));
     }
-    let borrowed: Vec<(&str, &[Arg])> = parts.iter().map(|(s, a)| (s.as_str(), a.as_slice())).collect();
+    let borrowed: Vec<(&str, &[Arg])> = parts
+        .iter()
+        .map(|(s, a)| (s.as_str(), a.as_slice()))
+        .collect();
     let count = render(&borrowed, "");
 
     let (sort, id) = (spec.sort_col, spec.id_col);
     let mut parts: Vec<(String, Vec<Arg>)> = Vec::new();
-    parts.push((format!("SELECT {} FROM {} WHERE 1=1", spec.columns, spec.from), vec![]));
+    parts.push((
+        format!("SELECT {} FROM {} WHERE 1=1", spec.columns, spec.from),
+        vec![],
+    ));
     for (sql, args) in &conds {
         parts.push((format!(" AND ({sql})"), args.clone()));
     }
@@ -140,21 +149,36 @@ where
     match page.cursor {
         Some(Cursor::After(k)) => parts.push((
             format!(" AND ({sort} < ? OR ({sort} = ? AND {id} < ?))"),
-            vec![Arg::I64(k.sort_us), Arg::I64(k.sort_us), Arg::Uuid(Uuid::from_bytes(k.id))],
+            vec![
+                Arg::I64(k.sort_us),
+                Arg::I64(k.sort_us),
+                Arg::Uuid(Uuid::from_bytes(k.id)),
+            ],
         )),
         Some(Cursor::Before(k)) => parts.push((
             format!(" AND ({sort} > ? OR ({sort} = ? AND {id} > ?))"),
-            vec![Arg::I64(k.sort_us), Arg::I64(k.sort_us), Arg::Uuid(Uuid::from_bytes(k.id))],
+            vec![
+                Arg::I64(k.sort_us),
+                Arg::I64(k.sort_us),
+                Arg::Uuid(Uuid::from_bytes(k.id)),
+            ],
         )),
         None => {}
     }
     let order = if reversed { "ASC" } else { "DESC" };
-    let offset = if page.cursor.is_none() { page.offset() } else { 0 };
+    let offset = if page.cursor.is_none() {
+        page.offset()
+    } else {
+        0
+    };
     let tail = format!(
         " ORDER BY {sort} {order}, {id} {order} LIMIT {} OFFSET {offset}",
         page.size
     );
-    let borrowed: Vec<(&str, &[Arg])> = parts.iter().map(|(s, a)| (s.as_str(), a.as_slice())).collect();
+    let borrowed: Vec<(&str, &[Arg])> = parts
+        .iter()
+        .map(|(s, a)| (s.as_str(), a.as_slice()))
+        .collect();
     let select = render(&borrowed, &tail);
 
     let (total, mut rows): (i64, Vec<T>) = on_db!(db, p => {

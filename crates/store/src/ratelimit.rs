@@ -11,7 +11,13 @@ use uuid::Uuid;
 use crate::{Db, Result, Tx, on_tx};
 
 /// Checks and records one request against the shared log of `(account, bucket)`.
-pub async fn check(db: &Db, account_id: Uuid, bucket: Bucket, limit: u32, now_us: i64) -> Result<Decision> {
+pub async fn check(
+    db: &Db,
+    account_id: Uuid,
+    bucket: Bucket,
+    limit: u32,
+    now_us: i64,
+) -> Result<Decision> {
     let mut tx = db.begin().await?;
     // Make sure the row exists, then lock it (SQLite's BEGIN IMMEDIATE already serialises writers).
     on_tx!(&mut tx, c => sqlx::query(

@@ -14,7 +14,9 @@ use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{Body, JsonApi, ListDoc, QueryParams, base_url, resource, to_one};
-use crate::openapi::{Op, body, errors, id_param, include_param, list_of, operation, page_params, single};
+use crate::openapi::{
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
+};
 
 const INCLUDES: &[&str] = &["account"];
 
@@ -62,7 +64,11 @@ pub async fn list(
         .map(|(f, l)| (f.key(), l.key()));
     let data = listed.rows.iter().map(to_resource).collect();
     let base = base_url(state.config.public_url.as_deref(), &headers);
-    let inc = if listed.rows.is_empty() { vec![] } else { included(&caller, &includes) };
+    let inc = if listed.rows.is_empty() {
+        vec![]
+    } else {
+        included(&caller, &includes)
+    };
     Ok(ListDoc {
         base: &base,
         path: uri.path(),
@@ -85,7 +91,10 @@ pub async fn show(
     let k = keys::get(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("api_key"))?;
-    Ok(JsonApi::single(to_resource(&k), included(&caller, &includes)))
+    Ok(JsonApi::single(
+        to_resource(&k),
+        included(&caller, &includes),
+    ))
 }
 
 /// Request body of `POST /v2/api_keys`.
@@ -188,22 +197,57 @@ pub fn operations() -> Vec<Op> {
         Op {
             method: "get",
             path: "/v2/api_keys",
-            op: operation("API keys", "List API keys", "The account's keys, newest first. Secrets are never shown; `hint` tells keys apart.", list_params, None, errors(&[400, 401, 429]), ("200", body("A page of keys", list_of("ApiKey")))),
+            op: operation(
+                "API keys",
+                "List API keys",
+                "The account's keys, newest first. Secrets are never shown; `hint` tells keys apart.",
+                list_params,
+                None,
+                errors(&[400, 401, 429]),
+                ("200", body("A page of keys", list_of("ApiKey"))),
+            ),
         },
         Op {
             method: "post",
             path: "/v2/api_keys",
-            op: operation("API keys", "Create an API key", "Issues a new key for the caller's account. The `key` attribute of the response is the only time the key is shown; only its SHA-256 digest is stored.", vec![], Some(create_body), errors(&[400, 401, 415, 422, 429]), ("201", body("The new key, with its secret", single("ApiKey")))),
+            op: operation(
+                "API keys",
+                "Create an API key",
+                "Issues a new key for the caller's account. The `key` attribute of the response is the only time the key is shown; only its SHA-256 digest is stored.",
+                vec![],
+                Some(create_body),
+                errors(&[400, 401, 415, 422, 429]),
+                (
+                    "201",
+                    body("The new key, with its secret", single("ApiKey")),
+                ),
+            ),
         },
         Op {
             method: "get",
             path: "/v2/api_keys/{id}",
-            op: operation("API keys", "Get an API key", "One key of the caller's account.", vec![id_param("API key"), include_param(INCLUDES)], None, errors(&[400, 401, 404, 429]), ("200", body("The key", single("ApiKey")))),
+            op: operation(
+                "API keys",
+                "Get an API key",
+                "One key of the caller's account.",
+                vec![id_param("API key"), include_param(INCLUDES)],
+                None,
+                errors(&[400, 401, 404, 429]),
+                ("200", body("The key", single("ApiKey"))),
+            ),
         },
         Op {
             method: "delete",
             path: "/v2/api_keys/{id}",
-            op: operation("API keys", "Revoke an API key", "Revokes a key of the caller's account at once; it never authenticates again. Revoking twice keeps the first `revoked_at`.", vec![id_param("API key")], None, errors(&[401, 404, 429]), ("200", body("The revoked key", single("ApiKey")))),
+            op: operation(
+                "API keys",
+                "Revoke an API key",
+                "Revokes a key of the caller's account at once; it never authenticates again. Revoking twice keeps the first `revoked_at`.",
+                vec![id_param("API key")],
+                None,
+                errors(&[401, 404, 429]),
+                ("200", body("The revoked key", single("ApiKey"))),
+            ),
         },
     ]
 }

@@ -53,7 +53,11 @@ pub fn render(doc: &Value) -> String {
         }
         let id = anchor(method, path);
         let upper = method.to_uppercase();
-        let _ = write!(nav, "<a href=\"#{id}\"><code>{upper} {}</code></a>", esc(path));
+        let _ = write!(
+            nav,
+            "<a href=\"#{id}\"><code>{upper} {}</code></a>",
+            esc(path)
+        );
         let _ = write!(
             main,
             "<section id=\"{id}\"><h3><span class=\"m {method}\">{upper}</span> <code>{}</code></h3><p><strong>{}</strong></p><p>{}</p>",
@@ -62,7 +66,9 @@ pub fn render(doc: &Value) -> String {
             esc(op["description"].as_str().unwrap_or_default())
         );
         if op.get("security").is_some() {
-            main.push_str("<p class=\"auth\">Requires <code>Authorization: Token &lt;API key&gt;</code>.</p>");
+            main.push_str(
+                "<p class=\"auth\">Requires <code>Authorization: Token &lt;API key&gt;</code>.</p>",
+            );
         }
         if let Some(params) = op["parameters"].as_array().filter(|p| !p.is_empty()) {
             main.push_str("<table><caption>Parameters</caption><tr><th scope=\"col\">Name</th><th scope=\"col\">In</th><th scope=\"col\">Description</th></tr>");
@@ -77,7 +83,8 @@ pub fn render(doc: &Value) -> String {
             }
             main.push_str("</table>");
         }
-        if let Some(schema) = op["requestBody"]["content"]["application/vnd.api+json"].get("schema") {
+        if let Some(schema) = op["requestBody"]["content"]["application/vnd.api+json"].get("schema")
+        {
             let _ = write!(
                 main,
                 "<details><summary>Request body</summary><pre>{}</pre></details>",
@@ -127,12 +134,34 @@ pub fn operations() -> Vec<Op> {
         Op {
             method: "get",
             path: "/v2/openapi.json",
-            op: operation("Documentation", "OpenAPI document", "This document (OpenAPI 3.1). No key needed.", vec![], None, Default::default(), ("200", json!({"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}))),
+            op: operation(
+                "Documentation",
+                "OpenAPI document",
+                "This document (OpenAPI 3.1). No key needed.",
+                vec![],
+                None,
+                Default::default(),
+                (
+                    "200",
+                    json!({"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                ),
+            ),
         },
         Op {
             method: "get",
             path: "/docs",
-            op: operation("Documentation", "API reference page", "A readable page generated from the OpenAPI document; works offline.", vec![], None, Default::default(), ("200", json!({"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}))),
+            op: operation(
+                "Documentation",
+                "API reference page",
+                "A readable page generated from the OpenAPI document; works offline.",
+                vec![],
+                None,
+                Default::default(),
+                (
+                    "200",
+                    json!({"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}),
+                ),
+            ),
         },
     ]
 }

@@ -16,7 +16,10 @@ pub async fn healthz() -> impl IntoResponse {
 /// `GET /readyz`: the database answers.
 pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     match state.db.ping().await {
-        Ok(()) => (StatusCode::OK, axum::Json(json!({"status": "ready", "database": "ok"}))),
+        Ok(()) => (
+            StatusCode::OK,
+            axum::Json(json!({"status": "ready", "database": "ok"})),
+        ),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
             (
@@ -30,7 +33,10 @@ pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
 /// `GET /metrics`: Prometheus text.
 pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         state.metrics.render(),
     )
 }
@@ -42,7 +48,15 @@ pub fn operations() -> Vec<Op> {
         Op {
             method: "get",
             path: "/healthz",
-            op: operation("Operations", "Liveness", "200 while the process is up.", vec![], None, Default::default(), ("200", plain("The process is up"))),
+            op: operation(
+                "Operations",
+                "Liveness",
+                "200 while the process is up.",
+                vec![],
+                None,
+                Default::default(),
+                ("200", plain("The process is up")),
+            ),
         },
         Op {
             method: "get",
@@ -53,7 +67,9 @@ pub fn operations() -> Vec<Op> {
                 "200 when the database answers, 503 otherwise.",
                 vec![],
                 None,
-                [("503".to_string(), plain("The database is not reachable"))].into_iter().collect(),
+                [("503".to_string(), plain("The database is not reachable"))]
+                    .into_iter()
+                    .collect(),
                 ("200", plain("Ready")),
             ),
         },
@@ -67,7 +83,10 @@ pub fn operations() -> Vec<Op> {
                 vec![],
                 None,
                 Default::default(),
-                ("200", json!({"description": "Prometheus text exposition", "content": {"text/plain": {"schema": {"type": "string"}}}})),
+                (
+                    "200",
+                    json!({"description": "Prometheus text exposition", "content": {"text/plain": {"schema": {"type": "string"}}}}),
+                ),
             ),
         },
     ]

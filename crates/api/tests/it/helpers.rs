@@ -1,0 +1,166 @@
+//! `TestApp`: the application on a real socket, with typed request helpers.
+
+use std::net::SocketAddr;
+
+use boxtrack_api::{ApiConfig, AppState, Limiter};
+use boxtrack_core::plan::{Entitlement, Plan};
+use boxtrack_core::ratelimit::Limits;
+use boxtrack_store::Db;
+use boxtrack_store::accounts::{self, Account, NewAccount};
+use boxtrack_testkit::TestDatabase;
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+pub struct TestApp {
+    pub base: String,
+    pub db: Db,
+    pub client: reqwest::Client,
+    shutdown: CancellationToken,
+    _database: Option<TestDatabase>,
+}
+
+pub struct Resp {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub text: String,
+}
+
+impl Resp {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text))
+    }
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_string())
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+pub async fn fresh_db() -> (Db, TestDatabase) {
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    (db, database)
+}
+
+impl TestApp {
+    /// The app as `serve` builds it by default (memory limits on SQLite, shared on PostgreSQL).
+    pub async fn spawn() -> TestApp {
+        let (db, database) = fresh_db().await;
+        let limiter = match db.backend() {
+            boxtrack_store::Backend::Sqlite => Limiter::memory(),
+            boxtrack_store::Backend::Postgres => Limiter::Database(db.clone()),
+        };
+        let mut app = TestApp::spawn_on(db, limiter).await;
+        app._database = Some(database);
+        app
+    }
+
+    /// A second process's view: its own pool and limiter on an existing database.
+    pub async fn spawn_on(db: Db, limiter: Limiter) -> TestApp {
+        let state = AppState::new(db.clone(), ApiConfig::default(), limiter);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr: SocketAddr = listener.local_addr().unwrap();
+        let shutdown = CancellationToken::new();
+        tokio::spawn(boxtrack_api::serve(listener, state, shutdown.clone()));
+        TestApp {
+            base: format!("http://{addr}"),
+            db,
+            client: reqwest::Client::new(),
+            shutdown,
+            _database: None,
+        }
+    }
+
+    pub async fn account_with(
+        &self,
+        plan: Plan,
+        ents: &[Entitlement],
+        limits: Limits,
+    ) -> (Account, String) {
+        let (a, _, key) = accounts::create(
+            &self.db,
+            NewAccount {
+                name: "Test Co".into(),
+                plan,
+                entitlements: ents.to_vec(),
+                rate_limits: limits,
+            },
+        )
+        .await
+        .unwrap();
+        (a, key.expose().to_string())
+    }
+
+    pub async fn account(&self) -> (Account, String) {
+        self.account_with(Plan::Standard, &[], Limits::default())
+            .await
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        if path.starts_with("http") {
+            path.to_string()
+        } else {
+            format!("{}{path}", self.base)
+        }
+    }
+
+    pub async fn send(&self, req: reqwest::RequestBuilder) -> Resp {
+        let res = req.send().await.unwrap();
+        let status = res.status().as_u16();
+        let headers = res.headers().clone();
+        let text = res.text().await.unwrap();
+        Resp {
+            status,
+            headers,
+            text,
+        }
+    }
+
+    pub async fn get(&self, path: &str, key: Option<&str>) -> Resp {
+        let mut req = self.client.get(self.url(path));
+        if let Some(k) = key {
+            req = req.header("Authorization", format!("Token {k}"));
+        }
+        self.send(req).await
+    }
+
+    pub async fn post(&self, path: &str, key: &str, content_type: &str, body: &str) -> Resp {
+        let req = self
+            .client
+            .post(self.url(path))
+            .header("Authorization", format!("Token {key}"))
+            .header("Content-Type", content_type)
+            .body(body.to_string());
+        self.send(req).await
+    }
+
+    pub async fn delete(&self, path: &str, key: &str) -> Resp {
+        let req = self
+            .client
+            .delete(self.url(path))
+            .header("Authorization", format!("Token {key}"));
+        self.send(req).await
+    }
+}
+
+/// Asserts a JSON:API error document with this status.
+pub fn assert_error(r: &Resp, status: u16) -> Value {
+    assert_eq!(r.status, status, "body: {}", r.text);
+    assert_eq!(
+        r.header("content-type").as_deref(),
+        Some("application/vnd.api+json")
+    );
+    let body = r.json();
+    let e = &body["errors"][0];
+    assert_eq!(e["status"], status.to_string());
+    assert!(e["title"].as_str().is_some_and(|t| !t.is_empty()));
+    e.clone()
+}

@@ -1,0 +1,11 @@
+//! Integration tests of the HTTP edge: a real server on port 0 against a fresh database
+//! (SQLite by default, PostgreSQL when `DATABASE_URL=postgres://…`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod api_keys;
+mod auth;
+mod helpers;
+mod jsonapi;
+mod ops;
+mod ratelimit;

@@ -1,0 +1,148 @@
+use std::collections::BTreeSet;
+
+use crate::helpers::TestApp;
+
+#[tokio::test]
+async fn health_readiness_and_metrics() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    assert_eq!(app.get("/healthz", None).await.status, 200);
+    let ready = app.get("/readyz", None).await;
+    assert_eq!(ready.status, 200, "{}", ready.text);
+    assert_eq!(ready.json()["database"], "ok");
+
+    app.get("/v2/account", Some(&key)).await;
+    app.get("/v2/account", None).await;
+    let m = app.get("/metrics", None).await;
+    assert_eq!(m.status, 200);
+    assert!(m.header("content-type").unwrap().starts_with("text/plain"));
+    assert!(
+        m.text.contains(
+            r#"boxtrack_http_requests_total{method="GET",route="/v2/account",status="200"} 1"#
+        ),
+        "{}",
+        m.text
+    );
+    assert!(m.text.contains(
+        r#"boxtrack_http_requests_total{method="GET",route="/v2/account",status="401"} 1"#
+    ));
+    assert!(
+        m.text
+            .contains(r#"boxtrack_http_request_duration_seconds_count{route="/v2/account"} 2"#)
+    );
+    assert!(
+        m.text
+            .contains("# TYPE boxtrack_rate_limited_total counter")
+    );
+
+    // a request id comes back on every response
+    assert!(
+        app.get("/healthz", None)
+            .await
+            .header("x-request-id")
+            .is_some()
+    );
+
+    // with the database gone, readiness says so while liveness stays up
+    app.db.close().await;
+    let r = app.get("/readyz", None).await;
+    assert_eq!(r.status, 503);
+    assert_eq!(r.json()["status"], "not_ready");
+    assert_eq!(app.get("/healthz", None).await.status, 200);
+}
+
+/// Every documented operation exists (answers something other than 404/405 for a route
+/// miss), and every route of the router is documented.
+#[tokio::test]
+async fn openapi_document_matches_the_router() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let r = app.get("/v2/openapi.json", None).await;
+    assert_eq!(r.status, 200);
+    let doc = r.json();
+    assert_eq!(doc["openapi"], "3.1.0");
+    let key_id = boxtrack_store::keys::list_all(&app.db, account.id)
+        .await
+        .unwrap()[0]
+        .id;
+
+    let mut documented = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            documented.insert((method.to_uppercase(), path.clone()));
+            assert!(
+                op["summary"].as_str().is_some_and(|s| !s.is_empty()),
+                "{method} {path}"
+            );
+            assert!(
+                op["responses"].as_object().is_some_and(|r| !r.is_empty()),
+                "{method} {path}"
+            );
+            if path.starts_with("/v2/") && path != "/v2/openapi.json" {
+                assert_eq!(
+                    op["security"][0]["Token"],
+                    serde_json::json!([]),
+                    "{method} {path}"
+                );
+            }
+            // DELETE last so it does not revoke the key used here
+            if method == "delete" {
+                continue;
+            }
+            let url = app.url(&path.replace("{id}", &key_id.to_string()));
+            let req = match method.as_str() {
+                "get" => app.client.get(url),
+                "post" => app
+                    .client
+                    .post(url)
+                    .header("Content-Type", "application/vnd.api+json")
+                    .body("{}"),
+                other => panic!("unexpected method {other}"),
+            };
+            let res = app
+                .send(req.header("Authorization", format!("Token {key}")))
+                .await;
+            assert!(
+                res.status != 404 && res.status != 405,
+                "{method} {path} answered {}: {}",
+                res.status,
+                res.text
+            );
+        }
+    }
+    let expected: BTreeSet<(String, String)> = [
+        ("GET", "/healthz"),
+        ("GET", "/readyz"),
+        ("GET", "/metrics"),
+        ("GET", "/docs"),
+        ("GET", "/v2/openapi.json"),
+        ("GET", "/v2/account"),
+        ("GET", "/v2/api_keys"),
+        ("POST", "/v2/api_keys"),
+        ("GET", "/v2/api_keys/{id}"),
+        ("DELETE", "/v2/api_keys/{id}"),
+    ]
+    .into_iter()
+    .map(|(m, p)| (m.to_string(), p.to_string()))
+    .collect();
+    assert_eq!(documented, expected);
+
+    // paths that are not documented are not served
+    assert_eq!(app.get("/v2/accounts", Some(&key)).await.status, 404);
+}
+
+#[tokio::test]
+async fn docs_page_lists_every_operation_and_needs_nothing_external() {
+    let app = TestApp::spawn().await;
+    let r = app.get("/docs", None).await;
+    assert_eq!(r.status, 200);
+    assert!(r.header("content-type").unwrap().starts_with("text/html"));
+    let doc = app.get("/v2/openapi.json", None).await.json();
+    for path in doc["paths"].as_object().unwrap().keys() {
+        let escaped = path.replace('&', "&amp;");
+        assert!(r.text.contains(&escaped), "/docs lacks {path}");
+    }
+    assert!(!r.text.contains("<script"), "no scripts");
+    assert!(!r.text.contains("src=\"http"), "no external assets");
+    assert!(!r.text.contains("href=\"http"), "no external links");
+}

@@ -1,0 +1,129 @@
+use boxtrack_api::Limiter;
+use boxtrack_core::plan::Plan;
+use boxtrack_core::ratelimit::{Bucket, Limits};
+
+use crate::helpers::{TestApp, assert_error, fresh_db};
+
+fn limits(default: u32) -> Limits {
+    Limits([(Bucket::Default, default)].into_iter().collect())
+}
+
+#[tokio::test]
+async fn over_the_limit_is_429_with_retry_after_and_ratelimit_headers() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account_with(Plan::Free, &[], limits(3)).await;
+    let (_, other) = app.account().await;
+    for remaining in [2, 1, 0] {
+        let r = app.get("/v2/account", Some(&key)).await;
+        assert_eq!(r.status, 200);
+        assert_eq!(
+            r.header("ratelimit-policy").as_deref(),
+            Some("\"default\";q=3;w=60")
+        );
+        let state = r.header("ratelimit").unwrap();
+        assert!(
+            state.starts_with(&format!("\"default\";r={remaining};t=")),
+            "{state}"
+        );
+    }
+    let r = app.get("/v2/api_keys", Some(&key)).await;
+    let e = assert_error(&r, 429);
+    assert_eq!(e["title"], "Too Many Requests");
+    assert!(e["detail"].as_str().unwrap().contains("rate limit"));
+    let retry: u64 = r.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+    assert!(r.header("ratelimit").unwrap().contains("r=0"));
+
+    // other accounts are not affected
+    assert_eq!(app.get("/v2/account", Some(&other)).await.status, 200);
+    let m = app.get("/metrics", None).await;
+    assert!(
+        m.text
+            .contains(r#"boxtrack_rate_limited_total{bucket="default"} 1"#),
+        "{}",
+        m.text
+    );
+    assert!(m.text.contains(r#"route="/v2/api_keys",status="429""#));
+}
+
+/// Two service instances on one database (each with its own pool and limiter, as two
+/// `serve` processes would have) enforce one limit together, not twice the limit.
+#[tokio::test]
+async fn the_limit_holds_across_processes_sharing_a_database() {
+    let (db, database) = fresh_db().await;
+    let second_pool = boxtrack_store::Db::connect(&database.url).await.unwrap();
+    let one = TestApp::spawn_on(db.clone(), Limiter::Database(db.clone())).await;
+    let two = TestApp::spawn_on(second_pool.clone(), Limiter::Database(second_pool)).await;
+    let (_, key) = one.account_with(Plan::Standard, &[], limits(4)).await;
+
+    let mut ok = 0;
+    let mut limited = 0;
+    for i in 0..8 {
+        let app = if i % 2 == 0 { &one } else { &two };
+        match app.get("/v2/account", Some(&key)).await.status {
+            200 => ok += 1,
+            429 => limited += 1,
+            s => panic!("unexpected {s}"),
+        }
+    }
+    assert_eq!((ok, limited), (4, 4));
+
+    // concurrent requests from both instances still admit exactly the limit
+    let (_, key2) = one.account_with(Plan::Standard, &[], limits(5)).await;
+    let mut tasks = Vec::new();
+    for i in 0..12 {
+        let url = if i % 2 == 0 {
+            one.url("/v2/account")
+        } else {
+            two.url("/v2/account")
+        };
+        let client = one.client.clone();
+        let k = key2.clone();
+        tasks.push(tokio::spawn(async move {
+            client
+                .get(url)
+                .header("Authorization", format!("Token {k}"))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }));
+    }
+    let mut statuses = Vec::new();
+    for t in tasks {
+        statuses.push(t.await.unwrap());
+    }
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        5,
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 429).count(),
+        7,
+        "{statuses:?}"
+    );
+    drop(database);
+}
+
+#[tokio::test]
+async fn limits_are_configurable_per_account() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    boxtrack_store::accounts::update(
+        &app.db,
+        account.id,
+        boxtrack_store::accounts::AccountChanges {
+            rate_limits: Some(limits(1)),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        app.get("/v2/account", Some(&key)).await.json()["data"]["attributes"]["rate_limits"]["default"],
+        1
+    );
+    assert_error(&app.get("/v2/account", Some(&key)).await, 429);
+}

@@ -54,11 +54,14 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
     }
 }
 
+/// Admission logs by account and bucket, for the in-process limiter.
+pub type MemoryLogs = Arc<Mutex<HashMap<(Uuid, Bucket), Vec<i64>>>>;
+
 /// Where rate-limit logs live.
 #[derive(Clone)]
 pub enum Limiter {
     /// In this process only (one process on SQLite).
-    Memory(Arc<Mutex<HashMap<(Uuid, Bucket), Vec<i64>>>>),
+    Memory(MemoryLogs),
     /// In the database, shared by every process on it.
     Database(Db),
 }

@@ -141,10 +141,10 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
     let mut chosen: BTreeMap<&str, (String, String)> = BTreeMap::new();
     let file_label = file.as_ref().map(|(p, _)| format!("from {}", p.display()));
     for name in NAMES {
-        if let (Some((_, layer)), Some(label)) = (&file, &file_label) {
-            if let Some(v) = layer.get(name) {
-                chosen.insert(name, (v, label.clone()));
-            }
+        if let (Some((_, layer)), Some(label)) = (&file, &file_label)
+            && let Some(v) = layer.get(name)
+        {
+            chosen.insert(name, (v, label.clone()));
         }
         if let Some(v) = env.get(name) {
             chosen.insert(

@@ -92,15 +92,14 @@ impl Db {
             if path.is_empty() {
                 return Err(StoreError::UnsupportedUrl(url.to_string()));
             }
-            if path != ":memory:" {
-                if let Some(dir) = std::path::Path::new(path).parent() {
-                    if !dir.as_os_str().is_empty() {
-                        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
-                            path: dir.display().to_string(),
-                            source,
-                        })?;
-                    }
-                }
+            if let Some(dir) = std::path::Path::new(path)
+                .parent()
+                .filter(|d| path != ":memory:" && !d.as_os_str().is_empty())
+            {
+                std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+                    path: dir.display().to_string(),
+                    source,
+                })?;
             }
             let opts = SqliteConnectOptions::from_str(&format!("sqlite://{rest}"))?
                 .create_if_missing(true)

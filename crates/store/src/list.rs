@@ -80,12 +80,12 @@ fn render(parts: &[(&str, &[Arg])], tail: &str) -> Built {
     for (text, part_args) in parts {
         let mut it = part_args.iter();
         for ch in text.chars() {
-            if ch == '?' {
-                if let Some(a) = it.next() {
-                    args.push(a.clone());
-                    sql.push_str(&format!("${}", args.len()));
-                    continue;
-                }
+            if ch == '?'
+                && let Some(a) = it.next()
+            {
+                args.push(a.clone());
+                sql.push_str(&format!("${}", args.len()));
+                continue;
             }
             sql.push(ch);
         }

@@ -134,14 +134,14 @@ pub async fn create(
         ));
     }
     let name = doc.data.attributes.name.map(|n| n.trim().to_string());
-    if let Some(n) = &name {
-        if n.is_empty() || n.chars().count() > 100 {
-            return Err(ApiError::unprocessable(
-                "/data/attributes/name",
-                "invalid",
-                "name must be 1 to 100 characters",
-            ));
-        }
+    if let Some(n) = &name
+        && (n.is_empty() || n.chars().count() > 100)
+    {
+        return Err(ApiError::unprocessable(
+            "/data/attributes/name",
+            "invalid",
+            "name must be 1 to 100 characters",
+        ));
     }
     let (record, key) = keys::create(&state.db, caller.account.id, name.as_deref()).await?;
     let mut r = to_resource(&record);

@@ -20,17 +20,30 @@ fn boxtrack(db_url: &str, args: &[&str]) -> Output {
 }
 
 fn ok_json(out: Output) -> Value {
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 fn ok_text(out: Output) -> String {
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
 fn failed(out: Output) -> String {
-    assert!(!out.status.success(), "expected failure, got: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        !out.status.success(),
+        "expected failure, got: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     String::from_utf8(out.stderr).unwrap()
 }
 
@@ -45,7 +58,11 @@ impl Drop for Running {
 /// Starts a command and waits for its `listening on http://ADDR` line; returns the base URL
 /// and every stdout line read up to it.
 fn start(cmd: &mut Command) -> (Running, String, Vec<String>) {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let stdout = child.stdout.take().unwrap();
     let running = Running(child);
     let mut lines = Vec::new();
@@ -66,7 +83,19 @@ async fn accounts_and_keys_administration() {
     let db = boxtrack_testkit::fresh().await;
     let created = ok_json(boxtrack(
         &db.url,
-        &["accounts", "create", "--name", "Acme Imports", "--plan", "standard", "--entitlements", "routing,rail_lfd", "--rate-limit", "containers.refresh=3", "--json"],
+        &[
+            "accounts",
+            "create",
+            "--name",
+            "Acme Imports",
+            "--plan",
+            "standard",
+            "--entitlements",
+            "routing,rail_lfd",
+            "--rate-limit",
+            "containers.refresh=3",
+            "--json",
+        ],
     ));
     let account = created["account_id"].as_str().unwrap().to_string();
     let key = created["api_key"].as_str().unwrap().to_string();
@@ -74,7 +103,10 @@ async fn accounts_and_keys_administration() {
     assert_eq!(created["plan"], "standard");
 
     let shown = ok_json(boxtrack(&db.url, &["accounts", "show", &account, "--json"]));
-    assert_eq!(shown["entitlements"], serde_json::json!(["routing", "rail_lfd"]));
+    assert_eq!(
+        shown["entitlements"],
+        serde_json::json!(["routing", "rail_lfd"])
+    );
     assert_eq!(shown["rate_limits"]["containers.refresh"], 3);
     assert_eq!(shown["rate_limits"]["default"], 100);
     // only a hash is stored: the key never appears again
@@ -84,14 +116,40 @@ async fn accounts_and_keys_administration() {
     assert!(table.starts_with("ACCOUNT ID"), "{table}");
     assert!(table.contains("Acme Imports") && table.contains("standard"));
 
-    let updated = ok_json(boxtrack(&db.url, &["accounts", "update", &account, "--plan", "free", "--entitlements", "", "--json"]));
+    let updated = ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "update",
+            &account,
+            "--plan",
+            "free",
+            "--entitlements",
+            "",
+            "--json",
+        ],
+    ));
     assert_eq!(updated["plan"], "free");
     assert_eq!(updated["entitlements"], serde_json::json!([]));
 
-    let second = ok_json(boxtrack(&db.url, &["keys", "create", "--account", &account, "--name", "ci", "--json"]));
+    let second = ok_json(boxtrack(
+        &db.url,
+        &[
+            "keys",
+            "create",
+            "--account",
+            &account,
+            "--name",
+            "ci",
+            "--json",
+        ],
+    ));
     let second_id = second["key_id"].as_str().unwrap().to_string();
     assert!(second["api_key"].as_str().unwrap().starts_with("btk_"));
-    let listed = ok_json(boxtrack(&db.url, &["keys", "list", "--account", &account, "--json"]));
+    let listed = ok_json(boxtrack(
+        &db.url,
+        &["keys", "list", "--account", &account, "--json"],
+    ));
     assert_eq!(listed.as_array().unwrap().len(), 2);
     let text = ok_text(boxtrack(&db.url, &["keys", "list", "--account", &account]));
     assert!(text.starts_with("KEY ID") && text.contains("ci"), "{text}");
@@ -100,13 +158,47 @@ async fn accounts_and_keys_administration() {
     assert!(revoked["revoked_at"].is_string());
 
     // bad input: clear errors, nothing changed
-    let err = failed(boxtrack(&db.url, &["accounts", "create", "--name", "X", "--plan", "gold"]));
-    assert!(err.contains("gold") && err.contains("free, standard"), "{err}");
-    let err = failed(boxtrack(&db.url, &["accounts", "create", "--name", "X", "--entitlements", "teleport"]));
+    let err = failed(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "X", "--plan", "gold"],
+    ));
+    assert!(
+        err.contains("gold") && err.contains("free, standard"),
+        "{err}"
+    );
+    let err = failed(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "create",
+            "--name",
+            "X",
+            "--entitlements",
+            "teleport",
+        ],
+    ));
     assert!(err.contains("teleport"), "{err}");
-    let err = failed(boxtrack(&db.url, &["accounts", "create", "--name", "X", "--rate-limit", "bogus=1"]));
+    let err = failed(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "create",
+            "--name",
+            "X",
+            "--rate-limit",
+            "bogus=1",
+        ],
+    ));
     assert!(err.contains("bogus"), "{err}");
-    let err = failed(boxtrack(&db.url, &["keys", "create", "--account", "0190c2a0-0000-7000-8000-000000000000"]));
+    let err = failed(boxtrack(
+        &db.url,
+        &[
+            "keys",
+            "create",
+            "--account",
+            "0190c2a0-0000-7000-8000-000000000000",
+        ],
+    ));
     assert!(err.contains("no account"), "{err}");
     let err = failed(boxtrack(&db.url, &["keys", "revoke", "nope"]));
     assert!(err.contains("not a UUID"), "{err}");
@@ -126,12 +218,21 @@ fn bad_settings_stop_the_start_and_name_the_setting() {
         c.output().unwrap()
     };
     let err = failed(run(&["serve"], &[("BOXTRACK_LISTEN", "nowhere")]));
-    assert!(err.contains("listen") && err.contains("BOXTRACK_LISTEN"), "{err}");
+    assert!(
+        err.contains("listen") && err.contains("BOXTRACK_LISTEN"),
+        "{err}"
+    );
     let err = failed(run(&["serve", "--database-url", "mysql://db/x"], &[]));
-    assert!(err.contains("database_url") && err.contains("--database-url"), "{err}");
+    assert!(
+        err.contains("database_url") && err.contains("--database-url"),
+        "{err}"
+    );
     std::fs::write(dir.join("boxtrack.toml"), "log_format = \"xml\"\n").unwrap();
     let err = failed(run(&["serve"], &[]));
-    assert!(err.contains("log_format") && err.contains("boxtrack.toml"), "{err}");
+    assert!(
+        err.contains("log_format") && err.contains("boxtrack.toml"),
+        "{err}"
+    );
     std::fs::write(dir.join("boxtrack.toml"), "lisen = \"127.0.0.1:1\"\n").unwrap();
     let err = failed(run(&["migrate"], &[]));
     assert!(err.contains("lisen"), "{err}");
@@ -139,19 +240,34 @@ fn bad_settings_stop_the_start_and_name_the_setting() {
     std::fs::write(dir.join("boxtrack.toml"), "log_format = \"xml\"\n").unwrap();
     let out = run(&["migrate"], &[("BOXTRACK_LOG_FORMAT", "json")]);
     let text = ok_text(out);
-    assert!(text.contains("migrations applied to sqlite://./data/boxtrack.db"), "{text}");
-    assert!(dir.join("data/boxtrack.db").exists(), "the default database is created on first start");
+    assert!(
+        text.contains("migrations applied to sqlite://./data/boxtrack.db"),
+        "{text}"
+    );
+    assert!(
+        dir.join("data/boxtrack.db").exists(),
+        "the default database is created on first start"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
 async fn serve_answers_on_port_zero() {
     let db = boxtrack_testkit::fresh().await;
-    let created = ok_json(boxtrack(&db.url, &["accounts", "create", "--name", "A", "--json"]));
+    let created = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "A", "--json"],
+    ));
     let key = created["api_key"].as_str().unwrap();
     let (_server, base, _) = start(
         Command::new(env!("CARGO_BIN_EXE_boxtrack"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", &db.url])
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &db.url,
+            ])
             .env_remove("BOXTRACK_LISTEN"),
     );
     let client = reqwest::Client::new();
@@ -218,7 +334,10 @@ fn every_command_explains_itself() {
         vec!["keys", "--help"],
         vec!["keys", "revoke", "--help"],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_boxtrack")).args(&args).output().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args(&args)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{args:?}");
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(text.contains("Usage:"), "{args:?}: {text}");

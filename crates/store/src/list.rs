@@ -148,20 +148,12 @@ where
     let reversed = matches!(page.cursor, Some(Cursor::Before(_)));
     match page.cursor {
         Some(Cursor::After(k)) => parts.push((
-            format!(" AND ({sort} < ? OR ({sort} = ? AND {id} < ?))"),
-            vec![
-                Arg::I64(k.sort_us),
-                Arg::I64(k.sort_us),
-                Arg::Uuid(Uuid::from_bytes(k.id)),
-            ],
+            format!(" AND (({sort}, {id}) < (?, ?))"),
+            vec![Arg::I64(k.sort_us), Arg::Uuid(Uuid::from_bytes(k.id))],
         )),
         Some(Cursor::Before(k)) => parts.push((
-            format!(" AND ({sort} > ? OR ({sort} = ? AND {id} > ?))"),
-            vec![
-                Arg::I64(k.sort_us),
-                Arg::I64(k.sort_us),
-                Arg::Uuid(Uuid::from_bytes(k.id)),
-            ],
+            format!(" AND (({sort}, {id}) > (?, ?))"),
+            vec![Arg::I64(k.sort_us), Arg::Uuid(Uuid::from_bytes(k.id))],
         )),
         None => {}
     }

@@ -5,6 +5,8 @@
 //! workers call into these functions so the rules live in one place and can be tested alone.
 
 pub mod apikey;
+pub mod carriers;
+pub mod ident;
 pub mod paging;
 pub mod plan;
 pub mod ratelimit;

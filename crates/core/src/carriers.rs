@@ -1,0 +1,307 @@
+//! Shipping lines and carrier inference from a tracking number.
+
+use std::sync::LazyLock;
+
+use serde::Serialize;
+
+use crate::ident::{self, ContainerNumberError};
+
+/// The sandbox carrier: `scac: "TEST"` numbers behave as documented test numbers.
+pub const SANDBOX_SCAC: &str = "TEST";
+
+/// A shipping line boxtrack knows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShippingLine {
+    /// Standard Carrier Alpha Code.
+    pub scac: String,
+    /// Full name.
+    pub name: String,
+    /// Short name.
+    pub short_name: String,
+    /// Bill-of-lading prefix, when known.
+    pub bill_of_lading_prefix: Option<String>,
+    /// Whether tracking is supported (`Yes`, `Partial`) rather than planned.
+    pub supported: bool,
+    /// Whether container numbers can be tracked with this line.
+    pub container_number_tracking: bool,
+    /// Free-text note from the reference data.
+    pub notes: Option<String>,
+}
+
+static LINES: LazyLock<Vec<ShippingLine>> = LazyLock::new(|| {
+    let mut out: Vec<ShippingLine> = Vec::new();
+    for line in include_str!("../data/shipping-lines.csv").lines().skip(1) {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() < 5 || f[2].is_empty() {
+            continue;
+        }
+        let notes = f.get(5).filter(|n| !n.is_empty()).map(|n| n.to_string());
+        let entry = ShippingLine {
+            scac: f[2].to_string(),
+            name: f[0].to_string(),
+            short_name: f[1].to_string(),
+            bill_of_lading_prefix: Some(f[3].to_string()).filter(|p| !p.is_empty()),
+            supported: matches!(f[4], "Yes" | "Partial"),
+            container_number_tracking: !notes
+                .as_deref()
+                .is_some_and(|n| n.contains("No container")),
+            notes,
+        };
+        // The reference lists a few SCACs twice; the first (supported) entry wins.
+        if !out.iter().any(|l| l.scac == entry.scac) {
+            out.push(entry);
+        }
+    }
+    out.push(ShippingLine {
+        scac: SANDBOX_SCAC.into(),
+        name: "boxtrack sandbox".into(),
+        short_name: "Sandbox".into(),
+        bill_of_lading_prefix: None,
+        supported: true,
+        container_number_tracking: true,
+        notes: Some("Test numbers; see GET /v2/sandbox/scenarios".into()),
+    });
+    out
+});
+
+static PREFIXES: LazyLock<Vec<(String, String)>> = LazyLock::new(|| {
+    include_str!("../data/container-prefixes.csv")
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut f = l.split(',');
+            Some((f.next()?.trim().to_string(), f.next()?.trim().to_string()))
+        })
+        .collect()
+});
+
+/// Every shipping line, in reference order (the sandbox carrier last).
+pub fn shipping_lines() -> &'static [ShippingLine] {
+    &LINES
+}
+
+/// The line with this SCAC.
+pub fn by_scac(scac: &str) -> Option<&'static ShippingLine> {
+    LINES.iter().find(|l| l.scac == scac)
+}
+
+/// What a number looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NumberType {
+    /// An ISO 6346 container number.
+    Container,
+    /// A bill of lading.
+    BillOfLading,
+    /// A booking number.
+    Booking,
+}
+
+impl NumberType {
+    /// The `request_type` a tracking request for this number uses.
+    pub fn request_type(self) -> &'static str {
+        match self {
+            NumberType::Container => "container",
+            NumberType::BillOfLading => "bill_of_lading",
+            NumberType::Booking => "booking_number",
+        }
+    }
+}
+
+/// How sure the inference is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Confidence at least 0.95.
+    AutoSelect,
+    /// Confidence from 0.70 to 0.95.
+    NeedsConfirmation,
+    /// Below 0.70 or no candidate.
+    NoPrediction,
+}
+
+/// A carrier candidate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    /// SCAC.
+    pub scac: String,
+    /// Name.
+    pub name: String,
+    /// 0..=1.
+    pub confidence: f64,
+}
+
+/// The result of inferring a number's type and carrier.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Inference {
+    /// The normalised number.
+    pub number: String,
+    /// What the number looks like.
+    pub number_type: NumberType,
+    /// Whether the number is valid (`None`: cannot be known offline).
+    pub is_valid: Option<bool>,
+    /// ISO 6346 check digit result (containers only).
+    pub check_digit_passed: Option<bool>,
+    /// Why it is not valid, when it is not.
+    pub reason: Option<String>,
+    /// Candidates, most likely first.
+    pub candidates: Vec<Candidate>,
+    /// The decision for the best candidate.
+    pub decision: Decision,
+}
+
+fn decide(c: Option<&Candidate>) -> Decision {
+    match c.map(|c| c.confidence) {
+        Some(x) if x >= 0.95 => Decision::AutoSelect,
+        Some(x) if x >= 0.70 => Decision::NeedsConfirmation,
+        _ => Decision::NoPrediction,
+    }
+}
+
+fn candidate(scac: &str, confidence: f64) -> Option<Candidate> {
+    by_scac(scac).map(|l| Candidate {
+        scac: l.scac.clone(),
+        name: l.name.clone(),
+        confidence,
+    })
+}
+
+/// An input that is not a trackable number at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("This reference number is not valid.")]
+pub struct InvalidNumber;
+
+/// Infers the number type and ranked carrier candidates, offline.
+///
+/// Order: a valid ISO 6346 number is a container (carrier from the owner prefix of carrier-owned
+/// equipment; lessor prefixes give no prediction); a number starting with a known SCAC or
+/// bill-of-lading prefix is that carrier's bill of lading; a 9-digit number is likely a Maersk
+/// booking; anything else is a booking number without a prediction.
+pub fn infer(raw: &str) -> Result<Inference, InvalidNumber> {
+    let number = ident::normalize(raw);
+    if !ident::is_reference_shape(&number) {
+        return Err(InvalidNumber);
+    }
+    if ident::looks_like_container(&number) {
+        let check = ident::validate_container(&number);
+        let passed = check.is_ok();
+        let owner = &number[..4];
+        let mut candidates: Vec<Candidate> = PREFIXES
+            .iter()
+            .filter(|(p, _)| p == owner)
+            .filter_map(|(_, scac)| candidate(scac, if passed { 0.97 } else { 0.75 }))
+            .collect();
+        candidates.dedup_by(|a, b| a.scac == b.scac);
+        let decision = decide(candidates.first());
+        return Ok(Inference {
+            number,
+            number_type: NumberType::Container,
+            is_valid: Some(passed),
+            check_digit_passed: Some(passed),
+            reason: match check {
+                Err(e @ ContainerNumberError::CheckDigit { .. }) => Some(e.to_string()),
+                _ => None,
+            },
+            candidates,
+            decision,
+        });
+    }
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for line in LINES.iter().filter(|l| l.scac != SANDBOX_SCAC) {
+        let by_scac = number.len() > 4 && number.starts_with(&line.scac);
+        let by_prefix = line
+            .bill_of_lading_prefix
+            .as_deref()
+            .is_some_and(|p| number.len() > p.len() && number.starts_with(p));
+        if (by_scac || by_prefix) && !candidates.iter().any(|c| c.scac == line.scac) {
+            candidates.extend(candidate(&line.scac, if by_prefix { 0.97 } else { 0.9 }));
+        }
+    }
+    if !candidates.is_empty() {
+        candidates.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+        let decision = decide(candidates.first());
+        return Ok(Inference {
+            number,
+            number_type: NumberType::BillOfLading,
+            is_valid: None,
+            check_digit_passed: None,
+            reason: None,
+            candidates,
+            decision,
+        });
+    }
+    let candidates: Vec<Candidate> =
+        if number.len() == 9 && number.bytes().all(|b| b.is_ascii_digit()) {
+            candidate("MAEU", 0.75).into_iter().collect()
+        } else {
+            Vec::new()
+        };
+    let decision = decide(candidates.first());
+    Ok(Inference {
+        number,
+        number_type: NumberType::Booking,
+        is_valid: None,
+        check_digit_passed: None,
+        reason: None,
+        candidates,
+        decision,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_lines_load_without_duplicates() {
+        let lines = shipping_lines();
+        assert!(lines.len() >= 20);
+        let mut scacs: Vec<&str> = lines.iter().map(|l| l.scac.as_str()).collect();
+        scacs.sort_unstable();
+        let n = scacs.len();
+        scacs.dedup();
+        assert_eq!(n, scacs.len());
+        assert_eq!(
+            by_scac("MSCU").unwrap().bill_of_lading_prefix.as_deref(),
+            Some("MEDU")
+        );
+        assert!(!by_scac("HDMU").unwrap().container_number_tracking);
+        assert!(by_scac("TEST").is_some());
+    }
+
+    #[test]
+    fn containers_infer_from_owner_prefix() {
+        let i = infer("mscu 123456-6").unwrap();
+        assert_eq!(i.number, "MSCU1234566");
+        assert_eq!(i.number_type, NumberType::Container);
+        assert_eq!(i.check_digit_passed, Some(true));
+        assert_eq!(i.candidates[0].scac, "MSCU");
+        assert_eq!(i.decision, Decision::AutoSelect);
+
+        let bad = infer("MSCU1234567").unwrap();
+        assert_eq!(bad.is_valid, Some(false));
+        assert!(bad.reason.as_deref().unwrap().contains("check digit"));
+        assert_eq!(bad.decision, Decision::NeedsConfirmation);
+
+        let lessor = infer("TCKU7248999").unwrap();
+        assert!(lessor.candidates.is_empty());
+        assert_eq!(lessor.decision, Decision::NoPrediction);
+    }
+
+    #[test]
+    fn bills_of_lading_infer_from_prefixes() {
+        let msc = infer("MEDUJ1234567").unwrap();
+        assert_eq!(msc.number_type, NumberType::BillOfLading);
+        assert_eq!(msc.candidates[0].scac, "MSCU");
+        assert_eq!(msc.decision, Decision::AutoSelect);
+        let hl = infer("HLCUHAM240912345").unwrap();
+        assert_eq!(hl.candidates[0].scac, "HLCU");
+        let maersk = infer("241234567").unwrap();
+        assert_eq!(maersk.number_type, NumberType::Booking);
+        assert_eq!(maersk.decision, Decision::NeedsConfirmation);
+        let unknown = infer("QQ12345678").unwrap();
+        assert_eq!(unknown.decision, Decision::NoPrediction);
+        assert_eq!(infer("x!"), Err(InvalidNumber));
+        assert_eq!(infer(""), Err(InvalidNumber));
+    }
+}

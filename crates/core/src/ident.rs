@@ -41,7 +41,7 @@ fn letter_value(c: u8) -> Option<u32> {
     let mut v = 10u32;
     for _ in b'A'..c {
         v += 1;
-        if v % 11 == 0 {
+        if v.is_multiple_of(11) {
             v += 1;
         }
     }

@@ -11,3 +11,4 @@ pub mod paging;
 pub mod plan;
 pub mod ratelimit;
 pub mod time;
+pub mod tracking;

@@ -1,0 +1,840 @@
+//! `merge(state, observations) -> (state', changes)`: the only way container and shipment
+//! state changes.
+//!
+//! Rules:
+//! - A batch is sorted into one canonical order first (and exact duplicates dropped), so the
+//!   order in which observations arrive inside a batch never matters.
+//! - Every attribute remembers the `observed_us` of the report that last wrote it; a report
+//!   not newer than that is ignored, so a late, stale message cannot undo newer knowledge.
+//! - Actual transport events are recorded once, keyed by milestone, place, location and time.
+//! - Applying a batch a second time finds nothing new: no state change, no changes emitted.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::rules::{self, t};
+use super::{
+    Change, ContainerState, DataSource, EventFact, Fact, Fee, Hold, LfdKind, Milestone,
+    Observation, Place, ShipmentState, TransportEvent,
+};
+use crate::time::format_micros;
+
+/// The result of a merge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merged {
+    /// The container's new state.
+    pub container: ContainerState,
+    /// The shipment's new state.
+    pub shipment: ShipmentState,
+    /// What changed, in a deterministic order.
+    pub changes: Vec<Change>,
+}
+
+/// Records `at` as the version of `key` unless a report at least as new already wrote it.
+/// Of two reports with the same time, the first in the batch's canonical order wins, in this
+/// batch and in every later one, so equal-time conflicts cannot flip the state back and forth.
+fn newer(versions: &mut BTreeMap<String, i64>, key: &str, at: i64) -> bool {
+    match versions.get(key) {
+        Some(&v) if v >= at => false,
+        _ => {
+            versions.insert(key.to_string(), at);
+            true
+        }
+    }
+}
+
+fn time_key(m: Milestone, place: Place) -> Option<&'static str> {
+    use Milestone::*;
+    Some(match (m, place) {
+        (EmptyOut, Place::Origin) => t::EMPTY_OUT,
+        (FullIn, Place::Origin) => t::POL_FULL_IN,
+        (VesselLoaded, Place::Origin) => t::POL_VESSEL_LOADED,
+        (VesselDeparted, Place::Origin) => t::POL_VESSEL_DEPARTED,
+        (VesselArrived, Place::Pod) => t::POD_ARRIVED,
+        (VesselDischarged, Place::Pod) => t::POD_DISCHARGED,
+        (FullOut, Place::Pod) => t::POD_FULL_OUT,
+        (FullOut, Place::Inland) => t::FINAL_FULL_OUT,
+        (EmptyIn, _) => t::EMPTY_TERMINATED,
+        (RailLoaded, Place::Pod) => t::POD_RAIL_LOADED,
+        (RailDeparted, Place::Pod) => t::POD_RAIL_DEPARTED,
+        (ArrivedAtInlandDestination, Place::Inland) => t::IND_ATA,
+        (RailUnloaded, Place::Inland) => t::IND_RAIL_UNLOADED,
+        (Delivered, _) => t::DELIVERED,
+        _ => return None,
+    })
+}
+
+fn transport(e: &EventFact, source: DataSource, estimated: bool) -> TransportEvent {
+    TransportEvent {
+        event: e.milestone.event_name(estimated),
+        at_us: e.at_us,
+        locode: e.locode.clone(),
+        timezone: e.timezone.clone(),
+        terminal: e.terminal.clone(),
+        vessel_name: e.vessel_name.clone(),
+        vessel_imo: e.vessel_imo.clone(),
+        voyage: e.voyage.clone(),
+        source,
+    }
+}
+
+fn plain_event(event: String, at_us: Option<i64>, source: DataSource) -> Change {
+    Change::Transport(TransportEvent {
+        event,
+        at_us,
+        locode: None,
+        timezone: None,
+        terminal: None,
+        vessel_name: None,
+        vessel_imo: None,
+        voyage: None,
+        source,
+    })
+}
+
+fn set_opt<T: PartialEq>(
+    slot: &mut Option<T>,
+    v: Option<T>,
+    versions: &mut BTreeMap<String, i64>,
+    key: &str,
+    at: i64,
+) {
+    if newer(versions, key, at) && *slot != v {
+        *slot = v;
+    }
+}
+
+fn apply_event(
+    c: &mut ContainerState,
+    s: &mut ShipmentState,
+    e: &EventFact,
+    o: &Observation,
+    out: &mut Vec<Change>,
+) {
+    let at = o.observed_us;
+    if e.estimated {
+        let Some(value) = e.at_us else { return };
+        let key = format!("estimated.{}.{:?}", e.milestone.name(), e.place);
+        let previous = c.times.get(&key).copied();
+        if newer(&mut c.versions, &key, at) && previous != Some(value) {
+            c.times.insert(key, value);
+            if e.milestone.has_estimate_event() {
+                out.push(Change::Transport(transport(e, o.source, true)));
+            }
+        }
+        match (e.milestone, e.place) {
+            (Milestone::VesselArrived, Place::Pod) => set_opt(
+                &mut s.pod_eta_us,
+                Some(value),
+                &mut s.versions,
+                "pod_eta",
+                at,
+            ),
+            (Milestone::VesselDeparted, Place::Origin) => set_opt(
+                &mut s.pol_etd_us,
+                Some(value),
+                &mut s.versions,
+                "pol_etd",
+                at,
+            ),
+            (Milestone::ArrivedAtInlandDestination, Place::Inland) => {
+                if o.source == DataSource::Rail {
+                    if newer(&mut c.versions, t::IND_ETA, at) {
+                        c.times.insert(t::IND_ETA.to_string(), value);
+                    }
+                } else {
+                    set_opt(
+                        &mut s.destination_eta_us,
+                        Some(value),
+                        &mut s.versions,
+                        "destination_eta",
+                        at,
+                    );
+                }
+            }
+            _ => {}
+        }
+        return;
+    }
+    let key = format!(
+        "{}|{:?}|{}|{}",
+        e.milestone.name(),
+        e.place,
+        e.locode.as_deref().unwrap_or_default(),
+        e.at_us.map_or_else(String::new, |v| v.to_string())
+    );
+    if c.seen_events.insert(key) {
+        out.push(Change::Transport(transport(e, o.source, false)));
+    }
+    if let (Some(k), Some(when)) = (time_key(e.milestone, e.place), e.at_us)
+        && newer(&mut c.versions, k, at)
+    {
+        c.times.insert(k.to_string(), when);
+    }
+    match (e.milestone, e.place) {
+        (Milestone::Available | Milestone::NotAvailable, _)
+            if newer(&mut c.versions, "availability", at) =>
+        {
+            c.availability_known = true;
+            c.available_for_pickup = Some(e.milestone == Milestone::Available);
+        }
+        (Milestone::VesselDeparted, Place::Origin) => {
+            set_opt(&mut s.pol_atd_us, e.at_us, &mut s.versions, "pol_atd", at)
+        }
+        (Milestone::VesselArrived, Place::Pod) => {
+            set_opt(&mut s.pod_ata_us, e.at_us, &mut s.versions, "pod_ata", at);
+            if e.vessel_name.is_some() {
+                set_opt(
+                    &mut s.pod_vessel_name,
+                    e.vessel_name.clone(),
+                    &mut s.versions,
+                    "pod_vessel_name",
+                    at,
+                );
+                set_opt(
+                    &mut s.pod_vessel_imo,
+                    e.vessel_imo.clone(),
+                    &mut s.versions,
+                    "pod_vessel_imo",
+                    at,
+                );
+                set_opt(
+                    &mut s.pod_voyage_number,
+                    e.voyage.clone(),
+                    &mut s.versions,
+                    "pod_voyage_number",
+                    at,
+                );
+            }
+        }
+        (Milestone::ArrivedAtInlandDestination, Place::Inland) if o.source != DataSource::Rail => {
+            set_opt(
+                &mut s.destination_ata_us,
+                e.at_us,
+                &mut s.versions,
+                "destination_ata",
+                at,
+            );
+        }
+        _ => {}
+    }
+}
+
+fn normalize_holds(holds: &[Hold]) -> Vec<Hold> {
+    let mut v: Vec<Hold> = holds
+        .iter()
+        .map(|h| Hold {
+            name: rules::canonical_hold_name(&h.name).to_string(),
+            status: if h.status == "pending" {
+                "pending".into()
+            } else {
+                "hold".into()
+            },
+            description: h.description.clone(),
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn apply(c: &mut ContainerState, s: &mut ShipmentState, o: &Observation, out: &mut Vec<Change>) {
+    let at = o.observed_us;
+    match &o.fact {
+        Fact::Event(e) => apply_event(c, s, e, o, out),
+        Fact::Availability { available } => {
+            if newer(&mut c.versions, "availability", at) {
+                let was = c.available_for_pickup;
+                c.availability_known = true;
+                c.available_for_pickup = Some(*available);
+                if was != Some(*available) && (was.is_some() || *available) {
+                    let m = if *available {
+                        Milestone::Available
+                    } else {
+                        Milestone::NotAvailable
+                    };
+                    out.push(plain_event(m.event_name(false), Some(at), o.source));
+                }
+            }
+        }
+        Fact::Holds { holds } => {
+            if newer(&mut c.versions, "holds", at) {
+                c.holds = normalize_holds(holds);
+            }
+        }
+        Fact::Fees { fees } => {
+            if newer(&mut c.versions, "fees", at) {
+                let mut f = fees.clone();
+                f.sort();
+                f.dedup();
+                c.fees = f;
+            }
+        }
+        Fact::Lfd { which, at_us } => {
+            let key = format!("lfd.{which:?}");
+            if newer(&mut c.versions, &key, at) {
+                match at_us {
+                    Some(v) => c.lfd.insert(*which, *v),
+                    None => c.lfd.remove(which),
+                };
+            }
+        }
+        Fact::Appointment { at_us } => {
+            let was = c.pickup_appointment_us;
+            set_opt(
+                &mut c.pickup_appointment_us,
+                *at_us,
+                &mut c.versions,
+                "appointment",
+                at,
+            );
+            if was != c.pickup_appointment_us {
+                out.push(plain_event(
+                    "container.pickup_appointment.changed".into(),
+                    c.pickup_appointment_us,
+                    o.source,
+                ));
+            }
+        }
+        Fact::YardLocation { location } => set_opt(
+            &mut c.location_at_pod_terminal,
+            location.clone(),
+            &mut c.versions,
+            "yard",
+            at,
+        ),
+        Fact::PodTerminal { code } => set_opt(
+            &mut c.pod_terminal,
+            code.clone(),
+            &mut c.versions,
+            "pod_terminal",
+            at,
+        ),
+        Fact::Equipment(eq) => {
+            if newer(&mut c.versions, "equipment", at) {
+                let merged = super::Equipment {
+                    equipment_type: eq
+                        .equipment_type
+                        .clone()
+                        .or(c.equipment.equipment_type.take()),
+                    equipment_length: eq.equipment_length.or(c.equipment.equipment_length),
+                    equipment_height: eq
+                        .equipment_height
+                        .clone()
+                        .or(c.equipment.equipment_height.take()),
+                    weight_in_lbs: eq.weight_in_lbs.or(c.equipment.weight_in_lbs),
+                    seal_number: eq.seal_number.clone().or(c.equipment.seal_number.take()),
+                };
+                c.equipment = merged;
+            }
+        }
+        Fact::RailCarriers { pod, ind } => {
+            set_opt(
+                &mut c.pod_rail_carrier_scac,
+                pod.clone(),
+                &mut c.versions,
+                "pod_rail_carrier",
+                at,
+            );
+            set_opt(
+                &mut c.ind_rail_carrier_scac,
+                ind.clone(),
+                &mut c.versions,
+                "ind_rail_carrier",
+                at,
+            );
+        }
+        Fact::Chassis { number } => set_opt(
+            &mut c.pod_full_out_chassis_number,
+            number.clone(),
+            &mut c.versions,
+            "chassis",
+            at,
+        ),
+    }
+}
+
+/// A hold as the API shows it.
+pub fn hold_json(h: &Hold) -> Value {
+    json!({"name": h.name, "status": h.status, "description": h.description})
+}
+
+/// A fee as the API shows it (amount in major units).
+pub fn fee_json(f: &Fee) -> Value {
+    let amount = if f.amount_minor % 100 == 0 {
+        json!(f.amount_minor / 100)
+    } else {
+        json!(f.amount_minor as f64 / 100.0)
+    };
+    json!({"type": f.kind, "amount": amount, "currency_code": f.currency_code})
+}
+
+fn ts(v: Option<i64>) -> Value {
+    v.map_or(Value::Null, |us| Value::String(format_micros(us)))
+}
+
+/// The terminal-facing attributes whose changes make a `container.updated` changeset.
+pub fn terminal_view(c: &ContainerState) -> BTreeMap<String, Value> {
+    let mut m = BTreeMap::new();
+    m.insert(
+        "available_for_pickup".to_string(),
+        json!(c.available_for_pickup),
+    );
+    m.insert(
+        "holds_at_pod_terminal".to_string(),
+        Value::Array(c.holds.iter().map(hold_json).collect()),
+    );
+    m.insert(
+        "fees_at_pod_terminal".to_string(),
+        Value::Array(c.fees.iter().map(fee_json).collect()),
+    );
+    m.insert(
+        "pickup_lfd".to_string(),
+        ts(rules::coalesced_lfd(&c.lfd, true)),
+    );
+    m.insert(
+        "pickup_lfd_line".to_string(),
+        ts(c.lfd.get(&LfdKind::Line).copied()),
+    );
+    m.insert(
+        "pickup_lfd_terminal".to_string(),
+        ts(c.lfd.get(&LfdKind::Terminal).copied()),
+    );
+    m.insert(
+        "pickup_lfd_rail".to_string(),
+        ts(c.lfd.get(&LfdKind::Rail).copied()),
+    );
+    m.insert(
+        "pickup_appointment_at".to_string(),
+        ts(c.pickup_appointment_us),
+    );
+    m.insert(
+        "location_at_pod_terminal".to_string(),
+        json!(c.location_at_pod_terminal),
+    );
+    m
+}
+
+fn lfd_event(which: Option<LfdKind>) -> String {
+    match which {
+        None => "container.pickup_lfd.changed".into(),
+        Some(LfdKind::Line) => "container.pickup_lfd_line.changed".into(),
+        Some(LfdKind::Terminal) => "container.pickup_lfd_terminal.changed".into(),
+        Some(LfdKind::Rail) => "container.pickup_lfd_rail.changed".into(),
+    }
+}
+
+/// Applies a batch of observations about one container (and its shipment).
+pub fn merge(
+    container: &ContainerState,
+    shipment: &ShipmentState,
+    batch: &[Observation],
+) -> Merged {
+    let mut sorted: Vec<&Observation> = batch.iter().collect();
+    sorted.sort();
+    sorted.dedup();
+    let mut c = container.clone();
+    let mut s = shipment.clone();
+    let mut changes = Vec::new();
+    let view_before = terminal_view(&c);
+    for o in &sorted {
+        apply(&mut c, &mut s, o, &mut changes);
+    }
+    let source = sorted.last().map_or(DataSource::Sandbox, |o| o.source);
+
+    for which in [LfdKind::Line, LfdKind::Terminal, LfdKind::Rail] {
+        let (a, b) = (container.lfd.get(&which), c.lfd.get(&which));
+        if a != b {
+            changes.push(plain_event(lfd_event(Some(which)), b.copied(), source));
+        }
+    }
+    let (a, b) = (
+        rules::coalesced_lfd(&container.lfd, true),
+        rules::coalesced_lfd(&c.lfd, true),
+    );
+    if a != b {
+        changes.push(plain_event(lfd_event(None), b, source));
+    }
+
+    let view_after = terminal_view(&c);
+    let changeset: BTreeMap<String, [Value; 2]> = view_after
+        .iter()
+        .filter_map(|(k, new)| {
+            let old = view_before.get(k).cloned().unwrap_or(Value::Null);
+            (old != *new).then(|| (k.clone(), [old, new.clone()]))
+        })
+        .collect();
+    if !changeset.is_empty() {
+        changes.push(Change::ContainerUpdated { changeset });
+    }
+
+    if container.pod_terminal.is_some() && container.pod_terminal != c.pod_terminal {
+        changes.push(Change::PodTerminalChanged {
+            old: container.pod_terminal.clone(),
+            new: c.pod_terminal.clone(),
+        });
+    }
+    if s.pod_eta_us != shipment.pod_eta_us {
+        if s.pod_original_eta_us.is_none() {
+            s.pod_original_eta_us = s.pod_eta_us;
+        }
+        changes.push(Change::ShipmentEstimatedArrival {
+            old_us: shipment.pod_eta_us,
+            new_us: s.pod_eta_us,
+        });
+    }
+    Merged {
+        container: c,
+        shipment: s,
+        changes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const H: i64 = 3_600_000_000;
+
+    fn ev(m: Milestone, place: Place, at: i64, estimated: bool) -> Fact {
+        Fact::Event(EventFact {
+            milestone: m,
+            estimated,
+            at_us: Some(at),
+            place,
+            locode: Some(match place {
+                Place::Origin => "CNSHA".into(),
+                Place::Transshipment => "SGSIN".into(),
+                Place::Pod => "USLAX".into(),
+                Place::Inland => "USCHI".into(),
+            }),
+            timezone: None,
+            terminal: None,
+            vessel_name: Some("EVER GIVEN".into()),
+            vessel_imo: Some("9811000".into()),
+            voyage: Some("1234E".into()),
+        })
+    }
+
+    fn obs(observed_us: i64, source: DataSource, fact: Fact) -> Observation {
+        Observation {
+            observed_us,
+            source,
+            fact,
+        }
+    }
+
+    fn names(changes: &[Change]) -> Vec<String> {
+        changes.iter().map(Change::event_name).collect()
+    }
+
+    #[test]
+    fn a_plain_import_emits_events_once_and_tracks_eta() {
+        let c0 = ContainerState::default();
+        let s0 = ShipmentState::default();
+        let batch = vec![
+            obs(
+                1,
+                DataSource::ShippingLine,
+                ev(Milestone::VesselLoaded, Place::Origin, 10 * H, false),
+            ),
+            obs(
+                1,
+                DataSource::ShippingLine,
+                ev(Milestone::VesselArrived, Place::Pod, 400 * H, true),
+            ),
+        ];
+        let m = merge(&c0, &s0, &batch);
+        assert_eq!(
+            names(&m.changes),
+            vec![
+                "container.transport.vessel_loaded",
+                "container.transport.estimated.vessel_arrived",
+                "shipment.estimated.arrival"
+            ]
+        );
+        assert_eq!(m.shipment.pod_original_eta_us, Some(400 * H));
+        assert_eq!(
+            rules::current_status(&m.container, false),
+            rules::ContainerStatus::OnShip
+        );
+
+        // the ETA slips: a new estimate event and a shipment ETA change; the original stays
+        let slip = vec![obs(
+            2,
+            DataSource::ShippingLine,
+            ev(Milestone::VesselArrived, Place::Pod, 430 * H, true),
+        )];
+        let m2 = merge(&m.container, &m.shipment, &slip);
+        assert_eq!(
+            names(&m2.changes),
+            vec![
+                "container.transport.estimated.vessel_arrived",
+                "shipment.estimated.arrival"
+            ]
+        );
+        assert_eq!(m2.shipment.pod_eta_us, Some(430 * H));
+        assert_eq!(m2.shipment.pod_original_eta_us, Some(400 * H));
+
+        // again: nothing
+        let m3 = merge(&m2.container, &m2.shipment, &slip);
+        assert!(m3.changes.is_empty());
+        assert_eq!(m3.container, m2.container);
+    }
+
+    #[test]
+    fn holds_fees_and_lfd_make_one_changeset_and_lfd_events() {
+        let c0 = ContainerState::default();
+        let s0 = ShipmentState::default();
+        let batch = vec![
+            obs(
+                5,
+                DataSource::Terminal,
+                Fact::Availability { available: false },
+            ),
+            obs(
+                5,
+                DataSource::Terminal,
+                Fact::Holds {
+                    holds: vec![Hold {
+                        name: "Customs".into(),
+                        status: "hold".into(),
+                        description: Some("CBP exam".into()),
+                    }],
+                },
+            ),
+            obs(
+                5,
+                DataSource::Terminal,
+                Fact::Lfd {
+                    which: LfdKind::Terminal,
+                    at_us: Some(500 * H),
+                },
+            ),
+        ];
+        let m = merge(&c0, &s0, &batch);
+        let n = names(&m.changes);
+        assert!(
+            n.contains(&"container.pickup_lfd_terminal.changed".to_string()),
+            "{n:?}"
+        );
+        assert!(n.contains(&"container.pickup_lfd.changed".to_string()));
+        let Some(Change::ContainerUpdated { changeset }) = m
+            .changes
+            .iter()
+            .find(|c| matches!(c, Change::ContainerUpdated { .. }))
+        else {
+            panic!("no changeset: {n:?}")
+        };
+        assert_eq!(changeset["holds_at_pod_terminal"][0], json!([]));
+        assert_eq!(changeset["holds_at_pod_terminal"][1][0]["name"], "customs");
+        assert_eq!(
+            changeset["available_for_pickup"],
+            [Value::Null, json!(false)]
+        );
+        assert!(!rules::ready_for_pickup(&m.container));
+
+        // the hold clears and the container is released: ready
+        let release = vec![
+            obs(6, DataSource::Terminal, Fact::Holds { holds: vec![] }),
+            obs(
+                6,
+                DataSource::Terminal,
+                Fact::Availability { available: true },
+            ),
+        ];
+        let m2 = merge(&m.container, &m.shipment, &release);
+        assert!(rules::ready_for_pickup(&m2.container));
+        assert!(names(&m2.changes).contains(&"container.transport.available".to_string()));
+        // the line's LFD overrides the terminal's even though it is later
+        let line = vec![obs(
+            7,
+            DataSource::ShippingLine,
+            Fact::Lfd {
+                which: LfdKind::Line,
+                at_us: Some(520 * H),
+            },
+        )];
+        let m3 = merge(&m2.container, &m2.shipment, &line);
+        assert_eq!(rules::coalesced_lfd(&m3.container.lfd, true), Some(520 * H));
+    }
+
+    #[test]
+    fn a_stale_report_never_overwrites_a_newer_one() {
+        let c0 = ContainerState::default();
+        let s0 = ShipmentState::default();
+        let fresh = merge(
+            &c0,
+            &s0,
+            &[obs(
+                10,
+                DataSource::Terminal,
+                Fact::Availability { available: true },
+            )],
+        );
+        let stale = merge(
+            &fresh.container,
+            &fresh.shipment,
+            &[obs(
+                9,
+                DataSource::Terminal,
+                Fact::Availability { available: false },
+            )],
+        );
+        assert_eq!(stale.container.available_for_pickup, Some(true));
+        assert!(stale.changes.is_empty());
+    }
+
+    #[test]
+    fn terminal_changes_are_reported() {
+        let c0 = ContainerState::default();
+        let s0 = ShipmentState::default();
+        let a = merge(
+            &c0,
+            &s0,
+            &[obs(
+                1,
+                DataSource::Terminal,
+                Fact::PodTerminal {
+                    code: Some("Y258".into()),
+                },
+            )],
+        );
+        assert!(
+            a.changes
+                .iter()
+                .all(|c| !matches!(c, Change::PodTerminalChanged { .. }))
+        );
+        let b = merge(
+            &a.container,
+            &a.shipment,
+            &[obs(
+                2,
+                DataSource::Terminal,
+                Fact::PodTerminal {
+                    code: Some("W185".into()),
+                },
+            )],
+        );
+        assert_eq!(names(&b.changes), vec!["container.pod_terminal_changed"]);
+    }
+
+    fn arb_fact() -> impl Strategy<Value = Fact> {
+        let milestone = proptest::sample::select(Milestone::ALL.to_vec());
+        let place = proptest::sample::select(vec![
+            Place::Origin,
+            Place::Transshipment,
+            Place::Pod,
+            Place::Inland,
+        ]);
+        prop_oneof![
+            (milestone, place, 0i64..50, any::<bool>()).prop_map(|(m, p, at, est)| ev(
+                m,
+                p,
+                at * H,
+                est
+            )),
+            any::<bool>().prop_map(|available| Fact::Availability { available }),
+            proptest::collection::vec((0usize..3, any::<bool>()), 0..3).prop_map(|hs| {
+                Fact::Holds {
+                    holds: hs
+                        .into_iter()
+                        .map(|(n, active)| Hold {
+                            name: ["customs", "freight", "USDA"][n].into(),
+                            status: if active {
+                                "hold".into()
+                            } else {
+                                "pending".into()
+                            },
+                            description: None,
+                        })
+                        .collect(),
+                }
+            }),
+            proptest::collection::vec(0i64..100_000, 0..3).prop_map(|amounts| Fact::Fees {
+                fees: amounts
+                    .into_iter()
+                    .map(|a| Fee {
+                        kind: "demurrage".into(),
+                        amount_minor: a,
+                        currency_code: "USD".into()
+                    })
+                    .collect()
+            }),
+            (0usize..3, proptest::option::of(0i64..50)).prop_map(|(k, at)| Fact::Lfd {
+                which: [LfdKind::Line, LfdKind::Terminal, LfdKind::Rail][k],
+                at_us: at.map(|a| a * H)
+            }),
+            proptest::option::of(0i64..50).prop_map(|at| Fact::Appointment {
+                at_us: at.map(|a| a * H)
+            }),
+            proptest::option::of(proptest::sample::select(vec!["Y258", "W185"])).prop_map(|c| {
+                Fact::PodTerminal {
+                    code: c.map(String::from),
+                }
+            }),
+        ]
+    }
+
+    fn arb_obs() -> impl Strategy<Value = Observation> {
+        (
+            0i64..20,
+            proptest::sample::select(vec![
+                DataSource::ShippingLine,
+                DataSource::Terminal,
+                DataSource::Rail,
+            ]),
+            arb_fact(),
+        )
+            .prop_map(|(t, s, f)| obs(t, s, f))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Merging the same observations twice emits nothing the second time.
+        #[test]
+        fn merging_twice_changes_nothing(batch in proptest::collection::vec(arb_obs(), 0..25)) {
+            let m1 = merge(&ContainerState::default(), &ShipmentState::default(), &batch);
+            let m2 = merge(&m1.container, &m1.shipment, &batch);
+            prop_assert!(m2.changes.is_empty(), "{:?}", m2.changes);
+            prop_assert_eq!(m2.container, m1.container);
+            prop_assert_eq!(m2.shipment, m1.shipment);
+        }
+
+        /// The order of observations inside a batch does not change the result.
+        #[test]
+        fn order_inside_a_batch_does_not_matter(
+            batch in proptest::collection::vec(arb_obs(), 0..25),
+            seed in any::<u64>(),
+        ) {
+            let mut shuffled = batch.clone();
+            // deterministic Fisher-Yates from the seed
+            let mut x = seed | 1;
+            for i in (1..shuffled.len()).rev() {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                shuffled.swap(i, (x % (i as u64 + 1)) as usize);
+            }
+            let a = merge(&ContainerState::default(), &ShipmentState::default(), &batch);
+            let b = merge(&ContainerState::default(), &ShipmentState::default(), &shuffled);
+            prop_assert_eq!(a, b);
+        }
+
+        /// A report older than what an attribute already holds never overwrites it.
+        #[test]
+        fn older_reports_never_win(newer_fact in arb_fact(), older_fact in arb_fact(), t_new in 10i64..20, t_old in 0i64..10) {
+            let first = merge(&ContainerState::default(), &ShipmentState::default(), &[obs(t_new, DataSource::Terminal, newer_fact.clone())]);
+            let same_kind = std::mem::discriminant(&newer_fact) == std::mem::discriminant(&older_fact);
+            let second = merge(&first.container, &first.shipment, &[obs(t_old, DataSource::Terminal, older_fact)]);
+            if same_kind && !matches!(newer_fact, Fact::Event(_) | Fact::Lfd { .. }) {
+                prop_assert_eq!(rules::ready_for_pickup(&second.container), rules::ready_for_pickup(&first.container));
+                prop_assert_eq!(&second.container.holds, &first.container.holds);
+                prop_assert_eq!(&second.container.fees, &first.container.fees);
+                prop_assert_eq!(second.container.pickup_appointment_us, first.container.pickup_appointment_us);
+                prop_assert_eq!(&second.container.pod_terminal, &first.container.pod_terminal);
+            }
+        }
+    }
+}

@@ -1,0 +1,453 @@
+//! The tracking model: observations from sources, container and shipment state, the merge
+//! that is the only thing allowed to change that state, and the business rules on it.
+//!
+//! Every source (carrier APIs, EDI, terminal feeds, AIS, the sandbox) turns what it read into
+//! [`Observation`]s. [`merge::merge`] applies a batch to the current state and returns the new
+//! state and the [`Change`]s it caused; it is pure and deterministic, so applying the same batch
+//! twice changes nothing the second time and the order of observations inside a batch does not
+//! matter.
+
+pub mod merge;
+pub mod rules;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+/// Who reported an observation (the `data_source` of transport events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DataSource {
+    /// The ocean carrier.
+    ShippingLine,
+    /// A port or inland terminal.
+    Terminal,
+    /// A rail carrier.
+    Rail,
+    /// Vessel position reports.
+    Ais,
+    /// The built-in sandbox.
+    Sandbox,
+}
+
+/// A container milestone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Milestone {
+    /// Empty picked up at origin.
+    EmptyOut,
+    /// Gated in full at the port of lading.
+    FullIn,
+    /// Loaded on the vessel at the port of lading.
+    VesselLoaded,
+    /// Vessel departed the port of lading.
+    VesselDeparted,
+    /// Arrived at a transshipment port.
+    TransshipmentArrived,
+    /// Discharged at a transshipment port.
+    TransshipmentDischarged,
+    /// Loaded at a transshipment port.
+    TransshipmentLoaded,
+    /// Departed a transshipment port.
+    TransshipmentDeparted,
+    /// Feeder or barge arrived.
+    FeederArrived,
+    /// Discharged from a feeder or barge.
+    FeederDischarged,
+    /// Loaded on a feeder or barge.
+    FeederLoaded,
+    /// Feeder or barge departed.
+    FeederDeparted,
+    /// Vessel arrived at the port of discharge.
+    VesselArrived,
+    /// Vessel berthed at the port of discharge.
+    VesselBerthed,
+    /// Discharged at the port of discharge.
+    VesselDischarged,
+    /// Available for pickup.
+    Available,
+    /// No longer available for pickup.
+    NotAvailable,
+    /// Gated out full.
+    FullOut,
+    /// Marked delivered.
+    Delivered,
+    /// Empty returned.
+    EmptyIn,
+    /// Loaded on a railcar.
+    RailLoaded,
+    /// Departed on a railcar.
+    RailDeparted,
+    /// Arrived at a rail terminal.
+    RailArrived,
+    /// Unloaded from a railcar.
+    RailUnloaded,
+    /// Arrived at the inland destination.
+    ArrivedAtInlandDestination,
+}
+
+impl Milestone {
+    /// Every milestone.
+    pub const ALL: [Milestone; 25] = [
+        Milestone::EmptyOut,
+        Milestone::FullIn,
+        Milestone::VesselLoaded,
+        Milestone::VesselDeparted,
+        Milestone::TransshipmentArrived,
+        Milestone::TransshipmentDischarged,
+        Milestone::TransshipmentLoaded,
+        Milestone::TransshipmentDeparted,
+        Milestone::FeederArrived,
+        Milestone::FeederDischarged,
+        Milestone::FeederLoaded,
+        Milestone::FeederDeparted,
+        Milestone::VesselArrived,
+        Milestone::VesselBerthed,
+        Milestone::VesselDischarged,
+        Milestone::Available,
+        Milestone::NotAvailable,
+        Milestone::FullOut,
+        Milestone::Delivered,
+        Milestone::EmptyIn,
+        Milestone::RailLoaded,
+        Milestone::RailDeparted,
+        Milestone::RailArrived,
+        Milestone::RailUnloaded,
+        Milestone::ArrivedAtInlandDestination,
+    ];
+
+    /// The snake-case name, e.g. `vessel_discharged`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Milestone::EmptyOut => "empty_out",
+            Milestone::FullIn => "full_in",
+            Milestone::VesselLoaded => "vessel_loaded",
+            Milestone::VesselDeparted => "vessel_departed",
+            Milestone::TransshipmentArrived => "transshipment_arrived",
+            Milestone::TransshipmentDischarged => "transshipment_discharged",
+            Milestone::TransshipmentLoaded => "transshipment_loaded",
+            Milestone::TransshipmentDeparted => "transshipment_departed",
+            Milestone::FeederArrived => "feeder_arrived",
+            Milestone::FeederDischarged => "feeder_discharged",
+            Milestone::FeederLoaded => "feeder_loaded",
+            Milestone::FeederDeparted => "feeder_departed",
+            Milestone::VesselArrived => "vessel_arrived",
+            Milestone::VesselBerthed => "vessel_berthed",
+            Milestone::VesselDischarged => "vessel_discharged",
+            Milestone::Available => "available",
+            Milestone::NotAvailable => "not_available",
+            Milestone::FullOut => "full_out",
+            Milestone::Delivered => "delivered",
+            Milestone::EmptyIn => "empty_in",
+            Milestone::RailLoaded => "rail_loaded",
+            Milestone::RailDeparted => "rail_departed",
+            Milestone::RailArrived => "rail_arrived",
+            Milestone::RailUnloaded => "rail_unloaded",
+            Milestone::ArrivedAtInlandDestination => "arrived_at_inland_destination",
+        }
+    }
+
+    /// Whether an estimate of this milestone is an event of its own
+    /// (`container.transport.estimated.*`).
+    pub fn has_estimate_event(self) -> bool {
+        matches!(
+            self,
+            Milestone::VesselDeparted
+                | Milestone::VesselArrived
+                | Milestone::ArrivedAtInlandDestination
+        )
+    }
+
+    /// The transport event name, e.g. `container.transport.vessel_arrived` or
+    /// `container.transport.estimated.vessel_arrived`.
+    pub fn event_name(self, estimated: bool) -> String {
+        if estimated {
+            format!("container.transport.estimated.{}", self.name())
+        } else {
+            format!("container.transport.{}", self.name())
+        }
+    }
+}
+
+/// Where on the journey an event happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Place {
+    /// Port of lading (and the origin empty depot).
+    Origin,
+    /// A transshipment port.
+    Transshipment,
+    /// Port of discharge.
+    Pod,
+    /// Inland (rail ramps, the inland destination).
+    Inland,
+}
+
+/// A terminal hold.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Hold {
+    /// `freight`, `customs`, `USDA`, `VACIS`, `TMF` or `other`.
+    pub name: String,
+    /// `hold` (active) or `pending`.
+    pub status: String,
+    /// Raw terminal text.
+    pub description: Option<String>,
+}
+
+/// A terminal fee, with the amount in minor units (cents) so sums are exact.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Fee {
+    /// `demurrage`, `extended_dwell_time`, `exam`, `total` or `other`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Amount in minor units of the currency.
+    pub amount_minor: i64,
+    /// ISO 4217 code.
+    pub currency_code: String,
+}
+
+/// Which last-free-day source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LfdKind {
+    /// The shipping line's LFD.
+    Line,
+    /// The POD terminal's LFD.
+    Terminal,
+    /// The rail carrier's LFD at the inland ramp.
+    Rail,
+}
+
+/// Equipment details.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Equipment {
+    /// `dry`, `reefer`, `open top`, `flat rack`, `bulk`, `tank`.
+    pub equipment_type: Option<String>,
+    /// 10, 20, 40 or 45.
+    pub equipment_length: Option<i64>,
+    /// `standard` or `high_cube`.
+    pub equipment_height: Option<String>,
+    /// Gross weight in pounds.
+    pub weight_in_lbs: Option<i64>,
+    /// Seal number.
+    pub seal_number: Option<String>,
+}
+
+/// A milestone report (actual, or an estimate).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct EventFact {
+    /// What happened.
+    pub milestone: Milestone,
+    /// Whether this is an estimate.
+    pub estimated: bool,
+    /// When, Unix microseconds UTC (local time as UTC when `timezone` is unknown).
+    pub at_us: Option<i64>,
+    /// Where on the journey.
+    pub place: Place,
+    /// UN/LOCODE of the place.
+    pub locode: Option<String>,
+    /// IANA zone of the place.
+    pub timezone: Option<String>,
+    /// Terminal (FIRMS or SMDG code).
+    pub terminal: Option<String>,
+    /// Vessel name.
+    pub vessel_name: Option<String>,
+    /// Vessel IMO number.
+    pub vessel_imo: Option<String>,
+    /// Voyage number.
+    pub voyage: Option<String>,
+}
+
+/// One fact a source reported.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Fact {
+    /// A milestone.
+    Event(EventFact),
+    /// Terminal availability.
+    Availability {
+        /// Released for pickup.
+        available: bool,
+    },
+    /// The complete current hold list (cleared holds are absent).
+    Holds {
+        /// Holds.
+        holds: Vec<Hold>,
+    },
+    /// The complete current fee list.
+    Fees {
+        /// Fees.
+        fees: Vec<Fee>,
+    },
+    /// A last free day.
+    Lfd {
+        /// Whose.
+        which: LfdKind,
+        /// The deadline, or none.
+        at_us: Option<i64>,
+    },
+    /// Pickup appointment.
+    Appointment {
+        /// When, or none.
+        at_us: Option<i64>,
+    },
+    /// Yard location text.
+    YardLocation {
+        /// Location, or none.
+        location: Option<String>,
+    },
+    /// The POD terminal (FIRMS / SMDG code).
+    PodTerminal {
+        /// Code.
+        code: Option<String>,
+    },
+    /// Equipment details.
+    Equipment(Equipment),
+    /// Rail carriers of the two rail legs.
+    RailCarriers {
+        /// From the POD.
+        pod: Option<String>,
+        /// To the inland destination.
+        ind: Option<String>,
+    },
+    /// Chassis at full-out.
+    Chassis {
+        /// Chassis number.
+        number: Option<String>,
+    },
+}
+
+/// What a source said about one container at one moment.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Observation {
+    /// When the source produced it (Unix microseconds); a newer observation wins.
+    pub observed_us: i64,
+    /// Who said it.
+    pub source: DataSource,
+    /// What was said.
+    pub fact: Fact,
+}
+
+/// Everything boxtrack knows about a container on one shipment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerState {
+    /// Equipment details.
+    pub equipment: Equipment,
+    /// Named timestamps (`pod_arrived_at`, `pod_discharged_at`, ...), Unix microseconds.
+    pub times: BTreeMap<String, i64>,
+    /// Whether the terminal reports availability at all.
+    pub availability_known: bool,
+    /// Released for pickup (meaningful when `availability_known`).
+    pub available_for_pickup: Option<bool>,
+    /// Current holds.
+    pub holds: Vec<Hold>,
+    /// Current fees.
+    pub fees: Vec<Fee>,
+    /// Last free days by source.
+    pub lfd: BTreeMap<LfdKind, i64>,
+    /// Pickup appointment.
+    pub pickup_appointment_us: Option<i64>,
+    /// Yard location text.
+    pub location_at_pod_terminal: Option<String>,
+    /// Chassis at full-out.
+    pub pod_full_out_chassis_number: Option<String>,
+    /// POD terminal code.
+    pub pod_terminal: Option<String>,
+    /// Rail carrier from the POD.
+    pub pod_rail_carrier_scac: Option<String>,
+    /// Rail carrier to the inland destination.
+    pub ind_rail_carrier_scac: Option<String>,
+    /// When each attribute was last written (observed_us), so older reports never win.
+    pub versions: BTreeMap<String, i64>,
+    /// Keys of the actual transport events already recorded.
+    pub seen_events: BTreeSet<String>,
+}
+
+/// Shipment-level state fed by the same observations (carrier view of the voyage).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShipmentState {
+    /// Estimated departure at the port of lading.
+    pub pol_etd_us: Option<i64>,
+    /// Actual departure at the port of lading.
+    pub pol_atd_us: Option<i64>,
+    /// Current ETA at the port of discharge.
+    pub pod_eta_us: Option<i64>,
+    /// The first ETA ever reported.
+    pub pod_original_eta_us: Option<i64>,
+    /// Actual arrival at the port of discharge.
+    pub pod_ata_us: Option<i64>,
+    /// Carrier ETA at the inland destination.
+    pub destination_eta_us: Option<i64>,
+    /// Carrier ATA at the inland destination.
+    pub destination_ata_us: Option<i64>,
+    /// Vessel at the POD.
+    pub pod_vessel_name: Option<String>,
+    /// Its IMO number.
+    pub pod_vessel_imo: Option<String>,
+    /// Its voyage.
+    pub pod_voyage_number: Option<String>,
+    /// When each attribute was last written.
+    pub versions: BTreeMap<String, i64>,
+}
+
+/// A transport event to record (and to notify).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransportEvent {
+    /// Event name, e.g. `container.transport.vessel_discharged`.
+    pub event: String,
+    /// When (for estimates: the estimate; for LFD events: the new value).
+    pub at_us: Option<i64>,
+    /// UN/LOCODE.
+    pub locode: Option<String>,
+    /// IANA zone.
+    pub timezone: Option<String>,
+    /// Terminal code.
+    pub terminal: Option<String>,
+    /// Vessel name.
+    pub vessel_name: Option<String>,
+    /// Vessel IMO.
+    pub vessel_imo: Option<String>,
+    /// Voyage.
+    pub voyage: Option<String>,
+    /// Who reported it.
+    pub source: DataSource,
+}
+
+/// What a merge changed; each becomes an event-log entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum Change {
+    /// A transport event (actual or estimated, including LFD and appointment changes).
+    Transport(TransportEvent),
+    /// Terminal-facing attributes changed: `{attribute: [old, new]}`.
+    ContainerUpdated {
+        /// The changeset.
+        changeset: BTreeMap<String, [serde_json::Value; 2]>,
+    },
+    /// The POD terminal changed from one to another.
+    PodTerminalChanged {
+        /// Previous terminal.
+        old: Option<String>,
+        /// New terminal.
+        new: Option<String>,
+    },
+    /// The shipment's ETA at the POD changed.
+    ShipmentEstimatedArrival {
+        /// Previous ETA.
+        old_us: Option<i64>,
+        /// New ETA.
+        new_us: Option<i64>,
+    },
+}
+
+impl Change {
+    /// The event-log / webhook event name of this change.
+    pub fn event_name(&self) -> String {
+        match self {
+            Change::Transport(t) => t.event.clone(),
+            Change::ContainerUpdated { .. } => "container.updated".into(),
+            Change::PodTerminalChanged { .. } => "container.pod_terminal_changed".into(),
+            Change::ShipmentEstimatedArrival { .. } => "shipment.estimated.arrival".into(),
+        }
+    }
+}

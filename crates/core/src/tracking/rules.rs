@@ -1,0 +1,317 @@
+//! Business rules on container data, each a pure function.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{ContainerState, Fee, Hold, LfdKind};
+
+/// Keys of [`ContainerState::times`].
+pub mod t {
+    /// Empty picked up at origin.
+    pub const EMPTY_OUT: &str = "empty_out_at";
+    /// Full in at the port of lading.
+    pub const POL_FULL_IN: &str = "pol_full_in_at";
+    /// Loaded at the port of lading.
+    pub const POL_VESSEL_LOADED: &str = "pol_vessel_loaded_at";
+    /// Departed the port of lading.
+    pub const POL_VESSEL_DEPARTED: &str = "pol_vessel_departed_at";
+    /// Arrived at the port of discharge.
+    pub const POD_ARRIVED: &str = "pod_arrived_at";
+    /// Discharged at the port of discharge.
+    pub const POD_DISCHARGED: &str = "pod_discharged_at";
+    /// Full out at the port of discharge.
+    pub const POD_FULL_OUT: &str = "pod_full_out_at";
+    /// Rail loaded at the POD.
+    pub const POD_RAIL_LOADED: &str = "pod_rail_loaded_at";
+    /// Rail departed from the POD.
+    pub const POD_RAIL_DEPARTED: &str = "pod_rail_departed_at";
+    /// Rail ETA at the inland destination.
+    pub const IND_ETA: &str = "ind_eta_at";
+    /// Rail ATA at the inland destination.
+    pub const IND_ATA: &str = "ind_ata_at";
+    /// Unloaded from rail inland.
+    pub const IND_RAIL_UNLOADED: &str = "ind_rail_unloaded_at";
+    /// Full out at the inland destination.
+    pub const FINAL_FULL_OUT: &str = "final_destination_full_out_at";
+    /// Empty returned.
+    pub const EMPTY_TERMINATED: &str = "empty_terminated_at";
+    /// Marked delivered.
+    pub const DELIVERED: &str = "delivered_at";
+}
+
+/// The container status shown as `current_status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContainerStatus {
+    /// Nothing known yet.
+    New,
+    /// Loaded or sailing.
+    OnShip,
+    /// At a terminal, availability not (yet) known.
+    Grounded,
+    /// Released and no active hold.
+    Available,
+    /// At the terminal but not released or held.
+    NotAvailable,
+    /// Discharged, waiting for the rail leg inland.
+    AwaitingInlandTransfer,
+    /// On rail after discharge.
+    OnRail,
+    /// Gated out full.
+    PickedUp,
+    /// Marked delivered.
+    Delivered,
+    /// Empty returned.
+    EmptyReturned,
+}
+
+impl ContainerStatus {
+    /// Every status.
+    pub const ALL: [ContainerStatus; 10] = [
+        ContainerStatus::New,
+        ContainerStatus::OnShip,
+        ContainerStatus::Grounded,
+        ContainerStatus::Available,
+        ContainerStatus::NotAvailable,
+        ContainerStatus::AwaitingInlandTransfer,
+        ContainerStatus::OnRail,
+        ContainerStatus::PickedUp,
+        ContainerStatus::Delivered,
+        ContainerStatus::EmptyReturned,
+    ];
+
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContainerStatus::New => "new",
+            ContainerStatus::OnShip => "on_ship",
+            ContainerStatus::Grounded => "grounded",
+            ContainerStatus::Available => "available",
+            ContainerStatus::NotAvailable => "not_available",
+            ContainerStatus::AwaitingInlandTransfer => "awaiting_inland_transfer",
+            ContainerStatus::OnRail => "on_rail",
+            ContainerStatus::PickedUp => "picked_up",
+            ContainerStatus::Delivered => "delivered",
+            ContainerStatus::EmptyReturned => "empty_returned",
+        }
+    }
+
+    /// Parses the wire spelling.
+    pub fn parse(s: &str) -> Option<ContainerStatus> {
+        ContainerStatus::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// Holds whose status is `hold` (active); `pending` holds do not block pickup.
+pub fn active_holds(holds: &[Hold]) -> impl Iterator<Item = &Hold> {
+    holds.iter().filter(|h| h.status == "hold")
+}
+
+/// Ready for pickup: the terminal released the container and no hold is active.
+pub fn ready_for_pickup(c: &ContainerState) -> bool {
+    c.available_for_pickup == Some(true) && active_holds(&c.holds).next().is_none()
+}
+
+/// Fee totals per currency in minor units, excluding `total` lines (which overlap the items).
+pub fn fee_sums(fees: &[Fee]) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    for f in fees.iter().filter(|f| f.kind != "total") {
+        *out.entry(f.currency_code.clone()).or_insert(0) += f.amount_minor;
+    }
+    out
+}
+
+/// The coalesced `pickup_lfd`: the line's LFD, else the terminal's, else the rail carrier's
+/// (a fixed preference, not the earliest date). `rail_visible` is false for accounts without
+/// the rail LFD entitlement.
+pub fn coalesced_lfd(lfd: &BTreeMap<LfdKind, i64>, rail_visible: bool) -> Option<i64> {
+    lfd.get(&LfdKind::Line)
+        .or_else(|| lfd.get(&LfdKind::Terminal))
+        .or_else(|| lfd.get(&LfdKind::Rail).filter(|_| rail_visible))
+        .copied()
+}
+
+/// The canonical hold name: `freight`, `customs`, `other` lower case; `USDA`, `VACIS`, `TMF`
+/// upper case; anything unknown is `other`.
+pub fn canonical_hold_name(raw: &str) -> &'static str {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "freight" | "line" | "carrier" => "freight",
+        "customs" | "cbp" => "customs",
+        "usda" => "USDA",
+        "vacis" => "VACIS",
+        "tmf" => "TMF",
+        _ => "other",
+    }
+}
+
+/// `current_status` from the container's state; `inland` says whether the shipment moves on
+/// to an inland destination after the POD.
+pub fn current_status(c: &ContainerState, inland: bool) -> ContainerStatus {
+    let has = |k: &str| c.times.contains_key(k);
+    if has(t::EMPTY_TERMINATED) {
+        return ContainerStatus::EmptyReturned;
+    }
+    if has(t::DELIVERED) {
+        return ContainerStatus::Delivered;
+    }
+    if has(t::FINAL_FULL_OUT) || (!inland && has(t::POD_FULL_OUT)) {
+        return ContainerStatus::PickedUp;
+    }
+    let at_final_terminal = if inland {
+        has(t::IND_RAIL_UNLOADED) || has(t::IND_ATA)
+    } else {
+        has(t::POD_DISCHARGED) || has(t::POD_ARRIVED) || c.availability_known
+    };
+    if at_final_terminal && c.availability_known {
+        return if ready_for_pickup(c) {
+            ContainerStatus::Available
+        } else {
+            ContainerStatus::NotAvailable
+        };
+    }
+    if inland {
+        if has(t::IND_RAIL_UNLOADED) {
+            return ContainerStatus::Grounded;
+        }
+        if has(t::POD_RAIL_LOADED) || has(t::POD_RAIL_DEPARTED) || has(t::POD_FULL_OUT) {
+            return ContainerStatus::OnRail;
+        }
+        if has(t::POD_DISCHARGED) {
+            return ContainerStatus::AwaitingInlandTransfer;
+        }
+    } else if has(t::POD_DISCHARGED) {
+        return ContainerStatus::Grounded;
+    }
+    if has(t::POL_VESSEL_LOADED) || has(t::POL_VESSEL_DEPARTED) || has(t::POD_ARRIVED) {
+        return ContainerStatus::OnShip;
+    }
+    ContainerStatus::New
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hold(name: &str, status: &str) -> Hold {
+        Hold {
+            name: name.into(),
+            status: status.into(),
+            description: None,
+        }
+    }
+
+    fn fee(kind: &str, minor: i64) -> Fee {
+        Fee {
+            kind: kind.into(),
+            amount_minor: minor,
+            currency_code: "USD".into(),
+        }
+    }
+
+    #[test]
+    fn ready_needs_release_and_no_active_hold() {
+        let mut c = ContainerState {
+            available_for_pickup: Some(true),
+            availability_known: true,
+            ..Default::default()
+        };
+        assert!(ready_for_pickup(&c));
+        c.holds = vec![hold("customs", "pending")];
+        assert!(ready_for_pickup(&c), "pending holds do not block");
+        c.holds.push(hold("freight", "hold"));
+        assert!(!ready_for_pickup(&c));
+        c.holds.clear();
+        c.available_for_pickup = Some(false);
+        assert!(!ready_for_pickup(&c));
+    }
+
+    #[test]
+    fn fee_sums_skip_total_lines() {
+        let sums = fee_sums(&[
+            fee("demurrage", 30000),
+            fee("exam", 12550),
+            fee("total", 42550),
+        ]);
+        assert_eq!(sums["USD"], 42550);
+        assert!(fee_sums(&[]).is_empty());
+    }
+
+    #[test]
+    fn lfd_prefers_line_then_terminal_then_rail() {
+        let mut lfd = BTreeMap::new();
+        lfd.insert(LfdKind::Rail, 1);
+        assert_eq!(coalesced_lfd(&lfd, true), Some(1));
+        assert_eq!(coalesced_lfd(&lfd, false), None);
+        lfd.insert(LfdKind::Terminal, 5);
+        assert_eq!(coalesced_lfd(&lfd, true), Some(5));
+        lfd.insert(LfdKind::Line, 9);
+        assert_eq!(
+            coalesced_lfd(&lfd, true),
+            Some(9),
+            "the line wins even when later"
+        );
+    }
+
+    #[test]
+    fn hold_names_are_canonical() {
+        assert_eq!(canonical_hold_name("usda"), "USDA");
+        assert_eq!(canonical_hold_name("Customs"), "customs");
+        assert_eq!(canonical_hold_name("mystery"), "other");
+    }
+
+    fn with(times: &[&str]) -> ContainerState {
+        ContainerState {
+            times: times.iter().map(|k| (k.to_string(), 1)).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn status_follows_the_journey() {
+        use ContainerStatus::*;
+        assert_eq!(current_status(&with(&[]), false), New);
+        assert_eq!(
+            current_status(&with(&[t::POL_VESSEL_LOADED]), false),
+            OnShip
+        );
+        assert_eq!(
+            current_status(&with(&[t::POL_VESSEL_LOADED, t::POD_DISCHARGED]), false),
+            Grounded
+        );
+        let mut c = with(&[t::POD_DISCHARGED]);
+        c.availability_known = true;
+        c.available_for_pickup = Some(true);
+        assert_eq!(current_status(&c, false), Available);
+        c.holds = vec![hold("customs", "hold")];
+        assert_eq!(current_status(&c, false), NotAvailable);
+        assert_eq!(
+            current_status(&with(&[t::POD_DISCHARGED, t::POD_FULL_OUT]), false),
+            PickedUp
+        );
+        assert_eq!(
+            current_status(&with(&[t::POD_FULL_OUT, t::EMPTY_TERMINATED]), false),
+            EmptyReturned
+        );
+        // inland moves
+        assert_eq!(
+            current_status(&with(&[t::POD_DISCHARGED]), true),
+            AwaitingInlandTransfer
+        );
+        assert_eq!(
+            current_status(&with(&[t::POD_DISCHARGED, t::POD_RAIL_LOADED]), true),
+            OnRail
+        );
+        assert_eq!(
+            current_status(&with(&[t::POD_RAIL_DEPARTED, t::IND_RAIL_UNLOADED]), true),
+            Grounded
+        );
+        assert_eq!(
+            current_status(&with(&[t::IND_RAIL_UNLOADED, t::FINAL_FULL_OUT]), true),
+            PickedUp
+        );
+        for s in ContainerStatus::ALL {
+            assert_eq!(ContainerStatus::parse(s.as_str()), Some(s));
+        }
+    }
+}

@@ -10,5 +10,6 @@ pub mod ident;
 pub mod paging;
 pub mod plan;
 pub mod ratelimit;
+pub mod requests;
 pub mod time;
 pub mod tracking;

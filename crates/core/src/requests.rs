@@ -1,0 +1,298 @@
+//! Tracking requests: their types, states, and the validation of a new request.
+
+use serde::{Deserialize, Serialize};
+
+use crate::carriers::{self, SANDBOX_SCAC};
+use crate::ident;
+
+/// What a request number is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestType {
+    /// An ISO 6346 container number.
+    Container,
+    /// A master bill of lading.
+    BillOfLading,
+    /// A booking number.
+    BookingNumber,
+}
+
+impl RequestType {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestType::Container => "container",
+            RequestType::BillOfLading => "bill_of_lading",
+            RequestType::BookingNumber => "booking_number",
+        }
+    }
+
+    /// Parses the wire spelling.
+    pub fn parse(s: &str) -> Option<RequestType> {
+        [RequestType::Container, RequestType::BillOfLading, RequestType::BookingNumber]
+            .into_iter()
+            .find(|t| t.as_str() == s)
+    }
+}
+
+/// The `status` of a tracking request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Accepted, being processed.
+    Pending,
+    /// The carrier has not manifested the shipment yet; rechecked on a schedule.
+    AwaitingManifest,
+    /// The shipment and its containers exist.
+    Created,
+    /// Permanently failed (`failed_reason`).
+    Failed,
+    /// Tracking of the shipment was stopped.
+    TrackingStopped,
+}
+
+impl Status {
+    /// Every status.
+    pub const ALL: [Status; 5] = [
+        Status::Pending,
+        Status::AwaitingManifest,
+        Status::Created,
+        Status::Failed,
+        Status::TrackingStopped,
+    ];
+
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::AwaitingManifest => "awaiting_manifest",
+            Status::Created => "created",
+            Status::Failed => "failed",
+            Status::TrackingStopped => "tracking_stopped",
+        }
+    }
+
+    /// Parses the wire spelling.
+    pub fn parse(s: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+/// A new request as the client sent it (already JSON-decoded).
+#[derive(Debug, Clone, Default)]
+pub struct NewRequest {
+    /// `request_number`
+    pub request_number: Option<String>,
+    /// `request_type`
+    pub request_type: Option<String>,
+    /// `scac`
+    pub scac: Option<String>,
+    /// `auto_detect_vocc_scac`
+    pub auto_detect: bool,
+    /// `ref_numbers`
+    pub ref_numbers: Vec<String>,
+    /// `shipment_tags`
+    pub shipment_tags: Vec<String>,
+}
+
+/// A validated, normalised request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidRequest {
+    /// Trimmed, upper-cased number.
+    pub number: String,
+    /// Type.
+    pub request_type: RequestType,
+    /// Carrier; `None` while auto-detection is pending.
+    pub scac: Option<String>,
+    /// Whether the carrier is to be inferred.
+    pub auto_detect: bool,
+    /// Client references.
+    pub ref_numbers: Vec<String>,
+    /// Tags for the shipment.
+    pub shipment_tags: Vec<String>,
+}
+
+/// One rejected field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// JSON pointer into the request document.
+    pub pointer: &'static str,
+    /// Machine code: `blank`, `invalid`, `not_recognized`, `not_supported`, `too_long`.
+    pub code: &'static str,
+    /// Human text.
+    pub detail: String,
+}
+
+fn err(pointer: &'static str, code: &'static str, detail: impl Into<String>) -> FieldError {
+    FieldError {
+        pointer,
+        code,
+        detail: detail.into(),
+    }
+}
+
+fn clean_list(list: &[String], pointer: &'static str, errors: &mut Vec<FieldError>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        if s.chars().count() > 100 {
+            errors.push(err(pointer, "too_long", "each entry must be at most 100 characters"));
+        } else if !out.iter().any(|o| o == s) {
+            out.push(s.to_string());
+        }
+    }
+    if out.len() > 50 {
+        errors.push(err(pointer, "too_long", "at most 50 entries"));
+    }
+    out
+}
+
+/// Validates and normalises a new tracking request; returns every problem found.
+pub fn validate(input: &NewRequest) -> Result<ValidRequest, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let request_type = match input.request_type.as_deref().map(str::trim) {
+        None | Some("") => {
+            errors.push(err("/data/attributes/request_type", "blank", "Request type can't be blank"));
+            None
+        }
+        Some(t) => {
+            let parsed = RequestType::parse(t);
+            if parsed.is_none() {
+                errors.push(err(
+                    "/data/attributes/request_type",
+                    "invalid",
+                    format!("Request type '{t}' is not supported; use container, bill_of_lading or booking_number"),
+                ));
+            }
+            parsed
+        }
+    };
+    let sandbox = input
+        .scac
+        .as_deref()
+        .is_some_and(|s| s.trim().eq_ignore_ascii_case(SANDBOX_SCAC));
+    let raw_number = input.request_number.as_deref().unwrap_or_default();
+    // Sandbox test numbers keep their dashes (`TEST-TR-SUCCEEDED`).
+    let number = if sandbox {
+        raw_number.trim().to_ascii_uppercase()
+    } else {
+        ident::normalize(raw_number)
+    };
+    if number.is_empty() {
+        errors.push(err("/data/attributes/request_number", "blank", "Request number can't be blank"));
+    } else if sandbox {
+        if number.len() > 40 {
+            errors.push(err("/data/attributes/request_number", "invalid", "Request number is too long"));
+        }
+    } else if request_type == Some(RequestType::Container) {
+        if let Err(e) = ident::validate_container(&number) {
+            errors.push(err(
+                "/data/attributes/request_number",
+                "invalid",
+                format!("Request number '{number}' is not a valid container number: {e}"),
+            ));
+        }
+    } else if !ident::is_reference_shape(&number) {
+        errors.push(err(
+            "/data/attributes/request_number",
+            "invalid",
+            format!("Request number '{number}' must be 4 to 40 letters and digits"),
+        ));
+    }
+
+    let scac = input
+        .scac
+        .as_deref()
+        .map(|s| s.trim().to_ascii_uppercase())
+        .filter(|s| !s.is_empty());
+    match &scac {
+        None if !input.auto_detect => {
+            errors.push(err("/data/attributes/scac", "blank", "Scac can't be blank"));
+        }
+        None => {}
+        Some(s) => match carriers::by_scac(s) {
+            None => errors.push(err("/data/attributes/scac", "not_recognized", format!("Scac '{s}' is not recognized"))),
+            Some(line) if !line.supported => errors.push(err(
+                "/data/attributes/scac",
+                "not_supported",
+                format!("Scac '{s}' is not supported. We do not currently integrate with {}", line.name),
+            )),
+            Some(line) if request_type == Some(RequestType::Container) && !line.container_number_tracking => {
+                errors.push(err(
+                    "/data/attributes/request_type",
+                    "not_supported",
+                    format!("{} does not support tracking by container number", line.name),
+                ));
+            }
+            Some(_) => {}
+        },
+    }
+    let ref_numbers = clean_list(&input.ref_numbers, "/data/attributes/ref_numbers", &mut errors);
+    let shipment_tags = clean_list(&input.shipment_tags, "/data/attributes/shipment_tags", &mut errors);
+    match (errors.is_empty(), request_type) {
+        (true, Some(request_type)) => Ok(ValidRequest {
+            number,
+            request_type,
+            auto_detect: input.auto_detect && scac.is_none(),
+            scac,
+            ref_numbers,
+            shipment_tags,
+        }),
+        _ => Err(errors),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(number: &str, kind: &str, scac: Option<&str>) -> NewRequest {
+        NewRequest {
+            request_number: Some(number.into()),
+            request_type: Some(kind.into()),
+            scac: scac.map(String::from),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn valid_requests_are_normalised() {
+        let v = validate(&req(" mscu 1234566 ", "container", Some("mscu"))).unwrap();
+        assert_eq!(v.number, "MSCU1234566");
+        assert_eq!(v.scac.as_deref(), Some("MSCU"));
+        let bl = validate(&req("MEDUJ1234567", "bill_of_lading", Some("MSCU"))).unwrap();
+        assert_eq!(bl.request_type, RequestType::BillOfLading);
+        let sandbox = validate(&req("TEST-TR-SUCCEEDED", "bill_of_lading", Some("TEST"))).unwrap();
+        assert_eq!(sandbox.number, "TEST-TR-SUCCEEDED");
+    }
+
+    #[test]
+    fn every_problem_is_named() {
+        let e = validate(&NewRequest::default()).unwrap_err();
+        let pointers: Vec<_> = e.iter().map(|e| (e.pointer, e.code)).collect();
+        assert!(pointers.contains(&("/data/attributes/request_type", "blank")));
+        assert!(pointers.contains(&("/data/attributes/request_number", "blank")));
+        assert!(pointers.contains(&("/data/attributes/scac", "blank")));
+
+        let e = validate(&req("MSCU1234567", "container", Some("MSCU"))).unwrap_err();
+        assert_eq!(e[0].code, "invalid");
+        assert!(e[0].detail.contains("check digit"));
+        let e = validate(&req("MEDU1", "bill_of_lading", Some("XXXX"))).unwrap_err();
+        assert!(e.iter().any(|e| e.code == "not_recognized" && e.detail == "Scac 'XXXX' is not recognized"));
+        let e = validate(&req("MEDU1234", "parcel", Some("MSCU"))).unwrap_err();
+        assert_eq!(e[0].pointer, "/data/attributes/request_type");
+        let e = validate(&req("ABCD1234", "bill_of_lading", Some("CLAM"))).unwrap_err();
+        assert_eq!(e[0].code, "not_supported");
+        let e = validate(&req("HDMU1234560", "container", Some("HDMU"))).unwrap_err();
+        assert!(e.iter().any(|e| e.code == "not_supported"), "{e:?}");
+    }
+
+    #[test]
+    fn auto_detect_allows_a_missing_scac() {
+        let mut r = req("MEDUJ1234567", "bill_of_lading", None);
+        r.auto_detect = true;
+        let v = validate(&r).unwrap();
+        assert!(v.auto_detect && v.scac.is_none());
+        r.scac = Some("MSCU".into());
+        assert!(!validate(&r).unwrap().auto_detect, "a given scac wins");
+    }
+}

@@ -7,9 +7,11 @@
 
 pub mod accounts;
 pub mod db;
+pub mod events;
 pub mod keys;
 pub mod list;
 pub mod ratelimit;
+pub mod tracking;
 
 pub use db::{Backend, Db, Tx};
 
@@ -22,6 +24,15 @@ pub enum StoreError {
     /// A row that must exist does not (or belongs to another account).
     #[error("{0} not found")]
     NotFound(&'static str),
+    /// A unique rule was broken (e.g. a live tracking request for the same number).
+    #[error("duplicate {0}")]
+    Duplicate(&'static str),
+    /// The account's plan allows no more active containers.
+    #[error("the plan allows at most {limit} active containers")]
+    PlanLimit {
+        /// The limit.
+        limit: u32,
+    },
     /// A stored value could not be decoded.
     #[error("corrupt stored value in {what}: {detail}")]
     Corrupt {

@@ -451,3 +451,33 @@ impl Change {
         }
     }
 }
+
+/// Where a shipment goes: the ports (UN/LOCODE, name, IANA zone) and the POD terminal.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Route {
+    /// Port of lading UN/LOCODE.
+    pub pol_locode: Option<String>,
+    /// Port of lading name.
+    pub pol_name: Option<String>,
+    /// Port of lading zone.
+    pub pol_timezone: Option<String>,
+    /// Port of discharge UN/LOCODE.
+    pub pod_locode: Option<String>,
+    /// Port of discharge name.
+    pub pod_name: Option<String>,
+    /// Port of discharge zone.
+    pub pod_timezone: Option<String>,
+    /// Inland destination UN/LOCODE (when the shipment continues inland).
+    pub destination_locode: Option<String>,
+    /// Inland destination name.
+    pub destination_name: Option<String>,
+    /// Inland destination zone.
+    pub destination_timezone: Option<String>,
+}
+
+impl Route {
+    /// Whether the shipment continues past the POD to an inland destination.
+    pub fn inland(&self) -> bool {
+        self.destination_locode.is_some() && self.destination_locode != self.pod_locode
+    }
+}

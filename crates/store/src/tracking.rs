@@ -1,0 +1,415 @@
+//! Tracking requests (also the work queue), shipments, containers and transport events.
+
+use boxtrack_core::paging::{Key, Page};
+use boxtrack_core::plan::Plan;
+use boxtrack_core::requests::{Status, ValidRequest};
+use boxtrack_core::tracking::merge::merge;
+use boxtrack_core::tracking::rules::{coalesced_lfd, current_status, ready_for_pickup};
+use boxtrack_core::tracking::{Change, ContainerState, Observation, Route, ShipmentState};
+use serde_json::{Value, json};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use crate::events::append;
+use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
+use crate::{Db, Result, StoreError, Tx, now_us, on_db, on_tx};
+
+/// A stored tracking request.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TrackingRequestRow {
+    /// Id.
+    pub id: Uuid,
+    /// Owner.
+    pub account_id: Uuid,
+    /// Normalised number.
+    pub request_number: String,
+    /// `container`, `bill_of_lading` or `booking_number`.
+    pub request_type: String,
+    /// Carrier (null while auto-detecting).
+    pub scac: Option<String>,
+    /// Whether the carrier is inferred.
+    pub auto_detect: bool,
+    /// `pending`, `awaiting_manifest`, `created`, `failed`, `tracking_stopped`.
+    pub status: String,
+    /// Last failure reason.
+    pub failed_reason: Option<String>,
+    /// Whether a transient failure is being retried.
+    pub is_retrying: bool,
+    /// Attempts so far.
+    pub retry_count: Option<i64>,
+    /// Client references.
+    pub ref_numbers: Json<Vec<String>>,
+    /// Shipment tags.
+    pub shipment_tags: Json<Vec<String>>,
+    /// The shipment once created.
+    pub shipment_id: Option<Uuid>,
+    /// Next processing attempt.
+    pub next_attempt_us: Option<i64>,
+    /// Creation time.
+    pub created_us: i64,
+    /// Last change.
+    pub updated_us: i64,
+}
+
+impl Keyed for TrackingRequestRow {
+    fn key(&self) -> Key {
+        Key { sort_us: self.created_us, id: *self.id.as_bytes() }
+    }
+}
+
+const TR_COLUMNS: &str = "id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, next_attempt_us, created_us, updated_us";
+
+fn unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+/// Active containers of an account (on shipments still tracked).
+pub async fn active_containers(db: &Db, account_id: Uuid) -> Result<i64> {
+    Ok(on_db!(db, p => sqlx::query_scalar("SELECT COUNT(*) FROM containers WHERE account_id = $1 AND active = TRUE")
+        .bind(account_id)
+        .fetch_one(p)
+        .await?))
+}
+
+/// Records a new pending request (due for processing now). A live request for the same
+/// number, type and carrier is [`StoreError::Duplicate`]; a free account at its container
+/// limit is [`StoreError::PlanLimit`].
+pub async fn create_request(db: &Db, account_id: Uuid, plan: Plan, v: &ValidRequest) -> Result<TrackingRequestRow> {
+    if let Some(limit) = plan.active_container_limit()
+        && active_containers(db, account_id).await? >= i64::from(limit)
+    {
+        return Err(StoreError::PlanLimit { limit });
+    }
+    let now = now_us();
+    let id = Uuid::now_v7();
+    let mut tx = db.begin().await?;
+    let sql = "INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, next_attempt_us, locked_until_us, created_us, updated_us) \
+               VALUES ($1, $2, $3, $4, $5, $6, 'pending', NULL, FALSE, NULL, $7, $8, NULL, $9, NULL, $9, $9)";
+    let inserted = on_tx!(&mut tx, c => sqlx::query(sql)
+        .bind(id)
+        .bind(account_id)
+        .bind(&v.number)
+        .bind(v.request_type.as_str())
+        .bind(&v.scac)
+        .bind(v.auto_detect)
+        .bind(Json(&v.ref_numbers))
+        .bind(Json(&v.shipment_tags))
+        .bind(now)
+        .execute(c)
+        .await
+        .map(|_| ()));
+    match inserted {
+        Err(e) if unique_violation(&e) => return Err(StoreError::Duplicate("tracking request")),
+        other => other?,
+    }
+    let row = get_in(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(row)
+}
+
+async fn get_in(tx: &mut Tx, id: Uuid) -> Result<TrackingRequestRow> {
+    const SQL: &str = "SELECT id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, next_attempt_us, created_us, updated_us FROM tracking_requests WHERE id = $1";
+    Ok(on_tx!(tx, c => sqlx::query_as(SQL).bind(id).fetch_one(c).await?))
+}
+
+/// One request of an account.
+pub async fn get_request(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<TrackingRequestRow>> {
+    const SQL: &str = "SELECT id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, next_attempt_us, created_us, updated_us FROM tracking_requests WHERE id = $1 AND account_id = $2";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
+}
+
+/// Filters of `GET /v2/tracking_requests`.
+#[derive(Debug, Clone, Default)]
+pub struct RequestFilter {
+    /// Matches the request number or a ref number (case-insensitive substring).
+    pub q: Option<String>,
+    /// Exact number.
+    pub request_number: Option<String>,
+    /// Status.
+    pub status: Option<String>,
+    /// Carrier.
+    pub scac: Option<String>,
+    /// Created at or after.
+    pub created_start_us: Option<i64>,
+    /// Created at or before.
+    pub created_end_us: Option<i64>,
+    /// Updated at or after.
+    pub updated_start_us: Option<i64>,
+    /// Updated at or before.
+    pub updated_end_us: Option<i64>,
+}
+
+/// A page of an account's requests, newest first.
+pub async fn list_requests(db: &Db, account_id: Uuid, f: &RequestFilter, page: &Page) -> Result<Listed<TrackingRequestRow>> {
+    let mut conds = vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])];
+    if let Some(q) = &f.q {
+        let like = format!("%{}%", q.to_ascii_uppercase().replace(['%', '_'], ""));
+        conds.push(Cond::new(
+            "(UPPER(request_number) LIKE ? OR UPPER(CAST(ref_numbers AS TEXT)) LIKE ?)",
+            vec![Arg::Text(like.clone()), Arg::Text(like)],
+        ));
+    }
+    if let Some(n) = &f.request_number {
+        conds.push(Cond::new("request_number = ?", vec![Arg::Text(n.clone())]));
+    }
+    if let Some(s) = &f.status {
+        conds.push(Cond::new("status = ?", vec![Arg::Text(s.clone())]));
+    }
+    if let Some(s) = &f.scac {
+        conds.push(Cond::new("scac = ?", vec![Arg::Text(s.clone())]));
+    }
+    for (v, sql) in [
+        (f.created_start_us, "created_us >= ?"),
+        (f.created_end_us, "created_us <= ?"),
+        (f.updated_start_us, "updated_us >= ?"),
+        (f.updated_end_us, "updated_us <= ?"),
+    ] {
+        if let Some(v) = v {
+            conds.push(Cond::new(sql, vec![Arg::I64(v)]));
+        }
+    }
+    let spec = ListSpec { from: "tracking_requests", columns: TR_COLUMNS, sort_col: "created_us", id_col: "id", conds };
+    crate::list::list(db, &spec, page).await
+}
+
+/// Replaces the ref numbers and/or tags of a request.
+pub async fn update_request(db: &Db, account_id: Uuid, id: Uuid, ref_numbers: Option<Vec<String>>, tags: Option<Vec<String>>) -> Result<TrackingRequestRow> {
+    let current = get_request(db, account_id, id).await?.ok_or(StoreError::NotFound("tracking_request"))?;
+    let refs = ref_numbers.unwrap_or(current.ref_numbers.0);
+    let tags = tags.unwrap_or(current.shipment_tags.0);
+    on_db!(db, p => sqlx::query("UPDATE tracking_requests SET ref_numbers = $3, shipment_tags = $4, updated_us = $5 WHERE id = $1 AND account_id = $2")
+        .bind(id).bind(account_id).bind(Json(&refs)).bind(Json(&tags)).bind(now_us())
+        .execute(p).await.map(|_| ())?);
+    get_request(db, account_id, id).await?.ok_or(StoreError::NotFound("tracking_request"))
+}
+
+/// Claims up to `limit` due requests with a lease: a claimed request is not handed out again
+/// until `lease_us` has passed, so a crashed worker's work is picked up by another.
+pub async fn claim_due(db: &Db, now: i64, lease_us: i64, limit: i64) -> Result<Vec<TrackingRequestRow>> {
+    let pick = match db {
+        Db::Sqlite(_) => "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2",
+        Db::Postgres(_) => "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2 FOR UPDATE SKIP LOCKED",
+    };
+    let mut tx = db.begin().await?;
+    let ids: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(pick)
+        .bind(now).bind(limit).fetch_all(c).await?);
+    let mut rows = Vec::new();
+    for id in ids {
+        on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET locked_until_us = $2 WHERE id = $1")
+            .bind(id).bind(now + lease_us).execute(c).await.map(|_| ())?);
+        rows.push(get_in(&mut tx, id).await?);
+    }
+    tx.commit().await?;
+    Ok(rows)
+}
+
+/// A container found for a new shipment, with what is already known about it.
+#[derive(Debug, Clone)]
+pub struct NewContainer {
+    /// ISO 6346 number.
+    pub number: String,
+    /// Observations to merge at creation.
+    pub observations: Vec<Observation>,
+}
+
+/// What processing a request found out.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// The carrier knows the shipment: create it with its containers.
+    Created {
+        /// The carrier (resolved when auto-detected).
+        scac: String,
+        /// Bill of lading number as the carrier knows it.
+        bill_of_lading_number: String,
+        /// Ports and destination.
+        route: Route,
+        /// Containers.
+        containers: Vec<NewContainer>,
+    },
+    /// Permanently failed.
+    Failed {
+        /// A `failed_reason`.
+        reason: String,
+    },
+    /// Not manifested yet; check again at `next_us`.
+    AwaitingManifest {
+        /// Next check.
+        next_us: i64,
+        /// Give up (`expired`) instead of waiting again.
+        expired: bool,
+    },
+    /// Transient trouble; retry at `next_us`, or fail with `retries_exhausted` when `last`.
+    Retry {
+        /// Temporary reason.
+        reason: String,
+        /// Next attempt.
+        next_us: i64,
+        /// This was the last allowed attempt.
+        last: bool,
+    },
+}
+
+fn tr_payload(r: &TrackingRequestRow) -> Value {
+    json!({"tracking_request_id": r.id, "request_number": r.request_number, "status": r.status, "failed_reason": r.failed_reason})
+}
+
+/// Records the outcome of processing a claimed request, with its events, in one transaction.
+/// Returns the ids of the created shipment's containers (empty otherwise).
+pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> Result<Vec<Uuid>> {
+    let now = now_us();
+    let mut tx = db.begin().await?;
+    let current = get_in(&mut tx, request.id).await?;
+    if current.status != Status::Pending.as_str() && current.status != Status::AwaitingManifest.as_str() {
+        // Someone else finished it (an expired lease raced); nothing to do.
+        tx.commit().await?;
+        return Ok(vec![]);
+    }
+    let attempts = current.retry_count.unwrap_or(0) + 1;
+    let mut created = Vec::new();
+    let (event, row) = match outcome {
+        Outcome::Created { scac, bill_of_lading_number, route, containers } => {
+            let shipment_id = Uuid::now_v7();
+            on_tx!(&mut tx, c => sqlx::query(
+                "INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, $10, $10)")
+                .bind(shipment_id).bind(request.account_id).bind(request.id).bind(&bill_of_lading_number).bind(&scac)
+                .bind(Json(&current.ref_numbers.0)).bind(Json(&current.shipment_tags.0)).bind(Json(&route))
+                .bind(Json(ShipmentState::default())).bind(now)
+                .execute(c).await.map(|_| ())?);
+            for nc in &containers {
+                let container_id = Uuid::now_v7();
+                let state = ContainerState::default();
+                on_tx!(&mut tx, c => sqlx::query(
+                    "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us) \
+                     VALUES ($1, $2, $3, $4, $5, $6, 'new', FALSE, NULL, TRUE, $7, $7)")
+                    .bind(container_id).bind(request.account_id).bind(shipment_id).bind(&nc.number)
+                    .bind(Json(Vec::<String>::new())).bind(Json(&state)).bind(now)
+                    .execute(c).await.map(|_| ())?);
+                append(&mut tx, request.account_id, "container.created", "container", container_id,
+                    &json!({"container_id": container_id, "shipment_id": shipment_id, "number": nc.number}), now).await?;
+                apply_in(&mut tx, request.account_id, container_id, &nc.observations, now).await?;
+                created.push(container_id);
+            }
+            on_tx!(&mut tx, c => sqlx::query(
+                "UPDATE tracking_requests SET status = 'created', scac = $2, shipment_id = $3, failed_reason = NULL, is_retrying = FALSE, retry_count = $4, next_attempt_us = NULL, locked_until_us = NULL, updated_us = $5 WHERE id = $1")
+                .bind(request.id).bind(&scac).bind(shipment_id).bind(attempts).bind(now)
+                .execute(c).await.map(|_| ())?);
+            ("tracking_request.succeeded", get_in(&mut tx, request.id).await?)
+        }
+        Outcome::Failed { reason } => {
+            set_status(&mut tx, request.id, Status::Failed, Some(&reason), false, attempts, None, now).await?;
+            ("tracking_request.failed", get_in(&mut tx, request.id).await?)
+        }
+        Outcome::AwaitingManifest { next_us, expired } => {
+            if expired {
+                set_status(&mut tx, request.id, Status::Failed, Some("expired"), false, attempts, None, now).await?;
+                ("tracking_request.failed", get_in(&mut tx, request.id).await?)
+            } else {
+                let first = current.status != Status::AwaitingManifest.as_str();
+                set_status(&mut tx, request.id, Status::AwaitingManifest, None, false, attempts, Some(next_us), now).await?;
+                let row = get_in(&mut tx, request.id).await?;
+                if !first {
+                    tx.commit().await?;
+                    return Ok(vec![]);
+                }
+                ("tracking_request.awaiting_manifest", row)
+            }
+        }
+        Outcome::Retry { reason, next_us, last } => {
+            if last {
+                set_status(&mut tx, request.id, Status::Failed, Some("retries_exhausted"), false, attempts, None, now).await?;
+                ("tracking_request.failed", get_in(&mut tx, request.id).await?)
+            } else {
+                set_status(&mut tx, request.id, Status::Pending, Some(&reason), true, attempts, Some(next_us), now).await?;
+                tx.commit().await?;
+                return Ok(vec![]);
+            }
+        }
+    };
+    append(&mut tx, request.account_id, event, "tracking_request", request.id, &tr_payload(&row), now).await?;
+    tx.commit().await?;
+    Ok(created)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn set_status(tx: &mut Tx, id: Uuid, status: Status, reason: Option<&str>, retrying: bool, attempts: i64, next_us: Option<i64>, now: i64) -> Result<()> {
+    on_tx!(tx, c => sqlx::query(
+        "UPDATE tracking_requests SET status = $2, failed_reason = $3, is_retrying = $4, retry_count = $5, next_attempt_us = $6, locked_until_us = NULL, updated_us = $7 WHERE id = $1")
+        .bind(id).bind(status.as_str()).bind(reason).bind(retrying).bind(attempts).bind(next_us).bind(now)
+        .execute(c).await.map(|_| ())?);
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct StateRow {
+    shipment_id: Uuid,
+    state: Json<ContainerState>,
+    shipment_state: Json<ShipmentState>,
+    route: Json<Route>,
+}
+
+/// Merges observations into one container (and its shipment) inside a transaction: state,
+/// transport events and event-log entries are written together.
+pub async fn apply_in(tx: &mut Tx, account_id: Uuid, container_id: Uuid, batch: &[Observation], now: i64) -> Result<Vec<Change>> {
+    if batch.is_empty() {
+        return Ok(vec![]);
+    }
+    let sql = match tx {
+        Tx::Sqlite(_) => "SELECT c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.id = $1 AND c.account_id = $2",
+        Tx::Postgres(_) => "SELECT c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.id = $1 AND c.account_id = $2 FOR UPDATE OF c, s",
+    };
+    let row: Option<StateRow> = on_tx!(tx, c => sqlx::query_as(sql).bind(container_id).bind(account_id).fetch_optional(c).await?);
+    let row = row.ok_or(StoreError::NotFound("container"))?;
+    let merged = merge(&row.state.0, &row.shipment_state.0, batch);
+    if merged.changes.is_empty() && merged.container == row.state.0 && merged.shipment == row.shipment_state.0 {
+        return Ok(vec![]);
+    }
+    let c = &merged.container;
+    let status = current_status(c, row.route.0.inland());
+    on_tx!(tx, x => sqlx::query(
+        "UPDATE containers SET state = $2, current_status = $3, ready_for_pickup = $4, pickup_lfd_us = $5, active = $6, updated_us = $7 WHERE id = $1")
+        .bind(container_id).bind(Json(c)).bind(status.as_str()).bind(ready_for_pickup(c))
+        .bind(coalesced_lfd(&c.lfd, true)).bind(status != boxtrack_core::tracking::rules::ContainerStatus::EmptyReturned).bind(now)
+        .execute(x).await.map(|_| ())?);
+    on_tx!(tx, x => sqlx::query("UPDATE shipments SET state = $2, updated_us = $3 WHERE id = $1")
+        .bind(row.shipment_id).bind(Json(&merged.shipment)).bind(now)
+        .execute(x).await.map(|_| ())?);
+    for change in &merged.changes {
+        let base = json!({"container_id": container_id, "shipment_id": row.shipment_id});
+        match change {
+            Change::Transport(t) => {
+                let id = Uuid::now_v7();
+                on_tx!(tx, x => sqlx::query(
+                    "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)")
+                    .bind(id).bind(account_id).bind(container_id).bind(row.shipment_id).bind(&t.event).bind(t.at_us)
+                    .bind(&t.locode).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
+                    .bind(serde_json::to_value(t.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())
+                    .bind(now)
+                    .execute(x).await.map(|_| ())?);
+                let mut payload = base;
+                payload["transport_event_id"] = json!(id);
+                append(tx, account_id, &t.event, "transport_event", id, &payload, now).await?;
+            }
+            Change::ShipmentEstimatedArrival { .. } => {
+                let mut payload = base;
+                payload["change"] = serde_json::to_value(change).unwrap_or(Value::Null);
+                append(tx, account_id, "shipment.estimated.arrival", "shipment", row.shipment_id, &payload, now).await?;
+            }
+            other => {
+                let mut payload = base;
+                payload["change"] = serde_json::to_value(other).unwrap_or(Value::Null);
+                append(tx, account_id, &other.event_name(), "container", container_id, &payload, now).await?;
+            }
+        }
+    }
+    Ok(merged.changes)
+}
+
+/// Merges observations into one container in a transaction of its own.
+pub async fn apply(db: &Db, account_id: Uuid, container_id: Uuid, batch: &[Observation]) -> Result<Vec<Change>> {
+    let mut tx = db.begin().await?;
+    let changes = apply_in(&mut tx, account_id, container_id, batch, now_us()).await?;
+    tx.commit().await?;
+    Ok(changes)
+}

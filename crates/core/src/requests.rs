@@ -78,6 +78,24 @@ impl Status {
     }
 }
 
+/// Attempts allowed for transient upstream trouble before `retries_exhausted`.
+pub const MAX_ATTEMPTS: i64 = 14;
+
+/// Seconds to wait after failed attempt number `attempt` (1-based): growing from one minute
+/// to four hours, about 24 hours over all [`MAX_ATTEMPTS`]; `None` once attempts are used up.
+pub fn retry_delay_secs(attempt: i64) -> Option<i64> {
+    const SCHEDULE: [i64; 13] = [60, 120, 300, 600, 1200, 1800, 3600, 3600, 7200, 10800, 14400, 21600, 21600];
+    if attempt < 1 || attempt >= MAX_ATTEMPTS {
+        return None;
+    }
+    SCHEDULE.get((attempt - 1) as usize).copied()
+}
+
+/// How often a bill of lading or booking awaiting its manifest is checked again.
+pub const MANIFEST_RECHECK_SECS: i64 = 24 * 3600;
+/// How long after creation a request may await its manifest before it fails `expired`.
+pub const MANIFEST_WINDOW_SECS: i64 = 7 * 24 * 3600;
+
 /// A new request as the client sent it (already JSON-decoded).
 #[derive(Debug, Clone, Default)]
 pub struct NewRequest {
@@ -284,6 +302,14 @@ mod tests {
         assert_eq!(e[0].code, "not_supported");
         let e = validate(&req("HDMU1234560", "container", Some("HDMU"))).unwrap_err();
         assert!(e.iter().any(|e| e.code == "not_supported"), "{e:?}");
+    }
+
+    #[test]
+    fn retries_span_about_a_day() {
+        let total: i64 = (1..MAX_ATTEMPTS).map(|a| retry_delay_secs(a).unwrap()).sum();
+        assert!((20 * 3600..=26 * 3600).contains(&total), "{total}");
+        assert_eq!(retry_delay_secs(MAX_ATTEMPTS), None);
+        assert_eq!(retry_delay_secs(0), None);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod events;
 pub mod keys;
 pub mod list;
 pub mod ratelimit;
+pub mod reads;
 pub mod tracking;
 
 pub use db::{Backend, Db, Tx};

@@ -270,11 +270,11 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
         Outcome::Created { scac, bill_of_lading_number, route, containers } => {
             let shipment_id = Uuid::now_v7();
             on_tx!(&mut tx, c => sqlx::query(
-                "INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, NULL, $10, $10)")
+                "INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, pod_locode, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us) \
+                 VALUES ($1, $2, $3, $4, $5, $11, $6, $7, $8, $9, NULL, NULL, $10, $10)")
                 .bind(shipment_id).bind(request.account_id).bind(request.id).bind(&bill_of_lading_number).bind(&scac)
                 .bind(Json(&current.ref_numbers.0)).bind(Json(&current.shipment_tags.0)).bind(Json(&route))
-                .bind(Json(ShipmentState::default())).bind(now)
+                .bind(Json(ShipmentState::default())).bind(now).bind(&route.pod_locode)
                 .execute(c).await.map(|_| ())?);
             for nc in &containers {
                 let container_id = Uuid::now_v7();

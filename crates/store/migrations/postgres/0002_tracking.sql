@@ -32,6 +32,7 @@ CREATE TABLE shipments (
     tracking_request_id    UUID,
     bill_of_lading_number  TEXT NOT NULL,
     scac                   TEXT NOT NULL,
+    pod_locode             TEXT,
     ref_numbers            JSONB NOT NULL,
     tags                   JSONB NOT NULL,
     route                  JSONB NOT NULL,

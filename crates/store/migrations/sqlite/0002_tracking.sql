@@ -32,6 +32,7 @@ CREATE TABLE shipments (
     tracking_request_id    BLOB,
     bill_of_lading_number  TEXT NOT NULL,
     scac                   TEXT NOT NULL,
+    pod_locode             TEXT,
     ref_numbers            TEXT NOT NULL,
     tags                   TEXT NOT NULL,
     route                  TEXT NOT NULL,

@@ -1,0 +1,76 @@
+//! Upstream sources. Each source answers a carrier lookup for a tracking request and turns what
+//! it read into [`Observation`](boxtrack_core::tracking::Observation)s for the one merge path.
+
+pub mod sandbox;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use boxtrack_core::requests::RequestType;
+use boxtrack_core::tracking::Route;
+use boxtrack_store::tracking::NewContainer;
+
+/// What to look up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lookup {
+    /// Carrier SCAC.
+    pub scac: String,
+    /// Normalised number.
+    pub number: String,
+    /// What the number is.
+    pub request_type: RequestType,
+}
+
+/// What the carrier said.
+#[derive(Debug, Clone)]
+pub enum LookupResult {
+    /// The shipment exists.
+    Found {
+        /// The bill of lading as the carrier knows it.
+        bill_of_lading_number: String,
+        /// Ports.
+        route: Route,
+        /// Every container on it, with what is known.
+        containers: Vec<NewContainer>,
+    },
+    /// The carrier does not know the number (a container request fails at once; a bill of
+    /// lading or booking waits for its manifest).
+    NotFound,
+    /// The carrier knows the number but has not manifested it yet.
+    NotManifested,
+    /// A permanent failure with its `failed_reason` (`not_found`, `invalid_number`,
+    /// `booking_cancelled`, `data_unavailable`).
+    Rejected(&'static str),
+}
+
+/// A transient failure: the request is retried later.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    /// Network trouble or no source configured for the carrier.
+    #[error("shipping line unreachable: {0}")]
+    Unreachable(String),
+    /// The answer could not be understood.
+    #[error("unrecognized response: {0}")]
+    Unrecognized(String),
+}
+
+impl SourceError {
+    /// The temporary `failed_reason` shown while retrying.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            SourceError::Unreachable(_) => "shipping_line_unreachable",
+            SourceError::Unrecognized(_) => "unrecognized_response",
+        }
+    }
+}
+
+/// A boxed future, so sources can be trait objects.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A carrier data source.
+pub trait Source: Send + Sync {
+    /// Whether this source answers for the carrier.
+    fn serves(&self, scac: &str) -> bool;
+    /// Looks a number up.
+    fn lookup<'a>(&'a self, q: &'a Lookup) -> BoxFuture<'a, Result<LookupResult, SourceError>>;
+}

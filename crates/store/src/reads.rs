@@ -1,0 +1,268 @@
+//! Reading shipments, containers and transport events for the API.
+
+use boxtrack_core::paging::{Key, Page};
+use boxtrack_core::tracking::{ContainerState, Route, ShipmentState};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
+use crate::{Db, Result, on_db};
+
+/// A stored shipment.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ShipmentRow {
+    /// Id.
+    pub id: Uuid,
+    /// Owner.
+    pub account_id: Uuid,
+    /// The request that created it.
+    pub tracking_request_id: Option<Uuid>,
+    /// Bill of lading (or booking) number.
+    pub bill_of_lading_number: String,
+    /// Carrier.
+    pub scac: String,
+    /// Client references.
+    pub ref_numbers: Json<Vec<String>>,
+    /// Tags.
+    pub tags: Json<Vec<String>>,
+    /// Ports.
+    pub route: Json<Route>,
+    /// Merged carrier view.
+    pub state: Json<ShipmentState>,
+    /// When tracking stopped.
+    pub tracking_stopped_us: Option<i64>,
+    /// Why.
+    pub stopped_reason: Option<String>,
+    /// Created.
+    pub created_us: i64,
+    /// Last change.
+    pub updated_us: i64,
+}
+
+impl Keyed for ShipmentRow {
+    fn key(&self) -> Key {
+        Key { sort_us: self.updated_us, id: *self.id.as_bytes() }
+    }
+}
+
+/// A stored container.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ContainerRow {
+    /// Id.
+    pub id: Uuid,
+    /// Owner.
+    pub account_id: Uuid,
+    /// Its shipment.
+    pub shipment_id: Uuid,
+    /// ISO 6346 number.
+    pub number: String,
+    /// Client references.
+    pub ref_numbers: Json<Vec<String>>,
+    /// Merged state.
+    pub state: Json<ContainerState>,
+    /// Derived status.
+    pub current_status: String,
+    /// Derived readiness.
+    pub ready_for_pickup: bool,
+    /// Coalesced LFD.
+    pub pickup_lfd_us: Option<i64>,
+    /// Still tracked.
+    pub active: bool,
+    /// Created.
+    pub created_us: i64,
+    /// Last change.
+    pub updated_us: i64,
+}
+
+impl Keyed for ContainerRow {
+    fn key(&self) -> Key {
+        Key { sort_us: self.updated_us, id: *self.id.as_bytes() }
+    }
+}
+
+/// A stored transport event.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TransportEventRow {
+    /// Id.
+    pub id: Uuid,
+    /// Container.
+    pub container_id: Uuid,
+    /// Shipment.
+    pub shipment_id: Uuid,
+    /// Event name.
+    pub event: String,
+    /// When it happened (or the estimate / new value).
+    pub at_us: Option<i64>,
+    /// UN/LOCODE.
+    pub locode: Option<String>,
+    /// IANA zone.
+    pub timezone: Option<String>,
+    /// Terminal code.
+    pub terminal: Option<String>,
+    /// Vessel name.
+    pub vessel_name: Option<String>,
+    /// Vessel IMO.
+    pub vessel_imo: Option<String>,
+    /// Voyage.
+    pub voyage: Option<String>,
+    /// Who reported it.
+    pub data_source: String,
+    /// Recorded at.
+    pub created_us: i64,
+}
+
+impl Keyed for TransportEventRow {
+    fn key(&self) -> Key {
+        Key { sort_us: self.created_us, id: *self.id.as_bytes() }
+    }
+}
+
+const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us";
+const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us";
+const EVENT_COLUMNS: &str = "id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us";
+
+/// One shipment of an account.
+pub async fn shipment(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ShipmentRow>> {
+    const SQL: &str = "SELECT id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us FROM shipments WHERE id = $1 AND account_id = $2";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
+}
+
+/// One container of an account.
+pub async fn container(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ContainerRow>> {
+    const SQL: &str = "SELECT id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us FROM containers WHERE id = $1 AND account_id = $2";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
+}
+
+/// The containers of a shipment, oldest first.
+pub async fn containers_of(db: &Db, account_id: Uuid, shipment_id: Uuid) -> Result<Vec<ContainerRow>> {
+    const SQL: &str = "SELECT id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us FROM containers WHERE shipment_id = $1 AND account_id = $2 ORDER BY created_us, id";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(shipment_id).bind(account_id).fetch_all(p).await?))
+}
+
+/// Filters shared by the shipment and container lists.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Bill of lading, ref number or container number (substring, case-insensitive).
+    pub q: Option<String>,
+    /// Exact bill of lading / booking number (shipments).
+    pub number: Option<String>,
+    /// Exact container number (containers).
+    pub container_number: Option<String>,
+    /// Stopped or not.
+    pub tracking_stopped: Option<bool>,
+    /// Carrier SCAC.
+    pub carrier: Option<String>,
+    /// POD UN/LOCODE.
+    pub port: Option<String>,
+    /// Container status.
+    pub current_status: Option<String>,
+    /// Ready for pickup.
+    pub ready_for_pickup: Option<bool>,
+    /// LFD range.
+    pub lfd_start_us: Option<i64>,
+    /// LFD range end.
+    pub lfd_end_us: Option<i64>,
+    /// Updated range.
+    pub updated_start_us: Option<i64>,
+    /// Updated range end.
+    pub updated_end_us: Option<i64>,
+}
+
+fn like(q: &str) -> String {
+    format!("%{}%", q.to_ascii_uppercase().replace(['%', '_'], ""))
+}
+
+/// A page of shipments, most recently updated first.
+pub async fn shipments(db: &Db, account_id: Uuid, f: &Filter, page: &Page) -> Result<Listed<ShipmentRow>> {
+    let mut conds = vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])];
+    if let Some(q) = &f.q {
+        let l = like(q);
+        conds.push(Cond::new(
+            "(UPPER(bill_of_lading_number) LIKE ? OR UPPER(CAST(ref_numbers AS TEXT)) LIKE ? OR id IN (SELECT shipment_id FROM containers WHERE account_id = ? AND number LIKE ?))",
+            vec![Arg::Text(l.clone()), Arg::Text(l.clone()), Arg::Uuid(account_id), Arg::Text(l)],
+        ));
+    }
+    if let Some(n) = &f.number {
+        conds.push(Cond::new("bill_of_lading_number = ?", vec![Arg::Text(n.clone())]));
+    }
+    if let Some(stopped) = f.tracking_stopped {
+        conds.push(Cond::new(if stopped { "tracking_stopped_us IS NOT NULL" } else { "tracking_stopped_us IS NULL" }, vec![]));
+    }
+    if let Some(c) = &f.carrier {
+        conds.push(Cond::new("scac = ?", vec![Arg::Text(c.clone())]));
+    }
+    if let Some(p) = &f.port {
+        conds.push(Cond::new("pod_locode = ?", vec![Arg::Text(p.to_ascii_uppercase())]));
+    }
+    for (v, sql) in [(f.updated_start_us, "updated_us >= ?"), (f.updated_end_us, "updated_us <= ?")] {
+        if let Some(v) = v {
+            conds.push(Cond::new(sql, vec![Arg::I64(v)]));
+        }
+    }
+    let spec = ListSpec { from: "shipments", columns: SHIPMENT_COLUMNS, sort_col: "updated_us", id_col: "id", conds };
+    crate::list::list(db, &spec, page).await
+}
+
+/// A page of containers, most recently updated first.
+pub async fn containers(db: &Db, account_id: Uuid, f: &Filter, page: &Page) -> Result<Listed<ContainerRow>> {
+    let mut conds = vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])];
+    if let Some(q) = &f.q {
+        let l = like(q);
+        conds.push(Cond::new(
+            "(number LIKE ? OR UPPER(CAST(ref_numbers AS TEXT)) LIKE ? OR shipment_id IN (SELECT id FROM shipments WHERE account_id = ? AND UPPER(bill_of_lading_number) LIKE ?))",
+            vec![Arg::Text(l.clone()), Arg::Text(l.clone()), Arg::Uuid(account_id), Arg::Text(l)],
+        ));
+    }
+    if let Some(n) = &f.container_number {
+        conds.push(Cond::new("number = ?", vec![Arg::Text(n.clone())]));
+    }
+    if let Some(s) = &f.current_status {
+        conds.push(Cond::new("current_status = ?", vec![Arg::Text(s.clone())]));
+    }
+    if let Some(r) = f.ready_for_pickup {
+        conds.push(Cond::new("ready_for_pickup = ?", vec![Arg::Bool(r)]));
+    }
+    if let Some(stopped) = f.tracking_stopped {
+        conds.push(Cond::new(
+            if stopped {
+                "shipment_id IN (SELECT id FROM shipments WHERE tracking_stopped_us IS NOT NULL)"
+            } else {
+                "shipment_id IN (SELECT id FROM shipments WHERE tracking_stopped_us IS NULL)"
+            },
+            vec![],
+        ));
+    }
+    if let Some(c) = &f.carrier {
+        conds.push(Cond::new("shipment_id IN (SELECT id FROM shipments WHERE account_id = ? AND scac = ?)", vec![Arg::Uuid(account_id), Arg::Text(c.clone())]));
+    }
+    if let Some(p) = &f.port {
+        conds.push(Cond::new(
+            "shipment_id IN (SELECT id FROM shipments WHERE account_id = ? AND pod_locode = ?)",
+            vec![Arg::Uuid(account_id), Arg::Text(p.to_ascii_uppercase())],
+        ));
+    }
+    for (v, sql) in [
+        (f.lfd_start_us, "pickup_lfd_us >= ?"),
+        (f.lfd_end_us, "pickup_lfd_us <= ?"),
+        (f.updated_start_us, "updated_us >= ?"),
+        (f.updated_end_us, "updated_us <= ?"),
+    ] {
+        if let Some(v) = v {
+            conds.push(Cond::new(sql, vec![Arg::I64(v)]));
+        }
+    }
+    let spec = ListSpec { from: "containers", columns: CONTAINER_COLUMNS, sort_col: "updated_us", id_col: "id", conds };
+    crate::list::list(db, &spec, page).await
+}
+
+/// A page of a container's transport events, newest first.
+pub async fn transport_events(db: &Db, account_id: Uuid, container_id: Uuid, page: &Page) -> Result<Listed<TransportEventRow>> {
+    let spec = ListSpec {
+        from: "transport_events",
+        columns: EVENT_COLUMNS,
+        sort_col: "created_us",
+        id_col: "id",
+        conds: vec![Cond::new("container_id = ? AND account_id = ?", vec![Arg::Uuid(container_id), Arg::Uuid(account_id)])],
+    };
+    crate::list::list(db, &spec, page).await
+}

@@ -1,0 +1,125 @@
+//! Background work: the tracking-request processor.
+//!
+//! Pending requests are rows in `tracking_requests` with a due time; [`Processor::process_due`]
+//! claims the due ones with a lease, asks the carrier's source, and records the outcome with
+//! its events in one transaction. A killed worker's claims expire and are taken again, and the
+//! outcome is written only while the request is still pending, so nothing is applied twice.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use boxtrack_core::carriers::{self, Decision};
+use boxtrack_core::requests::{self, RequestType};
+use boxtrack_sources::{Lookup, LookupResult, Source, SourceError};
+use boxtrack_store::tracking::{self, Outcome, TrackingRequestRow};
+use boxtrack_store::{Db, StoreError};
+use tokio_util::sync::CancellationToken;
+
+const SEC: i64 = 1_000_000;
+
+/// Processes tracking requests against the configured sources.
+#[derive(Clone)]
+pub struct Processor {
+    db: Db,
+    sources: Vec<Arc<dyn Source>>,
+    lease_us: i64,
+    batch: i64,
+}
+
+impl Processor {
+    /// A processor over these sources (the first that serves a carrier answers for it).
+    pub fn new(db: Db, sources: Vec<Arc<dyn Source>>) -> Processor {
+        Processor {
+            db,
+            sources,
+            lease_us: 120 * SEC,
+            batch: 32,
+        }
+    }
+
+    /// Claims and handles every request due at `now_us`; returns how many were handled.
+    pub async fn process_due(&self, now_us: i64) -> Result<usize, StoreError> {
+        let mut handled = 0;
+        loop {
+            let claimed = tracking::claim_due(&self.db, now_us, self.lease_us, self.batch).await?;
+            if claimed.is_empty() {
+                return Ok(handled);
+            }
+            for req in claimed {
+                let outcome = self.outcome(&req, now_us).await;
+                tracking::finish(&self.db, &req, outcome).await?;
+                handled += 1;
+            }
+        }
+    }
+
+    async fn outcome(&self, req: &TrackingRequestRow, now_us: i64) -> Outcome {
+        let request_type = RequestType::parse(&req.request_type).unwrap_or(RequestType::BillOfLading);
+        let scac = match &req.scac {
+            Some(s) => s.clone(),
+            None => match carriers::infer(&req.request_number) {
+                Ok(i) if i.decision == Decision::AutoSelect && !i.candidates.is_empty() => i.candidates[0].scac.clone(),
+                _ => {
+                    return Outcome::Failed {
+                        reason: "scac_auto_detect_failed".into(),
+                    };
+                }
+            },
+        };
+        let lookup = Lookup {
+            scac: scac.clone(),
+            number: req.request_number.clone(),
+            request_type,
+        };
+        let answer = match self.sources.iter().find(|s| s.serves(&scac)) {
+            Some(source) => source.lookup(&lookup).await,
+            None => Err(SourceError::Unreachable(format!("no source is configured for {scac}"))),
+        };
+        let waited_us = now_us - req.created_us;
+        let awaiting = || Outcome::AwaitingManifest {
+            next_us: now_us + requests::MANIFEST_RECHECK_SECS * SEC,
+            expired: waited_us >= requests::MANIFEST_WINDOW_SECS * SEC,
+        };
+        match answer {
+            Ok(LookupResult::Found { bill_of_lading_number, route, containers }) => Outcome::Created {
+                scac,
+                bill_of_lading_number,
+                route,
+                containers,
+            },
+            Ok(LookupResult::NotFound) if request_type == RequestType::Container => Outcome::Failed { reason: "not_found".into() },
+            Ok(LookupResult::NotFound | LookupResult::NotManifested) => awaiting(),
+            Ok(LookupResult::Rejected(reason)) => Outcome::Failed { reason: reason.into() },
+            Err(e) => {
+                let attempt = req.retry_count.unwrap_or(0) + 1;
+                tracing::warn!(tracking_request.id = %req.id, attempt, error = %e, "tracking request attempt failed");
+                match requests::retry_delay_secs(attempt) {
+                    Some(delay) => Outcome::Retry {
+                        reason: e.reason().into(),
+                        next_us: now_us + delay * SEC,
+                        last: false,
+                    },
+                    None => Outcome::Retry {
+                        reason: e.reason().into(),
+                        next_us: now_us,
+                        last: true,
+                    },
+                }
+            }
+        }
+    }
+
+    /// Runs until `shutdown`, processing due work every `poll` (and at once when woken).
+    pub async fn run(self, shutdown: CancellationToken, poll: Duration, wake: Arc<tokio::sync::Notify>) {
+        loop {
+            if let Err(e) = self.process_due(boxtrack_store::now_us()).await {
+                tracing::error!(error = %e, "tracking-request processing failed; will retry");
+            }
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tokio::time::sleep(poll) => {},
+                _ = wake.notified() => {},
+            }
+        }
+    }
+}

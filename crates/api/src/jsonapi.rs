@@ -89,6 +89,42 @@ impl QueryParams {
             .map(|(_, v)| v.as_str())
     }
 
+    /// A trimmed, non-empty parameter value.
+    pub fn text(&self, name: &str) -> Option<String> {
+        self.get(name)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    }
+
+    /// An ISO 8601 instant parameter as Unix microseconds; anything else is 400.
+    pub fn time(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        match self.text(name) {
+            None => Ok(None),
+            Some(v) => boxtrack_core::time::parse_micros(&v)
+                .map(Some)
+                .ok_or_else(|| {
+                    ApiError::bad_parameter(
+                        name,
+                        format!("{name} must be an ISO 8601 time such as 2026-01-31T00:00:00Z"),
+                    )
+                }),
+        }
+    }
+
+    /// A `true` / `false` parameter; anything else is 400.
+    pub fn boolean(&self, name: &str) -> Result<Option<bool>, ApiError> {
+        match self.text(name).as_deref() {
+            None => Ok(None),
+            Some("true") => Ok(Some(true)),
+            Some("false") => Ok(Some(false)),
+            Some(_) => Err(ApiError::bad_parameter(
+                name,
+                format!("{name} must be true or false"),
+            )),
+        }
+    }
+
     /// Validated paging parameters.
     pub fn page(&self) -> Result<Page, ApiError> {
         paging::parse(RawPage {

@@ -4,11 +4,14 @@
 //! [`router`] builds the whole application; [`serve`] runs it on a listener until a
 //! cancellation token fires, so tests can start it on port 0.
 
+#![recursion_limit = "256"]
+
 pub mod auth;
 pub mod error;
 pub mod jsonapi;
 pub mod metrics;
 pub mod openapi;
+pub mod resources;
 pub mod routes;
 
 use std::sync::Arc;
@@ -61,6 +64,8 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// Rate-limit state.
     pub limiter: Limiter,
+    /// Wakes the in-process tracking-request processor when new work is accepted.
+    pub wake: Arc<tokio::sync::Notify>,
 }
 
 impl AppState {
@@ -71,6 +76,7 @@ impl AppState {
             config: Arc::new(config),
             metrics: Arc::default(),
             limiter,
+            wake: Arc::default(),
         }
     }
 }
@@ -96,13 +102,45 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 
 /// The whole application.
 pub fn router(state: AppState) -> Router {
-    use routes::{account, api_keys, docs, health};
+    use axum::routing::patch;
+    use routes::{account, api_keys, containers, docs, health, shipments, tracking_requests};
     let authenticated = Router::new()
         .route("/v2/account", get(account::show))
         .route("/v2/api_keys", get(api_keys::list).post(api_keys::create))
         .route(
             "/v2/api_keys/{id}",
             get(api_keys::show).delete(api_keys::revoke),
+        )
+        .route(
+            "/v2/tracking_requests",
+            get(tracking_requests::list).post(tracking_requests::create),
+        )
+        .route(
+            "/v2/tracking_requests/infer_number",
+            axum::routing::post(tracking_requests::infer_number),
+        )
+        .route(
+            "/v2/tracking_requests/{id}",
+            get(tracking_requests::show).patch(tracking_requests::update),
+        )
+        .route("/v2/shipments", get(shipments::list))
+        .route(
+            "/v2/shipments/{id}",
+            get(shipments::show).patch(shipments::update),
+        )
+        .route("/v2/shipments/{id}/stop_tracking", patch(shipments::stop))
+        .route(
+            "/v2/shipments/{id}/resume_tracking",
+            patch(shipments::resume),
+        )
+        .route("/v2/containers", get(containers::list))
+        .route(
+            "/v2/containers/{id}",
+            get(containers::show).patch(containers::update),
+        )
+        .route(
+            "/v2/containers/{id}/transport_events",
+            get(containers::events),
         )
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),

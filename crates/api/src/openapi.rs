@@ -153,6 +153,10 @@ fn components() -> Value {
             },
             "Account": crate::routes::account::schema(),
             "ApiKey": crate::routes::api_keys::schema(),
+            "TrackingRequest": crate::routes::tracking_requests::schema(),
+            "Shipment": crate::routes::shipments::schema(),
+            "Container": crate::routes::containers::schema(),
+            "TransportEvent": crate::routes::containers::event_schema(),
         }
     })
 }

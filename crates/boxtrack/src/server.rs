@@ -2,6 +2,8 @@
 //! cleanly on Ctrl-C or SIGTERM.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use boxtrack_api::{ApiConfig, AppState, Limiter};
@@ -42,6 +44,14 @@ fn state(db: Db, s: &Settings) -> AppState {
         },
         limiter,
     )
+}
+
+/// Starts the tracking-request processor in this process.
+fn spawn_worker(app: &AppState, shutdown: &CancellationToken) {
+    let sources: Vec<Arc<dyn boxtrack_sources::Source>> =
+        vec![Arc::new(boxtrack_sources::sandbox::Sandbox)];
+    let processor = boxtrack_worker::Processor::new(app.db.clone(), sources);
+    tokio::spawn(processor.run(shutdown.clone(), Duration::from_secs(1), app.wake.clone()));
 }
 
 fn shutdown_on_signal() -> CancellationToken {
@@ -93,7 +103,9 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     // Machine-readable line for scripts and tests that start on port 0.
     println!("listening on http://{addr}");
     let app = state(db.clone(), &s);
-    boxtrack_api::serve(listener, app, shutdown_on_signal()).await?;
+    let shutdown = shutdown_on_signal();
+    spawn_worker(&app, &shutdown);
+    boxtrack_api::serve(listener, app, shutdown).await?;
     db.close().await;
     Ok(())
 }
@@ -165,7 +177,9 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         id = account.id,
     );
     let app = state(db.clone(), &s);
-    boxtrack_api::serve(listener, app, shutdown_on_signal()).await?;
+    let shutdown = shutdown_on_signal();
+    spawn_worker(&app, &shutdown);
+    boxtrack_api::serve(listener, app, shutdown).await?;
     db.close().await;
     Ok(())
 }

@@ -29,9 +29,13 @@ impl RequestType {
 
     /// Parses the wire spelling.
     pub fn parse(s: &str) -> Option<RequestType> {
-        [RequestType::Container, RequestType::BillOfLading, RequestType::BookingNumber]
-            .into_iter()
-            .find(|t| t.as_str() == s)
+        [
+            RequestType::Container,
+            RequestType::BillOfLading,
+            RequestType::BookingNumber,
+        ]
+        .into_iter()
+        .find(|t| t.as_str() == s)
     }
 }
 
@@ -84,8 +88,10 @@ pub const MAX_ATTEMPTS: i64 = 14;
 /// Seconds to wait after failed attempt number `attempt` (1-based): growing from one minute
 /// to four hours, about 24 hours over all [`MAX_ATTEMPTS`]; `None` once attempts are used up.
 pub fn retry_delay_secs(attempt: i64) -> Option<i64> {
-    const SCHEDULE: [i64; 13] = [60, 120, 300, 600, 1200, 1800, 3600, 3600, 7200, 10800, 14400, 21600, 21600];
-    if attempt < 1 || attempt >= MAX_ATTEMPTS {
+    const SCHEDULE: [i64; 13] = [
+        60, 120, 300, 600, 1200, 1800, 3600, 3600, 7200, 10800, 14400, 21600, 21600,
+    ];
+    if !(1..MAX_ATTEMPTS).contains(&attempt) {
         return None;
     }
     SCHEDULE.get((attempt - 1) as usize).copied()
@@ -153,7 +159,11 @@ fn clean_list(list: &[String], pointer: &'static str, errors: &mut Vec<FieldErro
     let mut out: Vec<String> = Vec::new();
     for s in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
         if s.chars().count() > 100 {
-            errors.push(err(pointer, "too_long", "each entry must be at most 100 characters"));
+            errors.push(err(
+                pointer,
+                "too_long",
+                "each entry must be at most 100 characters",
+            ));
         } else if !out.iter().any(|o| o == s) {
             out.push(s.to_string());
         }
@@ -169,7 +179,11 @@ pub fn validate(input: &NewRequest) -> Result<ValidRequest, Vec<FieldError>> {
     let mut errors = Vec::new();
     let request_type = match input.request_type.as_deref().map(str::trim) {
         None | Some("") => {
-            errors.push(err("/data/attributes/request_type", "blank", "Request type can't be blank"));
+            errors.push(err(
+                "/data/attributes/request_type",
+                "blank",
+                "Request type can't be blank",
+            ));
             None
         }
         Some(t) => {
@@ -196,10 +210,18 @@ pub fn validate(input: &NewRequest) -> Result<ValidRequest, Vec<FieldError>> {
         ident::normalize(raw_number)
     };
     if number.is_empty() {
-        errors.push(err("/data/attributes/request_number", "blank", "Request number can't be blank"));
+        errors.push(err(
+            "/data/attributes/request_number",
+            "blank",
+            "Request number can't be blank",
+        ));
     } else if sandbox {
         if number.len() > 40 {
-            errors.push(err("/data/attributes/request_number", "invalid", "Request number is too long"));
+            errors.push(err(
+                "/data/attributes/request_number",
+                "invalid",
+                "Request number is too long",
+            ));
         }
     } else if request_type == Some(RequestType::Container) {
         if let Err(e) = ident::validate_container(&number) {
@@ -228,24 +250,45 @@ pub fn validate(input: &NewRequest) -> Result<ValidRequest, Vec<FieldError>> {
         }
         None => {}
         Some(s) => match carriers::by_scac(s) {
-            None => errors.push(err("/data/attributes/scac", "not_recognized", format!("Scac '{s}' is not recognized"))),
+            None => errors.push(err(
+                "/data/attributes/scac",
+                "not_recognized",
+                format!("Scac '{s}' is not recognized"),
+            )),
             Some(line) if !line.supported => errors.push(err(
                 "/data/attributes/scac",
                 "not_supported",
-                format!("Scac '{s}' is not supported. We do not currently integrate with {}", line.name),
+                format!(
+                    "Scac '{s}' is not supported. We do not currently integrate with {}",
+                    line.name
+                ),
             )),
-            Some(line) if request_type == Some(RequestType::Container) && !line.container_number_tracking => {
+            Some(line)
+                if request_type == Some(RequestType::Container)
+                    && !line.container_number_tracking =>
+            {
                 errors.push(err(
                     "/data/attributes/request_type",
                     "not_supported",
-                    format!("{} does not support tracking by container number", line.name),
+                    format!(
+                        "{} does not support tracking by container number",
+                        line.name
+                    ),
                 ));
             }
             Some(_) => {}
         },
     }
-    let ref_numbers = clean_list(&input.ref_numbers, "/data/attributes/ref_numbers", &mut errors);
-    let shipment_tags = clean_list(&input.shipment_tags, "/data/attributes/shipment_tags", &mut errors);
+    let ref_numbers = clean_list(
+        &input.ref_numbers,
+        "/data/attributes/ref_numbers",
+        &mut errors,
+    );
+    let shipment_tags = clean_list(
+        &input.shipment_tags,
+        "/data/attributes/shipment_tags",
+        &mut errors,
+    );
     match (errors.is_empty(), request_type) {
         (true, Some(request_type)) => Ok(ValidRequest {
             number,
@@ -295,7 +338,10 @@ mod tests {
         assert_eq!(e[0].code, "invalid");
         assert!(e[0].detail.contains("check digit"));
         let e = validate(&req("MEDU1", "bill_of_lading", Some("XXXX"))).unwrap_err();
-        assert!(e.iter().any(|e| e.code == "not_recognized" && e.detail == "Scac 'XXXX' is not recognized"));
+        assert!(
+            e.iter()
+                .any(|e| e.code == "not_recognized" && e.detail == "Scac 'XXXX' is not recognized")
+        );
         let e = validate(&req("MEDU1234", "parcel", Some("MSCU"))).unwrap_err();
         assert_eq!(e[0].pointer, "/data/attributes/request_type");
         let e = validate(&req("ABCD1234", "bill_of_lading", Some("CLAM"))).unwrap_err();
@@ -306,7 +352,9 @@ mod tests {
 
     #[test]
     fn retries_span_about_a_day() {
-        let total: i64 = (1..MAX_ATTEMPTS).map(|a| retry_delay_secs(a).unwrap()).sum();
+        let total: i64 = (1..MAX_ATTEMPTS)
+            .map(|a| retry_delay_secs(a).unwrap())
+            .sum();
         assert!((20 * 3600..=26 * 3600).contains(&total), "{total}");
         assert_eq!(retry_delay_secs(MAX_ATTEMPTS), None);
         assert_eq!(retry_delay_secs(0), None);

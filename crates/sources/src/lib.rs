@@ -29,7 +29,7 @@ pub enum LookupResult {
         /// The bill of lading as the carrier knows it.
         bill_of_lading_number: String,
         /// Ports.
-        route: Route,
+        route: Box<Route>,
         /// Every container on it, with what is known.
         containers: Vec<NewContainer>,
     },

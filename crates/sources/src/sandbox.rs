@@ -18,10 +18,19 @@ use crate::{BoxFuture, Lookup, LookupResult, Source, SourceError};
 
 /// The documented sandbox numbers with what each does.
 pub const TEST_NUMBERS: [(&str, &str); 4] = [
-    ("TEST-TR-SUCCEEDED", "succeeds: a shipment Shanghai (CNSHA) to Los Angeles (USLAX) with one container"),
+    (
+        "TEST-TR-SUCCEEDED",
+        "succeeds: a shipment Shanghai (CNSHA) to Los Angeles (USLAX) with one container",
+    ),
     ("TEST-TR-FAILED", "fails with failed_reason not_found"),
-    ("TEST-TR-AWAITING-MANIFEST", "awaits its manifest: rechecked daily, failed with expired after 7 days"),
-    ("TEST-TR-UNREACHABLE", "the carrier is unreachable: retried with backoff, then failed with retries_exhausted"),
+    (
+        "TEST-TR-AWAITING-MANIFEST",
+        "awaits its manifest: rechecked daily, failed with expired after 7 days",
+    ),
+    (
+        "TEST-TR-UNREACHABLE",
+        "the carrier is unreachable: retried with backoff, then failed with retries_exhausted",
+    ),
 ];
 
 /// A valid ISO 6346 number with the sandbox owner code `BXTU`, derived from a seed.
@@ -60,7 +69,7 @@ impl Sandbox {
         match q.number.as_str() {
             "TEST-TR-SUCCEEDED" => Ok(LookupResult::Found {
                 bill_of_lading_number: q.number.clone(),
-                route: transpacific(),
+                route: Box::new(transpacific()),
                 containers: vec![NewContainer {
                     number: container_number(&q.number),
                     observations: vec![Observation {
@@ -77,7 +86,9 @@ impl Sandbox {
                 }],
             }),
             "TEST-TR-AWAITING-MANIFEST" => Ok(LookupResult::NotManifested),
-            "TEST-TR-UNREACHABLE" => Err(SourceError::Unreachable("sandbox carrier is down".into())),
+            "TEST-TR-UNREACHABLE" => {
+                Err(SourceError::Unreachable("sandbox carrier is down".into()))
+            }
             _ => Ok(LookupResult::Rejected("not_found")),
         }
     }

@@ -70,7 +70,14 @@ pub struct EventRow {
 }
 
 /// Events of an account after `after_seq`, oldest first.
-pub async fn after(db: &crate::Db, account_id: Uuid, after_seq: i64, limit: i64) -> Result<Vec<EventRow>> {
+pub async fn after(
+    db: &crate::Db,
+    account_id: Uuid,
+    after_seq: i64,
+    limit: i64,
+) -> Result<Vec<EventRow>> {
     const SQL: &str = "SELECT seq, id, event, object_type, object_id, payload, created_us FROM events WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3";
-    Ok(crate::on_db!(db, p => sqlx::query_as(SQL).bind(account_id).bind(after_seq).bind(limit).fetch_all(p).await?))
+    Ok(
+        crate::on_db!(db, p => sqlx::query_as(SQL).bind(account_id).bind(after_seq).bind(limit).fetch_all(p).await?),
+    )
 }

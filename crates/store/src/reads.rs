@@ -41,7 +41,10 @@ pub struct ShipmentRow {
 
 impl Keyed for ShipmentRow {
     fn key(&self) -> Key {
-        Key { sort_us: self.updated_us, id: *self.id.as_bytes() }
+        Key {
+            sort_us: self.updated_us,
+            id: *self.id.as_bytes(),
+        }
     }
 }
 
@@ -76,7 +79,10 @@ pub struct ContainerRow {
 
 impl Keyed for ContainerRow {
     fn key(&self) -> Key {
-        Key { sort_us: self.updated_us, id: *self.id.as_bytes() }
+        Key {
+            sort_us: self.updated_us,
+            id: *self.id.as_bytes(),
+        }
     }
 }
 
@@ -113,7 +119,10 @@ pub struct TransportEventRow {
 
 impl Keyed for TransportEventRow {
     fn key(&self) -> Key {
-        Key { sort_us: self.created_us, id: *self.id.as_bytes() }
+        Key {
+            sort_us: self.created_us,
+            id: *self.id.as_bytes(),
+        }
     }
 }
 
@@ -134,7 +143,11 @@ pub async fn container(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Con
 }
 
 /// The containers of a shipment, oldest first.
-pub async fn containers_of(db: &Db, account_id: Uuid, shipment_id: Uuid) -> Result<Vec<ContainerRow>> {
+pub async fn containers_of(
+    db: &Db,
+    account_id: Uuid,
+    shipment_id: Uuid,
+) -> Result<Vec<ContainerRow>> {
     const SQL: &str = "SELECT id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us FROM containers WHERE shipment_id = $1 AND account_id = $2 ORDER BY created_us, id";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(shipment_id).bind(account_id).fetch_all(p).await?))
 }
@@ -173,7 +186,12 @@ fn like(q: &str) -> String {
 }
 
 /// A page of shipments, most recently updated first.
-pub async fn shipments(db: &Db, account_id: Uuid, f: &Filter, page: &Page) -> Result<Listed<ShipmentRow>> {
+pub async fn shipments(
+    db: &Db,
+    account_id: Uuid,
+    f: &Filter,
+    page: &Page,
+) -> Result<Listed<ShipmentRow>> {
     let mut conds = vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])];
     if let Some(q) = &f.q {
         let l = like(q);
@@ -183,28 +201,55 @@ pub async fn shipments(db: &Db, account_id: Uuid, f: &Filter, page: &Page) -> Re
         ));
     }
     if let Some(n) = &f.number {
-        conds.push(Cond::new("bill_of_lading_number = ?", vec![Arg::Text(n.clone())]));
+        conds.push(Cond::new(
+            "bill_of_lading_number = ?",
+            vec![Arg::Text(n.clone())],
+        ));
     }
     if let Some(stopped) = f.tracking_stopped {
-        conds.push(Cond::new(if stopped { "tracking_stopped_us IS NOT NULL" } else { "tracking_stopped_us IS NULL" }, vec![]));
+        conds.push(Cond::new(
+            if stopped {
+                "tracking_stopped_us IS NOT NULL"
+            } else {
+                "tracking_stopped_us IS NULL"
+            },
+            vec![],
+        ));
     }
     if let Some(c) = &f.carrier {
         conds.push(Cond::new("scac = ?", vec![Arg::Text(c.clone())]));
     }
     if let Some(p) = &f.port {
-        conds.push(Cond::new("pod_locode = ?", vec![Arg::Text(p.to_ascii_uppercase())]));
+        conds.push(Cond::new(
+            "pod_locode = ?",
+            vec![Arg::Text(p.to_ascii_uppercase())],
+        ));
     }
-    for (v, sql) in [(f.updated_start_us, "updated_us >= ?"), (f.updated_end_us, "updated_us <= ?")] {
+    for (v, sql) in [
+        (f.updated_start_us, "updated_us >= ?"),
+        (f.updated_end_us, "updated_us <= ?"),
+    ] {
         if let Some(v) = v {
             conds.push(Cond::new(sql, vec![Arg::I64(v)]));
         }
     }
-    let spec = ListSpec { from: "shipments", columns: SHIPMENT_COLUMNS, sort_col: "updated_us", id_col: "id", conds };
+    let spec = ListSpec {
+        from: "shipments",
+        columns: SHIPMENT_COLUMNS,
+        sort_col: "updated_us",
+        id_col: "id",
+        conds,
+    };
     crate::list::list(db, &spec, page).await
 }
 
 /// A page of containers, most recently updated first.
-pub async fn containers(db: &Db, account_id: Uuid, f: &Filter, page: &Page) -> Result<Listed<ContainerRow>> {
+pub async fn containers(
+    db: &Db,
+    account_id: Uuid,
+    f: &Filter,
+    page: &Page,
+) -> Result<Listed<ContainerRow>> {
     let mut conds = vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])];
     if let Some(q) = &f.q {
         let l = like(q);
@@ -233,7 +278,10 @@ pub async fn containers(db: &Db, account_id: Uuid, f: &Filter, page: &Page) -> R
         ));
     }
     if let Some(c) = &f.carrier {
-        conds.push(Cond::new("shipment_id IN (SELECT id FROM shipments WHERE account_id = ? AND scac = ?)", vec![Arg::Uuid(account_id), Arg::Text(c.clone())]));
+        conds.push(Cond::new(
+            "shipment_id IN (SELECT id FROM shipments WHERE account_id = ? AND scac = ?)",
+            vec![Arg::Uuid(account_id), Arg::Text(c.clone())],
+        ));
     }
     if let Some(p) = &f.port {
         conds.push(Cond::new(
@@ -251,18 +299,32 @@ pub async fn containers(db: &Db, account_id: Uuid, f: &Filter, page: &Page) -> R
             conds.push(Cond::new(sql, vec![Arg::I64(v)]));
         }
     }
-    let spec = ListSpec { from: "containers", columns: CONTAINER_COLUMNS, sort_col: "updated_us", id_col: "id", conds };
+    let spec = ListSpec {
+        from: "containers",
+        columns: CONTAINER_COLUMNS,
+        sort_col: "updated_us",
+        id_col: "id",
+        conds,
+    };
     crate::list::list(db, &spec, page).await
 }
 
 /// A page of a container's transport events, newest first.
-pub async fn transport_events(db: &Db, account_id: Uuid, container_id: Uuid, page: &Page) -> Result<Listed<TransportEventRow>> {
+pub async fn transport_events(
+    db: &Db,
+    account_id: Uuid,
+    container_id: Uuid,
+    page: &Page,
+) -> Result<Listed<TransportEventRow>> {
     let spec = ListSpec {
         from: "transport_events",
         columns: EVENT_COLUMNS,
         sort_col: "created_us",
         id_col: "id",
-        conds: vec![Cond::new("container_id = ? AND account_id = ?", vec![Arg::Uuid(container_id), Arg::Uuid(account_id)])],
+        conds: vec![Cond::new(
+            "container_id = ? AND account_id = ?",
+            vec![Arg::Uuid(container_id), Arg::Uuid(account_id)],
+        )],
     };
     crate::list::list(db, &spec, page).await
 }

@@ -53,7 +53,10 @@ pub struct TrackingRequestRow {
 
 impl Keyed for TrackingRequestRow {
     fn key(&self) -> Key {
-        Key { sort_us: self.created_us, id: *self.id.as_bytes() }
+        Key {
+            sort_us: self.created_us,
+            id: *self.id.as_bytes(),
+        }
     }
 }
 
@@ -65,16 +68,23 @@ fn unique_violation(e: &sqlx::Error) -> bool {
 
 /// Active containers of an account (on shipments still tracked).
 pub async fn active_containers(db: &Db, account_id: Uuid) -> Result<i64> {
-    Ok(on_db!(db, p => sqlx::query_scalar("SELECT COUNT(*) FROM containers WHERE account_id = $1 AND active = TRUE")
+    Ok(
+        on_db!(db, p => sqlx::query_scalar("SELECT COUNT(*) FROM containers WHERE account_id = $1 AND active = TRUE")
         .bind(account_id)
         .fetch_one(p)
-        .await?))
+        .await?),
+    )
 }
 
 /// Records a new pending request (due for processing now). A live request for the same
 /// number, type and carrier is [`StoreError::Duplicate`]; a free account at its container
 /// limit is [`StoreError::PlanLimit`].
-pub async fn create_request(db: &Db, account_id: Uuid, plan: Plan, v: &ValidRequest) -> Result<TrackingRequestRow> {
+pub async fn create_request(
+    db: &Db,
+    account_id: Uuid,
+    plan: Plan,
+    v: &ValidRequest,
+) -> Result<TrackingRequestRow> {
     if let Some(limit) = plan.active_container_limit()
         && active_containers(db, account_id).await? >= i64::from(limit)
     {
@@ -113,7 +123,11 @@ async fn get_in(tx: &mut Tx, id: Uuid) -> Result<TrackingRequestRow> {
 }
 
 /// One request of an account.
-pub async fn get_request(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<TrackingRequestRow>> {
+pub async fn get_request(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+) -> Result<Option<TrackingRequestRow>> {
     const SQL: &str = "SELECT id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, next_attempt_us, created_us, updated_us FROM tracking_requests WHERE id = $1 AND account_id = $2";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
@@ -140,7 +154,12 @@ pub struct RequestFilter {
 }
 
 /// A page of an account's requests, newest first.
-pub async fn list_requests(db: &Db, account_id: Uuid, f: &RequestFilter, page: &Page) -> Result<Listed<TrackingRequestRow>> {
+pub async fn list_requests(
+    db: &Db,
+    account_id: Uuid,
+    f: &RequestFilter,
+    page: &Page,
+) -> Result<Listed<TrackingRequestRow>> {
     let mut conds = vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])];
     if let Some(q) = &f.q {
         let like = format!("%{}%", q.to_ascii_uppercase().replace(['%', '_'], ""));
@@ -168,27 +187,52 @@ pub async fn list_requests(db: &Db, account_id: Uuid, f: &RequestFilter, page: &
             conds.push(Cond::new(sql, vec![Arg::I64(v)]));
         }
     }
-    let spec = ListSpec { from: "tracking_requests", columns: TR_COLUMNS, sort_col: "created_us", id_col: "id", conds };
+    let spec = ListSpec {
+        from: "tracking_requests",
+        columns: TR_COLUMNS,
+        sort_col: "created_us",
+        id_col: "id",
+        conds,
+    };
     crate::list::list(db, &spec, page).await
 }
 
 /// Replaces the ref numbers and/or tags of a request.
-pub async fn update_request(db: &Db, account_id: Uuid, id: Uuid, ref_numbers: Option<Vec<String>>, tags: Option<Vec<String>>) -> Result<TrackingRequestRow> {
-    let current = get_request(db, account_id, id).await?.ok_or(StoreError::NotFound("tracking_request"))?;
+pub async fn update_request(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    ref_numbers: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+) -> Result<TrackingRequestRow> {
+    let current = get_request(db, account_id, id)
+        .await?
+        .ok_or(StoreError::NotFound("tracking_request"))?;
     let refs = ref_numbers.unwrap_or(current.ref_numbers.0);
     let tags = tags.unwrap_or(current.shipment_tags.0);
     on_db!(db, p => sqlx::query("UPDATE tracking_requests SET ref_numbers = $3, shipment_tags = $4, updated_us = $5 WHERE id = $1 AND account_id = $2")
         .bind(id).bind(account_id).bind(Json(&refs)).bind(Json(&tags)).bind(now_us())
         .execute(p).await.map(|_| ())?);
-    get_request(db, account_id, id).await?.ok_or(StoreError::NotFound("tracking_request"))
+    get_request(db, account_id, id)
+        .await?
+        .ok_or(StoreError::NotFound("tracking_request"))
 }
 
 /// Claims up to `limit` due requests with a lease: a claimed request is not handed out again
 /// until `lease_us` has passed, so a crashed worker's work is picked up by another.
-pub async fn claim_due(db: &Db, now: i64, lease_us: i64, limit: i64) -> Result<Vec<TrackingRequestRow>> {
+pub async fn claim_due(
+    db: &Db,
+    now: i64,
+    lease_us: i64,
+    limit: i64,
+) -> Result<Vec<TrackingRequestRow>> {
     let pick = match db {
-        Db::Sqlite(_) => "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2",
-        Db::Postgres(_) => "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2 FOR UPDATE SKIP LOCKED",
+        Db::Sqlite(_) => {
+            "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2"
+        }
+        Db::Postgres(_) => {
+            "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2 FOR UPDATE SKIP LOCKED"
+        }
     };
     let mut tx = db.begin().await?;
     let ids: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(pick)
@@ -222,7 +266,7 @@ pub enum Outcome {
         /// Bill of lading number as the carrier knows it.
         bill_of_lading_number: String,
         /// Ports and destination.
-        route: Route,
+        route: Box<Route>,
         /// Containers.
         containers: Vec<NewContainer>,
     },
@@ -259,7 +303,9 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
     let now = now_us();
     let mut tx = db.begin().await?;
     let current = get_in(&mut tx, request.id).await?;
-    if current.status != Status::Pending.as_str() && current.status != Status::AwaitingManifest.as_str() {
+    if current.status != Status::Pending.as_str()
+        && current.status != Status::AwaitingManifest.as_str()
+    {
         // Someone else finished it (an expired lease raced); nothing to do.
         tx.commit().await?;
         return Ok(vec![]);
@@ -267,13 +313,18 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
     let attempts = current.retry_count.unwrap_or(0) + 1;
     let mut created = Vec::new();
     let (event, row) = match outcome {
-        Outcome::Created { scac, bill_of_lading_number, route, containers } => {
+        Outcome::Created {
+            scac,
+            bill_of_lading_number,
+            route,
+            containers,
+        } => {
             let shipment_id = Uuid::now_v7();
             on_tx!(&mut tx, c => sqlx::query(
                 "INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, pod_locode, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us) \
                  VALUES ($1, $2, $3, $4, $5, $11, $6, $7, $8, $9, NULL, NULL, $10, $10)")
                 .bind(shipment_id).bind(request.account_id).bind(request.id).bind(&bill_of_lading_number).bind(&scac)
-                .bind(Json(&current.ref_numbers.0)).bind(Json(&current.shipment_tags.0)).bind(Json(&route))
+                .bind(Json(&current.ref_numbers.0)).bind(Json(&current.shipment_tags.0)).bind(Json(route.as_ref()))
                 .bind(Json(ShipmentState::default())).bind(now).bind(&route.pod_locode)
                 .execute(c).await.map(|_| ())?);
             for nc in &containers {
@@ -287,26 +338,72 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
                     .execute(c).await.map(|_| ())?);
                 append(&mut tx, request.account_id, "container.created", "container", container_id,
                     &json!({"container_id": container_id, "shipment_id": shipment_id, "number": nc.number}), now).await?;
-                apply_in(&mut tx, request.account_id, container_id, &nc.observations, now).await?;
+                apply_in(
+                    &mut tx,
+                    request.account_id,
+                    container_id,
+                    &nc.observations,
+                    now,
+                )
+                .await?;
                 created.push(container_id);
             }
             on_tx!(&mut tx, c => sqlx::query(
                 "UPDATE tracking_requests SET status = 'created', scac = $2, shipment_id = $3, failed_reason = NULL, is_retrying = FALSE, retry_count = $4, next_attempt_us = NULL, locked_until_us = NULL, updated_us = $5 WHERE id = $1")
                 .bind(request.id).bind(&scac).bind(shipment_id).bind(attempts).bind(now)
                 .execute(c).await.map(|_| ())?);
-            ("tracking_request.succeeded", get_in(&mut tx, request.id).await?)
+            (
+                "tracking_request.succeeded",
+                get_in(&mut tx, request.id).await?,
+            )
         }
         Outcome::Failed { reason } => {
-            set_status(&mut tx, request.id, Status::Failed, Some(&reason), false, attempts, None, now).await?;
-            ("tracking_request.failed", get_in(&mut tx, request.id).await?)
+            set_status(
+                &mut tx,
+                request.id,
+                Status::Failed,
+                Some(&reason),
+                false,
+                attempts,
+                None,
+                now,
+            )
+            .await?;
+            (
+                "tracking_request.failed",
+                get_in(&mut tx, request.id).await?,
+            )
         }
         Outcome::AwaitingManifest { next_us, expired } => {
             if expired {
-                set_status(&mut tx, request.id, Status::Failed, Some("expired"), false, attempts, None, now).await?;
-                ("tracking_request.failed", get_in(&mut tx, request.id).await?)
+                set_status(
+                    &mut tx,
+                    request.id,
+                    Status::Failed,
+                    Some("expired"),
+                    false,
+                    attempts,
+                    None,
+                    now,
+                )
+                .await?;
+                (
+                    "tracking_request.failed",
+                    get_in(&mut tx, request.id).await?,
+                )
             } else {
                 let first = current.status != Status::AwaitingManifest.as_str();
-                set_status(&mut tx, request.id, Status::AwaitingManifest, None, false, attempts, Some(next_us), now).await?;
+                set_status(
+                    &mut tx,
+                    request.id,
+                    Status::AwaitingManifest,
+                    None,
+                    false,
+                    attempts,
+                    Some(next_us),
+                    now,
+                )
+                .await?;
                 let row = get_in(&mut tx, request.id).await?;
                 if !first {
                     tx.commit().await?;
@@ -315,24 +412,69 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
                 ("tracking_request.awaiting_manifest", row)
             }
         }
-        Outcome::Retry { reason, next_us, last } => {
+        Outcome::Retry {
+            reason,
+            next_us,
+            last,
+        } => {
             if last {
-                set_status(&mut tx, request.id, Status::Failed, Some("retries_exhausted"), false, attempts, None, now).await?;
-                ("tracking_request.failed", get_in(&mut tx, request.id).await?)
+                set_status(
+                    &mut tx,
+                    request.id,
+                    Status::Failed,
+                    Some("retries_exhausted"),
+                    false,
+                    attempts,
+                    None,
+                    now,
+                )
+                .await?;
+                (
+                    "tracking_request.failed",
+                    get_in(&mut tx, request.id).await?,
+                )
             } else {
-                set_status(&mut tx, request.id, Status::Pending, Some(&reason), true, attempts, Some(next_us), now).await?;
+                set_status(
+                    &mut tx,
+                    request.id,
+                    Status::Pending,
+                    Some(&reason),
+                    true,
+                    attempts,
+                    Some(next_us),
+                    now,
+                )
+                .await?;
                 tx.commit().await?;
                 return Ok(vec![]);
             }
         }
     };
-    append(&mut tx, request.account_id, event, "tracking_request", request.id, &tr_payload(&row), now).await?;
+    append(
+        &mut tx,
+        request.account_id,
+        event,
+        "tracking_request",
+        request.id,
+        &tr_payload(&row),
+        now,
+    )
+    .await?;
     tx.commit().await?;
     Ok(created)
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn set_status(tx: &mut Tx, id: Uuid, status: Status, reason: Option<&str>, retrying: bool, attempts: i64, next_us: Option<i64>, now: i64) -> Result<()> {
+async fn set_status(
+    tx: &mut Tx,
+    id: Uuid,
+    status: Status,
+    reason: Option<&str>,
+    retrying: bool,
+    attempts: i64,
+    next_us: Option<i64>,
+    now: i64,
+) -> Result<()> {
     on_tx!(tx, c => sqlx::query(
         "UPDATE tracking_requests SET status = $2, failed_reason = $3, is_retrying = $4, retry_count = $5, next_attempt_us = $6, locked_until_us = NULL, updated_us = $7 WHERE id = $1")
         .bind(id).bind(status.as_str()).bind(reason).bind(retrying).bind(attempts).bind(next_us).bind(now)
@@ -350,18 +492,31 @@ struct StateRow {
 
 /// Merges observations into one container (and its shipment) inside a transaction: state,
 /// transport events and event-log entries are written together.
-pub async fn apply_in(tx: &mut Tx, account_id: Uuid, container_id: Uuid, batch: &[Observation], now: i64) -> Result<Vec<Change>> {
+pub async fn apply_in(
+    tx: &mut Tx,
+    account_id: Uuid,
+    container_id: Uuid,
+    batch: &[Observation],
+    now: i64,
+) -> Result<Vec<Change>> {
     if batch.is_empty() {
         return Ok(vec![]);
     }
     let sql = match tx {
-        Tx::Sqlite(_) => "SELECT c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.id = $1 AND c.account_id = $2",
-        Tx::Postgres(_) => "SELECT c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.id = $1 AND c.account_id = $2 FOR UPDATE OF c, s",
+        Tx::Sqlite(_) => {
+            "SELECT c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.id = $1 AND c.account_id = $2"
+        }
+        Tx::Postgres(_) => {
+            "SELECT c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.id = $1 AND c.account_id = $2 FOR UPDATE OF c, s"
+        }
     };
     let row: Option<StateRow> = on_tx!(tx, c => sqlx::query_as(sql).bind(container_id).bind(account_id).fetch_optional(c).await?);
     let row = row.ok_or(StoreError::NotFound("container"))?;
     let merged = merge(&row.state.0, &row.shipment_state.0, batch);
-    if merged.changes.is_empty() && merged.container == row.state.0 && merged.shipment == row.shipment_state.0 {
+    if merged.changes.is_empty()
+        && merged.container == row.state.0
+        && merged.shipment == row.shipment_state.0
+    {
         return Ok(vec![]);
     }
     let c = &merged.container;
@@ -389,17 +544,44 @@ pub async fn apply_in(tx: &mut Tx, account_id: Uuid, container_id: Uuid, batch: 
                     .execute(x).await.map(|_| ())?);
                 let mut payload = base;
                 payload["transport_event_id"] = json!(id);
-                append(tx, account_id, &t.event, "transport_event", id, &payload, now).await?;
+                append(
+                    tx,
+                    account_id,
+                    &t.event,
+                    "transport_event",
+                    id,
+                    &payload,
+                    now,
+                )
+                .await?;
             }
             Change::ShipmentEstimatedArrival { .. } => {
                 let mut payload = base;
                 payload["change"] = serde_json::to_value(change).unwrap_or(Value::Null);
-                append(tx, account_id, "shipment.estimated.arrival", "shipment", row.shipment_id, &payload, now).await?;
+                append(
+                    tx,
+                    account_id,
+                    "shipment.estimated.arrival",
+                    "shipment",
+                    row.shipment_id,
+                    &payload,
+                    now,
+                )
+                .await?;
             }
             other => {
                 let mut payload = base;
                 payload["change"] = serde_json::to_value(other).unwrap_or(Value::Null);
-                append(tx, account_id, &other.event_name(), "container", container_id, &payload, now).await?;
+                append(
+                    tx,
+                    account_id,
+                    &other.event_name(),
+                    "container",
+                    container_id,
+                    &payload,
+                    now,
+                )
+                .await?;
             }
         }
     }
@@ -407,9 +589,129 @@ pub async fn apply_in(tx: &mut Tx, account_id: Uuid, container_id: Uuid, batch: 
 }
 
 /// Merges observations into one container in a transaction of its own.
-pub async fn apply(db: &Db, account_id: Uuid, container_id: Uuid, batch: &[Observation]) -> Result<Vec<Change>> {
+pub async fn apply(
+    db: &Db,
+    account_id: Uuid,
+    container_id: Uuid,
+    batch: &[Observation],
+) -> Result<Vec<Change>> {
     let mut tx = db.begin().await?;
     let changes = apply_in(&mut tx, account_id, container_id, batch, now_us()).await?;
     tx.commit().await?;
     Ok(changes)
+}
+
+/// Stops tracking a shipment (all its containers): sets the stop time and reason, marks the
+/// containers inactive and the request `tracking_stopped`, with `tracking_request.tracking_stopped`.
+/// Stopping a stopped shipment changes nothing.
+pub async fn stop_shipment(
+    db: &Db,
+    account_id: Uuid,
+    shipment_id: Uuid,
+    reason: &str,
+) -> Result<()> {
+    let now = now_us();
+    let mut tx = db.begin().await?;
+    let stopped: Option<Option<i64>> = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT tracking_stopped_us FROM shipments WHERE id = $1 AND account_id = $2")
+        .bind(shipment_id).bind(account_id).fetch_optional(c).await?);
+    match stopped {
+        None => return Err(StoreError::NotFound("shipment")),
+        Some(Some(_)) => return Ok(()),
+        Some(None) => {}
+    }
+    on_tx!(&mut tx, c => sqlx::query("UPDATE shipments SET tracking_stopped_us = $2, stopped_reason = $3, updated_us = $2 WHERE id = $1")
+        .bind(shipment_id).bind(now).bind(reason).execute(c).await.map(|_| ())?);
+    on_tx!(&mut tx, c => sqlx::query("UPDATE containers SET active = FALSE, updated_us = $2 WHERE shipment_id = $1")
+        .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
+    let requests: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT id FROM tracking_requests WHERE shipment_id = $1 AND status = 'created'")
+        .bind(shipment_id).fetch_all(c).await?);
+    for id in requests {
+        on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET status = 'tracking_stopped', updated_us = $2 WHERE id = $1")
+            .bind(id).bind(now).execute(c).await.map(|_| ())?);
+        let row = get_in(&mut tx, id).await?;
+        append(
+            &mut tx,
+            account_id,
+            "tracking_request.tracking_stopped",
+            "tracking_request",
+            id,
+            &tr_payload(&row),
+            now,
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Resumes tracking a stopped shipment. A free account at its container limit gets
+/// [`StoreError::PlanLimit`].
+pub async fn resume_shipment(
+    db: &Db,
+    account_id: Uuid,
+    plan: Plan,
+    shipment_id: Uuid,
+) -> Result<()> {
+    let now = now_us();
+    let mut tx = db.begin().await?;
+    let stopped: Option<Option<i64>> = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT tracking_stopped_us FROM shipments WHERE id = $1 AND account_id = $2")
+        .bind(shipment_id).bind(account_id).fetch_optional(c).await?);
+    match stopped {
+        None => return Err(StoreError::NotFound("shipment")),
+        Some(None) => return Ok(()),
+        Some(Some(_)) => {}
+    }
+    if let Some(limit) = plan.active_container_limit() {
+        let (active, here): (i64, i64) = on_tx!(&mut tx, c => sqlx::query_as(
+            "SELECT (SELECT COUNT(*) FROM containers WHERE account_id = $1 AND active = TRUE), (SELECT COUNT(*) FROM containers WHERE shipment_id = $2 AND current_status <> 'empty_returned')")
+            .bind(account_id).bind(shipment_id).fetch_one(c).await?);
+        if active + here > i64::from(limit) {
+            return Err(StoreError::PlanLimit { limit });
+        }
+    }
+    on_tx!(&mut tx, c => sqlx::query("UPDATE shipments SET tracking_stopped_us = NULL, stopped_reason = NULL, updated_us = $2 WHERE id = $1")
+        .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
+    on_tx!(&mut tx, c => sqlx::query("UPDATE containers SET active = TRUE, updated_us = $2 WHERE shipment_id = $1 AND current_status <> 'empty_returned'")
+        .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
+    on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET status = 'created', updated_us = $2 WHERE shipment_id = $1 AND status = 'tracking_stopped'")
+        .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Replaces a shipment's ref numbers and/or tags.
+pub async fn update_shipment(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    refs: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+) -> Result<()> {
+    let now = now_us();
+    let n = on_db!(db, p => sqlx::query(
+        "UPDATE shipments SET ref_numbers = COALESCE($3, ref_numbers), tags = COALESCE($4, tags), updated_us = $5 WHERE id = $1 AND account_id = $2")
+        .bind(id).bind(account_id).bind(refs.map(Json)).bind(tags.map(Json)).bind(now)
+        .execute(p).await?.rows_affected());
+    if n == 0 {
+        Err(StoreError::NotFound("shipment"))
+    } else {
+        Ok(())
+    }
+}
+
+/// Replaces a container's ref numbers.
+pub async fn update_container(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    refs: Vec<String>,
+) -> Result<()> {
+    let n = on_db!(db, p => sqlx::query("UPDATE containers SET ref_numbers = $3, updated_us = $4 WHERE id = $1 AND account_id = $2")
+        .bind(id).bind(account_id).bind(Json(refs)).bind(now_us())
+        .execute(p).await?.rows_affected());
+    if n == 0 {
+        Err(StoreError::NotFound("container"))
+    } else {
+        Ok(())
+    }
 }

@@ -54,11 +54,14 @@ impl Processor {
     }
 
     async fn outcome(&self, req: &TrackingRequestRow, now_us: i64) -> Outcome {
-        let request_type = RequestType::parse(&req.request_type).unwrap_or(RequestType::BillOfLading);
+        let request_type =
+            RequestType::parse(&req.request_type).unwrap_or(RequestType::BillOfLading);
         let scac = match &req.scac {
             Some(s) => s.clone(),
             None => match carriers::infer(&req.request_number) {
-                Ok(i) if i.decision == Decision::AutoSelect && !i.candidates.is_empty() => i.candidates[0].scac.clone(),
+                Ok(i) if i.decision == Decision::AutoSelect && !i.candidates.is_empty() => {
+                    i.candidates[0].scac.clone()
+                }
                 _ => {
                     return Outcome::Failed {
                         reason: "scac_auto_detect_failed".into(),
@@ -73,7 +76,9 @@ impl Processor {
         };
         let answer = match self.sources.iter().find(|s| s.serves(&scac)) {
             Some(source) => source.lookup(&lookup).await,
-            None => Err(SourceError::Unreachable(format!("no source is configured for {scac}"))),
+            None => Err(SourceError::Unreachable(format!(
+                "no source is configured for {scac}"
+            ))),
         };
         let waited_us = now_us - req.created_us;
         let awaiting = || Outcome::AwaitingManifest {
@@ -81,15 +86,25 @@ impl Processor {
             expired: waited_us >= requests::MANIFEST_WINDOW_SECS * SEC,
         };
         match answer {
-            Ok(LookupResult::Found { bill_of_lading_number, route, containers }) => Outcome::Created {
+            Ok(LookupResult::Found {
+                bill_of_lading_number,
+                route,
+                containers,
+            }) => Outcome::Created {
                 scac,
                 bill_of_lading_number,
                 route,
                 containers,
             },
-            Ok(LookupResult::NotFound) if request_type == RequestType::Container => Outcome::Failed { reason: "not_found".into() },
+            Ok(LookupResult::NotFound) if request_type == RequestType::Container => {
+                Outcome::Failed {
+                    reason: "not_found".into(),
+                }
+            }
             Ok(LookupResult::NotFound | LookupResult::NotManifested) => awaiting(),
-            Ok(LookupResult::Rejected(reason)) => Outcome::Failed { reason: reason.into() },
+            Ok(LookupResult::Rejected(reason)) => Outcome::Failed {
+                reason: reason.into(),
+            },
             Err(e) => {
                 let attempt = req.retry_count.unwrap_or(0) + 1;
                 tracing::warn!(tracking_request.id = %req.id, attempt, error = %e, "tracking request attempt failed");
@@ -110,7 +125,12 @@ impl Processor {
     }
 
     /// Runs until `shutdown`, processing due work every `poll` (and at once when woken).
-    pub async fn run(self, shutdown: CancellationToken, poll: Duration, wake: Arc<tokio::sync::Notify>) {
+    pub async fn run(
+        self,
+        shutdown: CancellationToken,
+        poll: Duration,
+        wake: Arc<tokio::sync::Notify>,
+    ) {
         loop {
             if let Err(e) = self.process_due(boxtrack_store::now_us()).await {
                 tracing::error!(error = %e, "tracking-request processing failed; will retry");

@@ -2,8 +2,11 @@
 
 pub mod account;
 pub mod api_keys;
+pub mod containers;
 pub mod docs;
 pub mod health;
+pub mod shipments;
+pub mod tracking_requests;
 
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
@@ -19,6 +22,9 @@ pub fn operations() -> Vec<Op> {
     ops.extend(docs::operations());
     ops.extend(account::operations());
     ops.extend(api_keys::operations());
+    ops.extend(tracking_requests::operations());
+    ops.extend(shipments::operations());
+    ops.extend(containers::operations());
     ops
 }
 

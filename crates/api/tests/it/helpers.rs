@@ -142,6 +142,31 @@ impl TestApp {
         self.send(req).await
     }
 
+    /// Runs the tracking-request processor once at `now_us` (a virtual clock for tests).
+    pub async fn process_at(&self, now_us: i64) -> usize {
+        let sources: Vec<std::sync::Arc<dyn boxtrack_sources::Source>> =
+            vec![std::sync::Arc::new(boxtrack_sources::sandbox::Sandbox)];
+        boxtrack_worker::Processor::new(self.db.clone(), sources)
+            .process_due(now_us)
+            .await
+            .unwrap()
+    }
+
+    /// Runs the processor once now.
+    pub async fn process(&self) -> usize {
+        self.process_at(boxtrack_store::now_us()).await
+    }
+
+    pub async fn patch(&self, path: &str, key: &str, body: &str) -> Resp {
+        let req = self
+            .client
+            .patch(self.url(path))
+            .header("Authorization", format!("Token {key}"))
+            .header("Content-Type", "application/vnd.api+json")
+            .body(body.to_string());
+        self.send(req).await
+    }
+
     pub async fn delete(&self, path: &str, key: &str) -> Resp {
         let req = self
             .client

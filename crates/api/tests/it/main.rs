@@ -9,3 +9,4 @@ mod helpers;
 mod jsonapi;
 mod ops;
 mod ratelimit;
+mod tracking;

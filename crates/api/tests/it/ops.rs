@@ -51,8 +51,8 @@ async fn health_readiness_and_metrics() {
     assert_eq!(app.get("/healthz", None).await.status, 200);
 }
 
-/// Every documented operation exists (answers something other than 404/405 for a route
-/// miss), and every route of the router is documented.
+/// Every documented operation exists (no route-miss 404 or 405), and every route of the
+/// router is documented.
 #[tokio::test]
 async fn openapi_document_matches_the_router() {
     let app = TestApp::spawn().await;
@@ -92,21 +92,22 @@ async fn openapi_document_matches_the_router() {
             let url = app.url(&path.replace("{id}", &key_id.to_string()));
             let req = match method.as_str() {
                 "get" => app.client.get(url),
-                "post" => app
-                    .client
-                    .post(url)
-                    .header("Content-Type", "application/vnd.api+json")
-                    .body("{}"),
+                "post" => app.client.post(url),
+                "patch" => app.client.patch(url),
                 other => panic!("unexpected method {other}"),
             };
+            let req = req
+                .header("Content-Type", "application/vnd.api+json")
+                .body(if method == "get" { "" } else { "{}" });
             let res = app
                 .send(req.header("Authorization", format!("Token {key}")))
                 .await;
+            let route_miss =
+                res.status == 405 || (res.status == 404 && res.text.contains("No such endpoint"));
             assert!(
-                res.status != 404 && res.status != 405,
+                !route_miss,
                 "{method} {path} answered {}: {}",
-                res.status,
-                res.text
+                res.status, res.text
             );
         }
     }
@@ -121,6 +122,20 @@ async fn openapi_document_matches_the_router() {
         ("POST", "/v2/api_keys"),
         ("GET", "/v2/api_keys/{id}"),
         ("DELETE", "/v2/api_keys/{id}"),
+        ("GET", "/v2/tracking_requests"),
+        ("POST", "/v2/tracking_requests"),
+        ("POST", "/v2/tracking_requests/infer_number"),
+        ("GET", "/v2/tracking_requests/{id}"),
+        ("PATCH", "/v2/tracking_requests/{id}"),
+        ("GET", "/v2/shipments"),
+        ("GET", "/v2/shipments/{id}"),
+        ("PATCH", "/v2/shipments/{id}"),
+        ("PATCH", "/v2/shipments/{id}/stop_tracking"),
+        ("PATCH", "/v2/shipments/{id}/resume_tracking"),
+        ("GET", "/v2/containers"),
+        ("GET", "/v2/containers/{id}"),
+        ("PATCH", "/v2/containers/{id}"),
+        ("GET", "/v2/containers/{id}/transport_events"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_string(), p.to_string()))

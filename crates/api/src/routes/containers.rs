@@ -1,0 +1,444 @@
+//! `/v2/containers`: containers with terminal data, and their transport events.
+
+use axum::extract::{OriginalUri, RawQuery, State};
+use axum::http::HeaderMap;
+use boxtrack_core::tracking::rules::ContainerStatus;
+use boxtrack_store::list::Keyed;
+use boxtrack_store::reads::{self, ContainerRow};
+use boxtrack_store::tracking;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::IdPath;
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{Body, JsonApi, ListDoc, QueryParams, base_url};
+use crate::openapi::{
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
+};
+use crate::resources;
+
+const INCLUDES: &[&str] = &[
+    "shipment",
+    "pod_terminal",
+    "pickup_facility",
+    "transport_events",
+    "shipment.port_of_lading",
+    "shipment.port_of_discharge",
+    "shipment.containers",
+];
+const EVENT_INCLUDES: &[&str] = &["shipment", "container", "location", "terminal", "vessel"];
+
+async fn render(
+    state: &AppState,
+    caller: &Caller,
+    rows: &[ContainerRow],
+    includes: &[String],
+) -> ApiResult<(Vec<Value>, Vec<Value>)> {
+    let mut data = Vec::new();
+    let mut included: Vec<Value> = Vec::new();
+    let push = |v: Value, included: &mut Vec<Value>| {
+        if !included
+            .iter()
+            .any(|i| i["id"] == v["id"] && i["type"] == v["type"])
+        {
+            included.push(v);
+        }
+    };
+    for c in rows {
+        let shipment = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?;
+        data.push(resources::container(c, shipment.as_ref(), &caller.account));
+        if let Some(s) = &shipment
+            && includes.iter().any(|i| i.starts_with("shipment"))
+        {
+            let siblings = reads::containers_of(&state.db, caller.account.id, s.id).await?;
+            let ids: Vec<uuid::Uuid> = siblings.iter().map(|x| x.id).collect();
+            push(resources::shipment(s, &ids), &mut included);
+            if includes.iter().any(|i| i == "shipment.containers") {
+                for sib in &siblings {
+                    push(
+                        resources::container(sib, Some(s), &caller.account),
+                        &mut included,
+                    );
+                }
+            }
+        }
+        if includes.iter().any(|i| i == "transport_events") {
+            let page = boxtrack_core::paging::Page {
+                number: 1,
+                size: 100,
+                cursor: None,
+            };
+            let events = reads::transport_events(&state.db, caller.account.id, c.id, &page).await?;
+            if let Some(last) = data.last_mut() {
+                last["relationships"]["transport_events"] = json!({"data": events.rows.iter().map(|e| json!({"id": e.id.to_string(), "type": "transport_event"})).collect::<Vec<_>>()});
+            }
+            for e in &events.rows {
+                push(resources::transport_event(e), &mut included);
+            }
+        }
+    }
+    Ok((data, included))
+}
+
+/// `GET /v2/containers`.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let page = q.page()?;
+    let includes = q.includes("container", INCLUDES)?;
+    let mut filter = super::shipments::common_filter(&q)?;
+    filter.container_number = q
+        .text("filter[number]")
+        .map(|n| boxtrack_core::ident::normalize(&n));
+    if let Some(s) = q
+        .text("filter[current_status]")
+        .or_else(|| q.text("filter[status]"))
+    {
+        if ContainerStatus::parse(&s).is_none() {
+            return Err(ApiError::bad_parameter(
+                "filter[current_status]",
+                "filter[current_status] must be a current_status value such as available or on_ship",
+            ));
+        }
+        filter.current_status = Some(s);
+    }
+    filter.ready_for_pickup = q.boolean("filter[ready_for_pickup]")?;
+    filter.lfd_start_us = q.time("filter[pickup_lfd][start]")?;
+    filter.lfd_end_us = q.time("filter[pickup_lfd][end]")?;
+    let listed = reads::containers(&state.db, caller.account.id, &filter, &page).await?;
+    let (data, included) = render(&state, &caller, &listed.rows, &includes).await?;
+    let base = base_url(state.config.public_url.as_deref(), &headers);
+    Ok(ListDoc {
+        base: &base,
+        path: uri.path(),
+        query: &q,
+        page,
+        total: listed.total,
+        edge_keys: listed
+            .rows
+            .first()
+            .zip(listed.rows.last())
+            .map(|(f, l)| (f.key(), l.key())),
+    }
+    .render(data, included))
+}
+
+async fn one(
+    state: &AppState,
+    caller: &Caller,
+    id: uuid::Uuid,
+    includes: &[String],
+) -> ApiResult<JsonApi> {
+    let c = reads::container(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("container"))?;
+    let (mut data, included) = render(state, caller, std::slice::from_ref(&c), includes).await?;
+    Ok(JsonApi::single(data.pop().unwrap_or(Value::Null), included))
+}
+
+/// `GET /v2/containers/{id}`.
+pub async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let includes = QueryParams::parse(raw.as_deref()).includes("container", INCLUDES)?;
+    one(&state, &caller, id, &includes).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatchAttrs {
+    ref_numbers: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct PatchData {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    attributes: PatchAttrs,
+}
+
+/// Body of `PATCH /v2/containers/{id}`.
+#[derive(Deserialize)]
+pub struct PatchDoc {
+    data: PatchData,
+}
+
+/// `PATCH /v2/containers/{id}`: ref numbers.
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(doc): Body<PatchDoc>,
+) -> ApiResult<JsonApi> {
+    if doc.data.kind.as_deref().is_some_and(|k| k != "container") {
+        return Err(ApiError::unprocessable(
+            "/data/type",
+            "invalid_type",
+            "type must be \"container\"",
+        ));
+    }
+    let mut refs: Vec<String> = Vec::new();
+    for r in doc
+        .data
+        .attributes
+        .ref_numbers
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+    {
+        if !refs.contains(&r) {
+            refs.push(r);
+        }
+    }
+    tracking::update_container(&state.db, caller.account.id, id, refs).await?;
+    one(&state, &caller, id, &[]).await
+}
+
+/// `GET /v2/containers/{id}/transport_events`.
+pub async fn events(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let page = q.page()?;
+    let includes = q.includes("transport_event", EVENT_INCLUDES)?;
+    let c = reads::container(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("container"))?;
+    let listed = reads::transport_events(&state.db, caller.account.id, id, &page).await?;
+    let mut included = Vec::new();
+    if includes.iter().any(|i| i == "container") {
+        let s = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?;
+        included.push(resources::container(&c, s.as_ref(), &caller.account));
+    }
+    if includes.iter().any(|i| i == "shipment")
+        && let Some(s) = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?
+    {
+        let ids: Vec<uuid::Uuid> = reads::containers_of(&state.db, caller.account.id, s.id)
+            .await?
+            .iter()
+            .map(|x| x.id)
+            .collect();
+        included.push(resources::shipment(&s, &ids));
+    }
+    let base = base_url(state.config.public_url.as_deref(), &headers);
+    Ok(ListDoc {
+        base: &base,
+        path: uri.path(),
+        query: &q,
+        page,
+        total: listed.total,
+        edge_keys: listed
+            .rows
+            .first()
+            .zip(listed.rows.last())
+            .map(|(f, l)| (f.key(), l.key())),
+    }
+    .render(
+        listed.rows.iter().map(resources::transport_event).collect(),
+        included,
+    ))
+}
+
+/// The OpenAPI schema of the container resource.
+pub fn schema() -> Value {
+    let ts = json!({"type": ["string", "null"], "format": "date-time"});
+    let s = json!({"type": ["string", "null"]});
+    let mut props = serde_json::Map::new();
+    props.insert("number".into(), json!({"type": "string"}));
+    for k in [
+        "seal_number",
+        "equipment_height",
+        "pod_full_out_chassis_number",
+        "location_at_pod_terminal",
+        "pod_timezone",
+        "final_destination_timezone",
+        "empty_terminated_timezone",
+        "pod_rail_carrier_scac",
+        "ind_rail_carrier_scac",
+    ] {
+        props.insert(k.into(), s.clone());
+    }
+    props.insert(
+        "equipment_type".into(),
+        json!({"enum": ["dry", "reefer", "open top", "flat rack", "bulk", "tank", null]}),
+    );
+    props.insert(
+        "equipment_length".into(),
+        json!({"enum": [10, 20, 40, 45, null]}),
+    );
+    props.insert("weight_in_lbs".into(), json!({"type": ["integer", "null"]}));
+    for k in [
+        "created_at",
+        "updated_at",
+        "pod_arrived_at",
+        "pod_discharged_at",
+        "pod_full_out_at",
+        "final_destination_full_out_at",
+        "empty_terminated_at",
+        "delivered_at",
+        "empty_out_at",
+        "pol_full_in_at",
+        "pol_vessel_loaded_at",
+        "pol_vessel_departed_at",
+        "terminal_checked_at",
+        "pod_last_tracking_request_at",
+        "shipment_last_tracking_request_at",
+        "rail_last_tracking_request_at",
+        "pickup_lfd",
+        "ssl_lfd",
+        "pickup_appointment_at",
+        "pod_rail_loaded_at",
+        "pod_rail_departed_at",
+        "ind_eta_at",
+        "ind_ata_at",
+        "ind_rail_unloaded_at",
+        "ind_facility_lfd_on",
+    ] {
+        props.insert(k.into(), ts.clone());
+    }
+    props.insert("available_for_pickup".into(), json!({"type": "boolean"}));
+    props.insert("availability_known".into(), json!({"type": "boolean"}));
+    props.insert("ready_for_pickup".into(), json!({"type": "boolean", "description": "available_for_pickup and no hold with status hold"}));
+    props.insert(
+        "ref_numbers".into(),
+        json!({"type": "array", "items": {"type": "string"}}),
+    );
+    props.insert("holds_at_pod_terminal".into(), json!({"type": "array", "items": {"type": "object", "properties": {"name": {"enum": ["freight", "customs", "USDA", "VACIS", "TMF", "other"]}, "status": {"enum": ["hold", "pending"]}, "description": {"type": ["string", "null"]}}}}));
+    props.insert("fees_at_pod_terminal".into(), json!({"type": "array", "items": {"type": "object", "properties": {"type": {"enum": ["demurrage", "extended_dwell_time", "exam", "total", "other"]}, "amount": {"type": "number"}, "currency_code": {"type": "string"}}}}));
+    props.insert("import_deadlines".into(), json!({"type": "object", "properties": {"pickup_lfd_terminal": ts, "pickup_lfd_rail": ts, "pickup_lfd_line": ts}}));
+    props.insert(
+        "current_status".into(),
+        json!({"enum": ContainerStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>()}),
+    );
+    json!({
+        "type": "object", "required": ["id", "type", "attributes"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "type": {"const": "container"},
+            "attributes": {"type": "object", "properties": props},
+            "relationships": {"type": "object"}
+        }
+    })
+}
+
+/// The OpenAPI schema of the transport event resource.
+pub fn event_schema() -> Value {
+    json!({
+        "type": "object", "required": ["id", "type", "attributes"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "type": {"const": "transport_event"},
+            "attributes": {"type": "object", "properties": {
+                "event": {"type": "string"}, "timestamp": {"type": ["string", "null"], "format": "date-time"},
+                "timezone": {"type": ["string", "null"]}, "location_locode": {"type": ["string", "null"]},
+                "voyage_number": {"type": ["string", "null"]}, "data_source": {"enum": ["shipping_line", "terminal", "rail", "ais", "sandbox"]},
+                "value": {"type": ["string", "null"]}, "created_at": {"type": "string", "format": "date-time"}
+            }}
+        }
+    })
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    let mut params = page_params();
+    params.push(include_param(INCLUDES));
+    for (name, d) in [
+        ("q", "Container number, ref number or bill of lading"),
+        ("filter[number]", "Exact container number"),
+        ("filter[current_status]", "A current_status value"),
+        ("filter[ready_for_pickup]", "true or false"),
+        (
+            "filter[pickup_lfd][start]",
+            "Coalesced LFD at or after (ISO 8601)",
+        ),
+        (
+            "filter[pickup_lfd][end]",
+            "Coalesced LFD at or before (ISO 8601)",
+        ),
+        ("filter[tracking_stopped]", "true or false"),
+        ("filter[carrier]", "Carrier SCAC"),
+        ("filter[port]", "Port of discharge UN/LOCODE"),
+        (
+            "filter[updated_at][start]",
+            "Updated at or after (ISO 8601)",
+        ),
+        ("filter[updated_at][end]", "Updated at or before (ISO 8601)"),
+    ] {
+        params.push(
+            json!({"name": name, "in": "query", "schema": {"type": "string"}, "description": d}),
+        );
+    }
+    let mut event_params = page_params();
+    event_params.insert(0, id_param("Container"));
+    event_params.push(include_param(EVENT_INCLUDES));
+    let patch = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"attributes": {"type": "object", "required": ["ref_numbers"], "properties": {"ref_numbers": {"type": "array", "items": {"type": "string"}}}}}}}});
+    vec![
+        Op {
+            method: "get",
+            path: "/v2/containers",
+            op: operation(
+                "Containers",
+                "List containers",
+                "Most recently updated first.",
+                params,
+                None,
+                errors(&[400, 401, 429]),
+                ("200", body("A page of containers", list_of("Container"))),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/containers/{id}",
+            op: operation(
+                "Containers",
+                "Get a container",
+                "Terminal data (availability, holds, fees, LFDs, appointment), rail data and milestones.",
+                vec![id_param("Container"), include_param(INCLUDES)],
+                None,
+                errors(&[400, 401, 404, 429]),
+                ("200", body("The container", single("Container"))),
+            ),
+        },
+        Op {
+            method: "patch",
+            path: "/v2/containers/{id}",
+            op: operation(
+                "Containers",
+                "Update a container",
+                "Replaces ref numbers.",
+                vec![id_param("Container")],
+                Some(patch),
+                errors(&[400, 401, 404, 415, 422, 429]),
+                ("200", body("The container", single("Container"))),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/containers/{id}/transport_events",
+            op: operation(
+                "Containers",
+                "List a container's transport events",
+                "Newest first.",
+                event_params,
+                None,
+                errors(&[400, 401, 404, 429]),
+                ("200", body("A page of events", list_of("TransportEvent"))),
+            ),
+        },
+    ]
+}

@@ -1,0 +1,391 @@
+//! `/v2/shipments`: shipments with their containers; stop and resume tracking.
+
+use axum::extract::{OriginalUri, RawQuery, State};
+use axum::http::HeaderMap;
+use boxtrack_store::StoreError;
+use boxtrack_store::list::Keyed;
+use boxtrack_store::reads::{self, Filter, ShipmentRow};
+use boxtrack_store::tracking;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::IdPath;
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{Body, JsonApi, ListDoc, QueryParams, base_url};
+use crate::openapi::{
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
+};
+use crate::resources;
+
+const INCLUDES: &[&str] = &[
+    "containers",
+    "port_of_lading",
+    "port_of_discharge",
+    "destination",
+    "pod_terminal",
+    "destination_terminal",
+];
+
+/// Filters shared with containers: `q`, `filter[tracking_stopped]`, `filter[carrier]`,
+/// `filter[port]`, `filter[updated_at][start|end]`.
+pub fn common_filter(q: &QueryParams) -> ApiResult<Filter> {
+    Ok(Filter {
+        q: q.text("q"),
+        tracking_stopped: q.boolean("filter[tracking_stopped]")?,
+        carrier: q.text("filter[carrier]").map(|s| s.to_ascii_uppercase()),
+        port: q.text("filter[port]").map(|s| s.to_ascii_uppercase()),
+        updated_start_us: q.time("filter[updated_at][start]")?,
+        updated_end_us: q.time("filter[updated_at][end]")?,
+        ..Filter::default()
+    })
+}
+
+async fn render(
+    state: &AppState,
+    caller: &Caller,
+    rows: &[ShipmentRow],
+    includes: &[String],
+) -> ApiResult<(Vec<Value>, Vec<Value>)> {
+    let mut data = Vec::new();
+    let mut included = Vec::new();
+    for s in rows {
+        let containers = reads::containers_of(&state.db, caller.account.id, s.id).await?;
+        let ids: Vec<uuid::Uuid> = containers.iter().map(|c| c.id).collect();
+        data.push(resources::shipment(s, &ids));
+        if includes.iter().any(|i| i == "containers") {
+            included.extend(
+                containers
+                    .iter()
+                    .map(|c| resources::container(c, Some(s), &caller.account)),
+            );
+        }
+    }
+    Ok((data, included))
+}
+
+/// `GET /v2/shipments`.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let page = q.page()?;
+    let includes = q.includes("shipment", INCLUDES)?;
+    let mut filter = common_filter(&q)?;
+    filter.number = q
+        .text("number")
+        .or_else(|| q.text("filter[number]"))
+        .map(|n| n.to_ascii_uppercase());
+    if let Some(status) = q.text("filter[status]") {
+        // A shipment's status is the tracking state of its lifecycle.
+        match status.as_str() {
+            "tracking_stopped" => filter.tracking_stopped = Some(true),
+            "tracking" | "active" => filter.tracking_stopped = Some(false),
+            _ => {
+                return Err(ApiError::bad_parameter(
+                    "filter[status]",
+                    "filter[status] must be tracking or tracking_stopped",
+                ));
+            }
+        }
+    }
+    let listed = reads::shipments(&state.db, caller.account.id, &filter, &page).await?;
+    let (data, included) = render(&state, &caller, &listed.rows, &includes).await?;
+    let base = base_url(state.config.public_url.as_deref(), &headers);
+    Ok(ListDoc {
+        base: &base,
+        path: uri.path(),
+        query: &q,
+        page,
+        total: listed.total,
+        edge_keys: listed
+            .rows
+            .first()
+            .zip(listed.rows.last())
+            .map(|(f, l)| (f.key(), l.key())),
+    }
+    .render(data, included))
+}
+
+async fn one(
+    state: &AppState,
+    caller: &Caller,
+    id: uuid::Uuid,
+    includes: &[String],
+) -> ApiResult<JsonApi> {
+    let s = reads::shipment(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("shipment"))?;
+    let (mut data, included) = render(state, caller, std::slice::from_ref(&s), includes).await?;
+    Ok(JsonApi::single(data.pop().unwrap_or(Value::Null), included))
+}
+
+/// `GET /v2/shipments/{id}`.
+pub async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let includes = QueryParams::parse(raw.as_deref()).includes("shipment", INCLUDES)?;
+    one(&state, &caller, id, &includes).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatchAttrs {
+    #[serde(default)]
+    ref_numbers: Option<Vec<String>>,
+    #[serde(default)]
+    tags: Option<Vec<String>>,
+    #[serde(default)]
+    shipment_tags: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct PatchData {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    attributes: PatchAttrs,
+}
+
+/// Body of `PATCH /v2/shipments/{id}`.
+#[derive(Deserialize)]
+pub struct PatchDoc {
+    data: PatchData,
+}
+
+fn clean(list: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in list
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+    {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// `PATCH /v2/shipments/{id}`: ref numbers and tags.
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(doc): Body<PatchDoc>,
+) -> ApiResult<JsonApi> {
+    if doc.data.kind.as_deref().is_some_and(|k| k != "shipment") {
+        return Err(ApiError::unprocessable(
+            "/data/type",
+            "invalid_type",
+            "type must be \"shipment\"",
+        ));
+    }
+    let a = doc.data.attributes;
+    tracking::update_shipment(
+        &state.db,
+        caller.account.id,
+        id,
+        a.ref_numbers.map(clean),
+        a.tags.or(a.shipment_tags).map(clean),
+    )
+    .await?;
+    one(&state, &caller, id, &[]).await
+}
+
+/// `PATCH /v2/shipments/{id}/stop_tracking`.
+pub async fn stop(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<JsonApi> {
+    tracking::stop_shipment(&state.db, caller.account.id, id, "cancelled_by_user").await?;
+    one(&state, &caller, id, &[]).await
+}
+
+/// `PATCH /v2/shipments/{id}/resume_tracking`.
+pub async fn resume(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<JsonApi> {
+    match tracking::resume_shipment(&state.db, caller.account.id, caller.account.plan, id).await {
+        Err(StoreError::PlanLimit { limit }) => Err(ApiError::unprocessable(
+            "/data",
+            "plan_limit",
+            format!("The free plan tracks at most {limit} active containers at once"),
+        )),
+        other => other.map_err(ApiError::from),
+    }?;
+    one(&state, &caller, id, &[]).await
+}
+
+/// The OpenAPI schema of the resource.
+pub fn schema() -> Value {
+    let ts = json!({"type": ["string", "null"], "format": "date-time"});
+    let s = json!({"type": ["string", "null"]});
+    let mut props = serde_json::Map::new();
+    for k in [
+        "bill_of_lading_number",
+        "normalized_number",
+        "shipping_line_scac",
+    ] {
+        props.insert(k.into(), json!({"type": "string"}));
+    }
+    for k in [
+        "port_of_lading_locode",
+        "port_of_lading_name",
+        "port_of_discharge_locode",
+        "port_of_discharge_name",
+        "destination_locode",
+        "destination_name",
+        "shipping_line_name",
+        "shipping_line_short_name",
+        "customer_name",
+        "pod_vessel_name",
+        "pod_vessel_imo",
+        "pod_voyage_number",
+        "pol_timezone",
+        "pod_timezone",
+        "destination_timezone",
+    ] {
+        props.insert(k.into(), s.clone());
+    }
+    for k in [
+        "created_at",
+        "updated_at",
+        "pol_etd_at",
+        "pol_atd_at",
+        "pol_original_etd_at",
+        "pod_eta_at",
+        "pod_original_eta_at",
+        "pod_ata_at",
+        "destination_eta_at",
+        "destination_original_eta_at",
+        "destination_ata_at",
+        "line_tracking_last_attempted_at",
+        "line_tracking_last_succeeded_at",
+        "line_tracking_stopped_at",
+    ] {
+        props.insert(k.into(), ts.clone());
+    }
+    props.insert(
+        "ref_numbers".into(),
+        json!({"type": "array", "items": {"type": "string"}}),
+    );
+    props.insert(
+        "tags".into(),
+        json!({"type": "array", "items": {"type": "string"}}),
+    );
+    props.insert("line_tracking_stopped_reason".into(), json!({"enum": ["all_containers_terminated", "past_arrival_window", "past_full_out_window", "no_updates_at_line", "cancelled_by_user", "booking_cancelled", null]}));
+    json!({
+        "type": "object", "required": ["id", "type", "attributes"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "type": {"const": "shipment"},
+            "attributes": {"type": "object", "properties": props},
+            "relationships": {"type": "object"}
+        }
+    })
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    let mut params = page_params();
+    params.push(include_param(INCLUDES));
+    for (name, d) in [
+        ("q", "Bill of lading, ref number or container number"),
+        (
+            "number",
+            "Exact bill of lading / booking number as requested",
+        ),
+        ("filter[tracking_stopped]", "true or false"),
+        ("filter[status]", "tracking or tracking_stopped"),
+        ("filter[carrier]", "Carrier SCAC"),
+        ("filter[port]", "Port of discharge UN/LOCODE"),
+        (
+            "filter[updated_at][start]",
+            "Updated at or after (ISO 8601)",
+        ),
+        ("filter[updated_at][end]", "Updated at or before (ISO 8601)"),
+    ] {
+        params.push(
+            json!({"name": name, "in": "query", "schema": {"type": "string"}, "description": d}),
+        );
+    }
+    let patch = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"attributes": {"type": "object", "properties": {"ref_numbers": {"type": "array", "items": {"type": "string"}}, "tags": {"type": "array", "items": {"type": "string"}}}}}}}});
+    vec![
+        Op {
+            method: "get",
+            path: "/v2/shipments",
+            op: operation(
+                "Shipments",
+                "List shipments",
+                "Most recently updated first.",
+                params,
+                None,
+                errors(&[400, 401, 429]),
+                ("200", body("A page of shipments", list_of("Shipment"))),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/shipments/{id}",
+            op: operation(
+                "Shipments",
+                "Get a shipment",
+                "One shipment; `include=containers` embeds its containers.",
+                vec![id_param("Shipment"), include_param(INCLUDES)],
+                None,
+                errors(&[400, 401, 404, 429]),
+                ("200", body("The shipment", single("Shipment"))),
+            ),
+        },
+        Op {
+            method: "patch",
+            path: "/v2/shipments/{id}",
+            op: operation(
+                "Shipments",
+                "Update a shipment",
+                "Replaces ref numbers and/or tags.",
+                vec![id_param("Shipment")],
+                Some(patch),
+                errors(&[400, 401, 404, 415, 422, 429]),
+                ("200", body("The shipment", single("Shipment"))),
+            ),
+        },
+        Op {
+            method: "patch",
+            path: "/v2/shipments/{id}/stop_tracking",
+            op: operation(
+                "Shipments",
+                "Stop tracking",
+                "Stops tracking the shipment and all its containers (`line_tracking_stopped_reason: cancelled_by_user`); sends `tracking_request.tracking_stopped`. Stopped containers no longer count against the plan's limit.",
+                vec![id_param("Shipment")],
+                None,
+                errors(&[401, 404, 429]),
+                ("200", body("The shipment", single("Shipment"))),
+            ),
+        },
+        Op {
+            method: "patch",
+            path: "/v2/shipments/{id}/resume_tracking",
+            op: operation(
+                "Shipments",
+                "Resume tracking",
+                "Resumes tracking; data may have gaps for the stopped period.",
+                vec![id_param("Shipment")],
+                None,
+                errors(&[401, 404, 422, 429]),
+                ("200", body("The shipment", single("Shipment"))),
+            ),
+        },
+    ]
+}

@@ -1,0 +1,539 @@
+//! `/v2/tracking_requests`: register numbers to track, follow their processing, infer carriers.
+
+use axum::extract::{OriginalUri, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use boxtrack_core::carriers;
+use boxtrack_core::requests::{self, NewRequest, Status};
+use boxtrack_store::StoreError;
+use boxtrack_store::list::Keyed;
+use boxtrack_store::reads;
+use boxtrack_store::tracking::{self, RequestFilter, TrackingRequestRow};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::IdPath;
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{Body, JsonApi, ListDoc, QueryParams, base_url};
+use crate::openapi::{
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
+};
+use crate::resources;
+
+const INCLUDES: &[&str] = &["tracked_object", "customer"];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateAttrs {
+    #[serde(default)]
+    request_number: Option<String>,
+    #[serde(default)]
+    request_type: Option<String>,
+    #[serde(default)]
+    scac: Option<String>,
+    #[serde(default)]
+    auto_detect_vocc_scac: Option<bool>,
+    #[serde(default)]
+    ref_numbers: Option<Vec<String>>,
+    #[serde(default)]
+    shipment_tags: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct CreateData {
+    #[serde(rename = "type")]
+    kind: String,
+    attributes: CreateAttrs,
+    #[serde(default)]
+    #[allow(dead_code)]
+    relationships: Option<Value>,
+}
+
+/// Body of `POST /v2/tracking_requests`.
+#[derive(Deserialize)]
+pub struct CreateDoc {
+    data: CreateData,
+}
+
+fn validation_errors(errs: Vec<requests::FieldError>) -> ApiError {
+    let mut it = errs.into_iter();
+    let first = it.next().map_or_else(
+        || ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid request"),
+        |e| ApiError::unprocessable(e.pointer, e.code, e.detail),
+    );
+    it.fold(first, |acc, e| {
+        acc.merge(ApiError::unprocessable(e.pointer, e.code, e.detail))
+    })
+}
+
+async fn tracked(
+    state: &AppState,
+    caller: &Caller,
+    rows: &[TrackingRequestRow],
+    includes: &[String],
+) -> ApiResult<Vec<Value>> {
+    let mut out = Vec::new();
+    if includes.iter().any(|i| i == "tracked_object") {
+        for r in rows {
+            if let Some(sid) = r.shipment_id
+                && let Some(s) = reads::shipment(&state.db, caller.account.id, sid).await?
+            {
+                let ids: Vec<uuid::Uuid> = reads::containers_of(&state.db, caller.account.id, sid)
+                    .await?
+                    .iter()
+                    .map(|c| c.id)
+                    .collect();
+                let res = resources::shipment(&s, &ids);
+                if !out.contains(&res) {
+                    out.push(res);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `POST /v2/tracking_requests`.
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(doc): Body<CreateDoc>,
+) -> ApiResult<impl IntoResponse> {
+    if doc.data.kind != "tracking_request" {
+        return Err(ApiError::unprocessable(
+            "/data/type",
+            "invalid_type",
+            format!("type must be \"tracking_request\", not {:?}", doc.data.kind),
+        ));
+    }
+    let a = doc.data.attributes;
+    let input = NewRequest {
+        request_number: a.request_number,
+        request_type: a.request_type,
+        scac: a.scac,
+        auto_detect: a.auto_detect_vocc_scac.unwrap_or(false),
+        ref_numbers: a.ref_numbers.unwrap_or_default(),
+        shipment_tags: a.shipment_tags.unwrap_or_default(),
+    };
+    let valid = requests::validate(&input).map_err(validation_errors)?;
+    let row = match tracking::create_request(
+        &state.db,
+        caller.account.id,
+        caller.account.plan,
+        &valid,
+    )
+    .await
+    {
+        Ok(r) => r,
+        Err(StoreError::Duplicate(_)) => {
+            return Err(ApiError::unprocessable(
+                "/data/attributes/request_number",
+                "duplicate",
+                format!(
+                    "Request number '{}' with scac '{}' already exists in a tracking_request with a pending or created status",
+                    valid.number,
+                    valid.scac.as_deref().unwrap_or("")
+                ),
+            ));
+        }
+        Err(StoreError::PlanLimit { limit }) => {
+            return Err(ApiError::unprocessable(
+                "/data",
+                "plan_limit",
+                format!(
+                    "The free plan tracks at most {limit} active containers at once; stop tracking a shipment or upgrade the plan"
+                ),
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    state.wake.notify_one();
+    let mut res = JsonApi::single(resources::tracking_request(&row), vec![]).into_response();
+    *res.status_mut() = StatusCode::CREATED;
+    Ok(res)
+}
+
+/// `GET /v2/tracking_requests`.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let page = q.page()?;
+    let includes = if q.get("include").is_some() {
+        q.includes("tracking_request", INCLUDES)?
+    } else {
+        vec!["tracked_object".to_string()]
+    };
+    let status = q.text("filter[status]");
+    if let Some(s) = &status
+        && Status::parse(s).is_none()
+    {
+        return Err(ApiError::bad_parameter(
+            "filter[status]",
+            "filter[status] must be pending, awaiting_manifest, created, failed or tracking_stopped",
+        ));
+    }
+    let filter = RequestFilter {
+        q: q.text("q"),
+        request_number: q
+            .text("filter[request_number]")
+            .map(|n| n.to_ascii_uppercase()),
+        status,
+        scac: q.text("filter[scac]").map(|s| s.to_ascii_uppercase()),
+        created_start_us: q.time("filter[created_at][start]")?,
+        created_end_us: q.time("filter[created_at][end]")?,
+        updated_start_us: q.time("filter[updated_at][start]")?,
+        updated_end_us: q.time("filter[updated_at][end]")?,
+    };
+    let listed = tracking::list_requests(&state.db, caller.account.id, &filter, &page).await?;
+    let included = tracked(&state, &caller, &listed.rows, &includes).await?;
+    let base = base_url(state.config.public_url.as_deref(), &headers);
+    Ok(ListDoc {
+        base: &base,
+        path: uri.path(),
+        query: &q,
+        page,
+        total: listed.total,
+        edge_keys: listed
+            .rows
+            .first()
+            .zip(listed.rows.last())
+            .map(|(f, l)| (f.key(), l.key())),
+    }
+    .render(
+        listed
+            .rows
+            .iter()
+            .map(resources::tracking_request)
+            .collect(),
+        included,
+    ))
+}
+
+/// `GET /v2/tracking_requests/{id}`.
+pub async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let includes = if q.get("include").is_some() {
+        q.includes("tracking_request", INCLUDES)?
+    } else {
+        vec!["tracked_object".to_string()]
+    };
+    let row = tracking::get_request(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("tracking_request"))?;
+    let included = tracked(&state, &caller, std::slice::from_ref(&row), &includes).await?;
+    Ok(JsonApi::single(resources::tracking_request(&row), included))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatchAttrs {
+    #[serde(default)]
+    ref_numbers: Option<Vec<String>>,
+    #[serde(default)]
+    ref_number: Option<String>,
+    #[serde(default)]
+    shipment_tags: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+struct PatchData {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    attributes: PatchAttrs,
+}
+
+/// Body of `PATCH /v2/tracking_requests/{id}`.
+#[derive(Deserialize)]
+pub struct PatchDoc {
+    data: PatchData,
+}
+
+fn clean(list: Vec<String>, pointer: &str) -> ApiResult<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for s in list
+        .into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+    {
+        if s.chars().count() > 100 {
+            return Err(ApiError::unprocessable(
+                pointer,
+                "too_long",
+                "each entry must be at most 100 characters",
+            ));
+        }
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    Ok(out)
+}
+
+/// `PATCH /v2/tracking_requests/{id}`: ref numbers and shipment tags.
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(doc): Body<PatchDoc>,
+) -> ApiResult<JsonApi> {
+    if doc
+        .data
+        .kind
+        .as_deref()
+        .is_some_and(|k| k != "tracking_request")
+    {
+        return Err(ApiError::unprocessable(
+            "/data/type",
+            "invalid_type",
+            "type must be \"tracking_request\"",
+        ));
+    }
+    let a = doc.data.attributes;
+    let refs = match (a.ref_numbers, a.ref_number) {
+        (Some(list), _) => Some(clean(list, "/data/attributes/ref_numbers")?),
+        (None, Some(one)) => Some(clean(vec![one], "/data/attributes/ref_number")?),
+        (None, None) => None,
+    };
+    let tags = a
+        .shipment_tags
+        .map(|t| clean(t, "/data/attributes/shipment_tags"))
+        .transpose()?;
+    let row = tracking::update_request(&state.db, caller.account.id, id, refs, tags).await?;
+    Ok(JsonApi::single(resources::tracking_request(&row), vec![]))
+}
+
+/// Body of `POST /v2/tracking_requests/infer_number`.
+#[derive(Deserialize)]
+pub struct InferBody {
+    number: Option<String>,
+}
+
+/// `POST /v2/tracking_requests/infer_number`.
+pub async fn infer_number(_caller: Caller, Body(b): Body<InferBody>) -> ApiResult<JsonApi> {
+    let number = b.number.unwrap_or_default();
+    if number.trim().is_empty() {
+        return Err(ApiError::unprocessable(
+            "/number",
+            "blank",
+            "number can't be blank",
+        ));
+    }
+    let i = carriers::infer(&number)
+        .map_err(|e| ApiError::unprocessable("/number", "invalid", e.to_string()))?;
+    let candidates: Vec<Value> = i
+        .candidates
+        .iter()
+        .map(|c| json!({"scac": c.scac, "name": c.name, "confidence": c.confidence}))
+        .collect();
+    let selected = if i.decision == carriers::Decision::NoPrediction {
+        Value::Null
+    } else {
+        candidates.first().cloned().unwrap_or(Value::Null)
+    };
+    Ok(JsonApi(json!({
+        "data": {
+            "id": format!("req_{}", uuid::Uuid::now_v7().simple()),
+            "type": "infer_number_results",
+            "attributes": {
+                "number": i.number,
+                "number_type": match i.number_type { carriers::NumberType::Container => "container", carriers::NumberType::BillOfLading => "bill_of_lading", carriers::NumberType::Booking => "booking" },
+                "request_type": i.number_type.request_type(),
+                "validation": {
+                    "is_valid": i.is_valid,
+                    "type": if i.number_type == carriers::NumberType::Container { "container" } else { "shipment" },
+                    "check_digit_passed": i.check_digit_passed,
+                    "parsed_number": i.number,
+                    "reason": i.reason,
+                },
+                "shipping_line": {
+                    "decision": i.decision,
+                    "selected": selected,
+                    "candidates": candidates,
+                }
+            }
+        }
+    })))
+}
+
+/// The OpenAPI schema of the resource.
+pub fn schema() -> Value {
+    json!({
+        "type": "object", "required": ["id", "type", "attributes"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "type": {"const": "tracking_request"},
+            "attributes": {"type": "object", "properties": {
+                "request_number": {"type": "string"},
+                "request_type": {"enum": ["container", "bill_of_lading", "booking_number"]},
+                "scac": {"type": ["string", "null"]},
+                "auto_detect_vocc_scac": {"type": "boolean"},
+                "status": {"enum": ["pending", "awaiting_manifest", "created", "failed", "tracking_stopped"]},
+                "failed_reason": {"type": ["string", "null"], "enum": ["booking_cancelled", "duplicate", "expired", "internal_processing_error", "invalid_number", "not_found", "retries_exhausted", "shipping_line_unreachable", "unrecognized_response", "data_unavailable", "scac_auto_detect_failed", null]},
+                "is_retrying": {"type": "boolean"},
+                "retry_count": {"type": ["integer", "null"]},
+                "ref_numbers": {"type": "array", "items": {"type": "string"}},
+                "shipment_tags": {"type": "array", "items": {"type": "string"}},
+                "created_at": {"type": "string", "format": "date-time"},
+                "updated_at": {"type": "string", "format": "date-time"}
+            }},
+            "relationships": {"type": "object", "properties": {
+                "tracked_object": {"$ref": "#/components/schemas/Relationship"},
+                "customer": {"$ref": "#/components/schemas/Relationship"}
+            }}
+        }
+    })
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    let mut list_params = page_params();
+    list_params.push(include_param(INCLUDES));
+    for (name, d) in [
+        ("q", "Matches the request number or a ref number"),
+        ("filter[request_number]", "Exact request number"),
+        (
+            "filter[status]",
+            "pending, awaiting_manifest, created, failed or tracking_stopped",
+        ),
+        ("filter[scac]", "Carrier SCAC"),
+        (
+            "filter[created_at][start]",
+            "Created at or after (ISO 8601)",
+        ),
+        ("filter[created_at][end]", "Created at or before (ISO 8601)"),
+        (
+            "filter[updated_at][start]",
+            "Updated at or after (ISO 8601)",
+        ),
+        ("filter[updated_at][end]", "Updated at or before (ISO 8601)"),
+    ] {
+        list_params.push(
+            json!({"name": name, "in": "query", "schema": {"type": "string"}, "description": d}),
+        );
+    }
+    let create_body = json!({
+        "type": "object", "required": ["data"],
+        "properties": {"data": {"type": "object", "required": ["type", "attributes"], "properties": {
+            "type": {"const": "tracking_request"},
+            "attributes": {"type": "object", "required": ["request_number", "request_type"], "properties": {
+                "request_number": {"type": "string"},
+                "request_type": {"enum": ["container", "bill_of_lading", "booking_number"]},
+                "scac": {"type": "string", "description": "4-letter carrier code; TEST for the sandbox. Required unless auto_detect_vocc_scac"},
+                "auto_detect_vocc_scac": {"type": "boolean", "default": false},
+                "ref_numbers": {"type": "array", "items": {"type": "string"}},
+                "shipment_tags": {"type": "array", "items": {"type": "string"}}
+            }}
+        }}}
+    });
+    let patch_body = json!({
+        "type": "object", "required": ["data"],
+        "properties": {"data": {"type": "object", "required": ["attributes"], "properties": {
+            "type": {"const": "tracking_request"},
+            "attributes": {"type": "object", "properties": {
+                "ref_numbers": {"type": "array", "items": {"type": "string"}},
+                "ref_number": {"type": "string", "description": "Single ref number (reference spelling)"},
+                "shipment_tags": {"type": "array", "items": {"type": "string"}}
+            }}
+        }}}
+    });
+    let infer_body = json!({"type": "object", "required": ["number"], "properties": {"number": {"type": "string"}}});
+    let sandbox = requests_sandbox_text();
+    vec![
+        Op {
+            method: "post",
+            path: "/v2/tracking_requests",
+            op: operation(
+                "Tracking requests",
+                "Track a number",
+                &format!(
+                    "Registers a bill of lading, booking or container number. Answers at once with a `pending` request; the shipment appears when the carrier answers (`tracking_request.succeeded`). Validation failures are 422 with `source.pointer` and a `code` (`blank`, `invalid`, `not_recognized`, `not_supported`, `duplicate`, `plan_limit`). Rate limit bucket `tracking_requests.create` (100/min). {sandbox}"
+                ),
+                vec![],
+                Some(create_body),
+                errors(&[400, 401, 415, 422, 429]),
+                (
+                    "201",
+                    body("The pending request", single("TrackingRequest")),
+                ),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/tracking_requests",
+            op: operation(
+                "Tracking requests",
+                "List tracking requests",
+                "Newest first; the shipment (`tracked_object`) is included unless `include` says otherwise.",
+                list_params,
+                None,
+                errors(&[400, 401, 429]),
+                (
+                    "200",
+                    body("A page of requests", list_of("TrackingRequest")),
+                ),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/tracking_requests/{id}",
+            op: operation(
+                "Tracking requests",
+                "Get a tracking request",
+                "One request with its shipment included.",
+                vec![id_param("Tracking request"), include_param(INCLUDES)],
+                None,
+                errors(&[400, 401, 404, 429]),
+                ("200", body("The request", single("TrackingRequest"))),
+            ),
+        },
+        Op {
+            method: "patch",
+            path: "/v2/tracking_requests/{id}",
+            op: operation(
+                "Tracking requests",
+                "Update a tracking request",
+                "Replaces ref numbers and/or shipment tags.",
+                vec![id_param("Tracking request")],
+                Some(patch_body),
+                errors(&[400, 401, 404, 415, 422, 429]),
+                ("200", body("The request", single("TrackingRequest"))),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/v2/tracking_requests/infer_number",
+            op: operation(
+                "Tracking requests",
+                "Infer number type and carrier",
+                "Plain JSON `{\"number\": \"...\"}`. Answers the number type, ISO 6346 validation with `check_digit_passed`, and ranked carrier candidates with a decision (`auto_select` ≥ 0.95, `needs_confirmation` ≥ 0.70, else `no_prediction`). Rate limit bucket `tracking_requests.infer_number` (200/min).",
+                vec![],
+                Some(infer_body),
+                errors(&[400, 401, 415, 422, 429]),
+                (
+                    "200",
+                    json!({"description": "Inference", "content": {"application/vnd.api+json": {"schema": {"type": "object"}}}}),
+                ),
+            ),
+        },
+    ]
+}
+
+fn requests_sandbox_text() -> String {
+    let lines: Vec<String> = boxtrack_sources::sandbox::TEST_NUMBERS
+        .iter()
+        .map(|(n, d)| format!("`{n}`: {d}"))
+        .collect();
+    format!("Sandbox (`scac: \"TEST\"`): {}.", lines.join("; "))
+}

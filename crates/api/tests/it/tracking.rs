@@ -1,0 +1,774 @@
+use boxtrack_core::plan::{Entitlement, Plan};
+use boxtrack_core::ratelimit::Limits;
+use boxtrack_core::tracking::{DataSource, Fact, Fee, Hold, LfdKind, Observation};
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, assert_error};
+
+const MT: &str = "application/vnd.api+json";
+const DAY: i64 = 86_400_000_000;
+
+fn request(number: &str, kind: &str, scac: &str) -> String {
+    json!({"data": {"type": "tracking_request", "attributes": {"request_number": number, "request_type": kind, "scac": scac, "ref_numbers": ["PO-1"], "shipment_tags": ["east"]}}}).to_string()
+}
+
+async fn events(app: &TestApp, account: uuid::Uuid) -> Vec<String> {
+    boxtrack_store::events::after(&app.db, account, 0, 1000)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.event)
+        .collect()
+}
+
+/// Every container attribute the contract names, plus the reference's extra ones.
+const CONTAINER_ATTRIBUTES: &[&str] = &[
+    "number",
+    "seal_number",
+    "created_at",
+    "ref_numbers",
+    "equipment_type",
+    "equipment_length",
+    "equipment_height",
+    "weight_in_lbs",
+    "pod_arrived_at",
+    "pod_discharged_at",
+    "pod_full_out_at",
+    "final_destination_full_out_at",
+    "empty_terminated_at",
+    "terminal_checked_at",
+    "pod_last_tracking_request_at",
+    "shipment_last_tracking_request_at",
+    "available_for_pickup",
+    "availability_known",
+    "holds_at_pod_terminal",
+    "fees_at_pod_terminal",
+    "pickup_lfd",
+    "import_deadlines",
+    "pickup_appointment_at",
+    "pod_full_out_chassis_number",
+    "location_at_pod_terminal",
+    "pod_timezone",
+    "final_destination_timezone",
+    "empty_terminated_timezone",
+    "pod_rail_carrier_scac",
+    "ind_rail_carrier_scac",
+    "pod_rail_loaded_at",
+    "pod_rail_departed_at",
+    "ind_eta_at",
+    "ind_ata_at",
+    "ind_rail_unloaded_at",
+    "ind_facility_lfd_on",
+    "current_status",
+    "delivered_at",
+    "empty_out_at",
+    "pol_full_in_at",
+    "pol_vessel_loaded_at",
+    "pol_vessel_departed_at",
+];
+
+const SHIPMENT_ATTRIBUTES: &[&str] = &[
+    "bill_of_lading_number",
+    "shipping_line_scac",
+    "shipping_line_name",
+    "port_of_lading_locode",
+    "port_of_lading_name",
+    "port_of_discharge_name",
+    "pod_vessel_name",
+    "pod_vessel_imo",
+    "pol_etd_at",
+    "pol_atd_at",
+    "pod_eta_at",
+    "pod_original_eta_at",
+    "pod_ata_at",
+    "destination_eta_at",
+    "destination_ata_at",
+    "destination_timezone",
+    "ref_numbers",
+    "tags",
+    "line_tracking_stopped_at",
+    "line_tracking_stopped_reason",
+];
+
+#[tokio::test]
+async fn a_sandbox_number_becomes_a_shipment_with_its_container() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request(" test-tr-succeeded ", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let tr = r.json()["data"].clone();
+    assert_eq!(tr["type"], "tracking_request");
+    assert_eq!(tr["attributes"]["status"], "pending");
+    assert_eq!(tr["attributes"]["request_number"], "TEST-TR-SUCCEEDED");
+    assert_eq!(tr["relationships"]["tracked_object"]["data"], Value::Null);
+    let id = tr["id"].as_str().unwrap().to_string();
+
+    assert_eq!(app.process().await, 1);
+    let doc = app
+        .get(&format!("/v2/tracking_requests/{id}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(doc["data"]["attributes"]["status"], "created", "{doc}");
+    let shipment_id = doc["data"]["relationships"]["tracked_object"]["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(doc["included"][0]["type"], "shipment");
+    assert_eq!(doc["included"][0]["id"], shipment_id);
+
+    let s = app
+        .get(
+            &format!("/v2/shipments/{shipment_id}?include=containers"),
+            Some(&key),
+        )
+        .await
+        .json();
+    for a in SHIPMENT_ATTRIBUTES {
+        assert!(
+            s["data"]["attributes"].get(*a).is_some(),
+            "shipment lacks {a}"
+        );
+    }
+    assert_eq!(s["data"]["attributes"]["ref_numbers"], json!(["PO-1"]));
+    assert_eq!(s["data"]["attributes"]["tags"], json!(["east"]));
+    assert_eq!(s["data"]["attributes"]["port_of_discharge_locode"], "USLAX");
+    let containers = s["data"]["relationships"]["containers"]["data"]
+        .as_array()
+        .unwrap();
+    assert_eq!(containers.len(), 1);
+    let c = &s["included"][0];
+    assert_eq!(c["type"], "container");
+    for a in CONTAINER_ATTRIBUTES {
+        assert!(c["attributes"].get(*a).is_some(), "container lacks {a}");
+    }
+    assert_eq!(c["attributes"]["current_status"], "new");
+    assert_eq!(c["attributes"]["equipment_length"], 40);
+    assert_eq!(c["attributes"]["holds_at_pod_terminal"], json!([]));
+    assert_eq!(c["attributes"]["pod_timezone"], "America/Los_Angeles");
+    boxtrack_core::ident::validate_container(c["attributes"]["number"].as_str().unwrap()).unwrap();
+
+    // processing again does nothing; the log has the events once, in order
+    assert_eq!(app.process().await, 0);
+    let log = events(&app, account.id).await;
+    assert_eq!(log, vec!["container.created", "tracking_request.succeeded"]);
+
+    // the lists agree
+    let list = app.get("/v2/tracking_requests", Some(&key)).await.json();
+    assert_eq!(list["meta"]["total"], 1);
+    assert_eq!(list["included"][0]["id"], shipment_id);
+    let cl = app
+        .get("/v2/containers?include=shipment", Some(&key))
+        .await
+        .json();
+    assert_eq!(cl["meta"]["total"], 1);
+    assert_eq!(cl["included"][0]["type"], "shipment");
+}
+
+#[tokio::test]
+async fn failures_retries_and_manifest_waits_follow_the_lifecycle() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let mut ids = Vec::new();
+    for n in [
+        "TEST-TR-FAILED",
+        "TEST-TR-AWAITING-MANIFEST",
+        "TEST-TR-UNREACHABLE",
+    ] {
+        let r = app
+            .post(
+                "/v2/tracking_requests",
+                &key,
+                MT,
+                &request(n, "bill_of_lading", "TEST"),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+        ids.push(r.json()["data"]["id"].as_str().unwrap().to_string());
+    }
+    let now = boxtrack_store::now_us();
+    app.process_at(now).await;
+    let paths: Vec<String> = ids
+        .iter()
+        .map(|id| format!("/v2/tracking_requests/{id}"))
+        .collect();
+    let get = |i: usize| app.get(&paths[i], Some(&key));
+    let failed = get(0).await.json();
+    assert_eq!(failed["data"]["attributes"]["status"], "failed");
+    assert_eq!(failed["data"]["attributes"]["failed_reason"], "not_found");
+    let waiting = get(1).await.json();
+    assert_eq!(waiting["data"]["attributes"]["status"], "awaiting_manifest");
+    let retrying = get(2).await.json();
+    assert_eq!(retrying["data"]["attributes"]["status"], "pending");
+    assert_eq!(retrying["data"]["attributes"]["is_retrying"], true);
+    assert_eq!(retrying["data"]["attributes"]["retry_count"], 1);
+    assert_eq!(
+        retrying["data"]["attributes"]["failed_reason"],
+        "shipping_line_unreachable"
+    );
+
+    // on a virtual clock: a day later the manifest is checked again (no second notice),
+    // a week later it expires; the unreachable carrier exhausts its 14 attempts
+    for hour in 1..=8 * 24 {
+        app.process_at(now + hour * DAY / 24).await;
+    }
+    let expired = get(1).await.json();
+    assert_eq!(expired["data"]["attributes"]["status"], "failed");
+    assert_eq!(expired["data"]["attributes"]["failed_reason"], "expired");
+    let exhausted = get(2).await.json();
+    assert_eq!(exhausted["data"]["attributes"]["status"], "failed");
+    assert_eq!(
+        exhausted["data"]["attributes"]["failed_reason"],
+        "retries_exhausted"
+    );
+    assert_eq!(exhausted["data"]["attributes"]["retry_count"], 14);
+
+    let log = events(&app, account.id).await;
+    assert_eq!(
+        log.iter()
+            .filter(|e| *e == "tracking_request.awaiting_manifest")
+            .count(),
+        1
+    );
+    assert_eq!(
+        log.iter()
+            .filter(|e| *e == "tracking_request.failed")
+            .count(),
+        3
+    );
+
+    // filters
+    let failed_list = app
+        .get("/v2/tracking_requests?filter[status]=failed", Some(&key))
+        .await
+        .json();
+    assert_eq!(failed_list["meta"]["total"], 3);
+    let q = app
+        .get("/v2/tracking_requests?q=manifest", Some(&key))
+        .await
+        .json();
+    assert_eq!(q["meta"]["total"], 1);
+    let e = assert_error(
+        &app.get("/v2/tracking_requests?filter[status]=lost", Some(&key))
+            .await,
+        400,
+    );
+    assert_eq!(e["source"]["parameter"], "filter[status]");
+    let e = assert_error(
+        &app.get(
+            "/v2/tracking_requests?filter[created_at][start]=yesterday",
+            Some(&key),
+        )
+        .await,
+        400,
+    );
+    assert_eq!(e["source"]["parameter"], "filter[created_at][start]");
+}
+
+#[tokio::test]
+async fn invalid_requests_are_422_naming_the_field_and_write_nothing() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            request("MSCU1234567", "container", "MSCU"),
+            "/data/attributes/request_number",
+            "invalid",
+        ),
+        (
+            request("MEDUJ1234567", "bill_of_lading", "XXXX"),
+            "/data/attributes/scac",
+            "not_recognized",
+        ),
+        (
+            request("MEDUJ1234567", "bill_of_lading", ""),
+            "/data/attributes/scac",
+            "blank",
+        ),
+        (
+            request("", "bill_of_lading", "MSCU"),
+            "/data/attributes/request_number",
+            "blank",
+        ),
+        (
+            request("MEDUJ1234567", "parcel", "MSCU"),
+            "/data/attributes/request_type",
+            "invalid",
+        ),
+        (
+            request("ABCD12345", "bill_of_lading", "CLAM"),
+            "/data/attributes/scac",
+            "not_supported",
+        ),
+    ];
+    for (body, pointer, code) in cases {
+        let r = app.post("/v2/tracking_requests", &key, MT, &body).await;
+        let e = assert_error(&r, 422);
+        assert_eq!(e["source"]["pointer"], pointer, "{body}");
+        assert_eq!(e["code"], code, "{body}");
+    }
+    let first = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("MSCU1234566", "container", "MSCU"),
+        )
+        .await;
+    assert_eq!(first.status, 201);
+    let dup = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("mscu 1234566", "container", "mscu"),
+        )
+        .await;
+    let e = assert_error(&dup, 422);
+    assert_eq!(e["code"], "duplicate");
+    assert!(e["detail"].as_str().unwrap().contains("already exists"));
+    assert_eq!(
+        app.get("/v2/tracking_requests", Some(&key)).await.json()["meta"]["total"],
+        1
+    );
+    // malformed JSON: 400, never 500
+    assert_error(
+        &app.post("/v2/tracking_requests", &key, MT, "{\"data\":")
+            .await,
+        400,
+    );
+}
+
+#[tokio::test]
+async fn infer_number_ranks_carriers() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let r = app
+        .post(
+            "/v2/tracking_requests/infer_number",
+            &key,
+            "application/json",
+            r#"{"number":"MSCU1234566"}"#,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let a = r.json()["data"]["attributes"].clone();
+    assert_eq!(a["number_type"], "container");
+    assert_eq!(a["validation"]["check_digit_passed"], true);
+    assert_eq!(a["shipping_line"]["decision"], "auto_select");
+    assert_eq!(a["shipping_line"]["selected"]["scac"], "MSCU");
+    let bad = app
+        .post(
+            "/v2/tracking_requests/infer_number",
+            &key,
+            "application/json",
+            r#"{"number":"!!"}"#,
+        )
+        .await;
+    assert_error(&bad, 422);
+    // it has its own rate-limit bucket
+    assert!(
+        r.header("ratelimit-policy")
+            .unwrap()
+            .contains("tracking_requests.infer_number")
+    );
+    let create = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("TEST-TR-FAILED", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert!(
+        create
+            .header("ratelimit-policy")
+            .unwrap()
+            .contains("\"tracking_requests.create\";q=100")
+    );
+}
+
+#[tokio::test]
+async fn auto_detect_resolves_or_fails_the_carrier() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let body = |n: &str| {
+        json!({"data": {"type": "tracking_request", "attributes": {"request_number": n, "request_type": "bill_of_lading", "auto_detect_vocc_scac": true}}}).to_string()
+    };
+    let r = app
+        .post("/v2/tracking_requests", &key, MT, &body("QQ12345678"))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json()["data"]["attributes"]["scac"], Value::Null);
+    let id = r.json()["data"]["id"].as_str().unwrap().to_string();
+    app.process().await;
+    let d = app
+        .get(&format!("/v2/tracking_requests/{id}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(d["data"]["attributes"]["status"], "failed");
+    assert_eq!(
+        d["data"]["attributes"]["failed_reason"],
+        "scac_auto_detect_failed"
+    );
+}
+
+async fn one_container(app: &TestApp, key: &str) -> (String, String) {
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            key,
+            MT,
+            &request("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    app.process().await;
+    let c = app.get("/v2/containers", Some(key)).await.json();
+    let container = c["data"][0]["id"].as_str().unwrap().to_string();
+    let shipment = c["data"][0]["relationships"]["shipment"]["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (container, shipment)
+}
+
+#[tokio::test]
+async fn terminal_data_merges_into_the_container_with_events_and_filters() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let (container, _) = one_container(&app, &key).await;
+    let cid = uuid::Uuid::parse_str(&container).unwrap();
+    let t = boxtrack_store::now_us();
+    let obs = |fact: Fact| Observation {
+        observed_us: t,
+        source: DataSource::Terminal,
+        fact,
+    };
+    let changes = boxtrack_store::tracking::apply(
+        &app.db,
+        account.id,
+        cid,
+        &[
+            obs(Fact::Availability { available: true }),
+            obs(Fact::Holds {
+                holds: vec![Hold {
+                    name: "CUSTOMS".into(),
+                    status: "hold".into(),
+                    description: Some("CBP".into()),
+                }],
+            }),
+            obs(Fact::Fees {
+                fees: vec![
+                    Fee {
+                        kind: "demurrage".into(),
+                        amount_minor: 30000,
+                        currency_code: "USD".into(),
+                    },
+                    Fee {
+                        kind: "total".into(),
+                        amount_minor: 30000,
+                        currency_code: "USD".into(),
+                    },
+                ],
+            }),
+            obs(Fact::Lfd {
+                which: LfdKind::Terminal,
+                at_us: Some(t + 3 * DAY),
+            }),
+        ],
+    )
+    .await
+    .unwrap();
+    assert!(!changes.is_empty());
+    let c = app
+        .get(
+            &format!("/v2/containers/{container}?include=transport_events"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let a = &c["data"]["attributes"];
+    assert_eq!(a["available_for_pickup"], true);
+    assert_eq!(a["ready_for_pickup"], false, "a customs hold blocks pickup");
+    assert_eq!(a["current_status"], "not_available");
+    assert_eq!(a["holds_at_pod_terminal"][0]["name"], "customs");
+    assert_eq!(a["fees_at_pod_terminal"][0]["amount"], 300);
+    assert!(a["pickup_lfd"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(
+        a["import_deadlines"]["pickup_lfd_terminal"],
+        a["pickup_lfd"]
+    );
+    let included_events: Vec<&str> = c["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["attributes"]["event"].as_str().unwrap())
+        .collect();
+    assert!(
+        included_events.contains(&"container.transport.available"),
+        "{included_events:?}"
+    );
+
+    let log = events(&app, account.id).await;
+    assert!(log.contains(&"container.updated".to_string()));
+    assert!(log.contains(&"container.pickup_lfd.changed".to_string()));
+
+    let te = app
+        .get(
+            &format!("/v2/containers/{container}/transport_events"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert!(te["meta"]["total"].as_u64().unwrap() >= 3, "{te}");
+
+    // filters
+    for (q, n) in [
+        ("filter[current_status]=not_available", 1),
+        ("filter[current_status]=available", 0),
+        ("filter[ready_for_pickup]=false", 1),
+        ("filter[ready_for_pickup]=true", 0),
+        ("filter[port]=USLAX", 1),
+        ("filter[carrier]=TEST", 1),
+        ("filter[carrier]=MAEU", 0),
+        ("q=TEST-TR", 1),
+    ] {
+        let d = app
+            .get(&format!("/v2/containers?{q}"), Some(&key))
+            .await
+            .json();
+        assert_eq!(d["meta"]["total"], n, "{q}: {d}");
+    }
+    let start = boxtrack_core::time::format_micros(t + 2 * DAY);
+    let d = app
+        .get(
+            &format!("/v2/containers?filter[pickup_lfd][start]={start}"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(d["meta"]["total"], 1);
+    assert_error(
+        &app.get("/v2/containers?filter[current_status]=lost", Some(&key))
+            .await,
+        400,
+    );
+
+    // the hold clears: ready for pickup
+    boxtrack_store::tracking::apply(
+        &app.db,
+        account.id,
+        cid,
+        &[Observation {
+            observed_us: t + 1,
+            source: DataSource::Terminal,
+            fact: Fact::Holds { holds: vec![] },
+        }],
+    )
+    .await
+    .unwrap();
+    let c = app
+        .get(&format!("/v2/containers/{container}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(c["data"]["attributes"]["ready_for_pickup"], true);
+    assert_eq!(c["data"]["attributes"]["current_status"], "available");
+}
+
+#[tokio::test]
+async fn rail_lfd_needs_its_entitlement() {
+    let app = TestApp::spawn().await;
+    let (plain, plain_key) = app.account().await;
+    let (rail, rail_key) = app
+        .account_with(Plan::Standard, &[Entitlement::RailLfd], Limits::default())
+        .await;
+    for (account, key) in [(&plain, &plain_key), (&rail, &rail_key)] {
+        let (container, _) = one_container(&app, key).await;
+        let cid = uuid::Uuid::parse_str(&container).unwrap();
+        boxtrack_store::tracking::apply(
+            &app.db,
+            account.id,
+            cid,
+            &[Observation {
+                observed_us: 1,
+                source: DataSource::Rail,
+                fact: Fact::Lfd {
+                    which: LfdKind::Rail,
+                    at_us: Some(1_900_000_000_000_000),
+                },
+            }],
+        )
+        .await
+        .unwrap();
+    }
+    let p = app.get("/v2/containers", Some(&plain_key)).await.json();
+    assert_eq!(
+        p["data"][0]["attributes"]["import_deadlines"]["pickup_lfd_rail"],
+        Value::Null
+    );
+    assert_eq!(p["data"][0]["attributes"]["pickup_lfd"], Value::Null);
+    let r = app.get("/v2/containers", Some(&rail_key)).await.json();
+    assert!(r["data"][0]["attributes"]["import_deadlines"]["pickup_lfd_rail"].is_string());
+    assert_eq!(
+        r["data"][0]["attributes"]["pickup_lfd"],
+        r["data"][0]["attributes"]["import_deadlines"]["pickup_lfd_rail"]
+    );
+}
+
+#[tokio::test]
+async fn stop_and_resume_tracking_and_the_free_plan_limit() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account_with(Plan::Free, &[], Limits::default()).await;
+    let (_, shipment) = one_container(&app, &key).await;
+    let stopped = app
+        .patch(&format!("/v2/shipments/{shipment}/stop_tracking"), &key, "")
+        .await;
+    assert_eq!(stopped.status, 200, "{}", stopped.text);
+    assert_eq!(
+        stopped.json()["data"]["attributes"]["line_tracking_stopped_reason"],
+        "cancelled_by_user"
+    );
+    assert!(stopped.json()["data"]["attributes"]["line_tracking_stopped_at"].is_string());
+    let trs = app.get("/v2/tracking_requests", Some(&key)).await.json();
+    assert_eq!(trs["data"][0]["attributes"]["status"], "tracking_stopped");
+    assert!(
+        events(&app, account.id)
+            .await
+            .contains(&"tracking_request.tracking_stopped".to_string())
+    );
+    assert_eq!(
+        app.get("/v2/shipments?filter[tracking_stopped]=true", Some(&key))
+            .await
+            .json()["meta"]["total"],
+        1
+    );
+    let resumed = app
+        .patch(
+            &format!("/v2/shipments/{shipment}/resume_tracking"),
+            &key,
+            "",
+        )
+        .await;
+    assert_eq!(
+        resumed.json()["data"]["attributes"]["line_tracking_stopped_at"],
+        Value::Null
+    );
+    assert_eq!(
+        app.get("/v2/tracking_requests", Some(&key)).await.json()["data"][0]["attributes"]["status"],
+        "created"
+    );
+
+    // fill the free plan to 10 active containers, then a new request is refused
+    let req = boxtrack_store::tracking::create_request(
+        &app.db,
+        account.id,
+        Plan::Standard,
+        &boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+            request_number: Some("MEDUJ0000001".into()),
+            request_type: Some("bill_of_lading".into()),
+            scac: Some("MSCU".into()),
+            ..Default::default()
+        })
+        .unwrap(),
+    )
+    .await
+    .unwrap();
+    let containers = (0..9)
+        .map(|i| boxtrack_store::tracking::NewContainer {
+            number: boxtrack_sources::sandbox::container_number(&format!("fill{i}")),
+            observations: vec![],
+        })
+        .collect();
+    boxtrack_store::tracking::finish(
+        &app.db,
+        &req,
+        boxtrack_store::tracking::Outcome::Created {
+            scac: "MSCU".into(),
+            bill_of_lading_number: "MEDUJ0000001".into(),
+            route: Default::default(),
+            containers,
+        },
+    )
+    .await
+    .unwrap();
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("TEST-TR-SUCCEEDED", "booking_number", "TEST"),
+        )
+        .await;
+    let e = assert_error(&r, 422);
+    assert_eq!(e["code"], "plan_limit");
+    assert!(e["detail"].as_str().unwrap().contains("10"));
+
+    // PATCH ref numbers and tags
+    let s = app.patch(&format!("/v2/shipments/{shipment}"), &key, r#"{"data":{"type":"shipment","attributes":{"ref_numbers":["A","A","B"],"tags":["x"]}}}"#).await;
+    assert_eq!(
+        s.json()["data"]["attributes"]["ref_numbers"],
+        json!(["A", "B"])
+    );
+    let tr_id = trs["data"][0]["id"].as_str().unwrap();
+    let t = app
+        .patch(
+            &format!("/v2/tracking_requests/{tr_id}"),
+            &key,
+            r#"{"data":{"type":"tracking_request","attributes":{"ref_number":"R-9"}}}"#,
+        )
+        .await;
+    assert_eq!(
+        t.json()["data"]["attributes"]["ref_numbers"],
+        json!(["R-9"])
+    );
+}
+
+#[tokio::test]
+async fn accounts_never_see_each_others_shipments() {
+    let app = TestApp::spawn().await;
+    let (_, key_a) = app.account().await;
+    let (_, key_b) = app.account().await;
+    let (container, shipment) = one_container(&app, &key_a).await;
+    assert_error(
+        &app.get(&format!("/v2/containers/{container}"), Some(&key_b))
+            .await,
+        404,
+    );
+    assert_error(
+        &app.get(&format!("/v2/shipments/{shipment}"), Some(&key_b))
+            .await,
+        404,
+    );
+    assert_error(
+        &app.get(
+            &format!("/v2/containers/{container}/transport_events"),
+            Some(&key_b),
+        )
+        .await,
+        404,
+    );
+    assert_error(
+        &app.patch(
+            &format!("/v2/shipments/{shipment}/stop_tracking"),
+            &key_b,
+            "",
+        )
+        .await,
+        404,
+    );
+    assert_eq!(
+        app.get("/v2/containers", Some(&key_b)).await.json()["meta"]["total"],
+        0
+    );
+    assert_eq!(
+        app.get("/v2/tracking_requests", Some(&key_b)).await.json()["meta"]["total"],
+        0
+    );
+}

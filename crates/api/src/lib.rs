@@ -142,6 +142,7 @@ pub fn router(state: AppState) -> Router {
             "/v2/containers/{id}/transport_events",
             get(containers::events),
         )
+        .route("/v2/sandbox/scenarios", get(routes::sandbox::list))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::guard,

@@ -2,6 +2,7 @@
 //! it read into [`Observation`](boxtrack_core::tracking::Observation)s for the one merge path.
 
 pub mod sandbox;
+pub mod scenarios;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -32,6 +33,8 @@ pub enum LookupResult {
         route: Box<Route>,
         /// Every container on it, with what is known.
         containers: Vec<NewContainer>,
+        /// A sandbox scenario whose journey plays on the virtual clock.
+        scenario: Option<String>,
     },
     /// The carrier does not know the number (a container request fails at once; a bill of
     /// lading or booking waits for its manifest).

@@ -7,6 +7,7 @@
 //! | `TEST-TR-FAILED` | failed, `not_found` |
 //! | `TEST-TR-AWAITING-MANIFEST` | awaiting_manifest (rechecked daily, `expired` after 7 days) |
 //! | `TEST-TR-UNREACHABLE` | pending with `is_retrying`, then failed `retries_exhausted` |
+//! | `TEST-SCN-*` | a scripted journey (see [`crate::scenarios`]) |
 //! | anything else | failed, `not_found` |
 
 use boxtrack_core::carriers::SANDBOX_SCAC;
@@ -84,7 +85,24 @@ impl Sandbox {
                         }),
                     }],
                 }],
+                scenario: None,
             }),
+            n if n.starts_with("TEST-SCN-") => match crate::scenarios::by_number(n) {
+                Some(s) => Ok(LookupResult::Found {
+                    bill_of_lading_number: s.number.to_string(),
+                    route: Box::new(s.route.clone()),
+                    containers: s
+                        .containers
+                        .iter()
+                        .map(|number| NewContainer {
+                            number: number.clone(),
+                            observations: vec![],
+                        })
+                        .collect(),
+                    scenario: Some(s.number.to_string()),
+                }),
+                None => Ok(LookupResult::Rejected("not_found")),
+            },
             "TEST-TR-AWAITING-MANIFEST" => Ok(LookupResult::NotManifested),
             "TEST-TR-UNREACHABLE" => {
                 Err(SourceError::Unreachable("sandbox carrier is down".into()))

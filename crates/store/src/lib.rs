@@ -12,6 +12,7 @@ pub mod keys;
 pub mod list;
 pub mod ratelimit;
 pub mod reads;
+pub mod sandbox;
 pub mod tracking;
 
 pub use db::{Backend, Db, Tx};

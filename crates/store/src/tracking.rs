@@ -269,6 +269,8 @@ pub enum Outcome {
         route: Box<Route>,
         /// Containers.
         containers: Vec<NewContainer>,
+        /// A sandbox scenario to play on the virtual clock.
+        scenario: Option<String>,
     },
     /// Permanently failed.
     Failed {
@@ -318,6 +320,7 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
             bill_of_lading_number,
             route,
             containers,
+            scenario,
         } => {
             let shipment_id = Uuid::now_v7();
             on_tx!(&mut tx, c => sqlx::query(
@@ -347,6 +350,12 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
                 )
                 .await?;
                 created.push(container_id);
+            }
+            if let Some(name) = scenario {
+                on_tx!(&mut tx, c => sqlx::query(
+                    "INSERT INTO sandbox_runs (id, account_id, shipment_id, scenario, started_us, next_step, done) VALUES ($1, $2, $3, $4, $5, 0, FALSE)")
+                    .bind(Uuid::now_v7()).bind(request.account_id).bind(shipment_id).bind(name).bind(now)
+                    .execute(c).await.map(|_| ())?);
             }
             on_tx!(&mut tx, c => sqlx::query(
                 "UPDATE tracking_requests SET status = 'created', scac = $2, shipment_id = $3, failed_reason = NULL, is_retrying = FALSE, retry_count = $4, next_attempt_us = NULL, locked_until_us = NULL, updated_us = $5 WHERE id = $1")

@@ -5,6 +5,8 @@
 //! its events in one transaction. A killed worker's claims expire and are taken again, and the
 //! outcome is written only while the request is still pending, so nothing is applied twice.
 
+pub mod playback;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,6 +26,7 @@ pub struct Processor {
     sources: Vec<Arc<dyn Source>>,
     lease_us: i64,
     batch: i64,
+    speed: f64,
 }
 
 impl Processor {
@@ -34,7 +37,21 @@ impl Processor {
             sources,
             lease_us: 120 * SEC,
             batch: 32,
+            speed: playback::DEFAULT_SPEED,
         }
+    }
+
+    /// Sets how fast sandbox journeys play: simulated seconds per real second.
+    pub fn with_sandbox_speed(mut self, speed: f64) -> Processor {
+        self.speed = speed;
+        self
+    }
+
+    /// One pass of everything due at `now_us`: tracking requests, then sandbox journeys.
+    pub async fn tick(&self, now_us: i64) -> Result<usize, StoreError> {
+        let handled = self.process_due(now_us).await?;
+        let played = playback::play_due(&self.db, now_us, self.speed).await?;
+        Ok(handled + played)
     }
 
     /// Claims and handles every request due at `now_us`; returns how many were handled.
@@ -90,11 +107,13 @@ impl Processor {
                 bill_of_lading_number,
                 route,
                 containers,
+                scenario,
             }) => Outcome::Created {
                 scac,
                 bill_of_lading_number,
                 route,
                 containers,
+                scenario,
             },
             Ok(LookupResult::NotFound) if request_type == RequestType::Container => {
                 Outcome::Failed {
@@ -132,8 +151,8 @@ impl Processor {
         wake: Arc<tokio::sync::Notify>,
     ) {
         loop {
-            if let Err(e) = self.process_due(boxtrack_store::now_us()).await {
-                tracing::error!(error = %e, "tracking-request processing failed; will retry");
+            if let Err(e) = self.tick(boxtrack_store::now_us()).await {
+                tracing::error!(error = %e, "background processing failed; will retry");
             }
             tokio::select! {
                 _ = shutdown.cancelled() => return,

@@ -5,6 +5,7 @@ pub mod api_keys;
 pub mod containers;
 pub mod docs;
 pub mod health;
+pub mod sandbox;
 pub mod shipments;
 pub mod tracking_requests;
 
@@ -25,6 +26,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(tracking_requests::operations());
     ops.extend(shipments::operations());
     ops.extend(containers::operations());
+    ops.extend(sandbox::operations());
     ops
 }
 

@@ -152,6 +152,16 @@ impl TestApp {
             .unwrap()
     }
 
+    /// One pass of requests and sandbox playback at `now_us` (one simulated hour per second).
+    pub async fn tick_at(&self, now_us: i64) -> usize {
+        let sources: Vec<std::sync::Arc<dyn boxtrack_sources::Source>> =
+            vec![std::sync::Arc::new(boxtrack_sources::sandbox::Sandbox)];
+        boxtrack_worker::Processor::new(self.db.clone(), sources)
+            .tick(now_us)
+            .await
+            .unwrap()
+    }
+
     /// Runs the processor once now.
     pub async fn process(&self) -> usize {
         self.process_at(boxtrack_store::now_us()).await

@@ -694,6 +694,7 @@ async fn stop_and_resume_tracking_and_the_free_plan_limit() {
             bill_of_lading_number: "MEDUJ0000001".into(),
             route: Default::default(),
             containers,
+            scenario: None,
         },
     )
     .await
@@ -770,5 +771,158 @@ async fn accounts_never_see_each_others_shipments() {
     assert_eq!(
         app.get("/v2/tracking_requests", Some(&key_b)).await.json()["meta"]["total"],
         0
+    );
+}
+
+#[tokio::test]
+async fn scripted_journeys_play_on_the_virtual_clock() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let list = app.get("/v2/sandbox/scenarios", Some(&key)).await.json();
+    let numbers: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    for n in [
+        "TEST-TR-SUCCEEDED",
+        "TEST-SCN-IMPORT",
+        "TEST-SCN-TRANSSHIPMENT",
+        "TEST-SCN-ROLLOVER",
+        "TEST-SCN-HOLDS",
+        "TEST-SCN-RAIL",
+        "TEST-SCN-TERMINAL-CHANGE",
+        "TEST-SCN-REUSE",
+    ] {
+        assert!(numbers.contains(&n), "{n}");
+    }
+
+    for n in ["TEST-SCN-HOLDS", "TEST-SCN-IMPORT", "TEST-SCN-REUSE"] {
+        let r = app
+            .post(
+                "/v2/tracking_requests",
+                &key,
+                MT,
+                &request(n, "bill_of_lading", "TEST"),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    let holds = app
+        .get("/v2/containers?q=TEST-SCN-HOLDS", Some(&key))
+        .await
+        .json();
+    let cid = holds["data"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(holds["data"][0]["attributes"]["current_status"], "new");
+
+    // 500 simulated hours later (500 real seconds at one hour per second): held at the terminal
+    app.tick_at(start + 500 * 1_000_000).await;
+    let c = app
+        .get(&format!("/v2/containers/{cid}"), Some(&key))
+        .await
+        .json();
+    let a = &c["data"]["attributes"];
+    assert_eq!(a["current_status"], "not_available", "{a}");
+    let names: Vec<&str> = a["holds_at_pod_terminal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["USDA", "customs", "freight"]);
+    assert!(a["pickup_lfd"].is_string());
+
+    // the end of the journey: released, picked up, fees accrued
+    app.tick_at(start + 700 * 1_000_000).await;
+    let c = app
+        .get(
+            &format!("/v2/containers/{cid}?include=transport_events"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let a = &c["data"]["attributes"];
+    assert_eq!(a["current_status"], "picked_up", "{a}");
+    assert_eq!(a["holds_at_pod_terminal"], json!([]));
+    assert_eq!(
+        a["import_deadlines"]["pickup_lfd_line"], a["pickup_lfd"],
+        "the line's LFD wins"
+    );
+    let fees: i64 = a["fees_at_pod_terminal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["type"] != "total")
+        .map(|f| f["amount"].as_i64().unwrap())
+        .sum();
+    assert_eq!(fees, 650);
+    let shipment = app
+        .get(
+            &format!(
+                "/v2/shipments/{}",
+                c["data"]["relationships"]["shipment"]["data"]["id"]
+                    .as_str()
+                    .unwrap()
+            ),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert!(shipment["data"]["attributes"]["pod_ata_at"].is_string());
+    assert_eq!(
+        shipment["data"]["attributes"]["pod_vessel_name"],
+        "EVER GIVEN"
+    );
+
+    // playing again changes nothing
+    let before = boxtrack_store::events::after(&app.db, account.id, 0, 10_000)
+        .await
+        .unwrap()
+        .len();
+    assert_eq!(app.tick_at(start + 900 * 1_000_000).await, 0);
+    assert_eq!(
+        boxtrack_store::events::after(&app.db, account.id, 0, 10_000)
+            .await
+            .unwrap()
+            .len(),
+        before
+    );
+    let log = events(&app, account.id).await;
+    for e in [
+        "container.updated",
+        "container.transport.vessel_discharged",
+        "container.transport.full_out",
+        "shipment.estimated.arrival",
+        "container.pickup_lfd_line.changed",
+        "container.transport.empty_in",
+    ] {
+        assert!(log.contains(&e.to_string()), "{e}");
+    }
+
+    // the reused container: one number, two shipments, each with its own history
+    let import_number = boxtrack_sources::scenarios::by_number("TEST-SCN-IMPORT")
+        .unwrap()
+        .containers[0]
+        .clone();
+    let both = app
+        .get(
+            &format!("/v2/containers?filter[number]={import_number}"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(both["meta"]["total"], 2);
+    let statuses: Vec<&str> = both["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["attributes"]["current_status"].as_str().unwrap())
+        .collect();
+    assert!(
+        statuses.contains(&"empty_returned") && statuses.contains(&"picked_up"),
+        "{statuses:?}"
     );
 }

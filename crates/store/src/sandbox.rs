@@ -1,0 +1,58 @@
+//! Sandbox scenario runs: which scripted journeys are playing and how far they got.
+
+use boxtrack_core::tracking::Observation;
+use uuid::Uuid;
+
+use crate::{Db, Result, now_us, on_db, on_tx};
+
+/// A scenario being played for one shipment.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct RunRow {
+    /// Run id.
+    pub id: Uuid,
+    /// Owner.
+    pub account_id: Uuid,
+    /// The shipment it plays on.
+    pub shipment_id: Uuid,
+    /// Scenario number, e.g. `TEST-SCN-IMPORT`.
+    pub scenario: String,
+    /// Real time the journey started (its virtual time zero).
+    pub started_us: i64,
+    /// Index of the first step not applied yet.
+    pub next_step: i64,
+}
+
+/// Runs that still have steps to play.
+pub async fn live_runs(db: &Db) -> Result<Vec<RunRow>> {
+    const SQL: &str = "SELECT id, account_id, shipment_id, scenario, started_us, next_step FROM sandbox_runs WHERE done = FALSE ORDER BY started_us";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).fetch_all(p).await?))
+}
+
+/// Applies the due steps of a run and moves it on, in one transaction. `batches` are the
+/// observations per container index (containers of the shipment in creation order). If another
+/// worker advanced the run first, nothing is applied and `false` is returned.
+pub async fn advance(
+    db: &Db,
+    run: &RunRow,
+    batches: &[(usize, Vec<Observation>)],
+    next_step: i64,
+    done: bool,
+) -> Result<bool> {
+    let mut tx = db.begin().await?;
+    let moved = on_tx!(&mut tx, c => sqlx::query("UPDATE sandbox_runs SET next_step = $2, done = $3 WHERE id = $1 AND next_step = $4")
+        .bind(run.id).bind(next_step).bind(done).bind(run.next_step)
+        .execute(c).await?.rows_affected());
+    if moved == 0 {
+        return Ok(false);
+    }
+    let ids: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT id FROM containers WHERE shipment_id = $1 ORDER BY created_us, id")
+        .bind(run.shipment_id).fetch_all(c).await?);
+    let now = now_us();
+    for (index, batch) in batches {
+        if let Some(container_id) = ids.get(*index) {
+            crate::tracking::apply_in(&mut tx, run.account_id, *container_id, batch, now).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(true)
+}

@@ -50,6 +50,8 @@ pub struct Settings {
     pub log_format: LogFormat,
     /// Per-request time limit.
     pub request_timeout: Duration,
+    /// Sandbox journeys: simulated seconds per real second.
+    pub sandbox_speed: f64,
 }
 
 /// Every setting by name, as strings, from one layer.
@@ -68,15 +70,18 @@ pub struct Layer {
     pub log_format: Option<String>,
     /// `request_timeout_secs`
     pub request_timeout_secs: Option<u64>,
+    /// `sandbox_speed`
+    pub sandbox_speed: Option<f64>,
 }
 
-const NAMES: [&str; 6] = [
+const NAMES: [&str; 7] = [
     "listen",
     "database_url",
     "public_url",
     "rate_limit_store",
     "log_format",
     "request_timeout_secs",
+    "sandbox_speed",
 ];
 
 impl Layer {
@@ -88,6 +93,7 @@ impl Layer {
             "rate_limit_store" => self.rate_limit_store.clone(),
             "log_format" => self.log_format.clone(),
             "request_timeout_secs" => self.request_timeout_secs.map(|n| n.to_string()),
+            "sandbox_speed" => self.sandbox_speed.map(|n| n.to_string()),
             _ => None,
         }
     }
@@ -101,7 +107,14 @@ impl Layer {
                 format!("setting request_timeout_secs = {v:?} (from environment variable BOXTRACK_REQUEST_TIMEOUT_SECS) is not a whole number of seconds")
             })?),
         };
+        let sandbox_speed = match get("sandbox_speed") {
+            None => None,
+            Some(v) => Some(v.trim().parse::<f64>().with_context(|| {
+                format!("setting sandbox_speed = {v:?} (from environment variable BOXTRACK_SANDBOX_SPEED) is not a number")
+            })?),
+        };
         Ok(Layer {
+            sandbox_speed,
             listen: get("listen"),
             database_url: get("database_url"),
             public_url: get("public_url"),
@@ -230,7 +243,16 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
             )
         })?;
 
+    let (speed, src) = take("sandbox_speed", "3600");
+    let sandbox_speed: f64 = speed
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n > 0.0 && *n <= 1e7)
+        .ok_or_else(|| anyhow::anyhow!("setting sandbox_speed = {speed:?} ({src}) must be a positive number of simulated seconds per real second (3600 = one hour per second)"))?;
+
     Ok(Settings {
+        sandbox_speed,
         listen,
         database_url,
         public_url,

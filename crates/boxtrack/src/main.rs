@@ -66,6 +66,10 @@ pub struct ServeArgs {
     /// Seconds before a request is abandoned with 503 (default 30). Env: BOXTRACK_REQUEST_TIMEOUT_SECS.
     #[arg(long, value_name = "SECONDS")]
     request_timeout_secs: Option<u64>,
+    /// How fast sandbox journeys (TEST-SCN-*) play: simulated seconds per real second
+    /// (default 3600, one hour per second). Env: BOXTRACK_SANDBOX_SPEED.
+    #[arg(long, value_name = "FACTOR")]
+    sandbox_speed: Option<f64>,
 }
 
 /// Flags of `demo`.
@@ -77,6 +81,10 @@ pub struct DemoArgs {
     /// Address to listen on; if the port is taken a free one is used instead.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     listen: String,
+    /// How fast the demo journeys play: simulated seconds per real second (14400 = four hours
+    /// per second, so a month-long voyage plays in about three minutes).
+    #[arg(long, default_value_t = 14400.0, value_name = "FACTOR")]
+    sandbox_speed: f64,
 }
 
 fn env_map() -> BTreeMap<String, String> {
@@ -105,6 +113,7 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
         flags.rate_limit_store.clone_from(&s.rate_limit_store);
         flags.log_format.clone_from(&s.log_format);
         flags.request_timeout_secs = s.request_timeout_secs;
+        flags.sandbox_speed = s.sandbox_speed;
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),

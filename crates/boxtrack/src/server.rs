@@ -47,10 +47,11 @@ fn state(db: Db, s: &Settings) -> AppState {
 }
 
 /// Starts the tracking-request processor in this process.
-fn spawn_worker(app: &AppState, shutdown: &CancellationToken) {
+fn spawn_worker(app: &AppState, shutdown: &CancellationToken, sandbox_speed: f64) {
     let sources: Vec<Arc<dyn boxtrack_sources::Source>> =
         vec![Arc::new(boxtrack_sources::sandbox::Sandbox)];
-    let processor = boxtrack_worker::Processor::new(app.db.clone(), sources);
+    let processor =
+        boxtrack_worker::Processor::new(app.db.clone(), sources).with_sandbox_speed(sandbox_speed);
     tokio::spawn(processor.run(shutdown.clone(), Duration::from_secs(1), app.wake.clone()));
 }
 
@@ -104,7 +105,7 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     println!("listening on http://{addr}");
     let app = state(db.clone(), &s);
     let shutdown = shutdown_on_signal();
-    spawn_worker(&app, &shutdown);
+    spawn_worker(&app, &shutdown, s.sandbox_speed);
     boxtrack_api::serve(listener, app, shutdown).await?;
     db.close().await;
     Ok(())
@@ -153,8 +154,25 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         },
     )
     .await?;
+    const DEMO_NUMBERS: [&str; 4] = [
+        "TEST-SCN-IMPORT",
+        "TEST-SCN-HOLDS",
+        "TEST-SCN-RAIL",
+        "TEST-SCN-TRANSSHIPMENT",
+    ];
+    for number in DEMO_NUMBERS {
+        let request = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+            request_number: Some(number.into()),
+            request_type: Some("bill_of_lading".into()),
+            scac: Some("TEST".into()),
+            ..Default::default()
+        })
+        .map_err(|e| anyhow::anyhow!("demo request {number} is invalid: {e:?}"))?;
+        boxtrack_store::tracking::create_request(&db, account.id, account.plan, &request).await?;
+    }
     let base = format!("http://{addr}");
     let k = key.expose();
+    let hours_per_sec = args.sandbox_speed / 3600.0;
     println!(
         "boxtrack demo\n\
          \n\
@@ -163,22 +181,30 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
          Account:   {id} (Demo Importer, standard plan, all entitlements)\n\
          API key:   {k}\n\
          \n\
+         Tracking (sandbox carrier TEST; journeys play at {hours_per_sec} simulated hours per second):\n\
+         \x20 {numbers}\n\
+         \n\
          Try it:\n\
+         \x20 curl -s {base}/v2/containers -H 'Authorization: Token {k}'\n\
+         \x20 curl -s '{base}/v2/containers?filter%5Bcurrent_status%5D=not_available' -H 'Authorization: Token {k}'\n\
+         \x20 curl -s {base}/v2/tracking_requests -H 'Authorization: Token {k}'\n\
+         \x20 curl -s {base}/v2/shipments -H 'Authorization: Token {k}'\n\
+         \x20 curl -s {base}/v2/sandbox/scenarios -H 'Authorization: Token {k}'\n\
+         \x20 curl -s -X POST {base}/v2/tracking_requests -H 'Authorization: Token {k}' \\\n\
+         \x20      -H 'Content-Type: application/vnd.api+json' \\\n\
+         \x20      -d '{{\"data\":{{\"type\":\"tracking_request\",\"attributes\":{{\"request_number\":\"TEST-SCN-ROLLOVER\",\"request_type\":\"bill_of_lading\",\"scac\":\"TEST\"}}}}}}'\n\
          \x20 curl -s {base}/v2/account -H 'Authorization: Token {k}'\n\
-         \x20 curl -s {base}/v2/api_keys -H 'Authorization: Token {k}'\n\
-         \x20 curl -s -X POST {base}/v2/api_keys -H 'Authorization: Token {k}' \\\n\
-         \x20      -H 'Content-Type: application/vnd.api+json' -d '{{\"data\":{{\"type\":\"api_key\",\"attributes\":{{\"name\":\"ci\"}}}}}}'\n\
-         \x20 curl -s {base}/readyz\n\
          \x20 curl -s {base}/metrics\n\
          \n\
          Press Ctrl-C to stop.\n\
          listening on {base}",
         db_url = s.database_url,
         id = account.id,
+        numbers = DEMO_NUMBERS.join(", "),
     );
     let app = state(db.clone(), &s);
     let shutdown = shutdown_on_signal();
-    spawn_worker(&app, &shutdown);
+    spawn_worker(&app, &shutdown, args.sandbox_speed);
     boxtrack_api::serve(listener, app, shutdown).await?;
     db.close().await;
     Ok(())

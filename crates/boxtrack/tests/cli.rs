@@ -310,13 +310,34 @@ async fn demo_prints_a_working_key_and_moves_off_a_taken_port() {
         .find(|l| l.contains("curl -s") && l.contains("/v2/account"))
         .expect("a curl line");
     assert!(curl.contains(&base) && curl.contains(&key), "{curl}");
-    let res = reqwest::Client::new()
+    let client = reqwest::Client::new();
+    let res = client
         .get(format!("{base}/v2/account"))
         .header("Authorization", format!("Token {key}"))
         .send()
         .await
         .unwrap();
     assert_eq!(res.status(), 200);
+    // the demo's sandbox journeys become shipments with containers (bounded wait for the
+    // in-process worker; no timing is asserted)
+    let mut total = 0;
+    for _ in 0..100 {
+        let doc: Value = client
+            .get(format!("{base}/v2/containers"))
+            .header("Authorization", format!("Token {key}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        total = doc["meta"]["total"].as_u64().unwrap();
+        if total == 5 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(total, 5, "four demo shipments with five containers");
     drop(taken);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -143,6 +143,10 @@ pub fn router(state: AppState) -> Router {
             get(containers::events),
         )
         .route("/v2/sandbox/scenarios", get(routes::sandbox::list))
+        .route("/v2/shipping_lines", get(routes::reference::lines))
+        .route("/v2/shipping_lines/{id}", get(routes::reference::line))
+        .route("/v2/ports/{id}", get(routes::reference::port))
+        .route("/v2/terminals/{id}", get(routes::reference::terminal))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::guard,

@@ -18,6 +18,15 @@ fn ts(v: Option<i64>) -> Value {
     v.map_or(Value::Null, |us| Value::String(format_micros(us)))
 }
 
+fn port_rel(locode: Option<&str>) -> Value {
+    to_one(
+        "port",
+        locode
+            .and_then(boxtrack_core::reference::port)
+            .map(|p| crate::routes::reference::port_id(&p.locode)),
+    )
+}
+
 /// The `tracking_request` resource.
 pub fn tracking_request(r: &TrackingRequestRow) -> Value {
     resource(
@@ -92,9 +101,9 @@ pub fn shipment(s: &ShipmentRow, container_ids: &[uuid::Uuid]) -> Value {
             "line_tracking_stopped_reason": s.stopped_reason,
         }),
         Some(json!({
-            "port_of_lading": {"data": null},
-            "port_of_discharge": {"data": null},
-            "destination": {"data": null},
+            "port_of_lading": port_rel(route.pol_locode.as_deref()),
+            "port_of_discharge": port_rel(route.pod_locode.as_deref()),
+            "destination": port_rel(route.destination_locode.as_deref()),
             "pod_terminal": {"data": null},
             "destination_terminal": {"data": null},
             "containers": {"data": container_ids.iter().map(|id| json!({"id": id.to_string(), "type": "container"})).collect::<Vec<_>>()},
@@ -179,7 +188,7 @@ pub fn container(c: &ContainerRow, shipment: Option<&ShipmentRow>, account: &Acc
         }),
         Some(json!({
             "shipment": to_one("shipment", Some(c.shipment_id)),
-            "pod_terminal": {"data": null},
+            "pod_terminal": to_one("terminal", st.pod_terminal.as_deref().and_then(boxtrack_core::reference::terminal).map(|t| crate::routes::reference::terminal_id(&t.firms_code))),
             "pickup_facility": {"data": null},
         })),
     )

@@ -10,6 +10,7 @@ pub mod ident;
 pub mod paging;
 pub mod plan;
 pub mod ratelimit;
+pub mod reference;
 pub mod requests;
 pub mod time;
 pub mod tracking;

@@ -49,6 +49,29 @@ async fn render(
     for c in rows {
         let shipment = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?;
         data.push(resources::container(c, shipment.as_ref(), &caller.account));
+        if includes.iter().any(|i| i == "pod_terminal")
+            && let Some(t) = c
+                .state
+                .0
+                .pod_terminal
+                .as_deref()
+                .and_then(boxtrack_core::reference::terminal)
+        {
+            push(super::reference::terminal_resource(t), &mut included);
+        }
+        if let Some(s) = &shipment {
+            let route = &s.route.0;
+            for (name, locode) in [
+                ("shipment.port_of_lading", &route.pol_locode),
+                ("shipment.port_of_discharge", &route.pod_locode),
+            ] {
+                if includes.iter().any(|i| i == name)
+                    && let Some(p) = locode.as_deref().and_then(boxtrack_core::reference::port)
+                {
+                    push(super::reference::port_resource(p), &mut included);
+                }
+            }
+        }
         if let Some(s) = &shipment
             && includes.iter().any(|i| i.starts_with("shipment"))
         {

@@ -5,6 +5,7 @@ pub mod api_keys;
 pub mod containers;
 pub mod docs;
 pub mod health;
+pub mod reference;
 pub mod sandbox;
 pub mod shipments;
 pub mod tracking_requests;
@@ -27,6 +28,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(shipments::operations());
     ops.extend(containers::operations());
     ops.extend(sandbox::operations());
+    ops.extend(reference::operations());
     ops
 }
 

@@ -61,6 +61,21 @@ async fn render(
                     .map(|c| resources::container(c, Some(s), &caller.account)),
             );
         }
+        let route = &s.route.0;
+        for (name, locode) in [
+            ("port_of_lading", &route.pol_locode),
+            ("port_of_discharge", &route.pod_locode),
+            ("destination", &route.destination_locode),
+        ] {
+            if includes.iter().any(|i| i == name)
+                && let Some(p) = locode.as_deref().and_then(boxtrack_core::reference::port)
+            {
+                let r = super::reference::port_resource(p);
+                if !included.contains(&r) {
+                    included.push(r);
+                }
+            }
+        }
     }
     Ok((data, included))
 }

@@ -137,6 +137,10 @@ async fn openapi_document_matches_the_router() {
         ("PATCH", "/v2/containers/{id}"),
         ("GET", "/v2/containers/{id}/transport_events"),
         ("GET", "/v2/sandbox/scenarios"),
+        ("GET", "/v2/shipping_lines"),
+        ("GET", "/v2/shipping_lines/{id}"),
+        ("GET", "/v2/ports/{id}"),
+        ("GET", "/v2/terminals/{id}"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_string(), p.to_string()))

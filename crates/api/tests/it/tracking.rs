@@ -926,3 +926,106 @@ async fn scripted_journeys_play_on_the_virtual_clock() {
         "{statuses:?}"
     );
 }
+
+#[tokio::test]
+async fn reference_data_and_relationships_resolve() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let lines = app.get("/v2/shipping_lines", Some(&key)).await.json();
+    assert!(lines["meta"]["total"].as_u64().unwrap() >= 20);
+    let msc = app
+        .get("/v2/shipping_lines?search=mediterranean", Some(&key))
+        .await
+        .json();
+    assert_eq!(msc["data"][0]["attributes"]["scac"], "MSCU");
+    let by_scac = app.get("/v2/shipping_lines/MSCU", Some(&key)).await.json();
+    let by_id = app
+        .get(
+            &format!(
+                "/v2/shipping_lines/{}",
+                by_scac["data"]["id"].as_str().unwrap()
+            ),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(
+        by_id["data"]["attributes"]["name"],
+        "Mediterranean Shipping Company"
+    );
+
+    let lax = app.get("/v2/ports/uslax", Some(&key)).await.json();
+    assert_eq!(lax["data"]["attributes"]["code"], "USLAX");
+    assert_eq!(
+        lax["data"]["attributes"]["time_zone"],
+        "America/Los_Angeles"
+    );
+    let lax_id = lax["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        app.get(&format!("/v2/ports/{lax_id}"), Some(&key))
+            .await
+            .json()["data"]["attributes"]["code"],
+        "USLAX"
+    );
+    assert_error(&app.get("/v2/ports/XXNOPE", Some(&key)).await, 404);
+    let t = app.get("/v2/terminals/Y258", Some(&key)).await.json();
+    assert_eq!(t["data"]["attributes"]["nickname"], "TraPac LA");
+    assert_eq!(t["data"]["relationships"]["port"]["data"]["id"], lax_id);
+    assert_eq!(t["included"][0]["attributes"]["code"], "USLAX");
+
+    // a played journey points at the port and terminal resources
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    app.tick_at(start + 530 * 1_000_000).await;
+    let s = app
+        .get(
+            "/v2/shipments?include=port_of_discharge,port_of_lading",
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(
+        s["data"][0]["relationships"]["port_of_discharge"]["data"]["id"],
+        lax_id
+    );
+    let codes: Vec<&str> = s["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["attributes"]["code"].as_str().unwrap())
+        .collect();
+    assert!(
+        codes.contains(&"USLAX") && codes.contains(&"CNSHA"),
+        "{codes:?}"
+    );
+    let c = app
+        .get(
+            "/v2/containers?include=pod_terminal,shipment.port_of_discharge",
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(
+        c["data"][0]["relationships"]["pod_terminal"]["data"]["type"],
+        "terminal"
+    );
+    let types: Vec<&str> = c["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["type"].as_str().unwrap())
+        .collect();
+    assert!(
+        types.contains(&"terminal") && types.contains(&"port") && types.contains(&"shipment"),
+        "{types:?}"
+    );
+}

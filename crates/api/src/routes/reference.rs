@@ -1,0 +1,184 @@
+//! Reference data: shipping lines, ports (by id or UN/LOCODE) and terminals (by id or FIRMS code).
+
+use axum::extract::{Path, RawQuery};
+use boxtrack_core::carriers::{self, ShippingLine};
+use boxtrack_core::reference::{self, Port, Terminal, stable_id};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{JsonApi, QueryParams, resource, to_one};
+use crate::openapi::{Op, body, errors, operation};
+
+/// The stable id of a port.
+pub fn port_id(locode: &str) -> Uuid {
+    Uuid::from_bytes(stable_id("port", locode))
+}
+
+/// The stable id of a terminal.
+pub fn terminal_id(firms: &str) -> Uuid {
+    Uuid::from_bytes(stable_id("terminal", firms))
+}
+
+/// The `port` resource.
+pub fn port_resource(p: &Port) -> Value {
+    let id = port_id(&p.locode);
+    resource(
+        "port",
+        id,
+        "ports",
+        json!({"id": id, "name": p.name, "code": p.locode, "country_code": p.country_code, "latitude": p.latitude, "longitude": p.longitude, "time_zone": p.time_zone}),
+        None,
+    )
+}
+
+/// The `terminal` resource.
+pub fn terminal_resource(t: &Terminal) -> Value {
+    let id = terminal_id(&t.firms_code);
+    resource(
+        "terminal",
+        id,
+        "terminals",
+        json!({"id": id, "name": t.name, "nickname": t.nickname, "firms_code": t.firms_code, "smdg_code": null, "bic_facility_code": null, "city": t.city, "time_zone": t.time_zone}),
+        Some(
+            json!({"port": to_one("port", reference::port(&t.port_locode).map(|p| port_id(&p.locode)))}),
+        ),
+    )
+}
+
+fn line_resource(l: &ShippingLine) -> Value {
+    let id = Uuid::from_bytes(stable_id("shipping_line", &l.scac));
+    resource(
+        "shipping_line",
+        id,
+        "shipping_lines",
+        json!({
+            "scac": l.scac, "name": l.name, "short_name": l.short_name, "alternative_scacs": [],
+            "bill_of_lading_tracking_support": l.supported,
+            "booking_number_tracking_support": l.supported,
+            "container_number_tracking_support": l.supported && l.container_number_tracking,
+            "bill_of_lading_prefix": l.bill_of_lading_prefix,
+            "notes": l.notes,
+        }),
+        None,
+    )
+}
+
+/// `GET /v2/shipping_lines` (optionally `search=` on name or SCAC).
+pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
+    let q = QueryParams::parse(raw.as_deref());
+    let search = q
+        .text("search")
+        .or_else(|| q.text("q"))
+        .map(|s| s.to_lowercase());
+    let data: Vec<Value> = carriers::shipping_lines()
+        .iter()
+        .filter(|l| {
+            search.as_deref().is_none_or(|s| {
+                l.name.to_lowercase().contains(s)
+                    || l.scac.to_lowercase().contains(s)
+                    || l.short_name.to_lowercase().contains(s)
+            })
+        })
+        .map(line_resource)
+        .collect();
+    let n = data.len();
+    JsonApi(json!({"data": data, "meta": {"size": n, "total": n}}))
+}
+
+/// `GET /v2/shipping_lines/{id}` (id or SCAC).
+pub async fn line(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi> {
+    let found = carriers::shipping_lines().iter().find(|l| {
+        l.scac.eq_ignore_ascii_case(&id)
+            || Uuid::from_bytes(stable_id("shipping_line", &l.scac)).to_string() == id
+    });
+    found
+        .map(|l| JsonApi::single(line_resource(l), vec![]))
+        .ok_or_else(|| ApiError::not_found("shipping_line"))
+}
+
+/// `GET /v2/ports/{id}` (id or UN/LOCODE).
+pub async fn port(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi> {
+    let found = match Uuid::parse_str(&id) {
+        Ok(u) => reference::port_by_id(*u.as_bytes()),
+        Err(_) => reference::port(&id.to_ascii_uppercase()),
+    };
+    found
+        .map(|p| JsonApi::single(port_resource(p), vec![]))
+        .ok_or_else(|| ApiError::not_found("port"))
+}
+
+/// `GET /v2/terminals/{id}` (id or FIRMS code).
+pub async fn terminal(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi> {
+    let found = match Uuid::parse_str(&id) {
+        Ok(u) => reference::terminal_by_id(*u.as_bytes()),
+        Err(_) => reference::terminal(&id.to_ascii_uppercase()),
+    };
+    let t = found.ok_or_else(|| ApiError::not_found("terminal"))?;
+    let included = reference::port(&t.port_locode)
+        .map(port_resource)
+        .into_iter()
+        .collect();
+    Ok(JsonApi::single(terminal_resource(t), included))
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    let id = |what: &str| json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
+    let obj = json!({"type": "object"});
+    vec![
+        Op {
+            method: "get",
+            path: "/v2/shipping_lines",
+            op: operation(
+                "Reference data",
+                "List shipping lines",
+                "Every carrier boxtrack knows, with what can be tracked. `search=` filters on name or SCAC.",
+                vec![json!({"name": "search", "in": "query", "schema": {"type": "string"}})],
+                None,
+                errors(&[401, 429]),
+                ("200", body("Shipping lines", obj.clone())),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/shipping_lines/{id}",
+            op: operation(
+                "Reference data",
+                "Get a shipping line",
+                "By id or SCAC.",
+                vec![id("Shipping line id or SCAC")],
+                None,
+                errors(&[401, 404, 429]),
+                ("200", body("The shipping line", obj.clone())),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/ports/{id}",
+            op: operation(
+                "Reference data",
+                "Get a port",
+                "By id or UN/LOCODE (e.g. USLAX): name, coordinates, IANA time zone.",
+                vec![id("Port id or UN/LOCODE")],
+                None,
+                errors(&[401, 404, 429]),
+                ("200", body("The port", obj.clone())),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/terminals/{id}",
+            op: operation(
+                "Reference data",
+                "Get a terminal",
+                "By id or FIRMS code (e.g. Y258), with its port included.",
+                vec![id("Terminal id or FIRMS code")],
+                None,
+                errors(&[401, 404, 429]),
+                ("200", body("The terminal", obj)),
+            ),
+        },
+    ]
+}

@@ -1,0 +1,151 @@
+//! Reference places: ports (UN/LOCODE) and US terminals (FIRMS), with IANA zones, and stable
+//! ids for them so they can be JSON:API resources.
+
+use std::sync::LazyLock;
+
+use sha2::{Digest, Sha256};
+
+/// A stable 16-byte id (a UUID version 8 layout) for a reference record, e.g. `("port", "USLAX")`.
+pub fn stable_id(kind: &str, key: &str) -> [u8; 16] {
+    let digest = Sha256::digest(format!("boxtrack:{kind}:{key}").as_bytes());
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&digest[..16]);
+    b[6] = (b[6] & 0x0f) | 0x80; // version 8
+    b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
+    b
+}
+
+/// A port.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Port {
+    /// UN/LOCODE.
+    pub locode: String,
+    /// Name, when known.
+    pub name: Option<String>,
+    /// ISO 3166 country code.
+    pub country_code: String,
+    /// Latitude.
+    pub latitude: Option<f64>,
+    /// Longitude.
+    pub longitude: Option<f64>,
+    /// IANA zone.
+    pub time_zone: String,
+}
+
+/// A terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Terminal {
+    /// Name.
+    pub name: String,
+    /// Short name.
+    pub nickname: String,
+    /// FIRMS code.
+    pub firms_code: String,
+    /// Port UN/LOCODE.
+    pub port_locode: String,
+    /// City.
+    pub city: String,
+    /// IANA zone.
+    pub time_zone: String,
+}
+
+static PORTS: LazyLock<Vec<Port>> = LazyLock::new(|| {
+    include_str!("../data/ports.csv")
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f.len() == 6).then(|| Port {
+                locode: f[0].to_string(),
+                name: Some(f[1].to_string()).filter(|n| !n.is_empty()),
+                country_code: f[2].to_string(),
+                latitude: f[3].parse().ok(),
+                longitude: f[4].parse().ok(),
+                time_zone: f[5].trim().to_string(),
+            })
+        })
+        .collect()
+});
+
+static TERMINALS: LazyLock<Vec<Terminal>> = LazyLock::new(|| {
+    include_str!("../data/terminals.csv")
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').map(str::trim).collect();
+            (f.len() >= 9).then(|| Terminal {
+                name: f[0].to_string(),
+                nickname: f[1].to_string(),
+                firms_code: f[2].to_string(),
+                port_locode: f[4].to_string(),
+                city: f[5].to_string(),
+                time_zone: f[8].to_string(),
+            })
+        })
+        .collect()
+});
+
+/// Every known port.
+pub fn ports() -> &'static [Port] {
+    &PORTS
+}
+
+/// The port with this UN/LOCODE or stable id (as 16 bytes).
+pub fn port(locode: &str) -> Option<&'static Port> {
+    PORTS.iter().find(|p| p.locode == locode)
+}
+
+/// The port whose stable id is `id`.
+pub fn port_by_id(id: [u8; 16]) -> Option<&'static Port> {
+    PORTS.iter().find(|p| stable_id("port", &p.locode) == id)
+}
+
+/// Every known terminal.
+pub fn terminals() -> &'static [Terminal] {
+    &TERMINALS
+}
+
+/// The terminal with this FIRMS code.
+pub fn terminal(code: &str) -> Option<&'static Terminal> {
+    TERMINALS.iter().find(|t| t.firms_code == code)
+}
+
+/// The terminal whose stable id is `id`.
+pub fn terminal_by_id(id: [u8; 16]) -> Option<&'static Terminal> {
+    TERMINALS
+        .iter()
+        .find(|t| stable_id("terminal", &t.firms_code) == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_data_loads() {
+        assert!(ports().len() > 200);
+        let lax = port("USLAX").unwrap();
+        assert_eq!(lax.time_zone, "America/Los_Angeles");
+        assert!(lax.latitude.is_some());
+        assert_eq!(port_by_id(stable_id("port", "USLAX")), Some(lax));
+        assert!(terminals().len() > 30);
+        let t = &terminals()[0];
+        assert_eq!(
+            terminal_by_id(stable_id("terminal", &t.firms_code)),
+            Some(t)
+        );
+        assert!(
+            ports()
+                .iter()
+                .all(|p| !p.time_zone.is_empty() && p.locode.len() == 5)
+        );
+    }
+
+    #[test]
+    fn stable_ids_are_uuid_shaped_and_distinct() {
+        let a = stable_id("port", "USLAX");
+        assert_eq!(a, stable_id("port", "USLAX"));
+        assert_ne!(a, stable_id("port", "USLGB"));
+        assert_eq!(a[6] >> 4, 8);
+    }
+}

@@ -12,5 +12,6 @@ pub mod plan;
 pub mod ratelimit;
 pub mod reference;
 pub mod requests;
+pub mod search;
 pub mod time;
 pub mod tracking;

@@ -328,3 +328,32 @@ pub async fn transport_events(
     };
     crate::list::list(db, &spec, page).await
 }
+
+/// A search hit before ranking.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct SearchHit {
+    /// `shipment`, `container` or `tracking_request`.
+    pub entity_type: String,
+    /// Its id.
+    pub id: Uuid,
+    /// The number that matched (bill of lading, container or request number).
+    pub number: String,
+    /// Ref numbers, JSON text.
+    pub refs: String,
+    /// Last change.
+    pub updated_us: i64,
+}
+
+/// Candidates whose number or ref numbers contain `query` (case-insensitive), at most
+/// `limit` of each kind; rank them with [`boxtrack_core::search::rank`].
+pub async fn search(db: &Db, account_id: Uuid, query: &str, limit: i64) -> Result<Vec<SearchHit>> {
+    const SQL: &str = "SELECT * FROM (SELECT 'shipment' AS entity_type, id, bill_of_lading_number AS number, CAST(ref_numbers AS TEXT) AS refs, updated_us FROM shipments \
+          WHERE account_id = $1 AND (UPPER(bill_of_lading_number) LIKE $2 OR UPPER(CAST(ref_numbers AS TEXT)) LIKE $2) ORDER BY updated_us DESC LIMIT $3) s \
+        UNION ALL SELECT * FROM (SELECT 'container' AS entity_type, id, number, CAST(ref_numbers AS TEXT) AS refs, updated_us FROM containers \
+          WHERE account_id = $1 AND (number LIKE $2 OR UPPER(CAST(ref_numbers AS TEXT)) LIKE $2) ORDER BY updated_us DESC LIMIT $3) c \
+        UNION ALL SELECT * FROM (SELECT 'tracking_request' AS entity_type, id, request_number AS number, CAST(ref_numbers AS TEXT) AS refs, updated_us FROM tracking_requests \
+          WHERE account_id = $1 AND status IN ('pending', 'awaiting_manifest', 'failed') AND (UPPER(request_number) LIKE $2 OR UPPER(CAST(ref_numbers AS TEXT)) LIKE $2) ORDER BY updated_us DESC LIMIT $3) t";
+    Ok(
+        on_db!(db, p => sqlx::query_as(SQL).bind(account_id).bind(like(query)).bind(limit).fetch_all(p).await?),
+    )
+}

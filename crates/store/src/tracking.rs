@@ -594,6 +594,7 @@ pub async fn apply_in(
             }
         }
     }
+    stop_if_terminated(tx, account_id, row.shipment_id, now).await?;
     Ok(merged.changes)
 }
 
@@ -619,7 +620,6 @@ pub async fn stop_shipment(
     shipment_id: Uuid,
     reason: &str,
 ) -> Result<()> {
-    let now = now_us();
     let mut tx = db.begin().await?;
     let stopped: Option<Option<i64>> = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT tracking_stopped_us FROM shipments WHERE id = $1 AND account_id = $2")
         .bind(shipment_id).bind(account_id).fetch_optional(c).await?);
@@ -628,18 +628,30 @@ pub async fn stop_shipment(
         Some(Some(_)) => return Ok(()),
         Some(None) => {}
     }
-    on_tx!(&mut tx, c => sqlx::query("UPDATE shipments SET tracking_stopped_us = $2, stopped_reason = $3, updated_us = $2 WHERE id = $1")
+    stop_in(&mut tx, account_id, shipment_id, reason, now_us()).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+async fn stop_in(
+    tx: &mut Tx,
+    account_id: Uuid,
+    shipment_id: Uuid,
+    reason: &str,
+    now: i64,
+) -> Result<()> {
+    on_tx!(tx, c => sqlx::query("UPDATE shipments SET tracking_stopped_us = $2, stopped_reason = $3, updated_us = $2 WHERE id = $1")
         .bind(shipment_id).bind(now).bind(reason).execute(c).await.map(|_| ())?);
-    on_tx!(&mut tx, c => sqlx::query("UPDATE containers SET active = FALSE, updated_us = $2 WHERE shipment_id = $1")
+    on_tx!(tx, c => sqlx::query("UPDATE containers SET active = FALSE, updated_us = $2 WHERE shipment_id = $1")
         .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
-    let requests: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT id FROM tracking_requests WHERE shipment_id = $1 AND status = 'created'")
+    let requests: Vec<Uuid> = on_tx!(tx, c => sqlx::query_scalar("SELECT id FROM tracking_requests WHERE shipment_id = $1 AND status = 'created'")
         .bind(shipment_id).fetch_all(c).await?);
     for id in requests {
-        on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET status = 'tracking_stopped', updated_us = $2 WHERE id = $1")
+        on_tx!(tx, c => sqlx::query("UPDATE tracking_requests SET status = 'tracking_stopped', updated_us = $2 WHERE id = $1")
             .bind(id).bind(now).execute(c).await.map(|_| ())?);
-        let row = get_in(&mut tx, id).await?;
+        let row = get_in(tx, id).await?;
         append(
-            &mut tx,
+            tx,
             account_id,
             "tracking_request.tracking_stopped",
             "tracking_request",
@@ -649,7 +661,31 @@ pub async fn stop_shipment(
         )
         .await?;
     }
-    tx.commit().await?;
+    Ok(())
+}
+
+/// Stops a tracked shipment whose containers have all been returned empty
+/// (`all_containers_terminated`); called after every merge.
+async fn stop_if_terminated(
+    tx: &mut Tx,
+    account_id: Uuid,
+    shipment_id: Uuid,
+    now: i64,
+) -> Result<()> {
+    let (open, stopped): (i64, i64) = on_tx!(tx, c => sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM containers WHERE shipment_id = $1 AND current_status <> 'empty_returned'), \
+                (SELECT COUNT(*) FROM shipments WHERE id = $1 AND tracking_stopped_us IS NOT NULL)")
+        .bind(shipment_id).fetch_one(c).await?);
+    if open == 0 && stopped == 0 {
+        stop_in(
+            tx,
+            account_id,
+            shipment_id,
+            "all_containers_terminated",
+            now,
+        )
+        .await?;
+    }
     Ok(())
 }
 

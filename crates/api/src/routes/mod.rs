@@ -7,6 +7,7 @@ pub mod docs;
 pub mod health;
 pub mod reference;
 pub mod sandbox;
+pub mod search;
 pub mod shipments;
 pub mod tracking_requests;
 
@@ -29,6 +30,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(containers::operations());
     ops.extend(sandbox::operations());
     ops.extend(reference::operations());
+    ops.extend(search::operations());
     ops
 }
 

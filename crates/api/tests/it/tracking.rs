@@ -902,6 +902,21 @@ async fn scripted_journeys_play_on_the_virtual_clock() {
         assert!(log.contains(&e.to_string()), "{e}");
     }
 
+    // the import ends empty returned: its shipment stops by itself
+    let stopped = app
+        .get("/v2/shipments?filter[tracking_stopped]=true", Some(&key))
+        .await
+        .json();
+    assert_eq!(stopped["meta"]["total"], 1);
+    assert_eq!(
+        stopped["data"][0]["attributes"]["line_tracking_stopped_reason"],
+        "all_containers_terminated"
+    );
+    assert_eq!(
+        stopped["data"][0]["attributes"]["bill_of_lading_number"],
+        "TEST-SCN-IMPORT"
+    );
+
     // the reused container: one number, two shipments, each with its own history
     let import_number = boxtrack_sources::scenarios::by_number("TEST-SCN-IMPORT")
         .unwrap()
@@ -1028,4 +1043,54 @@ async fn reference_data_and_relationships_resolve() {
         types.contains(&"terminal") && types.contains(&"port") && types.contains(&"shipment"),
         "{types:?}"
     );
+}
+
+#[tokio::test]
+async fn search_ranks_numbers_and_references() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (_, other_key) = app.account().await;
+    one_container(&app, &key).await;
+    let number = boxtrack_sources::sandbox::container_number("TEST-TR-SUCCEEDED");
+    let waiting = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("TEST-TR-AWAITING-MANIFEST", "booking_number", "TEST"),
+        )
+        .await;
+    assert_eq!(waiting.status, 201);
+
+    let exact = app
+        .get(
+            &format!("/v2/search?query={}", number.to_lowercase()),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(exact["data"][0]["attributes"]["entity_type"], "container");
+    assert_eq!(exact["data"][0]["attributes"]["number"], number);
+    let by_ref = app.get("/v2/search?query=po-1", Some(&key)).await.json();
+    let kinds: Vec<&str> = by_ref["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["attributes"]["entity_type"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"shipment") && kinds.contains(&"tracking_request"),
+        "{kinds:?}"
+    );
+    let bl = app.get("/v2/search?query=TEST-TR", Some(&key)).await.json();
+    assert!(bl["meta"]["total"].as_u64().unwrap() >= 2);
+    assert!(bl["data"].as_array().unwrap().len() <= 25);
+    assert_eq!(
+        app.get("/v2/search?query=PO-1", Some(&other_key))
+            .await
+            .json()["meta"]["total"],
+        0
+    );
+    let e = assert_error(&app.get("/v2/search", Some(&key)).await, 400);
+    assert_eq!(e["source"]["parameter"], "query");
 }

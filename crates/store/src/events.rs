@@ -50,6 +50,76 @@ pub async fn append(
     Ok(Appended { id, seq })
 }
 
+/// One entry to append with [`append_many`].
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    /// Event name.
+    pub event: String,
+    /// Type of the object it is about.
+    pub object_type: &'static str,
+    /// Id of that object.
+    pub object_id: Uuid,
+    /// Details.
+    pub payload: Value,
+}
+
+/// Appends several events in order with one sequence reservation and multi-row inserts.
+pub async fn append_many(
+    tx: &mut Tx,
+    account_id: Uuid,
+    entries: &[NewEvent],
+    now_us: i64,
+) -> Result<Vec<Appended>> {
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let last: i64 = on_tx!(tx, c => sqlx::query_scalar(
+        "UPDATE accounts SET event_seq = event_seq + $2 WHERE id = $1 RETURNING event_seq",
+    )
+    .bind(account_id)
+    .bind(entries.len() as i64)
+    .fetch_one(c)
+    .await?);
+    let first = last - entries.len() as i64 + 1;
+    let appended: Vec<Appended> = (0..entries.len())
+        .map(|i| Appended {
+            id: Uuid::now_v7(),
+            seq: first + i as i64,
+        })
+        .collect();
+    for (chunk_no, chunk) in entries.chunks(200).enumerate() {
+        let mut sql = String::from(
+            "INSERT INTO events (account_id, seq, id, event, object_type, object_id, payload, created_us) VALUES ",
+        );
+        for i in 0..chunk.len() {
+            let b = i * 8;
+            if i > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&format!(
+                "(${}, ${}, ${}, ${}, ${}, ${}, ${}, ${})",
+                b + 1,
+                b + 2,
+                b + 3,
+                b + 4,
+                b + 5,
+                b + 6,
+                b + 7,
+                b + 8
+            ));
+        }
+        on_tx!(tx, c => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+            for (i, e) in chunk.iter().enumerate() {
+                let a = &appended[chunk_no * 200 + i];
+                q = q.bind(account_id).bind(a.seq).bind(a.id).bind(&e.event).bind(e.object_type).bind(e.object_id).bind(sqlx::types::Json(&e.payload)).bind(now_us);
+            }
+            q.execute(c).await.map(|_| ())?
+        });
+    }
+    Ok(appended)
+}
+
 /// A stored event.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct EventRow {

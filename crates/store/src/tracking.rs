@@ -535,66 +535,65 @@ pub async fn apply_in(
         .bind(container_id).bind(Json(c)).bind(status.as_str()).bind(ready_for_pickup(c))
         .bind(coalesced_lfd(&c.lfd, true)).bind(status != boxtrack_core::tracking::rules::ContainerStatus::EmptyReturned).bind(now)
         .execute(x).await.map(|_| ())?);
-    on_tx!(tx, x => sqlx::query("UPDATE shipments SET state = $2, updated_us = $3 WHERE id = $1")
-        .bind(row.shipment_id).bind(Json(&merged.shipment)).bind(now)
-        .execute(x).await.map(|_| ())?);
+    if merged.shipment != row.shipment_state.0 {
+        on_tx!(tx, x => sqlx::query("UPDATE shipments SET state = $2, updated_us = $3 WHERE id = $1")
+            .bind(row.shipment_id).bind(Json(&merged.shipment)).bind(now)
+            .execute(x).await.map(|_| ())?);
+    }
+    let mut entries = Vec::with_capacity(merged.changes.len());
+    let mut transport: Vec<(Uuid, &boxtrack_core::tracking::TransportEvent)> = Vec::new();
     for change in &merged.changes {
-        let base = json!({"container_id": container_id, "shipment_id": row.shipment_id});
-        match change {
+        let mut payload = json!({"container_id": container_id, "shipment_id": row.shipment_id});
+        let (object_type, object_id) = match change {
             Change::Transport(t) => {
                 let id = Uuid::now_v7();
-                on_tx!(tx, x => sqlx::query(
-                    "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)")
-                    .bind(id).bind(account_id).bind(container_id).bind(row.shipment_id).bind(&t.event).bind(t.at_us)
-                    .bind(&t.locode).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
-                    .bind(serde_json::to_value(t.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())
-                    .bind(now)
-                    .execute(x).await.map(|_| ())?);
-                let mut payload = base;
+                transport.push((id, t));
                 payload["transport_event_id"] = json!(id);
-                append(
-                    tx,
-                    account_id,
-                    &t.event,
-                    "transport_event",
-                    id,
-                    &payload,
-                    now,
-                )
-                .await?;
+                ("transport_event", id)
             }
             Change::ShipmentEstimatedArrival { .. } => {
-                let mut payload = base;
                 payload["change"] = serde_json::to_value(change).unwrap_or(Value::Null);
-                append(
-                    tx,
-                    account_id,
-                    "shipment.estimated.arrival",
-                    "shipment",
-                    row.shipment_id,
-                    &payload,
-                    now,
-                )
-                .await?;
+                ("shipment", row.shipment_id)
             }
             other => {
-                let mut payload = base;
                 payload["change"] = serde_json::to_value(other).unwrap_or(Value::Null);
-                append(
-                    tx,
-                    account_id,
-                    &other.event_name(),
-                    "container",
-                    container_id,
-                    &payload,
-                    now,
-                )
-                .await?;
+                ("container", container_id)
             }
-        }
+        };
+        entries.push(crate::events::NewEvent {
+            event: change.event_name(),
+            object_type,
+            object_id,
+            payload,
+        });
     }
-    stop_if_terminated(tx, account_id, row.shipment_id, now).await?;
+    for chunk in transport.chunks(200) {
+        let mut sql = String::from(
+            "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us) VALUES ",
+        );
+        for i in 0..chunk.len() {
+            let b = i * 14;
+            if i > 0 {
+                sql.push_str(", ");
+            }
+            let cols: Vec<String> = (1..=14).map(|k| format!("${}", b + k)).collect();
+            sql.push_str(&format!("({})", cols.join(", ")));
+        }
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+            for (id, t) in chunk {
+                q = q.bind(*id).bind(account_id).bind(container_id).bind(row.shipment_id).bind(&t.event).bind(t.at_us)
+                    .bind(&t.locode).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
+                    .bind(serde_json::to_value(t.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())
+                    .bind(now);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    crate::events::append_many(tx, account_id, &entries, now).await?;
+    if status == boxtrack_core::tracking::rules::ContainerStatus::EmptyReturned {
+        stop_if_terminated(tx, account_id, row.shipment_id, now).await?;
+    }
     Ok(merged.changes)
 }
 
@@ -759,4 +758,23 @@ pub async fn update_container(
     } else {
         Ok(())
     }
+}
+
+/// Merges observations into many containers of one account in a single transaction (for
+/// bulk ingest); returns how many changes were recorded.
+pub async fn apply_many(
+    db: &Db,
+    account_id: Uuid,
+    batches: &[(Uuid, Vec<Observation>)],
+) -> Result<usize> {
+    let mut tx = db.begin().await?;
+    let now = now_us();
+    let mut changes = 0;
+    for (container_id, batch) in batches {
+        changes += apply_in(&mut tx, account_id, *container_id, batch, now)
+            .await?
+            .len();
+    }
+    tx.commit().await?;
+    Ok(changes)
 }

@@ -328,8 +328,10 @@ pub struct Observation {
     pub fact: Fact,
 }
 
-/// Everything boxtrack knows about a container on one shipment.
+/// Everything boxtrack knows about a container on one shipment. Stored as JSON; every field
+/// has a default so states written by older versions still load.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ContainerState {
     /// Equipment details.
     pub equipment: Equipment,
@@ -365,6 +367,7 @@ pub struct ContainerState {
 
 /// Shipment-level state fed by the same observations (carrier view of the voyage).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ShipmentState {
     /// Estimated departure at the port of lading.
     pub pol_etd_us: Option<i64>,
@@ -454,6 +457,7 @@ impl Change {
 
 /// Where a shipment goes: the ports (UN/LOCODE, name, IANA zone) and the POD terminal.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Route {
     /// Port of lading UN/LOCODE.
     pub pol_locode: Option<String>,

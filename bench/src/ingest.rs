@@ -1,0 +1,312 @@
+//! Ingest benchmark: a stream of observations for N containers goes through
+//! parse (JSON lines) → merge → store → event log, in transactions of B containers, compared in
+//! the same run with plain batched INSERTs (100 rows per statement, the pipeline's number of
+//! rows per transaction) of as many rows as that path wrote (transport events, event-log rows
+//! and container updates), into a second fresh database.
+//!
+//! `cargo run --release -p boxtrack-bench --bin bench-ingest -- [CONTAINERS] [PER_TX]`
+//! (SQLite in a temporary folder; `DATABASE_URL=postgres://…` for PostgreSQL).
+
+use std::time::Instant;
+
+use boxtrack_core::plan::Plan;
+use boxtrack_core::ratelimit::Limits;
+use boxtrack_core::tracking::{
+    DataSource, EventFact, Fact, Hold, LfdKind, Milestone, Observation, Place,
+};
+use boxtrack_store::accounts::{self, NewAccount};
+use boxtrack_store::{Db, on_db, on_tx};
+use sqlx::AssertSqlSafe;
+use uuid::Uuid;
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+const H: i64 = 3_600_000_000;
+
+fn arg(n: usize, default: usize) -> usize {
+    std::env::args()
+        .nth(n)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+async fn fresh() -> Res<(Db, boxtrack_testkit::TestDatabase, Uuid)> {
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await?;
+    db.migrate().await?;
+    let (account, _, _) = accounts::create(
+        &db,
+        NewAccount {
+            name: "bench".into(),
+            plan: Plan::Standard,
+            entitlements: vec![],
+            rate_limits: Limits::default(),
+        },
+    )
+    .await?;
+    Ok((db, database, account.id))
+}
+
+/// One shipment per 10 containers, all with empty state (setup, not measured).
+async fn containers(db: &Db, account: Uuid, n: usize) -> Res<Vec<Uuid>> {
+    let mut tx = db.begin().await?;
+    let mut ids = Vec::with_capacity(n);
+    let mut shipment = Uuid::nil();
+    for i in 0..n {
+        if i % 10 == 0 {
+            shipment = Uuid::now_v7();
+            on_tx!(&mut tx, c => sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, pod_locode, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, NULL, $3, 'MSCU', 'USLAX', '[]', '[]', '{}', '{}', 0, 0)")
+                .bind(shipment).bind(account).bind(format!("MEDU{i:08}")).execute(c).await.map(|_| ())?);
+        }
+        let id = Uuid::now_v7();
+        on_tx!(&mut tx, c => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us) VALUES ($1, $2, $3, $4, '[]', $5, 'new', FALSE, NULL, TRUE, 0, 0)")
+            .bind(id).bind(account).bind(shipment).bind(format!("BXTU{i:07}")).bind(serde_json::to_string(&boxtrack_core::tracking::ContainerState::default())?)
+            .execute(c).await.map(|_| ())?);
+        ids.push(id);
+    }
+    tx.commit().await?;
+    Ok(ids)
+}
+
+fn ev(m: Milestone, place: Place, at_h: i64, estimated: bool) -> Fact {
+    Fact::Event(EventFact {
+        milestone: m,
+        estimated,
+        at_us: Some(at_h * H),
+        place,
+        locode: Some(if place == Place::Origin {
+            "CNSHA".into()
+        } else {
+            "USLAX".into()
+        }),
+        timezone: None,
+        terminal: None,
+        vessel_name: Some("EVER GIVEN".into()),
+        vessel_imo: Some("9811000".into()),
+        voyage: Some("0412E".into()),
+    })
+}
+
+/// The serialized stream: five observations per container, as JSON lines `{"c": index, "o": ...}`.
+fn stream(n: usize) -> Res<Vec<String>> {
+    let facts = [
+        (
+            1,
+            DataSource::ShippingLine,
+            ev(Milestone::VesselLoaded, Place::Origin, 10, false),
+        ),
+        (
+            2,
+            DataSource::ShippingLine,
+            ev(Milestone::VesselDeparted, Place::Origin, 12, false),
+        ),
+        (
+            3,
+            DataSource::ShippingLine,
+            ev(Milestone::VesselArrived, Place::Pod, 400, true),
+        ),
+        (
+            4,
+            DataSource::Terminal,
+            Fact::Holds {
+                holds: vec![Hold {
+                    name: "customs".into(),
+                    status: "hold".into(),
+                    description: None,
+                }],
+            },
+        ),
+        (
+            5,
+            DataSource::Terminal,
+            Fact::Lfd {
+                which: LfdKind::Terminal,
+                at_us: Some(420 * H),
+            },
+        ),
+    ];
+    let mut out = Vec::with_capacity(n * facts.len());
+    for c in 0..n {
+        for (t, source, fact) in &facts {
+            let o = Observation {
+                observed_us: *t,
+                source: *source,
+                fact: fact.clone(),
+            };
+            out.push(serde_json::to_string(&serde_json::json!({"c": c, "o": o}))?);
+        }
+    }
+    Ok(out)
+}
+
+#[derive(serde::Deserialize)]
+struct Line {
+    c: usize,
+    o: Observation,
+}
+
+async fn count(db: &Db, table: &'static str) -> Res<i64> {
+    let sql = format!("SELECT COUNT(*) FROM {table}");
+    Ok(on_db!(db, p => sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(p).await?))
+}
+
+/// Where and how the baseline inserts.
+struct Baseline<'a> {
+    db: &'a Db,
+    account: Uuid,
+    containers: &'a [Uuid],
+    per_stmt: usize,
+    per_tx: usize,
+}
+
+/// Plain multi-row INSERTs of `rows` rows into `table`.
+async fn plain_inserts(b: &Baseline<'_>, table: &str, cols: &[&str], rows: usize) -> Res<()> {
+    let (db, account, containers, per_stmt, per_tx) =
+        (b.db, b.account, b.containers, b.per_stmt, b.per_tx);
+    let mut done = 0;
+    let mut tx = db.begin().await?;
+    let mut in_tx = 0;
+    while done < rows {
+        let n = per_stmt.min(rows - done);
+        let mut sql = format!("INSERT INTO {table} ({}) VALUES ", cols.join(", "));
+        let mut p = 0;
+        for r in 0..n {
+            sql.push_str(if r == 0 { "(" } else { ", (" });
+            for c in 0..cols.len() {
+                p += 1;
+                sql.push_str(&format!("{}${p}", if c == 0 { "" } else { ", " }));
+            }
+            sql.push(')');
+        }
+        on_tx!(&mut tx, c => {
+            let mut q = sqlx::query(AssertSqlSafe(sql.clone()));
+            for r in 0..n {
+                let seq = (done + r + 1) as i64;
+                for col in cols {
+                    q = match *col {
+                        "container_id" => q.bind(containers[(done + r) % containers.len()]),
+                        "id" | "shipment_id" | "object_id" => q.bind(Uuid::now_v7()),
+                        "account_id" => q.bind(account),
+                        "seq" | "at_us" | "created_us" => q.bind(seq),
+                        "payload" => q.bind("{\"container_id\":\"00000000-0000-0000-0000-000000000000\",\"transport_event_id\":\"00000000-0000-0000-0000-000000000000\"}"),
+                        _ => q.bind("container.transport.vessel_loaded"),
+                    };
+                }
+            }
+            q.execute(c).await.map(|_| ())?
+        });
+        done += n;
+        in_tx += n;
+        if in_tx >= per_tx {
+            tx.commit().await?;
+            tx = db.begin().await?;
+            in_tx = 0;
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Res<()> {
+    let n = arg(1, 100_000);
+    let per_tx = arg(2, 500);
+    let lines = stream(n)?;
+    let observations = lines.len();
+
+    // the pipeline
+    let (db, _keep, account) = fresh().await?;
+    let setup = Instant::now();
+    let ids = containers(&db, account, n).await?;
+    eprintln!(
+        "setup: {n} containers in {:.2} s",
+        setup.elapsed().as_secs_f64()
+    );
+    let started = Instant::now();
+    let mut changes = 0usize;
+    for chunk in lines.chunks(per_tx * 5) {
+        let mut batches: Vec<(Uuid, Vec<Observation>)> = Vec::new();
+        for l in chunk {
+            let line: Line = serde_json::from_str(l)?;
+            match batches.last_mut() {
+                Some((id, b)) if *id == ids[line.c] => b.push(line.o),
+                _ => batches.push((ids[line.c], vec![line.o])),
+            }
+        }
+        changes += boxtrack_store::tracking::apply_many(&db, account, &batches).await?;
+    }
+    let pipeline = started.elapsed().as_secs_f64();
+    let te = count(&db, "transport_events").await? as usize;
+    let ev = count(&db, "events").await? as usize;
+    let containers_written = n; // every container row is updated once per transaction
+    let written = te + ev + containers_written;
+
+    // the baseline: the same number of rows as plain batched INSERTs, in a fresh database
+    let (base_db, _keep2, base_account) = fresh().await?;
+    let base_ids = containers(&base_db, base_account, n).await?;
+    // the same transaction size as the pipeline: its rows per transaction
+    let rows_per_tx = (written / n.div_ceil(per_tx)).max(1);
+    let baseline = Baseline {
+        db: &base_db,
+        account: base_account,
+        containers: &base_ids,
+        per_stmt: 100,
+        per_tx: rows_per_tx,
+    };
+    let started = Instant::now();
+    plain_inserts(
+        &baseline,
+        "transport_events",
+        &[
+            "id",
+            "account_id",
+            "container_id",
+            "shipment_id",
+            "event",
+            "at_us",
+            "locode",
+            "timezone",
+            "terminal",
+            "vessel_name",
+            "vessel_imo",
+            "voyage",
+            "data_source",
+            "created_us",
+        ],
+        te,
+    )
+    .await?;
+    plain_inserts(
+        &baseline,
+        "events",
+        &[
+            "account_id",
+            "seq",
+            "id",
+            "event",
+            "object_type",
+            "object_id",
+            "payload",
+            "created_us",
+        ],
+        ev + containers_written,
+    )
+    .await?;
+    let baseline = started.elapsed().as_secs_f64();
+
+    let obs_rate = observations as f64 / pipeline;
+    let base_rows_rate = written as f64 / baseline;
+    let base_obs_rate = observations as f64 / baseline;
+    println!(
+        "backend: {:?}; containers: {n}; observations: {observations}; containers per transaction: {per_tx}",
+        db.backend()
+    );
+    println!(
+        "pipeline (parse → merge → store → event log): {pipeline:.2} s, {obs_rate:.0} observations/s, {changes} changes, {te} transport events, {ev} event-log rows"
+    );
+    println!(
+        "baseline (plain batched INSERTs of the same {written} rows): {baseline:.2} s, {base_rows_rate:.0} rows/s, i.e. {base_obs_rate:.0} observations/s equivalent"
+    );
+    println!("pipeline / baseline: {:.2}", obs_rate / base_obs_rate);
+    Ok(())
+}

@@ -536,8 +536,8 @@ pub async fn apply_in(
         .bind(coalesced_lfd(&c.lfd, true)).bind(status != boxtrack_core::tracking::rules::ContainerStatus::EmptyReturned).bind(now)
         .execute(x).await.map(|_| ())?);
     if merged.shipment != row.shipment_state.0 {
-        on_tx!(tx, x => sqlx::query("UPDATE shipments SET state = $2, updated_us = $3 WHERE id = $1")
-            .bind(row.shipment_id).bind(Json(&merged.shipment)).bind(now)
+        on_tx!(tx, x => sqlx::query("UPDATE shipments SET state = $2, arrived_us = $4, updated_us = $3 WHERE id = $1")
+            .bind(row.shipment_id).bind(Json(&merged.shipment)).bind(now).bind(merged.shipment.pod_ata_us)
             .execute(x).await.map(|_| ())?);
     }
     let mut entries = Vec::with_capacity(merged.changes.len());
@@ -777,4 +777,21 @@ pub async fn apply_many(
     }
     tx.commit().await?;
     Ok(changes)
+}
+
+/// Days after arrival (or without any update) after which tracking stops by itself.
+pub const STOP_AFTER_DAYS: i64 = 56;
+
+/// Stops shipments that arrived more than [`STOP_AFTER_DAYS`] ago (`past_arrival_window`) or
+/// have had no update for that long (`no_updates_at_line`); returns how many were stopped.
+pub async fn stop_stale(db: &Db, now: i64) -> Result<usize> {
+    let cutoff = now - STOP_AFTER_DAYS * 86_400_000_000;
+    const SQL: &str = "SELECT id, account_id, CASE WHEN arrived_us IS NOT NULL AND arrived_us < $1 THEN 'past_arrival_window' ELSE 'no_updates_at_line' END \
+        FROM shipments WHERE tracking_stopped_us IS NULL AND ((arrived_us IS NOT NULL AND arrived_us < $1) OR updated_us < $1) LIMIT 500";
+    let rows: Vec<(Uuid, Uuid, String)> =
+        on_db!(db, p => sqlx::query_as(SQL).bind(cutoff).fetch_all(p).await?);
+    for (shipment_id, account_id, reason) in &rows {
+        stop_shipment(db, *account_id, *shipment_id, reason).await?;
+    }
+    Ok(rows.len())
 }

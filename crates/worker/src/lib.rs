@@ -47,11 +47,13 @@ impl Processor {
         self
     }
 
-    /// One pass of everything due at `now_us`: tracking requests, then sandbox journeys.
+    /// One pass of everything due at `now_us`: tracking requests, sandbox journeys, and the
+    /// automatic stop of shipments 56 days after arrival or without updates.
     pub async fn tick(&self, now_us: i64) -> Result<usize, StoreError> {
         let handled = self.process_due(now_us).await?;
         let played = playback::play_due(&self.db, now_us, self.speed).await?;
-        Ok(handled + played)
+        let stopped = tracking::stop_stale(&self.db, now_us).await?;
+        Ok(handled + played + stopped)
     }
 
     /// Claims and handles every request due at `now_us`; returns how many were handled.

@@ -1094,3 +1094,35 @@ async fn search_ranks_numbers_and_references() {
     let e = assert_error(&app.get("/v2/search", Some(&key)).await, 400);
     assert_eq!(e["source"]["parameter"], "query");
 }
+
+#[tokio::test]
+async fn tracking_stops_56_days_after_arrival() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("TEST-SCN-ROLLOVER", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    // the journey has arrived (virtual hour 602) but stays grounded: still tracked
+    app.tick_at(start + 700 * 1_000_000).await;
+    assert_eq!(
+        app.get("/v2/shipments?filter[tracking_stopped]=false", Some(&key))
+            .await
+            .json()["meta"]["total"],
+        1
+    );
+    // 56 days after its (virtual) arrival it stops by itself
+    app.tick_at(start + 602 * 3_600_000_000 + 57 * DAY).await;
+    let s = app.get("/v2/shipments", Some(&key)).await.json();
+    assert_eq!(
+        s["data"][0]["attributes"]["line_tracking_stopped_reason"],
+        "past_arrival_window"
+    );
+}

@@ -60,7 +60,7 @@ async fn containers(db: &Db, account: Uuid, n: usize) -> Res<Vec<Uuid>> {
         }
         let id = Uuid::now_v7();
         on_tx!(&mut tx, c => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us) VALUES ($1, $2, $3, $4, '[]', $5, 'new', FALSE, NULL, TRUE, 0, 0)")
-            .bind(id).bind(account).bind(shipment).bind(format!("BXTU{i:07}")).bind(serde_json::to_string(&boxtrack_core::tracking::ContainerState::default())?)
+            .bind(id).bind(account).bind(shipment).bind(format!("BXTU{i:07}")).bind(sqlx::types::Json(boxtrack_core::tracking::ContainerState::default()))
             .execute(c).await.map(|_| ())?);
         ids.push(id);
     }
@@ -188,7 +188,7 @@ async fn plain_inserts(b: &Baseline<'_>, table: &str, cols: &[&str], rows: usize
                         "id" | "shipment_id" | "object_id" => q.bind(Uuid::now_v7()),
                         "account_id" => q.bind(account),
                         "seq" | "at_us" | "created_us" => q.bind(seq),
-                        "payload" => q.bind("{\"container_id\":\"00000000-0000-0000-0000-000000000000\",\"transport_event_id\":\"00000000-0000-0000-0000-000000000000\"}"),
+                        "payload" => q.bind(sqlx::types::Json(serde_json::json!({"container_id": Uuid::nil(), "transport_event_id": Uuid::nil()}))),
                         _ => q.bind("container.transport.vessel_loaded"),
                     };
                 }

@@ -493,10 +493,37 @@ async fn set_status(
 
 #[derive(sqlx::FromRow)]
 struct StateRow {
+    id: Uuid,
     shipment_id: Uuid,
     state: Json<ContainerState>,
     shipment_state: Json<ShipmentState>,
     route: Json<Route>,
+}
+
+/// The derived columns written with a container's merged state.
+struct ContainerUpdate {
+    id: Uuid,
+    state: ContainerState,
+    status: &'static str,
+    ready: bool,
+    lfd: Option<i64>,
+    active: bool,
+}
+
+/// Rows per multi-row statement (well under both backends' parameter limits).
+const CHUNK: usize = 200;
+
+/// `($s, $s+1, ...), (...)` for `rows` rows of `cols` placeholders numbered from `start`.
+fn values(start: usize, rows: usize, cols: usize) -> String {
+    (0..rows)
+        .map(|r| {
+            let p: Vec<String> = (0..cols)
+                .map(|c| format!("${}", start + r * cols + c))
+                .collect();
+            format!("({})", p.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Merges observations into one container (and its shipment) inside a transaction: state,
@@ -508,81 +535,174 @@ pub async fn apply_in(
     batch: &[Observation],
     now: i64,
 ) -> Result<Vec<Change>> {
-    if batch.is_empty() {
+    let mut out = apply_batch_in(tx, account_id, &[(container_id, batch.to_vec())], now).await?;
+    Ok(out.pop().map(|(_, c)| c).unwrap_or_default())
+}
+
+/// Merges observation batches into many containers of one account with set-based statements:
+/// one locked read of every state, the pure merge per container (containers of one shipment
+/// see each other's shipment changes, in batch order), then one update of the containers, one
+/// of the shipments, multi-row inserts of the transport events and one event-log append.
+/// Returns the changes per container (containers with no change are left out). Unknown
+/// containers are [`StoreError::NotFound`].
+pub async fn apply_batch_in(
+    tx: &mut Tx,
+    account_id: Uuid,
+    batches: &[(Uuid, Vec<Observation>)],
+    now: i64,
+) -> Result<Vec<(Uuid, Vec<Change>)>> {
+    use std::collections::HashMap;
+    let batches: Vec<&(Uuid, Vec<Observation>)> =
+        batches.iter().filter(|(_, b)| !b.is_empty()).collect();
+    if batches.is_empty() {
         return Ok(vec![]);
     }
-    let sql = match tx {
-        Tx::Sqlite(_) => {
-            "SELECT c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.id = $1 AND c.account_id = $2"
+    // 1. read every state, locked
+    let mut rows: HashMap<Uuid, StateRow> = HashMap::new();
+    for chunk in batches.chunks(CHUNK) {
+        let list: Vec<String> = (0..chunk.len()).map(|k| format!("${}", k + 2)).collect();
+        let mut sql = format!(
+            "SELECT c.id, c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = $1 AND c.id IN ({})",
+            list.join(", ")
+        );
+        if matches!(tx, Tx::Postgres(_)) {
+            sql.push_str(" ORDER BY c.id FOR UPDATE OF c, s");
         }
-        Tx::Postgres(_) => {
-            "SELECT c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.id = $1 AND c.account_id = $2 FOR UPDATE OF c, s"
+        let found: Vec<StateRow> = on_tx!(tx, c => {
+            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+            q = q.bind(account_id);
+            for (id, _) in chunk.iter().copied() {
+                q = q.bind(*id);
+            }
+            q.fetch_all(c).await?
+        });
+        rows.extend(found.into_iter().map(|r| (r.id, r)));
+    }
+    // 2. merge
+    let mut shipments: HashMap<Uuid, (ShipmentState, ShipmentState, Route)> = HashMap::new();
+    let mut container_updates: Vec<ContainerUpdate> = Vec::new();
+    let mut result: Vec<(Uuid, Vec<Change>)> = Vec::new();
+    let mut transport: Vec<(Uuid, Uuid, Uuid, boxtrack_core::tracking::TransportEvent)> =
+        Vec::new();
+    let mut entries = Vec::new();
+    let mut terminated: Vec<Uuid> = Vec::new();
+    for (container_id, batch) in batches {
+        let row = rows
+            .get(container_id)
+            .ok_or(StoreError::NotFound("container"))?;
+        let (_, ship_now, route) = shipments.entry(row.shipment_id).or_insert_with(|| {
+            (
+                row.shipment_state.0.clone(),
+                row.shipment_state.0.clone(),
+                row.route.0.clone(),
+            )
+        });
+        let before = container_updates
+            .iter()
+            .rev()
+            .find(|u| u.id == *container_id)
+            .map(|u| u.state.clone())
+            .unwrap_or_else(|| row.state.0.clone());
+        let merged = merge(&before, ship_now, batch);
+        if merged.changes.is_empty() && merged.container == before && merged.shipment == *ship_now {
+            continue;
         }
-    };
-    let row: Option<StateRow> = on_tx!(tx, c => sqlx::query_as(sql).bind(container_id).bind(account_id).fetch_optional(c).await?);
-    let row = row.ok_or(StoreError::NotFound("container"))?;
-    let merged = merge(&row.state.0, &row.shipment_state.0, batch);
-    if merged.changes.is_empty()
-        && merged.container == row.state.0
-        && merged.shipment == row.shipment_state.0
-    {
-        return Ok(vec![]);
+        *ship_now = merged.shipment.clone();
+        let c = merged.container;
+        let status = current_status(&c, route.inland());
+        let ended = status == boxtrack_core::tracking::rules::ContainerStatus::EmptyReturned;
+        if ended && !terminated.contains(&row.shipment_id) {
+            terminated.push(row.shipment_id);
+        }
+        container_updates.push(ContainerUpdate {
+            id: *container_id,
+            state: c.clone(),
+            status: status.as_str(),
+            ready: ready_for_pickup(&c),
+            lfd: coalesced_lfd(&c.lfd, true),
+            active: !ended,
+        });
+        for change in &merged.changes {
+            let mut payload = json!({"container_id": container_id, "shipment_id": row.shipment_id});
+            let (object_type, object_id) = match change {
+                Change::Transport(t) => {
+                    let id = Uuid::now_v7();
+                    transport.push((id, *container_id, row.shipment_id, t.clone()));
+                    payload["transport_event_id"] = json!(id);
+                    ("transport_event", id)
+                }
+                Change::ShipmentEstimatedArrival { .. } => {
+                    payload["change"] = serde_json::to_value(change).unwrap_or(Value::Null);
+                    ("shipment", row.shipment_id)
+                }
+                other => {
+                    payload["change"] = serde_json::to_value(other).unwrap_or(Value::Null);
+                    ("container", *container_id)
+                }
+            };
+            entries.push(crate::events::NewEvent {
+                event: change.event_name(),
+                object_type,
+                object_id,
+                payload,
+            });
+        }
+        result.push((*container_id, merged.changes));
     }
-    let c = &merged.container;
-    let status = current_status(c, row.route.0.inland());
-    on_tx!(tx, x => sqlx::query(
-        "UPDATE containers SET state = $2, current_status = $3, ready_for_pickup = $4, pickup_lfd_us = $5, active = $6, updated_us = $7 WHERE id = $1")
-        .bind(container_id).bind(Json(c)).bind(status.as_str()).bind(ready_for_pickup(c))
-        .bind(coalesced_lfd(&c.lfd, true)).bind(status != boxtrack_core::tracking::rules::ContainerStatus::EmptyReturned).bind(now)
-        .execute(x).await.map(|_| ())?);
-    if merged.shipment != row.shipment_state.0 {
-        on_tx!(tx, x => sqlx::query("UPDATE shipments SET state = $2, arrived_us = $4, updated_us = $3 WHERE id = $1")
-            .bind(row.shipment_id).bind(Json(&merged.shipment)).bind(now).bind(merged.shipment.pod_ata_us)
-            .execute(x).await.map(|_| ())?);
+    // 3. write containers (last state of each)
+    let mut last: Vec<&ContainerUpdate> = Vec::new();
+    for u in container_updates.iter().rev() {
+        if !last.iter().any(|l| l.id == u.id) {
+            last.push(u);
+        }
     }
-    let mut entries = Vec::with_capacity(merged.changes.len());
-    let mut transport: Vec<(Uuid, &boxtrack_core::tracking::TransportEvent)> = Vec::new();
-    for change in &merged.changes {
-        let mut payload = json!({"container_id": container_id, "shipment_id": row.shipment_id});
-        let (object_type, object_id) = match change {
-            Change::Transport(t) => {
-                let id = Uuid::now_v7();
-                transport.push((id, t));
-                payload["transport_event_id"] = json!(id);
-                ("transport_event", id)
+    for chunk in last.chunks(CHUNK) {
+        let sql = format!(
+            "UPDATE containers SET state = v.state, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, updated_us = $1 \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS status, column4 AS ready, column5 AS lfd, column6 AS active FROM (VALUES {}) AS t) AS v \
+             WHERE containers.id = v.id",
+            values(2, chunk.len(), 6)
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            q = q.bind(now);
+            for u in chunk {
+                q = q.bind(u.id).bind(Json(&u.state)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active);
             }
-            Change::ShipmentEstimatedArrival { .. } => {
-                payload["change"] = serde_json::to_value(change).unwrap_or(Value::Null);
-                ("shipment", row.shipment_id)
-            }
-            other => {
-                payload["change"] = serde_json::to_value(other).unwrap_or(Value::Null);
-                ("container", container_id)
-            }
-        };
-        entries.push(crate::events::NewEvent {
-            event: change.event_name(),
-            object_type,
-            object_id,
-            payload,
+            q.execute(x).await.map(|_| ())?
         });
     }
-    for chunk in transport.chunks(200) {
-        let mut sql = String::from(
-            "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us) VALUES ",
+    // 4. write shipments that changed
+    let changed: Vec<(Uuid, ShipmentState)> = shipments
+        .into_iter()
+        .filter(|(_, (before, after, _))| before != after)
+        .map(|(id, (_, after, _))| (id, after))
+        .collect();
+    for chunk in changed.chunks(CHUNK) {
+        let sql = format!(
+            "UPDATE shipments SET state = v.state, arrived_us = v.arrived, updated_us = $1 \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS arrived FROM (VALUES {}) AS t) AS v WHERE shipments.id = v.id",
+            values(2, chunk.len(), 3)
         );
-        for i in 0..chunk.len() {
-            let b = i * 14;
-            if i > 0 {
-                sql.push_str(", ");
-            }
-            let cols: Vec<String> = (1..=14).map(|k| format!("${}", b + k)).collect();
-            sql.push_str(&format!("({})", cols.join(", ")));
-        }
         on_tx!(tx, x => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
-            for (id, t) in chunk {
-                q = q.bind(*id).bind(account_id).bind(container_id).bind(row.shipment_id).bind(&t.event).bind(t.at_us)
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            q = q.bind(now);
+            for (id, st) in chunk {
+                q = q.bind(*id).bind(Json(st)).bind(st.pod_ata_us);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    // 5. transport events and the event log
+    for chunk in transport.chunks(CHUNK) {
+        let sql = format!(
+            "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us) VALUES {}",
+            values(1, chunk.len(), 14)
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for (id, container_id, shipment_id, t) in chunk {
+                q = q.bind(*id).bind(account_id).bind(*container_id).bind(*shipment_id).bind(&t.event).bind(t.at_us)
                     .bind(&t.locode).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
                     .bind(serde_json::to_value(t.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())
                     .bind(now);
@@ -591,10 +711,10 @@ pub async fn apply_in(
         });
     }
     crate::events::append_many(tx, account_id, &entries, now).await?;
-    if status == boxtrack_core::tracking::rules::ContainerStatus::EmptyReturned {
-        stop_if_terminated(tx, account_id, row.shipment_id, now).await?;
+    for shipment_id in terminated {
+        stop_if_terminated(tx, account_id, shipment_id, now).await?;
     }
-    Ok(merged.changes)
+    Ok(result)
 }
 
 /// Merges observations into one container in a transaction of its own.
@@ -768,15 +888,9 @@ pub async fn apply_many(
     batches: &[(Uuid, Vec<Observation>)],
 ) -> Result<usize> {
     let mut tx = db.begin().await?;
-    let now = now_us();
-    let mut changes = 0;
-    for (container_id, batch) in batches {
-        changes += apply_in(&mut tx, account_id, *container_id, batch, now)
-            .await?
-            .len();
-    }
+    let changes = apply_batch_in(&mut tx, account_id, batches, now_us()).await?;
     tx.commit().await?;
-    Ok(changes)
+    Ok(changes.iter().map(|(_, c)| c.len()).sum())
 }
 
 /// Days after arrival (or without any update) after which tracking stops by itself.

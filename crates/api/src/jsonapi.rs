@@ -299,6 +299,34 @@ impl ListDoc<'_> {
     }
 }
 
+/// Renders a page of stored rows as a list document with cursor links.
+#[allow(clippy::too_many_arguments)]
+pub fn list_response<T: boxtrack_store::list::Keyed>(
+    public_url: Option<&str>,
+    headers: &HeaderMap,
+    path: &str,
+    query: &QueryParams,
+    page: Page,
+    listed: &boxtrack_store::list::Listed<T>,
+    data: Vec<Value>,
+    included: Vec<Value>,
+) -> JsonApi {
+    let base = base_url(public_url, headers);
+    ListDoc {
+        base: &base,
+        path,
+        query,
+        page,
+        total: listed.total,
+        edge_keys: listed
+            .rows
+            .first()
+            .zip(listed.rows.last())
+            .map(|(f, l)| (f.key(), l.key())),
+    }
+    .render(data, included)
+}
+
 /// Whether a `Content-Type` is acceptable for a request body: the JSON:API media type
 /// (optionally with `ext` / `profile` parameters) or plain `application/json`.
 pub fn acceptable_content_type(value: &str) -> bool {

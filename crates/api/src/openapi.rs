@@ -61,6 +61,13 @@ pub fn page_params() -> Vec<Value> {
     ]
 }
 
+/// Plain string query parameters (filters) with their descriptions.
+pub fn query_params(list: &[(&str, &str)]) -> Vec<Value> {
+    list.iter()
+        .map(|(name, d)| json!({"name": name, "in": "query", "schema": {"type": "string"}, "description": d}))
+        .collect()
+}
+
 /// The `include` parameter with its allowed relation names.
 pub fn include_param(allowed: &[&str]) -> Value {
     json!({

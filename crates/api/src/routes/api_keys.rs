@@ -5,7 +5,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use boxtrack_core::time::format_micros;
 use boxtrack_store::keys::{self, ApiKeyRecord};
-use boxtrack_store::list::Keyed;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -13,7 +12,7 @@ use super::IdPath;
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{Body, JsonApi, ListDoc, QueryParams, base_url, resource, to_one};
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource, to_one};
 use crate::openapi::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
 };
@@ -57,27 +56,22 @@ pub async fn list(
     let page = query.page()?;
     let includes = query.includes("api_key", INCLUDES)?;
     let listed = keys::list(&state.db, caller.account.id, &page).await?;
-    let edge_keys = listed
-        .rows
-        .first()
-        .zip(listed.rows.last())
-        .map(|(f, l)| (f.key(), l.key()));
     let data = listed.rows.iter().map(to_resource).collect();
-    let base = base_url(state.config.public_url.as_deref(), &headers);
     let inc = if listed.rows.is_empty() {
         vec![]
     } else {
         included(&caller, &includes)
     };
-    Ok(ListDoc {
-        base: &base,
-        path: uri.path(),
-        query: &query,
+    Ok(list_response(
+        state.config.public_url.as_deref(),
+        &headers,
+        uri.path(),
+        &query,
         page,
-        total: listed.total,
-        edge_keys,
-    }
-    .render(data, inc))
+        &listed,
+        data,
+        inc,
+    ))
 }
 
 /// `GET /v2/api_keys/{id}`.

@@ -3,7 +3,6 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use boxtrack_store::StoreError;
-use boxtrack_store::list::Keyed;
 use boxtrack_store::reads::{self, Filter, ShipmentRow};
 use boxtrack_store::tracking;
 use serde::Deserialize;
@@ -13,9 +12,10 @@ use super::IdPath;
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{Body, JsonApi, ListDoc, QueryParams, base_url};
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::openapi::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
+    single,
 };
 use crate::resources;
 
@@ -111,20 +111,16 @@ pub async fn list(
     }
     let listed = reads::shipments(&state.db, caller.account.id, &filter, &page).await?;
     let (data, included) = render(&state, &caller, &listed.rows, &includes).await?;
-    let base = base_url(state.config.public_url.as_deref(), &headers);
-    Ok(ListDoc {
-        base: &base,
-        path: uri.path(),
-        query: &q,
+    Ok(list_response(
+        state.config.public_url.as_deref(),
+        &headers,
+        uri.path(),
+        &q,
         page,
-        total: listed.total,
-        edge_keys: listed
-            .rows
-            .first()
-            .zip(listed.rows.last())
-            .map(|(f, l)| (f.key(), l.key())),
-    }
-    .render(data, included))
+        &listed,
+        data,
+        included,
+    ))
 }
 
 async fn one(
@@ -315,7 +311,7 @@ pub fn schema() -> Value {
 pub fn operations() -> Vec<Op> {
     let mut params = page_params();
     params.push(include_param(INCLUDES));
-    for (name, d) in [
+    params.extend(query_params(&[
         ("q", "Bill of lading, ref number or container number"),
         (
             "number",
@@ -330,11 +326,7 @@ pub fn operations() -> Vec<Op> {
             "Updated at or after (ISO 8601)",
         ),
         ("filter[updated_at][end]", "Updated at or before (ISO 8601)"),
-    ] {
-        params.push(
-            json!({"name": name, "in": "query", "schema": {"type": "string"}, "description": d}),
-        );
-    }
+    ]));
     let patch = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"attributes": {"type": "object", "properties": {"ref_numbers": {"type": "array", "items": {"type": "string"}}, "tags": {"type": "array", "items": {"type": "string"}}}}}}}});
     vec![
         Op {

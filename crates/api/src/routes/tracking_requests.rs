@@ -6,7 +6,6 @@ use axum::response::IntoResponse;
 use boxtrack_core::carriers;
 use boxtrack_core::requests::{self, NewRequest, Status};
 use boxtrack_store::StoreError;
-use boxtrack_store::list::Keyed;
 use boxtrack_store::reads;
 use boxtrack_store::tracking::{self, RequestFilter, TrackingRequestRow};
 use serde::Deserialize;
@@ -16,9 +15,10 @@ use super::IdPath;
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{Body, JsonApi, ListDoc, QueryParams, base_url};
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::openapi::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
+    single,
 };
 use crate::resources;
 
@@ -193,20 +193,13 @@ pub async fn list(
     };
     let listed = tracking::list_requests(&state.db, caller.account.id, &filter, &page).await?;
     let included = tracked(&state, &caller, &listed.rows, &includes).await?;
-    let base = base_url(state.config.public_url.as_deref(), &headers);
-    Ok(ListDoc {
-        base: &base,
-        path: uri.path(),
-        query: &q,
+    Ok(list_response(
+        state.config.public_url.as_deref(),
+        &headers,
+        uri.path(),
+        &q,
         page,
-        total: listed.total,
-        edge_keys: listed
-            .rows
-            .first()
-            .zip(listed.rows.last())
-            .map(|(f, l)| (f.key(), l.key())),
-    }
-    .render(
+        &listed,
         listed
             .rows
             .iter()
@@ -400,7 +393,7 @@ pub fn schema() -> Value {
 pub fn operations() -> Vec<Op> {
     let mut list_params = page_params();
     list_params.push(include_param(INCLUDES));
-    for (name, d) in [
+    list_params.extend(query_params(&[
         ("q", "Matches the request number or a ref number"),
         ("filter[request_number]", "Exact request number"),
         (
@@ -418,11 +411,7 @@ pub fn operations() -> Vec<Op> {
             "Updated at or after (ISO 8601)",
         ),
         ("filter[updated_at][end]", "Updated at or before (ISO 8601)"),
-    ] {
-        list_params.push(
-            json!({"name": name, "in": "query", "schema": {"type": "string"}, "description": d}),
-        );
-    }
+    ]));
     let create_body = json!({
         "type": "object", "required": ["data"],
         "properties": {"data": {"type": "object", "required": ["type", "attributes"], "properties": {

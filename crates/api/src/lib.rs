@@ -142,6 +142,10 @@ pub fn router(state: AppState) -> Router {
             "/v2/containers/{id}/transport_events",
             get(containers::events),
         )
+        .route(
+            "/v2/containers/{id}/raw_events",
+            get(containers::raw_events),
+        )
         .route("/v2/sandbox/scenarios", get(routes::sandbox::list))
         .route("/v2/shipping_lines", get(routes::reference::lines))
         .route("/v2/shipping_lines/{id}", get(routes::reference::line))

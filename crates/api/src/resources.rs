@@ -8,7 +8,7 @@ use boxtrack_core::tracking::LfdKind;
 use boxtrack_core::tracking::merge::{fee_json, hold_json};
 use boxtrack_core::tracking::rules::{coalesced_lfd, t};
 use boxtrack_store::accounts::Account;
-use boxtrack_store::reads::{ContainerRow, ShipmentRow, TransportEventRow};
+use boxtrack_store::reads::{ContainerRow, RawEventRow, ShipmentRow, TransportEventRow};
 use boxtrack_store::tracking::TrackingRequestRow;
 use serde_json::{Value, json};
 
@@ -225,6 +225,35 @@ pub fn transport_event(e: &TransportEventRow) -> Value {
             "location": {"data": null},
             "terminal": {"data": null},
             "vessel": {"data": null},
+        })),
+    )
+}
+
+/// The `raw_event` resource: one observation as its source reported it.
+pub fn raw_event(e: &RawEventRow) -> Value {
+    resource(
+        "raw_event",
+        e.id,
+        "raw_events",
+        json!({
+            "event": e.event,
+            "original_event": e.original.0,
+            "timestamp": ts(e.at_us),
+            "estimated": e.estimated,
+            "actual_at": if e.estimated { Value::Null } else { ts(e.at_us) },
+            "estimated_at": if e.estimated { ts(e.at_us) } else { Value::Null },
+            "timezone": e.timezone,
+            "location_locode": e.locode,
+            "vessel_name": e.vessel_name,
+            "vessel_imo": e.vessel_imo,
+            "voyage_number": e.voyage,
+            "data_source": e.data_source,
+            "observed_at": format_micros(e.observed_us),
+            "created_at": format_micros(e.created_us),
+        }),
+        Some(json!({
+            "container": to_one("container", Some(e.container_id)),
+            "shipment": to_one("shipment", Some(e.shipment_id)),
         })),
     )
 }

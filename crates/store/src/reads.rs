@@ -357,3 +357,67 @@ pub async fn search(db: &Db, account_id: Uuid, query: &str, limit: i64) -> Resul
         on_db!(db, p => sqlx::query_as(SQL).bind(account_id).bind(like(query)).bind(limit).fetch_all(p).await?),
     )
 }
+
+/// A stored raw event (one observation as a source reported it).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct RawEventRow {
+    /// Id.
+    pub id: Uuid,
+    /// Container.
+    pub container_id: Uuid,
+    /// Shipment.
+    pub shipment_id: Uuid,
+    /// Source.
+    pub data_source: String,
+    /// Milestone or fact kind.
+    pub event: String,
+    /// An estimate.
+    pub estimated: bool,
+    /// When.
+    pub at_us: Option<i64>,
+    /// UN/LOCODE.
+    pub locode: Option<String>,
+    /// IANA zone.
+    pub timezone: Option<String>,
+    /// Vessel name.
+    pub vessel_name: Option<String>,
+    /// Vessel IMO.
+    pub vessel_imo: Option<String>,
+    /// Voyage.
+    pub voyage: Option<String>,
+    /// The observation verbatim.
+    pub original: Json<serde_json::Value>,
+    /// When the source produced it.
+    pub observed_us: i64,
+    /// When boxtrack received it.
+    pub created_us: i64,
+}
+
+impl Keyed for RawEventRow {
+    fn key(&self) -> Key {
+        Key {
+            sort_us: self.created_us,
+            id: *self.id.as_bytes(),
+        }
+    }
+}
+
+/// A page of a container's raw events, newest first.
+pub async fn raw_events(
+    db: &Db,
+    account_id: Uuid,
+    container_id: Uuid,
+    page: &Page,
+) -> Result<Listed<RawEventRow>> {
+    let spec = ListSpec {
+        from: "raw_events",
+        columns: "id, container_id, shipment_id, data_source, event, estimated, at_us, locode, timezone, vessel_name, vessel_imo, voyage, original, observed_us, created_us",
+        sort_col: "created_us",
+        id_col: "id",
+        conds: vec![Cond::new(
+            "container_id = ? AND account_id = ?",
+            vec![Arg::Uuid(container_id), Arg::Uuid(account_id)],
+        )],
+    };
+    crate::list::list(db, &spec, page).await
+}

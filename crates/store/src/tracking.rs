@@ -578,7 +578,32 @@ pub async fn apply_batch_in(
         });
         rows.extend(found.into_iter().map(|r| (r.id, r)));
     }
-    // 2. merge
+    // 2. keep what the sources said, verbatim, per container
+    let mut raw: Vec<(Uuid, Uuid, &Observation)> = Vec::new();
+    for (container_id, batch) in &batches {
+        let row = rows
+            .get(container_id)
+            .ok_or(StoreError::NotFound("container"))?;
+        raw.extend(batch.iter().map(|o| (*container_id, row.shipment_id, o)));
+    }
+    for chunk in raw.chunks(CHUNK / 2) {
+        let sql = format!(
+            "INSERT INTO raw_events (id, account_id, container_id, shipment_id, data_source, event, estimated, at_us, locode, timezone, vessel_name, vessel_imo, voyage, original, observed_us, created_us) VALUES {}",
+            values(1, chunk.len(), 16)
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for (container_id, shipment_id, o) in chunk {
+                let r = boxtrack_core::tracking::raw_view(o);
+                q = q.bind(Uuid::now_v7()).bind(account_id).bind(*container_id).bind(*shipment_id)
+                    .bind(r.data_source).bind(r.event).bind(r.estimated).bind(r.at_us)
+                    .bind(r.locode).bind(r.timezone).bind(r.vessel_name).bind(r.vessel_imo).bind(r.voyage)
+                    .bind(Json(*o)).bind(o.observed_us).bind(now);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    // 3. merge
     let mut shipments: HashMap<Uuid, (ShipmentState, ShipmentState, Route)> = HashMap::new();
     let mut container_updates: Vec<ContainerUpdate> = Vec::new();
     let mut result: Vec<(Uuid, Vec<Change>)> = Vec::new();
@@ -649,7 +674,7 @@ pub async fn apply_batch_in(
         }
         result.push((*container_id, merged.changes));
     }
-    // 3. write containers (last state of each)
+    // 4. write containers (last state of each)
     let mut last: Vec<&ContainerUpdate> = Vec::new();
     for u in container_updates.iter().rev() {
         if !last.iter().any(|l| l.id == u.id) {
@@ -672,7 +697,7 @@ pub async fn apply_batch_in(
             q.execute(x).await.map(|_| ())?
         });
     }
-    // 4. write shipments that changed
+    // 5. write shipments that changed
     let changed: Vec<(Uuid, ShipmentState)> = shipments
         .into_iter()
         .filter(|(_, (before, after, _))| before != after)
@@ -693,7 +718,7 @@ pub async fn apply_batch_in(
             q.execute(x).await.map(|_| ())?
         });
     }
-    // 5. transport events and the event log
+    // 6. transport events and the event log
     for chunk in transport.chunks(CHUNK) {
         let sql = format!(
             "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us) VALUES {}",

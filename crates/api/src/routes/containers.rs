@@ -266,6 +266,36 @@ pub async fn events(
     ))
 }
 
+/// `GET /v2/containers/{id}/raw_events`: what the sources reported, verbatim, newest first
+/// (estimates included).
+pub async fn raw_events(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let page = q.page()?;
+    q.includes("raw_event", &[])?;
+    reads::container(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("container"))?;
+    let listed = reads::raw_events(&state.db, caller.account.id, id, &page).await?;
+    let data = listed.rows.iter().map(resources::raw_event).collect();
+    Ok(list_response(
+        state.config.public_url.as_deref(),
+        &headers,
+        uri.path(),
+        &q,
+        page,
+        &listed,
+        data,
+        vec![],
+    ))
+}
+
 /// The OpenAPI schema of the container resource.
 pub fn schema() -> Value {
     let ts = json!({"type": ["string", "null"], "format": "date-time"});
@@ -395,6 +425,8 @@ pub fn operations() -> Vec<Op> {
     event_params.insert(0, id_param("Container"));
     event_params.push(include_param(EVENT_INCLUDES));
     let patch = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"attributes": {"type": "object", "required": ["ref_numbers"], "properties": {"ref_numbers": {"type": "array", "items": {"type": "string"}}}}}}}});
+    let mut raw_params = page_params();
+    raw_params.insert(0, id_param("Container"));
     vec![
         Op {
             method: "get",
@@ -433,6 +465,22 @@ pub fn operations() -> Vec<Op> {
                 Some(patch),
                 errors(&[400, 401, 404, 415, 422, 429]),
                 ("200", body("The container", single("Container"))),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/containers/{id}/raw_events",
+            op: operation(
+                "Containers",
+                "List a container's raw events",
+                "Every observation the sources reported for the container, verbatim in `original_event`, newest first, estimates included.",
+                raw_params,
+                None,
+                errors(&[400, 401, 404, 429]),
+                (
+                    "200",
+                    body("A page of raw events", json!({"type": "object"})),
+                ),
             ),
         },
         Op {

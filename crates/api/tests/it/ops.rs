@@ -136,6 +136,7 @@ async fn openapi_document_matches_the_router() {
         ("GET", "/v2/containers/{id}"),
         ("PATCH", "/v2/containers/{id}"),
         ("GET", "/v2/containers/{id}/transport_events"),
+        ("GET", "/v2/containers/{id}/raw_events"),
         ("GET", "/v2/sandbox/scenarios"),
         ("GET", "/v2/shipping_lines"),
         ("GET", "/v2/shipping_lines/{id}"),

@@ -877,6 +877,28 @@ async fn scripted_journeys_play_on_the_virtual_clock() {
         "EVER GIVEN"
     );
 
+    // every scripted observation is kept verbatim as a raw event, estimates included
+    let steps = boxtrack_sources::scenarios::by_number("TEST-SCN-HOLDS")
+        .unwrap()
+        .steps
+        .len() as u64;
+    let raw = app
+        .get(
+            &format!("/v2/containers/{cid}/raw_events?page[size]=100"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(raw["meta"]["total"], steps, "{raw}");
+    assert!(
+        raw["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["attributes"]["estimated"] == true)
+    );
+    assert!(raw["data"][0]["attributes"]["original_event"]["fact"].is_object());
+
     // playing again changes nothing
     let before = boxtrack_store::events::after(&app.db, account.id, 0, 10_000)
         .await

@@ -187,7 +187,9 @@ async fn plain_inserts(b: &Baseline<'_>, table: &str, cols: &[&str], rows: usize
                         "container_id" => q.bind(containers[(done + r) % containers.len()]),
                         "id" | "shipment_id" | "object_id" => q.bind(Uuid::now_v7()),
                         "account_id" => q.bind(account),
-                        "seq" | "at_us" | "created_us" => q.bind(seq),
+                        "seq" | "at_us" | "created_us" | "observed_us" => q.bind(seq),
+                        "estimated" => q.bind(false),
+                        "original" => q.bind(sqlx::types::Json(serde_json::json!({"observed_us": seq, "source": "shipping_line", "fact": {"kind": "holds", "holds": []}}))),
                         "payload" => q.bind(sqlx::types::Json(serde_json::json!({"container_id": Uuid::nil(), "transport_event_id": Uuid::nil()}))),
                         _ => q.bind("container.transport.vessel_loaded"),
                     };
@@ -238,8 +240,9 @@ async fn main() -> Res<()> {
     let pipeline = started.elapsed().as_secs_f64();
     let te = count(&db, "transport_events").await? as usize;
     let ev = count(&db, "events").await? as usize;
+    let raw = count(&db, "raw_events").await? as usize;
     let containers_written = n; // every container row is updated once per transaction
-    let written = te + ev + containers_written;
+    let written = te + ev + raw + containers_written;
 
     // the baseline: the same number of rows as plain batched INSERTs, in a fresh database
     let (base_db, _keep2, base_account) = fresh().await?;
@@ -278,6 +281,24 @@ async fn main() -> Res<()> {
     .await?;
     plain_inserts(
         &baseline,
+        "raw_events",
+        &[
+            "id",
+            "account_id",
+            "container_id",
+            "shipment_id",
+            "data_source",
+            "event",
+            "estimated",
+            "original",
+            "observed_us",
+            "created_us",
+        ],
+        raw,
+    )
+    .await?;
+    plain_inserts(
+        &baseline,
         "events",
         &[
             "account_id",
@@ -302,7 +323,7 @@ async fn main() -> Res<()> {
         db.backend()
     );
     println!(
-        "pipeline (parse → merge → store → event log): {pipeline:.2} s, {obs_rate:.0} observations/s, {changes} changes, {te} transport events, {ev} event-log rows"
+        "pipeline (parse → merge → store → event log): {pipeline:.2} s, {obs_rate:.0} observations/s, {changes} changes, {te} transport events, {ev} event-log rows, {raw} raw events"
     );
     println!(
         "baseline (plain batched INSERTs of the same {written} rows): {baseline:.2} s, {base_rows_rate:.0} rows/s, i.e. {base_obs_rate:.0} observations/s equivalent"

@@ -194,6 +194,26 @@ pub fn container(c: &ContainerRow, shipment: Option<&ShipmentRow>, account: &Acc
     )
 }
 
+/// Whether an event happened inland (its location is then a metro area rather than a port).
+pub fn inland_event(event: &str) -> bool {
+    ["rail_", "arrived_at_inland_destination"]
+        .iter()
+        .any(|p| event.contains(p))
+}
+
+fn event_location(e: &TransportEventRow) -> Value {
+    let place = e.locode.as_deref().and_then(boxtrack_core::reference::port);
+    match place {
+        Some(p) if inland_event(&e.event) => {
+            json!({"data": {"id": crate::routes::reference::metro_id(&p.locode).to_string(), "type": "metro_area"}})
+        }
+        Some(p) => {
+            json!({"data": {"id": crate::routes::reference::port_id(&p.locode).to_string(), "type": "port"}})
+        }
+        None => json!({"data": null}),
+    }
+}
+
 /// The `transport_event` resource.
 pub fn transport_event(e: &TransportEventRow) -> Value {
     let value = if e.event.starts_with("container.pickup_") {
@@ -222,8 +242,8 @@ pub fn transport_event(e: &TransportEventRow) -> Value {
         Some(json!({
             "shipment": to_one("shipment", Some(e.shipment_id)),
             "container": to_one("container", Some(e.container_id)),
-            "location": {"data": null},
-            "terminal": {"data": null},
+            "location": event_location(e),
+            "terminal": to_one("terminal", e.terminal.as_deref().and_then(boxtrack_core::reference::terminal).map(|t| crate::routes::reference::terminal_id(&t.firms_code))),
             "vessel": {"data": null},
         })),
     )

@@ -254,6 +254,35 @@ pub async fn events(
             .collect();
         included.push(resources::shipment(&s, &ids));
     }
+    for e in &listed.rows {
+        let place = e.locode.as_deref().and_then(boxtrack_core::reference::port);
+        let mut extra = Vec::new();
+        if includes.iter().any(|i| i == "location")
+            && let Some(p) = place
+        {
+            extra.push(if resources::inland_event(&e.event) {
+                super::reference::metro_resource(p)
+            } else {
+                super::reference::port_resource(p)
+            });
+        }
+        if includes.iter().any(|i| i == "terminal")
+            && let Some(t) = e
+                .terminal
+                .as_deref()
+                .and_then(boxtrack_core::reference::terminal)
+        {
+            extra.push(super::reference::terminal_resource(t));
+        }
+        for r in extra {
+            if !included
+                .iter()
+                .any(|i: &Value| i["id"] == r["id"] && i["type"] == r["type"])
+            {
+                included.push(r);
+            }
+        }
+    }
     Ok(list_response(
         state.config.public_url.as_deref(),
         &headers,

@@ -109,6 +109,34 @@ pub async fn port(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi>
         .ok_or_else(|| ApiError::not_found("port"))
 }
 
+/// The stable id of a metro area (an inland place by UN/LOCODE).
+pub fn metro_id(locode: &str) -> Uuid {
+    Uuid::from_bytes(stable_id("metro_area", locode))
+}
+
+/// The `metro_area` resource (inland destinations and rail ramps).
+pub fn metro_resource(p: &Port) -> Value {
+    let id = metro_id(&p.locode);
+    resource(
+        "metro_area",
+        id,
+        "metro_areas",
+        json!({"id": id, "name": p.name, "code": p.locode, "country_code": p.country_code, "latitude": p.latitude, "longitude": p.longitude, "time_zone": p.time_zone}),
+        None,
+    )
+}
+
+/// `GET /v2/metro_areas/{id}` (id or UN/LOCODE).
+pub async fn metro(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi> {
+    let found = match Uuid::parse_str(&id) {
+        Ok(u) => reference::ports().iter().find(|p| metro_id(&p.locode) == u),
+        Err(_) => reference::port(&id.to_ascii_uppercase()),
+    };
+    found
+        .map(|p| JsonApi::single(metro_resource(p), vec![]))
+        .ok_or_else(|| ApiError::not_found("metro_area"))
+}
+
 /// `GET /v2/terminals/{id}` (id or FIRMS code).
 pub async fn terminal(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi> {
     let found = match Uuid::parse_str(&id) {
@@ -165,6 +193,19 @@ pub fn operations() -> Vec<Op> {
                 None,
                 errors(&[401, 404, 429]),
                 ("200", body("The port", obj.clone())),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/metro_areas/{id}",
+            op: operation(
+                "Reference data",
+                "Get a metro area",
+                "An inland place (rail ramp, inland destination) by id or UN/LOCODE (e.g. USCHI): name, coordinates, IANA time zone.",
+                vec![id("Metro area id or UN/LOCODE")],
+                None,
+                errors(&[401, 404, 429]),
+                ("200", body("The metro area", json!({"type": "object"}))),
             ),
         },
         Op {

@@ -1148,3 +1148,58 @@ async fn tracking_stops_56_days_after_arrival() {
         "past_arrival_window"
     );
 }
+
+#[tokio::test]
+async fn rail_events_point_at_metro_areas_and_ports() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("TEST-SCN-RAIL", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    app.tick_at(start + 700 * 1_000_000).await;
+    let c = app.get("/v2/containers", Some(&key)).await.json();
+    let id = c["data"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(c["data"][0]["attributes"]["current_status"], "picked_up");
+    assert_eq!(
+        c["data"][0]["attributes"]["final_destination_timezone"],
+        "America/Chicago"
+    );
+    assert_eq!(c["data"][0]["attributes"]["pod_rail_carrier_scac"], "UP");
+    let te = app
+        .get(
+            &format!("/v2/containers/{id}/transport_events?include=location&page[size]=100"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let rail = te["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["attributes"]["event"] == "container.transport.rail_arrived")
+        .unwrap();
+    assert_eq!(
+        rail["relationships"]["location"]["data"]["type"],
+        "metro_area"
+    );
+    let types: Vec<&str> = te["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["type"].as_str().unwrap())
+        .collect();
+    assert!(
+        types.contains(&"metro_area") && types.contains(&"port"),
+        "{types:?}"
+    );
+    let chi = app.get("/v2/metro_areas/USCHI", Some(&key)).await.json();
+    assert_eq!(chi["data"]["attributes"]["time_zone"], "America/Chicago");
+}

@@ -152,6 +152,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/ports/{id}", get(routes::reference::port))
         .route("/v2/terminals/{id}", get(routes::reference::terminal))
         .route("/v2/metro_areas/{id}", get(routes::reference::metro))
+        .route("/v2/vessels/{id}", get(routes::reference::vessel))
         .route("/v2/search", get(routes::search::search))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -243,8 +243,8 @@ pub fn transport_event(e: &TransportEventRow) -> Value {
             "shipment": to_one("shipment", Some(e.shipment_id)),
             "container": to_one("container", Some(e.container_id)),
             "location": event_location(e),
+            "vessel": to_one("vessel", e.vessel_imo.as_deref().map(crate::routes::reference::vessel_id)),
             "terminal": to_one("terminal", e.terminal.as_deref().and_then(boxtrack_core::reference::terminal).map(|t| crate::routes::reference::terminal_id(&t.firms_code))),
-            "vessel": {"data": null},
         })),
     )
 }

@@ -421,3 +421,15 @@ pub async fn raw_events(
     };
     crate::list::list(db, &spec, page).await
 }
+
+/// The name last reported for a vessel IMO number in an account's events.
+pub async fn vessel_name(db: &Db, account_id: Uuid, imo: &str) -> Result<Option<String>> {
+    const SQL: &str = "SELECT vessel_name FROM transport_events WHERE account_id = $1 AND vessel_imo = $2 AND vessel_name IS NOT NULL ORDER BY created_us DESC LIMIT 1";
+    Ok(on_db!(db, p => sqlx::query_scalar(SQL).bind(account_id).bind(imo).fetch_optional(p).await?))
+}
+
+/// Vessel IMO numbers seen in an account's events.
+pub async fn vessel_imos(db: &Db, account_id: Uuid) -> Result<Vec<String>> {
+    const SQL: &str = "SELECT DISTINCT vessel_imo FROM transport_events WHERE account_id = $1 AND vessel_imo IS NOT NULL";
+    Ok(on_db!(db, p => sqlx::query_scalar(SQL).bind(account_id).fetch_all(p).await?))
+}

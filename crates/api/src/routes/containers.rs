@@ -274,6 +274,14 @@ pub async fn events(
         {
             extra.push(super::reference::terminal_resource(t));
         }
+        if includes.iter().any(|i| i == "vessel")
+            && let Some(imo) = e.vessel_imo.as_deref()
+        {
+            extra.push(super::reference::vessel_resource(
+                imo,
+                e.vessel_name.as_deref(),
+            ));
+        }
         for r in extra {
             if !included
                 .iter()

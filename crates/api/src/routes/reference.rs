@@ -109,6 +109,52 @@ pub async fn port(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi>
         .ok_or_else(|| ApiError::not_found("port"))
 }
 
+/// The stable id of a vessel (by IMO number).
+pub fn vessel_id(imo: &str) -> Uuid {
+    Uuid::from_bytes(stable_id("vessel", imo))
+}
+
+/// The `vessel` resource as known from carrier events (positions come with AIS).
+pub fn vessel_resource(imo: &str, name: Option<&str>) -> Value {
+    let id = vessel_id(imo);
+    resource(
+        "vessel",
+        id,
+        "vessels",
+        json!({"id": id, "name": name, "imo": imo, "mmsi": null, "latitude": null, "longitude": null, "nautical_speed_knots": null, "navigational_heading_degrees": null, "position_timestamp": null, "positions": []}),
+        None,
+    )
+}
+
+/// `GET /v2/vessels/{id}` (id or 7-digit IMO number) for vessels seen in the account's events.
+pub async fn vessel(
+    axum::extract::State(state): axum::extract::State<crate::AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<JsonApi> {
+    let imo = if id.len() == 7 && id.bytes().all(|b| b.is_ascii_digit()) {
+        Some(id.clone())
+    } else {
+        None
+    };
+    let imo = match (imo, Uuid::parse_str(&id)) {
+        (Some(imo), _) => imo,
+        (None, Ok(u)) => {
+            // ids are derived from the IMO; find it among the account's vessels
+            let imos = boxtrack_store::reads::vessel_imos(&state.db, caller.account.id).await?;
+            imos.into_iter()
+                .find(|i| vessel_id(i) == u)
+                .ok_or_else(|| ApiError::not_found("vessel"))?
+        }
+        _ => return Err(ApiError::not_found("vessel")),
+    };
+    let name = boxtrack_store::reads::vessel_name(&state.db, caller.account.id, &imo).await?;
+    match name {
+        Some(n) => Ok(JsonApi::single(vessel_resource(&imo, Some(&n)), vec![])),
+        None => Err(ApiError::not_found("vessel")),
+    }
+}
+
 /// The stable id of a metro area (an inland place by UN/LOCODE).
 pub fn metro_id(locode: &str) -> Uuid {
     Uuid::from_bytes(stable_id("metro_area", locode))
@@ -193,6 +239,19 @@ pub fn operations() -> Vec<Op> {
                 None,
                 errors(&[401, 404, 429]),
                 ("200", body("The port", obj.clone())),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/vessels/{id}",
+            op: operation(
+                "Reference data",
+                "Get a vessel",
+                "A vessel seen in the account's transport events, by id or 7-digit IMO number: name and IMO (positions come with the AIS source).",
+                vec![id("Vessel id or IMO number")],
+                None,
+                errors(&[401, 404, 429]),
+                ("200", body("The vessel", json!({"type": "object"}))),
             ),
         },
         Op {

@@ -143,6 +143,7 @@ async fn openapi_document_matches_the_router() {
         ("GET", "/v2/ports/{id}"),
         ("GET", "/v2/terminals/{id}"),
         ("GET", "/v2/metro_areas/{id}"),
+        ("GET", "/v2/vessels/{id}"),
         ("GET", "/v2/search"),
     ]
     .into_iter()

@@ -1200,6 +1200,39 @@ async fn rail_events_point_at_metro_areas_and_ports() {
         types.contains(&"metro_area") && types.contains(&"port"),
         "{types:?}"
     );
+    let loaded = te["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["attributes"]["event"] == "container.transport.vessel_loaded")
+        .unwrap();
+    let vessel_id = loaded["relationships"]["vessel"]["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let v = app.get("/v2/vessels/9811000", Some(&key)).await.json();
+    assert_eq!(v["data"]["attributes"]["name"], "EVER GIVEN");
+    assert_eq!(v["data"]["id"], vessel_id);
+    assert_eq!(
+        app.get(&format!("/v2/vessels/{vessel_id}"), Some(&key))
+            .await
+            .json()["data"]["attributes"]["imo"],
+        "9811000"
+    );
+    let with_vessel = app
+        .get(
+            &format!("/v2/containers/{id}/transport_events?include=vessel,terminal&page[size]=100"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert!(
+        with_vessel["included"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["type"] == "vessel")
+    );
     let chi = app.get("/v2/metro_areas/USCHI", Some(&key)).await.json();
     assert_eq!(chi["data"]["attributes"]["time_zone"], "America/Chicago");
 }

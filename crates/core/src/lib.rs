@@ -15,3 +15,4 @@ pub mod requests;
 pub mod search;
 pub mod time;
 pub mod tracking;
+pub mod webhooks;

@@ -1,0 +1,278 @@
+//! Webhooks: the event catalog, subscription URL rules, secrets and signatures.
+
+use std::net::IpAddr;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use hmac::{Hmac, Mac};
+use rand::RngCore;
+use sha2::Sha256;
+
+/// Every event a webhook can subscribe to (the reference's 43 names).
+pub const EVENTS: [&str; 43] = [
+    "tracking_request.succeeded",
+    "tracking_request.failed",
+    "tracking_request.awaiting_manifest",
+    "tracking_request.tracking_stopped",
+    "container.transport.empty_out",
+    "container.transport.full_in",
+    "container.transport.vessel_loaded",
+    "container.transport.vessel_departed",
+    "container.transport.transshipment_arrived",
+    "container.transport.transshipment_discharged",
+    "container.transport.transshipment_loaded",
+    "container.transport.transshipment_departed",
+    "container.transport.feeder_arrived",
+    "container.transport.feeder_discharged",
+    "container.transport.feeder_loaded",
+    "container.transport.feeder_departed",
+    "container.transport.vessel_arrived",
+    "container.transport.vessel_berthed",
+    "container.transport.vessel_discharged",
+    "container.transport.available",
+    "container.transport.not_available",
+    "container.transport.full_out",
+    "container.transport.delivered",
+    "container.transport.empty_in",
+    "container.transport.rail_loaded",
+    "container.transport.rail_departed",
+    "container.transport.rail_arrived",
+    "container.transport.rail_unloaded",
+    "container.transport.arrived_at_inland_destination",
+    "container.transport.estimated.vessel_departed",
+    "container.transport.estimated.vessel_arrived",
+    "container.transport.estimated.arrived_at_inland_destination",
+    "shipment.estimated.arrival",
+    "container.created",
+    "container.updated",
+    "container.pod_terminal_changed",
+    "container.pickup_lfd.changed",
+    "container.pickup_lfd_line.changed",
+    "container.pickup_lfd_terminal.changed",
+    "container.pickup_lfd_rail.changed",
+    "container.pickup_appointment.changed",
+    "document.extracted",
+    "document.extraction_failed",
+];
+
+/// Checks a subscription's event list; the error names the first unknown event.
+pub fn validate_events(events: &[String]) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in events {
+        let e = e.trim();
+        if !EVENTS.contains(&e) {
+            return Err(e.to_string());
+        }
+        if !out.iter().any(|o| o == e) {
+            out.push(e.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// Why a webhook URL is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    /// Not a URL with a host.
+    #[error("url must be an absolute https:// address")]
+    Malformed,
+    /// Not https.
+    #[error("url must use https://")]
+    NotHttps,
+    /// Points at a loopback, private, link-local or otherwise internal address.
+    #[error("url must not point at a loopback, private or link-local address")]
+    Internal,
+}
+
+/// Whether an address is one a webhook must never reach (unless the operator allows it).
+pub fn is_internal(ip: IpAddr) -> bool {
+    let ip = match ip {
+        IpAddr::V6(v6) => v6
+            .to_ipv4_mapped()
+            .map(IpAddr::V4)
+            .unwrap_or(IpAddr::V6(v6)),
+        v4 => v4,
+    };
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || o[0] == 0
+                || (o[0] == 100 && (64..128).contains(&o[1])) // CGNAT
+                || (o[0] == 198 && (o[1] == 18 || o[1] == 19)) // benchmarking
+                || (o[0] == 192 && o[1] == 0 && o[2] == 0)
+                || o[0] >= 240
+        }
+        IpAddr::V6(v6) => {
+            let s = v6.segments();
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (s[0] & 0xfe00) == 0xfc00 // unique local
+                || (s[0] & 0xffc0) == 0xfe80 // link local
+                || s[0] == 0x2002 // 6to4
+                || (s[0] == 0x64 && s[1] == 0xff9b) // NAT64
+                || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
+        }
+    }
+}
+
+/// Checks a webhook URL as given (literal addresses and `localhost` are checked here; names
+/// are checked again when they are resolved at delivery time). `allow_private` is the
+/// operator's switch for tests and local receivers: it allows `http://` and internal hosts.
+pub fn check_url(raw: &str, allow_private: bool) -> Result<(), UrlError> {
+    let raw = raw.trim();
+    let (scheme, rest) = raw.split_once("://").ok_or(UrlError::Malformed)?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "https" && !(allow_private && scheme == "http") {
+        return Err(if scheme == "http" {
+            UrlError::NotHttps
+        } else {
+            UrlError::Malformed
+        });
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let host = if let Some(v6) = host_port.strip_prefix('[') {
+        v6.split(']').next().unwrap_or_default()
+    } else {
+        host_port.split(':').next().unwrap_or_default()
+    };
+    if host.is_empty() || raw.chars().any(char::is_whitespace) {
+        return Err(UrlError::Malformed);
+    }
+    if allow_private {
+        return Ok(());
+    }
+    let lower = host.to_ascii_lowercase();
+    if lower == "localhost" || lower.ends_with(".localhost") {
+        return Err(UrlError::Internal);
+    }
+    match lower.parse::<IpAddr>() {
+        Ok(ip) if is_internal(ip) => Err(UrlError::Internal),
+        _ => Ok(()),
+    }
+}
+
+/// A new secret: `whsec_` and the base64 of 32 random bytes.
+pub fn generate_secret() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    format!("whsec_{}", STANDARD.encode(bytes))
+}
+
+/// The reference service's signature: lowercase hex HMAC-SHA256 of the body, keyed with the
+/// whole secret string as given to the user.
+pub fn sign_hex(secret: &str, body: &[u8]) -> String {
+    match <Hmac<Sha256> as Mac>::new_from_slice(secret.as_bytes()) {
+        Ok(mut mac) => {
+            mac.update(body);
+            hex::encode(mac.finalize().into_bytes())
+        }
+        // HMAC accepts keys of any length, so this arm is never taken.
+        Err(_) => String::new(),
+    }
+}
+
+/// The Standard Webhooks signature `v1,<base64>` over `id.timestamp.body`, keyed with the
+/// base64-decoded part of the secret after `whsec_`; `None` if the secret is not of that form.
+pub fn sign_standard(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Option<String> {
+    let key = STANDARD.decode(secret.strip_prefix("whsec_")?).ok()?;
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&key).ok()?;
+    mac.update(format!("{id}.{timestamp}.").as_bytes());
+    mac.update(body);
+    Some(format!(
+        "v1,{}",
+        STANDARD.encode(mac.finalize().into_bytes())
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalog_has_43_distinct_events() {
+        let mut v = EVENTS.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        assert_eq!(v.len(), 43);
+        assert_eq!(
+            validate_events(&["container.updated".into(), "container.updated".into()]),
+            Ok(vec!["container.updated".into()])
+        );
+        assert_eq!(
+            validate_events(&["container.teleported".into()]),
+            Err("container.teleported".into())
+        );
+    }
+
+    #[test]
+    fn urls_must_be_https_and_external() {
+        assert_eq!(
+            check_url("https://hooks.example.com/boxtrack", false),
+            Ok(())
+        );
+        assert_eq!(
+            check_url("http://hooks.example.com", false),
+            Err(UrlError::NotHttps)
+        );
+        assert_eq!(
+            check_url("https://127.0.0.1:9000/x", false),
+            Err(UrlError::Internal)
+        );
+        assert_eq!(
+            check_url("https://10.1.2.3/x", false),
+            Err(UrlError::Internal)
+        );
+        assert_eq!(
+            check_url("https://169.254.169.254/latest", false),
+            Err(UrlError::Internal)
+        );
+        assert_eq!(check_url("https://[::1]/x", false), Err(UrlError::Internal));
+        assert_eq!(
+            check_url("https://[::ffff:192.168.0.1]/x", false),
+            Err(UrlError::Internal)
+        );
+        assert_eq!(
+            check_url("https://localhost/x", false),
+            Err(UrlError::Internal)
+        );
+        assert_eq!(
+            check_url("ftp://example.com", false),
+            Err(UrlError::Malformed)
+        );
+        assert_eq!(check_url("https://", false), Err(UrlError::Malformed));
+        assert_eq!(check_url("http://127.0.0.1:9000/x", true), Ok(()));
+    }
+
+    #[test]
+    fn secrets_and_signatures() {
+        let s = generate_secret();
+        assert!(s.starts_with("whsec_"));
+        assert_eq!(STANDARD.decode(&s[6..]).unwrap().len(), 32);
+        // the Standard Webhooks reference vector
+        let sig = sign_standard(
+            "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+            "msg_27UH4WbU6Z5A5EzD8u03UvzRbpk",
+            1649367553,
+            br#"{"email":"test@example.com","username":"test_user"}"#,
+        );
+        assert_eq!(
+            sig.as_deref(),
+            Some("v1,tZ1I4/hDygAJgO5TYxiSd6Sd0kDW6hPenDe+bTa3Kkw=")
+        );
+        // hex HMAC of the body keyed with the whole secret (RFC 4231 test case 2 shape)
+        assert_eq!(
+            sign_hex("Jefe", b"what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert_eq!(sign_standard("nope", "a", 1, b""), None);
+    }
+}

@@ -42,6 +42,9 @@ pub struct ApiConfig {
     pub public_url: Option<String>,
     /// Longest time a request may take before it is answered 503.
     pub request_timeout: Duration,
+    /// Allow `http://` and internal (loopback, private, link-local) webhook URLs — for tests and
+    /// local receivers only.
+    pub allow_private_webhook_urls: bool,
 }
 
 impl Default for ApiConfig {
@@ -49,6 +52,7 @@ impl Default for ApiConfig {
         ApiConfig {
             public_url: None,
             request_timeout: Duration::from_secs(30),
+            allow_private_webhook_urls: false,
         }
     }
 }
@@ -154,6 +158,17 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/metro_areas/{id}", get(routes::reference::metro))
         .route("/v2/vessels/{id}", get(routes::reference::vessel))
         .route("/v2/search", get(routes::search::search))
+        .route(
+            "/v2/webhooks",
+            get(routes::webhooks::list).post(routes::webhooks::create),
+        )
+        .route("/v2/webhooks/events", get(routes::webhooks::events))
+        .route(
+            "/v2/webhooks/{id}",
+            get(routes::webhooks::show)
+                .patch(routes::webhooks::update)
+                .delete(routes::webhooks::delete),
+        )
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::guard,

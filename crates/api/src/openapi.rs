@@ -164,6 +164,7 @@ fn components() -> Value {
             "Shipment": crate::routes::shipments::schema(),
             "Container": crate::routes::containers::schema(),
             "TransportEvent": crate::routes::containers::event_schema(),
+            "Webhook": crate::routes::webhooks::schema(),
         }
     })
 }

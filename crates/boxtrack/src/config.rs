@@ -52,6 +52,8 @@ pub struct Settings {
     pub request_timeout: Duration,
     /// Sandbox journeys: simulated seconds per real second.
     pub sandbox_speed: f64,
+    /// Allow http:// and internal webhook URLs (tests, local receivers).
+    pub allow_private_webhook_urls: bool,
 }
 
 /// Every setting by name, as strings, from one layer.
@@ -72,9 +74,12 @@ pub struct Layer {
     pub request_timeout_secs: Option<u64>,
     /// `sandbox_speed`
     pub sandbox_speed: Option<f64>,
+    /// `allow_private_webhook_urls`
+    pub allow_private_webhook_urls: Option<bool>,
 }
 
-const NAMES: [&str; 7] = [
+const NAMES: [&str; 8] = [
+    "allow_private_webhook_urls",
     "listen",
     "database_url",
     "public_url",
@@ -94,6 +99,7 @@ impl Layer {
             "log_format" => self.log_format.clone(),
             "request_timeout_secs" => self.request_timeout_secs.map(|n| n.to_string()),
             "sandbox_speed" => self.sandbox_speed.map(|n| n.to_string()),
+            "allow_private_webhook_urls" => self.allow_private_webhook_urls.map(|b| b.to_string()),
             _ => None,
         }
     }
@@ -113,7 +119,14 @@ impl Layer {
                 format!("setting sandbox_speed = {v:?} (from environment variable BOXTRACK_SANDBOX_SPEED) is not a number")
             })?),
         };
+        let allow_private_webhook_urls = match get("allow_private_webhook_urls") {
+            None => None,
+            Some(v) => Some(v.trim().parse::<bool>().with_context(|| {
+                format!("setting allow_private_webhook_urls = {v:?} (from environment variable BOXTRACK_ALLOW_PRIVATE_WEBHOOK_URLS) must be true or false")
+            })?),
+        };
         Ok(Layer {
+            allow_private_webhook_urls,
             sandbox_speed,
             listen: get("listen"),
             database_url: get("database_url"),
@@ -251,7 +264,15 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         .filter(|n: &f64| n.is_finite() && *n > 0.0 && *n <= 1e7)
         .ok_or_else(|| anyhow::anyhow!("setting sandbox_speed = {speed:?} ({src}) must be a positive number of simulated seconds per real second (3600 = one hour per second)"))?;
 
+    let (allow, src) = take("allow_private_webhook_urls", "false");
+    let allow_private_webhook_urls: bool = allow.trim().parse().map_err(|_| {
+        anyhow::anyhow!(
+            "setting allow_private_webhook_urls = {allow:?} ({src}) must be true or false"
+        )
+    })?;
+
     Ok(Settings {
+        allow_private_webhook_urls,
         sandbox_speed,
         listen,
         database_url,

@@ -70,6 +70,10 @@ pub struct ServeArgs {
     /// (default 3600, one hour per second). Env: BOXTRACK_SANDBOX_SPEED.
     #[arg(long, value_name = "FACTOR")]
     sandbox_speed: Option<f64>,
+    /// Accept http:// and loopback / private / link-local webhook URLs (for tests and local
+    /// receivers; never on a public service). Env: BOXTRACK_ALLOW_PRIVATE_WEBHOOK_URLS=true.
+    #[arg(long)]
+    allow_private_webhook_urls: bool,
 }
 
 /// Flags of `demo`.
@@ -114,6 +118,7 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
         flags.log_format.clone_from(&s.log_format);
         flags.request_timeout_secs = s.request_timeout_secs;
         flags.sandbox_speed = s.sandbox_speed;
+        flags.allow_private_webhook_urls = s.allow_private_webhook_urls.then_some(true);
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),

@@ -41,6 +41,7 @@ fn state(db: Db, s: &Settings) -> AppState {
         ApiConfig {
             public_url: s.public_url.clone(),
             request_timeout: s.request_timeout,
+            allow_private_webhook_urls: s.allow_private_webhook_urls,
         },
         limiter,
     )

@@ -14,6 +14,7 @@ pub mod ratelimit;
 pub mod reads;
 pub mod sandbox;
 pub mod tracking;
+pub mod webhooks;
 
 pub use db::{Backend, Db, Tx};
 

@@ -10,6 +10,7 @@ pub mod sandbox;
 pub mod search;
 pub mod shipments;
 pub mod tracking_requests;
+pub mod webhooks;
 
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
@@ -31,6 +32,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(sandbox::operations());
     ops.extend(reference::operations());
     ops.extend(search::operations());
+    ops.extend(webhooks::operations());
     ops
 }
 

@@ -65,7 +65,12 @@ impl TestApp {
 
     /// A second process's view: its own pool and limiter on an existing database.
     pub async fn spawn_on(db: Db, limiter: Limiter) -> TestApp {
-        let state = AppState::new(db.clone(), ApiConfig::default(), limiter);
+        TestApp::spawn_with(db, limiter, ApiConfig::default()).await
+    }
+
+    /// The app with these edge settings on an existing database.
+    pub async fn spawn_with(db: Db, limiter: Limiter, config: ApiConfig) -> TestApp {
+        let state = AppState::new(db.clone(), config, limiter);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();

@@ -10,3 +10,4 @@ mod jsonapi;
 mod ops;
 mod ratelimit;
 mod tracking;
+mod webhooks;

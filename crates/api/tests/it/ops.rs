@@ -145,6 +145,12 @@ async fn openapi_document_matches_the_router() {
         ("GET", "/v2/metro_areas/{id}"),
         ("GET", "/v2/vessels/{id}"),
         ("GET", "/v2/search"),
+        ("GET", "/v2/webhooks"),
+        ("POST", "/v2/webhooks"),
+        ("GET", "/v2/webhooks/events"),
+        ("GET", "/v2/webhooks/{id}"),
+        ("PATCH", "/v2/webhooks/{id}"),
+        ("DELETE", "/v2/webhooks/{id}"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_string(), p.to_string()))

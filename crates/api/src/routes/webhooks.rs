@@ -1,0 +1,365 @@
+//! `/v2/webhooks`: subscriptions (create, list, get, update, delete) and the event catalog.
+//! Delivery of notifications is not built yet.
+
+use std::collections::BTreeMap;
+
+use axum::extract::{OriginalUri, RawQuery, State};
+use axum::http::{HeaderMap, HeaderName, StatusCode};
+use axum::response::IntoResponse;
+use boxtrack_core::time::format_micros;
+use boxtrack_core::webhooks::{self, EVENTS};
+use boxtrack_store::webhooks::{self as store, NewWebhook, WebhookChanges, WebhookRow};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::IdPath;
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource};
+use crate::openapi::{Op, body, errors, id_param, list_of, operation, page_params, single};
+
+/// Headers a subscriber may not set (the service sets them).
+const RESERVED: [&str; 8] = [
+    "content-type",
+    "content-length",
+    "host",
+    "user-agent",
+    "webhook-id",
+    "webhook-timestamp",
+    "webhook-signature",
+    "x-boxtrack-webhook-signature",
+];
+
+/// The `webhook` resource; the secret only when `with_secret` (the create response).
+pub fn to_resource(w: &WebhookRow, with_secret: bool) -> Value {
+    let mut attributes = json!({
+        "url": w.url,
+        "active": w.active,
+        "events": w.events.0,
+        "headers": w.headers.0,
+        "deactivated_reason": w.deactivated_reason,
+        "created_at": format_micros(w.created_us),
+        "updated_at": format_micros(w.updated_us),
+    });
+    if with_secret {
+        attributes["secret"] = json!(w.secret);
+    }
+    resource("webhook", w.id, "webhooks", attributes, None)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Attrs {
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    active: Option<bool>,
+    #[serde(default)]
+    events: Option<Vec<String>>,
+    #[serde(default)]
+    headers: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Deserialize)]
+struct Data {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    attributes: Attrs,
+}
+
+/// Body of `POST` and `PATCH /v2/webhooks`.
+#[derive(Deserialize)]
+pub struct Doc {
+    data: Data,
+}
+
+fn check_type(kind: &Option<String>) -> ApiResult<()> {
+    match kind.as_deref() {
+        None | Some("webhook") => Ok(()),
+        Some(other) => Err(ApiError::unprocessable(
+            "/data/type",
+            "invalid_type",
+            format!("type must be \"webhook\", not {other:?}"),
+        )),
+    }
+}
+
+fn check_url(state: &AppState, url: &str) -> ApiResult<String> {
+    webhooks::check_url(url, state.config.allow_private_webhook_urls)
+        .map(|()| url.trim().to_string())
+        .map_err(|e| ApiError::unprocessable("/data/attributes/url", "invalid", e.to_string()))
+}
+
+fn check_events(events: &[String]) -> ApiResult<Vec<String>> {
+    if events.is_empty() {
+        return Err(ApiError::unprocessable(
+            "/data/attributes/events",
+            "blank",
+            "events must name at least one event; see GET /v2/webhooks/events",
+        ));
+    }
+    webhooks::validate_events(events).map_err(|e| {
+        ApiError::unprocessable(
+            "/data/attributes/events",
+            "invalid",
+            format!("{e:?} is not a webhook event; see GET /v2/webhooks/events"),
+        )
+    })
+}
+
+fn check_headers(headers: BTreeMap<String, String>) -> ApiResult<BTreeMap<String, String>> {
+    if headers.len() > 20 {
+        return Err(ApiError::unprocessable(
+            "/data/attributes/headers",
+            "too_long",
+            "at most 20 headers",
+        ));
+    }
+    for (name, value) in &headers {
+        let valid_name = HeaderName::from_bytes(name.as_bytes()).is_ok();
+        let valid_value = axum::http::HeaderValue::from_str(value).is_ok();
+        if !valid_name || !valid_value {
+            return Err(ApiError::unprocessable(
+                "/data/attributes/headers",
+                "invalid",
+                format!("header {name:?} is not a valid HTTP header"),
+            ));
+        }
+        if RESERVED.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err(ApiError::unprocessable(
+                "/data/attributes/headers",
+                "reserved",
+                format!("header {name:?} is set by boxtrack and cannot be overridden"),
+            ));
+        }
+    }
+    Ok(headers)
+}
+
+/// `POST /v2/webhooks`.
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(doc): Body<Doc>,
+) -> ApiResult<impl IntoResponse> {
+    check_type(&doc.data.kind)?;
+    let a = doc.data.attributes;
+    let url = check_url(&state, a.url.as_deref().unwrap_or_default())?;
+    let events = check_events(&a.events.unwrap_or_default())?;
+    let headers = check_headers(a.headers.unwrap_or_default())?;
+    let w = store::create(
+        &state.db,
+        caller.account.id,
+        &NewWebhook {
+            url,
+            active: a.active.unwrap_or(true),
+            events,
+            headers,
+            secret: webhooks::generate_secret(),
+        },
+    )
+    .await?;
+    let mut res = JsonApi::single(to_resource(&w, true), vec![]).into_response();
+    *res.status_mut() = StatusCode::CREATED;
+    Ok(res)
+}
+
+/// `GET /v2/webhooks`.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let page = q.page()?;
+    q.includes("webhook", &[])?;
+    let listed = store::list(&state.db, caller.account.id, &page).await?;
+    let data = listed.rows.iter().map(|w| to_resource(w, false)).collect();
+    Ok(list_response(
+        state.config.public_url.as_deref(),
+        &headers,
+        uri.path(),
+        &q,
+        page,
+        &listed,
+        data,
+        vec![],
+    ))
+}
+
+/// `GET /v2/webhooks/{id}`.
+pub async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<JsonApi> {
+    let w = store::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("webhook"))?;
+    Ok(JsonApi::single(to_resource(&w, false), vec![]))
+}
+
+/// `PATCH /v2/webhooks/{id}`: url, active (true re-enables a deactivated webhook), events, headers.
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(doc): Body<Doc>,
+) -> ApiResult<JsonApi> {
+    check_type(&doc.data.kind)?;
+    let a = doc.data.attributes;
+    let changes = WebhookChanges {
+        url: a.url.as_deref().map(|u| check_url(&state, u)).transpose()?,
+        active: a.active,
+        events: a.events.as_deref().map(check_events).transpose()?,
+        headers: a.headers.map(check_headers).transpose()?,
+    };
+    let w = store::update(&state.db, caller.account.id, id, changes).await?;
+    Ok(JsonApi::single(to_resource(&w, false), vec![]))
+}
+
+/// `DELETE /v2/webhooks/{id}`: 200 with an empty body, as the reference answers.
+pub async fn delete(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<StatusCode> {
+    store::delete(&state.db, caller.account.id, id).await?;
+    Ok(StatusCode::OK)
+}
+
+/// `GET /v2/webhooks/events`: every event a webhook can subscribe to.
+pub async fn events(_caller: Caller) -> JsonApi {
+    let data: Vec<Value> = EVENTS
+        .iter()
+        .map(|e| {
+            let category = e.split('.').next().unwrap_or_default();
+            json!({"id": e, "type": "webhook_event", "attributes": {"name": e, "category": category}})
+        })
+        .collect();
+    let n = data.len();
+    JsonApi(json!({"data": data, "meta": {"size": n, "total": n}}))
+}
+
+/// The OpenAPI schema of the resource.
+pub fn schema() -> Value {
+    json!({
+        "type": "object", "required": ["id", "type", "attributes"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "type": {"const": "webhook"},
+            "attributes": {"type": "object", "properties": {
+                "url": {"type": "string", "format": "uri"},
+                "active": {"type": "boolean"},
+                "events": {"type": "array", "items": {"enum": EVENTS.as_slice()}},
+                "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+                "secret": {"type": "string", "description": "whsec_… — only in the response to POST"},
+                "deactivated_reason": {"type": ["string", "null"]},
+                "created_at": {"type": "string", "format": "date-time"},
+                "updated_at": {"type": "string", "format": "date-time"}
+            }}
+        }
+    })
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    let write = json!({
+        "type": "object", "required": ["data"],
+        "properties": {"data": {"type": "object", "required": ["attributes"], "properties": {
+            "type": {"const": "webhook"},
+            "attributes": {"type": "object", "properties": {
+                "url": {"type": "string", "description": "https:// receiver (internal addresses are refused unless the operator allows them)"},
+                "active": {"type": "boolean", "default": true},
+                "events": {"type": "array", "items": {"enum": EVENTS.as_slice()}},
+                "headers": {"type": "object", "additionalProperties": {"type": "string"}}
+            }}
+        }}}
+    });
+    vec![
+        Op {
+            method: "post",
+            path: "/v2/webhooks",
+            op: operation(
+                "Webhooks",
+                "Create a webhook",
+                "Subscribes a URL to events. The response carries the `secret` (whsec_…) once. Unknown events and non-https or internal URLs are 422.",
+                vec![],
+                Some(write.clone()),
+                errors(&[400, 401, 415, 422, 429]),
+                (
+                    "201",
+                    body("The webhook with its secret", single("Webhook")),
+                ),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/webhooks",
+            op: operation(
+                "Webhooks",
+                "List webhooks",
+                "Newest first, with each `active` flag.",
+                page_params(),
+                None,
+                errors(&[400, 401, 429]),
+                ("200", body("A page of webhooks", list_of("Webhook"))),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/webhooks/events",
+            op: operation(
+                "Webhooks",
+                "List webhook events",
+                "Every event name a webhook can subscribe to.",
+                vec![],
+                None,
+                errors(&[401, 429]),
+                ("200", body("The catalog", json!({"type": "object"}))),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/webhooks/{id}",
+            op: operation(
+                "Webhooks",
+                "Get a webhook",
+                "One webhook (without its secret).",
+                vec![id_param("Webhook")],
+                None,
+                errors(&[401, 404, 429]),
+                ("200", body("The webhook", single("Webhook"))),
+            ),
+        },
+        Op {
+            method: "patch",
+            path: "/v2/webhooks/{id}",
+            op: operation(
+                "Webhooks",
+                "Update a webhook",
+                "Changes url, active, events or headers; `active: true` re-enables a deactivated webhook.",
+                vec![id_param("Webhook")],
+                Some(write),
+                errors(&[400, 401, 404, 415, 422, 429]),
+                ("200", body("The webhook", single("Webhook"))),
+            ),
+        },
+        Op {
+            method: "delete",
+            path: "/v2/webhooks/{id}",
+            op: operation(
+                "Webhooks",
+                "Delete a webhook",
+                "Removes the subscription; answers 200 with an empty body.",
+                vec![id_param("Webhook")],
+                None,
+                errors(&[401, 404, 429]),
+                ("200", json!({"description": "Deleted"})),
+            ),
+        },
+    ]
+}

@@ -1,0 +1,138 @@
+use boxtrack_api::{ApiConfig, Limiter};
+use serde_json::json;
+
+use crate::helpers::{TestApp, assert_error, fresh_db};
+
+const MT: &str = "application/vnd.api+json";
+
+fn hook(url: &str, events: &[&str]) -> String {
+    json!({"data": {"type": "webhook", "attributes": {"url": url, "events": events, "headers": {"X-Team": "ops"}}}}).to_string()
+}
+
+#[tokio::test]
+async fn subscriptions_are_created_read_changed_and_deleted() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (_, other) = app.account().await;
+    let r = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &hook(
+                "https://hooks.example.com/boxtrack",
+                &["container.updated", "tracking_request.succeeded"],
+            ),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let w = r.json()["data"].clone();
+    let secret = w["attributes"]["secret"].as_str().unwrap();
+    assert!(secret.starts_with("whsec_") && secret.len() > 40);
+    assert_eq!(w["attributes"]["active"], true);
+    assert_eq!(w["attributes"]["headers"]["X-Team"], "ops");
+    let id = w["id"].as_str().unwrap().to_string();
+
+    // the secret is shown once
+    let shown = app
+        .get(&format!("/v2/webhooks/{id}"), Some(&key))
+        .await
+        .json();
+    assert!(shown["data"]["attributes"].get("secret").is_none());
+    assert!(
+        !app.get("/v2/webhooks", Some(&key))
+            .await
+            .text
+            .contains(secret)
+    );
+    assert_eq!(
+        app.get("/v2/webhooks", Some(&key)).await.json()["meta"]["total"],
+        1
+    );
+
+    // other accounts see nothing
+    assert_error(
+        &app.get(&format!("/v2/webhooks/{id}"), Some(&other)).await,
+        404,
+    );
+    assert_error(
+        &app.delete(&format!("/v2/webhooks/{id}"), &other).await,
+        404,
+    );
+
+    let p = app.patch(&format!("/v2/webhooks/{id}"), &key, r#"{"data":{"type":"webhook","attributes":{"active":false,"events":["container.transport.full_out"]}}}"#).await;
+    assert_eq!(p.status, 200, "{}", p.text);
+    assert_eq!(p.json()["data"]["attributes"]["active"], false);
+    assert_eq!(
+        p.json()["data"]["attributes"]["events"],
+        json!(["container.transport.full_out"])
+    );
+    let p = app
+        .patch(
+            &format!("/v2/webhooks/{id}"),
+            &key,
+            r#"{"data":{"attributes":{"active":true}}}"#,
+        )
+        .await;
+    assert_eq!(p.json()["data"]["attributes"]["active"], true);
+
+    let d = app.delete(&format!("/v2/webhooks/{id}"), &key).await;
+    assert_eq!(d.status, 200);
+    assert!(d.text.is_empty());
+    assert_error(
+        &app.get(&format!("/v2/webhooks/{id}"), Some(&key)).await,
+        404,
+    );
+}
+
+#[tokio::test]
+async fn bad_subscriptions_are_422_and_write_nothing() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    for (body, pointer, needle) in [
+        (hook("https://hooks.example.com", &["container.teleported"]), "/data/attributes/events", "container.teleported"),
+        (hook("https://hooks.example.com", &[]), "/data/attributes/events", "at least one"),
+        (hook("http://hooks.example.com", &["container.updated"]), "/data/attributes/url", "https"),
+        (hook("https://127.0.0.1:8443/x", &["container.updated"]), "/data/attributes/url", "loopback"),
+        (hook("https://10.0.0.7/x", &["container.updated"]), "/data/attributes/url", "private"),
+        (hook("https://[::1]/x", &["container.updated"]), "/data/attributes/url", "loopback"),
+        (hook("https://localhost/x", &["container.updated"]), "/data/attributes/url", "loopback"),
+        (
+            json!({"data": {"type": "webhook", "attributes": {"url": "https://h.example.com", "events": ["container.updated"], "headers": {"Webhook-Signature": "x"}}}}).to_string(),
+            "/data/attributes/headers",
+            "cannot be overridden",
+        ),
+    ] {
+        let r = app.post("/v2/webhooks", &key, MT, &body).await;
+        let e = assert_error(&r, 422);
+        assert_eq!(e["source"]["pointer"], pointer, "{body}");
+        assert!(e["detail"].as_str().unwrap().contains(needle), "{}", e["detail"]);
+    }
+    assert_eq!(
+        app.get("/v2/webhooks", Some(&key)).await.json()["meta"]["total"],
+        0
+    );
+
+    let catalog = app.get("/v2/webhooks/events", Some(&key)).await.json();
+    assert_eq!(catalog["meta"]["total"], 43);
+}
+
+#[tokio::test]
+async fn the_operator_can_allow_local_receivers() {
+    let (db, _database) = fresh_db().await;
+    let config = ApiConfig {
+        allow_private_webhook_urls: true,
+        ..ApiConfig::default()
+    };
+    let app = TestApp::spawn_with(db, Limiter::memory(), config).await;
+    let (_, key) = app.account().await;
+    let r = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &hook("http://127.0.0.1:9999/hook", &["container.updated"]),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+}

@@ -158,6 +158,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/metro_areas/{id}", get(routes::reference::metro))
         .route("/v2/vessels/{id}", get(routes::reference::vessel))
         .route("/v2/search", get(routes::search::search))
+        .route("/v2/events", get(routes::events::feed))
         .route(
             "/v2/webhooks",
             get(routes::webhooks::list).post(routes::webhooks::create),

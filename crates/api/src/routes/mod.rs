@@ -4,6 +4,7 @@ pub mod account;
 pub mod api_keys;
 pub mod containers;
 pub mod docs;
+pub mod events;
 pub mod health;
 pub mod reference;
 pub mod sandbox;
@@ -33,6 +34,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(reference::operations());
     ops.extend(search::operations());
     ops.extend(webhooks::operations());
+    ops.extend(events::operations());
     ops
 }
 

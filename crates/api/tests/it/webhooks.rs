@@ -136,3 +136,80 @@ async fn the_operator_can_allow_local_receivers() {
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
 }
+
+#[tokio::test]
+async fn the_event_log_can_be_read_in_order_from_any_sequence() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (_, other) = app.account().await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-SCN-IMPORT","request_type":"bill_of_lading","scac":"TEST"}}}"#,
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    app.tick_at(start + 700 * 1_000_000).await;
+
+    let all = app
+        .get("/v2/events?page[size]=1000", Some(&key))
+        .await
+        .json();
+    let seqs: Vec<i64> = all["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["attributes"]["sequence"].as_i64().unwrap())
+        .collect();
+    assert!(seqs.len() > 20, "{}", seqs.len());
+    assert_eq!(
+        seqs,
+        (1..=seqs.len() as i64).collect::<Vec<_>>(),
+        "gapless and ordered"
+    );
+    assert_eq!(all["data"][0]["attributes"]["event"], "container.created");
+
+    // catch up page by page from a sequence, following links.next
+    let mut seen = Vec::new();
+    let mut url = format!("{}/v2/events?after=5&page[size]=7", app.base);
+    loop {
+        let page = app.get(&url, Some(&key)).await.json();
+        let items = page["data"].as_array().unwrap();
+        seen.extend(
+            items
+                .iter()
+                .map(|e| e["attributes"]["sequence"].as_i64().unwrap()),
+        );
+        if page["meta"]["more"] != true {
+            break;
+        }
+        url = page["links"]["next"].as_str().unwrap().to_string();
+    }
+    assert_eq!(seen, (6..=seqs.len() as i64).collect::<Vec<_>>());
+
+    let only = app
+        .get(
+            "/v2/events?filter[event]=container.transport.vessel_departed&page[size]=1000",
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(only["data"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        only["data"][0]["relationships"]["reference_object"]["data"]["type"],
+        "transport_event"
+    );
+    assert_eq!(
+        app.get("/v2/events", Some(&other)).await.json()["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    let e = assert_error(&app.get("/v2/events?after=-1", Some(&key)).await, 400);
+    assert_eq!(e["source"]["parameter"], "after");
+}

@@ -1,0 +1,104 @@
+//! `GET /v2/events?after=<sequence>`: the account's event log in order, so a client that was
+//! away can catch up from the last sequence it saw (beyond the reference, which cannot replay).
+
+use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
+use boxtrack_store::events;
+use serde_json::{Value, json};
+
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{JsonApi, QueryParams, base_url, to_one};
+use crate::openapi::{Op, body, errors, operation};
+
+/// The default and largest number of events per page.
+const DEFAULT_SIZE: i64 = 100;
+const MAX_SIZE: i64 = 1000;
+
+fn reference_type(object_type: &str) -> &str {
+    match object_type {
+        "container" => "container",
+        "shipment" => "shipment",
+        "tracking_request" => "tracking_request",
+        _ => "transport_event",
+    }
+}
+
+/// `GET /v2/events`.
+pub async fn feed(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let after: i64 = match q.text("after") {
+        None => 0,
+        Some(v) => v.parse().ok().filter(|n: &i64| *n >= 0).ok_or_else(|| {
+            ApiError::bad_parameter("after", "after must be a sequence number (0 or more)")
+        })?,
+    };
+    let size: i64 = match q.text("page[size]") {
+        None => DEFAULT_SIZE,
+        Some(v) => v
+            .parse()
+            .ok()
+            .filter(|n: &i64| (1..=MAX_SIZE).contains(n))
+            .ok_or_else(|| {
+                ApiError::bad_parameter("page[size]", format!("page[size] must be 1 to {MAX_SIZE}"))
+            })?,
+    };
+    let filter_event = q.text("filter[event]");
+    let rows = events::after(&state.db, caller.account.id, after, size).await?;
+    let data: Vec<Value> = rows
+        .iter()
+        .filter(|e| filter_event.as_deref().is_none_or(|f| e.event == f))
+        .map(|e| {
+            json!({
+                "id": e.id.to_string(),
+                "type": "event",
+                "attributes": {
+                    "sequence": e.seq,
+                    "event": e.event,
+                    "created_at": boxtrack_core::time::format_micros(e.created_us),
+                    "payload": e.payload.0,
+                },
+                "relationships": {"reference_object": to_one(reference_type(&e.object_type), Some(e.object_id))},
+            })
+        })
+        .collect();
+    let last = rows.last().map_or(after, |e| e.seq);
+    let base = base_url(state.config.public_url.as_deref(), &headers);
+    let path = "/v2/events";
+    let mut next = format!("{base}{path}?after={last}&page[size]={size}");
+    if let Some(f) = &filter_event {
+        next.push_str(&format!("&filter[event]={f}"));
+    }
+    Ok(JsonApi(json!({
+        "data": data,
+        "links": {"self": format!("{base}{path}?after={after}&page[size]={size}"), "next": next},
+        "meta": {"size": size, "after": after, "last_sequence": last, "more": rows.len() as i64 == size},
+    })))
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    vec![Op {
+        method: "get",
+        path: "/v2/events",
+        op: operation(
+            "Events",
+            "Read the event log",
+            "Every change of the account's tracking data, in order, each with a per-account `sequence` without gaps. Poll with `after=<last sequence you processed>` and follow `links.next`; `meta.more` says whether to ask again at once. The same events drive webhooks.",
+            vec![
+                json!({"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}, "description": "Return events with a greater sequence"}),
+                json!({"name": "page[size]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}}),
+                json!({"name": "filter[event]", "in": "query", "schema": {"type": "string"}, "description": "Only this event name"}),
+            ],
+            None,
+            errors(&[400, 401, 429]),
+            ("200", body("Events in order", json!({"type": "object"}))),
+        ),
+    }]
+}

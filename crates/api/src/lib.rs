@@ -160,6 +160,14 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/search", get(routes::search::search))
         .route("/v2/events", get(routes::events::feed))
         .route(
+            "/v2/webhook_notifications",
+            get(routes::notifications::list),
+        )
+        .route(
+            "/v2/webhook_notifications/{id}",
+            get(routes::notifications::show),
+        )
+        .route(
             "/v2/webhooks",
             get(routes::webhooks::list).post(routes::webhooks::create),
         )

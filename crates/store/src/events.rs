@@ -14,6 +14,57 @@ pub struct Appended {
     pub seq: i64,
 }
 
+/// Writes the outbox rows for appended events: one `pending` webhook notification per event
+/// and active webhook of the account subscribed to it, due at once.
+async fn enqueue(
+    tx: &mut Tx,
+    account_id: Uuid,
+    appended: &[(Appended, &str, &str, Uuid)],
+    now_us: i64,
+) -> Result<()> {
+    let hooks: Vec<(Uuid, sqlx::types::Json<Vec<String>>)> = on_tx!(tx, c => sqlx::query_as(
+        "SELECT id, events FROM webhooks WHERE account_id = $1 AND active = TRUE",
+    )
+    .bind(account_id)
+    .fetch_all(c)
+    .await?);
+    if hooks.is_empty() {
+        return Ok(());
+    }
+    let mut rows: Vec<(Uuid, &Appended, &str, &str, Uuid)> = Vec::new();
+    for (a, event, object_type, object_id) in appended {
+        for (hook, events) in &hooks {
+            if events.0.iter().any(|e| e == event) {
+                rows.push((*hook, a, event, object_type, *object_id));
+            }
+        }
+    }
+    for chunk in rows.chunks(100) {
+        let mut sql = String::from(
+            "INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, body, attempts, next_attempt_us, locked_until_us, last_status_code, last_error, created_us, updated_us) VALUES ",
+        );
+        for i in 0..chunk.len() {
+            let b = i * 9;
+            if i > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&format!(
+                "(${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, 'pending', NULL, 0, ${}, NULL, NULL, NULL, ${}, ${})",
+                b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8, b + 9, b + 9, b + 9
+            ));
+        }
+        on_tx!(tx, c => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+            for (hook, a, event, object_type, object_id) in chunk {
+                q = q.bind(Uuid::now_v7()).bind(account_id).bind(*hook).bind(a.id).bind(a.seq)
+                    .bind(*event).bind(*object_type).bind(*object_id).bind(now_us);
+            }
+            q.execute(c).await.map(|_| ())?
+        });
+    }
+    Ok(())
+}
+
 /// Appends an event inside an open transaction. The sequence comes from the account row,
 /// which the update locks, so concurrent writers for one account are serialised and the
 /// sequence has no gaps or repeats.
@@ -47,7 +98,15 @@ pub async fn append(
     .execute(c)
     .await
     .map(|_| ())?);
-    Ok(Appended { id, seq })
+    let appended = Appended { id, seq };
+    enqueue(
+        tx,
+        account_id,
+        &[(appended.clone(), event, object_type, object_id)],
+        now_us,
+    )
+    .await?;
+    Ok(appended)
 }
 
 /// One entry to append with [`append_many`].
@@ -117,6 +176,12 @@ pub async fn append_many(
             q.execute(c).await.map(|_| ())?
         });
     }
+    let refs: Vec<(Appended, &str, &str, Uuid)> = appended
+        .iter()
+        .zip(entries)
+        .map(|(a, e)| (a.clone(), e.event.as_str(), e.object_type, e.object_id))
+        .collect();
+    enqueue(tx, account_id, &refs, now_us).await?;
     Ok(appended)
 }
 

@@ -10,6 +10,7 @@ pub mod db;
 pub mod events;
 pub mod keys;
 pub mod list;
+pub mod notifications;
 pub mod ratelimit;
 pub mod reads;
 pub mod sandbox;

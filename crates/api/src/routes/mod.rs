@@ -6,6 +6,7 @@ pub mod containers;
 pub mod docs;
 pub mod events;
 pub mod health;
+pub mod notifications;
 pub mod reference;
 pub mod sandbox;
 pub mod search;
@@ -35,6 +36,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(search::operations());
     ops.extend(webhooks::operations());
     ops.extend(events::operations());
+    ops.extend(notifications::operations());
     ops
 }
 

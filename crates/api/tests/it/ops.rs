@@ -146,6 +146,8 @@ async fn openapi_document_matches_the_router() {
         ("GET", "/v2/vessels/{id}"),
         ("GET", "/v2/search"),
         ("GET", "/v2/events"),
+        ("GET", "/v2/webhook_notifications"),
+        ("GET", "/v2/webhook_notifications/{id}"),
         ("GET", "/v2/webhooks"),
         ("POST", "/v2/webhooks"),
         ("GET", "/v2/webhooks/events"),

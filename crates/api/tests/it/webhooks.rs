@@ -213,3 +213,124 @@ async fn the_event_log_can_be_read_in_order_from_any_sequence() {
     let e = assert_error(&app.get("/v2/events?after=-1", Some(&key)).await, 400);
     assert_eq!(e["source"]["parameter"], "after");
 }
+
+#[tokio::test]
+async fn matching_events_become_notifications_in_the_same_transaction() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let hooked = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &hook(
+                "https://hooks.example.com/a",
+                &[
+                    "tracking_request.succeeded",
+                    "container.transport.vessel_departed",
+                ],
+            ),
+        )
+        .await;
+    let hook_id = hooked.json()["data"]["id"].as_str().unwrap().to_string();
+    let paused = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &hook(
+                "https://hooks.example.com/b",
+                &["tracking_request.succeeded"],
+            ),
+        )
+        .await;
+    let paused_id = paused.json()["data"]["id"].as_str().unwrap().to_string();
+    app.patch(
+        &format!("/v2/webhooks/{paused_id}"),
+        &key,
+        r#"{"data":{"attributes":{"active":false}}}"#,
+    )
+    .await;
+
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-SCN-IMPORT","request_type":"bill_of_lading","scac":"TEST"}}}"#,
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    app.tick_at(start + 100 * 1_000_000).await;
+
+    let list = app
+        .get("/v2/webhook_notifications", Some(&key))
+        .await
+        .json();
+    let events: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["attributes"]["event"].as_str().unwrap())
+        .collect();
+    let mut sorted = events.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        vec![
+            "container.transport.vessel_departed",
+            "tracking_request.succeeded"
+        ],
+        "only subscribed events of active webhooks"
+    );
+    let n = &list["data"][0];
+    assert_eq!(n["attributes"]["delivery_status"], "pending");
+    assert_eq!(n["relationships"]["webhook"]["data"]["id"], hook_id);
+    let one = app
+        .get(
+            &format!("/v2/webhook_notifications/{}", n["id"].as_str().unwrap()),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(one["data"]["id"], n["id"]);
+
+    // each notification points at its event-log entry
+    let log = boxtrack_store::events::after(&app.db, account.id, 0, 1000)
+        .await
+        .unwrap();
+    let succeeded = log
+        .iter()
+        .find(|e| e.event == "tracking_request.succeeded")
+        .unwrap();
+    let tr = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["attributes"]["event"] == "tracking_request.succeeded")
+        .unwrap();
+    assert_eq!(tr["attributes"]["sequence"], succeeded.seq);
+    assert_eq!(
+        tr["relationships"]["reference_object"]["data"]["type"],
+        "tracking_request"
+    );
+
+    let filtered = app
+        .get(
+            &format!("/v2/webhook_notifications?filter[webhook_id]={paused_id}"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(filtered["meta"]["total"], 0);
+    assert_error(
+        &app.get(
+            "/v2/webhook_notifications?filter[delivery_status]=lost",
+            Some(&key),
+        )
+        .await,
+        400,
+    );
+}

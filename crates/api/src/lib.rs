@@ -7,6 +7,7 @@
 #![recursion_limit = "256"]
 
 pub mod auth;
+pub mod delivery;
 pub mod error;
 pub mod jsonapi;
 pub mod metrics;
@@ -172,6 +173,10 @@ pub fn router(state: AppState) -> Router {
             get(routes::webhooks::list).post(routes::webhooks::create),
         )
         .route("/v2/webhooks/events", get(routes::webhooks::events))
+        .route(
+            "/v2/webhooks/trigger",
+            axum::routing::post(routes::webhooks::trigger),
+        )
         .route(
             "/v2/webhooks/{id}",
             get(routes::webhooks::show)

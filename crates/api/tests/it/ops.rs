@@ -151,6 +151,7 @@ async fn openapi_document_matches_the_router() {
         ("GET", "/v2/webhooks"),
         ("POST", "/v2/webhooks"),
         ("GET", "/v2/webhooks/events"),
+        ("POST", "/v2/webhooks/trigger"),
         ("GET", "/v2/webhooks/{id}"),
         ("PATCH", "/v2/webhooks/{id}"),
         ("DELETE", "/v2/webhooks/{id}"),

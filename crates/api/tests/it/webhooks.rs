@@ -334,3 +334,185 @@ async fn matching_events_become_notifications_in_the_same_transaction() {
         400,
     );
 }
+
+/// What a test receiver recorded: each request's headers and body.
+type Seen = std::sync::Arc<tokio::sync::Mutex<Vec<(axum::http::HeaderMap, Vec<u8>)>>>;
+
+/// A receiver on port 0 that records every request (headers, body) and answers `status`.
+async fn receiver(
+    status: u16,
+) -> (
+    String,
+    std::sync::Arc<tokio::sync::Mutex<Vec<(axum::http::HeaderMap, Vec<u8>)>>>,
+) {
+    use axum::routing::post;
+    let seen: Seen = Default::default();
+    let store = seen.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        post(
+            move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+                let store = store.clone();
+                async move {
+                    store.lock().await.push((headers, body.to_vec()));
+                    axum::http::StatusCode::from_u16(status).unwrap()
+                }
+            },
+        ),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/hook"), seen)
+}
+
+#[tokio::test]
+async fn the_test_trigger_sends_a_signed_sample_that_verifies_independently() {
+    use hmac::{Hmac, Mac};
+    let (db, _database) = fresh_db().await;
+    let app = TestApp::spawn_with(
+        db,
+        Limiter::memory(),
+        ApiConfig {
+            allow_private_webhook_urls: true,
+            ..ApiConfig::default()
+        },
+    )
+    .await;
+    let (_, key) = app.account().await;
+    let (url, seen) = receiver(204).await;
+    let secret = boxtrack_core::webhooks::generate_secret();
+    let body = json!({"url": url, "event": "container.transport.vessel_arrived", "secret": secret})
+        .to_string();
+    let r = app
+        .post("/v2/webhooks/trigger", &key, "application/json", &body)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let out = r.json();
+    assert_eq!(out["succeeded"], true);
+    assert_eq!(out["status_code"], 204);
+
+    let got = seen.lock().await;
+    assert_eq!(got.len(), 1);
+    let (headers, raw) = &got[0];
+    // hex HMAC-SHA256 of the exact body bytes, keyed with the whole secret string
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(raw);
+    assert_eq!(
+        headers["x-boxtrack-webhook-signature"].to_str().unwrap(),
+        hex::encode(mac.finalize().into_bytes())
+    );
+    let doc: serde_json::Value = serde_json::from_slice(raw).unwrap();
+    assert_eq!(doc["data"]["type"], "webhook_notification");
+    assert_eq!(
+        doc["data"]["attributes"]["event"],
+        "container.transport.vessel_arrived"
+    );
+    assert_eq!(
+        headers["webhook-id"].to_str().unwrap(),
+        doc["data"]["id"].as_str().unwrap()
+    );
+    let ts: i64 = headers["webhook-timestamp"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let expected = boxtrack_core::webhooks::sign_standard(
+        &secret,
+        doc["data"]["id"].as_str().unwrap(),
+        ts,
+        raw,
+    )
+    .unwrap();
+    assert_eq!(headers["webhook-signature"].to_str().unwrap(), expected);
+    drop(got);
+
+    // a failing receiver is reported, not hidden
+    let (bad_url, _) = receiver(500).await;
+    let r = app
+        .post(
+            "/v2/webhooks/trigger",
+            &key,
+            "application/json",
+            &json!({"url": bad_url, "event": "container.updated"}).to_string(),
+        )
+        .await;
+    let out = r.json();
+    assert_eq!(out["succeeded"], false);
+    assert_eq!(out["status_code"], 500);
+    assert!(
+        out["request_headers"]
+            .get("X-Boxtrack-Webhook-Signature")
+            .is_none(),
+        "unsigned without a secret"
+    );
+}
+
+#[tokio::test]
+async fn the_trigger_refuses_internal_addresses_by_default() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (url, seen) = receiver(200).await;
+    let r = app
+        .post(
+            "/v2/webhooks/trigger",
+            &key,
+            "application/json",
+            &json!({"url": url, "event": "container.updated"}).to_string(),
+        )
+        .await;
+    assert_error(&r, 422);
+    let https_loopback = url.replace("http://", "https://");
+    let r = app
+        .post(
+            "/v2/webhooks/trigger",
+            &key,
+            "application/json",
+            &json!({"url": https_loopback, "event": "container.updated"}).to_string(),
+        )
+        .await;
+    assert_error(&r, 422);
+    // a host name that resolves to a loopback address is refused when resolved, before
+    // anything is sent: the machine's own name resolves to 127.0.0.1 on the project's machines
+    let own = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let resolved: Vec<std::net::SocketAddr> = tokio::net::lookup_host((own.as_str(), 443))
+        .await
+        .map(|a| a.collect())
+        .unwrap_or_default();
+    assert!(
+        !resolved.is_empty() && resolved.iter().all(|a| a.ip().is_loopback()),
+        "{own} should resolve to loopback here: {resolved:?}"
+    );
+    let sent = boxtrack_api::delivery::send(
+        &boxtrack_api::delivery::client(std::time::Duration::from_secs(5)),
+        &boxtrack_api::delivery::Outgoing {
+            url: &format!("https://{own}/hook"),
+            body: b"{}",
+            id: "x",
+            secret: None,
+            headers: &Default::default(),
+        },
+        false,
+    )
+    .await;
+    assert!(!sent.succeeded);
+    assert!(
+        sent.error.as_deref().unwrap().contains("internal address"),
+        "{:?}",
+        sent.error
+    );
+    assert_eq!(sent.status_code, None, "nothing was sent");
+    let unknown = app
+        .post(
+            "/v2/webhooks/trigger",
+            &key,
+            "application/json",
+            &json!({"url": "https://hooks.example.com", "event": "nope"}).to_string(),
+        )
+        .await;
+    assert_eq!(assert_error(&unknown, 422)["source"]["pointer"], "/event");
+    assert!(seen.lock().await.is_empty());
+}

@@ -173,3 +173,168 @@ pub async fn send(client: &reqwest::Client, o: &Outgoing<'_>, allow_private: boo
         }
     }
 }
+
+/// Seconds between attempts: 12 retries after the first attempt, about 57 hours in all.
+pub const RETRY_SCHEDULE_SECS: [i64; 12] = [
+    5, 30, 120, 300, 900, 1800, 3600, 7200, 18000, 36000, 50400, 72000,
+];
+
+/// The delay before retry number `retry` (1-based) with ±20 % jitter from `jitter` (0..1), at
+/// least the receiver's `Retry-After`; `None` when the retries are used up.
+pub fn next_delay_secs(retry: i64, jitter: f64, retry_after: Option<u64>) -> Option<i64> {
+    let base = *RETRY_SCHEDULE_SECS.get(usize::try_from(retry - 1).ok()?)?;
+    let jittered = (base as f64 * (0.8 + 0.4 * jitter.clamp(0.0, 1.0))).round() as i64;
+    Some(
+        jittered
+            .max(retry_after.map_or(0, |s| i64::try_from(s).unwrap_or(i64::MAX)))
+            .max(1),
+    )
+}
+
+/// Delivers due webhook notifications.
+#[derive(Clone)]
+pub struct Deliverer {
+    db: boxtrack_store::Db,
+    client: reqwest::Client,
+    allow_private: bool,
+    deactivate_after: i64,
+}
+
+impl Deliverer {
+    /// A deliverer with a request timeout; webhooks are deactivated after `deactivate_after`
+    /// failed attempts in a row.
+    pub fn new(
+        db: boxtrack_store::Db,
+        timeout: Duration,
+        allow_private: bool,
+        deactivate_after: i64,
+    ) -> Deliverer {
+        Deliverer {
+            db,
+            client: client(timeout),
+            allow_private,
+            deactivate_after,
+        }
+    }
+
+    /// Attempts every notification due at `now_us` (concurrently, at most 16 at once);
+    /// returns how many attempts were made.
+    pub async fn deliver_due(&self, now_us: i64) -> Result<usize, boxtrack_store::StoreError> {
+        use boxtrack_store::notifications;
+        let mut made = 0;
+        loop {
+            let due = notifications::claim_due(&self.db, now_us, 120_000_000, 64).await?;
+            if due.is_empty() {
+                return Ok(made);
+            }
+            let mut set = tokio::task::JoinSet::new();
+            let limit = std::sync::Arc::new(tokio::sync::Semaphore::new(16));
+            for n in due {
+                let me = self.clone();
+                let limit = limit.clone();
+                set.spawn(async move {
+                    let _permit = limit.acquire_owned().await;
+                    me.attempt(&n, now_us).await
+                });
+            }
+            while let Some(r) = set.join_next().await {
+                match r {
+                    Ok(Ok(())) => made += 1,
+                    Ok(Err(e)) => return Err(e),
+                    Err(e) => tracing::error!(error = %e, "a delivery task failed"),
+                }
+            }
+        }
+    }
+
+    async fn attempt(
+        &self,
+        n: &boxtrack_store::notifications::NotificationRow,
+        now_us: i64,
+    ) -> Result<(), boxtrack_store::StoreError> {
+        use boxtrack_store::notifications::{self, Attempt};
+        let hook = boxtrack_store::webhooks::get(&self.db, n.account_id, n.webhook_id).await?;
+        let body = match notifications::stored_body(&self.db, n.id).await? {
+            Some(b) => b,
+            None => {
+                let rendered = crate::routes::notifications::envelope(&self.db, n)
+                    .await?
+                    .to_string();
+                notifications::body_or(&self.db, n.id, &rendered).await?
+            }
+        };
+        let (sent, retry_after) = match &hook {
+            None => (None, None),
+            Some(h) => {
+                let o = Outgoing {
+                    url: &h.url,
+                    body: body.as_bytes(),
+                    id: &n.id.to_string(),
+                    secret: Some(&h.secret),
+                    headers: &h.headers.0,
+                };
+                let s = send(&self.client, &o, self.allow_private).await;
+                let ra = s
+                    .retry_after_secs
+                    .filter(|_| matches!(s.status_code, Some(429 | 503)));
+                (Some(s), ra)
+            }
+        };
+        let succeeded = sent.as_ref().is_some_and(|s| s.succeeded);
+        let jitter = (n.id.as_u128() % 1000) as f64 / 1000.0;
+        let next = if succeeded || hook.is_none() {
+            None
+        } else {
+            next_delay_secs(n.attempts + 1, jitter, retry_after).map(|d| now_us + d * 1_000_000)
+        };
+        let a = Attempt {
+            at_us: now_us,
+            status_code: sent.as_ref().and_then(|s| s.status_code).map(i64::from),
+            duration_ms: sent.as_ref().map_or(0, |s| s.duration_ms as i64),
+            error: if hook.is_none() {
+                Some("the webhook was deleted".into())
+            } else {
+                sent.as_ref().and_then(|s| s.error.clone())
+            },
+            succeeded,
+            next_attempt_us: next,
+        };
+        if notifications::record(&self.db, n, &a, self.deactivate_after).await? {
+            tracing::warn!(webhook.id = %n.webhook_id, account.id = %n.account_id, "webhook deactivated after repeated delivery failures");
+        }
+        Ok(())
+    }
+
+    /// Delivers until `shutdown`, checking for due work every `poll`.
+    pub async fn run(self, shutdown: tokio_util::sync::CancellationToken, poll: Duration) {
+        loop {
+            if let Err(e) = self.deliver_due(boxtrack_store::now_us()).await {
+                tracing::error!(error = %e, "webhook delivery failed; will retry");
+            }
+            tokio::select! {
+                _ = shutdown.cancelled() => return,
+                _ = tokio::time::sleep(poll) => {},
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn twelve_retries_with_jitter_and_retry_after() {
+        assert_eq!(next_delay_secs(1, 0.5, None), Some(5));
+        assert_eq!(next_delay_secs(12, 0.5, None), Some(72000));
+        assert_eq!(next_delay_secs(13, 0.5, None), None);
+        assert_eq!(next_delay_secs(0, 0.5, None), None);
+        assert_eq!(next_delay_secs(2, 0.0, None), Some(24));
+        assert_eq!(next_delay_secs(2, 1.0, None), Some(36));
+        assert_eq!(next_delay_secs(1, 0.5, Some(90)), Some(90));
+        let total: i64 = (1..=12)
+            .map(|r| next_delay_secs(r, 0.5, None).unwrap())
+            .sum();
+        assert!((50 * 3600..60 * 3600).contains(&total), "{total}");
+    }
+}

@@ -47,14 +47,25 @@ fn state(db: Db, s: &Settings) -> AppState {
     )
 }
 
-/// Starts the tracking-request processor in this process.
+/// Starts the background work in this process: the tracking-request processor (with sandbox
+/// playback) and the webhook deliverer.
 fn spawn_worker(app: &AppState, shutdown: &CancellationToken, sandbox_speed: f64) {
     let sources: Vec<Arc<dyn boxtrack_sources::Source>> =
         vec![Arc::new(boxtrack_sources::sandbox::Sandbox)];
     let processor =
         boxtrack_worker::Processor::new(app.db.clone(), sources).with_sandbox_speed(sandbox_speed);
     tokio::spawn(processor.run(shutdown.clone(), Duration::from_secs(1), app.wake.clone()));
+    let deliverer = boxtrack_api::delivery::Deliverer::new(
+        app.db.clone(),
+        Duration::from_secs(30),
+        app.config.allow_private_webhook_urls,
+        DEACTIVATE_AFTER_FAILURES,
+    );
+    tokio::spawn(deliverer.run(shutdown.clone(), Duration::from_secs(1)));
 }
+
+/// Failed deliveries in a row after which a webhook is set inactive.
+const DEACTIVATE_AFTER_FAILURES: i64 = 100;
 
 fn shutdown_on_signal() -> CancellationToken {
     let token = CancellationToken::new();

@@ -216,3 +216,11 @@ pub async fn after(
         crate::on_db!(db, p => sqlx::query_as(SQL).bind(account_id).bind(after_seq).bind(limit).fetch_all(p).await?),
     )
 }
+
+/// One event of an account by id.
+pub async fn get(db: &crate::Db, account_id: Uuid, id: Uuid) -> Result<Option<EventRow>> {
+    const SQL: &str = "SELECT seq, id, event, object_type, object_id, payload, created_us FROM events WHERE account_id = $1 AND id = $2";
+    Ok(
+        crate::on_db!(db, p => sqlx::query_as(SQL).bind(account_id).bind(id).fetch_optional(p).await?),
+    )
+}

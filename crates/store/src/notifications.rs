@@ -107,3 +107,128 @@ pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Notificat
     const SQL: &str = "SELECT id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us FROM webhook_notifications WHERE id = $1 AND account_id = $2";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
+
+/// Claims up to `limit` pending notifications due at `now` with a lease of `lease_us`.
+pub async fn claim_due(
+    db: &Db,
+    now: i64,
+    lease_us: i64,
+    limit: i64,
+) -> Result<Vec<NotificationRow>> {
+    let pick = match db {
+        Db::Sqlite(_) => {
+            "SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2"
+        }
+        Db::Postgres(_) => {
+            "SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2 FOR UPDATE SKIP LOCKED"
+        }
+    };
+    let mut tx = db.begin().await?;
+    let ids: Vec<Uuid> = crate::on_tx!(&mut tx, c => sqlx::query_scalar(pick).bind(now).bind(limit).fetch_all(c).await?);
+    let mut rows = Vec::with_capacity(ids.len());
+    for id in ids {
+        let row: NotificationRow = crate::on_tx!(&mut tx, c => sqlx::query_as(
+            "UPDATE webhook_notifications SET locked_until_us = $2 WHERE id = $1 RETURNING id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us")
+            .bind(id).bind(now + lease_us).fetch_one(c).await?);
+        rows.push(row);
+    }
+    tx.commit().await?;
+    Ok(rows)
+}
+
+/// The stored body, writing `render()`'s bytes first if there are none yet, so every attempt
+/// sends the same bytes.
+pub async fn body_or(db: &Db, id: Uuid, rendered: &str) -> Result<String> {
+    on_db!(db, p => sqlx::query("UPDATE webhook_notifications SET body = $2 WHERE id = $1 AND body IS NULL")
+        .bind(id).bind(rendered).execute(p).await.map(|_| ())?);
+    let body: Option<String> = on_db!(db, p => sqlx::query_scalar("SELECT body FROM webhook_notifications WHERE id = $1").bind(id).fetch_one(p).await?);
+    Ok(body.unwrap_or_else(|| rendered.to_string()))
+}
+
+/// The stored body, if rendered already.
+pub async fn stored_body(db: &Db, id: Uuid) -> Result<Option<String>> {
+    Ok(
+        on_db!(db, p => sqlx::query_scalar("SELECT body FROM webhook_notifications WHERE id = $1").bind(id).fetch_one(p).await?),
+    )
+}
+
+/// The result of one attempt to record.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    /// When.
+    pub at_us: i64,
+    /// Status received.
+    pub status_code: Option<i64>,
+    /// Duration.
+    pub duration_ms: i64,
+    /// Error.
+    pub error: Option<String>,
+    /// Succeeded.
+    pub succeeded: bool,
+    /// Next attempt when it failed and retries remain; `None` ends in `failed`.
+    pub next_attempt_us: Option<i64>,
+}
+
+/// Records an attempt, moves the notification on, and keeps the webhook's failure count; a
+/// webhook reaching `deactivate_after` failures in a row is set inactive. Returns whether the
+/// webhook was deactivated now.
+pub async fn record(
+    db: &Db,
+    n: &NotificationRow,
+    a: &Attempt,
+    deactivate_after: i64,
+) -> Result<bool> {
+    let mut tx = db.begin().await?;
+    crate::on_tx!(&mut tx, c => sqlx::query("INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms, error) VALUES ($1, $2, $3, $4, $5, $6)")
+        .bind(Uuid::now_v7()).bind(n.id).bind(a.at_us).bind(a.status_code).bind(a.duration_ms).bind(&a.error)
+        .execute(c).await.map(|_| ())?);
+    let status = if a.succeeded {
+        "succeeded"
+    } else if a.next_attempt_us.is_some() {
+        "pending"
+    } else {
+        "failed"
+    };
+    crate::on_tx!(&mut tx, c => sqlx::query(
+        "UPDATE webhook_notifications SET delivery_status = $2, attempts = attempts + 1, next_attempt_us = $3, locked_until_us = NULL, last_status_code = $4, last_error = $5, updated_us = $6 WHERE id = $1")
+        .bind(n.id).bind(status).bind(a.next_attempt_us).bind(a.status_code).bind(&a.error).bind(a.at_us)
+        .execute(c).await.map(|_| ())?);
+    let deactivated = if a.succeeded {
+        crate::on_tx!(&mut tx, c => sqlx::query("UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1").bind(n.webhook_id).execute(c).await.map(|_| ())?);
+        false
+    } else {
+        let failures: Option<i64> = crate::on_tx!(&mut tx, c => sqlx::query_scalar(
+            "UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures")
+            .bind(n.webhook_id).fetch_optional(c).await?);
+        match failures {
+            Some(f) if f >= deactivate_after => {
+                let n_rows = crate::on_tx!(&mut tx, c => sqlx::query(
+                    "UPDATE webhooks SET active = FALSE, deactivated_reason = 'repeated_delivery_failures', updated_us = $2 WHERE id = $1 AND active = TRUE")
+                    .bind(n.webhook_id).bind(a.at_us).execute(c).await?.rows_affected());
+                n_rows > 0
+            }
+            _ => false,
+        }
+    };
+    tx.commit().await?;
+    Ok(deactivated)
+}
+
+/// One recorded attempt.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct AttemptRow {
+    /// When.
+    pub attempted_us: i64,
+    /// Status received.
+    pub status_code: Option<i64>,
+    /// Duration.
+    pub duration_ms: i64,
+    /// Error.
+    pub error: Option<String>,
+}
+
+/// The attempts of a notification, oldest first.
+pub async fn attempts(db: &Db, id: Uuid) -> Result<Vec<AttemptRow>> {
+    const SQL: &str = "SELECT attempted_us, status_code, duration_ms, error FROM webhook_attempts WHERE notification_id = $1 ORDER BY attempted_us, id";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).fetch_all(p).await?))
+}

@@ -433,3 +433,13 @@ pub async fn vessel_imos(db: &Db, account_id: Uuid) -> Result<Vec<String>> {
     const SQL: &str = "SELECT DISTINCT vessel_imo FROM transport_events WHERE account_id = $1 AND vessel_imo IS NOT NULL";
     Ok(on_db!(db, p => sqlx::query_scalar(SQL).bind(account_id).fetch_all(p).await?))
 }
+
+/// One transport event of an account.
+pub async fn transport_event(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+) -> Result<Option<TransportEventRow>> {
+    const SQL: &str = "SELECT id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us FROM transport_events WHERE id = $1 AND account_id = $2";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
+}

@@ -41,6 +41,123 @@ pub fn to_resource(n: &NotificationRow) -> Value {
     )
 }
 
+/// The delivered body: `data` is the notification, `included` the resources it is about (for
+/// `container.updated` and the other change events, an object carrying the change itself).
+pub async fn envelope(
+    db: &boxtrack_store::Db,
+    n: &NotificationRow,
+) -> Result<Value, boxtrack_store::StoreError> {
+    use boxtrack_store::{StoreError, accounts, events, reads, tracking};
+    let account = accounts::get(db, n.account_id)
+        .await?
+        .ok_or(StoreError::NotFound("account"))?;
+    let event = events::get(db, n.account_id, n.event_id).await?;
+    let payload = event
+        .as_ref()
+        .map(|e| e.payload.0.clone())
+        .unwrap_or(Value::Null);
+    let mut included: Vec<Value> = Vec::new();
+    let push = |v: Value, included: &mut Vec<Value>| {
+        if !included
+            .iter()
+            .any(|i| i["id"] == v["id"] && i["type"] == v["type"])
+        {
+            included.push(v);
+        }
+    };
+    let uuid_at = |k: &str| {
+        payload
+            .get(k)
+            .and_then(Value::as_str)
+            .and_then(|s| Uuid::parse_str(s).ok())
+    };
+    let mut shipment_id = uuid_at("shipment_id");
+    let mut container_id = uuid_at("container_id");
+    let mut reference = json!({"id": n.reference_id, "type": n.reference_type});
+    match n.reference_type.as_str() {
+        "tracking_request" => {
+            if let Some(r) = tracking::get_request(db, n.account_id, n.reference_id).await? {
+                shipment_id = r.shipment_id;
+                push(crate::resources::tracking_request(&r), &mut included);
+            }
+        }
+        "transport_event" => {
+            if let Some(e) = reads::transport_event(db, n.account_id, n.reference_id).await? {
+                shipment_id = Some(e.shipment_id);
+                container_id = Some(e.container_id);
+                push(crate::resources::transport_event(&e), &mut included);
+            }
+        }
+        _ => {
+            let kind = match n.event.as_str() {
+                "container.updated" => Some("container_updated_event"),
+                "container.pod_terminal_changed" => Some("container_pod_terminal_changed_event"),
+                "container.created" => Some("container_created_event"),
+                "shipment.estimated.arrival" => Some("estimated_event"),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                let change = payload.get("change").cloned().unwrap_or(Value::Null);
+                let attributes = match kind {
+                    "container_updated_event" => {
+                        json!({"changeset": change.get("changeset").cloned().unwrap_or(Value::Null), "timestamp": format_micros(n.created_us)})
+                    }
+                    "estimated_event" => json!({
+                        "event": "shipment.estimated.arrival",
+                        "estimated_timestamp": change.get("new_us").and_then(Value::as_i64).map(format_micros),
+                        "previous_estimated_timestamp": change.get("old_us").and_then(Value::as_i64).map(format_micros),
+                        "created_at": format_micros(n.created_us),
+                    }),
+                    _ => json!({"change": change, "timestamp": format_micros(n.created_us)}),
+                };
+                let mut rels = serde_json::Map::new();
+                if let Some(c) = container_id {
+                    rels.insert("container".into(), to_one("container", Some(c)));
+                }
+                if let Some(s) = shipment_id {
+                    rels.insert("shipment".into(), to_one("shipment", Some(s)));
+                }
+                let obj = json!({"id": n.event_id, "type": kind, "attributes": attributes, "relationships": rels});
+                reference = json!({"id": n.event_id, "type": kind});
+                push(obj, &mut included);
+            }
+        }
+    }
+    if let Some(cid) = container_id
+        && let Some(c) = reads::container(db, n.account_id, cid).await?
+    {
+        let s = reads::shipment(db, n.account_id, c.shipment_id).await?;
+        push(
+            crate::resources::container(&c, s.as_ref(), &account),
+            &mut included,
+        );
+    }
+    if let Some(sid) = shipment_id
+        && let Some(s) = reads::shipment(db, n.account_id, sid).await?
+    {
+        let ids: Vec<Uuid> = reads::containers_of(db, n.account_id, sid)
+            .await?
+            .iter()
+            .map(|c| c.id)
+            .collect();
+        push(crate::resources::shipment(&s, &ids), &mut included);
+    }
+    Ok(json!({
+        "data": {
+            "id": n.id,
+            "type": "webhook_notification",
+            "attributes": {"id": n.id, "event": n.event, "delivery_status": "pending", "created_at": format_micros(n.created_us), "sequence": n.seq},
+            "relationships": {
+                "reference_object": {"data": reference},
+                "webhook": to_one("webhook", Some(n.webhook_id)),
+                "webhook_notification_logs": {"data": []},
+            },
+        },
+        "included": included,
+        "links": {"self": format!("/v2/webhook_notifications/{}", n.id)},
+    }))
+}
+
 /// `GET /v2/webhook_notifications`.
 pub async fn list(
     State(state): State<AppState>,
@@ -99,7 +216,14 @@ pub async fn show(
     let n = notifications::get(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook_notification"))?;
-    Ok(JsonApi::single(to_resource(&n), vec![]))
+    let mut r = to_resource(&n);
+    let attempts: Vec<Value> = notifications::attempts(&state.db, n.id)
+        .await?
+        .iter()
+        .map(|a| json!({"attempted_at": format_micros(a.attempted_us), "status_code": a.status_code, "duration_ms": a.duration_ms, "error": a.error}))
+        .collect();
+    r["attributes"]["delivery_attempts"] = Value::Array(attempts);
+    Ok(JsonApi::single(r, vec![]))
 }
 
 /// Documented operations of this module.

@@ -516,3 +516,168 @@ async fn the_trigger_refuses_internal_addresses_by_default() {
     assert_eq!(assert_error(&unknown, 422)["source"]["pointer"], "/event");
     assert!(seen.lock().await.is_empty());
 }
+
+async fn subscribed_app(
+    events: &[&str],
+    status: u16,
+) -> (TestApp, String, Seen, String, boxtrack_store::Db) {
+    let (db, database) = fresh_db().await;
+    std::mem::forget(database);
+    let app = TestApp::spawn_with(
+        db.clone(),
+        Limiter::memory(),
+        ApiConfig {
+            allow_private_webhook_urls: true,
+            ..ApiConfig::default()
+        },
+    )
+    .await;
+    let (_, key) = app.account().await;
+    let (url, seen) = receiver(status).await;
+    let r = app
+        .post("/v2/webhooks", &key, MT, &hook(&url, events))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let secret = r.json()["data"]["attributes"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (app, key, seen, secret, db)
+}
+
+fn deliverer(db: &boxtrack_store::Db, deactivate_after: i64) -> boxtrack_api::delivery::Deliverer {
+    boxtrack_api::delivery::Deliverer::new(
+        db.clone(),
+        std::time::Duration::from_secs(5),
+        true,
+        deactivate_after,
+    )
+}
+
+#[tokio::test]
+async fn notifications_are_delivered_signed_with_their_resources() {
+    use hmac::{Hmac, Mac};
+    let (app, key, seen, secret, db) =
+        subscribed_app(&["tracking_request.succeeded", "container.updated"], 200).await;
+    app.post("/v2/tracking_requests", &key, MT, r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-SCN-HOLDS","request_type":"bill_of_lading","scac":"TEST"}}}"#).await;
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    app.tick_at(start + 520 * 1_000_000).await;
+    let made = deliverer(&db, 100)
+        .deliver_due(boxtrack_store::now_us())
+        .await
+        .unwrap();
+    assert!(made >= 2, "{made}");
+    let got = seen.lock().await;
+    assert_eq!(got.len(), made);
+    for (headers, raw) in got.iter() {
+        let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(secret.as_bytes()).unwrap();
+        mac.update(raw);
+        assert_eq!(
+            headers["x-boxtrack-webhook-signature"].to_str().unwrap(),
+            hex::encode(mac.finalize().into_bytes())
+        );
+        assert_eq!(headers["x-team"], "ops", "subscriber headers are sent");
+    }
+    let docs: Vec<serde_json::Value> = got
+        .iter()
+        .map(|(_, b)| serde_json::from_slice(b).unwrap())
+        .collect();
+    let succeeded = docs
+        .iter()
+        .find(|d| d["data"]["attributes"]["event"] == "tracking_request.succeeded")
+        .unwrap();
+    let types: Vec<&str> = succeeded["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["type"].as_str().unwrap())
+        .collect();
+    assert!(
+        types.contains(&"tracking_request") && types.contains(&"shipment"),
+        "{types:?}"
+    );
+    let updated = docs
+        .iter()
+        .find(|d| d["data"]["attributes"]["event"] == "container.updated")
+        .unwrap();
+    assert_eq!(
+        updated["data"]["relationships"]["reference_object"]["data"]["type"],
+        "container_updated_event"
+    );
+    let change = updated["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == "container_updated_event")
+        .unwrap();
+    assert!(change["attributes"]["changeset"].is_object(), "{change}");
+    drop(got);
+
+    let list = app
+        .get(
+            "/v2/webhook_notifications?filter[delivery_status]=succeeded",
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(list["meta"]["total"].as_u64().unwrap() as usize, made);
+    let one = app
+        .get(
+            &format!(
+                "/v2/webhook_notifications/{}",
+                list["data"][0]["id"].as_str().unwrap()
+            ),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(
+        one["data"]["attributes"]["delivery_attempts"][0]["status_code"],
+        200
+    );
+    // nothing is sent twice
+    assert_eq!(
+        deliverer(&db, 100)
+            .deliver_due(boxtrack_store::now_us())
+            .await
+            .unwrap(),
+        0
+    );
+}
+
+#[tokio::test]
+async fn failures_retry_twelve_times_with_the_same_id_then_fail_and_deactivate() {
+    let (app, key, seen, _, db) = subscribed_app(&["tracking_request.failed"], 500).await;
+    app.post("/v2/tracking_requests", &key, MT, r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-TR-FAILED","request_type":"bill_of_lading","scac":"TEST"}}}"#).await;
+    app.process().await;
+    let d = deliverer(&db, 13);
+    let mut now = boxtrack_store::now_us();
+    for _ in 0..30 {
+        d.deliver_due(now).await.unwrap();
+        now += 25 * 3_600_000_000; // past any retry delay
+    }
+    let got = seen.lock().await;
+    assert_eq!(got.len(), 13, "one attempt and 12 retries");
+    let ids: std::collections::BTreeSet<&str> = got
+        .iter()
+        .map(|(h, _)| h["webhook-id"].to_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 1, "the same id on every retry");
+    let bodies: std::collections::BTreeSet<&Vec<u8>> = got.iter().map(|(_, b)| b).collect();
+    assert_eq!(bodies.len(), 1, "the same bytes on every retry");
+    drop(got);
+    let n = app
+        .get("/v2/webhook_notifications", Some(&key))
+        .await
+        .json();
+    assert_eq!(n["data"][0]["attributes"]["delivery_status"], "failed");
+    assert_eq!(n["data"][0]["attributes"]["attempts"], 13);
+    assert_eq!(n["data"][0]["attributes"]["last_status_code"], 500);
+    let hooks = app.get("/v2/webhooks", Some(&key)).await.json();
+    assert_eq!(hooks["data"][0]["attributes"]["active"], false);
+    assert_eq!(
+        hooks["data"][0]["attributes"]["deactivated_reason"],
+        "repeated_delivery_failures"
+    );
+}

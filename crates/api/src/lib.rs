@@ -46,6 +46,9 @@ pub struct ApiConfig {
     /// Allow `http://` and internal (loopback, private, link-local) webhook URLs — for tests and
     /// local receivers only.
     pub allow_private_webhook_urls: bool,
+    /// The addresses webhook deliveries leave from, as the operator configured them
+    /// (`GET /v2/webhooks/ips`).
+    pub webhook_source_ips: Vec<String>,
 }
 
 impl Default for ApiConfig {
@@ -54,6 +57,7 @@ impl Default for ApiConfig {
             public_url: None,
             request_timeout: Duration::from_secs(30),
             allow_private_webhook_urls: false,
+            webhook_source_ips: Vec::new(),
         }
     }
 }
@@ -165,6 +169,10 @@ pub fn router(state: AppState) -> Router {
             get(routes::notifications::list),
         )
         .route(
+            "/v2/webhook_notifications/examples",
+            get(routes::notifications::examples),
+        )
+        .route(
             "/v2/webhook_notifications/{id}",
             get(routes::notifications::show),
         )
@@ -173,6 +181,7 @@ pub fn router(state: AppState) -> Router {
             get(routes::webhooks::list).post(routes::webhooks::create),
         )
         .route("/v2/webhooks/events", get(routes::webhooks::events))
+        .route("/v2/webhooks/ips", get(routes::webhooks::ips))
         .route(
             "/v2/webhooks/trigger",
             axum::routing::post(routes::webhooks::trigger),

@@ -54,6 +54,8 @@ pub struct Settings {
     pub sandbox_speed: f64,
     /// Allow http:// and internal webhook URLs (tests, local receivers).
     pub allow_private_webhook_urls: bool,
+    /// Egress addresses of webhook deliveries, published at GET /v2/webhooks/ips.
+    pub webhook_source_ips: Vec<String>,
 }
 
 /// Every setting by name, as strings, from one layer.
@@ -76,9 +78,12 @@ pub struct Layer {
     pub sandbox_speed: Option<f64>,
     /// `allow_private_webhook_urls`
     pub allow_private_webhook_urls: Option<bool>,
+    /// `webhook_source_ips` (comma separated)
+    pub webhook_source_ips: Option<String>,
 }
 
-const NAMES: [&str; 8] = [
+const NAMES: [&str; 9] = [
+    "webhook_source_ips",
     "allow_private_webhook_urls",
     "listen",
     "database_url",
@@ -100,6 +105,7 @@ impl Layer {
             "request_timeout_secs" => self.request_timeout_secs.map(|n| n.to_string()),
             "sandbox_speed" => self.sandbox_speed.map(|n| n.to_string()),
             "allow_private_webhook_urls" => self.allow_private_webhook_urls.map(|b| b.to_string()),
+            "webhook_source_ips" => self.webhook_source_ips.clone(),
             _ => None,
         }
     }
@@ -126,6 +132,7 @@ impl Layer {
             })?),
         };
         Ok(Layer {
+            webhook_source_ips: get("webhook_source_ips"),
             allow_private_webhook_urls,
             sandbox_speed,
             listen: get("listen"),
@@ -271,7 +278,17 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         )
     })?;
 
+    let (ips, src) = take("webhook_source_ips", "");
+    let mut webhook_source_ips = Vec::new();
+    for ip in ips.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if ip.parse::<std::net::IpAddr>().is_err() {
+            bail!("setting webhook_source_ips ({src}) contains {ip:?}, which is not an IP address");
+        }
+        webhook_source_ips.push(ip.to_string());
+    }
+
     Ok(Settings {
+        webhook_source_ips,
         allow_private_webhook_urls,
         sandbox_speed,
         listen,

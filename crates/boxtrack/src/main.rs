@@ -74,6 +74,10 @@ pub struct ServeArgs {
     /// receivers; never on a public service). Env: BOXTRACK_ALLOW_PRIVATE_WEBHOOK_URLS=true.
     #[arg(long)]
     allow_private_webhook_urls: bool,
+    /// Comma-separated egress addresses of webhook deliveries, published at GET /v2/webhooks/ips.
+    /// Env: BOXTRACK_WEBHOOK_SOURCE_IPS.
+    #[arg(long, value_name = "IPS")]
+    webhook_source_ips: Option<String>,
 }
 
 /// Flags of `demo`.
@@ -119,6 +123,7 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
         flags.request_timeout_secs = s.request_timeout_secs;
         flags.sandbox_speed = s.sandbox_speed;
         flags.allow_private_webhook_urls = s.allow_private_webhook_urls.then_some(true);
+        flags.webhook_source_ips.clone_from(&s.webhook_source_ips);
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),

@@ -42,6 +42,7 @@ fn state(db: Db, s: &Settings) -> AppState {
             public_url: s.public_url.clone(),
             request_timeout: s.request_timeout,
             allow_private_webhook_urls: s.allow_private_webhook_urls,
+            webhook_source_ips: s.webhook_source_ips.clone(),
         },
         limiter,
     )

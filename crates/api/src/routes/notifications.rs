@@ -226,6 +226,37 @@ pub async fn show(
     Ok(JsonApi::single(r, vec![]))
 }
 
+/// `GET /v2/webhook_notifications/examples?event=`: the payload a delivery of that event looks
+/// like (every event when none is named).
+pub async fn examples(_caller: Caller, RawQuery(raw): RawQuery) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let events: Vec<&str> = match q.text("event") {
+        Some(e) => {
+            let Some(found) = boxtrack_core::webhooks::EVENTS.iter().find(|x| **x == e) else {
+                return Err(ApiError::bad_parameter(
+                    "event",
+                    format!("{e:?} is not a webhook event; see GET /v2/webhooks/events"),
+                ));
+            };
+            vec![*found]
+        }
+        None => boxtrack_core::webhooks::EVENTS.to_vec(),
+    };
+    let mut data = Vec::new();
+    let mut included = Vec::new();
+    for e in events {
+        let env = super::webhooks::sample_envelope(e, Uuid::now_v7());
+        data.push(env["data"].clone());
+        if let Some(inc) = env["included"].as_array() {
+            included.extend(inc.iter().cloned());
+        }
+    }
+    let n = data.len();
+    Ok(JsonApi(
+        json!({"data": data, "included": included, "meta": {"size": n, "total": n}}),
+    ))
+}
+
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let mut params = page_params();
@@ -254,6 +285,19 @@ pub fn operations() -> Vec<Op> {
                     "200",
                     body("A page of notifications", json!({"type": "object"})),
                 ),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/webhook_notifications/examples",
+            op: operation(
+                "Webhooks",
+                "Example notifications",
+                "The envelope a delivery of `event` looks like (all events when `event` is omitted).",
+                query_params(&[("event", "A webhook event name")]),
+                None,
+                errors(&[400, 401, 429]),
+                ("200", body("Examples", json!({"type": "object"}))),
             ),
         },
         Op {

@@ -244,6 +244,15 @@ pub async fn events(_caller: Caller) -> JsonApi {
     JsonApi(json!({"data": data, "meta": {"size": n, "total": n}}))
 }
 
+/// `GET /v2/webhooks/ips`: the egress addresses deliveries come from (configured by the
+/// operator with `webhook_source_ips`; empty when not configured).
+pub async fn ips(State(state): State<AppState>, _caller: Caller) -> JsonApi {
+    JsonApi(json!({
+        "webhook_notification_ips": state.config.webhook_source_ips,
+        "last_updated": format_micros(boxtrack_store::now_us()),
+    }))
+}
+
 /// Body of `POST /v2/webhooks/trigger` (plain JSON).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -409,6 +418,22 @@ pub fn operations() -> Vec<Op> {
                 (
                     "200",
                     json!({"description": "What happened", "content": {"application/vnd.api+json": {"schema": {"type": "object"}}}}),
+                ),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/webhooks/ips",
+            op: operation(
+                "Webhooks",
+                "Webhook source addresses",
+                "`{webhook_notification_ips, last_updated}`: the addresses deliveries leave from, as the operator configured them (`webhook_source_ips`). Receivers may allow-list them; cache for about a day.",
+                vec![],
+                None,
+                errors(&[401, 429]),
+                (
+                    "200",
+                    json!({"description": "Addresses", "content": {"application/vnd.api+json": {"schema": {"type": "object"}}}}),
                 ),
             ),
         },

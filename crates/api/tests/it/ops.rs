@@ -151,6 +151,8 @@ async fn openapi_document_matches_the_router() {
         ("GET", "/v2/webhooks"),
         ("POST", "/v2/webhooks"),
         ("GET", "/v2/webhooks/events"),
+        ("GET", "/v2/webhooks/ips"),
+        ("GET", "/v2/webhook_notifications/examples"),
         ("POST", "/v2/webhooks/trigger"),
         ("GET", "/v2/webhooks/{id}"),
         ("PATCH", "/v2/webhooks/{id}"),

@@ -681,3 +681,41 @@ async fn failures_retry_twelve_times_with_the_same_id_then_fail_and_deactivate()
         "repeated_delivery_failures"
     );
 }
+
+#[tokio::test]
+async fn examples_and_source_addresses() {
+    let (db, _database) = fresh_db().await;
+    let app = TestApp::spawn_with(
+        db,
+        Limiter::memory(),
+        ApiConfig {
+            webhook_source_ips: vec!["203.0.113.7".into()],
+            ..ApiConfig::default()
+        },
+    )
+    .await;
+    let (_, key) = app.account().await;
+    let ips = app.get("/v2/webhooks/ips", Some(&key)).await.json();
+    assert_eq!(ips["webhook_notification_ips"], json!(["203.0.113.7"]));
+    assert!(ips["last_updated"].is_string());
+    let one = app
+        .get(
+            "/v2/webhook_notifications/examples?event=container.updated",
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(one["data"].as_array().unwrap().len(), 1);
+    assert_eq!(one["data"][0]["attributes"]["event"], "container.updated");
+    let all = app
+        .get("/v2/webhook_notifications/examples", Some(&key))
+        .await
+        .json();
+    assert_eq!(all["meta"]["total"], 43);
+    let e = assert_error(
+        &app.get("/v2/webhook_notifications/examples?event=nope", Some(&key))
+            .await,
+        400,
+    );
+    assert_eq!(e["source"]["parameter"], "event");
+}

@@ -191,6 +191,9 @@ pub fn next_delay_secs(retry: i64, jitter: f64, retry_after: Option<u64>) -> Opt
     )
 }
 
+/// Concurrent requests to one webhook at most.
+pub const PER_ENDPOINT: usize = 4;
+
 /// Delivers due webhook notifications.
 #[derive(Clone)]
 pub struct Deliverer {
@@ -217,7 +220,8 @@ impl Deliverer {
         }
     }
 
-    /// Attempts every notification due at `now_us` (concurrently, at most 16 at once);
+    /// Attempts every notification due at `now_us` (concurrently: at most 16 at once and
+    /// [`PER_ENDPOINT`] per webhook);
     /// returns how many attempts were made.
     pub async fn deliver_due(&self, now_us: i64) -> Result<usize, boxtrack_store::StoreError> {
         use boxtrack_store::notifications;
@@ -229,10 +233,23 @@ impl Deliverer {
             }
             let mut set = tokio::task::JoinSet::new();
             let limit = std::sync::Arc::new(tokio::sync::Semaphore::new(16));
+            // at most PER_ENDPOINT requests to one webhook at once, so a slow receiver
+            // cannot take every slot
+            let mut per_hook: std::collections::HashMap<
+                uuid::Uuid,
+                std::sync::Arc<tokio::sync::Semaphore>,
+            > = std::collections::HashMap::new();
             for n in due {
                 let me = self.clone();
                 let limit = limit.clone();
+                let hook = per_hook
+                    .entry(n.webhook_id)
+                    .or_insert_with(|| {
+                        std::sync::Arc::new(tokio::sync::Semaphore::new(PER_ENDPOINT))
+                    })
+                    .clone();
                 set.spawn(async move {
+                    let _hook_permit = hook.acquire_owned().await;
                     let _permit = limit.acquire_owned().await;
                     me.attempt(&n, now_us).await
                 });

@@ -187,6 +187,10 @@ pub fn router(state: AppState) -> Router {
             axum::routing::post(routes::webhooks::trigger),
         )
         .route(
+            "/v2/webhooks/{id}/replay",
+            axum::routing::post(routes::webhooks::replay),
+        )
+        .route(
             "/v2/webhooks/{id}",
             get(routes::webhooks::show)
                 .patch(routes::webhooks::update)

@@ -39,6 +39,8 @@ pub struct NotificationRow {
     pub created_us: i64,
     /// Last change.
     pub updated_us: i64,
+    /// The notification this one repeats (replays only).
+    pub replay_of: Option<Uuid>,
 }
 
 impl Keyed for NotificationRow {
@@ -50,7 +52,7 @@ impl Keyed for NotificationRow {
     }
 }
 
-const COLUMNS: &str = "id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us";
+const COLUMNS: &str = "id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us, replay_of";
 
 /// Filters of `GET /v2/webhook_notifications`.
 #[derive(Debug, Clone, Default)]
@@ -104,7 +106,7 @@ pub async fn list(
 
 /// One notification of an account.
 pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<NotificationRow>> {
-    const SQL: &str = "SELECT id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us FROM webhook_notifications WHERE id = $1 AND account_id = $2";
+    const SQL: &str = "SELECT id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us, replay_of FROM webhook_notifications WHERE id = $1 AND account_id = $2";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
 
@@ -128,7 +130,7 @@ pub async fn claim_due(
     let mut rows = Vec::with_capacity(ids.len());
     for id in ids {
         let row: NotificationRow = crate::on_tx!(&mut tx, c => sqlx::query_as(
-            "UPDATE webhook_notifications SET locked_until_us = $2 WHERE id = $1 RETURNING id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us")
+            "UPDATE webhook_notifications SET locked_until_us = $2 WHERE id = $1 RETURNING id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us, replay_of")
             .bind(id).bind(now + lease_us).fetch_one(c).await?);
         rows.push(row);
     }
@@ -231,4 +233,41 @@ pub struct AttemptRow {
 pub async fn attempts(db: &Db, id: Uuid) -> Result<Vec<AttemptRow>> {
     const SQL: &str = "SELECT attempted_us, status_code, duration_ms, error FROM webhook_attempts WHERE notification_id = $1 ORDER BY attempted_us, id";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).fetch_all(p).await?))
+}
+
+/// Re-enqueues, for one webhook, every event of the account with a sequence above
+/// `after_seq` (or created at or after `since_us`) that the webhook subscribes to, as new
+/// notifications whose `replay_of` names the earlier notification of the same event, if any.
+/// At most `limit` events; returns how many notifications were written.
+pub async fn replay(
+    db: &Db,
+    account_id: Uuid,
+    webhook_id: Uuid,
+    events: &[String],
+    after_seq: i64,
+    since_us: i64,
+    limit: i64,
+) -> Result<usize> {
+    let now = crate::now_us();
+    let mut tx = db.begin().await?;
+    let rows: Vec<(Uuid, i64, String, String, Uuid)> = crate::on_tx!(&mut tx, c => sqlx::query_as(
+        "SELECT id, seq, event, object_type, object_id FROM events WHERE account_id = $1 AND seq > $2 AND created_us >= $3 ORDER BY seq LIMIT $4")
+        .bind(account_id).bind(after_seq).bind(since_us).bind(limit).fetch_all(c).await?);
+    let mut written = 0;
+    for (event_id, seq, event, object_type, object_id) in rows {
+        if !events.contains(&event) {
+            continue;
+        }
+        let original: Option<Uuid> = crate::on_tx!(&mut tx, c => sqlx::query_scalar(
+            "SELECT id FROM webhook_notifications WHERE webhook_id = $1 AND event_id = $2 AND replay_of IS NULL ORDER BY created_us LIMIT 1")
+            .bind(webhook_id).bind(event_id).fetch_optional(c).await?);
+        crate::on_tx!(&mut tx, c => sqlx::query(
+            "INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, body, attempts, next_attempt_us, locked_until_us, last_status_code, last_error, created_us, updated_us, replay_of) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', NULL, 0, $9, NULL, NULL, NULL, $9, $9, $10)")
+            .bind(Uuid::now_v7()).bind(account_id).bind(webhook_id).bind(event_id).bind(seq).bind(&event).bind(&object_type).bind(object_id).bind(now).bind(original)
+            .execute(c).await.map(|_| ())?);
+        written += 1;
+    }
+    tx.commit().await?;
+    Ok(written)
 }

@@ -33,6 +33,7 @@ pub fn to_resource(n: &NotificationRow) -> Value {
             "last_error": n.last_error,
             "created_at": format_micros(n.created_us),
             "updated_at": format_micros(n.updated_us),
+            "replay_of": n.replay_of,
         }),
         Some(json!({
             "webhook": to_one("webhook", Some(n.webhook_id)),

@@ -253,6 +253,60 @@ pub async fn ips(State(state): State<AppState>, _caller: Caller) -> JsonApi {
     }))
 }
 
+/// Body of `POST /v2/webhooks/{id}/replay` (plain JSON): `since` is a sequence number or an
+/// ISO 8601 time.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayBody {
+    since: Value,
+}
+
+/// `POST /v2/webhooks/{id}/replay`: sends the webhook again every subscribed event since a
+/// sequence or a time (up to 10 000 events per call), as new notifications with `replay_of`.
+pub async fn replay(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(b): Body<ReplayBody>,
+) -> ApiResult<JsonApi> {
+    let w = store::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("webhook"))?;
+    let (after_seq, since_us) = match &b.since {
+        Value::Number(n) if n.as_i64().is_some_and(|v| v >= 0) => {
+            (n.as_i64().unwrap_or(0), i64::MIN)
+        }
+        Value::String(s) => match boxtrack_core::time::parse_micros(s) {
+            Some(us) => (0, us),
+            None => {
+                return Err(ApiError::unprocessable(
+                    "/since",
+                    "invalid",
+                    "since must be a sequence number or an ISO 8601 time",
+                ));
+            }
+        },
+        _ => {
+            return Err(ApiError::unprocessable(
+                "/since",
+                "invalid",
+                "since must be a sequence number or an ISO 8601 time",
+            ));
+        }
+    };
+    let n = boxtrack_store::notifications::replay(
+        &state.db,
+        caller.account.id,
+        w.id,
+        &w.events.0,
+        after_seq,
+        since_us,
+        10_000,
+    )
+    .await?;
+    Ok(JsonApi(json!({"webhook_id": w.id, "replayed": n})))
+}
+
 /// Body of `POST /v2/webhooks/trigger` (plain JSON).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -434,6 +488,24 @@ pub fn operations() -> Vec<Op> {
                 (
                     "200",
                     json!({"description": "Addresses", "content": {"application/vnd.api+json": {"schema": {"type": "object"}}}}),
+                ),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/v2/webhooks/{id}/replay",
+            op: operation(
+                "Webhooks",
+                "Replay events to a webhook",
+                "Plain JSON `{\"since\": <sequence> | \"<ISO 8601 time>\"}`: every event since then that the webhook subscribes to is delivered again as a new notification (`replay_of` names the earlier one). Up to 10 000 events per call; call again from the last sequence for more.",
+                vec![id_param("Webhook")],
+                Some(
+                    json!({"type": "object", "required": ["since"], "properties": {"since": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "format": "date-time"}]}}}),
+                ),
+                errors(&[400, 401, 404, 415, 422, 429]),
+                (
+                    "200",
+                    json!({"description": "How many were enqueued", "content": {"application/vnd.api+json": {"schema": {"type": "object"}}}}),
                 ),
             ),
         },

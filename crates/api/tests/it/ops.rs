@@ -152,6 +152,7 @@ async fn openapi_document_matches_the_router() {
         ("POST", "/v2/webhooks"),
         ("GET", "/v2/webhooks/events"),
         ("GET", "/v2/webhooks/ips"),
+        ("POST", "/v2/webhooks/{id}/replay"),
         ("GET", "/v2/webhook_notifications/examples"),
         ("POST", "/v2/webhooks/trigger"),
         ("GET", "/v2/webhooks/{id}"),

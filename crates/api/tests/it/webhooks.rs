@@ -719,3 +719,66 @@ async fn examples_and_source_addresses() {
     );
     assert_eq!(e["source"]["parameter"], "event");
 }
+
+#[tokio::test]
+async fn events_can_be_replayed_to_a_webhook() {
+    let (app, key, seen, _, db) =
+        subscribed_app(&["tracking_request.succeeded", "container.created"], 200).await;
+    app.post("/v2/tracking_requests", &key, MT, r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-TR-SUCCEEDED","request_type":"bill_of_lading","scac":"TEST"}}}"#).await;
+    app.process().await;
+    let d = deliverer(&db, 100);
+    assert_eq!(d.deliver_due(boxtrack_store::now_us()).await.unwrap(), 2);
+    let hook_id = app.get("/v2/webhooks", Some(&key)).await.json()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = app
+        .post(
+            &format!("/v2/webhooks/{hook_id}/replay"),
+            &key,
+            "application/json",
+            r#"{"since": 0}"#,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json()["replayed"], 2);
+    assert_eq!(d.deliver_due(boxtrack_store::now_us()).await.unwrap(), 2);
+    let got = seen.lock().await;
+    assert_eq!(got.len(), 4);
+    let ids: std::collections::BTreeSet<&str> = got
+        .iter()
+        .map(|(h, _)| h["webhook-id"].to_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 4, "replays are new notifications");
+    drop(got);
+    let listed = app
+        .get("/v2/webhook_notifications", Some(&key))
+        .await
+        .json();
+    let replays = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["attributes"]["replay_of"].is_string())
+        .count();
+    assert_eq!(replays, 2);
+    let r = app
+        .post(
+            &format!("/v2/webhooks/{hook_id}/replay"),
+            &key,
+            "application/json",
+            r#"{"since": "2999-01-01T00:00:00Z"}"#,
+        )
+        .await;
+    assert_eq!(r.json()["replayed"], 0);
+    assert_error(
+        &app.post(
+            &format!("/v2/webhooks/{hook_id}/replay"),
+            &key,
+            "application/json",
+            r#"{"since": "soon"}"#,
+        )
+        .await,
+        422,
+    );
+}

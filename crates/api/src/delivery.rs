@@ -191,6 +191,53 @@ pub fn next_delay_secs(retry: i64, jitter: f64, retry_after: Option<u64>) -> Opt
     )
 }
 
+/// Sends one notification and says what to record.
+async fn attempt_one(
+    client: &reqwest::Client,
+    allow_private: bool,
+    n: &boxtrack_store::notifications::NotificationRow,
+    hook: Option<&boxtrack_store::webhooks::WebhookRow>,
+    body: &str,
+    now_us: i64,
+) -> boxtrack_store::notifications::Attempt {
+    let Some(h) = hook else {
+        return boxtrack_store::notifications::Attempt {
+            at_us: now_us,
+            status_code: None,
+            duration_ms: 0,
+            error: Some("the webhook was deleted".into()),
+            succeeded: false,
+            next_attempt_us: None,
+        };
+    };
+    let id = n.id.to_string();
+    let o = Outgoing {
+        url: &h.url,
+        body: body.as_bytes(),
+        id: &id,
+        secret: Some(&h.secret),
+        headers: &h.headers.0,
+    };
+    let s = send(client, &o, allow_private).await;
+    let retry_after = s
+        .retry_after_secs
+        .filter(|_| matches!(s.status_code, Some(429 | 503)));
+    let jitter = (n.id.as_u128() % 1000) as f64 / 1000.0;
+    let next = if s.succeeded {
+        None
+    } else {
+        next_delay_secs(n.attempts + 1, jitter, retry_after).map(|d| now_us + d * 1_000_000)
+    };
+    boxtrack_store::notifications::Attempt {
+        at_us: now_us,
+        status_code: s.status_code.map(i64::from),
+        duration_ms: s.duration_ms as i64,
+        error: s.error.clone(),
+        succeeded: s.succeeded,
+        next_attempt_us: next,
+    }
+}
+
 /// Concurrent requests to one webhook at most.
 pub const PER_ENDPOINT: usize = 4;
 
@@ -220,106 +267,77 @@ impl Deliverer {
         }
     }
 
-    /// Attempts every notification due at `now_us` (concurrently: at most 16 at once and
-    /// [`PER_ENDPOINT`] per webhook);
-    /// returns how many attempts were made.
+    /// Attempts every notification due at `now_us`, a batch at a time: one claim, one read of
+    /// the webhooks and stored bodies, bodies rendered once and stored, the requests sent
+    /// concurrently (at most 32 at once and [`PER_ENDPOINT`] per webhook), and one transaction
+    /// recording every attempt. Returns how many attempts were made.
     pub async fn deliver_due(&self, now_us: i64) -> Result<usize, boxtrack_store::StoreError> {
+        use std::collections::HashMap;
+
         use boxtrack_store::notifications;
         let mut made = 0;
         loop {
-            let due = notifications::claim_due(&self.db, now_us, 120_000_000, 64).await?;
+            let due = notifications::claim_due(&self.db, now_us, 120_000_000, 256).await?;
             if due.is_empty() {
                 return Ok(made);
             }
+            let mut hook_ids: Vec<uuid::Uuid> = due.iter().map(|n| n.webhook_id).collect();
+            hook_ids.sort_unstable();
+            hook_ids.dedup();
+            let hooks: HashMap<uuid::Uuid, boxtrack_store::webhooks::WebhookRow> =
+                boxtrack_store::webhooks::get_many(&self.db, &hook_ids)
+                    .await?
+                    .into_iter()
+                    .map(|w| (w.id, w))
+                    .collect();
+            let ids: Vec<uuid::Uuid> = due.iter().map(|n| n.id).collect();
+            let mut bodies = notifications::bodies(&self.db, &ids).await?;
+            let mut cache = HashMap::new();
+            let mut rendered = Vec::new();
+            for n in due.iter().filter(|n| !bodies.contains_key(&n.id)) {
+                let env =
+                    crate::routes::notifications::envelope_cached(&self.db, n, &mut cache).await?;
+                rendered.push((n.id, env.to_string()));
+            }
+            if !rendered.is_empty() {
+                bodies.extend(notifications::store_bodies(&self.db, &rendered).await?);
+            }
             let mut set = tokio::task::JoinSet::new();
-            let limit = std::sync::Arc::new(tokio::sync::Semaphore::new(16));
-            // at most PER_ENDPOINT requests to one webhook at once, so a slow receiver
-            // cannot take every slot
-            let mut per_hook: std::collections::HashMap<
-                uuid::Uuid,
-                std::sync::Arc<tokio::sync::Semaphore>,
-            > = std::collections::HashMap::new();
+            let limit = std::sync::Arc::new(tokio::sync::Semaphore::new(32));
+            let mut per_hook: HashMap<uuid::Uuid, std::sync::Arc<tokio::sync::Semaphore>> =
+                HashMap::new();
             for n in due {
-                let me = self.clone();
-                let limit = limit.clone();
-                let hook = per_hook
+                let hook = hooks.get(&n.webhook_id).cloned();
+                let body = bodies.get(&n.id).cloned().unwrap_or_default();
+                let slot = per_hook
                     .entry(n.webhook_id)
                     .or_insert_with(|| {
                         std::sync::Arc::new(tokio::sync::Semaphore::new(PER_ENDPOINT))
                     })
                     .clone();
+                let limit = limit.clone();
+                let client = self.client.clone();
+                let allow_private = self.allow_private;
                 set.spawn(async move {
-                    let _hook_permit = hook.acquire_owned().await;
+                    let _slot = slot.acquire_owned().await;
                     let _permit = limit.acquire_owned().await;
-                    me.attempt(&n, now_us).await
+                    let attempt =
+                        attempt_one(&client, allow_private, &n, hook.as_ref(), &body, now_us).await;
+                    (n, attempt)
                 });
             }
+            let mut done = Vec::new();
             while let Some(r) = set.join_next().await {
                 match r {
-                    Ok(Ok(())) => made += 1,
-                    Ok(Err(e)) => return Err(e),
+                    Ok(pair) => done.push(pair),
                     Err(e) => tracing::error!(error = %e, "a delivery task failed"),
                 }
             }
-        }
-    }
-
-    async fn attempt(
-        &self,
-        n: &boxtrack_store::notifications::NotificationRow,
-        now_us: i64,
-    ) -> Result<(), boxtrack_store::StoreError> {
-        use boxtrack_store::notifications::{self, Attempt};
-        let hook = boxtrack_store::webhooks::get(&self.db, n.account_id, n.webhook_id).await?;
-        let body = match notifications::stored_body(&self.db, n.id).await? {
-            Some(b) => b,
-            None => {
-                let rendered = crate::routes::notifications::envelope(&self.db, n)
-                    .await?
-                    .to_string();
-                notifications::body_or(&self.db, n.id, &rendered).await?
+            made += done.len();
+            for hook in notifications::record_many(&self.db, &done, self.deactivate_after).await? {
+                tracing::warn!(webhook.id = %hook, "webhook deactivated after repeated delivery failures");
             }
-        };
-        let (sent, retry_after) = match &hook {
-            None => (None, None),
-            Some(h) => {
-                let o = Outgoing {
-                    url: &h.url,
-                    body: body.as_bytes(),
-                    id: &n.id.to_string(),
-                    secret: Some(&h.secret),
-                    headers: &h.headers.0,
-                };
-                let s = send(&self.client, &o, self.allow_private).await;
-                let ra = s
-                    .retry_after_secs
-                    .filter(|_| matches!(s.status_code, Some(429 | 503)));
-                (Some(s), ra)
-            }
-        };
-        let succeeded = sent.as_ref().is_some_and(|s| s.succeeded);
-        let jitter = (n.id.as_u128() % 1000) as f64 / 1000.0;
-        let next = if succeeded || hook.is_none() {
-            None
-        } else {
-            next_delay_secs(n.attempts + 1, jitter, retry_after).map(|d| now_us + d * 1_000_000)
-        };
-        let a = Attempt {
-            at_us: now_us,
-            status_code: sent.as_ref().and_then(|s| s.status_code).map(i64::from),
-            duration_ms: sent.as_ref().map_or(0, |s| s.duration_ms as i64),
-            error: if hook.is_none() {
-                Some("the webhook was deleted".into())
-            } else {
-                sent.as_ref().and_then(|s| s.error.clone())
-            },
-            succeeded,
-            next_attempt_us: next,
-        };
-        if notifications::record(&self.db, n, &a, self.deactivate_after).await? {
-            tracing::warn!(webhook.id = %n.webhook_id, account.id = %n.account_id, "webhook deactivated after repeated delivery failures");
         }
-        Ok(())
     }
 
     /// Delivers until `shutdown`, checking for due work every `poll`.

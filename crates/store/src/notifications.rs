@@ -110,32 +110,175 @@ pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Notificat
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
 
-/// Claims up to `limit` pending notifications due at `now` with a lease of `lease_us`.
+/// Claims up to `limit` pending notifications due at `now` with a lease of `lease_us`, in one
+/// statement (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so several workers share the work).
 pub async fn claim_due(
     db: &Db,
     now: i64,
     lease_us: i64,
     limit: i64,
 ) -> Result<Vec<NotificationRow>> {
-    let pick = match db {
+    let sql = match db {
         Db::Sqlite(_) => {
-            "SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2"
+            "UPDATE webhook_notifications SET locked_until_us = $3 WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2) \
+            RETURNING id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us, replay_of"
         }
         Db::Postgres(_) => {
-            "SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2 FOR UPDATE SKIP LOCKED"
+            "UPDATE webhook_notifications SET locked_until_us = $3 WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2 FOR UPDATE SKIP LOCKED) \
+            RETURNING id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us, replay_of"
         }
     };
+    let mut rows: Vec<NotificationRow> = on_db!(db, p => sqlx::query_as(sql).bind(now).bind(limit).bind(now + lease_us).fetch_all(p).await?);
+    rows.sort_by_key(|r| (r.next_attempt_us, r.seq));
+    Ok(rows)
+}
+
+/// Stored bodies of these notifications (those rendered already).
+pub async fn bodies(db: &Db, ids: &[Uuid]) -> Result<std::collections::HashMap<Uuid, String>> {
+    let mut out = std::collections::HashMap::new();
+    for chunk in ids.chunks(500) {
+        let list: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT id, body FROM webhook_notifications WHERE body IS NOT NULL AND id IN ({})",
+            list.join(", ")
+        );
+        let rows: Vec<(Uuid, String)> = on_db!(db, p => {
+            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            q.fetch_all(p).await?
+        });
+        out.extend(rows);
+    }
+    Ok(out)
+}
+
+/// Stores rendered bodies where none is stored yet (one statement per 200) and returns the
+/// bodies as stored, so every attempt sends the same bytes.
+pub async fn store_bodies(
+    db: &Db,
+    rendered: &[(Uuid, String)],
+) -> Result<std::collections::HashMap<Uuid, String>> {
+    for chunk in rendered.chunks(200) {
+        let values: Vec<String> = (0..chunk.len())
+            .map(|i| format!("(${}, ${})", 2 * i + 1, 2 * i + 2))
+            .collect();
+        let sql = format!(
+            "UPDATE webhook_notifications SET body = v.body FROM (SELECT column1 AS id, column2 AS body FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id AND webhook_notifications.body IS NULL",
+            values.join(", ")
+        );
+        on_db!(db, p => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for (id, body) in chunk {
+                q = q.bind(*id).bind(body);
+            }
+            q.execute(p).await.map(|_| ())?
+        });
+    }
+    let ids: Vec<Uuid> = rendered.iter().map(|(id, _)| *id).collect();
+    bodies(db, &ids).await
+}
+
+/// Records the attempts of a batch in one transaction: attempt rows, notification states, and
+/// each webhook's run of failures (a webhook reaching `deactivate_after` is set inactive).
+/// Returns the webhooks deactivated now.
+pub async fn record_many(
+    db: &Db,
+    done: &[(NotificationRow, Attempt)],
+    deactivate_after: i64,
+) -> Result<Vec<Uuid>> {
+    if done.is_empty() {
+        return Ok(vec![]);
+    }
     let mut tx = db.begin().await?;
-    let ids: Vec<Uuid> = crate::on_tx!(&mut tx, c => sqlx::query_scalar(pick).bind(now).bind(limit).fetch_all(c).await?);
-    let mut rows = Vec::with_capacity(ids.len());
-    for id in ids {
-        let row: NotificationRow = crate::on_tx!(&mut tx, c => sqlx::query_as(
-            "UPDATE webhook_notifications SET locked_until_us = $2 WHERE id = $1 RETURNING id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us, replay_of")
-            .bind(id).bind(now + lease_us).fetch_one(c).await?);
-        rows.push(row);
+    for chunk in done.chunks(100) {
+        let values: Vec<String> = (0..chunk.len())
+            .map(|i| {
+                let b = i * 6;
+                format!(
+                    "(${}, ${}, ${}, ${}, ${}, ${})",
+                    b + 1,
+                    b + 2,
+                    b + 3,
+                    b + 4,
+                    b + 5,
+                    b + 6
+                )
+            })
+            .collect();
+        let sql = format!(
+            "INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms, error) VALUES {}",
+            values.join(", ")
+        );
+        crate::on_tx!(&mut tx, c => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for (n, a) in chunk {
+                q = q.bind(Uuid::now_v7()).bind(n.id).bind(a.at_us).bind(a.status_code).bind(a.duration_ms).bind(&a.error);
+            }
+            q.execute(c).await.map(|_| ())?
+        });
+        let values: Vec<String> = (0..chunk.len())
+            .map(|i| {
+                let b = i * 5;
+                format!(
+                    "(${}, ${}, ${}, ${}, ${})",
+                    b + 2,
+                    b + 3,
+                    b + 4,
+                    b + 5,
+                    b + 6
+                )
+            })
+            .collect();
+        let sql = format!(
+            "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, last_status_code = v.code, last_error = v.error, updated_us = $1 \
+             FROM (SELECT column1 AS id, column2 AS status, column3 AS next, column4 AS code, column5 AS error FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id",
+            values.join(", ")
+        );
+        crate::on_tx!(&mut tx, c => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            q = q.bind(chunk[0].1.at_us);
+            for (n, a) in chunk {
+                let status = if a.succeeded { "succeeded" } else if a.next_attempt_us.is_some() { "pending" } else { "failed" };
+                q = q.bind(n.id).bind(status).bind(a.next_attempt_us).bind(a.status_code).bind(&a.error);
+            }
+            q.execute(c).await.map(|_| ())?
+        });
+    }
+    // failure runs per webhook, in attempt order
+    let mut runs: std::collections::BTreeMap<Uuid, (bool, i64)> = std::collections::BTreeMap::new();
+    for (n, a) in done {
+        let e = runs.entry(n.webhook_id).or_insert((false, 0));
+        if a.succeeded {
+            *e = (true, 0);
+        } else {
+            e.1 += 1;
+        }
+    }
+    let mut deactivated = Vec::new();
+    for (hook, (reset, failures)) in runs {
+        if !reset && failures == 0 {
+            continue;
+        }
+        let total: Option<i64> = if reset {
+            crate::on_tx!(&mut tx, c => sqlx::query_scalar("UPDATE webhooks SET consecutive_failures = $2 WHERE id = $1 AND consecutive_failures <> $2 RETURNING consecutive_failures")
+                .bind(hook).bind(failures).fetch_optional(c).await?)
+        } else {
+            crate::on_tx!(&mut tx, c => sqlx::query_scalar("UPDATE webhooks SET consecutive_failures = consecutive_failures + $2 WHERE id = $1 RETURNING consecutive_failures")
+                .bind(hook).bind(failures).fetch_optional(c).await?)
+        };
+        if total.is_some_and(|t| t >= deactivate_after) {
+            let n_rows = crate::on_tx!(&mut tx, c => sqlx::query(
+                "UPDATE webhooks SET active = FALSE, deactivated_reason = 'repeated_delivery_failures', updated_us = $2 WHERE id = $1 AND active = TRUE")
+                .bind(hook).bind(done[0].1.at_us).execute(c).await?.rows_affected());
+            if n_rows > 0 {
+                deactivated.push(hook);
+            }
+        }
     }
     tx.commit().await?;
-    Ok(rows)
+    Ok(deactivated)
 }
 
 /// The stored body, writing `render()`'s bytes first if there are none yet, so every attempt

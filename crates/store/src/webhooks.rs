@@ -147,3 +147,22 @@ pub async fn delete(db: &Db, account_id: Uuid, id: Uuid) -> Result<()> {
         Ok(())
     }
 }
+
+/// Several subscriptions by id (any account; for the deliverer).
+pub async fn get_many(db: &Db, ids: &[Uuid]) -> Result<Vec<WebhookRow>> {
+    if ids.is_empty() {
+        return Ok(vec![]);
+    }
+    let list: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+    let sql = format!(
+        "SELECT {COLUMNS} FROM webhooks WHERE id IN ({})",
+        list.join(", ")
+    );
+    Ok(on_db!(db, p => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        for id in ids {
+            q = q.bind(*id);
+        }
+        q.fetch_all(p).await?
+    }))
+}

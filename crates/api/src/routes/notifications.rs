@@ -159,6 +159,35 @@ pub async fn envelope(
     }))
 }
 
+/// [`envelope`] with a per-batch cache: notifications about the same tracking request or
+/// transport event share their `included` resources.
+pub async fn envelope_cached(
+    db: &boxtrack_store::Db,
+    n: &NotificationRow,
+    cache: &mut std::collections::HashMap<(String, Uuid), Value>,
+) -> Result<Value, boxtrack_store::StoreError> {
+    if !matches!(
+        n.reference_type.as_str(),
+        "tracking_request" | "transport_event"
+    ) {
+        return envelope(db, n).await;
+    }
+    let key = (n.reference_type.clone(), n.reference_id);
+    let mut env = match cache.get(&key) {
+        Some(e) => e.clone(),
+        None => {
+            let e = envelope(db, n).await?;
+            cache.insert(key, e.clone());
+            return Ok(e);
+        }
+    };
+    env["data"]["id"] = json!(n.id);
+    env["data"]["attributes"] = json!({"id": n.id, "event": n.event, "delivery_status": "pending", "created_at": format_micros(n.created_us), "sequence": n.seq});
+    env["data"]["relationships"]["webhook"] = to_one("webhook", Some(n.webhook_id));
+    env["links"] = json!({"self": format!("/v2/webhook_notifications/{}", n.id)});
+    Ok(env)
+}
+
 /// `GET /v2/webhook_notifications`.
 pub async fn list(
     State(state): State<AppState>,

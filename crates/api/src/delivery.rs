@@ -244,6 +244,7 @@ pub const PER_ENDPOINT: usize = 4;
 /// Delivers due webhook notifications.
 #[derive(Clone)]
 pub struct Deliverer {
+    metrics: std::sync::Arc<crate::Metrics>,
     db: boxtrack_store::Db,
     client: reqwest::Client,
     allow_private: bool,
@@ -260,11 +261,18 @@ impl Deliverer {
         deactivate_after: i64,
     ) -> Deliverer {
         Deliverer {
+            metrics: std::sync::Arc::default(),
             db,
             client: client(timeout),
             allow_private,
             deactivate_after,
         }
+    }
+
+    /// Counts outcomes in these metrics (the service's own, so they show at `/metrics`).
+    pub fn with_metrics(mut self, metrics: std::sync::Arc<crate::Metrics>) -> Deliverer {
+        self.metrics = metrics;
+        self
     }
 
     /// Attempts every notification due at `now_us`, a batch at a time: one claim, one read of
@@ -335,7 +343,23 @@ impl Deliverer {
             }
             made += done.len();
             for hook in notifications::record_many(&self.db, &done, self.deactivate_after).await? {
+                self.metrics.record_deactivation();
                 tracing::warn!(webhook.id = %hook, "webhook deactivated after repeated delivery failures");
+            }
+            let succeeded = done.iter().filter(|(_, a)| a.succeeded).count() as u64;
+            let retrying = done
+                .iter()
+                .filter(|(_, a)| !a.succeeded && a.next_attempt_us.is_some())
+                .count() as u64;
+            let failed = done.len() as u64 - succeeded - retrying;
+            for (outcome, n) in [
+                ("succeeded", succeeded),
+                ("retrying", retrying),
+                ("failed", failed),
+            ] {
+                if n > 0 {
+                    self.metrics.record_deliveries(outcome, n);
+                }
             }
         }
     }

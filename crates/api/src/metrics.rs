@@ -28,6 +28,8 @@ struct Inner {
     requests: BTreeMap<(String, String, u16), u64>,
     latency: BTreeMap<String, Histogram>,
     rate_limited: BTreeMap<String, u64>,
+    deliveries: BTreeMap<String, u64>,
+    deactivations: u64,
 }
 
 /// Counters and histograms of one running service.
@@ -62,6 +64,16 @@ impl Metrics {
     /// Records a request refused by a rate limit.
     pub fn record_rate_limited(&self, bucket: &str) {
         self.with(|m| *m.rate_limited.entry(bucket.to_string()).or_default() += 1);
+    }
+
+    /// Records webhook delivery attempts by outcome (`succeeded`, `retrying`, `failed`).
+    pub fn record_deliveries(&self, outcome: &str, n: u64) {
+        self.with(|m| *m.deliveries.entry(outcome.to_string()).or_default() += n);
+    }
+
+    /// Records a webhook deactivated after repeated failures.
+    pub fn record_deactivation(&self) {
+        self.with(|m| m.deactivations += 1);
     }
 
     /// The Prometheus text exposition.
@@ -101,6 +113,14 @@ impl Metrics {
             for (bucket, n) in &m.rate_limited {
                 let _ = writeln!(out, "boxtrack_rate_limited_total{{bucket=\"{bucket}\"}} {n}");
             }
+            out.push_str("# HELP boxtrack_webhook_deliveries_total Webhook delivery attempts by outcome.\n");
+            out.push_str("# TYPE boxtrack_webhook_deliveries_total counter\n");
+            for (outcome, n) in &m.deliveries {
+                let _ = writeln!(out, "boxtrack_webhook_deliveries_total{{outcome=\"{outcome}\"}} {n}");
+            }
+            out.push_str("# HELP boxtrack_webhooks_deactivated_total Webhooks set inactive after repeated delivery failures.\n");
+            out.push_str("# TYPE boxtrack_webhooks_deactivated_total counter\n");
+            let _ = writeln!(out, "boxtrack_webhooks_deactivated_total {}", m.deactivations);
             out
         })
     }

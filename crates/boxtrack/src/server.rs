@@ -61,7 +61,8 @@ fn spawn_worker(app: &AppState, shutdown: &CancellationToken, sandbox_speed: f64
         Duration::from_secs(30),
         app.config.allow_private_webhook_urls,
         DEACTIVATE_AFTER_FAILURES,
-    );
+    )
+    .with_metrics(app.metrics.clone());
     tokio::spawn(deliverer.run(shutdown.clone(), Duration::from_secs(1)));
 }
 

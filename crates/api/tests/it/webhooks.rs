@@ -782,3 +782,18 @@ async fn events_can_be_replayed_to_a_webhook() {
         422,
     );
 }
+
+#[test]
+fn delivery_outcomes_are_counted_in_metrics() {
+    let m = boxtrack_api::Metrics::default();
+    m.record_deliveries("succeeded", 3);
+    m.record_deliveries("retrying", 1);
+    m.record_deactivation();
+    let text = m.render();
+    assert!(
+        text.contains("boxtrack_webhook_deliveries_total{outcome=\"succeeded\"} 3"),
+        "{text}"
+    );
+    assert!(text.contains("boxtrack_webhook_deliveries_total{outcome=\"retrying\"} 1"));
+    assert!(text.contains("boxtrack_webhooks_deactivated_total 1"));
+}

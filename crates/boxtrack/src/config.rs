@@ -56,6 +56,10 @@ pub struct Settings {
     pub allow_private_webhook_urls: bool,
     /// Egress addresses of webhook deliveries, published at GET /v2/webhooks/ips.
     pub webhook_source_ips: Vec<String>,
+    /// Seconds before a webhook delivery attempt counts as failed.
+    pub webhook_timeout: Duration,
+    /// Failed deliveries in a row after which a webhook is deactivated.
+    pub webhook_deactivate_after: i64,
 }
 
 /// Every setting by name, as strings, from one layer.
@@ -80,9 +84,15 @@ pub struct Layer {
     pub allow_private_webhook_urls: Option<bool>,
     /// `webhook_source_ips` (comma separated)
     pub webhook_source_ips: Option<String>,
+    /// `webhook_timeout_secs`
+    pub webhook_timeout_secs: Option<u64>,
+    /// `webhook_deactivate_after`
+    pub webhook_deactivate_after: Option<u64>,
 }
 
-const NAMES: [&str; 9] = [
+const NAMES: [&str; 11] = [
+    "webhook_timeout_secs",
+    "webhook_deactivate_after",
     "webhook_source_ips",
     "allow_private_webhook_urls",
     "listen",
@@ -106,6 +116,8 @@ impl Layer {
             "sandbox_speed" => self.sandbox_speed.map(|n| n.to_string()),
             "allow_private_webhook_urls" => self.allow_private_webhook_urls.map(|b| b.to_string()),
             "webhook_source_ips" => self.webhook_source_ips.clone(),
+            "webhook_timeout_secs" => self.webhook_timeout_secs.map(|n| n.to_string()),
+            "webhook_deactivate_after" => self.webhook_deactivate_after.map(|n| n.to_string()),
             _ => None,
         }
     }
@@ -131,7 +143,17 @@ impl Layer {
                 format!("setting allow_private_webhook_urls = {v:?} (from environment variable BOXTRACK_ALLOW_PRIVATE_WEBHOOK_URLS) must be true or false")
             })?),
         };
+        let number = |name: &str| -> anyhow::Result<Option<u64>> {
+            match get(name) {
+                None => Ok(None),
+                Some(v) => v.trim().parse::<u64>().map(Some).with_context(|| {
+                    format!("setting {name} = {v:?} (from environment variable BOXTRACK_{}) is not a whole number", name.to_uppercase())
+                }),
+            }
+        };
         Ok(Layer {
+            webhook_timeout_secs: number("webhook_timeout_secs")?,
+            webhook_deactivate_after: number("webhook_deactivate_after")?,
             webhook_source_ips: get("webhook_source_ips"),
             allow_private_webhook_urls,
             sandbox_speed,
@@ -287,7 +309,27 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         webhook_source_ips.push(ip.to_string());
     }
 
+    let (t, src) = take("webhook_timeout_secs", "30");
+    let webhook_timeout = t
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| (1..=300).contains(n))
+        .map(Duration::from_secs)
+        .ok_or_else(|| {
+            anyhow::anyhow!("setting webhook_timeout_secs = {t:?} ({src}) must be 1 to 300 seconds")
+        })?;
+    let (d, src) = take("webhook_deactivate_after", "100");
+    let webhook_deactivate_after = d
+        .trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| anyhow::anyhow!("setting webhook_deactivate_after = {d:?} ({src}) must be a positive number of failed deliveries"))?;
+
     Ok(Settings {
+        webhook_timeout,
+        webhook_deactivate_after,
         webhook_source_ips,
         allow_private_webhook_urls,
         sandbox_speed,

@@ -78,6 +78,14 @@ pub struct ServeArgs {
     /// Env: BOXTRACK_WEBHOOK_SOURCE_IPS.
     #[arg(long, value_name = "IPS")]
     webhook_source_ips: Option<String>,
+    /// Seconds before a webhook delivery attempt counts as failed (default 30).
+    /// Env: BOXTRACK_WEBHOOK_TIMEOUT_SECS.
+    #[arg(long, value_name = "SECONDS")]
+    webhook_timeout_secs: Option<u64>,
+    /// Failed deliveries in a row after which a webhook is set inactive (default 100).
+    /// Env: BOXTRACK_WEBHOOK_DEACTIVATE_AFTER.
+    #[arg(long, value_name = "FAILURES")]
+    webhook_deactivate_after: Option<u64>,
 }
 
 /// Flags of `demo`.
@@ -124,6 +132,8 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
         flags.sandbox_speed = s.sandbox_speed;
         flags.allow_private_webhook_urls = s.allow_private_webhook_urls.then_some(true);
         flags.webhook_source_ips.clone_from(&s.webhook_source_ips);
+        flags.webhook_timeout_secs = s.webhook_timeout_secs;
+        flags.webhook_deactivate_after = s.webhook_deactivate_after;
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),

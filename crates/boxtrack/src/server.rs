@@ -50,7 +50,8 @@ fn state(db: Db, s: &Settings) -> AppState {
 
 /// Starts the background work in this process: the tracking-request processor (with sandbox
 /// playback) and the webhook deliverer.
-fn spawn_worker(app: &AppState, shutdown: &CancellationToken, sandbox_speed: f64) {
+fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
+    let sandbox_speed = s.sandbox_speed;
     let sources: Vec<Arc<dyn boxtrack_sources::Source>> =
         vec![Arc::new(boxtrack_sources::sandbox::Sandbox)];
     let processor =
@@ -58,16 +59,13 @@ fn spawn_worker(app: &AppState, shutdown: &CancellationToken, sandbox_speed: f64
     tokio::spawn(processor.run(shutdown.clone(), Duration::from_secs(1), app.wake.clone()));
     let deliverer = boxtrack_api::delivery::Deliverer::new(
         app.db.clone(),
-        Duration::from_secs(30),
+        s.webhook_timeout,
         app.config.allow_private_webhook_urls,
-        DEACTIVATE_AFTER_FAILURES,
+        s.webhook_deactivate_after,
     )
     .with_metrics(app.metrics.clone());
     tokio::spawn(deliverer.run(shutdown.clone(), Duration::from_secs(1)));
 }
-
-/// Failed deliveries in a row after which a webhook is set inactive.
-const DEACTIVATE_AFTER_FAILURES: i64 = 100;
 
 fn shutdown_on_signal() -> CancellationToken {
     let token = CancellationToken::new();
@@ -119,7 +117,7 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     println!("listening on http://{addr}");
     let app = state(db.clone(), &s);
     let shutdown = shutdown_on_signal();
-    spawn_worker(&app, &shutdown, s.sandbox_speed);
+    spawn_worker(&app, &shutdown, &s);
     boxtrack_api::serve(listener, app, shutdown).await?;
     db.close().await;
     Ok(())
@@ -218,7 +216,8 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     );
     let app = state(db.clone(), &s);
     let shutdown = shutdown_on_signal();
-    spawn_worker(&app, &shutdown, args.sandbox_speed);
+    s.sandbox_speed = args.sandbox_speed;
+    spawn_worker(&app, &shutdown, &s);
     boxtrack_api::serve(listener, app, shutdown).await?;
     db.close().await;
     Ok(())

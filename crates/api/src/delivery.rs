@@ -46,9 +46,34 @@ pub struct Sent {
     pub duration_ms: u64,
 }
 
-/// An HTTP client for webhooks: no redirects, no proxy, a timeout.
-pub fn client(timeout: Duration) -> reqwest::Client {
+/// A DNS resolver that drops internal addresses, so a connection only ever goes to an address
+/// that was checked (no window for DNS rebinding between the check and the connect).
+struct ExternalOnly {
+    allow_private: bool,
+}
+
+impl reqwest::dns::Resolve for ExternalOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let allow = self.allow_private;
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            let addrs: Vec<std::net::SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
+                .await?
+                .filter(|a| allow || !is_internal(a.ip()))
+                .collect();
+            if addrs.is_empty() {
+                return Err(format!("{host} resolves to no external address").into());
+            }
+            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// An HTTP client for webhooks: no redirects, no proxy, a timeout, and a resolver that never
+/// yields internal addresses (unless `allow_private`).
+pub fn client_for(timeout: Duration, allow_private: bool) -> reqwest::Client {
     reqwest::Client::builder()
+        .dns_resolver(std::sync::Arc::new(ExternalOnly { allow_private }))
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .timeout(timeout)
@@ -56,6 +81,11 @@ pub fn client(timeout: Duration) -> reqwest::Client {
         .user_agent(concat!("boxtrack-webhooks/", env!("CARGO_PKG_VERSION")))
         .build()
         .unwrap_or_else(|_| reqwest::Client::new())
+}
+
+/// An HTTP client for webhooks that refuses internal addresses: no redirects, no proxy, a timeout.
+pub fn client(timeout: Duration) -> reqwest::Client {
+    client_for(timeout, false)
 }
 
 /// The headers a delivery carries.
@@ -179,10 +209,15 @@ pub const RETRY_SCHEDULE_SECS: [i64; 12] = [
     5, 30, 120, 300, 900, 1800, 3600, 7200, 18000, 36000, 50400, 72000,
 ];
 
-/// The delay before retry number `retry` (1-based) with ±20 % jitter from `jitter` (0..1), at
-/// least the receiver's `Retry-After`; `None` when the retries are used up.
-pub fn next_delay_secs(retry: i64, jitter: f64, retry_after: Option<u64>) -> Option<i64> {
-    let base = *RETRY_SCHEDULE_SECS.get(usize::try_from(retry - 1).ok()?)?;
+/// The delay before retry number `retry` (1-based) of `schedule`, with ±20 % jitter from
+/// `jitter` (0..1), at least the receiver's `Retry-After`; `None` when the retries are used up.
+pub fn next_delay_secs_in(
+    schedule: &[i64],
+    retry: i64,
+    jitter: f64,
+    retry_after: Option<u64>,
+) -> Option<i64> {
+    let base = *schedule.get(usize::try_from(retry - 1).ok()?)?;
     let jittered = (base as f64 * (0.8 + 0.4 * jitter.clamp(0.0, 1.0))).round() as i64;
     Some(
         jittered
@@ -195,6 +230,7 @@ pub fn next_delay_secs(retry: i64, jitter: f64, retry_after: Option<u64>) -> Opt
 async fn attempt_one(
     client: &reqwest::Client,
     allow_private: bool,
+    schedule: &[i64],
     n: &boxtrack_store::notifications::NotificationRow,
     hook: Option<&boxtrack_store::webhooks::WebhookRow>,
     body: &str,
@@ -226,7 +262,8 @@ async fn attempt_one(
     let next = if s.succeeded {
         None
     } else {
-        next_delay_secs(n.attempts + 1, jitter, retry_after).map(|d| now_us + d * 1_000_000)
+        next_delay_secs_in(schedule, n.attempts + 1, jitter, retry_after)
+            .map(|d| now_us + d * 1_000_000)
     };
     boxtrack_store::notifications::Attempt {
         at_us: now_us,
@@ -241,9 +278,15 @@ async fn attempt_one(
 /// Concurrent requests to one webhook at most.
 pub const PER_ENDPOINT: usize = 4;
 
+/// [`next_delay_secs_in`] the default schedule.
+pub fn next_delay_secs(retry: i64, jitter: f64, retry_after: Option<u64>) -> Option<i64> {
+    next_delay_secs_in(&RETRY_SCHEDULE_SECS, retry, jitter, retry_after)
+}
+
 /// Delivers due webhook notifications.
 #[derive(Clone)]
 pub struct Deliverer {
+    schedule: std::sync::Arc<Vec<i64>>,
     metrics: std::sync::Arc<crate::Metrics>,
     db: boxtrack_store::Db,
     client: reqwest::Client,
@@ -261,12 +304,20 @@ impl Deliverer {
         deactivate_after: i64,
     ) -> Deliverer {
         Deliverer {
+            schedule: std::sync::Arc::new(RETRY_SCHEDULE_SECS.to_vec()),
             metrics: std::sync::Arc::default(),
             db,
-            client: client(timeout),
+            client: client_for(timeout, allow_private),
             allow_private,
             deactivate_after,
         }
+    }
+
+    /// Uses this retry schedule (seconds before each retry; its length is the number of
+    /// retries) instead of [`RETRY_SCHEDULE_SECS`].
+    pub fn with_schedule(mut self, schedule: Vec<i64>) -> Deliverer {
+        self.schedule = std::sync::Arc::new(schedule);
+        self
     }
 
     /// Counts outcomes in these metrics (the service's own, so they show at `/metrics`).
@@ -326,11 +377,20 @@ impl Deliverer {
                 let limit = limit.clone();
                 let client = self.client.clone();
                 let allow_private = self.allow_private;
+                let schedule = self.schedule.clone();
                 set.spawn(async move {
                     let _slot = slot.acquire_owned().await;
                     let _permit = limit.acquire_owned().await;
-                    let attempt =
-                        attempt_one(&client, allow_private, &n, hook.as_ref(), &body, now_us).await;
+                    let attempt = attempt_one(
+                        &client,
+                        allow_private,
+                        &schedule,
+                        &n,
+                        hook.as_ref(),
+                        &body,
+                        now_us,
+                    )
+                    .await;
                     (n, attempt)
                 });
             }

@@ -60,6 +60,8 @@ pub struct Settings {
     pub webhook_timeout: Duration,
     /// Failed deliveries in a row after which a webhook is deactivated.
     pub webhook_deactivate_after: i64,
+    /// Seconds before each webhook retry (its length is the number of retries).
+    pub webhook_retry_schedule: Vec<i64>,
 }
 
 /// Every setting by name, as strings, from one layer.
@@ -88,9 +90,12 @@ pub struct Layer {
     pub webhook_timeout_secs: Option<u64>,
     /// `webhook_deactivate_after`
     pub webhook_deactivate_after: Option<u64>,
+    /// `webhook_retry_schedule` (comma-separated seconds)
+    pub webhook_retry_schedule: Option<String>,
 }
 
-const NAMES: [&str; 11] = [
+const NAMES: [&str; 12] = [
+    "webhook_retry_schedule",
     "webhook_timeout_secs",
     "webhook_deactivate_after",
     "webhook_source_ips",
@@ -118,6 +123,7 @@ impl Layer {
             "webhook_source_ips" => self.webhook_source_ips.clone(),
             "webhook_timeout_secs" => self.webhook_timeout_secs.map(|n| n.to_string()),
             "webhook_deactivate_after" => self.webhook_deactivate_after.map(|n| n.to_string()),
+            "webhook_retry_schedule" => self.webhook_retry_schedule.clone(),
             _ => None,
         }
     }
@@ -152,6 +158,7 @@ impl Layer {
             }
         };
         Ok(Layer {
+            webhook_retry_schedule: get("webhook_retry_schedule"),
             webhook_timeout_secs: number("webhook_timeout_secs")?,
             webhook_deactivate_after: number("webhook_deactivate_after")?,
             webhook_source_ips: get("webhook_source_ips"),
@@ -327,7 +334,19 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         .filter(|n| *n >= 1)
         .ok_or_else(|| anyhow::anyhow!("setting webhook_deactivate_after = {d:?} ({src}) must be a positive number of failed deliveries"))?;
 
+    let (sched, src) = take(
+        "webhook_retry_schedule",
+        "5,30,120,300,900,1800,3600,7200,18000,36000,50400,72000",
+    );
+    let webhook_retry_schedule: Vec<i64> = sched
+        .split(',')
+        .map(|p| p.trim().parse::<i64>().ok().filter(|n| (1..=7 * 86_400).contains(n)))
+        .collect::<Option<Vec<_>>>()
+        .filter(|v| !v.is_empty() && v.len() <= 50)
+        .ok_or_else(|| anyhow::anyhow!("setting webhook_retry_schedule = {sched:?} ({src}) must be 1 to 50 comma-separated delays in seconds (1 s to 7 days each)"))?;
+
     Ok(Settings {
+        webhook_retry_schedule,
         webhook_timeout,
         webhook_deactivate_after,
         webhook_source_ips,
@@ -418,6 +437,33 @@ mod tests {
         .collect();
         let err = Layer::from_env(&env).unwrap_err().to_string();
         assert!(err.contains("BOXTRACK_REQUEST_TIMEOUT_SECS"), "{err}");
+    }
+
+    #[test]
+    fn webhook_settings_are_validated() {
+        let s = resolve(None, Layer::default(), Layer::default()).unwrap();
+        assert_eq!(s.webhook_retry_schedule.len(), 12);
+        let bad = Layer {
+            webhook_retry_schedule: Some("5,x".into()),
+            ..Layer::default()
+        };
+        let err = resolve(None, Layer::default(), bad)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("webhook_retry_schedule") && err.contains("--webhook-retry-schedule"),
+            "{err}"
+        );
+        let short = Layer {
+            webhook_retry_schedule: Some("1, 2".into()),
+            ..Layer::default()
+        };
+        assert_eq!(
+            resolve(None, Layer::default(), short)
+                .unwrap()
+                .webhook_retry_schedule,
+            vec![1, 2]
+        );
     }
 
     #[test]

@@ -86,6 +86,11 @@ pub struct ServeArgs {
     /// Env: BOXTRACK_WEBHOOK_DEACTIVATE_AFTER.
     #[arg(long, value_name = "FAILURES")]
     webhook_deactivate_after: Option<u64>,
+    /// Comma-separated seconds before each webhook retry; its length is the number of retries
+    /// (default 12 retries: 5,30,120,300,900,1800,3600,7200,18000,36000,50400,72000).
+    /// Env: BOXTRACK_WEBHOOK_RETRY_SCHEDULE.
+    #[arg(long, value_name = "SECONDS,...")]
+    webhook_retry_schedule: Option<String>,
 }
 
 /// Flags of `demo`.
@@ -134,6 +139,9 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
         flags.webhook_source_ips.clone_from(&s.webhook_source_ips);
         flags.webhook_timeout_secs = s.webhook_timeout_secs;
         flags.webhook_deactivate_after = s.webhook_deactivate_after;
+        flags
+            .webhook_retry_schedule
+            .clone_from(&s.webhook_retry_schedule);
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),

@@ -63,7 +63,8 @@ fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
         app.config.allow_private_webhook_urls,
         s.webhook_deactivate_after,
     )
-    .with_metrics(app.metrics.clone());
+    .with_metrics(app.metrics.clone())
+    .with_schedule(s.webhook_retry_schedule.clone());
     tokio::spawn(deliverer.run(shutdown.clone(), Duration::from_secs(1)));
 }
 

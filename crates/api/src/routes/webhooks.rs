@@ -376,7 +376,10 @@ pub async fn trigger(
         secret: b.secret.as_deref(),
         headers: &none,
     };
-    let client = crate::delivery::client(std::time::Duration::from_secs(30));
+    let client = crate::delivery::client_for(
+        std::time::Duration::from_secs(30),
+        state.config.allow_private_webhook_urls,
+    );
     let sent =
         crate::delivery::send(&client, &outgoing, state.config.allow_private_webhook_urls).await;
     Ok(JsonApi(json!({

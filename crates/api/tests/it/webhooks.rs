@@ -651,7 +651,9 @@ async fn failures_retry_twelve_times_with_the_same_id_then_fail_and_deactivate()
     let (app, key, seen, _, db) = subscribed_app(&["tracking_request.failed"], 500).await;
     app.post("/v2/tracking_requests", &key, MT, r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-TR-FAILED","request_type":"bill_of_lading","scac":"TEST"}}}"#).await;
     app.process().await;
-    let d = deliverer(&db, 13);
+    let d = deliverer(&db, 13).with_schedule(vec![
+        5, 30, 120, 300, 900, 1800, 3600, 7200, 18000, 36000, 50400, 72000,
+    ]);
     let mut now = boxtrack_store::now_us();
     for _ in 0..30 {
         d.deliver_due(now).await.unwrap();

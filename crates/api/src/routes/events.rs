@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{JsonApi, QueryParams, base_url, to_one};
+use crate::jsonapi::{JsonApi, QueryParams, base_url};
 use crate::openapi::{Op, body, errors, operation};
 
 /// The default and largest number of events per page.
@@ -51,23 +51,48 @@ pub async fn feed(
     };
     let filter_event = q.text("filter[event]");
     let rows = events::after(&state.db, caller.account.id, after, size).await?;
-    let data: Vec<Value> = rows
+    // each item is the envelope a webhook delivery of the event carries
+    let mut data: Vec<Value> = Vec::new();
+    let mut included: Vec<Value> = Vec::new();
+    let mut cache = std::collections::HashMap::new();
+    for e in rows
         .iter()
         .filter(|e| filter_event.as_deref().is_none_or(|f| e.event == f))
-        .map(|e| {
-            json!({
-                "id": e.id.to_string(),
-                "type": "event",
-                "attributes": {
-                    "sequence": e.seq,
-                    "event": e.event,
-                    "created_at": boxtrack_core::time::format_micros(e.created_us),
-                    "payload": e.payload.0,
-                },
-                "relationships": {"reference_object": to_one(reference_type(&e.object_type), Some(e.object_id))},
-            })
-        })
-        .collect();
+    {
+        let n = boxtrack_store::notifications::NotificationRow {
+            id: e.id,
+            account_id: caller.account.id,
+            webhook_id: uuid::Uuid::nil(),
+            event_id: e.id,
+            seq: e.seq,
+            event: e.event.clone(),
+            reference_type: reference_type(&e.object_type).to_string(),
+            reference_id: e.object_id,
+            delivery_status: "pending".into(),
+            attempts: 0,
+            next_attempt_us: None,
+            last_status_code: None,
+            last_error: None,
+            created_us: e.created_us,
+            updated_us: e.created_us,
+            replay_of: None,
+        };
+        let env = super::notifications::envelope_cached(&state.db, &n, &mut cache).await?;
+        let mut item = env["data"].clone();
+        item["type"] = json!("event");
+        item["relationships"]["webhook"] = json!({"data": null});
+        data.push(item);
+        if let Some(inc) = env["included"].as_array() {
+            for r in inc {
+                if !included
+                    .iter()
+                    .any(|i: &Value| i["id"] == r["id"] && i["type"] == r["type"])
+                {
+                    included.push(r.clone());
+                }
+            }
+        }
+    }
     let last = rows.last().map_or(after, |e| e.seq);
     let base = base_url(state.config.public_url.as_deref(), &headers);
     let path = "/v2/events";
@@ -77,6 +102,7 @@ pub async fn feed(
     }
     Ok(JsonApi(json!({
         "data": data,
+        "included": included,
         "links": {"self": format!("{base}{path}?after={after}&page[size]={size}"), "next": next},
         "meta": {"size": size, "after": after, "last_sequence": last, "more": rows.len() as i64 == size},
     })))
@@ -90,7 +116,7 @@ pub fn operations() -> Vec<Op> {
         op: operation(
             "Events",
             "Read the event log",
-            "Every change of the account's tracking data, in order, each with a per-account `sequence` without gaps. Poll with `after=<last sequence you processed>` and follow `links.next`; `meta.more` says whether to ask again at once. The same events drive webhooks.",
+            "Every change of the account's tracking data, in order, each with a per-account `sequence` without gaps, in the envelope webhook deliveries carry (`data[]` items with `attributes.event` and `attributes.sequence`, related resources in `included`). Poll with `after=<last sequence you processed>` and follow `links.next`; `meta.more` says whether to ask again at once. The same events drive webhooks.",
             vec![
                 json!({"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}, "description": "Return events with a greater sequence"}),
                 json!({"name": "page[size]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}}),

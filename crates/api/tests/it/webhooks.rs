@@ -172,6 +172,9 @@ async fn the_event_log_can_be_read_in_order_from_any_sequence() {
         "gapless and ordered"
     );
     assert_eq!(all["data"][0]["attributes"]["event"], "container.created");
+    // the same envelope as webhook deliveries: related resources are included
+    let types: Vec<&str> = all["included"].as_array().unwrap().iter().map(|r| r["type"].as_str().unwrap()).collect();
+    assert!(types.contains(&"container") && types.contains(&"shipment") && types.contains(&"transport_event"), "{types:?}");
 
     // catch up page by page from a sequence, following links.next
     let mut seen = Vec::new();

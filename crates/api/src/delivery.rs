@@ -23,6 +23,9 @@ pub struct Outgoing<'a> {
     pub secret: Option<&'a str>,
     /// Extra headers of the subscription.
     pub headers: &'a BTreeMap<String, String>,
+    /// The name of the hex signature header (default [`SIGNATURE_HEADER`]; configurable so
+    /// receivers written for another service's header name work unchanged).
+    pub signature_header: &'a str,
 }
 
 /// What happened.
@@ -96,7 +99,7 @@ pub fn headers_for(o: &Outgoing<'_>, timestamp: i64) -> BTreeMap<String, String>
     h.insert("webhook-timestamp".to_string(), timestamp.to_string());
     if let Some(secret) = o.secret {
         h.insert(
-            SIGNATURE_HEADER.to_string(),
+            o.signature_header.to_string(),
             webhooks::sign_hex(secret, o.body),
         );
         if let Some(sig) = webhooks::sign_standard(secret, o.id, timestamp, o.body) {
@@ -227,10 +230,12 @@ pub fn next_delay_secs_in(
 }
 
 /// Sends one notification and says what to record.
+#[allow(clippy::too_many_arguments)]
 async fn attempt_one(
     client: &reqwest::Client,
     allow_private: bool,
     schedule: &[i64],
+    signature_header: &str,
     n: &boxtrack_store::notifications::NotificationRow,
     hook: Option<&boxtrack_store::webhooks::WebhookRow>,
     body: &str,
@@ -253,6 +258,7 @@ async fn attempt_one(
         id: &id,
         secret: Some(&h.secret),
         headers: &h.headers.0,
+        signature_header,
     };
     let s = send(client, &o, allow_private).await;
     let retry_after = s
@@ -286,6 +292,7 @@ pub fn next_delay_secs(retry: i64, jitter: f64, retry_after: Option<u64>) -> Opt
 /// Delivers due webhook notifications.
 #[derive(Clone)]
 pub struct Deliverer {
+    signature_header: std::sync::Arc<String>,
     schedule: std::sync::Arc<Vec<i64>>,
     metrics: std::sync::Arc<crate::Metrics>,
     db: boxtrack_store::Db,
@@ -304,6 +311,7 @@ impl Deliverer {
         deactivate_after: i64,
     ) -> Deliverer {
         Deliverer {
+            signature_header: std::sync::Arc::new(SIGNATURE_HEADER.to_string()),
             schedule: std::sync::Arc::new(RETRY_SCHEDULE_SECS.to_vec()),
             metrics: std::sync::Arc::default(),
             db,
@@ -311,6 +319,12 @@ impl Deliverer {
             allow_private,
             deactivate_after,
         }
+    }
+
+    /// Sends the hex signature under this header name.
+    pub fn with_signature_header(mut self, name: &str) -> Deliverer {
+        self.signature_header = std::sync::Arc::new(name.to_string());
+        self
     }
 
     /// Uses this retry schedule (seconds before each retry; its length is the number of
@@ -378,6 +392,7 @@ impl Deliverer {
                 let client = self.client.clone();
                 let allow_private = self.allow_private;
                 let schedule = self.schedule.clone();
+                let signature_header = self.signature_header.clone();
                 set.spawn(async move {
                     let _slot = slot.acquire_owned().await;
                     let _permit = limit.acquire_owned().await;
@@ -385,6 +400,7 @@ impl Deliverer {
                         &client,
                         allow_private,
                         &schedule,
+                        &signature_header,
                         &n,
                         hook.as_ref(),
                         &body,

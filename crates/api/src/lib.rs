@@ -49,6 +49,8 @@ pub struct ApiConfig {
     /// The addresses webhook deliveries leave from, as the operator configured them
     /// (`GET /v2/webhooks/ips`).
     pub webhook_source_ips: Vec<String>,
+    /// The header that carries the hex signature of webhook bodies.
+    pub webhook_signature_header: String,
 }
 
 impl Default for ApiConfig {
@@ -58,6 +60,7 @@ impl Default for ApiConfig {
             request_timeout: Duration::from_secs(30),
             allow_private_webhook_urls: false,
             webhook_source_ips: Vec::new(),
+            webhook_signature_header: delivery::SIGNATURE_HEADER.to_string(),
         }
     }
 }

@@ -62,6 +62,8 @@ pub struct Settings {
     pub webhook_deactivate_after: i64,
     /// Seconds before each webhook retry (its length is the number of retries).
     pub webhook_retry_schedule: Vec<i64>,
+    /// Header name of the hex body signature.
+    pub webhook_signature_header: String,
 }
 
 /// Every setting by name, as strings, from one layer.
@@ -92,9 +94,12 @@ pub struct Layer {
     pub webhook_deactivate_after: Option<u64>,
     /// `webhook_retry_schedule` (comma-separated seconds)
     pub webhook_retry_schedule: Option<String>,
+    /// `webhook_signature_header`
+    pub webhook_signature_header: Option<String>,
 }
 
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 13] = [
+    "webhook_signature_header",
     "webhook_retry_schedule",
     "webhook_timeout_secs",
     "webhook_deactivate_after",
@@ -124,6 +129,7 @@ impl Layer {
             "webhook_timeout_secs" => self.webhook_timeout_secs.map(|n| n.to_string()),
             "webhook_deactivate_after" => self.webhook_deactivate_after.map(|n| n.to_string()),
             "webhook_retry_schedule" => self.webhook_retry_schedule.clone(),
+            "webhook_signature_header" => self.webhook_signature_header.clone(),
             _ => None,
         }
     }
@@ -158,6 +164,7 @@ impl Layer {
             }
         };
         Ok(Layer {
+            webhook_signature_header: get("webhook_signature_header"),
             webhook_retry_schedule: get("webhook_retry_schedule"),
             webhook_timeout_secs: number("webhook_timeout_secs")?,
             webhook_deactivate_after: number("webhook_deactivate_after")?,
@@ -345,7 +352,28 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         .filter(|v| !v.is_empty() && v.len() <= 50)
         .ok_or_else(|| anyhow::anyhow!("setting webhook_retry_schedule = {sched:?} ({src}) must be 1 to 50 comma-separated delays in seconds (1 s to 7 days each)"))?;
 
+    let (header, src) = take("webhook_signature_header", "X-Boxtrack-Webhook-Signature");
+    let header = header.trim().to_string();
+    let valid = !header.is_empty()
+        && header
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !valid
+        || [
+            "content-type",
+            "webhook-id",
+            "webhook-timestamp",
+            "webhook-signature",
+        ]
+        .contains(&header.to_ascii_lowercase().as_str())
+    {
+        bail!(
+            "setting webhook_signature_header = {header:?} ({src}) must be a header name of letters, digits and dashes, not one boxtrack already sets"
+        );
+    }
+
     Ok(Settings {
+        webhook_signature_header: header,
         webhook_retry_schedule,
         webhook_timeout,
         webhook_deactivate_after,

@@ -91,6 +91,10 @@ pub struct ServeArgs {
     /// Env: BOXTRACK_WEBHOOK_RETRY_SCHEDULE.
     #[arg(long, value_name = "SECONDS,...")]
     webhook_retry_schedule: Option<String>,
+    /// Header carrying the hex HMAC-SHA256 body signature (default X-Boxtrack-Webhook-Signature;
+    /// set it to the header your receivers already check). Env: BOXTRACK_WEBHOOK_SIGNATURE_HEADER.
+    #[arg(long, value_name = "NAME")]
+    webhook_signature_header: Option<String>,
 }
 
 /// Flags of `demo`.

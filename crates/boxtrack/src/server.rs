@@ -43,6 +43,7 @@ fn state(db: Db, s: &Settings) -> AppState {
             request_timeout: s.request_timeout,
             allow_private_webhook_urls: s.allow_private_webhook_urls,
             webhook_source_ips: s.webhook_source_ips.clone(),
+            webhook_signature_header: s.webhook_signature_header.clone(),
         },
         limiter,
     )
@@ -64,7 +65,8 @@ fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
         s.webhook_deactivate_after,
     )
     .with_metrics(app.metrics.clone())
-    .with_schedule(s.webhook_retry_schedule.clone());
+    .with_schedule(s.webhook_retry_schedule.clone())
+    .with_signature_header(&s.webhook_signature_header);
     tokio::spawn(deliverer.run(shutdown.clone(), Duration::from_secs(1)));
 }
 

@@ -375,6 +375,7 @@ pub async fn trigger(
         id: &id.to_string(),
         secret: b.secret.as_deref(),
         headers: &none,
+        signature_header: &state.config.webhook_signature_header,
     };
     let client = crate::delivery::client_for(
         std::time::Duration::from_secs(30),

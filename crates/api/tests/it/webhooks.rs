@@ -173,8 +173,18 @@ async fn the_event_log_can_be_read_in_order_from_any_sequence() {
     );
     assert_eq!(all["data"][0]["attributes"]["event"], "container.created");
     // the same envelope as webhook deliveries: related resources are included
-    let types: Vec<&str> = all["included"].as_array().unwrap().iter().map(|r| r["type"].as_str().unwrap()).collect();
-    assert!(types.contains(&"container") && types.contains(&"shipment") && types.contains(&"transport_event"), "{types:?}");
+    let types: Vec<&str> = all["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["type"].as_str().unwrap())
+        .collect();
+    assert!(
+        types.contains(&"container")
+            && types.contains(&"shipment")
+            && types.contains(&"transport_event"),
+        "{types:?}"
+    );
 
     // catch up page by page from a sequence, following links.next
     let mut seen = Vec::new();
@@ -497,6 +507,7 @@ async fn the_trigger_refuses_internal_addresses_by_default() {
             id: "x",
             secret: None,
             headers: &Default::default(),
+            signature_header: boxtrack_api::delivery::SIGNATURE_HEADER,
         },
         false,
     )
@@ -801,4 +812,33 @@ fn delivery_outcomes_are_counted_in_metrics() {
     );
     assert!(text.contains("boxtrack_webhook_deliveries_total{outcome=\"retrying\"} 1"));
     assert!(text.contains("boxtrack_webhooks_deactivated_total 1"));
+}
+
+#[tokio::test]
+async fn the_signature_header_name_is_configurable() {
+    let (db, _database) = fresh_db().await;
+    let config = ApiConfig {
+        allow_private_webhook_urls: true,
+        webhook_signature_header: "X-T49-Webhook-Signature".into(),
+        ..ApiConfig::default()
+    };
+    let app = TestApp::spawn_with(db, Limiter::memory(), config).await;
+    let (_, key) = app.account().await;
+    let (url, seen) = receiver(200).await;
+    let r = app
+        .post(
+            "/v2/webhooks/trigger",
+            &key,
+            "application/json",
+            &json!({"url": url, "event": "container.updated", "secret": "s3cret"}).to_string(),
+        )
+        .await;
+    assert_eq!(r.json()["succeeded"], true, "{}", r.text);
+    let got = seen.lock().await;
+    let (headers, raw) = &got[0];
+    assert_eq!(
+        headers["x-t49-webhook-signature"].to_str().unwrap(),
+        boxtrack_core::webhooks::sign_hex("s3cret", raw)
+    );
+    assert!(headers.get("x-boxtrack-webhook-signature").is_none());
 }

@@ -204,3 +204,12 @@ pub fn assert_error(r: &Resp, status: u16) -> Value {
     assert!(e["title"].as_str().is_some_and(|t| !t.is_empty()));
     e.clone()
 }
+
+/// A `POST /v2/tracking_requests` body with the sandbox-friendly defaults the tests use.
+pub fn tracking_request_body(number: &str, kind: &str, scac: &str) -> String {
+    serde_json::json!({"data": {"type": "tracking_request", "attributes": {
+        "request_number": number, "request_type": kind, "scac": scac,
+        "ref_numbers": ["PO-1"], "shipment_tags": ["east"]
+    }}})
+    .to_string()
+}

@@ -9,7 +9,7 @@ const MT: &str = "application/vnd.api+json";
 const DAY: i64 = 86_400_000_000;
 
 fn request(number: &str, kind: &str, scac: &str) -> String {
-    json!({"data": {"type": "tracking_request", "attributes": {"request_number": number, "request_type": kind, "scac": scac, "ref_numbers": ["PO-1"], "shipment_tags": ["east"]}}}).to_string()
+    crate::helpers::tracking_request_body(number, kind, scac)
 }
 
 async fn events(app: &TestApp, account: uuid::Uuid) -> Vec<String> {

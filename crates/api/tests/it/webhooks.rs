@@ -147,7 +147,7 @@ async fn the_event_log_can_be_read_in_order_from_any_sequence() {
             "/v2/tracking_requests",
             &key,
             MT,
-            r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-SCN-IMPORT","request_type":"bill_of_lading","scac":"TEST"}}}"#,
+            &crate::helpers::tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
         )
         .await;
     assert_eq!(r.status, 201);
@@ -270,7 +270,7 @@ async fn matching_events_become_notifications_in_the_same_transaction() {
             "/v2/tracking_requests",
             &key,
             MT,
-            r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-SCN-IMPORT","request_type":"bill_of_lading","scac":"TEST"}}}"#,
+            &crate::helpers::tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
         )
         .await;
     assert_eq!(r.status, 201);
@@ -573,7 +573,13 @@ async fn notifications_are_delivered_signed_with_their_resources() {
     use hmac::{Hmac, Mac};
     let (app, key, seen, secret, db) =
         subscribed_app(&["tracking_request.succeeded", "container.updated"], 200).await;
-    app.post("/v2/tracking_requests", &key, MT, r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-SCN-HOLDS","request_type":"bill_of_lading","scac":"TEST"}}}"#).await;
+    app.post(
+        "/v2/tracking_requests",
+        &key,
+        MT,
+        &crate::helpers::tracking_request_body("TEST-SCN-HOLDS", "bill_of_lading", "TEST"),
+    )
+    .await;
     let start = boxtrack_store::now_us();
     app.tick_at(start).await;
     app.tick_at(start + 520 * 1_000_000).await;
@@ -663,7 +669,13 @@ async fn notifications_are_delivered_signed_with_their_resources() {
 #[tokio::test]
 async fn failures_retry_twelve_times_with_the_same_id_then_fail_and_deactivate() {
     let (app, key, seen, _, db) = subscribed_app(&["tracking_request.failed"], 500).await;
-    app.post("/v2/tracking_requests", &key, MT, r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-TR-FAILED","request_type":"bill_of_lading","scac":"TEST"}}}"#).await;
+    app.post(
+        "/v2/tracking_requests",
+        &key,
+        MT,
+        &crate::helpers::tracking_request_body("TEST-TR-FAILED", "bill_of_lading", "TEST"),
+    )
+    .await;
     app.process().await;
     let d = deliverer(&db, 13).with_schedule(vec![
         5, 30, 120, 300, 900, 1800, 3600, 7200, 18000, 36000, 50400, 72000,
@@ -740,7 +752,13 @@ async fn examples_and_source_addresses() {
 async fn events_can_be_replayed_to_a_webhook() {
     let (app, key, seen, _, db) =
         subscribed_app(&["tracking_request.succeeded", "container.created"], 200).await;
-    app.post("/v2/tracking_requests", &key, MT, r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-TR-SUCCEEDED","request_type":"bill_of_lading","scac":"TEST"}}}"#).await;
+    app.post(
+        "/v2/tracking_requests",
+        &key,
+        MT,
+        &crate::helpers::tracking_request_body("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
+    )
+    .await;
     app.process().await;
     let d = deliverer(&db, 100);
     assert_eq!(d.deliver_due(boxtrack_store::now_us()).await.unwrap(), 2);

@@ -4,7 +4,7 @@
 //! once; duplicates carry the same `data.id`. Prints the number of lost events (must be 0) and
 //! exits non-zero if any was lost.
 //!
-//! `cargo build --release && ./target/release/bench-crash [EVENTS] [KILLS]`
+//! `cargo build --release --workspace && ./target/release/bench-crash [EVENTS] [KILLS]`
 //! (uses `target/release/boxtrack`; SQLite in a temporary folder).
 
 use std::collections::{BTreeMap, HashMap};

@@ -155,6 +155,14 @@ fn err(pointer: &'static str, code: &'static str, detail: impl Into<String>) -> 
     }
 }
 
+/// Cleans a list of client references or tags: trimmed, blanks dropped, duplicates removed,
+/// at most 50 entries of at most 100 characters (anything else is a [`FieldError`] at `pointer`).
+pub fn clean_refs(list: &[String], pointer: &'static str) -> Result<Vec<String>, FieldError> {
+    let mut errors = Vec::new();
+    let out = clean_list(list, pointer, &mut errors);
+    errors.into_iter().next().map_or(Ok(out), Err)
+}
+
 fn clean_list(list: &[String], pointer: &'static str, errors: &mut Vec<FieldError>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for s in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {

@@ -206,19 +206,11 @@ pub async fn update(
             "type must be \"container\"",
         ));
     }
-    let mut refs: Vec<String> = Vec::new();
-    for r in doc
-        .data
-        .attributes
-        .ref_numbers
-        .into_iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-    {
-        if !refs.contains(&r) {
-            refs.push(r);
-        }
-    }
+    let refs = boxtrack_core::requests::clean_refs(
+        &doc.data.attributes.ref_numbers,
+        "/data/attributes/ref_numbers",
+    )
+    .map_err(|e| ApiError::unprocessable(e.pointer, e.code, e.detail))?;
     tracking::update_container(&state.db, caller.account.id, id, refs).await?;
     one(&state, &caller, id, &[]).await
 }

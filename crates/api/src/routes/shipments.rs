@@ -171,18 +171,9 @@ pub struct PatchDoc {
     data: PatchData,
 }
 
-fn clean(list: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for s in list
-        .into_iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-    {
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    }
-    out
+fn clean(list: Vec<String>, pointer: &'static str) -> ApiResult<Vec<String>> {
+    boxtrack_core::requests::clean_refs(&list, pointer)
+        .map_err(|e| ApiError::unprocessable(e.pointer, e.code, e.detail))
 }
 
 /// `PATCH /v2/shipments/{id}`: ref numbers and tags.
@@ -200,14 +191,16 @@ pub async fn update(
         ));
     }
     let a = doc.data.attributes;
-    tracking::update_shipment(
-        &state.db,
-        caller.account.id,
-        id,
-        a.ref_numbers.map(clean),
-        a.tags.or(a.shipment_tags).map(clean),
-    )
-    .await?;
+    let refs = a
+        .ref_numbers
+        .map(|l| clean(l, "/data/attributes/ref_numbers"))
+        .transpose()?;
+    let tags = a
+        .tags
+        .or(a.shipment_tags)
+        .map(|l| clean(l, "/data/attributes/tags"))
+        .transpose()?;
+    tracking::update_shipment(&state.db, caller.account.id, id, refs, tags).await?;
     one(&state, &caller, id, &[]).await
 }
 

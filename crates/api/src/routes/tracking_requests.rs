@@ -253,25 +253,9 @@ pub struct PatchDoc {
     data: PatchData,
 }
 
-fn clean(list: Vec<String>, pointer: &str) -> ApiResult<Vec<String>> {
-    let mut out: Vec<String> = Vec::new();
-    for s in list
-        .into_iter()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-    {
-        if s.chars().count() > 100 {
-            return Err(ApiError::unprocessable(
-                pointer,
-                "too_long",
-                "each entry must be at most 100 characters",
-            ));
-        }
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    }
-    Ok(out)
+fn clean(list: Vec<String>, pointer: &'static str) -> ApiResult<Vec<String>> {
+    requests::clean_refs(&list, pointer)
+        .map_err(|e| ApiError::unprocessable(e.pointer, e.code, e.detail))
 }
 
 /// `PATCH /v2/tracking_requests/{id}`: ref numbers and shipment tags.

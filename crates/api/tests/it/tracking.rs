@@ -1236,3 +1236,27 @@ async fn rail_events_point_at_metro_areas_and_ports() {
     let chi = app.get("/v2/metro_areas/USCHI", Some(&key)).await.json();
     assert_eq!(chi["data"]["attributes"]["time_zone"], "America/Chicago");
 }
+
+#[tokio::test]
+async fn reference_lists_follow_one_rule_everywhere() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (container, shipment) = one_container(&app, &key).await;
+    let long = "x".repeat(101);
+    for path in [
+        format!("/v2/shipments/{shipment}"),
+        format!("/v2/containers/{container}"),
+    ] {
+        let body = json!({"data": {"attributes": {"ref_numbers": ["ok", long]}}}).to_string();
+        let e = assert_error(&app.patch(&path, &key, &body).await, 422);
+        assert_eq!(e["code"], "too_long", "{path}");
+        assert_eq!(e["source"]["pointer"], "/data/attributes/ref_numbers");
+        let body = json!({"data": {"attributes": {"ref_numbers": [" A ", "A", ""]}}}).to_string();
+        let r = app.patch(&path, &key, &body).await;
+        assert_eq!(
+            r.json()["data"]["attributes"]["ref_numbers"],
+            json!(["A"]),
+            "{path}"
+        );
+    }
+}

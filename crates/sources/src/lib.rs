@@ -1,8 +1,11 @@
 //! Upstream sources. Each source answers a carrier lookup for a tracking request and turns what
 //! it read into [`Observation`](boxtrack_core::tracking::Observation)s for the one merge path.
 
+pub mod ais;
+pub mod dcsa;
 pub mod sandbox;
 pub mod scenarios;
+pub mod x12;
 
 use std::future::Future;
 use std::pin::Pin;

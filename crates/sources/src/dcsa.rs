@@ -1,0 +1,731 @@
+//! DCSA Track & Trace 2.2: the event model of `GET /v2/events` and of push notifications,
+//! validation of what carriers send, the `Notification-Signature` check, and the mapping of
+//! events to observations.
+//!
+//! Validation (per event; a bad event is rejected with its index and reason, the others are
+//! kept; a body that is not an array of events is rejected whole):
+//! - `eventType` must be `SHIPMENT`, `TRANSPORT` or `EQUIPMENT`, `eventClassifierCode`
+//!   `ACT`/`EST`/`PLN`, each with its required code;
+//! - `eventID` must be a UUID string (boxtrack de-duplicates on it: a repeated id in one
+//!   answer is dropped with a note);
+//! - `eventCreatedDateTime` and `eventDateTime` must be RFC 3339 with an offset; a creation
+//!   time in the future (more than a day ahead) or before 2000 is refused as implausible;
+//! - container numbers that fail ISO 6346 and IMO numbers that fail their check digit are kept
+//!   with a note (real carriers send them).
+
+use boxtrack_core::ident;
+use boxtrack_core::time::parse_micros;
+use boxtrack_core::tracking::{
+    DataSource, Equipment, EventFact, Fact, Milestone, Observation, Place,
+};
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A vessel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Vessel {
+    /// IMO number (7 digits).
+    #[serde(rename = "vesselIMONumber")]
+    pub vessel_imo_number: Option<String>,
+    /// Name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vessel_name: Option<String>,
+    /// Flag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vessel_flag: Option<String>,
+}
+
+/// A location.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Location {
+    /// Name.
+    #[serde(rename = "locationName", skip_serializing_if = "Option::is_none")]
+    pub location_name: Option<String>,
+    /// Latitude (a string, as the standard has it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latitude: Option<String>,
+    /// Longitude.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub longitude: Option<String>,
+    /// UN/LOCODE.
+    #[serde(rename = "UNLocationCode", skip_serializing_if = "Option::is_none")]
+    pub un_location_code: Option<String>,
+    /// Facility code (SMDG or BIC).
+    #[serde(rename = "facilityCode", skip_serializing_if = "Option::is_none")]
+    pub facility_code: Option<String>,
+}
+
+/// A transport call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TransportCall {
+    /// Id.
+    #[serde(rename = "transportCallID")]
+    pub transport_call_id: String,
+    /// `VESSEL`, `RAIL`, `TRUCK`, `BARGE`.
+    pub mode_of_transport: String,
+    /// UN/LOCODE.
+    #[serde(rename = "UNLocationCode", skip_serializing_if = "Option::is_none")]
+    pub un_location_code: Option<String>,
+    /// Facility code, without the LOCODE.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facility_code: Option<String>,
+    /// Voyage out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub export_voyage_number: Option<String>,
+    /// Voyage in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub import_voyage_number: Option<String>,
+    /// Location.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+    /// Vessel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vessel: Option<Vessel>,
+}
+
+/// A document reference (`BKG` booking, `TRD` transport document).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DocumentReference {
+    /// `BKG` or `TRD`.
+    pub document_reference_type: String,
+    /// The number.
+    pub document_reference_value: String,
+}
+
+/// A reference (`EQ` equipment, `FF`, `SI`, ...).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reference {
+    /// Type.
+    pub reference_type: String,
+    /// Value.
+    pub reference_value: String,
+}
+
+/// A seal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Seal {
+    /// Number.
+    pub seal_number: String,
+}
+
+/// One DCSA 2.2 event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    /// UUID (optional in 2.2).
+    #[serde(rename = "eventID", skip_serializing_if = "Option::is_none")]
+    pub event_id: Option<String>,
+    /// When the carrier recorded it.
+    pub event_created_date_time: String,
+    /// `SHIPMENT`, `TRANSPORT` or `EQUIPMENT`.
+    pub event_type: String,
+    /// `ACT`, `EST` or `PLN`.
+    pub event_classifier_code: String,
+    /// When it happened or will happen.
+    pub event_date_time: String,
+    /// `ARRI` / `DEPA`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport_event_type_code: Option<String>,
+    /// `LOAD`, `DISC`, `GTIN`, `GTOT`, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equipment_event_type_code: Option<String>,
+    /// `DRFT`, `ISSU`, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shipment_event_type_code: Option<String>,
+    /// Document type of a shipment event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document_type_code: Option<String>,
+    /// Document id of a shipment event.
+    #[serde(rename = "documentID", skip_serializing_if = "Option::is_none")]
+    pub document_id: Option<String>,
+    /// Container number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equipment_reference: Option<String>,
+    /// ISO size-type.
+    #[serde(rename = "ISOEquipmentCode", skip_serializing_if = "Option::is_none")]
+    pub iso_equipment_code: Option<String>,
+    /// `EMPTY` / `LADEN`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty_indicator_code: Option<String>,
+    /// Where (equipment events).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_location: Option<Location>,
+    /// The transport call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport_call: Option<TransportCall>,
+    /// Bookings and transport documents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub document_references: Vec<DocumentReference>,
+    /// Other references.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<Reference>,
+    /// Seals.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seals: Vec<Seal>,
+    /// SMDG delay reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_reason_code: Option<String>,
+}
+
+/// A rejected event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rejected {
+    /// Index in the array.
+    pub index: usize,
+    /// Why.
+    pub reason: String,
+}
+
+/// What a body held.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Parsed {
+    /// Valid events, in order, duplicates removed.
+    pub events: Vec<Event>,
+    /// Rejected events.
+    pub rejected: Vec<Rejected>,
+    /// Caveats about accepted events.
+    pub notes: Vec<String>,
+}
+
+/// The body is not an array of events.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DcsaError(pub String);
+
+fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+fn check(e: &Event, now_us: i64) -> Result<(), String> {
+    if let Some(id) = &e.event_id
+        && !is_uuid(id)
+    {
+        return Err(format!("eventID {id:?} is not a UUID"));
+    }
+    let created = parse_micros(&e.event_created_date_time).ok_or_else(|| {
+        format!(
+            "eventCreatedDateTime {:?} is not an RFC 3339 date-time",
+            e.event_created_date_time
+        )
+    })?;
+    if created > now_us + 86_400_000_000 {
+        return Err(format!(
+            "eventCreatedDateTime {} is in the future",
+            e.event_created_date_time
+        ));
+    }
+    if created < 946_684_800_000_000 {
+        return Err(format!(
+            "eventCreatedDateTime {} is before 2000",
+            e.event_created_date_time
+        ));
+    }
+    parse_micros(&e.event_date_time).ok_or_else(|| {
+        format!(
+            "eventDateTime {:?} is not an RFC 3339 date-time",
+            e.event_date_time
+        )
+    })?;
+    if !matches!(e.event_classifier_code.as_str(), "ACT" | "EST" | "PLN") {
+        return Err(format!(
+            "eventClassifierCode {:?} is not ACT, EST or PLN",
+            e.event_classifier_code
+        ));
+    }
+    match e.event_type.as_str() {
+        "TRANSPORT" => {
+            if !matches!(
+                e.transport_event_type_code.as_deref(),
+                Some("ARRI" | "DEPA")
+            ) {
+                return Err("a TRANSPORT event needs transportEventTypeCode ARRI or DEPA".into());
+            }
+            if e.transport_call.is_none() {
+                return Err("a TRANSPORT event needs a transportCall".into());
+            }
+        }
+        "EQUIPMENT" => {
+            const CODES: [&str; 12] = [
+                "LOAD", "DISC", "GTIN", "GTOT", "STUF", "STRP", "PICK", "DROP", "INSP", "RSEA",
+                "RMVD", "HOLD",
+            ];
+            match e.equipment_event_type_code.as_deref() {
+                Some(c) if CODES.contains(&c) => {}
+                other => {
+                    return Err(format!(
+                        "equipmentEventTypeCode {other:?} is not a DCSA 2.2 code"
+                    ));
+                }
+            }
+            if !matches!(e.empty_indicator_code.as_deref(), Some("EMPTY" | "LADEN")) {
+                return Err("an EQUIPMENT event needs emptyIndicatorCode EMPTY or LADEN".into());
+            }
+        }
+        "SHIPMENT" => {
+            if e.shipment_event_type_code.is_none()
+                || e.document_type_code.is_none()
+                || e.document_id.is_none()
+            {
+                return Err(
+                    "a SHIPMENT event needs shipmentEventTypeCode, documentTypeCode and documentID"
+                        .into(),
+                );
+            }
+        }
+        other => {
+            return Err(format!(
+                "eventType {other:?} is not SHIPMENT, TRANSPORT or EQUIPMENT"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads a `GET /v2/events` answer or a push body: a JSON array of events.
+pub fn parse(body: &[u8], now_us: i64) -> Result<Parsed, DcsaError> {
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| DcsaError(format!("the body is not JSON: {e}")))?;
+    let Value::Array(items) = v else {
+        return Err(DcsaError("the body is not a JSON array of events".into()));
+    };
+    let mut out = Parsed::default();
+    let mut seen = std::collections::HashSet::new();
+    for (index, item) in items.into_iter().enumerate() {
+        if item.get("eventType").is_none() {
+            return Err(DcsaError(format!(
+                "item {index} has no eventType: the body is not an array of DCSA events"
+            )));
+        }
+        if let Some(id) = item.get("eventID").filter(|v| !v.is_string()) {
+            out.rejected.push(Rejected {
+                index,
+                reason: format!("eventID {id} is not a string UUID"),
+            });
+            continue;
+        }
+        let key = item.to_string();
+        let e: Event = match serde_json::from_value(item) {
+            Ok(e) => e,
+            Err(err) => {
+                out.rejected.push(Rejected {
+                    index,
+                    reason: err.to_string(),
+                });
+                continue;
+            }
+        };
+        if let Err(reason) = check(&e, now_us) {
+            out.rejected.push(Rejected { index, reason });
+            continue;
+        }
+        if !seen.insert(e.event_id.clone().unwrap_or(key)) {
+            out.notes.push(format!(
+                "event {index}: eventID {} repeated; the first copy is kept",
+                e.event_id.as_deref().unwrap_or("(none, same content)")
+            ));
+            continue;
+        }
+        if let Some(c) = &e.equipment_reference
+            && ident::validate_container(&ident::normalize(c)).is_err()
+        {
+            out.notes.push(format!(
+                "event {index}: container {c} fails the ISO 6346 check digit; kept as sent"
+            ));
+        }
+        if let Some(imo) = e
+            .transport_call
+            .as_ref()
+            .and_then(|t| t.vessel.as_ref())
+            .and_then(|v| v.vessel_imo_number.as_deref())
+            && !crate::x12::map::imo_valid(imo)
+        {
+            out.notes.push(format!(
+                "event {index}: vessel IMO {imo} fails its check digit; kept as sent"
+            ));
+        }
+        out.events.push(e);
+    }
+    Ok(out)
+}
+
+/// Checks a push call's `Notification-Signature` header (`sha256=<hex>`): HMAC-SHA256 of the
+/// exact body bytes keyed with the base64-decoded subscription secret, compared in constant
+/// time.
+pub fn verify_signature(secret_b64: &str, body: &[u8], header: &str) -> bool {
+    use base64::Engine;
+    let Ok(key) = base64::engine::general_purpose::STANDARD.decode(secret_b64.trim()) else {
+        return false;
+    };
+    let Some(hex_sig) = header.trim().strip_prefix("sha256=") else {
+        return false;
+    };
+    let Ok(sig) = hex::decode(hex_sig) else {
+        return false;
+    };
+    let Ok(mut mac) = Hmac::<sha2::Sha256>::new_from_slice(&key) else {
+        return false;
+    };
+    mac.update(body);
+    mac.verify_slice(&sig).is_ok()
+}
+
+/// The `Notification-Signature` value for `body` (what a carrier sends; the simulator uses it).
+pub fn sign(secret_b64: &str, body: &[u8]) -> Option<String> {
+    use base64::Engine;
+    let key = base64::engine::general_purpose::STANDARD
+        .decode(secret_b64.trim())
+        .ok()?;
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(&key).ok()?;
+    mac.update(body);
+    Some(format!(
+        "sha256={}",
+        hex::encode(mac.finalize().into_bytes())
+    ))
+}
+
+/// What boxtrack knows of the route, to tell the port of loading from a transshipment port.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Route {
+    /// Port of lading.
+    pub pol: Option<String>,
+    /// Port of discharge.
+    pub pod: Option<String>,
+    /// Inland destination.
+    pub destination: Option<String>,
+}
+
+/// One observation and the container it is about (`None`: every container of the subject,
+/// as for a vessel's arrival).
+pub type Targeted = (Option<String>, Observation);
+
+fn place(route: &Route, locode: Option<&str>, mode: &str, default: Place) -> Place {
+    let is = |p: &Option<String>| locode.is_some() && p.as_deref() == locode;
+    if is(&route.pod) {
+        Place::Pod
+    } else if is(&route.pol) {
+        Place::Origin
+    } else if is(&route.destination) || matches!(mode, "RAIL" | "TRUCK") {
+        Place::Inland
+    } else if locode.is_some() && route.pol.is_some() && route.pod.is_some() {
+        Place::Transshipment
+    } else {
+        default
+    }
+}
+
+fn transshipment(m: Milestone, p: Place) -> Milestone {
+    if p != Place::Transshipment {
+        return m;
+    }
+    match m {
+        Milestone::VesselArrived => Milestone::TransshipmentArrived,
+        Milestone::VesselDischarged => Milestone::TransshipmentDischarged,
+        Milestone::VesselLoaded => Milestone::TransshipmentLoaded,
+        Milestone::VesselDeparted => Milestone::TransshipmentDeparted,
+        other => other,
+    }
+}
+
+/// Maps events to observations. Planned events (`PLN`) count as estimates; shipment
+/// (document) events carry no container milestone and are only noted.
+pub fn map(events: &[Event], route: &Route) -> (Vec<Targeted>, Vec<String>) {
+    let mut out = vec![];
+    let mut notes = vec![];
+    for e in events {
+        let observed_us = parse_micros(&e.event_created_date_time).unwrap_or(0);
+        let Some(at_us) = parse_micros(&e.event_date_time) else {
+            continue;
+        };
+        let estimated = e.event_classifier_code != "ACT";
+        let tc = e.transport_call.as_ref();
+        let mode = tc.map_or("VESSEL", |t| t.mode_of_transport.as_str());
+        let locode = e
+            .event_location
+            .as_ref()
+            .and_then(|l| l.un_location_code.clone())
+            .or_else(|| tc.and_then(|t| t.un_location_code.clone()));
+        let vessel = tc.and_then(|t| t.vessel.as_ref());
+        let container = e.equipment_reference.as_deref().map(ident::normalize);
+        let laden = e.empty_indicator_code.as_deref() != Some("EMPTY");
+        let code = e
+            .transport_event_type_code
+            .as_deref()
+            .or(e.equipment_event_type_code.as_deref())
+            .unwrap_or("");
+        let (milestone, default_place) = match (e.event_type.as_str(), code, mode) {
+            ("TRANSPORT", "ARRI", "RAIL") => (Some(Milestone::RailArrived), Place::Inland),
+            ("TRANSPORT", "DEPA", "RAIL") => (Some(Milestone::RailDeparted), Place::Pod),
+            ("TRANSPORT", "ARRI", "BARGE") => {
+                (Some(Milestone::FeederArrived), Place::Transshipment)
+            }
+            ("TRANSPORT", "DEPA", "BARGE") => {
+                (Some(Milestone::FeederDeparted), Place::Transshipment)
+            }
+            ("TRANSPORT", "ARRI", "VESSEL") => (Some(Milestone::VesselArrived), Place::Pod),
+            ("TRANSPORT", "DEPA", "VESSEL") => (Some(Milestone::VesselDeparted), Place::Origin),
+            ("EQUIPMENT", "LOAD", "RAIL") => (Some(Milestone::RailLoaded), Place::Pod),
+            ("EQUIPMENT", "DISC", "RAIL") => (Some(Milestone::RailUnloaded), Place::Inland),
+            ("EQUIPMENT", "LOAD", "BARGE") => (Some(Milestone::FeederLoaded), Place::Transshipment),
+            ("EQUIPMENT", "DISC", "BARGE") => {
+                (Some(Milestone::FeederDischarged), Place::Transshipment)
+            }
+            ("EQUIPMENT", "LOAD", _) => (Some(Milestone::VesselLoaded), Place::Origin),
+            ("EQUIPMENT", "DISC", _) => (Some(Milestone::VesselDischarged), Place::Pod),
+            ("EQUIPMENT", "GTIN", _) if laden => (Some(Milestone::FullIn), Place::Origin),
+            ("EQUIPMENT", "GTIN", _) => (Some(Milestone::EmptyIn), Place::Pod),
+            ("EQUIPMENT", "GTOT", _) if laden => (Some(Milestone::FullOut), Place::Pod),
+            ("EQUIPMENT", "GTOT" | "PICK", _) => (Some(Milestone::EmptyOut), Place::Origin),
+            ("EQUIPMENT", "DROP", _) => (Some(Milestone::Delivered), Place::Inland),
+            _ => (None, Place::Pod),
+        };
+        let Some(milestone) = milestone else {
+            notes.push(format!(
+                "{} {} event {} carries no container milestone",
+                e.event_type,
+                e.shipment_event_type_code.as_deref().unwrap_or(code),
+                e.event_id.as_deref().unwrap_or("without id")
+            ));
+            continue;
+        };
+        let mut p = place(route, locode.as_deref(), mode, default_place);
+        // gate moves happen at the ends of the journey, never "in transshipment"
+        if p == Place::Transshipment
+            && matches!(
+                milestone,
+                Milestone::FullIn | Milestone::FullOut | Milestone::EmptyIn | Milestone::EmptyOut
+            )
+        {
+            p = default_place;
+        }
+        let milestone = transshipment(milestone, p);
+        let timezone = locode.as_deref().and_then(crate::x12::map::zone_of_locode);
+        let is_vessel = mode == "VESSEL";
+        let fact = Fact::Event(EventFact {
+            milestone,
+            estimated,
+            at_us: Some(at_us),
+            place: p,
+            locode: locode.clone(),
+            timezone,
+            terminal: tc.and_then(|t| t.facility_code.clone()).or_else(|| {
+                e.event_location
+                    .as_ref()
+                    .and_then(|l| l.facility_code.clone())
+            }),
+            vessel_name: vessel
+                .filter(|_| is_vessel)
+                .and_then(|v| v.vessel_name.clone()),
+            vessel_imo: vessel
+                .filter(|_| is_vessel)
+                .and_then(|v| v.vessel_imo_number.clone()),
+            voyage: tc.filter(|_| is_vessel).and_then(|t| {
+                if p == Place::Pod {
+                    t.import_voyage_number
+                        .clone()
+                        .or(t.export_voyage_number.clone())
+                } else {
+                    t.export_voyage_number.clone()
+                }
+            }),
+        });
+        out.push((
+            container.clone(),
+            Observation {
+                observed_us,
+                source: DataSource::ShippingLine,
+                fact,
+            },
+        ));
+        if let Some(iso) = &e.iso_equipment_code {
+            let (length, height, kind) = ident::size_type(iso);
+            if length.is_some() {
+                out.push((
+                    container,
+                    Observation {
+                        observed_us,
+                        source: DataSource::ShippingLine,
+                        fact: Fact::Equipment(Equipment {
+                            equipment_type: kind.map(str::to_string),
+                            equipment_length: length,
+                            equipment_height: height.map(str::to_string),
+                            weight_in_lbs: None,
+                            seal_number: e.seals.first().map(|s| s.seal_number.clone()),
+                        }),
+                    },
+                ));
+            }
+        }
+    }
+    (out, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: i64 = 1_790_000_000_000_000;
+
+    #[test]
+    fn the_valid_response() {
+        let p = parse(
+            include_bytes!("../../../fixtures/dcsa/valid/tnt-220-response.json"),
+            NOW,
+        )
+        .unwrap();
+        assert_eq!(p.events.len(), 7);
+        assert!(p.rejected.is_empty(), "{:?}", p.rejected);
+        let route = Route {
+            pol: Some("NLRTM".into()),
+            pod: Some("FRPAR".into()),
+            destination: None,
+        };
+        let (obs, notes) = map(&p.events, &route);
+        // 2 vessel arrivals, 2 estimated loads (+ their equipment); 3 document events noted
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        let arrivals: Vec<&Observation> = obs
+            .iter()
+            .filter(|(c, _)| c.is_none())
+            .map(|(_, o)| o)
+            .collect();
+        assert_eq!(arrivals.len(), 2);
+        match &arrivals[0].fact {
+            Fact::Event(e) => {
+                assert_eq!(
+                    (e.milestone, e.place, e.estimated),
+                    (Milestone::VesselArrived, Place::Pod, false)
+                );
+                assert_eq!(e.vessel_imo.as_deref(), Some("9321483"));
+                assert_eq!(
+                    boxtrack_core::time::format_micros(e.at_us.unwrap()),
+                    "2021-01-09T13:12:56Z"
+                );
+                assert_eq!(e.voyage.as_deref(), Some("2103N"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let loads: Vec<&EventFact> = obs
+            .iter()
+            .filter_map(|(c, o)| match &o.fact {
+                Fact::Event(e) if c.as_deref() == Some("APZU4812090") => Some(e),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(loads.len(), 2);
+        // LOAD at the port of discharge of this route is still a load, estimated
+        assert!(
+            loads
+                .iter()
+                .all(|e| e.estimated && e.milestone == Milestone::VesselLoaded)
+        );
+    }
+
+    #[test]
+    fn the_invalid_responses() {
+        let wrong_structure = parse(
+            include_bytes!("../../../fixtures/dcsa/invalid/tnt-220-response-wrong-structure.json"),
+            NOW,
+        );
+        assert!(wrong_structure.unwrap_err().0.contains("no eventType"));
+
+        let ids = parse(
+            include_bytes!("../../../fixtures/dcsa/invalid/tnt-220-response-wrong-event-ids.json"),
+            NOW,
+        )
+        .unwrap();
+        let reasons: Vec<&str> = ids.rejected.iter().map(|r| r.reason.as_str()).collect();
+        assert!(
+            reasons.iter().any(|r| r.contains("123456789")),
+            "{reasons:?}"
+        );
+        assert!(
+            reasons.iter().any(|r| r.contains("\"incorrect\"")),
+            "{reasons:?}"
+        );
+        assert_eq!(
+            ids.notes.iter().filter(|n| n.contains("repeated")).count(),
+            2,
+            "{:?}",
+            ids.notes
+        );
+        assert_eq!(ids.events.len(), 3);
+
+        let dates = parse(
+            include_bytes!("../../../fixtures/dcsa/invalid/tnt-220-response-wrong-date-times.json"),
+            NOW,
+        )
+        .unwrap();
+        assert_eq!(dates.events.len(), 1, "{:?}", dates.rejected);
+        assert_eq!(dates.rejected.len(), 6, "{:?}", dates.rejected);
+        assert!(
+            dates
+                .rejected
+                .iter()
+                .any(|r| r.reason.contains("in the future"))
+        );
+        assert!(
+            dates
+                .rejected
+                .iter()
+                .any(|r| r.reason.contains("before 2000"))
+        );
+        assert!(
+            dates
+                .rejected
+                .iter()
+                .any(|r| r.reason.contains("missing field"))
+        );
+
+        let attrs = parse(
+            include_bytes!(
+                "../../../fixtures/dcsa/invalid/tnt-220-response-wrong-attribute-values.json"
+            ),
+            NOW,
+        )
+        .unwrap();
+        assert!(attrs.rejected.is_empty(), "{:?}", attrs.rejected);
+        assert_eq!(attrs.events.len(), 3);
+        assert!(
+            attrs.notes.iter().any(|n| n.contains("APZU2134567")),
+            "{:?}",
+            attrs.notes
+        );
+
+        assert!(parse(b"{\"events\": []}", NOW).is_err());
+        assert!(parse(b"not json", NOW).is_err());
+    }
+
+    #[test]
+    fn signatures() {
+        let secret = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA==";
+        let body = br#"[{"eventID":"x"}]"#;
+        let header = sign(secret, body).unwrap();
+        assert!(header.starts_with("sha256="));
+        assert!(verify_signature(secret, body, &header));
+        assert!(!verify_signature(secret, b"[]", &header));
+        assert!(!verify_signature(secret, body, "sha256=00"));
+        assert!(!verify_signature(
+            secret,
+            body,
+            &header.replace("sha256=", "")
+        ));
+        // independent: HMAC-SHA256 over the body keyed with the decoded secret
+        let mut mac =
+            Hmac::<sha2::Sha256>::new_from_slice(b"secret-secret-secret-secret-secret").unwrap();
+        mac.update(body);
+        assert_eq!(
+            header,
+            format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+        );
+    }
+}

@@ -166,6 +166,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/metro_areas/{id}", get(routes::reference::metro))
         .route("/v2/vessels/{id}", get(routes::reference::vessel))
         .route("/v2/search", get(routes::search::search))
+        .route("/v2/ingest/x12", axum::routing::post(routes::ingest::x12))
         .route("/v2/events", get(routes::events::feed))
         .route(
             "/v2/webhook_notifications",

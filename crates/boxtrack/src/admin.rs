@@ -75,6 +75,10 @@ pub struct UpdateAccount {
     /// Rate-limit override BUCKET=REQUESTS_PER_MINUTE (repeatable; merged into existing ones).
     #[arg(long = "rate-limit", value_name = "BUCKET=N")]
     rate_limits: Vec<String>,
+    /// Make the account an operator (true) or not (false): an operator's keys may feed
+    /// upstream data (POST /v2/ingest/x12) for the containers of every account.
+    #[arg(long, value_name = "true|false")]
+    operator: Option<bool>,
     #[command(flatten)]
     json: JsonFlag,
 }
@@ -134,6 +138,7 @@ fn account_json(a: &Account) -> Value {
         "plan": a.plan.as_str(),
         "entitlements": a.entitlements.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
         "rate_limits": limits,
+        "operator": a.operator,
         "created_at": format_micros(a.created_us),
     })
 }
@@ -290,6 +295,7 @@ pub async fn accounts(db: &Db, cmd: &AccountsCommand) -> anyhow::Result<()> {
                 } else {
                     Some(parse_limits(&u.rate_limits)?)
                 },
+                operator: u.operator,
             };
             let a = accounts::update(db, id, changes)
                 .await
@@ -364,5 +370,101 @@ pub async fn keys(db: &Db, cmd: &KeysCommand) -> anyhow::Result<()> {
                 Ok(())
             }
         }
+    }
+}
+
+/// `ingest` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum IngestCommand {
+    /// Read an ANSI X12 004010 file of 315 (ocean status) and 322 (rail / terminal) sets,
+    /// store it verbatim and merge what it says into the containers it names. Prints what was
+    /// read, matched and changed; exits with status 1 when nothing could be read (the
+    /// segment and reason are printed).
+    X12 {
+        /// The file ("-" reads standard input).
+        file: String,
+        /// Only this account's containers (default: every account's).
+        #[arg(long, value_name = "ACCOUNT_ID")]
+        account: Option<String>,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+}
+
+/// Runs an `ingest` subcommand.
+pub async fn ingest(db: &Db, cmd: &IngestCommand) -> anyhow::Result<()> {
+    match cmd {
+        IngestCommand::X12 {
+            file,
+            account,
+            json,
+        } => {
+            let account = account
+                .as_deref()
+                .map(|a| parse_id("account id", a))
+                .transpose()?;
+            let text = if file == "-" {
+                let mut s = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                    .context("reading standard input")?;
+                s
+            } else {
+                std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?
+            };
+            let report = boxtrack_sources::ingest::x12(
+                db,
+                boxtrack_sources::ingest::Scope {
+                    sender: None,
+                    containers_of: account,
+                },
+                "cli",
+                &text,
+                boxtrack_store::now_us(),
+            )
+            .await?;
+            if json.json {
+                print_json(&serde_json::to_value(&report)?)?;
+            } else {
+                println!(
+                    "payload {}: {} ({} transaction sets read, {} refused); {} observations; {} changes",
+                    report.payload_id,
+                    report.status,
+                    report.transaction_sets_accepted,
+                    report.transaction_sets_rejected,
+                    report.observations,
+                    report.changes
+                );
+                println!(
+                    "containers updated: {}",
+                    list_or_none(&report.containers_matched)
+                );
+                println!(
+                    "containers nobody tracks: {}",
+                    list_or_none(&report.containers_unknown)
+                );
+                for f in &report.findings {
+                    let level = match f.severity {
+                        boxtrack_sources::x12::Severity::Warning => "warning",
+                        boxtrack_sources::x12::Severity::Error => "error",
+                    };
+                    println!("{level}: {f}");
+                }
+                for n in &report.notes {
+                    println!("note: {n}");
+                }
+            }
+            if report.status == "rejected" {
+                bail!("nothing in {file} could be read");
+            }
+            Ok(())
+        }
+    }
+}
+
+fn list_or_none(v: &[String]) -> String {
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
     }
 }

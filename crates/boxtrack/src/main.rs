@@ -44,6 +44,10 @@ enum Command {
     /// Create, list and revoke API keys.
     #[command(subcommand)]
     Keys(admin::KeysCommand),
+    /// Feed upstream files through the ingest path (as an operator: every account's
+    /// containers are matched unless --account narrows it).
+    #[command(subcommand)]
+    Ingest(admin::IngestCommand),
 }
 
 /// Flags of `serve`.
@@ -203,6 +207,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             init_logs(s.log_format, "warn");
             let db = server::open_db(&s.database_url).await?;
             let out = admin::keys(&db, cmd).await;
+            db.close().await;
+            out
+        }
+        Command::Ingest(cmd) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, "warn");
+            let db = server::open_db(&s.database_url).await?;
+            let out = admin::ingest(&db, cmd).await;
             db.close().await;
             out
         }

@@ -354,6 +354,8 @@ fn every_command_explains_itself() {
         vec!["accounts", "update", "--help"],
         vec!["keys", "--help"],
         vec!["keys", "revoke", "--help"],
+        vec!["ingest", "--help"],
+        vec!["ingest", "x12", "--help"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
             .args(&args)
@@ -363,4 +365,49 @@ fn every_command_explains_itself() {
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(text.contains("Usage:"), "{args:?}: {text}");
     }
+}
+
+#[tokio::test]
+async fn ingest_reads_x12_files_and_names_what_is_wrong() {
+    let db = boxtrack_testkit::fresh().await;
+    let fixtures = format!("{}/../../fixtures/x12", env!("CARGO_MANIFEST_DIR"));
+    let ok = ok_json(boxtrack(
+        &db.url,
+        &[
+            "ingest",
+            "x12",
+            &format!("{fixtures}/315/004010_315_singleline_hamsud-krpus-mxzlo.edi"),
+            "--json",
+        ],
+    ));
+    assert_eq!(ok["status"], "accepted");
+    assert_eq!(ok["transaction_sets_accepted"], 1);
+    // nobody tracks it in this fresh database
+    assert_eq!(ok["containers_unknown"], serde_json::json!(["MRSU4371639"]));
+
+    let text = ok_text(boxtrack(
+        &db.url,
+        &[
+            "ingest",
+            "x12",
+            &format!("{fixtures}/322/004010_322_hamsud_4_AL.edi"),
+        ],
+    ));
+    assert!(text.contains("warning: segment"), "{text}");
+    assert!(
+        text.contains("SE01 says 12 segments, the transaction set has 14"),
+        "{text}"
+    );
+
+    let err = failed(boxtrack(
+        &db.url,
+        &[
+            "ingest",
+            "x12",
+            &format!("{fixtures}/322/004010_322_1edisource_GI.edi"),
+        ],
+    ));
+    assert!(err.contains("could be read"), "{err}");
+    let missing = failed(boxtrack(&db.url, &["ingest", "x12", "/nonexistent.edi"]));
+    assert!(missing.contains("/nonexistent.edi"), "{missing}");
 }

@@ -3,6 +3,7 @@
 
 pub mod ais;
 pub mod dcsa;
+pub mod ingest;
 pub mod sandbox;
 pub mod scenarios;
 pub mod x12;

@@ -22,6 +22,8 @@ pub struct Account {
     pub entitlements: Vec<Entitlement>,
     /// Rate-limit overrides.
     pub rate_limits: Limits,
+    /// An operator account may feed upstream data for every account.
+    pub operator: bool,
     /// Creation time, Unix microseconds.
     pub created_us: i64,
     /// Last change, Unix microseconds.
@@ -42,6 +44,7 @@ pub(crate) struct AccountRow {
     pub(crate) plan: String,
     pub(crate) entitlements: Json<Vec<Entitlement>>,
     pub(crate) rate_limits: Json<Limits>,
+    pub(crate) operator: bool,
     pub(crate) created_us: i64,
     pub(crate) updated_us: i64,
 }
@@ -61,6 +64,7 @@ impl TryFrom<AccountRow> for Account {
                 })?,
             entitlements: r.entitlements.0,
             rate_limits: r.rate_limits.0,
+            operator: r.operator,
             created_us: r.created_us,
             updated_us: r.updated_us,
         })
@@ -91,6 +95,8 @@ pub struct AccountChanges {
     pub entitlements: Option<Vec<Entitlement>>,
     /// Overrides to add or change (merged into the old ones).
     pub rate_limits: Option<Limits>,
+    /// Operator (may feed upstream data for every account) or not.
+    pub operator: Option<bool>,
 }
 
 /// Opens an account and issues its first API key, in one transaction.
@@ -102,6 +108,7 @@ pub async fn create(db: &Db, new: NewAccount) -> Result<(Account, ApiKeyRecord, 
         plan: new.plan,
         entitlements: new.entitlements,
         rate_limits: new.rate_limits,
+        operator: false,
         created_us: now,
         updated_us: now,
     };
@@ -127,7 +134,7 @@ pub async fn create(db: &Db, new: NewAccount) -> Result<(Account, ApiKeyRecord, 
 
 /// Reads one account.
 pub async fn get(db: &Db, id: Uuid) -> Result<Option<Account>> {
-    const SQL: &str = "SELECT id, name, plan, entitlements, rate_limits, created_us, updated_us FROM accounts WHERE id = $1";
+    const SQL: &str = "SELECT id, name, plan, entitlements, rate_limits, operator, created_us, updated_us FROM accounts WHERE id = $1";
     let row: Option<AccountRow> =
         on_db!(db, p => sqlx::query_as(SQL).bind(id).fetch_optional(p).await?);
     row.map(Account::try_from).transpose()
@@ -135,7 +142,7 @@ pub async fn get(db: &Db, id: Uuid) -> Result<Option<Account>> {
 
 /// Every account, oldest first (administration).
 pub async fn list_all(db: &Db) -> Result<Vec<Account>> {
-    const SQL: &str = "SELECT id, name, plan, entitlements, rate_limits, created_us, updated_us FROM accounts ORDER BY created_us, id";
+    const SQL: &str = "SELECT id, name, plan, entitlements, rate_limits, operator, created_us, updated_us FROM accounts ORDER BY created_us, id";
     let rows: Vec<AccountRow> = on_db!(db, p => sqlx::query_as(SQL).fetch_all(p).await?);
     rows.into_iter().map(Account::try_from).collect()
 }
@@ -155,9 +162,12 @@ pub async fn update(db: &Db, id: Uuid, changes: AccountChanges) -> Result<Accoun
     if let Some(l) = changes.rate_limits {
         account.rate_limits.0.extend(l.0);
     }
+    if let Some(o) = changes.operator {
+        account.operator = o;
+    }
     account.updated_us = now_us();
     on_db!(db, p => sqlx::query(
-        "UPDATE accounts SET name = $2, plan = $3, entitlements = $4, rate_limits = $5, updated_us = $6 WHERE id = $1",
+        "UPDATE accounts SET name = $2, plan = $3, entitlements = $4, rate_limits = $5, updated_us = $6, operator = $7 WHERE id = $1",
     )
     .bind(id)
     .bind(&account.name)
@@ -165,6 +175,7 @@ pub async fn update(db: &Db, id: Uuid, changes: AccountChanges) -> Result<Accoun
     .bind(Json(&account.entitlements))
     .bind(Json(&account.rate_limits))
     .bind(account.updated_us)
+    .bind(account.operator)
     .execute(p)
     .await
     .map(|_| ())?);

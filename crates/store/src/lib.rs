@@ -11,6 +11,7 @@ pub mod events;
 pub mod keys;
 pub mod list;
 pub mod notifications;
+pub mod payloads;
 pub mod ratelimit;
 pub mod reads;
 pub mod sandbox;

@@ -6,6 +6,7 @@ pub mod containers;
 pub mod docs;
 pub mod events;
 pub mod health;
+pub mod ingest;
 pub mod notifications;
 pub mod reference;
 pub mod sandbox;
@@ -37,6 +38,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(webhooks::operations());
     ops.extend(events::operations());
     ops.extend(notifications::operations());
+    ops.extend(ingest::operations());
     ops
 }
 

@@ -80,6 +80,7 @@ fn entitlement_checks_name_the_entitlement() {
         plan: Plan::Free,
         entitlements: vec![Entitlement::Routing],
         rate_limits: Default::default(),
+        operator: false,
         created_us: 0,
         updated_us: 0,
     };

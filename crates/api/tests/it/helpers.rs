@@ -213,3 +213,61 @@ pub fn tracking_request_body(number: &str, kind: &str, scac: &str) -> String {
     }}})
     .to_string()
 }
+
+impl TestApp {
+    /// Tracks `number` for `account` as if its carrier had answered: a container request,
+    /// claimed and finished with a shipment on the given route.
+    pub async fn track_directly(
+        &self,
+        account: uuid::Uuid,
+        number: &str,
+        scac: &str,
+        pol: &str,
+        pod: &str,
+    ) -> uuid::Uuid {
+        use boxtrack_store::tracking;
+        let request = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+            request_number: Some(number.into()),
+            request_type: Some("container".into()),
+            scac: Some(scac.into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let tr = tracking::create_request(&self.db, account, Plan::Standard, &request)
+            .await
+            .unwrap();
+        let now = boxtrack_store::now_us();
+        let claimed = tracking::claim_due(&self.db, now + 1_000_000, 60_000_000, 100)
+            .await
+            .unwrap();
+        let row = claimed.into_iter().find(|r| r.id == tr.id).unwrap();
+        let port = |l: &str| boxtrack_core::reference::port(l).map(|p| p.time_zone.clone());
+        let route = boxtrack_core::tracking::Route {
+            pol_locode: Some(pol.into()),
+            pol_timezone: port(pol),
+            pod_locode: Some(pod.into()),
+            pod_timezone: port(pod),
+            ..Default::default()
+        };
+        tracking::finish(
+            &self.db,
+            &row,
+            tracking::Outcome::Created {
+                scac: scac.into(),
+                bill_of_lading_number: format!("{scac}{}", &number[4..]),
+                route: Box::new(route),
+                containers: vec![tracking::NewContainer {
+                    number: number.into(),
+                    observations: vec![],
+                }],
+                scenario: None,
+            },
+        )
+        .await
+        .unwrap();
+        let id: uuid::Uuid = boxtrack_store::on_db!(&self.db, p => sqlx::query_scalar(
+            "SELECT id FROM containers WHERE account_id = $1 AND number = $2")
+            .bind(account).bind(number).fetch_one(p).await.unwrap());
+        id
+    }
+}

@@ -6,6 +6,7 @@
 mod api_keys;
 mod auth;
 mod helpers;
+mod ingest;
 mod jsonapi;
 mod ops;
 mod ratelimit;

@@ -158,6 +158,7 @@ async fn openapi_document_matches_the_router() {
         ("GET", "/v2/webhooks/{id}"),
         ("PATCH", "/v2/webhooks/{id}"),
         ("DELETE", "/v2/webhooks/{id}"),
+        ("POST", "/v2/ingest/x12"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_string(), p.to_string()))

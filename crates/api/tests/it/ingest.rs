@@ -1,0 +1,211 @@
+//! Upstream data pushed in: X12 315 and 322 files through `POST /v2/ingest/x12`.
+
+use boxtrack_core::plan::{Entitlement, Plan};
+use boxtrack_core::ratelimit::Limits;
+use serde_json::Value;
+
+use crate::helpers::{TestApp, assert_error};
+
+fn fixture(path: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/../../fixtures/x12/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+async fn ingest(app: &TestApp, key: &str, body: &str) -> crate::helpers::Resp {
+    app.send(
+        app.client
+            .post(app.url("/v2/ingest/x12"))
+            .header("Authorization", format!("Token {key}"))
+            .header("Content-Type", "application/edi-x12")
+            .body(body.to_string()),
+    )
+    .await
+}
+
+fn events_of(doc: &Value) -> Vec<String> {
+    let mut v: Vec<String> = doc["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["attributes"]["event"].as_str().unwrap().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+#[tokio::test]
+async fn a_315_updates_the_container_that_is_tracked_and_only_in_its_account() {
+    let app = TestApp::spawn().await;
+    let (a, key_a) = app.account().await;
+    let (b, _key_b) = app.account().await;
+    let ca = app
+        .track_directly(a.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    let cb = app
+        .track_directly(b.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    let text = fixture("315/004010_315_singleline_hamsud-krpus-mxzlo.edi");
+
+    let r = ingest(&app, &key_a, &text).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let attrs = &r.json()["data"]["attributes"];
+    assert_eq!(attrs["status"], "accepted");
+    assert_eq!(attrs["transaction_sets_accepted"], 1);
+    assert_eq!(
+        attrs["containers_matched"],
+        serde_json::json!(["MRSU4371639"])
+    );
+    assert!(attrs["changes"].as_u64().unwrap() > 0);
+
+    let ev = app
+        .get(
+            &format!("/v2/containers/{ca}/transport_events"),
+            Some(&key_a),
+        )
+        .await;
+    let names = events_of(&ev.json());
+    assert!(
+        names.contains(&"container.transport.vessel_discharged".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"container.transport.vessel_departed".to_string()),
+        "{names:?}"
+    );
+    let c = app
+        .get(&format!("/v2/containers/{ca}"), Some(&key_a))
+        .await
+        .json();
+    assert_eq!(c["data"]["attributes"]["equipment_length"], 40);
+    assert_eq!(
+        c["data"]["attributes"]["pod_discharged_at"],
+        "2022-11-21T07:24:00Z"
+    );
+
+    // the other account's container is untouched (an account key feeds its own data only)
+    let n: i64 = boxtrack_store::on_db!(&app.db, p => sqlx::query_scalar(
+        "SELECT COUNT(*) FROM transport_events WHERE container_id = $1").bind(cb).fetch_one(p).await.unwrap());
+    assert_eq!(n, 0);
+
+    // the same file again changes nothing
+    let again = ingest(&app, &key_a, &text).await;
+    assert_eq!(again.json()["data"]["attributes"]["changes"], 0);
+}
+
+#[tokio::test]
+async fn an_operator_feeds_every_account_and_rail_322s_arrive() {
+    let app = TestApp::spawn().await;
+    let (a, key_a) = app
+        .account_with(Plan::Standard, &[Entitlement::RailLfd], Limits::default())
+        .await;
+    let (op, op_key) = app.account().await;
+    boxtrack_store::accounts::update(
+        &app.db,
+        op.id,
+        boxtrack_store::accounts::AccountChanges {
+            operator: Some(true),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let c = app
+        .track_directly(a.id, "HASU4316170", "SUDU", "CNSHA", "USLGB")
+        .await;
+    for f in [
+        "322/004010_322_hamsud_4_AL.edi",
+        "322/004010_322_hamsud_2_OA.edi",
+        "322/004010_322_hamsud_3_NF.edi",
+    ] {
+        let r = ingest(&app, &op_key, &fixture(f)).await;
+        assert_eq!(r.status, 200, "{f}: {}", r.text);
+        assert_eq!(
+            r.json()["data"]["attributes"]["containers_matched"],
+            serde_json::json!(["HASU4316170"]),
+            "{f}"
+        );
+    }
+    let names = events_of(
+        &app.get(
+            &format!("/v2/containers/{c}/transport_events"),
+            Some(&key_a),
+        )
+        .await
+        .json(),
+    );
+    assert!(
+        names.contains(&"container.transport.rail_loaded".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"container.transport.full_out".to_string()),
+        "{names:?}"
+    );
+    let attrs = app
+        .get(&format!("/v2/containers/{c}"), Some(&key_a))
+        .await
+        .json()["data"]["attributes"]
+        .clone();
+    assert_eq!(attrs["pod_rail_carrier_scac"], "BNSF");
+    // NF: the rail free time ends 2016-06-25 12:00 in Chicago
+    assert_eq!(
+        attrs["import_deadlines"]["pickup_lfd_rail"], "2016-06-25T17:00:00Z",
+        "{attrs}"
+    );
+    assert_eq!(
+        attrs["pod_rail_loaded_at"], "2016-05-24T14:30:00Z",
+        "{attrs}"
+    );
+}
+
+#[tokio::test]
+async fn bad_files_are_refused_with_the_segment_and_kept_as_payloads() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let r = ingest(&app, &key, "hello").await;
+    let e = assert_error(&r, 422);
+    let detail = e["detail"].as_str().unwrap();
+    assert!(detail.contains("ISA"), "{detail}");
+    assert_eq!(e["code"], "x12_rejected");
+
+    // IEA02 differs from ISA13: the interchange is refused, naming the IEA segment
+    let r = ingest(&app, &key, &fixture("322/004010_322_1edisource_GI.edi")).await;
+    let e = assert_error(&r, 422);
+    assert!(e["detail"].as_str().unwrap().contains("(IEA)"), "{e}");
+
+    // both were stored, rejected, and nothing else was written
+    let stored: Vec<String> = boxtrack_store::on_db!(&app.db, p => sqlx::query_scalar(
+        "SELECT status FROM source_payloads ORDER BY received_us").fetch_all(p).await.unwrap());
+    assert_eq!(stored, ["rejected", "rejected"]);
+
+    // one bad set among good ones: partial, the good one applied
+    let good = fixture("315/004010_315_singleline_hamsud-krpus-mxzlo.edi");
+    let spliced = good.replace(
+        "SE*19*1883403~GE*1*720857~",
+        "SE*19*1883403~ST*315*0002~B4***VA*20221121*0124~SE*3*0009~GE*2*720857~",
+    );
+    let r = ingest(&app, &key, &spliced).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let attrs = &r.json()["data"]["attributes"];
+    assert_eq!(attrs["status"], "partial");
+    assert_eq!(attrs["transaction_sets_accepted"], 1);
+    assert_eq!(attrs["transaction_sets_rejected"], 1);
+    assert_eq!(
+        attrs["containers_unknown"],
+        serde_json::json!(["MRSU4371639"])
+    );
+
+    // not text
+    let r = app
+        .send(
+            app.client
+                .post(app.url("/v2/ingest/x12"))
+                .header("Authorization", format!("Token {key}"))
+                .body(vec![0xff, 0xfe, 0x00]),
+        )
+        .await;
+    assert_error(&r, 400);
+}

@@ -1,0 +1,191 @@
+//! Pushed upstream data into the store: the payload is kept verbatim, read, mapped to
+//! observations, matched to the tracked containers it names, and merged. Used by
+//! `POST /v2/ingest/x12` and `boxtrack ingest x12 FILE`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use boxtrack_core::tracking::Observation;
+use boxtrack_store::payloads::{self, NewPayload};
+use boxtrack_store::{Db, StoreError, tracking};
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::x12::{self, Finding, Severity};
+
+/// Whose containers a payload may touch.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope {
+    /// The sending account (`None`: the operator's command line).
+    pub sender: Option<Uuid>,
+    /// `Some(account)`: only that account's containers; `None`: every account's.
+    pub containers_of: Option<Uuid>,
+}
+
+/// What an ingest did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The stored payload.
+    pub payload_id: Uuid,
+    /// `x12`.
+    pub format: &'static str,
+    /// `accepted` (everything read), `partial` (some parts refused) or `rejected` (nothing).
+    pub status: &'static str,
+    /// Transaction sets read.
+    pub transaction_sets_accepted: usize,
+    /// Transaction sets refused.
+    pub transaction_sets_rejected: usize,
+    /// Observations produced.
+    pub observations: usize,
+    /// Tracked containers updated (numbers).
+    pub containers_matched: Vec<String>,
+    /// Container numbers nobody in scope tracks.
+    pub containers_unknown: Vec<String>,
+    /// Changes recorded (transport events, attribute changes...).
+    pub changes: usize,
+    /// Envelope and segment findings.
+    pub findings: Vec<Finding>,
+    /// Caveats from mapping (bad check digits, unknown zones, unmapped codes).
+    pub notes: Vec<String>,
+}
+
+/// Reads an X12 file (any number of interchanges of 315s and 322s) and merges what it says.
+/// A file that cannot be read at all is stored with status `rejected` and reported with the
+/// segment and reason; nothing else is written.
+pub async fn x12(
+    db: &Db,
+    scope: Scope,
+    origin: &str,
+    text: &str,
+    now_us: i64,
+) -> Result<Report, StoreError> {
+    let mut report = Report {
+        payload_id: Uuid::nil(),
+        format: "x12",
+        status: "rejected",
+        transaction_sets_accepted: 0,
+        transaction_sets_rejected: 0,
+        observations: 0,
+        containers_matched: vec![],
+        containers_unknown: vec![],
+        changes: 0,
+        findings: vec![],
+        notes: vec![],
+    };
+    let parsed = match x12::parse(text) {
+        Ok(p) => p,
+        Err(e) => {
+            report.findings.push(e.0);
+            return store(db, scope, origin, text, now_us, report).await;
+        }
+    };
+    report.findings = parsed.findings.clone();
+    report.transaction_sets_rejected = parsed
+        .errors()
+        .filter(|f| f.segment == "SE" || f.segment == "ST")
+        .count();
+    let mut per_container: BTreeMap<String, Vec<Observation>> = BTreeMap::new();
+    for (group, set) in parsed.sets() {
+        let msg = match x12::status::read(set) {
+            Ok(m) => m,
+            Err(f) => {
+                report.findings.push(f);
+                report.transaction_sets_rejected += 1;
+                continue;
+            }
+        };
+        report.transaction_sets_accepted += 1;
+        let observed = x12::map::instant(
+            &x12::status::Stamp {
+                qualifier: String::new(),
+                date: group.date.clone(),
+                time: Some(group.time.chars().take(4).collect()),
+                time_code: Some("UT".into()),
+            },
+            None,
+        )
+        .map_or(now_us, |(t, _)| t);
+        let mapped = x12::map::map(&msg, observed);
+        for n in mapped.notes {
+            report
+                .notes
+                .push(format!("{} {}: {n}", set.code, set.control_number));
+        }
+        let Some(container) = mapped.container else {
+            report.notes.push(format!(
+                "{} {}: no container number; nothing to apply",
+                set.code, set.control_number
+            ));
+            continue;
+        };
+        report.observations += mapped.observations.len();
+        per_container
+            .entry(container)
+            .or_default()
+            .extend(mapped.observations);
+    }
+    report.status = match (
+        report.transaction_sets_accepted,
+        report
+            .findings
+            .iter()
+            .any(|f| f.severity == Severity::Error),
+    ) {
+        (0, _) => "rejected",
+        (_, true) => "partial",
+        (_, false) => "accepted",
+    };
+    let numbers: Vec<String> = per_container.keys().cloned().collect();
+    let targets = payloads::targets(db, scope.containers_of, &numbers).await?;
+    let matched: BTreeSet<&str> = targets.iter().map(|t| t.number.as_str()).collect();
+    report.containers_unknown = numbers
+        .iter()
+        .filter(|n| !matched.contains(n.as_str()))
+        .cloned()
+        .collect();
+    report.containers_matched = matched.iter().map(|s| s.to_string()).collect();
+    let mut by_account: BTreeMap<Uuid, Vec<(Uuid, Vec<Observation>)>> = BTreeMap::new();
+    for t in &targets {
+        if let Some(obs) = per_container.get(&t.number) {
+            by_account
+                .entry(t.account_id)
+                .or_default()
+                .push((t.container_id, obs.clone()));
+        }
+    }
+    let report = store(db, scope, origin, text, now_us, report).await?;
+    let mut report = report;
+    for (account, batches) in by_account {
+        report.changes += tracking::apply_many(db, account, &batches).await?;
+    }
+    Ok(report)
+}
+
+async fn store(
+    db: &Db,
+    scope: Scope,
+    origin: &str,
+    text: &str,
+    now_us: i64,
+    mut report: Report,
+) -> Result<Report, StoreError> {
+    let summary = serde_json::json!({
+        "transaction_sets_accepted": report.transaction_sets_accepted,
+        "transaction_sets_rejected": report.transaction_sets_rejected,
+        "findings": report.findings,
+        "notes": report.notes,
+    });
+    report.payload_id = payloads::record(
+        db,
+        &NewPayload {
+            account_id: scope.sender,
+            format: report.format,
+            origin,
+            body: text,
+            status: report.status,
+            summary: &summary,
+            received_us: now_us,
+        },
+    )
+    .await?;
+    Ok(report)
+}

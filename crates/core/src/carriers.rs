@@ -305,3 +305,12 @@ mod tests {
         assert_eq!(infer(""), Err(InvalidNumber));
     }
 }
+
+/// The container owner prefixes known to belong to this carrier.
+pub fn container_prefixes(scac: &str) -> Vec<&'static str> {
+    PREFIXES
+        .iter()
+        .filter(|(_, s)| s == scac)
+        .map(|(p, _)| p.as_str())
+        .collect()
+}

@@ -14,6 +14,11 @@ pub fn format_micros(us: i64) -> String {
     ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
+/// The current time as Unix microseconds.
+pub fn now_us() -> i64 {
+    Timestamp::now().as_microsecond()
+}
+
 /// Parses an ISO 8601 / RFC 3339 instant (any offset) into Unix microseconds.
 pub fn parse_micros(s: &str) -> Option<i64> {
     let ts: Timestamp = s.trim().parse().ok()?;

@@ -6,6 +6,7 @@ pub mod dcsa;
 pub mod ingest;
 pub mod sandbox;
 pub mod scenarios;
+pub mod terminal;
 pub mod x12;
 
 use std::future::Future;

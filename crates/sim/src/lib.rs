@@ -1,0 +1,475 @@
+//! `boxtrack sim`: the upstream world on a virtual clock, served over HTTP so boxtrack's real
+//! adapters can be tested offline.
+//!
+//! - `GET /sim/v1/catalog`: what exists (bills of lading, bookings, containers, carriers,
+//!   terminals), so tests and the demo can track real-looking numbers.
+//! - `GET|POST /sim/v1/clock`: the virtual time; `{"advance_secs": N}` moves it forward.
+//! - `GET /sim/v1/carriers/{scac}/v2/events`: each carrier's DCSA Track & Trace 2.2 endpoint
+//!   (filters `transportDocumentReference`, `carrierBookingReference`, `equipmentReference`,
+//!   `eventCreatedDateTime:gte`; `limit` / `cursor` with a `Next-Page` header).
+//! - `GET /sim/v1/terminals/{code}/containers/{number}`: each terminal's availability feed
+//!   (the shape in `docs/terminal-feed.md`).
+//! - Rail carriers send X12 322 files to a configured ingest URL as their events happen.
+//!
+//! Faults on purpose: a share of answers can be slow, 5xx, 429 with `Retry-After`, or
+//! malformed, and a carrier can answer nothing for bookings for the first days.
+
+pub mod world;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use boxtrack_core::time::{format_micros, parse_micros};
+use serde_json::{Value, json};
+
+use world::World;
+
+/// Deliberate misbehaviour, as shares of answers (0.0 – 1.0).
+#[derive(Debug, Clone, Default)]
+pub struct Faults {
+    /// 503 answers.
+    pub server_errors: f64,
+    /// 429 answers with `Retry-After: 1`.
+    pub rate_limited: f64,
+    /// Answers delayed by `slow_ms`.
+    pub slow: f64,
+    /// Delay of a slow answer.
+    pub slow_ms: u64,
+    /// Bodies that are not JSON.
+    pub malformed: f64,
+    /// Virtual days after the world's origin during which booking queries answer `[]`.
+    pub silent_booking_days: i64,
+}
+
+impl Faults {
+    /// Parses `5xx=0.1,429=0.05,slow=0.1:800,malformed=0.02,silent-bookings=2`.
+    pub fn parse(s: &str) -> Result<Faults, String> {
+        let mut f = Faults {
+            slow_ms: 500,
+            ..Faults::default()
+        };
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| format!("{part:?}: expected NAME=VALUE"))?;
+            let share = |v: &str| -> Result<f64, String> {
+                let x: f64 = v
+                    .parse()
+                    .map_err(|_| format!("{k}: {v:?} is not a number"))?;
+                if (0.0..=1.0).contains(&x) {
+                    Ok(x)
+                } else {
+                    Err(format!("{k}: {x} is not between 0 and 1"))
+                }
+            };
+            match k {
+                "5xx" => f.server_errors = share(v)?,
+                "429" => f.rate_limited = share(v)?,
+                "malformed" => f.malformed = share(v)?,
+                "slow" => {
+                    let (p, ms) = v.split_once(':').unwrap_or((v, "500"));
+                    f.slow = share(p)?;
+                    f.slow_ms = ms
+                        .parse()
+                        .map_err(|_| format!("slow: {ms:?} is not milliseconds"))?;
+                }
+                "silent-bookings" => {
+                    f.silent_booking_days = v
+                        .parse()
+                        .map_err(|_| format!("silent-bookings: {v:?} is not a number of days"))?
+                }
+                other => {
+                    return Err(format!(
+                        "unknown fault {other:?} (5xx, 429, slow, malformed, silent-bookings)"
+                    ));
+                }
+            }
+        }
+        Ok(f)
+    }
+}
+
+/// How to run the simulator.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// World seed.
+    pub seed: u64,
+    /// Number of shipments.
+    pub shipments: usize,
+    /// Virtual seconds per real second.
+    pub speed: f64,
+    /// Virtual time at start (Unix microseconds).
+    pub origin_us: i64,
+    /// Misbehaviour.
+    pub faults: Faults,
+    /// Where rail carriers send X12 322 files, with the API key to use.
+    pub x12_ingest: Option<(String, String)>,
+}
+
+/// The virtual clock.
+#[derive(Debug)]
+pub struct Clock {
+    origin_us: i64,
+    started: Instant,
+    speed: f64,
+    offset_us: AtomicI64,
+}
+
+impl Clock {
+    /// Virtual now.
+    pub fn now_us(&self) -> i64 {
+        let real = self.started.elapsed().as_secs_f64();
+        self.origin_us + (real * self.speed * 1e6) as i64 + self.offset_us.load(Ordering::Relaxed)
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&self, secs: i64) {
+        self.offset_us
+            .fetch_add(secs.saturating_mul(1_000_000), Ordering::Relaxed);
+    }
+}
+
+struct Inner {
+    world: World,
+    clock: Clock,
+    faults: Faults,
+    counter: AtomicU64,
+    by_bl: HashMap<String, usize>,
+    by_booking: HashMap<String, usize>,
+    by_container: HashMap<String, (usize, usize)>,
+    events: Vec<Vec<world::Timed<boxtrack_sources::dcsa::Event>>>,
+}
+
+/// The simulator's shared state.
+#[derive(Clone)]
+pub struct Sim(Arc<Inner>);
+
+impl Sim {
+    /// Builds the world.
+    pub fn new(cfg: &SimConfig) -> Sim {
+        let world = World::generate(cfg.seed, cfg.origin_us, cfg.shipments);
+        let mut by_bl = HashMap::new();
+        let mut by_booking = HashMap::new();
+        let mut by_container = HashMap::new();
+        for (i, s) in world.shipments.iter().enumerate() {
+            by_bl.insert(s.bill_of_lading.clone(), i);
+            by_booking.insert(s.booking.clone(), i);
+            for (j, c) in s.containers.iter().enumerate() {
+                by_container.insert(c.clone(), (i, j));
+            }
+        }
+        let events = world
+            .shipments
+            .iter()
+            .map(|s| s.dcsa_events(&world))
+            .collect();
+        Sim(Arc::new(Inner {
+            clock: Clock {
+                origin_us: cfg.origin_us,
+                started: Instant::now(),
+                speed: cfg.speed,
+                offset_us: AtomicI64::new(0),
+            },
+            faults: cfg.faults.clone(),
+            counter: AtomicU64::new(0),
+            world,
+            by_bl,
+            by_booking,
+            by_container,
+            events,
+        }))
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        &self.0.world
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &Clock {
+        &self.0.clock
+    }
+
+    /// The HTTP routes.
+    pub fn router(&self) -> Router {
+        Router::new()
+            .route("/sim/v1/catalog", get(catalog))
+            .route("/sim/v1/clock", get(clock_get).post(clock_post))
+            .route("/sim/v1/carriers/{scac}/v2/events", get(dcsa_events))
+            .route(
+                "/sim/v1/terminals/{code}/containers/{number}",
+                get(terminal_container),
+            )
+            .with_state(self.clone())
+    }
+
+    /// A fault for this request, if one is due (deterministic by request count and seed).
+    fn fault(&self) -> Option<Response> {
+        let f = &self.0.faults;
+        let n = self.0.counter.fetch_add(1, Ordering::Relaxed);
+        let mut rng = world::Rng::new(self.0.world.seed ^ n.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        if rng.chance(f.server_errors) {
+            return Some((StatusCode::SERVICE_UNAVAILABLE, "upstream busy").into_response());
+        }
+        if rng.chance(f.rate_limited) {
+            let mut r = (StatusCode::TOO_MANY_REQUESTS, "slow down").into_response();
+            r.headers_mut()
+                .insert("Retry-After", HeaderValue::from_static("1"));
+            return Some(r);
+        }
+        if rng.chance(f.malformed) {
+            return Some((StatusCode::OK, "[{\"eventType\": \"TRANSP").into_response());
+        }
+        None
+    }
+
+    async fn maybe_slow(&self) {
+        let f = &self.0.faults;
+        let n = self.0.counter.load(Ordering::Relaxed);
+        let mut rng = world::Rng::new(!self.0.world.seed ^ n);
+        if rng.chance(f.slow) {
+            tokio::time::sleep(Duration::from_millis(f.slow_ms)).await;
+        }
+    }
+}
+
+async fn catalog(State(sim): State<Sim>) -> Json<Value> {
+    let w = sim.world();
+    let bls: Vec<Value> = w
+        .shipments
+        .iter()
+        .map(|s| {
+            json!({
+                "number": s.bill_of_lading, "scac": s.scac, "booking": s.booking,
+                "containers": s.containers, "port_of_lading": s.pol, "port_of_discharge": s.pod,
+                "pod_terminal": s.terminal,
+                "destination": s.inland.as_ref().map(|i| &i.locode),
+                "rail_carrier": s.inland.as_ref().map(|i| &i.rail_scac),
+                "vessel": w.vessels[s.vessel].name, "vessel_imo": w.vessels[s.vessel].imo,
+                "departs_at": format_micros(s.depart_us), "arrives_at": format_micros(s.arrival_us()),
+            })
+        })
+        .collect();
+    let bookings: Vec<Value> = w
+        .shipments
+        .iter()
+        .map(|s| json!({"number": s.booking, "scac": s.scac, "bill_of_lading": s.bill_of_lading}))
+        .collect();
+    let containers: Vec<Value> = w
+        .shipments
+        .iter()
+        .flat_map(|s| {
+            s.containers.iter().map(
+                move |c| json!({"number": c, "scac": s.scac, "bill_of_lading": s.bill_of_lading}),
+            )
+        })
+        .collect();
+    let mut carriers: Vec<&str> = w.shipments.iter().map(|s| s.scac.as_str()).collect();
+    carriers.sort_unstable();
+    carriers.dedup();
+    let mut terminals: Vec<&str> = w.shipments.iter().map(|s| s.terminal.as_str()).collect();
+    terminals.sort_unstable();
+    terminals.dedup();
+    Json(json!({
+        "seed": w.seed,
+        "now": format_micros(sim.clock().now_us()),
+        "bills_of_lading": bls,
+        "bookings": bookings,
+        "containers": containers,
+        "carriers": carriers.iter().map(|s| json!({"scac": s, "dcsa_path": format!("/sim/v1/carriers/{s}/v2/events")})).collect::<Vec<_>>(),
+        "terminals": terminals.iter().map(|t| json!({"code": t, "feed_path": format!("/sim/v1/terminals/{t}")})).collect::<Vec<_>>(),
+        "vessels": w.vessels,
+    }))
+}
+
+async fn clock_get(State(sim): State<Sim>) -> Json<Value> {
+    let now = sim.clock().now_us();
+    Json(json!({"now": format_micros(now), "now_us": now}))
+}
+
+async fn clock_post(State(sim): State<Sim>, Json(body): Json<Value>) -> Response {
+    match body.get("advance_secs").and_then(Value::as_i64) {
+        Some(s) if s >= 0 => {
+            sim.clock().advance(s);
+            clock_get(State(sim)).await.into_response()
+        }
+        _ => (
+            StatusCode::BAD_REQUEST,
+            Json(json!({"error": "send {\"advance_secs\": N} with N >= 0"})),
+        )
+            .into_response(),
+    }
+}
+
+fn dcsa_error(status: StatusCode, uri: &str, reason: &str, message: &str) -> Response {
+    (
+        status,
+        Json(json!({
+            "httpMethod": "GET", "requestUri": uri, "statusCode": status.as_u16(),
+            "statusCodeText": status.canonical_reason().unwrap_or(""),
+            "errorDateTime": format_micros(boxtrack_core::time::now_us()),
+            "errors": [{"reason": reason, "message": message}]
+        })),
+    )
+        .into_response()
+}
+
+async fn dcsa_events(
+    State(sim): State<Sim>,
+    Path(scac): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let uri = format!("/sim/v1/carriers/{scac}/v2/events");
+    sim.maybe_slow().await;
+    if let Some(r) = sim.fault() {
+        return r;
+    }
+    let now = sim.clock().now_us();
+    let inner = &sim.0;
+    let (shipment, equipment) = if let Some(bl) = q.get("transportDocumentReference") {
+        (inner.by_bl.get(bl).copied(), None)
+    } else if let Some(b) = q.get("carrierBookingReference") {
+        if now < inner.world.origin_us + inner.faults.silent_booking_days * 86_400_000_000 {
+            (None, None)
+        } else {
+            (inner.by_booking.get(b).copied(), None)
+        }
+    } else if let Some(c) = q.get("equipmentReference") {
+        match inner.by_container.get(c) {
+            Some((s, _)) => (Some(*s), Some(c.clone())),
+            None => (None, None),
+        }
+    } else {
+        return dcsa_error(
+            StatusCode::BAD_REQUEST,
+            &uri,
+            "invalidQuery",
+            "one of transportDocumentReference, carrierBookingReference or equipmentReference is required",
+        );
+    };
+    let since = q
+        .get("eventCreatedDateTime:gte")
+        .and_then(|s| parse_micros(s));
+    let limit: usize = q
+        .get("limit")
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(100)
+        .clamp(1, 1000);
+    let offset: usize = q.get("cursor").and_then(|c| c.parse().ok()).unwrap_or(0);
+    let items: Vec<&boxtrack_sources::dcsa::Event> = match shipment {
+        Some(i) if inner.world.shipments[i].scac == scac => inner.events[i]
+            .iter()
+            .filter(|t| t.visible_us <= now)
+            .filter(|t| since.is_none_or(|s| t.visible_us >= s))
+            .filter(|t| {
+                equipment
+                    .as_ref()
+                    .is_none_or(|c| t.item.equipment_reference.as_ref().is_none_or(|e| e == c))
+            })
+            .map(|t| &t.item)
+            .collect(),
+        _ => vec![],
+    };
+    let page: Vec<&boxtrack_sources::dcsa::Event> =
+        items.iter().skip(offset).take(limit).copied().collect();
+    let mut headers = HeaderMap::new();
+    headers.insert("API-Version", HeaderValue::from_static("2.2.0"));
+    if let Ok(v) = HeaderValue::from_str(&offset.to_string()) {
+        headers.insert("Current-Page", v);
+    }
+    if offset + limit < items.len()
+        && let Ok(v) = HeaderValue::from_str(&(offset + limit).to_string())
+    {
+        headers.insert("Next-Page", v);
+    }
+    (StatusCode::OK, headers, Json(page)).into_response()
+}
+
+async fn terminal_container(
+    State(sim): State<Sim>,
+    Path((code, number)): Path<(String, String)>,
+) -> Response {
+    sim.maybe_slow().await;
+    if let Some(r) = sim.fault() {
+        return r;
+    }
+    let now = sim.clock().now_us();
+    match sim.0.by_container.get(&number) {
+        Some((s, i)) if sim.0.world.shipments[*s].terminal == code => {
+            match sim.0.world.shipments[*s].terminal_status(*i, now) {
+                Some(status) => Json(status).into_response(),
+                None => (
+                    StatusCode::NOT_FOUND,
+                    Json(json!({"error": format!("{number} is not at {code}")})),
+                )
+                    .into_response(),
+            }
+        }
+        _ => (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": format!("{number} is not at {code}")})),
+        )
+            .into_response(),
+    }
+}
+
+/// Sends the rail carriers' X12 322 files to `url` (with `Authorization: Token key`) as their
+/// events become visible on the virtual clock, every `every` of real time, until `shutdown`.
+/// A file that is not accepted is sent again on the next round.
+pub async fn send_rail_x12(
+    sim: Sim,
+    url: String,
+    key: String,
+    every: Duration,
+    shutdown: tokio_util::sync::CancellationToken,
+) {
+    let client = reqwest::Client::new();
+    let mut sent_until = i64::MIN;
+    let mut control: u32 = 0;
+    loop {
+        let now = sim.clock().now_us();
+        let due: Vec<boxtrack_sources::x12::status::StatusMessage> = sim
+            .world()
+            .shipments
+            .iter()
+            .flat_map(|s| s.rail_messages())
+            .filter(|t| t.visible_us > sent_until && t.visible_us <= now)
+            .map(|t| t.item)
+            .collect();
+        if !due.is_empty() {
+            control += 1;
+            let ts = format_micros(now);
+            let date: String = ts[..10].replace('-', "");
+            let time: String = ts[11..16].replace(':', "");
+            let text =
+                boxtrack_sources::x12::status::write_interchange(&due, control, &date, &time);
+            let ok = client
+                .post(&url)
+                .header("Authorization", format!("Token {key}"))
+                .header("Content-Type", "application/edi-x12")
+                .body(text)
+                .send()
+                .await
+                .map(|r| r.status().is_success())
+                .unwrap_or(false);
+            if ok {
+                sent_until = now;
+            } else {
+                tracing::warn!(url = %url, "X12 322 delivery failed; will send again");
+            }
+        } else {
+            sent_until = now;
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(every) => {}
+        }
+    }
+}

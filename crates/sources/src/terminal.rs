@@ -1,0 +1,169 @@
+//! Terminal availability feeds. Terminals share no standard, so boxtrack defines one JSON
+//! shape (documented in `docs/terminal-feed.md`) and polls it per terminal:
+//! `GET {base}/containers/{number}` answers a [`TerminalStatus`], or 404 while the container
+//! is not at the terminal.
+
+use boxtrack_core::time::parse_micros;
+use boxtrack_core::tracking::{
+    DataSource, EventFact, Fact, Fee, Hold, LfdKind, Milestone, Observation, Place,
+};
+use serde::Serialize;
+
+/// What a terminal's availability feed says about one container (the documented shape; see
+/// `docs/terminal-feed.md`).
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct TerminalStatus {
+    /// Container number.
+    pub container_number: String,
+    /// Terminal (FIRMS or SMDG code).
+    pub terminal: String,
+    /// When it was discharged.
+    pub discharged_at: Option<String>,
+    /// Released for pickup.
+    pub available_for_pickup: bool,
+    /// Active holds.
+    pub holds: Vec<FeedHold>,
+    /// Fees due.
+    pub fees: Vec<FeedFee>,
+    /// Last free day (end of the free time), RFC 3339.
+    pub last_free_day: Option<String>,
+    /// Pickup appointment, RFC 3339.
+    pub pickup_appointment_at: Option<String>,
+    /// Yard location.
+    pub yard_location: Option<String>,
+    /// When it left full, RFC 3339.
+    pub full_out_at: Option<String>,
+    /// Chassis it left on.
+    pub full_out_chassis_number: Option<String>,
+    /// When the terminal produced this answer.
+    pub as_of: String,
+}
+
+/// A hold in the feed.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct FeedHold {
+    /// `customs`, `freight`, `USDA`, `TMF`, `other`.
+    pub name: String,
+    /// `hold` or `pending`.
+    pub status: String,
+    /// Terminal text.
+    pub description: Option<String>,
+}
+
+/// A fee in the feed.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct FeedFee {
+    /// `demurrage`, `extended_dwell_time`, `exam`, `other`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Amount in minor units (cents).
+    pub amount_minor: i64,
+    /// ISO 4217.
+    pub currency_code: String,
+}
+
+/// Maps a feed answer to observations (`observed_us`: the answer's `as_of`).
+pub fn map(s: &TerminalStatus, pod_locode: Option<&str>) -> Vec<Observation> {
+    let observed_us = parse_micros(&s.as_of).unwrap_or(0);
+    let fact = |fact: Fact| Observation {
+        observed_us,
+        source: DataSource::Terminal,
+        fact,
+    };
+    let mut out = vec![
+        fact(Fact::PodTerminal {
+            code: Some(s.terminal.clone()),
+        }),
+        fact(Fact::Availability {
+            available: s.available_for_pickup,
+        }),
+        fact(Fact::Holds {
+            holds: s
+                .holds
+                .iter()
+                .map(|h| Hold {
+                    name: h.name.clone(),
+                    status: h.status.clone(),
+                    description: h.description.clone(),
+                })
+                .collect(),
+        }),
+        fact(Fact::Fees {
+            fees: s
+                .fees
+                .iter()
+                .map(|f| Fee {
+                    kind: f.kind.clone(),
+                    amount_minor: f.amount_minor,
+                    currency_code: f.currency_code.clone(),
+                })
+                .collect(),
+        }),
+        fact(Fact::Lfd {
+            which: LfdKind::Terminal,
+            at_us: s.last_free_day.as_deref().and_then(parse_micros),
+        }),
+        fact(Fact::Appointment {
+            at_us: s.pickup_appointment_at.as_deref().and_then(parse_micros),
+        }),
+        fact(Fact::YardLocation {
+            location: s.yard_location.clone(),
+        }),
+    ];
+    let zone = pod_locode.and_then(crate::x12::map::zone_of_locode);
+    let event = |m: Milestone, at: i64| {
+        fact(Fact::Event(EventFact {
+            milestone: m,
+            estimated: false,
+            at_us: Some(at),
+            place: Place::Pod,
+            locode: pod_locode.map(str::to_string),
+            timezone: zone.clone(),
+            terminal: Some(s.terminal.clone()),
+            vessel_name: None,
+            vessel_imo: None,
+            voyage: None,
+        }))
+    };
+    if let Some(at) = s.full_out_at.as_deref().and_then(parse_micros) {
+        out.push(event(Milestone::FullOut, at));
+        out.push(fact(Fact::Chassis {
+            number: s.full_out_chassis_number.clone(),
+        }));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_feed_answer_maps_to_terminal_facts() {
+        let s: TerminalStatus = serde_json::from_str(
+            r#"{
+            "container_number": "MSCU1234566", "terminal": "Y258",
+            "discharged_at": "2026-11-20T08:00:00Z", "available_for_pickup": false,
+            "holds": [{"name": "customs", "status": "hold", "description": "CBP hold"}],
+            "fees": [{"type": "demurrage", "amount_minor": 15000, "currency_code": "USD"}],
+            "last_free_day": "2026-11-24T08:00:00Z", "pickup_appointment_at": null,
+            "yard_location": "B-07-1", "full_out_at": null, "full_out_chassis_number": null,
+            "as_of": "2026-11-21T00:00:00Z"}"#,
+        )
+        .unwrap();
+        let obs = map(&s, Some("USLAX"));
+        assert!(obs.iter().all(|o| o.source == DataSource::Terminal));
+        assert!(
+            obs.iter()
+                .any(|o| matches!(&o.fact, Fact::Holds { holds } if holds[0].name == "customs"))
+        );
+        assert!(obs.iter().any(|o| matches!(
+            &o.fact,
+            Fact::Lfd {
+                which: LfdKind::Terminal,
+                at_us: Some(_)
+            }
+        )));
+        assert!(!obs.iter().any(|o| matches!(o.fact, Fact::Event(_))));
+    }
+}

@@ -78,6 +78,8 @@ pub struct AppState {
     pub limiter: Limiter,
     /// Wakes the in-process tracking-request processor when new work is accepted.
     pub wake: Arc<tokio::sync::Notify>,
+    /// Configured upstreams (carriers, terminals), for on-demand refresh and source health.
+    pub upstreams: Arc<boxtrack_sources::upstream::Upstreams>,
 }
 
 impl AppState {
@@ -89,7 +91,19 @@ impl AppState {
             metrics: Arc::default(),
             limiter,
             wake: Arc::default(),
+            upstreams: Arc::new(boxtrack_sources::upstream::Upstreams::new(
+                boxtrack_sources::upstream::UpstreamConfig::default(),
+            )),
         }
+    }
+
+    /// Uses these upstreams.
+    pub fn with_upstreams(
+        mut self,
+        upstreams: Arc<boxtrack_sources::upstream::Upstreams>,
+    ) -> AppState {
+        self.upstreams = upstreams;
+        self
     }
 }
 
@@ -167,6 +181,8 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/vessels/{id}", get(routes::reference::vessel))
         .route("/v2/search", get(routes::search::search))
         .route("/v2/ingest/x12", axum::routing::post(routes::ingest::x12))
+        .route("/v2/containers/{id}/refresh", patch(containers::refresh))
+        .route("/v2/sources", get(routes::sources::list))
         .route("/v2/events", get(routes::events::feed))
         .route(
             "/v2/webhook_notifications",

@@ -64,6 +64,8 @@ pub struct Settings {
     pub webhook_retry_schedule: Vec<i64>,
     /// Header name of the hex body signature.
     pub webhook_signature_header: String,
+    /// Upstreams: a simulator and/or carriers and terminals from the configuration file.
+    pub upstreams: boxtrack_sources::upstream::UpstreamConfig,
 }
 
 /// Every setting by name, as strings, from one layer.
@@ -96,9 +98,19 @@ pub struct Layer {
     pub webhook_retry_schedule: Option<String>,
     /// `webhook_signature_header`
     pub webhook_signature_header: Option<String>,
+    /// `sim_url`
+    pub sim_url: Option<String>,
+    /// `upstream_requests_per_sec`
+    pub upstream_requests_per_sec: Option<f64>,
+    /// `[carriers.SCAC]` tables (file only): DCSA endpoint per carrier.
+    pub carriers: Option<BTreeMap<String, boxtrack_sources::upstream::Endpoint>>,
+    /// `[terminals.CODE]` tables (file only): availability feed per terminal.
+    pub terminals: Option<BTreeMap<String, boxtrack_sources::upstream::Endpoint>>,
 }
 
-const NAMES: [&str; 13] = [
+const NAMES: [&str; 15] = [
+    "sim_url",
+    "upstream_requests_per_sec",
     "webhook_signature_header",
     "webhook_retry_schedule",
     "webhook_timeout_secs",
@@ -130,6 +142,8 @@ impl Layer {
             "webhook_deactivate_after" => self.webhook_deactivate_after.map(|n| n.to_string()),
             "webhook_retry_schedule" => self.webhook_retry_schedule.clone(),
             "webhook_signature_header" => self.webhook_signature_header.clone(),
+            "sim_url" => self.sim_url.clone(),
+            "upstream_requests_per_sec" => self.upstream_requests_per_sec.map(|n| n.to_string()),
             _ => None,
         }
     }
@@ -163,7 +177,17 @@ impl Layer {
                 }),
             }
         };
+        let upstream_requests_per_sec = match get("upstream_requests_per_sec") {
+            None => None,
+            Some(v) => Some(v.trim().parse::<f64>().with_context(|| {
+                format!("setting upstream_requests_per_sec = {v:?} (from environment variable BOXTRACK_UPSTREAM_REQUESTS_PER_SEC) is not a number")
+            })?),
+        };
         Ok(Layer {
+            sim_url: get("sim_url"),
+            upstream_requests_per_sec,
+            carriers: None,
+            terminals: None,
             webhook_signature_header: get("webhook_signature_header"),
             webhook_retry_schedule: get("webhook_retry_schedule"),
             webhook_timeout_secs: number("webhook_timeout_secs")?,
@@ -372,7 +396,51 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         );
     }
 
+    let sim_url = match chosen.get("sim_url") {
+        None => None,
+        Some((v, src)) => {
+            let v = v.trim().trim_end_matches('/').to_string();
+            if !(v.starts_with("http://") || v.starts_with("https://")) || v.contains(' ') {
+                bail!(
+                    "setting sim_url = {v:?} ({src}) must be an absolute http:// or https:// address of a running `boxtrack sim`"
+                );
+            }
+            Some(v)
+        }
+    };
+    let (rate, src) = take("upstream_requests_per_sec", "20");
+    let requests_per_sec: f64 = rate
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n > 0.0 && *n <= 10_000.0)
+        .ok_or_else(|| anyhow::anyhow!("setting upstream_requests_per_sec = {rate:?} ({src}) must be a positive number of requests per second per upstream"))?;
+    let (carriers, terminals) = match &file {
+        Some((_, l)) => (
+            l.carriers.clone().unwrap_or_default(),
+            l.terminals.clone().unwrap_or_default(),
+        ),
+        None => Default::default(),
+    };
+    for (name, ep) in carriers.iter().chain(terminals.iter()) {
+        if !(ep.url.starts_with("http://") || ep.url.starts_with("https://")) {
+            bail!(
+                "upstream {name}: url = {:?} must be an absolute http:// or https:// address",
+                ep.url
+            );
+        }
+    }
+    let upstreams = boxtrack_sources::upstream::UpstreamConfig {
+        sim_url,
+        carriers,
+        terminals,
+        requests_per_sec,
+        burst: (requests_per_sec * 2.0).ceil() as u32,
+        timeout: Duration::from_secs(20),
+    };
+
     Ok(Settings {
+        upstreams,
         webhook_signature_header: header,
         webhook_retry_schedule,
         webhook_timeout,

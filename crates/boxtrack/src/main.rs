@@ -4,6 +4,7 @@
 mod admin;
 mod config;
 mod server;
+mod sim;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -44,6 +45,10 @@ enum Command {
     /// Create, list and revoke API keys.
     #[command(subcommand)]
     Keys(admin::KeysCommand),
+    /// Serve the upstream world on a virtual clock: carriers with DCSA Track & Trace 2.2
+    /// endpoints, terminal availability feeds, rail carriers sending X12 322 files, and a
+    /// catalog of what exists (GET /sim/v1/catalog). The same seed gives the same world.
+    Sim(sim::SimArgs),
     /// Feed upstream files through the ingest path (as an operator: every account's
     /// containers are matched unless --account narrows it).
     #[command(subcommand)]
@@ -95,6 +100,10 @@ pub struct ServeArgs {
     /// Env: BOXTRACK_WEBHOOK_RETRY_SCHEDULE.
     #[arg(long, value_name = "SECONDS,...")]
     webhook_retry_schedule: Option<String>,
+    /// Base address of a running `boxtrack sim`: every carrier (DCSA) and terminal feed of the
+    /// simulator becomes an upstream. Env: BOXTRACK_SIM_URL.
+    #[arg(long, value_name = "URL")]
+    sim_url: Option<String>,
     /// Header carrying the hex HMAC-SHA256 body signature (default X-Boxtrack-Webhook-Signature;
     /// set it to the header your receivers already check). Env: BOXTRACK_WEBHOOK_SIGNATURE_HEADER.
     #[arg(long, value_name = "NAME")]
@@ -150,6 +159,7 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
         flags
             .webhook_retry_schedule
             .clone_from(&s.webhook_retry_schedule);
+        flags.sim_url.clone_from(&s.sim_url);
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),
@@ -182,6 +192,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let s = settings(&cli, None)?;
             init_logs(s.log_format, "warn");
             server::demo(s, args).await
+        }
+        Command::Sim(args) => {
+            init_logs(config::LogFormat::Text, "info");
+            sim::run(args).await
         }
         Command::Migrate => {
             let s = settings(&cli, None)?;

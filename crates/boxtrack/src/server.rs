@@ -47,16 +47,24 @@ fn state(db: Db, s: &Settings) -> AppState {
         },
         limiter,
     )
+    .with_upstreams(Arc::new(boxtrack_sources::upstream::Upstreams::new(
+        s.upstreams.clone(),
+    )))
 }
 
 /// Starts the background work in this process: the tracking-request processor (with sandbox
 /// playback) and the webhook deliverer.
 fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
     let sandbox_speed = s.sandbox_speed;
-    let sources: Vec<Arc<dyn boxtrack_sources::Source>> =
-        vec![Arc::new(boxtrack_sources::sandbox::Sandbox)];
-    let processor =
-        boxtrack_worker::Processor::new(app.db.clone(), sources).with_sandbox_speed(sandbox_speed);
+    let sources: Vec<Arc<dyn boxtrack_sources::Source>> = vec![
+        Arc::new(boxtrack_sources::sandbox::Sandbox),
+        Arc::new(boxtrack_sources::carrier::CarrierSource::new(
+            app.upstreams.clone(),
+        )),
+    ];
+    let processor = boxtrack_worker::Processor::new(app.db.clone(), sources)
+        .with_sandbox_speed(sandbox_speed)
+        .with_upstreams(app.upstreams.clone());
     tokio::spawn(processor.run(shutdown.clone(), Duration::from_secs(1), app.wake.clone()));
     let deliverer = boxtrack_api::delivery::Deliverer::new(
         app.db.clone(),

@@ -411,3 +411,355 @@ async fn ingest_reads_x12_files_and_names_what_is_wrong() {
     let missing = failed(boxtrack(&db.url, &["ingest", "x12", "/nonexistent.edi"]));
     assert!(missing.contains("/nonexistent.edi"), "{missing}");
 }
+
+/// `boxtrack sim` and `boxtrack serve` as two processes on loopback: numbers from the catalog
+/// tracked by bill of lading, booking and container; the clock advanced; the carrier's DCSA
+/// events, the terminal feed and the rail carrier's X12 322 files arrive, through a simulator
+/// that fails a share of its answers on purpose.
+#[tokio::test]
+async fn sim_and_serve_end_to_end() {
+    let db = boxtrack_testkit::fresh().await;
+    let customer = ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "create",
+            "--name",
+            "Importer",
+            "--entitlements",
+            "container_refresh,rail_lfd",
+            "--json",
+        ],
+    ));
+    let key = customer["api_key"].as_str().unwrap().to_string();
+    let op = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Operator", "--json"],
+    ));
+    let op_key = op["api_key"].as_str().unwrap().to_string();
+    ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "update",
+            op["account_id"].as_str().unwrap(),
+            "--operator",
+            "true",
+            "--json",
+        ],
+    ));
+    // serve's port is chosen first, so the simulator knows where to send X12
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base = format!("http://127.0.0.1:{port}");
+    let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
+        "sim",
+        "--listen",
+        "127.0.0.1:0",
+        "--seed",
+        "11",
+        "--shipments",
+        "60",
+        "--speed",
+        "1",
+        "--start",
+        "2026-03-01T00:00:00Z",
+        "--faults",
+        "5xx=0.15,429=0.05",
+        "--x12-ingest-url",
+        &format!("{base}/v2/ingest/x12"),
+        "--x12-api-key",
+        &op_key,
+    ]));
+    let (_server, served, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--database-url",
+                &db.url,
+                "--sim-url",
+                &sim_url,
+            ])
+            .env_remove("BOXTRACK_LISTEN"),
+    );
+    assert_eq!(served, base);
+    let http = reqwest::Client::new();
+    let catalog: Value = http
+        .get(format!("{sim_url}/sim/v1/catalog"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let now = boxtrack_core::time::parse_micros(catalog["now"].as_str().unwrap()).unwrap();
+    let bls = catalog["bills_of_lading"].as_array().unwrap();
+    let at =
+        |b: &Value, k: &str| boxtrack_core::time::parse_micros(b[k].as_str().unwrap()).unwrap();
+    // at sea now, no rail leg: tracked by bill of lading
+    let sea = bls
+        .iter()
+        .find(|b| {
+            at(b, "departs_at") < now
+                && at(b, "arrives_at") > now + 86_400_000_000
+                && b["destination"].is_null()
+        })
+        .expect("a shipment at sea");
+    // with a rail leg, sailed already: tracked by booking
+    let rail = bls
+        .iter()
+        .find(|b| {
+            at(b, "departs_at") < now - 86_400_000_000
+                && !b["destination"].is_null()
+                && b["number"] != sea["number"]
+        })
+        .expect("a shipment with a rail leg");
+
+    let api = |method: reqwest::Method, path: String| {
+        http.request(method, format!("{base}{path}"))
+            .header("Authorization", format!("Token {key}"))
+    };
+    let track = |number: &str, kind: &str, scac: &str| {
+        api(reqwest::Method::POST, "/v2/tracking_requests".into())
+            .header("Content-Type", "application/vnd.api+json")
+            .body(
+                serde_json::json!({"data": {"type": "tracking_request", "attributes": {
+                "request_number": number, "request_type": kind, "scac": scac}}})
+                .to_string(),
+            )
+    };
+    let r = track(
+        sea["number"].as_str().unwrap(),
+        "bill_of_lading",
+        sea["scac"].as_str().unwrap(),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let r = track(
+        rail["booking"].as_str().unwrap(),
+        "booking_number",
+        rail["scac"].as_str().unwrap(),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let lone = sea["containers"][0].as_str().unwrap();
+
+    // the worker asks the carriers (retrying the injected failures) until both are created
+    let mut containers: Vec<Value> = vec![];
+    for _ in 0..240 {
+        let doc: Value = api(reqwest::Method::GET, "/v2/tracking_requests".into())
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let statuses: Vec<&str> = doc["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["attributes"]["status"].as_str().unwrap())
+            .collect();
+        if statuses.iter().all(|s| *s == "created") {
+            let doc: Value = api(reqwest::Method::GET, "/v2/containers?page[size]=50".into())
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            containers = doc["data"].as_array().unwrap().clone();
+            break;
+        }
+        assert!(
+            statuses.iter().all(|s| matches!(*s, "pending" | "created")),
+            "{doc}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    let expected =
+        sea["containers"].as_array().unwrap().len() + rail["containers"].as_array().unwrap().len();
+    assert_eq!(containers.len(), expected);
+    let id_of = |n: &str| {
+        containers
+            .iter()
+            .find(|c| c["attributes"]["number"] == n)
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let lone_id = id_of(lone);
+    let c: Value = api(reqwest::Method::GET, format!("/v2/containers/{lone_id}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(c["data"]["attributes"]["current_status"], "on_ship", "{c}");
+    assert!(
+        c["data"]["attributes"]["pol_vessel_departed_at"].is_string(),
+        "{c}"
+    );
+
+    // two weeks on: arrived, discharged, past the terminal's holds
+    let ahead = (at(sea, "arrives_at") - now) / 1_000_000 + 2 * 86_400;
+    let r = http
+        .post(format!("{sim_url}/sim/v1/clock"))
+        .json(&serde_json::json!({"advance_secs": ahead}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let mut refreshed = None;
+    for _ in 0..40 {
+        let r = api(
+            reqwest::Method::PATCH,
+            format!("/v2/containers/{lone_id}/refresh"),
+        )
+        .send()
+        .await
+        .unwrap();
+        match r.status().as_u16() {
+            200 => {
+                refreshed = Some(r.json::<Value>().await.unwrap());
+                break;
+            }
+            502 | 429 => tokio::time::sleep(std::time::Duration::from_millis(300)).await,
+            other => panic!("refresh answered {other}: {}", r.text().await.unwrap()),
+        }
+    }
+    let refreshed = refreshed.expect("a refresh got through the injected failures");
+    assert!(
+        !refreshed["changes"].as_array().unwrap().is_empty(),
+        "{refreshed}"
+    );
+    let mut attrs = Value::Null;
+    for _ in 0..40 {
+        // the terminal feed may have failed on purpose; refresh until it answered
+        let c: Value = api(reqwest::Method::GET, format!("/v2/containers/{lone_id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        attrs = c["data"]["attributes"].clone();
+        if attrs["availability_known"] == true {
+            break;
+        }
+        let _ = api(
+            reqwest::Method::PATCH,
+            format!("/v2/containers/{lone_id}/refresh"),
+        )
+        .send()
+        .await
+        .unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    assert!(attrs["pod_arrived_at"].is_string(), "{attrs}");
+    assert!(attrs["pod_discharged_at"].is_string(), "{attrs}");
+    assert_eq!(attrs["availability_known"], true, "{attrs}");
+    assert_eq!(attrs["current_status"], "available", "{attrs}");
+    assert!(
+        attrs["import_deadlines"]["pickup_lfd_terminal"].is_string(),
+        "{attrs}"
+    );
+
+    // the rail leg: far enough on that the rail carrier's X12 322 files were sent
+    let rail_box = rail["containers"][0].as_str().unwrap();
+    let rail_id = id_of(rail_box);
+    let r = http
+        .post(format!("{sim_url}/sim/v1/clock"))
+        .json(&serde_json::json!({"advance_secs": 40 * 86_400}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let mut rail_attrs = Value::Null;
+    for _ in 0..120 {
+        let c: Value = api(reqwest::Method::GET, format!("/v2/containers/{rail_id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        rail_attrs = c["data"]["attributes"].clone();
+        if rail_attrs["final_destination_full_out_at"].is_string() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert!(rail_attrs["pod_rail_loaded_at"].is_string(), "{rail_attrs}");
+    assert!(
+        rail_attrs["final_destination_full_out_at"].is_string(),
+        "{rail_attrs}"
+    );
+    assert!(
+        rail_attrs["pod_rail_carrier_scac"].is_string(),
+        "{rail_attrs}"
+    );
+
+    // nothing twice: every transport event of the container is distinct
+    let ev: Value = api(
+        reqwest::Method::GET,
+        format!("/v2/containers/{lone_id}/transport_events?page[size]=100"),
+    )
+    .send()
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let keys: Vec<(String, String)> = ev["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["attributes"]["event"].as_str().unwrap().to_string(),
+                e["attributes"]["timestamp"].to_string(),
+            )
+        })
+        .collect();
+    let mut unique = keys.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), keys.len(), "{keys:?}");
+    assert!(
+        keys.iter()
+            .any(|k| k.0 == "container.transport.vessel_discharged"),
+        "{keys:?}"
+    );
+
+    // source health
+    let sources: Value = api(reqwest::Method::GET, "/v2/sources".into())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let dcsa: Vec<&Value> = sources["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["attributes"]["kind"] == "dcsa")
+        .collect();
+    assert!(!dcsa.is_empty(), "{sources}");
+    assert!(
+        dcsa.iter()
+            .any(|s| s["attributes"]["requests"].as_u64().unwrap() > 0)
+    );
+}

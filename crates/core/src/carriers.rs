@@ -248,6 +248,15 @@ pub fn infer(raw: &str) -> Result<Inference, InvalidNumber> {
     })
 }
 
+/// The container owner prefixes known to belong to this carrier.
+pub fn container_prefixes(scac: &str) -> Vec<&'static str> {
+    PREFIXES
+        .iter()
+        .filter(|(_, s)| s == scac)
+        .map(|(p, _)| p.as_str())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,13 +313,4 @@ mod tests {
         assert_eq!(infer("x!"), Err(InvalidNumber));
         assert_eq!(infer(""), Err(InvalidNumber));
     }
-}
-
-/// The container owner prefixes known to belong to this carrier.
-pub fn container_prefixes(scac: &str) -> Vec<&'static str> {
-    PREFIXES
-        .iter()
-        .filter(|(_, s)| s == scac)
-        .map(|(p, _)| p.as_str())
-        .collect()
 }

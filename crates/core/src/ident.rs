@@ -110,6 +110,39 @@ pub fn is_reference_shape(s: &str) -> bool {
     (4..=40).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
+/// What an ISO 6346 size-type code (`45G1`, `22R1`, `L5G1`) says: length in feet, height
+/// (`standard` or `high_cube`) and type (`dry`, `reefer`, `open top`, `flat rack`, `tank`,
+/// `bulk`). Unknown positions are `None`.
+pub fn size_type(code: &str) -> (Option<i64>, Option<&'static str>, Option<&'static str>) {
+    let b = code.trim().as_bytes();
+    if b.len() != 4 {
+        return (None, None, None);
+    }
+    let length = match b[0] {
+        b'1' => Some(10),
+        b'2' => Some(20),
+        b'3' => Some(30),
+        b'4' => Some(40),
+        b'L' | b'l' => Some(45),
+        _ => None,
+    };
+    let height = match b[1] {
+        b'0' | b'2' => Some("standard"),
+        b'5' | b'E' | b'e' => Some("high_cube"),
+        _ => None,
+    };
+    let kind = match b[2].to_ascii_uppercase() {
+        b'G' | b'V' => Some("dry"),
+        b'R' | b'H' => Some("reefer"),
+        b'U' => Some("open top"),
+        b'P' => Some("flat rack"),
+        b'T' => Some("tank"),
+        b'B' => Some("bulk"),
+        _ => None,
+    };
+    (length, height, kind)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,39 +219,6 @@ mod tests {
             prop_assert!(validate_container(&wrong).is_err());
         }
     }
-}
-
-/// What an ISO 6346 size-type code (`45G1`, `22R1`, `L5G1`) says: length in feet, height
-/// (`standard` or `high_cube`) and type (`dry`, `reefer`, `open top`, `flat rack`, `tank`,
-/// `bulk`). Unknown positions are `None`.
-pub fn size_type(code: &str) -> (Option<i64>, Option<&'static str>, Option<&'static str>) {
-    let b = code.trim().as_bytes();
-    if b.len() != 4 {
-        return (None, None, None);
-    }
-    let length = match b[0] {
-        b'1' => Some(10),
-        b'2' => Some(20),
-        b'3' => Some(30),
-        b'4' => Some(40),
-        b'L' | b'l' => Some(45),
-        _ => None,
-    };
-    let height = match b[1] {
-        b'0' | b'2' => Some("standard"),
-        b'5' | b'E' | b'e' => Some("high_cube"),
-        _ => None,
-    };
-    let kind = match b[2].to_ascii_uppercase() {
-        b'G' | b'V' => Some("dry"),
-        b'R' | b'H' => Some("reefer"),
-        b'U' => Some("open top"),
-        b'P' => Some("flat rack"),
-        b'T' => Some("tank"),
-        b'B' => Some("bulk"),
-        _ => None,
-    };
-    (length, height, kind)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod plan;
 pub mod ratelimit;
 pub mod reference;
 pub mod requests;
+pub mod schedule;
 pub mod search;
 pub mod time;
 pub mod tracking;

@@ -224,16 +224,14 @@ impl World {
                 }
             }
             let (pod, terminal, transit_days) = *rng.pick(&PODS);
-            let inland = (pod.starts_with("USL") || pod == "USOAK" || pod == "USSEA")
-                .then(|| rng.chance(0.35))
-                .unwrap_or(false)
-                .then(|| {
-                    let (locode, rail) = *rng.pick(&INLAND);
-                    Inland {
-                        locode: locode.into(),
-                        rail_scac: rail.into(),
-                    }
-                });
+            let west = pod.starts_with("USL") || pod == "USOAK" || pod == "USSEA";
+            let inland = (west && rng.chance(0.35)).then(|| {
+                let (locode, rail) = *rng.pick(&INLAND);
+                Inland {
+                    locode: locode.into(),
+                    rail_scac: rail.into(),
+                }
+            });
             let delay_h = *rng.pick(&[0, 0, 0, 6, 30, -4]);
             shipments.push(Shipment {
                 scac: scac.to_string(),

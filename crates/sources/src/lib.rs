@@ -2,11 +2,14 @@
 //! it read into [`Observation`](boxtrack_core::tracking::Observation)s for the one merge path.
 
 pub mod ais;
+pub mod carrier;
 pub mod dcsa;
 pub mod ingest;
+pub mod poll;
 pub mod sandbox;
 pub mod scenarios;
 pub mod terminal;
+pub mod upstream;
 pub mod x12;
 
 use std::future::Future;

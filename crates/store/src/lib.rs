@@ -15,6 +15,7 @@ pub mod payloads;
 pub mod ratelimit;
 pub mod reads;
 pub mod sandbox;
+pub mod subjects;
 pub mod tracking;
 pub mod webhooks;
 

@@ -323,6 +323,17 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
             scenario,
         } => {
             let shipment_id = Uuid::now_v7();
+            if scac != boxtrack_core::carriers::SANDBOX_SCAC {
+                crate::subjects::ensure_in(
+                    &mut tx,
+                    &scac,
+                    &request.request_type,
+                    &request.request_number,
+                    now + 3_600_000_000,
+                    now,
+                )
+                .await?;
+            }
             on_tx!(&mut tx, c => sqlx::query(
                 "INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, pod_locode, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us) \
                  VALUES ($1, $2, $3, $4, $5, $11, $6, $7, $8, $9, NULL, NULL, $10, $10)")

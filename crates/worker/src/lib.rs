@@ -27,6 +27,7 @@ pub struct Processor {
     lease_us: i64,
     batch: i64,
     speed: f64,
+    upstreams: Option<Arc<boxtrack_sources::upstream::Upstreams>>,
 }
 
 impl Processor {
@@ -38,7 +39,17 @@ impl Processor {
             lease_us: 120 * SEC,
             batch: 32,
             speed: playback::DEFAULT_SPEED,
+            upstreams: None,
         }
+    }
+
+    /// Polls these upstreams for the subjects that are due (the refresh scheduler).
+    pub fn with_upstreams(
+        mut self,
+        upstreams: Arc<boxtrack_sources::upstream::Upstreams>,
+    ) -> Processor {
+        self.upstreams = Some(upstreams);
+        self
     }
 
     /// Sets how fast sandbox journeys play: simulated seconds per real second.
@@ -47,13 +58,17 @@ impl Processor {
         self
     }
 
-    /// One pass of everything due at `now_us`: tracking requests, sandbox journeys, and the
-    /// automatic stop of shipments 56 days after arrival or without updates.
+    /// One pass of everything due at `now_us`: tracking requests, sandbox journeys, upstream
+    /// subjects due for a poll, and the automatic stop of shipments 56 days after arrival or without updates.
     pub async fn tick(&self, now_us: i64) -> Result<usize, StoreError> {
         let handled = self.process_due(now_us).await?;
         let played = playback::play_due(&self.db, now_us, self.speed).await?;
         let stopped = tracking::stop_stale(&self.db, now_us).await?;
-        Ok(handled + played + stopped)
+        let polled = match &self.upstreams {
+            Some(u) => boxtrack_sources::poll::poll_due(&self.db, u, now_us, self.batch).await?,
+            None => 0,
+        };
+        Ok(handled + played + stopped + polled)
     }
 
     /// Claims and handles every request due at `now_us`; returns how many were handled.

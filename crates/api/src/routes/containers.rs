@@ -1,5 +1,6 @@
 //! `/v2/containers`: containers with terminal data, and their transport events.
 
+use axum::Json;
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use boxtrack_core::tracking::rules::ContainerStatus;
@@ -160,6 +161,61 @@ async fn one(
         .ok_or_else(|| ApiError::not_found("container"))?;
     let (mut data, included) = render(state, caller, std::slice::from_ref(&c), includes).await?;
     Ok(JsonApi::single(data.pop().unwrap_or(Value::Null), included))
+}
+
+/// `PATCH /v2/containers/{id}/refresh`: polls every source of the container now (the carrier,
+/// and the terminal once it is discharged) and answers when done, with what changed.
+pub async fn refresh(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<Json<Value>> {
+    caller.require(boxtrack_core::plan::Entitlement::ContainerRefresh)?;
+    reads::container(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("container"))?;
+    let subject = boxtrack_store::subjects::of_container(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| {
+            ApiError::new(
+                axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+                "This container has no upstream to refresh from (sandbox containers follow the virtual clock).",
+            )
+            .with_code("no_upstream")
+        })?;
+    if state.upstreams.carrier(&subject.scac).is_none() {
+        return Err(ApiError::new(
+            axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+            format!("No upstream is configured for {}.", subject.scac),
+        )
+        .with_code("no_upstream"));
+    }
+    let report = boxtrack_sources::poll::poll_subject(
+        &state.db,
+        &state.upstreams,
+        &subject,
+        boxtrack_store::now_us(),
+    )
+    .await?;
+    if let Some(err) = &report.error {
+        return Err(ApiError::new(
+            axum::http::StatusCode::BAD_GATEWAY,
+            format!("The shipping line could not be read: {err}. Nothing changed; the scheduler retries with backoff."),
+        )
+        .with_code("upstream_failed"));
+    }
+    let changes = report.changes.get(&id).cloned().unwrap_or_default();
+    let message = if report.terminal_errors.is_empty() {
+        "Refreshed from Shipping line, Terminal"
+    } else {
+        "Refreshed from Shipping line; the terminal could not be read"
+    };
+    Ok(Json(json!({
+        "message": message,
+        "changes": changes,
+        "terminal_errors": report.terminal_errors,
+        "next_refresh_at": report.next_due_us.map(boxtrack_core::time::format_micros),
+    })))
 }
 
 /// `GET /v2/containers/{id}`.
@@ -457,6 +513,22 @@ pub fn operations() -> Vec<Op> {
     let mut raw_params = page_params();
     raw_params.insert(0, id_param("Container"));
     vec![
+        Op {
+            method: "patch",
+            path: "/v2/containers/{id}/refresh",
+            op: operation(
+                "Containers",
+                "Refresh container",
+                "Polls every source of the container now (the shipping line's DCSA endpoint, and the POD terminal's feed once discharged), merges what they say, and answers when done with the changes for this container (`message` as in the reference, plus `changes`). Needs the `container_refresh` entitlement; at most 10 per minute. 422 `no_upstream` for containers without an upstream (sandbox); 502 `upstream_failed` when the line cannot be read.",
+                vec![id_param("Container")],
+                None,
+                errors(&[401, 403, 404, 422, 429, 502]),
+                (
+                    "200",
+                    json!({"description": "What changed", "content": {"application/json": {"schema": {"type": "object", "properties": {"message": {"type": "string"}, "changes": {"type": "array", "items": {"type": "object"}}}}}}}),
+                ),
+            ),
+        },
         Op {
             method: "get",
             path: "/v2/containers",

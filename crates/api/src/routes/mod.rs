@@ -12,6 +12,7 @@ pub mod reference;
 pub mod sandbox;
 pub mod search;
 pub mod shipments;
+pub mod sources;
 pub mod tracking_requests;
 pub mod webhooks;
 
@@ -39,6 +40,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(events::operations());
     ops.extend(notifications::operations());
     ops.extend(ingest::operations());
+    ops.extend(sources::operations());
     ops
 }
 

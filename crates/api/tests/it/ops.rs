@@ -159,6 +159,8 @@ async fn openapi_document_matches_the_router() {
         ("PATCH", "/v2/webhooks/{id}"),
         ("DELETE", "/v2/webhooks/{id}"),
         ("POST", "/v2/ingest/x12"),
+        ("PATCH", "/v2/containers/{id}/refresh"),
+        ("GET", "/v2/sources"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_string(), p.to_string()))

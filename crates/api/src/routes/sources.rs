@@ -1,0 +1,79 @@
+//! `GET /v2/sources`: the health of every configured upstream (beyond the reference).
+
+use axum::extract::State;
+use serde_json::{Value, json};
+
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::ApiResult;
+use crate::jsonapi::JsonApi;
+use crate::openapi::{Op, body, errors, operation};
+
+/// `GET /v2/sources`.
+pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<JsonApi> {
+    let now = boxtrack_store::now_us();
+    let (active, due, failing) = boxtrack_store::subjects::counts(&state.db, now).await?;
+    let fmt = |t: Option<i64>| t.map(boxtrack_core::time::format_micros);
+    let data: Vec<Value> = state
+        .upstreams
+        .health()
+        .into_iter()
+        .map(|h| {
+            let error_rate = if h.requests == 0 {
+                0.0
+            } else {
+                h.errors as f64 / h.requests as f64
+            };
+            let latency = if h.requests == 0 {
+                None
+            } else {
+                Some(h.latency_ms_sum / h.requests as f64)
+            };
+            json!({
+                "id": format!("{}:{}", h.kind, h.name),
+                "type": "source",
+                "attributes": {
+                    "kind": h.kind,
+                    "name": h.name,
+                    "url": h.url,
+                    "requests": h.requests,
+                    "errors": h.errors,
+                    "error_rate": error_rate,
+                    "mean_latency_ms": latency,
+                    "last_success_at": fmt(h.last_success_us),
+                    "last_error_at": fmt(h.last_error_us),
+                    "last_error": h.last_error,
+                    "newest_data_at": fmt(h.newest_data_us),
+                    "data_age_seconds": h.newest_data_us.map(|t| (now - t) / 1_000_000),
+                }
+            })
+        })
+        .collect();
+    let n = data.len();
+    Ok(JsonApi(json!({
+        "data": data,
+        "meta": {
+            "size": n,
+            "total": n,
+            "sim_url": state.upstreams.config().sim_url,
+            "subjects": {"active": active, "due": due, "failing": failing},
+        }
+    })))
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    vec![Op {
+        method: "get",
+        path: "/v2/sources",
+        op: operation(
+            "Sources",
+            "Source health",
+            "Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds): requests, error rate, mean latency, last success and error, and how old the newest data it returned is. `meta.subjects` counts the polled subjects (active, due now, failing). Counts are per process.",
+            vec![],
+            None,
+            errors(&[401, 429]),
+            ("200", body("Upstreams", json!({"type": "object"}))),
+        ),
+    }]
+}

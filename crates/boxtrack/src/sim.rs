@@ -1,0 +1,92 @@
+//! `boxtrack sim`: the upstream world as its own server.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+
+/// Flags of `sim`.
+#[derive(Args, Debug, Clone)]
+pub struct SimArgs {
+    /// Address to listen on (port 0 picks a free port; the address is printed).
+    #[arg(long, default_value = "127.0.0.1:8090", value_name = "ADDR")]
+    pub listen: String,
+    /// World seed: the same seed always gives the same vessels, shipments and numbers.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Virtual seconds per real second (3600 = an hour per second). POST /sim/v1/clock
+    /// {"advance_secs": N} also moves the clock.
+    #[arg(long, default_value_t = 60.0, value_name = "FACTOR")]
+    pub speed: f64,
+    /// Number of shipments (bills of lading) in the world.
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub shipments: usize,
+    /// Virtual time at start, RFC 3339 (default: now).
+    #[arg(long, value_name = "TIME")]
+    pub start: Option<String>,
+    /// Misbehaviour, e.g. "5xx=0.1,429=0.05,slow=0.1:800,malformed=0.02,silent-bookings=2"
+    /// (shares of answers; slow takes SHARE:MILLISECONDS; silent-bookings answers nothing for
+    /// booking numbers during the first N virtual days).
+    #[arg(long, default_value = "", value_name = "FAULTS")]
+    pub faults: String,
+    /// Where rail carriers send their X12 322 files, e.g.
+    /// http://127.0.0.1:8080/v2/ingest/x12 (needs --x12-api-key, an operator account's key).
+    #[arg(long, value_name = "URL", requires = "x12_api_key")]
+    pub x12_ingest_url: Option<String>,
+    /// API key used for --x12-ingest-url.
+    #[arg(long, value_name = "KEY")]
+    pub x12_api_key: Option<String>,
+}
+
+/// Builds the simulator from flags.
+pub fn build(args: &SimArgs) -> anyhow::Result<boxtrack_sim::Sim> {
+    let faults =
+        boxtrack_sim::Faults::parse(&args.faults).map_err(|e| anyhow::anyhow!("--faults: {e}"))?;
+    if !(args.speed.is_finite() && args.speed > 0.0) {
+        anyhow::bail!("--speed must be a positive number of virtual seconds per real second");
+    }
+    let origin_us = match &args.start {
+        Some(s) => boxtrack_core::time::parse_micros(s)
+            .with_context(|| format!("--start {s:?} is not an RFC 3339 time"))?,
+        None => boxtrack_core::time::now_us(),
+    };
+    Ok(boxtrack_sim::Sim::new(&boxtrack_sim::SimConfig {
+        seed: args.seed,
+        shipments: args.shipments.clamp(1, 100_000),
+        speed: args.speed,
+        origin_us,
+        faults,
+        x12_ingest: None,
+    }))
+}
+
+/// Runs the simulator until Ctrl-C or SIGTERM.
+pub async fn run(args: &SimArgs) -> anyhow::Result<()> {
+    let sim = build(args)?;
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    eprintln!("catalog: http://{addr}/sim/v1/catalog");
+    eprintln!("point boxtrack at it: boxtrack serve --sim-url http://{addr}");
+    println!("listening on http://{addr}");
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    if let (Some(url), Some(key)) = (&args.x12_ingest_url, &args.x12_api_key) {
+        tokio::spawn(boxtrack_sim::send_rail_x12(
+            sim.clone(),
+            url.clone(),
+            key.clone(),
+            Duration::from_secs(1),
+            shutdown.clone(),
+        ));
+    }
+    let token = shutdown.clone();
+    axum::serve(listener, sim.router())
+        .with_graceful_shutdown(async move {
+            let _ = tokio::signal::ctrl_c().await;
+            token.cancel();
+        })
+        .await
+        .context("simulator server failed")?;
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! When to ask upstreams again, and how much to ask them: the polling cadence of a subject
+//! (carrier + reference) from where its containers are, backoff after failures, and a token
+//! bucket per upstream.
+
+const MIN: i64 = 60_000_000;
+const HOUR: i64 = 60 * MIN;
+
+/// Seconds-level cadence of a subject whose containers are in these states (the
+/// `current_status` values), with the current ETA at the port of discharge. `None`: nothing
+/// more to learn (every container returned empty, delivered or stopped).
+///
+/// - sparse at sea (every 12 h) while the ETA is more than 3 days away;
+/// - every hour within 3 days of the ETA and while containers wait at a terminal;
+/// - every 3 h on rail and before departure;
+/// - every 12 h after pickup, until the empty is returned.
+pub fn cadence_us(statuses: &[&str], pod_eta_us: Option<i64>, now_us: i64) -> Option<i64> {
+    if statuses.is_empty() {
+        return Some(6 * HOUR);
+    }
+    let mut best: Option<i64> = None;
+    for s in statuses {
+        let c = match *s {
+            "empty_returned" | "delivered" => None,
+            "picked_up" => Some(12 * HOUR),
+            "grounded" | "available" | "not_available" | "awaiting_inland_transfer" => Some(HOUR),
+            "on_rail" => Some(3 * HOUR),
+            "on_ship" => match pod_eta_us {
+                Some(eta) if eta - now_us <= 3 * 24 * HOUR => Some(HOUR),
+                _ => Some(12 * HOUR),
+            },
+            _ => Some(3 * HOUR),
+        };
+        best = match (best, c) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    best
+}
+
+/// Delay before the next attempt after `failures` failures in a row: 5 minutes doubling up
+/// to 6 hours, or what the upstream's `Retry-After` asked when that is longer.
+pub fn backoff_us(failures: u32, retry_after_secs: Option<u64>) -> i64 {
+    let exp = 5 * MIN * (1i64 << failures.saturating_sub(1).min(7));
+    let asked =
+        retry_after_secs.map_or(0, |s| i64::try_from(s).unwrap_or(i64::MAX / 2) * 1_000_000);
+    exp.min(6 * HOUR).max(asked)
+}
+
+/// A token bucket: `capacity` requests at once, refilled at `per_sec`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenBucket {
+    capacity: f64,
+    per_sec: f64,
+    tokens: f64,
+    last_us: i64,
+}
+
+impl TokenBucket {
+    /// A full bucket.
+    pub fn new(capacity: u32, per_sec: f64, now_us: i64) -> TokenBucket {
+        TokenBucket {
+            capacity: f64::from(capacity.max(1)),
+            per_sec: per_sec.max(0.001),
+            tokens: f64::from(capacity.max(1)),
+            last_us: now_us,
+        }
+    }
+
+    /// Takes a token at `now_us`, or says how many microseconds until one is there.
+    pub fn take(&mut self, now_us: i64) -> Result<(), i64> {
+        let elapsed = (now_us - self.last_us).max(0) as f64 / 1e6;
+        self.tokens = (self.tokens + elapsed * self.per_sec).min(self.capacity);
+        self.last_us = self.last_us.max(now_us);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err((((1.0 - self.tokens) / self.per_sec) * 1e6).ceil() as i64)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn cadence_follows_the_journey() {
+        let now = 1_000 * HOUR;
+        assert_eq!(
+            cadence_us(&["on_ship"], Some(now + 10 * 24 * HOUR), now),
+            Some(12 * HOUR)
+        );
+        assert_eq!(
+            cadence_us(&["on_ship"], Some(now + 24 * HOUR), now),
+            Some(HOUR)
+        );
+        assert_eq!(cadence_us(&["on_ship", "available"], None, now), Some(HOUR));
+        assert_eq!(cadence_us(&["on_rail"], None, now), Some(3 * HOUR));
+        assert_eq!(
+            cadence_us(&["empty_returned", "delivered"], None, now),
+            None
+        );
+        assert_eq!(
+            cadence_us(&["empty_returned", "picked_up"], None, now),
+            Some(12 * HOUR)
+        );
+        assert_eq!(cadence_us(&[], None, now), Some(6 * HOUR));
+    }
+
+    #[test]
+    fn backoff_doubles_and_honours_retry_after() {
+        assert_eq!(backoff_us(1, None), 5 * MIN);
+        assert_eq!(backoff_us(2, None), 10 * MIN);
+        assert_eq!(backoff_us(30, None), 6 * HOUR);
+        assert_eq!(backoff_us(1, Some(3600)), HOUR);
+    }
+
+    proptest! {
+        /// Never more requests than the capacity plus what the rate refilled.
+        #[test]
+        fn the_bucket_never_lets_more_through_than_it_should(
+            capacity in 1u32..20,
+            per_sec in 0.1f64..50.0,
+            steps in proptest::collection::vec(0i64..2_000_000, 1..300),
+        ) {
+            let mut b = TokenBucket::new(capacity, per_sec, 0);
+            let mut now = 0;
+            let mut taken = 0u64;
+            for s in steps {
+                now += s;
+                if b.take(now).is_ok() {
+                    taken += 1;
+                }
+                let allowed = f64::from(capacity) + per_sec * now as f64 / 1e6;
+                prop_assert!(taken as f64 <= allowed + 1e-9);
+            }
+        }
+
+        #[test]
+        fn the_wait_it_names_is_enough(per_sec in 0.1f64..50.0) {
+            let mut b = TokenBucket::new(1, per_sec, 0);
+            prop_assert!(b.take(0).is_ok());
+            let wait = b.take(0).unwrap_err();
+            prop_assert!(b.take(wait).is_ok());
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! Polling a subject: ask the carrier (DCSA) and the terminals of its discharged containers,
+//! keep the answers verbatim, merge what they say into every container (of every account)
+//! that tracks the subject, and decide when to ask again.
+
+use std::collections::BTreeMap;
+
+use boxtrack_core::requests::RequestType;
+use boxtrack_core::schedule;
+use boxtrack_core::tracking::{Change, ContainerState, Observation, Route, ShipmentState};
+use boxtrack_store::payloads::{self, NewPayload};
+use boxtrack_store::subjects::{self, Polled, SubjectRow};
+use boxtrack_store::{Db, StoreError, tracking};
+use uuid::Uuid;
+
+use crate::carrier::digest;
+use crate::terminal;
+use crate::upstream::{UpstreamError, Upstreams};
+
+/// What one poll did.
+#[derive(Debug, Clone, Default)]
+pub struct PollReport {
+    /// Changes per container id.
+    pub changes: BTreeMap<Uuid, Vec<Change>>,
+    /// Containers fed.
+    pub containers: usize,
+    /// What went wrong upstream, if anything (the subject is retried with backoff).
+    pub error: Option<String>,
+    /// Terminal feeds that failed (the carrier data was still applied).
+    pub terminal_errors: Vec<String>,
+    /// The next poll (`None`: the subject is done).
+    pub next_due_us: Option<i64>,
+}
+
+fn waiting_at_terminal(status: &str) -> bool {
+    matches!(
+        status,
+        "grounded" | "available" | "not_available" | "awaiting_inland_transfer"
+    )
+}
+
+/// Polls one subject now and records the outcome on it.
+pub async fn poll_subject(
+    db: &Db,
+    upstreams: &Upstreams,
+    subject: &SubjectRow,
+    now_us: i64,
+) -> Result<PollReport, StoreError> {
+    let mut report = PollReport::default();
+    let targets = subjects::targets(db, &subject.scac, &subject.kind, &subject.reference).await?;
+    if targets.is_empty() {
+        subjects::finish(
+            db,
+            subject.id,
+            now_us,
+            &Polled::Success { next_due_us: None },
+        )
+        .await?;
+        return Ok(report);
+    }
+    report.containers = targets.len();
+    let known: Option<Route> = serde_json::from_str(&targets[0].route).ok();
+    let kind = RequestType::parse(&subject.kind).unwrap_or(RequestType::BillOfLading);
+    let answer = match upstreams
+        .dcsa_events(&subject.scac, kind, &subject.reference)
+        .await
+    {
+        Ok(a) => a,
+        Err(e) => {
+            let next = now_us + schedule::backoff_us(subject.failures as u32 + 1, e.retry_after());
+            report.error = Some(e.to_string());
+            report.next_due_us = Some(next);
+            if let UpstreamError::Malformed { .. } = e {
+                payloads::record(
+                    db,
+                    &NewPayload {
+                        account_id: None,
+                        format: "dcsa",
+                        origin: &format!("dcsa:{}", subject.scac),
+                        body: "",
+                        status: "rejected",
+                        summary: &serde_json::json!({"error": e.to_string(), "subject": subject.reference}),
+                        received_us: now_us,
+                    },
+                )
+                .await?;
+            }
+            subjects::finish(
+                db,
+                subject.id,
+                now_us,
+                &Polled::Failure {
+                    error: e.to_string(),
+                    next_due_us: next,
+                },
+            )
+            .await?;
+            return Ok(report);
+        }
+    };
+    for body in &answer.bodies {
+        let status = if answer.rejected.is_empty() {
+            "accepted"
+        } else {
+            "partial"
+        };
+        payloads::record(
+            db,
+            &NewPayload {
+                account_id: None,
+                format: "dcsa",
+                origin: &format!("dcsa:{}", subject.scac),
+                body,
+                status,
+                summary: &serde_json::json!({"subject": subject.reference, "rejected": answer.rejected, "notes": answer.notes}),
+                received_us: now_us,
+            },
+        )
+        .await?;
+    }
+    let d = digest(&answer.events, known.as_ref());
+    let mut per_account: BTreeMap<Uuid, Vec<(Uuid, Vec<Observation>)>> = BTreeMap::new();
+    let mut feeds: BTreeMap<(String, String), Option<Vec<Observation>>> = BTreeMap::new();
+    for t in &targets {
+        let mut obs = d.for_container(&t.number);
+        let state: ContainerState = serde_json::from_str(&t.state).unwrap_or_default();
+        let terminal_code = d
+            .terminals
+            .get(&t.number)
+            .cloned()
+            .or(state.pod_terminal.clone());
+        let discharged_now = d.terminals.contains_key(&t.number);
+        if let Some(code) = terminal_code
+            && (discharged_now || waiting_at_terminal(&t.current_status))
+        {
+            let key = (code.clone(), t.number.clone());
+            if !feeds.contains_key(&key) {
+                let got = match upstreams.terminal_status(&code, &t.number).await {
+                    Ok(Some((status, body))) => {
+                        payloads::record(
+                            db,
+                            &NewPayload {
+                                account_id: None,
+                                format: "terminal",
+                                origin: &format!("terminal:{code}"),
+                                body: &body,
+                                status: "accepted",
+                                summary: &serde_json::json!({"container": t.number}),
+                                received_us: now_us,
+                            },
+                        )
+                        .await?;
+                        Some(terminal::map(&status, d.route.pod_locode.as_deref()))
+                    }
+                    Ok(None) => None,
+                    Err(UpstreamError::NotConfigured(_)) => None,
+                    Err(e) => {
+                        report.terminal_errors.push(e.to_string());
+                        None
+                    }
+                };
+                feeds.insert(key.clone(), got);
+            }
+            if let Some(Some(more)) = feeds.get(&key) {
+                obs.extend(more.iter().cloned());
+            }
+        }
+        per_account
+            .entry(t.account_id)
+            .or_default()
+            .push((t.container_id, obs));
+    }
+    for (account, batches) in per_account {
+        let mut tx = db.begin().await?;
+        let changes = tracking::apply_batch_in(&mut tx, account, &batches, now_us).await?;
+        tx.commit().await?;
+        for (id, c) in changes {
+            report.changes.insert(id, c);
+        }
+    }
+    // when to ask again: from where the containers are now
+    let after = subjects::targets(db, &subject.scac, &subject.kind, &subject.reference).await?;
+    let statuses: Vec<&str> = after.iter().map(|t| t.current_status.as_str()).collect();
+    let eta = after
+        .iter()
+        .filter_map(|t| serde_json::from_str::<ShipmentState>(&t.shipment_state).ok())
+        .filter_map(|s| s.pod_eta_us)
+        .min();
+    let next = schedule::cadence_us(&statuses, eta, now_us).map(|c| now_us + c);
+    let next = if report.terminal_errors.is_empty() {
+        next
+    } else {
+        next.map(|n| n.min(now_us + schedule::backoff_us(1, None)))
+    };
+    report.next_due_us = next;
+    subjects::finish(
+        db,
+        subject.id,
+        now_us,
+        &Polled::Success { next_due_us: next },
+    )
+    .await?;
+    Ok(report)
+}
+
+/// Polls every subject due at `now_us`, `batch` at a time with a lease; returns how many.
+pub async fn poll_due(
+    db: &Db,
+    upstreams: &Upstreams,
+    now_us: i64,
+    batch: i64,
+) -> Result<usize, StoreError> {
+    let mut done = 0;
+    loop {
+        let due = subjects::claim_due(db, now_us, 300_000_000, batch).await?;
+        if due.is_empty() {
+            return Ok(done);
+        }
+        for s in &due {
+            if let Err(e) = poll_subject(db, upstreams, s, now_us).await {
+                tracing::error!(subject = %s.reference, error = %e, "poll failed");
+            }
+            done += 1;
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Subjects: what boxtrack polls upstream, keyed by carrier and reference (not by account),
+//! so one poll serves every account tracking the same number. Due work is found through an
+//! index on `next_due_us`, so a scheduler tick costs what is due, not what is tracked.
+
+use uuid::Uuid;
+
+use crate::{Db, Result, Tx, on_db, on_tx};
+
+/// A subject.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SubjectRow {
+    /// Id.
+    pub id: Uuid,
+    /// Carrier SCAC.
+    pub scac: String,
+    /// `bill_of_lading`, `booking_number` or `container`.
+    pub kind: String,
+    /// The number.
+    pub reference: String,
+    /// Still polled.
+    pub active: bool,
+    /// Next poll.
+    pub next_due_us: i64,
+    /// Failures in a row.
+    pub failures: i32,
+    /// Last poll.
+    pub last_polled_us: Option<i64>,
+    /// Last successful poll.
+    pub last_success_us: Option<i64>,
+    /// Last error.
+    pub last_error: Option<String>,
+}
+
+const COLS: &str = "id, scac, kind, reference, active, next_due_us, failures, last_polled_us, last_success_us, last_error";
+
+/// Makes sure a subject exists and is active, due no later than `due_us`.
+pub async fn ensure_in(
+    tx: &mut Tx,
+    scac: &str,
+    kind: &str,
+    reference: &str,
+    due_us: i64,
+    now: i64,
+) -> Result<()> {
+    let least = match tx {
+        Tx::Sqlite(_) => "MIN",
+        Tx::Postgres(_) => "LEAST",
+    };
+    let sql = format!(
+        "INSERT INTO subjects (id, scac, kind, reference, active, next_due_us, locked_until_us, failures, last_polled_us, last_success_us, last_error, created_us) \
+         VALUES ($1, $2, $3, $4, TRUE, $5, NULL, 0, NULL, NULL, NULL, $6) \
+         ON CONFLICT (scac, kind, reference) DO UPDATE SET active = TRUE, \
+         next_due_us = CASE WHEN subjects.active THEN {least}(subjects.next_due_us, $5) ELSE $5 END"
+    );
+    on_tx!(tx, c => sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(Uuid::now_v7()).bind(scac).bind(kind).bind(reference).bind(due_us).bind(now)
+        .execute(c).await.map(|_| ())?);
+    Ok(())
+}
+
+/// Claims up to `limit` due subjects with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so
+/// several processes share the polling).
+pub async fn claim_due(db: &Db, now: i64, lease_us: i64, limit: i64) -> Result<Vec<SubjectRow>> {
+    let lock = match db {
+        Db::Sqlite(_) => "",
+        Db::Postgres(_) => " FOR UPDATE SKIP LOCKED",
+    };
+    let sql = format!(
+        "UPDATE subjects SET locked_until_us = $3 WHERE id IN (SELECT id FROM subjects WHERE active = TRUE AND next_due_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_due_us LIMIT $2{lock}) RETURNING {COLS}"
+    );
+    let mut rows: Vec<SubjectRow> = on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(now).bind(limit).bind(now + lease_us).fetch_all(p).await?);
+    rows.sort_by_key(|r| r.next_due_us);
+    Ok(rows)
+}
+
+/// How a poll ended.
+#[derive(Debug, Clone)]
+pub enum Polled {
+    /// Answered; poll again at `next_due_us`, or never (`None`: nothing more to learn).
+    Success {
+        /// Next poll.
+        next_due_us: Option<i64>,
+    },
+    /// Failed; try again at `next_due_us`.
+    Failure {
+        /// Why.
+        error: String,
+        /// Next attempt.
+        next_due_us: i64,
+    },
+}
+
+/// Records a poll and releases the lease.
+pub async fn finish(db: &Db, id: Uuid, now: i64, polled: &Polled) -> Result<()> {
+    match polled {
+        Polled::Success { next_due_us } => {
+            on_db!(db, p => sqlx::query(
+                "UPDATE subjects SET locked_until_us = NULL, failures = 0, last_polled_us = $2, last_success_us = $2, last_error = NULL, \
+                 active = $3, next_due_us = $4 WHERE id = $1")
+                .bind(id).bind(now).bind(next_due_us.is_some()).bind(next_due_us.unwrap_or(i64::MAX))
+                .execute(p).await.map(|_| ())?);
+        }
+        Polled::Failure { error, next_due_us } => {
+            on_db!(db, p => sqlx::query(
+                "UPDATE subjects SET locked_until_us = NULL, failures = failures + 1, last_polled_us = $2, last_error = $3, next_due_us = $4 WHERE id = $1")
+                .bind(id).bind(now).bind(error).bind(*next_due_us)
+                .execute(p).await.map(|_| ())?);
+        }
+    }
+    Ok(())
+}
+
+/// One subject by key.
+pub async fn get(db: &Db, scac: &str, kind: &str, reference: &str) -> Result<Option<SubjectRow>> {
+    let sql =
+        format!("SELECT {COLS} FROM subjects WHERE scac = $1 AND kind = $2 AND reference = $3");
+    Ok(
+        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(scac).bind(kind).bind(reference).fetch_optional(p).await?),
+    )
+}
+
+/// A tracked container a subject feeds.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Target {
+    /// Owner.
+    pub account_id: Uuid,
+    /// Container.
+    pub container_id: Uuid,
+    /// Its number.
+    pub number: String,
+    /// Its status.
+    pub current_status: String,
+    /// Its state (JSON).
+    pub state: String,
+    /// The shipment's route (JSON).
+    pub route: String,
+    /// The shipment's state (JSON).
+    pub shipment_state: String,
+}
+
+/// Every active container, in every account, that tracks this subject.
+pub async fn targets(db: &Db, scac: &str, kind: &str, reference: &str) -> Result<Vec<Target>> {
+    let cast = match db {
+        Db::Sqlite(_) => ("c.state", "s.route", "s.state"),
+        Db::Postgres(_) => ("c.state::text", "s.route::text", "s.state::text"),
+    };
+    let sql = format!(
+        "SELECT c.account_id, c.id AS container_id, c.number, c.current_status, {} AS state, {} AS route, {} AS shipment_state \
+         FROM tracking_requests tr JOIN shipments s ON s.tracking_request_id = tr.id JOIN containers c ON c.shipment_id = s.id \
+         WHERE tr.request_number = $3 AND tr.request_type = $2 AND s.scac = $1 AND c.active = TRUE ORDER BY c.account_id, c.number",
+        cast.0, cast.1, cast.2
+    );
+    Ok(
+        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(scac).bind(kind).bind(reference).fetch_all(p).await?),
+    )
+}
+
+/// The subject that feeds a container (through the request that created its shipment).
+pub async fn of_container(
+    db: &Db,
+    account_id: Uuid,
+    container_id: Uuid,
+) -> Result<Option<SubjectRow>> {
+    let sql = format!(
+        "SELECT {} FROM subjects sub WHERE EXISTS (SELECT 1 FROM containers c JOIN shipments s ON s.id = c.shipment_id JOIN tracking_requests tr ON tr.id = s.tracking_request_id \
+         WHERE c.id = $1 AND c.account_id = $2 AND sub.scac = s.scac AND sub.kind = tr.request_type AND sub.reference = tr.request_number)",
+        COLS.split(", ")
+            .map(|c| format!("sub.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(
+        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(container_id).bind(account_id).fetch_optional(p).await?),
+    )
+}
+
+/// Counts of subjects: active, due now, failing.
+pub async fn counts(db: &Db, now: i64) -> Result<(i64, i64, i64)> {
+    Ok(on_db!(db, p => sqlx::query_as(
+        "SELECT COUNT(*) FILTER (WHERE active = TRUE), COUNT(*) FILTER (WHERE active = TRUE AND next_due_us <= $1), COUNT(*) FILTER (WHERE failures > 0) FROM subjects")
+        .bind(now).fetch_one(p).await?))
+}

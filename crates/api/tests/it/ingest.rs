@@ -209,3 +209,35 @@ async fn bad_files_are_refused_with_the_segment_and_kept_as_payloads() {
         .await;
     assert_error(&r, 400);
 }
+
+#[tokio::test]
+async fn refresh_needs_the_entitlement_and_an_upstream() {
+    let app = TestApp::spawn().await;
+    let (plain, plain_key) = app.account().await;
+    let (entitled, key) = app
+        .account_with(Plan::Standard, &[Entitlement::ContainerRefresh], Limits::default())
+        .await;
+    let mine = app
+        .track_directly(entitled.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    let theirs = app
+        .track_directly(plain.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    let refresh = |id: uuid::Uuid, k: &str| {
+        app.client
+            .patch(app.url(&format!("/v2/containers/{id}/refresh")))
+            .header("Authorization", format!("Token {k}"))
+    };
+    // not entitled: 403 naming the entitlement
+    let e = assert_error(&app.send(refresh(theirs, &plain_key)).await, 403);
+    assert!(e["detail"].as_str().unwrap().contains("container_refresh"), "{e}");
+    // another account's container: 404
+    assert_error(&app.send(refresh(theirs, &key)).await, 404);
+    // no upstream configured for the carrier in this process: 422 no_upstream
+    let e = assert_error(&app.send(refresh(mine, &key)).await, 422);
+    assert_eq!(e["code"], "no_upstream");
+    // two accounts track the same number with the same line: one subject is polled for both
+    let s = app.get("/v2/sources", Some(&key)).await;
+    assert_eq!(s.status, 200);
+    assert_eq!(s.json()["meta"]["subjects"]["active"], 1);
+}

@@ -437,6 +437,7 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         requests_per_sec,
         burst: (requests_per_sec * 2.0).ceil() as u32,
         timeout: Duration::from_secs(20),
+        poll_speedup: 1.0,
     };
 
     Ok(Settings {

@@ -196,6 +196,59 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     let base = format!("http://{addr}");
     let k = key.expose();
     let hours_per_sec = args.sandbox_speed / 3600.0;
+
+    // the upstream world, in process: carriers (DCSA), terminals, a rail carrier sending X12
+    let sim = boxtrack_sim::Sim::new(&boxtrack_sim::SimConfig {
+        seed: 1,
+        shipments: 40,
+        speed: args.sandbox_speed,
+        origin_us: boxtrack_store::now_us(),
+        faults: boxtrack_sim::Faults::default(),
+        x12_ingest: None,
+    });
+    let sim_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let sim_url = format!("http://{}", sim_listener.local_addr()?);
+    let sim_router = sim.router();
+    tokio::spawn(async move { axum::serve(sim_listener, sim_router).await });
+    s.upstreams.sim_url = Some(sim_url.clone());
+    s.upstreams.poll_speedup = args.sandbox_speed;
+    accounts::update(
+        &db,
+        account.id,
+        boxtrack_store::accounts::AccountChanges {
+            operator: Some(true),
+            ..Default::default()
+        },
+    )
+    .await?;
+    let now = boxtrack_store::now_us();
+    let world = sim.world();
+    let at_sea = world
+        .shipments
+        .iter()
+        .find(|x| x.depart_us < now && x.arrival_us() > now && x.inland.is_none());
+    let by_rail = world
+        .shipments
+        .iter()
+        .find(|x| x.depart_us < now && x.inland.is_some());
+    let mut upstream_numbers = Vec::new();
+    for (number, kind, scac) in [
+        at_sea.map(|x| (x.bill_of_lading.clone(), "bill_of_lading", x.scac.clone())),
+        by_rail.map(|x| (x.booking.clone(), "booking_number", x.scac.clone())),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let request = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+            request_number: Some(number.clone()),
+            request_type: Some(kind.into()),
+            scac: Some(scac.clone()),
+            ..Default::default()
+        })
+        .map_err(|e| anyhow::anyhow!("demo request {number} is invalid: {e:?}"))?;
+        boxtrack_store::tracking::create_request(&db, account.id, account.plan, &request).await?;
+        upstream_numbers.push(format!("{kind} {number} ({scac})"));
+    }
     println!(
         "boxtrack demo\n\
          \n\
@@ -206,6 +259,9 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
          \n\
          Tracking (sandbox carrier TEST; journeys play at {hours_per_sec} simulated hours per second):\n\
          \x20 {numbers}\n\
+         Tracking from the upstream simulator at {sim_url} (DCSA carriers, terminal feeds, rail X12;\n\
+         \x20 its catalog: {sim_url}/sim/v1/catalog; same clock speed):\n\
+         \x20 {upstream}\n\
          \n\
          Try it:\n\
          \x20 curl -s {base}/v2/containers -H 'Authorization: Token {k}'\n\
@@ -217,6 +273,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
          \x20      -H 'Content-Type: application/vnd.api+json' \\\n\
          \x20      -d '{{\"data\":{{\"type\":\"tracking_request\",\"attributes\":{{\"request_number\":\"TEST-SCN-ROLLOVER\",\"request_type\":\"bill_of_lading\",\"scac\":\"TEST\"}}}}}}'\n\
          \x20 curl -s {base}/v2/account -H 'Authorization: Token {k}'\n\
+         \x20 curl -s {base}/v2/sources -H 'Authorization: Token {k}'\n\
          \x20 curl -s {base}/metrics\n\
          \n\
          Press Ctrl-C to stop.\n\
@@ -224,11 +281,19 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         db_url = s.database_url,
         id = account.id,
         numbers = DEMO_NUMBERS.join(", "),
+        upstream = upstream_numbers.join(", "),
     );
     let app = state(db.clone(), &s);
     let shutdown = shutdown_on_signal();
     s.sandbox_speed = args.sandbox_speed;
     spawn_worker(&app, &shutdown, &s);
+    tokio::spawn(boxtrack_sim::send_rail_x12(
+        sim,
+        format!("{base}/v2/ingest/x12"),
+        k.to_string(),
+        Duration::from_secs(1),
+        shutdown.clone(),
+    ));
     boxtrack_api::serve(listener, app, shutdown).await?;
     db.close().await;
     Ok(())

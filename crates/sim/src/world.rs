@@ -387,6 +387,15 @@ impl Shipment {
         let planned_arrival = self.depart_us + self.transit_us;
         push(booked, self.depart_us, transport("DEPA", "PLN", &self.pol));
         push(booked, planned_arrival, transport("ARRI", "PLN", &self.pod));
+        if let Some(inland) = &self.inland {
+            // the carrier's planned rail arrival at the inland ramp
+            let mut ev = blank("TRANSPORT", "PLN");
+            ev.transport_event_type_code = Some("ARRI".into());
+            let mut call = tc(self, w, &inland.locode, "RAIL", None);
+            call.transport_call_id = format!("{}-rail-{}", self.bill_of_lading, inland.locode);
+            ev.transport_call = Some(call);
+            push(booked, planned_arrival + 6 * D, ev);
+        }
         for (i, c) in self.containers.iter().enumerate() {
             let equipment = |code: &str,
                              classifier: &str,

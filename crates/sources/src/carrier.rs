@@ -76,6 +76,22 @@ pub fn digest(events: &[Event], known: Option<&Route>) -> Digest {
     let pod = known
         .and_then(|r| r.pod_locode.clone())
         .or_else(|| vessel_call("ARRI").last().map(|(_, l)| l.clone()));
+    let inland = events
+        .iter()
+        .filter(|e| e.transport_event_type_code.as_deref() == Some("ARRI"))
+        .filter_map(|e| {
+            let tc = e.transport_call.as_ref()?;
+            matches!(tc.mode_of_transport.as_str(), "RAIL" | "TRUCK").then_some(())?;
+            Some((
+                parse_micros(&e.event_date_time)?,
+                tc.un_location_code.clone()?,
+            ))
+        })
+        .max()
+        .map(|(_, l)| l)
+        .filter(|l| Some(l) != pod.as_ref());
+    let destination = known.and_then(|r| r.destination_locode.clone()).or(inland);
+    let (destination_locode, destination_name, destination_timezone) = with_port(destination);
     let (pol_locode, pol_name, pol_timezone) = with_port(pol);
     let (pod_locode, pod_name, pod_timezone) = with_port(pod);
     let route = Route {
@@ -85,9 +101,9 @@ pub fn digest(events: &[Event], known: Option<&Route>) -> Digest {
         pod_locode,
         pod_name,
         pod_timezone,
-        destination_locode: known.and_then(|r| r.destination_locode.clone()),
-        destination_name: known.and_then(|r| r.destination_name.clone()),
-        destination_timezone: known.and_then(|r| r.destination_timezone.clone()),
+        destination_locode,
+        destination_name,
+        destination_timezone,
     };
     let (targeted, notes) = dcsa::map(
         events,

@@ -509,6 +509,15 @@ pub fn map(events: &[Event], route: &Route) -> (Vec<Targeted>, Vec<String>) {
             p = default_place;
         }
         let milestone = transshipment(milestone, p);
+        // arriving by rail or truck at the inland destination is the inland arrival
+        let milestone = if milestone == Milestone::RailArrived
+            && locode.is_some()
+            && locode == route.destination
+        {
+            Milestone::ArrivedAtInlandDestination
+        } else {
+            milestone
+        };
         let timezone = locode.as_deref().and_then(crate::x12::map::zone_of_locode);
         let is_vessel = mode == "VESSEL";
         let fact = Fact::Event(EventFact {

@@ -46,6 +46,8 @@ pub async fn poll_subject(
     now_us: i64,
 ) -> Result<PollReport, StoreError> {
     let mut report = PollReport::default();
+    let speedup = upstreams.config().poll_speedup.max(1.0);
+    let scaled = |us: i64| (us as f64 / speedup).max(1_000_000.0) as i64;
     let targets = subjects::targets(db, &subject.scac, &subject.kind, &subject.reference).await?;
     if targets.is_empty() {
         subjects::finish(
@@ -66,7 +68,11 @@ pub async fn poll_subject(
     {
         Ok(a) => a,
         Err(e) => {
-            let next = now_us + schedule::backoff_us(subject.failures as u32 + 1, e.retry_after());
+            let next = now_us
+                + scaled(schedule::backoff_us(
+                    subject.failures as u32 + 1,
+                    e.retry_after(),
+                ));
             report.error = Some(e.to_string());
             report.next_due_us = Some(next);
             if let UpstreamError::Malformed { .. } = e {
@@ -185,11 +191,11 @@ pub async fn poll_subject(
         .filter_map(|t| serde_json::from_str::<ShipmentState>(&t.shipment_state).ok())
         .filter_map(|s| s.pod_eta_us)
         .min();
-    let next = schedule::cadence_us(&statuses, eta, now_us).map(|c| now_us + c);
+    let next = schedule::cadence_us(&statuses, eta, now_us).map(|c| now_us + scaled(c));
     let next = if report.terminal_errors.is_empty() {
         next
     } else {
-        next.map(|n| n.min(now_us + schedule::backoff_us(1, None)))
+        next.map(|n| n.min(now_us + scaled(schedule::backoff_us(1, None))))
     };
     report.next_due_us = next;
     subjects::finish(

@@ -43,6 +43,9 @@ pub struct UpstreamConfig {
     pub burst: u32,
     /// Timeout of one request.
     pub timeout: Duration,
+    /// Divides the polling cadence (the demo runs the simulator's clock fast, so polls follow
+    /// it); 0 or 1 is real time.
+    pub poll_speedup: f64,
 }
 
 impl UpstreamConfig {

@@ -329,7 +329,7 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
                     &scac,
                     &request.request_type,
                     &request.request_number,
-                    now + 3_600_000_000,
+                    now,
                     now,
                 )
                 .await?;

@@ -215,7 +215,11 @@ async fn refresh_needs_the_entitlement_and_an_upstream() {
     let app = TestApp::spawn().await;
     let (plain, plain_key) = app.account().await;
     let (entitled, key) = app
-        .account_with(Plan::Standard, &[Entitlement::ContainerRefresh], Limits::default())
+        .account_with(
+            Plan::Standard,
+            &[Entitlement::ContainerRefresh],
+            Limits::default(),
+        )
         .await;
     let mine = app
         .track_directly(entitled.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
@@ -230,7 +234,10 @@ async fn refresh_needs_the_entitlement_and_an_upstream() {
     };
     // not entitled: 403 naming the entitlement
     let e = assert_error(&app.send(refresh(theirs, &plain_key)).await, 403);
-    assert!(e["detail"].as_str().unwrap().contains("container_refresh"), "{e}");
+    assert!(
+        e["detail"].as_str().unwrap().contains("container_refresh"),
+        "{e}"
+    );
     // another account's container: 404
     assert_error(&app.send(refresh(theirs, &key)).await, 404);
     // no upstream configured for the carrier in this process: 422 no_upstream

@@ -51,6 +51,8 @@ pub struct ApiConfig {
     pub webhook_source_ips: Vec<String>,
     /// The header that carries the hex signature of webhook bodies.
     pub webhook_signature_header: String,
+    /// Base64 secret of DCSA push subscriptions (`POST /v2/ingest/dcsa`); none: push is off.
+    pub dcsa_push_secret: Option<String>,
 }
 
 impl Default for ApiConfig {
@@ -61,6 +63,7 @@ impl Default for ApiConfig {
             allow_private_webhook_urls: false,
             webhook_source_ips: Vec::new(),
             webhook_signature_header: delivery::SIGNATURE_HEADER.to_string(),
+            dcsa_push_secret: None,
         }
     }
 }
@@ -228,6 +231,7 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(health::metrics))
         .route("/docs", get(docs::page))
         .route("/v2/openapi.json", get(docs::openapi_json))
+        .route("/v2/ingest/dcsa", axum::routing::post(routes::ingest::dcsa))
         .merge(authenticated)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

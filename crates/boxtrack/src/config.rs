@@ -66,6 +66,8 @@ pub struct Settings {
     pub webhook_signature_header: String,
     /// Upstreams: a simulator and/or carriers and terminals from the configuration file.
     pub upstreams: boxtrack_sources::upstream::UpstreamConfig,
+    /// Base64 secret DCSA push calls are signed with (push is off without one).
+    pub dcsa_push_secret: Option<String>,
 }
 
 /// Every setting by name, as strings, from one layer.
@@ -100,6 +102,8 @@ pub struct Layer {
     pub webhook_signature_header: Option<String>,
     /// `sim_url`
     pub sim_url: Option<String>,
+    /// `dcsa_push_secret`
+    pub dcsa_push_secret: Option<String>,
     /// `upstream_requests_per_sec`
     pub upstream_requests_per_sec: Option<f64>,
     /// `[carriers.SCAC]` tables (file only): DCSA endpoint per carrier.
@@ -108,7 +112,8 @@ pub struct Layer {
     pub terminals: Option<BTreeMap<String, boxtrack_sources::upstream::Endpoint>>,
 }
 
-const NAMES: [&str; 15] = [
+const NAMES: [&str; 16] = [
+    "dcsa_push_secret",
     "sim_url",
     "upstream_requests_per_sec",
     "webhook_signature_header",
@@ -143,6 +148,7 @@ impl Layer {
             "webhook_retry_schedule" => self.webhook_retry_schedule.clone(),
             "webhook_signature_header" => self.webhook_signature_header.clone(),
             "sim_url" => self.sim_url.clone(),
+            "dcsa_push_secret" => self.dcsa_push_secret.clone(),
             "upstream_requests_per_sec" => self.upstream_requests_per_sec.map(|n| n.to_string()),
             _ => None,
         }
@@ -185,6 +191,7 @@ impl Layer {
         };
         Ok(Layer {
             sim_url: get("sim_url"),
+            dcsa_push_secret: get("dcsa_push_secret"),
             upstream_requests_per_sec,
             carriers: None,
             terminals: None,
@@ -440,7 +447,26 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         poll_speedup: 1.0,
     };
 
+    let dcsa_push_secret = match chosen.get("dcsa_push_secret") {
+        None => None,
+        Some((v, src)) => {
+            use base64::Engine;
+            let v = v.trim().to_string();
+            let n = base64::engine::general_purpose::STANDARD
+                .decode(&v)
+                .map(|k| k.len())
+                .unwrap_or(0);
+            if !(32..=64).contains(&n) {
+                bail!(
+                    "setting dcsa_push_secret ({src}) must be base64 of 32 to 64 random bytes, as DCSA subscriptions use (e.g. `openssl rand -base64 32`)"
+                );
+            }
+            Some(v)
+        }
+    };
+
     Ok(Settings {
+        dcsa_push_secret,
         upstreams,
         webhook_signature_header: header,
         webhook_retry_schedule,

@@ -104,6 +104,10 @@ pub struct ServeArgs {
     /// simulator becomes an upstream. Env: BOXTRACK_SIM_URL.
     #[arg(long, value_name = "URL")]
     sim_url: Option<String>,
+    /// Base64 secret (32-64 bytes) that carriers sign DCSA push calls to
+    /// POST /v2/ingest/dcsa with; push is refused without it. Env: BOXTRACK_DCSA_PUSH_SECRET.
+    #[arg(long, value_name = "BASE64")]
+    dcsa_push_secret: Option<String>,
     /// Header carrying the hex HMAC-SHA256 body signature (default X-Boxtrack-Webhook-Signature;
     /// set it to the header your receivers already check). Env: BOXTRACK_WEBHOOK_SIGNATURE_HEADER.
     #[arg(long, value_name = "NAME")]
@@ -160,6 +164,7 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
             .webhook_retry_schedule
             .clone_from(&s.webhook_retry_schedule);
         flags.sim_url.clone_from(&s.sim_url);
+        flags.dcsa_push_secret.clone_from(&s.dcsa_push_secret);
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),

@@ -44,6 +44,7 @@ fn state(db: Db, s: &Settings) -> AppState {
             allow_private_webhook_urls: s.allow_private_webhook_urls,
             webhook_source_ips: s.webhook_source_ips.clone(),
             webhook_signature_header: s.webhook_signature_header.clone(),
+            dcsa_push_secret: s.dcsa_push_secret.clone(),
         },
         limiter,
     )

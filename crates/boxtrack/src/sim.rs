@@ -36,6 +36,13 @@ pub struct SimArgs {
     /// API key used for --x12-ingest-url.
     #[arg(long, value_name = "KEY")]
     pub x12_api_key: Option<String>,
+    /// Where carriers push their DCSA events as they happen (as for an event subscription),
+    /// e.g. http://127.0.0.1:8080/v2/ingest/dcsa (needs --dcsa-push-secret).
+    #[arg(long, value_name = "URL", requires = "dcsa_push_secret")]
+    pub dcsa_push_url: Option<String>,
+    /// Base64 secret the pushes are signed with (the same as boxtrack's dcsa_push_secret).
+    #[arg(long, value_name = "BASE64")]
+    pub dcsa_push_secret: Option<String>,
 }
 
 /// Builds the simulator from flags.
@@ -76,6 +83,15 @@ pub async fn run(args: &SimArgs) -> anyhow::Result<()> {
             sim.clone(),
             url.clone(),
             key.clone(),
+            Duration::from_secs(1),
+            shutdown.clone(),
+        ));
+    }
+    if let (Some(url), Some(secret)) = (&args.dcsa_push_url, &args.dcsa_push_secret) {
+        tokio::spawn(boxtrack_sim::send_dcsa_push(
+            sim.clone(),
+            url.clone(),
+            secret.clone(),
             Duration::from_secs(1),
             shutdown.clone(),
         ));

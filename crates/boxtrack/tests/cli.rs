@@ -332,12 +332,17 @@ async fn demo_prints_a_working_key_and_moves_off_a_taken_port() {
             .await
             .unwrap();
         total = doc["meta"]["total"].as_u64().unwrap();
-        if total == 5 {
+        if total >= 7 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert_eq!(total, 5, "four demo shipments with five containers");
+    // five from the four sandbox journeys, at least two from the simulator's two shipments
+    assert!(total >= 7, "demo shipments and containers: {total}");
+    assert!(
+        lines.iter().any(|l| l.contains("/sim/v1/catalog")),
+        "{lines:?}"
+    );
     drop(taken);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -412,6 +417,8 @@ async fn ingest_reads_x12_files_and_names_what_is_wrong() {
     assert!(missing.contains("/nonexistent.edi"), "{missing}");
 }
 
+const PUSH_SECRET: &str = "c2ltdWxhdGVkLWNhcnJpZXItcHVzaC1zZWNyZXQtMzJieXRlcw==";
+
 /// `boxtrack sim` and `boxtrack serve` as two processes on loopback: numbers from the catalog
 /// tracked by bill of lading, booking and container; the clock advanced; the carrier's DCSA
 /// events, the terminal feed and the rail carrier's X12 322 files arrive, through a simulator
@@ -473,6 +480,10 @@ async fn sim_and_serve_end_to_end() {
         &format!("{base}/v2/ingest/x12"),
         "--x12-api-key",
         &op_key,
+        "--dcsa-push-url",
+        &format!("{base}/v2/ingest/dcsa"),
+        "--dcsa-push-secret",
+        PUSH_SECRET,
     ]));
     let (_server, served, _) = start(
         Command::new(env!("CARGO_BIN_EXE_boxtrack"))
@@ -484,6 +495,8 @@ async fn sim_and_serve_end_to_end() {
                 &db.url,
                 "--sim-url",
                 &sim_url,
+                "--dcsa-push-secret",
+                PUSH_SECRET,
             ])
             .env_remove("BOXTRACK_LISTEN"),
     );
@@ -551,6 +564,23 @@ async fn sim_and_serve_end_to_end() {
     .await
     .unwrap();
     assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    // another ship at sea, tracked by one of its containers: only pushes update it
+    let pushed = bls
+        .iter()
+        .find(|b| {
+            at(b, "departs_at") < now
+                && at(b, "arrives_at") > now + 86_400_000_000
+                && at(b, "arrives_at") < at(sea, "arrives_at")
+                && b["destination"].is_null()
+                && b["number"] != sea["number"]
+        })
+        .expect("a second shipment at sea");
+    let pushed_box = pushed["containers"][0].as_str().unwrap();
+    let r = track(pushed_box, "container", pushed["scac"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
     let lone = sea["containers"][0].as_str().unwrap();
 
     // the worker asks the carriers (retrying the injected failures) until both are created
@@ -586,8 +616,9 @@ async fn sim_and_serve_end_to_end() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
-    let expected =
-        sea["containers"].as_array().unwrap().len() + rail["containers"].as_array().unwrap().len();
+    let expected = sea["containers"].as_array().unwrap().len()
+        + rail["containers"].as_array().unwrap().len()
+        + 1;
     assert_eq!(containers.len(), expected);
     let id_of = |n: &str| {
         containers
@@ -675,6 +706,29 @@ async fn sim_and_serve_end_to_end() {
         attrs["import_deadlines"]["pickup_lfd_terminal"].is_string(),
         "{attrs}"
     );
+
+    // the carrier pushed the discharge of the container tracked on its own (no refresh asked)
+    let pushed_id = id_of(pushed_box);
+    let mut pushed_attrs = Value::Null;
+    for _ in 0..120 {
+        let c: Value = api(reqwest::Method::GET, format!("/v2/containers/{pushed_id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        pushed_attrs = c["data"]["attributes"].clone();
+        if pushed_attrs["pod_discharged_at"].is_string() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert!(
+        pushed_attrs["pod_discharged_at"].is_string(),
+        "{pushed_attrs}"
+    );
+    assert!(pushed_attrs["pod_arrived_at"].is_string(), "{pushed_attrs}");
 
     // the rail leg: far enough on that the rail carrier's X12 322 files were sent
     let rail_box = rail["containers"][0].as_str().unwrap();

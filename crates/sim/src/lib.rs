@@ -473,3 +473,65 @@ pub async fn send_rail_x12(
         }
     }
 }
+
+/// Pushes each carrier's DCSA 2.2 events to `url` as they become visible on the virtual clock
+/// (as a carrier does for an event subscription): one JSON array per carrier and round, signed
+/// with `Notification-Signature: sha256=<hex>` (HMAC-SHA256 with the base64-decoded `secret`).
+/// Anything but 204 is sent again on the next round.
+pub async fn send_dcsa_push(
+    sim: Sim,
+    url: String,
+    secret: String,
+    every: Duration,
+    shutdown: tokio_util::sync::CancellationToken,
+) {
+    let client = reqwest::Client::new();
+    let subscription = format!(
+        "00000000-0000-4000-8000-{:012x}",
+        sim.world().seed & 0xffff_ffff_ffff
+    );
+    let mut sent_until = i64::MIN;
+    loop {
+        let now = sim.clock().now_us();
+        let mut by_carrier: std::collections::BTreeMap<&str, Vec<&boxtrack_sources::dcsa::Event>> =
+            std::collections::BTreeMap::new();
+        for (i, s) in sim.world().shipments.iter().enumerate() {
+            for t in &sim.0.events[i] {
+                if t.visible_us > sent_until && t.visible_us <= now {
+                    by_carrier.entry(s.scac.as_str()).or_default().push(&t.item);
+                }
+            }
+        }
+        let mut all_ok = true;
+        for events in by_carrier.values() {
+            let Ok(body) = serde_json::to_vec(events) else {
+                continue;
+            };
+            let Some(signature) = boxtrack_sources::dcsa::sign(&secret, &body) else {
+                tracing::error!("the DCSA push secret is not base64");
+                return;
+            };
+            let ok = client
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .header("Notification-Signature", signature)
+                .header("Subscription-ID", &subscription)
+                .header("API-Version", "2.2.0")
+                .body(body)
+                .send()
+                .await
+                .map(|r| r.status() == StatusCode::NO_CONTENT)
+                .unwrap_or(false);
+            all_ok &= ok;
+        }
+        if all_ok {
+            sent_until = now;
+        } else {
+            tracing::warn!(url = %url, "DCSA push failed; will send again");
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(every) => {}
+        }
+    }
+}

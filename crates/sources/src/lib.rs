@@ -6,6 +6,7 @@ pub mod carrier;
 pub mod dcsa;
 pub mod ingest;
 pub mod poll;
+pub mod push;
 pub mod sandbox;
 pub mod scenarios;
 pub mod terminal;

@@ -181,3 +181,61 @@ pub async fn counts(db: &Db, now: i64) -> Result<(i64, i64, i64)> {
         "SELECT COUNT(*) FILTER (WHERE active = TRUE), COUNT(*) FILTER (WHERE active = TRUE AND next_due_us <= $1), COUNT(*) FILTER (WHERE failures > 0) FROM subjects")
         .bind(now).fetch_one(p).await?))
 }
+
+/// A tracked container a pushed event may concern.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PushTarget {
+    /// Owner.
+    pub account_id: Uuid,
+    /// Container.
+    pub container_id: Uuid,
+    /// Its number.
+    pub number: String,
+    /// The number its tracking request was made with (bill of lading, booking, container).
+    pub request_number: String,
+    /// The shipment's bill of lading.
+    pub bill_of_lading_number: String,
+    /// The shipment's route (JSON).
+    pub route: String,
+}
+
+/// Active containers (of every account) with one of these numbers, or tracked through a
+/// request for one of these references.
+pub async fn targets_for_push(
+    db: &Db,
+    numbers: &[String],
+    references: &[String],
+) -> Result<Vec<PushTarget>> {
+    if numbers.is_empty() && references.is_empty() {
+        return Ok(vec![]);
+    }
+    let route = match db {
+        Db::Sqlite(_) => "s.route",
+        Db::Postgres(_) => "s.route::text",
+    };
+    let list = |start: usize, n: usize| -> String {
+        if n == 0 {
+            "NULL".into()
+        } else {
+            (start..start + n)
+                .map(|i| format!("${i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let sql = format!(
+        "SELECT c.account_id, c.id AS container_id, c.number, tr.request_number, s.bill_of_lading_number, {route} AS route \
+         FROM containers c JOIN shipments s ON s.id = c.shipment_id JOIN tracking_requests tr ON tr.id = s.tracking_request_id \
+         WHERE c.active = TRUE AND (c.number IN ({}) OR tr.request_number IN ({}) OR s.bill_of_lading_number IN ({})) ORDER BY c.account_id, c.id",
+        list(1, numbers.len()),
+        list(numbers.len() + 1, references.len()),
+        list(numbers.len() + 1, references.len())
+    );
+    Ok(on_db!(db, p => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        for n in numbers.iter().chain(references) {
+            q = q.bind(n);
+        }
+        q.fetch_all(p).await?
+    }))
+}

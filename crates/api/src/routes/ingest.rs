@@ -91,6 +91,46 @@ pub async fn x12(
     Ok((StatusCode::OK, JsonApi(result_doc(&report))))
 }
 
+/// `POST /v2/ingest/dcsa`: a carrier's DCSA Track & Trace 2.2 push (the subscriber side of
+/// its event subscription). Authenticated by the `Notification-Signature` header, not by an
+/// API key; answers 204 as the standard requires.
+pub async fn dcsa(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+    raw: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
+    match boxtrack_sources::push::dcsa(
+        &state.db,
+        state.config.dcsa_push_secret.as_deref(),
+        header("Notification-Signature"),
+        header("Subscription-ID"),
+        &raw,
+        boxtrack_store::now_us(),
+    )
+    .await
+    {
+        Ok(report) => {
+            tracing::info!(
+                events = report.events,
+                rejected = report.rejected,
+                containers = report.containers,
+                changes = report.changes,
+                "DCSA push applied"
+            );
+            Ok(StatusCode::NO_CONTENT)
+        }
+        Err(boxtrack_sources::push::PushError::Unauthorized(why)) => {
+            Err(ApiError::unauthorized(why))
+        }
+        Err(boxtrack_sources::push::PushError::Invalid(why)) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("Not an array of DCSA 2.2 events: {why}"),
+        )),
+        Err(boxtrack_sources::push::PushError::Store(e)) => Err(e.into()),
+    }
+}
+
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let mut op = operation(
@@ -112,9 +152,34 @@ pub fn operations() -> Vec<Op> {
             "text/plain": {"schema": {"type": "string"}}
         }
     });
-    vec![Op {
-        method: "post",
-        path: "/v2/ingest/x12",
-        op,
-    }]
+    let mut push = operation(
+        "Ingest",
+        "Receive a DCSA push",
+        "The subscriber endpoint of DCSA Track & Trace 2.2 event subscriptions: carriers POST arrays of events here. No API key: the call must carry `Notification-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the base64-decoded subscription secret (setting `dcsa_push_secret`); unsigned or badly signed calls get 401 and nothing is stored. Verified bodies are stored verbatim and their events merged into every container they concern (equipment events by container number, vessel events by the bill of lading or booking they name). Answers 204.",
+        vec![],
+        None,
+        errors(&[400, 401]),
+        ("204", json!({"description": "Accepted"})),
+    );
+    push["requestBody"] = json!({
+        "required": true,
+        "content": {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}}
+    });
+    push["security"] = json!([]);
+    push["parameters"] = json!([
+        {"name": "Notification-Signature", "in": "header", "required": true, "schema": {"type": "string"}, "description": "sha256=<lowercase hex HMAC-SHA256 of the body>"},
+        {"name": "Subscription-ID", "in": "header", "required": false, "schema": {"type": "string"}}
+    ]);
+    vec![
+        Op {
+            method: "post",
+            path: "/v2/ingest/x12",
+            op,
+        },
+        Op {
+            method: "post",
+            path: "/v2/ingest/dcsa",
+            op: push,
+        },
+    ]
 }

@@ -248,3 +248,85 @@ async fn refresh_needs_the_entitlement_and_an_upstream() {
     assert_eq!(s.status, 200);
     assert_eq!(s.json()["meta"]["subjects"]["active"], 1);
 }
+
+#[tokio::test]
+async fn dcsa_pushes_must_be_signed_and_then_apply() {
+    use boxtrack_api::{ApiConfig, Limiter};
+    const SECRET: &str = "c2ltdWxhdGVkLWNhcnJpZXItcHVzaC1zZWNyZXQtMzJieXRlcw==";
+    let (db, _database) = crate::helpers::fresh_db().await;
+    let app = TestApp::spawn_with(
+        db,
+        Limiter::memory(),
+        ApiConfig {
+            dcsa_push_secret: Some(SECRET.into()),
+            ..ApiConfig::default()
+        },
+    )
+    .await;
+    let (a, key) = app.account().await;
+    let c = app
+        .track_directly(a.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    let body = serde_json::json!([{
+        "eventID": "6f3e0c1a-1111-4222-8333-444455556666",
+        "eventCreatedDateTime": "2026-03-02T10:05:00Z",
+        "eventType": "EQUIPMENT", "eventClassifierCode": "ACT",
+        "eventDateTime": "2026-03-02T09:41:00+09:00",
+        "equipmentEventTypeCode": "LOAD", "equipmentReference": "MRSU4371639",
+        "ISOEquipmentCode": "45G1", "emptyIndicatorCode": "LADEN",
+        "transportCall": {"transportCallID": "tc-1", "modeOfTransport": "VESSEL", "UNLocationCode": "KRPUS",
+            "vessel": {"vesselIMONumber": "9352004", "vesselName": "MAERSK STEPNICA"}}
+    }])
+    .to_string();
+    let push = |sig: Option<String>, b: String| {
+        let mut r = app
+            .client
+            .post(app.url("/v2/ingest/dcsa"))
+            .header("Content-Type", "application/json")
+            .body(b);
+        if let Some(s) = sig {
+            r = r.header("Notification-Signature", s);
+        }
+        r
+    };
+    let stored = || async {
+        let n: i64 = boxtrack_store::on_db!(&app.db, p => sqlx::query_scalar(
+            "SELECT COUNT(*) FROM source_payloads").fetch_one(p).await.unwrap());
+        n
+    };
+    // unsigned, badly signed, signed for other bytes: 401 and nothing stored
+    assert_error(&app.send(push(None, body.clone())).await, 401);
+    assert_error(
+        &app.send(push(Some("sha256=00ff".into()), body.clone()))
+            .await,
+        401,
+    );
+    let other = boxtrack_sources::dcsa::sign(SECRET, b"[]").unwrap();
+    assert_error(&app.send(push(Some(other), body.clone())).await, 401);
+    assert_eq!(stored().await, 0);
+    let before = app
+        .get(&format!("/v2/containers/{c}"), Some(&key))
+        .await
+        .json();
+    assert!(before["data"]["attributes"]["pol_vessel_loaded_at"].is_null());
+
+    // signed: 204, stored, applied
+    let sig = boxtrack_sources::dcsa::sign(SECRET, body.as_bytes()).unwrap();
+    let r = app.send(push(Some(sig), body.clone())).await;
+    assert_eq!(r.status, 204, "{}", r.text);
+    assert_eq!(stored().await, 1);
+    let after = app
+        .get(&format!("/v2/containers/{c}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(
+        after["data"]["attributes"]["pol_vessel_loaded_at"],
+        "2026-03-02T00:41:00Z"
+    );
+
+    // signed but not DCSA: 400, kept as a rejected payload
+    let junk = "{\"events\": []}".to_string();
+    let sig = boxtrack_sources::dcsa::sign(SECRET, junk.as_bytes()).unwrap();
+    assert_error(&app.send(push(Some(sig), junk)).await, 400);
+    assert_eq!(stored().await, 2);
+}

@@ -161,6 +161,7 @@ async fn openapi_document_matches_the_router() {
         ("POST", "/v2/ingest/x12"),
         ("PATCH", "/v2/containers/{id}/refresh"),
         ("GET", "/v2/sources"),
+        ("POST", "/v2/ingest/dcsa"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_string(), p.to_string()))

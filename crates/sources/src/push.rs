@@ -1,0 +1,167 @@
+//! DCSA Track & Trace 2.2 push: carriers call boxtrack with arrays of events. A call is
+//! verified first (`Notification-Signature: sha256=<hex>`, HMAC-SHA256 of the exact body with
+//! the base64-decoded subscription secret); an unsigned or badly signed call is refused and
+//! stored nowhere. A verified body is stored verbatim, and its events are merged into every
+//! container they concern: equipment events by container number, vessel events by the
+//! bill of lading or booking they name.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use boxtrack_core::tracking::{Observation, Route};
+use boxtrack_store::payloads::{self, NewPayload};
+use boxtrack_store::{Db, StoreError, subjects, tracking};
+use uuid::Uuid;
+
+use crate::carrier::digest;
+use crate::dcsa::{self, Event};
+
+/// Why a push was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum PushError {
+    /// Not signed, or not signed with the configured secret: nothing stored.
+    #[error("{0}")]
+    Unauthorized(String),
+    /// Signed, but not an array of DCSA events (stored as rejected).
+    #[error("{0}")]
+    Invalid(String),
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What a push did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct PushReport {
+    /// The stored payload.
+    pub payload_id: Option<Uuid>,
+    /// Valid events.
+    pub events: usize,
+    /// Rejected events.
+    pub rejected: usize,
+    /// Containers updated.
+    pub containers: usize,
+    /// Changes recorded.
+    pub changes: usize,
+}
+
+fn concerns(e: &Event, t: &subjects::PushTarget) -> bool {
+    match &e.equipment_reference {
+        Some(c) => boxtrack_core::ident::normalize(c) == t.number,
+        None => e.document_references.iter().any(|d| {
+            d.document_reference_value == t.request_number
+                || d.document_reference_value == t.bill_of_lading_number
+        }),
+    }
+}
+
+/// Verifies, stores and applies one push.
+pub async fn dcsa(
+    db: &Db,
+    secret: Option<&str>,
+    signature: Option<&str>,
+    subscription_id: Option<&str>,
+    body: &[u8],
+    now_us: i64,
+) -> Result<PushReport, PushError> {
+    let secret = secret.ok_or_else(|| {
+        PushError::Unauthorized("DCSA push is not configured on this service".into())
+    })?;
+    let signature = signature.ok_or_else(|| {
+        PushError::Unauthorized("the Notification-Signature header is missing".into())
+    })?;
+    if !dcsa::verify_signature(secret, body, signature) {
+        return Err(PushError::Unauthorized(
+            "the Notification-Signature does not match the body".into(),
+        ));
+    }
+    let origin = format!("dcsa-push:{}", subscription_id.unwrap_or("-"));
+    let text = String::from_utf8_lossy(body);
+    let parsed = match dcsa::parse(body, now_us) {
+        Ok(p) => p,
+        Err(e) => {
+            payloads::record(
+                db,
+                &NewPayload {
+                    account_id: None,
+                    format: "dcsa",
+                    origin: &origin,
+                    body: &text,
+                    status: "rejected",
+                    summary: &serde_json::json!({"error": e.0}),
+                    received_us: now_us,
+                },
+            )
+            .await?;
+            return Err(PushError::Invalid(e.0));
+        }
+    };
+    let mut report = PushReport {
+        events: parsed.events.len(),
+        rejected: parsed.rejected.len(),
+        ..PushReport::default()
+    };
+    report.payload_id = Some(
+        payloads::record(
+            db,
+            &NewPayload {
+                account_id: None,
+                format: "dcsa",
+                origin: &origin,
+                body: &text,
+                status: if parsed.rejected.is_empty() {
+                    "accepted"
+                } else {
+                    "partial"
+                },
+                summary: &serde_json::json!({"rejected": parsed.rejected, "notes": parsed.notes}),
+                received_us: now_us,
+            },
+        )
+        .await?,
+    );
+    let mut numbers = BTreeSet::new();
+    let mut references = BTreeSet::new();
+    for e in &parsed.events {
+        if let Some(c) = &e.equipment_reference {
+            numbers.insert(boxtrack_core::ident::normalize(c));
+        }
+        if e.equipment_reference.is_none() {
+            for d in &e.document_references {
+                references.insert(d.document_reference_value.clone());
+            }
+        }
+    }
+    let numbers: Vec<String> = numbers.into_iter().collect();
+    let references: Vec<String> = references.into_iter().collect();
+    let targets = subjects::targets_for_push(db, &numbers, &references).await?;
+    let mut per_account: BTreeMap<Uuid, Vec<(Uuid, Vec<Observation>)>> = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    for t in &targets {
+        if !seen.insert(t.container_id) {
+            continue;
+        }
+        let relevant: Vec<Event> = parsed
+            .events
+            .iter()
+            .filter(|e| concerns(e, t))
+            .cloned()
+            .collect();
+        if relevant.is_empty() {
+            continue;
+        }
+        let known: Option<Route> = serde_json::from_str(&t.route).ok();
+        let d = digest(&relevant, known.as_ref());
+        per_account
+            .entry(t.account_id)
+            .or_default()
+            .push((t.container_id, d.for_container(&t.number)));
+    }
+    for (account, batches) in per_account {
+        report.containers += batches.len();
+        let mut tx = db.begin().await?;
+        let changes = tracking::apply_batch_in(&mut tx, account, &batches, now_us).await?;
+        tx.commit().await?;
+        report.changes += changes.iter().map(|(_, c)| c.len()).sum::<usize>();
+    }
+    Ok(report)
+}

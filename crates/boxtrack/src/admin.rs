@@ -389,11 +389,56 @@ pub enum IngestCommand {
         #[command(flatten)]
         json: JsonFlag,
     },
+    /// Read a file of NMEA 0183 AIS sentences (!AIVDM / !AIVDO; multi-part messages,
+    /// checksums checked; other sentences skipped) and store each vessel's latest position
+    /// (types 1, 2, 3) and static data (type 5: IMO, name, destination, ETA).
+    Ais {
+        /// The file ("-" reads standard input).
+        file: String,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+}
+
+fn read_input(file: &str) -> anyhow::Result<String> {
+    if file == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .context("reading standard input")?;
+        Ok(s)
+    } else {
+        let bytes = std::fs::read(file).with_context(|| format!("reading {file}"))?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
 }
 
 /// Runs an `ingest` subcommand.
 pub async fn ingest(db: &Db, cmd: &IngestCommand) -> anyhow::Result<()> {
     match cmd {
+        IngestCommand::Ais { file, json } => {
+            let text = read_input(file)?;
+            let mut decoder = boxtrack_sources::ais::Decoder::new();
+            let report = boxtrack_sources::ais::ingest_lines(
+                db,
+                &mut decoder,
+                text.lines(),
+                boxtrack_store::now_us(),
+            )
+            .await?;
+            if json.json {
+                print_json(&serde_json::to_value(&report)?)?;
+            } else {
+                println!(
+                    "{} AIS sentences: {} vessel positions and {} static reports stored; {} refused; {} other lines skipped",
+                    report.sentences,
+                    report.positions,
+                    report.statics,
+                    report.errors,
+                    report.skipped
+                );
+            }
+            Ok(())
+        }
         IngestCommand::X12 {
             file,
             account,
@@ -403,14 +448,7 @@ pub async fn ingest(db: &Db, cmd: &IngestCommand) -> anyhow::Result<()> {
                 .as_deref()
                 .map(|a| parse_id("account id", a))
                 .transpose()?;
-            let text = if file == "-" {
-                let mut s = String::new();
-                std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-                    .context("reading standard input")?;
-                s
-            } else {
-                std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?
-            };
+            let text = read_input(file)?;
             let report = boxtrack_sources::ingest::x12(
                 db,
                 boxtrack_sources::ingest::Scope {

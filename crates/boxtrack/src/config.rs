@@ -68,6 +68,8 @@ pub struct Settings {
     pub upstreams: boxtrack_sources::upstream::UpstreamConfig,
     /// Base64 secret DCSA push calls are signed with (push is off without one).
     pub dcsa_push_secret: Option<String>,
+    /// An AIS feed to follow (`host:port`, NMEA sentences per line).
+    pub ais_feed: Option<String>,
 }
 
 /// Every setting by name, as strings, from one layer.
@@ -104,6 +106,8 @@ pub struct Layer {
     pub sim_url: Option<String>,
     /// `dcsa_push_secret`
     pub dcsa_push_secret: Option<String>,
+    /// `ais_feed`
+    pub ais_feed: Option<String>,
     /// `upstream_requests_per_sec`
     pub upstream_requests_per_sec: Option<f64>,
     /// `[carriers.SCAC]` tables (file only): DCSA endpoint per carrier.
@@ -112,7 +116,8 @@ pub struct Layer {
     pub terminals: Option<BTreeMap<String, boxtrack_sources::upstream::Endpoint>>,
 }
 
-const NAMES: [&str; 16] = [
+const NAMES: [&str; 17] = [
+    "ais_feed",
     "dcsa_push_secret",
     "sim_url",
     "upstream_requests_per_sec",
@@ -149,6 +154,7 @@ impl Layer {
             "webhook_signature_header" => self.webhook_signature_header.clone(),
             "sim_url" => self.sim_url.clone(),
             "dcsa_push_secret" => self.dcsa_push_secret.clone(),
+            "ais_feed" => self.ais_feed.clone(),
             "upstream_requests_per_sec" => self.upstream_requests_per_sec.map(|n| n.to_string()),
             _ => None,
         }
@@ -192,6 +198,7 @@ impl Layer {
         Ok(Layer {
             sim_url: get("sim_url"),
             dcsa_push_secret: get("dcsa_push_secret"),
+            ais_feed: get("ais_feed"),
             upstream_requests_per_sec,
             carriers: None,
             terminals: None,
@@ -465,7 +472,24 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         }
     };
 
+    let ais_feed = match chosen.get("ais_feed") {
+        None => None,
+        Some((v, src)) => {
+            let v = v.trim().to_string();
+            let valid = v
+                .rsplit_once(':')
+                .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0));
+            if !valid {
+                bail!(
+                    "setting ais_feed = {v:?} ({src}) must be HOST:PORT of a TCP feed of NMEA sentences"
+                );
+            }
+            Some(v)
+        }
+    };
+
     Ok(Settings {
+        ais_feed,
         dcsa_push_secret,
         upstreams,
         webhook_signature_header: header,

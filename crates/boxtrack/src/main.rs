@@ -108,6 +108,11 @@ pub struct ServeArgs {
     /// POST /v2/ingest/dcsa with; push is refused without it. Env: BOXTRACK_DCSA_PUSH_SECRET.
     #[arg(long, value_name = "BASE64")]
     dcsa_push_secret: Option<String>,
+    /// Follow an AIS feed: HOST:PORT of a TCP stream of NMEA 0183 sentences (!AIVDM); each
+    /// vessel's latest position and static data appear on GET /v2/vessels/{imo}.
+    /// Env: BOXTRACK_AIS_FEED.
+    #[arg(long, value_name = "HOST:PORT")]
+    ais_feed: Option<String>,
     /// Header carrying the hex HMAC-SHA256 body signature (default X-Boxtrack-Webhook-Signature;
     /// set it to the header your receivers already check). Env: BOXTRACK_WEBHOOK_SIGNATURE_HEADER.
     #[arg(long, value_name = "NAME")]
@@ -165,6 +170,7 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
             .clone_from(&s.webhook_retry_schedule);
         flags.sim_url.clone_from(&s.sim_url);
         flags.dcsa_push_secret.clone_from(&s.dcsa_push_secret);
+        flags.ais_feed.clone_from(&s.ais_feed);
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),

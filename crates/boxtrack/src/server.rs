@@ -67,6 +67,13 @@ fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
         .with_sandbox_speed(sandbox_speed)
         .with_upstreams(app.upstreams.clone());
     tokio::spawn(processor.run(shutdown.clone(), Duration::from_secs(1), app.wake.clone()));
+    if let Some(feed) = &s.ais_feed {
+        tokio::spawn(boxtrack_sources::ais::follow(
+            app.db.clone(),
+            feed.clone(),
+            shutdown.clone(),
+        ));
+    }
     let deliverer = boxtrack_api::delivery::Deliverer::new(
         app.db.clone(),
         s.webhook_timeout,

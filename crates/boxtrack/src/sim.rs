@@ -43,6 +43,10 @@ pub struct SimArgs {
     /// Base64 secret the pushes are signed with (the same as boxtrack's dcsa_push_secret).
     #[arg(long, value_name = "BASE64")]
     pub dcsa_push_secret: Option<String>,
+    /// Also stream AIS (NMEA !AIVDM sentences over TCP) on this address: every vessel's
+    /// position each second, static data every tenth second (boxtrack serve --ais-feed).
+    #[arg(long, value_name = "ADDR")]
+    pub ais_listen: Option<String>,
 }
 
 /// Builds the simulator from flags.
@@ -92,6 +96,18 @@ pub async fn run(args: &SimArgs) -> anyhow::Result<()> {
             sim.clone(),
             url.clone(),
             secret.clone(),
+            Duration::from_secs(1),
+            shutdown.clone(),
+        ));
+    }
+    if let Some(a) = &args.ais_listen {
+        let l = tokio::net::TcpListener::bind(a)
+            .await
+            .with_context(|| format!("cannot listen on {a} for AIS"))?;
+        eprintln!("AIS stream: {}", l.local_addr()?);
+        tokio::spawn(boxtrack_sim::serve_ais(
+            sim.clone(),
+            l,
             Duration::from_secs(1),
             shutdown.clone(),
         ));

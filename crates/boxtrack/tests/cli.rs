@@ -361,6 +361,8 @@ fn every_command_explains_itself() {
         vec!["keys", "revoke", "--help"],
         vec!["ingest", "--help"],
         vec!["ingest", "x12", "--help"],
+        vec!["ingest", "ais", "--help"],
+        vec!["sim", "--help"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
             .args(&args)
@@ -413,6 +415,21 @@ async fn ingest_reads_x12_files_and_names_what_is_wrong() {
         ],
     ));
     assert!(err.contains("could be read"), "{err}");
+    let ais = ok_json(boxtrack(
+        &db.url,
+        &[
+            "ingest",
+            "ais",
+            &format!(
+                "{}/../../fixtures/ais/sample.aivdm",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+            "--json",
+        ],
+    ));
+    assert_eq!(ais["errors"], 0, "{ais}");
+    assert!(ais["positions"].as_u64().unwrap() >= 5, "{ais}");
+    assert!(ais["statics"].as_u64().unwrap() >= 1, "{ais}");
     let missing = failed(boxtrack(&db.url, &["ingest", "x12", "/nonexistent.edi"]));
     assert!(missing.contains("/nonexistent.edi"), "{missing}");
 }
@@ -435,6 +452,10 @@ async fn sim_and_serve_end_to_end() {
             "Importer",
             "--entitlements",
             "container_refresh,rail_lfd",
+            "--rate-limit",
+            "default=100000",
+            "--rate-limit",
+            "containers.refresh=1000",
             "--json",
         ],
     ));
@@ -462,6 +483,12 @@ async fn sim_and_serve_end_to_end() {
         .unwrap()
         .port();
     let base = format!("http://127.0.0.1:{port}");
+    let ais_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let ais_addr = format!("127.0.0.1:{ais_port}");
     let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
         "sim",
         "--listen",
@@ -484,6 +511,8 @@ async fn sim_and_serve_end_to_end() {
         &format!("{base}/v2/ingest/dcsa"),
         "--dcsa-push-secret",
         PUSH_SECRET,
+        "--ais-listen",
+        &ais_addr,
     ]));
     let (_server, served, _) = start(
         Command::new(env!("CARGO_BIN_EXE_boxtrack"))
@@ -497,6 +526,8 @@ async fn sim_and_serve_end_to_end() {
                 &sim_url,
                 "--dcsa-push-secret",
                 PUSH_SECRET,
+                "--ais-feed",
+                &ais_addr,
             ])
             .env_remove("BOXTRACK_LISTEN"),
     );
@@ -796,6 +827,32 @@ async fn sim_and_serve_end_to_end() {
             .any(|k| k.0 == "container.transport.vessel_discharged"),
         "{keys:?}"
     );
+
+    // the vessel of the shipment at sea broadcasts its position over AIS
+    let imo = sea["vessel_imo"].as_str().unwrap();
+    let mut vessel = Value::Null;
+    for _ in 0..120 {
+        let v: Value = api(reqwest::Method::GET, format!("/v2/vessels/{imo}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        vessel = v["data"]["attributes"].clone();
+        if vessel.is_null() {
+            vessel = v;
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            continue;
+        }
+        if vessel["latitude"].is_number() && vessel["mmsi"].is_string() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert!(vessel["latitude"].is_number(), "{vessel}");
+    assert!(vessel["position_timestamp"].is_string(), "{vessel}");
+    assert_eq!(vessel["imo"], imo);
 
     // source health
     let sources: Value = api(reqwest::Method::GET, "/v2/sources".into())

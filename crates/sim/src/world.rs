@@ -720,4 +720,45 @@ mod tests {
         let later = s.terminal_status(0, d + 22 * H).unwrap();
         assert!(later.available_for_pickup, "{later:?}");
     }
+
+    #[test]
+    fn ais_broadcasts_decode_to_the_vessels_at_sea() {
+        let sim = crate::Sim::new(&crate::SimConfig {
+            seed: 5,
+            shipments: 30,
+            speed: 1.0,
+            origin_us: 1_800_000_000_000_000,
+            faults: crate::Faults::default(),
+            x12_ingest: None,
+        });
+        let lines = sim.ais_sentences(1_800_000_000_000_000, true);
+        let mut d = boxtrack_sources::ais::Decoder::new();
+        let mut positions = 0;
+        let mut statics = 0;
+        for l in &lines {
+            match d.feed(l).unwrap() {
+                Some(boxtrack_sources::ais::Message::Position(p)) => {
+                    positions += 1;
+                    assert!(p.lat.unwrap().abs() <= 90.0 && p.lon.unwrap().abs() <= 180.0);
+                    assert!(sim.world().vessels.iter().any(|v| v.mmsi == p.mmsi));
+                }
+                Some(boxtrack_sources::ais::Message::Static(s)) => {
+                    statics += 1;
+                    let v = sim
+                        .world()
+                        .vessels
+                        .iter()
+                        .find(|v| v.mmsi == s.mmsi)
+                        .unwrap();
+                    assert_eq!(s.imo.map(|i| format!("{i:07}")), Some(v.imo.clone()));
+                    assert_eq!(s.name, v.name.chars().take(20).collect::<String>());
+                }
+                _ => {}
+            }
+        }
+        assert!(
+            positions > 0 && positions == statics,
+            "{positions} {statics}"
+        );
+    }
 }

@@ -584,3 +584,134 @@ mod tests {
         assert_eq!(eta_us((2, 30, 0, 0), now), None);
     }
 }
+
+/// What feeding AIS sentences did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct AisReport {
+    /// AIS sentences read.
+    pub sentences: usize,
+    /// Position reports stored.
+    pub positions: usize,
+    /// Static data messages stored.
+    pub statics: usize,
+    /// Sentences refused (checksum, malformed).
+    pub errors: usize,
+    /// Lines that were not AIS (GPS sentences, comments).
+    pub skipped: usize,
+}
+
+/// Decodes lines and stores what they say (latest per vessel), received at `at_us`.
+pub async fn ingest_lines<'a>(
+    db: &boxtrack_store::Db,
+    decoder: &mut Decoder,
+    lines: impl Iterator<Item = &'a str>,
+    at_us: i64,
+) -> Result<AisReport, boxtrack_store::StoreError> {
+    use boxtrack_store::ais::{PositionUpdate, StaticUpdate};
+    let mut report = AisReport::default();
+    let mut positions: HashMap<u32, PositionUpdate> = HashMap::new();
+    let mut statics: HashMap<u32, StaticUpdate> = HashMap::new();
+    for line in lines {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match decoder.feed(line) {
+            Ok(m) => {
+                report.sentences += 1;
+                match m {
+                    Some(Message::Position(p)) => {
+                        positions.insert(
+                            p.mmsi,
+                            PositionUpdate {
+                                mmsi: i64::from(p.mmsi),
+                                latitude: p.lat,
+                                longitude: p.lon,
+                                speed_knots: p.speed_knots,
+                                course: p.course,
+                                heading: p.heading.map(i32::from),
+                                nav_status: i32::from(p.nav_status),
+                                at_us,
+                            },
+                        );
+                    }
+                    Some(Message::Static(s)) => {
+                        statics.insert(
+                            s.mmsi,
+                            StaticUpdate {
+                                mmsi: i64::from(s.mmsi),
+                                imo: s.imo.map(|i| format!("{i:07}")),
+                                name: s.name,
+                                callsign: s.callsign,
+                                ship_type: i32::from(s.ship_type),
+                                destination: s.destination,
+                                eta_us: s.eta.and_then(|e| eta_us(e, at_us)),
+                                draught_m: s.draught_m,
+                                at_us,
+                            },
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            Err(AisError::NotAis) => report.skipped += 1,
+            Err(_) => report.errors += 1,
+        }
+    }
+    report.positions = positions.len();
+    report.statics = statics.len();
+    let positions: Vec<PositionUpdate> = positions.into_values().collect();
+    let statics: Vec<StaticUpdate> = statics.into_values().collect();
+    boxtrack_store::ais::store(db, &positions, &statics).await?;
+    Ok(report)
+}
+
+/// Follows an AIS feed over TCP (`host:port`, one NMEA sentence per line) until `shutdown`,
+/// storing what arrives about once a second; reconnects with backoff when the feed drops.
+pub async fn follow(
+    db: boxtrack_store::Db,
+    addr: String,
+    shutdown: tokio_util::sync::CancellationToken,
+) {
+    use tokio::io::AsyncBufReadExt;
+    let mut failures = 0u32;
+    loop {
+        match tokio::net::TcpStream::connect(&addr).await {
+            Ok(stream) => {
+                failures = 0;
+                tracing::info!(feed = %addr, "AIS feed connected");
+                let mut lines = tokio::io::BufReader::new(stream).lines();
+                let mut decoder = Decoder::new();
+                let mut batch: Vec<String> = Vec::new();
+                let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+                loop {
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return,
+                        _ = tick.tick() => {
+                            if !batch.is_empty() {
+                                let now = boxtrack_core::time::now_us();
+                                if let Err(e) = ingest_lines(&db, &mut decoder, batch.iter().map(String::as_str), now).await {
+                                    tracing::error!(error = %e, "storing AIS positions failed");
+                                }
+                                batch.clear();
+                            }
+                        }
+                        line = lines.next_line() => match line {
+                            Ok(Some(l)) => batch.push(l),
+                            Ok(None) | Err(_) => break,
+                        }
+                    }
+                }
+                tracing::warn!(feed = %addr, "AIS feed closed; reconnecting");
+            }
+            Err(e) => {
+                failures += 1;
+                tracing::warn!(feed = %addr, error = %e, "AIS feed unreachable; retrying");
+            }
+        }
+        let wait = std::time::Duration::from_millis(500 * u64::from(failures.clamp(1, 60)));
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(wait) => {}
+        }
+    }
+}

@@ -6,6 +6,7 @@
 //! `migrations/postgres`. Times used for ordering are integer Unix microseconds.
 
 pub mod accounts;
+pub mod ais;
 pub mod db;
 pub mod events;
 pub mod keys;

@@ -149,10 +149,23 @@ pub async fn vessel(
         _ => return Err(ApiError::not_found("vessel")),
     };
     let name = boxtrack_store::reads::vessel_name(&state.db, caller.account.id, &imo).await?;
-    match name {
-        Some(n) => Ok(JsonApi::single(vessel_resource(&imo, Some(&n)), vec![])),
-        None => Err(ApiError::not_found("vessel")),
+    let Some(name) = name else {
+        return Err(ApiError::not_found("vessel"));
+    };
+    let mut v = vessel_resource(&imo, Some(&name));
+    if let Some(ais) = boxtrack_store::ais::by_imo(&state.db, &imo).await? {
+        let a = &mut v["attributes"];
+        a["mmsi"] = json!(ais.mmsi.to_string());
+        a["latitude"] = json!(ais.latitude);
+        a["longitude"] = json!(ais.longitude);
+        a["nautical_speed_knots"] = json!(ais.speed_knots);
+        a["navigational_heading_degrees"] = json!(ais.heading.map(f64::from).or(ais.course));
+        a["position_timestamp"] = json!(ais.position_us.map(boxtrack_core::time::format_micros));
+        a["ais_destination"] = json!(ais.destination);
+        a["ais_eta_at"] = json!(ais.eta_us.map(boxtrack_core::time::format_micros));
+        a["ais_navigation_status"] = json!(ais.nav_status);
     }
+    Ok(JsonApi::single(v, vec![]))
 }
 
 /// The stable id of a metro area (an inland place by UN/LOCODE).

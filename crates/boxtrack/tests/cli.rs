@@ -502,7 +502,7 @@ async fn sim_and_serve_end_to_end() {
         "--start",
         "2026-03-01T00:00:00Z",
         "--faults",
-        "5xx=0.15,429=0.05",
+        "5xx=0.15,429=0.05,malformed=0.03,slow=0.05:200",
         "--x12-ingest-url",
         &format!("{base}/v2/ingest/x12"),
         "--x12-api-key",

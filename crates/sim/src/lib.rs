@@ -420,7 +420,7 @@ async fn terminal_container(
     }
 }
 
-/// Sends the rail carriers' X12 322 files to `url` (with `Authorization: Token key`) as their
+/// Sends the rail carriers' X12 322 and the ocean carriers' X12 315 files to `url` (with `Authorization: Token key`) as their
 /// events become visible on the virtual clock, every `every` of real time, until `shutdown`.
 /// A file that is not accepted is sent again on the next round.
 pub async fn send_rail_x12(
@@ -439,7 +439,11 @@ pub async fn send_rail_x12(
             .world()
             .shipments
             .iter()
-            .flat_map(|s| s.rail_messages())
+            .flat_map(|s| {
+                let mut m = s.rail_messages();
+                m.extend(s.ocean_messages(sim.world()));
+                m
+            })
             .filter(|t| t.visible_us > sent_until && t.visible_us <= now)
             .map(|t| t.item)
             .collect();

@@ -592,6 +592,103 @@ impl Shipment {
         out
     }
 
+    /// The ocean carrier's X12 315 messages: departure, arrival and discharge of each
+    /// container, with the voyage's route (R4 `L` and `D` with actual or estimated dates).
+    pub fn ocean_messages(&self, w: &World) -> Vec<Timed<StatusMessage>> {
+        let v = &w.vessels[self.vessel];
+        let place = |locode: &str| XLoc {
+            qualifier: "UN".into(),
+            id: locode.into(),
+            name: boxtrack_core::reference::port(locode).and_then(|p| p.name.clone()),
+            country: Some(locode[..2].to_string()),
+            state: None,
+        };
+        let zone = |l: &str| boxtrack_core::reference::port(l).map(|p| p.time_zone.clone());
+        let stamp = |q: &str, at: i64, l: &str| {
+            let (date, time) = jiff_local(at, zone(l).as_deref());
+            Stamp {
+                qualifier: q.into(),
+                date,
+                time: Some(time),
+                time_code: Some("LT".into()),
+            }
+        };
+        let mut out = Vec::new();
+        for (i, c) in self.containers.iter().enumerate() {
+            let (ini, rest) = c.split_at(4);
+            let steps: [(&str, i64, &str); 3] = [
+                ("VD", self.depart_us, &self.pol),
+                ("VA", self.arrival_us(), &self.pod),
+                ("UV", self.discharge_us(i), &self.pod),
+            ];
+            for (status, at, loc) in steps {
+                let arrived = status != "VD";
+                let route = vec![
+                    RoutePoint {
+                        function: "L".into(),
+                        location: place(&self.pol),
+                        terminal: None,
+                        dates: vec![stamp("140", self.depart_us, &self.pol)],
+                    },
+                    RoutePoint {
+                        function: "D".into(),
+                        location: place(&self.pod),
+                        terminal: Some(self.terminal.clone()),
+                        dates: vec![stamp(
+                            if arrived { "140" } else { "139" },
+                            self.arrival_us(),
+                            &self.pod,
+                        )],
+                    },
+                ];
+                let at_stamp = stamp("", at, loc);
+                out.push(Timed {
+                    visible_us: at,
+                    item: StatusMessage {
+                        kind: SetKind::Ocean315,
+                        control_number: String::new(),
+                        status: status.into(),
+                        at: Stamp {
+                            qualifier: String::new(),
+                            time_code: None,
+                            ..at_stamp
+                        },
+                        location: Some(XLoc {
+                            qualifier: "UN".into(),
+                            id: loc.to_string(),
+                            name: None,
+                            country: None,
+                            state: None,
+                        }),
+                        equipment_initial: Some(ini.into()),
+                        equipment_number: Some(rest[..6].into()),
+                        check_digit: Some(rest[6..].into()),
+                        equipment_status: Some("L".into()),
+                        iso_type: Some(self.iso_type.clone()),
+                        references: vec![
+                            ("BM".into(), self.bill_of_lading.clone()),
+                            ("BN".into(), self.booking.clone()),
+                            ("EQ".into(), c.clone()),
+                        ],
+                        vessel: Some(boxtrack_sources::x12::status::Vessel {
+                            code: Some(v.imo.clone()),
+                            flag: None,
+                            voyage: Some(self.voyage.clone()),
+                            code_qualifier: Some("L".into()),
+                            name: Some(v.name.clone()),
+                        }),
+                        route,
+                        dates: vec![],
+                        parties: vec![],
+                        seals: vec![],
+                    },
+                });
+            }
+        }
+        out.sort_by_key(|t| t.visible_us);
+        out
+    }
+
     /// What the POD terminal's feed says about container `i` at `now` (`None`: not there yet).
     pub fn terminal_status(&self, i: usize, now: i64) -> Option<TerminalStatus> {
         let c = self.containers.get(i)?;
@@ -694,6 +791,21 @@ mod tests {
             assert!(boxtrack_sources::x12::map::imo_valid(
                 &w.vessels[s.vessel].imo
             ));
+            let ocean: Vec<StatusMessage> =
+                s.ocean_messages(&w).into_iter().map(|t| t.item).collect();
+            let text =
+                boxtrack_sources::x12::status::write_interchange(&ocean, 1, "20260101", "1200");
+            let p = boxtrack_sources::x12::parse(&text).unwrap();
+            assert!(p.findings.is_empty(), "{:?}", p.findings);
+            for (_, set) in p.sets() {
+                let m = boxtrack_sources::x12::status::read(set).unwrap();
+                let mapped = boxtrack_sources::x12::map::map(&m, 0);
+                assert_eq!(
+                    mapped.container.as_deref(),
+                    Some(m.container_number().unwrap().as_str())
+                );
+                assert!(!mapped.observations.is_empty());
+            }
             let rail = s.rail_messages();
             if !rail.is_empty() {
                 let text = boxtrack_sources::x12::status::write_interchange(

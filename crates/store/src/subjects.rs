@@ -61,12 +61,14 @@ pub async fn ensure_in(
 /// Claims up to `limit` due subjects with a lease (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so
 /// several processes share the polling).
 pub async fn claim_due(db: &Db, now: i64, lease_us: i64, limit: i64) -> Result<Vec<SubjectRow>> {
-    let lock = match db {
-        Db::Sqlite(_) => "",
-        Db::Postgres(_) => " FOR UPDATE SKIP LOCKED",
+    // the predicates are written as the partial index `subjects_due` is, so both planners
+    // use it (SQLite does not match `active = TRUE` against `active = 1`)
+    let (lock, active) = match db {
+        Db::Sqlite(_) => ("", "active = 1"),
+        Db::Postgres(_) => (" FOR UPDATE SKIP LOCKED", "active"),
     };
     let sql = format!(
-        "UPDATE subjects SET locked_until_us = $3 WHERE id IN (SELECT id FROM subjects WHERE active = TRUE AND next_due_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_due_us LIMIT $2{lock}) RETURNING {COLS}"
+        "UPDATE subjects SET locked_until_us = $3 WHERE id IN (SELECT id FROM subjects WHERE {active} AND next_due_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_due_us LIMIT $2{lock}) RETURNING {COLS}"
     );
     let mut rows: Vec<SubjectRow> = on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(now).bind(limit).bind(now + lease_us).fetch_all(p).await?);

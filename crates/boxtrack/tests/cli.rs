@@ -873,4 +873,16 @@ async fn sim_and_serve_end_to_end() {
         dcsa.iter()
             .any(|s| s["attributes"]["requests"].as_u64().unwrap() > 0)
     );
+    let metrics = http
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("boxtrack_upstream_requests_total{kind=\"dcsa\""),
+        "{metrics}"
+    );
 }

@@ -37,8 +37,61 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.metrics.render(),
+        state.metrics.render() + &upstream_metrics(&state.upstreams.health()),
     )
+}
+
+/// Per-upstream counters in the Prometheus text format.
+pub fn upstream_metrics(health: &[boxtrack_sources::upstream::Health]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    if health.is_empty() {
+        return out;
+    }
+    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let series: [(&str, &str, &str); 4] = [
+        (
+            "boxtrack_upstream_requests_total",
+            "counter",
+            "Requests made to each upstream",
+        ),
+        (
+            "boxtrack_upstream_errors_total",
+            "counter",
+            "Requests to each upstream that failed",
+        ),
+        (
+            "boxtrack_upstream_latency_seconds_sum",
+            "counter",
+            "Total time spent waiting for each upstream",
+        ),
+        (
+            "boxtrack_upstream_data_timestamp_seconds",
+            "gauge",
+            "Time of the newest data each upstream returned (Unix seconds)",
+        ),
+    ];
+    for (name, kind, help) in series {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        for h in health {
+            let v = match name {
+                "boxtrack_upstream_requests_total" => h.requests as f64,
+                "boxtrack_upstream_errors_total" => h.errors as f64,
+                "boxtrack_upstream_latency_seconds_sum" => h.latency_ms_sum / 1000.0,
+                _ => match h.newest_data_us {
+                    Some(t) => t as f64 / 1e6,
+                    None => continue,
+                },
+            };
+            let _ = writeln!(
+                out,
+                "{name}{{kind=\"{}\",upstream=\"{}\"}} {v}",
+                esc(&h.kind),
+                esc(&h.name)
+            );
+        }
+    }
+    out
 }
 
 /// Documented operations of this module.
@@ -90,4 +143,42 @@ pub fn operations() -> Vec<Op> {
             ),
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn upstream_series_are_labelled_by_kind_and_name() {
+        let h = boxtrack_sources::upstream::Health {
+            kind: "dcsa".into(),
+            name: "MAEU".into(),
+            requests: 3,
+            errors: 1,
+            latency_ms_sum: 1500.0,
+            newest_data_us: Some(2_000_000),
+            ..Default::default()
+        };
+        let text = super::upstream_metrics(&[h]);
+        assert!(
+            text.contains("boxtrack_upstream_requests_total{kind=\"dcsa\",upstream=\"MAEU\"} 3"),
+            "{text}"
+        );
+        assert!(
+            text.contains("boxtrack_upstream_errors_total{kind=\"dcsa\",upstream=\"MAEU\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "boxtrack_upstream_latency_seconds_sum{kind=\"dcsa\",upstream=\"MAEU\"} 1.5"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "boxtrack_upstream_data_timestamp_seconds{kind=\"dcsa\",upstream=\"MAEU\"} 2"
+            ),
+            "{text}"
+        );
+        assert!(super::upstream_metrics(&[]).is_empty());
+    }
 }

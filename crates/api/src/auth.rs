@@ -174,6 +174,23 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
     res
 }
 
+/// The account an `Authorization` value names (`Token <API key>`), or `None` when it is
+/// missing, malformed, unknown or revoked. Used by the MCP endpoint, which answers 401 itself.
+pub async fn account_for(
+    state: &AppState,
+    authorization: &str,
+) -> ApiResult<Option<boxtrack_store::accounts::Account>> {
+    let Ok(value) = HeaderValue::from_str(authorization) else {
+        return Ok(None);
+    };
+    let Ok(key) = parse_authorization(Some(&value)) else {
+        return Ok(None);
+    };
+    Ok(boxtrack_store::keys::authenticate(&state.db, &key)
+        .await?
+        .map(|(_, a)| a))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@ pub mod auth;
 pub mod delivery;
 pub mod error;
 pub mod jsonapi;
+pub mod mcp;
 pub mod metrics;
 pub mod openapi;
 pub mod resources;
@@ -232,6 +233,12 @@ pub fn router(state: AppState) -> Router {
         .route("/docs", get(docs::page))
         .route("/v2/openapi.json", get(docs::openapi_json))
         .route("/v2/ingest/dcsa", axum::routing::post(routes::ingest::dcsa))
+        .route(
+            "/mcp",
+            axum::routing::post(mcp::post)
+                .get(mcp::not_allowed)
+                .delete(mcp::not_allowed),
+        )
         .merge(authenticated)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

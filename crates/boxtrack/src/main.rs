@@ -3,6 +3,7 @@
 
 mod admin;
 mod config;
+mod mcp;
 mod server;
 mod sim;
 
@@ -49,6 +50,9 @@ enum Command {
     /// endpoints, terminal availability feeds, rail carriers sending X12 322 files, and a
     /// catalog of what exists (GET /sim/v1/catalog). The same seed gives the same world.
     Sim(sim::SimArgs),
+    /// Serve the MCP tools, prompts and resources over stdio for local AI clients
+    /// (HTTP clients use POST /mcp of `serve`).
+    Mcp(mcp::McpArgs),
     /// Feed upstream files through the ingest path (as an operator: every account's
     /// containers are matched unless --account narrows it).
     #[command(subcommand)]
@@ -203,6 +207,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let s = settings(&cli, None)?;
             init_logs(s.log_format, "warn");
             server::demo(s, args).await
+        }
+        Command::Mcp(args) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, "warn");
+            mcp::run(s, args).await
         }
         Command::Sim(args) => {
             init_logs(config::LogFormat::Text, "info");

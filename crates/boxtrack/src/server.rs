@@ -29,7 +29,7 @@ pub async fn open_db(url: &str) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-fn state(db: Db, s: &Settings) -> AppState {
+pub fn state(db: Db, s: &Settings) -> AppState {
     let limiter = match (s.rate_limit_store, db.backend()) {
         (RateLimitStore::Memory, _) | (RateLimitStore::Auto, Backend::Sqlite) => Limiter::memory(),
         (RateLimitStore::Database, _) | (RateLimitStore::Auto, Backend::Postgres) => {

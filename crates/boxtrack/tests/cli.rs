@@ -363,6 +363,7 @@ fn every_command_explains_itself() {
         vec!["ingest", "x12", "--help"],
         vec!["ingest", "ais", "--help"],
         vec!["sim", "--help"],
+        vec!["mcp", "--help"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
             .args(&args)
@@ -885,4 +886,66 @@ async fn sim_and_serve_end_to_end() {
         metrics.contains("boxtrack_upstream_requests_total{kind=\"dcsa\""),
         "{metrics}"
     );
+}
+
+#[tokio::test]
+async fn mcp_over_stdio_answers_line_by_line() {
+    use std::io::Write;
+    let db = boxtrack_testkit::fresh().await;
+    let created = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "A", "--json"],
+    ));
+    let key = created["api_key"].as_str().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+        .args([
+            "mcp",
+            "--stdio",
+            "--api-key",
+            key,
+            "--database-url",
+            &db.url,
+        ])
+        .env_remove("BOXTRACK_DATABASE_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_supported_shipping_lines","arguments":{"search":"hapag"}}}"#,
+            "not json",
+        ];
+        for l in lines {
+            writeln!(stdin, "{l}").unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let answers: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    assert_eq!(answers[0]["result"]["protocolVersion"], "2025-06-18");
+    let lines = &answers[1]["result"]["structuredContent"]["shipping_lines"];
+    assert!(
+        lines
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["scac"] == "HLCU"),
+        "{lines}"
+    );
+    assert_eq!(answers[2]["error"]["code"], -32700);
+    let bad = failed(boxtrack(
+        &db.url,
+        &["mcp", "--stdio", "--api-key", "btk_nope"],
+    ));
+    assert!(bad.contains("API key"), "{bad}");
 }

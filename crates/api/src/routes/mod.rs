@@ -41,6 +41,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(notifications::operations());
     ops.extend(ingest::operations());
     ops.extend(sources::operations());
+    ops.extend(crate::mcp::operations());
     ops
 }
 

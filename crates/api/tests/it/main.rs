@@ -8,6 +8,7 @@ mod auth;
 mod helpers;
 mod ingest;
 mod jsonapi;
+mod mcp;
 mod ops;
 mod ratelimit;
 mod tracking;

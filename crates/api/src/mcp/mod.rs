@@ -1,0 +1,446 @@
+//! The MCP server (Model Context Protocol 2025-06-18) for AI clients: JSON-RPC 2.0 over
+//! Streamable HTTP at `POST /mcp` in stateless JSON mode (no sessions; GET and DELETE answer
+//! 405), and the same dispatcher over stdio (`boxtrack mcp --stdio`).
+//!
+//! Tools (`tools.rs`) call the REST API in process with the caller's credentials, so account
+//! isolation, entitlements and rate limits are the REST ones. Prompts and resources are here.
+
+pub mod tools;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+use crate::AppState;
+
+/// The protocol version boxtrack speaks.
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+/// Versions accepted in `MCP-Protocol-Version` and at initialize.
+pub const SUPPORTED_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+
+const INSTRUCTIONS: &str = "boxtrack tracks ocean containers and shipments with data from shipping lines (DCSA, X12 315), port terminals (availability, holds, fees, last free day) and rail carriers (X12 322). Terms: SCAC = carrier code; BOL = bill of lading; POL/POD = ports of lading/discharge; LFD = last free day before demurrage; holds block pickup. Usual chain: search_container -> get_container / get_shipment_details -> get_container_transport_events (-> get_container_route); get_supported_shipping_lines before track_container; list_* for worklists; get_container_readiness answers 'can I pick it up?'. Read-only tools change nothing; track_container, stop_tracking, resume_tracking, refresh_container and create_webhook act on the account.";
+
+fn rpc_error(id: &Value, code: i64, message: &str, data: Option<Value>) -> Value {
+    let mut e = json!({"code": code, "message": message});
+    if let Some(d) = data {
+        e["data"] = d;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": e})
+}
+
+fn rpc_ok(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+const GLOSSARY: &str = "# Milestone glossary\n\n| event | meaning |\n|---|---|\n| container.transport.empty_out | empty container picked up at origin |\n| container.transport.full_in | gated in full at the port of lading |\n| container.transport.vessel_loaded | loaded on the vessel |\n| container.transport.vessel_departed | vessel left the port of lading |\n| container.transport.transshipment_arrived / _discharged / _loaded / _departed | moves at a transshipment port |\n| container.transport.vessel_arrived | vessel arrived at the port of discharge |\n| container.transport.vessel_discharged | container discharged at the port of discharge |\n| container.transport.available | released for pickup at the terminal |\n| container.transport.full_out | picked up full |\n| container.transport.rail_loaded / rail_departed / rail_arrived / rail_unloaded | rail leg to the inland destination |\n| container.transport.arrived_at_inland_destination | arrived at the inland ramp |\n| container.transport.delivered | delivered |\n| container.transport.empty_in | empty returned |\n| container.transport.estimated.* | a new estimate (ETD, ETA, inland ETA) |\n| container.pickup_lfd.changed | the last free day changed |\n| container.updated | attributes changed (holds, fees, availability...) |\n";
+
+fn prompts() -> Value {
+    json!([
+        {"name": "track-shipment", "title": "Track Container Shipment", "description": "Track a container and report its status, location, holds and issues.",
+         "arguments": [{"name": "container_number", "description": "Container number, e.g. CAIU1234567", "required": true},
+                       {"name": "carrier", "description": "Shipping line SCAC (optional; completion offers the known ones)", "required": false}]},
+        {"name": "check-demurrage", "title": "Check Demurrage Risk", "description": "Demurrage risk of a container as a checklist.",
+         "arguments": [{"name": "container_id", "description": "Container id (UUID)", "required": true}]},
+        {"name": "analyze-delays", "title": "Analyze Journey Delays", "description": "Delays against schedule along the container's journey.",
+         "arguments": [{"name": "container_id", "description": "Container id (UUID)", "required": true}]}
+    ])
+}
+
+fn get_prompt(params: &Value) -> Result<Value, String> {
+    let name = params["name"].as_str().unwrap_or("");
+    let args = &params["arguments"];
+    let arg = |k: &str| args[k].as_str().map(str::trim).filter(|s| !s.is_empty());
+    let text = match name {
+        "track-shipment" => {
+            let n = arg("container_number").ok_or("argument container_number is required")?;
+            match arg("carrier") {
+                Some(c) => format!(
+                    "Track container {n} with carrier {c}. Show current status, location, and any holds or issues."
+                ),
+                None => format!(
+                    "Track container {n}. Show current status, location, and any holds or issues."
+                ),
+            }
+        }
+        "check-demurrage" | "analyze-delays" => {
+            let id = arg("container_id").ok_or("argument container_id is required")?;
+            uuid::Uuid::parse_str(id).map_err(|_| "container_id must be a UUID")?;
+            if name == "check-demurrage" {
+                format!(
+                    "Analyze the demurrage risk of container {id} as a bulleted checklist: the last free day and days remaining, current availability, holds blocking pickup, terminal fees, and the recommended action to avoid charges. Use get_container_readiness and get_container."
+                )
+            } else {
+                format!(
+                    "Analyze the journey of container {id}: delays against schedule, actual against estimated per milestone, unusual gaps or long dwell, likely root causes (port congestion, vessel delays, customs), and the impact on total transit time. Use get_container_transport_events and get_shipment_details."
+                )
+            }
+        }
+        other => return Err(format!("unknown prompt {other}")),
+    };
+    Ok(json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}]}))
+}
+
+fn complete(params: &Value) -> Value {
+    let value = params["argument"]["value"]
+        .as_str()
+        .unwrap_or("")
+        .to_lowercase();
+    let is_carrier = params["ref"]["type"] == "ref/prompt"
+        && params["ref"]["name"] == "track-shipment"
+        && params["argument"]["name"] == "carrier";
+    let values: Vec<String> = if is_carrier {
+        boxtrack_core::carriers::shipping_lines()
+            .iter()
+            .filter(|l| l.scac != boxtrack_core::carriers::SANDBOX_SCAC)
+            .filter(|l| {
+                value.is_empty()
+                    || l.scac.to_lowercase().contains(&value)
+                    || l.name.to_lowercase().contains(&value)
+                    || l.short_name.to_lowercase().contains(&value)
+            })
+            .map(|l| l.scac.clone())
+            .take(100)
+            .collect()
+    } else {
+        vec![]
+    };
+    json!({"completion": {"values": values, "total": values.len(), "hasMore": false}})
+}
+
+async fn read_resource(
+    state: &AppState,
+    auth: &str,
+    account: &boxtrack_store::accounts::Account,
+    uri: &str,
+) -> Result<Value, Value> {
+    if uri == "boxtrack://docs/milestone-glossary" {
+        return Ok(
+            json!({"contents": [{"uri": uri, "mimeType": "text/markdown", "text": GLOSSARY}]}),
+        );
+    }
+    if let Some(id) = uri.strip_prefix("boxtrack://container/")
+        && uuid::Uuid::parse_str(id).is_ok()
+    {
+        {
+            let mut args = Map::new();
+            args.insert("id".into(), json!(id));
+            if let tools::Outcome::Ok(c) =
+                tools::call(state, auth, account, "get_container_readiness", &args).await
+            {
+                let full = tools::call(state, auth, account, "get_container", &args).await;
+                let status = match &full {
+                    tools::Outcome::Ok(f) => f["current_status"]
+                        .as_str()
+                        .unwrap_or("unknown")
+                        .to_string(),
+                    tools::Outcome::Failed(_) => "unknown".into(),
+                };
+                let text = format!(
+                    "# Container {}\n\n- ID: {id}\n- Status: {status}\n- Ready for pickup: {}\n- Last free day: {} ({} days left, {})\n- Holds: {}\n- Fees: {}\n",
+                    c["container_number"].as_str().unwrap_or("?"),
+                    c["ready_for_pickup"],
+                    c["pickup_lfd"].as_str().unwrap_or("N/A"),
+                    c["days_left"],
+                    c["time_zone"].as_str().unwrap_or("UTC"),
+                    c["holds"].as_array().map_or(0, Vec::len),
+                    c["fees"].as_array().map_or(0, Vec::len),
+                );
+                return Ok(
+                    json!({"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}),
+                );
+            }
+        }
+    }
+    Err(json!({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}))
+}
+
+/// Handles one JSON-RPC message; `None` for notifications (no answer).
+pub async fn dispatch(
+    state: &AppState,
+    auth: &str,
+    account: &boxtrack_store::accounts::Account,
+    msg: &Value,
+) -> Option<Value> {
+    let id = msg.get("id").cloned();
+    let method = msg["method"].as_str().unwrap_or("");
+    let Some(id) = id else {
+        // a notification (notifications/initialized, notifications/cancelled...) or a response
+        return None;
+    };
+    if msg["jsonrpc"] != "2.0" || method.is_empty() {
+        return Some(rpc_error(&id, -32600, "Invalid Request", None));
+    }
+    let params = msg.get("params").cloned().unwrap_or(json!({}));
+    Some(match method {
+        "initialize" => {
+            let asked = params["protocolVersion"]
+                .as_str()
+                .unwrap_or(PROTOCOL_VERSION);
+            let version = if SUPPORTED_VERSIONS.contains(&asked) {
+                asked
+            } else {
+                PROTOCOL_VERSION
+            };
+            rpc_ok(
+                &id,
+                json!({
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {"listChanged": false}, "prompts": {"listChanged": false}, "resources": {"listChanged": false}, "completions": {}},
+                    "serverInfo": {"name": "boxtrack", "title": "boxtrack container tracking", "version": env!("CARGO_PKG_VERSION")},
+                    "instructions": INSTRUCTIONS
+                }),
+            )
+        }
+        "ping" => rpc_ok(&id, json!({})),
+        "tools/list" => rpc_ok(&id, json!({"tools": tools::list()})),
+        "tools/call" => {
+            let name = params["name"].as_str().unwrap_or("");
+            let args = params["arguments"].as_object().cloned().unwrap_or_default();
+            if !tools::list().iter().any(|t| t["name"] == name) {
+                return Some(rpc_error(
+                    &id,
+                    -32602,
+                    &format!("Unknown tool: {name}"),
+                    None,
+                ));
+            }
+            let result = match tools::validate(name, &args) {
+                Err(why) => {
+                    json!({"content": [{"type": "text", "text": format!("Invalid arguments: {why}")}], "isError": true})
+                }
+                Ok(()) => match tools::call(state, auth, account, name, &args).await {
+                    tools::Outcome::Ok(v) => json!({
+                        "content": [{"type": "text", "text": v.to_string()}],
+                        "structuredContent": v,
+                        "isError": false
+                    }),
+                    tools::Outcome::Failed(why) => {
+                        json!({"content": [{"type": "text", "text": why}], "isError": true})
+                    }
+                },
+            };
+            rpc_ok(&id, result)
+        }
+        "prompts/list" => rpc_ok(&id, json!({"prompts": prompts()})),
+        "prompts/get" => match get_prompt(&params) {
+            Ok(v) => rpc_ok(&id, v),
+            Err(e) => rpc_error(&id, -32602, &e, None),
+        },
+        "resources/list" => rpc_ok(
+            &id,
+            json!({"resources": [
+                {"uri": "boxtrack://docs/milestone-glossary", "name": "milestone-glossary", "title": "Milestone Glossary", "mimeType": "text/markdown"}
+            ]}),
+        ),
+        "resources/templates/list" => rpc_ok(
+            &id,
+            json!({"resourceTemplates": [
+                {"uriTemplate": "boxtrack://container/{id}", "name": "container", "title": "Container Information", "mimeType": "text/markdown"}
+            ]}),
+        ),
+        "resources/read" => {
+            match read_resource(state, auth, account, params["uri"].as_str().unwrap_or("")).await {
+                Ok(v) => rpc_ok(&id, v),
+                Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
+            }
+        }
+        "completion/complete" => rpc_ok(&id, complete(&params)),
+        other => rpc_error(&id, -32601, &format!("Method not found: {other}"), None),
+    })
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    let mut r = (status, body.to_string()).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+fn plain_error(status: StatusCode, message: &str) -> Response {
+    json_response(
+        status,
+        &json!({"error": status.canonical_reason(), "message": message}),
+    )
+}
+
+/// Whether the `Origin` header (if any) may call: same host as the request, loopback, or
+/// the configured public address. Browsers send it; other clients usually do not.
+fn origin_allowed(headers: &HeaderMap, public_url: Option<&str>) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let Ok(o) = url::Url::parse(origin) else {
+        return false;
+    };
+    let host = o.host_str().unwrap_or("");
+    if matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1") {
+        return true;
+    }
+    if let Some(p) = public_url.and_then(|p| url::Url::parse(p).ok())
+        && p.host_str() == Some(host)
+    {
+        return true;
+    }
+    headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(|h| h.rsplit_once(':').map_or(h, |(n, _)| n))
+        == Some(host)
+}
+
+/// `POST /mcp`.
+pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+    if !origin_allowed(&headers, state.config.public_url.as_deref()) {
+        return plain_error(StatusCode::FORBIDDEN, "Invalid Origin header");
+    }
+    if let Some(v) = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        && !SUPPORTED_VERSIONS.contains(&v)
+    {
+        return plain_error(
+            StatusCode::BAD_REQUEST,
+            &format!(
+                "Unsupported MCP-Protocol-Version {v}; supported: {}",
+                SUPPORTED_VERSIONS.join(", ")
+            ),
+        );
+    }
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !ct.starts_with("application/json") {
+        return plain_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Type must be application/json",
+        );
+    }
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("*/*");
+    if !(accept.contains("application/json") || accept.contains("*/*")) {
+        return plain_error(
+            StatusCode::NOT_ACCEPTABLE,
+            "Accept must include application/json",
+        );
+    }
+    // authentication: an API key (Token) or a bearer token
+    let auth = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let account = match crate::auth::account_for(&state, auth).await {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            let base = state.config.public_url.clone().unwrap_or_else(|| {
+                let host = headers
+                    .get(header::HOST)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("localhost");
+                format!("http://{host}")
+            });
+            let mut r = json_response(
+                StatusCode::UNAUTHORIZED,
+                &json!({"error": "unauthorized", "message": "Send Authorization: Token <API key>"}),
+            );
+            if let Ok(v) = HeaderValue::from_str(&format!(
+                "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
+            )) {
+                r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+            }
+            return r;
+        }
+        Err(e) => return e.into_response(),
+    };
+    let Ok(msg) = serde_json::from_slice::<Value>(&body) else {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            &rpc_error(&Value::Null, -32700, "Parse error", None),
+        );
+    };
+    if msg.is_array() {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            &rpc_error(
+                &Value::Null,
+                -32600,
+                "Batches are not supported in protocol 2025-06-18",
+                None,
+            ),
+        );
+    }
+    match dispatch(&state, auth, &account, &msg).await {
+        Some(answer) => json_response(StatusCode::OK, &answer),
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// `GET /mcp` and `DELETE /mcp`: this server keeps no sessions and opens no streams.
+pub async fn not_allowed() -> Response {
+    let mut r = plain_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "Only POST is accepted: this MCP server is stateless (no sessions, no server-initiated stream)",
+    );
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    r
+}
+
+/// Documented operations of the MCP endpoint.
+pub fn operations() -> Vec<crate::openapi::Op> {
+    use crate::openapi::{Op, operation};
+    let desc = "Model Context Protocol 2025-06-18 over Streamable HTTP, stateless JSON mode: one JSON-RPC 2.0 message per POST (`initialize`, `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, `ping`); notifications get 202. `Authorization: Token <API key>`; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. `MCP-Protocol-Version` other than 2025-06-18, 2025-03-26 or 2024-11-05 is 400; a foreign `Origin` is 403. Tools call the REST API with the caller's key: same isolation, entitlements and rate limits.";
+    let rpc = json!({"description": "A JSON-RPC response", "content": {"application/json": {"schema": {"type": "object"}}}});
+    let mut post = operation(
+        "MCP",
+        "MCP message",
+        desc,
+        vec![],
+        None,
+        Default::default(),
+        ("200", rpc),
+    );
+    post["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["jsonrpc", "method"]}}}});
+    let none = json!({"description": "Not used by this stateless server", "content": {"application/json": {"schema": {"type": "object"}}}});
+    let get = operation(
+        "MCP",
+        "MCP stream (not offered)",
+        "405: the server opens no server-initiated stream.",
+        vec![],
+        None,
+        Default::default(),
+        ("405", none.clone()),
+    );
+    let delete = operation(
+        "MCP",
+        "MCP session end (not offered)",
+        "405: the server keeps no sessions.",
+        vec![],
+        None,
+        Default::default(),
+        ("405", none),
+    );
+    vec![
+        Op {
+            method: "post",
+            path: "/mcp",
+            op: post,
+        },
+        Op {
+            method: "get",
+            path: "/mcp",
+            op: get,
+        },
+        Op {
+            method: "delete",
+            path: "/mcp",
+            op: delete,
+        },
+    ]
+}

@@ -1,0 +1,456 @@
+//! The MCP server at `/mcp`: transport rules, authentication, every tool, prompts, resources.
+
+use boxtrack_core::plan::{Entitlement, Plan};
+use boxtrack_core::ratelimit::Limits;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, tracking_request_body};
+
+struct Mcp<'a> {
+    app: &'a TestApp,
+    key: String,
+    next: std::cell::Cell<u64>,
+}
+
+impl Mcp<'_> {
+    async fn raw(&self, body: Value, extra: &[(&str, &str)]) -> crate::helpers::Resp {
+        let mut req = self
+            .app
+            .client
+            .post(self.app.url("/mcp"))
+            .header("Authorization", format!("Token {}", self.key))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        if !extra
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("mcp-protocol-version"))
+        {
+            req = req.header("MCP-Protocol-Version", "2025-06-18");
+        }
+        for (k, v) in extra {
+            req = req.header(*k, *v);
+        }
+        self.app.send(req.body(body.to_string())).await
+    }
+
+    async fn rpc(&self, method: &str, params: Value) -> Value {
+        let id = self.next.get();
+        self.next.set(id + 1);
+        let r = self
+            .raw(
+                json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+                &[],
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let v = r.json();
+        assert_eq!(v["id"], id);
+        v
+    }
+
+    async fn tool(&self, name: &str, args: Value) -> Value {
+        let v = self
+            .rpc("tools/call", json!({"name": name, "arguments": args}))
+            .await;
+        assert!(v["error"].is_null(), "{v}");
+        v["result"].clone()
+    }
+}
+
+async fn setup() -> (TestApp, String, String, Value) {
+    let app = TestApp::spawn().await;
+    let (_, key) = app
+        .account_with(Plan::Standard, &[Entitlement::Routing], Limits::default())
+        .await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            "application/vnd.api+json",
+            &tracking_request_body("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    app.process().await;
+    let containers = app.get("/v2/containers", Some(&key)).await.json();
+    let container = containers["data"][0].clone();
+    let (_, other_key) = app.account().await;
+    (app, key, other_key, container)
+}
+
+#[tokio::test]
+async fn transport_rules_and_authentication() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let m = Mcp {
+        app: &app,
+        key: key.clone(),
+        next: 1.into(),
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+
+    // no key: 401 pointing at the protected-resource metadata
+    let r = app
+        .send(
+            app.client
+                .post(app.url("/mcp"))
+                .header("Content-Type", "application/json")
+                .body(init.to_string()),
+        )
+        .await;
+    assert_eq!(r.status, 401);
+    assert!(
+        r.header("www-authenticate")
+            .unwrap()
+            .contains("resource_metadata="),
+        "{:?}",
+        r.headers
+    );
+
+    let r = m.raw(init.clone(), &[]).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let v = r.json();
+    assert_eq!(v["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(v["result"]["serverInfo"]["name"], "boxtrack");
+    assert!(v["result"]["capabilities"]["tools"].is_object());
+
+    // notifications are accepted without an answer
+    let r = m
+        .raw(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            &[],
+        )
+        .await;
+    assert_eq!(r.status, 202);
+    // unsupported protocol version, foreign origin, batches, wrong media types, GET/DELETE
+    assert_eq!(
+        m.raw(init.clone(), &[("MCP-Protocol-Version", "1999-01-01")])
+            .await
+            .status,
+        400
+    );
+    assert_eq!(
+        m.raw(init.clone(), &[("Origin", "https://evil.example")])
+            .await
+            .status,
+        403
+    );
+    assert_eq!(
+        m.raw(init.clone(), &[("Origin", "http://localhost:3000")])
+            .await
+            .status,
+        200
+    );
+    assert_eq!(m.raw(json!([init.clone()]), &[]).await.status, 400);
+    let r = app
+        .send(
+            app.client
+                .post(app.url("/mcp"))
+                .header("Authorization", format!("Token {key}"))
+                .header("Content-Type", "text/plain")
+                .body(init.to_string()),
+        )
+        .await;
+    assert_eq!(r.status, 415);
+    let r = app
+        .send(
+            app.client
+                .get(app.url("/mcp"))
+                .header("Authorization", format!("Token {key}")),
+        )
+        .await;
+    assert_eq!(r.status, 405);
+    assert_eq!(r.header("allow").as_deref(), Some("POST"));
+    // unknown methods
+    assert_eq!(m.rpc("no/such", json!({})).await["error"]["code"], -32601);
+    assert_eq!(m.rpc("ping", json!({})).await["result"], json!({}));
+}
+
+#[tokio::test]
+async fn every_tool_is_declared_and_callable() {
+    let (app, key, other_key, container) = setup().await;
+    let m = Mcp {
+        app: &app,
+        key,
+        next: 1.into(),
+    };
+    let tools = m.rpc("tools/list", json!({})).await["result"]["tools"].clone();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for n in [
+        "search_container",
+        "track_container",
+        "get_container",
+        "get_shipment_details",
+        "get_container_transport_events",
+        "get_supported_shipping_lines",
+        "get_container_route",
+        "list_shipments",
+        "list_containers",
+        "list_tracking_requests",
+        "stop_tracking",
+        "resume_tracking",
+        "refresh_container",
+        "list_webhooks",
+        "create_webhook",
+        "get_container_readiness",
+    ] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    for t in tools.as_array().unwrap() {
+        assert!(
+            t["title"].is_string()
+                && t["inputSchema"]["type"] == "object"
+                && t["outputSchema"]["type"] == "object",
+            "{t}"
+        );
+        assert!(t["annotations"]["readOnlyHint"].is_boolean(), "{t}");
+    }
+    let track = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "track_container")
+        .unwrap();
+    assert_eq!(track["annotations"]["readOnlyHint"], false);
+
+    let cid = container["id"].as_str().unwrap().to_string();
+    let number = container["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let found = m.tool("search_container", json!({"query": number})).await;
+    assert_eq!(found["isError"], false);
+    assert_eq!(found["structuredContent"]["containers"][0]["id"], cid);
+    assert!(found["content"][0]["text"].as_str().unwrap().contains(&cid));
+
+    let c = m
+        .tool(
+            "get_container",
+            json!({"id": cid, "include": ["transport_events"]}),
+        )
+        .await;
+    assert_eq!(c["structuredContent"]["number"], number, "{c}");
+    assert!(
+        c["structuredContent"]["shipment"]["bill_of_lading_number"].is_string(),
+        "{c}"
+    );
+    let shipment_id = c["structuredContent"]["shipment"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let s = m
+        .tool("get_shipment_details", json!({"id": shipment_id}))
+        .await;
+    assert_eq!(s["structuredContent"]["containers"]["count"], 1, "{s}");
+    let ev = m
+        .tool("get_container_transport_events", json!({"id": cid}))
+        .await;
+    assert!(
+        ev["structuredContent"]["total_events"].as_u64().is_some(),
+        "{ev}"
+    );
+    let lines = m
+        .tool("get_supported_shipping_lines", json!({"search": "maersk"}))
+        .await;
+    assert!(
+        lines["structuredContent"]["shipping_lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["scac"] == "MAEU"),
+        "{lines}"
+    );
+    let route = m.tool("get_container_route", json!({"id": cid})).await;
+    assert_eq!(route["isError"], false, "{route}");
+    assert!(
+        route["structuredContent"]["route_locations"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 2,
+        "{route}"
+    );
+    for (t, args) in [
+        ("list_shipments", json!({"page_size": 500})),
+        ("list_containers", json!({})),
+        ("list_tracking_requests", json!({"status": "created"})),
+    ] {
+        let l = m.tool(t, args).await;
+        assert_eq!(
+            l["structuredContent"]["items"].as_array().unwrap().len(),
+            1,
+            "{t}: {l}"
+        );
+    }
+    let ready = m.tool("get_container_readiness", json!({"id": cid})).await;
+    assert!(
+        ready["structuredContent"]["ready_for_pickup"].is_boolean(),
+        "{ready}"
+    );
+
+    let stopped = m
+        .tool("stop_tracking", json!({"shipment_id": shipment_id}))
+        .await;
+    assert_eq!(stopped["isError"], false, "{stopped}");
+    let resumed = m
+        .tool("resume_tracking", json!({"shipment_id": shipment_id}))
+        .await;
+    assert_eq!(resumed["isError"], false, "{resumed}");
+
+    // an already tracked container comes back as is; a new number starts tracking
+    let again = m.tool("track_container", json!({"number": number})).await;
+    assert_eq!(
+        again["structuredContent"]["tracking_request_created"], false,
+        "{again}"
+    );
+    let new = m
+        .tool(
+            "track_container",
+            json!({"number": "TEST-SCN-IMPORT", "numberType": "bill_of_lading", "scac": "TEST"}),
+        )
+        .await;
+    assert_eq!(
+        new["structuredContent"]["tracking_request_created"], true,
+        "{new}"
+    );
+
+    // webhooks
+    let hook = m.tool("create_webhook", json!({"url": "https://hooks.example.com/boxtrack", "events": ["container.transport.vessel_arrived"]})).await;
+    assert_eq!(hook["isError"], false, "{hook}");
+    assert!(
+        hook["structuredContent"]["secret"]
+            .as_str()
+            .unwrap()
+            .starts_with("whsec_"),
+        "{hook}"
+    );
+    let hooks = m.tool("list_webhooks", json!({})).await;
+    assert_eq!(
+        hooks["structuredContent"]["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // failures: entitlement, bad arguments, unknown tool, another account's data
+    let refresh = m.tool("refresh_container", json!({"id": cid})).await;
+    assert_eq!(refresh["isError"], true);
+    assert!(
+        refresh["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("container_refresh"),
+        "{refresh}"
+    );
+    let bad = m.tool("get_container", json!({"id": "not-a-uuid"})).await;
+    assert_eq!(bad["isError"], true);
+    assert!(
+        bad["content"][0]["text"].as_str().unwrap().contains("UUID"),
+        "{bad}"
+    );
+    let missing = m.tool("search_container", json!({})).await;
+    assert_eq!(missing["isError"], true);
+    assert_eq!(
+        m.rpc("tools/call", json!({"name": "rm_rf", "arguments": {}}))
+            .await["error"]["code"],
+        -32602
+    );
+    let other = Mcp {
+        app: &app,
+        key: other_key,
+        next: 100.into(),
+    };
+    let theirs = other.tool("get_container", json!({"id": cid})).await;
+    assert_eq!(theirs["isError"], true, "{theirs}");
+    let no_route = other.tool("get_container_route", json!({"id": cid})).await;
+    assert!(
+        no_route["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("routing"),
+        "{no_route}"
+    );
+}
+
+#[tokio::test]
+async fn prompts_completion_and_resources() {
+    let (app, key, _, container) = setup().await;
+    let m = Mcp {
+        app: &app,
+        key,
+        next: 1.into(),
+    };
+    let prompts = m.rpc("prompts/list", json!({})).await["result"]["prompts"].clone();
+    assert_eq!(prompts.as_array().unwrap().len(), 3);
+    let p = m.rpc("prompts/get", json!({"name": "track-shipment", "arguments": {"container_number": "MSCU1234566", "carrier": "MSCU"}})).await;
+    let text = p["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains("MSCU1234566") && text.contains("MSCU"),
+        "{text}"
+    );
+    let bad = m
+        .rpc(
+            "prompts/get",
+            json!({"name": "check-demurrage", "arguments": {"container_id": "x"}}),
+        )
+        .await;
+    assert_eq!(bad["error"]["code"], -32602);
+    let done = m.rpc("completion/complete", json!({"ref": {"type": "ref/prompt", "name": "track-shipment"}, "argument": {"name": "carrier", "value": "maer"}})).await;
+    assert!(
+        done["result"]["completion"]["values"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("MAEU")),
+        "{done}"
+    );
+
+    let list = m.rpc("resources/list", json!({})).await;
+    assert_eq!(
+        list["result"]["resources"][0]["uri"],
+        "boxtrack://docs/milestone-glossary"
+    );
+    let templates = m.rpc("resources/templates/list", json!({})).await;
+    assert_eq!(
+        templates["result"]["resourceTemplates"][0]["uriTemplate"],
+        "boxtrack://container/{id}"
+    );
+    let g = m
+        .rpc(
+            "resources/read",
+            json!({"uri": "boxtrack://docs/milestone-glossary"}),
+        )
+        .await;
+    assert!(
+        g["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("vessel_discharged")
+    );
+    let id = container["id"].as_str().unwrap();
+    let c = m
+        .rpc(
+            "resources/read",
+            json!({"uri": format!("boxtrack://container/{id}")}),
+        )
+        .await;
+    assert!(
+        c["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Container "),
+        "{c}"
+    );
+    let none = m
+        .rpc("resources/read", json!({"uri": "boxtrack://nothing"}))
+        .await;
+    assert_eq!(none["error"]["code"], -32002);
+}

@@ -127,16 +127,21 @@ fn state_header(bucket: Bucket, d: &Decision) -> Option<HeaderValue> {
 /// Middleware on every authenticated `/v2` route: authenticates the key, applies the
 /// account's rate limit for the route's bucket, and adds the `RateLimit` headers.
 pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    let key = match parse_authorization(req.headers().get(header::AUTHORIZATION)) {
-        Ok(k) => k,
-        Err(e) => return e.into_response(),
-    };
-    let (key_id, account) = match boxtrack_store::keys::authenticate(&state.db, &key).await {
-        Ok(Some(found)) => found,
-        Ok(None) => {
-            return ApiError::unauthorized("Invalid or missing API token.").into_response();
+    let internal = req.extensions().get::<Internal>().cloned();
+    let (key_id, account) = if let Some(Internal(account)) = internal {
+        (Uuid::nil(), account)
+    } else {
+        let key = match parse_authorization(req.headers().get(header::AUTHORIZATION)) {
+            Ok(k) => k,
+            Err(e) => return e.into_response(),
+        };
+        match boxtrack_store::keys::authenticate(&state.db, &key).await {
+            Ok(Some(found)) => found,
+            Ok(None) => {
+                return ApiError::unauthorized("Invalid or missing API token.").into_response();
+            }
+            Err(e) => return ApiError::from(e).into_response(),
         }
-        Err(e) => return ApiError::from(e).into_response(),
     };
     let route = req
         .extensions()
@@ -173,6 +178,12 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
     }
     res
 }
+
+/// A principal the MCP server authenticated already (API key or OAuth access token), attached
+/// in process to the REST calls its tools make. Only code can set a request extension, so a
+/// client cannot send one.
+#[derive(Debug, Clone)]
+pub struct Internal(pub boxtrack_store::accounts::Account);
 
 /// The account an `Authorization` value names (`Token <API key>`), or `None` when it is
 /// missing, malformed, unknown or revoked. Used by the MCP endpoint, which answers 401 itself.

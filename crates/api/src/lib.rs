@@ -12,6 +12,7 @@ pub mod error;
 pub mod jsonapi;
 pub mod mcp;
 pub mod metrics;
+pub mod oauth;
 pub mod openapi;
 pub mod resources;
 pub mod routes;
@@ -233,6 +234,24 @@ pub fn router(state: AppState) -> Router {
         .route("/docs", get(docs::page))
         .route("/v2/openapi.json", get(docs::openapi_json))
         .route("/v2/ingest/dcsa", axum::routing::post(routes::ingest::dcsa))
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(oauth::protected_resource),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            get(oauth::protected_resource),
+        )
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(oauth::authorization_server),
+        )
+        .route("/oauth/register", axum::routing::post(oauth::register))
+        .route(
+            "/oauth/authorize",
+            get(oauth::authorize_page).post(oauth::authorize_submit),
+        )
+        .route("/oauth/token", axum::routing::post(oauth::token))
         .route(
             "/mcp",
             axum::routing::post(mcp::post)

@@ -50,6 +50,9 @@ enum Command {
     /// endpoints, terminal availability feeds, rail carriers sending X12 322 files, and a
     /// catalog of what exists (GET /sim/v1/catalog). The same seed gives the same world.
     Sim(sim::SimArgs),
+    /// Create users who sign in on the OAuth page for MCP clients.
+    #[command(subcommand)]
+    Users(admin::UsersCommand),
     /// Serve the MCP tools, prompts and resources over stdio for local AI clients
     /// (HTTP clients use POST /mcp of `serve`).
     Mcp(mcp::McpArgs),
@@ -207,6 +210,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let s = settings(&cli, None)?;
             init_logs(s.log_format, "warn");
             server::demo(s, args).await
+        }
+        Command::Users(cmd) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, "warn");
+            let db = server::open_db(&s.database_url).await?;
+            let out = admin::users(&db, cmd).await;
+            db.close().await;
+            out
         }
         Command::Mcp(args) => {
             let s = settings(&cli, None)?;

@@ -364,6 +364,7 @@ fn every_command_explains_itself() {
         vec!["ingest", "ais", "--help"],
         vec!["sim", "--help"],
         vec!["mcp", "--help"],
+        vec!["users", "create", "--help"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
             .args(&args)

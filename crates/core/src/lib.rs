@@ -7,6 +7,7 @@
 pub mod apikey;
 pub mod carriers;
 pub mod ident;
+pub mod oauth;
 pub mod paging;
 pub mod plan;
 pub mod ratelimit;

@@ -12,6 +12,7 @@ pub mod events;
 pub mod keys;
 pub mod list;
 pub mod notifications;
+pub mod oauth;
 pub mod payloads;
 pub mod ratelimit;
 pub mod reads;

@@ -111,7 +111,6 @@ fn complete(params: &Value) -> Value {
 
 async fn read_resource(
     state: &AppState,
-    auth: &str,
     account: &boxtrack_store::accounts::Account,
     uri: &str,
 ) -> Result<Value, Value> {
@@ -127,9 +126,9 @@ async fn read_resource(
             let mut args = Map::new();
             args.insert("id".into(), json!(id));
             if let tools::Outcome::Ok(c) =
-                tools::call(state, auth, account, "get_container_readiness", &args).await
+                tools::call(state, account, "get_container_readiness", &args).await
             {
-                let full = tools::call(state, auth, account, "get_container", &args).await;
+                let full = tools::call(state, account, "get_container", &args).await;
                 let status = match &full {
                     tools::Outcome::Ok(f) => f["current_status"]
                         .as_str()
@@ -159,7 +158,6 @@ async fn read_resource(
 /// Handles one JSON-RPC message; `None` for notifications (no answer).
 pub async fn dispatch(
     state: &AppState,
-    auth: &str,
     account: &boxtrack_store::accounts::Account,
     msg: &Value,
 ) -> Option<Value> {
@@ -210,7 +208,7 @@ pub async fn dispatch(
                 Err(why) => {
                     json!({"content": [{"type": "text", "text": format!("Invalid arguments: {why}")}], "isError": true})
                 }
-                Ok(()) => match tools::call(state, auth, account, name, &args).await {
+                Ok(()) => match tools::call(state, account, name, &args).await {
                     tools::Outcome::Ok(v) => json!({
                         "content": [{"type": "text", "text": v.to_string()}],
                         "structuredContent": v,
@@ -241,7 +239,7 @@ pub async fn dispatch(
             ]}),
         ),
         "resources/read" => {
-            match read_resource(state, auth, account, params["uri"].as_str().unwrap_or("")).await {
+            match read_resource(state, account, params["uri"].as_str().unwrap_or("")).await {
                 Ok(v) => rpc_ok(&id, v),
                 Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
             }
@@ -335,7 +333,16 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let account = match crate::auth::account_for(&state, auth).await {
+    let found = match auth.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => {
+            let resource = crate::oauth::mcp_resource(&state, &headers);
+            crate::oauth::account_for_bearer(&state, token.trim(), &resource)
+                .await
+                .map_err(crate::error::ApiError::from)
+        }
+        _ => crate::auth::account_for(&state, auth).await,
+    };
+    let account = match found {
         Ok(Some(a)) => a,
         Ok(None) => {
             let base = state.config.public_url.clone().unwrap_or_else(|| {
@@ -347,7 +354,7 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
             });
             let mut r = json_response(
                 StatusCode::UNAUTHORIZED,
-                &json!({"error": "unauthorized", "message": "Send Authorization: Token <API key>"}),
+                &json!({"error": "unauthorized", "message": "Send Authorization: Token <API key>, or Bearer <OAuth access token> (see the protected resource metadata)"}),
             );
             if let Ok(v) = HeaderValue::from_str(&format!(
                 "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
@@ -375,7 +382,7 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
             ),
         );
     }
-    match dispatch(&state, auth, &account, &msg).await {
+    match dispatch(&state, &account, &msg).await {
         Some(answer) => json_response(StatusCode::OK, &answer),
         None => StatusCode::ACCEPTED.into_response(),
     }

@@ -348,7 +348,7 @@ pub enum Outcome {
 
 struct Rest<'a> {
     state: &'a AppState,
-    auth: &'a str,
+    account: &'a boxtrack_store::accounts::Account,
 }
 
 impl Rest<'_> {
@@ -357,7 +357,7 @@ impl Rest<'_> {
         let mut req = Request::builder()
             .method(method)
             .uri(path)
-            .header("Authorization", self.auth)
+            .extension(crate::auth::Internal(self.account.clone()))
             .header("Host", "localhost");
         let body = match body {
             Some(b) => {
@@ -441,12 +441,11 @@ fn included<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
 /// Runs a tool. The caller has already validated the arguments.
 pub async fn call(
     state: &AppState,
-    auth: &str,
     account: &boxtrack_store::accounts::Account,
     name: &str,
     args: &Map<String, Value>,
 ) -> Outcome {
-    let rest = Rest { state, auth };
+    let rest = Rest { state, account };
     let s = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
     let r: Result<Value, String> = match name {
         "search_container" => {

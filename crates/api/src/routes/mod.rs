@@ -42,6 +42,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(ingest::operations());
     ops.extend(sources::operations());
     ops.extend(crate::mcp::operations());
+    ops.extend(crate::oauth::operations());
     ops
 }
 

@@ -9,6 +9,7 @@ mod helpers;
 mod ingest;
 mod jsonapi;
 mod mcp;
+mod oauth;
 mod ops;
 mod ratelimit;
 mod tracking;

@@ -166,6 +166,13 @@ async fn openapi_document_matches_the_router() {
         ("POST", "/mcp"),
         ("GET", "/mcp"),
         ("DELETE", "/mcp"),
+        ("GET", "/.well-known/oauth-protected-resource"),
+        ("GET", "/.well-known/oauth-protected-resource/mcp"),
+        ("GET", "/.well-known/oauth-authorization-server"),
+        ("POST", "/oauth/register"),
+        ("GET", "/oauth/authorize"),
+        ("POST", "/oauth/authorize"),
+        ("POST", "/oauth/token"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_string(), p.to_string()))

@@ -55,6 +55,12 @@ pub struct ApiConfig {
     pub webhook_signature_header: String,
     /// Base64 secret of DCSA push subscriptions (`POST /v2/ingest/dcsa`); none: push is off.
     pub dcsa_push_secret: Option<String>,
+    /// Origins (scheme://host[:port]) besides loopback and `public_url` whose browsers may call
+    /// `/mcp`.
+    pub mcp_allowed_origins: Vec<String>,
+    /// Test mode for MCP conformance suites, which cannot send credentials: `/mcp` requests
+    /// without `Authorization` act for this account. Only accepted on a loopback listener.
+    pub mcp_open_account: Option<uuid::Uuid>,
 }
 
 impl Default for ApiConfig {
@@ -66,6 +72,8 @@ impl Default for ApiConfig {
             webhook_source_ips: Vec::new(),
             webhook_signature_header: delivery::SIGNATURE_HEADER.to_string(),
             dcsa_push_secret: None,
+            mcp_allowed_origins: Vec::new(),
+            mcp_open_account: None,
         }
     }
 }

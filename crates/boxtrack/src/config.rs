@@ -70,6 +70,10 @@ pub struct Settings {
     pub dcsa_push_secret: Option<String>,
     /// An AIS feed to follow (`host:port`, NMEA sentences per line).
     pub ais_feed: Option<String>,
+    /// Browser origins allowed to call `/mcp` besides loopback and `public_url`.
+    pub mcp_allowed_origins: Vec<String>,
+    /// Test mode: `/mcp` without credentials acts for this account (loopback listeners only).
+    pub mcp_open_account: Option<uuid::Uuid>,
 }
 
 /// Every setting by name, as strings, from one layer.
@@ -108,6 +112,10 @@ pub struct Layer {
     pub dcsa_push_secret: Option<String>,
     /// `ais_feed`
     pub ais_feed: Option<String>,
+    /// `mcp_allowed_origins` (comma separated)
+    pub mcp_allowed_origins: Option<String>,
+    /// `mcp_open_account`
+    pub mcp_open_account: Option<String>,
     /// `upstream_requests_per_sec`
     pub upstream_requests_per_sec: Option<f64>,
     /// `[carriers.SCAC]` tables (file only): DCSA endpoint per carrier.
@@ -116,7 +124,9 @@ pub struct Layer {
     pub terminals: Option<BTreeMap<String, boxtrack_sources::upstream::Endpoint>>,
 }
 
-const NAMES: [&str; 17] = [
+const NAMES: [&str; 19] = [
+    "mcp_allowed_origins",
+    "mcp_open_account",
     "ais_feed",
     "dcsa_push_secret",
     "sim_url",
@@ -155,6 +165,8 @@ impl Layer {
             "sim_url" => self.sim_url.clone(),
             "dcsa_push_secret" => self.dcsa_push_secret.clone(),
             "ais_feed" => self.ais_feed.clone(),
+            "mcp_allowed_origins" => self.mcp_allowed_origins.clone(),
+            "mcp_open_account" => self.mcp_open_account.clone(),
             "upstream_requests_per_sec" => self.upstream_requests_per_sec.map(|n| n.to_string()),
             _ => None,
         }
@@ -199,6 +211,8 @@ impl Layer {
             sim_url: get("sim_url"),
             dcsa_push_secret: get("dcsa_push_secret"),
             ais_feed: get("ais_feed"),
+            mcp_allowed_origins: get("mcp_allowed_origins"),
+            mcp_open_account: get("mcp_open_account"),
             upstream_requests_per_sec,
             carriers: None,
             terminals: None,
@@ -488,7 +502,36 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         }
     };
 
+    let (origins, src) = take("mcp_allowed_origins", "");
+    let mut mcp_allowed_origins = Vec::new();
+    for o in origins.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let valid = url::Url::parse(o)
+            .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+        if !valid {
+            bail!(
+                "setting mcp_allowed_origins ({src}) contains {o:?}, which is not an origin such as https://app.example.com"
+            );
+        }
+        mcp_allowed_origins.push(o.trim_end_matches('/').to_string());
+    }
+    let mcp_open_account = match chosen.get("mcp_open_account") {
+        None => None,
+        Some((v, src)) => {
+            let id = uuid::Uuid::parse_str(v.trim()).map_err(|_| {
+                anyhow::anyhow!("setting mcp_open_account = {v:?} ({src}) is not an account id")
+            })?;
+            if !listen.ip().is_loopback() {
+                bail!(
+                    "setting mcp_open_account ({src}) turns MCP authentication off and is only accepted when listen is a loopback address, not {listen}"
+                );
+            }
+            Some(id)
+        }
+    };
+
     Ok(Settings {
+        mcp_allowed_origins,
+        mcp_open_account,
         ais_feed,
         dcsa_push_secret,
         upstreams,
@@ -619,5 +662,24 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("lisen"), "{err}");
+    }
+
+    #[test]
+    fn the_mcp_test_switch_needs_a_loopback_listener() {
+        let id = uuid::Uuid::now_v7().to_string();
+        let open = |listen: &str| Layer {
+            listen: Some(listen.into()),
+            mcp_open_account: Some(id.clone()),
+            ..Layer::default()
+        };
+        let e = resolve(None, Layer::default(), open("0.0.0.0:8080")).unwrap_err();
+        assert!(e.to_string().contains("loopback"), "{e}");
+        let s = resolve(None, Layer::default(), open("127.0.0.1:8080")).unwrap();
+        assert_eq!(s.mcp_open_account.map(|u| u.to_string()), Some(id.clone()));
+        let bad = Layer {
+            mcp_allowed_origins: Some("not an origin".into()),
+            ..Layer::default()
+        };
+        assert!(resolve(None, Layer::default(), bad).is_err());
     }
 }

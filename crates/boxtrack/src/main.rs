@@ -120,6 +120,15 @@ pub struct ServeArgs {
     /// Env: BOXTRACK_AIS_FEED.
     #[arg(long, value_name = "HOST:PORT")]
     ais_feed: Option<String>,
+    /// Comma-separated browser origins allowed to call /mcp besides loopback and public_url
+    /// (DNS-rebinding protection). Env: BOXTRACK_MCP_ALLOWED_ORIGINS.
+    #[arg(long, value_name = "ORIGINS")]
+    mcp_allowed_origins: Option<String>,
+    /// TEST ONLY: /mcp requests without credentials act for this account (for conformance
+    /// suites that cannot send headers). Refused unless --listen is a loopback address.
+    /// Env: BOXTRACK_MCP_OPEN_ACCOUNT.
+    #[arg(long, value_name = "ACCOUNT_ID")]
+    mcp_open_account: Option<String>,
     /// Header carrying the hex HMAC-SHA256 body signature (default X-Boxtrack-Webhook-Signature;
     /// set it to the header your receivers already check). Env: BOXTRACK_WEBHOOK_SIGNATURE_HEADER.
     #[arg(long, value_name = "NAME")]
@@ -178,6 +187,8 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
         flags.sim_url.clone_from(&s.sim_url);
         flags.dcsa_push_secret.clone_from(&s.dcsa_push_secret);
         flags.ais_feed.clone_from(&s.ais_feed);
+        flags.mcp_allowed_origins.clone_from(&s.mcp_allowed_origins);
+        flags.mcp_open_account.clone_from(&s.mcp_open_account);
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),

@@ -45,6 +45,8 @@ pub fn state(db: Db, s: &Settings) -> AppState {
             webhook_source_ips: s.webhook_source_ips.clone(),
             webhook_signature_header: s.webhook_signature_header.clone(),
             dcsa_push_secret: s.dcsa_push_secret.clone(),
+            mcp_allowed_origins: s.mcp_allowed_origins.clone(),
+            mcp_open_account: s.mcp_open_account,
         },
         limiter,
     )

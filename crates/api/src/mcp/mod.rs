@@ -265,34 +265,31 @@ fn plain_error(status: StatusCode, message: &str) -> Response {
     )
 }
 
-/// Whether the `Origin` header (if any) may call: same host as the request, loopback, or
-/// the configured public address. Browsers send it; other clients usually do not.
-fn origin_allowed(headers: &HeaderMap, public_url: Option<&str>) -> bool {
+/// Whether the `Origin` header (if any) may call: loopback origins, the configured public
+/// address and `mcp_allowed_origins`. The request's own `Host` is not trusted (a DNS-rebinding
+/// page has a matching one). Browsers send `Origin`; other clients usually do not.
+fn origin_allowed(headers: &HeaderMap, config: &crate::ApiConfig) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return true;
     };
     let Ok(o) = url::Url::parse(origin) else {
         return false;
     };
-    let host = o.host_str().unwrap_or("");
-    if matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1") {
+    if matches!(o.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")) {
         return true;
     }
-    if let Some(p) = public_url.and_then(|p| url::Url::parse(p).ok())
-        && p.host_str() == Some(host)
-    {
-        return true;
-    }
-    headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(|h| h.rsplit_once(':').map_or(h, |(n, _)| n))
-        == Some(host)
+    let serialized = o.origin().ascii_serialization();
+    config
+        .public_url
+        .iter()
+        .chain(config.mcp_allowed_origins.iter())
+        .filter_map(|p| url::Url::parse(p).ok())
+        .any(|p| p.origin().ascii_serialization() == serialized)
 }
 
 /// `POST /mcp`.
 pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
-    if !origin_allowed(&headers, state.config.public_url.as_deref()) {
+    if !origin_allowed(&headers, &state.config) {
         return plain_error(StatusCode::FORBIDDEN, "Invalid Origin header");
     }
     if let Some(v) = headers
@@ -341,6 +338,12 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
                 .map_err(crate::error::ApiError::from)
         }
         _ => crate::auth::account_for(&state, auth).await,
+    };
+    let found = match (found, state.config.mcp_open_account) {
+        (Ok(None), Some(open)) if auth.is_empty() => boxtrack_store::accounts::get(&state.db, open)
+            .await
+            .map_err(crate::error::ApiError::from),
+        (f, _) => f,
     };
     let account = match found {
         Ok(Some(a)) => a,

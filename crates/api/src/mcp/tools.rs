@@ -239,7 +239,7 @@ fn defs() -> Vec<Def> {
             description: "Subscribe an https URL to events (see GET /v2/webhooks/events); the secret is returned once.",
             props: object(json!({
                 "url": {"type": "string", "description": "https:// receiver"},
-                "events": {"type": "array", "items": {"type": "string"}, "description": "Event names; empty for all"}
+                "events": {"type": "array", "items": {"type": "string"}, "description": "Event names (GET /v2/webhooks/events); none: every event"}
             })),
             required: &["url"],
             read_only: false,
@@ -613,7 +613,11 @@ pub async fn call(
         }
         "list_webhooks" => rest.get("/v2/webhooks").await.map(list_result),
         "create_webhook" => {
-            let events = args.get("events").cloned().unwrap_or(json!([]));
+            // no events named: every event of the catalog
+            let events = match args.get("events").and_then(Value::as_array) {
+                Some(e) if !e.is_empty() => Value::Array(e.clone()),
+                _ => json!(boxtrack_core::webhooks::EVENTS.to_vec()),
+            };
             let body = json!({"data": {"type": "webhook", "attributes": {"url": s("url"), "active": true, "events": events}}});
             match rest.call(Method::POST, "/v2/webhooks", Some(body)).await {
                 (201, doc) => Ok(flat(&doc["data"])),

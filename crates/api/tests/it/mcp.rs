@@ -454,3 +454,98 @@ async fn prompts_completion_and_resources() {
         .await;
     assert_eq!(none["error"]["code"], -32002);
 }
+
+/// The official Rust SDK's client (rmcp) against the server: handshake, every tool listed and
+/// called, account isolation and entitlements.
+#[tokio::test]
+async fn the_rmcp_client_lists_and_calls_every_tool() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+    let (app, key, other_key, container) = setup().await;
+    let connect = |key: String| {
+        let mut headers = std::collections::HashMap::new();
+        headers.insert(
+            axum::http::header::AUTHORIZATION,
+            axum::http::HeaderValue::from_str(&format!("Token {key}")).unwrap(),
+        );
+        let cfg =
+            StreamableHttpClientTransportConfig::with_uri(app.url("/mcp")).custom_headers(headers);
+        ().serve(StreamableHttpClientTransport::from_config(cfg))
+    };
+    let client = connect(key.clone()).await.unwrap();
+    let info = client.peer_info().unwrap();
+    assert_eq!(info.server_info.as_ref().unwrap().name, "boxtrack");
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 16);
+    let call = |name: &'static str, args: Value| {
+        let params = CallToolRequestParams::new(name)
+            .with_arguments(args.as_object().cloned().unwrap_or_default());
+        client.call_tool(params)
+    };
+    let cid = container["id"].as_str().unwrap().to_string();
+    let number = container["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let c = call("get_container", json!({"id": cid})).await.unwrap();
+    assert_eq!(c.is_error, Some(false));
+    let shipment_id = c.structured_content.as_ref().unwrap()["shipment"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // every tool, with arguments that work for this account
+    let calls: Vec<(&'static str, Value)> = vec![
+        ("search_container", json!({"query": number})),
+        ("get_container", json!({"id": cid})),
+        ("get_shipment_details", json!({"id": shipment_id})),
+        ("get_container_transport_events", json!({"id": cid})),
+        ("get_supported_shipping_lines", json!({"search": "cma"})),
+        ("get_container_route", json!({"id": cid})),
+        ("list_shipments", json!({})),
+        ("list_containers", json!({"page": 1, "page_size": 10})),
+        ("list_tracking_requests", json!({})),
+        ("get_container_readiness", json!({"id": cid})),
+        ("stop_tracking", json!({"shipment_id": shipment_id})),
+        ("resume_tracking", json!({"shipment_id": shipment_id})),
+        ("list_webhooks", json!({})),
+        (
+            "create_webhook",
+            json!({"url": "https://hooks.example.com/x"}),
+        ),
+        (
+            "track_container",
+            json!({"number": "TEST-TR-FAILED", "numberType": "bill_of_lading", "scac": "TEST"}),
+        ),
+    ];
+    for (name, args) in calls {
+        let r = call(name, args).await.unwrap();
+        assert_eq!(r.is_error, Some(false), "{name}: {:?}", r.content);
+        assert!(r.structured_content.is_some(), "{name}");
+    }
+    // refresh needs an entitlement this account lacks: an isError result naming it
+    let r = call("refresh_container", json!({"id": cid})).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    // another account sees nothing of this one, and has no routing entitlement
+    let other = connect(other_key).await.unwrap();
+    let theirs = other
+        .call_tool(
+            CallToolRequestParams::new("get_container")
+                .with_arguments(json!({"id": cid}).as_object().cloned().unwrap()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(theirs.is_error, Some(true));
+    let found = other
+        .call_tool(
+            CallToolRequestParams::new("search_container")
+                .with_arguments(json!({"query": number}).as_object().cloned().unwrap()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(found.structured_content.unwrap()["total_results"], 0);
+    client.cancel().await.unwrap();
+    other.cancel().await.unwrap();
+}

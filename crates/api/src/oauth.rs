@@ -147,6 +147,29 @@ pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) ->
     r
 }
 
+/// Headers every OAuth HTML page carries: no framing, no sniffing, no referrer, no caching,
+/// and the given content security policy.
+fn secure_html(resp: &mut Response, csp: &str) {
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    if let Ok(v) = HeaderValue::from_str(csp) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -236,30 +259,17 @@ label{{display:block;margin-top:1rem;font-weight:600}}input[type=email],input[ty
         StatusCode::BAD_REQUEST
     };
     let mut resp = (status, html).into_response();
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
     let form_action = match redirect_origin {
         Some(o) => format!("'self' {o}"),
         None => "'self'".into(),
     };
-    if let Ok(v) = HeaderValue::from_str(&format!(
-        "default-src 'none'; style-src 'unsafe-inline'; form-action {form_action}; frame-ancestors 'none'; base-uri 'none'"
-    )) {
-        h.insert(header::CONTENT_SECURITY_POLICY, v);
-    }
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
+    secure_html(
+        &mut resp,
+        &format!(
+            "default-src 'none'; style-src 'unsafe-inline'; form-action {form_action}; frame-ancestors 'none'; base-uri 'none'"
+        ),
     );
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    let h = resp.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&format!(
         "btk_csrf={csrf}; Path=/oauth; HttpOnly; SameSite=Strict"
     )) {
@@ -274,20 +284,7 @@ fn plain_page(status: StatusCode, message: &str) -> Response {
         esc(message)
     );
     let mut r = (status, html).into_response();
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"),
-    );
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
+    secure_html(&mut r, "default-src 'none'; frame-ancestors 'none'");
     r
 }
 

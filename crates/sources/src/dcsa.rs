@@ -424,19 +424,6 @@ fn place(route: &Route, locode: Option<&str>, mode: &str, default: Place) -> Pla
     }
 }
 
-fn transshipment(m: Milestone, p: Place) -> Milestone {
-    if p != Place::Transshipment {
-        return m;
-    }
-    match m {
-        Milestone::VesselArrived => Milestone::TransshipmentArrived,
-        Milestone::VesselDischarged => Milestone::TransshipmentDischarged,
-        Milestone::VesselLoaded => Milestone::TransshipmentLoaded,
-        Milestone::VesselDeparted => Milestone::TransshipmentDeparted,
-        other => other,
-    }
-}
-
 /// Maps events to observations. Planned events (`PLN`) count as estimates; shipment
 /// (document) events carry no container milestone and are only noted.
 pub fn map(events: &[Event], route: &Route) -> (Vec<Targeted>, Vec<String>) {
@@ -508,7 +495,11 @@ pub fn map(events: &[Event], route: &Route) -> (Vec<Targeted>, Vec<String>) {
         {
             p = default_place;
         }
-        let milestone = transshipment(milestone, p);
+        let milestone = if p == Place::Transshipment {
+            milestone.at_transshipment()
+        } else {
+            milestone
+        };
         // arriving by rail or truck at the inland destination is the inland arrival
         let milestone = if milestone == Milestone::RailArrived
             && locode.is_some()

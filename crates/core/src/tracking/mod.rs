@@ -147,6 +147,18 @@ impl Milestone {
         }
     }
 
+    /// The milestone as it is called at a transshipment port (vessel moves there are
+    /// `transshipment_*`); other milestones are unchanged.
+    pub fn at_transshipment(self) -> Milestone {
+        match self {
+            Milestone::VesselArrived => Milestone::TransshipmentArrived,
+            Milestone::VesselDischarged => Milestone::TransshipmentDischarged,
+            Milestone::VesselLoaded => Milestone::TransshipmentLoaded,
+            Milestone::VesselDeparted => Milestone::TransshipmentDeparted,
+            other => other,
+        }
+    }
+
     /// Whether an estimate of this milestone is an event of its own
     /// (`container.transport.estimated.*`).
     pub fn has_estimate_event(self) -> bool {

@@ -111,16 +111,6 @@ fn place_of(m: &StatusMessage, locode: Option<&str>) -> Option<Place> {
     None
 }
 
-fn transshipment(m: Milestone) -> Milestone {
-    match m {
-        Milestone::VesselArrived => Milestone::TransshipmentArrived,
-        Milestone::VesselDischarged => Milestone::TransshipmentDischarged,
-        Milestone::VesselLoaded => Milestone::TransshipmentLoaded,
-        Milestone::VesselDeparted => Milestone::TransshipmentDeparted,
-        other => other,
-    }
-}
-
 struct Ctx<'a> {
     m: &'a StatusMessage,
     source: DataSource,
@@ -263,7 +253,7 @@ pub fn map(m: &StatusMessage, observed_us: i64) -> Mapped {
     let laden = m.equipment_status.as_deref() != Some("E");
     let rail = m.kind == SetKind::Ramp322;
     let vessel_ev = |ms: Milestone, default: Place| match place {
-        Some(Place::Transshipment) => (transshipment(ms), Place::Transshipment),
+        Some(Place::Transshipment) => (ms.at_transshipment(), Place::Transshipment),
         Some(p) => (ms, p),
         None => (ms, default),
     };

@@ -329,4 +329,28 @@ async fn dcsa_pushes_must_be_signed_and_then_apply() {
     let sig = boxtrack_sources::dcsa::sign(SECRET, junk.as_bytes()).unwrap();
     assert_error(&app.send(push(Some(sig), junk)).await, 400);
     assert_eq!(stored().await, 2);
+
+    // the real invalid fixtures: a wrapped structure is refused whole; bad dates refuse only
+    // the events that carry them; nothing of either reaches the container
+    let fixture = |name: &str| {
+        std::fs::read_to_string(format!(
+            "{}/../../fixtures/dcsa/invalid/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    };
+    let wrapped = fixture("tnt-220-response-wrong-structure.json");
+    let sig = boxtrack_sources::dcsa::sign(SECRET, wrapped.as_bytes()).unwrap();
+    assert_error(&app.send(push(Some(sig), wrapped)).await, 400);
+    let dates = fixture("tnt-220-response-wrong-date-times.json");
+    let sig = boxtrack_sources::dcsa::sign(SECRET, dates.as_bytes()).unwrap();
+    assert_eq!(app.send(push(Some(sig), dates)).await.status, 204);
+    let statuses: Vec<String> = boxtrack_store::on_db!(&app.db, p => sqlx::query_scalar(
+        "SELECT status FROM source_payloads ORDER BY received_us").fetch_all(p).await.unwrap());
+    assert_eq!(statuses, ["accepted", "rejected", "rejected", "partial"]);
+    let after2 = app
+        .get(&format!("/v2/containers/{c}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(after2["data"]["attributes"], after["data"]["attributes"]);
 }

@@ -286,6 +286,8 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
          \x20 curl -s {base}/v2/sources -H 'Authorization: Token {k}'\n\
          \x20 curl -s {base}/metrics\n\
          \n\
+         AI clients (MCP): {base}/mcp with the header Authorization: Token {k}\n\
+         \n\
          Press Ctrl-C to stop.\n\
          listening on {base}",
         db_url = s.database_url,

@@ -350,11 +350,11 @@ impl Deliverer {
         use boxtrack_store::notifications;
         let mut made = 0;
         loop {
-            let due = notifications::claim_due(&self.db, now_us, 120_000_000, 256).await?;
-            if due.is_empty() {
+            let claimed = notifications::claim_due(&self.db, now_us, 120_000_000, 256).await?;
+            if claimed.is_empty() {
                 return Ok(made);
             }
-            let mut hook_ids: Vec<uuid::Uuid> = due.iter().map(|n| n.webhook_id).collect();
+            let mut hook_ids: Vec<uuid::Uuid> = claimed.iter().map(|c| c.row.webhook_id).collect();
             hook_ids.sort_unstable();
             hook_ids.dedup();
             let hooks: HashMap<uuid::Uuid, boxtrack_store::webhooks::WebhookRow> =
@@ -363,8 +363,14 @@ impl Deliverer {
                     .into_iter()
                     .map(|w| (w.id, w))
                     .collect();
-            let ids: Vec<uuid::Uuid> = due.iter().map(|n| n.id).collect();
-            let mut bodies = notifications::bodies(&self.db, &ids).await?;
+            let mut bodies: HashMap<uuid::Uuid, String> = HashMap::new();
+            let mut due = Vec::with_capacity(claimed.len());
+            for c in claimed {
+                if let Some(b) = c.body {
+                    bodies.insert(c.row.id, b);
+                }
+                due.push(c.row);
+            }
             let mut cache = HashMap::new();
             let mut rendered = Vec::new();
             for n in due.iter().filter(|n| !bodies.contains_key(&n.id)) {

@@ -110,26 +110,30 @@ pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Notificat
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
 
+/// A claimed notification and its stored body (`None` until first rendered).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Claimed {
+    /// The notification.
+    #[sqlx(flatten)]
+    pub row: NotificationRow,
+    /// The body as stored.
+    pub body: Option<String>,
+}
+
 /// Claims up to `limit` pending notifications due at `now` with a lease of `lease_us`, in one
-/// statement (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so several workers share the work).
-pub async fn claim_due(
-    db: &Db,
-    now: i64,
-    lease_us: i64,
-    limit: i64,
-) -> Result<Vec<NotificationRow>> {
-    let sql = match db {
-        Db::Sqlite(_) => {
-            "UPDATE webhook_notifications SET locked_until_us = $3 WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2) \
-            RETURNING id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us, replay_of"
-        }
-        Db::Postgres(_) => {
-            "UPDATE webhook_notifications SET locked_until_us = $3 WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2 FOR UPDATE SKIP LOCKED) \
-            RETURNING id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us, replay_of"
-        }
+/// statement that also returns their stored bodies (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so
+/// several workers share the work).
+pub async fn claim_due(db: &Db, now: i64, lease_us: i64, limit: i64) -> Result<Vec<Claimed>> {
+    let lock = match db {
+        Db::Sqlite(_) => "",
+        Db::Postgres(_) => " FOR UPDATE SKIP LOCKED",
     };
-    let mut rows: Vec<NotificationRow> = on_db!(db, p => sqlx::query_as(sql).bind(now).bind(limit).bind(now + lease_us).fetch_all(p).await?);
-    rows.sort_by_key(|r| (r.next_attempt_us, r.seq));
+    let sql = format!(
+        "UPDATE webhook_notifications SET locked_until_us = $3 WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2{lock}) \
+         RETURNING {COLUMNS}, body"
+    );
+    let mut rows: Vec<Claimed> = on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(now).bind(limit).bind(now + lease_us).fetch_all(p).await?);
+    rows.sort_by_key(|c| (c.row.next_attempt_us, c.row.seq));
     Ok(rows)
 }
 
@@ -155,29 +159,32 @@ pub async fn bodies(db: &Db, ids: &[Uuid]) -> Result<std::collections::HashMap<U
 }
 
 /// Stores rendered bodies where none is stored yet (one statement per 200) and returns the
-/// bodies as stored, so every attempt sends the same bytes.
+/// bodies as stored, so every attempt sends the same bytes (a body another worker stored
+/// first wins).
 pub async fn store_bodies(
     db: &Db,
     rendered: &[(Uuid, String)],
 ) -> Result<std::collections::HashMap<Uuid, String>> {
+    let mut out = std::collections::HashMap::new();
     for chunk in rendered.chunks(200) {
         let values: Vec<String> = (0..chunk.len())
             .map(|i| format!("(${}, ${})", 2 * i + 1, 2 * i + 2))
             .collect();
         let sql = format!(
-            "UPDATE webhook_notifications SET body = v.body FROM (SELECT column1 AS id, column2 AS body FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id AND webhook_notifications.body IS NULL",
+            "UPDATE webhook_notifications SET body = COALESCE(webhook_notifications.body, v.body) FROM (SELECT column1 AS id, column2 AS body FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id \
+             RETURNING webhook_notifications.id, webhook_notifications.body",
             values.join(", ")
         );
-        on_db!(db, p => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        let rows: Vec<(Uuid, Option<String>)> = on_db!(db, p => {
+            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
             for (id, body) in chunk {
                 q = q.bind(*id).bind(body);
             }
-            q.execute(p).await.map(|_| ())?
+            q.fetch_all(p).await?
         });
+        out.extend(rows.into_iter().filter_map(|(id, b)| b.map(|b| (id, b))));
     }
-    let ids: Vec<Uuid> = rendered.iter().map(|(id, _)| *id).collect();
-    bodies(db, &ids).await
+    Ok(out)
 }
 
 /// Records the attempts of a batch in one transaction: attempt rows, notification states, and

@@ -436,6 +436,35 @@ async fn ingest_reads_x12_files_and_names_what_is_wrong() {
     assert!(missing.contains("/nonexistent.edi"), "{missing}");
 }
 
+/// The resource's attributes once `done` holds for them (asked up to 120 times, 250 ms apart;
+/// the last answer otherwise, for the caller's assertion to show).
+async fn wait_for_attributes(
+    http: &reqwest::Client,
+    base: &str,
+    key: &str,
+    path: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let mut attrs = Value::Null;
+    for _ in 0..120 {
+        let doc: Value = http
+            .get(format!("{base}{path}"))
+            .header("Authorization", format!("Token {key}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        attrs = doc["data"]["attributes"].clone();
+        if done(&attrs) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    attrs
+}
+
 const PUSH_SECRET: &str = "c2ltdWxhdGVkLWNhcnJpZXItcHVzaC1zZWNyZXQtMzJieXRlcw==";
 
 /// `boxtrack sim` and `boxtrack serve` as two processes on loopback: numbers from the catalog
@@ -742,21 +771,14 @@ async fn sim_and_serve_end_to_end() {
 
     // the carrier pushed the discharge of the container tracked on its own (no refresh asked)
     let pushed_id = id_of(pushed_box);
-    let mut pushed_attrs = Value::Null;
-    for _ in 0..120 {
-        let c: Value = api(reqwest::Method::GET, format!("/v2/containers/{pushed_id}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        pushed_attrs = c["data"]["attributes"].clone();
-        if pushed_attrs["pod_discharged_at"].is_string() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-    }
+    let pushed_attrs = wait_for_attributes(
+        &http,
+        &base,
+        &key,
+        &format!("/v2/containers/{pushed_id}"),
+        |a| a["pod_discharged_at"].is_string(),
+    )
+    .await;
     assert!(
         pushed_attrs["pod_discharged_at"].is_string(),
         "{pushed_attrs}"
@@ -773,21 +795,14 @@ async fn sim_and_serve_end_to_end() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
-    let mut rail_attrs = Value::Null;
-    for _ in 0..120 {
-        let c: Value = api(reqwest::Method::GET, format!("/v2/containers/{rail_id}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        rail_attrs = c["data"]["attributes"].clone();
-        if rail_attrs["final_destination_full_out_at"].is_string() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-    }
+    let rail_attrs = wait_for_attributes(
+        &http,
+        &base,
+        &key,
+        &format!("/v2/containers/{rail_id}"),
+        |a| a["final_destination_full_out_at"].is_string(),
+    )
+    .await;
     assert!(rail_attrs["pod_rail_loaded_at"].is_string(), "{rail_attrs}");
     assert!(
         rail_attrs["final_destination_full_out_at"].is_string(),

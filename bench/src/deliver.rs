@@ -19,6 +19,19 @@ use boxtrack_store::{Db, on_db};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
+/// CPU seconds (user + system) this process has used so far, from `/proc/self/stat`
+/// (Linux; 0 elsewhere). Clock ticks are taken as 1/100 s, the Linux default.
+fn cpu_secs() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // fields after the parenthesised command name; utime and stime are the 14th and 15th
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(11) + tick(12)) / 100.0
+}
+
 #[tokio::main]
 async fn main() -> Res<()> {
     let n: usize = std::env::args()
@@ -106,6 +119,7 @@ async fn main() -> Res<()> {
         true,
         1_000_000,
     );
+    let cpu0 = cpu_secs();
     let started = Instant::now();
     let mut delivered = 0;
     loop {
@@ -116,12 +130,14 @@ async fn main() -> Res<()> {
         delivered += made;
     }
     let pipeline = started.elapsed().as_secs_f64();
+    let pipeline_cpu = cpu_secs() - cpu0;
     let received = count.swap(0, Ordering::Relaxed);
 
     // the baseline: the same body, plain POSTs, at the deliverer's per-webhook concurrency
-    let body: String = on_db!(&db, p => sqlx::query_scalar("SELECT body FROM webhook_notifications WHERE body IS NOT NULL LIMIT 1").fetch_one(p).await?);
+    let body: String = on_db!(&db, p => sqlx::query_scalar("SELECT body FROM webhook_bodies LIMIT 1").fetch_one(p).await?);
     let client = reqwest::Client::new();
     let concurrency = boxtrack_api::delivery::PER_ENDPOINT;
+    let cpu0 = cpu_secs();
     let started = Instant::now();
     let mut tasks = Vec::new();
     for w in 0..concurrency {
@@ -144,6 +160,7 @@ async fn main() -> Res<()> {
         t.await?;
     }
     let baseline = started.elapsed().as_secs_f64();
+    let baseline_cpu = cpu_secs() - cpu0;
     let plain = count.load(Ordering::Relaxed);
 
     println!(
@@ -158,6 +175,11 @@ async fn main() -> Res<()> {
     println!(
         "baseline (plain POSTs of the same body): {plain} in {baseline:.2} s = {:.0}/s",
         plain as f64 / baseline
+    );
+    println!(
+        "CPU per request, receiver included: pipeline {:.0} µs, baseline {:.0} µs",
+        pipeline_cpu * 1e6 / delivered.max(1) as f64,
+        baseline_cpu * 1e6 / plain.max(1) as f64
     );
     println!(
         "pipeline / baseline: {:.2}",

@@ -229,70 +229,182 @@ pub fn next_delay_secs_in(
     )
 }
 
-/// Sends one notification and says what to record.
-#[allow(clippy::too_many_arguments)]
-async fn attempt_one(
-    client: &reqwest::Client,
-    allow_private: bool,
-    schedule: &[i64],
-    signature_header: &str,
-    n: &boxtrack_store::notifications::NotificationRow,
-    hook: Option<&boxtrack_store::webhooks::WebhookRow>,
-    body: &str,
-    now_us: i64,
-) -> boxtrack_store::notifications::Attempt {
-    let Some(h) = hook else {
-        return boxtrack_store::notifications::Attempt {
-            at_us: now_us,
-            status_code: None,
-            duration_ms: 0,
-            error: Some("the webhook was deleted".into()),
-            succeeded: false,
-            next_attempt_us: None,
-        };
-    };
-    let id = n.id.to_string();
-    let o = Outgoing {
-        url: &h.url,
-        body: body.as_bytes(),
-        id: &id,
-        secret: Some(&h.secret),
-        headers: &h.headers.0,
-        signature_header,
-    };
-    let s = send(client, &o, allow_private).await;
-    let retry_after = s
-        .retry_after_secs
-        .filter(|_| matches!(s.status_code, Some(429 | 503)));
-    let jitter = (n.id.as_u128() % 1000) as f64 / 1000.0;
-    let next = if s.succeeded {
-        None
-    } else {
-        next_delay_secs_in(schedule, n.attempts + 1, jitter, retry_after)
-            .map(|d| now_us + d * 1_000_000)
-    };
-    boxtrack_store::notifications::Attempt {
-        at_us: now_us,
-        status_code: s.status_code.map(i64::from),
-        duration_ms: s.duration_ms as i64,
-        error: s.error.clone(),
-        succeeded: s.succeeded,
-        next_attempt_us: next,
-    }
-}
-
 /// Concurrent requests to one webhook at most.
 pub const PER_ENDPOINT: usize = 4;
+
+/// Notifications claimed per statement.
+const BATCH: usize = 256;
+
+/// Requests in flight (sending or waiting for their webhook's turn) at most, across webhooks.
+const WINDOW: usize = 1024;
 
 /// [`next_delay_secs_in`] the default schedule.
 pub fn next_delay_secs(retry: i64, jitter: f64, retry_after: Option<u64>) -> Option<i64> {
     next_delay_secs_in(&RETRY_SCHEDULE_SECS, retry, jitter, retry_after)
 }
 
+/// A subscription made ready to send to once per claimed batch: URL parsed and checked (and,
+/// unless private addresses are allowed, its host resolved and refused if any address is
+/// internal), headers parsed, signing keys decoded.
+struct Target {
+    url: Result<reqwest::Url, String>,
+    hex_key: String,
+    standard_key: Option<Vec<u8>>,
+    headers: reqwest::header::HeaderMap,
+}
+
+impl Target {
+    async fn new(h: &boxtrack_store::webhooks::WebhookRow, allow_private: bool) -> Target {
+        use reqwest::header::{HeaderName, HeaderValue};
+        let mut headers = reqwest::header::HeaderMap::new();
+        let mut bad_header = None;
+        for (k, v) in &h.headers.0 {
+            match (
+                HeaderName::from_bytes(k.as_bytes()),
+                HeaderValue::from_str(v),
+            ) {
+                (Ok(k), Ok(v)) => {
+                    headers.insert(k, v);
+                }
+                _ => bad_header = Some(format!("the custom header {k:?} cannot be sent")),
+            }
+        }
+        let url = match bad_header {
+            Some(e) => Err(e),
+            None => checked_url(&h.url, allow_private).await,
+        };
+        Target {
+            url,
+            hex_key: h.secret.clone(),
+            standard_key: webhooks::standard_key(&h.secret),
+            headers,
+        }
+    }
+}
+
+/// The URL if it may be sent to: scheme and literal address checked, and unless
+/// `allow_private`, every address the host resolves to external (the client's resolver drops
+/// internal addresses again when it connects, so a later DNS answer cannot reach them either).
+async fn checked_url(raw: &str, allow_private: bool) -> Result<reqwest::Url, String> {
+    webhooks::check_url(raw, allow_private).map_err(|e| e.to_string())?;
+    let parsed = url::Url::parse(raw).map_err(|_| "url is not a valid URL".to_string())?;
+    if !allow_private {
+        let host = parsed
+            .host_str()
+            .unwrap_or_default()
+            .trim_matches(['[', ']'])
+            .to_string();
+        let port = parsed.port_or_known_default().unwrap_or(443);
+        let addrs: Vec<_> = tokio::net::lookup_host((host.as_str(), port))
+            .await
+            .map_err(|e| format!("cannot resolve {host}: {e}"))?
+            .collect();
+        if addrs.is_empty() || addrs.iter().any(|a| is_internal(a.ip())) {
+            return Err(format!("{host} resolves to an internal address; refused"));
+        }
+    }
+    Ok(parsed)
+}
+
+/// One claimed notification ready to send.
+struct Job {
+    row: boxtrack_store::notifications::NotificationRow,
+    target: Option<std::sync::Arc<Target>>,
+    body: axum::body::Bytes,
+}
+
+/// Sends one notification the lean way (no copies of what was sent or received beyond the
+/// status and `Retry-After`) and says what to record.
+async fn attempt(
+    client: &reqwest::Client,
+    schedule: &[i64],
+    signature_header: &reqwest::header::HeaderName,
+    job: &Job,
+    now_us: i64,
+) -> boxtrack_store::notifications::Attempt {
+    use boxtrack_store::notifications::Attempt;
+    use reqwest::header::{CONTENT_TYPE, HeaderValue};
+    let started = Instant::now();
+    let n = &job.row;
+    let outcome: Result<(u16, Option<u64>), String> = async {
+        let target = job
+            .target
+            .as_deref()
+            .ok_or_else(|| "the webhook was deleted".to_string())?;
+        let url = target.url.clone()?;
+        let id = n.id.to_string();
+        let timestamp = jiff::Timestamp::now().as_second();
+        let mut headers = target.headers.clone();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let value = |s: String| HeaderValue::from_str(&s).map_err(|e| e.to_string());
+        headers.insert("webhook-id", value(id.clone())?);
+        headers.insert("webhook-timestamp", value(timestamp.to_string())?);
+        headers.insert(
+            signature_header.clone(),
+            value(webhooks::sign_hex(&target.hex_key, &job.body))?,
+        );
+        if let Some(key) = &target.standard_key {
+            headers.insert(
+                "webhook-signature",
+                value(webhooks::sign_standard_with(key, &id, timestamp, &job.body))?,
+            );
+        }
+        let res = client
+            .post(url)
+            .headers(headers)
+            .body(job.body.clone())
+            .send()
+            .await
+            .map_err(|e| {
+                if e.is_timeout() {
+                    "timed out".to_string()
+                } else {
+                    format!("request failed: {e}")
+                }
+            })?;
+        let status = res.status().as_u16();
+        let retry_after = res
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse().ok());
+        // read to the end so the connection goes back to the pool
+        let _ = res.bytes().await;
+        Ok((status, retry_after))
+    }
+    .await;
+    let duration_ms = started.elapsed().as_millis() as i64;
+    let (status_code, retry_after, error) = match outcome {
+        Ok((status, retry_after)) => (
+            Some(status),
+            retry_after.filter(|_| matches!(status, 429 | 503)),
+            (!matches!(status, 200 | 201 | 202 | 204))
+                .then(|| format!("receiver answered {status}")),
+        ),
+        Err(e) => (None, None, Some(e)),
+    };
+    let succeeded = error.is_none();
+    let jitter = (n.id.as_u128() % 1000) as f64 / 1000.0;
+    let next_attempt_us = if succeeded || job.target.is_none() {
+        None
+    } else {
+        next_delay_secs_in(schedule, n.attempts + 1, jitter, retry_after)
+            .map(|d| now_us + d * 1_000_000)
+    };
+    Attempt {
+        at_us: now_us,
+        status_code: status_code.map(i64::from),
+        duration_ms,
+        error,
+        succeeded,
+        next_attempt_us,
+    }
+}
+
 /// Delivers due webhook notifications.
 #[derive(Clone)]
 pub struct Deliverer {
-    signature_header: std::sync::Arc<String>,
+    signature_header: reqwest::header::HeaderName,
     schedule: std::sync::Arc<Vec<i64>>,
     metrics: std::sync::Arc<crate::Metrics>,
     db: boxtrack_store::Db,
@@ -311,7 +423,9 @@ impl Deliverer {
         deactivate_after: i64,
     ) -> Deliverer {
         Deliverer {
-            signature_header: std::sync::Arc::new(SIGNATURE_HEADER.to_string()),
+            signature_header: reqwest::header::HeaderName::from_static(
+                "x-boxtrack-webhook-signature",
+            ),
             schedule: std::sync::Arc::new(RETRY_SCHEDULE_SECS.to_vec()),
             metrics: std::sync::Arc::default(),
             db,
@@ -321,9 +435,13 @@ impl Deliverer {
         }
     }
 
-    /// Sends the hex signature under this header name.
+    /// Sends the hex signature under this header name (left at the default when `name` is
+    /// not a valid header name; configuration checks it first).
     pub fn with_signature_header(mut self, name: &str) -> Deliverer {
-        self.signature_header = std::sync::Arc::new(name.to_string());
+        match reqwest::header::HeaderName::from_bytes(name.as_bytes()) {
+            Ok(h) => self.signature_header = h,
+            Err(_) => tracing::error!(header = name, "not a valid header name; kept the default"),
+        }
         self
     }
 
@@ -340,100 +458,128 @@ impl Deliverer {
         self
     }
 
-    /// Attempts every notification due at `now_us`, a batch at a time: one claim, one read of
-    /// the webhooks and stored bodies, bodies rendered once and stored, the requests sent
-    /// concurrently (at most 32 at once and [`PER_ENDPOINT`] per webhook), and one transaction
-    /// recording every attempt. Returns how many attempts were made.
-    pub async fn deliver_due(&self, now_us: i64) -> Result<usize, boxtrack_store::StoreError> {
+    /// Claims a batch and makes it ready to send: webhooks read and prepared, bodies not yet
+    /// stored rendered once and stored (a body another worker stored first wins). Empty when
+    /// nothing is due.
+    async fn prepare(&self, now_us: i64) -> Result<Vec<Job>, boxtrack_store::StoreError> {
         use std::collections::HashMap;
 
         use boxtrack_store::notifications;
-        let mut made = 0;
-        loop {
-            let claimed = notifications::claim_due(&self.db, now_us, 120_000_000, 256).await?;
-            if claimed.is_empty() {
-                return Ok(made);
-            }
-            let mut hook_ids: Vec<uuid::Uuid> = claimed.iter().map(|c| c.row.webhook_id).collect();
-            hook_ids.sort_unstable();
-            hook_ids.dedup();
-            let hooks: HashMap<uuid::Uuid, boxtrack_store::webhooks::WebhookRow> =
-                boxtrack_store::webhooks::get_many(&self.db, &hook_ids)
-                    .await?
-                    .into_iter()
-                    .map(|w| (w.id, w))
-                    .collect();
-            let mut bodies: HashMap<uuid::Uuid, String> = HashMap::new();
-            let mut due = Vec::with_capacity(claimed.len());
-            for c in claimed {
-                if let Some(b) = c.body {
-                    bodies.insert(c.row.id, b);
+        let claimed = notifications::claim_due(&self.db, now_us, 120_000_000, BATCH as i64).await?;
+        if claimed.is_empty() {
+            return Ok(vec![]);
+        }
+        let mut hook_ids: Vec<uuid::Uuid> = claimed.iter().map(|c| c.row.webhook_id).collect();
+        hook_ids.sort_unstable();
+        hook_ids.dedup();
+        let mut targets: HashMap<uuid::Uuid, std::sync::Arc<Target>> = HashMap::new();
+        for h in boxtrack_store::webhooks::get_many(&self.db, &hook_ids).await? {
+            let t = Target::new(&h, self.allow_private).await;
+            targets.insert(h.id, std::sync::Arc::new(t));
+        }
+        let mut cache = HashMap::new();
+        let mut rendered = Vec::new();
+        for c in claimed.iter().filter(|c| c.body.is_none()) {
+            let env =
+                crate::routes::notifications::envelope_cached(&self.db, &c.row, &mut cache).await?;
+            rendered.push((c.row.id, env.to_string()));
+        }
+        let mut stored = if rendered.is_empty() {
+            HashMap::new()
+        } else {
+            notifications::store_bodies(&self.db, &rendered).await?
+        };
+        Ok(claimed
+            .into_iter()
+            .map(|c| {
+                let body = c
+                    .body
+                    .or_else(|| stored.remove(&c.row.id))
+                    .unwrap_or_default();
+                Job {
+                    target: targets.get(&c.row.webhook_id).cloned(),
+                    body: axum::body::Bytes::from(body),
+                    row: c.row,
                 }
-                due.push(c.row);
+            })
+            .collect())
+    }
+
+    /// Sends every job that arrives, each once its webhook has one of its [`PER_ENDPOINT`]
+    /// slots, with at most [`WINDOW`] in flight, and passes each outcome on to be recorded.
+    async fn send_all(
+        &self,
+        mut jobs: tokio::sync::mpsc::Receiver<Job>,
+        done: tokio::sync::mpsc::Sender<(
+            boxtrack_store::notifications::NotificationRow,
+            boxtrack_store::notifications::Attempt,
+        )>,
+        now_us: i64,
+    ) {
+        use std::sync::Arc;
+
+        use tokio::sync::Semaphore;
+        let window = Arc::new(Semaphore::new(WINDOW));
+        let mut per_hook: std::collections::HashMap<uuid::Uuid, Arc<Semaphore>> =
+            std::collections::HashMap::new();
+        let mut set = tokio::task::JoinSet::new();
+        while let Some(job) = jobs.recv().await {
+            if done.is_closed() {
+                // recording failed: stop taking work (the lease brings claimed rows back)
+                break;
             }
-            let mut cache = HashMap::new();
-            let mut rendered = Vec::new();
-            for n in due.iter().filter(|n| !bodies.contains_key(&n.id)) {
-                let env =
-                    crate::routes::notifications::envelope_cached(&self.db, n, &mut cache).await?;
-                rendered.push((n.id, env.to_string()));
+            let Ok(in_flight) = window.clone().acquire_owned().await else {
+                break;
+            };
+            while set.try_join_next().is_some() {}
+            let slot = per_hook
+                .entry(job.row.webhook_id)
+                .or_insert_with(|| Arc::new(Semaphore::new(PER_ENDPOINT)))
+                .clone();
+            let client = self.client.clone();
+            let schedule = self.schedule.clone();
+            let signature_header = self.signature_header.clone();
+            let done = done.clone();
+            set.spawn(async move {
+                let _in_flight = in_flight;
+                let _slot = slot.acquire_owned().await;
+                let a = attempt(&client, &schedule, &signature_header, &job, now_us).await;
+                // a closed channel means recording failed; the lease brings the row back
+                let _ = done.send((job.row, a)).await;
+            });
+        }
+        while let Some(r) = set.join_next().await {
+            if let Err(e) = r {
+                tracing::error!(error = %e, "a delivery task failed");
             }
-            if !rendered.is_empty() {
-                bodies.extend(notifications::store_bodies(&self.db, &rendered).await?);
-            }
-            let mut set = tokio::task::JoinSet::new();
-            let limit = std::sync::Arc::new(tokio::sync::Semaphore::new(32));
-            let mut per_hook: HashMap<uuid::Uuid, std::sync::Arc<tokio::sync::Semaphore>> =
-                HashMap::new();
-            for n in due {
-                let hook = hooks.get(&n.webhook_id).cloned();
-                let body = bodies.get(&n.id).cloned().unwrap_or_default();
-                let slot = per_hook
-                    .entry(n.webhook_id)
-                    .or_insert_with(|| {
-                        std::sync::Arc::new(tokio::sync::Semaphore::new(PER_ENDPOINT))
-                    })
-                    .clone();
-                let limit = limit.clone();
-                let client = self.client.clone();
-                let allow_private = self.allow_private;
-                let schedule = self.schedule.clone();
-                let signature_header = self.signature_header.clone();
-                set.spawn(async move {
-                    let _slot = slot.acquire_owned().await;
-                    let _permit = limit.acquire_owned().await;
-                    let attempt = attempt_one(
-                        &client,
-                        allow_private,
-                        &schedule,
-                        &signature_header,
-                        &n,
-                        hook.as_ref(),
-                        &body,
-                        now_us,
-                    )
-                    .await;
-                    (n, attempt)
-                });
-            }
-            let mut done = Vec::new();
-            while let Some(r) = set.join_next().await {
-                match r {
-                    Ok(pair) => done.push(pair),
-                    Err(e) => tracing::error!(error = %e, "a delivery task failed"),
-                }
-            }
-            made += done.len();
-            for hook in notifications::record_many(&self.db, &done, self.deactivate_after).await? {
+        }
+    }
+
+    /// Records outcomes as they arrive, as many per transaction as are waiting (up to
+    /// [`BATCH`]), counts them in the metrics and reports deactivations. Returns how many were
+    /// recorded.
+    async fn record_all(
+        &self,
+        mut done: tokio::sync::mpsc::Receiver<(
+            boxtrack_store::notifications::NotificationRow,
+            boxtrack_store::notifications::Attempt,
+        )>,
+    ) -> Result<usize, boxtrack_store::StoreError> {
+        use boxtrack_store::notifications;
+        let mut recorded = 0;
+        let mut batch = Vec::with_capacity(BATCH);
+        while done.recv_many(&mut batch, BATCH).await > 0 {
+            let deact = notifications::record_many(&self.db, &batch, self.deactivate_after).await?;
+            for hook in deact {
                 self.metrics.record_deactivation();
                 tracing::warn!(webhook.id = %hook, "webhook deactivated after repeated delivery failures");
             }
-            let succeeded = done.iter().filter(|(_, a)| a.succeeded).count() as u64;
-            let retrying = done
+            let succeeded = batch.iter().filter(|(_, a)| a.succeeded).count() as u64;
+            let retrying = batch
                 .iter()
                 .filter(|(_, a)| !a.succeeded && a.next_attempt_us.is_some())
                 .count() as u64;
-            let failed = done.len() as u64 - succeeded - retrying;
+            let failed = batch.len() as u64 - succeeded - retrying;
             for (outcome, n) in [
                 ("succeeded", succeeded),
                 ("retrying", retrying),
@@ -443,7 +589,60 @@ impl Deliverer {
                     self.metrics.record_deliveries(outcome, n);
                 }
             }
+            recorded += batch.len();
+            batch.clear();
         }
+        Ok(recorded)
+    }
+
+    /// Attempts every notification due at `now_us` and returns how many attempts were made.
+    ///
+    /// Three stages run at once, joined by bounded channels, so the database work of one
+    /// batch overlaps the requests of another: claiming (one statement per [`BATCH`], with a
+    /// lease) and preparing (webhooks read once, bodies rendered once and stored); sending
+    /// (signed, [`PER_ENDPOINT`] at a time per webhook, [`WINDOW`] in flight in all); and
+    /// recording (every outcome waiting, in one transaction). A worker killed at any point
+    /// leaves its claimed rows to come back when the lease ends; receivers deduplicate on
+    /// `webhook-id`.
+    pub async fn deliver_due(&self, now_us: i64) -> Result<usize, boxtrack_store::StoreError> {
+        let (job_tx, job_rx) = tokio::sync::mpsc::channel(2 * BATCH);
+        let (done_tx, done_rx) = tokio::sync::mpsc::channel(2 * BATCH);
+        let sender = {
+            let me = self.clone();
+            tokio::spawn(async move { me.send_all(job_rx, done_tx, now_us).await })
+        };
+        let recorder = {
+            let me = self.clone();
+            tokio::spawn(async move { me.record_all(done_rx).await })
+        };
+        let claiming: Result<(), boxtrack_store::StoreError> = async {
+            loop {
+                let jobs = self.prepare(now_us).await?;
+                if jobs.is_empty() {
+                    return Ok(());
+                }
+                for job in jobs {
+                    if job_tx.send(job).await.is_err() {
+                        // the sender stopped because recording failed; its error is returned
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        .await;
+        drop(job_tx);
+        if let Err(e) = sender.await {
+            tracing::error!(error = %e, "the delivery sender failed");
+        }
+        let recorded = match recorder.await {
+            Ok(r) => r?,
+            Err(e) => {
+                tracing::error!(error = %e, "the delivery recorder failed");
+                0
+            }
+        };
+        claiming?;
+        Ok(recorded)
     }
 
     /// Delivers until `shutdown`, checking for due work every `poll`.

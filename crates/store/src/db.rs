@@ -167,6 +167,14 @@ impl Db {
 }
 
 impl Tx {
+    /// Which backend this transaction runs on.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Tx::Sqlite(_) => Backend::Sqlite,
+            Tx::Postgres(_) => Backend::Postgres,
+        }
+    }
+
     /// Commits the transaction.
     pub async fn commit(self) -> Result<()> {
         match self {

@@ -3,6 +3,7 @@
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::sql::Marks;
 use crate::{Result, Tx, on_tx};
 
 /// One appended entry.
@@ -40,24 +41,23 @@ async fn enqueue(
         }
     }
     for chunk in rows.chunks(100) {
-        let mut sql = String::from(
-            "INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, body, attempts, next_attempt_us, locked_until_us, last_status_code, last_error, created_us, updated_us) VALUES ",
+        let mut marks = Marks::new(tx.backend());
+        let values: Vec<String> = (0..chunk.len())
+            .map(|_| {
+                let p = marks.list(8);
+                let (created, updated, due) = (marks.one(), marks.one(), marks.one());
+                format!("({p}, 'pending', 0, {due}, NULL, NULL, NULL, {created}, {updated})")
+            })
+            .collect();
+        let sql = format!(
+            "INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, locked_until_us, last_status_code, last_error, created_us, updated_us) VALUES {}",
+            values.join(", ")
         );
-        for i in 0..chunk.len() {
-            let b = i * 9;
-            if i > 0 {
-                sql.push_str(", ");
-            }
-            sql.push_str(&format!(
-                "(${}, ${}, ${}, ${}, ${}, ${}, ${}, ${}, 'pending', NULL, 0, ${}, NULL, NULL, NULL, ${}, ${})",
-                b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8, b + 9, b + 9, b + 9
-            ));
-        }
         on_tx!(tx, c => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
             for (hook, a, event, object_type, object_id) in chunk {
                 q = q.bind(Uuid::now_v7()).bind(account_id).bind(*hook).bind(a.id).bind(a.seq)
-                    .bind(*event).bind(*object_type).bind(*object_id).bind(now_us);
+                    .bind(*event).bind(*object_type).bind(*object_id).bind(now_us).bind(now_us).bind(now_us);
             }
             q.execute(c).await.map(|_| ())?
         });
@@ -147,26 +147,10 @@ pub async fn append_many(
         })
         .collect();
     for (chunk_no, chunk) in entries.chunks(200).enumerate() {
-        let mut sql = String::from(
-            "INSERT INTO events (account_id, seq, id, event, object_type, object_id, payload, created_us) VALUES ",
+        let sql = format!(
+            "INSERT INTO events (account_id, seq, id, event, object_type, object_id, payload, created_us) VALUES {}",
+            Marks::new(tx.backend()).rows(chunk.len(), 8)
         );
-        for i in 0..chunk.len() {
-            let b = i * 8;
-            if i > 0 {
-                sql.push_str(", ");
-            }
-            sql.push_str(&format!(
-                "(${}, ${}, ${}, ${}, ${}, ${}, ${}, ${})",
-                b + 1,
-                b + 2,
-                b + 3,
-                b + 4,
-                b + 5,
-                b + 6,
-                b + 7,
-                b + 8
-            ));
-        }
         on_tx!(tx, c => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
             for (i, e) in chunk.iter().enumerate() {

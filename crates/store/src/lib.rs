@@ -2,7 +2,8 @@
 //!
 //! One repository layer serves both backends: [`Db`] wraps a concrete sqlx pool and the
 //! [`on_db!`] macro runs the same SQL text (with `$n` placeholders, which both drivers accept)
-//! against whichever pool is live. Only the DDL differs, in `migrations/sqlite` and
+//! against whichever pool is live (statements built at run time take their placeholders from
+//! `sql::Marks`, which writes `?` on SQLite, where sqlx binds numbered ones in quadratic time). Only the DDL differs, in `migrations/sqlite` and
 //! `migrations/postgres`. Times used for ordering are integer Unix microseconds.
 
 pub mod accounts;
@@ -17,6 +18,7 @@ pub mod payloads;
 pub mod ratelimit;
 pub mod reads;
 pub mod sandbox;
+mod sql;
 pub mod subjects;
 pub mod tracking;
 pub mod webhooks;

@@ -4,6 +4,7 @@ use boxtrack_core::paging::{Key, Page};
 use uuid::Uuid;
 
 use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
+use crate::sql::Marks;
 use crate::{Db, Result, on_db};
 
 /// A stored notification.
@@ -122,40 +123,21 @@ pub struct Claimed {
 
 /// Claims up to `limit` pending notifications due at `now` with a lease of `lease_us`, in one
 /// statement that also returns their stored bodies (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so
-/// several workers share the work).
+/// several workers share the work). The lease also moves the next attempt to its end, so rows
+/// in flight leave the due range of the index (later claims do not step over them) and come
+/// back by themselves if the worker dies before recording the attempt.
 pub async fn claim_due(db: &Db, now: i64, lease_us: i64, limit: i64) -> Result<Vec<Claimed>> {
     let lock = match db {
         Db::Sqlite(_) => "",
         Db::Postgres(_) => " FOR UPDATE SKIP LOCKED",
     };
     let sql = format!(
-        "UPDATE webhook_notifications SET locked_until_us = $3 WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2{lock}) \
-         RETURNING {COLUMNS}, body"
+        "UPDATE webhook_notifications SET locked_until_us = $3, next_attempt_us = $3 WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2{lock}) \
+         RETURNING {COLUMNS}, (SELECT body FROM webhook_bodies WHERE notification_id = webhook_notifications.id) AS body"
     );
     let mut rows: Vec<Claimed> = on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(now).bind(limit).bind(now + lease_us).fetch_all(p).await?);
     rows.sort_by_key(|c| (c.row.next_attempt_us, c.row.seq));
     Ok(rows)
-}
-
-/// Stored bodies of these notifications (those rendered already).
-pub async fn bodies(db: &Db, ids: &[Uuid]) -> Result<std::collections::HashMap<Uuid, String>> {
-    let mut out = std::collections::HashMap::new();
-    for chunk in ids.chunks(500) {
-        let list: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
-        let sql = format!(
-            "SELECT id, body FROM webhook_notifications WHERE body IS NOT NULL AND id IN ({})",
-            list.join(", ")
-        );
-        let rows: Vec<(Uuid, String)> = on_db!(db, p => {
-            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
-            for id in chunk {
-                q = q.bind(*id);
-            }
-            q.fetch_all(p).await?
-        });
-        out.extend(rows);
-    }
-    Ok(out)
 }
 
 /// Stores rendered bodies where none is stored yet (one statement per 200) and returns the
@@ -167,22 +149,40 @@ pub async fn store_bodies(
 ) -> Result<std::collections::HashMap<Uuid, String>> {
     let mut out = std::collections::HashMap::new();
     for chunk in rendered.chunks(200) {
-        let values: Vec<String> = (0..chunk.len())
-            .map(|i| format!("(${}, ${})", 2 * i + 1, 2 * i + 2))
-            .collect();
         let sql = format!(
-            "UPDATE webhook_notifications SET body = COALESCE(webhook_notifications.body, v.body) FROM (SELECT column1 AS id, column2 AS body FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id \
-             RETURNING webhook_notifications.id, webhook_notifications.body",
-            values.join(", ")
+            "INSERT INTO webhook_bodies (notification_id, body) VALUES {} ON CONFLICT (notification_id) DO NOTHING RETURNING notification_id",
+            Marks::new(db.backend()).rows(chunk.len(), 2)
         );
-        let rows: Vec<(Uuid, Option<String>)> = on_db!(db, p => {
-            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        let inserted: Vec<Uuid> = on_db!(db, p => {
+            let mut q = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
             for (id, body) in chunk {
                 q = q.bind(*id).bind(body);
             }
             q.fetch_all(p).await?
         });
-        out.extend(rows.into_iter().filter_map(|(id, b)| b.map(|b| (id, b))));
+        let inserted: std::collections::HashSet<Uuid> = inserted.into_iter().collect();
+        let mut lost = Vec::new();
+        for (id, body) in chunk {
+            if inserted.contains(id) {
+                out.insert(*id, body.clone());
+            } else {
+                lost.push(*id);
+            }
+        }
+        if !lost.is_empty() {
+            let sql = format!(
+                "SELECT notification_id, body FROM webhook_bodies WHERE notification_id IN ({})",
+                Marks::new(db.backend()).list(lost.len())
+            );
+            let rows: Vec<(Uuid, String)> = on_db!(db, p => {
+                let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+                for id in &lost {
+                    q = q.bind(*id);
+                }
+                q.fetch_all(p).await?
+            });
+            out.extend(rows);
+        }
     }
     Ok(out)
 }
@@ -199,24 +199,11 @@ pub async fn record_many(
         return Ok(vec![]);
     }
     let mut tx = db.begin().await?;
+    let backend = db.backend();
     for chunk in done.chunks(100) {
-        let values: Vec<String> = (0..chunk.len())
-            .map(|i| {
-                let b = i * 6;
-                format!(
-                    "(${}, ${}, ${}, ${}, ${}, ${})",
-                    b + 1,
-                    b + 2,
-                    b + 3,
-                    b + 4,
-                    b + 5,
-                    b + 6
-                )
-            })
-            .collect();
         let sql = format!(
             "INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms, error) VALUES {}",
-            values.join(", ")
+            Marks::new(backend).rows(chunk.len(), 6)
         );
         crate::on_tx!(&mut tx, c => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -225,23 +212,12 @@ pub async fn record_many(
             }
             q.execute(c).await.map(|_| ())?
         });
-        let values: Vec<String> = (0..chunk.len())
-            .map(|i| {
-                let b = i * 5;
-                format!(
-                    "(${}, ${}, ${}, ${}, ${})",
-                    b + 2,
-                    b + 3,
-                    b + 4,
-                    b + 5,
-                    b + 6
-                )
-            })
-            .collect();
+        let mut marks = Marks::new(backend);
+        let at = marks.one();
         let sql = format!(
-            "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, last_status_code = v.code, last_error = v.error, updated_us = $1 \
+            "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, last_status_code = v.code, last_error = v.error, updated_us = {at} \
              FROM (SELECT column1 AS id, column2 AS status, column3 AS next, column4 AS code, column5 AS error FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id",
-            values.join(", ")
+            marks.rows(chunk.len(), 5)
         );
         crate::on_tx!(&mut tx, c => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -286,22 +262,6 @@ pub async fn record_many(
     }
     tx.commit().await?;
     Ok(deactivated)
-}
-
-/// The stored body, writing `render()`'s bytes first if there are none yet, so every attempt
-/// sends the same bytes.
-pub async fn body_or(db: &Db, id: Uuid, rendered: &str) -> Result<String> {
-    on_db!(db, p => sqlx::query("UPDATE webhook_notifications SET body = $2 WHERE id = $1 AND body IS NULL")
-        .bind(id).bind(rendered).execute(p).await.map(|_| ())?);
-    let body: Option<String> = on_db!(db, p => sqlx::query_scalar("SELECT body FROM webhook_notifications WHERE id = $1").bind(id).fetch_one(p).await?);
-    Ok(body.unwrap_or_else(|| rendered.to_string()))
-}
-
-/// The stored body, if rendered already.
-pub async fn stored_body(db: &Db, id: Uuid) -> Result<Option<String>> {
-    Ok(
-        on_db!(db, p => sqlx::query_scalar("SELECT body FROM webhook_notifications WHERE id = $1").bind(id).fetch_one(p).await?),
-    )
 }
 
 /// The result of one attempt to record.
@@ -412,8 +372,8 @@ pub async fn replay(
             "SELECT id FROM webhook_notifications WHERE webhook_id = $1 AND event_id = $2 AND replay_of IS NULL ORDER BY created_us LIMIT 1")
             .bind(webhook_id).bind(event_id).fetch_optional(c).await?);
         crate::on_tx!(&mut tx, c => sqlx::query(
-            "INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, body, attempts, next_attempt_us, locked_until_us, last_status_code, last_error, created_us, updated_us, replay_of) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', NULL, 0, $9, NULL, NULL, NULL, $9, $9, $10)")
+            "INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, locked_until_us, last_status_code, last_error, created_us, updated_us, replay_of) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', 0, $9, NULL, NULL, NULL, $9, $9, $10)")
             .bind(Uuid::now_v7()).bind(account_id).bind(webhook_id).bind(event_id).bind(seq).bind(&event).bind(&object_type).bind(object_id).bind(now).bind(original)
             .execute(c).await.map(|_| ())?);
         written += 1;

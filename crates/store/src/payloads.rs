@@ -101,13 +101,14 @@ pub struct Target {
 pub async fn targets(db: &Db, account: Option<Uuid>, numbers: &[String]) -> Result<Vec<Target>> {
     let mut out = Vec::new();
     for chunk in numbers.chunks(400) {
-        let list: Vec<String> = (0..chunk.len()).map(|i| format!("${}", i + 2)).collect();
+        let mut marks = crate::sql::Marks::new(db.backend());
+        let (a1, a2) = (marks.one(), marks.one());
         let sql = format!(
-            "SELECT account_id, id AS container_id, number FROM containers WHERE active = TRUE AND ($1 IS NULL OR account_id = $1) AND number IN ({}) ORDER BY account_id, number, id",
-            list.join(", ")
+            "SELECT account_id, id AS container_id, number FROM containers WHERE active = TRUE AND ({a1} IS NULL OR account_id = {a2}) AND number IN ({}) ORDER BY account_id, number, id",
+            marks.list(chunk.len())
         );
         let rows: Vec<Target> = on_db!(db, c => {
-            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(account);
+            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(account).bind(account);
             for n in chunk {
                 q = q.bind(n);
             }

@@ -215,27 +215,18 @@ pub async fn targets_for_push(
         Db::Sqlite(_) => "s.route",
         Db::Postgres(_) => "s.route::text",
     };
-    let list = |start: usize, n: usize| -> String {
-        if n == 0 {
-            "NULL".into()
-        } else {
-            (start..start + n)
-                .map(|i| format!("${i}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    };
+    let mut marks = crate::sql::Marks::new(db.backend());
     let sql = format!(
         "SELECT c.account_id, c.id AS container_id, c.number, tr.request_number, s.bill_of_lading_number, {route} AS route \
          FROM containers c JOIN shipments s ON s.id = c.shipment_id JOIN tracking_requests tr ON tr.id = s.tracking_request_id \
          WHERE c.active = TRUE AND (c.number IN ({}) OR tr.request_number IN ({}) OR s.bill_of_lading_number IN ({})) ORDER BY c.account_id, c.id",
-        list(1, numbers.len()),
-        list(numbers.len() + 1, references.len()),
-        list(numbers.len() + 1, references.len())
+        marks.list(numbers.len()),
+        marks.list(references.len()),
+        marks.list(references.len())
     );
     Ok(on_db!(db, p => {
         let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
-        for n in numbers.iter().chain(references) {
+        for n in numbers.iter().chain(references).chain(references) {
             q = q.bind(n);
         }
         q.fetch_all(p).await?

@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use crate::events::append;
 use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
+use crate::sql::Marks;
 use crate::{Db, Result, StoreError, Tx, now_us, on_db, on_tx};
 
 /// A stored tracking request.
@@ -524,19 +525,6 @@ struct ContainerUpdate {
 /// Rows per multi-row statement (well under both backends' parameter limits).
 const CHUNK: usize = 200;
 
-/// `($s, $s+1, ...), (...)` for `rows` rows of `cols` placeholders numbered from `start`.
-fn values(start: usize, rows: usize, cols: usize) -> String {
-    (0..rows)
-        .map(|r| {
-            let p: Vec<String> = (0..cols)
-                .map(|c| format!("${}", start + r * cols + c))
-                .collect();
-            format!("({})", p.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Merges observations into one container (and its shipment) inside a transaction: state,
 /// transport events and event-log entries are written together.
 pub async fn apply_in(
@@ -571,10 +559,11 @@ pub async fn apply_batch_in(
     // 1. read every state, locked
     let mut rows: HashMap<Uuid, StateRow> = HashMap::new();
     for chunk in batches.chunks(CHUNK) {
-        let list: Vec<String> = (0..chunk.len()).map(|k| format!("${}", k + 2)).collect();
+        let mut marks = Marks::new(tx.backend());
+        let account = marks.one();
         let mut sql = format!(
-            "SELECT c.id, c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = $1 AND c.id IN ({})",
-            list.join(", ")
+            "SELECT c.id, c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
+            marks.list(chunk.len())
         );
         if matches!(tx, Tx::Postgres(_)) {
             sql.push_str(" ORDER BY c.id FOR UPDATE OF c, s");
@@ -600,7 +589,7 @@ pub async fn apply_batch_in(
     for chunk in raw.chunks(CHUNK / 2) {
         let sql = format!(
             "INSERT INTO raw_events (id, account_id, container_id, shipment_id, data_source, event, estimated, at_us, locode, timezone, vessel_name, vessel_imo, voyage, original, observed_us, created_us) VALUES {}",
-            values(1, chunk.len(), 16)
+            Marks::new(tx.backend()).rows(chunk.len(), 16)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -693,11 +682,13 @@ pub async fn apply_batch_in(
         }
     }
     for chunk in last.chunks(CHUNK) {
+        let mut marks = Marks::new(tx.backend());
+        let at = marks.one();
         let sql = format!(
-            "UPDATE containers SET state = v.state, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, updated_us = $1 \
+            "UPDATE containers SET state = v.state, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, updated_us = {at} \
              FROM (SELECT column1 AS id, column2 AS state, column3 AS status, column4 AS ready, column5 AS lfd, column6 AS active FROM (VALUES {}) AS t) AS v \
              WHERE containers.id = v.id",
-            values(2, chunk.len(), 6)
+            marks.rows(chunk.len(), 6)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -715,10 +706,12 @@ pub async fn apply_batch_in(
         .map(|(id, (_, after, _))| (id, after))
         .collect();
     for chunk in changed.chunks(CHUNK) {
+        let mut marks = Marks::new(tx.backend());
+        let at = marks.one();
         let sql = format!(
-            "UPDATE shipments SET state = v.state, arrived_us = v.arrived, updated_us = $1 \
+            "UPDATE shipments SET state = v.state, arrived_us = v.arrived, updated_us = {at} \
              FROM (SELECT column1 AS id, column2 AS state, column3 AS arrived FROM (VALUES {}) AS t) AS v WHERE shipments.id = v.id",
-            values(2, chunk.len(), 3)
+            marks.rows(chunk.len(), 3)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -733,7 +726,7 @@ pub async fn apply_batch_in(
     for chunk in transport.chunks(CHUNK) {
         let sql = format!(
             "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us) VALUES {}",
-            values(1, chunk.len(), 14)
+            Marks::new(tx.backend()).rows(chunk.len(), 14)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));

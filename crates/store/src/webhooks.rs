@@ -153,10 +153,9 @@ pub async fn get_many(db: &Db, ids: &[Uuid]) -> Result<Vec<WebhookRow>> {
     if ids.is_empty() {
         return Ok(vec![]);
     }
-    let list: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
     let sql = format!(
         "SELECT {COLUMNS} FROM webhooks WHERE id IN ({})",
-        list.join(", ")
+        crate::sql::Marks::new(db.backend()).list(ids.len())
     );
     Ok(on_db!(db, p => {
         let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));

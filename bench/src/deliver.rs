@@ -121,14 +121,19 @@ async fn main() -> Res<()> {
     );
     let cpu0 = cpu_secs();
     let started = Instant::now();
-    let mut delivered = 0;
-    loop {
-        let made = deliverer.deliver_due(boxtrack_store::now_us()).await?;
-        if made == 0 {
-            break;
+    // on a runtime worker, as `boxtrack serve` runs it
+    let delivered = tokio::spawn(async move {
+        let mut delivered = 0;
+        loop {
+            let made = deliverer.deliver_due(boxtrack_store::now_us()).await?;
+            if made == 0 {
+                break;
+            }
+            delivered += made;
         }
-        delivered += made;
-    }
+        Ok::<usize, boxtrack_store::StoreError>(delivered)
+    })
+    .await??;
     let pipeline = started.elapsed().as_secs_f64();
     let pipeline_cpu = cpu_secs() - cpu0;
     let received = count.swap(0, Ordering::Relaxed);

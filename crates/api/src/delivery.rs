@@ -132,33 +132,10 @@ pub async fn send(client: &reqwest::Client, o: &Outgoing<'_>, allow_private: boo
     let started = Instant::now();
     let timestamp = jiff::Timestamp::now().as_second();
     let headers = headers_for(o, timestamp);
-    if let Err(e) = webhooks::check_url(o.url, allow_private) {
-        return failed(e.to_string(), headers, started);
-    }
-    let Ok(parsed) = url::Url::parse(o.url) else {
-        return failed("url is not a valid URL".into(), headers, started);
+    let parsed = match checked_url(o.url, allow_private).await {
+        Ok(u) => u,
+        Err(e) => return failed(e, headers, started),
     };
-    if !allow_private {
-        let host = parsed
-            .host_str()
-            .unwrap_or_default()
-            .trim_matches(['[', ']'])
-            .to_string();
-        let port = parsed.port_or_known_default().unwrap_or(443);
-        match tokio::net::lookup_host((host.as_str(), port)).await {
-            Ok(addrs) => {
-                let addrs: Vec<_> = addrs.collect();
-                if addrs.is_empty() || addrs.iter().any(|a| is_internal(a.ip())) {
-                    return failed(
-                        format!("{host} resolves to an internal address; refused"),
-                        headers,
-                        started,
-                    );
-                }
-            }
-            Err(e) => return failed(format!("cannot resolve {host}: {e}"), headers, started),
-        }
-    }
     let mut req = client.post(parsed).body(o.body.to_vec());
     for (k, v) in &headers {
         req = req.header(k, v);

@@ -119,6 +119,7 @@ async fn main() -> Res<()> {
         true,
         1_000_000,
     );
+    eprintln!("set up; delivering");
     let cpu0 = cpu_secs();
     let started = Instant::now();
     // on a runtime worker, as `boxtrack serve` runs it
@@ -140,6 +141,7 @@ async fn main() -> Res<()> {
 
     // the baseline: the same body, plain POSTs, at the deliverer's per-webhook concurrency
     let body: String = on_db!(&db, p => sqlx::query_scalar("SELECT body FROM webhook_bodies LIMIT 1").fetch_one(p).await?);
+    eprintln!("delivered; running the baseline");
     let client = reqwest::Client::new();
     let concurrency = boxtrack_api::delivery::PER_ENDPOINT;
     let cpu0 = cpu_secs();

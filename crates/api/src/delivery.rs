@@ -209,15 +209,15 @@ pub fn next_delay_secs_in(
 /// Concurrent requests to one webhook at most.
 pub const PER_ENDPOINT: usize = 4;
 
-/// How long the recorder waits for more outcomes before writing a partial batch: outcomes
-/// arrive one by one, and a transaction costs about as much for 40 rows as for 200.
-const GATHER: Duration = Duration::from_millis(2);
-
 /// Notifications claimed per statement.
 const BATCH: usize = 256;
 
-/// Requests in flight (sending or waiting for their webhook's turn) at most, across webhooks.
+/// Notifications in flight (claimed and not yet recorded) at most, across webhooks.
 const WINDOW: usize = 1024;
+
+/// How long a claim holds its notifications: a worker that dies leaves them to be claimed
+/// again after this.
+const LEASE_US: i64 = 120_000_000;
 
 /// [`next_delay_secs_in`] the default schedule.
 pub fn next_delay_secs(retry: i64, jitter: f64, retry_after: Option<u64>) -> Option<i64> {
@@ -382,6 +382,28 @@ async fn attempt(
     }
 }
 
+/// A notification and the attempt made to deliver it.
+type Outcome = (
+    boxtrack_store::notifications::NotificationRow,
+    boxtrack_store::notifications::Attempt,
+);
+
+/// A prepared batch: jobs ready to send once the bodies rendered for them are stored.
+struct Prepared {
+    jobs: Vec<Job>,
+    /// Which jobs carry a body rendered now, to be stored.
+    to_store: Vec<usize>,
+}
+
+/// The lane's channels: claimed batches out to the preparer (`None` once it stopped),
+/// prepared batches back, jobs out to the sender, outcomes back.
+struct LaneIo {
+    claims: Option<tokio::sync::mpsc::Sender<Vec<boxtrack_store::notifications::Claimed>>>,
+    prepared: tokio::sync::mpsc::Receiver<Prepared>,
+    jobs: tokio::sync::mpsc::Sender<Job>,
+    done: tokio::sync::mpsc::Receiver<Outcome>,
+}
+
 /// Delivers due webhook notifications.
 #[derive(Clone)]
 pub struct Deliverer {
@@ -409,10 +431,10 @@ impl Deliverer {
             ),
             schedule: std::sync::Arc::new(RETRY_SCHEDULE_SECS.to_vec()),
             metrics: std::sync::Arc::default(),
-            db,
             client: client_for(timeout, allow_private),
             allow_private,
             deactivate_after,
+            db,
         }
     }
 
@@ -439,17 +461,13 @@ impl Deliverer {
         self
     }
 
-    /// Claims a batch and makes it ready to send: webhooks read and prepared, bodies not yet
-    /// stored rendered once and stored (a body another worker stored first wins). Empty when
-    /// nothing is due.
-    async fn prepare(&self, now_us: i64) -> Result<Vec<Job>, boxtrack_store::StoreError> {
+    /// Makes a claimed batch ready to send: webhooks read and prepared, bodies not stored yet
+    /// rendered once (the lane stores them before the jobs go out).
+    async fn prepare(
+        &self,
+        claimed: Vec<boxtrack_store::notifications::Claimed>,
+    ) -> Result<Prepared, boxtrack_store::StoreError> {
         use std::collections::HashMap;
-
-        use boxtrack_store::notifications;
-        let claimed = notifications::claim_due(&self.db, now_us, 120_000_000, BATCH as i64).await?;
-        if claimed.is_empty() {
-            return Ok(vec![]);
-        }
         let mut hook_ids: Vec<uuid::Uuid> = claimed.iter().map(|c| c.row.webhook_id).collect();
         hook_ids.sort_unstable();
         hook_ids.dedup();
@@ -459,59 +477,63 @@ impl Deliverer {
             targets.insert(h.id, std::sync::Arc::new(t));
         }
         let mut cache = HashMap::new();
-        let mut rendered = Vec::new();
-        for c in claimed.iter().filter(|c| c.body.is_none()) {
-            let env =
-                crate::routes::notifications::envelope_cached(&self.db, &c.row, &mut cache).await?;
-            rendered.push((c.row.id, env.to_string()));
-        }
-        let mut stored = if rendered.is_empty() {
-            HashMap::new()
-        } else {
-            notifications::store_bodies(&self.db, &rendered).await?
-        };
-        Ok(claimed
-            .into_iter()
-            .map(|c| {
-                let body = c
-                    .body
-                    .or_else(|| stored.remove(&c.row.id))
-                    .unwrap_or_default();
-                Job {
-                    target: targets.get(&c.row.webhook_id).cloned(),
-                    body: axum::body::Bytes::from(body),
-                    row: c.row,
+        let mut to_store = Vec::new();
+        let mut jobs = Vec::with_capacity(claimed.len());
+        for c in claimed {
+            let body = match c.body {
+                Some(b) => b,
+                None => {
+                    let env =
+                        crate::routes::notifications::body_cached(&self.db, &c.row, &mut cache)
+                            .await?;
+                    to_store.push(jobs.len());
+                    env
                 }
-            })
-            .collect())
+            };
+            jobs.push(Job {
+                target: targets.get(&c.row.webhook_id).cloned(),
+                body: axum::body::Bytes::from(body),
+                row: c.row,
+            });
+        }
+        Ok(Prepared { jobs, to_store })
+    }
+
+    /// Prepares every claimed batch that arrives and hands it back to the lane.
+    async fn prepare_all(
+        &self,
+        mut claimed: tokio::sync::mpsc::Receiver<Vec<boxtrack_store::notifications::Claimed>>,
+        prepared: tokio::sync::mpsc::Sender<Prepared>,
+    ) -> Result<(), boxtrack_store::StoreError> {
+        while let Some(batch) = claimed.recv().await {
+            if prepared.send(self.prepare(batch).await?).await.is_err() {
+                // the lane stopped; its error is returned
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Sends every job that arrives, each once its webhook has one of its [`PER_ENDPOINT`]
-    /// slots, with at most [`WINDOW`] in flight, and passes each outcome on to be recorded.
+    /// slots, and passes each outcome back to the lane (which keeps at most [`WINDOW`] in
+    /// flight, so neither channel ever fills).
     async fn send_all(
         &self,
         mut jobs: tokio::sync::mpsc::Receiver<Job>,
-        done: tokio::sync::mpsc::Sender<(
-            boxtrack_store::notifications::NotificationRow,
-            boxtrack_store::notifications::Attempt,
-        )>,
+        done: tokio::sync::mpsc::Sender<Outcome>,
         now_us: i64,
     ) {
         use std::sync::Arc;
 
         use tokio::sync::Semaphore;
-        let window = Arc::new(Semaphore::new(WINDOW));
         let mut per_hook: std::collections::HashMap<uuid::Uuid, Arc<Semaphore>> =
             std::collections::HashMap::new();
         let mut set = tokio::task::JoinSet::new();
         while let Some(job) = jobs.recv().await {
             if done.is_closed() {
-                // recording failed: stop taking work (the lease brings claimed rows back)
+                // the lane stopped: take no more work (the lease brings claimed rows back)
                 break;
             }
-            let Ok(in_flight) = window.clone().acquire_owned().await else {
-                break;
-            };
             while set.try_join_next().is_some() {}
             let slot = per_hook
                 .entry(job.row.webhook_id)
@@ -522,14 +544,12 @@ impl Deliverer {
             let signature_header = self.signature_header.clone();
             let done = done.clone();
             set.spawn(async move {
-                let _in_flight = in_flight;
                 let a = {
-                    // the webhook's slot is held for the request only, not while the
-                    // outcome waits to be recorded
+                    // the webhook's slot is held for the request only
                     let _slot = slot.acquire_owned().await;
                     attempt(&client, &schedule, &signature_header, &job, now_us).await
                 };
-                // a closed channel means recording failed; the lease brings the row back
+                // a closed channel means the lane stopped; the lease brings the row back
                 let _ = done.send((job.row, a)).await;
             });
         }
@@ -540,102 +560,179 @@ impl Deliverer {
         }
     }
 
-    /// Records outcomes as they arrive, as many per transaction as are waiting (up to
-    /// [`BATCH`]), counts them in the metrics and reports deactivations. Returns how many were
-    /// recorded.
-    async fn record_all(
-        &self,
-        mut done: tokio::sync::mpsc::Receiver<(
-            boxtrack_store::notifications::NotificationRow,
-            boxtrack_store::notifications::Attempt,
-        )>,
-    ) -> Result<usize, boxtrack_store::StoreError> {
-        use boxtrack_store::notifications;
+    /// Counts recorded outcomes in the metrics and reports deactivations.
+    fn count(&self, done: &[Outcome], deactivated: &[uuid::Uuid]) {
+        for hook in deactivated {
+            self.metrics.record_deactivation();
+            tracing::warn!(webhook.id = %hook, "webhook deactivated after repeated delivery failures");
+        }
+        let succeeded = done.iter().filter(|(_, a)| a.succeeded).count() as u64;
+        let retrying = done
+            .iter()
+            .filter(|(_, a)| !a.succeeded && a.next_attempt_us.is_some())
+            .count() as u64;
+        let failed = done.len() as u64 - succeeded - retrying;
+        for (outcome, n) in [
+            ("succeeded", succeeded),
+            ("retrying", retrying),
+            ("failed", failed),
+        ] {
+            if n > 0 {
+                self.metrics.record_deliveries(outcome, n);
+            }
+        }
+    }
+
+    /// The database lane: every write of the delivery path goes through here, one
+    /// transaction per cycle holding whatever is waiting — bodies rendered since the last
+    /// cycle (stored before their jobs go out), outcomes to record, and the claim of the next
+    /// batch while fewer than [`WINDOW`] notifications are in flight. Returns how many
+    /// attempts were recorded.
+    async fn lane(&self, now_us: i64, mut io: LaneIo) -> Result<usize, boxtrack_store::StoreError> {
+        use boxtrack_store::notifications::{self, Claim, Cycle};
         let mut recorded = 0;
-        let mut batch = Vec::with_capacity(BATCH);
-        while done.recv_many(&mut batch, BATCH).await > 0 {
-            // gather a little longer, so one transaction records more outcomes
-            let until = tokio::time::Instant::now() + GATHER;
-            while batch.len() < BATCH {
-                let room = BATCH - batch.len();
-                match tokio::time::timeout_at(until, done.recv_many(&mut batch, room)).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
+        // claimed and not yet recorded, and of those, still with the preparer
+        let mut in_flight = 0usize;
+        let mut preparing = 0usize;
+        let mut exhausted = false;
+        let mut done: Vec<Outcome> = Vec::with_capacity(WINDOW);
+        let mut prepared: Vec<Prepared> = Vec::new();
+        loop {
+            while let Ok(p) = io.prepared.try_recv() {
+                preparing -= p.jobs.len();
+                prepared.push(p);
+            }
+            while let Ok(d) = io.done.try_recv() {
+                done.push(d);
+            }
+            let claim = !exhausted
+                && in_flight + BATCH <= WINDOW
+                && io.claims.as_ref().is_some_and(|c| c.capacity() > 0);
+            if prepared.is_empty() && done.is_empty() && !claim {
+                if in_flight == 0 && (exhausted || io.claims.is_none()) {
+                    break;
                 }
+                tokio::select! {
+                    p = io.prepared.recv(), if io.claims.is_some() => match p {
+                        Some(p) => {
+                            preparing -= p.jobs.len();
+                            prepared.push(p);
+                        }
+                        None => {
+                            // the preparer stopped (its error is returned): what it held
+                            // comes back when the lease ends
+                            io.claims = None;
+                            in_flight -= preparing;
+                            preparing = 0;
+                        }
+                    },
+                    n = io.done.recv_many(&mut done, WINDOW) => if n == 0 {
+                        // the sender stopped: what it held comes back when the lease ends
+                        break;
+                    },
+                }
+                continue;
             }
-            let deact = notifications::record_many(&self.db, &batch, self.deactivate_after).await?;
-            for hook in deact {
-                self.metrics.record_deactivation();
-                tracing::warn!(webhook.id = %hook, "webhook deactivated after repeated delivery failures");
-            }
-            let succeeded = batch.iter().filter(|(_, a)| a.succeeded).count() as u64;
-            let retrying = batch
+            let bodies: Vec<(uuid::Uuid, std::borrow::Cow<'_, str>)> = prepared
                 .iter()
-                .filter(|(_, a)| !a.succeeded && a.next_attempt_us.is_some())
-                .count() as u64;
-            let failed = batch.len() as u64 - succeeded - retrying;
-            for (outcome, n) in [
-                ("succeeded", succeeded),
-                ("retrying", retrying),
-                ("failed", failed),
-            ] {
-                if n > 0 {
-                    self.metrics.record_deliveries(outcome, n);
+                .flat_map(|p| {
+                    p.to_store
+                        .iter()
+                        .filter_map(|&i| p.jobs.get(i))
+                        .map(|j| (j.row.id, String::from_utf8_lossy(&j.body)))
+                })
+                .collect();
+            let bodies: Vec<(uuid::Uuid, &str)> =
+                bodies.iter().map(|(id, b)| (*id, b.as_ref())).collect();
+            let mut out = notifications::cycle(
+                &self.db,
+                &Cycle {
+                    bodies: &bodies,
+                    done: &done,
+                    claim: claim.then_some(Claim {
+                        now_us,
+                        lease_us: LEASE_US,
+                        limit: BATCH as i64,
+                    }),
+                    deactivate_after: self.deactivate_after,
+                },
+            )
+            .await?;
+            self.count(&done, &out.deactivated);
+            recorded += done.len();
+            in_flight -= done.len();
+            done.clear();
+            for p in prepared.drain(..) {
+                for mut job in p.jobs {
+                    if let Some(b) = out.stored_before.remove(&job.row.id) {
+                        job.body = axum::body::Bytes::from(b);
+                    }
+                    // never waits: the channel holds WINDOW jobs and at most WINDOW are in flight
+                    if io.jobs.send(job).await.is_err() {
+                        return Ok(recorded);
+                    }
                 }
             }
-            recorded += batch.len();
-            batch.clear();
+            if claim {
+                let n = out.claimed.len();
+                exhausted = n < BATCH;
+                if n > 0 {
+                    in_flight += n;
+                    preparing += n;
+                    if let Some(claims) = &io.claims
+                        && claims.try_send(out.claimed).is_err()
+                    {
+                        // the preparer stopped; the lease brings these back
+                        in_flight -= n;
+                        preparing -= n;
+                    }
+                }
+            }
         }
         Ok(recorded)
     }
 
     /// Attempts every notification due at `now_us` and returns how many attempts were made.
     ///
-    /// Three stages run at once, joined by bounded channels, so the database work of one
-    /// batch overlaps the requests of another: claiming (one statement per [`BATCH`], with a
-    /// lease) and preparing (webhooks read once, bodies rendered once and stored); sending
-    /// (signed, [`PER_ENDPOINT`] at a time per webhook, [`WINDOW`] in flight in all); and
-    /// recording (every outcome waiting, in one transaction). A worker killed at any point
-    /// leaves its claimed rows to come back when the lease ends; receivers deduplicate on
-    /// `webhook-id`.
+    /// Three tasks work at once around the database lane ([`Deliverer::lane`]): the lane
+    /// claims batches of [`BATCH`] with a lease, stores their bodies and records outcomes, one
+    /// transaction per cycle; the preparer reads webhooks and renders each body once; the
+    /// sender signs and posts, [`PER_ENDPOINT`] at a time per webhook. At most [`WINDOW`]
+    /// notifications are in flight. A worker killed at any point leaves its claimed rows to
+    /// come back when the lease ends; receivers deduplicate on `webhook-id`.
     pub async fn deliver_due(&self, now_us: i64) -> Result<usize, boxtrack_store::StoreError> {
-        let (job_tx, job_rx) = tokio::sync::mpsc::channel(2 * BATCH);
-        let (done_tx, done_rx) = tokio::sync::mpsc::channel(2 * BATCH);
+        let (claim_tx, claim_rx) = tokio::sync::mpsc::channel(1);
+        let (prepared_tx, prepared_rx) = tokio::sync::mpsc::channel(2);
+        let (job_tx, job_rx) = tokio::sync::mpsc::channel(WINDOW);
+        let (done_tx, done_rx) = tokio::sync::mpsc::channel(WINDOW);
+        let preparer = {
+            let me = self.clone();
+            tokio::spawn(async move { me.prepare_all(claim_rx, prepared_tx).await })
+        };
         let sender = {
             let me = self.clone();
             tokio::spawn(async move { me.send_all(job_rx, done_tx, now_us).await })
         };
-        let recorder = {
-            let me = self.clone();
-            tokio::spawn(async move { me.record_all(done_rx).await })
+        let io = LaneIo {
+            claims: Some(claim_tx),
+            prepared: prepared_rx,
+            jobs: job_tx,
+            done: done_rx,
         };
-        let claiming: Result<(), boxtrack_store::StoreError> = async {
-            loop {
-                let jobs = self.prepare(now_us).await?;
-                if jobs.is_empty() {
-                    return Ok(());
-                }
-                for job in jobs {
-                    if job_tx.send(job).await.is_err() {
-                        // the sender stopped because recording failed; its error is returned
-                        return Ok(());
-                    }
-                }
+        // the lane's channels close when it returns, which stops the other two
+        let recorded = self.lane(now_us, io).await;
+        let preparing = match preparer.await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!(error = %e, "the delivery preparer failed");
+                Ok(())
             }
-        }
-        .await;
-        drop(job_tx);
+        };
         if let Err(e) = sender.await {
             tracing::error!(error = %e, "the delivery sender failed");
         }
-        let recorded = match recorder.await {
-            Ok(r) => r?,
-            Err(e) => {
-                tracing::error!(error = %e, "the delivery recorder failed");
-                0
-            }
-        };
-        claiming?;
+        let recorded = recorded?;
+        preparing?;
         Ok(recorded)
     }
 

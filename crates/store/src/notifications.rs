@@ -4,7 +4,7 @@ use boxtrack_core::paging::{Key, Page};
 use uuid::Uuid;
 
 use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
-use crate::sql::Marks;
+use crate::sql::{MAX_ROWS, Marks, padded, padded_len};
 use crate::{Db, Result, on_db};
 
 /// A stored notification.
@@ -111,6 +111,65 @@ pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Notificat
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
 
+/// What one delivery cycle writes, in one transaction: bodies rendered since the last cycle,
+/// outcomes of attempts made since, and (when `claim` is set) the claim of the next batch.
+#[derive(Debug, Default)]
+pub struct Cycle<'a> {
+    /// Rendered bodies to store where none is stored yet.
+    pub bodies: &'a [(Uuid, &'a str)],
+    /// Attempts to record.
+    pub done: &'a [(NotificationRow, Attempt)],
+    /// Claim up to this many notifications due then, with this lease.
+    pub claim: Option<Claim>,
+    /// A webhook reaching this many failures in a row is set inactive.
+    pub deactivate_after: i64,
+}
+
+/// A claim of due notifications.
+#[derive(Debug, Clone, Copy)]
+pub struct Claim {
+    /// Due at or before this time.
+    pub now_us: i64,
+    /// Held this long.
+    pub lease_us: i64,
+    /// At most this many.
+    pub limit: i64,
+}
+
+/// What a cycle wrote and read.
+#[derive(Debug, Default)]
+pub struct CycleDone {
+    /// Bodies another worker had stored first, by notification: they replace the ones
+    /// rendered, so every attempt sends the same bytes.
+    pub stored_before: std::collections::HashMap<Uuid, String>,
+    /// Webhooks deactivated now.
+    pub deactivated: Vec<Uuid>,
+    /// The notifications claimed, due first.
+    pub claimed: Vec<Claimed>,
+}
+
+/// Runs one delivery cycle in one transaction (see [`Cycle`]): one commit for what would
+/// otherwise be three, so pages touched by recording and by claiming are written once.
+pub async fn cycle(db: &Db, work: &Cycle<'_>) -> Result<CycleDone> {
+    let mut out = CycleDone::default();
+    if work.bodies.is_empty() && work.done.is_empty() && work.claim.is_none() {
+        return Ok(out);
+    }
+    let mut tx = db.begin().await?;
+    let backend = db.backend();
+    if !work.bodies.is_empty() {
+        out.stored_before = store_bodies(&mut tx, backend, work.bodies).await?;
+    }
+    if !work.done.is_empty() {
+        out.deactivated = record_many(&mut tx, backend, work.done, work.deactivate_after).await?;
+    }
+    if let Some(claim) = work.claim {
+        out.claimed = claim_due(&mut tx, backend, claim).await?;
+    }
+    tx.commit().await?;
+    Ok(out)
+}
+
 /// A claimed notification and its stored body (`None` until first rendered).
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Claimed {
@@ -121,65 +180,65 @@ pub struct Claimed {
     pub body: Option<String>,
 }
 
-/// Claims up to `limit` pending notifications due at `now` with a lease of `lease_us`, in one
-/// statement that also returns their stored bodies (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so
-/// several workers share the work). The lease also moves the next attempt to its end, so rows
-/// in flight leave the due range of the index (later claims do not step over them) and come
-/// back by themselves if the worker dies before recording the attempt.
-pub async fn claim_due(db: &Db, now: i64, lease_us: i64, limit: i64) -> Result<Vec<Claimed>> {
-    let lock = match db {
-        Db::Sqlite(_) => "",
-        Db::Postgres(_) => " FOR UPDATE SKIP LOCKED",
+/// Claims up to `limit` pending notifications due at `now` with a lease, in one statement
+/// that also returns their stored bodies (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so several
+/// workers share the work). The lease also moves the next attempt to its end, so rows in
+/// flight leave the due range of the index (later claims do not step over them) and come back
+/// by themselves if the worker dies before recording the attempt.
+async fn claim_due(tx: &mut crate::Tx, backend: crate::Backend, c: Claim) -> Result<Vec<Claimed>> {
+    let lock = match backend {
+        crate::Backend::Sqlite => "",
+        crate::Backend::Postgres => " FOR UPDATE SKIP LOCKED",
     };
     let sql = format!(
         "UPDATE webhook_notifications SET locked_until_us = $3, next_attempt_us = $3 WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2{lock}) \
          RETURNING {COLUMNS}, (SELECT body FROM webhook_bodies WHERE notification_id = webhook_notifications.id) AS body"
     );
-    let mut rows: Vec<Claimed> = on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(now).bind(limit).bind(now + lease_us).fetch_all(p).await?);
+    let mut rows: Vec<Claimed> = crate::on_tx!(tx, t => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(c.now_us).bind(c.limit).bind(c.now_us + c.lease_us).fetch_all(t).await?);
     rows.sort_by_key(|c| (c.row.next_attempt_us, c.row.seq));
     Ok(rows)
 }
 
 /// Stores rendered bodies where none is stored yet (one statement per 200) and returns the
-/// bodies as stored, so every attempt sends the same bytes (a body another worker stored
-/// first wins).
-pub async fn store_bodies(
-    db: &Db,
-    rendered: &[(Uuid, String)],
+/// bodies another worker stored first (which win, so every attempt sends the same bytes).
+async fn store_bodies(
+    tx: &mut crate::Tx,
+    backend: crate::Backend,
+    rendered: &[(Uuid, &str)],
 ) -> Result<std::collections::HashMap<Uuid, String>> {
     let mut out = std::collections::HashMap::new();
-    for chunk in rendered.chunks(200) {
+    for chunk in rendered.chunks(MAX_ROWS) {
         let sql = format!(
             "INSERT INTO webhook_bodies (notification_id, body) VALUES {} ON CONFLICT (notification_id) DO NOTHING RETURNING notification_id",
-            Marks::new(db.backend()).rows(chunk.len(), 2)
+            Marks::new(backend).rows(padded_len(chunk.len()), 2)
         );
-        let inserted: Vec<Uuid> = on_db!(db, p => {
+        let inserted: Vec<Uuid> = crate::on_tx!(&mut *tx, t => {
             let mut q = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
-            for (id, body) in chunk {
-                q = q.bind(*id).bind(body);
+            for (id, body) in padded(chunk) {
+                q = q.bind(*id).bind(*body);
             }
-            q.fetch_all(p).await?
+            q.fetch_all(t).await?
         });
-        let inserted: std::collections::HashSet<Uuid> = inserted.into_iter().collect();
-        let mut lost = Vec::new();
-        for (id, body) in chunk {
-            if inserted.contains(id) {
-                out.insert(*id, body.clone());
-            } else {
-                lost.push(*id);
-            }
+        if inserted.len() == chunk.len() {
+            continue;
         }
+        let inserted: std::collections::HashSet<Uuid> = inserted.into_iter().collect();
+        let lost: Vec<Uuid> = chunk
+            .iter()
+            .map(|(id, _)| *id)
+            .filter(|id| !inserted.contains(id))
+            .collect();
         if !lost.is_empty() {
             let sql = format!(
                 "SELECT notification_id, body FROM webhook_bodies WHERE notification_id IN ({})",
-                Marks::new(db.backend()).list(lost.len())
+                Marks::new(backend).list(lost.len())
             );
-            let rows: Vec<(Uuid, String)> = on_db!(db, p => {
+            let rows: Vec<(Uuid, String)> = crate::on_tx!(&mut *tx, t => {
                 let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
                 for id in &lost {
                     q = q.bind(*id);
                 }
-                q.fetch_all(p).await?
+                q.fetch_all(t).await?
             });
             out.extend(rows);
         }
@@ -187,28 +246,25 @@ pub async fn store_bodies(
     Ok(out)
 }
 
-/// Records the attempts of a batch in one transaction: attempt rows, notification states, and
-/// each webhook's run of failures (a webhook reaching `deactivate_after` is set inactive).
-/// Returns the webhooks deactivated now.
-pub async fn record_many(
-    db: &Db,
+/// Records attempts: attempt rows, notification states, and each webhook's run of failures (a
+/// webhook reaching `deactivate_after` is set inactive). Returns the webhooks deactivated now.
+async fn record_many(
+    tx: &mut crate::Tx,
+    backend: crate::Backend,
     done: &[(NotificationRow, Attempt)],
     deactivate_after: i64,
 ) -> Result<Vec<Uuid>> {
-    if done.is_empty() {
-        return Ok(vec![]);
-    }
-    let mut tx = db.begin().await?;
-    let backend = db.backend();
-    for chunk in done.chunks(100) {
+    for chunk in done.chunks(MAX_ROWS) {
         let sql = format!(
-            "INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms, error) VALUES {}",
-            Marks::new(backend).rows(chunk.len(), 6)
+            "INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms, error) VALUES {} ON CONFLICT DO NOTHING",
+            Marks::new(backend).rows(padded_len(chunk.len()), 6)
         );
-        crate::on_tx!(&mut tx, c => {
+        let ids: Vec<Uuid> = chunk.iter().map(|_| Uuid::now_v7()).collect();
+        let rows: Vec<(&Uuid, &(NotificationRow, Attempt))> = ids.iter().zip(chunk).collect();
+        crate::on_tx!(&mut *tx, c => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for (n, a) in chunk {
-                q = q.bind(Uuid::now_v7()).bind(n.id).bind(a.at_us).bind(a.status_code).bind(a.duration_ms).bind(&a.error);
+            for (id, (n, a)) in padded(&rows) {
+                q = q.bind(**id).bind(n.id).bind(a.at_us).bind(a.status_code).bind(a.duration_ms).bind(&a.error);
             }
             q.execute(c).await.map(|_| ())?
         });
@@ -217,12 +273,12 @@ pub async fn record_many(
         let sql = format!(
             "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, last_status_code = v.code, last_error = v.error, updated_us = {at} \
              FROM (SELECT column1 AS id, column2 AS status, column3 AS next, column4 AS code, column5 AS error FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id",
-            marks.rows(chunk.len(), 5)
+            marks.rows(padded_len(chunk.len()), 5)
         );
-        crate::on_tx!(&mut tx, c => {
+        crate::on_tx!(&mut *tx, c => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(chunk[0].1.at_us);
-            for (n, a) in chunk {
+            for (n, a) in padded(chunk) {
                 let status = if a.succeeded { "succeeded" } else if a.next_attempt_us.is_some() { "pending" } else { "failed" };
                 q = q.bind(n.id).bind(status).bind(a.next_attempt_us).bind(a.status_code).bind(&a.error);
             }
@@ -240,27 +296,27 @@ pub async fn record_many(
         }
     }
     let mut deactivated = Vec::new();
+    let at_us = done.first().map_or(0, |(_, a)| a.at_us);
     for (hook, (reset, failures)) in runs {
         if !reset && failures == 0 {
             continue;
         }
         let total: Option<i64> = if reset {
-            crate::on_tx!(&mut tx, c => sqlx::query_scalar("UPDATE webhooks SET consecutive_failures = $2 WHERE id = $1 AND consecutive_failures <> $2 RETURNING consecutive_failures")
+            crate::on_tx!(&mut *tx, c => sqlx::query_scalar("UPDATE webhooks SET consecutive_failures = $2 WHERE id = $1 AND consecutive_failures <> $2 RETURNING consecutive_failures")
                 .bind(hook).bind(failures).fetch_optional(c).await?)
         } else {
-            crate::on_tx!(&mut tx, c => sqlx::query_scalar("UPDATE webhooks SET consecutive_failures = consecutive_failures + $2 WHERE id = $1 RETURNING consecutive_failures")
+            crate::on_tx!(&mut *tx, c => sqlx::query_scalar("UPDATE webhooks SET consecutive_failures = consecutive_failures + $2 WHERE id = $1 RETURNING consecutive_failures")
                 .bind(hook).bind(failures).fetch_optional(c).await?)
         };
         if total.is_some_and(|t| t >= deactivate_after) {
-            let n_rows = crate::on_tx!(&mut tx, c => sqlx::query(
+            let n_rows = crate::on_tx!(&mut *tx, c => sqlx::query(
                 "UPDATE webhooks SET active = FALSE, deactivated_reason = 'repeated_delivery_failures', updated_us = $2 WHERE id = $1 AND active = TRUE")
-                .bind(hook).bind(done[0].1.at_us).execute(c).await?.rows_affected());
+                .bind(hook).bind(at_us).execute(c).await?.rows_affected());
             if n_rows > 0 {
                 deactivated.push(hook);
             }
         }
     }
-    tx.commit().await?;
     Ok(deactivated)
 }
 

@@ -1,6 +1,6 @@
-//! `GET /v2/webhook_notifications`: what was (or will be) sent to each webhook.
-//! Notifications are written with the events they announce; delivery is not built yet, so they
-//! stay `pending`.
+//! `GET /v2/webhook_notifications`: what was (or will be) sent to each webhook, and the
+//! envelope each notification is delivered in. Notifications are written with the events they
+//! announce; `crate::delivery` sends them.
 
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
@@ -144,19 +144,59 @@ pub async fn envelope(
         push(crate::resources::shipment(&s, &ids), &mut included);
     }
     Ok(json!({
-        "data": {
-            "id": n.id,
-            "type": "webhook_notification",
-            "attributes": {"id": n.id, "event": n.event, "delivery_status": "pending", "created_at": format_micros(n.created_us), "sequence": n.seq},
-            "relationships": {
-                "reference_object": {"data": reference},
-                "webhook": to_one("webhook", Some(n.webhook_id)),
-                "webhook_notification_logs": {"data": []},
-            },
-        },
+        "data": envelope_data(n, reference),
         "included": included,
-        "links": {"self": format!("/v2/webhook_notifications/{}", n.id)},
+        "links": envelope_links(n),
     }))
+}
+
+/// The envelope's `data`: the notification as it is sent (always `pending`).
+fn envelope_data(n: &NotificationRow, reference: Value) -> Value {
+    json!({
+        "id": n.id,
+        "type": "webhook_notification",
+        "attributes": {"id": n.id, "event": n.event, "delivery_status": "pending", "created_at": format_micros(n.created_us), "sequence": n.seq},
+        "relationships": {
+            "reference_object": {"data": reference},
+            "webhook": to_one("webhook", Some(n.webhook_id)),
+            "webhook_notification_logs": {"data": []},
+        },
+    })
+}
+
+/// The envelope's `links`.
+fn envelope_links(n: &NotificationRow) -> Value {
+    json!({"self": format!("/v2/webhook_notifications/{}", n.id)})
+}
+
+/// The serialized [`envelope`] of a notification, for delivery. Notifications about the
+/// same tracking request or transport event share their `included` resources, so those are
+/// read and serialized once per `cache` and spliced into each body between the
+/// notification's own `data` and `links`.
+pub async fn body_cached(
+    db: &boxtrack_store::Db,
+    n: &NotificationRow,
+    cache: &mut std::collections::HashMap<(String, Uuid), String>,
+) -> Result<String, boxtrack_store::StoreError> {
+    if !matches!(
+        n.reference_type.as_str(),
+        "tracking_request" | "transport_event"
+    ) {
+        return Ok(envelope(db, n).await?.to_string());
+    }
+    let key = (n.reference_type.clone(), n.reference_id);
+    let included = match cache.get(&key) {
+        Some(i) => i,
+        None => {
+            let env = envelope(db, n).await?;
+            cache.entry(key).or_insert(env["included"].to_string())
+        }
+    };
+    let data = envelope_data(n, json!({"id": n.reference_id, "type": n.reference_type}));
+    Ok(format!(
+        r#"{{"data":{data},"included":{included},"links":{}}}"#,
+        envelope_links(n)
+    ))
 }
 
 /// [`envelope`] with a per-batch cache: notifications about the same tracking request or
@@ -181,10 +221,8 @@ pub async fn envelope_cached(
             return Ok(e);
         }
     };
-    env["data"]["id"] = json!(n.id);
-    env["data"]["attributes"] = json!({"id": n.id, "event": n.event, "delivery_status": "pending", "created_at": format_micros(n.created_us), "sequence": n.seq});
-    env["data"]["relationships"]["webhook"] = to_one("webhook", Some(n.webhook_id));
-    env["links"] = json!({"self": format!("/v2/webhook_notifications/{}", n.id)});
+    env["data"] = envelope_data(n, json!({"id": n.reference_id, "type": n.reference_type}));
+    env["links"] = envelope_links(n);
     Ok(env)
 }
 

@@ -860,3 +860,99 @@ async fn the_signature_header_name_is_configurable() {
     );
     assert!(headers.get("x-boxtrack-webhook-signature").is_none());
 }
+
+/// A backlog several times the claim batch and larger than the in-flight window, for two
+/// webhooks of which one fails: the lane claims, stores, sends and records it over many
+/// cycles, every notification is attempted exactly once, and the states add up.
+#[tokio::test]
+async fn a_backlog_larger_than_the_window_is_attempted_once_each() {
+    let (app, key, seen_ok, _, db) = subscribed_app(&["tracking_request.succeeded"], 200).await;
+    let (bad_url, seen_bad) = receiver(503).await;
+    let r = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &hook(&bad_url, &["tracking_request.succeeded"]),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let tr = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &crate::helpers::tracking_request_body("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
+        )
+        .await
+        .json();
+    let tr_id = uuid::Uuid::parse_str(tr["data"]["id"].as_str().unwrap()).unwrap();
+    let account_id: uuid::Uuid = {
+        let one = app.get("/v2/webhooks", Some(&key)).await.json();
+        assert_eq!(one["data"].as_array().unwrap().len(), 2);
+        boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT account_id FROM webhooks LIMIT 1").fetch_one(p).await.unwrap())
+    };
+    const EVENTS: usize = 700;
+    let entries: Vec<boxtrack_store::events::NewEvent> = (0..EVENTS)
+        .map(|_| boxtrack_store::events::NewEvent {
+            event: "tracking_request.succeeded".into(),
+            object_type: "tracking_request",
+            object_id: tr_id,
+            payload: json!({"tracking_request_id": tr_id}),
+        })
+        .collect();
+    let mut tx = db.begin().await.unwrap();
+    boxtrack_store::events::append_many(&mut tx, account_id, &entries, boxtrack_store::now_us())
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+
+    let made = deliverer(&db, 1_000_000)
+        .deliver_due(boxtrack_store::now_us())
+        .await
+        .unwrap();
+    assert_eq!(made, 2 * EVENTS);
+    let ids = |seen: &[(axum::http::HeaderMap, Vec<u8>)]| {
+        seen.iter()
+            .map(|(h, _)| h["webhook-id"].to_str().unwrap().to_string())
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    let ok = seen_ok.lock().await;
+    let bad = seen_bad.lock().await;
+    assert_eq!((ok.len(), bad.len()), (EVENTS, EVENTS), "one attempt each");
+    assert_eq!((ids(&ok).len(), ids(&bad).len()), (EVENTS, EVENTS));
+    for (h, body) in ok.iter().take(3) {
+        let doc: serde_json::Value = serde_json::from_slice(body).unwrap();
+        assert_eq!(doc["data"]["id"], h["webhook-id"].to_str().unwrap());
+        assert_eq!(doc["included"][0]["id"], tr_id.to_string());
+    }
+    drop((ok, bad));
+    let total = |status: &'static str| {
+        let app = &app;
+        let key = &key;
+        async move {
+            app.get(
+                &format!("/v2/webhook_notifications?filter[delivery_status]={status}&page[size]=1"),
+                Some(key),
+            )
+            .await
+            .json()["meta"]["total"]
+                .as_u64()
+                .unwrap() as usize
+        }
+    };
+    assert_eq!(total("succeeded").await, EVENTS);
+    assert_eq!(
+        total("pending").await,
+        EVENTS,
+        "the failures wait for their retry"
+    );
+    assert_eq!(
+        deliverer(&db, 1_000_000)
+            .deliver_due(boxtrack_store::now_us())
+            .await
+            .unwrap(),
+        0,
+        "nothing is due again before the retry delay"
+    );
+}

@@ -395,6 +395,14 @@ struct Prepared {
     to_store: Vec<usize>,
 }
 
+/// A finished cycle: what it wrote and read, and the inputs it was given.
+struct Cycled {
+    out: boxtrack_store::notifications::CycleDone,
+    prepared: Vec<Prepared>,
+    done: Vec<Outcome>,
+    claim: bool,
+}
+
 /// The lane's channels: claimed batches out to the preparer (`None` once it stopped),
 /// prepared batches back, jobs out to the sender, outcomes back.
 struct LaneIo {
@@ -583,19 +591,69 @@ impl Deliverer {
         }
     }
 
-    /// The database lane: every write of the delivery path goes through here, one
-    /// transaction per cycle holding whatever is waiting — bodies rendered since the last
-    /// cycle (stored before their jobs go out), outcomes to record, and the claim of the next
-    /// batch while fewer than [`WINDOW`] notifications are in flight. Returns how many
-    /// attempts were recorded.
-    async fn lane(&self, now_us: i64, mut io: LaneIo) -> Result<usize, boxtrack_store::StoreError> {
+    /// One cycle of the lane, in one transaction: the bodies of `prepared` stored, `done`
+    /// recorded, the next batch claimed if `claim`. Hands its inputs back with the result.
+    async fn cycle(
+        &self,
+        now_us: i64,
+        prepared: Vec<Prepared>,
+        done: Vec<Outcome>,
+        claim: bool,
+    ) -> Result<Cycled, boxtrack_store::StoreError> {
         use boxtrack_store::notifications::{self, Claim, Cycle};
+        let bodies: Vec<(uuid::Uuid, &str)> = prepared
+            .iter()
+            .flat_map(|p| {
+                p.to_store
+                    .iter()
+                    .filter_map(|&i| p.jobs.get(i))
+                    .filter_map(|j| Some((j.row.id, std::str::from_utf8(&j.body).ok()?)))
+            })
+            .collect();
+        let out = notifications::cycle(
+            &self.db,
+            &Cycle {
+                bodies: &bodies,
+                done: &done,
+                claim: claim.then_some(Claim {
+                    now_us,
+                    lease_us: LEASE_US,
+                    limit: BATCH as i64,
+                }),
+                deactivate_after: self.deactivate_after,
+            },
+        )
+        .await?;
+        drop(bodies);
+        Ok(Cycled {
+            out,
+            prepared,
+            done,
+            claim,
+        })
+    }
+
+    /// The database lane: every write of the delivery path goes through here, in cycles of one
+    /// transaction holding whatever is waiting — bodies rendered since the last cycle (stored
+    /// before their jobs go out), outcomes to record, and the claim of the next batch while
+    /// fewer than [`WINDOW`] notifications are in flight. One cycle at a time on SQLite (one
+    /// writer); two on PostgreSQL, whose writers do not exclude each other and whose every
+    /// statement is a round trip. Returns how many attempts were recorded.
+    async fn lane(&self, now_us: i64, mut io: LaneIo) -> Result<usize, boxtrack_store::StoreError> {
+        let lanes = match self.db.backend() {
+            boxtrack_store::Backend::Sqlite => 1,
+            boxtrack_store::Backend::Postgres => 2,
+        };
+        let mut cycles: tokio::task::JoinSet<Result<Cycled, boxtrack_store::StoreError>> =
+            tokio::task::JoinSet::new();
         let mut recorded = 0;
         // claimed and not yet recorded, and of those, still with the preparer
         let mut in_flight = 0usize;
         let mut preparing = 0usize;
         let mut exhausted = false;
-        let mut done: Vec<Outcome> = Vec::with_capacity(WINDOW);
+        let mut claiming = false;
+        let mut stopping = false;
+        let mut done: Vec<Outcome> = Vec::new();
         let mut prepared: Vec<Prepared> = Vec::new();
         loop {
             while let Ok(p) = io.prepared.try_recv() {
@@ -605,88 +663,87 @@ impl Deliverer {
             while let Ok(d) = io.done.try_recv() {
                 done.push(d);
             }
-            let claim = !exhausted
+            let claim = !stopping
+                && !exhausted
+                && !claiming
                 && in_flight + BATCH <= WINDOW
                 && io.claims.as_ref().is_some_and(|c| c.capacity() > 0);
-            if prepared.is_empty() && done.is_empty() && !claim {
-                if in_flight == 0 && (exhausted || io.claims.is_none()) {
-                    break;
-                }
-                tokio::select! {
-                    p = io.prepared.recv(), if io.claims.is_some() => match p {
-                        Some(p) => {
-                            preparing -= p.jobs.len();
-                            prepared.push(p);
-                        }
-                        None => {
-                            // the preparer stopped (its error is returned): what it held
-                            // comes back when the lease ends
-                            io.claims = None;
-                            in_flight -= preparing;
-                            preparing = 0;
-                        }
-                    },
-                    n = io.done.recv_many(&mut done, WINDOW) => if n == 0 {
-                        // the sender stopped: what it held comes back when the lease ends
-                        break;
-                    },
-                }
+            let work = !prepared.is_empty() || !done.is_empty() || claim;
+            if work && !stopping && cycles.len() < lanes {
+                claiming |= claim;
+                let me = self.clone();
+                let (p, d) = (std::mem::take(&mut prepared), std::mem::take(&mut done));
+                cycles.spawn(async move { me.cycle(now_us, p, d, claim).await });
                 continue;
             }
-            let bodies: Vec<(uuid::Uuid, std::borrow::Cow<'_, str>)> = prepared
-                .iter()
-                .flat_map(|p| {
-                    p.to_store
-                        .iter()
-                        .filter_map(|&i| p.jobs.get(i))
-                        .map(|j| (j.row.id, String::from_utf8_lossy(&j.body)))
-                })
-                .collect();
-            let bodies: Vec<(uuid::Uuid, &str)> =
-                bodies.iter().map(|(id, b)| (*id, b.as_ref())).collect();
-            let mut out = notifications::cycle(
-                &self.db,
-                &Cycle {
-                    bodies: &bodies,
-                    done: &done,
-                    claim: claim.then_some(Claim {
-                        now_us,
-                        lease_us: LEASE_US,
-                        limit: BATCH as i64,
-                    }),
-                    deactivate_after: self.deactivate_after,
-                },
-            )
-            .await?;
-            self.count(&done, &out.deactivated);
-            recorded += done.len();
-            in_flight -= done.len();
-            done.clear();
-            for p in prepared.drain(..) {
-                for mut job in p.jobs {
-                    if let Some(b) = out.stored_before.remove(&job.row.id) {
-                        job.body = axum::body::Bytes::from(b);
-                    }
-                    // never waits: the channel holds WINDOW jobs and at most WINDOW are in flight
-                    if io.jobs.send(job).await.is_err() {
-                        return Ok(recorded);
-                    }
-                }
+            if cycles.is_empty()
+                && (stopping || (!work && in_flight == 0 && (exhausted || io.claims.is_none())))
+            {
+                break;
             }
-            if claim {
-                let n = out.claimed.len();
-                exhausted = n < BATCH;
-                if n > 0 {
-                    in_flight += n;
-                    preparing += n;
-                    if let Some(claims) = &io.claims
-                        && claims.try_send(out.claimed).is_err()
-                    {
-                        // the preparer stopped; the lease brings these back
-                        in_flight -= n;
-                        preparing -= n;
+            tokio::select! {
+                Some(joined) = cycles.join_next() => {
+                    let c = match joined {
+                        Ok(c) => c?,
+                        Err(e) => {
+                            // a bug, not the database: stop taking work; the lease brings
+                            // what was claimed back
+                            tracing::error!(error = %e, "a delivery cycle failed");
+                            stopping = true;
+                            continue;
+                        }
+                    };
+                    let Cycled { mut out, prepared: sent, done: written, claim } = c;
+                    self.count(&written, &out.deactivated);
+                    recorded += written.len();
+                    in_flight -= written.len();
+                    for p in sent {
+                        for mut job in p.jobs {
+                            if let Some(b) = out.stored_before.remove(&job.row.id) {
+                                job.body = axum::body::Bytes::from(b);
+                            }
+                            // never waits: the channel holds WINDOW jobs and at most WINDOW
+                            // are in flight
+                            if io.jobs.send(job).await.is_err() {
+                                stopping = true;
+                            }
+                        }
                     }
-                }
+                    if claim {
+                        claiming = false;
+                        let n = out.claimed.len();
+                        exhausted = n < BATCH;
+                        if n > 0 {
+                            in_flight += n;
+                            preparing += n;
+                            if let Some(claims) = &io.claims
+                                && claims.try_send(out.claimed).is_err()
+                            {
+                                // the preparer stopped; the lease brings these back
+                                in_flight -= n;
+                                preparing -= n;
+                            }
+                        }
+                    }
+                },
+                p = io.prepared.recv(), if io.claims.is_some() && !stopping => match p {
+                    Some(p) => {
+                        preparing -= p.jobs.len();
+                        prepared.push(p);
+                    }
+                    None => {
+                        // the preparer stopped (its error is returned): what it held comes
+                        // back when the lease ends
+                        io.claims = None;
+                        in_flight -= preparing;
+                        preparing = 0;
+                    }
+                },
+                n = io.done.recv_many(&mut done, WINDOW), if !stopping => if n == 0 {
+                    // the sender stopped: what it held comes back when the lease ends
+                    stopping = true;
+                },
+                else => stopping = true,
             }
         }
         Ok(recorded)

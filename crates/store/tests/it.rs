@@ -77,3 +77,147 @@ async fn migrations_are_idempotent() {
     db.migrate().await.unwrap();
     db.ping().await.unwrap();
 }
+
+/// A delivery cycle stores a body only where none is stored yet, hands back the body another
+/// worker stored first, and later claims return the stored body; outcomes move the
+/// notification on.
+#[tokio::test]
+async fn delivery_cycles_keep_the_first_stored_body() {
+    use boxtrack_store::notifications::{self, Attempt, Claim, Cycle};
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let (account, _, _) = boxtrack_store::accounts::create(
+        &db,
+        boxtrack_store::accounts::NewAccount {
+            name: "cycle".into(),
+            plan: boxtrack_core::plan::Plan::Standard,
+            entitlements: vec![],
+            rate_limits: boxtrack_core::ratelimit::Limits::default(),
+        },
+    )
+    .await
+    .unwrap();
+    boxtrack_store::webhooks::create(
+        &db,
+        account.id,
+        &boxtrack_store::webhooks::NewWebhook {
+            url: "https://example.com/hook".into(),
+            active: true,
+            events: vec!["tracking_request.succeeded".into()],
+            headers: BTreeMap::new(),
+            secret: boxtrack_core::webhooks::generate_secret(),
+        },
+    )
+    .await
+    .unwrap();
+    let object = uuid::Uuid::now_v7();
+    let mut tx = db.begin().await.unwrap();
+    boxtrack_store::events::append_many(
+        &mut tx,
+        account.id,
+        &[boxtrack_store::events::NewEvent {
+            event: "tracking_request.succeeded".into(),
+            object_type: "tracking_request",
+            object_id: object,
+            payload: serde_json::json!({}),
+        }],
+        boxtrack_store::now_us(),
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+
+    let now = boxtrack_store::now_us() + 1;
+    let claim = |now_us| Claim {
+        now_us,
+        lease_us: 60_000_000,
+        limit: 10,
+    };
+    let first = notifications::cycle(
+        &db,
+        &Cycle {
+            claim: Some(claim(now)),
+            ..Cycle::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(first.claimed.len(), 1);
+    let n = first.claimed[0].row.clone();
+    assert!(first.claimed[0].body.is_none(), "nothing rendered yet");
+    let again = notifications::cycle(
+        &db,
+        &Cycle {
+            claim: Some(claim(now)),
+            ..Cycle::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(
+        again.claimed.is_empty(),
+        "a leased notification is not claimed twice"
+    );
+
+    let stored = notifications::cycle(
+        &db,
+        &Cycle {
+            bodies: &[(n.id, "first")],
+            ..Cycle::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(stored.stored_before.is_empty());
+    let lost = notifications::cycle(
+        &db,
+        &Cycle {
+            bodies: &[(n.id, "second")],
+            ..Cycle::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        lost.stored_before.get(&n.id).map(String::as_str),
+        Some("first")
+    );
+
+    // a failed attempt with a retry, then the retry claims the stored body
+    let retry_at = now + 5_000_000;
+    let failed = notifications::cycle(
+        &db,
+        &Cycle {
+            done: &[(
+                n.clone(),
+                Attempt {
+                    at_us: now,
+                    status_code: Some(503),
+                    duration_ms: 3,
+                    error: Some("receiver answered 503".into()),
+                    succeeded: false,
+                    next_attempt_us: Some(retry_at),
+                },
+            )],
+            deactivate_after: 100,
+            ..Cycle::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(failed.deactivated.is_empty());
+    let retried = notifications::cycle(
+        &db,
+        &Cycle {
+            claim: Some(claim(retry_at)),
+            ..Cycle::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(retried.claimed.len(), 1);
+    assert_eq!(retried.claimed[0].row.attempts, 1);
+    assert_eq!(retried.claimed[0].body.as_deref(), Some("first"));
+    assert_eq!(notifications::attempts(&db, n.id).await.unwrap().len(), 1);
+}

@@ -5,7 +5,8 @@
 //! exits non-zero if any was lost.
 //!
 //! `cargo build --release --workspace && ./target/release/bench-crash [EVENTS] [KILLS]`
-//! (uses `target/release/boxtrack`; SQLite in a temporary folder).
+//! (uses `target/release/boxtrack`; SQLite in a temporary folder, or PostgreSQL when
+//! `DATABASE_URL=postgres://…` is set).
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};
@@ -76,8 +77,9 @@ async fn main() -> Res<()> {
     tokio::spawn(async move { axum::serve(listener, app).await });
 
     // the database, an account and a webhook
-    let dir = boxtrack_testkit::temp_dir("boxtrack-crash");
-    let db_url = format!("sqlite://{}", dir.join("crash.db").display());
+    // SQLite in a temporary folder, or a fresh schema of DATABASE_URL's PostgreSQL
+    let database = boxtrack_testkit::fresh().await;
+    let db_url = database.url.clone();
     let db = Db::connect(&db_url).await?;
     db.migrate().await?;
     let (account, _, _) = boxtrack_store::accounts::create(
@@ -172,7 +174,7 @@ async fn main() -> Res<()> {
         got.len(),
         started.elapsed().as_secs_f64()
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(database);
     if lost > 0 || expected.len() != events {
         return Err(format!("{lost} events lost").into());
     }

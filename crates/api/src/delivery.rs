@@ -215,6 +215,12 @@ const BATCH: usize = 256;
 /// Notifications in flight (claimed and not yet recorded) at most, across webhooks.
 const WINDOW: usize = 1024;
 
+/// How long a notification waits for a free slot of its webhook before it is given back to
+/// the database, due again this much later (a slow receiver then holds only what its slots
+/// can send, not the window). Well inside the lease, so a waiting notification is never
+/// claimed a second time.
+pub const SLOT_WAIT: Duration = Duration::from_secs(10);
+
 /// How long a claim holds its notifications: a worker that dies leaves them to be claimed
 /// again after this.
 const LEASE_US: i64 = 120_000_000;
@@ -383,10 +389,22 @@ async fn attempt(
 }
 
 /// A notification and the attempt made to deliver it.
-type Outcome = (
+type Attempted = (
     boxtrack_store::notifications::NotificationRow,
     boxtrack_store::notifications::Attempt,
 );
+
+/// What became of a job.
+// nearly every outcome is an attempt, so boxing it would cost an allocation per delivery to
+// save space only in the rare deferral
+#[allow(clippy::large_enum_variant)]
+enum Outcome {
+    /// Sent, with this result.
+    Attempted(Attempted),
+    /// Given back unattempted: its webhook had no free slot within the slot wait (a slow
+    /// receiver), so it leaves the window to the other webhooks and is due again later.
+    Deferred { id: uuid::Uuid, until_us: i64 },
+}
 
 /// A prepared batch: jobs ready to send once the bodies rendered for them are stored.
 struct Prepared {
@@ -399,7 +417,8 @@ struct Prepared {
 struct Cycled {
     out: boxtrack_store::notifications::CycleDone,
     prepared: Vec<Prepared>,
-    done: Vec<Outcome>,
+    attempted: Vec<Attempted>,
+    deferred: usize,
     claim: bool,
 }
 
@@ -422,6 +441,7 @@ pub struct Deliverer {
     client: reqwest::Client,
     allow_private: bool,
     deactivate_after: i64,
+    slot_wait: Duration,
 }
 
 impl Deliverer {
@@ -442,6 +462,7 @@ impl Deliverer {
             client: client_for(timeout, allow_private),
             allow_private,
             deactivate_after,
+            slot_wait: SLOT_WAIT,
             db,
         }
     }
@@ -460,6 +481,14 @@ impl Deliverer {
     /// retries) instead of [`RETRY_SCHEDULE_SECS`].
     pub fn with_schedule(mut self, schedule: Vec<i64>) -> Deliverer {
         self.schedule = std::sync::Arc::new(schedule);
+        self
+    }
+
+    /// Gives a notification back unattempted when its webhook has had no free slot for this
+    /// long (default [`SLOT_WAIT`]), so a slow receiver's backlog cannot hold the whole
+    /// window and starve the other webhooks.
+    pub fn with_slot_wait(mut self, wait: Duration) -> Deliverer {
+        self.slot_wait = wait;
         self
     }
 
@@ -551,14 +580,24 @@ impl Deliverer {
             let schedule = self.schedule.clone();
             let signature_header = self.signature_header.clone();
             let done = done.clone();
+            let slot_wait = self.slot_wait;
             set.spawn(async move {
-                let a = {
-                    // the webhook's slot is held for the request only
-                    let _slot = slot.acquire_owned().await;
-                    attempt(&client, &schedule, &signature_header, &job, now_us).await
+                let outcome = match tokio::time::timeout(slot_wait, slot.acquire_owned()).await {
+                    Ok(Ok(_slot)) => {
+                        // the webhook's slot is held for the request only
+                        let a = attempt(&client, &schedule, &signature_header, &job, now_us).await;
+                        Outcome::Attempted((job.row, a))
+                    }
+                    _ => Outcome::Deferred {
+                        id: job.row.id,
+                        // not due again within this run (its claims use `now_us`)
+                        until_us: now_us.saturating_add(
+                            i64::try_from(slot_wait.as_micros()).unwrap_or(i64::MAX),
+                        ),
+                    },
                 };
                 // a closed channel means the lane stopped; the lease brings the row back
-                let _ = done.send((job.row, a)).await;
+                let _ = done.send(outcome).await;
             });
         }
         while let Some(r) = set.join_next().await {
@@ -569,7 +608,7 @@ impl Deliverer {
     }
 
     /// Counts recorded outcomes in the metrics and reports deactivations.
-    fn count(&self, done: &[Outcome], deactivated: &[uuid::Uuid]) {
+    fn count(&self, done: &[Attempted], deactivated: &[uuid::Uuid]) {
         for hook in deactivated {
             self.metrics.record_deactivation();
             tracing::warn!(webhook.id = %hook, "webhook deactivated after repeated delivery failures");
@@ -610,11 +649,20 @@ impl Deliverer {
                     .filter_map(|j| Some((j.row.id, std::str::from_utf8(&j.body).ok()?)))
             })
             .collect();
+        let mut attempted = Vec::with_capacity(done.len());
+        let mut deferred = Vec::new();
+        for o in done {
+            match o {
+                Outcome::Attempted(a) => attempted.push(a),
+                Outcome::Deferred { id, until_us } => deferred.push((id, until_us)),
+            }
+        }
         let out = notifications::cycle(
             &self.db,
             &Cycle {
                 bodies: &bodies,
-                done: &done,
+                done: &attempted,
+                deferred: &deferred,
                 claim: claim.then_some(Claim {
                     now_us,
                     lease_us: LEASE_US,
@@ -628,7 +676,8 @@ impl Deliverer {
         Ok(Cycled {
             out,
             prepared,
-            done,
+            attempted,
+            deferred: deferred.len(),
             claim,
         })
     }
@@ -693,10 +742,10 @@ impl Deliverer {
                             continue;
                         }
                     };
-                    let Cycled { mut out, prepared: sent, done: written, claim } = c;
-                    self.count(&written, &out.deactivated);
-                    recorded += written.len();
-                    in_flight -= written.len();
+                    let Cycled { mut out, prepared: sent, attempted, deferred, claim } = c;
+                    self.count(&attempted, &out.deactivated);
+                    recorded += attempted.len();
+                    in_flight -= attempted.len() + deferred;
                     for p in sent {
                         for mut job in p.jobs {
                             if let Some(b) = out.stored_before.remove(&job.row.id) {

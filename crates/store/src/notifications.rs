@@ -119,6 +119,9 @@ pub struct Cycle<'a> {
     pub bodies: &'a [(Uuid, &'a str)],
     /// Attempts to record.
     pub done: &'a [(NotificationRow, Attempt)],
+    /// Notifications given back unattempted (their webhook had no free slot in time), each
+    /// due again at the given time; the attempt count is unchanged.
+    pub deferred: &'a [(Uuid, i64)],
     /// Claim up to this many notifications due then, with this lease.
     pub claim: Option<Claim>,
     /// A webhook reaching this many failures in a row is set inactive.
@@ -152,7 +155,11 @@ pub struct CycleDone {
 /// otherwise be three, so pages touched by recording and by claiming are written once.
 pub async fn cycle(db: &Db, work: &Cycle<'_>) -> Result<CycleDone> {
     let mut out = CycleDone::default();
-    if work.bodies.is_empty() && work.done.is_empty() && work.claim.is_none() {
+    if work.bodies.is_empty()
+        && work.done.is_empty()
+        && work.deferred.is_empty()
+        && work.claim.is_none()
+    {
         return Ok(out);
     }
     let mut tx = db.begin().await?;
@@ -162,6 +169,9 @@ pub async fn cycle(db: &Db, work: &Cycle<'_>) -> Result<CycleDone> {
     }
     if !work.done.is_empty() {
         out.deactivated = record_many(&mut tx, backend, work.done, work.deactivate_after).await?;
+    }
+    if !work.deferred.is_empty() {
+        defer(&mut tx, backend, work.deferred).await?;
     }
     if let Some(claim) = work.claim {
         out.claimed = claim_due(&mut tx, backend, claim).await?;
@@ -244,6 +254,26 @@ async fn store_bodies(
         }
     }
     Ok(out)
+}
+
+/// Gives claimed notifications back unattempted: their lease ends and they are due again at
+/// the given time.
+async fn defer(tx: &mut crate::Tx, backend: crate::Backend, rows: &[(Uuid, i64)]) -> Result<()> {
+    for chunk in rows.chunks(MAX_ROWS) {
+        let sql = format!(
+            "UPDATE webhook_notifications SET next_attempt_us = v.next, locked_until_us = NULL \
+             FROM (SELECT column1 AS id, column2 AS next FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id",
+            Marks::new(backend).rows(padded_len(chunk.len()), 2)
+        );
+        crate::on_tx!(&mut *tx, c => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for (id, next) in padded(chunk) {
+                q = q.bind(*id).bind(*next);
+            }
+            q.execute(c).await.map(|_| ())?
+        });
+    }
+    Ok(())
 }
 
 /// Records attempts: attempt rows, notification states, and each webhook's run of failures (a

@@ -887,25 +887,8 @@ async fn a_backlog_larger_than_the_window_is_attempted_once_each() {
         .await
         .json();
     let tr_id = uuid::Uuid::parse_str(tr["data"]["id"].as_str().unwrap()).unwrap();
-    let account_id: uuid::Uuid = {
-        let one = app.get("/v2/webhooks", Some(&key)).await.json();
-        assert_eq!(one["data"].as_array().unwrap().len(), 2);
-        boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT account_id FROM webhooks LIMIT 1").fetch_one(p).await.unwrap())
-    };
     const EVENTS: usize = 700;
-    let entries: Vec<boxtrack_store::events::NewEvent> = (0..EVENTS)
-        .map(|_| boxtrack_store::events::NewEvent {
-            event: "tracking_request.succeeded".into(),
-            object_type: "tracking_request",
-            object_id: tr_id,
-            payload: json!({"tracking_request_id": tr_id}),
-        })
-        .collect();
-    let mut tx = db.begin().await.unwrap();
-    boxtrack_store::events::append_many(&mut tx, account_id, &entries, boxtrack_store::now_us())
-        .await
-        .unwrap();
-    tx.commit().await.unwrap();
+    append_succeeded(&db, tr_id, EVENTS).await;
 
     let made = deliverer(&db, 1_000_000)
         .deliver_due(boxtrack_store::now_us())
@@ -954,5 +937,122 @@ async fn a_backlog_larger_than_the_window_is_attempted_once_each() {
             .unwrap(),
         0,
         "nothing is due again before the retry delay"
+    );
+}
+
+/// Appends `n` `tracking_request.succeeded` events about `tr_id` to the only account's log in
+/// one transaction (a notification for every subscribed webhook comes with each).
+async fn append_succeeded(db: &boxtrack_store::Db, tr_id: uuid::Uuid, n: usize) {
+    let account_id: uuid::Uuid = boxtrack_store::on_db!(db, p => sqlx::query_scalar("SELECT account_id FROM webhooks LIMIT 1").fetch_one(p).await.unwrap());
+    let entries: Vec<boxtrack_store::events::NewEvent> = (0..n)
+        .map(|_| boxtrack_store::events::NewEvent {
+            event: "tracking_request.succeeded".into(),
+            object_type: "tracking_request",
+            object_id: tr_id,
+            payload: json!({"tracking_request_id": tr_id}),
+        })
+        .collect();
+    let mut tx = db.begin().await.unwrap();
+    boxtrack_store::events::append_many(&mut tx, account_id, &entries, boxtrack_store::now_us())
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+}
+
+/// A receiver that holds every request for `hold` before answering 204, counting requests.
+async fn slow_receiver(
+    hold: std::time::Duration,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let c = count.clone();
+    let app = axum::Router::new().route(
+        "/slow",
+        axum::routing::post(move || {
+            let c = c.clone();
+            async move {
+                tokio::time::sleep(hold).await;
+                c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/slow", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, count)
+}
+
+/// A slow receiver cannot starve the others: its notifications beyond what its slots can take
+/// within the slot wait go back to the database unattempted (due again later, attempt count
+/// unchanged), and the fast webhook's all go out in the same run.
+#[tokio::test]
+async fn a_slow_receiver_gives_its_backlog_back_instead_of_starving_others() {
+    let (app, key, seen_fast, _, db) = subscribed_app(&["tracking_request.succeeded"], 200).await;
+    // every request to it outlasts the slot wait, so whatever waits for a slot is given back
+    let (slow_url, slow_count) = slow_receiver(std::time::Duration::from_secs(3)).await;
+    let r = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &hook(&slow_url, &["tracking_request.succeeded"]),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let slow_id = r.json()["data"]["id"].as_str().unwrap().to_string();
+    let tr = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &crate::helpers::tracking_request_body("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
+        )
+        .await
+        .json();
+    let tr_id = uuid::Uuid::parse_str(tr["data"]["id"].as_str().unwrap()).unwrap();
+    const EVENTS: usize = 40;
+    append_succeeded(&db, tr_id, EVENTS).await;
+
+    let now = boxtrack_store::now_us();
+    let made = deliverer(&db, 1_000_000)
+        .with_slot_wait(std::time::Duration::from_secs(1))
+        .deliver_due(now)
+        .await
+        .unwrap();
+    let slow_sent = slow_count.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(
+        seen_fast.lock().await.len(),
+        EVENTS,
+        "the fast webhook got all of its"
+    );
+    assert_eq!(
+        slow_sent,
+        boxtrack_api::delivery::PER_ENDPOINT,
+        "the slow one only what its slots took"
+    );
+    assert_eq!(
+        made,
+        EVENTS + slow_sent,
+        "given-back notifications are not attempts"
+    );
+    let pending = app
+        .get(
+            &format!(
+                "/v2/webhook_notifications?filter[webhook_id]={slow_id}&filter[delivery_status]=pending&page[size]=100"
+            ),
+            Some(&key),
+        )
+        .await
+        .json();
+    let pending = pending["data"].as_array().unwrap();
+    assert_eq!(pending.len(), EVENTS - slow_sent);
+    assert!(
+        pending.iter().all(|n| n["attributes"]["attempts"] == 0),
+        "given back unattempted"
+    );
+    assert_eq!(
+        deliverer(&db, 1_000_000).deliver_due(now).await.unwrap(),
+        0,
+        "not due again at once"
     );
 }

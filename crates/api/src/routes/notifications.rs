@@ -169,6 +169,15 @@ fn envelope_links(n: &NotificationRow) -> Value {
     json!({"self": format!("/v2/webhook_notifications/{}", n.id)})
 }
 
+/// Whether notifications about the same object share their `included` resources (those
+/// about a tracking request or a transport event; change events carry their own change).
+fn shares_included(n: &NotificationRow) -> bool {
+    matches!(
+        n.reference_type.as_str(),
+        "tracking_request" | "transport_event"
+    )
+}
+
 /// The serialized [`envelope`] of a notification, for delivery. Notifications about the
 /// same tracking request or transport event share their `included` resources, so those are
 /// read and serialized once per `cache` and spliced into each body between the
@@ -178,10 +187,7 @@ pub async fn body_cached(
     n: &NotificationRow,
     cache: &mut std::collections::HashMap<(String, Uuid), String>,
 ) -> Result<String, boxtrack_store::StoreError> {
-    if !matches!(
-        n.reference_type.as_str(),
-        "tracking_request" | "transport_event"
-    ) {
+    if !shares_included(n) {
         return Ok(envelope(db, n).await?.to_string());
     }
     let key = (n.reference_type.clone(), n.reference_id);
@@ -206,10 +212,7 @@ pub async fn envelope_cached(
     n: &NotificationRow,
     cache: &mut std::collections::HashMap<(String, Uuid), Value>,
 ) -> Result<Value, boxtrack_store::StoreError> {
-    if !matches!(
-        n.reference_type.as_str(),
-        "tracking_request" | "transport_event"
-    ) {
+    if !shares_included(n) {
         return envelope(db, n).await;
     }
     let key = (n.reference_type.clone(), n.reference_id);

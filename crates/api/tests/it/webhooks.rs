@@ -877,18 +877,8 @@ async fn a_backlog_larger_than_the_window_is_attempted_once_each() {
         )
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
-    let tr = app
-        .post(
-            "/v2/tracking_requests",
-            &key,
-            MT,
-            &crate::helpers::tracking_request_body("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
-        )
-        .await
-        .json();
-    let tr_id = uuid::Uuid::parse_str(tr["data"]["id"].as_str().unwrap()).unwrap();
     const EVENTS: usize = 700;
-    append_succeeded(&db, tr_id, EVENTS).await;
+    let tr_id = succeeded_events(&app, &key, &db, EVENTS).await;
 
     let made = deliverer(&db, 1_000_000)
         .deliver_due(boxtrack_store::now_us())
@@ -940,9 +930,25 @@ async fn a_backlog_larger_than_the_window_is_attempted_once_each() {
     );
 }
 
-/// Appends `n` `tracking_request.succeeded` events about `tr_id` to the only account's log in
-/// one transaction (a notification for every subscribed webhook comes with each).
-async fn append_succeeded(db: &boxtrack_store::Db, tr_id: uuid::Uuid, n: usize) {
+/// Creates a tracking request and appends `n` `tracking_request.succeeded` events about it to
+/// the only account's log in one transaction (a notification for every subscribed webhook
+/// comes with each). Returns the tracking request's id.
+async fn succeeded_events(
+    app: &TestApp,
+    key: &str,
+    db: &boxtrack_store::Db,
+    n: usize,
+) -> uuid::Uuid {
+    let tr = app
+        .post(
+            "/v2/tracking_requests",
+            key,
+            MT,
+            &crate::helpers::tracking_request_body("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
+        )
+        .await
+        .json();
+    let tr_id = uuid::Uuid::parse_str(tr["data"]["id"].as_str().unwrap()).unwrap();
     let account_id: uuid::Uuid = boxtrack_store::on_db!(db, p => sqlx::query_scalar("SELECT account_id FROM webhooks LIMIT 1").fetch_one(p).await.unwrap());
     let entries: Vec<boxtrack_store::events::NewEvent> = (0..n)
         .map(|_| boxtrack_store::events::NewEvent {
@@ -957,6 +963,7 @@ async fn append_succeeded(db: &boxtrack_store::Db, tr_id: uuid::Uuid, n: usize) 
         .await
         .unwrap();
     tx.commit().await.unwrap();
+    tr_id
 }
 
 /// A receiver that holds every request for `hold` before answering 204, counting requests.
@@ -1000,18 +1007,8 @@ async fn a_slow_receiver_gives_its_backlog_back_instead_of_starving_others() {
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
     let slow_id = r.json()["data"]["id"].as_str().unwrap().to_string();
-    let tr = app
-        .post(
-            "/v2/tracking_requests",
-            &key,
-            MT,
-            &crate::helpers::tracking_request_body("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
-        )
-        .await
-        .json();
-    let tr_id = uuid::Uuid::parse_str(tr["data"]["id"].as_str().unwrap()).unwrap();
     const EVENTS: usize = 40;
-    append_succeeded(&db, tr_id, EVENTS).await;
+    succeeded_events(&app, &key, &db, EVENTS).await;
 
     let now = boxtrack_store::now_us();
     let made = deliverer(&db, 1_000_000)

@@ -129,32 +129,25 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     tx.commit().await.unwrap();
 
     let now = boxtrack_store::now_us() + 1;
-    let claim = |now_us| Claim {
-        now_us,
-        lease_us: 60_000_000,
-        limit: 10,
+    let claim_at = |now_us| {
+        let db = db.clone();
+        async move {
+            let work = Cycle {
+                claim: Some(Claim {
+                    now_us,
+                    lease_us: 60_000_000,
+                    limit: 10,
+                }),
+                ..Cycle::default()
+            };
+            notifications::cycle(&db, &work).await.unwrap()
+        }
     };
-    let first = notifications::cycle(
-        &db,
-        &Cycle {
-            claim: Some(claim(now)),
-            ..Cycle::default()
-        },
-    )
-    .await
-    .unwrap();
+    let first = claim_at(now).await;
     assert_eq!(first.claimed.len(), 1);
     let n = first.claimed[0].row.clone();
     assert!(first.claimed[0].body.is_none(), "nothing rendered yet");
-    let again = notifications::cycle(
-        &db,
-        &Cycle {
-            claim: Some(claim(now)),
-            ..Cycle::default()
-        },
-    )
-    .await
-    .unwrap();
+    let again = claim_at(now).await;
     assert!(
         again.claimed.is_empty(),
         "a leased notification is not claimed twice"
@@ -207,15 +200,7 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     .await
     .unwrap();
     assert!(failed.deactivated.is_empty());
-    let retried = notifications::cycle(
-        &db,
-        &Cycle {
-            claim: Some(claim(retry_at)),
-            ..Cycle::default()
-        },
-    )
-    .await
-    .unwrap();
+    let retried = claim_at(retry_at).await;
     assert_eq!(retried.claimed.len(), 1);
     assert_eq!(retried.claimed[0].row.attempts, 1);
     assert_eq!(retried.claimed[0].body.as_deref(), Some("first"));

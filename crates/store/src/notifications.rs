@@ -367,51 +367,6 @@ pub struct Attempt {
     pub next_attempt_us: Option<i64>,
 }
 
-/// Records an attempt, moves the notification on, and keeps the webhook's failure count; a
-/// webhook reaching `deactivate_after` failures in a row is set inactive. Returns whether the
-/// webhook was deactivated now.
-pub async fn record(
-    db: &Db,
-    n: &NotificationRow,
-    a: &Attempt,
-    deactivate_after: i64,
-) -> Result<bool> {
-    let mut tx = db.begin().await?;
-    crate::on_tx!(&mut tx, c => sqlx::query("INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms, error) VALUES ($1, $2, $3, $4, $5, $6)")
-        .bind(Uuid::now_v7()).bind(n.id).bind(a.at_us).bind(a.status_code).bind(a.duration_ms).bind(&a.error)
-        .execute(c).await.map(|_| ())?);
-    let status = if a.succeeded {
-        "succeeded"
-    } else if a.next_attempt_us.is_some() {
-        "pending"
-    } else {
-        "failed"
-    };
-    crate::on_tx!(&mut tx, c => sqlx::query(
-        "UPDATE webhook_notifications SET delivery_status = $2, attempts = attempts + 1, next_attempt_us = $3, locked_until_us = NULL, last_status_code = $4, last_error = $5, updated_us = $6 WHERE id = $1")
-        .bind(n.id).bind(status).bind(a.next_attempt_us).bind(a.status_code).bind(&a.error).bind(a.at_us)
-        .execute(c).await.map(|_| ())?);
-    let deactivated = if a.succeeded {
-        crate::on_tx!(&mut tx, c => sqlx::query("UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1").bind(n.webhook_id).execute(c).await.map(|_| ())?);
-        false
-    } else {
-        let failures: Option<i64> = crate::on_tx!(&mut tx, c => sqlx::query_scalar(
-            "UPDATE webhooks SET consecutive_failures = consecutive_failures + 1 WHERE id = $1 RETURNING consecutive_failures")
-            .bind(n.webhook_id).fetch_optional(c).await?);
-        match failures {
-            Some(f) if f >= deactivate_after => {
-                let n_rows = crate::on_tx!(&mut tx, c => sqlx::query(
-                    "UPDATE webhooks SET active = FALSE, deactivated_reason = 'repeated_delivery_failures', updated_us = $2 WHERE id = $1 AND active = TRUE")
-                    .bind(n.webhook_id).bind(a.at_us).execute(c).await?.rows_affected());
-                n_rows > 0
-            }
-            _ => false,
-        }
-    };
-    tx.commit().await?;
-    Ok(deactivated)
-}
-
 /// One recorded attempt.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct AttemptRow {

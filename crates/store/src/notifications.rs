@@ -209,8 +209,11 @@ async fn claim_due(tx: &mut crate::Tx, backend: crate::Backend, c: Claim) -> Res
     Ok(rows)
 }
 
-/// Stores rendered bodies where none is stored yet (one statement per 200) and returns the
-/// bodies another worker stored first (which win, so every attempt sends the same bytes).
+/// Stores rendered bodies where none is stored yet (one statement per [`MAX_ROWS`]) and
+/// returns the bodies another worker stored first that differ from the ones given (the stored
+/// ones win, so every attempt sends the same bytes). Only a chunk that did not insert every
+/// row is read back, which is rare: two workers render the same notification only when a
+/// lease ran out.
 async fn store_bodies(
     tx: &mut crate::Tx,
     backend: crate::Backend,
@@ -219,39 +222,37 @@ async fn store_bodies(
     let mut out = std::collections::HashMap::new();
     for chunk in rendered.chunks(MAX_ROWS) {
         let sql = format!(
-            "INSERT INTO webhook_bodies (notification_id, body) VALUES {} ON CONFLICT (notification_id) DO NOTHING RETURNING notification_id",
+            "INSERT INTO webhook_bodies (notification_id, body) VALUES {} ON CONFLICT (notification_id) DO NOTHING",
             Marks::new(backend).rows(padded_len(chunk.len()), 2)
         );
-        let inserted: Vec<Uuid> = crate::on_tx!(&mut *tx, t => {
-            let mut q = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
+        // the padding repeats the last row, which conflicts with itself and is not counted
+        let inserted = crate::on_tx!(&mut *tx, t => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             for (id, body) in padded(chunk) {
                 q = q.bind(*id).bind(*body);
             }
-            q.fetch_all(t).await?
+            q.execute(t).await?.rows_affected()
         });
-        if inserted.len() == chunk.len() {
+        if inserted == chunk.len() as u64 {
             continue;
         }
-        let inserted: std::collections::HashSet<Uuid> = inserted.into_iter().collect();
-        let lost: Vec<Uuid> = chunk
-            .iter()
-            .map(|(id, _)| *id)
-            .filter(|id| !inserted.contains(id))
-            .collect();
-        if !lost.is_empty() {
-            let sql = format!(
-                "SELECT notification_id, body FROM webhook_bodies WHERE notification_id IN ({})",
-                Marks::new(backend).list(lost.len())
-            );
-            let rows: Vec<(Uuid, String)> = crate::on_tx!(&mut *tx, t => {
-                let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
-                for id in &lost {
-                    q = q.bind(*id);
-                }
-                q.fetch_all(t).await?
-            });
-            out.extend(rows);
-        }
+        let sql = format!(
+            "SELECT notification_id, body FROM webhook_bodies WHERE notification_id IN ({})",
+            Marks::new(backend).list(chunk.len())
+        );
+        let stored: Vec<(Uuid, String)> = crate::on_tx!(&mut *tx, t => {
+            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+            for (id, _) in chunk {
+                q = q.bind(*id);
+            }
+            q.fetch_all(t).await?
+        });
+        let mine: std::collections::HashMap<Uuid, &str> = chunk.iter().copied().collect();
+        out.extend(
+            stored
+                .into_iter()
+                .filter(|(id, body)| mine.get(id).is_some_and(|m| *m != body.as_str())),
+        );
     }
     Ok(out)
 }
@@ -276,8 +277,12 @@ async fn defer(tx: &mut crate::Tx, backend: crate::Backend, rows: &[(Uuid, i64)]
     Ok(())
 }
 
-/// Records attempts: attempt rows, notification states, and each webhook's run of failures (a
-/// webhook reaching `deactivate_after` is set inactive). Returns the webhooks deactivated now.
+/// Records attempts: notification states, and each webhook's run of failures (a webhook
+/// reaching `deactivate_after` is set inactive). Returns the webhooks deactivated now.
+///
+/// A notification's latest attempt is kept in its own row, which every attempt rewrites
+/// anyway; the one a retried notification still holds moves to `webhook_attempts` first. So a
+/// first attempt adds no row: one statement per chunk, not two.
 async fn record_many(
     tx: &mut crate::Tx,
     backend: crate::Backend,
@@ -285,32 +290,41 @@ async fn record_many(
     deactivate_after: i64,
 ) -> Result<Vec<Uuid>> {
     for chunk in done.chunks(MAX_ROWS) {
+        let retried: Vec<(Uuid, Uuid)> = chunk
+            .iter()
+            .filter(|(n, _)| n.attempts > 0)
+            .map(|(n, _)| (n.id, Uuid::now_v7()))
+            .collect();
+        if !retried.is_empty() {
+            // rows from before the latest attempt was kept in the row have none to move
+            let sql = format!(
+                "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error) \
+                 SELECT n.id, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error \
+                 FROM webhook_notifications n JOIN (SELECT column1 AS notification_id, column2 AS attempt_id FROM (VALUES {}) AS t) AS v \
+                 ON n.id = v.notification_id WHERE n.last_attempt_us IS NOT NULL",
+                // not padded: a repeated row would insert the same attempt twice
+                Marks::new(backend).rows(retried.len(), 2)
+            );
+            crate::on_tx!(&mut *tx, c => {
+                let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+                for (id, attempt_id) in &retried {
+                    q = q.bind(*id).bind(*attempt_id);
+                }
+                q.execute(c).await.map(|_| ())?
+            });
+        }
         let sql = format!(
-            "INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms, error) VALUES {} ON CONFLICT DO NOTHING",
-            Marks::new(backend).rows(padded_len(chunk.len()), 6)
+            "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, \
+             last_status_code = v.code, last_error = v.error, last_attempt_us = v.at, last_duration_ms = v.duration, updated_us = v.at \
+             FROM (SELECT column1 AS id, column2 AS status, column3 AS next, column4 AS code, column5 AS error, column6 AS at, column7 AS duration FROM (VALUES {}) AS t) AS v \
+             WHERE webhook_notifications.id = v.id",
+            Marks::new(backend).rows(padded_len(chunk.len()), 7)
         );
-        let ids: Vec<Uuid> = chunk.iter().map(|_| Uuid::now_v7()).collect();
-        let rows: Vec<(&Uuid, &(NotificationRow, Attempt))> = ids.iter().zip(chunk).collect();
         crate::on_tx!(&mut *tx, c => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for (id, (n, a)) in padded(&rows) {
-                q = q.bind(**id).bind(n.id).bind(a.at_us).bind(a.status_code).bind(a.duration_ms).bind(&a.error);
-            }
-            q.execute(c).await.map(|_| ())?
-        });
-        let mut marks = Marks::new(backend);
-        let at = marks.one();
-        let sql = format!(
-            "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, last_status_code = v.code, last_error = v.error, updated_us = {at} \
-             FROM (SELECT column1 AS id, column2 AS status, column3 AS next, column4 AS code, column5 AS error FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id",
-            marks.rows(padded_len(chunk.len()), 5)
-        );
-        crate::on_tx!(&mut *tx, c => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            q = q.bind(chunk[0].1.at_us);
             for (n, a) in padded(chunk) {
                 let status = if a.succeeded { "succeeded" } else if a.next_attempt_us.is_some() { "pending" } else { "failed" };
-                q = q.bind(n.id).bind(status).bind(a.next_attempt_us).bind(a.status_code).bind(&a.error);
+                q = q.bind(n.id).bind(status).bind(a.next_attempt_us).bind(a.status_code).bind(&a.error).bind(a.at_us).bind(a.duration_ms);
             }
             q.execute(c).await.map(|_| ())?
         });
@@ -380,9 +394,13 @@ pub struct AttemptRow {
     pub error: Option<String>,
 }
 
-/// The attempts of a notification, oldest first.
+/// The attempts of a notification, oldest first: the earlier ones from `webhook_attempts`, the
+/// latest from the notification's row.
 pub async fn attempts(db: &Db, id: Uuid) -> Result<Vec<AttemptRow>> {
-    const SQL: &str = "SELECT attempted_us, status_code, duration_ms, error FROM webhook_attempts WHERE notification_id = $1 ORDER BY attempted_us, id";
+    const SQL: &str = "SELECT attempted_us, status_code, duration_ms, error FROM (\
+         SELECT attempted_us, status_code, duration_ms, error, 0 AS latest, id AS tie FROM webhook_attempts WHERE notification_id = $1 \
+         UNION ALL SELECT last_attempt_us, last_status_code, last_duration_ms, last_error, 1, id FROM webhook_notifications WHERE id = $1 AND last_attempt_us IS NOT NULL\
+         ) AS a ORDER BY attempted_us, latest, tie";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).fetch_all(p).await?))
 }
 

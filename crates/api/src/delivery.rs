@@ -431,6 +431,39 @@ struct LaneIo {
     done: tokio::sync::mpsc::Receiver<Outcome>,
 }
 
+/// The thread that runs the delivery lane's cycles on SQLite, with a runtime of its own.
+///
+/// A cycle waits on the database several times (begin, each statement, commit), and on the
+/// service's runtime each wake-up queues behind the request tasks of up to [`WINDOW`]
+/// deliveries; on SQLite, where cycles run one at a time, that queueing was most of the
+/// lane's time. On its own thread a cycle continues as soon as SQLite answers. One thread per
+/// process, started on first use; `None` (cycles then run on the caller's runtime) if it
+/// cannot be started. Not used for PostgreSQL, whose connections belong to the runtime that
+/// opened them.
+fn sqlite_lane_runtime() -> Option<&'static tokio::runtime::Handle> {
+    static LANE: std::sync::OnceLock<Option<tokio::runtime::Handle>> = std::sync::OnceLock::new();
+    LANE.get_or_init(|| {
+        let started = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .and_then(|rt| {
+                let handle = rt.handle().clone();
+                std::thread::Builder::new()
+                    .name("delivery-lane".into())
+                    .spawn(move || rt.block_on(std::future::pending::<()>()))
+                    .map(|_| handle)
+            });
+        match started {
+            Ok(handle) => Some(handle),
+            Err(e) => {
+                tracing::warn!(error = %e, "no thread for the delivery lane; cycles share the runtime");
+                None
+            }
+        }
+    })
+    .as_ref()
+}
+
 /// Delivers due webhook notifications.
 #[derive(Clone)]
 pub struct Deliverer {
@@ -686,12 +719,12 @@ impl Deliverer {
     /// transaction holding whatever is waiting — bodies rendered since the last cycle (stored
     /// before their jobs go out), outcomes to record, and the claim of the next batch while
     /// fewer than [`WINDOW`] notifications are in flight. One cycle at a time on SQLite (one
-    /// writer); two on PostgreSQL, whose writers do not exclude each other and whose every
+    /// writer), on a thread of its own ([`sqlite_lane_runtime`]); two on PostgreSQL, whose writers do not exclude each other and whose every
     /// statement is a round trip. Returns how many attempts were recorded.
     async fn lane(&self, now_us: i64, mut io: LaneIo) -> Result<usize, boxtrack_store::StoreError> {
-        let lanes = match self.db.backend() {
-            boxtrack_store::Backend::Sqlite => 1,
-            boxtrack_store::Backend::Postgres => 2,
+        let (lanes, runtime) = match self.db.backend() {
+            boxtrack_store::Backend::Sqlite => (1, sqlite_lane_runtime()),
+            boxtrack_store::Backend::Postgres => (2, None),
         };
         let mut cycles: tokio::task::JoinSet<Result<Cycled, boxtrack_store::StoreError>> =
             tokio::task::JoinSet::new();
@@ -722,7 +755,11 @@ impl Deliverer {
                 claiming |= claim;
                 let me = self.clone();
                 let (p, d) = (std::mem::take(&mut prepared), std::mem::take(&mut done));
-                cycles.spawn(async move { me.cycle(now_us, p, d, claim).await });
+                let cycle = async move { me.cycle(now_us, p, d, claim).await };
+                match runtime {
+                    Some(rt) => cycles.spawn_on(cycle, rt),
+                    None => cycles.spawn(cycle),
+                };
                 continue;
             }
             if cycles.is_empty()

@@ -702,6 +702,28 @@ async fn failures_retry_twelve_times_with_the_same_id_then_fail_and_deactivate()
     assert_eq!(n["data"][0]["attributes"]["delivery_status"], "failed");
     assert_eq!(n["data"][0]["attributes"]["attempts"], 13);
     assert_eq!(n["data"][0]["attributes"]["last_status_code"], 500);
+    // every attempt listed once, oldest first (the latest is kept in the notification's row,
+    // the earlier ones in attempt rows)
+    let one = app
+        .get(
+            &format!(
+                "/v2/webhook_notifications/{}",
+                n["data"][0]["id"].as_str().unwrap()
+            ),
+            Some(&key),
+        )
+        .await
+        .json();
+    let attempts = one["data"]["attributes"]["delivery_attempts"]
+        .as_array()
+        .unwrap();
+    assert_eq!(attempts.len(), 13, "{attempts:?}");
+    assert!(attempts.iter().all(|a| a["status_code"] == 500));
+    let times: Vec<&str> = attempts
+        .iter()
+        .map(|a| a["attempted_at"].as_str().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
     let hooks = app.get("/v2/webhooks", Some(&key)).await.json();
     assert_eq!(hooks["data"][0]["attributes"]["active"], false);
     assert_eq!(

@@ -204,6 +204,13 @@ async fn claim_due(tx: &mut crate::Tx, backend: crate::Backend, c: Claim) -> Res
         "UPDATE webhook_notifications SET locked_until_us = $3, next_attempt_us = $3 WHERE id IN (SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2{lock}) \
          RETURNING {COLUMNS}, (SELECT body FROM webhook_bodies WHERE notification_id = webhook_notifications.id) AS body"
     );
+    if backend == crate::Backend::Postgres {
+        // A custom plan (PostgreSQL's first five per connection) trusts the row estimate of
+        // the last ANALYZE; after a burst of new notifications that is far too low, and the
+        // planner reads and sorts every due row to keep 256. The generic plan walks the due
+        // index in order and stops at the limit, whatever the statistics say.
+        crate::on_tx!(&mut *tx, t => sqlx::query("SET LOCAL plan_cache_mode = force_generic_plan").execute(t).await.map(|_| ())?);
+    }
     let mut rows: Vec<Claimed> = crate::on_tx!(tx, t => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(c.now_us).bind(c.limit).bind(c.now_us + c.lease_us).fetch_all(t).await?);
     rows.sort_by_key(|c| (c.row.next_attempt_us, c.row.seq));
     Ok(rows)

@@ -198,11 +198,87 @@ pub async fn body_cached(
             cache.entry(key).or_insert(env["included"].to_string())
         }
     };
-    let data = envelope_data(n, json!({"id": n.reference_id, "type": n.reference_type}));
-    Ok(format!(
-        r#"{{"data":{data},"included":{included},"links":{}}}"#,
-        envelope_links(n)
-    ))
+    Ok(spliced_body(n, included))
+}
+
+/// A delivery body from the notification's own parts and the serialized `included` part:
+/// the same bytes as serializing [`envelope`], written straight into one buffer instead of
+/// building the notification's `data` as a JSON tree first (the typed parts below keep the
+/// tree's alphabetical key order).
+fn spliced_body(n: &NotificationRow, included: &str) -> String {
+    #[derive(serde::Serialize)]
+    struct Ref<'a> {
+        id: Uuid,
+        #[serde(rename = "type")]
+        kind: &'a str,
+    }
+    #[derive(serde::Serialize)]
+    struct One<T> {
+        data: T,
+    }
+    #[derive(serde::Serialize)]
+    struct Attributes<'a> {
+        created_at: String,
+        delivery_status: &'static str,
+        event: &'a str,
+        id: Uuid,
+        sequence: i64,
+    }
+    #[derive(serde::Serialize)]
+    struct Relationships<'a> {
+        reference_object: One<Ref<'a>>,
+        webhook: One<Ref<'static>>,
+        webhook_notification_logs: One<[(); 0]>,
+    }
+    #[derive(serde::Serialize)]
+    struct Data<'a> {
+        attributes: Attributes<'a>,
+        id: Uuid,
+        relationships: Relationships<'a>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    }
+    let data = Data {
+        attributes: Attributes {
+            created_at: format_micros(n.created_us),
+            delivery_status: "pending",
+            event: &n.event,
+            id: n.id,
+            sequence: n.seq,
+        },
+        id: n.id,
+        relationships: Relationships {
+            reference_object: One {
+                data: Ref {
+                    id: n.reference_id,
+                    kind: &n.reference_type,
+                },
+            },
+            webhook: One {
+                data: Ref {
+                    id: n.webhook_id,
+                    kind: "webhook",
+                },
+            },
+            webhook_notification_logs: One { data: [] },
+        },
+        kind: "webhook_notification",
+    };
+    let mut out = Vec::with_capacity(included.len() + 600);
+    out.extend_from_slice(br#"{"data":"#);
+    // writing plain structs of strings and numbers into a Vec cannot fail
+    let _ = serde_json::to_writer(&mut out, &data);
+    out.extend_from_slice(br#","included":"#);
+    out.extend_from_slice(included.as_bytes());
+    out.extend_from_slice(br#","links":{"self":"/v2/webhook_notifications/"#);
+    out.extend_from_slice(
+        n.id.hyphenated()
+            .encode_lower(&mut Uuid::encode_buffer())
+            .as_bytes(),
+    );
+    out.extend_from_slice(br#""}}"#);
+    // only UTF-8 went in
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// [`envelope`] with a per-batch cache: notifications about the same tracking request or
@@ -385,4 +461,49 @@ pub fn operations() -> Vec<Op> {
             ),
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(event: &str, reference_type: &str) -> NotificationRow {
+        NotificationRow {
+            id: Uuid::now_v7(),
+            account_id: Uuid::new_v4(),
+            webhook_id: Uuid::new_v4(),
+            event_id: Uuid::new_v4(),
+            seq: 42,
+            event: event.into(),
+            reference_type: reference_type.into(),
+            reference_id: Uuid::new_v4(),
+            delivery_status: "pending".into(),
+            attempts: 0,
+            next_attempt_us: Some(1),
+            last_status_code: None,
+            last_error: None,
+            created_us: 1_795_400_000_123_456,
+            updated_us: 1_795_400_000_123_456,
+            replay_of: None,
+        }
+    }
+
+    #[test]
+    fn spliced_bodies_are_the_bytes_of_the_envelope_tree() {
+        let included =
+            r#"[{"attributes":{"note":"a \"quoted\" é"},"id":"x","type":"tracking_request"}]"#;
+        for (event, kind) in [
+            ("tracking_request.succeeded", "tracking_request"),
+            ("container.transport.vessel_departed", "transport_event"),
+            ("odd \"name\" \\ é \u{1}", "tracking_request"),
+        ] {
+            let n = row(event, kind);
+            let tree = json!({
+                "data": envelope_data(&n, json!({"id": n.reference_id, "type": n.reference_type})),
+                "included": serde_json::from_str::<Value>(included).unwrap(),
+                "links": envelope_links(&n),
+            });
+            assert_eq!(spliced_body(&n, included), tree.to_string());
+        }
+    }
 }

@@ -227,6 +227,34 @@ async fn store_bodies(
     rendered: &[(Uuid, &str)],
 ) -> Result<std::collections::HashMap<Uuid, String>> {
     let mut out = std::collections::HashMap::new();
+    if let crate::Tx::Postgres(t) = tx {
+        // one statement with two array parameters, whatever the count
+        let ids: Vec<Uuid> = rendered.iter().map(|(id, _)| *id).collect();
+        let bodies: Vec<&str> = rendered.iter().map(|(_, b)| *b).collect();
+        let inserted = sqlx::query(
+            "INSERT INTO webhook_bodies (notification_id, body) SELECT * FROM unnest($1::uuid[], $2::text[]) ON CONFLICT (notification_id) DO NOTHING",
+        )
+        .bind(&ids)
+        .bind(&bodies)
+        .execute(&mut **t)
+        .await?
+        .rows_affected();
+        if inserted < rendered.len() as u64 {
+            let stored: Vec<(Uuid, String)> = sqlx::query_as(
+                "SELECT notification_id, body FROM webhook_bodies WHERE notification_id = ANY($1)",
+            )
+            .bind(&ids)
+            .fetch_all(&mut **t)
+            .await?;
+            let mine: std::collections::HashMap<Uuid, &str> = rendered.iter().copied().collect();
+            out.extend(
+                stored
+                    .into_iter()
+                    .filter(|(id, body)| mine.get(id).is_some_and(|m| *m != body.as_str())),
+            );
+        }
+        return Ok(out);
+    }
     for chunk in rendered.chunks(MAX_ROWS) {
         let sql = format!(
             "INSERT INTO webhook_bodies (notification_id, body) VALUES {} ON CONFLICT (notification_id) DO NOTHING",
@@ -296,7 +324,12 @@ async fn record_many(
     done: &[(NotificationRow, Attempt)],
     deactivate_after: i64,
 ) -> Result<Vec<Uuid>> {
-    for chunk in done.chunks(MAX_ROWS) {
+    // PostgreSQL takes each column as one array parameter, so it needs no chunks
+    let rows = match backend {
+        crate::Backend::Sqlite => MAX_ROWS,
+        crate::Backend::Postgres => done.len().max(1),
+    };
+    for chunk in done.chunks(rows) {
         let retried: Vec<(Uuid, Uuid)> = chunk
             .iter()
             .filter(|(n, _)| n.attempts > 0)
@@ -320,6 +353,26 @@ async fn record_many(
                 q.execute(c).await.map(|_| ())?
             });
         }
+        if let crate::Tx::Postgres(t) = &mut *tx {
+            // one statement with an array per column, not a VALUES list of 7 parameters a row
+            let status: Vec<&str> = chunk.iter().map(|(_, a)| a.status()).collect();
+            sqlx::query(
+                "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, \
+                 last_status_code = v.code, last_error = v.error, last_attempt_us = v.at, last_duration_ms = v.duration, updated_us = v.at \
+                 FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::int8[], $7::int8[]) AS v(id, status, next, code, error, at, duration) \
+                 WHERE webhook_notifications.id = v.id",
+            )
+            .bind(chunk.iter().map(|(n, _)| n.id).collect::<Vec<_>>())
+            .bind(status)
+            .bind(chunk.iter().map(|(_, a)| a.next_attempt_us).collect::<Vec<_>>())
+            .bind(chunk.iter().map(|(_, a)| a.status_code).collect::<Vec<_>>())
+            .bind(chunk.iter().map(|(_, a)| a.error.as_deref()).collect::<Vec<_>>())
+            .bind(chunk.iter().map(|(_, a)| a.at_us).collect::<Vec<_>>())
+            .bind(chunk.iter().map(|(_, a)| a.duration_ms).collect::<Vec<_>>())
+            .execute(&mut **t)
+            .await?;
+            continue;
+        }
         let sql = format!(
             "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, \
              last_status_code = v.code, last_error = v.error, last_attempt_us = v.at, last_duration_ms = v.duration, updated_us = v.at \
@@ -330,8 +383,7 @@ async fn record_many(
         crate::on_tx!(&mut *tx, c => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             for (n, a) in padded(chunk) {
-                let status = if a.succeeded { "succeeded" } else if a.next_attempt_us.is_some() { "pending" } else { "failed" };
-                q = q.bind(n.id).bind(status).bind(a.next_attempt_us).bind(a.status_code).bind(&a.error).bind(a.at_us).bind(a.duration_ms);
+                q = q.bind(n.id).bind(a.status()).bind(a.next_attempt_us).bind(a.status_code).bind(&a.error).bind(a.at_us).bind(a.duration_ms);
             }
             q.execute(c).await.map(|_| ())?
         });
@@ -386,6 +438,19 @@ pub struct Attempt {
     pub succeeded: bool,
     /// Next attempt when it failed and retries remain; `None` ends in `failed`.
     pub next_attempt_us: Option<i64>,
+}
+
+impl Attempt {
+    /// The notification's delivery status after this attempt.
+    pub fn status(&self) -> &'static str {
+        if self.succeeded {
+            "succeeded"
+        } else if self.next_attempt_us.is_some() {
+            "pending"
+        } else {
+            "failed"
+        }
+    }
 }
 
 /// One recorded attempt.

@@ -520,6 +520,8 @@ async fn sim_and_serve_end_to_end() {
         .unwrap()
         .port();
     let ais_addr = format!("127.0.0.1:{ais_port}");
+    let sim_start =
+        boxtrack_core::time::format_micros(boxtrack_core::time::now_us() - 30 * 86_400_000_000);
     let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
         "sim",
         "--listen",
@@ -530,8 +532,11 @@ async fn sim_and_serve_end_to_end() {
         "60",
         "--speed",
         "1",
+        // a month before the real clock: the service stops shipments 56 days after their
+        // (virtual) arrival by the real clock, and a fixed start date long past had them
+        // stopped, now and then, before their rail leg came in
         "--start",
-        "2026-03-01T00:00:00Z",
+        &sim_start,
         "--faults",
         "5xx=0.15,429=0.05,malformed=0.03,slow=0.05:200",
         "--x12-ingest-url",

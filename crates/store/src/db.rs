@@ -143,16 +143,23 @@ impl Db {
                 // rows a statement's thread may run ahead of the reader (sqlx's default is
                 // 50): with fewer, a claim of 256 rows stalls the connection's thread once per
                 // row after the 50th, each time waiting for the reader to take one
-                .row_buffer_size(1024)
-                // no checkpoint inside a writer's commit: `checkpoints` copies the log into
-                // the database beside the writers (see there)
-                .pragma("wal_autocheckpoint", "0");
+                .row_buffer_size(1024);
+            // no checkpoint inside a writer's commit: `checkpoints` copies the log into the
+            // database beside the writers (see there); SQLite's own stays on where that task
+            // cannot run
+            let runtime = tokio::runtime::Handle::try_current().ok();
+            let opts = match runtime {
+                Some(_) => opts.pragma("wal_autocheckpoint", "0"),
+                None => opts,
+            };
             let pool = SqlitePoolOptions::new()
                 .max_connections(8)
                 .acquire_timeout(Duration::from_secs(10))
                 .connect_with(opts)
                 .await?;
-            tokio::spawn(checkpoints(pool.clone(), CHECKPOINT_EVERY));
+            if let Some(rt) = runtime {
+                rt.spawn(checkpoints(pool.clone(), CHECKPOINT_EVERY));
+            }
             Ok(Db::Sqlite(pool))
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let opts = PgConnectOptions::from_str(url)?;

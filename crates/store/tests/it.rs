@@ -78,6 +78,55 @@ async fn migrations_are_idempotent() {
     db.ping().await.unwrap();
 }
 
+/// SQLite's log is copied into the database file by the pool's own checkpoint task, not by
+/// a writer's commit: the commits below stay under SQLite's 1 000-page threshold, and commits
+/// run no checkpoint at all, yet the database file takes the rows.
+#[tokio::test]
+async fn sqlite_checkpoints_run_beside_the_writers() {
+    let dir = boxtrack_testkit::temp_dir("boxtrack-checkpoint");
+    let path = dir.join("c.db");
+    let db = Db::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    let Db::Sqlite(pool) = &db else {
+        unreachable!()
+    };
+    let auto: i64 = sqlx::query_scalar("PRAGMA wal_autocheckpoint")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(auto, 0, "no checkpoint inside a commit");
+    sqlx::query("CREATE TABLE scratch (x TEXT NOT NULL)")
+        .execute(pool)
+        .await
+        .unwrap();
+    let before = std::fs::metadata(&path).unwrap().len();
+    let row = "x".repeat(1000);
+    for _ in 0..10 {
+        let mut tx = pool.begin().await.unwrap();
+        for _ in 0..100 {
+            sqlx::query("INSERT INTO scratch (x) VALUES ($1)")
+                .bind(&row)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+        }
+        tx.commit().await.unwrap();
+    }
+    // ~1 MB written through the log; the checkpoint task moves it into the file
+    let mut size = before;
+    for _ in 0..600 {
+        size = std::fs::metadata(&path).unwrap().len();
+        if size >= before + 1_000_000 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(size >= before + 1_000_000, "{before} -> {size}");
+    db.close().await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// A delivery cycle stores a body only where none is stored yet, hands back the body another
 /// worker stored first, and later claims return the stored body; outcomes move the
 /// notification on.

@@ -246,12 +246,7 @@ async fn store_bodies(
             .bind(&ids)
             .fetch_all(&mut **t)
             .await?;
-            let mine: std::collections::HashMap<Uuid, &str> = rendered.iter().copied().collect();
-            out.extend(
-                stored
-                    .into_iter()
-                    .filter(|(id, body)| mine.get(id).is_some_and(|m| *m != body.as_str())),
-            );
+            out.extend(other_bodies(stored, rendered));
         }
         return Ok(out);
     }
@@ -282,14 +277,21 @@ async fn store_bodies(
             }
             q.fetch_all(t).await?
         });
-        let mine: std::collections::HashMap<Uuid, &str> = chunk.iter().copied().collect();
-        out.extend(
-            stored
-                .into_iter()
-                .filter(|(id, body)| mine.get(id).is_some_and(|m| *m != body.as_str())),
-        );
+        out.extend(other_bodies(stored, chunk));
     }
     Ok(out)
+}
+
+/// Of the `stored` bodies, those that differ from the ones `rendered` now: another worker
+/// stored them first, and they are what gets sent.
+fn other_bodies(
+    stored: Vec<(Uuid, String)>,
+    rendered: &[(Uuid, &str)],
+) -> impl Iterator<Item = (Uuid, String)> {
+    let mine: std::collections::HashMap<Uuid, &str> = rendered.iter().copied().collect();
+    stored
+        .into_iter()
+        .filter(move |(id, body)| mine.get(id).is_some_and(|m| *m != body.as_str()))
 }
 
 /// Gives claimed notifications back unattempted: their lease ends and they are due again at

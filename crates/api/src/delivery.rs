@@ -719,8 +719,9 @@ impl Deliverer {
     /// transaction holding whatever is waiting — bodies rendered since the last cycle (stored
     /// before their jobs go out), outcomes to record, and the claim of the next batch while
     /// fewer than [`WINDOW`] notifications are in flight. One cycle at a time on SQLite (one
-    /// writer), on a thread of its own ([`sqlite_lane_runtime`]); two on PostgreSQL, whose writers do not exclude each other and whose every
-    /// statement is a round trip. Returns how many attempts were recorded.
+    /// writer), on a thread of its own ([`sqlite_lane_runtime`]); two on PostgreSQL, whose
+    /// writers do not exclude each other and whose every statement is a round trip. Returns
+    /// how many attempts were recorded.
     async fn lane(&self, now_us: i64, mut io: LaneIo) -> Result<usize, boxtrack_store::StoreError> {
         let (lanes, runtime) = match self.db.backend() {
             boxtrack_store::Backend::Sqlite => (1, sqlite_lane_runtime()),

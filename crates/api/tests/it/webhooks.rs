@@ -301,13 +301,7 @@ async fn matching_events_become_notifications_in_the_same_transaction() {
     let n = &list["data"][0];
     assert_eq!(n["attributes"]["delivery_status"], "pending");
     assert_eq!(n["relationships"]["webhook"]["data"]["id"], hook_id);
-    let one = app
-        .get(
-            &format!("/v2/webhook_notifications/{}", n["id"].as_str().unwrap()),
-            Some(&key),
-        )
-        .await
-        .json();
+    let one = notification(&app, &key, n).await;
     assert_eq!(one["data"]["id"], n["id"]);
 
     // each notification points at its event-log entry
@@ -559,6 +553,19 @@ async fn subscribed_app(
     (app, key, seen, secret, db)
 }
 
+/// `GET /v2/webhook_notifications/{id}` of a notification as a list returned it.
+async fn notification(app: &TestApp, key: &str, listed: &serde_json::Value) -> serde_json::Value {
+    app.get(
+        &format!(
+            "/v2/webhook_notifications/{}",
+            listed["id"].as_str().unwrap()
+        ),
+        Some(key),
+    )
+    .await
+    .json()
+}
+
 fn deliverer(db: &boxtrack_store::Db, deactivate_after: i64) -> boxtrack_api::delivery::Deliverer {
     boxtrack_api::delivery::Deliverer::new(
         db.clone(),
@@ -642,16 +649,7 @@ async fn notifications_are_delivered_signed_with_their_resources() {
         .await
         .json();
     assert_eq!(list["meta"]["total"].as_u64().unwrap() as usize, made);
-    let one = app
-        .get(
-            &format!(
-                "/v2/webhook_notifications/{}",
-                list["data"][0]["id"].as_str().unwrap()
-            ),
-            Some(&key),
-        )
-        .await
-        .json();
+    let one = notification(&app, &key, &list["data"][0]).await;
     assert_eq!(
         one["data"]["attributes"]["delivery_attempts"][0]["status_code"],
         200
@@ -704,16 +702,7 @@ async fn failures_retry_twelve_times_with_the_same_id_then_fail_and_deactivate()
     assert_eq!(n["data"][0]["attributes"]["last_status_code"], 500);
     // every attempt listed once, oldest first (the latest is kept in the notification's row,
     // the earlier ones in attempt rows)
-    let one = app
-        .get(
-            &format!(
-                "/v2/webhook_notifications/{}",
-                n["data"][0]["id"].as_str().unwrap()
-            ),
-            Some(&key),
-        )
-        .await
-        .json();
+    let one = notification(&app, &key, &n["data"][0]).await;
     let attempts = one["data"]["attributes"]["delivery_attempts"]
         .as_array()
         .unwrap();

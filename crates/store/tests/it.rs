@@ -255,3 +255,64 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     assert_eq!(retried.claimed[0].body.as_deref(), Some("first"));
     assert_eq!(notifications::attempts(&db, n.id).await.unwrap().len(), 1);
 }
+
+/// On PostgreSQL the claim probes the claimed ids through the primary key and never scans the
+/// whole outbox, however many analyzed rows it holds (with `id IN (subquery)` the planner
+/// chose a hash semi-join over a sequential scan of every notification ever written).
+#[tokio::test]
+async fn postgres_claims_never_scan_the_whole_outbox() {
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    let Db::Postgres(pool) = &db else {
+        return; // SQLite plans `IN (subquery)` as primary-key probes already
+    };
+    db.migrate().await.unwrap();
+    let (account, _, _) = boxtrack_store::accounts::create(
+        &db,
+        boxtrack_store::accounts::NewAccount {
+            name: "plan".into(),
+            plan: boxtrack_core::plan::Plan::Standard,
+            entitlements: vec![],
+            rate_limits: boxtrack_core::ratelimit::Limits::default(),
+        },
+    )
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, created_us, updated_us) \
+         SELECT gen_random_uuid(), $1, gen_random_uuid(), gen_random_uuid(), g, 'tracking_request.succeeded', 'tracking_request', gen_random_uuid(), \
+                'pending', 0, g, g, g FROM generate_series(1, 20000) AS g",
+    )
+    .bind(account.id)
+    .execute(pool)
+    .await
+    .unwrap();
+    sqlx::query("ANALYZE webhook_notifications")
+        .execute(pool)
+        .await
+        .unwrap();
+    let sql = boxtrack_store::notifications::claim_statement(boxtrack_store::Backend::Postgres);
+    let mut tx = pool.begin().await.unwrap();
+    // as the claim runs it
+    sqlx::query("SET LOCAL plan_cache_mode = force_generic_plan")
+        .execute(&mut *tx)
+        .await
+        .unwrap();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "PREPARE claim(bigint, bigint, bigint) AS {sql}"
+    )))
+    .execute(&mut *tx)
+    .await
+    .unwrap();
+    let plan: Vec<String> = sqlx::query_scalar("EXPLAIN EXECUTE claim(30000, 256, 90000)")
+        .fetch_all(&mut *tx)
+        .await
+        .unwrap();
+    let plan = plan.join("\n");
+    assert!(
+        !plan.contains("Seq Scan on webhook_notifications"),
+        "the claim scans the whole outbox:\n{plan}"
+    );
+    assert!(plan.contains("webhook_notifications_pkey"), "{plan}");
+    tx.rollback().await.unwrap();
+}

@@ -121,7 +121,7 @@ async fn subjects_db(n: usize, now: i64) -> Res<(Db, boxtrack_testkit::TestDatab
                 };
                 let id = Uuid::now_v7();
                 let id = match &db {
-                    Db::Sqlite(_) => format!("X'{}'", id.simple()),
+                    Db::Sqlite(..) => format!("X'{}'", id.simple()),
                     Db::Postgres(_) => format!("'{id}'"),
                 };
                 format!(

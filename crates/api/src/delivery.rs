@@ -413,11 +413,37 @@ struct Prepared {
     to_store: Vec<usize>,
 }
 
+/// How the attempts a cycle recorded ended.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    succeeded: u64,
+    retrying: u64,
+    failed: u64,
+}
+
+impl Tally {
+    fn of(done: &[Attempted]) -> Tally {
+        let mut t = Tally::default();
+        for (_, a) in done {
+            match (a.succeeded, a.next_attempt_us.is_some()) {
+                (true, _) => t.succeeded += 1,
+                (false, true) => t.retrying += 1,
+                (false, false) => t.failed += 1,
+            }
+        }
+        t
+    }
+
+    fn total(&self) -> usize {
+        (self.succeeded + self.retrying + self.failed) as usize
+    }
+}
+
 /// A finished cycle: what it wrote and read, and the inputs it was given.
 struct Cycled {
     out: boxtrack_store::notifications::CycleDone,
     prepared: Vec<Prepared>,
-    attempted: Vec<Attempted>,
+    recorded: Tally,
     deferred: usize,
     claim: bool,
 }
@@ -429,39 +455,6 @@ struct LaneIo {
     prepared: tokio::sync::mpsc::Receiver<Prepared>,
     jobs: tokio::sync::mpsc::Sender<Job>,
     done: tokio::sync::mpsc::Receiver<Outcome>,
-}
-
-/// The thread that runs the delivery lane's cycles on SQLite, with a runtime of its own.
-///
-/// A cycle waits on the database several times (begin, each statement, commit), and on the
-/// service's runtime each wake-up queues behind the request tasks of up to [`WINDOW`]
-/// deliveries; on SQLite, where cycles run one at a time, that queueing was most of the
-/// lane's time. On its own thread a cycle continues as soon as SQLite answers. One thread per
-/// process, started on first use; `None` (cycles then run on the caller's runtime) if it
-/// cannot be started. Not used for PostgreSQL, whose connections belong to the runtime that
-/// opened them.
-fn sqlite_lane_runtime() -> Option<&'static tokio::runtime::Handle> {
-    static LANE: std::sync::OnceLock<Option<tokio::runtime::Handle>> = std::sync::OnceLock::new();
-    LANE.get_or_init(|| {
-        let started = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .and_then(|rt| {
-                let handle = rt.handle().clone();
-                std::thread::Builder::new()
-                    .name("delivery-lane".into())
-                    .spawn(move || rt.block_on(std::future::pending::<()>()))
-                    .map(|_| handle)
-            });
-        match started {
-            Ok(handle) => Some(handle),
-            Err(e) => {
-                tracing::warn!(error = %e, "no thread for the delivery lane; cycles share the runtime");
-                None
-            }
-        }
-    })
-    .as_ref()
 }
 
 /// Delivers due webhook notifications.
@@ -641,21 +634,15 @@ impl Deliverer {
     }
 
     /// Counts recorded outcomes in the metrics and reports deactivations.
-    fn count(&self, done: &[Attempted], deactivated: &[uuid::Uuid]) {
+    fn count(&self, done: Tally, deactivated: &[uuid::Uuid]) {
         for hook in deactivated {
             self.metrics.record_deactivation();
             tracing::warn!(webhook.id = %hook, "webhook deactivated after repeated delivery failures");
         }
-        let succeeded = done.iter().filter(|(_, a)| a.succeeded).count() as u64;
-        let retrying = done
-            .iter()
-            .filter(|(_, a)| !a.succeeded && a.next_attempt_us.is_some())
-            .count() as u64;
-        let failed = done.len() as u64 - succeeded - retrying;
         for (outcome, n) in [
-            ("succeeded", succeeded),
-            ("retrying", retrying),
-            ("failed", failed),
+            ("succeeded", done.succeeded),
+            ("retrying", done.retrying),
+            ("failed", done.failed),
         ] {
             if n > 0 {
                 self.metrics.record_deliveries(outcome, n);
@@ -673,13 +660,14 @@ impl Deliverer {
         claim: bool,
     ) -> Result<Cycled, boxtrack_store::StoreError> {
         use boxtrack_store::notifications::{self, Claim, Cycle};
-        let bodies: Vec<(uuid::Uuid, &str)> = prepared
+        // the bodies are shared with the jobs, not copied
+        let bodies: Vec<(uuid::Uuid, axum::body::Bytes)> = prepared
             .iter()
             .flat_map(|p| {
                 p.to_store
                     .iter()
                     .filter_map(|&i| p.jobs.get(i))
-                    .filter_map(|j| Some((j.row.id, std::str::from_utf8(&j.body).ok()?)))
+                    .map(|j| (j.row.id, j.body.clone()))
             })
             .collect();
         let mut attempted = Vec::with_capacity(done.len());
@@ -690,12 +678,14 @@ impl Deliverer {
                 Outcome::Deferred { id, until_us } => deferred.push((id, until_us)),
             }
         }
+        let recorded = Tally::of(&attempted);
+        let n_deferred = deferred.len();
         let out = notifications::cycle(
             &self.db,
-            &Cycle {
-                bodies: &bodies,
-                done: &attempted,
-                deferred: &deferred,
+            Cycle {
+                bodies,
+                done: attempted,
+                deferred,
                 claim: claim.then_some(Claim {
                     now_us,
                     lease_us: LEASE_US,
@@ -705,12 +695,11 @@ impl Deliverer {
             },
         )
         .await?;
-        drop(bodies);
         Ok(Cycled {
             out,
             prepared,
-            attempted,
-            deferred: deferred.len(),
+            recorded,
+            deferred: n_deferred,
             claim,
         })
     }
@@ -719,13 +708,13 @@ impl Deliverer {
     /// transaction holding whatever is waiting — bodies rendered since the last cycle (stored
     /// before their jobs go out), outcomes to record, and the claim of the next batch while
     /// fewer than [`WINDOW`] notifications are in flight. One cycle at a time on SQLite (one
-    /// writer), on a thread of its own ([`sqlite_lane_runtime`]); two on PostgreSQL, whose
-    /// writers do not exclude each other and whose every statement is a round trip. Returns
-    /// how many attempts were recorded.
+    /// writer; the store runs each cycle in one blocking call on the database's own writer
+    /// connection); two on PostgreSQL, whose writers do not exclude each other and whose every
+    /// statement is a round trip. Returns how many attempts were recorded.
     async fn lane(&self, now_us: i64, mut io: LaneIo) -> Result<usize, boxtrack_store::StoreError> {
-        let (lanes, runtime) = match self.db.backend() {
-            boxtrack_store::Backend::Sqlite => (1, sqlite_lane_runtime()),
-            boxtrack_store::Backend::Postgres => (2, None),
+        let lanes = match self.db.backend() {
+            boxtrack_store::Backend::Sqlite => 1,
+            boxtrack_store::Backend::Postgres => 2,
         };
         let mut cycles: tokio::task::JoinSet<Result<Cycled, boxtrack_store::StoreError>> =
             tokio::task::JoinSet::new();
@@ -756,11 +745,7 @@ impl Deliverer {
                 claiming |= claim;
                 let me = self.clone();
                 let (p, d) = (std::mem::take(&mut prepared), std::mem::take(&mut done));
-                let cycle = async move { me.cycle(now_us, p, d, claim).await };
-                match runtime {
-                    Some(rt) => cycles.spawn_on(cycle, rt),
-                    None => cycles.spawn(cycle),
-                };
+                cycles.spawn(async move { me.cycle(now_us, p, d, claim).await });
                 continue;
             }
             if cycles.is_empty()
@@ -780,10 +765,10 @@ impl Deliverer {
                             continue;
                         }
                     };
-                    let Cycled { mut out, prepared: sent, attempted, deferred, claim } = c;
-                    self.count(&attempted, &out.deactivated);
-                    recorded += attempted.len();
-                    in_flight -= attempted.len() + deferred;
+                    let Cycled { mut out, prepared: sent, recorded: tally, deferred, claim } = c;
+                    self.count(tally, &out.deactivated);
+                    recorded += tally.total();
+                    in_flight -= tally.total() + deferred;
                     for p in sent {
                         for mut job in p.jobs {
                             if let Some(b) = out.stored_before.remove(&job.row.id) {

@@ -12,8 +12,12 @@ use crate::{Result, StoreError};
 /// A pool on the configured backend.
 #[derive(Clone, Debug)]
 pub enum Db {
-    /// The embedded default.
-    Sqlite(SqlitePool),
+    /// The embedded default: a pool, and the connection delivery cycles write through
+    /// (see [`crate::notifications::cycle`]).
+    Sqlite(
+        SqlitePool,
+        std::sync::Arc<crate::sqlite_writer::SqliteWriter>,
+    ),
     /// PostgreSQL for several processes.
     Postgres(PgPool),
 }
@@ -43,7 +47,7 @@ pub enum Tx {
 macro_rules! on_db {
     ($db:expr, $pool:ident => $body:expr) => {
         match $db {
-            $crate::Db::Sqlite($pool) => $body,
+            $crate::Db::Sqlite($pool, _) => $body,
             $crate::Db::Postgres($pool) => $body,
         }
     };
@@ -152,6 +156,10 @@ impl Db {
                 Some(_) => opts.pragma("wal_autocheckpoint", "0"),
                 None => opts,
             };
+            let writer = crate::sqlite_writer::SqliteWriter::new(
+                opts.get_filename().to_path_buf(),
+                runtime.is_none(),
+            );
             let pool = SqlitePoolOptions::new()
                 .max_connections(8)
                 .acquire_timeout(Duration::from_secs(10))
@@ -160,7 +168,7 @@ impl Db {
             if let Some(rt) = runtime {
                 rt.spawn(checkpoints(pool.clone(), CHECKPOINT_EVERY));
             }
-            Ok(Db::Sqlite(pool))
+            Ok(Db::Sqlite(pool, std::sync::Arc::new(writer)))
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let opts = PgConnectOptions::from_str(url)?;
             let pool = PgPoolOptions::new()
@@ -177,7 +185,7 @@ impl Db {
     /// Which backend this pool talks to.
     pub fn backend(&self) -> Backend {
         match self {
-            Db::Sqlite(_) => Backend::Sqlite,
+            Db::Sqlite(..) => Backend::Sqlite,
             Db::Postgres(_) => Backend::Postgres,
         }
     }
@@ -185,7 +193,7 @@ impl Db {
     /// Applies every pending migration of this backend.
     pub async fn migrate(&self) -> Result<()> {
         match self {
-            Db::Sqlite(p) => sqlx::migrate!("./migrations/sqlite").run(p).await?,
+            Db::Sqlite(p, _) => sqlx::migrate!("./migrations/sqlite").run(p).await?,
             Db::Postgres(p) => sqlx::migrate!("./migrations/postgres").run(p).await?,
         }
         Ok(())
@@ -200,7 +208,7 @@ impl Db {
     /// Starts a write transaction.
     pub async fn begin(&self) -> Result<Tx> {
         Ok(match self {
-            Db::Sqlite(p) => Tx::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
+            Db::Sqlite(p, _) => Tx::Sqlite(p.begin_with("BEGIN IMMEDIATE").await?),
             Db::Postgres(p) => Tx::Postgres(p.begin().await?),
         })
     }

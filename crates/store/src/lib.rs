@@ -19,6 +19,7 @@ pub mod ratelimit;
 pub mod reads;
 pub mod sandbox;
 mod sql;
+pub mod sqlite_writer;
 pub mod subjects;
 pub mod tracking;
 pub mod webhooks;
@@ -65,6 +66,12 @@ pub enum StoreError {
     /// Any other database error.
     #[error("database error: {0}")]
     Sqlx(#[from] sqlx::Error),
+    /// An error of the SQLite writer connection (see [`sqlite_writer`]).
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The thread running a SQLite write stopped before it finished (a panic).
+    #[error("the database writer stopped: {0}")]
+    Writer(String),
 }
 
 /// Result alias for the storage layer.

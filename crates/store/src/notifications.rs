@@ -4,7 +4,6 @@ use boxtrack_core::paging::{Key, Page};
 use uuid::Uuid;
 
 use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
-use crate::sql::{MAX_ROWS, Marks, padded, padded_len};
 use crate::{Db, Result, on_db};
 
 /// A stored notification.
@@ -114,14 +113,14 @@ pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Notificat
 /// What one delivery cycle writes, in one transaction: bodies rendered since the last cycle,
 /// outcomes of attempts made since, and (when `claim` is set) the claim of the next batch.
 #[derive(Debug, Default)]
-pub struct Cycle<'a> {
-    /// Rendered bodies to store where none is stored yet.
-    pub bodies: &'a [(Uuid, &'a str)],
+pub struct Cycle {
+    /// Rendered bodies (UTF-8 JSON) to store where none is stored yet.
+    pub bodies: Vec<(Uuid, bytes::Bytes)>,
     /// Attempts to record.
-    pub done: &'a [(NotificationRow, Attempt)],
+    pub done: Vec<(NotificationRow, Attempt)>,
     /// Notifications given back unattempted (their webhook had no free slot in time), each
     /// due again at the given time; the attempt count is unchanged.
-    pub deferred: &'a [(Uuid, i64)],
+    pub deferred: Vec<(Uuid, i64)>,
     /// Claim up to this many notifications due then, with this lease.
     pub claim: Option<Claim>,
     /// A webhook reaching this many failures in a row is set inactive.
@@ -153,31 +152,53 @@ pub struct CycleDone {
 
 /// Runs one delivery cycle in one transaction (see [`Cycle`]): one commit for what would
 /// otherwise be three, so pages touched by recording and by claiming are written once.
-pub async fn cycle(db: &Db, work: &Cycle<'_>) -> Result<CycleDone> {
-    let mut out = CycleDone::default();
+///
+/// On SQLite the cycle runs on the database's own writer connection, driven directly on a
+/// blocking thread (see `sqlite_writer`); on PostgreSQL through the pool.
+pub async fn cycle(db: &Db, work: Cycle) -> Result<CycleDone> {
     if work.bodies.is_empty()
         && work.done.is_empty()
         && work.deferred.is_empty()
         && work.claim.is_none()
     {
-        return Ok(out);
+        return Ok(CycleDone::default());
     }
-    let mut tx = db.begin().await?;
-    let backend = db.backend();
+    let pool = match db {
+        Db::Sqlite(_, writer) => {
+            let writer = writer.clone();
+            return tokio::task::spawn_blocking(move || writer.cycle(&work))
+                .await
+                .map_err(|e| crate::StoreError::Writer(e.to_string()))?;
+        }
+        Db::Postgres(pool) => pool,
+    };
+    let mut tx = pool.begin().await?;
+    let mut out = CycleDone::default();
     if !work.bodies.is_empty() {
-        out.stored_before = store_bodies(&mut tx, backend, work.bodies).await?;
+        out.stored_before = store_bodies(&mut tx, &work.bodies).await?;
     }
     if !work.done.is_empty() {
-        out.deactivated = record_many(&mut tx, backend, work.done, work.deactivate_after).await?;
+        out.deactivated = record_many(&mut tx, &work.done, work.deactivate_after).await?;
     }
     if !work.deferred.is_empty() {
-        defer(&mut tx, backend, work.deferred).await?;
+        defer(&mut tx, &work.deferred).await?;
     }
     if let Some(claim) = work.claim {
-        out.claimed = claim_due(&mut tx, backend, claim).await?;
+        out.claimed = claim_due(&mut tx, claim).await?;
     }
     tx.commit().await?;
     Ok(out)
+}
+
+/// A PostgreSQL transaction of the delivery path.
+type PgTx = sqlx::Transaction<'static, sqlx::Postgres>;
+
+/// A rendered body as the text it is stored as.
+pub(crate) fn body_text(b: &bytes::Bytes) -> Result<&str> {
+    std::str::from_utf8(b).map_err(|e| crate::StoreError::Corrupt {
+        what: "rendered webhook body",
+        detail: e.to_string(),
+    })
 }
 
 /// A claimed notification and its stored body (`None` until first rendered).
@@ -209,93 +230,68 @@ pub fn claim_statement(backend: crate::Backend) -> String {
 }
 
 /// Claims up to `limit` pending notifications due at `now` with a lease, in one statement
-/// that also returns their stored bodies (`FOR UPDATE SKIP LOCKED` on PostgreSQL, so several
-/// workers share the work). The lease also moves the next attempt to its end, so rows in
-/// flight leave the due range of the index (later claims do not step over them) and come back
-/// by themselves if the worker dies before recording the attempt.
-async fn claim_due(tx: &mut crate::Tx, backend: crate::Backend, c: Claim) -> Result<Vec<Claimed>> {
-    let sql = claim_statement(backend);
-    if backend == crate::Backend::Postgres {
-        // A custom plan (PostgreSQL's first five per connection) trusts the row estimate of
-        // the last ANALYZE; after a burst of new notifications that is far too low, and the
-        // planner reads and sorts every due row to keep 256. The generic plan walks the due
-        // index in order and stops at the limit, whatever the statistics say.
-        crate::on_tx!(&mut *tx, t => sqlx::query("SET LOCAL plan_cache_mode = force_generic_plan").execute(t).await.map(|_| ())?);
-    }
-    let mut rows: Vec<Claimed> = crate::on_tx!(tx, t => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(c.now_us).bind(c.limit).bind(c.now_us + c.lease_us).fetch_all(t).await?);
+/// that also returns their stored bodies (`FOR UPDATE SKIP LOCKED`, so several workers share
+/// the work). The lease also moves the next attempt to its end, so rows in flight leave the
+/// due range of the index (later claims do not step over them) and come back by themselves if
+/// the worker dies before recording the attempt.
+async fn claim_due(tx: &mut PgTx, c: Claim) -> Result<Vec<Claimed>> {
+    // A custom plan (PostgreSQL's first five per connection) trusts the row estimate of the
+    // last ANALYZE; after a burst of new notifications that is far too low, and the planner
+    // reads and sorts every due row to keep 256. The generic plan walks the due index in
+    // order and stops at the limit, whatever the statistics say.
+    sqlx::query("SET LOCAL plan_cache_mode = force_generic_plan")
+        .execute(&mut **tx)
+        .await?;
+    let sql = claim_statement(crate::Backend::Postgres);
+    let mut rows: Vec<Claimed> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(c.now_us)
+        .bind(c.limit)
+        .bind(c.now_us + c.lease_us)
+        .fetch_all(&mut **tx)
+        .await?;
     rows.sort_by_key(|c| (c.row.next_attempt_us, c.row.seq));
     Ok(rows)
 }
 
-/// Stores rendered bodies where none is stored yet (one statement per [`MAX_ROWS`]) and
-/// returns the bodies another worker stored first that differ from the ones given (the stored
-/// ones win, so every attempt sends the same bytes). Only a chunk that did not insert every
-/// row is read back, which is rare: two workers render the same notification only when a
-/// lease ran out.
+/// Stores rendered bodies where none is stored yet, in one statement with an array per
+/// column, and returns the bodies another worker stored first that differ from the ones given
+/// (the stored ones win, so every attempt sends the same bytes). They are read back only when
+/// the statement did not insert every row, which is rare: two workers render the same
+/// notification only when a lease ran out.
 async fn store_bodies(
-    tx: &mut crate::Tx,
-    backend: crate::Backend,
-    rendered: &[(Uuid, &str)],
+    tx: &mut PgTx,
+    rendered: &[(Uuid, bytes::Bytes)],
 ) -> Result<std::collections::HashMap<Uuid, String>> {
+    let rendered: Vec<(Uuid, &str)> = rendered
+        .iter()
+        .map(|(id, b)| Ok((*id, body_text(b)?)))
+        .collect::<Result<_>>()?;
+    let ids: Vec<Uuid> = rendered.iter().map(|(id, _)| *id).collect();
+    let bodies: Vec<&str> = rendered.iter().map(|(_, b)| *b).collect();
+    let inserted = sqlx::query(
+        "INSERT INTO webhook_bodies (notification_id, body) SELECT * FROM unnest($1::uuid[], $2::text[]) ON CONFLICT (notification_id) DO NOTHING",
+    )
+    .bind(&ids)
+    .bind(&bodies)
+    .execute(&mut **tx)
+    .await?
+    .rows_affected();
     let mut out = std::collections::HashMap::new();
-    if let crate::Tx::Postgres(t) = tx {
-        // one statement with two array parameters, whatever the count
-        let ids: Vec<Uuid> = rendered.iter().map(|(id, _)| *id).collect();
-        let bodies: Vec<&str> = rendered.iter().map(|(_, b)| *b).collect();
-        let inserted = sqlx::query(
-            "INSERT INTO webhook_bodies (notification_id, body) SELECT * FROM unnest($1::uuid[], $2::text[]) ON CONFLICT (notification_id) DO NOTHING",
+    if inserted < rendered.len() as u64 {
+        let stored: Vec<(Uuid, String)> = sqlx::query_as(
+            "SELECT notification_id, body FROM webhook_bodies WHERE notification_id = ANY($1)",
         )
         .bind(&ids)
-        .bind(&bodies)
-        .execute(&mut **t)
-        .await?
-        .rows_affected();
-        if inserted < rendered.len() as u64 {
-            let stored: Vec<(Uuid, String)> = sqlx::query_as(
-                "SELECT notification_id, body FROM webhook_bodies WHERE notification_id = ANY($1)",
-            )
-            .bind(&ids)
-            .fetch_all(&mut **t)
-            .await?;
-            out.extend(other_bodies(stored, rendered));
-        }
-        return Ok(out);
-    }
-    for chunk in rendered.chunks(MAX_ROWS) {
-        let sql = format!(
-            "INSERT INTO webhook_bodies (notification_id, body) VALUES {} ON CONFLICT (notification_id) DO NOTHING",
-            Marks::new(backend).rows(padded_len(chunk.len()), 2)
-        );
-        // the padding repeats the last row, which conflicts with itself and is not counted
-        let inserted = crate::on_tx!(&mut *tx, t => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for (id, body) in padded(chunk) {
-                q = q.bind(*id).bind(*body);
-            }
-            q.execute(t).await?.rows_affected()
-        });
-        if inserted == chunk.len() as u64 {
-            continue;
-        }
-        let sql = format!(
-            "SELECT notification_id, body FROM webhook_bodies WHERE notification_id IN ({})",
-            Marks::new(backend).list(chunk.len())
-        );
-        let stored: Vec<(Uuid, String)> = crate::on_tx!(&mut *tx, t => {
-            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
-            for (id, _) in chunk {
-                q = q.bind(*id);
-            }
-            q.fetch_all(t).await?
-        });
-        out.extend(other_bodies(stored, chunk));
+        .fetch_all(&mut **tx)
+        .await?;
+        out.extend(other_bodies(stored, &rendered));
     }
     Ok(out)
 }
 
 /// Of the `stored` bodies, those that differ from the ones `rendered` now: another worker
 /// stored them first, and they are what gets sent.
-fn other_bodies(
+pub(crate) fn other_bodies(
     stored: Vec<(Uuid, String)>,
     rendered: &[(Uuid, &str)],
 ) -> impl Iterator<Item = (Uuid, String)> {
@@ -307,101 +303,30 @@ fn other_bodies(
 
 /// Gives claimed notifications back unattempted: their lease ends and they are due again at
 /// the given time.
-async fn defer(tx: &mut crate::Tx, backend: crate::Backend, rows: &[(Uuid, i64)]) -> Result<()> {
-    for chunk in rows.chunks(MAX_ROWS) {
-        let sql = format!(
-            "UPDATE webhook_notifications SET next_attempt_us = v.next, locked_until_us = NULL \
-             FROM (SELECT column1 AS id, column2 AS next FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id",
-            Marks::new(backend).rows(padded_len(chunk.len()), 2)
-        );
-        crate::on_tx!(&mut *tx, c => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for (id, next) in padded(chunk) {
-                q = q.bind(*id).bind(*next);
-            }
-            q.execute(c).await.map(|_| ())?
-        });
-    }
+async fn defer(tx: &mut PgTx, rows: &[(Uuid, i64)]) -> Result<()> {
+    sqlx::query(
+        "UPDATE webhook_notifications SET next_attempt_us = v.next, locked_until_us = NULL \
+         FROM unnest($1::uuid[], $2::int8[]) AS v(id, next) WHERE webhook_notifications.id = v.id",
+    )
+    .bind(rows.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, next)| *next).collect::<Vec<_>>())
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
-/// Records attempts: notification states, and each webhook's run of failures (a webhook
-/// reaching `deactivate_after` is set inactive). Returns the webhooks deactivated now.
-///
-/// A notification's latest attempt is kept in its own row, which every attempt rewrites
-/// anyway; the one a retried notification still holds moves to `webhook_attempts` first. So a
-/// first attempt adds no row: one statement per chunk, not two.
-async fn record_many(
-    tx: &mut crate::Tx,
-    backend: crate::Backend,
+/// Sets a webhook's run of failures to `$2` (after a success, 0) unless it is that already.
+pub(crate) const SET_FAILURES: &str = "UPDATE webhooks SET consecutive_failures = $2 WHERE id = $1 AND consecutive_failures <> $2 RETURNING consecutive_failures";
+/// Adds `$2` failures to a webhook's run.
+pub(crate) const ADD_FAILURES: &str = "UPDATE webhooks SET consecutive_failures = consecutive_failures + $2 WHERE id = $1 RETURNING consecutive_failures";
+/// Sets a webhook inactive after repeated failures, at `$2`.
+pub(crate) const DEACTIVATE: &str = "UPDATE webhooks SET active = FALSE, deactivated_reason = 'repeated_delivery_failures', updated_us = $2 WHERE id = $1 AND active = TRUE";
+
+/// Each webhook's run of failures after these attempts, in attempt order: whether a success
+/// reset it, and the failures since (the last success, or the start).
+pub(crate) fn failure_runs(
     done: &[(NotificationRow, Attempt)],
-    deactivate_after: i64,
-) -> Result<Vec<Uuid>> {
-    // PostgreSQL takes each column as one array parameter, so it needs no chunks
-    let rows = match backend {
-        crate::Backend::Sqlite => MAX_ROWS,
-        crate::Backend::Postgres => done.len().max(1),
-    };
-    for chunk in done.chunks(rows) {
-        let retried: Vec<(Uuid, Uuid)> = chunk
-            .iter()
-            .filter(|(n, _)| n.attempts > 0)
-            .map(|(n, _)| (n.id, Uuid::now_v7()))
-            .collect();
-        if !retried.is_empty() {
-            // rows from before the latest attempt was kept in the row have none to move
-            let sql = format!(
-                "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error) \
-                 SELECT n.id, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error \
-                 FROM webhook_notifications n JOIN (SELECT column1 AS notification_id, column2 AS attempt_id FROM (VALUES {}) AS t) AS v \
-                 ON n.id = v.notification_id WHERE n.last_attempt_us IS NOT NULL",
-                // not padded: a repeated row would insert the same attempt twice
-                Marks::new(backend).rows(retried.len(), 2)
-            );
-            crate::on_tx!(&mut *tx, c => {
-                let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-                for (id, attempt_id) in &retried {
-                    q = q.bind(*id).bind(*attempt_id);
-                }
-                q.execute(c).await.map(|_| ())?
-            });
-        }
-        if let crate::Tx::Postgres(t) = &mut *tx {
-            // one statement with an array per column, not a VALUES list of 7 parameters a row
-            let status: Vec<&str> = chunk.iter().map(|(_, a)| a.status()).collect();
-            sqlx::query(
-                "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, \
-                 last_status_code = v.code, last_error = v.error, last_attempt_us = v.at, last_duration_ms = v.duration, updated_us = v.at \
-                 FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::int8[], $7::int8[]) AS v(id, status, next, code, error, at, duration) \
-                 WHERE webhook_notifications.id = v.id",
-            )
-            .bind(chunk.iter().map(|(n, _)| n.id).collect::<Vec<_>>())
-            .bind(status)
-            .bind(chunk.iter().map(|(_, a)| a.next_attempt_us).collect::<Vec<_>>())
-            .bind(chunk.iter().map(|(_, a)| a.status_code).collect::<Vec<_>>())
-            .bind(chunk.iter().map(|(_, a)| a.error.as_deref()).collect::<Vec<_>>())
-            .bind(chunk.iter().map(|(_, a)| a.at_us).collect::<Vec<_>>())
-            .bind(chunk.iter().map(|(_, a)| a.duration_ms).collect::<Vec<_>>())
-            .execute(&mut **t)
-            .await?;
-            continue;
-        }
-        let sql = format!(
-            "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, \
-             last_status_code = v.code, last_error = v.error, last_attempt_us = v.at, last_duration_ms = v.duration, updated_us = v.at \
-             FROM (SELECT column1 AS id, column2 AS status, column3 AS next, column4 AS code, column5 AS error, column6 AS at, column7 AS duration FROM (VALUES {}) AS t) AS v \
-             WHERE webhook_notifications.id = v.id",
-            Marks::new(backend).rows(padded_len(chunk.len()), 7)
-        );
-        crate::on_tx!(&mut *tx, c => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for (n, a) in padded(chunk) {
-                q = q.bind(n.id).bind(a.status()).bind(a.next_attempt_us).bind(a.status_code).bind(&a.error).bind(a.at_us).bind(a.duration_ms);
-            }
-            q.execute(c).await.map(|_| ())?
-        });
-    }
-    // failure runs per webhook, in attempt order
+) -> std::collections::BTreeMap<Uuid, (bool, i64)> {
     let mut runs: std::collections::BTreeMap<Uuid, (bool, i64)> = std::collections::BTreeMap::new();
     for (n, a) in done {
         let e = runs.entry(n.webhook_id).or_insert((false, 0));
@@ -411,23 +336,70 @@ async fn record_many(
             e.1 += 1;
         }
     }
-    let mut deactivated = Vec::new();
+    runs.retain(|_, (reset, failures)| *reset || *failures > 0);
+    runs
+}
+
+/// Records attempts: notification states, and each webhook's run of failures (a webhook
+/// reaching `deactivate_after` is set inactive). Returns the webhooks deactivated now.
+///
+/// A notification's latest attempt is kept in its own row, which every attempt rewrites
+/// anyway; the one a retried notification still holds moves to `webhook_attempts` first. So a
+/// first attempt adds no row. Each statement takes one array parameter per column.
+async fn record_many(
+    tx: &mut PgTx,
+    done: &[(NotificationRow, Attempt)],
+    deactivate_after: i64,
+) -> Result<Vec<Uuid>> {
+    let retried: Vec<(Uuid, Uuid)> = done
+        .iter()
+        .filter(|(n, _)| n.attempts > 0)
+        .map(|(n, _)| (n.id, Uuid::now_v7()))
+        .collect();
+    if !retried.is_empty() {
+        // rows from before the latest attempt was kept in the row have none to move
+        sqlx::query(
+            "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error) \
+             SELECT n.id, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error \
+             FROM webhook_notifications n JOIN unnest($1::uuid[], $2::uuid[]) AS v(notification_id, attempt_id) \
+             ON n.id = v.notification_id WHERE n.last_attempt_us IS NOT NULL",
+        )
+        .bind(retried.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+        .bind(retried.iter().map(|(_, a)| *a).collect::<Vec<_>>())
+        .execute(&mut **tx)
+        .await?;
+    }
+    sqlx::query(
+        "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, \
+         last_status_code = v.code, last_error = v.error, last_attempt_us = v.at, last_duration_ms = v.duration, updated_us = v.at \
+         FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::int8[], $7::int8[]) AS v(id, status, next, code, error, at, duration) \
+         WHERE webhook_notifications.id = v.id",
+    )
+    .bind(done.iter().map(|(n, _)| n.id).collect::<Vec<_>>())
+    .bind(done.iter().map(|(_, a)| a.status()).collect::<Vec<_>>())
+    .bind(done.iter().map(|(_, a)| a.next_attempt_us).collect::<Vec<_>>())
+    .bind(done.iter().map(|(_, a)| a.status_code).collect::<Vec<_>>())
+    .bind(done.iter().map(|(_, a)| a.error.as_deref()).collect::<Vec<_>>())
+    .bind(done.iter().map(|(_, a)| a.at_us).collect::<Vec<_>>())
+    .bind(done.iter().map(|(_, a)| a.duration_ms).collect::<Vec<_>>())
+    .execute(&mut **tx)
+    .await?;
     let at_us = done.first().map_or(0, |(_, a)| a.at_us);
-    for (hook, (reset, failures)) in runs {
-        if !reset && failures == 0 {
-            continue;
-        }
-        let total: Option<i64> = if reset {
-            crate::on_tx!(&mut *tx, c => sqlx::query_scalar("UPDATE webhooks SET consecutive_failures = $2 WHERE id = $1 AND consecutive_failures <> $2 RETURNING consecutive_failures")
-                .bind(hook).bind(failures).fetch_optional(c).await?)
-        } else {
-            crate::on_tx!(&mut *tx, c => sqlx::query_scalar("UPDATE webhooks SET consecutive_failures = consecutive_failures + $2 WHERE id = $1 RETURNING consecutive_failures")
-                .bind(hook).bind(failures).fetch_optional(c).await?)
-        };
+    let mut deactivated = Vec::new();
+    for (hook, (reset, failures)) in failure_runs(done) {
+        let sql = if reset { SET_FAILURES } else { ADD_FAILURES };
+        let total: Option<i64> = sqlx::query_scalar(sql)
+            .bind(hook)
+            .bind(failures)
+            .fetch_optional(&mut **tx)
+            .await?;
         if total.is_some_and(|t| t >= deactivate_after) {
-            let n_rows = crate::on_tx!(&mut *tx, c => sqlx::query(
-                "UPDATE webhooks SET active = FALSE, deactivated_reason = 'repeated_delivery_failures', updated_us = $2 WHERE id = $1 AND active = TRUE")
-                .bind(hook).bind(at_us).execute(c).await?.rows_affected());
+            let n_rows = sqlx::query(DEACTIVATE)
+                .bind(hook)
+                .bind(at_us)
+                .execute(&mut **tx)
+                .await?
+                .rows_affected();
             if n_rows > 0 {
                 deactivated.push(hook);
             }

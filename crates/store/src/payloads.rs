@@ -51,7 +51,7 @@ pub async fn record(db: &Db, p: &NewPayload<'_>) -> Result<Uuid> {
     let id = Uuid::now_v7();
     let summary = p.summary.to_string();
     let sql = match db {
-        Db::Sqlite(_) => {
+        Db::Sqlite(..) => {
             "INSERT INTO source_payloads (id, account_id, format, origin, body, status, summary, received_us) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
         }
         Db::Postgres(_) => {
@@ -76,7 +76,7 @@ pub async fn record(db: &Db, p: &NewPayload<'_>) -> Result<Uuid> {
 /// One payload.
 pub async fn get(db: &Db, id: Uuid) -> Result<Option<PayloadRow>> {
     let sql = match db {
-        Db::Sqlite(_) => {
+        Db::Sqlite(..) => {
             "SELECT id, account_id, format, origin, body, status, summary, received_us FROM source_payloads WHERE id = $1"
         }
         Db::Postgres(_) => {

@@ -64,7 +64,7 @@ pub async fn claim_due(db: &Db, now: i64, lease_us: i64, limit: i64) -> Result<V
     // the predicates are written as the partial index `subjects_due` is, so both planners
     // use it (SQLite does not match `active = TRUE` against `active = 1`)
     let (lock, active) = match db {
-        Db::Sqlite(_) => ("", "active = 1"),
+        Db::Sqlite(..) => ("", "active = 1"),
         Db::Postgres(_) => (" FOR UPDATE SKIP LOCKED", "active"),
     };
     let sql = format!(
@@ -144,7 +144,7 @@ pub struct Target {
 /// Every active container, in every account, that tracks this subject.
 pub async fn targets(db: &Db, scac: &str, kind: &str, reference: &str) -> Result<Vec<Target>> {
     let cast = match db {
-        Db::Sqlite(_) => ("c.state", "s.route", "s.state"),
+        Db::Sqlite(..) => ("c.state", "s.route", "s.state"),
         Db::Postgres(_) => ("c.state::text", "s.route::text", "s.state::text"),
     };
     let sql = format!(
@@ -212,7 +212,7 @@ pub async fn targets_for_push(
         return Ok(vec![]);
     }
     let route = match db {
-        Db::Sqlite(_) => "s.route",
+        Db::Sqlite(..) => "s.route",
         Db::Postgres(_) => "s.route::text",
     };
     let mut marks = crate::sql::Marks::new(db.backend());

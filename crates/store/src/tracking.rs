@@ -228,7 +228,7 @@ pub async fn claim_due(
     limit: i64,
 ) -> Result<Vec<TrackingRequestRow>> {
     let pick = match db {
-        Db::Sqlite(_) => {
+        Db::Sqlite(..) => {
             "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2"
         }
         Db::Postgres(_) => {

@@ -9,7 +9,7 @@ use boxtrack_store::Db;
 /// `table -> column -> nullable` as the database reports it.
 async fn columns(db: &Db) -> BTreeMap<String, BTreeMap<String, bool>> {
     let rows: Vec<(String, String, bool)> = match db {
-        Db::Sqlite(p) => {
+        Db::Sqlite(p, _) => {
             let tables: Vec<String> = sqlx::query_scalar(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_sqlx%'",
             )
@@ -88,7 +88,7 @@ async fn sqlite_checkpoints_run_beside_the_writers() {
     let db = Db::connect(&format!("sqlite://{}", path.display()))
         .await
         .unwrap();
-    let Db::Sqlite(pool) = &db else {
+    let Db::Sqlite(pool, _) = &db else {
         unreachable!()
     };
     let auto: i64 = sqlx::query_scalar("PRAGMA wal_autocheckpoint")
@@ -189,7 +189,7 @@ async fn delivery_cycles_keep_the_first_stored_body() {
                 }),
                 ..Cycle::default()
             };
-            notifications::cycle(&db, &work).await.unwrap()
+            notifications::cycle(&db, work).await.unwrap()
         }
     };
     let first = claim_at(now).await;
@@ -204,8 +204,8 @@ async fn delivery_cycles_keep_the_first_stored_body() {
 
     let stored = notifications::cycle(
         &db,
-        &Cycle {
-            bodies: &[(n.id, "first")],
+        Cycle {
+            bodies: vec![(n.id, bytes::Bytes::from_static(b"first"))],
             ..Cycle::default()
         },
     )
@@ -214,8 +214,8 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     assert!(stored.stored_before.is_empty());
     let lost = notifications::cycle(
         &db,
-        &Cycle {
-            bodies: &[(n.id, "second")],
+        Cycle {
+            bodies: vec![(n.id, bytes::Bytes::from_static(b"second"))],
             ..Cycle::default()
         },
     )
@@ -230,8 +230,8 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     let retry_at = now + 5_000_000;
     let failed = notifications::cycle(
         &db,
-        &Cycle {
-            done: &[(
+        Cycle {
+            done: vec![(
                 n.clone(),
                 Attempt {
                     at_us: now,

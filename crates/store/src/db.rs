@@ -156,10 +156,10 @@ impl Db {
                 Some(_) => opts.pragma("wal_autocheckpoint", "0"),
                 None => opts,
             };
-            let writer = crate::sqlite_writer::SqliteWriter::new(
+            let writer = crate::sqlite_writer::SqliteWriter::start(
                 opts.get_filename().to_path_buf(),
                 runtime.is_none(),
-            );
+            )?;
             let pool = SqlitePoolOptions::new()
                 .max_connections(8)
                 .acquire_timeout(Duration::from_secs(10))

@@ -153,8 +153,8 @@ pub struct CycleDone {
 /// Runs one delivery cycle in one transaction (see [`Cycle`]): one commit for what would
 /// otherwise be three, so pages touched by recording and by claiming are written once.
 ///
-/// On SQLite the cycle runs on the database's own writer connection, driven directly on a
-/// blocking thread (see `sqlite_writer`); on PostgreSQL through the pool.
+/// On SQLite the cycle runs on the database's own writer connection, on its thread (see
+/// `sqlite_writer`); on PostgreSQL through the pool.
 pub async fn cycle(db: &Db, work: Cycle) -> Result<CycleDone> {
     if work.bodies.is_empty()
         && work.done.is_empty()
@@ -164,12 +164,7 @@ pub async fn cycle(db: &Db, work: Cycle) -> Result<CycleDone> {
         return Ok(CycleDone::default());
     }
     let pool = match db {
-        Db::Sqlite(_, writer) => {
-            let writer = writer.clone();
-            return tokio::task::spawn_blocking(move || writer.cycle(&work))
-                .await
-                .map_err(|e| crate::StoreError::Writer(e.to_string()))?;
-        }
+        Db::Sqlite(_, writer) => return writer.cycle(work).await,
         Db::Postgres(pool) => pool,
     };
     let mut tx = pool.begin().await?;
@@ -291,7 +286,7 @@ async fn store_bodies(
 
 /// Of the `stored` bodies, those that differ from the ones `rendered` now: another worker
 /// stored them first, and they are what gets sent.
-pub(crate) fn other_bodies(
+fn other_bodies(
     stored: Vec<(Uuid, String)>,
     rendered: &[(Uuid, &str)],
 ) -> impl Iterator<Item = (Uuid, String)> {

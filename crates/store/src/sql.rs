@@ -55,52 +55,9 @@ impl Marks {
     }
 }
 
-/// Rows per multi-row statement at most.
-pub(crate) const MAX_ROWS: usize = 128;
-
-/// The statement sizes multi-row writes are padded to, so a connection prepares at most three
-/// shapes of each statement instead of one per batch size (a prepared statement with hundreds
-/// of parameters costs more to prepare than to run, and the statement cache holds only so
-/// many).
-const SHAPES: [usize; 3] = [8, 32, MAX_ROWS];
-
-/// The padded size of a chunk of `n` rows (`n` ≤ [`MAX_ROWS`]).
-pub(crate) fn padded_len(n: usize) -> usize {
-    SHAPES.into_iter().find(|&s| s >= n).unwrap_or(n)
-}
-
-/// The rows of a chunk (at most [`MAX_ROWS`]), the last repeated up to the padded size. Only
-/// for statements where a repeated row changes nothing: inserts with `ON CONFLICT DO
-/// NOTHING` and updates joined on the row's key.
-pub(crate) fn padded<T>(chunk: &[T]) -> impl Iterator<Item = &T> {
-    let extra = padded_len(chunk.len()) - chunk.len();
-    chunk
-        .iter()
-        .chain(chunk.last().into_iter().cycle().take(extra))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn chunks_pad_to_three_shapes_with_their_last_row() {
-        assert_eq!(padded_len(1), 8);
-        assert_eq!(padded_len(8), 8);
-        assert_eq!(padded_len(9), 32);
-        assert_eq!(padded_len(100), 128);
-        assert_eq!(padded_len(128), 128);
-        let rows: Vec<u8> = padded(&[1, 2, 3]).copied().collect();
-        assert_eq!(rows, vec![1, 2, 3, 3, 3, 3, 3, 3]);
-        assert_eq!(padded::<u8>(&[]).count(), 0);
-        for n in 1..=MAX_ROWS {
-            let v: Vec<usize> = (0..n).collect();
-            let p: Vec<usize> = padded(&v).copied().collect();
-            assert!(SHAPES.contains(&p.len()), "{n} -> {}", p.len());
-            assert_eq!(&p[..n], &v[..]);
-            assert!(p[n..].iter().all(|&x| x == n - 1));
-        }
-    }
 
     #[test]
     fn numbered_on_postgres_anonymous_on_sqlite() {

@@ -1,22 +1,21 @@
-//! The delivery cycle on SQLite, run on a connection of its own that the calling thread
-//! drives directly (rusqlite), not through sqlx.
+//! The delivery cycle on SQLite, run on a connection of its own, driven directly (rusqlite)
+//! by a thread that owns it, not through sqlx.
 //!
 //! sqlx runs each SQLite connection on a worker thread of its own: every statement is a
 //! message to that thread and every returned row a message back, each waking the other side.
 //! The delivery lane is SQLite's single writer on the delivery path, and those hand-offs made
-//! up more than half of its time (a cycle of 256 deliveries took ~30 µs per delivery on the
-//! lane, of which SQLite itself spent ~8). Here a whole cycle — bodies, outcomes, deferrals,
-//! the next claim, commit — runs in one call on one thread, which blocks while it does
-//! (callers run it with `spawn_blocking`). The connection also keeps its page cache from one
-//! cycle to the next, which a pooled connection loses whenever another one has committed.
+//! up most of its time (a cycle of 256 deliveries took ~30 µs per delivery on the lane, of
+//! which SQLite itself spent ~8). Here a whole cycle — bodies, outcomes, deferrals, the next
+//! claim, commit — is one message to the `sqlite-writer` thread and one answer back. The
+//! connection keeps its page cache from one cycle to the next, which a pooled connection
+//! loses whenever another one has committed.
 //!
-//! The SQL is the same as the PostgreSQL path's where the two agree; the multi-row statements
-//! use `VALUES` lists with anonymous `?` placeholders, padded like the sqlx ones
-//! ([`crate::sql::padded`]) so the statement cache holds few shapes.
+//! Without a round trip to pay for, each row is its own prepared statement: the `VALUES`
+//! lists the sqlx path needed made SQLite build a temporary table on every execution.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::mpsc;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
@@ -24,131 +23,124 @@ use uuid::Uuid;
 
 use crate::notifications::{
     Attempt, Claim, Claimed, Cycle, CycleDone, NotificationRow, body_text, claim_statement,
-    failure_runs, other_bodies,
+    failure_runs,
 };
-use crate::sql::{MAX_ROWS, Marks, padded, padded_len};
-use crate::{Backend, Result};
+use crate::{Backend, Result, StoreError};
 
-/// The connection delivery cycles write through on SQLite; opened on first use.
+/// A cycle to run and where its result goes.
+type Job = (Cycle, tokio::sync::oneshot::Sender<Result<CycleDone>>);
+
+/// The connection delivery cycles write through on SQLite, owned by a thread of its own
+/// (opened on the first cycle). The thread ends when the last handle is dropped.
 pub struct SqliteWriter {
-    path: PathBuf,
-    /// Whether SQLite checkpoints by itself (off where the pool's checkpoint task runs).
-    auto_checkpoint: bool,
-    conn: Mutex<Option<Connection>>,
+    jobs: mpsc::Sender<Job>,
 }
 
 impl std::fmt::Debug for SqliteWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteWriter")
-            .field("path", &self.path)
-            .finish_non_exhaustive()
+        f.debug_struct("SqliteWriter").finish_non_exhaustive()
     }
 }
 
 impl SqliteWriter {
-    /// A writer for the database file at `path`, opened with the pool's settings.
-    pub(crate) fn new(path: PathBuf, auto_checkpoint: bool) -> SqliteWriter {
-        SqliteWriter {
-            path,
-            auto_checkpoint,
-            conn: Mutex::new(None),
-        }
+    /// Starts the writer thread for the database file at `path`, whose connection is opened
+    /// with the pool's settings; `auto_checkpoint` leaves SQLite's own checkpoint on (off
+    /// where the pool's checkpoint task runs).
+    pub(crate) fn start(path: PathBuf, auto_checkpoint: bool) -> Result<SqliteWriter> {
+        let (jobs, queue) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || {
+                let mut conn: Option<Connection> = None;
+                for (work, reply) in queue {
+                    let done = match &mut conn {
+                        Some(c) => run(c, &work),
+                        None => match open(&path, auto_checkpoint) {
+                            Ok(c) => run(conn.insert(c), &work),
+                            Err(e) => Err(e.into()),
+                        },
+                    };
+                    // the caller may have gone (its task was cancelled); the transaction
+                    // is committed either way, as a pooled connection's would be
+                    let _ = reply.send(done);
+                }
+            })
+            .map_err(|e| StoreError::Writer(format!("cannot start the SQLite writer: {e}")))?;
+        Ok(SqliteWriter { jobs })
     }
 
-    fn open(&self) -> rusqlite::Result<Connection> {
-        let conn = Connection::open_with_flags(
-            &self.path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        conn.busy_timeout(Duration::from_secs(10))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.pragma_update(None, "cache_size", -32768)?;
-        if !self.auto_checkpoint {
-            conn.pragma_update(None, "wal_autocheckpoint", 0)?;
-        }
-        conn.set_prepared_statement_cache_capacity(64);
-        Ok(conn)
-    }
-
-    /// Runs one delivery cycle in one `BEGIN IMMEDIATE` transaction (see [`Cycle`]). Blocks
-    /// the calling thread until it is committed or rolled back.
-    pub(crate) fn cycle(&self, work: &Cycle) -> Result<CycleDone> {
-        // a panic while the lock was held left at worst an unfinished transaction, which
-        // rusqlite rolled back when it unwound
-        let mut guard = self
-            .conn
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if guard.is_none() {
-            *guard = Some(self.open()?);
-        }
-        let Some(conn) = guard.as_mut() else {
-            return Ok(CycleDone::default());
-        };
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let mut out = CycleDone::default();
-        if !work.bodies.is_empty() {
-            out.stored_before = store_bodies(&tx, &work.bodies)?;
-        }
-        if !work.done.is_empty() {
-            out.deactivated = record(&tx, &work.done, work.deactivate_after)?;
-        }
-        if !work.deferred.is_empty() {
-            defer(&tx, &work.deferred)?;
-        }
-        if let Some(claim) = work.claim {
-            out.claimed = claim_due(&tx, claim)?;
-        }
-        tx.commit()?;
-        Ok(out)
+    /// Runs one delivery cycle (see [`Cycle`]) on the writer thread, in one
+    /// `BEGIN IMMEDIATE` transaction.
+    pub(crate) async fn cycle(&self, work: Cycle) -> Result<CycleDone> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let gone = || StoreError::Writer("the SQLite writer thread stopped".into());
+        self.jobs.send((work, reply)).map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())?
     }
 }
 
-/// Rendered bodies stored where none is yet; the bodies another worker stored first are
-/// returned (see `notifications::store_bodies`).
+fn open(path: &std::path::Path, auto_checkpoint: bool) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "cache_size", -32768)?;
+    if !auto_checkpoint {
+        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+    }
+    conn.set_prepared_statement_cache_capacity(32);
+    Ok(conn)
+}
+
+/// One cycle in one transaction; an error rolls it back (rusqlite does when the transaction
+/// is dropped uncommitted).
+fn run(conn: &mut Connection, work: &Cycle) -> Result<CycleDone> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut out = CycleDone::default();
+    if !work.bodies.is_empty() {
+        out.stored_before = store_bodies(&tx, &work.bodies)?;
+    }
+    if !work.done.is_empty() {
+        out.deactivated = record(&tx, &work.done, work.deactivate_after)?;
+    }
+    if !work.deferred.is_empty() {
+        defer(&tx, &work.deferred)?;
+    }
+    if let Some(claim) = work.claim {
+        out.claimed = claim_due(&tx, claim)?;
+    }
+    tx.commit()?;
+    Ok(out)
+}
+
+/// Rendered bodies stored where none is yet; the bodies another worker stored first (which
+/// are what gets sent) are returned where they differ from the ones rendered.
 fn store_bodies(
     tx: &rusqlite::Transaction<'_>,
     rendered: &[(Uuid, bytes::Bytes)],
 ) -> Result<HashMap<Uuid, String>> {
-    let rendered: Vec<(Uuid, &str)> = rendered
-        .iter()
-        .map(|(id, b)| Ok((*id, body_text(b)?)))
-        .collect::<Result<_>>()?;
     let mut out = HashMap::new();
-    for chunk in rendered.chunks(MAX_ROWS) {
-        let sql = format!(
-            "INSERT INTO webhook_bodies (notification_id, body) VALUES {} ON CONFLICT (notification_id) DO NOTHING",
-            Marks::new(Backend::Sqlite).rows(padded_len(chunk.len()), 2)
-        );
-        let mut st = tx.prepare_cached(&sql)?;
-        let mut i = 1;
-        for (id, body) in padded(chunk) {
-            st.raw_bind_parameter(i, id)?;
-            st.raw_bind_parameter(i + 1, *body)?;
-            i += 2;
-        }
-        // the padding repeats the last row, which conflicts with itself and is not counted
-        if st.raw_execute()? == chunk.len() {
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO webhook_bodies (notification_id, body) VALUES (?1, ?2) ON CONFLICT (notification_id) DO NOTHING",
+    )?;
+    for (id, body) in rendered {
+        let body = body_text(body)?;
+        if insert.execute((id, body))? == 1 {
             continue;
         }
-        let sql = format!(
-            "SELECT notification_id, body FROM webhook_bodies WHERE notification_id IN ({})",
-            Marks::new(Backend::Sqlite).list(chunk.len())
-        );
-        let mut st = tx.prepare(&sql)?;
-        for (i, (id, _)) in chunk.iter().enumerate() {
-            st.raw_bind_parameter(i + 1, id)?;
+        // rare: another worker rendered it too (a lease ran out)
+        let stored: String = tx
+            .prepare_cached("SELECT body FROM webhook_bodies WHERE notification_id = ?1")?
+            .query_row([id], |r| r.get(0))?;
+        if stored != body {
+            out.insert(*id, stored);
         }
-        let mut stored = Vec::new();
-        let mut rows = st.raw_query();
-        while let Some(r) = rows.next()? {
-            stored.push((r.get::<_, Uuid>(0)?, r.get::<_, String>(1)?));
-        }
-        out.extend(other_bodies(stored, chunk));
     }
     Ok(out)
 }
@@ -161,50 +153,29 @@ fn record(
     done: &[(NotificationRow, Attempt)],
     deactivate_after: i64,
 ) -> Result<Vec<Uuid>> {
-    for chunk in done.chunks(MAX_ROWS) {
-        let retried: Vec<(Uuid, Uuid)> = chunk
-            .iter()
-            .filter(|(n, _)| n.attempts > 0)
-            .map(|(n, _)| (n.id, Uuid::now_v7()))
-            .collect();
-        if !retried.is_empty() {
-            let sql = format!(
-                "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error) \
-                 SELECT n.id, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error \
-                 FROM webhook_notifications n JOIN (SELECT column1 AS notification_id, column2 AS attempt_id FROM (VALUES {}) AS t) AS v \
-                 ON n.id = v.notification_id WHERE n.last_attempt_us IS NOT NULL",
-                // not padded: a repeated row would insert the same attempt twice
-                Marks::new(Backend::Sqlite).rows(retried.len(), 2)
-            );
-            let mut st = tx.prepare(&sql)?;
-            let mut i = 1;
-            for (id, attempt_id) in &retried {
-                st.raw_bind_parameter(i, id)?;
-                st.raw_bind_parameter(i + 1, attempt_id)?;
-                i += 2;
-            }
-            st.raw_execute()?;
+    let mut keep = tx.prepare_cached(
+        "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error) \
+         SELECT id, ?2, last_attempt_us, last_status_code, last_duration_ms, last_error FROM webhook_notifications \
+         WHERE id = ?1 AND last_attempt_us IS NOT NULL",
+    )?;
+    let mut update = tx.prepare_cached(
+        "UPDATE webhook_notifications SET delivery_status = ?2, attempts = attempts + 1, next_attempt_us = ?3, locked_until_us = NULL, \
+         last_status_code = ?4, last_error = ?5, last_attempt_us = ?6, last_duration_ms = ?7, updated_us = ?6 WHERE id = ?1",
+    )?;
+    for (n, a) in done {
+        if n.attempts > 0 {
+            // rows from before the latest attempt was kept in the row have none to move
+            keep.execute((n.id, Uuid::now_v7()))?;
         }
-        let sql = format!(
-            "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, \
-             last_status_code = v.code, last_error = v.error, last_attempt_us = v.at, last_duration_ms = v.duration, updated_us = v.at \
-             FROM (SELECT column1 AS id, column2 AS status, column3 AS next, column4 AS code, column5 AS error, column6 AS at, column7 AS duration FROM (VALUES {}) AS t) AS v \
-             WHERE webhook_notifications.id = v.id",
-            Marks::new(Backend::Sqlite).rows(padded_len(chunk.len()), 7)
-        );
-        let mut st = tx.prepare_cached(&sql)?;
-        let mut i = 1;
-        for (n, a) in padded(chunk) {
-            st.raw_bind_parameter(i, n.id)?;
-            st.raw_bind_parameter(i + 1, a.status())?;
-            st.raw_bind_parameter(i + 2, a.next_attempt_us)?;
-            st.raw_bind_parameter(i + 3, a.status_code)?;
-            st.raw_bind_parameter(i + 4, a.error.as_deref())?;
-            st.raw_bind_parameter(i + 5, a.at_us)?;
-            st.raw_bind_parameter(i + 6, a.duration_ms)?;
-            i += 7;
-        }
-        st.raw_execute()?;
+        update.execute((
+            n.id,
+            a.status(),
+            a.next_attempt_us,
+            a.status_code,
+            a.error.as_deref(),
+            a.at_us,
+            a.duration_ms,
+        ))?;
     }
     let at_us = done.first().map_or(0, |(_, a)| a.at_us);
     let mut deactivated = Vec::new();
@@ -237,20 +208,11 @@ fn record(
 
 /// Gives claimed notifications back unattempted, due again at the given times.
 fn defer(tx: &rusqlite::Transaction<'_>, rows: &[(Uuid, i64)]) -> Result<()> {
-    for chunk in rows.chunks(MAX_ROWS) {
-        let sql = format!(
-            "UPDATE webhook_notifications SET next_attempt_us = v.next, locked_until_us = NULL \
-             FROM (SELECT column1 AS id, column2 AS next FROM (VALUES {}) AS t) AS v WHERE webhook_notifications.id = v.id",
-            Marks::new(Backend::Sqlite).rows(padded_len(chunk.len()), 2)
-        );
-        let mut st = tx.prepare_cached(&sql)?;
-        let mut i = 1;
-        for (id, next) in padded(chunk) {
-            st.raw_bind_parameter(i, id)?;
-            st.raw_bind_parameter(i + 1, next)?;
-            i += 2;
-        }
-        st.raw_execute()?;
+    let mut st = tx.prepare_cached(
+        "UPDATE webhook_notifications SET next_attempt_us = ?2, locked_until_us = NULL WHERE id = ?1",
+    )?;
+    for (id, next) in rows {
+        st.execute((id, next))?;
     }
     Ok(())
 }

@@ -127,6 +127,22 @@ async fn sqlite_checkpoints_run_beside_the_writers() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A new account on the standard plan.
+async fn account(db: &Db, name: &str) -> boxtrack_store::accounts::Account {
+    let (account, _, _) = boxtrack_store::accounts::create(
+        db,
+        boxtrack_store::accounts::NewAccount {
+            name: name.into(),
+            plan: boxtrack_core::plan::Plan::Standard,
+            entitlements: vec![],
+            rate_limits: boxtrack_core::ratelimit::Limits::default(),
+        },
+    )
+    .await
+    .unwrap();
+    account
+}
+
 /// A delivery cycle stores a body only where none is stored yet, hands back the body another
 /// worker stored first, and later claims return the stored body; outcomes move the
 /// notification on.
@@ -136,17 +152,7 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();
-    let (account, _, _) = boxtrack_store::accounts::create(
-        &db,
-        boxtrack_store::accounts::NewAccount {
-            name: "cycle".into(),
-            plan: boxtrack_core::plan::Plan::Standard,
-            entitlements: vec![],
-            rate_limits: boxtrack_core::ratelimit::Limits::default(),
-        },
-    )
-    .await
-    .unwrap();
+    let account = account(&db, "cycle").await;
     boxtrack_store::webhooks::create(
         &db,
         account.id,
@@ -267,17 +273,7 @@ async fn postgres_claims_never_scan_the_whole_outbox() {
         return; // SQLite plans `IN (subquery)` as primary-key probes already
     };
     db.migrate().await.unwrap();
-    let (account, _, _) = boxtrack_store::accounts::create(
-        &db,
-        boxtrack_store::accounts::NewAccount {
-            name: "plan".into(),
-            plan: boxtrack_core::plan::Plan::Standard,
-            entitlements: vec![],
-            rate_limits: boxtrack_core::ratelimit::Limits::default(),
-        },
-    )
-    .await
-    .unwrap();
+    let account = account(&db, "plan").await;
     sqlx::query(
         "INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, created_us, updated_us) \
          SELECT gen_random_uuid(), $1, gen_random_uuid(), gen_random_uuid(), g, 'tracking_request.succeeded', 'tracking_request', gen_random_uuid(), \

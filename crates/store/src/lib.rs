@@ -69,7 +69,7 @@ pub enum StoreError {
     /// An error of the SQLite writer connection (see [`sqlite_writer`]).
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    /// The thread running a SQLite write stopped before it finished (a panic).
+    /// The SQLite delivery writer could not start, has stopped, or a cycle on it panicked.
     #[error("the database writer stopped: {0}")]
     Writer(String),
 }

@@ -53,13 +53,24 @@ impl SqliteWriter {
             .spawn(move || {
                 let mut conn: Option<Connection> = None;
                 for (work, reply) in queue {
-                    let done = match &mut conn {
-                        Some(c) => run(c, &work),
-                        None => match open(&path, auto_checkpoint) {
-                            Ok(c) => run(conn.insert(c), &work),
-                            Err(e) => Err(e.into()),
-                        },
-                    };
+                    // a panic (a bug) fails this cycle, not the thread: the transaction rolled
+                    // back as it unwound, and the connection is opened afresh for the next
+                    let ran =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                            || match &mut conn {
+                                Some(c) => run(c, &work),
+                                None => match open(&path, auto_checkpoint) {
+                                    Ok(c) => run(conn.insert(c), &work),
+                                    Err(e) => Err(e.into()),
+                                },
+                            },
+                        ));
+                    let done = ran.unwrap_or_else(|_| {
+                        conn = None;
+                        Err(StoreError::Writer(
+                            "a SQLite delivery cycle panicked".into(),
+                        ))
+                    });
                     // the caller may have gone (its task was cancelled); the transaction
                     // is committed either way, as a pooled connection's would be
                     let _ = reply.send(done);

@@ -215,6 +215,22 @@ const BATCH: usize = 256;
 /// Notifications in flight (claimed and not yet recorded) at most, across webhooks.
 const WINDOW: usize = 1024;
 
+/// Outcomes a cycle that has nothing else to do waits for (or [`GATHER_WAIT`], or the last
+/// outstanding one): recording a few at a time made most cycles commit a handful of rows, and
+/// each commit rewrites every page it touched (on SQLite 2 400 commits for 20 000 deliveries).
+const GATHER: usize = 128;
+
+/// How long an outcome waits to be gathered with others at most.
+const GATHER_WAIT: Duration = Duration::from_millis(2);
+
+/// Whether `waiting` outcomes, the oldest of which has waited `waited`, are worth a cycle of
+/// their own while `in_flight` notifications are claimed and unrecorded: [`GATHER`] of them,
+/// or every one still out, or one that has waited [`GATHER_WAIT`].
+fn gathered(waiting: usize, in_flight: usize, waited: Option<Duration>) -> bool {
+    waiting > 0
+        && (waiting >= GATHER || waiting >= in_flight || waited.is_some_and(|w| w >= GATHER_WAIT))
+}
+
 /// How long a notification waits for a free slot of its webhook before it is given back to
 /// the database, due again this much later (a slow receiver then holds only what its slots
 /// can send, not the window). Well inside the lease, so a waiting notification is never
@@ -707,7 +723,8 @@ impl Deliverer {
     /// The database lane: every write of the delivery path goes through here, in cycles of one
     /// transaction holding whatever is waiting — bodies rendered since the last cycle (stored
     /// before their jobs go out), outcomes to record, and the claim of the next batch while
-    /// fewer than [`WINDOW`] notifications are in flight. One cycle at a time on SQLite (one
+    /// fewer than [`WINDOW`] notifications are in flight. Outcomes alone wait to be gathered
+    /// ([`gathered`]), so cycles commit many rows rather than a handful. One cycle at a time on SQLite (one
     /// writer; the store runs each cycle in one blocking call on the database's own writer
     /// connection); two on PostgreSQL, whose writers do not exclude each other and whose every
     /// statement is a round trip. Returns how many attempts were recorded.
@@ -727,6 +744,8 @@ impl Deliverer {
         let mut stopping = false;
         let mut done: Vec<Outcome> = Vec::new();
         let mut prepared: Vec<Prepared> = Vec::new();
+        // when the oldest outcome in `done` came back
+        let mut waiting_since: Option<tokio::time::Instant> = None;
         loop {
             while let Ok(p) = io.prepared.try_recv() {
                 preparing -= p.jobs.len();
@@ -735,16 +754,23 @@ impl Deliverer {
             while let Ok(d) = io.done.try_recv() {
                 done.push(d);
             }
+            if done.is_empty() {
+                waiting_since = None;
+            } else if waiting_since.is_none() {
+                waiting_since = Some(tokio::time::Instant::now());
+            }
             let claim = !stopping
                 && !exhausted
                 && !claiming
                 && in_flight + BATCH <= WINDOW
                 && io.claims.as_ref().is_some_and(|c| c.capacity() > 0);
-            let work = !prepared.is_empty() || !done.is_empty() || claim;
+            let gathered = gathered(done.len(), in_flight, waiting_since.map(|t| t.elapsed()));
+            let work = !prepared.is_empty() || claim || gathered;
             if work && !stopping && cycles.len() < lanes {
                 claiming |= claim;
                 let me = self.clone();
                 let (p, d) = (std::mem::take(&mut prepared), std::mem::take(&mut done));
+                waiting_since = None;
                 cycles.spawn(async move { me.cycle(now_us, p, d, claim).await });
                 continue;
             }
@@ -815,6 +841,9 @@ impl Deliverer {
                     // the sender stopped: what it held comes back when the lease ends
                     stopping = true;
                 },
+                // outcomes waiting to be gathered are recorded once they have waited this long
+                _ = tokio::time::sleep_until(waiting_since.map_or_else(tokio::time::Instant::now, |t| t + GATHER_WAIT)),
+                    if waiting_since.is_some() && !stopping && cycles.len() < lanes => {},
                 else => stopping = true,
             }
         }
@@ -882,6 +911,20 @@ impl Deliverer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outcomes_wait_to_be_gathered_but_not_for_long() {
+        let short = Some(Duration::from_micros(100));
+        assert!(!gathered(0, 0, None), "nothing to record");
+        assert!(!gathered(0, 500, None));
+        assert!(
+            !gathered(5, 500, short),
+            "a few, more coming, not waited long"
+        );
+        assert!(gathered(GATHER, 500, short), "enough of them");
+        assert!(gathered(5, 5, short), "the last ones out");
+        assert!(gathered(5, 500, Some(GATHER_WAIT)), "waited long enough");
+    }
 
     #[test]
     fn twelve_retries_with_jitter_and_retry_after() {

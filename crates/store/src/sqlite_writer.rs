@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, ToSql, TransactionBehavior};
 use uuid::Uuid;
 
 use crate::notifications::{
@@ -196,22 +196,19 @@ fn record(
         } else {
             crate::notifications::ADD_FAILURES
         };
-        let mut st = tx.prepare_cached(sql)?;
-        st.raw_bind_parameter("$1", hook)?;
-        st.raw_bind_parameter("$2", failures)?;
-        let mut rows = st.raw_query();
-        let total: Option<i64> = match rows.next()? {
-            Some(r) => Some(r.get(0)?),
-            None => None,
-        };
-        drop(rows);
-        if total.is_some_and(|t| t >= deactivate_after) {
-            let mut st = tx.prepare_cached(crate::notifications::DEACTIVATE)?;
-            st.raw_bind_parameter("$1", hook)?;
-            st.raw_bind_parameter("$2", at_us)?;
-            if st.raw_execute()? > 0 {
-                deactivated.push(hook);
-            }
+        let total: Option<i64> = tx
+            .prepare_cached(sql)?
+            .query_row(&[("$1", &hook as &dyn ToSql), ("$2", &failures)], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if total.is_some_and(|t| t >= deactivate_after)
+            && tx
+                .prepare_cached(crate::notifications::DEACTIVATE)?
+                .execute(&[("$1", &hook as &dyn ToSql), ("$2", &at_us)])?
+                > 0
+        {
+            deactivated.push(hook);
         }
     }
     Ok(deactivated)
@@ -238,6 +235,7 @@ fn claim_due(tx: &rusqlite::Transaction<'_>, c: Claim) -> Result<Vec<Claimed>> {
     let mut out = Vec::new();
     let mut rows = st.raw_query();
     while let Some(r) = rows.next()? {
+        // the columns of `notifications::COLUMNS`, in order, then the body
         out.push(Claimed {
             row: NotificationRow {
                 id: r.get(0)?,

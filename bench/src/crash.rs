@@ -148,7 +148,8 @@ async fn main() -> Res<()> {
             (child, _) = start(&bin, &db_url)?;
         }
     }
-    // wait for the rest (a killed worker's claims are taken again when their lease expires)
+    // wait for the rest (on PostgreSQL a killed worker's claims are taken again when their
+    // lease expires; on SQLite the restarted process takes them at once)
     let expected: Vec<String> = {
         let rows: Vec<uuid::Uuid> = boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT id FROM webhook_notifications").fetch_all(p).await?);
         rows.into_iter().map(|u| u.to_string()).collect()

@@ -673,7 +673,7 @@ impl Deliverer {
         now_us: i64,
         prepared: Vec<Prepared>,
         done: Vec<Outcome>,
-        claim: bool,
+        claim: Option<Option<boxtrack_store::notifications::Position>>,
     ) -> Result<Cycled, boxtrack_store::StoreError> {
         use boxtrack_store::notifications::{self, Claim, Cycle};
         // the bodies are shared with the jobs, not copied
@@ -702,10 +702,11 @@ impl Deliverer {
                 bodies,
                 done: attempted,
                 deferred,
-                claim: claim.then_some(Claim {
+                claim: claim.map(|after| Claim {
                     now_us,
                     lease_us: LEASE_US,
                     limit: BATCH as i64,
+                    after,
                 }),
                 deactivate_after: self.deactivate_after,
             },
@@ -716,7 +717,7 @@ impl Deliverer {
             prepared,
             recorded,
             deferred: n_deferred,
-            claim,
+            claim: claim.is_some(),
         })
     }
 
@@ -741,6 +742,8 @@ impl Deliverer {
         let mut preparing = 0usize;
         let mut exhausted = false;
         let mut claiming = false;
+        // where the next claim goes on from (SQLite; see `notifications::Claim`)
+        let mut after = None;
         let mut stopping = false;
         let mut done: Vec<Outcome> = Vec::new();
         let mut prepared: Vec<Prepared> = Vec::new();
@@ -771,6 +774,7 @@ impl Deliverer {
                 let me = self.clone();
                 let (p, d) = (std::mem::take(&mut prepared), std::mem::take(&mut done));
                 waiting_since = None;
+                let claim = claim.then_some(after);
                 cycles.spawn(async move { me.cycle(now_us, p, d, claim).await });
                 continue;
             }
@@ -809,6 +813,7 @@ impl Deliverer {
                     }
                     if claim {
                         claiming = false;
+                        after = out.last_claimed;
                         let n = out.claimed.len();
                         exhausted = n < BATCH;
                         if n > 0 {

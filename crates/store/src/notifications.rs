@@ -128,14 +128,33 @@ pub struct Cycle {
 }
 
 /// A claim of due notifications.
+///
+/// On PostgreSQL, where several processes deliver, a claim writes a lease into each row it
+/// takes: the row leaves the due range until the lease ends or its attempt is recorded. On
+/// SQLite one process delivers (the database is a file of that process), so a claim writes
+/// nothing: the claims of one run go on from where the last one stopped (`after`), and a
+/// process that dies takes its claims with it, so a restarted one finds every unrecorded
+/// notification due again at once.
 #[derive(Debug, Clone, Copy)]
 pub struct Claim {
     /// Due at or before this time.
     pub now_us: i64,
-    /// Held this long.
+    /// Held this long (PostgreSQL).
     pub lease_us: i64,
     /// At most this many.
     pub limit: i64,
+    /// SQLite: only notifications after this position in due order (the last one the run
+    /// claimed, [`CycleDone::last_claimed`]); `None` starts from the first due.
+    pub after: Option<Position>,
+}
+
+/// A notification's place in due order: due time, then id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    /// When it is due.
+    pub due_us: i64,
+    /// Its id (time-ordered, so the older of two due at once comes first).
+    pub id: Uuid,
 }
 
 /// What a cycle wrote and read.
@@ -148,6 +167,9 @@ pub struct CycleDone {
     pub deactivated: Vec<Uuid>,
     /// The notifications claimed, due first.
     pub claimed: Vec<Claimed>,
+    /// SQLite: where the next claim of this run goes on from (the last notification claimed,
+    /// or the `after` of the claim when it took none). `None` on PostgreSQL.
+    pub last_claimed: Option<Position>,
 }
 
 /// Runs one delivery cycle in one transaction (see [`Cycle`]): one commit for what would
@@ -206,22 +228,32 @@ pub struct Claimed {
     pub body: Option<String>,
 }
 
-/// The claim of [`claim_due`]: `$1` now, `$2` the most rows, `$3` the end of the lease.
-/// Public so tests can ask the database how it plans it.
+/// The claim of a delivery cycle (see [`Claim`]), with its stored bodies. Public so tests can
+/// ask the database how it plans it.
+///
+/// PostgreSQL: `$1` now, `$2` the most rows, `$3` the end of the lease. SQLite: `$1` now, `$2`
+/// the most rows, `$3` and `$4` the position to go on after (see [`Position`]).
 pub fn claim_statement(backend: crate::Backend) -> String {
-    const DUE: &str = "SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2";
-    // On PostgreSQL `id IN (subquery)` became a hash semi-join over a sequential scan of the
-    // whole table once it held some thousands of analyzed rows (the planner prices 256
-    // primary-key probes above one scan): every claim read every notification ever written.
-    // The ids as one array are probed through the primary key, whatever the table's size.
-    let which = match backend {
-        crate::Backend::Sqlite => format!("IN ({DUE})"),
-        crate::Backend::Postgres => format!("= ANY(ARRAY({DUE} FOR UPDATE SKIP LOCKED))"),
-    };
-    format!(
-        "UPDATE webhook_notifications SET locked_until_us = $3, next_attempt_us = $3 WHERE id {which} \
-         RETURNING {COLUMNS}, (SELECT body FROM webhook_bodies WHERE notification_id = webhook_notifications.id) AS body"
-    )
+    const BODY: &str = "(SELECT body FROM webhook_bodies WHERE notification_id = webhook_notifications.id) AS body";
+    match backend {
+        // due order is the order of the due index (its entries end with the primary key), so
+        // the claim reads the next rows of one index range and sorts nothing
+        crate::Backend::Sqlite => format!(
+            "SELECT {COLUMNS}, {BODY} FROM webhook_notifications \
+             WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (next_attempt_us, id) > ($3, $4) \
+             ORDER BY next_attempt_us, id LIMIT $2"
+        ),
+        // `id IN (subquery)` became a hash semi-join over a sequential scan of the whole table
+        // once it held some thousands of analyzed rows (the planner prices 256 primary-key
+        // probes above one scan): every claim read every notification ever written. The ids
+        // as one array are probed through the primary key, whatever the table's size.
+        crate::Backend::Postgres => format!(
+            "UPDATE webhook_notifications SET locked_until_us = $3, next_attempt_us = $3 WHERE id = ANY(ARRAY(\
+             SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 \
+             AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2 FOR UPDATE SKIP LOCKED)) \
+             RETURNING {COLUMNS}, {BODY}"
+        ),
+    }
 }
 
 /// Claims up to `limit` pending notifications due at `now` with a lease, in one statement

@@ -22,8 +22,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, ToSql, TransactionBehav
 use uuid::Uuid;
 
 use crate::notifications::{
-    Attempt, Claim, Claimed, Cycle, CycleDone, NotificationRow, body_text, claim_statement,
-    failure_runs,
+    Attempt, Claim, Claimed, Cycle, CycleDone, NotificationRow, Position, body_text,
+    claim_statement, failure_runs,
 };
 use crate::{Backend, Result, StoreError};
 
@@ -124,7 +124,9 @@ fn run(conn: &mut Connection, work: &Cycle) -> Result<CycleDone> {
         defer(&tx, &work.deferred)?;
     }
     if let Some(claim) = work.claim {
-        out.claimed = claim_due(&tx, claim)?;
+        let (claimed, last) = claim_due(&tx, claim)?;
+        out.claimed = claimed;
+        out.last_claimed = Some(last);
     }
     tx.commit()?;
     Ok(out)
@@ -225,13 +227,19 @@ fn defer(tx: &rusqlite::Transaction<'_>, rows: &[(Uuid, i64)]) -> Result<()> {
     Ok(())
 }
 
-/// Claims due notifications with a lease (see `notifications::claim_due`).
-fn claim_due(tx: &rusqlite::Transaction<'_>, c: Claim) -> Result<Vec<Claimed>> {
+/// Claims the next due notifications of this run (see [`Claim`]): a read, since on SQLite
+/// the process holding the claims is the lease.
+fn claim_due(tx: &rusqlite::Transaction<'_>, c: Claim) -> Result<(Vec<Claimed>, Position)> {
     let sql = claim_statement(Backend::Sqlite);
     let mut st = tx.prepare_cached(&sql)?;
+    let after = c.after.unwrap_or(Position {
+        due_us: i64::MIN,
+        id: Uuid::nil(),
+    });
     st.raw_bind_parameter("$1", c.now_us)?;
     st.raw_bind_parameter("$2", c.limit)?;
-    st.raw_bind_parameter("$3", c.now_us + c.lease_us)?;
+    st.raw_bind_parameter("$3", after.due_us)?;
+    st.raw_bind_parameter("$4", after.id)?;
     let mut out = Vec::new();
     let mut rows = st.raw_query();
     while let Some(r) = rows.next()? {
@@ -258,6 +266,15 @@ fn claim_due(tx: &rusqlite::Transaction<'_>, c: Claim) -> Result<Vec<Claimed>> {
             body: r.get(16)?,
         });
     }
-    out.sort_by_key(|c| (c.row.next_attempt_us, c.row.seq));
-    Ok(out)
+    // in due order already; the last one is where the next claim goes on from
+    let last = out
+        .last()
+        .and_then(|c| {
+            c.row.next_attempt_us.map(|due_us| Position {
+                due_us,
+                id: c.row.id,
+            })
+        })
+        .unwrap_or(after);
+    Ok((out, last))
 }

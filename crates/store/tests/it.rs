@@ -184,7 +184,7 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     tx.commit().await.unwrap();
 
     let now = boxtrack_store::now_us() + 1;
-    let claim_at = |now_us| {
+    let claim_at = |now_us, after| {
         let db = db.clone();
         async move {
             let work = Cycle {
@@ -192,21 +192,37 @@ async fn delivery_cycles_keep_the_first_stored_body() {
                     now_us,
                     lease_us: 60_000_000,
                     limit: 10,
+                    after,
                 }),
                 ..Cycle::default()
             };
             notifications::cycle(&db, work).await.unwrap()
         }
     };
-    let first = claim_at(now).await;
+    let first = claim_at(now, None).await;
     assert_eq!(first.claimed.len(), 1);
     let n = first.claimed[0].row.clone();
     assert!(first.claimed[0].body.is_none(), "nothing rendered yet");
-    let again = claim_at(now).await;
+    let again = claim_at(now, first.last_claimed).await;
     assert!(
         again.claimed.is_empty(),
-        "a leased notification is not claimed twice"
+        "a run does not claim a notification twice"
     );
+    assert_eq!(again.last_claimed, first.last_claimed);
+    // another run: on PostgreSQL another process, kept off by the lease; on SQLite the same
+    // process started afresh, which holds nothing, so the notification is due again at once
+    let restarted = claim_at(now, None).await;
+    match db.backend() {
+        boxtrack_store::Backend::Postgres => {
+            assert!(restarted.claimed.is_empty(), "leased");
+            assert_eq!(restarted.last_claimed, None);
+        }
+        boxtrack_store::Backend::Sqlite => {
+            assert_eq!(restarted.claimed.len(), 1);
+            assert_eq!(restarted.claimed[0].row.id, n.id);
+            assert_eq!(restarted.last_claimed, first.last_claimed);
+        }
+    }
 
     let stored = notifications::cycle(
         &db,
@@ -255,7 +271,11 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     .await
     .unwrap();
     assert!(failed.deactivated.is_empty());
-    let retried = claim_at(retry_at).await;
+    assert!(
+        claim_at(now, None).await.claimed.is_empty(),
+        "not due before its retry"
+    );
+    let retried = claim_at(retry_at, None).await;
     assert_eq!(retried.claimed.len(), 1);
     assert_eq!(retried.claimed[0].row.attempts, 1);
     assert_eq!(retried.claimed[0].body.as_deref(), Some("first"));

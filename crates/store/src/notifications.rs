@@ -127,13 +127,16 @@ pub struct Cycle {
     pub deactivate_after: i64,
 }
 
-/// A claim of due notifications.
+/// A claim of due notifications, in due order ([`Position`]). The claims of one run go on
+/// from where the last one stopped (`after`), so a run never steps over its own notifications
+/// in flight.
 ///
 /// On PostgreSQL, where several processes deliver, a claim writes a lease into each row it
-/// takes: the row leaves the due range until the lease ends or its attempt is recorded. On
-/// SQLite one process delivers (the database is a file of that process), so a claim writes
-/// nothing: the claims of one run go on from where the last one stopped (`after`), and a
-/// process that dies takes its claims with it, so a restarted one finds every unrecorded
+/// takes (`locked_until_us`, in no index, so the row is rewritten in place where its page has
+/// room): other processes pass over it until the lease ends or its attempt is recorded, and
+/// the rows of a process that died come back when their lease ends. On SQLite one process
+/// delivers (the database is a file of that process), so a claim writes nothing: a process
+/// that dies takes its claims with it, and a restarted one finds every unrecorded
 /// notification due again at once.
 #[derive(Debug, Clone, Copy)]
 pub struct Claim {
@@ -143,8 +146,8 @@ pub struct Claim {
     pub lease_us: i64,
     /// At most this many.
     pub limit: i64,
-    /// SQLite: only notifications after this position in due order (the last one the run
-    /// claimed, [`CycleDone::last_claimed`]); `None` starts from the first due.
+    /// Only notifications after this position in due order (the last one the run claimed,
+    /// [`CycleDone::last_claimed`]); `None` starts from the first due.
     pub after: Option<Position>,
 }
 
@@ -167,8 +170,8 @@ pub struct CycleDone {
     pub deactivated: Vec<Uuid>,
     /// The notifications claimed, due first.
     pub claimed: Vec<Claimed>,
-    /// SQLite: where the next claim of this run goes on from (the last notification claimed,
-    /// or the `after` of the claim when it took none). `None` on PostgreSQL.
+    /// Where the next claim of this run goes on from: the last notification claimed, or the
+    /// `after` of the claim when it took none (`None` when no claim ran).
     pub last_claimed: Option<Position>,
 }
 
@@ -201,7 +204,9 @@ pub async fn cycle(db: &Db, work: Cycle) -> Result<CycleDone> {
         defer(&mut tx, &work.deferred).await?;
     }
     if let Some(claim) = work.claim {
-        out.claimed = claim_due(&mut tx, claim).await?;
+        let (claimed, last) = claim_due(&mut tx, claim).await?;
+        out.claimed = claimed;
+        out.last_claimed = Some(last);
     }
     tx.commit().await?;
     Ok(out)
@@ -228,40 +233,55 @@ pub struct Claimed {
     pub body: Option<String>,
 }
 
-/// The claim of a delivery cycle (see [`Claim`]), with its stored bodies. Public so tests can
-/// ask the database how it plans it.
-///
-/// PostgreSQL: `$1` now, `$2` the most rows, `$3` the end of the lease. SQLite: `$1` now, `$2`
-/// the most rows, `$3` and `$4` the position to go on after (see [`Position`]).
+/// The claim of a delivery cycle (see [`Claim`]), with its stored bodies: `$1` now, `$2` the
+/// most rows, `$3` and `$4` the position to go on after, and on PostgreSQL `$5` the end of
+/// the lease. Public so tests can ask the database how it plans it.
 pub fn claim_statement(backend: crate::Backend) -> String {
     const BODY: &str = "(SELECT body FROM webhook_bodies WHERE notification_id = webhook_notifications.id) AS body";
+    // due order is the order of the due index, so a claim reads the next entries of one index
+    // range and sorts nothing
+    const DUE: &str = "delivery_status = 'pending' AND next_attempt_us <= $1 AND (next_attempt_us, id) > ($3, $4)";
     match backend {
-        // due order is the order of the due index (its entries end with the primary key), so
-        // the claim reads the next rows of one index range and sorts nothing
         crate::Backend::Sqlite => format!(
-            "SELECT {COLUMNS}, {BODY} FROM webhook_notifications \
-             WHERE delivery_status = 'pending' AND next_attempt_us <= $1 AND (next_attempt_us, id) > ($3, $4) \
-             ORDER BY next_attempt_us, id LIMIT $2"
+            "SELECT {COLUMNS}, {BODY} FROM webhook_notifications WHERE {DUE} ORDER BY next_attempt_us, id LIMIT $2"
         ),
         // `id IN (subquery)` became a hash semi-join over a sequential scan of the whole table
         // once it held some thousands of analyzed rows (the planner prices 256 primary-key
         // probes above one scan): every claim read every notification ever written. The ids
         // as one array are probed through the primary key, whatever the table's size.
         crate::Backend::Postgres => format!(
-            "UPDATE webhook_notifications SET locked_until_us = $3, next_attempt_us = $3 WHERE id = ANY(ARRAY(\
-             SELECT id FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1 \
-             AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2 FOR UPDATE SKIP LOCKED)) \
+            "UPDATE webhook_notifications SET locked_until_us = $5 WHERE id = ANY(ARRAY(\
+             SELECT id FROM webhook_notifications WHERE {DUE} AND (locked_until_us IS NULL OR locked_until_us < $1) \
+             ORDER BY next_attempt_us, id LIMIT $2 FOR UPDATE SKIP LOCKED)) \
              RETURNING {COLUMNS}, {BODY}"
         ),
     }
 }
 
-/// Claims up to `limit` pending notifications due at `now` with a lease, in one statement
-/// that also returns their stored bodies (`FOR UPDATE SKIP LOCKED`, so several workers share
-/// the work). The lease also moves the next attempt to its end, so rows in flight leave the
-/// due range of the index (later claims do not step over them) and come back by themselves if
-/// the worker dies before recording the attempt.
-async fn claim_due(tx: &mut PgTx, c: Claim) -> Result<Vec<Claimed>> {
+/// Where a claim that took `claimed` (in due order) leaves the next one: after the last row,
+/// or where it started when it took none.
+pub(crate) fn last_position(claimed: &[Claimed], after: Position) -> Position {
+    claimed
+        .last()
+        .and_then(|c| {
+            c.row.next_attempt_us.map(|due_us| Position {
+                due_us,
+                id: c.row.id,
+            })
+        })
+        .unwrap_or(after)
+}
+
+/// The position before every due notification.
+pub(crate) const START: Position = Position {
+    due_us: i64::MIN,
+    id: Uuid::nil(),
+};
+
+/// Claims up to `limit` pending notifications due at `now` after the run's position, with a
+/// lease, in one statement that also returns their stored bodies (`FOR UPDATE SKIP LOCKED`,
+/// so several workers share the work).
+async fn claim_due(tx: &mut PgTx, c: Claim) -> Result<(Vec<Claimed>, Position)> {
     // A custom plan (PostgreSQL's first five per connection) trusts the row estimate of the
     // last ANALYZE; after a burst of new notifications that is far too low, and the planner
     // reads and sorts every due row to keep 256. The generic plan walks the due index in
@@ -269,15 +289,19 @@ async fn claim_due(tx: &mut PgTx, c: Claim) -> Result<Vec<Claimed>> {
     sqlx::query("SET LOCAL plan_cache_mode = force_generic_plan")
         .execute(&mut **tx)
         .await?;
+    let after = c.after.unwrap_or(START);
     let sql = claim_statement(crate::Backend::Postgres);
     let mut rows: Vec<Claimed> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(c.now_us)
         .bind(c.limit)
+        .bind(after.due_us)
+        .bind(after.id)
         .bind(c.now_us + c.lease_us)
         .fetch_all(&mut **tx)
         .await?;
-    rows.sort_by_key(|c| (c.row.next_attempt_us, c.row.seq));
-    Ok(rows)
+    rows.sort_by_key(|c| (c.row.next_attempt_us, c.row.id));
+    let last = last_position(&rows, after);
+    Ok((rows, last))
 }
 
 /// Stores rendered bodies where none is stored yet, in one statement with an array per

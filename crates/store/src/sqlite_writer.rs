@@ -22,8 +22,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, ToSql, TransactionBehav
 use uuid::Uuid;
 
 use crate::notifications::{
-    Attempt, Claim, Claimed, Cycle, CycleDone, NotificationRow, Position, body_text,
-    claim_statement, failure_runs,
+    Attempt, Claim, Claimed, Cycle, CycleDone, NotificationRow, Position, START, body_text,
+    claim_statement, failure_runs, last_position,
 };
 use crate::{Backend, Result, StoreError};
 
@@ -232,10 +232,7 @@ fn defer(tx: &rusqlite::Transaction<'_>, rows: &[(Uuid, i64)]) -> Result<()> {
 fn claim_due(tx: &rusqlite::Transaction<'_>, c: Claim) -> Result<(Vec<Claimed>, Position)> {
     let sql = claim_statement(Backend::Sqlite);
     let mut st = tx.prepare_cached(&sql)?;
-    let after = c.after.unwrap_or(Position {
-        due_us: i64::MIN,
-        id: Uuid::nil(),
-    });
+    let after = c.after.unwrap_or(START);
     st.raw_bind_parameter("$1", c.now_us)?;
     st.raw_bind_parameter("$2", c.limit)?;
     st.raw_bind_parameter("$3", after.due_us)?;
@@ -266,15 +263,7 @@ fn claim_due(tx: &rusqlite::Transaction<'_>, c: Claim) -> Result<(Vec<Claimed>, 
             body: r.get(16)?,
         });
     }
-    // in due order already; the last one is where the next claim goes on from
-    let last = out
-        .last()
-        .and_then(|c| {
-            c.row.next_attempt_us.map(|due_us| Position {
-                due_us,
-                id: c.row.id,
-            })
-        })
-        .unwrap_or(after);
+    // in due order already
+    let last = last_position(&out, after);
     Ok((out, last))
 }

@@ -941,6 +941,33 @@ async fn a_backlog_larger_than_the_window_is_attempted_once_each() {
     );
 }
 
+/// On PostgreSQL several workers deliver from one outbox: two deliverers running at once over
+/// a backlog of several claim batches share it through their leases, and every notification
+/// is sent once, by one of them. (On SQLite one process delivers.)
+#[tokio::test]
+async fn workers_on_postgres_share_a_backlog_and_send_each_notification_once() {
+    let (app, key, seen, _, db) = subscribed_app(&["tracking_request.succeeded"], 200).await;
+    if db.backend() != boxtrack_store::Backend::Postgres {
+        return;
+    }
+    const EVENTS: usize = 1500;
+    succeeded_events(&app, &key, &db, EVENTS).await;
+    let now = boxtrack_store::now_us();
+    let (a, b) = (deliverer(&db, 1_000_000), deliverer(&db, 1_000_000));
+    let (made_a, made_b) = tokio::join!(
+        tokio::spawn(async move { a.deliver_due(now).await.unwrap() }),
+        tokio::spawn(async move { b.deliver_due(now).await.unwrap() })
+    );
+    let (made_a, made_b) = (made_a.unwrap(), made_b.unwrap());
+    assert_eq!(made_a + made_b, EVENTS, "{made_a} + {made_b}");
+    let seen = seen.lock().await;
+    let ids: std::collections::BTreeSet<_> = seen
+        .iter()
+        .map(|(h, _)| h["webhook-id"].to_str().unwrap().to_string())
+        .collect();
+    assert_eq!((seen.len(), ids.len()), (EVENTS, EVENTS), "each sent once");
+}
+
 /// Creates a tracking request and appends `n` `tracking_request.succeeded` events about it to
 /// the only account's log in one transaction (a notification for every subscribed webhook
 /// comes with each). Returns the tracking request's id.

@@ -742,7 +742,7 @@ impl Deliverer {
         let mut preparing = 0usize;
         let mut exhausted = false;
         let mut claiming = false;
-        // where the next claim goes on from (SQLite; see `notifications::Claim`)
+        // where the next claim goes on from (see `notifications::Claim`)
         let mut after = None;
         let mut stopping = false;
         let mut done: Vec<Outcome> = Vec::new();
@@ -858,11 +858,12 @@ impl Deliverer {
     /// Attempts every notification due at `now_us` and returns how many attempts were made.
     ///
     /// Three tasks work at once around the database lane ([`Deliverer::lane`]): the lane
-    /// claims batches of [`BATCH`] with a lease, stores their bodies and records outcomes, one
+    /// claims batches of [`BATCH`] (with a lease on PostgreSQL), stores their bodies and records outcomes, one
     /// transaction per cycle; the preparer reads webhooks and renders each body once; the
     /// sender signs and posts, [`PER_ENDPOINT`] at a time per webhook. At most [`WINDOW`]
     /// notifications are in flight. A worker killed at any point leaves its claimed rows to
-    /// come back when the lease ends; receivers deduplicate on `webhook-id`.
+    /// come back when the lease ends (on SQLite, when the process starts again); receivers
+    /// deduplicate on `webhook-id`.
     pub async fn deliver_due(&self, now_us: i64) -> Result<usize, boxtrack_store::StoreError> {
         let (claim_tx, claim_rx) = tokio::sync::mpsc::channel(1);
         let (prepared_tx, prepared_rx) = tokio::sync::mpsc::channel(2);

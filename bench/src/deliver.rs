@@ -22,9 +22,24 @@ type Res<T> = Result<T, Box<dyn std::error::Error>>;
 /// CPU seconds (user + system) this process has used so far, from `/proc/self/stat`
 /// (Linux; 0 elsewhere). Clock ticks are taken as 1/100 s, the Linux default.
 fn cpu_secs() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+    std::fs::read_to_string("/proc/self/stat").map_or(0.0, |s| stat_cpu_secs(&s))
+}
+
+/// CPU seconds used so far by every process named `postgres` on this machine (the database
+/// server when it runs here; 0 on SQLite or elsewhere).
+fn postgres_cpu_secs() -> f64 {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
         return 0.0;
     };
+    dir.flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter(|stat| stat.contains("(postgres)"))
+        .map(|stat| stat_cpu_secs(&stat))
+        .sum()
+}
+
+/// User + system CPU seconds in a `/proc/<pid>/stat` line (clock ticks taken as 1/100 s).
+fn stat_cpu_secs(stat: &str) -> f64 {
     // fields after the parenthesised command name; utime and stime are the 14th and 15th
     let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
     let f: Vec<&str> = rest.split_whitespace().collect();
@@ -121,6 +136,7 @@ async fn main() -> Res<()> {
     );
     eprintln!("set up; delivering");
     let cpu0 = cpu_secs();
+    let db_cpu0 = postgres_cpu_secs();
     let started = Instant::now();
     // on a runtime worker, as `boxtrack serve` runs it
     let delivered = tokio::spawn(async move {
@@ -137,6 +153,7 @@ async fn main() -> Res<()> {
     .await??;
     let pipeline = started.elapsed().as_secs_f64();
     let pipeline_cpu = cpu_secs() - cpu0;
+    let pipeline_db_cpu = postgres_cpu_secs() - db_cpu0;
     let received = count.swap(0, Ordering::Relaxed);
 
     // the baseline: the same body, plain POSTs, at the deliverer's per-webhook concurrency
@@ -188,6 +205,12 @@ async fn main() -> Res<()> {
         pipeline_cpu * 1e6 / delivered.max(1) as f64,
         baseline_cpu * 1e6 / plain.max(1) as f64
     );
+    if pipeline_db_cpu > 0.0 {
+        println!(
+            "database server CPU per delivery (PostgreSQL processes on this machine): {:.0} µs",
+            pipeline_db_cpu * 1e6 / delivered.max(1) as f64
+        );
+    }
     println!(
         "pipeline / baseline: {:.2}",
         (delivered as f64 / pipeline) / (plain as f64 / baseline)

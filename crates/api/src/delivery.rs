@@ -309,6 +309,95 @@ async fn checked_url(raw: &str, allow_private: bool) -> Result<reqwest::Url, Str
     Ok(parsed)
 }
 
+/// A job waiting for a free slot of its webhook, since when.
+struct Waiting {
+    since: tokio::time::Instant,
+    job: Job,
+}
+
+/// One webhook's jobs waiting for a slot, oldest first, shared by its sending tasks.
+#[derive(Default)]
+struct HookQueue {
+    jobs: std::sync::Mutex<std::collections::VecDeque<Waiting>>,
+    /// Signalled when a job is queued or the queue is closed.
+    ready: tokio::sync::Notify,
+    closed: std::sync::atomic::AtomicBool,
+}
+
+impl HookQueue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<Waiting>> {
+        // a sender that panicked leaves a queue that is still consistent (push and pop only)
+        self.jobs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn push(&self, w: Waiting) {
+        self.lock().push_back(w);
+        self.ready.notify_one();
+    }
+
+    /// The next job, waiting for one; `None` once the queue is closed and empty.
+    async fn next(&self) -> Option<Job> {
+        use std::sync::atomic::Ordering;
+        loop {
+            // registered before looking, so a push or close in between is not missed
+            let notified = self.ready.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let (job, more) = {
+                let mut jobs = self.lock();
+                (jobs.pop_front(), !jobs.is_empty())
+            };
+            if let Some(w) = job {
+                if more {
+                    // one wake-up may have stood for several pushes: pass it on
+                    self.ready.notify_one();
+                }
+                return Some(w.job);
+            }
+            if self.closed.load(Ordering::Acquire) {
+                return None;
+            }
+            notified.await;
+        }
+    }
+
+    fn close(&self) {
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.ready.notify_waiters();
+    }
+
+    /// Takes out the jobs that have waited `slot_wait` by `now`.
+    fn take_overdue(&self, now: tokio::time::Instant, slot_wait: Duration) -> Vec<Job> {
+        overdue(&mut self.lock(), now, slot_wait)
+    }
+}
+
+/// The jobs at the front of `waiting` (oldest first) that have waited `slot_wait` by `now`,
+/// taken out.
+fn overdue(
+    waiting: &mut std::collections::VecDeque<Waiting>,
+    now: tokio::time::Instant,
+    slot_wait: Duration,
+) -> Vec<Job> {
+    let mut out = Vec::new();
+    while waiting
+        .front()
+        .is_some_and(|w| now.saturating_duration_since(w.since) >= slot_wait)
+    {
+        if let Some(w) = waiting.pop_front() {
+            out.push(w.job);
+        }
+    }
+    out
+}
+
+/// How often the sender looks for jobs that waited too long: a quarter of the slot wait,
+/// between 10 ms and 1 s (so a job is given back at most that much late).
+fn slot_check_period(slot_wait: Duration) -> Duration {
+    (slot_wait / 4).clamp(Duration::from_millis(10), Duration::from_secs(1))
+}
+
 /// One claimed notification ready to send.
 struct Job {
     row: boxtrack_store::notifications::NotificationRow,
@@ -593,9 +682,12 @@ impl Deliverer {
         Ok(())
     }
 
-    /// Sends every job that arrives, each once its webhook has one of its [`PER_ENDPOINT`]
-    /// slots, and passes each outcome back to the lane (which keeps at most [`WINDOW`] in
-    /// flight, so neither channel ever fills).
+    /// Sends every job that arrives through its webhook's queue, which up to
+    /// [`PER_ENDPOINT`] sending tasks of that webhook drain ([`Deliverer::send_from`]; no task,
+    /// semaphore or timer per job), and passes each outcome back to the lane (which keeps at
+    /// most [`WINDOW`] in flight, so neither channel ever fills). A job that has waited the
+    /// slot wait in its queue (its receiver is slow) is given back unattempted, due again
+    /// later, so a slow receiver holds only what its slots can send.
     async fn send_all(
         &self,
         mut jobs: tokio::sync::mpsc::Receiver<Job>,
@@ -603,48 +695,79 @@ impl Deliverer {
         now_us: i64,
     ) {
         use std::sync::Arc;
-
-        use tokio::sync::Semaphore;
-        let mut per_hook: std::collections::HashMap<uuid::Uuid, Arc<Semaphore>> =
+        // each webhook's queue and how many sending tasks it has
+        let mut hooks: std::collections::HashMap<uuid::Uuid, (Arc<HookQueue>, usize)> =
             std::collections::HashMap::new();
-        let mut set = tokio::task::JoinSet::new();
-        while let Some(job) = jobs.recv().await {
-            if done.is_closed() {
-                // the lane stopped: take no more work (the lease brings claimed rows back)
-                break;
-            }
-            while set.try_join_next().is_some() {}
-            let slot = per_hook
-                .entry(job.row.webhook_id)
-                .or_insert_with(|| Arc::new(Semaphore::new(PER_ENDPOINT)))
-                .clone();
-            let client = self.client.clone();
-            let schedule = self.schedule.clone();
-            let signature_header = self.signature_header.clone();
-            let done = done.clone();
-            let slot_wait = self.slot_wait;
-            set.spawn(async move {
-                let outcome = match tokio::time::timeout(slot_wait, slot.acquire_owned()).await {
-                    Ok(Ok(_slot)) => {
-                        // the webhook's slot is held for the request only
-                        let a = attempt(&client, &schedule, &signature_header, &job, now_us).await;
-                        Outcome::Attempted((job.row, a))
+        let mut senders = tokio::task::JoinSet::new();
+        let mut arrived = Vec::with_capacity(BATCH);
+        // one timer for every queue, a few checks per slot wait
+        let mut sweep = tokio::time::interval(slot_check_period(self.slot_wait));
+        sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // not due again within this run (its claims use `now_us`)
+        let deferred_until =
+            now_us.saturating_add(i64::try_from(self.slot_wait.as_micros()).unwrap_or(i64::MAX));
+        'run: loop {
+            tokio::select! {
+                n = jobs.recv_many(&mut arrived, WINDOW) => {
+                    if n == 0 || done.is_closed() {
+                        // no more work, or the lane stopped (the lease brings claimed rows back)
+                        break 'run;
                     }
-                    _ => Outcome::Deferred {
-                        id: job.row.id,
-                        // not due again within this run (its claims use `now_us`)
-                        until_us: now_us.saturating_add(
-                            i64::try_from(slot_wait.as_micros()).unwrap_or(i64::MAX),
-                        ),
-                    },
-                };
-                // a closed channel means the lane stopped; the lease brings the row back
-                let _ = done.send(outcome).await;
-            });
+                    let now = tokio::time::Instant::now();
+                    for job in arrived.drain(..) {
+                        let (queue, tasks) = hooks.entry(job.row.webhook_id).or_default();
+                        queue.push(Waiting { since: now, job });
+                        if *tasks < PER_ENDPOINT {
+                            *tasks += 1;
+                            let (me, queue, done) = (self.clone(), queue.clone(), done.clone());
+                            senders.spawn(async move { me.send_from(&queue, &done, now_us).await });
+                        }
+                    }
+                }
+                _ = sweep.tick() => {
+                    let now = tokio::time::Instant::now();
+                    for (queue, _) in hooks.values() {
+                        for job in queue.take_overdue(now, self.slot_wait) {
+                            let deferred = Outcome::Deferred { id: job.row.id, until_us: deferred_until };
+                            if done.send(deferred).await.is_err() {
+                                break 'run;
+                            }
+                        }
+                    }
+                }
+            }
         }
-        while let Some(r) = set.join_next().await {
+        // the senders finish what their queues hold, then stop
+        for (queue, _) in hooks.values() {
+            queue.close();
+        }
+        while let Some(r) = senders.join_next().await {
             if let Err(e) = r {
-                tracing::error!(error = %e, "a delivery task failed");
+                tracing::error!(error = %e, "a webhook sender failed");
+            }
+        }
+    }
+
+    /// One of a webhook's sending tasks: sends the jobs of its queue one at a time until the
+    /// queue is closed and empty.
+    async fn send_from(
+        &self,
+        queue: &HookQueue,
+        done: &tokio::sync::mpsc::Sender<Outcome>,
+        now_us: i64,
+    ) {
+        while let Some(job) = queue.next().await {
+            let a = attempt(
+                &self.client,
+                &self.schedule,
+                &self.signature_header,
+                &job,
+                now_us,
+            )
+            .await;
+            // a closed channel means the lane stopped; the lease brings the rows back
+            if done.send(Outcome::Attempted((job.row, a))).await.is_err() {
+                return;
             }
         }
     }
@@ -917,6 +1040,96 @@ impl Deliverer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn job(seq: i64) -> Job {
+        let id = uuid::Uuid::now_v7();
+        Job {
+            row: boxtrack_store::notifications::NotificationRow {
+                id,
+                account_id: id,
+                webhook_id: id,
+                event_id: id,
+                seq,
+                event: "tracking_request.succeeded".into(),
+                reference_type: "tracking_request".into(),
+                reference_id: id,
+                delivery_status: "pending".into(),
+                attempts: 0,
+                next_attempt_us: Some(0),
+                last_status_code: None,
+                last_error: None,
+                created_us: 0,
+                updated_us: 0,
+                replay_of: None,
+            },
+            target: None,
+            body: axum::body::Bytes::new(),
+        }
+    }
+
+    #[test]
+    fn only_jobs_that_waited_the_slot_wait_are_given_back_oldest_first() {
+        let start = tokio::time::Instant::now();
+        let wait = Duration::from_secs(10);
+        let mut waiting: std::collections::VecDeque<Waiting> = (0..4)
+            .map(|i| Waiting {
+                since: start + Duration::from_secs(i * 5),
+                job: job(i as i64),
+            })
+            .collect();
+        assert!(overdue(&mut waiting, start + Duration::from_secs(9), wait).is_empty());
+        let out = overdue(&mut waiting, start + Duration::from_secs(15), wait);
+        let seqs: Vec<i64> = out.iter().map(|j| j.row.seq).collect();
+        assert_eq!(seqs, vec![0, 1], "waited 15 s and 10 s");
+        assert_eq!(waiting.len(), 2, "the younger ones stay queued");
+        assert_eq!(
+            slot_check_period(Duration::from_secs(10)),
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            slot_check_period(Duration::from_secs(1)),
+            Duration::from_millis(250)
+        );
+        assert_eq!(slot_check_period(Duration::ZERO), Duration::from_millis(10));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_webhook_queue_hands_every_job_to_one_of_its_senders_and_ends_when_closed() {
+        let queue = std::sync::Arc::new(HookQueue::default());
+        let senders: Vec<_> = (0..PER_ENDPOINT)
+            .map(|_| {
+                let q = queue.clone();
+                tokio::spawn(async move {
+                    let mut got = Vec::new();
+                    while let Some(j) = q.next().await {
+                        got.push(j.row.seq);
+                        tokio::task::yield_now().await;
+                    }
+                    got
+                })
+            })
+            .collect();
+        for i in 0..500 {
+            queue.push(Waiting {
+                since: tokio::time::Instant::now(),
+                job: job(i),
+            });
+            if i % 50 == 0 {
+                tokio::task::yield_now().await;
+            }
+        }
+        queue.close();
+        let mut all = Vec::new();
+        for s in senders {
+            all.extend(s.await.unwrap());
+        }
+        all.sort_unstable();
+        assert_eq!(
+            all,
+            (0..500).collect::<Vec<_>>(),
+            "each job once, none lost"
+        );
+    }
 
     #[test]
     fn outcomes_wait_to_be_gathered_but_not_for_long() {

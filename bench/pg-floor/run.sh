@@ -15,7 +15,7 @@ PGBENCH=$(command -v pgbench || ls /usr/lib/postgresql/*/bin/pgbench | tail -1)
 for _ in $(seq 1 "$RUNS"); do
   for s in a b; do
     psql -q "$BASE/postgres" -c 'DROP DATABASE IF EXISTS boxtrack_pg_floor' -c 'CREATE DATABASE boxtrack_pg_floor' >/dev/null
-    psql -q "$BASE/boxtrack_pg_floor" -f setup.sql >/dev/null 2>&1
+    PGOPTIONS="-c client_min_messages=warning" psql -q -v ON_ERROR_STOP=1 "$BASE/boxtrack_pg_floor" -f setup.sql >/dev/null
     echo "== $s.sql"
     "$PGBENCH" -n -r -c 1 -t 150 -M prepared -f "$s.sql" "$BASE/boxtrack_pg_floor" 2>&1 |
       sed -n '/^latency average/p;/statement latencies/,$p' | cut -c1-120

@@ -3,8 +3,10 @@
 # statements of today's per-row outbox (a.sql: lease claim, body insert, outcome update, 256
 # rows each, one transaction each) against a log-and-cursor design (b.sql: one cursor row leased,
 # the range read with bodies rendered into the log, compact attempt rows appended, the cursor
-# advanced). pgbench, one client, prepared statements, each script on a fresh copy of 40 000
-# notifications (the size of the bench's outbox). Prints pgbench's per-statement latencies.
+# advanced), and the per-row outbox with its due state in a narrow table of its own (c.sql: the
+# outcome a delete plus an in-place update). pgbench, one client, prepared statements, each
+# script on a fresh copy of 40 000 notifications (the size of the bench's outbox). Prints
+# pgbench's per-statement latencies.
 #
 #   bench/pg-floor/run.sh [RUNS] [PGURL-without-database]   (default 2, postgres://root@127.0.0.1:5432)
 set -euo pipefail
@@ -13,7 +15,7 @@ RUNS=${1:-2}
 BASE=${2:-postgres://root@127.0.0.1:5432}
 PGBENCH=$(command -v pgbench || ls /usr/lib/postgresql/*/bin/pgbench | tail -1)
 for _ in $(seq 1 "$RUNS"); do
-  for s in a b; do
+  for s in a b c; do
     psql -q "$BASE/postgres" -c 'DROP DATABASE IF EXISTS boxtrack_pg_floor' -c 'CREATE DATABASE boxtrack_pg_floor' >/dev/null
     PGOPTIONS="-c client_min_messages=warning" psql -q -v ON_ERROR_STOP=1 "$BASE/boxtrack_pg_floor" -f setup.sql >/dev/null
     echo "== $s.sql"

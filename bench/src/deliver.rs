@@ -65,28 +65,16 @@ async fn main() -> Res<()> {
         db.backend(),
         body.len()
     );
-    println!(
-        "pipeline (claim, render once, sign, POST, record): {delivered} deliveries ({received} received) in {pipeline:.2} s = {:.0}/s",
-        delivered as f64 / pipeline
-    );
-    println!(
-        "baseline (plain POSTs of the same body): {plain} in {baseline:.2} s = {:.0}/s",
-        plain as f64 / baseline
-    );
-    println!(
-        "CPU per request, receiver included: pipeline {:.0} µs, baseline {:.0} µs",
-        pipeline_cpu * 1e6 / delivered.max(1) as f64,
-        baseline_cpu * 1e6 / plain.max(1) as f64
-    );
-    if pipeline_db_cpu > 0.0 {
-        println!(
-            "database server CPU per delivery (PostgreSQL processes on this machine): {:.0} µs",
-            pipeline_db_cpu * 1e6 / delivered.max(1) as f64
-        );
-    }
-    println!(
-        "pipeline / baseline: {:.2}",
-        (delivered as f64 / pipeline) / (plain as f64 / baseline)
-    );
+    hooks::report(&hooks::Measured {
+        what: "claim, render once, sign, POST, record",
+        delivered,
+        received,
+        pipeline_s: pipeline,
+        pipeline_cpu_s: pipeline_cpu,
+        pipeline_db_cpu_s: pipeline_db_cpu,
+        plain,
+        baseline_s: baseline,
+        baseline_cpu_s: baseline_cpu,
+    });
     Ok(())
 }

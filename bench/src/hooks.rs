@@ -153,3 +153,55 @@ pub async fn plain_posts(url: &str, body: &str, n: usize, concurrency: usize) ->
     }
     Ok((started.elapsed().as_secs_f64(), cpu_secs() - cpu0))
 }
+
+/// One run of a delivery pipeline and of the baseline after it.
+pub struct Measured {
+    /// What the pipeline does, for its line (`pipeline (<what>): …`).
+    pub what: &'static str,
+    /// Deliveries the pipeline recorded, and requests the receiver counted meanwhile.
+    pub delivered: usize,
+    pub received: u64,
+    /// The pipeline's wall time, this process's CPU and the PostgreSQL server's, in seconds.
+    pub pipeline_s: f64,
+    pub pipeline_cpu_s: f64,
+    pub pipeline_db_cpu_s: f64,
+    /// Plain POSTs received, the baseline's wall time and CPU, in seconds.
+    pub plain: u64,
+    pub baseline_s: f64,
+    pub baseline_cpu_s: f64,
+}
+
+/// Prints a run's rates, CPU per request and ratio, in lines whose form scripts rely on.
+pub fn report(m: &Measured) {
+    let per = |cpu: f64, n: f64| cpu * 1e6 / n.max(1.0);
+    let (delivered, plain) = (m.delivered as f64, m.plain as f64);
+    println!(
+        "pipeline ({}): {} deliveries ({} received) in {:.2} s = {:.0}/s",
+        m.what,
+        m.delivered,
+        m.received,
+        m.pipeline_s,
+        delivered / m.pipeline_s
+    );
+    println!(
+        "baseline (plain POSTs of the same body): {} in {:.2} s = {:.0}/s",
+        m.plain,
+        m.baseline_s,
+        plain / m.baseline_s
+    );
+    println!(
+        "CPU per request, receiver included: pipeline {:.0} µs, baseline {:.0} µs",
+        per(m.pipeline_cpu_s, delivered),
+        per(m.baseline_cpu_s, plain)
+    );
+    if m.pipeline_db_cpu_s > 0.0 {
+        println!(
+            "database server CPU per delivery (PostgreSQL processes on this machine): {:.0} µs",
+            per(m.pipeline_db_cpu_s, delivered)
+        );
+    }
+    println!(
+        "pipeline / baseline: {:.2}",
+        (delivered / m.pipeline_s) / (plain / m.baseline_s)
+    );
+}

@@ -8,10 +8,10 @@
 //! cursor's advance over the contiguous prefix, gathered like the deliverer's lane. Nothing here
 //! derives statuses, retries failures or shares work between processes: a real build costs more.
 //!
-//! `cargo build --release -p boxtrack-bench && DATABASE_URL=postgres://… ./target/release/bench-cursor-floor [NOTIFICATIONS] [--plain-client] [--constant-headers | --unsigned]`
+//! `cargo build --release -p boxtrack-bench && DATABASE_URL=postgres://… ./target/release/bench-cursor-floor [NOTIFICATIONS] [--plain-client | --hyper] [--constant-headers | --unsigned]`
 //!
 //! The switches take required work away, to see what it costs: `--plain-client` sends with the
-//! baseline's client instead of the deliverer's; `--constant-headers` sends the four signature
+//! baseline's client instead of the deliverer's; `--hyper` with hyper's client and no reqwest; `--constant-headers` sends the four signature
 //! headers with constant values (their cost on the wire, not of computing them); `--unsigned`
 //! sends none of them, as the baseline does.
 
@@ -150,18 +150,36 @@ enum Headers {
     Plain,
 }
 
+/// The HTTP client the senders use.
+#[derive(Clone)]
+enum Client {
+    /// reqwest, as the deliverer (its own settings) or the baseline (defaults) uses it.
+    Reqwest(reqwest::Client),
+    /// hyper's own pooled HTTP/1 client, without reqwest's layers above it (plain HTTP only,
+    /// no timeout, no resolver checks: a price for those layers, not a client to ship).
+    Hyper(
+        hyper_util::client::legacy::Client<
+            hyper_util::client::legacy::connect::HttpConnector,
+            http_body_util::Full<axum::body::Bytes>,
+        >,
+        hyper::Uri,
+    ),
+}
+
 /// Options after the notification count.
 struct Opts {
     /// `--plain-client`: `reqwest::Client::new()` (the baseline's client) instead of the
     /// deliverer's (no redirects, a timeout, a resolver that drops internal addresses).
     plain_client: bool,
+    /// `--hyper`: hyper's client without reqwest (see [`Client::Hyper`]).
+    hyper: bool,
     /// `--constant-headers` or `--unsigned` (default: signed).
     headers: Headers,
 }
 
 /// POSTs one job with the headers `mode` asks for.
 async fn send(
-    client: &reqwest::Client,
+    client: &Client,
     url: &reqwest::Url,
     secret: &str,
     key: &[u8],
@@ -206,19 +224,36 @@ async fn send(
             headers.insert(name, v);
         }
     }
-    let status = match client
-        .post(url.clone())
-        .headers(headers)
-        .body(job.body.clone())
-        .send()
-        .await
-    {
-        Ok(res) => {
-            let s = i64::from(res.status().as_u16());
-            let _ = res.bytes().await;
-            Some(s)
+    let status = match client {
+        Client::Reqwest(c) => match c
+            .post(url.clone())
+            .headers(headers)
+            .body(job.body.clone())
+            .send()
+            .await
+        {
+            Ok(res) => {
+                let s = i64::from(res.status().as_u16());
+                let _ = res.bytes().await;
+                Some(s)
+            }
+            Err(_) => None,
+        },
+        Client::Hyper(c, uri) => {
+            use http_body_util::BodyExt;
+            let mut req = hyper::Request::new(http_body_util::Full::new(job.body.clone()));
+            *req.method_mut() = hyper::Method::POST;
+            *req.uri_mut() = uri.clone();
+            *req.headers_mut() = headers;
+            match c.request(req).await {
+                Ok(res) => {
+                    let s = i64::from(res.status().as_u16());
+                    let _ = res.into_body().collect().await;
+                    Some(s)
+                }
+                Err(_) => None,
+            }
         }
-        Err(_) => None,
     };
     Done {
         id: job.row.id,
@@ -234,11 +269,13 @@ async fn main() -> Res<()> {
     let mut n = 20_000;
     let mut opts = Opts {
         plain_client: false,
+        hyper: false,
         headers: Headers::Signed,
     };
     for a in std::env::args().skip(1) {
         match a.as_str() {
             "--plain-client" => opts.plain_client = true,
+            "--hyper" => opts.hyper = true,
             "--constant-headers" => opts.headers = Headers::Constant,
             "--unsigned" => opts.headers = Headers::Plain,
             other => {
@@ -260,10 +297,19 @@ async fn main() -> Res<()> {
         .await?;
     let key = boxtrack_core::webhooks::standard_key(&secret).ok_or("secret without a key")?;
     let target = reqwest::Url::parse(&url)?;
-    let client = if opts.plain_client {
-        reqwest::Client::new()
+    let client = if opts.hyper {
+        Client::Hyper(
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .build_http(),
+            url.parse()?,
+        )
+    } else if opts.plain_client {
+        Client::Reqwest(reqwest::Client::new())
     } else {
-        boxtrack_api::delivery::client_for(Duration::from_secs(10), true)
+        Client::Reqwest(boxtrack_api::delivery::client_for(
+            Duration::from_secs(10),
+            true,
+        ))
     };
 
     eprintln!("set up; delivering");
@@ -385,10 +431,11 @@ async fn main() -> Res<()> {
     let plain = count.load(Ordering::Relaxed);
 
     println!(
-        "cursor floor (PostgreSQL); notifications: {n}; body: {} bytes; concurrency: {SENDERS}; headers: {:?}; plain client: {}; cursor at {acked_in_db}",
+        "cursor floor (PostgreSQL); notifications: {n}; body: {} bytes; concurrency: {SENDERS}; headers: {:?}; plain client: {}; hyper: {}; cursor at {acked_in_db}",
         body.len(),
         opts.headers,
-        opts.plain_client
+        opts.plain_client,
+        opts.hyper
     );
     hooks::report(&hooks::Measured {
         what: "lease cursor + read range, sign, POST, append attempt + move cursor",
@@ -401,5 +448,41 @@ async fn main() -> Res<()> {
         baseline_s: baseline,
         baseline_cpu_s: baseline_cpu,
     });
+    if let Client::Hyper(c, uri) = &client {
+        // the same plain POSTs with hyper's client, so the comparison can be like with like
+        let body = axum::body::Bytes::from(body);
+        let cpu0 = cpu_secs();
+        let started = Instant::now();
+        let mut tasks = tokio::task::JoinSet::new();
+        for w in 0..SENDERS {
+            let (c, uri, body) = (c.clone(), uri.clone(), body.clone());
+            let share = n / SENDERS + usize::from(w < n % SENDERS);
+            tasks.spawn(async move {
+                use http_body_util::BodyExt;
+                for _ in 0..share {
+                    let mut req = hyper::Request::new(http_body_util::Full::new(body.clone()));
+                    *req.method_mut() = hyper::Method::POST;
+                    *req.uri_mut() = uri.clone();
+                    req.headers_mut().insert(
+                        hyper::header::CONTENT_TYPE,
+                        hyper::header::HeaderValue::from_static("application/json"),
+                    );
+                    if let Ok(res) = c.request(req).await {
+                        let _ = res.into_body().collect().await;
+                    }
+                }
+            });
+        }
+        while tasks.join_next().await.is_some() {}
+        let secs = started.elapsed().as_secs_f64();
+        let cpu = cpu_secs() - cpu0;
+        let posted = count.load(Ordering::Relaxed) - plain;
+        println!(
+            "baseline with hyper's client: {posted} in {secs:.2} s = {:.0}/s, CPU {:.0} µs a request; pipeline / that baseline: {:.2}",
+            posted as f64 / secs,
+            cpu * 1e6 / posted.max(1) as f64,
+            (recorded as f64 / pipeline) / (posted as f64 / secs)
+        );
+    }
     Ok(())
 }

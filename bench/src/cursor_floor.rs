@@ -11,9 +11,10 @@
 //! `cargo build --release -p boxtrack-bench && DATABASE_URL=postgres://… ./target/release/bench-cursor-floor [NOTIFICATIONS] [--plain-client | --hyper] [--constant-headers | --unsigned]`
 //!
 //! The switches take required work away, to see what it costs: `--plain-client` sends with the
-//! baseline's client instead of the deliverer's; `--hyper` with hyper's client and no reqwest; `--constant-headers` sends the four signature
-//! headers with constant values (their cost on the wire, not of computing them); `--unsigned`
-//! sends none of them, as the baseline does.
+//! baseline's client instead of the deliverer's; `--hyper` with hyper's client and no reqwest
+//! (and then posts the baseline's requests with it too, for a like-with-like ratio);
+//! `--constant-headers` sends the four signature headers with constant values (their cost on
+//! the wire, not of computing them); `--unsigned` sends none of them, as the baseline does.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::Ordering;

@@ -25,8 +25,8 @@ use boxtrack_store::Db;
 use boxtrack_store::notifications::{Claimed, NotificationRow};
 use uuid::Uuid;
 
-mod hooks;
-use hooks::{Res, cpu_secs, postgres_cpu_secs};
+use boxtrack_bench::Res;
+use boxtrack_bench::hooks::{self, cpu_secs, postgres_cpu_secs};
 
 /// Notifications read per transaction, and at most in flight (the deliverer's numbers).
 const BATCH: usize = 256;

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use boxtrack_store::on_db;
 
-mod hooks;
-use hooks::{Res, cpu_secs, postgres_cpu_secs};
+use boxtrack_bench::Res;
+use boxtrack_bench::hooks::{self, cpu_secs, postgres_cpu_secs};
 
 #[tokio::main]
 async fn main() -> Res<()> {

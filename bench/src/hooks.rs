@@ -9,12 +9,10 @@ use std::time::Instant;
 use boxtrack_core::plan::Plan;
 use boxtrack_core::ratelimit::Limits;
 use boxtrack_store::Db;
-use boxtrack_store::accounts::{self, NewAccount};
 use boxtrack_store::events::NewEvent;
 use boxtrack_store::webhooks::NewWebhook;
 
-/// The benchmarks' result type.
-pub type Res<T> = Result<T, Box<dyn std::error::Error>>;
+use crate::Res;
 
 /// CPU seconds (user + system) this process has used so far, from `/proc/self/stat`
 /// (Linux; 0 elsewhere). Clock ticks are taken as 1/100 s, the Linux default.
@@ -68,19 +66,7 @@ pub async fn receiver() -> Res<(String, Arc<AtomicU64>)> {
 /// account, one webhook to `url` for `tracking_request.succeeded`, and `n` such events, so `n`
 /// pending notifications. Returns the database and the database handle to keep alive.
 pub async fn set_up(url: &str, n: usize) -> Res<(Db, boxtrack_testkit::TestDatabase)> {
-    let database = boxtrack_testkit::fresh().await;
-    let db = Db::connect(&database.url).await?;
-    db.migrate().await?;
-    let (account, _, _) = accounts::create(
-        &db,
-        NewAccount {
-            name: "bench".into(),
-            plan: Plan::Standard,
-            entitlements: vec![],
-            rate_limits: Limits::default(),
-        },
-    )
-    .await?;
+    let (db, database, account, _) = crate::fresh_account(Limits::default()).await?;
     boxtrack_store::webhooks::create(
         &db,
         account.id,

@@ -9,17 +9,15 @@
 
 use std::time::Instant;
 
-use boxtrack_core::plan::Plan;
 use boxtrack_core::ratelimit::Limits;
 use boxtrack_core::tracking::{
     DataSource, EventFact, Fact, Hold, LfdKind, Milestone, Observation, Place,
 };
-use boxtrack_store::accounts::{self, NewAccount};
 use boxtrack_store::{Db, on_db, on_tx};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 
-type Res<T> = Result<T, Box<dyn std::error::Error>>;
+use boxtrack_bench::Res;
 
 const H: i64 = 3_600_000_000;
 
@@ -31,19 +29,7 @@ fn arg(n: usize, default: usize) -> usize {
 }
 
 async fn fresh() -> Res<(Db, boxtrack_testkit::TestDatabase, Uuid)> {
-    let database = boxtrack_testkit::fresh().await;
-    let db = Db::connect(&database.url).await?;
-    db.migrate().await?;
-    let (account, _, _) = accounts::create(
-        &db,
-        NewAccount {
-            name: "bench".into(),
-            plan: Plan::Standard,
-            entitlements: vec![],
-            rate_limits: Limits::default(),
-        },
-    )
-    .await?;
+    let (db, database, account, _) = boxtrack_bench::fresh_account(Limits::default()).await?;
     Ok((db, database, account.id))
 }
 

@@ -8,13 +8,11 @@ use std::time::{Duration, Instant};
 
 use boxtrack_api::{ApiConfig, AppState, Limiter};
 use boxtrack_core::apikey::ApiKey;
-use boxtrack_core::plan::Plan;
 use boxtrack_core::ratelimit::{Bucket, Limits};
-use boxtrack_store::accounts::{self, NewAccount};
 use boxtrack_store::{Db, Tx, on_tx};
 use tokio_util::sync::CancellationToken;
 
-type Res<T> = Result<T, Box<dyn std::error::Error>>;
+use boxtrack_bench::Res;
 
 fn arg(n: usize, default: u32) -> u32 {
     std::env::args()
@@ -74,18 +72,9 @@ async fn main() -> Res<()> {
     let rows = arg(1, 50_000);
     let size = arg(2, 100);
     let repeat = arg(3, 15);
-    let database = boxtrack_testkit::fresh().await;
-    let db = Db::connect(&database.url).await?;
-    db.migrate().await?;
-    let (account, _, key) = accounts::create(
-        &db,
-        NewAccount {
-            name: "bench".into(),
-            plan: Plan::Standard,
-            entitlements: vec![],
-            rate_limits: Limits([(Bucket::Default, 10_000_000)].into_iter().collect()),
-        },
-    )
+    let (db, _database, account, key) = boxtrack_bench::fresh_account(Limits(
+        [(Bucket::Default, 10_000_000)].into_iter().collect(),
+    ))
     .await?;
     let filled = Instant::now();
     fill(&db, account.id, rows).await?;

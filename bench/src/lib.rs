@@ -1,0 +1,35 @@
+//! What the benchmarks share: a fresh database with an account, and (in [`hooks`]) what the
+//! webhook delivery benchmarks need besides.
+
+pub mod hooks;
+
+use boxtrack_core::apikey::ApiKey;
+use boxtrack_core::plan::Plan;
+use boxtrack_core::ratelimit::Limits;
+use boxtrack_store::Db;
+use boxtrack_store::accounts::{self, Account, NewAccount};
+
+/// The benchmarks' result type.
+pub type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// A fresh, migrated database (SQLite in a temporary folder, or a schema of `DATABASE_URL`)
+/// with one `standard` account named "bench" under `rate_limits`, and that account's API key.
+/// Keep the returned [`boxtrack_testkit::TestDatabase`] alive as long as the database is used.
+pub async fn fresh_account(
+    rate_limits: Limits,
+) -> Res<(Db, boxtrack_testkit::TestDatabase, Account, ApiKey)> {
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await?;
+    db.migrate().await?;
+    let (account, _, key) = accounts::create(
+        &db,
+        NewAccount {
+            name: "bench".into(),
+            plan: Plan::Standard,
+            entitlements: vec![],
+            rate_limits,
+        },
+    )
+    .await?;
+    Ok((db, database, account, key))
+}

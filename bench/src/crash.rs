@@ -18,7 +18,7 @@ use boxtrack_store::Db;
 use boxtrack_store::events::NewEvent;
 use tokio::sync::Mutex;
 
-type Res<T> = Result<T, Box<dyn std::error::Error>>;
+use boxtrack_bench::Res;
 
 fn start(bin: &str, db_url: &str) -> Res<(Child, String)> {
     let mut child = Command::new(bin)
@@ -129,15 +129,7 @@ async fn main() -> Res<()> {
                 payload: serde_json::json!({}),
             })
             .collect();
-        let mut tx = db.begin().await?;
-        boxtrack_store::events::append_many(
-            &mut tx,
-            account.id,
-            &entries,
-            boxtrack_store::now_us(),
-        )
-        .await?;
-        tx.commit().await?;
+        boxtrack_bench::append_events(&db, account.id, &entries).await?;
         appended += n;
         if killed < kills && appended >= per_kill * (killed + 1) {
             // a random moment: let it work for 0-400 ms, then SIGKILL and restart

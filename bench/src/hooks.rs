@@ -98,15 +98,7 @@ pub async fn set_up(url: &str, n: usize) -> Res<(Db, boxtrack_testkit::TestDatab
                 payload: serde_json::json!({"tracking_request_id": tr.id}),
             })
             .collect();
-        let mut tx = db.begin().await?;
-        boxtrack_store::events::append_many(
-            &mut tx,
-            account.id,
-            &entries,
-            boxtrack_store::now_us(),
-        )
-        .await?;
-        tx.commit().await?;
+        crate::append_events(&db, account.id, &entries).await?;
     }
     Ok((db, database))
 }

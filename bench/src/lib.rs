@@ -8,6 +8,7 @@ use boxtrack_core::plan::Plan;
 use boxtrack_core::ratelimit::Limits;
 use boxtrack_store::Db;
 use boxtrack_store::accounts::{self, Account, NewAccount};
+use boxtrack_store::events::NewEvent;
 
 /// The benchmarks' result type.
 pub type Res<T> = Result<T, Box<dyn std::error::Error>>;
@@ -32,4 +33,14 @@ pub async fn fresh_account(
     )
     .await?;
     Ok((db, database, account, key))
+}
+
+/// Appends `entries` to the account's event log in one committed transaction (which also
+/// writes their webhook notifications, as every event append does).
+pub async fn append_events(db: &Db, account_id: uuid::Uuid, entries: &[NewEvent]) -> Res<()> {
+    let mut tx = db.begin().await?;
+    boxtrack_store::events::append_many(&mut tx, account_id, entries, boxtrack_store::now_us())
+        .await?;
+    tx.commit().await?;
+    Ok(())
 }

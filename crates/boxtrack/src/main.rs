@@ -33,7 +33,10 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run the API server (migrations are applied on start).
+    /// Run the API server and the background worker (migrations are applied on start).
+    ///
+    /// On PostgreSQL run as many as you like: they share the work. A SQLite file takes one
+    /// `serve` (or `demo`) at a time; a second one on the same file stops at start.
     Serve(ServeArgs),
     /// Try boxtrack: a SQLite database in ./boxtrack-demo, an account, its API key and
     /// copy-paste curl lines, then the API on http://127.0.0.1:8080 (or a free port if taken).

@@ -122,6 +122,7 @@ fn shutdown_on_signal() -> CancellationToken {
 /// `boxtrack serve`.
 pub async fn serve(s: Settings) -> anyhow::Result<()> {
     let db = open_db(&s.database_url).await?;
+    let _worker_lock = db.lock_worker()?;
     let listener = TcpListener::bind(s.listen).await.with_context(|| {
         format!(
             "cannot listen on {} (setting listen): is another process using it?",
@@ -175,6 +176,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         )
     })?;
     let db = open_db(&s.database_url).await?;
+    let _worker_lock = db.lock_worker()?;
     let listener = bind_or_free(wanted).await?;
     let addr = listener.local_addr()?;
     let (account, _, key) = accounts::create(

@@ -282,6 +282,44 @@ async fn serve_answers_on_port_zero() {
     assert_eq!(acct.status(), 200);
     let doc: Value = acct.json().await.unwrap();
     assert_eq!(doc["data"]["id"], created["account_id"]);
+
+    // a second `serve` on the same database: refused on SQLite (one deliverer per file),
+    // admitted on PostgreSQL (workers share the work through leases)
+    let serve_again = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_boxtrack"));
+        c.args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--database-url",
+            &db.url,
+        ])
+        .env_remove("BOXTRACK_LISTEN");
+        c
+    };
+    if db.url.starts_with("sqlite") {
+        let out = serve_again().output().unwrap();
+        let err = failed(out);
+        assert!(
+            err.contains("already serving") && err.contains(".worker-lock"),
+            "{err}"
+        );
+        // the refused process changed nothing: administration still works beside the server
+        let table = ok_text(boxtrack(&db.url, &["accounts", "list"]));
+        assert!(
+            table.contains(created["account_id"].as_str().unwrap()),
+            "{table}"
+        );
+        // the lock goes with the process, however it ends (SIGKILL here)
+        drop(_server);
+        let (_again, base2, _) = start(&mut serve_again());
+        let ready = client.get(format!("{base2}/readyz")).send().await.unwrap();
+        assert_eq!(ready.status(), 200);
+    } else {
+        let (_second, base2, _) = start(&mut serve_again());
+        let ready = client.get(format!("{base2}/readyz")).send().await.unwrap();
+        assert_eq!(ready.status(), 200);
+    }
 }
 
 #[tokio::test]

@@ -31,6 +31,28 @@ pub enum Backend {
     Postgres,
 }
 
+/// The lock a process holds while it runs the background work on a SQLite file (taken by
+/// [`Db::lock_worker`]); released when dropped or when the process ends, however it ends.
+#[derive(Debug)]
+pub struct WorkerLock {
+    _file: std::fs::File,
+    path: std::path::PathBuf,
+}
+
+impl WorkerLock {
+    /// The lock file.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+/// The worker lock file of the SQLite database at `db_path`: `<db_path>.worker-lock`.
+pub fn worker_lock_path(db_path: &std::path::Path) -> std::path::PathBuf {
+    let mut name = db_path.as_os_str().to_owned();
+    name.push(".worker-lock");
+    std::path::PathBuf::from(name)
+}
+
 /// A transaction on either backend. SQLite write transactions start with `BEGIN IMMEDIATE`.
 pub enum Tx {
     /// SQLite.
@@ -179,6 +201,48 @@ impl Db {
             Ok(Db::Postgres(pool))
         } else {
             Err(StoreError::UnsupportedUrl(redact_url(url)))
+        }
+    }
+
+    /// Takes the right to run the background work (tracking requests, webhook deliveries) on
+    /// this database, for as long as the returned lock lives.
+    ///
+    /// On SQLite that right is exclusive: the deliverer claims notifications by reading the
+    /// due index past its own last claim, without writing a lease (one writer per file makes
+    /// a lease pure cost), so a second process delivering from the same file would send some
+    /// notifications twice. The lock is an advisory file lock on `<file>.worker-lock`, which
+    /// the kernel releases when the process ends, even by SIGKILL, so a crashed process never
+    /// leaves it behind. A second `serve` gets [`StoreError::WorkerLocked`] and starts nothing.
+    /// PostgreSQL needs no lock (`Ok(None)`): workers there share the work through row leases.
+    /// In-memory SQLite databases are private to their process and need none either.
+    pub fn lock_worker(&self) -> Result<Option<WorkerLock>> {
+        let Db::Sqlite(pool, _) = self else {
+            return Ok(None);
+        };
+        let db_path = pool.connect_options().get_filename().to_path_buf();
+        if db_path.as_os_str().is_empty() || db_path.as_os_str() == ":memory:" {
+            return Ok(None);
+        }
+        let path = worker_lock_path(&db_path);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| StoreError::LockFile {
+                path: path.display().to_string(),
+                source,
+            })?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(WorkerLock { _file: file, path })),
+            Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::WorkerLocked {
+                path: db_path.display().to_string(),
+                lock: path.display().to_string(),
+            }),
+            Err(std::fs::TryLockError::Error(source)) => Err(StoreError::LockFile {
+                path: path.display().to_string(),
+                source,
+            }),
         }
     }
 

@@ -72,6 +72,27 @@ pub enum StoreError {
     /// The SQLite delivery writer could not start, has stopped, or a cycle on it panicked.
     #[error("the database writer stopped: {0}")]
     Writer(String),
+    /// Another process runs the background work on this SQLite file (see
+    /// [`Db::lock_worker`]).
+    #[error(
+        "another boxtrack process is already serving {path} (it holds {lock}): a SQLite file \
+         takes one `serve` or `demo` at a time, because its deliverer claims notifications \
+         without leases; stop the other process, or use PostgreSQL to run several"
+    )]
+    WorkerLocked {
+        /// The database file.
+        path: String,
+        /// The lock file.
+        lock: String,
+    },
+    /// The worker lock file could not be opened or locked.
+    #[error("cannot lock {path}: {source}")]
+    LockFile {
+        /// The lock file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
 }
 
 /// Result alias for the storage layer.

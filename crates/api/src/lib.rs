@@ -182,6 +182,10 @@ pub fn router(state: AppState) -> Router {
             get(containers::events),
         )
         .route(
+            "/v2/containers/{id}/map_geojson",
+            get(containers::map_geojson),
+        )
+        .route(
             "/v2/containers/{id}/raw_events",
             get(containers::raw_events),
         )

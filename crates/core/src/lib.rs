@@ -13,6 +13,7 @@ pub mod plan;
 pub mod ratelimit;
 pub mod reference;
 pub mod requests;
+pub mod routemap;
 pub mod schedule;
 pub mod search;
 pub mod time;

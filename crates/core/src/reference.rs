@@ -117,6 +117,105 @@ pub fn terminal_by_id(id: [u8; 16]) -> Option<&'static Terminal> {
         .find(|t| stable_id("terminal", &t.firms_code) == id)
 }
 
+/// The English short name of a country of the port list (ISO 3166 alpha-2 code), when known.
+pub fn country_name(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "AE" => "United Arab Emirates",
+        "AO" => "Angola",
+        "AR" => "Argentina",
+        "AS" => "American Samoa",
+        "AU" => "Australia",
+        "BD" => "Bangladesh",
+        "BE" => "Belgium",
+        "BH" => "Bahrain",
+        "BJ" => "Benin",
+        "BR" => "Brazil",
+        "CG" => "Congo",
+        "CI" => "Côte d'Ivoire",
+        "CL" => "Chile",
+        "CN" => "China",
+        "CO" => "Colombia",
+        "CR" => "Costa Rica",
+        "CU" => "Cuba",
+        "DE" => "Germany",
+        "DK" => "Denmark",
+        "DZ" => "Algeria",
+        "EC" => "Ecuador",
+        "EG" => "Egypt",
+        "ES" => "Spain",
+        "FI" => "Finland",
+        "FJ" => "Fiji",
+        "FR" => "France",
+        "GA" => "Gabon",
+        "GB" => "United Kingdom",
+        "GH" => "Ghana",
+        "GI" => "Gibraltar",
+        "GR" => "Greece",
+        "GT" => "Guatemala",
+        "HK" => "Hong Kong",
+        "HR" => "Croatia",
+        "HT" => "Haiti",
+        "ID" => "Indonesia",
+        "IE" => "Ireland",
+        "IL" => "Israel",
+        "IN" => "India",
+        "IT" => "Italy",
+        "JM" => "Jamaica",
+        "JO" => "Jordan",
+        "JP" => "Japan",
+        "KE" => "Kenya",
+        "KH" => "Cambodia",
+        "KR" => "South Korea",
+        "LB" => "Lebanon",
+        "LK" => "Sri Lanka",
+        "LT" => "Lithuania",
+        "LV" => "Latvia",
+        "MA" => "Morocco",
+        "MM" => "Myanmar",
+        "MR" => "Mauritania",
+        "MX" => "Mexico",
+        "MY" => "Malaysia",
+        "MZ" => "Mozambique",
+        "NG" => "Nigeria",
+        "NL" => "Netherlands",
+        "NO" => "Norway",
+        "NZ" => "New Zealand",
+        "OM" => "Oman",
+        "PA" => "Panama",
+        "PF" => "French Polynesia",
+        "PH" => "Philippines",
+        "PK" => "Pakistan",
+        "PL" => "Poland",
+        "PR" => "Puerto Rico",
+        "PT" => "Portugal",
+        "PY" => "Paraguay",
+        "QA" => "Qatar",
+        "RO" => "Romania",
+        "RU" => "Russia",
+        "SA" => "Saudi Arabia",
+        "SD" => "Sudan",
+        "SE" => "Sweden",
+        "SG" => "Singapore",
+        "SN" => "Senegal",
+        "SR" => "Suriname",
+        "SY" => "Syria",
+        "TH" => "Thailand",
+        "TN" => "Tunisia",
+        "TR" => "Türkiye",
+        "TT" => "Trinidad and Tobago",
+        "TW" => "Taiwan",
+        "TZ" => "Tanzania",
+        "UA" => "Ukraine",
+        "US" => "United States",
+        "UY" => "Uruguay",
+        "VE" => "Venezuela",
+        "VN" => "Vietnam",
+        "WS" => "Samoa",
+        "ZA" => "South Africa",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +237,12 @@ mod tests {
             ports()
                 .iter()
                 .all(|p| !p.time_zone.is_empty() && p.locode.len() == 5)
+        );
+        // every port's country has a name for the map
+        assert!(
+            ports()
+                .iter()
+                .all(|p| country_name(&p.country_code).is_some()),
         );
     }
 

@@ -85,6 +85,16 @@ pub async fn store(db: &Db, positions: &[PositionUpdate], statics: &[StaticUpdat
              WHERE ais_vessels.position_us IS NULL OR ais_vessels.position_us <= $8")
             .bind(p.mmsi).bind(p.latitude).bind(p.longitude).bind(p.speed_knots).bind(p.course).bind(p.heading).bind(p.nav_status).bind(p.at_us)
             .execute(c).await.map(|_| ())?);
+        if let (Some(lat), Some(lon)) = (p.latitude, p.longitude) {
+            // the track keeps a point unless another lies within TRACK_SPACING_US of it
+            on_tx!(&mut tx, c => sqlx::query(
+                "INSERT INTO ais_track (mmsi, position_us, latitude, longitude) SELECT $1, $2, $3, $4 \
+                 WHERE NOT EXISTS (SELECT 1 FROM ais_track WHERE mmsi = $1 AND position_us > $5 AND position_us < $6) \
+                 ON CONFLICT (mmsi, position_us) DO NOTHING")
+                .bind(p.mmsi).bind(p.at_us).bind(lat).bind(lon)
+                .bind(p.at_us - TRACK_SPACING_US).bind(p.at_us + TRACK_SPACING_US)
+                .execute(c).await.map(|_| ())?);
+        }
     }
     for s in statics {
         on_tx!(&mut tx, c => sqlx::query(
@@ -96,6 +106,37 @@ pub async fn store(db: &Db, positions: &[PositionUpdate], statics: &[StaticUpdat
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// The least time between two kept points of a vessel's track (10 minutes).
+pub const TRACK_SPACING_US: i64 = 600_000_000;
+
+/// A kept position of a vessel's track.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct TrackPoint {
+    /// When.
+    pub position_us: i64,
+    /// Latitude.
+    pub latitude: f64,
+    /// Longitude.
+    pub longitude: f64,
+}
+
+/// The kept positions of vessel `mmsi` from `from_us` to `to_us` (either open), oldest
+/// first, at most `limit` (the newest of them when there are more).
+pub async fn track(
+    db: &Db,
+    mmsi: i64,
+    from_us: Option<i64>,
+    to_us: Option<i64>,
+    limit: i64,
+) -> Result<Vec<TrackPoint>> {
+    let mut rows: Vec<TrackPoint> = crate::on_db!(db, p => sqlx::query_as(
+        "SELECT position_us, latitude, longitude FROM ais_track WHERE mmsi = $1 AND position_us >= $2 AND position_us <= $3 ORDER BY position_us DESC LIMIT $4")
+        .bind(mmsi).bind(from_us.unwrap_or(i64::MIN)).bind(to_us.unwrap_or(i64::MAX)).bind(limit)
+        .fetch_all(p).await?);
+    rows.reverse();
+    Ok(rows)
 }
 
 /// The vessel with this IMO number, when AIS has named it.

@@ -329,6 +329,20 @@ pub async fn transport_events(
     crate::list::list(db, &spec, page).await
 }
 
+/// Every transport event of a container, oldest first (at most 2 000, the newest).
+pub async fn all_transport_events(
+    db: &Db,
+    account_id: Uuid,
+    container_id: Uuid,
+) -> Result<Vec<TransportEventRow>> {
+    const SQL: &str = "SELECT id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us \
+        FROM transport_events WHERE container_id = $1 AND account_id = $2 ORDER BY created_us DESC, id DESC LIMIT 2000";
+    let mut rows: Vec<TransportEventRow> = on_db!(db, p => sqlx::query_as(SQL)
+        .bind(container_id).bind(account_id).fetch_all(p).await?);
+    rows.reverse();
+    Ok(rows)
+}
+
 /// A search hit before ranking.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct SearchHit {

@@ -138,6 +138,7 @@ async fn openapi_document_matches_the_router() {
         ("PATCH", "/v2/containers/{id}"),
         ("GET", "/v2/containers/{id}/transport_events"),
         ("GET", "/v2/containers/{id}/raw_events"),
+        ("GET", "/v2/containers/{id}/map_geojson"),
         ("GET", "/v2/sandbox/scenarios"),
         ("GET", "/v2/shipping_lines"),
         ("GET", "/v2/shipping_lines/{id}"),

@@ -1149,6 +1149,174 @@ async fn tracking_stops_56_days_after_arrival() {
     );
 }
 
+fn feature_kinds(doc: &Value) -> Vec<String> {
+    doc["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let p = &f["properties"];
+            match p["label"].as_str() {
+                Some(l) => format!("port {l}"),
+                None => p["feature_type"].as_str().unwrap().to_string(),
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_map_shows_ports_the_sailed_path_the_vessel_and_the_legs_ahead() {
+    const H: i64 = 3_600_000_000;
+    let app = TestApp::spawn().await;
+    let (_, plain_key) = app.account().await;
+    let (_, key) = app
+        .account_with(Plan::Standard, &[Entitlement::Routing], Limits::default())
+        .await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("TEST-SCN-TRANSSHIPMENT", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    let c = app.get("/v2/containers", Some(&key)).await.json();
+    let id = c["data"][0]["id"].as_str().unwrap().to_string();
+    let path = format!("/v2/containers/{id}/map_geojson");
+
+    // gated by the routing entitlement, and another account's container is not found
+    let denied = app.get(&path, Some(&plain_key)).await;
+    let e = assert_error(&denied, 403);
+    assert!(
+        e["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Routing Data feature is not enabled"),
+        "{e}"
+    );
+    assert_error(
+        &app.get(
+            "/v2/containers/00000000-0000-4000-8000-000000000000/map_geojson",
+            Some(&key),
+        )
+        .await,
+        404,
+    );
+
+    // not sailed yet: the two ends and a great circle between them
+    let doc = app.get(&path, Some(&key)).await.json();
+    assert_eq!(doc["type"], "FeatureCollection");
+    assert_eq!(
+        feature_kinds(&doc),
+        ["port POL", "estimated_full_legs", "port POD"]
+    );
+    let pol = &doc["features"][0];
+    assert_eq!(pol["geometry"]["type"], "Point");
+    assert_eq!(pol["properties"]["name"], "Shanghai");
+    assert_eq!(pol["properties"]["country"], "China");
+    assert_eq!(pol["properties"]["ports_total"], 2);
+
+    // AIS reports of the mainline vessel after it left Busan (virtual hour 160); two
+    // reports five minutes apart keep one track point
+    let mmsi = 636_000_001;
+    let fix = |h: i64, min: i64, lat: f64, lon: f64| boxtrack_store::ais::PositionUpdate {
+        mmsi,
+        latitude: Some(lat),
+        longitude: Some(lon),
+        speed_knots: Some(17.0),
+        course: Some(60.0),
+        heading: Some(61),
+        nav_status: 0,
+        at_us: start + h * H + min * 60_000_000,
+    };
+    boxtrack_store::ais::store(
+        &app.db,
+        &[
+            fix(170, 0, 36.0, 132.0),
+            fix(170, 5, 36.01, 132.05),
+            fix(180, 0, 38.0, 140.0),
+            fix(190, 0, 40.0, 150.0),
+        ],
+        &[boxtrack_store::ais::StaticUpdate {
+            mmsi,
+            imo: Some("9777589".into()),
+            name: "MSC ANNA".into(),
+            callsign: "3FAB5".into(),
+            ship_type: 71,
+            destination: "USLGB".into(),
+            eta_us: None,
+            draught_m: 12.0,
+            at_us: start,
+        }],
+    )
+    .await
+    .unwrap();
+
+    // virtual hour 200: fed to Busan, left Busan on MSC ANNA, not yet at Long Beach
+    app.tick_at(start + 200 * 1_000_000).await;
+    let doc = app.get(&path, Some(&key)).await.json();
+    assert_eq!(
+        feature_kinds(&doc),
+        [
+            "port POL",
+            "estimated_full_legs",
+            "port TS1",
+            "past_vessel_locations",
+            "current_vessel",
+            "estimated_partial_leg",
+            "port POD"
+        ],
+        "{doc}"
+    );
+    let ts1 = &doc["features"][2]["properties"];
+    assert_eq!(ts1["name"], "Busan");
+    assert_eq!(ts1["ports_sequence"], 2);
+    assert_eq!(ts1["ports_total"], 3);
+    assert!(ts1["inbound_ata_at"].is_string() && ts1["outbound_atd_at"].is_string());
+    let past = &doc["features"][3];
+    assert_eq!(past["properties"]["point_count"], 3, "{past}");
+    assert_eq!(
+        past["geometry"]["coordinates"][0],
+        json!([132.0, 36.0]),
+        "{past}"
+    );
+    let v = &doc["features"][4]["properties"];
+    assert_eq!(v["vessel_imo"], "9777589");
+    assert_eq!(v["vessel_name"], "MSC ANNA");
+    assert_eq!(v["departure_port_label"], "TS1");
+    assert_eq!(v["arrival_port_label"], "POD");
+    assert_eq!(v["arrival_port_name"], "Long Beach");
+    assert_eq!(
+        doc["features"][4]["geometry"]["coordinates"],
+        json!([150.0, 40.0])
+    );
+    let rest = &doc["features"][5];
+    assert_eq!(rest["geometry"]["coordinates"][0], json!([150.0, 40.0]));
+    assert_eq!(
+        rest["properties"]["point_count"],
+        rest["geometry"]["coordinates"].as_array().unwrap().len()
+    );
+
+    // arrived: every leg behind it, the mainline leg as sailed, no vessel marker
+    app.tick_at(start + 500 * 1_000_000).await;
+    let doc = app.get(&path, Some(&key)).await.json();
+    assert_eq!(
+        feature_kinds(&doc),
+        [
+            "port POL",
+            "estimated_full_legs",
+            "port TS1",
+            "past_vessel_locations",
+            "port POD"
+        ],
+        "{doc}"
+    );
+    assert!(doc["features"][4]["properties"]["inbound_ata_at"].is_string());
+}
+
 #[tokio::test]
 async fn rail_events_point_at_metro_areas_and_ports() {
     let app = TestApp::spawn().await;

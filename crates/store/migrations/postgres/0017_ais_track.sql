@@ -1,0 +1,9 @@
+-- Where each vessel has been: AIS positions kept at most one per 10 minutes per vessel, for
+-- the path sailed on a container's map (GET /v2/containers/{id}/map_geojson).
+CREATE TABLE ais_track (
+    mmsi        BIGINT NOT NULL,
+    position_us BIGINT NOT NULL,
+    latitude    DOUBLE PRECISION NOT NULL,
+    longitude   DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (mmsi, position_us)
+);

@@ -33,6 +33,9 @@ pub struct ErrorObject {
     /// Where the problem is: `{"pointer": ...}` or `{"parameter": ...}`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<serde_json::Map<String, serde_json::Value>>,
+    /// More about the error, e.g. the existing resource a duplicate collides with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Value>,
 }
 
 /// The error document `{"errors": [...]}`.
@@ -65,6 +68,7 @@ impl ApiError {
                 detail: Some(detail.into()),
                 code: None,
                 source: None,
+                meta: None,
             }],
             retry_after: None,
         }
@@ -136,6 +140,23 @@ impl ApiError {
     pub fn with_code(mut self, code: &str) -> ApiError {
         for e in &mut self.errors {
             e.code = Some(code.to_string());
+        }
+        self
+    }
+
+    /// Replaces the title of every error object (where the reference names the case, as
+    /// "Duplicate document").
+    pub fn with_title(mut self, title: &str) -> ApiError {
+        for e in &mut self.errors {
+            e.title = title.to_string();
+        }
+        self
+    }
+
+    /// Adds `meta` to every error object.
+    pub fn with_meta(mut self, meta: serde_json::Value) -> ApiError {
+        for e in &mut self.errors {
+            e.meta = Some(meta.clone());
         }
         self
     }

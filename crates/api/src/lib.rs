@@ -233,6 +233,25 @@ pub fn router(state: AppState) -> Router {
                 .patch(routes::webhooks::update)
                 .delete(routes::webhooks::delete),
         )
+        .route(
+            "/rails/active_storage/direct_uploads",
+            axum::routing::post(routes::documents::announce),
+        )
+        .route(
+            "/v2/documents",
+            get(routes::documents::list).post(routes::documents::create),
+        )
+        .route("/v2/documents/types", get(routes::documents::types))
+        .route(
+            "/v2/documents/{id}",
+            get(routes::documents::show)
+                .patch(routes::documents::update)
+                .delete(routes::documents::delete),
+        )
+        .route(
+            "/v2/documents/{id}/download_url",
+            get(routes::documents::download_url),
+        )
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::guard,
@@ -264,6 +283,16 @@ pub fn router(state: AppState) -> Router {
             get(oauth::authorize_page).post(oauth::authorize_submit),
         )
         .route("/oauth/token", axum::routing::post(oauth::token))
+        // the URL is the credential of these two (as a presigned storage URL is)
+        .route(
+            "/v2/uploads/{token}",
+            axum::routing::put(routes::documents::upload).layer(
+                axum::extract::DefaultBodyLimit::max(
+                    usize::try_from(boxtrack_core::documents::MAX_BYTES).unwrap_or(usize::MAX),
+                ),
+            ),
+        )
+        .route("/v2/downloads/{token}", get(routes::documents::download))
         .route(
             "/mcp",
             axum::routing::post(mcp::post)

@@ -166,6 +166,7 @@ fn components() -> Value {
             "Container": crate::routes::containers::schema(),
             "TransportEvent": crate::routes::containers::event_schema(),
             "Webhook": crate::routes::webhooks::schema(),
+            "Document": crate::routes::documents::schema(),
         }
     })
 }
@@ -202,7 +203,12 @@ pub fn document() -> Value {
             .entry(op.path.to_string())
             .or_insert_with(|| Value::Object(Map::new()));
         let mut o = op.op;
-        if op.path.starts_with("/v2/") && op.path != "/v2/openapi.json" {
+        // every /v2 operation takes the account's key unless it says otherwise (a public
+        // one declares `security: []`)
+        if op.path.starts_with("/v2/")
+            && op.path != "/v2/openapi.json"
+            && o.get("security").is_none()
+        {
             o["security"] = json!([{"Token": []}]);
         }
         entry[op.method] = o;

@@ -9,6 +9,7 @@
 pub mod accounts;
 pub mod ais;
 pub mod db;
+pub mod documents;
 pub mod events;
 pub mod keys;
 pub mod list;

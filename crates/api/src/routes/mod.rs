@@ -4,6 +4,7 @@ pub mod account;
 pub mod api_keys;
 pub mod containers;
 pub mod docs;
+pub mod documents;
 pub mod events;
 pub mod health;
 pub mod ingest;
@@ -33,6 +34,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(tracking_requests::operations());
     ops.extend(shipments::operations());
     ops.extend(containers::operations());
+    ops.extend(documents::operations());
     ops.extend(sandbox::operations());
     ops.extend(reference::operations());
     ops.extend(search::operations());

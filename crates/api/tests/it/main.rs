@@ -5,6 +5,7 @@
 
 mod api_keys;
 mod auth;
+mod documents;
 mod helpers;
 mod ingest;
 mod jsonapi;

@@ -1,0 +1,715 @@
+//! Documents: the ActiveStorage direct-upload handshake (`POST
+//! /rails/active_storage/direct_uploads`, then `PUT` the bytes to the URL it returns), `POST
+//! /v2/documents` with the `signed_id`, reading, typing, deleting and downloading them.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{OriginalUri, Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_core::documents as rules;
+use boxtrack_core::time::format_micros;
+use boxtrack_store::documents::{self, Created, DocumentRow, Filter, NewDocument};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::IdPath;
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{Body, JsonApi, QueryParams, base_url, list_response, resource};
+use crate::openapi::{
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
+    single,
+};
+use crate::resources;
+
+const INCLUDES: &[&str] = &["shipments", "cargos"];
+
+fn document_not_found() -> ApiError {
+    ApiError::not_found("Document")
+}
+
+/// The `document` resource object.
+pub fn to_resource(d: &DocumentRow) -> Value {
+    let ids = |kind: &str, ids: &[uuid::Uuid]| json!({"data": ids.iter().map(|i| json!({"id": i, "type": kind})).collect::<Vec<_>>()});
+    let mut r = resource(
+        "document",
+        d.id,
+        "documents",
+        json!({
+            "id": d.id,
+            "name": d.name,
+            "document_type": d.document_type,
+            "document_type_manual": d.document_type_manual,
+            "classification_notes": "Classified from the document's name and file name.",
+            "source": d.source,
+            "file_name": d.file_name,
+            "file_content_type": d.file_content_type,
+            "file_size_bytes": d.file_size_bytes,
+            "created_at": format_micros(d.created_us),
+            "updated_at": format_micros(d.updated_us),
+        }),
+        Some(json!({
+            "account": {"data": {"id": d.account_id, "type": "account"}},
+            "user": {"data": null},
+            "email_submission": {"data": null},
+            "last_document_representation": {"data": null},
+            "shipments": ids("shipment", &d.shipment_ids.0),
+            "cargos": ids("container", &d.container_ids.0),
+        })),
+    );
+    r["links"]["download"] = json!(format!("/v2/documents/{}/download_url", d.id));
+    r
+}
+
+async fn included(
+    state: &AppState,
+    caller: &Caller,
+    docs: &[DocumentRow],
+    includes: &[String],
+) -> ApiResult<Vec<Value>> {
+    let mut out: Vec<Value> = Vec::new();
+    let account = caller.account.id;
+    let want = |name: &str| includes.iter().any(|i| i == name);
+    for d in docs {
+        if want("shipments") {
+            for id in &d.shipment_ids.0 {
+                if let Some(s) = boxtrack_store::reads::shipment(&state.db, account, *id).await? {
+                    let cs: Vec<uuid::Uuid> =
+                        boxtrack_store::reads::containers_of(&state.db, account, s.id)
+                            .await?
+                            .iter()
+                            .map(|c| c.id)
+                            .collect();
+                    out.push(resources::shipment(&s, &cs));
+                }
+            }
+        }
+        if want("cargos") {
+            for id in &d.container_ids.0 {
+                if let Some(c) = boxtrack_store::reads::container(&state.db, account, *id).await? {
+                    let s =
+                        boxtrack_store::reads::shipment(&state.db, account, c.shipment_id).await?;
+                    out.push(resources::container(&c, s.as_ref(), &caller.account));
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|r| seen.insert((r["type"].to_string(), r["id"].to_string())));
+    Ok(out)
+}
+
+/// Body of `POST /rails/active_storage/direct_uploads`.
+#[derive(Deserialize)]
+pub struct Announce {
+    blob: AnnounceBlob,
+}
+
+#[derive(Deserialize)]
+struct AnnounceBlob {
+    filename: Option<String>,
+    content_type: Option<String>,
+    byte_size: Option<i64>,
+    checksum: Option<String>,
+    #[serde(default)]
+    metadata: Option<Value>,
+}
+
+/// `POST /rails/active_storage/direct_uploads`: announces a file; answers with the URL to
+/// `PUT` its bytes to (with the headers to send) and the `signed_id` that attaches it.
+pub async fn announce(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Body(b): Body<Announce>,
+) -> ApiResult<Json<Value>> {
+    let blob = b.blob;
+    let a = rules::check(
+        blob.filename.as_deref(),
+        blob.content_type.as_deref(),
+        blob.byte_size,
+        blob.checksum.as_deref(),
+    )
+    .map_err(|bad| {
+        bad.iter()
+            .map(|b| ApiError::unprocessable(b.pointer, "invalid", b.detail.clone()))
+            .reduce(ApiError::merge)
+            .unwrap_or_else(ApiError::internal)
+    })?;
+    let (upload, upload_digest) = rules::token("up_");
+    let (signed, signed_digest) = rules::token("blob_");
+    let row = documents::announce(
+        &state.db,
+        caller.account.id,
+        &a,
+        &upload_digest,
+        &signed_digest,
+    )
+    .await?;
+    let base = base_url(state.config.public_url.as_deref(), &headers);
+    Ok(Json(json!({
+        "id": row.id,
+        "key": row.id,
+        "filename": row.filename,
+        "content_type": row.content_type,
+        "metadata": blob.metadata.unwrap_or_else(|| json!({})),
+        "service_name": "database",
+        "byte_size": row.byte_size,
+        "checksum": row.checksum,
+        "created_at": format_micros(row.created_us),
+        "signed_id": signed,
+        "direct_upload": {
+            "url": format!("{base}/v2/uploads/{upload}"),
+            "headers": {"Content-Type": row.content_type, "Content-MD5": row.checksum},
+        },
+    })))
+}
+
+/// `PUT /v2/uploads/{token}`: the bytes of an announced file. The token in the URL is the
+/// credential (as a presigned storage URL is); the bytes must have the announced size and
+/// MD5, or nothing is stored.
+pub async fn upload(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+    bytes: Bytes,
+) -> ApiResult<StatusCode> {
+    let now = boxtrack_store::now_us();
+    let blob = documents::awaiting_upload(
+        &state.db,
+        &rules::digest(&token),
+        now - rules::UPLOAD_TTL_US,
+    )
+    .await?
+    .ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "No upload waits at this URL: it was used already, has expired (1 hour after the direct upload was announced), or never existed.",
+        )
+    })?;
+    rules::verify(blob.byte_size, &blob.checksum, &bytes).map_err(|e| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("{e}; nothing was stored"),
+        )
+        .with_code("checksum_mismatch")
+    })?;
+    if !documents::store_bytes(&state.db, blob.id, &bytes).await? {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "The bytes of this upload have arrived already.",
+        ));
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+struct CreateAttrs {
+    name: Option<String>,
+    attached_document: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CreateData {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    attributes: CreateAttrs,
+}
+
+/// Body of `POST /v2/documents`.
+#[derive(Deserialize)]
+pub struct CreateDoc {
+    data: CreateData,
+}
+
+/// `POST /v2/documents`: a document for an uploaded file (`attached_document` = the
+/// `signed_id` of the direct upload), typed and linked from its name.
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(doc): Body<CreateDoc>,
+) -> ApiResult<Response> {
+    if doc.data.kind.as_deref() != Some("document") {
+        return Err(ApiError::unprocessable(
+            "/data/type",
+            "invalid_type",
+            "type must be \"document\"",
+        ));
+    }
+    let attrs = doc.data.attributes;
+    let name = attrs.name.as_deref().map(str::trim).unwrap_or_default();
+    if name.is_empty() || name.chars().count() > 255 {
+        return Err(ApiError::unprocessable(
+            "/data/attributes/name",
+            "invalid",
+            "name must be 1 to 255 characters",
+        ));
+    }
+    let signed = attrs.attached_document.unwrap_or_default();
+    let blob = documents::uploaded(&state.db, caller.account.id, &rules::digest(signed.trim()))
+        .await?
+        .ok_or_else(|| {
+            ApiError::unprocessable(
+                "/data/attributes/attached_document",
+                "invalid",
+                "attached_document must be the signed_id of a direct upload whose bytes have arrived (PUT to its direct_upload.url first)",
+            )
+        })?;
+    let numbers = rules::reference_numbers(&[name, &blob.filename]);
+    let (shipment_ids, container_ids) =
+        documents::linked(&state.db, caller.account.id, &numbers).await?;
+    let created = documents::create(
+        &state.db,
+        &blob,
+        NewDocument {
+            name,
+            document_type: rules::classify(name, &blob.filename),
+            shipment_ids,
+            container_ids,
+        },
+    )
+    .await?;
+    match created {
+        Created::New(d) => {
+            let mut res = JsonApi::single(to_resource(&d), vec![]).into_response();
+            *res.status_mut() = StatusCode::CREATED;
+            Ok(res)
+        }
+        Created::Duplicate { id, name } => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            format!("The account already has this file as document {name:?}."),
+        )
+        .with_title("Duplicate document")
+        .with_code("duplicate_document")
+        .with_meta(json!({"existing_document_id": id, "existing_document_name": name}))),
+    }
+}
+
+/// `GET /v2/documents`.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let page = q.page()?;
+    let includes = q.includes("document", INCLUDES)?;
+    let mut filter = Filter {
+        filename: q
+            .get("filter[filename]")
+            .map(str::to_string)
+            .filter(|s| !s.is_empty()),
+        types: Vec::new(),
+    };
+    if let Some(t) = q.get("filter[document_types]") {
+        for code in t.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+            if !rules::is_type(code) {
+                return Err(ApiError::bad_parameter(
+                    "filter[document_types]",
+                    format!("{code:?} is not a document type (GET /v2/documents/types lists them)"),
+                ));
+            }
+            filter.types.push(code.to_string());
+        }
+    }
+    let listed = documents::list(&state.db, caller.account.id, &filter, &page).await?;
+    let inc = included(&state, &caller, &listed.rows, &includes).await?;
+    Ok(list_response(
+        state.config.public_url.as_deref(),
+        &headers,
+        uri.path(),
+        &q,
+        page,
+        &listed,
+        listed.rows.iter().map(to_resource).collect(),
+        inc,
+    ))
+}
+
+/// `GET /v2/documents/types`.
+pub async fn types(_caller: Caller) -> Json<Value> {
+    Json(json!({
+        "document_types": rules::TYPES.iter().map(|(code, label)| json!({"code": code, "label": label})).collect::<Vec<_>>()
+    }))
+}
+
+/// `GET /v2/documents/{id}`.
+pub async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let includes = QueryParams::parse(raw.as_deref()).includes("document", INCLUDES)?;
+    let d = documents::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(document_not_found)?;
+    let inc = included(&state, &caller, std::slice::from_ref(&d), &includes).await?;
+    Ok(JsonApi::single(to_resource(&d), inc))
+}
+
+#[derive(Deserialize)]
+struct PatchAttrs {
+    /// absent: unchanged; `null`: cleared
+    #[serde(default, deserialize_with = "present")]
+    document_type_manual: Option<Option<String>>,
+}
+
+/// A field that is present, `null` included (`Some(None)`), as opposed to absent (`None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+#[derive(Deserialize)]
+struct PatchData {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    attributes: PatchAttrs,
+}
+
+/// Body of `PATCH /v2/documents/{id}`.
+#[derive(Deserialize)]
+pub struct PatchDoc {
+    data: PatchData,
+}
+
+/// `PATCH /v2/documents/{id}`: sets or clears (`null`) the user's document type.
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(doc): Body<PatchDoc>,
+) -> ApiResult<JsonApi> {
+    if doc.data.kind.as_deref().is_some_and(|k| k != "document") {
+        return Err(ApiError::unprocessable(
+            "/data/type",
+            "invalid_type",
+            "type must be \"document\"",
+        ));
+    }
+    let current = documents::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(document_not_found)?;
+    let Some(manual) = doc.data.attributes.document_type_manual else {
+        return Ok(JsonApi::single(to_resource(&current), vec![]));
+    };
+    if let Some(t) = &manual
+        && !rules::is_type(t)
+    {
+        return Err(ApiError::unprocessable(
+            "/data/attributes/document_type_manual",
+            "invalid",
+            format!("{t:?} is not a document type (GET /v2/documents/types lists them)"),
+        ));
+    }
+    let d = documents::set_manual_type(&state.db, caller.account.id, id, manual.as_deref())
+        .await?
+        .ok_or_else(document_not_found)?;
+    Ok(JsonApi::single(to_resource(&d), vec![]))
+}
+
+/// `DELETE /v2/documents/{id}`: the document disappears and its file is dropped.
+pub async fn delete(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<StatusCode> {
+    if documents::delete(&state.db, caller.account.id, id).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(document_not_found())
+    }
+}
+
+/// `GET /v2/documents/{id}/download_url`: a URL that serves the file without credentials
+/// for 10 minutes.
+pub async fn download_url(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    headers: HeaderMap,
+) -> ApiResult<Json<Value>> {
+    let d = documents::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(document_not_found)?;
+    let (token, digest) = rules::token("dl_");
+    documents::allow_download(
+        &state.db,
+        d.id,
+        &digest,
+        boxtrack_store::now_us() + rules::DOWNLOAD_TTL_US,
+    )
+    .await?;
+    let base = base_url(state.config.public_url.as_deref(), &headers);
+    Ok(Json(
+        json!({"download_url": format!("{base}/v2/downloads/{token}")}),
+    ))
+}
+
+/// `GET /v2/downloads/{token}`: the file a download URL opens.
+pub async fn download(
+    State(state): State<AppState>,
+    Path(token): Path<String>,
+) -> ApiResult<Response> {
+    let (name, content_type, bytes) =
+        documents::download(&state.db, &rules::digest(&token), boxtrack_store::now_us())
+            .await?
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    "This download URL has expired (they last 10 minutes) or never existed; ask GET /v2/documents/{id}/download_url for a new one.",
+                )
+            })?;
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_graphic() && c != '"' && c != '\\' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut res = bytes.into_response();
+    let h = res.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_str(&content_type)
+            .unwrap_or(HeaderValue::from_static("application/octet-stream")),
+    );
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{safe}\"")) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    Ok(res)
+}
+
+/// The OpenAPI schema of the resource.
+pub fn schema() -> Value {
+    json!({
+        "type": "object", "required": ["id", "type"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "type": {"const": "document"},
+            "attributes": {"type": "object", "properties": {
+                "name": {"type": "string"},
+                "document_type": {"type": "string", "description": "From the name and file name (words such as BL, invoice, arrival notice); `other` when none matches"},
+                "document_type_manual": {"type": ["string", "null"]},
+                "classification_notes": {"type": ["string", "null"]},
+                "source": {"type": "string", "enum": ["upload", "api", "email", "split_document"]},
+                "file_name": {"type": "string"},
+                "file_content_type": {"type": ["string", "null"]},
+                "file_size_bytes": {"type": ["integer", "null"]},
+                "created_at": {"type": "string", "format": "date-time"},
+                "updated_at": {"type": "string", "format": "date-time"}
+            }},
+            "relationships": {"type": "object", "properties": {
+                "shipments": {"$ref": "#/components/schemas/Relationship"},
+                "cargos": {"$ref": "#/components/schemas/Relationship"},
+                "account": {"$ref": "#/components/schemas/Relationship"}
+            }},
+            "links": {"type": "object", "properties": {"self": {"type": "string"}, "download": {"type": "string"}}}
+        }
+    })
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    let mut list_params = page_params();
+    list_params.push(include_param(INCLUDES));
+    list_params.extend(query_params(&[
+        (
+            "filter[filename]",
+            "Part of the name or file name (case-insensitive)",
+        ),
+        ("filter[document_types]", "Comma-separated document types"),
+    ]));
+    let token_param = |what: &str| json!({"name": "token", "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
+    let announce_body = json!({"type": "object", "required": ["blob"], "properties": {"blob": {"type": "object", "required": ["filename", "byte_size", "checksum"], "properties": {
+        "filename": {"type": "string"}, "content_type": {"type": "string"}, "byte_size": {"type": "integer", "maximum": rules::MAX_BYTES},
+        "checksum": {"type": "string", "description": "Base64 of the file's MD5 digest"}, "metadata": {"type": "object"}
+    }}}});
+    let create_body = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": ["type", "attributes"], "properties": {
+        "type": {"const": "document"},
+        "attributes": {"type": "object", "required": ["name", "attached_document"], "properties": {"name": {"type": "string"}, "attached_document": {"type": "string", "description": "The signed_id of the direct upload"}}}
+    }}}});
+    let patch_body = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {
+        "type": {"const": "document"},
+        "attributes": {"type": "object", "properties": {"document_type_manual": {"type": ["string", "null"]}}}
+    }}}});
+    let plain = |desc: &str, schema: Value| json!({"description": desc, "content": {"application/json": {"schema": schema}}});
+    let mut ops = vec![
+        Op {
+            method: "post",
+            path: "/rails/active_storage/direct_uploads",
+            op: operation(
+                "Documents",
+                "Announce a file upload",
+                "Step 1 of attaching a document (the ActiveStorage direct-upload handshake): announce the file; the answer carries `direct_upload.url` and `direct_upload.headers` for step 2 (PUT the bytes there, with `Content-Length`) and the `signed_id` for step 3 (`POST /v2/documents`). Files up to 25 MiB; the URL waits 1 hour.",
+                vec![],
+                Some(announce_body),
+                errors(&[400, 401, 415, 422, 429]),
+                (
+                    "200",
+                    plain(
+                        "The blob record with its upload URL and signed_id",
+                        json!({"type": "object"}),
+                    ),
+                ),
+            ),
+        },
+        Op {
+            method: "put",
+            path: "/v2/uploads/{token}",
+            op: operation(
+                "Documents",
+                "Upload a file's bytes",
+                "Step 2: the raw bytes of an announced file. The URL is the credential (no Authorization header). The bytes must have the announced size and MD5 (422 `checksum_mismatch` otherwise, and nothing is stored); a URL takes one upload.",
+                vec![token_param("From direct_upload.url")],
+                None,
+                errors(&[404, 409, 413, 422]),
+                ("204", json!({"description": "Stored"})),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/documents",
+            op: operation(
+                "Documents",
+                "List documents",
+                "The account's documents, newest first.",
+                list_params,
+                None,
+                errors(&[400, 401, 429]),
+                ("200", body("A page of documents", list_of("Document"))),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/v2/documents",
+            op: operation(
+                "Documents",
+                "Create a document",
+                "Step 3: a document for an uploaded file (`attached_document` = its `signed_id`). Its type comes from its name and file name, and it is linked to the account's shipments and containers whose bill of lading, booking or container numbers appear in them. 409 `duplicate_document` (with `meta.existing_document_id`) when the account already has the same file.",
+                vec![],
+                Some(create_body),
+                errors(&[400, 401, 409, 415, 422, 429]),
+                ("201", body("The document", single("Document"))),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/documents/types",
+            op: operation(
+                "Documents",
+                "List document types",
+                "Every document type with its label.",
+                vec![],
+                None,
+                errors(&[401, 429]),
+                (
+                    "200",
+                    plain(
+                        "The types",
+                        json!({"type": "object", "properties": {"document_types": {"type": "array", "items": {"type": "object", "required": ["code", "label"], "properties": {"code": {"type": "string"}, "label": {"type": "string"}}}}}}),
+                    ),
+                ),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/documents/{id}",
+            op: operation(
+                "Documents",
+                "Get a document",
+                "One document of the account.",
+                vec![id_param("Document"), include_param(INCLUDES)],
+                None,
+                errors(&[400, 401, 404, 429]),
+                ("200", body("The document", single("Document"))),
+            ),
+        },
+        Op {
+            method: "patch",
+            path: "/v2/documents/{id}",
+            op: operation(
+                "Documents",
+                "Update a document",
+                "Sets (or with null clears) `document_type_manual`, one of GET /v2/documents/types.",
+                vec![id_param("Document")],
+                Some(patch_body),
+                errors(&[400, 401, 404, 415, 422, 429]),
+                ("200", body("The document", single("Document"))),
+            ),
+        },
+        Op {
+            method: "delete",
+            path: "/v2/documents/{id}",
+            op: operation(
+                "Documents",
+                "Delete a document",
+                "The document disappears from every read and its file is dropped.",
+                vec![id_param("Document")],
+                None,
+                errors(&[401, 404, 429]),
+                ("204", json!({"description": "Deleted"})),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/documents/{id}/download_url",
+            op: operation(
+                "Documents",
+                "Get a download URL",
+                "A URL that serves the file without credentials for 10 minutes.",
+                vec![id_param("Document")],
+                None,
+                errors(&[401, 404, 429]),
+                (
+                    "200",
+                    plain(
+                        "The URL",
+                        json!({"type": "object", "required": ["download_url"], "properties": {"download_url": {"type": "string", "format": "uri"}}}),
+                    ),
+                ),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/downloads/{token}",
+            op: operation(
+                "Documents",
+                "Download a file",
+                "The file a download URL opens, with its content type and `Content-Disposition: attachment`. 404 once the URL has expired.",
+                vec![token_param("From download_url")],
+                None,
+                errors(&[404]),
+                (
+                    "200",
+                    json!({"description": "The file's bytes", "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}),
+                ),
+            ),
+        },
+    ];
+    for op in &mut ops {
+        match op.path {
+            // the URL is the credential
+            "/v2/uploads/{token}" | "/v2/downloads/{token}" => op.op["security"] = json!([]),
+            "/rails/active_storage/direct_uploads" => {
+                op.op["security"] = json!([{"Token": []}]);
+            }
+            _ => {}
+        }
+    }
+    ops
+}

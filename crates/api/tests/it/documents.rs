@@ -1,0 +1,278 @@
+//! Documents: the direct-upload handshake as the reference's clients perform it, then
+//! reading, typing, downloading and deleting.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, assert_error};
+
+const MT: &str = "application/vnd.api+json";
+const FILE: &[u8] = b"%PDF-1.4\n% boxtrack test: arrival notice\n%%EOF\n";
+/// base64(MD5(FILE)), computed outside boxtrack (Python's hashlib).
+const FILE_MD5: &str = "BJ/EpuoMC9B/xCA4UmFIeA==";
+
+async fn announce(app: &TestApp, key: &str, blob: Value) -> crate::helpers::Resp {
+    app.post(
+        "/rails/active_storage/direct_uploads",
+        key,
+        "application/json",
+        &json!({ "blob": blob }).to_string(),
+    )
+    .await
+}
+
+async fn put(app: &TestApp, url: &str, bytes: &[u8], headers: &Value) -> u16 {
+    let mut req = app.client.put(url).body(bytes.to_vec());
+    for (k, v) in headers.as_object().unwrap() {
+        req = req.header(k.as_str(), v.as_str().unwrap());
+    }
+    app.send(req).await.status
+}
+
+fn create_body(name: &str, signed_id: &str) -> String {
+    json!({"data": {"type": "document", "attributes": {"name": name, "attached_document": signed_id}}})
+        .to_string()
+}
+
+#[tokio::test]
+async fn upload_attach_read_download_and_delete_a_document() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (_, other_key) = app.account().await;
+
+    // a tracked container, to be linked by its number in the document's name
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &crate::helpers::tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    app.tick_at(boxtrack_store::now_us()).await;
+    let c = app.get("/v2/containers", Some(&key)).await.json();
+    let container_id = c["data"][0]["id"].as_str().unwrap().to_string();
+    let number = c["data"][0]["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // step 1 refuses a bad announcement field by field, and a file over 25 MiB
+    let bad = announce(
+        &app,
+        &key,
+        json!({"filename": "", "byte_size": 0, "checksum": "nope"}),
+    )
+    .await;
+    assert_error(&bad, 422);
+    let e = bad.json();
+    let pointers: Vec<&str> = e["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["source"]["pointer"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        pointers,
+        ["/blob/filename", "/blob/byte_size", "/blob/checksum"]
+    );
+    assert_error(
+        &announce(
+            &app,
+            &key,
+            json!({"filename": "big.pdf", "byte_size": 26_214_401, "checksum": FILE_MD5}),
+        )
+        .await,
+        422,
+    );
+
+    let ok = announce(
+        &app,
+        &key,
+        json!({"filename": "an.pdf", "content_type": "application/pdf", "byte_size": FILE.len(), "checksum": FILE_MD5}),
+    )
+    .await;
+    assert_eq!(ok.status, 200, "{}", ok.text);
+    let blob = ok.json();
+    let signed_id = blob["signed_id"].as_str().unwrap().to_string();
+    let url = blob["direct_upload"]["url"].as_str().unwrap().to_string();
+    let headers = blob["direct_upload"]["headers"].clone();
+    assert_eq!(headers["Content-MD5"], FILE_MD5);
+    assert_eq!(blob["byte_size"], FILE.len());
+
+    // not uploaded yet: the signed id attaches nothing
+    assert_error(
+        &app.post("/v2/documents", &key, MT, &create_body("x", &signed_id))
+            .await,
+        422,
+    );
+    // step 2: other bytes of the same length are refused and nothing is stored
+    let mut wrong = FILE.to_vec();
+    wrong[10] ^= 1;
+    assert_eq!(put(&app, &url, &wrong, &headers).await, 422);
+    assert_error(
+        &app.post("/v2/documents", &key, MT, &create_body("x", &signed_id))
+            .await,
+        422,
+    );
+    // the right bytes, with no credentials but the URL
+    assert_eq!(put(&app, &url, FILE, &headers).await, 204);
+    assert_eq!(put(&app, &url, FILE, &headers).await, 404);
+
+    // another account cannot attach this upload
+    assert_error(
+        &app.post(
+            "/v2/documents",
+            &other_key,
+            MT,
+            &create_body("x", &signed_id),
+        )
+        .await,
+        422,
+    );
+
+    // step 3
+    let name = format!("Arrival notice {number}");
+    let created = app
+        .post("/v2/documents", &key, MT, &create_body(&name, &signed_id))
+        .await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    let doc = created.json();
+    let id = doc["data"]["id"].as_str().unwrap().to_string();
+    let a = &doc["data"]["attributes"];
+    assert_eq!(a["name"], name);
+    assert_eq!(a["document_type"], "arrival_notice");
+    assert_eq!(a["file_name"], "an.pdf");
+    assert_eq!(a["file_content_type"], "application/pdf");
+    assert_eq!(a["file_size_bytes"], FILE.len());
+    assert_eq!(
+        doc["data"]["relationships"]["cargos"]["data"][0]["id"],
+        container_id
+    );
+
+    // the same file again is a duplicate naming the existing document
+    let dup = app
+        .post("/v2/documents", &key, MT, &create_body("again", &signed_id))
+        .await;
+    let e = assert_error(&dup, 409);
+    assert_eq!(e["code"], "duplicate_document");
+    assert_eq!(e["title"], "Duplicate document");
+    assert_eq!(e["meta"]["existing_document_id"], id);
+
+    // reading, filtering, including
+    let list = app
+        .get("/v2/documents?include=cargos", Some(&key))
+        .await
+        .json();
+    assert_eq!(list["meta"]["total"], 1);
+    assert_eq!(list["included"][0]["id"], container_id);
+    let count = |q: &str| {
+        let app = &app;
+        let key = key.clone();
+        let q = q.to_string();
+        async move {
+            app.get(&format!("/v2/documents?{q}"), Some(&key))
+                .await
+                .json()["meta"]["total"]
+                .as_u64()
+                .unwrap()
+        }
+    };
+    assert_eq!(count("filter[filename]=ARRIVAL").await, 1);
+    assert_eq!(count("filter[filename]=an.pdf").await, 1);
+    assert_eq!(count("filter[filename]=invoice").await, 0);
+    assert_eq!(
+        count("filter[document_types]=arrival_notice,other").await,
+        1
+    );
+    assert_eq!(count("filter[document_types]=bill_of_lading").await, 0);
+    assert_error(
+        &app.get("/v2/documents?filter[document_types]=nonsense", Some(&key))
+            .await,
+        400,
+    );
+    assert_error(
+        &app.get("/v2/documents?include=nonsense", Some(&key)).await,
+        400,
+    );
+    let other = app.get("/v2/documents", Some(&other_key)).await.json();
+    assert_eq!(other["meta"]["total"], 0);
+    assert_error(
+        &app.get(&format!("/v2/documents/{id}"), Some(&other_key))
+            .await,
+        404,
+    );
+    let types = app.get("/v2/documents/types", Some(&key)).await.json();
+    assert!(
+        types["document_types"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["code"] == "bill_of_lading" && t["label"] == "Bill of Lading")
+    );
+
+    // typing by hand
+    let patch = |t: Value| {
+        json!({"data": {"type": "document", "attributes": {"document_type_manual": t}}}).to_string()
+    };
+    assert_error(
+        &app.patch(&format!("/v2/documents/{id}"), &key, &patch(json!("nope")))
+            .await,
+        422,
+    );
+    let p = app
+        .patch(
+            &format!("/v2/documents/{id}"),
+            &key,
+            &patch(json!("bill_of_lading")),
+        )
+        .await;
+    assert_eq!(p.status, 200, "{}", p.text);
+    assert_eq!(
+        p.json()["data"]["attributes"]["document_type_manual"],
+        "bill_of_lading"
+    );
+    assert_eq!(count("filter[document_types]=bill_of_lading").await, 1);
+    let cleared = app
+        .patch(&format!("/v2/documents/{id}"), &key, &patch(Value::Null))
+        .await
+        .json();
+    assert!(cleared["data"]["attributes"]["document_type_manual"].is_null());
+
+    // download through a URL that needs no credentials
+    let dl = app
+        .get(&format!("/v2/documents/{id}/download_url"), Some(&key))
+        .await
+        .json();
+    let dl_url = dl["download_url"].as_str().unwrap().to_string();
+    let res = app.client.get(&dl_url).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/pdf");
+    assert!(
+        res.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains("an.pdf")
+    );
+    assert_eq!(res.bytes().await.unwrap().as_ref(), FILE);
+    assert_eq!(
+        app.client
+            .get(format!("{}x", dl_url))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+
+    // deleting: gone from reads and downloads
+    let del = app.delete(&format!("/v2/documents/{id}"), &key).await;
+    assert_eq!(del.status, 204);
+    assert_error(
+        &app.get(&format!("/v2/documents/{id}"), Some(&key)).await,
+        404,
+    );
+    assert_eq!(app.client.get(&dl_url).send().await.unwrap().status(), 404);
+    assert_error(&app.delete(&format!("/v2/documents/{id}"), &key).await, 404);
+    assert_eq!(count("").await, 0);
+}

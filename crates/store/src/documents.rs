@@ -1,0 +1,350 @@
+//! Documents and their files (see `boxtrack_core::documents` for the upload handshake).
+//! Files live in the database (`blobs.data`) so that every process serves them; tokens are
+//! stored as digests only.
+
+use boxtrack_core::documents::Announced;
+use boxtrack_core::paging::{Key, Page};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
+use crate::{Db, Result, now_us, on_db, on_tx};
+
+/// An announced (and perhaps uploaded) file, without its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct BlobRow {
+    /// Id.
+    pub id: Uuid,
+    /// Owner.
+    pub account_id: Uuid,
+    /// File name.
+    pub filename: String,
+    /// MIME type.
+    pub content_type: String,
+    /// Size, bytes.
+    pub byte_size: i64,
+    /// Base64 MD5.
+    pub checksum: String,
+    /// When the bytes arrived.
+    pub uploaded_us: Option<i64>,
+    /// Announced at.
+    pub created_us: i64,
+}
+
+const BLOB_COLUMNS: &str =
+    "id, account_id, filename, content_type, byte_size, checksum, uploaded_us, created_us";
+
+/// A document with what its file is.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct DocumentRow {
+    /// Id.
+    pub id: Uuid,
+    /// Owner.
+    pub account_id: Uuid,
+    /// Its file.
+    pub blob_id: Uuid,
+    /// Display name.
+    pub name: String,
+    /// Type from the name (`boxtrack_core::documents::classify`).
+    pub document_type: String,
+    /// Type set by the user.
+    pub document_type_manual: Option<String>,
+    /// `api` (created through the API).
+    pub source: String,
+    /// Linked shipments.
+    pub shipment_ids: Json<Vec<Uuid>>,
+    /// Linked containers.
+    pub container_ids: Json<Vec<Uuid>>,
+    /// Created.
+    pub created_us: i64,
+    /// Last change.
+    pub updated_us: i64,
+    /// The file's name.
+    pub file_name: String,
+    /// The file's MIME type.
+    pub file_content_type: String,
+    /// The file's size.
+    pub file_size_bytes: i64,
+}
+
+impl Keyed for DocumentRow {
+    fn key(&self) -> Key {
+        Key {
+            sort_us: self.created_us,
+            id: *self.id.as_bytes(),
+        }
+    }
+}
+
+const DOC_FROM: &str = "documents d JOIN blobs b ON b.id = d.blob_id";
+const DOC_COLUMNS: &str = "d.id, d.account_id, d.blob_id, d.name, d.document_type, d.document_type_manual, d.source, d.shipment_ids, d.container_ids, d.created_us, d.updated_us, b.filename AS file_name, b.content_type AS file_content_type, b.byte_size AS file_size_bytes";
+
+/// Records an announced file; `upload_digest` and `signed_digest` are the digests of the
+/// upload URL's token and of the `signed_id`.
+pub async fn announce(
+    db: &Db,
+    account_id: Uuid,
+    a: &Announced,
+    upload_digest: &str,
+    signed_digest: &str,
+) -> Result<BlobRow> {
+    let row = BlobRow {
+        id: Uuid::now_v7(),
+        account_id,
+        filename: a.filename.clone(),
+        content_type: a.content_type.clone(),
+        byte_size: a.byte_size,
+        checksum: a.checksum.clone(),
+        uploaded_us: None,
+        created_us: now_us(),
+    };
+    on_db!(db, p => sqlx::query(
+        "INSERT INTO blobs (id, account_id, filename, content_type, byte_size, checksum, upload_digest, signed_digest, created_us) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)")
+        .bind(row.id).bind(account_id).bind(&row.filename).bind(&row.content_type).bind(row.byte_size)
+        .bind(&row.checksum).bind(upload_digest).bind(signed_digest).bind(row.created_us)
+        .execute(p).await.map(|_| ())?);
+    Ok(row)
+}
+
+/// The announced file an upload token is for, while it waits for its bytes (announced after
+/// `announced_after`).
+pub async fn awaiting_upload(
+    db: &Db,
+    upload_digest: &str,
+    announced_after: i64,
+) -> Result<Option<BlobRow>> {
+    const SQL: &str = "SELECT id, account_id, filename, content_type, byte_size, checksum, uploaded_us, created_us FROM blobs WHERE upload_digest = $1 AND uploaded_us IS NULL AND created_us > $2";
+    Ok(
+        on_db!(db, p => sqlx::query_as(SQL).bind(upload_digest).bind(announced_after).fetch_optional(p).await?),
+    )
+}
+
+/// Stores a file's bytes (checked against the announcement by the caller); false when they
+/// had already arrived.
+pub async fn store_bytes(db: &Db, blob_id: Uuid, bytes: &[u8]) -> Result<bool> {
+    let n = on_db!(db, p => sqlx::query("UPDATE blobs SET data = $2, uploaded_us = $3 WHERE id = $1 AND uploaded_us IS NULL")
+        .bind(blob_id).bind(bytes).bind(now_us()).execute(p).await?.rows_affected());
+    Ok(n == 1)
+}
+
+/// An uploaded file of the account by the digest of its `signed_id`.
+pub async fn uploaded(db: &Db, account_id: Uuid, signed_digest: &str) -> Result<Option<BlobRow>> {
+    let sql = format!(
+        "SELECT {BLOB_COLUMNS} FROM blobs WHERE signed_digest = $1 AND account_id = $2 AND uploaded_us IS NOT NULL"
+    );
+    Ok(
+        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(signed_digest).bind(account_id).fetch_optional(p).await?),
+    )
+}
+
+/// What creating a document did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Created {
+    /// A new document.
+    New(Box<DocumentRow>),
+    /// The account already has a live document with the same file (same MD5 and size, or
+    /// the same upload): its id and name.
+    Duplicate {
+        /// The existing document.
+        id: Uuid,
+        /// Its name.
+        name: String,
+    },
+}
+
+/// A new document.
+pub struct NewDocument<'a> {
+    /// Display name.
+    pub name: &'a str,
+    /// Its type.
+    pub document_type: &'a str,
+    /// Linked shipments.
+    pub shipment_ids: Vec<Uuid>,
+    /// Linked containers.
+    pub container_ids: Vec<Uuid>,
+}
+
+/// Creates a document for an uploaded file, unless the account already has one with the
+/// same content.
+pub async fn create(db: &Db, blob: &BlobRow, doc: NewDocument<'_>) -> Result<Created> {
+    let mut tx = db.begin().await?;
+    let existing: Option<(Uuid, String)> = on_tx!(&mut tx, c => sqlx::query_as(
+        "SELECT d.id, d.name FROM documents d JOIN blobs b ON b.id = d.blob_id \
+         WHERE d.account_id = $1 AND d.deleted_us IS NULL AND (d.blob_id = $2 OR (b.checksum = $3 AND b.byte_size = $4)) LIMIT 1")
+        .bind(blob.account_id).bind(blob.id).bind(&blob.checksum).bind(blob.byte_size)
+        .fetch_optional(c).await?);
+    if let Some((id, name)) = existing {
+        return Ok(Created::Duplicate { id, name });
+    }
+    let now = now_us();
+    let id = Uuid::now_v7();
+    on_tx!(&mut tx, c => sqlx::query(
+        "INSERT INTO documents (id, account_id, blob_id, name, document_type, source, shipment_ids, container_ids, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, 'api', $6, $7, $8, $8)")
+        .bind(id).bind(blob.account_id).bind(blob.id).bind(doc.name).bind(doc.document_type)
+        .bind(Json(&doc.shipment_ids)).bind(Json(&doc.container_ids)).bind(now)
+        .execute(c).await.map(|_| ())?);
+    tx.commit().await?;
+    Ok(Created::New(Box::new(DocumentRow {
+        id,
+        account_id: blob.account_id,
+        blob_id: blob.id,
+        name: doc.name.to_string(),
+        document_type: doc.document_type.to_string(),
+        document_type_manual: None,
+        source: "api".into(),
+        shipment_ids: Json(doc.shipment_ids),
+        container_ids: Json(doc.container_ids),
+        created_us: now,
+        updated_us: now,
+        file_name: blob.filename.clone(),
+        file_content_type: blob.content_type.clone(),
+        file_size_bytes: blob.byte_size,
+    })))
+}
+
+/// A live document of the account.
+pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<DocumentRow>> {
+    let sql = format!(
+        "SELECT {DOC_COLUMNS} FROM {DOC_FROM} WHERE d.id = $1 AND d.account_id = $2 AND d.deleted_us IS NULL"
+    );
+    Ok(
+        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).bind(account_id).fetch_optional(p).await?),
+    )
+}
+
+/// Filters of the document list.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Part of the name or the file name (case-insensitive).
+    pub filename: Option<String>,
+    /// Any of these types (the manual type where set).
+    pub types: Vec<String>,
+}
+
+/// A page of the account's live documents, newest first.
+pub async fn list(
+    db: &Db,
+    account_id: Uuid,
+    filter: &Filter,
+    page: &Page,
+) -> Result<Listed<DocumentRow>> {
+    let mut conds = vec![Cond::new(
+        "d.account_id = ? AND d.deleted_us IS NULL",
+        vec![Arg::Uuid(account_id)],
+    )];
+    if let Some(f) = &filter.filename {
+        let like = format!(
+            "%{}%",
+            f.to_lowercase()
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        );
+        conds.push(Cond::new(
+            "(LOWER(d.name) LIKE ? ESCAPE '\\' OR LOWER(b.filename) LIKE ? ESCAPE '\\')",
+            vec![Arg::Text(like.clone()), Arg::Text(like)],
+        ));
+    }
+    if !filter.types.is_empty() {
+        // the effective type is one of the comma-separated list
+        let list = filter.types.join(",");
+        conds.push(Cond::new(
+            "(',' || ? || ',') LIKE ('%,' || COALESCE(d.document_type_manual, d.document_type) || ',%')",
+            vec![Arg::Text(list)],
+        ));
+    }
+    let spec = ListSpec {
+        from: DOC_FROM,
+        columns: DOC_COLUMNS,
+        sort_col: "d.created_us",
+        id_col: "d.id",
+        conds,
+    };
+    crate::list::list(db, &spec, page).await
+}
+
+/// Sets (or with `None` clears) the user's document type; the document, or `None` when the
+/// account has no such live document.
+pub async fn set_manual_type(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    document_type: Option<&str>,
+) -> Result<Option<DocumentRow>> {
+    let n = on_db!(db, p => sqlx::query("UPDATE documents SET document_type_manual = $3, updated_us = $4 WHERE id = $1 AND account_id = $2 AND deleted_us IS NULL")
+        .bind(id).bind(account_id).bind(document_type).bind(now_us()).execute(p).await?.rows_affected());
+    if n == 0 {
+        return Ok(None);
+    }
+    get(db, account_id, id).await
+}
+
+/// Deletes a document (it disappears from every read; its file is dropped); false when the
+/// account has no such live document.
+pub async fn delete(db: &Db, account_id: Uuid, id: Uuid) -> Result<bool> {
+    let mut tx = db.begin().await?;
+    let blob: Option<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(
+        "UPDATE documents SET deleted_us = $3, updated_us = $3 WHERE id = $1 AND account_id = $2 AND deleted_us IS NULL RETURNING blob_id")
+        .bind(id).bind(account_id).bind(now_us()).fetch_optional(c).await?);
+    let Some(blob) = blob else {
+        return Ok(false);
+    };
+    on_tx!(&mut tx, c => sqlx::query("UPDATE blobs SET data = NULL WHERE id = $1").bind(blob).execute(c).await.map(|_| ())?);
+    on_tx!(&mut tx, c => sqlx::query("DELETE FROM document_downloads WHERE document_id = $1").bind(id).execute(c).await.map(|_| ())?);
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Records a download token (by digest) for a document until `expires_us`, and forgets
+/// expired ones.
+pub async fn allow_download(
+    db: &Db,
+    document_id: Uuid,
+    digest: &str,
+    expires_us: i64,
+) -> Result<()> {
+    let now = now_us();
+    on_db!(db, p => sqlx::query("DELETE FROM document_downloads WHERE expires_us < $1").bind(now).execute(p).await.map(|_| ())?);
+    on_db!(db, p => sqlx::query("INSERT INTO document_downloads (digest, document_id, expires_us) VALUES ($1, $2, $3)")
+        .bind(digest).bind(document_id).bind(expires_us).execute(p).await.map(|_| ())?);
+    Ok(())
+}
+
+/// A file to send: name, MIME type, bytes.
+pub type File = (String, String, Vec<u8>);
+
+/// The file a live download token opens at `now`.
+pub async fn download(db: &Db, digest: &str, now: i64) -> Result<Option<File>> {
+    const SQL: &str = "SELECT b.filename, b.content_type, b.data FROM document_downloads t JOIN documents d ON d.id = t.document_id JOIN blobs b ON b.id = d.blob_id \
+        WHERE t.digest = $1 AND t.expires_us > $2 AND d.deleted_us IS NULL AND b.data IS NOT NULL";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(digest).bind(now).fetch_optional(p).await?))
+}
+
+/// The account's shipments (by bill of lading or booking number) and containers (by number)
+/// named by `numbers` (upper case).
+pub async fn linked(
+    db: &Db,
+    account_id: Uuid,
+    numbers: &[String],
+) -> Result<(Vec<Uuid>, Vec<Uuid>)> {
+    let (mut shipments, mut containers) = (Vec::new(), Vec::new());
+    for n in numbers.iter().take(20) {
+        let s: Vec<Uuid> = on_db!(db, p => sqlx::query_scalar(
+            "SELECT id FROM shipments WHERE account_id = $1 AND UPPER(bill_of_lading_number) = $2 LIMIT 10")
+            .bind(account_id).bind(n).fetch_all(p).await?);
+        let c: Vec<Uuid> = on_db!(db, p => sqlx::query_scalar(
+            "SELECT id FROM containers WHERE account_id = $1 AND number = $2 LIMIT 10")
+            .bind(account_id).bind(n).fetch_all(p).await?);
+        for id in s {
+            if !shipments.contains(&id) {
+                shipments.push(id);
+            }
+        }
+        for id in c {
+            if !containers.contains(&id) {
+                containers.push(id);
+            }
+        }
+    }
+    Ok((shipments, containers))
+}

@@ -243,6 +243,14 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/v2/documents/types", get(routes::documents::types))
         .route(
+            "/v2/parties",
+            get(routes::parties::list).post(routes::parties::create),
+        )
+        .route(
+            "/v2/parties/{id}",
+            get(routes::parties::show).patch(routes::parties::update),
+        )
+        .route(
             "/v2/documents/{id}",
             get(routes::documents::show)
                 .patch(routes::documents::update)

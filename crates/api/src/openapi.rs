@@ -167,6 +167,7 @@ fn components() -> Value {
             "TransportEvent": crate::routes::containers::event_schema(),
             "Webhook": crate::routes::webhooks::schema(),
             "Document": crate::routes::documents::schema(),
+            "Party": crate::routes::parties::schema(),
         }
     })
 }

@@ -49,7 +49,7 @@ pub fn tracking_request(r: &TrackingRequestRow) -> Value {
         }),
         Some(json!({
             "tracked_object": to_one("shipment", r.shipment_id),
-            "customer": {"data": null},
+            "customer": to_one("party", r.customer_id),
         })),
     )
 }
@@ -79,7 +79,7 @@ pub fn shipment(s: &ShipmentRow, container_ids: &[uuid::Uuid]) -> Value {
             "shipping_line_scac": s.scac,
             "shipping_line_name": line.map(|l| l.name.clone()),
             "shipping_line_short_name": line.map(|l| l.short_name.clone()),
-            "customer_name": null,
+            "customer_name": s.customer_name,
             "pod_vessel_name": st.pod_vessel_name,
             "pod_vessel_imo": st.pod_vessel_imo,
             "pod_voyage_number": st.pod_voyage_number,
@@ -107,6 +107,7 @@ pub fn shipment(s: &ShipmentRow, container_ids: &[uuid::Uuid]) -> Value {
             "pod_terminal": {"data": null},
             "destination_terminal": {"data": null},
             "containers": {"data": container_ids.iter().map(|id| json!({"id": id.to_string(), "type": "container"})).collect::<Vec<_>>()},
+            "customer": to_one("party", s.customer_id),
         })),
     )
 }

@@ -203,7 +203,8 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
             ..Default::default()
         })
         .map_err(|e| anyhow::anyhow!("demo request {number} is invalid: {e:?}"))?;
-        boxtrack_store::tracking::create_request(&db, account.id, account.plan, &request).await?;
+        boxtrack_store::tracking::create_request(&db, account.id, account.plan, &request, None)
+            .await?;
     }
     let base = format!("http://{addr}");
     let k = key.expose();
@@ -258,7 +259,8 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
             ..Default::default()
         })
         .map_err(|e| anyhow::anyhow!("demo request {number} is invalid: {e:?}"))?;
-        boxtrack_store::tracking::create_request(&db, account.id, account.plan, &request).await?;
+        boxtrack_store::tracking::create_request(&db, account.id, account.plan, &request, None)
+            .await?;
         upstream_numbers.push(format!("{kind} {number} ({scac})"));
     }
     println!(

@@ -15,6 +15,7 @@ pub mod keys;
 pub mod list;
 pub mod notifications;
 pub mod oauth;
+pub mod parties;
 pub mod payloads;
 pub mod ratelimit;
 pub mod reads;

@@ -37,6 +37,10 @@ pub struct ShipmentRow {
     pub created_us: i64,
     /// Last change.
     pub updated_us: i64,
+    /// The customer named on its tracking request (a party's `company_name`).
+    pub customer_name: Option<String>,
+    /// That party.
+    pub customer_id: Option<Uuid>,
 }
 
 impl Keyed for ShipmentRow {
@@ -126,13 +130,13 @@ impl Keyed for TransportEventRow {
     }
 }
 
-const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us";
+const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id";
 const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us";
 const EVENT_COLUMNS: &str = "id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us";
 
 /// One shipment of an account.
 pub async fn shipment(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ShipmentRow>> {
-    const SQL: &str = "SELECT id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us FROM shipments WHERE id = $1 AND account_id = $2";
+    const SQL: &str = "SELECT id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id FROM shipments WHERE id = $1 AND account_id = $2";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
 
@@ -179,6 +183,10 @@ pub struct Filter {
     pub updated_start_us: Option<i64>,
     /// Updated range end.
     pub updated_end_us: Option<i64>,
+    /// The customer (party) named on the tracking request.
+    pub customer_id: Option<Uuid>,
+    /// The customer's name (substring, case-insensitive).
+    pub customer_name: Option<String>,
 }
 
 fn like(q: &str) -> String {
@@ -218,6 +226,18 @@ pub async fn shipments(
     }
     if let Some(c) = &f.carrier {
         conds.push(Cond::new("scac = ?", vec![Arg::Text(c.clone())]));
+    }
+    if let Some(c) = f.customer_id {
+        conds.push(Cond::new(
+            "tracking_request_id IN (SELECT id FROM tracking_requests WHERE account_id = ? AND customer_id = ?)",
+            vec![Arg::Uuid(account_id), Arg::Uuid(c)],
+        ));
+    }
+    if let Some(n) = &f.customer_name {
+        conds.push(Cond::new(
+            "tracking_request_id IN (SELECT t.id FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.account_id = ? AND UPPER(p.company_name) LIKE ?)",
+            vec![Arg::Uuid(account_id), Arg::Text(like(n))],
+        ));
     }
     if let Some(p) = &f.port {
         conds.push(Cond::new(
@@ -281,6 +301,18 @@ pub async fn containers(
         conds.push(Cond::new(
             "shipment_id IN (SELECT id FROM shipments WHERE account_id = ? AND scac = ?)",
             vec![Arg::Uuid(account_id), Arg::Text(c.clone())],
+        ));
+    }
+    if let Some(c) = f.customer_id {
+        conds.push(Cond::new(
+            "shipment_id IN (SELECT s.id FROM shipments s JOIN tracking_requests t ON t.id = s.tracking_request_id WHERE s.account_id = ? AND t.customer_id = ?)",
+            vec![Arg::Uuid(account_id), Arg::Uuid(c)],
+        ));
+    }
+    if let Some(n) = &f.customer_name {
+        conds.push(Cond::new(
+            "shipment_id IN (SELECT s.id FROM shipments s JOIN tracking_requests t ON t.id = s.tracking_request_id JOIN parties p ON p.id = t.customer_id WHERE s.account_id = ? AND UPPER(p.company_name) LIKE ?)",
+            vec![Arg::Uuid(account_id), Arg::Text(like(n))],
         ));
     }
     if let Some(p) = &f.port {

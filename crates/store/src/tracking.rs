@@ -44,6 +44,8 @@ pub struct TrackingRequestRow {
     pub shipment_tags: Json<Vec<String>>,
     /// The shipment once created.
     pub shipment_id: Option<Uuid>,
+    /// The customer (a party of the account) it is tracked for.
+    pub customer_id: Option<Uuid>,
     /// Next processing attempt.
     pub next_attempt_us: Option<i64>,
     /// Creation time.
@@ -61,7 +63,7 @@ impl Keyed for TrackingRequestRow {
     }
 }
 
-const TR_COLUMNS: &str = "id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, next_attempt_us, created_us, updated_us";
+const TR_COLUMNS: &str = "id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, customer_id, next_attempt_us, created_us, updated_us";
 
 fn unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
@@ -85,6 +87,7 @@ pub async fn create_request(
     account_id: Uuid,
     plan: Plan,
     v: &ValidRequest,
+    customer_id: Option<Uuid>,
 ) -> Result<TrackingRequestRow> {
     if let Some(limit) = plan.active_container_limit()
         && active_containers(db, account_id).await? >= i64::from(limit)
@@ -94,8 +97,8 @@ pub async fn create_request(
     let now = now_us();
     let id = Uuid::now_v7();
     let mut tx = db.begin().await?;
-    let sql = "INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, next_attempt_us, locked_until_us, created_us, updated_us) \
-               VALUES ($1, $2, $3, $4, $5, $6, 'pending', NULL, FALSE, NULL, $7, $8, NULL, $9, NULL, $9, $9)";
+    let sql = "INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, customer_id, next_attempt_us, locked_until_us, created_us, updated_us) \
+               VALUES ($1, $2, $3, $4, $5, $6, 'pending', NULL, FALSE, NULL, $7, $8, NULL, $10, $9, NULL, $9, $9)";
     let inserted = on_tx!(&mut tx, c => sqlx::query(sql)
         .bind(id)
         .bind(account_id)
@@ -106,6 +109,7 @@ pub async fn create_request(
         .bind(Json(&v.ref_numbers))
         .bind(Json(&v.shipment_tags))
         .bind(now)
+        .bind(customer_id)
         .execute(c)
         .await
         .map(|_| ()));
@@ -119,7 +123,7 @@ pub async fn create_request(
 }
 
 async fn get_in(tx: &mut Tx, id: Uuid) -> Result<TrackingRequestRow> {
-    const SQL: &str = "SELECT id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, next_attempt_us, created_us, updated_us FROM tracking_requests WHERE id = $1";
+    const SQL: &str = "SELECT id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, customer_id, next_attempt_us, created_us, updated_us FROM tracking_requests WHERE id = $1";
     Ok(on_tx!(tx, c => sqlx::query_as(SQL).bind(id).fetch_one(c).await?))
 }
 
@@ -129,7 +133,7 @@ pub async fn get_request(
     account_id: Uuid,
     id: Uuid,
 ) -> Result<Option<TrackingRequestRow>> {
-    const SQL: &str = "SELECT id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, next_attempt_us, created_us, updated_us FROM tracking_requests WHERE id = $1 AND account_id = $2";
+    const SQL: &str = "SELECT id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, customer_id, next_attempt_us, created_us, updated_us FROM tracking_requests WHERE id = $1 AND account_id = $2";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
 

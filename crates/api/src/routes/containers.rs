@@ -584,6 +584,14 @@ pub fn operations() -> Vec<Op> {
         ("filter[carrier]", "Carrier SCAC"),
         ("filter[port]", "Port of discharge UN/LOCODE"),
         (
+            "filter[customer_id]",
+            "The customer (party) named on the tracking request",
+        ),
+        (
+            "filter[customer_name]",
+            "Part of the customer's company name",
+        ),
+        (
             "filter[updated_at][start]",
             "Updated at or after (ISO 8601)",
         ),

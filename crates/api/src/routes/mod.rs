@@ -9,6 +9,7 @@ pub mod events;
 pub mod health;
 pub mod ingest;
 pub mod notifications;
+pub mod parties;
 pub mod reference;
 pub mod sandbox;
 pub mod search;
@@ -35,6 +36,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(shipments::operations());
     ops.extend(containers::operations());
     ops.extend(documents::operations());
+    ops.extend(parties::operations());
     ops.extend(sandbox::operations());
     ops.extend(reference::operations());
     ops.extend(search::operations());

@@ -38,6 +38,16 @@ pub fn common_filter(q: &QueryParams) -> ApiResult<Filter> {
         port: q.text("filter[port]").map(|s| s.to_ascii_uppercase()),
         updated_start_us: q.time("filter[updated_at][start]")?,
         updated_end_us: q.time("filter[updated_at][end]")?,
+        customer_id: match q.text("filter[customer_id]") {
+            Some(id) => Some(uuid::Uuid::parse_str(id.trim()).map_err(|_| {
+                ApiError::bad_parameter(
+                    "filter[customer_id]",
+                    "filter[customer_id] must be a party id (a UUID)",
+                )
+            })?),
+            None => None,
+        },
+        customer_name: q.text("filter[customer_name]"),
         ..Filter::default()
     })
 }
@@ -314,6 +324,14 @@ pub fn operations() -> Vec<Op> {
         ("filter[status]", "tracking or tracking_stopped"),
         ("filter[carrier]", "Carrier SCAC"),
         ("filter[port]", "Port of discharge UN/LOCODE"),
+        (
+            "filter[customer_id]",
+            "The customer (party) named on the tracking request",
+        ),
+        (
+            "filter[customer_name]",
+            "Part of the customer's company name",
+        ),
         (
             "filter[updated_at][start]",
             "Updated at or after (ISO 8601)",

@@ -47,8 +47,52 @@ struct CreateData {
     kind: String,
     attributes: CreateAttrs,
     #[serde(default)]
-    #[allow(dead_code)]
     relationships: Option<Value>,
+}
+
+/// The party `relationships.customer` names, checked to be one of the account's.
+async fn customer(
+    state: &AppState,
+    caller: &Caller,
+    relationships: Option<&Value>,
+) -> ApiResult<Option<uuid::Uuid>> {
+    let Some(data) = relationships
+        .and_then(|r| r.get("customer"))
+        .map(|c| &c["data"])
+    else {
+        return Ok(None);
+    };
+    if data.is_null() {
+        return Ok(None);
+    }
+    const POINTER: &str = "/data/relationships/customer/data";
+    if data["type"] != "party" {
+        return Err(ApiError::unprocessable(
+            POINTER,
+            "invalid_type",
+            "customer must be {\"type\": \"party\", \"id\": …}",
+        ));
+    }
+    let id = data["id"]
+        .as_str()
+        .and_then(|i| uuid::Uuid::parse_str(i).ok())
+        .ok_or_else(|| {
+            ApiError::unprocessable(
+                POINTER,
+                "invalid",
+                "customer id must be a party id (a UUID)",
+            )
+        })?;
+    boxtrack_store::parties::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| {
+            ApiError::unprocessable(
+                POINTER,
+                "not_found",
+                "customer names no party of this account (POST /v2/parties creates one)",
+            )
+        })?;
+    Ok(Some(id))
 }
 
 /// Body of `POST /v2/tracking_requests`.
@@ -75,6 +119,19 @@ async fn tracked(
     includes: &[String],
 ) -> ApiResult<Vec<Value>> {
     let mut out = Vec::new();
+    if includes.iter().any(|i| i == "customer") {
+        for r in rows {
+            if let Some(pid) = r.customer_id
+                && let Some(p) =
+                    boxtrack_store::parties::get(&state.db, caller.account.id, pid).await?
+            {
+                let res = super::parties::to_resource(&p);
+                if !out.contains(&res) {
+                    out.push(res);
+                }
+            }
+        }
+    }
     if includes.iter().any(|i| i == "tracked_object") {
         for r in rows {
             if let Some(sid) = r.shipment_id
@@ -108,6 +165,7 @@ pub async fn create(
             format!("type must be \"tracking_request\", not {:?}", doc.data.kind),
         ));
     }
+    let customer_id = customer(&state, &caller, doc.data.relationships.as_ref()).await?;
     let a = doc.data.attributes;
     let input = NewRequest {
         request_number: a.request_number,
@@ -123,6 +181,7 @@ pub async fn create(
         caller.account.id,
         caller.account.plan,
         &valid,
+        customer_id,
     )
     .await
     {
@@ -407,6 +466,9 @@ pub fn operations() -> Vec<Op> {
                 "auto_detect_vocc_scac": {"type": "boolean", "default": false},
                 "ref_numbers": {"type": "array", "items": {"type": "string"}},
                 "shipment_tags": {"type": "array", "items": {"type": "string"}}
+            }},
+            "relationships": {"type": "object", "properties": {
+                "customer": {"type": "object", "description": "The customer this is tracked for: a party of the account (POST /v2/parties)", "properties": {"data": {"type": "object", "required": ["type", "id"], "properties": {"type": {"const": "party"}, "id": {"type": "string", "format": "uuid"}}}}}
             }}
         }}}
     });

@@ -233,7 +233,7 @@ impl TestApp {
             ..Default::default()
         })
         .unwrap();
-        let tr = tracking::create_request(&self.db, account, Plan::Standard, &request)
+        let tr = tracking::create_request(&self.db, account, Plan::Standard, &request, None)
             .await
             .unwrap();
         let now = boxtrack_store::now_us();

@@ -12,6 +12,7 @@ mod jsonapi;
 mod mcp;
 mod oauth;
 mod ops;
+mod parties;
 mod ratelimit;
 mod tracking;
 mod webhooks;

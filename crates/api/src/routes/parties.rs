@@ -1,0 +1,232 @@
+//! `/v2/parties`: an account's customers. A tracking request names one in
+//! `relationships.customer`; its shipment then carries `customer_name`, and shipments and
+//! containers filter by `filter[customer_id]` / `filter[customer_name]`.
+
+use axum::extract::{OriginalUri, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use boxtrack_core::time::format_micros;
+use boxtrack_store::StoreError;
+use boxtrack_store::parties::{self, PartyRow};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::IdPath;
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource};
+use crate::openapi::{Op, body, errors, id_param, list_of, operation, page_params, single};
+
+/// The `party` resource object.
+pub fn to_resource(p: &PartyRow) -> Value {
+    resource(
+        "party",
+        p.id,
+        "parties",
+        json!({
+            "company_name": p.company_name,
+            "created_at": format_micros(p.created_us),
+            "updated_at": format_micros(p.updated_us),
+        }),
+        None,
+    )
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Attrs {
+    company_name: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Data {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    attributes: Attrs,
+}
+
+/// Body of `POST` and `PATCH`.
+#[derive(Deserialize)]
+pub struct Doc {
+    data: Data,
+}
+
+/// The checked company name of a body.
+fn company_name(doc: Doc) -> ApiResult<String> {
+    if doc.data.kind.as_deref().is_some_and(|k| k != "party") {
+        return Err(ApiError::unprocessable(
+            "/data/type",
+            "invalid_type",
+            "type must be \"party\"",
+        ));
+    }
+    let name = doc
+        .data
+        .attributes
+        .company_name
+        .map(|n| n.trim().to_string())
+        .unwrap_or_default();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(ApiError::unprocessable(
+            "/data/attributes/company_name",
+            "invalid",
+            "company_name must be 1 to 200 characters",
+        ));
+    }
+    Ok(name)
+}
+
+fn duplicate(name: &str) -> ApiError {
+    ApiError::unprocessable(
+        "/data/attributes/company_name",
+        "duplicate",
+        format!("The account already has a party named {name:?}"),
+    )
+}
+
+/// `GET /v2/parties`.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let page = q.page()?;
+    let listed = parties::list(&state.db, caller.account.id, &page).await?;
+    Ok(list_response(
+        state.config.public_url.as_deref(),
+        &headers,
+        uri.path(),
+        &q,
+        page,
+        &listed,
+        listed.rows.iter().map(to_resource).collect(),
+        vec![],
+    ))
+}
+
+/// `POST /v2/parties`.
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(doc): Body<Doc>,
+) -> ApiResult<impl IntoResponse> {
+    let name = company_name(doc)?;
+    let p = match parties::create(&state.db, caller.account.id, &name).await {
+        Err(StoreError::Duplicate(_)) => return Err(duplicate(&name)),
+        other => other?,
+    };
+    let mut res = JsonApi::single(to_resource(&p), vec![]).into_response();
+    *res.status_mut() = StatusCode::CREATED;
+    Ok(res)
+}
+
+/// `GET /v2/parties/{id}`.
+pub async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<JsonApi> {
+    let p = parties::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("Party"))?;
+    Ok(JsonApi::single(to_resource(&p), vec![]))
+}
+
+/// `PATCH /v2/parties/{id}`: renames a party (its shipments show the new name).
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(doc): Body<Doc>,
+) -> ApiResult<JsonApi> {
+    let name = company_name(doc)?;
+    let p = match parties::rename(&state.db, caller.account.id, id, &name).await {
+        Err(StoreError::Duplicate(_)) => return Err(duplicate(&name)),
+        Err(StoreError::NotFound(_)) => return Err(ApiError::not_found("Party")),
+        other => other?,
+    };
+    Ok(JsonApi::single(to_resource(&p), vec![]))
+}
+
+/// The OpenAPI schema of the resource.
+pub fn schema() -> Value {
+    json!({
+        "type": "object", "required": ["id", "type", "attributes"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "type": {"const": "party"},
+            "attributes": {"type": "object", "properties": {
+                "company_name": {"type": "string"},
+                "created_at": {"type": "string", "format": "date-time"},
+                "updated_at": {"type": "string", "format": "date-time"}
+            }},
+            "links": {"type": "object", "properties": {"self": {"type": "string"}}}
+        }
+    })
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    let doc = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": ["attributes"], "properties": {
+        "type": {"const": "party"},
+        "attributes": {"type": "object", "required": ["company_name"], "properties": {"company_name": {"type": "string", "maxLength": 200}}}
+    }}}});
+    vec![
+        Op {
+            method: "get",
+            path: "/v2/parties",
+            op: operation(
+                "Parties",
+                "List parties",
+                "The account's customers, newest first.",
+                page_params(),
+                None,
+                errors(&[400, 401, 429]),
+                ("200", body("A page of parties", list_of("Party"))),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/v2/parties",
+            op: operation(
+                "Parties",
+                "Create a party",
+                "A customer to name on tracking requests (`relationships.customer`). Names are unique in the account, ignoring case (422 `duplicate`).",
+                vec![],
+                Some(doc.clone()),
+                errors(&[400, 401, 415, 422, 429]),
+                ("201", body("The party", single("Party"))),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/parties/{id}",
+            op: operation(
+                "Parties",
+                "Get a party",
+                "One party of the account.",
+                vec![id_param("Party")],
+                None,
+                errors(&[401, 404, 429]),
+                ("200", body("The party", single("Party"))),
+            ),
+        },
+        Op {
+            method: "patch",
+            path: "/v2/parties/{id}",
+            op: operation(
+                "Parties",
+                "Update a party",
+                "Renames the party; its shipments' `customer_name` follows.",
+                vec![id_param("Party")],
+                Some(doc),
+                errors(&[400, 401, 404, 415, 422, 429]),
+                ("200", body("The party", single("Party"))),
+            ),
+        },
+    ]
+}

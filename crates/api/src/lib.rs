@@ -243,6 +243,67 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/v2/documents/types", get(routes::documents::types))
         .route(
+            "/v2/custom_field_definitions",
+            get(routes::custom_fields::list_definitions)
+                .post(routes::custom_fields::create_definition),
+        )
+        .route(
+            "/v2/custom_field_definitions/{id}",
+            get(routes::custom_fields::show_definition)
+                .patch(routes::custom_fields::update_definition)
+                .delete(routes::custom_fields::delete_definition),
+        )
+        .route(
+            "/v2/custom_field_definitions/{id}/options",
+            get(routes::custom_fields::list_options).post(routes::custom_fields::create_option),
+        )
+        .route(
+            "/v2/custom_field_definitions/{id}/options/{option_id}",
+            get(routes::custom_fields::show_option)
+                .patch(routes::custom_fields::update_option)
+                .delete(routes::custom_fields::delete_option),
+        )
+        .route(
+            "/v2/custom_fields",
+            get(routes::custom_fields::list_fields).post(routes::custom_fields::create_field),
+        )
+        .route(
+            "/v2/custom_fields/{id}",
+            get(routes::custom_fields::show_field)
+                .patch(routes::custom_fields::update_field)
+                .delete(routes::custom_fields::delete_field),
+        )
+        .route(
+            "/v2/shipments/{id}/custom_fields",
+            get(routes::custom_fields::nested_list::<0>)
+                .post(routes::custom_fields::nested_create::<0>),
+        )
+        .route(
+            "/v2/shipments/{id}/custom_fields/{api_slug}",
+            patch(routes::custom_fields::nested_update::<0>)
+                .delete(routes::custom_fields::nested_delete::<0>),
+        )
+        .route(
+            "/v2/containers/{id}/custom_fields",
+            get(routes::custom_fields::nested_list::<1>)
+                .post(routes::custom_fields::nested_create::<1>),
+        )
+        .route(
+            "/v2/containers/{id}/custom_fields/{api_slug}",
+            patch(routes::custom_fields::nested_update::<1>)
+                .delete(routes::custom_fields::nested_delete::<1>),
+        )
+        .route(
+            "/v2/tracking_requests/{id}/custom_fields",
+            get(routes::custom_fields::nested_list::<2>)
+                .post(routes::custom_fields::nested_create::<2>),
+        )
+        .route(
+            "/v2/tracking_requests/{id}/custom_fields/{api_slug}",
+            patch(routes::custom_fields::nested_update::<2>)
+                .delete(routes::custom_fields::nested_delete::<2>),
+        )
+        .route(
             "/v2/parties",
             get(routes::parties::list).post(routes::parties::create),
         )

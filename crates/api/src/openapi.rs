@@ -114,6 +114,14 @@ pub fn operation(
 }
 
 fn components() -> Value {
+    let mut c = base_components();
+    for (name, schema) in crate::routes::custom_fields::schemas() {
+        c["schemas"][name] = schema;
+    }
+    c
+}
+
+fn base_components() -> Value {
     json!({
         "securitySchemes": {
             "Token": {

@@ -6,6 +6,7 @@
 
 pub mod apikey;
 pub mod carriers;
+pub mod custom_fields;
 pub mod documents;
 pub mod ident;
 pub mod oauth;

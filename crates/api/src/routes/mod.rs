@@ -3,6 +3,7 @@
 pub mod account;
 pub mod api_keys;
 pub mod containers;
+pub mod custom_fields;
 pub mod docs;
 pub mod documents;
 pub mod events;
@@ -37,6 +38,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(containers::operations());
     ops.extend(documents::operations());
     ops.extend(parties::operations());
+    ops.extend(custom_fields::operations());
     ops.extend(sandbox::operations());
     ops.extend(reference::operations());
     ops.extend(search::operations());

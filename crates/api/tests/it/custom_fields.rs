@@ -1,0 +1,350 @@
+//! Custom fields: definitions with options, values on shipments, containers and tracking
+//! requests, checked against their definition, through both paths.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, assert_error};
+
+const MT: &str = "application/vnd.api+json";
+
+fn definition(attrs: Value) -> String {
+    json!({"data": {"type": "custom_field_definition", "attributes": attrs}}).to_string()
+}
+
+fn field(slug: &str, value: Value) -> String {
+    json!({"data": {"type": "custom_field", "attributes": {"api_slug": slug, "value": value}}})
+        .to_string()
+}
+
+#[tokio::test]
+async fn definitions_options_and_values_through_both_paths() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (_, other_key) = app.account().await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &crate::helpers::tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    let request_id = r.json()["data"]["id"].as_str().unwrap().to_string();
+    app.tick_at(boxtrack_store::now_us()).await;
+    let shipment_id = app.get("/v2/shipments", Some(&key)).await.json()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let container_id = app.get("/v2/containers", Some(&key)).await.json()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // definitions: checked attribute by attribute, slugs unique per entity type
+    let po = app
+        .post(
+            "/v2/custom_field_definitions",
+            &key,
+            MT,
+            &definition(json!({
+            "entity_type": "Shipment", "api_slug": "po_number", "display_name": "PO number",
+            "data_type": "short_text", "validation": {"max_length": 12}})),
+        )
+        .await;
+    assert_eq!(po.status, 201, "{}", po.text);
+    let po_id = po.json()["data"]["id"].as_str().unwrap().to_string();
+    let e = assert_error(
+        &app.post("/v2/custom_field_definitions", &key, MT, &definition(json!({
+            "entity_type": "Shipment", "api_slug": "po_number", "display_name": "Again", "data_type": "number"})))
+            .await,
+        422,
+    );
+    assert_eq!(e["code"], "duplicate");
+    for (bad, pointer) in [
+        (
+            json!({"entity_type": "Vessel", "api_slug": "x", "display_name": "X", "data_type": "number"}),
+            "/data/attributes/entity_type",
+        ),
+        (
+            json!({"entity_type": "Shipment", "api_slug": "Bad Slug", "display_name": "X", "data_type": "number"}),
+            "/data/attributes/api_slug",
+        ),
+        (
+            json!({"entity_type": "Shipment", "api_slug": "x", "display_name": "X", "data_type": "text"}),
+            "/data/attributes/data_type",
+        ),
+        (
+            json!({"entity_type": "Shipment", "api_slug": "x", "display_name": "X", "data_type": "number", "validation": {"max_length": 3}}),
+            "/data/attributes/validation",
+        ),
+    ] {
+        let e = assert_error(
+            &app.post("/v2/custom_field_definitions", &key, MT, &definition(bad))
+                .await,
+            422,
+        );
+        assert_eq!(e["source"]["pointer"], pointer);
+    }
+    let temp = app
+        .post("/v2/custom_field_definitions", &key, MT, &definition(json!({
+            "entity_type": "Container", "api_slug": "temperature_band", "display_name": "Temperature band", "data_type": "enum_multi"})))
+        .await
+        .json();
+    let temp_id = temp["data"]["id"].as_str().unwrap().to_string();
+    let urgent = app
+        .post("/v2/custom_field_definitions", &key, MT, &definition(json!({
+            "entity_type": "TrackingRequest", "api_slug": "urgent", "display_name": "Urgent", "data_type": "boolean"})))
+        .await;
+    assert_eq!(urgent.status, 201, "{}", urgent.text);
+
+    // options, for enum definitions only
+    let opt = |label: &str, value: &str, position: i64| {
+        json!({"data": {"type": "custom_field_option", "attributes": {"label": label, "value": value, "position": position}}}).to_string()
+    };
+    for (l, v, p) in [("Frozen", "frozen", 2), ("Chilled", "chilled", 1)] {
+        let r = app
+            .post(
+                &format!("/v2/custom_field_definitions/{temp_id}/options"),
+                &key,
+                MT,
+                &opt(l, v, p),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    assert_error(
+        &app.post(
+            &format!("/v2/custom_field_definitions/{temp_id}/options"),
+            &key,
+            MT,
+            &opt("Again", "frozen", 3),
+        )
+        .await,
+        422,
+    );
+    assert_error(
+        &app.post(
+            &format!("/v2/custom_field_definitions/{po_id}/options"),
+            &key,
+            MT,
+            &opt("A", "a", 1),
+        )
+        .await,
+        422,
+    );
+    let options = app
+        .get(
+            &format!("/v2/custom_field_definitions/{temp_id}/options"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let values: Vec<&str> = options["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["attributes"]["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(values, ["chilled", "frozen"]);
+
+    // values through the entity path, checked against the definition
+    let path = format!("/v2/shipments/{shipment_id}/custom_fields");
+    let e = assert_error(
+        &app.post(
+            &path,
+            &key,
+            MT,
+            &field("po_number", json!("TOO-LONG-FOR-THE-RULE")),
+        )
+        .await,
+        422,
+    );
+    assert_eq!(e["source"]["pointer"], "/data/attributes/value");
+    assert_error(
+        &app.post(
+            &path,
+            &key,
+            MT,
+            &field("temperature_band", json!(["frozen"])),
+        )
+        .await,
+        422,
+    );
+    let set = app
+        .post(&path, &key, MT, &field("po_number", json!("PO-77")))
+        .await;
+    assert_eq!(set.status, 201, "{}", set.text);
+    assert_eq!(
+        set.json()["data"]["relationships"]["entity"]["data"]["id"],
+        shipment_id
+    );
+    assert_error(
+        &app.post(&path, &key, MT, &field("po_number", json!("PO-78")))
+            .await,
+        422,
+    );
+    let patched = app
+        .patch(
+            &format!("{path}/po_number"),
+            &key,
+            &field("po_number", json!("PO-78")),
+        )
+        .await;
+    assert_eq!(patched.status, 200, "{}", patched.text);
+    assert_eq!(patched.json()["data"]["attributes"]["value"], "PO-78");
+
+    // and through /v2/custom_fields with relationships.entity
+    let body = json!({"data": {"type": "custom_field", "attributes": {"api_slug": "temperature_band", "value": ["frozen", "chilled", "frozen"]},
+        "relationships": {"entity": {"data": {"type": "container", "id": container_id}}}}});
+    let c = app
+        .post("/v2/custom_fields", &key, MT, &body.to_string())
+        .await;
+    assert_eq!(c.status, 201, "{}", c.text);
+    let c = c.json();
+    assert_eq!(
+        c["data"]["attributes"]["value"],
+        json!(["frozen", "chilled"])
+    );
+    assert_eq!(c["data"]["attributes"]["display_value"], "Frozen, Chilled");
+    let field_id = c["data"]["id"].as_str().unwrap().to_string();
+    let r = app
+        .post(
+            &format!("/v2/tracking_requests/{request_id}/custom_fields"),
+            &key,
+            MT,
+            &field("urgent", json!(true)),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json()["data"]["attributes"]["display_value"], "Yes");
+    // another account's entity, or a definition of another entity type, is refused
+    let foreign = body.to_string();
+    assert_error(
+        &app.post("/v2/custom_fields", &other_key, MT, &foreign)
+            .await,
+        422,
+    );
+    assert_error(
+        &app.post(
+            &format!("/v2/containers/{container_id}/custom_fields"),
+            &key,
+            MT,
+            &field("po_number", json!("X")),
+        )
+        .await,
+        422,
+    );
+    assert_error(
+        &app.get(
+            &format!("/v2/shipments/{shipment_id}/custom_fields"),
+            Some(&other_key),
+        )
+        .await,
+        404,
+    );
+
+    // lists and filters
+    let all = app.get("/v2/custom_fields", Some(&key)).await.json();
+    assert_eq!(all["meta"]["total"], 3);
+    let on_shipment = app
+        .get(
+            &format!("/v2/custom_fields?filter[entity_id]={shipment_id}"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(on_shipment["meta"]["total"], 1);
+    assert_eq!(
+        app.get(
+            "/v2/custom_fields?filter[entity_type]=container",
+            Some(&key)
+        )
+        .await
+        .json()["meta"]["total"],
+        1
+    );
+    assert_eq!(
+        app.get(
+            "/v2/custom_field_definitions?filter[entity_type]=Shipment",
+            Some(&key)
+        )
+        .await
+        .json()["meta"]["total"],
+        1
+    );
+    assert_eq!(
+        app.get(
+            "/v2/custom_field_definitions?filter[display_name]=temp",
+            Some(&key)
+        )
+        .await
+        .json()["meta"]["total"],
+        1
+    );
+    assert_eq!(
+        app.get("/v2/custom_field_definitions", Some(&other_key))
+            .await
+            .json()["meta"]["total"],
+        0
+    );
+    let nested = app
+        .get(
+            &format!("/v2/shipments/{shipment_id}/custom_fields"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(nested["data"][0]["attributes"]["api_slug"], "po_number");
+
+    // clearing, deleting a value, deleting a definition with its values
+    let cleared = app
+        .patch(
+            &format!("/v2/custom_fields/{field_id}"),
+            &key,
+            &field("temperature_band", Value::Null),
+        )
+        .await
+        .json();
+    assert!(cleared["data"]["attributes"]["value"].is_null());
+    assert_eq!(
+        app.delete(&format!("{path}/po_number"), &key).await.status,
+        204
+    );
+    assert_error(&app.delete(&format!("{path}/po_number"), &key).await, 404);
+    let gone = app
+        .delete(&format!("/v2/custom_field_definitions/{temp_id}"), &key)
+        .await;
+    assert_eq!(gone.status, 200, "{}", gone.text);
+    assert_error(
+        &app.get(&format!("/v2/custom_fields/{field_id}"), Some(&key))
+            .await,
+        404,
+    );
+    assert_eq!(
+        app.get("/v2/custom_fields", Some(&key)).await.json()["meta"]["total"],
+        1
+    );
+    // the slug and types are fixed; names change
+    assert_error(
+        &app.patch(
+            &format!("/v2/custom_field_definitions/{po_id}"),
+            &key,
+            &definition(json!({"data_type": "number"})),
+        )
+        .await,
+        422,
+    );
+    let renamed = app
+        .patch(
+            &format!("/v2/custom_field_definitions/{po_id}"),
+            &key,
+            &definition(json!({"display_name": "Purchase order"})),
+        )
+        .await;
+    assert_eq!(renamed.status, 200, "{}", renamed.text);
+    assert_eq!(
+        renamed.json()["data"]["attributes"]["display_name"],
+        "Purchase order"
+    );
+}

@@ -196,6 +196,14 @@ pub fn router(state: AppState) -> Router {
         .route("/v2/terminals/{id}", get(routes::reference::terminal))
         .route("/v2/metro_areas/{id}", get(routes::reference::metro))
         .route("/v2/vessels/{id}", get(routes::reference::vessel))
+        .route(
+            "/v2/vessels/{id}/future_positions",
+            get(routes::reference::future_positions),
+        )
+        .route(
+            "/v2/vessels/{id}/future_positions_with_coordinates",
+            get(routes::reference::future_positions_with_coordinates),
+        )
         .route("/v2/search", get(routes::search::search))
         .route("/v2/ingest/x12", axum::routing::post(routes::ingest::x12))
         .route("/v2/containers/{id}/refresh", patch(containers::refresh))

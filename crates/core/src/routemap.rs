@@ -279,6 +279,105 @@ pub fn great_circle(a: [f64; 2], b: [f64; 2], step_km: f64) -> Vec<[f64; 2]> {
     out
 }
 
+/// Great-circle distance in kilometres between two `[lat, lon]` points.
+pub fn distance_km(a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (p1, p2) = (a[0].to_radians(), b[0].to_radians());
+    let dl = (b[1] - a[1]).to_radians();
+    let c = p1.sin() * p2.sin() + p1.cos() * p2.cos() * dl.cos();
+    c.clamp(-1.0, 1.0).acos() * 6371.0
+}
+
+/// The point a fraction `t` (0..=1) of the way along the great circle from `a` to `b`, as
+/// `[lat, lon]`.
+pub fn along(a: [f64; 2], b: [f64; 2], t: f64) -> [f64; 2] {
+    let v = |p: [f64; 2]| {
+        let (la, lo) = (p[0].to_radians(), p[1].to_radians());
+        [la.cos() * lo.cos(), la.cos() * lo.sin(), la.sin()]
+    };
+    let (va, vb) = (v(a), v(b));
+    let dot = (va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2]).clamp(-1.0, 1.0);
+    let angle = dot.acos();
+    let (wa, wb) = if angle.sin().abs() < 1e-12 {
+        (1.0 - t, t)
+    } else {
+        (
+            ((1.0 - t) * angle).sin() / angle.sin(),
+            (t * angle).sin() / angle.sin(),
+        )
+    };
+    let p = [
+        wa * va[0] + wb * vb[0],
+        wa * va[1] + wb * vb[1],
+        wa * va[2] + wb * vb[2],
+    ];
+    [
+        p[2].atan2((p[0] * p[0] + p[1] * p[1]).sqrt()).to_degrees(),
+        p[1].atan2(p[0]).to_degrees(),
+    ]
+}
+
+/// The initial compass bearing (0 = north, 90 = east) from `a` to `b`, degrees in 0..360.
+pub fn bearing(a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (p1, p2) = (a[0].to_radians(), b[0].to_radians());
+    let dl = (b[1] - a[1]).to_radians();
+    let y = dl.sin() * p2.cos();
+    let x = p1.cos() * p2.sin() - p1.sin() * p2.cos() * dl.cos();
+    (y.atan2(x).to_degrees() + 360.0) % 360.0
+}
+
+/// An estimated position on a passage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimated {
+    /// When.
+    pub at_us: i64,
+    /// Latitude.
+    pub lat: f64,
+    /// Longitude.
+    pub lon: f64,
+    /// Bearing to the next position (the last keeps the one before).
+    pub heading: f64,
+}
+
+/// Where a vessel sailing the great circle from `from` to `to` (`[lat, lon]`) at `knots`
+/// will be, one position every `step_us` from `start_us` until it arrives (the last
+/// position is `to`), at most `max_points` of them.
+pub fn sail(
+    from: [f64; 2],
+    to: [f64; 2],
+    start_us: i64,
+    knots: f64,
+    step_us: i64,
+    max_points: usize,
+) -> Vec<Estimated> {
+    let total = distance_km(from, to);
+    let km_per_step = knots.max(0.1) * 1.852 * step_us as f64 / 3_600_000_000.0;
+    let steps = ((total / km_per_step).ceil() as usize).clamp(1, max_points.max(2) - 1);
+    let mut points: Vec<Estimated> = (0..=steps)
+        .map(|k| {
+            let t = (k as f64 * km_per_step / total.max(1e-9)).min(1.0);
+            let [lat, lon] = if k == steps && t >= 1.0 {
+                to
+            } else {
+                along(from, to, t)
+            };
+            Estimated {
+                at_us: start_us + k as i64 * step_us,
+                lat,
+                lon,
+                heading: 0.0,
+            }
+        })
+        .collect();
+    for k in 0..points.len() {
+        let heading = match (points.get(k), points.get(k + 1)) {
+            (Some(a), Some(b)) => bearing([a.lat, a.lon], [b.lat, b.lon]),
+            _ => k.checked_sub(1).map_or(0.0, |j| points[j].heading),
+        };
+        points[k].heading = heading;
+    }
+    points
+}
+
 /// Spacing of the points of an estimated leg.
 const STEP_KM: f64 = 250.0;
 
@@ -653,6 +752,22 @@ mod tests {
         let doc = render(&stops(&e, &[]), &[], None);
         assert_eq!(kinds(&doc), ["port"]);
         assert_eq!(doc["features"][0]["properties"]["ports_total"], 2);
+    }
+
+    #[test]
+    fn a_passage_is_one_position_a_minute_until_arrival() {
+        // Shanghai to Los Angeles is about 10 450 km: at 20 knots, ~282 hours
+        let (sha, lax) = ([31.23, 121.47], [33.74, -118.27]);
+        let p = sail(sha, lax, 0, 20.0, 60_000_000, 100_000);
+        let hours = (p.last().unwrap().at_us as f64) / 3_600_000_000.0;
+        assert!((270.0..295.0).contains(&hours), "{hours}");
+        assert!(p.windows(2).all(|w| w[1].at_us - w[0].at_us == 60_000_000));
+        assert_eq!([p.last().unwrap().lat, p.last().unwrap().lon], lax);
+        // leaving Shanghai for California the ship heads north-east
+        assert!((0.0..90.0).contains(&p[0].heading), "{}", p[0].heading);
+        // capped
+        assert_eq!(sail(sha, lax, 0, 20.0, 60_000_000, 100).len(), 100);
+        assert!((bearing([0.0, 0.0], [0.0, 10.0]) - 90.0).abs() < 1e-9);
     }
 
     proptest! {

@@ -126,18 +126,18 @@ pub fn vessel_resource(imo: &str, name: Option<&str>) -> Value {
     )
 }
 
-/// `GET /v2/vessels/{id}` (id or 7-digit IMO number) for vessels seen in the account's events.
-pub async fn vessel(
-    axum::extract::State(state): axum::extract::State<crate::AppState>,
-    caller: Caller,
-    Path(id): Path<String>,
-) -> ApiResult<JsonApi> {
+/// The IMO and name of a vessel of the account's events, by id or 7-digit IMO number.
+async fn find_vessel(
+    state: &crate::AppState,
+    caller: &Caller,
+    id: &str,
+) -> ApiResult<(String, String)> {
     let imo = if id.len() == 7 && id.bytes().all(|b| b.is_ascii_digit()) {
-        Some(id.clone())
+        Some(id.to_string())
     } else {
         None
     };
-    let imo = match (imo, Uuid::parse_str(&id)) {
+    let imo = match (imo, Uuid::parse_str(id)) {
         (Some(imo), _) => imo,
         (None, Ok(u)) => {
             // ids are derived from the IMO; find it among the account's vessels
@@ -148,12 +148,21 @@ pub async fn vessel(
         }
         _ => return Err(ApiError::not_found("vessel")),
     };
-    let name = boxtrack_store::reads::vessel_name(&state.db, caller.account.id, &imo).await?;
-    let Some(name) = name else {
-        return Err(ApiError::not_found("vessel"));
-    };
-    let mut v = vessel_resource(&imo, Some(&name));
-    if let Some(ais) = boxtrack_store::ais::by_imo(&state.db, &imo).await? {
+    let name = boxtrack_store::reads::vessel_name(&state.db, caller.account.id, &imo)
+        .await?
+        .ok_or_else(|| ApiError::not_found("vessel"))?;
+    Ok((imo, name))
+}
+
+/// The vessel resource with what AIS says of it.
+async fn vessel_with_ais(
+    state: &crate::AppState,
+    imo: &str,
+    name: &str,
+) -> ApiResult<(Value, Option<boxtrack_store::ais::AisVessel>)> {
+    let mut v = vessel_resource(imo, Some(name));
+    let ais = boxtrack_store::ais::by_imo(&state.db, imo).await?;
+    if let Some(ais) = &ais {
         let a = &mut v["attributes"];
         a["mmsi"] = json!(ais.mmsi.to_string());
         a["latitude"] = json!(ais.latitude);
@@ -165,7 +174,146 @@ pub async fn vessel(
         a["ais_eta_at"] = json!(ais.eta_us.map(boxtrack_core::time::format_micros));
         a["ais_navigation_status"] = json!(ais.nav_status);
     }
+    Ok((v, ais))
+}
+
+/// `GET /v2/vessels/{id}` (id or 7-digit IMO number) for vessels seen in the account's
+/// events; `show_positions[from_timestamp]` / `[to_timestamp]` add the AIS track (routing
+/// entitlement).
+pub async fn vessel(
+    axum::extract::State(state): axum::extract::State<crate::AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    axum::extract::RawQuery(raw): axum::extract::RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = crate::jsonapi::QueryParams::parse(raw.as_deref());
+    let from = q.time("show_positions[from_timestamp]")?;
+    let to = q.time("show_positions[to_timestamp]")?;
+    let show_positions = from.is_some() || to.is_some();
+    if show_positions {
+        caller.require(boxtrack_core::plan::Entitlement::Routing)?;
+    }
+    let (imo, name) = find_vessel(&state, &caller, &id).await?;
+    let (mut v, ais) = vessel_with_ais(&state, &imo, &name).await?;
+    if show_positions && let Some(ais) = ais {
+        let track = boxtrack_store::ais::track(&state.db, ais.mmsi, from, to, 10_000).await?;
+        v["attributes"]["positions"] = track
+            .iter()
+            .map(|p| json!({"latitude": p.latitude, "longitude": p.longitude, "heading": null, "timestamp": boxtrack_core::time::format_micros(p.position_us), "estimated": false}))
+            .collect();
+    }
     Ok(JsonApi::single(v, vec![]))
+}
+
+/// A port by its id or UN/LOCODE, or 400 naming the parameter.
+fn port_param(q: &crate::jsonapi::QueryParams, name: &str) -> ApiResult<&'static Port> {
+    let raw = q.text(name).unwrap_or_default();
+    let found = match Uuid::parse_str(raw.trim()) {
+        Ok(u) => reference::port_by_id(*u.as_bytes()),
+        Err(_) => reference::port(&raw.trim().to_ascii_uppercase()),
+    };
+    found
+        .filter(|p| p.latitude.is_some() && p.longitude.is_some())
+        .ok_or_else(|| {
+            ApiError::bad_parameter(
+                name,
+                format!("{name} must be a port id or UN/LOCODE of a port with coordinates"),
+            )
+        })
+}
+
+/// Knots assumed when AIS gives no useful speed.
+const DEFAULT_KNOTS: f64 = 15.0;
+
+/// `GET /v2/vessels/{id}/future_positions` and `…_with_coordinates`: where the vessel will
+/// be, one position a minute, sailing the great circle to `port_id` from `latitude` /
+/// `longitude` (with coordinates), else from its latest AIS position, else from
+/// `previous_port_id`, at its AIS speed (15 knots when it reports under 3).
+async fn future(
+    state: crate::AppState,
+    caller: Caller,
+    id: String,
+    raw: Option<String>,
+    with_coordinates: bool,
+) -> ApiResult<JsonApi> {
+    caller.require(boxtrack_core::plan::Entitlement::Routing)?;
+    let q = crate::jsonapi::QueryParams::parse(raw.as_deref());
+    let to = port_param(&q, "port_id")?;
+    let previous = port_param(&q, "previous_port_id")?;
+    let (imo, name) = find_vessel(&state, &caller, &id).await?;
+    let (mut v, ais) = vessel_with_ais(&state, &imo, &name).await?;
+    let coordinate = |name: &str, range: f64| -> ApiResult<f64> {
+        q.text(name)
+            .and_then(|t| t.trim().parse::<f64>().ok())
+            .filter(|x| x.is_finite() && x.abs() <= range)
+            .ok_or_else(|| {
+                ApiError::bad_parameter(name, format!("{name} must be a number within ±{range}"))
+            })
+    };
+    let now = boxtrack_store::now_us();
+    let at_port = |p: &Port| {
+        [
+            p.latitude.unwrap_or_default(),
+            p.longitude.unwrap_or_default(),
+        ]
+    };
+    let (start, start_us) = if with_coordinates {
+        (
+            [
+                coordinate("latitude", 90.0)?,
+                coordinate("longitude", 180.0)?,
+            ],
+            now,
+        )
+    } else {
+        match ais
+            .as_ref()
+            .and_then(|a| Some(([a.latitude?, a.longitude?], a.position_us?)))
+        {
+            Some((p, at)) => (p, at),
+            None => (at_port(previous), now),
+        }
+    };
+    let knots = ais
+        .as_ref()
+        .and_then(|a| a.speed_knots)
+        .filter(|k| *k >= 3.0 && *k < 60.0)
+        .unwrap_or(DEFAULT_KNOTS);
+    let passage = boxtrack_core::routemap::sail(
+        start,
+        at_port(to),
+        start_us,
+        knots,
+        60_000_000,
+        60 * 24 * 45,
+    );
+    v["attributes"]["positions"] = passage
+        .iter()
+        .map(|p| json!({"latitude": p.lat, "longitude": p.lon, "heading": (p.heading * 10.0).round() / 10.0, "timestamp": boxtrack_core::time::format_micros(p.at_us), "estimated": true}))
+        .collect();
+    let mut doc = JsonApi::single(v, vec![]);
+    doc.0["links"] = json!({"self": format!("/v2/vessels/{id}/future_positions")});
+    Ok(doc)
+}
+
+/// `GET /v2/vessels/{id}/future_positions`.
+pub async fn future_positions(
+    axum::extract::State(state): axum::extract::State<crate::AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    axum::extract::RawQuery(raw): axum::extract::RawQuery,
+) -> ApiResult<JsonApi> {
+    future(state, caller, id, raw, false).await
+}
+
+/// `GET /v2/vessels/{id}/future_positions_with_coordinates`.
+pub async fn future_positions_with_coordinates(
+    axum::extract::State(state): axum::extract::State<crate::AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    axum::extract::RawQuery(raw): axum::extract::RawQuery,
+) -> ApiResult<JsonApi> {
+    future(state, caller, id, raw, true).await
 }
 
 /// The stable id of a metro area (an inland place by UN/LOCODE).
@@ -260,11 +408,66 @@ pub fn operations() -> Vec<Op> {
             op: operation(
                 "Reference data",
                 "Get a vessel",
-                "A vessel seen in the account's transport events, by id or 7-digit IMO number: name and IMO (positions come with the AIS source).",
-                vec![id("Vessel id or IMO number")],
+                "A vessel seen in the account's transport events, by id or 7-digit IMO number: name and IMO, and from AIS its MMSI, latest position, speed and heading. `show_positions[from_timestamp]` / `show_positions[to_timestamp]` (ISO 8601) add `positions`, the AIS track in that range (a point per 10 minutes at most; routing entitlement, 403 otherwise).",
+                {
+                    let mut p = vec![id("Vessel id or IMO number")];
+                    p.extend(crate::openapi::query_params(&[
+                        ("show_positions[from_timestamp]", "Track from (ISO 8601)"),
+                        ("show_positions[to_timestamp]", "Track to (ISO 8601)"),
+                    ]));
+                    p
+                },
                 None,
-                errors(&[401, 404, 429]),
+                errors(&[400, 401, 403, 404, 429]),
                 ("200", body("The vessel", json!({"type": "object"}))),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/vessels/{id}/future_positions",
+            op: operation(
+                "Reference data",
+                "Get vessel future positions",
+                "Where the vessel will be on its way to `port_id`, one estimated position a minute: the great circle (sea lanes are not modelled) from its latest AIS position (or from `previous_port_id` without one) at its AIS speed (15 knots when it reports under 3), at most 45 days. Ports by id or UN/LOCODE. Routing entitlement (403 otherwise).",
+                {
+                    let mut p = vec![id("Vessel id or IMO number")];
+                    p.extend(crate::openapi::query_params(&[
+                        ("port_id", "Destination port (id or UN/LOCODE)"),
+                        ("previous_port_id", "Previous port (id or UN/LOCODE)"),
+                    ]));
+                    p
+                },
+                None,
+                errors(&[400, 401, 403, 404, 429]),
+                (
+                    "200",
+                    body("The vessel with `positions`", json!({"type": "object"})),
+                ),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/vessels/{id}/future_positions_with_coordinates",
+            op: operation(
+                "Reference data",
+                "Get vessel future positions from coordinates",
+                "As future_positions, starting from `latitude` / `longitude` now.",
+                {
+                    let mut p = vec![id("Vessel id or IMO number")];
+                    p.extend(crate::openapi::query_params(&[
+                        ("port_id", "Destination port (id or UN/LOCODE)"),
+                        ("previous_port_id", "Previous port (id or UN/LOCODE)"),
+                        ("latitude", "Starting latitude"),
+                        ("longitude", "Starting longitude"),
+                    ]));
+                    p
+                },
+                None,
+                errors(&[400, 401, 403, 404, 429]),
+                (
+                    "200",
+                    body("The vessel with `positions`", json!({"type": "object"})),
+                ),
             ),
         },
         Op {

@@ -214,6 +214,8 @@ async fn openapi_document_matches_the_router() {
         ("GET", "/v2/terminals/{id}"),
         ("GET", "/v2/metro_areas/{id}"),
         ("GET", "/v2/vessels/{id}"),
+        ("GET", "/v2/vessels/{id}/future_positions"),
+        ("GET", "/v2/vessels/{id}/future_positions_with_coordinates"),
         ("GET", "/v2/search"),
         ("GET", "/v2/events"),
         ("GET", "/v2/webhook_notifications"),

@@ -1301,6 +1301,61 @@ async fn the_map_shows_ports_the_sailed_path_the_vessel_and_the_legs_ahead() {
         rest["geometry"]["coordinates"].as_array().unwrap().len()
     );
 
+    // the same AIS data on the vessel: its track (routing only), and where it will be
+    let from = boxtrack_core::time::format_micros(start);
+    let track_path = format!("/v2/vessels/9777589?show_positions[from_timestamp]={from}");
+    assert_error(&app.get(&track_path, Some(&plain_key)).await, 403);
+    let v = app.get(&track_path, Some(&key)).await.json();
+    assert_eq!(
+        v["data"]["attributes"]["positions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3,
+        "{v}"
+    );
+    assert_eq!(v["data"]["attributes"]["positions"][0]["estimated"], false);
+    let fut = app
+        .get(
+            "/v2/vessels/9777589/future_positions?port_id=USLGB&previous_port_id=KRPUS",
+            Some(&key),
+        )
+        .await;
+    assert_eq!(fut.status, 200, "{}", fut.text);
+    let positions = fut.json()["data"]["attributes"]["positions"].clone();
+    let positions = positions.as_array().unwrap();
+    // from the latest AIS report (40 N 150 E) to Long Beach, a minute apart, at 17 knots
+    assert_eq!(positions[0]["latitude"], 40.0);
+    assert_eq!(positions[0]["longitude"], 150.0);
+    assert!(positions.iter().all(|p| p["estimated"] == true));
+    let t =
+        |p: &Value| boxtrack_core::time::parse_micros(p["timestamp"].as_str().unwrap()).unwrap();
+    assert_eq!(t(&positions[1]) - t(&positions[0]), 60_000_000);
+    let lgb = boxtrack_core::reference::port("USLGB").unwrap();
+    let last = positions.last().unwrap();
+    assert_eq!(last["latitude"], lgb.latitude.unwrap());
+    let hours = (t(last) - t(&positions[0])) as f64 / 3_600_000_000.0;
+    assert!((150.0..300.0).contains(&hours), "{hours}");
+    let from_here = app
+        .get(
+            "/v2/vessels/9777589/future_positions_with_coordinates?port_id=USLGB&previous_port_id=KRPUS&latitude=30&longitude=-140",
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(
+        from_here["data"]["attributes"]["positions"][0]["longitude"],
+        -140.0
+    );
+    assert_error(
+        &app.get(
+            "/v2/vessels/9777589/future_positions?port_id=NOWHERE&previous_port_id=KRPUS",
+            Some(&key),
+        )
+        .await,
+        400,
+    );
+
     // arrived: every leg behind it, the mainline leg as sailed, no vessel marker
     app.tick_at(start + 500 * 1_000_000).await;
     let doc = app.get(&path, Some(&key)).await.json();

@@ -86,9 +86,14 @@ pub async fn set_up(url: &str, n: usize) -> Res<(Db, boxtrack_testkit::TestDatab
         ..Default::default()
     })
     .map_err(|e| format!("{e:?}"))?;
-    let tr =
-        boxtrack_store::tracking::create_request(&db, account.id, Plan::Standard, &request, None)
-            .await?;
+    let tr = boxtrack_store::tracking::create_request(
+        &db,
+        account.id,
+        Plan::Standard,
+        &request,
+        &Default::default(),
+    )
+    .await?;
     for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
         let entries: Vec<NewEvent> = chunk
             .iter()

@@ -203,8 +203,14 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
             ..Default::default()
         })
         .map_err(|e| anyhow::anyhow!("demo request {number} is invalid: {e:?}"))?;
-        boxtrack_store::tracking::create_request(&db, account.id, account.plan, &request, None)
-            .await?;
+        boxtrack_store::tracking::create_request(
+            &db,
+            account.id,
+            account.plan,
+            &request,
+            &Default::default(),
+        )
+        .await?;
     }
     let base = format!("http://{addr}");
     let k = key.expose();
@@ -259,8 +265,14 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
             ..Default::default()
         })
         .map_err(|e| anyhow::anyhow!("demo request {number} is invalid: {e:?}"))?;
-        boxtrack_store::tracking::create_request(&db, account.id, account.plan, &request, None)
-            .await?;
+        boxtrack_store::tracking::create_request(
+            &db,
+            account.id,
+            account.plan,
+            &request,
+            &Default::default(),
+        )
+        .await?;
         upstream_numbers.push(format!("{kind} {number} ({scac})"));
     }
     println!(

@@ -69,6 +69,29 @@ fn unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
 
+/// What a tracking request may carry beyond its number.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestExtras {
+    /// The customer (a party of the account).
+    pub customer_id: Option<Uuid>,
+    /// Custom field values to set when the shipment and its containers are created.
+    pub initial_custom_fields: Vec<InitialField>,
+}
+
+/// A custom field value to set on the shipment or containers a request creates (checked
+/// against its definition when the request was made).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InitialField {
+    /// The definition.
+    pub definition_id: Uuid,
+    /// `Shipment` or `Container`.
+    pub entity_type: String,
+    /// For containers: which one (every container when absent).
+    pub number: Option<String>,
+    /// The value.
+    pub value: serde_json::Value,
+}
+
 /// Active containers of an account (on shipments still tracked).
 pub async fn active_containers(db: &Db, account_id: Uuid) -> Result<i64> {
     Ok(
@@ -87,7 +110,7 @@ pub async fn create_request(
     account_id: Uuid,
     plan: Plan,
     v: &ValidRequest,
-    customer_id: Option<Uuid>,
+    extras: &RequestExtras,
 ) -> Result<TrackingRequestRow> {
     if let Some(limit) = plan.active_container_limit()
         && active_containers(db, account_id).await? >= i64::from(limit)
@@ -97,8 +120,10 @@ pub async fn create_request(
     let now = now_us();
     let id = Uuid::now_v7();
     let mut tx = db.begin().await?;
-    let sql = "INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, customer_id, next_attempt_us, locked_until_us, created_us, updated_us) \
-               VALUES ($1, $2, $3, $4, $5, $6, 'pending', NULL, FALSE, NULL, $7, $8, NULL, $10, $9, NULL, $9, $9)";
+    let sql = "INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, customer_id, initial_custom_fields, next_attempt_us, locked_until_us, created_us, updated_us) \
+               VALUES ($1, $2, $3, $4, $5, $6, 'pending', NULL, FALSE, NULL, $7, $8, NULL, $10, $11, $9, NULL, $9, $9)";
+    let initial =
+        (!extras.initial_custom_fields.is_empty()).then_some(Json(&extras.initial_custom_fields));
     let inserted = on_tx!(&mut tx, c => sqlx::query(sql)
         .bind(id)
         .bind(account_id)
@@ -109,7 +134,8 @@ pub async fn create_request(
         .bind(Json(&v.ref_numbers))
         .bind(Json(&v.shipment_tags))
         .bind(now)
-        .bind(customer_id)
+        .bind(extras.customer_id)
+        .bind(initial)
         .execute(c)
         .await
         .map(|_| ()));
@@ -120,6 +146,44 @@ pub async fn create_request(
     let row = get_in(&mut tx, id).await?;
     tx.commit().await?;
     Ok(row)
+}
+
+/// Sets the custom field values a request carried on the shipment and containers it has
+/// just created (a definition deleted since is skipped).
+async fn set_initial_fields(
+    tx: &mut Tx,
+    request: &TrackingRequestRow,
+    shipment_id: Uuid,
+    containers: &[(Uuid, String)],
+    now: i64,
+) -> Result<()> {
+    let stored: Option<Option<Json<Vec<InitialField>>>> = on_tx!(tx, c => sqlx::query_scalar(
+        "SELECT initial_custom_fields FROM tracking_requests WHERE id = $1")
+        .bind(request.id).fetch_optional(c).await?);
+    let Some(Some(Json(fields))) = stored else {
+        return Ok(());
+    };
+    for f in &fields {
+        let targets: Vec<Uuid> = if f.entity_type == "Shipment" {
+            vec![shipment_id]
+        } else {
+            containers
+                .iter()
+                .filter(|(_, n)| f.number.as_ref().is_none_or(|want| want == n))
+                .map(|(id, _)| *id)
+                .collect()
+        };
+        for entity_id in targets {
+            on_tx!(tx, c => sqlx::query(
+                "INSERT INTO custom_fields (id, account_id, definition_id, entity_type, entity_id, value, created_us, updated_us) \
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $7 WHERE EXISTS (SELECT 1 FROM custom_field_definitions WHERE id = $3) \
+                 ON CONFLICT (entity_id, definition_id) DO NOTHING")
+                .bind(Uuid::now_v7()).bind(request.account_id).bind(f.definition_id).bind(&f.entity_type)
+                .bind(entity_id).bind(Json(&f.value)).bind(now)
+                .execute(c).await.map(|_| ())?);
+        }
+    }
+    Ok(())
 }
 
 async fn get_in(tx: &mut Tx, id: Uuid) -> Result<TrackingRequestRow> {
@@ -328,6 +392,7 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
             scenario,
         } => {
             let shipment_id = Uuid::now_v7();
+            let mut container_ids: Vec<(Uuid, String)> = Vec::new();
             if scac != boxtrack_core::carriers::SANDBOX_SCAC {
                 crate::subjects::ensure_in(
                     &mut tx,
@@ -366,7 +431,9 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
                 )
                 .await?;
                 created.push(container_id);
+                container_ids.push((container_id, nc.number.clone()));
             }
+            set_initial_fields(&mut tx, request, shipment_id, &container_ids, now).await?;
             if let Some(name) = scenario {
                 on_tx!(&mut tx, c => sqlx::query(
                     "INSERT INTO sandbox_runs (id, account_id, shipment_id, scenario, started_us, next_step, done) VALUES ($1, $2, $3, $4, $5, 0, FALSE)")

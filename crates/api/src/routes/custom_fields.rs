@@ -932,6 +932,87 @@ pub async fn nested_delete<const E: u8>(
     Ok(StatusCode::NO_CONTENT)
 }
 
+// ---- with a tracking request --------------------------------------------------------------
+
+/// Checks `initial_custom_fields` of a new tracking request (`{"shipment": [{api_slug,
+/// value}], "containers": [{api_slug, value, number?}]}`) against the account's definitions;
+/// the values to set once the shipment and containers exist.
+pub async fn initial_fields(
+    state: &AppState,
+    caller: &Caller,
+    given: Option<&Value>,
+) -> ApiResult<Vec<boxtrack_store::tracking::InitialField>> {
+    const BASE: &str = "/data/attributes/initial_custom_fields";
+    let Some(given) = given.filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let Some(obj) = given.as_object() else {
+        return Err(ApiError::unprocessable(
+            BASE,
+            "invalid",
+            "initial_custom_fields must be {\"shipment\": […], \"containers\": […]}",
+        ));
+    };
+    let mut out = Vec::new();
+    for (key, entity) in obj {
+        let e = match key.as_str() {
+            "shipment" => EntityType::Shipment,
+            "containers" => EntityType::Container,
+            other => {
+                return Err(ApiError::unprocessable(
+                    &format!("{BASE}/{other}"),
+                    "invalid",
+                    "initial_custom_fields takes shipment and containers",
+                ));
+            }
+        };
+        let items = entity.as_array().ok_or_else(|| {
+            ApiError::unprocessable(
+                &format!("{BASE}/{key}"),
+                "invalid",
+                format!("{key} must be an array of {{api_slug, value}}"),
+            )
+        })?;
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("{BASE}/{key}/{i}");
+            let slug = item["api_slug"].as_str().unwrap_or_default();
+            let d = store::definition_by_slug(&state.db, caller.account.id, e.as_str(), slug)
+                .await?
+                .ok_or_else(|| {
+                    ApiError::unprocessable(
+                        &format!("{at}/api_slug"),
+                        "not_found",
+                        format!(
+                            "no {} custom field definition has api_slug {slug:?}",
+                            e.as_str()
+                        ),
+                    )
+                })?;
+            let value = checked(state, &d, &item["value"], &format!("{at}/value")).await?;
+            let number = match &item["number"] {
+                Value::Null => None,
+                Value::String(n) if e == EntityType::Container => {
+                    Some(n.trim().to_ascii_uppercase())
+                }
+                _ => {
+                    return Err(ApiError::unprocessable(
+                        &format!("{at}/number"),
+                        "invalid",
+                        "number is a container number, for containers only",
+                    ));
+                }
+            };
+            out.push(boxtrack_store::tracking::InitialField {
+                definition_id: d.id,
+                entity_type: e.as_str().to_string(),
+                number,
+                value,
+            });
+        }
+    }
+    Ok(out)
+}
+
 // ---- OpenAPI -----------------------------------------------------------------------------
 
 /// The OpenAPI schemas of the resources.

@@ -39,6 +39,8 @@ struct CreateAttrs {
     ref_numbers: Option<Vec<String>>,
     #[serde(default)]
     shipment_tags: Option<Vec<String>>,
+    #[serde(default)]
+    initial_custom_fields: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -166,6 +168,12 @@ pub async fn create(
         ));
     }
     let customer_id = customer(&state, &caller, doc.data.relationships.as_ref()).await?;
+    let initial = super::custom_fields::initial_fields(
+        &state,
+        &caller,
+        doc.data.attributes.initial_custom_fields.as_ref(),
+    )
+    .await?;
     let a = doc.data.attributes;
     let input = NewRequest {
         request_number: a.request_number,
@@ -181,7 +189,10 @@ pub async fn create(
         caller.account.id,
         caller.account.plan,
         &valid,
-        customer_id,
+        &tracking::RequestExtras {
+            customer_id,
+            initial_custom_fields: initial,
+        },
     )
     .await
     {
@@ -465,7 +476,11 @@ pub fn operations() -> Vec<Op> {
                 "scac": {"type": "string", "description": "4-letter carrier code; TEST for the sandbox. Required unless auto_detect_vocc_scac"},
                 "auto_detect_vocc_scac": {"type": "boolean", "default": false},
                 "ref_numbers": {"type": "array", "items": {"type": "string"}},
-                "shipment_tags": {"type": "array", "items": {"type": "string"}}
+                "shipment_tags": {"type": "array", "items": {"type": "string"}},
+                "initial_custom_fields": {"type": "object", "description": "Custom field values set on the shipment and its containers when they are created; each checked against its definition now", "properties": {
+                    "shipment": {"type": "array", "items": {"type": "object", "required": ["api_slug", "value"], "properties": {"api_slug": {"type": "string"}, "value": {}}}},
+                    "containers": {"type": "array", "items": {"type": "object", "required": ["api_slug", "value"], "properties": {"api_slug": {"type": "string"}, "value": {}, "number": {"type": "string", "description": "Which container (every container when absent)"}}}}
+                }}
             }},
             "relationships": {"type": "object", "properties": {
                 "customer": {"type": "object", "description": "The customer this is tracked for: a party of the account (POST /v2/parties)", "properties": {"data": {"type": "object", "required": ["type", "id"], "properties": {"type": {"const": "party"}, "id": {"type": "string", "format": "uuid"}}}}}

@@ -347,4 +347,83 @@ async fn definitions_options_and_values_through_both_paths() {
         renamed.json()["data"]["attributes"]["display_name"],
         "Purchase order"
     );
+
+    // values given with a tracking request land on the shipment and containers it creates
+    let seal = app
+        .post("/v2/custom_field_definitions", &key, MT, &definition(json!({
+            "entity_type": "Container", "api_slug": "seal", "display_name": "Seal", "data_type": "short_text"})))
+        .await;
+    assert_eq!(seal.status, 201, "{}", seal.text);
+    let request = |initial: Value| {
+        json!({"data": {"type": "tracking_request", "attributes": {
+            "request_number": "TEST-SCN-HOLDS", "request_type": "bill_of_lading", "scac": "TEST",
+            "initial_custom_fields": initial}}})
+        .to_string()
+    };
+    let before = app.get("/v2/tracking_requests", Some(&key)).await.json()["meta"]["total"].clone();
+    let e = assert_error(
+        &app.post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request(
+                json!({"shipment": [{"api_slug": "po_number", "value": "WAY-TOO-LONG-FOR-IT"}]}),
+            ),
+        )
+        .await,
+        422,
+    );
+    assert_eq!(
+        e["source"]["pointer"],
+        "/data/attributes/initial_custom_fields/shipment/0/value"
+    );
+    assert_error(
+        &app.post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request(json!({"shipment": [{"api_slug": "seal", "value": "X"}]})),
+        )
+        .await,
+        422,
+    );
+    assert_eq!(
+        app.get("/v2/tracking_requests", Some(&key)).await.json()["meta"]["total"],
+        before
+    );
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request(json!({
+            "shipment": [{"api_slug": "po_number", "value": "PO-9"}],
+            "containers": [{"api_slug": "seal", "value": "SL-1"}]})),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    app.tick_at(boxtrack_store::now_us()).await;
+    let shipment = app
+        .get("/v2/shipments?number=TEST-SCN-HOLDS", Some(&key))
+        .await
+        .json();
+    let sid = shipment["data"][0]["id"].as_str().unwrap().to_string();
+    let on_it = app
+        .get(&format!("/v2/shipments/{sid}/custom_fields"), Some(&key))
+        .await
+        .json();
+    assert_eq!(on_it["data"][0]["attributes"]["value"], "PO-9", "{on_it}");
+    let seals = app
+        .get(
+            "/v2/custom_fields?filter[entity_type]=container",
+            Some(&key),
+        )
+        .await
+        .json();
+    let containers = shipment["data"][0]["relationships"]["containers"]["data"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(containers >= 1);
+    assert_eq!(seals["meta"]["total"], containers, "{seals}");
 }

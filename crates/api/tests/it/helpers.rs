@@ -233,9 +233,15 @@ impl TestApp {
             ..Default::default()
         })
         .unwrap();
-        let tr = tracking::create_request(&self.db, account, Plan::Standard, &request, None)
-            .await
-            .unwrap();
+        let tr = tracking::create_request(
+            &self.db,
+            account,
+            Plan::Standard,
+            &request,
+            &Default::default(),
+        )
+        .await
+        .unwrap();
         let now = boxtrack_store::now_us();
         let claimed = tracking::claim_due(&self.db, now + 1_000_000, 60_000_000, 100)
             .await

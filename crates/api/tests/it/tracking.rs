@@ -677,7 +677,7 @@ async fn stop_and_resume_tracking_and_the_free_plan_limit() {
             ..Default::default()
         })
         .unwrap(),
-        None,
+        &Default::default(),
     )
     .await
     .unwrap();

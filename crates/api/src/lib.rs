@@ -326,6 +326,14 @@ pub fn router(state: AppState) -> Router {
                 .delete(routes::documents::delete),
         )
         .route(
+            "/v2/documents/{id}/reclassify",
+            axum::routing::post(routes::documents::reclassify),
+        )
+        .route(
+            "/v2/documents/{id}/relink",
+            axum::routing::post(routes::documents::relink),
+        )
+        .route(
             "/v2/documents/{id}/download_url",
             get(routes::documents::download_url),
         )

@@ -279,6 +279,29 @@ pub async fn set_manual_type(
     get(db, account_id, id).await
 }
 
+/// Replaces a document's system type and its links; false when the account has no such
+/// live document.
+pub async fn reclassify_and_link(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    document_type: Option<&str>,
+    links: Option<(&[Uuid], &[Uuid])>,
+) -> Result<bool> {
+    let mut tx = db.begin().await?;
+    let mut n = 0;
+    if let Some(t) = document_type {
+        n += on_tx!(&mut tx, c => sqlx::query("UPDATE documents SET document_type = $3, updated_us = $4 WHERE id = $1 AND account_id = $2 AND deleted_us IS NULL")
+            .bind(id).bind(account_id).bind(t).bind(now_us()).execute(c).await?.rows_affected());
+    }
+    if let Some((shipments, containers)) = links {
+        n += on_tx!(&mut tx, c => sqlx::query("UPDATE documents SET shipment_ids = $3, container_ids = $4, updated_us = $5 WHERE id = $1 AND account_id = $2 AND deleted_us IS NULL")
+            .bind(id).bind(account_id).bind(Json(shipments)).bind(Json(containers)).bind(now_us()).execute(c).await?.rows_affected());
+    }
+    tx.commit().await?;
+    Ok(n > 0)
+}
+
 /// Deletes a document (it disappears from every read; its file is dropped); false when the
 /// account has no such live document.
 pub async fn delete(db: &Db, account_id: Uuid, id: Uuid) -> Result<bool> {

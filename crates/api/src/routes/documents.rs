@@ -424,6 +424,38 @@ pub async fn delete(
     }
 }
 
+/// `POST /v2/documents/{id}/reclassify`: the type again from the name and file name (the
+/// user's `document_type_manual` stays). Done before answering; 202 as in the reference.
+pub async fn reclassify(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let d = documents::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(document_not_found)?;
+    let t = rules::classify(&d.name, &d.file_name);
+    documents::reclassify_and_link(&state.db, caller.account.id, id, Some(t), None).await?;
+    Ok((StatusCode::ACCEPTED, Json(json!({"status": "accepted"}))))
+}
+
+/// `POST /v2/documents/{id}/relink`: the links again, to the account's shipments and
+/// containers whose numbers the name and file name hold now (shipments tracked since the
+/// upload included). Done before answering; 202 as in the reference.
+pub async fn relink(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let d = documents::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(document_not_found)?;
+    let numbers = rules::reference_numbers(&[&d.name, &d.file_name]);
+    let (s, c) = documents::linked(&state.db, caller.account.id, &numbers).await?;
+    documents::reclassify_and_link(&state.db, caller.account.id, id, None, Some((&s, &c))).await?;
+    Ok((StatusCode::ACCEPTED, Json(json!({"status": "accepted"}))))
+}
+
 /// `GET /v2/documents/{id}/download_url`: a URL that serves the file without credentials
 /// for 10 minutes.
 pub async fn download_url(
@@ -663,6 +695,44 @@ pub fn operations() -> Vec<Op> {
                 None,
                 errors(&[401, 404, 429]),
                 ("204", json!({"description": "Deleted"})),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/v2/documents/{id}/reclassify",
+            op: operation(
+                "Documents",
+                "Re-classify a document",
+                "The type again from the name and file name (`document_type_manual` stays). Done before the answer, which is 202 `{\"status\": \"accepted\"}` as in the reference.",
+                vec![id_param("Document")],
+                None,
+                errors(&[401, 404, 429]),
+                (
+                    "202",
+                    plain(
+                        "Accepted",
+                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
+                    ),
+                ),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/v2/documents/{id}/relink",
+            op: operation(
+                "Documents",
+                "Re-link a document",
+                "The links again, to the account's shipments and containers whose numbers the name and file name hold (shipments tracked since the upload included). 202 `{\"status\": \"accepted\"}`.",
+                vec![id_param("Document")],
+                None,
+                errors(&[401, 404, 429]),
+                (
+                    "202",
+                    plain(
+                        "Accepted",
+                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
+                    ),
+                ),
             ),
         },
         Op {

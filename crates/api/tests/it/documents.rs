@@ -265,6 +265,31 @@ async fn upload_attach_read_download_and_delete_a_document() {
         404
     );
 
+    // re-classifying keeps the manual type; re-linking finds what the name names now
+    let r = app
+        .post(&format!("/v2/documents/{id}/reclassify"), &key, MT, "")
+        .await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    assert_eq!(r.json()["status"], "accepted");
+    let r = app
+        .post(&format!("/v2/documents/{id}/relink"), &key, MT, "")
+        .await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    let d = app
+        .get(&format!("/v2/documents/{id}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(d["data"]["attributes"]["document_type"], "arrival_notice");
+    assert_eq!(
+        d["data"]["relationships"]["cargos"]["data"][0]["id"],
+        container_id
+    );
+    assert_error(
+        &app.post(&format!("/v2/documents/{id}/relink"), &other_key, MT, "")
+            .await,
+        404,
+    );
+
     // deleting: gone from reads and downloads
     let del = app.delete(&format!("/v2/documents/{id}"), &key).await;
     assert_eq!(del.status, 204);

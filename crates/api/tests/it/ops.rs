@@ -160,6 +160,8 @@ async fn openapi_document_matches_the_router() {
         ("PATCH", "/v2/documents/{id}"),
         ("DELETE", "/v2/documents/{id}"),
         ("GET", "/v2/documents/{id}/download_url"),
+        ("POST", "/v2/documents/{id}/reclassify"),
+        ("POST", "/v2/documents/{id}/relink"),
         ("GET", "/v2/downloads/{token}"),
         ("GET", "/v2/custom_field_definitions"),
         ("POST", "/v2/custom_field_definitions"),

@@ -149,6 +149,22 @@ async fn checked(
     .map_err(|e| ApiError::unprocessable(pointer, "invalid", e))
 }
 
+/// `filter[entity_type]` (either spelling), as definitions store it.
+fn entity_type_filter(q: &QueryParams) -> ApiResult<Option<String>> {
+    q.text("filter[entity_type]")
+        .map(|e| {
+            EntityType::parse(&e)
+                .map(|t| t.as_str().to_string())
+                .ok_or_else(|| {
+                    ApiError::bad_parameter(
+                        "filter[entity_type]",
+                        "filter[entity_type] must be Shipment, Container or TrackingRequest (or shipment, container, tracking_request)",
+                    )
+                })
+        })
+        .transpose()
+}
+
 /// `GET /v2/custom_field_definitions`.
 pub async fn list_definitions(
     State(state): State<AppState>,
@@ -159,20 +175,7 @@ pub async fn list_definitions(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
-    let entity_type = match q.text("filter[entity_type]") {
-        Some(e) => Some(
-            EntityType::parse(&e)
-                .ok_or_else(|| {
-                    ApiError::bad_parameter(
-                        "filter[entity_type]",
-                        "filter[entity_type] must be Shipment, Container or TrackingRequest",
-                    )
-                })?
-                .as_str()
-                .to_string(),
-        ),
-        None => None,
-    };
+    let entity_type = entity_type_filter(&q)?;
     let data_type = match q.text("filter[data_type]") {
         Some(d) if DataType::parse(&d).is_none() => {
             return Err(ApiError::bad_parameter(
@@ -684,20 +687,7 @@ pub async fn list_fields(
             })
             .transpose()
     };
-    let entity_type = match q.text("filter[entity_type]") {
-        Some(e) => Some(
-            EntityType::parse(&e)
-                .ok_or_else(|| {
-                    ApiError::bad_parameter(
-                        "filter[entity_type]",
-                        "filter[entity_type] must be shipment, container or tracking_request",
-                    )
-                })?
-                .as_str()
-                .to_string(),
-        ),
-        None => None,
-    };
+    let entity_type = entity_type_filter(&q)?;
     let f = FieldFilter {
         entity_type,
         entity_id: uuid("filter[entity_id]")?,
@@ -838,13 +828,13 @@ async fn nested_entity(
     }
 }
 
-async fn nested_field(
+/// The values set on one entity: one per definition, the first 100 (a page's most).
+async fn entity_fields(
     state: &AppState,
     caller: &Caller,
     e: EntityType,
     id: Uuid,
-    slug: &str,
-) -> ApiResult<FieldRow> {
+) -> ApiResult<Vec<FieldRow>> {
     let f = FieldFilter {
         entity_type: Some(e.as_str().into()),
         entity_id: Some(id),
@@ -852,12 +842,23 @@ async fn nested_field(
     };
     let page = boxtrack_core::paging::Page {
         number: 1,
-        size: 100,
+        size: boxtrack_core::paging::MAX_SIZE,
         cursor: None,
     };
-    store::fields(&state.db, caller.account.id, &f, &page)
+    Ok(store::fields(&state.db, caller.account.id, &f, &page)
         .await?
-        .rows
+        .rows)
+}
+
+async fn nested_field(
+    state: &AppState,
+    caller: &Caller,
+    e: EntityType,
+    id: Uuid,
+    slug: &str,
+) -> ApiResult<FieldRow> {
+    entity_fields(state, caller, e, id)
+        .await?
         .into_iter()
         .find(|f| f.api_slug == slug)
         .ok_or_else(|| ApiError::not_found("custom field"))
@@ -872,19 +873,7 @@ pub async fn nested_list<const E: u8>(
 ) -> ApiResult<JsonApi> {
     let e = entity_of(E);
     let id = nested_entity(&state, &caller, e, &raw).await?;
-    let f = FieldFilter {
-        entity_type: Some(e.as_str().into()),
-        entity_id: Some(id),
-        definition_id: None,
-    };
-    let page = boxtrack_core::paging::Page {
-        number: 1,
-        size: 100,
-        cursor: None,
-    };
-    let rows = store::fields(&state.db, caller.account.id, &f, &page)
-        .await?
-        .rows;
+    let rows = entity_fields(&state, &caller, e, id).await?;
     let data = field_resources(&state, &rows).await?;
     let total = data.len();
     let mut doc = JsonApi::single(Value::Array(data), vec![]);

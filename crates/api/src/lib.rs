@@ -251,6 +251,18 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/v2/documents/types", get(routes::documents::types))
         .route(
+            "/v2/email_submissions",
+            get(routes::email_submissions::list)
+                .post(routes::email_submissions::create)
+                .layer(axum::extract::DefaultBodyLimit::max(
+                    routes::email_submissions::MAX_MESSAGE_BYTES,
+                )),
+        )
+        .route(
+            "/v2/email_submissions/{id}",
+            get(routes::email_submissions::show),
+        )
+        .route(
             "/v2/custom_field_definitions",
             get(routes::custom_fields::list_definitions)
                 .post(routes::custom_fields::create_definition),

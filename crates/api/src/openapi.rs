@@ -176,6 +176,7 @@ fn base_components() -> Value {
             "Webhook": crate::routes::webhooks::schema(),
             "Document": crate::routes::documents::schema(),
             "Party": crate::routes::parties::schema(),
+            "EmailSubmission": crate::routes::email_submissions::schema(),
         }
     })
 }

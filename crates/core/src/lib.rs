@@ -8,6 +8,7 @@ pub mod apikey;
 pub mod carriers;
 pub mod custom_fields;
 pub mod documents;
+pub mod email;
 pub mod ident;
 pub mod oauth;
 pub mod paging;

@@ -65,6 +65,8 @@ pub struct DocumentRow {
     pub file_content_type: String,
     /// The file's size.
     pub file_size_bytes: i64,
+    /// The e-mail it came in with (`source` = `email`).
+    pub email_submission_id: Option<Uuid>,
 }
 
 impl Keyed for DocumentRow {
@@ -77,7 +79,7 @@ impl Keyed for DocumentRow {
 }
 
 const DOC_FROM: &str = "documents d JOIN blobs b ON b.id = d.blob_id";
-const DOC_COLUMNS: &str = "d.id, d.account_id, d.blob_id, d.name, d.document_type, d.document_type_manual, d.source, d.shipment_ids, d.container_ids, d.created_us, d.updated_us, b.filename AS file_name, b.content_type AS file_content_type, b.byte_size AS file_size_bytes";
+const DOC_COLUMNS: &str = "d.id, d.account_id, d.blob_id, d.name, d.document_type, d.document_type_manual, d.source, d.shipment_ids, d.container_ids, d.created_us, d.updated_us, b.filename AS file_name, b.content_type AS file_content_type, b.byte_size AS file_size_bytes, d.email_submission_id";
 
 /// Records an announced file; `upload_digest` and `signed_digest` are the digests of the
 /// upload URL's token and of the `signed_id`.
@@ -199,6 +201,7 @@ pub async fn create(db: &Db, blob: &BlobRow, doc: NewDocument<'_>) -> Result<Cre
         file_name: blob.filename.clone(),
         file_content_type: blob.content_type.clone(),
         file_size_bytes: blob.byte_size,
+        email_submission_id: None,
     })))
 }
 
@@ -370,4 +373,154 @@ pub async fn linked(
         }
     }
     Ok((shipments, containers))
+}
+
+/// A stored inbound e-mail.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct SubmissionRow {
+    /// Id.
+    pub id: Uuid,
+    /// Owner.
+    pub account_id: Uuid,
+    /// Subject.
+    pub subject: String,
+    /// Text body.
+    pub body: Option<String>,
+    /// Senders.
+    pub from_addrs: Json<Vec<String>>,
+    /// Recipients.
+    pub to_addrs: Json<Vec<String>>,
+    /// Copies.
+    pub cc_addrs: Json<Vec<String>>,
+    /// Date header.
+    pub sent_us: Option<i64>,
+    /// Message-ID.
+    pub message_id: Option<String>,
+    /// In-Reply-To.
+    pub in_reply_to: Option<String>,
+    /// References.
+    pub references_ids: Json<Vec<String>>,
+    /// Top-level MIME type.
+    pub content_type: Option<String>,
+    /// Received.
+    pub created_us: i64,
+    /// Last change.
+    pub updated_us: i64,
+    /// Its live documents.
+    pub documents_count: i64,
+}
+
+impl Keyed for SubmissionRow {
+    fn key(&self) -> Key {
+        Key {
+            sort_us: self.created_us,
+            id: *self.id.as_bytes(),
+        }
+    }
+}
+
+const SUBMISSION_COLUMNS: &str = "id, account_id, subject, body, from_addrs, to_addrs, cc_addrs, sent_us, message_id, in_reply_to, references_ids, content_type, created_us, updated_us, \
+    (SELECT COUNT(*) FROM documents d WHERE d.email_submission_id = email_submissions.id AND d.deleted_us IS NULL) AS documents_count";
+
+/// An attachment to keep as a document.
+pub struct EmailDocument<'a> {
+    /// File name.
+    pub filename: &'a str,
+    /// MIME type.
+    pub content_type: &'a str,
+    /// Bytes.
+    pub bytes: &'a [u8],
+    /// Base64 MD5 of the bytes.
+    pub checksum: String,
+    /// Its type.
+    pub document_type: &'a str,
+    /// Linked shipments.
+    pub shipment_ids: Vec<Uuid>,
+    /// Linked containers.
+    pub container_ids: Vec<Uuid>,
+}
+
+/// Records an inbound e-mail and a document per attachment in one transaction. A message
+/// whose Message-ID the account has sent before is not recorded again: `(id, false)` names
+/// the first. An attachment the account already has as a live document (same MD5 and size)
+/// is not kept twice.
+pub async fn submit(
+    db: &Db,
+    account_id: Uuid,
+    e: &boxtrack_core::email::Email,
+    docs: &[EmailDocument<'_>],
+) -> Result<(Uuid, bool)> {
+    let mut tx = db.begin().await?;
+    if let Some(mid) = &e.message_id {
+        let seen: Option<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(
+            "SELECT id FROM email_submissions WHERE account_id = $1 AND message_id = $2")
+            .bind(account_id).bind(mid).fetch_optional(c).await?);
+        if let Some(id) = seen {
+            return Ok((id, false));
+        }
+    }
+    let now = now_us();
+    let id = Uuid::now_v7();
+    on_tx!(&mut tx, c => sqlx::query(
+        "INSERT INTO email_submissions (id, account_id, subject, body, from_addrs, to_addrs, cc_addrs, sent_us, message_id, in_reply_to, references_ids, content_type, created_us, updated_us) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)")
+        .bind(id).bind(account_id).bind(&e.subject).bind(&e.body).bind(Json(&e.from)).bind(Json(&e.to)).bind(Json(&e.cc))
+        .bind(e.sent_us).bind(&e.message_id).bind(&e.in_reply_to).bind(Json(&e.references)).bind(&e.content_type).bind(now)
+        .execute(c).await.map(|_| ())?);
+    for d in docs {
+        let dup: Option<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(
+            "SELECT d.id FROM documents d JOIN blobs b ON b.id = d.blob_id WHERE d.account_id = $1 AND d.deleted_us IS NULL AND b.checksum = $2 AND b.byte_size = $3 LIMIT 1")
+            .bind(account_id).bind(&d.checksum).bind(d.bytes.len() as i64).fetch_optional(c).await?);
+        if dup.is_some() {
+            continue;
+        }
+        let blob_id = Uuid::now_v7();
+        // no upload or attach token: the bytes are here and attached at once
+        let (_, upload_digest) = boxtrack_core::documents::token("email_up_");
+        let (_, signed_digest) = boxtrack_core::documents::token("email_blob_");
+        on_tx!(&mut tx, c => sqlx::query(
+            "INSERT INTO blobs (id, account_id, filename, content_type, byte_size, checksum, upload_digest, signed_digest, data, uploaded_us, created_us) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)")
+            .bind(blob_id).bind(account_id).bind(d.filename).bind(d.content_type).bind(d.bytes.len() as i64).bind(&d.checksum)
+            .bind(upload_digest).bind(signed_digest).bind(d.bytes).bind(now)
+            .execute(c).await.map(|_| ())?);
+        on_tx!(&mut tx, c => sqlx::query(
+            "INSERT INTO documents (id, account_id, blob_id, name, document_type, source, shipment_ids, container_ids, email_submission_id, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, 'email', $6, $7, $8, $9, $9)")
+            .bind(Uuid::now_v7()).bind(account_id).bind(blob_id).bind(d.filename).bind(d.document_type)
+            .bind(Json(&d.shipment_ids)).bind(Json(&d.container_ids)).bind(id).bind(now)
+            .execute(c).await.map(|_| ())?);
+    }
+    tx.commit().await?;
+    Ok((id, true))
+}
+
+/// One e-mail of the account.
+pub async fn submission(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<SubmissionRow>> {
+    let sql = format!(
+        "SELECT {SUBMISSION_COLUMNS} FROM email_submissions WHERE id = $1 AND account_id = $2"
+    );
+    Ok(
+        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).bind(account_id).fetch_optional(p).await?),
+    )
+}
+
+/// A page of the account's e-mails, newest first.
+pub async fn submissions(db: &Db, account_id: Uuid, page: &Page) -> Result<Listed<SubmissionRow>> {
+    let spec = ListSpec {
+        from: "email_submissions",
+        columns: SUBMISSION_COLUMNS,
+        sort_col: "created_us",
+        id_col: "id",
+        conds: vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])],
+    };
+    crate::list::list(db, &spec, page).await
+}
+
+/// The live documents that came with an e-mail.
+pub async fn of_submission(db: &Db, account_id: Uuid, id: Uuid) -> Result<Vec<DocumentRow>> {
+    let sql = format!(
+        "SELECT {DOC_COLUMNS} FROM {DOC_FROM} WHERE d.email_submission_id = $1 AND d.account_id = $2 AND d.deleted_us IS NULL ORDER BY d.created_us, d.id"
+    );
+    Ok(
+        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).bind(account_id).fetch_all(p).await?),
+    )
 }

@@ -42,7 +42,7 @@ pub fn to_resource(d: &DocumentRow) -> Value {
             "name": d.name,
             "document_type": d.document_type,
             "document_type_manual": d.document_type_manual,
-            "classification_notes": "Classified from the document's name and file name.",
+            "classification_notes": "Classified from the document's name and file name (an e-mail's attachment: its file name).",
             "source": d.source,
             "file_name": d.file_name,
             "file_content_type": d.file_content_type,
@@ -53,7 +53,7 @@ pub fn to_resource(d: &DocumentRow) -> Value {
         Some(json!({
             "account": {"data": {"id": d.account_id, "type": "account"}},
             "user": {"data": null},
-            "email_submission": {"data": null},
+            "email_submission": {"data": d.email_submission_id.map(|id| json!({"id": id, "type": "email_submission"}))},
             "last_document_representation": {"data": null},
             "shipments": ids("shipment", &d.shipment_ids.0),
             "cargos": ids("container", &d.container_ids.0),

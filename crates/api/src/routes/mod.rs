@@ -6,6 +6,7 @@ pub mod containers;
 pub mod custom_fields;
 pub mod docs;
 pub mod documents;
+pub mod email_submissions;
 pub mod events;
 pub mod health;
 pub mod ingest;
@@ -37,6 +38,7 @@ pub fn operations() -> Vec<Op> {
     ops.extend(shipments::operations());
     ops.extend(containers::operations());
     ops.extend(documents::operations());
+    ops.extend(email_submissions::operations());
     ops.extend(parties::operations());
     ops.extend(custom_fields::operations());
     ops.extend(sandbox::operations());

@@ -301,3 +301,151 @@ async fn upload_attach_read_download_and_delete_a_document() {
     assert_error(&app.delete(&format!("/v2/documents/{id}"), &key).await, 404);
     assert_eq!(count("").await, 0);
 }
+
+fn email(message_id: &str, subject: &str) -> String {
+    format!(
+        "From: Ops Desk <ops@forwarder.example>\r\n\
+To: docs@boxtrack.example\r\n\
+Subject: {subject}\r\n\
+Date: Tue, 24 Nov 2026 09:30:00 +0100\r\n\
+Message-ID: <{message_id}>\r\n\
+MIME-Version: 1.0\r\n\
+Content-Type: multipart/mixed; boundary=\"b1\"\r\n\
+\r\n\
+--b1\r\n\
+Content-Type: text/plain; charset=utf-8\r\n\
+\r\n\
+Arrival notice attached.\r\n\
+--b1\r\n\
+Content-Type: application/pdf\r\n\
+Content-Disposition: attachment; filename=\"arrival notice.pdf\"\r\n\
+Content-Transfer-Encoding: base64\r\n\
+\r\n\
+JVBERi0xLjQKJSBhcnJpdmFsIG5vdGljZQolJUVPRgo=\r\n\
+--b1--\r\n"
+    )
+}
+
+#[tokio::test]
+async fn e_mailed_attachments_become_linked_documents_once() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (_, other_key) = app.account().await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &crate::helpers::tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    app.tick_at(boxtrack_store::now_us()).await;
+    let c = app.get("/v2/containers", Some(&key)).await.json();
+    let container_id = c["data"][0]["id"].as_str().unwrap().to_string();
+    let number = c["data"][0]["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let message = email("m1@forwarder.example", &format!("AN for {number}"));
+
+    assert_error(
+        &app.post("/v2/email_submissions", &key, "text/plain", &message)
+            .await,
+        415,
+    );
+    let bad = assert_error(
+        &app.post(
+            "/v2/email_submissions",
+            &key,
+            "message/rfc822",
+            "Subject: x\r\n\r\nno sender",
+        )
+        .await,
+        422,
+    );
+    assert_eq!(bad["code"], "invalid_email");
+
+    let sent = app
+        .post("/v2/email_submissions", &key, "message/rfc822", &message)
+        .await;
+    assert_eq!(sent.status, 201, "{}", sent.text);
+    let doc = sent.json();
+    let id = doc["data"]["id"].as_str().unwrap().to_string();
+    let a = &doc["data"]["attributes"];
+    assert_eq!(a["subject"], format!("AN for {number}"));
+    assert_eq!(a["from"], json!(["ops@forwarder.example"]));
+    assert_eq!(a["sent_at"], "2026-11-24T08:30:00Z");
+    assert_eq!(a["message_id"], "m1@forwarder.example");
+    assert_eq!(a["documents_count"], 1);
+    let d = &doc["included"][0];
+    assert_eq!(d["type"], "document");
+    assert_eq!(d["attributes"]["source"], "email");
+    assert_eq!(d["attributes"]["document_type"], "arrival_notice");
+    assert_eq!(d["attributes"]["file_name"], "arrival notice.pdf");
+    assert_eq!(d["relationships"]["cargos"]["data"][0]["id"], container_id);
+    assert_eq!(d["relationships"]["email_submission"]["data"]["id"], id);
+
+    // the same message again (a mail server's retry) records nothing new
+    let again = app
+        .post("/v2/email_submissions", &key, "message/rfc822", &message)
+        .await;
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert_eq!(again.json()["data"]["id"], id);
+    // another message with the same file keeps the file once
+    let other = app
+        .post(
+            "/v2/email_submissions",
+            &key,
+            "message/rfc822",
+            &email("m2@forwarder.example", "fwd"),
+        )
+        .await;
+    assert_eq!(other.status, 201, "{}", other.text);
+    assert_eq!(other.json()["data"]["attributes"]["documents_count"], 0);
+
+    let list = app.get("/v2/email_submissions", Some(&key)).await.json();
+    assert_eq!(list["meta"]["total"], 2);
+    let one = app
+        .get(&format!("/v2/email_submissions/{id}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(one["included"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        app.get("/v2/documents", Some(&key)).await.json()["meta"]["total"],
+        1
+    );
+    // the file itself downloads as sent
+    let document_id = d["id"].as_str().unwrap();
+    let url = app
+        .get(
+            &format!("/v2/documents/{document_id}/download_url"),
+            Some(&key),
+        )
+        .await
+        .json()["download_url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let bytes = app
+        .client
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(bytes.as_ref(), b"%PDF-1.4\n% arrival notice\n%%EOF\n");
+    assert_error(
+        &app.get(&format!("/v2/email_submissions/{id}"), Some(&other_key))
+            .await,
+        404,
+    );
+    assert_eq!(
+        app.get("/v2/email_submissions", Some(&other_key))
+            .await
+            .json()["meta"]["total"],
+        0
+    );
+}

@@ -1,0 +1,256 @@
+//! `/v2/email_submissions`: e-mail an account sends in (a mail server or an inbound-mail
+//! service POSTs each message as `message/rfc822`); every attachment becomes a document,
+//! typed from its file name and linked by the numbers in the subject, file name and body.
+
+use axum::body::Bytes;
+use axum::extract::{OriginalUri, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_core::documents as rules;
+use boxtrack_core::time::format_micros;
+use boxtrack_store::documents::{self, EmailDocument, SubmissionRow};
+use serde_json::{Value, json};
+
+use super::IdPath;
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{JsonApi, QueryParams, list_response, resource};
+use crate::openapi::{
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
+};
+
+const INCLUDES: &[&str] = &["documents"];
+
+/// The largest message accepted: 25 MiB of attachments in base64, with room for the rest.
+pub const MAX_MESSAGE_BYTES: usize = 40 * 1024 * 1024;
+
+/// The `email_submission` resource object.
+pub fn to_resource(e: &SubmissionRow, document_ids: &[uuid::Uuid]) -> Value {
+    resource(
+        "email_submission",
+        e.id,
+        "email_submissions",
+        json!({
+            "subject": e.subject,
+            "body": e.body,
+            "from": e.from_addrs.0,
+            "to": e.to_addrs.0,
+            "cc": e.cc_addrs.0,
+            "sent_at": e.sent_us.map(format_micros),
+            "message_id": e.message_id,
+            "in_reply_to": e.in_reply_to,
+            "references": e.references_ids.0,
+            "content_type": e.content_type,
+            "documents_count": e.documents_count,
+            "created_at": format_micros(e.created_us),
+            "updated_at": format_micros(e.updated_us),
+        }),
+        Some(json!({
+            "account": {"data": {"id": e.account_id, "type": "account"}},
+            "user": {"data": null},
+            "documents": {"data": document_ids.iter().map(|id| json!({"id": id, "type": "document"})).collect::<Vec<_>>()},
+        })),
+    )
+}
+
+/// The resource with its documents (and them as included resources when asked).
+async fn render(
+    state: &AppState,
+    caller: &Caller,
+    e: &SubmissionRow,
+    include: bool,
+) -> ApiResult<(Value, Vec<Value>)> {
+    let docs = documents::of_submission(&state.db, caller.account.id, e.id).await?;
+    let ids: Vec<uuid::Uuid> = docs.iter().map(|d| d.id).collect();
+    let included = if include {
+        docs.iter().map(super::documents::to_resource).collect()
+    } else {
+        Vec::new()
+    };
+    Ok((to_resource(e, &ids), included))
+}
+
+/// `documents` is included unless `include` says otherwise (as in the reference).
+fn wants_documents(q: &QueryParams) -> ApiResult<bool> {
+    if q.get("include").is_none() {
+        return Ok(true);
+    }
+    Ok(q.includes("email_submission", INCLUDES)?
+        .iter()
+        .any(|i| i == "documents"))
+}
+
+/// `POST /v2/email_submissions`: one e-mail, the raw message as the body
+/// (`Content-Type: message/rfc822`). 201 with what was recorded; a Message-ID sent before
+/// answers 200 with the first submission and records nothing.
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    raw: Bytes,
+) -> ApiResult<Response> {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if !ct.starts_with("message/rfc822") {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send the raw e-mail with Content-Type: message/rfc822",
+        ));
+    }
+    let e = boxtrack_core::email::parse(&raw)
+        .map_err(|err| ApiError::unprocessable("/", "invalid_email", err.to_string()))?;
+    let mut docs = Vec::new();
+    for a in &e.attachments {
+        let numbers =
+            rules::reference_numbers(&[&e.subject, &a.filename, e.body.as_deref().unwrap_or("")]);
+        let (shipment_ids, container_ids) =
+            documents::linked(&state.db, caller.account.id, &numbers).await?;
+        docs.push(EmailDocument {
+            filename: &a.filename,
+            content_type: &a.content_type,
+            bytes: &a.bytes,
+            checksum: rules::checksum(&a.bytes),
+            document_type: rules::classify("", &a.filename),
+            shipment_ids,
+            container_ids,
+        });
+    }
+    let (id, new) = documents::submit(&state.db, caller.account.id, &e, &docs).await?;
+    let row = documents::submission(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(ApiError::internal)?;
+    let (data, included) = render(&state, &caller, &row, true).await?;
+    let mut doc = JsonApi::single(data, included);
+    if !e.skipped.is_empty() {
+        doc.0["meta"] = json!({"skipped_attachments": e.skipped});
+    }
+    let mut res = doc.into_response();
+    if new {
+        *res.status_mut() = StatusCode::CREATED;
+    }
+    Ok(res)
+}
+
+/// `GET /v2/email_submissions`.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let page = q.page()?;
+    let include = wants_documents(&q)?;
+    let listed = documents::submissions(&state.db, caller.account.id, &page).await?;
+    let (mut data, mut included) = (Vec::new(), Vec::new());
+    for e in &listed.rows {
+        let (d, inc) = render(&state, &caller, e, include).await?;
+        data.push(d);
+        included.extend(inc);
+    }
+    Ok(list_response(
+        state.config.public_url.as_deref(),
+        &headers,
+        uri.path(),
+        &q,
+        page,
+        &listed,
+        data,
+        included,
+    ))
+}
+
+/// `GET /v2/email_submissions/{id}`.
+pub async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let include = wants_documents(&q)?;
+    let e = documents::submission(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("EmailSubmission"))?;
+    let (data, included) = render(&state, &caller, &e, include).await?;
+    Ok(JsonApi::single(data, included))
+}
+
+/// The OpenAPI schema of the resource.
+pub fn schema() -> Value {
+    let list = json!({"type": "array", "items": {"type": "string"}});
+    json!({
+        "type": "object", "required": ["id", "type"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "type": {"const": "email_submission"},
+            "attributes": {"type": "object", "properties": {
+                "subject": {"type": "string"}, "body": {"type": ["string", "null"]},
+                "from": list, "to": list, "cc": list,
+                "sent_at": {"type": ["string", "null"], "format": "date-time"},
+                "message_id": {"type": ["string", "null"]}, "in_reply_to": {"type": ["string", "null"]},
+                "references": list, "content_type": {"type": ["string", "null"]},
+                "documents_count": {"type": "integer"},
+                "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"}
+            }},
+            "relationships": {"type": "object", "properties": {"documents": {"$ref": "#/components/schemas/Relationship"}}}
+        }
+    })
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    let mut list_params = page_params();
+    list_params.push(include_param(INCLUDES));
+    let mut create = operation(
+        "Documents",
+        "Send in an e-mail",
+        "One e-mail as a mail server or an inbound-mail service hands it over: the raw RFC 5322 message as the body, `Content-Type: message/rfc822`, up to 40 MiB. Every attachment of 1 byte to 25 MiB becomes a document (`source: email`), typed from its file name and linked to the account's shipments and containers whose numbers the subject, file name or body hold; a file the account already has is not kept twice. 201 with the submission and its documents; a Message-ID sent before answers 200 with the first submission. 422 `invalid_email` when the body is no message or has no From.",
+        vec![],
+        None,
+        errors(&[401, 413, 415, 422, 429]),
+        ("201", body("The submission", single("EmailSubmission"))),
+    );
+    create["requestBody"] = json!({"required": true, "content": {"message/rfc822": {"schema": {"type": "string", "format": "binary"}}}});
+    vec![
+        Op {
+            method: "post",
+            path: "/v2/email_submissions",
+            op: create,
+        },
+        Op {
+            method: "get",
+            path: "/v2/email_submissions",
+            op: operation(
+                "Documents",
+                "List e-mail submissions",
+                "The account's e-mails, newest first; `documents` included unless `include` names less.",
+                list_params,
+                None,
+                errors(&[400, 401, 429]),
+                (
+                    "200",
+                    body("A page of submissions", list_of("EmailSubmission")),
+                ),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/email_submissions/{id}",
+            op: operation(
+                "Documents",
+                "Get an e-mail submission",
+                "One e-mail with its documents.",
+                vec![id_param("Email submission"), include_param(INCLUDES)],
+                None,
+                errors(&[400, 401, 404, 429]),
+                ("200", body("The submission", single("EmailSubmission"))),
+            ),
+        },
+    ]
+}

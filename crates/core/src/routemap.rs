@@ -238,46 +238,23 @@ pub struct Sailed {
 /// Points along the great circle from `a` to `b` (each `[lat, lon]` in degrees), one about
 /// every `step_km` kilometres, both ends included, as GeoJSON `[lon, lat]` pairs.
 pub fn great_circle(a: [f64; 2], b: [f64; 2], step_km: f64) -> Vec<[f64; 2]> {
-    const EARTH_KM: f64 = 6371.0;
-    let v = |p: [f64; 2]| {
-        let (la, lo) = (p[0].to_radians(), p[1].to_radians());
-        [la.cos() * lo.cos(), la.cos() * lo.sin(), la.sin()]
-    };
-    let (va, vb) = (v(a), v(b));
-    let dot = (va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2]).clamp(-1.0, 1.0);
-    let angle = dot.acos();
     let steps = if step_km > 0.0 {
-        ((angle * EARTH_KM / step_km).ceil() as usize).clamp(1, 4096)
+        ((distance_km(a, b) / step_km).ceil() as usize).clamp(1, 4096)
     } else {
         1
     };
     let mut out = Vec::with_capacity(steps + 1);
     out.push([a[1], a[0]]);
     for k in 1..steps {
-        let t = k as f64 / steps as f64;
-        // antipodes have no single great circle: go straight through the interpolation
-        let (wa, wb) = if angle.sin().abs() < 1e-12 {
-            (1.0 - t, t)
-        } else {
-            (
-                ((1.0 - t) * angle).sin() / angle.sin(),
-                (t * angle).sin() / angle.sin(),
-            )
-        };
-        let p = [
-            wa * va[0] + wb * vb[0],
-            wa * va[1] + wb * vb[1],
-            wa * va[2] + wb * vb[2],
-        ];
-        let lat = p[2].atan2((p[0] * p[0] + p[1] * p[1]).sqrt()).to_degrees();
-        let lon = p[1].atan2(p[0]).to_degrees();
+        let [lat, lon] = along(a, b, k as f64 / steps as f64);
         out.push([lon, lat]);
     }
-    if steps >= 1 {
-        out.push([b[1], b[0]]);
-    }
+    out.push([b[1], b[0]]);
     out
 }
+
+/// Spacing of the points of an estimated leg.
+const STEP_KM: f64 = 250.0;
 
 /// Great-circle distance in kilometres between two `[lat, lon]` points.
 pub fn distance_km(a: [f64; 2], b: [f64; 2]) -> f64 {
@@ -377,9 +354,6 @@ pub fn sail(
     }
     points
 }
-
-/// Spacing of the points of an estimated leg.
-const STEP_KM: f64 = 250.0;
 
 fn uuid_text(kind: &str, key: &str) -> String {
     let b = stable_id(kind, key);

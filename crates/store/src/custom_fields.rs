@@ -10,10 +10,6 @@ use uuid::Uuid;
 use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
 use crate::{Db, Result, StoreError, now_us, on_db, on_tx};
 
-fn unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
-}
-
 /// A stored definition.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct DefinitionRow {
@@ -66,7 +62,9 @@ pub async fn create_definition(db: &Db, d: &DefinitionRow) -> Result<()> {
         .bind(&d.default_format).bind(&d.default_value).bind(d.created_us).bind(d.updated_us)
         .execute(p).await.map(|_| ()));
     match done {
-        Err(e) if unique_violation(&e) => Err(StoreError::Duplicate("custom field definition")),
+        Err(e) if crate::unique_violation(&e) => {
+            Err(StoreError::Duplicate("custom field definition"))
+        }
         other => Ok(other?),
     }
 }
@@ -208,7 +206,7 @@ pub async fn save_option(db: &Db, o: &OptionRow, create: bool) -> Result<()> {
         .bind(o.id).bind(o.definition_id).bind(&o.label).bind(&o.value).bind(o.position).bind(o.created_us).bind(o.updated_us)
         .execute(p).await.map(|_| ()));
     match done {
-        Err(e) if unique_violation(&e) => Err(StoreError::Duplicate("custom field option")),
+        Err(e) if crate::unique_violation(&e) => Err(StoreError::Duplicate("custom field option")),
         other => Ok(other?),
     }
 }
@@ -273,7 +271,7 @@ pub async fn create_field(
         .bind(id).bind(def.account_id).bind(def.id).bind(&def.entity_type).bind(entity_id).bind(Json(value)).bind(now)
         .execute(p).await.map(|_| ()));
     match done {
-        Err(e) if unique_violation(&e) => Err(StoreError::Duplicate("custom field")),
+        Err(e) if crate::unique_violation(&e) => Err(StoreError::Duplicate("custom field")),
         other => {
             other?;
             Ok(id)

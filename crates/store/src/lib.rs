@@ -98,6 +98,11 @@ pub enum StoreError {
     },
 }
 
+/// Whether a database error is a broken unique rule (a duplicate), on either backend.
+pub(crate) fn unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
 /// Result alias for the storage layer.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 

@@ -30,10 +30,6 @@ impl Keyed for PartyRow {
     }
 }
 
-fn unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
-}
-
 /// Creates a party; [`StoreError::Duplicate`] when the account has one of that name.
 pub async fn create(db: &Db, account_id: Uuid, company_name: &str) -> Result<PartyRow> {
     let now = now_us();
@@ -47,7 +43,7 @@ pub async fn create(db: &Db, account_id: Uuid, company_name: &str) -> Result<Par
     let done = on_db!(db, p => sqlx::query("INSERT INTO parties (id, account_id, company_name, created_us, updated_us) VALUES ($1, $2, $3, $4, $4)")
         .bind(row.id).bind(account_id).bind(company_name).bind(now).execute(p).await.map(|_| ()));
     match done {
-        Err(e) if unique_violation(&e) => Err(StoreError::Duplicate("party")),
+        Err(e) if crate::unique_violation(&e) => Err(StoreError::Duplicate("party")),
         other => Ok(other.map(|()| row)?),
     }
 }
@@ -63,7 +59,7 @@ pub async fn rename(db: &Db, account_id: Uuid, id: Uuid, company_name: &str) -> 
     let done = on_db!(db, p => sqlx::query("UPDATE parties SET company_name = $3, updated_us = $4 WHERE id = $1 AND account_id = $2")
         .bind(id).bind(account_id).bind(company_name).bind(now_us()).execute(p).await.map(|r| r.rows_affected()));
     match done {
-        Err(e) if unique_violation(&e) => return Err(StoreError::Duplicate("party")),
+        Err(e) if crate::unique_violation(&e) => return Err(StoreError::Duplicate("party")),
         Ok(0) => return Err(StoreError::NotFound("party")),
         other => {
             other?;

@@ -65,10 +65,6 @@ impl Keyed for TrackingRequestRow {
 
 const TR_COLUMNS: &str = "id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, customer_id, next_attempt_us, created_us, updated_us";
 
-fn unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
-}
-
 /// What a tracking request may carry beyond its number.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RequestExtras {
@@ -140,7 +136,9 @@ pub async fn create_request(
         .await
         .map(|_| ()));
     match inserted {
-        Err(e) if unique_violation(&e) => return Err(StoreError::Duplicate("tracking request")),
+        Err(e) if crate::unique_violation(&e) => {
+            return Err(StoreError::Duplicate("tracking request"));
+        }
         other => other?,
     }
     let row = get_in(&mut tx, id).await?;

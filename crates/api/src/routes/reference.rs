@@ -358,6 +358,15 @@ pub async fn terminal(_caller: Caller, Path(id): Path<String>) -> ApiResult<Json
     Ok(JsonApi::single(terminal_resource(t), included))
 }
 
+/// The vessel path parameter and these query parameters.
+fn vessel_params(query: &[(&str, &str)]) -> Vec<Value> {
+    let mut p = vec![
+        json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Vessel id or IMO number"}),
+    ];
+    p.extend(crate::openapi::query_params(query));
+    p
+}
+
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let id = |what: &str| json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
@@ -409,14 +418,10 @@ pub fn operations() -> Vec<Op> {
                 "Reference data",
                 "Get a vessel",
                 "A vessel seen in the account's transport events, by id or 7-digit IMO number: name and IMO, and from AIS its MMSI, latest position, speed and heading. `show_positions[from_timestamp]` / `show_positions[to_timestamp]` (ISO 8601) add `positions`, the AIS track in that range (a point per 10 minutes at most; routing entitlement, 403 otherwise).",
-                {
-                    let mut p = vec![id("Vessel id or IMO number")];
-                    p.extend(crate::openapi::query_params(&[
-                        ("show_positions[from_timestamp]", "Track from (ISO 8601)"),
-                        ("show_positions[to_timestamp]", "Track to (ISO 8601)"),
-                    ]));
-                    p
-                },
+                vessel_params(&[
+                    ("show_positions[from_timestamp]", "Track from (ISO 8601)"),
+                    ("show_positions[to_timestamp]", "Track to (ISO 8601)"),
+                ]),
                 None,
                 errors(&[400, 401, 403, 404, 429]),
                 ("200", body("The vessel", json!({"type": "object"}))),
@@ -429,14 +434,10 @@ pub fn operations() -> Vec<Op> {
                 "Reference data",
                 "Get vessel future positions",
                 "Where the vessel will be on its way to `port_id`, one estimated position a minute: the great circle (sea lanes are not modelled) from its latest AIS position (or from `previous_port_id` without one) at its AIS speed (15 knots when it reports under 3), at most 45 days. Ports by id or UN/LOCODE. Routing entitlement (403 otherwise).",
-                {
-                    let mut p = vec![id("Vessel id or IMO number")];
-                    p.extend(crate::openapi::query_params(&[
-                        ("port_id", "Destination port (id or UN/LOCODE)"),
-                        ("previous_port_id", "Previous port (id or UN/LOCODE)"),
-                    ]));
-                    p
-                },
+                vessel_params(&[
+                    ("port_id", "Destination port (id or UN/LOCODE)"),
+                    ("previous_port_id", "Previous port (id or UN/LOCODE)"),
+                ]),
                 None,
                 errors(&[400, 401, 403, 404, 429]),
                 (
@@ -452,16 +453,12 @@ pub fn operations() -> Vec<Op> {
                 "Reference data",
                 "Get vessel future positions from coordinates",
                 "As future_positions, starting from `latitude` / `longitude` now.",
-                {
-                    let mut p = vec![id("Vessel id or IMO number")];
-                    p.extend(crate::openapi::query_params(&[
-                        ("port_id", "Destination port (id or UN/LOCODE)"),
-                        ("previous_port_id", "Previous port (id or UN/LOCODE)"),
-                        ("latitude", "Starting latitude"),
-                        ("longitude", "Starting longitude"),
-                    ]));
-                    p
-                },
+                vessel_params(&[
+                    ("port_id", "Destination port (id or UN/LOCODE)"),
+                    ("previous_port_id", "Previous port (id or UN/LOCODE)"),
+                    ("latitude", "Starting latitude"),
+                    ("longitude", "Starting longitude"),
+                ]),
                 None,
                 errors(&[400, 401, 403, 404, 429]),
                 (

@@ -21,17 +21,8 @@ async fn definitions_options_and_values_through_both_paths() {
     let app = TestApp::spawn().await;
     let (_, key) = app.account().await;
     let (_, other_key) = app.account().await;
-    let r = app
-        .post(
-            "/v2/tracking_requests",
-            &key,
-            MT,
-            &crate::helpers::tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
-        )
-        .await;
-    assert_eq!(r.status, 201);
-    let request_id = r.json()["data"]["id"].as_str().unwrap().to_string();
-    app.tick_at(boxtrack_store::now_us()).await;
+    let tr = app.track_sandbox(&key, "TEST-SCN-IMPORT").await;
+    let request_id = tr["data"]["id"].as_str().unwrap().to_string();
     let shipment_id = app.get("/v2/shipments", Some(&key)).await.json()["data"][0]["id"]
         .as_str()
         .unwrap()

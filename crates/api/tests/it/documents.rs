@@ -40,16 +40,7 @@ async fn upload_attach_read_download_and_delete_a_document() {
     let (_, other_key) = app.account().await;
 
     // a tracked container, to be linked by its number in the document's name
-    let r = app
-        .post(
-            "/v2/tracking_requests",
-            &key,
-            MT,
-            &crate::helpers::tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
-        )
-        .await;
-    assert_eq!(r.status, 201);
-    app.tick_at(boxtrack_store::now_us()).await;
+    app.track_sandbox(&key, "TEST-SCN-IMPORT").await;
     let c = app.get("/v2/containers", Some(&key)).await.json();
     let container_id = c["data"][0]["id"].as_str().unwrap().to_string();
     let number = c["data"][0]["attributes"]["number"]
@@ -331,16 +322,7 @@ async fn e_mailed_attachments_become_linked_documents_once() {
     let app = TestApp::spawn().await;
     let (_, key) = app.account().await;
     let (_, other_key) = app.account().await;
-    let r = app
-        .post(
-            "/v2/tracking_requests",
-            &key,
-            MT,
-            &crate::helpers::tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
-        )
-        .await;
-    assert_eq!(r.status, 201);
-    app.tick_at(boxtrack_store::now_us()).await;
+    app.track_sandbox(&key, "TEST-SCN-IMPORT").await;
     let c = app.get("/v2/containers", Some(&key)).await.json();
     let container_id = c["data"][0]["id"].as_str().unwrap().to_string();
     let number = c["data"][0]["attributes"]["number"]

@@ -215,6 +215,22 @@ pub fn tracking_request_body(number: &str, kind: &str, scac: &str) -> String {
 }
 
 impl TestApp {
+    /// Tracks a sandbox bill of lading (`TEST-SCN-…`) through the API and runs the worker
+    /// once now, so its shipment and containers exist; the tracking request document.
+    pub async fn track_sandbox(&self, key: &str, number: &str) -> Value {
+        let r = self
+            .post(
+                "/v2/tracking_requests",
+                key,
+                "application/vnd.api+json",
+                &tracking_request_body(number, "bill_of_lading", "TEST"),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+        self.tick_at(boxtrack_store::now_us()).await;
+        r.json()
+    }
+
     /// Tracks `number` for `account` as if its carrier had answered: a container request,
     /// claimed and finished with a shipment on the given route.
     pub async fn track_directly(

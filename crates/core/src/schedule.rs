@@ -81,10 +81,86 @@ impl TokenBucket {
     }
 }
 
+/// The clock of a source: what time it is where the data comes from. A real carrier's clock is
+/// the wall clock (read from the `Date` of its answers); a simulator's runs ahead of it, and
+/// faster (`speed` source seconds per real second). Every freshness and plausibility check
+/// compares a source's data with this clock, and every delay the schedule asks for in source
+/// time becomes `1/speed` of it in real time.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct SourceClock {
+    /// Real time of the reading (Unix microseconds).
+    pub wall_us: i64,
+    /// The source's time at that moment.
+    pub source_us: i64,
+    /// Source seconds per real second (1 for every real upstream).
+    pub speed: f64,
+}
+
+impl SourceClock {
+    /// The wall clock itself.
+    pub fn wall(now_us: i64) -> SourceClock {
+        SourceClock {
+            wall_us: now_us,
+            source_us: now_us,
+            speed: 1.0,
+        }
+    }
+
+    /// A reading: the source said `source_us` at real time `wall_us`, running at `speed`
+    /// (anything not a positive finite number counts as 1).
+    pub fn reading(wall_us: i64, source_us: i64, speed: f64) -> SourceClock {
+        SourceClock {
+            wall_us,
+            source_us,
+            speed: if speed.is_finite() && speed > 0.0 {
+                speed
+            } else {
+                1.0
+            },
+        }
+    }
+
+    /// The source's time at real time `wall_us`.
+    pub fn now_at(&self, wall_us: i64) -> i64 {
+        let elapsed = (wall_us - self.wall_us) as f64 * self.speed;
+        self.source_us.saturating_add(elapsed as i64)
+    }
+
+    /// How long `source_us` of the source's time lasts in real time (at least 1 s, so a fast
+    /// source is never polled in a loop).
+    pub fn real_duration(&self, source_us: i64) -> i64 {
+        ((source_us as f64 / self.speed) as i64).max(1_000_000)
+    }
+
+    /// Seconds from `data_us` to the source's now: how old its newest data is, never negative
+    /// (data stamped a little ahead of the source's clock is fresh, not from the future).
+    pub fn age_secs(&self, data_us: i64, wall_us: i64) -> i64 {
+        ((self.now_at(wall_us) - data_us) / 1_000_000).max(0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_source_clock_runs_at_its_speed() {
+        let wall = 1_000 * HOUR;
+        let real = SourceClock::wall(wall);
+        assert_eq!(real.now_at(wall + HOUR), wall + HOUR);
+        assert_eq!(real.real_duration(12 * HOUR), 12 * HOUR);
+        // a simulator three days ahead at an hour per second
+        let sim = SourceClock::reading(wall, wall + 72 * HOUR, 3600.0);
+        assert_eq!(sim.now_at(wall + 1_000_000), wall + 73 * HOUR);
+        assert_eq!(sim.real_duration(12 * HOUR), 12_000_000, "12 h is 12 s");
+        assert_eq!(sim.real_duration(MIN), 1_000_000, "never under a second");
+        assert_eq!(sim.age_secs(wall + 72 * HOUR, wall), 0);
+        assert_eq!(sim.age_secs(wall + 80 * HOUR, wall), 0, "never negative");
+        assert_eq!(sim.age_secs(wall + 71 * HOUR, wall), 3600);
+        assert_eq!(SourceClock::reading(0, 0, f64::NAN).speed, 1.0);
+        assert_eq!(SourceClock::reading(0, 0, -2.0).speed, 1.0);
+    }
 
     #[test]
     fn cadence_follows_the_journey() {

@@ -615,6 +615,32 @@ pub fn scenarios() -> Vec<Scenario> {
         DataSource::Rail,
     )
     .ev(628, Milestone::ArrivedAtInlandDestination, &CHI, None)
+    // the shipping line's view of the inland leg (destination_eta_at / destination_ata_at)
+    .est(
+        0,
+        Milestone::ArrivedAtInlandDestination,
+        &CHI,
+        624,
+        DataSource::ShippingLine,
+    )
+    .est(
+        524,
+        Milestone::ArrivedAtInlandDestination,
+        &CHI,
+        630,
+        DataSource::ShippingLine,
+    )
+    .all(
+        629,
+        DataSource::ShippingLine,
+        event(
+            Milestone::ArrivedAtInlandDestination,
+            &CHI,
+            Some(628 * H),
+            false,
+            None,
+        ),
+    )
     .ev(632, Milestone::RailUnloaded, &CHI, None)
     .all(
         632,
@@ -684,7 +710,7 @@ pub fn by_number(number: &str) -> Option<Scenario> {
 mod tests {
     use super::*;
     use boxtrack_core::tracking::merge::merge;
-    use boxtrack_core::tracking::rules::{ContainerStatus, current_status};
+    use boxtrack_core::tracking::rules::{self, ContainerStatus, current_status};
     use boxtrack_core::tracking::{ContainerState, ShipmentState};
 
     /// Plays a scenario through the merge, one step at a time, and returns each container's
@@ -695,7 +721,7 @@ mod tests {
         let mut names = Vec::new();
         for step in &s.steps {
             let o = shift(&step.observation, 1_000 * H);
-            let m = merge(&cs[step.container], &ship, &[o]);
+            let m = merge(&cs[step.container], &ship, &[o], s.route.inland());
             cs[step.container] = m.container;
             ship = m.shipment;
             names.extend(m.changes.iter().map(|c| c.event_name()));
@@ -737,12 +763,23 @@ mod tests {
         );
         assert_eq!(ship.pod_original_eta_us, Some(1_000 * H + 400 * H));
         assert_eq!(ship.pod_eta_us, Some(1_000 * H + 602 * H));
+        let etd = ship.pol_etd_us.expect("an ETD");
+        let original = ship.pol_original_etd_us.expect("the first ETD is kept");
+        assert!(original < etd, "rolled: {original} then {etd}");
+        assert!(ship.pod_vessel_name.is_some() && ship.pod_voyage_number.is_some());
 
         let (_, _, names) = play(&by_number("TEST-SCN-HOLDS").unwrap());
         assert!(names.iter().filter(|n| *n == "container.updated").count() >= 5);
         assert!(names.contains(&"container.pickup_lfd_line.changed".to_string()));
 
-        let (cs, _, names) = play(&by_number("TEST-SCN-RAIL").unwrap());
+        let (cs, ship, names) = play(&by_number("TEST-SCN-RAIL").unwrap());
+        assert_eq!(ship.destination_original_eta_us, Some(1_000 * H + 624 * H));
+        assert_eq!(ship.destination_eta_us, Some(1_000 * H + 630 * H));
+        assert_eq!(ship.destination_ata_us, Some(1_000 * H + 628 * H));
+        assert!(
+            !rules::ready_for_pickup(&cs[0], true),
+            "picked up at the ramp"
+        );
         for e in [
             "container.transport.rail_loaded",
             "container.transport.rail_arrived",

@@ -132,6 +132,7 @@ pub async fn definitions(
         from: "custom_field_definitions",
         columns: DEF_COLUMNS,
         sort_col: "created_us",
+        ascending: false,
         id_col: "id",
         conds,
     };
@@ -334,6 +335,7 @@ pub async fn fields(
         from: FIELD_FROM,
         columns: FIELD_COLUMNS,
         sort_col: "f.created_us",
+        ascending: false,
         id_col: "f.id",
         conds,
     };

@@ -260,6 +260,7 @@ pub async fn list(
         from: DOC_FROM,
         columns: DOC_COLUMNS,
         sort_col: "d.created_us",
+        ascending: false,
         id_col: "d.id",
         conds,
     };
@@ -509,6 +510,7 @@ pub async fn submissions(db: &Db, account_id: Uuid, page: &Page) -> Result<Liste
         from: "email_submissions",
         columns: SUBMISSION_COLUMNS,
         sort_col: "created_us",
+        ascending: false,
         id_col: "id",
         conds: vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])],
     };

@@ -100,6 +100,7 @@ pub async fn list(db: &Db, account_id: Uuid, page: &Page) -> Result<Listed<ApiKe
         from: "api_keys",
         columns: COLUMNS,
         sort_col: "created_us",
+        ascending: false,
         id_col: "id",
         conds: vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])],
     };

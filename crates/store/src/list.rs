@@ -46,8 +46,10 @@ pub struct ListSpec {
     pub from: &'static str,
     /// Column list for the row type.
     pub columns: &'static str,
-    /// The integer microsecond column that orders the list (newest first).
+    /// The integer microsecond column (or expression) that orders the list.
     pub sort_col: &'static str,
+    /// Oldest first instead of the default newest first.
+    pub ascending: bool,
     /// The id column (the tie breaker).
     pub id_col: &'static str,
     /// Filters, all of which must hold.
@@ -146,18 +148,29 @@ where
         parts.push((format!(" AND ({sql})"), args.clone()));
     }
     let reversed = matches!(page.cursor, Some(Cursor::Before(_)));
+    // "after" a row is further along the list's order: older when newest first, newer when
+    // oldest first
+    let (past, back) = if spec.ascending {
+        (">", "<")
+    } else {
+        ("<", ">")
+    };
     match page.cursor {
         Some(Cursor::After(k)) => parts.push((
-            format!(" AND (({sort}, {id}) < (?, ?))"),
+            format!(" AND (({sort}, {id}) {past} (?, ?))"),
             vec![Arg::I64(k.sort_us), Arg::Uuid(Uuid::from_bytes(k.id))],
         )),
         Some(Cursor::Before(k)) => parts.push((
-            format!(" AND (({sort}, {id}) > (?, ?))"),
+            format!(" AND (({sort}, {id}) {back} (?, ?))"),
             vec![Arg::I64(k.sort_us), Arg::Uuid(Uuid::from_bytes(k.id))],
         )),
         None => {}
     }
-    let order = if reversed { "ASC" } else { "DESC" };
+    let order = if reversed != spec.ascending {
+        "ASC"
+    } else {
+        "DESC"
+    };
     let offset = if page.cursor.is_none() {
         page.offset()
     } else {

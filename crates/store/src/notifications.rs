@@ -98,6 +98,7 @@ pub async fn list(
         from: "webhook_notifications",
         columns: COLUMNS,
         sort_col: "created_us",
+        ascending: false,
         id_col: "id",
         conds,
     };

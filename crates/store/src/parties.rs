@@ -76,6 +76,7 @@ pub async fn list(db: &Db, account_id: Uuid, page: &Page) -> Result<Listed<Party
         from: "parties",
         columns: "id, account_id, company_name, created_us, updated_us",
         sort_col: "created_us",
+        ascending: false,
         id_col: "id",
         conds: vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])],
     };

@@ -119,20 +119,50 @@ pub struct TransportEventRow {
     pub data_source: String,
     /// Recorded at.
     pub created_us: i64,
+    /// The value the list was ordered by (see [`EventOrder`]); 0 outside lists.
+    #[sqlx(default)]
+    pub sort_us: i64,
 }
 
 impl Keyed for TransportEventRow {
     fn key(&self) -> Key {
         Key {
-            sort_us: self.created_us,
+            sort_us: self.sort_us,
             id: *self.id.as_bytes(),
         }
     }
 }
 
+/// How a container's transport events are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EventOrder {
+    /// In the order they happened (their timestamp; an event without one at the time it was
+    /// recorded), oldest first: the default.
+    #[default]
+    Timestamp,
+    /// Timestamp, newest first.
+    TimestampDesc,
+    /// In the order they were recorded, oldest first.
+    CreatedAt,
+    /// Recorded, newest first.
+    CreatedAtDesc,
+}
+
+impl EventOrder {
+    /// Reads a JSON:API `sort` value: `timestamp`, `-timestamp`, `created_at`, `-created_at`.
+    pub fn parse(s: &str) -> Option<EventOrder> {
+        Some(match s.trim() {
+            "timestamp" => EventOrder::Timestamp,
+            "-timestamp" => EventOrder::TimestampDesc,
+            "created_at" => EventOrder::CreatedAt,
+            "-created_at" => EventOrder::CreatedAtDesc,
+            _ => return None,
+        })
+    }
+}
+
 const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id";
 const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us";
-const EVENT_COLUMNS: &str = "id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us";
 
 /// One shipment of an account.
 pub async fn shipment(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ShipmentRow>> {
@@ -257,6 +287,7 @@ pub async fn shipments(
         from: "shipments",
         columns: SHIPMENT_COLUMNS,
         sort_col: "updated_us",
+        ascending: false,
         id_col: "id",
         conds,
     };
@@ -335,23 +366,39 @@ pub async fn containers(
         from: "containers",
         columns: CONTAINER_COLUMNS,
         sort_col: "updated_us",
+        ascending: false,
         id_col: "id",
         conds,
     };
     crate::list::list(db, &spec, page).await
 }
 
-/// A page of a container's transport events, newest first.
+/// A page of a container's transport events in `order`.
 pub async fn transport_events(
     db: &Db,
     account_id: Uuid,
     container_id: Uuid,
     page: &Page,
+    order: EventOrder,
 ) -> Result<Listed<TransportEventRow>> {
+    const HAPPENED: &str = "COALESCE(at_us, created_us)";
+    let (sort_col, columns, ascending) = match order {
+        EventOrder::Timestamp | EventOrder::TimestampDesc => (
+            HAPPENED,
+            "id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us, COALESCE(at_us, created_us) AS sort_us",
+            order == EventOrder::Timestamp,
+        ),
+        EventOrder::CreatedAt | EventOrder::CreatedAtDesc => (
+            "created_us",
+            "id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us, created_us AS sort_us",
+            order == EventOrder::CreatedAt,
+        ),
+    };
     let spec = ListSpec {
         from: "transport_events",
-        columns: EVENT_COLUMNS,
-        sort_col: "created_us",
+        columns,
+        sort_col,
+        ascending,
         id_col: "id",
         conds: vec![Cond::new(
             "container_id = ? AND account_id = ?",
@@ -459,6 +506,7 @@ pub async fn raw_events(
         from: "raw_events",
         columns: "id, container_id, shipment_id, data_source, event, estimated, at_us, locode, timezone, vessel_name, vessel_imo, voyage, original, observed_us, created_us",
         sort_col: "created_us",
+        ascending: false,
         id_col: "id",
         conds: vec![Cond::new(
             "container_id = ? AND account_id = ?",

@@ -258,6 +258,7 @@ pub async fn list_requests(
         from: "tracking_requests",
         columns: TR_COLUMNS,
         sort_col: "created_us",
+        ascending: false,
         id_col: "id",
         conds,
     };
@@ -697,7 +698,7 @@ pub async fn apply_batch_in(
             .find(|u| u.id == *container_id)
             .map(|u| u.state.clone())
             .unwrap_or_else(|| row.state.0.clone());
-        let merged = merge(&before, ship_now, batch);
+        let merged = merge(&before, ship_now, batch, route.inland());
         if merged.changes.is_empty() && merged.container == before && merged.shipment == *ship_now {
             continue;
         }
@@ -712,7 +713,7 @@ pub async fn apply_batch_in(
             id: *container_id,
             state: c.clone(),
             status: status.as_str(),
-            ready: ready_for_pickup(&c),
+            ready: ready_for_pickup(&c, route.inland()),
             lfd: coalesced_lfd(&c.lfd, true),
             active: !ended,
         });

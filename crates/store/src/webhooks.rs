@@ -87,6 +87,7 @@ pub async fn list(db: &Db, account_id: Uuid, page: &Page) -> Result<Listed<Webho
         from: "webhooks",
         columns: COLUMNS,
         sort_col: "created_us",
+        ascending: false,
         id_col: "id",
         conds: vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])],
     };

@@ -94,7 +94,14 @@ async fn render(
                 size: 100,
                 cursor: None,
             };
-            let events = reads::transport_events(&state.db, caller.account.id, c.id, &page).await?;
+            let events = reads::transport_events(
+                &state.db,
+                caller.account.id,
+                c.id,
+                &page,
+                reads::EventOrder::default(),
+            )
+            .await?;
             if let Some(last) = data.last_mut() {
                 last["relationships"]["transport_events"] = json!({"data": events.rows.iter().map(|e| json!({"id": e.id.to_string(), "type": "transport_event"})).collect::<Vec<_>>()});
             }
@@ -286,7 +293,16 @@ pub async fn events(
     let c = reads::container(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    let listed = reads::transport_events(&state.db, caller.account.id, id, &page).await?;
+    let order = match q.text("sort") {
+        None => reads::EventOrder::default(),
+        Some(v) => reads::EventOrder::parse(&v).ok_or_else(|| {
+            ApiError::bad_parameter(
+                "sort",
+                "sort must be timestamp, -timestamp, created_at or -created_at",
+            )
+        })?,
+    };
+    let listed = reads::transport_events(&state.db, caller.account.id, id, &page, order).await?;
     let mut included = Vec::new();
     if includes.iter().any(|i| i == "container") {
         let s = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?;
@@ -600,6 +616,10 @@ pub fn operations() -> Vec<Op> {
     let mut event_params = page_params();
     event_params.insert(0, id_param("Container"));
     event_params.push(include_param(EVENT_INCLUDES));
+    event_params.extend(query_params(&[(
+        "sort",
+        "timestamp (default: in the order the events happened, an estimate at its estimated time), -timestamp, created_at (the order they were recorded) or -created_at",
+    )]));
     let patch = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"attributes": {"type": "object", "required": ["ref_numbers"], "properties": {"ref_numbers": {"type": "array", "items": {"type": "string"}}}}}}}});
     let mut raw_params = page_params();
     raw_params.insert(0, id_param("Container"));
@@ -710,7 +730,7 @@ pub fn operations() -> Vec<Op> {
             op: operation(
                 "Containers",
                 "List a container's transport events",
-                "Newest first.",
+                "In the order they happened (oldest first) unless `sort` says otherwise.",
                 event_params,
                 None,
                 errors(&[400, 401, 404, 429]),

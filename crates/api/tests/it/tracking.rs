@@ -1,6 +1,8 @@
 use boxtrack_core::plan::{Entitlement, Plan};
 use boxtrack_core::ratelimit::Limits;
-use boxtrack_core::tracking::{DataSource, Fact, Fee, Hold, LfdKind, Observation};
+use boxtrack_core::tracking::{
+    DataSource, EventFact, Fact, Fee, Hold, LfdKind, Milestone, Observation, Place,
+};
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, assert_error};
@@ -580,6 +582,121 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
         .json();
     assert_eq!(c["data"]["attributes"]["ready_for_pickup"], true);
     assert_eq!(c["data"]["attributes"]["current_status"], "available");
+
+    // picked up: neither available nor ready, in the attributes, the filter and the changeset,
+    // even when the terminal's feed still says available afterwards
+    boxtrack_store::tracking::apply(
+        &app.db,
+        account.id,
+        cid,
+        &[
+            Observation {
+                observed_us: t + 2,
+                source: DataSource::Terminal,
+                fact: Fact::Event(EventFact {
+                    milestone: Milestone::FullOut,
+                    estimated: false,
+                    at_us: Some(t - DAY),
+                    place: Place::Pod,
+                    locode: Some("USLAX".into()),
+                    timezone: None,
+                    terminal: None,
+                    vessel_name: None,
+                    vessel_imo: None,
+                    voyage: None,
+                }),
+            },
+            Observation {
+                observed_us: t + 3,
+                source: DataSource::Terminal,
+                fact: Fact::Availability { available: true },
+            },
+        ],
+    )
+    .await
+    .unwrap();
+    let a = app
+        .get(&format!("/v2/containers/{container}"), Some(&key))
+        .await
+        .json()["data"]["attributes"]
+        .clone();
+    assert_eq!(a["current_status"], "picked_up");
+    assert_eq!(a["available_for_pickup"], false, "{a}");
+    assert_eq!(a["ready_for_pickup"], false, "{a}");
+    let d = app
+        .get("/v2/containers?filter[ready_for_pickup]=true", Some(&key))
+        .await
+        .json();
+    assert_eq!(d["meta"]["total"], 0, "{d}");
+    let last_changeset = boxtrack_store::events::after(&app.db, account.id, 0, 1000)
+        .await
+        .unwrap()
+        .into_iter()
+        .rfind(|e| e.event == "container.updated")
+        .unwrap();
+    assert_eq!(
+        last_changeset.payload.0["change"]["changeset"]["available_for_pickup"],
+        serde_json::json!([true, false]),
+        "{:?}",
+        last_changeset.payload
+    );
+
+    // transport events in the order they happened, and as asked
+    let order = |doc: &Value| -> Vec<String> {
+        doc["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["attributes"]["event"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let te = app
+        .get(
+            &format!("/v2/containers/{container}/transport_events"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let happened = order(&te);
+    assert_eq!(
+        happened.first().map(String::as_str),
+        Some("container.transport.full_out"),
+        "the pickup a day ago comes before today's events: {happened:?}"
+    );
+    let desc = app
+        .get(
+            &format!("/v2/containers/{container}/transport_events?sort=-timestamp"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let mut reversed = order(&desc);
+    reversed.reverse();
+    assert_eq!(reversed, happened);
+    let recorded = app
+        .get(
+            &format!("/v2/containers/{container}/transport_events?sort=created_at&page[size]=2"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_ne!(
+        order(&recorded).first().map(String::as_str),
+        Some("container.transport.full_out"),
+        "recorded last"
+    );
+    let next = recorded["links"]["next"].as_str().unwrap();
+    let path = &next[next.find("/v2/").unwrap()..];
+    let page2 = app.get(path, Some(&key)).await.json();
+    assert!(!order(&page2).is_empty(), "{page2}");
+    assert_error(
+        &app.get(
+            &format!("/v2/containers/{container}/transport_events?sort=size"),
+            Some(&key),
+        )
+        .await,
+        400,
+    );
 }
 
 #[tokio::test]

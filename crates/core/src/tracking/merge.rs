@@ -105,6 +105,62 @@ fn set_opt<T: PartialEq>(
     }
 }
 
+/// Keeps the earliest-observed value in `slot` ("original" estimates): a report observed
+/// before the one that set it replaces it; later ones never do. A value from a state written
+/// before versions were kept stays.
+fn first<T>(slot: &mut Option<T>, v: T, versions: &mut BTreeMap<String, i64>, key: &str, at: i64) {
+    match versions.get(key) {
+        Some(&old) if old <= at => {}
+        None if slot.is_some() => {}
+        _ => {
+            *slot = Some(v);
+            versions.insert(key.to_string(), at);
+        }
+    }
+}
+
+/// How surely an event's vessel is the one that brings the container to the POD: the POD's
+/// own calls (3, also estimates), the last transshipment's loading or departure (2), the
+/// departure from the port of lading (1).
+fn pod_vessel_rank(e: &EventFact) -> Option<i64> {
+    use Milestone::*;
+    match (e.milestone, e.place) {
+        (VesselArrived | VesselBerthed | VesselDischarged, Place::Pod) => Some(3),
+        (TransshipmentLoaded | TransshipmentDeparted, _)
+        | (VesselLoaded | VesselDeparted, Place::Transshipment) => Some(2),
+        (VesselLoaded | VesselDeparted, Place::Origin) => Some(1),
+        _ => None,
+    }
+}
+
+/// Sets the shipment's POD vessel and voyage from the first event that names them: a more
+/// certain kind of event (see [`pod_vessel_rank`]) always wins, and among events of one kind
+/// the newest report.
+fn pod_vessel(s: &mut ShipmentState, e: &EventFact, at: i64) {
+    let (Some(rank), Some(name)) = (pod_vessel_rank(e), e.vessel_name.as_ref()) else {
+        return;
+    };
+    let held = s.versions.get("pod_vessel_rank").copied().unwrap_or(
+        // states from before the rank was kept hold the vessel of an arrival at the POD
+        if s.pod_vessel_name.is_some() { 3 } else { 0 },
+    );
+    let take =
+        rank > held || (rank == held && s.versions.get("pod_vessel_name").is_none_or(|&v| at > v));
+    if take {
+        s.versions.insert("pod_vessel_rank".into(), rank);
+        s.versions.insert("pod_vessel_name".into(), at);
+        // the same vessel named without its IMO or voyage keeps what is known of them
+        let same = s.pod_vessel_name.as_ref() == Some(name);
+        s.pod_vessel_name = Some(name.clone());
+        if e.vessel_imo.is_some() || !same {
+            s.pod_vessel_imo.clone_from(&e.vessel_imo);
+        }
+        if e.voyage.is_some() || !same {
+            s.pod_voyage_number.clone_from(&e.voyage);
+        }
+    }
+}
+
 fn apply_event(
     c: &mut ContainerState,
     s: &mut ShipmentState,
@@ -113,6 +169,7 @@ fn apply_event(
     out: &mut Vec<Change>,
 ) {
     let at = o.observed_us;
+    pod_vessel(s, e, at);
     if e.estimated {
         let Some(value) = e.at_us else { return };
         let key = format!("estimated.{}.{:?}", e.milestone.name(), e.place);
@@ -124,20 +181,38 @@ fn apply_event(
             }
         }
         match (e.milestone, e.place) {
-            (Milestone::VesselArrived, Place::Pod) => set_opt(
-                &mut s.pod_eta_us,
-                Some(value),
-                &mut s.versions,
-                "pod_eta",
-                at,
-            ),
-            (Milestone::VesselDeparted, Place::Origin) => set_opt(
-                &mut s.pol_etd_us,
-                Some(value),
-                &mut s.versions,
-                "pol_etd",
-                at,
-            ),
+            (Milestone::VesselArrived, Place::Pod) => {
+                set_opt(
+                    &mut s.pod_eta_us,
+                    Some(value),
+                    &mut s.versions,
+                    "pod_eta",
+                    at,
+                );
+                first(
+                    &mut s.pod_original_eta_us,
+                    value,
+                    &mut s.versions,
+                    "pod_original_eta",
+                    at,
+                );
+            }
+            (Milestone::VesselDeparted, Place::Origin) => {
+                set_opt(
+                    &mut s.pol_etd_us,
+                    Some(value),
+                    &mut s.versions,
+                    "pol_etd",
+                    at,
+                );
+                first(
+                    &mut s.pol_original_etd_us,
+                    value,
+                    &mut s.versions,
+                    "pol_original_etd",
+                    at,
+                );
+            }
             (Milestone::ArrivedAtInlandDestination, Place::Inland) => {
                 if o.source == DataSource::Rail {
                     if newer(&mut c.versions, t::IND_ETA, at) {
@@ -149,6 +224,13 @@ fn apply_event(
                         Some(value),
                         &mut s.versions,
                         "destination_eta",
+                        at,
+                    );
+                    first(
+                        &mut s.destination_original_eta_us,
+                        value,
+                        &mut s.versions,
+                        "destination_original_eta",
                         at,
                     );
                 }
@@ -184,29 +266,6 @@ fn apply_event(
         }
         (Milestone::VesselArrived, Place::Pod) => {
             set_opt(&mut s.pod_ata_us, e.at_us, &mut s.versions, "pod_ata", at);
-            if e.vessel_name.is_some() {
-                set_opt(
-                    &mut s.pod_vessel_name,
-                    e.vessel_name.clone(),
-                    &mut s.versions,
-                    "pod_vessel_name",
-                    at,
-                );
-                set_opt(
-                    &mut s.pod_vessel_imo,
-                    e.vessel_imo.clone(),
-                    &mut s.versions,
-                    "pod_vessel_imo",
-                    at,
-                );
-                set_opt(
-                    &mut s.pod_voyage_number,
-                    e.voyage.clone(),
-                    &mut s.versions,
-                    "pod_voyage_number",
-                    at,
-                );
-            }
         }
         (Milestone::ArrivedAtInlandDestination, Place::Inland) if o.source != DataSource::Rail => {
             set_opt(
@@ -374,12 +433,14 @@ fn ts(v: Option<i64>) -> Value {
     v.map_or(Value::Null, |us| Value::String(format_micros(us)))
 }
 
-/// The terminal-facing attributes whose changes make a `container.updated` changeset.
-pub fn terminal_view(c: &ContainerState) -> BTreeMap<String, Value> {
+/// The terminal-facing attributes whose changes make a `container.updated` changeset, with
+/// the values the API shows (so a changeset's old value is what a client saw before).
+/// `inland` says whether the shipment continues past the POD.
+pub fn terminal_view(c: &ContainerState, inland: bool) -> BTreeMap<String, Value> {
     let mut m = BTreeMap::new();
     m.insert(
         "available_for_pickup".to_string(),
-        json!(c.available_for_pickup),
+        json!(rules::available_for_pickup(c, inland)),
     );
     m.insert(
         "holds_at_pod_terminal".to_string(),
@@ -425,11 +486,13 @@ fn lfd_event(which: Option<LfdKind>) -> String {
     }
 }
 
-/// Applies a batch of observations about one container (and its shipment).
+/// Applies a batch of observations about one container (and its shipment); `inland` says
+/// whether the shipment continues past the POD (it decides where the container is picked up).
 pub fn merge(
     container: &ContainerState,
     shipment: &ShipmentState,
     batch: &[Observation],
+    inland: bool,
 ) -> Merged {
     let mut sorted: Vec<&Observation> = batch.iter().collect();
     sorted.sort();
@@ -437,7 +500,7 @@ pub fn merge(
     let mut c = container.clone();
     let mut s = shipment.clone();
     let mut changes = Vec::new();
-    let view_before = terminal_view(&c);
+    let view_before = terminal_view(&c, inland);
     for o in &sorted {
         apply(&mut c, &mut s, o, &mut changes);
     }
@@ -457,7 +520,7 @@ pub fn merge(
         changes.push(plain_event(lfd_event(None), b, source));
     }
 
-    let view_after = terminal_view(&c);
+    let view_after = terminal_view(&c, inland);
     let changeset: BTreeMap<String, [Value; 2]> = view_after
         .iter()
         .filter_map(|(k, new)| {
@@ -476,9 +539,6 @@ pub fn merge(
         });
     }
     if s.pod_eta_us != shipment.pod_eta_us {
-        if s.pod_original_eta_us.is_none() {
-            s.pod_original_eta_us = s.pod_eta_us;
-        }
         changes.push(Change::ShipmentEstimatedArrival {
             old_us: shipment.pod_eta_us,
             new_us: s.pod_eta_us,
@@ -546,7 +606,7 @@ mod tests {
                 ev(Milestone::VesselArrived, Place::Pod, 400 * H, true),
             ),
         ];
-        let m = merge(&c0, &s0, &batch);
+        let m = merge(&c0, &s0, &batch, false);
         assert_eq!(
             names(&m.changes),
             vec![
@@ -567,7 +627,7 @@ mod tests {
             DataSource::ShippingLine,
             ev(Milestone::VesselArrived, Place::Pod, 430 * H, true),
         )];
-        let m2 = merge(&m.container, &m.shipment, &slip);
+        let m2 = merge(&m.container, &m.shipment, &slip, false);
         assert_eq!(
             names(&m2.changes),
             vec![
@@ -579,7 +639,7 @@ mod tests {
         assert_eq!(m2.shipment.pod_original_eta_us, Some(400 * H));
 
         // again: nothing
-        let m3 = merge(&m2.container, &m2.shipment, &slip);
+        let m3 = merge(&m2.container, &m2.shipment, &slip, false);
         assert!(m3.changes.is_empty());
         assert_eq!(m3.container, m2.container);
     }
@@ -614,7 +674,7 @@ mod tests {
                 },
             ),
         ];
-        let m = merge(&c0, &s0, &batch);
+        let m = merge(&c0, &s0, &batch, false);
         let n = names(&m.changes);
         assert!(
             n.contains(&"container.pickup_lfd_terminal.changed".to_string()),
@@ -630,11 +690,11 @@ mod tests {
         };
         assert_eq!(changeset["holds_at_pod_terminal"][0], json!([]));
         assert_eq!(changeset["holds_at_pod_terminal"][1][0]["name"], "customs");
-        assert_eq!(
-            changeset["available_for_pickup"],
-            [Value::Null, json!(false)]
+        assert!(
+            !changeset.contains_key("available_for_pickup"),
+            "the API showed false before the terminal said so: no change"
         );
-        assert!(!rules::ready_for_pickup(&m.container));
+        assert!(!rules::ready_for_pickup(&m.container, false));
 
         // the hold clears and the container is released: ready
         let release = vec![
@@ -645,8 +705,8 @@ mod tests {
                 Fact::Availability { available: true },
             ),
         ];
-        let m2 = merge(&m.container, &m.shipment, &release);
-        assert!(rules::ready_for_pickup(&m2.container));
+        let m2 = merge(&m.container, &m.shipment, &release, false);
+        assert!(rules::ready_for_pickup(&m2.container, false));
         assert!(names(&m2.changes).contains(&"container.transport.available".to_string()));
         // the line's LFD overrides the terminal's even though it is later
         let line = vec![obs(
@@ -657,7 +717,7 @@ mod tests {
                 at_us: Some(520 * H),
             },
         )];
-        let m3 = merge(&m2.container, &m2.shipment, &line);
+        let m3 = merge(&m2.container, &m2.shipment, &line, false);
         assert_eq!(rules::coalesced_lfd(&m3.container.lfd, true), Some(520 * H));
     }
 
@@ -673,6 +733,7 @@ mod tests {
                 DataSource::Terminal,
                 Fact::Availability { available: true },
             )],
+            false,
         );
         let stale = merge(
             &fresh.container,
@@ -682,6 +743,7 @@ mod tests {
                 DataSource::Terminal,
                 Fact::Availability { available: false },
             )],
+            false,
         );
         assert_eq!(stale.container.available_for_pickup, Some(true));
         assert!(stale.changes.is_empty());
@@ -701,6 +763,7 @@ mod tests {
                     code: Some("Y258".into()),
                 },
             )],
+            false,
         );
         assert!(
             a.changes
@@ -717,6 +780,7 @@ mod tests {
                     code: Some("W185".into()),
                 },
             )],
+            false,
         );
         assert_eq!(names(&b.changes), vec!["container.pod_terminal_changed"]);
     }
@@ -797,8 +861,8 @@ mod tests {
         /// Merging the same observations twice emits nothing the second time.
         #[test]
         fn merging_twice_changes_nothing(batch in proptest::collection::vec(arb_obs(), 0..25)) {
-            let m1 = merge(&ContainerState::default(), &ShipmentState::default(), &batch);
-            let m2 = merge(&m1.container, &m1.shipment, &batch);
+            let m1 = merge(&ContainerState::default(), &ShipmentState::default(), &batch, false);
+            let m2 = merge(&m1.container, &m1.shipment, &batch, false);
             prop_assert!(m2.changes.is_empty(), "{:?}", m2.changes);
             prop_assert_eq!(m2.container, m1.container);
             prop_assert_eq!(m2.shipment, m1.shipment);
@@ -817,19 +881,64 @@ mod tests {
                 x ^= x << 13; x ^= x >> 7; x ^= x << 17;
                 shuffled.swap(i, (x % (i as u64 + 1)) as usize);
             }
-            let a = merge(&ContainerState::default(), &ShipmentState::default(), &batch);
-            let b = merge(&ContainerState::default(), &ShipmentState::default(), &shuffled);
+            let a = merge(&ContainerState::default(), &ShipmentState::default(), &batch, false);
+            let b = merge(&ContainerState::default(), &ShipmentState::default(), &shuffled, false);
             prop_assert_eq!(a, b);
+        }
+
+        /// Over whole journeys, fed in batches of any size, in any order, inland or not: a
+        /// container that has left the pickup terminal is never available or ready, and every
+        /// `container.updated` changeset's old value is what the API showed before it (so
+        /// replaying the changesets from the first view gives the last).
+        #[test]
+        fn left_means_not_ready_and_changesets_chain(
+            batch in proptest::collection::vec(arb_obs(), 0..40),
+            cuts in proptest::collection::vec(1usize..6, 0..12),
+            seed in any::<u64>(),
+            inland in any::<bool>(),
+        ) {
+            let mut order = batch.clone();
+            let mut x = seed | 1;
+            for i in (1..order.len()).rev() {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                order.swap(i, (x % (i as u64 + 1)) as usize);
+            }
+            let mut c = ContainerState::default();
+            let mut s = ShipmentState::default();
+            let mut shown = terminal_view(&c, inland);
+            let mut rest: &[Observation] = &order;
+            let mut cut = cuts.iter().cycle();
+            while !rest.is_empty() {
+                let n = (*cut.next().unwrap_or(&1)).min(rest.len());
+                let m = merge(&c, &s, &rest[..n], inland);
+                rest = &rest[n..];
+                for change in &m.changes {
+                    if let Change::ContainerUpdated { changeset } = change {
+                        for (k, [old, new]) in changeset {
+                            prop_assert_eq!(shown.get(k), Some(old), "{}", k);
+                            shown.insert(k.clone(), new.clone());
+                        }
+                    }
+                }
+                c = m.container;
+                s = m.shipment;
+                if rules::left_pickup_terminal(&c, inland) {
+                    prop_assert!(!rules::available_for_pickup(&c, inland));
+                    prop_assert!(!rules::ready_for_pickup(&c, inland));
+                    prop_assert_eq!(shown.get("available_for_pickup"), Some(&json!(false)));
+                }
+                prop_assert_eq!(&shown, &terminal_view(&c, inland));
+            }
         }
 
         /// A report older than what an attribute already holds never overwrites it.
         #[test]
         fn older_reports_never_win(newer_fact in arb_fact(), older_fact in arb_fact(), t_new in 10i64..20, t_old in 0i64..10) {
-            let first = merge(&ContainerState::default(), &ShipmentState::default(), &[obs(t_new, DataSource::Terminal, newer_fact.clone())]);
+            let first = merge(&ContainerState::default(), &ShipmentState::default(), &[obs(t_new, DataSource::Terminal, newer_fact.clone())], false);
             let same_kind = std::mem::discriminant(&newer_fact) == std::mem::discriminant(&older_fact);
-            let second = merge(&first.container, &first.shipment, &[obs(t_old, DataSource::Terminal, older_fact)]);
+            let second = merge(&first.container, &first.shipment, &[obs(t_old, DataSource::Terminal, older_fact)], false);
             if same_kind && !matches!(newer_fact, Fact::Event(_) | Fact::Lfd { .. }) {
-                prop_assert_eq!(rules::ready_for_pickup(&second.container), rules::ready_for_pickup(&first.container));
+                prop_assert_eq!(rules::ready_for_pickup(&second.container, false), rules::ready_for_pickup(&first.container, false));
                 prop_assert_eq!(&second.container.holds, &first.container.holds);
                 prop_assert_eq!(&second.container.fees, &first.container.fees);
                 prop_assert_eq!(second.container.pickup_appointment_us, first.container.pickup_appointment_us);

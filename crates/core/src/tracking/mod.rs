@@ -387,8 +387,12 @@ pub struct ShipmentState {
     pub pol_atd_us: Option<i64>,
     /// Current ETA at the port of discharge.
     pub pod_eta_us: Option<i64>,
-    /// The first ETA ever reported.
+    /// The first ETA ever reported (the earliest-observed estimate).
     pub pod_original_eta_us: Option<i64>,
+    /// The first ETD ever reported at the port of lading.
+    pub pol_original_etd_us: Option<i64>,
+    /// The first ETA ever reported at the inland destination by the shipping line.
+    pub destination_original_eta_us: Option<i64>,
     /// Actual arrival at the port of discharge.
     pub pod_ata_us: Option<i64>,
     /// Carrier ETA at the inland destination.

@@ -108,9 +108,57 @@ pub fn active_holds(holds: &[Hold]) -> impl Iterator<Item = &Hold> {
     holds.iter().filter(|h| h.status == "hold")
 }
 
-/// Ready for pickup: the terminal released the container and no hold is active.
-pub fn ready_for_pickup(c: &ContainerState) -> bool {
-    c.available_for_pickup == Some(true) && active_holds(&c.holds).next().is_none()
+/// Whether the container has left the terminal where it is picked up, for good: gated out
+/// full there (the POD, or the inland ramp when the shipment moves on by rail), delivered, or
+/// returned empty. `inland` says whether the shipment continues past the POD.
+pub fn left_pickup_terminal(c: &ContainerState, inland: bool) -> bool {
+    let has = |k: &str| c.times.contains_key(k);
+    has(t::EMPTY_TERMINATED)
+        || has(t::DELIVERED)
+        || has(t::FINAL_FULL_OUT)
+        || (!inland && has(t::POD_FULL_OUT))
+}
+
+/// Whether an inland container is between its two terminals: out of the POD (gated out, or
+/// on a railcar) and not yet unloaded or arrived at the inland destination.
+fn between_terminals(c: &ContainerState, inland: bool) -> bool {
+    let has = |k: &str| c.times.contains_key(k);
+    inland
+        && (has(t::POD_FULL_OUT) || has(t::POD_RAIL_LOADED) || has(t::POD_RAIL_DEPARTED))
+        && !(has(t::IND_RAIL_UNLOADED) || has(t::IND_ATA))
+}
+
+/// Whether the terminal's availability report can speak for the place where the container is
+/// now. An inland container's report from before it reached the inland ramp was about the POD.
+fn availability_current(c: &ContainerState, inland: bool) -> bool {
+    if !inland {
+        return true;
+    }
+    let arrived = [t::IND_RAIL_UNLOADED, t::IND_ATA]
+        .iter()
+        .filter_map(|k| c.times.get(*k))
+        .min()
+        .copied();
+    match (arrived, c.versions.get("availability")) {
+        (Some(arrived), Some(&reported)) => reported >= arrived,
+        _ => true,
+    }
+}
+
+/// `available_for_pickup` as the API shows it: what the terminal last reported, unless the
+/// container has left the pickup terminal (then never available, whatever a late or stale
+/// report says), is between the POD and the inland ramp, or the report predates its arrival
+/// at the ramp. Unknown is `false`.
+pub fn available_for_pickup(c: &ContainerState, inland: bool) -> bool {
+    !left_pickup_terminal(c, inland)
+        && !between_terminals(c, inland)
+        && availability_current(c, inland)
+        && c.available_for_pickup == Some(true)
+}
+
+/// Ready for pickup: available (see [`available_for_pickup`]) and no hold is active.
+pub fn ready_for_pickup(c: &ContainerState, inland: bool) -> bool {
+    available_for_pickup(c, inland) && active_holds(&c.holds).next().is_none()
 }
 
 /// Fee totals per currency in minor units, excluding `total` lines (which overlap the items).
@@ -164,7 +212,7 @@ pub fn current_status(c: &ContainerState, inland: bool) -> ContainerStatus {
         has(t::POD_DISCHARGED) || has(t::POD_ARRIVED) || c.availability_known
     };
     if at_final_terminal && c.availability_known {
-        return if ready_for_pickup(c) {
+        return if ready_for_pickup(c, inland) {
             ContainerStatus::Available
         } else {
             ContainerStatus::NotAvailable
@@ -216,14 +264,47 @@ mod tests {
             availability_known: true,
             ..Default::default()
         };
-        assert!(ready_for_pickup(&c));
+        assert!(ready_for_pickup(&c, false));
         c.holds = vec![hold("customs", "pending")];
-        assert!(ready_for_pickup(&c), "pending holds do not block");
+        assert!(ready_for_pickup(&c, false), "pending holds do not block");
         c.holds.push(hold("freight", "hold"));
-        assert!(!ready_for_pickup(&c));
+        assert!(!ready_for_pickup(&c, false));
         c.holds.clear();
         c.available_for_pickup = Some(false);
-        assert!(!ready_for_pickup(&c));
+        assert!(!ready_for_pickup(&c, false));
+    }
+
+    #[test]
+    fn a_container_that_left_is_never_available() {
+        let mut c = ContainerState {
+            available_for_pickup: Some(true),
+            availability_known: true,
+            ..Default::default()
+        };
+        c.times.insert(t::POD_DISCHARGED.into(), 10);
+        assert!(available_for_pickup(&c, false));
+        for gone in [t::POD_FULL_OUT, t::DELIVERED, t::EMPTY_TERMINATED] {
+            let mut g = c.clone();
+            g.times.insert(gone.into(), 20);
+            assert!(!available_for_pickup(&g, false), "{gone}");
+            assert!(!ready_for_pickup(&g, false), "{gone}");
+        }
+        // inland: out of the POD by rail is not available, the ramp's later report is
+        let mut r = c.clone();
+        r.versions.insert("availability".into(), 15);
+        r.times.insert(t::POD_RAIL_LOADED.into(), 20);
+        assert!(!available_for_pickup(&r, true), "on rail");
+        r.times.insert(t::IND_RAIL_UNLOADED.into(), 30);
+        assert!(
+            !available_for_pickup(&r, true),
+            "the POD's report says nothing about the ramp"
+        );
+        r.versions.insert("availability".into(), 31);
+        assert!(available_for_pickup(&r, true));
+        r.times.insert(t::FINAL_FULL_OUT.into(), 40);
+        assert!(!available_for_pickup(&r, true));
+        // unknown is false
+        assert!(!available_for_pickup(&ContainerState::default(), false));
     }
 
     #[test]

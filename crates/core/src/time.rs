@@ -25,9 +25,36 @@ pub fn parse_micros(s: &str) -> Option<i64> {
     Some(ts.as_microsecond())
 }
 
+/// Formats Unix microseconds as an HTTP date (RFC 9110 IMF-fixdate, whole seconds), e.g.
+/// `Sun, 22 Nov 2026 08:41:23 GMT`.
+pub fn format_http_date(us: i64) -> String {
+    let ts = Timestamp::from_second(us.div_euclid(1_000_000)).unwrap_or(Timestamp::UNIX_EPOCH);
+    jiff::fmt::rfc2822::DateTimePrinter::new()
+        .timestamp_to_rfc9110_string(&ts)
+        .unwrap_or_default()
+}
+
+/// Parses an HTTP `Date` header (RFC 9110 IMF-fixdate, or RFC 2822) into Unix microseconds.
+pub fn parse_http_date(s: &str) -> Option<i64> {
+    static PARSER: jiff::fmt::rfc2822::DateTimeParser = jiff::fmt::rfc2822::DateTimeParser::new();
+    PARSER
+        .parse_timestamp(s.trim())
+        .ok()
+        .map(|t| t.as_microsecond())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_dates_round_trip_to_the_second() {
+        let us = 1_700_000_000_123_456;
+        let s = format_http_date(us);
+        assert_eq!(s, "Tue, 14 Nov 2023 22:13:20 GMT");
+        assert_eq!(parse_http_date(&s), Some(1_700_000_000_000_000));
+        assert_eq!(parse_http_date("yesterday"), None);
+    }
 
     #[test]
     fn formats_utc_with_z() {

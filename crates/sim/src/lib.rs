@@ -129,6 +129,11 @@ impl Clock {
         self.origin_us + (real * self.speed * 1e6) as i64 + self.offset_us.load(Ordering::Relaxed)
     }
 
+    /// Virtual seconds per real second.
+    pub fn speed(&self) -> f64 {
+        self.speed
+    }
+
     /// Moves the clock forward.
     pub fn advance(&self, secs: i64) {
         self.offset_us
@@ -207,6 +212,10 @@ impl Sim {
                 "/sim/v1/terminals/{code}/containers/{number}",
                 get(terminal_container),
             )
+            .layer(axum::middleware::map_response_with_state(
+                self.clone(),
+                stamp_clock,
+            ))
             .with_state(self.clone())
     }
 
@@ -237,6 +246,26 @@ impl Sim {
         if rng.chance(f.slow) {
             tokio::time::sleep(Duration::from_millis(f.slow_ms)).await;
         }
+    }
+}
+
+/// The header that tells how fast the simulator's clock runs (virtual seconds per real
+/// second); its answers' `Date` is the virtual time, as a real upstream's `Date` is its own.
+pub const SPEED_HEADER: &str = "Sim-Clock-Speed";
+
+/// Every answer carries the simulator's clock: `Date` in virtual time and its speed.
+async fn stamp_clock(State(sim): State<Sim>, mut res: Response) -> Response {
+    clock_headers(&sim, res.headers_mut());
+    res
+}
+
+fn clock_headers(sim: &Sim, headers: &mut HeaderMap) {
+    let clock = sim.clock();
+    if let Ok(v) = HeaderValue::from_str(&boxtrack_core::time::format_http_date(clock.now_us())) {
+        headers.insert(axum::http::header::DATE, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&clock.speed().to_string()) {
+        headers.insert(SPEED_HEADER, v);
     }
 }
 
@@ -291,7 +320,7 @@ async fn catalog(State(sim): State<Sim>) -> Json<Value> {
 
 async fn clock_get(State(sim): State<Sim>) -> Json<Value> {
     let now = sim.clock().now_us();
-    Json(json!({"now": format_micros(now), "now_us": now}))
+    Json(json!({"now": format_micros(now), "now_us": now, "speed": sim.clock().speed()}))
 }
 
 async fn clock_post(State(sim): State<Sim>, Json(body): Json<Value>) -> Response {
@@ -515,8 +544,11 @@ pub async fn send_dcsa_push(
                 tracing::error!("the DCSA push secret is not base64");
                 return;
             };
+            let mut clock = HeaderMap::new();
+            clock_headers(&sim, &mut clock);
             let ok = client
                 .post(&url)
+                .headers(clock)
                 .header("Content-Type", "application/json")
                 .header("Notification-Signature", signature)
                 .header("Subscription-ID", &subscription)

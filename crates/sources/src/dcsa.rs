@@ -9,7 +9,9 @@
 //! - `eventID` must be a UUID string (boxtrack de-duplicates on it: a repeated id in one
 //!   answer is dropped with a note);
 //! - `eventCreatedDateTime` and `eventDateTime` must be RFC 3339 with an offset; a creation
-//!   time in the future (more than a day ahead) or before 2000 is refused as implausible;
+//!   time more than a day after the source's own clock (`now_us` is the clock of the source
+//!   that sent the body: the `Date` of its answer, not the wall clock) or before 2000 is
+//!   refused as implausible;
 //! - container numbers that fail ISO 6346 and IMO numbers that fail their check digit are kept
 //!   with a note (real carriers send them).
 
@@ -178,8 +180,14 @@ pub struct Event {
 pub struct Rejected {
     /// Index in the array.
     pub index: usize,
-    /// Why.
+    /// Why, as a short code to count by: `bad_event_id`, `bad_date_time`,
+    /// `created_in_future`, `created_before_2000`, `bad_classifier`, `unknown_code`,
+    /// `missing_field` or `unreadable`.
+    pub code: &'static str,
+    /// Why, in words.
     pub reason: String,
+    /// The event's `eventID`, when it had a readable one.
+    pub event_id: Option<String>,
 }
 
 /// What a body held.
@@ -207,40 +215,56 @@ fn is_uuid(s: &str) -> bool {
         })
 }
 
-fn check(e: &Event, now_us: i64) -> Result<(), String> {
+fn check(e: &Event, now_us: i64) -> Result<(), (&'static str, String)> {
     if let Some(id) = &e.event_id
         && !is_uuid(id)
     {
-        return Err(format!("eventID {id:?} is not a UUID"));
+        return Err(("bad_event_id", format!("eventID {id:?} is not a UUID")));
     }
     let created = parse_micros(&e.event_created_date_time).ok_or_else(|| {
-        format!(
-            "eventCreatedDateTime {:?} is not an RFC 3339 date-time",
-            e.event_created_date_time
+        (
+            "bad_date_time",
+            format!(
+                "eventCreatedDateTime {:?} is not an RFC 3339 date-time",
+                e.event_created_date_time
+            ),
         )
     })?;
     if created > now_us + 86_400_000_000 {
-        return Err(format!(
-            "eventCreatedDateTime {} is in the future",
-            e.event_created_date_time
+        return Err((
+            "created_in_future",
+            format!(
+                "eventCreatedDateTime {} is more than a day after the source's clock ({})",
+                e.event_created_date_time,
+                boxtrack_core::time::format_micros(now_us)
+            ),
         ));
     }
     if created < 946_684_800_000_000 {
-        return Err(format!(
-            "eventCreatedDateTime {} is before 2000",
-            e.event_created_date_time
+        return Err((
+            "created_before_2000",
+            format!(
+                "eventCreatedDateTime {} is before 2000",
+                e.event_created_date_time
+            ),
         ));
     }
     parse_micros(&e.event_date_time).ok_or_else(|| {
-        format!(
-            "eventDateTime {:?} is not an RFC 3339 date-time",
-            e.event_date_time
+        (
+            "bad_date_time",
+            format!(
+                "eventDateTime {:?} is not an RFC 3339 date-time",
+                e.event_date_time
+            ),
         )
     })?;
     if !matches!(e.event_classifier_code.as_str(), "ACT" | "EST" | "PLN") {
-        return Err(format!(
-            "eventClassifierCode {:?} is not ACT, EST or PLN",
-            e.event_classifier_code
+        return Err((
+            "bad_classifier",
+            format!(
+                "eventClassifierCode {:?} is not ACT, EST or PLN",
+                e.event_classifier_code
+            ),
         ));
     }
     match e.event_type.as_str() {
@@ -249,10 +273,16 @@ fn check(e: &Event, now_us: i64) -> Result<(), String> {
                 e.transport_event_type_code.as_deref(),
                 Some("ARRI" | "DEPA")
             ) {
-                return Err("a TRANSPORT event needs transportEventTypeCode ARRI or DEPA".into());
+                return Err((
+                    "unknown_code",
+                    "a TRANSPORT event needs transportEventTypeCode ARRI or DEPA".into(),
+                ));
             }
             if e.transport_call.is_none() {
-                return Err("a TRANSPORT event needs a transportCall".into());
+                return Err((
+                    "missing_field",
+                    "a TRANSPORT event needs a transportCall".into(),
+                ));
             }
         }
         "EQUIPMENT" => {
@@ -263,13 +293,17 @@ fn check(e: &Event, now_us: i64) -> Result<(), String> {
             match e.equipment_event_type_code.as_deref() {
                 Some(c) if CODES.contains(&c) => {}
                 other => {
-                    return Err(format!(
-                        "equipmentEventTypeCode {other:?} is not a DCSA 2.2 code"
+                    return Err((
+                        "unknown_code",
+                        format!("equipmentEventTypeCode {other:?} is not a DCSA 2.2 code"),
                     ));
                 }
             }
             if !matches!(e.empty_indicator_code.as_deref(), Some("EMPTY" | "LADEN")) {
-                return Err("an EQUIPMENT event needs emptyIndicatorCode EMPTY or LADEN".into());
+                return Err((
+                    "missing_field",
+                    "an EQUIPMENT event needs emptyIndicatorCode EMPTY or LADEN".into(),
+                ));
             }
         }
         "SHIPMENT" => {
@@ -277,15 +311,17 @@ fn check(e: &Event, now_us: i64) -> Result<(), String> {
                 || e.document_type_code.is_none()
                 || e.document_id.is_none()
             {
-                return Err(
+                return Err((
+                    "missing_field",
                     "a SHIPMENT event needs shipmentEventTypeCode, documentTypeCode and documentID"
                         .into(),
-                );
+                ));
             }
         }
         other => {
-            return Err(format!(
-                "eventType {other:?} is not SHIPMENT, TRANSPORT or EQUIPMENT"
+            return Err((
+                "unknown_code",
+                format!("eventType {other:?} is not SHIPMENT, TRANSPORT or EQUIPMENT"),
             ));
         }
     }
@@ -310,23 +346,36 @@ pub fn parse(body: &[u8], now_us: i64) -> Result<Parsed, DcsaError> {
         if let Some(id) = item.get("eventID").filter(|v| !v.is_string()) {
             out.rejected.push(Rejected {
                 index,
+                code: "bad_event_id",
                 reason: format!("eventID {id} is not a string UUID"),
+                event_id: None,
             });
             continue;
         }
         let key = item.to_string();
+        let event_id = item
+            .get("eventID")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let e: Event = match serde_json::from_value(item) {
             Ok(e) => e,
             Err(err) => {
                 out.rejected.push(Rejected {
                     index,
+                    code: "unreadable",
                     reason: err.to_string(),
+                    event_id,
                 });
                 continue;
             }
         };
-        if let Err(reason) = check(&e, now_us) {
-            out.rejected.push(Rejected { index, reason });
+        if let Err((code, reason)) = check(&e, now_us) {
+            out.rejected.push(Rejected {
+                index,
+                code,
+                reason,
+                event_id,
+            });
             continue;
         }
         if !seen.insert(e.event_id.clone().unwrap_or(key)) {
@@ -671,7 +720,19 @@ mod tests {
             dates
                 .rejected
                 .iter()
-                .any(|r| r.reason.contains("in the future"))
+                .any(|r| r.code == "created_in_future" && r.reason.contains("source's clock"))
+        );
+        // the same events from a source whose clock runs far ahead (a fast simulator) pass
+        // that check: plausibility is judged on the clock of the source that sent them
+        let ahead = parse(
+            include_bytes!("../../../fixtures/dcsa/invalid/tnt-220-response-wrong-date-times.json"),
+            NOW + 80 * 365 * 86_400_000_000,
+        )
+        .unwrap();
+        assert!(ahead.rejected.iter().all(|r| r.code != "created_in_future"));
+        assert!(
+            dates.rejected.iter().all(|r| !r.code.is_empty()),
+            "every refusal has a reason code"
         );
         assert!(
             dates

@@ -46,8 +46,17 @@ pub async fn poll_subject(
     now_us: i64,
 ) -> Result<PollReport, StoreError> {
     let mut report = PollReport::default();
-    let speedup = upstreams.config().poll_speedup.max(1.0);
-    let scaled = |us: i64| (us as f64 / speedup).max(1_000_000.0) as i64;
+    // the schedule runs on the carrier's clock: a simulator at 3600× is polled "hourly" every
+    // second; `poll_speedup` (a setting) makes polls faster still
+    // (read when needed: the answer to this poll may be the first reading of that clock)
+    let scaled = |us: i64| {
+        let speed = upstreams
+            .config()
+            .poll_speedup
+            .max(upstreams.clock("dcsa", &subject.scac).speed)
+            .max(1.0);
+        (us as f64 / speed).max(1_000_000.0) as i64
+    };
     let targets = subjects::targets(db, &subject.scac, &subject.kind, &subject.reference).await?;
     if targets.is_empty() {
         subjects::finish(
@@ -191,7 +200,8 @@ pub async fn poll_subject(
         .filter_map(|t| serde_json::from_str::<ShipmentState>(&t.shipment_state).ok())
         .filter_map(|s| s.pod_eta_us)
         .min();
-    let next = schedule::cadence_us(&statuses, eta, now_us).map(|c| now_us + scaled(c));
+    let source_now = upstreams.clock("dcsa", &subject.scac).now_at(now_us);
+    let next = schedule::cadence_us(&statuses, eta, source_now).map(|c| now_us + scaled(c));
     let next = if report.terminal_errors.is_empty() {
         next
     } else {

@@ -38,6 +38,8 @@ pub struct PushReport {
     pub events: usize,
     /// Rejected events.
     pub rejected: usize,
+    /// Why each was rejected.
+    pub refused: Vec<dcsa::Rejected>,
     /// Containers updated.
     pub containers: usize,
     /// Changes recorded.
@@ -54,7 +56,8 @@ fn concerns(e: &Event, t: &subjects::PushTarget) -> bool {
     }
 }
 
-/// Verifies, stores and applies one push.
+/// Verifies, stores and applies one push received at `now_us`; its events are checked against
+/// `source_now_us`, the carrier's clock (the `Date` of its call, or `now_us`).
 pub async fn dcsa(
     db: &Db,
     secret: Option<&str>,
@@ -62,6 +65,7 @@ pub async fn dcsa(
     subscription_id: Option<&str>,
     body: &[u8],
     now_us: i64,
+    source_now_us: i64,
 ) -> Result<PushReport, PushError> {
     let secret = secret.ok_or_else(|| {
         PushError::Unauthorized("DCSA push is not configured on this service".into())
@@ -76,7 +80,8 @@ pub async fn dcsa(
     }
     let origin = format!("dcsa-push:{}", subscription_id.unwrap_or("-"));
     let text = String::from_utf8_lossy(body);
-    let parsed = match dcsa::parse(body, now_us) {
+    // plausibility against the carrier's clock (the `Date` of its signed call), not ours
+    let parsed = match dcsa::parse(body, source_now_us) {
         Ok(p) => p,
         Err(e) => {
             payloads::record(
@@ -98,6 +103,7 @@ pub async fn dcsa(
     let mut report = PushReport {
         events: parsed.events.len(),
         rejected: parsed.rejected.len(),
+        refused: parsed.rejected.clone(),
         ..PushReport::default()
     };
     report.payload_id = Some(

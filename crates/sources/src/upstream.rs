@@ -2,12 +2,12 @@
 //! endpoint and each terminal's availability feed, with a request budget (token bucket) per
 //! upstream and the health numbers `GET /v2/sources` shows.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use boxtrack_core::requests::RequestType;
-use boxtrack_core::schedule::TokenBucket;
+use boxtrack_core::schedule::{SourceClock, TokenBucket};
 use boxtrack_core::time::parse_micros;
 use serde::{Deserialize, Serialize};
 
@@ -126,7 +126,33 @@ pub struct Health {
     pub last_error: Option<String>,
     /// Newest data seen (DCSA `eventCreatedDateTime`, terminal `as_of`).
     pub newest_data_us: Option<i64>,
+    /// The upstream's clock, from the `Date` (and, for a simulator, `Sim-Clock-Speed`) of its
+    /// last answer; `None` before it answered.
+    pub clock: Option<SourceClock>,
+    /// Records refused (events that failed validation, answers that could not be read), by
+    /// reason code; each distinct record counts once however often it is fetched again.
+    pub refused: BTreeMap<String, u64>,
+    /// The last few refused records, newest last.
+    pub refused_samples: VecDeque<RefusedSample>,
 }
+
+/// One refused upstream record, kept as a sample for the operator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefusedSample {
+    /// The number it was fetched for (bill of lading, booking, container).
+    pub reference: String,
+    /// Reason code.
+    pub code: String,
+    /// Reason in words.
+    pub reason: String,
+    /// When it was refused (real time, Unix microseconds).
+    pub at_us: i64,
+}
+
+/// Samples kept per upstream.
+const SAMPLES: usize = 5;
+/// Distinct refused records remembered (so one counts once); forgotten all at once past this.
+const REMEMBERED: usize = 50_000;
 
 /// A DCSA answer (every page).
 #[derive(Debug, Clone, Default)]
@@ -139,6 +165,8 @@ pub struct DcsaAnswer {
     pub notes: Vec<String>,
     /// Every page body, verbatim.
     pub bodies: Vec<String>,
+    /// The carrier's clock when it answered (what its events were checked against).
+    pub clock: Option<SourceClock>,
 }
 
 /// The upstreams and their clients.
@@ -148,6 +176,26 @@ pub struct Upstreams {
     client: reqwest::Client,
     buckets: Mutex<HashMap<String, TokenBucket>>,
     health: Mutex<BTreeMap<(String, String), Health>>,
+    seen_refused: Mutex<HashSet<String>>,
+}
+
+/// The clock an answer carried: its `Date` (the upstream's own time) and, from a simulator,
+/// `Sim-Clock-Speed`; without a readable `Date` the wall clock.
+fn clock_of(headers: &reqwest::header::HeaderMap, wall_us: i64) -> SourceClock {
+    let date = headers
+        .get(reqwest::header::DATE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(boxtrack_core::time::parse_http_date);
+    let speed = headers
+        .get("Sim-Clock-Speed")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or(1.0);
+    match date {
+        // a Date has whole seconds: the reading is at most a second behind the source
+        Some(d) => SourceClock::reading(wall_us, d, speed),
+        None => SourceClock::wall(wall_us),
+    }
 }
 
 fn query_param(kind: RequestType) -> &'static str {
@@ -175,6 +223,7 @@ impl Upstreams {
             client,
             buckets: Mutex::new(HashMap::new()),
             health: Mutex::new(BTreeMap::new()),
+            seen_refused: Mutex::new(HashSet::new()),
         }
     }
 
@@ -226,6 +275,90 @@ impl Upstreams {
         })
     }
 
+    /// The clock of an upstream as last read from its answers (the wall clock before any).
+    pub fn clock(&self, kind: &str, name: &str) -> SourceClock {
+        self.health
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&(kind.to_string(), name.to_string()))
+            .and_then(|h| h.clock)
+            .unwrap_or_else(|| SourceClock::wall(boxtrack_core::time::now_us()))
+    }
+
+    /// Counts refused records of an upstream (`kind`, `name`) fetched for `reference`: each
+    /// `(key, code, reason)` counts once per distinct `key`, is logged once as a warning, and
+    /// the newest become the samples `GET /v2/sources` shows. With `partial` (records refused
+    /// from an answer that was otherwise used) the answer counts as an error in the health
+    /// figures; a failed request was counted already. Returns how many were new.
+    pub fn refused(
+        &self,
+        kind: &str,
+        name: &str,
+        url: &str,
+        reference: &str,
+        items: &[(String, &str, String)],
+        partial: bool,
+    ) -> usize {
+        if items.is_empty() {
+            return 0;
+        }
+        let now = boxtrack_core::time::now_us();
+        let fresh: Vec<&(String, &str, String)> = {
+            let mut seen = self.seen_refused.lock().unwrap_or_else(|e| e.into_inner());
+            if seen.len() > REMEMBERED {
+                seen.clear();
+            }
+            items
+                .iter()
+                .filter(|(key, code, _)| {
+                    seen.insert(format!("{kind}:{name}:{reference}:{key}:{code}"))
+                })
+                .collect()
+        };
+        for (_, code, reason) in &fresh {
+            tracing::warn!(source = %format!("{kind}:{name}"), reference, code, reason = %reason, "refused an upstream record");
+        }
+        let mut h = self.health.lock().unwrap_or_else(|e| e.into_inner());
+        let e = h
+            .entry((kind.to_string(), name.to_string()))
+            .or_insert_with(|| Health {
+                kind: kind.into(),
+                name: name.into(),
+                url: url.into(),
+                ..Health::default()
+            });
+        for (_, code, reason) in &fresh {
+            *e.refused.entry((*code).to_string()).or_insert(0) += 1;
+            e.refused_samples.push_back(RefusedSample {
+                reference: reference.to_string(),
+                code: (*code).to_string(),
+                reason: reason.clone(),
+                at_us: now,
+            });
+            while e.refused_samples.len() > SAMPLES {
+                e.refused_samples.pop_front();
+            }
+        }
+        if !partial {
+            // the failed request was counted as an error already
+            return fresh.len();
+        }
+        // the answer was only partly usable: an error in the health figures
+        e.errors += 1;
+        e.last_error_us = Some(now);
+        let mut codes: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, code, _) in items {
+            *codes.entry(code).or_insert(0) += 1;
+        }
+        let list: Vec<String> = codes.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+        e.last_error = Some(format!(
+            "{} record(s) refused for {reference}: {}",
+            items.len(),
+            list.join(", ")
+        ));
+        fresh.len()
+    }
+
     fn record(
         &self,
         kind: &str,
@@ -233,6 +366,7 @@ impl Upstreams {
         url: &str,
         started: Instant,
         result: Result<Option<i64>, &UpstreamError>,
+        clock: Option<SourceClock>,
     ) {
         let now = boxtrack_core::time::now_us();
         let mut h = self.health.lock().unwrap_or_else(|e| e.into_inner());
@@ -244,6 +378,9 @@ impl Upstreams {
                 url: url.into(),
                 ..Health::default()
             });
+        if clock.is_some() {
+            e.clock = clock;
+        }
         e.requests += 1;
         e.latency_ms_sum += started.elapsed().as_secs_f64() * 1000.0;
         match result {
@@ -294,7 +431,7 @@ impl Upstreams {
         ep: &Endpoint,
         url: &str,
         name: &str,
-    ) -> Result<(u16, Option<String>, String), UpstreamError> {
+    ) -> Result<(u16, Option<String>, String, SourceClock), UpstreamError> {
         let mut req = self
             .client
             .get(url)
@@ -308,6 +445,7 @@ impl Upstreams {
             .await
             .map_err(|e| UpstreamError::Unreachable(format!("{name}: {e}")))?;
         let status = res.status().as_u16();
+        let clock = clock_of(res.headers(), boxtrack_core::time::now_us());
         let retry_after = res
             .headers()
             .get("Retry-After")
@@ -323,7 +461,7 @@ impl Upstreams {
             .await
             .map_err(|e| UpstreamError::Unreachable(format!("{name}: {e}")))?;
         if status == 404 {
-            return Ok((404, None, body));
+            return Ok((404, None, body, clock));
         }
         if !(200..300).contains(&status) {
             return Err(UpstreamError::Status {
@@ -332,7 +470,7 @@ impl Upstreams {
                 retry_after,
             });
         }
-        Ok((status, next, body))
+        Ok((status, next, body, clock))
     }
 
     /// Every event the carrier publishes for this reference, following `Next-Page`.
@@ -359,7 +497,35 @@ impl Upstreams {
             &ep.url,
             started,
             result.as_ref().map(|_| newest),
+            result.as_ref().ok().and_then(|a| a.clock),
         );
+        match &result {
+            Ok(a) => {
+                let items: Vec<(String, &str, String)> = a
+                    .rejected
+                    .iter()
+                    .map(|r| {
+                        let key = r
+                            .event_id
+                            .clone()
+                            .unwrap_or_else(|| format!("#{}", r.index));
+                        (key, r.code, r.reason.clone())
+                    })
+                    .collect();
+                self.refused("dcsa", scac, &ep.url, reference, &items, true);
+            }
+            Err(UpstreamError::Malformed { reason, .. }) => {
+                self.refused(
+                    "dcsa",
+                    scac,
+                    &ep.url,
+                    reference,
+                    &[(reason.clone(), "unreadable_answer", reason.clone())],
+                    false,
+                );
+            }
+            Err(_) => {}
+        }
         result
     }
 
@@ -393,16 +559,16 @@ impl Upstreams {
                     }
                 }
             }
-            let (status, next, body) = self.get(ep, url.as_str(), scac).await?;
+            let (status, next, body, clock) = self.get(ep, url.as_str(), scac).await?;
+            answer.clock = Some(clock);
             if status == 404 {
                 break;
             }
-            let parsed =
-                dcsa::parse(body.as_bytes(), boxtrack_core::time::now_us()).map_err(|e| {
-                    UpstreamError::Malformed {
-                        name: scac.into(),
-                        reason: e.0,
-                    }
+            // checked against the carrier's own clock, not ours
+            let parsed = dcsa::parse(body.as_bytes(), clock.now_at(boxtrack_core::time::now_us()))
+                .map_err(|e| UpstreamError::Malformed {
+                    name: scac.into(),
+                    reason: e.0,
                 })?;
             answer.events.extend(parsed.events);
             answer.rejected.extend(parsed.rejected);
@@ -426,10 +592,12 @@ impl Upstreams {
             .terminal(code)
             .ok_or_else(|| UpstreamError::NotConfigured(code.to_string()))?;
         let started = Instant::now();
+        let mut clock = None;
         let result = async {
             self.budget(&format!("terminal:{code}"), boxtrack_core::time::now_us())?;
             let url = format!("{}/containers/{number}", ep.url.trim_end_matches('/'));
-            let (status, _, body) = self.get(&ep, &url, code).await?;
+            let (status, _, body, read) = self.get(&ep, &url, code).await?;
+            clock = Some(read);
             if status == 404 {
                 return Ok(None);
             }
@@ -451,7 +619,18 @@ impl Upstreams {
             &ep.url,
             started,
             result.as_ref().map(|_| newest),
+            clock,
         );
+        if let Err(UpstreamError::Malformed { reason, .. }) = &result {
+            self.refused(
+                "terminal",
+                code,
+                &ep.url,
+                number,
+                &[(reason.clone(), "unreadable_answer", reason.clone())],
+                false,
+            );
+        }
         result
     }
 }

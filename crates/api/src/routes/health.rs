@@ -71,6 +71,21 @@ pub fn upstream_metrics(health: &[boxtrack_sources::upstream::Health]) -> String
             "Time of the newest data each upstream returned (Unix seconds)",
         ),
     ];
+    let _ = writeln!(
+        out,
+        "# HELP boxtrack_upstream_refused_total Upstream records refused, by reason (each distinct record once)\n# TYPE boxtrack_upstream_refused_total counter"
+    );
+    for h in health {
+        for (reason, n) in &h.refused {
+            let _ = writeln!(
+                out,
+                "boxtrack_upstream_refused_total{{kind=\"{}\",upstream=\"{}\",reason=\"{}\"}} {n}",
+                esc(&h.kind),
+                esc(&h.name),
+                esc(reason)
+            );
+        }
+    }
     for (name, kind, help) in series {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
         for h in health {

@@ -100,17 +100,43 @@ pub async fn dcsa(
     raw: Bytes,
 ) -> Result<StatusCode, ApiError> {
     let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
+    let now = boxtrack_store::now_us();
+    // the carrier's clock is the Date of its (signed) call; a simulator's runs fast
+    let source_now = header("Date")
+        .and_then(boxtrack_core::time::parse_http_date)
+        .unwrap_or(now);
+    let subscription = header("Subscription-ID").unwrap_or("-").to_string();
     match boxtrack_sources::push::dcsa(
         &state.db,
         state.config.dcsa_push_secret.as_deref(),
         header("Notification-Signature"),
         header("Subscription-ID"),
         &raw,
-        boxtrack_store::now_us(),
+        now,
+        source_now,
     )
     .await
     {
         Ok(report) => {
+            let items: Vec<(String, &str, String)> = report
+                .refused
+                .iter()
+                .map(|r| {
+                    let key = r
+                        .event_id
+                        .clone()
+                        .unwrap_or_else(|| format!("{now}#{}", r.index));
+                    (key, r.code, r.reason.clone())
+                })
+                .collect();
+            state.upstreams.refused(
+                "dcsa_push",
+                &subscription,
+                "POST /v2/ingest/dcsa",
+                "push",
+                &items,
+                true,
+            );
             tracing::info!(
                 events = report.events,
                 rejected = report.rejected,

@@ -44,7 +44,24 @@ pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<J
                     "last_error_at": fmt(h.last_error_us),
                     "last_error": h.last_error,
                     "newest_data_at": fmt(h.newest_data_us),
-                    "data_age_seconds": h.newest_data_us.map(|t| (now - t) / 1_000_000),
+                    // on the upstream's own clock (a simulator's runs ahead), never negative
+                    "data_age_seconds": h.newest_data_us.map(|t| {
+                        h.clock
+                            .unwrap_or_else(|| boxtrack_core::schedule::SourceClock::wall(now))
+                            .age_secs(t, now)
+                    }),
+                    "clock": h.clock.map(|c| json!({
+                        "now": boxtrack_core::time::format_micros(c.now_at(now)),
+                        "speed": c.speed,
+                    })),
+                    "refused": h.refused,
+                    "refused_total": h.refused.values().sum::<u64>(),
+                    "refused_samples": h.refused_samples.iter().map(|r| json!({
+                        "reference": r.reference,
+                        "reason": r.code,
+                        "detail": r.reason,
+                        "at": boxtrack_core::time::format_micros(r.at_us),
+                    })).collect::<Vec<_>>(),
                 }
             })
         })
@@ -69,7 +86,7 @@ pub fn operations() -> Vec<Op> {
         op: operation(
             "Sources",
             "Source health",
-            "Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds): requests, error rate, mean latency, last success and error, and how old the newest data it returned is. `meta.subjects` counts the polled subjects (active, due now, failing). Counts are per process.",
+            "Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds, DCSA push subscriptions): requests, error rate (an answer with refused records counts as an error), mean latency, last success and error, how old the newest data it returned is on the upstream's own clock (`clock`: its time and speed, read from the `Date` of its answers), and the records it refused: counts by reason (`refused`: bad_event_id, bad_date_time, created_in_future, created_before_2000, bad_classifier, unknown_code, missing_field, unreadable, unreadable_answer) and the last few (`refused_samples`: reference, reason, detail, at). Each distinct record counts once. `meta.subjects` counts the polled subjects (active, due now, failing). Counts are per process.",
             vec![],
             None,
             errors(&[401, 429]),

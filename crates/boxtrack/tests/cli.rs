@@ -1008,3 +1008,193 @@ async fn mcp_over_stdio_answers_line_by_line() {
     ));
     assert!(bad.contains("API key"), "{bad}");
 }
+
+/// At any clock speed the simulator's journeys run to the end: `sim --speed 86400` (a day per
+/// second) and `serve --sim-url`, tracking the simulator's own bills of lading. Every event
+/// the carrier publishes is days ahead of the real clock within seconds, yet none is refused
+/// (plausibility is judged on the simulator's clock), polls follow its speed, and every
+/// container goes to `empty_returned`; at every step a container that left the terminal is
+/// neither available nor ready for pickup.
+#[tokio::test]
+async fn a_fast_simulator_runs_its_journeys_to_the_end() {
+    let db = boxtrack_testkit::fresh().await;
+    let customer = ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "create",
+            "--name",
+            "Importer",
+            "--plan",
+            "standard",
+            "--rate-limit",
+            "default=100000",
+            "--json",
+        ],
+    ));
+    let key = customer["api_key"].as_str().unwrap().to_string();
+    let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
+        "sim",
+        "--listen",
+        "127.0.0.1:0",
+        "--seed",
+        "5",
+        "--shipments",
+        "30",
+        "--speed",
+        "86400",
+    ]));
+    let (_server, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &db.url,
+                "--sim-url",
+                &sim_url,
+            ])
+            .env_remove("BOXTRACK_LISTEN"),
+    );
+    let http = reqwest::Client::new();
+    let catalog: Value = http
+        .get(format!("{sim_url}/sim/v1/catalog"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let now = boxtrack_core::time::parse_micros(catalog["now"].as_str().unwrap()).unwrap();
+    let at =
+        |b: &Value, k: &str| boxtrack_core::time::parse_micros(b[k].as_str().unwrap()).unwrap();
+    // two journeys without a rail leg: one not yet sailed, one at sea
+    let bls = catalog["bills_of_lading"].as_array().unwrap();
+    let direct = |b: &&Value| b["destination"].is_null();
+    let booked = bls
+        .iter()
+        .filter(direct)
+        .filter(|b| at(b, "departs_at") > now + 86_400_000_000)
+        .min_by_key(|b| at(b, "departs_at"))
+        .expect("a shipment not yet sailed");
+    let sailing = bls
+        .iter()
+        .filter(direct)
+        .find(|b| at(b, "departs_at") < now && at(b, "arrives_at") > now + 86_400_000_000)
+        .expect("a shipment at sea");
+    let api = |method: reqwest::Method, path: &str| {
+        http.request(method, format!("{base}{path}"))
+            .header("Authorization", format!("Token {key}"))
+    };
+    for b in [booked, sailing] {
+        let r = api(reqwest::Method::POST, "/v2/tracking_requests")
+            .header("Content-Type", "application/vnd.api+json")
+            .body(
+                serde_json::json!({"data": {"type": "tracking_request", "attributes": {
+                "request_number": b["number"], "request_type": "bill_of_lading", "scac": b["scac"]}}})
+                .to_string(),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    }
+    let expected = booked["containers"].as_array().unwrap().len()
+        + sailing["containers"].as_array().unwrap().len();
+    let mut seen_statuses = std::collections::BTreeSet::new();
+    let mut last = Value::Null;
+    for _ in 0..1200 {
+        let doc: Value = api(reqwest::Method::GET, "/v2/containers?page[size]=100")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let boxes = doc["data"].as_array().cloned().unwrap_or_default();
+        for c in &boxes {
+            let a = &c["attributes"];
+            let status = a["current_status"].as_str().unwrap_or_default().to_string();
+            if matches!(status.as_str(), "picked_up" | "empty_returned") {
+                assert_eq!(a["available_for_pickup"], false, "{a}");
+                assert_eq!(a["ready_for_pickup"], false, "{a}");
+            }
+            seen_statuses.insert(status);
+        }
+        last = doc;
+        if boxes.len() == expected
+            && boxes
+                .iter()
+                .all(|c| c["attributes"]["current_status"] == "empty_returned")
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    let boxes = last["data"].as_array().unwrap();
+    assert_eq!(boxes.len(), expected, "{last}");
+    assert!(
+        boxes
+            .iter()
+            .all(|c| c["attributes"]["current_status"] == "empty_returned"),
+        "every journey ends with the empty returned (statuses seen: {seen_statuses:?}): {last}"
+    );
+    for s in ["on_ship", "empty_returned"] {
+        assert!(seen_statuses.contains(s), "{seen_statuses:?}");
+    }
+    // nothing refused: the events were judged on the simulator's clock
+    let sources: Value = api(reqwest::Method::GET, "/v2/sources")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for s in sources["data"].as_array().unwrap() {
+        let a = &s["attributes"];
+        assert_eq!(a["refused_total"], 0, "{a}");
+        if a["kind"] == "dcsa" && a["requests"].as_u64().unwrap_or(0) > 0 {
+            assert_eq!(a["clock"]["speed"], 86400.0, "{a}");
+            assert!(a["data_age_seconds"].as_i64().unwrap_or(-1) >= 0, "{a}");
+        }
+    }
+    // the shipments know their vessel, and the events of a container come in the order they
+    // happened
+    let ships: Value = api(reqwest::Method::GET, "/v2/shipments")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for s in ships["data"].as_array().unwrap() {
+        let a = &s["attributes"];
+        assert!(a["pod_vessel_name"].is_string(), "{a}");
+        assert!(a["pod_ata_at"].is_string(), "{a}");
+        assert_eq!(
+            a["line_tracking_stopped_reason"], "all_containers_terminated",
+            "{a}"
+        );
+    }
+    let id = boxes[0]["id"].as_str().unwrap();
+    let events: Value = api(
+        reqwest::Method::GET,
+        &format!("/v2/containers/{id}/transport_events?page[size]=100"),
+    )
+    .send()
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let times: Vec<i64> = events["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["attributes"]["timestamp"].as_str())
+        .filter_map(boxtrack_core::time::parse_micros)
+        .collect();
+    assert!(times.len() >= 5, "{events}");
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+}

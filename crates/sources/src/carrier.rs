@@ -175,6 +175,7 @@ impl From<UpstreamError> for SourceError {
     fn from(e: UpstreamError) -> SourceError {
         match e {
             UpstreamError::Malformed { .. } => SourceError::Unrecognized(e.to_string()),
+            UpstreamError::NotConfigured(scac) => SourceError::NotConfigured(scac),
             other => SourceError::Unreachable(other.to_string()),
         }
     }

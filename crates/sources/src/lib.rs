@@ -64,6 +64,10 @@ pub enum SourceError {
     /// The answer could not be understood.
     #[error("unrecognized response: {0}")]
     Unrecognized(String),
+    /// No upstream is configured for the carrier: nothing can answer until the operator adds
+    /// one (`[carriers.SCAC]`, or `--sim-url`).
+    #[error("no source is configured for {0}")]
+    NotConfigured(String),
 }
 
 impl SourceError {
@@ -72,6 +76,7 @@ impl SourceError {
         match self {
             SourceError::Unreachable(_) => "shipping_line_unreachable",
             SourceError::Unrecognized(_) => "unrecognized_response",
+            SourceError::NotConfigured(_) => "data_unavailable",
         }
     }
 }

@@ -367,6 +367,55 @@ fn tr_payload(r: &TrackingRequestRow) -> Value {
     json!({"tracking_request_id": r.id, "request_number": r.request_number, "status": r.status, "failed_reason": r.failed_reason})
 }
 
+/// Marks a pending request whose carrier has no configured source: it waits (retried on the
+/// usual schedule, so it resolves once the operator adds one) and says why, with the
+/// reference's `data_unavailable`.
+pub async fn mark_unavailable(db: &Db, account_id: Uuid, id: Uuid) -> Result<TrackingRequestRow> {
+    let mut tx = db.begin().await?;
+    on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET failed_reason = 'data_unavailable', is_retrying = TRUE WHERE id = $1 AND account_id = $2 AND status = 'pending'")
+        .bind(id).bind(account_id).execute(c).await.map(|_| ())?);
+    let row = get_in(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(row)
+}
+
+/// Carriers with requests waiting because no source is configured for them: `(scac, count)`.
+pub async fn waiting_without_source(db: &Db) -> Result<Vec<(String, i64)>> {
+    const SQL: &str = "SELECT scac, COUNT(*) FROM tracking_requests WHERE status IN ('pending', 'awaiting_manifest') AND failed_reason = 'data_unavailable' AND scac IS NOT NULL GROUP BY scac ORDER BY scac";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).fetch_all(p).await?))
+}
+
+/// A request that resolves to more containers than the account's plan has room for ends
+/// `failed` with `plan_limit` instead, and tracks nothing: the limit holds on the containers a
+/// request adds, not only on the requests. The account row is locked (PostgreSQL) so two
+/// requests resolving at once cannot both take the last places.
+async fn within_plan_limit(tx: &mut Tx, account_id: Uuid, outcome: Outcome) -> Result<Outcome> {
+    let Outcome::Created { containers, .. } = &outcome else {
+        return Ok(outcome);
+    };
+    let lock = if matches!(tx, Tx::Postgres(_)) {
+        " FOR UPDATE"
+    } else {
+        ""
+    };
+    let sql = format!("SELECT plan FROM accounts WHERE id = $1{lock}");
+    let plan: Option<String> = on_tx!(tx, c => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).bind(account_id).fetch_optional(c).await?);
+    let Some(limit) = plan
+        .and_then(|p| p.parse::<Plan>().ok())
+        .and_then(Plan::active_container_limit)
+    else {
+        return Ok(outcome);
+    };
+    let active: i64 = on_tx!(tx, c => sqlx::query_scalar("SELECT COUNT(*) FROM containers WHERE account_id = $1 AND active = TRUE")
+        .bind(account_id).fetch_one(c).await?);
+    if active + containers.len() as i64 > i64::from(limit) {
+        return Ok(Outcome::Failed {
+            reason: "plan_limit".into(),
+        });
+    }
+    Ok(outcome)
+}
+
 /// Records the outcome of processing a claimed request, with its events, in one transaction.
 /// Returns the ids of the created shipment's containers (empty otherwise).
 pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> Result<Vec<Uuid>> {
@@ -381,6 +430,7 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
         return Ok(vec![]);
     }
     let attempts = current.retry_count.unwrap_or(0) + 1;
+    let outcome = within_plan_limit(&mut tx, request.account_id, outcome).await?;
     let mut created = Vec::new();
     let (event, row) = match outcome {
         Outcome::Created {

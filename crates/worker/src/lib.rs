@@ -110,9 +110,7 @@ impl Processor {
         };
         let answer = match self.sources.iter().find(|s| s.serves(&scac)) {
             Some(source) => source.lookup(&lookup).await,
-            None => Err(SourceError::Unreachable(format!(
-                "no source is configured for {scac}"
-            ))),
+            None => Err(SourceError::NotConfigured(scac.clone())),
         };
         let waited_us = now_us - req.created_us;
         let awaiting = || Outcome::AwaitingManifest {

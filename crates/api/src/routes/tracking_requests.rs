@@ -219,6 +219,17 @@ pub async fn create(
         }
         Err(e) => return Err(e.into()),
     };
+    // a carrier nothing can ask: say so now (the request waits for the operator to add one)
+    let row = match row.scac.as_deref() {
+        Some(scac)
+            if scac != boxtrack_core::carriers::SANDBOX_SCAC
+                && state.upstreams.carrier(scac).is_none() =>
+        {
+            tracing::warn!(scac, tracking_request.id = %row.id, "no source is configured for this carrier; the request waits");
+            tracking::mark_unavailable(&state.db, caller.account.id, row.id).await?
+        }
+        _ => row,
+    };
     state.wake.notify_one();
     let mut res = JsonApi::single(resources::tracking_request(&row), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
@@ -427,7 +438,7 @@ pub fn schema() -> Value {
                 "scac": {"type": ["string", "null"]},
                 "auto_detect_vocc_scac": {"type": "boolean"},
                 "status": {"enum": ["pending", "awaiting_manifest", "created", "failed", "tracking_stopped"]},
-                "failed_reason": {"type": ["string", "null"], "enum": ["booking_cancelled", "duplicate", "expired", "internal_processing_error", "invalid_number", "not_found", "retries_exhausted", "shipping_line_unreachable", "unrecognized_response", "data_unavailable", "scac_auto_detect_failed", null]},
+                "failed_reason": {"type": ["string", "null"], "enum": ["booking_cancelled", "duplicate", "expired", "internal_processing_error", "invalid_number", "not_found", "retries_exhausted", "shipping_line_unreachable", "unrecognized_response", "data_unavailable", "scac_auto_detect_failed", "plan_limit", null], "description": "Why the request failed or is failing. `data_unavailable` while no source is configured for the carrier (the request waits and resolves once one is); `plan_limit` when it resolved to more containers than the plan has room for (nothing was tracked)."},
                 "is_retrying": {"type": "boolean"},
                 "retry_count": {"type": ["integer", "null"]},
                 "ref_numbers": {"type": "array", "items": {"type": "string"}},

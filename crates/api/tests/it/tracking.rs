@@ -1601,3 +1601,118 @@ async fn reference_lists_follow_one_rule_everywhere() {
         );
     }
 }
+
+/// The free plan's limit holds on the containers a request adds once it resolves: with 9
+/// active, a bill of lading that resolves to 3 more ends `failed` / `plan_limit` and tracks
+/// nothing.
+#[tokio::test]
+async fn the_plan_limit_holds_when_a_request_resolves() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account_with(Plan::Free, &[], Limits::default()).await;
+    let resolve = |number: &'static str, n: usize, offset: usize| {
+        let db = app.db.clone();
+        async move {
+            let req = boxtrack_store::tracking::create_request(
+                &db,
+                account.id,
+                Plan::Free,
+                &boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+                    request_number: Some(number.into()),
+                    request_type: Some("bill_of_lading".into()),
+                    scac: Some("MSCU".into()),
+                    ..Default::default()
+                })
+                .unwrap(),
+                &Default::default(),
+            )
+            .await
+            .unwrap();
+            let containers = (0..n)
+                .map(|i| boxtrack_store::tracking::NewContainer {
+                    number: boxtrack_sources::sandbox::container_number(&format!(
+                        "fill{}",
+                        i + offset
+                    )),
+                    observations: vec![],
+                })
+                .collect();
+            boxtrack_store::tracking::finish(
+                &db,
+                &req,
+                boxtrack_store::tracking::Outcome::Created {
+                    scac: "MSCU".into(),
+                    bill_of_lading_number: number.into(),
+                    route: Default::default(),
+                    containers,
+                    scenario: None,
+                },
+            )
+            .await
+            .unwrap();
+            req.id
+        }
+    };
+    resolve("MEDUJ0000001", 9, 0).await;
+    let over = resolve("MEDUJ0000002", 3, 100).await;
+    assert_eq!(
+        boxtrack_store::tracking::active_containers(&app.db, account.id)
+            .await
+            .unwrap(),
+        9
+    );
+    let tr = app
+        .get(&format!("/v2/tracking_requests/{over}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(tr["data"]["attributes"]["status"], "failed", "{tr}");
+    assert_eq!(
+        tr["data"]["attributes"]["failed_reason"], "plan_limit",
+        "{tr}"
+    );
+    assert!(
+        events(&app, account.id)
+            .await
+            .contains(&"tracking_request.failed".to_string())
+    );
+    // one more fits exactly
+    resolve("MEDUJ0000003", 1, 200).await;
+    assert_eq!(
+        boxtrack_store::tracking::active_containers(&app.db, account.id)
+            .await
+            .unwrap(),
+        10
+    );
+}
+
+/// A carrier with no configured source: the request says so at once (`data_unavailable`,
+/// retrying) and keeps saying so; the operator sees the carrier and its waiting requests.
+#[tokio::test]
+async fn a_carrier_without_a_source_says_so() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("MAEU123456789", "bill_of_lading", "MAEU"),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let a = &r.json()["data"]["attributes"];
+    assert_eq!(a["status"], "pending");
+    assert_eq!(a["failed_reason"], "data_unavailable", "{a}");
+    assert_eq!(a["is_retrying"], true);
+    app.process().await;
+    let list = app.get("/v2/tracking_requests", Some(&key)).await.json();
+    assert_eq!(
+        list["data"][0]["attributes"]["failed_reason"], "data_unavailable",
+        "{list}"
+    );
+    let sources = app.get("/v2/sources", Some(&key)).await.json();
+    assert_eq!(
+        sources["meta"]["unconfigured_carriers"],
+        json!([{"scac": "MAEU", "waiting_requests": 1}]),
+        "{sources}"
+    );
+}

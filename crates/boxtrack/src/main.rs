@@ -256,6 +256,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Accounts(cmd) => {
             let s = settings(&cli, None)?;
             init_logs(s.log_format, "warn");
+            // only `accounts create` may start a database; reading a missing one says so
+            if !matches!(cmd, admin::AccountsCommand::Create(_)) {
+                server::require_existing(&s.database_url)?;
+            }
             let db = server::open_db(&s.database_url).await?;
             let out = admin::accounts(&db, cmd).await;
             db.close().await;
@@ -264,6 +268,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Keys(cmd) => {
             let s = settings(&cli, None)?;
             init_logs(s.log_format, "warn");
+            server::require_existing(&s.database_url)?;
             let db = server::open_db(&s.database_url).await?;
             let out = admin::keys(&db, cmd).await;
             db.close().await;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use boxtrack_api::{ApiConfig, AppState, Limiter};
+use boxtrack_core::apikey::ApiKey;
 use boxtrack_core::plan::{Entitlement, Plan};
 use boxtrack_core::ratelimit::Limits;
 use boxtrack_store::accounts::{self, NewAccount};
@@ -27,6 +28,25 @@ pub async fn open_db(url: &str) -> anyhow::Result<Db> {
         .await
         .with_context(|| format!("cannot migrate database {shown}"))?;
     Ok(db)
+}
+
+/// Stops with a clear message when `url` names a SQLite file that does not exist, instead of
+/// creating an empty database (administration commands that only read or change accounts and
+/// keys must not leave a stray `./data/boxtrack.db` behind). PostgreSQL URLs pass.
+pub fn require_existing(url: &str) -> anyhow::Result<()> {
+    let Some(rest) = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+    else {
+        return Ok(());
+    };
+    let path = rest.split('?').next().unwrap_or_default();
+    if path.is_empty() || path == ":memory:" || std::path::Path::new(path).exists() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "no database at {path}: nothing to show or change there (boxtrack serve, demo, migrate or accounts create make one; --database-url or BOXTRACK_DATABASE_URL points at another)"
+    )
 }
 
 pub fn state(db: Db, s: &Settings) -> AppState {
@@ -164,6 +184,60 @@ async fn bind_or_free(wanted: SocketAddr) -> anyhow::Result<TcpListener> {
     }
 }
 
+/// A demo request that is already tracked (a second `demo` in the same folder) is fine.
+fn tracked_once(
+    r: Result<boxtrack_store::tracking::TrackingRequestRow, boxtrack_store::StoreError>,
+) -> anyhow::Result<()> {
+    match r {
+        Ok(_) | Err(boxtrack_store::StoreError::Duplicate(_)) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The demo's account and key: the ones an earlier `demo` in the same folder created (kept in
+/// `file`, readable by the owner only, since the key is stored nowhere else in clear), or new
+/// ones written there.
+async fn demo_account(
+    db: &Db,
+    file: &std::path::Path,
+) -> anyhow::Result<(boxtrack_store::accounts::Account, ApiKey)> {
+    if let Ok(text) = std::fs::read_to_string(file)
+        && let Ok(saved) = serde_json::from_str::<serde_json::Value>(&text)
+        && let Some(key) = saved["api_key"]
+            .as_str()
+            .and_then(|k| ApiKey::parse(k).ok())
+        && let Some((_, account)) = boxtrack_store::keys::authenticate(db, &key).await?
+    {
+        return Ok((account, key));
+    }
+    let (account, _, key) = accounts::create(
+        db,
+        NewAccount {
+            name: "Demo Importer".into(),
+            plan: Plan::Standard,
+            entitlements: Entitlement::ALL.to_vec(),
+            rate_limits: Limits::default(),
+        },
+    )
+    .await?;
+    let body = serde_json::json!({"account_id": account.id, "api_key": key.expose()}).to_string();
+    write_private(file, &body)
+        .with_context(|| format!("cannot keep the demo key in {}", file.display()))?;
+    Ok((account, key))
+}
+
+fn write_private(path: &std::path::Path, body: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(body.as_bytes())
+}
+
 /// `boxtrack demo`.
 pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.dir)
@@ -179,16 +253,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     let _worker_lock = db.lock_worker()?;
     let listener = bind_or_free(wanted).await?;
     let addr = listener.local_addr()?;
-    let (account, _, key) = accounts::create(
-        &db,
-        NewAccount {
-            name: "Demo Importer".into(),
-            plan: Plan::Standard,
-            entitlements: Entitlement::ALL.to_vec(),
-            rate_limits: Limits::default(),
-        },
-    )
-    .await?;
+    let (account, key) = demo_account(&db, &args.dir.join("demo-account.json")).await?;
     const DEMO_NUMBERS: [&str; 4] = [
         "TEST-SCN-IMPORT",
         "TEST-SCN-HOLDS",
@@ -203,14 +268,16 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
             ..Default::default()
         })
         .map_err(|e| anyhow::anyhow!("demo request {number} is invalid: {e:?}"))?;
-        boxtrack_store::tracking::create_request(
-            &db,
-            account.id,
-            account.plan,
-            &request,
-            &Default::default(),
-        )
-        .await?;
+        tracked_once(
+            boxtrack_store::tracking::create_request(
+                &db,
+                account.id,
+                account.plan,
+                &request,
+                &Default::default(),
+            )
+            .await,
+        )?;
     }
     let base = format!("http://{addr}");
     let k = key.expose();
@@ -265,14 +332,16 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
             ..Default::default()
         })
         .map_err(|e| anyhow::anyhow!("demo request {number} is invalid: {e:?}"))?;
-        boxtrack_store::tracking::create_request(
-            &db,
-            account.id,
-            account.plan,
-            &request,
-            &Default::default(),
-        )
-        .await?;
+        tracked_once(
+            boxtrack_store::tracking::create_request(
+                &db,
+                account.id,
+                account.plan,
+                &request,
+                &Default::default(),
+            )
+            .await,
+        )?;
         upstream_numbers.push(format!("{kind} {number} ({scac})"));
     }
     println!(

@@ -381,7 +381,51 @@ async fn demo_prints_a_working_key_and_moves_off_a_taken_port() {
         lines.iter().any(|l| l.contains("/sim/v1/catalog")),
         "{lines:?}"
     );
+    // a second demo in the same folder (after the first stopped) reuses the account and key
+    drop(_demo);
+    let (_again, base2, lines2) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .current_dir(&dir)
+            .args(["demo", "--listen", "127.0.0.1:0"])
+            .env_remove("BOXTRACK_DATABASE_URL"),
+    );
+    let key2 = lines2
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("API key:"))
+        .map(|k| k.trim().to_string())
+        .expect("the demo prints its API key");
+    assert_eq!(key2, key, "the same key");
+    let accounts = ok_json(boxtrack(
+        &format!("sqlite://{}", dir.join("boxtrack-demo/boxtrack.db").display()),
+        &["accounts", "list", "--json"],
+    ));
+    assert_eq!(accounts.as_array().map(Vec::len), Some(1), "{accounts}");
+    let res = client
+        .get(format!("{base2}/v2/tracking_requests"))
+        .header("Authorization", format!("Token {key}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
     drop(taken);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Reading accounts or keys of a SQLite file that does not exist says so and creates nothing.
+#[test]
+fn administration_on_a_missing_database_creates_nothing() {
+    let dir = boxtrack_testkit::temp_dir("boxtrack-missing");
+    let file = dir.join("nothing-here.db");
+    let url = format!("sqlite://{}", file.display());
+    for args in [
+        vec!["accounts", "list"],
+        vec!["accounts", "show", "00000000-0000-0000-0000-000000000000"],
+        vec!["keys", "list", "--account", "00000000-0000-0000-0000-000000000000"],
+    ] {
+        let err = failed(boxtrack(&url, &args));
+        assert!(err.contains("no database at"), "{args:?}: {err}");
+        assert!(!file.exists(), "{args:?} created {}", file.display());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -135,6 +135,9 @@ pub struct Health {
     pub name: String,
     /// Base URL.
     pub url: String,
+    /// How boxtrack authenticates to it (`none`, `headers`, `query`,
+    /// `oauth2_client_credentials`); never the credentials.
+    pub auth: String,
     /// Requests made.
     pub requests: u64,
     /// Requests that failed.
@@ -269,7 +272,7 @@ impl Upstreams {
         &self,
         kind: &str,
         name: &str,
-        url: &str,
+        ep: &Endpoint,
         started: Instant,
         result: Result<Option<i64>, &UpstreamError>,
     ) {
@@ -280,7 +283,8 @@ impl Upstreams {
             .or_insert_with(|| Health {
                 kind: kind.into(),
                 name: name.into(),
-                url: url.into(),
+                url: ep.url.clone(),
+                auth: ep.auth.scheme().into(),
                 ..Health::default()
             });
         e.requests += 1;
@@ -313,6 +317,7 @@ impl Upstreams {
                     kind: "dcsa".into(),
                     name: scac.clone(),
                     url: ep.url.clone(),
+                    auth: ep.auth.scheme().into(),
                     ..Health::default()
                 });
         }
@@ -322,6 +327,7 @@ impl Upstreams {
                     kind: "terminal".into(),
                     name: code.clone(),
                     url: ep.url.clone(),
+                    auth: ep.auth.scheme().into(),
                     ..Health::default()
                 });
         }
@@ -534,13 +540,7 @@ impl Upstreams {
                 .filter_map(|e| parse_micros(&e.event_created_date_time))
                 .max()
         });
-        self.record(
-            "dcsa",
-            scac,
-            &ep.url,
-            started,
-            result.as_ref().map(|_| newest),
-        );
+        self.record("dcsa", scac, &ep, started, result.as_ref().map(|_| newest));
         result
     }
 
@@ -642,7 +642,7 @@ impl Upstreams {
         self.record(
             "terminal",
             code,
-            &ep.url,
+            &ep,
             started,
             result.as_ref().map(|_| newest),
         );

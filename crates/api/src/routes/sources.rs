@@ -36,6 +36,7 @@ pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<J
                     "kind": h.kind,
                     "name": h.name,
                     "url": h.url,
+                    "auth": h.auth,
                     "requests": h.requests,
                     "errors": h.errors,
                     "error_rate": error_rate,
@@ -69,7 +70,7 @@ pub fn operations() -> Vec<Op> {
         op: operation(
             "Sources",
             "Source health",
-            "Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds): requests, error rate, mean latency, last success and error, and how old the newest data it returned is. `meta.subjects` counts the polled subjects (active, due now, failing). Counts are per process.",
+            "Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds): how boxtrack authenticates to it (`auth`: `none`, `headers`, `query` or `oauth2_client_credentials`; never the credentials), requests, error rate, mean latency, last success and error, and how old the newest data it returned is. `meta.subjects` counts the polled subjects (active, due now, failing). Counts are per process.",
             vec![],
             None,
             errors(&[401, 429]),

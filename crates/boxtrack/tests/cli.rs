@@ -234,6 +234,18 @@ fn bad_settings_stop_the_start_and_name_the_setting() {
         err.contains("log_format") && err.contains("boxtrack.toml"),
         "{err}"
     );
+    // a carrier's secret named but not there: the start stops, naming carrier and key
+    std::fs::write(
+        dir.join("boxtrack.toml"),
+        "[carriers.MAEU]\nurl = \"https://api.carrier.example/tnt\"\n[carriers.MAEU.auth]\ntype = \"query\"\nparam = \"apikey\"\nvalue = { env = \"BOXTRACK_TEST_UNSET_KEY\" }\n",
+    )
+    .unwrap();
+    let err = failed(run(&["serve"], &[]));
+    assert!(
+        err.contains("carriers.MAEU.auth.value")
+            && err.contains("BOXTRACK_TEST_UNSET_KEY is not set"),
+        "{err}"
+    );
     std::fs::write(dir.join("boxtrack.toml"), "lisen = \"127.0.0.1:1\"\n").unwrap();
     let err = failed(run(&["migrate"], &[]));
     assert!(err.contains("lisen"), "{err}");

@@ -358,9 +358,21 @@ impl Upstreams {
         {
             return Ok(t.value.clone());
         }
-        *cached = None;
+        // a token due for refresh is still good until it expires, should the refresh fail
+        let current = cached.take().filter(|t| t.fetched.elapsed() < t.lifetime);
         let fetched = Instant::now();
-        let issued = self.fetch_token(name, o).await?;
+        let issued = match self.fetch_token(name, o).await {
+            Ok(issued) => issued,
+            Err(e) => {
+                let Some(t) = current else {
+                    return Err(e);
+                };
+                tracing::warn!(upstream = name, error = %e, "token refresh failed; the current token is used until it expires");
+                let value = t.value.clone();
+                *cached = Some(t);
+                return Ok(value);
+            }
+        };
         let value = issued.access_token.clone();
         *cached = Some(CachedToken {
             value: issued.access_token,
@@ -668,6 +680,7 @@ mod tests {
     #[derive(Default)]
     struct Carrier {
         issued: AtomicU64,
+        refuse_clients: std::sync::atomic::AtomicBool,
         ttl_secs: u64,
         valid: Mutex<Vec<String>>,
         seen: Mutex<Vec<String>>,
@@ -688,7 +701,10 @@ mod tests {
             .lock()
             .unwrap()
             .push(format!("token basic={} body={body}", basic.is_some()));
-        if !ok || !body.contains("grant_type=client_credentials") {
+        if !ok
+            || !body.contains("grant_type=client_credentials")
+            || c.refuse_clients.load(Ordering::SeqCst)
+        {
             return (
                 StatusCode::UNAUTHORIZED,
                 axum::Json(serde_json::json!({"error": "invalid_client"})),
@@ -822,6 +838,23 @@ mod tests {
         assert_eq!(c.issued.load(Ordering::SeqCst), 2);
         let seen = c.seen.lock().unwrap();
         assert!(seen[0].contains("basic=false") && seen[0].contains("client_secret=secret"));
+    }
+
+    #[tokio::test]
+    async fn a_failed_refresh_keeps_the_current_token_until_it_expires() {
+        let (c, base) = carrier(2).await;
+        let u = upstreams(&base, oauth(&base, "secret", ClientAuth::Basic));
+        ask(&u).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        c.refuse_clients.store(true, Ordering::SeqCst);
+        ask(&u).await.unwrap();
+        assert_eq!(c.issued.load(Ordering::SeqCst), 1);
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        let e = ask(&u).await.unwrap_err();
+        assert!(matches!(e, UpstreamError::Token { .. }), "{e:?}");
+        c.refuse_clients.store(false, Ordering::SeqCst);
+        ask(&u).await.unwrap();
+        assert_eq!(c.issued.load(Ordering::SeqCst), 2);
     }
 
     #[tokio::test]

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use boxtrack_sources::upstream::{Endpoint, EndpointConfig};
 use serde::Deserialize;
 
 /// The default listen address.
@@ -118,10 +119,10 @@ pub struct Layer {
     pub mcp_open_account: Option<String>,
     /// `upstream_requests_per_sec`
     pub upstream_requests_per_sec: Option<f64>,
-    /// `[carriers.SCAC]` tables (file only): DCSA endpoint per carrier.
-    pub carriers: Option<BTreeMap<String, boxtrack_sources::upstream::Endpoint>>,
-    /// `[terminals.CODE]` tables (file only): availability feed per terminal.
-    pub terminals: Option<BTreeMap<String, boxtrack_sources::upstream::Endpoint>>,
+    /// `[carriers.SCAC]` tables (file only): DCSA endpoint and credentials per carrier.
+    pub carriers: Option<BTreeMap<String, EndpointConfig>>,
+    /// `[terminals.CODE]` tables (file only): availability feed and credentials per terminal.
+    pub terminals: Option<BTreeMap<String, EndpointConfig>>,
 }
 
 const NAMES: [&str; 19] = [
@@ -257,8 +258,20 @@ pub fn config_file(
     Ok(default.exists().then_some(default))
 }
 
-/// Merges the layers (later wins) and validates every value.
+/// Merges the layers (later wins) and validates every value; upstream credentials named as
+/// environment variables are read from this process's environment.
 pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow::Result<Settings> {
+    resolve_with(file, env, flags, &|name| std::env::var(name).ok())
+}
+
+/// [`resolve`] with the environment variables upstream credentials are read from given by
+/// `secrets` (by name).
+pub fn resolve_with(
+    file: Option<(&Path, Layer)>,
+    env: Layer,
+    flags: Layer,
+    secrets: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<Settings> {
     let mut chosen: BTreeMap<&str, (String, String)> = BTreeMap::new();
     let file_label = file.as_ref().map(|(p, _)| format!("from {}", p.display()));
     for name in NAMES {
@@ -443,21 +456,29 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
         .ok()
         .filter(|n: &f64| n.is_finite() && *n > 0.0 && *n <= 10_000.0)
         .ok_or_else(|| anyhow::anyhow!("setting upstream_requests_per_sec = {rate:?} ({src}) must be a positive number of requests per second per upstream"))?;
-    let (carriers, terminals) = match &file {
-        Some((_, l)) => (
-            l.carriers.clone().unwrap_or_default(),
-            l.terminals.clone().unwrap_or_default(),
-        ),
-        None => Default::default(),
+    // [carriers.SCAC] / [terminals.CODE]: checked, and their secrets read, now
+    let upstream_tables = |kind: &str,
+                           tables: Option<&BTreeMap<String, EndpointConfig>>|
+     -> anyhow::Result<BTreeMap<String, Endpoint>> {
+        let src = file_label
+            .as_deref()
+            .unwrap_or("from the configuration file");
+        tables
+            .into_iter()
+            .flatten()
+            .map(|(name, table)| {
+                table
+                    .resolve(secrets)
+                    .map(|ep| (name.clone(), ep))
+                    .map_err(|e| {
+                        anyhow::anyhow!("setting {kind}.{name}.{} ({src}): {}", e.field, e.reason)
+                    })
+            })
+            .collect()
     };
-    for (name, ep) in carriers.iter().chain(terminals.iter()) {
-        if !(ep.url.starts_with("http://") || ep.url.starts_with("https://")) {
-            bail!(
-                "upstream {name}: url = {:?} must be an absolute http:// or https:// address",
-                ep.url
-            );
-        }
-    }
+    let layer = file.as_ref().map(|(_, l)| l);
+    let carriers = upstream_tables("carriers", layer.and_then(|l| l.carriers.as_ref()))?;
+    let terminals = upstream_tables("terminals", layer.and_then(|l| l.terminals.as_ref()))?;
     let upstreams = boxtrack_sources::upstream::UpstreamConfig {
         sim_url,
         carriers,
@@ -654,6 +675,75 @@ mod tests {
                 .webhook_retry_schedule,
             vec![1, 2]
         );
+    }
+
+    fn with_carriers(text: &str) -> Option<(&'static Path, Layer)> {
+        Some((Path::new("b.toml"), toml::from_str::<Layer>(text).unwrap()))
+    }
+
+    #[test]
+    fn upstream_credentials_are_read_at_start_and_never_shown() {
+        let text = r#"
+            [carriers.MAEU]
+            url = "https://api.maersk.example/track-and-trace"
+            [carriers.MAEU.auth]
+            type = "oauth2_client_credentials"
+            token_url = "https://api.maersk.example/oauth2/access_token"
+            client_id = "client-1"
+            client_secret = { env = "MAEU_CLIENT_SECRET" }
+            [terminals.Y258]
+            url = "https://feeds.terminal.example/availability"
+            auth_header = "Authorization"
+            auth_value = "Bearer legacy-token-value"
+        "#;
+        let secrets =
+            |name: &str| (name == "MAEU_CLIENT_SECRET").then(|| "super-secret-value".to_string());
+        let s = resolve_with(
+            with_carriers(text),
+            Layer::default(),
+            Layer::default(),
+            &secrets,
+        )
+        .unwrap();
+        assert_eq!(
+            s.upstreams.carriers["MAEU"].auth.scheme(),
+            "oauth2_client_credentials"
+        );
+        assert_eq!(s.upstreams.terminals["Y258"].auth.scheme(), "headers");
+        let shown = format!("{s:?} {:?}", toml::from_str::<Layer>(text).unwrap());
+        assert!(!shown.contains("super-secret-value"), "{shown}");
+        assert!(!shown.contains("legacy-token-value"), "{shown}");
+
+        // a missing variable stops the start, naming the carrier, the key and the file
+        let err = resolve_with(
+            with_carriers(text),
+            Layer::default(),
+            Layer::default(),
+            &|_| None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("carriers.MAEU.auth.client_secret")
+                && err.contains("b.toml")
+                && err.contains("MAEU_CLIENT_SECRET is not set"),
+            "{err}"
+        );
+        let err = resolve_with(
+            with_carriers("[terminals.T1]\nurl = \"feeds.example\""),
+            Layer::default(),
+            Layer::default(),
+            &|_| None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("terminals.T1.url"), "{err}");
+        let err = toml::from_str::<Layer>(
+            "[carriers.X]\nurl = \"https://x.example\"\n[carriers.X.auth]\ntype = \"basic\"",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("basic"), "{err}");
     }
 
     #[test]

@@ -291,6 +291,8 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         origin_us: boxtrack_store::now_us(),
         faults: boxtrack_sim::Faults::default(),
         x12_ingest: None,
+        carrier_auth: boxtrack_sim::CarrierAuth::None,
+        token_ttl: std::time::Duration::from_secs(3600),
     });
     let sim_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let sim_url = format!("http://{}", sim_listener.local_addr()?);

@@ -47,6 +47,17 @@ pub struct SimArgs {
     /// position each second, static data every tenth second (boxtrack serve --ais-feed).
     #[arg(long, value_name = "ADDR")]
     pub ais_listen: Option<String>,
+    /// What the carriers' DCSA endpoints demand: none; oauth2 (a bearer token from
+    /// POST /sim/v1/oauth/token, client boxtrack-sim / sim-client-secret); headers
+    /// (X-Client-Id: boxtrack-sim, X-Client-Secret: sim-header-secret); query
+    /// (?apikey=sim-api-key). Without it a carrier answers 401.
+    #[arg(long, default_value = "none", value_name = "SCHEME",
+          value_parser = ["none", "oauth2", "headers", "query"])]
+    pub carrier_auth: String,
+    /// Lifetime of the access tokens of --carrier-auth oauth2, in seconds.
+    #[arg(long, default_value_t = 3600, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub token_ttl_secs: u64,
 }
 
 /// Builds the simulator from flags.
@@ -68,6 +79,9 @@ pub fn build(args: &SimArgs) -> anyhow::Result<boxtrack_sim::Sim> {
         origin_us,
         faults,
         x12_ingest: None,
+        carrier_auth: boxtrack_sim::CarrierAuth::parse(&args.carrier_auth)
+            .map_err(|e| anyhow::anyhow!("--carrier-auth: {e}"))?,
+        token_ttl: Duration::from_secs(args.token_ttl_secs),
     }))
 }
 
@@ -79,7 +93,15 @@ pub async fn run(args: &SimArgs) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let addr = listener.local_addr()?;
     eprintln!("catalog: http://{addr}/sim/v1/catalog");
-    eprintln!("point boxtrack at it: boxtrack serve --sim-url http://{addr}");
+    let auth = boxtrack_sim::CarrierAuth::parse(&args.carrier_auth).unwrap_or_default();
+    eprintln!("{}", auth.describe(&format!("http://{addr}")));
+    if auth == boxtrack_sim::CarrierAuth::None {
+        eprintln!("point boxtrack at it: boxtrack serve --sim-url http://{addr}");
+    } else {
+        eprintln!(
+            "point boxtrack at it with a [carriers.SCAC] table per carrier, url = \"http://{addr}/sim/v1/carriers/SCAC\", and these credentials (see boxtrack.example.toml)"
+        );
+    }
     println!("listening on http://{addr}");
     let shutdown = tokio_util::sync::CancellationToken::new();
     if let (Some(url), Some(key)) = (&args.x12_ingest_url, &args.x12_api_key) {

@@ -58,11 +58,12 @@ impl Drop for Running {
 /// Starts a command and waits for its `listening on http://ADDR` line; returns the base URL
 /// and every stdout line read up to it.
 fn start(cmd: &mut Command) -> (Running, String, Vec<String>) {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    start_with_stderr(cmd, Stdio::null())
+}
+
+/// [`start`], with the process's stderr (its logs) going to `stderr`.
+fn start_with_stderr(cmd: &mut Command, stderr: Stdio) -> (Running, String, Vec<String>) {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(stderr).spawn().unwrap();
     let stdout = child.stdout.take().unwrap();
     let running = Running(child);
     let mut lines = Vec::new();
@@ -233,6 +234,18 @@ fn bad_settings_stop_the_start_and_name_the_setting() {
         err.contains("log_format") && err.contains("boxtrack.toml"),
         "{err}"
     );
+    // a carrier's secret named but not there: the start stops, naming carrier and key
+    std::fs::write(
+        dir.join("boxtrack.toml"),
+        "[carriers.MAEU]\nurl = \"https://api.carrier.example/tnt\"\n[carriers.MAEU.auth]\ntype = \"query\"\nparam = \"apikey\"\nvalue = { env = \"BOXTRACK_TEST_UNSET_KEY\" }\n",
+    )
+    .unwrap();
+    let err = failed(run(&["serve"], &[]));
+    assert!(
+        err.contains("carriers.MAEU.auth.value")
+            && err.contains("BOXTRACK_TEST_UNSET_KEY is not set"),
+        "{err}"
+    );
     std::fs::write(dir.join("boxtrack.toml"), "lisen = \"127.0.0.1:1\"\n").unwrap();
     let err = failed(run(&["migrate"], &[]));
     assert!(err.contains("lisen"), "{err}");
@@ -396,7 +409,10 @@ async fn demo_prints_a_working_key_and_moves_off_a_taken_port() {
         .expect("the demo prints its API key");
     assert_eq!(key2, key, "the same key");
     let accounts = ok_json(boxtrack(
-        &format!("sqlite://{}", dir.join("boxtrack-demo/boxtrack.db").display()),
+        &format!(
+            "sqlite://{}",
+            dir.join("boxtrack-demo/boxtrack.db").display()
+        ),
         &["accounts", "list", "--json"],
     ));
     assert_eq!(accounts.as_array().map(Vec::len), Some(1), "{accounts}");
@@ -420,7 +436,12 @@ fn administration_on_a_missing_database_creates_nothing() {
     for args in [
         vec!["accounts", "list"],
         vec!["accounts", "show", "00000000-0000-0000-0000-000000000000"],
-        vec!["keys", "list", "--account", "00000000-0000-0000-0000-000000000000"],
+        vec![
+            "keys",
+            "list",
+            "--account",
+            "00000000-0000-0000-0000-000000000000",
+        ],
     ] {
         let err = failed(boxtrack(&url, &args));
         assert!(err.contains("no database at"), "{args:?}: {err}");
@@ -989,6 +1010,319 @@ async fn sim_and_serve_end_to_end() {
         metrics.contains("boxtrack_upstream_requests_total{kind=\"dcsa\""),
         "{metrics}"
     );
+}
+
+/// One carrier credential scheme end to end: `boxtrack sim --carrier-auth SCHEME` demands it,
+/// `boxtrack serve` reads a `boxtrack.toml` with two carriers of the simulator, one with the
+/// right credentials (its bill of lading is created, and tracked on after the short-lived
+/// token was due for refresh) and one with wrong ones (its request stays pending and
+/// `GET /v2/sources` says why). No secret shows in the server's logs or answers.
+async fn carrier_credentials_end_to_end(scheme: &str) {
+    use boxtrack_sim::credentials as sim;
+    let db = boxtrack_testkit::fresh().await;
+    let customer = ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "create",
+            "--name",
+            "Importer",
+            "--entitlements",
+            "container_refresh",
+            "--rate-limit",
+            "default=100000",
+            "--rate-limit",
+            "containers.refresh=1000",
+            "--json",
+        ],
+    ));
+    let key = customer["api_key"].as_str().unwrap().to_string();
+    let sim_start =
+        boxtrack_core::time::format_micros(boxtrack_core::time::now_us() - 30 * 86_400_000_000);
+    let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
+        "sim",
+        "--listen",
+        "127.0.0.1:0",
+        "--seed",
+        "7",
+        "--shipments",
+        "40",
+        "--speed",
+        "1",
+        "--start",
+        &sim_start,
+        "--carrier-auth",
+        scheme,
+        "--token-ttl-secs",
+        "2",
+    ]));
+    let http = reqwest::Client::new();
+    let catalog: Value = http
+        .get(format!("{sim_url}/sim/v1/catalog"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let now = boxtrack_core::time::parse_micros(catalog["now"].as_str().unwrap()).unwrap();
+    let sailed = |b: &&Value| {
+        boxtrack_core::time::parse_micros(b["departs_at"].as_str().unwrap()).unwrap() < now
+    };
+    let bls = catalog["bills_of_lading"].as_array().unwrap();
+    let good = bls.iter().find(sailed).expect("a shipment that sailed");
+    let bad = bls
+        .iter()
+        .filter(sailed)
+        .find(|b| b["scac"] != good["scac"])
+        .expect("a shipment of another carrier");
+    let (good_scac, bad_scac) = (
+        good["scac"].as_str().unwrap(),
+        bad["scac"].as_str().unwrap(),
+    );
+
+    // the right secret from the environment or a file, a wrong one from the other
+    let dir = boxtrack_testkit::temp_dir("carrier-auth");
+    let wrong = format!("wrong-{scheme}-secret-4711");
+    let right = match scheme {
+        "oauth2" => sim::CLIENT_SECRET,
+        "headers" => sim::HEADER_SECRET,
+        _ => sim::QUERY_KEY,
+    };
+    let secret_file = dir.join("secret");
+    let carrier =
+        |scac: &str| format!("[carriers.{scac}]\nurl = \"{sim_url}/sim/v1/carriers/{scac}\"\n");
+    let (file_secret, env_secret) = match scheme {
+        "oauth2" => (wrong.as_str(), right),
+        "headers" => (right, wrong.as_str()),
+        _ => ("unused", right),
+    };
+    std::fs::write(&secret_file, format!("{file_secret}\n")).unwrap();
+    let from_file = format!("{{ file = \"{}\" }}", secret_file.display());
+    let from_env = "{ env = \"CARRIER_SECRET_FOR_TEST\" }";
+    let config = match scheme {
+        "oauth2" => {
+            let table = |scac: &str, secret: &str, client_auth: &str| {
+                format!(
+                    "{}[carriers.{scac}.auth]\ntype = \"oauth2_client_credentials\"\ntoken_url = \"{sim_url}{}\"\nclient_id = \"{}\"\nclient_secret = {secret}\nclient_auth = \"{client_auth}\"\n",
+                    carrier(scac),
+                    sim::TOKEN_PATH,
+                    sim::CLIENT_ID
+                )
+            };
+            table(good_scac, from_env, "basic") + &table(bad_scac, &from_file, "body")
+        }
+        "headers" => {
+            let table = |scac: &str, secret: &str| {
+                format!(
+                    "{}[carriers.{scac}.auth]\ntype = \"headers\"\nheaders = {{ \"{}\" = \"{}\", \"{}\" = {secret} }}\n",
+                    carrier(scac),
+                    sim::ID_HEADER,
+                    sim::CLIENT_ID,
+                    sim::SECRET_HEADER
+                )
+            };
+            table(good_scac, &from_file) + &table(bad_scac, from_env)
+        }
+        _ => {
+            let table = |scac: &str, secret: &str| {
+                format!(
+                    "{}[carriers.{scac}.auth]\ntype = \"query\"\nparam = \"{}\"\nvalue = {secret}\n",
+                    carrier(scac),
+                    sim::QUERY_PARAM
+                )
+            };
+            table(good_scac, from_env) + &table(bad_scac, &format!("\"{wrong}\""))
+        }
+    };
+    let config_path = dir.join("boxtrack.toml");
+    std::fs::write(&config_path, &config).unwrap();
+    let log_path = dir.join("serve.log");
+    let (server, base, _) = start_with_stderr(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &db.url,
+                "--config",
+            ])
+            .arg(&config_path)
+            .env_remove("BOXTRACK_LISTEN")
+            .env_remove("BOXTRACK_SIM_URL")
+            .env("CARRIER_SECRET_FOR_TEST", env_secret)
+            .env("RUST_LOG", "debug"),
+        Stdio::from(std::fs::File::create(&log_path).unwrap()),
+    );
+    let api = |method: reqwest::Method, path: &str| {
+        http.request(method, format!("{base}{path}"))
+            .header("Authorization", format!("Token {key}"))
+    };
+    for b in [good, bad] {
+        let r = api(reqwest::Method::POST, "/v2/tracking_requests")
+            .header("Content-Type", "application/vnd.api+json")
+            .body(
+                serde_json::json!({"data": {"type": "tracking_request", "attributes": {
+                "request_number": b["number"], "request_type": "bill_of_lading", "scac": b["scac"]}}})
+                .to_string(),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    }
+    let status_of = |doc: &Value, number: &Value| {
+        doc["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| &t["attributes"]["request_number"] == number)
+            .map(|t| t["attributes"]["status"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    let mut requests = Value::Null;
+    for _ in 0..120 {
+        requests = api(reqwest::Method::GET, "/v2/tracking_requests")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if status_of(&requests, &good["number"]) == "created" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert_eq!(
+        status_of(&requests, &good["number"]),
+        "created",
+        "{requests}"
+    );
+    let containers: Value = api(reqwest::Method::GET, "/v2/containers?page[size]=50")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let containers = containers["data"].as_array().unwrap();
+    assert_eq!(
+        containers.len(),
+        good["containers"].as_array().unwrap().len(),
+        "{containers:?}"
+    );
+
+    // later than the 2-second token's refresh point: tracking goes on with a new token
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    let id = containers[0]["id"].as_str().unwrap();
+    let r = api(
+        reqwest::Method::PATCH,
+        &format!("/v2/containers/{id}/refresh"),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let stats: Value = http
+        .get(format!("{sim_url}/sim/v1/auth"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(stats["carrier_auth"], scheme, "{stats}");
+    assert!(stats["refused"].as_u64().unwrap() >= 1, "{stats}");
+    if scheme == "oauth2" {
+        assert!(stats["tokens_issued"].as_u64().unwrap() >= 2, "{stats}");
+    }
+
+    // the carrier with wrong credentials: still pending, and the sources say why
+    let mut sources = Value::Null;
+    let of = |sources: &Value, scac: &str| -> Value {
+        sources["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["attributes"]["name"] == scac)
+            .map(|s| s["attributes"].clone())
+            .unwrap_or(Value::Null)
+    };
+    for _ in 0..120 {
+        sources = api(reqwest::Method::GET, "/v2/sources")
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if of(&sources, bad_scac)["errors"].as_u64().unwrap_or(0) >= 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    let failing = of(&sources, bad_scac);
+    let expected = if scheme == "oauth2" {
+        "invalid_client"
+    } else {
+        "HTTP 401"
+    };
+    assert!(
+        failing["last_error"]
+            .as_str()
+            .unwrap_or("")
+            .contains(expected),
+        "{sources}"
+    );
+    let working = of(&sources, good_scac);
+    assert_eq!(working["errors"], 0, "{sources}");
+    assert!(
+        working["auth"]
+            .as_str()
+            .unwrap()
+            .starts_with(if scheme == "oauth2" { "oauth2" } else { scheme }),
+        "{sources}"
+    );
+    let requests: Value = api(reqwest::Method::GET, "/v2/tracking_requests")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        status_of(&requests, &bad["number"]),
+        "pending",
+        "{requests}"
+    );
+
+    // no secret, right or wrong, in what the server said or logged
+    drop(server);
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(log.contains(bad_scac), "the log shows the failures: {log}");
+    for text in [&log, &sources.to_string(), &requests.to_string()] {
+        for secret in [right, wrong.as_str()] {
+            assert!(!text.contains(secret), "{secret} shown: {text}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn carrier_oauth2_client_credentials_end_to_end() {
+    carrier_credentials_end_to_end("oauth2").await;
+}
+
+#[tokio::test]
+async fn carrier_fixed_headers_end_to_end() {
+    carrier_credentials_end_to_end("headers").await;
+}
+
+#[tokio::test]
+async fn carrier_query_key_end_to_end() {
+    carrier_credentials_end_to_end("query").await;
 }
 
 #[tokio::test]

@@ -9,6 +9,11 @@
 //!   `eventCreatedDateTime:gte`; `limit` / `cursor` with a `Next-Page` header).
 //! - `GET /sim/v1/terminals/{code}/containers/{number}`: each terminal's availability feed
 //!   (the shape in `docs/terminal-feed.md`).
+//! - Carrier credentials on demand ([`CarrierAuth`], `boxtrack sim --carrier-auth`): an OAuth
+//!   2.0 client-credentials token from `POST /sim/v1/oauth/token` (lifetime
+//!   `--token-ttl-secs`), fixed headers, or a key in the query, with the fixed test
+//!   credentials of [`credentials`]; without them a carrier answers 401 with a DCSA error.
+//!   `GET /sim/v1/auth` counts tokens issued and requests refused.
 //! - Rail carriers send X12 322 files to a configured ingest URL as their events happen.
 //!
 //! Faults on purpose: a share of answers can be slow, 5xx, 429 with `Retry-After`, or
@@ -17,14 +22,14 @@
 pub mod world;
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use boxtrack_core::time::{format_micros, parse_micros};
 use serde_json::{Value, json};
@@ -96,6 +101,81 @@ impl Faults {
     }
 }
 
+/// The fixed test credentials the simulated carriers demand (documented, not secret).
+pub mod credentials {
+    /// OAuth 2.0 client id (`--carrier-auth oauth2`).
+    pub const CLIENT_ID: &str = "boxtrack-sim";
+    /// OAuth 2.0 client secret.
+    pub const CLIENT_SECRET: &str = "sim-client-secret";
+    /// Token endpoint path.
+    pub const TOKEN_PATH: &str = "/sim/v1/oauth/token";
+    /// First header of `--carrier-auth headers`, with [`CLIENT_ID`] as its value.
+    pub const ID_HEADER: &str = "X-Client-Id";
+    /// Second header of `--carrier-auth headers`.
+    pub const SECRET_HEADER: &str = "X-Client-Secret";
+    /// Its value.
+    pub const HEADER_SECRET: &str = "sim-header-secret";
+    /// Query parameter of `--carrier-auth query`.
+    pub const QUERY_PARAM: &str = "apikey";
+    /// Its value.
+    pub const QUERY_KEY: &str = "sim-api-key";
+}
+
+/// What the simulated carriers' DCSA endpoints demand of a caller.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CarrierAuth {
+    /// Nothing.
+    #[default]
+    None,
+    /// `Authorization: Bearer <token>` with a live token from `POST /sim/v1/oauth/token`
+    /// (client `boxtrack-sim` / `sim-client-secret`, HTTP Basic or in the form body).
+    OAuth2,
+    /// `X-Client-Id: boxtrack-sim` and `X-Client-Secret: sim-header-secret`.
+    Headers,
+    /// `?apikey=sim-api-key`.
+    Query,
+}
+
+impl CarrierAuth {
+    /// Reads `none`, `oauth2`, `headers` or `query`.
+    pub fn parse(s: &str) -> Result<CarrierAuth, String> {
+        match s.trim() {
+            "none" | "" => Ok(CarrierAuth::None),
+            "oauth2" => Ok(CarrierAuth::OAuth2),
+            "headers" => Ok(CarrierAuth::Headers),
+            "query" => Ok(CarrierAuth::Query),
+            other => Err(format!(
+                "{other:?} is not a scheme (none, oauth2, headers, query)"
+            )),
+        }
+    }
+
+    /// Its name, as [`CarrierAuth::parse`] reads it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CarrierAuth::None => "none",
+            CarrierAuth::OAuth2 => "oauth2",
+            CarrierAuth::Headers => "headers",
+            CarrierAuth::Query => "query",
+        }
+    }
+
+    /// One line saying what a caller of the simulator at `base` must send.
+    pub fn describe(self, base: &str) -> String {
+        use credentials::*;
+        match self {
+            CarrierAuth::None => "carrier auth: none".into(),
+            CarrierAuth::OAuth2 => format!(
+                "carrier auth: oauth2 client credentials; token_url {base}{TOKEN_PATH}, client_id {CLIENT_ID}, client_secret {CLIENT_SECRET}"
+            ),
+            CarrierAuth::Headers => format!(
+                "carrier auth: headers {ID_HEADER}: {CLIENT_ID} and {SECRET_HEADER}: {HEADER_SECRET}"
+            ),
+            CarrierAuth::Query => format!("carrier auth: query ?{QUERY_PARAM}={QUERY_KEY}"),
+        }
+    }
+}
+
 /// How to run the simulator.
 #[derive(Debug, Clone)]
 pub struct SimConfig {
@@ -111,6 +191,10 @@ pub struct SimConfig {
     pub faults: Faults,
     /// Where rail carriers send X12 322 files, with the API key to use.
     pub x12_ingest: Option<(String, String)>,
+    /// What the carriers' DCSA endpoints demand.
+    pub carrier_auth: CarrierAuth,
+    /// Lifetime of the access tokens `POST /sim/v1/oauth/token` issues.
+    pub token_ttl: Duration,
 }
 
 /// The virtual clock.
@@ -150,6 +234,12 @@ struct Inner {
     by_booking: HashMap<String, usize>,
     by_container: HashMap<String, (usize, usize)>,
     events: Vec<Vec<world::Timed<boxtrack_sources::dcsa::Event>>>,
+    carrier_auth: CarrierAuth,
+    token_ttl: Duration,
+    /// Live access tokens and when they expire (real time).
+    tokens: Mutex<HashMap<String, Instant>>,
+    tokens_issued: AtomicU64,
+    refused: AtomicU64,
 }
 
 /// The simulator's shared state.
@@ -189,6 +279,15 @@ impl Sim {
             by_booking,
             by_container,
             events,
+            carrier_auth: cfg.carrier_auth,
+            token_ttl: if cfg.token_ttl.is_zero() {
+                Duration::from_secs(3600)
+            } else {
+                cfg.token_ttl
+            },
+            tokens: Mutex::new(HashMap::new()),
+            tokens_issued: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
         }))
     }
 
@@ -208,6 +307,8 @@ impl Sim {
             .route("/sim/v1/catalog", get(catalog))
             .route("/sim/v1/clock", get(clock_get).post(clock_post))
             .route("/sim/v1/carriers/{scac}/v2/events", get(dcsa_events))
+            .route(credentials::TOKEN_PATH, post(oauth_token))
+            .route("/sim/v1/auth", get(auth_stats))
             .route(
                 "/sim/v1/terminals/{code}/containers/{number}",
                 get(terminal_container),
@@ -350,12 +451,201 @@ fn dcsa_error(status: StatusCode, uri: &str, reason: &str, message: &str) -> Res
         .into_response()
 }
 
+/// `application/x-www-form-urlencoded` pairs.
+fn form_pairs(body: &str) -> HashMap<String, String> {
+    body.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (form_decode(k), form_decode(v))
+        })
+        .collect()
+}
+
+fn form_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'+', _) => out.push(b' '),
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 2;
+            }
+            (b, _) => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+    let mut r = (
+        status,
+        Json(json!({"error": error, "error_description": description})),
+    )
+        .into_response();
+    r.headers_mut()
+        .insert("Cache-Control", HeaderValue::from_static("no-store"));
+    if status == StatusCode::UNAUTHORIZED {
+        r.headers_mut().insert(
+            "WWW-Authenticate",
+            HeaderValue::from_static("Basic realm=\"boxtrack-sim\""),
+        );
+    }
+    r
+}
+
+/// `POST /sim/v1/oauth/token`: RFC 6749 §4.4 client credentials, the client authenticated
+/// with HTTP Basic or in the form body.
+async fn oauth_token(State(sim): State<Sim>, headers: HeaderMap, body: String) -> Response {
+    use base64::Engine;
+    if sim.0.carrier_auth != CarrierAuth::OAuth2 {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "unauthorized_client",
+            "the simulator runs without --carrier-auth oauth2",
+        );
+    }
+    let form = form_pairs(&body);
+    let basic = headers
+        .get("Authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Basic "))
+        .and_then(|v| {
+            base64::engine::general_purpose::STANDARD
+                .decode(v.trim())
+                .ok()
+        })
+        .and_then(|v| String::from_utf8(v).ok())
+        .and_then(|v| {
+            v.split_once(':')
+                .map(|(id, secret)| (form_decode(id), form_decode(secret)))
+        });
+    let client = basic.or_else(|| {
+        Some((
+            form.get("client_id")?.clone(),
+            form.get("client_secret")?.clone(),
+        ))
+    });
+    if form.get("grant_type").map(String::as_str) != Some("client_credentials") {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+            "only grant_type=client_credentials",
+        );
+    }
+    let ok = client.is_some_and(|(id, secret)| {
+        id == credentials::CLIENT_ID && secret == credentials::CLIENT_SECRET
+    });
+    if !ok {
+        sim.0.refused.fetch_add(1, Ordering::Relaxed);
+        return oauth_error(
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+            "client authentication failed",
+        );
+    }
+    let n = sim.0.tokens_issued.fetch_add(1, Ordering::Relaxed) + 1;
+    let mut rng = world::Rng::new(sim.0.world.seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let token = format!("sim-{n}-{:016x}", rng.next_u64());
+    let now = Instant::now();
+    {
+        let mut tokens = sim.0.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        tokens.retain(|_, expires| *expires > now);
+        tokens.insert(token.clone(), now + sim.0.token_ttl);
+    }
+    let mut r = Json(json!({
+        "access_token": token,
+        "token_type": "Bearer",
+        "expires_in": sim.0.token_ttl.as_secs().max(1),
+    }))
+    .into_response();
+    r.headers_mut()
+        .insert("Cache-Control", HeaderValue::from_static("no-store"));
+    r
+}
+
+/// `GET /sim/v1/auth`: the scheme, tokens issued and live, requests refused.
+async fn auth_stats(State(sim): State<Sim>) -> Json<Value> {
+    let now = Instant::now();
+    let live = sim
+        .0
+        .tokens
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .values()
+        .filter(|e| **e > now)
+        .count();
+    Json(json!({
+        "carrier_auth": sim.0.carrier_auth.as_str(),
+        "token_ttl_secs": sim.0.token_ttl.as_secs(),
+        "tokens_issued": sim.0.tokens_issued.load(Ordering::Relaxed),
+        "tokens_live": live,
+        "refused": sim.0.refused.load(Ordering::Relaxed),
+    }))
+}
+
+impl Sim {
+    /// Whether a carrier request carries the credential the simulator demands.
+    fn admits(&self, headers: &HeaderMap, query: &HashMap<String, String>) -> bool {
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        match self.0.carrier_auth {
+            CarrierAuth::None => true,
+            CarrierAuth::Headers => {
+                header(credentials::ID_HEADER) == Some(credentials::CLIENT_ID)
+                    && header(credentials::SECRET_HEADER) == Some(credentials::HEADER_SECRET)
+            }
+            CarrierAuth::Query => {
+                query.get(credentials::QUERY_PARAM).map(String::as_str)
+                    == Some(credentials::QUERY_KEY)
+            }
+            CarrierAuth::OAuth2 => header("Authorization")
+                .and_then(|v| v.strip_prefix("Bearer "))
+                .is_some_and(|t| {
+                    self.0
+                        .tokens
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get(t.trim())
+                        .is_some_and(|expires| *expires > Instant::now())
+                }),
+        }
+    }
+}
+
 async fn dcsa_events(
     State(sim): State<Sim>,
     Path(scac): Path<String>,
+    headers: HeaderMap,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
     let uri = format!("/sim/v1/carriers/{scac}/v2/events");
+    if !sim.admits(&headers, &q) {
+        sim.0.refused.fetch_add(1, Ordering::Relaxed);
+        let mut r = dcsa_error(
+            StatusCode::UNAUTHORIZED,
+            &uri,
+            "unauthorized",
+            match sim.0.carrier_auth {
+                CarrierAuth::OAuth2 => "a valid access token is required",
+                CarrierAuth::Headers => "the client id and secret headers are required",
+                _ => "a valid API key is required",
+            },
+        );
+        if sim.0.carrier_auth == CarrierAuth::OAuth2 {
+            r.headers_mut().insert(
+                "WWW-Authenticate",
+                HeaderValue::from_static("Bearer error=\"invalid_token\""),
+            );
+        }
+        return r;
+    }
     sim.maybe_slow().await;
     if let Some(r) = sim.fault() {
         return r;
@@ -726,5 +1016,148 @@ pub async fn serve_ais(
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    async fn serve(auth: CarrierAuth, ttl: Duration) -> (Sim, String) {
+        let sim = Sim::new(&SimConfig {
+            seed: 3,
+            shipments: 5,
+            speed: 1.0,
+            origin_us: 1_800_000_000_000_000,
+            faults: Faults::default(),
+            x12_ingest: None,
+            carrier_auth: auth,
+            token_ttl: ttl,
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let router = sim.router();
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        (sim, base)
+    }
+
+    fn events_url(sim: &Sim, base: &str) -> String {
+        let s = &sim.world().shipments[0];
+        format!(
+            "{base}/sim/v1/carriers/{}/v2/events?transportDocumentReference={}",
+            s.scac, s.bill_of_lading
+        )
+    }
+
+    #[test]
+    fn form_values_are_decoded() {
+        let f = form_pairs("grant_type=client_credentials&scope=a+b%2Fc&client_id=x%zz");
+        assert_eq!(f["grant_type"], "client_credentials");
+        assert_eq!(f["scope"], "a b/c");
+        assert_eq!(f["client_id"], "x%zz");
+        assert_eq!(CarrierAuth::parse("oauth2"), Ok(CarrierAuth::OAuth2));
+        assert!(CarrierAuth::parse("kerberos").is_err());
+    }
+
+    #[tokio::test]
+    async fn fixed_credentials_are_demanded() {
+        let http = reqwest::Client::new();
+        let (sim, base) = serve(CarrierAuth::Headers, Duration::from_secs(60)).await;
+        let url = events_url(&sim, &base);
+        let r = http.get(&url).send().await.unwrap();
+        assert_eq!(r.status(), 401);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["errors"][0]["reason"], "unauthorized", "{body}");
+        let r = http
+            .get(&url)
+            .header(credentials::ID_HEADER, credentials::CLIENT_ID)
+            .header(credentials::SECRET_HEADER, credentials::HEADER_SECRET)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+
+        let (sim, base) = serve(CarrierAuth::Query, Duration::from_secs(60)).await;
+        let url = events_url(&sim, &base);
+        assert_eq!(http.get(&url).send().await.unwrap().status(), 401);
+        let keyed = format!("{url}&apikey={}", credentials::QUERY_KEY);
+        assert_eq!(http.get(&keyed).send().await.unwrap().status(), 200);
+        let stats: Value = http
+            .get(format!("{base}/sim/v1/auth"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(stats["refused"], 1, "{stats}");
+    }
+
+    #[tokio::test]
+    async fn tokens_are_issued_to_the_client_and_expire() {
+        use base64::Engine;
+        let http = reqwest::Client::new();
+        let (sim, base) = serve(CarrierAuth::OAuth2, Duration::from_secs(1)).await;
+        let token_url = format!("{base}{}", credentials::TOKEN_PATH);
+        let basic = |id: &str, secret: &str| {
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"))
+            )
+        };
+        let r = http
+            .post(&token_url)
+            .header("Authorization", basic("boxtrack-sim", "wrong"))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body("grant_type=client_credentials")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 401);
+        assert_eq!(r.json::<Value>().await.unwrap()["error"], "invalid_client");
+        let r = http
+            .post(&token_url)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body("grant_type=client_credentials&client_id=boxtrack-sim&client_secret=sim-client-secret")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let r = http
+            .post(&token_url)
+            .header(
+                "Authorization",
+                basic(credentials::CLIENT_ID, credentials::CLIENT_SECRET),
+            )
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body("grant_type=client_credentials")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let t: Value = r.json().await.unwrap();
+        assert_eq!(t["token_type"], "Bearer");
+        assert_eq!(t["expires_in"], 1);
+        let token = t["access_token"].as_str().unwrap().to_string();
+        let url = events_url(&sim, &base);
+        let with = || http.get(&url).bearer_auth(&token).send();
+        assert_eq!(with().await.unwrap().status(), 200);
+        let r = http.get(&url).bearer_auth("made-up").send().await.unwrap();
+        assert_eq!(r.status(), 401);
+        assert!(r.headers().contains_key("WWW-Authenticate"));
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        assert_eq!(with().await.unwrap().status(), 401, "expired");
+        let stats: Value = http
+            .get(format!("{base}/sim/v1/auth"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(stats["tokens_issued"], 2, "{stats}");
+        assert_eq!(stats["tokens_live"], 0, "{stats}");
     }
 }

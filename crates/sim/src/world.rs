@@ -842,6 +842,8 @@ mod tests {
             origin_us: 1_800_000_000_000_000,
             faults: crate::Faults::default(),
             x12_ingest: None,
+            carrier_auth: crate::CarrierAuth::None,
+            token_ttl: std::time::Duration::from_secs(3600),
         });
         let lines = sim.ais_sentences(1_800_000_000_000_000, true);
         let mut d = boxtrack_sources::ais::Decoder::new();

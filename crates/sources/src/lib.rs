@@ -2,6 +2,7 @@
 //! it read into [`Observation`](boxtrack_core::tracking::Observation)s for the one merge path.
 
 pub mod ais;
+pub mod auth;
 pub mod carrier;
 pub mod dcsa;
 pub mod ingest;

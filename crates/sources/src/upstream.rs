@@ -3,39 +3,28 @@
 //! upstream and the health numbers `GET /v2/sources` shows.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use boxtrack_core::requests::RequestType;
 use boxtrack_core::schedule::{SourceClock, TokenBucket};
 use boxtrack_core::time::parse_micros;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::dcsa::{self, Event, Rejected};
 use crate::terminal::TerminalStatus;
 
-/// One upstream: its base URL and an optional credential header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Endpoint {
-    /// Base URL (a DCSA carrier: the part before `/v2/events`; a terminal: the part before
-    /// `/containers/{number}`).
-    pub url: String,
-    /// Credential header name, e.g. `Authorization` or `API-Key`.
-    #[serde(default)]
-    pub auth_header: Option<String>,
-    /// Its value.
-    #[serde(default)]
-    pub auth_value: Option<String>,
-}
+pub use crate::auth::{Auth, Endpoint, EndpointConfig};
+use crate::auth::{OAuth2, Secret, token_due};
 
 /// Which upstreams exist.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UpstreamConfig {
     /// A `boxtrack sim` base URL: every carrier and terminal of the simulator.
     pub sim_url: Option<String>,
-    /// Carriers by SCAC.
+    /// Carriers by SCAC, with their credentials read.
     pub carriers: BTreeMap<String, Endpoint>,
-    /// Terminals by code.
+    /// Terminals by code, with their credentials read.
     pub terminals: BTreeMap<String, Endpoint>,
     /// Request budget per upstream: sustained requests per second.
     pub requests_per_sec: f64,
@@ -73,7 +62,7 @@ pub enum UpstreamError {
     #[error("{0}")]
     Unreachable(String),
     /// An error status.
-    #[error("HTTP {status} from {name}")]
+    #[error("HTTP {status} from {name}{}", status_hint(*.status))]
     Status {
         /// Upstream.
         name: String,
@@ -81,6 +70,14 @@ pub enum UpstreamError {
         status: u16,
         /// `Retry-After` seconds, when sent.
         retry_after: Option<u64>,
+    },
+    /// No access token could be had from the upstream's token endpoint.
+    #[error("no access token for {name}: {reason}")]
+    Token {
+        /// Upstream.
+        name: String,
+        /// Why (never the credentials).
+        reason: String,
     },
     /// The answer could not be read.
     #[error("unreadable answer from {name}: {reason}")]
@@ -90,6 +87,32 @@ pub enum UpstreamError {
         /// Why.
         reason: String,
     },
+}
+
+fn status_hint(status: u16) -> &'static str {
+    match status {
+        401 => " (credentials refused)",
+        403 => " (access denied)",
+        _ => "",
+    }
+}
+
+/// A network error without its URL (a query-string key must not reach logs or errors), with
+/// its causes.
+fn network_error(name: &str, e: reqwest::Error) -> UpstreamError {
+    let timeout = e.is_timeout();
+    let e = e.without_url();
+    let mut text = format!("{name}: {e}");
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    if timeout && !text.contains("timed out") {
+        text.push_str(" (timed out)");
+    }
+    UpstreamError::Unreachable(text)
 }
 
 impl UpstreamError {
@@ -112,6 +135,9 @@ pub struct Health {
     pub name: String,
     /// Base URL.
     pub url: String,
+    /// How boxtrack authenticates to it (`none`, `headers`, `query`,
+    /// `oauth2_client_credentials`); never the credentials.
+    pub auth: String,
     /// Requests made.
     pub requests: u64,
     /// Requests that failed.
@@ -169,6 +195,18 @@ pub struct DcsaAnswer {
     pub clock: Option<SourceClock>,
 }
 
+/// An access token as cached.
+#[derive(Debug)]
+struct CachedToken {
+    value: Secret,
+    fetched: Instant,
+    lifetime: Duration,
+}
+
+/// One upstream's token: an async lock, so one refresh runs at a time and concurrent requests
+/// wait for it.
+type TokenSlot = Arc<tokio::sync::Mutex<Option<CachedToken>>>;
+
 /// The upstreams and their clients.
 #[derive(Debug)]
 pub struct Upstreams {
@@ -177,6 +215,7 @@ pub struct Upstreams {
     buckets: Mutex<HashMap<String, TokenBucket>>,
     health: Mutex<BTreeMap<(String, String), Health>>,
     seen_refused: Mutex<HashSet<String>>,
+    tokens: Mutex<HashMap<String, TokenSlot>>,
 }
 
 /// The clock an answer carried: its `Date` (the upstream's own time) and, from a simulator,
@@ -224,6 +263,7 @@ impl Upstreams {
             buckets: Mutex::new(HashMap::new()),
             health: Mutex::new(BTreeMap::new()),
             seen_refused: Mutex::new(HashSet::new()),
+            tokens: Mutex::new(HashMap::new()),
         }
     }
 
@@ -235,10 +275,11 @@ impl Upstreams {
     /// The DCSA endpoint of a carrier.
     pub fn carrier(&self, scac: &str) -> Option<Endpoint> {
         self.cfg.carriers.get(scac).cloned().or_else(|| {
-            self.cfg.sim_url.as_ref().map(|u| Endpoint {
-                url: format!("{}/sim/v1/carriers/{scac}", u.trim_end_matches('/')),
-                auth_header: None,
-                auth_value: None,
+            self.cfg.sim_url.as_ref().map(|u| {
+                Endpoint::open(format!(
+                    "{}/sim/v1/carriers/{scac}",
+                    u.trim_end_matches('/')
+                ))
             })
         })
     }
@@ -246,10 +287,11 @@ impl Upstreams {
     /// The feed of a terminal.
     pub fn terminal(&self, code: &str) -> Option<Endpoint> {
         self.cfg.terminals.get(code).cloned().or_else(|| {
-            self.cfg.sim_url.as_ref().map(|u| Endpoint {
-                url: format!("{}/sim/v1/terminals/{code}", u.trim_end_matches('/')),
-                auth_header: None,
-                auth_value: None,
+            self.cfg.sim_url.as_ref().map(|u| {
+                Endpoint::open(format!(
+                    "{}/sim/v1/terminals/{code}",
+                    u.trim_end_matches('/')
+                ))
             })
         })
     }
@@ -363,7 +405,7 @@ impl Upstreams {
         &self,
         kind: &str,
         name: &str,
-        url: &str,
+        ep: &Endpoint,
         started: Instant,
         result: Result<Option<i64>, &UpstreamError>,
         clock: Option<SourceClock>,
@@ -375,7 +417,8 @@ impl Upstreams {
             .or_insert_with(|| Health {
                 kind: kind.into(),
                 name: name.into(),
-                url: url.into(),
+                url: ep.url.clone(),
+                auth: ep.auth.scheme().into(),
                 ..Health::default()
             });
         if clock.is_some() {
@@ -411,6 +454,7 @@ impl Upstreams {
                     kind: "dcsa".into(),
                     name: scac.clone(),
                     url: ep.url.clone(),
+                    auth: ep.auth.scheme().into(),
                     ..Health::default()
                 });
         }
@@ -420,30 +464,188 @@ impl Upstreams {
                     kind: "terminal".into(),
                     name: code.clone(),
                     url: ep.url.clone(),
+                    auth: ep.auth.scheme().into(),
                     ..Health::default()
                 });
         }
         h.into_values().collect()
     }
 
-    async fn get(
+    fn token_slot(&self, key: &str) -> TokenSlot {
+        self.tokens
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key.to_string())
+            .or_default()
+            .clone()
+    }
+
+    /// The upstream's access token: the cached one while it is not due for refresh, otherwise
+    /// a new one (one fetch at a time per upstream; concurrent callers wait for it).
+    async fn access_token(
         &self,
+        key: &str,
+        name: &str,
+        o: &OAuth2,
+    ) -> Result<Secret, UpstreamError> {
+        let slot = self.token_slot(key);
+        let mut cached = slot.lock().await;
+        if let Some(t) = cached.as_ref()
+            && !token_due(t.fetched.elapsed(), t.lifetime)
+        {
+            return Ok(t.value.clone());
+        }
+        // a token due for refresh is still good until it expires, should the refresh fail
+        let current = cached.take().filter(|t| t.fetched.elapsed() < t.lifetime);
+        let fetched = Instant::now();
+        let issued = match self.fetch_token(name, o).await {
+            Ok(issued) => issued,
+            Err(e) => {
+                let Some(t) = current else {
+                    return Err(e);
+                };
+                tracing::warn!(upstream = name, error = %e, "token refresh failed; the current token is used until it expires");
+                let value = t.value.clone();
+                *cached = Some(t);
+                return Ok(value);
+            }
+        };
+        let value = issued.access_token.clone();
+        *cached = Some(CachedToken {
+            value: issued.access_token,
+            fetched,
+            lifetime: issued.lifetime,
+        });
+        Ok(value)
+    }
+
+    /// Forgets `used` if it is still the cached token (the upstream refused it).
+    async fn drop_token(&self, key: &str, used: &Secret) {
+        let slot = self.token_slot(key);
+        let mut cached = slot.lock().await;
+        if cached.as_ref().is_some_and(|t| &t.value == used) {
+            *cached = None;
+        }
+    }
+
+    /// RFC 6749 §4.4: `grant_type=client_credentials`, the client authenticated with HTTP
+    /// Basic or in the body.
+    async fn fetch_token(
+        &self,
+        name: &str,
+        o: &OAuth2,
+    ) -> Result<crate::auth::IssuedToken, UpstreamError> {
+        let token_error = |reason: String| UpstreamError::Token {
+            name: name.to_string(),
+            reason,
+        };
+        let mut form: Vec<(&str, &str)> = vec![("grant_type", "client_credentials")];
+        if let Some(scope) = &o.scope {
+            form.push(("scope", scope));
+        }
+        let mut req = self
+            .client
+            .post(&o.token_url)
+            .header(reqwest::header::ACCEPT, "application/json");
+        match o.client_auth {
+            crate::auth::ClientAuth::Basic => {
+                let mut v = reqwest::header::HeaderValue::from_str(
+                    &crate::auth::basic_credentials(&o.client_id, &o.client_secret),
+                )
+                .map_err(|_| token_error("the client credentials are not usable".into()))?;
+                v.set_sensitive(true);
+                req = req.header(reqwest::header::AUTHORIZATION, v);
+            }
+            crate::auth::ClientAuth::Body => {
+                form.push(("client_id", o.client_id.expose()));
+                form.push(("client_secret", o.client_secret.expose()));
+            }
+        }
+        let res = req.form(&form).send().await.map_err(|e| {
+            let UpstreamError::Unreachable(text) = network_error(name, e) else {
+                return token_error("the token endpoint is unreachable".into());
+            };
+            token_error(format!("the token endpoint is unreachable ({text})"))
+        })?;
+        let status = res.status().as_u16();
+        let body = res
+            .text()
+            .await
+            .map_err(|e| token_error(format!("the token answer could not be read: {e}")))?;
+        crate::auth::read_token_answer(status, &body).map_err(token_error)
+    }
+
+    /// The request with the endpoint's credentials, and the access token used, if any.
+    async fn authorized(
+        &self,
+        key: &str,
         ep: &Endpoint,
         url: &str,
         name: &str,
-    ) -> Result<(u16, Option<String>, String, SourceClock), UpstreamError> {
+    ) -> Result<(reqwest::RequestBuilder, Option<Secret>), UpstreamError> {
+        let mut url = reqwest::Url::parse(url)
+            .map_err(|e| UpstreamError::NotConfigured(format!("{name}: {e}")))?;
+        let mut headers: Vec<(reqwest::header::HeaderName, &Secret)> = Vec::new();
+        let mut bearer = None;
+        match &ep.auth {
+            Auth::None => {}
+            Auth::Headers(h) => headers.extend(h.iter().map(|(n, v)| (n.clone(), v))),
+            Auth::Query { param, value } => {
+                if !url.query_pairs().any(|(k, _)| k == param.as_str()) {
+                    url.query_pairs_mut().append_pair(param, value.expose());
+                }
+            }
+            Auth::OAuth2(o) => {
+                bearer = Some(self.access_token(key, name, o).await?);
+                headers.extend(o.headers.iter().map(|(n, v)| (n.clone(), v)));
+            }
+        }
         let mut req = self
             .client
             .get(url)
             .header("Accept", "application/json")
             .header("API-Version", "2");
-        if let (Some(h), Some(v)) = (&ep.auth_header, &ep.auth_value) {
-            req = req.header(h.as_str(), v.as_str());
+        let sensitive = |v: &str| {
+            let mut v = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
+                UpstreamError::NotConfigured(format!("{name}: a credential is not a header value"))
+            })?;
+            v.set_sensitive(true);
+            Ok::<_, UpstreamError>(v)
+        };
+        for (n, v) in headers {
+            req = req.header(n, sensitive(v.expose())?);
         }
-        let res = req
-            .send()
-            .await
-            .map_err(|e| UpstreamError::Unreachable(format!("{name}: {e}")))?;
+        if let Some(t) = &bearer {
+            req = req.header(
+                reqwest::header::AUTHORIZATION,
+                sensitive(&format!("Bearer {}", t.expose()))?,
+            );
+        }
+        Ok((req, bearer))
+    }
+
+    async fn get(
+        &self,
+        key: &str,
+        ep: &Endpoint,
+        url: &str,
+        name: &str,
+    ) -> Result<(u16, Option<String>, String, SourceClock), UpstreamError> {
+        let mut retried = false;
+        let res = loop {
+            let (req, token) = self.authorized(key, ep, url, name).await?;
+            let res = req.send().await.map_err(|e| network_error(name, e))?;
+            // a refused token (revoked, or expired early): drop it and try once with a new one
+            if res.status() == reqwest::StatusCode::UNAUTHORIZED
+                && !retried
+                && let Some(t) = token
+            {
+                self.drop_token(key, &t).await;
+                retried = true;
+                continue;
+            }
+            break res;
+        };
         let status = res.status().as_u16();
         let clock = clock_of(res.headers(), boxtrack_core::time::now_us());
         let retry_after = res
@@ -456,10 +658,7 @@ impl Upstreams {
             .get("Next-Page")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let body = res
-            .text()
-            .await
-            .map_err(|e| UpstreamError::Unreachable(format!("{name}: {e}")))?;
+        let body = res.text().await.map_err(|e| network_error(name, e))?;
         if status == 404 {
             return Ok((404, None, body, clock));
         }
@@ -494,7 +693,7 @@ impl Upstreams {
         self.record(
             "dcsa",
             scac,
-            &ep.url,
+            &ep,
             started,
             result.as_ref().map(|_| newest),
             result.as_ref().ok().and_then(|a| a.clock),
@@ -536,19 +735,31 @@ impl Upstreams {
         kind: RequestType,
         reference: &str,
     ) -> Result<DcsaAnswer, UpstreamError> {
+        let key = format!("dcsa:{scac}");
         let base = format!("{}/v2/events", ep.url.trim_end_matches('/'));
         let mut answer = DcsaAnswer::default();
         let mut cursor: Option<String> = None;
         for _ in 0..100 {
-            self.budget(&format!("dcsa:{scac}"), boxtrack_core::time::now_us())?;
+            self.budget(&key, boxtrack_core::time::now_us())?;
             let mut url = reqwest::Url::parse(&base)
                 .map_err(|e| UpstreamError::NotConfigured(format!("{scac}: {e}")))?;
             match &cursor {
                 Some(c) if c.starts_with("http") => {
-                    url = reqwest::Url::parse(c).map_err(|e| UpstreamError::Malformed {
+                    let next = reqwest::Url::parse(c).map_err(|e| UpstreamError::Malformed {
                         name: scac.into(),
                         reason: format!("Next-Page {c:?}: {e}"),
                     })?;
+                    // the credentials go to the configured host only
+                    if next.origin() != url.origin() {
+                        return Err(UpstreamError::Malformed {
+                            name: scac.into(),
+                            reason: format!(
+                                "Next-Page points to another host ({})",
+                                next.origin().ascii_serialization()
+                            ),
+                        });
+                    }
+                    url = next;
                 }
                 _ => {
                     let mut q = url.query_pairs_mut();
@@ -559,7 +770,7 @@ impl Upstreams {
                     }
                 }
             }
-            let (status, next, body, clock) = self.get(ep, url.as_str(), scac).await?;
+            let (status, next, body, clock) = self.get(&key, ep, url.as_str(), scac).await?;
             answer.clock = Some(clock);
             if status == 404 {
                 break;
@@ -594,9 +805,10 @@ impl Upstreams {
         let started = Instant::now();
         let mut clock = None;
         let result = async {
-            self.budget(&format!("terminal:{code}"), boxtrack_core::time::now_us())?;
+            let key = format!("terminal:{code}");
+            self.budget(&key, boxtrack_core::time::now_us())?;
             let url = format!("{}/containers/{number}", ep.url.trim_end_matches('/'));
-            let (status, _, body, read) = self.get(&ep, &url, code).await?;
+            let (status, _, body, read) = self.get(&key, &ep, &url, code).await?;
             clock = Some(read);
             if status == 404 {
                 return Ok(None);
@@ -616,7 +828,7 @@ impl Upstreams {
         self.record(
             "terminal",
             code,
-            &ep.url,
+            &ep,
             started,
             result.as_ref().map(|_| newest),
             clock,
@@ -632,5 +844,254 @@ impl Upstreams {
             );
         }
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use axum::extract::{Query, State};
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::response::{IntoResponse, Response};
+
+    use super::*;
+    use crate::auth::{ClientAuth, OAuth2, Secret};
+
+    /// A carrier with a token endpoint (client `id` / `secret`, tokens living `ttl_secs`) and
+    /// a DCSA endpoint that wants a valid token, `X-Key: k` or `?apikey=k`.
+    #[derive(Default)]
+    struct Carrier {
+        issued: AtomicU64,
+        refuse_clients: std::sync::atomic::AtomicBool,
+        ttl_secs: u64,
+        valid: Mutex<Vec<String>>,
+        seen: Mutex<Vec<String>>,
+    }
+
+    async fn token(State(c): State<Arc<Carrier>>, headers: HeaderMap, body: String) -> Response {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let basic = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let ok = basic.as_deref()
+            == Some(
+                crate::auth::basic_credentials(&Secret::new("id"), &Secret::new("secret")).as_str(),
+            )
+            || (body.contains("client_id=id") && body.contains("client_secret=secret"));
+        c.seen
+            .lock()
+            .unwrap()
+            .push(format!("token basic={} body={body}", basic.is_some()));
+        if !ok
+            || !body.contains("grant_type=client_credentials")
+            || c.refuse_clients.load(Ordering::SeqCst)
+        {
+            return (
+                StatusCode::UNAUTHORIZED,
+                axum::Json(serde_json::json!({"error": "invalid_client"})),
+            )
+                .into_response();
+        }
+        let n = c.issued.fetch_add(1, Ordering::SeqCst) + 1;
+        let t = format!("token-{n}");
+        c.valid.lock().unwrap().push(t.clone());
+        axum::Json(serde_json::json!({"access_token": t, "token_type": "Bearer", "expires_in": c.ttl_secs}))
+            .into_response()
+    }
+
+    async fn events(
+        State(c): State<Arc<Carrier>>,
+        headers: HeaderMap,
+        Query(q): Query<HashMap<String, String>>,
+    ) -> Response {
+        let bearer = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::to_string);
+        let ok = bearer.is_some_and(|b| c.valid.lock().unwrap().contains(&b))
+            || headers.get("x-key").is_some_and(|v| v == "k")
+            || q.get("apikey").is_some_and(|v| v == "k");
+        c.seen.lock().unwrap().push(format!(
+            "events consumer={:?}",
+            headers
+                .get("consumer-key")
+                .map(|v| v.to_str().unwrap_or(""))
+        ));
+        if ok {
+            axum::Json(serde_json::json!([])).into_response()
+        } else {
+            StatusCode::UNAUTHORIZED.into_response()
+        }
+    }
+
+    async fn carrier(ttl_secs: u64) -> (Arc<Carrier>, String) {
+        let c = Arc::new(Carrier {
+            ttl_secs,
+            ..Carrier::default()
+        });
+        let app = axum::Router::new()
+            .route("/token", axum::routing::post(token))
+            .route("/c/v2/events", axum::routing::get(events))
+            .with_state(c.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (c, base)
+    }
+
+    fn upstreams(base: &str, auth: Auth) -> Arc<Upstreams> {
+        let mut cfg = UpstreamConfig {
+            requests_per_sec: 1000.0,
+            burst: 1000,
+            ..UpstreamConfig::default()
+        };
+        cfg.carriers.insert(
+            "TEST".into(),
+            Endpoint {
+                url: format!("{base}/c"),
+                auth,
+            },
+        );
+        Arc::new(Upstreams::new(cfg))
+    }
+
+    fn oauth(base: &str, secret: &str, client_auth: ClientAuth) -> Auth {
+        Auth::OAuth2(Box::new(OAuth2 {
+            token_url: format!("{base}/token"),
+            client_id: Secret::new("id"),
+            client_secret: Secret::new(secret),
+            scope: Some("track trace".into()),
+            client_auth,
+            headers: vec![(
+                reqwest::header::HeaderName::from_static("consumer-key"),
+                Secret::new("ck"),
+            )],
+        }))
+    }
+
+    async fn ask(u: &Upstreams) -> Result<DcsaAnswer, UpstreamError> {
+        u.dcsa_events("TEST", RequestType::BillOfLading, "BL1")
+            .await
+    }
+
+    #[tokio::test]
+    async fn one_token_for_concurrent_requests_and_a_new_one_when_refused() {
+        let (c, base) = carrier(3600).await;
+        let u = upstreams(&base, oauth(&base, "secret", ClientAuth::Basic));
+        let calls: Vec<_> = (0..8)
+            .map(|_| {
+                let u = u.clone();
+                tokio::spawn(async move { ask(&u).await })
+            })
+            .collect();
+        for call in calls {
+            call.await.unwrap().unwrap();
+        }
+        assert_eq!(c.issued.load(Ordering::SeqCst), 1, "no stampede");
+        {
+            let seen = c.seen.lock().unwrap();
+            assert!(seen[0].contains("basic=true") && seen[0].contains("scope=track+trace"));
+            assert!(!seen[0].contains("client_secret"), "{seen:?}");
+            assert!(seen.iter().any(|s| s.contains("consumer=Some(\"ck\")")));
+        }
+        // the carrier revokes its tokens: one 401, a new token, the request answered
+        c.valid.lock().unwrap().clear();
+        ask(&u).await.unwrap();
+        assert_eq!(c.issued.load(Ordering::SeqCst), 2);
+        ask(&u).await.unwrap();
+        assert_eq!(
+            c.issued.load(Ordering::SeqCst),
+            2,
+            "the new token is cached"
+        );
+    }
+
+    #[tokio::test]
+    async fn short_lived_tokens_are_refreshed_before_they_expire() {
+        let (c, base) = carrier(1).await;
+        let u = upstreams(&base, oauth(&base, "secret", ClientAuth::Body));
+        ask(&u).await.unwrap();
+        ask(&u).await.unwrap();
+        assert_eq!(c.issued.load(Ordering::SeqCst), 1);
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        ask(&u).await.unwrap();
+        assert_eq!(c.issued.load(Ordering::SeqCst), 2);
+        let seen = c.seen.lock().unwrap();
+        assert!(seen[0].contains("basic=false") && seen[0].contains("client_secret=secret"));
+    }
+
+    #[tokio::test]
+    async fn a_failed_refresh_keeps_the_current_token_until_it_expires() {
+        let (c, base) = carrier(2).await;
+        let u = upstreams(&base, oauth(&base, "secret", ClientAuth::Basic));
+        ask(&u).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        c.refuse_clients.store(true, Ordering::SeqCst);
+        ask(&u).await.unwrap();
+        assert_eq!(c.issued.load(Ordering::SeqCst), 1);
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        let e = ask(&u).await.unwrap_err();
+        assert!(matches!(e, UpstreamError::Token { .. }), "{e:?}");
+        c.refuse_clients.store(false, Ordering::SeqCst);
+        ask(&u).await.unwrap();
+        assert_eq!(c.issued.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn a_refused_client_is_an_upstream_error_without_the_secret() {
+        let (c, base) = carrier(3600).await;
+        let u = upstreams(&base, oauth(&base, "wrong-secret-xyz", ClientAuth::Basic));
+        let e = ask(&u).await.unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, UpstreamError::Token { .. }), "{e:?}");
+        assert!(
+            text.contains("invalid_client") && text.contains("TEST"),
+            "{text}"
+        );
+        assert!(!text.contains("wrong-secret-xyz"));
+        assert_eq!(c.issued.load(Ordering::SeqCst), 0);
+        let h = u.health();
+        assert_eq!(h[0].errors, 1);
+        assert!(
+            !h[0]
+                .last_error
+                .as_ref()
+                .unwrap()
+                .contains("wrong-secret-xyz")
+        );
+    }
+
+    #[tokio::test]
+    async fn fixed_headers_and_query_keys_are_sent() {
+        let (_c, base) = carrier(3600).await;
+        let key = |v: &str| {
+            Auth::Headers(vec![(
+                reqwest::header::HeaderName::from_static("x-key"),
+                Secret::new(v),
+            )])
+        };
+        ask(&upstreams(&base, key("k"))).await.unwrap();
+        let e = ask(&upstreams(&base, key("bad"))).await.unwrap_err();
+        assert_eq!(e.to_string(), "HTTP 401 from TEST (credentials refused)");
+        let query = |v: &str| Auth::Query {
+            param: "apikey".into(),
+            value: Secret::new(v),
+        };
+        ask(&upstreams(&base, query("k"))).await.unwrap();
+        assert!(ask(&upstreams(&base, query("bad"))).await.is_err());
+        // nothing listens there: the error does not quote the URL and its key
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let dead = format!("http://{}", closed.local_addr().unwrap());
+        drop(closed);
+        let e = ask(&upstreams(&dead, query("query-key-123")))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, UpstreamError::Unreachable(_)), "{e:?}");
+        assert!(!e.to_string().contains("query-key-123"), "{e}");
     }
 }

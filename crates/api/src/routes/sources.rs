@@ -36,6 +36,7 @@ pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<J
                     "kind": h.kind,
                     "name": h.name,
                     "url": h.url,
+                    "auth": h.auth,
                     "requests": h.requests,
                     "errors": h.errors,
                     "error_rate": error_rate,
@@ -93,7 +94,7 @@ pub fn operations() -> Vec<Op> {
         op: operation(
             "Sources",
             "Source health",
-            "Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds, DCSA push subscriptions): requests, error rate (an answer with refused records counts as an error), mean latency, last success and error, how old the newest data it returned is on the upstream's own clock (`clock`: its time and speed, read from the `Date` of its answers), and the records it refused: counts by reason (`refused`: bad_event_id, bad_date_time, created_in_future, created_before_2000, bad_classifier, unknown_code, missing_field, unreadable, unreadable_answer) and the last few (`refused_samples`: reference, reason, detail, at). Each distinct record counts once. `meta.subjects` counts the polled subjects (active, due now, failing); `meta.unconfigured_carriers` lists carriers that tracking requests wait for while no source is configured for them (scac, waiting_requests; those requests show `failed_reason: data_unavailable`). Counts are per process.",
+            "Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds, DCSA push subscriptions): how boxtrack authenticates to it (`auth`: `none`, `headers`, `query` or `oauth2_client_credentials`; never the credentials), requests, error rate (an answer with refused records counts as an error), mean latency, last success and error, how old the newest data it returned is on the upstream's own clock (`clock`: its time and speed, read from the `Date` of its answers), and the records it refused: counts by reason (`refused`: bad_event_id, bad_date_time, created_in_future, created_before_2000, bad_classifier, unknown_code, missing_field, unreadable, unreadable_answer) and the last few (`refused_samples`: reference, reason, detail, at). Each distinct record counts once. `meta.subjects` counts the polled subjects (active, due now, failing); `meta.unconfigured_carriers` lists carriers that tracking requests wait for while no source is configured for them (scac, waiting_requests; those requests show `failed_reason: data_unavailable`). Counts are per process.",
             vec![],
             None,
             errors(&[401, 429]),

@@ -112,6 +112,13 @@ impl QueryParams {
         }
     }
 
+    /// The end of a time range: an ISO 8601 instant that includes its whole second, since
+    /// the API shows times in whole seconds (`filter[pickup_lfd][end]` equal to the LFD a
+    /// container shows includes that container, though it is stored with microseconds).
+    pub fn time_end(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        Ok(self.time(name)?.map(boxtrack_core::time::end_of_second))
+    }
+
     /// A `true` / `false` parameter; anything else is 400.
     pub fn boolean(&self, name: &str) -> Result<Option<bool>, ApiError> {
         match self.text(name).as_deref() {

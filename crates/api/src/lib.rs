@@ -61,6 +61,9 @@ pub struct ApiConfig {
     /// Test mode for MCP conformance suites, which cannot send credentials: `/mcp` requests
     /// without `Authorization` act for this account. Only accepted on a loopback listener.
     pub mcp_open_account: Option<uuid::Uuid>,
+    /// Simulated seconds per real second of sandbox journeys (their clock: a sandbox
+    /// container's "days left" counts from its virtual now).
+    pub sandbox_speed: f64,
 }
 
 impl Default for ApiConfig {
@@ -74,6 +77,7 @@ impl Default for ApiConfig {
             dcsa_push_secret: None,
             mcp_allowed_origins: Vec::new(),
             mcp_open_account: None,
+            sandbox_speed: 3600.0,
         }
     }
 }

@@ -67,6 +67,7 @@ pub fn state(db: Db, s: &Settings) -> AppState {
             dcsa_push_secret: s.dcsa_push_secret.clone(),
             mcp_allowed_origins: s.mcp_allowed_origins.clone(),
             mcp_open_account: s.mcp_open_account,
+            sandbox_speed: s.sandbox_speed,
         },
         limiter,
     )
@@ -382,9 +383,9 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         numbers = DEMO_NUMBERS.join(", "),
         upstream = upstream_numbers.join(", "),
     );
+    s.sandbox_speed = args.sandbox_speed;
     let app = state(db.clone(), &s);
     let shutdown = shutdown_on_signal();
-    s.sandbox_speed = args.sandbox_speed;
     spawn_worker(&app, &shutdown, &s);
     tokio::spawn(boxtrack_sim::send_rail_x12(
         sim,

@@ -25,6 +25,14 @@ pub fn parse_micros(s: &str) -> Option<i64> {
     Some(ts.as_microsecond())
 }
 
+/// The last microsecond of the whole second `us` falls in: a range that ends at a time shown
+/// in seconds ends there.
+pub fn end_of_second(us: i64) -> i64 {
+    us.div_euclid(1_000_000)
+        .saturating_mul(1_000_000)
+        .saturating_add(999_999)
+}
+
 /// Formats Unix microseconds as an HTTP date (RFC 9110 IMF-fixdate, whole seconds), e.g.
 /// `Sun, 22 Nov 2026 08:41:23 GMT`.
 pub fn format_http_date(us: i64) -> String {
@@ -46,6 +54,13 @@ pub fn parse_http_date(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_ends_at_its_last_microsecond() {
+        assert_eq!(end_of_second(1_700_000_000_000_000), 1_700_000_000_999_999);
+        assert_eq!(end_of_second(1_700_000_000_123_456), 1_700_000_000_999_999);
+        assert_eq!(end_of_second(-1), -1);
+    }
 
     #[test]
     fn http_dates_round_trip_to_the_second() {

@@ -164,6 +164,11 @@ pub async fn poll_subject(
                             },
                         )
                         .await?;
+                        let refused = terminal::refusals(&status);
+                        if let Some(ep) = upstreams.terminal(&code) {
+                            upstreams
+                                .refused("terminal", &code, &ep.url, &t.number, &refused, true);
+                        }
                         Some(terminal::map(&status, d.route.pod_locode.as_deref()))
                     }
                     Ok(None) => None,

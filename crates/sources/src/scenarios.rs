@@ -709,7 +709,7 @@ pub fn by_number(number: &str) -> Option<Scenario> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use boxtrack_core::tracking::merge::merge;
+    use boxtrack_core::tracking::merge::{View, merge};
     use boxtrack_core::tracking::rules::{self, ContainerStatus, current_status};
     use boxtrack_core::tracking::{ContainerState, ShipmentState};
 
@@ -721,7 +721,15 @@ mod tests {
         let mut names = Vec::new();
         for step in &s.steps {
             let o = shift(&step.observation, 1_000 * H);
-            let m = merge(&cs[step.container], &ship, &[o], s.route.inland());
+            let m = merge(
+                &cs[step.container],
+                &ship,
+                &[o],
+                View {
+                    inland: s.route.inland(),
+                    rail_lfd: true,
+                },
+            );
             cs[step.container] = m.container;
             ship = m.shipment;
             names.extend(m.changes.iter().map(|c| c.event_name()));

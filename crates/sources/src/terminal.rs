@@ -62,6 +62,26 @@ pub struct FeedFee {
     pub currency_code: String,
 }
 
+/// What of a feed answer cannot be used, as `(key, reason code, reason)` for the source's
+/// refusal counts: fees whose currency is no ISO 4217 code (their amount means nothing; the
+/// merge drops them). Fee types and hold names outside the contract are mapped, not refused.
+pub fn refusals(s: &TerminalStatus) -> Vec<(String, &'static str, String)> {
+    s.fees
+        .iter()
+        .filter(|f| boxtrack_core::tracking::rules::currency_code(&f.currency_code).is_none())
+        .map(|f| {
+            (
+                format!("{}:fee:{}:{}", s.as_of, f.kind, f.currency_code),
+                "bad_currency",
+                format!(
+                    "fee {:?} of {} in {:?}: not an ISO 4217 currency code",
+                    f.kind, f.amount_minor, f.currency_code
+                ),
+            )
+        })
+        .collect()
+}
+
 /// Maps a feed answer to observations (`observed_us`: the answer's `as_of`).
 pub fn map(s: &TerminalStatus, pod_locode: Option<&str>) -> Vec<Observation> {
     let observed_us = parse_micros(&s.as_of).unwrap_or(0);

@@ -501,17 +501,23 @@ pub async fn raw_events(
     account_id: Uuid,
     container_id: Uuid,
     page: &Page,
+    rail_lfd: bool,
 ) -> Result<Listed<RawEventRow>> {
+    let mut conds = vec![Cond::new(
+        "container_id = ? AND account_id = ?",
+        vec![Arg::Uuid(container_id), Arg::Uuid(account_id)],
+    )];
+    if !rail_lfd {
+        // the rail carrier's LFD is for accounts with the rail_lfd entitlement only
+        conds.push(Cond::new("event <> 'pickup_lfd_rail'", vec![]));
+    }
     let spec = ListSpec {
         from: "raw_events",
         columns: "id, container_id, shipment_id, data_source, event, estimated, at_us, locode, timezone, vessel_name, vessel_imo, voyage, original, observed_us, created_us",
         sort_col: "created_us",
         ascending: false,
         id_col: "id",
-        conds: vec![Cond::new(
-            "container_id = ? AND account_id = ?",
-            vec![Arg::Uuid(container_id), Arg::Uuid(account_id)],
-        )],
+        conds,
     };
     crate::list::list(db, &spec, page).await
 }

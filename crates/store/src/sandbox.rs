@@ -22,6 +22,15 @@ pub struct RunRow {
     pub next_step: i64,
 }
 
+/// When the sandbox journey of a shipment started (its virtual time zero), if it has one.
+pub async fn started_us(db: &Db, account_id: Uuid, shipment_id: Uuid) -> Result<Option<i64>> {
+    const SQL: &str =
+        "SELECT started_us FROM sandbox_runs WHERE shipment_id = $1 AND account_id = $2 LIMIT 1";
+    Ok(
+        on_db!(db, p => sqlx::query_scalar(SQL).bind(shipment_id).bind(account_id).fetch_optional(p).await?),
+    )
+}
+
 /// Runs that still have steps to play.
 pub async fn live_runs(db: &Db) -> Result<Vec<RunRow>> {
     const SQL: &str = "SELECT id, account_id, shipment_id, scenario, started_us, next_step FROM sandbox_runs WHERE done = FALSE ORDER BY started_us";

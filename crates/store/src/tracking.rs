@@ -3,7 +3,7 @@
 use boxtrack_core::paging::{Key, Page};
 use boxtrack_core::plan::Plan;
 use boxtrack_core::requests::{Status, ValidRequest};
-use boxtrack_core::tracking::merge::merge;
+use boxtrack_core::tracking::merge::{View, merge};
 use boxtrack_core::tracking::rules::{coalesced_lfd, current_status, ready_for_pickup};
 use boxtrack_core::tracking::{Change, ContainerState, Observation, Route, ShipmentState};
 use serde_json::{Value, json};
@@ -723,7 +723,11 @@ pub async fn apply_batch_in(
             q.execute(x).await.map(|_| ())?
         });
     }
-    // 3. merge
+    // 3. merge, as the account may see it (its events, webhooks and filter columns)
+    let entitlements: Option<Json<Vec<boxtrack_core::plan::Entitlement>>> = on_tx!(tx, c => sqlx::query_scalar("SELECT entitlements FROM accounts WHERE id = $1")
+        .bind(account_id).fetch_optional(c).await?);
+    let rail_lfd =
+        entitlements.is_some_and(|e| e.0.contains(&boxtrack_core::plan::Entitlement::RailLfd));
     let mut shipments: HashMap<Uuid, (ShipmentState, ShipmentState, Route)> = HashMap::new();
     let mut container_updates: Vec<ContainerUpdate> = Vec::new();
     let mut result: Vec<(Uuid, Vec<Change>)> = Vec::new();
@@ -748,7 +752,11 @@ pub async fn apply_batch_in(
             .find(|u| u.id == *container_id)
             .map(|u| u.state.clone())
             .unwrap_or_else(|| row.state.0.clone());
-        let merged = merge(&before, ship_now, batch, route.inland());
+        let view = View {
+            inland: route.inland(),
+            rail_lfd,
+        };
+        let merged = merge(&before, ship_now, batch, view);
         if merged.changes.is_empty() && merged.container == before && merged.shipment == *ship_now {
             continue;
         }
@@ -764,7 +772,7 @@ pub async fn apply_batch_in(
             state: c.clone(),
             status: status.as_str(),
             ready: ready_for_pickup(&c, route.inland()),
-            lfd: coalesced_lfd(&c.lfd, true),
+            lfd: coalesced_lfd(&c.lfd, rail_lfd),
             active: !ended,
         });
         for change in &merged.changes {

@@ -5,6 +5,9 @@
 
 use axum::body::Body;
 use axum::http::{Method, Request};
+use boxtrack_core::time::parse_micros;
+use boxtrack_core::tracking::LfdKind;
+use boxtrack_core::tracking::rules;
 use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
@@ -626,11 +629,35 @@ pub async fn call(
         }
         "get_container_readiness" => {
             let id = s("id").unwrap_or_default();
-            rest.get(&format!("/v2/containers/{id}")).await.map(|doc| {
+            match rest.get(&format!("/v2/containers/{id}")).await {
+                Err(e) => Err(e),
+                Ok(doc) => {
+                let now = data_now(&rest, &doc).await;
                 let a = &doc["data"]["attributes"];
-                let zone = a["pod_timezone"].as_str().map(str::to_string);
+                let deadlines = &a["import_deadlines"];
+                let mut known = std::collections::BTreeMap::new();
+                for (k, kind) in [
+                    ("pickup_lfd_line", LfdKind::Line),
+                    ("pickup_lfd_terminal", LfdKind::Terminal),
+                    ("pickup_lfd_rail", LfdKind::Rail),
+                ] {
+                    if let Some(t) = deadlines[k].as_str().and_then(parse_micros) {
+                        known.insert(kind, t);
+                    }
+                }
+                // a rail LFD is kept at the inland ramp, in its zone
+                let zone = rules::lfd_zone(
+                    &known,
+                    true,
+                    a["pod_timezone"].as_str(),
+                    a["final_destination_timezone"].as_str(),
+                )
+                .map(str::to_string);
                 let lfd = a["pickup_lfd"].as_str().map(str::to_string);
-                let days_left = lfd.as_deref().and_then(|l| days_left(l, zone.as_deref()));
+                let days_left = lfd
+                    .as_deref()
+                    .and_then(parse_micros)
+                    .and_then(|l| rules::days_until(l, zone.as_deref(), now));
                 let fees: Vec<Value> = a["fees_at_pod_terminal"]
                     .as_array()
                     .cloned()
@@ -645,13 +672,14 @@ pub async fn call(
                     .into_iter()
                     .filter(|h| h["status"] == "hold")
                     .collect();
-                json!({
+                Ok(json!({
                     "container_number": a["number"], "ready_for_pickup": a["ready_for_pickup"].as_bool().unwrap_or(false),
                     "current_status": a["current_status"], "holds": holds, "fees": fees,
                     "pickup_lfd": lfd, "days_left": days_left, "time_zone": zone,
                     "pickup_appointment_at": a["pickup_appointment_at"]
-                })
-            })
+                }))
+                }
+            }
         }
         other => Err(format!("unknown tool {other}")),
     };
@@ -661,15 +689,22 @@ pub async fn call(
     }
 }
 
-/// Calendar days from today to the LFD, both in the port's zone (negative: overdue).
-fn days_left(lfd: &str, zone: Option<&str>) -> Option<i64> {
-    let tz = zone
-        .and_then(|z| jiff::tz::TimeZone::get(z).ok())
-        .unwrap_or(jiff::tz::TimeZone::UTC);
-    let lfd: jiff::Timestamp = lfd.parse().ok()?;
-    let today = jiff::Timestamp::now().to_zoned(tz.clone()).date();
-    let day = lfd.to_zoned(tz).date();
-    Some(i64::from((day - today).get_days()))
+/// "Now" on the clock of a container's data: a sandbox journey runs on its virtual clock
+/// (started at its run's start, `sandbox_speed` times faster than real time); everything else
+/// on the wall clock.
+async fn data_now(rest: &Rest<'_>, container: &Value) -> i64 {
+    let now = boxtrack_store::now_us();
+    let shipment = container["data"]["relationships"]["shipment"]["data"]["id"]
+        .as_str()
+        .and_then(|s| uuid::Uuid::parse_str(s).ok());
+    let Some(shipment) = shipment else { return now };
+    match boxtrack_store::sandbox::started_us(&rest.state.db, rest.account.id, shipment).await {
+        Ok(Some(started)) => {
+            let speed = rest.state.config.sandbox_speed.max(1.0);
+            started + ((now - started).max(0) as f64 * speed) as i64
+        }
+        _ => now,
+    }
 }
 
 async fn track(rest: &Rest<'_>, args: &Map<String, Value>) -> Result<Value, String> {

@@ -142,7 +142,7 @@ pub async fn list(
     }
     filter.ready_for_pickup = q.boolean("filter[ready_for_pickup]")?;
     filter.lfd_start_us = q.time("filter[pickup_lfd][start]")?;
-    filter.lfd_end_us = q.time("filter[pickup_lfd][end]")?;
+    filter.lfd_end_us = q.time_end("filter[pickup_lfd][end]")?;
     let listed = reads::containers(&state.db, caller.account.id, &filter, &page).await?;
     let (data, included) = render(&state, &caller, &listed.rows, &includes).await?;
     Ok(list_response(
@@ -466,7 +466,16 @@ pub async fn raw_events(
     reads::container(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    let listed = reads::raw_events(&state.db, caller.account.id, id, &page).await?;
+    let listed = reads::raw_events(
+        &state.db,
+        caller.account.id,
+        id,
+        &page,
+        caller
+            .account
+            .has(boxtrack_core::plan::Entitlement::RailLfd),
+    )
+    .await?;
     let data = listed.rows.iter().map(resources::raw_event).collect();
     Ok(list_response(
         state.config.public_url.as_deref(),

@@ -338,7 +338,7 @@ pub async fn list(
         event: q.text("filter[event]"),
         delivery_status: status,
         created_start_us: q.time("filter[created_at][start]")?,
-        created_end_us: q.time("filter[created_at][end]")?,
+        created_end_us: q.time_end("filter[created_at][end]")?,
     };
     let listed = notifications::list(&state.db, caller.account.id, &filter, &page).await?;
     let data = listed.rows.iter().map(to_resource).collect();

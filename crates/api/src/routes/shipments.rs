@@ -37,7 +37,7 @@ pub fn common_filter(q: &QueryParams) -> ApiResult<Filter> {
         carrier: q.text("filter[carrier]").map(|s| s.to_ascii_uppercase()),
         port: q.text("filter[port]").map(|s| s.to_ascii_uppercase()),
         updated_start_us: q.time("filter[updated_at][start]")?,
-        updated_end_us: q.time("filter[updated_at][end]")?,
+        updated_end_us: q.time_end("filter[updated_at][end]")?,
         customer_id: match q.text("filter[customer_id]") {
             Some(id) => Some(uuid::Uuid::parse_str(id.trim()).map_err(|_| {
                 ApiError::bad_parameter(

@@ -268,9 +268,9 @@ pub async fn list(
         status,
         scac: q.text("filter[scac]").map(|s| s.to_ascii_uppercase()),
         created_start_us: q.time("filter[created_at][start]")?,
-        created_end_us: q.time("filter[created_at][end]")?,
+        created_end_us: q.time_end("filter[created_at][end]")?,
         updated_start_us: q.time("filter[updated_at][start]")?,
-        updated_end_us: q.time("filter[updated_at][end]")?,
+        updated_end_us: q.time_end("filter[updated_at][end]")?,
     };
     let listed = tracking::list_requests(&state.db, caller.account.id, &filter, &page).await?;
     let included = tracked(&state, &caller, &listed.rows, &includes).await?;

@@ -718,7 +718,7 @@ async fn rail_lfd_needs_its_entitlement() {
                 source: DataSource::Rail,
                 fact: Fact::Lfd {
                     which: LfdKind::Rail,
-                    at_us: Some(1_900_000_000_000_000),
+                    at_us: Some(1_900_000_000_123_456),
                 },
             }],
         )
@@ -736,6 +736,109 @@ async fn rail_lfd_needs_its_entitlement() {
     assert_eq!(
         r["data"][0]["attributes"]["pickup_lfd"],
         r["data"][0]["attributes"]["import_deadlines"]["pickup_lfd_rail"]
+    );
+    let lfd = r["data"][0]["attributes"]["pickup_lfd"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // and on no other path: filters, the event log (webhooks are made from it), transport
+    // and raw events
+    for (key, n) in [(&plain_key, 0), (&rail_key, 1)] {
+        let d = app
+            .get(
+                &format!(
+                    "/v2/containers?filter[pickup_lfd][start]={lfd}&filter[pickup_lfd][end]={lfd}"
+                ),
+                Some(key),
+            )
+            .await
+            .json();
+        assert_eq!(
+            d["meta"]["total"], n,
+            "an LFD the API shows filters at its precision: {d}"
+        );
+    }
+    let log = boxtrack_store::events::after(&app.db, plain.id, 0, 1000)
+        .await
+        .unwrap();
+    for e in &log {
+        let text = e.payload.0.to_string();
+        assert!(
+            !e.event.contains("pickup_lfd")
+                && !text.contains("pickup_lfd_rail")
+                && !text.contains(&lfd[..10]),
+            "{} {text}",
+            e.event
+        );
+    }
+    let rail_log: Vec<String> = boxtrack_store::events::after(&app.db, rail.id, 0, 1000)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.event)
+        .collect();
+    assert!(rail_log.contains(&"container.pickup_lfd_rail.changed".to_string()));
+    assert!(rail_log.contains(&"container.pickup_lfd.changed".to_string()));
+    let id = p["data"][0]["id"].as_str().unwrap();
+    for path in ["transport_events", "raw_events"] {
+        let d = app
+            .get(&format!("/v2/containers/{id}/{path}"), Some(&plain_key))
+            .await
+            .json();
+        assert!(!d.to_string().contains("pickup_lfd_rail"), "{path}: {d}");
+    }
+}
+
+/// A terminal's fee words and currency spellings are mapped to the contract's enums.
+#[tokio::test]
+async fn fees_are_shown_in_the_contracts_words() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let (container, _) = one_container(&app, &key).await;
+    let cid = uuid::Uuid::parse_str(&container).unwrap();
+    boxtrack_store::tracking::apply(
+        &app.db,
+        account.id,
+        cid,
+        &[Observation {
+            observed_us: 5,
+            source: DataSource::Terminal,
+            fact: Fact::Fees {
+                fees: vec![
+                    Fee {
+                        kind: "storage".into(),
+                        amount_minor: 10000,
+                        currency_code: "usd".into(),
+                    },
+                    Fee {
+                        kind: "chassis split".into(),
+                        amount_minor: 5000,
+                        currency_code: "USD".into(),
+                    },
+                    Fee {
+                        kind: "exam".into(),
+                        amount_minor: 7000,
+                        currency_code: "US$".into(),
+                    },
+                ],
+            },
+        }],
+    )
+    .await
+    .unwrap();
+    let a = app
+        .get(&format!("/v2/containers/{container}"), Some(&key))
+        .await
+        .json()["data"]["attributes"]
+        .clone();
+    assert_eq!(
+        a["fees_at_pod_terminal"],
+        json!([
+            {"type": "demurrage", "amount": 100, "currency_code": "USD"},
+            {"type": "other", "amount": 50, "currency_code": "USD"}
+        ]),
+        "{a}"
     );
 }
 

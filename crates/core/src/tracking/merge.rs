@@ -324,7 +324,17 @@ fn apply(c: &mut ContainerState, s: &mut ShipmentState, o: &Observation, out: &m
         }
         Fact::Fees { fees } => {
             if newer(&mut c.versions, "fees", at) {
-                let mut f = fees.clone();
+                // the contract's types and ISO 4217 codes; a fee in no currency is dropped
+                let mut f: Vec<Fee> = fees
+                    .iter()
+                    .filter_map(|f| {
+                        Some(Fee {
+                            kind: rules::canonical_fee_type(&f.kind).to_string(),
+                            amount_minor: f.amount_minor,
+                            currency_code: rules::currency_code(&f.currency_code)?,
+                        })
+                    })
+                    .collect();
                 f.sort();
                 f.dedup();
                 c.fees = f;
@@ -433,14 +443,25 @@ fn ts(v: Option<i64>) -> Value {
     v.map_or(Value::Null, |us| Value::String(format_micros(us)))
 }
 
+/// Whose container a merge is for: where its journey goes and what its account may see. The
+/// event log, webhooks and stored filter columns are per account, so a value the account may
+/// not see (the rail LFD without the `rail_lfd` entitlement) is left out where the changes
+/// are made, not hidden later.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct View {
+    /// The shipment continues past the POD to an inland destination.
+    pub inland: bool,
+    /// The account may see the rail carrier's LFD.
+    pub rail_lfd: bool,
+}
+
 /// The terminal-facing attributes whose changes make a `container.updated` changeset, with
-/// the values the API shows (so a changeset's old value is what a client saw before).
-/// `inland` says whether the shipment continues past the POD.
-pub fn terminal_view(c: &ContainerState, inland: bool) -> BTreeMap<String, Value> {
+/// the values the API shows the account (so a changeset's old value is what it saw before).
+pub fn terminal_view(c: &ContainerState, view: View) -> BTreeMap<String, Value> {
     let mut m = BTreeMap::new();
     m.insert(
         "available_for_pickup".to_string(),
-        json!(rules::available_for_pickup(c, inland)),
+        json!(rules::available_for_pickup(c, view.inland)),
     );
     m.insert(
         "holds_at_pod_terminal".to_string(),
@@ -452,7 +473,7 @@ pub fn terminal_view(c: &ContainerState, inland: bool) -> BTreeMap<String, Value
     );
     m.insert(
         "pickup_lfd".to_string(),
-        ts(rules::coalesced_lfd(&c.lfd, true)),
+        ts(rules::coalesced_lfd(&c.lfd, view.rail_lfd)),
     );
     m.insert(
         "pickup_lfd_line".to_string(),
@@ -462,10 +483,12 @@ pub fn terminal_view(c: &ContainerState, inland: bool) -> BTreeMap<String, Value
         "pickup_lfd_terminal".to_string(),
         ts(c.lfd.get(&LfdKind::Terminal).copied()),
     );
-    m.insert(
-        "pickup_lfd_rail".to_string(),
-        ts(c.lfd.get(&LfdKind::Rail).copied()),
-    );
+    if view.rail_lfd {
+        m.insert(
+            "pickup_lfd_rail".to_string(),
+            ts(c.lfd.get(&LfdKind::Rail).copied()),
+        );
+    }
     m.insert(
         "pickup_appointment_at".to_string(),
         ts(c.pickup_appointment_us),
@@ -486,13 +509,14 @@ fn lfd_event(which: Option<LfdKind>) -> String {
     }
 }
 
-/// Applies a batch of observations about one container (and its shipment); `inland` says
-/// whether the shipment continues past the POD (it decides where the container is picked up).
+/// Applies a batch of observations about one container (and its shipment), for the account
+/// and journey `view` describes (the journey decides where the container is picked up; the
+/// account what its changes may show).
 pub fn merge(
     container: &ContainerState,
     shipment: &ShipmentState,
     batch: &[Observation],
-    inland: bool,
+    view: View,
 ) -> Merged {
     let mut sorted: Vec<&Observation> = batch.iter().collect();
     sorted.sort();
@@ -500,27 +524,30 @@ pub fn merge(
     let mut c = container.clone();
     let mut s = shipment.clone();
     let mut changes = Vec::new();
-    let view_before = terminal_view(&c, inland);
+    let view_before = terminal_view(&c, view);
     for o in &sorted {
         apply(&mut c, &mut s, o, &mut changes);
     }
     let source = sorted.last().map_or(DataSource::Sandbox, |o| o.source);
 
     for which in [LfdKind::Line, LfdKind::Terminal, LfdKind::Rail] {
+        if which == LfdKind::Rail && !view.rail_lfd {
+            continue;
+        }
         let (a, b) = (container.lfd.get(&which), c.lfd.get(&which));
         if a != b {
             changes.push(plain_event(lfd_event(Some(which)), b.copied(), source));
         }
     }
     let (a, b) = (
-        rules::coalesced_lfd(&container.lfd, true),
-        rules::coalesced_lfd(&c.lfd, true),
+        rules::coalesced_lfd(&container.lfd, view.rail_lfd),
+        rules::coalesced_lfd(&c.lfd, view.rail_lfd),
     );
     if a != b {
         changes.push(plain_event(lfd_event(None), b, source));
     }
 
-    let view_after = terminal_view(&c, inland);
+    let view_after = terminal_view(&c, view);
     let changeset: BTreeMap<String, [Value; 2]> = view_after
         .iter()
         .filter_map(|(k, new)| {
@@ -557,6 +584,11 @@ mod tests {
     use proptest::prelude::*;
 
     const H: i64 = 3_600_000_000;
+    /// A journey that ends at the POD, for an account that sees everything.
+    const ALL: View = View {
+        inland: false,
+        rail_lfd: true,
+    };
 
     fn ev(m: Milestone, place: Place, at: i64, estimated: bool) -> Fact {
         Fact::Event(EventFact {
@@ -606,7 +638,7 @@ mod tests {
                 ev(Milestone::VesselArrived, Place::Pod, 400 * H, true),
             ),
         ];
-        let m = merge(&c0, &s0, &batch, false);
+        let m = merge(&c0, &s0, &batch, ALL);
         assert_eq!(
             names(&m.changes),
             vec![
@@ -627,7 +659,7 @@ mod tests {
             DataSource::ShippingLine,
             ev(Milestone::VesselArrived, Place::Pod, 430 * H, true),
         )];
-        let m2 = merge(&m.container, &m.shipment, &slip, false);
+        let m2 = merge(&m.container, &m.shipment, &slip, ALL);
         assert_eq!(
             names(&m2.changes),
             vec![
@@ -639,7 +671,7 @@ mod tests {
         assert_eq!(m2.shipment.pod_original_eta_us, Some(400 * H));
 
         // again: nothing
-        let m3 = merge(&m2.container, &m2.shipment, &slip, false);
+        let m3 = merge(&m2.container, &m2.shipment, &slip, ALL);
         assert!(m3.changes.is_empty());
         assert_eq!(m3.container, m2.container);
     }
@@ -674,7 +706,7 @@ mod tests {
                 },
             ),
         ];
-        let m = merge(&c0, &s0, &batch, false);
+        let m = merge(&c0, &s0, &batch, ALL);
         let n = names(&m.changes);
         assert!(
             n.contains(&"container.pickup_lfd_terminal.changed".to_string()),
@@ -705,7 +737,7 @@ mod tests {
                 Fact::Availability { available: true },
             ),
         ];
-        let m2 = merge(&m.container, &m.shipment, &release, false);
+        let m2 = merge(&m.container, &m.shipment, &release, ALL);
         assert!(rules::ready_for_pickup(&m2.container, false));
         assert!(names(&m2.changes).contains(&"container.transport.available".to_string()));
         // the line's LFD overrides the terminal's even though it is later
@@ -717,7 +749,7 @@ mod tests {
                 at_us: Some(520 * H),
             },
         )];
-        let m3 = merge(&m2.container, &m2.shipment, &line, false);
+        let m3 = merge(&m2.container, &m2.shipment, &line, ALL);
         assert_eq!(rules::coalesced_lfd(&m3.container.lfd, true), Some(520 * H));
     }
 
@@ -733,7 +765,7 @@ mod tests {
                 DataSource::Terminal,
                 Fact::Availability { available: true },
             )],
-            false,
+            ALL,
         );
         let stale = merge(
             &fresh.container,
@@ -743,7 +775,7 @@ mod tests {
                 DataSource::Terminal,
                 Fact::Availability { available: false },
             )],
-            false,
+            ALL,
         );
         assert_eq!(stale.container.available_for_pickup, Some(true));
         assert!(stale.changes.is_empty());
@@ -763,7 +795,7 @@ mod tests {
                     code: Some("Y258".into()),
                 },
             )],
-            false,
+            ALL,
         );
         assert!(
             a.changes
@@ -780,7 +812,7 @@ mod tests {
                     code: Some("W185".into()),
                 },
             )],
-            false,
+            ALL,
         );
         assert_eq!(names(&b.changes), vec!["container.pod_terminal_changed"]);
     }
@@ -861,8 +893,8 @@ mod tests {
         /// Merging the same observations twice emits nothing the second time.
         #[test]
         fn merging_twice_changes_nothing(batch in proptest::collection::vec(arb_obs(), 0..25)) {
-            let m1 = merge(&ContainerState::default(), &ShipmentState::default(), &batch, false);
-            let m2 = merge(&m1.container, &m1.shipment, &batch, false);
+            let m1 = merge(&ContainerState::default(), &ShipmentState::default(), &batch, ALL);
+            let m2 = merge(&m1.container, &m1.shipment, &batch, ALL);
             prop_assert!(m2.changes.is_empty(), "{:?}", m2.changes);
             prop_assert_eq!(m2.container, m1.container);
             prop_assert_eq!(m2.shipment, m1.shipment);
@@ -881,8 +913,8 @@ mod tests {
                 x ^= x << 13; x ^= x >> 7; x ^= x << 17;
                 shuffled.swap(i, (x % (i as u64 + 1)) as usize);
             }
-            let a = merge(&ContainerState::default(), &ShipmentState::default(), &batch, false);
-            let b = merge(&ContainerState::default(), &ShipmentState::default(), &shuffled, false);
+            let a = merge(&ContainerState::default(), &ShipmentState::default(), &batch, ALL);
+            let b = merge(&ContainerState::default(), &ShipmentState::default(), &shuffled, ALL);
             prop_assert_eq!(a, b);
         }
 
@@ -896,7 +928,9 @@ mod tests {
             cuts in proptest::collection::vec(1usize..6, 0..12),
             seed in any::<u64>(),
             inland in any::<bool>(),
+            rail_lfd in any::<bool>(),
         ) {
+            let view = View { inland, rail_lfd };
             let mut order = batch.clone();
             let mut x = seed | 1;
             for i in (1..order.len()).rev() {
@@ -905,12 +939,12 @@ mod tests {
             }
             let mut c = ContainerState::default();
             let mut s = ShipmentState::default();
-            let mut shown = terminal_view(&c, inland);
+            let mut shown = terminal_view(&c, view);
             let mut rest: &[Observation] = &order;
             let mut cut = cuts.iter().cycle();
             while !rest.is_empty() {
                 let n = (*cut.next().unwrap_or(&1)).min(rest.len());
-                let m = merge(&c, &s, &rest[..n], inland);
+                let m = merge(&c, &s, &rest[..n], view);
                 rest = &rest[n..];
                 for change in &m.changes {
                     if let Change::ContainerUpdated { changeset } = change {
@@ -927,16 +961,16 @@ mod tests {
                     prop_assert!(!rules::ready_for_pickup(&c, inland));
                     prop_assert_eq!(shown.get("available_for_pickup"), Some(&json!(false)));
                 }
-                prop_assert_eq!(&shown, &terminal_view(&c, inland));
+                prop_assert_eq!(&shown, &terminal_view(&c, view));
             }
         }
 
         /// A report older than what an attribute already holds never overwrites it.
         #[test]
         fn older_reports_never_win(newer_fact in arb_fact(), older_fact in arb_fact(), t_new in 10i64..20, t_old in 0i64..10) {
-            let first = merge(&ContainerState::default(), &ShipmentState::default(), &[obs(t_new, DataSource::Terminal, newer_fact.clone())], false);
+            let first = merge(&ContainerState::default(), &ShipmentState::default(), &[obs(t_new, DataSource::Terminal, newer_fact.clone())], ALL);
             let same_kind = std::mem::discriminant(&newer_fact) == std::mem::discriminant(&older_fact);
-            let second = merge(&first.container, &first.shipment, &[obs(t_old, DataSource::Terminal, older_fact)], false);
+            let second = merge(&first.container, &first.shipment, &[obs(t_old, DataSource::Terminal, older_fact)], ALL);
             if same_kind && !matches!(newer_fact, Fact::Event(_) | Fact::Lfd { .. }) {
                 prop_assert_eq!(rules::ready_for_pickup(&second.container, false), rules::ready_for_pickup(&first.container, false));
                 prop_assert_eq!(&second.container.holds, &first.container.holds);

@@ -193,6 +193,68 @@ pub fn canonical_hold_name(raw: &str) -> &'static str {
     }
 }
 
+/// Calendar days from `now_us` to the deadline `lfd_us`, both read as dates in the IANA zone
+/// `zone` (UTC when unknown): 0 on the last free day itself, negative once it has passed. The
+/// dates are the zone's, so a deadline at 23:00 local time is "today" there even when UTC has
+/// moved on, and a day of a DST change counts as one day. `now_us` is the clock of the data
+/// (a sandbox or simulator runs its own), not necessarily the wall clock.
+pub fn days_until(lfd_us: i64, zone: Option<&str>, now_us: i64) -> Option<i64> {
+    let tz = zone
+        .and_then(|z| jiff::tz::TimeZone::get(z).ok())
+        .unwrap_or(jiff::tz::TimeZone::UTC);
+    let day = jiff::Timestamp::from_microsecond(lfd_us)
+        .ok()?
+        .to_zoned(tz.clone())
+        .date();
+    let today = jiff::Timestamp::from_microsecond(now_us)
+        .ok()?
+        .to_zoned(tz)
+        .date();
+    Some(i64::from((day - today).get_days()))
+}
+
+/// The zone a container's coalesced LFD is kept in: the inland destination's when the LFD is
+/// the rail carrier's (no line or terminal LFD, and `rail_visible`), else the POD's.
+pub fn lfd_zone<'a>(
+    lfd: &BTreeMap<LfdKind, i64>,
+    rail_visible: bool,
+    pod_zone: Option<&'a str>,
+    destination_zone: Option<&'a str>,
+) -> Option<&'a str> {
+    let rail = rail_visible
+        && !lfd.contains_key(&LfdKind::Line)
+        && !lfd.contains_key(&LfdKind::Terminal)
+        && lfd.contains_key(&LfdKind::Rail);
+    if rail {
+        destination_zone.or(pod_zone)
+    } else {
+        pod_zone
+    }
+}
+
+/// The contract's fee type for a terminal's word: `demurrage` (terminal storage is
+/// demurrage), `extended_dwell_time`, `exam`, `total`, anything else `other`.
+pub fn canonical_fee_type(raw: &str) -> &'static str {
+    let word = raw.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+    match word.as_str() {
+        "demurrage" | "storage" | "terminal_storage" | "port_storage" => "demurrage",
+        "extended_dwell_time" | "extended_dwell" | "dwell" | "dwell_time" | "edt" => {
+            "extended_dwell_time"
+        }
+        "exam" | "exam_fee" | "examination" | "inspection" | "cet" | "vacis" => "exam",
+        "total" | "total_due" => "total",
+        _ => "other",
+    }
+}
+
+/// An ISO 4217 currency code as the contract shows it (three letters, upper case), or `None`
+/// for anything that is not one (such a fee is refused: its amount means nothing).
+pub fn currency_code(raw: &str) -> Option<String> {
+    let code = raw.trim();
+    (code.len() == 3 && code.bytes().all(|b| b.is_ascii_alphabetic()))
+        .then(|| code.to_ascii_uppercase())
+}
+
 /// `current_status` from the container's state; `inland` says whether the shipment moves on
 /// to an inland destination after the POD.
 pub fn current_status(c: &ContainerState, inland: bool) -> ContainerStatus {
@@ -332,6 +394,59 @@ mod tests {
             Some(9),
             "the line wins even when later"
         );
+    }
+
+    fn at(s: &str) -> i64 {
+        crate::time::parse_micros(s).unwrap()
+    }
+
+    #[test]
+    fn days_until_counts_dates_in_the_zone() {
+        let la = Some("America/Los_Angeles");
+        // LFD at 23:00 PDT on the 10th is 06:00 UTC on the 11th: the 10th in Los Angeles
+        let lfd = at("2026-03-11T06:00:00Z");
+        let afternoon = at("2026-03-10T23:30:00Z"); // 16:30 PDT on the 10th
+        assert_eq!(days_until(lfd, la, afternoon), Some(0), "the last free day");
+        assert_eq!(
+            days_until(lfd, None, afternoon),
+            Some(1),
+            "UTC dates differ"
+        );
+        assert_eq!(days_until(lfd, la, at("2026-03-09T20:00:00Z")), Some(1));
+        // overdue
+        assert_eq!(days_until(lfd, la, at("2026-03-13T20:00:00Z")), Some(-3));
+        // across the DST change (8 March 2026 in the US): calendar days, not 24 h blocks
+        let lfd = at("2026-03-09T06:59:00Z"); // 23:59 PDT on the 8th
+        assert_eq!(days_until(lfd, la, at("2026-03-07T08:30:00Z")), Some(1));
+        assert_eq!(days_until(lfd, la, at("2026-03-08T08:30:00Z")), Some(0));
+        // a zone nobody knows counts in UTC
+        assert_eq!(
+            days_until(lfd, Some("Mars/Olympus"), at("2026-03-09T06:00:00Z")),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn a_rail_lfd_counts_in_the_destination_zone() {
+        let mut lfd = BTreeMap::new();
+        lfd.insert(LfdKind::Rail, 1);
+        let (pod, dest) = (Some("America/Los_Angeles"), Some("America/Chicago"));
+        assert_eq!(lfd_zone(&lfd, true, pod, dest), dest);
+        assert_eq!(lfd_zone(&lfd, false, pod, dest), pod);
+        lfd.insert(LfdKind::Terminal, 2);
+        assert_eq!(lfd_zone(&lfd, true, pod, dest), pod);
+    }
+
+    #[test]
+    fn fee_types_and_currencies_follow_the_contract() {
+        assert_eq!(canonical_fee_type("storage"), "demurrage");
+        assert_eq!(canonical_fee_type("Extended Dwell"), "extended_dwell_time");
+        assert_eq!(canonical_fee_type("EXAM"), "exam");
+        assert_eq!(canonical_fee_type("chassis split"), "other");
+        assert_eq!(currency_code("usd").as_deref(), Some("USD"));
+        assert_eq!(currency_code(" EUR ").as_deref(), Some("EUR"));
+        assert_eq!(currency_code("US$"), None);
+        assert_eq!(currency_code("dollars"), None);
     }
 
     #[test]

@@ -197,6 +197,23 @@ pub async fn poll_subject(
             report.changes.insert(id, c);
         }
     }
+    // the shipments' data runs on the carrier's clock (rules that compare it with "now" use it)
+    // (a clock that keeps real time within a minute is the wall clock: nothing to write)
+    if let Some(c) = answer
+        .clock
+        .filter(|c| c.speed != 1.0 || (c.source_us - c.wall_us).abs() > 60_000_000)
+    {
+        subjects::record_clock(
+            db,
+            &subject.scac,
+            &subject.kind,
+            &subject.reference,
+            c.wall_us,
+            c.source_us,
+            c.speed,
+        )
+        .await?;
+    }
     // when to ask again: from where the containers are now
     let after = subjects::targets(db, &subject.scac, &subject.kind, &subject.reference).await?;
     let statuses: Vec<&str> = after.iter().map(|t| t.current_status.as_str()).collect();

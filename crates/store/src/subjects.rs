@@ -158,6 +158,23 @@ pub async fn targets(db: &Db, scac: &str, kind: &str, reference: &str) -> Result
     )
 }
 
+/// Records the clock of a subject's source on every shipment it feeds: at real time
+/// `wall_us` the source said `source_us`, running `speed` source seconds per real second.
+pub async fn record_clock(
+    db: &Db,
+    scac: &str,
+    kind: &str,
+    reference: &str,
+    wall_us: i64,
+    source_us: i64,
+    speed: f64,
+) -> Result<()> {
+    const SQL: &str = "UPDATE shipments SET clock_wall_us = $4, clock_source_us = $5, clock_speed = $6 \
+        WHERE scac = $1 AND tracking_request_id IN (SELECT id FROM tracking_requests WHERE request_number = $3 AND request_type = $2)";
+    on_db!(db, p => sqlx::query(SQL).bind(scac).bind(kind).bind(reference).bind(wall_us).bind(source_us).bind(speed).execute(p).await.map(|_| ())?);
+    Ok(())
+}
+
 /// The subject that feeds a container (through the request that created its shipment).
 pub async fn of_container(
     db: &Db,

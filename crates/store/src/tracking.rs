@@ -1055,12 +1055,24 @@ pub const STOP_AFTER_DAYS: i64 = 56;
 
 /// Stops shipments that arrived more than [`STOP_AFTER_DAYS`] ago (`past_arrival_window`) or
 /// have had no update for that long (`no_updates_at_line`); returns how many were stopped.
-pub async fn stop_stale(db: &Db, now: i64) -> Result<usize> {
-    let cutoff = now - STOP_AFTER_DAYS * 86_400_000_000;
-    const SQL: &str = "SELECT id, account_id, CASE WHEN arrived_us IS NOT NULL AND arrived_us < $1 THEN 'past_arrival_window' ELSE 'no_updates_at_line' END \
-        FROM shipments WHERE tracking_stopped_us IS NULL AND ((arrived_us IS NOT NULL AND arrived_us < $1) OR updated_us < $1) LIMIT 500";
-    let rows: Vec<(Uuid, Uuid, String)> =
-        on_db!(db, p => sqlx::query_as(SQL).bind(cutoff).fetch_all(p).await?);
+/// The arrival is compared with the clock of the shipment's data, not the wall clock: a
+/// sandbox journey's virtual time (it started at its run's start and runs `sandbox_speed`
+/// times faster), or the clock its carrier last showed (`clock_*`, a simulator's runs fast).
+/// "No update" is boxtrack's own time, the wall clock.
+pub async fn stop_stale(db: &Db, now: i64, sandbox_speed: f64) -> Result<usize> {
+    let window = STOP_AFTER_DAYS * 86_400_000_000;
+    let cutoff = now - window;
+    const SQL: &str = "SELECT id, account_id, CASE WHEN arrived_us IS NOT NULL AND arrived_us < data_now - $3 THEN 'past_arrival_window' ELSE 'no_updates_at_line' END FROM ( \
+        SELECT s.id, s.account_id, s.arrived_us, s.updated_us, \
+          CASE WHEN r.started_us IS NOT NULL THEN r.started_us + CAST(($1 - r.started_us) * CAST($4 AS DOUBLE PRECISION) AS BIGINT) \
+               WHEN s.clock_wall_us IS NOT NULL THEN s.clock_source_us + CAST(($1 - s.clock_wall_us) * s.clock_speed AS BIGINT) \
+               ELSE $1 END AS data_now \
+        FROM shipments s LEFT JOIN sandbox_runs r ON r.shipment_id = s.id \
+        WHERE s.tracking_stopped_us IS NULL AND (s.arrived_us IS NOT NULL OR s.updated_us < $2)) AS x \
+        WHERE (arrived_us IS NOT NULL AND arrived_us < data_now - $3) OR updated_us < $2 LIMIT 500";
+    let rows: Vec<(Uuid, Uuid, String)> = on_db!(db, p => sqlx::query_as(SQL)
+        .bind(now).bind(cutoff).bind(window).bind(sandbox_speed.max(1.0))
+        .fetch_all(p).await?);
     for (shipment_id, account_id, reason) in &rows {
         stop_shipment(db, *account_id, *shipment_id, reason).await?;
     }

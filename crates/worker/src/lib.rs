@@ -63,7 +63,7 @@ impl Processor {
     pub async fn tick(&self, now_us: i64) -> Result<usize, StoreError> {
         let handled = self.process_due(now_us).await?;
         let played = playback::play_due(&self.db, now_us, self.speed).await?;
-        let stopped = tracking::stop_stale(&self.db, now_us).await?;
+        let stopped = tracking::stop_stale(&self.db, now_us, self.speed).await?;
         let polled = match &self.upstreams {
             Some(u) => boxtrack_sources::poll::poll_due(&self.db, u, now_us, self.batch).await?,
             None => 0,

@@ -1361,8 +1361,113 @@ async fn tracking_stops_56_days_after_arrival() {
             .json()["meta"]["total"],
         1
     );
-    // 56 days after its (virtual) arrival it stops by itself
-    app.tick_at(start + 602 * 3_600_000_000 + 57 * DAY).await;
+    // 56 days after its arrival on the journey's own clock (an hour a second: 56 days are
+    // 22 real minutes) it stops by itself
+    app.tick_at(start + (602 + 55 * 24) * 1_000_000).await;
+    assert_eq!(
+        app.get("/v2/shipments?filter[tracking_stopped]=false", Some(&key))
+            .await
+            .json()["meta"]["total"],
+        1,
+        "55 virtual days after arrival: still tracked"
+    );
+    app.tick_at(start + (602 + 57 * 24) * 1_000_000).await;
+    let s = app.get("/v2/shipments", Some(&key)).await.json();
+    assert_eq!(
+        s["data"][0]["attributes"]["line_tracking_stopped_reason"],
+        "past_arrival_window"
+    );
+}
+
+/// A shipment fed by a carrier whose clock runs ahead (a simulator) stops 56 days after its
+/// arrival on that clock, not on the wall clock.
+#[tokio::test]
+async fn the_arrival_window_runs_on_the_carriers_clock() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let req = boxtrack_store::tracking::create_request(
+        &app.db,
+        account.id,
+        Plan::Standard,
+        &boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+            request_number: Some("MEDUJ0000009".into()),
+            request_type: Some("bill_of_lading".into()),
+            scac: Some("MSCU".into()),
+            ..Default::default()
+        })
+        .unwrap(),
+        &Default::default(),
+    )
+    .await
+    .unwrap();
+    let now = boxtrack_store::now_us();
+    let arrived = now + 100 * DAY; // the carrier's world is far ahead
+    let ids = boxtrack_store::tracking::finish(
+        &app.db,
+        &req,
+        boxtrack_store::tracking::Outcome::Created {
+            scac: "MSCU".into(),
+            bill_of_lading_number: "MEDUJ0000009".into(),
+            route: Default::default(),
+            containers: vec![boxtrack_store::tracking::NewContainer {
+                number: boxtrack_sources::sandbox::container_number("clock"),
+                observations: vec![Observation {
+                    observed_us: arrived,
+                    source: DataSource::ShippingLine,
+                    fact: Fact::Event(EventFact {
+                        milestone: Milestone::VesselArrived,
+                        estimated: false,
+                        at_us: Some(arrived),
+                        place: Place::Pod,
+                        locode: Some("USLAX".into()),
+                        timezone: None,
+                        terminal: None,
+                        vessel_name: None,
+                        vessel_imo: None,
+                        voyage: None,
+                    }),
+                }],
+            }],
+            scenario: None,
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(ids.len(), 1);
+    boxtrack_store::tracking::stop_stale(&app.db, now, 3600.0)
+        .await
+        .unwrap();
+    let tracked = app
+        .get("/v2/shipments?filter[tracking_stopped]=false", Some(&key))
+        .await
+        .json()["meta"]["total"]
+        .as_u64();
+    assert_eq!(
+        tracked,
+        Some(1),
+        "on the wall clock it has not even arrived"
+    );
+    // the carrier's clock: 57 days after the arrival
+    boxtrack_store::subjects::record_clock(
+        &app.db,
+        "MSCU",
+        "bill_of_lading",
+        "MEDUJ0000009",
+        now,
+        arrived + 57 * DAY,
+        1.0,
+    )
+    .await
+    .unwrap();
+    boxtrack_store::tracking::stop_stale(&app.db, now, 3600.0)
+        .await
+        .unwrap();
+    let tracked = app
+        .get("/v2/shipments?filter[tracking_stopped]=false", Some(&key))
+        .await
+        .json()["meta"]["total"]
+        .as_u64();
+    assert_eq!(tracked, Some(0));
     let s = app.get("/v2/shipments", Some(&key)).await.json();
     assert_eq!(
         s["data"][0]["attributes"]["line_tracking_stopped_reason"],

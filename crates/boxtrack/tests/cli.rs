@@ -1574,5 +1574,12 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         .filter_map(boxtrack_core::time::parse_micros)
         .collect();
     assert!(times.len() >= 5, "{events}");
+    for e in events["data"].as_array().unwrap() {
+        let source = e["attributes"]["data_source"].as_str().unwrap_or("?");
+        assert!(
+            matches!(source, "shipping_line" | "terminal"),
+            "a carrier's and a terminal's events say so: {e}"
+        );
+    }
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
 }

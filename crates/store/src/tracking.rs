@@ -630,6 +630,7 @@ struct StateRow {
     state: Json<ContainerState>,
     shipment_state: Json<ShipmentState>,
     route: Json<Route>,
+    scac: String,
 }
 
 /// The derived columns written with a container's merged state.
@@ -682,7 +683,7 @@ pub async fn apply_batch_in(
         let mut marks = Marks::new(tx.backend());
         let account = marks.one();
         let mut sql = format!(
-            "SELECT c.id, c.shipment_id, c.state, s.state AS shipment_state, s.route FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
+            "SELECT c.id, c.shipment_id, c.state, s.state AS shipment_state, s.route, s.scac FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
             marks.list(chunk.len())
         );
         if matches!(tx, Tx::Postgres(_)) {
@@ -698,6 +699,19 @@ pub async fn apply_batch_in(
         });
         rows.extend(found.into_iter().map(|r| (r.id, r)));
     }
+    // what a sandbox journey reports is the sandbox's, whatever party its script plays
+    let sandbox: std::collections::HashSet<Uuid> = rows
+        .values()
+        .filter(|r| r.scac == boxtrack_core::carriers::SANDBOX_SCAC)
+        .map(|r| r.id)
+        .collect();
+    let label = |container_id: &Uuid, source: &'static str| {
+        if sandbox.contains(container_id) {
+            "sandbox"
+        } else {
+            source
+        }
+    };
     // 2. keep what the sources said, verbatim, per container
     let mut raw: Vec<(Uuid, Uuid, &Observation)> = Vec::new();
     for (container_id, batch) in &batches {
@@ -716,7 +730,7 @@ pub async fn apply_batch_in(
             for (container_id, shipment_id, o) in chunk {
                 let r = boxtrack_core::tracking::raw_view(o);
                 q = q.bind(Uuid::now_v7()).bind(account_id).bind(*container_id).bind(*shipment_id)
-                    .bind(r.data_source).bind(r.event).bind(r.estimated).bind(r.at_us)
+                    .bind(label(container_id, r.data_source)).bind(r.event).bind(r.estimated).bind(r.at_us)
                     .bind(r.locode).bind(r.timezone).bind(r.vessel_name).bind(r.vessel_imo).bind(r.voyage)
                     .bind(Json(*o)).bind(o.observed_us).bind(now);
             }
@@ -861,7 +875,7 @@ pub async fn apply_batch_in(
             for (id, container_id, shipment_id, t) in chunk {
                 q = q.bind(*id).bind(account_id).bind(*container_id).bind(*shipment_id).bind(&t.event).bind(t.at_us)
                     .bind(&t.locode).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
-                    .bind(serde_json::to_value(t.source).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())
+                    .bind(label(container_id, boxtrack_core::tracking::source_name(t.source)))
                     .bind(now);
             }
             q.execute(x).await.map(|_| ())?

@@ -1355,6 +1355,29 @@ async fn tracking_stops_56_days_after_arrival() {
     app.tick_at(start).await;
     // the journey has arrived (virtual hour 602) but stays grounded: still tracked
     app.tick_at(start + 700 * 1_000_000).await;
+    // every event of a sandbox journey says where it really came from
+    let c = app.get("/v2/containers", Some(&key)).await.json();
+    let id = c["data"][0]["id"].as_str().unwrap();
+    for path in ["transport_events", "raw_events"] {
+        let d = app
+            .get(
+                &format!("/v2/containers/{id}/{path}?page[size]=100"),
+                Some(&key),
+            )
+            .await
+            .json();
+        let sources: std::collections::BTreeSet<&str> = d["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["attributes"]["data_source"].as_str().unwrap_or("?"))
+            .collect();
+        assert_eq!(
+            sources.into_iter().collect::<Vec<_>>(),
+            vec!["sandbox"],
+            "{path}"
+        );
+    }
     assert_eq!(
         app.get("/v2/shipments?filter[tracking_stopped]=false", Some(&key))
             .await

@@ -525,15 +525,20 @@ pub struct RawView {
     pub voyage: Option<String>,
 }
 
-/// Flattens an observation for the raw-event list.
-pub fn raw_view(o: &Observation) -> RawView {
-    let data_source = match o.source {
+/// The wire name of a source (`data_source`).
+pub fn source_name(source: DataSource) -> &'static str {
+    match source {
         DataSource::ShippingLine => "shipping_line",
         DataSource::Terminal => "terminal",
         DataSource::Rail => "rail",
         DataSource::Ais => "ais",
         DataSource::Sandbox => "sandbox",
-    };
+    }
+}
+
+/// Flattens an observation for the raw-event list.
+pub fn raw_view(o: &Observation) -> RawView {
+    let data_source = source_name(o.source);
     let mut v = RawView {
         data_source,
         event: String::new(),

@@ -9,6 +9,7 @@ mod custom_fields;
 mod documents;
 mod helpers;
 mod ingest;
+mod journeys;
 mod jsonapi;
 mod mcp;
 mod oauth;

@@ -1388,11 +1388,13 @@ async fn mcp_over_stdio_answers_line_by_line() {
 }
 
 /// At any clock speed the simulator's journeys run to the end: `sim --speed 86400` (a day per
-/// second) and `serve --sim-url`, tracking the simulator's own bills of lading. Every event
-/// the carrier publishes is days ahead of the real clock within seconds, yet none is refused
+/// second) and `serve --sim-url`, tracking the simulator's own bills of lading: one not yet
+/// sailed, one at sea, one with a rail leg (the rail carrier's X12 322 files). Every event the
+/// carrier publishes is days ahead of the real clock within seconds, yet none is refused
 /// (plausibility is judged on the simulator's clock), polls follow its speed, and every
 /// container goes to `empty_returned`; at every step a container that left the terminal is
-/// neither available nor ready for pickup.
+/// neither available nor ready for pickup; each container's milestones are recorded in the
+/// order they happened; and a webhook receiver gets every event of the log, once.
 #[tokio::test]
 async fn a_fast_simulator_runs_its_journeys_to_the_end() {
     let db = boxtrack_testkit::fresh().await;
@@ -1405,12 +1407,35 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
             "Importer",
             "--plan",
             "standard",
+            "--entitlements",
+            "rail_lfd",
             "--rate-limit",
             "default=100000",
             "--json",
         ],
     ));
     let key = customer["api_key"].as_str().unwrap().to_string();
+    let op = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Operator", "--json"],
+    ));
+    ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "update",
+            op["account_id"].as_str().unwrap(),
+            "--operator",
+            "true",
+            "--json",
+        ],
+    ));
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base = format!("http://127.0.0.1:{port}");
     let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
         "sim",
         "--listen",
@@ -1421,21 +1446,62 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         "30",
         "--speed",
         "86400",
+        "--x12-ingest-url",
+        &format!("{base}/v2/ingest/x12"),
+        "--x12-api-key",
+        op["api_key"].as_str().unwrap(),
     ]));
-    let (_server, base, _) = start(
+    let (_server, served, _) = start(
         Command::new(env!("CARGO_BIN_EXE_boxtrack"))
             .args([
                 "serve",
                 "--listen",
-                "127.0.0.1:0",
+                &format!("127.0.0.1:{port}"),
                 "--database-url",
                 &db.url,
                 "--sim-url",
                 &sim_url,
+                "--allow-private-webhook-urls",
             ])
             .env_remove("BOXTRACK_LISTEN"),
     );
+    assert_eq!(served, base);
+    // a webhook receiver for every event
+    let seen: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = Default::default();
+    let store = seen.clone();
+    let hook_app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |body: axum::body::Bytes| {
+            let store = store.clone();
+            async move {
+                if let Ok(v) = serde_json::from_slice::<Value>(&body) {
+                    store.lock().unwrap().push(v);
+                }
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let hook_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook_url = format!("http://{}/hook", hook_listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(hook_listener, hook_app).await });
+
     let http = reqwest::Client::new();
+    let api = |method: reqwest::Method, path: &str| {
+        http.request(method, format!("{base}{path}"))
+            .header("Authorization", format!("Token {key}"))
+    };
+    let r = api(reqwest::Method::POST, "/v2/webhooks")
+        .header("Content-Type", "application/vnd.api+json")
+        .body(
+            serde_json::json!({"data": {"type": "webhook", "attributes": {
+                "url": hook_url, "events": boxtrack_core::webhooks::EVENTS.to_vec()}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+
     let catalog: Value = http
         .get(format!("{sim_url}/sim/v1/catalog"))
         .send()
@@ -1447,7 +1513,6 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
     let now = boxtrack_core::time::parse_micros(catalog["now"].as_str().unwrap()).unwrap();
     let at =
         |b: &Value, k: &str| boxtrack_core::time::parse_micros(b[k].as_str().unwrap()).unwrap();
-    // two journeys without a rail leg: one not yet sailed, one at sea
     let bls = catalog["bills_of_lading"].as_array().unwrap();
     let direct = |b: &&Value| b["destination"].is_null();
     let booked = bls
@@ -1461,11 +1526,12 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         .filter(direct)
         .find(|b| at(b, "departs_at") < now && at(b, "arrives_at") > now + 86_400_000_000)
         .expect("a shipment at sea");
-    let api = |method: reqwest::Method, path: &str| {
-        http.request(method, format!("{base}{path}"))
-            .header("Authorization", format!("Token {key}"))
-    };
-    for b in [booked, sailing] {
+    let by_rail = bls
+        .iter()
+        .filter(|b| !b["destination"].is_null())
+        .find(|b| at(b, "arrives_at") > now + 86_400_000_000)
+        .expect("a shipment with a rail leg, not yet arrived");
+    for b in [booked, sailing, by_rail] {
         let r = api(reqwest::Method::POST, "/v2/tracking_requests")
             .header("Content-Type", "application/vnd.api+json")
             .body(
@@ -1478,8 +1544,15 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
             .unwrap();
         assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
     }
+    let rail_boxes: Vec<&str> = by_rail["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
     let expected = booked["containers"].as_array().unwrap().len()
-        + sailing["containers"].as_array().unwrap().len();
+        + sailing["containers"].as_array().unwrap().len()
+        + rail_boxes.len();
     let mut seen_statuses = std::collections::BTreeSet::new();
     let mut last = Value::Null;
     for _ in 0..1200 {
@@ -1494,7 +1567,7 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         for c in &boxes {
             let a = &c["attributes"];
             let status = a["current_status"].as_str().unwrap_or_default().to_string();
-            if matches!(status.as_str(), "picked_up" | "empty_returned") {
+            if matches!(status.as_str(), "picked_up" | "empty_returned" | "on_rail") {
                 assert_eq!(a["available_for_pickup"], false, "{a}");
                 assert_eq!(a["ready_for_pickup"], false, "{a}");
             }
@@ -1518,7 +1591,7 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
             .all(|c| c["attributes"]["current_status"] == "empty_returned"),
         "every journey ends with the empty returned (statuses seen: {seen_statuses:?}): {last}"
     );
-    for s in ["on_ship", "empty_returned"] {
+    for s in ["on_ship", "on_rail", "empty_returned"] {
         assert!(seen_statuses.contains(s), "{seen_statuses:?}");
     }
     // nothing refused: the events were judged on the simulator's clock
@@ -1537,8 +1610,7 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
             assert!(a["data_age_seconds"].as_i64().unwrap_or(-1) >= 0, "{a}");
         }
     }
-    // the shipments know their vessel, and the events of a container come in the order they
-    // happened
+    // the shipments know their vessel and times
     let ships: Value = api(reqwest::Method::GET, "/v2/shipments")
         .send()
         .await
@@ -1549,37 +1621,155 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
     for s in ships["data"].as_array().unwrap() {
         let a = &s["attributes"];
         assert!(a["pod_vessel_name"].is_string(), "{a}");
+        assert!(a["pod_voyage_number"].is_string(), "{a}");
         assert!(a["pod_ata_at"].is_string(), "{a}");
+        assert!(a["pod_original_eta_at"].is_string(), "{a}");
         assert_eq!(
             a["line_tracking_stopped_reason"], "all_containers_terminated",
             "{a}"
         );
     }
-    let id = boxes[0]["id"].as_str().unwrap();
-    let events: Value = api(
-        reqwest::Method::GET,
-        &format!("/v2/containers/{id}/transport_events?page[size]=100"),
-    )
-    .send()
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
-    let times: Vec<i64> = events["data"]
+    // each container's milestones, in the order they were recorded, follow the journey
+    let mut transport_ids = std::collections::BTreeSet::new();
+    for c in boxes {
+        let id = c["id"].as_str().unwrap();
+        let rail = rail_boxes.contains(&c["attributes"]["number"].as_str().unwrap());
+        let events: Value = api(
+            reqwest::Method::GET,
+            &format!("/v2/containers/{id}/transport_events?page[size]=100&sort=created_at"),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+        let list = events["data"].as_array().unwrap();
+        transport_ids.extend(list.iter().map(|e| e["id"].as_str().unwrap().to_string()));
+        let names: Vec<&str> = list
+            .iter()
+            .filter_map(|e| e["attributes"]["event"].as_str())
+            .filter(|e| !e.contains(".estimated.") && !e.contains("pickup_"))
+            .collect();
+        let journey: &[&str] = if rail {
+            &[
+                "container.transport.vessel_arrived",
+                "container.transport.vessel_discharged",
+                "container.transport.rail_loaded",
+                "container.transport.rail_departed",
+                "container.transport.rail_arrived",
+                "container.transport.full_out",
+                "container.transport.empty_in",
+            ]
+        } else {
+            &[
+                "container.transport.vessel_departed",
+                "container.transport.vessel_arrived",
+                "container.transport.vessel_discharged",
+                "container.transport.full_out",
+                "container.transport.empty_in",
+            ]
+        };
+        let mut rest = names.iter();
+        for step in journey {
+            assert!(
+                rest.any(|n| n == step),
+                "{step} out of order or missing: {names:?}"
+            );
+        }
+        for e in list {
+            let source = e["attributes"]["data_source"].as_str().unwrap_or("?");
+            assert!(
+                matches!(source, "shipping_line" | "terminal" | "rail"),
+                "a carrier's, a terminal's and a railroad's events say so: {e}"
+            );
+        }
+        // and in the order they happened by default
+        let happened: Value = api(
+            reqwest::Method::GET,
+            &format!("/v2/containers/{id}/transport_events?page[size]=100"),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+        let times: Vec<i64> = happened["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["attributes"]["timestamp"].as_str())
+            .filter_map(boxtrack_core::time::parse_micros)
+            .collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    }
+    // the receiver gets every event of the log, once
+    let log: Value = api(reqwest::Method::GET, "/v2/events?page[size]=1000")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let mut logged: Vec<String> = log["data"]
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(|e| e["attributes"]["timestamp"].as_str())
-        .filter_map(boxtrack_core::time::parse_micros)
+        .map(|e| e["id"].as_str().unwrap().to_string())
         .collect();
-    assert!(times.len() >= 5, "{events}");
-    for e in events["data"].as_array().unwrap() {
-        let source = e["attributes"]["data_source"].as_str().unwrap_or("?");
-        assert!(
-            matches!(source, "shipping_line" | "terminal"),
-            "a carrier's and a terminal's events say so: {e}"
-        );
+    logged.sort();
+    let mut delivered: Vec<String> = Vec::new();
+    for _ in 0..240 {
+        delivered = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|d| {
+                d["data"]["relationships"]["event"]["data"]["id"]
+                    .as_str()
+                    .or(d["data"]["id"].as_str())
+                    .map(str::to_string)
+            })
+            .collect();
+        if delivered.len() >= logged.len() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
-    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    let received = seen.lock().unwrap().clone();
+    let mut names: Vec<String> = received
+        .iter()
+        .map(|d| {
+            d["data"]["attributes"]["event"]
+                .as_str()
+                .unwrap_or("?")
+                .to_string()
+        })
+        .collect();
+    let mut logged_names: Vec<String> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["attributes"]["event"].as_str().unwrap_or("?").to_string())
+        .collect();
+    names.sort();
+    logged_names.sort();
+    assert_eq!(names, logged_names, "every event of the log delivered once");
+    let delivered_transport: std::collections::BTreeSet<String> = received
+        .iter()
+        .filter(|d| {
+            d["data"]["relationships"]["reference_object"]["data"]["type"] == "transport_event"
+        })
+        .filter_map(|d| {
+            d["data"]["relationships"]["reference_object"]["data"]["id"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(
+        delivered_transport, transport_ids,
+        "every transport event delivered"
+    );
+    assert!(delivered.len() >= logged.len());
 }

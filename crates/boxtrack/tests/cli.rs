@@ -1388,7 +1388,8 @@ async fn mcp_over_stdio_answers_line_by_line() {
 }
 
 /// At any clock speed the simulator's journeys run to the end: `sim --speed 86400` (a day per
-/// second) and `serve --sim-url`, tracking the simulator's own bills of lading: one not yet
+/// second) and `serve --sim-url` (polls, DCSA pushes and X12 files, all on the simulator's
+/// clock), tracking the simulator's own bills of lading: one not yet
 /// sailed, one at sea, one with a rail leg (the rail carrier's X12 322 files). Every event the
 /// carrier publishes is days ahead of the real clock within seconds, yet none is refused
 /// (plausibility is judged on the simulator's clock), polls follow its speed, and every
@@ -1450,6 +1451,11 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         &format!("{base}/v2/ingest/x12"),
         "--x12-api-key",
         op["api_key"].as_str().unwrap(),
+        // and its carriers push their events as they happen, stamped with its clock
+        "--dcsa-push-url",
+        &format!("{base}/v2/ingest/dcsa"),
+        "--dcsa-push-secret",
+        PUSH_SECRET,
     ]));
     let (_server, served, _) = start(
         Command::new(env!("CARGO_BIN_EXE_boxtrack"))
@@ -1461,6 +1467,8 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
                 &db.url,
                 "--sim-url",
                 &sim_url,
+                "--dcsa-push-secret",
+                PUSH_SECRET,
                 "--allow-private-webhook-urls",
             ])
             .env_remove("BOXTRACK_LISTEN"),

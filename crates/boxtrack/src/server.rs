@@ -185,11 +185,22 @@ async fn bind_or_free(wanted: SocketAddr) -> anyhow::Result<TcpListener> {
     }
 }
 
-/// A demo request that is already tracked (a second `demo` in the same folder) is fine.
-fn tracked_once(
-    r: Result<boxtrack_store::tracking::TrackingRequestRow, boxtrack_store::StoreError>,
+/// Tracks a demo request; one that is already tracked (a second `demo` in the same folder) is
+/// fine.
+async fn track_once(
+    db: &Db,
+    account: &boxtrack_store::accounts::Account,
+    request: &boxtrack_core::requests::ValidRequest,
 ) -> anyhow::Result<()> {
-    match r {
+    match boxtrack_store::tracking::create_request(
+        db,
+        account.id,
+        account.plan,
+        request,
+        &Default::default(),
+    )
+    .await
+    {
         Ok(_) | Err(boxtrack_store::StoreError::Duplicate(_)) => Ok(()),
         Err(e) => Err(e.into()),
     }
@@ -269,16 +280,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
             ..Default::default()
         })
         .map_err(|e| anyhow::anyhow!("demo request {number} is invalid: {e:?}"))?;
-        tracked_once(
-            boxtrack_store::tracking::create_request(
-                &db,
-                account.id,
-                account.plan,
-                &request,
-                &Default::default(),
-            )
-            .await,
-        )?;
+        track_once(&db, &account, &request).await?;
     }
     let base = format!("http://{addr}");
     let k = key.expose();
@@ -335,16 +337,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
             ..Default::default()
         })
         .map_err(|e| anyhow::anyhow!("demo request {number} is invalid: {e:?}"))?;
-        tracked_once(
-            boxtrack_store::tracking::create_request(
-                &db,
-                account.id,
-                account.plan,
-                &request,
-                &Default::default(),
-            )
-            .await,
-        )?;
+        track_once(&db, &account, &request).await?;
         upstream_numbers.push(format!("{kind} {number} ({scac})"));
     }
     println!(

@@ -568,6 +568,35 @@ async fn wait_for_attributes(
     attrs
 }
 
+/// A port free now (for a server whose address another process must know before it starts).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The key of a new operator account (it may feed every account's containers, e.g. with X12).
+fn operator_key(db_url: &str) -> String {
+    let op = ok_json(boxtrack(
+        db_url,
+        &["accounts", "create", "--name", "Operator", "--json"],
+    ));
+    ok_json(boxtrack(
+        db_url,
+        &[
+            "accounts",
+            "update",
+            op["account_id"].as_str().unwrap(),
+            "--operator",
+            "true",
+            "--json",
+        ],
+    ));
+    op["api_key"].as_str().unwrap().to_string()
+}
+
 const PUSH_SECRET: &str = "c2ltdWxhdGVkLWNhcnJpZXItcHVzaC1zZWNyZXQtMzJieXRlcw==";
 
 /// `boxtrack sim` and `boxtrack serve` as two processes on loopback: numbers from the catalog
@@ -594,35 +623,11 @@ async fn sim_and_serve_end_to_end() {
         ],
     ));
     let key = customer["api_key"].as_str().unwrap().to_string();
-    let op = ok_json(boxtrack(
-        &db.url,
-        &["accounts", "create", "--name", "Operator", "--json"],
-    ));
-    let op_key = op["api_key"].as_str().unwrap().to_string();
-    ok_json(boxtrack(
-        &db.url,
-        &[
-            "accounts",
-            "update",
-            op["account_id"].as_str().unwrap(),
-            "--operator",
-            "true",
-            "--json",
-        ],
-    ));
+    let op_key = operator_key(&db.url);
     // serve's port is chosen first, so the simulator knows where to send X12
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
-    let ais_port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let ais_addr = format!("127.0.0.1:{ais_port}");
+    let ais_addr = format!("127.0.0.1:{}", free_port());
     let sim_start =
         boxtrack_core::time::format_micros(boxtrack_core::time::now_us() - 30 * 86_400_000_000);
     let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
@@ -1416,26 +1421,8 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         ],
     ));
     let key = customer["api_key"].as_str().unwrap().to_string();
-    let op = ok_json(boxtrack(
-        &db.url,
-        &["accounts", "create", "--name", "Operator", "--json"],
-    ));
-    ok_json(boxtrack(
-        &db.url,
-        &[
-            "accounts",
-            "update",
-            op["account_id"].as_str().unwrap(),
-            "--operator",
-            "true",
-            "--json",
-        ],
-    ));
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let op_key = operator_key(&db.url);
+    let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
         "sim",
@@ -1450,7 +1437,7 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         "--x12-ingest-url",
         &format!("{base}/v2/ingest/x12"),
         "--x12-api-key",
-        op["api_key"].as_str().unwrap(),
+        &op_key,
         // and its carriers push their events as they happen, stamped with its clock
         "--dcsa-push-url",
         &format!("{base}/v2/ingest/dcsa"),

@@ -190,6 +190,18 @@ pub struct Rejected {
     pub event_id: Option<String>,
 }
 
+impl Rejected {
+    /// As a refusal to count (`Upstreams::refused`): keyed by its `eventID`, or by `scope` and
+    /// its index in the body when it had none.
+    pub fn refusal(&self, scope: &str) -> (String, &'static str, String) {
+        let key = self
+            .event_id
+            .clone()
+            .unwrap_or_else(|| format!("{scope}#{}", self.index));
+        (key, self.code, self.reason.clone())
+    }
+}
+
 /// What a body held.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct Parsed {

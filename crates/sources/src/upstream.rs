@@ -218,6 +218,28 @@ pub struct Upstreams {
     tokens: Mutex<HashMap<String, TokenSlot>>,
 }
 
+/// The health entry of an upstream, made on first use.
+fn health_of<'a>(
+    h: &'a mut BTreeMap<(String, String), Health>,
+    kind: &str,
+    name: &str,
+    url: &str,
+    auth: &str,
+) -> &'a mut Health {
+    let e = h
+        .entry((kind.to_string(), name.to_string()))
+        .or_insert_with(|| Health {
+            kind: kind.into(),
+            name: name.into(),
+            url: url.into(),
+            ..Health::default()
+        });
+    if e.auth.is_empty() {
+        e.auth = auth.into();
+    }
+    e
+}
+
 /// The clock an answer carried: its `Date` (the upstream's own time) and, from a simulator,
 /// `Sim-Clock-Speed`; without a readable `Date` the wall clock.
 fn clock_of(headers: &reqwest::header::HeaderMap, wall_us: i64) -> SourceClock {
@@ -361,14 +383,7 @@ impl Upstreams {
             tracing::warn!(source = %format!("{kind}:{name}"), reference, code, reason = %reason, "refused an upstream record");
         }
         let mut h = self.health.lock().unwrap_or_else(|e| e.into_inner());
-        let e = h
-            .entry((kind.to_string(), name.to_string()))
-            .or_insert_with(|| Health {
-                kind: kind.into(),
-                name: name.into(),
-                url: url.into(),
-                ..Health::default()
-            });
+        let e = health_of(&mut h, kind, name, url, "");
         for (_, code, reason) in &fresh {
             *e.refused.entry((*code).to_string()).or_insert(0) += 1;
             e.refused_samples.push_back(RefusedSample {
@@ -412,15 +427,7 @@ impl Upstreams {
     ) {
         let now = boxtrack_core::time::now_us();
         let mut h = self.health.lock().unwrap_or_else(|e| e.into_inner());
-        let e = h
-            .entry((kind.to_string(), name.to_string()))
-            .or_insert_with(|| Health {
-                kind: kind.into(),
-                name: name.into(),
-                url: ep.url.clone(),
-                auth: ep.auth.scheme().into(),
-                ..Health::default()
-            });
+        let e = health_of(&mut h, kind, name, &ep.url, ep.auth.scheme());
         if clock.is_some() {
             e.clock = clock;
         }
@@ -700,17 +707,8 @@ impl Upstreams {
         );
         match &result {
             Ok(a) => {
-                let items: Vec<(String, &str, String)> = a
-                    .rejected
-                    .iter()
-                    .map(|r| {
-                        let key = r
-                            .event_id
-                            .clone()
-                            .unwrap_or_else(|| format!("#{}", r.index));
-                        (key, r.code, r.reason.clone())
-                    })
-                    .collect();
+                let items: Vec<(String, &str, String)> =
+                    a.rejected.iter().map(|r| r.refusal("")).collect();
                 self.refused("dcsa", scac, &ep.url, reference, &items, true);
             }
             Err(UpstreamError::Malformed { reason, .. }) => {

@@ -121,13 +121,7 @@ pub async fn dcsa(
             let items: Vec<(String, &str, String)> = report
                 .refused
                 .iter()
-                .map(|r| {
-                    let key = r
-                        .event_id
-                        .clone()
-                        .unwrap_or_else(|| format!("{now}#{}", r.index));
-                    (key, r.code, r.reason.clone())
-                })
+                .map(|r| r.refusal(&now.to_string()))
                 .collect();
             state.upstreams.refused(
                 "dcsa_push",

@@ -293,3 +293,53 @@ impl TestApp {
         id
     }
 }
+
+/// Tracks bill of lading `number` (MSCU) for `account` as if the carrier had answered with
+/// `containers`: the request is created and finished, as the worker does; its id.
+pub async fn resolve_bill_of_lading(
+    db: &Db,
+    account: uuid::Uuid,
+    number: &str,
+    containers: Vec<boxtrack_store::tracking::NewContainer>,
+) -> uuid::Uuid {
+    use boxtrack_store::tracking;
+    let req = tracking::create_request(
+        db,
+        account,
+        Plan::Standard,
+        &boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+            request_number: Some(number.into()),
+            request_type: Some("bill_of_lading".into()),
+            scac: Some("MSCU".into()),
+            ..Default::default()
+        })
+        .unwrap(),
+        &Default::default(),
+    )
+    .await
+    .unwrap();
+    tracking::finish(
+        db,
+        &req,
+        tracking::Outcome::Created {
+            scac: "MSCU".into(),
+            bill_of_lading_number: number.into(),
+            route: Default::default(),
+            containers,
+            scenario: None,
+        },
+    )
+    .await
+    .unwrap();
+    req.id
+}
+
+/// `n` containers with sandbox-made numbers (`fill{offset}` …), nothing known about them.
+pub fn blank_containers(n: usize, offset: usize) -> Vec<boxtrack_store::tracking::NewContainer> {
+    (0..n)
+        .map(|i| boxtrack_store::tracking::NewContainer {
+            number: boxtrack_sources::sandbox::container_number(&format!("fill{}", i + offset)),
+            observations: vec![],
+        })
+        .collect()
+}

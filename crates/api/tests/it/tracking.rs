@@ -886,40 +886,13 @@ async fn stop_and_resume_tracking_and_the_free_plan_limit() {
     );
 
     // fill the free plan to 10 active containers, then a new request is refused
-    let req = boxtrack_store::tracking::create_request(
+    crate::helpers::resolve_bill_of_lading(
         &app.db,
         account.id,
-        Plan::Standard,
-        &boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
-            request_number: Some("MEDUJ0000001".into()),
-            request_type: Some("bill_of_lading".into()),
-            scac: Some("MSCU".into()),
-            ..Default::default()
-        })
-        .unwrap(),
-        &Default::default(),
+        "MEDUJ0000001",
+        crate::helpers::blank_containers(9, 0),
     )
-    .await
-    .unwrap();
-    let containers = (0..9)
-        .map(|i| boxtrack_store::tracking::NewContainer {
-            number: boxtrack_sources::sandbox::container_number(&format!("fill{i}")),
-            observations: vec![],
-        })
-        .collect();
-    boxtrack_store::tracking::finish(
-        &app.db,
-        &req,
-        boxtrack_store::tracking::Outcome::Created {
-            scac: "MSCU".into(),
-            bill_of_lading_number: "MEDUJ0000001".into(),
-            route: Default::default(),
-            containers,
-            scenario: None,
-        },
-    )
-    .await
-    .unwrap();
+    .await;
     let r = app
         .post(
             "/v2/tracking_requests",
@@ -1408,55 +1381,33 @@ async fn tracking_stops_56_days_after_arrival() {
 async fn the_arrival_window_runs_on_the_carriers_clock() {
     let app = TestApp::spawn().await;
     let (account, key) = app.account().await;
-    let req = boxtrack_store::tracking::create_request(
-        &app.db,
-        account.id,
-        Plan::Standard,
-        &boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
-            request_number: Some("MEDUJ0000009".into()),
-            request_type: Some("bill_of_lading".into()),
-            scac: Some("MSCU".into()),
-            ..Default::default()
-        })
-        .unwrap(),
-        &Default::default(),
-    )
-    .await
-    .unwrap();
     let now = boxtrack_store::now_us();
     let arrived = now + 100 * DAY; // the carrier's world is far ahead
-    let ids = boxtrack_store::tracking::finish(
+    crate::helpers::resolve_bill_of_lading(
         &app.db,
-        &req,
-        boxtrack_store::tracking::Outcome::Created {
-            scac: "MSCU".into(),
-            bill_of_lading_number: "MEDUJ0000009".into(),
-            route: Default::default(),
-            containers: vec![boxtrack_store::tracking::NewContainer {
-                number: boxtrack_sources::sandbox::container_number("clock"),
-                observations: vec![Observation {
-                    observed_us: arrived,
-                    source: DataSource::ShippingLine,
-                    fact: Fact::Event(EventFact {
-                        milestone: Milestone::VesselArrived,
-                        estimated: false,
-                        at_us: Some(arrived),
-                        place: Place::Pod,
-                        locode: Some("USLAX".into()),
-                        timezone: None,
-                        terminal: None,
-                        vessel_name: None,
-                        vessel_imo: None,
-                        voyage: None,
-                    }),
-                }],
+        account.id,
+        "MEDUJ0000009",
+        vec![boxtrack_store::tracking::NewContainer {
+            number: boxtrack_sources::sandbox::container_number("clock"),
+            observations: vec![Observation {
+                observed_us: arrived,
+                source: DataSource::ShippingLine,
+                fact: Fact::Event(EventFact {
+                    milestone: Milestone::VesselArrived,
+                    estimated: false,
+                    at_us: Some(arrived),
+                    place: Place::Pod,
+                    locode: Some("USLAX".into()),
+                    timezone: None,
+                    terminal: None,
+                    vessel_name: None,
+                    vessel_imo: None,
+                    voyage: None,
+                }),
             }],
-            scenario: None,
-        },
+        }],
     )
-    .await
-    .unwrap();
-    assert_eq!(ids.len(), 1);
+    .await;
     boxtrack_store::tracking::stop_stale(&app.db, now, 3600.0)
         .await
         .unwrap();
@@ -1841,47 +1792,12 @@ async fn the_plan_limit_holds_when_a_request_resolves() {
     let app = TestApp::spawn().await;
     let (account, key) = app.account_with(Plan::Free, &[], Limits::default()).await;
     let resolve = |number: &'static str, n: usize, offset: usize| {
-        let db = app.db.clone();
-        async move {
-            let req = boxtrack_store::tracking::create_request(
-                &db,
-                account.id,
-                Plan::Free,
-                &boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
-                    request_number: Some(number.into()),
-                    request_type: Some("bill_of_lading".into()),
-                    scac: Some("MSCU".into()),
-                    ..Default::default()
-                })
-                .unwrap(),
-                &Default::default(),
-            )
-            .await
-            .unwrap();
-            let containers = (0..n)
-                .map(|i| boxtrack_store::tracking::NewContainer {
-                    number: boxtrack_sources::sandbox::container_number(&format!(
-                        "fill{}",
-                        i + offset
-                    )),
-                    observations: vec![],
-                })
-                .collect();
-            boxtrack_store::tracking::finish(
-                &db,
-                &req,
-                boxtrack_store::tracking::Outcome::Created {
-                    scac: "MSCU".into(),
-                    bill_of_lading_number: number.into(),
-                    route: Default::default(),
-                    containers,
-                    scenario: None,
-                },
-            )
-            .await
-            .unwrap();
-            req.id
-        }
+        crate::helpers::resolve_bill_of_lading(
+            &app.db,
+            account.id,
+            number,
+            crate::helpers::blank_containers(n, offset),
+        )
     };
     resolve("MEDUJ0000001", 9, 0).await;
     let over = resolve("MEDUJ0000002", 3, 100).await;

@@ -597,6 +597,31 @@ fn operator_key(db_url: &str) -> String {
     op["api_key"].as_str().unwrap().to_string()
 }
 
+/// `boxtrack serve` on `port` against a simulator, taking its DCSA pushes, with `extra` flags.
+fn serve_sim(
+    port: u16,
+    db_url: &str,
+    sim_url: &str,
+    extra: &[&str],
+) -> (Running, String, Vec<String>) {
+    start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--database-url",
+                db_url,
+                "--sim-url",
+                sim_url,
+                "--dcsa-push-secret",
+                PUSH_SECRET,
+            ])
+            .args(extra)
+            .env_remove("BOXTRACK_LISTEN"),
+    )
+}
+
 const PUSH_SECRET: &str = "c2ltdWxhdGVkLWNhcnJpZXItcHVzaC1zZWNyZXQtMzJieXRlcw==";
 
 /// `boxtrack sim` and `boxtrack serve` as two processes on loopback: numbers from the catalog
@@ -658,23 +683,7 @@ async fn sim_and_serve_end_to_end() {
         "--ais-listen",
         &ais_addr,
     ]));
-    let (_server, served, _) = start(
-        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
-            .args([
-                "serve",
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-                "--database-url",
-                &db.url,
-                "--sim-url",
-                &sim_url,
-                "--dcsa-push-secret",
-                PUSH_SECRET,
-                "--ais-feed",
-                &ais_addr,
-            ])
-            .env_remove("BOXTRACK_LISTEN"),
-    );
+    let (_server, served, _) = serve_sim(port, &db.url, &sim_url, &["--ais-feed", &ais_addr]);
     assert_eq!(served, base);
     let http = reqwest::Client::new();
     let catalog: Value = http
@@ -1444,22 +1453,8 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         "--dcsa-push-secret",
         PUSH_SECRET,
     ]));
-    let (_server, served, _) = start(
-        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
-            .args([
-                "serve",
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-                "--database-url",
-                &db.url,
-                "--sim-url",
-                &sim_url,
-                "--dcsa-push-secret",
-                PUSH_SECRET,
-                "--allow-private-webhook-urls",
-            ])
-            .env_remove("BOXTRACK_LISTEN"),
-    );
+    let (_server, served, _) =
+        serve_sim(port, &db.url, &sim_url, &["--allow-private-webhook-urls"]);
     assert_eq!(served, base);
     // a webhook receiver for every event
     let seen: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = Default::default();

@@ -427,6 +427,71 @@ async fn demo_prints_a_working_key_and_moves_off_a_taken_port() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Every journey the demo tracks reaches its last state: the sandbox's scripted ones and the
+/// simulator's (polled, with the rail carrier's X12), here at 100 simulated hours a second.
+#[tokio::test]
+async fn the_demo_journeys_reach_their_last_state() {
+    let dir = boxtrack_testkit::temp_dir("boxtrack-demo-end");
+    let (_demo, base, lines) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .current_dir(&dir)
+            .args([
+                "demo",
+                "--listen",
+                "127.0.0.1:0",
+                "--sandbox-speed",
+                "360000",
+            ])
+            .env_remove("BOXTRACK_DATABASE_URL"),
+    );
+    let key = lines
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("API key:"))
+        .map(|k| k.trim().to_string())
+        .expect("the demo prints its API key");
+    let client = reqwest::Client::new();
+    let mut last = Value::Null;
+    let done = |c: &Value| {
+        matches!(
+            c["attributes"]["current_status"].as_str(),
+            Some("empty_returned" | "picked_up")
+        )
+    };
+    for _ in 0..600 {
+        last = client
+            .get(format!("{base}/v2/containers?page[size]=100"))
+            .header("Authorization", format!("Token {key}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let boxes = last["data"].as_array().cloned().unwrap_or_default();
+        if boxes.len() >= 7 && boxes.iter().all(done) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    let boxes = last["data"].as_array().unwrap();
+    assert!(boxes.len() >= 7, "{last}");
+    let stuck: Vec<String> = boxes
+        .iter()
+        .filter(|c| !done(c))
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["attributes"]["number"], c["attributes"]["current_status"]
+            )
+        })
+        .collect();
+    assert!(stuck.is_empty(), "journeys that did not end: {stuck:?}");
+    for c in boxes {
+        assert_eq!(c["attributes"]["ready_for_pickup"], false, "{c}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Reading accounts or keys of a SQLite file that does not exist says so and creates nothing.
 #[test]
 fn administration_on_a_missing_database_creates_nothing() {

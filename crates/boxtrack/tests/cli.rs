@@ -1626,6 +1626,19 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
                 assert_eq!(a["available_for_pickup"], false, "{a}");
                 assert_eq!(a["ready_for_pickup"], false, "{a}");
             }
+            if matches!(status.as_str(), "available" | "not_available") {
+                // at the terminal: its feed has spoken, and ready means released with no hold
+                assert_eq!(a["availability_known"], true, "{a}");
+                let held = a["holds_at_pod_terminal"]
+                    .as_array()
+                    .is_some_and(|h| h.iter().any(|h| h["status"] == "hold"));
+                assert_eq!(
+                    a["ready_for_pickup"],
+                    a["available_for_pickup"] == true && !held,
+                    "{a}"
+                );
+                assert_eq!(a["ready_for_pickup"], status == "available", "{a}");
+            }
             seen_statuses.insert(status);
         }
         last = doc;
@@ -1673,11 +1686,33 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         .json()
         .await
         .unwrap();
+    assert_eq!(ships["data"].as_array().unwrap().len(), 3, "{ships}");
     for s in ships["data"].as_array().unwrap() {
         let a = &s["attributes"];
-        assert!(a["pod_vessel_name"].is_string(), "{a}");
+        // what the simulator's world says this journey was
+        let truth = [booked, sailing, by_rail]
+            .into_iter()
+            .find(|b| b["number"] == a["bill_of_lading_number"])
+            .expect("a tracked bill of lading");
+        assert_eq!(a["pod_vessel_name"], truth["vessel"], "{a}");
+        assert_eq!(a["pod_vessel_imo"], truth["vessel_imo"], "{a}");
+        // to the minute: X12 status files carry HHMM, and the latest report wins
+        let minute = |v: &Value| v.as_str().map(|t| t[..16].to_string());
+        assert_eq!(
+            minute(&a["pol_atd_at"]),
+            minute(&truth["departs_at"]),
+            "{a}"
+        );
+        assert_eq!(
+            minute(&a["pod_ata_at"]),
+            minute(&truth["arrives_at"]),
+            "{a}"
+        );
+        assert_eq!(
+            a["port_of_discharge_locode"], truth["port_of_discharge"],
+            "{a}"
+        );
         assert!(a["pod_voyage_number"].is_string(), "{a}");
-        assert!(a["pod_ata_at"].is_string(), "{a}");
         assert!(a["pod_original_eta_at"].is_string(), "{a}");
         assert_eq!(
             a["line_tracking_stopped_reason"], "all_containers_terminated",
@@ -1689,6 +1724,22 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
     for c in boxes {
         let id = c["id"].as_str().unwrap();
         let rail = rail_boxes.contains(&c["attributes"]["number"].as_str().unwrap());
+        let a = &c["attributes"];
+        assert!(a["pod_discharged_at"].is_string(), "{a}");
+        assert!(a["empty_terminated_at"].is_string(), "{a}");
+        if rail {
+            assert_eq!(a["pod_rail_carrier_scac"], by_rail["rail_carrier"], "{a}");
+            assert!(a["pod_rail_loaded_at"].is_string(), "{a}");
+            assert!(a["ind_ata_at"].is_string(), "{a}");
+            assert!(a["final_destination_full_out_at"].is_string(), "{a}");
+        } else {
+            assert!(a["pod_full_out_at"].is_string(), "{a}");
+            assert!(
+                !c["relationships"]["pod_terminal"]["data"].is_null()
+                    || a["pod_terminal"].is_null(),
+                "{c}"
+            );
+        }
         let events: Value = api(
             reqwest::Method::GET,
             &format!("/v2/containers/{id}/transport_events?page[size]=100&sort=created_at"),

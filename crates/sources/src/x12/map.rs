@@ -320,6 +320,11 @@ pub fn map(m: &StatusMessage, observed_us: i64) -> Mapped {
         _ => None,
     };
     match (event, m.status.as_str()) {
+        // a rail arrival at the route's inland destination is the arrival there (ind_ata_at)
+        (Some((ms @ Milestone::RailArrived, est, p)), _) if place == Some(Place::Inland) => {
+            cx.event(ms, est, p, loc, &m.at);
+            cx.event(Milestone::ArrivedAtInlandDestination, est, p, loc, &m.at);
+        }
         (Some((ms, est, p)), _) => cx.event(ms, est, p, loc, &m.at),
         (None, "NF" | "FT") => {
             let zone = locode.and_then(zone_of_locode);
@@ -582,6 +587,17 @@ mod tests {
                 at_us: Some(_)
             }
         )));
+
+        // a rail arrival at the inland destination (R4*7) is also the arrival there
+        let ar_text = include_str!("../../../../fixtures/x12/322/004010_322_hamsud_3_NF.edi")
+            .replace("Q5*NF*", "Q5*AR*");
+        let ar = &mapped(&ar_text)[0];
+        let names: Vec<String> = events(ar).into_iter().map(|e| e.0).collect();
+        assert!(names.contains(&"rail_arrived".to_string()), "{names:?}");
+        assert!(
+            names.contains(&"arrived_at_inland_destination".to_string()),
+            "{names:?}"
+        );
 
         let al = &mapped(include_str!(
             "../../../../fixtures/x12/322/004010_322_hamsud_4_AL.edi"

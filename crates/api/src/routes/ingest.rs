@@ -59,6 +59,27 @@ pub async fn x12(
         containers_of: (!caller.account.operator).then_some(caller.account.id),
     };
     let report = ingest::x12(&state.db, scope, "api", text, boxtrack_store::now_us()).await?;
+    // refused parts count in the source health of the sender, like refused DCSA events
+    let refused: Vec<(String, &str, String)> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity == boxtrack_sources::x12::Severity::Error)
+        .map(|f| {
+            (
+                format!("{}:{}", report.payload_id, f.segment_position),
+                "x12_refused",
+                f.to_string(),
+            )
+        })
+        .collect();
+    state.upstreams.refused(
+        "x12",
+        "ingest",
+        "POST /v2/ingest/x12",
+        &report.payload_id.to_string(),
+        &refused,
+        report.status == "partial",
+    );
     if report.status == "rejected" {
         let mut err: Option<ApiError> = None;
         let errors: Vec<&boxtrack_sources::x12::Finding> = report

@@ -208,6 +208,27 @@ async fn bad_files_are_refused_with_the_segment_and_kept_as_payloads() {
         )
         .await;
     assert_error(&r, 400);
+    // the refused parts count in source health, without naming the sender
+    let sources = app.get("/v2/sources", Some(&key)).await.json();
+    let x12 = sources["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["attributes"]["kind"] == "x12")
+        .expect("x12 in /v2/sources");
+    assert!(
+        x12["attributes"]["refused"]["x12_refused"]
+            .as_u64()
+            .unwrap()
+            >= 3,
+        "{x12}"
+    );
+    assert!(
+        !x12["attributes"]["refused_samples"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[tokio::test]

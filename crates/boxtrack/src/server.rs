@@ -94,6 +94,7 @@ fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
         tokio::spawn(boxtrack_sources::ais::follow(
             app.db.clone(),
             feed.clone(),
+            Some(app.upstreams.clone()),
             shutdown.clone(),
         ));
     }

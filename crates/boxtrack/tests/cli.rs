@@ -492,6 +492,88 @@ async fn the_demo_journeys_reach_their_last_state() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A sentence refused on an AIS feed is counted in source health, by reason.
+#[tokio::test]
+async fn refused_ais_sentences_are_counted() {
+    let db = boxtrack_testkit::fresh().await;
+    let key = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Ops", "--json"],
+    ))["api_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let sample = std::fs::read_to_string(format!(
+        "{}/../../fixtures/ais/sample.aivdm",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let good = sample
+        .lines()
+        .find(|l| l.starts_with('!'))
+        .unwrap()
+        .to_string();
+    // the same sentence with its checksum broken
+    let bad = format!("{}00", &good[..good.len() - 2]);
+    let feed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let feed_addr = feed.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        while let Ok((mut s, _)) = feed.accept().await {
+            let _ = s.write_all(format!("{good}\r\n{bad}\r\n").as_bytes()).await;
+            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+        }
+    });
+    let (_server, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &db.url,
+                "--ais-feed",
+                &feed_addr,
+            ])
+            .env_remove("BOXTRACK_LISTEN"),
+    );
+    let http = reqwest::Client::new();
+    let mut ais = Value::Null;
+    for _ in 0..80 {
+        let sources: Value = http
+            .get(format!("{base}/v2/sources"))
+            .header("Authorization", format!("Token {key}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if let Some(a) = sources["data"]
+            .as_array()
+            .and_then(|d| d.iter().find(|s| s["attributes"]["kind"] == "ais"))
+        {
+            ais = a["attributes"].clone();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert_eq!(ais["refused"]["ais_checksum"], 1, "{ais}");
+    assert_eq!(ais["refused_samples"][0]["reason"], "ais_checksum", "{ais}");
+    let metrics = http
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("boxtrack_upstream_refused_total{kind=\"ais\""),
+        "{metrics}"
+    );
+}
+
 /// Reading accounts or keys of a SQLite file that does not exist says so and creates nothing.
 #[test]
 fn administration_on_a_missing_database_creates_nothing() {

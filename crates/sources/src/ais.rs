@@ -598,6 +598,10 @@ pub struct AisReport {
     pub errors: usize,
     /// Lines that were not AIS (GPS sentences, comments).
     pub skipped: usize,
+    /// The refused sentences as refusals to count (`Upstreams::refused`): the sentence, a
+    /// reason code (`ais_checksum`, `ais_malformed`) and the reason.
+    #[serde(skip)]
+    pub refused: Vec<(String, &'static str, String)>,
 }
 
 /// Decodes lines and stores what they say (latest per vessel), received at `at_us`.
@@ -654,7 +658,14 @@ pub async fn ingest_lines<'a>(
                 }
             }
             Err(AisError::NotAis) => report.skipped += 1,
-            Err(_) => report.errors += 1,
+            Err(e) => {
+                report.errors += 1;
+                let code = match e {
+                    AisError::Checksum { .. } => "ais_checksum",
+                    _ => "ais_malformed",
+                };
+                report.refused.push((line.to_string(), code, e.to_string()));
+            }
         }
     }
     report.positions = positions.len();
@@ -670,6 +681,7 @@ pub async fn ingest_lines<'a>(
 pub async fn follow(
     db: boxtrack_store::Db,
     addr: String,
+    upstreams: Option<std::sync::Arc<crate::upstream::Upstreams>>,
     shutdown: tokio_util::sync::CancellationToken,
 ) {
     use tokio::io::AsyncBufReadExt;
@@ -689,8 +701,14 @@ pub async fn follow(
                         _ = tick.tick() => {
                             if !batch.is_empty() {
                                 let now = boxtrack_core::time::now_us();
-                                if let Err(e) = ingest_lines(&db, &mut decoder, batch.iter().map(String::as_str), now).await {
-                                    tracing::error!(error = %e, "storing AIS positions failed");
+                                match ingest_lines(&db, &mut decoder, batch.iter().map(String::as_str), now).await {
+                                    Ok(r) => {
+                                        // refused sentences count in the feed's source health
+                                        if let Some(u) = &upstreams {
+                                            u.refused("ais", &addr, &addr, "feed", &r.refused, false);
+                                        }
+                                    }
+                                    Err(e) => tracing::error!(error = %e, "storing AIS positions failed"),
                                 }
                                 batch.clear();
                             }

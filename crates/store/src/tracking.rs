@@ -722,8 +722,9 @@ pub async fn apply_batch_in(
     }
     for chunk in raw.chunks(CHUNK / 2) {
         let sql = format!(
-            "INSERT INTO raw_events (id, account_id, container_id, shipment_id, data_source, event, estimated, at_us, locode, timezone, vessel_name, vessel_imo, voyage, original, observed_us, created_us) VALUES {}",
-            Marks::new(tx.backend()).rows(chunk.len(), 16)
+            "INSERT INTO raw_events (id, account_id, container_id, shipment_id, data_source, event, estimated, at_us, locode, timezone, vessel_name, vessel_imo, voyage, original, observed_us, created_us, observation_key) VALUES {} \
+             ON CONFLICT (container_id, observation_key) DO NOTHING",
+            Marks::new(tx.backend()).rows(chunk.len(), 17)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -732,7 +733,8 @@ pub async fn apply_batch_in(
                 q = q.bind(Uuid::now_v7()).bind(account_id).bind(*container_id).bind(*shipment_id)
                     .bind(label(container_id, r.data_source)).bind(r.event).bind(r.estimated).bind(r.at_us)
                     .bind(r.locode).bind(r.timezone).bind(r.vessel_name).bind(r.vessel_imo).bind(r.voyage)
-                    .bind(Json(*o)).bind(o.observed_us).bind(now);
+                    .bind(Json(*o)).bind(o.observed_us).bind(now)
+                    .bind(boxtrack_core::tracking::observation_key(o));
             }
             q.execute(x).await.map(|_| ())?
         });

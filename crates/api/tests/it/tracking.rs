@@ -790,6 +790,51 @@ async fn rail_lfd_needs_its_entitlement() {
     }
 }
 
+/// A source asked again answers with the same events again: each is kept once.
+#[tokio::test]
+async fn raw_events_are_kept_once_however_often_they_are_fetched() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let (container, _) = one_container(&app, &key).await;
+    let cid = uuid::Uuid::parse_str(&container).unwrap();
+    let before = app
+        .get(
+            &format!("/v2/containers/{container}/raw_events"),
+            Some(&key),
+        )
+        .await
+        .json()["meta"]["total"]
+        .as_u64()
+        .unwrap();
+    let batch = vec![
+        Observation {
+            observed_us: 7,
+            source: DataSource::Terminal,
+            fact: Fact::Availability { available: true },
+        },
+        Observation {
+            observed_us: 7,
+            source: DataSource::Terminal,
+            fact: Fact::Holds { holds: vec![] },
+        },
+    ];
+    for _ in 0..3 {
+        boxtrack_store::tracking::apply(&app.db, account.id, cid, &batch)
+            .await
+            .unwrap();
+    }
+    let after = app
+        .get(
+            &format!("/v2/containers/{container}/raw_events"),
+            Some(&key),
+        )
+        .await
+        .json()["meta"]["total"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(after - before, 2);
+}
+
 /// A terminal's fee words and currency spellings are mapped to the contract's enums.
 #[tokio::test]
 async fn fees_are_shown_in_the_contracts_words() {

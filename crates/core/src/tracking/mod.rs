@@ -525,6 +525,14 @@ pub struct RawView {
     pub voyage: Option<String>,
 }
 
+/// A stable key of what an observation says (hex SHA-256 of its JSON form): the same report
+/// fetched again has the same key.
+pub fn observation_key(o: &Observation) -> String {
+    use sha2::Digest;
+    let json = serde_json::to_vec(o).unwrap_or_default();
+    hex::encode(sha2::Sha256::digest(&json))
+}
+
 /// The wire name of a source (`data_source`).
 pub fn source_name(source: DataSource) -> &'static str {
     match source {

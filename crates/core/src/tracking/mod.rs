@@ -525,12 +525,17 @@ pub struct RawView {
     pub voyage: Option<String>,
 }
 
-/// A stable key of what an observation says (hex SHA-256 of its JSON form): the same report
-/// fetched again has the same key.
-pub fn observation_key(o: &Observation) -> String {
+/// A stable key of what an observation says (the first 8 bytes of the SHA-256 of its JSON
+/// form): the same report fetched again has the same key. Compact, so the index that keeps
+/// each report once per container stays small; two different reports of one container share
+/// a key with a chance of about n²/2⁶⁵ for n reports.
+pub fn observation_key(o: &Observation) -> i64 {
     use sha2::Digest;
     let json = serde_json::to_vec(o).unwrap_or_default();
-    hex::encode(sha2::Sha256::digest(&json))
+    let digest = sha2::Sha256::digest(&json);
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    i64::from_be_bytes(first)
 }
 
 /// The wire name of a source (`data_source`).

@@ -186,6 +186,67 @@ pub async fn containers_of(
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(shipment_id).bind(account_id).fetch_all(p).await?))
 }
 
+/// Shipments of an account by id, in one query (a page's related shipments).
+pub async fn shipments_by_id(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, ShipmentRow>> {
+    let mut out = std::collections::HashMap::new();
+    let mut ids: Vec<Uuid> = ids.to_vec();
+    ids.sort();
+    ids.dedup();
+    for chunk in ids.chunks(500) {
+        let mut marks = crate::sql::Marks::new(db.backend());
+        let account = marks.one();
+        let sql = format!(
+            "SELECT {SHIPMENT_COLUMNS} FROM shipments WHERE account_id = {account} AND id IN ({})",
+            marks.list(chunk.len())
+        );
+        let rows: Vec<ShipmentRow> = on_db!(db, p => {
+            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(account_id);
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            q.fetch_all(p).await?
+        });
+        out.extend(rows.into_iter().map(|r| (r.id, r)));
+    }
+    Ok(out)
+}
+
+/// The containers of many shipments of an account, in one query, each shipment's oldest first.
+pub async fn containers_of_many(
+    db: &Db,
+    account_id: Uuid,
+    shipment_ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, Vec<ContainerRow>>> {
+    let mut out: std::collections::HashMap<Uuid, Vec<ContainerRow>> =
+        std::collections::HashMap::new();
+    let mut ids: Vec<Uuid> = shipment_ids.to_vec();
+    ids.sort();
+    ids.dedup();
+    for chunk in ids.chunks(500) {
+        let mut marks = crate::sql::Marks::new(db.backend());
+        let account = marks.one();
+        let sql = format!(
+            "SELECT {CONTAINER_COLUMNS} FROM containers WHERE account_id = {account} AND shipment_id IN ({}) ORDER BY shipment_id, created_us, id",
+            marks.list(chunk.len())
+        );
+        let rows: Vec<ContainerRow> = on_db!(db, p => {
+            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(account_id);
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            q.fetch_all(p).await?
+        });
+        for r in rows {
+            out.entry(r.shipment_id).or_default().push(r);
+        }
+    }
+    Ok(out)
+}
+
 /// Filters shared by the shipment and container lists.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {

@@ -47,9 +47,17 @@ async fn render(
             included.push(v);
         }
     };
+    // the page's related rows, one query per relation (not one per row)
+    let shipment_ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
+    let shipments = reads::shipments_by_id(&state.db, caller.account.id, &shipment_ids).await?;
+    let siblings_of = if includes.iter().any(|i| i.starts_with("shipment")) {
+        reads::containers_of_many(&state.db, caller.account.id, &shipment_ids).await?
+    } else {
+        Default::default()
+    };
     for c in rows {
-        let shipment = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?;
-        data.push(resources::container(c, shipment.as_ref(), &caller.account));
+        let shipment = shipments.get(&c.shipment_id);
+        data.push(resources::container(c, shipment, &caller.account));
         if includes.iter().any(|i| i == "pod_terminal")
             && let Some(t) = c
                 .state
@@ -60,7 +68,7 @@ async fn render(
         {
             push(super::reference::terminal_resource(t), &mut included);
         }
-        if let Some(s) = &shipment {
+        if let Some(s) = shipment {
             let route = &s.route.0;
             for (name, locode) in [
                 ("shipment.port_of_lading", &route.pol_locode),
@@ -73,14 +81,17 @@ async fn render(
                 }
             }
         }
-        if let Some(s) = &shipment
+        if let Some(s) = shipment
             && includes.iter().any(|i| i.starts_with("shipment"))
         {
-            let siblings = reads::containers_of(&state.db, caller.account.id, s.id).await?;
+            let siblings = siblings_of
+                .get(&s.id)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
             let ids: Vec<uuid::Uuid> = siblings.iter().map(|x| x.id).collect();
             push(resources::shipment(s, &ids), &mut included);
             if includes.iter().any(|i| i == "shipment.containers") {
-                for sib in &siblings {
+                for sib in siblings {
                     push(
                         resources::container(sib, Some(s), &caller.account),
                         &mut included,

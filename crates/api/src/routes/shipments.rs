@@ -60,8 +60,12 @@ async fn render(
 ) -> ApiResult<(Vec<Value>, Vec<Value>)> {
     let mut data = Vec::new();
     let mut included = Vec::new();
+    // every shipment's containers in one query, not one per row
+    let ship_ids: Vec<uuid::Uuid> = rows.iter().map(|s| s.id).collect();
+    let mut containers_of =
+        reads::containers_of_many(&state.db, caller.account.id, &ship_ids).await?;
     for s in rows {
-        let containers = reads::containers_of(&state.db, caller.account.id, s.id).await?;
+        let containers = containers_of.remove(&s.id).unwrap_or_default();
         let ids: Vec<uuid::Uuid> = containers.iter().map(|c| c.id).collect();
         data.push(resources::shipment(s, &ids));
         if includes.iter().any(|i| i == "containers") {

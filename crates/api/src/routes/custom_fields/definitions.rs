@@ -1,0 +1,200 @@
+//! Custom field definitions: `/v2/custom_field_definitions`.
+
+use super::*;
+
+/// `GET /v2/custom_field_definitions`.
+pub async fn list_definitions(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    OriginalUri(uri): OriginalUri,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let page = q.page()?;
+    let entity_type = entity_type_filter(&q)?;
+    let data_type = match q.text("filter[data_type]") {
+        Some(d) if DataType::parse(&d).is_none() => {
+            return Err(ApiError::bad_parameter(
+                "filter[data_type]",
+                format!("{d:?} is not a data type"),
+            ));
+        }
+        other => other,
+    };
+    let f = DefinitionFilter {
+        entity_type,
+        data_type,
+        display_name: q.text("filter[display_name]"),
+    };
+    let listed = store::definitions(&state.db, caller.account.id, &f, &page).await?;
+    let mut data = Vec::new();
+    for d in &listed.rows {
+        data.push(definition_resource(
+            d,
+            &store::options(&state.db, d.id).await?,
+        ));
+    }
+    Ok(list_response(
+        state.config.public_url.as_deref(),
+        &headers,
+        uri.path(),
+        &q,
+        page,
+        &listed,
+        data,
+        vec![],
+    ))
+}
+
+/// `POST /v2/custom_field_definitions`.
+pub async fn create_definition(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(doc): Body<Doc>,
+) -> ApiResult<Response> {
+    let a = doc.attrs("custom_field_definition")?;
+    let entity_type = a
+        .get("entity_type")
+        .and_then(Value::as_str)
+        .and_then(EntityType::parse)
+        .ok_or_else(|| {
+            ApiError::unprocessable(
+                "/data/attributes/entity_type",
+                "invalid",
+                "entity_type must be Shipment, Container or TrackingRequest",
+            )
+        })?;
+    let slug = a
+        .get("api_slug")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !rules::valid_slug(slug) {
+        return Err(ApiError::unprocessable(
+            "/data/attributes/api_slug",
+            "invalid",
+            "api_slug must start with a lower-case letter and hold only lower-case letters, digits and underscores (64 at most)",
+        ));
+    }
+    let display_name = text(a, "display_name", 100, true)?.unwrap_or_default();
+    let description = text(a, "description", 1000, false)?;
+    let dt = a
+        .get("data_type")
+        .and_then(Value::as_str)
+        .and_then(DataType::parse)
+        .ok_or_else(|| ApiError::unprocessable("/data/attributes/data_type", "invalid", "data_type must be short_text, number, date, datetime, boolean, enum, enum_multi or reference"))?;
+    let reference_type = match a.get("reference_type").and_then(Value::as_str) {
+        Some(r) if dt != DataType::Reference || !rules::REFERENCE_TYPES.contains(&r) => {
+            return Err(ApiError::unprocessable(
+                "/data/attributes/reference_type",
+                "invalid",
+                format!(
+                    "reference_type is for reference fields and must be one of {}",
+                    rules::REFERENCE_TYPES.join(", ")
+                ),
+            ));
+        }
+        other => other.map(str::to_string),
+    };
+    let validation = a.get("validation").cloned().unwrap_or(Value::Null);
+    rules::check_validation(dt, &validation)
+        .map_err(|e| ApiError::unprocessable("/data/attributes/validation", "invalid", e))?;
+    let now = boxtrack_store::now_us();
+    let mut d = DefinitionRow {
+        id: Uuid::now_v7(),
+        account_id: caller.account.id,
+        entity_type: entity_type.as_str().to_string(),
+        api_slug: slug.to_string(),
+        display_name,
+        description,
+        data_type: dt.as_str().to_string(),
+        reference_type,
+        validation: Json(validation),
+        default_format: text(a, "default_format", 100, false)?,
+        default_value: Json(Value::Null),
+        created_us: now,
+        updated_us: now,
+    };
+    let default = a.get("default_value").cloned().unwrap_or(Value::Null);
+    d.default_value = Json(checked(&state, &d, &default, "/data/attributes/default_value").await?);
+    match store::create_definition(&state.db, &d).await {
+        Err(StoreError::Duplicate(_)) => Err(ApiError::unprocessable(
+            "/data/attributes/api_slug",
+            "duplicate",
+            format!("{} already has a field {slug:?}", entity_type.as_str()),
+        )),
+        other => {
+            other?;
+            Ok(created(JsonApi::single(
+                definition_resource(&d, &[]),
+                vec![],
+            )))
+        }
+    }
+}
+
+/// `GET /v2/custom_field_definitions/{id}`.
+pub async fn show_definition(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<JsonApi> {
+    let d = definition_or_404(&state, &caller, id).await?;
+    let options = store::options(&state.db, d.id).await?;
+    Ok(JsonApi::single(definition_resource(&d, &options), vec![]))
+}
+
+/// `PATCH /v2/custom_field_definitions/{id}`: display name, description, validation,
+/// default format and value (the slug, entity type and data type are fixed).
+pub async fn update_definition(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(doc): Body<Doc>,
+) -> ApiResult<JsonApi> {
+    let a = doc.attrs("custom_field_definition")?;
+    let mut d = definition_or_404(&state, &caller, id).await?;
+    for fixed in ["entity_type", "api_slug", "data_type", "reference_type"] {
+        if a.contains_key(fixed) {
+            return Err(ApiError::unprocessable(
+                &format!("/data/attributes/{fixed}"),
+                "immutable",
+                format!("{fixed} cannot change; create another definition"),
+            ));
+        }
+    }
+    if a.contains_key("display_name") {
+        d.display_name = text(a, "display_name", 100, true)?.unwrap_or_default();
+    }
+    if a.contains_key("description") {
+        d.description = text(a, "description", 1000, false)?;
+    }
+    if let Some(v) = a.get("validation") {
+        rules::check_validation(data_type(&d), v)
+            .map_err(|e| ApiError::unprocessable("/data/attributes/validation", "invalid", e))?;
+        d.validation = Json(v.clone());
+    }
+    if a.contains_key("default_format") {
+        d.default_format = text(a, "default_format", 100, false)?;
+    }
+    if let Some(v) = a.get("default_value") {
+        d.default_value = Json(checked(&state, &d, v, "/data/attributes/default_value").await?);
+    }
+    store::update_definition(&state.db, &d).await?;
+    let d = definition_or_404(&state, &caller, id).await?;
+    let options = store::options(&state.db, d.id).await?;
+    Ok(JsonApi::single(definition_resource(&d, &options), vec![]))
+}
+
+/// `DELETE /v2/custom_field_definitions/{id}`: the definition, its options and every value
+/// set for it; answers with the definition as it was.
+pub async fn delete_definition(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<JsonApi> {
+    let d = definition_or_404(&state, &caller, id).await?;
+    let options = store::options(&state.db, d.id).await?;
+    store::delete_definition(&state.db, caller.account.id, id).await?;
+    Ok(JsonApi::single(definition_resource(&d, &options), vec![]))
+}

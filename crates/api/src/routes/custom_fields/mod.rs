@@ -1,0 +1,497 @@
+//! Custom fields: `/v2/custom_field_definitions` (with `…/{definition_id}/options` for
+//! enums), `/v2/custom_fields`, and the same values through their entity:
+//! `/v2/{shipments|containers|tracking_requests}/{id}/custom_fields[/{api_slug}]`.
+
+use axum::extract::{OriginalUri, Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use boxtrack_core::custom_fields::{self as rules, DataType, EntityType, Rules};
+use boxtrack_core::time::format_micros;
+use boxtrack_store::StoreError;
+use boxtrack_store::custom_fields::Json;
+use boxtrack_store::custom_fields::{
+    self as store, DefinitionFilter, DefinitionRow, FieldFilter, FieldRow, OptionRow,
+};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use uuid::Uuid;
+
+use super::IdPath;
+use crate::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource};
+use crate::openapi::{
+    Op, body, errors, id_param, list_of, operation, page_params, query_params, single,
+};
+
+mod definitions;
+mod options;
+mod values;
+
+pub use definitions::*;
+pub use options::*;
+pub use values::*;
+
+fn uuid_or_404(raw: &str, what: &str) -> ApiResult<Uuid> {
+    Uuid::parse_str(raw).map_err(|_| ApiError::not_found(what))
+}
+
+fn created(doc: JsonApi) -> Response {
+    let mut res = doc.into_response();
+    *res.status_mut() = StatusCode::CREATED;
+    res
+}
+
+fn text(
+    attrs: &Map<String, Value>,
+    key: &str,
+    max: usize,
+    required: bool,
+) -> ApiResult<Option<String>> {
+    let pointer = format!("/data/attributes/{key}");
+    match attrs.get(key) {
+        None | Some(Value::Null) if !required => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() && s.trim().chars().count() <= max => {
+            Ok(Some(s.trim().to_string()))
+        }
+        _ => Err(ApiError::unprocessable(
+            &pointer,
+            "invalid",
+            format!("{key} must be text of 1 to {max} characters"),
+        )),
+    }
+}
+
+/// A JSON:API request document with free-form attributes (each field checked by hand, so
+/// every problem names its attribute).
+#[derive(Deserialize)]
+pub struct Doc {
+    data: DocData,
+}
+
+#[derive(Deserialize)]
+struct DocData {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    attributes: Map<String, Value>,
+    #[serde(default)]
+    relationships: Option<Value>,
+}
+
+impl Doc {
+    fn attrs(&self, kind: &str) -> ApiResult<&Map<String, Value>> {
+        match self.data.kind.as_deref() {
+            Some(k) if k != kind => Err(ApiError::unprocessable(
+                "/data/type",
+                "invalid_type",
+                format!("type must be {kind:?}"),
+            )),
+            _ => Ok(&self.data.attributes),
+        }
+    }
+}
+
+// ---- definitions -------------------------------------------------------------------------
+
+fn definition_resource(d: &DefinitionRow, options: &[OptionRow]) -> Value {
+    resource(
+        "custom_field_definition",
+        d.id,
+        "custom_field_definitions",
+        json!({
+            "entity_type": d.entity_type,
+            "api_slug": d.api_slug,
+            "display_name": d.display_name,
+            "description": d.description,
+            "data_type": d.data_type,
+            "reference_type": d.reference_type,
+            "validation": d.validation.0,
+            "default_format": d.default_format,
+            "default_value": d.default_value.0,
+            "created_at": format_micros(d.created_us),
+            "updated_at": format_micros(d.updated_us),
+        }),
+        Some(json!({
+            "options": {"data": options.iter().map(|o| json!({"id": o.id, "type": "custom_field_option"})).collect::<Vec<_>>()},
+        })),
+    )
+}
+
+fn data_type(d: &DefinitionRow) -> DataType {
+    DataType::parse(&d.data_type).unwrap_or(DataType::ShortText)
+}
+
+async fn definition_or_404(
+    state: &AppState,
+    caller: &Caller,
+    id: Uuid,
+) -> ApiResult<DefinitionRow> {
+    store::definition(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("custom field definition"))
+}
+
+/// Checks a value against a definition (and its options).
+async fn checked(
+    state: &AppState,
+    d: &DefinitionRow,
+    value: &Value,
+    pointer: &str,
+) -> ApiResult<Value> {
+    let options: Vec<String> = store::options(&state.db, d.id)
+        .await?
+        .into_iter()
+        .map(|o| o.value)
+        .collect();
+    rules::check_value(
+        &Rules {
+            data_type: data_type(d),
+            validation: &d.validation.0,
+            options: &options,
+            reference_type: d.reference_type.as_deref(),
+        },
+        value,
+    )
+    .map_err(|e| ApiError::unprocessable(pointer, "invalid", e))
+}
+
+/// `filter[entity_type]` (either spelling), as definitions store it.
+fn entity_type_filter(q: &QueryParams) -> ApiResult<Option<String>> {
+    q.text("filter[entity_type]")
+        .map(|e| {
+            EntityType::parse(&e)
+                .map(|t| t.as_str().to_string())
+                .ok_or_else(|| {
+                    ApiError::bad_parameter(
+                        "filter[entity_type]",
+                        "filter[entity_type] must be Shipment, Container or TrackingRequest (or shipment, container, tracking_request)",
+                    )
+                })
+        })
+        .transpose()
+}
+
+// ---- OpenAPI -----------------------------------------------------------------------------
+
+/// The OpenAPI schemas of the resources.
+pub fn schemas() -> Vec<(&'static str, Value)> {
+    let value = json!({"description": "Depends on the definition's data_type", "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "array", "items": {"type": "string"}}, {"type": "object"}, {"type": "null"}]});
+    vec![
+        (
+            "CustomFieldDefinition",
+            json!({"type": "object", "required": ["id", "type"], "properties": {
+                "id": {"type": "string", "format": "uuid"}, "type": {"const": "custom_field_definition"},
+                "attributes": {"type": "object", "properties": {
+                    "entity_type": {"enum": ["Shipment", "Container", "TrackingRequest"]}, "api_slug": {"type": "string"},
+                    "display_name": {"type": "string"}, "description": {"type": ["string", "null"]},
+                    "data_type": {"enum": ["short_text", "number", "date", "datetime", "boolean", "enum", "enum_multi", "reference"]},
+                    "reference_type": {"type": ["string", "null"]}, "validation": {"type": ["object", "null"]},
+                    "default_format": {"type": ["string", "null"]}, "default_value": value.clone(),
+                    "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"}
+                }}
+            }}),
+        ),
+        (
+            "CustomFieldOption",
+            json!({"type": "object", "required": ["id", "type"], "properties": {
+                "id": {"type": "string", "format": "uuid"}, "type": {"const": "custom_field_option"},
+                "attributes": {"type": "object", "properties": {"label": {"type": "string"}, "value": {"type": "string"}, "position": {"type": ["integer", "null"]}}}
+            }}),
+        ),
+        (
+            "CustomField",
+            json!({"type": "object", "required": ["id", "type"], "properties": {
+                "id": {"type": "string", "format": "uuid"}, "type": {"const": "custom_field"},
+                "attributes": {"type": "object", "properties": {"api_slug": {"type": "string"}, "value": value, "display_value": {"type": ["string", "null"]}}},
+                "relationships": {"type": "object", "properties": {"entity": {"$ref": "#/components/schemas/Relationship"}, "definition": {"$ref": "#/components/schemas/Relationship"}}}
+            }}),
+        ),
+    ]
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    let doc = |kind: &str| json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"type": {"const": kind}, "attributes": {"type": "object"}, "relationships": {"type": "object"}}}}});
+    let path_param = |name: &str, what: &str| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
+    let mut def_list = page_params();
+    def_list.extend(query_params(&[
+        (
+            "filter[entity_type]",
+            "Shipment, Container or TrackingRequest",
+        ),
+        ("filter[data_type]", "A data type"),
+        ("filter[display_name]", "Part of the display name"),
+    ]));
+    let mut field_list = page_params();
+    field_list.extend(query_params(&[
+        (
+            "filter[entity_type]",
+            "shipment, container or tracking_request",
+        ),
+        ("filter[entity_id]", "The entity's id"),
+        ("filter[definition_id]", "The definition's id"),
+    ]));
+    let op = |method: &'static str,
+              path: &'static str,
+              summary: &str,
+              desc: &str,
+              params: Vec<Value>,
+              req: Option<Value>,
+              errs: &[u16],
+              ok: (&str, Value)| Op {
+        method,
+        path,
+        op: operation(
+            "Custom fields",
+            summary,
+            desc,
+            params,
+            req,
+            errors(errs),
+            ok,
+        ),
+    };
+    let def_id = || vec![id_param("Custom field definition")];
+    let opt_ids = || {
+        vec![
+            id_param("Custom field definition"),
+            path_param("option_id", "The option"),
+        ]
+    };
+    let mut ops = vec![
+        op(
+            "get",
+            "/v2/custom_field_definitions",
+            "List custom field definitions",
+            "The account's definitions, newest first.",
+            def_list,
+            None,
+            &[400, 401, 429],
+            (
+                "200",
+                body("A page of definitions", list_of("CustomFieldDefinition")),
+            ),
+        ),
+        op(
+            "post",
+            "/v2/custom_field_definitions",
+            "Create a custom field definition",
+            "`entity_type`, `api_slug` (unique per entity type), `display_name`, `data_type`; optional `description`, `reference_type` (reference fields), `validation` (short_text: max_length; number: min, max; any: required), `default_format`, `default_value`.",
+            vec![],
+            Some(doc("custom_field_definition")),
+            &[400, 401, 415, 422, 429],
+            (
+                "201",
+                body("The definition", single("CustomFieldDefinition")),
+            ),
+        ),
+        op(
+            "get",
+            "/v2/custom_field_definitions/{id}",
+            "Get a custom field definition",
+            "With its options.",
+            def_id(),
+            None,
+            &[401, 404, 429],
+            (
+                "200",
+                body("The definition", single("CustomFieldDefinition")),
+            ),
+        ),
+        op(
+            "patch",
+            "/v2/custom_field_definitions/{id}",
+            "Update a custom field definition",
+            "display_name, description, validation, default_format, default_value; the slug and types are fixed (422 `immutable`).",
+            def_id(),
+            Some(doc("custom_field_definition")),
+            &[400, 401, 404, 415, 422, 429],
+            (
+                "200",
+                body("The definition", single("CustomFieldDefinition")),
+            ),
+        ),
+        op(
+            "delete",
+            "/v2/custom_field_definitions/{id}",
+            "Delete a custom field definition",
+            "With its options and every value set for it; answers with the definition as it was.",
+            def_id(),
+            None,
+            &[401, 404, 429],
+            (
+                "200",
+                body("The deleted definition", single("CustomFieldDefinition")),
+            ),
+        ),
+        op(
+            "get",
+            "/v2/custom_field_definitions/{id}/options",
+            "List custom field options",
+            "In position order.",
+            def_id(),
+            None,
+            &[401, 404, 429],
+            ("200", body("The options", list_of("CustomFieldOption"))),
+        ),
+        op(
+            "post",
+            "/v2/custom_field_definitions/{id}/options",
+            "Create a custom field option",
+            "`label`, `value` (unique in the definition), `position`; enum and enum_multi definitions only.",
+            def_id(),
+            Some(doc("custom_field_option")),
+            &[400, 401, 404, 415, 422, 429],
+            ("201", body("The option", single("CustomFieldOption"))),
+        ),
+        op(
+            "get",
+            "/v2/custom_field_definitions/{id}/options/{option_id}",
+            "Get a custom field option",
+            "One option.",
+            opt_ids(),
+            None,
+            &[401, 404, 429],
+            ("200", body("The option", single("CustomFieldOption"))),
+        ),
+        op(
+            "patch",
+            "/v2/custom_field_definitions/{id}/options/{option_id}",
+            "Update a custom field option",
+            "label, value, position.",
+            opt_ids(),
+            Some(doc("custom_field_option")),
+            &[400, 401, 404, 415, 422, 429],
+            ("200", body("The option", single("CustomFieldOption"))),
+        ),
+        op(
+            "delete",
+            "/v2/custom_field_definitions/{id}/options/{option_id}",
+            "Delete a custom field option",
+            "Answers with the option as it was.",
+            opt_ids(),
+            None,
+            &[401, 404, 429],
+            (
+                "200",
+                body("The deleted option", single("CustomFieldOption")),
+            ),
+        ),
+        op(
+            "get",
+            "/v2/custom_fields",
+            "List custom fields",
+            "Values set on the account's entities, newest first, with `display_value` (option labels, Yes/No).",
+            field_list,
+            None,
+            &[400, 401, 429],
+            ("200", body("A page of fields", list_of("CustomField"))),
+        ),
+        op(
+            "post",
+            "/v2/custom_fields",
+            "Create a custom field",
+            "`api_slug`, `value` (checked against the definition) and `relationships.entity` {type, id}.",
+            vec![],
+            Some(doc("custom_field")),
+            &[400, 401, 415, 422, 429],
+            ("201", body("The field", single("CustomField"))),
+        ),
+        op(
+            "get",
+            "/v2/custom_fields/{id}",
+            "Get a custom field",
+            "One field.",
+            vec![id_param("Custom field")],
+            None,
+            &[401, 404, 429],
+            ("200", body("The field", single("CustomField"))),
+        ),
+        op(
+            "patch",
+            "/v2/custom_fields/{id}",
+            "Update a custom field",
+            "A new `value` (null clears it).",
+            vec![id_param("Custom field")],
+            Some(doc("custom_field")),
+            &[400, 401, 404, 415, 422, 429],
+            ("200", body("The field", single("CustomField"))),
+        ),
+        op(
+            "delete",
+            "/v2/custom_fields/{id}",
+            "Delete a custom field",
+            "Answers with the field as it was.",
+            vec![id_param("Custom field")],
+            None,
+            &[401, 404, 429],
+            ("200", body("The deleted field", single("CustomField"))),
+        ),
+    ];
+    const NESTED: [(&str, &str); 3] = [
+        (
+            "/v2/shipments/{id}/custom_fields",
+            "/v2/shipments/{id}/custom_fields/{api_slug}",
+        ),
+        (
+            "/v2/containers/{id}/custom_fields",
+            "/v2/containers/{id}/custom_fields/{api_slug}",
+        ),
+        (
+            "/v2/tracking_requests/{id}/custom_fields",
+            "/v2/tracking_requests/{id}/custom_fields/{api_slug}",
+        ),
+    ];
+    for (base, one) in NESTED {
+        let p = || vec![id_param("The shipment, container or tracking request")];
+        let ps = || {
+            vec![
+                id_param("The shipment, container or tracking request"),
+                path_param("api_slug", "The definition's api_slug"),
+            ]
+        };
+        ops.push(op(
+            "get",
+            base,
+            "List an entity's custom fields",
+            "Every value set on it.",
+            p(),
+            None,
+            &[401, 404, 429],
+            ("200", body("The fields", list_of("CustomField"))),
+        ));
+        ops.push(op(
+            "post",
+            base,
+            "Set an entity's custom field",
+            "`api_slug` and `value`.",
+            p(),
+            Some(doc("custom_field")),
+            &[400, 401, 404, 415, 422, 429],
+            ("201", body("The field", single("CustomField"))),
+        ));
+        ops.push(op(
+            "patch",
+            one,
+            "Update an entity's custom field",
+            "A new `value`.",
+            ps(),
+            Some(doc("custom_field")),
+            &[400, 401, 404, 415, 422, 429],
+            ("200", body("The field", single("CustomField"))),
+        ));
+        ops.push(op(
+            "delete",
+            one,
+            "Delete an entity's custom field",
+            "Removes the value.",
+            ps(),
+            None,
+            &[401, 404, 429],
+            ("204", json!({"description": "Deleted"})),
+        ));
+    }
+    ops
+}

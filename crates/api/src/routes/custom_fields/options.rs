@@ -1,0 +1,193 @@
+//! Options of enum definitions: `/v2/custom_field_definitions/{id}/options`.
+
+use super::*;
+
+// ---- options -----------------------------------------------------------------------------
+
+fn option_resource(o: &OptionRow) -> Value {
+    let mut r = resource(
+        "custom_field_option",
+        o.id,
+        "custom_field_options",
+        json!({"label": o.label, "value": o.value, "position": o.position}),
+        Some(
+            json!({"definition": {"data": {"id": o.definition_id, "type": "custom_field_definition"}}}),
+        ),
+    );
+    r["links"]["self"] = json!(format!(
+        "/v2/custom_field_definitions/{}/options/{}",
+        o.definition_id, o.id
+    ));
+    r
+}
+
+async fn option_parts(
+    state: &AppState,
+    caller: &Caller,
+    def: &str,
+    opt: Option<&str>,
+) -> ApiResult<(DefinitionRow, Vec<OptionRow>, Option<OptionRow>)> {
+    let d = definition_or_404(state, caller, uuid_or_404(def, "custom field definition")?).await?;
+    let options = store::options(&state.db, d.id).await?;
+    let one = match opt {
+        Some(raw) => {
+            let id = uuid_or_404(raw, "custom field option")?;
+            Some(
+                options
+                    .iter()
+                    .find(|o| o.id == id)
+                    .cloned()
+                    .ok_or_else(|| ApiError::not_found("custom field option"))?,
+            )
+        }
+        None => None,
+    };
+    Ok((d, options, one))
+}
+
+fn option_attrs(
+    a: &Map<String, Value>,
+    current: Option<&OptionRow>,
+) -> ApiResult<(String, String, Option<i64>)> {
+    let label = match (a.contains_key("label"), current) {
+        (false, Some(c)) => c.label.clone(),
+        _ => text(a, "label", 100, true)?.unwrap_or_default(),
+    };
+    let value = match (a.contains_key("value"), current) {
+        (false, Some(c)) => c.value.clone(),
+        _ => text(a, "value", 100, true)?.unwrap_or_default(),
+    };
+    let position = match a.get("position") {
+        None => current.and_then(|c| c.position),
+        Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_i64()
+                .filter(|p| (0..=1_000_000).contains(p))
+                .ok_or_else(|| {
+                    ApiError::unprocessable(
+                        "/data/attributes/position",
+                        "invalid",
+                        "position must be a whole number from 0",
+                    )
+                })?,
+        ),
+    };
+    Ok((label, value, position))
+}
+
+fn duplicate_option(value: &str) -> ApiError {
+    ApiError::unprocessable(
+        "/data/attributes/value",
+        "duplicate",
+        format!("the definition has an option with value {value:?}"),
+    )
+}
+
+/// `GET /v2/custom_field_definitions/{id}/options`.
+pub async fn list_options(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(def): Path<String>,
+) -> ApiResult<JsonApi> {
+    let (_, options, _) = option_parts(&state, &caller, &def, None).await?;
+    let total = options.len();
+    let mut doc = JsonApi::single(
+        Value::Array(options.iter().map(option_resource).collect()),
+        vec![],
+    );
+    doc.0["meta"] = json!({"total": total});
+    Ok(doc)
+}
+
+/// `POST /v2/custom_field_definitions/{id}/options` (enum definitions only).
+pub async fn create_option(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(def): Path<String>,
+    Body(doc): Body<Doc>,
+) -> ApiResult<Response> {
+    let a = doc.attrs("custom_field_option")?;
+    let (d, _, _) = option_parts(&state, &caller, &def, None).await?;
+    if !data_type(&d).has_options() {
+        return Err(ApiError::unprocessable(
+            "/data",
+            "invalid",
+            format!(
+                "{} fields have no options; only enum and enum_multi do",
+                d.data_type
+            ),
+        ));
+    }
+    let (label, value, position) = option_attrs(a, None)?;
+    let now = boxtrack_store::now_us();
+    let o = OptionRow {
+        id: Uuid::now_v7(),
+        definition_id: d.id,
+        label,
+        value,
+        position,
+        created_us: now,
+        updated_us: now,
+    };
+    match store::save_option(&state.db, &o, true).await {
+        Err(StoreError::Duplicate(_)) => Err(duplicate_option(&o.value)),
+        other => {
+            other?;
+            Ok(created(JsonApi::single(option_resource(&o), vec![])))
+        }
+    }
+}
+
+/// `GET /v2/custom_field_definitions/{id}/options/{option_id}`.
+pub async fn show_option(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((def, opt)): Path<(String, String)>,
+) -> ApiResult<JsonApi> {
+    let (_, _, o) = option_parts(&state, &caller, &def, Some(&opt)).await?;
+    Ok(JsonApi::single(
+        o.as_ref().map(option_resource).unwrap_or(Value::Null),
+        vec![],
+    ))
+}
+
+/// `PATCH /v2/custom_field_definitions/{id}/options/{option_id}`. Values already
+/// set keep the old option value.
+pub async fn update_option(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((def, opt)): Path<(String, String)>,
+    Body(doc): Body<Doc>,
+) -> ApiResult<JsonApi> {
+    let a = doc.attrs("custom_field_option")?;
+    let (_, _, current) = option_parts(&state, &caller, &def, Some(&opt)).await?;
+    let Some(mut o) = current else {
+        return Err(ApiError::not_found("custom field option"));
+    };
+    let (label, value, position) = option_attrs(a, Some(&o))?;
+    o.label = label;
+    o.value = value;
+    o.position = position;
+    o.updated_us = boxtrack_store::now_us();
+    match store::save_option(&state.db, &o, false).await {
+        Err(StoreError::Duplicate(_)) => Err(duplicate_option(&o.value)),
+        other => {
+            other?;
+            Ok(JsonApi::single(option_resource(&o), vec![]))
+        }
+    }
+}
+
+/// `DELETE /v2/custom_field_definitions/{id}/options/{option_id}`.
+pub async fn delete_option(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((def, opt)): Path<(String, String)>,
+) -> ApiResult<JsonApi> {
+    let (d, _, o) = option_parts(&state, &caller, &def, Some(&opt)).await?;
+    let Some(o) = o else {
+        return Err(ApiError::not_found("custom field option"));
+    };
+    store::delete_option(&state.db, d.id, o.id).await?;
+    Ok(JsonApi::single(option_resource(&o), vec![]))
+}

@@ -458,15 +458,7 @@ async fn the_demo_journeys_reach_their_last_state() {
         )
     };
     for _ in 0..600 {
-        last = client
-            .get(format!("{base}/v2/containers?page[size]=100"))
-            .header("Authorization", format!("Token {key}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        last = get_json(&client, &base, &key, "/v2/containers?page[size]=100").await;
         let boxes = last["data"].as_array().cloned().unwrap_or_default();
         if boxes.len() >= 7 && boxes.iter().all(done) {
             break;
@@ -540,15 +532,7 @@ async fn refused_ais_sentences_are_counted() {
     let http = reqwest::Client::new();
     let mut ais = Value::Null;
     for _ in 0..80 {
-        let sources: Value = http
-            .get(format!("{base}/v2/sources"))
-            .header("Authorization", format!("Token {key}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let sources = get_json(&http, &base, &key, "/v2/sources").await;
         if let Some(a) = sources["data"]
             .as_array()
             .and_then(|d| d.iter().find(|s| s["attributes"]["kind"] == "ais"))
@@ -713,6 +697,18 @@ async fn wait_for_attributes(
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
     attrs
+}
+
+/// `GET {base}{path}` with an API key, as JSON.
+async fn get_json(http: &reqwest::Client, base: &str, key: &str, path: &str) -> Value {
+    http.get(format!("{base}{path}"))
+        .header("Authorization", format!("Token {key}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
 }
 
 /// A port free now (for a server whose address another process must know before it starts).
@@ -1693,13 +1689,7 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
     let mut seen_statuses = std::collections::BTreeSet::new();
     let mut last = Value::Null;
     for _ in 0..1200 {
-        let doc: Value = api(reqwest::Method::GET, "/v2/containers?page[size]=100")
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc: Value = get_json(&http, &base, &key, "/v2/containers?page[size]=100").await;
         let boxes = doc["data"].as_array().cloned().unwrap_or_default();
         for c in &boxes {
             let a = &c["attributes"];
@@ -1745,13 +1735,7 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         assert!(seen_statuses.contains(s), "{seen_statuses:?}");
     }
     // nothing refused: the events were judged on the simulator's clock
-    let sources: Value = api(reqwest::Method::GET, "/v2/sources")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let sources: Value = get_json(&http, &base, &key, "/v2/sources").await;
     for s in sources["data"].as_array().unwrap() {
         let a = &s["attributes"];
         assert_eq!(a["refused_total"], 0, "{a}");
@@ -1761,13 +1745,7 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         }
     }
     // the shipments know their vessel and times
-    let ships: Value = api(reqwest::Method::GET, "/v2/shipments")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let ships: Value = get_json(&http, &base, &key, "/v2/shipments").await;
     assert_eq!(ships["data"].as_array().unwrap().len(), 3, "{ships}");
     for s in ships["data"].as_array().unwrap() {
         let a = &s["attributes"];
@@ -1822,16 +1800,13 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
                 "{c}"
             );
         }
-        let events: Value = api(
-            reqwest::Method::GET,
+        let events: Value = get_json(
+            &http,
+            &base,
+            &key,
             &format!("/v2/containers/{id}/transport_events?page[size]=100&sort=created_at"),
         )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await;
         let list = events["data"].as_array().unwrap();
         transport_ids.extend(list.iter().map(|e| e["id"].as_str().unwrap().to_string()));
         let names: Vec<&str> = list
@@ -1873,16 +1848,13 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
             );
         }
         // and in the order they happened by default
-        let happened: Value = api(
-            reqwest::Method::GET,
+        let happened: Value = get_json(
+            &http,
+            &base,
+            &key,
             &format!("/v2/containers/{id}/transport_events?page[size]=100"),
         )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .await;
         let times: Vec<i64> = happened["data"]
             .as_array()
             .unwrap()
@@ -1893,13 +1865,7 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
     }
     // the receiver gets every event of the log, once
-    let log: Value = api(reqwest::Method::GET, "/v2/events?page[size]=1000")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let log: Value = get_json(&http, &base, &key, "/v2/events?page[size]=1000").await;
     let mut logged: Vec<String> = log["data"]
         .as_array()
         .unwrap()

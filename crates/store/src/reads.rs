@@ -186,33 +186,56 @@ pub async fn containers_of(
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(shipment_id).bind(account_id).fetch_all(p).await?))
 }
 
-/// Shipments of an account by id, in one query (a page's related shipments).
-pub async fn shipments_by_id(
+/// Rows of an account whose `column` is one of `ids`: one query per 500 ids (a page's related
+/// rows, instead of one query per row). `sql` is the statement up to its `IN` list, with the
+/// account placeholder written `{account}`; `order` follows the list.
+async fn rows_in<T>(
     db: &Db,
     account_id: Uuid,
     ids: &[Uuid],
-) -> Result<std::collections::HashMap<Uuid, ShipmentRow>> {
-    let mut out = std::collections::HashMap::new();
+    sql: &str,
+    order: &str,
+) -> Result<Vec<T>>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+        + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
+        + Send
+        + Unpin,
+{
     let mut ids: Vec<Uuid> = ids.to_vec();
     ids.sort();
     ids.dedup();
+    let mut out = Vec::new();
     for chunk in ids.chunks(500) {
         let mut marks = crate::sql::Marks::new(db.backend());
         let account = marks.one();
         let sql = format!(
-            "SELECT {SHIPMENT_COLUMNS} FROM shipments WHERE account_id = {account} AND id IN ({})",
+            "{} IN ({}){order}",
+            sql.replace("{account}", &account),
             marks.list(chunk.len())
         );
-        let rows: Vec<ShipmentRow> = on_db!(db, p => {
+        let rows: Vec<T> = on_db!(db, p => {
             let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(account_id);
             for id in chunk {
                 q = q.bind(*id);
             }
             q.fetch_all(p).await?
         });
-        out.extend(rows.into_iter().map(|r| (r.id, r)));
+        out.extend(rows);
     }
     Ok(out)
+}
+
+/// Shipments of an account by id, in one query (a page's related shipments).
+pub async fn shipments_by_id(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, ShipmentRow>> {
+    let sql =
+        format!("SELECT {SHIPMENT_COLUMNS} FROM shipments WHERE account_id = {{account}} AND id");
+    let rows: Vec<ShipmentRow> = rows_in(db, account_id, ids, &sql, "").await?;
+    Ok(rows.into_iter().map(|r| (r.id, r)).collect())
 }
 
 /// The containers of many shipments of an account, in one query, each shipment's oldest first.
@@ -221,28 +244,21 @@ pub async fn containers_of_many(
     account_id: Uuid,
     shipment_ids: &[Uuid],
 ) -> Result<std::collections::HashMap<Uuid, Vec<ContainerRow>>> {
+    let sql = format!(
+        "SELECT {CONTAINER_COLUMNS} FROM containers WHERE account_id = {{account}} AND shipment_id"
+    );
+    let rows: Vec<ContainerRow> = rows_in(
+        db,
+        account_id,
+        shipment_ids,
+        &sql,
+        " ORDER BY shipment_id, created_us, id",
+    )
+    .await?;
     let mut out: std::collections::HashMap<Uuid, Vec<ContainerRow>> =
         std::collections::HashMap::new();
-    let mut ids: Vec<Uuid> = shipment_ids.to_vec();
-    ids.sort();
-    ids.dedup();
-    for chunk in ids.chunks(500) {
-        let mut marks = crate::sql::Marks::new(db.backend());
-        let account = marks.one();
-        let sql = format!(
-            "SELECT {CONTAINER_COLUMNS} FROM containers WHERE account_id = {account} AND shipment_id IN ({}) ORDER BY shipment_id, created_us, id",
-            marks.list(chunk.len())
-        );
-        let rows: Vec<ContainerRow> = on_db!(db, p => {
-            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(account_id);
-            for id in chunk {
-                q = q.bind(*id);
-            }
-            q.fetch_all(p).await?
-        });
-        for r in rows {
-            out.entry(r.shipment_id).or_default().push(r);
-        }
+    for r in rows {
+        out.entry(r.shipment_id).or_default().push(r);
     }
     Ok(out)
 }

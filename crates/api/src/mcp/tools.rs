@@ -699,10 +699,13 @@ async fn data_now(rest: &Rest<'_>, container: &Value) -> i64 {
         .and_then(|s| uuid::Uuid::parse_str(s).ok());
     let Some(shipment) = shipment else { return now };
     match boxtrack_store::sandbox::started_us(&rest.state.db, rest.account.id, shipment).await {
-        Ok(Some(started)) => {
-            let speed = rest.state.config.sandbox_speed.max(1.0);
-            started + ((now - started).max(0) as f64 * speed) as i64
-        }
+        // the journey's clock read zero at its start and runs sandbox_speed times faster
+        Ok(Some(started)) => boxtrack_core::schedule::SourceClock::reading(
+            started,
+            started,
+            rest.state.config.sandbox_speed.max(1.0),
+        )
+        .now_at(now.max(started)),
         _ => now,
     }
 }

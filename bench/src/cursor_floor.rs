@@ -32,7 +32,7 @@ use boxtrack_bench::hooks::{self, cpu_secs, postgres_cpu_secs};
 const BATCH: usize = 256;
 const WINDOW: usize = 1024;
 /// Concurrent requests to the webhook (the deliverer's per-endpoint bound).
-const SENDERS: usize = boxtrack_api::delivery::PER_ENDPOINT;
+const SENDERS: usize = boxtrack_worker::delivery::PER_ENDPOINT;
 /// Outcomes gathered per recording transaction, or what came within this wait.
 const GATHER: usize = 128;
 const GATHER_WAIT: Duration = Duration::from_millis(2);
@@ -307,7 +307,7 @@ async fn main() -> Res<()> {
     } else if opts.plain_client {
         Client::Reqwest(reqwest::Client::new())
     } else {
-        Client::Reqwest(boxtrack_api::delivery::client_for(
+        Client::Reqwest(boxtrack_worker::delivery::client_for(
             Duration::from_secs(10),
             true,
         ))

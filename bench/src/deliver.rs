@@ -25,7 +25,7 @@ async fn main() -> Res<()> {
     let (db, _database) = hooks::set_up(&url, n).await?;
 
     // the pipeline
-    let deliverer = boxtrack_api::delivery::Deliverer::new(
+    let deliverer = boxtrack_worker::delivery::Deliverer::new(
         db.clone(),
         Duration::from_secs(10),
         true,
@@ -56,7 +56,7 @@ async fn main() -> Res<()> {
     // the baseline: the same body, plain POSTs, at the deliverer's per-webhook concurrency
     let body: String = on_db!(&db, p => sqlx::query_scalar("SELECT body FROM webhook_bodies LIMIT 1").fetch_one(p).await?);
     eprintln!("delivered; running the baseline");
-    let concurrency = boxtrack_api::delivery::PER_ENDPOINT;
+    let concurrency = boxtrack_worker::delivery::PER_ENDPOINT;
     let (baseline, baseline_cpu) = hooks::plain_posts(&url, &body, n, concurrency).await?;
     let plain = count.load(Ordering::Relaxed);
 

@@ -10,6 +10,8 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 
+pub use boxtrack_views::jsonapi::{resource, to_one};
+
 /// The JSON:API media type.
 pub const MEDIA_TYPE: &str = "application/vnd.api+json";
 
@@ -34,35 +36,6 @@ impl IntoResponse for JsonApi {
         res.headers_mut()
             .insert(header::CONTENT_TYPE, HeaderValue::from_static(MEDIA_TYPE));
         res
-    }
-}
-
-/// Builds a resource object; `links.self` is the relative path `/v2/<collection>/<id>`.
-pub fn resource(
-    kind: &str,
-    id: impl ToString,
-    collection: &str,
-    attributes: Value,
-    relationships: Option<Value>,
-) -> Value {
-    let id = id.to_string();
-    let mut r = json!({
-        "id": id,
-        "type": kind,
-        "attributes": attributes,
-        "links": { "self": format!("/v2/{collection}/{id}") },
-    });
-    if let Some(rel) = relationships {
-        r["relationships"] = rel;
-    }
-    r
-}
-
-/// A to-one relationship `{data: {id, type}}` (or `{data: null}`).
-pub fn to_one(kind: &str, id: Option<impl ToString>) -> Value {
-    match id {
-        Some(id) => json!({ "data": { "id": id.to_string(), "type": kind } }),
-        None => json!({ "data": null }),
     }
 }
 

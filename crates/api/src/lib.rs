@@ -7,14 +7,12 @@
 #![recursion_limit = "256"]
 
 pub mod auth;
-pub mod delivery;
 pub mod error;
 pub mod jsonapi;
 pub mod mcp;
 pub mod metrics;
 pub mod oauth;
 pub mod openapi;
-pub mod resources;
 pub mod routes;
 
 use std::sync::Arc;
@@ -73,7 +71,7 @@ impl Default for ApiConfig {
             request_timeout: Duration::from_secs(30),
             allow_private_webhook_urls: false,
             webhook_source_ips: Vec::new(),
-            webhook_signature_header: delivery::SIGNATURE_HEADER.to_string(),
+            webhook_signature_header: boxtrack_worker::delivery::SIGNATURE_HEADER.to_string(),
             dcsa_push_secret: None,
             mcp_allowed_origins: Vec::new(),
             mcp_open_account: None,

@@ -150,6 +150,15 @@ pub async fn track(State(state): State<AppState>, req: Request, next: Next) -> R
     res
 }
 
+impl boxtrack_worker::delivery::Metrics for Metrics {
+    fn record_deliveries(&self, outcome: &str, n: u64) {
+        Metrics::record_deliveries(self, outcome, n);
+    }
+    fn record_deactivation(&self) {
+        Metrics::record_deactivation(self);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

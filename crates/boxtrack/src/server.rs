@@ -98,7 +98,7 @@ fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
             shutdown.clone(),
         ));
     }
-    let deliverer = boxtrack_api::delivery::Deliverer::new(
+    let deliverer = boxtrack_worker::delivery::Deliverer::new(
         app.db.clone(),
         s.webhook_timeout,
         app.config.allow_private_webhook_urls,

@@ -1,10 +1,11 @@
-//! Background work: the tracking-request processor.
+//! Background work: the tracking-request processor and webhook delivery ([`delivery`]).
 //!
 //! Pending requests are rows in `tracking_requests` with a due time; [`Processor::process_due`]
 //! claims the due ones with a lease, asks the carrier's source, and records the outcome with
 //! its events in one transaction. A killed worker's claims expire and are taken again, and the
 //! outcome is written only while the request is still pending, so nothing is applied twice.
 
+pub mod delivery;
 pub mod playback;
 
 use std::sync::Arc;

@@ -18,7 +18,7 @@ use crate::openapi::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
     single,
 };
-use crate::resources;
+use boxtrack_views::tracking as resources;
 
 const INCLUDES: &[&str] = &[
     "shipment",

@@ -1,69 +1,20 @@
 //! Reference data: shipping lines, ports (by id or UN/LOCODE) and terminals (by id or FIRMS code).
 
 use axum::extract::{Path, RawQuery};
-use boxtrack_core::carriers::{self, ShippingLine};
-use boxtrack_core::reference::{self, Port, Terminal, stable_id};
+use boxtrack_core::carriers;
+use boxtrack_core::reference::{self, Port, stable_id};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+pub use boxtrack_views::reference::{
+    line_resource, metro_id, metro_resource, port_id, port_resource, terminal_id,
+    terminal_resource, vessel_id, vessel_resource,
+};
+
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{JsonApi, QueryParams, resource, to_one};
+use crate::jsonapi::{JsonApi, QueryParams};
 use crate::openapi::{Op, body, errors, operation};
-
-/// The stable id of a port.
-pub fn port_id(locode: &str) -> Uuid {
-    Uuid::from_bytes(stable_id("port", locode))
-}
-
-/// The stable id of a terminal.
-pub fn terminal_id(firms: &str) -> Uuid {
-    Uuid::from_bytes(stable_id("terminal", firms))
-}
-
-/// The `port` resource.
-pub fn port_resource(p: &Port) -> Value {
-    let id = port_id(&p.locode);
-    resource(
-        "port",
-        id,
-        "ports",
-        json!({"id": id, "name": p.name, "code": p.locode, "country_code": p.country_code, "latitude": p.latitude, "longitude": p.longitude, "time_zone": p.time_zone}),
-        None,
-    )
-}
-
-/// The `terminal` resource.
-pub fn terminal_resource(t: &Terminal) -> Value {
-    let id = terminal_id(&t.firms_code);
-    resource(
-        "terminal",
-        id,
-        "terminals",
-        json!({"id": id, "name": t.name, "nickname": t.nickname, "firms_code": t.firms_code, "smdg_code": null, "bic_facility_code": null, "city": t.city, "time_zone": t.time_zone}),
-        Some(
-            json!({"port": to_one("port", reference::port(&t.port_locode).map(|p| port_id(&p.locode)))}),
-        ),
-    )
-}
-
-fn line_resource(l: &ShippingLine) -> Value {
-    let id = Uuid::from_bytes(stable_id("shipping_line", &l.scac));
-    resource(
-        "shipping_line",
-        id,
-        "shipping_lines",
-        json!({
-            "scac": l.scac, "name": l.name, "short_name": l.short_name, "alternative_scacs": [],
-            "bill_of_lading_tracking_support": l.supported,
-            "booking_number_tracking_support": l.supported,
-            "container_number_tracking_support": l.supported && l.container_number_tracking,
-            "bill_of_lading_prefix": l.bill_of_lading_prefix,
-            "notes": l.notes,
-        }),
-        None,
-    )
-}
 
 /// `GET /v2/shipping_lines` (optionally `search=` on name or SCAC).
 pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
@@ -107,23 +58,6 @@ pub async fn port(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi>
     found
         .map(|p| JsonApi::single(port_resource(p), vec![]))
         .ok_or_else(|| ApiError::not_found("port"))
-}
-
-/// The stable id of a vessel (by IMO number).
-pub fn vessel_id(imo: &str) -> Uuid {
-    Uuid::from_bytes(stable_id("vessel", imo))
-}
-
-/// The `vessel` resource as known from carrier events (positions come with AIS).
-pub fn vessel_resource(imo: &str, name: Option<&str>) -> Value {
-    let id = vessel_id(imo);
-    resource(
-        "vessel",
-        id,
-        "vessels",
-        json!({"id": id, "name": name, "imo": imo, "mmsi": null, "latitude": null, "longitude": null, "nautical_speed_knots": null, "navigational_heading_degrees": null, "position_timestamp": null, "positions": []}),
-        None,
-    )
 }
 
 /// The IMO and name of a vessel of the account's events, by id or 7-digit IMO number.
@@ -314,23 +248,6 @@ pub async fn future_positions_with_coordinates(
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
 ) -> ApiResult<JsonApi> {
     future(state, caller, id, raw, true).await
-}
-
-/// The stable id of a metro area (an inland place by UN/LOCODE).
-pub fn metro_id(locode: &str) -> Uuid {
-    Uuid::from_bytes(stable_id("metro_area", locode))
-}
-
-/// The `metro_area` resource (inland destinations and rail ramps).
-pub fn metro_resource(p: &Port) -> Value {
-    let id = metro_id(&p.locode);
-    resource(
-        "metro_area",
-        id,
-        "metro_areas",
-        json!({"id": id, "name": p.name, "code": p.locode, "country_code": p.country_code, "latitude": p.latitude, "longitude": p.longitude, "time_zone": p.time_zone}),
-        None,
-    )
 }
 
 /// `GET /v2/metro_areas/{id}` (id or UN/LOCODE).

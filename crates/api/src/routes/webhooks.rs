@@ -369,7 +369,7 @@ pub async fn trigger(
     let id = uuid::Uuid::now_v7();
     let body = sample_envelope(&event, id).to_string();
     let none = BTreeMap::new();
-    let outgoing = crate::delivery::Outgoing {
+    let outgoing = boxtrack_worker::delivery::Outgoing {
         url: &url,
         body: body.as_bytes(),
         id: &id.to_string(),
@@ -377,12 +377,16 @@ pub async fn trigger(
         headers: &none,
         signature_header: &state.config.webhook_signature_header,
     };
-    let client = crate::delivery::client_for(
+    let client = boxtrack_worker::delivery::client_for(
         std::time::Duration::from_secs(30),
         state.config.allow_private_webhook_urls,
     );
-    let sent =
-        crate::delivery::send(&client, &outgoing, state.config.allow_private_webhook_urls).await;
+    let sent = boxtrack_worker::delivery::send(
+        &client,
+        &outgoing,
+        state.config.allow_private_webhook_urls,
+    )
+    .await;
     Ok(JsonApi(json!({
         "url": url,
         "succeeded": sent.succeeded,

@@ -306,7 +306,7 @@ async fn play(scenario: &scenarios::Scenario) {
     assert_eq!(changes, expected_changes, "{number}: the event log");
 
     // and the receiver gets every event, each once
-    let deliverer = boxtrack_api::delivery::Deliverer::new(
+    let deliverer = boxtrack_worker::delivery::Deliverer::new(
         db.clone(),
         std::time::Duration::from_secs(5),
         true,

@@ -493,15 +493,15 @@ async fn the_trigger_refuses_internal_addresses_by_default() {
         !resolved.is_empty() && resolved.iter().all(|a| a.ip().is_loopback()),
         "{own} should resolve to loopback here: {resolved:?}"
     );
-    let sent = boxtrack_api::delivery::send(
-        &boxtrack_api::delivery::client(std::time::Duration::from_secs(5)),
-        &boxtrack_api::delivery::Outgoing {
+    let sent = boxtrack_worker::delivery::send(
+        &boxtrack_worker::delivery::client(std::time::Duration::from_secs(5)),
+        &boxtrack_worker::delivery::Outgoing {
             url: &format!("https://{own}/hook"),
             body: b"{}",
             id: "x",
             secret: None,
             headers: &Default::default(),
-            signature_header: boxtrack_api::delivery::SIGNATURE_HEADER,
+            signature_header: boxtrack_worker::delivery::SIGNATURE_HEADER,
         },
         false,
     )
@@ -566,8 +566,11 @@ async fn notification(app: &TestApp, key: &str, listed: &serde_json::Value) -> s
     .json()
 }
 
-fn deliverer(db: &boxtrack_store::Db, deactivate_after: i64) -> boxtrack_api::delivery::Deliverer {
-    boxtrack_api::delivery::Deliverer::new(
+fn deliverer(
+    db: &boxtrack_store::Db,
+    deactivate_after: i64,
+) -> boxtrack_worker::delivery::Deliverer {
+    boxtrack_worker::delivery::Deliverer::new(
         db.clone(),
         std::time::Duration::from_secs(5),
         true,
@@ -1062,7 +1065,7 @@ async fn a_slow_receiver_gives_its_backlog_back_instead_of_starving_others() {
     );
     assert_eq!(
         slow_sent,
-        boxtrack_api::delivery::PER_ENDPOINT,
+        boxtrack_worker::delivery::PER_ENDPOINT,
         "the slow one only what its slots took"
     );
     assert_eq!(

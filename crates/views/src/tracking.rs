@@ -1,4 +1,4 @@
-//! Resource objects of the tracking API: tracking requests, shipments, containers, transport
+//! Resource objects of tracking: tracking requests, shipments, containers, transport
 //! events. Every attribute of the contract is present (null when unknown).
 
 use boxtrack_core::carriers;
@@ -23,7 +23,7 @@ fn port_rel(locode: Option<&str>) -> Value {
         "port",
         locode
             .and_then(boxtrack_core::reference::port)
-            .map(|p| crate::routes::reference::port_id(&p.locode)),
+            .map(|p| crate::reference::port_id(&p.locode)),
     )
 }
 
@@ -189,7 +189,7 @@ pub fn container(c: &ContainerRow, shipment: Option<&ShipmentRow>, account: &Acc
         }),
         Some(json!({
             "shipment": to_one("shipment", Some(c.shipment_id)),
-            "pod_terminal": to_one("terminal", st.pod_terminal.as_deref().and_then(boxtrack_core::reference::terminal).map(|t| crate::routes::reference::terminal_id(&t.firms_code))),
+            "pod_terminal": to_one("terminal", st.pod_terminal.as_deref().and_then(boxtrack_core::reference::terminal).map(|t| crate::reference::terminal_id(&t.firms_code))),
             "pickup_facility": {"data": null},
         })),
     )
@@ -206,10 +206,10 @@ fn event_location(e: &TransportEventRow) -> Value {
     let place = e.locode.as_deref().and_then(boxtrack_core::reference::port);
     match place {
         Some(p) if inland_event(&e.event) => {
-            json!({"data": {"id": crate::routes::reference::metro_id(&p.locode).to_string(), "type": "metro_area"}})
+            json!({"data": {"id": crate::reference::metro_id(&p.locode).to_string(), "type": "metro_area"}})
         }
         Some(p) => {
-            json!({"data": {"id": crate::routes::reference::port_id(&p.locode).to_string(), "type": "port"}})
+            json!({"data": {"id": crate::reference::port_id(&p.locode).to_string(), "type": "port"}})
         }
         None => json!({"data": null}),
     }
@@ -244,8 +244,8 @@ pub fn transport_event(e: &TransportEventRow) -> Value {
             "shipment": to_one("shipment", Some(e.shipment_id)),
             "container": to_one("container", Some(e.container_id)),
             "location": event_location(e),
-            "vessel": to_one("vessel", e.vessel_imo.as_deref().map(crate::routes::reference::vessel_id)),
-            "terminal": to_one("terminal", e.terminal.as_deref().and_then(boxtrack_core::reference::terminal).map(|t| crate::routes::reference::terminal_id(&t.firms_code))),
+            "vessel": to_one("vessel", e.vessel_imo.as_deref().map(crate::reference::vessel_id)),
+            "terminal": to_one("terminal", e.terminal.as_deref().and_then(boxtrack_core::reference::terminal).map(|t| crate::reference::terminal_id(&t.firms_code))),
         })),
     )
 }

@@ -1,11 +1,30 @@
-//! Sending one signed webhook request: the SSRF check at delivery time, the signature headers,
-//! no redirects, a timeout, and a record of what was sent and received. Used by the test
-//! trigger now and by the delivery worker later.
+//! Webhook delivery: [`send`] makes one signed request (the SSRF check at delivery time, the
+//! signature headers, no redirects, a timeout, and a record of what was sent and received), and
+//! [`Deliverer`] claims due notifications, renders their envelopes (`boxtrack_views`) and sends
+//! them with the retry schedule, a few at a time per endpoint. The HTTP edge only enqueues (a
+//! notification is written with the event it announces) and uses [`send`] for its test trigger.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use boxtrack_core::webhooks::{self, is_internal};
+
+/// Where the deliverer counts what it did (the service's Prometheus metrics implement it).
+pub trait Metrics: Send + Sync {
+    /// `n` delivery attempts ended with `outcome` (`succeeded`, `retrying`, `failed`).
+    fn record_deliveries(&self, outcome: &str, n: u64);
+    /// A webhook was deactivated after repeated failures.
+    fn record_deactivation(&self);
+}
+
+/// Counts nothing.
+#[derive(Debug, Default)]
+pub struct NoMetrics;
+
+impl Metrics for NoMetrics {
+    fn record_deliveries(&self, _outcome: &str, _n: u64) {}
+    fn record_deactivation(&self) {}
+}
 
 /// The header with the reference-style signature (hex HMAC-SHA256 of the body).
 pub const SIGNATURE_HEADER: &str = "X-Boxtrack-Webhook-Signature";
@@ -402,7 +421,7 @@ fn slot_check_period(slot_wait: Duration) -> Duration {
 struct Job {
     row: boxtrack_store::notifications::NotificationRow,
     target: Option<std::sync::Arc<Target>>,
-    body: axum::body::Bytes,
+    body: bytes::Bytes,
 }
 
 /// Sends one notification the lean way (no copies of what was sent or received beyond the
@@ -567,7 +586,7 @@ struct LaneIo {
 pub struct Deliverer {
     signature_header: reqwest::header::HeaderName,
     schedule: std::sync::Arc<Vec<i64>>,
-    metrics: std::sync::Arc<crate::Metrics>,
+    metrics: std::sync::Arc<dyn Metrics>,
     db: boxtrack_store::Db,
     client: reqwest::Client,
     allow_private: bool,
@@ -589,7 +608,7 @@ impl Deliverer {
                 "x-boxtrack-webhook-signature",
             ),
             schedule: std::sync::Arc::new(RETRY_SCHEDULE_SECS.to_vec()),
-            metrics: std::sync::Arc::default(),
+            metrics: std::sync::Arc::new(NoMetrics),
             client: client_for(timeout, allow_private),
             allow_private,
             deactivate_after,
@@ -624,7 +643,7 @@ impl Deliverer {
     }
 
     /// Counts outcomes in these metrics (the service's own, so they show at `/metrics`).
-    pub fn with_metrics(mut self, metrics: std::sync::Arc<crate::Metrics>) -> Deliverer {
+    pub fn with_metrics(mut self, metrics: std::sync::Arc<dyn Metrics>) -> Deliverer {
         self.metrics = metrics;
         self
     }
@@ -652,7 +671,7 @@ impl Deliverer {
                 Some(b) => b,
                 None => {
                     let env =
-                        crate::routes::notifications::body_cached(&self.db, &c.row, &mut cache)
+                        boxtrack_views::notifications::body_cached(&self.db, &c.row, &mut cache)
                             .await?;
                     to_store.push(jobs.len());
                     env
@@ -660,7 +679,7 @@ impl Deliverer {
             };
             jobs.push(Job {
                 target: targets.get(&c.row.webhook_id).cloned(),
-                body: axum::body::Bytes::from(body),
+                body: bytes::Bytes::from(body),
                 row: c.row,
             });
         }
@@ -800,7 +819,7 @@ impl Deliverer {
     ) -> Result<Cycled, boxtrack_store::StoreError> {
         use boxtrack_store::notifications::{self, Claim, Cycle};
         // the bodies are shared with the jobs, not copied
-        let bodies: Vec<(uuid::Uuid, axum::body::Bytes)> = prepared
+        let bodies: Vec<(uuid::Uuid, bytes::Bytes)> = prepared
             .iter()
             .flat_map(|p| {
                 p.to_store
@@ -925,7 +944,7 @@ impl Deliverer {
                     for p in sent {
                         for mut job in p.jobs {
                             if let Some(b) = out.stored_before.remove(&job.row.id) {
-                                job.body = axum::body::Bytes::from(b);
+                                job.body = bytes::Bytes::from(b);
                             }
                             // never waits: the channel holds WINDOW jobs and at most WINDOW
                             // are in flight
@@ -1063,7 +1082,7 @@ mod tests {
                 replay_of: None,
             },
             target: None,
-            body: axum::body::Bytes::new(),
+            body: bytes::Bytes::new(),
         }
     }
 

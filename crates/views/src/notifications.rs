@@ -1,0 +1,344 @@
+//! The `webhook_notification` resource and the envelope a notification is delivered in.
+//! Notifications are written with the events they announce; the worker's deliverer sends
+//! them, and `GET /v2/events` shows the same envelopes.
+
+use boxtrack_core::time::format_micros;
+use boxtrack_store::notifications::NotificationRow;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::jsonapi::{resource, to_one};
+
+/// The `webhook_notification` resource.
+pub fn to_resource(n: &NotificationRow) -> Value {
+    resource(
+        "webhook_notification",
+        n.id,
+        "webhook_notifications",
+        json!({
+            "id": n.id,
+            "event": n.event,
+            "sequence": n.seq,
+            "delivery_status": n.delivery_status,
+            "attempts": n.attempts,
+            "next_attempt_at": n.next_attempt_us.map(format_micros),
+            "last_status_code": n.last_status_code,
+            "last_error": n.last_error,
+            "created_at": format_micros(n.created_us),
+            "updated_at": format_micros(n.updated_us),
+            "replay_of": n.replay_of,
+        }),
+        Some(json!({
+            "webhook": to_one("webhook", Some(n.webhook_id)),
+            "reference_object": to_one(&n.reference_type, Some(n.reference_id)),
+        })),
+    )
+}
+
+/// The delivered body: `data` is the notification, `included` the resources it is about (for
+/// `container.updated` and the other change events, an object carrying the change itself).
+pub async fn envelope(
+    db: &boxtrack_store::Db,
+    n: &NotificationRow,
+) -> Result<Value, boxtrack_store::StoreError> {
+    use boxtrack_store::{StoreError, accounts, events, reads, tracking};
+    let account = accounts::get(db, n.account_id)
+        .await?
+        .ok_or(StoreError::NotFound("account"))?;
+    let event = events::get(db, n.account_id, n.event_id).await?;
+    let payload = event
+        .as_ref()
+        .map(|e| e.payload.0.clone())
+        .unwrap_or(Value::Null);
+    let mut included: Vec<Value> = Vec::new();
+    let push = |v: Value, included: &mut Vec<Value>| {
+        if !included
+            .iter()
+            .any(|i| i["id"] == v["id"] && i["type"] == v["type"])
+        {
+            included.push(v);
+        }
+    };
+    let uuid_at = |k: &str| {
+        payload
+            .get(k)
+            .and_then(Value::as_str)
+            .and_then(|s| Uuid::parse_str(s).ok())
+    };
+    let mut shipment_id = uuid_at("shipment_id");
+    let mut container_id = uuid_at("container_id");
+    let mut reference = json!({"id": n.reference_id, "type": n.reference_type});
+    match n.reference_type.as_str() {
+        "tracking_request" => {
+            if let Some(r) = tracking::get_request(db, n.account_id, n.reference_id).await? {
+                shipment_id = r.shipment_id;
+                push(crate::tracking::tracking_request(&r), &mut included);
+            }
+        }
+        "transport_event" => {
+            if let Some(e) = reads::transport_event(db, n.account_id, n.reference_id).await? {
+                shipment_id = Some(e.shipment_id);
+                container_id = Some(e.container_id);
+                push(crate::tracking::transport_event(&e), &mut included);
+            }
+        }
+        _ => {
+            let kind = match n.event.as_str() {
+                "container.updated" => Some("container_updated_event"),
+                "container.pod_terminal_changed" => Some("container_pod_terminal_changed_event"),
+                "container.created" => Some("container_created_event"),
+                "shipment.estimated.arrival" => Some("estimated_event"),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                let change = payload.get("change").cloned().unwrap_or(Value::Null);
+                let attributes = match kind {
+                    "container_updated_event" => {
+                        json!({"changeset": change.get("changeset").cloned().unwrap_or(Value::Null), "timestamp": format_micros(n.created_us)})
+                    }
+                    "estimated_event" => json!({
+                        "event": "shipment.estimated.arrival",
+                        "estimated_timestamp": change.get("new_us").and_then(Value::as_i64).map(format_micros),
+                        "previous_estimated_timestamp": change.get("old_us").and_then(Value::as_i64).map(format_micros),
+                        "created_at": format_micros(n.created_us),
+                    }),
+                    _ => json!({"change": change, "timestamp": format_micros(n.created_us)}),
+                };
+                let mut rels = serde_json::Map::new();
+                if let Some(c) = container_id {
+                    rels.insert("container".into(), to_one("container", Some(c)));
+                }
+                if let Some(s) = shipment_id {
+                    rels.insert("shipment".into(), to_one("shipment", Some(s)));
+                }
+                let obj = json!({"id": n.event_id, "type": kind, "attributes": attributes, "relationships": rels});
+                reference = json!({"id": n.event_id, "type": kind});
+                push(obj, &mut included);
+            }
+        }
+    }
+    if let Some(cid) = container_id
+        && let Some(c) = reads::container(db, n.account_id, cid).await?
+    {
+        let s = reads::shipment(db, n.account_id, c.shipment_id).await?;
+        push(
+            crate::tracking::container(&c, s.as_ref(), &account),
+            &mut included,
+        );
+    }
+    if let Some(sid) = shipment_id
+        && let Some(s) = reads::shipment(db, n.account_id, sid).await?
+    {
+        let ids: Vec<Uuid> = reads::containers_of(db, n.account_id, sid)
+            .await?
+            .iter()
+            .map(|c| c.id)
+            .collect();
+        push(crate::tracking::shipment(&s, &ids), &mut included);
+    }
+    Ok(json!({
+        "data": envelope_data(n, reference),
+        "included": included,
+        "links": envelope_links(n),
+    }))
+}
+
+/// The envelope's `data`: the notification as it is sent (always `pending`).
+fn envelope_data(n: &NotificationRow, reference: Value) -> Value {
+    json!({
+        "id": n.id,
+        "type": "webhook_notification",
+        "attributes": {"id": n.id, "event": n.event, "delivery_status": "pending", "created_at": format_micros(n.created_us), "sequence": n.seq},
+        "relationships": {
+            "reference_object": {"data": reference},
+            "webhook": to_one("webhook", Some(n.webhook_id)),
+            "webhook_notification_logs": {"data": []},
+        },
+    })
+}
+
+/// The envelope's `links`.
+fn envelope_links(n: &NotificationRow) -> Value {
+    json!({"self": format!("/v2/webhook_notifications/{}", n.id)})
+}
+
+/// Whether notifications about the same object share their `included` resources (those
+/// about a tracking request or a transport event; change events carry their own change).
+fn shares_included(n: &NotificationRow) -> bool {
+    matches!(
+        n.reference_type.as_str(),
+        "tracking_request" | "transport_event"
+    )
+}
+
+/// The serialized [`envelope`] of a notification, for delivery. Notifications about the
+/// same tracking request or transport event share their `included` resources, so those are
+/// read and serialized once per `cache` and spliced into each body between the
+/// notification's own `data` and `links`.
+pub async fn body_cached(
+    db: &boxtrack_store::Db,
+    n: &NotificationRow,
+    cache: &mut std::collections::HashMap<(String, Uuid), String>,
+) -> Result<String, boxtrack_store::StoreError> {
+    if !shares_included(n) {
+        return Ok(envelope(db, n).await?.to_string());
+    }
+    let key = (n.reference_type.clone(), n.reference_id);
+    let included = match cache.get(&key) {
+        Some(i) => i,
+        None => {
+            let env = envelope(db, n).await?;
+            cache.entry(key).or_insert(env["included"].to_string())
+        }
+    };
+    Ok(spliced_body(n, included))
+}
+
+/// A delivery body from the notification's own parts and the serialized `included` part:
+/// the same bytes as serializing [`envelope`], written straight into one buffer instead of
+/// building the notification's `data` as a JSON tree first (the typed parts below keep the
+/// tree's alphabetical key order).
+fn spliced_body(n: &NotificationRow, included: &str) -> String {
+    #[derive(serde::Serialize)]
+    struct Ref<'a> {
+        id: Uuid,
+        #[serde(rename = "type")]
+        kind: &'a str,
+    }
+    #[derive(serde::Serialize)]
+    struct One<T> {
+        data: T,
+    }
+    #[derive(serde::Serialize)]
+    struct Attributes<'a> {
+        created_at: String,
+        delivery_status: &'static str,
+        event: &'a str,
+        id: Uuid,
+        sequence: i64,
+    }
+    #[derive(serde::Serialize)]
+    struct Relationships<'a> {
+        reference_object: One<Ref<'a>>,
+        webhook: One<Ref<'static>>,
+        webhook_notification_logs: One<[(); 0]>,
+    }
+    #[derive(serde::Serialize)]
+    struct Data<'a> {
+        attributes: Attributes<'a>,
+        id: Uuid,
+        relationships: Relationships<'a>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    }
+    let data = Data {
+        attributes: Attributes {
+            created_at: format_micros(n.created_us),
+            delivery_status: "pending",
+            event: &n.event,
+            id: n.id,
+            sequence: n.seq,
+        },
+        id: n.id,
+        relationships: Relationships {
+            reference_object: One {
+                data: Ref {
+                    id: n.reference_id,
+                    kind: &n.reference_type,
+                },
+            },
+            webhook: One {
+                data: Ref {
+                    id: n.webhook_id,
+                    kind: "webhook",
+                },
+            },
+            webhook_notification_logs: One { data: [] },
+        },
+        kind: "webhook_notification",
+    };
+    let mut out = Vec::with_capacity(included.len() + 600);
+    out.extend_from_slice(br#"{"data":"#);
+    // writing plain structs of strings and numbers into a Vec cannot fail
+    let _ = serde_json::to_writer(&mut out, &data);
+    out.extend_from_slice(br#","included":"#);
+    out.extend_from_slice(included.as_bytes());
+    out.extend_from_slice(br#","links":{"self":"/v2/webhook_notifications/"#);
+    out.extend_from_slice(
+        n.id.hyphenated()
+            .encode_lower(&mut Uuid::encode_buffer())
+            .as_bytes(),
+    );
+    out.extend_from_slice(br#""}}"#);
+    // only UTF-8 went in
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`envelope`] with a per-batch cache: notifications about the same tracking request or
+/// transport event share their `included` resources.
+pub async fn envelope_cached(
+    db: &boxtrack_store::Db,
+    n: &NotificationRow,
+    cache: &mut std::collections::HashMap<(String, Uuid), Value>,
+) -> Result<Value, boxtrack_store::StoreError> {
+    if !shares_included(n) {
+        return envelope(db, n).await;
+    }
+    let key = (n.reference_type.clone(), n.reference_id);
+    let mut env = match cache.get(&key) {
+        Some(e) => e.clone(),
+        None => {
+            let e = envelope(db, n).await?;
+            cache.insert(key, e.clone());
+            return Ok(e);
+        }
+    };
+    env["data"] = envelope_data(n, json!({"id": n.reference_id, "type": n.reference_type}));
+    env["links"] = envelope_links(n);
+    Ok(env)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(event: &str, reference_type: &str) -> NotificationRow {
+        NotificationRow {
+            id: Uuid::now_v7(),
+            account_id: Uuid::new_v4(),
+            webhook_id: Uuid::new_v4(),
+            event_id: Uuid::new_v4(),
+            seq: 42,
+            event: event.into(),
+            reference_type: reference_type.into(),
+            reference_id: Uuid::new_v4(),
+            delivery_status: "pending".into(),
+            attempts: 0,
+            next_attempt_us: Some(1),
+            last_status_code: None,
+            last_error: None,
+            created_us: 1_795_400_000_123_456,
+            updated_us: 1_795_400_000_123_456,
+            replay_of: None,
+        }
+    }
+
+    #[test]
+    fn spliced_bodies_are_the_bytes_of_the_envelope_tree() {
+        let included =
+            r#"[{"attributes":{"note":"a \"quoted\" é"},"id":"x","type":"tracking_request"}]"#;
+        for (event, kind) in [
+            ("tracking_request.succeeded", "tracking_request"),
+            ("container.transport.vessel_departed", "transport_event"),
+            ("odd \"name\" \\ é \u{1}", "tracking_request"),
+        ] {
+            let n = row(event, kind);
+            let tree = json!({
+                "data": envelope_data(&n, json!({"id": n.reference_id, "type": n.reference_type})),
+                "included": serde_json::from_str::<Value>(included).unwrap(),
+                "links": envelope_links(&n),
+            });
+            assert_eq!(spliced_body(&n, included), tree.to_string());
+        }
+    }
+}

@@ -701,6 +701,15 @@ pub fn operations() -> Vec<crate::openapi::Op> {
         op
     };
     let q = |n: &str, req: bool| json!({"name": n, "in": "query", "required": req, "schema": {"type": "string"}});
+    // RFC 6749 §5.2 error bodies, and what axum says of a form that is not one
+    let oauth_err = |d: &str| json!({"description": d, "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}}}}});
+    let not_form = json!({"description": "The body is not application/x-www-form-urlencoded", "content": {"text/plain": {"schema": {"type": "string"}}}});
+    let with = |mut op: Value, extra: Vec<(&str, Value)>| {
+        for (status, r) in extra {
+            op["responses"][status] = r;
+        }
+        op
+    };
     let mut register = public(operation(
         "OAuth",
         "Register a client",
@@ -710,6 +719,13 @@ pub fn operations() -> Vec<crate::openapi::Op> {
         Default::default(),
         ("201", j("The registered client")),
     ));
+    register = with(
+        register,
+        vec![(
+            "400",
+            oauth_err("`invalid_client_metadata` or `invalid_redirect_uri`"),
+        )],
+    );
     register["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["redirect_uris"], "properties": {"redirect_uris": {"type": "array", "items": {"type": "string"}}, "client_name": {"type": "string"}}}}}});
     let mut submit = public(operation(
         "OAuth",
@@ -720,6 +736,17 @@ pub fn operations() -> Vec<crate::openapi::Op> {
         Default::default(),
         ("303", json!({"description": "Back to the client"})),
     ));
+    submit = with(
+        submit,
+        vec![
+            (
+                "400",
+                html("The page again, with the error next to the field"),
+            ),
+            ("403", html("The CSRF token is missing or does not match")),
+            ("415", not_form.clone()),
+        ],
+    );
     submit["requestBody"] = form(
         json!({"csrf": {"type": "string"}, "email": {"type": "string"}, "password": {"type": "string"}, "decision": {"type": "string", "enum": ["allow", "deny"]}, "client_id": {"type": "string"}, "redirect_uri": {"type": "string"}, "state": {"type": "string"}, "code_challenge": {"type": "string"}, "resource": {"type": "string"}}),
     );
@@ -732,6 +759,16 @@ pub fn operations() -> Vec<crate::openapi::Op> {
         Default::default(),
         ("200", j("Tokens")),
     ));
+    token = with(
+        token,
+        vec![
+            (
+                "400",
+                oauth_err("`invalid_request`, `invalid_grant`, `unsupported_grant_type`"),
+            ),
+            ("415", not_form),
+        ],
+    );
     token["requestBody"] = form(
         json!({"grant_type": {"type": "string"}, "code": {"type": "string"}, "redirect_uri": {"type": "string"}, "client_id": {"type": "string"}, "code_verifier": {"type": "string"}, "refresh_token": {"type": "string"}, "resource": {"type": "string"}}),
     );
@@ -783,24 +820,30 @@ pub fn operations() -> Vec<crate::openapi::Op> {
         Op {
             method: "get",
             path: "/oauth/authorize",
-            op: public(operation(
-                "OAuth",
-                "Sign-in page",
-                "The sign-in and consent page (HTML, no scripts, CSRF protected, CSP and frame denial). Needs `response_type=code`, a registered `client_id` and `redirect_uri`, `code_challenge` with `code_challenge_method=S256` (`plain` is refused), optional `state` and `resource`.",
-                vec![
-                    q("response_type", true),
-                    q("client_id", true),
-                    q("redirect_uri", true),
-                    q("code_challenge", true),
-                    q("code_challenge_method", true),
-                    q("state", false),
-                    q("resource", false),
-                    q("scope", false),
-                ],
-                None,
-                Default::default(),
-                ("200", html("The page")),
-            )),
+            op: with(
+                public(operation(
+                    "OAuth",
+                    "Sign-in page",
+                    "The sign-in and consent page (HTML, no scripts, CSRF protected, CSP and frame denial). Needs `response_type=code`, a registered `client_id` and `redirect_uri`, `code_challenge` with `code_challenge_method=S256` (`plain` is refused), optional `state` and `resource`.",
+                    vec![
+                        q("response_type", true),
+                        q("client_id", true),
+                        q("redirect_uri", true),
+                        q("code_challenge", true),
+                        q("code_challenge_method", true),
+                        q("state", false),
+                        q("resource", false),
+                        q("scope", false),
+                    ],
+                    None,
+                    Default::default(),
+                    ("200", html("The page")),
+                )),
+                vec![(
+                    "400",
+                    html("The request cannot be signed in (unknown client, redirect URI or PKCE)"),
+                )],
+            ),
         },
         Op {
             method: "post",

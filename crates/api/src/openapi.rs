@@ -194,6 +194,18 @@ pub fn list_of(resource: &str) -> Value {
     })
 }
 
+/// A document holding a whole small collection at once (no paging, so no links):
+/// `data` and `meta.total`.
+pub fn all_of(resource: &str) -> Value {
+    json!({
+        "type": "object", "required": ["data", "meta"],
+        "properties": {
+            "data": {"type": "array", "items": schema_ref(resource)},
+            "meta": {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}}}
+        }
+    })
+}
+
 /// A single-resource document schema.
 pub fn single(resource: &str) -> Value {
     json!({

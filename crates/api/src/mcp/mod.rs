@@ -417,6 +417,33 @@ pub fn operations() -> Vec<crate::openapi::Op> {
         ("200", rpc),
     );
     post["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["jsonrpc", "method"]}}}});
+    let transport_error = |d: &str| json!({"description": d, "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "message": {"type": "string"}}}}}});
+    for (status, r) in [
+        (
+            "202",
+            json!({"description": "A notification or a response was accepted; nothing to answer"}),
+        ),
+        (
+            "400",
+            json!({"description": "Not one JSON-RPC message (a JSON-RPC error response), or an unsupported MCP-Protocol-Version", "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {"error": {"oneOf": [
+                {"type": "string"},
+                {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "integer"}, "message": {"type": "string"}}}
+            ]}, "message": {"type": "string"}}}}}}),
+        ),
+        (
+            "401",
+            transport_error(
+                "No or an unknown key or token; WWW-Authenticate names the protected resource metadata",
+            ),
+        ),
+        ("403", transport_error("A foreign Origin")),
+        (
+            "415",
+            transport_error("Content-Type is not application/json"),
+        ),
+    ] {
+        post["responses"][status] = r;
+    }
     let none = json!({"description": "Not used by this stateless server", "content": {"application/json": {"schema": {"type": "object"}}}});
     let get = operation(
         "MCP",

@@ -216,6 +216,10 @@ pub fn operations() -> Vec<Op> {
         errors(&[401, 413, 415, 422, 429]),
         ("201", body("The submission", single("EmailSubmission"))),
     );
+    create["responses"]["200"] = body(
+        "A Message-ID sent before: the first submission, unchanged",
+        single("EmailSubmission"),
+    );
     create["requestBody"] = json!({"required": true, "content": {"message/rfc822": {"schema": {"type": "string", "format": "binary"}}}});
     vec![
         Op {

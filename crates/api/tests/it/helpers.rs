@@ -117,16 +117,27 @@ impl TestApp {
         }
     }
 
+    /// Sends a request; a response of this application must match what the served OpenAPI
+    /// document says of its operation and status (see `conformance`).
     pub async fn send(&self, req: reqwest::RequestBuilder) -> Resp {
-        let res = req.send().await.unwrap();
+        let (client, request) = req.build_split();
+        let request = request.unwrap();
+        let method = request.method().as_str().to_ascii_lowercase();
+        let ours = request.url().as_str().starts_with(&self.base);
+        let path = request.url().path().to_string();
+        let res = client.execute(request).await.unwrap();
         let status = res.status().as_u16();
         let headers = res.headers().clone();
         let text = res.text().await.unwrap();
-        Resp {
+        let resp = Resp {
             status,
             headers,
             text,
+        };
+        if ours {
+            crate::conformance::check(&method, &path, &resp);
         }
+        resp
     }
 
     pub async fn get(&self, path: &str, key: Option<&str>) -> Resp {

@@ -5,6 +5,7 @@
 
 mod api_keys;
 mod auth;
+mod conformance;
 mod custom_fields;
 mod documents;
 mod helpers;

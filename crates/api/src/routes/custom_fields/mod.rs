@@ -22,7 +22,7 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource};
 use crate::openapi::{
-    Op, body, errors, id_param, list_of, operation, page_params, query_params, single,
+    Op, all_of, body, errors, id_param, list_of, operation, page_params, query_params, single,
 };
 
 mod definitions;
@@ -334,7 +334,7 @@ pub fn operations() -> Vec<Op> {
             def_id(),
             None,
             &[401, 404, 429],
-            ("200", body("The options", list_of("CustomFieldOption"))),
+            ("200", body("The options", all_of("CustomFieldOption"))),
         ),
         op(
             "post",
@@ -460,7 +460,7 @@ pub fn operations() -> Vec<Op> {
             p(),
             None,
             &[401, 404, 429],
-            ("200", body("The fields", list_of("CustomField"))),
+            ("200", body("The fields", all_of("CustomField"))),
         ));
         ops.push(op(
             "post",

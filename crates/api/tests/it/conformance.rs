@@ -1,0 +1,189 @@
+//! Every response the suite receives from the application is checked against the served
+//! OpenAPI document: its path and method must be documented, its status must be among the
+//! operation's responses, its media type among that response's content, and a JSON body must
+//! validate against the response's schema (JSON Schema 2020-12, as OpenAPI 3.1 says).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::{Value, json};
+
+use crate::helpers::Resp;
+
+/// Paths served outside the documented API (scraped, embedded or negotiated elsewhere).
+const UNDOCUMENTED: &[&str] = &["/metrics"];
+
+struct Doc {
+    document: Value,
+    /// Path templates split into segments, literal-first so `/v2/webhooks/events` wins over
+    /// `/v2/webhooks/{id}`.
+    templates: Vec<(String, Vec<String>)>,
+    validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
+}
+
+fn doc() -> &'static Doc {
+    static DOC: OnceLock<Doc> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let mut document = boxtrack_api::openapi::document();
+        // closed(&mut document); (next commit)
+        let mut templates: Vec<(String, Vec<String>)> = document["paths"]
+            .as_object()
+            .map(|p| {
+                p.keys()
+                    .map(|k| (k.clone(), k.split('/').map(str::to_string).collect()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        templates.sort_by_key(|(_, segs)| segs.iter().filter(|s| s.starts_with('{')).count());
+        Doc {
+            document,
+            templates,
+            validators: Mutex::default(),
+        }
+    })
+}
+
+/// Makes every object schema that lists its properties closed (`additionalProperties: false`
+/// unless it says otherwise), so a member the document does not name fails the check: the
+/// document must name everything a response carries.
+fn closed(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if o.get("properties").is_some_and(Value::is_object)
+                && !o.contains_key("additionalProperties")
+            {
+                o.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            o.values_mut().for_each(closed);
+        }
+        Value::Array(a) => a.iter_mut().for_each(closed),
+        _ => {}
+    }
+}
+
+fn template_of<'a>(d: &'a Doc, path: &str) -> Option<&'a str> {
+    let segs: Vec<&str> = path.split('/').collect();
+    d.templates
+        .iter()
+        .find(|(_, t)| {
+            t.len() == segs.len()
+                && t.iter()
+                    .zip(&segs)
+                    .all(|(t, s)| t == s || (t.starts_with('{') && !s.is_empty()))
+        })
+        .map(|(k, _)| k.as_str())
+}
+
+fn validator(d: &Doc, pointer: &str, schema: &Value) -> Arc<jsonschema::Validator> {
+    let mut cache = d.validators.lock().unwrap();
+    cache
+        .entry(pointer.to_string())
+        .or_insert_with(|| {
+            // the response schema with the document's components beside it, so that
+            // `#/components/schemas/…` references resolve
+            let root = json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "components": d.document["components"],
+                "allOf": [schema],
+            });
+            let v = jsonschema::draft202012::options()
+                .build(&root)
+                .unwrap_or_else(|e| panic!("the schema at {pointer} does not compile: {e}"));
+            Arc::new(v)
+        })
+        .clone()
+}
+
+/// Panics when the response does not match the document (with `CONFORMANCE_REPORT=1` in the
+/// environment, prints one `conformance:` line per mismatch and goes on, to see them all).
+pub fn check(method: &str, path: &str, resp: &Resp) {
+    if std::env::var_os("CONFORMANCE_REPORT").is_some() {
+        if let Err(e) = std::panic::catch_unwind(|| mismatch(method, path, resp)) {
+            let text = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            eprintln!("conformance: {}", text.replace('\n', " | "));
+        }
+        return;
+    }
+    mismatch(method, path, resp);
+}
+
+fn mismatch(method: &str, path: &str, resp: &Resp) {
+    if UNDOCUMENTED.contains(&path) || resp.status == 405 {
+        return;
+    }
+    let d = doc();
+    let Some(template) = template_of(d, path) else {
+        // an unknown path is a 404 JSON:API error
+        assert_eq!(
+            resp.status, 404,
+            "{method} {path}: not in the served document"
+        );
+        return;
+    };
+    let Some(op) = d.document["paths"][template].get(method) else {
+        panic!(
+            "{method} {path} ({template}): no such operation in the served document ({} came back)",
+            resp.status
+        );
+    };
+    let status = resp.status.to_string();
+    let range = format!("{}XX", &status[..1]);
+    let responses = &op["responses"];
+    let (key, response) = [status.as_str(), range.as_str(), "default"]
+        .iter()
+        .find_map(|k| responses.get(*k).map(|r| (*k, r)))
+        .unwrap_or_else(|| {
+            panic!(
+                "{method} {template}: status {status} is not documented (documented: {:?}); body: {}",
+                responses.as_object().map(|o| o.keys().collect::<Vec<_>>()),
+                resp.text
+            )
+        });
+    let media = resp
+        .header("content-type")
+        .map(|c| c.split(';').next().unwrap_or_default().trim().to_string());
+    let Some(content) = response.get("content").and_then(Value::as_object) else {
+        assert!(
+            resp.text.is_empty(),
+            "{method} {template} {status}: the document declares no body, but one came back: {}",
+            resp.text
+        );
+        return;
+    };
+    if resp.text.is_empty() && resp.status == 304 {
+        return;
+    }
+    let media = media.unwrap_or_default();
+    let Some(declared) = content.get(&media) else {
+        panic!(
+            "{method} {template} {status}: media type {media:?} is not among {:?}",
+            content.keys().collect::<Vec<_>>()
+        );
+    };
+    let json_body = media.ends_with("json");
+    let Some(schema) = declared.get("schema") else {
+        return;
+    };
+    if !json_body {
+        return;
+    }
+    let body: Value = serde_json::from_str(&resp.text)
+        .unwrap_or_else(|e| panic!("{method} {template} {status}: body is not JSON ({e})"));
+    let pointer = format!("{method} {template} {key} {media}");
+    let v = validator(d, &pointer, schema);
+    let errors: Vec<String> = v
+        .iter_errors(&body)
+        .take(8)
+        .map(|e| format!("  at {}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{method} {template} {status}: the body does not match the served document:\n{}\nbody: {}",
+        errors.join("\n"),
+        &resp.text[..resp.text.len().min(2000)]
+    );
+}

@@ -115,6 +115,9 @@ pub fn operation(
 
 fn components() -> Value {
     let mut c = base_components();
+    for (name, schema) in boxtrack_views::schemas() {
+        c["schemas"][name] = schema;
+    }
     for (name, schema) in crate::routes::custom_fields::schemas() {
         c["schemas"][name] = schema;
     }
@@ -139,7 +142,8 @@ fn base_components() -> Value {
                         "title": {"type": "string"},
                         "detail": {"type": "string"},
                         "code": {"type": "string"},
-                        "source": {"type": "object", "properties": {"pointer": {"type": "string"}, "parameter": {"type": "string"}}}
+                        "source": {"type": "object", "properties": {"pointer": {"type": "string"}, "parameter": {"type": "string"}}},
+                        "meta": {"type": "object", "description": "More about the error (for a duplicate, the existing resource)"}
                     }
                 }}}
             },
@@ -150,6 +154,10 @@ fn base_components() -> Value {
                     {"$ref": "#/components/schemas/ResourceIdentifier"},
                     {"type": "array", "items": {"$ref": "#/components/schemas/ResourceIdentifier"}}
                 ]}}
+            },
+            "SelfLink": {
+                "type": "object", "required": ["self"],
+                "properties": {"self": {"type": "string", "description": "/v2/<collection>/<id>"}}
             },
             "ResourceIdentifier": {
                 "type": "object", "required": ["id", "type"],
@@ -165,14 +173,23 @@ fn base_components() -> Value {
             },
             "ListMeta": {
                 "type": "object",
-                "properties": {"size": {"type": "integer"}, "total": {"type": "integer"}}
+                "required": ["size", "total", "pagination"],
+                "properties": {
+                    "size": {"type": "integer", "description": "Rows per page"},
+                    "total": {"type": "integer", "description": "Rows in the whole list"},
+                    "pagination": {
+                        "type": "object", "required": ["current", "last", "records"],
+                        "properties": {
+                            "current": {"type": "integer", "description": "This page's number"},
+                            "last": {"type": "integer", "description": "The last page's number"},
+                            "next": {"type": "integer", "description": "The next page's number, when there is one"},
+                            "records": {"type": "integer", "description": "Rows in the whole list"}
+                        }
+                    }
+                }
             },
             "Account": crate::routes::account::schema(),
             "ApiKey": crate::routes::api_keys::schema(),
-            "TrackingRequest": crate::routes::tracking_requests::schema(),
-            "Shipment": crate::routes::shipments::schema(),
-            "Container": crate::routes::containers::schema(),
-            "TransportEvent": crate::routes::containers::event_schema(),
             "Webhook": crate::routes::webhooks::schema(),
             "Document": crate::routes::documents::schema(),
             "Party": crate::routes::parties::schema(),

@@ -1,5 +1,11 @@
-//! JSON:API building blocks: resource objects and relationships.
+//! JSON:API building blocks: typed resource objects ([`Resource`] of a [`Kind`]),
+//! relationships and timestamps, whose schemas are derived from the same types that are
+//! serialized; and the untyped [`resource`] / [`to_one`] of resources not typed yet.
 
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 /// Builds a resource object; `links.self` is the relative path `/v2/<collection>/<id>`.
@@ -28,5 +34,176 @@ pub fn to_one(kind: &str, id: Option<impl ToString>) -> Value {
     match id {
         Some(id) => json!({ "data": { "id": id.to_string(), "type": kind } }),
         None => json!({ "data": null }),
+    }
+}
+
+/// A resource identifier object: `{id, type}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Identifier {
+    /// The resource's id.
+    pub id: String,
+    /// The resource's type.
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+impl Identifier {
+    /// The identifier of a `kind` resource.
+    pub fn new(kind: &str, id: impl ToString) -> Identifier {
+        Identifier {
+            id: id.to_string(),
+            kind: kind.to_string(),
+        }
+    }
+}
+
+/// A to-one relationship: `{data: {id, type}}` or `{data: null}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ToOne {
+    /// The related resource, or null.
+    pub data: Option<Identifier>,
+}
+
+impl ToOne {
+    /// A relationship to a `kind` resource, or to none.
+    pub fn new(kind: &str, id: Option<impl ToString>) -> ToOne {
+        ToOne {
+            data: id.map(|id| Identifier::new(kind, id)),
+        }
+    }
+
+    /// A relationship to nothing (`{data: null}`).
+    pub fn none() -> ToOne {
+        ToOne { data: None }
+    }
+}
+
+/// A to-many relationship: `{data: [{id, type}, …]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ToMany {
+    /// The related resources.
+    pub data: Vec<Identifier>,
+}
+
+impl ToMany {
+    /// A relationship to these `kind` resources.
+    pub fn new<I: ToString>(kind: &str, ids: impl IntoIterator<Item = I>) -> ToMany {
+        ToMany {
+            data: ids
+                .into_iter()
+                .map(|id| Identifier::new(kind, id))
+                .collect(),
+        }
+    }
+}
+
+/// A timestamp, shown as RFC 3339 UTC (`2026-11-25T12:00:00Z`); stored as Unix microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct At(pub i64);
+
+impl At {
+    /// An optional timestamp.
+    pub fn opt(us: Option<i64>) -> Option<At> {
+        us.map(At)
+    }
+}
+
+impl Serialize for At {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&boxtrack_core::time::format_micros(self.0))
+    }
+}
+
+impl JsonSchema for At {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "At".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": "string", "format": "date-time"})
+    }
+}
+
+/// One resource type of the API: its JSON:API `type`, its collection path, the name of its
+/// schema in the OpenAPI document and the shapes of its attributes and relationships.
+pub trait Kind {
+    /// The JSON:API `type` (`container`).
+    const TYPE: &'static str;
+    /// The collection under `/v2` (`containers`), for `links.self`.
+    const COLLECTION: &'static str;
+    /// The schema's name in the OpenAPI document (`Container`).
+    const NAME: &'static str;
+    /// The attributes object.
+    type Attributes: Serialize + JsonSchema;
+    /// The relationships object.
+    type Relationships: Serialize + JsonSchema;
+}
+
+/// A resource object: `{id, type, attributes, relationships, links: {self}}`.
+pub struct Resource<K: Kind> {
+    /// The resource's id.
+    pub id: uuid::Uuid,
+    /// Its attributes.
+    pub attributes: K::Attributes,
+    /// Its relationships.
+    pub relationships: K::Relationships,
+}
+
+impl<K: Kind> Resource<K> {
+    /// The resource as a JSON value (for documents still assembled as values).
+    pub fn to_value(&self) -> Value {
+        // the attribute and relationship types are plain structs of strings, numbers and
+        // options: serializing them cannot fail
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl<K: Kind> Serialize for Resource<K> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        #[derive(Serialize)]
+        struct Links {
+            #[serde(rename = "self")]
+            this: String,
+        }
+        let mut r = s.serialize_struct("Resource", 5)?;
+        r.serialize_field("id", &self.id)?;
+        r.serialize_field("type", K::TYPE)?;
+        r.serialize_field("attributes", &self.attributes)?;
+        r.serialize_field("relationships", &self.relationships)?;
+        r.serialize_field(
+            "links",
+            &Links {
+                this: format!("/v2/{}/{}", K::COLLECTION, self.id),
+            },
+        )?;
+        r.end()
+    }
+}
+
+impl<K: Kind> JsonSchema for Resource<K> {
+    fn schema_name() -> Cow<'static, str> {
+        K::NAME.into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let attributes = generator.subschema_for::<K::Attributes>();
+        let relationships = generator.subschema_for::<K::Relationships>();
+        json_schema!({
+            "type": "object",
+            "required": ["id", "type", "attributes", "relationships", "links"],
+            "properties": {
+                "id": {"type": "string", "format": "uuid"},
+                "type": {"const": K::TYPE},
+                "attributes": attributes,
+                "relationships": relationships,
+                "links": {
+                    "type": "object",
+                    "required": ["self"],
+                    "properties": {"self": {"type": "string", "description": "/v2/<collection>/<id>"}}
+                }
+            }
+        })
     }
 }

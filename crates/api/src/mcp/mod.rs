@@ -428,7 +428,7 @@ pub fn operations() -> Vec<crate::openapi::Op> {
             json!({"description": "Not one JSON-RPC message (a JSON-RPC error response), or an unsupported MCP-Protocol-Version", "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {"error": {"oneOf": [
                 {"type": "string"},
                 {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "integer"}, "message": {"type": "string"}}}
-            ]}, "message": {"type": "string"}}}}}}),
+            ]}, "message": {"type": "string"}, "jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer", "null"]}}}}}}),
         ),
         (
             "401",

@@ -500,105 +500,6 @@ pub async fn raw_events(
     ))
 }
 
-/// The OpenAPI schema of the container resource.
-pub fn schema() -> Value {
-    let ts = json!({"type": ["string", "null"], "format": "date-time"});
-    let s = json!({"type": ["string", "null"]});
-    let mut props = serde_json::Map::new();
-    props.insert("number".into(), json!({"type": "string"}));
-    for k in [
-        "seal_number",
-        "equipment_height",
-        "pod_full_out_chassis_number",
-        "location_at_pod_terminal",
-        "pod_timezone",
-        "final_destination_timezone",
-        "empty_terminated_timezone",
-        "pod_rail_carrier_scac",
-        "ind_rail_carrier_scac",
-    ] {
-        props.insert(k.into(), s.clone());
-    }
-    props.insert(
-        "equipment_type".into(),
-        json!({"enum": ["dry", "reefer", "open top", "flat rack", "bulk", "tank", null]}),
-    );
-    props.insert(
-        "equipment_length".into(),
-        json!({"enum": [10, 20, 40, 45, null]}),
-    );
-    props.insert("weight_in_lbs".into(), json!({"type": ["integer", "null"]}));
-    for k in [
-        "created_at",
-        "updated_at",
-        "pod_arrived_at",
-        "pod_discharged_at",
-        "pod_full_out_at",
-        "final_destination_full_out_at",
-        "empty_terminated_at",
-        "delivered_at",
-        "empty_out_at",
-        "pol_full_in_at",
-        "pol_vessel_loaded_at",
-        "pol_vessel_departed_at",
-        "terminal_checked_at",
-        "pod_last_tracking_request_at",
-        "shipment_last_tracking_request_at",
-        "rail_last_tracking_request_at",
-        "pickup_lfd",
-        "ssl_lfd",
-        "pickup_appointment_at",
-        "pod_rail_loaded_at",
-        "pod_rail_departed_at",
-        "ind_eta_at",
-        "ind_ata_at",
-        "ind_rail_unloaded_at",
-        "ind_facility_lfd_on",
-    ] {
-        props.insert(k.into(), ts.clone());
-    }
-    props.insert("available_for_pickup".into(), json!({"type": "boolean"}));
-    props.insert("availability_known".into(), json!({"type": "boolean"}));
-    props.insert("ready_for_pickup".into(), json!({"type": "boolean", "description": "available_for_pickup and no hold with status hold"}));
-    props.insert(
-        "ref_numbers".into(),
-        json!({"type": "array", "items": {"type": "string"}}),
-    );
-    props.insert("holds_at_pod_terminal".into(), json!({"type": "array", "items": {"type": "object", "properties": {"name": {"enum": ["freight", "customs", "USDA", "VACIS", "TMF", "other"]}, "status": {"enum": ["hold", "pending"]}, "description": {"type": ["string", "null"]}}}}));
-    props.insert("fees_at_pod_terminal".into(), json!({"type": "array", "items": {"type": "object", "properties": {"type": {"enum": ["demurrage", "extended_dwell_time", "exam", "total", "other"]}, "amount": {"type": "number"}, "currency_code": {"type": "string"}}}}));
-    props.insert("import_deadlines".into(), json!({"type": "object", "properties": {"pickup_lfd_terminal": ts, "pickup_lfd_rail": ts, "pickup_lfd_line": ts}}));
-    props.insert(
-        "current_status".into(),
-        json!({"enum": ContainerStatus::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>()}),
-    );
-    json!({
-        "type": "object", "required": ["id", "type", "attributes"],
-        "properties": {
-            "id": {"type": "string", "format": "uuid"},
-            "type": {"const": "container"},
-            "attributes": {"type": "object", "properties": props},
-            "relationships": {"type": "object"}
-        }
-    })
-}
-
-/// The OpenAPI schema of the transport event resource.
-pub fn event_schema() -> Value {
-    json!({
-        "type": "object", "required": ["id", "type", "attributes"],
-        "properties": {
-            "id": {"type": "string", "format": "uuid"},
-            "type": {"const": "transport_event"},
-            "attributes": {"type": "object", "properties": {
-                "event": {"type": "string"}, "timestamp": {"type": ["string", "null"], "format": "date-time"},
-                "timezone": {"type": ["string", "null"]}, "location_locode": {"type": ["string", "null"]},
-                "voyage_number": {"type": ["string", "null"]}, "data_source": {"enum": ["shipping_line", "terminal", "rail", "ais", "sandbox"]},
-                "value": {"type": ["string", "null"]}, "created_at": {"type": "string", "format": "date-time"}
-            }}
-        }
-    })
-}
-
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let mut params = page_params();
@@ -650,7 +551,7 @@ pub fn operations() -> Vec<Op> {
         "features": {"type": "array", "items": {"type": "object", "required": ["type", "geometry", "properties"], "properties": {
             "type": {"type": "string", "enum": ["Feature"]},
             "geometry": {"oneOf": [point, line]},
-            "properties": {"type": "object", "required": ["feature_type"], "properties": {
+            "properties": {"type": "object", "required": ["feature_type"], "additionalProperties": true, "description": "`feature_type` decides the other members (a port's name, LOCODE and times; a vessel's name, IMO and position time; a leg's ports)", "properties": {
                 "feature_type": {"type": "string", "enum": ["port", "current_vessel", "past_vessel_locations", "estimated_full_legs", "estimated_partial_leg"]},
                 "ports_sequence": {"type": "integer"},
             }},
@@ -738,10 +639,7 @@ pub fn operations() -> Vec<Op> {
                 raw_params,
                 None,
                 errors(&[400, 401, 404, 429]),
-                (
-                    "200",
-                    body("A page of raw events", json!({"type": "object"})),
-                ),
+                ("200", body("A page of raw events", list_of("RawEvent"))),
             ),
         },
         Op {

@@ -534,6 +534,7 @@ pub fn schema() -> Value {
             "id": {"type": "string", "format": "uuid"},
             "type": {"const": "document"},
             "attributes": {"type": "object", "properties": {
+                "id": {"type": "string", "format": "uuid"},
                 "name": {"type": "string"},
                 "document_type": {"type": "string", "description": "From the name and file name (words such as BL, invoice, arrival notice); `other` when none matches"},
                 "document_type_manual": {"type": ["string", "null"]},
@@ -548,7 +549,10 @@ pub fn schema() -> Value {
             "relationships": {"type": "object", "properties": {
                 "shipments": {"$ref": "#/components/schemas/Relationship"},
                 "cargos": {"$ref": "#/components/schemas/Relationship"},
-                "account": {"$ref": "#/components/schemas/Relationship"}
+                "account": {"$ref": "#/components/schemas/Relationship"},
+                "user": {"$ref": "#/components/schemas/Relationship"},
+                "email_submission": {"$ref": "#/components/schemas/Relationship"},
+                "last_document_representation": {"$ref": "#/components/schemas/Relationship"}
             }},
             "links": {"type": "object", "properties": {"self": {"type": "string"}, "download": {"type": "string"}}}
         }

@@ -198,7 +198,8 @@ pub fn schema() -> Value {
                 "documents_count": {"type": "integer"},
                 "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"}
             }},
-            "relationships": {"type": "object", "properties": {"documents": {"$ref": "#/components/schemas/Relationship"}}}
+            "relationships": {"type": "object", "properties": {"documents": {"$ref": "#/components/schemas/Relationship"}, "account": {"$ref": "#/components/schemas/Relationship"}, "user": {"$ref": "#/components/schemas/Relationship"}}},
+            "links": {"$ref": "#/components/schemas/SelfLink"}
         }
     })
 }

@@ -425,35 +425,6 @@ pub async fn infer_number(_caller: Caller, Body(b): Body<InferBody>) -> ApiResul
     })))
 }
 
-/// The OpenAPI schema of the resource.
-pub fn schema() -> Value {
-    json!({
-        "type": "object", "required": ["id", "type", "attributes"],
-        "properties": {
-            "id": {"type": "string", "format": "uuid"},
-            "type": {"const": "tracking_request"},
-            "attributes": {"type": "object", "properties": {
-                "request_number": {"type": "string"},
-                "request_type": {"enum": ["container", "bill_of_lading", "booking_number"]},
-                "scac": {"type": ["string", "null"]},
-                "auto_detect_vocc_scac": {"type": "boolean"},
-                "status": {"enum": ["pending", "awaiting_manifest", "created", "failed", "tracking_stopped"]},
-                "failed_reason": {"type": ["string", "null"], "enum": ["booking_cancelled", "duplicate", "expired", "internal_processing_error", "invalid_number", "not_found", "retries_exhausted", "shipping_line_unreachable", "unrecognized_response", "data_unavailable", "scac_auto_detect_failed", "plan_limit", null], "description": "Why the request failed or is failing. `data_unavailable` while no source is configured for the carrier (the request waits and resolves once one is); `plan_limit` when it resolved to more containers than the plan has room for (nothing was tracked)."},
-                "is_retrying": {"type": "boolean"},
-                "retry_count": {"type": ["integer", "null"]},
-                "ref_numbers": {"type": "array", "items": {"type": "string"}},
-                "shipment_tags": {"type": "array", "items": {"type": "string"}},
-                "created_at": {"type": "string", "format": "date-time"},
-                "updated_at": {"type": "string", "format": "date-time"}
-            }},
-            "relationships": {"type": "object", "properties": {
-                "tracked_object": {"$ref": "#/components/schemas/Relationship"},
-                "customer": {"$ref": "#/components/schemas/Relationship"}
-            }}
-        }
-    })
-}
-
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let mut list_params = page_params();

@@ -416,7 +416,8 @@ pub fn schema() -> Value {
                 "deactivated_reason": {"type": ["string", "null"]},
                 "created_at": {"type": "string", "format": "date-time"},
                 "updated_at": {"type": "string", "format": "date-time"}
-            }}
+            }},
+            "links": {"$ref": "#/components/schemas/SelfLink"}
         }
     })
 }

@@ -25,7 +25,7 @@ fn doc() -> &'static Doc {
     static DOC: OnceLock<Doc> = OnceLock::new();
     DOC.get_or_init(|| {
         let mut document = boxtrack_api::openapi::document();
-        // closed(&mut document); (next commit)
+        closed(&mut document);
         let mut templates: Vec<(String, Vec<String>)> = document["paths"]
             .as_object()
             .map(|p| {

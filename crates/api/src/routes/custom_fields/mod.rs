@@ -190,22 +190,27 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
                     "reference_type": {"type": ["string", "null"]}, "validation": {"type": ["object", "null"]},
                     "default_format": {"type": ["string", "null"]}, "default_value": value.clone(),
                     "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"}
-                }}
+                }},
+                "relationships": {"type": "object", "properties": {"options": {"$ref": "#/components/schemas/Relationship"}}},
+                "links": {"$ref": "#/components/schemas/SelfLink"}
             }}),
         ),
         (
             "CustomFieldOption",
             json!({"type": "object", "required": ["id", "type"], "properties": {
                 "id": {"type": "string", "format": "uuid"}, "type": {"const": "custom_field_option"},
-                "attributes": {"type": "object", "properties": {"label": {"type": "string"}, "value": {"type": "string"}, "position": {"type": ["integer", "null"]}}}
+                "attributes": {"type": "object", "properties": {"label": {"type": "string"}, "value": {"type": "string"}, "position": {"type": ["integer", "null"]}}},
+                "relationships": {"type": "object", "properties": {"definition": {"$ref": "#/components/schemas/Relationship"}}},
+                "links": {"$ref": "#/components/schemas/SelfLink"}
             }}),
         ),
         (
             "CustomField",
             json!({"type": "object", "required": ["id", "type"], "properties": {
                 "id": {"type": "string", "format": "uuid"}, "type": {"const": "custom_field"},
-                "attributes": {"type": "object", "properties": {"api_slug": {"type": "string"}, "value": value, "display_value": {"type": ["string", "null"]}}},
-                "relationships": {"type": "object", "properties": {"entity": {"$ref": "#/components/schemas/Relationship"}, "definition": {"$ref": "#/components/schemas/Relationship"}}}
+                "attributes": {"type": "object", "properties": {"api_slug": {"type": "string"}, "value": value, "display_value": {"type": ["string", "null"]}, "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"}}},
+                "relationships": {"type": "object", "properties": {"entity": {"$ref": "#/components/schemas/Relationship"}, "definition": {"$ref": "#/components/schemas/Relationship"}}},
+                "links": {"$ref": "#/components/schemas/SelfLink"}
             }}),
         ),
     ]

@@ -1,8 +1,5 @@
 //! Authentication (`Authorization: Token <key>`), rate limiting and entitlement checks for `/v2`.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use axum::extract::{FromRequestParts, MatchedPath, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, header};
@@ -10,13 +7,12 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::apikey::ApiKey;
 use boxtrack_core::plan::Entitlement;
-use boxtrack_core::ratelimit::{Bucket, Decision, WINDOW_US, admit};
+use boxtrack_core::ratelimit::{Bucket, Decision, WINDOW_US};
 use boxtrack_store::accounts::Account;
-use boxtrack_store::{Db, now_us};
 use uuid::Uuid;
 
-use crate::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 
 /// The authenticated caller of a `/v2` request.
 #[derive(Debug, Clone)]
@@ -51,40 +47,6 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
             .get::<Caller>()
             .cloned()
             .ok_or_else(|| ApiError::unauthorized("Invalid or missing API token."))
-    }
-}
-
-/// Admission logs by account and bucket, for the in-process limiter.
-pub type MemoryLogs = Arc<Mutex<HashMap<(Uuid, Bucket), Vec<i64>>>>;
-
-/// Where rate-limit logs live.
-#[derive(Clone)]
-pub enum Limiter {
-    /// In this process only (one process on SQLite).
-    Memory(MemoryLogs),
-    /// In the database, shared by every process on it.
-    Database(Db),
-}
-
-impl Limiter {
-    /// An in-process limiter.
-    pub fn memory() -> Limiter {
-        Limiter::Memory(Arc::default())
-    }
-
-    /// Checks and records one request.
-    pub async fn check(&self, account: Uuid, bucket: Bucket, limit: u32) -> ApiResult<Decision> {
-        let now = now_us();
-        match self {
-            Limiter::Memory(map) => {
-                let mut g = map.lock().unwrap_or_else(|p| p.into_inner());
-                let log = g.entry((account, bucket)).or_default();
-                Ok(admit(log, now, limit, WINDOW_US))
-            }
-            Limiter::Database(db) => {
-                Ok(boxtrack_store::ratelimit::check(db, account, bucket, limit, now).await?)
-            }
-        }
     }
 }
 

@@ -5,7 +5,7 @@ use axum::response::{IntoResponse, Response};
 use boxtrack_store::StoreError;
 use serde::Serialize;
 
-use crate::jsonapi::MEDIA_TYPE;
+use boxtrack_views::jsonapi::MEDIA_TYPE;
 
 /// Where in the request an error is.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

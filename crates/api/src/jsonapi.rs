@@ -10,10 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
 
-pub use boxtrack_views::jsonapi::{resource, to_one};
-
-/// The JSON:API media type.
-pub const MEDIA_TYPE: &str = "application/vnd.api+json";
+pub use boxtrack_views::jsonapi::{MEDIA_TYPE, resource, to_one};
 
 /// A response document, sent with the JSON:API media type.
 #[derive(Debug, Clone)]

@@ -3,13 +3,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
-use std::time::Instant;
-
-use axum::extract::{MatchedPath, Request, State};
-use axum::middleware::Next;
-use axum::response::Response;
-
-use crate::AppState;
 
 /// Upper bounds (seconds) of the request latency histogram buckets.
 const LATENCY_BUCKETS: [f64; 12] = [
@@ -130,24 +123,6 @@ fn escape(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n")
-}
-
-/// Middleware: times every request and counts it by matched route and status.
-pub async fn track(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_string(), |m| m.as_str().to_string());
-    let method = req.method().as_str().to_string();
-    let started = Instant::now();
-    let res = next.run(req).await;
-    state.metrics.record_request(
-        &method,
-        &route,
-        res.status().as_u16(),
-        started.elapsed().as_secs_f64(),
-    );
-    res
 }
 
 impl boxtrack_worker::delivery::Metrics for Metrics {

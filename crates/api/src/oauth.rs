@@ -15,7 +15,7 @@ use boxtrack_core::oauth as core;
 use boxtrack_store::oauth as store;
 use serde_json::{Value, json};
 
-use crate::AppState;
+use crate::state::AppState;
 
 const CODE_TTL_US: i64 = 60_000_000;
 const ACCESS_TTL_US: i64 = 3_600_000_000;
@@ -691,8 +691,8 @@ pub async fn account_for_bearer(
 }
 
 /// Documented operations of the authorization server.
-pub fn operations() -> Vec<crate::openapi::Op> {
-    use crate::openapi::{Op, operation};
+pub fn operations() -> Vec<crate::doc::Op> {
+    use crate::doc::{Op, operation};
     let j = |d: &str| json!({"description": d, "content": {"application/json": {"schema": {"type": "object"}}}});
     let html = |d: &str| json!({"description": d, "content": {"text/html": {"schema": {"type": "string"}}}});
     let form = |props: Value| json!({"required": true, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": props}}}});

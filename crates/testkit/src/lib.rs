@@ -4,6 +4,8 @@
 //! temporary folder. With `DATABASE_URL=postgres://…` it gets a new schema in that database,
 //! addressed through the connection's `search_path`, so tests never see each other's rows.
 
+pub mod modules;
+
 use std::path::PathBuf;
 
 use sqlx::Connection;

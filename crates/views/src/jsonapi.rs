@@ -8,6 +8,9 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+/// The JSON:API media type.
+pub const MEDIA_TYPE: &str = "application/vnd.api+json";
+
 /// Builds a resource object; `links.self` is the relative path `/v2/<collection>/<id>`.
 pub fn resource(
     kind: &str,

@@ -13,7 +13,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-use crate::AppState;
+use crate::state::AppState;
 
 /// The protocol version boxtrack speaks.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -268,7 +268,7 @@ fn plain_error(status: StatusCode, message: &str) -> Response {
 /// Whether the `Origin` header (if any) may call: loopback origins, the configured public
 /// address and `mcp_allowed_origins`. The request's own `Host` is not trusted (a DNS-rebinding
 /// page has a matching one). Browsers send `Origin`; other clients usually do not.
-fn origin_allowed(headers: &HeaderMap, config: &crate::ApiConfig) -> bool {
+fn origin_allowed(headers: &HeaderMap, config: &crate::state::ApiConfig) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return true;
     };
@@ -403,8 +403,8 @@ pub async fn not_allowed() -> Response {
 }
 
 /// Documented operations of the MCP endpoint.
-pub fn operations() -> Vec<crate::openapi::Op> {
-    use crate::openapi::{Op, operation};
+pub fn operations() -> Vec<crate::doc::Op> {
+    use crate::doc::{Op, operation};
     let desc = "Model Context Protocol 2025-06-18 over Streamable HTTP, stateless JSON mode: one JSON-RPC 2.0 message per POST (`initialize`, `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, `ping`); notifications get 202. `Authorization: Token <API key>`; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. `MCP-Protocol-Version` other than 2025-06-18, 2025-03-26 or 2024-11-05 is 400; a foreign `Origin` is 403. Tools call the REST API with the caller's key: same isolation, entitlements and rate limits.";
     let rpc = json!({"description": "A JSON-RPC response", "content": {"application/json": {"schema": {"type": "object"}}}});
     let mut post = operation(

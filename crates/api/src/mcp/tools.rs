@@ -11,7 +11,7 @@ use boxtrack_core::tracking::rules;
 use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
-use crate::AppState;
+use crate::state::AppState;
 
 const UUID_PATTERN: &str =
     "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
@@ -356,7 +356,7 @@ struct Rest<'a> {
 
 impl Rest<'_> {
     async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let router = crate::router(self.state.clone());
+        let router = crate::rest::router(self.state).with_state(self.state.clone());
         let mut req = Request::builder()
             .method(method)
             .uri(path)

@@ -5,8 +5,8 @@ use boxtrack_store::accounts::Account;
 use serde_json::{Map, Value, json};
 
 use crate::auth::Caller;
+use crate::doc::{Op, body, errors, operation, single};
 use crate::jsonapi::{JsonApi, resource};
-use crate::openapi::{Op, body, errors, operation, single};
 
 /// The `account` resource object.
 pub fn to_resource(a: &Account) -> Value {

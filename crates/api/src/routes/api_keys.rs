@@ -8,14 +8,14 @@ use boxtrack_store::keys::{self, ApiKeyRecord};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::IdPath;
-use crate::AppState;
 use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource, to_one};
-use crate::openapi::{
+use crate::doc::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
 };
+use crate::error::{ApiError, ApiResult};
+use crate::extract::IdPath;
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource, to_one};
+use crate::state::AppState;
 
 const INCLUDES: &[&str] = &["account"];
 

@@ -9,15 +9,15 @@ use boxtrack_store::tracking;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::IdPath;
-use crate::AppState;
 use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
-use crate::openapi::{
+use crate::doc::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
     single,
 };
+use crate::error::{ApiError, ApiResult};
+use crate::extract::IdPath;
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
+use crate::state::AppState;
 use boxtrack_views::tracking as resources;
 
 const INCLUDES: &[&str] = &[

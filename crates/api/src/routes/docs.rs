@@ -3,17 +3,19 @@
 
 use std::fmt::Write as _;
 
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use serde_json::{Value, json};
 
-use crate::openapi::{Op, operation};
+use crate::doc::{Op, operation};
+use crate::state::AppState;
 
 /// `GET /v2/openapi.json`.
-pub async fn openapi_json() -> impl IntoResponse {
+pub async fn openapi_json(State(state): State<AppState>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "application/json")],
-        crate::openapi::document().to_string(),
+        state.openapi.to_string(),
     )
 }
 
@@ -124,8 +126,8 @@ table{{border-collapse:collapse;margin:.5rem 0}}td,th{{border:1px solid #ddd;pad
 }
 
 /// `GET /docs`.
-pub async fn page() -> Html<String> {
-    Html(render(&crate::openapi::document()))
+pub async fn page(State(state): State<AppState>) -> Html<String> {
+    Html(render(&state.openapi))
 }
 
 /// Documented operations of this module.

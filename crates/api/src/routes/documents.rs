@@ -13,15 +13,15 @@ use boxtrack_store::documents::{self, Created, DocumentRow, Filter, NewDocument}
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::IdPath;
-use crate::AppState;
 use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{Body, JsonApi, QueryParams, base_url, list_response, resource};
-use crate::openapi::{
+use crate::doc::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
     single,
 };
+use crate::error::{ApiError, ApiResult};
+use crate::extract::IdPath;
+use crate::jsonapi::{Body, JsonApi, QueryParams, base_url, list_response, resource};
+use crate::state::AppState;
 use boxtrack_views::tracking as resources;
 
 const INCLUDES: &[&str] = &["shipments", "cargos"];

@@ -11,14 +11,14 @@ use boxtrack_core::time::format_micros;
 use boxtrack_store::documents::{self, EmailDocument, SubmissionRow};
 use serde_json::{Value, json};
 
-use super::IdPath;
-use crate::AppState;
 use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{JsonApi, QueryParams, list_response, resource};
-use crate::openapi::{
+use crate::doc::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
 };
+use crate::error::{ApiError, ApiResult};
+use crate::extract::IdPath;
+use crate::jsonapi::{JsonApi, QueryParams, list_response, resource};
+use crate::state::AppState;
 
 const INCLUDES: &[&str] = &["documents"];
 

@@ -6,11 +6,11 @@ use axum::http::HeaderMap;
 use boxtrack_store::events;
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::auth::Caller;
+use crate::doc::{Op, body, errors, operation};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{JsonApi, QueryParams, base_url};
-use crate::openapi::{Op, body, errors, operation};
+use crate::state::AppState;
 
 /// The default and largest number of events per page.
 const DEFAULT_SIZE: i64 = 100;

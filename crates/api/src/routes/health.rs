@@ -5,8 +5,8 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use serde_json::json;
 
-use crate::AppState;
-use crate::openapi::{Op, operation};
+use crate::doc::{Op, operation};
+use crate::state::AppState;
 
 /// `GET /healthz`: the process is up.
 pub async fn healthz() -> impl IntoResponse {

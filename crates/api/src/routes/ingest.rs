@@ -6,11 +6,11 @@ use axum::http::StatusCode;
 use boxtrack_sources::ingest::{self, Scope};
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::auth::Caller;
+use crate::doc::{Op, body, errors, operation};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::JsonApi;
-use crate::openapi::{Op, body, errors, operation};
+use crate::state::AppState;
 
 fn result_doc(r: &ingest::Report) -> Value {
     json!({

@@ -10,14 +10,14 @@ use boxtrack_store::notifications::{self, Filter};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::IdPath;
-use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
+use crate::extract::IdPath;
 use crate::jsonapi::{JsonApi, QueryParams, list_response};
+use crate::state::AppState;
 pub use boxtrack_views::notifications::{body_cached, envelope, envelope_cached, to_resource};
 
-use crate::openapi::{Op, body, errors, id_param, operation, page_params, query_params};
+use crate::doc::{Op, body, errors, id_param, operation, page_params, query_params};
 
 /// `GET /v2/webhook_notifications`.
 pub async fn list(

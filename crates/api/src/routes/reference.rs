@@ -12,9 +12,9 @@ pub use boxtrack_views::reference::{
 };
 
 use crate::auth::Caller;
+use crate::doc::{Op, body, errors, operation};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{JsonApi, QueryParams};
-use crate::openapi::{Op, body, errors, operation};
 
 /// `GET /v2/shipping_lines` (optionally `search=` on name or SCAC).
 pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
@@ -62,7 +62,7 @@ pub async fn port(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi>
 
 /// The IMO and name of a vessel of the account's events, by id or 7-digit IMO number.
 async fn find_vessel(
-    state: &crate::AppState,
+    state: &crate::state::AppState,
     caller: &Caller,
     id: &str,
 ) -> ApiResult<(String, String)> {
@@ -90,7 +90,7 @@ async fn find_vessel(
 
 /// The vessel resource with what AIS says of it.
 async fn vessel_with_ais(
-    state: &crate::AppState,
+    state: &crate::state::AppState,
     imo: &str,
     name: &str,
 ) -> ApiResult<(Value, Option<boxtrack_store::ais::AisVessel>)> {
@@ -115,7 +115,7 @@ async fn vessel_with_ais(
 /// events; `show_positions[from_timestamp]` / `[to_timestamp]` add the AIS track (routing
 /// entitlement).
 pub async fn vessel(
-    axum::extract::State(state): axum::extract::State<crate::AppState>,
+    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
     caller: Caller,
     Path(id): Path<String>,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
@@ -164,7 +164,7 @@ const DEFAULT_KNOTS: f64 = 15.0;
 /// `longitude` (with coordinates), else from its latest AIS position, else from
 /// `previous_port_id`, at its AIS speed (15 knots when it reports under 3).
 async fn future(
-    state: crate::AppState,
+    state: crate::state::AppState,
     caller: Caller,
     id: String,
     raw: Option<String>,
@@ -232,7 +232,7 @@ async fn future(
 
 /// `GET /v2/vessels/{id}/future_positions`.
 pub async fn future_positions(
-    axum::extract::State(state): axum::extract::State<crate::AppState>,
+    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
     caller: Caller,
     Path(id): Path<String>,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
@@ -242,7 +242,7 @@ pub async fn future_positions(
 
 /// `GET /v2/vessels/{id}/future_positions_with_coordinates`.
 pub async fn future_positions_with_coordinates(
-    axum::extract::State(state): axum::extract::State<crate::AppState>,
+    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
     caller: Caller,
     Path(id): Path<String>,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
@@ -280,7 +280,7 @@ fn vessel_params(query: &[(&str, &str)]) -> Vec<Value> {
     let mut p = vec![
         json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Vessel id or IMO number"}),
     ];
-    p.extend(crate::openapi::query_params(query));
+    p.extend(crate::doc::query_params(query));
     p
 }
 

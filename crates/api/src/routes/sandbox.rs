@@ -5,8 +5,8 @@ use boxtrack_sources::scenarios::scenarios;
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
+use crate::doc::{Op, body, errors, operation};
 use crate::jsonapi::JsonApi;
-use crate::openapi::{Op, body, errors, operation};
 
 /// `GET /v2/sandbox/scenarios`.
 pub async fn list(_caller: Caller) -> JsonApi {

@@ -5,11 +5,11 @@ use boxtrack_core::search::rank;
 use boxtrack_store::reads;
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::auth::Caller;
+use crate::doc::{Op, body, errors, operation};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{JsonApi, QueryParams, to_one};
-use crate::openapi::{Op, body, errors, operation};
+use crate::state::AppState;
 
 /// Most results returned.
 pub const MAX_RESULTS: usize = 25;

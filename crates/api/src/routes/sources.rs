@@ -3,11 +3,11 @@
 use axum::extract::State;
 use serde_json::{Value, json};
 
-use crate::AppState;
 use crate::auth::Caller;
+use crate::doc::{Op, body, errors, operation};
 use crate::error::ApiResult;
 use crate::jsonapi::JsonApi;
-use crate::openapi::{Op, body, errors, operation};
+use crate::state::AppState;
 
 /// `GET /v2/sources`.
 pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<JsonApi> {

@@ -12,12 +12,12 @@ use boxtrack_store::webhooks::{self as store, NewWebhook, WebhookChanges, Webhoo
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::IdPath;
-use crate::AppState;
 use crate::auth::Caller;
+use crate::doc::{Op, body, errors, id_param, list_of, operation, page_params, single};
 use crate::error::{ApiError, ApiResult};
+use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource};
-use crate::openapi::{Op, body, errors, id_param, list_of, operation, page_params, single};
+use crate::state::AppState;
 
 /// Headers a subscriber may not set (the service sets them).
 const RESERVED: [&str; 8] = [

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod api_keys;
+mod architecture;
 mod auth;
 mod conformance;
 mod custom_fields;

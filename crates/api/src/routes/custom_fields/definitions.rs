@@ -1,6 +1,22 @@
 //! Custom field definitions: `/v2/custom_field_definitions`.
 
-use super::*;
+use axum::extract::{OriginalUri, RawQuery, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use boxtrack_core::custom_fields::{self as rules, DataType, EntityType};
+use boxtrack_store::StoreError;
+use boxtrack_store::custom_fields::Json;
+use boxtrack_store::custom_fields::{self as store, DefinitionFilter, DefinitionRow};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::IdPath;
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
+use crate::state::AppState;
+
+use super::shared::*;
 
 /// `GET /v2/custom_field_definitions`.
 pub async fn list_definitions(

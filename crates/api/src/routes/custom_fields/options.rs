@@ -1,6 +1,18 @@
 //! Options of enum definitions: `/v2/custom_field_definitions/{id}/options`.
 
-use super::*;
+use axum::extract::{Path, State};
+use axum::response::Response;
+use boxtrack_store::StoreError;
+use boxtrack_store::custom_fields::{self as store, DefinitionRow, OptionRow};
+use serde_json::{Map, Value, json};
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{Body, JsonApi, resource};
+use crate::state::AppState;
+
+use super::shared::*;
 
 // ---- options -----------------------------------------------------------------------------
 

@@ -2,7 +2,23 @@
 //! (`/v2/{shipments|containers|tracking_requests}/{id}/custom_fields`), and the
 //! `initial_custom_fields` of a new tracking request.
 
-use super::*;
+use axum::extract::{OriginalUri, Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use boxtrack_core::custom_fields::{self as rules, DataType, EntityType};
+use boxtrack_core::time::format_micros;
+use boxtrack_store::StoreError;
+use boxtrack_store::custom_fields::{self as store, FieldFilter, FieldRow};
+use serde_json::{Map, Value, json};
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::IdPath;
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource};
+use crate::state::AppState;
+
+use super::shared::*;
 
 // ---- values ------------------------------------------------------------------------------
 

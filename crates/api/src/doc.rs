@@ -1,0 +1,149 @@
+//! The building blocks of the served OpenAPI document that route modules use to describe
+//! their operations: [`Op`], parameters, bodies, error responses and document shapes. This
+//! module names no route; `crate::openapi` assembles the document from the modules.
+
+use serde_json::{Map, Value, json};
+
+/// One documented operation.
+pub struct Op {
+    /// HTTP method, lowercase (`get`, `post`, ...).
+    pub method: &'static str,
+    /// Path template with `{param}` segments, e.g. `/v2/api_keys/{id}`.
+    pub path: &'static str,
+    /// The OpenAPI operation object.
+    pub op: Value,
+}
+
+/// `$ref` to a component schema.
+pub fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+/// A JSON:API response body of `schema`.
+pub fn body(description: &str, schema: Value) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/vnd.api+json": { "schema": schema } }
+    })
+}
+
+/// The standard error responses for the given statuses.
+pub fn errors(statuses: &[u16]) -> Map<String, Value> {
+    statuses
+        .iter()
+        .map(|s| {
+            let text = match s {
+                400 => {
+                    "Malformed request or failed validation (source names the parameter or pointer)"
+                }
+                401 => "Missing, malformed, unknown or revoked API key",
+                403 => "The account lacks the entitlement for this feature",
+                404 => "No such resource for this account",
+                415 => "The request body is not application/vnd.api+json or application/json",
+                422 => "Well-formed, but the content was rejected",
+                429 => "Rate limit exceeded; Retry-After says how many seconds to wait",
+                502 => "An upstream (carrier, terminal) could not be read",
+                503 => "The database is not reachable",
+                _ => "Error",
+            };
+            (s.to_string(), body(text, schema_ref("Errors")))
+        })
+        .collect()
+}
+
+/// Paging parameters of every list.
+pub fn page_params() -> Vec<Value> {
+    vec![
+        json!({"name": "page[number]", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}, "description": "1-based page number"}),
+        json!({"name": "page[size]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 30}, "description": "Rows per page (at most 100; larger is 400)"}),
+        json!({"name": "page[after]", "in": "query", "schema": {"type": "string"}, "description": "Cursor written into links.next; follow links rather than building it"}),
+        json!({"name": "page[before]", "in": "query", "schema": {"type": "string"}, "description": "Cursor written into links.prev"}),
+    ]
+}
+
+/// Plain string query parameters (filters) with their descriptions.
+pub fn query_params(list: &[(&str, &str)]) -> Vec<Value> {
+    list.iter()
+        .map(|(name, d)| json!({"name": name, "in": "query", "schema": {"type": "string"}, "description": d}))
+        .collect()
+}
+
+/// The `include` parameter with its allowed relation names.
+pub fn include_param(allowed: &[&str]) -> Value {
+    json!({
+        "name": "include", "in": "query",
+        "description": format!("Comma-separated relationships to embed in `included`: {}", allowed.join(", ")),
+        "schema": {"type": "string"}
+    })
+}
+
+/// A UUID path parameter named `id`.
+pub fn id_param(what: &str) -> Value {
+    json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string", "format": "uuid"}, "description": format!("{what} id")})
+}
+
+/// Builds an operation object.
+pub fn operation(
+    tag: &str,
+    summary: &str,
+    description: &str,
+    params: Vec<Value>,
+    request: Option<Value>,
+    mut responses: Map<String, Value>,
+    ok: (&str, Value),
+) -> Value {
+    responses.insert(ok.0.to_string(), ok.1);
+    let mut op = json!({
+        "tags": [tag],
+        "summary": summary,
+        "description": description,
+        "parameters": params,
+        "responses": responses,
+    });
+    if let Some(r) = request {
+        op["requestBody"] = json!({
+            "required": true,
+            "content": {
+                "application/vnd.api+json": {"schema": r},
+                "application/json": {"schema": r}
+            }
+        });
+    }
+    op
+}
+
+/// A list document schema for a resource schema.
+pub fn list_of(resource: &str) -> Value {
+    json!({
+        "type": "object", "required": ["data", "links", "meta"],
+        "properties": {
+            "data": {"type": "array", "items": schema_ref(resource)},
+            "included": {"type": "array", "items": {"type": "object"}},
+            "links": schema_ref("ListLinks"),
+            "meta": schema_ref("ListMeta")
+        }
+    })
+}
+
+/// A document holding a whole small collection at once (no paging, so no links):
+/// `data` and `meta.total`.
+pub fn all_of(resource: &str) -> Value {
+    json!({
+        "type": "object", "required": ["data", "meta"],
+        "properties": {
+            "data": {"type": "array", "items": schema_ref(resource)},
+            "meta": {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}}}
+        }
+    })
+}
+
+/// A single-resource document schema.
+pub fn single(resource: &str) -> Value {
+    json!({
+        "type": "object", "required": ["data"],
+        "properties": {
+            "data": schema_ref(resource),
+            "included": {"type": "array", "items": {"type": "object"}}
+        }
+    })
+}

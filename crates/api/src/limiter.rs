@@ -1,0 +1,44 @@
+//! Where rate-limit logs live: in this process, or in the database shared by every process.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use boxtrack_core::ratelimit::{Bucket, Decision, WINDOW_US, admit};
+use boxtrack_store::{Db, now_us};
+use uuid::Uuid;
+
+use crate::error::ApiResult;
+
+/// Admission logs by account and bucket, for the in-process limiter.
+pub type MemoryLogs = Arc<Mutex<HashMap<(Uuid, Bucket), Vec<i64>>>>;
+
+/// Where rate-limit logs live.
+#[derive(Clone)]
+pub enum Limiter {
+    /// In this process only (one process on SQLite).
+    Memory(MemoryLogs),
+    /// In the database, shared by every process on it.
+    Database(Db),
+}
+
+impl Limiter {
+    /// An in-process limiter.
+    pub fn memory() -> Limiter {
+        Limiter::Memory(Arc::default())
+    }
+
+    /// Checks and records one request.
+    pub async fn check(&self, account: Uuid, bucket: Bucket, limit: u32) -> ApiResult<Decision> {
+        let now = now_us();
+        match self {
+            Limiter::Memory(map) => {
+                let mut g = map.lock().unwrap_or_else(|p| p.into_inner());
+                let log = g.entry((account, bucket)).or_default();
+                Ok(admit(log, now, limit, WINDOW_US))
+            }
+            Limiter::Database(db) => {
+                Ok(boxtrack_store::ratelimit::check(db, account, bucket, limit, now).await?)
+            }
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! What the custom-field handlers share: lookups, checks and the resource objects.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use boxtrack_core::custom_fields::{self as rules, DataType, EntityType, Rules};
+use boxtrack_core::time::format_micros;
+use boxtrack_store::custom_fields::{self as store, DefinitionRow, OptionRow};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{JsonApi, QueryParams, resource};
+use crate::state::AppState;
+
+pub(super) fn uuid_or_404(raw: &str, what: &str) -> ApiResult<Uuid> {
+    Uuid::parse_str(raw).map_err(|_| ApiError::not_found(what))
+}
+
+pub(super) fn created(doc: JsonApi) -> Response {
+    let mut res = doc.into_response();
+    *res.status_mut() = StatusCode::CREATED;
+    res
+}
+
+pub(super) fn text(
+    attrs: &Map<String, Value>,
+    key: &str,
+    max: usize,
+    required: bool,
+) -> ApiResult<Option<String>> {
+    let pointer = format!("/data/attributes/{key}");
+    match attrs.get(key) {
+        None | Some(Value::Null) if !required => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() && s.trim().chars().count() <= max => {
+            Ok(Some(s.trim().to_string()))
+        }
+        _ => Err(ApiError::unprocessable(
+            &pointer,
+            "invalid",
+            format!("{key} must be text of 1 to {max} characters"),
+        )),
+    }
+}
+
+/// A JSON:API request document with free-form attributes (each field checked by hand, so
+/// every problem names its attribute).
+#[derive(Deserialize)]
+pub struct Doc {
+    pub(super) data: DocData,
+}
+
+/// The `data` member of a [`Doc`].
+#[derive(Deserialize)]
+pub struct DocData {
+    #[serde(default, rename = "type")]
+    pub(super) kind: Option<String>,
+    #[serde(default)]
+    pub(super) attributes: Map<String, Value>,
+    #[serde(default)]
+    pub(super) relationships: Option<Value>,
+}
+
+impl Doc {
+    pub(super) fn attrs(&self, kind: &str) -> ApiResult<&Map<String, Value>> {
+        match self.data.kind.as_deref() {
+            Some(k) if k != kind => Err(ApiError::unprocessable(
+                "/data/type",
+                "invalid_type",
+                format!("type must be {kind:?}"),
+            )),
+            _ => Ok(&self.data.attributes),
+        }
+    }
+}
+
+pub(super) fn definition_resource(d: &DefinitionRow, options: &[OptionRow]) -> Value {
+    resource(
+        "custom_field_definition",
+        d.id,
+        "custom_field_definitions",
+        json!({
+            "entity_type": d.entity_type,
+            "api_slug": d.api_slug,
+            "display_name": d.display_name,
+            "description": d.description,
+            "data_type": d.data_type,
+            "reference_type": d.reference_type,
+            "validation": d.validation.0,
+            "default_format": d.default_format,
+            "default_value": d.default_value.0,
+            "created_at": format_micros(d.created_us),
+            "updated_at": format_micros(d.updated_us),
+        }),
+        Some(json!({
+            "options": {"data": options.iter().map(|o| json!({"id": o.id, "type": "custom_field_option"})).collect::<Vec<_>>()},
+        })),
+    )
+}
+
+pub(super) fn data_type(d: &DefinitionRow) -> DataType {
+    DataType::parse(&d.data_type).unwrap_or(DataType::ShortText)
+}
+
+pub(super) async fn definition_or_404(
+    state: &AppState,
+    caller: &Caller,
+    id: Uuid,
+) -> ApiResult<DefinitionRow> {
+    store::definition(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("custom field definition"))
+}
+
+/// Checks a value against a definition (and its options).
+pub(super) async fn checked(
+    state: &AppState,
+    d: &DefinitionRow,
+    value: &Value,
+    pointer: &str,
+) -> ApiResult<Value> {
+    let options: Vec<String> = store::options(&state.db, d.id)
+        .await?
+        .into_iter()
+        .map(|o| o.value)
+        .collect();
+    rules::check_value(
+        &Rules {
+            data_type: data_type(d),
+            validation: &d.validation.0,
+            options: &options,
+            reference_type: d.reference_type.as_deref(),
+        },
+        value,
+    )
+    .map_err(|e| ApiError::unprocessable(pointer, "invalid", e))
+}
+
+/// `filter[entity_type]` (either spelling), as definitions store it.
+pub(super) fn entity_type_filter(q: &QueryParams) -> ApiResult<Option<String>> {
+    q.text("filter[entity_type]")
+        .map(|e| {
+            EntityType::parse(&e)
+                .map(|t| t.as_str().to_string())
+                .ok_or_else(|| {
+                    ApiError::bad_parameter(
+                        "filter[entity_type]",
+                        "filter[entity_type] must be Shipment, Container or TrackingRequest (or shipment, container, tracking_request)",
+                    )
+                })
+        })
+        .transpose()
+}

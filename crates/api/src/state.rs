@@ -1,0 +1,101 @@
+//! What every handler can reach: the database, the edge's settings, metrics, the rate
+//! limiter, the upstreams and the served OpenAPI document.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use boxtrack_store::Db;
+
+use crate::limiter::Limiter;
+use crate::metrics::Metrics;
+
+/// Settings of the HTTP edge.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// Absolute base address used in links (e.g. `https://track.example.com`); when unset the
+    /// request's `Host` header is used with `http://`.
+    pub public_url: Option<String>,
+    /// Longest time a request may take before it is answered 503.
+    pub request_timeout: Duration,
+    /// Allow `http://` and internal (loopback, private, link-local) webhook URLs — for tests and
+    /// local receivers only.
+    pub allow_private_webhook_urls: bool,
+    /// The addresses webhook deliveries leave from, as the operator configured them
+    /// (`GET /v2/webhooks/ips`).
+    pub webhook_source_ips: Vec<String>,
+    /// The header that carries the hex signature of webhook bodies.
+    pub webhook_signature_header: String,
+    /// Base64 secret of DCSA push subscriptions (`POST /v2/ingest/dcsa`); none: push is off.
+    pub dcsa_push_secret: Option<String>,
+    /// Origins (scheme://host[:port]) besides loopback and `public_url` whose browsers may call
+    /// `/mcp`.
+    pub mcp_allowed_origins: Vec<String>,
+    /// Test mode for MCP conformance suites, which cannot send credentials: `/mcp` requests
+    /// without `Authorization` act for this account. Only accepted on a loopback listener.
+    pub mcp_open_account: Option<uuid::Uuid>,
+    /// Simulated seconds per real second of sandbox journeys (their clock: a sandbox
+    /// container's "days left" counts from its virtual now).
+    pub sandbox_speed: f64,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        ApiConfig {
+            public_url: None,
+            request_timeout: Duration::from_secs(30),
+            allow_private_webhook_urls: false,
+            webhook_source_ips: Vec::new(),
+            webhook_signature_header: boxtrack_worker::delivery::SIGNATURE_HEADER.to_string(),
+            dcsa_push_secret: None,
+            mcp_allowed_origins: Vec::new(),
+            mcp_open_account: None,
+            sandbox_speed: 3600.0,
+        }
+    }
+}
+
+/// Everything a handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    /// The database.
+    pub db: Db,
+    /// Edge settings.
+    pub config: Arc<ApiConfig>,
+    /// Metrics of this process.
+    pub metrics: Arc<Metrics>,
+    /// Rate-limit state.
+    pub limiter: Limiter,
+    /// Wakes the in-process tracking-request processor when new work is accepted.
+    pub wake: Arc<tokio::sync::Notify>,
+    /// Configured upstreams (carriers, terminals), for on-demand refresh and source health.
+    pub upstreams: Arc<boxtrack_sources::upstream::Upstreams>,
+    /// The served OpenAPI document (set when the router is built; `crate::openapi`
+    /// assembles it from the route modules' operations).
+    pub openapi: Arc<serde_json::Value>,
+}
+
+impl AppState {
+    /// State with fresh metrics.
+    pub fn new(db: Db, config: ApiConfig, limiter: Limiter) -> AppState {
+        AppState {
+            db,
+            config: Arc::new(config),
+            metrics: Arc::default(),
+            limiter,
+            wake: Arc::default(),
+            upstreams: Arc::new(boxtrack_sources::upstream::Upstreams::new(
+                boxtrack_sources::upstream::UpstreamConfig::default(),
+            )),
+            openapi: Arc::default(),
+        }
+    }
+
+    /// Uses these upstreams.
+    pub fn with_upstreams(
+        mut self,
+        upstreams: Arc<boxtrack_sources::upstream::Upstreams>,
+    ) -> AppState {
+        self.upstreams = upstreams;
+        self
+    }
+}

@@ -1,0 +1,65 @@
+//! The shape of the edge: no module of an edge crate reaches back into a module that uses it
+//! (the import graph has no loops), and no edge crate makes outbound HTTP requests itself
+//! (webhook delivery is the worker's, upstream reads are the sources crate's).
+
+use std::path::{Path, PathBuf};
+
+use boxtrack_testkit::modules::{cycles, graph, users_of};
+
+/// The crates of the edge: what answers HTTP and what shapes its answers.
+const EDGE: &[&str] = &["api", "views"];
+
+/// The crates whose modules must not import each other in a loop: the edge and the worker.
+const LAYERED: &[&str] = &["api", "views", "worker"];
+
+fn crate_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name)
+}
+
+#[test]
+fn the_edge_crates_import_graphs_have_no_loops() {
+    let mut report = Vec::new();
+    for name in LAYERED {
+        let g = graph(&crate_dir(name).join("src")).unwrap();
+        assert!(g.len() > 1, "{name}: no modules found");
+        for group in cycles(&g) {
+            let detail: Vec<String> = group
+                .iter()
+                .map(|m| {
+                    let users: Vec<&str> = users_of(&g, m)
+                        .into_iter()
+                        .filter(|u| group.iter().any(|x| x == u))
+                        .collect();
+                    format!("    {m} <- {}", users.join(", "))
+                })
+                .collect();
+            report.push(format!(
+                "{name}: a loop of {} modules:\n{}",
+                group.len(),
+                detail.join("\n")
+            ));
+        }
+    }
+    assert!(report.is_empty(), "\n{}", report.join("\n"));
+}
+
+#[test]
+fn the_edge_crates_make_no_outbound_http_requests() {
+    for name in EDGE {
+        let manifest = std::fs::read_to_string(crate_dir(name).join("Cargo.toml")).unwrap();
+        let deps = manifest
+            .split("[dependencies]")
+            .nth(1)
+            .and_then(|d| d.split("\n[").next())
+            .unwrap_or_default();
+        for client in ["reqwest", "hyper", "hyper-util", "ureq", "isahc", "surf"] {
+            assert!(
+                !deps
+                    .lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{client}."))
+                        || l.trim_start().starts_with(&format!("{client} "))),
+                "{name} depends on the HTTP client {client}"
+            );
+        }
+    }
+}

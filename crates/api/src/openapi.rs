@@ -81,12 +81,6 @@ fn base_components() -> Value {
                     }
                 }
             },
-            "Account": crate::routes::account::schema(),
-            "ApiKey": crate::routes::api_keys::schema(),
-            "Webhook": crate::routes::webhooks::schema(),
-            "Document": crate::routes::documents::schema(),
-            "Party": crate::routes::parties::schema(),
-            "EmailSubmission": crate::routes::email_submissions::schema(),
         }
     })
 }

@@ -142,7 +142,15 @@ pub trait Kind {
     type Attributes: Serialize + JsonSchema;
     /// The relationships object.
     type Relationships: Serialize + JsonSchema;
+    /// Whether the resource has relationships (without, the member is left out).
+    const HAS_RELATIONSHIPS: bool = true;
+    /// A `links.download` at `/v2/<collection>/<id>/<this>`, for resources with a file.
+    const DOWNLOAD: Option<&'static str> = None;
 }
+
+/// The relationships of a resource that has none.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NoRelationships {}
 
 /// A resource object: `{id, type, attributes, relationships, links: {self}}`.
 pub struct Resource<K: Kind> {
@@ -170,16 +178,22 @@ impl<K: Kind> Serialize for Resource<K> {
         struct Links {
             #[serde(rename = "self")]
             this: String,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            download: Option<String>,
         }
         let mut r = s.serialize_struct("Resource", 5)?;
         r.serialize_field("id", &self.id)?;
         r.serialize_field("type", K::TYPE)?;
         r.serialize_field("attributes", &self.attributes)?;
-        r.serialize_field("relationships", &self.relationships)?;
+        if K::HAS_RELATIONSHIPS {
+            r.serialize_field("relationships", &self.relationships)?;
+        }
+        let this = format!("/v2/{}/{}", K::COLLECTION, self.id);
         r.serialize_field(
             "links",
             &Links {
-                this: format!("/v2/{}/{}", K::COLLECTION, self.id),
+                download: K::DOWNLOAD.map(|d| format!("{this}/{d}")),
+                this,
             },
         )?;
         r.end()
@@ -192,21 +206,34 @@ impl<K: Kind> JsonSchema for Resource<K> {
     }
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let attributes = generator.subschema_for::<K::Attributes>();
-        let relationships = generator.subschema_for::<K::Relationships>();
-        json_schema!({
+        let mut links = json!({
             "type": "object",
-            "required": ["id", "type", "attributes", "relationships", "links"],
+            "required": ["self"],
+            "properties": {"self": {"type": "string", "description": "/v2/<collection>/<id>"}}
+        });
+        if let Some(d) = K::DOWNLOAD {
+            links["required"] = json!(["self", "download"]);
+            links["properties"]["download"] =
+                json!({"type": "string", "description": format!("/v2/<collection>/<id>/{d}")});
+        }
+        let mut required = vec!["id", "type", "attributes", "links"];
+        let mut schema = json_schema!({
+            "type": "object",
             "properties": {
                 "id": {"type": "string", "format": "uuid"},
                 "type": {"const": K::TYPE},
                 "attributes": attributes,
-                "relationships": relationships,
-                "links": {
-                    "type": "object",
-                    "required": ["self"],
-                    "properties": {"self": {"type": "string", "description": "/v2/<collection>/<id>"}}
-                }
+                "links": links
             }
-        })
+        });
+        if K::HAS_RELATIONSHIPS {
+            let relationships = generator.subschema_for::<K::Relationships>();
+            if let Some(p) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+                p.insert("relationships".into(), relationships.to_value());
+            }
+            required.push("relationships");
+        }
+        schema.insert("required".into(), json!(required));
+        schema
     }
 }

@@ -3,6 +3,8 @@
 //! objects because they all call these.
 //!
 //! - [`jsonapi`]: resource objects and relationships;
+//! - [`accounts`]: the account, API keys, parties and webhooks;
+//! - [`documents`]: documents and the e-mails they came in;
 //! - [`tracking`]: tracking requests, shipments, containers, transport and raw events;
 //! - [`reference`]: ports, terminals, metro areas, shipping lines, vessels and their stable ids;
 //! - [`notifications`]: the `webhook_notification` resource and the delivered envelope.
@@ -10,6 +12,8 @@
 // the container resource is one `json!` object of some sixty attributes
 #![recursion_limit = "256"]
 
+pub mod accounts;
+pub mod documents;
 pub mod jsonapi;
 pub mod notifications;
 pub mod reference;
@@ -35,6 +39,12 @@ pub fn schemas() -> Map<String, Value> {
     generator.subschema_for::<Resource<tracking::Container>>();
     generator.subschema_for::<Resource<tracking::TransportEvent>>();
     generator.subschema_for::<Resource<tracking::RawEvent>>();
+    generator.subschema_for::<Resource<accounts::Account>>();
+    generator.subschema_for::<Resource<accounts::ApiKey>>();
+    generator.subschema_for::<Resource<accounts::Party>>();
+    generator.subschema_for::<Resource<accounts::Webhook>>();
+    generator.subschema_for::<Resource<documents::Document>>();
+    generator.subschema_for::<Resource<documents::EmailSubmission>>();
     generator.take_definitions(true)
 }
 

@@ -3,7 +3,6 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use boxtrack_core::time::format_micros;
 use boxtrack_store::keys::{self, ApiKeyRecord};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -14,26 +13,14 @@ use crate::doc::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource, to_one};
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::state::AppState;
 
 const INCLUDES: &[&str] = &["account"];
 
 /// The `api_key` resource object (never the secret).
 pub fn to_resource(k: &ApiKeyRecord) -> Value {
-    resource(
-        "api_key",
-        k.id,
-        "api_keys",
-        json!({
-            "name": k.name,
-            "hint": k.hint,
-            "created_at": format_micros(k.created_us),
-            "last_used_at": k.last_used_us.map(format_micros),
-            "revoked_at": k.revoked_us.map(format_micros),
-        }),
-        Some(json!({ "account": to_one("account", Some(k.account_id)) })),
-    )
+    boxtrack_views::accounts::api_key(k, None).to_value()
 }
 
 fn included(caller: &Caller, includes: &[String]) -> Vec<Value> {
@@ -138,9 +125,8 @@ pub async fn create(
         ));
     }
     let (record, key) = keys::create(&state.db, caller.account.id, name.as_deref()).await?;
-    let mut r = to_resource(&record);
-    r["attributes"]["key"] = json!(key.expose());
-    let mut res = JsonApi::single(r, vec![]).into_response();
+    let r = boxtrack_views::accounts::api_key(&record, Some(key.expose().to_string()));
+    let mut res = JsonApi::single(r.to_value(), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
     Ok(res)
 }
@@ -153,27 +139,6 @@ pub async fn revoke(
 ) -> ApiResult<JsonApi> {
     let k = keys::revoke(&state.db, id, Some(caller.account.id)).await?;
     Ok(JsonApi::single(to_resource(&k), vec![]))
-}
-
-/// The OpenAPI schema of the resource.
-pub fn schema() -> Value {
-    json!({
-        "type": "object", "required": ["id", "type", "attributes"],
-        "properties": {
-            "id": {"type": "string", "format": "uuid"},
-            "type": {"const": "api_key"},
-            "attributes": {"type": "object", "properties": {
-                "name": {"type": ["string", "null"]},
-                "hint": {"type": "string", "description": "The first characters of the key, to tell keys apart"},
-                "key": {"type": "string", "description": "The key itself: only in the response to POST, never again"},
-                "created_at": {"type": "string", "format": "date-time"},
-                "last_used_at": {"type": ["string", "null"], "format": "date-time"},
-                "revoked_at": {"type": ["string", "null"], "format": "date-time"}
-            }},
-            "relationships": {"type": "object", "properties": {"account": {"$ref": "#/components/schemas/Relationship"}}},
-            "links": {"type": "object", "properties": {"self": {"type": "string"}}}
-        }
-    })
 }
 
 /// Documented operations of this module.

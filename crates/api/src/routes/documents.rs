@@ -20,7 +20,7 @@ use crate::doc::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, base_url, list_response, resource};
+use crate::jsonapi::{Body, JsonApi, QueryParams, base_url, list_response};
 use crate::state::AppState;
 use boxtrack_views::tracking as resources;
 
@@ -32,35 +32,7 @@ fn document_not_found() -> ApiError {
 
 /// The `document` resource object.
 pub fn to_resource(d: &DocumentRow) -> Value {
-    let ids = |kind: &str, ids: &[uuid::Uuid]| json!({"data": ids.iter().map(|i| json!({"id": i, "type": kind})).collect::<Vec<_>>()});
-    let mut r = resource(
-        "document",
-        d.id,
-        "documents",
-        json!({
-            "id": d.id,
-            "name": d.name,
-            "document_type": d.document_type,
-            "document_type_manual": d.document_type_manual,
-            "classification_notes": "Classified from the document's name and file name (an e-mail's attachment: its file name).",
-            "source": d.source,
-            "file_name": d.file_name,
-            "file_content_type": d.file_content_type,
-            "file_size_bytes": d.file_size_bytes,
-            "created_at": format_micros(d.created_us),
-            "updated_at": format_micros(d.updated_us),
-        }),
-        Some(json!({
-            "account": {"data": {"id": d.account_id, "type": "account"}},
-            "user": {"data": null},
-            "email_submission": {"data": d.email_submission_id.map(|id| json!({"id": id, "type": "email_submission"}))},
-            "last_document_representation": {"data": null},
-            "shipments": ids("shipment", &d.shipment_ids.0),
-            "cargos": ids("container", &d.container_ids.0),
-        })),
-    );
-    r["links"]["download"] = json!(format!("/v2/documents/{}/download_url", d.id));
-    r
+    boxtrack_views::documents::document(d).to_value()
 }
 
 async fn included(
@@ -524,39 +496,6 @@ pub async fn download(
         HeaderValue::from_static("nosniff"),
     );
     Ok(res)
-}
-
-/// The OpenAPI schema of the resource.
-pub fn schema() -> Value {
-    json!({
-        "type": "object", "required": ["id", "type"],
-        "properties": {
-            "id": {"type": "string", "format": "uuid"},
-            "type": {"const": "document"},
-            "attributes": {"type": "object", "properties": {
-                "id": {"type": "string", "format": "uuid"},
-                "name": {"type": "string"},
-                "document_type": {"type": "string", "description": "From the name and file name (words such as BL, invoice, arrival notice); `other` when none matches"},
-                "document_type_manual": {"type": ["string", "null"]},
-                "classification_notes": {"type": ["string", "null"]},
-                "source": {"type": "string", "enum": ["upload", "api", "email", "split_document"]},
-                "file_name": {"type": "string"},
-                "file_content_type": {"type": ["string", "null"]},
-                "file_size_bytes": {"type": ["integer", "null"]},
-                "created_at": {"type": "string", "format": "date-time"},
-                "updated_at": {"type": "string", "format": "date-time"}
-            }},
-            "relationships": {"type": "object", "properties": {
-                "shipments": {"$ref": "#/components/schemas/Relationship"},
-                "cargos": {"$ref": "#/components/schemas/Relationship"},
-                "account": {"$ref": "#/components/schemas/Relationship"},
-                "user": {"$ref": "#/components/schemas/Relationship"},
-                "email_submission": {"$ref": "#/components/schemas/Relationship"},
-                "last_document_representation": {"$ref": "#/components/schemas/Relationship"}
-            }},
-            "links": {"type": "object", "properties": {"self": {"type": "string"}, "download": {"type": "string"}}}
-        }
-    })
 }
 
 /// Documented operations of this module.

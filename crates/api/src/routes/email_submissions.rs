@@ -7,7 +7,6 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::documents as rules;
-use boxtrack_core::time::format_micros;
 use boxtrack_store::documents::{self, EmailDocument, SubmissionRow};
 use serde_json::{Value, json};
 
@@ -17,7 +16,7 @@ use crate::doc::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
-use crate::jsonapi::{JsonApi, QueryParams, list_response, resource};
+use crate::jsonapi::{JsonApi, QueryParams, list_response};
 use crate::state::AppState;
 
 const INCLUDES: &[&str] = &["documents"];
@@ -27,31 +26,7 @@ pub const MAX_MESSAGE_BYTES: usize = 40 * 1024 * 1024;
 
 /// The `email_submission` resource object.
 pub fn to_resource(e: &SubmissionRow, document_ids: &[uuid::Uuid]) -> Value {
-    resource(
-        "email_submission",
-        e.id,
-        "email_submissions",
-        json!({
-            "subject": e.subject,
-            "body": e.body,
-            "from": e.from_addrs.0,
-            "to": e.to_addrs.0,
-            "cc": e.cc_addrs.0,
-            "sent_at": e.sent_us.map(format_micros),
-            "message_id": e.message_id,
-            "in_reply_to": e.in_reply_to,
-            "references": e.references_ids.0,
-            "content_type": e.content_type,
-            "documents_count": e.documents_count,
-            "created_at": format_micros(e.created_us),
-            "updated_at": format_micros(e.updated_us),
-        }),
-        Some(json!({
-            "account": {"data": {"id": e.account_id, "type": "account"}},
-            "user": {"data": null},
-            "documents": {"data": document_ids.iter().map(|id| json!({"id": id, "type": "document"})).collect::<Vec<_>>()},
-        })),
-    )
+    boxtrack_views::documents::email_submission(e, document_ids).to_value()
 }
 
 /// The resource with its documents (and them as included resources when asked).
@@ -179,29 +154,6 @@ pub async fn show(
         .ok_or_else(|| ApiError::not_found("EmailSubmission"))?;
     let (data, included) = render(&state, &caller, &e, include).await?;
     Ok(JsonApi::single(data, included))
-}
-
-/// The OpenAPI schema of the resource.
-pub fn schema() -> Value {
-    let list = json!({"type": "array", "items": {"type": "string"}});
-    json!({
-        "type": "object", "required": ["id", "type"],
-        "properties": {
-            "id": {"type": "string", "format": "uuid"},
-            "type": {"const": "email_submission"},
-            "attributes": {"type": "object", "properties": {
-                "subject": {"type": "string"}, "body": {"type": ["string", "null"]},
-                "from": list, "to": list, "cc": list,
-                "sent_at": {"type": ["string", "null"], "format": "date-time"},
-                "message_id": {"type": ["string", "null"]}, "in_reply_to": {"type": ["string", "null"]},
-                "references": list, "content_type": {"type": ["string", "null"]},
-                "documents_count": {"type": "integer"},
-                "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"}
-            }},
-            "relationships": {"type": "object", "properties": {"documents": {"$ref": "#/components/schemas/Relationship"}, "account": {"$ref": "#/components/schemas/Relationship"}, "user": {"$ref": "#/components/schemas/Relationship"}}},
-            "links": {"$ref": "#/components/schemas/SelfLink"}
-        }
-    })
 }
 
 /// Documented operations of this module.

@@ -5,7 +5,6 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use boxtrack_core::time::format_micros;
 use boxtrack_store::StoreError;
 use boxtrack_store::parties::{self, PartyRow};
 use serde::Deserialize;
@@ -15,22 +14,12 @@ use crate::auth::Caller;
 use crate::doc::{Op, body, errors, id_param, list_of, operation, page_params, single};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource};
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::state::AppState;
 
 /// The `party` resource object.
 pub fn to_resource(p: &PartyRow) -> Value {
-    resource(
-        "party",
-        p.id,
-        "parties",
-        json!({
-            "company_name": p.company_name,
-            "created_at": format_micros(p.created_us),
-            "updated_at": format_micros(p.updated_us),
-        }),
-        None,
-    )
+    boxtrack_views::accounts::party(p).to_value()
 }
 
 #[derive(Deserialize)]
@@ -150,23 +139,6 @@ pub async fn update(
         other => other?,
     };
     Ok(JsonApi::single(to_resource(&p), vec![]))
-}
-
-/// The OpenAPI schema of the resource.
-pub fn schema() -> Value {
-    json!({
-        "type": "object", "required": ["id", "type", "attributes"],
-        "properties": {
-            "id": {"type": "string", "format": "uuid"},
-            "type": {"const": "party"},
-            "attributes": {"type": "object", "properties": {
-                "company_name": {"type": "string"},
-                "created_at": {"type": "string", "format": "date-time"},
-                "updated_at": {"type": "string", "format": "date-time"}
-            }},
-            "links": {"type": "object", "properties": {"self": {"type": "string"}}}
-        }
-    })
 }
 
 /// Documented operations of this module.

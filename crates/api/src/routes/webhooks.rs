@@ -33,19 +33,7 @@ const RESERVED: [&str; 8] = [
 
 /// The `webhook` resource; the secret only when `with_secret` (the create response).
 pub fn to_resource(w: &WebhookRow, with_secret: bool) -> Value {
-    let mut attributes = json!({
-        "url": w.url,
-        "active": w.active,
-        "events": w.events.0,
-        "headers": w.headers.0,
-        "deactivated_reason": w.deactivated_reason,
-        "created_at": format_micros(w.created_us),
-        "updated_at": format_micros(w.updated_us),
-    });
-    if with_secret {
-        attributes["secret"] = json!(w.secret);
-    }
-    resource("webhook", w.id, "webhooks", attributes, None)
+    boxtrack_views::accounts::webhook(w, with_secret).to_value()
 }
 
 #[derive(Deserialize)]
@@ -398,28 +386,6 @@ pub async fn trigger(
         "response_body": sent.response_body,
         "duration_ms": sent.duration_ms,
     })))
-}
-
-/// The OpenAPI schema of the resource.
-pub fn schema() -> Value {
-    json!({
-        "type": "object", "required": ["id", "type", "attributes"],
-        "properties": {
-            "id": {"type": "string", "format": "uuid"},
-            "type": {"const": "webhook"},
-            "attributes": {"type": "object", "properties": {
-                "url": {"type": "string", "format": "uri"},
-                "active": {"type": "boolean"},
-                "events": {"type": "array", "items": {"enum": EVENTS.as_slice()}},
-                "headers": {"type": "object", "additionalProperties": {"type": "string"}},
-                "secret": {"type": "string", "description": "whsec_… — only in the response to POST"},
-                "deactivated_reason": {"type": ["string", "null"]},
-                "created_at": {"type": "string", "format": "date-time"},
-                "updated_at": {"type": "string", "format": "date-time"}
-            }},
-            "links": {"$ref": "#/components/schemas/SelfLink"}
-        }
-    })
 }
 
 /// Documented operations of this module.

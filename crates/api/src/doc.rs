@@ -132,7 +132,7 @@ pub fn all_of(resource: &str) -> Value {
         "type": "object", "required": ["data", "meta"],
         "properties": {
             "data": {"type": "array", "items": schema_ref(resource)},
-            "meta": {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}}}
+            "meta": {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}, "size": {"type": "integer"}}}
         }
     })
 }
@@ -143,7 +143,8 @@ pub fn single(resource: &str) -> Value {
         "type": "object", "required": ["data"],
         "properties": {
             "data": schema_ref(resource),
-            "included": {"type": "array", "items": {"type": "object"}}
+            "included": {"type": "array", "items": {"type": "object"}},
+            "links": {"type": "object", "properties": {"self": {"type": "string"}}}
         }
     })
 }

@@ -11,9 +11,6 @@ fn components() -> Value {
     for (name, schema) in boxtrack_views::schemas() {
         c["schemas"][name] = schema;
     }
-    for (name, schema) in crate::routes::custom_fields::schemas() {
-        c["schemas"][name] = schema;
-    }
     c
 }
 

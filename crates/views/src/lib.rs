@@ -4,6 +4,7 @@
 //!
 //! - [`jsonapi`]: resource objects and relationships;
 //! - [`accounts`]: the account, API keys, parties and webhooks;
+//! - [`custom_fields`]: custom field definitions, options and values;
 //! - [`documents`]: documents and the e-mails they came in;
 //! - [`tracking`]: tracking requests, shipments, containers, transport and raw events;
 //! - [`reference`]: ports, terminals, metro areas, shipping lines, vessels and their stable ids;
@@ -13,6 +14,7 @@
 #![recursion_limit = "256"]
 
 pub mod accounts;
+pub mod custom_fields;
 pub mod documents;
 pub mod jsonapi;
 pub mod notifications;
@@ -45,6 +47,15 @@ pub fn schemas() -> Map<String, Value> {
     generator.subschema_for::<Resource<accounts::Webhook>>();
     generator.subschema_for::<Resource<documents::Document>>();
     generator.subschema_for::<Resource<documents::EmailSubmission>>();
+    generator.subschema_for::<Resource<notifications::WebhookNotification>>();
+    generator.subschema_for::<Resource<custom_fields::Definition>>();
+    generator.subschema_for::<Resource<custom_fields::CustomFieldOption>>();
+    generator.subschema_for::<Resource<custom_fields::CustomField>>();
+    generator.subschema_for::<Resource<reference::Port>>();
+    generator.subschema_for::<Resource<reference::MetroArea>>();
+    generator.subschema_for::<Resource<reference::Terminal>>();
+    generator.subschema_for::<Resource<reference::ShippingLine>>();
+    generator.subschema_for::<Resource<reference::Vessel>>();
     generator.take_definitions(true)
 }
 

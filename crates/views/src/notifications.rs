@@ -7,32 +7,114 @@ use boxtrack_store::notifications::NotificationRow;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::jsonapi::{resource, to_one};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::jsonapi::{At, Kind, Resource, ToOne, to_one};
+
+/// The `webhook_notification` type.
+pub struct WebhookNotification;
+
+impl Kind for WebhookNotification {
+    const TYPE: &'static str = "webhook_notification";
+    const COLLECTION: &'static str = "webhook_notifications";
+    const NAME: &'static str = "WebhookNotification";
+    type Attributes = WebhookNotificationAttributes;
+    type Relationships = WebhookNotificationRelationships;
+}
+
+/// Attributes of a webhook notification: one event for one webhook, and its delivery.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WebhookNotificationAttributes {
+    /// The notification's id (the `webhook-id` it is sent with).
+    pub id: Uuid,
+    /// The event (`container.transport.vessel_arrived`, …).
+    pub event: String,
+    /// The event's place in the account's event log.
+    pub sequence: i64,
+    /// Where its delivery is.
+    #[schemars(extend("enum" = ["pending", "succeeded", "failed"]))]
+    pub delivery_status: String,
+    /// Attempts so far.
+    pub attempts: i64,
+    /// When the next attempt is due.
+    pub next_attempt_at: Option<At>,
+    /// The status the receiver last answered.
+    pub last_status_code: Option<i64>,
+    /// Why the last attempt failed.
+    pub last_error: Option<String>,
+    /// When it was written (with its event).
+    pub created_at: At,
+    /// When it last changed.
+    pub updated_at: At,
+    /// The notification this one replays.
+    pub replay_of: Option<Uuid>,
+    /// Every delivery attempt, oldest first (only when one notification is read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivery_attempts: Option<Vec<DeliveryAttempt>>,
+}
+
+/// One attempt to deliver a notification.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DeliveryAttempt {
+    /// When it was made.
+    pub attempted_at: At,
+    /// The status the receiver answered.
+    pub status_code: Option<i64>,
+    /// How long it took.
+    pub duration_ms: i64,
+    /// Why it failed.
+    pub error: Option<String>,
+}
+
+impl From<&boxtrack_store::notifications::AttemptRow> for DeliveryAttempt {
+    fn from(a: &boxtrack_store::notifications::AttemptRow) -> DeliveryAttempt {
+        DeliveryAttempt {
+            attempted_at: At(a.attempted_us),
+            status_code: a.status_code,
+            duration_ms: a.duration_ms,
+            error: a.error.clone(),
+        }
+    }
+}
+
+/// Relationships of a webhook notification.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WebhookNotificationRelationships {
+    /// The webhook (`webhook`).
+    pub webhook: ToOne,
+    /// What the event is about (a `tracking_request`, `transport_event`, `container`, …).
+    pub reference_object: ToOne,
+}
 
 /// The `webhook_notification` resource.
+pub fn notification(n: &NotificationRow) -> Resource<WebhookNotification> {
+    Resource {
+        id: n.id,
+        attributes: WebhookNotificationAttributes {
+            id: n.id,
+            event: n.event.clone(),
+            sequence: n.seq,
+            delivery_status: n.delivery_status.clone(),
+            attempts: n.attempts,
+            next_attempt_at: At::opt(n.next_attempt_us),
+            last_status_code: n.last_status_code,
+            last_error: n.last_error.clone(),
+            created_at: At(n.created_us),
+            updated_at: At(n.updated_us),
+            replay_of: n.replay_of,
+            delivery_attempts: None,
+        },
+        relationships: WebhookNotificationRelationships {
+            webhook: ToOne::new("webhook", Some(n.webhook_id)),
+            reference_object: ToOne::new(&n.reference_type, Some(n.reference_id)),
+        },
+    }
+}
+
+/// The `webhook_notification` resource as a JSON value.
 pub fn to_resource(n: &NotificationRow) -> Value {
-    resource(
-        "webhook_notification",
-        n.id,
-        "webhook_notifications",
-        json!({
-            "id": n.id,
-            "event": n.event,
-            "sequence": n.seq,
-            "delivery_status": n.delivery_status,
-            "attempts": n.attempts,
-            "next_attempt_at": n.next_attempt_us.map(format_micros),
-            "last_status_code": n.last_status_code,
-            "last_error": n.last_error,
-            "created_at": format_micros(n.created_us),
-            "updated_at": format_micros(n.updated_us),
-            "replay_of": n.replay_of,
-        }),
-        Some(json!({
-            "webhook": to_one("webhook", Some(n.webhook_id)),
-            "reference_object": to_one(&n.reference_type, Some(n.reference_id)),
-        })),
-    )
+    notification(n).to_value()
 }
 
 /// The delivered body: `data` is the notification, `included` the resources it is about (for

@@ -1,12 +1,15 @@
 //! Reference resources (ports, terminals, metro areas, shipping lines, vessels) and their stable
 //! ids: the same UN/LOCODE, FIRMS code, SCAC or IMO number always gives the same id.
 
-use boxtrack_core::carriers::ShippingLine;
-use boxtrack_core::reference::{self, Port, Terminal, stable_id};
-use serde_json::{Value, json};
+use boxtrack_core::carriers::ShippingLine as Line;
+use boxtrack_core::reference::{self, Port as PortRow, Terminal as TerminalRow, stable_id};
+use boxtrack_store::ais::AisVessel;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 use uuid::Uuid;
 
-use crate::jsonapi::{resource, to_one};
+use crate::jsonapi::{At, Kind, NoRelationships, Resource, ToOne};
 
 /// The stable id of a port.
 pub fn port_id(locode: &str) -> Uuid {
@@ -18,49 +21,9 @@ pub fn terminal_id(firms: &str) -> Uuid {
     Uuid::from_bytes(stable_id("terminal", firms))
 }
 
-/// The `port` resource.
-pub fn port_resource(p: &Port) -> Value {
-    let id = port_id(&p.locode);
-    resource(
-        "port",
-        id,
-        "ports",
-        json!({"id": id, "name": p.name, "code": p.locode, "country_code": p.country_code, "latitude": p.latitude, "longitude": p.longitude, "time_zone": p.time_zone}),
-        None,
-    )
-}
-
-/// The `terminal` resource.
-pub fn terminal_resource(t: &Terminal) -> Value {
-    let id = terminal_id(&t.firms_code);
-    resource(
-        "terminal",
-        id,
-        "terminals",
-        json!({"id": id, "name": t.name, "nickname": t.nickname, "firms_code": t.firms_code, "smdg_code": null, "bic_facility_code": null, "city": t.city, "time_zone": t.time_zone}),
-        Some(
-            json!({"port": to_one("port", reference::port(&t.port_locode).map(|p| port_id(&p.locode)))}),
-        ),
-    )
-}
-
-/// The `shipping_line` resource.
-pub fn line_resource(l: &ShippingLine) -> Value {
-    let id = Uuid::from_bytes(stable_id("shipping_line", &l.scac));
-    resource(
-        "shipping_line",
-        id,
-        "shipping_lines",
-        json!({
-            "scac": l.scac, "name": l.name, "short_name": l.short_name, "alternative_scacs": [],
-            "bill_of_lading_tracking_support": l.supported,
-            "booking_number_tracking_support": l.supported,
-            "container_number_tracking_support": l.supported && l.container_number_tracking,
-            "bill_of_lading_prefix": l.bill_of_lading_prefix,
-            "notes": l.notes,
-        }),
-        None,
-    )
+/// The stable id of a shipping line.
+pub fn line_id(scac: &str) -> Uuid {
+    Uuid::from_bytes(stable_id("shipping_line", scac))
 }
 
 /// The stable id of a vessel (by IMO number).
@@ -68,31 +31,297 @@ pub fn vessel_id(imo: &str) -> Uuid {
     Uuid::from_bytes(stable_id("vessel", imo))
 }
 
-/// The `vessel` resource as known from carrier events (positions come with AIS).
-pub fn vessel_resource(imo: &str, name: Option<&str>) -> Value {
-    let id = vessel_id(imo);
-    resource(
-        "vessel",
-        id,
-        "vessels",
-        json!({"id": id, "name": name, "imo": imo, "mmsi": null, "latitude": null, "longitude": null, "nautical_speed_knots": null, "navigational_heading_degrees": null, "position_timestamp": null, "positions": []}),
-        None,
-    )
-}
-
 /// The stable id of a metro area (an inland place by UN/LOCODE).
 pub fn metro_id(locode: &str) -> Uuid {
     Uuid::from_bytes(stable_id("metro_area", locode))
 }
 
-/// The `metro_area` resource (inland destinations and rail ramps).
-pub fn metro_resource(p: &Port) -> Value {
-    let id = metro_id(&p.locode);
-    resource(
-        "metro_area",
+/// Attributes of a place: a port or a metro area.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PlaceAttributes {
+    /// The resource's id.
+    pub id: Uuid,
+    /// Its name.
+    pub name: Option<String>,
+    /// Its UN/LOCODE.
+    pub code: String,
+    /// ISO 3166 country code.
+    pub country_code: String,
+    /// Latitude (WGS84).
+    pub latitude: Option<f64>,
+    /// Longitude (WGS84).
+    pub longitude: Option<f64>,
+    /// IANA time zone.
+    pub time_zone: String,
+}
+
+fn place(id: Uuid, p: &PortRow) -> PlaceAttributes {
+    PlaceAttributes {
         id,
-        "metro_areas",
-        json!({"id": id, "name": p.name, "code": p.locode, "country_code": p.country_code, "latitude": p.latitude, "longitude": p.longitude, "time_zone": p.time_zone}),
-        None,
-    )
+        name: p.name.clone(),
+        code: p.locode.clone(),
+        country_code: p.country_code.clone(),
+        latitude: p.latitude,
+        longitude: p.longitude,
+        time_zone: p.time_zone.clone(),
+    }
+}
+
+/// The `port` type.
+pub struct Port;
+
+impl Kind for Port {
+    const TYPE: &'static str = "port";
+    const COLLECTION: &'static str = "ports";
+    const NAME: &'static str = "Port";
+    type Attributes = PlaceAttributes;
+    type Relationships = NoRelationships;
+    const HAS_RELATIONSHIPS: bool = false;
+}
+
+/// The `port` resource.
+pub fn port(p: &PortRow) -> Resource<Port> {
+    let id = port_id(&p.locode);
+    Resource {
+        id,
+        attributes: place(id, p),
+        relationships: NoRelationships {},
+    }
+}
+
+/// The `port` resource as a JSON value.
+pub fn port_resource(p: &PortRow) -> Value {
+    port(p).to_value()
+}
+
+/// The `metro_area` type (inland destinations and rail ramps).
+pub struct MetroArea;
+
+impl Kind for MetroArea {
+    const TYPE: &'static str = "metro_area";
+    const COLLECTION: &'static str = "metro_areas";
+    const NAME: &'static str = "MetroArea";
+    type Attributes = PlaceAttributes;
+    type Relationships = NoRelationships;
+    const HAS_RELATIONSHIPS: bool = false;
+}
+
+/// The `metro_area` resource as a JSON value.
+pub fn metro_resource(p: &PortRow) -> Value {
+    let id = metro_id(&p.locode);
+    Resource::<MetroArea> {
+        id,
+        attributes: place(id, p),
+        relationships: NoRelationships {},
+    }
+    .to_value()
+}
+
+/// The `terminal` type.
+pub struct Terminal;
+
+impl Kind for Terminal {
+    const TYPE: &'static str = "terminal";
+    const COLLECTION: &'static str = "terminals";
+    const NAME: &'static str = "Terminal";
+    type Attributes = TerminalAttributes;
+    type Relationships = TerminalRelationships;
+}
+
+/// Attributes of a terminal.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TerminalAttributes {
+    /// The resource's id.
+    pub id: Uuid,
+    /// Its name.
+    pub name: String,
+    /// Its short name.
+    pub nickname: String,
+    /// Its FIRMS code (US customs).
+    pub firms_code: String,
+    /// Its SMDG code (not kept: always null).
+    pub smdg_code: Option<String>,
+    /// Its BIC facility code (not kept: always null).
+    pub bic_facility_code: Option<String>,
+    /// Its city.
+    pub city: String,
+    /// IANA time zone.
+    pub time_zone: String,
+}
+
+/// Relationships of a terminal.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TerminalRelationships {
+    /// Its port (`port`).
+    pub port: ToOne,
+}
+
+/// The `terminal` resource as a JSON value.
+pub fn terminal_resource(t: &TerminalRow) -> Value {
+    let id = terminal_id(&t.firms_code);
+    Resource::<Terminal> {
+        id,
+        attributes: TerminalAttributes {
+            id,
+            name: t.name.clone(),
+            nickname: t.nickname.clone(),
+            firms_code: t.firms_code.clone(),
+            smdg_code: None,
+            bic_facility_code: None,
+            city: t.city.clone(),
+            time_zone: t.time_zone.clone(),
+        },
+        relationships: TerminalRelationships {
+            port: ToOne::new(
+                "port",
+                reference::port(&t.port_locode).map(|p| port_id(&p.locode)),
+            ),
+        },
+    }
+    .to_value()
+}
+
+/// The `shipping_line` type.
+pub struct ShippingLine;
+
+impl Kind for ShippingLine {
+    const TYPE: &'static str = "shipping_line";
+    const COLLECTION: &'static str = "shipping_lines";
+    const NAME: &'static str = "ShippingLine";
+    type Attributes = ShippingLineAttributes;
+    type Relationships = NoRelationships;
+    const HAS_RELATIONSHIPS: bool = false;
+}
+
+/// Attributes of a shipping line.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShippingLineAttributes {
+    /// Its SCAC.
+    pub scac: String,
+    /// Its name.
+    pub name: String,
+    /// Its short name.
+    pub short_name: String,
+    /// Other SCACs it uses (none kept yet).
+    pub alternative_scacs: Vec<String>,
+    /// Bills of lading can be tracked.
+    pub bill_of_lading_tracking_support: bool,
+    /// Bookings can be tracked.
+    pub booking_number_tracking_support: bool,
+    /// Containers can be tracked by number alone.
+    pub container_number_tracking_support: bool,
+    /// The prefix of its bill of lading numbers.
+    pub bill_of_lading_prefix: Option<String>,
+    /// What to know about tracking it.
+    pub notes: Option<String>,
+}
+
+/// The `shipping_line` resource as a JSON value.
+pub fn line_resource(l: &Line) -> Value {
+    Resource::<ShippingLine> {
+        id: line_id(&l.scac),
+        attributes: ShippingLineAttributes {
+            scac: l.scac.clone(),
+            name: l.name.clone(),
+            short_name: l.short_name.clone(),
+            alternative_scacs: Vec::new(),
+            bill_of_lading_tracking_support: l.supported,
+            booking_number_tracking_support: l.supported,
+            container_number_tracking_support: l.supported && l.container_number_tracking,
+            bill_of_lading_prefix: l.bill_of_lading_prefix.clone(),
+            notes: l.notes.clone(),
+        },
+        relationships: NoRelationships {},
+    }
+    .to_value()
+}
+
+/// The `vessel` type.
+pub struct Vessel;
+
+impl Kind for Vessel {
+    const TYPE: &'static str = "vessel";
+    const COLLECTION: &'static str = "vessels";
+    const NAME: &'static str = "Vessel";
+    type Attributes = VesselAttributes;
+    type Relationships = NoRelationships;
+    const HAS_RELATIONSHIPS: bool = false;
+}
+
+/// One position of a vessel: reported by AIS, or estimated ahead of it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Position {
+    /// Latitude (WGS84).
+    pub latitude: f64,
+    /// Longitude (WGS84).
+    pub longitude: f64,
+    /// Heading in degrees (estimated positions only).
+    pub heading: Option<f64>,
+    /// When.
+    pub timestamp: At,
+    /// The position is an estimate, not a report.
+    pub estimated: bool,
+}
+
+/// Attributes of a vessel.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct VesselAttributes {
+    /// The resource's id.
+    pub id: Uuid,
+    /// Its name.
+    pub name: Option<String>,
+    /// Its IMO number.
+    pub imo: String,
+    /// Its MMSI (from AIS).
+    pub mmsi: Option<String>,
+    /// Latest latitude (from AIS).
+    pub latitude: Option<f64>,
+    /// Latest longitude (from AIS).
+    pub longitude: Option<f64>,
+    /// Speed over ground in knots (from AIS).
+    pub nautical_speed_knots: Option<f64>,
+    /// Heading, or course over ground without one (from AIS).
+    pub navigational_heading_degrees: Option<f64>,
+    /// When the latest position was reported.
+    pub position_timestamp: Option<At>,
+    /// The destination its crew entered (from AIS).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ais_destination: Option<String>,
+    /// The arrival time its crew entered (from AIS).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ais_eta_at: Option<At>,
+    /// Its AIS navigation status code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ais_navigation_status: Option<i32>,
+    /// Positions asked for (a track, or estimated positions ahead).
+    pub positions: Vec<Position>,
+}
+
+/// The `vessel` resource as known from carrier events and, when there is one, its AIS report.
+pub fn vessel(imo: &str, name: Option<&str>, ais: Option<&AisVessel>) -> Resource<Vessel> {
+    let id = vessel_id(imo);
+    Resource {
+        id,
+        attributes: VesselAttributes {
+            id,
+            name: name.map(str::to_string),
+            imo: imo.to_string(),
+            mmsi: ais.map(|a| a.mmsi.to_string()),
+            latitude: ais.and_then(|a| a.latitude),
+            longitude: ais.and_then(|a| a.longitude),
+            nautical_speed_knots: ais.and_then(|a| a.speed_knots),
+            navigational_heading_degrees: ais.and_then(|a| a.heading.map(f64::from).or(a.course)),
+            position_timestamp: ais.and_then(|a| At::opt(a.position_us)),
+            ais_destination: ais.and_then(|a| a.destination.clone()),
+            ais_eta_at: ais.and_then(|a| At::opt(a.eta_us)),
+            ais_navigation_status: ais.and_then(|a| a.nav_status),
+            positions: Vec::new(),
+        },
+        relationships: NoRelationships {},
+    }
+}
+
+/// The `vessel` resource without AIS, as a JSON value.
+pub fn vessel_resource(imo: &str, name: Option<&str>) -> Value {
+    vessel(imo, name, None).to_value()
 }

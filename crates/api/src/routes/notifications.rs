@@ -5,9 +5,8 @@
 
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
-use boxtrack_core::time::format_micros;
 use boxtrack_store::notifications::{self, Filter};
-use serde_json::{Value, json};
+use serde_json::json;
 use uuid::Uuid;
 
 use crate::auth::Caller;
@@ -17,7 +16,9 @@ use crate::jsonapi::{JsonApi, QueryParams, list_response};
 use crate::state::AppState;
 pub use boxtrack_views::notifications::{body_cached, envelope, envelope_cached, to_resource};
 
-use crate::doc::{Op, body, errors, id_param, operation, page_params, query_params};
+use crate::doc::{
+    Op, body, errors, id_param, list_of, operation, page_params, query_params, single,
+};
 
 /// `GET /v2/webhook_notifications`.
 pub async fn list(
@@ -77,14 +78,10 @@ pub async fn show(
     let n = notifications::get(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook_notification"))?;
-    let mut r = to_resource(&n);
-    let attempts: Vec<Value> = notifications::attempts(&state.db, n.id)
-        .await?
-        .iter()
-        .map(|a| json!({"attempted_at": format_micros(a.attempted_us), "status_code": a.status_code, "duration_ms": a.duration_ms, "error": a.error}))
-        .collect();
-    r["attributes"]["delivery_attempts"] = Value::Array(attempts);
-    Ok(JsonApi::single(r, vec![]))
+    let mut r = boxtrack_views::notifications::notification(&n);
+    let attempts = notifications::attempts(&state.db, n.id).await?;
+    r.attributes.delivery_attempts = Some(attempts.iter().map(Into::into).collect());
+    Ok(JsonApi::single(r.to_value(), vec![]))
 }
 
 /// `GET /v2/webhook_notifications/examples?event=`: the payload a delivery of that event looks
@@ -144,7 +141,7 @@ pub fn operations() -> Vec<Op> {
                 errors(&[400, 401, 429]),
                 (
                     "200",
-                    body("A page of notifications", json!({"type": "object"})),
+                    body("A page of notifications", list_of("WebhookNotification")),
                 ),
             ),
         },
@@ -171,7 +168,10 @@ pub fn operations() -> Vec<Op> {
                 vec![id_param("Notification")],
                 None,
                 errors(&[401, 404, 429]),
-                ("200", body("The notification", json!({"type": "object"}))),
+                (
+                    "200",
+                    body("The notification", single("WebhookNotification")),
+                ),
             ),
         },
     ]

@@ -12,7 +12,10 @@ pub use boxtrack_views::reference::{
 };
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation};
+use boxtrack_views::jsonapi::{At, Resource};
+use boxtrack_views::reference::Position;
+
+use crate::doc::{Op, all_of, body, errors, operation, single};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{JsonApi, QueryParams};
 
@@ -93,22 +96,15 @@ async fn vessel_with_ais(
     state: &crate::state::AppState,
     imo: &str,
     name: &str,
-) -> ApiResult<(Value, Option<boxtrack_store::ais::AisVessel>)> {
-    let mut v = vessel_resource(imo, Some(name));
+) -> ApiResult<(
+    Resource<boxtrack_views::reference::Vessel>,
+    Option<boxtrack_store::ais::AisVessel>,
+)> {
     let ais = boxtrack_store::ais::by_imo(&state.db, imo).await?;
-    if let Some(ais) = &ais {
-        let a = &mut v["attributes"];
-        a["mmsi"] = json!(ais.mmsi.to_string());
-        a["latitude"] = json!(ais.latitude);
-        a["longitude"] = json!(ais.longitude);
-        a["nautical_speed_knots"] = json!(ais.speed_knots);
-        a["navigational_heading_degrees"] = json!(ais.heading.map(f64::from).or(ais.course));
-        a["position_timestamp"] = json!(ais.position_us.map(boxtrack_core::time::format_micros));
-        a["ais_destination"] = json!(ais.destination);
-        a["ais_eta_at"] = json!(ais.eta_us.map(boxtrack_core::time::format_micros));
-        a["ais_navigation_status"] = json!(ais.nav_status);
-    }
-    Ok((v, ais))
+    Ok((
+        boxtrack_views::reference::vessel(imo, Some(name), ais.as_ref()),
+        ais,
+    ))
 }
 
 /// `GET /v2/vessels/{id}` (id or 7-digit IMO number) for vessels seen in the account's
@@ -131,12 +127,18 @@ pub async fn vessel(
     let (mut v, ais) = vessel_with_ais(&state, &imo, &name).await?;
     if show_positions && let Some(ais) = ais {
         let track = boxtrack_store::ais::track(&state.db, ais.mmsi, from, to, 10_000).await?;
-        v["attributes"]["positions"] = track
+        v.attributes.positions = track
             .iter()
-            .map(|p| json!({"latitude": p.latitude, "longitude": p.longitude, "heading": null, "timestamp": boxtrack_core::time::format_micros(p.position_us), "estimated": false}))
+            .map(|p| Position {
+                latitude: p.latitude,
+                longitude: p.longitude,
+                heading: None,
+                timestamp: At(p.position_us),
+                estimated: false,
+            })
             .collect();
     }
-    Ok(JsonApi::single(v, vec![]))
+    Ok(JsonApi::single(v.to_value(), vec![]))
 }
 
 /// A port by its id or UN/LOCODE, or 400 naming the parameter.
@@ -221,11 +223,17 @@ async fn future(
         60_000_000,
         60 * 24 * 45,
     );
-    v["attributes"]["positions"] = passage
+    v.attributes.positions = passage
         .iter()
-        .map(|p| json!({"latitude": p.lat, "longitude": p.lon, "heading": (p.heading * 10.0).round() / 10.0, "timestamp": boxtrack_core::time::format_micros(p.at_us), "estimated": true}))
+        .map(|p| Position {
+            latitude: p.lat,
+            longitude: p.lon,
+            heading: Some((p.heading * 10.0).round() / 10.0),
+            timestamp: At(p.at_us),
+            estimated: true,
+        })
         .collect();
-    let mut doc = JsonApi::single(v, vec![]);
+    let mut doc = JsonApi::single(v.to_value(), vec![]);
     doc.0["links"] = json!({"self": format!("/v2/vessels/{id}/future_positions")});
     Ok(doc)
 }
@@ -287,7 +295,6 @@ fn vessel_params(query: &[(&str, &str)]) -> Vec<Value> {
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let id = |what: &str| json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
-    let obj = json!({"type": "object"});
     vec![
         Op {
             method: "get",
@@ -299,7 +306,7 @@ pub fn operations() -> Vec<Op> {
                 vec![json!({"name": "search", "in": "query", "schema": {"type": "string"}})],
                 None,
                 errors(&[401, 429]),
-                ("200", body("Shipping lines", obj.clone())),
+                ("200", body("Shipping lines", all_of("ShippingLine"))),
             ),
         },
         Op {
@@ -312,7 +319,7 @@ pub fn operations() -> Vec<Op> {
                 vec![id("Shipping line id or SCAC")],
                 None,
                 errors(&[401, 404, 429]),
-                ("200", body("The shipping line", obj.clone())),
+                ("200", body("The shipping line", single("ShippingLine"))),
             ),
         },
         Op {
@@ -325,7 +332,7 @@ pub fn operations() -> Vec<Op> {
                 vec![id("Port id or UN/LOCODE")],
                 None,
                 errors(&[401, 404, 429]),
-                ("200", body("The port", obj.clone())),
+                ("200", body("The port", single("Port"))),
             ),
         },
         Op {
@@ -341,7 +348,7 @@ pub fn operations() -> Vec<Op> {
                 ]),
                 None,
                 errors(&[400, 401, 403, 404, 429]),
-                ("200", body("The vessel", json!({"type": "object"}))),
+                ("200", body("The vessel", single("Vessel"))),
             ),
         },
         Op {
@@ -357,10 +364,7 @@ pub fn operations() -> Vec<Op> {
                 ]),
                 None,
                 errors(&[400, 401, 403, 404, 429]),
-                (
-                    "200",
-                    body("The vessel with `positions`", json!({"type": "object"})),
-                ),
+                ("200", body("The vessel with `positions`", single("Vessel"))),
             ),
         },
         Op {
@@ -378,10 +382,7 @@ pub fn operations() -> Vec<Op> {
                 ]),
                 None,
                 errors(&[400, 401, 403, 404, 429]),
-                (
-                    "200",
-                    body("The vessel with `positions`", json!({"type": "object"})),
-                ),
+                ("200", body("The vessel with `positions`", single("Vessel"))),
             ),
         },
         Op {
@@ -394,7 +395,7 @@ pub fn operations() -> Vec<Op> {
                 vec![id("Metro area id or UN/LOCODE")],
                 None,
                 errors(&[401, 404, 429]),
-                ("200", body("The metro area", json!({"type": "object"}))),
+                ("200", body("The metro area", single("MetroArea"))),
             ),
         },
         Op {
@@ -407,7 +408,7 @@ pub fn operations() -> Vec<Op> {
                 vec![id("Terminal id or FIRMS code")],
                 None,
                 errors(&[401, 404, 429]),
-                ("200", body("The terminal", obj)),
+                ("200", body("The terminal", single("Terminal"))),
             ),
         },
     ]

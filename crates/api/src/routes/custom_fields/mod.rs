@@ -19,47 +19,6 @@ pub use values::*;
 
 // ---- OpenAPI -----------------------------------------------------------------------------
 
-/// The OpenAPI schemas of the resources.
-pub fn schemas() -> Vec<(&'static str, Value)> {
-    let value = json!({"description": "Depends on the definition's data_type", "oneOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "array", "items": {"type": "string"}}, {"type": "object"}, {"type": "null"}]});
-    vec![
-        (
-            "CustomFieldDefinition",
-            json!({"type": "object", "required": ["id", "type"], "properties": {
-                "id": {"type": "string", "format": "uuid"}, "type": {"const": "custom_field_definition"},
-                "attributes": {"type": "object", "properties": {
-                    "entity_type": {"enum": ["Shipment", "Container", "TrackingRequest"]}, "api_slug": {"type": "string"},
-                    "display_name": {"type": "string"}, "description": {"type": ["string", "null"]},
-                    "data_type": {"enum": ["short_text", "number", "date", "datetime", "boolean", "enum", "enum_multi", "reference"]},
-                    "reference_type": {"type": ["string", "null"]}, "validation": {"type": ["object", "null"]},
-                    "default_format": {"type": ["string", "null"]}, "default_value": value.clone(),
-                    "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"}
-                }},
-                "relationships": {"type": "object", "properties": {"options": {"$ref": "#/components/schemas/Relationship"}}},
-                "links": {"$ref": "#/components/schemas/SelfLink"}
-            }}),
-        ),
-        (
-            "CustomFieldOption",
-            json!({"type": "object", "required": ["id", "type"], "properties": {
-                "id": {"type": "string", "format": "uuid"}, "type": {"const": "custom_field_option"},
-                "attributes": {"type": "object", "properties": {"label": {"type": "string"}, "value": {"type": "string"}, "position": {"type": ["integer", "null"]}}},
-                "relationships": {"type": "object", "properties": {"definition": {"$ref": "#/components/schemas/Relationship"}}},
-                "links": {"$ref": "#/components/schemas/SelfLink"}
-            }}),
-        ),
-        (
-            "CustomField",
-            json!({"type": "object", "required": ["id", "type"], "properties": {
-                "id": {"type": "string", "format": "uuid"}, "type": {"const": "custom_field"},
-                "attributes": {"type": "object", "properties": {"api_slug": {"type": "string"}, "value": value, "display_value": {"type": ["string", "null"]}, "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"}}},
-                "relationships": {"type": "object", "properties": {"entity": {"$ref": "#/components/schemas/Relationship"}, "definition": {"$ref": "#/components/schemas/Relationship"}}},
-                "links": {"$ref": "#/components/schemas/SelfLink"}
-            }}),
-        ),
-    ]
-}
-
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let doc = |kind: &str| json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"type": {"const": kind}, "attributes": {"type": "object"}, "relationships": {"type": "object"}}}}});

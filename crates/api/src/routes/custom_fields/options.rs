@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{Body, JsonApi, resource};
+use crate::jsonapi::{Body, JsonApi};
 use crate::state::AppState;
 
 use super::shared::*;
@@ -17,20 +17,7 @@ use super::shared::*;
 // ---- options -----------------------------------------------------------------------------
 
 fn option_resource(o: &OptionRow) -> Value {
-    let mut r = resource(
-        "custom_field_option",
-        o.id,
-        "custom_field_options",
-        json!({"label": o.label, "value": o.value, "position": o.position}),
-        Some(
-            json!({"definition": {"data": {"id": o.definition_id, "type": "custom_field_definition"}}}),
-        ),
-    );
-    r["links"]["self"] = json!(format!(
-        "/v2/custom_field_definitions/{}/options/{}",
-        o.definition_id, o.id
-    ));
-    r
+    boxtrack_views::custom_fields::option(o)
 }
 
 async fn option_parts(

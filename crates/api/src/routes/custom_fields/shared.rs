@@ -3,15 +3,14 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::custom_fields::{self as rules, DataType, EntityType, Rules};
-use boxtrack_core::time::format_micros;
 use boxtrack_store::custom_fields::{self as store, DefinitionRow, OptionRow};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{JsonApi, QueryParams, resource};
+use crate::jsonapi::{JsonApi, QueryParams};
 use crate::state::AppState;
 
 pub(super) fn uuid_or_404(raw: &str, what: &str) -> ApiResult<Uuid> {
@@ -76,27 +75,7 @@ impl Doc {
 }
 
 pub(super) fn definition_resource(d: &DefinitionRow, options: &[OptionRow]) -> Value {
-    resource(
-        "custom_field_definition",
-        d.id,
-        "custom_field_definitions",
-        json!({
-            "entity_type": d.entity_type,
-            "api_slug": d.api_slug,
-            "display_name": d.display_name,
-            "description": d.description,
-            "data_type": d.data_type,
-            "reference_type": d.reference_type,
-            "validation": d.validation.0,
-            "default_format": d.default_format,
-            "default_value": d.default_value.0,
-            "created_at": format_micros(d.created_us),
-            "updated_at": format_micros(d.updated_us),
-        }),
-        Some(json!({
-            "options": {"data": options.iter().map(|o| json!({"id": o.id, "type": "custom_field_option"})).collect::<Vec<_>>()},
-        })),
-    )
+    boxtrack_views::custom_fields::definition(d, options).to_value()
 }
 
 pub(super) fn data_type(d: &DefinitionRow) -> DataType {

@@ -6,7 +6,6 @@ use axum::extract::{OriginalUri, Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use boxtrack_core::custom_fields::{self as rules, DataType, EntityType};
-use boxtrack_core::time::format_micros;
 use boxtrack_store::StoreError;
 use boxtrack_store::custom_fields::{self as store, FieldFilter, FieldRow};
 use serde_json::{Map, Value, json};
@@ -15,7 +14,7 @@ use uuid::Uuid;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource};
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::state::AppState;
 
 use super::shared::*;
@@ -38,22 +37,8 @@ async fn field_resources(state: &AppState, rows: &[FieldRow]) -> ApiResult<Vec<V
         let l = labels.get(&f.definition_id).unwrap_or(&empty);
         let entity =
             EntityType::parse(&f.entity_type).map_or("shipment", EntityType::resource_type);
-        out.push(resource(
-            "custom_field",
-            f.id,
-            "custom_fields",
-            json!({
-                "api_slug": f.api_slug,
-                "value": f.value.0,
-                "display_value": rules::display_value(dt, &f.value.0, l),
-                "created_at": format_micros(f.created_us),
-                "updated_at": format_micros(f.updated_us),
-            }),
-            Some(json!({
-                "entity": {"data": {"type": entity, "id": f.entity_id}},
-                "definition": {"data": {"type": "custom_field_definition", "id": f.definition_id}},
-            })),
-        ));
+        let display = rules::display_value(dt, &f.value.0, l);
+        out.push(boxtrack_views::custom_fields::field(f, entity, display).to_value());
     }
     Ok(out)
 }

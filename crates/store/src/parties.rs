@@ -54,6 +54,23 @@ pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<PartyRow>
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
 
+/// Parties of an account by id, in one query (a page's customers).
+pub async fn get_many(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, PartyRow>> {
+    let rows: Vec<PartyRow> = crate::reads::rows_in(
+        db,
+        account_id,
+        ids,
+        "SELECT id, account_id, company_name, created_us, updated_us FROM parties WHERE account_id = {account} AND id",
+        "",
+    )
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+}
+
 /// Renames a party; [`StoreError::NotFound`] or [`StoreError::Duplicate`].
 pub async fn rename(db: &Db, account_id: Uuid, id: Uuid, company_name: &str) -> Result<PartyRow> {
     let done = on_db!(db, p => sqlx::query("UPDATE parties SET company_name = $3, updated_us = $4 WHERE id = $1 AND account_id = $2")

@@ -189,7 +189,7 @@ pub async fn containers_of(
 /// Rows of an account whose `column` is one of `ids`: one query per 500 ids (a page's related
 /// rows, instead of one query per row). `sql` is the statement up to its `IN` list, with the
 /// account placeholder written `{account}`; `order` follows the list.
-async fn rows_in<T>(
+pub(crate) async fn rows_in<T>(
     db: &Db,
     account_id: Uuid,
     ids: &[Uuid],
@@ -235,6 +235,18 @@ pub async fn shipments_by_id(
     let sql =
         format!("SELECT {SHIPMENT_COLUMNS} FROM shipments WHERE account_id = {{account}} AND id");
     let rows: Vec<ShipmentRow> = rows_in(db, account_id, ids, &sql, "").await?;
+    Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+}
+
+/// Containers of an account by id, in one query (a page's related containers).
+pub async fn containers_by_id(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, ContainerRow>> {
+    let sql =
+        format!("SELECT {CONTAINER_COLUMNS} FROM containers WHERE account_id = {{account}} AND id");
+    let rows: Vec<ContainerRow> = rows_in(db, account_id, ids, &sql, "").await?;
     Ok(rows.into_iter().map(|r| (r.id, r)).collect())
 }
 
@@ -448,6 +460,29 @@ pub async fn containers(
         conds,
     };
     crate::list::list(db, &spec, page).await
+}
+
+/// The first `per_container` transport events of each of many containers (oldest first, as
+/// the default order of a container's events), in one query per 500 containers: what
+/// `include=transport_events` embeds for a page.
+pub async fn transport_events_of_many(
+    db: &Db,
+    account_id: Uuid,
+    container_ids: &[Uuid],
+    per_container: i64,
+) -> Result<std::collections::HashMap<Uuid, Vec<TransportEventRow>>> {
+    const COLUMNS: &str = "id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us";
+    let sql = format!(
+        "SELECT {COLUMNS}, sort_us FROM (SELECT {COLUMNS}, COALESCE(at_us, created_us) AS sort_us, ROW_NUMBER() OVER (PARTITION BY container_id ORDER BY COALESCE(at_us, created_us), id) AS n FROM transport_events WHERE account_id = {{account}} AND container_id"
+    );
+    let order = format!(") ranked WHERE n <= {per_container} ORDER BY container_id, sort_us, id");
+    let rows: Vec<TransportEventRow> = rows_in(db, account_id, container_ids, &sql, &order).await?;
+    let mut out: std::collections::HashMap<Uuid, Vec<TransportEventRow>> =
+        std::collections::HashMap::new();
+    for r in rows {
+        out.entry(r.container_id).or_default().push(r);
+    }
+    Ok(out)
 }
 
 /// A page of a container's transport events in `order`.

@@ -55,6 +55,12 @@ async fn render(
     } else {
         Default::default()
     };
+    let events_of = if includes.iter().any(|i| i == "transport_events") {
+        let ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.id).collect();
+        reads::transport_events_of_many(&state.db, caller.account.id, &ids, 100).await?
+    } else {
+        Default::default()
+    };
     for c in rows {
         let shipment = shipments.get(&c.shipment_id);
         data.push(resources::container(c, shipment, &caller.account));
@@ -99,26 +105,17 @@ async fn render(
                 }
             }
         }
-        if includes.iter().any(|i| i == "transport_events") {
-            let page = boxtrack_core::paging::Page {
-                number: 1,
-                size: 100,
-                cursor: None,
-            };
-            let events = reads::transport_events(
-                &state.db,
-                caller.account.id,
-                c.id,
-                &page,
-                reads::EventOrder::default(),
-            )
-            .await?;
+        if let Some(events) = events_of.get(&c.id) {
             if let Some(last) = data.last_mut() {
-                last["relationships"]["transport_events"] = json!({"data": events.rows.iter().map(|e| json!({"id": e.id.to_string(), "type": "transport_event"})).collect::<Vec<_>>()});
+                last["relationships"]["transport_events"] = json!({"data": events.iter().map(|e| json!({"id": e.id.to_string(), "type": "transport_event"})).collect::<Vec<_>>()});
             }
-            for e in &events.rows {
+            for e in events {
                 push(resources::transport_event(e), &mut included);
             }
+        } else if includes.iter().any(|i| i == "transport_events")
+            && let Some(last) = data.last_mut()
+        {
+            last["relationships"]["transport_events"] = json!({"data": []});
         }
     }
     Ok((data, included))

@@ -10,6 +10,8 @@ use axum::response::{IntoResponse, Response};
 use boxtrack_core::documents as rules;
 use boxtrack_core::time::format_micros;
 use boxtrack_store::documents::{self, Created, DocumentRow, Filter, NewDocument};
+use boxtrack_store::reads;
+use boxtrack_views::tracking as resources;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -22,7 +24,6 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, base_url, list_response};
 use crate::state::AppState;
-use boxtrack_views::tracking as resources;
 
 const INCLUDES: &[&str] = &["shipments", "cargos"];
 
@@ -44,27 +45,33 @@ async fn included(
     let mut out: Vec<Value> = Vec::new();
     let account = caller.account.id;
     let want = |name: &str| includes.iter().any(|i| i == name);
-    for d in docs {
-        if want("shipments") {
-            for id in &d.shipment_ids.0 {
-                if let Some(s) = boxtrack_store::reads::shipment(&state.db, account, *id).await? {
-                    let cs: Vec<uuid::Uuid> =
-                        boxtrack_store::reads::containers_of(&state.db, account, s.id)
-                            .await?
-                            .iter()
-                            .map(|c| c.id)
-                            .collect();
-                    out.push(resources::shipment(&s, &cs));
-                }
+    // one query per relation for the whole page, then the documents' order
+    if want("shipments") {
+        let ids: Vec<uuid::Uuid> = docs.iter().flat_map(|d| d.shipment_ids.0.clone()).collect();
+        let shipments = reads::shipments_by_id(&state.db, account, &ids).await?;
+        let containers = reads::containers_of_many(&state.db, account, &ids).await?;
+        for id in &ids {
+            if let Some(s) = shipments.get(id) {
+                let cs: Vec<uuid::Uuid> = containers
+                    .get(id)
+                    .map(|cs| cs.iter().map(|c| c.id).collect())
+                    .unwrap_or_default();
+                out.push(resources::shipment(s, &cs));
             }
         }
-        if want("cargos") {
-            for id in &d.container_ids.0 {
-                if let Some(c) = boxtrack_store::reads::container(&state.db, account, *id).await? {
-                    let s =
-                        boxtrack_store::reads::shipment(&state.db, account, c.shipment_id).await?;
-                    out.push(resources::container(&c, s.as_ref(), &caller.account));
-                }
+    }
+    if want("cargos") {
+        let ids: Vec<uuid::Uuid> = docs
+            .iter()
+            .flat_map(|d| d.container_ids.0.clone())
+            .collect();
+        let containers = reads::containers_by_id(&state.db, account, &ids).await?;
+        let shipment_ids: Vec<uuid::Uuid> = containers.values().map(|c| c.shipment_id).collect();
+        let shipments = reads::shipments_by_id(&state.db, account, &shipment_ids).await?;
+        for id in &ids {
+            if let Some(c) = containers.get(id) {
+                let s = shipments.get(&c.shipment_id);
+                out.push(resources::container(c, s, &caller.account));
             }
         }
     }

@@ -120,14 +120,15 @@ async fn tracked(
     rows: &[TrackingRequestRow],
     includes: &[String],
 ) -> ApiResult<Vec<Value>> {
+    // one query per relation for the whole page, then the rows' order
     let mut out = Vec::new();
+    let account = caller.account.id;
     if includes.iter().any(|i| i == "customer") {
-        for r in rows {
-            if let Some(pid) = r.customer_id
-                && let Some(p) =
-                    boxtrack_store::parties::get(&state.db, caller.account.id, pid).await?
-            {
-                let res = super::parties::to_resource(&p);
+        let ids: Vec<uuid::Uuid> = rows.iter().filter_map(|r| r.customer_id).collect();
+        let parties = boxtrack_store::parties::get_many(&state.db, account, &ids).await?;
+        for id in &ids {
+            if let Some(p) = parties.get(id) {
+                let res = super::parties::to_resource(p);
                 if !out.contains(&res) {
                     out.push(res);
                 }
@@ -135,16 +136,16 @@ async fn tracked(
         }
     }
     if includes.iter().any(|i| i == "tracked_object") {
-        for r in rows {
-            if let Some(sid) = r.shipment_id
-                && let Some(s) = reads::shipment(&state.db, caller.account.id, sid).await?
-            {
-                let ids: Vec<uuid::Uuid> = reads::containers_of(&state.db, caller.account.id, sid)
-                    .await?
-                    .iter()
-                    .map(|c| c.id)
-                    .collect();
-                let res = resources::shipment(&s, &ids);
+        let ids: Vec<uuid::Uuid> = rows.iter().filter_map(|r| r.shipment_id).collect();
+        let shipments = reads::shipments_by_id(&state.db, account, &ids).await?;
+        let containers = reads::containers_of_many(&state.db, account, &ids).await?;
+        for id in &ids {
+            if let Some(s) = shipments.get(id) {
+                let cids: Vec<uuid::Uuid> = containers
+                    .get(id)
+                    .map(|cs| cs.iter().map(|c| c.id).collect())
+                    .unwrap_or_default();
+                let res = resources::shipment(s, &cids);
                 if !out.contains(&res) {
                     out.push(res);
                 }

@@ -1908,3 +1908,83 @@ async fn a_carrier_without_a_source_says_so() {
         "{sources}"
     );
 }
+
+/// A page of containers embeds each container's own events, read for the whole page at once:
+/// what `include=transport_events` gives for a list is what each container's events endpoint
+/// gives.
+#[tokio::test]
+async fn a_page_of_containers_includes_each_ones_own_events() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    for n in ["TEST-SCN-HOLDS", "TEST-SCN-IMPORT", "TEST-SCN-RAIL"] {
+        let r = app
+            .post(
+                "/v2/tracking_requests",
+                &key,
+                MT,
+                &request(n, "bill_of_lading", "TEST"),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let start = boxtrack_store::now_us();
+    // three weeks of virtual journey, an hour a step
+    for h in 0..(21 * 24) {
+        app.tick_at(start + h * 3_600_000_000 / 3600).await;
+    }
+    let page = app
+        .get("/v2/containers?include=transport_events", Some(&key))
+        .await
+        .json();
+    let data = page["data"].as_array().unwrap();
+    assert!(data.len() >= 3, "{page}");
+    let included: Vec<(String, String)> = page["included"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["type"] == "transport_event")
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap().to_string(),
+                r["relationships"]["container"]["data"]["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    let mut with_events = 0;
+    for c in data {
+        let id = c["id"].as_str().unwrap();
+        let listed: Vec<&str> = c["relationships"]["transport_events"]["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["id"].as_str().unwrap())
+            .collect();
+        let own = app
+            .get(
+                &format!("/v2/containers/{id}/transport_events?page[size]=100"),
+                Some(&key),
+            )
+            .await
+            .json();
+        let expected: Vec<&str> = own["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(listed, expected, "container {id}");
+        for e in &listed {
+            assert!(
+                included.iter().any(|(eid, cid)| eid == e && cid == id),
+                "{e} of {id} is not included as that container's event"
+            );
+        }
+        if !listed.is_empty() {
+            with_events += 1;
+        }
+    }
+    assert!(with_events >= 2, "{page}");
+}

@@ -84,7 +84,11 @@ async fn main() -> Res<()> {
     let base = format!("http://{}", listener.local_addr()?);
     let shutdown = CancellationToken::new();
     let state = AppState::new(db.clone(), ApiConfig::default(), Limiter::memory());
-    tokio::spawn(boxtrack_api::serve(listener, state, shutdown.clone()));
+    tokio::spawn(boxtrack_api::serve(
+        listener,
+        boxtrack_api::router(state),
+        shutdown.clone(),
+    ));
     let client = reqwest::Client::new();
     let key = key.expose().to_string();
 

@@ -12,10 +12,8 @@ pub mod error;
 pub mod extract;
 pub mod jsonapi;
 pub mod limiter;
-pub mod mcp;
 pub mod metrics;
 mod middleware;
-pub mod oauth;
 pub mod openapi;
 pub mod rest;
 pub mod routes;
@@ -24,7 +22,6 @@ pub mod state;
 use axum::Router;
 use axum::http::{HeaderName, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -58,43 +55,36 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::internal().into_response()
 }
 
-/// The whole application.
+/// A part of the service that lives in another crate (MCP and OAuth, a web console): its
+/// routes and the documentation of its operations, which join the served document.
+pub struct Mount {
+    /// The routes, on the shared state.
+    pub router: Router<AppState>,
+    /// Their operations.
+    pub operations: Vec<doc::Op>,
+}
+
+/// The REST service alone (no mounts).
 pub fn router(state: AppState) -> Router {
-    let state = if state.openapi.is_null() {
-        AppState {
-            openapi: std::sync::Arc::new(openapi::document()),
-            ..state
-        }
-    } else {
-        state
+    service(state, Vec::new())
+}
+
+/// The whole service: the REST routes and the mounted parts, behind the process-wide layers
+/// (request ids, tracing with credentials redacted, timeout, panic handling, metrics).
+pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
+    let mut routes = rest::router(&state);
+    let mut extra = Vec::new();
+    for m in mounts {
+        routes = routes.merge(m.router);
+        extra.extend(m.operations);
+    }
+    let state = AppState {
+        openapi: std::sync::Arc::new(openapi::document_with(extra)),
+        ..state
     };
     let request_id = HeaderName::from_static("x-request-id");
     let timeout = state.config.request_timeout;
-    rest::router(&state)
-        .route(
-            "/.well-known/oauth-protected-resource",
-            get(oauth::protected_resource),
-        )
-        .route(
-            "/.well-known/oauth-protected-resource/mcp",
-            get(oauth::protected_resource),
-        )
-        .route(
-            "/.well-known/oauth-authorization-server",
-            get(oauth::authorization_server),
-        )
-        .route("/oauth/register", axum::routing::post(oauth::register))
-        .route(
-            "/oauth/authorize",
-            get(oauth::authorize_page).post(oauth::authorize_submit),
-        )
-        .route("/oauth/token", axum::routing::post(oauth::token))
-        .route(
-            "/mcp",
-            axum::routing::post(mcp::post)
-                .get(mcp::not_allowed)
-                .delete(mcp::not_allowed),
-        )
+    routes
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::track))
@@ -119,14 +109,13 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves the application on `listener` until `shutdown` is cancelled, then finishes the
-/// requests in flight.
+/// Serves `app` (from [`router`] or [`service`]) on `listener` until `shutdown` is cancelled,
+/// then finishes the requests in flight.
 pub async fn serve(
     listener: TcpListener,
-    state: AppState,
+    app: Router,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
-    let app = router(state);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown.cancelled_owned())
         .await

@@ -104,15 +104,18 @@ pub fn operations() -> Vec<Op> {
     ops.extend(crate::routes::notifications::operations());
     ops.extend(crate::routes::ingest::operations());
     ops.extend(crate::routes::sources::operations());
-    ops.extend(crate::mcp::operations());
-    ops.extend(crate::oauth::operations());
     ops
 }
 
-/// The whole document.
+/// The document of the REST service alone.
 pub fn document() -> Value {
+    document_with(Vec::new())
+}
+
+/// The document with the operations of mounted parts (MCP, OAuth) after the REST ones.
+pub fn document_with(extra: Vec<Op>) -> Value {
     let mut paths = Map::new();
-    for op in operations() {
+    for op in operations().into_iter().chain(extra) {
         let entry = paths
             .entry(op.path.to_string())
             .or_insert_with(|| Value::Object(Map::new()));

@@ -162,7 +162,12 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     let app = state(db.clone(), &s);
     let shutdown = shutdown_on_signal();
     spawn_worker(&app, &shutdown, &s);
-    boxtrack_api::serve(listener, app, shutdown).await?;
+    boxtrack_api::serve(
+        listener,
+        boxtrack_api::service(app, vec![boxtrack_mcp::mount()]),
+        shutdown,
+    )
+    .await?;
     db.close().await;
     Ok(())
 }
@@ -388,7 +393,12 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         Duration::from_secs(1),
         shutdown.clone(),
     ));
-    boxtrack_api::serve(listener, app, shutdown).await?;
+    boxtrack_api::serve(
+        listener,
+        boxtrack_api::service(app, vec![boxtrack_mcp::mount()]),
+        shutdown,
+    )
+    .await?;
     db.close().await;
     Ok(())
 }

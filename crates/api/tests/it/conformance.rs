@@ -24,7 +24,7 @@ struct Doc {
 fn doc() -> &'static Doc {
     static DOC: OnceLock<Doc> = OnceLock::new();
     DOC.get_or_init(|| {
-        let mut document = boxtrack_api::openapi::document();
+        let mut document = boxtrack_api::openapi::document_with(boxtrack_mcp::mount().operations);
         closed(&mut document);
         let mut templates: Vec<(String, Vec<String>)> = document["paths"]
             .as_object()

@@ -74,7 +74,8 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();
-        tokio::spawn(boxtrack_api::serve(listener, state, shutdown.clone()));
+        let app = boxtrack_api::service(state, vec![boxtrack_mcp::mount()]);
+        tokio::spawn(boxtrack_api::serve(listener, app, shutdown.clone()));
         TestApp {
             base: format!("http://{addr}"),
             db,

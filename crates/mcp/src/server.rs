@@ -2,10 +2,8 @@
 //! Streamable HTTP at `POST /mcp` in stateless JSON mode (no sessions; GET and DELETE answer
 //! 405), and the same dispatcher over stdio (`boxtrack mcp --stdio`).
 //!
-//! Tools (`tools.rs`) call the REST API in process with the caller's credentials, so account
+//! Tools (`crate::tools`) call the REST API in process with the caller's credentials, so account
 //! isolation, entitlements and rate limits are the REST ones. Prompts and resources are here.
-
-pub mod tools;
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -13,7 +11,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-use crate::state::AppState;
+use boxtrack_api::state::AppState;
 
 /// The protocol version boxtrack speaks.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -125,16 +123,16 @@ async fn read_resource(
         {
             let mut args = Map::new();
             args.insert("id".into(), json!(id));
-            if let tools::Outcome::Ok(c) =
-                tools::call(state, account, "get_container_readiness", &args).await
+            if let crate::tools::Outcome::Ok(c) =
+                crate::tools::call(state, account, "get_container_readiness", &args).await
             {
-                let full = tools::call(state, account, "get_container", &args).await;
+                let full = crate::tools::call(state, account, "get_container", &args).await;
                 let status = match &full {
-                    tools::Outcome::Ok(f) => f["current_status"]
+                    crate::tools::Outcome::Ok(f) => f["current_status"]
                         .as_str()
                         .unwrap_or("unknown")
                         .to_string(),
-                    tools::Outcome::Failed(_) => "unknown".into(),
+                    crate::tools::Outcome::Failed(_) => "unknown".into(),
                 };
                 let text = format!(
                     "# Container {}\n\n- ID: {id}\n- Status: {status}\n- Ready for pickup: {}\n- Last free day: {} ({} days left, {})\n- Holds: {}\n- Fees: {}\n",
@@ -192,11 +190,11 @@ pub async fn dispatch(
             )
         }
         "ping" => rpc_ok(&id, json!({})),
-        "tools/list" => rpc_ok(&id, json!({"tools": tools::list()})),
+        "tools/list" => rpc_ok(&id, json!({"tools": crate::tools::list()})),
         "tools/call" => {
             let name = params["name"].as_str().unwrap_or("");
             let args = params["arguments"].as_object().cloned().unwrap_or_default();
-            if !tools::list().iter().any(|t| t["name"] == name) {
+            if !crate::tools::list().iter().any(|t| t["name"] == name) {
                 return Some(rpc_error(
                     &id,
                     -32602,
@@ -204,17 +202,17 @@ pub async fn dispatch(
                     None,
                 ));
             }
-            let result = match tools::validate(name, &args) {
+            let result = match crate::tools::validate(name, &args) {
                 Err(why) => {
                     json!({"content": [{"type": "text", "text": format!("Invalid arguments: {why}")}], "isError": true})
                 }
-                Ok(()) => match tools::call(state, account, name, &args).await {
-                    tools::Outcome::Ok(v) => json!({
+                Ok(()) => match crate::tools::call(state, account, name, &args).await {
+                    crate::tools::Outcome::Ok(v) => json!({
                         "content": [{"type": "text", "text": v.to_string()}],
                         "structuredContent": v,
                         "isError": false
                     }),
-                    tools::Outcome::Failed(why) => {
+                    crate::tools::Outcome::Failed(why) => {
                         json!({"content": [{"type": "text", "text": why}], "isError": true})
                     }
                 },
@@ -268,7 +266,7 @@ fn plain_error(status: StatusCode, message: &str) -> Response {
 /// Whether the `Origin` header (if any) may call: loopback origins, the configured public
 /// address and `mcp_allowed_origins`. The request's own `Host` is not trusted (a DNS-rebinding
 /// page has a matching one). Browsers send `Origin`; other clients usually do not.
-fn origin_allowed(headers: &HeaderMap, config: &crate::state::ApiConfig) -> bool {
+fn origin_allowed(headers: &HeaderMap, config: &boxtrack_api::state::ApiConfig) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return true;
     };
@@ -335,14 +333,14 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
             let resource = crate::oauth::mcp_resource(&state, &headers);
             crate::oauth::account_for_bearer(&state, token.trim(), &resource)
                 .await
-                .map_err(crate::error::ApiError::from)
+                .map_err(boxtrack_api::error::ApiError::from)
         }
-        _ => crate::auth::account_for(&state, auth).await,
+        _ => boxtrack_api::auth::account_for(&state, auth).await,
     };
     let found = match (found, state.config.mcp_open_account) {
         (Ok(None), Some(open)) if auth.is_empty() => boxtrack_store::accounts::get(&state.db, open)
             .await
-            .map_err(crate::error::ApiError::from),
+            .map_err(boxtrack_api::error::ApiError::from),
         (f, _) => f,
     };
     let account = match found {
@@ -403,8 +401,8 @@ pub async fn not_allowed() -> Response {
 }
 
 /// Documented operations of the MCP endpoint.
-pub fn operations() -> Vec<crate::doc::Op> {
-    use crate::doc::{Op, operation};
+pub fn operations() -> Vec<boxtrack_api::doc::Op> {
+    use boxtrack_api::doc::{Op, operation};
     let desc = "Model Context Protocol 2025-06-18 over Streamable HTTP, stateless JSON mode: one JSON-RPC 2.0 message per POST (`initialize`, `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, `ping`); notifications get 202. `Authorization: Token <API key>`; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. `MCP-Protocol-Version` other than 2025-06-18, 2025-03-26 or 2024-11-05 is 400; a foreign `Origin` is 403. Tools call the REST API with the caller's key: same isolation, entitlements and rate limits.";
     let rpc = json!({"description": "A JSON-RPC response", "content": {"application/json": {"schema": {"type": "object"}}}});
     let mut post = operation(

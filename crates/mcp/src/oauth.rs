@@ -15,7 +15,7 @@ use boxtrack_core::oauth as core;
 use boxtrack_store::oauth as store;
 use serde_json::{Value, json};
 
-use crate::state::AppState;
+use boxtrack_api::state::AppState;
 
 const CODE_TTL_US: i64 = 60_000_000;
 const ACCESS_TTL_US: i64 = 3_600_000_000;
@@ -127,7 +127,7 @@ pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) ->
         .collect::<String>();
     let client_id = format!("btc_{}", uuid::Uuid::now_v7().simple());
     if let Err(e) = store::register_client(&state.db, &client_id, &name, &uris).await {
-        return crate::error::ApiError::from(e).into_response();
+        return boxtrack_api::error::ApiError::from(e).into_response();
     }
     let mut r = (
         StatusCode::CREATED,
@@ -310,7 +310,7 @@ async fn check_request(
                 "Unknown client_id: register the client first (POST /oauth/register).",
             ));
         }
-        Err(e) => return Err(crate::error::ApiError::from(e).into_response()),
+        Err(e) => return Err(boxtrack_api::error::ApiError::from(e).into_response()),
     };
     let redirect_uri = get("redirect_uri");
     if !client.allows(&redirect_uri) {
@@ -469,7 +469,7 @@ pub async fn authorize_submit(
                 );
                 None
             }
-            Err(e) => return crate::error::ApiError::from(e).into_response(),
+            Err(e) => return boxtrack_api::error::ApiError::from(e).into_response(),
         }
     } else {
         None
@@ -502,7 +502,7 @@ pub async fn authorize_submit(
     )
     .await;
     if let Err(e) = stored {
-        return crate::error::ApiError::from(e).into_response();
+        return boxtrack_api::error::ApiError::from(e).into_response();
     }
     redirect(&r.redirect_uri, &[("code", &code), ("state", &r.state)])
 }
@@ -538,7 +538,7 @@ async fn issue(
     )
     .await;
     if let Err(e) = stored {
-        return crate::error::ApiError::from(e).into_response();
+        return boxtrack_api::error::ApiError::from(e).into_response();
     }
     let mut r = Json(json!({
         "access_token": access,
@@ -572,7 +572,7 @@ pub async fn token(
                         "the code is unknown or was used already",
                     );
                 }
-                Err(e) => return crate::error::ApiError::from(e).into_response(),
+                Err(e) => return boxtrack_api::error::ApiError::from(e).into_response(),
             };
             if code.expires_us < now {
                 return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", "the code expired");
@@ -622,7 +622,7 @@ pub async fn token(
                         "unknown refresh token",
                     );
                 }
-                Err(e) => return crate::error::ApiError::from(e).into_response(),
+                Err(e) => return boxtrack_api::error::ApiError::from(e).into_response(),
             };
             if t.client_id != get("client_id") {
                 return oauth_error(
@@ -653,7 +653,7 @@ pub async fn token(
                 Ok(false) => {
                     // reuse of a rotated token: revoke everything issued from this grant
                     if let Err(e) = store::revoke_family(&state.db, t.family, now).await {
-                        return crate::error::ApiError::from(e).into_response();
+                        return boxtrack_api::error::ApiError::from(e).into_response();
                     }
                     tracing::warn!(client = %t.client_id, "refresh token reused; its token family is revoked");
                     oauth_error(
@@ -662,7 +662,7 @@ pub async fn token(
                         "the refresh token was used already; every token of this grant is revoked",
                     )
                 }
-                Err(e) => crate::error::ApiError::from(e).into_response(),
+                Err(e) => boxtrack_api::error::ApiError::from(e).into_response(),
             }
         }
         other => oauth_error(
@@ -691,8 +691,8 @@ pub async fn account_for_bearer(
 }
 
 /// Documented operations of the authorization server.
-pub fn operations() -> Vec<crate::doc::Op> {
-    use crate::doc::{Op, operation};
+pub fn operations() -> Vec<boxtrack_api::doc::Op> {
+    use boxtrack_api::doc::{Op, operation};
     let j = |d: &str| json!({"description": d, "content": {"application/json": {"schema": {"type": "object"}}}});
     let html = |d: &str| json!({"description": d, "content": {"text/html": {"schema": {"type": "string"}}}});
     let form = |props: Value| json!({"required": true, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": props}}}});

@@ -11,7 +11,7 @@ use boxtrack_core::tracking::rules;
 use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
-use crate::state::AppState;
+use boxtrack_api::state::AppState;
 
 const UUID_PATTERN: &str =
     "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
@@ -356,11 +356,11 @@ struct Rest<'a> {
 
 impl Rest<'_> {
     async fn call(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let router = crate::rest::router(self.state).with_state(self.state.clone());
+        let router = boxtrack_api::rest::router(self.state).with_state(self.state.clone());
         let mut req = Request::builder()
             .method(method)
             .uri(path)
-            .extension(crate::auth::Internal(self.account.clone()))
+            .extension(boxtrack_api::auth::Internal(self.account.clone()))
             .header("Host", "localhost");
         let body = match body {
             Some(b) => {

@@ -1,0 +1,50 @@
+//! The MCP server and the OAuth 2.1 authorization server its clients sign in with, mounted
+//! into the HTTP service beside the REST API ([`mount`]) and served over stdio by
+//! `boxtrack mcp --stdio` ([`dispatch`]).
+//!
+//! - [`server`]: JSON-RPC 2.0 over Streamable HTTP (`POST /mcp`), prompts, resources;
+//! - [`tools`]: the tools, which call the REST routes in process as the caller;
+//! - [`oauth`]: metadata, dynamic registration, the sign-in page, tokens.
+
+pub mod oauth;
+pub mod server;
+pub mod tools;
+
+use axum::Router;
+use axum::routing::{get, post};
+use boxtrack_api::Mount;
+use boxtrack_api::state::AppState;
+
+pub use server::dispatch;
+
+/// The MCP and OAuth endpoints with the documentation of their operations.
+pub fn mount() -> Mount {
+    let router: Router<AppState> = Router::new()
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(oauth::protected_resource),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            get(oauth::protected_resource),
+        )
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(oauth::authorization_server),
+        )
+        .route("/oauth/register", post(oauth::register))
+        .route(
+            "/oauth/authorize",
+            get(oauth::authorize_page).post(oauth::authorize_submit),
+        )
+        .route("/oauth/token", post(oauth::token))
+        .route(
+            "/mcp",
+            post(server::post)
+                .get(server::not_allowed)
+                .delete(server::not_allowed),
+        );
+    let mut operations = server::operations();
+    operations.extend(oauth::operations());
+    Mount { router, operations }
+}

@@ -4,6 +4,25 @@
 
 use serde_json::{Map, Value, json};
 
+/// The schema of a response type as it is serialized, inline (no references): the documents
+/// that are not resources (search results, source health, reports) describe themselves with
+/// the same struct the handler serializes.
+pub fn schema_of<T: schemars::JsonSchema>() -> Value {
+    let mut s = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let Some(o) = s.as_object_mut() {
+        o.remove("title");
+    }
+    s
+}
+
 /// One documented operation.
 pub struct Op {
     /// HTTP method, lowercase (`get`, `post`, ...).

@@ -17,6 +17,13 @@ pub use boxtrack_views::jsonapi::{MEDIA_TYPE, resource, to_one};
 pub struct JsonApi(pub Value);
 
 impl JsonApi {
+    /// A typed response document.
+    pub fn of<T: serde::Serialize>(doc: &T) -> JsonApi {
+        // response documents are plain structs of strings, numbers, maps and options:
+        // serializing them cannot fail
+        JsonApi(serde_json::to_value(doc).unwrap_or(Value::Null))
+    }
+
     /// A response with one primary resource and optional included resources.
     pub fn single(data: Value, included: Vec<Value>) -> JsonApi {
         let mut doc = json!({ "data": data });

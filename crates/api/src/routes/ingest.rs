@@ -4,33 +4,106 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use boxtrack_sources::ingest::{self, Scope};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::json;
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation};
+use crate::doc::{Op, body, errors, operation, schema_of};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::JsonApi;
 use crate::state::AppState;
 
-fn result_doc(r: &ingest::Report) -> Value {
-    json!({
-        "data": {
-            "id": r.payload_id.to_string(),
-            "type": "ingest_result",
-            "attributes": {
-                "format": r.format,
-                "status": r.status,
-                "transaction_sets_accepted": r.transaction_sets_accepted,
-                "transaction_sets_rejected": r.transaction_sets_rejected,
-                "observations": r.observations,
-                "containers_matched": r.containers_matched,
-                "containers_unknown": r.containers_unknown,
-                "changes": r.changes,
-                "findings": r.findings,
-                "notes": r.notes,
-            }
-        }
+fn result_doc(r: &ingest::Report) -> JsonApi {
+    JsonApi::of(&IngestDocument {
+        data: IngestResult {
+            id: r.payload_id,
+            kind: "ingest_result",
+            attributes: IngestAttributes {
+                format: r.format,
+                status: r.status,
+                transaction_sets_accepted: r.transaction_sets_accepted,
+                transaction_sets_rejected: r.transaction_sets_rejected,
+                observations: r.observations,
+                containers_matched: r.containers_matched.clone(),
+                containers_unknown: r.containers_unknown.clone(),
+                changes: r.changes,
+                findings: r
+                    .findings
+                    .iter()
+                    .map(|f| FindingView {
+                        severity: match f.severity {
+                            boxtrack_sources::x12::Severity::Warning => "warning",
+                            boxtrack_sources::x12::Severity::Error => "error",
+                        },
+                        segment_position: f.segment_position,
+                        segment: f.segment.clone(),
+                        reason: f.reason.clone(),
+                    })
+                    .collect(),
+                notes: r.notes.clone(),
+            },
+        },
     })
+}
+
+/// What an ingested file held and changed.
+#[derive(Serialize, JsonSchema)]
+pub struct IngestDocument {
+    /// The result.
+    pub data: IngestResult,
+}
+
+/// The result of one file.
+#[derive(Serialize, JsonSchema)]
+pub struct IngestResult {
+    /// The stored payload's id.
+    pub id: uuid::Uuid,
+    /// `ingest_result`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "ingest_result"))]
+    pub kind: &'static str,
+    /// What it held and changed.
+    pub attributes: IngestAttributes,
+}
+
+/// What a file held and changed.
+#[derive(Serialize, JsonSchema)]
+pub struct IngestAttributes {
+    /// `x12_315` or `x12_322` (or mixed).
+    pub format: &'static str,
+    /// `accepted`, `partial` or `rejected`.
+    pub status: &'static str,
+    /// Transaction sets taken.
+    pub transaction_sets_accepted: usize,
+    /// Transaction sets refused.
+    pub transaction_sets_rejected: usize,
+    /// Observations made from them.
+    pub observations: usize,
+    /// Tracked containers they were about.
+    pub containers_matched: Vec<String>,
+    /// Containers nobody tracks.
+    pub containers_unknown: Vec<String>,
+    /// Changes to tracked containers.
+    pub changes: usize,
+    /// What was wrong or odd, by segment.
+    pub findings: Vec<FindingView>,
+    /// Other remarks.
+    pub notes: Vec<String>,
+}
+
+/// A finding about one segment.
+#[derive(Serialize, JsonSchema)]
+pub struct FindingView {
+    /// `warning` (accepted) or `error` (its transaction set refused).
+    #[schemars(extend("enum" = ["warning", "error"]))]
+    pub severity: &'static str,
+    /// The segment's position in the file (1-based).
+    pub segment_position: usize,
+    /// The segment.
+    pub segment: String,
+    /// What is wrong.
+    pub reason: String,
 }
 
 /// `POST /v2/ingest/x12`: the body is the X12 file as sent by the carrier or railroad.
@@ -109,7 +182,7 @@ pub async fn x12(
             .with_code("x12_rejected")
         }));
     }
-    Ok((StatusCode::OK, JsonApi(result_doc(&report))))
+    Ok((StatusCode::OK, result_doc(&report)))
 }
 
 /// `POST /v2/ingest/dcsa`: a carrier's DCSA Track & Trace 2.2 push (the subscriber side of
@@ -183,7 +256,10 @@ pub fn operations() -> Vec<Op> {
         errors(&[400, 401, 422, 429]),
         (
             "200",
-            body("What the file held and changed", json!({"type": "object"})),
+            body(
+                "What the file held and changed",
+                schema_of::<IngestDocument>(),
+            ),
         ),
     );
     op["requestBody"] = json!({

@@ -2,44 +2,125 @@
 
 use boxtrack_sources::sandbox::TEST_NUMBERS;
 use boxtrack_sources::scenarios::scenarios;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation};
+use crate::doc::{Op, body, errors, operation, schema_of};
 use crate::jsonapi::JsonApi;
 
 /// `GET /v2/sandbox/scenarios`.
 pub async fn list(_caller: Caller) -> JsonApi {
-    let mut data: Vec<Value> = TEST_NUMBERS
+    let mut data: Vec<Scenario> = TEST_NUMBERS
         .iter()
-        .map(|(number, what)| {
-            json!({
-                "id": number, "type": "sandbox_scenario",
-                "attributes": {"request_number": number, "scac": "TEST", "title": number, "description": what, "scripted_journey": false}
-            })
+        .map(|(number, what)| Scenario {
+            id: number.to_string(),
+            kind: "sandbox_scenario",
+            attributes: ScenarioAttributes {
+                request_number: number.to_string(),
+                scac: "TEST",
+                request_types: None,
+                title: number.to_string(),
+                description: what.to_string(),
+                scripted_journey: false,
+                journey: None,
+            },
         })
         .collect();
-    data.extend(scenarios().iter().map(|s| {
-        json!({
-            "id": s.number, "type": "sandbox_scenario",
-            "attributes": {
-                "request_number": s.number,
-                "scac": "TEST",
-                "request_types": ["bill_of_lading", "booking_number"],
-                "title": s.title,
-                "description": s.description,
-                "scripted_journey": true,
-                "duration_hours": s.duration_h(),
-                "steps": s.steps.len(),
-                "container_numbers": s.containers,
-                "port_of_lading_locode": s.route.pol_locode,
-                "port_of_discharge_locode": s.route.pod_locode,
-                "destination_locode": s.route.destination_locode,
-            }
-        })
+    data.extend(scenarios().iter().map(|s| Scenario {
+        id: s.number.to_string(),
+        kind: "sandbox_scenario",
+        attributes: ScenarioAttributes {
+            request_number: s.number.to_string(),
+            scac: "TEST",
+            request_types: Some(vec!["bill_of_lading", "booking_number"]),
+            title: s.title.to_string(),
+            description: s.description.to_string(),
+            scripted_journey: true,
+            journey: Some(Journey {
+                duration_hours: s.duration_h(),
+                steps: s.steps.len(),
+                container_numbers: s.containers.clone(),
+                port_of_lading_locode: s.route.pol_locode.clone(),
+                port_of_discharge_locode: s.route.pod_locode.clone(),
+                destination_locode: s.route.destination_locode.clone(),
+            }),
+        },
     }));
     let total = data.len();
-    JsonApi(json!({"data": data, "meta": {"size": total, "total": total}}))
+    JsonApi::of(&ScenariosDocument {
+        data,
+        meta: Meta { size: total, total },
+    })
+}
+
+/// The sandbox's test numbers and scripted journeys.
+#[derive(Serialize, JsonSchema)]
+pub struct ScenariosDocument {
+    /// Every number.
+    pub data: Vec<Scenario>,
+    /// How many.
+    pub meta: Meta,
+}
+
+/// How many numbers.
+#[derive(Serialize, JsonSchema)]
+pub struct Meta {
+    /// In this document.
+    pub size: usize,
+    /// In all.
+    pub total: usize,
+}
+
+/// One test number.
+#[derive(Serialize, JsonSchema)]
+pub struct Scenario {
+    /// The number.
+    pub id: String,
+    /// `sandbox_scenario`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "sandbox_scenario"))]
+    pub kind: &'static str,
+    /// What it does.
+    pub attributes: ScenarioAttributes,
+}
+
+/// What a test number does.
+#[derive(Serialize, JsonSchema)]
+pub struct ScenarioAttributes {
+    /// The number to track.
+    pub request_number: String,
+    /// `TEST`.
+    pub scac: &'static str,
+    /// The request types it answers (scripted journeys).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_types: Option<Vec<&'static str>>,
+    /// Its name.
+    pub title: String,
+    /// What happens.
+    pub description: String,
+    /// It plays a journey on the virtual clock.
+    pub scripted_journey: bool,
+    /// The journey (scripted ones).
+    #[serde(flatten)]
+    pub journey: Option<Journey>,
+}
+
+/// A scripted journey.
+#[derive(Serialize, JsonSchema)]
+pub struct Journey {
+    /// Virtual hours from the first step to the last.
+    pub duration_hours: i64,
+    /// Steps.
+    pub steps: usize,
+    /// Its containers.
+    pub container_numbers: Vec<String>,
+    /// Port of lading.
+    pub port_of_lading_locode: Option<String>,
+    /// Port of discharge.
+    pub port_of_discharge_locode: Option<String>,
+    /// Inland destination.
+    pub destination_locode: Option<String>,
 }
 
 /// Documented operations of this module.
@@ -54,7 +135,7 @@ pub fn operations() -> Vec<Op> {
             vec![],
             None,
             errors(&[401, 429]),
-            ("200", body("Scenarios", json!({"type": "object"}))),
+            ("200", body("Scenarios", schema_of::<ScenariosDocument>())),
         ),
     }]
 }

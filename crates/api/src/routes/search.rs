@@ -3,12 +3,16 @@
 use axum::extract::{RawQuery, State};
 use boxtrack_core::search::rank;
 use boxtrack_store::reads;
-use serde_json::{Value, json};
+use boxtrack_views::jsonapi::{At, ToOne};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::json;
+use uuid::Uuid;
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation};
+use crate::doc::{Op, body, errors, operation, schema_of};
 use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{JsonApi, QueryParams, to_one};
+use crate::jsonapi::{JsonApi, QueryParams};
 use crate::state::AppState;
 
 /// Most results returned.
@@ -42,7 +46,7 @@ pub async fn search(
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.updated_us.cmp(&a.1.updated_us)));
     ranked.truncate(MAX_RESULTS);
-    let data: Vec<Value> = ranked
+    let data: Vec<SearchResult> = ranked
         .iter()
         .map(|(score, h)| {
             let collection = match h.entity_type.as_str() {
@@ -50,25 +54,96 @@ pub async fn search(
                 "container" => "containers",
                 _ => "tracking_requests",
             };
-            json!({
-                "id": h.id.to_string(),
-                "type": "search_result",
-                "attributes": {
-                    "entity_type": h.entity_type,
-                    "number": h.number,
-                    "ref_numbers": serde_json::from_str::<Value>(&h.refs).unwrap_or(Value::Array(vec![])),
-                    "score": score,
-                    "updated_at": boxtrack_core::time::format_micros(h.updated_us),
+            SearchResult {
+                id: h.id,
+                kind: "search_result",
+                attributes: SearchAttributes {
+                    entity_type: h.entity_type.clone(),
+                    number: h.number.clone(),
+                    ref_numbers: serde_json::from_str(&h.refs).unwrap_or_default(),
+                    score: *score,
+                    updated_at: At(h.updated_us),
                 },
-                "relationships": {"entity": to_one(&h.entity_type, Some(h.id))},
-                "links": {"self": format!("/v2/{collection}/{}", h.id)},
-            })
+                relationships: SearchRelationships {
+                    entity: ToOne::new(&h.entity_type, Some(h.id)),
+                },
+                links: Links {
+                    this: format!("/v2/{collection}/{}", h.id),
+                },
+            }
         })
         .collect();
     let n = data.len();
-    Ok(JsonApi(
-        json!({"data": data, "meta": {"size": n, "total": n}}),
-    ))
+    Ok(JsonApi::of(&SearchDocument {
+        data,
+        meta: Meta { size: n, total: n },
+    }))
+}
+
+/// The search response.
+#[derive(Serialize, JsonSchema)]
+pub struct SearchDocument {
+    /// Results, best first.
+    pub data: Vec<SearchResult>,
+    /// How many.
+    pub meta: Meta,
+}
+
+/// How many results there are.
+#[derive(Serialize, JsonSchema)]
+pub struct Meta {
+    /// Results in this document.
+    pub size: usize,
+    /// Results in all (the same: search does not page).
+    pub total: usize,
+}
+
+/// One result.
+#[derive(Serialize, JsonSchema)]
+pub struct SearchResult {
+    /// The entity's id.
+    pub id: Uuid,
+    /// `search_result`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "search_result"))]
+    pub kind: &'static str,
+    /// What matched.
+    pub attributes: SearchAttributes,
+    /// The entity.
+    pub relationships: SearchRelationships,
+    /// Where the entity is.
+    pub links: Links,
+}
+
+/// What matched.
+#[derive(Serialize, JsonSchema)]
+pub struct SearchAttributes {
+    /// `shipment`, `container` or `tracking_request`.
+    #[schemars(extend("enum" = ["shipment", "container", "tracking_request"]))]
+    pub entity_type: String,
+    /// Its number.
+    pub number: String,
+    /// Its reference numbers.
+    pub ref_numbers: Vec<String>,
+    /// How well it matched: exact, prefix, anywhere.
+    pub score: u8,
+    /// When the entity last changed.
+    pub updated_at: At,
+}
+
+/// The entity a result is.
+#[derive(Serialize, JsonSchema)]
+pub struct SearchRelationships {
+    /// The shipment, container or tracking request.
+    pub entity: ToOne,
+}
+
+/// `links.self`: the entity's path.
+#[derive(Serialize, JsonSchema)]
+pub struct Links {
+    /// `/v2/<collection>/<id>`.
+    #[serde(rename = "self")]
+    pub this: String,
 }
 
 /// Documented operations of this module.
@@ -85,7 +160,7 @@ pub fn operations() -> Vec<Op> {
             ],
             None,
             errors(&[400, 401, 429]),
-            ("200", body("Ranked results", json!({"type": "object"}))),
+            ("200", body("Ranked results", schema_of::<SearchDocument>())),
         ),
     }]
 }

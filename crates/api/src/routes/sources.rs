@@ -1,10 +1,14 @@
 //! `GET /v2/sources`: the health of every configured upstream (beyond the reference).
 
 use axum::extract::State;
-use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+use boxtrack_views::jsonapi::At;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation};
+use crate::doc::{Op, body, errors, operation, schema_of};
 use crate::error::ApiResult;
 use crate::jsonapi::JsonApi;
 use crate::state::AppState;
@@ -13,8 +17,7 @@ use crate::state::AppState;
 pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<JsonApi> {
     let now = boxtrack_store::now_us();
     let (active, due, failing) = boxtrack_store::subjects::counts(&state.db, now).await?;
-    let fmt = |t: Option<i64>| t.map(boxtrack_core::time::format_micros);
-    let data: Vec<Value> = state
+    let data: Vec<Source> = state
         .upstreams
         .health()
         .into_iter()
@@ -24,66 +27,191 @@ pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<J
             } else {
                 h.errors as f64 / h.requests as f64
             };
-            let latency = if h.requests == 0 {
-                None
-            } else {
-                Some(h.latency_ms_sum / h.requests as f64)
-            };
-            json!({
-                "id": format!("{}:{}", h.kind, h.name),
-                "type": "source",
-                "attributes": {
-                    "kind": h.kind,
-                    "name": h.name,
-                    "url": h.url,
-                    "auth": h.auth,
-                    "requests": h.requests,
-                    "errors": h.errors,
-                    "error_rate": error_rate,
-                    "mean_latency_ms": latency,
-                    "last_success_at": fmt(h.last_success_us),
-                    "last_error_at": fmt(h.last_error_us),
-                    "last_error": h.last_error,
-                    "newest_data_at": fmt(h.newest_data_us),
+            let latency = (h.requests > 0).then(|| h.latency_ms_sum / h.requests as f64);
+            Source {
+                id: format!("{}:{}", h.kind, h.name),
+                kind: "source",
+                attributes: SourceAttributes {
                     // on the upstream's own clock (a simulator's runs ahead), never negative
-                    "data_age_seconds": h.newest_data_us.map(|t| {
+                    data_age_seconds: h.newest_data_us.map(|t| {
                         h.clock
                             .unwrap_or_else(|| boxtrack_core::schedule::SourceClock::wall(now))
                             .age_secs(t, now)
                     }),
-                    "clock": h.clock.map(|c| json!({
-                        "now": boxtrack_core::time::format_micros(c.now_at(now)),
-                        "speed": c.speed,
-                    })),
-                    "refused": h.refused,
-                    "refused_total": h.refused.values().sum::<u64>(),
-                    "refused_samples": h.refused_samples.iter().map(|r| json!({
-                        "reference": r.reference,
-                        "reason": r.code,
-                        "detail": r.reason,
-                        "at": boxtrack_core::time::format_micros(r.at_us),
-                    })).collect::<Vec<_>>(),
-                }
-            })
+                    clock: h.clock.map(|c| Clock {
+                        now: At(c.now_at(now)),
+                        speed: c.speed,
+                    }),
+                    refused_total: h.refused.values().sum(),
+                    refused_samples: h
+                        .refused_samples
+                        .iter()
+                        .map(|r| RefusedSample {
+                            reference: r.reference.clone(),
+                            reason: r.code.clone(),
+                            detail: r.reason.clone(),
+                            at: At(r.at_us),
+                        })
+                        .collect(),
+                    refused: h.refused,
+                    kind: h.kind,
+                    name: h.name,
+                    url: h.url,
+                    auth: h.auth,
+                    requests: h.requests,
+                    errors: h.errors,
+                    error_rate,
+                    mean_latency_ms: latency,
+                    last_success_at: At::opt(h.last_success_us),
+                    last_error_at: At::opt(h.last_error_us),
+                    last_error: h.last_error,
+                    newest_data_at: At::opt(h.newest_data_us),
+                },
+            }
         })
         .collect();
-    let unconfigured: Vec<Value> = boxtrack_store::tracking::waiting_without_source(&state.db)
+    let unconfigured: Vec<Waiting> = boxtrack_store::tracking::waiting_without_source(&state.db)
         .await?
         .into_iter()
         .filter(|(scac, _)| state.upstreams.carrier(scac).is_none())
-        .map(|(scac, n)| json!({"scac": scac, "waiting_requests": n}))
+        .map(|(scac, waiting_requests)| Waiting {
+            scac,
+            waiting_requests,
+        })
         .collect();
     let n = data.len();
-    Ok(JsonApi(json!({
-        "data": data,
-        "meta": {
-            "size": n,
-            "total": n,
-            "sim_url": state.upstreams.config().sim_url,
-            "subjects": {"active": active, "due": due, "failing": failing},
-            "unconfigured_carriers": unconfigured,
-        }
-    })))
+    Ok(JsonApi::of(&SourcesDocument {
+        data,
+        meta: SourcesMeta {
+            size: n,
+            total: n,
+            sim_url: state.upstreams.config().sim_url.clone(),
+            subjects: Subjects {
+                active,
+                due,
+                failing,
+            },
+            unconfigured_carriers: unconfigured,
+        },
+    }))
+}
+
+/// The health of every upstream.
+#[derive(Serialize, JsonSchema)]
+pub struct SourcesDocument {
+    /// One per upstream.
+    pub data: Vec<Source>,
+    /// Counts of the polled subjects and carriers without a source.
+    pub meta: SourcesMeta,
+}
+
+/// One upstream.
+#[derive(Serialize, JsonSchema)]
+pub struct Source {
+    /// `<kind>:<name>`.
+    pub id: String,
+    /// `source`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "source"))]
+    pub kind: &'static str,
+    /// Its health.
+    pub attributes: SourceAttributes,
+}
+
+/// The health of one upstream (counts are per process).
+#[derive(Serialize, JsonSchema)]
+pub struct SourceAttributes {
+    /// `carrier`, `terminal`, `dcsa_push` or `x12`.
+    pub kind: String,
+    /// Its configured name (a SCAC, a FIRMS code).
+    pub name: String,
+    /// Its address.
+    pub url: String,
+    /// How boxtrack authenticates: `none`, `headers`, `query` or `oauth2_client_credentials`.
+    pub auth: String,
+    /// Requests made.
+    pub requests: u64,
+    /// Requests that failed (an answer with refused records counts as one).
+    pub errors: u64,
+    /// errors / requests.
+    pub error_rate: f64,
+    /// Mean latency.
+    pub mean_latency_ms: Option<f64>,
+    /// The last success.
+    pub last_success_at: Option<At>,
+    /// The last error.
+    pub last_error_at: Option<At>,
+    /// What it was.
+    pub last_error: Option<String>,
+    /// The newest data it returned.
+    pub newest_data_at: Option<At>,
+    /// How old that is on the upstream's own clock.
+    pub data_age_seconds: Option<i64>,
+    /// The upstream's clock, read from its answers' `Date`.
+    pub clock: Option<Clock>,
+    /// Refused records by reason.
+    pub refused: BTreeMap<String, u64>,
+    /// All refused records.
+    pub refused_total: u64,
+    /// The last few refused records.
+    pub refused_samples: Vec<RefusedSample>,
+}
+
+/// An upstream's clock.
+#[derive(Serialize, JsonSchema)]
+pub struct Clock {
+    /// Its time now.
+    pub now: At,
+    /// Its seconds per real second.
+    pub speed: f64,
+}
+
+/// A refused record.
+#[derive(Serialize, JsonSchema)]
+pub struct RefusedSample {
+    /// What it was about.
+    pub reference: String,
+    /// Why (a reason code).
+    pub reason: String,
+    /// Why, in words.
+    pub detail: String,
+    /// When.
+    pub at: At,
+}
+
+/// Counts beside the upstreams.
+#[derive(Serialize, JsonSchema)]
+pub struct SourcesMeta {
+    /// Upstreams listed.
+    pub size: usize,
+    /// The same.
+    pub total: usize,
+    /// The simulator this process reads, if any.
+    pub sim_url: Option<String>,
+    /// The polled subjects.
+    pub subjects: Subjects,
+    /// Carriers tracking requests wait for while no source is configured for them.
+    pub unconfigured_carriers: Vec<Waiting>,
+}
+
+/// The polled subjects.
+#[derive(Serialize, JsonSchema)]
+pub struct Subjects {
+    /// Being polled.
+    pub active: i64,
+    /// Due now.
+    pub due: i64,
+    /// Failing.
+    pub failing: i64,
+}
+
+/// A carrier without a source.
+#[derive(Serialize, JsonSchema)]
+pub struct Waiting {
+    /// Its SCAC.
+    pub scac: String,
+    /// Requests waiting for it.
+    pub waiting_requests: i64,
 }
 
 /// Documented operations of this module.
@@ -98,7 +226,7 @@ pub fn operations() -> Vec<Op> {
             vec![],
             None,
             errors(&[401, 429]),
-            ("200", body("Upstreams", json!({"type": "object"}))),
+            ("200", body("Upstreams", schema_of::<SourcesDocument>())),
         ),
     }]
 }

@@ -9,11 +9,13 @@ use axum::response::IntoResponse;
 use boxtrack_core::time::format_micros;
 use boxtrack_core::webhooks::{self, EVENTS};
 use boxtrack_store::webhooks::{self as store, NewWebhook, WebhookChanges, WebhookRow};
-use serde::Deserialize;
+use boxtrack_views::jsonapi::At;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, id_param, list_of, operation, page_params, single};
+use crate::doc::{Op, body, errors, id_param, list_of, operation, page_params, schema_of, single};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, resource};
@@ -221,24 +223,112 @@ pub async fn delete(
 
 /// `GET /v2/webhooks/events`: every event a webhook can subscribe to.
 pub async fn events(_caller: Caller) -> JsonApi {
-    let data: Vec<Value> = EVENTS
+    let data: Vec<WebhookEvent> = EVENTS
         .iter()
-        .map(|e| {
-            let category = e.split('.').next().unwrap_or_default();
-            json!({"id": e, "type": "webhook_event", "attributes": {"name": e, "category": category}})
+        .map(|e| WebhookEvent {
+            id: e,
+            kind: "webhook_event",
+            attributes: WebhookEventAttributes {
+                name: e,
+                category: e.split('.').next().unwrap_or_default(),
+            },
         })
         .collect();
     let n = data.len();
-    JsonApi(json!({"data": data, "meta": {"size": n, "total": n}}))
+    JsonApi::of(&EventsDocument {
+        data,
+        meta: Counts { size: n, total: n },
+    })
+}
+
+/// The event catalog.
+#[derive(Serialize, JsonSchema)]
+pub struct EventsDocument {
+    /// Every event.
+    pub data: Vec<WebhookEvent>,
+    /// How many.
+    pub meta: Counts,
+}
+
+/// How many items a document holds.
+#[derive(Serialize, JsonSchema)]
+pub struct Counts {
+    /// In this document.
+    pub size: usize,
+    /// In all.
+    pub total: usize,
+}
+
+/// One event a webhook can subscribe to.
+#[derive(Serialize, JsonSchema)]
+pub struct WebhookEvent {
+    /// Its name.
+    pub id: &'static str,
+    /// `webhook_event`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "webhook_event"))]
+    pub kind: &'static str,
+    /// Its name and category.
+    pub attributes: WebhookEventAttributes,
+}
+
+/// An event's name and category.
+#[derive(Serialize, JsonSchema)]
+pub struct WebhookEventAttributes {
+    /// `container.transport.vessel_arrived`, …
+    pub name: &'static str,
+    /// The part before the first dot: `container`, `shipment`, `tracking_request`, …
+    pub category: &'static str,
+}
+
+/// The addresses deliveries leave from.
+#[derive(Serialize, JsonSchema)]
+pub struct Ips {
+    /// As the operator configured them (`webhook_source_ips`).
+    pub webhook_notification_ips: Vec<String>,
+    /// When this list was read.
+    pub last_updated: At,
+}
+
+/// What a replay enqueued.
+#[derive(Serialize, JsonSchema)]
+pub struct Replayed {
+    /// The webhook.
+    pub webhook_id: uuid::Uuid,
+    /// Notifications enqueued.
+    pub replayed: usize,
+}
+
+/// What a test notification sent and received.
+#[derive(Serialize, JsonSchema)]
+pub struct Triggered {
+    /// Where it went.
+    pub url: String,
+    /// 200, 201, 202 or 204 came back.
+    pub succeeded: bool,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The status received.
+    pub status_code: Option<u16>,
+    /// Headers sent.
+    pub request_headers: BTreeMap<String, String>,
+    /// The body sent.
+    pub request_body: String,
+    /// Headers received.
+    pub response_headers: BTreeMap<String, String>,
+    /// The body received (its first 4 KiB).
+    pub response_body: Option<String>,
+    /// How long it took.
+    pub duration_ms: u64,
 }
 
 /// `GET /v2/webhooks/ips`: the egress addresses deliveries come from (configured by the
 /// operator with `webhook_source_ips`; empty when not configured).
 pub async fn ips(State(state): State<AppState>, _caller: Caller) -> JsonApi {
-    JsonApi(json!({
-        "webhook_notification_ips": state.config.webhook_source_ips,
-        "last_updated": format_micros(boxtrack_store::now_us()),
-    }))
+    JsonApi::of(&Ips {
+        webhook_notification_ips: state.config.webhook_source_ips.clone(),
+        last_updated: At(boxtrack_store::now_us()),
+    })
 }
 
 /// Body of `POST /v2/webhooks/{id}/replay` (plain JSON): `since` is a sequence number or an
@@ -292,7 +382,10 @@ pub async fn replay(
         10_000,
     )
     .await?;
-    Ok(JsonApi(json!({"webhook_id": w.id, "replayed": n})))
+    Ok(JsonApi::of(&Replayed {
+        webhook_id: w.id,
+        replayed: n,
+    }))
 }
 
 /// Body of `POST /v2/webhooks/trigger` (plain JSON).
@@ -375,17 +468,17 @@ pub async fn trigger(
         state.config.allow_private_webhook_urls,
     )
     .await;
-    Ok(JsonApi(json!({
-        "url": url,
-        "succeeded": sent.succeeded,
-        "error": sent.error,
-        "status_code": sent.status_code,
-        "request_headers": sent.request_headers,
-        "request_body": body,
-        "response_headers": sent.response_headers,
-        "response_body": sent.response_body,
-        "duration_ms": sent.duration_ms,
-    })))
+    Ok(JsonApi::of(&Triggered {
+        url,
+        succeeded: sent.succeeded,
+        error: sent.error,
+        status_code: sent.status_code,
+        request_headers: sent.request_headers,
+        request_body: body,
+        response_headers: sent.response_headers,
+        response_body: sent.response_body,
+        duration_ms: sent.duration_ms,
+    }))
 }
 
 /// Documented operations of this module.
@@ -444,10 +537,7 @@ pub fn operations() -> Vec<Op> {
                     json!({"type": "object", "required": ["url", "event"], "properties": {"url": {"type": "string"}, "event": {"enum": EVENTS.as_slice()}, "secret": {"type": "string"}}}),
                 ),
                 errors(&[400, 401, 415, 422, 429]),
-                (
-                    "200",
-                    json!({"description": "What happened", "content": {"application/vnd.api+json": {"schema": {"type": "object"}}}}),
-                ),
+                ("200", body("What happened", schema_of::<Triggered>())),
             ),
         },
         Op {
@@ -460,10 +550,7 @@ pub fn operations() -> Vec<Op> {
                 vec![],
                 None,
                 errors(&[401, 429]),
-                (
-                    "200",
-                    json!({"description": "Addresses", "content": {"application/vnd.api+json": {"schema": {"type": "object"}}}}),
-                ),
+                ("200", body("Addresses", schema_of::<Ips>())),
             ),
         },
         Op {
@@ -480,7 +567,7 @@ pub fn operations() -> Vec<Op> {
                 errors(&[400, 401, 404, 415, 422, 429]),
                 (
                     "200",
-                    json!({"description": "How many were enqueued", "content": {"application/vnd.api+json": {"schema": {"type": "object"}}}}),
+                    body("How many were enqueued", schema_of::<Replayed>()),
                 ),
             ),
         },
@@ -494,7 +581,7 @@ pub fn operations() -> Vec<Op> {
                 vec![],
                 None,
                 errors(&[401, 429]),
-                ("200", body("The catalog", json!({"type": "object"}))),
+                ("200", body("The catalog", schema_of::<EventsDocument>())),
             ),
         },
         Op {

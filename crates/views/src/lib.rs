@@ -48,6 +48,7 @@ pub fn schemas() -> Map<String, Value> {
     generator.subschema_for::<Resource<documents::Document>>();
     generator.subschema_for::<Resource<documents::EmailSubmission>>();
     generator.subschema_for::<Resource<notifications::WebhookNotification>>();
+    generator.subschema_for::<notifications::Envelope>();
     generator.subschema_for::<Resource<custom_fields::Definition>>();
     generator.subschema_for::<Resource<custom_fields::CustomFieldOption>>();
     generator.subschema_for::<Resource<custom_fields::CustomField>>();

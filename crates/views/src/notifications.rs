@@ -10,7 +10,7 @@ use uuid::Uuid;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::jsonapi::{At, Kind, Resource, ToOne, to_one};
+use crate::jsonapi::{At, Kind, Resource, ToMany, ToOne, to_one};
 
 /// The `webhook_notification` type.
 pub struct WebhookNotification;
@@ -149,7 +149,7 @@ pub async fn envelope(
     };
     let mut shipment_id = uuid_at("shipment_id");
     let mut container_id = uuid_at("container_id");
-    let mut reference = json!({"id": n.reference_id, "type": n.reference_type});
+    let mut reference = ToOne::new(&n.reference_type, Some(n.reference_id));
     match n.reference_type.as_str() {
         "tracking_request" => {
             if let Some(r) = tracking::get_request(db, n.account_id, n.reference_id).await? {
@@ -194,7 +194,7 @@ pub async fn envelope(
                     rels.insert("shipment".into(), to_one("shipment", Some(s)));
                 }
                 let obj = json!({"id": n.event_id, "type": kind, "attributes": attributes, "relationships": rels});
-                reference = json!({"id": n.event_id, "type": kind});
+                reference = ToOne::new(kind, Some(n.event_id));
                 push(obj, &mut included);
             }
         }
@@ -219,29 +219,127 @@ pub async fn envelope(
         push(crate::tracking::shipment(&s, &ids), &mut included);
     }
     Ok(json!({
-        "data": envelope_data(n, reference),
+        "data": serde_json::to_value(envelope_data(n, reference)).unwrap_or(Value::Null),
         "included": included,
         "links": envelope_links(n),
     }))
 }
 
-/// The envelope's `data`: the notification as it is sent (always `pending`).
-fn envelope_data(n: &NotificationRow, reference: Value) -> Value {
-    json!({
-        "id": n.id,
-        "type": "webhook_notification",
-        "attributes": {"id": n.id, "event": n.event, "delivery_status": "pending", "created_at": format_micros(n.created_us), "sequence": n.seq},
-        "relationships": {
-            "reference_object": {"data": reference},
-            "webhook": to_one("webhook", Some(n.webhook_id)),
-            "webhook_notification_logs": {"data": []},
+/// The envelope's `data`: the notification as it is sent (always `pending`). Its members are
+/// in alphabetical order, as a JSON tree writes them, so the spliced body of
+/// [`body_cached`] and the tree of [`envelope`] are the same bytes.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EnvelopeData {
+    /// What happened.
+    pub attributes: EnvelopeAttributes,
+    /// The notification's id (`webhook-id`).
+    pub id: Uuid,
+    /// What it is about and for which webhook.
+    pub relationships: EnvelopeRelationships,
+    /// `webhook_notification` (`event` in `GET /v2/events`).
+    #[serde(rename = "type")]
+    #[schemars(extend("enum" = ["webhook_notification", "event"]))]
+    pub kind: &'static str,
+}
+
+/// The attributes of a delivered notification.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EnvelopeAttributes {
+    /// When the event happened.
+    pub created_at: At,
+    /// `pending` as sent.
+    #[schemars(extend("const" = "pending"))]
+    pub delivery_status: &'static str,
+    /// The event.
+    pub event: String,
+    /// The notification's id.
+    pub id: Uuid,
+    /// The event's place in the account's event log.
+    pub sequence: i64,
+}
+
+/// The relationships of a delivered notification.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EnvelopeRelationships {
+    /// What the event is about (in `included`).
+    pub reference_object: ToOne,
+    /// The webhook (null in `GET /v2/events`).
+    pub webhook: ToOne,
+    /// Delivery logs (never sent: empty).
+    pub webhook_notification_logs: ToMany,
+}
+
+/// The envelope's `data` for a notification whose event concerns `reference`.
+pub fn envelope_data(n: &NotificationRow, reference: ToOne) -> EnvelopeData {
+    EnvelopeData {
+        attributes: EnvelopeAttributes {
+            created_at: At(n.created_us),
+            delivery_status: "pending",
+            event: n.event.clone(),
+            id: n.id,
+            sequence: n.seq,
         },
-    })
+        id: n.id,
+        relationships: EnvelopeRelationships {
+            reference_object: reference,
+            webhook: ToOne::new("webhook", Some(n.webhook_id)),
+            webhook_notification_logs: ToMany { data: Vec::new() },
+        },
+        kind: "webhook_notification",
+    }
+}
+
+/// `links.self` of an envelope.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EnvelopeLinks {
+    /// `/v2/webhook_notifications/<id>`.
+    #[serde(rename = "self")]
+    pub this: String,
 }
 
 /// The envelope's `links`.
 fn envelope_links(n: &NotificationRow) -> Value {
     json!({"self": format!("/v2/webhook_notifications/{}", n.id)})
+}
+
+/// The body of a webhook delivery (and of each item of `GET /v2/events`): the notification,
+/// the resources it is about, and its link.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "WebhookEnvelope")]
+pub struct Envelope {
+    /// The notification.
+    pub data: EnvelopeData,
+    /// What it is about: a tracking request, a transport event, a container, a shipment, or
+    /// a change event (`container_updated_event`, `estimated_event`, …) carrying the change.
+    #[schemars(schema_with = "included_schema")]
+    pub included: Vec<Value>,
+    /// Its link.
+    pub links: EnvelopeLinks,
+}
+
+/// The resources a delivery may include: the typed resources, or a change event.
+pub fn included_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    use crate::tracking::{Container, Shipment, TrackingRequest, TransportEvent};
+    let kinds = [
+        generator.subschema_for::<Resource<TrackingRequest>>(),
+        generator.subschema_for::<Resource<TransportEvent>>(),
+        generator.subschema_for::<Resource<Container>>(),
+        generator.subschema_for::<Resource<Shipment>>(),
+    ];
+    let change = json!({
+        "type": "object", "required": ["id", "type", "attributes"],
+        "additionalProperties": true,
+        "description": "A change event: `container_updated_event` (attributes.changeset, timestamp), `container_pod_terminal_changed_event` and `container_created_event` (attributes.change, timestamp), `estimated_event` (event, estimated_timestamp, previous_estimated_timestamp, created_at); relationships name the container and shipment",
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "type": {"enum": ["container_updated_event", "container_pod_terminal_changed_event", "container_created_event", "estimated_event"]},
+            "attributes": {"type": "object", "additionalProperties": true},
+            "relationships": {"type": "object", "additionalProperties": true}
+        }
+    });
+    let mut any: Vec<Value> = kinds.into_iter().map(|k| k.to_value()).collect();
+    any.push(change);
+    schemars::json_schema!({"type": "array", "items": {"anyOf": any}})
 }
 
 /// Whether notifications about the same object share their `included` resources (those
@@ -281,64 +379,7 @@ pub async fn body_cached(
 /// building the notification's `data` as a JSON tree first (the typed parts below keep the
 /// tree's alphabetical key order).
 fn spliced_body(n: &NotificationRow, included: &str) -> String {
-    #[derive(serde::Serialize)]
-    struct Ref<'a> {
-        id: Uuid,
-        #[serde(rename = "type")]
-        kind: &'a str,
-    }
-    #[derive(serde::Serialize)]
-    struct One<T> {
-        data: T,
-    }
-    #[derive(serde::Serialize)]
-    struct Attributes<'a> {
-        created_at: String,
-        delivery_status: &'static str,
-        event: &'a str,
-        id: Uuid,
-        sequence: i64,
-    }
-    #[derive(serde::Serialize)]
-    struct Relationships<'a> {
-        reference_object: One<Ref<'a>>,
-        webhook: One<Ref<'static>>,
-        webhook_notification_logs: One<[(); 0]>,
-    }
-    #[derive(serde::Serialize)]
-    struct Data<'a> {
-        attributes: Attributes<'a>,
-        id: Uuid,
-        relationships: Relationships<'a>,
-        #[serde(rename = "type")]
-        kind: &'static str,
-    }
-    let data = Data {
-        attributes: Attributes {
-            created_at: format_micros(n.created_us),
-            delivery_status: "pending",
-            event: &n.event,
-            id: n.id,
-            sequence: n.seq,
-        },
-        id: n.id,
-        relationships: Relationships {
-            reference_object: One {
-                data: Ref {
-                    id: n.reference_id,
-                    kind: &n.reference_type,
-                },
-            },
-            webhook: One {
-                data: Ref {
-                    id: n.webhook_id,
-                    kind: "webhook",
-                },
-            },
-            webhook_notification_logs: One { data: [] },
-        },
-        kind: "webhook_notification",
-    };
+    let data = envelope_data(n, ToOne::new(&n.reference_type, Some(n.reference_id)));
     let mut out = Vec::with_capacity(included.len() + 600);
     out.extend_from_slice(br#"{"data":"#);
     // writing plain structs of strings and numbers into a Vec cannot fail
@@ -375,7 +416,11 @@ pub async fn envelope_cached(
             return Ok(e);
         }
     };
-    env["data"] = envelope_data(n, json!({"id": n.reference_id, "type": n.reference_type}));
+    env["data"] = serde_json::to_value(envelope_data(
+        n,
+        ToOne::new(&n.reference_type, Some(n.reference_id)),
+    ))
+    .unwrap_or(Value::Null);
     env["links"] = envelope_links(n);
     Ok(env)
 }
@@ -416,7 +461,7 @@ mod tests {
         ] {
             let n = row(event, kind);
             let tree = json!({
-                "data": envelope_data(&n, json!({"id": n.reference_id, "type": n.reference_type})),
+                "data": envelope_data(&n, ToOne::new(&n.reference_type, Some(n.reference_id))),
                 "included": serde_json::from_str::<Value>(included).unwrap(),
                 "links": envelope_links(&n),
             });

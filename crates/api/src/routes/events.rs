@@ -7,7 +7,7 @@ use boxtrack_store::events;
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation};
+use crate::doc::{Op, body, errors, operation, schema_ref};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{JsonApi, QueryParams, base_url};
 use crate::state::AppState;
@@ -124,7 +124,26 @@ pub fn operations() -> Vec<Op> {
             ],
             None,
             errors(&[400, 401, 429]),
-            ("200", body("Events in order", json!({"type": "object"}))),
+            (
+                "200",
+                body(
+                    "Events in order",
+                    json!({
+                        "type": "object", "required": ["data", "included", "links", "meta"],
+                        "properties": {
+                            "data": {"type": "array", "items": schema_ref("EnvelopeData")},
+                            "included": {"$ref": "#/components/schemas/WebhookEnvelope/properties/included"},
+                            "links": {"type": "object", "required": ["self", "next"], "properties": {"self": {"type": "string"}, "next": {"type": "string"}}},
+                            "meta": {"type": "object", "required": ["size", "after", "last_sequence", "more"], "properties": {
+                                "size": {"type": "integer", "description": "The page size asked for"},
+                                "after": {"type": "integer", "description": "The sequence this page starts after"},
+                                "last_sequence": {"type": "integer", "description": "The last sequence of this page (ask again with after=this)"},
+                                "more": {"type": "boolean", "description": "The page is full: ask again at once"}
+                            }}
+                        }
+                    }),
+                ),
+            ),
         ),
     }]
 }

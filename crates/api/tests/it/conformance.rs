@@ -94,6 +94,24 @@ fn validator(d: &Doc, pointer: &str, schema: &Value) -> Arc<jsonschema::Validato
         .clone()
 }
 
+/// Panics when `value` does not match the served document's component schema `name` (for
+/// bodies the service sends rather than answers, such as webhook deliveries).
+pub fn check_component(name: &str, value: &Value) {
+    let d = doc();
+    let schema = json!({"$ref": format!("#/components/schemas/{name}")});
+    let v = validator(d, &format!("component {name}"), &schema);
+    let errors: Vec<String> = v
+        .iter_errors(value)
+        .take(8)
+        .map(|e| format!("  at {}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{name}: the body does not match the served document:\n{}\nbody: {value}",
+        errors.join("\n")
+    );
+}
+
 /// Panics when the response does not match the document (with `CONFORMANCE_REPORT=1` in the
 /// environment, prints one `conformance:` line per mismatch and goes on, to see them all).
 pub fn check(method: &str, path: &str, resp: &Resp) {

@@ -613,6 +613,10 @@ async fn notifications_are_delivered_signed_with_their_resources() {
         .iter()
         .map(|(_, b)| serde_json::from_slice(b).unwrap())
         .collect();
+    // every delivered body is what the served document says a delivery is
+    for d in &docs {
+        crate::conformance::check_component("WebhookEnvelope", d);
+    }
     let succeeded = docs
         .iter()
         .find(|d| d["data"]["attributes"]["event"] == "tracking_request.succeeded")

@@ -2,7 +2,47 @@
 //! their operations: [`Op`], parameters, bodies, error responses and document shapes. This
 //! module names no route; `crate::openapi` assembles the document from the modules.
 
+use axum::Router;
+use axum::routing::MethodRouter;
 use serde_json::{Map, Value, json};
+
+use crate::state::AppState;
+
+/// A module's routes together with the documentation of their operations: what a route
+/// module (and a mounted crate such as MCP) hands to the service, so a route and its
+/// documentation are declared in the same place.
+pub struct Routes {
+    /// Routes that need an API key (the service puts them behind the key check and the
+    /// rate limits).
+    pub authenticated: Router<AppState>,
+    /// Routes that carry their own credential, or need none.
+    pub public: Router<AppState>,
+    /// The operations of both.
+    pub operations: Vec<Op>,
+}
+
+impl Routes {
+    /// No routes yet; these operations.
+    pub fn new(operations: Vec<Op>) -> Routes {
+        Routes {
+            authenticated: Router::new(),
+            public: Router::new(),
+            operations,
+        }
+    }
+
+    /// A route that needs an API key.
+    pub fn route(mut self, path: &str, handler: MethodRouter<AppState>) -> Routes {
+        self.authenticated = self.authenticated.route(path, handler);
+        self
+    }
+
+    /// A route that carries its own credential or needs none.
+    pub fn public(mut self, path: &str, handler: MethodRouter<AppState>) -> Routes {
+        self.public = self.public.route(path, handler);
+        self
+    }
+}
 
 /// The schema of a response type as it is serialized, inline (no references): the documents
 /// that are not resources (search results, source health, reports) describe themselves with
@@ -24,6 +64,7 @@ pub fn schema_of<T: schemars::JsonSchema>() -> Value {
 }
 
 /// One documented operation.
+#[derive(Debug, Clone)]
 pub struct Op {
     /// HTTP method, lowercase (`get`, `post`, ...).
     pub method: &'static str,

@@ -57,12 +57,7 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 
 /// A part of the service that lives in another crate (MCP and OAuth, a web console): its
 /// routes and the documentation of its operations, which join the served document.
-pub struct Mount {
-    /// The routes, on the shared state.
-    pub router: Router<AppState>,
-    /// Their operations.
-    pub operations: Vec<doc::Op>,
-}
+pub use doc::Routes as Mount;
 
 /// The REST service alone (no mounts).
 pub fn router(state: AppState) -> Router {
@@ -72,12 +67,13 @@ pub fn router(state: AppState) -> Router {
 /// The whole service: the REST routes and the mounted parts, behind the process-wide layers
 /// (request ids, tracing with credentials redacted, timeout, panic handling, metrics).
 pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
-    let mut routes = rest::router(&state);
-    let mut extra = Vec::new();
-    for m in mounts {
-        routes = routes.merge(m.router);
-        extra.extend(m.operations);
-    }
+    let extra: Vec<doc::Op> = mounts
+        .iter()
+        .flat_map(|m| m.operations.iter().cloned())
+        .collect();
+    let mut parts = rest::parts();
+    parts.extend(mounts);
+    let routes = rest::join(&state, parts);
     let state = AppState {
         openapi: std::sync::Arc::new(openapi::document_with(extra)),
         ..state

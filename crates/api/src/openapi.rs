@@ -82,29 +82,12 @@ fn base_components() -> Value {
     })
 }
 
-/// Every documented operation, in display order.
+/// Every documented operation of the REST routes, in display order.
 pub fn operations() -> Vec<Op> {
-    let mut ops = Vec::new();
-    ops.extend(crate::routes::health::operations());
-    ops.extend(crate::routes::docs::operations());
-    ops.extend(crate::routes::account::operations());
-    ops.extend(crate::routes::api_keys::operations());
-    ops.extend(crate::routes::tracking_requests::operations());
-    ops.extend(crate::routes::shipments::operations());
-    ops.extend(crate::routes::containers::operations());
-    ops.extend(crate::routes::documents::operations());
-    ops.extend(crate::routes::email_submissions::operations());
-    ops.extend(crate::routes::parties::operations());
-    ops.extend(crate::routes::custom_fields::operations());
-    ops.extend(crate::routes::sandbox::operations());
-    ops.extend(crate::routes::reference::operations());
-    ops.extend(crate::routes::search::operations());
-    ops.extend(crate::routes::webhooks::operations());
-    ops.extend(crate::routes::events::operations());
-    ops.extend(crate::routes::notifications::operations());
-    ops.extend(crate::routes::ingest::operations());
-    ops.extend(crate::routes::sources::operations());
-    ops
+    crate::rest::parts()
+        .into_iter()
+        .flat_map(|p| p.operations)
+        .collect()
 }
 
 /// The document of the REST service alone.

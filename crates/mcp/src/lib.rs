@@ -10,41 +10,39 @@ pub mod oauth;
 pub mod server;
 pub mod tools;
 
-use axum::Router;
 use axum::routing::{get, post};
 use boxtrack_api::Mount;
-use boxtrack_api::state::AppState;
 
 pub use server::dispatch;
 
-/// The MCP and OAuth endpoints with the documentation of their operations.
+/// The MCP and OAuth endpoints with the documentation of their operations (all public: each
+/// checks its own credentials).
 pub fn mount() -> Mount {
-    let router: Router<AppState> = Router::new()
-        .route(
+    let mut operations = server::operations();
+    operations.extend(oauth::operations());
+    Mount::new(operations)
+        .public(
             "/.well-known/oauth-protected-resource",
             get(oauth::protected_resource),
         )
-        .route(
+        .public(
             "/.well-known/oauth-protected-resource/mcp",
             get(oauth::protected_resource),
         )
-        .route(
+        .public(
             "/.well-known/oauth-authorization-server",
             get(oauth::authorization_server),
         )
-        .route("/oauth/register", post(oauth::register))
-        .route(
+        .public("/oauth/register", post(oauth::register))
+        .public(
             "/oauth/authorize",
             get(oauth::authorize_page).post(oauth::authorize_submit),
         )
-        .route("/oauth/token", post(oauth::token))
-        .route(
+        .public("/oauth/token", post(oauth::token))
+        .public(
             "/mcp",
             post(server::post)
                 .get(server::not_allowed)
                 .delete(server::not_allowed),
-        );
-    let mut operations = server::operations();
-    operations.extend(oauth::operations());
-    Mount { router, operations }
+        )
 }

@@ -654,3 +654,26 @@ pub fn operations() -> Vec<Op> {
         },
     ]
 }
+
+/// This module's routes with the documentation of their operations.
+pub fn routes() -> crate::doc::Routes {
+    crate::doc::Routes::new(operations())
+        .route("/v2/containers", axum::routing::get(list))
+        .route(
+            "/v2/containers/{id}",
+            axum::routing::get(show).patch(update),
+        )
+        .route(
+            "/v2/containers/{id}/transport_events",
+            axum::routing::get(events),
+        )
+        .route(
+            "/v2/containers/{id}/map_geojson",
+            axum::routing::get(map_geojson),
+        )
+        .route(
+            "/v2/containers/{id}/raw_events",
+            axum::routing::get(raw_events),
+        )
+        .route("/v2/containers/{id}/refresh", axum::routing::patch(refresh))
+}

@@ -733,3 +733,34 @@ pub fn operations() -> Vec<Op> {
     }
     ops
 }
+
+/// This module's routes with the documentation of their operations.
+pub fn routes() -> crate::doc::Routes {
+    crate::doc::Routes::new(operations())
+        .route(
+            "/rails/active_storage/direct_uploads",
+            axum::routing::post(announce),
+        )
+        .route("/v2/documents", axum::routing::get(list).post(create))
+        .route("/v2/documents/types", axum::routing::get(types))
+        .route(
+            "/v2/documents/{id}",
+            axum::routing::get(show).patch(update).delete(delete),
+        )
+        .route(
+            "/v2/documents/{id}/reclassify",
+            axum::routing::post(reclassify),
+        )
+        .route("/v2/documents/{id}/relink", axum::routing::post(relink))
+        .route(
+            "/v2/documents/{id}/download_url",
+            axum::routing::get(download_url),
+        )
+        .public(
+            "/v2/uploads/{token}",
+            axum::routing::put(upload).layer(axum::extract::DefaultBodyLimit::max(
+                usize::try_from(boxtrack_core::documents::MAX_BYTES).unwrap_or(usize::MAX),
+            )),
+        )
+        .public("/v2/downloads/{token}", axum::routing::get(download))
+}

@@ -211,3 +211,15 @@ pub fn operations() -> Vec<Op> {
         },
     ]
 }
+
+/// This module's routes with the documentation of their operations.
+pub fn routes() -> crate::doc::Routes {
+    crate::doc::Routes::new(operations())
+        .route(
+            "/v2/email_submissions",
+            axum::routing::get(list)
+                .post(create)
+                .layer(axum::extract::DefaultBodyLimit::max(MAX_MESSAGE_BYTES)),
+        )
+        .route("/v2/email_submissions/{id}", axum::routing::get(show))
+}

@@ -413,3 +413,22 @@ pub fn operations() -> Vec<Op> {
         },
     ]
 }
+
+/// This module's routes with the documentation of their operations.
+pub fn routes() -> crate::doc::Routes {
+    crate::doc::Routes::new(operations())
+        .route("/v2/shipping_lines", axum::routing::get(lines))
+        .route("/v2/shipping_lines/{id}", axum::routing::get(line))
+        .route("/v2/ports/{id}", axum::routing::get(port))
+        .route("/v2/terminals/{id}", axum::routing::get(terminal))
+        .route("/v2/metro_areas/{id}", axum::routing::get(metro))
+        .route("/v2/vessels/{id}", axum::routing::get(vessel))
+        .route(
+            "/v2/vessels/{id}/future_positions",
+            axum::routing::get(future_positions),
+        )
+        .route(
+            "/v2/vessels/{id}/future_positions_with_coordinates",
+            axum::routing::get(future_positions_with_coordinates),
+        )
+}

@@ -164,3 +164,8 @@ pub fn operations() -> Vec<Op> {
         ),
     }]
 }
+
+/// This module's routes with the documentation of their operations.
+pub fn routes() -> crate::doc::Routes {
+    crate::doc::Routes::new(operations()).route("/v2/search", axum::routing::get(search))
+}

@@ -342,3 +342,18 @@ pub fn operations() -> Vec<Op> {
         },
     ]
 }
+
+/// This module's routes with the documentation of their operations.
+pub fn routes() -> crate::doc::Routes {
+    crate::doc::Routes::new(operations())
+        .route("/v2/shipments", axum::routing::get(list))
+        .route("/v2/shipments/{id}", axum::routing::get(show).patch(update))
+        .route(
+            "/v2/shipments/{id}/stop_tracking",
+            axum::routing::patch(stop),
+        )
+        .route(
+            "/v2/shipments/{id}/resume_tracking",
+            axum::routing::patch(resume),
+        )
+}

@@ -230,3 +230,8 @@ pub fn operations() -> Vec<Op> {
         ),
     }]
 }
+
+/// This module's routes with the documentation of their operations.
+pub fn routes() -> crate::doc::Routes {
+    crate::doc::Routes::new(operations()).route("/v2/sources", axum::routing::get(list))
+}

@@ -659,3 +659,20 @@ fn requests_sandbox_text() -> String {
         .collect();
     format!("Sandbox (`scac: \"TEST\"`): {}.", lines.join("; "))
 }
+
+/// This module's routes with the documentation of their operations.
+pub fn routes() -> crate::doc::Routes {
+    crate::doc::Routes::new(operations())
+        .route(
+            "/v2/tracking_requests",
+            axum::routing::get(list).post(create),
+        )
+        .route(
+            "/v2/tracking_requests/infer_number",
+            axum::routing::post(infer_number),
+        )
+        .route(
+            "/v2/tracking_requests/{id}",
+            axum::routing::get(show).patch(update),
+        )
+}

@@ -303,3 +303,62 @@ pub fn operations() -> Vec<Op> {
     }
     ops
 }
+
+/// This module's routes with the documentation of their operations.
+pub fn routes() -> crate::doc::Routes {
+    crate::doc::Routes::new(operations())
+        .route(
+            "/v2/custom_field_definitions",
+            axum::routing::get(list_definitions).post(create_definition),
+        )
+        .route(
+            "/v2/custom_field_definitions/{id}",
+            axum::routing::get(show_definition)
+                .patch(update_definition)
+                .delete(delete_definition),
+        )
+        .route(
+            "/v2/custom_field_definitions/{id}/options",
+            axum::routing::get(list_options).post(create_option),
+        )
+        .route(
+            "/v2/custom_field_definitions/{id}/options/{option_id}",
+            axum::routing::get(show_option)
+                .patch(update_option)
+                .delete(delete_option),
+        )
+        .route(
+            "/v2/custom_fields",
+            axum::routing::get(list_fields).post(create_field),
+        )
+        .route(
+            "/v2/custom_fields/{id}",
+            axum::routing::get(show_field)
+                .patch(update_field)
+                .delete(delete_field),
+        )
+        .route(
+            "/v2/shipments/{id}/custom_fields",
+            axum::routing::get(nested_list::<0>).post(nested_create::<0>),
+        )
+        .route(
+            "/v2/shipments/{id}/custom_fields/{api_slug}",
+            axum::routing::patch(nested_update::<0>).delete(nested_delete::<0>),
+        )
+        .route(
+            "/v2/containers/{id}/custom_fields",
+            axum::routing::get(nested_list::<1>).post(nested_create::<1>),
+        )
+        .route(
+            "/v2/containers/{id}/custom_fields/{api_slug}",
+            axum::routing::patch(nested_update::<1>).delete(nested_delete::<1>),
+        )
+        .route(
+            "/v2/tracking_requests/{id}/custom_fields",
+            axum::routing::get(nested_list::<2>).post(nested_create::<2>),
+        )
+        .route(
+            "/v2/tracking_requests/{id}/custom_fields/{api_slug}",
+            axum::routing::patch(nested_update::<2>).delete(nested_delete::<2>),
+        )
+}

@@ -6,7 +6,7 @@ use axum::http::HeaderMap;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_store::reads::{self, ContainerRow};
 use boxtrack_store::tracking;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
@@ -184,7 +184,7 @@ pub async fn refresh(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(id): IdPath,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Refreshed>> {
     caller.require(boxtrack_core::plan::Entitlement::ContainerRefresh)?;
     reads::container(&state.db, caller.account.id, id)
         .await?
@@ -225,12 +225,28 @@ pub async fn refresh(
     } else {
         "Refreshed from Shipping line; the terminal could not be read"
     };
-    Ok(Json(json!({
-        "message": message,
-        "changes": changes,
-        "terminal_errors": report.terminal_errors,
-        "next_refresh_at": report.next_due_us.map(boxtrack_core::time::format_micros),
-    })))
+    Ok(Json(Refreshed {
+        message,
+        changes: changes
+            .iter()
+            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
+            .collect(),
+        terminal_errors: report.terminal_errors,
+        next_refresh_at: report.next_due_us.map(boxtrack_views::jsonapi::At),
+    }))
+}
+
+/// What a refresh changed.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Refreshed {
+    /// As the reference says it: which sources were read.
+    pub message: &'static str,
+    /// The changes to this container (the merge's change records: `kind` and its fields).
+    pub changes: Vec<Value>,
+    /// Why the terminal could not be read, if it could not.
+    pub terminal_errors: Vec<String>,
+    /// When the scheduler polls again.
+    pub next_refresh_at: Option<boxtrack_views::jsonapi::At>,
 }
 
 /// `GET /v2/containers/{id}`.
@@ -583,7 +599,7 @@ pub fn operations() -> Vec<Op> {
                 errors(&[401, 403, 404, 422, 429, 502]),
                 (
                     "200",
-                    json!({"description": "What changed", "content": {"application/json": {"schema": {"type": "object", "properties": {"message": {"type": "string"}, "changes": {"type": "array", "items": {"type": "object"}}}}}}}),
+                    json!({"description": "What changed", "content": {"application/json": {"schema": crate::doc::schema_of::<Refreshed>()}}}),
                 ),
             ),
         },

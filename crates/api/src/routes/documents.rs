@@ -8,17 +8,18 @@ use axum::extract::{OriginalUri, Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::documents as rules;
-use boxtrack_core::time::format_micros;
 use boxtrack_store::documents::{self, Created, DocumentRow, Filter, NewDocument};
 use boxtrack_store::reads;
+use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking as resources;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::doc::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
-    single,
+    schema_of, single,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -103,7 +104,7 @@ pub async fn announce(
     caller: Caller,
     headers: HeaderMap,
     Body(b): Body<Announce>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Announced>> {
     let blob = b.blob;
     let a = rules::check(
         blob.filename.as_deref(),
@@ -128,22 +129,73 @@ pub async fn announce(
     )
     .await?;
     let base = base_url(state.config.public_url.as_deref(), &headers);
-    Ok(Json(json!({
-        "id": row.id,
-        "key": row.id,
-        "filename": row.filename,
-        "content_type": row.content_type,
-        "metadata": blob.metadata.unwrap_or_else(|| json!({})),
-        "service_name": "database",
-        "byte_size": row.byte_size,
-        "checksum": row.checksum,
-        "created_at": format_micros(row.created_us),
-        "signed_id": signed,
-        "direct_upload": {
-            "url": format!("{base}/v2/uploads/{upload}"),
-            "headers": {"Content-Type": row.content_type, "Content-MD5": row.checksum},
+    Ok(Json(Announced {
+        id: row.id,
+        key: row.id,
+        metadata: blob.metadata.unwrap_or_else(|| json!({})),
+        service_name: "database",
+        byte_size: row.byte_size,
+        created_at: At(row.created_us),
+        signed_id: signed,
+        direct_upload: DirectUpload {
+            url: format!("{base}/v2/uploads/{upload}"),
+            headers: UploadHeaders {
+                content_type: row.content_type.clone(),
+                content_md5: row.checksum.clone(),
+            },
         },
-    })))
+        filename: row.filename,
+        content_type: row.content_type,
+        checksum: row.checksum,
+    }))
+}
+
+/// An announced file: the blob record with where to send its bytes (the ActiveStorage
+/// direct-upload answer).
+#[derive(Serialize, JsonSchema)]
+pub struct Announced {
+    /// The blob's id.
+    pub id: uuid::Uuid,
+    /// The same (its storage key).
+    pub key: uuid::Uuid,
+    /// The file's name.
+    pub filename: String,
+    /// Its media type.
+    pub content_type: String,
+    /// What the client sent along.
+    pub metadata: Value,
+    /// Where the bytes are kept (`database`).
+    pub service_name: &'static str,
+    /// Its size.
+    pub byte_size: i64,
+    /// Base64 of its MD5 digest.
+    pub checksum: String,
+    /// When it was announced.
+    pub created_at: At,
+    /// What `POST /v2/documents` attaches it by.
+    pub signed_id: String,
+    /// Where and how to send the bytes.
+    pub direct_upload: DirectUpload,
+}
+
+/// Where to `PUT` a file's bytes.
+#[derive(Serialize, JsonSchema)]
+pub struct DirectUpload {
+    /// The upload URL (it is the credential; valid 1 hour).
+    pub url: String,
+    /// Headers to send with the bytes.
+    pub headers: UploadHeaders,
+}
+
+/// Headers of an upload.
+#[derive(Serialize, JsonSchema)]
+pub struct UploadHeaders {
+    /// The announced media type.
+    #[serde(rename = "Content-Type")]
+    pub content_type: String,
+    /// The announced MD5 digest.
+    #[serde(rename = "Content-MD5")]
+    pub content_md5: String,
 }
 
 /// `PUT /v2/uploads/{token}`: the bytes of an announced file. The token in the URL is the
@@ -545,7 +597,7 @@ pub fn operations() -> Vec<Op> {
                     "200",
                     plain(
                         "The blob record with its upload URL and signed_id",
-                        json!({"type": "object"}),
+                        schema_of::<Announced>(),
                     ),
                 ),
             ),

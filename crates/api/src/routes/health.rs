@@ -111,7 +111,15 @@ pub fn upstream_metrics(health: &[boxtrack_sources::upstream::Health]) -> String
 
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
-    let plain = |d: &str| json!({"description": d, "content": {"application/json": {"schema": {"type": "object"}}}});
+    let plain = |d: &str| {
+        json!({"description": d, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["status"],
+            "properties": {
+                "status": {"enum": ["ok", "ready", "not_ready"]},
+                "database": {"enum": ["ok", "unreachable"]}
+            }
+        }}}})
+    };
     vec![
         Op {
             method: "get",

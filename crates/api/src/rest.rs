@@ -9,7 +9,7 @@ use crate::doc::Routes;
 use crate::routes::{
     account, api_keys, containers, custom_fields, docs, documents, email_submissions, events,
     health, ingest, notifications, parties, reference, sandbox, search, shipments, sources,
-    tracking_requests, webhooks,
+    tracking_requests, uploads, webhooks,
 };
 use crate::state::AppState;
 
@@ -23,6 +23,7 @@ pub fn parts() -> Vec<Routes> {
         tracking_requests::routes(),
         shipments::routes(),
         containers::routes(),
+        uploads::routes(),
         documents::routes(),
         email_submissions::routes(),
         parties::routes(),

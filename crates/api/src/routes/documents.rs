@@ -3,23 +3,20 @@
 //! /v2/documents` with the `signed_id`, reading, typing, deleting and downloading them.
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::{OriginalUri, Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{OriginalUri, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::documents as rules;
 use boxtrack_store::documents::{self, Created, DocumentRow, Filter, NewDocument};
 use boxtrack_store::reads;
-use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking as resources;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::doc::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
-    schema_of, single,
+    single,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -79,160 +76,6 @@ async fn included(
     let mut seen = std::collections::HashSet::new();
     out.retain(|r| seen.insert((r["type"].to_string(), r["id"].to_string())));
     Ok(out)
-}
-
-/// Body of `POST /rails/active_storage/direct_uploads`.
-#[derive(Deserialize)]
-pub struct Announce {
-    blob: AnnounceBlob,
-}
-
-#[derive(Deserialize)]
-struct AnnounceBlob {
-    filename: Option<String>,
-    content_type: Option<String>,
-    byte_size: Option<i64>,
-    checksum: Option<String>,
-    #[serde(default)]
-    metadata: Option<Value>,
-}
-
-/// `POST /rails/active_storage/direct_uploads`: announces a file; answers with the URL to
-/// `PUT` its bytes to (with the headers to send) and the `signed_id` that attaches it.
-pub async fn announce(
-    State(state): State<AppState>,
-    caller: Caller,
-    headers: HeaderMap,
-    Body(b): Body<Announce>,
-) -> ApiResult<Json<Announced>> {
-    let blob = b.blob;
-    let a = rules::check(
-        blob.filename.as_deref(),
-        blob.content_type.as_deref(),
-        blob.byte_size,
-        blob.checksum.as_deref(),
-    )
-    .map_err(|bad| {
-        bad.iter()
-            .map(|b| ApiError::unprocessable(b.pointer, "invalid", b.detail.clone()))
-            .reduce(ApiError::merge)
-            .unwrap_or_else(ApiError::internal)
-    })?;
-    let (upload, upload_digest) = rules::token("up_");
-    let (signed, signed_digest) = rules::token("blob_");
-    let row = documents::announce(
-        &state.db,
-        caller.account.id,
-        &a,
-        &upload_digest,
-        &signed_digest,
-    )
-    .await?;
-    let base = base_url(state.config.public_url.as_deref(), &headers);
-    Ok(Json(Announced {
-        id: row.id,
-        key: row.id,
-        metadata: blob.metadata.unwrap_or_else(|| json!({})),
-        service_name: "database",
-        byte_size: row.byte_size,
-        created_at: At(row.created_us),
-        signed_id: signed,
-        direct_upload: DirectUpload {
-            url: format!("{base}/v2/uploads/{upload}"),
-            headers: UploadHeaders {
-                content_type: row.content_type.clone(),
-                content_md5: row.checksum.clone(),
-            },
-        },
-        filename: row.filename,
-        content_type: row.content_type,
-        checksum: row.checksum,
-    }))
-}
-
-/// An announced file: the blob record with where to send its bytes (the ActiveStorage
-/// direct-upload answer).
-#[derive(Serialize, JsonSchema)]
-pub struct Announced {
-    /// The blob's id.
-    pub id: uuid::Uuid,
-    /// The same (its storage key).
-    pub key: uuid::Uuid,
-    /// The file's name.
-    pub filename: String,
-    /// Its media type.
-    pub content_type: String,
-    /// What the client sent along.
-    pub metadata: Value,
-    /// Where the bytes are kept (`database`).
-    pub service_name: &'static str,
-    /// Its size.
-    pub byte_size: i64,
-    /// Base64 of its MD5 digest.
-    pub checksum: String,
-    /// When it was announced.
-    pub created_at: At,
-    /// What `POST /v2/documents` attaches it by.
-    pub signed_id: String,
-    /// Where and how to send the bytes.
-    pub direct_upload: DirectUpload,
-}
-
-/// Where to `PUT` a file's bytes.
-#[derive(Serialize, JsonSchema)]
-pub struct DirectUpload {
-    /// The upload URL (it is the credential; valid 1 hour).
-    pub url: String,
-    /// Headers to send with the bytes.
-    pub headers: UploadHeaders,
-}
-
-/// Headers of an upload.
-#[derive(Serialize, JsonSchema)]
-pub struct UploadHeaders {
-    /// The announced media type.
-    #[serde(rename = "Content-Type")]
-    pub content_type: String,
-    /// The announced MD5 digest.
-    #[serde(rename = "Content-MD5")]
-    pub content_md5: String,
-}
-
-/// `PUT /v2/uploads/{token}`: the bytes of an announced file. The token in the URL is the
-/// credential (as a presigned storage URL is); the bytes must have the announced size and
-/// MD5, or nothing is stored.
-pub async fn upload(
-    State(state): State<AppState>,
-    Path(token): Path<String>,
-    bytes: Bytes,
-) -> ApiResult<StatusCode> {
-    let now = boxtrack_store::now_us();
-    let blob = documents::awaiting_upload(
-        &state.db,
-        &rules::digest(&token),
-        now - rules::UPLOAD_TTL_US,
-    )
-    .await?
-    .ok_or_else(|| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "No upload waits at this URL: it was used already, has expired (1 hour after the direct upload was announced), or never existed.",
-        )
-    })?;
-    rules::verify(blob.byte_size, &blob.checksum, &bytes).map_err(|e| {
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!("{e}; nothing was stored"),
-        )
-        .with_code("checksum_mismatch")
-    })?;
-    if !documents::store_bytes(&state.db, blob.id, &bytes).await? {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "The bytes of this upload have arrived already.",
-        ));
-    }
-    Ok(StatusCode::NO_CONTENT)
 }
 
 #[derive(Deserialize)]
@@ -512,51 +355,6 @@ pub async fn download_url(
     ))
 }
 
-/// `GET /v2/downloads/{token}`: the file a download URL opens.
-pub async fn download(
-    State(state): State<AppState>,
-    Path(token): Path<String>,
-) -> ApiResult<Response> {
-    let (name, content_type, bytes) =
-        documents::download(&state.db, &rules::digest(&token), boxtrack_store::now_us())
-            .await?
-            .ok_or_else(|| {
-                ApiError::new(
-                    StatusCode::NOT_FOUND,
-                    "This download URL has expired (they last 10 minutes) or never existed; ask GET /v2/documents/{id}/download_url for a new one.",
-                )
-            })?;
-    let safe: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_graphic() && c != '"' && c != '\\' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let mut res = bytes.into_response();
-    let h = res.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_str(&content_type)
-            .unwrap_or(HeaderValue::from_static("application/octet-stream")),
-    );
-    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{safe}\"")) {
-        h.insert(header::CONTENT_DISPOSITION, v);
-    }
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, no-store"),
-    );
-    h.insert(
-        "x-content-type-options",
-        HeaderValue::from_static("nosniff"),
-    );
-    Ok(res)
-}
-
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let mut list_params = page_params();
@@ -568,11 +366,6 @@ pub fn operations() -> Vec<Op> {
         ),
         ("filter[document_types]", "Comma-separated document types"),
     ]));
-    let token_param = |what: &str| json!({"name": "token", "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
-    let announce_body = json!({"type": "object", "required": ["blob"], "properties": {"blob": {"type": "object", "required": ["filename", "byte_size", "checksum"], "properties": {
-        "filename": {"type": "string"}, "content_type": {"type": "string"}, "byte_size": {"type": "integer", "maximum": rules::MAX_BYTES},
-        "checksum": {"type": "string", "description": "Base64 of the file's MD5 digest"}, "metadata": {"type": "object"}
-    }}}});
     let create_body = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": ["type", "attributes"], "properties": {
         "type": {"const": "document"},
         "attributes": {"type": "object", "required": ["name", "attached_document"], "properties": {"name": {"type": "string"}, "attached_document": {"type": "string", "description": "The signed_id of the direct upload"}}}
@@ -582,39 +375,7 @@ pub fn operations() -> Vec<Op> {
         "attributes": {"type": "object", "properties": {"document_type_manual": {"type": ["string", "null"]}}}
     }}}});
     let plain = |desc: &str, schema: Value| json!({"description": desc, "content": {"application/json": {"schema": schema}}});
-    let mut ops = vec![
-        Op {
-            method: "post",
-            path: "/rails/active_storage/direct_uploads",
-            op: operation(
-                "Documents",
-                "Announce a file upload",
-                "Step 1 of attaching a document (the ActiveStorage direct-upload handshake): announce the file; the answer carries `direct_upload.url` and `direct_upload.headers` for step 2 (PUT the bytes there, with `Content-Length`) and the `signed_id` for step 3 (`POST /v2/documents`). Files up to 25 MiB; the URL waits 1 hour.",
-                vec![],
-                Some(announce_body),
-                errors(&[400, 401, 415, 422, 429]),
-                (
-                    "200",
-                    plain(
-                        "The blob record with its upload URL and signed_id",
-                        schema_of::<Announced>(),
-                    ),
-                ),
-            ),
-        },
-        Op {
-            method: "put",
-            path: "/v2/uploads/{token}",
-            op: operation(
-                "Documents",
-                "Upload a file's bytes",
-                "Step 2: the raw bytes of an announced file. The URL is the credential (no Authorization header). The bytes must have the announced size and MD5 (422 `checksum_mismatch` otherwise, and nothing is stored); a URL takes one upload.",
-                vec![token_param("From direct_upload.url")],
-                None,
-                errors(&[404, 409, 413, 422]),
-                ("204", json!({"description": "Stored"})),
-            ),
-        },
+    let ops = vec![
         Op {
             method: "get",
             path: "/v2/documents",
@@ -756,43 +517,13 @@ pub fn operations() -> Vec<Op> {
                 ),
             ),
         },
-        Op {
-            method: "get",
-            path: "/v2/downloads/{token}",
-            op: operation(
-                "Documents",
-                "Download a file",
-                "The file a download URL opens, with its content type and `Content-Disposition: attachment`. 404 once the URL has expired.",
-                vec![token_param("From download_url")],
-                None,
-                errors(&[404]),
-                (
-                    "200",
-                    json!({"description": "The file's bytes", "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}),
-                ),
-            ),
-        },
     ];
-    for op in &mut ops {
-        match op.path {
-            // the URL is the credential
-            "/v2/uploads/{token}" | "/v2/downloads/{token}" => op.op["security"] = json!([]),
-            "/rails/active_storage/direct_uploads" => {
-                op.op["security"] = json!([{"Token": []}]);
-            }
-            _ => {}
-        }
-    }
     ops
 }
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
     crate::doc::Routes::new(operations())
-        .route(
-            "/rails/active_storage/direct_uploads",
-            axum::routing::post(announce),
-        )
         .route("/v2/documents", axum::routing::get(list).post(create))
         .route("/v2/documents/types", axum::routing::get(types))
         .route(
@@ -808,11 +539,4 @@ pub fn routes() -> crate::doc::Routes {
             "/v2/documents/{id}/download_url",
             axum::routing::get(download_url),
         )
-        .public(
-            "/v2/uploads/{token}",
-            axum::routing::put(upload).layer(axum::extract::DefaultBodyLimit::max(
-                usize::try_from(boxtrack_core::documents::MAX_BYTES).unwrap_or(usize::MAX),
-            )),
-        )
-        .public("/v2/downloads/{token}", axum::routing::get(download))
 }

@@ -19,4 +19,5 @@ pub mod search;
 pub mod shipments;
 pub mod sources;
 pub mod tracking_requests;
+pub mod uploads;
 pub mod webhooks;

@@ -1,0 +1,374 @@
+//! The sign-in and consent page: the request checked, a CSRF-protected form without scripts under
+//! strict security headers, and the decision that redirects back with a code.
+
+use std::collections::HashMap;
+
+use axum::extract::{Form, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_core::oauth as core;
+use boxtrack_store::oauth as store;
+
+use boxtrack_api::state::AppState;
+
+use super::common::*;
+
+/// Headers every OAuth HTML page carries: no framing, no sniffing, no referrer, no caching,
+/// and the given content security policy.
+fn secure_html(resp: &mut Response, csp: &str) {
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    if let Ok(v) = HeaderValue::from_str(csp) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// What the authorize page carries from request to form.
+#[derive(Debug, Clone, Default)]
+struct AuthzRequest {
+    client_id: String,
+    redirect_uri: String,
+    state: String,
+    code_challenge: String,
+    resource: String,
+}
+
+fn page(
+    title: &str,
+    client_name: &str,
+    r: &AuthzRequest,
+    csrf: &str,
+    email: &str,
+    errors: &HashMap<&str, String>,
+    redirect_origin: Option<String>,
+) -> Response {
+    let field_error = |f: &str| {
+        errors.get(f).map_or(String::new(), |m| {
+            format!(
+                r#"<p class="error" id="{f}-error" role="alert">{}</p>"#,
+                esc(m)
+            )
+        })
+    };
+    let invalid = |f: &str| {
+        if errors.contains_key(f) {
+            format!(r#" aria-invalid="true" aria-describedby="{f}-error""#)
+        } else {
+            String::new()
+        }
+    };
+    let general = field_error("form");
+    let hidden = format!(
+        r#"<input type="hidden" name="csrf" value="{}"><input type="hidden" name="client_id" value="{}"><input type="hidden" name="redirect_uri" value="{}"><input type="hidden" name="state" value="{}"><input type="hidden" name="code_challenge" value="{}"><input type="hidden" name="resource" value="{}">"#,
+        esc(csrf),
+        esc(&r.client_id),
+        esc(&r.redirect_uri),
+        esc(&r.state),
+        esc(&r.code_challenge),
+        esc(&r.resource)
+    );
+    let html = format!(
+        r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · boxtrack</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}}
+label{{display:block;margin-top:1rem;font-weight:600}}input[type=email],input[type=password]{{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}}
+.error{{color:#b00020;margin:.25rem 0 0}}button{{margin-top:1.25rem;margin-right:.5rem;padding:.6rem 1.2rem;font-size:1rem}}
+.note{{color:#444}}</style></head>
+<body><main>
+<h1>Sign in to boxtrack</h1>
+<p class="note"><strong>{client}</strong> asks to use your boxtrack account through the MCP server: read your shipments and containers, start and stop tracking, refresh containers and manage webhooks.</p>
+{general}
+<form method="post" action="/oauth/authorize">
+{hidden}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="{email}"{inv_email}>
+{err_email}
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required{inv_password}>
+{err_password}
+<div><button type="submit" name="decision" value="allow">Sign in and allow</button>
+<button type="submit" name="decision" value="deny">Deny</button></div>
+</form></main></body></html>"#,
+        title = esc(title),
+        client = esc(client_name),
+        email = esc(email),
+        inv_email = invalid("email"),
+        err_email = field_error("email"),
+        inv_password = invalid("password"),
+        err_password = field_error("password"),
+    );
+    let status = if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::BAD_REQUEST
+    };
+    let mut resp = (status, html).into_response();
+    let form_action = match redirect_origin {
+        Some(o) => format!("'self' {o}"),
+        None => "'self'".into(),
+    };
+    secure_html(
+        &mut resp,
+        &format!(
+            "default-src 'none'; style-src 'unsafe-inline'; form-action {form_action}; frame-ancestors 'none'; base-uri 'none'"
+        ),
+    );
+    let h = resp.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&format!(
+        "btk_csrf={csrf}; Path=/oauth; HttpOnly; SameSite=Strict"
+    )) {
+        h.insert(header::SET_COOKIE, v);
+    }
+    resp
+}
+
+fn plain_page(status: StatusCode, message: &str) -> Response {
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>boxtrack sign-in</title></head><body><main><h1>Cannot sign in</h1><p role=\"alert\">{}</p></main></body></html>",
+        esc(message)
+    );
+    let mut r = (status, html).into_response();
+    secure_html(&mut r, "default-src 'none'; frame-ancestors 'none'");
+    r
+}
+
+fn origin_of(uri: &str) -> Option<String> {
+    url::Url::parse(uri)
+        .ok()
+        .map(|u| u.origin().ascii_serialization())
+}
+
+/// Checks the client and redirect URI (errors here are shown, never redirected) and the
+/// PKCE and resource parameters.
+async fn check_request(
+    state: &AppState,
+    headers: &HeaderMap,
+    q: &HashMap<String, String>,
+) -> Result<(AuthzRequest, String), Response> {
+    let get = |k: &str| q.get(k).cloned().unwrap_or_default();
+    let client = match store::get_client(&state.db, &get("client_id")).await {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            return Err(plain_page(
+                StatusCode::BAD_REQUEST,
+                "Unknown client_id: register the client first (POST /oauth/register).",
+            ));
+        }
+        Err(e) => return Err(boxtrack_api::error::ApiError::from(e).into_response()),
+    };
+    let redirect_uri = get("redirect_uri");
+    if !client.allows(&redirect_uri) {
+        return Err(plain_page(
+            StatusCode::BAD_REQUEST,
+            "redirect_uri is not one the client registered.",
+        ));
+    }
+    let resource = q
+        .get("resource")
+        .and_then(|r| core::canonical_resource(r))
+        .unwrap_or_else(|| mcp_resource(state, headers));
+    if resource != mcp_resource(state, headers) {
+        return Err(plain_page(
+            StatusCode::BAD_REQUEST,
+            &format!("resource must be {}", mcp_resource(state, headers)),
+        ));
+    }
+    Ok((
+        AuthzRequest {
+            client_id: client.client_id,
+            redirect_uri,
+            state: get("state"),
+            code_challenge: get("code_challenge"),
+            resource,
+        },
+        client.name,
+    ))
+}
+
+fn redirect(to: &str, params: &[(&str, &str)]) -> Response {
+    let Ok(mut u) = url::Url::parse(to) else {
+        return plain_page(StatusCode::BAD_REQUEST, "invalid redirect_uri");
+    };
+    {
+        let mut qp = u.query_pairs_mut();
+        for (k, v) in params {
+            if !v.is_empty() {
+                qp.append_pair(k, v);
+            }
+        }
+    }
+    let mut r = StatusCode::SEE_OTHER.into_response();
+    if let Ok(v) = HeaderValue::from_str(u.as_str()) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// `GET /oauth/authorize`: the sign-in and consent page.
+pub async fn authorize_page(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let (r, client_name) = match check_request(&state, &headers, &q).await {
+        Ok(x) => x,
+        Err(resp) => return resp,
+    };
+    // from here on, errors go back to the client's redirect URI
+    if q.get("response_type").map(String::as_str) != Some("code") {
+        return redirect(
+            &r.redirect_uri,
+            &[("error", "unsupported_response_type"), ("state", &r.state)],
+        );
+    }
+    match q.get("code_challenge_method").map(String::as_str) {
+        Some("S256") if !r.code_challenge.is_empty() => {}
+        _ => {
+            return redirect(
+                &r.redirect_uri,
+                &[
+                    ("error", "invalid_request"),
+                    (
+                        "error_description",
+                        "PKCE with code_challenge_method=S256 is required (plain is refused)",
+                    ),
+                    ("state", &r.state),
+                ],
+            );
+        }
+    }
+    let csrf = core::new_secret();
+    page(
+        "Sign in",
+        &client_name,
+        &r,
+        &csrf,
+        "",
+        &HashMap::new(),
+        origin_of(&r.redirect_uri),
+    )
+}
+
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+}
+
+/// `POST /oauth/authorize`: checks the CSRF token and the credentials, then redirects back with
+/// a code (or `access_denied`). Wrong credentials show the page again with the error next to
+/// the field.
+pub async fn authorize_submit(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let (r, client_name) = match check_request(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(resp) => return resp,
+    };
+    let sent = f.get("csrf").cloned().unwrap_or_default();
+    let expected = cookie(&headers, "btk_csrf").unwrap_or_default();
+    if sent.is_empty() || expected.is_empty() || core::digest(&sent) != core::digest(&expected) {
+        return plain_page(
+            StatusCode::FORBIDDEN,
+            "The form expired or did not come from this page; start the sign-in again from your application.",
+        );
+    }
+    if r.code_challenge.is_empty() {
+        return redirect(
+            &r.redirect_uri,
+            &[("error", "invalid_request"), ("state", &r.state)],
+        );
+    }
+    if f.get("decision").map(String::as_str) == Some("deny") {
+        return redirect(
+            &r.redirect_uri,
+            &[("error", "access_denied"), ("state", &r.state)],
+        );
+    }
+    let email = f.get("email").cloned().unwrap_or_default();
+    let password = f.get("password").cloned().unwrap_or_default();
+    let mut errors = HashMap::new();
+    if email.trim().is_empty() {
+        errors.insert("email", "Enter your email address.".to_string());
+    }
+    if password.is_empty() {
+        errors.insert("password", "Enter your password.".to_string());
+    }
+    let user = if errors.is_empty() {
+        match store::get_user(&state.db, &email).await {
+            Ok(Some(u)) if core::verify_password(&password, &u.password_hash) => Some(u),
+            Ok(_) => {
+                errors.insert(
+                    "password",
+                    "The email or password is not right.".to_string(),
+                );
+                None
+            }
+            Err(e) => return boxtrack_api::error::ApiError::from(e).into_response(),
+        }
+    } else {
+        None
+    };
+    let Some(user) = user else {
+        let csrf = core::new_secret();
+        return page(
+            "Sign in",
+            &client_name,
+            &r,
+            &csrf,
+            &email,
+            &errors,
+            origin_of(&r.redirect_uri),
+        );
+    };
+    let code = core::new_secret();
+    let stored = store::store_code(
+        &state.db,
+        &core::digest(&code),
+        &store::Code {
+            client_id: r.client_id.clone(),
+            user_id: user.id,
+            account_id: user.account_id,
+            redirect_uri: r.redirect_uri.clone(),
+            code_challenge: r.code_challenge.clone(),
+            resource: r.resource.clone(),
+            expires_us: boxtrack_store::now_us() + CODE_TTL_US,
+        },
+    )
+    .await;
+    if let Err(e) = stored {
+        return boxtrack_api::error::ApiError::from(e).into_response();
+    }
+    redirect(&r.redirect_uri, &[("code", &code), ("state", &r.state)])
+}

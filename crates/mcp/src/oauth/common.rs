@@ -1,0 +1,44 @@
+//! What the OAuth endpoints share: token lifetimes, the service's address, the MCP resource
+//! identifier and the RFC 6749 error body.
+
+use axum::Json;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_core::oauth as core;
+use serde_json::json;
+
+use boxtrack_api::state::AppState;
+
+pub(super) const CODE_TTL_US: i64 = 60_000_000;
+
+pub(super) const ACCESS_TTL_US: i64 = 3_600_000_000;
+
+pub(super) const REFRESH_TTL_US: i64 = 30 * 86_400_000_000;
+
+/// The service's base URL for this request (the configured public URL, or `http://Host`).
+pub fn base_url(state: &AppState, headers: &HeaderMap) -> String {
+    state.config.public_url.clone().unwrap_or_else(|| {
+        let host = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("localhost");
+        format!("http://{host}")
+    })
+}
+
+/// The canonical resource identifier of the MCP endpoint.
+pub fn mcp_resource(state: &AppState, headers: &HeaderMap) -> String {
+    let raw = format!("{}/mcp", base_url(state, headers));
+    core::canonical_resource(&raw).unwrap_or(raw)
+}
+
+pub(super) fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+    let mut r = (
+        status,
+        Json(json!({"error": error, "error_description": description})),
+    )
+        .into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}

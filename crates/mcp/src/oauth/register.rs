@@ -1,0 +1,80 @@
+//! Dynamic client registration (RFC 7591) for public clients.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_core::oauth as core;
+use boxtrack_store::oauth as store;
+use serde_json::{Value, json};
+
+use boxtrack_api::state::AppState;
+
+use super::common::*;
+
+/// `POST /oauth/register` (RFC 7591), public clients only.
+pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) -> Response {
+    let Ok(req) = serde_json::from_slice::<Value>(&body) else {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_client_metadata",
+            "the body must be a JSON object",
+        );
+    };
+    let uris: Vec<String> = req["redirect_uris"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|u| u.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if uris.is_empty() {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_redirect_uri",
+            "redirect_uris is required",
+        );
+    }
+    if let Some(bad) = uris.iter().find(|u| !core::redirect_uri_allowed(u)) {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_redirect_uri",
+            &format!("{bad} is neither https:// nor a loopback http:// address"),
+        );
+    }
+    let method = req["token_endpoint_auth_method"].as_str().unwrap_or("none");
+    if method != "none" {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_client_metadata",
+            "only public clients (token_endpoint_auth_method none, with PKCE) are registered",
+        );
+    }
+    let name = req["client_name"]
+        .as_str()
+        .unwrap_or("MCP client")
+        .chars()
+        .take(100)
+        .collect::<String>();
+    let client_id = format!("btc_{}", uuid::Uuid::now_v7().simple());
+    if let Err(e) = store::register_client(&state.db, &client_id, &name, &uris).await {
+        return boxtrack_api::error::ApiError::from(e).into_response();
+    }
+    let mut r = (
+        StatusCode::CREATED,
+        Json(json!({
+            "client_id": client_id,
+            "client_id_issued_at": boxtrack_store::now_us() / 1_000_000,
+            "client_name": name,
+            "redirect_uris": uris,
+            "token_endpoint_auth_method": "none",
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"]
+        })),
+    )
+        .into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}

@@ -1,0 +1,199 @@
+//! The token endpoint (authorization code with PKCE, refresh with rotation and reuse detection) and
+//! the bearer check of /mcp.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::extract::{Form, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_core::oauth as core;
+use boxtrack_store::oauth as store;
+use serde_json::json;
+
+use boxtrack_api::state::AppState;
+
+use super::common::*;
+
+async fn issue(
+    state: &AppState,
+    client_id: &str,
+    user_id: uuid::Uuid,
+    account_id: uuid::Uuid,
+    resource: &str,
+    family: uuid::Uuid,
+) -> Response {
+    let access = core::new_secret();
+    let refresh = core::new_secret();
+    let now = boxtrack_store::now_us();
+    let stored = store::store_pair(
+        &state.db,
+        &core::digest(&access),
+        &core::digest(&refresh),
+        &store::Token {
+            kind: String::new(),
+            client_id: client_id.to_string(),
+            user_id,
+            account_id,
+            resource: resource.to_string(),
+            family,
+            expires_us: 0,
+            used_us: None,
+            revoked_us: None,
+        },
+        now + ACCESS_TTL_US,
+        now + REFRESH_TTL_US,
+    )
+    .await;
+    if let Err(e) = stored {
+        return boxtrack_api::error::ApiError::from(e).into_response();
+    }
+    let mut r = Json(json!({
+        "access_token": access,
+        "token_type": "Bearer",
+        "expires_in": ACCESS_TTL_US / 1_000_000,
+        "refresh_token": refresh,
+        "scope": "mcp"
+    }))
+    .into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// `POST /oauth/token`: `authorization_code` (with the PKCE verifier) and `refresh_token`.
+pub async fn token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let get = |k: &str| f.get(k).cloned().unwrap_or_default();
+    let now = boxtrack_store::now_us();
+    match get("grant_type").as_str() {
+        "authorization_code" => {
+            let code = match store::take_code(&state.db, &core::digest(&get("code")), now).await {
+                Ok(Some(c)) => c,
+                Ok(None) => {
+                    return oauth_error(
+                        StatusCode::BAD_REQUEST,
+                        "invalid_grant",
+                        "the code is unknown or was used already",
+                    );
+                }
+                Err(e) => return boxtrack_api::error::ApiError::from(e).into_response(),
+            };
+            if code.expires_us < now {
+                return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant", "the code expired");
+            }
+            if code.client_id != get("client_id") || code.redirect_uri != get("redirect_uri") {
+                return oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_grant",
+                    "client_id or redirect_uri differs from the authorization request",
+                );
+            }
+            if !core::pkce_s256_matches(&get("code_verifier"), &code.code_challenge) {
+                return oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_grant",
+                    "the PKCE code_verifier does not match",
+                );
+            }
+            if let Some(r) = f.get("resource")
+                && core::canonical_resource(r).as_deref() != Some(code.resource.as_str())
+            {
+                return oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_target",
+                    "resource differs from the authorization request",
+                );
+            }
+            let _ = &headers;
+            issue(
+                &state,
+                &code.client_id,
+                code.user_id,
+                code.account_id,
+                &code.resource,
+                uuid::Uuid::now_v7(),
+            )
+            .await
+        }
+        "refresh_token" => {
+            let hash = core::digest(&get("refresh_token"));
+            let t = match store::get_token(&state.db, &hash).await {
+                Ok(Some(t)) if t.kind == "refresh" => t,
+                Ok(_) => {
+                    return oauth_error(
+                        StatusCode::BAD_REQUEST,
+                        "invalid_grant",
+                        "unknown refresh token",
+                    );
+                }
+                Err(e) => return boxtrack_api::error::ApiError::from(e).into_response(),
+            };
+            if t.client_id != get("client_id") {
+                return oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_grant",
+                    "the refresh token belongs to another client",
+                );
+            }
+            if t.revoked_us.is_some() || t.expires_us < now {
+                return oauth_error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_grant",
+                    "the refresh token expired or was revoked",
+                );
+            }
+            match store::use_refresh(&state.db, &hash, now).await {
+                Ok(true) => {
+                    issue(
+                        &state,
+                        &t.client_id,
+                        t.user_id,
+                        t.account_id,
+                        &t.resource,
+                        t.family,
+                    )
+                    .await
+                }
+                Ok(false) => {
+                    // reuse of a rotated token: revoke everything issued from this grant
+                    if let Err(e) = store::revoke_family(&state.db, t.family, now).await {
+                        return boxtrack_api::error::ApiError::from(e).into_response();
+                    }
+                    tracing::warn!(client = %t.client_id, "refresh token reused; its token family is revoked");
+                    oauth_error(
+                        StatusCode::BAD_REQUEST,
+                        "invalid_grant",
+                        "the refresh token was used already; every token of this grant is revoked",
+                    )
+                }
+                Err(e) => boxtrack_api::error::ApiError::from(e).into_response(),
+            }
+        }
+        other => oauth_error(
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+            &format!("grant_type {other:?} is not supported"),
+        ),
+    }
+}
+
+/// The account an OAuth access token stands for, when it is valid for `resource`.
+pub async fn account_for_bearer(
+    state: &AppState,
+    token: &str,
+    resource: &str,
+) -> Result<Option<boxtrack_store::accounts::Account>, boxtrack_store::StoreError> {
+    let Some(t) = store::get_token(&state.db, &core::digest(token)).await? else {
+        return Ok(None);
+    };
+    let now = boxtrack_store::now_us();
+    if t.kind != "access" || t.revoked_us.is_some() || t.expires_us < now || t.resource != resource
+    {
+        return Ok(None);
+    }
+    boxtrack_store::accounts::get(&state.db, t.account_id).await
+}

@@ -1,0 +1,356 @@
+//! Each tool's call: the requests it makes and the answer it builds.
+
+use axum::http::Method;
+use boxtrack_core::time::parse_micros;
+use boxtrack_core::tracking::LfdKind;
+use boxtrack_core::tracking::rules;
+use serde_json::{Map, Value, json};
+
+use boxtrack_api::state::AppState;
+
+use super::rest::*;
+
+/// A call's outcome: structured content, or a failure explained to the model.
+pub enum Outcome {
+    /// Success.
+    Ok(Value),
+    /// A failure (`isError: true`), with the message to show.
+    Failed(String),
+}
+
+/// Runs a tool. The caller has already validated the arguments.
+pub async fn call(
+    state: &AppState,
+    account: &boxtrack_store::accounts::Account,
+    name: &str,
+    args: &Map<String, Value>,
+) -> Outcome {
+    let rest = Rest { state, account };
+    let s = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
+    let r: Result<Value, String> = match name {
+        "search_container" => {
+            let q = s("query").unwrap_or_default();
+            rest.get(&format!("/v2/search?query={}", enc(&q)))
+                .await
+                .map(|doc| {
+                    let mut containers = vec![];
+                    let mut shipments = vec![];
+                    for h in doc["data"].as_array().cloned().unwrap_or_default() {
+                        let a = &h["attributes"];
+                        match a["entity_type"].as_str() {
+                            Some("container") => containers.push(json!({"id": h["relationships"]["entity"]["data"]["id"], "container_number": a["number"], "ref_numbers": a["ref_numbers"]})),
+                            Some("shipment") => shipments.push(json!({"id": h["relationships"]["entity"]["data"]["id"], "number": a["number"], "ref_numbers": a["ref_numbers"]})),
+                            _ => {}
+                        }
+                    }
+                    let total = containers.len() + shipments.len();
+                    json!({"containers": containers, "shipments": shipments, "total_results": total})
+                })
+        }
+        "track_container" => track(&rest, args).await,
+        "get_container" => {
+            let id = s("id").unwrap_or_default();
+            let mut inc = vec!["shipment".to_string(), "pod_terminal".to_string()];
+            for i in args.get("include").and_then(Value::as_array).into_iter().flatten() {
+                if let Some(i) = i.as_str()
+                    && !inc.iter().any(|x| x == i)
+                {
+                    inc.push(i.to_string());
+                }
+            }
+            rest.get(&format!("/v2/containers/{id}?include={}", inc.join(",")))
+                .await
+                .map(|doc| {
+                    let mut c = flat(&doc["data"]);
+                    c["shipment"] = included(&doc, "shipment").first().map_or(Value::Null, |s| flat(s));
+                    c["pod_terminal"] = included(&doc, "terminal").first().map_or(Value::Null, |t| flat(t));
+                    let events = included(&doc, "transport_event");
+                    if inc.iter().any(|i| i == "transport_events") {
+                        c["events"] = json!({"count": events.len(), "latest_event": events.first().map(|e| flat(e))});
+                    }
+                    c
+                })
+        }
+        "get_shipment_details" => {
+            let id = s("id").unwrap_or_default();
+            let with = args.get("include_containers").and_then(Value::as_bool).unwrap_or(true);
+            let path = if with {
+                format!("/v2/shipments/{id}?include=containers")
+            } else {
+                format!("/v2/shipments/{id}")
+            };
+            rest.get(&path).await.map(|doc| {
+                let mut v = flat(&doc["data"]);
+                if with {
+                    let cs: Vec<Value> = included(&doc, "container").into_iter().map(flat).collect();
+                    v["containers"] = json!({"count": cs.len(), "containers": cs});
+                }
+                v
+            })
+        }
+        "get_container_transport_events" => {
+            let id = s("id").unwrap_or_default();
+            rest.get(&format!("/v2/containers/{id}/transport_events?page[size]=100"))
+                .await
+                .map(|doc| {
+                    let mut timeline: Vec<Value> = doc["data"].as_array().cloned().unwrap_or_default().iter().map(flat).collect();
+                    timeline.sort_by(|a, b| a["timestamp"].as_str().cmp(&b["timestamp"].as_str()));
+                    json!({"total_events": timeline.len(), "timeline": timeline})
+                })
+        }
+        "get_supported_shipping_lines" => rest.get("/v2/shipping_lines?page[size]=100").await.map(|doc| {
+            let needle = s("search").unwrap_or_default().to_lowercase();
+            let mut lines: Vec<Value> = doc["data"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .iter()
+                .map(|l| {
+                    let a = &l["attributes"];
+                    json!({"scac": a["scac"], "name": a["name"], "short_name": a["short_name"], "bol_prefix": a["bill_of_lading_prefix"]})
+                })
+                .filter(|l| l["scac"] != "TEST")
+                .filter(|l| {
+                    needle.is_empty()
+                        || ["scac", "name", "short_name"].iter().any(|k| {
+                            l[k].as_str().is_some_and(|v| v.to_lowercase().contains(&needle))
+                        })
+                })
+                .collect();
+            lines.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+            json!({"total_lines": lines.len(), "shipping_lines": lines})
+        }),
+        "get_container_route" => {
+            if !account.has(boxtrack_core::plan::Entitlement::Routing) {
+                return Outcome::Failed("Routing data is not enabled for this account (entitlement `routing`). Alternative: get_shipment_details shows the ports with their ETAs and ATAs.".into());
+            }
+            let id = s("id").unwrap_or_default();
+            rest.get(&format!("/v2/containers/{id}?include=shipment"))
+                .await
+                .map(|doc| {
+                    let sh = included(&doc, "shipment").first().map_or(Value::Null, |s| flat(s));
+                    let legs = [
+                        ("port_of_lading", "pol_etd_at", "pol_atd_at"),
+                        ("port_of_discharge", "pod_eta_at", "pod_ata_at"),
+                        ("destination", "destination_eta_at", "destination_ata_at"),
+                    ];
+                    let locations: Vec<Value> = legs
+                        .iter()
+                        .filter(|(p, _, _)| !sh[format!("{p}_locode")].is_null())
+                        .map(|(p, est, act)| json!({"port": {"code": sh[format!("{p}_locode")], "name": sh[format!("{p}_name")]}, "estimated": sh[*est], "actual": sh[*act]}))
+                        .collect();
+                    json!({"total_legs": locations.len().saturating_sub(1), "route_locations": locations, "vessel_at_pod": {"name": sh["pod_vessel_name"], "imo": sh["pod_vessel_imo"]}})
+                })
+        }
+        "list_shipments" => {
+            let mut q = page_query(args);
+            if let Some(n) = s("number") {
+                q.push_str(&format!("&number={}", enc(&n)));
+            }
+            if let Some(b) = args.get("tracking_stopped").and_then(Value::as_bool) {
+                q.push_str(&format!("&filter[tracking_stopped]={b}"));
+            }
+            if args.get("include_containers").and_then(Value::as_bool).unwrap_or(false) {
+                q.push_str("&include=containers");
+            }
+            rest.get(&format!("/v2/shipments?{q}")).await.map(list_result)
+        }
+        "list_containers" => {
+            let mut q = page_query(args);
+            if let Some(i) = s("include") {
+                q.push_str(&format!("&include={}", enc(&i)));
+            }
+            rest.get(&format!("/v2/containers?{q}")).await.map(list_result)
+        }
+        "list_tracking_requests" => {
+            let mut q = page_query(args);
+            if let Some(f) = args.get("filters").and_then(Value::as_object) {
+                for (k, v) in f {
+                    if k.starts_with("filter[") {
+                        q.push_str(&format!("&{}={}", enc(k), enc(v.as_str().unwrap_or(""))));
+                    }
+                }
+            }
+            if let Some(st) = s("status") {
+                q.push_str(&format!("&filter[status]={}", enc(&st)));
+            }
+            rest.get(&format!("/v2/tracking_requests?{q}")).await.map(list_result)
+        }
+        "stop_tracking" | "resume_tracking" => {
+            let id = s("shipment_id").unwrap_or_default();
+            let action = if name == "stop_tracking" { "stop_tracking" } else { "resume_tracking" };
+            match rest.call(Method::PATCH, &format!("/v2/shipments/{id}/{action}"), None).await {
+                (200, doc) => Ok(flat(&doc["data"])),
+                (_, doc) => Err(error_text(&doc)),
+            }
+        }
+        "refresh_container" => {
+            let id = s("id").unwrap_or_default();
+            match rest.call(Method::PATCH, &format!("/v2/containers/{id}/refresh"), None).await {
+                (200, v) => Ok(v),
+                (_, doc) => Err(error_text(&doc)),
+            }
+        }
+        "list_webhooks" => rest.get("/v2/webhooks").await.map(list_result),
+        "create_webhook" => {
+            // no events named: every event of the catalog
+            let events = match args.get("events").and_then(Value::as_array) {
+                Some(e) if !e.is_empty() => Value::Array(e.clone()),
+                _ => json!(boxtrack_core::webhooks::EVENTS.to_vec()),
+            };
+            let body = json!({"data": {"type": "webhook", "attributes": {"url": s("url"), "active": true, "events": events}}});
+            match rest.call(Method::POST, "/v2/webhooks", Some(body)).await {
+                (201, doc) => Ok(flat(&doc["data"])),
+                (_, doc) => Err(error_text(&doc)),
+            }
+        }
+        "get_container_readiness" => {
+            let id = s("id").unwrap_or_default();
+            match rest.get(&format!("/v2/containers/{id}")).await {
+                Err(e) => Err(e),
+                Ok(doc) => {
+                let now = data_now(&rest, &doc).await;
+                let a = &doc["data"]["attributes"];
+                let deadlines = &a["import_deadlines"];
+                let mut known = std::collections::BTreeMap::new();
+                for (k, kind) in [
+                    ("pickup_lfd_line", LfdKind::Line),
+                    ("pickup_lfd_terminal", LfdKind::Terminal),
+                    ("pickup_lfd_rail", LfdKind::Rail),
+                ] {
+                    if let Some(t) = deadlines[k].as_str().and_then(parse_micros) {
+                        known.insert(kind, t);
+                    }
+                }
+                // a rail LFD is kept at the inland ramp, in its zone
+                let zone = rules::lfd_zone(
+                    &known,
+                    true,
+                    a["pod_timezone"].as_str(),
+                    a["final_destination_timezone"].as_str(),
+                )
+                .map(str::to_string);
+                let lfd = a["pickup_lfd"].as_str().map(str::to_string);
+                let days_left = lfd
+                    .as_deref()
+                    .and_then(parse_micros)
+                    .and_then(|l| rules::days_until(l, zone.as_deref(), now));
+                let fees: Vec<Value> = a["fees_at_pod_terminal"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|f| f["type"] != "total")
+                    .collect();
+                let holds: Vec<Value> = a["holds_at_pod_terminal"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|h| h["status"] == "hold")
+                    .collect();
+                Ok(json!({
+                    "container_number": a["number"], "ready_for_pickup": a["ready_for_pickup"].as_bool().unwrap_or(false),
+                    "current_status": a["current_status"], "holds": holds, "fees": fees,
+                    "pickup_lfd": lfd, "days_left": days_left, "time_zone": zone,
+                    "pickup_appointment_at": a["pickup_appointment_at"]
+                }))
+                }
+            }
+        }
+        other => Err(format!("unknown tool {other}")),
+    };
+    match r {
+        Ok(v) => Outcome::Ok(v),
+        Err(e) => Outcome::Failed(e),
+    }
+}
+
+/// "Now" on the clock of a container's data: a sandbox journey runs on its virtual clock
+/// (started at its run's start, `sandbox_speed` times faster than real time); everything else
+/// on the wall clock.
+async fn data_now(rest: &Rest<'_>, container: &Value) -> i64 {
+    let now = boxtrack_store::now_us();
+    let shipment = container["data"]["relationships"]["shipment"]["data"]["id"]
+        .as_str()
+        .and_then(|s| uuid::Uuid::parse_str(s).ok());
+    let Some(shipment) = shipment else { return now };
+    match boxtrack_store::sandbox::started_us(&rest.state.db, rest.account.id, shipment).await {
+        // the journey's clock read zero at its start and runs sandbox_speed times faster
+        Ok(Some(started)) => boxtrack_core::schedule::SourceClock::reading(
+            started,
+            started,
+            rest.state.config.sandbox_speed.max(1.0),
+        )
+        .now_at(now.max(started)),
+        _ => now,
+    }
+}
+
+async fn track(rest: &Rest<'_>, args: &Map<String, Value>) -> Result<Value, String> {
+    let s = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
+    let raw = s("number")
+        .or(s("containerNumber"))
+        .or(s("bookingNumber"))
+        .unwrap_or_default();
+    let number: String = raw.split_whitespace().collect::<String>().to_uppercase();
+    if number.is_empty() {
+        return Err("a number is required (container, bill of lading or booking)".into());
+    }
+    // already tracked?
+    let found = rest
+        .get(&format!("/v2/search?query={}", enc(&number)))
+        .await?;
+    for h in found["data"].as_array().cloned().unwrap_or_default() {
+        if h["attributes"]["entity_type"] == "container" && h["attributes"]["number"] == number {
+            let id = h["relationships"]["entity"]["data"]["id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let c = rest.get(&format!("/v2/containers/{id}")).await?;
+            let mut v = flat(&c["data"]);
+            v["tracking_request_created"] = json!(false);
+            return Ok(v);
+        }
+    }
+    let mut kind =
+        s("numberType").or_else(|| s("bookingNumber").map(|_| "booking_number".to_string()));
+    let mut scac = s("scac");
+    if kind.is_none() || scac.is_none() {
+        let body = json!({"number": number});
+        let (status, inferred) = rest
+            .call(
+                Method::POST,
+                "/v2/tracking_requests/infer_number",
+                Some(body),
+            )
+            .await;
+        if status == 200 {
+            let a = &inferred["data"]["attributes"];
+            kind = kind.or(a["request_type"].as_str().map(str::to_string));
+            scac = scac.or(a["shipping_line"]["selected"]["scac"]
+                .as_str()
+                .map(str::to_string));
+        }
+    }
+    let kind = kind.unwrap_or_else(|| "container".into());
+    let mut attrs = json!({"request_number": number, "request_type": kind});
+    if let Some(sc) = &scac {
+        attrs["scac"] = json!(sc);
+    }
+    if let Some(refs) = args.get("refNumbers") {
+        attrs["ref_numbers"] = refs.clone();
+    }
+    let body = json!({"data": {"type": "tracking_request", "attributes": attrs}});
+    match rest
+        .call(Method::POST, "/v2/tracking_requests", Some(body))
+        .await
+    {
+        (201, doc) => Ok(json!({
+            "tracking_request_created": true,
+            "tracking_request": flat(&doc["data"]),
+            "message": "Tracking started; the shipment and its containers appear once the line answers (usually within seconds)."
+        })),
+        (_, doc) => Err(error_text(&doc)),
+    }
+}

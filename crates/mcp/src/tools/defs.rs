@@ -1,0 +1,332 @@
+//! The tools' declarations: names, titles, annotations, input and output schemas, and the
+//! check of a call's arguments against them.
+
+use serde_json::{Map, Value, json};
+
+pub(super) const UUID_PATTERN: &str =
+    "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
+pub(super) fn intent() -> Value {
+    json!({"type": "string", "maxLength": 200, "description": "Why the tool is called (telemetry only)"})
+}
+
+pub(super) fn uuid(desc: &str) -> Value {
+    json!({"type": "string", "format": "uuid", "pattern": UUID_PATTERN, "description": desc})
+}
+
+pub(super) fn paging(props: &mut Map<String, Value>) {
+    props.insert(
+        "page".into(),
+        json!({"type": "integer", "minimum": 1, "description": "1-based page"}),
+    );
+    props.insert("page_size".into(), json!({"type": "integer", "minimum": 1, "description": "Rows per page (default 25, at most 100)"}));
+}
+
+pub(super) struct Def {
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    props: Map<String, Value>,
+    required: &'static [&'static str],
+    read_only: bool,
+    idempotent: bool,
+    output: Value,
+}
+
+pub(super) fn object(props: Value) -> Map<String, Value> {
+    match props {
+        Value::Object(mut m) => {
+            m.insert("intent".into(), intent());
+            m
+        }
+        _ => Map::new(),
+    }
+}
+
+pub(super) fn passthrough() -> Value {
+    json!({"type": "object", "additionalProperties": true})
+}
+
+pub(super) fn defs() -> Vec<Def> {
+    let mut list_ship = object(json!({
+        "number": {"type": "string", "description": "Bill of lading or booking number"},
+        "tracking_stopped": {"type": "boolean"},
+        "include_containers": {"type": "boolean", "default": false}
+    }));
+    paging(&mut list_ship);
+    let mut list_cont = object(json!({
+        "include": {"type": "string", "description": "Comma-separated includes, e.g. shipment,pod_terminal"}
+    }));
+    paging(&mut list_cont);
+    let mut list_tr = object(json!({
+        "filters": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Raw filter keys such as filter[status]"},
+        "status": {"type": "string"},
+        "request_type": {"type": "string"}
+    }));
+    paging(&mut list_tr);
+    let list_out = json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object"}}, "meta": {"type": "object"}, "links": {"type": "object"}}, "required": ["items"]});
+    vec![
+        Def {
+            name: "search_container",
+            title: "Search Containers",
+            description: "Find tracked containers and shipments by container, booking, bill of lading or reference number (exact matches first).",
+            props: object(
+                json!({"query": {"type": "string", "minLength": 1, "description": "Container, booking, BL or reference number"}}),
+            ),
+            required: &["query"],
+            read_only: true,
+            idempotent: true,
+            output: json!({"type": "object", "properties": {
+                "containers": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "container_number": {"type": "string"}, "ref_numbers": {"type": "array"}}, "required": ["id", "container_number"]}},
+                "shipments": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "number": {"type": "string"}, "ref_numbers": {"type": "array"}}, "required": ["id", "number"]}},
+                "total_results": {"type": "integer"}
+            }, "required": ["containers", "shipments", "total_results"]}),
+        },
+        Def {
+            name: "track_container",
+            title: "Track Container",
+            description: "Start tracking a container, bill of lading or booking number (creates a tracking request), or return the container when it is already tracked.",
+            props: object(json!({
+                "number": {"type": "string", "description": "Container, bill of lading or booking number"},
+                "numberType": {"type": "string", "description": "container, bill_of_lading or booking_number (inferred when absent)"},
+                "containerNumber": {"type": "string", "description": "Deprecated alias of number"},
+                "bookingNumber": {"type": "string", "description": "Deprecated alias of number with numberType booking_number"},
+                "scac": {"type": "string", "description": "Shipping line SCAC (inferred when absent)"},
+                "refNumbers": {"type": "array", "items": {"type": "string"}}
+            })),
+            required: &[],
+            read_only: false,
+            idempotent: false,
+            output: passthrough(),
+        },
+        Def {
+            name: "get_container",
+            title: "Get Container Details",
+            description: "A container's status, availability, holds, fees, last free days, rail and shipment context.",
+            props: object(json!({
+                "id": uuid("Container id"),
+                "include": {"type": "array", "items": {"type": "string", "enum": ["shipment", "pod_terminal", "transport_events"]}, "default": ["shipment"]}
+            })),
+            required: &["id"],
+            read_only: true,
+            idempotent: true,
+            output: passthrough(),
+        },
+        Def {
+            name: "get_shipment_details",
+            title: "Get Shipment Details",
+            description: "A shipment's routing (ports, ETAs, ATAs), vessel at the POD, references and containers.",
+            props: object(
+                json!({"id": uuid("Shipment id"), "include_containers": {"type": "boolean", "default": true}}),
+            ),
+            required: &["id"],
+            read_only: true,
+            idempotent: true,
+            output: passthrough(),
+        },
+        Def {
+            name: "get_container_transport_events",
+            title: "Get Container Transport Events",
+            description: "The container's milestone timeline (oldest first) and key milestone times.",
+            props: object(json!({"id": uuid("Container id")})),
+            required: &["id"],
+            read_only: true,
+            idempotent: true,
+            output: passthrough(),
+        },
+        Def {
+            name: "get_supported_shipping_lines",
+            title: "Get Supported Shipping Lines",
+            description: "Shipping lines boxtrack tracks, filtered by name or SCAC.",
+            props: object(
+                json!({"search": {"type": "string", "description": "Name or SCAC filter"}}),
+            ),
+            required: &[],
+            read_only: true,
+            idempotent: true,
+            output: json!({"type": "object", "properties": {"total_lines": {"type": "integer"}, "shipping_lines": {"type": "array", "items": {"type": "object", "properties": {"scac": {"type": "string"}, "name": {"type": "string"}}, "required": ["scac", "name"]}}}, "required": ["total_lines", "shipping_lines"]}),
+        },
+        Def {
+            name: "get_container_route",
+            title: "Get Container Route",
+            description: "The container's route, port by port, with arrivals and departures (needs the routing entitlement).",
+            props: object(json!({"id": uuid("Container id")})),
+            required: &["id"],
+            read_only: true,
+            idempotent: true,
+            output: passthrough(),
+        },
+        Def {
+            name: "list_shipments",
+            title: "List Shipments",
+            description: "The account's shipments, newest first.",
+            props: list_ship,
+            required: &[],
+            read_only: true,
+            idempotent: true,
+            output: list_out.clone(),
+        },
+        Def {
+            name: "list_containers",
+            title: "List Containers",
+            description: "The account's containers, most recently updated first.",
+            props: list_cont,
+            required: &[],
+            read_only: true,
+            idempotent: true,
+            output: list_out.clone(),
+        },
+        Def {
+            name: "list_tracking_requests",
+            title: "List Tracking Requests",
+            description: "The account's tracking requests, newest first.",
+            props: list_tr,
+            required: &[],
+            read_only: true,
+            idempotent: true,
+            output: list_out,
+        },
+        Def {
+            name: "stop_tracking",
+            title: "Stop Tracking",
+            description: "Stop tracking a shipment and its containers.",
+            props: object(json!({"shipment_id": uuid("Shipment id")})),
+            required: &["shipment_id"],
+            read_only: false,
+            idempotent: true,
+            output: passthrough(),
+        },
+        Def {
+            name: "resume_tracking",
+            title: "Resume Tracking",
+            description: "Resume tracking a stopped shipment.",
+            props: object(json!({"shipment_id": uuid("Shipment id")})),
+            required: &["shipment_id"],
+            read_only: false,
+            idempotent: true,
+            output: passthrough(),
+        },
+        Def {
+            name: "refresh_container",
+            title: "Refresh Container",
+            description: "Ask the shipping line and terminal now and return what changed (needs the container_refresh entitlement; 10 per minute).",
+            props: object(json!({"id": uuid("Container id")})),
+            required: &["id"],
+            read_only: false,
+            idempotent: true,
+            output: passthrough(),
+        },
+        Def {
+            name: "list_webhooks",
+            title: "List Webhooks",
+            description: "The account's webhook subscriptions.",
+            props: object(json!({})),
+            required: &[],
+            read_only: true,
+            idempotent: true,
+            output: passthrough(),
+        },
+        Def {
+            name: "create_webhook",
+            title: "Create Webhook",
+            description: "Subscribe an https URL to events (see GET /v2/webhooks/events); the secret is returned once.",
+            props: object(json!({
+                "url": {"type": "string", "description": "https:// receiver"},
+                "events": {"type": "array", "items": {"type": "string"}, "description": "Event names (GET /v2/webhooks/events); none: every event"}
+            })),
+            required: &["url"],
+            read_only: false,
+            idempotent: false,
+            output: passthrough(),
+        },
+        Def {
+            name: "get_container_readiness",
+            title: "Get Container Readiness",
+            description: "Can the container be picked up, and what stands in the way: ready flag, active holds, fees, the coalesced last free day and the days left in the port's time zone.",
+            props: object(json!({"id": uuid("Container id")})),
+            required: &["id"],
+            read_only: true,
+            idempotent: true,
+            output: json!({"type": "object", "properties": {
+                "container_number": {"type": "string"}, "ready_for_pickup": {"type": "boolean"},
+                "holds": {"type": "array"}, "fees": {"type": "array"},
+                "pickup_lfd": {"type": ["string", "null"]}, "days_left": {"type": ["integer", "null"]},
+                "time_zone": {"type": ["string", "null"]}
+            }, "required": ["container_number", "ready_for_pickup", "holds", "fees"]}),
+        },
+    ]
+}
+
+/// `tools/list` entries.
+pub fn list() -> Vec<Value> {
+    defs()
+        .into_iter()
+        .map(|d| {
+            json!({
+                "name": d.name,
+                "title": d.title,
+                "description": d.description,
+                "inputSchema": {"type": "object", "properties": d.props, "required": d.required},
+                "outputSchema": d.output,
+                "annotations": {
+                    "title": d.title,
+                    "readOnlyHint": d.read_only,
+                    "destructiveHint": false,
+                    "idempotentHint": d.idempotent,
+                    "openWorldHint": false
+                }
+            })
+        })
+        .collect()
+}
+
+/// Checks arguments against a tool's input schema: required keys, types, UUID format,
+/// enums, lengths. Returns the first problem.
+pub fn validate(name: &str, args: &Map<String, Value>) -> Result<(), String> {
+    let Some(d) = defs().into_iter().find(|d| d.name == name) else {
+        return Err(format!("unknown tool {name}"));
+    };
+    for r in d.required {
+        if args.get(*r).is_none_or(Value::is_null) {
+            return Err(format!("argument {r} is required"));
+        }
+    }
+    for (k, v) in args {
+        let Some(schema) = d.props.get(k) else {
+            return Err(format!("unknown argument {k}"));
+        };
+        let ok = match schema["type"].as_str() {
+            Some("string") => v.as_str().is_some_and(|s| {
+                let n = s.chars().count() as u64;
+                n >= schema["minLength"].as_u64().unwrap_or(0)
+                    && schema["maxLength"].as_u64().is_none_or(|m| n <= m)
+                    && (schema["format"] != "uuid" || uuid::Uuid::parse_str(s).is_ok())
+            }),
+            Some("boolean") => v.is_boolean(),
+            Some("integer") => v
+                .as_i64()
+                .is_some_and(|n| n >= schema["minimum"].as_i64().unwrap_or(i64::MIN)),
+            Some("array") => v.as_array().is_some_and(|a| {
+                a.iter().all(|x| {
+                    x.is_string()
+                        && schema["items"]["enum"]
+                            .as_array()
+                            .is_none_or(|e| e.contains(x))
+                })
+            }),
+            Some("object") => v
+                .as_object()
+                .is_some_and(|o| o.values().all(Value::is_string)),
+            _ => true,
+        };
+        if !ok {
+            let what = match (schema["type"].as_str(), schema["format"].as_str()) {
+                (_, Some("uuid")) => "a UUID".to_string(),
+                (Some(t), _) => format!("of type {t}"),
+                _ => "valid".to_string(),
+            };
+            return Err(format!("argument {k} must be {what}"));
+        }
+    }
+    Ok(())
+}

@@ -169,33 +169,32 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
         }
         None => None,
     };
-    let mut flags = config::Layer {
-        database_url: cli.database_url.clone(),
-        ..Default::default()
-    };
+    let mut flags = config::Layer::default().with("database_url", cli.database_url.as_ref());
     if let Some(s) = serve {
-        flags.listen.clone_from(&s.listen);
-        flags.public_url.clone_from(&s.public_url);
-        flags.rate_limit_store.clone_from(&s.rate_limit_store);
-        flags.log_format.clone_from(&s.log_format);
-        flags.request_timeout_secs = s.request_timeout_secs;
-        flags.sandbox_speed = s.sandbox_speed;
-        flags.allow_private_webhook_urls = s.allow_private_webhook_urls.then_some(true);
-        flags.webhook_source_ips.clone_from(&s.webhook_source_ips);
-        flags.webhook_timeout_secs = s.webhook_timeout_secs;
-        flags.webhook_deactivate_after = s.webhook_deactivate_after;
-        flags
-            .webhook_retry_schedule
-            .clone_from(&s.webhook_retry_schedule);
-        flags.sim_url.clone_from(&s.sim_url);
-        flags.dcsa_push_secret.clone_from(&s.dcsa_push_secret);
-        flags.ais_feed.clone_from(&s.ais_feed);
-        flags.mcp_allowed_origins.clone_from(&s.mcp_allowed_origins);
-        flags.mcp_open_account.clone_from(&s.mcp_open_account);
+        flags = flags
+            .with("listen", s.listen.as_ref())
+            .with("public_url", s.public_url.as_ref())
+            .with("rate_limit_store", s.rate_limit_store.as_ref())
+            .with("log_format", s.log_format.as_ref())
+            .with("request_timeout_secs", s.request_timeout_secs)
+            .with("sandbox_speed", s.sandbox_speed)
+            .with(
+                "allow_private_webhook_urls",
+                s.allow_private_webhook_urls.then_some(true),
+            )
+            .with("webhook_source_ips", s.webhook_source_ips.as_ref())
+            .with("webhook_timeout_secs", s.webhook_timeout_secs)
+            .with("webhook_deactivate_after", s.webhook_deactivate_after)
+            .with("webhook_retry_schedule", s.webhook_retry_schedule.as_ref())
+            .with("sim_url", s.sim_url.as_ref())
+            .with("dcsa_push_secret", s.dcsa_push_secret.as_ref())
+            .with("ais_feed", s.ais_feed.as_ref())
+            .with("mcp_allowed_origins", s.mcp_allowed_origins.as_ref())
+            .with("mcp_open_account", s.mcp_open_account.as_ref());
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),
-        config::Layer::from_env(&env)?,
+        config::Layer::from_env(&env),
         flags,
     )
 }

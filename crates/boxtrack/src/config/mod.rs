@@ -1,15 +1,19 @@
 //! Settings: defaults, then `boxtrack.toml`, then `BOXTRACK_*` environment variables, then
-//! command-line flags. Every value is validated at start, and a bad one stops the start with a
-//! message that names the setting and where it came from.
+//! command-line flags ([`layers`] reads each as raw values by name). Every value is validated
+//! here at start, and a bad one stops the start with a message that names the setting and
+//! where it came from.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use boxtrack_sources::upstream::{Endpoint, EndpointConfig};
-use serde::Deserialize;
+
+mod layers;
+
+pub use layers::{Layer, NAMES, config_file};
 
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -75,187 +79,6 @@ pub struct Settings {
     pub mcp_allowed_origins: Vec<String>,
     /// Test mode: `/mcp` without credentials acts for this account (loopback listeners only).
     pub mcp_open_account: Option<uuid::Uuid>,
-}
-
-/// Every setting by name, as strings, from one layer.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Layer {
-    /// `listen`
-    pub listen: Option<String>,
-    /// `database_url`
-    pub database_url: Option<String>,
-    /// `public_url`
-    pub public_url: Option<String>,
-    /// `rate_limit_store`
-    pub rate_limit_store: Option<String>,
-    /// `log_format`
-    pub log_format: Option<String>,
-    /// `request_timeout_secs`
-    pub request_timeout_secs: Option<u64>,
-    /// `sandbox_speed`
-    pub sandbox_speed: Option<f64>,
-    /// `allow_private_webhook_urls`
-    pub allow_private_webhook_urls: Option<bool>,
-    /// `webhook_source_ips` (comma separated)
-    pub webhook_source_ips: Option<String>,
-    /// `webhook_timeout_secs`
-    pub webhook_timeout_secs: Option<u64>,
-    /// `webhook_deactivate_after`
-    pub webhook_deactivate_after: Option<u64>,
-    /// `webhook_retry_schedule` (comma-separated seconds)
-    pub webhook_retry_schedule: Option<String>,
-    /// `webhook_signature_header`
-    pub webhook_signature_header: Option<String>,
-    /// `sim_url`
-    pub sim_url: Option<String>,
-    /// `dcsa_push_secret`
-    pub dcsa_push_secret: Option<String>,
-    /// `ais_feed`
-    pub ais_feed: Option<String>,
-    /// `mcp_allowed_origins` (comma separated)
-    pub mcp_allowed_origins: Option<String>,
-    /// `mcp_open_account`
-    pub mcp_open_account: Option<String>,
-    /// `upstream_requests_per_sec`
-    pub upstream_requests_per_sec: Option<f64>,
-    /// `[carriers.SCAC]` tables (file only): DCSA endpoint and credentials per carrier.
-    pub carriers: Option<BTreeMap<String, EndpointConfig>>,
-    /// `[terminals.CODE]` tables (file only): availability feed and credentials per terminal.
-    pub terminals: Option<BTreeMap<String, EndpointConfig>>,
-}
-
-const NAMES: [&str; 19] = [
-    "mcp_allowed_origins",
-    "mcp_open_account",
-    "ais_feed",
-    "dcsa_push_secret",
-    "sim_url",
-    "upstream_requests_per_sec",
-    "webhook_signature_header",
-    "webhook_retry_schedule",
-    "webhook_timeout_secs",
-    "webhook_deactivate_after",
-    "webhook_source_ips",
-    "allow_private_webhook_urls",
-    "listen",
-    "database_url",
-    "public_url",
-    "rate_limit_store",
-    "log_format",
-    "request_timeout_secs",
-    "sandbox_speed",
-];
-
-impl Layer {
-    fn get(&self, name: &str) -> Option<String> {
-        match name {
-            "listen" => self.listen.clone(),
-            "database_url" => self.database_url.clone(),
-            "public_url" => self.public_url.clone(),
-            "rate_limit_store" => self.rate_limit_store.clone(),
-            "log_format" => self.log_format.clone(),
-            "request_timeout_secs" => self.request_timeout_secs.map(|n| n.to_string()),
-            "sandbox_speed" => self.sandbox_speed.map(|n| n.to_string()),
-            "allow_private_webhook_urls" => self.allow_private_webhook_urls.map(|b| b.to_string()),
-            "webhook_source_ips" => self.webhook_source_ips.clone(),
-            "webhook_timeout_secs" => self.webhook_timeout_secs.map(|n| n.to_string()),
-            "webhook_deactivate_after" => self.webhook_deactivate_after.map(|n| n.to_string()),
-            "webhook_retry_schedule" => self.webhook_retry_schedule.clone(),
-            "webhook_signature_header" => self.webhook_signature_header.clone(),
-            "sim_url" => self.sim_url.clone(),
-            "dcsa_push_secret" => self.dcsa_push_secret.clone(),
-            "ais_feed" => self.ais_feed.clone(),
-            "mcp_allowed_origins" => self.mcp_allowed_origins.clone(),
-            "mcp_open_account" => self.mcp_open_account.clone(),
-            "upstream_requests_per_sec" => self.upstream_requests_per_sec.map(|n| n.to_string()),
-            _ => None,
-        }
-    }
-
-    /// Reads `BOXTRACK_<NAME>` variables from an environment map.
-    pub fn from_env(env: &BTreeMap<String, String>) -> anyhow::Result<Layer> {
-        let get = |n: &str| env.get(&format!("BOXTRACK_{}", n.to_uppercase())).cloned();
-        let timeout = match get("request_timeout_secs") {
-            None => None,
-            Some(v) => Some(v.trim().parse::<u64>().with_context(|| {
-                format!("setting request_timeout_secs = {v:?} (from environment variable BOXTRACK_REQUEST_TIMEOUT_SECS) is not a whole number of seconds")
-            })?),
-        };
-        let sandbox_speed = match get("sandbox_speed") {
-            None => None,
-            Some(v) => Some(v.trim().parse::<f64>().with_context(|| {
-                format!("setting sandbox_speed = {v:?} (from environment variable BOXTRACK_SANDBOX_SPEED) is not a number")
-            })?),
-        };
-        let allow_private_webhook_urls = match get("allow_private_webhook_urls") {
-            None => None,
-            Some(v) => Some(v.trim().parse::<bool>().with_context(|| {
-                format!("setting allow_private_webhook_urls = {v:?} (from environment variable BOXTRACK_ALLOW_PRIVATE_WEBHOOK_URLS) must be true or false")
-            })?),
-        };
-        let number = |name: &str| -> anyhow::Result<Option<u64>> {
-            match get(name) {
-                None => Ok(None),
-                Some(v) => v.trim().parse::<u64>().map(Some).with_context(|| {
-                    format!("setting {name} = {v:?} (from environment variable BOXTRACK_{}) is not a whole number", name.to_uppercase())
-                }),
-            }
-        };
-        let upstream_requests_per_sec = match get("upstream_requests_per_sec") {
-            None => None,
-            Some(v) => Some(v.trim().parse::<f64>().with_context(|| {
-                format!("setting upstream_requests_per_sec = {v:?} (from environment variable BOXTRACK_UPSTREAM_REQUESTS_PER_SEC) is not a number")
-            })?),
-        };
-        Ok(Layer {
-            sim_url: get("sim_url"),
-            dcsa_push_secret: get("dcsa_push_secret"),
-            ais_feed: get("ais_feed"),
-            mcp_allowed_origins: get("mcp_allowed_origins"),
-            mcp_open_account: get("mcp_open_account"),
-            upstream_requests_per_sec,
-            carriers: None,
-            terminals: None,
-            webhook_signature_header: get("webhook_signature_header"),
-            webhook_retry_schedule: get("webhook_retry_schedule"),
-            webhook_timeout_secs: number("webhook_timeout_secs")?,
-            webhook_deactivate_after: number("webhook_deactivate_after")?,
-            webhook_source_ips: get("webhook_source_ips"),
-            allow_private_webhook_urls,
-            sandbox_speed,
-            listen: get("listen"),
-            database_url: get("database_url"),
-            public_url: get("public_url"),
-            rate_limit_store: get("rate_limit_store"),
-            log_format: get("log_format"),
-            request_timeout_secs: timeout,
-        })
-    }
-
-    /// Reads a TOML file.
-    pub fn from_file(path: &Path) -> anyhow::Result<Layer> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read configuration file {}", path.display()))?;
-        toml::from_str(&text)
-            .with_context(|| format!("configuration file {} is not valid", path.display()))
-    }
-}
-
-/// Finds the configuration file: the one named by `--config` / `BOXTRACK_CONFIG` (which must
-/// exist), or `./boxtrack.toml` when present.
-pub fn config_file(
-    explicit: Option<&Path>,
-    env: &BTreeMap<String, String>,
-) -> anyhow::Result<Option<PathBuf>> {
-    if let Some(p) = explicit {
-        return Ok(Some(p.to_path_buf()));
-    }
-    if let Some(p) = env.get("BOXTRACK_CONFIG") {
-        return Ok(Some(PathBuf::from(p)));
-    }
-    let default = PathBuf::from("boxtrack.toml");
-    Ok(default.exists().then_some(default))
 }
 
 /// Merges the layers (later wins) and validates every value; upstream credentials named as
@@ -477,8 +300,8 @@ pub fn resolve_with(
             .collect()
     };
     let layer = file.as_ref().map(|(_, l)| l);
-    let carriers = upstream_tables("carriers", layer.and_then(|l| l.carriers.as_ref()))?;
-    let terminals = upstream_tables("terminals", layer.and_then(|l| l.terminals.as_ref()))?;
+    let carriers = upstream_tables("carriers", layer.and_then(Layer::carriers))?;
+    let terminals = upstream_tables("terminals", layer.and_then(Layer::terminals))?;
     let upstreams = boxtrack_sources::upstream::UpstreamConfig {
         sim_url,
         carriers,
@@ -577,11 +400,9 @@ mod tests {
     use super::*;
 
     fn layer(listen: Option<&str>, db: Option<&str>) -> Layer {
-        Layer {
-            listen: listen.map(str::to_string),
-            database_url: db.map(str::to_string),
-            ..Layer::default()
-        }
+        Layer::default()
+            .with("listen", listen)
+            .with("database_url", db)
     }
 
     #[test]
@@ -621,10 +442,7 @@ mod tests {
             err.contains("database_url") && err.contains("--database-url"),
             "{err}"
         );
-        let file = Layer {
-            log_format: Some("xml".into()),
-            ..Layer::default()
-        };
+        let file = Layer::default().with("log_format", Some("xml"));
         let err = resolve(
             Some((Path::new("b.toml"), file)),
             Layer::default(),
@@ -646,7 +464,11 @@ mod tests {
         ]
         .into_iter()
         .collect();
-        let err = Layer::from_env(&env).unwrap_err().to_string();
+        let layer = Layer::from_env(&env);
+        assert_eq!(layer.get("listen").as_deref(), Some("0.0.0.0:9"));
+        let err = resolve(None, layer, Layer::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("BOXTRACK_REQUEST_TIMEOUT_SECS"), "{err}");
     }
 
@@ -654,10 +476,7 @@ mod tests {
     fn webhook_settings_are_validated() {
         let s = resolve(None, Layer::default(), Layer::default()).unwrap();
         assert_eq!(s.webhook_retry_schedule.len(), 12);
-        let bad = Layer {
-            webhook_retry_schedule: Some("5,x".into()),
-            ..Layer::default()
-        };
+        let bad = Layer::default().with("webhook_retry_schedule", Some("5,x"));
         let err = resolve(None, Layer::default(), bad)
             .unwrap_err()
             .to_string();
@@ -665,10 +484,7 @@ mod tests {
             err.contains("webhook_retry_schedule") && err.contains("--webhook-retry-schedule"),
             "{err}"
         );
-        let short = Layer {
-            webhook_retry_schedule: Some("1, 2".into()),
-            ..Layer::default()
-        };
+        let short = Layer::default().with("webhook_retry_schedule", Some("1, 2"));
         assert_eq!(
             resolve(None, Layer::default(), short)
                 .unwrap()
@@ -678,7 +494,7 @@ mod tests {
     }
 
     fn with_carriers(text: &str) -> Option<(&'static Path, Layer)> {
-        Some((Path::new("b.toml"), toml::from_str::<Layer>(text).unwrap()))
+        Some((Path::new("b.toml"), Layer::parse(text).unwrap()))
     }
 
     #[test]
@@ -710,7 +526,7 @@ mod tests {
             "oauth2_client_credentials"
         );
         assert_eq!(s.upstreams.terminals["Y258"].auth.scheme(), "headers");
-        let shown = format!("{s:?} {:?}", toml::from_str::<Layer>(text).unwrap());
+        let shown = format!("{s:?} {:?}", Layer::parse(text).unwrap());
         assert!(!shown.contains("super-secret-value"), "{shown}");
         assert!(!shown.contains("legacy-token-value"), "{shown}");
 
@@ -738,7 +554,7 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("terminals.T1.url"), "{err}");
-        let err = toml::from_str::<Layer>(
+        let err = Layer::parse(
             "[carriers.X]\nurl = \"https://x.example\"\n[carriers.X.auth]\ntype = \"basic\"",
         )
         .unwrap_err()
@@ -747,29 +563,52 @@ mod tests {
     }
 
     #[test]
+    fn file_values_of_any_scalar_type_are_validated_like_the_others() {
+        let file = Layer::parse(
+            "request_timeout_secs = 10\nallow_private_webhook_urls = true\nsandbox_speed = 60.5",
+        )
+        .unwrap();
+        let s = resolve(
+            Some((Path::new("b.toml"), file)),
+            Layer::default(),
+            Layer::default(),
+        )
+        .unwrap();
+        assert_eq!(s.request_timeout, Duration::from_secs(10));
+        assert!(s.allow_private_webhook_urls);
+        assert!((s.sandbox_speed - 60.5).abs() < f64::EPSILON);
+        let file = Layer::parse("listen = 8080").unwrap();
+        let err = resolve(
+            Some((Path::new("b.toml"), file)),
+            Layer::default(),
+            Layer::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("listen") && err.contains("b.toml"), "{err}");
+        let err = Layer::parse("listen = [1]").unwrap_err().to_string();
+        assert!(err.contains("listen") && err.contains("array"), "{err}");
+    }
+
+    #[test]
     fn unknown_file_keys_are_refused() {
-        let err = toml::from_str::<Layer>("lisen = \"x\"")
-            .unwrap_err()
-            .to_string();
+        let err = Layer::parse("lisen = \"x\"").unwrap_err().to_string();
         assert!(err.contains("lisen"), "{err}");
     }
 
     #[test]
     fn the_mcp_test_switch_needs_a_loopback_listener() {
         let id = uuid::Uuid::now_v7().to_string();
-        let open = |listen: &str| Layer {
-            listen: Some(listen.into()),
-            mcp_open_account: Some(id.clone()),
-            ..Layer::default()
+        let open = |listen: &str| {
+            Layer::default()
+                .with("listen", Some(listen))
+                .with("mcp_open_account", Some(id.as_str()))
         };
         let e = resolve(None, Layer::default(), open("0.0.0.0:8080")).unwrap_err();
         assert!(e.to_string().contains("loopback"), "{e}");
         let s = resolve(None, Layer::default(), open("127.0.0.1:8080")).unwrap();
         assert_eq!(s.mcp_open_account.map(|u| u.to_string()), Some(id.clone()));
-        let bad = Layer {
-            mcp_allowed_origins: Some("not an origin".into()),
-            ..Layer::default()
-        };
+        let bad = Layer::default().with("mcp_allowed_origins", Some("not an origin"));
         assert!(resolve(None, Layer::default(), bad).is_err());
     }
 }

@@ -8,7 +8,7 @@ use crate::auth;
 use crate::doc::Routes;
 use crate::routes::{
     account, api_keys, containers, custom_fields, docs, documents, email_submissions, events,
-    health, ingest, notifications, parties, reference, sandbox, search, shipments, sources,
+    health, infer, ingest, notifications, parties, reference, sandbox, search, shipments, sources,
     tracking_requests, uploads, webhooks,
 };
 use crate::state::AppState;
@@ -21,6 +21,7 @@ pub fn parts() -> Vec<Routes> {
         account::routes(),
         api_keys::routes(),
         tracking_requests::routes(),
+        infer::routes(),
         shipments::routes(),
         containers::routes(),
         uploads::routes(),

@@ -10,6 +10,7 @@ pub mod documents;
 pub mod email_submissions;
 pub mod events;
 pub mod health;
+pub mod infer;
 pub mod ingest;
 pub mod notifications;
 pub mod parties;

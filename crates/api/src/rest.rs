@@ -7,9 +7,9 @@ use axum::Router;
 use crate::auth;
 use crate::doc::Routes;
 use crate::routes::{
-    account, api_keys, containers, custom_fields, docs, documents, email_submissions, events,
-    health, infer, ingest, notifications, parties, reference, sandbox, search, shipments, sources,
-    tracking_requests, uploads, webhooks,
+    account, api_keys, container_map, containers, custom_fields, docs, documents,
+    email_submissions, events, health, infer, ingest, notifications, parties, reference, sandbox,
+    search, shipments, sources, tracking_requests, uploads, webhooks,
 };
 use crate::state::AppState;
 
@@ -24,6 +24,7 @@ pub fn parts() -> Vec<Routes> {
         infer::routes(),
         shipments::routes(),
         containers::routes(),
+        container_map::routes(),
         uploads::routes(),
         documents::routes(),
         email_submissions::routes(),

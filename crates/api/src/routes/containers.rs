@@ -391,89 +391,6 @@ pub async fn events(
     ))
 }
 
-/// `GET /v2/containers/{id}/map_geojson`: the container's journey as GeoJSON (ports, the
-/// path its vessels sailed, where the vessel is, the legs ahead); needs the `routing`
-/// entitlement. See [`boxtrack_core::routemap`].
-pub async fn map_geojson(
-    State(state): State<AppState>,
-    caller: Caller,
-    IdPath(id): IdPath,
-) -> ApiResult<Json<Value>> {
-    use boxtrack_core::routemap::{self, Ends, Fix, Position, Progress, Sailed, Vessel};
-    caller.require(boxtrack_core::plan::Entitlement::Routing)?;
-    let c = reads::container(&state.db, caller.account.id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("container"))?;
-    let Some(s) = reads::shipment(&state.db, caller.account.id, c.shipment_id).await? else {
-        return Ok(Json(routemap::render(&[], &[], None)));
-    };
-    let vessel = |imo: &Option<String>, name: &Option<String>, voyage: &Option<String>| {
-        imo.as_ref().map(|imo| Vessel {
-            imo: imo.clone(),
-            name: name.clone(),
-            voyage: voyage.clone(),
-        })
-    };
-    let milestones: Vec<routemap::Milestone> =
-        reads::all_transport_events(&state.db, caller.account.id, id)
-            .await?
-            .iter()
-            .filter_map(|e| {
-                let name = e.event.strip_prefix("container.transport.")?;
-                (!name.starts_with("estimated.")).then(|| routemap::Milestone {
-                    name: name.to_string(),
-                    at_us: e.at_us,
-                    locode: e.locode.clone(),
-                    vessel: vessel(&e.vessel_imo, &e.vessel_name, &e.voyage),
-                })
-            })
-            .collect();
-    let (route, st) = (&s.route.0, &s.state.0);
-    let ends = Ends {
-        pol: route.pol_locode.clone(),
-        pol_etd_us: st.pol_etd_us,
-        pol_atd_us: st.pol_atd_us,
-        pod: route.pod_locode.clone(),
-        pod_eta_us: st.pod_eta_us,
-        pod_ata_us: st.pod_ata_us,
-        pod_vessel: vessel(
-            &st.pod_vessel_imo,
-            &st.pod_vessel_name,
-            &st.pod_voyage_number,
-        ),
-    };
-    let stops = routemap::stops(&ends, &milestones);
-    let mut sailed = Vec::new();
-    for leg in routemap::legs(&stops) {
-        let mut got = Sailed::default();
-        if let (Some((from, to)), Some(v)) = (leg.window(&stops), &stops[leg.from].outbound)
-            && let Some(ais) = boxtrack_store::ais::by_imo(&state.db, &v.imo).await?
-        {
-            got.track = boxtrack_store::ais::track(&state.db, ais.mmsi, from, to, 5_000)
-                .await?
-                .into_iter()
-                .map(|p| Fix {
-                    at_us: p.position_us,
-                    lat: p.latitude,
-                    lon: p.longitude,
-                })
-                .collect();
-            if leg.progress == Progress::Underway
-                && let (Some(lat), Some(lon), Some(at_us)) =
-                    (ais.latitude, ais.longitude, ais.position_us)
-            {
-                got.latest = Some(Position {
-                    fix: Fix { at_us, lat, lon },
-                    heading: ais.heading.map(f64::from).or(ais.course),
-                    speed_knots: ais.speed_knots,
-                });
-            }
-        }
-        sailed.push(got);
-    }
-    Ok(Json(routemap::render(&stops, &sailed, Some(s.updated_us))))
-}
-
 /// `GET /v2/containers/{id}/raw_events`: what the sources reported, verbatim, newest first
 /// (estimates included).
 pub async fn raw_events(
@@ -557,36 +474,7 @@ pub fn operations() -> Vec<Op> {
     let patch = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"attributes": {"type": "object", "required": ["ref_numbers"], "properties": {"ref_numbers": {"type": "array", "items": {"type": "string"}}}}}}}});
     let mut raw_params = page_params();
     raw_params.insert(0, id_param("Container"));
-    let point = json!({"type": "object", "required": ["type", "coordinates"], "properties": {"type": {"type": "string", "enum": ["Point"]}, "coordinates": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}});
-    let line = json!({"type": "object", "required": ["type", "coordinates"], "properties": {"type": {"type": "string", "enum": ["LineString"]}, "coordinates": {"type": "array", "minItems": 2, "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}}});
-    let geojson = json!({"type": "object", "required": ["type", "features"], "properties": {
-        "type": {"type": "string", "enum": ["FeatureCollection"]},
-        "features": {"type": "array", "items": {"type": "object", "required": ["type", "geometry", "properties"], "properties": {
-            "type": {"type": "string", "enum": ["Feature"]},
-            "geometry": {"oneOf": [point, line]},
-            "properties": {"type": "object", "required": ["feature_type"], "additionalProperties": true, "description": "`feature_type` decides the other members (a port's name, LOCODE and times; a vessel's name, IMO and position time; a leg's ports)", "properties": {
-                "feature_type": {"type": "string", "enum": ["port", "current_vessel", "past_vessel_locations", "estimated_full_legs", "estimated_partial_leg"]},
-                "ports_sequence": {"type": "integer"},
-            }},
-        }}},
-    }});
     vec![
-        Op {
-            method: "get",
-            path: "/v2/containers/{id}/map_geojson",
-            op: operation(
-                "Containers",
-                "Get container map GeoJSON",
-                "The container's journey as a GeoJSON FeatureCollection ([lon, lat], WGS84): a `port` point per port of the route in order (`label` POL, TS1, TS2 …, POD, with ETA/ATA/ETD/ATD), per leg the path its vessel sailed from AIS positions (`past_vessel_locations`, kept at most one per 10 minutes), while a leg is underway the vessel's latest AIS position (`current_vessel`) and the rest of the leg from there (`estimated_partial_leg`), and for legs ahead, or sailed without positions, a great-circle arc between the ports (`estimated_full_legs`; sea lanes are not modelled). A container with no known ports gets an empty `features` array. Needs the `routing` entitlement (403 otherwise).",
-                vec![id_param("Container")],
-                None,
-                errors(&[401, 403, 404, 429]),
-                (
-                    "200",
-                    json!({"description": "GeoJSON FeatureCollection", "content": {"application/json": {"schema": geojson}}}),
-                ),
-            ),
-        },
         Op {
             method: "patch",
             path: "/v2/containers/{id}/refresh",
@@ -682,10 +570,6 @@ pub fn routes() -> crate::doc::Routes {
         .route(
             "/v2/containers/{id}/transport_events",
             axum::routing::get(events),
-        )
-        .route(
-            "/v2/containers/{id}/map_geojson",
-            axum::routing::get(map_geojson),
         )
         .route(
             "/v2/containers/{id}/raw_events",

@@ -9,7 +9,7 @@ use crate::doc::Routes;
 use crate::routes::{
     account, api_keys, container_map, containers, custom_fields, docs, documents,
     email_submissions, events, health, infer, ingest, notifications, parties, reference, sandbox,
-    search, shipments, sources, tracking_requests, uploads, webhooks,
+    search, shipments, sources, tracking_requests, uploads, webhook_trigger, webhooks,
 };
 use crate::state::AppState;
 
@@ -34,6 +34,7 @@ pub fn parts() -> Vec<Routes> {
         reference::routes(),
         search::routes(),
         webhooks::routes(),
+        webhook_trigger::routes(),
         events::routes(),
         notifications::routes(),
         ingest::routes(),

@@ -22,4 +22,5 @@ pub mod shipments;
 pub mod sources;
 pub mod tracking_requests;
 pub mod uploads;
+pub mod webhook_trigger;
 pub mod webhooks;

@@ -103,7 +103,7 @@ pub async fn examples(_caller: Caller, RawQuery(raw): RawQuery) -> ApiResult<Jso
     let mut data = Vec::new();
     let mut included = Vec::new();
     for e in events {
-        let env = super::webhooks::sample_envelope(e, Uuid::now_v7());
+        let env = super::webhook_trigger::sample_envelope(e, Uuid::now_v7());
         data.push(env["data"].clone());
         if let Some(inc) = env["included"].as_array() {
             included.extend(inc.iter().cloned());

@@ -1,0 +1,158 @@
+//! `POST /v2/webhooks/trigger`: one sample notification sent to a URL now, and what was sent
+//! and received; the samples also serve `GET /v2/webhook_notifications/examples`.
+
+use std::collections::BTreeMap;
+
+use axum::extract::State;
+use boxtrack_core::time::format_micros;
+use boxtrack_core::webhooks::{self, EVENTS};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::auth::Caller;
+use crate::doc::{Op, body, errors, operation, schema_of};
+use crate::error::{ApiError, ApiResult};
+use crate::jsonapi::{Body, JsonApi, resource};
+use crate::state::AppState;
+
+/// What a test notification sent and received.
+#[derive(Serialize, JsonSchema)]
+pub struct Triggered {
+    /// Where it went.
+    pub url: String,
+    /// 200, 201, 202 or 204 came back.
+    pub succeeded: bool,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The status received.
+    pub status_code: Option<u16>,
+    /// Headers sent.
+    pub request_headers: BTreeMap<String, String>,
+    /// The body sent.
+    pub request_body: String,
+    /// Headers received.
+    pub response_headers: BTreeMap<String, String>,
+    /// The body received (its first 4 KiB).
+    pub response_body: Option<String>,
+    /// How long it took.
+    pub duration_ms: u64,
+}
+
+/// Body of `POST /v2/webhooks/trigger` (plain JSON).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TriggerBody {
+    url: Option<String>,
+    event: Option<String>,
+    #[serde(default)]
+    secret: Option<String>,
+}
+
+/// A sample notification envelope for an event (what a real delivery of it looks like).
+pub fn sample_envelope(event: &str, id: uuid::Uuid) -> Value {
+    let (kind, collection) = match event.split('.').next().unwrap_or_default() {
+        "tracking_request" => ("tracking_request", "tracking_requests"),
+        "shipment" => ("shipment", "shipments"),
+        "document" => ("document", "documents"),
+        _ if event.starts_with("container.transport.")
+            || event.starts_with("container.pickup_") =>
+        {
+            ("transport_event", "transport_events")
+        }
+        _ => ("container", "containers"),
+    };
+    let reference = uuid::Uuid::now_v7();
+    let now = format_micros(boxtrack_store::now_us());
+    json!({
+        "data": {
+            "id": id, "type": "webhook_notification",
+            "attributes": {"id": id, "event": event, "delivery_status": "pending", "created_at": now},
+            "relationships": {
+                "reference_object": {"data": {"id": reference, "type": kind}},
+                "webhook": {"data": null},
+                "webhook_notification_logs": {"data": []}
+            }
+        },
+        "included": [resource(kind, reference, collection, json!({"sample": true, "event": event, "created_at": now}), None)],
+        "links": {"self": format!("/v2/webhook_notifications/{id}")}
+    })
+}
+
+/// `POST /v2/webhooks/trigger`: sends one sample notification to a URL (signed when a secret
+/// is given) and reports what happened. No webhook record is needed; nothing is stored.
+pub async fn trigger(
+    State(state): State<AppState>,
+    _caller: Caller,
+    Body(b): Body<TriggerBody>,
+) -> ApiResult<JsonApi> {
+    let url = b.url.unwrap_or_default();
+    let url = webhooks::check_url(&url, state.config.allow_private_webhook_urls)
+        .map(|()| url.trim().to_string())
+        .map_err(|e| ApiError::unprocessable("/url", "invalid", e.to_string()))?;
+    let event = b.event.unwrap_or_default();
+    if !EVENTS.contains(&event.as_str()) {
+        return Err(ApiError::unprocessable(
+            "/event",
+            "invalid",
+            format!("{event:?} is not a webhook event; see GET /v2/webhooks/events"),
+        ));
+    }
+    let id = uuid::Uuid::now_v7();
+    let body = sample_envelope(&event, id).to_string();
+    let none = BTreeMap::new();
+    let outgoing = boxtrack_worker::delivery::Outgoing {
+        url: &url,
+        body: body.as_bytes(),
+        id: &id.to_string(),
+        secret: b.secret.as_deref(),
+        headers: &none,
+        signature_header: &state.config.webhook_signature_header,
+    };
+    let client = boxtrack_worker::delivery::client_for(
+        std::time::Duration::from_secs(30),
+        state.config.allow_private_webhook_urls,
+    );
+    let sent = boxtrack_worker::delivery::send(
+        &client,
+        &outgoing,
+        state.config.allow_private_webhook_urls,
+    )
+    .await;
+    Ok(JsonApi::of(&Triggered {
+        url,
+        succeeded: sent.succeeded,
+        error: sent.error,
+        status_code: sent.status_code,
+        request_headers: sent.request_headers,
+        request_body: body,
+        response_headers: sent.response_headers,
+        response_body: sent.response_body,
+        duration_ms: sent.duration_ms,
+    }))
+}
+
+/// Documented operations of this module.
+pub fn operations() -> Vec<Op> {
+    vec![Op {
+        method: "post",
+        path: "/v2/webhooks/trigger",
+        op: operation(
+            "Webhooks",
+            "Send a test notification",
+            "Plain JSON `{url, event, secret?}`: sends one sample notification of that event to the URL, signed when a secret is given (`X-Boxtrack-Webhook-Signature`: lowercase hex HMAC-SHA256 of the body keyed with the secret; for `whsec_` secrets also the Standard Webhooks `webhook-id`, `webhook-timestamp`, `webhook-signature`), and answers what was sent and received. Does not replay history.",
+            vec![],
+            Some(
+                json!({"type": "object", "required": ["url", "event"], "properties": {"url": {"type": "string"}, "event": {"enum": EVENTS.as_slice()}, "secret": {"type": "string"}}}),
+            ),
+            errors(&[400, 401, 415, 422, 429]),
+            ("200", body("What happened", schema_of::<Triggered>())),
+        ),
+    }]
+}
+
+/// This module's routes with the documentation of their operations.
+pub fn routes() -> crate::doc::Routes {
+    crate::doc::Routes::new(operations())
+        .route("/v2/webhooks/trigger", axum::routing::post(trigger))
+}

@@ -8,6 +8,24 @@ use serde_json::{Map, Value, json};
 
 use crate::state::AppState;
 
+/// The schema of a request body type as it is read (what deserializing it accepts), inline:
+/// request documents describe themselves with the struct the handler deserializes.
+pub fn request_schema_of<T: schemars::JsonSchema>() -> Value {
+    let mut s = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let Some(o) = s.as_object_mut() {
+        o.remove("title");
+    }
+    s
+}
+
 /// A module's routes together with the documentation of their operations: what a route
 /// module (and a mounted crate such as MCP) hands to the service, so a route and its
 /// documentation are declared in the same place.

@@ -4,12 +4,14 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use boxtrack_store::keys::{self, ApiKeyRecord};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, request_schema_of,
+    single,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -79,25 +81,32 @@ pub async fn show(
 }
 
 /// Request body of `POST /v2/api_keys`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateDoc {
     data: CreateData,
 }
 
-#[derive(Deserialize)]
+/// A key to issue.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateData {
+    /// `api_key`.
     #[serde(rename = "type")]
+    #[schemars(extend("const" = "api_key"))]
     kind: String,
+    /// Its name.
     #[serde(default)]
     attributes: CreateAttrs,
 }
 
-#[derive(Deserialize, Default)]
+/// A key's name.
+#[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateAttrs {
+    /// A name to tell keys apart (1 to 100 characters).
     #[serde(default)]
+    #[schemars(extend("maxLength" = 100))]
     name: Option<String>,
 }
 
@@ -145,13 +154,7 @@ pub async fn revoke(
 pub fn operations() -> Vec<Op> {
     let mut list_params = page_params();
     list_params.push(include_param(INCLUDES));
-    let create_body = json!({
-        "type": "object", "required": ["data"],
-        "properties": {"data": {"type": "object", "required": ["type"], "properties": {
-            "type": {"const": "api_key"},
-            "attributes": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 100}}}
-        }}}
-    });
+    let create_body = request_schema_of::<CreateDoc>();
     vec![
         Op {
             method: "get",

@@ -6,13 +6,14 @@ use axum::http::HeaderMap;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_store::reads::{self, ContainerRow};
 use boxtrack_store::tracking;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::doc::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
-    single,
+    request_schema_of, single,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -237,7 +238,7 @@ pub async fn refresh(
 }
 
 /// What a refresh changed.
-#[derive(Serialize, schemars::JsonSchema)]
+#[derive(Serialize, JsonSchema)]
 pub struct Refreshed {
     /// As the reference says it: which sources were read.
     pub message: &'static str,
@@ -260,21 +261,27 @@ pub async fn show(
     one(&state, &caller, id, &includes).await
 }
 
-#[derive(Deserialize)]
+/// What to change.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchAttrs {
+    /// The client's reference numbers (replaced).
     ref_numbers: Vec<String>,
 }
 
-#[derive(Deserialize)]
+/// The change.
+#[derive(Deserialize, JsonSchema)]
 struct PatchData {
+    /// `container`.
     #[serde(default, rename = "type")]
+    #[schemars(extend("const" = "container"))]
     kind: Option<String>,
+    /// What to change.
     attributes: PatchAttrs,
 }
 
 /// Body of `PATCH /v2/containers/{id}`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct PatchDoc {
     data: PatchData,
 }
@@ -471,7 +478,7 @@ pub fn operations() -> Vec<Op> {
         "sort",
         "timestamp (default: in the order the events happened, an estimate at its estimated time), -timestamp, created_at (the order they were recorded) or -created_at",
     )]));
-    let patch = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"attributes": {"type": "object", "required": ["ref_numbers"], "properties": {"ref_numbers": {"type": "array", "items": {"type": "string"}}}}}}}});
+    let patch = request_schema_of::<PatchDoc>();
     let mut raw_params = page_params();
     raw_params.insert(0, id_param("Container"));
     vec![

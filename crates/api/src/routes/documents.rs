@@ -10,13 +10,14 @@ use boxtrack_core::documents as rules;
 use boxtrack_store::documents::{self, Created, DocumentRow, Filter, NewDocument};
 use boxtrack_store::reads;
 use boxtrack_views::tracking as resources;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::doc::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
-    single,
+    request_schema_of, single,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -78,21 +79,30 @@ async fn included(
     Ok(out)
 }
 
-#[derive(Deserialize)]
+/// The document.
+#[derive(Deserialize, JsonSchema)]
 struct CreateAttrs {
+    /// Its name.
+    #[schemars(required, extend("type" = "string"))]
     name: Option<String>,
+    /// The `signed_id` of the direct upload.
+    #[schemars(required, extend("type" = "string"))]
     attached_document: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// A document to create.
+#[derive(Deserialize, JsonSchema)]
 struct CreateData {
+    /// `document`.
     #[serde(rename = "type")]
+    #[schemars(required, extend("const" = "document"))]
     kind: Option<String>,
+    /// The document.
     attributes: CreateAttrs,
 }
 
 /// Body of `POST /v2/documents`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct CreateDoc {
     data: CreateData,
 }
@@ -225,10 +235,12 @@ pub async fn show(
     Ok(JsonApi::single(to_resource(&d), inc))
 }
 
-#[derive(Deserialize)]
+/// What to change.
+#[derive(Deserialize, JsonSchema)]
 struct PatchAttrs {
-    /// absent: unchanged; `null`: cleared
+    /// The document type a person sets (absent: unchanged; `null`: cleared).
     #[serde(default, deserialize_with = "present")]
+    #[schemars(extend("type" = ["string", "null"]))]
     document_type_manual: Option<Option<String>>,
 }
 
@@ -237,15 +249,19 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Strin
     Option::<String>::deserialize(d).map(Some)
 }
 
-#[derive(Deserialize)]
+/// The change.
+#[derive(Deserialize, JsonSchema)]
 struct PatchData {
+    /// `document`.
     #[serde(rename = "type")]
+    #[schemars(extend("const" = "document"))]
     kind: Option<String>,
+    /// What to change.
     attributes: PatchAttrs,
 }
 
 /// Body of `PATCH /v2/documents/{id}`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct PatchDoc {
     data: PatchData,
 }
@@ -366,14 +382,8 @@ pub fn operations() -> Vec<Op> {
         ),
         ("filter[document_types]", "Comma-separated document types"),
     ]));
-    let create_body = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": ["type", "attributes"], "properties": {
-        "type": {"const": "document"},
-        "attributes": {"type": "object", "required": ["name", "attached_document"], "properties": {"name": {"type": "string"}, "attached_document": {"type": "string", "description": "The signed_id of the direct upload"}}}
-    }}}});
-    let patch_body = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {
-        "type": {"const": "document"},
-        "attributes": {"type": "object", "properties": {"document_type_manual": {"type": ["string", "null"]}}}
-    }}}});
+    let create_body = request_schema_of::<CreateDoc>();
+    let patch_body = request_schema_of::<PatchDoc>();
     let plain = |desc: &str, schema: Value| json!({"description": desc, "content": {"application/json": {"schema": schema}}});
     let ops = vec![
         Op {

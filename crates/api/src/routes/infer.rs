@@ -4,16 +4,17 @@
 use boxtrack_core::carriers;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation, schema_of};
+use crate::doc::{Op, body, errors, operation, request_schema_of, schema_of};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{Body, JsonApi};
 
 /// Body of `POST /v2/tracking_requests/infer_number`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct InferBody {
+    /// The number.
+    #[schemars(required, extend("type" = "string"))]
     number: Option<String>,
 }
 
@@ -157,7 +158,7 @@ pub struct CandidateView {
 
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
-    let infer_body = json!({"type": "object", "required": ["number"], "properties": {"number": {"type": "string"}}});
+    let infer_body = request_schema_of::<InferBody>();
     vec![Op {
         method: "post",
         path: "/v2/tracking_requests/infer_number",

@@ -7,11 +7,14 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use boxtrack_store::StoreError;
 use boxtrack_store::parties::{self, PartyRow};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, id_param, list_of, operation, page_params, single};
+use crate::doc::{
+    Op, body, errors, id_param, list_of, operation, page_params, request_schema_of, single,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
@@ -22,21 +25,28 @@ pub fn to_resource(p: &PartyRow) -> Value {
     boxtrack_views::accounts::party(p).to_value()
 }
 
-#[derive(Deserialize)]
+/// The party.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Attrs {
+    /// The company's name (1 to 200 characters).
+    #[schemars(required, extend("type" = "string", "maxLength" = 200))]
     company_name: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// A party to create or rename.
+#[derive(Deserialize, JsonSchema)]
 struct Data {
+    /// `party`.
     #[serde(default, rename = "type")]
+    #[schemars(extend("const" = "party"))]
     kind: Option<String>,
+    /// The party.
     attributes: Attrs,
 }
 
 /// Body of `POST` and `PATCH`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct Doc {
     data: Data,
 }
@@ -143,10 +153,7 @@ pub async fn update(
 
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
-    let doc = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "required": ["attributes"], "properties": {
-        "type": {"const": "party"},
-        "attributes": {"type": "object", "required": ["company_name"], "properties": {"company_name": {"type": "string", "maxLength": 200}}}
-    }}}});
+    let doc = request_schema_of::<Doc>();
     vec![
         Op {
             method: "get",

@@ -5,13 +5,14 @@ use axum::http::HeaderMap;
 use boxtrack_store::StoreError;
 use boxtrack_store::reads::{self, Filter, ShipmentRow};
 use boxtrack_store::tracking;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
-    single,
+    request_schema_of, single,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -161,26 +162,34 @@ pub async fn show(
     one(&state, &caller, id, &includes).await
 }
 
-#[derive(Deserialize)]
+/// What to change.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchAttrs {
+    /// The client's reference numbers (replaced).
     #[serde(default)]
     ref_numbers: Option<Vec<String>>,
+    /// The client's tags (replaced).
     #[serde(default)]
     tags: Option<Vec<String>>,
+    /// The same as `tags` (the reference's spelling).
     #[serde(default)]
     shipment_tags: Option<Vec<String>>,
 }
 
-#[derive(Deserialize)]
+/// The change.
+#[derive(Deserialize, JsonSchema)]
 struct PatchData {
+    /// `shipment`.
     #[serde(default, rename = "type")]
+    #[schemars(extend("const" = "shipment"))]
     kind: Option<String>,
+    /// What to change.
     attributes: PatchAttrs,
 }
 
 /// Body of `PATCH /v2/shipments/{id}`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct PatchDoc {
     data: PatchData,
 }
@@ -273,7 +282,7 @@ pub fn operations() -> Vec<Op> {
         ),
         ("filter[updated_at][end]", "Updated at or before (ISO 8601)"),
     ]));
-    let patch = json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"attributes": {"type": "object", "properties": {"ref_numbers": {"type": "array", "items": {"type": "string"}}, "tags": {"type": "array", "items": {"type": "string"}}}}}}}});
+    let patch = request_schema_of::<PatchDoc>();
     vec![
         Op {
             method: "get",

@@ -8,13 +8,14 @@ use boxtrack_store::StoreError;
 use boxtrack_store::reads;
 use boxtrack_store::tracking::{self, RequestFilter, TrackingRequestRow};
 use boxtrack_views::tracking as resources;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{
     Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
-    single,
+    request_schema_of, single,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -23,31 +24,62 @@ use crate::state::AppState;
 
 const INCLUDES: &[&str] = &["tracked_object", "customer"];
 
-#[derive(Deserialize)]
+/// What to track.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateAttrs {
+    /// The number.
     #[serde(default)]
+    #[schemars(required, extend("type" = "string"))]
     request_number: Option<String>,
+    /// What the number is.
     #[serde(default)]
+    #[schemars(required, extend("type" = "string", "enum" = ["container", "bill_of_lading", "booking_number"]))]
     request_type: Option<String>,
+    /// 4-letter carrier code; TEST for the sandbox. Required unless auto_detect_vocc_scac.
     #[serde(default)]
     scac: Option<String>,
+    /// Detect the carrier from the number.
     #[serde(default)]
     auto_detect_vocc_scac: Option<bool>,
+    /// The client's reference numbers.
     #[serde(default)]
     ref_numbers: Option<Vec<String>>,
+    /// Tags given to the shipment once it is created.
     #[serde(default)]
     shipment_tags: Option<Vec<String>>,
+    /// Custom field values set on the shipment and its containers when they are created;
+    /// each checked against its definition now.
     #[serde(default)]
+    #[schemars(schema_with = "initial_custom_fields_schema")]
     initial_custom_fields: Option<Value>,
 }
 
-#[derive(Deserialize)]
+fn initial_custom_fields_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "object", "properties": {
+        "shipment": {"type": "array", "items": {"type": "object", "required": ["api_slug", "value"], "properties": {"api_slug": {"type": "string"}, "value": {}}}},
+        "containers": {"type": "array", "items": {"type": "object", "required": ["api_slug", "value"], "properties": {"api_slug": {"type": "string"}, "value": {}, "number": {"type": "string", "description": "Which container (every container when absent)"}}}}
+    }})
+}
+
+fn create_relationships_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "object", "properties": {
+        "customer": {"type": "object", "description": "The customer this is tracked for: a party of the account (POST /v2/parties)", "properties": {"data": {"type": ["object", "null"], "required": ["type", "id"], "properties": {"type": {"const": "party"}, "id": {"type": "string", "format": "uuid"}}}}}
+    }})
+}
+
+/// A tracking request to create.
+#[derive(Deserialize, JsonSchema)]
 struct CreateData {
+    /// `tracking_request`.
     #[serde(rename = "type")]
+    #[schemars(extend("const" = "tracking_request"))]
     kind: String,
+    /// What to track.
     attributes: CreateAttrs,
+    /// Whom it is tracked for.
     #[serde(default)]
+    #[schemars(schema_with = "create_relationships_schema")]
     relationships: Option<Value>,
 }
 
@@ -97,7 +129,7 @@ async fn customer(
 }
 
 /// Body of `POST /v2/tracking_requests`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct CreateDoc {
     data: CreateData,
 }
@@ -310,26 +342,34 @@ pub async fn show(
     Ok(JsonApi::single(resources::tracking_request(&row), included))
 }
 
-#[derive(Deserialize)]
+/// What to change.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchAttrs {
+    /// The client's reference numbers (replaced).
     #[serde(default)]
     ref_numbers: Option<Vec<String>>,
+    /// Single ref number (reference spelling).
     #[serde(default)]
     ref_number: Option<String>,
+    /// Tags for the shipment (replaced).
     #[serde(default)]
     shipment_tags: Option<Vec<String>>,
 }
 
-#[derive(Deserialize)]
+/// The change.
+#[derive(Deserialize, JsonSchema)]
 struct PatchData {
+    /// `tracking_request`.
     #[serde(default, rename = "type")]
+    #[schemars(extend("const" = "tracking_request"))]
     kind: Option<String>,
+    /// What to change.
     attributes: PatchAttrs,
 }
 
 /// Body of `PATCH /v2/tracking_requests/{id}`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct PatchDoc {
     data: PatchData,
 }
@@ -395,38 +435,8 @@ pub fn operations() -> Vec<Op> {
         ),
         ("filter[updated_at][end]", "Updated at or before (ISO 8601)"),
     ]));
-    let create_body = json!({
-        "type": "object", "required": ["data"],
-        "properties": {"data": {"type": "object", "required": ["type", "attributes"], "properties": {
-            "type": {"const": "tracking_request"},
-            "attributes": {"type": "object", "required": ["request_number", "request_type"], "properties": {
-                "request_number": {"type": "string"},
-                "request_type": {"enum": ["container", "bill_of_lading", "booking_number"]},
-                "scac": {"type": "string", "description": "4-letter carrier code; TEST for the sandbox. Required unless auto_detect_vocc_scac"},
-                "auto_detect_vocc_scac": {"type": "boolean", "default": false},
-                "ref_numbers": {"type": "array", "items": {"type": "string"}},
-                "shipment_tags": {"type": "array", "items": {"type": "string"}},
-                "initial_custom_fields": {"type": "object", "description": "Custom field values set on the shipment and its containers when they are created; each checked against its definition now", "properties": {
-                    "shipment": {"type": "array", "items": {"type": "object", "required": ["api_slug", "value"], "properties": {"api_slug": {"type": "string"}, "value": {}}}},
-                    "containers": {"type": "array", "items": {"type": "object", "required": ["api_slug", "value"], "properties": {"api_slug": {"type": "string"}, "value": {}, "number": {"type": "string", "description": "Which container (every container when absent)"}}}}
-                }}
-            }},
-            "relationships": {"type": "object", "properties": {
-                "customer": {"type": "object", "description": "The customer this is tracked for: a party of the account (POST /v2/parties)", "properties": {"data": {"type": "object", "required": ["type", "id"], "properties": {"type": {"const": "party"}, "id": {"type": "string", "format": "uuid"}}}}}
-            }}
-        }}}
-    });
-    let patch_body = json!({
-        "type": "object", "required": ["data"],
-        "properties": {"data": {"type": "object", "required": ["attributes"], "properties": {
-            "type": {"const": "tracking_request"},
-            "attributes": {"type": "object", "properties": {
-                "ref_numbers": {"type": "array", "items": {"type": "string"}},
-                "ref_number": {"type": "string", "description": "Single ref number (reference spelling)"},
-                "shipment_tags": {"type": "array", "items": {"type": "string"}}
-            }}
-        }}}
-    });
+    let create_body = request_schema_of::<CreateDoc>();
+    let patch_body = request_schema_of::<PatchDoc>();
     let sandbox = requests_sandbox_text();
     vec![
         Op {

@@ -16,23 +16,32 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{Op, errors, operation, schema_of};
+use crate::doc::{Op, errors, operation, request_schema_of, schema_of};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{Body, base_url};
 use crate::state::AppState;
 
 /// Body of `POST /rails/active_storage/direct_uploads`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct Announce {
     blob: AnnounceBlob,
 }
 
-#[derive(Deserialize)]
+/// The file to announce.
+#[derive(Deserialize, JsonSchema)]
 struct AnnounceBlob {
+    /// Its name.
+    #[schemars(required, extend("type" = "string"))]
     filename: Option<String>,
+    /// Its media type.
     content_type: Option<String>,
+    /// Its size (at most 25 MiB).
+    #[schemars(required, extend("type" = "integer", "maximum" = rules::MAX_BYTES))]
     byte_size: Option<i64>,
+    /// Base64 of the file's MD5 digest.
+    #[schemars(required, extend("type" = "string"))]
     checksum: Option<String>,
+    /// Anything the client wants back.
     #[serde(default)]
     metadata: Option<Value>,
 }
@@ -223,10 +232,7 @@ pub async fn download(
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let token_param = |what: &str| json!({"name": "token", "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
-    let announce_body = json!({"type": "object", "required": ["blob"], "properties": {"blob": {"type": "object", "required": ["filename", "byte_size", "checksum"], "properties": {
-        "filename": {"type": "string"}, "content_type": {"type": "string"}, "byte_size": {"type": "integer", "maximum": rules::MAX_BYTES},
-        "checksum": {"type": "string", "description": "Base64 of the file's MD5 digest"}, "metadata": {"type": "object"}
-    }}}});
+    let announce_body = request_schema_of::<Announce>();
     let plain = |d: &str, schema: Value| json!({"description": d, "content": {"application/json": {"schema": schema}}});
     let mut ops = vec![
         Op {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation, schema_of};
+use crate::doc::{Op, body, errors, operation, request_schema_of, schema_of};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{Body, JsonApi, resource};
 use crate::state::AppState;
@@ -40,13 +40,22 @@ pub struct Triggered {
 }
 
 /// Body of `POST /v2/webhooks/trigger` (plain JSON).
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TriggerBody {
+    /// Where to send it.
+    #[schemars(required, extend("type" = "string"))]
     url: Option<String>,
+    /// Which event's sample.
+    #[schemars(required, schema_with = "event_schema")]
     event: Option<String>,
+    /// A secret to sign it with (`whsec_…` also signs the Standard Webhooks way).
     #[serde(default)]
     secret: Option<String>,
+}
+
+fn event_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"enum": EVENTS.as_slice()})
 }
 
 /// A sample notification envelope for an event (what a real delivery of it looks like).
@@ -142,9 +151,7 @@ pub fn operations() -> Vec<Op> {
             "Send a test notification",
             "Plain JSON `{url, event, secret?}`: sends one sample notification of that event to the URL, signed when a secret is given (`X-Boxtrack-Webhook-Signature`: lowercase hex HMAC-SHA256 of the body keyed with the secret; for `whsec_` secrets also the Standard Webhooks `webhook-id`, `webhook-timestamp`, `webhook-signature`), and answers what was sent and received. Does not replay history.",
             vec![],
-            Some(
-                json!({"type": "object", "required": ["url", "event"], "properties": {"url": {"type": "string"}, "event": {"enum": EVENTS.as_slice()}, "secret": {"type": "string"}}}),
-            ),
+            Some(request_schema_of::<TriggerBody>()),
             errors(&[400, 401, 415, 422, 429]),
             ("200", body("What happened", schema_of::<Triggered>())),
         ),

@@ -14,7 +14,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, id_param, list_of, operation, page_params, schema_of, single};
+use crate::doc::{
+    Op, body, errors, id_param, list_of, operation, page_params, request_schema_of, schema_of,
+    single,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
@@ -37,28 +40,42 @@ pub fn to_resource(w: &WebhookRow, with_secret: bool) -> Value {
     boxtrack_views::accounts::webhook(w, with_secret).to_value()
 }
 
-#[derive(Deserialize)]
+fn events_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "array", "items": {"enum": EVENTS.as_slice()}})
+}
+
+/// The subscription.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Attrs {
+    /// https:// receiver (internal addresses are refused unless the operator allows them).
     #[serde(default)]
     url: Option<String>,
+    /// Notifications are sent (default true).
     #[serde(default)]
     active: Option<bool>,
+    /// The events it receives (empty or absent: all).
     #[serde(default)]
+    #[schemars(schema_with = "events_schema")]
     events: Option<Vec<String>>,
+    /// Headers sent with every notification.
     #[serde(default)]
     headers: Option<BTreeMap<String, String>>,
 }
 
-#[derive(Deserialize)]
+/// A webhook to create or change.
+#[derive(Deserialize, JsonSchema)]
 struct Data {
+    /// `webhook`.
     #[serde(default, rename = "type")]
+    #[schemars(extend("const" = "webhook"))]
     kind: Option<String>,
+    /// The subscription.
     attributes: Attrs,
 }
 
 /// Body of `POST` and `PATCH /v2/webhooks`.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct Doc {
     data: Data,
 }
@@ -309,9 +326,11 @@ pub async fn ips(State(state): State<AppState>, _caller: Caller) -> JsonApi {
 
 /// Body of `POST /v2/webhooks/{id}/replay` (plain JSON): `since` is a sequence number or an
 /// ISO 8601 time.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplayBody {
+    /// A sequence number, or an ISO 8601 time.
+    #[schemars(extend("oneOf" = [{"type": "integer", "minimum": 0}, {"type": "string", "format": "date-time"}]))]
     since: Value,
 }
 
@@ -366,18 +385,7 @@ pub async fn replay(
 
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
-    let write = json!({
-        "type": "object", "required": ["data"],
-        "properties": {"data": {"type": "object", "required": ["attributes"], "properties": {
-            "type": {"const": "webhook"},
-            "attributes": {"type": "object", "properties": {
-                "url": {"type": "string", "description": "https:// receiver (internal addresses are refused unless the operator allows them)"},
-                "active": {"type": "boolean", "default": true},
-                "events": {"type": "array", "items": {"enum": EVENTS.as_slice()}},
-                "headers": {"type": "object", "additionalProperties": {"type": "string"}}
-            }}
-        }}}
-    });
+    let write = request_schema_of::<Doc>();
     vec![
         Op {
             method: "post",
@@ -429,9 +437,7 @@ pub fn operations() -> Vec<Op> {
                 "Replay events to a webhook",
                 "Plain JSON `{\"since\": <sequence> | \"<ISO 8601 time>\"}`: every event since then that the webhook subscribes to is delivered again as a new notification (`replay_of` names the earlier one). Up to 10 000 events per call; call again from the last sequence for more.",
                 vec![id_param("Webhook")],
-                Some(
-                    json!({"type": "object", "required": ["since"], "properties": {"since": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "format": "date-time"}]}}}),
-                ),
+                Some(request_schema_of::<ReplayBody>()),
                 errors(&[400, 401, 404, 415, 422, 429]),
                 (
                     "200",

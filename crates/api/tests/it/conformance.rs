@@ -112,6 +112,55 @@ pub fn check_component(name: &str, value: &Value) {
     );
 }
 
+/// Panics when a request body the application accepted (a 2xx answer) does not match the
+/// operation's documented request body: what the document asks for must be what the handler
+/// reads.
+pub fn check_request(method: &str, path: &str, media: &str, body: &[u8], resp: &Resp) {
+    if !(200..300).contains(&resp.status) {
+        return;
+    }
+    let media = media.split(';').next().unwrap_or_default().trim();
+    if !media.ends_with("json") {
+        return;
+    }
+    let d = doc();
+    let Some(template) = template_of(d, path) else {
+        return;
+    };
+    let op = &d.document["paths"][template][method];
+    // an operation that reads no body ignores what was sent
+    let Some(content) = op["requestBody"]["content"].as_object() else {
+        return;
+    };
+    let Some(schema) = content.get(media).and_then(|c| c.get("schema")) else {
+        panic!(
+            "{method} {template}: a {media} body was accepted, but the document names only {:?}",
+            content.keys().collect::<Vec<_>>()
+        );
+    };
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+        return;
+    };
+    let pointer = format!("request {method} {template} {media}");
+    let v = validator(d, &pointer, schema);
+    let errors: Vec<String> = v
+        .iter_errors(&value)
+        .take(8)
+        .map(|e| format!("  at {}: {e}", e.instance_path()))
+        .collect();
+    let report = format!(
+        "{method} {template}: an accepted request body does not match the served document:\n{}\nbody: {value}",
+        errors.join("\n")
+    );
+    if std::env::var_os("CONFORMANCE_REPORT").is_some() {
+        if !errors.is_empty() {
+            eprintln!("conformance: {}", report.replace('\n', " | "));
+        }
+        return;
+    }
+    assert!(errors.is_empty(), "{report}");
+}
+
 /// Panics when the response does not match the document (with `CONFORMANCE_REPORT=1` in the
 /// environment, prints one `conformance:` line per mismatch and goes on, to see them all).
 pub fn check(method: &str, path: &str, resp: &Resp) {

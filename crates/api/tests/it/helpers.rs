@@ -126,6 +126,17 @@ impl TestApp {
         let method = request.method().as_str().to_ascii_lowercase();
         let ours = request.url().as_str().starts_with(&self.base);
         let path = request.url().path().to_string();
+        let sent = request
+            .body()
+            .and_then(|b| b.as_bytes())
+            .map(|b| b.to_vec())
+            .zip(
+                request
+                    .headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string),
+            );
         let res = client.execute(request).await.unwrap();
         let status = res.status().as_u16();
         let headers = res.headers().clone();
@@ -137,6 +148,9 @@ impl TestApp {
         };
         if ours {
             crate::conformance::check(&method, &path, &resp);
+            if let Some((body, media)) = &sent {
+                crate::conformance::check_request(&method, &path, media, body, &resp);
+            }
         }
         resp
     }

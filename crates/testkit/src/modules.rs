@@ -125,28 +125,15 @@ fn paths_in(code: &str) -> Vec<String> {
         rest = &rest[end..];
     }
     // paths written out in code
-    for start in ["crate::", "super::"] {
-        let mut from = 0;
-        while let Some(i) = code[from..].find(start) {
-            let at = from + i;
-            from = at + start.len();
-            let before = code[..at].chars().last();
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
-                continue;
-            }
-            let path: String = code[at..]
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
-                .collect();
-            out.push(path.trim_end_matches(':').to_string());
-        }
-    }
+    out.extend(relative_paths(code, "crate"));
+    out.extend(relative_paths(code, "super"));
     out
 }
 
-/// Paths written from a child module's name (`child::item`), not as a part of a longer path.
-fn relative_paths(code: &str, child: &str) -> Vec<String> {
-    let start = format!("{child}::");
+/// Paths written from `first` (`crate`, `super` or a child module's name: `first::item`), not
+/// as a part of a longer path.
+fn relative_paths(code: &str, first: &str) -> Vec<String> {
+    let start = format!("{first}::");
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(i) = code[from..].find(&start) {

@@ -1037,17 +1037,12 @@ async fn scripted_journeys_play_on_the_virtual_clock() {
         assert!(numbers.contains(&n), "{n}");
     }
 
-    for n in ["TEST-SCN-HOLDS", "TEST-SCN-IMPORT", "TEST-SCN-REUSE"] {
-        let r = app
-            .post(
-                "/v2/tracking_requests",
-                &key,
-                MT,
-                &request(n, "bill_of_lading", "TEST"),
-            )
-            .await;
-        assert_eq!(r.status, 201, "{}", r.text);
-    }
+    request_all(
+        &app,
+        &key,
+        &["TEST-SCN-HOLDS", "TEST-SCN-IMPORT", "TEST-SCN-REUSE"],
+    )
+    .await;
     let start = boxtrack_store::now_us();
     app.tick_at(start).await;
     let holds = app
@@ -1916,17 +1911,12 @@ async fn a_carrier_without_a_source_says_so() {
 async fn a_page_of_containers_includes_each_ones_own_events() {
     let app = TestApp::spawn().await;
     let (_, key) = app.account().await;
-    for n in ["TEST-SCN-HOLDS", "TEST-SCN-IMPORT", "TEST-SCN-RAIL"] {
-        let r = app
-            .post(
-                "/v2/tracking_requests",
-                &key,
-                MT,
-                &request(n, "bill_of_lading", "TEST"),
-            )
-            .await;
-        assert_eq!(r.status, 201, "{}", r.text);
-    }
+    request_all(
+        &app,
+        &key,
+        &["TEST-SCN-HOLDS", "TEST-SCN-IMPORT", "TEST-SCN-RAIL"],
+    )
+    .await;
     let start = boxtrack_store::now_us();
     // three weeks of virtual journey, an hour a step
     for h in 0..(21 * 24) {
@@ -1987,4 +1977,19 @@ async fn a_page_of_containers_includes_each_ones_own_events() {
         }
     }
     assert!(with_events >= 2, "{page}");
+}
+
+/// Tracks each sandbox bill of lading (each must be accepted).
+async fn request_all(app: &TestApp, key: &str, numbers: &[&str]) {
+    for n in numbers {
+        let r = app
+            .post(
+                "/v2/tracking_requests",
+                key,
+                MT,
+                &request(n, "bill_of_lading", "TEST"),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
 }

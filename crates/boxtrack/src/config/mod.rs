@@ -145,18 +145,20 @@ pub fn resolve_with(
         );
     }
 
-    let public_url = match chosen.get("public_url") {
-        None => None,
-        Some((v, src)) => {
-            let v = v.trim().trim_end_matches('/').to_string();
-            if !(v.starts_with("http://") || v.starts_with("https://")) || v.contains(' ') {
-                bail!(
-                    "setting public_url = {v:?} ({src}) must be an absolute http:// or https:// address"
-                );
-            }
-            Some(v)
+    // an absolute http(s) address without a trailing slash, when given
+    let absolute = |name: &str, what: &str| -> anyhow::Result<Option<String>> {
+        let Some((v, src)) = chosen.get(name) else {
+            return Ok(None);
+        };
+        let v = v.trim().trim_end_matches('/').to_string();
+        if !(v.starts_with("http://") || v.starts_with("https://")) || v.contains(' ') {
+            bail!(
+                "setting {name} = {v:?} ({src}) must be an absolute http:// or https:// address{what}"
+            );
         }
+        Ok(Some(v))
     };
+    let public_url = absolute("public_url", "")?;
 
     let (store, src) = take("rate_limit_store", "auto");
     let rate_limit_store = match store.trim() {
@@ -260,18 +262,7 @@ pub fn resolve_with(
         );
     }
 
-    let sim_url = match chosen.get("sim_url") {
-        None => None,
-        Some((v, src)) => {
-            let v = v.trim().trim_end_matches('/').to_string();
-            if !(v.starts_with("http://") || v.starts_with("https://")) || v.contains(' ') {
-                bail!(
-                    "setting sim_url = {v:?} ({src}) must be an absolute http:// or https:// address of a running `boxtrack sim`"
-                );
-            }
-            Some(v)
-        }
-    };
+    let sim_url = absolute("sim_url", " of a running `boxtrack sim`")?;
     let (rate, src) = take("upstream_requests_per_sec", "20");
     let requests_per_sec: f64 = rate
         .trim()

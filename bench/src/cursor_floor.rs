@@ -16,7 +16,7 @@
 //! `--constant-headers` sends the four signature headers with constant values (their cost on
 //! the wire, not of computing them); `--unsigned` sends none of them, as the baseline does.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -62,14 +62,9 @@ async fn prepare(db: &Db, pool: &sqlx::PgPool) -> Res<()> {
     )))
     .fetch_all(pool)
     .await?;
-    let mut cache = HashMap::new();
     for chunk in rows.chunks(1000) {
-        let mut ids = Vec::with_capacity(chunk.len());
-        let mut bodies = Vec::with_capacity(chunk.len());
-        for r in chunk {
-            ids.push(r.id);
-            bodies.push(boxtrack_api::routes::notifications::body_cached(db, r, &mut cache).await?);
-        }
+        let ids: Vec<uuid::Uuid> = chunk.iter().map(|r| r.id).collect();
+        let bodies = boxtrack_views::notifications::bodies(db, chunk).await?;
         sqlx::query("INSERT INTO webhook_bodies (notification_id, body) SELECT * FROM unnest($1::uuid[], $2::text[])")
             .bind(&ids)
             .bind(&bodies)

@@ -201,7 +201,24 @@ pub async fn after(
     )
 }
 
-/// One event of an account by id.
+/// Events of an account by id, in one query per 500 (what a page of envelopes is about).
+pub async fn get_many(
+    db: &crate::Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, EventRow>> {
+    let rows: Vec<EventRow> = crate::reads::rows_in(
+        db,
+        account_id,
+        ids,
+        "SELECT seq, id, event, object_type, object_id, payload, created_us FROM events WHERE account_id = {account} AND id",
+        "",
+    )
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+}
+
+/// One event of an account.
 pub async fn get(db: &crate::Db, account_id: Uuid, id: Uuid) -> Result<Option<EventRow>> {
     const SQL: &str = "SELECT seq, id, event, object_type, object_id, payload, created_us FROM events WHERE account_id = $1 AND id = $2";
     Ok(

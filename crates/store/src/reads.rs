@@ -646,6 +646,23 @@ pub async fn vessel_imos(db: &Db, account_id: Uuid) -> Result<Vec<String>> {
     Ok(on_db!(db, p => sqlx::query_scalar(SQL).bind(account_id).fetch_all(p).await?))
 }
 
+/// Transport events of an account by id, in one query per 500.
+pub async fn transport_events_by_id(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, TransportEventRow>> {
+    let rows: Vec<TransportEventRow> = rows_in(
+        db,
+        account_id,
+        ids,
+        "SELECT id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us FROM transport_events WHERE account_id = {account} AND id",
+        "",
+    )
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+}
+
 /// One transport event of an account.
 pub async fn transport_event(
     db: &Db,

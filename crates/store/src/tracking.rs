@@ -189,7 +189,24 @@ async fn get_in(tx: &mut Tx, id: Uuid) -> Result<TrackingRequestRow> {
     Ok(on_tx!(tx, c => sqlx::query_as(SQL).bind(id).fetch_one(c).await?))
 }
 
-/// One request of an account.
+/// Tracking requests of an account by id, in one query per 500.
+pub async fn get_requests(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, TrackingRequestRow>> {
+    let rows: Vec<TrackingRequestRow> = crate::reads::rows_in(
+        db,
+        account_id,
+        ids,
+        "SELECT id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, customer_id, next_attempt_us, created_us, updated_us FROM tracking_requests WHERE account_id = {account} AND id",
+        "",
+    )
+    .await?;
+    Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+}
+
+/// One tracking request of an account.
 pub async fn get_request(
     db: &Db,
     account_id: Uuid,

@@ -3,7 +3,13 @@
 //! them, and `GET /v2/events` shows the same envelopes.
 
 use boxtrack_core::time::format_micros;
+use std::collections::HashMap;
+
+use boxtrack_store::accounts::Account;
+use boxtrack_store::events::EventRow;
 use boxtrack_store::notifications::NotificationRow;
+use boxtrack_store::reads::{ContainerRow, ShipmentRow, TransportEventRow};
+use boxtrack_store::tracking::TrackingRequestRow;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -117,117 +123,222 @@ pub fn to_resource(n: &NotificationRow) -> Value {
     notification(n).to_value()
 }
 
+/// What the envelopes of some notifications are made from, read with one query per relation
+/// for all of them (not one per notification).
+#[derive(Default)]
+pub struct Loaded {
+    accounts: HashMap<Uuid, Account>,
+    events: HashMap<Uuid, EventRow>,
+    requests: HashMap<Uuid, TrackingRequestRow>,
+    transport: HashMap<Uuid, TransportEventRow>,
+    containers: HashMap<Uuid, ContainerRow>,
+    shipments: HashMap<Uuid, ShipmentRow>,
+    siblings: HashMap<Uuid, Vec<ContainerRow>>,
+}
+
+/// The shipment and container ids an event's payload names.
+fn payload_ids(payload: &Value) -> (Option<Uuid>, Option<Uuid>) {
+    let at = |k: &str| {
+        payload
+            .get(k)
+            .and_then(Value::as_str)
+            .and_then(|s| Uuid::parse_str(s).ok())
+    };
+    (at("shipment_id"), at("container_id"))
+}
+
+impl Loaded {
+    /// Reads what the envelopes of `ns` need; `events` already read are not read again.
+    pub async fn read(
+        db: &boxtrack_store::Db,
+        ns: &[NotificationRow],
+        events: Vec<EventRow>,
+    ) -> Result<Loaded, boxtrack_store::StoreError> {
+        use boxtrack_store::{accounts, events as log, reads, tracking};
+        let mut l = Loaded {
+            events: events.into_iter().map(|e| (e.id, e)).collect(),
+            ..Loaded::default()
+        };
+        let mut by_account: HashMap<Uuid, Vec<&NotificationRow>> = HashMap::new();
+        for n in ns {
+            by_account.entry(n.account_id).or_default().push(n);
+        }
+        for (account_id, ns) in by_account {
+            if let Some(a) = accounts::get(db, account_id).await? {
+                l.accounts.insert(account_id, a);
+            }
+            let ids_of = |kind: &str| -> Vec<Uuid> {
+                ns.iter()
+                    .filter(|n| n.reference_type == kind)
+                    .map(|n| n.reference_id)
+                    .collect()
+            };
+            let missing: Vec<Uuid> = ns
+                .iter()
+                .map(|n| n.event_id)
+                .filter(|id| !l.events.contains_key(id))
+                .collect();
+            l.events
+                .extend(log::get_many(db, account_id, &missing).await?);
+            l.requests
+                .extend(tracking::get_requests(db, account_id, &ids_of("tracking_request")).await?);
+            l.transport.extend(
+                reads::transport_events_by_id(db, account_id, &ids_of("transport_event")).await?,
+            );
+            // the containers and shipments the notifications are about
+            let (mut shipment_ids, mut container_ids) = (Vec::new(), Vec::new());
+            for n in &ns {
+                let (s, c) = l
+                    .events
+                    .get(&n.event_id)
+                    .map_or((None, None), |e| payload_ids(&e.payload.0));
+                shipment_ids.extend(s);
+                container_ids.extend(c);
+                shipment_ids.extend(l.requests.get(&n.reference_id).and_then(|r| r.shipment_id));
+                if let Some(e) = l.transport.get(&n.reference_id) {
+                    shipment_ids.push(e.shipment_id);
+                    container_ids.push(e.container_id);
+                }
+            }
+            let containers = reads::containers_by_id(db, account_id, &container_ids).await?;
+            shipment_ids.extend(containers.values().map(|c| c.shipment_id));
+            l.containers.extend(containers);
+            l.shipments
+                .extend(reads::shipments_by_id(db, account_id, &shipment_ids).await?);
+            l.siblings
+                .extend(reads::containers_of_many(db, account_id, &shipment_ids).await?);
+        }
+        Ok(l)
+    }
+
+    /// The envelope of `n` from what was read.
+    pub fn envelope(&self, n: &NotificationRow) -> Result<Value, boxtrack_store::StoreError> {
+        let account = self
+            .accounts
+            .get(&n.account_id)
+            .ok_or(boxtrack_store::StoreError::NotFound("account"))?;
+        let payload = self
+            .events
+            .get(&n.event_id)
+            .map(|e| e.payload.0.clone())
+            .unwrap_or(Value::Null);
+        let mut included: Vec<Value> = Vec::new();
+        let push = |v: Value, included: &mut Vec<Value>| {
+            if !included
+                .iter()
+                .any(|i| i["id"] == v["id"] && i["type"] == v["type"])
+            {
+                included.push(v);
+            }
+        };
+        let (mut shipment_id, mut container_id) = payload_ids(&payload);
+        let mut reference = ToOne::new(&n.reference_type, Some(n.reference_id));
+        match n.reference_type.as_str() {
+            "tracking_request" => {
+                if let Some(r) = self.requests.get(&n.reference_id) {
+                    shipment_id = r.shipment_id;
+                    push(crate::tracking::tracking_request(r), &mut included);
+                }
+            }
+            "transport_event" => {
+                if let Some(e) = self.transport.get(&n.reference_id) {
+                    shipment_id = Some(e.shipment_id);
+                    container_id = Some(e.container_id);
+                    push(crate::tracking::transport_event(e), &mut included);
+                }
+            }
+            _ => {
+                if let Some((kind, obj)) = change_event(n, &payload, container_id, shipment_id) {
+                    reference = ToOne::new(kind, Some(n.event_id));
+                    push(obj, &mut included);
+                }
+            }
+        }
+        if let Some(c) = container_id.and_then(|id| self.containers.get(&id)) {
+            let s = self.shipments.get(&c.shipment_id);
+            push(crate::tracking::container(c, s, account), &mut included);
+        }
+        if let Some(s) = shipment_id.and_then(|id| self.shipments.get(&id)) {
+            let ids: Vec<Uuid> = self
+                .siblings
+                .get(&s.id)
+                .map(|cs| cs.iter().map(|c| c.id).collect())
+                .unwrap_or_default();
+            push(crate::tracking::shipment(s, &ids), &mut included);
+        }
+        Ok(json!({
+            "data": serde_json::to_value(envelope_data(n, reference)).unwrap_or(Value::Null),
+            "included": included,
+            "links": envelope_links(n),
+        }))
+    }
+}
+
+/// The change event a notification about a container or shipment change includes (its type
+/// and object), for the events that carry one.
+fn change_event(
+    n: &NotificationRow,
+    payload: &Value,
+    container_id: Option<Uuid>,
+    shipment_id: Option<Uuid>,
+) -> Option<(&'static str, Value)> {
+    let kind = match n.event.as_str() {
+        "container.updated" => "container_updated_event",
+        "container.pod_terminal_changed" => "container_pod_terminal_changed_event",
+        "container.created" => "container_created_event",
+        "shipment.estimated.arrival" => "estimated_event",
+        _ => return None,
+    };
+    let change = payload.get("change").cloned().unwrap_or(Value::Null);
+    let attributes = match kind {
+        "container_updated_event" => {
+            json!({"changeset": change.get("changeset").cloned().unwrap_or(Value::Null), "timestamp": format_micros(n.created_us)})
+        }
+        "estimated_event" => json!({
+            "event": "shipment.estimated.arrival",
+            "estimated_timestamp": change.get("new_us").and_then(Value::as_i64).map(format_micros),
+            "previous_estimated_timestamp": change.get("old_us").and_then(Value::as_i64).map(format_micros),
+            "created_at": format_micros(n.created_us),
+        }),
+        _ => json!({"change": change, "timestamp": format_micros(n.created_us)}),
+    };
+    let mut rels = serde_json::Map::new();
+    if let Some(c) = container_id {
+        rels.insert("container".into(), to_one("container", Some(c)));
+    }
+    if let Some(s) = shipment_id {
+        rels.insert("shipment".into(), to_one("shipment", Some(s)));
+    }
+    Some((
+        kind,
+        json!({"id": n.event_id, "type": kind, "attributes": attributes, "relationships": rels}),
+    ))
+}
+
 /// The delivered body: `data` is the notification, `included` the resources it is about (for
 /// `container.updated` and the other change events, an object carrying the change itself).
 pub async fn envelope(
     db: &boxtrack_store::Db,
     n: &NotificationRow,
 ) -> Result<Value, boxtrack_store::StoreError> {
-    use boxtrack_store::{StoreError, accounts, events, reads, tracking};
-    let account = accounts::get(db, n.account_id)
+    Loaded::read(db, std::slice::from_ref(n), Vec::new())
         .await?
-        .ok_or(StoreError::NotFound("account"))?;
-    let event = events::get(db, n.account_id, n.event_id).await?;
-    let payload = event
-        .as_ref()
-        .map(|e| e.payload.0.clone())
-        .unwrap_or(Value::Null);
-    let mut included: Vec<Value> = Vec::new();
-    let push = |v: Value, included: &mut Vec<Value>| {
-        if !included
-            .iter()
-            .any(|i| i["id"] == v["id"] && i["type"] == v["type"])
-        {
-            included.push(v);
-        }
-    };
-    let uuid_at = |k: &str| {
-        payload
-            .get(k)
-            .and_then(Value::as_str)
-            .and_then(|s| Uuid::parse_str(s).ok())
-    };
-    let mut shipment_id = uuid_at("shipment_id");
-    let mut container_id = uuid_at("container_id");
-    let mut reference = ToOne::new(&n.reference_type, Some(n.reference_id));
-    match n.reference_type.as_str() {
-        "tracking_request" => {
-            if let Some(r) = tracking::get_request(db, n.account_id, n.reference_id).await? {
-                shipment_id = r.shipment_id;
-                push(crate::tracking::tracking_request(&r), &mut included);
-            }
-        }
-        "transport_event" => {
-            if let Some(e) = reads::transport_event(db, n.account_id, n.reference_id).await? {
-                shipment_id = Some(e.shipment_id);
-                container_id = Some(e.container_id);
-                push(crate::tracking::transport_event(&e), &mut included);
-            }
-        }
-        _ => {
-            let kind = match n.event.as_str() {
-                "container.updated" => Some("container_updated_event"),
-                "container.pod_terminal_changed" => Some("container_pod_terminal_changed_event"),
-                "container.created" => Some("container_created_event"),
-                "shipment.estimated.arrival" => Some("estimated_event"),
-                _ => None,
-            };
-            if let Some(kind) = kind {
-                let change = payload.get("change").cloned().unwrap_or(Value::Null);
-                let attributes = match kind {
-                    "container_updated_event" => {
-                        json!({"changeset": change.get("changeset").cloned().unwrap_or(Value::Null), "timestamp": format_micros(n.created_us)})
-                    }
-                    "estimated_event" => json!({
-                        "event": "shipment.estimated.arrival",
-                        "estimated_timestamp": change.get("new_us").and_then(Value::as_i64).map(format_micros),
-                        "previous_estimated_timestamp": change.get("old_us").and_then(Value::as_i64).map(format_micros),
-                        "created_at": format_micros(n.created_us),
-                    }),
-                    _ => json!({"change": change, "timestamp": format_micros(n.created_us)}),
-                };
-                let mut rels = serde_json::Map::new();
-                if let Some(c) = container_id {
-                    rels.insert("container".into(), to_one("container", Some(c)));
-                }
-                if let Some(s) = shipment_id {
-                    rels.insert("shipment".into(), to_one("shipment", Some(s)));
-                }
-                let obj = json!({"id": n.event_id, "type": kind, "attributes": attributes, "relationships": rels});
-                reference = ToOne::new(kind, Some(n.event_id));
-                push(obj, &mut included);
-            }
-        }
-    }
-    if let Some(cid) = container_id
-        && let Some(c) = reads::container(db, n.account_id, cid).await?
-    {
-        let s = reads::shipment(db, n.account_id, c.shipment_id).await?;
-        push(
-            crate::tracking::container(&c, s.as_ref(), &account),
-            &mut included,
-        );
-    }
-    if let Some(sid) = shipment_id
-        && let Some(s) = reads::shipment(db, n.account_id, sid).await?
-    {
-        let ids: Vec<Uuid> = reads::containers_of(db, n.account_id, sid)
-            .await?
-            .iter()
-            .map(|c| c.id)
-            .collect();
-        push(crate::tracking::shipment(&s, &ids), &mut included);
-    }
-    Ok(json!({
-        "data": serde_json::to_value(envelope_data(n, reference)).unwrap_or(Value::Null),
-        "included": included,
-        "links": envelope_links(n),
-    }))
+        .envelope(n)
+}
+
+/// The envelopes of many notifications, reading what they need once for all of them.
+pub async fn envelopes(
+    db: &boxtrack_store::Db,
+    ns: &[NotificationRow],
+    events: Vec<EventRow>,
+) -> Result<Vec<Value>, boxtrack_store::StoreError> {
+    let loaded = Loaded::read(db, ns, events).await?;
+    ns.iter().map(|n| loaded.envelope(n)).collect()
 }
 
 /// The envelope's `data`: the notification as it is sent (always `pending`). Its members are
 /// in alphabetical order, as a JSON tree writes them, so the spliced body of
-/// [`body_cached`] and the tree of [`envelope`] are the same bytes.
+/// [`bodies`] and the tree of [`envelope`] are the same bytes.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct EnvelopeData {
     /// What happened.
@@ -351,27 +462,33 @@ fn shares_included(n: &NotificationRow) -> bool {
     )
 }
 
-/// The serialized [`envelope`] of a notification, for delivery. Notifications about the
-/// same tracking request or transport event share their `included` resources, so those are
-/// read and serialized once per `cache` and spliced into each body between the
-/// notification's own `data` and `links`.
-pub async fn body_cached(
+/// The serialized [`envelope`]s of notifications, for delivery, reading what they need once
+/// for all of them. Notifications about the same tracking request or transport event share
+/// their `included` resources, so those are serialized once and spliced into each body
+/// between the notification's own `data` and `links`.
+pub async fn bodies(
     db: &boxtrack_store::Db,
-    n: &NotificationRow,
-    cache: &mut std::collections::HashMap<(String, Uuid), String>,
-) -> Result<String, boxtrack_store::StoreError> {
-    if !shares_included(n) {
-        return Ok(envelope(db, n).await?.to_string());
-    }
-    let key = (n.reference_type.clone(), n.reference_id);
-    let included = match cache.get(&key) {
-        Some(i) => i,
-        None => {
-            let env = envelope(db, n).await?;
-            cache.entry(key).or_insert(env["included"].to_string())
+    ns: &[NotificationRow],
+) -> Result<Vec<String>, boxtrack_store::StoreError> {
+    let loaded = Loaded::read(db, ns, Vec::new()).await?;
+    let mut shared: HashMap<(&str, Uuid), String> = HashMap::new();
+    let mut out = Vec::with_capacity(ns.len());
+    for n in ns {
+        if !shares_included(n) {
+            out.push(loaded.envelope(n)?.to_string());
+            continue;
         }
-    };
-    Ok(spliced_body(n, included))
+        let key = (n.reference_type.as_str(), n.reference_id);
+        let included = match shared.get(&key) {
+            Some(i) => i,
+            None => {
+                let env = loaded.envelope(n)?;
+                shared.entry(key).or_insert(env["included"].to_string())
+            }
+        };
+        out.push(spliced_body(n, included));
+    }
+    Ok(out)
 }
 
 /// A delivery body from the notification's own parts and the serialized `included` part:
@@ -395,34 +512,6 @@ fn spliced_body(n: &NotificationRow, included: &str) -> String {
     out.extend_from_slice(br#""}}"#);
     // only UTF-8 went in
     String::from_utf8(out).unwrap_or_default()
-}
-
-/// [`envelope`] with a per-batch cache: notifications about the same tracking request or
-/// transport event share their `included` resources.
-pub async fn envelope_cached(
-    db: &boxtrack_store::Db,
-    n: &NotificationRow,
-    cache: &mut std::collections::HashMap<(String, Uuid), Value>,
-) -> Result<Value, boxtrack_store::StoreError> {
-    if !shares_included(n) {
-        return envelope(db, n).await;
-    }
-    let key = (n.reference_type.clone(), n.reference_id);
-    let mut env = match cache.get(&key) {
-        Some(e) => e.clone(),
-        None => {
-            let e = envelope(db, n).await?;
-            cache.insert(key, e.clone());
-            return Ok(e);
-        }
-    };
-    env["data"] = serde_json::to_value(envelope_data(
-        n,
-        ToOne::new(&n.reference_type, Some(n.reference_id)),
-    ))
-    .unwrap_or(Value::Null);
-    env["links"] = envelope_links(n);
-    Ok(env)
 }
 
 #[cfg(test)]

@@ -54,12 +54,13 @@ pub async fn feed(
     // each item is the envelope a webhook delivery of the event carries
     let mut data: Vec<Value> = Vec::new();
     let mut included: Vec<Value> = Vec::new();
-    let mut cache = std::collections::HashMap::new();
-    for e in rows
+    let shown: Vec<&events::EventRow> = rows
         .iter()
         .filter(|e| filter_event.as_deref().is_none_or(|f| e.event == f))
-    {
-        let n = boxtrack_store::notifications::NotificationRow {
+        .collect();
+    let ns: Vec<boxtrack_store::notifications::NotificationRow> = shown
+        .iter()
+        .map(|e| boxtrack_store::notifications::NotificationRow {
             id: e.id,
             account_id: caller.account.id,
             webhook_id: uuid::Uuid::nil(),
@@ -76,8 +77,16 @@ pub async fn feed(
             created_us: e.created_us,
             updated_us: e.created_us,
             replay_of: None,
-        };
-        let env = super::notifications::envelope_cached(&state.db, &n, &mut cache).await?;
+        })
+        .collect();
+    // the page's related rows are read once for all its events
+    let envelopes = boxtrack_views::notifications::envelopes(
+        &state.db,
+        &ns,
+        shown.iter().map(|e| (*e).clone()).collect(),
+    )
+    .await?;
+    for env in envelopes {
         let mut item = env["data"].clone();
         item["type"] = json!("event");
         item["relationships"]["webhook"] = json!({"data": null});

@@ -14,7 +14,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{JsonApi, QueryParams, list_response};
 use crate::state::AppState;
-pub use boxtrack_views::notifications::{body_cached, envelope, envelope_cached, to_resource};
+pub use boxtrack_views::notifications::to_resource;
 
 use crate::doc::{
     Op, body, errors, id_param, list_of, operation, page_params, query_params, single,

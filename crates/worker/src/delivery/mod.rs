@@ -221,18 +221,23 @@ impl Deliverer {
             let t = Target::new(&h, self.allow_private).await;
             targets.insert(h.id, std::sync::Arc::new(t));
         }
-        let mut cache = HashMap::new();
+        // the bodies not stored yet, rendered together (their related rows read once)
+        let missing: Vec<boxtrack_store::notifications::NotificationRow> = claimed
+            .iter()
+            .filter(|c| c.body.is_none())
+            .map(|c| c.row.clone())
+            .collect();
+        let mut rendered = boxtrack_views::notifications::bodies(&self.db, &missing)
+            .await?
+            .into_iter();
         let mut to_store = Vec::new();
         let mut jobs = Vec::with_capacity(claimed.len());
         for c in claimed {
             let body = match c.body {
                 Some(b) => b,
                 None => {
-                    let env =
-                        boxtrack_views::notifications::body_cached(&self.db, &c.row, &mut cache)
-                            .await?;
                     to_store.push(jobs.len());
-                    env
+                    rendered.next().unwrap_or_default()
                 }
             };
             jobs.push(Job {

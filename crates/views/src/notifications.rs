@@ -470,7 +470,17 @@ pub async fn bodies(
     db: &boxtrack_store::Db,
     ns: &[NotificationRow],
 ) -> Result<Vec<String>, boxtrack_store::StoreError> {
-    let loaded = Loaded::read(db, ns, Vec::new()).await?;
+    // what is read: the notifications of their own, and the first about each object whose
+    // notifications share their included resources (the others need only their own fields)
+    let mut firsts = std::collections::HashSet::new();
+    let need: Vec<NotificationRow> = ns
+        .iter()
+        .filter(|n| {
+            !shares_included(n) || firsts.insert((n.reference_type.as_str(), n.reference_id))
+        })
+        .cloned()
+        .collect();
+    let loaded = Loaded::read(db, &need, Vec::new()).await?;
     let mut shared: HashMap<(&str, Uuid), String> = HashMap::new();
     let mut out = Vec::with_capacity(ns.len());
     for n in ns {

@@ -148,6 +148,7 @@ impl TestApp {
         };
         if ours {
             crate::conformance::check(&method, &path, &resp);
+            crate::reference_gate::check(&method, &path, &resp);
             if let Some((body, media)) = &sent {
                 crate::conformance::check_request(&method, &path, media, body, &resp);
             }

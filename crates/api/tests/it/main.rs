@@ -18,5 +18,6 @@ mod oauth;
 mod ops;
 mod parties;
 mod ratelimit;
+mod reference_gate;
 mod tracking;
 mod webhooks;

@@ -31,9 +31,12 @@ const CONFORMING: &[(&str, &str)] = &[
     ("get", "/metro_areas/{id}"),
     ("get", "/parties"),
     ("get", "/ports/{id}"),
+    ("get", "/shipments"),
+    ("get", "/shipments/{id}"),
     ("get", "/shipments/{shipment_id}/custom_fields"),
     ("get", "/shipping_lines"),
     ("get", "/shipping_lines/{id}"),
+    ("get", "/tracking_requests"),
     ("get", "/vessels/{id}"),
     ("get", "/vessels/{id}/future_positions"),
     ("get", "/vessels/{id}/future_positions_with_coordinates"),
@@ -43,7 +46,11 @@ const CONFORMING: &[(&str, &str)] = &[
     ("patch", "/custom_fields/{id}"),
     ("patch", "/documents/{id}"),
     ("patch", "/parties/{id}"),
+    ("patch", "/shipments/{id}"),
+    ("patch", "/shipments/{id}/resume_tracking"),
+    ("patch", "/shipments/{id}/stop_tracking"),
     ("patch", "/shipments/{shipment_id}/custom_fields/{api_slug}"),
+    ("patch", "/tracking_requests/{id}"),
     ("post", "/custom_field_definitions"),
     ("post", "/custom_field_definitions/{definition_id}/options"),
     ("post", "/custom_fields"),
@@ -78,6 +85,31 @@ fn patch(document: &mut Value) {
             "id": {"type": "string"}, "type": {"type": "string"}
         }}}
     });
+    // the container resource's `type` is enumerated as ["account"] (a copy-paste slip: its
+    // examples, and every API answer, say "container")
+    document["components"]["schemas"]["container"]["properties"]["type"]["enum"] =
+        json!(["container"]);
+    // to-one relationships are written `data: {type: object}` without `nullable`, but a
+    // to-one relationship with no related resource is `data: null` (JSON:API 1.0 §7.2.2.2),
+    // which the reference's own examples use (a shipment before discharge has no POD
+    // terminal)
+    if let Some(schemas) = document["components"]["schemas"].as_object_mut() {
+        for schema in schemas.values_mut() {
+            let Some(rels) = schema
+                .pointer_mut("/properties/relationships/properties")
+                .and_then(Value::as_object_mut)
+            else {
+                continue;
+            };
+            for rel in rels.values_mut() {
+                if let Some(data) = rel.pointer_mut("/properties/data")
+                    && data.get("type") == Some(&json!("object"))
+                {
+                    data["nullable"] = json!(true);
+                }
+            }
+        }
+    }
 }
 
 /// OpenAPI 3.0 schema objects as JSON Schema 2020-12: `nullable: true` admits `null`.

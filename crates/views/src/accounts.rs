@@ -183,11 +183,11 @@ pub struct WebhookAttributes {
     /// The events it receives (empty: all).
     #[schemars(schema_with = "webhook_events_schema")]
     pub events: Vec<String>,
-    /// Headers sent with every notification.
-    pub headers: BTreeMap<String, String>,
-    /// `whsec_…`: only in the response to POST.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub secret: Option<String>,
+    /// Headers sent with every notification (null when none).
+    pub headers: Option<Vec<Header>>,
+    /// `whsec_…`: the key every delivery is signed with (`X-Boxtrack-Webhook-Signature`, and
+    /// the Standard Webhooks `webhook-signature`).
+    pub secret: String,
     /// Why it was deactivated.
     pub deactivated_reason: Option<String>,
     /// When it was created.
@@ -196,16 +196,34 @@ pub struct WebhookAttributes {
     pub updated_at: At,
 }
 
-/// The `webhook` resource; the secret only when `with_secret` (the create response).
-pub fn webhook(w: &WebhookRow, with_secret: bool) -> Resource<Webhook> {
+/// A header sent with every notification of a webhook.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Header {
+    /// Its name.
+    pub name: String,
+    /// Its value.
+    pub value: String,
+}
+
+/// The `webhook` resource.
+pub fn webhook(w: &WebhookRow) -> Resource<Webhook> {
     Resource {
         id: w.id,
         attributes: WebhookAttributes {
             url: w.url.clone(),
             active: w.active,
             events: w.events.0.clone(),
-            headers: w.headers.0.clone(),
-            secret: with_secret.then(|| w.secret.clone()),
+            headers: (!w.headers.0.is_empty()).then(|| {
+                w.headers
+                    .0
+                    .iter()
+                    .map(|(name, value)| Header {
+                        name: name.clone(),
+                        value: value.clone(),
+                    })
+                    .collect()
+            }),
+            secret: w.secret.clone(),
             deactivated_reason: w.deactivated_reason.clone(),
             created_at: At(w.created_us),
             updated_at: At(w.updated_us),

@@ -35,9 +35,9 @@ const RESERVED: [&str; 8] = [
     "x-boxtrack-webhook-signature",
 ];
 
-/// The `webhook` resource; the secret only when `with_secret` (the create response).
-pub fn to_resource(w: &WebhookRow, with_secret: bool) -> Value {
-    boxtrack_views::accounts::webhook(w, with_secret).to_value()
+/// The `webhook` resource.
+pub fn to_resource(w: &WebhookRow) -> Value {
+    boxtrack_views::accounts::webhook(w).to_value()
 }
 
 fn events_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -58,9 +58,39 @@ struct Attrs {
     #[serde(default)]
     #[schemars(schema_with = "events_schema")]
     events: Option<Vec<String>>,
-    /// Headers sent with every notification.
+    /// Headers sent with every notification: a list of `{name, value}` (as the reference
+    /// writes them) or an object of names to values.
     #[serde(default)]
-    headers: Option<BTreeMap<String, String>>,
+    headers: Option<HeadersIn>,
+}
+
+/// Headers as a request gives them.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum HeadersIn {
+    /// `[{"name": "X-Team", "value": "ops"}]`
+    List(Vec<HeaderIn>),
+    /// `{"X-Team": "ops"}`
+    Map(BTreeMap<String, String>),
+}
+
+/// One header.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct HeaderIn {
+    /// Its name.
+    name: String,
+    /// Its value.
+    value: String,
+}
+
+impl HeadersIn {
+    fn into_map(self) -> BTreeMap<String, String> {
+        match self {
+            HeadersIn::Map(m) => m,
+            HeadersIn::List(l) => l.into_iter().map(|h| (h.name, h.value)).collect(),
+        }
+    }
 }
 
 /// A webhook to create or change.
@@ -152,8 +182,12 @@ pub async fn create(
     check_type(&doc.data.kind)?;
     let a = doc.data.attributes;
     let url = check_url(&state, a.url.as_deref().unwrap_or_default())?;
-    let events = check_events(&a.events.unwrap_or_default())?;
-    let headers = check_headers(a.headers.unwrap_or_default())?;
+    // no events named: every event (as the reference does)
+    let events = match a.events {
+        None => EVENTS.iter().map(|e| e.to_string()).collect(),
+        Some(e) => check_events(&e)?,
+    };
+    let headers = check_headers(a.headers.map(HeadersIn::into_map).unwrap_or_default())?;
     let w = store::create(
         &state.db,
         caller.account.id,
@@ -166,7 +200,7 @@ pub async fn create(
         },
     )
     .await?;
-    let mut res = JsonApi::single(to_resource(&w, true), vec![]).into_response();
+    let mut res = JsonApi::single(to_resource(&w), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
     Ok(res)
 }
@@ -183,7 +217,7 @@ pub async fn list(
     let page = q.page()?;
     q.includes("webhook", &[])?;
     let listed = store::list(&state.db, caller.account.id, &page).await?;
-    let data = listed.rows.iter().map(|w| to_resource(w, false)).collect();
+    let data = listed.rows.iter().map(to_resource).collect();
     Ok(list_response(
         state.config.public_url.as_deref(),
         &headers,
@@ -205,7 +239,7 @@ pub async fn show(
     let w = store::get(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook"))?;
-    Ok(JsonApi::single(to_resource(&w, false), vec![]))
+    Ok(JsonApi::single(to_resource(&w), vec![]))
 }
 
 /// `PATCH /v2/webhooks/{id}`: url, active (true re-enables a deactivated webhook), events, headers.
@@ -221,10 +255,10 @@ pub async fn update(
         url: a.url.as_deref().map(|u| check_url(&state, u)).transpose()?,
         active: a.active,
         events: a.events.as_deref().map(check_events).transpose()?,
-        headers: a.headers.map(check_headers).transpose()?,
+        headers: a.headers.map(|h| check_headers(h.into_map())).transpose()?,
     };
     let w = store::update(&state.db, caller.account.id, id, changes).await?;
-    Ok(JsonApi::single(to_resource(&w, false), vec![]))
+    Ok(JsonApi::single(to_resource(&w), vec![]))
 }
 
 /// `DELETE /v2/webhooks/{id}`: 200 with an empty body, as the reference answers.

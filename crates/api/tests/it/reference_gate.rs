@@ -40,7 +40,9 @@ const CONFORMING: &[(&str, &str)] = &[
     ("get", "/vessels/{id}"),
     ("get", "/vessels/{id}/future_positions"),
     ("get", "/vessels/{id}/future_positions_with_coordinates"),
+    ("get", "/webhooks"),
     ("get", "/webhooks/ips"),
+    ("get", "/webhooks/{id}"),
     ("patch", "/containers/{id}/refresh"),
     ("patch", "/custom_field_definitions/{id}"),
     ("patch", "/custom_fields/{id}"),
@@ -51,6 +53,7 @@ const CONFORMING: &[(&str, &str)] = &[
     ("patch", "/shipments/{id}/stop_tracking"),
     ("patch", "/shipments/{shipment_id}/custom_fields/{api_slug}"),
     ("patch", "/tracking_requests/{id}"),
+    ("patch", "/webhooks/{id}"),
     ("post", "/custom_field_definitions"),
     ("post", "/custom_field_definitions/{definition_id}/options"),
     ("post", "/custom_fields"),
@@ -64,6 +67,7 @@ const CONFORMING: &[(&str, &str)] = &[
         "post",
         "/tracking_requests/{tracking_request_id}/custom_fields",
     ),
+    ("post", "/webhooks"),
     ("post", "/webhooks/trigger"),
 ];
 

@@ -30,24 +30,51 @@ async fn subscriptions_are_created_read_changed_and_deleted() {
     let secret = w["attributes"]["secret"].as_str().unwrap();
     assert!(secret.starts_with("whsec_") && secret.len() > 40);
     assert_eq!(w["attributes"]["active"], true);
-    assert_eq!(w["attributes"]["headers"]["X-Team"], "ops");
+    assert_eq!(
+        w["attributes"]["headers"],
+        json!([{"name": "X-Team", "value": "ops"}]),
+        "headers are written as the reference writes them"
+    );
     let id = w["id"].as_str().unwrap().to_string();
 
-    // the secret is shown once
+    // the secret is shown to the account, as the reference does (receivers need it)
     let shown = app
         .get(&format!("/v2/webhooks/{id}"), Some(&key))
         .await
         .json();
-    assert!(shown["data"]["attributes"].get("secret").is_none());
-    assert!(
-        !app.get("/v2/webhooks", Some(&key))
-            .await
-            .text
-            .contains(secret)
+    assert_eq!(shown["data"]["attributes"]["secret"], secret);
+    let listed = app.get("/v2/webhooks", Some(&key)).await.json();
+    assert_eq!(listed["meta"]["total"], 1);
+    assert_eq!(listed["data"][0]["attributes"]["secret"], secret);
+
+    // as the reference: headers as a list of names and values, and no events is every event
+    let r = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &json!({"data": {"type": "webhook", "attributes": {"url": "https://all.example.com/hook", "active": true, "headers": [{"name": "X-Env", "value": "test"}]}}}).to_string(),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let all = r.json();
+    assert_eq!(
+        all["data"]["attributes"]["events"]
+            .as_array()
+            .unwrap()
+            .len(),
+        boxtrack_core::webhooks::EVENTS.len()
     );
     assert_eq!(
-        app.get("/v2/webhooks", Some(&key)).await.json()["meta"]["total"],
-        1
+        all["data"]["attributes"]["headers"],
+        json!([{"name": "X-Env", "value": "test"}])
+    );
+    let all_id = all["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        app.delete(&format!("/v2/webhooks/{all_id}"), &key)
+            .await
+            .status,
+        200
     );
 
     // other accounts see nothing

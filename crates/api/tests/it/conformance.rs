@@ -26,15 +26,7 @@ fn doc() -> &'static Doc {
     DOC.get_or_init(|| {
         let mut document = boxtrack_api::openapi::document_with(boxtrack_mcp::mount().operations);
         closed(&mut document);
-        let mut templates: Vec<(String, Vec<String>)> = document["paths"]
-            .as_object()
-            .map(|p| {
-                p.keys()
-                    .map(|k| (k.clone(), k.split('/').map(str::to_string).collect()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        templates.sort_by_key(|(_, segs)| segs.iter().filter(|s| s.starts_with('{')).count());
+        let templates = templates(&document);
         Doc {
             document,
             templates,
@@ -61,9 +53,25 @@ fn closed(v: &mut Value) {
     }
 }
 
-fn template_of<'a>(d: &'a Doc, path: &str) -> Option<&'a str> {
+/// The path templates of a document, literal-first so `/v2/webhooks/events` wins over
+/// `/v2/webhooks/{id}`.
+pub fn templates(document: &Value) -> Vec<(String, Vec<String>)> {
+    let mut templates: Vec<(String, Vec<String>)> = document["paths"]
+        .as_object()
+        .map(|p| {
+            p.keys()
+                .map(|k| (k.clone(), k.split('/').map(str::to_string).collect()))
+                .collect()
+        })
+        .unwrap_or_default();
+    templates.sort_by_key(|(_, segs)| segs.iter().filter(|s| s.starts_with('{')).count());
+    templates
+}
+
+/// The template `path` matches (`/v2/shipments/1` → `/v2/shipments/{id}`).
+pub fn template_for<'a>(templates: &'a [(String, Vec<String>)], path: &str) -> Option<&'a str> {
     let segs: Vec<&str> = path.split('/').collect();
-    d.templates
+    templates
         .iter()
         .find(|(_, t)| {
             t.len() == segs.len()
@@ -72,6 +80,10 @@ fn template_of<'a>(d: &'a Doc, path: &str) -> Option<&'a str> {
                     .all(|(t, s)| t == s || (t.starts_with('{') && !s.is_empty()))
         })
         .map(|(k, _)| k.as_str())
+}
+
+fn template_of<'a>(d: &'a Doc, path: &str) -> Option<&'a str> {
+    template_for(&d.templates, path)
 }
 
 fn validator(d: &Doc, pointer: &str, schema: &Value) -> Arc<jsonschema::Validator> {

@@ -152,15 +152,7 @@ fn reference() -> &'static Reference {
         let mut document: Value = serde_json::from_str(text).unwrap();
         patch(&mut document);
         from_openapi30(&mut document);
-        let mut templates: Vec<(String, Vec<String>)> = document["paths"]
-            .as_object()
-            .map(|p| {
-                p.keys()
-                    .map(|k| (k.clone(), k.split('/').map(str::to_string).collect()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        templates.sort_by_key(|(_, segs)| segs.iter().filter(|s| s.starts_with('{')).count());
+        let templates = crate::conformance::templates(&document);
         Reference {
             document,
             templates,
@@ -171,17 +163,7 @@ fn reference() -> &'static Reference {
 
 /// The reference's template for a boxtrack path (`/v2/shipments/1` → `/shipments/{id}`).
 fn template_of<'a>(r: &'a Reference, path: &str) -> Option<&'a str> {
-    let path = path.strip_prefix("/v2")?;
-    let segs: Vec<&str> = path.split('/').collect();
-    r.templates
-        .iter()
-        .find(|(_, t)| {
-            t.len() == segs.len()
-                && t.iter()
-                    .zip(&segs)
-                    .all(|(t, s)| t == s || (t.starts_with('{') && !s.is_empty()))
-        })
-        .map(|(k, _)| k.as_str())
+    crate::conformance::template_for(&r.templates, path.strip_prefix("/v2")?)
 }
 
 /// What the suite found against the reference: operation → distinct violations.

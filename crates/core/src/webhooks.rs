@@ -55,6 +55,101 @@ pub const EVENTS: [&str; 43] = [
     "document.extraction_failed",
 ];
 
+/// The categories of the event catalog, in order: id, name, and whether an event belongs.
+pub const CATEGORIES: [(&str, &str); 6] = [
+    ("tracking-request-events", "Tracking Request Events"),
+    ("container-transport-events", "Container Transport Events"),
+    ("container-estimate-events", "Estimate Events"),
+    ("container-events", "Container Events"),
+    ("shipment-events", "Shipment Events"),
+    ("document-events", "Document Events"),
+];
+
+/// The id of the catalog category an event is listed under.
+pub fn category(event: &str) -> &'static str {
+    if event.starts_with("tracking_request.") {
+        "tracking-request-events"
+    } else if event.starts_with("container.transport.estimated.") {
+        "container-estimate-events"
+    } else if event.starts_with("container.transport.") {
+        "container-transport-events"
+    } else if event.starts_with("container.") {
+        "container-events"
+    } else if event.starts_with("shipment.") {
+        "shipment-events"
+    } else {
+        "document-events"
+    }
+}
+
+/// What an event announces, in a sentence.
+pub fn describe(event: &str) -> &'static str {
+    match event {
+        "tracking_request.succeeded" => "Shipment created and linked to the tracking request.",
+        "tracking_request.failed" => "The tracking request failed; failed_reason says why.",
+        "tracking_request.awaiting_manifest" => {
+            "The carrier knows the number but has no containers on it yet; it is checked again daily."
+        }
+        "tracking_request.tracking_stopped" => "Tracking of the request's shipment stopped.",
+        "container.transport.empty_out" => "Empty container picked up at origin.",
+        "container.transport.full_in" => "Container gated in full at the port of lading.",
+        "container.transport.vessel_loaded" => {
+            "Container loaded on the vessel at the port of lading."
+        }
+        "container.transport.vessel_departed" => "Vessel departed the port of lading.",
+        "container.transport.transshipment_arrived" => "Container arrived at a transshipment port.",
+        "container.transport.transshipment_discharged" => {
+            "Container discharged at a transshipment port."
+        }
+        "container.transport.transshipment_loaded" => "Container loaded at a transshipment port.",
+        "container.transport.transshipment_departed" => "Container departed a transshipment port.",
+        "container.transport.feeder_arrived" => "Feeder vessel arrived.",
+        "container.transport.feeder_discharged" => "Container discharged from a feeder vessel.",
+        "container.transport.feeder_loaded" => "Container loaded on a feeder vessel.",
+        "container.transport.feeder_departed" => "Feeder vessel departed.",
+        "container.transport.vessel_arrived" => "Vessel arrived at the port of discharge.",
+        "container.transport.vessel_berthed" => "Vessel berthed at the port of discharge.",
+        "container.transport.vessel_discharged" => "Container discharged at the port of discharge.",
+        "container.transport.available" => "Container available for pickup at the terminal.",
+        "container.transport.not_available" => "Container no longer available for pickup.",
+        "container.transport.full_out" => "Container picked up full.",
+        "container.transport.delivered" => "Container delivered.",
+        "container.transport.empty_in" => "Empty container returned.",
+        "container.transport.rail_loaded" => "Container loaded on rail.",
+        "container.transport.rail_departed" => "Train departed with the container.",
+        "container.transport.rail_arrived" => "Train arrived with the container.",
+        "container.transport.rail_unloaded" => "Container unloaded from rail.",
+        "container.transport.arrived_at_inland_destination" => {
+            "Container arrived at its inland destination."
+        }
+        "container.transport.estimated.vessel_departed" => {
+            "New estimate of the vessel's departure from the port of lading."
+        }
+        "container.transport.estimated.vessel_arrived" => {
+            "New estimate of the vessel's arrival at the port of discharge."
+        }
+        "container.transport.estimated.arrived_at_inland_destination" => {
+            "New estimate of the arrival at the inland destination."
+        }
+        "shipment.estimated.arrival" => "The shipment's estimated arrival changed.",
+        "container.created" => "A container was added to a tracked shipment.",
+        "container.updated" => {
+            "Container attributes changed (availability, holds, fees, last free day...); the changeset says which."
+        }
+        "container.pod_terminal_changed" => {
+            "The container's terminal at the port of discharge changed."
+        }
+        "container.pickup_lfd.changed" => "The last free day that applies changed.",
+        "container.pickup_lfd_line.changed" => "The shipping line's last free day changed.",
+        "container.pickup_lfd_terminal.changed" => "The terminal's last free day changed.",
+        "container.pickup_lfd_rail.changed" => "The rail carrier's last free day changed.",
+        "container.pickup_appointment.changed" => "The pickup appointment changed.",
+        "document.extracted" => "A document's data was extracted.",
+        "document.extraction_failed" => "A document's data could not be extracted.",
+        _ => "",
+    }
+}
+
 /// Checks a subscription's event list; the error names the first unknown event.
 pub fn validate_events(events: &[String]) -> Result<Vec<String>, String> {
     let mut out: Vec<String> = Vec::new();
@@ -216,6 +311,19 @@ pub fn sign_standard(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Opt
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_event_is_described_and_in_a_category() {
+        for e in EVENTS {
+            assert!(!describe(e).is_empty(), "{e} has no description");
+            assert!(CATEGORIES.iter().any(|(id, _)| *id == category(e)), "{e}");
+        }
+        assert_eq!(
+            category("container.transport.estimated.vessel_arrived"),
+            "container-estimate-events"
+        );
+        assert_eq!(category("container.pickup_lfd.changed"), "container-events");
+    }
+
     use super::*;
 
     #[test]

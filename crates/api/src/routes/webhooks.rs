@@ -273,30 +273,38 @@ pub async fn delete(
 
 /// `GET /v2/webhooks/events`: every event a webhook can subscribe to.
 pub async fn events(_caller: Caller) -> JsonApi {
-    let data: Vec<WebhookEvent> = EVENTS
+    let data: Vec<EventCategory> = webhooks::CATEGORIES
         .iter()
-        .map(|e| WebhookEvent {
-            id: e,
-            kind: "webhook_event",
-            attributes: WebhookEventAttributes {
-                name: e,
-                category: e.split('.').next().unwrap_or_default(),
+        .map(|(id, name)| EventCategory {
+            id,
+            kind: "webhook_event_category",
+            attributes: EventCategoryAttributes {
+                name,
+                events: EVENTS
+                    .iter()
+                    .filter(|e| webhooks::category(e) == *id)
+                    .map(|e| WebhookEvent {
+                        name: e,
+                        description: webhooks::describe(e),
+                    })
+                    .collect(),
             },
         })
+        .filter(|c| !c.attributes.events.is_empty())
         .collect();
-    let n = data.len();
+    let total = data.iter().map(|c| c.attributes.events.len()).sum();
     JsonApi::of(&EventsDocument {
         data,
-        meta: Counts { size: n, total: n },
+        meta: Counts { size: total, total },
     })
 }
 
-/// The event catalog.
+/// The event catalog, by category (as the reference groups it).
 #[derive(Serialize, JsonSchema)]
 pub struct EventsDocument {
-    /// Every event.
-    pub data: Vec<WebhookEvent>,
-    /// How many.
+    /// The categories.
+    pub data: Vec<EventCategory>,
+    /// How many events.
     pub meta: Counts,
 }
 
@@ -309,26 +317,35 @@ pub struct Counts {
     pub total: usize,
 }
 
+/// A category of events.
+#[derive(Serialize, JsonSchema)]
+pub struct EventCategory {
+    /// Its id (`tracking-request-events`, …).
+    pub id: &'static str,
+    /// `webhook_event_category`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "webhook_event_category"))]
+    pub kind: &'static str,
+    /// Its name and events.
+    pub attributes: EventCategoryAttributes,
+}
+
+/// A category's name and events.
+#[derive(Serialize, JsonSchema)]
+pub struct EventCategoryAttributes {
+    /// Its name.
+    pub name: &'static str,
+    /// Its events.
+    pub events: Vec<WebhookEvent>,
+}
+
 /// One event a webhook can subscribe to.
 #[derive(Serialize, JsonSchema)]
 pub struct WebhookEvent {
-    /// Its name.
-    pub id: &'static str,
-    /// `webhook_event`.
-    #[serde(rename = "type")]
-    #[schemars(extend("const" = "webhook_event"))]
-    pub kind: &'static str,
-    /// Its name and category.
-    pub attributes: WebhookEventAttributes,
-}
-
-/// An event's name and category.
-#[derive(Serialize, JsonSchema)]
-pub struct WebhookEventAttributes {
-    /// `container.transport.vessel_arrived`, …
+    /// Its name (`container.transport.vessel_arrived`, …), what `events` of a webhook lists.
     pub name: &'static str,
-    /// The part before the first dot: `container`, `shipment`, `tracking_request`, …
-    pub category: &'static str,
+    /// What it announces.
+    pub description: &'static str,
 }
 
 /// The addresses deliveries leave from.

@@ -41,6 +41,7 @@ const CONFORMING: &[(&str, &str)] = &[
     ("get", "/vessels/{id}/future_positions"),
     ("get", "/vessels/{id}/future_positions_with_coordinates"),
     ("get", "/webhooks"),
+    ("get", "/webhooks/events"),
     ("get", "/webhooks/ips"),
     ("get", "/webhooks/{id}"),
     ("patch", "/containers/{id}/refresh"),
@@ -63,10 +64,7 @@ const CONFORMING: &[(&str, &str)] = &[
     ("post", "/parties"),
     ("post", "/shipments/{shipment_id}/custom_fields"),
     ("post", "/tracking_requests/infer_number"),
-    (
-        "post",
-        "/tracking_requests/{tracking_request_id}/custom_fields",
-    ),
+    ("post", "/tracking_requests/{tracking_request_id}/custom_fields"),
     ("post", "/webhooks"),
     ("post", "/webhooks/trigger"),
 ];

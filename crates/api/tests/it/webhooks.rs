@@ -140,8 +140,24 @@ async fn bad_subscriptions_are_422_and_write_nothing() {
         0
     );
 
+    // the catalog is grouped as the reference groups it, each event once, described
     let catalog = app.get("/v2/webhooks/events", Some(&key)).await.json();
     assert_eq!(catalog["meta"]["total"], 43);
+    let mut names: Vec<String> = Vec::new();
+    for c in catalog["data"].as_array().unwrap() {
+        assert_eq!(c["type"], "webhook_event_category");
+        for e in c["attributes"]["events"].as_array().unwrap() {
+            assert!(!e["description"].as_str().unwrap().is_empty(), "{e}");
+            names.push(e["name"].as_str().unwrap().to_string());
+        }
+    }
+    names.sort();
+    let mut all: Vec<String> = boxtrack_core::webhooks::EVENTS
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    all.sort();
+    assert_eq!(names, all);
 }
 
 #[tokio::test]

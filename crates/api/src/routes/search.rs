@@ -46,30 +46,89 @@ pub async fn search(
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.updated_us.cmp(&a.1.updated_us)));
     ranked.truncate(MAX_RESULTS);
+    // what the results show of their entities, read once per kind for all of them
+    let account = caller.account.id;
+    let ids_of = |kind: &str| -> Vec<Uuid> {
+        ranked
+            .iter()
+            .filter(|(_, h)| h.entity_type == kind)
+            .map(|(_, h)| h.id)
+            .collect()
+    };
+    let containers = reads::containers_by_id(&state.db, account, &ids_of("container")).await?;
+    let requests =
+        boxtrack_store::tracking::get_requests(&state.db, account, &ids_of("tracking_request"))
+            .await?;
+    let mut shipment_ids = ids_of("shipment");
+    shipment_ids.extend(containers.values().map(|c| c.shipment_id));
+    let shipments = reads::shipments_by_id(&state.db, account, &shipment_ids).await?;
+    let counts = reads::containers_of_many(&state.db, account, &ids_of("shipment")).await?;
     let data: Vec<SearchResult> = ranked
         .iter()
         .map(|(score, h)| {
+            let refs: Vec<String> = serde_json::from_str(&h.refs).unwrap_or_default();
+            let mut a = SearchAttributes {
+                entity_type: "tracking_request",
+                number: h.number.clone(),
+                shipment_id: None,
+                scac: None,
+                port_of_lading_name: None,
+                port_of_discharge_name: None,
+                containers_count: None,
+                tracking_stopped: None,
+                tracking_stopped_reason: None,
+                status: None,
+                failed_reason: None,
+                ref_numbers: refs,
+                score: *score,
+                created_at: At(h.updated_us),
+                updated_at: At(h.updated_us),
+            };
             let collection = match h.entity_type.as_str() {
-                "shipment" => "shipments",
-                "container" => "containers",
-                _ => "tracking_requests",
+                "shipment" => {
+                    a.entity_type = "shipment";
+                    if let Some(s) = shipments.get(&h.id) {
+                        let route = &s.route.0;
+                        a.scac = Some(s.scac.clone());
+                        a.port_of_lading_name.clone_from(&route.pol_name);
+                        a.port_of_discharge_name.clone_from(&route.pod_name);
+                        a.containers_count = Some(counts.get(&h.id).map_or(0, Vec::len));
+                        a.tracking_stopped = Some(s.tracking_stopped_us.is_some());
+                        a.tracking_stopped_reason.clone_from(&s.stopped_reason);
+                        a.created_at = At(s.created_us);
+                    }
+                    "shipments"
+                }
+                "container" => {
+                    a.entity_type = "cargo";
+                    if let Some(c) = containers.get(&h.id) {
+                        a.shipment_id = Some(c.shipment_id);
+                        a.scac = shipments.get(&c.shipment_id).map(|s| s.scac.clone());
+                        a.created_at = At(c.created_us);
+                    }
+                    "containers"
+                }
+                _ => {
+                    if let Some(r) = requests.get(&h.id) {
+                        a.shipment_id = r.shipment_id;
+                        a.scac.clone_from(&r.scac);
+                        a.status = Some(r.status.clone());
+                        a.failed_reason.clone_from(&r.failed_reason);
+                        a.created_at = At(r.created_us);
+                    }
+                    "tracking_requests"
+                }
             };
             SearchResult {
                 id: h.id,
-                kind: "search_result",
-                attributes: SearchAttributes {
-                    entity_type: h.entity_type.clone(),
-                    number: h.number.clone(),
-                    ref_numbers: serde_json::from_str(&h.refs).unwrap_or_default(),
-                    score: *score,
-                    updated_at: At(h.updated_us),
-                },
+                kind: a.entity_type,
                 relationships: SearchRelationships {
                     entity: ToOne::new(&h.entity_type, Some(h.id)),
                 },
                 links: Links {
                     this: format!("/v2/{collection}/{}", h.id),
                 },
+                attributes: a,
             }
         })
         .collect();
@@ -98,16 +157,17 @@ pub struct Meta {
     pub total: usize,
 }
 
-/// One result.
+/// One result: a shipment, a container (`cargo`, as the reference calls it) or a tracking
+/// request.
 #[derive(Serialize, JsonSchema)]
 pub struct SearchResult {
     /// The entity's id.
     pub id: Uuid,
-    /// `search_result`.
+    /// `shipment`, `cargo` or `tracking_request`.
     #[serde(rename = "type")]
-    #[schemars(extend("const" = "search_result"))]
+    #[schemars(extend("enum" = ["shipment", "cargo", "tracking_request"]))]
     pub kind: &'static str,
-    /// What matched.
+    /// What matched, and what the entity is.
     pub attributes: SearchAttributes,
     /// The entity.
     pub relationships: SearchRelationships,
@@ -115,18 +175,38 @@ pub struct SearchResult {
     pub links: Links,
 }
 
-/// What matched.
+/// What matched, and what the entity is.
 #[derive(Serialize, JsonSchema)]
 pub struct SearchAttributes {
-    /// `shipment`, `container` or `tracking_request`.
-    #[schemars(extend("enum" = ["shipment", "container", "tracking_request"]))]
-    pub entity_type: String,
-    /// Its number.
+    /// `shipment`, `cargo` or `tracking_request`.
+    #[schemars(extend("enum" = ["shipment", "cargo", "tracking_request"]))]
+    pub entity_type: &'static str,
+    /// Bill of lading (shipments), container number (cargos) or request number.
     pub number: String,
-    /// Its reference numbers.
+    /// The shipment (cargos and tracking requests).
+    pub shipment_id: Option<Uuid>,
+    /// The shipping line's SCAC.
+    pub scac: Option<String>,
+    /// Port of lading (shipments).
+    pub port_of_lading_name: Option<String>,
+    /// Port of discharge (shipments).
+    pub port_of_discharge_name: Option<String>,
+    /// Containers on the shipment (shipments).
+    pub containers_count: Option<usize>,
+    /// Tracking has stopped (shipments).
+    pub tracking_stopped: Option<bool>,
+    /// Why tracking stopped (shipments).
+    pub tracking_stopped_reason: Option<String>,
+    /// The request's status (tracking requests).
+    pub status: Option<String>,
+    /// Why the request failed (tracking requests).
+    pub failed_reason: Option<String>,
+    /// The client's reference numbers.
     pub ref_numbers: Vec<String>,
-    /// How well it matched: exact, prefix, anywhere.
+    /// How well it matched: 3 exact, 2 prefix, 1 anywhere.
     pub score: u8,
+    /// When the entity was created.
+    pub created_at: At,
     /// When the entity last changed.
     pub updated_at: At,
 }
@@ -154,7 +234,7 @@ pub fn operations() -> Vec<Op> {
         op: operation(
             "Search",
             "Search numbers",
-            "Finds shipments (bill of lading or booking), containers and open tracking requests by number or ref number, ignoring case, spaces and dashes; at most 25 results, exact matches first, then prefixes, then other matches, newest first within a rank.",
+            "Finds shipments (bill of lading or booking), containers and open tracking requests by number or ref number, ignoring case, spaces and dashes; at most 25 results, exact matches first, then prefixes, then other matches, newest first within a rank. Each result is a `shipment`, a `cargo` (a container) or a `tracking_request`, with its shipment, carrier, ports, container count and tracking state (as the reference answers).",
             vec![
                 json!({"name": "query", "in": "query", "required": true, "schema": {"type": "string", "minLength": 2}}),
             ],

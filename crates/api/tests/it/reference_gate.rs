@@ -31,6 +31,7 @@ const CONFORMING: &[(&str, &str)] = &[
     ("get", "/metro_areas/{id}"),
     ("get", "/parties"),
     ("get", "/ports/{id}"),
+    ("get", "/search"),
     ("get", "/shipments"),
     ("get", "/shipments/{id}"),
     ("get", "/shipments/{shipment_id}/custom_fields"),
@@ -64,7 +65,10 @@ const CONFORMING: &[(&str, &str)] = &[
     ("post", "/parties"),
     ("post", "/shipments/{shipment_id}/custom_fields"),
     ("post", "/tracking_requests/infer_number"),
-    ("post", "/tracking_requests/{tracking_request_id}/custom_fields"),
+    (
+        "post",
+        "/tracking_requests/{tracking_request_id}/custom_fields",
+    ),
     ("post", "/webhooks"),
     ("post", "/webhooks/trigger"),
 ];

@@ -1325,8 +1325,15 @@ async fn search_ranks_numbers_and_references() {
         )
         .await
         .json();
-    assert_eq!(exact["data"][0]["attributes"]["entity_type"], "container");
+    // a container is a `cargo`, as the reference calls it, with its shipment and carrier
+    assert_eq!(exact["data"][0]["type"], "cargo");
+    assert_eq!(exact["data"][0]["attributes"]["entity_type"], "cargo");
     assert_eq!(exact["data"][0]["attributes"]["number"], number);
+    assert!(
+        exact["data"][0]["attributes"]["shipment_id"].is_string(),
+        "{exact}"
+    );
+    assert_eq!(exact["data"][0]["attributes"]["scac"], "TEST");
     let by_ref = app.get("/v2/search?query=po-1", Some(&key)).await.json();
     let kinds: Vec<&str> = by_ref["data"]
         .as_array()

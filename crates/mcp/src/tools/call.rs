@@ -38,7 +38,7 @@ pub async fn call(
                     for h in doc["data"].as_array().cloned().unwrap_or_default() {
                         let a = &h["attributes"];
                         match a["entity_type"].as_str() {
-                            Some("container") => containers.push(json!({"id": h["relationships"]["entity"]["data"]["id"], "container_number": a["number"], "ref_numbers": a["ref_numbers"]})),
+                            Some("cargo") => containers.push(json!({"id": h["relationships"]["entity"]["data"]["id"], "container_number": a["number"], "ref_numbers": a["ref_numbers"]})),
                             Some("shipment") => shipments.push(json!({"id": h["relationships"]["entity"]["data"]["id"], "number": a["number"], "ref_numbers": a["ref_numbers"]})),
                             _ => {}
                         }
@@ -302,7 +302,7 @@ async fn track(rest: &Rest<'_>, args: &Map<String, Value>) -> Result<Value, Stri
         .get(&format!("/v2/search?query={}", enc(&number)))
         .await?;
     for h in found["data"].as_array().cloned().unwrap_or_default() {
-        if h["attributes"]["entity_type"] == "container" && h["attributes"]["number"] == number {
+        if h["attributes"]["entity_type"] == "cargo" && h["attributes"]["number"] == number {
             let id = h["relationships"]["entity"]["data"]["id"]
                 .as_str()
                 .unwrap_or_default()

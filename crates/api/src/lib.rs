@@ -71,13 +71,16 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
         .iter()
         .flat_map(|m| m.operations.iter().cloned())
         .collect();
-    let mut parts = rest::parts();
-    parts.extend(mounts);
-    let routes = rest::join(&state, parts);
     let state = AppState {
         openapi: std::sync::Arc::new(openapi::document_with(extra)),
         ..state
     };
+    let mut parts = rest::parts();
+    parts.extend(mounts);
+    let routes = rest::join(&state, parts).route_layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        middleware::known_query,
+    ));
     let request_id = HeaderName::from_static("x-request-id");
     let timeout = state.config.request_timeout;
     routes

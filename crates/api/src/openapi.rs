@@ -111,6 +111,20 @@ pub fn document_with(extra: Vec<Op>) -> Value {
         {
             o["security"] = json!([{"Token": []}]);
         }
+        // any /v2 operation answers a query parameter it does not take with 400
+        // (`middleware::known_query`)
+        if op.path.starts_with("/v2/")
+            && o["responses"].get("400").is_none()
+            && let Some(r) = o["responses"].as_object_mut()
+        {
+            r.insert(
+                "400".into(),
+                crate::doc::body(
+                    "Malformed request, or a query parameter the operation does not take (source.parameter names it)",
+                    crate::doc::schema_ref("Errors"),
+                ),
+            );
+        }
         entry[op.method] = o;
     }
     json!({

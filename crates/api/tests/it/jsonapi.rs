@@ -92,3 +92,35 @@ async fn unknown_routes_and_methods_answer_json_api_errors() {
         .await;
     assert_error(&r, 405);
 }
+
+/// A query parameter an operation does not take is a 400 naming it, not ignored: a mistyped
+/// filter must not answer every container. The key is never echoed.
+#[tokio::test]
+async fn unknown_query_parameters_are_400_naming_them() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let r = app
+        .get("/v2/containers?filter[curent_status]=available", Some(&key))
+        .await;
+    let e = assert_error(&r, 400);
+    assert_eq!(e["source"]["parameter"], "filter[curent_status]");
+    assert!(!r.text.contains(&key));
+    let detail = e["detail"].as_str().unwrap();
+    assert!(detail.contains("filter[current_status]"), "{detail}");
+    // what the operation takes is accepted
+    let ok = app
+        .get(
+            "/v2/containers?filter[current_status]=available&page[size]=5",
+            Some(&key),
+        )
+        .await;
+    assert_eq!(ok.status, 200, "{}", ok.text);
+    // an operation that takes none refuses any
+    let e = assert_error(&app.get("/v2/account?x=1", Some(&key)).await, 400);
+    assert_eq!(e["source"]["parameter"], "x");
+    // the authorization server ignores what it does not know (RFC 6749 §3.1)
+    let r = app
+        .get("/.well-known/oauth-authorization-server?x=1", None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+}

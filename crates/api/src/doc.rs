@@ -35,13 +35,14 @@ pub struct Routes {
     pub authenticated: Router<AppState>,
     /// Routes that carry their own credential, or need none.
     pub public: Router<AppState>,
-    /// The operations of both.
-    pub operations: Vec<Op>,
+    /// The operations of both, built only when the document is (not each time the routes
+    /// are, as MCP tools do per call).
+    pub operations: fn() -> Vec<Op>,
 }
 
 impl Routes {
     /// No routes yet; these operations.
-    pub fn new(operations: Vec<Op>) -> Routes {
+    pub fn new(operations: fn() -> Vec<Op>) -> Routes {
         Routes {
             authenticated: Router::new(),
             public: Router::new(),

@@ -86,7 +86,7 @@ fn base_components() -> Value {
 pub fn operations() -> Vec<Op> {
     crate::rest::parts()
         .into_iter()
-        .flat_map(|p| p.operations)
+        .flat_map(|p| (p.operations)())
         .collect()
 }
 

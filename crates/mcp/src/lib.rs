@@ -18,8 +18,6 @@ pub use server::dispatch;
 /// The MCP and OAuth endpoints with the documentation of their operations (all public: each
 /// checks its own credentials).
 pub fn mount() -> Mount {
-    let mut operations = server::operations();
-    operations.extend(oauth::operations());
     Mount::new(operations)
         .public(
             "/.well-known/oauth-protected-resource",
@@ -45,4 +43,11 @@ pub fn mount() -> Mount {
                 .get(server::not_allowed)
                 .delete(server::not_allowed),
         )
+}
+
+/// The operations of the MCP and OAuth endpoints.
+fn operations() -> Vec<boxtrack_api::doc::Op> {
+    let mut operations = server::operations();
+    operations.extend(oauth::operations());
+    operations
 }

@@ -216,7 +216,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route("/v2/api_keys", axum::routing::get(list).post(create))
         .route("/v2/api_keys/{id}", axum::routing::get(show).delete(revoke))
 }

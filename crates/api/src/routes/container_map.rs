@@ -130,7 +130,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations()).route(
+    crate::doc::Routes::new(operations).route(
         "/v2/containers/{id}/map_geojson",
         axum::routing::get(map_geojson),
     )

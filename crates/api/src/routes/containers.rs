@@ -568,7 +568,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route("/v2/containers", axum::routing::get(list))
         .route(
             "/v2/containers/{id}",

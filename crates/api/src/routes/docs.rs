@@ -170,7 +170,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .public("/docs", axum::routing::get(page))
         .public("/v2/openapi.json", axum::routing::get(openapi_json))
 }

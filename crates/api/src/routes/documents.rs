@@ -533,7 +533,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route("/v2/documents", axum::routing::get(list).post(create))
         .route("/v2/documents/types", axum::routing::get(types))
         .route(

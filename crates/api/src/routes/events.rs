@@ -159,5 +159,5 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations()).route("/v2/events", axum::routing::get(feed))
+    crate::doc::Routes::new(operations).route("/v2/events", axum::routing::get(feed))
 }

@@ -170,7 +170,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .public("/healthz", axum::routing::get(healthz))
         .public("/readyz", axum::routing::get(readyz))
         .public("/metrics", axum::routing::get(metrics))

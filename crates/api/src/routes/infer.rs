@@ -176,7 +176,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations()).route(
+    crate::doc::Routes::new(operations).route(
         "/v2/tracking_requests/infer_number",
         axum::routing::post(infer_number),
     )

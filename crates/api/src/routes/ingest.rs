@@ -303,7 +303,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route("/v2/ingest/x12", axum::routing::post(x12))
         .public("/v2/ingest/dcsa", axum::routing::post(dcsa))
 }

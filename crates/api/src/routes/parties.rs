@@ -212,7 +212,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route("/v2/parties", axum::routing::get(list).post(create))
         .route("/v2/parties/{id}", axum::routing::get(show).patch(update))
 }

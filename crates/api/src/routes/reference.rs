@@ -416,7 +416,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route("/v2/shipping_lines", axum::routing::get(lines))
         .route("/v2/shipping_lines/{id}", axum::routing::get(line))
         .route("/v2/ports/{id}", axum::routing::get(port))

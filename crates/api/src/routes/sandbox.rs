@@ -142,5 +142,5 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations()).route("/v2/sandbox/scenarios", axum::routing::get(list))
+    crate::doc::Routes::new(operations).route("/v2/sandbox/scenarios", axum::routing::get(list))
 }

@@ -354,7 +354,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route("/v2/shipments", axum::routing::get(list))
         .route("/v2/shipments/{id}", axum::routing::get(show).patch(update))
         .route(

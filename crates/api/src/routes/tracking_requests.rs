@@ -512,7 +512,7 @@ fn requests_sandbox_text() -> String {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route(
             "/v2/tracking_requests",
             axum::routing::get(list).post(create),

@@ -298,7 +298,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route(
             "/rails/active_storage/direct_uploads",
             axum::routing::post(announce),

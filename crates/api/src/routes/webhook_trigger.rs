@@ -160,6 +160,5 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
-        .route("/v2/webhooks/trigger", axum::routing::post(trigger))
+    crate::doc::Routes::new(operations).route("/v2/webhooks/trigger", axum::routing::post(trigger))
 }

@@ -553,7 +553,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route("/v2/webhooks", axum::routing::get(list).post(create))
         .route("/v2/webhooks/events", axum::routing::get(events))
         .route("/v2/webhooks/ips", axum::routing::get(ips))

@@ -24,7 +24,8 @@ struct Doc {
 fn doc() -> &'static Doc {
     static DOC: OnceLock<Doc> = OnceLock::new();
     DOC.get_or_init(|| {
-        let mut document = boxtrack_api::openapi::document_with(boxtrack_mcp::mount().operations);
+        let mut document =
+            boxtrack_api::openapi::document_with((boxtrack_mcp::mount().operations)());
         closed(&mut document);
         let templates = templates(&document);
         Doc {
@@ -86,24 +87,41 @@ fn template_of<'a>(d: &'a Doc, path: &str) -> Option<&'a str> {
     template_for(&d.templates, path)
 }
 
-fn validator(d: &Doc, pointer: &str, schema: &Value) -> Arc<jsonschema::Validator> {
-    let mut cache = d.validators.lock().unwrap();
+/// The validator of `schema` within `document` (its `#/components/schemas/…` references
+/// resolve), compiled once per `key` into `cache`.
+pub fn compiled(
+    cache: &Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
+    document: &Value,
+    key: &str,
+    schema: &Value,
+) -> Arc<jsonschema::Validator> {
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
     cache
-        .entry(pointer.to_string())
+        .entry(key.to_string())
         .or_insert_with(|| {
-            // the response schema with the document's components beside it, so that
-            // `#/components/schemas/…` references resolve
             let root = json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "components": d.document["components"],
+                "components": document["components"],
                 "allOf": [schema],
             });
             let v = jsonschema::draft202012::options()
                 .build(&root)
-                .unwrap_or_else(|e| panic!("the schema at {pointer} does not compile: {e}"));
+                .unwrap_or_else(|e| panic!("the schema of {key} does not compile: {e}"));
             Arc::new(v)
         })
         .clone()
+}
+
+fn validator(d: &Doc, pointer: &str, schema: &Value) -> Arc<jsonschema::Validator> {
+    compiled(&d.validators, &d.document, pointer, schema)
+}
+
+/// The first violations of `value` against `v`, a line each.
+fn violations(v: &jsonschema::Validator, value: &Value) -> Vec<String> {
+    v.iter_errors(value)
+        .take(8)
+        .map(|e| format!("  at {}: {e}", e.instance_path()))
+        .collect()
 }
 
 /// Panics when `value` does not match the served document's component schema `name` (for
@@ -112,11 +130,7 @@ pub fn check_component(name: &str, value: &Value) {
     let d = doc();
     let schema = json!({"$ref": format!("#/components/schemas/{name}")});
     let v = validator(d, &format!("component {name}"), &schema);
-    let errors: Vec<String> = v
-        .iter_errors(value)
-        .take(8)
-        .map(|e| format!("  at {}: {e}", e.instance_path()))
-        .collect();
+    let errors = violations(&v, value);
     assert!(
         errors.is_empty(),
         "{name}: the body does not match the served document:\n{}\nbody: {value}",
@@ -155,11 +169,7 @@ pub fn check_request(method: &str, path: &str, media: &str, body: &[u8], resp: &
     };
     let pointer = format!("request {method} {template} {media}");
     let v = validator(d, &pointer, schema);
-    let errors: Vec<String> = v
-        .iter_errors(&value)
-        .take(8)
-        .map(|e| format!("  at {}: {e}", e.instance_path()))
-        .collect();
+    let errors = violations(&v, &value);
     let report = format!(
         "{method} {template}: an accepted request body does not match the served document:\n{}\nbody: {value}",
         errors.join("\n")
@@ -254,11 +264,7 @@ fn mismatch(method: &str, path: &str, resp: &Resp) {
         .unwrap_or_else(|e| panic!("{method} {template} {status}: body is not JSON ({e})"));
     let pointer = format!("{method} {template} {key} {media}");
     let v = validator(d, &pointer, schema);
-    let errors: Vec<String> = v
-        .iter_errors(&body)
-        .take(8)
-        .map(|e| format!("  at {}: {e}", e.instance_path()))
-        .collect();
+    let errors = violations(&v, &body);
     assert!(
         errors.is_empty(),
         "{method} {template} {status}: the body does not match the served document:\n{}\nbody: {}",

@@ -197,23 +197,7 @@ pub fn check(method: &str, path: &str, resp: &Resp) {
         return;
     };
     let key = format!("{method} {template} {status}");
-    let v = {
-        let mut cache = r.validators.lock().unwrap_or_else(|p| p.into_inner());
-        cache
-            .entry(key.clone())
-            .or_insert_with(|| {
-                let root = json!({
-                    "components": r.document["components"],
-                    "allOf": [schema],
-                });
-                Arc::new(
-                    jsonschema::draft202012::options()
-                        .build(&root)
-                        .unwrap_or_else(|e| panic!("reference schema of {key}: {e}")),
-                )
-            })
-            .clone()
-    };
+    let v = crate::conformance::compiled(&r.validators, &r.document, &key, schema);
     let errors: Vec<String> = v
         .iter_errors(&body)
         .map(|e| {

@@ -306,7 +306,7 @@ pub fn operations() -> Vec<Op> {
 
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations())
+    crate::doc::Routes::new(operations)
         .route(
             "/v2/custom_field_definitions",
             axum::routing::get(list_definitions).post(create_definition),

@@ -429,14 +429,19 @@ pub fn hold_json(h: &Hold) -> Value {
     json!({"name": h.name, "status": h.status, "description": h.description})
 }
 
+/// An amount of minor units in major units as the API shows it: whole amounts as integers
+/// (`120`), others as decimals (`87.5`).
+pub fn major_units(minor: i64) -> Value {
+    if minor % 100 == 0 {
+        json!(minor / 100)
+    } else {
+        json!(minor as f64 / 100.0)
+    }
+}
+
 /// A fee as the API shows it (amount in major units).
 pub fn fee_json(f: &Fee) -> Value {
-    let amount = if f.amount_minor % 100 == 0 {
-        json!(f.amount_minor / 100)
-    } else {
-        json!(f.amount_minor as f64 / 100.0)
-    };
-    json!({"type": f.kind, "amount": amount, "currency_code": f.currency_code})
+    json!({"type": f.kind, "amount": major_units(f.amount_minor), "currency_code": f.currency_code})
 }
 
 fn ts(v: Option<i64>) -> Value {

@@ -57,11 +57,7 @@ pub struct Amount(pub i64);
 
 impl Serialize for Amount {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.0 % 100 == 0 {
-            s.serialize_i64(self.0 / 100)
-        } else {
-            s.serialize_f64(self.0 as f64 / 100.0)
-        }
+        boxtrack_core::tracking::merge::major_units(self.0).serialize(s)
     }
 }
 

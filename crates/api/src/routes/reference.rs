@@ -2,7 +2,7 @@
 
 use axum::extract::{Path, RawQuery};
 use boxtrack_core::carriers;
-use boxtrack_core::reference::{self, Port, stable_id};
+use boxtrack_core::reference::{self, Port};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -45,7 +45,7 @@ pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
 pub async fn line(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi> {
     let found = carriers::shipping_lines().iter().find(|l| {
         l.scac.eq_ignore_ascii_case(&id)
-            || Uuid::from_bytes(stable_id("shipping_line", &l.scac)).to_string() == id
+            || boxtrack_views::reference::line_id(&l.scac).to_string() == id
     });
     found
         .map(|l| JsonApi::single(line_resource(l), vec![]))

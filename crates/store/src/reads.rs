@@ -596,6 +596,9 @@ pub struct RawEventRow {
     pub observed_us: i64,
     /// When boxtrack received it.
     pub created_us: i64,
+    /// Its place in the container's raw events, oldest first from 0 (set by [`raw_events`]).
+    #[sqlx(skip)]
+    pub index: i64,
 }
 
 impl Keyed for RawEventRow {
@@ -631,7 +634,27 @@ pub async fn raw_events(
         id_col: "id",
         conds,
     };
-    crate::list::list(db, &spec, page).await
+    let mut listed: Listed<RawEventRow> = crate::list::list(db, &spec, page).await?;
+    // each row's place oldest first: the rows newer than this page's newest come first in
+    // the newest-first order, then this page's rows in their key order
+    let Some(newest) = listed.rows.iter().map(Keyed::key).max() else {
+        return Ok(listed);
+    };
+    let sql = if rail_lfd {
+        "SELECT COUNT(*) FROM raw_events WHERE container_id = $1 AND account_id = $2 AND (created_us > $3 OR (created_us = $3 AND id > $4))"
+    } else {
+        "SELECT COUNT(*) FROM raw_events WHERE container_id = $1 AND account_id = $2 AND (created_us > $3 OR (created_us = $3 AND id > $4)) AND event <> 'pickup_lfd_rail'"
+    };
+    let newest_id = Uuid::from_bytes(newest.id);
+    let newer: i64 = on_db!(db, p => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).bind(container_id).bind(account_id).bind(newest.sort_us).bind(newest_id).fetch_one(p).await?);
+    let mut keys: Vec<Key> = listed.rows.iter().map(Keyed::key).collect();
+    keys.sort_unstable_by(|a, b| b.cmp(a));
+    let last = i64::try_from(listed.total).unwrap_or(i64::MAX) - 1;
+    for row in &mut listed.rows {
+        let rank = keys.iter().position(|k| *k == row.key()).unwrap_or(0);
+        row.index = (last - newer - rank as i64).max(0);
+    }
+    Ok(listed)
 }
 
 /// The name last reported for a vessel IMO number in an account's events.

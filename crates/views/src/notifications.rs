@@ -113,7 +113,7 @@ pub fn notification(n: &NotificationRow) -> Resource<WebhookNotification> {
         },
         relationships: WebhookNotificationRelationships {
             webhook: ToOne::new("webhook", Some(n.webhook_id)),
-            reference_object: ToOne::new(&n.reference_type, Some(n.reference_id)),
+            reference_object: reference_of(n),
         },
     }
 }
@@ -232,7 +232,7 @@ impl Loaded {
             }
         };
         let (mut shipment_id, mut container_id) = payload_ids(&payload);
-        let mut reference = ToOne::new(&n.reference_type, Some(n.reference_id));
+        let reference = reference_of(n);
         match n.reference_type.as_str() {
             "tracking_request" => {
                 if let Some(r) = self.requests.get(&n.reference_id) {
@@ -248,8 +248,7 @@ impl Loaded {
                 }
             }
             _ => {
-                if let Some((kind, obj)) = change_event(n, &payload, container_id, shipment_id) {
-                    reference = ToOne::new(kind, Some(n.event_id));
+                if let Some((_, obj)) = change_event(n, &payload, container_id, shipment_id) {
                     push(obj, &mut included);
                 }
             }
@@ -274,6 +273,35 @@ impl Loaded {
     }
 }
 
+/// The type of the change event that a notification of `event` is about, for the events
+/// that carry one (the others are about a tracking request, a transport event or a document).
+pub fn change_kind(event: &str) -> Option<&'static str> {
+    Some(match event {
+        "container.updated" => "container_updated_event",
+        "container.pod_terminal_changed" => "container_pod_terminal_changed_event",
+        "container.created" => "container_created_event",
+        "shipment.estimated.arrival" => "estimated_event",
+        _ => return None,
+    })
+}
+
+/// What a notification is about (its `reference_object`): the change event for events that
+/// carry one (identified by the event's id), else the tracking request, transport event or
+/// document the event names.
+pub fn reference_of(n: &NotificationRow) -> ToOne {
+    match change_kind(&n.event) {
+        Some(kind)
+            if !matches!(
+                n.reference_type.as_str(),
+                "tracking_request" | "transport_event"
+            ) =>
+        {
+            ToOne::new(kind, Some(n.event_id))
+        }
+        _ => ToOne::new(&n.reference_type, Some(n.reference_id)),
+    }
+}
+
 /// The change event a notification about a container or shipment change includes (its type
 /// and object), for the events that carry one.
 fn change_event(
@@ -282,13 +310,7 @@ fn change_event(
     container_id: Option<Uuid>,
     shipment_id: Option<Uuid>,
 ) -> Option<(&'static str, Value)> {
-    let kind = match n.event.as_str() {
-        "container.updated" => "container_updated_event",
-        "container.pod_terminal_changed" => "container_pod_terminal_changed_event",
-        "container.created" => "container_created_event",
-        "shipment.estimated.arrival" => "estimated_event",
-        _ => return None,
-    };
+    let kind = change_kind(&n.event)?;
     let change = payload.get("change").cloned().unwrap_or(Value::Null);
     let attributes = match kind {
         "container_updated_event" => {

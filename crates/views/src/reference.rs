@@ -139,9 +139,11 @@ pub struct TerminalAttributes {
     pub nickname: String,
     /// Its FIRMS code (US customs).
     pub firms_code: String,
-    /// Its SMDG code (not kept: always null).
+    /// Its SMDG code (absent when not known).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub smdg_code: Option<String>,
-    /// Its BIC facility code (not kept: always null).
+    /// Its BIC facility code (absent when not known).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub bic_facility_code: Option<String>,
     /// Its city.
     pub city: String,

@@ -543,7 +543,7 @@ pub fn operations() -> Vec<Op> {
             op: operation(
                 "Containers",
                 "List a container's raw events",
-                "Every observation the sources reported for the container, verbatim in `original_event`, newest first, estimates included.",
+                "Every observation the sources reported for the container, newest first, estimates included: the reference's normalized `event` (null for terminal facts such as holds and fees), `original_event` (what the source said, in one line), `observation` (the parsed record, verbatim) and `index` (its place, oldest first from 0).",
                 raw_params,
                 None,
                 errors(&[400, 401, 404, 429]),

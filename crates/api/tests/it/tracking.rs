@@ -1131,7 +1131,56 @@ async fn scripted_journeys_play_on_the_virtual_clock() {
             .iter()
             .any(|r| r["attributes"]["estimated"] == true)
     );
-    assert!(raw["data"][0]["attributes"]["original_event"]["fact"].is_object());
+    let rows = raw["data"].as_array().unwrap();
+    assert!(rows[0]["attributes"]["observation"]["fact"].is_object());
+    assert!(
+        rows.iter()
+            .all(|r| r["attributes"]["original_event"].is_string())
+    );
+    // index counts the records oldest first, and the newest-first list counts down to 0
+    let indexes: Vec<u64> = rows
+        .iter()
+        .map(|r| r["attributes"]["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(indexes, (0..steps).rev().collect::<Vec<_>>());
+    // a milestone at a known port names it and relates it; a terminal fact has no event name
+    let arrived = rows
+        .iter()
+        .find(|r| r["attributes"]["event"] == "vessel_arrived")
+        .expect("the journey reports the arrival");
+    assert!(
+        arrived["attributes"]["location_name"].is_string(),
+        "{arrived}"
+    );
+    assert_eq!(arrived["relationships"]["location"]["data"]["type"], "port");
+    assert!(
+        arrived["attributes"]["actual_on"].is_string()
+            || arrived["attributes"]["estimated_on"].is_string()
+    );
+    let holds = rows
+        .iter()
+        .find(|r| r["attributes"]["fact"] == "holds")
+        .expect("the journey reports holds");
+    assert!(holds["attributes"]["event"].is_null());
+    assert_eq!(
+        holds["attributes"]["timestamp"],
+        holds["attributes"]["observed_at"]
+    );
+    // a later page goes on counting where the first stopped
+    let second = app
+        .get(
+            &format!("/v2/containers/{cid}/raw_events?page[size]=3&page[number]=2"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let second: Vec<u64> = second["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["attributes"]["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(second, indexes[3..6].to_vec());
 
     // playing again changes nothing
     let before = boxtrack_store::events::after(&app.db, account.id, 0, 10_000)

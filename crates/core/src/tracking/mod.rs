@@ -8,6 +8,7 @@
 //! matter.
 
 pub mod merge;
+pub mod raw;
 pub mod rules;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -15,17 +15,6 @@ pub fn inland_event(event: &str) -> bool {
         .any(|p| event.contains(p))
 }
 
-fn event_location(e: &TransportEventRow) -> ToOne {
-    let place = e.locode.as_deref().and_then(boxtrack_core::reference::port);
-    match place {
-        Some(p) if inland_event(&e.event) => {
-            ToOne::new("metro_area", Some(crate::reference::metro_id(&p.locode)))
-        }
-        Some(p) => ToOne::new("port", Some(crate::reference::port_id(&p.locode))),
-        None => ToOne::none(),
-    }
-}
-
 /// The `transport_event` type.
 pub struct TransportEvent;
 
@@ -108,7 +97,7 @@ pub fn transport_event_resource(e: &TransportEventRow) -> Resource<TransportEven
         relationships: TransportEventRelationships {
             shipment: ToOne::new("shipment", Some(e.shipment_id)),
             container: ToOne::new("container", Some(e.container_id)),
-            location: event_location(e),
+            location: place(&e.event, e.locode.as_deref()),
             vessel: ToOne::new(
                 "vessel",
                 e.vessel_imo.as_deref().map(crate::reference::vessel_id),
@@ -137,20 +126,34 @@ impl Kind for RawEvent {
 /// Attributes of a raw event: one observation as its source reported it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct RawEventAttributes {
-    /// The normalized event.
-    pub event: String,
-    /// The source's record, as received.
-    pub original_event: Value,
-    /// When (actual or estimated).
-    pub timestamp: Option<At>,
+    /// The reference API's normalized event, or null where the record is not one of its
+    /// events (a terminal fact such as holds or fees; see `fact`).
+    #[schemars(extend("enum" = boxtrack_core::tracking::raw::REFERENCE_EVENTS.iter().map(|e| Value::from(*e)).chain([Value::Null]).collect::<Vec<_>>()))]
+    pub event: Option<&'static str>,
+    /// What kind of record boxtrack read: a milestone (`vessel_arrived`, `vessel_berthed`, …)
+    /// or a terminal fact (`holds`, `fees`, `pickup_lfd_terminal`, `equipment`, …).
+    pub fact: String,
+    /// What the source reported, in one line (`Vessel discharged`, `Holds: customs (hold)`).
+    pub original_event: String,
+    /// The observation as boxtrack parsed it from the source, verbatim.
+    pub observation: Value,
+    /// When the event happened or is expected, in UTC; for a record without a time of its own
+    /// (a terminal fact), when the source reported it.
+    pub timestamp: At,
     /// The time is an estimate.
     pub estimated: bool,
-    /// The time, when it is actual.
+    /// The date of the event at its place, when it happened (deprecated in the reference).
+    pub actual_on: Option<String>,
+    /// The date of the event at its place, when it is an estimate (deprecated in the reference).
+    pub estimated_on: Option<String>,
+    /// The time, when it is actual (deprecated in the reference).
     pub actual_at: Option<At>,
-    /// The time, when it is an estimate.
+    /// The time, when it is an estimate (deprecated in the reference).
     pub estimated_at: Option<At>,
     /// The place's time zone (IANA).
     pub timezone: Option<String>,
+    /// The place's name, when known.
+    pub location_name: Option<String>,
     /// Where (UN/LOCODE).
     pub location_locode: Option<String>,
     /// The vessel's name.
@@ -159,7 +162,10 @@ pub struct RawEventAttributes {
     pub vessel_imo: Option<String>,
     /// The voyage number.
     pub voyage_number: Option<String>,
+    /// The record's place among the container's raw events, oldest first from 0.
+    pub index: i64,
     /// Who reported it.
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
     pub data_source: String,
     /// When boxtrack read it from the source.
     pub observed_at: At,
@@ -170,34 +176,81 @@ pub struct RawEventAttributes {
 /// Relationships of a raw event.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct RawEventRelationships {
+    /// Where it happened: a `port`, or a `metro_area` for inland events.
+    pub location: ToOne,
+    /// The vessel (`vessel`).
+    pub vessel: ToOne,
     /// The container (`container`).
     pub container: ToOne,
     /// The shipment (`shipment`).
     pub shipment: ToOne,
 }
 
+fn place(event: &str, locode: Option<&str>) -> ToOne {
+    match locode.and_then(boxtrack_core::reference::port) {
+        Some(p) if inland_event(event) => {
+            ToOne::new("metro_area", Some(crate::reference::metro_id(&p.locode)))
+        }
+        Some(p) => ToOne::new("port", Some(crate::reference::port_id(&p.locode))),
+        None => ToOne::none(),
+    }
+}
+
 /// The `raw_event` resource.
 pub fn raw_event_resource(e: &RawEventRow) -> Resource<RawEvent> {
-    let at = At::opt(e.at_us);
+    use boxtrack_core::tracking::{Fact, Observation, raw};
+    let observation: Option<Observation> = serde_json::from_value(e.original.0.clone()).ok();
+    let fact = observation.as_ref().map(|o| &o.fact);
+    let at = observation
+        .as_ref()
+        .map_or(e.at_us.unwrap_or(e.observed_us), raw::event_time);
+    let milestone_at = match fact {
+        Some(Fact::Event(_)) => e.at_us,
+        _ => None,
+    };
+    let date = milestone_at.and_then(|us| raw::local_date(us, e.timezone.as_deref()));
     Resource {
         id: e.id,
         attributes: RawEventAttributes {
-            event: e.event.clone(),
-            original_event: e.original.0.clone(),
-            timestamp: at,
+            event: fact.and_then(raw::reference_event),
+            fact: e.event.clone(),
+            original_event: fact.map_or_else(|| e.event.replace('_', " "), raw::describe),
+            observation: e.original.0.clone(),
+            timestamp: At(at),
             estimated: e.estimated,
-            actual_at: if e.estimated { None } else { at },
-            estimated_at: if e.estimated { at } else { None },
+            actual_on: if e.estimated { None } else { date.clone() },
+            estimated_on: if e.estimated { date } else { None },
+            actual_at: if e.estimated {
+                None
+            } else {
+                At::opt(milestone_at)
+            },
+            estimated_at: if e.estimated {
+                At::opt(milestone_at)
+            } else {
+                None
+            },
             timezone: e.timezone.clone(),
+            location_name: e
+                .locode
+                .as_deref()
+                .and_then(boxtrack_core::reference::port)
+                .and_then(|p| p.name.clone()),
             location_locode: e.locode.clone(),
             vessel_name: e.vessel_name.clone(),
             vessel_imo: e.vessel_imo.clone(),
             voyage_number: e.voyage.clone(),
+            index: e.index,
             data_source: e.data_source.clone(),
             observed_at: At(e.observed_us),
             created_at: At(e.created_us),
         },
         relationships: RawEventRelationships {
+            location: place(&e.event, e.locode.as_deref()),
+            vessel: ToOne::new(
+                "vessel",
+                e.vessel_imo.as_deref().map(crate::reference::vessel_id),
+            ),
             container: ToOne::new("container", Some(e.container_id)),
             shipment: ToOne::new("shipment", Some(e.shipment_id)),
         },

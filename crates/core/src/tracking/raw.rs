@@ -1,0 +1,296 @@
+//! How a stored observation reads as a `raw_event`: the reference API's normalized event name,
+//! a one-line wording of what the source said, and the dates of the event at its place.
+
+use super::{Fact, LfdKind, Milestone, Observation};
+use crate::time::format_micros;
+
+/// The reference API's normalized raw-event names (`raw_event.attributes.event`).
+pub const REFERENCE_EVENTS: [&str; 28] = [
+    "empty_out",
+    "full_in",
+    "positioned_in",
+    "positioned_out",
+    "vessel_loaded",
+    "vessel_departed",
+    "transshipment_arrived",
+    "transshipment_discharged",
+    "transshipment_loaded",
+    "transshipment_departed",
+    "feeder_arrived",
+    "feeder_discharged",
+    "feeder_loaded",
+    "feeder_departed",
+    "rail_loaded",
+    "rail_departed",
+    "rail_arrived",
+    "rail_unloaded",
+    "vessel_arrived",
+    "vessel_discharged",
+    "arrived_at_destination",
+    "delivered",
+    "full_out",
+    "empty_in",
+    "vgm_received",
+    "carrier_release",
+    "customs_release",
+    "available",
+];
+
+/// The reference's normalized name for an observation, or `None` where the record is not one
+/// of its events (terminal facts such as holds or fees, berthing, a withdrawn availability).
+pub fn reference_event(fact: &Fact) -> Option<&'static str> {
+    match fact {
+        Fact::Event(e) => match e.milestone {
+            Milestone::ArrivedAtInlandDestination => Some("arrived_at_destination"),
+            m => REFERENCE_EVENTS.iter().copied().find(|n| *n == m.name()),
+        },
+        Fact::Availability { available: true } => Some("available"),
+        _ => None,
+    }
+}
+
+/// A milestone name as words: `vessel_discharged` → `Vessel discharged`.
+fn words(name: &str) -> String {
+    let mut s = name.replace('_', " ");
+    if let Some(first) = s.get(..1) {
+        let upper = first.to_uppercase();
+        s.replace_range(..1, &upper);
+    }
+    s
+}
+
+fn amount(minor: i64) -> String {
+    let sign = if minor < 0 { "-" } else { "" };
+    let m = minor.unsigned_abs();
+    format!("{sign}{}.{:02}", m / 100, m % 100)
+}
+
+fn when(at: Option<i64>) -> String {
+    at.map_or_else(|| "none".to_string(), format_micros)
+}
+
+/// One line that says what the source reported, e.g. `Vessel discharged`,
+/// `Holds: customs (hold)`, `Last free day (terminal): 2024-07-07T04:00:00Z`.
+pub fn describe(fact: &Fact) -> String {
+    match fact {
+        Fact::Event(e) => {
+            let what = words(e.milestone.name());
+            if e.estimated {
+                format!("{what} (estimated)")
+            } else {
+                what
+            }
+        }
+        Fact::Availability { available: true } => "Available for pickup".into(),
+        Fact::Availability { available: false } => "Not available for pickup".into(),
+        Fact::Holds { holds } if holds.is_empty() => "No holds".into(),
+        Fact::Holds { holds } => {
+            let list: Vec<String> = holds
+                .iter()
+                .map(|h| format!("{} ({})", h.name, h.status))
+                .collect();
+            format!("Holds: {}", list.join(", "))
+        }
+        Fact::Fees { fees } if fees.is_empty() => "No fees".into(),
+        Fact::Fees { fees } => {
+            let list: Vec<String> = fees
+                .iter()
+                .map(|f| format!("{} {} {}", f.kind, amount(f.amount_minor), f.currency_code))
+                .collect();
+            format!("Fees: {}", list.join(", "))
+        }
+        Fact::Lfd { which, at_us } => {
+            let whose = match which {
+                LfdKind::Line => "shipping line",
+                LfdKind::Terminal => "terminal",
+                LfdKind::Rail => "rail",
+            };
+            format!("Last free day ({whose}): {}", when(*at_us))
+        }
+        Fact::Appointment { at_us } => format!("Pickup appointment: {}", when(*at_us)),
+        Fact::YardLocation { location } => {
+            format!("Yard location: {}", location.as_deref().unwrap_or("none"))
+        }
+        Fact::PodTerminal { code } => {
+            format!("Terminal: {}", code.as_deref().unwrap_or("none"))
+        }
+        Fact::Equipment(q) => {
+            let mut parts: Vec<String> = Vec::new();
+            let size: Vec<String> = [
+                q.equipment_length.map(|l| format!("{l} ft")),
+                q.equipment_height.as_ref().map(|h| h.replace('_', " ")),
+                q.equipment_type.clone(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if !size.is_empty() {
+                parts.push(size.join(" "));
+            }
+            if let Some(seal) = &q.seal_number {
+                parts.push(format!("seal {seal}"));
+            }
+            if let Some(w) = q.weight_in_lbs {
+                parts.push(format!("{w} lbs"));
+            }
+            if parts.is_empty() {
+                "Equipment".into()
+            } else {
+                format!("Equipment: {}", parts.join(", "))
+            }
+        }
+        Fact::RailCarriers { pod, ind } => format!(
+            "Rail carriers: {} from the port, {} to the destination",
+            pod.as_deref().unwrap_or("none"),
+            ind.as_deref().unwrap_or("none")
+        ),
+        Fact::Chassis { number } => {
+            format!("Chassis: {}", number.as_deref().unwrap_or("none"))
+        }
+    }
+}
+
+/// The time a raw event is about: the milestone's own time, or, for a record without one
+/// (terminal facts, a milestone reported without a time), when the source reported it.
+pub fn event_time(o: &Observation) -> i64 {
+    match &o.fact {
+        Fact::Event(e) => e.at_us.unwrap_or(o.observed_us),
+        _ => o.observed_us,
+    }
+}
+
+/// The calendar date (`YYYY-MM-DD`) of an instant at a place: in its IANA zone, or in UTC when
+/// the zone is unknown (the sources then report local time as UTC).
+pub fn local_date(at_us: i64, zone: Option<&str>) -> Option<String> {
+    let tz = zone
+        .and_then(|z| jiff::tz::TimeZone::get(z).ok())
+        .unwrap_or(jiff::tz::TimeZone::UTC);
+    let ts = jiff::Timestamp::from_microsecond(at_us).ok()?;
+    Some(ts.to_zoned(tz).date().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tracking::{DataSource, Equipment, EventFact, Fee, Hold, Place};
+
+    fn event(m: Milestone, estimated: bool, at: Option<i64>) -> Fact {
+        Fact::Event(EventFact {
+            milestone: m,
+            estimated,
+            at_us: at,
+            place: Place::Pod,
+            locode: None,
+            timezone: None,
+            terminal: None,
+            vessel_name: None,
+            vessel_imo: None,
+            voyage: None,
+        })
+    }
+
+    #[test]
+    fn every_milestone_maps_into_the_reference_names_or_none() {
+        for m in Milestone::ALL {
+            if let Some(n) = reference_event(&event(m, false, None)) {
+                assert!(REFERENCE_EVENTS.contains(&n), "{n}");
+            }
+        }
+        assert_eq!(
+            reference_event(&event(Milestone::ArrivedAtInlandDestination, false, None)),
+            Some("arrived_at_destination")
+        );
+        assert_eq!(
+            reference_event(&event(Milestone::VesselBerthed, false, None)),
+            None
+        );
+        assert_eq!(
+            reference_event(&Fact::Availability { available: true }),
+            Some("available")
+        );
+        assert_eq!(
+            reference_event(&Fact::Availability { available: false }),
+            None
+        );
+        assert_eq!(reference_event(&Fact::Holds { holds: vec![] }), None);
+    }
+
+    #[test]
+    fn descriptions_say_what_was_reported() {
+        assert_eq!(
+            describe(&event(Milestone::VesselDischarged, false, None)),
+            "Vessel discharged"
+        );
+        assert_eq!(
+            describe(&event(Milestone::VesselArrived, true, None)),
+            "Vessel arrived (estimated)"
+        );
+        let holds = Fact::Holds {
+            holds: vec![Hold {
+                name: "customs".into(),
+                status: "hold".into(),
+                description: None,
+            }],
+        };
+        assert_eq!(describe(&holds), "Holds: customs (hold)");
+        let fees = Fact::Fees {
+            fees: vec![Fee {
+                kind: "demurrage".into(),
+                amount_minor: 15_005,
+                currency_code: "USD".into(),
+            }],
+        };
+        assert_eq!(describe(&fees), "Fees: demurrage 150.05 USD");
+        assert_eq!(
+            describe(&Fact::Lfd {
+                which: LfdKind::Terminal,
+                at_us: Some(0)
+            }),
+            "Last free day (terminal): 1970-01-01T00:00:00Z"
+        );
+        let eq = Fact::Equipment(Equipment {
+            equipment_type: Some("dry".into()),
+            equipment_length: Some(40),
+            equipment_height: Some("high_cube".into()),
+            weight_in_lbs: None,
+            seal_number: Some("SB1".into()),
+        });
+        assert_eq!(describe(&eq), "Equipment: 40 ft high cube dry, seal SB1");
+        assert_eq!(
+            describe(&Fact::Equipment(Equipment::default())),
+            "Equipment"
+        );
+        assert_eq!(amount(-5), "-0.05");
+    }
+
+    #[test]
+    fn a_record_without_a_time_is_dated_when_reported() {
+        let o = Observation {
+            observed_us: 42,
+            source: DataSource::Terminal,
+            fact: Fact::Holds { holds: vec![] },
+        };
+        assert_eq!(event_time(&o), 42);
+        let o = Observation {
+            observed_us: 42,
+            source: DataSource::ShippingLine,
+            fact: event(Milestone::FullOut, false, Some(7)),
+        };
+        assert_eq!(event_time(&o), 7);
+    }
+
+    #[test]
+    fn local_dates_fall_on_the_places_calendar() {
+        // 2024-07-07T03:30Z is still July 6th in New York and already the 7th in UTC
+        let us = 1_720_323_000_000_000;
+        assert_eq!(
+            local_date(us, Some("America/New_York")).as_deref(),
+            Some("2024-07-06")
+        );
+        assert_eq!(local_date(us, None).as_deref(), Some("2024-07-07"));
+        assert_eq!(
+            local_date(us, Some("Not/AZone")).as_deref(),
+            Some("2024-07-07")
+        );
+    }
+}

@@ -9,6 +9,7 @@
 pub mod auth;
 pub mod doc;
 pub mod error;
+pub mod examples;
 pub mod extract;
 pub mod jsonapi;
 pub mod limiter;

@@ -22,6 +22,8 @@ pub struct Port {
     pub locode: String,
     /// Name, when known.
     pub name: Option<String>,
+    /// Its state or province (the UN/LOCODE subdivision code, e.g. `CA`), when known.
+    pub subdivision: Option<String>,
     /// ISO 3166 country code.
     pub country_code: String,
     /// Latitude.
@@ -55,13 +57,14 @@ static PORTS: LazyLock<Vec<Port>> = LazyLock::new(|| {
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (f.len() == 6).then(|| Port {
+            (f.len() == 7).then(|| Port {
                 locode: f[0].to_string(),
                 name: Some(f[1].to_string()).filter(|n| !n.is_empty()),
-                country_code: f[2].to_string(),
-                latitude: f[3].parse().ok(),
-                longitude: f[4].parse().ok(),
-                time_zone: f[5].trim().to_string(),
+                subdivision: Some(f[2].to_string()).filter(|n| !n.is_empty()),
+                country_code: f[3].to_string(),
+                latitude: f[4].parse().ok(),
+                longitude: f[5].parse().ok(),
+                time_zone: f[6].trim().to_string(),
             })
         })
         .collect()

@@ -81,6 +81,11 @@ const PUS: Place_ = Place_ {
     locode: "KRPUS",
     tz: "Asia/Seoul",
 };
+const HKG: Place_ = Place_ {
+    place: Place::Transshipment,
+    locode: "HKHKG",
+    tz: "Asia/Hong_Kong",
+};
 const LAX: Place_ = Place_ {
     place: Place::Pod,
     locode: "USLAX",
@@ -698,6 +703,67 @@ pub fn scenarios() -> Vec<Scenario> {
         containers: vec![container_number("TEST-SCN-IMPORT")],
         steps: s.done(),
     });
+    let mut s = Script::new(1);
+    s.all(0, DataSource::ShippingLine, equipment("reefer", 40))
+        .ev(0, Milestone::EmptyOut, &YTN, None)
+        .ev(12, Milestone::FullIn, &YTN, None)
+        .ev(20, Milestone::FeederLoaded, &YTN, FEEDER)
+        .ev(24, Milestone::FeederDeparted, &YTN, FEEDER)
+        .ev(40, Milestone::FeederArrived, &HKG, FEEDER)
+        .ev(44, Milestone::FeederDischarged, &HKG, FEEDER)
+        .est(
+            44,
+            Milestone::VesselArrived,
+            &OAK,
+            380,
+            DataSource::ShippingLine,
+        )
+        .ev(70, Milestone::TransshipmentLoaded, &HKG, MSC)
+        .ev(76, Milestone::TransshipmentDeparted, &HKG, MSC)
+        .ev(380, Milestone::VesselArrived, &OAK, MSC)
+        .ev(394, Milestone::VesselDischarged, &OAK, MSC)
+        .all(
+            396,
+            DataSource::Terminal,
+            Fact::PodTerminal {
+                code: Some("Y258".into()),
+            },
+        )
+        .all(
+            400,
+            DataSource::Terminal,
+            Fact::Availability { available: true },
+        )
+        // an exam is ordered after release: the container is held and not available again
+        .all(
+            404,
+            DataSource::Terminal,
+            Fact::Holds {
+                holds: vec![hold("customs", "hold", "CBP EXAM ORDERED")],
+            },
+        )
+        .all(
+            404,
+            DataSource::Terminal,
+            Fact::Availability { available: false },
+        )
+        .all(420, DataSource::Terminal, Fact::Holds { holds: vec![] })
+        .all(
+            420,
+            DataSource::Terminal,
+            Fact::Availability { available: true },
+        )
+        .ev(430, Milestone::FullOut, &OAK, None)
+        .ev(440, Milestone::Delivered, &OAK, None)
+        .ev(460, Milestone::EmptyIn, &OAK, None);
+    out.push(Scenario {
+        number: "TEST-SCN-FEEDER",
+        title: "Feeder leg and a release withdrawn",
+        description: "Yantian by feeder to Hong Kong, then the mainline vessel to Oakland, one reefer: feeder loaded, departed, arrived and discharged, transshipment loaded and departed, arrival, release, an exam that withdraws availability until it clears, full out, delivered, empty returned.",
+        route: route(&YTN, "Yantian", &OAK, "Oakland", None),
+        containers: vec![container_number("TEST-SCN-FEEDER")],
+        steps: s.done(),
+    });
     out
 }
 
@@ -740,7 +806,7 @@ mod tests {
     #[test]
     fn every_scenario_is_valid_and_ends_where_it_says() {
         let all = scenarios();
-        assert_eq!(all.len(), 7);
+        assert_eq!(all.len(), 8);
         for s in &all {
             assert!(s.number.starts_with("TEST-SCN-"));
             for c in &s.containers {
@@ -751,7 +817,7 @@ mod tests {
             assert!(!names.is_empty(), "{}", s.number);
             let status = current_status(&cs[0], s.route.inland());
             let expected = match s.number {
-                "TEST-SCN-IMPORT" => ContainerStatus::EmptyReturned,
+                "TEST-SCN-IMPORT" | "TEST-SCN-FEEDER" => ContainerStatus::EmptyReturned,
                 "TEST-SCN-ROLLOVER" => ContainerStatus::Grounded,
                 _ => ContainerStatus::PickedUp,
             };
@@ -761,6 +827,20 @@ mod tests {
 
     #[test]
     fn scenarios_exercise_what_they_promise() {
+        let (_, _, names) = play(&by_number("TEST-SCN-FEEDER").unwrap());
+        for event in [
+            "feeder_loaded",
+            "feeder_departed",
+            "feeder_arrived",
+            "feeder_discharged",
+            "transshipment_loaded",
+            "transshipment_departed",
+            "not_available",
+            "delivered",
+        ] {
+            let name = format!("container.transport.{event}");
+            assert!(names.contains(&name), "{name} in {names:?}");
+        }
         let (_, ship, names) = play(&by_number("TEST-SCN-ROLLOVER").unwrap());
         assert_eq!(
             names

@@ -134,7 +134,12 @@ pub struct Loaded {
     containers: HashMap<Uuid, ContainerRow>,
     shipments: HashMap<Uuid, ShipmentRow>,
     siblings: HashMap<Uuid, Vec<ContainerRow>>,
+    /// The transport events of the containers of shipments whose tracking request succeeded.
+    events_of: HashMap<Uuid, Vec<TransportEventRow>>,
 }
+
+/// How many transport events per container a `tracking_request.succeeded` includes.
+const SUCCEEDED_EVENTS_PER_CONTAINER: i64 = 200;
 
 /// The shipment and container ids an event's payload names.
 fn payload_ids(payload: &Value) -> (Option<Uuid>, Option<Uuid>) {
@@ -205,8 +210,24 @@ impl Loaded {
             l.containers.extend(containers);
             l.shipments
                 .extend(reads::shipments_by_id(db, account_id, &shipment_ids).await?);
-            l.siblings
-                .extend(reads::containers_of_many(db, account_id, &shipment_ids).await?);
+            let siblings = reads::containers_of_many(db, account_id, &shipment_ids).await?;
+            // a succeeded request includes its shipment's containers with their events
+            let succeeded: Vec<Uuid> = ns
+                .iter()
+                .filter(|n| n.event == "tracking_request.succeeded")
+                .filter_map(|n| l.requests.get(&n.reference_id).and_then(|r| r.shipment_id))
+                .flat_map(|s| siblings.get(&s).into_iter().flatten().map(|c| c.id))
+                .collect();
+            l.events_of.extend(
+                reads::transport_events_of_many(
+                    db,
+                    account_id,
+                    &succeeded,
+                    SUCCEEDED_EVENTS_PER_CONTAINER,
+                )
+                .await?,
+            );
+            l.siblings.extend(siblings);
         }
         Ok(l)
     }
@@ -239,17 +260,53 @@ impl Loaded {
                     shipment_id = r.shipment_id;
                     push(crate::tracking::tracking_request(r), &mut included);
                 }
+                // as the reference does: a succeeded request comes with its shipment, the
+                // shipment's containers and their transport events
+                if let Some(s) = shipment_id.and_then(|id| self.shipments.get(&id))
+                    && n.event == "tracking_request.succeeded"
+                {
+                    let siblings = self
+                        .siblings
+                        .get(&s.id)
+                        .map(Vec::as_slice)
+                        .unwrap_or_default();
+                    push(crate::tracking::shipment(s, siblings), &mut included);
+                    for c in siblings {
+                        push(
+                            crate::tracking::container(c, Some(s), account),
+                            &mut included,
+                        );
+                    }
+                    for c in siblings {
+                        for e in self.events_of.get(&c.id).into_iter().flatten() {
+                            push(crate::tracking::transport_event(e), &mut included);
+                        }
+                    }
+                }
             }
             "transport_event" => {
                 if let Some(e) = self.transport.get(&n.reference_id) {
                     shipment_id = Some(e.shipment_id);
                     container_id = Some(e.container_id);
                     push(crate::tracking::transport_event(e), &mut included);
+                    // the place it happened at, as the reference includes it
+                    if let Some(place) =
+                        crate::tracking::place_resource(&e.event, e.locode.as_deref())
+                    {
+                        push(place, &mut included);
+                    }
                 }
             }
             _ => {
-                if let Some((_, obj)) = change_event(n, &payload, container_id, shipment_id) {
+                let container = container_id.and_then(|id| self.containers.get(&id));
+                let shipment = shipment_id
+                    .or(container.map(|c| c.shipment_id))
+                    .and_then(|id| self.shipments.get(&id));
+                if let Some((_, obj, related)) = change_event(n, &payload, container, shipment) {
                     push(obj, &mut included);
+                    if let Some(r) = related {
+                        push(r, &mut included);
+                    }
                 }
             }
         }
@@ -258,12 +315,12 @@ impl Loaded {
             push(crate::tracking::container(c, s, account), &mut included);
         }
         if let Some(s) = shipment_id.and_then(|id| self.shipments.get(&id)) {
-            let ids: Vec<Uuid> = self
+            let siblings = self
                 .siblings
                 .get(&s.id)
-                .map(|cs| cs.iter().map(|c| c.id).collect())
+                .map(Vec::as_slice)
                 .unwrap_or_default();
-            push(crate::tracking::shipment(s, &ids), &mut included);
+            push(crate::tracking::shipment(s, siblings), &mut included);
         }
         Ok(json!({
             "data": serde_json::to_value(envelope_data(n, reference)).unwrap_or(Value::Null),
@@ -304,12 +361,14 @@ pub fn reference_of(n: &NotificationRow) -> ToOne {
 
 /// The change event a notification about a container or shipment change includes (its type
 /// and object), for the events that carry one.
+/// Also returns the place or terminal resource the change event relates to, for `included`:
+/// the container's POD terminal for container changes, the port of discharge for an ETA.
 fn change_event(
     n: &NotificationRow,
     payload: &Value,
-    container_id: Option<Uuid>,
-    shipment_id: Option<Uuid>,
-) -> Option<(&'static str, Value)> {
+    container: Option<&ContainerRow>,
+    shipment: Option<&ShipmentRow>,
+) -> Option<(&'static str, Value, Option<Value>)> {
     let kind = change_kind(&n.event)?;
     let change = payload.get("change").cloned().unwrap_or(Value::Null);
     let attributes = match kind {
@@ -325,16 +384,49 @@ fn change_event(
         _ => json!({"change": change, "timestamp": format_micros(n.created_us)}),
     };
     let mut rels = serde_json::Map::new();
-    if let Some(c) = container_id {
-        rels.insert("container".into(), to_one("container", Some(c)));
+    if let Some(c) = container {
+        rels.insert("container".into(), to_one("container", Some(c.id)));
     }
-    if let Some(s) = shipment_id {
-        rels.insert("shipment".into(), to_one("shipment", Some(s)));
+    if let Some(s) = shipment {
+        rels.insert("shipment".into(), to_one("shipment", Some(s.id)));
+    }
+    let mut attributes = attributes;
+    let related;
+    if kind == "estimated_event" {
+        // the ETA is the port of discharge's, on the vessel bound there
+        let route = shipment.map(|s| &s.route.0);
+        let pod = route.and_then(|r| r.pod_locode.as_deref());
+        let imo = shipment.and_then(|s| s.state.0.pod_vessel_imo.as_deref());
+        rels.insert("port".into(), to_value(crate::tracking::port_rel(pod)));
+        rels.insert(
+            "vessel".into(),
+            to_value(ToOne::new("vessel", imo.map(crate::reference::vessel_id))),
+        );
+        attributes["timezone"] = json!(route.and_then(|r| r.pod_timezone.clone()));
+        attributes["voyage_number"] =
+            json!(shipment.and_then(|s| s.state.0.pod_voyage_number.clone()));
+        related = crate::tracking::place_resource("", pod);
+    } else {
+        // a container's change happens at its POD terminal, in the port's zone
+        let terminal = container.and_then(|c| c.state.0.pod_terminal.as_deref());
+        rels.insert(
+            "terminal".into(),
+            to_value(crate::tracking::terminal_rel(terminal)),
+        );
+        attributes["timezone"] = json!(shipment.and_then(|s| s.route.0.pod_timezone.clone()));
+        related = terminal
+            .and_then(boxtrack_core::reference::terminal)
+            .map(crate::reference::terminal_resource);
     }
     Some((
         kind,
         json!({"id": n.event_id, "type": kind, "attributes": attributes, "relationships": rels}),
+        related,
     ))
+}
+
+fn to_value(rel: ToOne) -> Value {
+    serde_json::to_value(rel).unwrap_or(Value::Null)
 }
 
 /// The delivered body: `data` is the notification, `included` the resources it is about (for
@@ -442,8 +534,10 @@ fn envelope_links(n: &NotificationRow) -> Value {
 pub struct Envelope {
     /// The notification.
     pub data: EnvelopeData,
-    /// What it is about: a tracking request, a transport event, a container, a shipment, or
-    /// a change event (`container_updated_event`, `estimated_event`, …) carrying the change.
+    /// What it is about: a tracking request (with, when it succeeded, its shipment, containers
+    /// and their transport events), a transport event (with its place), a container, a
+    /// shipment, or a change event (`container_updated_event`, `estimated_event`, …) carrying
+    /// the change (with the POD terminal or port it relates to).
     #[schemars(schema_with = "included_schema")]
     pub included: Vec<Value>,
     /// Its link.
@@ -458,11 +552,14 @@ pub fn included_schema(generator: &mut schemars::SchemaGenerator) -> schemars::S
         generator.subschema_for::<Resource<TransportEvent>>(),
         generator.subschema_for::<Resource<Container>>(),
         generator.subschema_for::<Resource<Shipment>>(),
+        generator.subschema_for::<Resource<crate::reference::Port>>(),
+        generator.subschema_for::<Resource<crate::reference::MetroArea>>(),
+        generator.subschema_for::<Resource<crate::reference::Terminal>>(),
     ];
     let change = json!({
         "type": "object", "required": ["id", "type", "attributes"],
         "additionalProperties": true,
-        "description": "A change event: `container_updated_event` (attributes.changeset, timestamp), `container_pod_terminal_changed_event` and `container_created_event` (attributes.change, timestamp), `estimated_event` (event, estimated_timestamp, previous_estimated_timestamp, created_at); relationships name the container and shipment",
+        "description": "A change event: `container_updated_event` (attributes.changeset, timestamp, timezone), `container_pod_terminal_changed_event` and `container_created_event` (attributes.change, timestamp, timezone), `estimated_event` (event, estimated_timestamp, previous_estimated_timestamp, created_at, timezone, voyage_number); relationships name the container, the shipment and the POD terminal, or for an estimate the shipment, its port of discharge and vessel",
         "properties": {
             "id": {"type": "string", "format": "uuid"},
             "type": {"enum": ["container_updated_event", "container_pod_terminal_changed_event", "container_created_event", "estimated_event"]},

@@ -45,6 +45,10 @@ pub struct PlaceAttributes {
     pub name: Option<String>,
     /// Its UN/LOCODE.
     pub code: String,
+    /// The city it is in (its UN/LOCODE name).
+    pub city: Option<String>,
+    /// Its state or province code (the UN/LOCODE subdivision, e.g. `CA`), when known.
+    pub state_abbr: Option<String>,
     /// ISO 3166 country code.
     pub country_code: String,
     /// Latitude (WGS84).
@@ -60,6 +64,8 @@ fn place(id: Uuid, p: &PortRow) -> PlaceAttributes {
         id,
         name: p.name.clone(),
         code: p.locode.clone(),
+        city: p.name.clone(),
+        state_abbr: p.subdivision.clone(),
         country_code: p.country_code.clone(),
         latitude: p.latitude,
         longitude: p.longitude,

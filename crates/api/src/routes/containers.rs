@@ -95,8 +95,7 @@ async fn render(
                 .get(&s.id)
                 .map(Vec::as_slice)
                 .unwrap_or_default();
-            let ids: Vec<uuid::Uuid> = siblings.iter().map(|x| x.id).collect();
-            push(resources::shipment(s, &ids), &mut included);
+            push(resources::shipment(s, siblings), &mut included);
             if includes.iter().any(|i| i == "shipment.containers") {
                 for sib in siblings {
                     push(
@@ -342,12 +341,8 @@ pub async fn events(
     if includes.iter().any(|i| i == "shipment")
         && let Some(s) = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?
     {
-        let ids: Vec<uuid::Uuid> = reads::containers_of(&state.db, caller.account.id, s.id)
-            .await?
-            .iter()
-            .map(|x| x.id)
-            .collect();
-        included.push(resources::shipment(&s, &ids));
+        let siblings = reads::containers_of(&state.db, caller.account.id, s.id).await?;
+        included.push(resources::shipment(&s, &siblings));
     }
     for e in &listed.rows {
         let place = e.locode.as_deref().and_then(boxtrack_core::reference::port);

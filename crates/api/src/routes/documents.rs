@@ -51,11 +51,8 @@ async fn included(
         let containers = reads::containers_of_many(&state.db, account, &ids).await?;
         for id in &ids {
             if let Some(s) = shipments.get(id) {
-                let cs: Vec<uuid::Uuid> = containers
-                    .get(id)
-                    .map(|cs| cs.iter().map(|c| c.id).collect())
-                    .unwrap_or_default();
-                out.push(resources::shipment(s, &cs));
+                let cs = containers.get(id).map(Vec::as_slice).unwrap_or_default();
+                out.push(resources::shipment(s, cs));
             }
         }
     }

@@ -6,10 +6,13 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use boxtrack_store::notifications::{self, Filter};
-use serde_json::json;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 use uuid::Uuid;
 
 use crate::auth::Caller;
+use crate::doc::schema_of;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{JsonApi, QueryParams, list_response};
@@ -84,8 +87,9 @@ pub async fn show(
     Ok(JsonApi::single(r.to_value(), vec![]))
 }
 
-/// `GET /v2/webhook_notifications/examples?event=`: the payload a delivery of that event looks
-/// like (every event when none is named).
+/// `GET /v2/webhook_notifications/examples?event=`: what a delivery of that event carries,
+/// taken from sandbox journeys played through the live notification code (every event when
+/// none is named; see [`crate::examples`]).
 pub async fn examples(_caller: Caller, RawQuery(raw): RawQuery) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let events: Vec<&str> = match q.text("event") {
@@ -100,19 +104,48 @@ pub async fn examples(_caller: Caller, RawQuery(raw): RawQuery) -> ApiResult<Jso
         }
         None => boxtrack_core::webhooks::EVENTS.to_vec(),
     };
+    let examples = crate::examples::examples().await?;
     let mut data = Vec::new();
-    let mut included = Vec::new();
-    for e in events {
-        let env = super::webhook_trigger::sample_envelope(e, Uuid::now_v7());
+    let mut included: Vec<Value> = Vec::new();
+    for env in events.iter().filter_map(|e| examples.by_event.get(*e)) {
         data.push(env["data"].clone());
-        if let Some(inc) = env["included"].as_array() {
-            included.extend(inc.iter().cloned());
+        for i in env["included"].as_array().into_iter().flatten() {
+            if !included
+                .iter()
+                .any(|x| x["id"] == i["id"] && x["type"] == i["type"])
+            {
+                included.push(i.clone());
+            }
         }
     }
     let n = data.len();
-    Ok(JsonApi(
-        json!({"data": data, "included": included, "meta": {"size": n, "total": n}}),
-    ))
+    Ok(JsonApi::of(&ExamplesDocument {
+        data,
+        included,
+        meta: ExamplesMeta { size: n, total: n },
+    }))
+}
+
+/// Example notifications: each as its delivery's `data`, with what the deliveries include.
+#[derive(Serialize, JsonSchema)]
+pub struct ExamplesDocument {
+    /// One notification per event (as its delivery's `data`).
+    #[schemars(with = "Vec<boxtrack_views::notifications::EnvelopeData>")]
+    pub data: Vec<Value>,
+    /// The resources the deliveries include, each once.
+    #[schemars(schema_with = "boxtrack_views::notifications::included_schema")]
+    pub included: Vec<Value>,
+    /// How many.
+    pub meta: ExamplesMeta,
+}
+
+/// How many examples.
+#[derive(Serialize, JsonSchema)]
+pub struct ExamplesMeta {
+    /// In this document.
+    pub size: usize,
+    /// In all.
+    pub total: usize,
 }
 
 /// Documented operations of this module.
@@ -151,11 +184,11 @@ pub fn operations() -> Vec<Op> {
             op: operation(
                 "Webhooks",
                 "Example notifications",
-                "The envelope a delivery of `event` looks like (all events when `event` is omitted).",
+                "What a delivery of `event` carries (all events when `event` is omitted): sandbox journeys played through the same code as live notifications, the first notification of each event, with the resources its delivery includes. Events no journey produces (`document.*`: boxtrack does not extract documents) have no example.",
                 query_params(&[("event", "A webhook event name")]),
                 None,
                 errors(&[400, 401, 429]),
-                ("200", body("Examples", json!({"type": "object"}))),
+                ("200", body("Examples", schema_of::<ExamplesDocument>())),
             ),
         },
         Op {

@@ -67,8 +67,7 @@ async fn render(
         reads::containers_of_many(&state.db, caller.account.id, &ship_ids).await?;
     for s in rows {
         let containers = containers_of.remove(&s.id).unwrap_or_default();
-        let ids: Vec<uuid::Uuid> = containers.iter().map(|c| c.id).collect();
-        data.push(resources::shipment(s, &ids));
+        data.push(resources::shipment(s, &containers));
         if includes.iter().any(|i| i == "containers") {
             included.extend(
                 containers

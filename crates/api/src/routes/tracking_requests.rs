@@ -172,11 +172,8 @@ async fn tracked(
         let containers = reads::containers_of_many(&state.db, account, &ids).await?;
         for id in &ids {
             if let Some(s) = shipments.get(id) {
-                let cids: Vec<uuid::Uuid> = containers
-                    .get(id)
-                    .map(|cs| cs.iter().map(|c| c.id).collect())
-                    .unwrap_or_default();
-                let res = resources::shipment(s, &cids);
+                let cs = containers.get(id).map(Vec::as_slice).unwrap_or_default();
+                let res = resources::shipment(s, cs);
                 if !out.contains(&res) {
                     out.push(res);
                 }

@@ -1,5 +1,5 @@
-//! `POST /v2/webhooks/trigger`: one sample notification sent to a URL now, and what was sent
-//! and received; the samples also serve `GET /v2/webhook_notifications/examples`.
+//! `POST /v2/webhooks/trigger`: one example notification sent to a URL now, and what was sent
+//! and received.
 
 use std::collections::BTreeMap;
 
@@ -58,7 +58,8 @@ fn event_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"enum": EVENTS.as_slice()})
 }
 
-/// A sample notification envelope for an event (what a real delivery of it looks like).
+/// A sample envelope for an event that no sandbox journey produces (`document.*`): the
+/// notification, and a resource of the kind it would be about that names the event.
 pub fn sample_envelope(event: &str, id: uuid::Uuid) -> Value {
     let (kind, collection) = match event.split('.').next().unwrap_or_default() {
         "tracking_request" => ("tracking_request", "tracking_requests"),
@@ -88,6 +89,22 @@ pub fn sample_envelope(event: &str, id: uuid::Uuid) -> Value {
     })
 }
 
+/// What a test delivery of `event` sends: the event's example (a sandbox journey's live
+/// notification, see [`crate::examples`]) under a new notification id, or, for the events no
+/// journey produces (`document.*`), a sample naming the event.
+async fn trigger_envelope(event: &str, id: uuid::Uuid) -> ApiResult<Value> {
+    let examples = crate::examples::examples().await?;
+    let Some(example) = examples.by_event.get(event) else {
+        return Ok(sample_envelope(event, id));
+    };
+    let mut env = example.clone();
+    env["data"]["id"] = json!(id);
+    env["data"]["attributes"]["id"] = json!(id);
+    env["data"]["attributes"]["created_at"] = json!(format_micros(boxtrack_store::now_us()));
+    env["links"]["self"] = json!(format!("/v2/webhook_notifications/{id}"));
+    Ok(env)
+}
+
 /// `POST /v2/webhooks/trigger`: sends one sample notification to a URL (signed when a secret
 /// is given) and reports what happened. No webhook record is needed; nothing is stored.
 pub async fn trigger(
@@ -108,7 +125,7 @@ pub async fn trigger(
         ));
     }
     let id = uuid::Uuid::now_v7();
-    let body = sample_envelope(&event, id).to_string();
+    let body = trigger_envelope(&event, id).await?.to_string();
     let none = BTreeMap::new();
     let outgoing = boxtrack_worker::delivery::Outgoing {
         url: &url,

@@ -48,6 +48,7 @@ const CONFORMING: &[(&str, &str)] = &[
     ("get", "/vessels/{id}/future_positions"),
     ("get", "/vessels/{id}/future_positions_with_coordinates"),
     ("get", "/webhook_notifications"),
+    ("get", "/webhook_notifications/examples"),
     ("get", "/webhook_notifications/{id}"),
     ("get", "/webhooks"),
     ("get", "/webhooks/events"),

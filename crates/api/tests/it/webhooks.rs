@@ -800,7 +800,23 @@ async fn examples_and_source_addresses() {
         .get("/v2/webhook_notifications/examples", Some(&key))
         .await
         .json();
-    assert_eq!(all["meta"]["total"], 43);
+    // every event some journey produces has its example; document extraction does not happen
+    let events: Vec<&str> = all["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["attributes"]["event"].as_str().unwrap())
+        .collect();
+    let missing: Vec<&&str> = boxtrack_core::webhooks::EVENTS
+        .iter()
+        .filter(|e| !events.contains(e))
+        .collect();
+    assert_eq!(
+        missing,
+        vec![&"document.extracted", &"document.extraction_failed"],
+        "{events:?}"
+    );
+    assert_eq!(all["meta"]["total"], events.len());
     let e = assert_error(
         &app.get("/v2/webhook_notifications/examples?event=nope", Some(&key))
             .await,
@@ -1140,4 +1156,96 @@ async fn a_slow_receiver_gives_its_backlog_back_instead_of_starving_others() {
         0,
         "not due again at once"
     );
+}
+
+/// The shape of an envelope: what it is about, and per included type the attributes and
+/// relationships it carries (values differ between two journeys; the shape may not).
+type Shape = (
+    serde_json::Value,
+    std::collections::BTreeMap<String, (Vec<String>, Vec<String>)>,
+);
+
+fn envelope_shape(env: &serde_json::Value) -> Shape {
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        let mut k: Vec<String> = v
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        k.sort();
+        k
+    };
+    let about = env["data"]["relationships"]["reference_object"]["data"]["type"].clone();
+    let mut included = std::collections::BTreeMap::new();
+    for i in env["included"].as_array().unwrap() {
+        included.insert(
+            i["type"].as_str().unwrap().to_string(),
+            (keys(&i["attributes"]), keys(&i["relationships"])),
+        );
+    }
+    (about, included)
+}
+
+/// An example is what a live delivery of the same event carries: the same object, the same
+/// included types, each with the same attributes and relationships.
+#[tokio::test]
+async fn examples_have_the_shape_of_live_deliveries() {
+    let (app, key, seen, _, db) = subscribed_app(&boxtrack_core::webhooks::EVENTS, 200).await;
+    app.post(
+        "/v2/tracking_requests",
+        &key,
+        MT,
+        &crate::helpers::tracking_request_body("TEST-SCN-HOLDS", "bill_of_lading", "TEST"),
+    )
+    .await;
+    let start = boxtrack_store::now_us();
+    app.process_at(start).await;
+    for h in [0, 24, 48, 60, 480, 494, 520, 600, 700] {
+        app.tick_at(start + h * 1_000_000).await;
+    }
+    let d = deliverer(&db, 100);
+    while d.deliver_due(boxtrack_store::now_us()).await.unwrap() > 0 {}
+    let got = seen.lock().await;
+    let mut compared = std::collections::BTreeSet::new();
+    for (_, body) in got.iter() {
+        let live: serde_json::Value = serde_json::from_slice(body).unwrap();
+        let event = live["data"]["attributes"]["event"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        if !compared.insert(event.clone()) {
+            continue;
+        }
+        let examples = app
+            .get(
+                &format!("/v2/webhook_notifications/examples?event={event}"),
+                Some(&key),
+            )
+            .await
+            .json();
+        let example = json!({
+            "data": examples["data"][0],
+            "included": examples["included"],
+        });
+        let (live_about, live_included) = envelope_shape(&live);
+        let (example_about, example_included) = envelope_shape(&example);
+        assert_eq!(live_about, example_about, "{event}");
+        // a shipment's ETA or a succeeded request may include more containers or events in
+        // the examples (other journeys), never other kinds or other fields
+        assert_eq!(
+            live_included.keys().collect::<Vec<_>>(),
+            example_included.keys().collect::<Vec<_>>(),
+            "{event}"
+        );
+        for (kind, shape) in &live_included {
+            assert_eq!(Some(shape), example_included.get(kind), "{event}: {kind}");
+        }
+    }
+    for event in [
+        "tracking_request.succeeded",
+        "container.transport.vessel_arrived",
+        "shipment.estimated.arrival",
+        "container.updated",
+    ] {
+        assert!(compared.contains(event), "{event} in {compared:?}");
+    }
 }

@@ -15,6 +15,17 @@ pub fn inland_event(event: &str) -> bool {
         .any(|p| event.contains(p))
 }
 
+/// The place an event at `locode` happened at, as a resource: a `port`, or a `metro_area`
+/// for inland events (what the `location` relationship names).
+pub fn place_resource(event: &str, locode: Option<&str>) -> Option<Value> {
+    let p = locode.and_then(boxtrack_core::reference::port)?;
+    Some(if inland_event(event) {
+        crate::reference::metro_resource(p)
+    } else {
+        crate::reference::port_resource(p)
+    })
+}
+
 /// The `transport_event` type.
 pub struct TransportEvent;
 

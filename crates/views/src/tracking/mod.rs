@@ -11,5 +11,6 @@ mod shipments;
 
 pub use containers::*;
 pub use events::*;
+pub use rels::*;
 pub use requests::*;
 pub use shipments::*;

@@ -2,7 +2,8 @@
 
 use crate::jsonapi::ToOne;
 
-pub(super) fn port_rel(locode: Option<&str>) -> ToOne {
+/// The relationship to the port with this UN/LOCODE (null when unknown).
+pub fn port_rel(locode: Option<&str>) -> ToOne {
     ToOne::new(
         "port",
         locode
@@ -11,7 +12,8 @@ pub(super) fn port_rel(locode: Option<&str>) -> ToOne {
     )
 }
 
-pub(super) fn terminal_rel(firms: Option<&str>) -> ToOne {
+/// The relationship to the terminal with this FIRMS code (null when unknown).
+pub fn terminal_rel(firms: Option<&str>) -> ToOne {
     ToOne::new(
         "terminal",
         firms

@@ -1,11 +1,10 @@
 //! The `shipment` resource.
 
 use boxtrack_core::carriers;
-use boxtrack_store::reads::ShipmentRow;
+use boxtrack_store::reads::{ContainerRow, ShipmentRow};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
-use uuid::Uuid;
 
 use super::rels::*;
 use crate::jsonapi::{At, Kind, Resource, ToMany, ToOne};
@@ -108,7 +107,7 @@ pub struct ShipmentRelationships {
     pub destination: ToOne,
     /// The terminal at the port of discharge (`terminal`).
     pub pod_terminal: ToOne,
-    /// The terminal at the inland destination (`terminal`).
+    /// The terminal at the inland destination (`terminal`; boxtrack does not learn it: null).
     pub destination_terminal: ToOne,
     /// The shipment's containers (`container`).
     pub containers: ToMany,
@@ -117,8 +116,12 @@ pub struct ShipmentRelationships {
 }
 
 /// The `shipment` resource; `container_ids` fills the `containers` relationship.
-pub fn shipment_resource(s: &ShipmentRow, container_ids: &[Uuid]) -> Resource<Shipment> {
+pub fn shipment_resource(s: &ShipmentRow, containers: &[ContainerRow]) -> Resource<Shipment> {
     let route = &s.route.0;
+    // the POD terminal the containers report (they share one port of discharge)
+    let pod_terminal = containers
+        .iter()
+        .find_map(|c| c.state.0.pod_terminal.as_deref());
     let st = &s.state.0;
     let line = carriers::by_scac(&s.scac);
     Resource {
@@ -164,15 +167,15 @@ pub fn shipment_resource(s: &ShipmentRow, container_ids: &[Uuid]) -> Resource<Sh
             port_of_lading: port_rel(route.pol_locode.as_deref()),
             port_of_discharge: port_rel(route.pod_locode.as_deref()),
             destination: port_rel(route.destination_locode.as_deref()),
-            pod_terminal: ToOne::none(),
+            pod_terminal: terminal_rel(pod_terminal),
             destination_terminal: ToOne::none(),
-            containers: ToMany::new("container", container_ids),
+            containers: ToMany::new("container", containers.iter().map(|c| c.id)),
             customer: ToOne::new("party", s.customer_id),
         },
     }
 }
 
 /// The `shipment` resource as a JSON value.
-pub fn shipment(s: &ShipmentRow, container_ids: &[Uuid]) -> Value {
-    shipment_resource(s, container_ids).to_value()
+pub fn shipment(s: &ShipmentRow, containers: &[ContainerRow]) -> Value {
+    shipment_resource(s, containers).to_value()
 }

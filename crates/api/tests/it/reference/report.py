@@ -2,7 +2,7 @@
 """Turns the reference gate's report into the lists of docs/compatibility.md.
 
     REFERENCE_REPORT=1 cargo test -p boxtrack-api --test it -- --nocapture 2>&1 \
-        | grep '^reference' | python3 crates/api/tests/it/reference/report.py
+        | python3 crates/api/tests/it/reference/report.py
 
 prints the operations that validate (for CONFORMING in reference_gate.rs and the doc) and,
 per operation that does not, its distinct violations.
@@ -12,7 +12,8 @@ import sys
 
 ok, bad = set(), {}
 for line in sys.stdin:
-    m = re.match(r"^reference(-ok)?: (\w+) (\S+) (\d+)(?: (.*))?$", line.rstrip("\n"))
+    # test progress dots may precede a line on the same output line
+    m = re.search(r"reference(-ok)?: (\w+) (\S+) (\d+)(?: (.*))?$", line.rstrip("\n"))
     if not m:
         continue
     op = (m.group(2), m.group(3))

@@ -1,0 +1,151 @@
+//! Webhook notification examples made the way live notifications are made.
+//!
+//! Once per process, on first use, every scripted sandbox journey (and the sandbox numbers
+//! that fail, await their manifest or stop) is played in a scratch SQLite database through
+//! the same tracking-request processor, merge, event log, notification fan-out and envelope
+//! code that live deliveries go through; the first notification of each event is that event's
+//! example. Nothing is written for an event that no journey produces (the `document.*`
+//! events: boxtrack does not extract documents).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use boxtrack_core::paging::Page;
+use boxtrack_core::plan::{Entitlement, Plan};
+use boxtrack_core::ratelimit::Limits;
+use boxtrack_core::requests::{RequestType, ValidRequest};
+use boxtrack_sources::scenarios;
+use boxtrack_store::{Db, StoreError, accounts, notifications, tracking, webhooks};
+use serde_json::Value;
+use tokio::sync::OnceCell;
+
+/// The examples: each event's envelope, as a delivery of it is sent.
+#[derive(Debug, Default)]
+pub struct Examples {
+    /// Event name → envelope (`data`, `included`, `links`).
+    pub by_event: BTreeMap<String, Value>,
+}
+
+const H: i64 = 1_000_000; // one simulated hour per real second at the default speed
+
+/// The examples, built on first use and kept for the life of the process.
+pub async fn examples() -> Result<&'static Examples, StoreError> {
+    static EXAMPLES: OnceCell<Examples> = OnceCell::const_new();
+    EXAMPLES.get_or_try_init(build).await
+}
+
+async fn build() -> Result<Examples, StoreError> {
+    let dir = std::env::temp_dir().join(format!("boxtrack-examples-{}", uuid::Uuid::now_v7()));
+    let path = dir.join("examples.sqlite");
+    let db = Db::connect(&format!("sqlite://{}", path.display())).await?;
+    let out = play(&db).await;
+    db.close().await;
+    // scratch data only: whatever is left behind in the temporary folder is harmless
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
+async fn play(db: &Db) -> Result<Examples, StoreError> {
+    db.migrate().await?;
+    let (account, _, _) = accounts::create(
+        db,
+        accounts::NewAccount {
+            name: "Webhook examples".into(),
+            plan: Plan::Standard,
+            entitlements: Entitlement::ALL.to_vec(),
+            rate_limits: Limits::default(),
+        },
+    )
+    .await?;
+    webhooks::create(
+        db,
+        account.id,
+        &webhooks::NewWebhook {
+            url: "https://example.com/webhooks/boxtrack".into(),
+            active: true,
+            events: boxtrack_core::webhooks::EVENTS
+                .iter()
+                .map(|e| e.to_string())
+                .collect(),
+            headers: BTreeMap::new(),
+            secret: "whsec_examples".into(),
+        },
+    )
+    .await?;
+    let journeys = scenarios::scenarios();
+    let mut numbers: Vec<&str> = journeys.iter().map(|s| s.number).collect();
+    numbers.extend(["TEST-TR-FAILED", "TEST-TR-AWAITING-MANIFEST"]);
+    for number in numbers {
+        let request = ValidRequest {
+            number: number.to_string(),
+            request_type: RequestType::BillOfLading,
+            scac: Some(boxtrack_core::carriers::SANDBOX_SCAC.to_string()),
+            auto_detect: false,
+            ref_numbers: vec!["PO-1234".into()],
+            shipment_tags: vec![],
+        };
+        tracking::create_request(
+            db,
+            account.id,
+            Plan::Standard,
+            &request,
+            &tracking::RequestExtras::default(),
+        )
+        .await?;
+    }
+    let sources: Vec<Arc<dyn boxtrack_sources::Source>> =
+        vec![Arc::new(boxtrack_sources::sandbox::Sandbox)];
+    let worker = boxtrack_worker::Processor::new(db.clone(), sources);
+    let start = boxtrack_store::now_us();
+    worker.process_due(start).await?;
+    // the journeys' clock, hour by hour as the worker plays them
+    let mut hours: Vec<i64> = journeys
+        .iter()
+        .flat_map(|s| s.steps.iter().map(|st| st.at_h))
+        .collect();
+    hours.sort_unstable();
+    hours.dedup();
+    for h in hours {
+        worker.tick(start + h * H).await?;
+    }
+    // a user stops tracking one shipment
+    let all = |number: u32| Page {
+        number,
+        size: boxtrack_core::paging::MAX_SIZE,
+        cursor: None,
+    };
+    let requests =
+        tracking::list_requests(db, account.id, &tracking::RequestFilter::default(), &all(1))
+            .await?;
+    if let Some(shipment) = requests
+        .rows
+        .iter()
+        .filter(|r| r.request_number == "TEST-SCN-IMPORT")
+        .find_map(|r| r.shipment_id)
+    {
+        tracking::stop_shipment(db, account.id, shipment, "cancelled_by_user").await?;
+    }
+    // the oldest notification of each event (the list is newest first)
+    let mut first: BTreeMap<String, notifications::NotificationRow> = BTreeMap::new();
+    for number in 1.. {
+        let listed = notifications::list(
+            db,
+            account.id,
+            &notifications::Filter::default(),
+            &all(number),
+        )
+        .await?;
+        let last = listed.rows.len() < boxtrack_core::paging::MAX_SIZE as usize;
+        for row in listed.rows {
+            first.insert(row.event.clone(), row);
+        }
+        if last {
+            break;
+        }
+    }
+    let rows: Vec<notifications::NotificationRow> = first.into_values().collect();
+    let envelopes = boxtrack_views::notifications::envelopes(db, &rows, Vec::new()).await?;
+    Ok(Examples {
+        by_event: rows.into_iter().map(|r| r.event).zip(envelopes).collect(),
+    })
+}

@@ -18,47 +18,88 @@ pub struct ShippingLine {
     pub name: String,
     /// Short name.
     pub short_name: String,
+    /// Other SCACs the line uses (requests naming one are for this line).
+    pub alternative_scacs: Vec<String>,
     /// Bill-of-lading prefix, when known.
     pub bill_of_lading_prefix: Option<String>,
-    /// Whether tracking is supported (`Yes`, `Partial`) rather than planned.
+    /// Whether any identifier can be tracked with this line.
     pub supported: bool,
+    /// Whether bills of lading can be tracked.
+    pub bill_of_lading_tracking: bool,
+    /// Whether booking numbers can be tracked.
+    pub booking_number_tracking: bool,
     /// Whether container numbers can be tracked with this line.
     pub container_number_tracking: bool,
-    /// Free-text note from the reference data.
+    /// `public` (on for every account) or `account` (enabled per account by the carrier).
+    pub access: String,
+    /// What to know about tracking it, when there is something.
     pub notes: Option<String>,
 }
 
-static LINES: LazyLock<Vec<ShippingLine>> = LazyLock::new(|| {
-    let mut out: Vec<ShippingLine> = Vec::new();
-    for line in include_str!("../data/shipping-lines.csv").lines().skip(1) {
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if f.len() < 5 || f[2].is_empty() {
-            continue;
-        }
-        let notes = f.get(5).filter(|n| !n.is_empty()).map(|n| n.to_string());
-        let entry = ShippingLine {
-            scac: f[2].to_string(),
-            name: f[0].to_string(),
-            short_name: f[1].to_string(),
-            bill_of_lading_prefix: Some(f[3].to_string()).filter(|p| !p.is_empty()),
-            supported: matches!(f[4], "Yes" | "Partial"),
-            container_number_tracking: !notes
-                .as_deref()
-                .is_some_and(|n| n.contains("No container")),
-            notes,
-        };
-        // The reference lists a few SCACs twice; the first (supported) entry wins.
-        if !out.iter().any(|l| l.scac == entry.scac) {
-            out.push(entry);
+impl ShippingLine {
+    /// Whether requests of this type can be tracked with this line.
+    pub fn tracks(&self, request_type: crate::requests::RequestType) -> bool {
+        use crate::requests::RequestType;
+        match request_type {
+            RequestType::BillOfLading => self.bill_of_lading_tracking,
+            RequestType::BookingNumber => self.booking_number_tracking,
+            RequestType::Container => self.container_number_tracking,
         }
     }
+}
+
+/// Parses `data/shipping-lines.csv` (see `scripts/refresh-carriers.py` for its sources).
+fn parse_lines(text: &str) -> Vec<ShippingLine> {
+    let mut out: Vec<ShippingLine> = Vec::new();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() < 9 || f[0].is_empty() {
+            continue;
+        }
+        let yes = |i: usize| f[i] == "true";
+        let (bl, booking, container) = (yes(5), yes(6), yes(7));
+        let mut notes: Vec<String> = Vec::new();
+        if !bl {
+            notes.push(
+                "Bills of lading cannot be tracked; use a booking or container number".into(),
+            );
+        }
+        if !container {
+            notes.push("No container numbers".into());
+        }
+        if f[8] == "account" {
+            notes.push("Enabled per account by the carrier".into());
+        }
+        out.push(ShippingLine {
+            scac: f[0].to_string(),
+            name: f[1].to_string(),
+            short_name: f[2].to_string(),
+            alternative_scacs: f[3].split_whitespace().map(str::to_string).collect(),
+            bill_of_lading_prefix: Some(f[4].to_string()).filter(|p| !p.is_empty()),
+            supported: bl || booking || container,
+            bill_of_lading_tracking: bl,
+            booking_number_tracking: booking,
+            container_number_tracking: container,
+            access: f[8].to_string(),
+            notes: (!notes.is_empty()).then(|| notes.join("; ")),
+        });
+    }
+    out
+}
+
+static LINES: LazyLock<Vec<ShippingLine>> = LazyLock::new(|| {
+    let mut out = parse_lines(include_str!("../data/shipping-lines.csv"));
     out.push(ShippingLine {
         scac: SANDBOX_SCAC.into(),
         name: "boxtrack sandbox".into(),
         short_name: "Sandbox".into(),
+        alternative_scacs: Vec::new(),
         bill_of_lading_prefix: None,
         supported: true,
+        bill_of_lading_tracking: true,
+        booking_number_tracking: true,
         container_number_tracking: true,
+        access: "public".into(),
         notes: Some("Test numbers; see GET /v2/sandbox/scenarios".into()),
     });
     out
@@ -80,9 +121,13 @@ pub fn shipping_lines() -> &'static [ShippingLine] {
     &LINES
 }
 
-/// The line with this SCAC.
+/// The line with this SCAC, or that uses it as an alternative SCAC (`MEDU` is MSC's).
 pub fn by_scac(scac: &str) -> Option<&'static ShippingLine> {
-    LINES.iter().find(|l| l.scac == scac)
+    LINES.iter().find(|l| l.scac == scac).or_else(|| {
+        LINES
+            .iter()
+            .find(|l| l.alternative_scacs.iter().any(|a| a == scac))
+    })
 }
 
 /// What a number looks like.
@@ -264,7 +309,8 @@ mod tests {
     #[test]
     fn reference_lines_load_without_duplicates() {
         let lines = shipping_lines();
-        assert!(lines.len() >= 20);
+        // the reference's 38 lines of its coverage list, Hamburg Sud and the sandbox
+        assert_eq!(lines.len(), 40);
         let mut scacs: Vec<&str> = lines.iter().map(|l| l.scac.as_str()).collect();
         scacs.sort_unstable();
         let n = scacs.len();
@@ -274,7 +320,17 @@ mod tests {
             by_scac("MSCU").unwrap().bill_of_lading_prefix.as_deref(),
             Some("MEDU")
         );
-        assert!(!by_scac("HDMU").unwrap().container_number_tracking);
+        // what the integrators could not track
+        for scac in ["ACLU", "CULU", "GOSU", "SMLM", "TRKU"] {
+            assert!(by_scac(scac).is_some_and(|l| l.supported), "{scac}");
+        }
+        assert!(by_scac("HDMU").unwrap().container_number_tracking);
+        let evergreen = by_scac("EGLV").unwrap();
+        assert!(!evergreen.bill_of_lading_tracking && evergreen.container_number_tracking);
+        // alternative SCACs name their line
+        assert_eq!(by_scac("MEDU").unwrap().scac, "MSCU");
+        assert_eq!(by_scac("YMJA").unwrap().scac, "YMLU");
+        assert_eq!(by_scac("SMLU").unwrap().access, "account");
         assert!(by_scac("TEST").is_some());
     }
 

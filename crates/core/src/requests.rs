@@ -271,17 +271,16 @@ pub fn validate(input: &NewRequest) -> Result<ValidRequest, Vec<FieldError>> {
                     line.name
                 ),
             )),
-            Some(line)
-                if request_type == Some(RequestType::Container)
-                    && !line.container_number_tracking =>
-            {
+            Some(line) if request_type.is_some_and(|t| !line.tracks(t)) => {
+                let what = match request_type {
+                    Some(RequestType::Container) => "container number",
+                    Some(RequestType::BookingNumber) => "booking number",
+                    _ => "bill of lading",
+                };
                 errors.push(err(
                     "/data/attributes/request_type",
                     "not_supported",
-                    format!(
-                        "{} does not support tracking by container number",
-                        line.name
-                    ),
+                    format!("{} does not support tracking by {what}", line.name),
                 ));
             }
             Some(_) => {}
@@ -352,10 +351,16 @@ mod tests {
         );
         let e = validate(&req("MEDU1234", "parcel", Some("MSCU"))).unwrap_err();
         assert_eq!(e[0].pointer, "/data/attributes/request_type");
-        let e = validate(&req("ABCD1234", "bill_of_lading", Some("CLAM"))).unwrap_err();
+        let e = validate(&req("EISU12345678", "bill_of_lading", Some("EGLV"))).unwrap_err();
         assert_eq!(e[0].code, "not_supported");
-        let e = validate(&req("HDMU1234560", "container", Some("HDMU"))).unwrap_err();
-        assert!(e.iter().any(|e| e.code == "not_supported"), "{e:?}");
+        assert_eq!(
+            e[0].detail,
+            "Evergreen does not support tracking by bill of lading"
+        );
+        let e = validate(&req("ZIMU1234569", "container", Some("ZIMU"))).unwrap_err();
+        assert_eq!(e[0].pointer, "/data/attributes/request_type", "{e:?}");
+        assert_eq!(e[0].code, "not_supported");
+        assert!(validate(&req("HDMU1234561", "container", Some("HDMU"))).is_ok());
     }
 
     #[test]

@@ -174,12 +174,12 @@ fn imo(rng: &mut Rng) -> String {
     format!("{s}{}", sum % 10)
 }
 
-/// The carriers the world uses: supported lines with a bill-of-lading prefix and known
+/// The carriers the world uses: lines that track bills of lading, with a prefix and known
 /// container prefixes.
 pub fn carriers() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {
     carriers::shipping_lines()
         .iter()
-        .filter(|l| l.supported && l.scac != carriers::SANDBOX_SCAC)
+        .filter(|l| l.bill_of_lading_tracking && l.scac != carriers::SANDBOX_SCAC)
         .filter_map(|l| {
             let prefixes = carriers::container_prefixes(&l.scac);
             let bl = l.bill_of_lading_prefix.as_deref()?;

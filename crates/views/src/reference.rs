@@ -210,7 +210,7 @@ pub struct ShippingLineAttributes {
     pub name: String,
     /// Its short name.
     pub short_name: String,
-    /// Other SCACs it uses (none kept yet).
+    /// Other SCACs it uses.
     pub alternative_scacs: Vec<String>,
     /// Bills of lading can be tracked.
     pub bill_of_lading_tracking_support: bool,
@@ -218,8 +218,13 @@ pub struct ShippingLineAttributes {
     pub booking_number_tracking_support: bool,
     /// Containers can be tracked by number alone.
     pub container_number_tracking_support: bool,
-    /// The prefix of its bill of lading numbers.
+    /// The prefix of its bill of lading numbers (what the reference's SDK reads).
+    pub bol_prefix: Option<String>,
+    /// The same as `bol_prefix` (kept for boxtrack clients that read this name).
     pub bill_of_lading_prefix: Option<String>,
+    /// `public` (on for every account) or `account` (enabled per account by the carrier).
+    #[schemars(extend("enum" = ["public", "account"]))]
+    pub access: String,
     /// What to know about tracking it.
     pub notes: Option<String>,
 }
@@ -232,11 +237,13 @@ pub fn line_resource(l: &Line) -> Value {
             scac: l.scac.clone(),
             name: l.name.clone(),
             short_name: l.short_name.clone(),
-            alternative_scacs: Vec::new(),
-            bill_of_lading_tracking_support: l.supported,
-            booking_number_tracking_support: l.supported,
-            container_number_tracking_support: l.supported && l.container_number_tracking,
+            alternative_scacs: l.alternative_scacs.clone(),
+            bill_of_lading_tracking_support: l.bill_of_lading_tracking,
+            booking_number_tracking_support: l.booking_number_tracking,
+            container_number_tracking_support: l.container_number_tracking,
+            bol_prefix: l.bill_of_lading_prefix.clone(),
             bill_of_lading_prefix: l.bill_of_lading_prefix.clone(),
+            access: l.access.clone(),
             notes: l.notes.clone(),
         },
         relationships: NoRelationships {},

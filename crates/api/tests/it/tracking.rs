@@ -303,9 +303,16 @@ async fn invalid_requests_are_422_naming_the_field_and_write_nothing() {
             "/data/attributes/request_type",
             "invalid",
         ),
+        // Evergreen is tracked by booking or container number, not by bill of lading;
+        // ZIM not by container number
         (
-            request("ABCD12345", "bill_of_lading", "CLAM"),
-            "/data/attributes/scac",
+            request("EISU123456789", "bill_of_lading", "EGLV"),
+            "/data/attributes/request_type",
+            "not_supported",
+        ),
+        (
+            request("ZIMU1234569", "container", "ZIMU"),
+            "/data/attributes/request_type",
             "not_supported",
         ),
     ];

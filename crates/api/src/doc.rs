@@ -121,6 +121,7 @@ pub fn errors(statuses: &[u16]) -> Map<String, Value> {
                 415 => "The request body is not application/vnd.api+json or application/json",
                 422 => "Well-formed, but the content was rejected",
                 429 => "Rate limit exceeded; Retry-After says how many seconds to wait",
+                501 => "Something the reference does that boxtrack deliberately does not do (the detail says what to do instead)",
                 502 => "An upstream (carrier, terminal) could not be read",
                 503 => "The database is not reachable",
                 _ => "Error",

@@ -1060,14 +1060,29 @@ pub async fn update_container(
     id: Uuid,
     refs: Vec<String>,
 ) -> Result<()> {
-    let n = on_db!(db, p => sqlx::query("UPDATE containers SET ref_numbers = $3, updated_us = $4 WHERE id = $1 AND account_id = $2")
-        .bind(id).bind(account_id).bind(Json(refs)).bind(now_us())
-        .execute(p).await?.rows_affected());
-    if n == 0 {
-        Err(StoreError::NotFound("container"))
-    } else {
-        Ok(())
+    update_containers(db, account_id, &[(id, refs)]).await
+}
+
+/// Replaces the reference numbers of many containers of an account in one transaction: all
+/// change or, when one is not the account's, none does ([`StoreError::NotFound`]).
+pub async fn update_containers(
+    db: &Db,
+    account_id: Uuid,
+    changes: &[(Uuid, Vec<String>)],
+) -> Result<()> {
+    let now = now_us();
+    let mut tx = db.begin().await?;
+    for (id, refs) in changes {
+        let n = on_tx!(&mut tx, c => sqlx::query("UPDATE containers SET ref_numbers = $3, updated_us = $4 WHERE id = $1 AND account_id = $2")
+            .bind(*id).bind(account_id).bind(Json(refs)).bind(now)
+            .execute(c).await?.rows_affected());
+        if n == 0 {
+            // dropping the transaction rolls back what was changed before
+            return Err(StoreError::NotFound("container"));
+        }
     }
+    tx.commit().await?;
+    Ok(())
 }
 
 /// Merges observations into many containers of one account in a single transaction (for

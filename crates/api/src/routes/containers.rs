@@ -308,6 +308,99 @@ pub async fn update(
     one(&state, &caller, id, &[]).await
 }
 
+/// One container's change in `PATCH /v2/containers`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct BulkItem {
+    /// The container to change.
+    #[schemars(required)]
+    id: Option<uuid::Uuid>,
+    /// `container`.
+    #[serde(default, rename = "type")]
+    #[schemars(extend("const" = "container"))]
+    kind: Option<String>,
+    /// What to change.
+    attributes: PatchAttrs,
+}
+
+/// One container, or a list of them.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum BulkData {
+    /// One container: answered with that container.
+    One(BulkItem),
+    /// Up to 100 containers: answered with each, in order.
+    Many(Vec<BulkItem>),
+}
+
+/// Body of `PATCH /v2/containers`.
+#[derive(Deserialize, JsonSchema)]
+pub struct BulkDoc {
+    data: BulkData,
+}
+
+/// The most containers one `PATCH /v2/containers` changes.
+const BULK_MAX: usize = 100;
+
+/// `PATCH /v2/containers`: ref numbers of one container named by `data.id` (the reference's
+/// "Edit a container") or of up to 100 (`data` a list), all or none.
+pub async fn update_many(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(doc): Body<BulkDoc>,
+) -> ApiResult<JsonApi> {
+    let (items, many) = match doc.data {
+        BulkData::One(item) => (vec![item], false),
+        BulkData::Many(items) => (items, true),
+    };
+    if items.is_empty() || items.len() > BULK_MAX {
+        return Err(ApiError::unprocessable(
+            "/data",
+            "invalid",
+            format!("data names 1 to {BULK_MAX} containers"),
+        ));
+    }
+    let mut changes = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = |field: &str| {
+            if many {
+                format!("/data/{i}{field}")
+            } else {
+                format!("/data{field}")
+            }
+        };
+        if item.kind.as_deref().is_some_and(|k| k != "container") {
+            return Err(ApiError::unprocessable(
+                &at("/type"),
+                "invalid_type",
+                "type must be \"container\"",
+            ));
+        }
+        let Some(id) = item.id else {
+            return Err(ApiError::unprocessable(
+                &at("/id"),
+                "blank",
+                "id names the container to change",
+            ));
+        };
+        let refs =
+            boxtrack_core::requests::clean_refs(&item.attributes.ref_numbers, "").map_err(|e| {
+                ApiError::unprocessable(&at("/attributes/ref_numbers"), e.code, e.detail)
+            })?;
+        changes.push((id, refs));
+    }
+    tracking::update_containers(&state.db, caller.account.id, &changes).await?;
+    let ids: Vec<uuid::Uuid> = changes.iter().map(|(id, _)| *id).collect();
+    if !many {
+        return one(&state, &caller, ids[0], &[]).await;
+    }
+    let found = reads::containers_by_id(&state.db, caller.account.id, &ids).await?;
+    let rows: Vec<reads::ContainerRow> =
+        ids.iter().filter_map(|id| found.get(id).cloned()).collect();
+    let (data, included) = render(&state, &caller, &rows, &[]).await?;
+    Ok(JsonApi(json!({"data": data, "included": included})))
+}
+
 /// `GET /v2/containers/{id}/transport_events`.
 pub async fn events(
     State(state): State<AppState>,
@@ -533,6 +626,34 @@ pub fn operations() -> Vec<Op> {
             ),
         },
         Op {
+            method: "patch",
+            path: "/v2/containers",
+            op: operation(
+                "Containers",
+                "Update containers",
+                "Replaces the ref numbers of the container `data.id` names (answered with that container), or of up to 100 when `data` is a list (answered with each, in order). All change or none: an id that is not the account's is 404 and changes nothing.",
+                vec![],
+                Some(request_schema_of::<BulkDoc>()),
+                errors(&[400, 401, 404, 415, 422, 429]),
+                (
+                    "200",
+                    body(
+                        "The container, or the containers",
+                        json!({"oneOf": [
+                            single("Container"),
+                            {
+                                "type": "object", "required": ["data"],
+                                "properties": {
+                                    "data": {"type": "array", "items": crate::doc::schema_ref("Container")},
+                                    "included": {"type": "array", "items": {"type": "object"}}
+                                }
+                            }
+                        ]}),
+                    ),
+                ),
+            ),
+        },
+        Op {
             method: "get",
             path: "/v2/containers/{id}/raw_events",
             op: operation(
@@ -564,7 +685,10 @@ pub fn operations() -> Vec<Op> {
 /// This module's routes with the documentation of their operations.
 pub fn routes() -> crate::doc::Routes {
     crate::doc::Routes::new(operations)
-        .route("/v2/containers", axum::routing::get(list))
+        .route(
+            "/v2/containers",
+            axum::routing::get(list).patch(update_many),
+        )
         .route(
             "/v2/containers/{id}",
             axum::routing::get(show).patch(update),

@@ -343,6 +343,80 @@ pub async fn relink(
     Ok((StatusCode::ACCEPTED, Json(json!({"status": "accepted"}))))
 }
 
+/// Body of `POST /v2/documents/{id}/rotate` (plain JSON, as in the reference).
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RotateBody {
+    /// Clockwise, in degrees: 90, 180 or 270.
+    #[schemars(required, extend("enum" = [90, 180, 270]))]
+    degrees: Option<i64>,
+}
+
+/// `POST /v2/documents/{id}/rotate`: the reference rotates stored images; boxtrack keeps every
+/// file exactly as it was uploaded, so a valid rotation of an image is 501 (a non-image is
+/// 422 as in the reference, an unknown document 404).
+pub async fn rotate(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(b): Body<RotateBody>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let d = documents::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(document_not_found)?;
+    if !matches!(b.degrees, Some(90 | 180 | 270)) {
+        return Err(ApiError::unprocessable(
+            "/degrees",
+            "invalid",
+            "degrees must be one of: 90, 180, 270",
+        ));
+    }
+    if !d.file_content_type.starts_with("image/") {
+        return Err(ApiError::unprocessable(
+            "/degrees",
+            "not_rotatable",
+            format!(
+                "Only images can be rotated; this document is {}",
+                d.file_content_type
+            ),
+        ));
+    }
+    Err(ApiError::new(
+        StatusCode::NOT_IMPLEMENTED,
+        "boxtrack keeps documents exactly as uploaded and does not rotate images; rotate the image before uploading it",
+    ))
+}
+
+/// `POST /v2/documents/{id}/reextract`: boxtrack does not extract data from documents (it
+/// classifies and links them by their names), so this is 501 for a document of the account
+/// and 404 otherwise.
+pub async fn reextract(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    documents::get(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(document_not_found)?;
+    Err(ApiError::new(
+        StatusCode::NOT_IMPLEMENTED,
+        "boxtrack does not extract data from documents; it classifies and links them by name (POST /v2/documents/{id}/reclassify, /relink)",
+    ))
+}
+
+/// `GET /v2/document_schemas/{id}`: the extraction schemas of the reference; boxtrack has
+/// none, so every id is 404 in the reference's words.
+pub async fn document_schema(
+    _caller: Caller,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> ApiResult<Json<Value>> {
+    let shown: String = id.chars().take(100).collect();
+    Err(ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!("Couldn't find DocumentSchema with 'id'={shown}"),
+    ))
+}
+
 /// `GET /v2/documents/{id}/download_url`: a URL that serves the file without credentials
 /// for 10 minutes.
 pub async fn download_url(
@@ -488,6 +562,62 @@ pub fn operations() -> Vec<Op> {
         },
         Op {
             method: "post",
+            path: "/v2/documents/{id}/rotate",
+            op: operation(
+                "Documents",
+                "Rotate a document",
+                "Not done by boxtrack, which keeps every file exactly as uploaded: a valid rotation of an image is 501; `degrees` other than 90, 180 or 270, or a document that is not an image, is 422; an unknown document 404.",
+                vec![id_param("Document")],
+                Some(crate::doc::request_schema_of::<RotateBody>()),
+                errors(&[400, 401, 404, 415, 422, 429, 501]),
+                (
+                    "202",
+                    plain(
+                        "Never answered by boxtrack (the reference's answer)",
+                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
+                    ),
+                ),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/v2/documents/{id}/reextract",
+            op: operation(
+                "Documents",
+                "Re-extract a document",
+                "boxtrack does not extract data from documents (it classifies and links them by name): 501 for a document of the account, 404 otherwise.",
+                vec![id_param("Document")],
+                None,
+                errors(&[401, 404, 429, 501]),
+                (
+                    "202",
+                    plain(
+                        "Never answered by boxtrack (the reference's answer)",
+                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
+                    ),
+                ),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/v2/document_schemas/{id}",
+            op: operation(
+                "Documents",
+                "Get a document schema",
+                "The reference's extraction schemas (`commercial_invoice@2026-03-23`); boxtrack extracts nothing and has none, so every id is 404.",
+                vec![
+                    json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Schema id in full-version format, e.g. `commercial_invoice@2026-03-23`"}),
+                ],
+                None,
+                errors(&[401, 404, 429]),
+                (
+                    "200",
+                    plain("Never answered by boxtrack", json!({"type": "object"})),
+                ),
+            ),
+        },
+        Op {
+            method: "post",
             path: "/v2/documents/{id}/relink",
             op: operation(
                 "Documents",
@@ -542,6 +672,15 @@ pub fn routes() -> crate::doc::Routes {
             axum::routing::post(reclassify),
         )
         .route("/v2/documents/{id}/relink", axum::routing::post(relink))
+        .route("/v2/documents/{id}/rotate", axum::routing::post(rotate))
+        .route(
+            "/v2/documents/{id}/reextract",
+            axum::routing::post(reextract),
+        )
+        .route(
+            "/v2/document_schemas/{id}",
+            axum::routing::get(document_schema),
+        )
         .route(
             "/v2/documents/{id}/download_url",
             axum::routing::get(download_url),

@@ -431,3 +431,114 @@ async fn e_mailed_attachments_become_linked_documents_once() {
         0
     );
 }
+
+/// An image, as a client would upload it (its MD5 computed outside boxtrack, with Python).
+const IMAGE: &[u8] = b"\x89PNG\r\n\x1a\nboxtrack test image";
+const IMAGE_MD5: &str = "UR8/rznVj9Lqt1kuS8uJ8Q==";
+
+/// Uploads and attaches a file; returns the document id.
+async fn document(app: &TestApp, key: &str, file: (&str, &str, &[u8], &str)) -> String {
+    let (filename, content_type, bytes, md5) = file;
+    let blob = announce(
+        app,
+        key,
+        json!({"filename": filename, "content_type": content_type, "byte_size": bytes.len(), "checksum": md5}),
+    )
+    .await
+    .json();
+    let url = blob["direct_upload"]["url"].as_str().unwrap().to_string();
+    assert_eq!(
+        put(app, &url, bytes, &blob["direct_upload"]["headers"]).await,
+        204
+    );
+    let created = app
+        .post(
+            "/v2/documents",
+            key,
+            MT,
+            &create_body(filename, blob["signed_id"].as_str().unwrap()),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    created.json()["data"]["id"].as_str().unwrap().to_string()
+}
+
+/// The reference's rotation, extraction and schema operations answer in its error shape:
+/// what boxtrack does not do is 501 and says what to do instead; what is wrong is 422; what
+/// is not the account's is 404.
+#[tokio::test]
+async fn rotation_extraction_and_schemas_answer_what_boxtrack_does_not_do() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (_, other_key) = app.account().await;
+    let pdf = document(
+        &app,
+        &key,
+        ("notice.pdf", "application/pdf", FILE, FILE_MD5),
+    )
+    .await;
+    let png = document(&app, &key, ("photo.png", "image/png", IMAGE, IMAGE_MD5)).await;
+    let rotate = |id: &str, degrees: Value| {
+        let (app, key, id) = (&app, key.clone(), id.to_string());
+        async move {
+            app.post(
+                &format!("/v2/documents/{id}/rotate"),
+                &key,
+                "application/json",
+                &json!({ "degrees": degrees }).to_string(),
+            )
+            .await
+        }
+    };
+    let e = assert_error(&rotate(&png, json!(45)).await, 422);
+    assert_eq!(e["detail"], "degrees must be one of: 90, 180, 270");
+    let e = assert_error(&rotate(&pdf, json!(90)).await, 422);
+    assert_eq!(e["code"], "not_rotatable");
+    let e = assert_error(&rotate(&png, json!(90)).await, 501);
+    assert!(e["detail"].as_str().unwrap().contains("as uploaded"));
+    let e = assert_error(
+        &app.post(&format!("/v2/documents/{pdf}/reextract"), &key, MT, "")
+            .await,
+        501,
+    );
+    assert!(e["detail"].as_str().unwrap().contains("does not extract"));
+    // another account's documents are not found, whatever is asked
+    assert_error(
+        &app.post(
+            &format!("/v2/documents/{png}/rotate"),
+            &other_key,
+            "application/json",
+            r#"{"degrees": 90}"#,
+        )
+        .await,
+        404,
+    );
+    assert_error(
+        &app.post(
+            &format!("/v2/documents/{pdf}/reextract"),
+            &other_key,
+            MT,
+            "",
+        )
+        .await,
+        404,
+    );
+    let e = assert_error(
+        &app.get(
+            "/v2/document_schemas/commercial_invoice@2026-03-23",
+            Some(&key),
+        )
+        .await,
+        404,
+    );
+    assert_eq!(
+        e["detail"],
+        "Couldn't find DocumentSchema with 'id'=commercial_invoice@2026-03-23"
+    );
+    // nothing changed
+    let doc = app
+        .get(&format!("/v2/documents/{png}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(doc["data"]["attributes"]["file_size_bytes"], IMAGE.len());
+}

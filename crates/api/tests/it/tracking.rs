@@ -2056,3 +2056,99 @@ async fn request_all(app: &TestApp, key: &str, numbers: &[&str]) {
         assert_eq!(r.status, 201, "{}", r.text);
     }
 }
+
+/// `PATCH /v2/containers`: the reference's "Edit a container" names the container in
+/// `data.id`; a list changes up to 100 at once, all or none.
+#[tokio::test]
+async fn containers_are_edited_one_or_many_at_once_all_or_none() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (_, other_key) = app.account().await;
+    app.track_sandbox(&key, "TEST-SCN-TRANSSHIPMENT").await;
+    let listed = app.get("/v2/containers", Some(&key)).await.json();
+    let ids: Vec<String> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    let refs = |id: &str| {
+        let (app, key, id) = (&app, key.clone(), id.to_string());
+        async move {
+            app.get(&format!("/v2/containers/{id}"), Some(&key))
+                .await
+                .json()["data"]["attributes"]["ref_numbers"]
+                .clone()
+        }
+    };
+
+    // one, as the reference's clients send it
+    let one = json!({"data": {"id": ids[0], "type": "container", "attributes": {"ref_numbers": ["PO-1"]}}});
+    let r = app.patch("/v2/containers", &key, &one.to_string()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json()["data"]["id"], ids[0]);
+    assert_eq!(refs(&ids[0]).await, json!(["PO-1"]));
+
+    // many
+    let many = json!({"data": [
+        {"id": ids[0], "type": "container", "attributes": {"ref_numbers": ["PO-2"]}},
+        {"id": ids[1], "type": "container", "attributes": {"ref_numbers": ["PO-3", "PO-4"]}}
+    ]});
+    let r = app.patch("/v2/containers", &key, &many.to_string()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let got: Vec<&str> = r.json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|s| if s == ids[0] { "first" } else { "second" })
+        .collect();
+    assert_eq!(got, ["first", "second"]);
+    assert_eq!(refs(&ids[1]).await, json!(["PO-3", "PO-4"]));
+
+    // another account's container in the list: 404 and nothing changes
+    let mixed = json!({"data": [
+        {"id": ids[0], "type": "container", "attributes": {"ref_numbers": ["LOST"]}},
+        {"id": ids[1], "type": "container", "attributes": {"ref_numbers": ["LOST"]}}
+    ]});
+    assert_error(
+        &app.patch("/v2/containers", &other_key, &mixed.to_string())
+            .await,
+        404,
+    );
+    let unknown = json!({"data": [
+        {"id": ids[0], "type": "container", "attributes": {"ref_numbers": ["LOST"]}},
+        {"id": uuid::Uuid::now_v7(), "type": "container", "attributes": {"ref_numbers": ["LOST"]}}
+    ]});
+    assert_error(
+        &app.patch("/v2/containers", &key, &unknown.to_string())
+            .await,
+        404,
+    );
+    assert_eq!(refs(&ids[0]).await, json!(["PO-2"]));
+
+    // what is wrong is named
+    let no_id = json!({"data": {"type": "container", "attributes": {"ref_numbers": []}}});
+    let e = assert_error(
+        &app.patch("/v2/containers", &key, &no_id.to_string()).await,
+        422,
+    );
+    assert_eq!(e["source"]["pointer"], "/data/id");
+    let wrong_type =
+        json!({"data": [{"id": ids[1], "type": "shipment", "attributes": {"ref_numbers": []}}]});
+    let e = assert_error(
+        &app.patch("/v2/containers", &key, &wrong_type.to_string())
+            .await,
+        422,
+    );
+    assert_eq!(e["source"]["pointer"], "/data/0/type");
+    let none = json!({"data": []});
+    assert_error(
+        &app.patch("/v2/containers", &key, &none.to_string()).await,
+        422,
+    );
+    assert_eq!(refs(&ids[1]).await, json!(["PO-3", "PO-4"]));
+}

@@ -418,3 +418,137 @@ async fn definitions_options_and_values_through_both_paths() {
     assert!(containers >= 1);
     assert_eq!(seals["meta"]["total"], containers, "{seals}");
 }
+
+/// Each custom-field operation of the reference on its success path (the reference gate
+/// checks every answer against the reference's schema): values on containers and tracking
+/// requests, a definition and an option read, changed and deleted, a value read and deleted.
+#[tokio::test]
+async fn every_reference_custom_field_operation_on_its_success_path() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let tr = app.track_sandbox(&key, "TEST-SCN-IMPORT").await;
+    let request_id = tr["data"]["id"].as_str().unwrap().to_string();
+    let container_id = app.get("/v2/containers", Some(&key)).await.json()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let define = |entity: &str, slug: &str, data_type: &str| {
+        let (app, key) = (&app, key.clone());
+        let body = definition(
+            json!({"entity_type": entity, "api_slug": slug, "display_name": slug, "data_type": data_type}),
+        );
+        async move {
+            let r = app
+                .post("/v2/custom_field_definitions", &key, MT, &body)
+                .await;
+            assert_eq!(r.status, 201, "{}", r.text);
+            r.json()["data"]["id"].as_str().unwrap().to_string()
+        }
+    };
+    define("Container", "seal_checked", "boolean").await;
+    define("TrackingRequest", "desk", "short_text").await;
+    let band = define("Container", "band", "enum").await;
+
+    // a definition and its option
+    let r = app
+        .get(&format!("/v2/custom_field_definitions/{band}"), Some(&key))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let option = app
+        .post(
+            &format!("/v2/custom_field_definitions/{band}/options"),
+            &key,
+            MT,
+            &json!({"data": {"type": "custom_field_option", "attributes": {"label": "Frozen", "value": "frozen", "position": 1}}}).to_string(),
+        )
+        .await;
+    assert_eq!(option.status, 201, "{}", option.text);
+    let option_id = option.json()["data"]["id"].as_str().unwrap().to_string();
+    let option_path = format!("/v2/custom_field_definitions/{band}/options/{option_id}");
+    assert_eq!(app.get(&option_path, Some(&key)).await.status, 200);
+    let r = app
+        .patch(
+            &option_path,
+            &key,
+            &json!({"data": {"type": "custom_field_option", "attributes": {"label": "Deep frozen"}}}).to_string(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json()["data"]["attributes"]["label"], "Deep frozen");
+    assert_eq!(app.delete(&option_path, &key).await.status, 200);
+
+    // values on a container and on a tracking request, through their nested paths
+    for (base, slug, value, changed) in [
+        (
+            format!("/v2/containers/{container_id}/custom_fields"),
+            "seal_checked",
+            json!(true),
+            json!(false),
+        ),
+        (
+            format!("/v2/tracking_requests/{request_id}/custom_fields"),
+            "desk",
+            json!("Rotterdam"),
+            json!("Newark"),
+        ),
+    ] {
+        let r = app.post(&base, &key, MT, &field(slug, value)).await;
+        assert_eq!(r.status, 201, "{}", r.text);
+        let r = app.get(&base, Some(&key)).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let r = app
+            .patch(
+                &format!("{base}/{slug}"),
+                &key,
+                &field(slug, changed.clone()),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        assert_eq!(r.json()["data"]["attributes"]["value"], changed);
+        assert_eq!(
+            app.delete(&format!("{base}/{slug}"), &key).await.status,
+            204
+        );
+    }
+
+    // a value by its id
+    let r = app
+        .post(
+            &format!("/v2/containers/{container_id}/custom_fields"),
+            &key,
+            MT,
+            &field("seal_checked", json!(true)),
+        )
+        .await;
+    let value_id = r.json()["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        app.get(&format!("/v2/custom_fields/{value_id}"), Some(&key))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        app.delete(&format!("/v2/custom_fields/{value_id}"), &key)
+            .await
+            .status,
+        200
+    );
+
+    // and a party by its id
+    let party = app
+        .post(
+            "/v2/parties",
+            &key,
+            MT,
+            &json!({"data": {"type": "party", "attributes": {"company_name": "Acme"}}}).to_string(),
+        )
+        .await
+        .json();
+    let party_id = party["data"]["id"].as_str().unwrap();
+    assert_eq!(
+        app.get(&format!("/v2/parties/{party_id}"), Some(&key))
+            .await
+            .status,
+        200
+    );
+}

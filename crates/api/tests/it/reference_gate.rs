@@ -17,15 +17,41 @@ use crate::helpers::Resp;
 /// Reference operations (method, reference path) whose responses in the suite validate
 /// against the reference schema; a violation of one of them fails the suite.
 const CONFORMING: &[(&str, &str)] = &[
+    (
+        "delete",
+        "/containers/{container_id}/custom_fields/{api_slug}",
+    ),
+    (
+        "delete",
+        "/custom_field_definitions/{definition_id}/options/{option_id}",
+    ),
+    ("delete", "/custom_field_definitions/{id}"),
+    ("delete", "/custom_fields/{id}"),
     ("delete", "/documents/{id}"),
+    (
+        "delete",
+        "/shipments/{shipment_id}/custom_fields/{api_slug}",
+    ),
+    (
+        "delete",
+        "/tracking_requests/{tracking_request_id}/custom_fields/{api_slug}",
+    ),
+    ("delete", "/webhooks/{id}"),
     ("get", "/containers"),
+    ("get", "/containers/{container_id}/custom_fields"),
     ("get", "/containers/{id}"),
     ("get", "/containers/{id}/map_geojson"),
     ("get", "/containers/{id}/raw_events"),
     ("get", "/containers/{id}/transport_events"),
     ("get", "/custom_field_definitions"),
     ("get", "/custom_field_definitions/{definition_id}/options"),
+    (
+        "get",
+        "/custom_field_definitions/{definition_id}/options/{option_id}",
+    ),
+    ("get", "/custom_field_definitions/{id}"),
     ("get", "/custom_fields"),
+    ("get", "/custom_fields/{id}"),
     ("get", "/document_schemas/{id}"),
     ("get", "/documents"),
     ("get", "/documents/types"),
@@ -35,6 +61,7 @@ const CONFORMING: &[(&str, &str)] = &[
     ("get", "/email_submissions/{id}"),
     ("get", "/metro_areas/{id}"),
     ("get", "/parties"),
+    ("get", "/parties/{id}"),
     ("get", "/ports/{id}"),
     ("get", "/search"),
     ("get", "/shipments"),
@@ -45,6 +72,10 @@ const CONFORMING: &[(&str, &str)] = &[
     ("get", "/terminals/{id}"),
     ("get", "/tracking_requests"),
     ("get", "/tracking_requests/{id}"),
+    (
+        "get",
+        "/tracking_requests/{tracking_request_id}/custom_fields",
+    ),
     ("get", "/vessels/{id}"),
     ("get", "/vessels/{id}/future_positions"),
     ("get", "/vessels/{id}/future_positions_with_coordinates"),
@@ -56,7 +87,15 @@ const CONFORMING: &[(&str, &str)] = &[
     ("get", "/webhooks/ips"),
     ("get", "/webhooks/{id}"),
     ("patch", "/containers"),
+    (
+        "patch",
+        "/containers/{container_id}/custom_fields/{api_slug}",
+    ),
     ("patch", "/containers/{id}/refresh"),
+    (
+        "patch",
+        "/custom_field_definitions/{definition_id}/options/{option_id}",
+    ),
     ("patch", "/custom_field_definitions/{id}"),
     ("patch", "/custom_fields/{id}"),
     ("patch", "/documents/{id}"),
@@ -66,7 +105,12 @@ const CONFORMING: &[(&str, &str)] = &[
     ("patch", "/shipments/{id}/stop_tracking"),
     ("patch", "/shipments/{shipment_id}/custom_fields/{api_slug}"),
     ("patch", "/tracking_requests/{id}"),
+    (
+        "patch",
+        "/tracking_requests/{tracking_request_id}/custom_fields/{api_slug}",
+    ),
     ("patch", "/webhooks/{id}"),
+    ("post", "/containers/{container_id}/custom_fields"),
     ("post", "/custom_field_definitions"),
     ("post", "/custom_field_definitions/{definition_id}/options"),
     ("post", "/custom_fields"),
@@ -337,7 +381,11 @@ pub fn check(method: &str, path: &str, resp: &Resp) {
         .as_object()
         .and_then(|c| c.values().find_map(|m| m.get("schema")))
     else {
-        return skipped("(no body in the reference)");
+        // nothing to validate: the status is what the reference answers
+        if std::env::var_os("REFERENCE_REPORT").is_some() {
+            eprintln!("reference-ok: {method} {template} {status}");
+        }
+        return;
     };
     let Ok(body) = serde_json::from_str::<Value>(&resp.text) else {
         return skipped("(no JSON body)");

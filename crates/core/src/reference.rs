@@ -47,6 +47,10 @@ pub struct Terminal {
     pub port_locode: String,
     /// City.
     pub city: String,
+    /// State or province code (`CA`), where the country has them.
+    pub state_abbr: Option<String>,
+    /// ISO 3166 country code.
+    pub country_code: String,
     /// IANA zone.
     pub time_zone: String,
 }
@@ -76,13 +80,15 @@ static TERMINALS: LazyLock<Vec<Terminal>> = LazyLock::new(|| {
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').map(str::trim).collect();
-            (f.len() >= 9).then(|| Terminal {
+            (f.len() >= 8).then(|| Terminal {
                 name: f[0].to_string(),
                 nickname: f[1].to_string(),
                 firms_code: f[2].to_string(),
-                port_locode: f[4].to_string(),
-                city: f[5].to_string(),
-                time_zone: f[8].to_string(),
+                port_locode: f[3].to_string(),
+                city: f[4].to_string(),
+                state_abbr: Some(f[5].to_string()).filter(|s| !s.is_empty()),
+                country_code: f[6].to_string(),
+                time_zone: f[7].to_string(),
             })
         })
         .collect()
@@ -120,6 +126,82 @@ pub fn terminal_by_id(id: [u8; 16]) -> Option<&'static Terminal> {
         .find(|t| stable_id("terminal", &t.firms_code) == id)
 }
 
+/// The name of a US state or Canadian province from its code (`CA` → `California`).
+pub fn state_name(country_code: &str, abbr: &str) -> Option<&'static str> {
+    let us = [
+        ("AL", "Alabama"),
+        ("AK", "Alaska"),
+        ("AZ", "Arizona"),
+        ("AR", "Arkansas"),
+        ("CA", "California"),
+        ("CO", "Colorado"),
+        ("CT", "Connecticut"),
+        ("DE", "Delaware"),
+        ("FL", "Florida"),
+        ("GA", "Georgia"),
+        ("HI", "Hawaii"),
+        ("ID", "Idaho"),
+        ("IL", "Illinois"),
+        ("IN", "Indiana"),
+        ("IA", "Iowa"),
+        ("KS", "Kansas"),
+        ("KY", "Kentucky"),
+        ("LA", "Louisiana"),
+        ("ME", "Maine"),
+        ("MD", "Maryland"),
+        ("MA", "Massachusetts"),
+        ("MI", "Michigan"),
+        ("MN", "Minnesota"),
+        ("MS", "Mississippi"),
+        ("MO", "Missouri"),
+        ("MT", "Montana"),
+        ("NE", "Nebraska"),
+        ("NV", "Nevada"),
+        ("NH", "New Hampshire"),
+        ("NJ", "New Jersey"),
+        ("NM", "New Mexico"),
+        ("NY", "New York"),
+        ("NC", "North Carolina"),
+        ("ND", "North Dakota"),
+        ("OH", "Ohio"),
+        ("OK", "Oklahoma"),
+        ("OR", "Oregon"),
+        ("PA", "Pennsylvania"),
+        ("RI", "Rhode Island"),
+        ("SC", "South Carolina"),
+        ("SD", "South Dakota"),
+        ("TN", "Tennessee"),
+        ("TX", "Texas"),
+        ("UT", "Utah"),
+        ("VT", "Vermont"),
+        ("VA", "Virginia"),
+        ("WA", "Washington"),
+        ("WV", "West Virginia"),
+        ("WI", "Wisconsin"),
+        ("WY", "Wyoming"),
+        ("DC", "District of Columbia"),
+        ("PR", "Puerto Rico"),
+    ];
+    let ca = [
+        ("AB", "Alberta"),
+        ("BC", "British Columbia"),
+        ("MB", "Manitoba"),
+        ("NB", "New Brunswick"),
+        ("NL", "Newfoundland and Labrador"),
+        ("NS", "Nova Scotia"),
+        ("ON", "Ontario"),
+        ("PE", "Prince Edward Island"),
+        ("QC", "Quebec"),
+        ("SK", "Saskatchewan"),
+    ];
+    let table: &[(&str, &'static str)] = match country_code {
+        "US" => &us,
+        "CA" => &ca,
+        _ => return None,
+    };
+    table.iter().find(|(a, _)| *a == abbr).map(|(_, n)| *n)
+}
+
 /// The English short name of a country of the port list (ISO 3166 alpha-2 code), when known.
 pub fn country_name(code: &str) -> Option<&'static str> {
     Some(match code {
@@ -133,6 +215,7 @@ pub fn country_name(code: &str) -> Option<&'static str> {
         "BH" => "Bahrain",
         "BJ" => "Benin",
         "BR" => "Brazil",
+        "CA" => "Canada",
         "CG" => "Congo",
         "CI" => "Côte d'Ivoire",
         "CL" => "Chile",
@@ -162,6 +245,7 @@ pub fn country_name(code: &str) -> Option<&'static str> {
         "IE" => "Ireland",
         "IL" => "Israel",
         "IN" => "India",
+        "IQ" => "Iraq",
         "IT" => "Italy",
         "JM" => "Jamaica",
         "JO" => "Jordan",
@@ -242,11 +326,39 @@ mod tests {
                 .all(|p| !p.time_zone.is_empty() && p.locode.len() == 5)
         );
         // every port's country has a name for the map
-        assert!(
-            ports()
-                .iter()
-                .all(|p| country_name(&p.country_code).is_some()),
-        );
+        for p in ports() {
+            assert!(country_name(&p.country_code).is_some(), "{}", p.locode);
+            assert!(p.name.is_some(), "{}", p.locode);
+            assert!(
+                jiff::tz::TimeZone::get(&p.time_zone).is_ok(),
+                "{}",
+                p.locode
+            );
+        }
+        // every terminal is at a known port, in a country and zone that exist, and US and
+        // Canadian terminals name their state or province
+        let mut codes: Vec<&str> = terminals().iter().map(|t| t.firms_code.as_str()).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), terminals().len(), "terminal codes are unique");
+        for t in terminals() {
+            assert!(port(&t.port_locode).is_some(), "{}", t.firms_code);
+            assert!(country_name(&t.country_code).is_some(), "{}", t.firms_code);
+            assert!(
+                jiff::tz::TimeZone::get(&t.time_zone).is_ok(),
+                "{}",
+                t.firms_code
+            );
+            if let Some(s) = &t.state_abbr
+                && matches!(t.country_code.as_str(), "US" | "CA")
+            {
+                assert!(state_name(&t.country_code, s).is_some(), "{}", t.firms_code);
+            }
+        }
+        // the coverage list's terminals outside North America are known by their codes
+        let hk = terminal("HKHKGACTHK").expect("Asia Container Terminals");
+        assert_eq!(hk.time_zone, "Asia/Hong_Kong");
+        assert_eq!(state_name("US", "CA"), Some("California"));
     }
 
     #[test]

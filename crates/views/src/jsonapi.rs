@@ -100,6 +100,34 @@ impl ToMany {
     }
 }
 
+/// A to-many relationship given by its link (`{links: {related}}`): too many to list with
+/// every resource, and listed in `data` when the request includes them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct RelatedMany {
+    /// Where the related resources are listed.
+    pub links: RelatedLink,
+    /// The related resources, when the request included them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Vec<Identifier>>,
+}
+
+/// The `related` link of a relationship.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct RelatedLink {
+    /// The related collection's path, e.g. `/v2/containers/{id}/raw_events`.
+    pub related: String,
+}
+
+impl RelatedMany {
+    /// The relationship whose resources `path` lists.
+    pub fn at(path: String) -> RelatedMany {
+        RelatedMany {
+            links: RelatedLink { related: path },
+            data: None,
+        }
+    }
+}
+
 /// A timestamp, shown as RFC 3339 UTC (`2026-11-25T12:00:00Z`); stored as Unix microseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct At(pub i64);

@@ -403,6 +403,9 @@ fn change_event(
             to_value(ToOne::new("vessel", imo.map(crate::reference::vessel_id))),
         );
         attributes["timezone"] = json!(route.and_then(|r| r.pod_timezone.clone()));
+        attributes["location_locode"] = json!(pod);
+        // the shipment's ETA is the carrier's (the merge takes it from its estimates)
+        attributes["data_source"] = json!("shipping_line");
         attributes["voyage_number"] =
             json!(shipment.and_then(|s| s.state.0.pod_voyage_number.clone()));
         related = crate::tracking::place_resource("", pod);
@@ -414,6 +417,9 @@ fn change_event(
             to_value(crate::tracking::terminal_rel(terminal)),
         );
         attributes["timezone"] = json!(shipment.and_then(|s| s.route.0.pod_timezone.clone()));
+        // the attributes a container change is about are the terminal's (availability, holds,
+        // fees, last free days, appointment, the terminal itself), as the reference defines it
+        attributes["data_source"] = json!("terminal");
         related = terminal
             .and_then(boxtrack_core::reference::terminal)
             .map(crate::reference::terminal_resource);
@@ -559,7 +565,7 @@ pub fn included_schema(generator: &mut schemars::SchemaGenerator) -> schemars::S
     let change = json!({
         "type": "object", "required": ["id", "type", "attributes"],
         "additionalProperties": true,
-        "description": "A change event: `container_updated_event` (attributes.changeset, timestamp, timezone), `container_pod_terminal_changed_event` and `container_created_event` (attributes.change, timestamp, timezone), `estimated_event` (event, estimated_timestamp, previous_estimated_timestamp, created_at, timezone, voyage_number); relationships name the container, the shipment and the POD terminal, or for an estimate the shipment, its port of discharge and vessel",
+        "description": "A change event: `container_updated_event` (attributes.changeset, timestamp, timezone, data_source), `container_pod_terminal_changed_event` and `container_created_event` (attributes.change, timestamp, timezone, data_source), `estimated_event` (event, estimated_timestamp, previous_estimated_timestamp, created_at, timezone, location_locode, voyage_number, data_source); relationships name the container, the shipment and the POD terminal, or for an estimate the shipment, its port of discharge and vessel",
         "properties": {
             "id": {"type": "string", "format": "uuid"},
             "type": {"enum": ["container_updated_event", "container_pod_terminal_changed_event", "container_created_event", "estimated_event"]},

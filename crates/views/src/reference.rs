@@ -153,6 +153,16 @@ pub struct TerminalAttributes {
     pub bic_facility_code: Option<String>,
     /// Its city.
     pub city: String,
+    /// Its state or province (`California`), where the country has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// Its state or province code (`CA`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_abbr: Option<String>,
+    /// Its country (`United States`).
+    pub country: String,
+    /// ISO 3166 country code.
+    pub country_code: String,
     /// IANA time zone.
     pub time_zone: String,
 }
@@ -177,6 +187,16 @@ pub fn terminal_resource(t: &TerminalRow) -> Value {
             smdg_code: None,
             bic_facility_code: None,
             city: t.city.clone(),
+            state: t
+                .state_abbr
+                .as_deref()
+                .and_then(|s| reference::state_name(&t.country_code, s))
+                .map(str::to_string),
+            state_abbr: t.state_abbr.clone(),
+            country: reference::country_name(&t.country_code)
+                .unwrap_or(&t.country_code)
+                .to_string(),
+            country_code: t.country_code.clone(),
             time_zone: t.time_zone.clone(),
         },
         relationships: TerminalRelationships {

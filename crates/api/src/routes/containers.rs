@@ -107,7 +107,12 @@ async fn render(
         }
         if let Some(events) = events_of.get(&c.id) {
             if let Some(last) = data.last_mut() {
-                last["relationships"]["transport_events"] = json!({"data": events.iter().map(|e| json!({"id": e.id.to_string(), "type": "transport_event"})).collect::<Vec<_>>()});
+                last["relationships"]["transport_events"]["data"] = json!(
+                    events
+                        .iter()
+                        .map(|e| json!({"id": e.id.to_string(), "type": "transport_event"}))
+                        .collect::<Vec<_>>()
+                );
             }
             for e in events {
                 push(resources::transport_event(e), &mut included);
@@ -115,7 +120,7 @@ async fn render(
         } else if includes.iter().any(|i| i == "transport_events")
             && let Some(last) = data.last_mut()
         {
-            last["relationships"]["transport_events"] = json!({"data": []});
+            last["relationships"]["transport_events"]["data"] = json!([]);
         }
     }
     Ok((data, included))

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::rels::*;
-use crate::jsonapi::{At, Kind, Resource, ToMany, ToOne};
+use crate::jsonapi::{At, Kind, RelatedMany, Resource, ToOne};
 
 /// The `container` type.
 pub struct Container;
@@ -220,9 +220,11 @@ pub struct ContainerRelationships {
     pub pod_terminal: ToOne,
     /// Where it is picked up, when not at the POD terminal.
     pub pickup_facility: ToOne,
-    /// Its transport events (`transport_event`), only with `include=transport_events`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub transport_events: Option<ToMany>,
+    /// Its transport events (`transport_event`): the link to them, and their ids with
+    /// `include=transport_events`.
+    pub transport_events: RelatedMany,
+    /// What its sources reported (`raw_event`): the link to them.
+    pub raw_events: RelatedMany,
 }
 
 /// The `container` resource as `account` may see it (rail LFD needs its entitlement).
@@ -310,7 +312,8 @@ pub fn container_resource(
             shipment: ToOne::new("shipment", Some(c.shipment_id)),
             pod_terminal: terminal_rel(st.pod_terminal.as_deref()),
             pickup_facility: ToOne::none(),
-            transport_events: None,
+            transport_events: RelatedMany::at(format!("/v2/containers/{}/transport_events", c.id)),
+            raw_events: RelatedMany::at(format!("/v2/containers/{}/raw_events", c.id)),
         },
     }
 }

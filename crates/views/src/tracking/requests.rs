@@ -46,6 +46,8 @@ pub struct TrackingRequestAttributes {
     pub ref_numbers: Vec<String>,
     /// Tags given to the shipment once it is created.
     pub shipment_tags: Vec<String>,
+    /// The same tags, under the reference's name.
+    pub tags: Vec<String>,
     /// When the request was registered.
     pub created_at: At,
     /// When it last changed.
@@ -76,6 +78,7 @@ pub fn tracking_request_resource(r: &TrackingRequestRow) -> Resource<TrackingReq
             retry_count: r.retry_count,
             ref_numbers: r.ref_numbers.0.clone(),
             shipment_tags: r.shipment_tags.0.clone(),
+            tags: r.shipment_tags.0.clone(),
             created_at: At(r.created_us),
             updated_at: At(r.updated_us),
         },

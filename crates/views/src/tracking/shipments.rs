@@ -113,6 +113,9 @@ pub struct ShipmentRelationships {
     pub containers: ToMany,
     /// The customer (`party`).
     pub customer: ToOne,
+    /// The person who stopped its tracking (`user`): boxtrack has API keys, not users, so
+    /// always null.
+    pub line_tracking_stopped_by_user: ToOne,
 }
 
 /// The `shipment` resource; `container_ids` fills the `containers` relationship.
@@ -171,6 +174,7 @@ pub fn shipment_resource(s: &ShipmentRow, containers: &[ContainerRow]) -> Resour
             destination_terminal: ToOne::none(),
             containers: ToMany::new("container", containers.iter().map(|c| c.id)),
             customer: ToOne::new("party", s.customer_id),
+            line_tracking_stopped_by_user: ToOne::none(),
         },
     }
 }

@@ -26,7 +26,12 @@ impl JsonApi {
 
     /// A response with one primary resource and optional included resources.
     pub fn single(data: Value, included: Vec<Value>) -> JsonApi {
+        // the document's own link is the resource's (JSON:API top-level `links.self`)
+        let this = data.pointer("/links/self").cloned();
         let mut doc = json!({ "data": data });
+        if let Some(this) = this {
+            doc["links"] = json!({ "self": this });
+        }
         if !included.is_empty() {
             doc["included"] = Value::Array(included);
         }

@@ -110,11 +110,7 @@ mod tests {
         // to-many relationships too large to list are always there, as links
         let rels = &s["ContainerRelationships"]["required"];
         assert!(rels.to_string().contains("raw_events"));
-        assert!(
-            s["RelatedMany"]["required"]
-                .to_string()
-                .contains("links")
-        );
+        assert!(s["RelatedMany"]["required"].to_string().contains("links"));
         assert_eq!(s["Container"]["properties"]["type"]["const"], "container");
     }
 }

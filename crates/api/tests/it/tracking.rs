@@ -1113,6 +1113,28 @@ async fn scripted_journeys_play_on_the_virtual_clock() {
         .await
         .json();
     assert!(shipment["data"]["attributes"]["pod_ata_at"].is_string());
+    // a single-resource document links to itself, as its resource does
+    assert_eq!(shipment["links"]["self"], shipment["data"]["links"]["self"]);
+    assert!(
+        shipment["links"]["self"]
+            .as_str()
+            .unwrap()
+            .starts_with("/v2/shipments/")
+    );
+    // after discharge the shipment names its POD terminal, as its container does
+    let c = app
+        .get(&format!("/v2/containers/{cid}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(
+        shipment["data"]["relationships"]["pod_terminal"],
+        c["data"]["relationships"]["pod_terminal"]
+    );
+    assert_eq!(c["links"]["self"], format!("/v2/containers/{cid}"));
+    assert_eq!(
+        c["data"]["relationships"]["pod_terminal"]["data"]["type"],
+        "terminal"
+    );
     assert_eq!(
         shipment["data"]["attributes"]["pod_vessel_name"],
         "EVER GIVEN"

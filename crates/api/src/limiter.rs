@@ -1,16 +1,16 @@
-//! Where rate-limit logs live: in this process, or in the database shared by every process.
+//! Where rate-limit windows live: in this process, or in the database shared by every process.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use boxtrack_core::ratelimit::{Bucket, Decision, WINDOW_US, admit};
+use boxtrack_core::ratelimit::{Bucket, Decision, SlotWindow, WINDOW_US};
 use boxtrack_store::{Db, now_us};
 use uuid::Uuid;
 
 use crate::error::ApiResult;
 
-/// Admission logs by account and bucket, for the in-process limiter.
-pub type MemoryLogs = Arc<Mutex<HashMap<(Uuid, Bucket), Vec<i64>>>>;
+/// Admission windows by account and bucket, for the in-process limiter.
+pub type MemoryLogs = Arc<Mutex<HashMap<(Uuid, Bucket), SlotWindow>>>;
 
 /// Where rate-limit logs live.
 #[derive(Clone)]
@@ -33,8 +33,8 @@ impl Limiter {
         match self {
             Limiter::Memory(map) => {
                 let mut g = map.lock().unwrap_or_else(|p| p.into_inner());
-                let log = g.entry((account, bucket)).or_default();
-                Ok(admit(log, now, limit, WINDOW_US))
+                let window = g.entry((account, bucket)).or_default();
+                Ok(window.admit(now, limit, WINDOW_US))
             }
             Limiter::Database(db) => {
                 Ok(boxtrack_store::ratelimit::check(db, account, bucket, limit, now).await?)

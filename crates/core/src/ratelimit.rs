@@ -1,10 +1,10 @@
 //! Rate limits: buckets, per-account limits and the rolling-window admission rule.
 //!
-//! A bucket admits at most `limit` requests in any rolling window of [`WINDOW_US`]. The rule is
-//! a sliding log: the admission times of the requests still inside the window are kept (never
-//! more than `limit` of them), so the answer is exact and `Retry-After` is the precise moment
-//! the oldest admitted request leaves the window. The log is small (at most a few hundred
-//! integers per account and bucket) and is kept in memory or in a database row by the caller.
+//! A bucket admits at most `limit` requests in any rolling window of [`WINDOW_US`]. The rule,
+//! [`SlotWindow`], counts admissions per 5-second slot over the window: constant space (13
+//! counters) whatever the limit, so the state is as cheap to keep in a database row or a
+//! shared store as in memory, and `Retry-After` is the moment the slot that blocks leaves the
+//! window (at most one slot later than an exact log of every admission time would say).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -161,42 +161,114 @@ fn ceil_secs(us: i64) -> u64 {
     u64::try_from(us.max(0)).unwrap_or(0).div_ceil(1_000_000)
 }
 
-/// Decides whether a request at `now_us` fits in the bucket whose admission log is `log`
-/// (ascending admission times), and records it if so.
+/// How many slots [`SlotWindow`] divides time into: 12 per window plus the current one.
+pub const SLOTS: usize = 13;
+
+/// The rolling window in constant space: admissions counted per slot of a twelfth of the
+/// window (5 s), over the current slot and the twelve before it.
 ///
-/// Invariants: after the call `log` holds only times inside the window ending at `now_us`
-/// (plus any from the future, which a clock step backwards can leave), never more than
-/// `max(limit, previous length)` entries, and a refused request is not recorded.
-pub fn admit(log: &mut Vec<i64>, now_us: i64, limit: u32, window_us: i64) -> Decision {
-    let horizon = now_us.saturating_sub(window_us);
-    let expired = log.partition_point(|&t| t <= horizon);
-    log.drain(..expired);
-    let limit_usize = limit as usize;
-    if log.len() < limit_usize {
-        let at = log.partition_point(|&t| t <= now_us);
-        log.insert(at, now_us);
-        Decision {
-            allowed: true,
-            limit,
-            remaining: (limit_usize - log.len()) as u32,
-            reset_after_us: log[0].saturating_add(window_us).saturating_sub(now_us),
-            retry_after_us: 0,
+/// What a slot counted stays counted until the slot is wholly older than the window, so a
+/// bucket never admits more than `limit` requests in any rolling window (the sliding log's
+/// guarantee) and admits again at most one slot (5 s) later than the exact log would. Its
+/// state is 13 counters and a slot number whatever the limit, so a shared store (a database
+/// row, a Redis hash) reads and writes the same few bytes for a limit of 100 or 100 million.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlotWindow {
+    /// The newest slot counted (`time / slot length`).
+    pub slot: i64,
+    /// Admissions per slot, at `slot % SLOTS`.
+    pub counts: [u64; SLOTS],
+}
+
+impl SlotWindow {
+    /// The length of one slot for a window.
+    pub fn slot_len(window_us: i64) -> i64 {
+        (window_us / (SLOTS as i64 - 1)).max(1)
+    }
+
+    /// Forgets the slots older than the window ending in `slot` (a clock that steps back
+    /// keeps the newer slot).
+    fn advance(&mut self, slot: i64) {
+        if slot <= self.slot {
+            return;
         }
-    } else {
-        // The request becomes admissible once enough old entries leave the window that
-        // fewer than `limit` remain: that is when entry number len-limit expires.
-        let retry_after_us = match log.get(log.len() - limit_usize) {
-            Some(&t) => t.saturating_add(window_us).saturating_sub(now_us),
-            None => window_us,
+        let steps = (slot - self.slot).min(SLOTS as i64);
+        for k in 1..=steps {
+            let i = (self.slot + k).rem_euclid(SLOTS as i64) as usize;
+            self.counts[i] = 0;
+        }
+        self.slot = slot;
+    }
+
+    /// The slot that `now_us` falls in.
+    pub fn slot_of(now_us: i64, window_us: i64) -> i64 {
+        now_us.div_euclid(Self::slot_len(window_us))
+    }
+
+    /// The window whose newest slot is `newest`, from per-slot counts (as a shared store
+    /// keeps them, one row per slot); slots outside the window are left out.
+    pub fn from_slots(newest: i64, slots: impl IntoIterator<Item = (i64, u64)>) -> SlotWindow {
+        let mut w = SlotWindow {
+            slot: newest,
+            counts: [0; SLOTS],
         };
+        for (slot, count) in slots {
+            if slot <= newest && slot > newest - SLOTS as i64 {
+                w.counts[slot.rem_euclid(SLOTS as i64) as usize] += count;
+            }
+        }
+        w
+    }
+
+    /// How many admissions the window holds.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The count of the slot `age` slots before the newest.
+    fn aged(&self, age: i64) -> u64 {
+        self.counts[(self.slot - age).rem_euclid(SLOTS as i64) as usize]
+    }
+
+    /// Decides whether a request at `now_us` fits under `limit` and counts it if so.
+    pub fn admit(&mut self, now_us: i64, limit: u32, window_us: i64) -> Decision {
+        let len = Self::slot_len(window_us);
+        let slot = now_us.div_euclid(len);
+        self.advance(slot);
+        let limit64 = u64::from(limit);
+        let total = self.total();
+        // when the oldest counted slot leaves: the slot `SLOTS - 1` before the newest is
+        // forgotten once the newest is `SLOTS` past it
+        let leaves = |age: i64| (self.slot - age + SLOTS as i64) * len - now_us;
+        let oldest_age = (0..SLOTS as i64).rev().find(|&a| self.aged(a) > 0);
+        if total < limit64 {
+            // in the newest slot (a request from a clock that stepped back counts there too)
+            self.counts[self.slot.rem_euclid(SLOTS as i64) as usize] += 1;
+            let oldest_age = oldest_age.unwrap_or(0);
+            return Decision {
+                allowed: true,
+                limit,
+                remaining: u32::try_from(limit64 - total - 1).unwrap_or(0),
+                reset_after_us: leaves(oldest_age).max(0),
+                retry_after_us: 0,
+            };
+        }
+        // refused: admissible once enough of the oldest slots have left
+        let mut left = total;
+        let mut retry = window_us;
+        for age in (0..SLOTS as i64).rev() {
+            left -= self.aged(age);
+            if left < limit64 {
+                retry = leaves(age);
+                break;
+            }
+        }
         Decision {
             allowed: false,
             limit,
             remaining: 0,
-            reset_after_us: log.first().map_or(window_us, |&t| {
-                t.saturating_add(window_us).saturating_sub(now_us)
-            }),
-            retry_after_us: retry_after_us.max(1),
+            reset_after_us: oldest_age.map_or(window_us, |a| leaves(a).max(0)),
+            retry_after_us: retry.max(1),
         }
     }
 }
@@ -252,66 +324,107 @@ mod tests {
 
     #[test]
     fn third_call_of_two_is_refused_until_the_first_leaves() {
-        let mut log = Vec::new();
-        assert!(admit(&mut log, 0, 2, WINDOW_US).allowed);
-        let d = admit(&mut log, 10 * S, 2, WINDOW_US);
+        let mut w = SlotWindow::default();
+        assert!(w.admit(0, 2, WINDOW_US).allowed);
+        let d = w.admit(10 * S, 2, WINDOW_US);
         assert!(d.allowed);
         assert_eq!(d.remaining, 0);
-        let refused = admit(&mut log, 20 * S, 2, WINDOW_US);
+        let refused = w.admit(20 * S, 2, WINDOW_US);
         assert!(!refused.allowed);
-        assert_eq!(refused.retry_after_secs(), 40);
-        assert_eq!(log.len(), 2);
-        // just before the first call leaves the window: still refused
-        assert!(!admit(&mut log, 60 * S - 1, 2, WINDOW_US).allowed);
-        let again = admit(&mut log, 60 * S, 2, WINDOW_US);
+        // the first call's slot [0, 5 s) leaves the window at 65 s
+        assert_eq!(refused.retry_after_secs(), 45);
+        assert_eq!(w.total(), 2);
+        assert!(!w.admit(65 * S - 1, 2, WINDOW_US).allowed);
+        let again = w.admit(65 * S, 2, WINDOW_US);
         assert!(again.allowed);
-        assert_eq!(log, vec![10 * S, 60 * S]);
+        assert_eq!(w.total(), 2);
     }
 
     #[test]
     fn zero_limit_refuses_everything() {
-        let mut log = Vec::new();
-        let d = admit(&mut log, 5, 0, WINDOW_US);
+        let mut w = SlotWindow::default();
+        let d = w.admit(5, 0, WINDOW_US);
         assert!(!d.allowed);
         assert_eq!(d.retry_after_secs(), 60);
     }
 
     #[test]
-    fn lowering_a_limit_waits_for_enough_entries_to_expire() {
-        let mut log = vec![0, S, 2 * S, 3 * S];
-        let d = admit(&mut log, 4 * S, 2, WINDOW_US);
+    fn lowering_a_limit_waits_for_enough_slots_to_leave() {
+        let mut w = SlotWindow::default();
+        for t in [0, 6 * S, 12 * S, 18 * S] {
+            assert!(w.admit(t, 10, WINDOW_US).allowed);
+        }
+        let d = w.admit(19 * S, 2, WINDOW_US);
         assert!(!d.allowed);
-        // four recorded, limit two: admissible once the 3rd oldest (index 2) expires
-        assert_eq!(d.retry_after_us, 2 * S + WINDOW_US - 4 * S);
+        // four counted in slots 0, 1, 2 and 3, limit two: admissible once slot 2 ([10 s,
+        // 15 s)) leaves, at 75 s
+        assert_eq!(d.retry_after_us, 75 * S - 19 * S);
+    }
+
+    #[test]
+    fn a_window_rebuilt_from_stored_slots_decides_as_the_one_in_memory() {
+        let mut w = SlotWindow::default();
+        let mut stored: Vec<(i64, u64)> = Vec::new();
+        for t in [0, 4 * S, 9 * S, 31 * S, 59 * S] {
+            assert!(w.admit(t, 5, WINDOW_US).allowed);
+            let slot = SlotWindow::slot_of(t, WINDOW_US);
+            match stored.iter_mut().find(|(s, _)| *s == slot) {
+                Some((_, c)) => *c += 1,
+                None => stored.push((slot, 1)),
+            }
+        }
+        let now = 61 * S;
+        let mut rebuilt = SlotWindow::from_slots(SlotWindow::slot_of(now, WINDOW_US), stored);
+        let mut kept = w.clone();
+        assert_eq!(
+            rebuilt.admit(now, 5, WINDOW_US),
+            kept.admit(now, 5, WINDOW_US)
+        );
+        // a slot older than the window is left out
+        let old = SlotWindow::from_slots(20, [(7, 3), (8, 2)]);
+        assert_eq!(old.total(), 2);
+    }
+
+    #[test]
+    fn a_clock_that_steps_back_counts_in_the_newest_slot() {
+        let mut w = SlotWindow::default();
+        assert!(w.admit(30 * S, 2, WINDOW_US).allowed);
+        assert!(w.admit(20 * S, 2, WINDOW_US).allowed);
+        assert!(!w.admit(25 * S, 2, WINDOW_US).allowed);
+        assert_eq!(w.slot, 6);
     }
 
     proptest! {
-        /// No window of length WINDOW_US ever contains more than `limit` admitted requests,
-        /// and a refused request becomes admissible exactly after `retry_after_us`.
+        /// The window never admits more than `limit` in any rolling window, refuses only
+        /// when `limit` were admitted within the window plus one slot, and admits again
+        /// exactly after `retry_after_us`.
         #[test]
-        fn never_more_than_limit_in_any_window(
+        fn slot_window_keeps_the_rolling_guarantee(
             limit in 0u32..8,
-            gaps in proptest::collection::vec(0i64..30 * S, 1..120),
+            gaps in proptest::collection::vec(0i64..20 * S, 1..150),
         ) {
-            let mut log = Vec::new();
+            let len = SlotWindow::slot_len(WINDOW_US);
+            let mut w = SlotWindow::default();
             let mut admitted: Vec<i64> = Vec::new();
             let mut now = 0i64;
             for gap in gaps {
                 now += gap;
-                let d = admit(&mut log, now, limit, WINDOW_US);
-                prop_assert!(log.len() <= limit as usize);
-                prop_assert!(log.windows(2).all(|w| w[0] <= w[1]));
+                let before = w.clone();
+                let d = w.admit(now, limit, WINDOW_US);
                 if d.allowed {
                     admitted.push(now);
-                    prop_assert_eq!(d.remaining as usize, limit as usize - log.len());
+                    prop_assert!(w.total() <= u64::from(limit));
                 } else {
-                    prop_assert!(d.retry_after_us >= 1);
-                    let mut probe = log.clone();
-                    if d.retry_after_us > 1 {
-                        prop_assert!(!admit(&mut probe.clone(), now + d.retry_after_us - 1, limit, WINDOW_US).allowed);
-                    }
+                    let recent = admitted.iter().filter(|&&t| t > now - WINDOW_US - len).count();
+                    prop_assert!(recent >= limit as usize, "refused with {recent} recent");
+                    prop_assert!(d.retry_after_us >= 1 && d.retry_after_us <= WINDOW_US + len);
                     if limit > 0 {
-                        prop_assert!(admit(&mut probe, now + d.retry_after_us, limit, WINDOW_US).allowed);
+                        let mut probe = before.clone();
+                        prop_assert!(probe.admit(now + d.retry_after_us, limit, WINDOW_US).allowed);
+                        if d.retry_after_us > 1 {
+                            let mut early = before.clone();
+                            prop_assert!(!early.admit(now + d.retry_after_us - 1, limit, WINDOW_US).allowed);
+                        }
                     }
                 }
             }
@@ -320,5 +433,25 @@ mod tests {
                 prop_assert!(in_window <= limit as usize);
             }
         }
+    }
+
+    #[test]
+    fn slot_window_state_does_not_grow_with_the_limit() {
+        let mut w = SlotWindow::default();
+        for i in 0..10_000 {
+            assert!(w.admit(i, 100_000_000, WINDOW_US).allowed);
+        }
+        assert_eq!(w.total(), 10_000);
+        assert!(serde_json::to_string(&w).unwrap().len() < 120);
+        // a burst fills the limit, the next waits for the oldest slot to leave
+        let mut w = SlotWindow::default();
+        for _ in 0..3 {
+            assert!(w.admit(7 * S, 3, WINDOW_US).allowed);
+        }
+        let d = w.admit(8 * S, 3, WINDOW_US);
+        assert!(!d.allowed);
+        // counted in the slot [5 s, 10 s): forgotten at 5 s + 13 slots of 5 s = 70 s
+        assert_eq!(d.retry_after_us, 62 * S);
+        assert!(w.admit(70 * S, 3, WINDOW_US).allowed);
     }
 }

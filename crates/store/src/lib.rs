@@ -72,6 +72,9 @@ pub enum StoreError {
     /// An error of the SQLite writer connection (see [`sqlite_writer`]).
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// A compare-and-swap lost its race every time it was tried.
+    #[error("{0} kept changing under concurrent writers; try again")]
+    Contended(&'static str),
     /// The SQLite delivery writer could not start, has stopped, or a cycle on it panicked.
     #[error("the database writer stopped: {0}")]
     Writer(String),

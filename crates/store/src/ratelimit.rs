@@ -1,16 +1,20 @@
 //! Rate-limit state shared by every process on one database.
 //!
-//! Each (account, bucket) has one row holding its admission log; a check locks that row,
-//! applies the pure rule [`boxtrack_core::ratelimit::admit`] and writes the log back, in one
-//! transaction. Several `serve` processes on PostgreSQL therefore enforce one limit together.
+//! Each (account, bucket) counts its admissions per 5-second slot, one row per slot, at most
+//! 13 live whatever the limit (the [`SlotWindow`] rule of `boxtrack_core::ratelimit`). A check
+//! is one statement: it increments the current slot's row only while the window's total stays
+//! under the limit, deciding on the latest count of that row (which it holds locked for the
+//! statement only) and the older slots (which no longer change). Concurrent checks of one
+//! account therefore wait only for each other's increment, never across round trips, and
+//! every check commits on its own; on PostgreSQL the table is UNLOGGED, so no check waits for
+//! a log flush. Several `serve` processes enforce one limit together.
 
-use boxtrack_core::ratelimit::{Bucket, Decision, WINDOW_US, admit};
-use sqlx::types::Json;
+use boxtrack_core::ratelimit::{Bucket, Decision, SLOTS, SlotWindow, WINDOW_US};
 use uuid::Uuid;
 
-use crate::{Db, Result, Tx, on_tx};
+use crate::{Db, Result, on_db};
 
-/// Checks and records one request against the shared log of `(account, bucket)`.
+/// Checks and records one request against the shared window of `(account, bucket)`.
 pub async fn check(
     db: &Db,
     account_id: Uuid,
@@ -18,41 +22,67 @@ pub async fn check(
     limit: u32,
     now_us: i64,
 ) -> Result<Decision> {
-    let mut tx = db.begin().await?;
-    // Make sure the row exists, then lock it (SQLite's BEGIN IMMEDIATE already serialises writers).
-    on_tx!(&mut tx, c => sqlx::query(
-        "INSERT INTO rate_limit_logs (account_id, bucket, hits) VALUES ($1, $2, $3) ON CONFLICT (account_id, bucket) DO NOTHING",
+    let slot = SlotWindow::slot_of(now_us, WINDOW_US);
+    let oldest_live = slot - (SLOTS as i64 - 1);
+    // $3 the current slot, $4 the first slot of the window, $5 the limit
+    const OLDER: &str = "SELECT CAST(COALESCE(SUM(count), 0) AS BIGINT) FROM rate_limit_slots WHERE account_id = $1 AND bucket = $2 AND slot >= $4 AND slot < $3";
+    let sql = format!(
+        "INSERT INTO rate_limit_slots AS r (account_id, bucket, slot, count) \
+         SELECT $1, $2, $3, 1 WHERE ({OLDER}) < $5 \
+         ON CONFLICT (account_id, bucket, slot) DO UPDATE SET count = r.count + 1 \
+         WHERE r.count + ({OLDER}) < $5 \
+         RETURNING count, ({OLDER}), (SELECT MIN(slot) FROM rate_limit_slots WHERE account_id = $1 AND bucket = $2 AND slot >= $4)"
+    );
+    let admitted: Option<(i64, i64, Option<i64>)> = on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(account_id)
+        .bind(bucket.as_str())
+        .bind(slot)
+        .bind(oldest_live)
+        .bind(i64::from(limit))
+        .fetch_optional(p)
+        .await?);
+    let len = SlotWindow::slot_len(WINDOW_US);
+    if let Some((count, older, oldest)) = admitted {
+        // slots older than the window are forgotten now and then (when a slot opens)
+        if count == 1 {
+            on_db!(db, p => sqlx::query(
+                "DELETE FROM rate_limit_slots WHERE account_id = $1 AND bucket = $2 AND slot < $3",
+            )
+            .bind(account_id)
+            .bind(bucket.as_str())
+            .bind(oldest_live)
+            .execute(p)
+            .await
+            .map(|_| ())?);
+        }
+        let total = u64::try_from(count + older).unwrap_or(u64::MAX);
+        let oldest = oldest.unwrap_or(slot);
+        return Ok(Decision {
+            allowed: true,
+            limit,
+            remaining: u32::try_from(u64::from(limit).saturating_sub(total)).unwrap_or(0),
+            reset_after_us: ((oldest + SLOTS as i64) * len - now_us).max(0),
+            retry_after_us: 0,
+        });
+    }
+    // refused: when it may call again follows from the window's slots
+    let rows: Vec<(i64, i64)> = on_db!(db, p => sqlx::query_as(
+        "SELECT slot, count FROM rate_limit_slots WHERE account_id = $1 AND bucket = $2 AND slot >= $3",
     )
     .bind(account_id)
     .bind(bucket.as_str())
-    .bind(Json(Vec::<i64>::new()))
-    .execute(c)
-    .await
-    .map(|_| ())?);
-    let select = match tx {
-        Tx::Sqlite(_) => "SELECT hits FROM rate_limit_logs WHERE account_id = $1 AND bucket = $2",
-        Tx::Postgres(_) => {
-            "SELECT hits FROM rate_limit_logs WHERE account_id = $1 AND bucket = $2 FOR UPDATE"
-        }
-    };
-    let Json(mut hits): Json<Vec<i64>> = on_tx!(&mut tx, c => sqlx::query_scalar(select)
-        .bind(account_id)
-        .bind(bucket.as_str())
-        .fetch_one(c)
-        .await?);
-    let before = hits.clone();
-    let decision = admit(&mut hits, now_us, limit, WINDOW_US);
-    if hits != before {
-        on_tx!(&mut tx, c => sqlx::query(
-            "UPDATE rate_limit_logs SET hits = $3 WHERE account_id = $1 AND bucket = $2",
-        )
-        .bind(account_id)
-        .bind(bucket.as_str())
-        .bind(Json(&hits))
-        .execute(c)
-        .await
-        .map(|_| ())?);
-    }
-    tx.commit().await?;
-    Ok(decision)
+    .bind(oldest_live)
+    .fetch_all(p)
+    .await?);
+    let mut window = SlotWindow::from_slots(
+        slot,
+        rows.into_iter()
+            .map(|(s, c)| (s, u64::try_from(c).unwrap_or(0))),
+    );
+    Ok(window.admit(now_us, limit, WINDOW_US)).map(|d| Decision {
+        allowed: false,
+        remaining: 0,
+        retry_after_us: d.retry_after_us.max(1),
+        ..d
+    })
 }

@@ -31,7 +31,8 @@ async fn over_the_limit_is_429_with_retry_after_and_ratelimit_headers() {
     assert_eq!(e["title"], "Too Many Requests");
     assert!(e["detail"].as_str().unwrap().contains("rate limit"));
     let retry: u64 = r.header("retry-after").unwrap().parse().unwrap();
-    assert!((1..=60).contains(&retry), "{retry}");
+    // until the 5-second slot of the first call leaves the rolling 60-second window
+    assert!((1..=65).contains(&retry), "{retry}");
     assert!(r.header("ratelimit").unwrap().contains("r=0"));
 
     // other accounts are not affected

@@ -232,6 +232,14 @@ impl Loaded {
         Ok(l)
     }
 
+    /// The containers of a shipment that was read.
+    fn siblings_of(&self, shipment_id: Uuid) -> &[ContainerRow] {
+        self.siblings
+            .get(&shipment_id)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
     /// The envelope of `n` from what was read.
     pub fn envelope(&self, n: &NotificationRow) -> Result<Value, boxtrack_store::StoreError> {
         let account = self
@@ -265,11 +273,7 @@ impl Loaded {
                 if let Some(s) = shipment_id.and_then(|id| self.shipments.get(&id))
                     && n.event == "tracking_request.succeeded"
                 {
-                    let siblings = self
-                        .siblings
-                        .get(&s.id)
-                        .map(Vec::as_slice)
-                        .unwrap_or_default();
+                    let siblings = self.siblings_of(s.id);
                     push(crate::tracking::shipment(s, siblings), &mut included);
                     for c in siblings {
                         push(
@@ -315,12 +319,10 @@ impl Loaded {
             push(crate::tracking::container(c, s, account), &mut included);
         }
         if let Some(s) = shipment_id.and_then(|id| self.shipments.get(&id)) {
-            let siblings = self
-                .siblings
-                .get(&s.id)
-                .map(Vec::as_slice)
-                .unwrap_or_default();
-            push(crate::tracking::shipment(s, siblings), &mut included);
+            push(
+                crate::tracking::shipment(s, self.siblings_of(s.id)),
+                &mut included,
+            );
         }
         Ok(json!({
             "data": serde_json::to_value(envelope_data(n, reference)).unwrap_or(Value::Null),

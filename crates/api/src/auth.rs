@@ -97,12 +97,19 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
             Ok(k) => k,
             Err(e) => return e.into_response(),
         };
-        match boxtrack_store::keys::authenticate(&state.db, &key).await {
-            Ok(Some(found)) => found,
-            Ok(None) => {
-                return ApiError::unauthorized("Invalid or missing API token.").into_response();
-            }
-            Err(e) => return ApiError::from(e).into_response(),
+        let digest = key.digest();
+        match state.keys.get(&digest) {
+            Some(found) => found,
+            None => match boxtrack_store::keys::authenticate(&state.db, &key).await {
+                Ok(Some((key_id, account))) => {
+                    state.keys.put(digest, key_id, account.clone());
+                    (key_id, account)
+                }
+                Ok(None) => {
+                    return ApiError::unauthorized("Invalid or missing API token.").into_response();
+                }
+                Err(e) => return ApiError::from(e).into_response(),
+            },
         }
     };
     let route = req

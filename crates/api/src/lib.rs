@@ -12,6 +12,7 @@ pub mod error;
 pub mod examples;
 pub mod extract;
 pub mod jsonapi;
+pub mod keycache;
 pub mod limiter;
 pub mod metrics;
 mod middleware;

@@ -72,6 +72,8 @@ pub struct AppState {
     /// The served OpenAPI document (set when the router is built; `crate::openapi`
     /// assembles it from the route modules' operations).
     pub openapi: Arc<serde_json::Value>,
+    /// API keys this process authenticated in the last second.
+    pub keys: Arc<crate::keycache::KeyCache>,
 }
 
 impl AppState {
@@ -87,6 +89,7 @@ impl AppState {
                 boxtrack_sources::upstream::UpstreamConfig::default(),
             )),
             openapi: Arc::default(),
+            keys: Arc::default(),
         }
     }
 

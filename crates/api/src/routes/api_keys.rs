@@ -147,6 +147,8 @@ pub async fn revoke(
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
     let k = keys::revoke(&state.db, id, Some(caller.account.id)).await?;
+    // at once in this process; the others stop trusting it within a second
+    state.keys.forget_key(id);
     Ok(JsonApi::single(to_resource(&k), vec![]))
 }
 

@@ -67,7 +67,35 @@ async fn revoked_keys_stop_working_at_once() {
     )
     .await
     .unwrap();
+    // another path than this process's own: trusted at most a second more
+    tokio::time::sleep(boxtrack_api::keycache::FRESH + std::time::Duration::from_millis(100)).await;
     assert_error(&app.get("/v2/account", Some(&key)).await, 401);
+}
+
+/// Two processes on one database: a key revoked through one stops working there at once and
+/// in the other within a second (each trusts what it read for at most that long).
+#[tokio::test]
+async fn a_revoked_key_stops_working_in_every_process_within_a_second() {
+    let (db, database) = crate::helpers::fresh_db().await;
+    let other_pool = boxtrack_store::Db::connect(&database.url).await.unwrap();
+    let one = TestApp::spawn_on(db.clone(), boxtrack_api::Limiter::memory()).await;
+    let two = TestApp::spawn_on(other_pool, boxtrack_api::Limiter::memory()).await;
+    let (account, key) = one.account().await;
+    let (record, second) = boxtrack_store::keys::create(&db, account.id, Some("second"))
+        .await
+        .unwrap();
+    let second = second.expose().to_string();
+    assert_eq!(one.get("/v2/account", Some(&second)).await.status, 200);
+    assert_eq!(two.get("/v2/account", Some(&second)).await.status, 200);
+    let r = one
+        .delete(&format!("/v2/api_keys/{}", record.id), &key)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_error(&one.get("/v2/account", Some(&second)).await, 401);
+    tokio::time::sleep(boxtrack_api::keycache::FRESH + std::time::Duration::from_millis(100)).await;
+    assert_error(&two.get("/v2/account", Some(&second)).await, 401);
+    // the first key still works in both
+    assert_eq!(two.get("/v2/account", Some(&key)).await.status, 200);
 }
 
 #[test]

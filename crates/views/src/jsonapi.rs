@@ -100,6 +100,17 @@ impl ToMany {
     }
 }
 
+/// Adds a resource to an `included` list unless one of the same type and id is there
+/// (JSON:API: each resource at most once in a document).
+pub fn include_once(included: &mut Vec<Value>, resource: Value) {
+    if !included
+        .iter()
+        .any(|i| i["id"] == resource["id"] && i["type"] == resource["type"])
+    {
+        included.push(resource);
+    }
+}
+
 /// A to-many relationship given by its link (`{links: {related}}`): too many to list with
 /// every resource, and listed in `data` when the request includes them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]

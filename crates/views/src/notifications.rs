@@ -252,14 +252,7 @@ impl Loaded {
             .map(|e| e.payload.0.clone())
             .unwrap_or(Value::Null);
         let mut included: Vec<Value> = Vec::new();
-        let push = |v: Value, included: &mut Vec<Value>| {
-            if !included
-                .iter()
-                .any(|i| i["id"] == v["id"] && i["type"] == v["type"])
-            {
-                included.push(v);
-            }
-        };
+        let push = |v: Value, included: &mut Vec<Value>| crate::jsonapi::include_once(included, v);
         let (mut shipment_id, mut container_id) = payload_ids(&payload);
         let reference = reference_of(n);
         match n.reference_type.as_str() {

@@ -40,14 +40,8 @@ async fn render(
 ) -> ApiResult<(Vec<Value>, Vec<Value>)> {
     let mut data = Vec::new();
     let mut included: Vec<Value> = Vec::new();
-    let push = |v: Value, included: &mut Vec<Value>| {
-        if !included
-            .iter()
-            .any(|i| i["id"] == v["id"] && i["type"] == v["type"])
-        {
-            included.push(v);
-        }
-    };
+    let push =
+        |v: Value, included: &mut Vec<Value>| boxtrack_views::jsonapi::include_once(included, v);
     // the page's related rows, one query per relation (not one per row)
     let shipment_ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
     let shipments = reads::shipments_by_id(&state.db, caller.account.id, &shipment_ids).await?;

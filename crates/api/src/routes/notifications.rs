@@ -110,12 +110,7 @@ pub async fn examples(_caller: Caller, RawQuery(raw): RawQuery) -> ApiResult<Jso
     for env in events.iter().filter_map(|e| examples.by_event.get(*e)) {
         data.push(env["data"].clone());
         for i in env["included"].as_array().into_iter().flatten() {
-            if !included
-                .iter()
-                .any(|x| x["id"] == i["id"] && x["type"] == i["type"])
-            {
-                included.push(i.clone());
-            }
+            boxtrack_views::jsonapi::include_once(&mut included, i.clone());
         }
     }
     let n = data.len();

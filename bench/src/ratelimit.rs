@@ -6,6 +6,10 @@
 //!
 //! `cargo build --release -p boxtrack-bench && DATABASE_URL=postgres://… ./target/release/bench-ratelimit [CHECKS] [TASKS]`
 //!
+//! With `REDIS_URL` (for example `redis://127.0.0.1:6379`) it also measures the Redis store
+//! (`--rate-limit-store redis://…`: one Lua script per check) against the floor of one Redis
+//! `PING` per check.
+//!
 //! Without `DATABASE_URL` it runs on a SQLite file. The limit is 100 million a minute, as in
 //! the read benchmarks of issue 25, so no check is refused and the old design's log grows as
 //! it does under load. Each design runs three times; the median and min–max are printed.
@@ -14,6 +18,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use boxtrack_core::ratelimit::{Bucket, Limits, WINDOW_US};
+use boxtrack_store::ratelimit_redis::RedisLimits;
 use boxtrack_store::{Db, on_db};
 use sqlx::types::Json;
 use uuid::Uuid;
@@ -59,14 +64,34 @@ enum Design {
     Floor,
     Old,
     New,
+    RedisFloor,
+    Redis,
 }
 
-async fn run(db: &Db, design: Design, account: Uuid, checks: usize, tasks: usize) -> Res<f64> {
+async fn run(
+    db: &Db,
+    redis: Option<&RedisLimits>,
+    design: Design,
+    account: Uuid,
+    checks: usize,
+    tasks: usize,
+) -> Res<f64> {
     let db = Arc::new(db.clone());
+    let redis = redis.cloned();
+    let ping = match &redis {
+        Some(_) => Some(
+            redis::Client::open(std::env::var("REDIS_URL")?)?
+                .get_multiplexed_async_connection()
+                .await?,
+        ),
+        None => None,
+    };
     let started = Instant::now();
     let mut handles = Vec::new();
     for _ in 0..tasks {
         let db = db.clone();
+        let redis = redis.clone();
+        let mut ping = ping.clone();
         let n = checks / tasks;
         handles.push(tokio::spawn(async move {
             for _ in 0..n {
@@ -88,6 +113,22 @@ async fn run(db: &Db, design: Design, account: Uuid, checks: usize, tasks: usize
                     .await
                     .map(|_| ())
                     .map_err(Into::into),
+                    Design::RedisFloor => match ping.as_mut() {
+                        Some(c) => redis::cmd("PING")
+                            .query_async::<String>(c)
+                            .await
+                            .map(|_| ())
+                            .map_err(Into::into),
+                        None => Ok(()),
+                    },
+                    Design::Redis => match &redis {
+                        Some(r) => r
+                            .check(account, Bucket::Default, LIMIT, now)
+                            .await
+                            .map(|_| ())
+                            .map_err(Into::into),
+                        None => Ok(()),
+                    },
                 };
                 if let Err(e) = r {
                     return Err(e.to_string());
@@ -129,16 +170,24 @@ async fn main() -> Res<()> {
         checks,
         db.backend()
     );
-    let mut results: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    let redis = match std::env::var("REDIS_URL") {
+        Ok(url) => Some(RedisLimits::connect_with_prefix(&url, "boxtrack-bench:rl").await?),
+        Err(_) => None,
+    };
+    let mut designs = vec![Design::Floor, Design::Old, Design::New];
+    if redis.is_some() {
+        designs.extend([Design::RedisFloor, Design::Redis]);
+    }
+    let mut results: Vec<Vec<f64>> = vec![Vec::new(); designs.len()];
     for _ in 0..3 {
-        for (i, design) in [Design::Floor, Design::Old, Design::New]
-            .into_iter()
-            .enumerate()
-        {
+        for (i, design) in designs.iter().copied().enumerate() {
             // each run starts from the same state: an empty log and an empty window
             on_db!(&db, p => sqlx::query("DELETE FROM bench_rate_limit_logs").execute(p).await.map(|_| ())?);
             on_db!(&db, p => sqlx::query("DELETE FROM rate_limit_slots").execute(p).await.map(|_| ())?);
-            results[i].push(run(&db, design, account.id, checks, tasks).await?);
+            if let Some(r) = &redis {
+                r.clear().await?;
+            }
+            results[i].push(run(&db, redis.as_ref(), design, account.id, checks, tasks).await?);
         }
     }
     let [floor, old, new] = [results[0].clone(), results[1].clone(), results[2].clone()];
@@ -155,5 +204,15 @@ async fn main() -> Res<()> {
         median(&new) / median(&old),
         median(&new) / median(&floor)
     );
+    if let (Some(r), Some(pings), Some(checks)) = (&redis, results.get(3), results.get(4)) {
+        println!("redis floor (PING):      {}", summary(pings.clone()));
+        println!("redis (1 Lua script):    {}", summary(checks.clone()));
+        println!(
+            "redis / floor: {:.2}   redis / new: {:.2}x",
+            median(checks) / median(pings),
+            median(checks) / median(&new)
+        );
+        r.clear().await?;
+    }
     Ok(())
 }

@@ -182,6 +182,14 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         match e {
             StoreError::NotFound(what) => ApiError::not_found(what),
+            StoreError::Redis(e) => {
+                tracing::error!(error = %e, "the rate-limit store (Redis) failed");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "rate limits cannot be checked right now; try again shortly",
+                )
+                .with_meta(serde_json::json!({ "retry": true }))
+            }
             other => {
                 tracing::error!(error = %other, "storage failure");
                 ApiError::internal()

@@ -1,9 +1,11 @@
-//! Where rate-limit windows live: in this process, or in the database shared by every process.
+//! Where rate-limit windows live: in this process, or shared by every process in the database
+//! or in Redis.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use boxtrack_core::ratelimit::{Bucket, Decision, SlotWindow, WINDOW_US};
+use boxtrack_store::ratelimit_redis::RedisLimits;
 use boxtrack_store::{Db, now_us};
 use uuid::Uuid;
 
@@ -19,6 +21,8 @@ pub enum Limiter {
     Memory(MemoryLogs),
     /// In the database, shared by every process on it.
     Database(Db),
+    /// In a Redis server, shared by every process that uses it.
+    Redis(RedisLimits),
 }
 
 impl Limiter {
@@ -39,6 +43,7 @@ impl Limiter {
             Limiter::Database(db) => {
                 Ok(boxtrack_store::ratelimit::check(db, account, bucket, limit, now).await?)
             }
+            Limiter::Redis(r) => Ok(r.check(account, bucket, limit, now).await?),
         }
     }
 }

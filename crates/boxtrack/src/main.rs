@@ -76,7 +76,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
     /// Where rate-limit state lives: auto (memory on SQLite, database on PostgreSQL so that
-    /// several processes share one limit), memory or database. Env: BOXTRACK_RATE_LIMIT_STORE.
+    /// several processes share one limit), memory, database, or a Redis address
+    /// (redis://[:password@]host:6379[/db]) that every process shares.
+    /// Env: BOXTRACK_RATE_LIMIT_STORE.
     #[arg(long, value_name = "STORE")]
     rate_limit_store: Option<String>,
     /// Log format: text or json. Env: BOXTRACK_LOG_FORMAT.

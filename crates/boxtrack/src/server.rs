@@ -49,14 +49,24 @@ pub fn require_existing(url: &str) -> anyhow::Result<()> {
     )
 }
 
-pub fn state(db: Db, s: &Settings) -> AppState {
-    let limiter = match (s.rate_limit_store, db.backend()) {
+pub async fn state(db: Db, s: &Settings) -> anyhow::Result<AppState> {
+    let limiter = match (&s.rate_limit_store, db.backend()) {
         (RateLimitStore::Memory, _) | (RateLimitStore::Auto, Backend::Sqlite) => Limiter::memory(),
         (RateLimitStore::Database, _) | (RateLimitStore::Auto, Backend::Postgres) => {
             Limiter::Database(db.clone())
         }
+        (RateLimitStore::Redis(url), _) => Limiter::Redis(
+            boxtrack_store::ratelimit_redis::RedisLimits::connect(url)
+                .await
+                .with_context(|| {
+                    format!(
+                        "cannot reach the rate-limit store at {} (setting rate_limit_store)",
+                        boxtrack_store::db::redact_url(url)
+                    )
+                })?,
+        ),
     };
-    AppState::new(
+    Ok(AppState::new(
         db,
         ApiConfig {
             public_url: s.public_url.clone(),
@@ -73,7 +83,7 @@ pub fn state(db: Db, s: &Settings) -> AppState {
     )
     .with_upstreams(Arc::new(boxtrack_sources::upstream::Upstreams::new(
         s.upstreams.clone(),
-    )))
+    ))))
 }
 
 /// Starts the background work in this process: the tracking-request processor (with sandbox
@@ -145,6 +155,7 @@ fn shutdown_on_signal() -> CancellationToken {
 pub async fn serve(s: Settings) -> anyhow::Result<()> {
     let db = open_db(&s.database_url).await?;
     let _worker_lock = db.lock_worker()?;
+    let app = state(db.clone(), &s).await?;
     let listener = TcpListener::bind(s.listen).await.with_context(|| {
         format!(
             "cannot listen on {} (setting listen): is another process using it?",
@@ -159,7 +170,6 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     );
     // Machine-readable line for scripts and tests that start on port 0.
     println!("listening on http://{addr}");
-    let app = state(db.clone(), &s);
     let shutdown = shutdown_on_signal();
     spawn_worker(&app, &shutdown, &s);
     boxtrack_api::serve(
@@ -383,7 +393,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         upstream = upstream_numbers.join(", "),
     );
     s.sandbox_speed = args.sandbox_speed;
-    let app = state(db.clone(), &s);
+    let app = state(db.clone(), &s).await?;
     let shutdown = shutdown_on_signal();
     spawn_worker(&app, &shutdown, &s);
     tokio::spawn(boxtrack_sim::send_rail_x12(

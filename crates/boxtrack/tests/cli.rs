@@ -246,6 +246,23 @@ fn bad_settings_stop_the_start_and_name_the_setting() {
             && err.contains("BOXTRACK_TEST_UNSET_KEY is not set"),
         "{err}"
     );
+    // a Redis rate-limit store that cannot be reached stops the start, its password unsaid
+    std::fs::remove_file(dir.join("boxtrack.toml")).unwrap();
+    let err = failed(run(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--rate-limit-store",
+            "redis://:pa55word@127.0.0.1:1",
+        ],
+        &[],
+    ));
+    assert!(
+        err.contains("cannot reach the rate-limit store") && err.contains("rate_limit_store"),
+        "{err}"
+    );
+    assert!(!err.contains("pa55word"), "{err}");
     std::fs::write(dir.join("boxtrack.toml"), "lisen = \"127.0.0.1:1\"\n").unwrap();
     let err = failed(run(&["migrate"], &[]));
     assert!(err.contains("lisen"), "{err}");
@@ -332,6 +349,68 @@ async fn serve_answers_on_port_zero() {
         let (_second, base2, _) = start(&mut serve_again());
         let ready = client.get(format!("{base2}/readyz")).send().await.unwrap();
         assert_eq!(ready.status(), 200);
+    }
+}
+
+/// `serve --rate-limit-store redis://…` counts every request in Redis (where `REDIS_URL`
+/// names a server; CI starts one).
+#[tokio::test]
+async fn serve_keeps_rate_limits_in_redis() {
+    let Ok(redis) = std::env::var("REDIS_URL") else {
+        eprintln!("skipped: REDIS_URL is not set (CI sets it to a local Redis server)");
+        return;
+    };
+    let db = boxtrack_testkit::fresh().await;
+    let created = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "A", "--json"],
+    ));
+    let id = created["account_id"].as_str().unwrap();
+    let key = created["api_key"].as_str().unwrap();
+    ok_text(boxtrack(
+        &db.url,
+        &["accounts", "update", id, "--rate-limit", "default=2"],
+    ));
+    let (_server, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &db.url,
+            ])
+            .args(["--rate-limit-store", &redis])
+            .env_remove("BOXTRACK_LISTEN"),
+    );
+    let client = reqwest::Client::new();
+    let mut statuses = Vec::new();
+    for _ in 0..3 {
+        let r = client
+            .get(format!("{base}/v2/account"))
+            .header("Authorization", format!("Token {key}"))
+            .send()
+            .await
+            .unwrap();
+        statuses.push(r.status().as_u16());
+    }
+    assert_eq!(statuses, [200, 200, 429]);
+    // the window is in Redis, under the account's id
+    let out = Command::new("redis-cli")
+        .args([
+            "-u",
+            &redis,
+            "--scan",
+            "--pattern",
+            &format!("boxtrack:rl:{id}:*"),
+        ])
+        .output();
+    if let Ok(out) = out {
+        let keys = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            keys.contains(&format!("boxtrack:rl:{id}:default")),
+            "{keys}"
+        );
     }
 }
 

@@ -19,6 +19,7 @@ pub mod oauth;
 pub mod parties;
 pub mod payloads;
 pub mod ratelimit;
+pub mod ratelimit_redis;
 pub mod reads;
 pub mod sandbox;
 mod sql;
@@ -72,9 +73,9 @@ pub enum StoreError {
     /// An error of the SQLite writer connection (see [`sqlite_writer`]).
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    /// A compare-and-swap lost its race every time it was tried.
-    #[error("{0} kept changing under concurrent writers; try again")]
-    Contended(&'static str),
+    /// The Redis server that holds shared rate-limit windows failed or is unreachable.
+    #[error("the rate-limit store (Redis) failed: {0}")]
+    Redis(#[from] redis::RedisError),
     /// The SQLite delivery writer could not start, has stopped, or a cycle on it panicked.
     #[error("the database writer stopped: {0}")]
     Writer(String),

@@ -55,12 +55,55 @@ async fn the_limit_holds_across_processes_sharing_a_database() {
     let second_pool = boxtrack_store::Db::connect(&database.url).await.unwrap();
     let one = TestApp::spawn_on(db.clone(), Limiter::Database(db.clone())).await;
     let two = TestApp::spawn_on(second_pool.clone(), Limiter::Database(second_pool)).await;
-    let (_, key) = one.account_with(Plan::Standard, &[], limits(4)).await;
+    one_limit_for_two_processes(&one, &two).await;
+    drop(database);
+}
 
+/// The same with the windows in Redis (`--rate-limit-store redis://…`): runs where
+/// `REDIS_URL` names a Redis server (CI starts one), and says so where it does not.
+#[tokio::test]
+async fn the_limit_holds_across_processes_sharing_redis() {
+    let Ok(url) = std::env::var("REDIS_URL") else {
+        eprintln!("skipped: REDIS_URL is not set (CI sets it to a local Redis server)");
+        return;
+    };
+    let prefix = format!("boxtrack-test:{}", uuid::Uuid::new_v4());
+    let redis = |prefix: String| {
+        let url = url.clone();
+        async move {
+            boxtrack_store::ratelimit_redis::RedisLimits::connect_with_prefix(&url, &prefix)
+                .await
+                .unwrap()
+        }
+    };
+    let (db, database) = fresh_db().await;
+    let second_pool = boxtrack_store::Db::connect(&database.url).await.unwrap();
+    let r1 = redis(prefix.clone()).await;
+    let r2 = redis(prefix.clone()).await;
+    let one = TestApp::spawn_on(db.clone(), Limiter::Redis(r1.clone())).await;
+    let two = TestApp::spawn_on(second_pool, Limiter::Redis(r2)).await;
+    one_limit_for_two_processes(&one, &two).await;
+
+    // a refused request says when to come back, from the window Redis holds
+    let (_, key) = one.account_with(Plan::Standard, &[], limits(1)).await;
+    assert_eq!(one.get("/v2/account", Some(&key)).await.status, 200);
+    let r = two.get("/v2/account", Some(&key)).await;
+    assert_error(&r, 429);
+    let retry: u64 = r.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=65).contains(&retry), "{retry}");
+    assert!(r.header("ratelimit").unwrap().contains("r=0"));
+    r1.clear().await.unwrap();
+    drop(database);
+}
+
+/// Eight calls alternating between two instances, then twelve at once, against limits of
+/// four and five: exactly the limit is admitted.
+async fn one_limit_for_two_processes(one: &TestApp, two: &TestApp) {
+    let (_, key) = one.account_with(Plan::Standard, &[], limits(4)).await;
     let mut ok = 0;
     let mut limited = 0;
     for i in 0..8 {
-        let app = if i % 2 == 0 { &one } else { &two };
+        let app = if i % 2 == 0 { one } else { two };
         match app.get("/v2/account", Some(&key)).await.status {
             200 => ok += 1,
             429 => limited += 1,
@@ -105,7 +148,6 @@ async fn the_limit_holds_across_processes_sharing_a_database() {
         7,
         "{statuses:?}"
     );
-    drop(database);
 }
 
 #[tokio::test]

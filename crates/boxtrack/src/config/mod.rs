@@ -21,7 +21,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://./data/boxtrack.db";
 
 /// Where rate-limit state is kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum RateLimitStore {
     /// In memory for SQLite (one process), in the database for PostgreSQL.
     Auto,
@@ -29,6 +29,22 @@ pub enum RateLimitStore {
     Memory,
     /// In the database, shared by every process.
     Database,
+    /// In a Redis server (`redis://` address), shared by every process using it.
+    Redis(String),
+}
+
+impl std::fmt::Debug for RateLimitStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RateLimitStore::Auto => f.write_str("Auto"),
+            RateLimitStore::Memory => f.write_str("Memory"),
+            RateLimitStore::Database => f.write_str("Database"),
+            // the address may hold a password
+            RateLimitStore::Redis(url) => {
+                write!(f, "Redis({})", boxtrack_store::db::redact_url(url))
+            }
+        }
+    }
 }
 
 /// Log output format.
@@ -165,8 +181,14 @@ pub fn resolve_with(
         "auto" => RateLimitStore::Auto,
         "memory" => RateLimitStore::Memory,
         "database" => RateLimitStore::Database,
-        other => {
-            bail!("setting rate_limit_store = {other:?} ({src}) must be auto, memory or database")
+        url if url.starts_with("redis://") => RateLimitStore::Redis(url.to_string()),
+        url if url.starts_with("rediss://") => bail!(
+            "setting rate_limit_store ({src}): rediss:// (TLS) is not built in; reach Redis over a private network or a local TLS tunnel and give its redis:// address"
+        ),
+        _ => {
+            bail!(
+                "setting rate_limit_store ({src}) must be auto, memory, database or a redis:// address"
+            )
         }
     };
 
@@ -403,6 +425,29 @@ mod tests {
         assert_eq!(s.database_url, DEFAULT_DATABASE_URL);
         assert_eq!(s.rate_limit_store, RateLimitStore::Auto);
         assert_eq!(s.request_timeout, Duration::from_secs(30));
+    }
+
+    #[test]
+    fn a_redis_rate_limit_store_is_an_address_whose_password_stays_hidden() {
+        let flags =
+            Layer::default().with("rate_limit_store", Some("redis://:s3cret@10.0.0.5:6379/2"));
+        let s = resolve(None, Layer::default(), flags).unwrap();
+        assert_eq!(
+            s.rate_limit_store,
+            RateLimitStore::Redis("redis://:s3cret@10.0.0.5:6379/2".into())
+        );
+        assert!(!format!("{s:?}").contains("s3cret"));
+        for bad in ["rediss://:s3cret@h", "redis", "valkey://h"] {
+            let flags = Layer::default().with("rate_limit_store", Some(bad));
+            let err = resolve(None, Layer::default(), flags)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("rate_limit_store") && err.contains("--rate-limit-store"),
+                "{err}"
+            );
+            assert!(!err.contains("s3cret"), "{err}");
+        }
     }
 
     #[test]

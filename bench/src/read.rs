@@ -1,0 +1,392 @@
+//! The read path as a client feels it (issue 25, target 1): requests per second at
+//! saturation and latency at half that rate, for boxtrack `serve` against a baseline server
+//! that answers the same bytes from memory over the same HTTP stack (axum on hyper, through
+//! `boxtrack_api::serve`) without a key or a database, in the same run on the same machine.
+//!
+//! ```sh
+//! cargo build --release -p boxtrack -p boxtrack-bench
+//! DATABASE_URL=sqlite:///tmp/big.db ./target/release/bench-seed            # writes seed.json
+//! taskset -c 0 ./target/release/bench-read seed.json [KIND] [CONNECTIONS] [SECONDS]
+//! ```
+//!
+//! `KIND` is `container` (default: `GET /v2/containers/{id}?include=shipment` over the seeded
+//! sample of every account), `list` (`GET /v2/containers`, page 1 of each account),
+//! `shipping-lines` (`GET /v2/shipping_lines`, answered from memory) or `healthz`.
+//! Defaults: 32 connections, 10 seconds per run after a 2-second warm-up, three runs of each
+//! server alternating; medians with min–max. The load generator is one thread (run it under
+//! `taskset -c 0`); both servers run under `taskset -c 1` (`BENCH_SERVER_CPUS` changes that),
+//! so the two do not share a core. The database server (PostgreSQL) is not pinned.
+//!
+//! `BOXTRACK_BIN` names the boxtrack binary (default: `boxtrack` next to this one); extra
+//! arguments for `serve` go in `BOXTRACK_SERVE_ARGS` (for example
+//! `--rate-limit-store redis://127.0.0.1:6379`).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{OriginalUri, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, Empty};
+use hyper::Request;
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+
+use boxtrack_bench::Res;
+
+/// One request the load generator sends: a path and the key to send with it.
+#[derive(Clone)]
+struct Call {
+    path: String,
+    key: String,
+}
+
+/// A child server process, stopped when dropped.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `cmd` and waits for its `listening on http://…` line.
+fn start(mut cmd: Command) -> Res<Server> {
+    let log = std::env::temp_dir().join(format!(
+        "bench-read-server-{}-{}.log",
+        std::process::id(),
+        Instant::now().elapsed().as_nanos()
+    ));
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log)?)
+        .spawn()?;
+    let out = child.stdout.take().ok_or("no stdout")?;
+    let mut lines = BufReader::new(out).lines();
+    let base = loop {
+        let Some(line) = lines.next() else {
+            let said = std::fs::read_to_string(&log).unwrap_or_default();
+            return Err(format!("the server stopped before listening: {said}").into());
+        };
+        let line = line?;
+        if let Some(at) = line.find("listening on ") {
+            break line[at + "listening on ".len()..].trim().to_string();
+        }
+    };
+    // keep draining stdout so the child never blocks on a full pipe
+    std::thread::spawn(move || for _ in lines {});
+    Ok(Server { child, base })
+}
+
+fn pinned(program: &std::path::Path) -> Command {
+    let cpus = std::env::var("BENCH_SERVER_CPUS").unwrap_or_else(|_| "1".into());
+    let mut c = Command::new("taskset");
+    c.arg("-c").arg(cpus).arg(program);
+    c
+}
+
+/// The baseline: every body answered from memory by key and path (one map lookup, no key
+/// check), with the content type boxtrack gives, over `boxtrack_api::serve`.
+async fn baseline(bodies: &str) -> Res<()> {
+    let map: HashMap<String, String> = serde_json::from_slice(&std::fs::read(bodies)?)?;
+    let map: Arc<HashMap<String, Bytes>> = Arc::new(
+        map.into_iter()
+            .map(|(k, v)| (k, Bytes::from(v.into_bytes())))
+            .collect(),
+    );
+    async fn answer(
+        State(map): State<Arc<HashMap<String, Bytes>>>,
+        OriginalUri(uri): OriginalUri,
+        headers: axum::http::HeaderMap,
+    ) -> Response {
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        let key = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Token "))
+            .unwrap_or_default();
+        match map.get(&format!("{key} {path}")) {
+            Some(body) => {
+                let mut r = body.clone().into_response();
+                r.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/vnd.api+json"),
+                );
+                r
+            }
+            None => StatusCode::NOT_FOUND.into_response(),
+        }
+    }
+    let app = Router::new().fallback(answer).with_state(map);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    println!("listening on http://{}", listener.local_addr()?);
+    boxtrack_api::serve(listener, app, tokio_util::sync::CancellationToken::new()).await?;
+    Ok(())
+}
+
+/// What one connection measured.
+#[derive(Default)]
+struct Tally {
+    done: u64,
+    failed: u64,
+    latencies_us: Vec<u32>,
+}
+
+/// Drives one keep-alive HTTP/1.1 connection: closed loop (`interval` None) or one request
+/// per `interval`, the connections' schedules staggered over it.
+async fn connection(
+    addr: String,
+    calls: Arc<Vec<Call>>,
+    offset: usize,
+    phase: f64,
+    until: Instant,
+    measure_from: Instant,
+    interval: Option<Duration>,
+) -> Res<Tally> {
+    let stream = tokio::net::TcpStream::connect(&addr).await?;
+    stream.set_nodelay(true)?;
+    let (mut send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(conn);
+    let mut tally = Tally::default();
+    let mut i = offset;
+    // connections spread their requests evenly over the interval instead of sending together
+    let mut due = Instant::now() + interval.map_or(Duration::ZERO, |step| step.mul_f64(phase));
+    while Instant::now() < until {
+        if interval.is_some() {
+            tokio::time::sleep_until(due.into()).await;
+        }
+        let call = &calls[i % calls.len()];
+        i += 1;
+        let req = Request::get(&call.path)
+            .header(header::HOST, "127.0.0.1")
+            .header(header::AUTHORIZATION, format!("Token {}", call.key))
+            .body(Empty::<Bytes>::new())?;
+        // from when it is sent: the timer that paces requests is only good to a millisecond
+        let started = Instant::now();
+        let res = send.send_request(req).await?;
+        let ok = res.status().is_success();
+        let _ = res.into_body().collect().await?;
+        let now = Instant::now();
+        if now >= measure_from {
+            tally.done += 1;
+            if !ok {
+                tally.failed += 1;
+            }
+            let us = now.saturating_duration_since(started).as_micros();
+            tally
+                .latencies_us
+                .push(u32::try_from(us).unwrap_or(u32::MAX));
+        }
+        if let Some(step) = interval {
+            due += step;
+        }
+    }
+    Ok(tally)
+}
+
+/// Requests per second, p50 and p99 (µs), and failures, of one run.
+struct Outcome {
+    rate: f64,
+    p50_us: u32,
+    p99_us: u32,
+    failed: u64,
+}
+
+async fn run(
+    base: &str,
+    calls: &Arc<Vec<Call>>,
+    connections: usize,
+    seconds: u64,
+    rate: Option<f64>,
+) -> Res<Outcome> {
+    let addr = base.trim_start_matches("http://").to_string();
+    let warm = Duration::from_secs(2);
+    let start = Instant::now();
+    let measure_from = start + warm;
+    let until = measure_from + Duration::from_secs(seconds);
+    let interval = rate.map(|r| Duration::from_secs_f64(connections as f64 / r));
+    let mut tasks = Vec::new();
+    for c in 0..connections {
+        let calls = calls.clone();
+        let addr = addr.clone();
+        let offset = c * calls.len() / connections.max(1);
+        tasks.push(tokio::spawn(async move {
+            let phase = c as f64 / connections as f64;
+            connection(addr, calls, offset, phase, until, measure_from, interval)
+                .await
+                .map_err(|e| e.to_string())
+        }));
+    }
+    let mut all = Tally::default();
+    for t in tasks {
+        let one = t.await??;
+        all.done += one.done;
+        all.failed += one.failed;
+        all.latencies_us.extend(one.latencies_us);
+    }
+    all.latencies_us.sort_unstable();
+    let pct = |p: f64| {
+        let n = all.latencies_us.len();
+        if n == 0 {
+            return 0;
+        }
+        all.latencies_us[((n as f64 * p) as usize).min(n - 1)]
+    };
+    Ok(Outcome {
+        rate: all.done as f64 / seconds as f64,
+        p50_us: pct(0.50),
+        p99_us: pct(0.99),
+        failed: all.failed,
+    })
+}
+
+fn median_min_max(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[0], v[v.len() - 1])
+}
+
+async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<()> {
+    let seed: Value = serde_json::from_slice(&std::fs::read(seed)?)?;
+    let url = seed["database_url"]
+        .as_str()
+        .ok_or("seed file without database_url")?;
+    let accounts = seed["accounts"]
+        .as_array()
+        .ok_or("seed file without accounts")?;
+    let mut calls = Vec::new();
+    for a in accounts {
+        let key = a["key"]
+            .as_str()
+            .ok_or("an account without key")?
+            .to_string();
+        match kind {
+            "container" => {
+                for id in a["sample"].as_array().into_iter().flatten() {
+                    let id = id.as_str().ok_or("a sample id is not a string")?;
+                    calls.push(Call {
+                        path: format!("/v2/containers/{id}?include=shipment"),
+                        key: key.clone(),
+                    });
+                }
+            }
+            "list" => calls.push(Call {
+                path: "/v2/containers".into(),
+                key,
+            }),
+            "shipping-lines" => calls.push(Call {
+                path: "/v2/shipping_lines".into(),
+                key,
+            }),
+            "healthz" => calls.push(Call {
+                path: "/healthz".into(),
+                key,
+            }),
+            other => return Err(format!("unknown KIND {other}").into()),
+        }
+    }
+    if calls.is_empty() {
+        return Err("nothing to request: the seed file has no accounts or samples".into());
+    }
+    let me = std::env::current_exe()?;
+    let boxtrack = std::env::var("BOXTRACK_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| me.with_file_name("boxtrack"));
+    let mut cmd = pinned(&boxtrack);
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--database-url", url]);
+    if let Ok(extra) = std::env::var("BOXTRACK_SERVE_ARGS") {
+        cmd.args(extra.split_whitespace());
+    }
+    cmd.env("RUST_LOG", "warn");
+    let server = start(cmd)?;
+
+    // the bytes boxtrack answers, for the baseline to answer from memory
+    let http = reqwest::Client::new();
+    let mut bodies = HashMap::new();
+    for c in &calls {
+        let r = http
+            .get(format!("{}{}", server.base, c.path))
+            .header("Authorization", format!("Token {}", c.key))
+            .send()
+            .await?;
+        if !r.status().is_success() {
+            return Err(format!("{} answered {}", c.path, r.status()).into());
+        }
+        // a list's body differs per account: the baseline answers by key and path
+        bodies.insert(format!("{} {}", c.key, c.path), r.text().await?);
+    }
+    let mean_len = bodies.values().map(String::len).sum::<usize>() / bodies.len();
+    let file = std::env::temp_dir().join(format!("bench-read-{}.json", std::process::id()));
+    std::fs::write(&file, serde_json::to_vec(&bodies)?)?;
+    let mut bcmd = pinned(&me);
+    bcmd.arg("baseline").arg(&file);
+    let base_server = start(bcmd)?;
+
+    let calls = Arc::new(calls);
+    println!(
+        "{kind}: {} distinct requests, {mean_len} bytes on average, {connections} connections, {seconds} s per run, boxtrack at {} on {}",
+        calls.len(),
+        server.base,
+        url.split("://").next().unwrap_or("?")
+    );
+    let mut rates: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    for round in 1..=3 {
+        for (i, (name, base)) in [("baseline", &base_server.base), ("boxtrack", &server.base)]
+            .into_iter()
+            .enumerate()
+        {
+            let o = run(base, &calls, connections, seconds, None).await?;
+            println!(
+                "  run {round} {name:<8} {:>8.0} req/s  p50 {:>6} µs  p99 {:>6} µs  failed {}",
+                o.rate, o.p50_us, o.p99_us, o.failed
+            );
+            rates[i].push(o.rate);
+        }
+    }
+    let (b, bmin, bmax) = median_min_max(rates[0].clone());
+    let (x, xmin, xmax) = median_min_max(rates[1].clone());
+    println!("baseline: {b:.0} req/s (min {bmin:.0}, max {bmax:.0})");
+    println!("boxtrack: {x:.0} req/s (min {xmin:.0}, max {xmax:.0})");
+    println!("boxtrack / baseline: {:.1}%", 100.0 * x / b);
+    // latency at half of boxtrack's saturation rate, both servers at the same offered load
+    let half = x / 2.0;
+    for (name, base) in [("baseline", &base_server.base), ("boxtrack", &server.base)] {
+        let o = run(base, &calls, connections, seconds, Some(half)).await?;
+        println!(
+            "at {half:.0} req/s offered, {name}: {:.0} req/s served, p50 {} µs, p99 {} µs, failed {}",
+            o.rate, o.p50_us, o.p99_us, o.failed
+        );
+    }
+    drop(base_server);
+    drop(server);
+    let _ = std::fs::remove_file(file);
+    Ok(())
+}
+
+fn main() -> Res<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("baseline") {
+        // the baseline server: as many threads as its cpus allow, like boxtrack's
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        return rt.block_on(baseline(args.get(1).ok_or("baseline FILE")?));
+    }
+    let seed = args.first().map_or("seed.json", String::as_str);
+    let kind = args.get(1).map_or("container", String::as_str);
+    let connections: usize = args.get(2).map_or(Ok(32), |s| s.parse())?;
+    let seconds: u64 = args.get(3).map_or(Ok(10), |s| s.parse())?;
+    // the load generator: one thread
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(bench(seed, kind, connections, seconds))
+}

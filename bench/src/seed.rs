@@ -268,7 +268,7 @@ async fn main() -> Res<()> {
                 insert_containers(&db, &t, &box_rows).await?;
                 seeded += box_rows.len();
                 box_rows.clear();
-                if seeded % 10_000 == 0 {
+                if seeded.is_multiple_of(10_000) {
                     progress("containers", seeded, containers, started);
                 }
             }

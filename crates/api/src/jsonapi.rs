@@ -201,8 +201,12 @@ pub struct ListDoc<'a> {
     pub query: &'a QueryParams,
     /// The validated page.
     pub page: Page,
-    /// Matching rows in all.
+    /// Matching rows in all (a lower bound when not `total_exact`).
     pub total: u64,
+    /// Whether `total` is exact; when it is not, no `last` link or page is given.
+    pub total_exact: bool,
+    /// Whether another page follows this one.
+    pub has_next: bool,
     /// Sort keys of the first and last row on this page, for cursor links.
     pub edge_keys: Option<(Key, Key)>,
 }
@@ -222,7 +226,9 @@ impl ListDoc<'_> {
             size,
             cursor,
         } = self.page;
-        let last = paging::last_page(self.total, size);
+        let last = self
+            .total_exact
+            .then(|| paging::last_page(self.total, size));
         let current_cursor = cursor.map(|c| match c {
             paging::Cursor::After(k) => ("page[after]", k.to_string()),
             paging::Cursor::Before(k) => ("page[before]", k.to_string()),
@@ -259,7 +265,7 @@ impl ListDoc<'_> {
                 page_url(self.base, self.path, &keep, number - 1, size, c).into(),
             );
         }
-        if number < last && !data.is_empty() {
+        if self.has_next && !data.is_empty() {
             let c = self
                 .edge_keys
                 .map(|(_, last)| ("page[after]", last.to_string()));
@@ -268,18 +274,28 @@ impl ListDoc<'_> {
                 page_url(self.base, self.path, &keep, number + 1, size, c).into(),
             );
         }
-        links.insert(
-            "last".into(),
-            page_url(self.base, self.path, &keep, last, size, None).into(),
-        );
-        let mut pagination = json!({ "current": number, "last": last, "records": self.total });
-        if number < last {
+        if let Some(last) = last {
+            links.insert(
+                "last".into(),
+                page_url(self.base, self.path, &keep, last, size, None).into(),
+            );
+        }
+        let mut pagination = json!({ "current": number, "records": self.total });
+        if let Some(last) = last {
+            pagination["last"] = json!(last);
+        }
+        if self.has_next && !data.is_empty() {
             pagination["next"] = json!(number + 1);
+        }
+        let mut meta = json!({ "size": size, "total": self.total, "pagination": pagination });
+        if !self.total_exact {
+            // more rows match than are counted per request: `total` is a lower bound
+            meta["total_exact"] = json!(false);
         }
         let mut doc = json!({
             "data": data,
             "links": links,
-            "meta": { "size": size, "total": self.total, "pagination": pagination },
+            "meta": meta,
         });
         if !included.is_empty() {
             doc["included"] = Value::Array(included);
@@ -307,6 +323,8 @@ pub fn list_response<T: boxtrack_store::list::Keyed>(
         query,
         page,
         total: listed.total,
+        total_exact: listed.total_exact,
+        has_next: listed.has_next,
         edge_keys: listed
             .rows
             .first()

@@ -66,12 +66,13 @@ fn base_components() -> Value {
                 "required": ["size", "total", "pagination"],
                 "properties": {
                     "size": {"type": "integer", "description": "Rows per page"},
-                    "total": {"type": "integer", "description": "Rows in the whole list"},
+                    "total": {"type": "integer", "description": "Rows in the whole list. Unfiltered lists of shipments, containers and tracking requests are always exact; other lists count at most 10,000 matching rows per request, and past that this is a lower bound and `total_exact` is false"},
+                    "total_exact": {"type": "boolean", "description": "Present (false) only when `total` is a lower bound: more rows match than are counted per request. There is then no `last` page; follow `links.next`"},
                     "pagination": {
-                        "type": "object", "required": ["current", "last", "records"],
+                        "type": "object", "required": ["current", "records"],
                         "properties": {
                             "current": {"type": "integer", "description": "This page's number"},
-                            "last": {"type": "integer", "description": "The last page's number"},
+                            "last": {"type": "integer", "description": "The last page's number (absent when the total is a lower bound)"},
                             "next": {"type": "integer", "description": "The next page's number, when there is one"},
                             "records": {"type": "integer", "description": "Rows in the whole list"}
                         }

@@ -56,13 +56,24 @@ pub struct ListSpec {
     pub conds: Vec<Cond>,
 }
 
+/// Matching rows are counted up to this many per request, so a filtered list costs the same
+/// in an account of a million rows as in one of ten thousand; past it the total is a lower
+/// bound ([`Listed::total_exact`] is false). Unfiltered lists of shipments, containers and
+/// tracking requests read the account's maintained count instead ([`list_counted`]).
+pub const COUNT_CAP: u64 = 10_000;
+
 /// One page of rows plus the total count of matching rows.
 #[derive(Debug, Clone)]
 pub struct Listed<T> {
     /// The rows of this page, newest first.
     pub rows: Vec<T>,
-    /// How many rows match in all.
+    /// How many rows match in all (exact, or a lower bound when more than [`COUNT_CAP`]
+    /// match and the list has no maintained count).
     pub total: u64,
+    /// Whether `total` is exact.
+    pub total_exact: bool,
+    /// Whether rows follow this page in the list's order.
+    pub has_next: bool,
 }
 
 /// A row that can report its own sort key (for the cursors in links).
@@ -123,20 +134,44 @@ pub async fn list<T>(db: &Db, spec: &ListSpec, page: &Page) -> Result<Listed<T>>
 where
     T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin + Keyed,
 {
+    list_counted(db, spec, page, None).await
+}
+
+/// Lists one page of `spec`; with `counted` (a resource of `account_counts` and the account),
+/// the total is that maintained count instead of a count of the rows: only for specs whose
+/// one condition is the account scope.
+pub async fn list_counted<T>(
+    db: &Db,
+    spec: &ListSpec,
+    page: &Page,
+    counted: Option<(&'static str, Uuid)>,
+) -> Result<Listed<T>>
+where
+    T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin + Keyed,
+{
     let conds = where_parts(spec);
-    let mut parts: Vec<(String, Vec<Arg>)> = Vec::new();
-    parts.push((
-        format!("SELECT COUNT(*) FROM {} WHERE 1=1", spec.from),
-        vec![],
-    ));
-    for (sql, args) in &conds {
-        parts.push((format!(" AND ({sql})"), args.clone()));
-    }
-    let borrowed: Vec<(&str, &[Arg])> = parts
-        .iter()
-        .map(|(s, a)| (s.as_str(), a.as_slice()))
-        .collect();
-    let count = render(&borrowed, "");
+    let count = match counted {
+        Some((resource, account)) => Built {
+            sql: "SELECT COALESCE((SELECT n FROM account_counts WHERE account_id = $1 AND resource = $2), 0)".into(),
+            args: vec![Arg::Uuid(account), Arg::Text(resource.into())],
+        },
+        None => {
+            let mut parts: Vec<(String, Vec<Arg>)> = Vec::new();
+            parts.push((format!("SELECT 1 FROM {} WHERE 1=1", spec.from), vec![]));
+            for (sql, args) in &conds {
+                parts.push((format!(" AND ({sql})"), args.clone()));
+            }
+            let borrowed: Vec<(&str, &[Arg])> = parts
+                .iter()
+                .map(|(s, a)| (s.as_str(), a.as_slice()))
+                .collect();
+            let capped = render(&borrowed, &format!(" LIMIT {}", COUNT_CAP + 1));
+            Built {
+                sql: format!("SELECT COUNT(*) FROM ({}) AS capped", capped.sql),
+                args: capped.args,
+            }
+        }
+    };
 
     let (sort, id) = (spec.sort_col, spec.id_col);
     let mut parts: Vec<(String, Vec<Arg>)> = Vec::new();
@@ -176,9 +211,10 @@ where
     } else {
         0
     };
+    // one row more than the page, to know whether another page follows
     let tail = format!(
         " ORDER BY {sort} {order}, {id} {order} LIMIT {} OFFSET {offset}",
-        page.size
+        u64::from(page.size) + 1
     );
     let borrowed: Vec<(&str, &[Arg])> = parts
         .iter()
@@ -195,12 +231,27 @@ where
             .await?;
         (total, rows)
     });
+    let more = rows.len() > page.size as usize;
+    rows.truncate(page.size as usize);
     if reversed {
         rows.reverse();
     }
+    // paging back from a later page: that page follows
+    let has_next = more || reversed;
+    let counted_rows = u64::try_from(total).unwrap_or(0);
+    let total_exact = counted.is_some() || counted_rows <= COUNT_CAP;
+    let total = if total_exact {
+        counted_rows
+    } else {
+        // at least the rows up to the end of this page, and one more if a page follows
+        let seen = page.offset() + rows.len() as u64 + u64::from(has_next);
+        COUNT_CAP.max(seen)
+    };
     Ok(Listed {
         rows,
-        total: u64::try_from(total).unwrap_or(0),
+        total,
+        total_exact,
+        has_next,
     })
 }
 

@@ -380,7 +380,9 @@ pub async fn shipments(
         id_col: "id",
         conds,
     };
-    crate::list::list(db, &spec, page).await
+    // no filter: the account's maintained count is the total
+    let counted = (spec.conds.len() == 1).then_some(("shipments", account_id));
+    crate::list::list_counted(db, &spec, page, counted).await
 }
 
 /// A page of containers, most recently updated first.
@@ -408,13 +410,14 @@ pub async fn containers(
         conds.push(Cond::new("ready_for_pickup = ?", vec![Arg::Bool(r)]));
     }
     if let Some(stopped) = f.tracking_stopped {
+        // scoped to the account: its shipments only, not every account's
         conds.push(Cond::new(
             if stopped {
-                "shipment_id IN (SELECT id FROM shipments WHERE tracking_stopped_us IS NOT NULL)"
+                "shipment_id IN (SELECT id FROM shipments WHERE account_id = ? AND tracking_stopped_us IS NOT NULL)"
             } else {
-                "shipment_id IN (SELECT id FROM shipments WHERE tracking_stopped_us IS NULL)"
+                "shipment_id IN (SELECT id FROM shipments WHERE account_id = ? AND tracking_stopped_us IS NULL)"
             },
-            vec![],
+            vec![Arg::Uuid(account_id)],
         ));
     }
     if let Some(c) = &f.carrier {
@@ -459,7 +462,9 @@ pub async fn containers(
         id_col: "id",
         conds,
     };
-    crate::list::list(db, &spec, page).await
+    // no filter: the account's maintained count is the total
+    let counted = (spec.conds.len() == 1).then_some(("containers", account_id));
+    crate::list::list_counted(db, &spec, page, counted).await
 }
 
 /// The first `per_container` transport events of each of many containers (oldest first, as

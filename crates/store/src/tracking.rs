@@ -279,7 +279,9 @@ pub async fn list_requests(
         id_col: "id",
         conds,
     };
-    crate::list::list(db, &spec, page).await
+    // no filter: the account's maintained count is the total
+    let counted = (spec.conds.len() == 1).then_some(("tracking_requests", account_id));
+    crate::list::list_counted(db, &spec, page, counted).await
 }
 
 /// Replaces the ref numbers and/or tags of a request.

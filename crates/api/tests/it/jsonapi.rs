@@ -124,3 +124,85 @@ async fn unknown_query_parameters_are_400_naming_them() {
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
 }
+
+/// Totals cost the same however large the account grows (issue 25, target 2): an unfiltered
+/// list reads the account's maintained count (exact, kept by triggers), a filtered one counts
+/// at most `COUNT_CAP` rows and past that says its total is a lower bound, gives no `last`
+/// page, and still links to the next page.
+#[tokio::test]
+async fn totals_are_maintained_or_capped_not_counted_per_request() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let (other, other_key) = app.account().await;
+    let n = boxtrack_store::list::COUNT_CAP as usize + 10;
+    crate::helpers::resolve_bill_of_lading(
+        &app.db,
+        account.id,
+        "MEDUJ0000077",
+        crate::helpers::blank_containers(n, 0),
+    )
+    .await;
+    crate::helpers::resolve_bill_of_lading(
+        &app.db,
+        other.id,
+        "MEDUJ0000078",
+        crate::helpers::blank_containers(3, 0),
+    )
+    .await;
+    // the maintained counts agree with the rows
+    for (id, expected) in [(account.id, n as i64), (other.id, 3)] {
+        let counted: i64 = boxtrack_store::on_db!(&app.db, p => sqlx::query_scalar(
+            "SELECT n FROM account_counts WHERE account_id = $1 AND resource = 'containers'")
+            .bind(id).fetch_one(p).await.unwrap());
+        let rows: i64 = boxtrack_store::on_db!(&app.db, p => sqlx::query_scalar(
+            "SELECT COUNT(*) FROM containers WHERE account_id = $1")
+            .bind(id).fetch_one(p).await.unwrap());
+        assert_eq!((counted, rows), (expected, expected));
+    }
+
+    let all = app
+        .get("/v2/containers?page[size]=100", Some(&key))
+        .await
+        .json();
+    assert_eq!(all["meta"]["total"], n, "{}", all["meta"]);
+    assert!(all["meta"].get("total_exact").is_none());
+    assert_eq!(all["meta"]["pagination"]["last"], n.div_ceil(100));
+    assert!(all["links"]["last"].is_string());
+    let small = app.get("/v2/containers", Some(&other_key)).await.json();
+    assert_eq!(small["meta"]["total"], 3);
+    assert!(small["links"].get("next").is_none());
+
+    // every container matches the filter: more than are counted per request
+    let status = all["data"][0]["attributes"]["current_status"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("/v2/containers?page[size]=100&filter[current_status]={status}");
+    let filtered = app.get(&path, Some(&key)).await.json();
+    let meta = &filtered["meta"];
+    assert_eq!(meta["total_exact"], false, "{meta}");
+    assert!(meta["total"].as_u64().unwrap() >= boxtrack_store::list::COUNT_CAP);
+    assert!(meta["pagination"].get("last").is_none(), "{meta}");
+    assert!(filtered["links"].get("last").is_none());
+    assert_eq!(filtered["data"].as_array().unwrap().len(), 100);
+    // the next link leads on, to rows not seen yet
+    let next = filtered["links"]["next"].as_str().unwrap();
+    let rel = &next[next.find("/v2/").unwrap()..];
+    let second = app.get(rel, Some(&key)).await.json();
+    assert_eq!(second["data"].as_array().unwrap().len(), 100);
+    assert_ne!(second["data"][0]["id"], filtered["data"][0]["id"]);
+    assert!(second["links"]["prev"].is_string());
+    // a filter that matches few is counted exactly
+    let one = app
+        .get(
+            &format!(
+                "/v2/containers?filter[number]={}",
+                all["data"][0]["attributes"]["number"].as_str().unwrap()
+            ),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(one["meta"]["total"], 1);
+    assert!(one["meta"].get("total_exact").is_none());
+}

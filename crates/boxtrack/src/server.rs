@@ -53,9 +53,9 @@ pub async fn state(db: Db, s: &Settings) -> anyhow::Result<AppState> {
     let limiter = match (&s.rate_limit_store, db.backend()) {
         (RateLimitStore::Memory, _) | (RateLimitStore::Auto, Backend::Sqlite) => Limiter::memory(),
         (RateLimitStore::Database, _) | (RateLimitStore::Auto, Backend::Postgres) => {
-            Limiter::Database(db.clone())
+            Limiter::database(db.clone())
         }
-        (RateLimitStore::Redis(url), _) => Limiter::Redis(
+        (RateLimitStore::Redis(url), _) => Limiter::redis(
             boxtrack_store::ratelimit_redis::RedisLimits::connect(url)
                 .await
                 .with_context(|| {

@@ -273,6 +273,93 @@ impl SlotWindow {
     }
 }
 
+/// Admissions a process asks a shared store for at once: a thousandth of the limit, at least
+/// one and at most a thousand. A limit of 100 a minute is checked request by request; a limit
+/// of 100 million is checked once per thousand requests.
+pub fn lease_want(limit: u32) -> u64 {
+    u64::from(limit / 1000).clamp(1, 1000)
+}
+
+/// What a shared store grants of `want` admissions when the window holds `total` of `limit`:
+/// nothing when it is full, else a hundredth of what remains, at least one and at most `want`.
+/// Granted admissions count in the window at once, so the processes together never admit more
+/// than the limit; what a process was granted and does not use before its slot ends is
+/// stranded, at most a hundredth of what remained, so near the limit checks are exact.
+pub fn lease_grant(want: u64, total: u64, limit: u64) -> u64 {
+    let remaining = limit.saturating_sub(total);
+    if remaining == 0 {
+        return 0;
+    }
+    (remaining / 100).clamp(1, want.max(1))
+}
+
+/// Admissions a shared store granted to this process for one slot, taken one per request
+/// without asking the store again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    /// The slot the admissions were counted in; they are good in that slot only (used later,
+    /// they would leave the window early).
+    pub slot: i64,
+    /// Admissions not yet taken.
+    pub left: u64,
+    /// What the store said remained in the window after its last grant.
+    pub shared_remaining: u32,
+    /// When the store's window resets, in Unix microseconds.
+    pub reset_at_us: i64,
+}
+
+impl Lease {
+    /// A lease from a store's decision at `now_us` that granted `granted` admissions of
+    /// which the request that asked takes the first.
+    pub fn granted(now_us: i64, granted: u64, decision: &Decision) -> Lease {
+        Lease {
+            slot: SlotWindow::slot_of(now_us, WINDOW_US),
+            left: granted.saturating_sub(1),
+            shared_remaining: decision.remaining,
+            reset_at_us: now_us + decision.reset_after_us,
+        }
+    }
+
+    /// Adds a newer grant (for the same slot: what was left stays usable).
+    pub fn add(&mut self, newer: Lease) {
+        if newer.slot == self.slot {
+            self.left += newer.left;
+            self.shared_remaining = newer.shared_remaining;
+            self.reset_at_us = newer.reset_at_us;
+        } else if newer.slot > self.slot {
+            *self = newer;
+        }
+    }
+
+    /// Takes one admission at `now_us` if the lease has one for the slot of `now_us`.
+    pub fn take(&mut self, now_us: i64, limit: u32) -> Option<Decision> {
+        if self.left == 0 || SlotWindow::slot_of(now_us, WINDOW_US) != self.slot {
+            return None;
+        }
+        self.left -= 1;
+        let remaining = u64::from(self.shared_remaining) + self.left;
+        Some(Decision {
+            allowed: true,
+            limit,
+            remaining: u32::try_from(remaining).unwrap_or(u32::MAX).min(limit),
+            reset_after_us: (self.reset_at_us - now_us).max(0),
+            retry_after_us: 0,
+        })
+    }
+
+    /// The decision for the request that asked for a grant: the store's, with what this
+    /// process still holds counted as remaining.
+    pub fn first(&self, decision: Decision) -> Decision {
+        let remaining = u64::from(decision.remaining) + self.left;
+        Decision {
+            remaining: u32::try_from(remaining)
+                .unwrap_or(u32::MAX)
+                .min(decision.limit),
+            ..decision
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,7 +481,85 @@ mod tests {
         assert_eq!(w.slot, 6);
     }
 
+    #[test]
+    fn leases_are_single_admissions_at_small_limits_and_shrink_near_the_limit() {
+        assert_eq!(lease_want(100), 1);
+        assert_eq!(lease_want(100_000_000), 1000);
+        assert_eq!(lease_grant(1000, 0, 100_000_000), 1000);
+        // a hundredth of what remains near the limit, then one at a time
+        assert_eq!(lease_grant(1000, 100_000_000 - 50_000, 100_000_000), 500);
+        assert_eq!(lease_grant(1000, 100_000_000 - 99, 100_000_000), 1);
+        assert_eq!(lease_grant(1000, 100_000_000, 100_000_000), 0);
+        assert_eq!(lease_grant(1, 0, 100), 1);
+    }
+
+    #[test]
+    fn a_lease_is_good_in_its_slot_only() {
+        let d = Decision {
+            allowed: true,
+            limit: 1000,
+            remaining: 900,
+            reset_after_us: 60 * S,
+            retry_after_us: 0,
+        };
+        let mut lease = Lease::granted(S, 3, &d);
+        assert_eq!(lease.first(d).remaining, 902);
+        let one = lease.take(2 * S, 1000).unwrap();
+        assert_eq!((one.remaining, one.reset_after_us), (901, 59 * S));
+        assert!(lease.take(2 * S, 1000).is_some());
+        assert!(lease.take(2 * S, 1000).is_none(), "used up");
+        let mut lease = Lease::granted(S, 3, &d);
+        assert!(lease.take(6 * S, 1000).is_none(), "the next slot");
+        lease.add(Lease::granted(S, 5, &d));
+        assert_eq!(lease.left, 6);
+    }
+
     proptest! {
+        /// Processes that lease from one shared window never admit more than the limit in
+        /// any rolling window, however their requests interleave.
+        #[test]
+        fn leasing_processes_never_admit_more_than_the_limit(
+            limit in 1u32..5_000,
+            calls in proptest::collection::vec((0usize..3, 0i64..3 * S), 1..3_000),
+        ) {
+            let mut shared = SlotWindow::default();
+            let mut leases: [Option<Lease>; 3] = [None, None, None];
+            let mut now = 0i64;
+            let mut admitted: Vec<i64> = Vec::new();
+            for (process, gap) in calls {
+                now += gap;
+                let local = leases[process].as_mut().and_then(|l| l.take(now, limit));
+                let allowed = match local {
+                    Some(_) => true,
+                    None => {
+                        // the store's rule: grant from the window as it stands
+                        shared.advance(SlotWindow::slot_of(now, WINDOW_US));
+                        let grant = lease_grant(lease_want(limit), shared.total(), u64::from(limit));
+                        let mut d = None;
+                        for _ in 0..grant {
+                            d = Some(shared.admit(now, limit, WINDOW_US));
+                        }
+                        match d {
+                            Some(d) if d.allowed => {
+                                let l = Lease::granted(now, grant, &d);
+                                match &mut leases[process] {
+                                    Some(old) => old.add(l),
+                                    slot => *slot = Some(l),
+                                }
+                                true
+                            }
+                            _ => false,
+                        }
+                    }
+                };
+                if allowed {
+                    admitted.push(now);
+                    let in_window = admitted.iter().filter(|t| **t > now - WINDOW_US).count();
+                    prop_assert!(in_window <= limit as usize, "{in_window} > {limit}");
+                }
+            }
+        }
+
         /// The window never admits more than `limit` in any rolling window, refuses only
         /// when `limit` were admitted within the window plus one slot, and admits again
         /// exactly after `retry_after_us`.

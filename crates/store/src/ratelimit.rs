@@ -22,29 +22,57 @@ pub async fn check(
     limit: u32,
     now_us: i64,
 ) -> Result<Decision> {
+    Ok(check_lease(db, account_id, bucket, limit, 1, now_us)
+        .await?
+        .0)
+}
+
+/// Checks one request against the shared window of `(account, bucket)` and, if it is
+/// admitted, grants up to `want` admissions at once (by the rule of
+/// `boxtrack_core::ratelimit::lease_grant`), all counted in the current slot now; returns the
+/// decision and how many were granted (0 when refused).
+pub async fn check_lease(
+    db: &Db,
+    account_id: Uuid,
+    bucket: Bucket,
+    limit: u32,
+    want: u64,
+    now_us: i64,
+) -> Result<(Decision, u64)> {
     let slot = SlotWindow::slot_of(now_us, WINDOW_US);
     let oldest_live = slot - (SLOTS as i64 - 1);
-    // $3 the current slot, $4 the first slot of the window, $5 the limit
+    // $3 the current slot, $4 the first slot of the window, $5 the limit, $6 the admissions
+    // wanted; the grant is a hundredth of what remains, at least 1 and at most $6
     const OLDER: &str = "SELECT CAST(COALESCE(SUM(count), 0) AS BIGINT) FROM rate_limit_slots WHERE account_id = $1 AND bucket = $2 AND slot >= $4 AND slot < $3";
+    let grant = |held: &str| {
+        format!(
+            "CASE WHEN ($5 - {held} - ({OLDER})) / 100 < 1 THEN 1 \
+             WHEN ($5 - {held} - ({OLDER})) / 100 > $6 THEN $6 \
+             ELSE ($5 - {held} - ({OLDER})) / 100 END"
+        )
+    };
     let sql = format!(
-        "INSERT INTO rate_limit_slots AS r (account_id, bucket, slot, count) \
-         SELECT $1, $2, $3, 1 WHERE ({OLDER}) < $5 \
-         ON CONFLICT (account_id, bucket, slot) DO UPDATE SET count = r.count + 1 \
+        "INSERT INTO rate_limit_slots AS r (account_id, bucket, slot, count, granted) \
+         SELECT $1, $2, $3, {g0}, {g0} WHERE ({OLDER}) < $5 \
+         ON CONFLICT (account_id, bucket, slot) DO UPDATE SET count = r.count + {g}, granted = {g} \
          WHERE r.count + ({OLDER}) < $5 \
-         RETURNING count, ({OLDER}), (SELECT MIN(slot) FROM rate_limit_slots WHERE account_id = $1 AND bucket = $2 AND slot >= $4)"
+         RETURNING count, granted, ({OLDER}), (SELECT MIN(slot) FROM rate_limit_slots WHERE account_id = $1 AND bucket = $2 AND slot >= $4)",
+        g0 = grant("0"),
+        g = grant("r.count"),
     );
-    let admitted: Option<(i64, i64, Option<i64>)> = on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql))
+    let admitted: Option<(i64, i64, i64, Option<i64>)> = on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(account_id)
         .bind(bucket.as_str())
         .bind(slot)
         .bind(oldest_live)
         .bind(i64::from(limit))
+        .bind(i64::try_from(want.max(1)).unwrap_or(i64::MAX))
         .fetch_optional(p)
         .await?);
     let len = SlotWindow::slot_len(WINDOW_US);
-    if let Some((count, older, oldest)) = admitted {
+    if let Some((count, granted, older, oldest)) = admitted {
         // slots older than the window are forgotten now and then (when a slot opens)
-        if count == 1 {
+        if count == granted {
             on_db!(db, p => sqlx::query(
                 "DELETE FROM rate_limit_slots WHERE account_id = $1 AND bucket = $2 AND slot < $3",
             )
@@ -57,13 +85,14 @@ pub async fn check(
         }
         let total = u64::try_from(count + older).unwrap_or(u64::MAX);
         let oldest = oldest.unwrap_or(slot);
-        return Ok(Decision {
+        let decision = Decision {
             allowed: true,
             limit,
             remaining: u32::try_from(u64::from(limit).saturating_sub(total)).unwrap_or(0),
             reset_after_us: ((oldest + SLOTS as i64) * len - now_us).max(0),
             retry_after_us: 0,
-        });
+        };
+        return Ok((decision, u64::try_from(granted).unwrap_or(0)));
     }
     // refused: when it may call again follows from the window's slots
     let rows: Vec<(i64, i64)> = on_db!(db, p => sqlx::query_as(
@@ -79,10 +108,12 @@ pub async fn check(
         rows.into_iter()
             .map(|(s, c)| (s, u64::try_from(c).unwrap_or(0))),
     );
-    Ok(window.admit(now_us, limit, WINDOW_US)).map(|d| Decision {
+    let d = window.admit(now_us, limit, WINDOW_US);
+    let refused = Decision {
         allowed: false,
         remaining: 0,
         retry_after_us: d.retry_after_us.max(1),
         ..d
-    })
+    };
+    Ok((refused, 0))
 }

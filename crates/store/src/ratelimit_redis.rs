@@ -19,8 +19,10 @@ use uuid::Uuid;
 use crate::Result;
 
 /// The check: KEYS[1] the hash; ARGV the current slot, the oldest slot in the window, the
-/// limit and the hash's time to live in milliseconds. Returns `{admitted, {slot, count, …}}`
-/// with the window's slots before this request.
+/// limit, the hash's time to live in milliseconds and the admissions wanted. Returns
+/// `{granted, {slot, count, …}}` with the window's slots before this request; the grant is
+/// `boxtrack_core::ratelimit::lease_grant`'s rule (a hundredth of what remains, at least one
+/// and at most the admissions wanted; none when the window is full).
 const CHECK: &str = r"
 local key = KEYS[1]
 local slot = tonumber(ARGV[1])
@@ -40,13 +42,16 @@ for i = 1, #fields, 2 do
     live[#live + 1] = c
   end
 end
-local admitted = 0
+local want = tonumber(ARGV[5])
+local granted = 0
 if total < limit then
-  redis.call('HINCRBY', key, ARGV[1], 1)
+  granted = math.floor((limit - total) / 100)
+  if granted < 1 then granted = 1 end
+  if granted > want then granted = want end
+  redis.call('HINCRBY', key, ARGV[1], granted)
   redis.call('PEXPIRE', key, ARGV[4])
-  admitted = 1
 end
-return {admitted, live}
+return {granted, live}
 ";
 
 /// A connection to the Redis server that holds the shared windows (reconnects by itself).
@@ -90,18 +95,35 @@ impl RedisLimits {
         limit: u32,
         now_us: i64,
     ) -> Result<Decision> {
+        Ok(self
+            .check_lease(account_id, bucket, limit, 1, now_us)
+            .await?
+            .0)
+    }
+
+    /// Checks one request and, if it is admitted, grants up to `want` admissions at once, all
+    /// counted in the current slot now; returns the decision and how many were granted.
+    pub async fn check_lease(
+        &self,
+        account_id: Uuid,
+        bucket: Bucket,
+        limit: u32,
+        want: u64,
+        now_us: i64,
+    ) -> Result<(Decision, u64)> {
         let slot = SlotWindow::slot_of(now_us, WINDOW_US);
         let oldest_live = slot - (SLOTS as i64 - 1);
         let ttl_ms = WINDOW_US / 1000 + SlotWindow::slot_len(WINDOW_US) / 1000;
         let key = format!("{}:{}:{}", self.prefix, account_id, bucket.as_str());
         let mut conn = self.conn.clone();
-        let (admitted, live): (i64, Vec<i64>) = self
+        let (granted, live): (i64, Vec<i64>) = self
             .script
             .key(key)
             .arg(slot)
             .arg(oldest_live)
             .arg(limit)
             .arg(ttl_ms)
+            .arg(want.max(1))
             .invoke_async(&mut conn)
             .await?;
         let mut window = SlotWindow::from_slots(
@@ -110,7 +132,13 @@ impl RedisLimits {
                 .map(|p| (p[0], u64::try_from(p[1]).unwrap_or(0))),
         );
         let d = window.admit(now_us, limit, WINDOW_US);
-        Ok(decide(admitted == 1, d))
+        let granted = u64::try_from(granted).unwrap_or(0);
+        let mut decision = decide(granted > 0, d);
+        // the rest of the grant is counted already
+        decision.remaining =
+            u32::try_from(u64::from(decision.remaining).saturating_sub(granted.saturating_sub(1)))
+                .unwrap_or(0);
+        Ok((decision, granted))
     }
 
     /// Forgets every window under this prefix (tests).

@@ -56,7 +56,7 @@ impl TestApp {
         let (db, database) = fresh_db().await;
         let limiter = match db.backend() {
             boxtrack_store::Backend::Sqlite => Limiter::memory(),
-            boxtrack_store::Backend::Postgres => Limiter::Database(db.clone()),
+            boxtrack_store::Backend::Postgres => Limiter::database(db.clone()),
         };
         let mut app = TestApp::spawn_on(db, limiter).await;
         app._database = Some(database);

@@ -53,8 +53,8 @@ async fn over_the_limit_is_429_with_retry_after_and_ratelimit_headers() {
 async fn the_limit_holds_across_processes_sharing_a_database() {
     let (db, database) = fresh_db().await;
     let second_pool = boxtrack_store::Db::connect(&database.url).await.unwrap();
-    let one = TestApp::spawn_on(db.clone(), Limiter::Database(db.clone())).await;
-    let two = TestApp::spawn_on(second_pool.clone(), Limiter::Database(second_pool)).await;
+    let one = TestApp::spawn_on(db.clone(), Limiter::database(db.clone())).await;
+    let two = TestApp::spawn_on(second_pool.clone(), Limiter::database(second_pool)).await;
     one_limit_for_two_processes(&one, &two).await;
     drop(database);
 }
@@ -80,8 +80,8 @@ async fn the_limit_holds_across_processes_sharing_redis() {
     let second_pool = boxtrack_store::Db::connect(&database.url).await.unwrap();
     let r1 = redis(prefix.clone()).await;
     let r2 = redis(prefix.clone()).await;
-    let one = TestApp::spawn_on(db.clone(), Limiter::Redis(r1.clone())).await;
-    let two = TestApp::spawn_on(second_pool, Limiter::Redis(r2)).await;
+    let one = TestApp::spawn_on(db.clone(), Limiter::redis(r1.clone())).await;
+    let two = TestApp::spawn_on(second_pool, Limiter::redis(r2)).await;
     one_limit_for_two_processes(&one, &two).await;
 
     // a refused request says when to come back, from the window Redis holds
@@ -93,6 +93,47 @@ async fn the_limit_holds_across_processes_sharing_redis() {
     assert!((1..=65).contains(&retry), "{retry}");
     assert!(r.header("ratelimit").unwrap().contains("r=0"));
     r1.clear().await.unwrap();
+    drop(database);
+}
+
+/// With a large limit, a process asks the shared store for a lease of many admissions at once
+/// (a thousandth of the limit) and hands them out without asking again: 60 requests through
+/// two instances cost a few grants, not 60 checks, and every grant counts in the shared window
+/// at once, so the window never holds fewer admissions than were made.
+#[tokio::test]
+async fn large_limits_are_leased_to_each_process_in_grants() {
+    let (db, database) = fresh_db().await;
+    let second_pool = boxtrack_store::Db::connect(&database.url).await.unwrap();
+    let one = TestApp::spawn_on(db.clone(), Limiter::database(db.clone())).await;
+    let two = TestApp::spawn_on(second_pool.clone(), Limiter::database(second_pool)).await;
+    let (account, key) = one.account_with(Plan::Standard, &[], limits(100_000)).await;
+    let mut remaining = Vec::new();
+    for i in 0..60 {
+        let app = if i < 30 { &one } else { &two };
+        let r = app.get("/v2/account", Some(&key)).await;
+        assert_eq!(r.status, 200);
+        let state = r.header("ratelimit").unwrap();
+        let r: u32 = state
+            .split(";r=")
+            .nth(1)
+            .and_then(|s| s.split(';').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        remaining.push(r);
+    }
+    let counted: i64 = boxtrack_store::on_db!(&db, p => sqlx::query_scalar(
+        "SELECT CAST(COALESCE(SUM(count), 0) AS BIGINT) FROM rate_limit_slots WHERE account_id = $1")
+        .bind(account.id).fetch_one(p).await.unwrap());
+    // grants of 100 each: at least one per process, one more per 5-second slot crossed
+    assert_eq!(counted % 100, 0, "{counted}");
+    assert!((200..=400).contains(&counted), "{counted}");
+    // what a response says remains counts what this process still holds
+    assert!(
+        remaining.iter().all(|r| *r >= 100_000 - 400),
+        "{remaining:?}"
+    );
+    assert!(remaining[0] > remaining[29], "{remaining:?}");
     drop(database);
 }
 

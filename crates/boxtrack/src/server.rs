@@ -117,7 +117,7 @@ fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
     .with_metrics(app.metrics.clone())
     .with_schedule(s.webhook_retry_schedule.clone())
     .with_signature_header(&s.webhook_signature_header);
-    tokio::spawn(deliverer.run(shutdown.clone(), Duration::from_secs(1)));
+    tokio::spawn(deliverer.run(shutdown.clone(), boxtrack_worker::delivery::POLL));
 }
 
 fn shutdown_on_signal() -> CancellationToken {

@@ -136,9 +136,14 @@ pub struct Cycle {
 /// takes (`locked_until_us`, in no index, so the row is rewritten in place where its page has
 /// room): other processes pass over it until the lease ends or its attempt is recorded, and
 /// the rows of a process that died come back when their lease ends. On SQLite one process
-/// delivers (the database is a file of that process), so a claim writes nothing: a process
-/// that dies takes its claims with it, and a restarted one finds every unrecorded
-/// notification due again at once.
+/// delivers (the database is a file of that process), so a claim writes nothing to the rows:
+/// the writer connection keeps the ids it handed out and not yet got back in a temporary
+/// table of its own, which later claims pass over; a process that dies takes its claims with
+/// it, and a restarted one finds every unrecorded notification due again at once.
+///
+/// A run may go back to the first due notification (`after: None`) while some of its own are
+/// still out (a slow receiver's): the leases (PostgreSQL) and the writer's ids (SQLite) keep
+/// it from taking them twice.
 #[derive(Debug, Clone, Copy)]
 pub struct Claim {
     /// Due at or before this time.
@@ -150,6 +155,9 @@ pub struct Claim {
     /// Only notifications after this position in due order (the last one the run claimed,
     /// [`CycleDone::last_claimed`]); `None` starts from the first due.
     pub after: Option<Position>,
+    /// The first claim of a run: nothing an earlier run claimed is still out (on SQLite the
+    /// writer forgets the ids it handed out before).
+    pub first: bool,
 }
 
 /// A notification's place in due order: due time, then id.

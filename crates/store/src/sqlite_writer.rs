@@ -106,6 +106,11 @@ fn open(path: &std::path::Path, auto_checkpoint: bool) -> rusqlite::Result<Conne
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
     }
     conn.set_prepared_statement_cache_capacity(32);
+    // the ids this connection's claims handed out and no cycle has given back yet (see
+    // `notifications::Claim`): this connection's own, gone with it
+    conn.execute_batch(
+        "PRAGMA temp_store = MEMORY; CREATE TEMP TABLE IF NOT EXISTS out_for_delivery (id BLOB PRIMARY KEY NOT NULL) WITHOUT ROWID",
+    )?;
     Ok(conn)
 }
 
@@ -122,6 +127,18 @@ fn run(conn: &mut Connection, work: &Cycle) -> Result<CycleDone> {
     }
     if !work.deferred.is_empty() {
         defer(&tx, &work.deferred)?;
+    }
+    // what comes back is no longer out
+    {
+        let mut st = tx.prepare_cached("DELETE FROM temp.out_for_delivery WHERE id = ?1")?;
+        for id in work
+            .done
+            .iter()
+            .map(|(row, _)| row.id)
+            .chain(work.deferred.iter().map(|(id, _)| *id))
+        {
+            st.execute([id])?;
+        }
     }
     if let Some(claim) = work.claim {
         let (claimed, last) = claim_due(&tx, claim)?;
@@ -230,7 +247,14 @@ fn defer(tx: &rusqlite::Transaction<'_>, rows: &[(Uuid, i64)]) -> Result<()> {
 /// Claims the next due notifications of this run (see [`Claim`]): a read, since on SQLite
 /// the process holding the claims is the lease.
 fn claim_due(tx: &rusqlite::Transaction<'_>, c: Claim) -> Result<(Vec<Claimed>, Position)> {
-    let sql = claim_statement(Backend::Sqlite);
+    if c.first {
+        // a new run: whatever an earlier one handed out has come back or was dropped
+        tx.execute("DELETE FROM temp.out_for_delivery", [])?;
+    }
+    let sql = claim_statement(Backend::Sqlite).replace(
+        " ORDER BY",
+        " AND id NOT IN (SELECT id FROM temp.out_for_delivery) ORDER BY",
+    );
     let mut st = tx.prepare_cached(&sql)?;
     let after = c.after.unwrap_or(START);
     st.raw_bind_parameter("$1", c.now_us)?;
@@ -262,6 +286,11 @@ fn claim_due(tx: &rusqlite::Transaction<'_>, c: Claim) -> Result<(Vec<Claimed>, 
             },
             body: r.get(16)?,
         });
+    }
+    let mut st =
+        tx.prepare_cached("INSERT OR IGNORE INTO temp.out_for_delivery (id) VALUES (?1)")?;
+    for c in &out {
+        st.execute([c.row.id])?;
     }
     // in due order already
     let last = last_position(&out, after);

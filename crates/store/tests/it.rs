@@ -193,6 +193,7 @@ async fn delivery_cycles_keep_the_first_stored_body() {
                     lease_us: 60_000_000,
                     limit: 10,
                     after,
+                    first: after.is_none(),
                 }),
                 ..Cycle::default()
             };

@@ -1053,6 +1053,12 @@ async fn succeeded_events(
         .await
         .json();
     let tr_id = uuid::Uuid::parse_str(tr["data"]["id"].as_str().unwrap()).unwrap();
+    append_succeeded(db, tr_id, n).await;
+    tr_id
+}
+
+/// Appends `n` `tracking_request.succeeded` events about `tr_id` to the webhooks' account.
+async fn append_succeeded(db: &boxtrack_store::Db, tr_id: uuid::Uuid, n: usize) {
     let account_id: uuid::Uuid = boxtrack_store::on_db!(db, p => sqlx::query_scalar("SELECT account_id FROM webhooks LIMIT 1").fetch_one(p).await.unwrap());
     let entries: Vec<boxtrack_store::events::NewEvent> = (0..n)
         .map(|_| boxtrack_store::events::NewEvent {
@@ -1067,7 +1073,6 @@ async fn succeeded_events(
         .await
         .unwrap();
     tx.commit().await.unwrap();
-    tr_id
 }
 
 /// A receiver that holds every request for `hold` before answering 204, counting requests.
@@ -1093,14 +1098,14 @@ async fn slow_receiver(
     (url, count)
 }
 
-/// A slow receiver cannot starve the others: its notifications beyond what its slots can take
-/// within the slot wait go back to the database unattempted (due again later, attempt count
-/// unchanged), and the fast webhook's all go out in the same run.
+/// A slow receiver cannot starve the others: the fast webhook's notifications all go out at
+/// once, while the slow one's beyond what its slots can take within the slot wait go back to
+/// the database unattempted and come back when due, until each was attempted exactly once.
 #[tokio::test]
 async fn a_slow_receiver_gives_its_backlog_back_instead_of_starving_others() {
     let (app, key, seen_fast, _, db) = subscribed_app(&["tracking_request.succeeded"], 200).await;
     // every request to it outlasts the slot wait, so whatever waits for a slot is given back
-    let (slow_url, slow_count) = slow_receiver(std::time::Duration::from_secs(3)).await;
+    let (slow_url, slow_count) = slow_receiver(std::time::Duration::from_millis(800)).await;
     let r = app
         .post(
             "/v2/webhooks",
@@ -1111,51 +1116,146 @@ async fn a_slow_receiver_gives_its_backlog_back_instead_of_starving_others() {
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
     let slow_id = r.json()["data"]["id"].as_str().unwrap().to_string();
-    const EVENTS: usize = 40;
+    const EVENTS: usize = 12;
     succeeded_events(&app, &key, &db, EVENTS).await;
 
     let now = boxtrack_store::now_us();
     let made = deliverer(&db, 1_000_000)
-        .with_slot_wait(std::time::Duration::from_secs(1))
+        .with_slot_wait(std::time::Duration::from_millis(300))
         .deliver_due(now)
         .await
         .unwrap();
-    let slow_sent = slow_count.load(std::sync::atomic::Ordering::SeqCst);
     assert_eq!(
         seen_fast.lock().await.len(),
         EVENTS,
         "the fast webhook got all of its"
     );
     assert_eq!(
-        slow_sent,
-        boxtrack_worker::delivery::PER_ENDPOINT,
-        "the slow one only what its slots took"
+        slow_count.load(std::sync::atomic::Ordering::SeqCst),
+        EVENTS,
+        "the slow one all of its, as its slots freed"
     );
     assert_eq!(
         made,
-        EVENTS + slow_sent,
+        2 * EVENTS,
         "given-back notifications are not attempts"
     );
-    let pending = app
+    let slow = app
         .get(
-            &format!(
-                "/v2/webhook_notifications?filter[webhook_id]={slow_id}&filter[delivery_status]=pending&page[size]=100"
-            ),
+            &format!("/v2/webhook_notifications?filter[webhook_id]={slow_id}&page[size]=100"),
             Some(&key),
         )
         .await
         .json();
-    let pending = pending["data"].as_array().unwrap();
-    assert_eq!(pending.len(), EVENTS - slow_sent);
+    let slow = slow["data"].as_array().unwrap();
+    assert_eq!(slow.len(), EVENTS);
     assert!(
-        pending.iter().all(|n| n["attributes"]["attempts"] == 0),
-        "given back unattempted"
+        slow.iter().all(|n| n["attributes"]["attempts"] == 1
+            && n["attributes"]["delivery_status"] == "succeeded"),
+        "each attempted once: {slow:?}"
     );
     assert_eq!(
         deliverer(&db, 1_000_000).deliver_due(now).await.unwrap(),
         0,
-        "not due again at once"
+        "nothing left"
     );
+}
+
+/// A receiver that holds every request until `release` is notified, counting arrivals.
+async fn gated_receiver() -> (
+    String,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    std::sync::Arc<tokio::sync::Notify>,
+) {
+    let arrived = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let release = std::sync::Arc::new(tokio::sync::Notify::new());
+    let (a, r) = (arrived.clone(), release.clone());
+    let app = axum::Router::new().route(
+        "/gated",
+        axum::routing::post(move || {
+            let (a, r) = (a.clone(), r.clone());
+            async move {
+                a.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                r.notified().await;
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/gated", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, arrived, release)
+}
+
+/// One receiver that does not answer does not hold up the others' new notifications: while a
+/// run waits for it, what falls due meanwhile is claimed and delivered in the same run (issue
+/// 25, target 5), and nothing is delivered twice.
+#[tokio::test]
+async fn notifications_that_fall_due_while_a_receiver_hangs_go_out_at_once() {
+    let (app, key, seen_fast, _, db) = subscribed_app(&["tracking_request.succeeded"], 200).await;
+    let (gated_url, gated_arrived, release) = gated_receiver().await;
+    let r = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &hook(&gated_url, &["tracking_request.succeeded"]),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let tr_id = succeeded_events(&app, &key, &db, 3).await;
+
+    // a run that cannot end before the gated receiver answers (no timeout, no slot wait)
+    let run = {
+        let d = boxtrack_worker::delivery::Deliverer::new(
+            db.clone(),
+            std::time::Duration::from_secs(300),
+            true,
+            1_000_000,
+        )
+        .with_slot_wait(std::time::Duration::from_secs(300));
+        tokio::spawn(async move { d.deliver_due(boxtrack_store::now_us()).await })
+    };
+    let mut waited = 0;
+    while gated_arrived.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        waited += 1;
+        assert!(waited < 600, "the gated receiver never got a request");
+    }
+    let seen = seen_fast.clone();
+    let mut waited = 0;
+    while seen.lock().await.len() < 3 {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        waited += 1;
+        assert!(waited < 600, "the first three never arrived");
+    }
+
+    // new events while the run is held up
+    append_succeeded(&db, tr_id, 2).await;
+    let mut waited = 0;
+    while seen.lock().await.len() < 5 {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        waited += 1;
+        assert!(waited < 600, "the new ones never arrived");
+    }
+    assert!(!run.is_finished(), "delivered by the run still held up");
+
+    // the gated receiver answers; the run ends having attempted each notification once
+    release.notify_waiters();
+    let mut made = None;
+    for _ in 0..600 {
+        if run.is_finished() {
+            made = Some(run.await.unwrap().unwrap());
+            break;
+        }
+        release.notify_waiters();
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let made = made.expect("the run ended");
+    assert_eq!(seen_fast.lock().await.len(), 5, "nothing twice");
+    let gated = gated_arrived.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(made, 5 + gated, "each attempt once");
+    assert!(gated <= 5);
 }
 
 /// The shape of an envelope: what it is about, and per included type the attributes and

@@ -35,6 +35,11 @@ impl Metrics for NoMetrics {
     fn record_deactivation(&self) {}
 }
 
+/// How often `boxtrack serve` looks for due notifications when the last look found none: the
+/// most a new notification waits before its first attempt starts (a look that finds nothing
+/// is one indexed query).
+pub const POLL: Duration = Duration::from_millis(50);
+
 /// Concurrent requests to one webhook at most.
 pub const PER_ENDPOINT: usize = 4;
 
@@ -285,9 +290,9 @@ impl Deliverer {
         // one timer for every queue, a few checks per slot wait
         let mut sweep = tokio::time::interval(slot_check_period(self.slot_wait));
         sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        // not due again within this run (its claims use `now_us`)
-        let deferred_until =
-            now_us.saturating_add(i64::try_from(self.slot_wait.as_micros()).unwrap_or(i64::MAX));
+        // the run's clock (`now_us` is the caller's time, which tests set ahead)
+        let began = tokio::time::Instant::now();
+        let slot_wait_us = i64::try_from(self.slot_wait.as_micros()).unwrap_or(i64::MAX);
         'run: loop {
             tokio::select! {
                 n = jobs.recv_many(&mut arrived, WINDOW) => {
@@ -308,6 +313,9 @@ impl Deliverer {
                 }
                 _ = sweep.tick() => {
                     let now = tokio::time::Instant::now();
+                    // due again one slot wait from now
+                    let elapsed = i64::try_from(now.saturating_duration_since(began).as_micros()).unwrap_or(0);
+                    let deferred_until = now_us.saturating_add(elapsed).saturating_add(slot_wait_us);
                     for (queue, _) in hooks.values() {
                         for job in queue.take_overdue(now, self.slot_wait) {
                             let deferred = Outcome::Deferred { id: job.row.id, until_us: deferred_until };
@@ -378,7 +386,7 @@ impl Deliverer {
         now_us: i64,
         prepared: Vec<Prepared>,
         done: Vec<Outcome>,
-        claim: Option<Option<boxtrack_store::notifications::Position>>,
+        claim: Option<(Option<boxtrack_store::notifications::Position>, bool)>,
     ) -> Result<Cycled, boxtrack_store::StoreError> {
         use boxtrack_store::notifications::{self, Claim, Cycle};
         // the bodies are shared with the jobs, not copied
@@ -407,11 +415,12 @@ impl Deliverer {
                 bodies,
                 done: attempted,
                 deferred,
-                claim: claim.map(|after| Claim {
+                claim: claim.map(|(after, first)| Claim {
                     now_us,
                     lease_us: LEASE_US,
                     limit: BATCH as i64,
                     after,
+                    first,
                 }),
                 deactivate_after: self.deactivate_after,
             },
@@ -434,7 +443,12 @@ impl Deliverer {
     /// writer; the store runs each cycle in one blocking call on the database's own writer
     /// connection); two on PostgreSQL, whose writers do not exclude each other and whose every
     /// statement is a round trip. Returns how many attempts were recorded.
-    async fn lane(&self, now_us: i64, mut io: LaneIo) -> Result<usize, boxtrack_store::StoreError> {
+    async fn lane(
+        &self,
+        now_us: i64,
+        mut io: LaneIo,
+        shutdown: &tokio_util::sync::CancellationToken,
+    ) -> Result<usize, boxtrack_store::StoreError> {
         let lanes = match self.db.backend() {
             boxtrack_store::Backend::Sqlite => 1,
             boxtrack_store::Backend::Postgres => 2,
@@ -454,6 +468,23 @@ impl Deliverer {
         let mut prepared: Vec<Prepared> = Vec::new();
         // when the oldest outcome in `done` came back
         let mut waiting_since: Option<tokio::time::Instant> = None;
+        // the run's clock: claims take what fell due since the run began (`now_us` is the
+        // caller's time, which tests set ahead)
+        let began = tokio::time::Instant::now();
+        let clock = |now: tokio::time::Instant| {
+            now_us.saturating_add(
+                i64::try_from(now.saturating_duration_since(began).as_micros()).unwrap_or(0),
+            )
+        };
+        let mut first = true;
+        // once `shutdown` is cancelled the run claims nothing more and ends when what it
+        // holds is recorded (bounded by the request timeout and the slot wait)
+        let mut closing = false;
+        // when the last claim that found too little came back: while some of the run's
+        // notifications are still out (a slow receiver's), the run looks again from the
+        // first due one every `POLL`, so what falls due meanwhile goes out at once instead
+        // of waiting for the slowest receiver of the run
+        let mut exhausted_at = tokio::time::Instant::now();
         loop {
             while let Ok(p) = io.prepared.try_recv() {
                 preparing -= p.jobs.len();
@@ -468,6 +499,7 @@ impl Deliverer {
                 waiting_since = Some(tokio::time::Instant::now());
             }
             let claim = !stopping
+                && !closing
                 && !exhausted
                 && !claiming
                 && in_flight + BATCH <= WINDOW
@@ -479,12 +511,15 @@ impl Deliverer {
                 let me = self.clone();
                 let (p, d) = (std::mem::take(&mut prepared), std::mem::take(&mut done));
                 waiting_since = None;
-                let claim = claim.then_some(after);
-                cycles.spawn(async move { me.cycle(now_us, p, d, claim).await });
+                let claim = claim.then_some((after, first));
+                first &= claim.is_none();
+                let at = clock(tokio::time::Instant::now());
+                cycles.spawn(async move { me.cycle(at, p, d, claim).await });
                 continue;
             }
             if cycles.is_empty()
-                && (stopping || (!work && in_flight == 0 && (exhausted || io.claims.is_none())))
+                && (stopping
+                    || (!work && in_flight == 0 && (exhausted || closing || io.claims.is_none())))
             {
                 break;
             }
@@ -521,6 +556,9 @@ impl Deliverer {
                         after = out.last_claimed;
                         let n = out.claimed.len();
                         exhausted = n < BATCH;
+                        if exhausted {
+                            exhausted_at = tokio::time::Instant::now();
+                        }
                         if n > 0 {
                             in_flight += n;
                             preparing += n;
@@ -551,6 +589,13 @@ impl Deliverer {
                     // the sender stopped: what it held comes back when the lease ends
                     stopping = true;
                 },
+                // due notifications are looked for again while the run waits for its slowest
+                _ = tokio::time::sleep_until(exhausted_at + POLL),
+                    if exhausted && in_flight > 0 && !stopping && !closing && io.claims.is_some() => {
+                    exhausted = false;
+                    after = None;
+                },
+                _ = shutdown.cancelled(), if !closing => closing = true,
                 // outcomes waiting to be gathered are recorded once they have waited this long
                 _ = tokio::time::sleep_until(waiting_since.map_or_else(tokio::time::Instant::now, |t| t + GATHER_WAIT)),
                     if waiting_since.is_some() && !stopping && cycles.len() < lanes => {},
@@ -569,7 +614,21 @@ impl Deliverer {
     /// notifications are in flight. A worker killed at any point leaves its claimed rows to
     /// come back when the lease ends (on SQLite, when the process starts again); receivers
     /// deduplicate on `webhook-id`.
+    ///
+    /// While some of the run's notifications are still out (a slow receiver's), the run looks
+    /// for newly due ones every [`POLL`] and sends them at once, so a receiver that does not
+    /// answer delays nobody else's deliveries; the run ends when nothing is due or out.
     pub async fn deliver_due(&self, now_us: i64) -> Result<usize, boxtrack_store::StoreError> {
+        self.deliver_due_until(now_us, &tokio_util::sync::CancellationToken::new())
+            .await
+    }
+
+    /// [`Deliverer::deliver_due`], claiming nothing more once `shutdown` is cancelled.
+    pub async fn deliver_due_until(
+        &self,
+        now_us: i64,
+        shutdown: &tokio_util::sync::CancellationToken,
+    ) -> Result<usize, boxtrack_store::StoreError> {
         let (claim_tx, claim_rx) = tokio::sync::mpsc::channel(1);
         let (prepared_tx, prepared_rx) = tokio::sync::mpsc::channel(2);
         let (job_tx, job_rx) = tokio::sync::mpsc::channel(WINDOW);
@@ -589,7 +648,7 @@ impl Deliverer {
             done: done_rx,
         };
         // the lane's channels close when it returns, which stops the other two
-        let recorded = self.lane(now_us, io).await;
+        let recorded = self.lane(now_us, io, shutdown).await;
         let preparing = match preparer.await {
             Ok(r) => r,
             Err(e) => {
@@ -605,11 +664,16 @@ impl Deliverer {
         Ok(recorded)
     }
 
-    /// Delivers until `shutdown`, checking for due work every `poll`.
+    /// Delivers until `shutdown`: at once again while there was work, else after `poll`.
     pub async fn run(self, shutdown: tokio_util::sync::CancellationToken, poll: Duration) {
         loop {
-            if let Err(e) = self.deliver_due(boxtrack_store::now_us()).await {
-                tracing::error!(error = %e, "webhook delivery failed; will retry");
+            match self
+                .deliver_due_until(boxtrack_store::now_us(), &shutdown)
+                .await
+            {
+                Ok(made) if made > 0 && !shutdown.is_cancelled() => continue,
+                Ok(_) => {}
+                Err(e) => tracing::error!(error = %e, "webhook delivery failed; will retry"),
             }
             tokio::select! {
                 _ = shutdown.cancelled() => return,

@@ -50,6 +50,41 @@ struct Call {
 struct Server {
     child: Child,
     base: String,
+    /// From spawning the process to its `listening on` line.
+    listening_after: Duration,
+}
+
+impl Server {
+    /// Resident memory of the process (`VmRSS`), in KiB.
+    fn rss_kib(&self) -> Option<u64> {
+        self.status_kib("VmRSS:")
+    }
+
+    /// Resident memory of the process that is its own (`RssAnon`: not pages of files it
+    /// maps, which the operating system shares and reclaims), in KiB.
+    fn anon_kib(&self) -> Option<u64> {
+        self.status_kib("RssAnon:")
+    }
+
+    /// CPU time the process has used (user and system), in clock ticks of 10 ms.
+    fn cpu_ticks(&self) -> u64 {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // the fields after the command name, which is in parentheses
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let tick = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name
+        tick(11) + tick(12)
+    }
+
+    fn status_kib(&self, field: &str) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
 }
 
 impl Drop for Server {
@@ -66,6 +101,7 @@ fn start(mut cmd: Command) -> Res<Server> {
         std::process::id(),
         Instant::now().elapsed().as_nanos()
     ));
+    let spawned = Instant::now();
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(&log)?)
@@ -82,9 +118,14 @@ fn start(mut cmd: Command) -> Res<Server> {
             break line[at + "listening on ".len()..].trim().to_string();
         }
     };
+    let listening_after = spawned.elapsed();
     // keep draining stdout so the child never blocks on a full pipe
     std::thread::spawn(move || for _ in lines {});
-    Ok(Server { child, base })
+    Ok(Server {
+        child,
+        base,
+        listening_after,
+    })
 }
 
 fn pinned(program: &std::path::Path) -> Command {
@@ -306,10 +347,26 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
         cmd.args(extra.split_whitespace());
     }
     cmd.env("RUST_LOG", "warn");
+    let spawned = Instant::now();
     let server = start(cmd)?;
+    // start to ready: the first 200 from /readyz
+    let http = reqwest::Client::new();
+    loop {
+        let r = http.get(format!("{}/readyz", server.base)).send().await;
+        if r.is_ok_and(|r| r.status().is_success()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let ready_after = spawned.elapsed();
+    println!(
+        "boxtrack serve: listening after {:.0} ms, /readyz 200 after {:.0} ms, resident {} MiB",
+        server.listening_after.as_secs_f64() * 1e3,
+        ready_after.as_secs_f64() * 1e3,
+        server.rss_kib().unwrap_or(0) / 1024
+    );
 
     // the bytes boxtrack answers, for the baseline to answer from memory
-    let http = reqwest::Client::new();
     let mut bodies = HashMap::new();
     for c in &calls {
         let r = http
@@ -343,10 +400,19 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
             .into_iter()
             .enumerate()
         {
+            let proc_ = if i == 0 { &base_server } else { &server };
+            let before = proc_.cpu_ticks();
             let o = run(base, &calls, connections, seconds, None).await?;
+            // the warm-up's requests are not counted in the rate: CPU over the measured part
+            let cpu_us = (proc_.cpu_ticks() - before) as f64 * 10_000.0 * seconds as f64
+                / (seconds as f64 + 2.0);
             println!(
-                "  run {round} {name:<8} {:>8.0} req/s  p50 {:>6} µs  p99 {:>6} µs  failed {}",
-                o.rate, o.p50_us, o.p99_us, o.failed
+                "  run {round} {name:<8} {:>8.0} req/s  p50 {:>6} µs  p99 {:>6} µs  failed {}  server CPU {:.0} µs/request",
+                o.rate,
+                o.p50_us,
+                o.p99_us,
+                o.failed,
+                cpu_us / (o.rate * seconds as f64).max(1.0)
             );
             rates[i].push(o.rate);
         }
@@ -365,6 +431,13 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
             o.rate, o.p50_us, o.p99_us, o.failed
         );
     }
+    println!(
+        "resident memory after the runs: boxtrack {} MiB ({} MiB its own, the rest mapped database pages), baseline {} MiB (baseline listening after {:.0} ms)",
+        server.rss_kib().unwrap_or(0) / 1024,
+        server.anon_kib().unwrap_or(0) / 1024,
+        base_server.rss_kib().unwrap_or(0) / 1024,
+        base_server.listening_after.as_secs_f64() * 1e3
+    );
     drop(base_server);
     drop(server);
     let _ = std::fs::remove_file(file);

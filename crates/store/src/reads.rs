@@ -275,6 +275,74 @@ pub async fn containers_of_many(
     Ok(out)
 }
 
+/// What a shipment's resource needs of each of its containers: its id and the POD terminal
+/// it reports.
+pub trait ContainerOnShipment {
+    /// The container's id.
+    fn id(&self) -> Uuid;
+    /// The terminal at the port of discharge, as the container's state names it.
+    fn pod_terminal(&self) -> Option<&str>;
+}
+
+impl ContainerOnShipment for ContainerRow {
+    fn id(&self) -> Uuid {
+        self.id
+    }
+    fn pod_terminal(&self) -> Option<&str> {
+        self.state.0.pod_terminal.as_deref()
+    }
+}
+
+/// A container as its shipment's resource shows it, read without its state.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ContainerRef {
+    /// Id.
+    pub id: Uuid,
+    /// Its shipment.
+    pub shipment_id: Uuid,
+    /// The POD terminal of its state.
+    pub pod_terminal: Option<String>,
+}
+
+impl ContainerOnShipment for ContainerRef {
+    fn id(&self) -> Uuid {
+        self.id
+    }
+    fn pod_terminal(&self) -> Option<&str> {
+        self.pod_terminal.as_deref()
+    }
+}
+
+/// The containers of many shipments by shipment, as their shipments' resources show them
+/// (ids and POD terminals, not the whole state), in one query.
+pub async fn container_refs_of_many(
+    db: &Db,
+    account_id: Uuid,
+    shipment_ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, Vec<ContainerRef>>> {
+    let terminal = match db.backend() {
+        crate::Backend::Sqlite => "json_extract(state, '$.pod_terminal')",
+        crate::Backend::Postgres => "state->>'pod_terminal'",
+    };
+    let sql = format!(
+        "SELECT id, shipment_id, {terminal} AS pod_terminal FROM containers WHERE account_id = {{account}} AND shipment_id"
+    );
+    let rows: Vec<ContainerRef> = rows_in(
+        db,
+        account_id,
+        shipment_ids,
+        &sql,
+        " ORDER BY shipment_id, created_us, id",
+    )
+    .await?;
+    let mut out: std::collections::HashMap<Uuid, Vec<ContainerRef>> =
+        std::collections::HashMap::new();
+    for r in rows {
+        out.entry(r.shipment_id).or_default().push(r);
+    }
+    Ok(out)
+}
+
 /// Filters shared by the shipment and container lists.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {

@@ -45,8 +45,16 @@ async fn render(
     // the page's related rows, one query per relation (not one per row)
     let shipment_ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
     let shipments = reads::shipments_by_id(&state.db, caller.account.id, &shipment_ids).await?;
-    let siblings_of = if includes.iter().any(|i| i.starts_with("shipment")) {
+    // the shipment's containers: whole rows only where they are included themselves, else
+    // what the shipment's resource shows of them (ids and POD terminal)
+    let with_siblings = includes.iter().any(|i| i == "shipment.containers");
+    let siblings_of = if with_siblings {
         reads::containers_of_many(&state.db, caller.account.id, &shipment_ids).await?
+    } else {
+        Default::default()
+    };
+    let refs_of = if !with_siblings && includes.iter().any(|i| i.starts_with("shipment")) {
+        reads::container_refs_of_many(&state.db, caller.account.id, &shipment_ids).await?
     } else {
         Default::default()
     };
@@ -89,8 +97,13 @@ async fn render(
                 .get(&s.id)
                 .map(Vec::as_slice)
                 .unwrap_or_default();
-            push(resources::shipment(s, siblings), &mut included);
-            if includes.iter().any(|i| i == "shipment.containers") {
+            if with_siblings {
+                push(resources::shipment(s, siblings), &mut included);
+            } else {
+                let refs = refs_of.get(&s.id).map(Vec::as_slice).unwrap_or_default();
+                push(resources::shipment(s, refs), &mut included);
+            }
+            if with_siblings {
                 for sib in siblings {
                     push(
                         resources::container(sib, Some(s), &caller.account),

@@ -1,7 +1,7 @@
 //! The `shipment` resource.
 
 use boxtrack_core::carriers;
-use boxtrack_store::reads::{ContainerRow, ShipmentRow};
+use boxtrack_store::reads::{ContainerOnShipment, ShipmentRow};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -119,12 +119,15 @@ pub struct ShipmentRelationships {
 }
 
 /// The `shipment` resource; `container_ids` fills the `containers` relationship.
-pub fn shipment_resource(s: &ShipmentRow, containers: &[ContainerRow]) -> Resource<Shipment> {
+pub fn shipment_resource<C: ContainerOnShipment>(
+    s: &ShipmentRow,
+    containers: &[C],
+) -> Resource<Shipment> {
     let route = &s.route.0;
     // the POD terminal the containers report (they share one port of discharge)
     let pod_terminal = containers
         .iter()
-        .find_map(|c| c.state.0.pod_terminal.as_deref());
+        .find_map(ContainerOnShipment::pod_terminal);
     let st = &s.state.0;
     let line = carriers::by_scac(&s.scac);
     Resource {
@@ -172,7 +175,7 @@ pub fn shipment_resource(s: &ShipmentRow, containers: &[ContainerRow]) -> Resour
             destination: port_rel(route.destination_locode.as_deref()),
             pod_terminal: terminal_rel(pod_terminal),
             destination_terminal: ToOne::none(),
-            containers: ToMany::new("container", containers.iter().map(|c| c.id)),
+            containers: ToMany::new("container", containers.iter().map(ContainerOnShipment::id)),
             customer: ToOne::new("party", s.customer_id),
             line_tracking_stopped_by_user: ToOne::none(),
         },
@@ -180,6 +183,6 @@ pub fn shipment_resource(s: &ShipmentRow, containers: &[ContainerRow]) -> Resour
 }
 
 /// The `shipment` resource as a JSON value.
-pub fn shipment(s: &ShipmentRow, containers: &[ContainerRow]) -> Value {
+pub fn shipment<C: ContainerOnShipment>(s: &ShipmentRow, containers: &[C]) -> Value {
     shipment_resource(s, containers).to_value()
 }

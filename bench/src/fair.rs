@@ -22,7 +22,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use boxtrack_core::plan::Plan;
 use boxtrack_core::ratelimit::Limits;
 use boxtrack_store::events::NewEvent;
 use boxtrack_store::on_db;
@@ -101,21 +100,7 @@ async fn one_run(webhooks: usize, per_second: u32, seconds: u64, slow: bool) -> 
         )
         .await?;
     }
-    let request = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
-        request_number: Some("TEST-TR-SUCCEEDED".into()),
-        request_type: Some("bill_of_lading".into()),
-        scac: Some("TEST".into()),
-        ..Default::default()
-    })
-    .map_err(|e| format!("{e:?}"))?;
-    let tr = boxtrack_store::tracking::create_request(
-        &db,
-        account.id,
-        Plan::Standard,
-        &request,
-        &Default::default(),
-    )
-    .await?;
+    let tr = boxtrack_bench::hooks::succeeding_request(&db, account.id).await?;
 
     let deliverer = boxtrack_worker::delivery::Deliverer::new(
         db.clone(),

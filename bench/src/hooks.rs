@@ -79,21 +79,7 @@ pub async fn set_up(url: &str, n: usize) -> Res<(Db, boxtrack_testkit::TestDatab
         },
     )
     .await?;
-    let request = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
-        request_number: Some("TEST-TR-SUCCEEDED".into()),
-        request_type: Some("bill_of_lading".into()),
-        scac: Some("TEST".into()),
-        ..Default::default()
-    })
-    .map_err(|e| format!("{e:?}"))?;
-    let tr = boxtrack_store::tracking::create_request(
-        &db,
-        account.id,
-        Plan::Standard,
-        &request,
-        &Default::default(),
-    )
-    .await?;
+    let tr = succeeding_request(&db, account.id).await?;
     for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
         let entries: Vec<NewEvent> = chunk
             .iter()
@@ -107,6 +93,29 @@ pub async fn set_up(url: &str, n: usize) -> Res<(Db, boxtrack_testkit::TestDatab
         crate::append_events(&db, account.id, &entries).await?;
     }
     Ok((db, database))
+}
+
+/// A tracking request of the sandbox that succeeds (`TEST-TR-SUCCEEDED`), created in
+/// `account`: what the benchmarks' `tracking_request.succeeded` events are about.
+pub async fn succeeding_request(
+    db: &Db,
+    account: uuid::Uuid,
+) -> Res<boxtrack_store::tracking::TrackingRequestRow> {
+    let request = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+        request_number: Some("TEST-TR-SUCCEEDED".into()),
+        request_type: Some("bill_of_lading".into()),
+        scac: Some("TEST".into()),
+        ..Default::default()
+    })
+    .map_err(|e| format!("{e:?}"))?;
+    Ok(boxtrack_store::tracking::create_request(
+        db,
+        account,
+        Plan::Standard,
+        &request,
+        &Default::default(),
+    )
+    .await?)
 }
 
 /// The baseline: `body` POSTed `n` times to `url` with plain reqwest, `concurrency` at once.

@@ -267,12 +267,7 @@ pub async fn containers_of_many(
         " ORDER BY shipment_id, created_us, id",
     )
     .await?;
-    let mut out: std::collections::HashMap<Uuid, Vec<ContainerRow>> =
-        std::collections::HashMap::new();
-    for r in rows {
-        out.entry(r.shipment_id).or_default().push(r);
-    }
-    Ok(out)
+    Ok(by_shipment(rows, |r| r.shipment_id))
 }
 
 /// What a shipment's resource needs of each of its containers: its id and the POD terminal
@@ -335,12 +330,19 @@ pub async fn container_refs_of_many(
         " ORDER BY shipment_id, created_us, id",
     )
     .await?;
-    let mut out: std::collections::HashMap<Uuid, Vec<ContainerRef>> =
-        std::collections::HashMap::new();
+    Ok(by_shipment(rows, |r| r.shipment_id))
+}
+
+/// Rows grouped by their shipment, in the order read.
+fn by_shipment<T>(
+    rows: Vec<T>,
+    shipment_of: impl Fn(&T) -> Uuid,
+) -> std::collections::HashMap<Uuid, Vec<T>> {
+    let mut out: std::collections::HashMap<Uuid, Vec<T>> = std::collections::HashMap::new();
     for r in rows {
-        out.entry(r.shipment_id).or_default().push(r);
+        out.entry(shipment_of(&r)).or_default().push(r);
     }
-    Ok(out)
+    out
 }
 
 /// Filters shared by the shipment and container lists.

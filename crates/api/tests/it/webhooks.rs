@@ -1161,6 +1161,67 @@ async fn a_slow_receiver_gives_its_backlog_back_instead_of_starving_others() {
     );
 }
 
+/// A request that does not get through (here the receiver's first connection is closed
+/// before it answers, as a receiver closing an idle kept-alive connection does) is sent again
+/// at once on a new connection, not after the first retry delay, and counts as one attempt.
+#[tokio::test]
+async fn a_dropped_connection_is_retried_at_once_on_a_new_one() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (app, key, _, _, db) = subscribed_app(&["tracking_request.succeeded"], 200).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/flaky", listener.local_addr().unwrap());
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let a = answered.clone();
+    tokio::spawn(async move {
+        let mut first = true;
+        loop {
+            let Ok((mut sock, _)) = listener.accept().await else {
+                return;
+            };
+            let mut buf = vec![0u8; 65536];
+            let _ = sock.read(&mut buf).await;
+            if first {
+                // closed without an answer
+                first = false;
+                drop(sock);
+                continue;
+            }
+            a.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let _ = sock
+                .write_all(
+                    b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                )
+                .await;
+        }
+    });
+    let r = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &hook(&url, &["tracking_request.succeeded"]),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let flaky_id = r.json()["data"]["id"].as_str().unwrap().to_string();
+    succeeded_events(&app, &key, &db, 1).await;
+    deliverer(&db, 1_000_000)
+        .deliver_due(boxtrack_store::now_us())
+        .await
+        .unwrap();
+    assert_eq!(answered.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let listed = app
+        .get(
+            &format!("/v2/webhook_notifications?filter[webhook_id]={flaky_id}"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let n = &listed["data"][0]["attributes"];
+    assert_eq!(n["delivery_status"], "succeeded", "{n}");
+    assert_eq!(n["attempts"], 1, "{n}");
+}
+
 /// A receiver that holds every request until `release` is notified, counting arrivals.
 async fn gated_receiver() -> (
     String,

@@ -117,19 +117,28 @@ pub(super) async fn attempt(
                 value(webhooks::sign_standard_with(key, &id, timestamp, &job.body))?,
             );
         }
-        let res = client
-            .post(url)
-            .headers(headers)
-            .body(job.body.clone())
-            .send()
-            .await
-            .map_err(|e| {
-                if e.is_timeout() {
-                    "timed out".to_string()
-                } else {
-                    format!("request failed: {e}")
-                }
-            })?;
+        let send = || {
+            client
+                .post(url.clone())
+                .headers(headers.clone())
+                .body(job.body.clone())
+                .send()
+        };
+        let res = match send().await {
+            // the request did not get through, most often on a kept-alive connection the
+            // receiver had just closed: once more at once, on a new connection (receivers
+            // deduplicate on webhook-id should the first have arrived after all), instead of
+            // waiting out the first retry delay
+            Err(e) if !e.is_timeout() && (e.is_request() || e.is_connect()) => send().await,
+            other => other,
+        }
+        .map_err(|e| {
+            if e.is_timeout() {
+                "timed out".to_string()
+            } else {
+                format!("request failed: {e}")
+            }
+        })?;
         let status = res.status().as_u16();
         let retry_after = res
             .headers()

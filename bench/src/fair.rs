@@ -18,8 +18,8 @@
 //! receiver got it. The baseline, in the same run and on a fresh database, is the same load
 //! with every receiver answering at once.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use boxtrack_core::ratelimit::Limits;
@@ -30,46 +30,6 @@ use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use boxtrack_bench::Res;
-
-/// Arrival times (Unix µs) of deliveries by notification id (the `webhook-id` header).
-type Arrivals = Arc<Mutex<HashMap<Uuid, i64>>>;
-
-/// The receiver: `/ok` answers 204 at once and notes the arrival, `/slow` answers after a
-/// minute. Returns its base URL.
-async fn receiver(arrivals: Arrivals) -> Res<String> {
-    let app = axum::Router::new()
-        .route(
-            "/ok",
-            axum::routing::post(move |headers: axum::http::HeaderMap| {
-                let arrivals = arrivals.clone();
-                async move {
-                    let at = boxtrack_store::now_us();
-                    if let Some(id) = headers
-                        .get("webhook-id")
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(|v| Uuid::parse_str(v).ok())
-                    {
-                        arrivals
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .insert(id, at);
-                    }
-                    axum::http::StatusCode::NO_CONTENT
-                }
-            }),
-        )
-        .route(
-            "/slow",
-            axum::routing::post(|| async {
-                tokio::time::sleep(Duration::from_secs(60)).await;
-                axum::http::StatusCode::NO_CONTENT
-            }),
-        );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    Ok(base)
-}
 
 /// What one run measured.
 struct Outcome {
@@ -82,8 +42,8 @@ struct Outcome {
 }
 
 async fn one_run(webhooks: usize, per_second: u32, seconds: u64, slow: bool) -> Res<Outcome> {
-    let arrivals: Arrivals = Arc::default();
-    let base = receiver(arrivals.clone()).await?;
+    let arrivals: boxtrack_bench::hooks::Arrivals = Arc::default();
+    let base = boxtrack_bench::hooks::recording_receiver(arrivals.clone()).await?;
     let (db, _database, account, _) = boxtrack_bench::fresh_account(Limits::default()).await?;
     for i in 0..webhooks {
         let path = if slow && i == 0 { "slow" } else { "ok" };

@@ -15,8 +15,8 @@
 //! Reported: the push's round trip (sent to 204), and the delay from the notification's
 //! creation (in the push's own transaction) to the receiver's arrival, p50 and p99.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use boxtrack_api::{ApiConfig, AppState, Limiter};
@@ -31,36 +31,6 @@ use uuid::Uuid;
 use boxtrack_bench::Res;
 
 const SECRET: &str = "c2ltdWxhdGVkLWNhcnJpZXItcHVzaC1zZWNyZXQtMzJieXRlcw==";
-
-/// Arrival times (Unix µs) by notification id.
-type Arrivals = Arc<Mutex<HashMap<Uuid, i64>>>;
-
-async fn receiver(arrivals: Arrivals) -> Res<String> {
-    let app = axum::Router::new().route(
-        "/hook",
-        axum::routing::post(move |headers: axum::http::HeaderMap| {
-            let arrivals = arrivals.clone();
-            async move {
-                let at = boxtrack_store::now_us();
-                if let Some(id) = headers
-                    .get("webhook-id")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| Uuid::parse_str(v).ok())
-                {
-                    arrivals
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .insert(id, at);
-                }
-                axum::http::StatusCode::NO_CONTENT
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!("http://{}/hook", listener.local_addr()?);
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    Ok(url)
-}
 
 /// An ISO 6346 number with a valid check digit.
 fn container_number(n: usize) -> String {
@@ -108,8 +78,11 @@ async fn main() -> Res<()> {
         [(Bucket::Default, 100_000_000)].into_iter().collect(),
     ))
     .await?;
-    let arrivals: Arrivals = Arc::default();
-    let hook = receiver(arrivals.clone()).await?;
+    let arrivals: boxtrack_bench::hooks::Arrivals = Arc::default();
+    let hook = format!(
+        "{}/ok",
+        boxtrack_bench::hooks::recording_receiver(arrivals.clone()).await?
+    );
     boxtrack_store::webhooks::create(
         &db,
         account.id,

@@ -62,6 +62,46 @@ pub async fn receiver() -> Res<(String, Arc<AtomicU64>)> {
     Ok((url, count))
 }
 
+/// Arrival times (Unix µs) of deliveries by notification id (the `webhook-id` header).
+pub type Arrivals = Arc<std::sync::Mutex<std::collections::HashMap<uuid::Uuid, i64>>>;
+
+/// A receiver on loopback: `/ok` answers 204 at once and notes each delivery's arrival by its
+/// `webhook-id`; `/slow` answers after a minute. Returns its base URL.
+pub async fn recording_receiver(arrivals: Arrivals) -> Res<String> {
+    let app = axum::Router::new()
+        .route(
+            "/ok",
+            axum::routing::post(move |headers: axum::http::HeaderMap| {
+                let arrivals = arrivals.clone();
+                async move {
+                    let at = boxtrack_store::now_us();
+                    if let Some(id) = headers
+                        .get("webhook-id")
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| uuid::Uuid::parse_str(v).ok())
+                    {
+                        arrivals
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .insert(id, at);
+                    }
+                    axum::http::StatusCode::NO_CONTENT
+                }
+            }),
+        )
+        .route(
+            "/slow",
+            axum::routing::post(|| async {
+                tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                axum::http::StatusCode::NO_CONTENT
+            }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok(base)
+}
+
 /// A fresh database (SQLite in a temporary folder, or a schema of `DATABASE_URL`) holding an
 /// account, one webhook to `url` for `tracking_request.succeeded`, and `n` such events, so `n`
 /// pending notifications. Returns the database and the database handle to keep alive.

@@ -19,13 +19,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use boxtrack_api::{ApiConfig, AppState, Limiter};
+use boxtrack_api::ApiConfig;
 use boxtrack_core::plan::Plan;
 use boxtrack_core::ratelimit::{Bucket, Limits};
 use boxtrack_store::on_db;
 use boxtrack_store::tracking::{self, NewContainer};
 use boxtrack_store::webhooks::NewWebhook;
-use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
 use boxtrack_bench::Res;
@@ -148,22 +147,14 @@ async fn main() -> Res<()> {
     .await?;
 
     // the service: the router with DCSA push on, and the deliverer as `serve` runs it
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    let shutdown = CancellationToken::new();
-    let state = AppState::new(
-        db.clone(),
+    let (base, shutdown) = boxtrack_bench::serve_in_process(
+        &db,
         ApiConfig {
             dcsa_push_secret: Some(SECRET.into()),
             ..ApiConfig::default()
         },
-        Limiter::memory(),
-    );
-    tokio::spawn(boxtrack_api::serve(
-        listener,
-        boxtrack_api::router(state),
-        shutdown.clone(),
-    ));
+    )
+    .await?;
     let deliverer =
         boxtrack_worker::delivery::Deliverer::new(db.clone(), Duration::from_secs(10), true, 1_000);
     let delivering = tokio::spawn(deliverer.run(shutdown.clone(), boxtrack_worker::delivery::POLL));

@@ -44,3 +44,21 @@ pub async fn append_events(db: &Db, account_id: uuid::Uuid, entries: &[NewEvent]
     tx.commit().await?;
     Ok(())
 }
+
+/// boxtrack's router on `db` with `config` and an in-process rate limiter, served in this
+/// process on a port of loopback; its base URL and the token that stops it.
+pub async fn serve_in_process(
+    db: &Db,
+    config: boxtrack_api::ApiConfig,
+) -> Res<(String, tokio_util::sync::CancellationToken)> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let state = boxtrack_api::AppState::new(db.clone(), config, boxtrack_api::Limiter::memory());
+    tokio::spawn(boxtrack_api::serve(
+        listener,
+        boxtrack_api::router(state),
+        shutdown.clone(),
+    ));
+    Ok((base, shutdown))
+}

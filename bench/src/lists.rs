@@ -22,10 +22,9 @@
 
 use std::time::{Duration, Instant};
 
-use boxtrack_api::{ApiConfig, AppState, Limiter};
+use boxtrack_api::ApiConfig;
 use boxtrack_store::Db;
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use boxtrack_bench::Res;
 
@@ -118,15 +117,7 @@ async fn main() -> Res<()> {
 
     let db = Db::connect(url).await?;
     db.migrate().await?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    let shutdown = CancellationToken::new();
-    let state = AppState::new(db.clone(), ApiConfig::default(), Limiter::memory());
-    tokio::spawn(boxtrack_api::serve(
-        listener,
-        boxtrack_api::router(state),
-        shutdown.clone(),
-    ));
+    let (base, shutdown) = boxtrack_bench::serve_in_process(&db, ApiConfig::default()).await?;
     let client = reqwest::Client::new();
 
     // a status every seeded container has, so the filter matches every row

@@ -6,11 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use boxtrack_api::{ApiConfig, AppState, Limiter};
+use boxtrack_api::ApiConfig;
 use boxtrack_core::apikey::ApiKey;
 use boxtrack_core::ratelimit::{Bucket, Limits};
 use boxtrack_store::{Db, Tx, on_tx};
-use tokio_util::sync::CancellationToken;
 
 use boxtrack_bench::Res;
 
@@ -80,15 +79,7 @@ async fn main() -> Res<()> {
     fill(&db, account.id, rows).await?;
     eprintln!("inserted {rows} rows in {:?}", filled.elapsed());
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    let shutdown = CancellationToken::new();
-    let state = AppState::new(db.clone(), ApiConfig::default(), Limiter::memory());
-    tokio::spawn(boxtrack_api::serve(
-        listener,
-        boxtrack_api::router(state),
-        shutdown.clone(),
-    ));
+    let (base, shutdown) = boxtrack_bench::serve_in_process(&db, ApiConfig::default()).await?;
     let client = reqwest::Client::new();
     let key = key.expose().to_string();
 

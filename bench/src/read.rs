@@ -19,7 +19,9 @@
 //!
 //! `BOXTRACK_BIN` names the boxtrack binary (default: `boxtrack` next to this one); extra
 //! arguments for `serve` go in `BOXTRACK_SERVE_ARGS` (for example
-//! `--rate-limit-store redis://127.0.0.1:6379`).
+//! `--rate-limit-store redis://127.0.0.1:6379`, or `--read-cache-mib 0` to render every
+//! request). Fetching every body for the baseline warms boxtrack's read cache; the run ends
+//! with its hit and miss counts.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -431,6 +433,26 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
             o.rate, o.p50_us, o.p99_us, o.failed
         );
     }
+    // how many of boxtrack's answers came from its read cache (`--read-cache-mib`)
+    let metrics = http
+        .get(format!("{}/metrics", server.base))
+        .send()
+        .await?
+        .text()
+        .await?;
+    let counter = |result: &str| {
+        let prefix = format!("boxtrack_read_cache_requests_total{{result=\"{result}\"}} ");
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let (hits, misses) = (counter("hit"), counter("miss"));
+    println!(
+        "read cache: {hits} hits, {misses} misses ({:.1}% hits)",
+        100.0 * hits as f64 / (hits + misses).max(1) as f64
+    );
     println!(
         "resident memory after the runs: boxtrack {} MiB ({} MiB its own, the rest mapped database pages), baseline {} MiB (baseline listening after {:.0} ms)",
         server.rss_kib().unwrap_or(0) / 1024,

@@ -124,8 +124,16 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
         Err(e) => return e.into_response(),
     };
     let mut res = if decision.allowed {
+        let account_id = account.id;
+        let writes = !req.method().is_safe();
         req.extensions_mut().insert(Caller { key_id, account });
-        next.run(req).await
+        let res = next.run(req).await;
+        if writes {
+            // what this request committed retires the account's cached reads before the
+            // client sees the response (other processes hear of it from the database)
+            state.reads.changes().touch(account_id);
+        }
+        res
     } else {
         state.metrics.record_rate_limited(bucket.as_str());
         ApiError::too_many_requests(

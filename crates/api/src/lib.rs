@@ -17,6 +17,7 @@ pub mod limiter;
 pub mod metrics;
 mod middleware;
 pub mod openapi;
+pub mod readcache;
 pub mod rest;
 pub mod routes;
 pub mod state;

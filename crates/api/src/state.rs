@@ -36,6 +36,8 @@ pub struct ApiConfig {
     /// Simulated seconds per real second of sandbox journeys (their clock: a sandbox
     /// container's "days left" counts from its virtual now).
     pub sandbox_speed: f64,
+    /// Bytes of rendered single-resource reads the process keeps (`--read-cache-mib`; 0: none).
+    pub read_cache_bytes: usize,
 }
 
 impl Default for ApiConfig {
@@ -50,6 +52,7 @@ impl Default for ApiConfig {
             mcp_allowed_origins: Vec::new(),
             mcp_open_account: None,
             sandbox_speed: 3600.0,
+            read_cache_bytes: crate::readcache::DEFAULT_BUDGET,
         }
     }
 }
@@ -74,13 +77,20 @@ pub struct AppState {
     pub openapi: Arc<serde_json::Value>,
     /// API keys this process authenticated in the last second.
     pub keys: Arc<crate::keycache::KeyCache>,
+    /// Rendered single-resource reads, and the change feed that retires them.
+    pub reads: Arc<crate::readcache::ReadCache>,
 }
 
 impl AppState {
     /// State with fresh metrics.
     pub fn new(db: Db, config: ApiConfig, limiter: Limiter) -> AppState {
+        let reads = crate::readcache::ReadCache::new(
+            boxtrack_store::changes::Changes::start(&db),
+            config.read_cache_bytes,
+        );
         AppState {
             db,
+            reads: Arc::new(reads),
             config: Arc::new(config),
             metrics: Arc::default(),
             limiter,

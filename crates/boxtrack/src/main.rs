@@ -91,6 +91,11 @@ pub struct ServeArgs {
     /// (default 3600, one hour per second). Env: BOXTRACK_SANDBOX_SPEED.
     #[arg(long, value_name = "FACTOR")]
     sandbox_speed: Option<f64>,
+    /// MiB of rendered container and shipment reads kept in memory and answered again until
+    /// something they show changes (default 128; 0 turns the read cache off).
+    /// Env: BOXTRACK_READ_CACHE_MIB.
+    #[arg(long, value_name = "MIB")]
+    read_cache_mib: Option<u64>,
     /// Accept http:// and loopback / private / link-local webhook URLs (for tests and local
     /// receivers; never on a public service). Env: BOXTRACK_ALLOW_PRIVATE_WEBHOOK_URLS=true.
     #[arg(long)]
@@ -180,6 +185,7 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
             .with("log_format", s.log_format.as_ref())
             .with("request_timeout_secs", s.request_timeout_secs)
             .with("sandbox_speed", s.sandbox_speed)
+            .with("read_cache_mib", s.read_cache_mib)
             .with(
                 "allow_private_webhook_urls",
                 s.allow_private_webhook_urls.then_some(true),

@@ -78,6 +78,7 @@ pub async fn state(db: Db, s: &Settings) -> anyhow::Result<AppState> {
             mcp_allowed_origins: s.mcp_allowed_origins.clone(),
             mcp_open_account: s.mcp_open_account,
             sandbox_speed: s.sandbox_speed,
+            read_cache_bytes: s.read_cache_bytes,
         },
         limiter,
     )

@@ -8,6 +8,7 @@
 
 pub mod accounts;
 pub mod ais;
+pub mod changes;
 pub mod custom_fields;
 pub mod db;
 pub mod documents;

@@ -40,7 +40,9 @@ async fn columns(db: &Db) -> BTreeMap<String, BTreeMap<String, bool>> {
         .unwrap(),
     };
     let mut map: BTreeMap<String, BTreeMap<String, bool>> = BTreeMap::new();
-    for (t, c, n) in rows {
+    // the one table only SQLite has: its change log for the read cache, where PostgreSQL
+    // sends notifications instead (migration 0030, `boxtrack_store::changes`)
+    for (t, c, n) in rows.into_iter().filter(|(t, _, _)| t != "account_changes") {
         map.entry(t).or_default().insert(c, n);
     }
     map

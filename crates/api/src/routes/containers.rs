@@ -261,15 +261,21 @@ pub struct Refreshed {
     pub next_refresh_at: Option<boxtrack_views::jsonapi::At>,
 }
 
-/// `GET /v2/containers/{id}`.
+/// `GET /v2/containers/{id}` (answered from the process's read cache while nothing it is
+/// rendered from has changed).
 pub async fn show(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(id): IdPath,
+    OriginalUri(uri): OriginalUri,
     RawQuery(raw): RawQuery,
-) -> ApiResult<JsonApi> {
+) -> ApiResult<axum::response::Response> {
     let includes = QueryParams::parse(raw.as_deref()).includes("container", INCLUDES)?;
-    one(&state, &caller, id, &includes).await
+    let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+    state
+        .reads
+        .respond(&caller.account, path, one(&state, &caller, id, &includes))
+        .await
 }
 
 /// What to change.

@@ -37,7 +37,19 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.metrics.render() + &upstream_metrics(&state.upstreams.health()),
+        state.metrics.render()
+            + &upstream_metrics(&state.upstreams.health())
+            + &read_cache_metrics(state.reads.counts()),
+    )
+}
+
+/// The read cache's counters in the Prometheus text format.
+fn read_cache_metrics((hits, misses): (u64, u64)) -> String {
+    format!(
+        "# HELP boxtrack_read_cache_requests_total Single-resource reads by whether the read cache answered them (hit) or they were rendered (miss).\n\
+         # TYPE boxtrack_read_cache_requests_total counter\n\
+         boxtrack_read_cache_requests_total{{result=\"hit\"}} {hits}\n\
+         boxtrack_read_cache_requests_total{{result=\"miss\"}} {misses}\n"
     )
 }
 

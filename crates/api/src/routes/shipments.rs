@@ -150,15 +150,21 @@ async fn one(
     Ok(JsonApi::single(data.pop().unwrap_or(Value::Null), included))
 }
 
-/// `GET /v2/shipments/{id}`.
+/// `GET /v2/shipments/{id}` (answered from the process's read cache while nothing it is
+/// rendered from has changed).
 pub async fn show(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(id): IdPath,
+    OriginalUri(uri): OriginalUri,
     RawQuery(raw): RawQuery,
-) -> ApiResult<JsonApi> {
+) -> ApiResult<axum::response::Response> {
     let includes = QueryParams::parse(raw.as_deref()).includes("shipment", INCLUDES)?;
-    one(&state, &caller, id, &includes).await
+    let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+    state
+        .reads
+        .respond(&caller.account, path, one(&state, &caller, id, &includes))
+        .await
 }
 
 /// What to change.

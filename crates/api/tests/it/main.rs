@@ -18,6 +18,7 @@ mod oauth;
 mod ops;
 mod parties;
 mod ratelimit;
+mod readcache;
 mod reference_gate;
 mod tracking;
 mod webhooks;

@@ -10,7 +10,7 @@ use boxtrack_sources::upstream::EndpointConfig;
 
 /// Every setting's name (the file key; `BOXTRACK_<NAME>` in the environment; `--name` with
 /// dashes as a flag).
-pub const NAMES: [&str; 19] = [
+pub const NAMES: [&str; 20] = [
     "listen",
     "database_url",
     "public_url",
@@ -18,6 +18,7 @@ pub const NAMES: [&str; 19] = [
     "log_format",
     "request_timeout_secs",
     "sandbox_speed",
+    "read_cache_mib",
     "allow_private_webhook_urls",
     "webhook_source_ips",
     "webhook_timeout_secs",

@@ -73,6 +73,8 @@ pub struct Settings {
     pub request_timeout: Duration,
     /// Sandbox journeys: simulated seconds per real second.
     pub sandbox_speed: f64,
+    /// Bytes of rendered single-resource reads kept in memory (0: no read cache).
+    pub read_cache_bytes: usize,
     /// Allow http:// and internal webhook URLs (tests, local receivers).
     pub allow_private_webhook_urls: bool,
     /// Egress addresses of webhook deliveries, published at GET /v2/webhooks/ips.
@@ -218,6 +220,19 @@ pub fn resolve_with(
         .ok()
         .filter(|n: &f64| n.is_finite() && *n > 0.0 && *n <= 1e7)
         .ok_or_else(|| anyhow::anyhow!("setting sandbox_speed = {speed:?} ({src}) must be a positive number of simulated seconds per real second (3600 = one hour per second)"))?;
+
+    let (mib, src) = take("read_cache_mib", "128");
+    let read_cache_bytes: usize = mib
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n <= 1 << 20)
+        .map(|n| n << 20)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "setting read_cache_mib = {mib:?} ({src}) must be a whole number of MiB from 0 (no read cache) to 1048576"
+            )
+        })?;
 
     let (allow, src) = take("allow_private_webhook_urls", "false");
     let allow_private_webhook_urls: bool = allow.trim().parse().map_err(|_| {
@@ -399,6 +414,7 @@ pub fn resolve_with(
         webhook_source_ips,
         allow_private_webhook_urls,
         sandbox_speed,
+        read_cache_bytes,
         listen,
         database_url,
         public_url,

@@ -1,0 +1,303 @@
+//! Rendered single-resource reads (`GET /v2/containers/{id}`, `GET /v2/shipments/{id}`) kept by
+//! this process, and served again while nothing they are rendered from has changed.
+//!
+//! An entry is the response body of one request (account, the account's revision, path and
+//! query as sent), stored under the account's [`Version`] read *before* it was rendered, and
+//! served only while [`Changes::version`] still answers that version: any change to the
+//! account's shipments, containers, transport events, tracking requests, parties or the account
+//! itself, committed by any process, retires every entry of that account (see
+//! `boxtrack_store::changes` for how each backend tells, and the bound on PostgreSQL). Nothing
+//! in a cached response depends on the time it is read. The cache holds at most its budget of
+//! body bytes (`--read-cache-mib`, 0 turns it off); past that, the oldest entries go first.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::body::Bytes;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_store::accounts::Account;
+use boxtrack_store::changes::{Changes, Version};
+use uuid::Uuid;
+
+use crate::error::ApiResult;
+use crate::jsonapi::{JsonApi, MEDIA_TYPE};
+
+/// The default budget: 128 MiB of response bodies.
+pub const DEFAULT_BUDGET: usize = 128 << 20;
+const SHARDS: usize = 16;
+/// What an entry costs beyond its body (key, map slot, queue slot), for the budget.
+const OVERHEAD: usize = 160;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    account: Uuid,
+    account_rev: i64,
+    path: Box<str>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    version: Version,
+    body: Bytes,
+    /// Which store of its key this is (the queue's slot for it carries the same stamp).
+    stamp: u64,
+}
+
+#[derive(Debug, Default)]
+struct Shard {
+    map: HashMap<Key, Entry>,
+    /// Entries in the order they were stored, as key and stamp; a slot whose entry is gone
+    /// or was stored again since is skipped (and compacted away when they pile up).
+    order: VecDeque<(Key, u64)>,
+    bytes: usize,
+    stamps: u64,
+}
+
+impl Shard {
+    fn remove(&mut self, key: &Key) {
+        if let Some(e) = self.map.remove(key) {
+            self.bytes -= e.body.len() + OVERHEAD;
+        }
+    }
+
+    fn insert(&mut self, key: Key, version: Version, body: Bytes, budget: usize) {
+        let size = body.len() + OVERHEAD;
+        self.remove(&key);
+        while self.bytes + size > budget {
+            let Some((old, stamp)) = self.order.pop_front() else {
+                break;
+            };
+            if self.map.get(&old).is_some_and(|e| e.stamp == stamp) {
+                self.remove(&old);
+            }
+        }
+        self.stamps += 1;
+        let stamp = self.stamps;
+        self.order.push_back((key.clone(), stamp));
+        self.bytes += size;
+        self.map.insert(
+            key,
+            Entry {
+                version,
+                body,
+                stamp,
+            },
+        );
+        if self.order.len() > 2 * self.map.len() + 64 {
+            let map = &self.map;
+            self.order
+                .retain(|(k, stamp)| map.get(k).is_some_and(|e| e.stamp == *stamp));
+        }
+    }
+}
+
+/// The read cache of one process.
+#[derive(Debug)]
+pub struct ReadCache {
+    changes: Changes,
+    /// Body bytes per shard.
+    shard_budget: usize,
+    shards: Vec<Mutex<Shard>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl ReadCache {
+    /// A cache of at most `budget` bytes on the change feed `changes` (a budget of 0, or a feed
+    /// without versions, stores nothing).
+    pub fn new(changes: Changes, budget: usize) -> ReadCache {
+        ReadCache {
+            changes,
+            shard_budget: budget / SHARDS,
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    /// A cache that stores nothing.
+    pub fn off() -> ReadCache {
+        ReadCache::new(Changes::off(), 0)
+    }
+
+    /// The change feed the cache follows.
+    pub fn changes(&self) -> &Changes {
+        &self.changes
+    }
+
+    /// Requests answered from the cache, and requests rendered, since the process started.
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
+    }
+
+    /// The body cached for `path` (path and query) in `account`, rendering and storing it with
+    /// `render` when there is none that is current. Only successful responses are stored.
+    pub async fn respond<F>(&self, account: &Account, path: &str, render: F) -> ApiResult<Response>
+    where
+        F: Future<Output = ApiResult<JsonApi>>,
+    {
+        let version = if self.shard_budget == 0 {
+            None
+        } else {
+            self.changes.version(account.id)
+        };
+        let Some(version) = version else {
+            return render.await.map(IntoResponse::into_response);
+        };
+        let key = Key {
+            account: account.id,
+            account_rev: account.updated_us,
+            path: path.into(),
+        };
+        let shard = &self.shards[shard_of(&key)];
+        {
+            let mut s = shard.lock().unwrap_or_else(|p| p.into_inner());
+            match s.map.get(&key) {
+                Some(e) if e.version == version => {
+                    let body = e.body.clone();
+                    drop(s);
+                    self.hits.fetch_add(1, Ordering::Relaxed);
+                    return Ok(body_response(body));
+                }
+                Some(_) => s.remove(&key),
+                None => {}
+            }
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let body = Bytes::from(render.await?.0.to_string());
+        if body.len() + OVERHEAD <= self.shard_budget {
+            shard.lock().unwrap_or_else(|p| p.into_inner()).insert(
+                key,
+                version,
+                body.clone(),
+                self.shard_budget,
+            );
+        }
+        Ok(body_response(body))
+    }
+}
+
+fn shard_of(key: &Key) -> usize {
+    let mut h = DefaultHasher::new();
+    key.hash(&mut h);
+    (h.finish() as usize) % SHARDS
+}
+
+/// A `200` JSON:API response with a body rendered before.
+fn body_response(body: Bytes) -> Response {
+    let mut res = (StatusCode::OK, body).into_response();
+    res.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(MEDIA_TYPE));
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn account() -> Account {
+        Account {
+            id: Uuid::from_u128(7),
+            name: "a".into(),
+            plan: boxtrack_core::plan::Plan::Standard,
+            entitlements: vec![],
+            rate_limits: Default::default(),
+            operator: false,
+            created_us: 0,
+            updated_us: 0,
+        }
+    }
+
+    async fn body(res: Response) -> String {
+        let b = axum::body::to_bytes(res.into_body(), usize::MAX).await;
+        String::from_utf8(b.map(|b| b.to_vec()).unwrap_or_default()).unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn an_entry_is_served_until_its_account_changes() {
+        let changes = Changes::manual();
+        let cache = ReadCache::new(changes.clone(), 1 << 20);
+        let a = account();
+        let render = |n: u32| async move { Ok(JsonApi(json!({ "n": n }))) };
+        assert_eq!(
+            body(cache.respond(&a, "/x", render(1)).await.unwrap()).await,
+            r#"{"n":1}"#
+        );
+        assert_eq!(
+            body(cache.respond(&a, "/x", render(2)).await.unwrap()).await,
+            r#"{"n":1}"#
+        );
+        assert_eq!(cache.counts(), (1, 1));
+        changes.touch(Uuid::from_u128(8));
+        assert_eq!(
+            body(cache.respond(&a, "/x", render(3)).await.unwrap()).await,
+            r#"{"n":1}"#
+        );
+        changes.touch(a.id);
+        assert_eq!(
+            body(cache.respond(&a, "/x", render(4)).await.unwrap()).await,
+            r#"{"n":4}"#
+        );
+        // another path, another entry
+        assert_eq!(
+            body(cache.respond(&a, "/y", render(5)).await.unwrap()).await,
+            r#"{"n":5}"#
+        );
+    }
+
+    #[tokio::test]
+    async fn the_budget_holds_and_the_oldest_go_first() {
+        let changes = Changes::manual();
+        // one shard's budget fits two of these entries
+        let cache = ReadCache::new(changes, SHARDS * (2 * (OVERHEAD + 20)));
+        let a = account();
+        for i in 0..200 {
+            let path = format!("/p{i}");
+            let r = cache
+                .respond(&a, &path, async {
+                    Ok(JsonApi(json!({ "pad": "0123456" })))
+                })
+                .await;
+            assert!(r.is_ok());
+        }
+        for s in &cache.shards {
+            let s = s.lock().unwrap_or_else(|p| p.into_inner());
+            assert!(s.bytes <= cache.shard_budget);
+            assert!(s.map.len() <= 2);
+            let counted: usize = s.map.values().map(|e| e.body.len() + OVERHEAD).sum();
+            assert_eq!(counted, s.bytes);
+            assert!(s.order.len() <= 2 * s.map.len() + 64);
+        }
+    }
+
+    #[tokio::test]
+    async fn errors_are_not_stored_and_an_off_cache_renders_every_time() {
+        let cache = ReadCache::off();
+        let a = account();
+        let r = cache
+            .respond(&a, "/x", async { Ok(JsonApi(json!(1))) })
+            .await;
+        assert!(r.is_ok());
+        assert_eq!(cache.counts(), (0, 0));
+        let changes = Changes::manual();
+        let cache = ReadCache::new(changes, 1 << 20);
+        let r = cache
+            .respond(&a, "/x", async {
+                Err(crate::error::ApiError::not_found("container"))
+            })
+            .await;
+        assert!(r.is_err());
+        let r = cache
+            .respond(&a, "/x", async { Ok(JsonApi(json!(2))) })
+            .await;
+        assert_eq!(body(r.unwrap_or_else(|_| panic!("rendered"))).await, "2");
+    }
+}

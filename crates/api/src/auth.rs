@@ -99,7 +99,22 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
         };
         let digest = key.digest();
         match state.keys.get(&digest) {
-            Some(found) => found,
+            Some(found) => {
+                if found.refresh {
+                    let (db, keys) = (state.db.clone(), state.keys.clone());
+                    tokio::spawn(async move {
+                        match boxtrack_store::keys::authenticate(&db, &key).await {
+                            Ok(Some((key_id, account))) => keys.put(digest, key_id, account),
+                            Ok(None) => keys.forget(&digest),
+                            Err(e) => {
+                                tracing::debug!(error = %e, "reading an API key again failed");
+                                keys.refresh_failed(&digest);
+                            }
+                        }
+                    });
+                }
+                (found.key_id, found.account)
+            }
             None => match boxtrack_store::keys::authenticate(&state.db, &key).await {
                 Ok(Some((key_id, account))) => {
                     state.keys.put(digest, key_id, account.clone());

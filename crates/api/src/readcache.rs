@@ -171,7 +171,10 @@ impl ReadCache {
             }
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let body = Bytes::from(render.await?.0.to_string());
+        let mut text = render.await?.0.to_string();
+        // the serializer's buffer grows by doubling: keep only the body's bytes
+        text.shrink_to_fit();
+        let body = Bytes::from(text);
         if body.len() + OVERHEAD <= self.shard_budget {
             shard.lock().unwrap_or_else(|p| p.into_inner()).insert(
                 key,

@@ -9,6 +9,7 @@ pub mod delivery;
 pub mod playback;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use boxtrack_core::carriers::{self, Decision};
@@ -19,6 +20,10 @@ use boxtrack_store::{Db, StoreError};
 use tokio_util::sync::CancellationToken;
 
 const SEC: i64 = 1_000_000;
+/// How often (in the clock `tick` is given) shipments are checked for the automatic stop: it
+/// reads every tracked shipment that arrived or has gone quiet, so it runs once a minute, not
+/// on every tick (a stop 56 days after arrival is not due to the second).
+pub const STALE_CHECK_EVERY_US: i64 = 60 * SEC;
 
 /// Processes tracking requests against the configured sources.
 #[derive(Clone)]
@@ -29,6 +34,8 @@ pub struct Processor {
     batch: i64,
     speed: f64,
     upstreams: Option<Arc<boxtrack_sources::upstream::Upstreams>>,
+    /// When the automatic stop last ran (shared by clones).
+    stale_checked_us: Arc<AtomicI64>,
 }
 
 impl Processor {
@@ -41,6 +48,7 @@ impl Processor {
             batch: 32,
             speed: playback::DEFAULT_SPEED,
             upstreams: None,
+            stale_checked_us: Arc::new(AtomicI64::new(i64::MIN)),
         }
     }
 
@@ -60,11 +68,18 @@ impl Processor {
     }
 
     /// One pass of everything due at `now_us`: tracking requests, sandbox journeys, upstream
-    /// subjects due for a poll, and the automatic stop of shipments 56 days after arrival or without updates.
+    /// subjects due for a poll, and (at most once every [`STALE_CHECK_EVERY_US`]) the automatic
+    /// stop of shipments 56 days after arrival or without updates.
     pub async fn tick(&self, now_us: i64) -> Result<usize, StoreError> {
         let handled = self.process_due(now_us).await?;
         let played = playback::play_due(&self.db, now_us, self.speed).await?;
-        let stopped = tracking::stop_stale(&self.db, now_us, self.speed).await?;
+        let last = self.stale_checked_us.load(Ordering::Acquire);
+        let stopped = if now_us < last || now_us.saturating_sub(last) >= STALE_CHECK_EVERY_US {
+            self.stale_checked_us.store(now_us, Ordering::Release);
+            tracking::stop_stale(&self.db, now_us, self.speed).await?
+        } else {
+            0
+        };
         let polled = match &self.upstreams {
             Some(u) => boxtrack_sources::poll::poll_due(&self.db, u, now_us, self.batch).await?,
             None => 0,

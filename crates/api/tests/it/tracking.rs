@@ -2174,3 +2174,34 @@ async fn containers_are_edited_one_or_many_at_once_all_or_none() {
     );
     assert_eq!(refs(&ids[1]).await, json!(["PO-3", "PO-4"]));
 }
+
+/// The automatic stop reads every quiet shipment, so the worker runs it once a minute of its
+/// clock, not on every tick: a shipment that turns stale between two checks is stopped at the
+/// next one.
+#[tokio::test]
+async fn the_automatic_stop_runs_once_a_minute_of_ticks() {
+    let app = TestApp::spawn().await;
+    let (a, key) = app.account().await;
+    app.track_directly(a.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    let tracked = || async {
+        app.get("/v2/shipments?filter[tracking_stopped]=false", Some(&key))
+            .await
+            .json()["meta"]["total"]
+            .as_u64()
+    };
+    let worker = boxtrack_worker::Processor::new(app.db.clone(), vec![]);
+    let quiet_for = boxtrack_store::tracking::STOP_AFTER_DAYS * 86_400_000_000;
+    let u = boxtrack_store::now_us();
+    let t0 = u + quiet_for - 10_000_000;
+    worker.tick(t0).await.unwrap();
+    assert_eq!(tracked().await, Some(1), "not quiet for 56 days yet");
+    // stale now, but the last check was 20 s ago
+    worker.tick(t0 + 20_000_000).await.unwrap();
+    assert_eq!(tracked().await, Some(1));
+    worker
+        .tick(t0 + boxtrack_worker::STALE_CHECK_EVERY_US)
+        .await
+        .unwrap();
+    assert_eq!(tracked().await, Some(0));
+}

@@ -11,6 +11,7 @@ pub mod doc;
 pub mod error;
 pub mod examples;
 pub mod extract;
+pub mod html;
 pub mod jsonapi;
 pub mod keycache;
 pub mod limiter;

@@ -175,7 +175,7 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     spawn_worker(&app, &shutdown, &s);
     boxtrack_api::serve(
         listener,
-        boxtrack_api::service(app, vec![boxtrack_mcp::mount()]),
+        boxtrack_api::service(app, vec![boxtrack_mcp::mount(), boxtrack_web::mount()]),
         shutdown,
     )
     .await?;
@@ -255,6 +255,37 @@ async fn demo_account(
     Ok((account, key))
 }
 
+/// The demo account's console user: created once with a random password, kept (mode 0600)
+/// in `file` so a later `demo` on the same folder prints the same sign-in.
+async fn demo_user(
+    db: &Db,
+    account: uuid::Uuid,
+    file: &std::path::Path,
+) -> anyhow::Result<(String, String)> {
+    if let Ok(text) = std::fs::read_to_string(file)
+        && let Ok(saved) = serde_json::from_str::<serde_json::Value>(&text)
+        && let (Some(email), Some(password)) = (saved["email"].as_str(), saved["password"].as_str())
+        && let Some(user) = boxtrack_store::oauth::get_user(db, email).await?
+        && user.account_id == account
+    {
+        return Ok((email.to_string(), password.to_string()));
+    }
+    let email = format!(
+        "demo+{}@boxtrack.local",
+        &account.simple().to_string()[..12]
+    );
+    let password = boxtrack_core::oauth::new_secret()[..16].to_string();
+    let hash = boxtrack_core::oauth::hash_password(&password)
+        .map_err(|e| anyhow::anyhow!("cannot hash the demo password: {e}"))?;
+    boxtrack_store::oauth::create_user(db, account, &email, &hash)
+        .await
+        .with_context(|| format!("cannot create the demo console user {email}"))?;
+    let body = serde_json::json!({"email": email, "password": password}).to_string();
+    write_private(file, &body)
+        .with_context(|| format!("cannot keep the demo sign-in in {}", file.display()))?;
+    Ok((email, password))
+}
+
 fn write_private(path: &std::path::Path, body: &str) -> std::io::Result<()> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
@@ -283,6 +314,8 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     let listener = bind_or_free(wanted).await?;
     let addr = listener.local_addr()?;
     let (account, key) = demo_account(&db, &args.dir.join("demo-account.json")).await?;
+    let (console_email, console_password) =
+        demo_user(&db, account.id, &args.dir.join("demo-console.json")).await?;
     const DEMO_NUMBERS: [&str; 4] = [
         "TEST-SCN-IMPORT",
         "TEST-SCN-HOLDS",
@@ -361,6 +394,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         "boxtrack demo\n\
          \n\
          API:       {base}/v2   (reference: {base}/docs)\n\
+         Console:   {base}/console   (sign in as {console_email} with {console_password})\n\
          Database:  {db_url}\n\
          Account:   {id} (Demo Importer, standard plan, all entitlements)\n\
          API key:   {k}\n\
@@ -406,7 +440,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     ));
     boxtrack_api::serve(
         listener,
-        boxtrack_api::service(app, vec![boxtrack_mcp::mount()]),
+        boxtrack_api::service(app, vec![boxtrack_mcp::mount(), boxtrack_web::mount()]),
         shutdown,
     )
     .await?;

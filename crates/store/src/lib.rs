@@ -23,6 +23,7 @@ pub mod ratelimit;
 pub mod ratelimit_redis;
 pub mod reads;
 pub mod sandbox;
+pub mod sessions;
 mod sql;
 pub mod sqlite_writer;
 pub mod subjects;

@@ -9,40 +9,10 @@ use axum::response::{IntoResponse, Response};
 use boxtrack_core::oauth as core;
 use boxtrack_store::oauth as store;
 
+use boxtrack_api::html::{cookie, esc, secure_html};
 use boxtrack_api::state::AppState;
 
 use super::common::*;
-
-/// Headers every OAuth HTML page carries: no framing, no sniffing, no referrer, no caching,
-/// and the given content security policy.
-fn secure_html(resp: &mut Response, csp: &str) {
-    let h = resp.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    if let Ok(v) = HeaderValue::from_str(csp) {
-        h.insert(header::CONTENT_SECURITY_POLICY, v);
-    }
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
 
 /// What the authorize page carries from request to form.
 #[derive(Debug, Clone, Default)]
@@ -271,17 +241,6 @@ pub async fn authorize_page(
         &HashMap::new(),
         origin_of(&r.redirect_uri),
     )
-}
-
-fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.to_string())
 }
 
 /// `POST /oauth/authorize`: checks the CSRF token and the credentials, then redirects back with

@@ -1,0 +1,153 @@
+//! The OpenAPI operations of the web console's pages.
+
+use serde_json::{Value, json};
+
+/// Documented operations of the console.
+pub fn operations() -> Vec<boxtrack_api::doc::Op> {
+    use boxtrack_api::doc::{Op, operation};
+    let html = |d: &str| json!({"description": d, "content": {"text/html": {"schema": {"type": "string"}}}});
+    let see_other = |d: &str| json!({"description": d, "headers": {"Location": {"schema": {"type": "string"}}}});
+    let form = |props: Value, required: Value| json!({"required": true, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": props, "required": required}}}});
+    let not_form = json!({"description": "The body is not application/x-www-form-urlencoded", "content": {"text/plain": {"schema": {"type": "string"}}}});
+    let page = |summary: &str,
+                description: &str,
+                ok: (&str, Value),
+                extra: Vec<(&str, Value)>,
+                body: Option<Value>| {
+        let mut op = operation(
+            "Console",
+            summary,
+            description,
+            vec![],
+            None,
+            Default::default(),
+            (ok.0, ok.1),
+        );
+        op["security"] = json!([]);
+        for (status, r) in extra {
+            op["responses"][status] = r;
+        }
+        if let Some(b) = body {
+            op["requestBody"] = b;
+        }
+        op
+    };
+    let csrf = json!({"csrf": {"type": "string", "description": "The form token of the page the form came from"}});
+    let with = |mut base: Value, more: Value| {
+        if let (Some(b), Some(m)) = (base.as_object_mut(), more.as_object()) {
+            for (k, v) in m {
+                b.insert(k.clone(), v.clone());
+            }
+        }
+        base
+    };
+    let unavailable = html("The database could not be reached");
+    let expired = html("The form token is missing or is not this session's (CSRF)");
+    vec![
+        Op {
+            method: "get",
+            path: "/console",
+            op: page(
+                "The developer portal",
+                "The signed-in user's account: plan, entitlements, rate limits and API keys (masked), with forms to create and revoke keys. Without a session (cookie `btk_console`) it redirects to the sign-in page.",
+                ("200", html("The portal page")),
+                vec![
+                    ("303", see_other("To /console/sign-in")),
+                    ("404", html("The user's account no longer exists")),
+                    ("503", unavailable.clone()),
+                ],
+                None,
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/console/sign-in",
+            op: page(
+                "The sign-in page",
+                "Email and password of a user (`boxtrack users create`); sets the form's double-submit cookie. Signed in already: redirects to the portal.",
+                ("200", html("The sign-in form")),
+                vec![("303", see_other("To /console"))],
+                None,
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/sign-in",
+            op: page(
+                "Sign in",
+                "Checks the form token and the password, starts a 12-hour session (`btk_console` cookie: HttpOnly, SameSite=Strict, Path=/console, Secure behind https) and redirects to the portal. Wrong credentials show the form again.",
+                ("303", see_other("To /console, signed in")),
+                vec![
+                    ("400", html("The form again, with what is wrong")),
+                    ("403", expired.clone()),
+                    ("415", not_form.clone()),
+                    ("503", unavailable.clone()),
+                ],
+                Some(form(
+                    with(
+                        csrf.clone(),
+                        json!({"email": {"type": "string"}, "password": {"type": "string"}}),
+                    ),
+                    json!(["csrf", "email", "password"]),
+                )),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/sign-out",
+            op: page(
+                "Sign out",
+                "Ends the session and clears its cookie.",
+                ("303", see_other("To /console/sign-in")),
+                vec![
+                    ("403", expired.clone()),
+                    ("415", not_form.clone()),
+                    ("503", unavailable.clone()),
+                ],
+                Some(form(csrf.clone(), json!(["csrf"]))),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/keys",
+            op: page(
+                "Create an API key",
+                "Issues a key for the signed-in user's account and shows the portal with the full key, this once; afterwards only its hint is shown.",
+                ("201", html("The portal with the new key")),
+                vec![
+                    ("303", see_other("To /console/sign-in: no session")),
+                    ("403", expired.clone()),
+                    ("415", not_form.clone()),
+                    ("503", unavailable.clone()),
+                ],
+                Some(form(
+                    with(
+                        csrf.clone(),
+                        json!({"name": {"type": "string", "maxLength": 100}}),
+                    ),
+                    json!(["csrf"]),
+                )),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/keys/{id}/revoke",
+            op: {
+                let mut op = page(
+                    "Revoke an API key",
+                    "Revokes one of the account's keys at once (in every process within a second).",
+                    ("303", see_other("To /console")),
+                    vec![
+                        ("403", expired),
+                        ("404", html("No such key in this account")),
+                        ("415", not_form),
+                        ("503", unavailable),
+                    ],
+                    Some(form(csrf, json!(["csrf"]))),
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+    ]
+}

@@ -1,0 +1,274 @@
+//! The web console on a real socket against a fresh database (SQLite by default, PostgreSQL
+//! when `DATABASE_URL=postgres://…`): sign-in, the portal, keys created and revoked, CSRF.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use boxtrack_api::{ApiConfig, AppState, Limiter};
+use boxtrack_core::plan::Plan;
+use boxtrack_core::ratelimit::Limits;
+use boxtrack_store::Db;
+use boxtrack_store::accounts::{self, NewAccount};
+use reqwest::redirect::Policy;
+use tokio_util::sync::CancellationToken;
+
+struct App {
+    base: String,
+    db: Db,
+    http: reqwest::Client,
+    _shutdown: tokio_util::sync::DropGuard,
+    _database: boxtrack_testkit::TestDatabase,
+}
+
+async fn spawn() -> App {
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let state = AppState::new(db.clone(), ApiConfig::default(), Limiter::memory());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = CancellationToken::new();
+    let app = boxtrack_api::service(state, vec![boxtrack_web::mount()]);
+    tokio::spawn(boxtrack_api::serve(listener, app, shutdown.clone()));
+    App {
+        base: format!("http://{addr}"),
+        db,
+        http: reqwest::Client::builder()
+            .redirect(Policy::none())
+            .build()
+            .unwrap(),
+        _shutdown: shutdown.drop_guard(),
+        _database: database,
+    }
+}
+
+/// An account with a user who signs in with `password`.
+async fn account_with_user(app: &App, name: &str, email: &str) -> uuid::Uuid {
+    let (a, _, _) = accounts::create(
+        &app.db,
+        NewAccount {
+            name: name.into(),
+            plan: Plan::Standard,
+            entitlements: vec![],
+            rate_limits: Limits::default(),
+        },
+    )
+    .await
+    .unwrap();
+    let hash = boxtrack_core::oauth::hash_password("correct horse").unwrap();
+    boxtrack_store::oauth::create_user(&app.db, a.id, email, &hash)
+        .await
+        .unwrap();
+    a.id
+}
+
+fn cookie_of(r: &reqwest::Response, name: &str) -> Option<(String, String)> {
+    r.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with(&format!("{name}=")))
+        .map(|v| {
+            let value = v[name.len() + 1..].split(';').next().unwrap().to_string();
+            (value, v.to_string())
+        })
+}
+
+fn field(html: &str, marker: &str) -> String {
+    let at = html
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker} in {html}"))
+        + marker.len();
+    html[at..].split('"').next().unwrap().to_string()
+}
+
+/// Signs in and returns the session cookie's value.
+async fn sign_in(app: &App, email: &str, password: &str) -> reqwest::Response {
+    let page = app
+        .http
+        .get(format!("{}/console/sign-in", app.base))
+        .send()
+        .await
+        .unwrap();
+    let (csrf_cookie, _) = cookie_of(&page, "btk_console_csrf").unwrap();
+    let html = page.text().await.unwrap();
+    let csrf = field(&html, r#"name="csrf" value=""#);
+    app.http
+        .post(format!("{}/console/sign-in", app.base))
+        .header("cookie", format!("btk_console_csrf={csrf_cookie}"))
+        .form(&[
+            ("csrf", csrf.as_str()),
+            ("email", email),
+            ("password", password),
+        ])
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn console(app: &App, session: &str) -> reqwest::Response {
+    app.http
+        .get(format!("{}/console", app.base))
+        .header("cookie", format!("btk_console={session}"))
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn post_form(
+    app: &App,
+    path: &str,
+    session: &str,
+    form: &[(&str, &str)],
+) -> reqwest::Response {
+    app.http
+        .post(format!("{}{path}", app.base))
+        .header("cookie", format!("btk_console={session}"))
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn v2_status(app: &App, key: &str) -> u16 {
+    app.http
+        .get(format!("{}/v2/shipping_lines", app.base))
+        .header("authorization", format!("Token {key}"))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn sign_in_create_a_key_see_it_once_revoke_it_sign_out() {
+    let app = spawn().await;
+    let account = account_with_user(&app, "Harbor Freight Co", "ops@example.com").await;
+    let other = account_with_user(&app, "Other Co", "other@example.com").await;
+
+    // without a session the portal sends people to sign in
+    let r = console(&app, "nothing").await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/console/sign-in");
+
+    // the sign-in page: strict headers
+    let r = app
+        .http
+        .get(format!("{}/console/sign-in", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("default-src 'none'")
+    );
+    assert_eq!(r.headers()["x-frame-options"], "DENY");
+
+    // a form without its token changes nothing
+    let r = app
+        .http
+        .post(format!("{}/console/sign-in", app.base))
+        .form(&[("email", "ops@example.com"), ("password", "correct horse")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(cookie_of(&r, "btk_console").is_none());
+
+    // a wrong password: the form again, with the error
+    let r = sign_in(&app, "ops@example.com", "wrong").await;
+    assert_eq!(r.status(), 400);
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("The email or password is not right.")
+    );
+
+    let r = sign_in(&app, "OPS@example.com", "correct horse").await;
+    assert_eq!(r.status(), 303);
+    let (session, header) = cookie_of(&r, "btk_console").unwrap();
+    assert!(
+        header.contains("HttpOnly")
+            && header.contains("SameSite=Strict")
+            && header.contains("Path=/console"),
+        "{header}"
+    );
+
+    let r = console(&app, &session).await;
+    assert_eq!(r.status(), 200);
+    let html = r.text().await.unwrap();
+    assert!(html.contains("Harbor Freight Co") && html.contains("ops@example.com"));
+    assert!(html.contains("standard") && html.contains("tracking_requests.create"));
+    let csrf = field(&html, r#"name="csrf" value=""#);
+
+    // creating a key needs the session's form token
+    let r = post_form(
+        &app,
+        "/console/keys",
+        &session,
+        &[("csrf", "forged"), ("name", "ci")],
+    )
+    .await;
+    assert_eq!(r.status(), 403);
+    let r = post_form(
+        &app,
+        "/console/keys",
+        &session,
+        &[("csrf", &csrf), ("name", "ci")],
+    )
+    .await;
+    assert_eq!(r.status(), 201);
+    let html = r.text().await.unwrap();
+    let key = field(&html, r#"<p class="secret" id="new-key-value">"#)
+        .split('<')
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(key.len() > 20, "{key}");
+    assert_eq!(v2_status(&app, &key).await, 200);
+    // shown once: the portal shows only its hint afterwards
+    let html = console(&app, &session).await.text().await.unwrap();
+    assert!(!html.contains(&key));
+    let record = boxtrack_store::keys::list_all(&app.db, account)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|k| k.name.as_deref() == Some("ci"))
+        .unwrap();
+    assert!(html.contains(&record.hint));
+
+    // another account's key is not this account's to revoke
+    let theirs = boxtrack_store::keys::list_all(&app.db, other)
+        .await
+        .unwrap();
+    let r = post_form(
+        &app,
+        &format!("/console/keys/{}/revoke", theirs[0].id),
+        &session,
+        &[("csrf", &csrf)],
+    )
+    .await;
+    assert_eq!(r.status(), 404);
+    // revoking needs the token, then takes effect at once
+    let path = format!("/console/keys/{}/revoke", record.id);
+    assert_eq!(post_form(&app, &path, &session, &[]).await.status(), 403);
+    assert_eq!(v2_status(&app, &key).await, 200);
+    let r = post_form(&app, &path, &session, &[("csrf", &csrf)]).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(v2_status(&app, &key).await, 401);
+
+    // signing out ends the session for good
+    assert_eq!(
+        post_form(&app, "/console/sign-out", &session, &[("csrf", "x")])
+            .await
+            .status(),
+        403
+    );
+    let r = post_form(&app, "/console/sign-out", &session, &[("csrf", &csrf)]).await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(console(&app, &session).await.status(), 303);
+}

@@ -1,0 +1,65 @@
+// A real browser (Debian's Chromium driven by playwright-core) goes through the web console:
+// the portal sends it to sign in, a wrong password shows its error, the right one opens the
+// portal; it creates an API key (shown once), uses it, sees it masked afterwards, revokes it
+// (the key stops working), and signs out. Keeps screenshots of the pages. Run by
+// scripts/browser-console-check.sh.
+import { chromium } from 'playwright-core';
+
+const base = process.env.BASE_URL;
+const email = process.env.USER_EMAIL;
+const password = process.env.USER_PASSWORD;
+const shots = process.env.SCREENSHOTS || '.';
+const fail = (m) => { console.error('FAIL: ' + m); process.exit(1); };
+const ok = (c, m) => { if (!c) fail(m); console.log('ok: ' + m); };
+const v2 = async (key) => (await fetch(`${base}/v2/shipping_lines`, { headers: { authorization: `Token ${key}` } })).status;
+
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+try {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}/console`);
+  ok(new URL(page.url()).pathname === '/console/sign-in', 'the portal sends a visitor without a session to sign in');
+  ok(await page.getByRole('heading', { name: 'Sign in to boxtrack' }).isVisible(), 'the sign-in page renders');
+  await page.screenshot({ path: `${shots}/console-sign-in.png`, fullPage: true });
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  ok(await page.locator('#sign-in-error').isVisible(), 'a wrong password shows an error');
+  ok((await page.getByLabel('Password').getAttribute('aria-describedby')) === 'sign-in-error', 'the error is tied to the fields');
+  // that answer is a 400 on purpose, which Chromium logs as a failed load: count from here
+  ok(errors.length <= 1 && errors.every((e) => e.includes('400')), 'only the refused sign-in logged');
+  errors.length = 0;
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/console`);
+  ok(await page.getByRole('heading', { name: 'API keys' }).isVisible(), 'signed in: the portal shows the keys');
+  ok(await page.getByRole('heading', { name: 'Plan' }).isVisible(), 'and the plan');
+  const cookies = await page.context().cookies();
+  const session = cookies.find((c) => c.name === 'btk_console');
+  ok(session && session.httpOnly && session.sameSite === 'Strict', 'the session cookie is HttpOnly and SameSite=Strict');
+
+  await page.getByLabel('Name of a new key').fill('browser check');
+  await page.getByRole('button', { name: 'Create a key' }).click();
+  const shown = page.locator('#new-key-value');
+  ok(await shown.isVisible(), 'the new key is shown');
+  const key = (await shown.textContent()).trim();
+  await page.screenshot({ path: `${shots}/console-portal.png`, fullPage: true });
+  ok(await v2(key) === 200, 'the new key reads /v2');
+  await page.goto(`${base}/console`);
+  ok(!(await page.content()).includes(key), 'afterwards the key is shown masked only');
+  const row = page.getByRole('row').filter({ hasText: 'browser check' });
+  await row.getByRole('button', { name: /Revoke key/ }).click();
+  await page.waitForURL(`${base}/console`);
+  ok(await page.getByRole('row').filter({ hasText: 'browser check' }).getByText('revoked').isVisible(), 'the key is listed as revoked');
+  ok(await v2(key) === 401, 'the revoked key no longer reads /v2');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(`${base}/console/sign-in`);
+  await page.goto(`${base}/console`);
+  ok(new URL(page.url()).pathname === '/console/sign-in', 'signed out: the portal asks to sign in again');
+  ok(errors.length === 0, `no console errors (${errors.join('; ')})`);
+} finally {
+  await browser.close();
+}
+console.log(`screenshots: ${shots}/console-sign-in.png, ${shots}/console-portal.png`);

@@ -71,6 +71,27 @@ impl Limiter {
         &self.store
     }
 
+    /// How much of `bucket`'s limit `account` used in the last minute, as far as this
+    /// limiter can tell without counting a request: the process's own window in memory, the
+    /// shared window in the database (grants included), `None` for Redis (its windows are read
+    /// only by the script that admits).
+    pub async fn used(&self, account: Uuid, bucket: Bucket) -> ApiResult<Option<u64>> {
+        let now = now_us();
+        Ok(match &self.store {
+            Store::Memory(map) => {
+                let g = map.lock().unwrap_or_else(|p| p.into_inner());
+                Some(
+                    g.get(&(account, bucket))
+                        .map_or(0, |w| w.used_at(now, WINDOW_US)),
+                )
+            }
+            Store::Database(db) => {
+                Some(boxtrack_store::ratelimit::used(db, account, bucket, now).await?)
+            }
+            Store::Redis(_) => None,
+        })
+    }
+
     /// Checks and records one request.
     pub async fn check(&self, account: Uuid, bucket: Bucket, limit: u32) -> ApiResult<Decision> {
         let now = now_us();

@@ -225,6 +225,14 @@ impl SlotWindow {
         self.counts.iter().sum()
     }
 
+    /// How many admissions the window ending at `now_us` holds (what the account used of its
+    /// limit), without counting one.
+    pub fn used_at(&self, now_us: i64, window_us: i64) -> u64 {
+        let mut w = self.clone();
+        w.advance(Self::slot_of(now_us, window_us));
+        w.total()
+    }
+
     /// The count of the slot `age` slots before the newest.
     fn aged(&self, age: i64) -> u64 {
         self.counts[(self.slot - age).rem_euclid(SLOTS as i64) as usize]
@@ -618,5 +626,20 @@ mod tests {
         // counted in the slot [5 s, 10 s): forgotten at 5 s + 13 slots of 5 s = 70 s
         assert_eq!(d.retry_after_us, 62 * S);
         assert!(w.admit(70 * S, 3, WINDOW_US).allowed);
+    }
+
+    #[test]
+    fn used_counts_what_the_window_still_holds() {
+        let mut w = SlotWindow::default();
+        let len = SlotWindow::slot_len(WINDOW_US);
+        for _ in 0..3 {
+            assert!(w.admit(10 * len, 100, WINDOW_US).allowed);
+        }
+        assert!(w.admit(11 * len, 100, WINDOW_US).allowed);
+        assert_eq!(w.used_at(11 * len, WINDOW_US), 4);
+        // the first slot leaves once the newest is SLOTS past it; reading counts nothing
+        assert_eq!(w.used_at((10 + SLOTS as i64) * len, WINDOW_US), 1);
+        assert_eq!(w.used_at((11 + SLOTS as i64) * len, WINDOW_US), 0);
+        assert_eq!(w.total(), 4);
     }
 }

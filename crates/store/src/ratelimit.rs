@@ -117,3 +117,19 @@ pub async fn check_lease(
     };
     Ok((refused, 0))
 }
+
+/// How many admissions of `bucket` the shared window of `account_id` holds at `now_us` (with
+/// leases, what was granted to processes, used or not yet).
+pub async fn used(db: &Db, account_id: Uuid, bucket: Bucket, now_us: i64) -> Result<u64> {
+    let newest = SlotWindow::slot_of(now_us, WINDOW_US);
+    let n: i64 = on_db!(db, p => sqlx::query_scalar(
+        "SELECT CAST(COALESCE(SUM(count), 0) AS BIGINT) FROM rate_limit_slots WHERE account_id = $1 AND bucket = $2 AND slot > $3 AND slot <= $4",
+    )
+    .bind(account_id)
+    .bind(bucket.as_str())
+    .bind(newest - SLOTS as i64)
+    .bind(newest)
+    .fetch_one(p)
+    .await?);
+    Ok(u64::try_from(n).unwrap_or(0))
+}

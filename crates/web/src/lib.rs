@@ -290,20 +290,28 @@ async fn portal(
             .map(|e| format!("<li>{}</li>", esc(e.title())))
             .collect::<String>()
     };
-    let limits: String = Bucket::ALL
-        .iter()
-        .map(|b| {
-            format!(
-                "<tr><td><code>{}</code></td><td>{} a minute</td></tr>",
-                esc(b.as_str()),
-                account.rate_limits.limit(*b)
-            )
-        })
-        .collect();
-    let container_limit = account
-        .plan
-        .active_container_limit()
-        .map_or("no limit".to_string(), |n| format!("{n} active containers"));
+    let mut limits = String::new();
+    for b in Bucket::ALL {
+        let used = match state.limiter.used(account.id, b).await {
+            Ok(Some(n)) => n.to_string(),
+            Ok(None) => "kept in Redis".to_string(),
+            Err(_) => "unknown".to_string(),
+        };
+        limits.push_str(&format!(
+            "<tr><td><code>{}</code></td><td>{} a minute</td><td>{}</td></tr>",
+            esc(b.as_str()),
+            account.rate_limits.limit(b),
+            used
+        ));
+    }
+    let active = match boxtrack_store::tracking::active_containers(&state.db, account.id).await {
+        Ok(n) => n,
+        Err(e) => return unavailable(&e),
+    };
+    let container_limit = match account.plan.active_container_limit() {
+        Some(n) => format!("{active} of at most {n} active containers"),
+        None => format!("{active} active containers (no limit)"),
+    };
     let fresh = created.map_or(String::new(), |(k, full)| {
         format!(
             r#"<section aria-labelledby="new-key"><h2 id="new-key">Your new key{}</h2>
@@ -339,9 +347,9 @@ async fn portal(
 <main><h1>{name}</h1>
 {fresh}
 <section aria-labelledby="plan"><h2 id="plan">Plan</h2>
-<p>Plan <strong>{plan}</strong>, up to {container_limit}.</p>
+<p>Plan <strong>{plan}</strong>: {container_limit}.</p>
 <h3>Entitlements</h3><ul>{entitlements}</ul>
-<h3>Rate limits</h3><table><thead><tr><th scope="col">Bucket</th><th scope="col">Limit</th></tr></thead><tbody>{limits}</tbody></table></section>
+<h3>Rate limits</h3><table><thead><tr><th scope="col">Bucket</th><th scope="col">Limit</th><th scope="col">Used in the last minute</th></tr></thead><tbody>{limits}</tbody></table></section>
 <section aria-labelledby="keys"><h2 id="keys">API keys</h2>
 <table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>
 <form method="post" action="/console/keys"><input type="hidden" name="csrf" value="{csrf}">

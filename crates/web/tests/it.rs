@@ -23,7 +23,12 @@ async fn spawn() -> App {
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();
-    let state = AppState::new(db.clone(), ApiConfig::default(), Limiter::memory());
+    // as serve builds it: limits in memory on SQLite, shared in the database on PostgreSQL
+    let limiter = match db.backend() {
+        boxtrack_store::Backend::Sqlite => Limiter::memory(),
+        boxtrack_store::Backend::Postgres => Limiter::database(db.clone()),
+    };
+    let state = AppState::new(db.clone(), ApiConfig::default(), limiter);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = CancellationToken::new();
@@ -230,9 +235,16 @@ async fn sign_in_create_a_key_see_it_once_revoke_it_sign_out() {
         .to_string();
     assert!(key.len() > 20, "{key}");
     assert_eq!(v2_status(&app, &key).await, 200);
+    assert_eq!(v2_status(&app, &key).await, 200);
     // shown once: the portal shows only its hint afterwards
     let html = console(&app, &session).await.text().await.unwrap();
     assert!(!html.contains(&key));
+    // usage against the limits: the two requests in the default bucket
+    assert!(
+        html.contains("<tr><td><code>default</code></td><td>100 a minute</td><td>2</td></tr>"),
+        "{html}"
+    );
+    assert!(html.contains("0 active containers (no limit)"), "{html}");
     let record = boxtrack_store::keys::list_all(&app.db, account)
         .await
         .unwrap()

@@ -75,12 +75,18 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
             path: "/console/sign-in",
             op: page(
                 "Sign in",
-                "Checks the form token and the password, starts a 12-hour session (`btk_console` cookie: HttpOnly, SameSite=Strict, Path=/console, Secure behind https) and redirects to the portal. Wrong credentials show the form again.",
+                "Checks the form token, the attempts for this email (10 a minute) and the password, starts a 12-hour session (`btk_console` cookie: HttpOnly, SameSite=Strict, Path=/console, Secure behind https) and redirects to the portal. Wrong credentials show the form again.",
                 ("303", see_other("To /console, signed in")),
                 vec![
                     ("400", html("The form again, with what is wrong")),
                     ("403", expired.clone()),
                     ("415", not_form.clone()),
+                    (
+                        "429",
+                        html(
+                            "More than 10 attempts for this email in the last minute: the form again, with Retry-After",
+                        ),
+                    ),
                     ("503", unavailable.clone()),
                 ],
                 Some(form(

@@ -31,6 +31,19 @@ pub const SESSION_COOKIE: &str = "btk_console";
 const SIGN_IN_CSRF_COOKIE: &str = "btk_console_csrf";
 /// How long a session lasts: 12 hours.
 pub const SESSION_TTL_US: i64 = 12 * 3_600_000_000;
+/// Sign-in attempts accepted per email a minute, counted before the password is checked, so
+/// guessing one user's password (or making the server hash passwords) goes no faster. The
+/// window is the rate limiter's: shared by every process when limits are shared.
+pub const SIGN_IN_ATTEMPTS_PER_MINUTE: u32 = 10;
+
+/// The rate limiter's key for sign-in attempts as `email` (no account's id: it is derived
+/// from the email, so unknown emails are limited too).
+fn sign_in_key(email: &str) -> Uuid {
+    let d = secrets::digest(&format!("console sign-in {}", email.to_lowercase()));
+    d.get(..32)
+        .and_then(|h| Uuid::parse_str(h).ok())
+        .unwrap_or_else(Uuid::nil)
+}
 
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -191,6 +204,39 @@ async fn sign_in(
             email,
             Some("Enter your email and password."),
         );
+    }
+    match state
+        .limiter
+        .check(
+            sign_in_key(email),
+            Bucket::Default,
+            SIGN_IN_ATTEMPTS_PER_MINUTE,
+        )
+        .await
+    {
+        Ok(d) if !d.allowed => {
+            let mut resp = sign_in_form(
+                StatusCode::TOO_MANY_REQUESTS,
+                &state,
+                email,
+                Some(&format!(
+                    "Too many sign-in attempts for this email. Try again in {} seconds.",
+                    d.retry_after_secs()
+                )),
+            );
+            if let Ok(v) = HeaderValue::from_str(&d.retry_after_secs().to_string()) {
+                resp.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            return resp;
+        }
+        Ok(_) => {}
+        Err(_) => {
+            return page(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Unavailable",
+                r#"<main><h1>Sign-in is unavailable</h1><p role="alert">The rate limiter cannot be reached; try again in a moment.</p></main>"#,
+            );
+        }
     }
     let user = match oauth::get_user(&state.db, email).await {
         Ok(Some(u)) if secrets::verify_password(password, &u.password_hash) => u,

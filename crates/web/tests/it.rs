@@ -284,3 +284,34 @@ async fn sign_in_create_a_key_see_it_once_revoke_it_sign_out() {
     assert_eq!(r.status(), 303);
     assert_eq!(console(&app, &session).await.status(), 303);
 }
+
+#[tokio::test]
+async fn sign_in_attempts_are_limited_per_email() {
+    let app = spawn().await;
+    account_with_user(&app, "Guarded Co", "guarded@example.com").await;
+    account_with_user(&app, "Bystander Co", "bystander@example.com").await;
+    for _ in 0..boxtrack_web::SIGN_IN_ATTEMPTS_PER_MINUTE {
+        assert_eq!(
+            sign_in(&app, "guarded@example.com", "guess").await.status(),
+            400
+        );
+    }
+    // the right password no longer helps this minute; the refusal says when to come back
+    let r = sign_in(&app, "Guarded@example.com", "correct horse").await;
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().contains_key("retry-after"));
+    assert!(cookie_of(&r, "btk_console").is_none());
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("Too many sign-in attempts")
+    );
+    // other users sign in as before
+    assert_eq!(
+        sign_in(&app, "bystander@example.com", "correct horse")
+            .await
+            .status(),
+        303
+    );
+}

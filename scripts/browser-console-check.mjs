@@ -1,7 +1,7 @@
 // A real browser (Debian's Chromium driven by playwright-core) goes through the web console:
 // the portal sends it to sign in, a wrong password shows its error, the right one opens the
 // portal; it creates an API key (shown once), uses it, sees it masked afterwards, revokes it
-// (the key stops working), and signs out. Keeps screenshots of the pages. Run by
+// (the key stops working), opens the API reference (Redoc, vendored), and signs out. Keeps screenshots of the pages. Run by
 // scripts/browser-console-check.sh.
 import { chromium } from 'playwright-core';
 
@@ -19,6 +19,8 @@ try {
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('response', (r) => { if (r.status() >= 400) console.log(`answer ${r.status()} for ${r.url()}`); });
+  page.on('requestfailed', (r) => console.log(`request failed: ${r.url()}`));
   await page.goto(`${base}/console`);
   ok(new URL(page.url()).pathname === '/console/sign-in', 'the portal sends a visitor without a session to sign in');
   ok(await page.getByRole('heading', { name: 'Sign in to boxtrack' }).isVisible(), 'the sign-in page renders');
@@ -54,6 +56,15 @@ try {
   await page.waitForURL(`${base}/console`);
   ok(await page.getByRole('row').filter({ hasText: 'browser check' }).getByText('revoked').isVisible(), 'the key is listed as revoked');
   ok(await v2(key) === 401, 'the revoked key no longer reads /v2');
+  // the API reference: the served document rendered by the vendored Redoc, offline
+  await page.getByRole('link', { name: 'API reference' }).click();
+  await page.waitForURL(`${base}/console/reference`);
+  const op = page.getByRole('heading', { name: 'Get a container' }).first();
+  await op.waitFor({ state: 'visible', timeout: 20000 });
+  ok(await op.isVisible(), 'the API reference renders the operations');
+  ok(await page.getByText('current_status').first().isVisible(), 'with their fields');
+  await page.screenshot({ path: `${shots}/console-reference.png` });
+  await page.goto(`${base}/console`);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL(`${base}/console/sign-in`);
   await page.goto(`${base}/console`);
@@ -62,4 +73,4 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`screenshots: ${shots}/console-sign-in.png, ${shots}/console-portal.png`);
+console.log(`screenshots: ${shots}/console-sign-in.png, ${shots}/console-portal.png, ${shots}/console-reference.png`);

@@ -133,7 +133,9 @@ pub fn document_with(extra: Vec<Op>) -> Value {
         "info": {
             "title": "boxtrack API",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Self-hosted ocean container and shipment tracking. JSON:API under /v2; every /v2 request carries `Authorization: Token <API key>`. Rate limits are per account over a rolling 60-second window; every response carries `RateLimit` and `RateLimit-Policy` headers, and a refused request gets 429 with `Retry-After`."
+            // the quickstart, authentication, limits, errors and how to check a webhook's
+            // signature (examples in four languages): docs/api-guide.md
+            "description": include_str!("../../../docs/api-guide.md")
         },
         "servers": [{"url": "/"}],
         "paths": paths,

@@ -404,4 +404,14 @@ mod tests {
         );
         assert_eq!(sign_standard("nope", "a", 1, b""), None);
     }
+
+    /// The test vector docs/api-guide.md gives next to its verification examples (computed
+    /// with Python's `hmac`), so the guide and the signer agree.
+    #[test]
+    fn the_guide_s_signature_example_is_what_deliveries_carry() {
+        assert_eq!(
+            super::sign_hex("whsec_test", br#"{"a":1}"#),
+            "51426af50a41dd7ff2cd3f116594734766d4018d15d6fb07169aee5d2959adf5"
+        );
+    }
 }

@@ -43,7 +43,57 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
     };
     let unavailable = html("The database could not be reached");
     let expired = html("The form token is missing or is not this session's (CSRF)");
+    let asset = |summary: &str, media: &str| {
+        let mut op = operation(
+            "Console",
+            summary,
+            "Compiled into the binary; nothing is fetched from elsewhere.",
+            vec![],
+            None,
+            Default::default(),
+            (
+                "200",
+                json!({"description": summary, "content": {media: {"schema": {"type": "string"}}}}),
+            ),
+        );
+        op["security"] = json!([]);
+        op
+    };
     vec![
+        Op {
+            method: "get",
+            path: "/console/reference",
+            op: page(
+                "The API reference",
+                "This document rendered by Redoc (vendored into the binary): every operation with its fields, types, enums and descriptions, and which credential it takes.",
+                ("200", html("The reference page")),
+                vec![],
+                None,
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/redoc.standalone.js",
+            op: asset("Redoc's standalone bundle (MIT)", "text/javascript"),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/reference.js",
+            op: asset("The reference page's script", "text/javascript"),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/favicon.svg",
+            op: asset("The console's icon", "image/svg+xml"),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/redoc-licenses.txt",
+            op: asset(
+                "Redoc's licence and those of what its bundle contains",
+                "text/plain",
+            ),
+        },
         Op {
             method: "get",
             path: "/console",

@@ -24,6 +24,7 @@ use boxtrack_store::{accounts, keys, now_us, oauth};
 use uuid::Uuid;
 
 mod docs;
+mod reference;
 
 /// The session cookie.
 pub const SESSION_COOKIE: &str = "btk_console";
@@ -45,7 +46,7 @@ fn sign_in_key(email: &str) -> Uuid {
         .unwrap_or_else(Uuid::nil)
 }
 
-const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// The console's routes and their documentation, for `boxtrack_api::service`.
 pub fn mount() -> Mount {
@@ -55,11 +56,22 @@ pub fn mount() -> Mount {
         .public("/console/sign-out", post(sign_out))
         .public("/console/keys", post(create_key))
         .public("/console/keys/{id}/revoke", post(revoke_key))
+        .public("/console/reference", get(reference::page))
+        .public(
+            "/console/assets/redoc.standalone.js",
+            get(reference::redoc_js),
+        )
+        .public("/console/assets/reference.js", get(reference::reference_js))
+        .public("/console/assets/favicon.svg", get(reference::favicon))
+        .public(
+            "/console/assets/redoc-licenses.txt",
+            get(reference::licenses),
+        )
 }
 
 fn page(status: StatusCode, title: &str, body: &str) -> Response {
     let html = format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · boxtrack</title>
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · boxtrack</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
 <style>
 body{{font-family:system-ui,sans-serif;max-width:56rem;margin:1.5rem auto;padding:0 1rem;color:#111;line-height:1.45}}
 header{{display:flex;justify-content:space-between;align-items:center;border-bottom:1px solid #ccc;margin-bottom:1rem}}
@@ -389,7 +401,7 @@ async fn portal(
         })
         .collect();
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console</p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
 <main><h1>{name}</h1>
 {fresh}
 <section aria-labelledby="plan"><h2 id="plan">Plan</h2>

@@ -1,0 +1,75 @@
+//! The API reference in the portal: `GET /console/reference`, the served OpenAPI document
+//! rendered by Redoc, which is vendored (`assets/vendor/redoc`, refreshed by
+//! `scripts/vendor-web.sh`) and compiled into the binary, so the page works offline.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_api::html::secure_html;
+
+/// Redoc's standalone bundle, as vendored.
+const REDOC_JS: &[u8] = include_bytes!("../assets/vendor/redoc/redoc.standalone.js");
+/// The page's own script: starts Redoc on the served document.
+const REFERENCE_JS: &[u8] = include_bytes!("../assets/reference.js");
+/// The console's icon.
+const FAVICON: &[u8] = include_bytes!("../assets/favicon.svg");
+/// Redoc's licence and the licences of what its bundle contains.
+const REDOC_LICENSES: &str = concat!(
+    include_str!("../assets/vendor/redoc/VERSION"),
+    "\n",
+    include_str!("../assets/vendor/redoc/LICENSE"),
+    "\n",
+    include_str!("../assets/vendor/redoc/THIRD-PARTY-LICENSES.txt")
+);
+
+/// Redoc styles with inline styles and runs its search in a worker made from a blob; nothing
+/// else is allowed, and nothing leaves the service.
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/// `GET /console/reference`.
+pub async fn page() -> Response {
+    let html = r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>API reference · boxtrack</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"></head>
+<body style="margin:0">
+<nav style="font-family:system-ui,sans-serif;padding:.5rem 1rem;border-bottom:1px solid #ccc"><a href="/console">boxtrack console</a> · API reference · <a href="/v2/openapi.json">openapi.json</a> · <a href="/console/assets/redoc-licenses.txt">licences</a></nav>
+<main id="reference"><p style="font-family:system-ui,sans-serif;padding:1rem">Loading the reference… (it needs JavaScript; the same document is at <a href="/docs">/docs</a> without it)</p></main>
+<script src="/console/assets/redoc.standalone.js"></script>
+<script src="/console/assets/reference.js"></script>
+</body></html>"#;
+    let mut resp = (StatusCode::OK, html).into_response();
+    secure_html(&mut resp, CSP);
+    resp
+}
+
+fn asset(body: &'static [u8], content_type: &'static str) -> Response {
+    let mut resp = (StatusCode::OK, body).into_response();
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=3600"),
+    );
+    resp
+}
+
+/// `GET /console/assets/redoc.standalone.js`.
+pub async fn redoc_js() -> Response {
+    asset(REDOC_JS, "text/javascript; charset=utf-8")
+}
+
+/// `GET /console/assets/reference.js`.
+pub async fn reference_js() -> Response {
+    asset(REFERENCE_JS, "text/javascript; charset=utf-8")
+}
+
+/// `GET /console/assets/redoc-licenses.txt`.
+pub async fn licenses() -> Response {
+    asset(REDOC_LICENSES.as_bytes(), "text/plain; charset=utf-8")
+}
+
+/// `GET /console/assets/favicon.svg`.
+pub async fn favicon() -> Response {
+    asset(FAVICON, "image/svg+xml")
+}

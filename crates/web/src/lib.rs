@@ -132,6 +132,30 @@ fn csrf_ok(session: &Session, form: &HashMap<String, String>) -> bool {
     !sent.is_empty() && secrets::digest(sent) == secrets::digest(&session.csrf)
 }
 
+/// The session of a signed-in form's request, if its form token is the session's; otherwise
+/// the answer to give (to the sign-in page without a session, 403 with a wrong token).
+async fn signed_form(
+    state: &AppState,
+    headers: &HeaderMap,
+    form: &HashMap<String, String>,
+) -> Result<(String, Session), Response> {
+    let Some((digest, s)) = session(state, headers).await else {
+        return Err(see_other("/console/sign-in"));
+    };
+    if !csrf_ok(&s, form) {
+        return Err(forbidden());
+    }
+    Ok((digest, s))
+}
+
+fn no_such_key() -> Response {
+    page(
+        StatusCode::NOT_FOUND,
+        "No such key",
+        r#"<main><h1>No such key</h1><p><a href="/console">Back to the console</a></p></main>"#,
+    )
+}
+
 fn forbidden() -> Response {
     page(
         StatusCode::FORBIDDEN,
@@ -294,12 +318,10 @@ async fn sign_out(
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
-    let Some((digest, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
+    let (digest, _) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
     };
-    if !csrf_ok(&s, &f) {
-        return forbidden();
-    }
     if let Err(e) = sessions::end(&state.db, &digest, now_us()).await {
         return unavailable(&e);
     }
@@ -426,12 +448,10 @@ async fn create_key(
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
     };
-    if !csrf_ok(&s, &f) {
-        return forbidden();
-    }
     let name = f
         .get("name")
         .map(|n| n.trim())
@@ -458,29 +478,19 @@ async fn revoke_key(
     Path(id): Path<String>,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
     };
-    if !csrf_ok(&s, &f) {
-        return forbidden();
-    }
     let Ok(id) = id.parse::<Uuid>() else {
-        return page(
-            StatusCode::NOT_FOUND,
-            "No such key",
-            r#"<main><h1>No such key</h1><p><a href="/console">Back to the console</a></p></main>"#,
-        );
+        return no_such_key();
     };
     match keys::revoke(&state.db, id, Some(s.account_id)).await {
         Ok(_) => {
             state.keys.forget_key(id);
             see_other("/console")
         }
-        Err(boxtrack_store::StoreError::NotFound(_)) => page(
-            StatusCode::NOT_FOUND,
-            "No such key",
-            r#"<main><h1>No such key</h1><p><a href="/console">Back to the console</a></p></main>"#,
-        ),
+        Err(boxtrack_store::StoreError::NotFound(_)) => no_such_key(),
         Err(e) => unavailable(&e),
     }
 }

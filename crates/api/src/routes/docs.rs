@@ -11,12 +11,73 @@ use serde_json::{Value, json};
 use crate::doc::{Op, operation};
 use crate::state::AppState;
 
-/// `GET /v2/openapi.json`.
+/// `GET /v2/openapi.json`: the served document, with examples taken from the sandbox
+/// journeys that the webhook examples are made from ([`with_examples`]), rendered once per
+/// process (without examples if the journeys cannot be played).
 pub async fn openapi_json(State(state): State<AppState>) -> impl IntoResponse {
+    static RENDERED: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    let text = RENDERED
+        .get_or_init(|| async {
+            let mut doc = (*state.openapi).clone();
+            match crate::examples::examples().await {
+                Ok(ex) => with_examples(&mut doc, ex.by_event.values()),
+                Err(e) => tracing::warn!(error = %e, "the document's examples could not be made"),
+            }
+            doc.to_string()
+        })
+        .await;
+    ([(header::CONTENT_TYPE, "application/json")], text.clone())
+}
+
+/// Where a resource of each type is the answer: (type, method, path, status).
+const ANSWERS: &[(&str, &str, &str, &str)] = &[
+    ("container", "get", "/v2/containers/{id}", "200"),
+    ("shipment", "get", "/v2/shipments/{id}", "200"),
     (
-        [(header::CONTENT_TYPE, "application/json")],
-        state.openapi.to_string(),
-    )
+        "tracking_request",
+        "get",
+        "/v2/tracking_requests/{id}",
+        "200",
+    ),
+];
+
+/// Adds to `doc` an example answer for each operation of [`ANSWERS`]: the first resource of
+/// that type among the webhook envelopes of the sandbox journeys (rendered by the same views
+/// as the answers), and the request that tracks a sandbox journey.
+pub fn with_examples<'a>(doc: &mut Value, envelopes: impl Iterator<Item = &'a Value>) {
+    let mut first: std::collections::BTreeMap<String, Value> = Default::default();
+    for envelope in envelopes {
+        let resources = envelope["included"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(std::iter::once(&envelope["data"]));
+        for r in resources {
+            if let Some(t) = r["type"].as_str() {
+                first.entry(t.to_string()).or_insert_with(|| r.clone());
+            }
+        }
+    }
+    let media = crate::jsonapi::MEDIA_TYPE;
+    for (kind, method, path, status) in ANSWERS {
+        let Some(resource) = first.get(*kind) else {
+            continue;
+        };
+        let op = &mut doc["paths"][*path][*method];
+        if op.is_null() || op["responses"][*status].is_null() {
+            continue;
+        }
+        op["responses"][*status]["content"][media]["example"] = json!({ "data": resource });
+    }
+    let track = &mut doc["paths"]["/v2/tracking_requests"]["post"]["requestBody"]["content"][media];
+    if track.is_object() {
+        track["example"] = json!({"data": {"type": "tracking_request", "attributes": {
+            "request_type": "bill_of_lading",
+            "request_number": "TEST-SCN-IMPORT",
+            "scac": "TEST",
+            "ref_numbers": ["PO-1234"]
+        }}});
+    }
 }
 
 fn esc(s: &str) -> String {

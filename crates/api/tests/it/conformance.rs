@@ -272,3 +272,39 @@ fn mismatch(method: &str, path: &str, resp: &Resp) {
         &resp.text[..resp.text.len().min(2000)]
     );
 }
+
+/// The served document's examples (taken from the sandbox journeys' webhook envelopes) are
+/// answers the document itself allows, and the request example is a body it accepts.
+#[tokio::test]
+async fn the_served_document_s_examples_match_it() {
+    let app = crate::helpers::TestApp::spawn().await;
+    let r = app.get("/v2/openapi.json", None).await;
+    assert_eq!(r.status, 200);
+    let doc = r.json();
+    let cache = Mutex::default();
+    let media = "application/vnd.api+json";
+    for path in [
+        "/v2/containers/{id}",
+        "/v2/shipments/{id}",
+        "/v2/tracking_requests/{id}",
+    ] {
+        let content = &doc["paths"][path]["get"]["responses"]["200"]["content"][media];
+        let example = &content["example"];
+        assert!(example["data"]["id"].is_string(), "{path}: no example");
+        let v = compiled(&cache, &doc, path, &content["schema"]);
+        let wrong = violations(&v, example);
+        assert!(
+            wrong.is_empty(),
+            "{path}: the example breaks the document:\n{}",
+            wrong.join("\n")
+        );
+    }
+    let content = &doc["paths"]["/v2/tracking_requests"]["post"]["requestBody"]["content"][media];
+    let v = compiled(&cache, &doc, "track", &content["schema"]);
+    let wrong = violations(&v, &content["example"]);
+    assert!(
+        wrong.is_empty(),
+        "the request example: {}",
+        wrong.join("\n")
+    );
+}

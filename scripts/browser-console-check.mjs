@@ -56,6 +56,16 @@ try {
   await page.waitForURL(`${base}/console`);
   ok(await page.getByRole('row').filter({ hasText: 'browser check' }).getByText('revoked').isVisible(), 'the key is listed as revoked');
   ok(await v2(key) === 401, 'the revoked key no longer reads /v2');
+  // the containers table with its filters
+  await page.getByRole('link', { name: 'Containers' }).click();
+  await page.waitForURL(`${base}/console/containers`);
+  ok(await page.getByRole('heading', { name: 'Containers' }).isVisible(), 'the containers table renders');
+  await page.getByLabel('Status').selectOption('available');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/status=available/);
+  ok(await page.getByRole('status').textContent().then((t) => t.includes('0 containers')), 'and filters');
+  await page.getByRole('link', { name: 'Account' }).click();
+  await page.waitForURL(`${base}/console`);
   // the API reference: the served document rendered by the vendored Redoc, offline
   await page.getByRole('link', { name: 'API reference' }).click();
   await page.waitForURL(`${base}/console/reference`);

@@ -62,6 +62,31 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
     vec![
         Op {
             method: "get",
+            path: "/console/containers",
+            op: {
+                let mut op = page(
+                    "The containers table",
+                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `page`. Values that mean nothing are left out.",
+                    ("200", html("The table")),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable.clone()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] = json!([
+                    q("q", "string"),
+                    q("status", "string"),
+                    q("ready", "string"),
+                    q("lfd_days", "integer"),
+                    q("page", "integer")
+                ]);
+                op
+            },
+        },
+        Op {
+            method: "get",
             path: "/console/reference",
             op: page(
                 "The API reference",

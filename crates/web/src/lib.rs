@@ -23,6 +23,7 @@ use boxtrack_store::sessions::{self, Session};
 use boxtrack_store::{accounts, keys, now_us, oauth};
 use uuid::Uuid;
 
+mod containers;
 mod docs;
 mod reference;
 
@@ -56,6 +57,7 @@ pub fn mount() -> Mount {
         .public("/console/sign-out", post(sign_out))
         .public("/console/keys", post(create_key))
         .public("/console/keys/{id}/revoke", post(revoke_key))
+        .public("/console/containers", get(containers::list))
         .public("/console/reference", get(reference::page))
         .public(
             "/console/assets/redoc.standalone.js",
@@ -423,7 +425,7 @@ async fn portal(
         })
         .collect();
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
+        r#"<header><p><strong>boxtrack</strong> console · Account · <a href="/console/containers">Containers</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
 <main><h1>{name}</h1>
 {fresh}
 <section aria-labelledby="plan"><h2 id="plan">Plan</h2>

@@ -315,3 +315,126 @@ async fn sign_in_attempts_are_limited_per_email() {
         303
     );
 }
+
+/// Tracks container `number` for `account` as if its carrier had answered (a request created,
+/// claimed and finished with a shipment), as the worker does.
+async fn track(app: &App, account: uuid::Uuid, number: &str) {
+    use boxtrack_store::tracking;
+    let request = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+        request_number: Some(number.into()),
+        request_type: Some("container".into()),
+        scac: Some("MAEU".into()),
+        ..Default::default()
+    })
+    .unwrap();
+    let tr = tracking::create_request(
+        &app.db,
+        account,
+        Plan::Standard,
+        &request,
+        &Default::default(),
+    )
+    .await
+    .unwrap();
+    let now = boxtrack_store::now_us();
+    let claimed = tracking::claim_due(&app.db, now + 1_000_000, 60_000_000, 100)
+        .await
+        .unwrap();
+    let row = claimed.into_iter().find(|r| r.id == tr.id).unwrap();
+    tracking::finish(
+        &app.db,
+        &row,
+        tracking::Outcome::Created {
+            scac: "MAEU".into(),
+            bill_of_lading_number: format!("MAEU{}", &number[4..]),
+            route: Box::default(),
+            containers: vec![tracking::NewContainer {
+                number: number.into(),
+                observations: vec![],
+            }],
+            scenario: None,
+        },
+    )
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn the_containers_table_lists_filters_and_pages_the_account_s_containers() {
+    let app = spawn().await;
+    let account = account_with_user(&app, "Table Co", "table@example.com").await;
+    let other = account_with_user(&app, "Other Co", "other-table@example.com").await;
+    for number in ["MRSU4371639", "MSCU1234566", "TGHU6543213"] {
+        track(&app, account, number).await;
+    }
+    track(&app, other, "CMAU1234564").await;
+    let get = |path: String, session: Option<String>| {
+        let mut r = app.http.get(format!("{}{path}", app.base));
+        if let Some(s) = session {
+            r = r.header("cookie", format!("btk_console={s}"));
+        }
+        r.send()
+    };
+    assert_eq!(
+        get("/console/containers".into(), None)
+            .await
+            .unwrap()
+            .status(),
+        303
+    );
+    let (session, _) = cookie_of(
+        &sign_in(&app, "table@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+
+    let html = get("/console/containers".into(), Some(session.clone()))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("3 containers; page 1."), "{html}");
+    for number in ["MRSU4371639", "MSCU1234566", "TGHU6543213"] {
+        assert!(html.contains(number), "{number} missing");
+    }
+    assert!(
+        !html.contains("CMAU1234564"),
+        "another account's container is listed"
+    );
+    assert!(!html.contains("rel=\"next\""));
+
+    // search by number; a status that means nothing is left out
+    let html = get(
+        "/console/containers?q=MSCU1234566".into(),
+        Some(session.clone()),
+    )
+    .await
+    .unwrap()
+    .text()
+    .await
+    .unwrap();
+    assert!(
+        html.contains("1 containers")
+            && html.contains("MSCU1234566")
+            && !html.contains("MRSU4371639"),
+        "{html}"
+    );
+    let html = get(
+        "/console/containers?status=teleported".into(),
+        Some(session.clone()),
+    )
+    .await
+    .unwrap()
+    .text()
+    .await
+    .unwrap();
+    assert!(html.contains("3 containers"), "{html}");
+    let html = get("/console/containers?ready=1".into(), Some(session))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("0 containers"), "{html}");
+}

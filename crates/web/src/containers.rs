@@ -1,0 +1,263 @@
+//! The dashboard's containers table: `GET /console/containers`, the account's containers with
+//! the filters the API has for them (search by number, reference or bill of lading; status;
+//! ready for pickup; last free day within N days), most recently updated first, paged.
+
+use std::collections::HashMap;
+
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use boxtrack_api::html::esc;
+use boxtrack_api::state::AppState;
+use boxtrack_core::paging::Page;
+use boxtrack_core::tracking::rules::ContainerStatus;
+use boxtrack_store::now_us;
+use boxtrack_store::reads::{self, Filter};
+
+use super::{page, see_other, session, unavailable};
+
+/// Rows per page.
+const PAGE_SIZE: u32 = 50;
+const DAY_US: i64 = 86_400_000_000;
+
+/// What the form asks for, as the query string carries it.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Asked {
+    q: String,
+    status: String,
+    ready: bool,
+    lfd_days: Option<u32>,
+    page: u32,
+}
+
+impl Asked {
+    /// Reads the query; values that mean nothing are left out rather than refused (a form
+    /// cannot send a wrong status, and a hand-edited address gets the unfiltered list).
+    pub(crate) fn from_query(q: &HashMap<String, String>) -> Asked {
+        let text = |k: &str| q.get(k).map(|v| v.trim().to_string()).unwrap_or_default();
+        let status = text("status");
+        Asked {
+            q: text("q"),
+            status: if ContainerStatus::parse(&status).is_some() {
+                status
+            } else {
+                String::new()
+            },
+            ready: matches!(text("ready").as_str(), "1" | "true" | "on"),
+            lfd_days: text("lfd_days").parse().ok().filter(|d| *d <= 365),
+            page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
+        }
+    }
+
+    /// The store's filter for this question at `now_us`.
+    pub(crate) fn filter(&self, now_us: i64) -> Filter {
+        Filter {
+            q: (!self.q.is_empty()).then(|| self.q.clone()),
+            current_status: (!self.status.is_empty()).then(|| self.status.clone()),
+            ready_for_pickup: self.ready.then_some(true),
+            lfd_end_us: self.lfd_days.map(|d| now_us + i64::from(d) * DAY_US),
+            ..Filter::default()
+        }
+    }
+
+    /// The query string of this question on page `n`.
+    pub(crate) fn query_for(&self, n: u32) -> String {
+        let mut parts = Vec::new();
+        let enc = |s: &str| url_encode(s);
+        if !self.q.is_empty() {
+            parts.push(format!("q={}", enc(&self.q)));
+        }
+        if !self.status.is_empty() {
+            parts.push(format!("status={}", enc(&self.status)));
+        }
+        if self.ready {
+            parts.push("ready=1".to_string());
+        }
+        if let Some(d) = self.lfd_days {
+            parts.push(format!("lfd_days={d}"));
+        }
+        if n > 1 {
+            parts.push(format!("page={n}"));
+        }
+        parts.join("&")
+    }
+}
+
+fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// `GET /console/containers`.
+pub async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let asked = Asked::from_query(&query);
+    let now = now_us();
+    let listed = match reads::containers(
+        &state.db,
+        s.account_id,
+        &asked.filter(now),
+        &Page {
+            number: asked.page,
+            size: PAGE_SIZE,
+            cursor: None,
+        },
+    )
+    .await
+    {
+        Ok(l) => l,
+        Err(e) => return unavailable(&e),
+    };
+    let options: String = std::iter::once(("", "any status"))
+        .chain(
+            ContainerStatus::ALL
+                .iter()
+                .map(|c| (c.as_str(), c.as_str())),
+        )
+        .map(|(value, label)| {
+            format!(
+                r#"<option value="{v}"{sel}>{l}</option>"#,
+                v = esc(value),
+                l = esc(&label.replace('_', " ")),
+                sel = if value == asked.status {
+                    " selected"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    let rows: String = listed
+        .rows
+        .iter()
+        .map(|c| {
+            let st = &c.state.0;
+            format!(
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&c.number),
+                esc(&c.current_status.replace('_', " ")),
+                if c.ready_for_pickup { "yes" } else { "no" },
+                c.pickup_lfd_us.map_or(String::new(), |t| {
+                    let day = boxtrack_core::time::format_micros(t);
+                    esc(day.get(..10).unwrap_or(&day))
+                }),
+                esc(st.pod_terminal.as_deref().unwrap_or("")),
+                esc(&boxtrack_core::time::format_micros(c.updated_us)),
+            )
+        })
+        .collect();
+    let total = if listed.total_exact {
+        listed.total.to_string()
+    } else {
+        format!("more than {}", listed.total)
+    };
+    let mut pager = Vec::new();
+    if asked.page > 1 {
+        pager.push(format!(
+            r#"<a href="/console/containers?{}" rel="prev">Previous page</a>"#,
+            esc(&asked.query_for(asked.page - 1))
+        ));
+    }
+    if listed.has_next {
+        pager.push(format!(
+            r#"<a href="/console/containers?{}" rel="next">Next page</a>"#,
+            esc(&asked.query_for(asked.page + 1))
+        ));
+    }
+    let body = format!(
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · Containers · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+<main><h1>Containers</h1>
+<form method="get" action="/console/containers" role="search">
+<label for="q">Number, reference or bill of lading</label><input id="q" name="q" type="text" value="{q}">
+<label for="status">Status</label><select id="status" name="status">{options}</select>
+<label for="lfd_days">Last free day within (days)</label><input id="lfd_days" name="lfd_days" type="number" min="0" max="365" value="{lfd}">
+<label><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label>
+<button type="submit">Filter</button> <a href="/console/containers">Clear</a>
+</form>
+<p role="status">{total} containers; page {page}.</p>
+<table><thead><tr><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Ready for pickup</th><th scope="col">Last free day</th><th scope="col">POD terminal</th><th scope="col">Updated (UTC)</th></tr></thead>
+<tbody>{rows}</tbody></table>
+<nav aria-label="Pages">{pager}</nav></main>"#,
+        email = esc(&s.email),
+        q = esc(&asked.q),
+        lfd = asked.lfd_days.map_or(String::new(), |d| d.to_string()),
+        ready = if asked.ready { " checked" } else { "" },
+        page = asked.page,
+        pager = pager.join(" · "),
+    );
+    page(StatusCode::OK, "Containers", &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_form_becomes_the_api_s_filter_and_back() {
+        let a = Asked::from_query(&query(&[
+            ("q", " MSCU 12 "),
+            ("status", "available"),
+            ("ready", "1"),
+            ("lfd_days", "3"),
+            ("page", "2"),
+        ]));
+        let f = a.filter(1_000);
+        assert_eq!(f.q.as_deref(), Some("MSCU 12"));
+        assert_eq!(f.current_status.as_deref(), Some("available"));
+        assert_eq!(f.ready_for_pickup, Some(true));
+        assert_eq!(f.lfd_end_us, Some(1_000 + 3 * DAY_US));
+        assert_eq!(
+            a.query_for(3),
+            "q=MSCU%2012&status=available&ready=1&lfd_days=3&page=3"
+        );
+        assert_eq!(
+            Asked::from_query(&query(&[
+                ("q", "MSCU 12"),
+                ("status", "available"),
+                ("ready", "1"),
+                ("lfd_days", "3")
+            ]))
+            .query_for(1),
+            "q=MSCU%2012&status=available&ready=1&lfd_days=3"
+        );
+    }
+
+    #[test]
+    fn nonsense_is_left_out() {
+        let a = Asked::from_query(&query(&[
+            ("status", "teleported"),
+            ("lfd_days", "-1"),
+            ("page", "0"),
+            ("ready", "maybe"),
+        ]));
+        assert_eq!(
+            a,
+            Asked {
+                page: 1,
+                ..Asked::default()
+            }
+        );
+        let f = a.filter(0);
+        assert!(f.q.is_none() && f.current_status.is_none());
+        assert!(f.ready_for_pickup.is_none() && f.lfd_end_us.is_none());
+    }
+}

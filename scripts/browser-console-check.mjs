@@ -64,6 +64,15 @@ try {
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/status=available/);
   ok(await page.getByRole('status').textContent().then((t) => t.includes('0 containers')), 'and filters');
+  // tracking a sandbox number from the console
+  await page.getByRole('link', { name: 'Tracking requests' }).click();
+  await page.waitForURL(`${base}/console/tracking_requests`);
+  await page.getByLabel('Number', { exact: true }).fill('TEST-SCN-IMPORT');
+  await page.getByLabel(/Carrier SCAC/).fill('TEST');
+  await page.getByRole('button', { name: 'Track' }).click();
+  await page.waitForURL(`${base}/console/tracking_requests`);
+  ok(await page.getByRole('row').filter({ hasText: 'TEST-SCN-IMPORT' }).isVisible(), 'a sandbox number is tracked from the console');
+  await page.screenshot({ path: `${shots}/console-tracking-requests.png`, fullPage: true });
   await page.getByRole('link', { name: 'Account' }).click();
   await page.waitForURL(`${base}/console`);
   // the API reference: the served document rendered by the vendored Redoc, offline

@@ -14,7 +14,7 @@ use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, Filter};
 
-use super::{page, see_other, session, unavailable};
+use crate::common::{page, see_other, session, unavailable};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -177,7 +177,7 @@ pub async fn list(
         ));
     }
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · Containers · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · Containers · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Containers</h1>
 <form method="get" action="/console/containers" role="search">
 <label for="q">Number, reference or bill of lading</label><input id="q" name="q" type="text" value="{q}">

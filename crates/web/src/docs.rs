@@ -87,6 +87,51 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
         },
         Op {
             method: "get",
+            path: "/console/tracking_requests",
+            op: page(
+                "Tracking requests",
+                "The account's 50 newest tracking requests with their status and why one failed, and a form to track a number.",
+                ("200", html("The page")),
+                vec![
+                    ("303", see_other("To /console/sign-in: no session")),
+                    ("503", unavailable.clone()),
+                ],
+                None,
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/tracking_requests",
+            op: page(
+                "Track a number",
+                "Tracks a number as `POST /v2/tracking_requests` does (the carrier detected from the number when `scac` is empty) and shows the requests again.",
+                ("303", see_other("To /console/tracking_requests")),
+                vec![
+                    (
+                        "400",
+                        html("The page again, with what is wrong with the number"),
+                    ),
+                    ("403", expired.clone()),
+                    (
+                        "409",
+                        html(
+                            "The number is tracked already, or the plan's container limit is reached",
+                        ),
+                    ),
+                    ("415", not_form.clone()),
+                    ("503", unavailable.clone()),
+                ],
+                Some(form(
+                    with(
+                        csrf.clone(),
+                        json!({"request_number": {"type": "string"}, "request_type": {"type": "string", "enum": ["bill_of_lading", "booking_number", "container"]}, "scac": {"type": "string"}}),
+                    ),
+                    json!(["csrf", "request_number", "request_type"]),
+                )),
+            ),
+        },
+        Op {
+            method: "get",
             path: "/console/reference",
             op: page(
                 "The API reference",

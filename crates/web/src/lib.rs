@@ -12,10 +12,10 @@ use std::collections::HashMap;
 
 use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use boxtrack_api::Mount;
-use boxtrack_api::html::{cookie, esc, secure_html};
+use boxtrack_api::html::{cookie, esc};
 use boxtrack_api::state::AppState;
 use boxtrack_core::oauth as secrets;
 use boxtrack_core::ratelimit::Bucket;
@@ -23,16 +23,15 @@ use boxtrack_store::sessions::{self, Session};
 use boxtrack_store::{accounts, keys, now_us, oauth};
 use uuid::Uuid;
 
+mod common;
 mod containers;
 mod docs;
 mod reference;
+mod requests;
 
-/// The session cookie.
-pub const SESSION_COOKIE: &str = "btk_console";
-/// The sign-in form's double-submit cookie.
-const SIGN_IN_CSRF_COOKIE: &str = "btk_console_csrf";
-/// How long a session lasts: 12 hours.
-pub const SESSION_TTL_US: i64 = 12 * 3_600_000_000;
+use common::*;
+pub use common::{SESSION_COOKIE, SESSION_TTL_US};
+
 /// Sign-in attempts accepted per email a minute, counted before the password is checked, so
 /// guessing one user's password (or making the server hash passwords) goes no faster. The
 /// window is the rate limiter's: shared by every process when limits are shared.
@@ -47,8 +46,6 @@ fn sign_in_key(email: &str) -> Uuid {
         .unwrap_or_else(Uuid::nil)
 }
 
-const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
 /// The console's routes and their documentation, for `boxtrack_api::service`.
 pub fn mount() -> Mount {
     Mount::new(docs::operations)
@@ -58,6 +55,10 @@ pub fn mount() -> Mount {
         .public("/console/keys", post(create_key))
         .public("/console/keys/{id}/revoke", post(revoke_key))
         .public("/console/containers", get(containers::list))
+        .public(
+            "/console/tracking_requests",
+            get(requests::list).post(requests::create),
+        )
         .public("/console/reference", get(reference::page))
         .public(
             "/console/assets/redoc.standalone.js",
@@ -69,110 +70,6 @@ pub fn mount() -> Mount {
             "/console/assets/redoc-licenses.txt",
             get(reference::licenses),
         )
-}
-
-fn page(status: StatusCode, title: &str, body: &str) -> Response {
-    let html = format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · boxtrack</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
-<style>
-body{{font-family:system-ui,sans-serif;max-width:56rem;margin:1.5rem auto;padding:0 1rem;color:#111;line-height:1.45}}
-header{{display:flex;justify-content:space-between;align-items:center;border-bottom:1px solid #ccc;margin-bottom:1rem}}
-table{{border-collapse:collapse;width:100%}}th,td{{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ddd}}
-label{{display:block;margin-top:.75rem;font-weight:600}}input[type=email],input[type=password],input[type=text]{{width:100%;max-width:24rem;padding:.45rem;font-size:1rem;box-sizing:border-box}}
-button{{margin-top:.75rem;padding:.45rem .9rem;font-size:1rem;cursor:pointer}}
-.error{{color:#a40000;font-weight:600}}.secret{{font-family:monospace;font-size:1.05rem;background:#fff4c2;padding:.5rem;border:1px solid #c9a400;word-break:break-all}}
-code{{font-family:monospace}}
-</style></head><body>{body}</body></html>"#,
-        title = esc(title)
-    );
-    let mut resp = (status, html).into_response();
-    secure_html(&mut resp, CSP);
-    resp
-}
-
-fn see_other(to: &str) -> Response {
-    let mut r = StatusCode::SEE_OTHER.into_response();
-    if let Ok(v) = HeaderValue::from_str(to) {
-        r.headers_mut().insert(header::LOCATION, v);
-    }
-    r.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    r
-}
-
-fn set_cookie(resp: &mut Response, state: &AppState, name: &str, value: &str, max_age: i64) {
-    let secure = state
-        .config
-        .public_url
-        .as_deref()
-        .is_some_and(|u| u.starts_with("https://"));
-    let v = format!(
-        "{name}={value}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={max_age}{}",
-        if secure { "; Secure" } else { "" }
-    );
-    if let Ok(v) = HeaderValue::from_str(&v) {
-        resp.headers_mut().append(header::SET_COOKIE, v);
-    }
-}
-
-/// The live session of the request's cookie, with its token's digest.
-async fn session(state: &AppState, headers: &HeaderMap) -> Option<(String, Session)> {
-    let token = cookie(headers, SESSION_COOKIE)?;
-    let digest = secrets::digest(&token);
-    match sessions::get(&state.db, &digest, now_us()).await {
-        Ok(s) => s.map(|s| (digest, s)),
-        Err(e) => {
-            tracing::warn!(error = %e, "console: cannot read the session");
-            None
-        }
-    }
-}
-
-/// Whether a form's `csrf` field is the session's token.
-fn csrf_ok(session: &Session, form: &HashMap<String, String>) -> bool {
-    let sent = form.get("csrf").map(String::as_str).unwrap_or_default();
-    !sent.is_empty() && secrets::digest(sent) == secrets::digest(&session.csrf)
-}
-
-/// The session of a signed-in form's request, if its form token is the session's; otherwise
-/// the answer to give (to the sign-in page without a session, 403 with a wrong token).
-async fn signed_form(
-    state: &AppState,
-    headers: &HeaderMap,
-    form: &HashMap<String, String>,
-) -> Result<(String, Session), Response> {
-    let Some((digest, s)) = session(state, headers).await else {
-        return Err(see_other("/console/sign-in"));
-    };
-    if !csrf_ok(&s, form) {
-        return Err(forbidden());
-    }
-    Ok((digest, s))
-}
-
-fn no_such_key() -> Response {
-    page(
-        StatusCode::NOT_FOUND,
-        "No such key",
-        r#"<main><h1>No such key</h1><p><a href="/console">Back to the console</a></p></main>"#,
-    )
-}
-
-fn forbidden() -> Response {
-    page(
-        StatusCode::FORBIDDEN,
-        "Form expired",
-        r#"<main><h1>This form expired</h1><p role="alert">It did not come from this session's page. <a href="/console">Open the console again</a> and repeat what you did.</p></main>"#,
-    )
-}
-
-fn unavailable(e: &boxtrack_store::StoreError) -> Response {
-    tracing::warn!(error = %e, "console: the database failed");
-    page(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "Unavailable",
-        r#"<main><h1>The console cannot reach its database</h1><p role="alert">Try again in a moment.</p></main>"#,
-    )
 }
 
 fn sign_in_form(
@@ -425,7 +322,7 @@ async fn portal(
         })
         .collect();
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · Account · <a href="/console/containers">Containers</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
+        r#"<header><p><strong>boxtrack</strong> console · Account · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
 <main><h1>{name}</h1>
 {fresh}
 <section aria-labelledby="plan"><h2 id="plan">Plan</h2>

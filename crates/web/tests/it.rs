@@ -438,3 +438,100 @@ async fn the_containers_table_lists_filters_and_pages_the_account_s_containers()
         .unwrap();
     assert!(html.contains("0 containers"), "{html}");
 }
+
+#[tokio::test]
+async fn tracking_a_number_from_the_console() {
+    let app = spawn().await;
+    account_with_user(&app, "Track Co", "track@example.com").await;
+    account_with_user(&app, "Bystander Co", "bystander2@example.com").await;
+    let (session, _) = cookie_of(
+        &sign_in(&app, "track@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let r = console(&app, &session).await;
+    let csrf = field(&r.text().await.unwrap(), r#"name="csrf" value=""#);
+    let page = || async {
+        app.http
+            .get(format!("{}/console/tracking_requests", app.base))
+            .header("cookie", format!("btk_console={session}"))
+            .send()
+            .await
+            .unwrap()
+    };
+    let r = page().await;
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.unwrap().contains("0 tracking requests."));
+
+    let track = |number: &'static str, csrf: String| {
+        let session = session.clone();
+        let app = &app;
+        async move {
+            post_form(
+                app,
+                "/console/tracking_requests",
+                &session,
+                &[
+                    ("csrf", &csrf),
+                    ("request_number", number),
+                    ("request_type", "bill_of_lading"),
+                    ("scac", "test"),
+                ],
+            )
+            .await
+        }
+    };
+    assert_eq!(
+        track("TEST-SCN-IMPORT", "forged".into()).await.status(),
+        403
+    );
+    let r = track("", csrf.clone()).await;
+    assert_eq!(r.status(), 400);
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains(r#"id="track-error" role="alert""#)
+    );
+    let r = track("TEST-SCN-IMPORT", csrf.clone()).await;
+    assert_eq!(r.status(), 303, "{}", r.text().await.unwrap());
+    let html = page().await.text().await.unwrap();
+    assert!(
+        html.contains("1 tracking requests.")
+            && html.contains("TEST-SCN-IMPORT")
+            && html.contains("<td>TEST</td>"),
+        "{html}"
+    );
+    // the same number again: said plainly, nothing created
+    let r = track("TEST-SCN-IMPORT", csrf).await;
+    assert_eq!(r.status(), 409);
+    assert!(r.text().await.unwrap().contains("is tracked already"));
+    assert!(
+        page()
+            .await
+            .text()
+            .await
+            .unwrap()
+            .contains("1 tracking requests.")
+    );
+
+    // the other account sees none of it
+    let (theirs, _) = cookie_of(
+        &sign_in(&app, "bystander2@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let html = app
+        .http
+        .get(format!("{}/console/tracking_requests", app.base))
+        .header("cookie", format!("btk_console={theirs}"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("0 tracking requests.") && !html.contains("<tr><td><code>TEST-SCN-IMPORT")
+    );
+}

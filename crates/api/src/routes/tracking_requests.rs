@@ -213,12 +213,11 @@ pub async fn create(
         shipment_tags: a.shipment_tags.unwrap_or_default(),
     };
     let valid = requests::validate(&input).map_err(validation_errors)?;
-    let row = match tracking::create_request(
-        &state.db,
-        caller.account.id,
-        caller.account.plan,
+    let row = match enqueue(
+        &state,
+        &caller.account,
         &valid,
-        &tracking::RequestExtras {
+        tracking::RequestExtras {
             customer_id,
             initial_custom_fields: initial,
         },
@@ -248,21 +247,34 @@ pub async fn create(
         }
         Err(e) => return Err(e.into()),
     };
-    // a carrier nothing can ask: say so now (the request waits for the operator to add one)
+    let mut res = JsonApi::single(resources::tracking_request(&row), vec![]).into_response();
+    *res.status_mut() = StatusCode::CREATED;
+    Ok(res)
+}
+
+/// Records a valid tracking request for `account` and wakes the worker: what
+/// `POST /v2/tracking_requests` and the console's form share. A carrier that no configured
+/// source serves leaves the request waiting for the operator to add one (said at once).
+/// [`StoreError::Duplicate`] and [`StoreError::PlanLimit`] are the caller's to explain.
+pub async fn enqueue(
+    state: &AppState,
+    account: &boxtrack_store::accounts::Account,
+    valid: &requests::ValidRequest,
+    extras: tracking::RequestExtras,
+) -> Result<TrackingRequestRow, StoreError> {
+    let row = tracking::create_request(&state.db, account.id, account.plan, valid, &extras).await?;
     let row = match row.scac.as_deref() {
         Some(scac)
             if scac != boxtrack_core::carriers::SANDBOX_SCAC
                 && state.upstreams.carrier(scac).is_none() =>
         {
             tracing::warn!(scac, tracking_request.id = %row.id, "no source is configured for this carrier; the request waits");
-            tracking::mark_unavailable(&state.db, caller.account.id, row.id).await?
+            tracking::mark_unavailable(&state.db, account.id, row.id).await?
         }
         _ => row,
     };
     state.wake.notify_one();
-    let mut res = JsonApi::single(resources::tracking_request(&row), vec![]).into_response();
-    *res.status_mut() = StatusCode::CREATED;
-    Ok(res)
+    Ok(row)
 }
 
 /// `GET /v2/tracking_requests`.

@@ -1,0 +1,131 @@
+//! What every console page shares: the session cookie and its reading, form tokens, the
+//! page frame with its security headers, and the common answers (redirects, 403, 503).
+
+use std::collections::HashMap;
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_api::html::{cookie, esc, secure_html};
+use boxtrack_api::state::AppState;
+use boxtrack_core::oauth as secrets;
+use boxtrack_store::now_us;
+use boxtrack_store::sessions::{self, Session};
+
+/// The session cookie.
+pub const SESSION_COOKIE: &str = "btk_console";
+/// The sign-in form's double-submit cookie.
+pub(crate) const SIGN_IN_CSRF_COOKIE: &str = "btk_console_csrf";
+/// How long a session lasts: 12 hours.
+pub const SESSION_TTL_US: i64 = 12 * 3_600_000_000;
+
+pub(crate) const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · boxtrack</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
+<style>
+body{{font-family:system-ui,sans-serif;max-width:56rem;margin:1.5rem auto;padding:0 1rem;color:#111;line-height:1.45}}
+header{{display:flex;justify-content:space-between;align-items:center;border-bottom:1px solid #ccc;margin-bottom:1rem}}
+table{{border-collapse:collapse;width:100%}}th,td{{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ddd}}
+label{{display:block;margin-top:.75rem;font-weight:600}}input[type=email],input[type=password],input[type=text]{{width:100%;max-width:24rem;padding:.45rem;font-size:1rem;box-sizing:border-box}}
+button{{margin-top:.75rem;padding:.45rem .9rem;font-size:1rem;cursor:pointer}}
+.error{{color:#a40000;font-weight:600}}.secret{{font-family:monospace;font-size:1.05rem;background:#fff4c2;padding:.5rem;border:1px solid #c9a400;word-break:break-all}}
+code{{font-family:monospace}}
+</style></head><body>{body}</body></html>"#,
+        title = esc(title)
+    );
+    let mut resp = (status, html).into_response();
+    secure_html(&mut resp, CSP);
+    resp
+}
+
+pub(crate) fn see_other(to: &str) -> Response {
+    let mut r = StatusCode::SEE_OTHER.into_response();
+    if let Ok(v) = HeaderValue::from_str(to) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+pub(crate) fn set_cookie(
+    resp: &mut Response,
+    state: &AppState,
+    name: &str,
+    value: &str,
+    max_age: i64,
+) {
+    let secure = state
+        .config
+        .public_url
+        .as_deref()
+        .is_some_and(|u| u.starts_with("https://"));
+    let v = format!(
+        "{name}={value}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={max_age}{}",
+        if secure { "; Secure" } else { "" }
+    );
+    if let Ok(v) = HeaderValue::from_str(&v) {
+        resp.headers_mut().append(header::SET_COOKIE, v);
+    }
+}
+
+/// The live session of the request's cookie, with its token's digest.
+pub(crate) async fn session(state: &AppState, headers: &HeaderMap) -> Option<(String, Session)> {
+    let token = cookie(headers, SESSION_COOKIE)?;
+    let digest = secrets::digest(&token);
+    match sessions::get(&state.db, &digest, now_us()).await {
+        Ok(s) => s.map(|s| (digest, s)),
+        Err(e) => {
+            tracing::warn!(error = %e, "console: cannot read the session");
+            None
+        }
+    }
+}
+
+/// Whether a form's `csrf` field is the session's token.
+pub(crate) fn csrf_ok(session: &Session, form: &HashMap<String, String>) -> bool {
+    let sent = form.get("csrf").map(String::as_str).unwrap_or_default();
+    !sent.is_empty() && secrets::digest(sent) == secrets::digest(&session.csrf)
+}
+
+/// The session of a signed-in form's request, if its form token is the session's; otherwise
+/// the answer to give (to the sign-in page without a session, 403 with a wrong token).
+pub(crate) async fn signed_form(
+    state: &AppState,
+    headers: &HeaderMap,
+    form: &HashMap<String, String>,
+) -> Result<(String, Session), Response> {
+    let Some((digest, s)) = session(state, headers).await else {
+        return Err(see_other("/console/sign-in"));
+    };
+    if !csrf_ok(&s, form) {
+        return Err(forbidden());
+    }
+    Ok((digest, s))
+}
+
+pub(crate) fn no_such_key() -> Response {
+    page(
+        StatusCode::NOT_FOUND,
+        "No such key",
+        r#"<main><h1>No such key</h1><p><a href="/console">Back to the console</a></p></main>"#,
+    )
+}
+
+pub(crate) fn forbidden() -> Response {
+    page(
+        StatusCode::FORBIDDEN,
+        "Form expired",
+        r#"<main><h1>This form expired</h1><p role="alert">It did not come from this session's page. <a href="/console">Open the console again</a> and repeat what you did.</p></main>"#,
+    )
+}
+
+pub(crate) fn unavailable(e: &boxtrack_store::StoreError) -> Response {
+    tracing::warn!(error = %e, "console: the database failed");
+    page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Unavailable",
+        r#"<main><h1>The console cannot reach its database</h1><p role="alert">Try again in a moment.</p></main>"#,
+    )
+}

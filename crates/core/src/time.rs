@@ -14,6 +14,26 @@ pub fn format_micros(us: i64) -> String {
     ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
+/// Formats Unix microseconds as the wall-clock time of the IANA zone `zone`, with the zone's
+/// abbreviation and UTC offset, e.g. `2026-03-08 03:30 PDT (UTC-07:00)`: what a person at
+/// that place read on a clock. Without a zone, or with one that is not known, it is the UTC
+/// time (`2026-11-22 08:41 UTC`).
+pub fn format_local(us: i64, zone: Option<&str>) -> String {
+    let secs = us.div_euclid(1_000_000);
+    let ts = Timestamp::from_second(secs).unwrap_or(if secs < 0 {
+        Timestamp::MIN
+    } else {
+        Timestamp::MAX
+    });
+    match zone.and_then(|z| jiff::tz::TimeZone::get(z).ok()) {
+        Some(tz) => ts
+            .to_zoned(tz)
+            .strftime("%Y-%m-%d %H:%M %Z (UTC%:z)")
+            .to_string(),
+        None => ts.strftime("%Y-%m-%d %H:%M UTC").to_string(),
+    }
+}
+
 /// The current time as Unix microseconds.
 pub fn now_us() -> i64 {
     Timestamp::now().as_microsecond()
@@ -53,6 +73,33 @@ pub fn parse_http_date(s: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn local_times_follow_the_place_s_clock_across_dst() {
+        let at = |iso: &str| super::parse_micros(iso).unwrap();
+        // Los Angeles springs forward at 02:00 local on 2026-03-08 (10:00 UTC)
+        assert_eq!(
+            super::format_local(at("2026-03-08T09:59:00Z"), Some("America/Los_Angeles")),
+            "2026-03-08 01:59 PST (UTC-08:00)"
+        );
+        assert_eq!(
+            super::format_local(at("2026-03-08T10:00:00Z"), Some("America/Los_Angeles")),
+            "2026-03-08 03:00 PDT (UTC-07:00)"
+        );
+        // past midnight in Shanghai while still the day before in UTC
+        assert_eq!(
+            super::format_local(at("2026-11-25T16:30:00Z"), Some("Asia/Shanghai")),
+            "2026-11-26 00:30 CST (UTC+08:00)"
+        );
+        assert_eq!(
+            super::format_local(at("2026-11-25T16:30:00Z"), Some("Not/AZone")),
+            "2026-11-25 16:30 UTC"
+        );
+        assert_eq!(
+            super::format_local(at("2026-11-25T16:30:00Z"), None),
+            "2026-11-25 16:30 UTC"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use boxtrack_api::html::esc;
@@ -13,6 +13,7 @@ use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, Filter};
+use uuid::Uuid;
 
 use crate::common::{page, see_other, session, unavailable};
 
@@ -145,7 +146,8 @@ pub async fn list(
         .map(|c| {
             let st = &c.state.0;
             format!(
-                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td><a href=\"/console/containers/{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                c.id,
                 esc(&c.number),
                 esc(&c.current_status.replace('_', " ")),
                 if c.ready_for_pickup { "yes" } else { "no" },
@@ -198,6 +200,99 @@ pub async fn list(
         pager = pager.join(" · "),
     );
     page(StatusCode::OK, "Containers", &body)
+}
+
+/// `GET /console/containers/{id}`: one container, its shipment and its timeline of transport
+/// events, each at the local time of its place.
+pub async fn show(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let missing = || {
+        page(
+            StatusCode::NOT_FOUND,
+            "No such container",
+            r#"<main><h1>No such container</h1><p><a href="/console/containers">Back to the containers</a></p></main>"#,
+        )
+    };
+    let Ok(id) = id.parse::<Uuid>() else {
+        return missing();
+    };
+    let c = match reads::container(&state.db, s.account_id, id).await {
+        Ok(Some(c)) => c,
+        Ok(None) => return missing(),
+        Err(e) => return unavailable(&e),
+    };
+    let shipment = match reads::shipment(&state.db, s.account_id, c.shipment_id).await {
+        Ok(sh) => sh,
+        Err(e) => return unavailable(&e),
+    };
+    let events = match reads::transport_events_of_many(&state.db, s.account_id, &[c.id], 500).await
+    {
+        Ok(mut by) => by.remove(&c.id).unwrap_or_default(),
+        Err(e) => return unavailable(&e),
+    };
+    let rows: String = events
+        .iter()
+        .map(|e| {
+            let vessel = match (&e.vessel_name, &e.voyage) {
+                (Some(v), Some(voy)) => format!("{v} / {voy}"),
+                (Some(v), None) => v.clone(),
+                _ => String::new(),
+            };
+            format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&e.event.replace(['.', '_'], " ")),
+                e.at_us
+                    .map_or(String::new(), |t| esc(&boxtrack_core::time::format_local(
+                        t,
+                        e.timezone.as_deref()
+                    ))),
+                esc(&[e.locode.as_deref(), e.terminal.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" · ")),
+                esc(&vessel),
+                esc(&e.data_source),
+            )
+        })
+        .collect();
+    let st = &c.state.0;
+    let lfd = c.pickup_lfd_us.map_or("not known".to_string(), |t| {
+        let day = boxtrack_core::time::format_micros(t);
+        day.get(..10).unwrap_or(&day).to_string()
+    });
+    let bl = shipment.as_ref().map_or(String::new(), |sh| {
+        format!(
+            " on bill of lading <code>{}</code> ({})",
+            esc(&sh.bill_of_lading_number),
+            esc(&sh.scac)
+        )
+    });
+    let body = format!(
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+<main><h1>Container {number}</h1>
+<p>{status}{bl}.</p>
+<dl><dt>Ready for pickup</dt><dd>{ready}</dd><dt>Last free day</dt><dd>{lfd}</dd><dt>POD terminal</dt><dd>{terminal}</dd><dt>Updated</dt><dd>{updated}</dd></dl>
+<section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
+<p>Times are those of the clock at each place.</p>
+<table><thead><tr><th scope="col">Event</th><th scope="col">When (local)</th><th scope="col">Where</th><th scope="col">Vessel / voyage</th><th scope="col">Source</th></tr></thead>
+<tbody>{rows}</tbody></table></section>
+<p><a href="/v2/containers/{id}">This container in the API</a> (with an API key).</p></main>"#,
+        email = esc(&s.email),
+        number = esc(&c.number),
+        status = esc(&c.current_status.replace('_', " ")),
+        ready = if c.ready_for_pickup { "yes" } else { "no" },
+        terminal = esc(st.pod_terminal.as_deref().unwrap_or("not known")),
+        updated = esc(&boxtrack_core::time::format_micros(c.updated_us)),
+        id = c.id,
+    );
+    page(StatusCode::OK, &c.number, &body)
 }
 
 #[cfg(test)]

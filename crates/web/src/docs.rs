@@ -87,6 +87,25 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
         },
         Op {
             method: "get",
+            path: "/console/containers/{id}",
+            op: {
+                let mut op = page(
+                    "A container",
+                    "One of the account's containers: status, readiness, last free day, POD terminal, its bill of lading, and its timeline of transport events at the local time of each place.",
+                    ("200", html("The container page")),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("404", html("No such container in this account")),
+                        ("503", unavailable.clone()),
+                    ],
+                    None,
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+        Op {
+            method: "get",
             path: "/console/tracking_requests",
             op: page(
                 "Tracking requests",

@@ -55,6 +55,7 @@ pub fn mount() -> Mount {
         .public("/console/keys", post(create_key))
         .public("/console/keys/{id}/revoke", post(revoke_key))
         .public("/console/containers", get(containers::list))
+        .public("/console/containers/{id}", get(containers::show))
         .public(
             "/console/tracking_requests",
             get(requests::list).post(requests::create),

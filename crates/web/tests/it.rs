@@ -535,3 +535,100 @@ async fn tracking_a_number_from_the_console() {
         html.contains("0 tracking requests.") && !html.contains("<tr><td><code>TEST-SCN-IMPORT")
     );
 }
+
+#[tokio::test]
+async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_account() {
+    use boxtrack_core::tracking::{DataSource, EventFact, Fact, Milestone, Observation, Place};
+    let app = spawn().await;
+    let account = account_with_user(&app, "Page Co", "page@example.com").await;
+    account_with_user(&app, "Nosy Co", "nosy@example.com").await;
+    track(&app, account, "MRSU4371639").await;
+    let listed = boxtrack_store::reads::containers(
+        &app.db,
+        account,
+        &Default::default(),
+        &boxtrack_core::paging::Page {
+            number: 1,
+            size: 10,
+            cursor: None,
+        },
+    )
+    .await
+    .unwrap();
+    let id = listed.rows[0].id;
+    // departed Shanghai at 16:30 UTC: 00:30 the next day on the clock there
+    let at = boxtrack_core::time::parse_micros("2026-11-25T16:30:00Z").unwrap();
+    boxtrack_store::tracking::apply(
+        &app.db,
+        account,
+        id,
+        &[Observation {
+            observed_us: at,
+            source: DataSource::ShippingLine,
+            fact: Fact::Event(EventFact {
+                milestone: Milestone::VesselDeparted,
+                estimated: false,
+                at_us: Some(at),
+                place: Place::Origin,
+                locode: Some("CNSHA".into()),
+                timezone: Some("Asia/Shanghai".into()),
+                terminal: None,
+                vessel_name: Some("EVER GIVEN".into()),
+                vessel_imo: None,
+                voyage: Some("001E".into()),
+            }),
+        }],
+    )
+    .await
+    .unwrap();
+    let (session, _) = cookie_of(
+        &sign_in(&app, "page@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let get = |path: String, session: String| {
+        app.http
+            .get(format!("{}{path}", app.base))
+            .header("cookie", format!("btk_console={session}"))
+            .send()
+    };
+    let r = get(format!("/console/containers/{id}"), session.clone())
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let html = r.text().await.unwrap();
+    assert!(html.contains("Container MRSU4371639"), "{html}");
+    assert!(html.contains("2026-11-26 00:30 CST (UTC+08:00)"), "{html}");
+    assert!(
+        html.contains("CNSHA") && html.contains("EVER GIVEN / 001E"),
+        "{html}"
+    );
+    // the table links to the page
+    let table = get("/console/containers".into(), session.clone())
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(table.contains(&format!("href=\"/console/containers/{id}\"")));
+    // another account's session gets 404, and so does nonsense
+    let (nosy, _) = cookie_of(
+        &sign_in(&app, "nosy@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    assert_eq!(
+        get(format!("/console/containers/{id}"), nosy)
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+    assert_eq!(
+        get("/console/containers/not-an-id".into(), session)
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+}

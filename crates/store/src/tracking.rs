@@ -1112,13 +1112,20 @@ pub const STOP_AFTER_DAYS: i64 = 56;
 pub async fn stop_stale(db: &Db, now: i64, sandbox_speed: f64) -> Result<usize> {
     let window = STOP_AFTER_DAYS * 86_400_000_000;
     let cutoff = now - window;
+    // two branches, each on a partial index of its own (migration 0032): tracked shipments
+    // that arrived, and tracked ones that have not and went quiet; an OR of the two would
+    // read every tracked shipment
     const SQL: &str = "SELECT id, account_id, CASE WHEN arrived_us IS NOT NULL AND arrived_us < data_now - $3 THEN 'past_arrival_window' ELSE 'no_updates_at_line' END FROM ( \
         SELECT s.id, s.account_id, s.arrived_us, s.updated_us, \
           CASE WHEN r.started_us IS NOT NULL THEN r.started_us + CAST(($1 - r.started_us) * CAST($4 AS DOUBLE PRECISION) AS BIGINT) \
                WHEN s.clock_wall_us IS NOT NULL THEN s.clock_source_us + CAST(($1 - s.clock_wall_us) * s.clock_speed AS BIGINT) \
                ELSE $1 END AS data_now \
         FROM shipments s LEFT JOIN sandbox_runs r ON r.shipment_id = s.id \
-        WHERE s.tracking_stopped_us IS NULL AND (s.arrived_us IS NOT NULL OR s.updated_us < $2)) AS x \
+        WHERE s.tracking_stopped_us IS NULL AND s.arrived_us IS NOT NULL \
+        UNION ALL \
+        SELECT s.id, s.account_id, s.arrived_us, s.updated_us, CAST($1 AS BIGINT) AS data_now \
+        FROM shipments s \
+        WHERE s.tracking_stopped_us IS NULL AND s.arrived_us IS NULL AND s.updated_us < $2) AS x \
         WHERE (arrived_us IS NOT NULL AND arrived_us < data_now - $3) OR updated_us < $2 LIMIT 500";
     let rows: Vec<(Uuid, Uuid, String)> = on_db!(db, p => sqlx::query_as(SQL)
         .bind(now).bind(cutoff).bind(window).bind(sandbox_speed.max(1.0))

@@ -106,10 +106,11 @@ impl KeyCache {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn account() -> Account {
+    /// An account for unit tests of this crate.
+    pub(crate) fn account() -> Account {
         Account {
             id: Uuid::from_u128(1),
             name: "a".into(),

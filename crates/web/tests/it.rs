@@ -110,13 +110,23 @@ async fn sign_in(app: &App, email: &str, password: &str) -> reqwest::Response {
         .unwrap()
 }
 
-async fn console(app: &App, session: &str) -> reqwest::Response {
+/// `GET path` with the session cookie `session` (empty: a cookie that names no session).
+async fn get_as(app: &App, path: &str, session: &str) -> reqwest::Response {
     app.http
-        .get(format!("{}/console", app.base))
+        .get(format!("{}{path}", app.base))
         .header("cookie", format!("btk_console={session}"))
         .send()
         .await
         .unwrap()
+}
+
+/// The page at `path` as `session` sees it.
+async fn html_as(app: &App, path: &str, session: &str) -> String {
+    get_as(app, path, session).await.text().await.unwrap()
+}
+
+async fn console(app: &App, session: &str) -> reqwest::Response {
+    get_as(app, "/console", session).await
 }
 
 async fn post_form(
@@ -368,32 +378,14 @@ async fn the_containers_table_lists_filters_and_pages_the_account_s_containers()
         track(&app, account, number).await;
     }
     track(&app, other, "CMAU1234564").await;
-    let get = |path: String, session: Option<String>| {
-        let mut r = app.http.get(format!("{}{path}", app.base));
-        if let Some(s) = session {
-            r = r.header("cookie", format!("btk_console={s}"));
-        }
-        r.send()
-    };
-    assert_eq!(
-        get("/console/containers".into(), None)
-            .await
-            .unwrap()
-            .status(),
-        303
-    );
+    assert_eq!(get_as(&app, "/console/containers", "").await.status(), 303);
     let (session, _) = cookie_of(
         &sign_in(&app, "table@example.com", "correct horse").await,
         "btk_console",
     )
     .unwrap();
 
-    let html = get("/console/containers".into(), Some(session.clone()))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = html_as(&app, "/console/containers", &session).await;
     assert!(html.contains("3 containers; page 1."), "{html}");
     for number in ["MRSU4371639", "MSCU1234566", "TGHU6543213"] {
         assert!(html.contains(number), "{number} missing");
@@ -405,37 +397,16 @@ async fn the_containers_table_lists_filters_and_pages_the_account_s_containers()
     assert!(!html.contains("rel=\"next\""));
 
     // search by number; a status that means nothing is left out
-    let html = get(
-        "/console/containers?q=MSCU1234566".into(),
-        Some(session.clone()),
-    )
-    .await
-    .unwrap()
-    .text()
-    .await
-    .unwrap();
+    let html = html_as(&app, "/console/containers?q=MSCU1234566", &session).await;
     assert!(
         html.contains("1 containers")
             && html.contains("MSCU1234566")
             && !html.contains("MRSU4371639"),
         "{html}"
     );
-    let html = get(
-        "/console/containers?status=teleported".into(),
-        Some(session.clone()),
-    )
-    .await
-    .unwrap()
-    .text()
-    .await
-    .unwrap();
+    let html = html_as(&app, "/console/containers?status=teleported", &session).await;
     assert!(html.contains("3 containers"), "{html}");
-    let html = get("/console/containers?ready=1".into(), Some(session))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = html_as(&app, "/console/containers?ready=1", &session).await;
     assert!(html.contains("0 containers"), "{html}");
 }
 
@@ -451,14 +422,7 @@ async fn tracking_a_number_from_the_console() {
     .unwrap();
     let r = console(&app, &session).await;
     let csrf = field(&r.text().await.unwrap(), r#"name="csrf" value=""#);
-    let page = || async {
-        app.http
-            .get(format!("{}/console/tracking_requests", app.base))
-            .header("cookie", format!("btk_console={session}"))
-            .send()
-            .await
-            .unwrap()
-    };
+    let page = || get_as(&app, "/console/tracking_requests", &session);
     let r = page().await;
     assert_eq!(r.status(), 200);
     assert!(r.text().await.unwrap().contains("0 tracking requests."));
@@ -521,16 +485,7 @@ async fn tracking_a_number_from_the_console() {
         "btk_console",
     )
     .unwrap();
-    let html = app
-        .http
-        .get(format!("{}/console/tracking_requests", app.base))
-        .header("cookie", format!("btk_console={theirs}"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = html_as(&app, "/console/tracking_requests", &theirs).await;
     assert!(
         html.contains("0 tracking requests.") && !html.contains("<tr><td><code>TEST-SCN-IMPORT")
     );
@@ -586,15 +541,7 @@ async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_acco
         "btk_console",
     )
     .unwrap();
-    let get = |path: String, session: String| {
-        app.http
-            .get(format!("{}{path}", app.base))
-            .header("cookie", format!("btk_console={session}"))
-            .send()
-    };
-    let r = get(format!("/console/containers/{id}"), session.clone())
-        .await
-        .unwrap();
+    let r = get_as(&app, &format!("/console/containers/{id}"), &session).await;
     assert_eq!(r.status(), 200);
     let html = r.text().await.unwrap();
     assert!(html.contains("Container MRSU4371639"), "{html}");
@@ -604,12 +551,7 @@ async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_acco
         "{html}"
     );
     // the table links to the page
-    let table = get("/console/containers".into(), session.clone())
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let table = html_as(&app, "/console/containers", &session).await;
     assert!(table.contains(&format!("href=\"/console/containers/{id}\"")));
     // another account's session gets 404, and so does nonsense
     let (nosy, _) = cookie_of(
@@ -618,16 +560,14 @@ async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_acco
     )
     .unwrap();
     assert_eq!(
-        get(format!("/console/containers/{id}"), nosy)
+        get_as(&app, &format!("/console/containers/{id}"), &nosy)
             .await
-            .unwrap()
             .status(),
         404
     );
     assert_eq!(
-        get("/console/containers/not-an-id".into(), session)
+        get_as(&app, "/console/containers/not-an-id", &session)
             .await
-            .unwrap()
             .status(),
         404
     );

@@ -1,7 +1,9 @@
-//! What the benchmarks share: a fresh database with an account, and (in [`hooks`]) what the
-//! webhook delivery benchmarks need besides.
+//! What the benchmarks share: a fresh database with an account, (in [`hooks`]) what the
+//! webhook delivery benchmarks need besides, and (in [`load`]) server processes and the HTTP
+//! load generator.
 
 pub mod hooks;
+pub mod load;
 
 use boxtrack_core::apikey::ApiKey;
 use boxtrack_core::plan::Plan;

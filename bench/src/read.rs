@@ -24,8 +24,6 @@
 //! with its hit and miss counts.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -34,108 +32,10 @@ use axum::body::Bytes;
 use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use http_body_util::{BodyExt, Empty};
-use hyper::Request;
-use hyper_util::rt::TokioIo;
 use serde_json::Value;
 
 use boxtrack_bench::Res;
-
-/// One request the load generator sends: a path and the key to send with it.
-#[derive(Clone)]
-struct Call {
-    path: String,
-    key: String,
-}
-
-/// A child server process, stopped when dropped.
-struct Server {
-    child: Child,
-    base: String,
-    /// From spawning the process to its `listening on` line.
-    listening_after: Duration,
-}
-
-impl Server {
-    /// Resident memory of the process (`VmRSS`), in KiB.
-    fn rss_kib(&self) -> Option<u64> {
-        self.status_kib("VmRSS:")
-    }
-
-    /// Resident memory of the process that is its own (`RssAnon`: not pages of files it
-    /// maps, which the operating system shares and reclaims), in KiB.
-    fn anon_kib(&self) -> Option<u64> {
-        self.status_kib("RssAnon:")
-    }
-
-    /// CPU time the process has used (user and system), in clock ticks of 10 ms.
-    fn cpu_ticks(&self) -> u64 {
-        let stat =
-            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        // the fields after the command name, which is in parentheses
-        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        let tick = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name
-        tick(11) + tick(12)
-    }
-
-    fn status_kib(&self, field: &str) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(field))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `cmd` and waits for its `listening on http://…` line.
-fn start(mut cmd: Command) -> Res<Server> {
-    let log = std::env::temp_dir().join(format!(
-        "bench-read-server-{}-{}.log",
-        std::process::id(),
-        Instant::now().elapsed().as_nanos()
-    ));
-    let spawned = Instant::now();
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&log)?)
-        .spawn()?;
-    let out = child.stdout.take().ok_or("no stdout")?;
-    let mut lines = BufReader::new(out).lines();
-    let base = loop {
-        let Some(line) = lines.next() else {
-            let said = std::fs::read_to_string(&log).unwrap_or_default();
-            return Err(format!("the server stopped before listening: {said}").into());
-        };
-        let line = line?;
-        if let Some(at) = line.find("listening on ") {
-            break line[at + "listening on ".len()..].trim().to_string();
-        }
-    };
-    let listening_after = spawned.elapsed();
-    // keep draining stdout so the child never blocks on a full pipe
-    std::thread::spawn(move || for _ in lines {});
-    Ok(Server {
-        child,
-        base,
-        listening_after,
-    })
-}
-
-fn pinned(program: &std::path::Path) -> Command {
-    let cpus = std::env::var("BENCH_SERVER_CPUS").unwrap_or_else(|_| "1".into());
-    let mut c = Command::new("taskset");
-    c.arg("-c").arg(cpus).arg(program);
-    c
-}
+use boxtrack_bench::load::{Call, median_min_max, pinned, run, start};
 
 /// The baseline: every body answered from memory by key and path (one map lookup, no key
 /// check), with the content type boxtrack gives, over `boxtrack_api::serve`.
@@ -174,127 +74,6 @@ async fn baseline(bodies: &str) -> Res<()> {
     println!("listening on http://{}", listener.local_addr()?);
     boxtrack_api::serve(listener, app, tokio_util::sync::CancellationToken::new()).await?;
     Ok(())
-}
-
-/// What one connection measured.
-#[derive(Default)]
-struct Tally {
-    done: u64,
-    failed: u64,
-    latencies_us: Vec<u32>,
-}
-
-/// Drives one keep-alive HTTP/1.1 connection: closed loop (`interval` None) or one request
-/// per `interval`, the connections' schedules staggered over it.
-async fn connection(
-    addr: String,
-    calls: Arc<Vec<Call>>,
-    offset: usize,
-    phase: f64,
-    until: Instant,
-    measure_from: Instant,
-    interval: Option<Duration>,
-) -> Res<Tally> {
-    let stream = tokio::net::TcpStream::connect(&addr).await?;
-    stream.set_nodelay(true)?;
-    let (mut send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    tokio::spawn(conn);
-    let mut tally = Tally::default();
-    let mut i = offset;
-    // connections spread their requests evenly over the interval instead of sending together
-    let mut due = Instant::now() + interval.map_or(Duration::ZERO, |step| step.mul_f64(phase));
-    while Instant::now() < until {
-        if interval.is_some() {
-            tokio::time::sleep_until(due.into()).await;
-        }
-        let call = &calls[i % calls.len()];
-        i += 1;
-        let req = Request::get(&call.path)
-            .header(header::HOST, "127.0.0.1")
-            .header(header::AUTHORIZATION, format!("Token {}", call.key))
-            .body(Empty::<Bytes>::new())?;
-        // from when it is sent: the timer that paces requests is only good to a millisecond
-        let started = Instant::now();
-        let res = send.send_request(req).await?;
-        let ok = res.status().is_success();
-        let _ = res.into_body().collect().await?;
-        let now = Instant::now();
-        if now >= measure_from {
-            tally.done += 1;
-            if !ok {
-                tally.failed += 1;
-            }
-            let us = now.saturating_duration_since(started).as_micros();
-            tally
-                .latencies_us
-                .push(u32::try_from(us).unwrap_or(u32::MAX));
-        }
-        if let Some(step) = interval {
-            due += step;
-        }
-    }
-    Ok(tally)
-}
-
-/// Requests per second, p50 and p99 (µs), and failures, of one run.
-struct Outcome {
-    rate: f64,
-    p50_us: u32,
-    p99_us: u32,
-    failed: u64,
-}
-
-async fn run(
-    base: &str,
-    calls: &Arc<Vec<Call>>,
-    connections: usize,
-    seconds: u64,
-    rate: Option<f64>,
-) -> Res<Outcome> {
-    let addr = base.trim_start_matches("http://").to_string();
-    let warm = Duration::from_secs(2);
-    let start = Instant::now();
-    let measure_from = start + warm;
-    let until = measure_from + Duration::from_secs(seconds);
-    let interval = rate.map(|r| Duration::from_secs_f64(connections as f64 / r));
-    let mut tasks = Vec::new();
-    for c in 0..connections {
-        let calls = calls.clone();
-        let addr = addr.clone();
-        let offset = c * calls.len() / connections.max(1);
-        tasks.push(tokio::spawn(async move {
-            let phase = c as f64 / connections as f64;
-            connection(addr, calls, offset, phase, until, measure_from, interval)
-                .await
-                .map_err(|e| e.to_string())
-        }));
-    }
-    let mut all = Tally::default();
-    for t in tasks {
-        let one = t.await??;
-        all.done += one.done;
-        all.failed += one.failed;
-        all.latencies_us.extend(one.latencies_us);
-    }
-    all.latencies_us.sort_unstable();
-    let pct = |p: f64| {
-        let n = all.latencies_us.len();
-        if n == 0 {
-            return 0;
-        }
-        all.latencies_us[((n as f64 * p) as usize).min(n - 1)]
-    };
-    Ok(Outcome {
-        rate: all.done as f64 / seconds as f64,
-        p50_us: pct(0.50),
-        p99_us: pct(0.99),
-        failed: all.failed,
-    })
-}
-
-fn median_min_max(mut v: Vec<f64>) -> (f64, f64, f64) {
-    v.sort_by(f64::total_cmp);
-    (v[v.len() / 2], v[0], v[v.len() - 1])
 }
 
 async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<()> {
@@ -404,7 +183,7 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
         {
             let proc_ = if i == 0 { &base_server } else { &server };
             let before = proc_.cpu_ticks();
-            let o = run(base, &calls, connections, seconds, None).await?;
+            let o = run(&[base.as_str()], &calls, connections, seconds, None).await?;
             // the warm-up's requests are not counted in the rate: CPU over the measured part
             let cpu_us = (proc_.cpu_ticks() - before) as f64 * 10_000.0 * seconds as f64
                 / (seconds as f64 + 2.0);
@@ -427,7 +206,7 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
     // latency at half of boxtrack's saturation rate, both servers at the same offered load
     let half = x / 2.0;
     for (name, base) in [("baseline", &base_server.base), ("boxtrack", &server.base)] {
-        let o = run(base, &calls, connections, seconds, Some(half)).await?;
+        let o = run(&[base.as_str()], &calls, connections, seconds, Some(half)).await?;
         println!(
             "at {half:.0} req/s offered, {name}: {:.0} req/s served, p50 {} µs, p99 {} µs, failed {}",
             o.rate, o.p50_us, o.p99_us, o.failed

@@ -2,7 +2,8 @@
 # Chromium, playwright-core from npm in a scratch folder, and a `boxtrack serve` on a fresh
 # SQLite file with an account and a user who signs in.
 # After `browser_setup BIN CHECK.mjs "Account name"`: $CHROMIUM, $work (holding check.mjs),
-# $artifacts, $base, $email and $password are set; the server stops when the script exits.
+# $artifacts, $base, $email, $password, $account_id and $database_url are set; the server stops
+# when the script exits.
 browser_setup() {
   local bin=$1 check=$2 name=$3
   CHROMIUM=${CHROMIUM:-$(command -v chromium || true)}
@@ -18,6 +19,8 @@ browser_setup() {
   cp "$check" "$work/check.mjs"
   local db="sqlite://$work/boxtrack.db" account port
   account=$("$bin" accounts create --name "$name" --database-url "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["account_id"])')
+  account_id=$account
+  database_url=$db
   email=browser@example.com
   password="browser-check-$(date +%s)-password"
   echo "$password" | "$bin" users create --account "$account" --email "$email" --password-stdin --database-url "$db" >/dev/null

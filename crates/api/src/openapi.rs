@@ -20,6 +20,10 @@ fn base_components() -> Value {
             "Token": {
                 "type": "apiKey", "in": "header", "name": "Authorization",
                 "description": "`Authorization: Token <API key>`. Keys are created with `boxtrack accounts create` or `POST /v2/api_keys`."
+            },
+            "Publishable": {
+                "type": "apiKey", "in": "header", "name": "Authorization",
+                "description": "`Authorization: Token <publishable key>` (`btp_…`), made in the console's portal for the embeddable map and widget; it reads only `/embed/v1/*`, only its account's data, from its allowed origins."
             }
         },
         "schemas": {

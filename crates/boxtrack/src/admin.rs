@@ -51,7 +51,8 @@ pub struct CreateAccount {
     #[arg(long, default_value = "")]
     entitlements: String,
     /// Rate-limit override BUCKET=REQUESTS_PER_MINUTE (repeatable). Buckets: default (100),
-    /// tracking_requests.create (100), tracking_requests.infer_number (200), containers.refresh (10).
+    /// tracking_requests.create (100), tracking_requests.infer_number (200), containers.refresh (10),
+    /// embed (600, per publishable key).
     #[arg(long = "rate-limit", value_name = "BUCKET=N")]
     rate_limits: Vec<String>,
     #[command(flatten)]

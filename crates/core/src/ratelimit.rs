@@ -30,15 +30,19 @@ pub enum Bucket {
     /// `PATCH /v2/containers/{id}/refresh`.
     #[serde(rename = "containers.refresh")]
     RefreshContainer,
+    /// The embeddable map and widget (`/embed/v1/*`), counted per publishable key.
+    #[serde(rename = "embed")]
+    Embed,
 }
 
 impl Bucket {
     /// Every bucket.
-    pub const ALL: [Bucket; 4] = [
+    pub const ALL: [Bucket; 5] = [
         Bucket::Default,
         Bucket::CreateTrackingRequest,
         Bucket::InferNumber,
         Bucket::RefreshContainer,
+        Bucket::Embed,
     ];
 
     /// The name used in configuration, headers and metrics.
@@ -48,6 +52,7 @@ impl Bucket {
             Bucket::CreateTrackingRequest => "tracking_requests.create",
             Bucket::InferNumber => "tracking_requests.infer_number",
             Bucket::RefreshContainer => "containers.refresh",
+            Bucket::Embed => "embed",
         }
     }
 
@@ -58,6 +63,7 @@ impl Bucket {
             Bucket::CreateTrackingRequest => 100,
             Bucket::InferNumber => 200,
             Bucket::RefreshContainer => 10,
+            Bucket::Embed => 600,
         }
     }
 
@@ -84,7 +90,7 @@ impl fmt::Display for Bucket {
 pub enum LimitParseError {
     /// Unknown bucket name.
     #[error(
-        "unknown rate-limit bucket {0:?}; expected one of: default, tracking_requests.create, tracking_requests.infer_number, containers.refresh"
+        "unknown rate-limit bucket {0:?}; expected one of: default, tracking_requests.create, tracking_requests.infer_number, containers.refresh, embed"
     )]
     Bucket(String),
     /// Not of the form `BUCKET=N` with N a non-negative integer.

@@ -19,6 +19,7 @@ pub mod notifications;
 pub mod oauth;
 pub mod parties;
 pub mod payloads;
+pub mod publishable;
 pub mod ratelimit;
 pub mod ratelimit_redis;
 pub mod reads;

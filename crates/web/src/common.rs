@@ -20,9 +20,33 @@ pub const SESSION_TTL_US: i64 = 12 * 3_600_000_000;
 
 pub(crate) const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/// The policy of a page that runs the service's own scripts (the route map): scripts,
+/// stylesheets and requests of this origin only.
+pub(crate) const CSP_SCRIPTS: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
 pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    page_with(status, title, body, &[], &[])
+}
+
+/// A page that also loads `styles` and, at the end of its body, `scripts` (paths of this
+/// service's own files).
+pub(crate) fn page_with(
+    status: StatusCode,
+    title: &str,
+    body: &str,
+    styles: &[&str],
+    scripts: &[&str],
+) -> Response {
+    let links: String = styles
+        .iter()
+        .map(|s| format!(r#"<link rel="stylesheet" href="{}">"#, esc(s)))
+        .collect();
+    let tags: String = scripts
+        .iter()
+        .map(|s| format!(r#"<script src="{}"></script>"#, esc(s)))
+        .collect();
     let html = format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · boxtrack</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · boxtrack</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">{links}
 <style>
 body{{font-family:system-ui,sans-serif;max-width:56rem;margin:1.5rem auto;padding:0 1rem;color:#111;line-height:1.45}}
 header{{display:flex;justify-content:space-between;align-items:center;border-bottom:1px solid #ccc;margin-bottom:1rem}}
@@ -31,11 +55,15 @@ label{{display:block;margin-top:.75rem;font-weight:600}}input[type=email],input[
 button{{margin-top:.75rem;padding:.45rem .9rem;font-size:1rem;cursor:pointer}}
 .error{{color:#a40000;font-weight:600}}.secret{{font-family:monospace;font-size:1.05rem;background:#fff4c2;padding:.5rem;border:1px solid #c9a400;word-break:break-all}}
 code{{font-family:monospace}}
-</style></head><body>{body}</body></html>"#,
+.console-map .tntm__container{{height:22rem}}
+</style></head><body>{body}{tags}</body></html>"#,
         title = esc(title)
     );
     let mut resp = (status, html).into_response();
-    secure_html(&mut resp, CSP);
+    secure_html(
+        &mut resp,
+        if scripts.is_empty() { CSP } else { CSP_SCRIPTS },
+    );
     resp
 }
 

@@ -6,16 +6,17 @@ use std::collections::HashMap;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use boxtrack_api::html::esc;
 use boxtrack_api::state::AppState;
 use boxtrack_core::paging::Page;
+use boxtrack_core::plan::Entitlement;
 use boxtrack_core::tracking::rules::ContainerStatus;
-use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, Filter};
+use boxtrack_store::{accounts, now_us};
 use uuid::Uuid;
 
-use crate::common::{page, see_other, session, unavailable};
+use crate::common::{page, page_with, see_other, session, unavailable};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -231,6 +232,20 @@ pub async fn show(
         Ok(sh) => sh,
         Err(e) => return unavailable(&e),
     };
+    let routing = match accounts::get(&state.db, s.account_id).await {
+        Ok(a) => a.is_some_and(|a| a.entitlements.contains(&Entitlement::Routing)),
+        Err(e) => return unavailable(&e),
+    };
+    let route = if routing {
+        format!(
+            r#"<section aria-labelledby="route"><h2 id="route">Route</h2>
+<div id="route-map" class="console-map" data-map-url="/console/containers/{id}/map_geojson" data-shipment-id="{shipment}" data-container-id="{id}" role="region" aria-label="Map of the container's route"></div></section>"#,
+            id = c.id,
+            shipment = c.shipment_id
+        )
+    } else {
+        r#"<section aria-labelledby="route"><h2 id="route">Route</h2><p>The route map needs the routing entitlement.</p></section>"#.to_string()
+    };
     let events = match reads::transport_events_of_many(&state.db, s.account_id, &[c.id], 500).await
     {
         Ok(mut by) => by.remove(&c.id).unwrap_or_default(),
@@ -283,6 +298,7 @@ pub async fn show(
 <p>Times are those of the clock at each place.</p>
 <table><thead><tr><th scope="col">Event</th><th scope="col">When (local)</th><th scope="col">Where</th><th scope="col">Vessel / voyage</th><th scope="col">Source</th></tr></thead>
 <tbody>{rows}</tbody></table></section>
+{route}
 <p><a href="/v2/containers/{id}">This container in the API</a> (with an API key).</p></main>"#,
         email = esc(&s.email),
         number = esc(&c.number),
@@ -292,7 +308,49 @@ pub async fn show(
         updated = esc(&boxtrack_core::time::format_micros(c.updated_us)),
         id = c.id,
     );
-    page(StatusCode::OK, &c.number, &body)
+    if routing {
+        page_with(
+            StatusCode::OK,
+            &c.number,
+            &body,
+            &["/embed/map.css"],
+            &["/embed/map.js", "/console/assets/container.js"],
+        )
+    } else {
+        page(StatusCode::OK, &c.number, &body)
+    }
+}
+
+/// `GET /console/containers/{id}/map_geojson`: the container's journey for the page's map
+/// (what `GET /v2/containers/{id}/map_geojson` answers), with the session; the account
+/// needs the routing entitlement.
+pub async fn map_geojson(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let missing = || boxtrack_api::error::ApiError::not_found("container").into_response();
+    let Ok(id) = id.parse::<Uuid>() else {
+        return missing();
+    };
+    match accounts::get(&state.db, s.account_id).await {
+        Ok(Some(a)) if a.entitlements.contains(&Entitlement::Routing) => {}
+        Ok(_) => {
+            return boxtrack_api::error::ApiError::forbidden(
+                "The route map needs the routing entitlement.",
+            )
+            .into_response();
+        }
+        Err(e) => return boxtrack_api::error::ApiError::from(e).into_response(),
+    }
+    match boxtrack_api::routes::container_map::journey(&state.db, s.account_id, id).await {
+        Ok(Some((_, doc))) => axum::Json(doc).into_response(),
+        Ok(None) => missing(),
+        Err(e) => e.into_response(),
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Form, Path, State};
+use axum::extract::{Form, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -19,15 +19,20 @@ use boxtrack_api::html::{cookie, esc};
 use boxtrack_api::state::AppState;
 use boxtrack_core::oauth as secrets;
 use boxtrack_core::ratelimit::Bucket;
-use boxtrack_store::sessions::{self, Session};
-use boxtrack_store::{accounts, keys, now_us, oauth};
+use boxtrack_store::sessions;
+use boxtrack_store::{now_us, oauth};
 use uuid::Uuid;
 
 mod common;
 mod containers;
 mod docs;
+mod embed;
+mod embed_docs;
+mod portal;
+mod publishable;
 mod reference;
 mod requests;
+mod widget;
 
 use common::*;
 pub use common::{SESSION_COOKIE, SESSION_TTL_US};
@@ -49,13 +54,18 @@ fn sign_in_key(email: &str) -> Uuid {
 /// The console's routes and their documentation, for `boxtrack_api::service`.
 pub fn mount() -> Mount {
     Mount::new(docs::operations)
-        .public("/console", get(home))
+        .public("/console", get(portal::home))
         .public("/console/sign-in", get(sign_in_page).post(sign_in))
         .public("/console/sign-out", post(sign_out))
-        .public("/console/keys", post(create_key))
-        .public("/console/keys/{id}/revoke", post(revoke_key))
+        .public("/console/keys", post(portal::create_key))
+        .public("/console/keys/{id}/revoke", post(portal::revoke_key))
         .public("/console/containers", get(containers::list))
         .public("/console/containers/{id}", get(containers::show))
+        .public(
+            "/console/containers/{id}/map_geojson",
+            get(containers::map_geojson),
+        )
+        .public("/console/assets/container.js", get(reference::container_js))
         .public(
             "/console/tracking_requests",
             get(requests::list).post(requests::create),
@@ -67,6 +77,25 @@ pub fn mount() -> Mount {
         )
         .public("/console/assets/reference.js", get(reference::reference_js))
         .public("/console/assets/favicon.svg", get(reference::favicon))
+        .public("/console/publishable_keys", post(publishable::create))
+        .public(
+            "/console/publishable_keys/{id}/revoke",
+            post(publishable::revoke),
+        )
+        .public("/embed/map.js", get(embed::map_js))
+        .public("/embed/map.css", get(embed::map_css))
+        .public("/embed/widget.js", get(embed::widget_js))
+        .public("/embed/widget.css", get(embed::widget_css))
+        .public("/embed/land-110m.geojson", get(embed::land))
+        .public("/embed/licenses.txt", get(embed::licenses))
+        .public(
+            "/embed/v1/map_geojson",
+            get(embed::map_geojson).options(embed::preflight),
+        )
+        .public(
+            "/embed/v1/track",
+            get(embed::track).options(embed::preflight),
+        )
         .public(
             "/console/assets/redoc-licenses.txt",
             get(reference::licenses),
@@ -228,169 +257,4 @@ async fn sign_out(
     let mut resp = see_other("/console/sign-in");
     set_cookie(&mut resp, &state, SESSION_COOKIE, "", 0);
     resp
-}
-
-/// `GET /console`: the account and its keys.
-async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
-    portal(&state, &s, StatusCode::OK, None).await
-}
-
-/// The developer portal page; `created` is a key just issued, shown this once.
-async fn portal(
-    state: &AppState,
-    s: &Session,
-    status: StatusCode,
-    created: Option<(&keys::ApiKeyRecord, &str)>,
-) -> Response {
-    let account = match accounts::get(&state.db, s.account_id).await {
-        Ok(Some(a)) => a,
-        Ok(None) => {
-            return page(
-                StatusCode::NOT_FOUND,
-                "No account",
-                "<main><h1>This user's account no longer exists</h1></main>",
-            );
-        }
-        Err(e) => return unavailable(&e),
-    };
-    let list = match keys::list_all(&state.db, account.id).await {
-        Ok(l) => l,
-        Err(e) => return unavailable(&e),
-    };
-    let csrf = esc(&s.csrf);
-    let entitlements = if account.entitlements.is_empty() {
-        "<li>none</li>".to_string()
-    } else {
-        account
-            .entitlements
-            .iter()
-            .map(|e| format!("<li>{}</li>", esc(e.title())))
-            .collect::<String>()
-    };
-    let mut limits = String::new();
-    for b in Bucket::ALL {
-        let used = match state.limiter.used(account.id, b).await {
-            Ok(Some(n)) => n.to_string(),
-            Ok(None) => "kept in Redis".to_string(),
-            Err(_) => "unknown".to_string(),
-        };
-        limits.push_str(&format!(
-            "<tr><td><code>{}</code></td><td>{} a minute</td><td>{}</td></tr>",
-            esc(b.as_str()),
-            account.rate_limits.limit(b),
-            used
-        ));
-    }
-    let active = match boxtrack_store::tracking::active_containers(&state.db, account.id).await {
-        Ok(n) => n,
-        Err(e) => return unavailable(&e),
-    };
-    let container_limit = match account.plan.active_container_limit() {
-        Some(n) => format!("{active} of at most {n} active containers"),
-        None => format!("{active} active containers (no limit)"),
-    };
-    let fresh = created.map_or(String::new(), |(k, full)| {
-        format!(
-            r#"<section aria-labelledby="new-key"><h2 id="new-key">Your new key{}</h2>
-<p role="status">Copy it now: it is shown only this once. Send it as <code>Authorization: Token &lt;key&gt;</code>.</p>
-<p class="secret" id="new-key-value">{}</p></section>"#,
-            k.name.as_deref().map_or(String::new(), |n| format!(" “{}”", esc(n))),
-            esc(full)
-        )
-    });
-    let rows: String = list
-        .iter()
-        .map(|k| {
-            let state_cell = match k.revoked_us {
-                Some(_) => "revoked".to_string(),
-                None => format!(
-                    r#"<form method="post" action="/console/keys/{id}/revoke"><input type="hidden" name="csrf" value="{csrf}"><button type="submit" aria-label="Revoke key {hint}">Revoke</button></form>"#,
-                    id = k.id,
-                    hint = esc(&k.hint)
-                ),
-            };
-            format!(
-                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(k.name.as_deref().unwrap_or("")),
-                esc(&k.hint),
-                boxtrack_core::time::format_micros(k.created_us),
-                k.last_used_us.map_or("never".to_string(), boxtrack_core::time::format_micros),
-                state_cell
-            )
-        })
-        .collect();
-    let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · Account · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
-<main><h1>{name}</h1>
-{fresh}
-<section aria-labelledby="plan"><h2 id="plan">Plan</h2>
-<p>Plan <strong>{plan}</strong>: {container_limit}.</p>
-<h3>Entitlements</h3><ul>{entitlements}</ul>
-<h3>Rate limits</h3><table><thead><tr><th scope="col">Bucket</th><th scope="col">Limit</th><th scope="col">Used in the last minute</th></tr></thead><tbody>{limits}</tbody></table></section>
-<section aria-labelledby="keys"><h2 id="keys">API keys</h2>
-<table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>
-<form method="post" action="/console/keys"><input type="hidden" name="csrf" value="{csrf}">
-<label for="key-name">Name of a new key</label><input id="key-name" name="name" type="text" maxlength="100">
-<button type="submit">Create a key</button></form></section></main>"#,
-        email = esc(&s.email),
-        name = esc(&account.name),
-        plan = esc(account.plan.as_str()),
-    );
-    page(status, &account.name, &body)
-}
-
-/// `POST /console/keys`: issues a key and shows it once.
-async fn create_key(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Form(f): Form<HashMap<String, String>>,
-) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
-    let name = f
-        .get("name")
-        .map(|n| n.trim())
-        .filter(|n| !n.is_empty())
-        .map(|n| n.chars().take(100).collect::<String>());
-    match keys::create(&state.db, s.account_id, name.as_deref()).await {
-        Ok((record, key)) => {
-            portal(
-                &state,
-                &s,
-                StatusCode::CREATED,
-                Some((&record, key.expose())),
-            )
-            .await
-        }
-        Err(e) => unavailable(&e),
-    }
-}
-
-/// `POST /console/keys/{id}/revoke`.
-async fn revoke_key(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    Form(f): Form<HashMap<String, String>>,
-) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
-    let Ok(id) = id.parse::<Uuid>() else {
-        return no_such_key();
-    };
-    match keys::revoke(&state.db, id, Some(s.account_id)).await {
-        Ok(_) => {
-            state.keys.forget_key(id);
-            see_other("/console")
-        }
-        Err(boxtrack_store::StoreError::NotFound(_)) => no_such_key(),
-        Err(e) => unavailable(&e),
-    }
 }

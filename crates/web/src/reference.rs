@@ -10,6 +10,8 @@ use boxtrack_api::html::secure_html;
 const REDOC_JS: &[u8] = include_bytes!("../assets/vendor/redoc/redoc.standalone.js");
 /// The page's own script: starts Redoc on the served document.
 const REFERENCE_JS: &[u8] = include_bytes!("../assets/reference.js");
+/// The container page's script: draws the route map.
+const CONTAINER_JS: &[u8] = include_bytes!("../assets/container.js");
 /// The console's icon.
 const FAVICON: &[u8] = include_bytes!("../assets/favicon.svg");
 /// Redoc's licence and the licences of what its bundle contains.
@@ -72,4 +74,9 @@ pub async fn licenses() -> Response {
 /// `GET /console/assets/favicon.svg`.
 pub async fn favicon() -> Response {
     asset(FAVICON, "image/svg+xml")
+}
+
+/// `GET /console/assets/container.js`.
+pub async fn container_js() -> Response {
+    asset(CONTAINER_JS, "text/javascript; charset=utf-8")
 }

@@ -572,3 +572,357 @@ async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_acco
         404
     );
 }
+
+/// An account with `entitlements` and its own limits, and a publishable key of it made in
+/// the store (allowed from any origin).
+async fn embedder(app: &App, name: &str, limits: Limits, entitled: bool) -> (uuid::Uuid, String) {
+    let (a, _, _) = accounts::create(
+        &app.db,
+        NewAccount {
+            name: name.into(),
+            plan: Plan::Standard,
+            entitlements: if entitled {
+                vec![boxtrack_core::plan::Entitlement::Widget]
+            } else {
+                vec![]
+            },
+            rate_limits: limits,
+        },
+    )
+    .await
+    .unwrap();
+    let (_, key) = boxtrack_store::publishable::create(&app.db, a.id, None, &[])
+        .await
+        .unwrap();
+    (a.id, key.expose().to_string())
+}
+
+async fn embed_get(app: &App, path: &str, key: &str, origin: Option<&str>) -> reqwest::Response {
+    let mut r = app
+        .http
+        .get(format!("{}{path}", app.base))
+        .header("authorization", format!("Token {key}"));
+    if let Some(o) = origin {
+        r = r.header("origin", o);
+    }
+    r.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn publishable_keys_read_only_the_embeds_of_their_account_from_their_origins() {
+    let app = spawn().await;
+    let shop = "https://shop.example.com";
+    let account = account_with_user(&app, "Embed Co", "embed@example.com").await;
+    let (session, _) = cookie_of(
+        &sign_in(&app, "embed@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let html = html_as(&app, "/console", &session).await;
+    let csrf = field(&html, r#"name="csrf" value=""#);
+    // without the entitlement: said on the page, and nothing is made
+    assert!(html.contains("Publishable keys") && html.contains("entitlement"));
+    let r = post_form(
+        &app,
+        "/console/publishable_keys",
+        &session,
+        &[("csrf", &csrf), ("name", "site"), ("origins", shop)],
+    )
+    .await;
+    assert_eq!(r.status(), 403);
+    assert!(
+        boxtrack_store::publishable::list(&app.db, account)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    boxtrack_store::accounts::update(
+        &app.db,
+        account,
+        boxtrack_store::accounts::AccountChanges {
+            entitlements: Some(vec![boxtrack_core::plan::Entitlement::Widget]),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    // a bad origin changes nothing; a good one makes a key, shown once
+    let r = post_form(
+        &app,
+        "/console/publishable_keys",
+        &session,
+        &[("csrf", &csrf), ("origins", "shop.example.com/path")],
+    )
+    .await;
+    assert_eq!(r.status(), 400);
+    let r = post_form(
+        &app,
+        "/console/publishable_keys",
+        &session,
+        &[
+            ("csrf", &csrf),
+            ("name", "site"),
+            ("origins", "https://Shop.example.com/"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), 201);
+    let html = r.text().await.unwrap();
+    let key = field(&html, r#"<p class="secret" id="new-key-value">"#);
+    let key = key.split('<').next().unwrap().to_string();
+    assert!(key.starts_with("btp_"), "{key}");
+    let again = html_as(&app, "/console", &session).await;
+    assert!(!again.contains(&key) && again.contains(shop));
+
+    // what the account tracks, and another account's container
+    track(&app, account, "MRSU4371639").await;
+    let (other, other_key) = embedder(&app, "Other Embed Co", Limits::default(), true).await;
+    track(&app, other, "TGHU6543213").await;
+    let page = boxtrack_core::paging::Page {
+        number: 1,
+        size: 10,
+        cursor: None,
+    };
+    let mine = &boxtrack_store::reads::containers(&app.db, account, &Default::default(), &page)
+        .await
+        .unwrap()
+        .rows[0];
+    let theirs = &boxtrack_store::reads::containers(&app.db, other, &Default::default(), &page)
+        .await
+        .unwrap()
+        .rows[0];
+
+    // the widget: exact numbers only, from the allowed origin, with CORS for it
+    let r = embed_get(&app, "/embed/v1/track?number=mrsu4371639", &key, Some(shop)).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["access-control-allow-origin"], shop);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["data"][0]["containers"][0]["number"], "MRSU4371639");
+    assert_eq!(
+        body["data"][0]["shipment"]["bill_of_lading_number"],
+        "MAEU4371639"
+    );
+    for number in ["MRSU437", "TGHU6543213", "MAEU"] {
+        let r = embed_get(
+            &app,
+            &format!("/embed/v1/track?number={number}"),
+            &key,
+            Some(shop),
+        )
+        .await;
+        let body: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(body["data"], serde_json::json!([]), "{number}");
+    }
+    let r = embed_get(&app, "/embed/v1/track?number=a%20b", &key, Some(shop)).await;
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.headers()["access-control-allow-origin"], shop);
+    for origin in [Some("https://evil.example.com"), None] {
+        let r = embed_get(&app, "/embed/v1/track?number=MRSU4371639", &key, origin).await;
+        assert_eq!(r.status(), 403, "{origin:?}");
+    }
+
+    // the map: the container on its shipment, nothing of another account
+    let map = |c: &boxtrack_store::reads::ContainerRow, s: uuid::Uuid| {
+        format!(
+            "/embed/v1/map_geojson?shipment_id={s}&container_id={}",
+            c.id
+        )
+    };
+    let r = embed_get(&app, &map(mine, mine.shipment_id), &key, Some(shop)).await;
+    assert_eq!(r.status(), 200);
+    let doc: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(doc["type"], "FeatureCollection");
+    assert_eq!(
+        embed_get(&app, &map(mine, theirs.shipment_id), &key, Some(shop))
+            .await
+            .status(),
+        404
+    );
+    assert_eq!(
+        embed_get(&app, &map(theirs, theirs.shipment_id), &key, Some(shop))
+            .await
+            .status(),
+        404
+    );
+    assert_eq!(
+        embed_get(&app, &map(theirs, theirs.shipment_id), &other_key, None)
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(
+        embed_get(
+            &app,
+            "/embed/v1/map_geojson?shipment_id=x&container_id=y",
+            &key,
+            Some(shop)
+        )
+        .await
+        .status(),
+        400
+    );
+
+    // a publishable key reaches nothing else, and a secret key is refused here
+    assert_eq!(v2_status(&app, &key).await, 401);
+    let r = app
+        .http
+        .post(format!("{}/mcp", app.base))
+        .header("authorization", format!("Token {key}"))
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status() == 401 || r.status() == 404, "{}", r.status());
+    let (_, _, secret) = accounts::create(
+        &app.db,
+        NewAccount {
+            name: "Secret Co".into(),
+            plan: Plan::Standard,
+            entitlements: vec![boxtrack_core::plan::Entitlement::Widget],
+            rate_limits: Limits::default(),
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        embed_get(
+            &app,
+            "/embed/v1/track?number=MRSU4371639",
+            secret.expose(),
+            None
+        )
+        .await
+        .status(),
+        401
+    );
+
+    // the preflight allows the Authorization header for the asking origin
+    let r = app
+        .http
+        .request(
+            reqwest::Method::OPTIONS,
+            format!("{}/embed/v1/track", app.base),
+        )
+        .header("origin", shop)
+        .header("access-control-request-method", "GET")
+        .header("access-control-request-headers", "authorization")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    assert_eq!(r.headers()["access-control-allow-origin"], shop);
+    assert!(
+        r.headers()["access-control-allow-headers"]
+            .to_str()
+            .unwrap()
+            .contains("authorization")
+    );
+
+    // revoked in the console: refused at once
+    let listed = boxtrack_store::publishable::list(&app.db, account)
+        .await
+        .unwrap();
+    let r = post_form(
+        &app,
+        &format!("/console/publishable_keys/{}/revoke", listed[0].id),
+        &session,
+        &[("csrf", &csrf)],
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(
+        embed_get(&app, "/embed/v1/track?number=MRSU4371639", &key, Some(shop))
+            .await
+            .status(),
+        401
+    );
+    // another account's key cannot be revoked from this session
+    let theirs_listed = boxtrack_store::publishable::list(&app.db, other)
+        .await
+        .unwrap();
+    let r = post_form(
+        &app,
+        &format!("/console/publishable_keys/{}/revoke", theirs_listed[0].id),
+        &session,
+        &[("csrf", &csrf)],
+    )
+    .await;
+    assert_eq!(r.status(), 404);
+}
+
+#[tokio::test]
+async fn embeds_need_the_entitlement_and_keep_their_own_rate_limit() {
+    let app = spawn().await;
+    let (_, unentitled) = embedder(&app, "No Widget Co", Limits::default(), false).await;
+    assert_eq!(
+        embed_get(
+            &app,
+            "/embed/v1/track?number=MRSU4371639",
+            &unentitled,
+            None
+        )
+        .await
+        .status(),
+        403
+    );
+    let limits = Limits(
+        [(boxtrack_core::ratelimit::Bucket::Embed, 2)]
+            .into_iter()
+            .collect(),
+    );
+    let (_, key) = embedder(&app, "Small Widget Co", limits, true).await;
+    for _ in 0..2 {
+        assert_eq!(
+            embed_get(&app, "/embed/v1/track?number=MRSU4371639", &key, None)
+                .await
+                .status(),
+            200
+        );
+    }
+    let r = embed_get(&app, "/embed/v1/track?number=MRSU4371639", &key, None).await;
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().contains_key("retry-after"));
+
+    // the static files: the map's script carries Leaflet and the map, the base map is GeoJSON
+    let js = app
+        .http
+        .get(format!("{}/embed/map.js", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(js.status(), 200);
+    assert!(
+        js.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/javascript")
+    );
+    let js = js.text().await.unwrap();
+    assert!(js.contains("BoxtrackMap") && js.contains("Leaflet"));
+    let land: serde_json::Value = app
+        .http
+        .get(format!("{}/embed/land-110m.geojson", app.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(land["type"], "FeatureCollection");
+    for path in [
+        "/embed/widget.js",
+        "/embed/widget.css",
+        "/embed/map.css",
+        "/embed/licenses.txt",
+    ] {
+        let r = app
+            .http
+            .get(format!("{}{path}", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{path}");
+        assert_eq!(r.headers()["access-control-allow-origin"], "*", "{path}");
+    }
+}

@@ -20,13 +20,27 @@ pub async fn map_geojson(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<Json<Value>> {
-    use boxtrack_core::routemap::{self, Ends, Fix, Position, Progress, Sailed, Vessel};
     caller.require(boxtrack_core::plan::Entitlement::Routing)?;
-    let c = reads::container(&state.db, caller.account.id, id)
+    let (_, doc) = journey(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    let Some(s) = reads::shipment(&state.db, caller.account.id, c.shipment_id).await? else {
-        return Ok(Json(routemap::render(&[], &[], None)));
+    Ok(Json(doc))
+}
+
+/// The GeoJSON journey of one of the account's containers with the id of its shipment, or
+/// `None` when the account has no such container (the console and the embeddable map draw
+/// the same document).
+pub async fn journey(
+    db: &boxtrack_store::Db,
+    account_id: uuid::Uuid,
+    id: uuid::Uuid,
+) -> ApiResult<Option<(uuid::Uuid, Value)>> {
+    use boxtrack_core::routemap::{self, Ends, Fix, Position, Progress, Sailed, Vessel};
+    let Some(c) = reads::container(db, account_id, id).await? else {
+        return Ok(None);
+    };
+    let Some(s) = reads::shipment(db, account_id, c.shipment_id).await? else {
+        return Ok(Some((c.shipment_id, routemap::render(&[], &[], None))));
     };
     let vessel = |imo: &Option<String>, name: &Option<String>, voyage: &Option<String>| {
         imo.as_ref().map(|imo| Vessel {
@@ -35,20 +49,19 @@ pub async fn map_geojson(
             voyage: voyage.clone(),
         })
     };
-    let milestones: Vec<routemap::Milestone> =
-        reads::all_transport_events(&state.db, caller.account.id, id)
-            .await?
-            .iter()
-            .filter_map(|e| {
-                let name = e.event.strip_prefix("container.transport.")?;
-                (!name.starts_with("estimated.")).then(|| routemap::Milestone {
-                    name: name.to_string(),
-                    at_us: e.at_us,
-                    locode: e.locode.clone(),
-                    vessel: vessel(&e.vessel_imo, &e.vessel_name, &e.voyage),
-                })
+    let milestones: Vec<routemap::Milestone> = reads::all_transport_events(db, account_id, id)
+        .await?
+        .iter()
+        .filter_map(|e| {
+            let name = e.event.strip_prefix("container.transport.")?;
+            (!name.starts_with("estimated.")).then(|| routemap::Milestone {
+                name: name.to_string(),
+                at_us: e.at_us,
+                locode: e.locode.clone(),
+                vessel: vessel(&e.vessel_imo, &e.vessel_name, &e.voyage),
             })
-            .collect();
+        })
+        .collect();
     let (route, st) = (&s.route.0, &s.state.0);
     let ends = Ends {
         pol: route.pol_locode.clone(),
@@ -68,9 +81,9 @@ pub async fn map_geojson(
     for leg in routemap::legs(&stops) {
         let mut got = Sailed::default();
         if let (Some((from, to)), Some(v)) = (leg.window(&stops), &stops[leg.from].outbound)
-            && let Some(ais) = boxtrack_store::ais::by_imo(&state.db, &v.imo).await?
+            && let Some(ais) = boxtrack_store::ais::by_imo(db, &v.imo).await?
         {
-            got.track = boxtrack_store::ais::track(&state.db, ais.mmsi, from, to, 5_000)
+            got.track = boxtrack_store::ais::track(db, ais.mmsi, from, to, 5_000)
                 .await?
                 .into_iter()
                 .map(|p| Fix {
@@ -92,7 +105,10 @@ pub async fn map_geojson(
         }
         sailed.push(got);
     }
-    Ok(Json(routemap::render(&stops, &sailed, Some(s.updated_us))))
+    Ok(Some((
+        s.id,
+        routemap::render(&stops, &sailed, Some(s.updated_us)),
+    )))
 }
 
 /// Documented operations of this module.

@@ -97,6 +97,22 @@ impl ContainerStatus {
         }
     }
 
+    /// The status in words, for people (the console and the tracking widget).
+    pub fn label(self) -> &'static str {
+        match self {
+            ContainerStatus::New => "Tracking started",
+            ContainerStatus::OnShip => "On the vessel",
+            ContainerStatus::Grounded => "Discharged at the terminal",
+            ContainerStatus::Available => "Available for pickup",
+            ContainerStatus::NotAvailable => "Not available for pickup",
+            ContainerStatus::AwaitingInlandTransfer => "Awaiting inland transfer",
+            ContainerStatus::OnRail => "On rail",
+            ContainerStatus::PickedUp => "Picked up",
+            ContainerStatus::Delivered => "Delivered",
+            ContainerStatus::EmptyReturned => "Empty returned",
+        }
+    }
+
     /// Parses the wire spelling.
     pub fn parse(s: &str) -> Option<ContainerStatus> {
         ContainerStatus::ALL.into_iter().find(|c| c.as_str() == s)

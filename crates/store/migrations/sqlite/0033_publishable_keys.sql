@@ -1,0 +1,14 @@
+-- Publishable keys (`btp_…`) for the embeddable map and widget: a kind of their own, in a table
+-- of their own, so no lookup of a secret API key can ever find one. Only the digest is kept;
+-- `allowed_origins` is a JSON array of normalized origins (empty: every origin).
+CREATE TABLE publishable_keys (
+    id               BLOB PRIMARY KEY NOT NULL,
+    account_id       BLOB NOT NULL REFERENCES accounts(id),
+    name             TEXT,
+    digest           TEXT NOT NULL UNIQUE,
+    hint             TEXT NOT NULL,
+    allowed_origins  TEXT NOT NULL DEFAULT '[]',
+    created_us       INTEGER NOT NULL,
+    revoked_us       INTEGER
+) STRICT;
+CREATE INDEX publishable_keys_account_created ON publishable_keys (account_id, created_us DESC, id DESC);

@@ -1,0 +1,259 @@
+//! The developer portal (`GET /console`): the account, its plan, entitlements and rate
+//! limits with what the last minute used, its API keys (created, shown once, revoked) and its
+//! publishable keys.
+
+use std::collections::HashMap;
+
+use axum::extract::{Form, Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use boxtrack_api::html::esc;
+use boxtrack_api::state::AppState;
+use boxtrack_core::plan::Entitlement;
+use boxtrack_core::ratelimit::Bucket;
+use boxtrack_store::accounts::{self, Account};
+use boxtrack_store::keys;
+use boxtrack_store::publishable::PublishableKeyRecord;
+use boxtrack_store::sessions::Session;
+use uuid::Uuid;
+
+use crate::common::*;
+
+/// `GET /console`: the account and its keys.
+pub(crate) async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    portal(&state, &s, StatusCode::OK, None).await
+}
+
+/// A key just issued, shown this once.
+pub(crate) struct Fresh<'a> {
+    /// A publishable key (else an API key).
+    pub(crate) publishable: bool,
+    /// Its name.
+    pub(crate) name: Option<&'a str>,
+    /// The whole key.
+    pub(crate) full: &'a str,
+}
+
+/// The developer portal page; `created` is a key just issued, shown this once.
+pub(crate) async fn portal(
+    state: &AppState,
+    s: &Session,
+    status: StatusCode,
+    created: Option<Fresh<'_>>,
+) -> Response {
+    let account = match accounts::get(&state.db, s.account_id).await {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            return page(
+                StatusCode::NOT_FOUND,
+                "No account",
+                "<main><h1>This user's account no longer exists</h1></main>",
+            );
+        }
+        Err(e) => return unavailable(&e),
+    };
+    let list = match keys::list_all(&state.db, account.id).await {
+        Ok(l) => l,
+        Err(e) => return unavailable(&e),
+    };
+    let csrf = esc(&s.csrf);
+    let entitlements = if account.entitlements.is_empty() {
+        "<li>none</li>".to_string()
+    } else {
+        account
+            .entitlements
+            .iter()
+            .map(|e| format!("<li>{}</li>", esc(e.title())))
+            .collect::<String>()
+    };
+    let mut limits = String::new();
+    for b in Bucket::ALL {
+        let used = match state.limiter.used(account.id, b).await {
+            _ if b == Bucket::Embed => "counted per publishable key".to_string(),
+            Ok(Some(n)) => n.to_string(),
+            Ok(None) => "kept in Redis".to_string(),
+            Err(_) => "unknown".to_string(),
+        };
+        limits.push_str(&format!(
+            "<tr><td><code>{}</code></td><td>{} a minute</td><td>{}</td></tr>",
+            esc(b.as_str()),
+            account.rate_limits.limit(b),
+            used
+        ));
+    }
+    let active = match boxtrack_store::tracking::active_containers(&state.db, account.id).await {
+        Ok(n) => n,
+        Err(e) => return unavailable(&e),
+    };
+    let container_limit = match account.plan.active_container_limit() {
+        Some(n) => format!("{active} of at most {n} active containers"),
+        None => format!("{active} active containers (no limit)"),
+    };
+    let fresh = created.map_or(String::new(), |k| {
+        let (what, how) = if k.publishable {
+            (
+                "publishable key",
+                "Put it in your pages' map and widget snippets (<code>authToken</code>, <code>data-token</code>).",
+            )
+        } else {
+            (
+                "key",
+                "Send it as <code>Authorization: Token &lt;key&gt;</code>.",
+            )
+        };
+        format!(
+            r#"<section aria-labelledby="new-key"><h2 id="new-key">Your new {what}{}</h2>
+<p role="status">Copy it now: it is shown only this once. {how}</p>
+<p class="secret" id="new-key-value">{}</p></section>"#,
+            k.name.map_or(String::new(), |n| format!(" “{}”", esc(n))),
+            esc(k.full)
+        )
+    });
+    let publishable_keys = match boxtrack_store::publishable::list(&state.db, account.id).await {
+        Ok(l) => publishable_section(&account, &l, &csrf),
+        Err(e) => return unavailable(&e),
+    };
+    let rows: String = list
+        .iter()
+        .map(|k| {
+            let state_cell = match k.revoked_us {
+                Some(_) => "revoked".to_string(),
+                None => format!(
+                    r#"<form method="post" action="/console/keys/{id}/revoke"><input type="hidden" name="csrf" value="{csrf}"><button type="submit" aria-label="Revoke key {hint}">Revoke</button></form>"#,
+                    id = k.id,
+                    hint = esc(&k.hint)
+                ),
+            };
+            format!(
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(k.name.as_deref().unwrap_or("")),
+                esc(&k.hint),
+                boxtrack_core::time::format_micros(k.created_us),
+                k.last_used_us.map_or("never".to_string(), boxtrack_core::time::format_micros),
+                state_cell
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"<header><p><strong>boxtrack</strong> console · Account · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
+<main><h1>{name}</h1>
+{fresh}
+<section aria-labelledby="plan"><h2 id="plan">Plan</h2>
+<p>Plan <strong>{plan}</strong>: {container_limit}.</p>
+<h3>Entitlements</h3><ul>{entitlements}</ul>
+<h3>Rate limits</h3><table><thead><tr><th scope="col">Bucket</th><th scope="col">Limit</th><th scope="col">Used in the last minute</th></tr></thead><tbody>{limits}</tbody></table></section>
+<section aria-labelledby="keys"><h2 id="keys">API keys</h2>
+<table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>
+<form method="post" action="/console/keys"><input type="hidden" name="csrf" value="{csrf}">
+<label for="key-name">Name of a new key</label><input id="key-name" name="name" type="text" maxlength="100">
+<button type="submit">Create a key</button></form></section>
+{publishable_keys}</main>"#,
+        email = esc(&s.email),
+        name = esc(&account.name),
+        plan = esc(account.plan.as_str()),
+    );
+    page(status, &account.name, &body)
+}
+
+/// `POST /console/keys`: issues a key and shows it once.
+pub(crate) async fn create_key(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
+    };
+    let name = f
+        .get("name")
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty())
+        .map(|n| n.chars().take(100).collect::<String>());
+    match keys::create(&state.db, s.account_id, name.as_deref()).await {
+        Ok((record, key)) => {
+            portal(
+                &state,
+                &s,
+                StatusCode::CREATED,
+                Some(Fresh {
+                    publishable: false,
+                    name: record.name.as_deref(),
+                    full: key.expose(),
+                }),
+            )
+            .await
+        }
+        Err(e) => unavailable(&e),
+    }
+}
+
+/// `POST /console/keys/{id}/revoke`.
+pub(crate) async fn revoke_key(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
+    };
+    let Ok(id) = id.parse::<Uuid>() else {
+        return no_such_key();
+    };
+    match keys::revoke(&state.db, id, Some(s.account_id)).await {
+        Ok(_) => {
+            state.keys.forget_key(id);
+            see_other("/console")
+        }
+        Err(boxtrack_store::StoreError::NotFound(_)) => no_such_key(),
+        Err(e) => unavailable(&e),
+    }
+}
+
+/// The portal's section on publishable keys (`csrf` already escaped for HTML).
+fn publishable_section(account: &Account, list: &[PublishableKeyRecord], csrf: &str) -> String {
+    if !account.entitlements.contains(&Entitlement::Widget) {
+        return r#"<section aria-labelledby="pkeys"><h2 id="pkeys">Publishable keys</h2>
+<p>Publishable keys let web pages show the embeddable map and tracking widget. They need the <strong>embeddable map and widget</strong> entitlement, which this account does not have; ask your operator (<code>boxtrack accounts update ACCOUNT --entitlements widget</code>).</p></section>"#.to_string();
+    }
+    let rows: String = list
+        .iter()
+        .map(|k| {
+            let state_cell = match k.revoked_us {
+                Some(_) => "revoked".to_string(),
+                None => format!(
+                    r#"<form method="post" action="/console/publishable_keys/{id}/revoke"><input type="hidden" name="csrf" value="{csrf}"><button type="submit" aria-label="Revoke publishable key {hint}">Revoke</button></form>"#,
+                    id = k.id,
+                    hint = esc(&k.hint)
+                ),
+            };
+            let origins = if k.allowed_origins.0.is_empty() {
+                "any".to_string()
+            } else {
+                esc(&k.allowed_origins.0.join(" "))
+            };
+            format!(
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(k.name.as_deref().unwrap_or("")),
+                esc(&k.hint),
+                origins,
+                boxtrack_core::time::format_micros(k.created_us),
+                state_cell
+            )
+        })
+        .collect();
+    format!(
+        r#"<section aria-labelledby="pkeys"><h2 id="pkeys">Publishable keys</h2>
+<p>For the embeddable map and tracking widget (<a href="https://github.com/boxtrack/boxtrack/blob/main/docs/embedding.md">how to embed them</a>): a publishable key reads only <code>/embed/v1/map_geojson</code> and <code>/embed/v1/track</code>, only this account's data, and, when origins are listed, only from pages of those origins.</p>
+<table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Allowed origins</th><th scope="col">Created</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>
+<form method="post" action="/console/publishable_keys"><input type="hidden" name="csrf" value="{csrf}">
+<label for="pkey-name">Name of a new publishable key</label><input id="pkey-name" name="name" type="text" maxlength="100">
+<label for="pkey-origins">Allowed origins, one per line (empty: any)</label><textarea id="pkey-origins" name="origins" rows="2" placeholder="https://www.example.com"></textarea>
+<button type="submit">Create a publishable key</button></form></section>"#
+    )
+}

@@ -1,0 +1,142 @@
+//! Publishable keys in the developer portal: the section of `/console` that lists them, and
+//! `POST /console/publishable_keys` (with allowed origins, one per line) and
+//! `POST /console/publishable_keys/{id}/revoke`. A key is made only for an account with the
+//! `widget` entitlement, and shown once.
+
+use std::collections::HashMap;
+
+use axum::extract::{Form, Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use boxtrack_api::html::esc;
+use boxtrack_api::state::AppState;
+use boxtrack_core::apikey::normalize_origin;
+use boxtrack_core::plan::Entitlement;
+use boxtrack_store::publishable;
+use uuid::Uuid;
+
+use crate::common::*;
+use crate::portal::{Fresh, portal};
+
+/// The most origins one key lists.
+const MAX_ORIGINS: usize = 20;
+
+/// Parses the origins field (one per line, or separated by commas or spaces): normalized and
+/// without repeats, or the first that is not an origin.
+pub(crate) fn parse_origins(raw: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in raw
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|p| !p.is_empty())
+    {
+        let o = normalize_origin(part).map_err(|e| e.to_string())?;
+        if !out.contains(&o) {
+            out.push(o);
+        }
+    }
+    if out.len() > MAX_ORIGINS {
+        return Err(format!("At most {MAX_ORIGINS} origins per key."));
+    }
+    Ok(out)
+}
+
+/// `POST /console/publishable_keys`.
+pub(crate) async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
+    };
+    let account = match boxtrack_store::accounts::get(&state.db, s.account_id).await {
+        Ok(Some(a)) => a,
+        Ok(None) => return no_such_key(),
+        Err(e) => return unavailable(&e),
+    };
+    if !account.entitlements.contains(&Entitlement::Widget) {
+        return problem(
+            StatusCode::FORBIDDEN,
+            "Publishable keys need the embeddable map and widget entitlement.",
+        );
+    }
+    let origins = match parse_origins(f.get("origins").map_or("", String::as_str)) {
+        Ok(o) => o,
+        Err(message) => return problem(StatusCode::BAD_REQUEST, &message),
+    };
+    let name = f
+        .get("name")
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty())
+        .map(|n| n.chars().take(100).collect::<String>());
+    match publishable::create(&state.db, s.account_id, name.as_deref(), &origins).await {
+        Ok((record, key)) => {
+            portal(
+                &state,
+                &s,
+                StatusCode::CREATED,
+                Some(Fresh {
+                    publishable: true,
+                    name: record.name.as_deref(),
+                    full: key.expose(),
+                }),
+            )
+            .await
+        }
+        Err(e) => unavailable(&e),
+    }
+}
+
+/// `POST /console/publishable_keys/{id}/revoke`.
+pub(crate) async fn revoke(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
+    };
+    let Ok(id) = id.parse::<Uuid>() else {
+        return no_such_key();
+    };
+    match publishable::revoke(&state.db, s.account_id, id).await {
+        Ok(_) => see_other("/console"),
+        Err(boxtrack_store::StoreError::NotFound(_)) => no_such_key(),
+        Err(e) => unavailable(&e),
+    }
+}
+
+/// A page that says what was wrong with a form, with a way back.
+fn problem(status: StatusCode, message: &str) -> Response {
+    page(
+        status,
+        "Not done",
+        &format!(
+            r#"<main><h1>Nothing was created</h1><p role="alert">{}</p><p><a href="/console">Back to the console</a></p></main>"#,
+            esc(message)
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_one_per_line_normalized_and_unique() {
+        assert_eq!(
+            parse_origins(
+                "https://Shop.example.com/\nhttp://localhost:8080, https://shop.example.com"
+            )
+            .unwrap(),
+            vec!["https://shop.example.com", "http://localhost:8080"]
+        );
+        assert_eq!(parse_origins("  \n ").unwrap(), Vec::<String>::new());
+        assert!(parse_origins("https://ok.example\nnot-an-origin").is_err());
+        let many: String = (0..21).map(|i| format!("https://h{i}.example\n")).collect();
+        assert!(parse_origins(&many).is_err());
+    }
+}

@@ -111,10 +111,7 @@ async fn reads(servers: &[Server], calls: &Arc<Vec<Call>>, conns: usize, secs: u
                 .zip(&before)
                 .map(|(s, t)| {
                     // share of one CPU over the run (2 s of warm-up included)
-                    format!(
-                        "{:.0}%",
-                        (s.cpu_ticks() - t) as f64 / (secs as f64 + 2.0)
-                    )
+                    format!("{:.0}%", (s.cpu_ticks() - t) as f64 / (secs as f64 + 2.0))
                 })
                 .collect();
             println!(

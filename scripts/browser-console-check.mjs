@@ -63,7 +63,7 @@ try {
   await page.getByLabel('Status').selectOption('available');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/status=available/);
-  ok(await page.getByRole('status').textContent().then((t) => t.includes('0 containers')), 'and filters');
+  ok(await page.locator('#containers-live').textContent().then((t) => t.includes('0 containers')), 'and filters');
   // tracking a sandbox number from the console
   await page.getByRole('link', { name: 'Tracking requests' }).click();
   await page.waitForURL(`${base}/console/tracking_requests`);

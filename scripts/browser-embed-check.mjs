@@ -3,7 +3,8 @@
 // page, tracks a sandbox number, then opens that partner's page (plain HTML on another port,
 // so another origin) with the map and the widget embedded: the map draws ports and legs on the
 // land, the widget shows the container, and the page's own `window.L` survives. The same page
-// on a third origin is refused. Finally the console's container page draws its route map.
+// on a third origin is refused. Finally the console's container page draws its route map and
+// updates itself as the sandbox journey moves on.
 // Run by scripts/browser-embed-check.sh.
 import http from 'node:http';
 import { chromium } from 'playwright-core';
@@ -126,6 +127,12 @@ try {
     .catch(async () => fail(`the container page's map did not draw (${errors.join('; ')}) ${(await page.content()).slice(-1500)}`));
   ok(await consoleMap.getAttribute('data-state') === 'ready', `the container page's map loads (${errors.join('; ')}; ${await consoleMap.textContent()})`);
   ok(Number(await consoleMap.getAttribute('data-ports')) >= 2, 'the container page draws its route map');
+  // watching it move: the sandbox journey plays on (an hour a second); the page updates itself
+  const rowsBefore = await page.locator('#container-live tbody tr').count();
+  await page.waitForFunction((n) => document.querySelectorAll('#container-live tbody tr').length > n, rowsBefore, { timeout: 120000 })
+    .catch(() => fail(`the container page did not update itself as the journey moved (${rowsBefore} events)`));
+  const rowsAfter = await page.locator('#container-live tbody tr').count();
+  ok((await page.locator('#live-status').textContent()).startsWith('Updated'), `the container page updates itself as the container moves (${rowsBefore} → ${rowsAfter} events)`);
   await page.screenshot({ path: `${shots}/embed-console-container.png`, fullPage: true });
   ok(errors.length === 0, `no console errors (${errors.join('; ')})`);
 } finally {

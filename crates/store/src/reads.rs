@@ -609,6 +609,23 @@ pub async fn all_transport_events(
     Ok(rows)
 }
 
+/// What changes when anything the console shows of an account changes: the newest
+/// `updated_us` of its containers, shipments and tracking requests (three index probes), as
+/// text. Every process computes the same value, so a page can ask any of them.
+pub async fn fingerprint(db: &Db, account_id: Uuid) -> Result<String> {
+    const SQL: &str = "SELECT (SELECT MAX(updated_us) FROM containers WHERE account_id = $1), \
+        (SELECT MAX(updated_us) FROM shipments WHERE account_id = $1), \
+        (SELECT MAX(updated_us) FROM tracking_requests WHERE account_id = $1)";
+    let (c, s, t): (Option<i64>, Option<i64>, Option<i64>) =
+        on_db!(db, p => sqlx::query_as(SQL).bind(account_id).fetch_one(p).await?);
+    Ok(format!(
+        "{}-{}-{}",
+        c.unwrap_or(0),
+        s.unwrap_or(0),
+        t.unwrap_or(0)
+    ))
+}
+
 /// A search hit before ranking.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct SearchHit {

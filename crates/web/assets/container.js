@@ -14,9 +14,12 @@
       return url;
     }
   });
-  map.start().then(function () {
-    return map.load(shipment, container);
-  }).catch(function () {
-    // the map shows what went wrong in its own element
-  });
+  function draw() {
+    return map.load(shipment, container).catch(function () {
+      // the map shows what went wrong in its own element
+    });
+  }
+  map.start().then(draw);
+  // live.js found that the account changed: the vessel may have moved
+  document.addEventListener('boxtrack:updated', draw);
 })();

@@ -85,7 +85,8 @@ impl Asked {
     }
 }
 
-fn url_encode(s: &str) -> String {
+/// Percent-encodes a query value.
+pub(crate) fn url_encode(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
@@ -107,6 +108,11 @@ pub async fn list(
     };
     let asked = Asked::from_query(&query);
     let now = now_us();
+    // read before the page's rows, so a change in between shows on the next check
+    let version = match reads::fingerprint(&state.db, s.account_id).await {
+        Ok(v) => v,
+        Err(e) => return unavailable(&e),
+    };
     let listed = match reads::containers(
         &state.db,
         s.account_id,
@@ -180,7 +186,7 @@ pub async fn list(
         ));
     }
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · Containers · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · Containers · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Containers</h1>
 <form method="get" action="/console/containers" role="search">
 <label for="q">Number, reference or bill of lading</label><input id="q" name="q" type="text" value="{q}">
@@ -189,10 +195,13 @@ pub async fn list(
 <label><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label>
 <button type="submit">Filter</button> <a href="/console/containers">Clear</a>
 </form>
-<p role="status">{total} containers; page {page}.</p>
+<p><a href="/console/containers.csv?{export}" download>Export these containers as CSV</a></p>{live}
+<div id="containers-live" data-live><p>{total} containers; page {page}.</p>
 <table><thead><tr><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Ready for pickup</th><th scope="col">Last free day</th><th scope="col">POD terminal</th><th scope="col">Updated (UTC)</th></tr></thead>
 <tbody>{rows}</tbody></table>
-<nav aria-label="Pages">{pager}</nav></main>"#,
+<nav aria-label="Pages">{pager}</nav></div></main>"#,
+        export = esc(&asked.query_for(1)),
+        live = crate::live::marker(&version),
         email = esc(&s.email),
         q = esc(&asked.q),
         lfd = asked.lfd_days.map_or(String::new(), |d| d.to_string()),
@@ -200,7 +209,103 @@ pub async fn list(
         page = asked.page,
         pager = pager.join(" · "),
     );
-    page(StatusCode::OK, "Containers", &body)
+    page_with(
+        StatusCode::OK,
+        "Containers",
+        &body,
+        &[],
+        &[crate::live::SCRIPT],
+    )
+}
+
+/// The most rows one export holds.
+pub const EXPORT_MAX_ROWS: usize = 50_000;
+
+/// `GET /console/containers.csv`: the containers the table's filters select (every page, up
+/// to [`EXPORT_MAX_ROWS`]), most recently updated first, as CSV.
+pub async fn export(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let filter = Asked::from_query(&query).filter(now_us());
+    let mut out = crate::csv::record(&[
+        "number",
+        "status",
+        "ready_for_pickup",
+        "pickup_lfd",
+        "pod_terminal",
+        "bill_of_lading",
+        "scac",
+        "pod_locode",
+        "ref_numbers",
+        "updated_at",
+        "id",
+    ]);
+    let mut cursor = None;
+    let mut written = 0;
+    loop {
+        let page = Page {
+            number: 1,
+            size: boxtrack_core::paging::MAX_SIZE,
+            cursor,
+        };
+        let listed = match reads::containers(&state.db, s.account_id, &filter, &page).await {
+            Ok(l) => l,
+            Err(e) => return unavailable(&e),
+        };
+        let ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_id).collect();
+        let shipments = match reads::shipments_by_id(&state.db, s.account_id, &ids).await {
+            Ok(m) => m,
+            Err(e) => return unavailable(&e),
+        };
+        for c in &listed.rows {
+            let sh = shipments.get(&c.shipment_id);
+            out.push_str(&crate::csv::record(&[
+                c.number.clone(),
+                c.current_status.clone(),
+                c.ready_for_pickup.to_string(),
+                c.pickup_lfd_us
+                    .map(boxtrack_core::time::format_micros)
+                    .unwrap_or_default(),
+                c.state.0.pod_terminal.clone().unwrap_or_default(),
+                sh.map(|x| x.bill_of_lading_number.clone())
+                    .unwrap_or_default(),
+                sh.map(|x| x.scac.clone()).unwrap_or_default(),
+                sh.and_then(|x| x.route.0.pod_locode.clone())
+                    .unwrap_or_default(),
+                c.ref_numbers.0.join(" "),
+                boxtrack_core::time::format_micros(c.updated_us),
+                c.id.to_string(),
+            ]));
+        }
+        written += listed.rows.len();
+        match listed.rows.last() {
+            Some(last) if listed.has_next && written < EXPORT_MAX_ROWS => {
+                use boxtrack_store::list::Keyed;
+                cursor = Some(boxtrack_core::paging::Cursor::After(last.key()));
+            }
+            _ => break,
+        }
+    }
+    let mut r = (StatusCode::OK, out).into_response();
+    let h = r.headers_mut();
+    h.insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("text/csv; charset=utf-8"),
+    );
+    h.insert(
+        axum::http::header::CONTENT_DISPOSITION,
+        axum::http::HeaderValue::from_static("attachment; filename=\"containers.csv\""),
+    );
+    h.insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-store"),
+    );
+    r
 }
 
 /// `GET /console/containers/{id}`: one container, its shipment and its timeline of transport
@@ -222,6 +327,10 @@ pub async fn show(
     };
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
+    };
+    let version = match reads::fingerprint(&state.db, s.account_id).await {
+        Ok(v) => v,
+        Err(e) => return unavailable(&e),
     };
     let c = match reads::container(&state.db, s.account_id, id).await {
         Ok(Some(c)) => c,
@@ -290,14 +399,14 @@ pub async fn show(
         )
     });
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
-<main><h1>Container {number}</h1>
-<p>{status}{bl}.</p>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+<main><h1>Container {number}</h1>{live}
+<div id="container-live" data-live><p>{status}{bl}.</p>
 <dl><dt>Ready for pickup</dt><dd>{ready}</dd><dt>Last free day</dt><dd>{lfd}</dd><dt>POD terminal</dt><dd>{terminal}</dd><dt>Updated</dt><dd>{updated}</dd></dl>
 <section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
 <p>Times are those of the clock at each place.</p>
 <table><thead><tr><th scope="col">Event</th><th scope="col">When (local)</th><th scope="col">Where</th><th scope="col">Vessel / voyage</th><th scope="col">Source</th></tr></thead>
-<tbody>{rows}</tbody></table></section>
+<tbody>{rows}</tbody></table></section></div>
 {route}
 <p><a href="/v2/containers/{id}">This container in the API</a> (with an API key).</p></main>"#,
         email = esc(&s.email),
@@ -307,6 +416,7 @@ pub async fn show(
         terminal = esc(st.pod_terminal.as_deref().unwrap_or("not known")),
         updated = esc(&boxtrack_core::time::format_micros(c.updated_us)),
         id = c.id,
+        live = crate::live::marker(&version),
     );
     if routing {
         page_with(
@@ -314,10 +424,20 @@ pub async fn show(
             &c.number,
             &body,
             &["/embed/map.css"],
-            &["/embed/map.js", "/console/assets/container.js"],
+            &[
+                "/embed/map.js",
+                "/console/assets/container.js",
+                crate::live::SCRIPT,
+            ],
         )
     } else {
-        page(StatusCode::OK, &c.number, &body)
+        page_with(
+            StatusCode::OK,
+            &c.number,
+            &body,
+            &[],
+            &[crate::live::SCRIPT],
+        )
     }
 }
 

@@ -114,6 +114,90 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
         },
         Op {
             method: "get",
+            path: "/console/shipments",
+            op: {
+                let mut op = page(
+                    "The shipments table",
+                    "The signed-in account's shipments, most recently updated first, 50 a page, with the API's filters: `q` (bill of lading, reference or container number), `carrier` (SCAC), `port` (POD UN/LOCODE), `tracking` (`tracked` or `stopped`), `updated_days` (updated within that many days), `page`. Values that mean nothing are left out. The page keeps itself current.",
+                    ("200", html("The table")),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable.clone()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] = json!([
+                    q("q", "string"),
+                    q("carrier", "string"),
+                    q("port", "string"),
+                    q("tracking", "string"),
+                    q("updated_days", "integer"),
+                    q("page", "integer")
+                ]);
+                op
+            },
+        },
+        Op {
+            method: "get",
+            path: "/console/containers.csv",
+            op: {
+                let mut op = page(
+                    "Export containers as CSV",
+                    "The containers the table's filters select (the same `q`, `status`, `ready`, `lfd_days`), every page up to 50,000 rows, most recently updated first: number, status, ready_for_pickup, pickup_lfd, pod_terminal, bill_of_lading, scac, pod_locode, ref_numbers, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
+                    (
+                        "200",
+                        json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}}),
+                    ),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable.clone()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] = json!([
+                    q("q", "string"),
+                    q("status", "string"),
+                    q("ready", "string"),
+                    q("lfd_days", "integer")
+                ]);
+                op
+            },
+        },
+        Op {
+            method: "get",
+            path: "/console/live",
+            op: page(
+                "Whether the account changed (live pages)",
+                "The account's version: the newest `updated_us` of its containers, shipments and tracking requests. The console's pages ask every 5 seconds and fetch themselves again when it changes.",
+                (
+                    "200",
+                    json!({"description": "The version", "content": {"application/json": {"schema": {"type": "object", "required": ["version"], "properties": {"version": {"type": "string"}}}}}}),
+                ),
+                vec![
+                    (
+                        "401",
+                        json!({"description": "No session", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                    ),
+                    (
+                        "503",
+                        json!({"description": "The database could not be reached", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                    ),
+                ],
+                None,
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/live.js",
+            op: asset(
+                "The script that keeps console pages current",
+                "text/javascript",
+            ),
+        },
+        Op {
+            method: "get",
             path: "/console/containers/{id}/map_geojson",
             op: {
                 let mut op = page(

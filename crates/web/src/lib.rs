@@ -25,13 +25,16 @@ use uuid::Uuid;
 
 mod common;
 mod containers;
+mod csv;
 mod docs;
 mod embed;
 mod embed_docs;
+mod live;
 mod portal;
 mod publishable;
 mod reference;
 mod requests;
+mod shipments;
 mod widget;
 
 use common::*;
@@ -60,6 +63,10 @@ pub fn mount() -> Mount {
         .public("/console/keys", post(portal::create_key))
         .public("/console/keys/{id}/revoke", post(portal::revoke_key))
         .public("/console/containers", get(containers::list))
+        .public("/console/shipments", get(shipments::list))
+        .public("/console/containers.csv", get(containers::export))
+        .public("/console/live", get(live::version))
+        .public("/console/assets/live.js", get(reference::live_js))
         .public("/console/containers/{id}", get(containers::show))
         .public(
             "/console/containers/{id}/map_geojson",

@@ -12,6 +12,8 @@ const REDOC_JS: &[u8] = include_bytes!("../assets/vendor/redoc/redoc.standalone.
 const REFERENCE_JS: &[u8] = include_bytes!("../assets/reference.js");
 /// The container page's script: draws the route map.
 const CONTAINER_JS: &[u8] = include_bytes!("../assets/container.js");
+/// Keeps the console's pages current (`live.rs`).
+const LIVE_JS: &[u8] = include_bytes!("../assets/live.js");
 /// The console's icon.
 const FAVICON: &[u8] = include_bytes!("../assets/favicon.svg");
 /// Redoc's licence and the licences of what its bundle contains.
@@ -79,4 +81,9 @@ pub async fn favicon() -> Response {
 /// `GET /console/assets/container.js`.
 pub async fn container_js() -> Response {
     asset(CONTAINER_JS, "text/javascript; charset=utf-8")
+}
+
+/// `GET /console/assets/live.js`.
+pub async fn live_js() -> Response {
+    asset(LIVE_JS, "text/javascript; charset=utf-8")
 }

@@ -15,7 +15,7 @@ use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_store::sessions::Session;
 use boxtrack_store::{StoreError, accounts, tracking};
 
-use crate::common::{page, see_other, session, signed_form, unavailable};
+use crate::common::{page_with, see_other, session, signed_form, unavailable};
 
 const TYPES: [(&str, &str); 3] = [
     ("bill_of_lading", "Bill of lading"),
@@ -101,6 +101,11 @@ async fn render(
     error: Option<&str>,
     form: &HashMap<String, String>,
 ) -> Response {
+    // read before the page's rows, so a change in between shows on the next check
+    let version = match boxtrack_store::reads::fingerprint(&state.db, s.account_id).await {
+        Ok(v) => v,
+        Err(e) => return unavailable(&e),
+    };
     let listed = match tracking::list_requests(
         &state.db,
         s.account_id,
@@ -156,7 +161,7 @@ async fn render(
         })
         .collect();
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/containers">Containers</a> · Tracking requests · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · Tracking requests · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Tracking requests</h1>
 <section aria-labelledby="track"><h2 id="track">Track a number</h2>{err}
 <form method="post" action="/console/tracking_requests"><input type="hidden" name="csrf" value="{csrf}">
@@ -165,15 +170,22 @@ async fn render(
 <label for="scac">Carrier SCAC (leave empty to detect it from the number)</label><input id="scac" name="scac" type="text" maxlength="4" value="{scac}">
 <button type="submit">Track</button></form>
 <p>Sandbox journeys: carrier <code>TEST</code>, numbers such as <code>TEST-SCN-IMPORT</code>.</p></section>
-<section aria-labelledby="recent"><h2 id="recent">Newest requests</h2>
-<p role="status">{total} tracking requests.</p>
+<section aria-labelledby="recent"><h2 id="recent">Newest requests</h2>{live}
+<div id="requests-live" data-live><p>{total} tracking requests.</p>
 <table><thead><tr><th scope="col">Number</th><th scope="col">Kind</th><th scope="col">Carrier</th><th scope="col">Status</th><th scope="col">Why it failed</th><th scope="col">Created (UTC)</th></tr></thead>
-<tbody>{rows}</tbody></table></section></main>"#,
+<tbody>{rows}</tbody></table></div></section></main>"#,
+        live = crate::live::marker(&version),
         email = esc(&s.email),
         csrf = esc(&s.csrf),
         number = sent("request_number"),
         scac = sent("scac"),
         total = listed.total,
     );
-    page(status, "Tracking requests", &body)
+    page_with(
+        status,
+        "Tracking requests",
+        &body,
+        &[],
+        &[crate::live::SCRIPT],
+    )
 }

@@ -926,3 +926,118 @@ async fn embeds_need_the_entitlement_and_keep_their_own_rate_limit() {
         assert_eq!(r.headers()["access-control-allow-origin"], "*", "{path}");
     }
 }
+
+/// The account's version as `GET /console/live` gives it to `session`.
+async fn live_version(app: &App, session: &str) -> String {
+    let r = get_as(app, "/console/live", session).await;
+    assert_eq!(r.status(), 200);
+    r.json::<serde_json::Value>().await.unwrap()["version"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test]
+async fn tables_export_as_csv_and_pages_know_when_the_account_changed() {
+    let app = spawn().await;
+    let account = account_with_user(&app, "Export Co", "export@example.com").await;
+    let other = account_with_user(&app, "Elsewhere Co", "elsewhere@example.com").await;
+    let (session, _) = cookie_of(
+        &sign_in(&app, "export@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    // without a session: no version, no export
+    let r = get_as(&app, "/console/live", "nothing").await;
+    assert_eq!(r.status(), 401);
+    assert_eq!(
+        get_as(&app, "/console/containers.csv", "nothing")
+            .await
+            .status(),
+        303
+    );
+    let before = live_version(&app, &session).await;
+    assert_eq!(before, live_version(&app, &session).await);
+    track(&app, account, "MRSU4371639").await;
+    let after = live_version(&app, &session).await;
+    assert_ne!(before, after, "tracking a container changes the version");
+    track(&app, account, "MSCU1234566").await;
+    track(&app, other, "TGHU6543213").await;
+
+    // the pages carry the version they were rendered at and their live regions
+    let html = html_as(&app, "/console/containers", &session).await;
+    assert!(
+        html.contains(r#"id="live-status""#) && html.contains(r#"id="containers-live" data-live"#)
+    );
+    assert!(html.contains(r#"<script src="/console/assets/live.js"></script>"#));
+    assert!(html.contains(r#"href="/console/containers.csv?""#));
+
+    // the export: every container of the account, none of another's, the filters applied
+    let r = get_as(&app, "/console/containers.csv", &session).await;
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    assert!(
+        r.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains("containers.csv")
+    );
+    let csv = r.text().await.unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("number,status,ready_for_pickup,pickup_lfd"));
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(csv.contains("MRSU4371639") && csv.contains("MSCU1234566"));
+    assert!(
+        csv.contains("MAEU4371639"),
+        "the bill of lading is exported: {csv}"
+    );
+    assert!(!csv.contains("TGHU6543213"));
+    let filtered = get_as(&app, "/console/containers.csv?q=MSCU", &session)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(filtered.lines().count(), 2, "{filtered}");
+    assert!(filtered.contains("MSCU1234566"));
+}
+
+#[tokio::test]
+async fn the_shipments_table_lists_and_filters_the_account_s_shipments() {
+    let app = spawn().await;
+    let account = account_with_user(&app, "Ships Co", "ships@example.com").await;
+    let other = account_with_user(&app, "Not Ships Co", "notships@example.com").await;
+    track(&app, account, "MRSU4371639").await;
+    track(&app, account, "MSCU1234566").await;
+    track(&app, other, "TGHU6543213").await;
+    let (session, _) = cookie_of(
+        &sign_in(&app, "ships@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    assert_eq!(
+        get_as(&app, "/console/shipments", "nothing").await.status(),
+        303
+    );
+    let html = html_as(&app, "/console/shipments", &session).await;
+    assert!(html.contains("2 shipments; page 1."), "{html}");
+    assert!(html.contains("MAEU4371639") && html.contains("MAEU1234566"));
+    assert!(
+        !html.contains("MAEU6543213"),
+        "another account's shipment is listed"
+    );
+    assert!(html.contains(r#"href="/console/containers?q=MAEU4371639""#));
+    let one = html_as(&app, "/console/shipments?q=4371639", &session).await;
+    assert!(
+        one.contains("1 shipments; page 1.") && one.contains("MAEU4371639"),
+        "{one}"
+    );
+    let none = html_as(&app, "/console/shipments?carrier=CMDU", &session).await;
+    assert!(none.contains("0 shipments"), "{none}");
+    let stopped = html_as(&app, "/console/shipments?tracking=stopped", &session).await;
+    assert!(stopped.contains("0 shipments"), "{stopped}");
+}

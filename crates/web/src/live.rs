@@ -1,0 +1,57 @@
+//! Pages that stay current by themselves: a page renders the account's fingerprint
+//! ([`boxtrack_store::reads::fingerprint`]) into a status element, and `live.js` asks
+//! `GET /console/live` every few seconds; when the answer differs it fetches the page again
+//! and swaps the regions marked `data-live` (so a half-typed filter is not lost), then says
+//! so in the status element. Any process can answer: the fingerprint is read from the
+//! database, not from a process's memory.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use boxtrack_api::html::esc;
+use boxtrack_api::state::AppState;
+use serde_json::json;
+
+use crate::common::session;
+
+/// The scripts of a live page (after any of its own).
+pub(crate) const SCRIPT: &str = "/console/assets/live.js";
+
+/// The status element that carries the version a page was rendered at; `live.js` reads it
+/// and writes "Updated …" into it.
+pub(crate) fn marker(version: &str) -> String {
+    format!(
+        r#"<p id="live-status" role="status" aria-live="polite" data-version="{}" class="live-status"></p>"#,
+        esc(version)
+    )
+}
+
+/// `GET /console/live`: `{"version": "…"}` for the session's account (401 without one: the
+/// script stops asking).
+pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return (
+            StatusCode::UNAUTHORIZED,
+            axum::Json(json!({"error": "signed out"})),
+        )
+            .into_response();
+    };
+    match boxtrack_store::reads::fingerprint(&state.db, s.account_id).await {
+        Ok(v) => {
+            let mut r = axum::Json(json!({ "version": v })).into_response();
+            r.headers_mut().insert(
+                axum::http::header::CACHE_CONTROL,
+                axum::http::HeaderValue::from_static("no-store"),
+            );
+            r
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "console: the live version could not be read");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                axum::Json(json!({"error": "the database cannot be reached"})),
+            )
+                .into_response()
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! The dashboard's shipments table: `GET /console/shipments`, the account's shipments with the
+//! filters the API has for them (search by bill of lading, reference or container number;
+//! carrier; port of discharge; tracked or stopped; updated within N days), most recently
+//! updated first, paged, and kept current like the other live pages.
+
+use std::collections::HashMap;
+
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use boxtrack_api::html::esc;
+use boxtrack_api::state::AppState;
+use boxtrack_core::paging::Page;
+use boxtrack_core::time::format_local;
+use boxtrack_store::now_us;
+use boxtrack_store::reads::{self, Filter};
+
+use crate::common::{page_with, see_other, session, unavailable};
+
+/// Rows per page.
+const PAGE_SIZE: u32 = 50;
+const DAY_US: i64 = 86_400_000_000;
+
+/// What the form asks for, as the query string carries it.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Asked {
+    q: String,
+    carrier: String,
+    port: String,
+    /// `tracked`, `stopped` or empty (both).
+    tracking: String,
+    updated_days: Option<u32>,
+    page: u32,
+}
+
+/// A SCAC or a UN/LOCODE as typed: letters and digits only, in capitals, or nothing.
+fn code(raw: &str, len: std::ops::RangeInclusive<usize>) -> String {
+    let c = raw.trim().to_ascii_uppercase();
+    if len.contains(&c.len()) && c.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        c
+    } else {
+        String::new()
+    }
+}
+
+impl Asked {
+    /// Reads the query; values that mean nothing are left out.
+    pub(crate) fn from_query(q: &HashMap<String, String>) -> Asked {
+        let text = |k: &str| q.get(k).map(|v| v.trim().to_string()).unwrap_or_default();
+        let tracking = text("tracking");
+        Asked {
+            q: text("q"),
+            carrier: code(&text("carrier"), 2..=4),
+            port: code(&text("port"), 5..=5),
+            tracking: if matches!(tracking.as_str(), "tracked" | "stopped") {
+                tracking
+            } else {
+                String::new()
+            },
+            updated_days: text("updated_days").parse().ok().filter(|d| *d <= 365),
+            page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
+        }
+    }
+
+    /// The store's filter for this question at `now_us`.
+    pub(crate) fn filter(&self, now_us: i64) -> Filter {
+        Filter {
+            q: (!self.q.is_empty()).then(|| self.q.clone()),
+            carrier: (!self.carrier.is_empty()).then(|| self.carrier.clone()),
+            port: (!self.port.is_empty()).then(|| self.port.clone()),
+            tracking_stopped: match self.tracking.as_str() {
+                "tracked" => Some(false),
+                "stopped" => Some(true),
+                _ => None,
+            },
+            updated_start_us: self.updated_days.map(|d| now_us - i64::from(d) * DAY_US),
+            ..Filter::default()
+        }
+    }
+
+    /// The query string of this question on page `n`.
+    pub(crate) fn query_for(&self, n: u32) -> String {
+        let mut parts = Vec::new();
+        for (k, v) in [
+            ("q", &self.q),
+            ("carrier", &self.carrier),
+            ("port", &self.port),
+            ("tracking", &self.tracking),
+        ] {
+            if !v.is_empty() {
+                parts.push(format!("{k}={}", crate::containers::url_encode(v)));
+            }
+        }
+        if let Some(d) = self.updated_days {
+            parts.push(format!("updated_days={d}"));
+        }
+        if n > 1 {
+            parts.push(format!("page={n}"));
+        }
+        parts.join("&")
+    }
+}
+
+/// `GET /console/shipments`.
+pub async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let asked = Asked::from_query(&query);
+    let version = match reads::fingerprint(&state.db, s.account_id).await {
+        Ok(v) => v,
+        Err(e) => return unavailable(&e),
+    };
+    let listed = match reads::shipments(
+        &state.db,
+        s.account_id,
+        &asked.filter(now_us()),
+        &Page {
+            number: asked.page,
+            size: PAGE_SIZE,
+            cursor: None,
+        },
+    )
+    .await
+    {
+        Ok(l) => l,
+        Err(e) => return unavailable(&e),
+    };
+    let ids: Vec<uuid::Uuid> = listed.rows.iter().map(|r| r.id).collect();
+    let containers = match reads::containers_of_many(&state.db, s.account_id, &ids).await {
+        Ok(m) => m,
+        Err(e) => return unavailable(&e),
+    };
+    let rows: String = listed
+        .rows
+        .iter()
+        .map(|sh| {
+            let (route, st) = (&sh.route.0, &sh.state.0);
+            let arrival = match (st.pod_ata_us, st.pod_eta_us) {
+                (Some(t), _) => format!("arrived {}", format_local(t, route.pod_timezone.as_deref())),
+                (None, Some(t)) => format!("ETA {}", format_local(t, route.pod_timezone.as_deref())),
+                _ => String::new(),
+            };
+            let boxes = containers.get(&sh.id).map_or(0, Vec::len);
+            format!(
+                "<tr><td><a href=\"/console/containers?q={q}\"><code>{bl}</code></a></td><td>{scac}</td><td>{pol} → {pod}</td><td>{arrival}</td><td>{boxes}</td><td>{tracking}</td><td>{updated}</td></tr>",
+                q = esc(&crate::containers::url_encode(&sh.bill_of_lading_number)),
+                bl = esc(&sh.bill_of_lading_number),
+                scac = esc(&sh.scac),
+                pol = esc(route.pol_locode.as_deref().unwrap_or("?")),
+                pod = esc(route.pod_locode.as_deref().unwrap_or("?")),
+                arrival = esc(&arrival),
+                tracking = if sh.tracking_stopped_us.is_some() { "stopped" } else { "tracked" },
+                updated = esc(&boxtrack_core::time::format_micros(sh.updated_us)),
+            )
+        })
+        .collect();
+    let total = if listed.total_exact {
+        listed.total.to_string()
+    } else {
+        format!("more than {}", listed.total)
+    };
+    let mut pager = Vec::new();
+    if asked.page > 1 {
+        pager.push(format!(
+            r#"<a href="/console/shipments?{}" rel="prev">Previous page</a>"#,
+            esc(&asked.query_for(asked.page - 1))
+        ));
+    }
+    if listed.has_next {
+        pager.push(format!(
+            r#"<a href="/console/shipments?{}" rel="next">Next page</a>"#,
+            esc(&asked.query_for(asked.page + 1))
+        ));
+    }
+    let tracking_options: String = [
+        ("", "tracked or stopped"),
+        ("tracked", "tracked"),
+        ("stopped", "stopped"),
+    ]
+    .iter()
+    .map(|(v, l)| {
+        format!(
+            r#"<option value="{v}"{sel}>{l}</option>"#,
+            sel = if *v == asked.tracking {
+                " selected"
+            } else {
+                ""
+            }
+        )
+    })
+    .collect();
+    let body = format!(
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · Shipments · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+<main><h1>Shipments</h1>
+<form method="get" action="/console/shipments" role="search">
+<label for="q">Bill of lading, reference or container number</label><input id="q" name="q" type="text" value="{q}">
+<label for="carrier">Carrier SCAC</label><input id="carrier" name="carrier" type="text" maxlength="4" value="{carrier}">
+<label for="port">Port of discharge (UN/LOCODE)</label><input id="port" name="port" type="text" maxlength="5" value="{port}">
+<label for="tracking">Tracking</label><select id="tracking" name="tracking">{tracking_options}</select>
+<label for="updated_days">Updated within (days)</label><input id="updated_days" name="updated_days" type="number" min="0" max="365" value="{updated}">
+<button type="submit">Filter</button> <a href="/console/shipments">Clear</a>
+</form>{live}
+<div id="shipments-live" data-live><p>{total} shipments; page {page}.</p>
+<table><thead><tr><th scope="col">Bill of lading</th><th scope="col">Carrier</th><th scope="col">Route</th><th scope="col">Arrival (port time)</th><th scope="col">Containers</th><th scope="col">Tracking</th><th scope="col">Updated (UTC)</th></tr></thead>
+<tbody>{rows}</tbody></table>
+<nav aria-label="Pages">{pager}</nav></div></main>"#,
+        email = esc(&s.email),
+        q = esc(&asked.q),
+        carrier = esc(&asked.carrier),
+        port = esc(&asked.port),
+        updated = asked.updated_days.map_or(String::new(), |d| d.to_string()),
+        live = crate::live::marker(&version),
+        page = asked.page,
+        pager = pager.join(" · "),
+    );
+    page_with(
+        StatusCode::OK,
+        "Shipments",
+        &body,
+        &[],
+        &[crate::live::SCRIPT],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_form_becomes_the_api_s_filter_and_back() {
+        let a = Asked::from_query(&query(&[
+            ("q", " PO 7 "),
+            ("carrier", "maeu"),
+            ("port", "uslax"),
+            ("tracking", "stopped"),
+            ("updated_days", "7"),
+            ("page", "3"),
+        ]));
+        let f = a.filter(10 * DAY_US);
+        assert_eq!(f.q.as_deref(), Some("PO 7"));
+        assert_eq!(f.carrier.as_deref(), Some("MAEU"));
+        assert_eq!(f.port.as_deref(), Some("USLAX"));
+        assert_eq!(f.tracking_stopped, Some(true));
+        assert_eq!(f.updated_start_us, Some(3 * DAY_US));
+        assert_eq!(
+            a.query_for(4),
+            "q=PO%207&carrier=MAEU&port=USLAX&tracking=stopped&updated_days=7&page=4"
+        );
+    }
+
+    #[test]
+    fn nonsense_is_left_out() {
+        let a = Asked::from_query(&query(&[
+            ("carrier", "M;EU"),
+            ("port", "LA"),
+            ("tracking", "sideways"),
+            ("updated_days", "-2"),
+            ("page", "0"),
+        ]));
+        assert_eq!(
+            a,
+            Asked {
+                page: 1,
+                ..Asked::default()
+            }
+        );
+        let f = a.filter(0);
+        assert!(f.carrier.is_none() && f.port.is_none() && f.tracking_stopped.is_none());
+    }
+}

@@ -341,8 +341,26 @@ pub async fn show(
         Ok(sh) => sh,
         Err(e) => return unavailable(&e),
     };
-    let routing = match accounts::get(&state.db, s.account_id).await {
-        Ok(a) => a.is_some_and(|a| a.entitlements.contains(&Entitlement::Routing)),
+    let entitled = match accounts::get(&state.db, s.account_id).await {
+        Ok(a) => a.map(|a| a.entitlements).unwrap_or_default(),
+        Err(e) => return unavailable(&e),
+    };
+    let routing = entitled.contains(&Entitlement::Routing);
+    let rail = entitled.contains(&Entitlement::RailLfd);
+    let raw = match reads::raw_events(
+        &state.db,
+        s.account_id,
+        c.id,
+        &Page {
+            number: 1,
+            size: 20,
+            cursor: None,
+        },
+        rail,
+    )
+    .await
+    {
+        Ok(l) => l.rows,
         Err(e) => return unavailable(&e),
     };
     let route = if routing {
@@ -406,7 +424,11 @@ pub async fn show(
 <section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
 <p>Times are those of the clock at each place.</p>
 <table><thead><tr><th scope="col">Event</th><th scope="col">When (local)</th><th scope="col">Where</th><th scope="col">Vessel / voyage</th><th scope="col">Source</th></tr></thead>
-<tbody>{rows}</tbody></table></section></div>
+<tbody>{rows}</tbody></table></section>
+<section aria-labelledby="holds"><h2 id="holds">Holds</h2>{holds}</section>
+<section aria-labelledby="fees"><h2 id="fees">Fees</h2>{fees}</section>
+<section aria-labelledby="lfd"><h2 id="lfd">Last free day by source</h2>{lfd_sources}</section>
+<section aria-labelledby="raw"><h2 id="raw">Newest upstream records</h2>{raw}</section></div>
 {route}
 <p><a href="/v2/containers/{id}">This container in the API</a> (with an API key).</p></main>"#,
         email = esc(&s.email),
@@ -417,6 +439,17 @@ pub async fn show(
         updated = esc(&boxtrack_core::time::format_micros(c.updated_us)),
         id = c.id,
         live = crate::live::marker(&version),
+        holds = crate::detail::holds(&st.holds),
+        fees = crate::detail::fees(&st.fees),
+        lfd_sources = crate::detail::lfd(
+            &st.lfd,
+            rail,
+            shipment
+                .as_ref()
+                .and_then(|sh| sh.route.0.pod_timezone.as_deref()),
+            now_us(),
+        ),
+        raw = crate::detail::raw_events(&raw),
     );
     if routing {
         page_with(

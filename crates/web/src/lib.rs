@@ -26,6 +26,7 @@ use uuid::Uuid;
 mod common;
 mod containers;
 mod csv;
+mod detail;
 mod docs;
 mod embed;
 mod embed_docs;

@@ -550,6 +550,17 @@ async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_acco
         html.contains("CNSHA") && html.contains("EVER GIVEN / 001E"),
         "{html}"
     );
+    // holds, fees, the last free day by source and what the sources said, verbatim
+    assert!(html.contains("No holds reported.") && html.contains("No fees reported."));
+    assert!(
+        html.contains("Last free day by source")
+            && html.contains("POD terminal</th><td>not reported")
+    );
+    assert!(html.contains("<summary>Record</summary>"), "{html}");
+    assert!(
+        html.contains("shipping_line</td><td>vessel departed"),
+        "{html}"
+    );
     // the table links to the page
     let table = html_as(&app, "/console/containers", &session).await;
     assert!(table.contains(&format!("href=\"/console/containers/{id}\"")));

@@ -1,0 +1,249 @@
+//! The container page's sections beyond the timeline, as HTML built by pure functions: holds,
+//! fees with their sums (per currency, without the terminal's `total` lines, which repeat the
+//! items), the last free day of each source with the one `pickup_lfd` uses, and the newest
+//! raw events (what each source said, verbatim).
+
+use std::collections::BTreeMap;
+
+use boxtrack_api::html::esc;
+use boxtrack_core::time::{format_local, format_micros};
+use boxtrack_core::tracking::rules::{coalesced_lfd, days_until, fee_sums};
+use boxtrack_core::tracking::{Fee, Hold, LfdKind};
+use boxtrack_store::reads::RawEventRow;
+
+/// An amount in minor units as `1,234.50 USD` (two decimals; the currencies terminals bill in
+/// have two).
+pub(crate) fn money(minor: i64, currency: &str) -> String {
+    let sign = if minor < 0 { "-" } else { "" };
+    let abs = minor.unsigned_abs();
+    let units = (abs / 100).to_string();
+    let mut grouped = String::new();
+    for (i, ch) in units.chars().enumerate() {
+        if i > 0 && (units.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(ch);
+    }
+    format!("{sign}{grouped}.{:02} {currency}", abs % 100)
+}
+
+/// The holds section.
+pub(crate) fn holds(holds: &[Hold]) -> String {
+    if holds.is_empty() {
+        return "<p>No holds reported.</p>".to_string();
+    }
+    let rows: String = holds
+        .iter()
+        .map(|h| {
+            format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&h.name),
+                esc(&h.status),
+                esc(h.description.as_deref().unwrap_or(""))
+            )
+        })
+        .collect();
+    format!(
+        r#"<table><thead><tr><th scope="col">Hold</th><th scope="col">Status</th><th scope="col">As the terminal said it</th></tr></thead><tbody>{rows}</tbody></table>"#
+    )
+}
+
+/// The fees section: each line, then the sums per currency (`total` lines left out of them).
+pub(crate) fn fees(fees: &[Fee]) -> String {
+    if fees.is_empty() {
+        return "<p>No fees reported.</p>".to_string();
+    }
+    let rows: String = fees
+        .iter()
+        .map(|f| {
+            format!(
+                r#"<tr><td>{}</td><td class="num">{}</td></tr>"#,
+                esc(&f.kind.replace('_', " ")),
+                esc(&money(f.amount_minor, &f.currency_code))
+            )
+        })
+        .collect();
+    let sums: String = fee_sums(fees)
+        .iter()
+        .map(|(cur, minor)| {
+            format!(
+                r#"<tr><th scope="row">Sum in {c}</th><td class="num"><strong>{}</strong></td></tr>"#,
+                esc(&money(*minor, cur)),
+                c = esc(cur)
+            )
+        })
+        .collect();
+    format!(
+        r#"<table><thead><tr><th scope="col">Fee</th><th scope="col">Amount</th></tr></thead><tbody>{rows}</tbody><tfoot>{sums}</tfoot></table>
+<p>Sums leave out the terminal's “total” lines, which repeat the items above them.</p>"#
+    )
+}
+
+/// The last free day of each source, which one `pickup_lfd` takes (the line's, else the
+/// terminal's, else the rail carrier's), and the days left in the terminal's calendar.
+pub(crate) fn lfd(
+    lfd: &BTreeMap<LfdKind, i64>,
+    rail_visible: bool,
+    zone: Option<&str>,
+    now_us: i64,
+) -> String {
+    let used = coalesced_lfd(lfd, rail_visible);
+    let chosen = used.map(|_| chosen_kind(lfd, rail_visible));
+    let mut rows = String::new();
+    for (kind, label) in [
+        (LfdKind::Line, "Shipping line"),
+        (LfdKind::Terminal, "POD terminal"),
+        (LfdKind::Rail, "Rail carrier"),
+    ] {
+        if kind == LfdKind::Rail && !rail_visible {
+            continue;
+        }
+        let cell = match lfd.get(&kind) {
+            Some(t) => {
+                let day = format_local(*t, zone);
+                let mark = if chosen == Some(kind) {
+                    " (this is pickup_lfd)"
+                } else {
+                    ""
+                };
+                format!("{}{mark}", esc(&day))
+            }
+            None => "not reported".to_string(),
+        };
+        rows.push_str(&format!(
+            r#"<tr><th scope="row">{label}</th><td>{cell}</td></tr>"#
+        ));
+    }
+    let left = used
+        .and_then(|t| days_until(t, zone, now_us))
+        .map_or(String::new(), |d| match d {
+            0 => "<p><strong>Today is the last free day.</strong></p>".to_string(),
+            d if d < 0 => format!(
+                "<p><strong>The last free day passed {} day{} ago.</strong></p>",
+                -d,
+                if d == -1 { "" } else { "s" }
+            ),
+            d => format!(
+                "<p>{d} day{} until the last free day, in the terminal's calendar.</p>",
+                if d == 1 { "" } else { "s" }
+            ),
+        });
+    format!(r#"<table><tbody>{rows}</tbody></table>{left}"#)
+}
+
+/// Which source `pickup_lfd` takes, by the same preference as [`coalesced_lfd`].
+fn chosen_kind(lfd: &BTreeMap<LfdKind, i64>, rail_visible: bool) -> LfdKind {
+    if lfd.contains_key(&LfdKind::Line) {
+        LfdKind::Line
+    } else if lfd.contains_key(&LfdKind::Terminal) || !rail_visible {
+        LfdKind::Terminal
+    } else {
+        LfdKind::Rail
+    }
+}
+
+/// The newest raw events: source, what it said, when it said it, and the record verbatim.
+pub(crate) fn raw_events(rows: &[RawEventRow]) -> String {
+    if rows.is_empty() {
+        return "<p>No upstream records yet.</p>".to_string();
+    }
+    let items: String = rows
+        .iter()
+        .map(|r| {
+            let verbatim = serde_json::to_string_pretty(&r.original.0).unwrap_or_default();
+            let when = r
+                .at_us
+                .map_or(String::new(), |t| format_local(t, r.timezone.as_deref()));
+            format!(
+                "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td><details><summary>Record</summary><pre>{}</pre></details></td></tr>",
+                esc(&r.data_source),
+                esc(&r.event.replace('_', " ")),
+                if r.estimated { " (estimated)" } else { "" },
+                esc(&when),
+                esc(&format_micros(r.created_us)),
+                esc(&verbatim)
+            )
+        })
+        .collect();
+    format!(
+        r#"<table><thead><tr><th scope="col">Source</th><th scope="col">Said</th><th scope="col">For (local)</th><th scope="col">Received (UTC)</th><th scope="col"></th></tr></thead><tbody>{items}</tbody></table>"#
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fee(kind: &str, minor: i64, cur: &str) -> Fee {
+        Fee {
+            kind: kind.into(),
+            amount_minor: minor,
+            currency_code: cur.into(),
+        }
+    }
+
+    #[test]
+    fn money_reads_like_money() {
+        assert_eq!(money(123_450, "USD"), "1,234.50 USD");
+        assert_eq!(money(5, "USD"), "0.05 USD");
+        assert_eq!(money(-100_000_000, "EUR"), "-1,000,000.00 EUR");
+    }
+
+    #[test]
+    fn fee_sums_leave_out_total_lines_and_keep_currencies_apart() {
+        let html = fees(&[
+            fee("demurrage", 30_000, "USD"),
+            fee("exam", 12_550, "USD"),
+            fee("total", 42_550, "USD"),
+            fee("other", 1_000, "CAD"),
+        ]);
+        assert!(
+            html.contains("Sum in USD</th><td class=\"num\"><strong>425.50 USD"),
+            "{html}"
+        );
+        assert!(
+            html.contains("Sum in CAD</th><td class=\"num\"><strong>10.00 CAD"),
+            "{html}"
+        );
+        assert!(
+            !html.contains("851.00"),
+            "a total line was added in: {html}"
+        );
+        assert_eq!(fees(&[]), "<p>No fees reported.</p>");
+    }
+
+    #[test]
+    fn the_lfd_in_use_is_marked_and_counted_in_the_terminal_s_days() {
+        let day = 86_400_000_000;
+        let lfd_at = boxtrack_core::time::parse_micros("2026-03-20T04:00:00Z").unwrap();
+        let map: BTreeMap<LfdKind, i64> =
+            [(LfdKind::Terminal, lfd_at), (LfdKind::Rail, lfd_at + day)]
+                .into_iter()
+                .collect();
+        // 13:00 on the 19th in Los Angeles: the LFD (21:00 on the 19th there) is today
+        let now = lfd_at - day / 24 * 8;
+        let html = lfd(&map, true, Some("America/Los_Angeles"), now);
+        assert!(
+            html.contains("Shipping line</th><td>not reported"),
+            "{html}"
+        );
+        assert!(html.contains("(this is pickup_lfd)"), "{html}");
+        assert_eq!(html.matches("(this is pickup_lfd)").count(), 1);
+        assert!(html.contains("Today is the last free day"), "{html}");
+        // without the rail entitlement the rail carrier's LFD is not shown
+        assert!(!lfd(&map, false, None, now).contains("Rail carrier"));
+        let passed = lfd(&map, true, Some("America/Los_Angeles"), lfd_at + 3 * day);
+        assert!(passed.contains("passed 3 days ago"), "{passed}");
+    }
+
+    #[test]
+    fn holds_are_escaped() {
+        let html = holds(&[Hold {
+            name: "customs".into(),
+            status: "hold".into(),
+            description: Some("<b>CBP</b> exam".into()),
+        }]);
+        assert!(html.contains("&lt;b&gt;CBP&lt;/b&gt; exam"));
+        assert_eq!(holds(&[]), "<p>No holds reported.</p>");
+    }
+}

@@ -157,3 +157,66 @@ pub(crate) fn unavailable(e: &boxtrack_store::StoreError) -> Response {
         r#"<main><h1>The console cannot reach its database</h1><p role="alert">Try again in a moment.</p></main>"#,
     )
 }
+
+/// "N" or "more than N" for a list's total.
+pub(crate) fn total_text(listed_total: u64, exact: bool) -> String {
+    if exact {
+        listed_total.to_string()
+    } else {
+        format!("more than {listed_total}")
+    }
+}
+
+/// The previous and next links of a table at `path`; `query_for(n)` is page `n`'s query.
+pub(crate) fn pager(
+    path: &str,
+    page: u32,
+    has_next: bool,
+    query_for: impl Fn(u32) -> String,
+) -> String {
+    let mut links = Vec::new();
+    if page > 1 {
+        links.push(format!(
+            r#"<a href="{path}?{}" rel="prev">Previous page</a>"#,
+            esc(&query_for(page - 1))
+        ));
+    }
+    if has_next {
+        links.push(format!(
+            r#"<a href="{path}?{}" rel="next">Next page</a>"#,
+            esc(&query_for(page + 1))
+        ));
+    }
+    links.join(" · ")
+}
+
+/// A file compiled into the binary, cached for an hour; `cross_origin` lets pages of other
+/// sites read it (the embeds).
+pub(crate) fn asset(
+    body: &'static [u8],
+    content_type: &'static str,
+    cross_origin: bool,
+) -> Response {
+    let mut resp = (StatusCode::OK, body).into_response();
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=3600"),
+    );
+    if cross_origin {
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
+        h.insert(
+            "cross-origin-resource-policy",
+            HeaderValue::from_static("cross-origin"),
+        );
+    }
+    resp
+}

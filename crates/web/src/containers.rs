@@ -16,7 +16,7 @@ use boxtrack_store::reads::{self, Filter};
 use boxtrack_store::{accounts, now_us};
 use uuid::Uuid;
 
-use crate::common::{page, page_with, see_other, session, unavailable};
+use crate::common::{page, page_with, pager, see_other, session, total_text, unavailable};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -167,24 +167,10 @@ pub async fn list(
             )
         })
         .collect();
-    let total = if listed.total_exact {
-        listed.total.to_string()
-    } else {
-        format!("more than {}", listed.total)
-    };
-    let mut pager = Vec::new();
-    if asked.page > 1 {
-        pager.push(format!(
-            r#"<a href="/console/containers?{}" rel="prev">Previous page</a>"#,
-            esc(&asked.query_for(asked.page - 1))
-        ));
-    }
-    if listed.has_next {
-        pager.push(format!(
-            r#"<a href="/console/containers?{}" rel="next">Next page</a>"#,
-            esc(&asked.query_for(asked.page + 1))
-        ));
-    }
+    let total = total_text(listed.total, listed.total_exact);
+    let pager = pager("/console/containers", asked.page, listed.has_next, |n| {
+        asked.query_for(n)
+    });
     let body = format!(
         r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · Containers · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Containers</h1>
@@ -207,7 +193,6 @@ pub async fn list(
         lfd = asked.lfd_days.map_or(String::new(), |d| d.to_string()),
         ready = if asked.ready { " checked" } else { "" },
         page = asked.page,
-        pager = pager.join(" · "),
     );
     page_with(
         StatusCode::OK,

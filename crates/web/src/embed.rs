@@ -51,29 +51,10 @@ const LICENSES: &str = concat!(
     include_str!("../assets/vendor/world-atlas/LICENSE")
 );
 
-/// A static embed asset, readable from any origin (the land file is fetched by pages of
-/// other sites), cached for an hour.
+/// A static embed asset: readable from any origin (the land file is fetched by pages of
+/// other sites).
 fn asset(body: &'static str, content_type: &'static str) -> Response {
-    let mut resp = (StatusCode::OK, body).into_response();
-    let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=3600"),
-    );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    h.insert(
-        "cross-origin-resource-policy",
-        HeaderValue::from_static("cross-origin"),
-    );
-    resp
+    crate::common::asset(body.as_bytes(), content_type, true)
 }
 
 /// `GET /embed/map.js`.

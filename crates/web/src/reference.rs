@@ -2,7 +2,7 @@
 //! rendered by Redoc, which is vendored (`assets/vendor/redoc`, refreshed by
 //! `scripts/vendor-web.sh`) and compiled into the binary, so the page works offline.
 
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use boxtrack_api::html::secure_html;
 
@@ -44,18 +44,7 @@ pub async fn page() -> Response {
 }
 
 fn asset(body: &'static [u8], content_type: &'static str) -> Response {
-    let mut resp = (StatusCode::OK, body).into_response();
-    let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=3600"),
-    );
-    resp
+    crate::common::asset(body, content_type, false)
 }
 
 /// `GET /console/assets/redoc.standalone.js`.

@@ -15,7 +15,7 @@ use boxtrack_core::time::format_local;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, Filter};
 
-use crate::common::{page_with, see_other, session, unavailable};
+use crate::common::{page_with, pager, see_other, session, total_text, unavailable};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -159,24 +159,10 @@ pub async fn list(
             )
         })
         .collect();
-    let total = if listed.total_exact {
-        listed.total.to_string()
-    } else {
-        format!("more than {}", listed.total)
-    };
-    let mut pager = Vec::new();
-    if asked.page > 1 {
-        pager.push(format!(
-            r#"<a href="/console/shipments?{}" rel="prev">Previous page</a>"#,
-            esc(&asked.query_for(asked.page - 1))
-        ));
-    }
-    if listed.has_next {
-        pager.push(format!(
-            r#"<a href="/console/shipments?{}" rel="next">Next page</a>"#,
-            esc(&asked.query_for(asked.page + 1))
-        ));
-    }
+    let total = total_text(listed.total, listed.total_exact);
+    let pager = pager("/console/shipments", asked.page, listed.has_next, |n| {
+        asked.query_for(n)
+    });
     let tracking_options: String = [
         ("", "tracked or stopped"),
         ("tracked", "tracked"),
@@ -216,7 +202,6 @@ pub async fn list(
         updated = asked.updated_days.map_or(String::new(), |d| d.to_string()),
         live = crate::live::marker(&version),
         page = asked.page,
-        pager = pager.join(" · "),
     );
     page_with(
         StatusCode::OK,

@@ -73,6 +73,25 @@ try {
   await page.waitForURL(`${base}/console/tracking_requests`);
   ok(await page.getByRole('row').filter({ hasText: 'TEST-SCN-IMPORT' }).isVisible(), 'a sandbox number is tracked from the console');
   await page.screenshot({ path: `${shots}/console-tracking-requests.png`, fullPage: true });
+  // bulk import: a CSV file chosen in the page, checked row by row, tracked with a progress bar
+  await page.goto(`${base}/console/imports`);
+  await page.getByLabel('CSV file').setInputFiles({ name: 'numbers.csv', mimeType: 'text/csv', buffer: Buffer.from('number,scac\nMSCU1234566,MSCU\nMSCU1234567,MSCU\nCMAU1234564,CMDU\n') });
+  await page.waitForFunction(() => document.getElementById('import-csv').value.includes('CMAU1234564'));
+  ok(true, 'a chosen CSV file is read into the form');
+  await page.getByRole('button', { name: 'Check the rows' }).click();
+  await page.waitForURL(`${base}/console/imports/preview`);
+  ok((await page.locator('#import-summary').textContent()).includes('2 of 3 rows can be tracked; 1 refused.'), 'the preview checks every row and says why one is refused');
+  await page.screenshot({ path: `${shots}/console-import.png`, fullPage: true });
+  await page.getByRole('button', { name: 'Track 2 rows' }).click();
+  await page.waitForFunction(() => document.getElementById('run-form')?.getAttribute('data-state') === 'done', null, { timeout: 20000 });
+  ok(await page.locator('#import-progress').evaluate((p) => p.value === p.max), 'the progress bar fills');
+  ok((await page.locator('#import-progress-text').textContent()).includes('2 tracked'), 'and says what was tracked');
+  // export the containers table as CSV
+  await page.goto(`${base}/console/containers`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export these containers as CSV' }).click()]);
+  const fs = await import('node:fs/promises');
+  const exported = await fs.readFile(await download.path(), 'utf8');
+  ok(exported.startsWith('number,status,ready_for_pickup'), 'the containers table exports as CSV');
   await page.getByRole('link', { name: 'Account' }).click();
   await page.waitForURL(`${base}/console`);
   // the API reference: the served document rendered by the vendored Redoc, offline

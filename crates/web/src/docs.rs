@@ -140,6 +140,73 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
         },
         Op {
             method: "get",
+            path: "/console/imports",
+            op: page(
+                "Track many numbers (CSV)",
+                "A form for a CSV file (read by the page's script into the text field) or its pasted text: columns `number` (needed), `type`, `scac`, `ref_numbers`, by header or in that order; at most 5,000 rows.",
+                ("200", html("The form")),
+                vec![("303", see_other("To /console/sign-in: no session"))],
+                None,
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/imports/preview",
+            op: page(
+                "Check an import's rows",
+                "Every row checked as `POST /v2/tracking_requests` checks it (the type inferred from the number when empty; repeats within the file refused), with the reason a row is refused, and a form that tracks the rows that passed.",
+                ("200", html("The rows, checked")),
+                vec![
+                    ("303", see_other("To /console/sign-in: no session")),
+                    ("400", html("The file has no rows, or more than 5,000")),
+                    ("403", expired.clone()),
+                    ("415", not_form.clone()),
+                ],
+                Some(form(
+                    with(
+                        csrf.clone(),
+                        json!({"csv": {"type": "string", "description": "The CSV text"}}),
+                    ),
+                    json!(["csrf", "csv"]),
+                )),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/imports/run",
+            op: page(
+                "Track an import's rows",
+                "Tracks the rows the preview passed (checked again), each as `POST /v2/tracking_requests` would; a number tracked already is reported as such and not tracked twice. Answers JSON (`results`: line, number, outcome `tracked` | `already tracked` | `refused`, detail) when `Accept` asks for it, else a page.",
+                (
+                    "200",
+                    json!({"description": "The results", "content": {"text/html": {"schema": {"type": "string"}}, "application/json": {"schema": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"type": "object"}}}}}}}),
+                ),
+                vec![
+                    ("303", see_other("To /console/sign-in: no session")),
+                    (
+                        "400",
+                        json!({"description": "rows is not a list of rows, or too long", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                    ),
+                    ("403", expired.clone()),
+                    ("415", not_form.clone()),
+                    ("503", unavailable.clone()),
+                ],
+                Some(form(
+                    with(
+                        csrf.clone(),
+                        json!({"rows": {"type": "string", "description": "The preview's rows, as JSON"}}),
+                    ),
+                    json!(["csrf", "rows"]),
+                )),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/import.js",
+            op: asset("The import pages' script", "text/javascript"),
+        },
+        Op {
+            method: "get",
             path: "/console/containers.csv",
             op: {
                 let mut op = page(

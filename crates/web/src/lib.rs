@@ -30,6 +30,7 @@ mod detail;
 mod docs;
 mod embed;
 mod embed_docs;
+mod imports;
 mod live;
 mod portal;
 mod publishable;
@@ -65,6 +66,10 @@ pub fn mount() -> Mount {
         .public("/console/keys/{id}/revoke", post(portal::revoke_key))
         .public("/console/containers", get(containers::list))
         .public("/console/shipments", get(shipments::list))
+        .public("/console/imports", get(imports::page))
+        .public("/console/imports/preview", post(imports::preview))
+        .public("/console/imports/run", post(imports::run))
+        .public("/console/assets/import.js", get(reference::import_js))
         .public("/console/containers.csv", get(containers::export))
         .public("/console/live", get(live::version))
         .public("/console/assets/live.js", get(reference::live_js))

@@ -12,6 +12,8 @@ const REDOC_JS: &[u8] = include_bytes!("../assets/vendor/redoc/redoc.standalone.
 const REFERENCE_JS: &[u8] = include_bytes!("../assets/reference.js");
 /// The container page's script: draws the route map.
 const CONTAINER_JS: &[u8] = include_bytes!("../assets/container.js");
+/// The import pages' script (`imports.rs`).
+const IMPORT_JS: &[u8] = include_bytes!("../assets/import.js");
 /// Keeps the console's pages current (`live.rs`).
 const LIVE_JS: &[u8] = include_bytes!("../assets/live.js");
 /// The console's icon.
@@ -75,4 +77,9 @@ pub async fn container_js() -> Response {
 /// `GET /console/assets/live.js`.
 pub async fn live_js() -> Response {
     asset(LIVE_JS, "text/javascript; charset=utf-8")
+}
+
+/// `GET /console/assets/import.js`.
+pub async fn import_js() -> Response {
+    asset(IMPORT_JS, "text/javascript; charset=utf-8")
 }

@@ -46,10 +46,13 @@ pub async fn create(
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty())
     };
+    let scac = field("scac").map(|c| c.to_uppercase());
     let input = NewRequest {
         request_number: field("request_number"),
         request_type: field("request_type"),
-        scac: field("scac").map(|c| c.to_uppercase()),
+        // an empty carrier is detected from the number, as the form says
+        auto_detect: scac.is_none(),
+        scac,
         ..Default::default()
     };
     let valid = match requests::validate(&input) {
@@ -169,7 +172,7 @@ async fn render(
 <label for="request_type">Kind of number</label><select id="request_type" name="request_type">{types}</select>
 <label for="scac">Carrier SCAC (leave empty to detect it from the number)</label><input id="scac" name="scac" type="text" maxlength="4" value="{scac}">
 <button type="submit">Track</button></form>
-<p>Sandbox journeys: carrier <code>TEST</code>, numbers such as <code>TEST-SCN-IMPORT</code>.</p></section>
+<p>Sandbox journeys: carrier <code>TEST</code>, numbers such as <code>TEST-SCN-IMPORT</code>. Many numbers at once: <a href="/console/imports">import a CSV file</a>.</p></section>
 <section aria-labelledby="recent"><h2 id="recent">Newest requests</h2>{live}
 <div id="requests-live" data-live><p>{total} tracking requests.</p>
 <table><thead><tr><th scope="col">Number</th><th scope="col">Kind</th><th scope="col">Carrier</th><th scope="col">Status</th><th scope="col">Why it failed</th><th scope="col">Created (UTC)</th></tr></thead>

@@ -1052,3 +1052,98 @@ async fn the_shipments_table_lists_and_filters_the_account_s_shipments() {
     let stopped = html_as(&app, "/console/shipments?tracking=stopped", &session).await;
     assert!(stopped.contains("0 shipments"), "{stopped}");
 }
+
+#[tokio::test]
+async fn a_csv_import_checks_every_row_tracks_the_good_ones_and_never_twice() {
+    let app = spawn().await;
+    account_with_user(&app, "Import Co", "import@example.com").await;
+    let (session, _) = cookie_of(
+        &sign_in(&app, "import@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let html = html_as(&app, "/console/imports", &session).await;
+    let csrf = field(&html, r#"name="csrf" value=""#);
+    let csv = "number,type,scac,ref_numbers\nMSCU1234566,,,PO-1\nMSCU1234567,,,\nMRSU4371639,container,MAEU,PO-2;PO-3\nMSCU1234566,,,\n";
+    // without the form token nothing is checked
+    let r = post_form(&app, "/console/imports/preview", &session, &[("csv", csv)]).await;
+    assert_eq!(r.status(), 403);
+    let r = post_form(
+        &app,
+        "/console/imports/preview",
+        &session,
+        &[("csrf", &csrf), ("csv", csv)],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let preview = r.text().await.unwrap();
+    assert!(
+        preview.contains("2 of 4 rows can be tracked; 2 refused."),
+        "{preview}"
+    );
+    assert!(
+        preview.contains("Repeats line 2 of this file."),
+        "{preview}"
+    );
+    let rows = field(&preview, r#"name="rows" value=""#).replace("&quot;", "\"");
+    // the rows tracked, as the progress bar's batches ask (JSON)
+    let run = |rows: String| {
+        app.http
+            .post(format!("{}/console/imports/run", app.base))
+            .header("cookie", format!("btk_console={session}"))
+            .header("accept", "application/json")
+            .form(&[("csrf", csrf.clone()), ("rows", rows)])
+            .send()
+    };
+    let r = run(rows.clone()).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let body: serde_json::Value = r.json().await.unwrap();
+    let outcomes: Vec<&str> = body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, vec!["tracked", "tracked"]);
+    let tracked = html_as(&app, "/console/tracking_requests", &session).await;
+    assert!(tracked.contains("MSCU1234566") && tracked.contains("MRSU4371639"));
+    // the same file again creates nothing
+    let again: serde_json::Value = run(rows).await.unwrap().json().await.unwrap();
+    assert!(
+        again["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["outcome"] == "already tracked"),
+        "{again}"
+    );
+    // rows that do not come from the preview are checked again
+    let forged =
+        r#"[{"line":1,"number":"NOT A NUMBER","type":"container","scac":"","ref_numbers":[]}]"#;
+    let r: serde_json::Value = run(forged.to_string()).await.unwrap().json().await.unwrap();
+    assert_eq!(r["results"][0]["outcome"], "refused");
+    assert_eq!(run("not json".into()).await.unwrap().status(), 400);
+    // the single tracking form detects the carrier when it is left empty, as it says
+    let r = post_form(
+        &app,
+        "/console/tracking_requests",
+        &session,
+        &[
+            ("csrf", &csrf),
+            ("request_number", "CMAU1234564"),
+            ("request_type", "container"),
+            ("scac", ""),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    // an empty file is refused with the form again
+    let r = post_form(
+        &app,
+        "/console/imports/preview",
+        &session,
+        &[("csrf", &csrf), ("csv", "\n")],
+    )
+    .await;
+    assert_eq!(r.status(), 400);
+}

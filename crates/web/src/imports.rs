@@ -1,0 +1,496 @@
+//! Bulk tracking from a CSV file: `GET /console/imports` (choose a file, or paste its text),
+//! `POST /console/imports/preview` (every row checked as `POST /v2/tracking_requests` would
+//! check it, with the reason a row is refused), and `POST /console/imports/run` (tracks the
+//! rows; `import.js` sends them 25 at a time and moves a progress bar, and without scripts
+//! the form sends them all). A number the account tracks already is reported as such and
+//! made again by nobody, so importing the same file twice creates nothing twice.
+//!
+//! Columns, by header (`number`, `type`, `scac`, `ref_numbers`, with a few other spellings)
+//! or, without a header, in that order; only the number is needed: the type is inferred from
+//! the number and the carrier detected when it is left empty.
+
+use std::collections::HashMap;
+
+use axum::extract::{Form, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use boxtrack_api::html::esc;
+use boxtrack_api::state::AppState;
+use boxtrack_core::requests::{self, NewRequest};
+use boxtrack_store::{StoreError, accounts, tracking};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::common::{page_with, see_other, session, signed_form, unavailable};
+
+/// The most rows one file may have.
+pub const MAX_ROWS: usize = 5_000;
+/// The most rows one `run` request tracks.
+pub const MAX_RUN: usize = MAX_ROWS;
+
+/// One row to track, as the preview hands it to `run`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Row {
+    /// The file's line.
+    pub line: usize,
+    /// The number.
+    pub number: String,
+    /// `container`, `bill_of_lading` or `booking_number`.
+    #[serde(rename = "type")]
+    pub request_type: String,
+    /// The carrier, or empty to detect it.
+    pub scac: String,
+    /// Reference numbers.
+    pub ref_numbers: Vec<String>,
+}
+
+/// A row as checked: ready to track, or why not.
+pub(crate) type Checked = (usize, String, Result<Row, String>);
+
+/// Splits CSV text into records (RFC 4180: quoted fields with doubled quotes and line
+/// breaks; commas or semicolons between fields, whichever the first line uses).
+pub(crate) fn records(text: &str) -> Vec<Vec<String>> {
+    let text = text.trim_start_matches('\u{feff}');
+    let first = text.lines().next().unwrap_or("");
+    let sep = if first.matches(';').count() > first.matches(',').count() {
+        ';'
+    } else {
+        ','
+    };
+    let mut out = Vec::new();
+    let mut record = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') if field.is_empty() => quoted = true,
+            (false, c) if c == sep => record.push(std::mem::take(&mut field)),
+            (false, '\r') => {}
+            (false, '\n') => {
+                record.push(std::mem::take(&mut field));
+                out.push(std::mem::take(&mut record));
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    if !field.is_empty() || !record.is_empty() {
+        record.push(field);
+        out.push(record);
+    }
+    out
+}
+
+/// Which column holds what: (number, type, scac, refs), from a header row if the first
+/// record is one.
+fn columns(first: &[String]) -> Option<[Option<usize>; 4]> {
+    let find = |names: &[&str]| {
+        first.iter().position(|h| {
+            let h = h.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+            names.contains(&h.as_str())
+        })
+    };
+    // names only (not words that are also values, such as the type `container`)
+    let number = find(&[
+        "number",
+        "request_number",
+        "container_number",
+        "bill_of_lading",
+        "bill_of_lading_number",
+        "booking_number",
+    ])?;
+    Some([
+        Some(number),
+        find(&["type", "request_type", "kind"]),
+        find(&["scac", "carrier", "shipping_line"]),
+        find(&[
+            "ref_numbers",
+            "refs",
+            "ref",
+            "reference",
+            "references",
+            "po",
+        ]),
+    ])
+}
+
+/// Checks every record of a file: the number's type inferred when not given, the request
+/// validated as the API validates it, repeats within the file refused. Blank lines are
+/// skipped; lines are numbered as in the file.
+pub(crate) fn check(text: &str) -> Result<Vec<Checked>, String> {
+    let recs = records(text);
+    let (cols, start) = match recs.first().and_then(|r| columns(r)) {
+        Some(c) => (c, 1),
+        None => ([Some(0), Some(1), Some(2), Some(3)], 0),
+    };
+    let body: Vec<(usize, &Vec<String>)> = recs
+        .iter()
+        .enumerate()
+        .skip(start)
+        .filter(|(_, r)| r.iter().any(|f| !f.trim().is_empty()))
+        .map(|(i, r)| (i + 1, r))
+        .collect();
+    if body.is_empty() {
+        return Err("The file has no rows to track.".into());
+    }
+    if body.len() > MAX_ROWS {
+        return Err(format!(
+            "The file has {} rows; at most {MAX_ROWS} can be imported at once.",
+            body.len()
+        ));
+    }
+    let cell = |r: &Vec<String>, c: Option<usize>| {
+        c.and_then(|i| r.get(i))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_default()
+    };
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (line, r) in body {
+        let number = cell(r, cols[0]).to_ascii_uppercase();
+        let given_type = cell(r, cols[1]).to_ascii_lowercase().replace(' ', "_");
+        let scac = cell(r, cols[2]).to_ascii_uppercase();
+        let refs: Vec<String> = cell(r, cols[3])
+            .split([';', '|'])
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+        let request_type = if given_type.is_empty() {
+            match boxtrack_core::carriers::infer(&number) {
+                Ok(i) => i.number_type.request_type().to_string(),
+                Err(e) => {
+                    out.push((line, number, Err(e.to_string())));
+                    continue;
+                }
+            }
+        } else {
+            given_type
+        };
+        let input = NewRequest {
+            request_number: Some(number.clone()),
+            request_type: Some(request_type.clone()),
+            scac: (!scac.is_empty()).then(|| scac.clone()),
+            auto_detect: scac.is_empty(),
+            ref_numbers: refs.clone(),
+            ..Default::default()
+        };
+        let checked = match requests::validate(&input) {
+            Err(errors) => Err(errors
+                .iter()
+                .map(|e| e.detail.clone())
+                .collect::<Vec<_>>()
+                .join(" ")),
+            Ok(v) => match seen.get(&(v.number.clone(), request_type.clone())) {
+                Some(first) => Err(format!("Repeats line {first} of this file.")),
+                None => {
+                    seen.insert((v.number.clone(), request_type.clone()), line);
+                    Ok(Row {
+                        line,
+                        number: v.number.clone(),
+                        request_type: request_type.clone(),
+                        scac: scac.clone(),
+                        ref_numbers: refs,
+                    })
+                }
+            },
+        };
+        out.push((line, number, checked));
+    }
+    Ok(out)
+}
+
+fn nav(email: &str) -> String {
+    format!(
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · Import · <a href="/console/reference">API reference</a></p><p>{}</p></header>"#,
+        esc(email)
+    )
+}
+
+fn upload_form(csrf: &str, text: &str, error: Option<&str>) -> String {
+    let err = error.map_or(String::new(), |e| {
+        format!(
+            r#"<p class="error" role="alert" id="import-error">{}</p>"#,
+            esc(e)
+        )
+    });
+    format!(
+        r#"<form method="post" action="/console/imports/preview" id="import-form"><input type="hidden" name="csrf" value="{csrf}">{err}
+<label for="import-file">CSV file</label><input id="import-file" type="file" accept=".csv,text/csv,text/plain">
+<label for="import-csv">Or its text</label><textarea id="import-csv" name="csv" rows="8" cols="60" spellcheck="false" placeholder="number,type,scac,ref_numbers&#10;MSCU1234566,container,,PO-1">{text}</textarea>
+<button type="submit">Check the rows</button></form>
+<p>Columns: <code>number</code> (needed), <code>type</code> (<code>container</code>, <code>bill_of_lading</code> or <code>booking_number</code>; inferred from the number when empty), <code>scac</code> (detected when empty), <code>ref_numbers</code> (separated by <code>;</code>). A header row names them; without one they are read in this order. At most {MAX_ROWS} rows.</p>"#,
+        csrf = esc(csrf),
+        text = esc(text)
+    )
+}
+
+/// `GET /console/imports`.
+pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let body = format!(
+        "{}<main><h1>Track many numbers</h1>{}</main>",
+        nav(&s.email),
+        upload_form(&s.csrf, "", None)
+    );
+    page_with(
+        StatusCode::OK,
+        "Import",
+        &body,
+        &[],
+        &["/console/assets/import.js"],
+    )
+}
+
+/// `POST /console/imports/preview`.
+pub async fn preview(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
+    };
+    let text = f.get("csv").map_or("", String::as_str);
+    let checked = match check(text) {
+        Ok(c) => c,
+        Err(e) => {
+            let body = format!(
+                "{}<main><h1>Track many numbers</h1>{}</main>",
+                nav(&s.email),
+                upload_form(&s.csrf, text, Some(&e))
+            );
+            return page_with(
+                StatusCode::BAD_REQUEST,
+                "Import",
+                &body,
+                &[],
+                &["/console/assets/import.js"],
+            );
+        }
+    };
+    let good: Vec<Row> = checked
+        .iter()
+        .filter_map(|(_, _, r)| r.as_ref().ok().cloned())
+        .collect();
+    let refused = checked.len() - good.len();
+    let rows: String = checked
+        .iter()
+        .map(|(line, number, r)| match r {
+            Ok(row) => format!(
+                r#"<tr><td>{line}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>ready</td></tr>"#,
+                esc(number),
+                esc(&row.request_type.replace('_', " ")),
+                esc(if row.scac.is_empty() { "detect" } else { &row.scac }),
+                esc(&row.ref_numbers.join(" ")),
+            ),
+            Err(why) => format!(
+                r#"<tr class="refused"><td>{line}</td><td><code>{}</code></td><td></td><td></td><td></td><td class="error">{}</td></tr>"#,
+                esc(number),
+                esc(why)
+            ),
+        })
+        .collect();
+    let rows_json = serde_json::to_string(&good).unwrap_or_else(|_| "[]".into());
+    let run = if good.is_empty() {
+        "<p>No row can be tracked: correct the file and check it again.</p>".to_string()
+    } else {
+        format!(
+            r#"<form method="post" action="/console/imports/run" id="run-form"><input type="hidden" name="csrf" value="{csrf}"><input type="hidden" name="rows" value="{rows}">
+<button type="submit">Track {n} row{s}</button></form>
+<p><label for="import-progress">Progress</label><progress id="import-progress" max="{n}" value="0">0 of {n}</progress> <span id="import-progress-text" role="status" aria-live="polite"></span></p>
+<table id="import-results" hidden><thead><tr><th scope="col">Line</th><th scope="col">Number</th><th scope="col">Result</th></tr></thead><tbody></tbody></table>"#,
+            csrf = esc(&s.csrf),
+            rows = esc(&rows_json),
+            n = good.len(),
+            s = if good.len() == 1 { "" } else { "s" },
+        )
+    };
+    let body = format!(
+        r#"{nav}<main><h1>Check the rows</h1>
+<p role="status" id="import-summary">{ok} of {all} rows can be tracked; {refused} refused.</p>
+<table><thead><tr><th scope="col">Line</th><th scope="col">Number</th><th scope="col">Type</th><th scope="col">Carrier</th><th scope="col">References</th><th scope="col">Check</th></tr></thead><tbody>{rows}</tbody></table>
+{run}<p><a href="/console/imports">Choose another file</a></p></main>"#,
+        nav = nav(&s.email),
+        ok = good.len(),
+        all = checked.len(),
+    );
+    page_with(
+        StatusCode::OK,
+        "Check the rows",
+        &body,
+        &[],
+        &["/console/assets/import.js"],
+    )
+}
+
+/// `POST /console/imports/run`: tracks `rows` (the preview's JSON); answers JSON when asked
+/// for it (the progress bar's batches), else a page with the results.
+pub async fn run(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let wants_json = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/json"));
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
+    };
+    let rows: Vec<Row> = match serde_json::from_str(f.get("rows").map_or("", String::as_str)) {
+        Ok(r) => r,
+        Err(_) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                axum::Json(json!({"error": "rows is not the preview's list of rows"})),
+            )
+                .into_response();
+        }
+    };
+    if rows.len() > MAX_RUN {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"error": format!("at most {MAX_RUN} rows at once")})),
+        )
+            .into_response();
+    }
+    let account = match accounts::get(&state.db, s.account_id).await {
+        Ok(Some(a)) => a,
+        Ok(None) => return see_other("/console/sign-in"),
+        Err(e) => return unavailable(&e),
+    };
+    let mut results = Vec::with_capacity(rows.len());
+    for row in &rows {
+        // checked again: the rows came back from the browser
+        let input = NewRequest {
+            request_number: Some(row.number.clone()),
+            request_type: Some(row.request_type.clone()),
+            scac: (!row.scac.is_empty()).then(|| row.scac.clone()),
+            auto_detect: row.scac.is_empty(),
+            ref_numbers: row.ref_numbers.clone(),
+            ..Default::default()
+        };
+        let (outcome, detail) = match requests::validate(&input) {
+            Err(errors) => (
+                "refused",
+                errors
+                    .iter()
+                    .map(|e| e.detail.clone())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            Ok(valid) => match boxtrack_api::routes::tracking_requests::enqueue(
+                &state,
+                &account,
+                &valid,
+                tracking::RequestExtras::default(),
+            )
+            .await
+            {
+                Ok(_) => ("tracked", String::new()),
+                Err(StoreError::Duplicate(_)) => (
+                    "already tracked",
+                    "A request for this number is pending or created already.".into(),
+                ),
+                Err(StoreError::PlanLimit { limit }) => (
+                    "refused",
+                    format!("The plan tracks at most {limit} active containers."),
+                ),
+                Err(e) => return unavailable(&e),
+            },
+        };
+        results.push(
+            json!({"line": row.line, "number": row.number, "outcome": outcome, "detail": detail}),
+        );
+    }
+    if !rows.is_empty() {
+        state.reads.changes().touch(account.id);
+    }
+    if wants_json {
+        return axum::Json(json!({ "results": results })).into_response();
+    }
+    let count = |o: &str| results.iter().filter(|r| r["outcome"] == o).count();
+    let list: String = results
+        .iter()
+        .map(|r| {
+            format!(
+                "<tr><td>{}</td><td><code>{}</code></td><td>{} {}</td></tr>",
+                r["line"],
+                esc(r["number"].as_str().unwrap_or("")),
+                esc(r["outcome"].as_str().unwrap_or("")),
+                esc(r["detail"].as_str().unwrap_or(""))
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"{nav}<main><h1>Imported</h1>
+<p role="status">{t} tracked, {a} already tracked, {r} refused.</p>
+<table><thead><tr><th scope="col">Line</th><th scope="col">Number</th><th scope="col">Result</th></tr></thead><tbody>{list}</tbody></table>
+<p><a href="/console/tracking_requests">See the tracking requests</a></p></main>"#,
+        nav = nav(&s.email),
+        t = count("tracked"),
+        a = count("already tracked"),
+        r = count("refused"),
+    );
+    page_with(StatusCode::OK, "Imported", &body, &[], &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_records_follow_rfc_4180() {
+        assert_eq!(
+            records("a,\"b,c\",\"say \"\"hi\"\"\"\r\nd,,\"two\nlines\"\n"),
+            vec![vec!["a", "b,c", "say \"hi\""], vec!["d", "", "two\nlines"]]
+        );
+        assert_eq!(records("x;y\n1;2"), vec![vec!["x", "y"], vec!["1", "2"]]);
+        assert_eq!(records("\u{feff}n\n"), vec![vec!["n"]]);
+        assert!(records("").is_empty());
+    }
+
+    #[test]
+    fn rows_are_checked_as_the_api_checks_them() {
+        let text = "Container Number,Carrier,PO\nmscu1234566,,PO-1;PO-2\nMSCU1234567\n\nMSCU1234566\nMAEU261700001,MAEU\n";
+        let checked = check(text).unwrap();
+        assert_eq!(checked.len(), 4);
+        let (line, number, ok) = &checked[0];
+        assert_eq!((*line, number.as_str()), (2, "MSCU1234566"));
+        let row = ok.as_ref().unwrap();
+        assert_eq!(row.request_type, "container");
+        assert_eq!(row.ref_numbers, vec!["PO-1", "PO-2"]);
+        // a wrong check digit, a repeat, and a bill of lading with its carrier
+        assert!(checked[1].2.is_err(), "{:?}", checked[1]);
+        assert_eq!(checked[2].0, 5, "lines are counted as in the file");
+        assert_eq!(
+            checked[2].2.as_ref().unwrap_err(),
+            "Repeats line 2 of this file."
+        );
+        let bl = checked[3].2.as_ref().unwrap();
+        assert_eq!(
+            (bl.request_type.as_str(), bl.scac.as_str()),
+            ("bill_of_lading", "MAEU")
+        );
+    }
+
+    #[test]
+    fn without_a_header_the_columns_are_in_order() {
+        let checked = check("MSCU1234566,container,MSCU\n").unwrap();
+        let row = checked[0].2.as_ref().unwrap();
+        assert_eq!(row.scac, "MSCU");
+        assert!(check("\n\n").is_err());
+        let many: String = (0..=MAX_ROWS).map(|_| "MSCU1234566\n").collect();
+        assert!(check(&many).unwrap_err().contains("at most"));
+    }
+}

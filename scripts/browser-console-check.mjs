@@ -3,6 +3,7 @@
 // portal; it creates an API key (shown once), uses it, sees it masked afterwards, revokes it
 // (the key stops working), opens the API reference (Redoc, vendored), and signs out. Keeps screenshots of the pages. Run by
 // scripts/browser-console-check.sh.
+import http from 'node:http';
 import { chromium } from 'playwright-core';
 
 const base = process.env.BASE_URL;
@@ -92,6 +93,19 @@ try {
   const fs = await import('node:fs/promises');
   const exported = await fs.readFile(await download.path(), 'utf8');
   ok(exported.startsWith('number,status,ready_for_pickup'), 'the containers table exports as CSV');
+  // a webhook made in the console and tested against a real receiver
+  let received = 0;
+  const receiver = http.createServer((req, res) => { received += 1; req.resume(); res.writeHead(204); res.end(); });
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+  await page.goto(`${base}/console/webhooks`);
+  await page.getByLabel('URL (https)').fill(`http://127.0.0.1:${receiver.address().port}/hook`);
+  await page.getByRole('button', { name: 'Create the webhook' }).click();
+  await page.waitForURL(/\/console\/webhooks\/[0-9a-f-]+$/);
+  await page.getByRole('button', { name: 'Send a test delivery' }).click();
+  await page.locator('#test-result').waitFor();
+  ok((await page.locator('#test-result').textContent()).includes('Delivered: HTTP 204') && received === 1, 'a webhook test reaches its receiver');
+  await page.screenshot({ path: `${shots}/console-webhook.png`, fullPage: true });
+  receiver.close();
   await page.getByRole('link', { name: 'Account' }).click();
   await page.waitForURL(`${base}/console`);
   // the API reference: the served document rendered by the vendored Redoc, offline

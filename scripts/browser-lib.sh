@@ -25,7 +25,8 @@ browser_setup() {
   password="browser-check-$(date +%s)-password"
   echo "$password" | "$bin" users create --account "$account" --email "$email" --password-stdin --database-url "$db" >/dev/null
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  BOXTRACK_LISTEN="127.0.0.1:$port" "$bin" serve --database-url "$db" >"$work/serve.log" 2>&1 &
+  # local receivers stand in for customers' webhook endpoints
+  BOXTRACK_ALLOW_PRIVATE_WEBHOOK_URLS=true BOXTRACK_LISTEN="127.0.0.1:$port" "$bin" serve --database-url "$db" >"$work/serve.log" 2>&1 &
   for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.1; done
   base="http://127.0.0.1:$port"
 }

@@ -140,6 +140,132 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
         },
         Op {
             method: "get",
+            path: "/console/webhooks",
+            op: page(
+                "Webhooks",
+                "The account's webhooks (URL, on or off, events, failures in a row) and a form for a new one that receives every event.",
+                ("200", html("The page")),
+                vec![
+                    ("303", see_other("To /console/sign-in: no session")),
+                    ("503", unavailable.clone()),
+                ],
+                None,
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/webhooks",
+            op: page(
+                "Create a webhook",
+                "A webhook for every event at the URL (checked as `POST /v2/webhooks` checks it), with a new signing secret; then its page.",
+                ("303", see_other("To the webhook's page")),
+                vec![
+                    ("400", html("The URL is refused; nothing was created")),
+                    ("403", expired.clone()),
+                    ("415", not_form.clone()),
+                    ("503", unavailable.clone()),
+                ],
+                Some(form(
+                    with(csrf.clone(), json!({"url": {"type": "string"}})),
+                    json!(["csrf", "url"]),
+                )),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/console/webhooks/{id}",
+            op: {
+                let mut op = page(
+                    "A webhook",
+                    "Its settings and signing secret, a test delivery, and its 30 newest notifications with every attempt's time, response code, duration and error, each with a button that redelivers it.",
+                    ("200", html("The page")),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("404", html("No such webhook in this account")),
+                        ("503", unavailable.clone()),
+                    ],
+                    None,
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+        Op {
+            method: "post",
+            path: "/console/webhooks/{id}",
+            op: {
+                let mut op = page(
+                    "Change a webhook",
+                    "Its URL (checked as the API checks it) and whether deliveries are sent.",
+                    ("303", see_other("To the webhook's page")),
+                    vec![
+                        ("400", html("The URL is refused; nothing changed")),
+                        ("403", expired.clone()),
+                        ("404", html("No such webhook in this account")),
+                        ("415", not_form.clone()),
+                        ("503", unavailable.clone()),
+                    ],
+                    Some(form(
+                        with(
+                            csrf.clone(),
+                            json!({"url": {"type": "string"}, "active": {"type": "string", "enum": ["1"]}}),
+                        ),
+                        json!(["csrf", "url"]),
+                    )),
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+        Op {
+            method: "post",
+            path: "/console/webhooks/{id}/test",
+            op: {
+                let mut op = page(
+                    "Send a test delivery",
+                    "One sample delivery of the chosen event (a sandbox journey's notification) to the webhook's URL, signed with its secret; the page shows the response code, time and body. Nothing is stored.",
+                    ("200", html("The webhook's page with the result")),
+                    vec![
+                        ("400", html("Not an event")),
+                        ("403", expired.clone()),
+                        ("404", html("No such webhook in this account")),
+                        ("415", not_form.clone()),
+                        ("503", unavailable.clone()),
+                    ],
+                    Some(form(
+                        with(csrf.clone(), json!({"event": {"type": "string"}})),
+                        json!(["csrf", "event"]),
+                    )),
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+        Op {
+            method: "post",
+            path: "/console/webhooks/{id}/notifications/{nid}/redeliver",
+            op: {
+                let mut op = page(
+                    "Redeliver a notification",
+                    "A new notification of the same event for this webhook (its `replay_of` names the first), delivered as any other.",
+                    ("303", see_other("To the webhook's page")),
+                    vec![
+                        ("403", expired.clone()),
+                        (
+                            "404",
+                            html("No such webhook or notification in this account"),
+                        ),
+                        ("415", not_form.clone()),
+                        ("503", unavailable.clone()),
+                    ],
+                    Some(form(csrf.clone(), json!(["csrf"]))),
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}, {"name": "nid", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+        Op {
+            method: "get",
             path: "/console/imports",
             op: page(
                 "Track many numbers (CSV)",

@@ -37,6 +37,7 @@ mod publishable;
 mod reference;
 mod requests;
 mod shipments;
+mod webhooks;
 mod widget;
 
 use common::*;
@@ -66,6 +67,19 @@ pub fn mount() -> Mount {
         .public("/console/keys/{id}/revoke", post(portal::revoke_key))
         .public("/console/containers", get(containers::list))
         .public("/console/shipments", get(shipments::list))
+        .public(
+            "/console/webhooks",
+            get(webhooks::list).post(webhooks::create),
+        )
+        .public(
+            "/console/webhooks/{id}",
+            get(webhooks::show).post(webhooks::update),
+        )
+        .public("/console/webhooks/{id}/test", post(webhooks::test))
+        .public(
+            "/console/webhooks/{id}/notifications/{nid}/redeliver",
+            post(webhooks::redeliver),
+        )
         .public("/console/imports", get(imports::page))
         .public("/console/imports/preview", post(imports::preview))
         .public("/console/imports/run", post(imports::run))

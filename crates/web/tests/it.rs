@@ -20,6 +20,10 @@ struct App {
 }
 
 async fn spawn() -> App {
+    spawn_with(ApiConfig::default()).await
+}
+
+async fn spawn_with(config: ApiConfig) -> App {
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();
@@ -28,7 +32,7 @@ async fn spawn() -> App {
         boxtrack_store::Backend::Sqlite => Limiter::memory(),
         boxtrack_store::Backend::Postgres => Limiter::database(db.clone()),
     };
-    let state = AppState::new(db.clone(), ApiConfig::default(), limiter);
+    let state = AppState::new(db.clone(), config, limiter);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = CancellationToken::new();
@@ -1146,4 +1150,181 @@ async fn a_csv_import_checks_every_row_tracks_the_good_ones_and_never_twice() {
     )
     .await;
     assert_eq!(r.status(), 400);
+}
+
+#[tokio::test]
+async fn webhooks_are_made_tested_inspected_and_redelivered_from_the_console() {
+    use std::sync::{Arc, Mutex};
+    let app = spawn_with(ApiConfig {
+        allow_private_webhook_urls: true,
+        ..ApiConfig::default()
+    })
+    .await;
+    // a real receiver that keeps what it was sent
+    let got: Arc<Mutex<Vec<axum::http::HeaderMap>>> = Arc::default();
+    let keep = got.clone();
+    let receiver = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |h: axum::http::HeaderMap| {
+            let keep = keep.clone();
+            async move {
+                keep.lock().unwrap().push(h);
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, receiver).await });
+
+    let account = account_with_user(&app, "Hooks Co", "hooks@example.com").await;
+    account_with_user(&app, "Other Hooks Co", "otherhooks@example.com").await;
+    let (session, _) = cookie_of(
+        &sign_in(&app, "hooks@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let html = html_as(&app, "/console/webhooks", &session).await;
+    let csrf = field(&html, r#"name="csrf" value=""#);
+    let r = post_form(
+        &app,
+        "/console/webhooks",
+        &session,
+        &[("csrf", &csrf), ("url", "ftp://example.com")],
+    )
+    .await;
+    assert_eq!(r.status(), 400);
+    let r = post_form(
+        &app,
+        "/console/webhooks",
+        &session,
+        &[("csrf", &csrf), ("url", &hook)],
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    let page_path = r.headers()["location"].to_str().unwrap().to_string();
+    let page = html_as(&app, &page_path, &session).await;
+    assert!(page.contains(&hook), "{page}");
+    let w = boxtrack_store::webhooks::list(
+        &app.db,
+        account,
+        &boxtrack_core::paging::Page {
+            number: 1,
+            size: 10,
+            cursor: None,
+        },
+    )
+    .await
+    .unwrap()
+    .rows
+    .remove(0);
+    assert!(
+        page.contains(&w.secret),
+        "the signing secret is on the page"
+    );
+
+    // a test delivery, signed, with what came back
+    let r = post_form(
+        &app,
+        &format!("{page_path}/test"),
+        &session,
+        &[
+            ("csrf", &csrf),
+            ("event", "container.transport.vessel_arrived"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let shown = r.text().await.unwrap();
+    assert!(shown.contains("Delivered: HTTP 204"), "{shown}");
+    {
+        let got = got.lock().unwrap();
+        assert_eq!(got.len(), 1);
+        assert!(got[0].contains_key("webhook-id"));
+        assert!(
+            got[0].keys().any(|k| k.as_str().contains("signature")),
+            "{:?}",
+            got[0]
+        );
+    }
+
+    // notifications of what the account tracks, each redeliverable
+    track(&app, account, "MRSU4371639").await;
+    let count = || async {
+        boxtrack_store::notifications::list(
+            &app.db,
+            account,
+            &Default::default(),
+            &boxtrack_core::paging::Page {
+                number: 1,
+                size: 100,
+                cursor: None,
+            },
+        )
+        .await
+        .unwrap()
+        .rows
+    };
+    let before = count().await;
+    assert!(!before.is_empty());
+    let page = html_as(&app, &page_path, &session).await;
+    assert!(page.contains(&before[0].event), "{page}");
+    let n = &before[0];
+    let r = post_form(
+        &app,
+        &format!("{page_path}/notifications/{}/redeliver", n.id),
+        &session,
+        &[("csrf", &csrf)],
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    let after = count().await;
+    assert_eq!(after.len(), before.len() + 1);
+    assert!(
+        after
+            .iter()
+            .any(|x| x.replay_of == Some(n.id) || (x.event == n.event && x.id != n.id))
+    );
+
+    // switched off from the console
+    let r = post_form(
+        &app,
+        &page_path,
+        &session,
+        &[("csrf", &csrf), ("url", &hook)],
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    assert!(
+        !boxtrack_store::webhooks::get(&app.db, account, w.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .active
+    );
+
+    // another account sees none of it
+    let (nosy, _) = cookie_of(
+        &sign_in(&app, "otherhooks@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    assert_eq!(get_as(&app, &page_path, &nosy).await.status(), 404);
+    let nosy_csrf = field(
+        &html_as(&app, "/console/webhooks", &nosy).await,
+        r#"name="csrf" value=""#,
+    );
+    let r = post_form(
+        &app,
+        &format!("{page_path}/notifications/{}/redeliver", n.id),
+        &nosy,
+        &[("csrf", &nosy_csrf)],
+    )
+    .await;
+    assert_eq!(r.status(), 404);
+    assert!(
+        !html_as(&app, "/console/webhooks", &nosy)
+            .await
+            .contains(&hook)
+    );
 }

@@ -105,6 +105,39 @@ async fn trigger_envelope(event: &str, id: uuid::Uuid) -> ApiResult<Value> {
     Ok(env)
 }
 
+/// Sends one sample delivery of `event` (see [`trigger_envelope`]) to `url`, signed with
+/// `secret` when given, with `headers`: the body sent and what came back. The URL must have
+/// been checked already. Used by `POST /v2/webhooks/trigger` and the console's test button.
+pub async fn send_sample(
+    state: &AppState,
+    url: &str,
+    event: &str,
+    secret: Option<&str>,
+    headers: &BTreeMap<String, String>,
+) -> ApiResult<(String, boxtrack_worker::delivery::Sent)> {
+    let id = uuid::Uuid::now_v7();
+    let body = trigger_envelope(event, id).await?.to_string();
+    let outgoing = boxtrack_worker::delivery::Outgoing {
+        url,
+        body: body.as_bytes(),
+        id: &id.to_string(),
+        secret,
+        headers,
+        signature_header: &state.config.webhook_signature_header,
+    };
+    let client = boxtrack_worker::delivery::client_for(
+        std::time::Duration::from_secs(30),
+        state.config.allow_private_webhook_urls,
+    );
+    let sent = boxtrack_worker::delivery::send(
+        &client,
+        &outgoing,
+        state.config.allow_private_webhook_urls,
+    )
+    .await;
+    Ok((body, sent))
+}
+
 /// `POST /v2/webhooks/trigger`: sends one sample notification to a URL (signed when a secret
 /// is given) and reports what happened. No webhook record is needed; nothing is stored.
 pub async fn trigger(
@@ -124,27 +157,8 @@ pub async fn trigger(
             format!("{event:?} is not a webhook event; see GET /v2/webhooks/events"),
         ));
     }
-    let id = uuid::Uuid::now_v7();
-    let body = trigger_envelope(&event, id).await?.to_string();
     let none = BTreeMap::new();
-    let outgoing = boxtrack_worker::delivery::Outgoing {
-        url: &url,
-        body: body.as_bytes(),
-        id: &id.to_string(),
-        secret: b.secret.as_deref(),
-        headers: &none,
-        signature_header: &state.config.webhook_signature_header,
-    };
-    let client = boxtrack_worker::delivery::client_for(
-        std::time::Duration::from_secs(30),
-        state.config.allow_private_webhook_urls,
-    );
-    let sent = boxtrack_worker::delivery::send(
-        &client,
-        &outgoing,
-        state.config.allow_private_webhook_urls,
-    )
-    .await;
+    let (body, sent) = send_sample(&state, &url, &event, b.secret.as_deref(), &none).await?;
     Ok(JsonApi::of(&Triggered {
         url,
         succeeded: sent.succeeded,

@@ -1,0 +1,400 @@
+//! The operations page for webhooks: `GET /console/webhooks` (the account's webhooks and a
+//! form for a new one), `GET /console/webhooks/{id}` (its settings, a test delivery, and its
+//! newest notifications with every attempt's time, response code, duration and error), and
+//! the forms behind them: create, edit (URL, on or off), send a test, redeliver one
+//! notification (a new notification of the same event, as `replay` makes them).
+
+use std::collections::{BTreeMap, HashMap};
+
+use axum::extract::{Form, Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use boxtrack_api::html::esc;
+use boxtrack_api::state::AppState;
+use boxtrack_core::paging::Page;
+use boxtrack_core::time::format_micros;
+use boxtrack_core::webhooks::{self as rules, EVENTS};
+use boxtrack_store::{StoreError, notifications, webhooks};
+use uuid::Uuid;
+
+use crate::common::{page, see_other, session, signed_form, unavailable};
+
+fn nav(email: &str) -> String {
+    format!(
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/reference">API reference</a></p><p>{}</p></header>"#,
+        esc(email)
+    )
+}
+
+fn missing() -> Response {
+    page(
+        StatusCode::NOT_FOUND,
+        "No such webhook",
+        r#"<main><h1>No such webhook</h1><p><a href="/console/webhooks">Back to the webhooks</a></p></main>"#,
+    )
+}
+
+/// Checks a webhook URL as the API does.
+fn checked_url(state: &AppState, raw: &str) -> Result<String, String> {
+    rules::check_url(raw, state.config.allow_private_webhook_urls)
+        .map(|()| raw.trim().to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// `GET /console/webhooks`.
+pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    render_list(&state, &s, StatusCode::OK, None, "").await
+}
+
+async fn render_list(
+    state: &AppState,
+    s: &boxtrack_store::sessions::Session,
+    status: StatusCode,
+    error: Option<&str>,
+    url: &str,
+) -> Response {
+    let listed = match webhooks::list(
+        &state.db,
+        s.account_id,
+        &Page {
+            number: 1,
+            size: 100,
+            cursor: None,
+        },
+    )
+    .await
+    {
+        Ok(l) => l,
+        Err(e) => return unavailable(&e),
+    };
+    let rows: String = listed
+        .rows
+        .iter()
+        .map(|w| {
+            format!(
+                r#"<tr><td><a href="/console/webhooks/{id}">{url}</a></td><td>{on}</td><td>{n} of {all}</td><td>{fails}</td><td>{created}</td></tr>"#,
+                id = w.id,
+                url = esc(&w.url),
+                on = if w.active { "on" } else { "off" },
+                n = w.events.0.len(),
+                all = EVENTS.len(),
+                fails = w.consecutive_failures,
+                created = esc(&format_micros(w.created_us)),
+            )
+        })
+        .collect();
+    let err = error.map_or(String::new(), |e| {
+        format!(
+            r#"<p class="error" role="alert" id="webhook-error">{}</p>"#,
+            esc(e)
+        )
+    });
+    let body = format!(
+        r#"{nav}<main><h1>Webhooks</h1>
+<table><thead><tr><th scope="col">URL</th><th scope="col">State</th><th scope="col">Events</th><th scope="col">Failures in a row</th><th scope="col">Created (UTC)</th></tr></thead><tbody>{rows}</tbody></table>
+<section aria-labelledby="new"><h2 id="new">A new webhook</h2>{err}
+<form method="post" action="/console/webhooks"><input type="hidden" name="csrf" value="{csrf}">
+<label for="webhook-url">URL (https)</label><input id="webhook-url" name="url" type="text" value="{url}" required>
+<p>It receives every event ({all} kinds; the API can subscribe to fewer). Its signing secret is shown on its page.</p>
+<button type="submit">Create the webhook</button></form></section></main>"#,
+        nav = nav(&s.email),
+        csrf = esc(&s.csrf),
+        url = esc(url),
+        all = EVENTS.len(),
+    );
+    page(status, "Webhooks", &body)
+}
+
+/// `POST /console/webhooks`.
+pub async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
+    };
+    let raw = f.get("url").map_or("", String::as_str);
+    let url = match checked_url(&state, raw) {
+        Ok(u) => u,
+        Err(e) => return render_list(&state, &s, StatusCode::BAD_REQUEST, Some(&e), raw).await,
+    };
+    match webhooks::create(
+        &state.db,
+        s.account_id,
+        &webhooks::NewWebhook {
+            url,
+            active: true,
+            events: EVENTS.iter().map(|e| e.to_string()).collect(),
+            headers: BTreeMap::new(),
+            secret: rules::generate_secret(),
+        },
+    )
+    .await
+    {
+        Ok(w) => see_other(&format!("/console/webhooks/{}", w.id)),
+        Err(e) => unavailable(&e),
+    }
+}
+
+/// `GET /console/webhooks/{id}`.
+pub async fn show(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let Ok(id) = id.parse::<Uuid>() else {
+        return missing();
+    };
+    render_one(&state, &s, id, StatusCode::OK, "").await
+}
+
+async fn render_one(
+    state: &AppState,
+    s: &boxtrack_store::sessions::Session,
+    id: Uuid,
+    status: StatusCode,
+    notice: &str,
+) -> Response {
+    let w = match webhooks::get(&state.db, s.account_id, id).await {
+        Ok(Some(w)) => w,
+        Ok(None) => return missing(),
+        Err(e) => return unavailable(&e),
+    };
+    let listed = match notifications::list(
+        &state.db,
+        s.account_id,
+        &notifications::Filter {
+            webhook_id: Some(w.id),
+            ..Default::default()
+        },
+        &Page {
+            number: 1,
+            size: 30,
+            cursor: None,
+        },
+    )
+    .await
+    {
+        Ok(l) => l,
+        Err(e) => return unavailable(&e),
+    };
+    let mut rows = String::new();
+    for n in &listed.rows {
+        let attempts = match notifications::attempts(&state.db, n.id).await {
+            Ok(a) => a,
+            Err(e) => return unavailable(&e),
+        };
+        let tries: String = attempts
+            .iter()
+            .map(|a| {
+                format!(
+                    "<li>{} · {} · {} ms{}</li>",
+                    esc(&format_micros(a.attempted_us)),
+                    a.status_code
+                        .map_or("no answer".to_string(), |c| format!("HTTP {c}")),
+                    a.duration_ms,
+                    a.error
+                        .as_deref()
+                        .map_or(String::new(), |e| format!(" · {}", esc(e)))
+                )
+            })
+            .collect();
+        rows.push_str(&format!(
+            r#"<tr><td>{event}</td><td>{status}</td><td>{count}{list}</td><td>{created}</td><td><form method="post" action="/console/webhooks/{wid}/notifications/{nid}/redeliver"><input type="hidden" name="csrf" value="{csrf}"><button type="submit" aria-label="Redeliver {event} of {created}">Redeliver</button></form></td></tr>"#,
+            event = esc(&n.event),
+            status = esc(&n.delivery_status),
+            count = n.attempts,
+            list = if tries.is_empty() { String::new() } else { format!("<details><summary>attempts</summary><ol>{tries}</ol></details>") },
+            created = esc(&format_micros(n.created_us)),
+            wid = w.id,
+            nid = n.id,
+            csrf = esc(&s.csrf),
+        ));
+    }
+    let options: String = EVENTS
+        .iter()
+        .map(|e| {
+            format!(
+                r#"<option value="{e}"{sel}>{e}</option>"#,
+                sel = if *e == "container.transport.vessel_arrived" {
+                    " selected"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"{nav}<main><h1>Webhook</h1>{notice}
+<dl><dt>URL</dt><dd><code>{url}</code></dd><dt>State</dt><dd>{on}{why}</dd><dt>Events</dt><dd>{n} of {all}</dd><dt>Signing secret</dt><dd><code class="secret">{secret}</code> (header <code>{header}</code>; see the API reference for how to check it)</dd></dl>
+<section aria-labelledby="edit"><h2 id="edit">Settings</h2>
+<form method="post" action="/console/webhooks/{id}"><input type="hidden" name="csrf" value="{csrf}">
+<label for="webhook-url">URL (https)</label><input id="webhook-url" name="url" type="text" value="{url}" required>
+<label><input name="active" type="checkbox" value="1"{checked}> On (deliveries are sent)</label>
+<button type="submit">Save</button></form></section>
+<section aria-labelledby="test"><h2 id="test">Send a test</h2>
+<form method="post" action="/console/webhooks/{id}/test"><input type="hidden" name="csrf" value="{csrf}">
+<label for="test-event">Event</label><select id="test-event" name="event">{options}</select>
+<button type="submit">Send a test delivery</button></form></section>
+<section aria-labelledby="sent"><h2 id="sent">Newest notifications</h2>
+<table><thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created (UTC)</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table></section></main>"#,
+        nav = nav(&s.email),
+        id = w.id,
+        url = esc(&w.url),
+        on = if w.active { "on" } else { "off" },
+        why = w
+            .deactivated_reason
+            .as_deref()
+            .map_or(String::new(), |r| format!(" ({})", esc(r))),
+        n = w.events.0.len(),
+        all = EVENTS.len(),
+        secret = esc(&w.secret),
+        header = esc(&state.config.webhook_signature_header),
+        csrf = esc(&s.csrf),
+        checked = if w.active { " checked" } else { "" },
+    );
+    page(status, "Webhook", &body)
+}
+
+/// `POST /console/webhooks/{id}`: changes the URL and whether deliveries are sent.
+pub async fn update(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
+    };
+    let Ok(id) = id.parse::<Uuid>() else {
+        return missing();
+    };
+    let url = match checked_url(&state, f.get("url").map_or("", String::as_str)) {
+        Ok(u) => u,
+        Err(e) => {
+            let notice = format!(r#"<p class="error" role="alert">{}</p>"#, esc(&e));
+            return render_one(&state, &s, id, StatusCode::BAD_REQUEST, &notice).await;
+        }
+    };
+    let changes = webhooks::WebhookChanges {
+        url: Some(url),
+        active: Some(f.get("active").is_some_and(|v| v == "1")),
+        ..Default::default()
+    };
+    match webhooks::update(&state.db, s.account_id, id, changes).await {
+        Ok(_) => see_other(&format!("/console/webhooks/{id}")),
+        Err(StoreError::NotFound(_)) => missing(),
+        Err(e) => unavailable(&e),
+    }
+}
+
+/// `POST /console/webhooks/{id}/test`: sends one sample delivery of the chosen event to the
+/// webhook's URL, signed with its secret, and shows what came back.
+pub async fn test(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
+    };
+    let Ok(id) = id.parse::<Uuid>() else {
+        return missing();
+    };
+    let w = match webhooks::get(&state.db, s.account_id, id).await {
+        Ok(Some(w)) => w,
+        Ok(None) => return missing(),
+        Err(e) => return unavailable(&e),
+    };
+    let event = f.get("event").map_or("", String::as_str);
+    if !EVENTS.contains(&event) {
+        let notice = r#"<p class="error" role="alert">Choose one of the listed events.</p>"#;
+        return render_one(&state, &s, id, StatusCode::BAD_REQUEST, notice).await;
+    }
+    let sent = match boxtrack_api::routes::webhook_trigger::send_sample(
+        &state,
+        &w.url,
+        event,
+        Some(&w.secret),
+        &w.headers.0,
+    )
+    .await
+    {
+        Ok((_, sent)) => sent,
+        Err(_) => {
+            let notice = r#"<p class="error" role="alert">The sample delivery could not be built; try again in a moment.</p>"#;
+            return render_one(&state, &s, id, StatusCode::SERVICE_UNAVAILABLE, notice).await;
+        }
+    };
+    let notice = format!(
+        r#"<section aria-labelledby="result"><h2 id="result">Test delivery</h2><p role="status" id="test-result">{verdict}: {code} in {ms} ms{err}.</p>{resp}</section>"#,
+        verdict = if sent.succeeded {
+            "Delivered"
+        } else {
+            "Not delivered"
+        },
+        code = sent
+            .status_code
+            .map_or("no answer".to_string(), |c| format!("HTTP {c}")),
+        ms = sent.duration_ms,
+        err = sent
+            .error
+            .as_deref()
+            .map_or(String::new(), |e| format!(" ({})", esc(e))),
+        resp = sent
+            .response_body
+            .as_deref()
+            .map_or(String::new(), |b| format!(
+                "<details><summary>Response body</summary><pre>{}</pre></details>",
+                esc(b)
+            )),
+    );
+    render_one(&state, &s, id, StatusCode::OK, &notice).await
+}
+
+/// `POST /console/webhooks/{id}/notifications/{nid}/redeliver`: a new notification of the
+/// same event for this webhook (its `replay_of` names the first), delivered as any other.
+pub async fn redeliver(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path((id, nid)): Path<(String, String)>,
+    Form(f): Form<HashMap<String, String>>,
+) -> Response {
+    let (_, s) = match signed_form(&state, &headers, &f).await {
+        Ok(x) => x,
+        Err(answer) => return answer,
+    };
+    let (Ok(id), Ok(nid)) = (id.parse::<Uuid>(), nid.parse::<Uuid>()) else {
+        return missing();
+    };
+    let n = match notifications::get(&state.db, s.account_id, nid).await {
+        Ok(Some(n)) if n.webhook_id == id => n,
+        Ok(_) => return missing(),
+        Err(e) => return unavailable(&e),
+    };
+    match notifications::replay(
+        &state.db,
+        s.account_id,
+        id,
+        std::slice::from_ref(&n.event),
+        n.seq - 1,
+        0,
+        1,
+    )
+    .await
+    {
+        Ok(_) => see_other(&format!("/console/webhooks/{id}")),
+        Err(e) => unavailable(&e),
+    }
+}

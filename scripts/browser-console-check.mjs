@@ -106,6 +106,9 @@ try {
   ok((await page.locator('#test-result').textContent()).includes('Delivered: HTTP 204') && received === 1, 'a webhook test reaches its receiver');
   await page.screenshot({ path: `${shots}/console-webhook.png`, fullPage: true });
   receiver.close();
+  await page.getByRole('link', { name: 'Sources' }).click();
+  await page.waitForURL(`${base}/console/sources`);
+  ok(await page.getByRole('heading', { name: 'Sources' }).isVisible(), 'the sources page renders');
   await page.getByRole('link', { name: 'Account' }).click();
   await page.waitForURL(`${base}/console`);
   // the API reference: the served document rendered by the vendored Redoc, offline

@@ -1,5 +1,5 @@
 // Keeps a console page current: every 5 seconds (while the tab is visible) asks
-// /console/live for the account's version; when it differs from the page's, fetches the page
+// /console/live (or the page's own data-live-url) for the version; when it differs from the page's, fetches the page
 // again and swaps each element marked data-live (by id), keeping what the visitor is typing
 // in forms that are not marked. Says when it last updated in #live-status and tells the page's
 // other scripts with a "boxtrack:updated" event.
@@ -10,6 +10,7 @@
     return;
   }
   var version = status.getAttribute('data-version');
+  var versionUrl = status.getAttribute('data-live-url') || '/console/live';
   var busy = false;
   var stopped = false;
 
@@ -36,7 +37,7 @@
       return;
     }
     busy = true;
-    fetch('/console/live', { credentials: 'same-origin', cache: 'no-store' })
+    fetch(versionUrl, { credentials: 'same-origin', cache: 'no-store' })
       .then(function (r) {
         if (r.status === 401) {
           stopped = true;

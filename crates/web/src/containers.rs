@@ -172,7 +172,7 @@ pub async fn list(
         asked.query_for(n)
     });
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · Containers · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · Containers · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Containers</h1>
 <form method="get" action="/console/containers" role="search">
 <label for="q">Number, reference or bill of lading</label><input id="q" name="q" type="text" value="{q}">
@@ -402,7 +402,7 @@ pub async fn show(
         )
     });
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Container {number}</h1>{live}
 <div id="container-live" data-live><p>{status}{bl}.</p>
 <dl><dt>Ready for pickup</dt><dd>{ready}</dd><dt>Last free day</dt><dd>{lfd}</dd><dt>POD terminal</dt><dd>{terminal}</dd><dt>Updated</dt><dd>{updated}</dd></dl>

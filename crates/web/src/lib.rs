@@ -37,6 +37,7 @@ mod publishable;
 mod reference;
 mod requests;
 mod shipments;
+mod sources;
 mod webhooks;
 mod widget;
 
@@ -80,6 +81,8 @@ pub fn mount() -> Mount {
             "/console/webhooks/{id}/notifications/{nid}/redeliver",
             post(webhooks::redeliver),
         )
+        .public("/console/sources", get(sources::page))
+        .public("/console/sources/version", get(sources::version))
         .public("/console/imports", get(imports::page))
         .public("/console/imports/preview", post(imports::preview))
         .public("/console/imports/run", post(imports::run))

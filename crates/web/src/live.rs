@@ -20,9 +20,16 @@ pub(crate) const SCRIPT: &str = "/console/assets/live.js";
 /// The status element that carries the version a page was rendered at; `live.js` reads it
 /// and writes "Updated …" into it.
 pub(crate) fn marker(version: &str) -> String {
+    marker_at(version, "/console/live")
+}
+
+/// A marker whose version `live.js` asks of `url` (a page whose content is not the
+/// account's data, such as the sources page).
+pub(crate) fn marker_at(version: &str, url: &str) -> String {
     format!(
-        r#"<p id="live-status" role="status" aria-live="polite" data-version="{}" class="live-status"></p>"#,
-        esc(version)
+        r#"<p id="live-status" role="status" aria-live="polite" data-version="{}" data-live-url="{}" class="live-status"></p>"#,
+        esc(version),
+        esc(url)
     )
 }
 

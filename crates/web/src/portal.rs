@@ -138,7 +138,7 @@ pub(crate) async fn portal(
         })
         .collect();
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · Account · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
+        r#"<header><p><strong>boxtrack</strong> console · Account · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
 <main><h1>{name}</h1>
 {fresh}
 <section aria-labelledby="plan"><h2 id="plan">Plan</h2>

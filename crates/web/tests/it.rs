@@ -1328,3 +1328,36 @@ async fn webhooks_are_made_tested_inspected_and_redelivered_from_the_console() {
             .contains(&hook)
     );
 }
+
+#[tokio::test]
+async fn the_sources_page_shows_the_upstreams_and_keeps_itself_current() {
+    let app = spawn().await;
+    account_with_user(&app, "Ops Co", "ops2@example.com").await;
+    assert_eq!(
+        get_as(&app, "/console/sources", "nothing").await.status(),
+        303
+    );
+    assert_eq!(
+        get_as(&app, "/console/sources/version", "nothing")
+            .await
+            .status(),
+        401
+    );
+    let (session, _) = cookie_of(
+        &sign_in(&app, "ops2@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let html = html_as(&app, "/console/sources", &session).await;
+    assert!(
+        html.contains("<h1>Sources</h1>") && html.contains("Polled subjects:"),
+        "{html}"
+    );
+    assert!(html.contains(r#"data-live-url="/console/sources/version""#));
+    let v: serde_json::Value = get_as(&app, "/console/sources/version", &session)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(v["version"].is_string());
+}

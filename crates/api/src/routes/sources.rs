@@ -15,6 +15,12 @@ use crate::state::AppState;
 
 /// `GET /v2/sources`.
 pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<JsonApi> {
+    Ok(JsonApi::of(&document(&state).await?))
+}
+
+/// The health of every upstream this process reads, and the polled subjects (also the
+/// console's sources page).
+pub async fn document(state: &AppState) -> ApiResult<SourcesDocument> {
     let now = boxtrack_store::now_us();
     let (active, due, failing) = boxtrack_store::subjects::counts(&state.db, now).await?;
     let data: Vec<Source> = state
@@ -80,7 +86,7 @@ pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<J
         })
         .collect();
     let n = data.len();
-    Ok(JsonApi::of(&SourcesDocument {
+    Ok(SourcesDocument {
         data,
         meta: SourcesMeta {
             size: n,
@@ -93,7 +99,7 @@ pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<J
             },
             unconfigured_carriers: unconfigured,
         },
-    }))
+    })
 }
 
 /// The health of every upstream.

@@ -1,0 +1,270 @@
+//! The operations page for upstreams: `GET /console/sources`, the health of every source this
+//! process reads (what `GET /v2/sources` answers: last success, errors and their rate, the
+//! newest data and its age, refused records by reason with the latest samples), the polled
+//! subjects, and carriers that tracking requests wait for without a source. The page keeps
+//! itself current through `GET /console/sources/version`.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use boxtrack_api::html::esc;
+use boxtrack_api::routes::sources::{SourcesDocument, document};
+use boxtrack_api::state::AppState;
+use boxtrack_core::time::format_micros;
+use serde_json::json;
+
+use crate::common::{page_with, see_other, session};
+
+/// What changes when the page would: every source's counts and times.
+pub(crate) fn version_of(doc: &SourcesDocument) -> String {
+    let mut parts: Vec<String> = doc
+        .data
+        .iter()
+        .map(|s| {
+            let a = &s.attributes;
+            format!(
+                "{}:{}:{}:{}:{}",
+                s.id,
+                a.requests,
+                a.errors,
+                a.refused_total,
+                a.last_success_at.as_ref().map_or(0, |t| t.0)
+            )
+        })
+        .collect();
+    let m = &doc.meta.subjects;
+    parts.push(format!("{}:{}:{}", m.active, m.due, m.failing));
+    parts.join("|")
+}
+
+fn when(t: Option<i64>) -> String {
+    t.map_or("never".to_string(), format_micros)
+}
+
+/// The page's body (without the frame).
+pub(crate) fn render(doc: &SourcesDocument, email: &str) -> String {
+    let rows: String = doc
+        .data
+        .iter()
+        .map(|s| {
+            let a = &s.attributes;
+            let refused: String = if a.refused.is_empty() {
+                "none".to_string()
+            } else {
+                a.refused
+                    .iter()
+                    .map(|(why, n)| format!("{} × {}", n, esc(why)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let samples: String = a
+                .refused_samples
+                .iter()
+                .map(|r| {
+                    format!(
+                        "<li>{} · <code>{}</code> · {}: {}</li>",
+                        esc(&format_micros(r.at.0)),
+                        esc(&r.reference),
+                        esc(&r.reason),
+                        esc(&r.detail)
+                    )
+                })
+                .collect();
+            let samples = if samples.is_empty() {
+                String::new()
+            } else {
+                format!("<details><summary>latest refused</summary><ul>{samples}</ul></details>")
+            };
+            let health = if a.requests == 0 {
+                "not asked yet"
+            } else if a.error_rate > 0.5 {
+                "failing"
+            } else if a.errors > 0 {
+                "degraded"
+            } else {
+                "healthy"
+            };
+            format!(
+                r#"<tr><td><strong>{name}</strong> <small>{kind}</small><br><small>{url}</small></td><td>{health}</td><td>{last_ok}</td><td>{requests} / {errors} ({rate:.1}%){last_error}</td><td>{newest}{age}</td><td>{refused}{samples}</td></tr>"#,
+                name = esc(&a.name),
+                kind = esc(&a.kind),
+                url = esc(&a.url),
+                last_ok = esc(&when(a.last_success_at.as_ref().map(|t| t.0))),
+                requests = a.requests,
+                errors = a.errors,
+                rate = a.error_rate * 100.0,
+                last_error = a.last_error.as_deref().map_or(String::new(), |e| format!(
+                    "<br><small>last: {} {}</small>",
+                    esc(&when(a.last_error_at.as_ref().map(|t| t.0))),
+                    esc(e)
+                )),
+                newest = esc(&when(a.newest_data_at.as_ref().map(|t| t.0))),
+                age = a
+                    .data_age_seconds
+                    .map_or(String::new(), |s| format!("<br><small>{} old</small>", age(s))),
+            )
+        })
+        .collect();
+    let waiting: String = doc
+        .meta
+        .unconfigured_carriers
+        .iter()
+        .map(|w| {
+            format!(
+                "<li><code>{}</code>: {} tracking request{} wait for a source</li>",
+                esc(&w.scac),
+                w.waiting_requests,
+                if w.waiting_requests == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    let waiting = if waiting.is_empty() {
+        String::new()
+    } else {
+        format!(
+            r#"<section aria-labelledby="waiting"><h2 id="waiting">Carriers without a source</h2><ul>{waiting}</ul></section>"#
+        )
+    };
+    let m = &doc.meta.subjects;
+    format!(
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · Sources · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+<main><h1>Sources</h1>
+<p>What this process has asked of each upstream since it started (each process keeps its own counts).</p>
+<div id="sources-live" data-live><p>Polled subjects: {active} active, {due} due now, {failing} failing.</p>
+<table><thead><tr><th scope="col">Source</th><th scope="col">Health</th><th scope="col">Last success (UTC)</th><th scope="col">Requests / errors</th><th scope="col">Newest data (UTC)</th><th scope="col">Refused records by reason</th></tr></thead><tbody>{rows}</tbody></table>
+{waiting}</div>"#,
+        email = esc(email),
+        active = m.active,
+        due = m.due,
+        failing = m.failing,
+    )
+}
+
+/// A number of seconds as the largest whole unit (`3 h`, `2 d`).
+fn age(secs: i64) -> String {
+    match secs {
+        s if s < 120 => format!("{s} s"),
+        s if s < 7_200 => format!("{} min", s / 60),
+        s if s < 172_800 => format!("{} h", s / 3_600),
+        s => format!("{} d", s / 86_400),
+    }
+}
+
+/// `GET /console/sources`.
+pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let doc = match document(&state).await {
+        Ok(d) => d,
+        Err(e) => return e.into_response(),
+    };
+    let body = format!(
+        "{}{}</main>",
+        render(&doc, &s.email),
+        crate::live::marker_at(&version_of(&doc), "/console/sources/version")
+    );
+    page_with(
+        StatusCode::OK,
+        "Sources",
+        &body,
+        &[],
+        &[crate::live::SCRIPT],
+    )
+}
+
+/// `GET /console/sources/version`: `{"version": …}`, which changes when the page would.
+pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if session(&state, &headers).await.is_none() {
+        return (
+            StatusCode::UNAUTHORIZED,
+            axum::Json(json!({"error": "signed out"})),
+        )
+            .into_response();
+    }
+    match document(&state).await {
+        Ok(d) => axum::Json(json!({ "version": version_of(&d) })).into_response(),
+        Err(e) => e.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boxtrack_api::routes::sources::{
+        RefusedSample, Source, SourceAttributes, SourcesMeta, Subjects, Waiting,
+    };
+    use boxtrack_views::jsonapi::At;
+
+    fn doc(requests: u64) -> SourcesDocument {
+        SourcesDocument {
+            data: vec![Source {
+                id: "terminal:<apm>".into(),
+                kind: "source",
+                attributes: SourceAttributes {
+                    kind: "terminal".into(),
+                    name: "<apm>".into(),
+                    url: "https://terminal.example/api".into(),
+                    auth: "none".into(),
+                    requests,
+                    errors: 1,
+                    error_rate: 1.0 / requests.max(1) as f64,
+                    mean_latency_ms: Some(12.0),
+                    last_success_at: Some(At(1_764_000_000_000_000)),
+                    last_error_at: Some(At(1_764_000_100_000_000)),
+                    last_error: Some("HTTP 503".into()),
+                    newest_data_at: None,
+                    data_age_seconds: Some(7_200),
+                    clock: None,
+                    refused: [("bad_container_number".to_string(), 3)]
+                        .into_iter()
+                        .collect(),
+                    refused_total: 3,
+                    refused_samples: vec![RefusedSample {
+                        reference: "MSCU0000000".into(),
+                        reason: "bad_container_number".into(),
+                        detail: "the check digit is wrong".into(),
+                        at: At(1_764_000_000_000_000),
+                    }],
+                },
+            }],
+            meta: SourcesMeta {
+                size: 1,
+                total: 1,
+                sim_url: None,
+                subjects: Subjects {
+                    active: 5,
+                    due: 1,
+                    failing: 0,
+                },
+                unconfigured_carriers: vec![Waiting {
+                    scac: "ZIMU".into(),
+                    waiting_requests: 2,
+                }],
+            },
+        }
+    }
+
+    #[test]
+    fn the_page_shows_health_refusals_by_reason_and_waiting_carriers() {
+        let html = render(&doc(10), "ops@example.com");
+        assert!(html.contains("&lt;apm&gt;") && !html.contains("<apm>"));
+        assert!(html.contains("10 / 1 (10.0%)"), "{html}");
+        assert!(html.contains("3 × bad_container_number"), "{html}");
+        assert!(html.contains("MSCU0000000") && html.contains("the check digit is wrong"));
+        assert!(html.contains("2 h old"));
+        assert!(html.contains("<code>ZIMU</code>: 2 tracking requests wait"));
+        assert!(html.contains("5 active, 1 due now, 0 failing"));
+        assert!(html.contains(">degraded<"), "{html}");
+        // the version moves with the counts
+        assert_ne!(version_of(&doc(10)), version_of(&doc(11)));
+    }
+
+    #[test]
+    fn ages_read_in_the_largest_whole_unit() {
+        assert_eq!(age(59), "59 s");
+        assert_eq!(age(600), "10 min");
+        assert_eq!(age(3 * 3_600), "3 h");
+        assert_eq!(age(5 * 86_400), "5 d");
+    }
+}

@@ -218,6 +218,31 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
             },
         },
         Op {
+            method: "get",
+            path: "/console/webhooks/{id}/version",
+            op: {
+                let mut op = page(
+                    "Whether a webhook's page changed",
+                    "A version that changes when the webhook's page would (its settings, its newest notifications' states and attempts); the page asks every 5 seconds.",
+                    (
+                        "200",
+                        json!({"description": "The version", "content": {"application/json": {"schema": {"type": "object", "required": ["version"], "properties": {"version": {"type": "string"}}}}}}),
+                    ),
+                    vec![
+                        (
+                            "401",
+                            json!({"description": "No session", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                        ),
+                        ("404", html("No such webhook in this account")),
+                        ("503", unavailable.clone()),
+                    ],
+                    None,
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+        Op {
             method: "post",
             path: "/console/webhooks/{id}/test",
             op: {

@@ -77,6 +77,7 @@ pub fn mount() -> Mount {
             get(webhooks::show).post(webhooks::update),
         )
         .public("/console/webhooks/{id}/test", post(webhooks::test))
+        .public("/console/webhooks/{id}/version", get(webhooks::version))
         .public(
             "/console/webhooks/{id}/notifications/{nid}/redeliver",
             post(webhooks::redeliver),

@@ -17,7 +17,7 @@ use boxtrack_core::webhooks::{self as rules, EVENTS};
 use boxtrack_store::{StoreError, notifications, webhooks};
 use uuid::Uuid;
 
-use crate::common::{page, see_other, session, signed_form, unavailable};
+use crate::common::{page, page_with, see_other, session, signed_form, unavailable};
 
 fn nav(email: &str) -> String {
     format!(
@@ -156,6 +156,69 @@ pub async fn show(
     render_one(&state, &s, id, StatusCode::OK, "").await
 }
 
+/// The webhook's 30 newest notifications.
+async fn newest(
+    state: &AppState,
+    account: Uuid,
+    webhook: Uuid,
+) -> Result<Vec<notifications::NotificationRow>, StoreError> {
+    Ok(notifications::list(
+        &state.db,
+        account,
+        &notifications::Filter {
+            webhook_id: Some(webhook),
+            ..Default::default()
+        },
+        &Page {
+            number: 1,
+            size: 30,
+            cursor: None,
+        },
+    )
+    .await?
+    .rows)
+}
+
+/// What changes when the webhook's page would: its settings and its newest notifications'
+/// states and attempts.
+fn version_of(w: &webhooks::WebhookRow, rows: &[notifications::NotificationRow]) -> String {
+    let mut v = format!("{}:{}", w.updated_us, w.consecutive_failures);
+    for n in rows {
+        v.push_str(&format!("|{}:{}:{}", n.id, n.delivery_status, n.attempts));
+    }
+    v
+}
+
+/// `GET /console/webhooks/{id}/version`: `{"version": …}`, which changes when the page would.
+pub async fn version(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    use axum::response::IntoResponse;
+    let Some((_, s)) = session(&state, &headers).await else {
+        return (
+            StatusCode::UNAUTHORIZED,
+            axum::Json(serde_json::json!({"error": "signed out"})),
+        )
+            .into_response();
+    };
+    let Ok(id) = id.parse::<Uuid>() else {
+        return missing();
+    };
+    let w = match webhooks::get(&state.db, s.account_id, id).await {
+        Ok(Some(w)) => w,
+        Ok(None) => return missing(),
+        Err(e) => return unavailable(&e),
+    };
+    match newest(&state, s.account_id, id).await {
+        Ok(rows) => {
+            axum::Json(serde_json::json!({"version": version_of(&w, &rows)})).into_response()
+        }
+        Err(e) => unavailable(&e),
+    }
+}
+
 async fn render_one(
     state: &AppState,
     s: &boxtrack_store::sessions::Session,
@@ -168,26 +231,12 @@ async fn render_one(
         Ok(None) => return missing(),
         Err(e) => return unavailable(&e),
     };
-    let listed = match notifications::list(
-        &state.db,
-        s.account_id,
-        &notifications::Filter {
-            webhook_id: Some(w.id),
-            ..Default::default()
-        },
-        &Page {
-            number: 1,
-            size: 30,
-            cursor: None,
-        },
-    )
-    .await
-    {
+    let listed = match newest(state, s.account_id, w.id).await {
         Ok(l) => l,
         Err(e) => return unavailable(&e),
     };
     let mut rows = String::new();
-    for n in &listed.rows {
+    for n in &listed {
         let attempts = match notifications::attempts(&state.db, n.id).await {
             Ok(a) => a,
             Err(e) => return unavailable(&e),
@@ -244,9 +293,13 @@ async fn render_one(
 <form method="post" action="/console/webhooks/{id}/test"><input type="hidden" name="csrf" value="{csrf}">
 <label for="test-event">Event</label><select id="test-event" name="event">{options}</select>
 <button type="submit">Send a test delivery</button></form></section>
-<section aria-labelledby="sent"><h2 id="sent">Newest notifications</h2>
-<table><thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created (UTC)</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table></section></main>"#,
+<section aria-labelledby="sent"><h2 id="sent">Newest notifications</h2>{live}
+<div id="notifications-live" data-live><table><thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created (UTC)</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table></div></section></main>"#,
         nav = nav(&s.email),
+        live = crate::live::marker_at(
+            &version_of(&w, &listed),
+            &format!("/console/webhooks/{}/version", w.id)
+        ),
         id = w.id,
         url = esc(&w.url),
         on = if w.active { "on" } else { "off" },
@@ -261,7 +314,7 @@ async fn render_one(
         csrf = esc(&s.csrf),
         checked = if w.active { " checked" } else { "" },
     );
-    page(status, "Webhook", &body)
+    page_with(status, "Webhook", &body, &[], &[crate::live::SCRIPT])
 }
 
 /// `POST /console/webhooks/{id}`: changes the URL and whether deliveries are sent.

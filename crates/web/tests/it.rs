@@ -944,7 +944,12 @@ async fn embeds_need_the_entitlement_and_keep_their_own_rate_limit() {
 
 /// The account's version as `GET /console/live` gives it to `session`.
 async fn live_version(app: &App, session: &str) -> String {
-    let r = get_as(app, "/console/live", session).await;
+    version_at(app, "/console/live", session).await
+}
+
+/// The version a live page's endpoint at `path` gives to `session`.
+async fn version_at(app: &App, path: &str, session: &str) -> String {
+    let r = get_as(app, path, session).await;
     assert_eq!(r.status(), 200);
     r.json::<serde_json::Value>().await.unwrap()["version"]
         .as_str()
@@ -1270,6 +1275,8 @@ async fn webhooks_are_made_tested_inspected_and_redelivered_from_the_console() {
     let page = html_as(&app, &page_path, &session).await;
     assert!(page.contains(&before[0].event), "{page}");
     let n = &before[0];
+    let v1 = version_at(&app, &format!("{page_path}/version"), &session).await;
+    assert!(page.contains(&format!(r#"data-live-url="{page_path}/version""#)));
     let r = post_form(
         &app,
         &format!("{page_path}/notifications/{}/redeliver", n.id),
@@ -1280,6 +1287,8 @@ async fn webhooks_are_made_tested_inspected_and_redelivered_from_the_console() {
     assert_eq!(r.status(), 303);
     let after = count().await;
     assert_eq!(after.len(), before.len() + 1);
+    let v2 = version_at(&app, &format!("{page_path}/version"), &session).await;
+    assert_ne!(v1, v2, "the page's version moves with its notifications");
     assert!(
         after
             .iter()

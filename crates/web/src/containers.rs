@@ -29,6 +29,9 @@ pub(crate) struct Asked {
     status: String,
     ready: bool,
     lfd_days: Option<u32>,
+    carrier: String,
+    port: String,
+    updated_days: Option<u32>,
     page: u32,
 }
 
@@ -47,6 +50,9 @@ impl Asked {
             },
             ready: matches!(text("ready").as_str(), "1" | "true" | "on"),
             lfd_days: text("lfd_days").parse().ok().filter(|d| *d <= 365),
+            carrier: crate::shipments::code(&text("carrier"), 2..=4),
+            port: crate::shipments::code(&text("port"), 5..=5),
+            updated_days: text("updated_days").parse().ok().filter(|d| *d <= 365),
             page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
         }
     }
@@ -58,6 +64,9 @@ impl Asked {
             current_status: (!self.status.is_empty()).then(|| self.status.clone()),
             ready_for_pickup: self.ready.then_some(true),
             lfd_end_us: self.lfd_days.map(|d| now_us + i64::from(d) * DAY_US),
+            carrier: (!self.carrier.is_empty()).then(|| self.carrier.clone()),
+            port: (!self.port.is_empty()).then(|| self.port.clone()),
+            updated_start_us: self.updated_days.map(|d| now_us - i64::from(d) * DAY_US),
             ..Filter::default()
         }
     }
@@ -77,6 +86,14 @@ impl Asked {
         }
         if let Some(d) = self.lfd_days {
             parts.push(format!("lfd_days={d}"));
+        }
+        for (k, v) in [("carrier", &self.carrier), ("port", &self.port)] {
+            if !v.is_empty() {
+                parts.push(format!("{k}={}", url_encode(v)));
+            }
+        }
+        if let Some(d) = self.updated_days {
+            parts.push(format!("updated_days={d}"));
         }
         if n > 1 {
             parts.push(format!("page={n}"));
@@ -178,6 +195,9 @@ pub async fn list(
 <label for="q">Number, reference or bill of lading</label><input id="q" name="q" type="text" value="{q}">
 <label for="status">Status</label><select id="status" name="status">{options}</select>
 <label for="lfd_days">Last free day within (days)</label><input id="lfd_days" name="lfd_days" type="number" min="0" max="365" value="{lfd}">
+<label for="carrier">Carrier SCAC</label><input id="carrier" name="carrier" type="text" maxlength="4" value="{carrier}">
+<label for="port">Port of discharge (UN/LOCODE)</label><input id="port" name="port" type="text" maxlength="5" value="{port}">
+<label for="updated_days">Updated within (days)</label><input id="updated_days" name="updated_days" type="number" min="0" max="365" value="{updated}">
 <label><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label>
 <button type="submit">Filter</button> <a href="/console/containers">Clear</a>
 </form>
@@ -191,6 +211,9 @@ pub async fn list(
         email = esc(&s.email),
         q = esc(&asked.q),
         lfd = asked.lfd_days.map_or(String::new(), |d| d.to_string()),
+        carrier = esc(&asked.carrier),
+        port = esc(&asked.port),
+        updated = asked.updated_days.map_or(String::new(), |d| d.to_string()),
         ready = if asked.ready { " checked" } else { "" },
         page = asked.page,
     );
@@ -509,16 +532,22 @@ mod tests {
             ("status", "available"),
             ("ready", "1"),
             ("lfd_days", "3"),
+            ("carrier", "maeu"),
+            ("port", "uslax"),
+            ("updated_days", "2"),
             ("page", "2"),
         ]));
         let f = a.filter(1_000);
+        assert_eq!(f.carrier.as_deref(), Some("MAEU"));
+        assert_eq!(f.port.as_deref(), Some("USLAX"));
+        assert_eq!(f.updated_start_us, Some(1_000 - 2 * DAY_US));
         assert_eq!(f.q.as_deref(), Some("MSCU 12"));
         assert_eq!(f.current_status.as_deref(), Some("available"));
         assert_eq!(f.ready_for_pickup, Some(true));
         assert_eq!(f.lfd_end_us, Some(1_000 + 3 * DAY_US));
         assert_eq!(
             a.query_for(3),
-            "q=MSCU%2012&status=available&ready=1&lfd_days=3&page=3"
+            "q=MSCU%2012&status=available&ready=1&lfd_days=3&carrier=MAEU&port=USLAX&updated_days=2&page=3"
         );
         assert_eq!(
             Asked::from_query(&query(&[

@@ -74,7 +74,7 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
             op: {
                 let mut op = page(
                     "The containers table",
-                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `page`. Values that mean nothing are left out.",
+                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `page`. Values that mean nothing are left out.",
                     ("200", html("The table")),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
@@ -88,6 +88,9 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
                     q("status", "string"),
                     q("ready", "string"),
                     q("lfd_days", "integer"),
+                    q("carrier", "string"),
+                    q("port", "string"),
+                    q("updated_days", "integer"),
                     q("page", "integer")
                 ]);
                 op

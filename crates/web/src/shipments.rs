@@ -34,7 +34,7 @@ pub(crate) struct Asked {
 }
 
 /// A SCAC or a UN/LOCODE as typed: letters and digits only, in capitals, or nothing.
-fn code(raw: &str, len: std::ops::RangeInclusive<usize>) -> String {
+pub(crate) fn code(raw: &str, len: std::ops::RangeInclusive<usize>) -> String {
     let c = raw.trim().to_ascii_uppercase();
     if len.contains(&c.len()) && c.bytes().all(|b| b.is_ascii_alphanumeric()) {
         c

@@ -1060,6 +1060,16 @@ async fn the_shipments_table_lists_and_filters_the_account_s_shipments() {
     assert!(none.contains("0 shipments"), "{none}");
     let stopped = html_as(&app, "/console/shipments?tracking=stopped", &session).await;
     assert!(stopped.contains("0 shipments"), "{stopped}");
+    // the containers table filters by carrier and recency too
+    let by_line = html_as(
+        &app,
+        "/console/containers?carrier=maeu&updated_days=1",
+        &session,
+    )
+    .await;
+    assert!(by_line.contains("2 containers; page 1."), "{by_line}");
+    let other_line = html_as(&app, "/console/containers?carrier=CMDU", &session).await;
+    assert!(other_line.contains("0 containers"), "{other_line}");
 }
 
 #[tokio::test]

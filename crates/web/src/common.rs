@@ -220,3 +220,25 @@ pub(crate) fn asset(
     }
     resp
 }
+
+/// A SCAC or a UN/LOCODE as typed: letters and digits only, in capitals, or nothing.
+pub(crate) fn code(raw: &str, len: std::ops::RangeInclusive<usize>) -> String {
+    let c = raw.trim().to_ascii_uppercase();
+    if len.contains(&c.len()) && c.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        c
+    } else {
+        String::new()
+    }
+}
+
+/// Percent-encodes a query value.
+pub(crate) fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

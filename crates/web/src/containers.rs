@@ -50,8 +50,8 @@ impl Asked {
             },
             ready: matches!(text("ready").as_str(), "1" | "true" | "on"),
             lfd_days: text("lfd_days").parse().ok().filter(|d| *d <= 365),
-            carrier: crate::shipments::code(&text("carrier"), 2..=4),
-            port: crate::shipments::code(&text("port"), 5..=5),
+            carrier: crate::common::code(&text("carrier"), 2..=4),
+            port: crate::common::code(&text("port"), 5..=5),
             updated_days: text("updated_days").parse().ok().filter(|d| *d <= 365),
             page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
         }
@@ -74,7 +74,7 @@ impl Asked {
     /// The query string of this question on page `n`.
     pub(crate) fn query_for(&self, n: u32) -> String {
         let mut parts = Vec::new();
-        let enc = |s: &str| url_encode(s);
+        let enc = |s: &str| crate::common::url_encode(s);
         if !self.q.is_empty() {
             parts.push(format!("q={}", enc(&self.q)));
         }
@@ -89,7 +89,7 @@ impl Asked {
         }
         for (k, v) in [("carrier", &self.carrier), ("port", &self.port)] {
             if !v.is_empty() {
-                parts.push(format!("{k}={}", url_encode(v)));
+                parts.push(format!("{k}={}", crate::common::url_encode(v)));
             }
         }
         if let Some(d) = self.updated_days {
@@ -100,18 +100,6 @@ impl Asked {
         }
         parts.join("&")
     }
-}
-
-/// Percent-encodes a query value.
-pub(crate) fn url_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// `GET /console/containers`.

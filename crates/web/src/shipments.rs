@@ -33,16 +33,6 @@ pub(crate) struct Asked {
     page: u32,
 }
 
-/// A SCAC or a UN/LOCODE as typed: letters and digits only, in capitals, or nothing.
-pub(crate) fn code(raw: &str, len: std::ops::RangeInclusive<usize>) -> String {
-    let c = raw.trim().to_ascii_uppercase();
-    if len.contains(&c.len()) && c.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        c
-    } else {
-        String::new()
-    }
-}
-
 impl Asked {
     /// Reads the query; values that mean nothing are left out.
     pub(crate) fn from_query(q: &HashMap<String, String>) -> Asked {
@@ -50,8 +40,8 @@ impl Asked {
         let tracking = text("tracking");
         Asked {
             q: text("q"),
-            carrier: code(&text("carrier"), 2..=4),
-            port: code(&text("port"), 5..=5),
+            carrier: crate::common::code(&text("carrier"), 2..=4),
+            port: crate::common::code(&text("port"), 5..=5),
             tracking: if matches!(tracking.as_str(), "tracked" | "stopped") {
                 tracking
             } else {
@@ -88,7 +78,7 @@ impl Asked {
             ("tracking", &self.tracking),
         ] {
             if !v.is_empty() {
-                parts.push(format!("{k}={}", crate::containers::url_encode(v)));
+                parts.push(format!("{k}={}", crate::common::url_encode(v)));
             }
         }
         if let Some(d) = self.updated_days {
@@ -148,7 +138,7 @@ pub async fn list(
             let boxes = containers.get(&sh.id).map_or(0, Vec::len);
             format!(
                 "<tr><td><a href=\"/console/containers?q={q}\"><code>{bl}</code></a></td><td>{scac}</td><td>{pol} → {pod}</td><td>{arrival}</td><td>{boxes}</td><td>{tracking}</td><td>{updated}</td></tr>",
-                q = esc(&crate::containers::url_encode(&sh.bill_of_lading_number)),
+                q = esc(&crate::common::url_encode(&sh.bill_of_lading_number)),
                 bl = esc(&sh.bill_of_lading_number),
                 scac = esc(&sh.scac),
                 pol = esc(route.pol_locode.as_deref().unwrap_or("?")),

@@ -242,3 +242,17 @@ pub(crate) fn url_encode(s: &str) -> String {
         })
         .collect()
 }
+
+/// A table's query string: the `(name, value)` pairs whose value is not empty, percent-encoded
+/// in the order given, then `page=n` past the first page.
+pub(crate) fn query_string(pairs: &[(&str, String)], page: u32) -> String {
+    let mut parts: Vec<String> = pairs
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k}={}", url_encode(v)))
+        .collect();
+    if page > 1 {
+        parts.push(format!("page={page}"));
+    }
+    parts.join("&")
+}

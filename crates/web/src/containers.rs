@@ -73,32 +73,26 @@ impl Asked {
 
     /// The query string of this question on page `n`.
     pub(crate) fn query_for(&self, n: u32) -> String {
-        let mut parts = Vec::new();
-        let enc = |s: &str| crate::common::url_encode(s);
-        if !self.q.is_empty() {
-            parts.push(format!("q={}", enc(&self.q)));
-        }
-        if !self.status.is_empty() {
-            parts.push(format!("status={}", enc(&self.status)));
-        }
-        if self.ready {
-            parts.push("ready=1".to_string());
-        }
-        if let Some(d) = self.lfd_days {
-            parts.push(format!("lfd_days={d}"));
-        }
-        for (k, v) in [("carrier", &self.carrier), ("port", &self.port)] {
-            if !v.is_empty() {
-                parts.push(format!("{k}={}", crate::common::url_encode(v)));
-            }
-        }
-        if let Some(d) = self.updated_days {
-            parts.push(format!("updated_days={d}"));
-        }
-        if n > 1 {
-            parts.push(format!("page={n}"));
-        }
-        parts.join("&")
+        let days = |d: Option<u32>| d.map_or(String::new(), |d| d.to_string());
+        crate::common::query_string(
+            &[
+                ("q", self.q.clone()),
+                ("status", self.status.clone()),
+                (
+                    "ready",
+                    if self.ready {
+                        "1".into()
+                    } else {
+                        String::new()
+                    },
+                ),
+                ("lfd_days", days(self.lfd_days)),
+                ("carrier", self.carrier.clone()),
+                ("port", self.port.clone()),
+                ("updated_days", days(self.updated_days)),
+            ],
+            n,
+        )
     }
 }
 

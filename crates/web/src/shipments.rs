@@ -70,24 +70,19 @@ impl Asked {
 
     /// The query string of this question on page `n`.
     pub(crate) fn query_for(&self, n: u32) -> String {
-        let mut parts = Vec::new();
-        for (k, v) in [
-            ("q", &self.q),
-            ("carrier", &self.carrier),
-            ("port", &self.port),
-            ("tracking", &self.tracking),
-        ] {
-            if !v.is_empty() {
-                parts.push(format!("{k}={}", crate::common::url_encode(v)));
-            }
-        }
-        if let Some(d) = self.updated_days {
-            parts.push(format!("updated_days={d}"));
-        }
-        if n > 1 {
-            parts.push(format!("page={n}"));
-        }
-        parts.join("&")
+        crate::common::query_string(
+            &[
+                ("q", self.q.clone()),
+                ("carrier", self.carrier.clone()),
+                ("port", self.port.clone()),
+                ("tracking", self.tracking.clone()),
+                (
+                    "updated_days",
+                    self.updated_days.map_or(String::new(), |d| d.to_string()),
+                ),
+            ],
+            n,
+        )
     }
 }
 

@@ -376,6 +376,76 @@ pub struct Filter {
     pub customer_id: Option<Uuid>,
     /// The customer's name (substring, case-insensitive).
     pub customer_name: Option<String>,
+    /// With an active terminal hold, or without one (containers).
+    pub on_hold: Option<bool>,
+    /// The order of the list.
+    pub sort: ListSort,
+}
+
+/// The orders the shipment and container lists offer. Cursors in `links` follow the default
+/// order only, so the other orders page by page number.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ListSort {
+    /// Most recently updated first (the API's order).
+    #[default]
+    UpdatedDesc,
+    /// Least recently updated first.
+    UpdatedAsc,
+    /// Newest first.
+    CreatedDesc,
+    /// Oldest first.
+    CreatedAsc,
+    /// Soonest last free day first, containers without one last (containers).
+    LfdAsc,
+    /// Latest last free day first, containers without one last (containers).
+    LfdDesc,
+}
+
+impl ListSort {
+    /// Every order, in the order a form lists them.
+    pub const ALL: [ListSort; 6] = [
+        ListSort::UpdatedDesc,
+        ListSort::UpdatedAsc,
+        ListSort::CreatedDesc,
+        ListSort::CreatedAsc,
+        ListSort::LfdAsc,
+        ListSort::LfdDesc,
+    ];
+
+    /// The JSON:API spelling (`-updated_at`, `pickup_lfd`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ListSort::UpdatedDesc => "-updated_at",
+            ListSort::UpdatedAsc => "updated_at",
+            ListSort::CreatedDesc => "-created_at",
+            ListSort::CreatedAsc => "created_at",
+            ListSort::LfdAsc => "pickup_lfd",
+            ListSort::LfdDesc => "-pickup_lfd",
+        }
+    }
+
+    /// Parses the JSON:API spelling.
+    pub fn parse(s: &str) -> Option<ListSort> {
+        ListSort::ALL.into_iter().find(|o| o.as_str() == s)
+    }
+
+    /// Whether the order applies to containers only.
+    pub fn containers_only(self) -> bool {
+        matches!(self, ListSort::LfdAsc | ListSort::LfdDesc)
+    }
+
+    /// The ordering expression and whether it ascends. Missing last free days sort after
+    /// every date in both directions.
+    fn spec(self) -> (&'static str, bool) {
+        match self {
+            ListSort::UpdatedDesc => ("updated_us", false),
+            ListSort::UpdatedAsc => ("updated_us", true),
+            ListSort::CreatedDesc => ("created_us", false),
+            ListSort::CreatedAsc => ("created_us", true),
+            ListSort::LfdAsc => ("COALESCE(pickup_lfd_us, 9223372036854775807)", true),
+            ListSort::LfdDesc => ("COALESCE(pickup_lfd_us, -9223372036854775807)", false),
+        }
+    }
 }
 
 fn like(q: &str) -> String {
@@ -442,11 +512,15 @@ pub async fn shipments(
             conds.push(Cond::new(sql, vec![Arg::I64(v)]));
         }
     }
+    let (sort_col, ascending) = match f.sort {
+        o if o.containers_only() => ListSort::UpdatedDesc.spec(),
+        o => o.spec(),
+    };
     let spec = ListSpec {
         from: "shipments",
         columns: SHIPMENT_COLUMNS,
-        sort_col: "updated_us",
-        ascending: false,
+        sort_col,
+        ascending,
         id_col: "id",
         conds,
     };
@@ -478,6 +552,9 @@ pub async fn containers(
     }
     if let Some(r) = f.ready_for_pickup {
         conds.push(Cond::new("ready_for_pickup = ?", vec![Arg::Bool(r)]));
+    }
+    if let Some(h) = f.on_hold {
+        conds.push(Cond::new("on_hold = ?", vec![Arg::Bool(h)]));
     }
     if let Some(stopped) = f.tracking_stopped {
         // scoped to the account: its shipments only, not every account's
@@ -524,11 +601,12 @@ pub async fn containers(
             conds.push(Cond::new(sql, vec![Arg::I64(v)]));
         }
     }
+    let (sort_col, ascending) = f.sort.spec();
     let spec = ListSpec {
         from: "containers",
         columns: CONTAINER_COLUMNS,
-        sort_col: "updated_us",
-        ascending: false,
+        sort_col,
+        ascending,
         id_col: "id",
         conds,
     };

@@ -658,6 +658,7 @@ struct ContainerUpdate {
     state: ContainerState,
     status: &'static str,
     ready: bool,
+    on_hold: bool,
     lfd: Option<i64>,
     active: bool,
 }
@@ -807,6 +808,9 @@ pub async fn apply_batch_in(
             state: c.clone(),
             status: status.as_str(),
             ready: ready_for_pickup(&c, route.inland()),
+            on_hold: boxtrack_core::tracking::rules::active_holds(&c.holds)
+                .next()
+                .is_some(),
             lfd: coalesced_lfd(&c.lfd, rail_lfd),
             active: !ended,
         });
@@ -848,16 +852,16 @@ pub async fn apply_batch_in(
         let mut marks = Marks::new(tx.backend());
         let at = marks.one();
         let sql = format!(
-            "UPDATE containers SET state = v.state, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, updated_us = {at} \
-             FROM (SELECT column1 AS id, column2 AS state, column3 AS status, column4 AS ready, column5 AS lfd, column6 AS active FROM (VALUES {}) AS t) AS v \
+            "UPDATE containers SET state = v.state, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, updated_us = {at} \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS status, column4 AS ready, column5 AS lfd, column6 AS active, column7 AS on_hold FROM (VALUES {}) AS t) AS v \
              WHERE containers.id = v.id",
-            marks.rows(chunk.len(), 6)
+            marks.rows(chunk.len(), 7)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(now);
             for u in chunk {
-                q = q.bind(u.id).bind(Json(&u.state)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active);
+                q = q.bind(u.id).bind(Json(&u.state)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold);
             }
             q.execute(x).await.map(|_| ())?
         });

@@ -9,6 +9,7 @@ use boxtrack_api::html::{cookie, esc, secure_html};
 use boxtrack_api::state::AppState;
 use boxtrack_core::oauth as secrets;
 use boxtrack_store::now_us;
+use boxtrack_store::reads::ListSort;
 use boxtrack_store::sessions::{self, Session};
 
 /// The session cookie.
@@ -255,4 +256,83 @@ pub(crate) fn query_string(pairs: &[(&str, String)], page: u32) -> String {
         parts.push(format!("page={page}"));
     }
     parts.join("&")
+}
+
+/// The header of a column the table sorts by: a link that orders the table by `first`, or by
+/// `second` when it is already ordered by `first`, with `aria-sort` saying the current order.
+/// `href` gives the address of the table in an order.
+pub(crate) fn sort_header(
+    label: &str,
+    current: ListSort,
+    (first, second): (ListSort, ListSort),
+    href: impl Fn(ListSort) -> String,
+) -> String {
+    let ascending = |o: ListSort| !o.as_str().starts_with('-');
+    let (aria, mark, next) = if current == first || current == second {
+        let dir = if ascending(current) {
+            ("ascending", " ▲")
+        } else {
+            ("descending", " ▼")
+        };
+        (dir.0, dir.1, if current == first { second } else { first })
+    } else {
+        ("none", "", first)
+    };
+    format!(
+        r#"<th scope="col" aria-sort="{aria}"><a href="{href}">{label}{mark}</a></th>"#,
+        href = esc(&href(next)),
+        label = esc(label),
+    )
+}
+
+/// The `sort` value of a query: the order named, or the default when it names none (or one
+/// the table does not offer).
+pub(crate) fn sort_of(q: &HashMap<String, String>, offered: &[ListSort]) -> ListSort {
+    q.get("sort")
+        .and_then(|s| ListSort::parse(s.trim()))
+        .filter(|o| offered.contains(o))
+        .unwrap_or_default()
+}
+
+/// The query-string value of an order: empty for the default.
+pub(crate) fn sort_value(o: ListSort) -> String {
+    if o == ListSort::default() {
+        String::new()
+    } else {
+        o.as_str().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sort_header_says_the_order_and_offers_the_next() {
+        let href = |o: ListSort| format!("?sort={}", o.as_str());
+        let lfd = (ListSort::LfdAsc, ListSort::LfdDesc);
+        let none = sort_header("LFD", ListSort::UpdatedDesc, lfd, href);
+        assert_eq!(
+            none,
+            r#"<th scope="col" aria-sort="none"><a href="?sort=pickup_lfd">LFD</a></th>"#
+        );
+        let up = sort_header("LFD", ListSort::LfdAsc, lfd, href);
+        assert!(up.contains(r#"aria-sort="ascending""#) && up.contains("?sort=-pickup_lfd"));
+        let down = sort_header("LFD", ListSort::LfdDesc, lfd, href);
+        assert!(down.contains(r#"aria-sort="descending""#) && down.contains("?sort=pickup_lfd\""));
+    }
+
+    #[test]
+    fn only_offered_orders_are_taken() {
+        let q = |v: &str| HashMap::from([("sort".to_string(), v.to_string())]);
+        let offered = [ListSort::UpdatedDesc, ListSort::CreatedAsc];
+        assert_eq!(sort_of(&q(" created_at "), &offered), ListSort::CreatedAsc);
+        assert_eq!(sort_of(&q("pickup_lfd"), &offered), ListSort::UpdatedDesc);
+        assert_eq!(sort_of(&q("nonsense"), &offered), ListSort::UpdatedDesc);
+        assert_eq!(sort_of(&HashMap::new(), &offered), ListSort::UpdatedDesc);
+        assert_eq!(sort_value(ListSort::UpdatedDesc), "");
+        for o in ListSort::ALL {
+            assert_eq!(ListSort::parse(o.as_str()), Some(o));
+        }
+    }
 }

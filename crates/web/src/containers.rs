@@ -12,7 +12,7 @@ use boxtrack_api::state::AppState;
 use boxtrack_core::paging::Page;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::tracking::rules::ContainerStatus;
-use boxtrack_store::reads::{self, Filter};
+use boxtrack_store::reads::{self, Filter, ListSort};
 use boxtrack_store::{accounts, now_us};
 use uuid::Uuid;
 
@@ -32,8 +32,14 @@ pub(crate) struct Asked {
     carrier: String,
     port: String,
     updated_days: Option<u32>,
+    /// With an active hold (`Some(true)`), without one, or either.
+    holds: Option<bool>,
+    sort: ListSort,
     page: u32,
 }
+
+/// The orders the table offers.
+const SORTS: [ListSort; 6] = ListSort::ALL;
 
 impl Asked {
     /// Reads the query; values that mean nothing are left out rather than refused (a form
@@ -53,6 +59,12 @@ impl Asked {
             carrier: crate::common::code(&text("carrier"), 2..=4),
             port: crate::common::code(&text("port"), 5..=5),
             updated_days: text("updated_days").parse().ok().filter(|d| *d <= 365),
+            holds: match text("holds").as_str() {
+                "1" | "true" | "on" => Some(true),
+                "0" | "false" => Some(false),
+                _ => None,
+            },
+            sort: crate::common::sort_of(q, &SORTS),
             page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
         }
     }
@@ -67,12 +79,19 @@ impl Asked {
             carrier: (!self.carrier.is_empty()).then(|| self.carrier.clone()),
             port: (!self.port.is_empty()).then(|| self.port.clone()),
             updated_start_us: self.updated_days.map(|d| now_us - i64::from(d) * DAY_US),
+            on_hold: self.holds,
+            sort: self.sort,
             ..Filter::default()
         }
     }
 
     /// The query string of this question on page `n`.
     pub(crate) fn query_for(&self, n: u32) -> String {
+        self.query_sorted(self.sort, n)
+    }
+
+    /// The query string of this question in the order `sort`, on page `n`.
+    fn query_sorted(&self, sort: ListSort, n: u32) -> String {
         let days = |d: Option<u32>| d.map_or(String::new(), |d| d.to_string());
         crate::common::query_string(
             &[
@@ -90,6 +109,15 @@ impl Asked {
                 ("carrier", self.carrier.clone()),
                 ("port", self.port.clone()),
                 ("updated_days", days(self.updated_days)),
+                (
+                    "holds",
+                    match self.holds {
+                        Some(true) => "1".into(),
+                        Some(false) => "0".into(),
+                        None => String::new(),
+                    },
+                ),
+                ("sort", crate::common::sort_value(sort)),
             ],
             n,
         )
@@ -152,7 +180,7 @@ pub async fn list(
         .map(|c| {
             let st = &c.state.0;
             format!(
-                "<tr><td><a href=\"/console/containers/{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td><a href=\"/console/containers/{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 c.id,
                 esc(&c.number),
                 esc(&c.current_status.replace('_', " ")),
@@ -163,10 +191,12 @@ pub async fn list(
                 }),
                 esc(st.pod_terminal.as_deref().unwrap_or("")),
                 esc(&boxtrack_core::time::format_micros(c.updated_us)),
+                esc(&boxtrack_core::time::format_micros(c.created_us)),
             )
         })
         .collect();
     let total = total_text(listed.total, listed.total_exact);
+    let href = |o: ListSort| format!("/console/containers?{}", asked.query_sorted(o, 1));
     let pager = pager("/console/containers", asked.page, listed.has_next, |n| {
         asked.query_for(n)
     });
@@ -180,15 +210,58 @@ pub async fn list(
 <label for="carrier">Carrier SCAC</label><input id="carrier" name="carrier" type="text" maxlength="4" value="{carrier}">
 <label for="port">Port of discharge (UN/LOCODE)</label><input id="port" name="port" type="text" maxlength="5" value="{port}">
 <label for="updated_days">Updated within (days)</label><input id="updated_days" name="updated_days" type="number" min="0" max="365" value="{updated}">
-<label><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label>
+<label for="holds">Terminal holds</label><select id="holds" name="holds">{hold_options}</select>
+<label><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label>{sort_input}
 <button type="submit">Filter</button> <a href="/console/containers">Clear</a>
 </form>
 <p><a href="/console/containers.csv?{export}" download>Export these containers as CSV</a></p>{live}
 <div id="containers-live" data-live><p>{total} containers; page {page}.</p>
-<table><thead><tr><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Ready for pickup</th><th scope="col">Last free day</th><th scope="col">POD terminal</th><th scope="col">Updated (UTC)</th></tr></thead>
+<table><thead><tr><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Ready for pickup</th>{lfd_th}<th scope="col">POD terminal</th>{updated_th}{created_th}</tr></thead>
 <tbody>{rows}</tbody></table>
 <nav aria-label="Pages">{pager}</nav></div></main>"#,
         export = esc(&asked.query_for(1)),
+        lfd_th = crate::common::sort_header(
+            "Last free day",
+            asked.sort,
+            (ListSort::LfdAsc, ListSort::LfdDesc),
+            href
+        ),
+        updated_th = crate::common::sort_header(
+            "Updated (UTC)",
+            asked.sort,
+            (ListSort::UpdatedDesc, ListSort::UpdatedAsc),
+            href
+        ),
+        created_th = crate::common::sort_header(
+            "Tracked since (UTC)",
+            asked.sort,
+            (ListSort::CreatedDesc, ListSort::CreatedAsc),
+            href
+        ),
+        sort_input = if asked.sort == ListSort::default() {
+            String::new()
+        } else {
+            format!(
+                r#"<input type="hidden" name="sort" value="{}">"#,
+                esc(asked.sort.as_str())
+            )
+        },
+        hold_options = [
+            (None, "any"),
+            (Some(true), "on hold"),
+            (Some(false), "no active hold")
+        ]
+        .iter()
+        .map(|(v, l)| format!(
+            r#"<option value="{v}"{sel}>{l}</option>"#,
+            v = match v {
+                Some(true) => "1",
+                Some(false) => "0",
+                None => "",
+            },
+            sel = if *v == asked.holds { " selected" } else { "" },
+        ))
+        .collect::<String>(),
         live = crate::live::marker(&version),
         email = esc(&s.email),
         q = esc(&asked.q),
@@ -208,11 +281,8 @@ pub async fn list(
     )
 }
 
-/// The most rows one export holds.
-pub const EXPORT_MAX_ROWS: usize = 50_000;
-
 /// `GET /console/containers.csv`: the containers the table's filters select (every page, up
-/// to [`EXPORT_MAX_ROWS`]), most recently updated first, as CSV.
+/// to [`crate::csv::EXPORT_MAX_ROWS`]), in the table's order, as CSV.
 pub async fn export(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -228,6 +298,7 @@ pub async fn export(
         "ready_for_pickup",
         "pickup_lfd",
         "pod_terminal",
+        "on_hold",
         "bill_of_lading",
         "scac",
         "pod_locode",
@@ -235,15 +306,9 @@ pub async fn export(
         "updated_at",
         "id",
     ]);
-    let mut cursor = None;
-    let mut written = 0;
+    let mut walk = crate::csv::Walk::new(filter.sort);
     loop {
-        let page = Page {
-            number: 1,
-            size: boxtrack_core::paging::MAX_SIZE,
-            cursor,
-        };
-        let listed = match reads::containers(&state.db, s.account_id, &filter, &page).await {
+        let listed = match reads::containers(&state.db, s.account_id, &filter, &walk.page()).await {
             Ok(l) => l,
             Err(e) => return unavailable(&e),
         };
@@ -262,6 +327,10 @@ pub async fn export(
                     .map(boxtrack_core::time::format_micros)
                     .unwrap_or_default(),
                 c.state.0.pod_terminal.clone().unwrap_or_default(),
+                boxtrack_core::tracking::rules::active_holds(&c.state.0.holds)
+                    .next()
+                    .is_some()
+                    .to_string(),
                 sh.map(|x| x.bill_of_lading_number.clone())
                     .unwrap_or_default(),
                 sh.map(|x| x.scac.clone()).unwrap_or_default(),
@@ -272,30 +341,11 @@ pub async fn export(
                 c.id.to_string(),
             ]));
         }
-        written += listed.rows.len();
-        match listed.rows.last() {
-            Some(last) if listed.has_next && written < EXPORT_MAX_ROWS => {
-                use boxtrack_store::list::Keyed;
-                cursor = Some(boxtrack_core::paging::Cursor::After(last.key()));
-            }
-            _ => break,
+        if !walk.advance(&listed.rows, listed.has_next) {
+            break;
         }
     }
-    let mut r = (StatusCode::OK, out).into_response();
-    let h = r.headers_mut();
-    h.insert(
-        axum::http::header::CONTENT_TYPE,
-        axum::http::HeaderValue::from_static("text/csv; charset=utf-8"),
-    );
-    h.insert(
-        axum::http::header::CONTENT_DISPOSITION,
-        axum::http::HeaderValue::from_static("attachment; filename=\"containers.csv\""),
-    );
-    h.insert(
-        axum::http::header::CACHE_CONTROL,
-        axum::http::HeaderValue::from_static("no-store"),
-    );
-    r
+    crate::csv::download(out, "containers.csv")
 }
 
 /// `GET /console/containers/{id}`: one container, its shipment and its timeline of transport

@@ -74,7 +74,7 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
             op: {
                 let mut op = page(
                     "The containers table",
-                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `page`. Values that mean nothing are left out.",
+                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last), `page`. Values that mean nothing are left out.",
                     ("200", html("The table")),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
@@ -91,6 +91,8 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
                     q("carrier", "string"),
                     q("port", "string"),
                     q("updated_days", "integer"),
+                    q("holds", "string"),
+                    q("sort", "string"),
                     q("page", "integer")
                 ]);
                 op
@@ -121,7 +123,7 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
             op: {
                 let mut op = page(
                     "The shipments table",
-                    "The signed-in account's shipments, most recently updated first, 50 a page, with the API's filters: `q` (bill of lading, reference or container number), `carrier` (SCAC), `port` (POD UN/LOCODE), `tracking` (`tracked` or `stopped`), `updated_days` (updated within that many days), `page`. Values that mean nothing are left out. The page keeps itself current.",
+                    "The signed-in account's shipments, most recently updated first, 50 a page, with the API's filters: `q` (bill of lading, reference or container number), `carrier` (SCAC), `port` (POD UN/LOCODE), `tracking` (`tracked` or `stopped`), `updated_days` (updated within that many days), `sort` (`-updated_at`, the default, `updated_at`, `-created_at` or `created_at`), `page`. Values that mean nothing are left out. The page keeps itself current.",
                     ("200", html("The table")),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
@@ -136,6 +138,7 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
                     q("port", "string"),
                     q("tracking", "string"),
                     q("updated_days", "integer"),
+                    q("sort", "string"),
                     q("page", "integer")
                 ]);
                 op
@@ -393,7 +396,7 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
             op: {
                 let mut op = page(
                     "Export containers as CSV",
-                    "The containers the table's filters select (the same `q`, `status`, `ready`, `lfd_days`), every page up to 50,000 rows, most recently updated first: number, status, ready_for_pickup, pickup_lfd, pod_terminal, bill_of_lading, scac, pod_locode, ref_numbers, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
+                    "The containers the table's filters select (the same query parameters as `/console/containers`, `page` aside), every page up to 50,000 rows, in the table's order: number, status, ready_for_pickup, pickup_lfd, pod_terminal, on_hold, bill_of_lading, scac, pod_locode, ref_numbers, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
                     (
                         "200",
                         json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}}),
@@ -409,7 +412,41 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
                     q("q", "string"),
                     q("status", "string"),
                     q("ready", "string"),
-                    q("lfd_days", "integer")
+                    q("lfd_days", "integer"),
+                    q("carrier", "string"),
+                    q("port", "string"),
+                    q("updated_days", "integer"),
+                    q("holds", "string"),
+                    q("sort", "string")
+                ]);
+                op
+            },
+        },
+        Op {
+            method: "get",
+            path: "/console/shipments.csv",
+            op: {
+                let mut op = page(
+                    "Export shipments as CSV",
+                    "The shipments the table's filters select (the same query parameters as `/console/shipments`, `page` aside), every page up to 50,000 rows, in the table's order, one row per shipment: bill_of_lading, scac, pol_locode, pod_locode, pod_eta, pod_ata, containers (their numbers), ref_numbers, tracking, customer, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
+                    (
+                        "200",
+                        json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}}),
+                    ),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable.clone()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] = json!([
+                    q("q", "string"),
+                    q("carrier", "string"),
+                    q("port", "string"),
+                    q("tracking", "string"),
+                    q("updated_days", "integer"),
+                    q("sort", "string")
                 ]);
                 op
             },

@@ -68,6 +68,7 @@ pub fn mount() -> Mount {
         .public("/console/keys/{id}/revoke", post(portal::revoke_key))
         .public("/console/containers", get(containers::list))
         .public("/console/shipments", get(shipments::list))
+        .public("/console/shipments.csv", get(shipments::export))
         .public(
             "/console/webhooks",
             get(webhooks::list).post(webhooks::create),

@@ -13,7 +13,7 @@ use boxtrack_api::state::AppState;
 use boxtrack_core::paging::Page;
 use boxtrack_core::time::format_local;
 use boxtrack_store::now_us;
-use boxtrack_store::reads::{self, Filter};
+use boxtrack_store::reads::{self, Filter, ListSort};
 
 use crate::common::{page_with, pager, see_other, session, total_text, unavailable};
 
@@ -30,8 +30,17 @@ pub(crate) struct Asked {
     /// `tracked`, `stopped` or empty (both).
     tracking: String,
     updated_days: Option<u32>,
+    sort: ListSort,
     page: u32,
 }
+
+/// The orders the table offers.
+const SORTS: [ListSort; 4] = [
+    ListSort::UpdatedDesc,
+    ListSort::UpdatedAsc,
+    ListSort::CreatedDesc,
+    ListSort::CreatedAsc,
+];
 
 impl Asked {
     /// Reads the query; values that mean nothing are left out.
@@ -48,6 +57,7 @@ impl Asked {
                 String::new()
             },
             updated_days: text("updated_days").parse().ok().filter(|d| *d <= 365),
+            sort: crate::common::sort_of(q, &SORTS),
             page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
         }
     }
@@ -64,12 +74,18 @@ impl Asked {
                 _ => None,
             },
             updated_start_us: self.updated_days.map(|d| now_us - i64::from(d) * DAY_US),
+            sort: self.sort,
             ..Filter::default()
         }
     }
 
     /// The query string of this question on page `n`.
     pub(crate) fn query_for(&self, n: u32) -> String {
+        self.query_sorted(self.sort, n)
+    }
+
+    /// The query string of this question in the order `sort`, on page `n`.
+    fn query_sorted(&self, sort: ListSort, n: u32) -> String {
         crate::common::query_string(
             &[
                 ("q", self.q.clone()),
@@ -80,6 +96,7 @@ impl Asked {
                     "updated_days",
                     self.updated_days.map_or(String::new(), |d| d.to_string()),
                 ),
+                ("sort", crate::common::sort_value(sort)),
             ],
             n,
         )
@@ -132,7 +149,7 @@ pub async fn list(
             };
             let boxes = containers.get(&sh.id).map_or(0, Vec::len);
             format!(
-                "<tr><td><a href=\"/console/containers?q={q}\"><code>{bl}</code></a></td><td>{scac}</td><td>{pol} → {pod}</td><td>{arrival}</td><td>{boxes}</td><td>{tracking}</td><td>{updated}</td></tr>",
+                "<tr><td><a href=\"/console/containers?q={q}\"><code>{bl}</code></a></td><td>{scac}</td><td>{pol} → {pod}</td><td>{arrival}</td><td>{boxes}</td><td>{tracking}</td><td>{updated}</td><td>{created}</td></tr>",
                 q = esc(&crate::common::url_encode(&sh.bill_of_lading_number)),
                 bl = esc(&sh.bill_of_lading_number),
                 scac = esc(&sh.scac),
@@ -141,10 +158,12 @@ pub async fn list(
                 arrival = esc(&arrival),
                 tracking = if sh.tracking_stopped_us.is_some() { "stopped" } else { "tracked" },
                 updated = esc(&boxtrack_core::time::format_micros(sh.updated_us)),
+                created = esc(&boxtrack_core::time::format_micros(sh.created_us)),
             )
         })
         .collect();
     let total = total_text(listed.total, listed.total_exact);
+    let href = |o: ListSort| format!("/console/shipments?{}", asked.query_sorted(o, 1));
     let pager = pager("/console/shipments", asked.page, listed.has_next, |n| {
         asked.query_for(n)
     });
@@ -174,10 +193,11 @@ pub async fn list(
 <label for="port">Port of discharge (UN/LOCODE)</label><input id="port" name="port" type="text" maxlength="5" value="{port}">
 <label for="tracking">Tracking</label><select id="tracking" name="tracking">{tracking_options}</select>
 <label for="updated_days">Updated within (days)</label><input id="updated_days" name="updated_days" type="number" min="0" max="365" value="{updated}">
-<button type="submit">Filter</button> <a href="/console/shipments">Clear</a>
-</form>{live}
+{sort_input}<button type="submit">Filter</button> <a href="/console/shipments">Clear</a>
+</form>
+<p><a href="/console/shipments.csv?{export}" download>Export these shipments as CSV</a></p>{live}
 <div id="shipments-live" data-live><p>{total} shipments; page {page}.</p>
-<table><thead><tr><th scope="col">Bill of lading</th><th scope="col">Carrier</th><th scope="col">Route</th><th scope="col">Arrival (port time)</th><th scope="col">Containers</th><th scope="col">Tracking</th><th scope="col">Updated (UTC)</th></tr></thead>
+<table><thead><tr><th scope="col">Bill of lading</th><th scope="col">Carrier</th><th scope="col">Route</th><th scope="col">Arrival (port time)</th><th scope="col">Containers</th><th scope="col">Tracking</th>{updated_th}{created_th}</tr></thead>
 <tbody>{rows}</tbody></table>
 <nav aria-label="Pages">{pager}</nav></div></main>"#,
         email = esc(&s.email),
@@ -187,6 +207,27 @@ pub async fn list(
         updated = asked.updated_days.map_or(String::new(), |d| d.to_string()),
         live = crate::live::marker(&version),
         page = asked.page,
+        export = esc(&asked.query_for(1)),
+        updated_th = crate::common::sort_header(
+            "Updated (UTC)",
+            asked.sort,
+            (ListSort::UpdatedDesc, ListSort::UpdatedAsc),
+            href
+        ),
+        created_th = crate::common::sort_header(
+            "Tracked since (UTC)",
+            asked.sort,
+            (ListSort::CreatedDesc, ListSort::CreatedAsc),
+            href
+        ),
+        sort_input = if asked.sort == ListSort::default() {
+            String::new()
+        } else {
+            format!(
+                r#"<input type="hidden" name="sort" value="{}">"#,
+                esc(asked.sort.as_str())
+            )
+        },
     );
     page_with(
         StatusCode::OK,
@@ -195,6 +236,80 @@ pub async fn list(
         &[],
         &[crate::live::SCRIPT],
     )
+}
+
+/// `GET /console/shipments.csv`: the shipments the table's filters select (every page, up to
+/// [`crate::csv::EXPORT_MAX_ROWS`]), in the table's order, as CSV with one row per shipment.
+pub async fn export(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let filter = Asked::from_query(&query).filter(now_us());
+    let mut out = crate::csv::record(&[
+        "bill_of_lading",
+        "scac",
+        "pol_locode",
+        "pod_locode",
+        "pod_eta",
+        "pod_ata",
+        "containers",
+        "ref_numbers",
+        "tracking",
+        "customer",
+        "created_at",
+        "updated_at",
+        "id",
+    ]);
+    let mut walk = crate::csv::Walk::new(filter.sort);
+    loop {
+        let listed = match reads::shipments(&state.db, s.account_id, &filter, &walk.page()).await {
+            Ok(l) => l,
+            Err(e) => return unavailable(&e),
+        };
+        let ids: Vec<uuid::Uuid> = listed.rows.iter().map(|r| r.id).collect();
+        let containers = match reads::containers_of_many(&state.db, s.account_id, &ids).await {
+            Ok(m) => m,
+            Err(e) => return unavailable(&e),
+        };
+        let time = |t: Option<i64>| {
+            t.map(boxtrack_core::time::format_micros)
+                .unwrap_or_default()
+        };
+        for sh in &listed.rows {
+            let (route, st) = (&sh.route.0, &sh.state.0);
+            let numbers: Vec<String> = containers
+                .get(&sh.id)
+                .map(|cs| cs.iter().map(|c| c.number.clone()).collect())
+                .unwrap_or_default();
+            out.push_str(&crate::csv::record(&[
+                sh.bill_of_lading_number.clone(),
+                sh.scac.clone(),
+                route.pol_locode.clone().unwrap_or_default(),
+                route.pod_locode.clone().unwrap_or_default(),
+                time(st.pod_eta_us),
+                time(st.pod_ata_us),
+                numbers.join(" "),
+                sh.ref_numbers.0.join(" "),
+                if sh.tracking_stopped_us.is_some() {
+                    "stopped".into()
+                } else {
+                    "tracked".into()
+                },
+                sh.customer_name.clone().unwrap_or_default(),
+                boxtrack_core::time::format_micros(sh.created_us),
+                boxtrack_core::time::format_micros(sh.updated_us),
+                sh.id.to_string(),
+            ]));
+        }
+        if !walk.advance(&listed.rows, listed.has_next) {
+            break;
+        }
+    }
+    crate::csv::download(out, "shipments.csv")
 }
 
 #[cfg(test)]

@@ -1072,6 +1072,184 @@ async fn the_shipments_table_lists_and_filters_the_account_s_shipments() {
     assert!(other_line.contains("0 containers"), "{other_line}");
 }
 
+/// The id of the account's container `number`.
+async fn container_id(app: &App, account: uuid::Uuid, number: &str) -> uuid::Uuid {
+    let f = boxtrack_store::reads::Filter {
+        container_number: Some(number.into()),
+        ..Default::default()
+    };
+    let page = boxtrack_core::paging::Page {
+        number: 1,
+        size: 1,
+        cursor: None,
+    };
+    boxtrack_store::reads::containers(&app.db, account, &f, &page)
+        .await
+        .unwrap()
+        .rows[0]
+        .id
+}
+
+/// Where each of `needles` first appears in `hay` (panics on one missing).
+fn positions(hay: &str, needles: &[&str]) -> Vec<usize> {
+    needles
+        .iter()
+        .map(|n| {
+            hay.find(n)
+                .unwrap_or_else(|| panic!("{n} missing from {hay}"))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn tables_sort_filter_by_holds_and_export_shipments() {
+    use boxtrack_core::tracking::{DataSource, Fact, Hold, LfdKind, Observation};
+    let app = spawn().await;
+    let account = account_with_user(&app, "Sort Co", "sort@example.com").await;
+    let other = account_with_user(&app, "Unsorted Co", "unsorted@example.com").await;
+    for n in ["MRSU4371639", "MSCU1234566", "CMAU1234564"] {
+        track(&app, account, n).await;
+    }
+    track(&app, other, "TGHU6543213").await;
+    let day = 86_400_000_000_i64;
+    let t = boxtrack_store::now_us();
+    let obs = |fact: Fact| Observation {
+        observed_us: t,
+        source: DataSource::Terminal,
+        fact,
+    };
+    // MSCU: a customs hold and a last free day in 9 days; CMAU: a pending hold only and a
+    // last free day in 2 days; MRSU: neither
+    let mscu = container_id(&app, account, "MSCU1234566").await;
+    boxtrack_store::tracking::apply(
+        &app.db,
+        account,
+        mscu,
+        &[
+            obs(Fact::Holds {
+                holds: vec![Hold {
+                    name: "customs".into(),
+                    status: "hold".into(),
+                    description: None,
+                }],
+            }),
+            obs(Fact::Lfd {
+                which: LfdKind::Terminal,
+                at_us: Some(t + 9 * day),
+            }),
+        ],
+    )
+    .await
+    .unwrap();
+    let cmau = container_id(&app, account, "CMAU1234564").await;
+    boxtrack_store::tracking::apply(
+        &app.db,
+        account,
+        cmau,
+        &[
+            obs(Fact::Holds {
+                holds: vec![Hold {
+                    name: "USDA".into(),
+                    status: "pending".into(),
+                    description: None,
+                }],
+            }),
+            obs(Fact::Lfd {
+                which: LfdKind::Terminal,
+                at_us: Some(t + 2 * day),
+            }),
+        ],
+    )
+    .await
+    .unwrap();
+    let (session, _) = cookie_of(
+        &sign_in(&app, "sort@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+
+    // holds: active ones only; a pending hold does not count
+    let held = html_as(&app, "/console/containers?holds=1", &session).await;
+    assert!(held.contains("1 containers; page 1."), "{held}");
+    assert!(held.contains("MSCU1234566") && !held.contains("CMAU1234564"));
+    assert!(held.contains(r#"<option value="1" selected>on hold</option>"#));
+    let free = html_as(&app, "/console/containers?holds=0", &session).await;
+    assert!(free.contains("2 containers; page 1."), "{free}");
+    assert!(!free.contains("MSCU1234566"));
+
+    // sorting by last free day: soonest first, none last; then the other way, none still last
+    let soonest = html_as(&app, "/console/containers?sort=pickup_lfd", &session).await;
+    let p = positions(&soonest, &["CMAU1234564", "MSCU1234566", "MRSU4371639"]);
+    assert!(p[0] < p[1] && p[1] < p[2], "{soonest}");
+    assert!(
+        soonest.contains(r#"aria-sort="ascending"><a href="/console/containers?sort=-pickup_lfd">Last free day ▲</a>"#),
+        "the header says the order and links to the other direction: {soonest}"
+    );
+    assert!(soonest.contains(r#"<input type="hidden" name="sort" value="pickup_lfd">"#));
+    let latest = html_as(&app, "/console/containers?sort=-pickup_lfd", &session).await;
+    let p = positions(&latest, &["MSCU1234566", "CMAU1234564", "MRSU4371639"]);
+    assert!(p[0] < p[1] && p[1] < p[2], "{latest}");
+    // oldest tracked first
+    let oldest = html_as(&app, "/console/containers?sort=created_at", &session).await;
+    let p = positions(&oldest, &["MRSU4371639", "MSCU1234566", "CMAU1234564"]);
+    assert!(p[0] < p[1] && p[1] < p[2], "{oldest}");
+    // an order the table does not offer is the default
+    let unknown = html_as(&app, "/console/containers?sort=number", &session).await;
+    assert!(unknown.contains(r#"aria-sort="descending"><a href="/console/containers?sort=updated_at">Updated (UTC) ▼</a>"#), "{unknown}");
+
+    // the export follows the order and the filters, and says which are on hold
+    let csv = get_as(&app, "/console/containers.csv?sort=pickup_lfd", &session)
+        .await
+        .text()
+        .await
+        .unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "{csv}");
+    assert!(lines[0].contains(",on_hold,"));
+    assert!(lines[1].starts_with("CMAU1234564,") && lines[1].contains(",false,MAEU"));
+    assert!(lines[2].starts_with("MSCU1234566,") && lines[2].contains(",true,MAEU"));
+    assert!(lines[3].starts_with("MRSU4371639,"));
+    let held_csv = get_as(&app, "/console/containers.csv?holds=1", &session)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(held_csv.lines().count(), 2, "{held_csv}");
+
+    // shipments: sorted, exported with their containers, another account's left out
+    let ships = html_as(&app, "/console/shipments?sort=created_at", &session).await;
+    let p = positions(&ships, &["MAEU4371639", "MAEU1234566", "MAEU1234564"]);
+    assert!(p[0] < p[1] && p[1] < p[2], "{ships}");
+    assert!(ships.contains(r#"href="/console/shipments.csv?sort=created_at""#));
+    assert_eq!(
+        get_as(&app, "/console/shipments.csv", "nothing")
+            .await
+            .status(),
+        303
+    );
+    let r = get_as(&app, "/console/shipments.csv?sort=created_at", &session).await;
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains("shipments.csv")
+    );
+    let csv = r.text().await.unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "{csv}");
+    assert!(lines[0].starts_with("bill_of_lading,scac,pol_locode,pod_locode"));
+    assert!(lines[1].starts_with("MAEU4371639,MAEU,") && lines[1].contains(",MRSU4371639,"));
+    assert!(lines[3].starts_with("MAEU1234564,") && lines[3].contains(",tracked,"));
+    assert!(!csv.contains("6543213"));
+    let one = get_as(&app, "/console/shipments.csv?q=MSCU1234566", &session)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(one.lines().count(), 2, "{one}");
+}
+
 #[tokio::test]
 async fn a_csv_import_checks_every_row_tracks_the_good_ones_and_never_twice() {
     let app = spawn().await;

@@ -222,6 +222,8 @@ pub struct Filter {
     pub filename: Option<String>,
     /// Any of these types (the manual type where set).
     pub types: Vec<String>,
+    /// Linked to this container (first) or to its shipment (second).
+    pub linked_to: Option<(Uuid, Uuid)>,
 }
 
 /// A page of the account's live documents, newest first.
@@ -254,6 +256,16 @@ pub async fn list(
         conds.push(Cond::new(
             "(',' || ? || ',') LIKE ('%,' || COALESCE(d.document_type_manual, d.document_type) || ',%')",
             vec![Arg::Text(list)],
+        ));
+    }
+    if let Some((container, shipment)) = filter.linked_to {
+        // the id lists are JSON arrays of hyphenated UUIDs, which hold no LIKE wildcards
+        conds.push(Cond::new(
+            "(CAST(d.container_ids AS TEXT) LIKE ? OR CAST(d.shipment_ids AS TEXT) LIKE ?)",
+            vec![
+                Arg::Text(format!("%{container}%")),
+                Arg::Text(format!("%{shipment}%")),
+            ],
         ));
     }
     let spec = ListSpec {

@@ -1,7 +1,8 @@
 //! The container page's sections beyond the timeline, as HTML built by pure functions: holds,
 //! fees with their sums (per currency, without the terminal's `total` lines, which repeat the
-//! items), the last free day of each source with the one `pickup_lfd` uses, and the newest
-//! raw events (what each source said, verbatim).
+//! items), the last free day of each source with the one `pickup_lfd` uses, the documents
+//! and custom fields of the container and its shipment, and the raw events (what each source
+//! said, verbatim) page by page.
 
 use std::collections::BTreeMap;
 
@@ -9,6 +10,8 @@ use boxtrack_api::html::esc;
 use boxtrack_core::time::{format_local, format_micros};
 use boxtrack_core::tracking::rules::{coalesced_lfd, days_until, fee_sums};
 use boxtrack_core::tracking::{Fee, Hold, LfdKind};
+use boxtrack_store::custom_fields::FieldRow;
+use boxtrack_store::documents::DocumentRow;
 use boxtrack_store::reads::RawEventRow;
 
 /// An amount in minor units as `1,234.50 USD` (two decimals; the currencies terminals bill in
@@ -170,6 +173,105 @@ pub(crate) fn raw_events(rows: &[RawEventRow]) -> String {
     )
 }
 
+/// Links to the other pages of a container's upstream records (`page`, with `total` records
+/// in all and whether a page follows).
+pub(crate) fn raw_pager(container: uuid::Uuid, page: u32, total: u64, has_next: bool) -> String {
+    if page <= 1 && !has_next {
+        return String::new();
+    }
+    let link = |n: u32, label: &str, rel: &str| {
+        format!(
+            r##"<a href="/console/containers/{container}?raw_page={n}#raw" rel="{rel}">{label}</a>"##
+        )
+    };
+    let mut parts = vec![format!("{total} records; page {page}.")];
+    if page > 1 {
+        parts.push(link(page - 1, "Newer records", "prev"));
+    }
+    if has_next {
+        parts.push(link(page + 1, "Older records", "next"));
+    }
+    format!(
+        r#"<nav aria-label="Upstream record pages"><p>{}</p></nav>"#,
+        parts.join(" ")
+    )
+}
+
+/// The documents linked to the container or to its shipment: name, type, file, size, when
+/// added, and a link that downloads it.
+pub(crate) fn documents(rows: &[DocumentRow]) -> String {
+    if rows.is_empty() {
+        return "<p>No documents are linked to this container or its shipment.</p>".to_string();
+    }
+    let items: String = rows
+        .iter()
+        .map(|d| {
+            format!(
+                r#"<tr><td><a href="/console/documents/{id}/download">{name}</a></td><td>{kind}</td><td>{file} ({mime}, {size})</td><td>{added}</td></tr>"#,
+                id = d.id,
+                name = esc(&d.name),
+                kind = esc(&d
+                    .document_type_manual
+                    .as_deref()
+                    .unwrap_or(&d.document_type)
+                    .replace('_', " ")),
+                file = esc(&d.file_name),
+                mime = esc(&d.file_content_type),
+                size = bytes(d.file_size_bytes),
+                added = esc(&format_micros(d.created_us)),
+            )
+        })
+        .collect();
+    format!(
+        r#"<table><thead><tr><th scope="col">Document</th><th scope="col">Type</th><th scope="col">File</th><th scope="col">Added (UTC)</th></tr></thead><tbody>{items}</tbody></table>"#
+    )
+}
+
+/// A size in bytes for people: `512 B`, `12.3 KB`, `4.0 MB`.
+pub(crate) fn bytes(n: i64) -> String {
+    match n {
+        n if n < 1_000 => format!("{n} B"),
+        n if n < 1_000_000 => format!("{:.1} KB", n as f64 / 1e3),
+        n => format!("{:.1} MB", n as f64 / 1e6),
+    }
+}
+
+/// The container's and its shipment's custom fields: label, value, and which of the two it
+/// belongs to.
+pub(crate) fn custom_fields(rows: &[FieldRow]) -> String {
+    if rows.is_empty() {
+        return "<p>No custom fields are set on this container or its shipment.</p>".to_string();
+    }
+    let items: String = rows
+        .iter()
+        .map(|f| {
+            format!(
+                r#"<tr><th scope="row">{label} <code>{slug}</code></th><td>{value}</td><td>{on}</td></tr>"#,
+                label = esc(&f.display_name),
+                slug = esc(&f.api_slug),
+                value = esc(&field_value(&f.value.0)),
+                on = esc(&f.entity_type.to_lowercase()),
+            )
+        })
+        .collect();
+    format!(
+        r#"<table><thead><tr><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Set on</th></tr></thead><tbody>{items}</tbody></table>"#
+    )
+}
+
+/// A custom field's value as text: strings as they are, lists joined by commas, nothing for
+/// null, everything else as JSON.
+pub(crate) fn field_value(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
+        Value::Array(items) => items.iter().map(field_value).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,6 +282,26 @@ mod tests {
             amount_minor: minor,
             currency_code: cur.into(),
         }
+    }
+
+    #[test]
+    fn values_sizes_and_record_pages_read_plainly() {
+        use serde_json::json;
+        assert_eq!(field_value(&json!("PO 7")), "PO 7");
+        assert_eq!(field_value(&json!(["a", "b"])), "a, b");
+        assert_eq!(field_value(&json!(null)), "");
+        assert_eq!(field_value(&json!(true)), "yes");
+        assert_eq!(field_value(&json!(12.5)), "12.5");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(12_345), "12.3 KB");
+        assert_eq!(bytes(4_000_000), "4.0 MB");
+        let id = uuid::Uuid::nil();
+        assert_eq!(raw_pager(id, 1, 5, false), "");
+        let first = raw_pager(id, 1, 45, true);
+        assert!(first.contains("45 records; page 1.") && first.contains("raw_page=2#raw"));
+        assert!(!first.contains("Newer records"));
+        let last = raw_pager(id, 3, 45, false);
+        assert!(last.contains("raw_page=2#raw\" rel=\"prev\"") && !last.contains("Older"));
     }
 
     #[test]

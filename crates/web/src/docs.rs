@@ -104,11 +104,37 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
             op: {
                 let mut op = page(
                     "A container",
-                    "One of the account's containers: status, readiness, last free day, POD terminal, its bill of lading, and its timeline of transport events at the local time of each place.",
+                    "One of the account's containers: status, readiness, last free day, POD terminal, its bill of lading, its timeline of transport events at the local time of each place, holds, fees with their sums, the last free day of each source, the documents linked to it or its shipment, the custom fields of both, its upstream records 20 a page (`raw_page`), and its route map.",
                     ("200", html("The container page")),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
                         ("404", html("No such container in this account")),
+                        ("503", unavailable.clone()),
+                    ],
+                    None,
+                );
+                op["parameters"] = json!([
+                    {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
+                    {"name": "raw_page", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1}, "description": "The page of upstream records, newest first"}
+                ]);
+                op
+            },
+        },
+        Op {
+            method: "get",
+            path: "/console/documents/{id}/download",
+            op: {
+                let mut op = page(
+                    "Download a document",
+                    "One of the account's documents: a download token of 10 minutes, as `GET /v2/documents/{id}/download_url` gives, and a redirect to `/v2/downloads/{token}`.",
+                    (
+                        "303",
+                        see_other(
+                            "To /v2/downloads/{token}, or to /console/sign-in without a session",
+                        ),
+                    ),
+                    vec![
+                        ("404", html("No such document in this account")),
                         ("503", unavailable.clone()),
                     ],
                     None,

@@ -24,6 +24,7 @@ use boxtrack_store::{now_us, oauth};
 use uuid::Uuid;
 
 mod common;
+mod container;
 mod containers;
 mod csv;
 mod detail;
@@ -92,10 +93,11 @@ pub fn mount() -> Mount {
         .public("/console/containers.csv", get(containers::export))
         .public("/console/live", get(live::version))
         .public("/console/assets/live.js", get(reference::live_js))
-        .public("/console/containers/{id}", get(containers::show))
+        .public("/console/containers/{id}", get(container::show))
+        .public("/console/documents/{id}/download", get(container::download))
         .public(
             "/console/containers/{id}/map_geojson",
-            get(containers::map_geojson),
+            get(container::map_geojson),
         )
         .public("/console/assets/container.js", get(reference::container_js))
         .public(

@@ -1251,6 +1251,192 @@ async fn tables_sort_filter_by_holds_and_export_shipments() {
 }
 
 #[tokio::test]
+async fn a_container_page_shows_its_documents_fields_and_every_upstream_record() {
+    use boxtrack_core::tracking::{DataSource, Fact, Observation};
+    use boxtrack_store::{custom_fields, documents};
+    let app = spawn().await;
+    let account = account_with_user(&app, "Papers Co", "papers@example.com").await;
+    let other = account_with_user(&app, "Other Papers Co", "otherpapers@example.com").await;
+    track(&app, account, "MRSU4371639").await;
+    track(&app, account, "MSCU1234566").await;
+    let id = container_id(&app, account, "MRSU4371639").await;
+    let sibling = container_id(&app, account, "MSCU1234566").await;
+    let container = boxtrack_store::reads::container(&app.db, account, id)
+        .await
+        .unwrap()
+        .unwrap();
+    // 25 records from the terminal, each a different availability report
+    let t = boxtrack_store::now_us();
+    let observations: Vec<Observation> = (0..25)
+        .map(|i| Observation {
+            observed_us: t + i,
+            source: DataSource::Terminal,
+            fact: Fact::Availability {
+                available: i % 2 == 0,
+            },
+        })
+        .collect();
+    boxtrack_store::tracking::apply(&app.db, account, id, &observations)
+        .await
+        .unwrap();
+    // a document on the shipment, one on the other container, and a field on each entity
+    let mut doc_ids = Vec::new();
+    for (name, body, shipments, containers) in [
+        (
+            "Bill of lading",
+            b"%PDF-1".as_slice(),
+            vec![container.shipment_id],
+            vec![],
+        ),
+        (
+            "Sibling's packing list",
+            b"%PDF-2".as_slice(),
+            vec![],
+            vec![sibling],
+        ),
+    ] {
+        let announced = boxtrack_core::documents::Announced {
+            filename: format!("{}.pdf", name.len()),
+            content_type: "application/pdf".into(),
+            byte_size: body.len() as i64,
+            checksum: name.into(),
+        };
+        let blob = documents::announce(&app.db, account, &announced, name, name)
+            .await
+            .unwrap();
+        assert!(
+            documents::store_bytes(&app.db, blob.id, body)
+                .await
+                .unwrap()
+        );
+        let created = documents::create(
+            &app.db,
+            &blob,
+            documents::NewDocument {
+                name,
+                document_type: "bill_of_lading",
+                shipment_ids: shipments,
+                container_ids: containers,
+            },
+        )
+        .await
+        .unwrap();
+        match created {
+            documents::Created::New(d) => doc_ids.push(d.id),
+            documents::Created::Duplicate { .. } => panic!("not a duplicate"),
+        }
+    }
+    for (entity, entity_id, label, value) in [
+        ("Container", id, "Seal number", serde_json::json!("SL-99")),
+        (
+            "Shipment",
+            container.shipment_id,
+            "Purchase orders",
+            serde_json::json!(["PO-1", "PO-2"]),
+        ),
+    ] {
+        let def = custom_fields::DefinitionRow {
+            id: uuid::Uuid::now_v7(),
+            account_id: account,
+            entity_type: entity.into(),
+            api_slug: label.to_lowercase().replace(' ', "_"),
+            display_name: label.into(),
+            description: None,
+            data_type: "short_text".into(),
+            reference_type: None,
+            validation: sqlx::types::Json(serde_json::Value::Null),
+            default_format: None,
+            default_value: sqlx::types::Json(serde_json::Value::Null),
+            created_us: t,
+            updated_us: t,
+        };
+        custom_fields::create_definition(&app.db, &def)
+            .await
+            .unwrap();
+        custom_fields::create_field(&app.db, &def, entity_id, &value)
+            .await
+            .unwrap();
+    }
+    let (session, _) = cookie_of(
+        &sign_in(&app, "papers@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let path = format!("/console/containers/{id}");
+    let html = html_as(&app, &path, &session).await;
+    assert!(
+        html.contains("Bill of lading") && !html.contains("Sibling"),
+        "{html}"
+    );
+    assert!(html.contains(&format!(
+        r#"href="/console/documents/{}/download""#,
+        doc_ids[0]
+    )));
+    assert!(
+        html.contains("Seal number <code>seal_number</code></th><td>SL-99</td><td>container</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td>PO-1, PO-2</td><td>shipment</td>"),
+        "{html}"
+    );
+    // 25 records: 20 on the first page, the other 5 on the second
+    assert!(html.contains("25 records; page 1."), "{html}");
+    assert!(html.contains(&format!("/console/containers/{id}?raw_page=2#raw")));
+    let second = html_as(&app, &format!("{path}?raw_page=2"), &session).await;
+    assert!(second.contains("25 records; page 2."), "{second}");
+    assert_eq!(second.matches("<summary>Record</summary>").count(), 5);
+    assert!(second.contains("Newer records") && !second.contains("Older records"));
+
+    // the download: a token of the API's kind, then the file
+    let r = get_as(
+        &app,
+        &format!("/console/documents/{}/download", doc_ids[0]),
+        &session,
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    let to = r.headers()["location"].to_str().unwrap().to_string();
+    assert!(to.starts_with("/v2/downloads/dl_"), "{to}");
+    let file = app
+        .http
+        .get(format!("{}{to}", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(file.status(), 200);
+    assert_eq!(file.bytes().await.unwrap().as_ref(), b"%PDF-1");
+    // not without a session, and not another account's
+    assert_eq!(
+        get_as(
+            &app,
+            &format!("/console/documents/{}/download", doc_ids[0]),
+            "nothing"
+        )
+        .await
+        .status(),
+        303
+    );
+    let (theirs, _) = cookie_of(
+        &sign_in(&app, "otherpapers@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let _ = other;
+    assert_eq!(
+        get_as(
+            &app,
+            &format!("/console/documents/{}/download", doc_ids[0]),
+            &theirs
+        )
+        .await
+        .status(),
+        404
+    );
+    assert_eq!(get_as(&app, &path, &theirs).await.status(), 404);
+}
+
+#[tokio::test]
 async fn a_csv_import_checks_every_row_tracks_the_good_ones_and_never_twice() {
     let app = spawn().await;
     account_with_user(&app, "Import Co", "import@example.com").await;

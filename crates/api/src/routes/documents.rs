@@ -184,6 +184,7 @@ pub async fn list(
             .map(str::to_string)
             .filter(|s| !s.is_empty()),
         types: Vec::new(),
+        linked_to: None,
     };
     if let Some(t) = q.get("filter[document_types]") {
         for code in t.split(',').map(str::trim).filter(|c| !c.is_empty()) {

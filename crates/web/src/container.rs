@@ -1,0 +1,310 @@
+//! The console's container page: `GET /console/containers/{id}`, one container with its
+//! timeline, holds, fees, last free days by source, documents, custom fields, upstream
+//! records (paged) and route map; and the map's data for the page.
+
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use boxtrack_api::html::esc;
+use boxtrack_api::state::AppState;
+use boxtrack_core::paging::Page;
+use boxtrack_core::plan::Entitlement;
+use boxtrack_store::reads;
+use boxtrack_store::{accounts, now_us};
+use uuid::Uuid;
+
+use crate::common::{page, page_with, see_other, session, unavailable};
+
+/// Upstream records a page of the container page shows.
+const RAW_PAGE_SIZE: u32 = 20;
+
+/// `GET /console/containers/{id}`: one container, its shipment and its timeline of transport
+/// events, each at the local time of its place.
+pub async fn show(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let raw_page: u32 = query
+        .get("raw_page")
+        .and_then(|p| p.trim().parse().ok())
+        .filter(|p| *p >= 1)
+        .unwrap_or(1);
+    let missing = || {
+        page(
+            StatusCode::NOT_FOUND,
+            "No such container",
+            r#"<main><h1>No such container</h1><p><a href="/console/containers">Back to the containers</a></p></main>"#,
+        )
+    };
+    let Ok(id) = id.parse::<Uuid>() else {
+        return missing();
+    };
+    let version = match reads::fingerprint(&state.db, s.account_id).await {
+        Ok(v) => v,
+        Err(e) => return unavailable(&e),
+    };
+    let c = match reads::container(&state.db, s.account_id, id).await {
+        Ok(Some(c)) => c,
+        Ok(None) => return missing(),
+        Err(e) => return unavailable(&e),
+    };
+    let shipment = match reads::shipment(&state.db, s.account_id, c.shipment_id).await {
+        Ok(sh) => sh,
+        Err(e) => return unavailable(&e),
+    };
+    let entitled = match accounts::get(&state.db, s.account_id).await {
+        Ok(a) => a.map(|a| a.entitlements).unwrap_or_default(),
+        Err(e) => return unavailable(&e),
+    };
+    let routing = entitled.contains(&Entitlement::Routing);
+    let rail = entitled.contains(&Entitlement::RailLfd);
+    let raw = match reads::raw_events(
+        &state.db,
+        s.account_id,
+        c.id,
+        &Page {
+            number: raw_page,
+            size: RAW_PAGE_SIZE,
+            cursor: None,
+        },
+        rail,
+    )
+    .await
+    {
+        Ok(l) => l,
+        Err(e) => return unavailable(&e),
+    };
+    let docs = match boxtrack_store::documents::list(
+        &state.db,
+        s.account_id,
+        &boxtrack_store::documents::Filter {
+            linked_to: Some((c.id, c.shipment_id)),
+            ..Default::default()
+        },
+        &Page {
+            number: 1,
+            size: boxtrack_core::paging::MAX_SIZE,
+            cursor: None,
+        },
+    )
+    .await
+    {
+        Ok(l) => l.rows,
+        Err(e) => return unavailable(&e),
+    };
+    let mut fields = Vec::new();
+    for (entity, entity_id) in [("Container", c.id), ("Shipment", c.shipment_id)] {
+        match boxtrack_store::custom_fields::fields(
+            &state.db,
+            s.account_id,
+            &boxtrack_store::custom_fields::FieldFilter {
+                entity_type: Some(entity.into()),
+                entity_id: Some(entity_id),
+                definition_id: None,
+            },
+            &Page {
+                number: 1,
+                size: boxtrack_core::paging::MAX_SIZE,
+                cursor: None,
+            },
+        )
+        .await
+        {
+            Ok(l) => fields.extend(l.rows),
+            Err(e) => return unavailable(&e),
+        }
+    }
+    let route = if routing {
+        format!(
+            r#"<section aria-labelledby="route"><h2 id="route">Route</h2>
+<div id="route-map" class="console-map" data-map-url="/console/containers/{id}/map_geojson" data-shipment-id="{shipment}" data-container-id="{id}" role="region" aria-label="Map of the container's route"></div></section>"#,
+            id = c.id,
+            shipment = c.shipment_id
+        )
+    } else {
+        r#"<section aria-labelledby="route"><h2 id="route">Route</h2><p>The route map needs the routing entitlement.</p></section>"#.to_string()
+    };
+    let events = match reads::transport_events_of_many(&state.db, s.account_id, &[c.id], 500).await
+    {
+        Ok(mut by) => by.remove(&c.id).unwrap_or_default(),
+        Err(e) => return unavailable(&e),
+    };
+    let rows: String = events
+        .iter()
+        .map(|e| {
+            let vessel = match (&e.vessel_name, &e.voyage) {
+                (Some(v), Some(voy)) => format!("{v} / {voy}"),
+                (Some(v), None) => v.clone(),
+                _ => String::new(),
+            };
+            format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&e.event.replace(['.', '_'], " ")),
+                e.at_us
+                    .map_or(String::new(), |t| esc(&boxtrack_core::time::format_local(
+                        t,
+                        e.timezone.as_deref()
+                    ))),
+                esc(&[e.locode.as_deref(), e.terminal.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(" · ")),
+                esc(&vessel),
+                esc(&e.data_source),
+            )
+        })
+        .collect();
+    let st = &c.state.0;
+    let lfd = c.pickup_lfd_us.map_or("not known".to_string(), |t| {
+        let day = boxtrack_core::time::format_micros(t);
+        day.get(..10).unwrap_or(&day).to_string()
+    });
+    let bl = shipment.as_ref().map_or(String::new(), |sh| {
+        format!(
+            " on bill of lading <code>{}</code> ({})",
+            esc(&sh.bill_of_lading_number),
+            esc(&sh.scac)
+        )
+    });
+    let body = format!(
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+<main><h1>Container {number}</h1>{live}
+<div id="container-live" data-live><p>{status}{bl}.</p>
+<dl><dt>Ready for pickup</dt><dd>{ready}</dd><dt>Last free day</dt><dd>{lfd}</dd><dt>POD terminal</dt><dd>{terminal}</dd><dt>Updated</dt><dd>{updated}</dd></dl>
+<section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
+<p>Times are those of the clock at each place.</p>
+<table><thead><tr><th scope="col">Event</th><th scope="col">When (local)</th><th scope="col">Where</th><th scope="col">Vessel / voyage</th><th scope="col">Source</th></tr></thead>
+<tbody>{rows}</tbody></table></section>
+<section aria-labelledby="holds"><h2 id="holds">Holds</h2>{holds}</section>
+<section aria-labelledby="fees"><h2 id="fees">Fees</h2>{fees}</section>
+<section aria-labelledby="lfd"><h2 id="lfd">Last free day by source</h2>{lfd_sources}</section>
+<section aria-labelledby="documents"><h2 id="documents">Documents</h2>{documents}</section>
+<section aria-labelledby="fields"><h2 id="fields">Custom fields</h2>{fields}</section>
+<section aria-labelledby="raw"><h2 id="raw">Upstream records, newest first</h2>{raw}{raw_pager}</section></div>
+{route}
+<p><a href="/v2/containers/{id}">This container in the API</a> (with an API key).</p></main>"#,
+        email = esc(&s.email),
+        number = esc(&c.number),
+        status = esc(&c.current_status.replace('_', " ")),
+        ready = if c.ready_for_pickup { "yes" } else { "no" },
+        terminal = esc(st.pod_terminal.as_deref().unwrap_or("not known")),
+        updated = esc(&boxtrack_core::time::format_micros(c.updated_us)),
+        id = c.id,
+        live = crate::live::marker(&version),
+        holds = crate::detail::holds(&st.holds),
+        fees = crate::detail::fees(&st.fees),
+        lfd_sources = crate::detail::lfd(
+            &st.lfd,
+            rail,
+            shipment
+                .as_ref()
+                .and_then(|sh| sh.route.0.pod_timezone.as_deref()),
+            now_us(),
+        ),
+        raw = crate::detail::raw_events(&raw.rows),
+        raw_pager = crate::detail::raw_pager(c.id, raw_page, raw.total, raw.has_next),
+        documents = crate::detail::documents(&docs),
+        fields = crate::detail::custom_fields(&fields),
+    );
+    if routing {
+        page_with(
+            StatusCode::OK,
+            &c.number,
+            &body,
+            &["/embed/map.css"],
+            &[
+                "/embed/map.js",
+                "/console/assets/container.js",
+                crate::live::SCRIPT,
+            ],
+        )
+    } else {
+        page_with(
+            StatusCode::OK,
+            &c.number,
+            &body,
+            &[],
+            &[crate::live::SCRIPT],
+        )
+    }
+}
+
+/// `GET /console/containers/{id}/map_geojson`: the container's journey for the page's map
+/// (what `GET /v2/containers/{id}/map_geojson` answers), with the session; the account
+/// needs the routing entitlement.
+pub async fn map_geojson(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let missing = || boxtrack_api::error::ApiError::not_found("container").into_response();
+    let Ok(id) = id.parse::<Uuid>() else {
+        return missing();
+    };
+    match accounts::get(&state.db, s.account_id).await {
+        Ok(Some(a)) if a.entitlements.contains(&Entitlement::Routing) => {}
+        Ok(_) => {
+            return boxtrack_api::error::ApiError::forbidden(
+                "The route map needs the routing entitlement.",
+            )
+            .into_response();
+        }
+        Err(e) => return boxtrack_api::error::ApiError::from(e).into_response(),
+    }
+    match boxtrack_api::routes::container_map::journey(&state.db, s.account_id, id).await {
+        Ok(Some((_, doc))) => axum::Json(doc).into_response(),
+        Ok(None) => missing(),
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `GET /console/documents/{id}/download`: one of the account's documents, through a download
+/// token of 10 minutes as `GET /v2/documents/{id}/download_url` gives (the browser follows the
+/// redirect to `/v2/downloads/{token}`).
+pub async fn download(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let missing = || {
+        page(
+            StatusCode::NOT_FOUND,
+            "No such document",
+            r#"<main><h1>No such document</h1><p><a href="/console/containers">Back to the containers</a></p></main>"#,
+        )
+    };
+    let Ok(id) = id.parse::<Uuid>() else {
+        return missing();
+    };
+    let d = match boxtrack_store::documents::get(&state.db, s.account_id, id).await {
+        Ok(Some(d)) => d,
+        Ok(None) => return missing(),
+        Err(e) => return unavailable(&e),
+    };
+    let (token, digest) = boxtrack_core::documents::token("dl_");
+    if let Err(e) = boxtrack_store::documents::allow_download(
+        &state.db,
+        d.id,
+        &digest,
+        now_us() + boxtrack_core::documents::DOWNLOAD_TTL_US,
+    )
+    .await
+    {
+        return unavailable(&e);
+    }
+    see_other(&format!("/v2/downloads/{token}"))
+}

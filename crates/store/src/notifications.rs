@@ -419,8 +419,8 @@ async fn record_many(
     if !retried.is_empty() {
         // rows from before the latest attempt was kept in the row have none to move
         sqlx::query(
-            "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error) \
-             SELECT n.id, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error \
+            "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error, response_body) \
+             SELECT n.id, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error, n.last_response_body \
              FROM webhook_notifications n JOIN unnest($1::uuid[], $2::uuid[]) AS v(notification_id, attempt_id) \
              ON n.id = v.notification_id WHERE n.last_attempt_us IS NOT NULL",
         )
@@ -431,8 +431,8 @@ async fn record_many(
     }
     sqlx::query(
         "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, \
-         last_status_code = v.code, last_error = v.error, last_attempt_us = v.at, last_duration_ms = v.duration, updated_us = v.at \
-         FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::int8[], $7::int8[]) AS v(id, status, next, code, error, at, duration) \
+         last_status_code = v.code, last_error = v.error, last_attempt_us = v.at, last_duration_ms = v.duration, last_response_body = v.body, updated_us = v.at \
+         FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::int8[], $7::int8[], $8::text[]) AS v(id, status, next, code, error, at, duration, body) \
          WHERE webhook_notifications.id = v.id",
     )
     .bind(done.iter().map(|(n, _)| n.id).collect::<Vec<_>>())
@@ -442,6 +442,11 @@ async fn record_many(
     .bind(done.iter().map(|(_, a)| a.error.as_deref()).collect::<Vec<_>>())
     .bind(done.iter().map(|(_, a)| a.at_us).collect::<Vec<_>>())
     .bind(done.iter().map(|(_, a)| a.duration_ms).collect::<Vec<_>>())
+    .bind(
+        done.iter()
+            .map(|(_, a)| a.response_body.as_deref())
+            .collect::<Vec<_>>(),
+    )
     .execute(&mut **tx)
     .await?;
     let at_us = done.first().map_or(0, |(_, a)| a.at_us);
@@ -479,6 +484,8 @@ pub struct Attempt {
     pub duration_ms: i64,
     /// Error.
     pub error: Option<String>,
+    /// The start of what the receiver answered (at most [`RESPONSE_BODY_KEPT`] bytes).
+    pub response_body: Option<String>,
     /// Succeeded.
     pub succeeded: bool,
     /// Next attempt when it failed and retries remain; `None` ends in `failed`.
@@ -498,6 +505,9 @@ impl Attempt {
     }
 }
 
+/// How much of a receiver's response body an attempt keeps, in bytes.
+pub const RESPONSE_BODY_KEPT: usize = 1024;
+
 /// One recorded attempt.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct AttemptRow {
@@ -509,14 +519,16 @@ pub struct AttemptRow {
     pub duration_ms: i64,
     /// Error.
     pub error: Option<String>,
+    /// The start of what the receiver answered.
+    pub response_body: Option<String>,
 }
 
 /// The attempts of a notification, oldest first: the earlier ones from `webhook_attempts`, the
 /// latest from the notification's row.
 pub async fn attempts(db: &Db, id: Uuid) -> Result<Vec<AttemptRow>> {
-    const SQL: &str = "SELECT attempted_us, status_code, duration_ms, error FROM (\
-         SELECT attempted_us, status_code, duration_ms, error, 0 AS latest, id AS tie FROM webhook_attempts WHERE notification_id = $1 \
-         UNION ALL SELECT last_attempt_us, last_status_code, last_duration_ms, last_error, 1, id FROM webhook_notifications WHERE id = $1 AND last_attempt_us IS NOT NULL\
+    const SQL: &str = "SELECT attempted_us, status_code, duration_ms, error, response_body FROM (\
+         SELECT attempted_us, status_code, duration_ms, error, response_body, 0 AS latest, id AS tie FROM webhook_attempts WHERE notification_id = $1 \
+         UNION ALL SELECT last_attempt_us, last_status_code, last_duration_ms, last_error, last_response_body, 1, id FROM webhook_notifications WHERE id = $1 AND last_attempt_us IS NOT NULL\
          ) AS a ORDER BY attempted_us, latest, tie";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).fetch_all(p).await?))
 }

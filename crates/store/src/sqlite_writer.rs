@@ -184,13 +184,13 @@ fn record(
     deactivate_after: i64,
 ) -> Result<Vec<Uuid>> {
     let mut keep = tx.prepare_cached(
-        "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error) \
-         SELECT id, ?2, last_attempt_us, last_status_code, last_duration_ms, last_error FROM webhook_notifications \
+        "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error, response_body) \
+         SELECT id, ?2, last_attempt_us, last_status_code, last_duration_ms, last_error, last_response_body FROM webhook_notifications \
          WHERE id = ?1 AND last_attempt_us IS NOT NULL",
     )?;
     let mut update = tx.prepare_cached(
         "UPDATE webhook_notifications SET delivery_status = ?2, attempts = attempts + 1, next_attempt_us = ?3, locked_until_us = NULL, \
-         last_status_code = ?4, last_error = ?5, last_attempt_us = ?6, last_duration_ms = ?7, updated_us = ?6 WHERE id = ?1",
+         last_status_code = ?4, last_error = ?5, last_attempt_us = ?6, last_duration_ms = ?7, last_response_body = ?8, updated_us = ?6 WHERE id = ?1",
     )?;
     for (n, a) in done {
         if n.attempts > 0 {
@@ -205,6 +205,7 @@ fn record(
             a.error.as_deref(),
             a.at_us,
             a.duration_ms,
+            a.response_body.as_deref(),
         ))?;
     }
     let at_us = done.first().map_or(0, |(_, a)| a.at_us);

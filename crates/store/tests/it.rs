@@ -262,6 +262,7 @@ async fn delivery_cycles_keep_the_first_stored_body() {
                     status_code: Some(503),
                     duration_ms: 3,
                     error: Some("receiver answered 503".into()),
+                    response_body: Some("busy, try later".into()),
                     succeeded: false,
                     next_attempt_us: Some(retry_at),
                 },
@@ -281,7 +282,13 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     assert_eq!(retried.claimed.len(), 1);
     assert_eq!(retried.claimed[0].row.attempts, 1);
     assert_eq!(retried.claimed[0].body.as_deref(), Some("first"));
-    assert_eq!(notifications::attempts(&db, n.id).await.unwrap().len(), 1);
+    let attempts = notifications::attempts(&db, n.id).await.unwrap();
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(
+        attempts[0].response_body.as_deref(),
+        Some("busy, try later"),
+        "the receiver's answer is kept with the attempt"
+    );
 }
 
 /// On PostgreSQL the claim probes the claimed ids through the primary key and never scans the

@@ -71,6 +71,8 @@ pub struct DeliveryAttempt {
     pub duration_ms: i64,
     /// Why it failed.
     pub error: Option<String>,
+    /// The first KiB of what the receiver answered (text; none when it answered nothing).
+    pub response_body: Option<String>,
 }
 
 impl From<&boxtrack_store::notifications::AttemptRow> for DeliveryAttempt {
@@ -80,6 +82,7 @@ impl From<&boxtrack_store::notifications::AttemptRow> for DeliveryAttempt {
             status_code: a.status_code,
             duration_ms: a.duration_ms,
             error: a.error.clone(),
+            response_body: a.response_body.clone(),
         }
     }
 }

@@ -228,10 +228,13 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
             op: {
                 let mut op = page(
                     "Change a webhook",
-                    "Its URL (checked as the API checks it) and whether deliveries are sent.",
+                    "Its URL (checked as the API checks it), whether deliveries are sent, and, when `events_shown` is sent (the page's form sends it), the events it subscribes to: every `events` field, at least one, each an event of the catalog.",
                     ("303", see_other("To the webhook's page")),
                     vec![
-                        ("400", html("The URL is refused; nothing changed")),
+                        (
+                            "400",
+                            html("The URL or the events are refused; nothing changed"),
+                        ),
                         ("403", expired.clone()),
                         ("404", html("No such webhook in this account")),
                         ("415", not_form.clone()),
@@ -240,7 +243,7 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
                     Some(form(
                         with(
                             csrf.clone(),
-                            json!({"url": {"type": "string"}, "active": {"type": "string", "enum": ["1"]}}),
+                            json!({"url": {"type": "string"}, "active": {"type": "string", "enum": ["1"]}, "events_shown": {"type": "string", "enum": ["1"]}, "events": {"type": "array", "items": {"type": "string", "enum": boxtrack_core::webhooks::EVENTS.as_slice()}}}),
                         ),
                         json!(["csrf", "url"]),
                     )),

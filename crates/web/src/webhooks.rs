@@ -1,7 +1,7 @@
 //! The operations page for webhooks: `GET /console/webhooks` (the account's webhooks and a
 //! form for a new one), `GET /console/webhooks/{id}` (its settings, a test delivery, and its
 //! newest notifications with every attempt's time, response code, duration and error), and
-//! the forms behind them: create, edit (URL, on or off), send a test, redeliver one
+//! the forms behind them: create, edit (URL, on or off, events), send a test, redeliver one
 //! notification (a new notification of the same event, as `replay` makes them).
 
 use std::collections::{BTreeMap, HashMap};
@@ -245,14 +245,20 @@ async fn render_one(
             .iter()
             .map(|a| {
                 format!(
-                    "<li>{} · {} · {} ms{}</li>",
+                    "<li>{} · {} · {} ms{}{}</li>",
                     esc(&format_micros(a.attempted_us)),
                     a.status_code
                         .map_or("no answer".to_string(), |c| format!("HTTP {c}")),
                     a.duration_ms,
                     a.error
                         .as_deref()
-                        .map_or(String::new(), |e| format!(" · {}", esc(e)))
+                        .map_or(String::new(), |e| format!(" · {}", esc(e))),
+                    a.response_body
+                        .as_deref()
+                        .map_or(String::new(), |b| format!(
+                            "<br>Answered: <pre class=\"answer\">{}</pre>",
+                            esc(b)
+                        ))
                 )
             })
             .collect();
@@ -288,6 +294,7 @@ async fn render_one(
 <form method="post" action="/console/webhooks/{id}"><input type="hidden" name="csrf" value="{csrf}">
 <label for="webhook-url">URL (https)</label><input id="webhook-url" name="url" type="text" value="{url}" required>
 <label><input name="active" type="checkbox" value="1"{checked}> On (deliveries are sent)</label>
+<input type="hidden" name="events_shown" value="1">{event_boxes}
 <button type="submit">Save</button></form></section>
 <section aria-labelledby="test"><h2 id="test">Send a test</h2>
 <form method="post" action="/console/webhooks/{id}/test"><input type="hidden" name="csrf" value="{csrf}">
@@ -313,17 +320,46 @@ async fn render_one(
         header = esc(&state.config.webhook_signature_header),
         csrf = esc(&s.csrf),
         checked = if w.active { " checked" } else { "" },
+        event_boxes = event_boxes(&w.events.0),
     );
     page_with(status, "Webhook", &body, &[], &[crate::live::SCRIPT])
 }
 
-/// `POST /console/webhooks/{id}`: changes the URL and whether deliveries are sent.
+/// The events a webhook subscribes to, as checkboxes grouped by the catalog's categories,
+/// each with its description.
+fn event_boxes(subscribed: &[String]) -> String {
+    rules::CATEGORIES
+        .iter()
+        .map(|(category, name)| {
+            let boxes: String = EVENTS
+                .iter()
+                .filter(|e| rules::category(e) == *category)
+                .map(|e| {
+                    format!(
+                        r#"<label class="event"><input name="events" type="checkbox" value="{e}"{on}> <code>{e}</code> <span>{what}</span></label>"#,
+                        on = if subscribed.iter().any(|s| s == e) {
+                            " checked"
+                        } else {
+                            ""
+                        },
+                        what = esc(rules::describe(e)),
+                    )
+                })
+                .collect();
+            format!("<fieldset><legend>{}</legend>{boxes}</fieldset>", esc(name))
+        })
+        .collect()
+}
+
+/// `POST /console/webhooks/{id}`: changes the URL, whether deliveries are sent, and, from the
+/// page's form (`events_shown`), the events it subscribes to (at least one).
 pub async fn update(
     State(state): State<AppState>,
     headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<HashMap<String, String>>,
+    Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
+    let f: HashMap<String, String> = pairs.iter().cloned().collect();
     let (_, s) = match signed_form(&state, &headers, &f).await {
         Ok(x) => x,
         Err(answer) => return answer,
@@ -331,16 +367,40 @@ pub async fn update(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
+    let refuse = |e: &str| format!(r#"<p class="error" role="alert">{}</p>"#, esc(e));
     let url = match checked_url(&state, f.get("url").map_or("", String::as_str)) {
         Ok(u) => u,
         Err(e) => {
-            let notice = format!(r#"<p class="error" role="alert">{}</p>"#, esc(&e));
+            let notice = refuse(&e);
             return render_one(&state, &s, id, StatusCode::BAD_REQUEST, &notice).await;
         }
+    };
+    let events = if f.contains_key("events_shown") {
+        let chosen: Vec<String> = pairs
+            .iter()
+            .filter(|(k, _)| k == "events")
+            .map(|(_, v)| v.clone())
+            .collect();
+        let list = match rules::validate_events(&chosen) {
+            Ok(list) if list.is_empty() => Err(refuse(
+                "Choose at least one event (or switch the webhook off).",
+            )),
+            Ok(list) => Ok(list),
+            Err(unknown) => Err(refuse(&format!("{unknown:?} is not an event"))),
+        };
+        match list {
+            Ok(list) => Some(list),
+            Err(notice) => {
+                return render_one(&state, &s, id, StatusCode::BAD_REQUEST, &notice).await;
+            }
+        }
+    } else {
+        None
     };
     let changes = webhooks::WebhookChanges {
         url: Some(url),
         active: Some(f.get("active").is_some_and(|v| v == "1")),
+        events,
         ..Default::default()
     };
     match webhooks::update(&state.db, s.account_id, id, changes).await {

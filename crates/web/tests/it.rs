@@ -1669,6 +1669,91 @@ async fn webhooks_are_made_tested_inspected_and_redelivered_from_the_console() {
             .any(|x| x.replay_of == Some(n.id) || (x.event == n.event && x.id != n.id))
     );
 
+    // an attempt the receiver refused shows what it answered
+    boxtrack_store::notifications::cycle(
+        &app.db,
+        boxtrack_store::notifications::Cycle {
+            done: vec![(
+                n.clone(),
+                boxtrack_store::notifications::Attempt {
+                    at_us: boxtrack_store::now_us(),
+                    status_code: Some(422),
+                    duration_ms: 7,
+                    error: Some("receiver answered 422".into()),
+                    response_body: Some("<b>unknown event</b>".into()),
+                    succeeded: false,
+                    next_attempt_us: None,
+                },
+            )],
+            deactivate_after: 100,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let page = html_as(&app, &page_path, &session).await;
+    assert!(
+        page.contains("HTTP 422 · 7 ms · receiver answered 422<br>Answered: <pre class=\"answer\">&lt;b&gt;unknown event&lt;/b&gt;</pre>"),
+        "{page}"
+    );
+
+    // the events it subscribes to, chosen on the page, grouped as the catalog groups them
+    assert!(
+        page.contains(
+            r#"<input name="events" type="checkbox" value="tracking_request.succeeded" checked>"#
+        ),
+        "{page}"
+    );
+    assert!(page.contains("<legend>Tracking Request Events</legend>"));
+    let r = post_form(
+        &app,
+        &page_path,
+        &session,
+        &[
+            ("csrf", &csrf),
+            ("url", &hook),
+            ("active", "1"),
+            ("events_shown", "1"),
+            ("events", "container.transport.vessel_arrived"),
+            ("events", "tracking_request.failed"),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), 303);
+    let events = || async {
+        boxtrack_store::webhooks::get(&app.db, account, w.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .events
+            .0
+    };
+    assert_eq!(
+        events().await,
+        [
+            "container.transport.vessel_arrived",
+            "tracking_request.failed"
+        ]
+    );
+    for (bad, why) in [
+        (vec![], "Choose at least one event"),
+        (
+            vec![("events", "container.teleported")],
+            "&quot;container.teleported&quot; is not an event",
+        ),
+    ] {
+        let mut form = vec![
+            ("csrf", csrf.as_str()),
+            ("url", hook.as_str()),
+            ("events_shown", "1"),
+        ];
+        form.extend(bad);
+        let r = post_form(&app, &page_path, &session, &form).await;
+        assert_eq!(r.status(), 400);
+        assert!(r.text().await.unwrap().contains(why));
+        assert_eq!(events().await.len(), 2, "a refused form changes nothing");
+    }
+
     // switched off from the console
     let r = post_form(
         &app,

@@ -405,7 +405,13 @@ async fn receiver(
                 let store = store.clone();
                 async move {
                     store.lock().await.push((headers, body.to_vec()));
-                    axum::http::StatusCode::from_u16(status).unwrap()
+                    // a refusal says why, as receivers do; a success says nothing
+                    let why = if status >= 300 {
+                        "refused by the test receiver"
+                    } else {
+                        ""
+                    };
+                    (axum::http::StatusCode::from_u16(status).unwrap(), why)
                 }
             },
         ),
@@ -704,6 +710,7 @@ async fn notifications_are_delivered_signed_with_their_resources() {
         one["data"]["attributes"]["delivery_attempts"][0]["status_code"],
         200
     );
+    assert!(one["data"]["attributes"]["delivery_attempts"][0]["response_body"].is_null());
     // nothing is sent twice
     assert_eq!(
         deliverer(&db, 100)
@@ -758,6 +765,12 @@ async fn failures_retry_twelve_times_with_the_same_id_then_fail_and_deactivate()
         .unwrap();
     assert_eq!(attempts.len(), 13, "{attempts:?}");
     assert!(attempts.iter().all(|a| a["status_code"] == 500));
+    assert!(
+        attempts
+            .iter()
+            .all(|a| a["response_body"] == "refused by the test receiver"),
+        "each attempt keeps what the receiver answered: {attempts:?}"
+    );
     let times: Vec<&str> = attempts
         .iter()
         .map(|a| a["attempted_at"].as_str().unwrap())

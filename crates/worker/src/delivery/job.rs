@@ -94,7 +94,7 @@ pub(super) async fn attempt(
     use reqwest::header::{CONTENT_TYPE, HeaderValue};
     let started = Instant::now();
     let n = &job.row;
-    let outcome: Result<(u16, Option<u64>), String> = async {
+    let outcome: Result<(u16, Option<u64>, Option<String>), String> = async {
         let target = job
             .target
             .as_deref()
@@ -145,20 +145,20 @@ pub(super) async fn attempt(
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse().ok());
-        // read to the end so the connection goes back to the pool
-        let _ = res.bytes().await;
-        Ok((status, retry_after))
+        let body = kept_body(res).await;
+        Ok((status, retry_after, body))
     }
     .await;
     let duration_ms = started.elapsed().as_millis() as i64;
-    let (status_code, retry_after, error) = match outcome {
-        Ok((status, retry_after)) => (
+    let (status_code, retry_after, error, response_body) = match outcome {
+        Ok((status, retry_after, body)) => (
             Some(status),
             retry_after.filter(|_| matches!(status, 429 | 503)),
             (!matches!(status, 200 | 201 | 202 | 204))
                 .then(|| format!("receiver answered {status}")),
+            body,
         ),
-        Err(e) => (None, None, Some(e)),
+        Err(e) => (None, None, Some(e), None),
     };
     let succeeded = error.is_none();
     let jitter = (n.id.as_u128() % 1000) as f64 / 1000.0;
@@ -173,7 +173,63 @@ pub(super) async fn attempt(
         status_code: status_code.map(i64::from),
         duration_ms,
         error,
+        response_body,
         succeeded,
         next_attempt_us,
+    }
+}
+
+/// The most of a response body an attempt reads: past it the connection is dropped rather
+/// than drained, so a receiver cannot make the deliverer read without end.
+const BODY_READ_MAX: usize = 64 * 1024;
+
+/// Reads a receiver's answer, up to [`BODY_READ_MAX`] bytes (to the end, most often, so the
+/// connection goes back to the pool), and keeps its first
+/// [`boxtrack_store::notifications::RESPONSE_BODY_KEPT`] bytes as text; `None` when empty.
+async fn kept_body(mut res: reqwest::Response) -> Option<String> {
+    let keep = boxtrack_store::notifications::RESPONSE_BODY_KEPT;
+    let mut kept: Vec<u8> = Vec::new();
+    let mut read = 0;
+    while read < BODY_READ_MAX {
+        match res.chunk().await {
+            Ok(Some(chunk)) => {
+                read += chunk.len();
+                let room = keep.saturating_sub(kept.len());
+                kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+    kept_text(&kept)
+}
+
+/// The kept bytes as text: invalid UTF-8 replaced, a character cut at the end dropped, and
+/// nothing for an empty body.
+fn kept_text(bytes: &[u8]) -> Option<String> {
+    if bytes.is_empty() {
+        return None;
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t.to_string(),
+        // cut inside a character at the end: keep what is whole
+        Err(e) if e.error_len().is_none() => {
+            String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned()
+        }
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    };
+    Some(text)
+}
+
+#[cfg(test)]
+mod body_tests {
+    use super::kept_text;
+
+    #[test]
+    fn kept_bodies_are_text_without_a_cut_character() {
+        assert_eq!(kept_text(b""), None);
+        assert_eq!(kept_text(b"ok").as_deref(), Some("ok"));
+        // "é" is two bytes; a cut after the first drops it
+        assert_eq!(kept_text(&[b'a', 0xC3]).as_deref(), Some("a"));
+        assert_eq!(kept_text(&[0xFF, b'b']).as_deref(), Some("\u{FFFD}b"));
     }
 }

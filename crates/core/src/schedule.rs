@@ -67,6 +67,25 @@ impl TokenBucket {
         }
     }
 
+    /// The requests it allows at once when full.
+    pub fn capacity(&self) -> f64 {
+        self.capacity
+    }
+
+    /// Its refill rate, requests per second.
+    pub fn per_sec(&self) -> f64 {
+        self.per_sec
+    }
+
+    /// How many requests it would allow at `now_us` (whole tokens), taking none.
+    pub fn available(&self, now_us: i64) -> u32 {
+        let elapsed = (now_us - self.last_us).max(0) as f64 / 1e6;
+        (self.tokens + elapsed * self.per_sec)
+            .min(self.capacity)
+            .floor()
+            .max(0.0) as u32
+    }
+
     /// Takes a token at `now_us`, or says how many microseconds until one is there.
     pub fn take(&mut self, now_us: i64) -> Result<(), i64> {
         let elapsed = (now_us - self.last_us).max(0) as f64 / 1e6;
@@ -213,6 +232,27 @@ mod tests {
                 let allowed = f64::from(capacity) + per_sec * now as f64 / 1e6;
                 prop_assert!(taken as f64 <= allowed + 1e-9);
             }
+        }
+
+        /// What it says is available is exactly what it then lets through at that instant.
+        #[test]
+        fn available_is_what_take_allows(
+            capacity in 1u32..20,
+            per_sec in 0.1f64..50.0,
+            spent in 0u32..25,
+            later in 0i64..3_000_000,
+        ) {
+            let mut b = TokenBucket::new(capacity, per_sec, 0);
+            for _ in 0..spent {
+                let _ = b.take(0);
+            }
+            let said = b.available(later);
+            prop_assert!(said <= capacity);
+            let mut let_through = 0;
+            while b.take(later).is_ok() {
+                let_through += 1;
+            }
+            prop_assert_eq!(said, let_through);
         }
 
         #[test]

@@ -160,6 +160,22 @@ pub struct Health {
     pub refused: BTreeMap<String, u64>,
     /// The last few refused records, newest last.
     pub refused_samples: VecDeque<RefusedSample>,
+    /// Its request budget.
+    pub budget: BudgetHealth,
+}
+
+/// An upstream's request budget (a token bucket per upstream and process) and how often it
+/// ran out.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BudgetHealth {
+    /// Sustained requests per second.
+    pub requests_per_sec: f64,
+    /// Requests allowed at once.
+    pub burst: u32,
+    /// Requests it allows right now.
+    pub available: u32,
+    /// Requests it held back because it was spent.
+    pub exhausted: u64,
 }
 
 /// One refused upstream record, kept as a sample for the operator.
@@ -212,7 +228,8 @@ type TokenSlot = Arc<tokio::sync::Mutex<Option<CachedToken>>>;
 pub struct Upstreams {
     cfg: UpstreamConfig,
     client: reqwest::Client,
-    buckets: Mutex<HashMap<String, TokenBucket>>,
+    /// Per upstream (`kind:name`): its bucket and how often it was found spent.
+    buckets: Mutex<HashMap<String, (TokenBucket, u64)>>,
     health: Mutex<BTreeMap<(String, String), Health>>,
     seen_refused: Mutex<HashSet<String>>,
     tokens: Mutex<HashMap<String, TokenSlot>>,
@@ -318,7 +335,9 @@ impl Upstreams {
         })
     }
 
-    fn budget(&self, key: &str, now_us: i64) -> Result<(), UpstreamError> {
+    /// The request budget of every upstream: sustained requests per second and burst (20 and
+    /// 40 unless configured).
+    fn budget_limits(&self) -> (f64, u32) {
         let rate = if self.cfg.requests_per_sec > 0.0 {
             self.cfg.requests_per_sec
         } else {
@@ -329,13 +348,21 @@ impl Upstreams {
         } else {
             40
         };
+        (rate, burst)
+    }
+
+    fn budget(&self, key: &str, now_us: i64) -> Result<(), UpstreamError> {
+        let (rate, burst) = self.budget_limits();
         let mut b = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        let bucket = b
+        let (bucket, exhausted) = b
             .entry(key.to_string())
-            .or_insert_with(|| TokenBucket::new(burst, rate, now_us));
-        bucket.take(now_us).map_err(|wait| UpstreamError::Budget {
-            name: key.to_string(),
-            wait_ms: wait / 1000,
+            .or_insert_with(|| (TokenBucket::new(burst, rate, now_us), 0));
+        bucket.take(now_us).map_err(|wait| {
+            *exhausted += 1;
+            UpstreamError::Budget {
+                name: key.to_string(),
+                wait_ms: wait / 1000,
+            }
         })
     }
 
@@ -475,7 +502,22 @@ impl Upstreams {
                     ..Health::default()
                 });
         }
-        h.into_values().collect()
+        let (rate, burst) = self.budget_limits();
+        let now = boxtrack_core::time::now_us();
+        let buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        h.into_values()
+            .map(|mut e| {
+                let spent = buckets.get(&format!("{}:{}", e.kind, e.name));
+                e.budget = BudgetHealth {
+                    requests_per_sec: rate,
+                    burst,
+                    // an upstream not asked yet has its whole burst
+                    available: spent.map_or(burst, |(b, _)| b.available(now)),
+                    exhausted: spent.map_or(0, |(_, n)| *n),
+                };
+                e
+            })
+            .collect()
     }
 
     fn token_slot(&self, key: &str) -> TokenSlot {
@@ -1062,6 +1104,44 @@ mod tests {
                 .unwrap()
                 .contains("wrong-secret-xyz")
         );
+    }
+
+    #[tokio::test]
+    async fn a_spent_budget_holds_requests_back_and_health_says_so() {
+        let (c, base) = carrier(3600).await;
+        let mut cfg = UpstreamConfig {
+            requests_per_sec: 0.001,
+            burst: 2,
+            ..UpstreamConfig::default()
+        };
+        cfg.carriers.insert(
+            "TEST".into(),
+            Endpoint {
+                url: format!("{base}/c"),
+                auth: Auth::Headers(vec![(
+                    reqwest::header::HeaderName::from_static("x-key"),
+                    Secret::new("k"),
+                )]),
+            },
+        );
+        let u = Upstreams::new(cfg);
+        let before = &u.health()[0].budget;
+        assert_eq!(
+            (before.burst, before.available, before.exhausted),
+            (2, 2, 0)
+        );
+        ask(&u).await.unwrap();
+        ask(&u).await.unwrap();
+        let held = ask(&u).await.unwrap_err();
+        assert!(matches!(held, UpstreamError::Budget { .. }), "{held}");
+        assert_eq!(
+            c.seen.lock().unwrap().len(),
+            2,
+            "the held-back request never left"
+        );
+        let after = &u.health()[0].budget;
+        assert_eq!((after.available, after.exhausted), (0, 1));
+        assert!((after.requests_per_sec - 0.001).abs() < 1e-12);
     }
 
     #[tokio::test]

@@ -23,12 +23,13 @@ pub(crate) fn version_of(doc: &SourcesDocument) -> String {
         .map(|s| {
             let a = &s.attributes;
             format!(
-                "{}:{}:{}:{}:{}",
+                "{}:{}:{}:{}:{}:{}",
                 s.id,
                 a.requests,
                 a.errors,
                 a.refused_total,
-                a.last_success_at.as_ref().map_or(0, |t| t.0)
+                a.last_success_at.as_ref().map_or(0, |t| t.0),
+                a.budget.exhausted_total
             )
         })
         .collect();
@@ -85,7 +86,7 @@ pub(crate) fn render(doc: &SourcesDocument, email: &str) -> String {
                 "healthy"
             };
             format!(
-                r#"<tr><td><strong>{name}</strong> <small>{kind}</small><br><small>{url}</small></td><td>{health}</td><td>{last_ok}</td><td>{requests} / {errors} ({rate:.1}%){last_error}</td><td>{newest}{age}</td><td>{refused}{samples}</td></tr>"#,
+                r#"<tr><td><strong>{name}</strong> <small>{kind}</small><br><small>{url}</small></td><td>{health}</td><td>{last_ok}</td><td>{requests} / {errors} ({rate:.1}%){last_error}</td><td>{newest}{age}</td><td>{refused}{samples}</td><td>{available} of {burst} now<br><small>{per_sec}/s sustained; held back {exhausted}×</small></td></tr>"#,
                 name = esc(&a.name),
                 kind = esc(&a.kind),
                 url = esc(&a.url),
@@ -99,6 +100,10 @@ pub(crate) fn render(doc: &SourcesDocument, email: &str) -> String {
                     esc(e)
                 )),
                 newest = esc(&when(a.newest_data_at.as_ref().map(|t| t.0))),
+                available = a.budget.available,
+                burst = a.budget.burst,
+                per_sec = a.budget.requests_per_sec,
+                exhausted = a.budget.exhausted_total,
                 age = a
                     .data_age_seconds
                     .map_or(String::new(), |s| format!("<br><small>{} old</small>", age(s))),
@@ -131,7 +136,7 @@ pub(crate) fn render(doc: &SourcesDocument, email: &str) -> String {
 <main><h1>Sources</h1>
 <p>What this process has asked of each upstream since it started (each process keeps its own counts).</p>
 <div id="sources-live" data-live><p>Polled subjects: {active} active, {due} due now, {failing} failing.</p>
-<table><thead><tr><th scope="col">Source</th><th scope="col">Health</th><th scope="col">Last success (UTC)</th><th scope="col">Requests / errors</th><th scope="col">Newest data (UTC)</th><th scope="col">Refused records by reason</th></tr></thead><tbody>{rows}</tbody></table>
+<table><thead><tr><th scope="col">Source</th><th scope="col">Health</th><th scope="col">Last success (UTC)</th><th scope="col">Requests / errors</th><th scope="col">Newest data (UTC)</th><th scope="col">Refused records by reason</th><th scope="col">Request budget</th></tr></thead><tbody>{rows}</tbody></table>
 {waiting}</div>"#,
         email = esc(email),
         active = m.active,
@@ -192,7 +197,7 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
 mod tests {
     use super::*;
     use boxtrack_api::routes::sources::{
-        RefusedSample, Source, SourceAttributes, SourcesMeta, Subjects, Waiting,
+        Budget, RefusedSample, Source, SourceAttributes, SourcesMeta, Subjects, Waiting,
     };
     use boxtrack_views::jsonapi::At;
 
@@ -226,6 +231,12 @@ mod tests {
                         detail: "the check digit is wrong".into(),
                         at: At(1_764_000_000_000_000),
                     }],
+                    budget: Budget {
+                        requests_per_sec: 20.0,
+                        burst: 40,
+                        available: 37,
+                        exhausted_total: 2,
+                    },
                 },
             }],
             meta: SourcesMeta {
@@ -256,6 +267,10 @@ mod tests {
         assert!(html.contains("<code>ZIMU</code>: 2 tracking requests wait"));
         assert!(html.contains("5 active, 1 due now, 0 failing"));
         assert!(html.contains(">degraded<"), "{html}");
+        assert!(
+            html.contains("37 of 40 now<br><small>20/s sustained; held back 2×</small>"),
+            "{html}"
+        );
         // the version moves with the counts
         assert_ne!(version_of(&doc(10)), version_of(&doc(11)));
     }

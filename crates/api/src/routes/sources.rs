@@ -72,6 +72,12 @@ pub async fn document(state: &AppState) -> ApiResult<SourcesDocument> {
                     last_error_at: At::opt(h.last_error_us),
                     last_error: h.last_error,
                     newest_data_at: At::opt(h.newest_data_us),
+                    budget: Budget {
+                        requests_per_sec: h.budget.requests_per_sec,
+                        burst: h.budget.burst,
+                        available: h.budget.available,
+                        exhausted_total: h.budget.exhausted,
+                    },
                 },
             }
         })
@@ -161,6 +167,21 @@ pub struct SourceAttributes {
     pub refused_total: u64,
     /// The last few refused records.
     pub refused_samples: Vec<RefusedSample>,
+    /// Its request budget in this process.
+    pub budget: Budget,
+}
+
+/// An upstream's request budget: a token bucket per upstream and process.
+#[derive(Serialize, JsonSchema)]
+pub struct Budget {
+    /// Sustained requests per second (`upstream_requests_per_sec`).
+    pub requests_per_sec: f64,
+    /// Requests allowed at once (`upstream_burst`).
+    pub burst: u32,
+    /// Requests it allows right now.
+    pub available: u32,
+    /// Requests held back because it was spent (each is retried later).
+    pub exhausted_total: u64,
 }
 
 /// An upstream's clock.

@@ -76,7 +76,7 @@ try {
   await page.screenshot({ path: `${shots}/console-tracking-requests.png`, fullPage: true });
   // bulk import: a CSV file chosen in the page, checked row by row, tracked with a progress bar
   await page.goto(`${base}/console/imports`);
-  await page.getByLabel('CSV file').setInputFiles({ name: 'numbers.csv', mimeType: 'text/csv', buffer: Buffer.from('number,scac\nMSCU1234566,MSCU\nMSCU1234567,MSCU\nCMAU1234564,CMDU\n') });
+  await page.getByLabel('CSV or XLSX file').setInputFiles({ name: 'numbers.csv', mimeType: 'text/csv', buffer: Buffer.from('number,scac\nMSCU1234566,MSCU\nMSCU1234567,MSCU\nCMAU1234564,CMDU\n') });
   await page.waitForFunction(() => document.getElementById('import-csv').value.includes('CMAU1234564'));
   ok(true, 'a chosen CSV file is read into the form');
   await page.getByRole('button', { name: 'Check the rows' }).click();
@@ -87,6 +87,23 @@ try {
   await page.waitForFunction(() => document.getElementById('run-form')?.getAttribute('data-state') === 'done', null, { timeout: 20000 });
   ok(await page.locator('#import-progress').evaluate((p) => p.value === p.max), 'the progress bar fills');
   ok((await page.locator('#import-progress-text').textContent()).includes('2 tracked'), 'and says what was tracked');
+  // the same from an XLSX workbook: its first sheet is read on the server
+  await page.goto(`${base}/console/imports`);
+  await page.getByLabel('CSV or XLSX file').setInputFiles(`${process.cwd()}/crates/web/tests/fixtures/import.xlsx`);
+  await page.waitForFunction(() => document.getElementById('import-xlsx').value.length > 100);
+  ok(await page.locator('#import-file-note').isVisible(), 'a chosen workbook is announced');
+  await page.getByRole('button', { name: 'Check the rows' }).click();
+  await page.waitForURL(`${base}/console/imports/preview`);
+  ok((await page.locator('#import-summary').textContent()).includes('2 of 4 rows can be tracked; 2 refused.'), 'a workbook\'s rows are checked as a CSV file\'s are');
+  // sorting by a column header, then the export of what is shown
+  await page.goto(`${base}/console/containers`);
+  await page.getByRole('link', { name: 'Last free day' }).click();
+  await page.waitForURL(/sort=pickup_lfd/);
+  ok((await page.locator('th[aria-sort="ascending"]').textContent()).includes('Last free day'), 'a column header sorts the table and says so');
+  await page.goto(`${base}/console/shipments`);
+  const [shipped] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export these shipments as CSV' }).click()]);
+  const shippedCsv = await (await import('node:fs/promises')).readFile(await shipped.path(), 'utf8');
+  ok(shippedCsv.startsWith('bill_of_lading,scac'), 'the shipments table exports as CSV');
   // export the containers table as CSV
   await page.goto(`${base}/console/containers`);
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export these containers as CSV' }).click()]);

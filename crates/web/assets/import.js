@@ -1,18 +1,47 @@
-// The import pages: a chosen file is read into the text field (the form posts text, so it
-// also works by pasting), and the run form sends the checked rows 25 at a time, moving the
+// The import pages: a chosen CSV file is read into the text field (the form posts text, so it
+// also works by pasting), a chosen XLSX workbook into a hidden field as base64, and the run form sends the checked rows 25 at a time, moving the
 // progress bar and listing each row's result. Without scripts the run form posts every row
 // at once and the server answers with the results.
 (function () {
   'use strict';
   var file = document.getElementById('import-file');
   var text = document.getElementById('import-csv');
+  var workbook = document.getElementById('import-xlsx');
+  var note = document.getElementById('import-file-note');
+  function isWorkbook(f) {
+    return /\.xlsx$/i.test(f.name) ||
+      f.type === 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+  }
   if (file && text && window.FileReader) {
     file.addEventListener('change', function () {
       var f = file.files && file.files[0];
       if (!f) { return; }
       var reader = new FileReader();
+      if (workbook && isWorkbook(f)) {
+        // a workbook goes to the server whole, as base64; the server reads its first sheet
+        reader.onload = function () {
+          var url = String(reader.result || '');
+          workbook.value = url.slice(url.indexOf(',') + 1);
+          text.value = '';
+          if (note) {
+            note.textContent = f.name + ' is ready: its first sheet is checked when you press the button.';
+            note.hidden = false;
+          }
+        };
+        reader.readAsDataURL(f);
+        return;
+      }
+      if (workbook) { workbook.value = ''; }
+      if (note) { note.hidden = true; }
       reader.onload = function () { text.value = String(reader.result || ''); };
       reader.readAsText(f);
+    });
+  }
+  if (text && workbook) {
+    // typing or pasting CSV replaces a chosen workbook
+    text.addEventListener('input', function () {
+      workbook.value = '';
+      if (note) { note.hidden = true; }
     });
   }
 

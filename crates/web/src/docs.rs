@@ -368,20 +368,26 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
             path: "/console/imports/preview",
             op: page(
                 "Check an import's rows",
-                "Every row checked as `POST /v2/tracking_requests` checks it (the type inferred from the number when empty; repeats within the file refused), with the reason a row is refused, and a form that tracks the rows that passed.",
+                "Every row of the CSV text, or of the first sheet of an XLSX workbook sent as base64 in `xlsx` (at most 4 MB; the page's script reads a chosen file so), checked as `POST /v2/tracking_requests` checks it (the type inferred from the number when empty; repeats within the file refused), with the reason a row is refused, and a form that tracks the rows that passed.",
                 ("200", html("The rows, checked")),
                 vec![
                     ("303", see_other("To /console/sign-in: no session")),
-                    ("400", html("The file has no rows, or more than 5,000")),
+                    (
+                        "400",
+                        html(
+                            "The file has no rows, more than 5,000, or is a workbook that cannot be read",
+                        ),
+                    ),
                     ("403", expired.clone()),
+                    ("413", html("The form is larger than a 4 MB workbook needs")),
                     ("415", not_form.clone()),
                 ],
                 Some(form(
                     with(
                         csrf.clone(),
-                        json!({"csv": {"type": "string", "description": "The CSV text"}}),
+                        json!({"csv": {"type": "string", "description": "The CSV text"}, "xlsx": {"type": "string", "description": "An XLSX workbook in base64 (read instead of `csv` when not empty)"}}),
                     ),
-                    json!(["csrf", "csv"]),
+                    json!(["csrf"]),
                 )),
             ),
         },

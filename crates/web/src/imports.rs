@@ -1,4 +1,6 @@
-//! Bulk tracking from a CSV file: `GET /console/imports` (choose a file, or paste its text),
+//! Bulk tracking from a CSV or XLSX file: `GET /console/imports` (choose a file, or paste CSV
+//! text; the page's script reads a chosen workbook and sends it as base64, read by
+//! [`crate::xlsx`]),
 //! `POST /console/imports/preview` (every row checked as `POST /v2/tracking_requests` would
 //! check it, with the reason a row is refused), and `POST /console/imports/run` (tracks the
 //! rows; `import.js` sends them 25 at a time and moves a progress bar, and without scripts
@@ -25,6 +27,9 @@ use crate::common::{page_with, see_other, session, signed_form, unavailable};
 
 /// The most rows one file may have.
 pub const MAX_ROWS: usize = 5_000;
+/// The largest preview form: a workbook of [`crate::xlsx::MAX_FILE_BYTES`] in base64 (4 bytes
+/// for every 3, and a few more where the form encodes `+` and `/`), with room for the rest.
+pub const PREVIEW_BODY_MAX: usize = crate::xlsx::MAX_FILE_BYTES * 3 / 2 + 64 * 1024;
 /// The most rows one `run` request tracks.
 pub const MAX_RUN: usize = MAX_ROWS;
 
@@ -124,7 +129,12 @@ fn columns(first: &[String]) -> Option<[Option<usize>; 4]> {
 /// validated as the API validates it, repeats within the file refused. Blank lines are
 /// skipped; lines are numbered as in the file.
 pub(crate) fn check(text: &str) -> Result<Vec<Checked>, String> {
-    let recs = records(text);
+    check_records(&records(text))
+}
+
+/// Checks the records of a file, read from CSV or from a workbook's first sheet (record `i`
+/// is line or row `i + 1`).
+pub(crate) fn check_records(recs: &[Vec<String>]) -> Result<Vec<Checked>, String> {
     let (cols, start) = match recs.first().and_then(|r| columns(r)) {
         Some(c) => (c, 1),
         None => ([Some(0), Some(1), Some(2), Some(3)], 0),
@@ -221,12 +231,13 @@ fn upload_form(csrf: &str, text: &str, error: Option<&str>) -> String {
     });
     format!(
         r#"<form method="post" action="/console/imports/preview" id="import-form"><input type="hidden" name="csrf" value="{csrf}">{err}
-<label for="import-file">CSV file</label><input id="import-file" type="file" accept=".csv,text/csv,text/plain">
+<label for="import-file">CSV or XLSX file</label><input id="import-file" type="file" accept=".csv,.xlsx,text/csv,text/plain,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"><input type="hidden" name="xlsx" id="import-xlsx" value=""><p id="import-file-note" role="status" hidden></p>
 <label for="import-csv">Or its text</label><textarea id="import-csv" name="csv" rows="8" cols="60" spellcheck="false" placeholder="number,type,scac,ref_numbers&#10;MSCU1234566,container,,PO-1">{text}</textarea>
 <button type="submit">Check the rows</button></form>
-<p>Columns: <code>number</code> (needed), <code>type</code> (<code>container</code>, <code>bill_of_lading</code> or <code>booking_number</code>; inferred from the number when empty), <code>scac</code> (detected when empty), <code>ref_numbers</code> (separated by <code>;</code>). A header row names them; without one they are read in this order. At most {MAX_ROWS} rows.</p>"#,
+<p>Columns: <code>number</code> (needed), <code>type</code> (<code>container</code>, <code>bill_of_lading</code> or <code>booking_number</code>; inferred from the number when empty), <code>scac</code> (detected when empty), <code>ref_numbers</code> (separated by <code>;</code>). A header row names them; without one they are read in this order. At most {MAX_ROWS} rows. From an XLSX workbook the first sheet is read (up to {mb} MB).</p>"#,
         csrf = esc(csrf),
-        text = esc(text)
+        text = esc(text),
+        mb = crate::xlsx::MAX_FILE_BYTES / (1024 * 1024),
     )
 }
 
@@ -260,7 +271,12 @@ pub async fn preview(
         Err(answer) => return answer,
     };
     let text = f.get("csv").map_or("", String::as_str);
-    let checked = match check(text) {
+    let workbook = f.get("xlsx").map(|b| b.trim()).filter(|b| !b.is_empty());
+    let checked = match workbook {
+        Some(encoded) => read_workbook(encoded).and_then(|recs| check_records(&recs)),
+        None => check(text),
+    };
+    let checked = match checked {
         Ok(c) => c,
         Err(e) => {
             let body = format!(
@@ -330,6 +346,18 @@ pub async fn preview(
         &[],
         &["/console/assets/import.js"],
     )
+}
+
+/// The first sheet of an XLSX workbook sent as base64 (the page's script reads the chosen
+/// file so), as records.
+fn read_workbook(encoded: &str) -> Result<Vec<Vec<String>>, String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .map_err(|_| "The workbook did not arrive whole; choose the file again.".to_string())?;
+    // blank rows do not count against the limit, so allow some past it; `check` counts
+    crate::xlsx::first_sheet_rows(&bytes, MAX_ROWS * 2)
+        .map_err(|e| format!("The workbook could not be read: {e}."))
 }
 
 /// `POST /console/imports/run`: tracks `rows` (the preview's JSON); answers JSON when asked

@@ -41,6 +41,7 @@ mod shipments;
 mod sources;
 mod webhooks;
 mod widget;
+pub mod xlsx;
 
 use common::*;
 pub use common::{SESSION_COOKIE, SESSION_TTL_US};
@@ -87,7 +88,12 @@ pub fn mount() -> Mount {
         .public("/console/sources", get(sources::page))
         .public("/console/sources/version", get(sources::version))
         .public("/console/imports", get(imports::page))
-        .public("/console/imports/preview", post(imports::preview))
+        .public(
+            "/console/imports/preview",
+            post(imports::preview).layer(axum::extract::DefaultBodyLimit::max(
+                imports::PREVIEW_BODY_MAX,
+            )),
+        )
         .public("/console/imports/run", post(imports::run))
         .public("/console/assets/import.js", get(reference::import_js))
         .public("/console/containers.csv", get(containers::export))

@@ -1529,6 +1529,62 @@ async fn a_csv_import_checks_every_row_tracks_the_good_ones_and_never_twice() {
     )
     .await;
     assert_eq!(r.status(), 400);
+
+    // the same rows from a workbook's first sheet (the page's script sends it as base64);
+    // the second sheet's number is not read
+    use base64::Engine as _;
+    let workbook =
+        base64::engine::general_purpose::STANDARD.encode(include_bytes!("fixtures/import.xlsx"));
+    let r = post_form(
+        &app,
+        "/console/imports/preview",
+        &session,
+        &[("csrf", &csrf), ("csv", ""), ("xlsx", &workbook)],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let preview = r.text().await.unwrap();
+    assert!(
+        preview.contains("2 of 4 rows can be tracked; 2 refused."),
+        "{preview}"
+    );
+    assert!(
+        preview.contains("Repeats line 2 of this file."),
+        "{preview}"
+    );
+    assert!(!preview.contains("TGHU6543213"));
+    let rows = field(&preview, r#"name="rows" value=""#).replace("&quot;", "\"");
+    assert!(
+        rows.contains(r#""line":5,"number":"MRSU4371639""#),
+        "{rows}"
+    );
+    let again: serde_json::Value = run(rows).await.unwrap().json().await.unwrap();
+    assert!(
+        again["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["outcome"] == "already tracked"),
+        "the workbook's rows were tracked from the CSV already: {again}"
+    );
+    // what is not a workbook says so, and changes nothing
+    for (bad, why) in [
+        ("not base64!", "did not arrive whole"),
+        (
+            "bnVtYmVyLE1TQ1UxMjM0NTY2",
+            "could not be read: this is not an XLSX workbook",
+        ),
+    ] {
+        let r = post_form(
+            &app,
+            "/console/imports/preview",
+            &session,
+            &[("csrf", &csrf), ("csv", ""), ("xlsx", bad)],
+        )
+        .await;
+        assert_eq!(r.status(), 400);
+        assert!(r.text().await.unwrap().contains(why));
+    }
 }
 
 #[tokio::test]

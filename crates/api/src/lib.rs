@@ -71,6 +71,7 @@ pub fn router(state: AppState) -> Router {
 /// The whole service: the REST routes and the mounted parts, behind the process-wide layers
 /// (request ids, tracing with credentials redacted, timeout, panic handling, metrics).
 pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
+    examples::tour::use_router(router);
     let extra: Vec<doc::Op> = mounts.iter().flat_map(|m| (m.operations)()).collect();
     let state = AppState {
         openapi: std::sync::Arc::new(openapi::document_with(extra)),

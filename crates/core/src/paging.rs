@@ -166,15 +166,27 @@ pub fn last_page(total: u64, size: u32) -> u32 {
 }
 
 impl Page {
-    /// Rows to skip when no cursor is given.
+    /// Rows to skip when no cursor is given (page 0 reads as page 1).
     pub fn offset(&self) -> u64 {
-        u64::from(self.number - 1) * u64::from(self.size)
+        u64::from(self.number.saturating_sub(1)) * u64::from(self.size)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_numbered_zero_reads_as_the_first() {
+        let p = |number| Page {
+            number,
+            size: 50,
+            cursor: None,
+        };
+        assert_eq!(p(0).offset(), 0);
+        assert_eq!(p(1).offset(), 0);
+        assert_eq!(p(3).offset(), 100);
+    }
 
     #[test]
     fn defaults_and_limits() {

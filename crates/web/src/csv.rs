@@ -56,6 +56,11 @@ impl Walk {
         }
     }
 
+    /// A walk by cursor, for a list in its own order.
+    pub(crate) fn by_cursor() -> Walk {
+        Walk::new(ListSort::UpdatedDesc)
+    }
+
     /// The page to read next.
     pub(crate) fn page(&self) -> Page {
         Page {

@@ -548,16 +548,49 @@ fn console() -> Vec<boxtrack_api::doc::Op> {
         Op {
             method: "get",
             path: "/console/tracking_requests",
-            op: page(
-                "Tracking requests",
-                "The account's 50 newest tracking requests with their status and why one failed, and a form to track a number.",
-                ("200", html("The page")),
-                vec![
-                    ("303", see_other("To /console/sign-in: no session")),
-                    ("503", unavailable.clone()),
-                ],
-                None,
-            ),
+            op: {
+                let mut op = page(
+                    "Tracking requests",
+                    "The account's tracking requests, newest first, 50 a page, with their status and why one failed, filtered by `q` (number or reference), `status` and `scac` as the API filters them, and a form to track a number.",
+                    ("200", html("The page")),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable.clone()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] = json!([
+                    q("q", "string"),
+                    q("status", "string"),
+                    q("scac", "string"),
+                    q("page", "integer")
+                ]);
+                op
+            },
+        },
+        Op {
+            method: "get",
+            path: "/console/tracking_requests.csv",
+            op: {
+                let mut op = page(
+                    "Export tracking requests as CSV",
+                    "The requests the filters select (`q`, `status`, `scac`), every page up to 50,000 rows, newest first: request_number, request_type, scac, status, failed_reason, ref_numbers, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
+                    (
+                        "200",
+                        json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}}),
+                    ),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable.clone()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] =
+                    json!([q("q", "string"), q("status", "string"), q("scac", "string")]);
+                op
+            },
         },
         Op {
             method: "post",

@@ -110,6 +110,7 @@ pub fn mount() -> Mount {
             "/console/tracking_requests",
             get(requests::list).post(requests::create),
         )
+        .public("/console/tracking_requests.csv", get(requests::export))
         .public("/console/reference", get(reference::page))
         .public(
             "/console/assets/redoc.standalone.js",

@@ -1,11 +1,13 @@
 //! Tracking requests in the console: `GET /console/tracking_requests` lists the account's
-//! newest requests with their state and why one failed; `POST` tracks a number through the
-//! same path as `POST /v2/tracking_requests` (validation, plan limit, duplicates, the carrier
-//! detected from the number when none is given).
+//! requests, newest first, 50 a page, with their state and why one failed, filtered as the
+//! API filters them (number or reference, status, carrier) and exported as CSV
+//! (`/console/tracking_requests.csv`); `POST` tracks a number through the same path as
+//! `POST /v2/tracking_requests` (validation, plan limit, duplicates, the carrier detected
+//! from the number when none is given).
 
 use std::collections::HashMap;
 
-use axum::extract::{Form, State};
+use axum::extract::{Form, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use boxtrack_api::html::esc;
@@ -15,7 +17,68 @@ use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_store::sessions::Session;
 use boxtrack_store::{StoreError, accounts, tracking};
 
-use crate::common::{page_with, see_other, session, signed_form, unavailable};
+use crate::common::{page_with, pager, see_other, session, signed_form, total_text, unavailable};
+
+/// Rows per page.
+const PAGE_SIZE: u32 = 50;
+
+/// What the filter form asks for, as the query string carries it.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Asked {
+    q: String,
+    status: String,
+    scac: String,
+    page: u32,
+}
+
+impl Asked {
+    /// Reads the query; values that mean nothing are left out.
+    pub(crate) fn from_query(q: &HashMap<String, String>) -> Asked {
+        let text = |k: &str| q.get(k).map(|v| v.trim().to_string()).unwrap_or_default();
+        let status = text("status");
+        Asked {
+            q: text("q"),
+            status: if requests::Status::parse(&status).is_some() {
+                status
+            } else {
+                String::new()
+            },
+            scac: crate::common::code(&text("scac"), 2..=4),
+            page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
+        }
+    }
+
+    /// No filter, the first page.
+    pub(crate) fn first_page() -> Asked {
+        Asked {
+            page: 1,
+            ..Asked::default()
+        }
+    }
+
+    /// The store's filter for this question.
+    pub(crate) fn filter(&self) -> tracking::RequestFilter {
+        let some = |v: &String| (!v.is_empty()).then(|| v.clone());
+        tracking::RequestFilter {
+            q: some(&self.q),
+            status: some(&self.status),
+            scac: some(&self.scac),
+            ..Default::default()
+        }
+    }
+
+    /// The query string of this question on page `n`.
+    pub(crate) fn query_for(&self, n: u32) -> String {
+        crate::common::query_string(
+            &[
+                ("q", self.q.clone()),
+                ("status", self.status.clone()),
+                ("scac", self.scac.clone()),
+            ],
+            n,
+        )
+    }
+}
 
 const TYPES: [(&str, &str); 3] = [
     ("bill_of_lading", "Bill of lading"),
@@ -24,11 +87,65 @@ const TYPES: [(&str, &str); 3] = [
 ];
 
 /// `GET /console/tracking_requests`.
-pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn list(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
     let Some((_, s)) = session(&state, &headers).await else {
         return see_other("/console/sign-in");
     };
-    render(&state, &s, StatusCode::OK, None, &HashMap::new()).await
+    let asked = Asked::from_query(&query);
+    render(&state, &s, StatusCode::OK, None, &HashMap::new(), &asked).await
+}
+
+/// `GET /console/tracking_requests.csv`: the requests the filters select (every page, up to
+/// [`crate::csv::EXPORT_MAX_ROWS`]), newest first, as CSV.
+pub async fn export(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let Some((_, s)) = session(&state, &headers).await else {
+        return see_other("/console/sign-in");
+    };
+    let filter = Asked::from_query(&query).filter();
+    let mut out = crate::csv::record(&[
+        "request_number",
+        "request_type",
+        "scac",
+        "status",
+        "failed_reason",
+        "ref_numbers",
+        "created_at",
+        "updated_at",
+        "id",
+    ]);
+    let mut walk = crate::csv::Walk::by_cursor();
+    loop {
+        let listed =
+            match tracking::list_requests(&state.db, s.account_id, &filter, &walk.page()).await {
+                Ok(l) => l,
+                Err(e) => return unavailable(&e),
+            };
+        for r in &listed.rows {
+            out.push_str(&crate::csv::record(&[
+                r.request_number.clone(),
+                r.request_type.clone(),
+                r.scac.clone().unwrap_or_default(),
+                r.status.clone(),
+                r.failed_reason.clone().unwrap_or_default(),
+                r.ref_numbers.0.join(" "),
+                boxtrack_core::time::format_micros(r.created_us),
+                boxtrack_core::time::format_micros(r.updated_us),
+                r.id.to_string(),
+            ]));
+        }
+        if !walk.advance(&listed.rows, listed.has_next) {
+            break;
+        }
+    }
+    crate::csv::download(out, "tracking_requests.csv")
 }
 
 /// `POST /console/tracking_requests`.
@@ -63,7 +180,15 @@ pub async fn create(
                 .map(|e| e.detail.clone())
                 .collect::<Vec<_>>()
                 .join(" ");
-            return render(&state, &s, StatusCode::BAD_REQUEST, Some(&text), &f).await;
+            return render(
+                &state,
+                &s,
+                StatusCode::BAD_REQUEST,
+                Some(&text),
+                &f,
+                &Asked::first_page(),
+            )
+            .await;
         }
     };
     let account = match accounts::get(&state.db, s.account_id).await {
@@ -85,13 +210,29 @@ pub async fn create(
                 "{} is tracked already (a request for it is pending or created).",
                 valid.number
             );
-            render(&state, &s, StatusCode::CONFLICT, Some(&text), &f).await
+            render(
+                &state,
+                &s,
+                StatusCode::CONFLICT,
+                Some(&text),
+                &f,
+                &Asked::first_page(),
+            )
+            .await
         }
         Err(StoreError::PlanLimit { limit }) => {
             let text = format!(
                 "The plan tracks at most {limit} active containers at once: stop tracking a shipment or change the plan."
             );
-            render(&state, &s, StatusCode::CONFLICT, Some(&text), &f).await
+            render(
+                &state,
+                &s,
+                StatusCode::CONFLICT,
+                Some(&text),
+                &f,
+                &Asked::first_page(),
+            )
+            .await
         }
         Err(e) => unavailable(&e),
     }
@@ -103,6 +244,7 @@ async fn render(
     status: StatusCode,
     error: Option<&str>,
     form: &HashMap<String, String>,
+    asked: &Asked,
 ) -> Response {
     // read before the page's rows, so a change in between shows on the next check
     let version = match boxtrack_store::reads::fingerprint(&state.db, s.account_id).await {
@@ -112,10 +254,10 @@ async fn render(
     let listed = match tracking::list_requests(
         &state.db,
         s.account_id,
-        &tracking::RequestFilter::default(),
+        &asked.filter(),
         &Page {
-            number: 1,
-            size: 50,
+            number: asked.page,
+            size: PAGE_SIZE,
             cursor: None,
         },
     )
@@ -173,16 +315,45 @@ async fn render(
 <label for="scac">Carrier SCAC (leave empty to detect it from the number)</label><input id="scac" name="scac" type="text" maxlength="4" value="{scac}">
 <button type="submit">Track</button></form>
 <p>Sandbox journeys: carrier <code>TEST</code>, numbers such as <code>TEST-SCN-IMPORT</code>. Many numbers at once: <a href="/console/imports">import a CSV file</a>.</p></section>
-<section aria-labelledby="recent"><h2 id="recent">Newest requests</h2>{live}
-<div id="requests-live" data-live><p>{total} tracking requests.</p>
+<section aria-labelledby="recent"><h2 id="recent">Requests, newest first</h2>
+<form method="get" action="/console/tracking_requests" role="search">
+<label for="filter-q">Number or reference</label><input id="filter-q" name="q" type="text" value="{q}">
+<label for="filter-status">Status</label><select id="filter-status" name="status">{statuses}</select>
+<label for="filter-scac">Carrier SCAC</label><input id="filter-scac" name="scac" type="text" maxlength="4" value="{filter_scac}">
+<button type="submit">Filter</button> <a href="/console/tracking_requests">Clear</a></form>
+<p><a href="/console/tracking_requests.csv?{export}" download>Export these requests as CSV</a></p>{live}
+<div id="requests-live" data-live><p>{total} tracking requests; page {page}.</p>
 <table><thead><tr><th scope="col">Number</th><th scope="col">Kind</th><th scope="col">Carrier</th><th scope="col">Status</th><th scope="col">Why it failed</th><th scope="col">Created (UTC)</th></tr></thead>
-<tbody>{rows}</tbody></table></div></section></main>"#,
+<tbody>{rows}</tbody></table>
+<nav aria-label="Pages">{pager}</nav></div></section></main>"#,
         live = crate::live::marker(&version),
         email = esc(&s.email),
         csrf = esc(&s.csrf),
         number = sent("request_number"),
         scac = sent("scac"),
-        total = listed.total,
+        total = total_text(listed.total, listed.total_exact),
+        page = asked.page,
+        q = esc(&asked.q),
+        filter_scac = esc(&asked.scac),
+        export = esc(&asked.query_for(1)),
+        pager = pager(
+            "/console/tracking_requests",
+            asked.page,
+            listed.has_next,
+            |n| { asked.query_for(n) }
+        ),
+        statuses = std::iter::once("")
+            .chain(requests::Status::ALL.iter().map(|st| st.as_str()))
+            .map(|v| format!(
+                r#"<option value="{v}"{sel}>{label}</option>"#,
+                sel = if v == asked.status { " selected" } else { "" },
+                label = if v.is_empty() {
+                    "any status".to_string()
+                } else {
+                    v.replace('_', " ")
+                },
+            ))
+            .collect::<String>(),
     );
     page_with(
         status,

@@ -429,7 +429,12 @@ async fn tracking_a_number_from_the_console() {
     let page = || get_as(&app, "/console/tracking_requests", &session);
     let r = page().await;
     assert_eq!(r.status(), 200);
-    assert!(r.text().await.unwrap().contains("0 tracking requests."));
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("0 tracking requests; page 1.")
+    );
 
     let track = |number: &'static str, csrf: String| {
         let session = session.clone();
@@ -465,7 +470,7 @@ async fn tracking_a_number_from_the_console() {
     assert_eq!(r.status(), 303, "{}", r.text().await.unwrap());
     let html = page().await.text().await.unwrap();
     assert!(
-        html.contains("1 tracking requests.")
+        html.contains("1 tracking requests; page 1.")
             && html.contains("TEST-SCN-IMPORT")
             && html.contains("<td>TEST</td>"),
         "{html}"
@@ -480,7 +485,7 @@ async fn tracking_a_number_from_the_console() {
             .text()
             .await
             .unwrap()
-            .contains("1 tracking requests.")
+            .contains("1 tracking requests; page 1.")
     );
 
     // the other account sees none of it
@@ -491,7 +496,8 @@ async fn tracking_a_number_from_the_console() {
     .unwrap();
     let html = html_as(&app, "/console/tracking_requests", &theirs).await;
     assert!(
-        html.contains("0 tracking requests.") && !html.contains("<tr><td><code>TEST-SCN-IMPORT")
+        html.contains("0 tracking requests; page 1.")
+            && !html.contains("<tr><td><code>TEST-SCN-IMPORT")
     );
 }
 
@@ -1434,6 +1440,90 @@ async fn a_container_page_shows_its_documents_fields_and_every_upstream_record()
         404
     );
     assert_eq!(get_as(&app, &path, &theirs).await.status(), 404);
+}
+
+#[tokio::test]
+async fn tracking_requests_filter_page_and_export() {
+    let app = spawn().await;
+    let account = account_with_user(&app, "Requests Co", "requests@example.com").await;
+    let other = account_with_user(&app, "Other Requests Co", "otherrequests@example.com").await;
+    track(&app, account, "MRSU4371639").await;
+    track(&app, account, "MSCU1234566").await;
+    track(&app, other, "TGHU6543213").await;
+    // one still pending
+    let pending = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+        request_number: Some("CMAU1234564".into()),
+        request_type: Some("container".into()),
+        scac: Some("CMDU".into()),
+        ..Default::default()
+    })
+    .unwrap();
+    boxtrack_store::tracking::create_request(
+        &app.db,
+        account,
+        Plan::Standard,
+        &pending,
+        &Default::default(),
+    )
+    .await
+    .unwrap();
+    let (session, _) = cookie_of(
+        &sign_in(&app, "requests@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let all = html_as(&app, "/console/tracking_requests", &session).await;
+    assert!(all.contains("3 tracking requests; page 1."), "{all}");
+    assert!(!all.contains("TGHU6543213"));
+    let waiting = html_as(&app, "/console/tracking_requests?status=pending", &session).await;
+    assert!(
+        waiting.contains("1 tracking requests; page 1.") && waiting.contains("CMAU1234564"),
+        "{waiting}"
+    );
+    assert!(waiting.contains(r#"<option value="pending" selected>pending</option>"#));
+    let by_line = html_as(
+        &app,
+        "/console/tracking_requests?scac=maeu&q=4371",
+        &session,
+    )
+    .await;
+    assert!(
+        by_line.contains("1 tracking requests") && by_line.contains("MRSU4371639"),
+        "{by_line}"
+    );
+    assert!(
+        by_line.contains(r#"href="/console/tracking_requests.csv?q=4371&amp;scac=MAEU""#),
+        "{by_line}"
+    );
+    // nonsense is left out rather than refused
+    let odd = html_as(
+        &app,
+        "/console/tracking_requests?status=sideways&page=0",
+        &session,
+    )
+    .await;
+    assert!(odd.contains("3 tracking requests; page 1."), "{odd}");
+
+    assert_eq!(
+        get_as(&app, "/console/tracking_requests.csv", "nothing")
+            .await
+            .status(),
+        303
+    );
+    let csv = get_as(
+        &app,
+        "/console/tracking_requests.csv?status=created",
+        &session,
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("request_number,request_type,scac,status,failed_reason"));
+    assert!(csv.contains("MRSU4371639,container,MAEU,created,") && csv.contains("MSCU1234566"));
+    assert!(!csv.contains("CMAU1234564") && !csv.contains("TGHU6543213"));
 }
 
 #[tokio::test]

@@ -20,7 +20,7 @@ pub async fn openapi_json(State(state): State<AppState>) -> impl IntoResponse {
         .get_or_init(|| async {
             let mut doc = (*state.openapi).clone();
             match crate::examples::examples().await {
-                Ok(ex) => with_examples(&mut doc, ex.by_event.values()),
+                Ok(ex) => with_examples(&mut doc, ex),
                 Err(e) => tracing::warn!(error = %e, "the document's examples could not be made"),
             }
             doc.to_string()
@@ -29,54 +29,33 @@ pub async fn openapi_json(State(state): State<AppState>) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "application/json")], text.clone())
 }
 
-/// Where a resource of each type is the answer: (type, method, path, status).
-const ANSWERS: &[(&str, &str, &str, &str)] = &[
-    ("container", "get", "/v2/containers/{id}", "200"),
-    ("shipment", "get", "/v2/shipments/{id}", "200"),
-    (
-        "tracking_request",
-        "get",
-        "/v2/tracking_requests/{id}",
-        "200",
-    ),
-];
-
-/// Adds to `doc` an example answer for each operation of [`ANSWERS`]: the first resource of
-/// that type among the webhook envelopes of the sandbox journeys (rendered by the same views
-/// as the answers), and the request that tracks a sandbox journey.
-pub fn with_examples<'a>(doc: &mut Value, envelopes: impl Iterator<Item = &'a Value>) {
-    let mut first: std::collections::BTreeMap<String, Value> = Default::default();
-    for envelope in envelopes {
-        let resources = envelope["included"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .chain(std::iter::once(&envelope["data"]));
-        for r in resources {
-            if let Some(t) = r["type"].as_str() {
-                first.entry(t.to_string()).or_insert_with(|| r.clone());
+/// Adds to `doc` the examples the tour of the sandbox journeys recorded
+/// ([`crate::examples::tour`]): each operation's answer under its status, for every JSON
+/// media type it declares, and the request body that asked for it.
+pub fn with_examples(doc: &mut Value, examples: &crate::examples::Examples) {
+    let json_media = |content: &mut Value, example: &Value| {
+        if let Some(media) = content.as_object_mut() {
+            for (name, m) in media.iter_mut() {
+                if name.ends_with("json") && m.is_object() {
+                    m["example"] = example.clone();
+                }
             }
         }
-    }
-    let media = crate::jsonapi::MEDIA_TYPE;
-    for (kind, method, path, status) in ANSWERS {
-        let Some(resource) = first.get(*kind) else {
-            continue;
-        };
-        let op = &mut doc["paths"][*path][*method];
-        if op.is_null() || op["responses"][*status].is_null() {
+    };
+    for ((method, path), rec) in &examples.by_operation {
+        let op = &mut doc["paths"][path.as_str()][method.as_str()];
+        if !op.is_object() {
             continue;
         }
-        op["responses"][*status]["content"][media]["example"] = json!({ "data": resource });
-    }
-    let track = &mut doc["paths"]["/v2/tracking_requests"]["post"]["requestBody"]["content"][media];
-    if track.is_object() {
-        track["example"] = json!({"data": {"type": "tracking_request", "attributes": {
-            "request_type": "bill_of_lading",
-            "request_number": "TEST-SCN-IMPORT",
-            "scac": "TEST",
-            "ref_numbers": ["PO-1234"]
-        }}});
+        if let Some(answer) = &rec.response {
+            json_media(
+                &mut op["responses"][rec.status.to_string()]["content"],
+                answer,
+            );
+        }
+        if let Some(request) = &rec.request {
+            json_media(&mut op["requestBody"]["content"], request);
+        }
     }
 }
 

@@ -104,15 +104,7 @@ pub async fn examples(_caller: Caller, RawQuery(raw): RawQuery) -> ApiResult<Jso
         }
         None => boxtrack_core::webhooks::EVENTS.to_vec(),
     };
-    let examples = crate::examples::examples().await?;
-    let mut data = Vec::new();
-    let mut included: Vec<Value> = Vec::new();
-    for env in events.iter().filter_map(|e| examples.by_event.get(*e)) {
-        data.push(env["data"].clone());
-        for i in env["included"].as_array().into_iter().flatten() {
-            boxtrack_views::jsonapi::include_once(&mut included, i.clone());
-        }
-    }
+    let (data, included) = crate::examples::examples().await?.of_events(&events);
     let n = data.len();
     Ok(JsonApi::of(&ExamplesDocument {
         data,

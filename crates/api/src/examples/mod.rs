@@ -6,6 +6,11 @@
 //! code that live deliveries go through; the first notification of each event is that event's
 //! example. Nothing is written for an event that no journey produces (the `document.*`
 //! events: boxtrack does not extract documents).
+//!
+//! Then a scripted tour of the REST API over the same data ([`tour`]) records an example
+//! request and answer for the documented operations.
+
+pub mod tour;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -24,6 +29,24 @@ use tokio::sync::OnceCell;
 pub struct Examples {
     /// Event name → envelope (`data`, `included`, `links`).
     pub by_event: BTreeMap<String, Value>,
+    /// Operation (method, path template) → an example request and answer.
+    pub by_operation: tour::Recordings,
+}
+
+impl Examples {
+    /// The notifications of `events` as their deliveries' `data`, and what those deliveries
+    /// include, each resource once (`GET /v2/webhook_notifications/examples`).
+    pub fn of_events(&self, events: &[&str]) -> (Vec<Value>, Vec<Value>) {
+        let mut data = Vec::new();
+        let mut included: Vec<Value> = Vec::new();
+        for env in events.iter().filter_map(|e| self.by_event.get(*e)) {
+            data.push(env["data"].clone());
+            for i in env["included"].as_array().into_iter().flatten() {
+                boxtrack_views::jsonapi::include_once(&mut included, i.clone());
+            }
+        }
+        (data, included)
+    }
 }
 
 const H: i64 = 1_000_000; // one simulated hour per real second at the default speed
@@ -53,7 +76,13 @@ async fn play(db: &Db) -> Result<Examples, StoreError> {
             name: "Webhook examples".into(),
             plan: Plan::Standard,
             entitlements: Entitlement::ALL.to_vec(),
-            rate_limits: Limits::default(),
+            // the tour makes a hundred calls in a moment
+            rate_limits: Limits(
+                boxtrack_core::ratelimit::Bucket::ALL
+                    .into_iter()
+                    .map(|b| (b, 1_000_000))
+                    .collect(),
+            ),
         },
     )
     .await?;
@@ -145,7 +174,21 @@ async fn play(db: &Db) -> Result<Examples, StoreError> {
     }
     let rows: Vec<notifications::NotificationRow> = first.into_values().collect();
     let envelopes = boxtrack_views::notifications::envelopes(db, &rows, Vec::new()).await?;
-    Ok(Examples {
+    let mut examples = Examples {
         by_event: rows.into_iter().map(|r| r.event).zip(envelopes).collect(),
-    })
+        by_operation: tour::record(db, account.id).await?,
+    };
+    // the tour cannot ask for these: answering needs the examples being made
+    let (data, included) = examples.of_events(&["container.transport.vessel_arrived"]);
+    examples.by_operation.insert(
+        ("get".into(), "/v2/webhook_notifications/examples".into()),
+        tour::Recorded {
+            status: 200,
+            request: None,
+            response: Some(serde_json::json!({
+                "data": data, "included": included, "meta": {"size": 1, "total": 1}
+            })),
+        },
+    );
+    Ok(examples)
 }

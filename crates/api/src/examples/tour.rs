@@ -1,0 +1,649 @@
+//! The documented operations' examples: a scripted tour of the REST API, as a client would
+//! make it, over the sandbox journeys' scratch database (after they have played), through
+//! the same router, handlers and views that serve requests. The first answer of 2xx to each
+//! operation (method and path template) is its example, with the request body that asked for
+//! it.
+//!
+//! Calls that answer otherwise are left out (their operation keeps no example); the test of
+//! the served document lists the operations that may lack one and why.
+
+use std::collections::BTreeMap;
+
+use axum::body::Body;
+use axum::http::{Method, Request, header};
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+use uuid::Uuid;
+
+use crate::state::{ApiConfig, AppState};
+use boxtrack_store::{Db, StoreError};
+
+/// How to build the REST router, given by the crate root when it builds the service
+/// ([`use_router`]): the tour calls the router without importing the root, which imports every
+/// route module, which import the examples (the module graph stays without loops).
+static ROUTER: std::sync::OnceLock<fn(AppState) -> axum::Router> = std::sync::OnceLock::new();
+
+/// Tells the tour how to build the REST router (the crate root's `router`).
+pub fn use_router(build: fn(AppState) -> axum::Router) {
+    let _ = ROUTER.set(build);
+}
+
+/// One operation's example: the status answered, the request body (JSON, when the call sent
+/// one) and the answer (JSON, when there was one).
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    /// The status of the answer.
+    pub status: u16,
+    /// The request's JSON body.
+    pub request: Option<Value>,
+    /// The answer's JSON body.
+    pub response: Option<Value>,
+}
+
+/// Operation (`get`, path template) → its example.
+pub type Recordings = BTreeMap<(String, String), Recorded>;
+
+const MT: &str = "application/vnd.api+json";
+/// The file the tour attaches as a document.
+const FILE: &[u8] = b"%PDF-1.4\n% boxtrack example: arrival notice\n%%EOF\n";
+
+struct Tour {
+    app: axum::Router,
+    key: String,
+    out: Recordings,
+}
+
+impl Tour {
+    /// Calls `method path` (`template` is the documented path) with `body`; records the
+    /// answer when it is the operation's first 2xx; the answer's JSON (null when none).
+    async fn call(
+        &mut self,
+        method: Method,
+        template: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> Value {
+        let mut req = Request::builder()
+            .method(method.clone())
+            .uri(path)
+            .header(header::HOST, "127.0.0.1:8080")
+            .header(header::AUTHORIZATION, format!("Token {}", self.key))
+            .header(header::ACCEPT, MT);
+        let payload = match &body {
+            Some(b) => {
+                req = req.header(header::CONTENT_TYPE, MT);
+                Body::from(b.to_string())
+            }
+            None => Body::empty(),
+        };
+        let Ok(req) = req.body(payload) else {
+            return Value::Null;
+        };
+        let Ok(resp) = self.app.clone().oneshot(req).await;
+        let status = resp.status().as_u16();
+        let bytes = axum::body::to_bytes(resp.into_body(), 8 * 1024 * 1024)
+            .await
+            .unwrap_or_default();
+        let answer: Option<Value> = serde_json::from_slice(&bytes).ok();
+        if (200..300).contains(&status) {
+            self.out
+                .entry((method.as_str().to_lowercase(), template.to_string()))
+                .or_insert_with(|| Recorded {
+                    status,
+                    request: body,
+                    response: answer.clone(),
+                });
+        } else {
+            tracing::debug!(%method, path, status, "an example call was not answered 2xx");
+        }
+        answer.unwrap_or(Value::Null)
+    }
+
+    async fn get(&mut self, template: &str, path: &str) -> Value {
+        self.call(Method::GET, template, path, None).await
+    }
+
+    async fn post(&mut self, template: &str, path: &str, body: Value) -> Value {
+        self.call(Method::POST, template, path, Some(body)).await
+    }
+
+    async fn patch(&mut self, template: &str, path: &str, body: Option<Value>) -> Value {
+        self.call(Method::PATCH, template, path, body).await
+    }
+
+    async fn delete(&mut self, template: &str, path: &str) -> Value {
+        self.call(Method::DELETE, template, path, None).await
+    }
+
+    /// Sends bytes with headers, recording nothing (a file upload).
+    async fn put_bytes(&mut self, path: &str, headers: &Value, bytes: &[u8]) {
+        let mut req = Request::builder()
+            .method(Method::PUT)
+            .uri(path)
+            .header(header::HOST, "127.0.0.1:8080");
+        if let Some(h) = headers.as_object() {
+            for (k, v) in h {
+                if let Some(v) = v.as_str() {
+                    req = req.header(k.as_str(), v);
+                }
+            }
+        }
+        if let Ok(req) = req.body(Body::from(bytes.to_vec())) {
+            let Ok(_) = self.app.clone().oneshot(req).await;
+        }
+    }
+}
+
+/// The `id` of the first resource or linkage of `kind` anywhere in `v`.
+fn first_id(v: &Value, kind: &str) -> Option<String> {
+    match v {
+        Value::Object(o) => {
+            if o.get("type").and_then(Value::as_str) == Some(kind)
+                && let Some(id) = o.get("id").and_then(Value::as_str)
+            {
+                return Some(id.to_string());
+            }
+            o.values().find_map(|x| first_id(x, kind))
+        }
+        Value::Array(a) => a.iter().find_map(|x| first_id(x, kind)),
+        _ => None,
+    }
+}
+
+fn id_of(v: &Value) -> String {
+    v["data"]["id"].as_str().unwrap_or_default().to_string()
+}
+
+/// Plays the tour for `account` (whose journeys have played) on `db`.
+pub async fn record(db: &Db, account: Uuid) -> Result<Recordings, StoreError> {
+    let Some(build) = ROUTER.get() else {
+        tracing::warn!("the examples' tour has no router to call; the document keeps none");
+        return Ok(Recordings::new());
+    };
+    let (_, key) = boxtrack_store::keys::create(db, account, Some("examples")).await?;
+    let state = AppState::new(
+        db.clone(),
+        ApiConfig::default(),
+        crate::limiter::Limiter::memory(),
+    );
+    let mut t = Tour {
+        app: build(state),
+        key: key.expose().to_string(),
+        out: Recordings::new(),
+    };
+    let account_doc = t.get("/v2/account", "/v2/account").await;
+    let _ = account_doc;
+
+    // tracking requests, shipments and containers of the journey that imports a container
+    let requests = t
+        .get(
+            "/v2/tracking_requests",
+            "/v2/tracking_requests?filter[request_number]=TEST-SCN-IMPORT",
+        )
+        .await;
+    let tr = requests["data"][0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let one = t
+        .get(
+            "/v2/tracking_requests/{id}",
+            &format!("/v2/tracking_requests/{tr}?include=tracked_object"),
+        )
+        .await;
+    let shipment = first_id(&one["data"]["relationships"], "shipment").unwrap_or_default();
+    t.patch(
+        "/v2/tracking_requests/{id}",
+        &format!("/v2/tracking_requests/{tr}"),
+        Some(json!({"data": {"type": "tracking_request", "attributes": {"ref_numbers": ["PO-1234", "PO-1235"]}}})),
+    )
+    .await;
+    t.post(
+        "/v2/tracking_requests",
+        "/v2/tracking_requests",
+        json!({"data": {"type": "tracking_request", "attributes": {
+            "request_type": "bill_of_lading",
+            "request_number": "MAEU243981723",
+            "scac": "MAEU",
+            "ref_numbers": ["PO-2001"],
+            "shipment_tags": ["east-coast"]
+        }}}),
+    )
+    .await;
+    t.post(
+        "/v2/tracking_requests/infer_number",
+        "/v2/tracking_requests/infer_number",
+        json!({"number": "MSCU1234566"}),
+    )
+    .await;
+
+    t.get("/v2/shipments", "/v2/shipments").await;
+    let ship = t
+        .get(
+            "/v2/shipments/{id}",
+            &format!("/v2/shipments/{shipment}?include=containers,pod_terminal,port_of_lading,port_of_discharge"),
+        )
+        .await;
+    t.patch(
+        "/v2/shipments/{id}",
+        &format!("/v2/shipments/{shipment}"),
+        Some(json!({"data": {"type": "shipment", "attributes": {"shipment_tags": ["east-coast", "priority"]}}})),
+    )
+    .await;
+    let container = first_id(&ship["data"]["relationships"], "container").unwrap_or_default();
+    t.get("/v2/containers", "/v2/containers").await;
+    let c = t
+        .get(
+            "/v2/containers/{id}",
+            &format!("/v2/containers/{container}?include=shipment"),
+        )
+        .await;
+    t.patch(
+        "/v2/containers/{id}",
+        &format!("/v2/containers/{container}"),
+        Some(json!({"data": {"type": "container", "attributes": {"ref_numbers": ["PO-1234"]}}})),
+    )
+    .await;
+    t.patch(
+        "/v2/containers",
+        "/v2/containers",
+        Some(json!({"data": [{"id": container, "type": "container", "attributes": {"ref_numbers": ["PO-1234", "SO-88"]}}]})),
+    )
+    .await;
+    let events = t
+        .get(
+            "/v2/containers/{id}/transport_events",
+            &format!("/v2/containers/{container}/transport_events"),
+        )
+        .await;
+    t.get(
+        "/v2/containers/{id}/raw_events",
+        &format!("/v2/containers/{container}/raw_events"),
+    )
+    .await;
+    t.get(
+        "/v2/containers/{id}/map_geojson",
+        &format!("/v2/containers/{container}/map_geojson"),
+    )
+    .await;
+    t.patch(
+        "/v2/containers/{id}/refresh",
+        &format!("/v2/containers/{container}/refresh"),
+        None,
+    )
+    .await;
+
+    // what the journey names: line, ports, terminal, metro area, vessel
+    let everything = json!([ship, c, events]);
+    let lines = t
+        .get("/v2/shipping_lines", "/v2/shipping_lines?search=maersk")
+        .await;
+    if let Some(id) = first_id(&lines, "shipping_line") {
+        t.get(
+            "/v2/shipping_lines/{id}",
+            &format!("/v2/shipping_lines/{id}"),
+        )
+        .await;
+    }
+    for (kind, template) in [
+        ("port", "/v2/ports/{id}"),
+        ("terminal", "/v2/terminals/{id}"),
+        ("vessel", "/v2/vessels/{id}"),
+    ] {
+        if let Some(id) = first_id(&everything, kind) {
+            let answer = t.get(template, &template.replace("{id}", &id)).await;
+            if let Some(metro) = first_id(&answer["data"]["relationships"], "metro_area") {
+                t.get("/v2/metro_areas/{id}", &format!("/v2/metro_areas/{metro}"))
+                    .await;
+            }
+        }
+    }
+    t.get("/v2/metro_areas/{id}", "/v2/metro_areas/USLAX").await;
+    let pol = first_id(&ship["data"]["relationships"]["port_of_lading"], "port");
+    let pod = first_id(&ship["data"]["relationships"]["port_of_discharge"], "port");
+    if let (Some(vessel), Some(pol), Some(pod)) = (first_id(&everything, "vessel"), pol, pod) {
+        t.get(
+            "/v2/vessels/{id}/future_positions",
+            &format!("/v2/vessels/{vessel}/future_positions?port_id={pod}&previous_port_id={pol}"),
+        )
+        .await;
+        t.get(
+            "/v2/vessels/{id}/future_positions_with_coordinates",
+            &format!("/v2/vessels/{vessel}/future_positions_with_coordinates?port_id={pod}&previous_port_id={pol}&latitude=33.7&longitude=-130.2"),
+        )
+        .await;
+    }
+
+    // the account's feed, search, the sandbox's journeys, sources, the event catalog
+    t.get("/v2/events", "/v2/events?page[size]=3").await;
+    t.get("/v2/search", "/v2/search?query=TEST-SCN-IMPORT")
+        .await;
+    t.get("/v2/sandbox/scenarios", "/v2/sandbox/scenarios")
+        .await;
+    t.get("/v2/sources", "/v2/sources").await;
+    t.get("/v2/webhooks/events", "/v2/webhooks/events").await;
+    t.get("/v2/webhooks/ips", "/v2/webhooks/ips").await;
+
+    // webhooks and their notifications
+    t.get("/v2/webhooks", "/v2/webhooks").await;
+    let hook = t
+        .post(
+            "/v2/webhooks",
+            "/v2/webhooks",
+            json!({"data": {"type": "webhook", "attributes": {
+                "url": "https://ops.example.com/hooks/boxtrack",
+                "events": ["container.transport.vessel_arrived", "container.updated", "tracking_request.succeeded"],
+                "headers": {"X-Team": "imports"}
+            }}}),
+        )
+        .await;
+    let hook = id_of(&hook);
+    t.get("/v2/webhooks/{id}", &format!("/v2/webhooks/{hook}"))
+        .await;
+    t.patch(
+        "/v2/webhooks/{id}",
+        &format!("/v2/webhooks/{hook}"),
+        Some(json!({"data": {"type": "webhook", "attributes": {"events": ["container.transport.vessel_arrived", "container.updated"]}}})),
+    )
+    .await;
+    t.post(
+        "/v2/webhooks/{id}/replay",
+        &format!("/v2/webhooks/{hook}/replay"),
+        json!({"since": 0}),
+    )
+    .await;
+    let notes = t
+        .get(
+            "/v2/webhook_notifications",
+            "/v2/webhook_notifications?page[size]=2",
+        )
+        .await;
+    if let Some(n) = notes["data"][0]["id"].as_str() {
+        t.get(
+            "/v2/webhook_notifications/{id}",
+            &format!("/v2/webhook_notifications/{n}"),
+        )
+        .await;
+    }
+
+    // parties
+    let party = t
+        .post(
+            "/v2/parties",
+            "/v2/parties",
+            json!({"data": {"type": "party", "attributes": {"company_name": "Harbor Goods Inc."}}}),
+        )
+        .await;
+    let party = id_of(&party);
+    t.get("/v2/parties", "/v2/parties").await;
+    t.get("/v2/parties/{id}", &format!("/v2/parties/{party}"))
+        .await;
+    t.patch(
+        "/v2/parties/{id}",
+        &format!("/v2/parties/{party}"),
+        Some(
+            json!({"data": {"type": "party", "attributes": {"company_name": "Harbor Goods LLC"}}}),
+        ),
+    )
+    .await;
+
+    // custom fields: definitions, options, values on each kind of entity
+    let definition =
+        |attrs: Value| json!({"data": {"type": "custom_field_definition", "attributes": attrs}});
+    let po = t
+        .post(
+            "/v2/custom_field_definitions",
+            "/v2/custom_field_definitions",
+            definition(json!({"entity_type": "Shipment", "api_slug": "po_number", "display_name": "PO number", "data_type": "short_text", "validation": {"max_length": 20}})),
+        )
+        .await;
+    let po = id_of(&po);
+    let band = t
+        .post(
+            "/v2/custom_field_definitions",
+            "/v2/custom_field_definitions",
+            definition(json!({"entity_type": "Container", "api_slug": "temperature_band", "display_name": "Temperature band", "data_type": "enum_multi"})),
+        )
+        .await;
+    let band = id_of(&band);
+    let urgent = t
+        .post(
+            "/v2/custom_field_definitions",
+            "/v2/custom_field_definitions",
+            definition(json!({"entity_type": "TrackingRequest", "api_slug": "urgent", "display_name": "Urgent", "data_type": "boolean"})),
+        )
+        .await;
+    let urgent = id_of(&urgent);
+    let seal = t
+        .post(
+            "/v2/custom_field_definitions",
+            "/v2/custom_field_definitions",
+            definition(json!({"entity_type": "Container", "api_slug": "seal_number", "display_name": "Seal number", "data_type": "short_text"})),
+        )
+        .await;
+    let seal = id_of(&seal);
+    t.get(
+        "/v2/custom_field_definitions",
+        "/v2/custom_field_definitions",
+    )
+    .await;
+    t.get(
+        "/v2/custom_field_definitions/{id}",
+        &format!("/v2/custom_field_definitions/{po}"),
+    )
+    .await;
+    t.patch(
+        "/v2/custom_field_definitions/{id}",
+        &format!("/v2/custom_field_definitions/{po}"),
+        Some(definition(json!({"display_name": "Purchase order"}))),
+    )
+    .await;
+    let option = |label: &str, value: &str, position: i64| json!({"data": {"type": "custom_field_option", "attributes": {"label": label, "value": value, "position": position}}});
+    let options = format!("/v2/custom_field_definitions/{band}/options");
+    let frozen = t
+        .post(
+            "/v2/custom_field_definitions/{id}/options",
+            &options,
+            option("Frozen", "frozen", 1),
+        )
+        .await;
+    let frozen = id_of(&frozen);
+    let chilled = t
+        .post(
+            "/v2/custom_field_definitions/{id}/options",
+            &options,
+            option("Chilled", "chilled", 2),
+        )
+        .await;
+    let chilled = id_of(&chilled);
+    t.get("/v2/custom_field_definitions/{id}/options", &options)
+        .await;
+    let option_path = "/v2/custom_field_definitions/{id}/options/{option_id}";
+    t.get(option_path, &format!("{options}/{frozen}")).await;
+    t.patch(
+        option_path,
+        &format!("{options}/{frozen}"),
+        Some(option("Frozen (-18 °C)", "frozen", 1)),
+    )
+    .await;
+    let field = |slug: &str, value: Value| json!({"data": {"type": "custom_field", "attributes": {"api_slug": slug, "value": value}}});
+    for (kind, id, slug, first, second) in [
+        (
+            "shipments",
+            shipment.as_str(),
+            "po_number",
+            json!("PO-1234"),
+            json!("PO-1234-B"),
+        ),
+        (
+            "containers",
+            container.as_str(),
+            "temperature_band",
+            json!(["chilled"]),
+            json!(["frozen"]),
+        ),
+        (
+            "tracking_requests",
+            tr.as_str(),
+            "urgent",
+            json!(true),
+            json!(false),
+        ),
+    ] {
+        let base = format!("/v2/{kind}/{id}/custom_fields");
+        let template = format!("/v2/{kind}/{{id}}/custom_fields");
+        t.post(&template, &base, field(slug, first)).await;
+        t.get(&template, &base).await;
+        t.patch(
+            &format!("{template}/{{api_slug}}"),
+            &format!("{base}/{slug}"),
+            Some(field(slug, second)),
+        )
+        .await;
+    }
+    let made = t
+        .post(
+            "/v2/custom_fields",
+            "/v2/custom_fields",
+            json!({"data": {"type": "custom_field", "attributes": {"api_slug": "seal_number", "value": "SL-40022"},
+                "relationships": {"entity": {"data": {"type": "container", "id": container}}}}}),
+        )
+        .await;
+    let value_id = id_of(&made);
+    t.get("/v2/custom_fields", "/v2/custom_fields").await;
+    t.get(
+        "/v2/custom_fields/{id}",
+        &format!("/v2/custom_fields/{value_id}"),
+    )
+    .await;
+    t.patch(
+        "/v2/custom_fields/{id}",
+        &format!("/v2/custom_fields/{value_id}"),
+        Some(json!({"data": {"type": "custom_field", "attributes": {"value": "SL-40023"}}})),
+    )
+    .await;
+
+    // documents: announced, uploaded, attached, read, typed, downloaded
+    let mut docs = Vec::new();
+    for (filename, content_type, bytes, name) in [
+        (
+            "TEST-SCN-IMPORT arrival notice.pdf",
+            "application/pdf",
+            FILE,
+            "Arrival notice TEST-SCN-IMPORT",
+        ),
+        (
+            "TEST-SCN-IMPORT delivery order.pdf",
+            "application/pdf",
+            b"%PDF-1.4\n% boxtrack example: delivery order\n%%EOF\n".as_slice(),
+            "Delivery order TEST-SCN-IMPORT",
+        ),
+    ] {
+        let blob = t
+            .call(
+                Method::POST,
+                "/rails/active_storage/direct_uploads",
+                "/rails/active_storage/direct_uploads",
+                Some(json!({"blob": {"filename": filename, "content_type": content_type, "byte_size": bytes.len(), "checksum": boxtrack_core::documents::checksum(bytes)}})),
+            )
+            .await;
+        if let Some(url) = blob["direct_upload"]["url"].as_str() {
+            let path = url.find("/v2/").map_or(url, |i| &url[i..]).to_string();
+            t.put_bytes(&path, &blob["direct_upload"]["headers"], bytes)
+                .await;
+        }
+        let signed = blob["signed_id"].as_str().unwrap_or_default().to_string();
+        let made = t
+            .post(
+                "/v2/documents",
+                "/v2/documents",
+                json!({"data": {"type": "document", "attributes": {"name": name, "attached_document": signed}}}),
+            )
+            .await;
+        docs.push(id_of(&made));
+    }
+    let (doc, other) = (docs[0].clone(), docs[1].clone());
+    t.get("/v2/documents", "/v2/documents").await;
+    t.get("/v2/documents/types", "/v2/documents/types").await;
+    t.get("/v2/documents/{id}", &format!("/v2/documents/{doc}"))
+        .await;
+    t.patch(
+        "/v2/documents/{id}",
+        &format!("/v2/documents/{doc}"),
+        Some(json!({"data": {"type": "document", "attributes": {"document_type": "arrival_notice"}}})),
+    )
+    .await;
+    t.get(
+        "/v2/documents/{id}/download_url",
+        &format!("/v2/documents/{doc}/download_url"),
+    )
+    .await;
+    for action in ["reclassify", "relink"] {
+        let template = format!("/v2/documents/{{id}}/{action}");
+        t.call(
+            Method::POST,
+            &template,
+            &format!("/v2/documents/{doc}/{action}"),
+            None,
+        )
+        .await;
+    }
+    t.get("/v2/email_submissions", "/v2/email_submissions")
+        .await;
+
+    // keys, and what the tour made, deleted
+    t.get("/v2/api_keys", "/v2/api_keys").await;
+    let made = t
+        .post(
+            "/v2/api_keys",
+            "/v2/api_keys",
+            json!({"data": {"type": "api_key", "attributes": {"name": "warehouse integration"}}}),
+        )
+        .await;
+    let made = id_of(&made);
+    t.get("/v2/api_keys/{id}", &format!("/v2/api_keys/{made}"))
+        .await;
+    t.patch(
+        "/v2/shipments/{id}/stop_tracking",
+        &format!("/v2/shipments/{shipment}/stop_tracking"),
+        None,
+    )
+    .await;
+    t.patch(
+        "/v2/shipments/{id}/resume_tracking",
+        &format!("/v2/shipments/{shipment}/resume_tracking"),
+        None,
+    )
+    .await;
+    t.delete(
+        "/v2/custom_fields/{id}",
+        &format!("/v2/custom_fields/{value_id}"),
+    )
+    .await;
+    for (kind, id, slug) in [
+        ("shipments", shipment.as_str(), "po_number"),
+        ("containers", container.as_str(), "temperature_band"),
+        ("tracking_requests", tr.as_str(), "urgent"),
+    ] {
+        t.delete(
+            &format!("/v2/{kind}/{{id}}/custom_fields/{{api_slug}}"),
+            &format!("/v2/{kind}/{id}/custom_fields/{slug}"),
+        )
+        .await;
+    }
+    t.delete(option_path, &format!("{options}/{chilled}")).await;
+    for id in [&seal, &urgent, &po] {
+        t.delete(
+            "/v2/custom_field_definitions/{id}",
+            &format!("/v2/custom_field_definitions/{id}"),
+        )
+        .await;
+    }
+    t.delete("/v2/documents/{id}", &format!("/v2/documents/{other}"))
+        .await;
+    t.delete("/v2/webhooks/{id}", &format!("/v2/webhooks/{hook}"))
+        .await;
+    t.delete("/v2/api_keys/{id}", &format!("/v2/api_keys/{made}"))
+        .await;
+    Ok(t.out)
+}

@@ -7,6 +7,7 @@
 //! twice changes nothing the second time and the order of observations inside a batch does not
 //! matter.
 
+pub mod assess;
 pub mod merge;
 pub mod raw;
 pub mod rules;

@@ -317,9 +317,9 @@ async fn render(
 <p>Sandbox journeys: carrier <code>TEST</code>, numbers such as <code>TEST-SCN-IMPORT</code>. Many numbers at once: <a href="/console/imports">import a CSV file</a>.</p></section>
 <section aria-labelledby="recent"><h2 id="recent">Requests, newest first</h2>
 <form method="get" action="/console/tracking_requests" role="search">
-<label for="filter-q">Number or reference</label><input id="filter-q" name="q" type="text" value="{q}">
-<label for="filter-status">Status</label><select id="filter-status" name="status">{statuses}</select>
-<label for="filter-scac">Carrier SCAC</label><input id="filter-scac" name="scac" type="text" maxlength="4" value="{filter_scac}">
+<label for="filter-q">Requests for number or reference</label><input id="filter-q" name="q" type="text" value="{q}">
+<label for="filter-status">Requests with status</label><select id="filter-status" name="status">{statuses}</select>
+<label for="filter-scac">Requests of carrier (SCAC)</label><input id="filter-scac" name="scac" type="text" maxlength="4" value="{filter_scac}">
 <button type="submit">Filter</button> <a href="/console/tracking_requests">Clear</a></form>
 <p><a href="/console/tracking_requests.csv?{export}" download>Export these requests as CSV</a></p>{live}
 <div id="requests-live" data-live><p>{total} tracking requests; page {page}.</p>

@@ -48,12 +48,39 @@ impl Mcp<'_> {
         v
     }
 
+    /// Calls a tool; a successful answer's `structuredContent` must match the tool's
+    /// `outputSchema` (the contract a client relies on).
     async fn tool(&self, name: &str, args: Value) -> Value {
         let v = self
             .rpc("tools/call", json!({"name": name, "arguments": args}))
             .await;
         assert!(v["error"].is_null(), "{v}");
-        v["result"].clone()
+        let result = v["result"].clone();
+        if result["isError"] == false {
+            let tools = self.rpc("tools/list", json!({})).await;
+            let schema = tools["result"]["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["name"] == name)
+                .map(|t| t["outputSchema"].clone())
+                .unwrap();
+            let validator = jsonschema::draft202012::options()
+                .build(&schema)
+                .unwrap_or_else(|e| panic!("{name}: the output schema does not compile: {e}"));
+            let wrong: Vec<String> = validator
+                .iter_errors(&result["structuredContent"])
+                .take(8)
+                .map(|e| format!("  at {}: {e}", e.instance_path()))
+                .collect();
+            assert!(
+                wrong.is_empty(),
+                "{name}: the answer breaks its outputSchema:\n{}\n{}",
+                wrong.join("\n"),
+                result["structuredContent"]
+            );
+        }
+        result
     }
 }
 
@@ -234,10 +261,24 @@ async fn every_tool_is_declared_and_callable() {
             json!({"id": cid, "include": ["transport_events"]}),
         )
         .await;
-    assert_eq!(c["structuredContent"]["number"], number, "{c}");
+    let sc = &c["structuredContent"];
+    assert_eq!(sc["container_number"], number, "{c}");
     assert!(
-        c["structuredContent"]["shipment"]["bill_of_lading_number"].is_string(),
+        sc["status"].is_string() && sc["status_source"].is_string(),
         "{c}"
+    );
+    assert_eq!(sc["shipment"]["line"], "TEST", "{c}");
+    assert!(sc["demurrage"]["urgency"].is_string(), "{c}");
+    assert!(sc["events"]["count"].as_u64().is_some(), "{c}");
+    assert_eq!(
+        sc["_metadata"]["includes_loaded"],
+        json!(["shipment", "pod_terminal", "transport_events"]),
+        "{c}"
+    );
+    let plain = m.tool("get_container", json!({"id": cid})).await;
+    assert!(
+        plain["structuredContent"].get("events").is_none(),
+        "events only when asked: {plain}"
     );
     let shipment_id = c["structuredContent"]["shipment"]["id"]
         .as_str()

@@ -49,27 +49,16 @@ pub async fn call(
         }
         "track_container" => track(&rest, args).await,
         "get_container" => {
-            let id = s("id").unwrap_or_default();
-            let mut inc = vec!["shipment".to_string(), "pod_terminal".to_string()];
-            for i in args.get("include").and_then(Value::as_array).into_iter().flatten() {
-                if let Some(i) = i.as_str()
-                    && !inc.iter().any(|x| x == i)
-                {
-                    inc.push(i.to_string());
-                }
-            }
-            rest.get(&format!("/v2/containers/{id}?include={}", inc.join(",")))
+            let Ok(id) = s("id").unwrap_or_default().parse::<uuid::Uuid>() else {
+                return Outcome::Failed("id must be a container's UUID; use search_container to find it by number.".into());
+            };
+            let include: Vec<String> = match args.get("include").and_then(Value::as_array) {
+                Some(list) => list.iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
+                None => vec!["shipment".to_string()],
+            };
+            super::container::get(state, account, id, &include)
                 .await
-                .map(|doc| {
-                    let mut c = flat(&doc["data"]);
-                    c["shipment"] = included(&doc, "shipment").first().map_or(Value::Null, |s| flat(s));
-                    c["pod_terminal"] = included(&doc, "terminal").first().map_or(Value::Null, |t| flat(t));
-                    let events = included(&doc, "transport_event");
-                    if inc.iter().any(|i| i == "transport_events") {
-                        c["events"] = json!({"count": events.len(), "latest_event": events.first().map(|e| flat(e))});
-                    }
-                    c
-                })
+                .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null))
         }
         "get_shipment_details" => {
             let id = s("id").unwrap_or_default();
@@ -266,24 +255,14 @@ pub async fn call(
     }
 }
 
-/// "Now" on the clock of a container's data: a sandbox journey runs on its virtual clock
-/// (started at its run's start, `sandbox_speed` times faster than real time); everything else
-/// on the wall clock.
+/// "Now" on the clock of a container's data (from its REST document).
 async fn data_now(rest: &Rest<'_>, container: &Value) -> i64 {
-    let now = boxtrack_store::now_us();
-    let shipment = container["data"]["relationships"]["shipment"]["data"]["id"]
+    match container["data"]["relationships"]["shipment"]["data"]["id"]
         .as_str()
-        .and_then(|s| uuid::Uuid::parse_str(s).ok());
-    let Some(shipment) = shipment else { return now };
-    match boxtrack_store::sandbox::started_us(&rest.state.db, rest.account.id, shipment).await {
-        // the journey's clock read zero at its start and runs sandbox_speed times faster
-        Ok(Some(started)) => boxtrack_core::schedule::SourceClock::reading(
-            started,
-            started,
-            rest.state.config.sandbox_speed.max(1.0),
-        )
-        .now_at(now.max(started)),
-        _ => now,
+        .and_then(|s| uuid::Uuid::parse_str(s).ok())
+    {
+        Some(shipment) => super::clock::data_now(rest.state, rest.account.id, shipment).await,
+        None => boxtrack_store::now_us(),
     }
 }
 

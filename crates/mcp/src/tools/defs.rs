@@ -102,15 +102,16 @@ pub(super) fn defs() -> Vec<Def> {
         Def {
             name: "get_container",
             title: "Get Container Details",
-            description: "A container's status, availability, holds, fees, last free days, rail and shipment context.",
+            description: "Get container information with flexible data loading. Returns core container data (status, location, equipment, dates), the last free day with its urgency in the terminal's calendar, fees, holds and rail, plus optional shipment, terminal, transport-event or custom-field data. Transport events are summarized only; call get_container_transport_events for the complete milestone timeline.",
             props: object(json!({
-                "id": uuid("Container id"),
-                "include": {"type": "array", "items": {"type": "string", "enum": ["shipment", "pod_terminal", "transport_events"]}, "default": ["shipment"]}
+                "id": uuid("The container's id (UUID)"),
+                "include": {"type": "array", "items": {"type": "string", "enum": super::container::INCLUDES}, "default": ["shipment"],
+                    "description": "Related data to include. Default ['shipment']; the shipment and the POD terminal are always loaded. transport_events: a summary (count, rail events, latest); custom_fields: the account's fields set on the container."}
             })),
             required: &["id"],
             read_only: true,
             idempotent: true,
-            output: passthrough(),
+            output: boxtrack_api::doc::schema_of::<super::container::ContainerAnswer>(),
         },
         Def {
             name: "get_shipment_details",

@@ -1,10 +1,15 @@
 //! The MCP tools: their declarations (input and output schemas, titles, annotations) and
-//! their calls. Every call goes through the REST router in process with the caller's own
-//! credentials, so tools obey exactly the account isolation, entitlements and rate limits of
-//! the REST API.
+//! their calls. The tools that read a container or a shipment work on the read layer (the
+//! store's rows, scoped to the caller's account, and the views' typed attributes), with the
+//! answers computed by `core::tracking::assess`; the others still go through the REST router
+//! in process with the caller's own credentials, so they obey exactly the account isolation,
+//! entitlements and rate limits of the REST API.
 
 mod call;
+mod clock;
+mod container;
 mod defs;
+mod fields;
 mod rest;
 
 pub use call::{Outcome, call};

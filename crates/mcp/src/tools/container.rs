@@ -1,0 +1,442 @@
+//! `get_container` on the read layer: the account's container and shipment rows, the
+//! container's typed attributes as the REST resource has them, and the answers an agent asks
+//! for (status and its source, last free day and its urgency in the terminal's calendar, fee
+//! total, local times), in the reference MCP server's shape.
+
+use boxtrack_core::plan::Entitlement;
+use boxtrack_core::tracking::LfdKind;
+use boxtrack_core::tracking::assess::{self, Milestones};
+use boxtrack_store::accounts::Account;
+use boxtrack_store::reads::{self, ContainerRow, ShipmentRow};
+use boxtrack_views::jsonapi::At;
+use boxtrack_views::tracking::{FeeView, HoldView, container_resource};
+use schemars::JsonSchema;
+use serde::Serialize;
+use uuid::Uuid;
+
+use boxtrack_api::state::AppState;
+
+/// What `get_container` may load besides the container.
+pub const INCLUDES: [&str; 4] = [
+    "shipment",
+    "pod_terminal",
+    "transport_events",
+    "custom_fields",
+];
+
+/// The container's equipment.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Equipment {
+    /// ISO type, as reported.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Length in feet.
+    pub length: Option<i64>,
+    /// Height (`standard`, `high_cube`).
+    pub height: Option<String>,
+    /// Weight in pounds.
+    pub weight_lbs: Option<i64>,
+}
+
+/// Where the container is and whether it can be picked up.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Location {
+    /// Where it is in the terminal, as the terminal says.
+    pub current_location: Option<String>,
+    /// Released for pickup.
+    pub available_for_pickup: Option<bool>,
+    /// Whether the terminal has said.
+    pub availability_known: Option<bool>,
+    /// Arrived at the port of discharge.
+    pub pod_arrived_at: Option<At>,
+    /// The same on the port's clock (`N/A` when unknown).
+    pub pod_arrived_at_local: String,
+    /// Discharged.
+    pub pod_discharged_at: Option<At>,
+    /// The same on the port's clock.
+    pub pod_discharged_at_local: String,
+    /// The port's IANA time zone.
+    pub pod_timezone: Option<String>,
+}
+
+/// The last free days by source.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LastFreeDays {
+    /// The terminal's.
+    pub terminal: Option<At>,
+    /// The rail carrier's at the inland ramp (with the `rail_lfd` entitlement).
+    pub rail: Option<At>,
+    /// The shipping line's.
+    pub line: Option<At>,
+}
+
+/// Demurrage: the last free day, how near it is, fees and holds.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Demurrage {
+    /// The last free day that counts (the line's, else the terminal's, else the rail
+    /// carrier's).
+    pub pickup_lfd: Option<At>,
+    /// Whose it is: `line`, `facility` or `rail`.
+    pub pickup_lfd_source: Option<String>,
+    /// Its date in the terminal's calendar.
+    pub pickup_lfd_local_date: Option<String>,
+    /// It on the terminal's clock (`N/A` when unknown).
+    pub pickup_lfd_local: String,
+    /// Each source's.
+    pub last_free_days: LastFreeDays,
+    /// The pickup appointment.
+    pub pickup_appointment_at: Option<At>,
+    /// The terminal's fees.
+    pub fees_at_pod_terminal: Vec<FeeView>,
+    /// Their sum in major units (the terminal's `total` lines left out; none when in
+    /// several currencies).
+    pub fees_total_amount: Option<f64>,
+    /// Its currency.
+    pub fees_currency_code: Option<String>,
+    /// The terminal's holds (pending ones included; only `hold` blocks pickup).
+    pub holds_at_pod_terminal: Vec<HoldView>,
+    /// `overdue`, `imminent` (today or within 3 days), `none` or `unknown`.
+    #[schemars(extend("enum" = ["overdue", "imminent", "none", "unknown"]))]
+    pub urgency: String,
+    /// Whether the urgency is withheld.
+    pub urgency_suppressed: bool,
+    /// Why.
+    pub urgency_reason: Option<String>,
+    /// Days from today to the last free day in the terminal's calendar (negative after it).
+    pub days_until_lfd: Option<i64>,
+}
+
+/// Rail from the port of discharge.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Rail {
+    /// The rail carrier's SCAC.
+    pub pod_rail_carrier: Option<String>,
+    /// Loaded on rail at the port.
+    pub pod_rail_loaded_at: Option<At>,
+    /// Estimated arrival at the inland destination.
+    pub destination_eta: Option<At>,
+    /// Arrival there.
+    pub destination_ata: Option<At>,
+}
+
+/// The container's shipment, briefly.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShipmentBrief {
+    /// Shipment id.
+    pub id: Uuid,
+    /// The client's reference numbers.
+    pub ref_numbers: Vec<String>,
+    /// The shipping line's SCAC.
+    pub line: String,
+    /// Its name.
+    pub shipping_line_name: Option<String>,
+    /// Port of lading.
+    pub port_of_lading_name: Option<String>,
+    /// Port of discharge.
+    pub port_of_discharge_name: Option<String>,
+    /// Inland destination.
+    pub destination_name: Option<String>,
+}
+
+/// The POD terminal.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TerminalBrief {
+    /// Terminal id.
+    pub id: Uuid,
+    /// Name.
+    pub name: String,
+    /// CBP FIRMS code.
+    pub firms_code: String,
+}
+
+/// The latest transport event.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LatestEvent {
+    /// Event name.
+    pub event: String,
+    /// When.
+    pub timestamp: Option<At>,
+    /// Where (terminal or port).
+    pub location: Option<String>,
+}
+
+/// A summary of the transport events.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EventsSummary {
+    /// How many.
+    pub count: usize,
+    /// How many are rail moves.
+    pub rail_events_count: usize,
+    /// The latest.
+    pub latest_event: Option<LatestEvent>,
+}
+
+/// A custom field's value.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CustomFieldValue {
+    /// Its label.
+    pub name: Option<String>,
+    /// Its key.
+    pub slug: String,
+    /// The value.
+    pub value: serde_json::Value,
+    /// How people read it.
+    pub display_value: Option<String>,
+    /// Its type.
+    pub data_type: Option<String>,
+}
+
+/// Facts about the answer itself.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContainerMetadata {
+    /// The lifecycle the milestones tell.
+    pub container_state: String,
+    /// Whether `status` is the container's own `current_status`.
+    pub status_is_authoritative: bool,
+    /// The same lifecycle.
+    pub derived_lifecycle: String,
+    /// What was loaded.
+    pub includes_loaded: Vec<String>,
+}
+
+/// `get_container`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContainerAnswer {
+    /// Container id.
+    pub id: Uuid,
+    /// ISO 6346 number.
+    pub container_number: String,
+    /// `current_status`, or the lifecycle the milestones tell when there is none.
+    pub status: String,
+    /// `current_status` or `derived`.
+    #[schemars(extend("enum" = ["current_status", "derived"]))]
+    pub status_source: String,
+    /// Equipment.
+    pub equipment: Equipment,
+    /// Location and availability.
+    pub location: Location,
+    /// Last free day, urgency, fees, holds.
+    pub demurrage: Demurrage,
+    /// Rail.
+    pub rail: Rail,
+    /// Its shipment.
+    pub shipment: Option<ShipmentBrief>,
+    /// Its POD terminal.
+    pub pod_terminal: Option<TerminalBrief>,
+    /// Custom fields (with `include` `custom_fields`).
+    pub custom_fields: Option<Vec<CustomFieldValue>>,
+    /// Transport events in brief (with `include` `transport_events`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<EventsSummary>,
+    /// When tracking began.
+    pub created_at: At,
+    /// Facts about the answer.
+    #[serde(rename = "_metadata")]
+    pub metadata: ContainerMetadata,
+}
+
+/// The container, its shipment row, and "now" on the clock of its data.
+pub(super) struct Loaded {
+    pub(super) container: ContainerRow,
+    pub(super) shipment: Option<ShipmentRow>,
+    pub(super) now_us: i64,
+}
+
+/// Loads a container of the account; `Err` says what to do when there is none.
+pub(super) async fn load(state: &AppState, account: &Account, id: Uuid) -> Result<Loaded, String> {
+    let unavailable = |e: boxtrack_store::StoreError| {
+        format!("The container could not be read ({e}); try again shortly.")
+    };
+    let container = reads::container(&state.db, account.id, id)
+        .await
+        .map_err(unavailable)?
+        .ok_or_else(|| format!("No container found with id {id}. Use search_container to find a container's id by its number."))?;
+    let shipment = reads::shipment(&state.db, account.id, container.shipment_id)
+        .await
+        .map_err(unavailable)?;
+    let now_us = super::clock::data_now(state, account.id, container.shipment_id).await;
+    Ok(Loaded {
+        container,
+        shipment,
+        now_us,
+    })
+}
+
+fn local(at: Option<&At>, zone: Option<&str>) -> String {
+    at.map_or("N/A".to_string(), |t| assess::format_in_zone(t.0, zone))
+}
+
+/// `get_container`.
+pub(super) async fn get(
+    state: &AppState,
+    account: &Account,
+    id: Uuid,
+    asked: &[String],
+) -> Result<ContainerAnswer, String> {
+    let Loaded {
+        container: c,
+        shipment,
+        now_us,
+    } = load(state, account, id).await?;
+    // shipment and terminal always, as the reference's server does
+    let mut includes: Vec<String> = vec!["shipment".into(), "pod_terminal".into()];
+    for i in asked {
+        if !includes.contains(i) {
+            includes.push(i.clone());
+        }
+    }
+    let a = container_resource(&c, shipment.as_ref(), account).attributes;
+    let st = &c.state.0;
+    let zone = a.pod_timezone.as_deref();
+    let milestones = Milestones {
+        pod_arrived: a.pod_arrived_at.is_some(),
+        pod_discharged: a.pod_discharged_at.is_some(),
+        delivered: a.delivered_at.is_some(),
+        pod_rail_loaded: a.pod_rail_loaded_at.is_some(),
+        final_destination_full_out: a.final_destination_full_out_at.is_some(),
+        available_for_pickup: a.availability_known.then_some(a.available_for_pickup),
+    };
+    let lifecycle = assess::lifecycle(&milestones);
+    let current = (!a.current_status.is_empty()).then_some(a.current_status.as_str());
+    let (status, source) = assess::status(current, lifecycle);
+    let rail_visible = account.has(Entitlement::RailLfd);
+    let lfd_source =
+        boxtrack_core::tracking::rules::coalesced_lfd(&st.lfd, rail_visible).map(|_| {
+            if st.lfd.contains_key(&LfdKind::Line) {
+                "line"
+            } else if st.lfd.contains_key(&LfdKind::Terminal) {
+                "facility"
+            } else {
+                "rail"
+            }
+        });
+    let stopped = shipment
+        .as_ref()
+        .is_some_and(|s| s.tracking_stopped_us.is_some());
+    let verdict = assess::urgency(
+        a.pickup_lfd.as_ref().map(|t| t.0),
+        zone,
+        a.terminal_checked_at.as_ref().map(|t| t.0),
+        stopped,
+        now_us,
+    );
+    let fees = assess::fee_total(&st.fees);
+    let shipment_brief = shipment.as_ref().map(|s| {
+        let route = &s.route.0;
+        ShipmentBrief {
+            id: s.id,
+            ref_numbers: s.ref_numbers.0.clone(),
+            line: s.scac.clone(),
+            shipping_line_name: boxtrack_core::carriers::by_scac(&s.scac).map(|l| l.name.clone()),
+            port_of_lading_name: route.pol_name.clone(),
+            port_of_discharge_name: route.pod_name.clone(),
+            destination_name: route.destination_name.clone(),
+        }
+    });
+    let pod_terminal = st.pod_terminal.as_deref().map(|firms| TerminalBrief {
+        id: boxtrack_views::reference::terminal_id(firms),
+        name: boxtrack_core::reference::terminal(firms)
+            .map_or_else(|| firms.to_string(), |t| t.name.clone()),
+        firms_code: firms.to_string(),
+    });
+    let events = if includes.iter().any(|i| i == "transport_events") {
+        let rows = reads::transport_events_of_many(&state.db, account.id, &[c.id], 1000)
+            .await
+            .map_err(|e| {
+                format!("The container's events could not be read ({e}); try again shortly.")
+            })?
+            .remove(&c.id)
+            .unwrap_or_default();
+        let latest = rows.iter().max_by_key(|e| e.at_us.unwrap_or(i64::MIN));
+        Some(EventsSummary {
+            count: rows.len(),
+            rail_events_count: rows.iter().filter(|e| e.event.contains("rail")).count(),
+            latest_event: latest.map(|e| LatestEvent {
+                event: e.event.clone(),
+                timestamp: At::opt(e.at_us),
+                location: e
+                    .terminal
+                    .as_deref()
+                    .and_then(boxtrack_core::reference::terminal)
+                    .map(|t| t.name.clone())
+                    .or_else(|| {
+                        e.locode.as_deref().and_then(|l| {
+                            boxtrack_core::reference::port(l)
+                                .and_then(|p| p.name.clone())
+                                .or_else(|| Some(l.to_string()))
+                        })
+                    }),
+            }),
+        })
+    } else {
+        None
+    };
+    let custom_fields = if includes.iter().any(|i| i == "custom_fields") {
+        Some(super::fields::of(state, account, "Container", c.id).await?)
+    } else {
+        None
+    };
+    let metadata = ContainerMetadata {
+        container_state: lifecycle.as_str().to_string(),
+        status_is_authoritative: source == "current_status",
+        derived_lifecycle: lifecycle.as_str().to_string(),
+        includes_loaded: includes.clone(),
+    };
+    Ok(ContainerAnswer {
+        id: c.id,
+        container_number: c.number.clone(),
+        status,
+        status_source: source.to_string(),
+        equipment: Equipment {
+            kind: a.equipment_type.clone(),
+            length: a.equipment_length,
+            height: a.equipment_height.clone(),
+            weight_lbs: a.weight_in_lbs,
+        },
+        location: Location {
+            current_location: a.location_at_pod_terminal.clone(),
+            available_for_pickup: a.availability_known.then_some(a.available_for_pickup),
+            availability_known: Some(a.availability_known),
+            pod_arrived_at_local: local(a.pod_arrived_at.as_ref(), zone),
+            pod_discharged_at_local: local(a.pod_discharged_at.as_ref(), zone),
+            pod_arrived_at: a.pod_arrived_at,
+            pod_discharged_at: a.pod_discharged_at,
+            pod_timezone: a.pod_timezone.clone(),
+        },
+        demurrage: Demurrage {
+            pickup_lfd_source: lfd_source.map(str::to_string),
+            pickup_lfd_local_date: a
+                .pickup_lfd
+                .as_ref()
+                .and_then(|t| assess::local_date(t.0, zone)),
+            pickup_lfd_local: local(a.pickup_lfd.as_ref(), zone),
+            pickup_lfd: a.pickup_lfd,
+            last_free_days: LastFreeDays {
+                terminal: a.import_deadlines.pickup_lfd_terminal,
+                rail: a.import_deadlines.pickup_lfd_rail,
+                line: a.import_deadlines.pickup_lfd_line,
+            },
+            pickup_appointment_at: a.pickup_appointment_at,
+            fees_at_pod_terminal: a.fees_at_pod_terminal,
+            fees_total_amount: fees.total_minor.map(|m| m as f64 / 100.0),
+            fees_currency_code: fees.currency,
+            holds_at_pod_terminal: a.holds_at_pod_terminal,
+            urgency: verdict.urgency.as_str().to_string(),
+            urgency_suppressed: verdict.suppressed,
+            urgency_reason: verdict.reason.map(str::to_string),
+            days_until_lfd: verdict.days_until_lfd,
+        },
+        rail: Rail {
+            pod_rail_carrier: a.pod_rail_carrier_scac,
+            pod_rail_loaded_at: a.pod_rail_loaded_at,
+            destination_eta: a.ind_eta_at,
+            destination_ata: a.ind_ata_at,
+        },
+        shipment: shipment_brief,
+        pod_terminal,
+        custom_fields,
+        events,
+        created_at: a.created_at,
+        metadata,
+    })
+}

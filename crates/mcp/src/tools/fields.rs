@@ -1,0 +1,62 @@
+//! Custom field values of one entity, as the tools show them.
+
+use boxtrack_api::state::AppState;
+use boxtrack_core::custom_fields::{self as rules, DataType};
+use boxtrack_core::paging::{MAX_SIZE, Page};
+use boxtrack_store::accounts::Account;
+use boxtrack_store::custom_fields::{self as store, FieldFilter};
+use uuid::Uuid;
+
+use super::container::CustomFieldValue;
+
+/// The custom field values set on one entity (`Shipment`, `Container`, `TrackingRequest`),
+/// each with its label and how people read it.
+pub(super) async fn of(
+    state: &AppState,
+    account: &Account,
+    entity_type: &str,
+    entity_id: Uuid,
+) -> Result<Vec<CustomFieldValue>, String> {
+    let failed = |e: boxtrack_store::StoreError| {
+        format!("The custom fields could not be read ({e}); try again shortly.")
+    };
+    let rows = store::fields(
+        &state.db,
+        account.id,
+        &FieldFilter {
+            entity_type: Some(entity_type.to_string()),
+            entity_id: Some(entity_id),
+            definition_id: None,
+        },
+        &Page {
+            number: 1,
+            size: MAX_SIZE,
+            cursor: None,
+        },
+    )
+    .await
+    .map_err(failed)?
+    .rows;
+    let mut out = Vec::with_capacity(rows.len());
+    for f in rows {
+        let dt = DataType::parse(&f.data_type).unwrap_or(DataType::ShortText);
+        let labels: Vec<(String, String)> = if dt.has_options() {
+            store::options(&state.db, f.definition_id)
+                .await
+                .map_err(failed)?
+                .into_iter()
+                .map(|o| (o.value, o.label))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        out.push(CustomFieldValue {
+            name: Some(f.display_name.clone()),
+            slug: f.api_slug.clone(),
+            display_value: rules::display_value(dt, &f.value.0, &labels),
+            value: f.value.0,
+            data_type: Some(f.data_type),
+        });
+    }
+    Ok(out)
+}

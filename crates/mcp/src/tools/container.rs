@@ -16,6 +16,8 @@ use uuid::Uuid;
 
 use boxtrack_api::state::AppState;
 
+use super::fields::CustomFieldValue;
+
 /// What `get_container` may load besides the container.
 pub const INCLUDES: [&str; 4] = [
     "shipment",
@@ -169,21 +171,6 @@ pub struct EventsSummary {
     pub rail_events_count: usize,
     /// The latest.
     pub latest_event: Option<LatestEvent>,
-}
-
-/// A custom field's value.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct CustomFieldValue {
-    /// Its label.
-    pub name: Option<String>,
-    /// Its key.
-    pub slug: String,
-    /// The value.
-    pub value: serde_json::Value,
-    /// How people read it.
-    pub display_value: Option<String>,
-    /// Its type.
-    pub data_type: Option<String>,
 }
 
 /// Facts about the answer itself.

@@ -7,7 +7,23 @@ use boxtrack_store::accounts::Account;
 use boxtrack_store::custom_fields::{self as store, FieldFilter};
 use uuid::Uuid;
 
-use super::container::CustomFieldValue;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// A custom field's value.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CustomFieldValue {
+    /// Its label.
+    pub name: Option<String>,
+    /// Its key.
+    pub slug: String,
+    /// The value.
+    pub value: serde_json::Value,
+    /// How people read it.
+    pub display_value: Option<String>,
+    /// Its type.
+    pub data_type: Option<String>,
+}
 
 /// The custom field values set on one entity (`Shipment`, `Container`, `TrackingRequest`),
 /// each with its label and how people read it.

@@ -288,7 +288,26 @@ async fn every_tool_is_declared_and_callable() {
     let s = m
         .tool("get_shipment_details", json!({"id": shipment_id}))
         .await;
-    assert_eq!(s["structuredContent"]["containers"]["count"], 1, "{s}");
+    let ss = &s["structuredContent"];
+    assert_eq!(ss["containers"]["count"], 1, "{s}");
+    assert_eq!(ss["containers"]["containers"][0]["id"], cid, "{s}");
+    assert_eq!(ss["shipping_line"]["scac"], "TEST", "{s}");
+    assert!(
+        ss["bill_of_lading"].is_string() && ss["status"].is_string(),
+        "{s}"
+    );
+    assert!(ss["routing"]["port_of_discharge"].is_object(), "{s}");
+    assert_eq!(ss["_metadata"]["shipment_status"], ss["status"]);
+    let bare = m
+        .tool(
+            "get_shipment_details",
+            json!({"id": shipment_id, "include_containers": false}),
+        )
+        .await;
+    assert!(
+        bare["structuredContent"]["containers"].is_string(),
+        "without containers, how to get them: {bare}"
+    );
     let ev = m
         .tool("get_container_transport_events", json!({"id": cid}))
         .await;

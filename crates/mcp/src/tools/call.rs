@@ -61,21 +61,19 @@ pub async fn call(
                 .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null))
         }
         "get_shipment_details" => {
-            let id = s("id").unwrap_or_default();
-            let with = args.get("include_containers").and_then(Value::as_bool).unwrap_or(true);
-            let path = if with {
-                format!("/v2/shipments/{id}?include=containers")
-            } else {
-                format!("/v2/shipments/{id}")
+            let Ok(id) = s("id").unwrap_or_default().parse::<uuid::Uuid>() else {
+                return Outcome::Failed("id must be a shipment's UUID; use search_container to find it by bill of lading or reference number.".into());
             };
-            rest.get(&path).await.map(|doc| {
-                let mut v = flat(&doc["data"]);
-                if with {
-                    let cs: Vec<Value> = included(&doc, "container").into_iter().map(flat).collect();
-                    v["containers"] = json!({"count": cs.len(), "containers": cs});
-                }
-                v
-            })
+            let flag = |k: &str, default: bool| args.get(k).and_then(Value::as_bool).unwrap_or(default);
+            super::shipment::get(
+                state,
+                account,
+                id,
+                flag("include_containers", true),
+                flag("include_custom_fields", false),
+            )
+            .await
+            .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null))
         }
         "get_container_transport_events" => {
             let id = s("id").unwrap_or_default();

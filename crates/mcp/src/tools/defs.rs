@@ -116,14 +116,16 @@ pub(super) fn defs() -> Vec<Def> {
         Def {
             name: "get_shipment_details",
             title: "Get Shipment Details",
-            description: "A shipment's routing (ports, ETAs, ATAs), vessel at the POD, references and containers.",
-            props: object(
-                json!({"id": uuid("Shipment id"), "include_containers": {"type": "boolean", "default": true}}),
-            ),
+            description: "Get detailed shipment information including routing, bill of lading, containers and port details: the shipping line, ports with their terminals, ETAs and ATAs in their zones, the vessel at the port of discharge, and the container list. Use get_container with a returned container UUID for pickup availability, holds, fees and the last free day.",
+            props: object(json!({
+                "id": uuid("The shipment's id (UUID)"),
+                "include_containers": {"type": "boolean", "default": true, "description": "Include the list of containers. Default: true"},
+                "include_custom_fields": {"type": "boolean", "default": false, "description": "Include the account's custom fields set on the shipment. Default: false"}
+            })),
             required: &["id"],
             read_only: true,
             idempotent: true,
-            output: passthrough(),
+            output: boxtrack_api::doc::schema_of::<super::shipment::ShipmentAnswer>(),
         },
         Def {
             name: "get_container_transport_events",

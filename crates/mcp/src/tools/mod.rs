@@ -11,6 +11,7 @@ mod container;
 mod defs;
 mod fields;
 mod rest;
+mod shipment;
 
 pub use call::{Outcome, call};
 pub use defs::{list, validate};

@@ -1,0 +1,378 @@
+//! `get_shipment_details` on the read layer: the account's shipment row, its containers,
+//! the shipment's typed attributes as the REST resource has them, in the reference MCP
+//! server's shape (routing by port with their terminals, times and zones; the vessel at the
+//! port of discharge; containers in brief; the line's tracking).
+
+use boxtrack_core::tracking::assess;
+use boxtrack_store::accounts::Account;
+use boxtrack_store::reads;
+use boxtrack_views::jsonapi::At;
+use boxtrack_views::tracking::{container_resource, shipment_resource};
+use schemars::JsonSchema;
+use serde::Serialize;
+use uuid::Uuid;
+
+use boxtrack_api::state::AppState;
+
+use super::fields::CustomFieldValue;
+
+/// The shipping line.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Line {
+    /// SCAC.
+    pub scac: String,
+    /// Name.
+    pub name: Option<String>,
+    /// Short name.
+    pub short_name: Option<String>,
+}
+
+/// A port in the reference data.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PortDetails {
+    /// Port id.
+    pub id: Uuid,
+    /// UN/LOCODE.
+    pub code: String,
+    /// ISO 3166 country code.
+    pub country_code: String,
+}
+
+/// A terminal in the reference data.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TerminalDetails {
+    /// Terminal id.
+    pub id: Uuid,
+    /// Name.
+    pub name: String,
+    /// Short name.
+    pub nickname: Option<String>,
+    /// CBP FIRMS code.
+    pub firms_code: String,
+}
+
+/// The port of lading.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Lading {
+    /// UN/LOCODE.
+    pub locode: Option<String>,
+    /// Name.
+    pub name: Option<String>,
+    /// The port in the reference data.
+    pub port_details: Option<PortDetails>,
+    /// Estimated departure.
+    pub etd: Option<At>,
+    /// Departure.
+    pub atd: Option<At>,
+    /// The port's IANA zone.
+    pub timezone: Option<String>,
+}
+
+/// The port of discharge.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Discharge {
+    /// UN/LOCODE.
+    pub locode: Option<String>,
+    /// Name.
+    pub name: Option<String>,
+    /// The port in the reference data.
+    pub port_details: Option<PortDetails>,
+    /// The terminal the containers are discharged at.
+    pub terminal: Option<TerminalDetails>,
+    /// Estimated arrival.
+    pub eta: Option<At>,
+    /// Arrival.
+    pub ata: Option<At>,
+    /// The first estimate.
+    pub original_eta: Option<At>,
+    /// The port's IANA zone.
+    pub timezone: Option<String>,
+}
+
+/// The inland destination.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Destination {
+    /// UN/LOCODE.
+    pub locode: String,
+    /// Name.
+    pub name: Option<String>,
+    /// Its terminal, when known.
+    pub terminal: Option<TerminalDetails>,
+    /// Estimated arrival.
+    pub eta: Option<At>,
+    /// Arrival.
+    pub ata: Option<At>,
+    /// Its IANA zone.
+    pub timezone: Option<String>,
+}
+
+/// Where the shipment goes.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Routing {
+    /// Where it is loaded.
+    pub port_of_lading: Lading,
+    /// Where it is discharged.
+    pub port_of_discharge: Discharge,
+    /// Where it goes inland, when it does.
+    pub destination: Option<Destination>,
+}
+
+/// The vessel that brings it to the port of discharge.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Vessel {
+    /// Name.
+    pub name: Option<String>,
+    /// IMO number.
+    pub imo: Option<String>,
+    /// Voyage.
+    pub voyage_number: Option<String>,
+}
+
+/// A container of the shipment, briefly.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContainerBrief {
+    /// Container id (for get_container).
+    pub id: Uuid,
+    /// ISO 6346 number.
+    pub number: String,
+    /// Equipment type.
+    pub equipment_type: Option<String>,
+    /// Length in feet.
+    pub equipment_length: Option<i64>,
+    /// Released for pickup.
+    pub available_for_pickup: bool,
+    /// Arrived at the port of discharge.
+    pub pod_arrived_at: Option<At>,
+    /// Discharged there.
+    pub pod_discharged_at: Option<At>,
+    /// Its last free day.
+    pub pickup_lfd: Option<At>,
+}
+
+/// The containers of the shipment.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Containers {
+    /// How many.
+    pub count: usize,
+    /// Each.
+    pub containers: Vec<ContainerBrief>,
+}
+
+/// The containers, or how to ask for them.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ContainersOrHint {
+    /// Loaded.
+    Loaded(Containers),
+    /// Not asked for: what to call instead.
+    Hint(String),
+}
+
+/// How boxtrack follows the shipment with its line.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Tracking {
+    /// The last time the line was asked.
+    pub line_tracking_last_attempted_at: Option<At>,
+    /// The last time it answered.
+    pub line_tracking_last_succeeded_at: Option<At>,
+    /// When tracking stopped.
+    pub line_tracking_stopped_at: Option<At>,
+    /// Why.
+    pub line_tracking_stopped_reason: Option<String>,
+}
+
+/// Facts about the answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShipmentMetadata {
+    /// The same as `status`.
+    pub shipment_status: String,
+    /// What was loaded.
+    pub includes_loaded: Vec<String>,
+}
+
+/// `get_shipment_details`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShipmentAnswer {
+    /// Shipment id.
+    pub id: Uuid,
+    /// Bill of lading (or booking) number.
+    pub bill_of_lading: String,
+    /// The same, normalized.
+    pub normalized_number: String,
+    /// `delivered_to_destination`, `arrived_at_pod`, `in_transit`, `awaiting_departure` or
+    /// `pending`, from the voyage's times.
+    #[schemars(extend("enum" = ["delivered_to_destination", "arrived_at_pod", "in_transit", "awaiting_departure", "pending"]))]
+    pub status: String,
+    /// The shipping line.
+    pub shipping_line: Line,
+    /// The customer named on the tracking request.
+    pub customer_name: Option<String>,
+    /// The client's reference numbers.
+    pub reference_numbers: Vec<String>,
+    /// The client's tags.
+    pub tags: Vec<String>,
+    /// Ports, terminals and times.
+    pub routing: Routing,
+    /// The vessel at the port of discharge.
+    pub vessel_at_pod: Vessel,
+    /// Its containers (with `include_containers`, the default), or how to get them.
+    pub containers: ContainersOrHint,
+    /// The line's tracking.
+    pub tracking: Tracking,
+    /// Last change.
+    pub updated_at: At,
+    /// When tracking began.
+    pub created_at: At,
+    /// Custom fields (with `include_custom_fields`).
+    pub custom_fields: Option<Vec<CustomFieldValue>>,
+    /// Facts about the answer.
+    #[serde(rename = "_metadata")]
+    pub metadata: ShipmentMetadata,
+}
+
+fn port_details(locode: Option<&str>) -> Option<PortDetails> {
+    let p = boxtrack_core::reference::port(locode?)?;
+    Some(PortDetails {
+        id: boxtrack_views::reference::port_id(&p.locode),
+        code: p.locode.clone(),
+        country_code: p.country_code.clone(),
+    })
+}
+
+fn terminal_details(firms: Option<&str>) -> Option<TerminalDetails> {
+    let firms = firms?;
+    let t = boxtrack_core::reference::terminal(firms);
+    Some(TerminalDetails {
+        id: boxtrack_views::reference::terminal_id(firms),
+        name: t.map_or_else(|| firms.to_string(), |t| t.name.clone()),
+        nickname: t.map(|t| t.nickname.clone()).filter(|n| !n.is_empty()),
+        firms_code: firms.to_string(),
+    })
+}
+
+/// `get_shipment_details`.
+pub(super) async fn get(
+    state: &AppState,
+    account: &Account,
+    id: Uuid,
+    include_containers: bool,
+    include_custom_fields: bool,
+) -> Result<ShipmentAnswer, String> {
+    let unavailable = |e: boxtrack_store::StoreError| {
+        format!("The shipment could not be read ({e}); try again shortly.")
+    };
+    let s = reads::shipment(&state.db, account.id, id)
+        .await
+        .map_err(unavailable)?
+        .ok_or_else(|| format!("No shipment found with id {id}. Use search_container to find a shipment's id by its bill of lading or reference number."))?;
+    let containers = reads::containers_of(&state.db, account.id, s.id)
+        .await
+        .map_err(unavailable)?;
+    let a = shipment_resource(&s, &containers).attributes;
+    let status = assess::shipment_status(
+        a.pol_etd_at.is_some(),
+        a.pol_atd_at.is_some(),
+        a.pod_ata_at.is_some(),
+        a.destination_ata_at.is_some(),
+    )
+    .to_string();
+    let pod_terminal = containers
+        .iter()
+        .find_map(|c| c.state.0.pod_terminal.clone());
+    let mut includes_loaded: Vec<String> = Vec::new();
+    let listed = if include_containers {
+        includes_loaded.push("containers".into());
+        ContainersOrHint::Loaded(Containers {
+            count: containers.len(),
+            containers: containers
+                .iter()
+                .map(|c| {
+                    let ca = container_resource(c, Some(&s), account).attributes;
+                    ContainerBrief {
+                        id: c.id,
+                        number: c.number.clone(),
+                        equipment_type: ca.equipment_type,
+                        equipment_length: ca.equipment_length,
+                        available_for_pickup: ca.available_for_pickup,
+                        pod_arrived_at: ca.pod_arrived_at,
+                        pod_discharged_at: ca.pod_discharged_at,
+                        pickup_lfd: ca.pickup_lfd,
+                    }
+                })
+                .collect(),
+        })
+    } else {
+        ContainersOrHint::Hint(
+            "Call get_shipment_details with include_containers=true to fetch container list".into(),
+        )
+    };
+    includes_loaded.extend(["ports".to_string(), "terminals".to_string()]);
+    let custom_fields = if include_custom_fields {
+        includes_loaded.push("custom_fields".into());
+        Some(super::fields::of(state, account, "Shipment", s.id).await?)
+    } else {
+        None
+    };
+    let destination = a.destination_locode.clone().map(|locode| Destination {
+        locode,
+        name: a.destination_name.clone(),
+        terminal: None,
+        eta: a.destination_eta_at,
+        ata: a.destination_ata_at,
+        timezone: a.destination_timezone.clone(),
+    });
+    Ok(ShipmentAnswer {
+        id: s.id,
+        bill_of_lading: a.bill_of_lading_number.clone(),
+        normalized_number: a.normalized_number.clone(),
+        status: status.clone(),
+        shipping_line: Line {
+            scac: a.shipping_line_scac.clone(),
+            name: a.shipping_line_name.clone(),
+            short_name: a.shipping_line_short_name.clone(),
+        },
+        customer_name: a.customer_name.clone(),
+        reference_numbers: a.ref_numbers.clone(),
+        tags: a.tags.clone(),
+        routing: Routing {
+            port_of_lading: Lading {
+                port_details: port_details(a.port_of_lading_locode.as_deref()),
+                locode: a.port_of_lading_locode.clone(),
+                name: a.port_of_lading_name.clone(),
+                etd: a.pol_etd_at,
+                atd: a.pol_atd_at,
+                timezone: a.pol_timezone.clone(),
+            },
+            port_of_discharge: Discharge {
+                port_details: port_details(a.port_of_discharge_locode.as_deref()),
+                terminal: terminal_details(pod_terminal.as_deref()),
+                locode: a.port_of_discharge_locode.clone(),
+                name: a.port_of_discharge_name.clone(),
+                eta: a.pod_eta_at,
+                ata: a.pod_ata_at,
+                original_eta: a.pod_original_eta_at,
+                timezone: a.pod_timezone.clone(),
+            },
+            destination,
+        },
+        vessel_at_pod: Vessel {
+            name: a.pod_vessel_name.clone(),
+            imo: a.pod_vessel_imo.clone(),
+            voyage_number: a.pod_voyage_number.clone(),
+        },
+        containers: listed,
+        tracking: Tracking {
+            line_tracking_last_attempted_at: Some(a.line_tracking_last_attempted_at),
+            line_tracking_last_succeeded_at: Some(a.line_tracking_last_succeeded_at),
+            line_tracking_stopped_at: a.line_tracking_stopped_at,
+            line_tracking_stopped_reason: a.line_tracking_stopped_reason.clone(),
+        },
+        updated_at: a.updated_at,
+        created_at: a.created_at,
+        custom_fields,
+        metadata: ShipmentMetadata {
+            shipment_status: status,
+            includes_loaded,
+        },
+    })
+}

@@ -311,9 +311,29 @@ async fn every_tool_is_declared_and_callable() {
     let ev = m
         .tool("get_container_transport_events", json!({"id": cid}))
         .await;
+    let es = &ev["structuredContent"];
+    let n = es["total_events"].as_u64().unwrap();
+    assert_eq!(es["timeline"].as_array().unwrap().len() as u64, n, "{ev}");
+    let counted: u64 = es["event_categories"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, n, "every event is counted once: {ev}");
+    let times: Vec<&str> = es["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["timestamp"].as_str().unwrap())
+        .collect();
     assert!(
-        ev["structuredContent"]["total_events"].as_u64().is_some(),
-        "{ev}"
+        times.windows(2).all(|w| w[0] <= w[1]),
+        "oldest first: {times:?}"
+    );
+    assert_eq!(
+        found["structuredContent"]["containers"][0]["shipping_line"],
+        "TEST"
     );
     let lines = m
         .tool("get_supported_shipping_lines", json!({"search": "maersk"}))

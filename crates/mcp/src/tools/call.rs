@@ -28,25 +28,9 @@ pub async fn call(
     let rest = Rest { state, account };
     let s = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
     let r: Result<Value, String> = match name {
-        "search_container" => {
-            let q = s("query").unwrap_or_default();
-            rest.get(&format!("/v2/search?query={}", enc(&q)))
-                .await
-                .map(|doc| {
-                    let mut containers = vec![];
-                    let mut shipments = vec![];
-                    for h in doc["data"].as_array().cloned().unwrap_or_default() {
-                        let a = &h["attributes"];
-                        match a["entity_type"].as_str() {
-                            Some("cargo") => containers.push(json!({"id": h["relationships"]["entity"]["data"]["id"], "container_number": a["number"], "ref_numbers": a["ref_numbers"]})),
-                            Some("shipment") => shipments.push(json!({"id": h["relationships"]["entity"]["data"]["id"], "number": a["number"], "ref_numbers": a["ref_numbers"]})),
-                            _ => {}
-                        }
-                    }
-                    let total = containers.len() + shipments.len();
-                    json!({"containers": containers, "shipments": shipments, "total_results": total})
-                })
-        }
+        "search_container" => super::search::get(state, account, &s("query").unwrap_or_default())
+            .await
+            .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
         "track_container" => track(&rest, args).await,
         "get_container" => {
             let Ok(id) = s("id").unwrap_or_default().parse::<uuid::Uuid>() else {
@@ -76,14 +60,12 @@ pub async fn call(
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null))
         }
         "get_container_transport_events" => {
-            let id = s("id").unwrap_or_default();
-            rest.get(&format!("/v2/containers/{id}/transport_events?page[size]=100"))
+            let Ok(id) = s("id").unwrap_or_default().parse::<uuid::Uuid>() else {
+                return Outcome::Failed("id must be a container's UUID; use search_container to find it by number.".into());
+            };
+            super::events::get(state, account, id)
                 .await
-                .map(|doc| {
-                    let mut timeline: Vec<Value> = doc["data"].as_array().cloned().unwrap_or_default().iter().map(flat).collect();
-                    timeline.sort_by(|a, b| a["timestamp"].as_str().cmp(&b["timestamp"].as_str()));
-                    json!({"total_events": timeline.len(), "timeline": timeline})
-                })
+                .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null))
         }
         "get_supported_shipping_lines" => rest.get("/v2/shipping_lines?page[size]=100").await.map(|doc| {
             let needle = s("search").unwrap_or_default().to_lowercase();

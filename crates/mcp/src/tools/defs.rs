@@ -69,18 +69,14 @@ pub(super) fn defs() -> Vec<Def> {
         Def {
             name: "search_container",
             title: "Search Containers",
-            description: "Find tracked containers and shipments by container, booking, bill of lading or reference number (exact matches first).",
+            description: "Search for containers and shipments by container number, booking number, bill of lading or reference number, exact matches first. Returns the account's own records; use get_container or get_shipment_details with a returned id for the details. Pass one identifier, never a message.",
             props: object(
-                json!({"query": {"type": "string", "minLength": 1, "description": "Container, booking, BL or reference number"}}),
+                json!({"query": {"type": "string", "minLength": 1, "maxLength": 128, "description": "One container number, booking number, bill of lading number or customer reference (at most 128 characters); an identifier only, never a message"}}),
             ),
             required: &["query"],
             read_only: true,
             idempotent: true,
-            output: json!({"type": "object", "properties": {
-                "containers": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "container_number": {"type": "string"}, "ref_numbers": {"type": "array"}}, "required": ["id", "container_number"]}},
-                "shipments": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}, "number": {"type": "string"}, "ref_numbers": {"type": "array"}}, "required": ["id", "number"]}},
-                "total_results": {"type": "integer"}
-            }, "required": ["containers", "shipments", "total_results"]}),
+            output: boxtrack_api::doc::schema_of::<super::search::SearchAnswer>(),
         },
         Def {
             name: "track_container",
@@ -130,12 +126,12 @@ pub(super) fn defs() -> Vec<Def> {
         Def {
             name: "get_container_transport_events",
             title: "Get Container Transport Events",
-            description: "The container's milestone timeline (oldest first) and key milestone times.",
+            description: "Get the transport event timeline of a container: every milestone and move (vessel loaded, departed, arrived, discharged, rail moves, pickup), oldest first, with where each happened, counts by kind and the milestones reached, without loading the whole container.",
             props: object(json!({"id": uuid("Container id")})),
             required: &["id"],
             read_only: true,
             idempotent: true,
-            output: passthrough(),
+            output: boxtrack_api::doc::schema_of::<super::events::EventsAnswer>(),
         },
         Def {
             name: "get_supported_shipping_lines",

@@ -9,8 +9,10 @@ mod call;
 mod clock;
 mod container;
 mod defs;
+mod events;
 mod fields;
 mod rest;
+mod search;
 mod shipment;
 
 pub use call::{Outcome, call};

@@ -1,0 +1,153 @@
+//! `search_container` on the read layer: the account's containers and shipments whose
+//! number or reference numbers match, best first (ranked as `GET /v2/search` ranks them), in
+//! the reference MCP server's shape.
+
+use boxtrack_store::accounts::Account;
+use boxtrack_store::reads;
+use schemars::JsonSchema;
+use serde::Serialize;
+use uuid::Uuid;
+
+use boxtrack_api::state::AppState;
+
+/// The most matches of each kind searched.
+const LIMIT: usize = 25;
+
+/// A matching container.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContainerHit {
+    /// Container id (for get_container).
+    pub id: Uuid,
+    /// ISO 6346 number.
+    pub container_number: String,
+    /// Its `current_status`.
+    pub status: String,
+    /// The shipping line's SCAC.
+    pub shipping_line: String,
+    /// Port of discharge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_terminal: Option<String>,
+    /// Port of lading.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pol_terminal: Option<String>,
+    /// Where it goes: the inland destination, else the port of discharge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination: Option<String>,
+}
+
+/// A matching shipment.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShipmentHit {
+    /// Shipment id (for get_shipment_details).
+    pub id: Uuid,
+    /// Its bill of lading (or booking) number.
+    pub bill_of_lading: String,
+    /// The client's reference numbers.
+    pub ref_numbers: Vec<String>,
+    /// The shipping line's SCAC.
+    pub shipping_line: String,
+    /// How many containers it has.
+    pub container_count: usize,
+}
+
+/// `search_container`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchAnswer {
+    /// Matching containers, best first.
+    pub containers: Vec<ContainerHit>,
+    /// Matching shipments, best first.
+    pub shipments: Vec<ShipmentHit>,
+    /// How many in all.
+    pub total_results: usize,
+}
+
+/// `search_container`.
+pub(super) async fn get(
+    state: &AppState,
+    account: &Account,
+    query: &str,
+) -> Result<SearchAnswer, String> {
+    let query = query.trim();
+    if query.is_empty() {
+        return Err(
+            "query is required: one container, booking, bill of lading or reference number.".into(),
+        );
+    }
+    let unavailable = |e: boxtrack_store::StoreError| {
+        format!("The search could not be run ({e}); try again shortly.")
+    };
+    let hits = reads::search(&state.db, account.id, query, LIMIT as i64)
+        .await
+        .map_err(unavailable)?;
+    let mut ranked: Vec<(u8, reads::SearchHit)> = hits
+        .into_iter()
+        .map(|h| {
+            let refs: Vec<String> = serde_json::from_str(&h.refs).unwrap_or_default();
+            (boxtrack_core::search::rank(query, &h.number, &refs), h)
+        })
+        .filter(|(score, _)| *score > 0)
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.updated_us.cmp(&a.1.updated_us)));
+    let ids = |kind: &str| -> Vec<Uuid> {
+        ranked
+            .iter()
+            .filter(|(_, h)| h.entity_type == kind)
+            .map(|(_, h)| h.id)
+            .collect()
+    };
+    let containers = reads::containers_by_id(&state.db, account.id, &ids("container"))
+        .await
+        .map_err(unavailable)?;
+    let mut shipment_ids = ids("shipment");
+    shipment_ids.extend(containers.values().map(|c| c.shipment_id));
+    let shipments = reads::shipments_by_id(&state.db, account.id, &shipment_ids)
+        .await
+        .map_err(unavailable)?;
+    let boxes = reads::containers_of_many(&state.db, account.id, &ids("shipment"))
+        .await
+        .map_err(unavailable)?;
+    let mut answer = SearchAnswer {
+        containers: Vec::new(),
+        shipments: Vec::new(),
+        total_results: 0,
+    };
+    for (_, h) in &ranked {
+        match h.entity_type.as_str() {
+            "container" => {
+                let Some(c) = containers.get(&h.id) else {
+                    continue;
+                };
+                let route = shipments
+                    .get(&c.shipment_id)
+                    .map(|s| s.route.0.clone())
+                    .unwrap_or_default();
+                answer.containers.push(ContainerHit {
+                    id: c.id,
+                    container_number: c.number.clone(),
+                    status: c.current_status.clone(),
+                    shipping_line: shipments
+                        .get(&c.shipment_id)
+                        .map_or_else(|| "Unknown".to_string(), |s| s.scac.clone()),
+                    pod_terminal: route.pod_name.clone(),
+                    pol_terminal: route.pol_name.clone(),
+                    destination: route.destination_name.clone().or(route.pod_name.clone()),
+                });
+            }
+            "shipment" => {
+                let Some(s) = shipments.get(&h.id) else {
+                    continue;
+                };
+                answer.shipments.push(ShipmentHit {
+                    id: s.id,
+                    bill_of_lading: s.bill_of_lading_number.clone(),
+                    ref_numbers: s.ref_numbers.0.clone(),
+                    shipping_line: s.scac.clone(),
+                    container_count: boxes.get(&s.id).map_or(0, Vec::len),
+                });
+            }
+            _ => {}
+        }
+    }
+    answer.total_results = answer.containers.len() + answer.shipments.len();
+    Ok(answer)
+}

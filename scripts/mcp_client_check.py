@@ -44,6 +44,14 @@ async def main() -> int:
             cid = found.structured_content["containers"][0]["id"]
             ready = await client.call_tool("get_container_readiness", {"id": cid})
             check(not ready.is_error and "ready_for_pickup" in ready.structured_content, "readiness summary")
+            # the client checks each structured answer against the tool's outputSchema
+            c = await client.call_tool("get_container", {"id": cid, "include": ["transport_events"]})
+            check(not c.is_error and c.structured_content["container_number"] == number, "get_container in the reference server's shape")
+            check(c.structured_content["demurrage"]["urgency"] in ("overdue", "imminent", "none", "unknown"), "with the LFD's urgency")
+            s = await client.call_tool("get_shipment_details", {"id": c.structured_content["shipment"]["id"]})
+            check(not s.is_error and "port_of_discharge" in s.structured_content["routing"], "get_shipment_details with its routing")
+            ev = await client.call_tool("get_container_transport_events", {"id": cid})
+            check(not ev.is_error and ev.structured_content["total_events"] == len(ev.structured_content["timeline"]), "the transport events' timeline")
             bad = await client.call_tool("get_container", {"id": "not-a-uuid"})
             check(bad.is_error, "bad arguments are an isError result")
             lines = await client.call_tool("get_supported_shipping_lines", {"search": "MSC"})

@@ -2,11 +2,14 @@
 //! into the HTTP service beside the REST API ([`mount`]) and served over stdio by
 //! `boxtrack mcp --stdio` ([`dispatch`]).
 //!
-//! - [`server`]: JSON-RPC 2.0 over Streamable HTTP (`POST /mcp`), prompts, resources;
-//! - [`tools`]: the tools, which call the REST routes in process as the caller;
+//! - [`server`]: JSON-RPC 2.0 over Streamable HTTP (`POST /mcp`), prompts, completions;
+//! - [`resources`]: the container resource, the milestone glossary, the query guidance;
+//! - [`tools`]: the tools (the container and shipment reads on the read layer, the rest
+//!   through the REST routes in process as the caller);
 //! - [`oauth`]: metadata, dynamic registration, the sign-in page, tokens.
 
 pub mod oauth;
+pub mod resources;
 pub mod server;
 pub mod tools;
 

@@ -9,7 +9,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use boxtrack_api::state::AppState;
 
@@ -32,17 +32,15 @@ fn rpc_ok(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
-const GLOSSARY: &str = "# Milestone glossary\n\n| event | meaning |\n|---|---|\n| container.transport.empty_out | empty container picked up at origin |\n| container.transport.full_in | gated in full at the port of lading |\n| container.transport.vessel_loaded | loaded on the vessel |\n| container.transport.vessel_departed | vessel left the port of lading |\n| container.transport.transshipment_arrived / _discharged / _loaded / _departed | moves at a transshipment port |\n| container.transport.vessel_arrived | vessel arrived at the port of discharge |\n| container.transport.vessel_discharged | container discharged at the port of discharge |\n| container.transport.available | released for pickup at the terminal |\n| container.transport.full_out | picked up full |\n| container.transport.rail_loaded / rail_departed / rail_arrived / rail_unloaded | rail leg to the inland destination |\n| container.transport.arrived_at_inland_destination | arrived at the inland ramp |\n| container.transport.delivered | delivered |\n| container.transport.empty_in | empty returned |\n| container.transport.estimated.* | a new estimate (ETD, ETA, inland ETA) |\n| container.pickup_lfd.changed | the last free day changed |\n| container.updated | attributes changed (holds, fees, availability...) |\n";
-
 fn prompts() -> Value {
     json!([
-        {"name": "track-shipment", "title": "Track Container Shipment", "description": "Track a container and report its status, location, holds and issues.",
-         "arguments": [{"name": "container_number", "description": "Container number, e.g. CAIU1234567", "required": true},
-                       {"name": "carrier", "description": "Shipping line SCAC (optional; completion offers the known ones)", "required": false}]},
-        {"name": "check-demurrage", "title": "Check Demurrage Risk", "description": "Demurrage risk of a container as a checklist.",
-         "arguments": [{"name": "container_id", "description": "Container id (UUID)", "required": true}]},
-        {"name": "analyze-delays", "title": "Analyze Journey Delays", "description": "Delays against schedule along the container's journey.",
-         "arguments": [{"name": "container_id", "description": "Container id (UUID)", "required": true}]}
+        {"name": "track-shipment", "title": "Track Container Shipment", "description": "Quick container tracking workflow with carrier autocomplete",
+         "arguments": [{"name": "container_number", "description": "Container number (e.g., CAIU1234567)", "required": true},
+                       {"name": "carrier", "description": "Shipping line SCAC code (e.g., MAEU for Maersk); completion offers the known ones", "required": false}]},
+        {"name": "check-demurrage", "title": "Check Demurrage Risk", "description": "Analyze demurrage/detention risk for a container",
+         "arguments": [{"name": "container_id", "description": "boxtrack container UUID", "required": true}]},
+        {"name": "analyze-delays", "title": "Analyze Journey Delays", "description": "Identify delays and root causes in container journey",
+         "arguments": [{"name": "container_id", "description": "boxtrack container UUID", "required": true}]}
     ])
 }
 
@@ -67,11 +65,11 @@ fn get_prompt(params: &Value) -> Result<Value, String> {
             uuid::Uuid::parse_str(id).map_err(|_| "container_id must be a UUID")?;
             if name == "check-demurrage" {
                 format!(
-                    "Analyze the demurrage risk of container {id} as a bulleted checklist: the last free day and days remaining, current availability, holds blocking pickup, terminal fees, and the recommended action to avoid charges. Use get_container_readiness and get_container."
+                    "Analyze demurrage risk for container {id}. Check:\n- Last Free Day (LFD) and days remaining\n- Current availability status\n- Any holds blocking pickup\n- Terminal fees\n- Recommended action to avoid demurrage charges"
                 )
             } else {
                 format!(
-                    "Analyze the journey of container {id}: delays against schedule, actual against estimated per milestone, unusual gaps or long dwell, likely root causes (port congestion, vessel delays, customs), and the impact on total transit time. Use get_container_transport_events and get_shipment_details."
+                    "Analyze the journey timeline for container {id}:\n- Identify any delays vs. expected schedule\n- Compare actual vs. estimated times for each milestone\n- Highlight unusual gaps or extended stays\n- Determine root causes (port congestion, vessel delays, customs, etc.)\n- Provide summary of impact on overall transit time"
                 )
             }
         }
@@ -105,52 +103,6 @@ fn complete(params: &Value) -> Value {
         vec![]
     };
     json!({"completion": {"values": values, "total": values.len(), "hasMore": false}})
-}
-
-async fn read_resource(
-    state: &AppState,
-    account: &boxtrack_store::accounts::Account,
-    uri: &str,
-) -> Result<Value, Value> {
-    if uri == "boxtrack://docs/milestone-glossary" {
-        return Ok(
-            json!({"contents": [{"uri": uri, "mimeType": "text/markdown", "text": GLOSSARY}]}),
-        );
-    }
-    if let Some(id) = uri.strip_prefix("boxtrack://container/")
-        && uuid::Uuid::parse_str(id).is_ok()
-    {
-        {
-            let mut args = Map::new();
-            args.insert("id".into(), json!(id));
-            if let crate::tools::Outcome::Ok(c) =
-                crate::tools::call(state, account, "get_container_readiness", &args).await
-            {
-                let full = crate::tools::call(state, account, "get_container", &args).await;
-                let status = match &full {
-                    crate::tools::Outcome::Ok(f) => f["current_status"]
-                        .as_str()
-                        .unwrap_or("unknown")
-                        .to_string(),
-                    crate::tools::Outcome::Failed(_) => "unknown".into(),
-                };
-                let text = format!(
-                    "# Container {}\n\n- ID: {id}\n- Status: {status}\n- Ready for pickup: {}\n- Last free day: {} ({} days left, {})\n- Holds: {}\n- Fees: {}\n",
-                    c["container_number"].as_str().unwrap_or("?"),
-                    c["ready_for_pickup"],
-                    c["pickup_lfd"].as_str().unwrap_or("N/A"),
-                    c["days_left"],
-                    c["time_zone"].as_str().unwrap_or("UTC"),
-                    c["holds"].as_array().map_or(0, Vec::len),
-                    c["fees"].as_array().map_or(0, Vec::len),
-                );
-                return Ok(
-                    json!({"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}),
-                );
-            }
-        }
-    }
-    Err(json!({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}))
 }
 
 /// Handles one JSON-RPC message; `None` for notifications (no answer).
@@ -224,20 +176,11 @@ pub async fn dispatch(
             Ok(v) => rpc_ok(&id, v),
             Err(e) => rpc_error(&id, -32602, &e, None),
         },
-        "resources/list" => rpc_ok(
-            &id,
-            json!({"resources": [
-                {"uri": "boxtrack://docs/milestone-glossary", "name": "milestone-glossary", "title": "Milestone Glossary", "mimeType": "text/markdown"}
-            ]}),
-        ),
-        "resources/templates/list" => rpc_ok(
-            &id,
-            json!({"resourceTemplates": [
-                {"uriTemplate": "boxtrack://container/{id}", "name": "container", "title": "Container Information", "mimeType": "text/markdown"}
-            ]}),
-        ),
+        "resources/list" => rpc_ok(&id, crate::resources::list()),
+        "resources/templates/list" => rpc_ok(&id, crate::resources::templates()),
         "resources/read" => {
-            match read_resource(state, account, params["uri"].as_str().unwrap_or("")).await {
+            match crate::resources::read(state, account, params["uri"].as_str().unwrap_or("")).await
+            {
                 Ok(v) => rpc_ok(&id, v),
                 Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
             }

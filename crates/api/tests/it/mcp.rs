@@ -522,12 +522,47 @@ async fn prompts_completion_and_resources() {
             json!({"uri": format!("boxtrack://container/{id}")}),
         )
         .await;
+    let text = c["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("# Container "), "{c}");
     assert!(
-        c["result"]["contents"][0]["text"]
+        text.contains("## Demurrage & Fees") && text.contains("**Last Free Day (LFD):**"),
+        "{text}"
+    );
+    // the reference server's spellings are the same resources
+    let same = m
+        .rpc(
+            "resources/read",
+            json!({"uri": format!("terminal49://container/{id}")}),
+        )
+        .await;
+    assert_eq!(same["result"]["contents"][0]["text"], text);
+    let guide = m
+        .rpc(
+            "resources/read",
+            json!({"uri": "t49:docs/mcp-query-guidance"}),
+        )
+        .await;
+    assert!(
+        guide["result"]["contents"][0]["text"]
             .as_str()
             .unwrap()
-            .starts_with("# Container "),
-        "{c}"
+            .contains("Intent"),
+        "{guide}"
+    );
+    let demurrage = m
+        .rpc(
+            "prompts/get",
+            json!({"name": "check-demurrage", "arguments": {"container_id": id}}),
+        )
+        .await;
+    assert!(
+        demurrage["result"]["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!(
+                "Analyze demurrage risk for container {id}. Check:"
+            )),
+        "{demurrage}"
     );
     let none = m
         .rpc("resources/read", json!({"uri": "boxtrack://nothing"}))

@@ -16,4 +16,5 @@ mod search;
 mod shipment;
 
 pub use call::{Outcome, call};
+pub use container::resource_text as container_resource_text;
 pub use defs::{list, validate};

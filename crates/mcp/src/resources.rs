@@ -1,0 +1,127 @@
+//! The MCP resources: a container by id (a template), the milestone glossary and the query
+//! guidance. URIs are `boxtrack://…`; the reference server's spellings (`terminal49://…`,
+//! `t49:…`) are read as the same resources, so clients written for it work unchanged.
+
+use serde_json::{Value, json};
+
+use boxtrack_api::state::AppState;
+use boxtrack_store::accounts::Account;
+
+/// The glossary's URI.
+pub const GLOSSARY_URI: &str = "boxtrack://docs/milestone-glossary";
+/// The query guidance's URI.
+pub const GUIDANCE_URI: &str = "boxtrack://docs/mcp-query-guidance";
+/// The container template.
+pub const CONTAINER_TEMPLATE: &str = "boxtrack://container/{id}";
+
+const GUIDANCE: &str = include_str!("guides/query-guidance.md");
+
+/// `resources/list`.
+pub fn list() -> Value {
+    json!({"resources": [
+        {"uri": GLOSSARY_URI, "name": "milestone-glossary", "title": "Milestone Glossary",
+         "description": "Every event and milestone boxtrack tracks, what it means, and the container attribute it sets.",
+         "mimeType": "text/markdown"},
+        {"uri": GUIDANCE_URI, "name": "query-guidance", "title": "MCP Query Guidance",
+         "description": "Which tool answers which question, and how to read urgency, fees, status, times and pages.",
+         "mimeType": "text/markdown"}
+    ]})
+}
+
+/// `resources/templates/list`.
+pub fn templates() -> Value {
+    json!({"resourceTemplates": [
+        {"uriTemplate": CONTAINER_TEMPLATE, "name": "container", "title": "Container Information",
+         "description": "A compact summary of a container by id: status, equipment, availability, last free days with their urgency, fees, holds and rail.",
+         "mimeType": "text/markdown"}
+    ]})
+}
+
+/// A URI in boxtrack's spelling (`terminal49://x` and `t49:x` are `boxtrack://x`).
+pub fn normalize(uri: &str) -> String {
+    let uri = uri.trim();
+    if let Some(rest) = uri.strip_prefix("terminal49://") {
+        format!("boxtrack://{rest}")
+    } else if let Some(rest) = uri.strip_prefix("t49:") {
+        format!("boxtrack://{rest}")
+    } else {
+        uri.to_string()
+    }
+}
+
+/// The glossary, made from the event catalog (so it names every event deliveries carry).
+pub fn glossary() -> String {
+    use boxtrack_core::webhooks::{CATEGORIES, EVENTS, category, describe};
+    let mut text = String::from(
+        "# Container milestone & event glossary\n\nWhat each event boxtrack tracks means. Webhooks deliver them by these names; `get_container_transport_events` lists the `container.transport.*` ones as a container's timeline.\n",
+    );
+    for (id, name) in CATEGORIES {
+        text.push_str(&format!("\n## {name}\n\n| event | meaning |\n|---|---|\n"));
+        for e in EVENTS.iter().filter(|e| category(e) == id) {
+            text.push_str(&format!("| `{e}` | {} |\n", describe(e)));
+        }
+    }
+    text.push_str(
+        "\n## Events and the container attributes they set\n\n| event | attribute |\n|---|---|\n\
+         | `container.transport.vessel_departed` | `pol_atd_at` (shipment) |\n\
+         | `container.transport.vessel_arrived` | `pod_arrived_at`, `pod_ata_at` (shipment) |\n\
+         | `container.transport.vessel_discharged` | `pod_discharged_at` |\n\
+         | `container.transport.full_out` (at the port) | `pod_full_out_at` |\n\
+         | `container.transport.rail_loaded` | `pod_rail_loaded_at` |\n\
+         | `container.transport.rail_departed` | `pod_rail_departed_at` |\n\
+         | `container.transport.rail_arrived` | `ind_ata_at` |\n\
+         | `container.transport.full_out` (inland) | `final_destination_full_out_at` |\n\
+         | `container.transport.empty_in` | `empty_terminated_at` |\n\
+         \n## Reading them\n\n- A usual import: vessel_loaded, vessel_departed, (transshipment_*), vessel_arrived, vessel_discharged, available, full_out, empty_in.\n\
+         - Times are UTC; each event carries the IANA zone of its place.\n\
+         - `estimated.*` events are new estimates, not moves.\n\
+         - A hold that clears disappears from `holds_at_pod_terminal`; `container.updated` says what changed.\n",
+    );
+    text
+}
+
+/// `resources/read`: the contents, or the JSON-RPC error for an unknown or foreign resource.
+pub async fn read(state: &AppState, account: &Account, uri: &str) -> Result<Value, Value> {
+    let uri = normalize(uri);
+    let text = |mime: &str, text: String| json!({"contents": [{"uri": uri, "mimeType": mime, "text": text}]});
+    if uri == GLOSSARY_URI {
+        return Ok(text("text/markdown", glossary()));
+    }
+    if uri == GUIDANCE_URI {
+        return Ok(text("text/markdown", GUIDANCE.to_string()));
+    }
+    if let Some(id) = uri
+        .strip_prefix("boxtrack://container/")
+        .and_then(|id| uuid::Uuid::parse_str(id).ok())
+        && let Ok(markdown) = crate::tools::container_resource_text(state, account, id).await
+    {
+        return Ok(text("text/markdown", markdown));
+    }
+    Err(json!({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_server_s_uris_are_ours() {
+        assert_eq!(
+            normalize("terminal49://docs/milestone-glossary"),
+            GLOSSARY_URI
+        );
+        assert_eq!(
+            normalize("t49:container/0190c0de-0000-7000-8000-000000000000"),
+            "boxtrack://container/0190c0de-0000-7000-8000-000000000000"
+        );
+        assert_eq!(normalize("boxtrack://x"), "boxtrack://x");
+    }
+
+    #[test]
+    fn the_glossary_names_every_event() {
+        let g = glossary();
+        for e in boxtrack_core::webhooks::EVENTS {
+            assert!(g.contains(&format!("`{e}`")), "{e} missing");
+        }
+    }
+}

@@ -39,6 +39,20 @@ pub fn now_us() -> i64 {
     Timestamp::now().as_microsecond()
 }
 
+/// Parses an instant (RFC 3339, any offset) or a date (`YYYY-MM-DD`, its midnight UTC) into
+/// Unix microseconds.
+pub fn parse_instant_or_date(s: &str) -> Option<i64> {
+    parse_micros(s).or_else(|| {
+        let d: jiff::civil::Date = s.trim().parse().ok()?;
+        Some(
+            d.to_zoned(jiff::tz::TimeZone::UTC)
+                .ok()?
+                .timestamp()
+                .as_microsecond(),
+        )
+    })
+}
+
 /// Parses an ISO 8601 / RFC 3339 instant (any offset) into Unix microseconds.
 pub fn parse_micros(s: &str) -> Option<i64> {
     let ts: Timestamp = s.trim().parse().ok()?;

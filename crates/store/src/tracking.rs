@@ -227,6 +227,8 @@ pub struct RequestFilter {
     pub status: Option<String>,
     /// Carrier.
     pub scac: Option<String>,
+    /// `bill_of_lading`, `booking_number` or `container`.
+    pub request_type: Option<String>,
     /// Created at or after.
     pub created_start_us: Option<i64>,
     /// Created at or before.
@@ -260,6 +262,9 @@ pub async fn list_requests(
     }
     if let Some(s) = &f.scac {
         conds.push(Cond::new("scac = ?", vec![Arg::Text(s.clone())]));
+    }
+    if let Some(t) = &f.request_type {
+        conds.push(Cond::new("request_type = ?", vec![Arg::Text(t.clone())]));
     }
     for (v, sql) in [
         (f.created_start_us, "created_us >= ?"),

@@ -308,6 +308,7 @@ pub async fn list(
             .map(|n| n.to_ascii_uppercase()),
         status,
         scac: q.text("filter[scac]").map(|s| s.to_ascii_uppercase()),
+        request_type: None,
         created_start_us: q.time("filter[created_at][start]")?,
         created_end_us: q.time_end("filter[created_at][end]")?,
         updated_start_us: q.time("filter[updated_at][start]")?,

@@ -357,17 +357,58 @@ async fn every_tool_is_declared_and_callable() {
         "{route}"
     );
     for (t, args) in [
-        ("list_shipments", json!({"page_size": 500})),
-        ("list_containers", json!({})),
-        ("list_tracking_requests", json!({"status": "created"})),
+        (
+            "list_shipments",
+            json!({"page_size": 500, "include_containers": true}),
+        ),
+        (
+            "list_containers",
+            json!({"carrier": "test", "sort": "pickup_lfd"}),
+        ),
+        ("list_tracking_requests", json!({"status": "succeeded"})),
     ] {
         let l = m.tool(t, args).await;
+        let sc = &l["structuredContent"];
+        assert_eq!(sc["items"].as_array().unwrap().len(), 1, "{t}: {l}");
+        assert_eq!(sc["meta"]["total"], 1, "{t}: {l}");
+        assert_eq!(sc["_metadata"]["page"], 1, "{t}: {l}");
         assert_eq!(
-            l["structuredContent"]["items"].as_array().unwrap().len(),
-            1,
-            "{t}: {l}"
+            sc["_metadata"]["page_size"], 25,
+            "page sizes stop at 25: {l}"
         );
+        assert_eq!(sc["_metadata"]["has_more"], false, "{t}: {l}");
     }
+    let boxes = m.tool("list_containers", json!({})).await;
+    let row = &boxes["structuredContent"]["items"][0];
+    assert_eq!(row["number"], number, "{boxes}");
+    assert!(
+        row["holds"].is_array() && row["shipment"]["bill_of_lading"].is_string(),
+        "{boxes}"
+    );
+    assert_eq!(
+        boxes["structuredContent"]["_metadata"]["applied_filters"]["actively_tracked"], true,
+        "only actively tracked unless asked: {boxes}"
+    );
+    let none = m.tool("list_containers", json!({"has_holds": true})).await;
+    assert_eq!(none["structuredContent"]["meta"]["total"], 0, "{none}");
+    let wrong = m
+        .tool("list_containers", json!({"current_status": "teleported"}))
+        .await;
+    assert_eq!(wrong["isError"], true, "{wrong}");
+    assert!(
+        wrong["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("current_status must be one of"),
+        "{wrong}"
+    );
+    let ships = m
+        .tool("list_shipments", json!({"include_containers": true}))
+        .await;
+    assert_eq!(
+        ships["structuredContent"]["items"][0]["containers"][0]["id"], cid,
+        "{ships}"
+    );
     let ready = m.tool("get_container_readiness", json!({"id": cid})).await;
     assert!(
         ready["structuredContent"]["ready_for_pickup"].is_boolean(),

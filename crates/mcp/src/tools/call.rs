@@ -111,40 +111,15 @@ pub async fn call(
                     json!({"total_legs": locations.len().saturating_sub(1), "route_locations": locations, "vessel_at_pod": {"name": sh["pod_vessel_name"], "imo": sh["pod_vessel_imo"]}})
                 })
         }
-        "list_shipments" => {
-            let mut q = page_query(args);
-            if let Some(n) = s("number") {
-                q.push_str(&format!("&number={}", enc(&n)));
-            }
-            if let Some(b) = args.get("tracking_stopped").and_then(Value::as_bool) {
-                q.push_str(&format!("&filter[tracking_stopped]={b}"));
-            }
-            if args.get("include_containers").and_then(Value::as_bool).unwrap_or(false) {
-                q.push_str("&include=containers");
-            }
-            rest.get(&format!("/v2/shipments?{q}")).await.map(list_result)
-        }
-        "list_containers" => {
-            let mut q = page_query(args);
-            if let Some(i) = s("include") {
-                q.push_str(&format!("&include={}", enc(&i)));
-            }
-            rest.get(&format!("/v2/containers?{q}")).await.map(list_result)
-        }
-        "list_tracking_requests" => {
-            let mut q = page_query(args);
-            if let Some(f) = args.get("filters").and_then(Value::as_object) {
-                for (k, v) in f {
-                    if k.starts_with("filter[") {
-                        q.push_str(&format!("&{}={}", enc(k), enc(v.as_str().unwrap_or(""))));
-                    }
-                }
-            }
-            if let Some(st) = s("status") {
-                q.push_str(&format!("&filter[status]={}", enc(&st)));
-            }
-            rest.get(&format!("/v2/tracking_requests?{q}")).await.map(list_result)
-        }
+        "list_shipments" => super::lists::shipments(state, account, args)
+            .await
+            .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
+        "list_containers" => super::lists::containers(state, account, args)
+            .await
+            .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
+        "list_tracking_requests" => super::lists::requests(state, account, args)
+            .await
+            .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
         "stop_tracking" | "resume_tracking" => {
             let id = s("shipment_id").unwrap_or_default();
             let action = if name == "stop_tracking" { "stop_tracking" } else { "resume_tracking" };

@@ -48,23 +48,59 @@ pub(super) fn passthrough() -> Value {
 }
 
 pub(super) fn defs() -> Vec<Def> {
-    let mut list_ship = object(json!({
-        "number": {"type": "string", "description": "Bill of lading or booking number"},
-        "tracking_stopped": {"type": "boolean"},
-        "include_containers": {"type": "boolean", "default": false}
-    }));
-    paging(&mut list_ship);
-    let mut list_cont = object(json!({
-        "include": {"type": "string", "description": "Comma-separated includes, e.g. shipment,pod_terminal"}
-    }));
+    let tracking = json!({
+        "actively_tracked": {"type": "boolean", "description": "Only actively tracked records (true) or only stopped ones (false)"},
+        "tracking_stopped": {"type": "boolean", "description": "Only stopped records (true) or only tracked ones (false)"},
+        "include_stopped_tracking": {"type": "boolean", "default": false, "description": "Default false: only actively tracked records, as the dashboard shows. True: tracked and stopped ones, for history questions"},
+        "updated_after": {"type": "string", "description": "Changed at or after this date (YYYY-MM-DD) or time (RFC 3339)"}
+    });
+    let with = |mut base: Map<String, Value>, more: &Value| {
+        if let Some(m) = more.as_object() {
+            for (k, v) in m {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+        base
+    };
+    let mut list_cont = with(
+        object(json!({
+            "number": {"type": "string", "maxLength": 64, "description": "One container number"},
+            "current_status": {"type": "string", "enum": boxtrack_core::tracking::rules::ContainerStatus::ALL.iter().map(|c| c.as_str()).collect::<Vec<_>>(), "description": "The container's status"},
+            "status": {"type": "string", "description": "The same as current_status"},
+            "pod_code": {"type": "string", "description": "Port of discharge (UN/LOCODE)"},
+            "port": {"type": "string", "description": "The same as pod_code"},
+            "shipping_line_scac": {"type": "string", "description": "The shipping line's SCAC"},
+            "carrier": {"type": "string", "description": "The same as shipping_line_scac"},
+            "has_holds": {"type": "boolean", "description": "With an active terminal hold (true) or without one (false)"},
+            "ready_for_pickup": {"type": "boolean", "description": "Available and without active holds"},
+            "sort": {"type": "string", "enum": super::lists::CONTAINER_SORTS, "description": "Order; default -updated_at. pickup_lfd puts the soonest last free day first, those without one last"},
+            "include": {"type": "array", "items": {"type": "string", "enum": ["shipment", "pod_terminal"]}, "description": "Accepted for the reference's clients: each row always carries its shipment and POD terminal in brief"}
+        })),
+        &tracking,
+    );
     paging(&mut list_cont);
+    let mut list_ship = with(
+        object(json!({
+            "number": {"type": "string", "maxLength": 64, "description": "One bill of lading or booking number"},
+            "status": {"type": "string", "enum": ["tracked", "stopped"], "description": "Tracked or stopped"},
+            "pod_code": {"type": "string", "description": "Port of discharge (UN/LOCODE)"},
+            "port": {"type": "string", "description": "The same as pod_code"},
+            "shipping_line_scac": {"type": "string", "description": "The shipping line's SCAC"},
+            "carrier": {"type": "string", "description": "The same as shipping_line_scac"},
+            "sort": {"type": "string", "enum": super::lists::SHIPMENT_SORTS, "description": "Order; default -updated_at"},
+            "include_containers": {"type": "boolean", "default": false, "description": "Include each shipment's containers (id, number, status)"}
+        })),
+        &tracking,
+    );
+    paging(&mut list_ship);
     let mut list_tr = object(json!({
-        "filters": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Raw filter keys such as filter[status]"},
-        "status": {"type": "string"},
-        "request_type": {"type": "string"}
+        "request_number": {"type": "string", "maxLength": 64, "description": "One tracking request number"},
+        "status": {"type": "string", "enum": super::lists::REQUEST_STATUSES, "description": "The request's status (succeeded is created)"},
+        "scac": {"type": "string", "description": "The carrier's SCAC"},
+        "request_type": {"type": "string", "enum": ["bill_of_lading", "booking_number", "container"]},
+        "filters": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Older spelling: filter[status], filter[scac], filter[request_number]"}
     }));
     paging(&mut list_tr);
-    let list_out = json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object"}}, "meta": {"type": "object"}, "links": {"type": "object"}}, "required": ["items"]});
     vec![
         Def {
             name: "search_container",
@@ -158,32 +194,38 @@ pub(super) fn defs() -> Vec<Def> {
         Def {
             name: "list_shipments",
             title: "List Shipments",
-            description: "The account's shipments, newest first.",
+            description: "Return one requested page of shipments (at most 25), most recently updated first, filtered by number, port, carrier, tracking state or last change. Like the dashboard, only actively tracked shipments unless include_stopped_tracking is true. Report meta.total for the set; when _metadata.has_more, results are partial: ask for next_page with the same filters. Use get_shipment_details with a returned id for routing and containers.",
             props: list_ship,
             required: &[],
             read_only: true,
             idempotent: true,
-            output: list_out.clone(),
+            output: boxtrack_api::doc::schema_of::<
+                super::lists::ListAnswer<super::lists::ShipmentRow>,
+            >(),
         },
         Def {
             name: "list_containers",
             title: "List Containers",
-            description: "The account's containers, most recently updated first.",
+            description: "Return one requested page of containers (at most 25), filtered by status, port, carrier, holds, readiness, tracking state or last change, in compact rows (empty holds or fees mean none reported). Like the dashboard, only actively tracked containers unless include_stopped_tracking is true. Report meta.total for the set; when _metadata.has_more, results are partial: ask for next_page with the same filters and sort. Use get_container with a returned id for a detailed snapshot.",
             props: list_cont,
             required: &[],
             read_only: true,
             idempotent: true,
-            output: list_out.clone(),
+            output: boxtrack_api::doc::schema_of::<
+                super::lists::ListAnswer<super::lists::ContainerRow>,
+            >(),
         },
         Def {
             name: "list_tracking_requests",
             title: "List Tracking Requests",
-            description: "The account's tracking requests, newest first.",
+            description: "Return one requested page of tracking requests (at most 25), newest first, optionally filtered by request number, status, carrier or kind of number. For created requests, use search_container to find the tracked containers and shipments.",
             props: list_tr,
             required: &[],
             read_only: true,
             idempotent: true,
-            output: list_out,
+            output: boxtrack_api::doc::schema_of::<
+                super::lists::ListAnswer<super::lists::RequestRow>,
+            >(),
         },
         Def {
             name: "stop_tracking",

@@ -11,6 +11,7 @@ mod container;
 mod defs;
 mod events;
 mod fields;
+mod lists;
 mod rest;
 mod search;
 mod shipment;

@@ -67,16 +67,6 @@ pub(super) fn enc(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-pub(super) fn page_query(args: &Map<String, Value>) -> String {
-    let page = args.get("page").and_then(Value::as_i64).unwrap_or(1).max(1);
-    let size = args
-        .get("page_size")
-        .and_then(Value::as_i64)
-        .unwrap_or(25)
-        .clamp(1, 100);
-    format!("page[number]={page}&page[size]={size}")
-}
-
 pub(super) fn list_result(doc: Value) -> Value {
     let items: Vec<Value> = doc["data"]
         .as_array()

@@ -1,0 +1,640 @@
+//! The list tools on the read layer: one requested page (at most 25 rows) of the account's
+//! containers, shipments or tracking requests, with the filters the reference MCP server
+//! offers that boxtrack's data answers, compact snake_case rows, and `_metadata` that says
+//! which filters applied and whether more pages follow. Like the reference's, the container
+//! and shipment lists show actively tracked records unless asked otherwise.
+
+use std::collections::BTreeMap;
+
+use boxtrack_core::paging::Page;
+use boxtrack_core::tracking::rules::{ContainerStatus, active_holds};
+use boxtrack_store::accounts::Account;
+use boxtrack_store::reads::{self, Filter, ListSort};
+use boxtrack_store::tracking::{self, RequestFilter};
+use boxtrack_views::jsonapi::At;
+use boxtrack_views::tracking::container_resource;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use uuid::Uuid;
+
+use boxtrack_api::state::AppState;
+
+/// The most rows one call returns.
+pub const MAX_PAGE_SIZE: u32 = 25;
+
+/// The orders `list_containers` offers.
+pub const CONTAINER_SORTS: [&str; 6] = [
+    "-updated_at",
+    "updated_at",
+    "-created_at",
+    "created_at",
+    "pickup_lfd",
+    "-pickup_lfd",
+];
+
+/// The orders `list_shipments` offers.
+pub const SHIPMENT_SORTS: [&str; 4] = ["-updated_at", "updated_at", "-created_at", "created_at"];
+
+/// Tracking request statuses `list_tracking_requests` filters by (`succeeded` is the
+/// reference's word for `created`).
+pub const REQUEST_STATUSES: [&str; 6] = [
+    "pending",
+    "awaiting_manifest",
+    "created",
+    "succeeded",
+    "failed",
+    "tracking_stopped",
+];
+
+/// What a list answer says of itself.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ListMetadata {
+    /// The filters that applied, with the defaults added (`actively_tracked`).
+    pub applied_filters: BTreeMap<String, Value>,
+    /// The order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sort: Option<String>,
+    /// This page (1-based).
+    pub page: u32,
+    /// Rows asked for.
+    pub page_size: u32,
+    /// Whether another page follows.
+    pub has_more: bool,
+    /// The next page, when one follows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_page: Option<u32>,
+}
+
+/// How many match.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ListMeta {
+    /// Rows matching the filters in all (a lower bound past 10,000 when not exact).
+    pub total: u64,
+    /// Whether `total` is exact.
+    pub total_is_exact: bool,
+}
+
+/// A list answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ListAnswer<T> {
+    /// The rows of this page.
+    pub items: Vec<T>,
+    /// How many match.
+    pub meta: ListMeta,
+    /// Filters the call named that this list does not have (always empty: unknown
+    /// arguments are refused).
+    #[serde(rename = "unsupportedFilters")]
+    pub unsupported_filters: Vec<String>,
+    /// What the answer says of itself.
+    #[serde(rename = "_metadata")]
+    pub metadata: ListMetadata,
+}
+
+/// An active hold, briefly.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct HoldBrief {
+    /// Which hold.
+    pub name: String,
+    /// The terminal's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A fee, briefly.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FeeBrief {
+    /// Which fee.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// How much, in major units.
+    pub amount: f64,
+    /// ISO 4217 code.
+    pub currency: String,
+}
+
+/// A container's shipment, in a row.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RowShipment {
+    /// Shipment id.
+    pub id: Uuid,
+    /// Bill of lading.
+    pub bill_of_lading: String,
+    /// The line's SCAC.
+    pub shipping_line_scac: String,
+    /// Port of discharge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_of_discharge: Option<String>,
+    /// Vessel at the port of discharge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_vessel: Option<String>,
+    /// Estimated arrival there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_eta_at: Option<At>,
+    /// Arrival there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_ata_at: Option<At>,
+}
+
+/// A container, as a list shows it; absent keys are unknown.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContainerRow {
+    /// Container id (for get_container).
+    pub id: Uuid,
+    /// ISO 6346 number.
+    pub number: String,
+    /// Its `current_status`.
+    pub status: String,
+    /// Released for pickup (absent when the terminal has not said).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub available_for_pickup: Option<bool>,
+    /// The POD terminal's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_terminal: Option<String>,
+    /// Arrived at the port of discharge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_arrived_at: Option<At>,
+    /// Discharged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_discharged_at: Option<At>,
+    /// Picked up full.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_full_out_at: Option<At>,
+    /// The last free day.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pickup_lfd: Option<At>,
+    /// The pickup appointment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pickup_appointment_at: Option<At>,
+    /// Active holds (`[]`: none reported).
+    pub holds: Vec<HoldBrief>,
+    /// Fees (`[]`: none reported).
+    pub fees: Vec<FeeBrief>,
+    /// Its shipment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shipment: Option<RowShipment>,
+    /// When the terminal was last heard from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal_checked_at: Option<At>,
+    /// The port's IANA zone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_timezone: Option<String>,
+}
+
+/// A container of a shipment row.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShipmentContainer {
+    /// Container id.
+    pub id: Uuid,
+    /// ISO 6346 number.
+    pub number: String,
+    /// Its `current_status`.
+    pub status: String,
+}
+
+/// A shipment, as a list shows it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ShipmentRow {
+    /// Shipment id (for get_shipment_details).
+    pub id: Uuid,
+    /// Bill of lading (or booking) number.
+    pub bill_of_lading: String,
+    /// The line's SCAC.
+    pub shipping_line_scac: String,
+    /// The line's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shipping_line_name: Option<String>,
+    /// Vessel at the port of discharge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_vessel_name: Option<String>,
+    /// Its voyage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_voyage_number: Option<String>,
+    /// Port of discharge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_of_discharge_name: Option<String>,
+    /// Estimated arrival there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_eta_at: Option<At>,
+    /// Arrival there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_ata_at: Option<At>,
+    /// Inland destination.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_name: Option<String>,
+    /// Estimated arrival there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destination_eta_at: Option<At>,
+    /// The client's reference numbers.
+    pub ref_numbers: Vec<String>,
+    /// Whether tracking stopped.
+    pub tracking_stopped: bool,
+    /// Its containers (with `include_containers`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub containers: Option<Vec<ShipmentContainer>>,
+}
+
+/// A tracking request, as a list shows it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RequestRow {
+    /// Tracking request id.
+    pub id: Uuid,
+    /// The number tracked.
+    pub request_number: String,
+    /// `bill_of_lading`, `booking_number` or `container`.
+    pub request_type: String,
+    /// Its status.
+    pub status: String,
+    /// The carrier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scac: Option<String>,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_reason: Option<String>,
+    /// The shipment it created.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shipment_id: Option<Uuid>,
+    /// Created.
+    pub created_at: At,
+    /// Last change.
+    pub updated_at: At,
+}
+
+/// The arguments as the list tools read them.
+struct Args<'a> {
+    args: &'a Map<String, Value>,
+    applied: BTreeMap<String, Value>,
+}
+
+impl<'a> Args<'a> {
+    fn text(&mut self, names: &[&str]) -> Option<String> {
+        let (name, v) = names.iter().find_map(|n| {
+            self.args
+                .get(*n)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|v| (*n, v.to_string()))
+        })?;
+        self.applied.insert(names[0].to_string(), json!(v));
+        let _ = name;
+        Some(v)
+    }
+
+    fn flag(&mut self, name: &str) -> Option<bool> {
+        let v = self.args.get(name).and_then(Value::as_bool)?;
+        self.applied.insert(name.to_string(), json!(v));
+        Some(v)
+    }
+
+    fn page(&self) -> Result<Page, String> {
+        let number = self.args.get("page").and_then(Value::as_u64).unwrap_or(1);
+        let size = self
+            .args
+            .get("page_size")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::from(MAX_PAGE_SIZE));
+        if number == 0 || size == 0 {
+            return Err("page and page_size start at 1.".into());
+        }
+        Ok(Page {
+            number: u32::try_from(number).unwrap_or(u32::MAX),
+            size: u32::try_from(size.min(u64::from(MAX_PAGE_SIZE))).unwrap_or(MAX_PAGE_SIZE),
+            cursor: None,
+        })
+    }
+
+    /// `actively_tracked: true` unless the call names tracking or asks for stopped ones too.
+    fn tracking(&mut self) -> Option<bool> {
+        let stopped = self.flag("tracking_stopped");
+        let active = self.flag("actively_tracked");
+        let include_stopped = self.flag("include_stopped_tracking").unwrap_or(false);
+        match (stopped, active) {
+            (Some(s), _) => Some(s),
+            (None, Some(a)) => Some(!a),
+            (None, None) if include_stopped => None,
+            (None, None) => {
+                self.applied.insert("actively_tracked".into(), json!(true));
+                Some(false)
+            }
+        }
+    }
+
+    fn updated_after(&mut self) -> Result<Option<i64>, String> {
+        let Some(raw) = self.text(&["updated_after"]) else {
+            return Ok(None);
+        };
+        boxtrack_core::time::parse_instant_or_date(&raw)
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "updated_after must be a date (YYYY-MM-DD) or an RFC 3339 time, not {raw:?}."
+                )
+            })
+    }
+
+    fn sort(&mut self, offered: &[&str]) -> Result<(ListSort, Option<String>), String> {
+        let Some(raw) = self.args.get("sort").and_then(Value::as_str).map(str::trim) else {
+            return Ok((ListSort::default(), None));
+        };
+        let parsed = offered
+            .contains(&raw)
+            .then(|| ListSort::parse(raw))
+            .flatten()
+            .ok_or_else(|| format!("sort must be one of {}.", offered.join(", ")))?;
+        Ok((parsed, Some(raw.to_string())))
+    }
+}
+
+fn metadata(
+    applied: BTreeMap<String, Value>,
+    sort: Option<String>,
+    page: &Page,
+    has_next: bool,
+) -> ListMetadata {
+    ListMetadata {
+        applied_filters: applied,
+        sort,
+        page: page.number,
+        page_size: page.size,
+        has_more: has_next,
+        next_page: has_next.then(|| page.number.saturating_add(1)),
+    }
+}
+
+fn unavailable(e: boxtrack_store::StoreError) -> String {
+    format!("The list could not be read ({e}); try again shortly.")
+}
+
+/// `list_containers`.
+pub(super) async fn containers(
+    state: &AppState,
+    account: &Account,
+    args: &Map<String, Value>,
+) -> Result<ListAnswer<ContainerRow>, String> {
+    let mut a = Args {
+        args,
+        applied: BTreeMap::new(),
+    };
+    let page = a.page()?;
+    let status = a.text(&["current_status", "status"]);
+    if let Some(s) = &status
+        && ContainerStatus::parse(s).is_none()
+    {
+        let all: Vec<&str> = ContainerStatus::ALL.iter().map(|c| c.as_str()).collect();
+        return Err(format!("current_status must be one of {}.", all.join(", ")));
+    }
+    let (sort, sort_text) = a.sort(&CONTAINER_SORTS)?;
+    let filter = Filter {
+        container_number: a.text(&["number"]).map(|n| n.to_ascii_uppercase()),
+        current_status: status,
+        port: a
+            .text(&["pod_code", "port"])
+            .map(|p| p.to_ascii_uppercase()),
+        carrier: a
+            .text(&["shipping_line_scac", "carrier"])
+            .map(|c| c.to_ascii_uppercase()),
+        on_hold: a.flag("has_holds"),
+        ready_for_pickup: a.flag("ready_for_pickup"),
+        updated_start_us: a.updated_after()?,
+        tracking_stopped: a.tracking(),
+        sort,
+        ..Filter::default()
+    };
+    let listed = reads::containers(&state.db, account.id, &filter, &page)
+        .await
+        .map_err(unavailable)?;
+    let shipment_ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_id).collect();
+    let shipments = reads::shipments_by_id(&state.db, account.id, &shipment_ids)
+        .await
+        .map_err(unavailable)?;
+    let items = listed
+        .rows
+        .iter()
+        .map(|c| {
+            let sh = shipments.get(&c.shipment_id);
+            let at = container_resource(c, sh, account).attributes;
+            let st = &c.state.0;
+            ContainerRow {
+                id: c.id,
+                number: c.number.clone(),
+                status: c.current_status.clone(),
+                available_for_pickup: at.availability_known.then_some(at.available_for_pickup),
+                pod_terminal: st.pod_terminal.as_deref().map(|f| {
+                    boxtrack_core::reference::terminal(f)
+                        .map_or_else(|| f.to_string(), |t| t.name.clone())
+                }),
+                pod_arrived_at: at.pod_arrived_at,
+                pod_discharged_at: at.pod_discharged_at,
+                pod_full_out_at: at.pod_full_out_at,
+                pickup_lfd: at.pickup_lfd,
+                pickup_appointment_at: at.pickup_appointment_at,
+                holds: active_holds(&st.holds)
+                    .map(|h| HoldBrief {
+                        name: h.name.clone(),
+                        description: h.description.clone(),
+                    })
+                    .collect(),
+                fees: st
+                    .fees
+                    .iter()
+                    .map(|f| FeeBrief {
+                        kind: f.kind.clone(),
+                        amount: f.amount_minor as f64 / 100.0,
+                        currency: f.currency_code.clone(),
+                    })
+                    .collect(),
+                shipment: sh.map(|s| RowShipment {
+                    id: s.id,
+                    bill_of_lading: s.bill_of_lading_number.clone(),
+                    shipping_line_scac: s.scac.clone(),
+                    port_of_discharge: s.route.0.pod_name.clone(),
+                    pod_vessel: s.state.0.pod_vessel_name.clone(),
+                    pod_eta_at: At::opt(s.state.0.pod_eta_us),
+                    pod_ata_at: At::opt(s.state.0.pod_ata_us),
+                }),
+                terminal_checked_at: at.terminal_checked_at,
+                pod_timezone: at.pod_timezone,
+            }
+        })
+        .collect();
+    Ok(ListAnswer {
+        items,
+        meta: ListMeta {
+            total: listed.total,
+            total_is_exact: listed.total_exact,
+        },
+        unsupported_filters: Vec::new(),
+        metadata: metadata(a.applied, sort_text, &page, listed.has_next),
+    })
+}
+
+/// `list_shipments`.
+pub(super) async fn shipments(
+    state: &AppState,
+    account: &Account,
+    args: &Map<String, Value>,
+) -> Result<ListAnswer<ShipmentRow>, String> {
+    let mut a = Args {
+        args,
+        applied: BTreeMap::new(),
+    };
+    let page = a.page()?;
+    let (sort, sort_text) = a.sort(&SHIPMENT_SORTS)?;
+    // the contract's `status`: tracked or stopped
+    let status_stopped = match a.text(&["status"]).as_deref() {
+        None => None,
+        Some("tracked" | "active" | "actively_tracked") => Some(false),
+        Some("stopped" | "tracking_stopped") => Some(true),
+        Some(other) => {
+            return Err(format!(
+                "status must be tracked or stopped, not {other:?}; for where a shipment is, read get_shipment_details."
+            ));
+        }
+    };
+    let with_containers = a.flag("include_containers").unwrap_or(false);
+    let filter = Filter {
+        number: a.text(&["number"]).map(|n| n.to_ascii_uppercase()),
+        port: a
+            .text(&["pod_code", "port"])
+            .map(|p| p.to_ascii_uppercase()),
+        carrier: a
+            .text(&["shipping_line_scac", "carrier"])
+            .map(|c| c.to_ascii_uppercase()),
+        updated_start_us: a.updated_after()?,
+        tracking_stopped: status_stopped.or_else(|| a.tracking()),
+        sort,
+        ..Filter::default()
+    };
+    let listed = reads::shipments(&state.db, account.id, &filter, &page)
+        .await
+        .map_err(unavailable)?;
+    let ids: Vec<Uuid> = listed.rows.iter().map(|s| s.id).collect();
+    let boxes = if with_containers {
+        reads::containers_of_many(&state.db, account.id, &ids)
+            .await
+            .map_err(unavailable)?
+    } else {
+        Default::default()
+    };
+    let items = listed
+        .rows
+        .iter()
+        .map(|s| {
+            let (route, st) = (&s.route.0, &s.state.0);
+            ShipmentRow {
+                id: s.id,
+                bill_of_lading: s.bill_of_lading_number.clone(),
+                shipping_line_scac: s.scac.clone(),
+                shipping_line_name: boxtrack_core::carriers::by_scac(&s.scac)
+                    .map(|l| l.name.clone()),
+                pod_vessel_name: st.pod_vessel_name.clone(),
+                pod_voyage_number: st.pod_voyage_number.clone(),
+                port_of_discharge_name: route.pod_name.clone(),
+                pod_eta_at: At::opt(st.pod_eta_us),
+                pod_ata_at: At::opt(st.pod_ata_us),
+                destination_name: route.destination_name.clone(),
+                destination_eta_at: At::opt(st.destination_eta_us),
+                ref_numbers: s.ref_numbers.0.clone(),
+                tracking_stopped: s.tracking_stopped_us.is_some(),
+                containers: with_containers.then(|| {
+                    boxes
+                        .get(&s.id)
+                        .map(|cs| {
+                            cs.iter()
+                                .map(|c| ShipmentContainer {
+                                    id: c.id,
+                                    number: c.number.clone(),
+                                    status: c.current_status.clone(),
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                }),
+            }
+        })
+        .collect();
+    Ok(ListAnswer {
+        items,
+        meta: ListMeta {
+            total: listed.total,
+            total_is_exact: listed.total_exact,
+        },
+        unsupported_filters: Vec::new(),
+        metadata: metadata(a.applied, sort_text, &page, listed.has_next),
+    })
+}
+
+/// `list_tracking_requests`.
+pub(super) async fn requests(
+    state: &AppState,
+    account: &Account,
+    args: &Map<String, Value>,
+) -> Result<ListAnswer<RequestRow>, String> {
+    let mut a = Args {
+        args,
+        applied: BTreeMap::new(),
+    };
+    let page = a.page()?;
+    let status = match a.text(&["status"]) {
+        None => None,
+        Some(s) if s == "succeeded" => Some("created".to_string()),
+        Some(s) if REQUEST_STATUSES.contains(&s.as_str()) => Some(s),
+        Some(s) => {
+            return Err(format!(
+                "status must be one of {}, not {s:?}.",
+                REQUEST_STATUSES.join(", ")
+            ));
+        }
+    };
+    let mut filter = RequestFilter {
+        request_number: a.text(&["request_number"]).map(|n| n.to_ascii_uppercase()),
+        status,
+        scac: a.text(&["scac"]).map(|s| s.to_ascii_uppercase()),
+        ..Default::default()
+    };
+    // the older `filters` object of raw JSON:API keys
+    if let Some(raw) = args.get("filters").and_then(Value::as_object) {
+        for (k, v) in raw {
+            let v = v.as_str().unwrap_or_default().trim().to_string();
+            match k.as_str() {
+                "filter[status]" => filter.status = Some(v),
+                "filter[scac]" => filter.scac = Some(v.to_ascii_uppercase()),
+                "filter[request_number]" => filter.request_number = Some(v.to_ascii_uppercase()),
+                other => {
+                    return Err(format!(
+                        "filters has no {other}; use filter[status], filter[scac] or filter[request_number]."
+                    ));
+                }
+            }
+        }
+    }
+    filter.request_type = a.text(&["request_type"]);
+    let listed = tracking::list_requests(&state.db, account.id, &filter, &page)
+        .await
+        .map_err(unavailable)?;
+    let items = listed
+        .rows
+        .iter()
+        .map(|r| RequestRow {
+            id: r.id,
+            request_number: r.request_number.clone(),
+            request_type: r.request_type.clone(),
+            status: r.status.clone(),
+            scac: r.scac.clone(),
+            failed_reason: r.failed_reason.clone(),
+            shipment_id: r.shipment_id,
+            created_at: At(r.created_us),
+            updated_at: At(r.updated_us),
+        })
+        .collect();
+    Ok(ListAnswer {
+        items,
+        meta: ListMeta {
+            total: listed.total,
+            total_is_exact: listed.total_exact,
+        },
+        unsupported_filters: Vec::new(),
+        metadata: metadata(a.applied, None, &page, listed.has_next),
+    })
+}

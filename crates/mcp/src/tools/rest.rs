@@ -3,7 +3,7 @@
 
 use axum::body::Body;
 use axum::http::{Method, Request};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tower::ServiceExt;
 
 use boxtrack_api::state::AppState;

@@ -40,7 +40,15 @@ pub async fn run(s: crate::config::Settings, args: &McpArgs) -> anyhow::Result<(
             continue;
         }
         let answer = match serde_json::from_str::<serde_json::Value>(&line) {
-            Ok(msg) => boxtrack_mcp::dispatch(&state, &account, &msg).await,
+            Ok(msg) => {
+                boxtrack_mcp::dispatch(
+                    &state,
+                    &account,
+                    boxtrack_mcp::tools::Credential::ApiKey,
+                    &msg,
+                )
+                .await
+            }
             Err(_) => Some(
                 serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}),
             ),

@@ -109,6 +109,7 @@ fn complete(params: &Value) -> Value {
 pub async fn dispatch(
     state: &AppState,
     account: &boxtrack_store::accounts::Account,
+    credential: crate::tools::Credential,
     msg: &Value,
 ) -> Option<Value> {
     let id = msg.get("id").cloned();
@@ -158,7 +159,7 @@ pub async fn dispatch(
                 Err(why) => {
                     json!({"content": [{"type": "text", "text": format!("Invalid arguments: {why}")}], "isError": true})
                 }
-                Ok(()) => match crate::tools::call(state, account, name, &args).await {
+                Ok(()) => match crate::tools::call(state, account, credential, name, &args).await {
                     crate::tools::Outcome::Ok(v) => json!({
                         "content": [{"type": "text", "text": v.to_string()}],
                         "structuredContent": v,
@@ -276,17 +277,21 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
             let resource = crate::oauth::mcp_resource(&state, &headers);
             crate::oauth::account_for_bearer(&state, token.trim(), &resource)
                 .await
+                .map(|found| found.map(|(a, user)| (a, crate::tools::Credential::User(user))))
                 .map_err(boxtrack_api::error::ApiError::from)
         }
-        _ => boxtrack_api::auth::account_for(&state, auth).await,
+        _ => boxtrack_api::auth::account_for(&state, auth)
+            .await
+            .map(|found| found.map(|a| (a, crate::tools::Credential::ApiKey))),
     };
     let found = match (found, state.config.mcp_open_account) {
         (Ok(None), Some(open)) if auth.is_empty() => boxtrack_store::accounts::get(&state.db, open)
             .await
+            .map(|found| found.map(|a| (a, crate::tools::Credential::Open)))
             .map_err(boxtrack_api::error::ApiError::from),
         (f, _) => f,
     };
-    let account = match found {
+    let (account, credential) = match found {
         Ok(Some(a)) => a,
         Ok(None) => {
             let base = state.config.public_url.clone().unwrap_or_else(|| {
@@ -326,7 +331,7 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
             ),
         );
     }
-    match dispatch(&state, &account, &msg).await {
+    match dispatch(&state, &account, credential, &msg).await {
         Some(answer) => json_response(StatusCode::OK, &answer),
         None => StatusCode::ACCEPTED.into_response(),
     }

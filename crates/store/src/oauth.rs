@@ -42,6 +42,14 @@ pub async fn create_user(
     })
 }
 
+/// A user of an account by id.
+pub async fn user_by_id(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<User>> {
+    Ok(
+        on_db!(db, p => sqlx::query_as("SELECT id, account_id, email, password_hash FROM users WHERE id = $1 AND account_id = $2")
+        .bind(id).bind(account_id).fetch_optional(p).await?),
+    )
+}
+
 /// A user by email.
 pub async fn get_user(db: &Db, email: &str) -> Result<Option<User>> {
     Ok(

@@ -209,6 +209,8 @@ async fn every_tool_is_declared_and_callable() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     for n in [
+        "whoami",
+        "list_parties",
         "search_container",
         "track_container",
         "get_container",
@@ -409,6 +411,43 @@ async fn every_tool_is_declared_and_callable() {
         ships["structuredContent"]["items"][0]["containers"][0]["id"], cid,
         "{ships}"
     );
+    let me = m.tool("whoami", json!({})).await;
+    let w = &me["structuredContent"];
+    assert_eq!(w["kind"], "api_key", "{me}");
+    assert_eq!(w["account"]["plan"], "standard", "{me}");
+    assert!(
+        w["account"]["tracking_slots"].is_null(),
+        "no limit on the plan: {me}"
+    );
+    assert_eq!(w["features"]["routing"]["status"], "enabled", "{me}");
+    assert_eq!(w["features"]["rail_lfd"]["status"], "not_enabled", "{me}");
+    for name in ["Acme Imports", "Big Acme Co", "Globex"] {
+        let r = app
+            .post(
+                "/v2/parties",
+                &m.key,
+                "application/vnd.api+json",
+                &json!({"data": {"type": "party", "attributes": {"company_name": name}}})
+                    .to_string(),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let found = m
+        .tool("list_parties", json!({"search": "acme", "limit": 1}))
+        .await;
+    let p = &found["structuredContent"];
+    assert_eq!(p["total_matched"], 2, "{found}");
+    assert_eq!(
+        p["parties"][0]["name"], "Acme Imports",
+        "the name's start ranks first: {found}"
+    );
+    assert_eq!(p["next_page"], 2, "{found}");
+    let acme = p["parties"][0]["id"].as_str().unwrap().to_string();
+    let theirs = m
+        .tool("list_containers", json!({"customer_id": acme}))
+        .await;
+    assert_eq!(theirs["structuredContent"]["meta"]["total"], 0, "{theirs}");
     let ready = m.tool("get_container_readiness", json!({"id": cid})).await;
     assert!(
         ready["structuredContent"]["ready_for_pickup"].is_boolean(),
@@ -635,7 +674,7 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
     let info = client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "boxtrack");
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 16);
+    assert_eq!(tools.len(), 18);
     let call = |name: &'static str, args: Value| {
         let params = CallToolRequestParams::new(name)
             .with_arguments(args.as_object().cloned().unwrap_or_default());
@@ -654,6 +693,8 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
         .to_string();
     // every tool, with arguments that work for this account
     let calls: Vec<(&'static str, Value)> = vec![
+        ("whoami", json!({})),
+        ("list_parties", json!({"search": "acme"})),
         ("search_container", json!({"query": number})),
         ("get_container", json!({"id": cid})),
         ("get_shipment_details", json!({"id": shipment_id})),

@@ -186,7 +186,7 @@ pub async fn account_for_bearer(
     state: &AppState,
     token: &str,
     resource: &str,
-) -> Result<Option<boxtrack_store::accounts::Account>, boxtrack_store::StoreError> {
+) -> Result<Option<(boxtrack_store::accounts::Account, uuid::Uuid)>, boxtrack_store::StoreError> {
     let Some(t) = store::get_token(&state.db, &core::digest(token)).await? else {
         return Ok(None);
     };
@@ -195,5 +195,7 @@ pub async fn account_for_bearer(
     {
         return Ok(None);
     }
-    boxtrack_store::accounts::get(&state.db, t.account_id).await
+    Ok(boxtrack_store::accounts::get(&state.db, t.account_id)
+        .await?
+        .map(|a| (a, t.user_id)))
 }

@@ -22,6 +22,7 @@ pub enum Outcome {
 pub async fn call(
     state: &AppState,
     account: &boxtrack_store::accounts::Account,
+    credential: super::credential::Credential,
     name: &str,
     args: &Map<String, Value>,
 ) -> Outcome {
@@ -31,6 +32,23 @@ pub async fn call(
         "search_container" => super::search::get(state, account, &s("query").unwrap_or_default())
             .await
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
+        "whoami" => super::account::whoami(state, account, credential)
+            .await
+            .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
+        "list_parties" => {
+            let n = |k: &str, default: u64, max: u64| {
+                args.get(k).and_then(Value::as_u64).unwrap_or(default).clamp(1, max) as usize
+            };
+            super::account::parties(
+                state,
+                account,
+                s("search").as_deref(),
+                n("limit", 25, 50),
+                n("page", 1, 10_000),
+            )
+            .await
+            .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null))
+        }
         "track_container" => track(&rest, args).await,
         "get_container" => {
             let Ok(id) = s("id").unwrap_or_default().parse::<uuid::Uuid>() else {

@@ -52,7 +52,8 @@ pub(super) fn defs() -> Vec<Def> {
         "actively_tracked": {"type": "boolean", "description": "Only actively tracked records (true) or only stopped ones (false)"},
         "tracking_stopped": {"type": "boolean", "description": "Only stopped records (true) or only tracked ones (false)"},
         "include_stopped_tracking": {"type": "boolean", "default": false, "description": "Default false: only actively tracked records, as the dashboard shows. True: tracked and stopped ones, for history questions"},
-        "updated_after": {"type": "string", "description": "Changed at or after this date (YYYY-MM-DD) or time (RFC 3339)"}
+        "updated_after": {"type": "string", "description": "Changed at or after this date (YYYY-MM-DD) or time (RFC 3339)"},
+        "customer_id": {"type": "string", "format": "uuid", "pattern": UUID_PATTERN, "description": "Only those of this party (the customer on the tracking request); list_parties finds its id by name"}
     });
     let with = |mut base: Map<String, Value>, more: &Value| {
         if let Some(m) = more.as_object() {
@@ -102,6 +103,30 @@ pub(super) fn defs() -> Vec<Def> {
     }));
     paging(&mut list_tr);
     vec![
+        Def {
+            name: "whoami",
+            title: "Who Am I",
+            description: "Who is calling and for which account: the credential's kind (API key or signed-in user), the account's plan, its tracking slots (containers tracked against the plan's limit) and which features are enabled. Call it before questions about what the account can do.",
+            props: object(json!({})),
+            required: &[],
+            read_only: true,
+            idempotent: true,
+            output: boxtrack_api::doc::schema_of::<super::account::WhoamiAnswer>(),
+        },
+        Def {
+            name: "list_parties",
+            title: "List Parties",
+            description: "Find the companies this account names on its tracking requests (customers) by name and return their ids, best match first (exact, then the start of the name, then a part of it; case and punctuation ignored). Use a party's id as customer_id in list_containers or list_shipments. When several match, ask the user which one.",
+            props: object(json!({
+                "search": {"type": "string", "minLength": 1, "maxLength": 100, "description": "A company name or part of one; leave out to list them alphabetically"},
+                "limit": {"type": "integer", "minimum": 1, "default": 25, "description": "Parties per page, 1 to 50"},
+                "page": {"type": "integer", "minimum": 1, "description": "1-based page"}
+            })),
+            required: &[],
+            read_only: true,
+            idempotent: true,
+            output: boxtrack_api::doc::schema_of::<super::account::PartiesAnswer>(),
+        },
         Def {
             name: "search_container",
             title: "Search Containers",

@@ -287,6 +287,15 @@ impl<'a> Args<'a> {
         Some(v)
     }
 
+    fn uuid(&mut self, name: &str) -> Result<Option<Uuid>, String> {
+        match self.text(&[name]) {
+            None => Ok(None),
+            Some(v) => v.parse::<Uuid>().map(Some).map_err(|_| {
+                format!("{name} must be a party's id (UUID); list_parties finds it by name.")
+            }),
+        }
+    }
+
     fn page(&self) -> Result<Page, String> {
         let number = self.args.get("page").and_then(Value::as_u64).unwrap_or(1);
         let size = self
@@ -395,6 +404,7 @@ pub(super) async fn containers(
             .text(&["shipping_line_scac", "carrier"])
             .map(|c| c.to_ascii_uppercase()),
         on_hold: a.flag("has_holds"),
+        customer_id: a.uuid("customer_id")?,
         ready_for_pickup: a.flag("ready_for_pickup"),
         updated_start_us: a.updated_after()?,
         tracking_stopped: a.tracking(),
@@ -502,6 +512,7 @@ pub(super) async fn shipments(
             .text(&["shipping_line_scac", "carrier"])
             .map(|c| c.to_ascii_uppercase()),
         updated_start_us: a.updated_after()?,
+        customer_id: a.uuid("customer_id")?,
         tracking_stopped: status_stopped.or_else(|| a.tracking()),
         sort,
         ..Filter::default()

@@ -5,9 +5,11 @@
 //! in process with the caller's own credentials, so they obey exactly the account isolation,
 //! entitlements and rate limits of the REST API.
 
+mod account;
 mod call;
 mod clock;
 mod container;
+mod credential;
 mod defs;
 mod events;
 mod fields;
@@ -18,4 +20,5 @@ mod shipment;
 
 pub use call::{Outcome, call};
 pub use container::resource_text as container_resource_text;
+pub use credential::Credential;
 pub use defs::{list, validate};

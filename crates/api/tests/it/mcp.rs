@@ -211,6 +211,7 @@ async fn every_tool_is_declared_and_callable() {
     for n in [
         "whoami",
         "list_parties",
+        "summarize_containers",
         "search_container",
         "track_container",
         "get_container",
@@ -448,6 +449,38 @@ async fn every_tool_is_declared_and_callable() {
         .tool("list_containers", json!({"customer_id": acme}))
         .await;
     assert_eq!(theirs["structuredContent"]["meta"]["total"], 0, "{theirs}");
+    let by_status = m
+        .tool(
+            "summarize_containers",
+            json!({"group_by": "current_status"}),
+        )
+        .await;
+    let sum = &by_status["structuredContent"];
+    assert_eq!(
+        (sum["total"].as_u64(), sum["counted"].as_u64()),
+        (Some(1), Some(1)),
+        "{by_status}"
+    );
+    assert_eq!(sum["groups"][0]["count"], 1, "{by_status}");
+    assert_eq!(sum["truncated"], false, "{by_status}");
+    assert_eq!(
+        sum["applied_filters"]["actively_tracked"], true,
+        "{by_status}"
+    );
+    let by_hold = m
+        .tool(
+            "summarize_containers",
+            json!({"group_by": "hold_type", "carrier": "TEST"}),
+        )
+        .await;
+    assert_eq!(
+        by_hold["structuredContent"]["groups"][0]["key"], "no hold",
+        "{by_hold}"
+    );
+    let odd = m
+        .tool("summarize_containers", json!({"group_by": "colour"}))
+        .await;
+    assert_eq!(odd["isError"], true, "{odd}");
     let ready = m.tool("get_container_readiness", json!({"id": cid})).await;
     assert!(
         ready["structuredContent"]["ready_for_pickup"].is_boolean(),
@@ -674,7 +707,7 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
     let info = client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "boxtrack");
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 18);
+    assert_eq!(tools.len(), 19);
     let call = |name: &'static str, args: Value| {
         let params = CallToolRequestParams::new(name)
             .with_arguments(args.as_object().cloned().unwrap_or_default());
@@ -695,6 +728,7 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
     let calls: Vec<(&'static str, Value)> = vec![
         ("whoami", json!({})),
         ("list_parties", json!({"search": "acme"})),
+        ("summarize_containers", json!({"group_by": "pod_terminal"})),
         ("search_container", json!({"query": number})),
         ("get_container", json!({"id": cid})),
         ("get_shipment_details", json!({"id": shipment_id})),

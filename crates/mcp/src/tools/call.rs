@@ -32,6 +32,9 @@ pub async fn call(
         "search_container" => super::search::get(state, account, &s("query").unwrap_or_default())
             .await
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
+        "summarize_containers" => super::summary::get(state, account, args)
+            .await
+            .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
         "whoami" => super::account::whoami(state, account, credential)
             .await
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),

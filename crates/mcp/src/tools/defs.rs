@@ -79,6 +79,18 @@ pub(super) fn defs() -> Vec<Def> {
         })),
         &tracking,
     );
+    let mut summary_props = list_cont.clone();
+    for k in ["sort", "include"] {
+        summary_props.remove(k);
+    }
+    summary_props.insert(
+        "group_by".into(),
+        json!({"type": "string", "enum": super::summary::GROUP_BY, "description": "Dimension to count by. Terminals and ports are labeled by name, shipping lines by SCAC; hold_type counts each active hold (a container with two holds counts twice); dates are the port's calendar days"}),
+    );
+    summary_props.insert(
+        "max_rows".into(),
+        json!({"type": "integer", "minimum": 1, "default": super::summary::DEFAULT_MAX_ROWS, "description": "Most containers to count (at most 6000); the answer says when the set was larger"}),
+    );
     paging(&mut list_cont);
     let mut list_ship = with(
         object(json!({
@@ -112,6 +124,16 @@ pub(super) fn defs() -> Vec<Def> {
             read_only: true,
             idempotent: true,
             output: boxtrack_api::doc::schema_of::<super::account::WhoamiAnswer>(),
+        },
+        Def {
+            name: "summarize_containers",
+            title: "Summarize Containers",
+            description: "Count containers grouped by POD terminal, status, shipping line, port of discharge, hold type, LFD date or arrival date, with the same filters as list_containers. Use it for \"how many\" and \"break down by\" questions; use list_containers for \"which ones\". Like the dashboard, only actively tracked containers are counted unless include_stopped_tracking is true. Report the total, and say so when truncated is true.",
+            props: summary_props,
+            required: &["group_by"],
+            read_only: true,
+            idempotent: true,
+            output: boxtrack_api::doc::schema_of::<super::summary::SummaryAnswer>(),
         },
         Def {
             name: "list_parties",

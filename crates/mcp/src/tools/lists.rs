@@ -260,10 +260,10 @@ pub struct RequestRow {
     pub updated_at: At,
 }
 
-/// The arguments as the list tools read them.
-struct Args<'a> {
+/// The arguments as the list tools read them, and the filters they applied.
+pub(super) struct Args<'a> {
     args: &'a Map<String, Value>,
-    applied: BTreeMap<String, Value>,
+    pub(super) applied: BTreeMap<String, Value>,
 }
 
 impl<'a> Args<'a> {
@@ -375,17 +375,18 @@ fn unavailable(e: boxtrack_store::StoreError) -> String {
     format!("The list could not be read ({e}); try again shortly.")
 }
 
-/// `list_containers`.
-pub(super) async fn containers(
-    state: &AppState,
-    account: &Account,
-    args: &Map<String, Value>,
-) -> Result<ListAnswer<ContainerRow>, String> {
-    let mut a = Args {
-        args,
-        applied: BTreeMap::new(),
-    };
-    let page = a.page()?;
+impl<'a> Args<'a> {
+    /// The arguments of a call.
+    pub(super) fn of(args: &'a Map<String, Value>) -> Args<'a> {
+        Args {
+            args,
+            applied: BTreeMap::new(),
+        }
+    }
+}
+
+/// The container filters `list_containers` and `summarize_containers` share.
+pub(super) fn container_filter(a: &mut Args<'_>) -> Result<Filter, String> {
     let status = a.text(&["current_status", "status"]);
     if let Some(s) = &status
         && ContainerStatus::parse(s).is_none()
@@ -393,8 +394,7 @@ pub(super) async fn containers(
         let all: Vec<&str> = ContainerStatus::ALL.iter().map(|c| c.as_str()).collect();
         return Err(format!("current_status must be one of {}.", all.join(", ")));
     }
-    let (sort, sort_text) = a.sort(&CONTAINER_SORTS)?;
-    let filter = Filter {
+    Ok(Filter {
         container_number: a.text(&["number"]).map(|n| n.to_ascii_uppercase()),
         current_status: status,
         port: a
@@ -408,8 +408,25 @@ pub(super) async fn containers(
         ready_for_pickup: a.flag("ready_for_pickup"),
         updated_start_us: a.updated_after()?,
         tracking_stopped: a.tracking(),
-        sort,
         ..Filter::default()
+    })
+}
+
+/// `list_containers`.
+pub(super) async fn containers(
+    state: &AppState,
+    account: &Account,
+    args: &Map<String, Value>,
+) -> Result<ListAnswer<ContainerRow>, String> {
+    let mut a = Args {
+        args,
+        applied: BTreeMap::new(),
+    };
+    let page = a.page()?;
+    let (sort, sort_text) = a.sort(&CONTAINER_SORTS)?;
+    let filter = Filter {
+        sort,
+        ..container_filter(&mut a)?
     };
     let listed = reads::containers(&state.db, account.id, &filter, &page)
         .await

@@ -17,6 +17,7 @@ mod lists;
 mod rest;
 mod search;
 mod shipment;
+mod summary;
 
 pub use call::{Outcome, call};
 pub use container::resource_text as container_resource_text;

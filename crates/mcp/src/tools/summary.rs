@@ -1,0 +1,198 @@
+//! `summarize_containers` on the read layer: the containers `list_containers` would list
+//! (the same filters), counted by one dimension, for "how many" and "break down by"
+//! questions. The grouping keys are computed by [`key_of`].
+
+use std::collections::BTreeMap;
+
+use boxtrack_core::paging::{Cursor, MAX_SIZE, Page};
+use boxtrack_core::tracking::assess;
+use boxtrack_core::tracking::rules::active_holds;
+use boxtrack_store::accounts::Account;
+use boxtrack_store::list::Keyed;
+use boxtrack_store::reads::{self, ContainerRow, ShipmentRow};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use boxtrack_api::state::AppState;
+
+use super::lists::{Args, container_filter};
+
+/// The dimensions containers are counted by.
+pub const GROUP_BY: [&str; 7] = [
+    "pod_terminal",
+    "current_status",
+    "shipping_line",
+    "port_of_discharge",
+    "hold_type",
+    "pickup_lfd_date",
+    "pod_arrival_date",
+];
+
+/// Groups shown; the rest are counted in `other_groups`.
+const MAX_GROUPS: usize = 50;
+/// Containers counted unless `max_rows` says otherwise.
+pub const DEFAULT_MAX_ROWS: usize = 3000;
+/// The most `max_rows` may be.
+pub const MAX_ROWS: usize = 6000;
+
+/// One group.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Group {
+    /// The key (a FIRMS code, status, SCAC, UN/LOCODE, hold name or date).
+    pub key: String,
+    /// How people read it (a terminal's or port's name, the key otherwise).
+    pub label: String,
+    /// Containers in it.
+    pub count: usize,
+}
+
+/// `summarize_containers`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SummaryAnswer {
+    /// Containers matching the filters (a lower bound past 10,000).
+    pub total: u64,
+    /// Containers counted.
+    pub counted: usize,
+    /// Whether fewer were counted than match.
+    pub truncated: bool,
+    /// The dimension.
+    pub group_by: String,
+    /// The groups, largest first (then by key), at most 50.
+    pub groups: Vec<Group>,
+    /// Groups beyond those shown.
+    pub other_groups: usize,
+    /// The filters that applied, with the defaults added (`actively_tracked`).
+    pub applied_filters: BTreeMap<String, Value>,
+}
+
+/// The keys (and labels) a container counts under for `group_by`: one, or for `hold_type`
+/// one per active hold (`no hold` without). Dates are the container's port's calendar days.
+pub fn key_of(group_by: &str, c: &ContainerRow, s: Option<&ShipmentRow>) -> Vec<(String, String)> {
+    let st = &c.state.0;
+    let route = s.map(|s| &s.route.0);
+    let zone = route.and_then(|r| r.pod_timezone.as_deref());
+    let same = |k: String| vec![(k.clone(), k)];
+    match group_by {
+        "pod_terminal" => match st.pod_terminal.as_deref() {
+            Some(f) => vec![(
+                f.to_string(),
+                boxtrack_core::reference::terminal(f)
+                    .map_or_else(|| f.to_string(), |t| t.name.clone()),
+            )],
+            None => same("No POD terminal".into()),
+        },
+        "current_status" => same(c.current_status.clone()),
+        "shipping_line" => same(s.map_or_else(|| "unknown".to_string(), |s| s.scac.clone())),
+        "port_of_discharge" => match route.and_then(|r| r.pod_locode.clone()) {
+            Some(l) => {
+                let label = route
+                    .and_then(|r| r.pod_name.clone())
+                    .unwrap_or_else(|| l.clone());
+                vec![(l, label)]
+            }
+            None => same("No port of discharge".into()),
+        },
+        "hold_type" => {
+            let holds: Vec<(String, String)> = active_holds(&st.holds)
+                .map(|h| (h.name.clone(), h.name.clone()))
+                .collect();
+            if holds.is_empty() {
+                same("no hold".into())
+            } else {
+                holds
+            }
+        }
+        "pickup_lfd_date" => same(
+            c.pickup_lfd_us
+                .and_then(|t| assess::local_date(t, zone))
+                .unwrap_or_else(|| "no LFD".into()),
+        ),
+        "pod_arrival_date" => same(
+            st.times
+                .get(boxtrack_core::tracking::rules::t::POD_ARRIVED)
+                .copied()
+                .or_else(|| s.and_then(|s| s.state.0.pod_ata_us.or(s.state.0.pod_eta_us)))
+                .and_then(|t| assess::local_date(t, zone))
+                .unwrap_or_else(|| "no arrival date".into()),
+        ),
+        _ => same("unknown".into()),
+    }
+}
+
+/// `summarize_containers`.
+pub(super) async fn get(
+    state: &AppState,
+    account: &Account,
+    args: &Map<String, Value>,
+) -> Result<SummaryAnswer, String> {
+    let group_by = args
+        .get("group_by")
+        .and_then(Value::as_str)
+        .filter(|g| GROUP_BY.contains(g))
+        .ok_or_else(|| format!("group_by must be one of {}.", GROUP_BY.join(", ")))?
+        .to_string();
+    let max_rows = args
+        .get("max_rows")
+        .and_then(Value::as_u64)
+        .map_or(DEFAULT_MAX_ROWS, |n| (n as usize).clamp(1, MAX_ROWS));
+    let mut a = Args::of(args);
+    let filter = container_filter(&mut a)?;
+    let unavailable = |e: boxtrack_store::StoreError| {
+        format!("The containers could not be read ({e}); try again shortly.")
+    };
+    let mut counts: BTreeMap<String, (String, usize)> = BTreeMap::new();
+    let (mut counted, mut total) = (0usize, 0u64);
+    let mut cursor: Option<Cursor> = None;
+    let more = loop {
+        let listed = reads::containers(
+            &state.db,
+            account.id,
+            &filter,
+            &Page {
+                number: 1,
+                size: MAX_SIZE,
+                cursor,
+            },
+        )
+        .await
+        .map_err(unavailable)?;
+        if cursor.is_none() {
+            total = listed.total;
+        }
+        let room = max_rows - counted;
+        let rows: Vec<&ContainerRow> = listed.rows.iter().take(room).collect();
+        let ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
+        let shipments = reads::shipments_by_id(&state.db, account.id, &ids)
+            .await
+            .map_err(unavailable)?;
+        for c in &rows {
+            for (key, label) in key_of(&group_by, c, shipments.get(&c.shipment_id)) {
+                counts.entry(key).or_insert((label, 0)).1 += 1;
+            }
+        }
+        counted += rows.len();
+        match listed.rows.last() {
+            Some(last) if listed.has_next && counted < max_rows => {
+                cursor = Some(Cursor::After(last.key()));
+            }
+            _ => break listed.has_next || rows.len() < listed.rows.len(),
+        }
+    };
+    let mut groups: Vec<Group> = counts
+        .into_iter()
+        .map(|(key, (label, count))| Group { key, label, count })
+        .collect();
+    groups.sort_by(|x, y| y.count.cmp(&x.count).then_with(|| x.key.cmp(&y.key)));
+    let other_groups = groups.len().saturating_sub(MAX_GROUPS);
+    groups.truncate(MAX_GROUPS);
+    Ok(SummaryAnswer {
+        total: total.max(counted as u64),
+        counted,
+        truncated: more || (counted as u64) < total,
+        group_by,
+        groups,
+        other_groups,
+        applied_filters: a.applied,
+    })
+}

@@ -212,6 +212,7 @@ async fn every_tool_is_declared_and_callable() {
         "whoami",
         "list_parties",
         "summarize_containers",
+        "search_docs",
         "search_container",
         "track_container",
         "get_container",
@@ -477,6 +478,13 @@ async fn every_tool_is_declared_and_callable() {
         by_hold["structuredContent"]["groups"][0]["key"], "no hold",
         "{by_hold}"
     );
+    let docs = m
+        .tool("search_docs", json!({"query": "rate limits", "limit": 2}))
+        .await;
+    assert!(
+        (1..=2).contains(&docs["structuredContent"]["total_results"].as_u64().unwrap()),
+        "{docs}"
+    );
     let odd = m
         .tool("summarize_containers", json!({"group_by": "colour"}))
         .await;
@@ -707,7 +715,7 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
     let info = client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "boxtrack");
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 19);
+    assert_eq!(tools.len(), 20);
     let call = |name: &'static str, args: Value| {
         let params = CallToolRequestParams::new(name)
             .with_arguments(args.as_object().cloned().unwrap_or_default());
@@ -729,6 +737,7 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
         ("whoami", json!({})),
         ("list_parties", json!({"search": "acme"})),
         ("summarize_containers", json!({"group_by": "pod_terminal"})),
+        ("search_docs", json!({"query": "webhook signature"})),
         ("search_container", json!({"query": number})),
         ("get_container", json!({"id": cid})),
         ("get_shipment_details", json!({"id": shipment_id})),

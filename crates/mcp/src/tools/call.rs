@@ -35,6 +35,17 @@ pub async fn call(
         "summarize_containers" => super::summary::get(state, account, args)
             .await
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
+        "search_docs" => {
+            let limit = args
+                .get("limit")
+                .and_then(Value::as_u64)
+                .map_or(super::docs::DEFAULT_LIMIT, |n| n as usize);
+            Ok(serde_json::to_value(super::docs::search(
+                &s("query").unwrap_or_default(),
+                limit,
+            ))
+            .unwrap_or(Value::Null))
+        }
         "whoami" => super::account::whoami(state, account, credential)
             .await
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),

@@ -11,6 +11,7 @@ mod clock;
 mod container;
 mod credential;
 mod defs;
+mod docs;
 mod events;
 mod fields;
 mod lists;

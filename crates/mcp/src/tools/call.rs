@@ -63,7 +63,9 @@ pub async fn call(
             .await
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null))
         }
-        "track_container" => track(&rest, args).await,
+        "track_container" => super::track::track(state, account, args)
+            .await
+            .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
         "get_container" => {
             let Ok(id) = s("id").unwrap_or_default().parse::<uuid::Uuid>() else {
                 return Outcome::Failed("id must be a container's UUID; use search_container to find it by number.".into());
@@ -250,73 +252,5 @@ async fn data_now(rest: &Rest<'_>, container: &Value) -> i64 {
     {
         Some(shipment) => super::clock::data_now(rest.state, rest.account.id, shipment).await,
         None => boxtrack_store::now_us(),
-    }
-}
-
-async fn track(rest: &Rest<'_>, args: &Map<String, Value>) -> Result<Value, String> {
-    let s = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
-    let raw = s("number")
-        .or(s("containerNumber"))
-        .or(s("bookingNumber"))
-        .unwrap_or_default();
-    let number: String = raw.split_whitespace().collect::<String>().to_uppercase();
-    if number.is_empty() {
-        return Err("a number is required (container, bill of lading or booking)".into());
-    }
-    // already tracked?
-    let found = rest
-        .get(&format!("/v2/search?query={}", enc(&number)))
-        .await?;
-    for h in found["data"].as_array().cloned().unwrap_or_default() {
-        if h["attributes"]["entity_type"] == "cargo" && h["attributes"]["number"] == number {
-            let id = h["relationships"]["entity"]["data"]["id"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
-            let c = rest.get(&format!("/v2/containers/{id}")).await?;
-            let mut v = flat(&c["data"]);
-            v["tracking_request_created"] = json!(false);
-            return Ok(v);
-        }
-    }
-    let mut kind =
-        s("numberType").or_else(|| s("bookingNumber").map(|_| "booking_number".to_string()));
-    let mut scac = s("scac");
-    if kind.is_none() || scac.is_none() {
-        let body = json!({"number": number});
-        let (status, inferred) = rest
-            .call(
-                Method::POST,
-                "/v2/tracking_requests/infer_number",
-                Some(body),
-            )
-            .await;
-        if status == 200 {
-            let a = &inferred["data"]["attributes"];
-            kind = kind.or(a["request_type"].as_str().map(str::to_string));
-            scac = scac.or(a["shipping_line"]["selected"]["scac"]
-                .as_str()
-                .map(str::to_string));
-        }
-    }
-    let kind = kind.unwrap_or_else(|| "container".into());
-    let mut attrs = json!({"request_number": number, "request_type": kind});
-    if let Some(sc) = &scac {
-        attrs["scac"] = json!(sc);
-    }
-    if let Some(refs) = args.get("refNumbers") {
-        attrs["ref_numbers"] = refs.clone();
-    }
-    let body = json!({"data": {"type": "tracking_request", "attributes": attrs}});
-    match rest
-        .call(Method::POST, "/v2/tracking_requests", Some(body))
-        .await
-    {
-        (201, doc) => Ok(json!({
-            "tracking_request_created": true,
-            "tracking_request": flat(&doc["data"]),
-            "message": "Tracking started; the shipment and its containers appear once the line answers (usually within seconds)."
-        })),
-        (_, doc) => Err(error_text(&doc)),
     }
 }

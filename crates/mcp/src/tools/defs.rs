@@ -177,19 +177,19 @@ pub(super) fn defs() -> Vec<Def> {
         Def {
             name: "track_container",
             title: "Track Container",
-            description: "Start tracking a container, bill of lading or booking number (creates a tracking request), or return the container when it is already tracked.",
+            description: "Track a container, bill of lading or booking number. Returns the container (get_container's answer) when the account tracks it already; otherwise infers the kind of number and the carrier when they are not given and creates a tracking request. If the new request is still pending, use list_tracking_requests or search_container a little later.",
             props: object(json!({
-                "number": {"type": "string", "description": "Container, bill of lading or booking number"},
-                "numberType": {"type": "string", "description": "container, bill_of_lading or booking_number (inferred when absent)"},
+                "number": {"type": "string", "maxLength": 64, "description": "One container, bill of lading or booking number (at most 64 characters); an identifier only, never a message"},
+                "numberType": {"type": "string", "description": "Optional override: container, bill_of_lading or booking_number (BL, B/L and BOOKING are read too); inferred when absent"},
                 "containerNumber": {"type": "string", "description": "Deprecated alias of number"},
                 "bookingNumber": {"type": "string", "description": "Deprecated alias of number with numberType booking_number"},
-                "scac": {"type": "string", "description": "Shipping line SCAC (inferred when absent)"},
+                "scac": {"type": "string", "maxLength": 4, "description": "Optional four-letter shipping-line SCAC (e.g. MAEU for Maersk); inferred when absent"},
                 "refNumbers": {"type": "array", "items": {"type": "string"}}
             })),
             required: &[],
             read_only: false,
             idempotent: false,
-            output: passthrough(),
+            output: boxtrack_api::doc::schema_of::<super::track::TrackAnswer>(),
         },
         Def {
             name: "get_container",
@@ -362,7 +362,12 @@ pub(super) fn defs() -> Vec<Def> {
 pub fn list() -> Vec<Value> {
     defs()
         .into_iter()
-        .map(|d| {
+        .map(|mut d| {
+            // MCP asks for an object schema at the root (an answer of several shapes is an
+            // anyOf of objects)
+            if d.output.get("type").is_none() {
+                d.output["type"] = json!("object");
+            }
             json!({
                 "name": d.name,
                 "title": d.title,

@@ -19,6 +19,7 @@ mod rest;
 mod search;
 mod shipment;
 mod summary;
+mod track;
 
 pub use call::{Outcome, call};
 pub use container::resource_text as container_resource_text;

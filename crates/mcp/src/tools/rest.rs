@@ -63,10 +63,6 @@ pub(super) fn error_text(v: &Value) -> String {
         .to_string()
 }
 
-pub(super) fn enc(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
-}
-
 pub(super) fn list_result(doc: Value) -> Value {
     let items: Vec<Value> = doc["data"]
         .as_array()

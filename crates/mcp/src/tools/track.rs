@@ -1,0 +1,304 @@
+//! `track_container` on the read layer: the container when the account tracks the number
+//! already (with `get_container`'s answer), else a new tracking request through the same path
+//! as `POST /v2/tracking_requests` (validation, plan limit, duplicates), the kind of number and
+//! the carrier inferred when not given, in the reference MCP server's shape.
+
+use boxtrack_core::paging::Page;
+use boxtrack_core::requests::{self, NewRequest};
+use boxtrack_store::StoreError;
+use boxtrack_store::accounts::Account;
+use boxtrack_store::reads::{self, Filter};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use boxtrack_api::state::AppState;
+
+use super::container::ContainerAnswer;
+
+/// How the kind of number and the carrier were chosen.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct InferResult {
+    /// `container`, `bill_of_lading` or `booking_number`.
+    pub inferred_type: Option<String>,
+    /// The carrier's SCAC.
+    pub selected_scac: Option<String>,
+    /// `search_match` (tracked already), `given` (the call named them) or `inference` (read
+    /// from the number).
+    pub source: String,
+}
+
+/// A container the account tracks, with how it was found.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Tracked {
+    /// `get_container`'s answer.
+    #[serde(flatten)]
+    pub container: ContainerAnswer,
+    /// False: the number was tracked already.
+    pub tracking_request_created: bool,
+    /// How it was found.
+    pub infer_result: InferResult,
+}
+
+/// The tracking request made (or found pending).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RequestBrief {
+    /// Tracking request id.
+    pub id: Uuid,
+    /// The number.
+    pub request_number: String,
+    /// The kind of number.
+    pub number_type: String,
+    /// The carrier.
+    pub scac: Option<String>,
+    /// Its status (`pending` until the line answers).
+    pub status: String,
+}
+
+/// Nothing to show yet: a request was made, or one is pending already.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Pending {
+    /// Whether this call made the request.
+    pub tracking_request_created: bool,
+    /// How the kind of number and the carrier were chosen.
+    pub infer_result: InferResult,
+    /// The request.
+    pub tracking_request: RequestBrief,
+    /// What to do next.
+    pub message: String,
+}
+
+/// `track_container`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TrackAnswer {
+    /// Tracked already.
+    Tracked(Box<Tracked>),
+    /// Requested; the container appears once the line answers.
+    Pending(Box<Pending>),
+}
+
+/// `track_container`.
+pub(super) async fn track(
+    state: &AppState,
+    account: &Account,
+    args: &Map<String, Value>,
+) -> Result<TrackAnswer, String> {
+    let s = |k: &str| {
+        args.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let number: String = s("number")
+        .or(s("containerNumber"))
+        .or(s("bookingNumber"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<String>()
+        .to_uppercase();
+    if number.is_empty() {
+        return Err("number is required: one container, bill of lading or booking number.".into());
+    }
+    let given_type = s("numberType")
+        .map(|t| normalize_type(&t))
+        .or_else(|| s("containerNumber").map(|_| "container".to_string()))
+        .or_else(|| s("bookingNumber").map(|_| "booking_number".to_string()));
+    let given_scac = s("scac").map(|c| c.to_uppercase());
+    let unavailable =
+        |e: StoreError| format!("The request could not be made ({e}); try again shortly.");
+
+    // tracked already: the container by its number, or the only container of the shipment
+    let by_number = reads::containers(
+        &state.db,
+        account.id,
+        &Filter {
+            container_number: Some(number.clone()),
+            ..Filter::default()
+        },
+        &Page {
+            number: 1,
+            size: 1,
+            cursor: None,
+        },
+    )
+    .await
+    .map_err(unavailable)?
+    .rows
+    .into_iter()
+    .next();
+    let found = match by_number {
+        Some(c) => Some(c),
+        None => {
+            let ships = reads::shipments(
+                &state.db,
+                account.id,
+                &Filter {
+                    number: Some(number.clone()),
+                    ..Filter::default()
+                },
+                &Page {
+                    number: 1,
+                    size: 1,
+                    cursor: None,
+                },
+            )
+            .await
+            .map_err(unavailable)?;
+            match ships.rows.first() {
+                Some(sh) => {
+                    let mut boxes = reads::containers_of(&state.db, account.id, sh.id)
+                        .await
+                        .map_err(unavailable)?;
+                    (boxes.len() == 1).then(|| boxes.remove(0))
+                }
+                None => None,
+            }
+        }
+    };
+    if let Some(c) = found {
+        let scac = reads::shipment(&state.db, account.id, c.shipment_id)
+            .await
+            .map_err(unavailable)?
+            .map(|s| s.scac);
+        let container =
+            super::container::get(state, account, c.id, &["shipment".to_string()]).await?;
+        return Ok(TrackAnswer::Tracked(Box::new(Tracked {
+            container,
+            tracking_request_created: false,
+            infer_result: InferResult {
+                inferred_type: Some(given_type.unwrap_or_else(|| "container".into())),
+                selected_scac: given_scac.or(scac),
+                source: "search_match".into(),
+            },
+        })));
+    }
+
+    // a new request: what the call names, else what the number says
+    let inferred = boxtrack_core::carriers::infer(&number).ok();
+    let source = if given_type.is_some() && given_scac.is_some() {
+        "given"
+    } else {
+        "inference"
+    };
+    let request_type = given_type.or_else(|| {
+        inferred
+            .as_ref()
+            .map(|i| i.number_type.request_type().to_string())
+    });
+    let refs: Vec<String> = args
+        .get("refNumbers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let input = NewRequest {
+        request_number: Some(number.clone()),
+        request_type: request_type.clone(),
+        auto_detect: given_scac.is_none(),
+        scac: given_scac.clone(),
+        ref_numbers: refs,
+        ..Default::default()
+    };
+    let valid = requests::validate(&input).map_err(|errors| {
+        let why = errors
+            .iter()
+            .map(|e| e.detail.clone())
+            .collect::<Vec<_>>()
+            .join(" ");
+        format!("Tracking identifier {number} is invalid: {why} Verify the kind of number (numberType: container, bill_of_lading or booking_number) and the carrier's SCAC (get_supported_shipping_lines).")
+    })?;
+    let created = boxtrack_api::routes::tracking_requests::enqueue(
+        state,
+        account,
+        &valid,
+        boxtrack_store::tracking::RequestExtras::default(),
+    )
+    .await;
+    let (row, made) = match created {
+        Ok(row) => (row, true),
+        Err(StoreError::Duplicate(_)) => {
+            let pending = boxtrack_store::tracking::list_requests(
+                &state.db,
+                account.id,
+                &boxtrack_store::tracking::RequestFilter {
+                    request_number: Some(valid.number.clone()),
+                    ..Default::default()
+                },
+                &Page {
+                    number: 1,
+                    size: 1,
+                    cursor: None,
+                },
+            )
+            .await
+            .map_err(unavailable)?
+            .rows
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                format!(
+                    "{number} is being tracked already; list_tracking_requests shows its request."
+                )
+            })?;
+            (pending, false)
+        }
+        Err(StoreError::PlanLimit { limit }) => {
+            return Err(format!(
+                "The plan tracks at most {limit} active containers at once: stop tracking a shipment (stop_tracking) or change the plan, then try again."
+            ));
+        }
+        Err(e) => return Err(unavailable(e)),
+    };
+    Ok(TrackAnswer::Pending(Box::new(Pending {
+        tracking_request_created: made,
+        infer_result: InferResult {
+            inferred_type: Some(row.request_type.clone()),
+            selected_scac: row.scac.clone(),
+            source: source.into(),
+        },
+        message: if made {
+            "Tracking started; the shipment and its containers appear once the line answers (usually within seconds): call list_tracking_requests or search_container a little later.".into()
+        } else {
+            "A request for this number is pending already; call list_tracking_requests or search_container a little later.".into()
+        },
+        tracking_request: RequestBrief {
+            id: row.id,
+            request_number: row.request_number,
+            number_type: row.request_type,
+            scac: row.scac,
+            status: row.status,
+        },
+    })))
+}
+
+/// The reference's spellings of a kind of number (`BL`, `B/L`, `BOOKING`, ...) in
+/// boxtrack's.
+pub fn normalize_type(raw: &str) -> String {
+    match raw.trim().to_uppercase().as_str() {
+        "BOOKING" | "BOOKING_NUMBER" => "booking_number".into(),
+        "CONTAINER" => "container".into(),
+        "BL" | "B/L" | "BILL_OF_LADING" | "BOL" => "bill_of_lading".into(),
+        _ => raw.trim().to_lowercase(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize_type;
+
+    #[test]
+    fn kinds_of_number_in_every_spelling() {
+        assert_eq!(normalize_type("BL"), "bill_of_lading");
+        assert_eq!(normalize_type("b/l"), "bill_of_lading");
+        assert_eq!(normalize_type("Booking"), "booking_number");
+        assert_eq!(normalize_type("container"), "container");
+        assert_eq!(normalize_type("Parcel"), "parcel");
+    }
+}

@@ -352,6 +352,20 @@ async fn every_tool_is_declared_and_callable() {
     );
     let route = m.tool("get_container_route", json!({"id": cid})).await;
     assert_eq!(route["isError"], false, "{route}");
+    let r = &route["structuredContent"];
+    assert_eq!(
+        r["total_legs"].as_u64().unwrap() as usize,
+        r["route_locations"].as_array().unwrap().len(),
+        "{route}"
+    );
+    assert!(
+        r["route_locations"][0]["inbound"]["mode"].is_null(),
+        "nothing arrives at the POL: {route}"
+    );
+    assert_eq!(
+        r["route_locations"][0]["outbound"]["mode"], "vessel",
+        "{route}"
+    );
     assert!(
         route["structuredContent"]["route_locations"]
             .as_array()

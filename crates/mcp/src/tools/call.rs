@@ -40,18 +40,20 @@ pub async fn call(
                 .get("limit")
                 .and_then(Value::as_u64)
                 .map_or(super::docs::DEFAULT_LIMIT, |n| n as usize);
-            Ok(serde_json::to_value(super::docs::search(
-                &s("query").unwrap_or_default(),
-                limit,
-            ))
-            .unwrap_or(Value::Null))
+            Ok(
+                serde_json::to_value(super::docs::search(&s("query").unwrap_or_default(), limit))
+                    .unwrap_or(Value::Null),
+            )
         }
         "whoami" => super::account::whoami(state, account, credential)
             .await
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
         "list_parties" => {
             let n = |k: &str, default: u64, max: u64| {
-                args.get(k).and_then(Value::as_u64).unwrap_or(default).clamp(1, max) as usize
+                args.get(k)
+                    .and_then(Value::as_u64)
+                    .unwrap_or(default)
+                    .clamp(1, max) as usize
             };
             super::account::parties(
                 state,
@@ -68,10 +70,16 @@ pub async fn call(
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
         "get_container" => {
             let Ok(id) = s("id").unwrap_or_default().parse::<uuid::Uuid>() else {
-                return Outcome::Failed("id must be a container's UUID; use search_container to find it by number.".into());
+                return Outcome::Failed(
+                    "id must be a container's UUID; use search_container to find it by number."
+                        .into(),
+                );
             };
             let include: Vec<String> = match args.get("include").and_then(Value::as_array) {
-                Some(list) => list.iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
+                Some(list) => list
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_string))
+                    .collect(),
                 None => vec!["shipment".to_string()],
             };
             super::container::get(state, account, id, &include)
@@ -82,7 +90,8 @@ pub async fn call(
             let Ok(id) = s("id").unwrap_or_default().parse::<uuid::Uuid>() else {
                 return Outcome::Failed("id must be a shipment's UUID; use search_container to find it by bill of lading or reference number.".into());
             };
-            let flag = |k: &str, default: bool| args.get(k).and_then(Value::as_bool).unwrap_or(default);
+            let flag =
+                |k: &str, default: bool| args.get(k).and_then(Value::as_bool).unwrap_or(default);
             super::shipment::get(
                 state,
                 account,
@@ -95,55 +104,32 @@ pub async fn call(
         }
         "get_container_transport_events" => {
             let Ok(id) = s("id").unwrap_or_default().parse::<uuid::Uuid>() else {
-                return Outcome::Failed("id must be a container's UUID; use search_container to find it by number.".into());
+                return Outcome::Failed(
+                    "id must be a container's UUID; use search_container to find it by number."
+                        .into(),
+                );
             };
             super::events::get(state, account, id)
                 .await
                 .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null))
         }
-        "get_supported_shipping_lines" => rest.get("/v2/shipping_lines?page[size]=100").await.map(|doc| {
-            let needle = s("search").unwrap_or_default().to_lowercase();
-            let mut lines: Vec<Value> = doc["data"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-                .iter()
-                .map(|l| {
-                    let a = &l["attributes"];
-                    json!({"scac": a["scac"], "name": a["name"], "short_name": a["short_name"], "bol_prefix": a["bill_of_lading_prefix"]})
-                })
-                .filter(|l| l["scac"] != "TEST")
-                .filter(|l| {
-                    needle.is_empty()
-                        || ["scac", "name", "short_name"].iter().any(|k| {
-                            l[k].as_str().is_some_and(|v| v.to_lowercase().contains(&needle))
-                        })
-                })
-                .collect();
-            lines.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-            json!({"total_lines": lines.len(), "shipping_lines": lines})
-        }),
+        "get_supported_shipping_lines" => Ok(serde_json::to_value(super::route::lines(
+            s("search").as_deref(),
+        ))
+        .unwrap_or(Value::Null)),
         "get_container_route" => {
             if !account.has(boxtrack_core::plan::Entitlement::Routing) {
-                return Outcome::Failed("Routing data is not enabled for this account (entitlement `routing`). Alternative: get_shipment_details shows the ports with their ETAs and ATAs.".into());
+                return Outcome::Failed("Route tracking is not enabled for this account (entitlement `routing`); the operator can enable it. Alternative: get_container_transport_events shows the container's movements, and get_shipment_details its ports with their ETAs and ATAs.".into());
             }
-            let id = s("id").unwrap_or_default();
-            rest.get(&format!("/v2/containers/{id}?include=shipment"))
+            let Ok(id) = s("id").unwrap_or_default().parse::<uuid::Uuid>() else {
+                return Outcome::Failed(
+                    "id must be a container's UUID; use search_container to find it by number."
+                        .into(),
+                );
+            };
+            super::route::get(state, account, id)
                 .await
-                .map(|doc| {
-                    let sh = included(&doc, "shipment").first().map_or(Value::Null, |s| flat(s));
-                    let legs = [
-                        ("port_of_lading", "pol_etd_at", "pol_atd_at"),
-                        ("port_of_discharge", "pod_eta_at", "pod_ata_at"),
-                        ("destination", "destination_eta_at", "destination_ata_at"),
-                    ];
-                    let locations: Vec<Value> = legs
-                        .iter()
-                        .filter(|(p, _, _)| !sh[format!("{p}_locode")].is_null())
-                        .map(|(p, est, act)| json!({"port": {"code": sh[format!("{p}_locode")], "name": sh[format!("{p}_name")]}, "estimated": sh[*est], "actual": sh[*act]}))
-                        .collect();
-                    json!({"total_legs": locations.len().saturating_sub(1), "route_locations": locations, "vessel_at_pod": {"name": sh["pod_vessel_name"], "imo": sh["pod_vessel_imo"]}})
-                })
+                .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null))
         }
         "list_shipments" => super::lists::shipments(state, account, args)
             .await
@@ -156,15 +142,25 @@ pub async fn call(
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
         "stop_tracking" | "resume_tracking" => {
             let id = s("shipment_id").unwrap_or_default();
-            let action = if name == "stop_tracking" { "stop_tracking" } else { "resume_tracking" };
-            match rest.call(Method::PATCH, &format!("/v2/shipments/{id}/{action}"), None).await {
+            let action = if name == "stop_tracking" {
+                "stop_tracking"
+            } else {
+                "resume_tracking"
+            };
+            match rest
+                .call(Method::PATCH, &format!("/v2/shipments/{id}/{action}"), None)
+                .await
+            {
                 (200, doc) => Ok(flat(&doc["data"])),
                 (_, doc) => Err(error_text(&doc)),
             }
         }
         "refresh_container" => {
             let id = s("id").unwrap_or_default();
-            match rest.call(Method::PATCH, &format!("/v2/containers/{id}/refresh"), None).await {
+            match rest
+                .call(Method::PATCH, &format!("/v2/containers/{id}/refresh"), None)
+                .await
+            {
                 (200, v) => Ok(v),
                 (_, doc) => Err(error_text(&doc)),
             }
@@ -187,52 +183,52 @@ pub async fn call(
             match rest.get(&format!("/v2/containers/{id}")).await {
                 Err(e) => Err(e),
                 Ok(doc) => {
-                let now = data_now(&rest, &doc).await;
-                let a = &doc["data"]["attributes"];
-                let deadlines = &a["import_deadlines"];
-                let mut known = std::collections::BTreeMap::new();
-                for (k, kind) in [
-                    ("pickup_lfd_line", LfdKind::Line),
-                    ("pickup_lfd_terminal", LfdKind::Terminal),
-                    ("pickup_lfd_rail", LfdKind::Rail),
-                ] {
-                    if let Some(t) = deadlines[k].as_str().and_then(parse_micros) {
-                        known.insert(kind, t);
+                    let now = data_now(&rest, &doc).await;
+                    let a = &doc["data"]["attributes"];
+                    let deadlines = &a["import_deadlines"];
+                    let mut known = std::collections::BTreeMap::new();
+                    for (k, kind) in [
+                        ("pickup_lfd_line", LfdKind::Line),
+                        ("pickup_lfd_terminal", LfdKind::Terminal),
+                        ("pickup_lfd_rail", LfdKind::Rail),
+                    ] {
+                        if let Some(t) = deadlines[k].as_str().and_then(parse_micros) {
+                            known.insert(kind, t);
+                        }
                     }
-                }
-                // a rail LFD is kept at the inland ramp, in its zone
-                let zone = rules::lfd_zone(
-                    &known,
-                    true,
-                    a["pod_timezone"].as_str(),
-                    a["final_destination_timezone"].as_str(),
-                )
-                .map(str::to_string);
-                let lfd = a["pickup_lfd"].as_str().map(str::to_string);
-                let days_left = lfd
-                    .as_deref()
-                    .and_then(parse_micros)
-                    .and_then(|l| rules::days_until(l, zone.as_deref(), now));
-                let fees: Vec<Value> = a["fees_at_pod_terminal"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|f| f["type"] != "total")
-                    .collect();
-                let holds: Vec<Value> = a["holds_at_pod_terminal"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|h| h["status"] == "hold")
-                    .collect();
-                Ok(json!({
-                    "container_number": a["number"], "ready_for_pickup": a["ready_for_pickup"].as_bool().unwrap_or(false),
-                    "current_status": a["current_status"], "holds": holds, "fees": fees,
-                    "pickup_lfd": lfd, "days_left": days_left, "time_zone": zone,
-                    "pickup_appointment_at": a["pickup_appointment_at"]
-                }))
+                    // a rail LFD is kept at the inland ramp, in its zone
+                    let zone = rules::lfd_zone(
+                        &known,
+                        true,
+                        a["pod_timezone"].as_str(),
+                        a["final_destination_timezone"].as_str(),
+                    )
+                    .map(str::to_string);
+                    let lfd = a["pickup_lfd"].as_str().map(str::to_string);
+                    let days_left = lfd
+                        .as_deref()
+                        .and_then(parse_micros)
+                        .and_then(|l| rules::days_until(l, zone.as_deref(), now));
+                    let fees: Vec<Value> = a["fees_at_pod_terminal"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|f| f["type"] != "total")
+                        .collect();
+                    let holds: Vec<Value> = a["holds_at_pod_terminal"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|h| h["status"] == "hold")
+                        .collect();
+                    Ok(json!({
+                        "container_number": a["number"], "ready_for_pickup": a["ready_for_pickup"].as_bool().unwrap_or(false),
+                        "current_status": a["current_status"], "holds": holds, "fees": fees,
+                        "pickup_lfd": lfd, "days_left": days_left, "time_zone": zone,
+                        "pickup_appointment_at": a["pickup_appointment_at"]
+                    }))
                 }
             }
         }

@@ -239,7 +239,7 @@ pub(super) fn defs() -> Vec<Def> {
             required: &[],
             read_only: true,
             idempotent: true,
-            output: json!({"type": "object", "properties": {"total_lines": {"type": "integer"}, "shipping_lines": {"type": "array", "items": {"type": "object", "properties": {"scac": {"type": "string"}, "name": {"type": "string"}}, "required": ["scac", "name"]}}}, "required": ["total_lines", "shipping_lines"]}),
+            output: boxtrack_api::doc::schema_of::<super::route::LinesAnswer>(),
         },
         Def {
             name: "get_container_route",
@@ -249,7 +249,7 @@ pub(super) fn defs() -> Vec<Def> {
             required: &["id"],
             read_only: true,
             idempotent: true,
-            output: passthrough(),
+            output: boxtrack_api::doc::schema_of::<super::route::RouteAnswer>(),
         },
         Def {
             name: "list_shipments",

@@ -16,6 +16,7 @@ mod events;
 mod fields;
 mod lists;
 mod rest;
+mod route;
 mod search;
 mod shipment;
 mod summary;

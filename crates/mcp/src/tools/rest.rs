@@ -83,10 +83,3 @@ pub(super) fn flat(resource: &Value) -> Value {
     a["id"] = resource["id"].clone();
     a
 }
-
-pub(super) fn included<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
-    doc["included"]
-        .as_array()
-        .map(|v| v.iter().filter(|r| r["type"] == kind).collect())
-        .unwrap_or_default()
-}

@@ -1,0 +1,329 @@
+//! `get_container_route` and `get_supported_shipping_lines` on the read layer. The route is
+//! the journey the map draws (`core::routemap::stops`: the port of lading, every
+//! transshipment port in the order the container reached it, the port of discharge), plus the
+//! inland destination by rail, in the reference MCP server's shape.
+
+use boxtrack_core::routemap::{self, Ends, Milestone, Stop};
+use boxtrack_store::accounts::Account;
+use boxtrack_store::reads;
+use boxtrack_views::jsonapi::At;
+use schemars::JsonSchema;
+use serde::Serialize;
+use uuid::Uuid;
+
+use boxtrack_api::state::AppState;
+
+/// A port of the route.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RoutePort {
+    /// UN/LOCODE.
+    pub code: String,
+    /// Name.
+    pub name: Option<String>,
+    /// City (the port's name in the reference data).
+    pub city: Option<String>,
+    /// ISO 3166 country code.
+    pub country_code: Option<String>,
+}
+
+/// A vessel.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RouteVessel {
+    /// Name.
+    pub name: Option<String>,
+    /// IMO number.
+    pub imo: Option<String>,
+}
+
+/// How the container reaches a port.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Inbound {
+    /// `vessel` or `rail` (none at the port of lading).
+    pub mode: Option<String>,
+    /// The carrier's SCAC.
+    pub carrier_scac: Option<String>,
+    /// Estimated arrival.
+    pub eta: Option<At>,
+    /// Arrival.
+    pub ata: Option<At>,
+    /// The vessel that brings it.
+    pub vessel: Option<RouteVessel>,
+}
+
+/// How the container leaves a port.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Outbound {
+    /// `vessel` or `rail` (none at the end of the route).
+    pub mode: Option<String>,
+    /// The carrier's SCAC.
+    pub carrier_scac: Option<String>,
+    /// Estimated departure.
+    pub etd: Option<At>,
+    /// Departure.
+    pub atd: Option<At>,
+    /// The vessel that takes it.
+    pub vessel: Option<RouteVessel>,
+}
+
+/// One place of the route.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RouteLocation {
+    /// The port (or inland destination).
+    pub port: Option<RoutePort>,
+    /// Arriving there.
+    pub inbound: Inbound,
+    /// Leaving it.
+    pub outbound: Outbound,
+}
+
+/// `get_container_route`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RouteAnswer {
+    /// The route's id (its shipment's).
+    pub route_id: Uuid,
+    /// How many places.
+    pub total_legs: usize,
+    /// The places in order.
+    pub route_locations: Vec<RouteLocation>,
+    /// When tracking began.
+    pub created_at: At,
+    /// Last change.
+    pub updated_at: At,
+}
+
+fn port(locode: &str) -> RoutePort {
+    let p = boxtrack_core::reference::port(locode);
+    RoutePort {
+        code: locode.to_string(),
+        name: p.and_then(|p| p.name.clone()),
+        city: p.and_then(|p| p.name.clone()),
+        country_code: p.map(|p| p.country_code.clone()),
+    }
+}
+
+fn vessel(v: Option<&routemap::Vessel>) -> Option<RouteVessel> {
+    v.map(|v| RouteVessel {
+        name: v.name.clone(),
+        imo: Some(v.imo.clone()),
+    })
+}
+
+/// `get_container_route`.
+pub(super) async fn get(
+    state: &AppState,
+    account: &Account,
+    id: Uuid,
+) -> Result<RouteAnswer, String> {
+    let unavailable = |e: boxtrack_store::StoreError| {
+        format!("The route could not be read ({e}); try again shortly.")
+    };
+    let missing = || {
+        format!(
+            "No route found for container id {id}. Use search_container to find the container's id, or get_container for its basic details."
+        )
+    };
+    let c = reads::container(&state.db, account.id, id)
+        .await
+        .map_err(unavailable)?
+        .ok_or_else(missing)?;
+    let s = reads::shipment(&state.db, account.id, c.shipment_id)
+        .await
+        .map_err(unavailable)?
+        .ok_or_else(missing)?;
+    let events = reads::all_transport_events(&state.db, account.id, id)
+        .await
+        .map_err(unavailable)?;
+    let milestones: Vec<Milestone> = events
+        .iter()
+        .filter_map(|e| {
+            let name = e.event.strip_prefix("container.transport.")?;
+            (!name.starts_with("estimated.")).then(|| Milestone {
+                name: name.to_string(),
+                at_us: e.at_us,
+                locode: e.locode.clone(),
+                vessel: e.vessel_imo.as_ref().map(|imo| routemap::Vessel {
+                    imo: imo.clone(),
+                    name: e.vessel_name.clone(),
+                    voyage: e.voyage.clone(),
+                }),
+            })
+        })
+        .collect();
+    let (route, st) = (&s.route.0, &s.state.0);
+    let stops: Vec<Stop> = routemap::stops(
+        &Ends {
+            pol: route.pol_locode.clone(),
+            pol_etd_us: st.pol_etd_us,
+            pol_atd_us: st.pol_atd_us,
+            pod: route.pod_locode.clone(),
+            pod_eta_us: st.pod_eta_us,
+            pod_ata_us: st.pod_ata_us,
+            pod_vessel: st.pod_vessel_imo.as_ref().map(|imo| routemap::Vessel {
+                imo: imo.clone(),
+                name: st.pod_vessel_name.clone(),
+                voyage: st.pod_voyage_number.clone(),
+            }),
+        },
+        &milestones,
+    );
+    let inland = route.inland();
+    let ct = &c.state.0.times;
+    let line = Some(s.scac.clone());
+    let rail = c.state.0.pod_rail_carrier_scac.clone();
+    let mut locations: Vec<RouteLocation> = Vec::new();
+    for (i, stop) in stops.iter().enumerate() {
+        let last = i + 1 == stops.len();
+        let by_sea_out = !last;
+        locations.push(RouteLocation {
+            port: Some(port(&stop.locode)),
+            inbound: Inbound {
+                mode: (i > 0).then(|| "vessel".to_string()),
+                carrier_scac: if i > 0 { line.clone() } else { None },
+                eta: At::opt(stop.eta_us),
+                ata: At::opt(stop.ata_us),
+                vessel: if i > 0 {
+                    vessel(stops[i - 1].outbound.as_ref())
+                } else {
+                    None
+                },
+            },
+            outbound: Outbound {
+                mode: if by_sea_out {
+                    Some("vessel".into())
+                } else if inland {
+                    Some("rail".into())
+                } else {
+                    None
+                },
+                carrier_scac: if by_sea_out {
+                    line.clone()
+                } else if inland {
+                    rail.clone()
+                } else {
+                    None
+                },
+                etd: At::opt(stop.etd_us),
+                atd: At::opt(stop.atd_us),
+                vessel: if by_sea_out {
+                    vessel(stop.outbound.as_ref())
+                } else {
+                    None
+                },
+            },
+        });
+    }
+    if inland && let Some(dest) = route.destination_locode.as_deref() {
+        use boxtrack_core::tracking::rules::t;
+        locations.push(RouteLocation {
+            port: Some(port(dest)),
+            inbound: Inbound {
+                mode: Some("rail".into()),
+                carrier_scac: rail,
+                eta: At::opt(ct.get(t::IND_ETA).copied().or(st.destination_eta_us)),
+                ata: At::opt(ct.get(t::IND_ATA).copied().or(st.destination_ata_us)),
+                vessel: None,
+            },
+            outbound: Outbound {
+                mode: None,
+                carrier_scac: None,
+                etd: None,
+                atd: None,
+                vessel: None,
+            },
+        });
+    }
+    Ok(RouteAnswer {
+        route_id: s.id,
+        total_legs: locations.len(),
+        route_locations: locations,
+        created_at: At(s.created_us),
+        updated_at: At(s.updated_us),
+    })
+}
+
+/// A shipping line.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LineBrief {
+    /// SCAC (for track_container).
+    pub scac: String,
+    /// Name.
+    pub name: String,
+    /// Short name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub short_name: Option<String>,
+    /// Bill-of-lading prefix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bol_prefix: Option<String>,
+    /// Other SCACs it uses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+/// `get_supported_shipping_lines`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LinesAnswer {
+    /// How many.
+    pub total_lines: usize,
+    /// The lines, by name.
+    pub shipping_lines: Vec<LineBrief>,
+}
+
+/// `get_supported_shipping_lines`: the lines boxtrack tracks, those whose SCAC, name or short
+/// name contains `search` (any case), by name.
+pub fn lines(search: Option<&str>) -> LinesAnswer {
+    let needle = search.map(|s| s.trim().to_lowercase()).unwrap_or_default();
+    let mut out: Vec<LineBrief> = boxtrack_core::carriers::shipping_lines()
+        .iter()
+        .filter(|l| l.supported && l.scac != boxtrack_core::carriers::SANDBOX_SCAC)
+        .filter(|l| {
+            needle.is_empty()
+                || [&l.scac, &l.name, &l.short_name]
+                    .iter()
+                    .any(|v| v.to_lowercase().contains(&needle))
+        })
+        .map(|l| LineBrief {
+            scac: l.scac.clone(),
+            name: l.name.clone(),
+            short_name: Some(l.short_name.clone()).filter(|s| !s.is_empty()),
+            bol_prefix: l.bill_of_lading_prefix.clone(),
+            notes: (!l.alternative_scacs.is_empty())
+                .then(|| format!("Also uses SCAC {}", l.alternative_scacs.join(", "))),
+        })
+        .collect();
+    out.sort_by_key(|l| l.name.to_lowercase());
+    LinesAnswer {
+        total_lines: out.len(),
+        shipping_lines: out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lines;
+
+    #[test]
+    fn lines_are_found_by_scac_or_name_and_sorted() {
+        let all = lines(None);
+        assert_eq!(all.total_lines, all.shipping_lines.len());
+        assert!(all.shipping_lines.iter().all(|l| l.scac != "TEST"));
+        let names: Vec<String> = all
+            .shipping_lines
+            .iter()
+            .map(|l| l.name.to_lowercase())
+            .collect();
+        assert!(names.windows(2).all(|w| w[0] <= w[1]));
+        assert!(
+            lines(Some("maersk"))
+                .shipping_lines
+                .iter()
+                .any(|l| l.scac == "MAEU")
+        );
+        assert!(
+            lines(Some("mscu"))
+                .shipping_lines
+                .iter()
+                .any(|l| l.scac == "MSCU")
+        );
+        assert_eq!(lines(Some("no such line at all")).total_lines, 0);
+    }
+}

@@ -803,3 +803,34 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
     client.cancel().await.unwrap();
     other.cancel().await.unwrap();
 }
+
+/// Tools on the read layer count against the account's REST rate limits, and a refused call
+/// is a tool error that says when to call again, never a protocol error.
+#[tokio::test]
+async fn the_tools_keep_the_account_s_rate_limits() {
+    use boxtrack_core::ratelimit::Bucket;
+    let app = TestApp::spawn().await;
+    let (_, key) = app
+        .account_with(
+            Plan::Standard,
+            &[],
+            Limits([(Bucket::Default, 2)].into_iter().collect()),
+        )
+        .await;
+    let m = Mcp {
+        app: &app,
+        key,
+        next: 1.into(),
+    };
+    for _ in 0..2 {
+        let ok = m.tool("whoami", json!({})).await;
+        assert_eq!(ok["isError"], false, "{ok}");
+    }
+    let refused = m.tool("search_container", json!({"query": "MSCU"})).await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    let text = refused["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("rate limit of 2 requests a minute") && text.contains("Wait"),
+        "{text}"
+    );
+}

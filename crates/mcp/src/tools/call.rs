@@ -26,6 +26,9 @@ pub async fn call(
     name: &str,
     args: &Map<String, Value>,
 ) -> Outcome {
+    if let Some(refused) = over_limit(state, account, name).await {
+        return Outcome::Failed(refused);
+    }
     let rest = Rest { state, account };
     let s = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
     let r: Result<Value, String> = match name {
@@ -237,6 +240,47 @@ pub async fn call(
     match r {
         Ok(v) => Outcome::Ok(v),
         Err(e) => Outcome::Failed(e),
+    }
+}
+
+/// The tools that call the REST routes in process, whose rate limits apply there.
+const THROUGH_REST: [&str; 6] = [
+    "stop_tracking",
+    "resume_tracking",
+    "refresh_container",
+    "list_webhooks",
+    "create_webhook",
+    "get_container_readiness",
+];
+
+/// The account's rate limit for a tool on the read layer, as REST counts it (`track_container`
+/// in the bucket of `POST /v2/tracking_requests`, the rest in the default one): why the call is
+/// refused, or `None`.
+async fn over_limit(
+    state: &AppState,
+    account: &boxtrack_store::accounts::Account,
+    name: &str,
+) -> Option<String> {
+    use boxtrack_core::ratelimit::Bucket;
+    if THROUGH_REST.contains(&name) {
+        return None;
+    }
+    let bucket = if name == "track_container" {
+        Bucket::for_route("POST", "/v2/tracking_requests")
+    } else {
+        Bucket::Default
+    };
+    let limit = account.rate_limits.limit(bucket);
+    match state.limiter.check(account.id, bucket, limit).await {
+        Ok(d) if d.allowed => None,
+        Ok(d) => {
+            state.metrics.record_rate_limited(bucket.as_str());
+            Some(format!(
+                "The account's rate limit of {limit} requests a minute for {bucket} is reached. Wait {} seconds, then call again (webhooks spare polling).",
+                d.retry_after_secs()
+            ))
+        }
+        Err(_) => Some("The rate limit could not be checked; try again shortly.".into()),
     }
 }
 

@@ -834,3 +834,75 @@ async fn the_tools_keep_the_account_s_rate_limits() {
         "{text}"
     );
 }
+
+/// `boxtrack mcp --stdio` answers each line with `boxtrack_mcp::dispatch` (the binary's test
+/// covers the line handling): for the same account and data, dispatch gives every tool's
+/// answer exactly as `POST /mcp` does.
+#[tokio::test]
+async fn stdio_and_http_give_the_same_answers() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app
+        .account_with(Plan::Standard, &[Entitlement::Routing], Limits::default())
+        .await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            "application/vnd.api+json",
+            &tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    app.process().await;
+    let container = app.get("/v2/containers", Some(&key)).await.json()["data"][0].clone();
+    let cid = container["id"].as_str().unwrap().to_string();
+    let number = container["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let m = Mcp {
+        app: &app,
+        key,
+        next: 1.into(),
+    };
+    let state = boxtrack_api::AppState::new(
+        app.db.clone(),
+        boxtrack_api::ApiConfig::default(),
+        boxtrack_api::Limiter::memory(),
+    );
+    let shipment =
+        m.tool("get_container", json!({"id": cid})).await["structuredContent"]["shipment"]["id"]
+            .clone();
+    for (name, args) in [
+        (
+            "get_container",
+            json!({"id": cid, "include": ["transport_events"]}),
+        ),
+        ("get_shipment_details", json!({"id": shipment})),
+        ("get_container_transport_events", json!({"id": cid})),
+        ("get_container_route", json!({"id": cid})),
+        ("search_container", json!({"query": number})),
+        ("list_containers", json!({})),
+        (
+            "summarize_containers",
+            json!({"group_by": "current_status"}),
+        ),
+        ("whoami", json!({})),
+    ] {
+        let over_http = m.tool(name, args.clone()).await;
+        let msg = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": name, "arguments": args}});
+        let over_stdio = boxtrack_mcp::dispatch(
+            &state,
+            &account,
+            boxtrack_mcp::tools::Credential::ApiKey,
+            &msg,
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            over_stdio["result"]["structuredContent"], over_http["structuredContent"],
+            "{name}"
+        );
+        assert_eq!(over_stdio["result"]["isError"], false, "{name}");
+    }
+}

@@ -160,11 +160,15 @@ pub async fn dispatch(
                     json!({"content": [{"type": "text", "text": format!("Invalid arguments: {why}")}], "isError": true})
                 }
                 Ok(()) => match crate::tools::call(state, account, credential, name, &args).await {
-                    crate::tools::Outcome::Ok(v) => json!({
-                        "content": [{"type": "text", "text": v.to_string()}],
-                        "structuredContent": v,
-                        "isError": false
-                    }),
+                    crate::tools::Outcome::Ok(v) => {
+                        // a short rendering for clients that show text only, then the JSON
+                        let mut content: Vec<Value> = crate::tools::text_summary(name, &v)
+                            .map(|t| json!({"type": "text", "text": t}))
+                            .into_iter()
+                            .collect();
+                        content.push(json!({"type": "text", "text": v.to_string()}));
+                        json!({"content": content, "structuredContent": v, "isError": false})
+                    }
                     crate::tools::Outcome::Failed(why) => {
                         json!({"content": [{"type": "text", "text": why}], "isError": true})
                     }

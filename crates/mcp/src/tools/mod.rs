@@ -20,9 +20,11 @@ mod route;
 mod search;
 mod shipment;
 mod summary;
+mod text;
 mod track;
 
 pub use call::{Outcome, call};
 pub use container::resource_text as container_resource_text;
 pub use credential::Credential;
 pub use defs::{list, validate};
+pub use text::summary as text_summary;

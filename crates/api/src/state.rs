@@ -79,6 +79,10 @@ pub struct AppState {
     pub keys: Arc<crate::keycache::KeyCache>,
     /// Rendered single-resource reads, and the change feed that retires them.
     pub reads: Arc<crate::readcache::ReadCache>,
+    /// A fixed "now" (Unix microseconds of the wall clock) for answers that depend on the
+    /// time, such as the MCP tools' days until the last free day: set by tests that compare
+    /// answers with recorded ones; `None` (the wall clock) everywhere else.
+    pub fixed_now_us: Option<i64>,
 }
 
 impl AppState {
@@ -100,7 +104,13 @@ impl AppState {
             )),
             openapi: Arc::default(),
             keys: Arc::default(),
+            fixed_now_us: None,
         }
+    }
+
+    /// The wall clock's "now", or the fixed one.
+    pub fn now_us(&self) -> i64 {
+        self.fixed_now_us.unwrap_or_else(boxtrack_store::now_us)
     }
 
     /// Uses these upstreams.

@@ -31,6 +31,21 @@ pub async fn started_us(db: &Db, account_id: Uuid, shipment_id: Uuid) -> Result<
     )
 }
 
+/// Moves the start of a shipment's journey to `started_us` (its virtual time zero), before any
+/// step has played: a journey replayed from a chosen instant gives the same times every run
+/// (the recorded answers of the MCP tools are compared so). False when there is no such run
+/// or it has played a step already.
+pub async fn start_at(
+    db: &Db,
+    account_id: Uuid,
+    shipment_id: Uuid,
+    started_us: i64,
+) -> Result<bool> {
+    let n = on_db!(db, p => sqlx::query("UPDATE sandbox_runs SET started_us = $3 WHERE shipment_id = $1 AND account_id = $2 AND next_step = 0")
+        .bind(shipment_id).bind(account_id).bind(started_us).execute(p).await?.rows_affected());
+    Ok(n == 1)
+}
+
 /// Runs that still have steps to play.
 pub async fn live_runs(db: &Db) -> Result<Vec<RunRow>> {
     const SQL: &str = "SELECT id, account_id, shipment_id, scenario, started_us, next_step FROM sandbox_runs WHERE done = FALSE ORDER BY started_us";

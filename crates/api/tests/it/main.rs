@@ -14,6 +14,7 @@ mod ingest;
 mod journeys;
 mod jsonapi;
 mod mcp;
+mod mcp_snapshots;
 mod oauth;
 mod ops;
 mod parties;

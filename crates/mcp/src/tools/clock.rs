@@ -7,7 +7,7 @@ use uuid::Uuid;
 /// (zero at its run's start, `sandbox_speed` times faster than real time); everything else on
 /// the wall clock.
 pub(super) async fn data_now(state: &AppState, account: Uuid, shipment: Uuid) -> i64 {
-    let now = boxtrack_store::now_us();
+    let now = state.now_us();
     match boxtrack_store::sandbox::started_us(&state.db, account, shipment).await {
         Ok(Some(started)) => boxtrack_core::schedule::SourceClock::reading(
             started,

@@ -1,0 +1,182 @@
+//! The MCP tools' answers for sandbox journeys at fixed virtual times, compared with recorded
+//! ones (`snapshots/*.json`): each journey starts at a fixed instant and plays to its first,
+//! middle and last hour, and at each the tools answer with "now" fixed there. Ids (random) and
+//! times of the wall clock (when a row was written) are replaced by placeholders; every time
+//! of the journey's own clock stays, as do the dates and days in the port's calendar.
+//!
+//! A changed answer fails with the difference. When the change is meant, record the new
+//! answers with `BOXTRACK_UPDATE_SNAPSHOTS=1 cargo test -p boxtrack-api --test it
+//! mcp_snapshots` and review the diff of `crates/api/tests/it/snapshots/`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use boxtrack_core::plan::{Entitlement, Plan};
+use boxtrack_core::ratelimit::Limits;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, tracking_request_body};
+
+/// The journeys' virtual time zero: 2026-09-01 06:00 UTC (23:00 the day before in Los
+/// Angeles, so local dates and days are tested across the UTC date line).
+const START_US: i64 = 1_788_242_400_000_000;
+/// A journey hour in wall time (the sandbox plays 3600 virtual seconds a second).
+const H: i64 = 1_000_000;
+
+/// Replaces ids and wall-clock times: a UUID by `<id N>` (numbered by first sight), an RFC 3339
+/// time not on a whole minute of the journey's clock by `<wall clock>`.
+fn normalize(v: &Value, ids: &mut HashMap<String, usize>) -> Value {
+    match v {
+        Value::String(s) => {
+            if uuid::Uuid::parse_str(s).is_ok() {
+                let n = ids.len() + 1;
+                let n = *ids.entry(s.clone()).or_insert(n);
+                return json!(format!("<id {n}>"));
+            }
+            if let Some(us) = boxtrack_core::time::parse_micros(s)
+                && s.len() >= 20
+                && (us - START_US) % 60_000_000 != 0
+            {
+                return json!("<wall clock>");
+            }
+            v.clone()
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| normalize(x, ids)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), normalize(x, ids)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn snapshot_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/snapshots")
+        .join(format!("{name}.json"))
+}
+
+/// Compares `got` with the recorded answer `name` (records it when asked to).
+fn check(name: &str, got: &Value) -> Option<String> {
+    let path = snapshot_path(name);
+    let text = serde_json::to_string_pretty(got).unwrap() + "\n";
+    if std::env::var_os("BOXTRACK_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        return None;
+    }
+    let recorded = std::fs::read_to_string(&path).unwrap_or_default();
+    if recorded == text {
+        return None;
+    }
+    let first_diff = recorded
+        .lines()
+        .zip(text.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(recorded.lines().count().min(text.lines().count()));
+    Some(format!(
+        "{name}: the answer differs from {} at line {} (recorded: {:?}, now: {:?})",
+        path.display(),
+        first_diff + 1,
+        recorded.lines().nth(first_diff).unwrap_or("<end>"),
+        text.lines().nth(first_diff).unwrap_or("<end>")
+    ))
+}
+
+async fn call(
+    state: &boxtrack_api::AppState,
+    account: &boxtrack_store::accounts::Account,
+    name: &str,
+    args: Value,
+) -> Value {
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": args}});
+    let answer = boxtrack_mcp::dispatch(
+        state,
+        account,
+        boxtrack_mcp::tools::Credential::ApiKey,
+        &msg,
+    )
+    .await
+    .unwrap();
+    assert_eq!(answer["result"]["isError"], false, "{name}: {answer}");
+    answer["result"]["structuredContent"].clone()
+}
+
+#[tokio::test]
+async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app
+        .account_with(
+            Plan::Standard,
+            &[Entitlement::Routing, Entitlement::RailLfd],
+            Limits::default(),
+        )
+        .await;
+    let mut failures = Vec::new();
+    for number in ["TEST-SCN-HOLDS", "TEST-SCN-RAIL"] {
+        let r = app
+            .post(
+                "/v2/tracking_requests",
+                &key,
+                "application/vnd.api+json",
+                &tracking_request_body(number, "bill_of_lading", "TEST"),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+        app.process().await;
+        let shipments = app
+            .get(&format!("/v2/shipments?number={number}"), Some(&key))
+            .await
+            .json();
+        let shipment: uuid::Uuid = shipments["data"][0]["id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            boxtrack_store::sandbox::start_at(&app.db, account.id, shipment, START_US)
+                .await
+                .unwrap(),
+            "{number}: the journey starts at the fixed instant"
+        );
+        let scenario = boxtrack_sources::scenarios::scenarios()
+            .into_iter()
+            .find(|s| s.number == number)
+            .unwrap();
+        let mut hours: Vec<i64> = scenario.steps.iter().map(|s| s.at_h).collect();
+        hours.sort_unstable();
+        hours.dedup();
+        let picked = [hours[0], hours[hours.len() / 2], hours[hours.len() - 1]];
+        for h in picked {
+            // the journey played to hour h, and "now" just after it
+            app.tick_at(START_US + h * H).await;
+            let mut state = boxtrack_api::AppState::new(
+                app.db.clone(),
+                boxtrack_api::ApiConfig::default(),
+                boxtrack_api::Limiter::memory(),
+            );
+            state.fixed_now_us = Some(START_US + h * H + H / 2);
+            let container = boxtrack_store::reads::containers_of(&app.db, account.id, shipment)
+                .await
+                .unwrap()
+                .remove(0)
+                .id;
+            let mut ids = HashMap::new();
+            for (tool, args) in [
+                (
+                    "get_container",
+                    json!({"id": container, "include": ["transport_events"]}),
+                ),
+                ("get_shipment_details", json!({"id": shipment})),
+                ("get_container_transport_events", json!({"id": container})),
+                ("get_container_route", json!({"id": container})),
+            ] {
+                let got = normalize(&call(&state, &account, tool, args).await, &mut ids);
+                let name = format!("{}-h{h:04}-{tool}", number.to_lowercase());
+                failures.extend(check(&name, &got));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

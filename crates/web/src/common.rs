@@ -285,6 +285,18 @@ pub(crate) fn sort_header(
     )
 }
 
+/// The filter form's hidden field that keeps the table's order (none for the default).
+pub(crate) fn sort_input(o: ListSort) -> String {
+    if o == ListSort::default() {
+        String::new()
+    } else {
+        format!(
+            r#"<input type="hidden" name="sort" value="{}">"#,
+            esc(o.as_str())
+        )
+    }
+}
+
 /// The `sort` value of a query: the order named, or the default when it names none (or one
 /// the table does not offer).
 pub(crate) fn sort_of(q: &HashMap<String, String>, offered: &[ListSort]) -> ListSort {

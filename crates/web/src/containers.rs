@@ -237,14 +237,7 @@ pub async fn list(
             (ListSort::CreatedDesc, ListSort::CreatedAsc),
             href
         ),
-        sort_input = if asked.sort == ListSort::default() {
-            String::new()
-        } else {
-            format!(
-                r#"<input type="hidden" name="sort" value="{}">"#,
-                esc(asked.sort.as_str())
-            )
-        },
+        sort_input = crate::common::sort_input(asked.sort),
         hold_options = [
             (None, "any"),
             (Some(true), "on hold"),

@@ -220,14 +220,7 @@ pub async fn list(
             (ListSort::CreatedDesc, ListSort::CreatedAsc),
             href
         ),
-        sort_input = if asked.sort == ListSort::default() {
-            String::new()
-        } else {
-            format!(
-                r#"<input type="hidden" name="sort" value="{}">"#,
-                esc(asked.sort.as_str())
-            )
-        },
+        sort_input = crate::common::sort_input(asked.sort),
     );
     page_with(
         StatusCode::OK,

@@ -355,19 +355,30 @@ impl<'a> Args<'a> {
     }
 }
 
-fn metadata(
+/// A list answer: the page's rows, how many match, the filters that applied, where the next
+/// page is.
+fn answer<T, R>(
+    items: Vec<T>,
+    listed: &boxtrack_store::list::Listed<R>,
     applied: BTreeMap<String, Value>,
     sort: Option<String>,
     page: &Page,
-    has_next: bool,
-) -> ListMetadata {
-    ListMetadata {
-        applied_filters: applied,
-        sort,
-        page: page.number,
-        page_size: page.size,
-        has_more: has_next,
-        next_page: has_next.then(|| page.number.saturating_add(1)),
+) -> ListAnswer<T> {
+    ListAnswer {
+        items,
+        meta: ListMeta {
+            total: listed.total,
+            total_is_exact: listed.total_exact,
+        },
+        unsupported_filters: Vec::new(),
+        metadata: ListMetadata {
+            applied_filters: applied,
+            sort,
+            page: page.number,
+            page_size: page.size,
+            has_more: listed.has_next,
+            next_page: listed.has_next.then(|| page.number.saturating_add(1)),
+        },
     }
 }
 
@@ -418,10 +429,7 @@ pub(super) async fn containers(
     account: &Account,
     args: &Map<String, Value>,
 ) -> Result<ListAnswer<ContainerRow>, String> {
-    let mut a = Args {
-        args,
-        applied: BTreeMap::new(),
-    };
+    let mut a = Args::of(args);
     let page = a.page()?;
     let (sort, sort_text) = a.sort(&CONTAINER_SORTS)?;
     let filter = Filter {
@@ -485,15 +493,7 @@ pub(super) async fn containers(
             }
         })
         .collect();
-    Ok(ListAnswer {
-        items,
-        meta: ListMeta {
-            total: listed.total,
-            total_is_exact: listed.total_exact,
-        },
-        unsupported_filters: Vec::new(),
-        metadata: metadata(a.applied, sort_text, &page, listed.has_next),
-    })
+    Ok(answer(items, &listed, a.applied, sort_text, &page))
 }
 
 /// `list_shipments`.
@@ -502,10 +502,7 @@ pub(super) async fn shipments(
     account: &Account,
     args: &Map<String, Value>,
 ) -> Result<ListAnswer<ShipmentRow>, String> {
-    let mut a = Args {
-        args,
-        applied: BTreeMap::new(),
-    };
+    let mut a = Args::of(args);
     let page = a.page()?;
     let (sort, sort_text) = a.sort(&SHIPMENT_SORTS)?;
     // the contract's `status`: tracked or stopped
@@ -582,15 +579,7 @@ pub(super) async fn shipments(
             }
         })
         .collect();
-    Ok(ListAnswer {
-        items,
-        meta: ListMeta {
-            total: listed.total,
-            total_is_exact: listed.total_exact,
-        },
-        unsupported_filters: Vec::new(),
-        metadata: metadata(a.applied, sort_text, &page, listed.has_next),
-    })
+    Ok(answer(items, &listed, a.applied, sort_text, &page))
 }
 
 /// `list_tracking_requests`.
@@ -599,10 +588,7 @@ pub(super) async fn requests(
     account: &Account,
     args: &Map<String, Value>,
 ) -> Result<ListAnswer<RequestRow>, String> {
-    let mut a = Args {
-        args,
-        applied: BTreeMap::new(),
-    };
+    let mut a = Args::of(args);
     let page = a.page()?;
     let status = match a.text(&["status"]) {
         None => None,
@@ -656,13 +642,5 @@ pub(super) async fn requests(
             updated_at: At(r.updated_us),
         })
         .collect();
-    Ok(ListAnswer {
-        items,
-        meta: ListMeta {
-            total: listed.total,
-            total_is_exact: listed.total_exact,
-        },
-        unsupported_filters: Vec::new(),
-        metadata: metadata(a.applied, None, &page, listed.has_next),
-    })
+    Ok(answer(items, &listed, a.applied, None, &page))
 }

@@ -11,10 +11,13 @@ use boxtrack_store::accounts::Account;
 pub const GLOSSARY_URI: &str = "boxtrack://docs/milestone-glossary";
 /// The query guidance's URI.
 pub const GUIDANCE_URI: &str = "boxtrack://docs/mcp-query-guidance";
+/// The list tools' column catalog's URI.
+pub const COLUMNS_URI: &str = "boxtrack://docs/list-display-columns";
 /// The container template.
 pub const CONTAINER_TEMPLATE: &str = "boxtrack://container/{id}";
 
 const GUIDANCE: &str = include_str!("guides/query-guidance.md");
+const COLUMNS: &str = include_str!("guides/list-display-columns.json");
 
 /// `resources/list`.
 pub fn list() -> Value {
@@ -24,7 +27,10 @@ pub fn list() -> Value {
          "mimeType": "text/markdown"},
         {"uri": GUIDANCE_URI, "name": "query-guidance", "title": "MCP Query Guidance",
          "description": "Which tool answers which question, and how to read urgency, fees, status, times and pages.",
-         "mimeType": "text/markdown"}
+         "mimeType": "text/markdown"},
+        {"uri": COLUMNS_URI, "name": "list-display-columns", "title": "List Display Column Catalog",
+         "description": "The columns of list_containers, list_shipments and list_tracking_requests rows: key (a path in the row), label, and what is computed (counts of holds and fees).",
+         "mimeType": "application/json"}
     ]})
 }
 
@@ -90,6 +96,9 @@ pub async fn read(state: &AppState, account: &Account, uri: &str) -> Result<Valu
     if uri == GUIDANCE_URI {
         return Ok(text("text/markdown", GUIDANCE.to_string()));
     }
+    if uri == COLUMNS_URI {
+        return Ok(text("application/json", COLUMNS.to_string()));
+    }
     if let Some(id) = uri
         .strip_prefix("boxtrack://container/")
         .and_then(|id| uuid::Uuid::parse_str(id).ok())
@@ -115,6 +124,36 @@ mod tests {
             "boxtrack://container/0190c0de-0000-7000-8000-000000000000"
         );
         assert_eq!(normalize("boxtrack://x"), "boxtrack://x");
+    }
+
+    /// Every column the catalog names is a field of the rows the list tools answer (checked
+    /// against their output schemas).
+    #[test]
+    fn the_column_catalog_names_fields_the_rows_have() {
+        let catalog: serde_json::Value = serde_json::from_str(COLUMNS).unwrap();
+        for (kind, schema) in [
+            (
+                "container",
+                boxtrack_api::doc::schema_of::<crate::tools::ContainerRow>(),
+            ),
+            (
+                "shipment",
+                boxtrack_api::doc::schema_of::<crate::tools::ShipmentRow>(),
+            ),
+            (
+                "tracking_request",
+                boxtrack_api::doc::schema_of::<crate::tools::RequestRow>(),
+            ),
+        ] {
+            for col in catalog[kind].as_array().unwrap() {
+                let path = col["path"].as_str().or(col["key"].as_str()).unwrap();
+                let mut at = &schema;
+                for part in path.split('.') {
+                    at = &at["properties"][part];
+                    assert!(!at.is_null(), "{kind}: no field {path}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -27,4 +27,5 @@ pub use call::{Outcome, call};
 pub use container::resource_text as container_resource_text;
 pub use credential::Credential;
 pub use defs::{list, validate};
+pub use lists::{ContainerRow, RequestRow, ShipmentRow};
 pub use text::summary as text_summary;

@@ -1,6 +1,7 @@
 //! The MCP tools' answers for sandbox journeys at fixed virtual times, compared with recorded
 //! ones (`snapshots/*.json`): each journey starts at a fixed instant and plays to its first,
-//! middle and last hour, and at each the tools answer with "now" fixed there. Ids (random) and
+//! middle and last hour, and at each the tools answer with "now" fixed there; then the
+//! account's lists, counts and an already tracked number at the journeys' end. Ids (random) and
 //! times of the wall clock (when a row was written) are replaced by placeholders; every time
 //! of the journey's own clock stays, as do the dates and days in the port's calendar.
 //!
@@ -113,7 +114,7 @@ async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
             Limits::default(),
         )
         .await;
-    let mut failures = Vec::new();
+    let mut failures: Vec<String> = Vec::new();
     for number in ["TEST-SCN-HOLDS", "TEST-SCN-RAIL"] {
         let r = app
             .post(
@@ -177,6 +178,49 @@ async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
                 failures.extend(check(&name, &got));
             }
         }
+    }
+    // both journeys at their ends: the account's lists, counts, and a number tracked already
+    let mut state = boxtrack_api::AppState::new(
+        app.db.clone(),
+        boxtrack_api::ApiConfig::default(),
+        boxtrack_api::Limiter::memory(),
+    );
+    state.fixed_now_us = Some(START_US + 700 * H);
+    let mut ids = HashMap::new();
+    for (name, tool, args) in [
+        (
+            "list_containers",
+            "list_containers",
+            json!({"include_stopped_tracking": true}),
+        ),
+        (
+            "list_shipments",
+            "list_shipments",
+            json!({"include_stopped_tracking": true, "include_containers": true}),
+        ),
+        (
+            "list_tracking_requests",
+            "list_tracking_requests",
+            json!({"status": "created"}),
+        ),
+        (
+            "summarize_containers-status",
+            "summarize_containers",
+            json!({"group_by": "current_status", "include_stopped_tracking": true}),
+        ),
+        (
+            "summarize_containers-lfd",
+            "summarize_containers",
+            json!({"group_by": "pickup_lfd_date", "include_stopped_tracking": true}),
+        ),
+        (
+            "track_container-tracked",
+            "track_container",
+            json!({"number": "TEST-SCN-HOLDS"}),
+        ),
+    ] {
+        let got = normalize(&call(&state, &account, tool, args).await, &mut ids);
+        failures.extend(check(&format!("account-{name}"), &got));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

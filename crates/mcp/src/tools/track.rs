@@ -129,6 +129,7 @@ pub(super) async fn track(
     .rows
     .into_iter()
     .next();
+    let by_container = by_number.is_some();
     let found = match by_number {
         Some(c) => Some(c),
         None => {
@@ -169,7 +170,13 @@ pub(super) async fn track(
             container,
             tracking_request_created: false,
             infer_result: InferResult {
-                inferred_type: Some(given_type.unwrap_or_else(|| "container".into())),
+                inferred_type: Some(given_type.unwrap_or_else(|| {
+                    if by_container {
+                        "container".into()
+                    } else {
+                        "bill_of_lading".into()
+                    }
+                })),
                 selected_scac: given_scac.or(scac),
                 source: "search_match".into(),
             },

@@ -407,6 +407,31 @@ async fn every_tool_is_declared_and_callable() {
         boxes["structuredContent"]["_metadata"]["applied_filters"]["actively_tracked"], true,
         "only actively tracked unless asked: {boxes}"
     );
+    // the reference's clients put filters in advanced_filters
+    let advanced = m
+        .tool(
+            "list_containers",
+            json!({"advanced_filters": {"shipping_line_scac": "TEST", "has_holds": false}}),
+        )
+        .await;
+    assert_eq!(
+        advanced["structuredContent"]["meta"]["total"], 1,
+        "{advanced}"
+    );
+    let twice = m
+        .tool(
+            "list_containers",
+            json!({"pod_code": "USLAX", "advanced_filters": {"pod_code": "USLAX"}}),
+        )
+        .await;
+    assert_eq!(twice["isError"], true, "{twice}");
+    assert!(
+        twice["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Invalid list filter \"pod_code\": duplicate filter"),
+        "{twice}"
+    );
     let none = m.tool("list_containers", json!({"has_holds": true})).await;
     assert_eq!(none["structuredContent"]["meta"]["total"], 0, "{none}");
     let wrong = m

@@ -53,7 +53,8 @@ pub(super) fn defs() -> Vec<Def> {
         "tracking_stopped": {"type": "boolean", "description": "Only stopped records (true) or only tracked ones (false)"},
         "include_stopped_tracking": {"type": "boolean", "default": false, "description": "Default false: only actively tracked records, as the dashboard shows. True: tracked and stopped ones, for history questions"},
         "updated_after": {"type": "string", "description": "Changed at or after this date (YYYY-MM-DD) or time (RFC 3339)"},
-        "customer_id": {"type": "string", "format": "uuid", "pattern": UUID_PATTERN, "description": "Only those of this party (the customer on the tracking request); list_parties finds its id by name"}
+        "customer_id": {"type": "string", "format": "uuid", "pattern": UUID_PATTERN, "description": "Only those of this party (the customer on the tracking request); list_parties finds its id by name"},
+        "advanced_filters": {"type": "object", "description": "The same filters, as the reference's clients send them; a filter goes here or at the top level, never both"}
     });
     let with = |mut base: Map<String, Value>, more: &Value| {
         if let Some(m) = more.as_object() {
@@ -379,7 +380,8 @@ pub fn list() -> Vec<Value> {
                     "readOnlyHint": d.read_only,
                     "destructiveHint": false,
                     "idempotentHint": d.idempotent,
-                    "openWorldHint": false
+                    // refreshing asks the carrier's and terminal's systems
+                    "openWorldHint": d.name == "refresh_container"
                 }
             })
         })
@@ -420,9 +422,10 @@ pub fn validate(name: &str, args: &Map<String, Value>) -> Result<(), String> {
                             .is_none_or(|e| e.contains(x))
                 })
             }),
-            Some("object") => v
-                .as_object()
-                .is_some_and(|o| o.values().all(Value::is_string)),
+            Some("object") => v.as_object().is_some_and(|o| {
+                schema["additionalProperties"]["type"] != "string"
+                    || o.values().all(Value::is_string)
+            }),
             _ => true,
         };
         if !ok {

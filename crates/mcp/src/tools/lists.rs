@@ -266,11 +266,77 @@ pub(super) struct Args<'a> {
     pub(super) applied: BTreeMap<String, Value>,
 }
 
+/// The filters `list_containers` and `summarize_containers` take (at the top level or in
+/// `advanced_filters`).
+pub const CONTAINER_FILTERS: [&str; 13] = [
+    "number",
+    "current_status",
+    "status",
+    "pod_code",
+    "port",
+    "shipping_line_scac",
+    "carrier",
+    "has_holds",
+    "ready_for_pickup",
+    "updated_after",
+    "customer_id",
+    "actively_tracked",
+    "tracking_stopped",
+];
+
+/// The filters `list_shipments` takes.
+pub const SHIPMENT_FILTERS: [&str; 10] = [
+    "number",
+    "status",
+    "pod_code",
+    "port",
+    "shipping_line_scac",
+    "carrier",
+    "updated_after",
+    "customer_id",
+    "actively_tracked",
+    "tracking_stopped",
+];
+
 impl<'a> Args<'a> {
+    /// An argument, at the top level or in `advanced_filters` (the reference's clients put
+    /// filters there).
+    fn value(&self, name: &str) -> Option<&'a Value> {
+        let args: &'a Map<String, Value> = self.args;
+        args.get(name).or_else(|| {
+            args.get("advanced_filters")
+                .and_then(Value::as_object)
+                .and_then(|a| a.get(name))
+        })
+    }
+
+    /// `advanced_filters` names only filters of this list, none also given at the top level.
+    pub(super) fn check_advanced(&self, known: &[&str]) -> Result<(), String> {
+        let Some(adv) = self.args.get("advanced_filters") else {
+            return Ok(());
+        };
+        let Some(obj) = adv.as_object() else {
+            return Err("advanced_filters must be an object of filters.".into());
+        };
+        for k in obj.keys() {
+            if !known.contains(&k.as_str()) {
+                return Err(format!(
+                    "Invalid list filter \"{k}\": this list has no such filter. Use {}.",
+                    known.join(", ")
+                ));
+            }
+            if self.args.contains_key(k) {
+                return Err(format!(
+                    "Invalid list filter \"{k}\": duplicate filter; use the top level or advanced_filters, not both."
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn text(&mut self, names: &[&str]) -> Option<String> {
         let (name, v) = names.iter().find_map(|n| {
-            self.args
-                .get(*n)
+            self.value(n)
                 .and_then(Value::as_str)
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
@@ -282,7 +348,7 @@ impl<'a> Args<'a> {
     }
 
     fn flag(&mut self, name: &str) -> Option<bool> {
-        let v = self.args.get(name).and_then(Value::as_bool)?;
+        let v = self.value(name).and_then(Value::as_bool)?;
         self.applied.insert(name.to_string(), json!(v));
         Some(v)
     }
@@ -398,6 +464,7 @@ impl<'a> Args<'a> {
 
 /// The container filters `list_containers` and `summarize_containers` share.
 pub(super) fn container_filter(a: &mut Args<'_>) -> Result<Filter, String> {
+    a.check_advanced(&CONTAINER_FILTERS)?;
     let status = a.text(&["current_status", "status"]);
     if let Some(s) = &status
         && ContainerStatus::parse(s).is_none()
@@ -503,6 +570,7 @@ pub(super) async fn shipments(
     args: &Map<String, Value>,
 ) -> Result<ListAnswer<ShipmentRow>, String> {
     let mut a = Args::of(args);
+    a.check_advanced(&SHIPMENT_FILTERS)?;
     let page = a.page()?;
     let (sort, sort_text) = a.sort(&SHIPMENT_SORTS)?;
     // the contract's `status`: tracked or stopped

@@ -4,8 +4,7 @@
 //!
 //! - [`server`]: JSON-RPC 2.0 over Streamable HTTP (`POST /mcp`), prompts, completions;
 //! - [`resources`]: the container resource, the milestone glossary, the query guidance;
-//! - [`tools`]: the tools (the container and shipment reads on the read layer, the rest
-//!   through the REST routes in process as the caller);
+//! - [`tools`]: the tools, on the read layer and the store as the REST handlers are;
 //! - [`oauth`]: metadata, dynamic registration, the sign-in page, tokens.
 
 pub mod oauth;

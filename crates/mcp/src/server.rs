@@ -2,8 +2,9 @@
 //! Streamable HTTP at `POST /mcp` in stateless JSON mode (no sessions; GET and DELETE answer
 //! 405), and the same dispatcher over stdio (`boxtrack mcp --stdio`).
 //!
-//! Tools (`crate::tools`) call the REST API in process with the caller's credentials, so account
-//! isolation, entitlements and rate limits are the REST ones. Prompts and resources are here.
+//! Tools (`crate::tools`) read the caller's account only, check its entitlements and count
+//! against its REST rate limits. Prompts and completions are here; resources in
+//! `crate::resources`.
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -355,7 +356,7 @@ pub async fn not_allowed() -> Response {
 /// Documented operations of the MCP endpoint.
 pub fn operations() -> Vec<boxtrack_api::doc::Op> {
     use boxtrack_api::doc::{Op, operation};
-    let desc = "Model Context Protocol 2025-06-18 over Streamable HTTP, stateless JSON mode: one JSON-RPC 2.0 message per POST (`initialize`, `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, `ping`); notifications get 202. `Authorization: Token <API key>`; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. `MCP-Protocol-Version` other than 2025-06-18, 2025-03-26 or 2024-11-05 is 400; a foreign `Origin` is 403. Tools call the REST API with the caller's key: same isolation, entitlements and rate limits.";
+    let desc = "Model Context Protocol 2025-06-18 over Streamable HTTP, stateless JSON mode: one JSON-RPC 2.0 message per POST (`initialize`, `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, `ping`); notifications get 202. `Authorization: Token <API key>`; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. `MCP-Protocol-Version` other than 2025-06-18, 2025-03-26 or 2024-11-05 is 400; a foreign `Origin` is 403. Tools read only the caller's account, check its entitlements, and count against its REST rate limits; failures are tool results with `isError`.";
     let rpc = json!({"description": "A JSON-RPC response", "content": {"application/json": {"schema": {"type": "object"}}}});
     let mut post = operation(
         "MCP",

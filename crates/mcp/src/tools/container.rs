@@ -524,3 +524,61 @@ pub async fn resource_text(
     };
     Ok(markdown(&answer, rail_zone.as_deref()))
 }
+
+/// `get_container_readiness`: whether the container can be picked up, its active holds, its
+/// fees (without `total` lines), and the days left to its last free day in the zone that day
+/// is kept in (the POD's; the inland ramp's for a rail carrier's), on the clock of the data.
+pub(super) async fn readiness(
+    state: &AppState,
+    account: &Account,
+    id: Uuid,
+) -> Result<serde_json::Value, String> {
+    let Loaded {
+        container: c,
+        shipment,
+        now_us,
+    } = load(state, account, id).await?;
+    let a = container_resource(&c, shipment.as_ref(), account).attributes;
+    let st = &c.state.0;
+    let mut known = std::collections::BTreeMap::new();
+    for (at, kind) in [
+        (a.import_deadlines.pickup_lfd_line, LfdKind::Line),
+        (a.import_deadlines.pickup_lfd_terminal, LfdKind::Terminal),
+        (a.import_deadlines.pickup_lfd_rail, LfdKind::Rail),
+    ] {
+        if let Some(t) = at {
+            known.insert(kind, t.0);
+        }
+    }
+    let zone = boxtrack_core::tracking::rules::lfd_zone(
+        &known,
+        true,
+        a.pod_timezone.as_deref(),
+        a.final_destination_timezone.as_deref(),
+    );
+    let days_left = a
+        .pickup_lfd
+        .and_then(|l| boxtrack_core::tracking::rules::days_until(l.0, zone, now_us));
+    let holds: Vec<&HoldView> = a
+        .holds_at_pod_terminal
+        .iter()
+        .filter(|h| h.status == "hold")
+        .collect();
+    let fees: Vec<&FeeView> = a
+        .fees_at_pod_terminal
+        .iter()
+        .filter(|f| f.kind != "total")
+        .collect();
+    Ok(serde_json::json!({
+        "container_number": c.number,
+        "ready_for_pickup": c.ready_for_pickup,
+        "current_status": c.current_status,
+        "holds": holds,
+        "fees": fees,
+        "pickup_lfd": a.pickup_lfd,
+        "days_left": days_left,
+        "time_zone": zone,
+        "pickup_appointment_at": a.pickup_appointment_at,
+        "pod_terminal": st.pod_terminal,
+    }))
+}

@@ -296,7 +296,7 @@ pub(super) fn defs() -> Vec<Def> {
             required: &["shipment_id"],
             read_only: false,
             idempotent: true,
-            output: passthrough(),
+            output: boxtrack_api::doc::schema_of::<super::shipment::ShipmentAnswer>(),
         },
         Def {
             name: "resume_tracking",
@@ -306,7 +306,7 @@ pub(super) fn defs() -> Vec<Def> {
             required: &["shipment_id"],
             read_only: false,
             idempotent: true,
-            output: passthrough(),
+            output: boxtrack_api::doc::schema_of::<super::shipment::ShipmentAnswer>(),
         },
         Def {
             name: "refresh_container",
@@ -326,7 +326,7 @@ pub(super) fn defs() -> Vec<Def> {
             required: &[],
             read_only: true,
             idempotent: true,
-            output: passthrough(),
+            output: boxtrack_api::doc::schema_of::<super::writes::WebhooksAnswer>(),
         },
         Def {
             name: "create_webhook",
@@ -339,7 +339,7 @@ pub(super) fn defs() -> Vec<Def> {
             required: &["url"],
             read_only: false,
             idempotent: false,
-            output: passthrough(),
+            output: boxtrack_api::doc::schema_of::<super::writes::CreatedWebhook>(),
         },
         Def {
             name: "get_container_readiness",

@@ -1,9 +1,8 @@
 //! The MCP tools: their declarations (input and output schemas, titles, annotations) and
-//! their calls. The tools that read a container or a shipment work on the read layer (the
-//! store's rows, scoped to the caller's account, and the views' typed attributes), with the
-//! answers computed by `core::tracking::assess`; the others still go through the REST router
-//! in process with the caller's own credentials, so they obey exactly the account isolation,
-//! entitlements and rate limits of the REST API.
+//! their calls. Every tool works on the read layer and the store, as the REST handlers do:
+//! the store's rows, scoped to the caller's account, the views' typed attributes, and the
+//! answers computed by `core::tracking::assess`; entitlements are checked per tool and every
+//! call counts against the account's REST rate limits.
 
 mod account;
 mod call;
@@ -15,13 +14,13 @@ mod docs;
 mod events;
 mod fields;
 mod lists;
-mod rest;
 mod route;
 mod search;
 mod shipment;
 mod summary;
 mod text;
 mod track;
+mod writes;
 
 pub use call::{Outcome, call};
 pub use container::resource_text as container_resource_text;

@@ -1,0 +1,199 @@
+//! boxtrack's own write tools, on the store as the REST handlers are: stop and resume tracking
+//! a shipment (answered with `get_shipment_details`), refresh a container from its upstreams
+//! (the REST handler's own function), list and create webhooks.
+
+use boxtrack_core::plan::Entitlement;
+use boxtrack_core::webhooks as rules;
+use boxtrack_store::StoreError;
+use boxtrack_store::accounts::Account;
+use boxtrack_store::webhooks::{self as store, NewWebhook};
+use boxtrack_views::jsonapi::At;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+use uuid::Uuid;
+
+use boxtrack_api::state::AppState;
+
+use super::shipment::ShipmentAnswer;
+
+/// Stops (`stop`) or resumes tracking a shipment; its details as they now are.
+pub(super) async fn stop_or_resume(
+    state: &AppState,
+    account: &Account,
+    shipment: Uuid,
+    stop: bool,
+) -> Result<ShipmentAnswer, String> {
+    let done = if stop {
+        boxtrack_store::tracking::stop_shipment(
+            &state.db,
+            account.id,
+            shipment,
+            "cancelled_by_user",
+        )
+        .await
+        .map(|_| ())
+    } else {
+        boxtrack_store::tracking::resume_shipment(&state.db, account.id, account.plan, shipment)
+            .await
+            .map(|_| ())
+    };
+    match done {
+        Ok(()) => {}
+        Err(StoreError::NotFound(_)) => {
+            return Err(format!(
+                "No shipment found with id {shipment}. Use search_container to find a shipment's id by its bill of lading."
+            ));
+        }
+        Err(StoreError::PlanLimit { limit }) => {
+            return Err(format!(
+                "The plan tracks at most {limit} active containers at once: stop tracking another shipment first, or change the plan."
+            ));
+        }
+        Err(e) => {
+            return Err(format!(
+                "The shipment could not be changed ({e}); try again shortly."
+            ));
+        }
+    }
+    // what this call committed retires the account's cached reads, as REST writes do
+    state.reads.changes().touch(account.id);
+    super::shipment::get(state, account, shipment, true, false).await
+}
+
+/// `refresh_container`: the REST handler's refresh, called directly.
+pub(super) async fn refresh(
+    state: &AppState,
+    account: &Account,
+    id: Uuid,
+) -> Result<Value, String> {
+    if !account.has(Entitlement::ContainerRefresh) {
+        return Err("Refreshing a container is not enabled for this account (entitlement `container_refresh`); the operator can enable it. Without it, boxtrack polls on its schedule (get_container shows the latest).".into());
+    }
+    let caller = boxtrack_api::auth::Caller {
+        key_id: Uuid::nil(),
+        account: account.clone(),
+    };
+    match boxtrack_api::routes::containers::refresh(
+        axum::extract::State(state.clone()),
+        caller,
+        boxtrack_api::extract::IdPath(id),
+    )
+    .await
+    {
+        Ok(axum::Json(done)) => {
+            state.reads.changes().touch(account.id);
+            Ok(serde_json::to_value(done).unwrap_or(Value::Null))
+        }
+        Err(e) => Err(e
+            .errors()
+            .first()
+            .and_then(|x| x.detail.clone())
+            .unwrap_or_else(|| "The container could not be refreshed.".into())),
+    }
+}
+
+/// A webhook.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WebhookBrief {
+    /// Webhook id.
+    pub id: Uuid,
+    /// Where deliveries go.
+    pub url: String,
+    /// Whether deliveries are sent.
+    pub active: bool,
+    /// The events it subscribes to.
+    pub events: Vec<String>,
+    /// Why it was switched off, if it was.
+    pub deactivated_reason: Option<String>,
+    /// When it was made.
+    pub created_at: At,
+}
+
+/// `list_webhooks`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WebhooksAnswer {
+    /// The account's webhooks, newest first.
+    pub items: Vec<WebhookBrief>,
+    /// How many.
+    pub total: u64,
+}
+
+/// `create_webhook`'s answer: the webhook and its signing secret (shown here and in the
+/// console; check each delivery's signature with it).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CreatedWebhook {
+    /// The webhook.
+    #[serde(flatten)]
+    pub webhook: WebhookBrief,
+    /// The signing secret.
+    pub secret: String,
+}
+
+fn brief(w: &store::WebhookRow) -> WebhookBrief {
+    WebhookBrief {
+        id: w.id,
+        url: w.url.clone(),
+        active: w.active,
+        events: w.events.0.clone(),
+        deactivated_reason: w.deactivated_reason.clone(),
+        created_at: At(w.created_us),
+    }
+}
+
+/// `list_webhooks`.
+pub(super) async fn webhooks(
+    state: &AppState,
+    account: &Account,
+) -> Result<WebhooksAnswer, String> {
+    let listed = store::list(
+        &state.db,
+        account.id,
+        &boxtrack_core::paging::Page {
+            number: 1,
+            size: boxtrack_core::paging::MAX_SIZE,
+            cursor: None,
+        },
+    )
+    .await
+    .map_err(|e| format!("The webhooks could not be read ({e}); try again shortly."))?;
+    Ok(WebhooksAnswer {
+        items: listed.rows.iter().map(brief).collect(),
+        total: listed.total,
+    })
+}
+
+/// `create_webhook`: checked as the API checks a new webhook (https and not internal, unless
+/// the operator allows private addresses; events of the catalog, all when none are named).
+pub(super) async fn create_webhook(
+    state: &AppState,
+    account: &Account,
+    url: &str,
+    events: Option<Vec<String>>,
+) -> Result<CreatedWebhook, String> {
+    rules::check_url(url, state.config.allow_private_webhook_urls)
+        .map_err(|e| format!("The webhook's {e}."))?;
+    let events = match events {
+        Some(e) if !e.is_empty() => rules::validate_events(&e).map_err(|unknown| {
+            format!("{unknown:?} is not a webhook event; the catalog is in the milestone glossary resource.")
+        })?,
+        _ => rules::EVENTS.iter().map(|e| e.to_string()).collect(),
+    };
+    let w = store::create(
+        &state.db,
+        account.id,
+        &NewWebhook {
+            url: url.trim().to_string(),
+            active: true,
+            events,
+            headers: Default::default(),
+            secret: rules::generate_secret(),
+        },
+    )
+    .await
+    .map_err(|e| format!("The webhook could not be made ({e}); try again shortly."))?;
+    Ok(CreatedWebhook {
+        webhook: brief(&w),
+        secret: w.secret.clone(),
+    })
+}

@@ -166,6 +166,15 @@ pub fn last_page(total: u64, size: u32) -> u32 {
 }
 
 impl Page {
+    /// The first page of `size` rows.
+    pub fn first(size: u32) -> Page {
+        Page {
+            number: 1,
+            size,
+            cursor: None,
+        }
+    }
+
     /// Rows to skip when no cursor is given (page 0 reads as page 1).
     pub fn offset(&self) -> u64 {
         u64::from(self.number.saturating_sub(1)) * u64::from(self.size)

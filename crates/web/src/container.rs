@@ -88,11 +88,7 @@ pub async fn show(
             linked_to: Some((c.id, c.shipment_id)),
             ..Default::default()
         },
-        &Page {
-            number: 1,
-            size: boxtrack_core::paging::MAX_SIZE,
-            cursor: None,
-        },
+        &Page::first(boxtrack_core::paging::MAX_SIZE),
     )
     .await
     {
@@ -109,11 +105,7 @@ pub async fn show(
                 entity_id: Some(entity_id),
                 definition_id: None,
             },
-            &Page {
-                number: 1,
-                size: boxtrack_core::paging::MAX_SIZE,
-                cursor: None,
-            },
+            &Page::first(boxtrack_core::paging::MAX_SIZE),
         )
         .await
         {

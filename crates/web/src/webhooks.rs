@@ -56,17 +56,7 @@ async fn render_list(
     error: Option<&str>,
     url: &str,
 ) -> Response {
-    let listed = match webhooks::list(
-        &state.db,
-        s.account_id,
-        &Page {
-            number: 1,
-            size: 100,
-            cursor: None,
-        },
-    )
-    .await
-    {
+    let listed = match webhooks::list(&state.db, s.account_id, &Page::first(100)).await {
         Ok(l) => l,
         Err(e) => return unavailable(&e),
     };
@@ -169,11 +159,7 @@ async fn newest(
             webhook_id: Some(webhook),
             ..Default::default()
         },
-        &Page {
-            number: 1,
-            size: 30,
-            cursor: None,
-        },
+        &Page::first(30),
     )
     .await?
     .rows)

@@ -44,11 +44,7 @@ pub(super) async fn of(
             entity_id: Some(entity_id),
             definition_id: None,
         },
-        &Page {
-            number: 1,
-            size: MAX_SIZE,
-            cursor: None,
-        },
+        &Page::first(MAX_SIZE),
     )
     .await
     .map_err(failed)?

@@ -118,11 +118,7 @@ pub(super) async fn track(
             container_number: Some(number.clone()),
             ..Filter::default()
         },
-        &Page {
-            number: 1,
-            size: 1,
-            cursor: None,
-        },
+        &Page::first(1),
     )
     .await
     .map_err(unavailable)?
@@ -140,11 +136,7 @@ pub(super) async fn track(
                     number: Some(number.clone()),
                     ..Filter::default()
                 },
-                &Page {
-                    number: 1,
-                    size: 1,
-                    cursor: None,
-                },
+                &Page::first(1),
             )
             .await
             .map_err(unavailable)?;
@@ -238,11 +230,7 @@ pub(super) async fn track(
                     request_number: Some(valid.number.clone()),
                     ..Default::default()
                 },
-                &Page {
-                    number: 1,
-                    size: 1,
-                    cursor: None,
-                },
+                &Page::first(1),
             )
             .await
             .map_err(unavailable)?

@@ -149,11 +149,7 @@ pub(super) async fn webhooks(
     let listed = store::list(
         &state.db,
         account.id,
-        &boxtrack_core::paging::Page {
-            number: 1,
-            size: boxtrack_core::paging::MAX_SIZE,
-            cursor: None,
-        },
+        &boxtrack_core::paging::Page::first(boxtrack_core::paging::MAX_SIZE),
     )
     .await
     .map_err(|e| format!("The webhooks could not be read ({e}); try again shortly."))?;

@@ -7,6 +7,7 @@
 pub mod apikey;
 pub mod carriers;
 pub mod custom_fields;
+pub mod datebounds;
 pub mod documents;
 pub mod email;
 pub mod ident;

@@ -432,6 +432,17 @@ async fn every_tool_is_declared_and_callable() {
             .starts_with("Invalid list filter \"pod_code\": duplicate filter"),
         "{twice}"
     );
+    let odd_day = m
+        .tool("list_containers", json!({"pickup_lfd": ">=2026-13-45"}))
+        .await;
+    assert_eq!(odd_day["isError"], true, "{odd_day}");
+    assert!(
+        odd_day["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Invalid list filter \"pickup_lfd\""),
+        "{odd_day}"
+    );
     let none = m.tool("list_containers", json!({"has_holds": true})).await;
     assert_eq!(none["structuredContent"]["meta"]["total"], 0, "{none}");
     let wrong = m

@@ -204,6 +204,11 @@ async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
             json!({"status": "created"}),
         ),
         (
+            "list_containers-lfd-after-27th",
+            "list_containers",
+            json!({"include_stopped_tracking": true, "advanced_filters": {"pickup_lfd": [">=2026-09-27", "<=30.days.from_now"]}}),
+        ),
+        (
             "summarize_containers-status",
             "summarize_containers",
             json!({"group_by": "current_status", "include_stopped_tracking": true}),

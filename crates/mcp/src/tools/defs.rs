@@ -54,7 +54,8 @@ pub(super) fn defs() -> Vec<Def> {
         "include_stopped_tracking": {"type": "boolean", "default": false, "description": "Default false: only actively tracked records, as the dashboard shows. True: tracked and stopped ones, for history questions"},
         "updated_after": {"type": "string", "description": "Changed at or after this date (YYYY-MM-DD) or time (RFC 3339)"},
         "customer_id": {"type": "string", "format": "uuid", "pattern": UUID_PATTERN, "description": "Only those of this party (the customer on the tracking request); list_parties finds its id by name"},
-        "advanced_filters": {"type": "object", "description": "The same filters, as the reference's clients send them; a filter goes here or at the top level, never both"}
+        "advanced_filters": {"type": "object", "description": "The same filters, as the reference's clients send them; a filter goes here or at the top level, never both"},
+        "updated_at": {"type": ["string", "array"], "items": {"type": "string"}, "description": "Changed on a day: YYYY-MM-DD, today, N.days.ago or N.days.from_now, optionally after =, <, <=, > or >=; a list of bounds that all hold, e.g. [\">=7.days.ago\", \"<today\"]. UTC days"}
     });
     let with = |mut base: Map<String, Value>, more: &Value| {
         if let Some(m) = more.as_object() {
@@ -75,6 +76,7 @@ pub(super) fn defs() -> Vec<Def> {
             "carrier": {"type": "string", "description": "The same as shipping_line_scac"},
             "has_holds": {"type": "boolean", "description": "With an active terminal hold (true) or without one (false)"},
             "ready_for_pickup": {"type": "boolean", "description": "Available and without active holds"},
+            "pickup_lfd": {"type": ["string", "array"], "items": {"type": "string"}, "description": "Last free day bounds, as updated_at writes them, e.g. [\">=today\", \"<=3.days.from_now\"] for those due within three days (UTC days)"},
             "sort": {"type": "string", "enum": super::lists::CONTAINER_SORTS, "description": "Order; default -updated_at. pickup_lfd puts the soonest last free day first, those without one last"},
             "include": {"type": "array", "items": {"type": "string", "enum": ["shipment", "pod_terminal"]}, "description": "Accepted for the reference's clients: each row always carries its shipment and POD terminal in brief"}
         })),

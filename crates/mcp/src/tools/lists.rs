@@ -268,7 +268,9 @@ pub(super) struct Args<'a> {
 
 /// The filters `list_containers` and `summarize_containers` take (at the top level or in
 /// `advanced_filters`).
-pub const CONTAINER_FILTERS: [&str; 13] = [
+pub const CONTAINER_FILTERS: [&str; 15] = [
+    "pickup_lfd",
+    "updated_at",
     "number",
     "current_status",
     "status",
@@ -285,7 +287,8 @@ pub const CONTAINER_FILTERS: [&str; 13] = [
 ];
 
 /// The filters `list_shipments` takes.
-pub const SHIPMENT_FILTERS: [&str; 10] = [
+pub const SHIPMENT_FILTERS: [&str; 11] = [
+    "updated_at",
     "number",
     "status",
     "pod_code",
@@ -360,6 +363,31 @@ impl<'a> Args<'a> {
                 format!("{name} must be a party's id (UUID); list_parties finds it by name.")
             }),
         }
+    }
+
+    /// A date filter (one bound or a list of bounds that all hold, as `datebounds` reads
+    /// them) as a range at `now_us`.
+    fn dates(
+        &mut self,
+        name: &str,
+        now_us: i64,
+    ) -> Result<boxtrack_core::datebounds::Range, String> {
+        let Some(v) = self.value(name) else {
+            return Ok(Default::default());
+        };
+        let bounds: Vec<&str> = match v {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if bounds.is_empty() {
+            return Err(format!(
+                "Invalid list filter \"{name}\": a date bound or a list of them."
+            ));
+        }
+        self.applied.insert(name.to_string(), v.clone());
+        boxtrack_core::datebounds::range(bounds, now_us)
+            .map_err(|e| format!("Invalid list filter \"{name}\": {e}."))
     }
 
     fn page(&self) -> Result<Page, String> {
@@ -463,8 +491,10 @@ impl<'a> Args<'a> {
 }
 
 /// The container filters `list_containers` and `summarize_containers` share.
-pub(super) fn container_filter(a: &mut Args<'_>) -> Result<Filter, String> {
+pub(super) fn container_filter(a: &mut Args<'_>, now_us: i64) -> Result<Filter, String> {
     a.check_advanced(&CONTAINER_FILTERS)?;
+    let lfd = a.dates("pickup_lfd", now_us)?;
+    let updated = a.dates("updated_at", now_us)?;
     let status = a.text(&["current_status", "status"]);
     if let Some(s) = &status
         && ContainerStatus::parse(s).is_none()
@@ -484,10 +514,21 @@ pub(super) fn container_filter(a: &mut Args<'_>) -> Result<Filter, String> {
         on_hold: a.flag("has_holds"),
         customer_id: a.uuid("customer_id")?,
         ready_for_pickup: a.flag("ready_for_pickup"),
-        updated_start_us: a.updated_after()?,
+        lfd_start_us: lfd.start_us,
+        lfd_end_us: lfd.end_us,
+        updated_start_us: latest(a.updated_after()?, updated.start_us),
+        updated_end_us: updated.end_us,
         tracking_stopped: a.tracking(),
         ..Filter::default()
     })
+}
+
+/// The later of two optional instants.
+fn latest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    }
 }
 
 /// `list_containers`.
@@ -501,7 +542,7 @@ pub(super) async fn containers(
     let (sort, sort_text) = a.sort(&CONTAINER_SORTS)?;
     let filter = Filter {
         sort,
-        ..container_filter(&mut a)?
+        ..container_filter(&mut a, state.now_us())?
     };
     let listed = reads::containers(&state.db, account.id, &filter, &page)
         .await
@@ -585,6 +626,7 @@ pub(super) async fn shipments(
         }
     };
     let with_containers = a.flag("include_containers").unwrap_or(false);
+    let updated = a.dates("updated_at", state.now_us())?;
     let filter = Filter {
         number: a.text(&["number"]).map(|n| n.to_ascii_uppercase()),
         port: a
@@ -593,7 +635,8 @@ pub(super) async fn shipments(
         carrier: a
             .text(&["shipping_line_scac", "carrier"])
             .map(|c| c.to_ascii_uppercase()),
-        updated_start_us: a.updated_after()?,
+        updated_start_us: latest(a.updated_after()?, updated.start_us),
+        updated_end_us: updated.end_us,
         customer_id: a.uuid("customer_id")?,
         tracking_stopped: status_stopped.or_else(|| a.tracking()),
         sort,

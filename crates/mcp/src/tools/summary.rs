@@ -137,7 +137,7 @@ pub(super) async fn get(
         .and_then(Value::as_u64)
         .map_or(DEFAULT_MAX_ROWS, |n| (n as usize).clamp(1, MAX_ROWS));
     let mut a = Args::of(args);
-    let filter = container_filter(&mut a)?;
+    let filter = container_filter(&mut a, state.now_us())?;
     let unavailable = |e: boxtrack_store::StoreError| {
         format!("The containers could not be read ({e}); try again shortly.")
     };

@@ -378,6 +378,10 @@ pub struct Filter {
     pub customer_name: Option<String>,
     /// With an active terminal hold, or without one (containers).
     pub on_hold: Option<bool>,
+    /// Any of these container statuses (containers; with `current_status`, both hold).
+    pub statuses: Vec<String>,
+    /// With a last free day, or without one (containers).
+    pub lfd_known: Option<bool>,
     /// The order of the list.
     pub sort: ListSort,
 }
@@ -555,6 +559,23 @@ pub async fn containers(
     }
     if let Some(h) = f.on_hold {
         conds.push(Cond::new("on_hold = ?", vec![Arg::Bool(h)]));
+    }
+    if !f.statuses.is_empty() {
+        // the status is one of the comma-separated list (statuses hold no commas)
+        conds.push(Cond::new(
+            "(',' || ? || ',') LIKE ('%,' || current_status || ',%')",
+            vec![Arg::Text(f.statuses.join(","))],
+        ));
+    }
+    if let Some(known) = f.lfd_known {
+        conds.push(Cond::new(
+            if known {
+                "pickup_lfd_us IS NOT NULL"
+            } else {
+                "pickup_lfd_us IS NULL"
+            },
+            vec![],
+        ));
     }
     if let Some(stopped) = f.tracking_stopped {
         // scoped to the account: its shipments only, not every account's

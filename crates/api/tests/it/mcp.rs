@@ -443,6 +443,20 @@ async fn every_tool_is_declared_and_callable() {
             .starts_with("Invalid list filter \"pickup_lfd\""),
         "{odd_day}"
     );
+    // several statuses, any of them; a last free day or none
+    let status = row["status"].as_str().unwrap();
+    for (args, total) in [
+        (json!({"current_status": format!("available, {status}")}), 1),
+        (json!({"current_status": "available,grounded"}), 0),
+        (json!({"pickup_lfd": "@not_exists"}), 1),
+        (json!({"advanced_filters": {"pickup_lfd": "@exists"}}), 0),
+    ] {
+        let l = m.tool("list_containers", args.clone()).await;
+        assert_eq!(
+            l["structuredContent"]["meta"]["total"], total,
+            "{args}: {l}"
+        );
+    }
     let none = m.tool("list_containers", json!({"has_holds": true})).await;
     assert_eq!(none["structuredContent"]["meta"]["total"], 0, "{none}");
     let wrong = m

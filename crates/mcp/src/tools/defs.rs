@@ -68,7 +68,7 @@ pub(super) fn defs() -> Vec<Def> {
     let mut list_cont = with(
         object(json!({
             "number": {"type": "string", "maxLength": 64, "description": "One container number"},
-            "current_status": {"type": "string", "enum": boxtrack_core::tracking::rules::ContainerStatus::ALL.iter().map(|c| c.as_str()).collect::<Vec<_>>(), "description": "The container's status"},
+            "current_status": {"type": "string", "description": format!("The container's status, or several separated by commas (any of them): {}", boxtrack_core::tracking::rules::ContainerStatus::ALL.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", "))},
             "status": {"type": "string", "description": "The same as current_status"},
             "pod_code": {"type": "string", "description": "Port of discharge (UN/LOCODE)"},
             "port": {"type": "string", "description": "The same as pod_code"},
@@ -76,7 +76,7 @@ pub(super) fn defs() -> Vec<Def> {
             "carrier": {"type": "string", "description": "The same as shipping_line_scac"},
             "has_holds": {"type": "boolean", "description": "With an active terminal hold (true) or without one (false)"},
             "ready_for_pickup": {"type": "boolean", "description": "Available and without active holds"},
-            "pickup_lfd": {"type": ["string", "array"], "items": {"type": "string"}, "description": "Last free day bounds, as updated_at writes them, e.g. [\">=today\", \"<=3.days.from_now\"] for those due within three days (UTC days)"},
+            "pickup_lfd": {"type": ["string", "array"], "items": {"type": "string"}, "description": "Last free day bounds, as updated_at writes them, e.g. [\">=today\", \"<=3.days.from_now\"] for those due within three days (UTC days); or @exists / @not_exists"},
             "sort": {"type": "string", "enum": super::lists::CONTAINER_SORTS, "description": "Order; default -updated_at. pickup_lfd puts the soonest last free day first, those without one last"},
             "include": {"type": "array", "items": {"type": "string", "enum": ["shipment", "pod_terminal"]}, "description": "Accepted for the reference's clients: each row always carries its shipment and POD terminal in brief"}
         })),

@@ -493,18 +493,46 @@ impl<'a> Args<'a> {
 /// The container filters `list_containers` and `summarize_containers` share.
 pub(super) fn container_filter(a: &mut Args<'_>, now_us: i64) -> Result<Filter, String> {
     a.check_advanced(&CONTAINER_FILTERS)?;
-    let lfd = a.dates("pickup_lfd", now_us)?;
+    // pickup_lfd: date bounds, or @exists / @not_exists
+    let lfd_known = match a.value("pickup_lfd").and_then(Value::as_str).map(str::trim) {
+        Some("@exists") => Some(true),
+        Some("@not_exists") => Some(false),
+        _ => None,
+    };
+    let lfd = if lfd_known.is_some() {
+        a.applied.insert(
+            "pickup_lfd".into(),
+            a.value("pickup_lfd").cloned().unwrap_or(Value::Null),
+        );
+        Default::default()
+    } else {
+        a.dates("pickup_lfd", now_us)?
+    };
     let updated = a.dates("updated_at", now_us)?;
-    let status = a.text(&["current_status", "status"]);
-    if let Some(s) = &status
-        && ContainerStatus::parse(s).is_none()
+    // a status, or several separated by commas (any of them)
+    let statuses: Vec<String> = a
+        .text(&["current_status", "status"])
+        .map(|s| {
+            s.split(',')
+                .map(|x| x.trim().trim_start_matches('=').to_string())
+                .filter(|x| !x.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(bad) = statuses
+        .iter()
+        .find(|s| ContainerStatus::parse(s).is_none())
     {
         let all: Vec<&str> = ContainerStatus::ALL.iter().map(|c| c.as_str()).collect();
-        return Err(format!("current_status must be one of {}.", all.join(", ")));
+        return Err(format!(
+            "Invalid list filter \"current_status\": {bad:?} is not a status; current_status must be one of {} (several separated by commas).",
+            all.join(", ")
+        ));
     }
     Ok(Filter {
         container_number: a.text(&["number"]).map(|n| n.to_ascii_uppercase()),
-        current_status: status,
+        statuses,
+        lfd_known,
         port: a
             .text(&["pod_code", "port"])
             .map(|p| p.to_ascii_uppercase()),

@@ -754,6 +754,35 @@ pub async fn search(db: &Db, account_id: Uuid, query: &str, limit: i64) -> Resul
     )
 }
 
+/// The matches for `query`, best first: [`search`]'s candidates scored by
+/// [`boxtrack_core::search::rank`] (those scoring 0 left out), ties by the latest change, at
+/// most `limit` (`GET /v2/search` and the MCP `search_container` both read them so).
+pub async fn search_ranked(
+    db: &Db,
+    account_id: Uuid,
+    query: &str,
+    limit: usize,
+) -> Result<Vec<(u8, SearchHit)>> {
+    let hits = search(
+        db,
+        account_id,
+        query,
+        i64::try_from(limit).unwrap_or(i64::MAX),
+    )
+    .await?;
+    let mut ranked: Vec<(u8, SearchHit)> = hits
+        .into_iter()
+        .map(|h| {
+            let refs: Vec<String> = serde_json::from_str(&h.refs).unwrap_or_default();
+            (boxtrack_core::search::rank(query, &h.number, &refs), h)
+        })
+        .filter(|(score, _)| *score > 0)
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.updated_us.cmp(&a.1.updated_us)));
+    ranked.truncate(limit);
+    Ok(ranked)
+}
+
 /// A stored raw event (one observation as a source reported it).
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct RawEventRow {

@@ -285,6 +285,21 @@ pub(crate) fn sort_header(
     )
 }
 
+/// The headers of the two time columns every table has: last update, then tracked since.
+pub(crate) fn time_sort_headers(current: ListSort, href: impl Fn(ListSort) -> String) -> String {
+    sort_header(
+        "Updated (UTC)",
+        current,
+        (ListSort::UpdatedDesc, ListSort::UpdatedAsc),
+        &href,
+    ) + &sort_header(
+        "Tracked since (UTC)",
+        current,
+        (ListSort::CreatedDesc, ListSort::CreatedAsc),
+        &href,
+    )
+}
+
 /// The filter form's hidden field that keeps the table's order (none for the default).
 pub(crate) fn sort_input(o: ListSort) -> String {
     if o == ListSort::default() {

@@ -215,7 +215,7 @@ pub async fn list(
 </form>
 <p><a href="/console/containers.csv?{export}" download>Export these containers as CSV</a></p>{live}
 <div id="containers-live" data-live><p>{total} containers; page {page}.</p>
-<table><thead><tr><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Ready for pickup</th>{lfd_th}<th scope="col">POD terminal</th>{updated_th}{created_th}</tr></thead>
+<table><thead><tr><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Ready for pickup</th>{lfd_th}<th scope="col">POD terminal</th>{time_th}</tr></thead>
 <tbody>{rows}</tbody></table>
 <nav aria-label="Pages">{pager}</nav></div></main>"#,
         export = esc(&asked.query_for(1)),
@@ -225,18 +225,7 @@ pub async fn list(
             (ListSort::LfdAsc, ListSort::LfdDesc),
             href
         ),
-        updated_th = crate::common::sort_header(
-            "Updated (UTC)",
-            asked.sort,
-            (ListSort::UpdatedDesc, ListSort::UpdatedAsc),
-            href
-        ),
-        created_th = crate::common::sort_header(
-            "Tracked since (UTC)",
-            asked.sort,
-            (ListSort::CreatedDesc, ListSort::CreatedAsc),
-            href
-        ),
+        time_th = crate::common::time_sort_headers(asked.sort, href),
         sort_input = crate::common::sort_input(asked.sort),
         hold_options = [
             (None, "any"),

@@ -197,7 +197,7 @@ pub async fn list(
 </form>
 <p><a href="/console/shipments.csv?{export}" download>Export these shipments as CSV</a></p>{live}
 <div id="shipments-live" data-live><p>{total} shipments; page {page}.</p>
-<table><thead><tr><th scope="col">Bill of lading</th><th scope="col">Carrier</th><th scope="col">Route</th><th scope="col">Arrival (port time)</th><th scope="col">Containers</th><th scope="col">Tracking</th>{updated_th}{created_th}</tr></thead>
+<table><thead><tr><th scope="col">Bill of lading</th><th scope="col">Carrier</th><th scope="col">Route</th><th scope="col">Arrival (port time)</th><th scope="col">Containers</th><th scope="col">Tracking</th>{time_th}</tr></thead>
 <tbody>{rows}</tbody></table>
 <nav aria-label="Pages">{pager}</nav></div></main>"#,
         email = esc(&s.email),
@@ -208,18 +208,7 @@ pub async fn list(
         live = crate::live::marker(&version),
         page = asked.page,
         export = esc(&asked.query_for(1)),
-        updated_th = crate::common::sort_header(
-            "Updated (UTC)",
-            asked.sort,
-            (ListSort::UpdatedDesc, ListSort::UpdatedAsc),
-            href
-        ),
-        created_th = crate::common::sort_header(
-            "Tracked since (UTC)",
-            asked.sort,
-            (ListSort::CreatedDesc, ListSort::CreatedAsc),
-            href
-        ),
+        time_th = crate::common::time_sort_headers(asked.sort, href),
         sort_input = crate::common::sort_input(asked.sort),
     );
     page_with(

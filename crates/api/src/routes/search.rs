@@ -1,7 +1,6 @@
 //! `GET /v2/search?query=`: one box for bill of lading, booking, container and reference numbers.
 
 use axum::extract::{RawQuery, State};
-use boxtrack_core::search::rank;
 use boxtrack_store::reads;
 use boxtrack_views::jsonapi::{At, ToOne};
 use schemars::JsonSchema;
@@ -35,17 +34,7 @@ pub async fn search(
             "query must be at least 2 characters",
         ));
     }
-    let hits = reads::search(&state.db, caller.account.id, &query, MAX_RESULTS as i64).await?;
-    let mut ranked: Vec<(u8, reads::SearchHit)> = hits
-        .into_iter()
-        .map(|h| {
-            let refs: Vec<String> = serde_json::from_str(&h.refs).unwrap_or_default();
-            (rank(&query, &h.number, &refs), h)
-        })
-        .filter(|(score, _)| *score > 0)
-        .collect();
-    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.updated_us.cmp(&a.1.updated_us)));
-    ranked.truncate(MAX_RESULTS);
+    let ranked = reads::search_ranked(&state.db, caller.account.id, &query, MAX_RESULTS).await?;
     // what the results show of their entities, read once per kind for all of them
     let account = caller.account.id;
     let ids_of = |kind: &str| -> Vec<Uuid> {

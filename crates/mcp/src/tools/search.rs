@@ -76,18 +76,9 @@ pub(super) async fn get(
     let unavailable = |e: boxtrack_store::StoreError| {
         format!("The search could not be run ({e}); try again shortly.")
     };
-    let hits = reads::search(&state.db, account.id, query, LIMIT as i64)
+    let ranked = reads::search_ranked(&state.db, account.id, query, LIMIT)
         .await
         .map_err(unavailable)?;
-    let mut ranked: Vec<(u8, reads::SearchHit)> = hits
-        .into_iter()
-        .map(|h| {
-            let refs: Vec<String> = serde_json::from_str(&h.refs).unwrap_or_default();
-            (boxtrack_core::search::rank(query, &h.number, &refs), h)
-        })
-        .filter(|(score, _)| *score > 0)
-        .collect();
-    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.updated_us.cmp(&a.1.updated_us)));
     let ids = |kind: &str| -> Vec<Uuid> {
         ranked
             .iter()

@@ -28,14 +28,26 @@ pub enum Arg {
 /// A SQL condition with `?` markers and the values for them, in order.
 #[derive(Debug, Clone)]
 pub struct Cond {
-    sql: &'static str,
-    args: Vec<Arg>,
+    pub(crate) sql: std::borrow::Cow<'static, str>,
+    pub(crate) args: Vec<Arg>,
 }
 
 impl Cond {
     /// A condition such as `status = ?` with its arguments.
     pub fn new(sql: &'static str, args: Vec<Arg>) -> Cond {
-        Cond { sql, args }
+        Cond {
+            sql: std::borrow::Cow::Borrowed(sql),
+            args,
+        }
+    }
+
+    /// A condition assembled from static fragments only (never from input): the SQL of a
+    /// closed set of columns and comparisons.
+    pub(crate) fn assembled(sql: String, args: Vec<Arg>) -> Cond {
+        Cond {
+            sql: std::borrow::Cow::Owned(sql),
+            args,
+        }
     }
 }
 
@@ -84,7 +96,7 @@ pub trait Keyed {
 
 struct Built {
     sql: String,
-    args: Vec<Arg>,
+    pub(crate) args: Vec<Arg>,
 }
 
 fn render(parts: &[(&str, &[Arg])], tail: &str) -> Built {

@@ -470,6 +470,202 @@ async fn every_tool_is_declared_and_callable() {
             .contains("current_status must be one of"),
         "{wrong}"
     );
+    // milestone and voyage dates: a container has the date or not, and a bound on its day
+    // finds it (the container's own dates and its shipment's)
+    let total = |l: &Value| {
+        l["structuredContent"]["meta"]["total"]
+            .as_i64()
+            .unwrap_or(-1)
+    };
+    let loc = c["structuredContent"]["location"].clone();
+    let voyage = m
+        .tool("get_shipment_details", json!({"id": shipment_id}))
+        .await["structuredContent"]
+        .clone();
+    let arrival = if voyage["routing"]["port_of_discharge"]["ata"].is_null() {
+        voyage["routing"]["port_of_discharge"]["eta"].clone()
+    } else {
+        voyage["routing"]["port_of_discharge"]["ata"].clone()
+    };
+    for (filter, at) in [
+        ("pod_discharged_at", loc["pod_discharged_at"].clone()),
+        ("pod_arrived_at", loc["pod_arrived_at"].clone()),
+        ("arrival", arrival.clone()),
+    ] {
+        let known = i64::from(!at.is_null());
+        for (args, want) in [
+            (json!({ filter: "@exists" }), known),
+            (json!({ filter: "@not_exists" }), 1 - known),
+            (json!({"advanced_filters": { filter: "@exists" }}), known),
+        ] {
+            let l = m.tool("list_containers", args.clone()).await;
+            assert_eq!(total(&l), want, "{args}: {l}");
+        }
+        if let Some(day) = at.as_str().map(|t| t[..10].to_string()) {
+            for (args, want) in [
+                (json!({ filter: format!("={day}") }), 1),
+                (
+                    json!({ filter: [format!(">={day}"), format!("<={day}")] }),
+                    1,
+                ),
+                (json!({ filter: format!("<{day}") }), 0),
+                (json!({ filter: format!(">{day}") }), 0),
+            ] {
+                let l = m.tool("list_containers", args.clone()).await;
+                assert_eq!(total(&l), want, "{args}: {l}");
+            }
+        }
+    }
+    let known = i64::from(!arrival.is_null());
+    for (args, want) in [
+        (json!({"pod_arrival": "@exists"}), known),
+        (json!({"pod_arrival": "@not_exists"}), 1 - known),
+        (json!({"created_at": "@exists"}), 1),
+        (json!({"created_at": "@not_exists"}), 0),
+    ] {
+        let l = m.tool("list_shipments", args.clone()).await;
+        assert_eq!(total(&l), want, "{args}: {l}");
+    }
+    let arrived = i64::from(!voyage["routing"]["port_of_discharge"]["ata"].is_null());
+    let l = m
+        .tool("list_shipments", json!({"voyage_status": "arrived"}))
+        .await;
+    assert_eq!(total(&l), arrived, "{l}");
+    // exact voyage texts (any of several), fees
+    for (tool, args, want) in [
+        ("list_containers", json!({"pol_code": "cnsha"}), 1),
+        ("list_containers", json!({"pol_code": "USNYC, CNSHA"}), 1),
+        ("list_containers", json!({"pol_code": ["USNYC"]}), 0),
+        ("list_containers", json!({"pol_code": "@exists"}), 1),
+        (
+            "list_containers",
+            json!({"destination_code": "@not_exists"}),
+            1,
+        ),
+        ("list_containers", json!({"vessel_name": "@not_exists"}), 1),
+        ("list_containers", json!({"has_fees": true}), 0),
+        ("list_containers", json!({"has_fees": false}), 1),
+        ("list_containers", json!({"has_fees_or_holds": false}), 1),
+        ("list_shipments", json!({"pol_code": "CNSHA"}), 1),
+        ("list_shipments", json!({"pol_code": "USLAX"}), 0),
+    ] {
+        let l = m.tool(tool, args.clone()).await;
+        assert_eq!(total(&l), want, "{tool} {args}: {l}");
+    }
+    let odd = m
+        .tool("list_containers", json!({"pol_code": "@maybe"}))
+        .await;
+    assert_eq!(odd["isError"], true, "{odd}");
+    // custom fields by name or key, on the container or its shipment
+    for (entity, slug, name, data_type) in [
+        ("Shipment", "sales_rep", "Sales Rep", "short_text"),
+        ("Container", "weight_kg", "Weight", "number"),
+    ] {
+        let r = app
+            .post(
+                "/v2/custom_field_definitions",
+                &m.key,
+                "application/vnd.api+json",
+                &json!({"data": {"type": "custom_field_definition", "attributes": {"entity_type": entity, "api_slug": slug, "display_name": name, "data_type": data_type}}})
+                    .to_string(),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let r = app
+        .post(
+            &format!("/v2/shipments/{shipment_id}/custom_fields"),
+            &m.key,
+            "application/vnd.api+json",
+            &json!({"data": {"type": "custom_field", "attributes": {"api_slug": "sales_rep", "value": "Ann Lee"}}})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    for (fields, want) in [
+        (json!({"Sales Rep": "ann"}), 1),
+        (json!({"sales_rep": "Bob, Ann"}), 1),
+        (json!({"Sales Rep": "Bob"}), 0),
+        (json!({"Sales Rep": "@exists"}), 1),
+        (json!({"Sales Rep": "@not_exists"}), 0),
+    ] {
+        let l = m
+            .tool("list_containers", json!({"custom_fields": fields}))
+            .await;
+        assert_eq!(total(&l), want, "{fields}: {l}");
+        if want == 1 {
+            assert_eq!(
+                l["structuredContent"]["_metadata"]["custom_fields"][0]["api_slug"], "sales_rep",
+                "{l}"
+            );
+        }
+    }
+    let counted = m
+        .tool(
+            "summarize_containers",
+            json!({"group_by": "current_status", "advanced_filters": {"custom_fields": {"Sales Rep": "Bob"}}}),
+        )
+        .await;
+    assert_eq!(counted["structuredContent"]["total"], 0, "{counted}");
+    for (fields, says) in [
+        (json!({"Weight": "3"}), "only text and option fields filter"),
+        (json!({"Nope": "x"}), "Sales Rep (sales_rep)"),
+    ] {
+        let l = m
+            .tool("list_containers", json!({"custom_fields": fields}))
+            .await;
+        assert_eq!(l["isError"], true, "{l}");
+        assert!(
+            l["content"][0]["text"].as_str().unwrap().contains(says),
+            "{fields}: {l}"
+        );
+    }
+    // parties by role: boxtrack records the customer, and says so for the other roles
+    let shipper = m
+        .tool(
+            "list_containers",
+            json!({"parties": {"shipper": "0190d0b8-0000-7000-8000-000000000000"}}),
+        )
+        .await;
+    assert_eq!(shipper["isError"], true, "{shipper}");
+    assert!(
+        shipper["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("parties.customer"),
+        "{shipper}"
+    );
+    let no_customer = m
+        .tool(
+            "list_containers",
+            json!({"advanced_filters": {"parties": {"customer": "@not_exists"}}}),
+        )
+        .await;
+    assert_eq!(total(&no_customer), 1, "{no_customer}");
+    // shipment tags: any of them, or all with tags_and
+    let r = app
+        .patch(
+            &format!("/v2/shipments/{shipment_id}"),
+            &m.key,
+            &json!({"data": {"type": "shipment", "attributes": {"tags": ["hot", "q4"]}}})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    for (args, want) in [
+        (json!({"tags": "hot"}), 1),
+        (json!({"tags": "cold,q4"}), 1),
+        (json!({"tags": ["cold", "q4"], "tags_and": true}), 0),
+        (json!({"tag": ["hot", "q4"], "tags_and": true}), 1),
+        (json!({"tags": "ho"}), 0),
+    ] {
+        for tool in ["list_containers", "list_shipments"] {
+            let l = m.tool(tool, args.clone()).await;
+            assert_eq!(total(&l), want, "{tool} {args}: {l}");
+        }
+    }
+    let lonely = m.tool("list_containers", json!({"tags_and": true})).await;
+    assert_eq!(lonely["isError"], true, "{lonely}");
     let ships = m
         .tool("list_shipments", json!({"include_containers": true}))
         .await;

@@ -227,5 +227,105 @@ async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
         let got = normalize(&call(&state, &account, tool, args).await, &mut ids);
         failures.extend(check(&format!("account-{name}"), &got));
     }
+    // the date filters at the journeys' end: each container's milestone days, as get_container
+    // tells them, find it, and the day before or after does not
+    let listed = call(
+        &state,
+        &account,
+        "list_containers",
+        json!({"include_stopped_tracking": true}),
+    )
+    .await;
+    let mut checked = 0;
+    for row in listed["items"].as_array().unwrap() {
+        let id = row["id"].as_str().unwrap();
+        let number = row["number"].as_str().unwrap();
+        let c = call(&state, &account, "get_container", json!({"id": id})).await;
+        for (filter, at) in [
+            ("pod_discharged_at", &c["location"]["pod_discharged_at"]),
+            ("pod_arrived_at", &c["location"]["pod_arrived_at"]),
+        ] {
+            let Some(day) = at.as_str().map(|t| t[..10].to_string()) else {
+                continue;
+            };
+            for (bound, found) in [
+                (json!(format!("={day}")), true),
+                (json!([format!(">={day}"), format!("<={day}")]), true),
+                (json!(format!("<{day}")), false),
+                (json!(format!(">{day}")), false),
+                (json!("@exists"), true),
+                (json!("@not_exists"), false),
+            ] {
+                let args =
+                    json!({"include_stopped_tracking": true, "number": number, filter: bound});
+                let l = call(&state, &account, "list_containers", args.clone()).await;
+                assert_eq!(l["meta"]["total"], i64::from(found), "{args}: {l}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 12, "both journeys discharge their containers");
+    // a container picked up and returned, one arriving: counts that add up
+    for filter in ["picked_up_at", "empty_returned_at", "arrival", "pol_atd_at"] {
+        let mut sum = 0;
+        for presence in ["@exists", "@not_exists"] {
+            let l = call(
+                &state,
+                &account,
+                "list_containers",
+                json!({"include_stopped_tracking": true, filter: presence}),
+            )
+            .await;
+            sum += l["meta"]["total"].as_i64().unwrap();
+        }
+        assert_eq!(sum, listed["meta"]["total"].as_i64().unwrap(), "{filter}");
+    }
+    // fees reported or not, and the vessel by its name
+    let mut sum = 0;
+    for has in [true, false] {
+        let l = call(
+            &state,
+            &account,
+            "list_containers",
+            json!({"include_stopped_tracking": true, "has_fees": has}),
+        )
+        .await;
+        sum += l["meta"]["total"].as_i64().unwrap();
+    }
+    assert_eq!(sum, listed["meta"]["total"].as_i64().unwrap(), "has_fees");
+    let ships = call(
+        &state,
+        &account,
+        "list_shipments",
+        json!({"include_stopped_tracking": true}),
+    )
+    .await;
+    let vessel = ships["items"][0]["pod_vessel_name"].as_str().unwrap();
+    let by_vessel = call(
+        &state,
+        &account,
+        "list_containers",
+        json!({"include_stopped_tracking": true, "vessel_name": vessel}),
+    )
+    .await;
+    assert!(
+        by_vessel["meta"]["total"].as_i64().unwrap() >= 1,
+        "{by_vessel}"
+    );
+    for (name, tool, args) in [
+        (
+            "list_containers-picked-up",
+            "list_containers",
+            json!({"include_stopped_tracking": true, "picked_up_at": "@exists"}),
+        ),
+        (
+            "list_shipments-arrived-september",
+            "list_shipments",
+            json!({"include_stopped_tracking": true, "voyage_status": "arrived", "pod_arrival": [">=2026-09-01", "<2026-10-01"]}),
+        ),
+    ] {
+        let got = normalize(&call(&state, &account, tool, args).await, &mut ids);
+        failures.extend(check(&format!("account-{name}"), &got));
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -82,6 +82,31 @@ pub(super) fn defs() -> Vec<Def> {
         })),
         &tracking,
     );
+    let date_bound = |what: &str| json!({"type": ["string", "array"], "items": {"type": "string"}, "description": format!("{what}: date bounds as updated_at writes them (UTC days), or @exists / @not_exists")});
+    for (name, _, what) in super::lists::CONTAINER_DATE_FILTERS {
+        list_cont.insert(name.into(), date_bound(what));
+    }
+    list_cont.insert("last_free_day_on".into(), json!({"type": "array", "items": {"type": "string", "format": "date"}, "minItems": 2, "maxItems": 2, "description": "Last free day from FROM to TO, both included: [\"YYYY-MM-DD\", \"YYYY-MM-DD\"]; pickup_lfd takes other bounds"}));
+    list_cont.insert("parties".into(), json!({"type": "object", "properties": {"customer": {"type": "string", "description": "The customer's party id, @exists or @not_exists"}}, "description": format!("Parties keyed by role ({}). boxtrack records one party per tracking request, its customer; other roles are refused with a message", super::lists::PARTY_ROLES.join(", "))}));
+    let tag_props = json!({
+        "tags": {"type": ["string", "array"], "items": {"type": "string"}, "description": "Shipment tags: names separated by commas or a list; any of them unless tags_and"},
+        "tag": {"type": ["string", "array"], "items": {"type": "string"}, "description": "The same as tags"},
+        "tags_and": {"type": "boolean", "description": "With tags: every tag, not any"}
+    });
+    list_cont = with(list_cont, &tag_props);
+    list_cont.insert("custom_fields".into(), json!({"type": "object", "additionalProperties": {"type": "string"}, "description": "Custom fields by display name or key, e.g. {\"Sales Rep\": \"Ann\"}: text fields match containers whose own or shipment value contains the text, option fields an option's value (case-insensitive); values separated by commas mean any of them; @exists / @not_exists test presence; different fields all hold. Only text and option fields filter"}));
+    let code = |what: &str| json!({"type": ["string", "array"], "items": {"type": "string"}, "description": format!("{what}: exact, several separated by commas or a list (any of them); or @exists / @not_exists")});
+    list_cont.insert("pol_code".into(), code("Port of lading (UN/LOCODE)"));
+    list_cont.insert(
+        "destination_code".into(),
+        code("Inland destination (UN/LOCODE)"),
+    );
+    list_cont.insert(
+        "vessel_name".into(),
+        code("The vessel at the port of discharge, as the line names it"),
+    );
+    list_cont.insert("has_fees".into(), json!({"type": "boolean", "description": "With terminal fees (true) or with none reported (false)"}));
+    list_cont.insert("has_fees_or_holds".into(), json!({"type": "boolean", "description": "With terminal fees or an active hold (true), or with neither (false)"}));
     let mut summary_props = list_cont.clone();
     for k in ["sort", "include"] {
         summary_props.remove(k);
@@ -108,6 +133,13 @@ pub(super) fn defs() -> Vec<Def> {
         })),
         &tracking,
     );
+    for (name, _, what) in super::lists::SHIPMENT_DATE_FILTERS {
+        list_ship.insert(name.into(), date_bound(what));
+    }
+    list_ship.insert("voyage_status".into(), json!({"type": "string", "enum": ["arrived", "on_ship"], "description": "arrived: the vessel has arrived at the port of discharge; on_ship: departed from the port of lading and not yet arrived"}));
+    list_ship.insert("party_id".into(), json!({"type": "string", "description": "The customer's party id, @exists or @not_exists (the same as customer_id)"}));
+    list_ship = with(list_ship, &tag_props);
+    list_ship.insert("pol_code".into(), code("Port of lading (UN/LOCODE)"));
     paging(&mut list_ship);
     let mut list_tr = object(json!({
         "request_number": {"type": "string", "maxLength": 64, "description": "One tracking request number"},

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::{ContainerStatus, active_holds};
 use boxtrack_store::accounts::Account;
-use boxtrack_store::reads::{self, Filter, ListSort};
+use boxtrack_store::reads::{self, DateCond, DateField, Filter, ListSort, TextCond, TextField};
 use boxtrack_store::tracking::{self, RequestFilter};
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::container_resource;
@@ -64,6 +64,22 @@ pub struct ListMetadata {
     /// The next page, when one follows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_page: Option<u32>,
+    /// How each custom field named in `custom_fields` resolved.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub custom_fields: Vec<CustomFieldUsed>,
+}
+
+/// A custom field a list filtered on, as its name resolved.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CustomFieldUsed {
+    /// The name the call gave.
+    pub field: String,
+    /// The field's key.
+    pub api_slug: String,
+    /// Its type (`short_text`, `enum`, `enum_multi`).
+    pub data_type: String,
+    /// The value asked for.
+    pub value: String,
 }
 
 /// How many match.
@@ -268,8 +284,14 @@ pub(super) struct Args<'a> {
 
 /// The filters `list_containers` and `summarize_containers` take (at the top level or in
 /// `advanced_filters`).
-pub const CONTAINER_FILTERS: [&str; 15] = [
+pub const CONTAINER_FILTERS: [&str; 27] = [
+    "pol_code",
+    "destination_code",
+    "vessel_name",
+    "has_fees",
+    "has_fees_or_holds",
     "pickup_lfd",
+    "last_free_day_on",
     "updated_at",
     "number",
     "current_status",
@@ -284,10 +306,135 @@ pub const CONTAINER_FILTERS: [&str; 15] = [
     "customer_id",
     "actively_tracked",
     "tracking_stopped",
+    "parties",
+    "tags",
+    "tag",
+    "tags_and",
+    "include_stopped_tracking",
+    "custom_fields",
+];
+
+/// The date filters of the container lists, by the reference's names: bounds as `pickup_lfd`
+/// takes them, or `@exists` / `@not_exists`.
+pub const CONTAINER_DATE_FILTERS: [(&str, DateField, &str); 19] = [
+    (
+        "arrival",
+        DateField::Arrival,
+        "The voyage's arrival at the port of discharge: actual, else estimated",
+    ),
+    (
+        "pod_arrived_at",
+        DateField::PodArrived,
+        "The container's arrival at the port of discharge",
+    ),
+    (
+        "pod_discharged_at",
+        DateField::PodDischarged,
+        "Discharged at the port of discharge",
+    ),
+    (
+        "picked_up_at",
+        DateField::PickedUp,
+        "Picked up (full out at the final destination, else at the port of discharge)",
+    ),
+    (
+        "empty_returned_at",
+        DateField::EmptyReturned,
+        "Empty returned",
+    ),
+    ("delivered_at", DateField::Delivered, "Marked delivered"),
+    (
+        "empty_out_at",
+        DateField::EmptyOut,
+        "Empty picked up at origin",
+    ),
+    (
+        "pol_full_in_at",
+        DateField::PolFullIn,
+        "Full in at the port of lading",
+    ),
+    (
+        "pol_vessel_loaded_at",
+        DateField::PolVesselLoaded,
+        "Loaded at the port of lading",
+    ),
+    (
+        "pol_vessel_departed_at",
+        DateField::PolVesselDeparted,
+        "Departed the port of lading",
+    ),
+    (
+        "pol_etd_at",
+        DateField::PolEtd,
+        "The voyage's estimated departure from the port of lading",
+    ),
+    (
+        "pol_atd_at",
+        DateField::PolAtd,
+        "The voyage's actual departure from the port of lading",
+    ),
+    (
+        "pod_rail_departed_at",
+        DateField::PodRailDeparted,
+        "Rail departed from the port of discharge",
+    ),
+    (
+        "inland_destination_eta_at",
+        DateField::IndEta,
+        "Estimated arrival at the inland destination",
+    ),
+    (
+        "inland_destination_ata_at",
+        DateField::IndAta,
+        "Actual arrival at the inland destination",
+    ),
+    (
+        "inland_destination_rail_unloaded_at",
+        DateField::IndRailUnloaded,
+        "Unloaded from rail at the inland destination",
+    ),
+    (
+        "final_destination_full_out_at",
+        DateField::FinalFullOut,
+        "Full out at the final destination",
+    ),
+    ("created_at", DateField::Created, "Created in boxtrack"),
+    (
+        "pod_ata_at",
+        DateField::PodAta,
+        "The voyage's actual arrival at the port of discharge",
+    ),
+];
+
+/// The date filters of `list_shipments`.
+pub const SHIPMENT_DATE_FILTERS: [(&str, DateField, &str); 3] = [
+    (
+        "pod_arrival",
+        DateField::Arrival,
+        "Arrival at the port of discharge: actual, else estimated",
+    ),
+    (
+        "pod_ata_at",
+        DateField::PodAta,
+        "Actual arrival at the port of discharge",
+    ),
+    ("created_at", DateField::Created, "Created in boxtrack"),
+];
+
+/// The party roles the reference's `parties` filter names; boxtrack records the customer.
+pub const PARTY_ROLES: [&str; 7] = [
+    "customer",
+    "shipper",
+    "consignee",
+    "notify_party",
+    "customs_broker",
+    "freight_forwarder",
+    "dray_carrier",
 ];
 
 /// The filters `list_shipments` takes.
-pub const SHIPMENT_FILTERS: [&str; 11] = [
+pub const SHIPMENT_FILTERS: [&str; 18] = [
+    "pol_code",
     "updated_at",
     "number",
     "status",
@@ -299,6 +446,12 @@ pub const SHIPMENT_FILTERS: [&str; 11] = [
     "customer_id",
     "actively_tracked",
     "tracking_stopped",
+    "include_stopped_tracking",
+    "voyage_status",
+    "tags",
+    "tag",
+    "tags_and",
+    "party_id",
 ];
 
 impl<'a> Args<'a> {
@@ -314,7 +467,11 @@ impl<'a> Args<'a> {
     }
 
     /// `advanced_filters` names only filters of this list, none also given at the top level.
-    pub(super) fn check_advanced(&self, known: &[&str]) -> Result<(), String> {
+    pub(super) fn check_advanced(
+        &self,
+        known: &[&str],
+        dates: &[(&str, DateField, &str)],
+    ) -> Result<(), String> {
         let Some(adv) = self.args.get("advanced_filters") else {
             return Ok(());
         };
@@ -322,10 +479,15 @@ impl<'a> Args<'a> {
             return Err("advanced_filters must be an object of filters.".into());
         };
         for k in obj.keys() {
-            if !known.contains(&k.as_str()) {
+            if !known.contains(&k.as_str()) && !dates.iter().any(|(n, _, _)| n == k) {
+                let all: Vec<&str> = known
+                    .iter()
+                    .copied()
+                    .chain(dates.iter().map(|(n, _, _)| *n))
+                    .collect();
                 return Err(format!(
                     "Invalid list filter \"{k}\": this list has no such filter. Use {}.",
-                    known.join(", ")
+                    all.join(", ")
                 ));
             }
             if self.args.contains_key(k) {
@@ -388,6 +550,156 @@ impl<'a> Args<'a> {
         self.applied.insert(name.to_string(), v.clone());
         boxtrack_core::datebounds::range(bounds, now_us)
             .map_err(|e| format!("Invalid list filter \"{name}\": {e}."))
+    }
+
+    /// The date filters of a list: bounds, or `@exists` / `@not_exists`.
+    fn date_conds(
+        &mut self,
+        filters: &[(&str, DateField, &str)],
+        now_us: i64,
+    ) -> Result<Vec<DateCond>, String> {
+        let mut out = Vec::new();
+        for (name, field, _) in filters {
+            let Some(v) = self.value(name) else { continue };
+            let known = match v.as_str().map(str::trim) {
+                Some("@exists") => Some(true),
+                Some("@not_exists") => Some(false),
+                _ => None,
+            };
+            if known.is_some() {
+                self.applied.insert((*name).to_string(), v.clone());
+                out.push(DateCond {
+                    field: *field,
+                    start_us: None,
+                    end_us: None,
+                    known,
+                });
+                continue;
+            }
+            let r = self.dates(name, now_us)?;
+            out.push(DateCond {
+                field: *field,
+                start_us: r.start_us,
+                end_us: r.end_us,
+                known: None,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Exact texts of the voyage (`pol_code`, ...): one value, several separated by commas
+    /// or a list (any of them), or `@exists` / `@not_exists`.
+    fn text_conds(&mut self, names: &[(&str, TextField)]) -> Result<Vec<TextCond>, String> {
+        let mut out = Vec::new();
+        for (name, field) in names {
+            let Some(v) = self.value(name) else { continue };
+            let raw: Vec<&str> = match v {
+                Value::String(s) => s.split(',').collect(),
+                Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            let values: Vec<String> = raw
+                .iter()
+                .map(|x| x.trim().trim_start_matches('=').trim().to_string())
+                .filter(|x| !x.is_empty())
+                .collect();
+            let known = match values.as_slice() {
+                [one] if one == "@exists" => Some(true),
+                [one] if one == "@not_exists" => Some(false),
+                _ => None,
+            };
+            if values.is_empty() || (known.is_none() && values.iter().any(|x| x.starts_with('@'))) {
+                return Err(format!(
+                    "Invalid list filter \"{name}\": a value, several separated by commas (any of them), @exists or @not_exists."
+                ));
+            }
+            self.applied.insert((*name).to_string(), v.clone());
+            let upper = !matches!(field, TextField::VesselName);
+            out.push(TextCond {
+                field: *field,
+                any_of: if known.is_some() {
+                    Vec::new()
+                } else if upper {
+                    values.iter().map(|x| x.to_ascii_uppercase()).collect()
+                } else {
+                    values
+                },
+                known,
+            });
+        }
+        Ok(out)
+    }
+
+    /// `tags` (or `tag`): names separated by commas or a list; `tags_and` asks for all.
+    fn tags(&mut self) -> Result<(Vec<String>, bool), String> {
+        let Some((name, v)) = ["tags", "tag"]
+            .iter()
+            .find_map(|n| self.value(n).map(|v| (*n, v)))
+        else {
+            if self.value("tags_and").is_some() {
+                return Err("tags_and needs tags: name the tags to match.".into());
+            }
+            return Ok((Vec::new(), false));
+        };
+        let raw: Vec<&str> = match v {
+            Value::String(s) => s.split(',').collect(),
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let tags: Vec<String> = raw
+            .iter()
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .collect();
+        if tags.is_empty() {
+            return Err(format!(
+                "Invalid list filter \"{name}\": a tag name, several separated by commas, or a list of them."
+            ));
+        }
+        self.applied.insert("tags".into(), json!(tags));
+        let all = self.flag("tags_and").unwrap_or(false);
+        Ok((tags, all))
+    }
+
+    /// `parties` keyed by role (`customer` is the role boxtrack records) or `party_id`: the
+    /// customer's id, or whether there is one.
+    fn parties(&mut self) -> Result<(Option<Uuid>, Option<bool>), String> {
+        let party_id = self.value("party_id").cloned();
+        let Some(v) = self.value("parties").cloned().or(party_id.clone()) else {
+            return Ok((None, None));
+        };
+        let (label, value) = match (&v, party_id.is_some()) {
+            (Value::Object(roles), false) => {
+                if let Some(role) = roles.keys().find(|r| !PARTY_ROLES.contains(&r.as_str())) {
+                    return Err(format!(
+                        "Invalid list filter \"parties\": {role:?} is not a role; roles are {}.",
+                        PARTY_ROLES.join(", ")
+                    ));
+                }
+                if let Some(role) = roles.keys().find(|r| r.as_str() != "customer") {
+                    return Err(format!(
+                        "Invalid list filter \"parties\": boxtrack records one party per tracking request, its customer, so no {role} is known. Filter by parties.customer (or customer_id) instead."
+                    ));
+                }
+                match roles.get("customer") {
+                    Some(c) => ("parties.customer", c.clone()),
+                    None => return Ok((None, None)),
+                }
+            }
+            (other, _) => ("party_id", other.clone()),
+        };
+        self.applied
+            .insert("parties".into(), json!({"customer": value}));
+        match value.as_str().map(str::trim) {
+            Some("@exists") => Ok((None, Some(true))),
+            Some("@not_exists") => Ok((None, Some(false))),
+            Some(id) => id.parse::<Uuid>().map(|u| (Some(u), None)).map_err(|_| {
+                format!("{label} must be a party's id (UUID), @exists or @not_exists; list_parties finds the id by name.")
+            }),
+            None => Err(format!(
+                "{label} must be one party's id (UUID), @exists or @not_exists; list_parties finds the id by name."
+            )),
+        }
     }
 
     fn page(&self) -> Result<Page, String> {
@@ -472,6 +784,7 @@ fn answer<T, R>(
             page_size: page.size,
             has_more: listed.has_next,
             next_page: listed.has_next.then(|| page.number.saturating_add(1)),
+            custom_fields: Vec::new(),
         },
     }
 }
@@ -492,7 +805,15 @@ impl<'a> Args<'a> {
 
 /// The container filters `list_containers` and `summarize_containers` share.
 pub(super) fn container_filter(a: &mut Args<'_>, now_us: i64) -> Result<Filter, String> {
-    a.check_advanced(&CONTAINER_FILTERS)?;
+    a.check_advanced(&CONTAINER_FILTERS, &CONTAINER_DATE_FILTERS)?;
+    let dates = a.date_conds(&CONTAINER_DATE_FILTERS, now_us)?;
+    let texts = a.text_conds(&[
+        ("pol_code", TextField::PolCode),
+        ("destination_code", TextField::DestinationCode),
+        ("vessel_name", TextField::VesselName),
+    ])?;
+    let (tags, tags_all) = a.tags()?;
+    let (party, customer_known) = a.parties()?;
     // pickup_lfd: date bounds, or @exists / @not_exists
     let lfd_known = match a.value("pickup_lfd").and_then(Value::as_str).map(str::trim) {
         Some("@exists") => Some(true),
@@ -507,6 +828,29 @@ pub(super) fn container_filter(a: &mut Args<'_>, now_us: i64) -> Result<Filter, 
         Default::default()
     } else {
         a.dates("pickup_lfd", now_us)?
+    };
+    // last_free_day_on: the reference's two-date inclusive range
+    let lfd = match a.value("last_free_day_on") {
+        None => lfd,
+        Some(v) => {
+            let pair: Vec<&str> = v
+                .as_array()
+                .map(|x| x.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let [from, to] = pair.as_slice() else {
+                return Err("Invalid list filter \"last_free_day_on\": two dates, [FROM, TO] (YYYY-MM-DD), both included; pickup_lfd takes other bounds.".into());
+            };
+            a.applied.insert("last_free_day_on".into(), v.clone());
+            let r = boxtrack_core::datebounds::range(
+                [format!(">={from}").as_str(), format!("<={to}").as_str()],
+                now_us,
+            )
+            .map_err(|e| format!("Invalid list filter \"last_free_day_on\": {e}."))?;
+            boxtrack_core::datebounds::Range {
+                start_us: latest(lfd.start_us, r.start_us),
+                end_us: earliest(lfd.end_us, r.end_us),
+            }
+        }
     };
     let updated = a.dates("updated_at", now_us)?;
     // a status, or several separated by commas (any of them)
@@ -540,7 +884,21 @@ pub(super) fn container_filter(a: &mut Args<'_>, now_us: i64) -> Result<Filter, 
             .text(&["shipping_line_scac", "carrier"])
             .map(|c| c.to_ascii_uppercase()),
         on_hold: a.flag("has_holds"),
-        customer_id: a.uuid("customer_id")?,
+        customer_id: match (a.uuid("customer_id")?, party) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    "customer_id and parties.customer name the same party; give one.".into(),
+                );
+            }
+            (c, p) => c.or(p),
+        },
+        customer_known,
+        dates,
+        texts,
+        tags,
+        tags_all,
+        has_fees: a.flag("has_fees"),
+        has_fees_or_holds: a.flag("has_fees_or_holds"),
         ready_for_pickup: a.flag("ready_for_pickup"),
         lfd_start_us: lfd.start_us,
         lfd_end_us: lfd.end_us,
@@ -551,12 +909,119 @@ pub(super) fn container_filter(a: &mut Args<'_>, now_us: i64) -> Result<Filter, 
     })
 }
 
+/// The earlier of two optional instants.
+fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
 /// The later of two optional instants.
 fn latest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, y) => x.or(y),
     }
+}
+
+/// The custom-field filters (`custom_fields: {"Sales Rep": "Ann"}`, by display name or key):
+/// text fields match containers whose own or shipment value contains the text, option fields
+/// an option's value; values separated by commas mean any of them; `@exists` / `@not_exists`
+/// test presence. Fields of other types are refused, as unknown names are, with the fields
+/// that can filter.
+pub(super) async fn custom_fields(
+    a: &mut Args<'_>,
+    state: &AppState,
+    account: &Account,
+) -> Result<(Vec<reads::CustomCond>, Vec<CustomFieldUsed>), String> {
+    use boxtrack_core::custom_fields::{DataType, EntityType};
+    let Some(v) = a.value("custom_fields") else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let Some(asked) = v.as_object().filter(|o| !o.is_empty()) else {
+        return Err("Invalid list filter \"custom_fields\": an object of field names (or keys) and values, e.g. {\"Sales Rep\": \"Ann\"}.".into());
+    };
+    a.applied.insert("custom_fields".into(), v.clone());
+    let defs = boxtrack_store::custom_fields::definitions(
+        &state.db,
+        account.id,
+        &Default::default(),
+        &Page::first(boxtrack_core::paging::MAX_SIZE),
+    )
+    .await
+    .map_err(unavailable)?
+    .rows;
+    let filterable = |d: &boxtrack_store::custom_fields::DefinitionRow| {
+        [EntityType::Container, EntityType::Shipment]
+            .iter()
+            .any(|e| e.as_str() == d.entity_type)
+            && [DataType::ShortText, DataType::Enum, DataType::EnumMulti]
+                .iter()
+                .any(|t| t.as_str() == d.data_type)
+    };
+    let mut conds = Vec::new();
+    let mut used = Vec::new();
+    for (name, value) in asked {
+        let named: Vec<&boxtrack_store::custom_fields::DefinitionRow> = defs
+            .iter()
+            .filter(|d| d.api_slug == *name || d.display_name.eq_ignore_ascii_case(name.trim()))
+            .collect();
+        let usable: Vec<&boxtrack_store::custom_fields::DefinitionRow> =
+            named.iter().copied().filter(|d| filterable(d)).collect();
+        let Some(first) = usable.first() else {
+            let mut names: Vec<String> = defs
+                .iter()
+                .filter(|d| filterable(d))
+                .map(|d| format!("{} ({})", d.display_name, d.api_slug))
+                .collect();
+            names.sort();
+            names.dedup();
+            let why = if named.is_empty() {
+                "no such custom field"
+            } else {
+                "only text and option fields filter"
+            };
+            return Err(format!(
+                "Invalid list filter \"custom_fields\": {name:?}: {why}. Fields that filter: {}.",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ));
+        };
+        let Some(text) = value.as_str().map(str::trim).filter(|t| !t.is_empty()) else {
+            return Err(format!(
+                "Invalid list filter \"custom_fields\": the value of {name:?} is text, several separated by commas, @exists or @not_exists."
+            ));
+        };
+        let known = match text {
+            "@exists" => Some(true),
+            "@not_exists" => Some(false),
+            _ => None,
+        };
+        conds.push(reads::CustomCond {
+            definitions: usable.iter().map(|d| d.id).collect(),
+            any_of: if known.is_some() {
+                Vec::new()
+            } else {
+                text.split(',')
+                    .map(|x| x.trim().to_string())
+                    .filter(|x| !x.is_empty())
+                    .collect()
+            },
+            options: first.data_type != DataType::ShortText.as_str(),
+            known,
+        });
+        used.push(CustomFieldUsed {
+            field: name.clone(),
+            api_slug: first.api_slug.clone(),
+            data_type: first.data_type.clone(),
+            value: text.to_string(),
+        });
+    }
+    Ok((conds, used))
 }
 
 /// `list_containers`.
@@ -568,8 +1033,10 @@ pub(super) async fn containers(
     let mut a = Args::of(args);
     let page = a.page()?;
     let (sort, sort_text) = a.sort(&CONTAINER_SORTS)?;
+    let (custom, custom_used) = custom_fields(&mut a, state, account).await?;
     let filter = Filter {
         sort,
+        custom,
         ..container_filter(&mut a, state.now_us())?
     };
     let listed = reads::containers(&state.db, account.id, &filter, &page)
@@ -629,7 +1096,9 @@ pub(super) async fn containers(
             }
         })
         .collect();
-    Ok(answer(items, &listed, a.applied, sort_text, &page))
+    let mut out = answer(items, &listed, a.applied, sort_text, &page);
+    out.metadata.custom_fields = custom_used;
+    Ok(out)
 }
 
 /// `list_shipments`.
@@ -639,8 +1108,36 @@ pub(super) async fn shipments(
     args: &Map<String, Value>,
 ) -> Result<ListAnswer<ShipmentRow>, String> {
     let mut a = Args::of(args);
-    a.check_advanced(&SHIPMENT_FILTERS)?;
+    a.check_advanced(&SHIPMENT_FILTERS, &SHIPMENT_DATE_FILTERS)?;
     let page = a.page()?;
+    let mut dates = a.date_conds(&SHIPMENT_DATE_FILTERS, state.now_us())?;
+    match a.text(&["voyage_status"]).as_deref() {
+        None => {}
+        Some("arrived") => dates.push(DateCond {
+            field: DateField::PodAta,
+            start_us: None,
+            end_us: None,
+            known: Some(true),
+        }),
+        Some("on_ship") => {
+            for (field, known) in [(DateField::PolAtd, true), (DateField::PodAta, false)] {
+                dates.push(DateCond {
+                    field,
+                    start_us: None,
+                    end_us: None,
+                    known: Some(known),
+                });
+            }
+        }
+        Some(other) => {
+            return Err(format!(
+                "Invalid list filter \"voyage_status\": arrived or on_ship, not {other:?}."
+            ));
+        }
+    }
+    let texts = a.text_conds(&[("pol_code", TextField::PolCode)])?;
+    let (tags, tags_all) = a.tags()?;
+    let (party, customer_known) = a.parties()?;
     let (sort, sort_text) = a.sort(&SHIPMENT_SORTS)?;
     // the contract's `status`: tracked or stopped
     let status_stopped = match a.text(&["status"]).as_deref() {
@@ -665,7 +1162,17 @@ pub(super) async fn shipments(
             .map(|c| c.to_ascii_uppercase()),
         updated_start_us: latest(a.updated_after()?, updated.start_us),
         updated_end_us: updated.end_us,
-        customer_id: a.uuid("customer_id")?,
+        customer_id: match (a.uuid("customer_id")?, party) {
+            (Some(_), Some(_)) => {
+                return Err("customer_id and party_id name the same party; give one.".into());
+            }
+            (c, p) => c.or(p),
+        },
+        customer_known,
+        dates,
+        texts,
+        tags,
+        tags_all,
         tracking_stopped: status_stopped.or_else(|| a.tracking()),
         sort,
         ..Filter::default()

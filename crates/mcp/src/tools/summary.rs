@@ -9,7 +9,7 @@ use boxtrack_core::tracking::assess;
 use boxtrack_core::tracking::rules::active_holds;
 use boxtrack_store::accounts::Account;
 use boxtrack_store::list::Keyed;
-use boxtrack_store::reads::{self, ContainerRow, ShipmentRow};
+use boxtrack_store::reads::{self, ContainerRow, Filter, ShipmentRow};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -137,7 +137,11 @@ pub(super) async fn get(
         .and_then(Value::as_u64)
         .map_or(DEFAULT_MAX_ROWS, |n| (n as usize).clamp(1, MAX_ROWS));
     let mut a = Args::of(args);
-    let filter = container_filter(&mut a, state.now_us())?;
+    let (custom, _) = super::lists::custom_fields(&mut a, state, account).await?;
+    let filter = Filter {
+        custom,
+        ..container_filter(&mut a, state.now_us())?
+    };
     let unavailable = |e: boxtrack_store::StoreError| {
         format!("The containers could not be read ({e}); try again shortly.")
     };

@@ -141,6 +141,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
     let mut res = if decision.allowed {
         let account_id = account.id;
         let writes = !req.method().is_safe();
+        crate::middleware::note_account(req.extensions(), account_id);
         req.extensions_mut().insert(Caller { key_id, account });
         let res = next.run(req).await;
         if writes {

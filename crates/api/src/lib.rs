@@ -38,6 +38,7 @@ pub use auth::Caller;
 pub use error::{ApiError, ApiResult};
 pub use limiter::Limiter;
 pub use metrics::Metrics;
+pub use middleware::{AccessNote, note_account};
 pub use state::{ApiConfig, AppState};
 
 async fn not_found() -> ApiError {

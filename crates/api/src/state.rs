@@ -83,6 +83,9 @@ pub struct AppState {
     /// time, such as the MCP tools' days until the last free day: set by tests that compare
     /// answers with recorded ones; `None` (the wall clock) everywhere else.
     pub fixed_now_us: Option<i64>,
+    /// Set when the process is shutting down: `/readyz` answers 503 so that a load balancer
+    /// stops sending new requests while those in flight finish.
+    pub draining: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl AppState {
@@ -105,6 +108,7 @@ impl AppState {
             openapi: Arc::default(),
             keys: Arc::default(),
             fixed_now_us: None,
+            draining: Arc::default(),
         }
     }
 

@@ -18,8 +18,17 @@ use clap::{Args, Parser, Subcommand};
 /// Settings come from defaults, then boxtrack.toml (or --config FILE), then BOXTRACK_*
 /// environment variables, then flags. Run `boxtrack demo` to try it.
 #[derive(Parser, Debug)]
-#[command(name = "boxtrack", version, propagate_version = true)]
+#[command(name = "boxtrack", version = server::VERSION, propagate_version = true)]
 pub struct Cli {
+    /// Log format: text (readable) or json (one object per line, every line). Logs go to
+    /// standard error. Env: BOXTRACK_LOG_FORMAT.
+    #[arg(long, global = true, value_name = "FORMAT")]
+    log_format: Option<String>,
+    /// Log filter: a level (error, warn, info, debug, trace) or directives such as
+    /// `boxtrack::access=warn,info`. Without it RUST_LOG applies, else info for serve and warn
+    /// for the other commands. Env: BOXTRACK_LOG_LEVEL.
+    #[arg(long, global = true, value_name = "FILTER")]
+    log_level: Option<String>,
     /// Configuration file (TOML); default ./boxtrack.toml when it exists. Env: BOXTRACK_CONFIG.
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -41,8 +50,9 @@ enum Command {
     /// Try boxtrack: a SQLite database in ./boxtrack-demo, an account, its API key and
     /// copy-paste curl lines, then the API on http://127.0.0.1:8080 (or a free port if taken).
     Demo(DemoArgs),
-    /// Apply pending schema migrations and exit.
-    Migrate,
+    /// Apply pending schema migrations and exit (`serve` applies them on start too).
+    /// Migrations only go forward: back up before an upgrade (docs/operations.md).
+    Migrate(MigrateArgs),
     /// Create, list, show and change accounts.
     #[command(subcommand)]
     Accounts(admin::AccountsCommand),
@@ -81,9 +91,20 @@ pub struct ServeArgs {
     /// Env: BOXTRACK_RATE_LIMIT_STORE.
     #[arg(long, value_name = "STORE")]
     rate_limit_store: Option<String>,
-    /// Log format: text or json. Env: BOXTRACK_LOG_FORMAT.
-    #[arg(long, value_name = "FORMAT")]
-    log_format: Option<String>,
+    /// What this process runs: all (API and background work, the default and the only
+    /// choice on SQLite), api (requests only; scale these out) or worker (tracking, polling
+    /// and webhook deliveries, with /healthz, /readyz and /metrics). Env: BOXTRACK_ROLE.
+    #[arg(long, value_name = "ROLE")]
+    role: Option<String>,
+    /// Seconds a stopping process waits for requests and deliveries in flight (default 30).
+    /// Env: BOXTRACK_SHUTDOWN_TIMEOUT_SECS.
+    #[arg(long, value_name = "SECONDS")]
+    shutdown_timeout_secs: Option<u64>,
+    /// Seconds a stopping process keeps answering, with /readyz at 503, before it stops
+    /// accepting connections (default 0; behind a load balancer, its check interval).
+    /// Env: BOXTRACK_DRAIN_DELAY_SECS.
+    #[arg(long, value_name = "SECONDS")]
+    drain_delay_secs: Option<u64>,
     /// Seconds before a request is abandoned with 503 (default 30). Env: BOXTRACK_REQUEST_TIMEOUT_SECS.
     #[arg(long, value_name = "SECONDS")]
     request_timeout_secs: Option<u64>,
@@ -145,6 +166,14 @@ pub struct ServeArgs {
     webhook_signature_header: Option<String>,
 }
 
+/// Flags of `migrate`.
+#[derive(Args, Debug)]
+pub struct MigrateArgs {
+    /// Show which migrations this build knows and which are applied, and change nothing.
+    #[arg(long)]
+    status: bool,
+}
+
 /// Flags of `demo`.
 #[derive(Args, Debug)]
 pub struct DemoArgs {
@@ -176,13 +205,18 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
         }
         None => None,
     };
-    let mut flags = config::Layer::default().with("database_url", cli.database_url.as_ref());
+    let mut flags = config::Layer::default()
+        .with("database_url", cli.database_url.as_ref())
+        .with("log_format", cli.log_format.as_ref())
+        .with("log_level", cli.log_level.as_ref());
     if let Some(s) = serve {
         flags = flags
             .with("listen", s.listen.as_ref())
+            .with("role", s.role.as_ref())
+            .with("shutdown_timeout_secs", s.shutdown_timeout_secs)
+            .with("drain_delay_secs", s.drain_delay_secs)
             .with("public_url", s.public_url.as_ref())
             .with("rate_limit_store", s.rate_limit_store.as_ref())
-            .with("log_format", s.log_format.as_ref())
             .with("request_timeout_secs", s.request_timeout_secs)
             .with("sandbox_speed", s.sandbox_speed)
             .with("read_cache_mib", s.read_cache_mib)
@@ -207,15 +241,19 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
     )
 }
 
-fn init_logs(format: config::LogFormat, default_level: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+/// Logs to standard error: the `log_level` setting, else `RUST_LOG`, else `default_level`.
+fn init_logs(format: config::LogFormat, level: Option<&str>, default_level: &str) {
+    let filter = match level {
+        Some(l) => tracing_subscriber::EnvFilter::new(l),
+        None => tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
+    };
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let _ = match format {
-        config::LogFormat::Json => builder.json().try_init(),
+        config::LogFormat::Json => builder.json().with_span_list(false).try_init(),
         config::LogFormat::Text => builder.try_init(),
     };
 }
@@ -224,17 +262,17 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
         Command::Serve(args) => {
             let s = settings(&cli, Some(args))?;
-            init_logs(s.log_format, "info");
+            init_logs(s.log_format, s.log_level.as_deref(), "info");
             server::serve(s).await
         }
         Command::Demo(args) => {
             let s = settings(&cli, None)?;
-            init_logs(s.log_format, "warn");
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
             server::demo(s, args).await
         }
         Command::Users(cmd) => {
             let s = settings(&cli, None)?;
-            init_logs(s.log_format, "warn");
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
             let db = server::open_db(&s.database_url).await?;
             let out = admin::users(&db, cmd).await;
             db.close().await;
@@ -242,16 +280,26 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Mcp(args) => {
             let s = settings(&cli, None)?;
-            init_logs(s.log_format, "warn");
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
             mcp::run(s, args).await
         }
         Command::Sim(args) => {
-            init_logs(config::LogFormat::Text, "info");
+            let format = match cli.log_format.as_deref() {
+                Some("json") => config::LogFormat::Json,
+                _ => config::LogFormat::Text,
+            };
+            init_logs(format, cli.log_level.as_deref(), "info");
             sim::run(args).await
         }
-        Command::Migrate => {
+        Command::Migrate(MigrateArgs { status: true }) => {
             let s = settings(&cli, None)?;
-            init_logs(s.log_format, "warn");
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
+            server::require_existing(&s.database_url)?;
+            server::migration_status(&s.database_url).await
+        }
+        Command::Migrate(MigrateArgs { status: false }) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
             let db = server::open_db(&s.database_url).await?;
             println!(
                 "migrations applied to {}",
@@ -262,7 +310,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Accounts(cmd) => {
             let s = settings(&cli, None)?;
-            init_logs(s.log_format, "warn");
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
             // only `accounts create` may start a database; reading a missing one says so
             if !matches!(cmd, admin::AccountsCommand::Create(_)) {
                 server::require_existing(&s.database_url)?;
@@ -274,7 +322,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Keys(cmd) => {
             let s = settings(&cli, None)?;
-            init_logs(s.log_format, "warn");
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
             server::require_existing(&s.database_url)?;
             let db = server::open_db(&s.database_url).await?;
             let out = admin::keys(&db, cmd).await;
@@ -283,7 +331,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Ingest(cmd) => {
             let s = settings(&cli, None)?;
-            init_logs(s.log_format, "warn");
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
             let db = server::open_db(&s.database_url).await?;
             let out = admin::ingest(&db, cmd).await;
             db.close().await;
@@ -304,10 +352,22 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // the failure line in the format the logs use (settings may be what failed, so the flag
+    // and the environment are read directly)
+    let json = cli.log_format.as_deref() == Some("json")
+        || (cli.log_format.is_none()
+            && std::env::var("BOXTRACK_LOG_FORMAT").is_ok_and(|f| f.trim() == "json"));
     match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            if json {
+                eprintln!(
+                    "{}",
+                    serde_json::json!({"level": "ERROR", "fields": {"message": format!("{e:#}")}, "target": "boxtrack"})
+                );
+            } else {
+                eprintln!("error: {e:#}");
+            }
             ExitCode::FAILURE
         }
     }

@@ -30,6 +30,34 @@ pub async fn open_db(url: &str) -> anyhow::Result<Db> {
     Ok(db)
 }
 
+/// `migrate --status`: every migration this build knows, applied or pending; changes nothing.
+pub async fn migration_status(url: &str) -> anyhow::Result<()> {
+    let shown = boxtrack_store::db::redact_url(url);
+    let db = Db::connect(url)
+        .await
+        .with_context(|| format!("cannot open database {shown}"))?;
+    let list = db.migration_status().await?;
+    db.close().await;
+    let pending = list.iter().filter(|(_, _, applied)| !applied).count();
+    for (version, description, applied) in &list {
+        println!(
+            "{version:>4}  {:<8}  {description}",
+            if *applied { "applied" } else { "pending" }
+        );
+    }
+    println!(
+        "{shown}: {} of {} applied, {pending} pending{}",
+        list.len() - pending,
+        list.len(),
+        if pending > 0 {
+            " (boxtrack migrate or serve applies them; back up first)"
+        } else {
+            ""
+        }
+    );
+    Ok(())
+}
+
 /// Stops with a clear message when `url` names a SQLite file that does not exist, instead of
 /// creating an empty database (administration commands that only read or change accounts and
 /// keys must not leave a stray `./data/boxtrack.db` behind). PostgreSQL URLs pass.
@@ -88,8 +116,14 @@ pub async fn state(db: Db, s: &Settings) -> anyhow::Result<AppState> {
 }
 
 /// Starts the background work in this process: the tracking-request processor (with sandbox
-/// playback) and the webhook deliverer.
-fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
+/// playback) and the webhook deliverer. Each ends once `shutdown` is cancelled and what it
+/// had started is finished (a delivery in flight is sent and recorded).
+fn spawn_worker(
+    app: &AppState,
+    shutdown: &CancellationToken,
+    s: &Settings,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut tasks = Vec::new();
     let sandbox_speed = s.sandbox_speed;
     let sources: Vec<Arc<dyn boxtrack_sources::Source>> = vec![
         Arc::new(boxtrack_sources::sandbox::Sandbox),
@@ -100,7 +134,11 @@ fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
     let processor = boxtrack_worker::Processor::new(app.db.clone(), sources)
         .with_sandbox_speed(sandbox_speed)
         .with_upstreams(app.upstreams.clone());
-    tokio::spawn(processor.run(shutdown.clone(), Duration::from_secs(1), app.wake.clone()));
+    tasks.push(tokio::spawn(processor.run(
+        shutdown.clone(),
+        Duration::from_secs(1),
+        app.wake.clone(),
+    )));
     if let Some(feed) = &s.ais_feed {
         tokio::spawn(boxtrack_sources::ais::follow(
             app.db.clone(),
@@ -118,7 +156,10 @@ fn spawn_worker(app: &AppState, shutdown: &CancellationToken, s: &Settings) {
     .with_metrics(app.metrics.clone())
     .with_schedule(s.webhook_retry_schedule.clone())
     .with_signature_header(&s.webhook_signature_header);
-    tokio::spawn(deliverer.run(shutdown.clone(), boxtrack_worker::delivery::POLL));
+    tasks.push(tokio::spawn(
+        deliverer.run(shutdown.clone(), boxtrack_worker::delivery::POLL),
+    ));
+    tasks
 }
 
 fn shutdown_on_signal() -> CancellationToken {
@@ -152,33 +193,136 @@ fn shutdown_on_signal() -> CancellationToken {
     token
 }
 
-/// `boxtrack serve`.
+/// The version and the commit it was built from (`git describe`, when built in a checkout).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("BOXTRACK_COMMIT"),
+    ")"
+);
+
+/// Says what was configured: the database, its schema version, the upstreams.
+async fn log_start(db: &Db, s: &Settings) {
+    let schema = db.schema_version().await.unwrap_or_default();
+    tracing::info!(
+        version = VERSION,
+        role = s.role.as_str(),
+        database = db.backend().as_str(),
+        url = %boxtrack_store::db::redact_url(&s.database_url),
+        schema_version = schema,
+        "boxtrack starting"
+    );
+    let u = &s.upstreams;
+    if u.is_empty() {
+        tracing::info!(
+            "no upstreams configured: only sandbox numbers (TEST-...) track; set sim_url or [carriers.SCAC] / [terminals.CODE] in the configuration file"
+        );
+    } else {
+        tracing::info!(
+            sim = %u.sim_url.as_deref().map(boxtrack_store::db::redact_url).unwrap_or_default(),
+            carriers = %u.carriers.keys().cloned().collect::<Vec<_>>().join(","),
+            terminals = %u.terminals.keys().cloned().collect::<Vec<_>>().join(","),
+            requests_per_sec = u.requests_per_sec,
+            "upstreams configured"
+        );
+    }
+    if let Some(feed) = &s.ais_feed {
+        tracing::info!(feed = %feed, "following an AIS feed");
+    }
+}
+
+/// The routes of a worker process: health, readiness and metrics.
+fn worker_routes(app: AppState) -> axum::Router {
+    use axum::routing::get;
+    use boxtrack_api::routes::health;
+    axum::Router::new()
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
+        .with_state(app)
+}
+
+/// `boxtrack serve`: listens first (a busy port stops the start before anything is created),
+/// then opens and migrates the database and runs the role's parts. SIGTERM or Ctrl-C drains:
+/// `/readyz` answers 503 for `drain_delay`, then no new connection is accepted, the requests
+/// and deliveries in flight finish within `shutdown_timeout`, and the process exits 0.
 pub async fn serve(s: Settings) -> anyhow::Result<()> {
-    let db = open_db(&s.database_url).await?;
-    let _worker_lock = db.lock_worker()?;
-    let app = state(db.clone(), &s).await?;
     let listener = TcpListener::bind(s.listen).await.with_context(|| {
         format!(
-            "cannot listen on {} (setting listen): is another process using it?",
+            "cannot listen on {} (setting listen): is another process using it? Nothing was started",
             s.listen
         )
     })?;
     let addr = listener.local_addr()?;
-    tracing::info!(
-        listen = %addr,
-        database = %boxtrack_store::db::redact_url(&s.database_url),
-        "boxtrack is serving"
-    );
+    let db = open_db(&s.database_url).await?;
+    let _worker_lock = if s.role.worker() {
+        db.lock_worker()?
+    } else {
+        None
+    };
+    log_start(&db, &s).await;
+    let app = state(db.clone(), &s).await?;
+    let signal = shutdown_on_signal();
+    let stop_work = CancellationToken::new();
+    let workers = if s.role.worker() {
+        spawn_worker(&app, &stop_work, &s)
+    } else {
+        Vec::new()
+    };
+    let routes = if s.role.api() {
+        boxtrack_api::service(
+            app.clone(),
+            vec![boxtrack_mcp::mount(), boxtrack_web::mount()],
+        )
+    } else {
+        worker_routes(app.clone())
+    };
+    tracing::info!(listen = %addr, role = s.role.as_str(), "listening");
     // Machine-readable line for scripts and tests that start on port 0.
     println!("listening on http://{addr}");
-    let shutdown = shutdown_on_signal();
-    spawn_worker(&app, &shutdown, &s);
-    boxtrack_api::serve(
+    let stop_accepting = CancellationToken::new();
+    let mut server = tokio::spawn(boxtrack_api::serve(
         listener,
-        boxtrack_api::service(app, vec![boxtrack_mcp::mount(), boxtrack_web::mount()]),
-        shutdown,
-    )
-    .await?;
+        routes,
+        stop_accepting.clone(),
+    ));
+    let early = tokio::select! {
+        _ = signal.cancelled() => None,
+        ended = &mut server => Some(ended),
+    };
+    if let Some(ended) = early {
+        stop_work.cancel();
+        ended??;
+        anyhow::bail!("the listener stopped on its own");
+    }
+    app.draining
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    tracing::info!(
+        drain_delay_secs = s.drain_delay.as_secs(),
+        shutdown_timeout_secs = s.shutdown_timeout.as_secs(),
+        "draining: /readyz answers 503; requests and deliveries in flight finish"
+    );
+    tokio::time::sleep(s.drain_delay).await;
+    stop_accepting.cancel();
+    stop_work.cancel();
+    let finished = tokio::time::timeout(s.shutdown_timeout, async {
+        let served = server.await;
+        for w in workers {
+            let _ = w.await;
+        }
+        served
+    })
+    .await;
+    match finished {
+        Ok(Ok(Ok(()))) => tracing::info!("stopped: nothing left in flight"),
+        Ok(Ok(Err(e))) => {
+            tracing::warn!(error = %e, "the listener ended with an error while stopping")
+        }
+        Ok(Err(e)) => tracing::warn!(error = %e, "the listener task failed while stopping"),
+        Err(_) => tracing::warn!(
+            "shutdown_timeout passed with work in flight; unfinished deliveries and requests are taken up again by the next process"
+        ),
+    }
     db.close().await;
     Ok(())
 }
@@ -430,7 +574,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     s.sandbox_speed = args.sandbox_speed;
     let app = state(db.clone(), &s).await?;
     let shutdown = shutdown_on_signal();
-    spawn_worker(&app, &shutdown, &s);
+    let _workers = spawn_worker(&app, &shutdown, &s);
     tokio::spawn(boxtrack_sim::send_rail_x12(
         sim,
         format!("{base}/v2/ingest/x12"),

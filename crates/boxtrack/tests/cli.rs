@@ -2006,3 +2006,396 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
     );
     assert!(delivered.len() >= logged.len());
 }
+
+/// Sends SIGTERM to a running process (as systemd, Docker and Kubernetes stop one).
+fn terminate(p: &Running) {
+    let status = Command::new("kill")
+        .args(["-TERM", &p.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// `serve --log-format json`: every line of a run is a JSON object; one access line per
+/// request names the route template, status, account and the request id the response
+/// carries; the start says the role and schema version; and no key, secret, token or password
+/// the run made or was given appears anywhere in the logs.
+#[tokio::test]
+async fn serve_logs_each_request_and_never_a_secret() {
+    let db = boxtrack_testkit::fresh().await;
+    let created = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Logs", "--json"],
+    ));
+    let key = created["api_key"].as_str().unwrap().to_string();
+    let account = created["account_id"].as_str().unwrap().to_string();
+    let password = "correct horse battery staple 7";
+    let mut user = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+        .args([
+            "users",
+            "create",
+            "--account",
+            &account,
+            "--email",
+            "ops@example.com",
+            "--password-stdin",
+            "--log-format",
+            "json",
+            "--database-url",
+            &db.url,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        writeln!(user.stdin.take().unwrap(), "{password}").unwrap();
+    }
+    let user = user.wait_with_output().unwrap();
+    assert!(user.status.success(), "{user:?}");
+    let push_secret = "bG9ncy10ZXN0LXB1c2gtc2VjcmV0LW9mLTMyLWJ5dGVzIQ==";
+    let log_path = std::env::temp_dir().join(format!("boxtrack-logs-{}.jsonl", std::process::id()));
+    let log_file = std::fs::File::create(&log_path).unwrap();
+    let (mut server, base, _) = start_with_stderr(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--log-format",
+                "json",
+                "--allow-private-webhook-urls",
+                "--dcsa-push-secret",
+                push_secret,
+                "--database-url",
+                &db.url,
+            ])
+            .env_remove("BOXTRACK_LISTEN")
+            .env_remove("RUST_LOG"),
+        Stdio::from(log_file),
+    );
+    let http = reqwest::Client::new();
+    let send = |method: reqwest::Method, path: &str, token: &str, body: Option<Value>| {
+        let mut r = http
+            .request(method, format!("{base}{path}"))
+            .header("Authorization", format!("Token {token}"));
+        if let Some(b) = body {
+            r = r
+                .header("Content-Type", "application/vnd.api+json")
+                .body(b.to_string());
+        }
+        r.send()
+    };
+    let hook: Value = send(
+        reqwest::Method::POST,
+        "/v2/webhooks",
+        &key,
+        Some(serde_json::json!({"data": {"type": "webhook", "attributes": {"url": "http://127.0.0.1:9/hook"}}})),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let hook_secret = hook["data"]["attributes"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let second: Value = send(
+        reqwest::Method::POST,
+        "/v2/api_keys",
+        &key,
+        Some(serde_json::json!({"data": {"type": "api_key", "attributes": {"name": "second"}}})),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let second_token = second["data"]["attributes"]["key"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{second}"))
+        .to_string();
+    let r = send(
+        reqwest::Method::POST,
+        "/v2/tracking_requests",
+        &second_token,
+        Some(serde_json::json!({"data": {"type": "tracking_request", "attributes": {"request_number": "TEST-TR-SUCCEEDED", "request_type": "bill_of_lading", "scac": "TEST"}}})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 201);
+    let missing = send(
+        reqwest::Method::GET,
+        "/v2/containers/0190d0b8-0000-7000-8000-000000000001",
+        &key,
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(missing.status(), 404);
+    let request_id = missing.headers()["x-request-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let wrong_key = "btk_live_thisisnotakeyatallbutlooksalittlelikeone0";
+    let refused = send(reqwest::Method::GET, "/v2/account", wrong_key, None)
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    let mcp = http
+        .post(format!("{base}/mcp"))
+        .header("Authorization", format!("Token {key}"))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mcp.status(), 200);
+
+    terminate(&server);
+    let status = server.0.wait().unwrap();
+    assert!(status.success(), "SIGTERM ends serve with 0: {status:?}");
+    let logs = std::fs::read_to_string(&log_path).unwrap();
+    let _ = std::fs::remove_file(&log_path);
+    let lines: Vec<Value> = logs
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: not JSON: {l}")))
+        .collect();
+    let field = |l: &Value, k: &str| l["fields"][k].clone();
+    let start = lines
+        .iter()
+        .find(|l| field(l, "message") == "boxtrack starting")
+        .unwrap_or_else(|| panic!("{logs}"));
+    assert_eq!(field(start, "role"), "all");
+    assert!(
+        field(start, "schema_version").as_i64().unwrap() > 30,
+        "{start}"
+    );
+    let access = lines
+        .iter()
+        .find(|l| {
+            l["target"] == "boxtrack::access" && field(l, "request_id") == request_id.as_str()
+        })
+        .unwrap_or_else(|| panic!("no access line for {request_id}: {logs}"));
+    assert_eq!(field(access, "route"), "/v2/containers/{id}", "{access}");
+    assert_eq!(field(access, "status"), 404, "{access}");
+    assert_eq!(field(access, "account"), account.as_str(), "{access}");
+    assert_eq!(field(access, "method"), "GET", "{access}");
+    assert!(
+        lines.iter().any(|l| l["target"] == "boxtrack::access"
+            && field(l, "route") == "/mcp"
+            && field(l, "account") == account.as_str()),
+        "MCP calls are logged with their account: {logs}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| field(l, "message") == "stopped: nothing left in flight"),
+        "{logs}"
+    );
+    let user_logs =
+        String::from_utf8_lossy(&user.stderr).to_string() + &String::from_utf8_lossy(&user.stdout);
+    for secret in [
+        key.as_str(),
+        &key[key.len() - 12..],
+        hook_secret.as_str(),
+        second_token.as_str(),
+        push_secret,
+        password,
+        wrong_key,
+    ] {
+        assert!(!logs.contains(secret), "{secret} in the server's logs");
+        assert!(
+            !user_logs.contains(secret),
+            "{secret} in the users command's output"
+        );
+    }
+}
+
+/// SIGTERM while a webhook delivery is in flight: `/readyz` turns 503 during the drain, the
+/// delivery finishes and is recorded, and the process exits 0. (Two runtime threads: the
+/// receiver answers while the test waits for the process.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_drains_deliveries_in_flight_and_exits_0() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let db = boxtrack_testkit::fresh().await;
+    let created = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Drain", "--json"],
+    ));
+    let key = created["api_key"].as_str().unwrap().to_string();
+    // a receiver that holds its answers until released, and tells which notification came
+    let (arrived_tx, mut arrived) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let release = Arc::new(tokio::sync::Notify::new());
+    let released = Arc::new(AtomicBool::new(false));
+    let (rel, reld) = (release.clone(), released.clone());
+    let hook_app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |body: axum::body::Bytes| {
+            let (tx, rel, reld) = (arrived_tx.clone(), rel.clone(), reld.clone());
+            async move {
+                let v: Value = serde_json::from_slice(&body).unwrap_or_default();
+                let _ = tx.send(v["data"]["id"].as_str().unwrap_or_default().to_string());
+                if !reld.load(Ordering::SeqCst) {
+                    rel.notified().await;
+                }
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let hook_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook_url = format!("http://{}/hook", hook_listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(hook_listener, hook_app).await });
+    let serve = |drain: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_boxtrack"));
+        c.args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--allow-private-webhook-urls",
+            "--drain-delay-secs",
+            drain,
+            "--shutdown-timeout-secs",
+            "120",
+            "--database-url",
+            &db.url,
+        ])
+        .env_remove("BOXTRACK_LISTEN");
+        c
+    };
+    let (mut server, base, _) = start(&mut serve("5"));
+    let http = reqwest::Client::new();
+    for (path, body) in [
+        (
+            "/v2/webhooks",
+            serde_json::json!({"data": {"type": "webhook", "attributes": {"url": hook_url}}}),
+        ),
+        (
+            "/v2/tracking_requests",
+            serde_json::json!({"data": {"type": "tracking_request", "attributes": {"request_number": "TEST-TR-SUCCEEDED", "request_type": "bill_of_lading", "scac": "TEST"}}}),
+        ),
+    ] {
+        let r = http
+            .post(format!("{base}{path}"))
+            .header("Authorization", format!("Token {key}"))
+            .header("Content-Type", "application/vnd.api+json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    }
+    // the first delivery reaches the receiver, which holds it
+    let held = tokio::time::timeout(std::time::Duration::from_secs(120), arrived.recv())
+        .await
+        .expect("a delivery arrives")
+        .unwrap();
+    terminate(&server);
+    // draining: still answering, /readyz 503
+    let mut draining = false;
+    for _ in 0..200 {
+        match http.get(format!("{base}/readyz")).send().await {
+            Ok(r) if r.status() == 503 => {
+                draining = true;
+                break;
+            }
+            Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+            Err(_) => break,
+        }
+    }
+    assert!(draining, "/readyz answers 503 while the process drains");
+    released.store(true, Ordering::SeqCst);
+    release.notify_waiters();
+    let status = server.0.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    // the held delivery was recorded as delivered before the process ended
+    let (_again, base2, _) = start(&mut serve("0"));
+    let n: Value = http
+        .get(format!("{base2}/v2/webhook_notifications/{held}"))
+        .header("Authorization", format!("Token {key}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        n["data"]["attributes"]["delivery_status"], "succeeded",
+        "{n}"
+    );
+}
+
+/// `serve --role api` and `--role worker` run apart on PostgreSQL: the API process takes a
+/// tracking request, the worker process (which answers only health, readiness and metrics)
+/// carries it out. On SQLite the roles stay together, and asking otherwise says why.
+#[tokio::test]
+async fn roles_run_apart_on_postgres() {
+    let db = boxtrack_testkit::fresh().await;
+    let role = |r: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_boxtrack"));
+        c.args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--role",
+            r,
+            "--database-url",
+            &db.url,
+        ])
+        .env_remove("BOXTRACK_LISTEN");
+        c
+    };
+    if db.url.starts_with("sqlite") {
+        let err = failed(role("api").output().unwrap());
+        assert!(err.contains("PostgreSQL only"), "{err}");
+        return;
+    }
+    let created = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Roles", "--json"],
+    ));
+    let key = created["api_key"].as_str().unwrap().to_string();
+    let (_worker, worker, _) = start(&mut role("worker"));
+    let (_api, api, _) = start(&mut role("api"));
+    let http = reqwest::Client::new();
+    for (base, path, want) in [
+        (&worker, "/readyz", 200),
+        (&worker, "/metrics", 200),
+        (&worker, "/v2/containers", 404),
+        (&api, "/readyz", 200),
+    ] {
+        let r = http.get(format!("{base}{path}")).send().await.unwrap();
+        assert_eq!(r.status(), want, "{base}{path}");
+    }
+    let r: Value = http
+        .post(format!("{api}/v2/tracking_requests"))
+        .header("Authorization", format!("Token {key}"))
+        .header("Content-Type", "application/vnd.api+json")
+        .body(serde_json::json!({"data": {"type": "tracking_request", "attributes": {"request_number": "TEST-TR-SUCCEEDED", "request_type": "bill_of_lading", "scac": "TEST"}}}).to_string())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = r["data"]["id"].as_str().unwrap().to_string();
+    let mut status = String::new();
+    for _ in 0..600 {
+        let t = get_json(&http, &api, &key, &format!("/v2/tracking_requests/{id}")).await;
+        status = t["data"]["attributes"]["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if status != "pending" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(status, "created", "the worker process carried it out");
+}

@@ -235,7 +235,12 @@ fn origin_allowed(headers: &HeaderMap, config: &boxtrack_api::state::ApiConfig) 
 }
 
 /// `POST /mcp`.
-pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn post(
+    State(state): State<AppState>,
+    note: Option<axum::Extension<boxtrack_api::AccessNote>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if !origin_allowed(&headers, &state.config) {
         return plain_error(StatusCode::FORBIDDEN, "Invalid Origin header");
     }
@@ -297,7 +302,12 @@ pub async fn post(State(state): State<AppState>, headers: HeaderMap, body: Bytes
         (f, _) => f,
     };
     let (account, credential) = match found {
-        Ok(Some(a)) => a,
+        Ok(Some(a)) => {
+            if let Some(axum::Extension(n)) = &note {
+                n.set_account(a.0.id);
+            }
+            a
+        }
         Ok(None) => {
             let base = state.config.public_url.clone().unwrap_or_else(|| {
                 let host = headers

@@ -359,6 +359,14 @@ impl Upstreams {
             .or_insert_with(|| (TokenBucket::new(burst, rate, now_us), 0));
         bucket.take(now_us).map_err(|wait| {
             *exhausted += 1;
+            // the first time and every hundredth after: enough to see, not a flood
+            if *exhausted == 1 || *exhausted % 100 == 0 {
+                tracing::warn!(
+                    upstream = key,
+                    times = *exhausted,
+                    "request budget of an upstream spent; requests wait for it"
+                );
+            }
             UpstreamError::Budget {
                 name: key.to_string(),
                 wait_ms: wait / 1000,

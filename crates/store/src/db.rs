@@ -31,6 +31,16 @@ pub enum Backend {
     Postgres,
 }
 
+impl Backend {
+    /// `sqlite` or `postgres`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgres",
+        }
+    }
+}
+
 /// The lock a process holds while it runs the background work on a SQLite file (taken by
 /// [`Db::lock_worker`]); released when dropped or when the process ends, however it ends.
 #[derive(Debug)]
@@ -282,6 +292,37 @@ impl Db {
             Db::Postgres(p) => sqlx::migrate!("./migrations/postgres").run(p).await?,
         }
         Ok(())
+    }
+
+    /// The newest migration applied (its number, e.g. 36), 0 before any.
+    pub async fn schema_version(&self) -> Result<i64> {
+        let v: Option<i64> = on_db!(self, p => sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")
+            .fetch_one(p)
+            .await?);
+        Ok(v.unwrap_or(0))
+    }
+
+    /// The migrations this build knows and whether each is applied: `(version, description,
+    /// applied)`, oldest first.
+    pub async fn migration_status(&self) -> Result<Vec<(i64, String, bool)>> {
+        let applied: Vec<i64> = on_db!(self, p => sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")
+            .fetch_all(p)
+            .await
+            .unwrap_or_default());
+        let known = match self {
+            Db::Sqlite(..) => sqlx::migrate!("./migrations/sqlite"),
+            Db::Postgres(_) => sqlx::migrate!("./migrations/postgres"),
+        };
+        Ok(known
+            .iter()
+            .map(|m| {
+                (
+                    m.version,
+                    m.description.to_string(),
+                    applied.contains(&m.version),
+                )
+            })
+            .collect())
     }
 
     /// Round-trips a trivial query (readiness).

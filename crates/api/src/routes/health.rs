@@ -13,8 +13,14 @@ pub async fn healthz() -> impl IntoResponse {
     axum::Json(json!({"status": "ok"}))
 }
 
-/// `GET /readyz`: the database answers.
+/// `GET /readyz`: the database answers and the process is not shutting down.
 pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
+    if state.draining.load(std::sync::atomic::Ordering::Relaxed) {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(json!({"status": "draining", "database": "not_checked"})),
+        );
+    }
     match state.db.ping().await {
         Ok(()) => (
             StatusCode::OK,
@@ -152,12 +158,15 @@ pub fn operations() -> Vec<Op> {
             op: operation(
                 "Operations",
                 "Readiness",
-                "200 when the database answers, 503 otherwise.",
+                "200 when the database answers, 503 when it does not or while the process shuts down (draining).",
                 vec![],
                 None,
-                [("503".to_string(), plain("The database is not reachable"))]
-                    .into_iter()
-                    .collect(),
+                [(
+                    "503".to_string(),
+                    plain("The database is not reachable, or the process is draining"),
+                )]
+                .into_iter()
+                .collect(),
                 ("200", plain("Ready")),
             ),
         },

@@ -10,8 +10,12 @@ use boxtrack_sources::upstream::EndpointConfig;
 
 /// Every setting's name (the file key; `BOXTRACK_<NAME>` in the environment; `--name` with
 /// dashes as a flag).
-pub const NAMES: [&str; 20] = [
+pub const NAMES: [&str; 24] = [
     "listen",
+    "role",
+    "log_level",
+    "shutdown_timeout_secs",
+    "drain_delay_secs",
     "database_url",
     "public_url",
     "rate_limit_store",

@@ -56,9 +56,51 @@ pub enum LogFormat {
     Json,
 }
 
+/// What a `serve` process runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The API and the background work (the default; the only choice on SQLite).
+    All,
+    /// The API only: requests, MCP, console. Scale these out behind a proxy.
+    Api,
+    /// The background work only (tracking requests, polling, webhook deliveries), with
+    /// `/healthz`, `/readyz` and `/metrics` on the listen address.
+    Worker,
+}
+
+impl Role {
+    /// The role's name as a setting writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::All => "all",
+            Role::Api => "api",
+            Role::Worker => "worker",
+        }
+    }
+
+    /// Whether the process answers API requests.
+    pub fn api(self) -> bool {
+        matches!(self, Role::All | Role::Api)
+    }
+
+    /// Whether the process runs the background work.
+    pub fn worker(self) -> bool {
+        matches!(self, Role::All | Role::Worker)
+    }
+}
+
 /// Validated settings.
 #[derive(Debug, Clone)]
 pub struct Settings {
+    /// What this process runs.
+    pub role: Role,
+    /// The log filter when `RUST_LOG` is not set (`info`, `warn`, `boxtrack=debug,info`, ...).
+    pub log_level: Option<String>,
+    /// How long a stopping process waits for requests and deliveries in flight.
+    pub shutdown_timeout: Duration,
+    /// How long a stopping process keeps answering (with `/readyz` at 503) before it stops
+    /// accepting connections, so that a load balancer notices first.
+    pub drain_delay: Duration,
     /// Address to listen on.
     pub listen: SocketAddr,
     /// `sqlite://PATH` or `postgres://...`.
@@ -148,6 +190,39 @@ pub fn resolve_with(
         )
     })?;
 
+    let (role_raw, src) = take("role", "all");
+    let role = match role_raw.trim() {
+        "all" => Role::All,
+        "api" => Role::Api,
+        "worker" => Role::Worker,
+        other => bail!("setting role = {other:?} ({src}) must be api, worker or all"),
+    };
+    let log_level = match chosen.get("log_level") {
+        None => None,
+        Some((v, src)) => {
+            let v = v.trim().to_string();
+            if tracing_subscriber::EnvFilter::try_new(&v).is_err() || v.is_empty() {
+                bail!(
+                    "setting log_level = {v:?} ({src}) must be a level (error, warn, info, debug, trace) or filter directives such as boxtrack=debug,info"
+                );
+            }
+            Some(v)
+        }
+    };
+    let secs_setting = |name: &str, default: &str, max: u64| -> anyhow::Result<Duration> {
+        let (raw, src) = take(name, default);
+        raw.trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n <= max)
+            .map(Duration::from_secs)
+            .ok_or_else(|| {
+                anyhow::anyhow!("setting {name} = {raw:?} ({src}) must be 0 to {max} seconds")
+            })
+    };
+    let shutdown_timeout = secs_setting("shutdown_timeout_secs", "30", 3600)?;
+    let drain_delay = secs_setting("drain_delay_secs", "0", 600)?;
+
     let (database_url, src) = take("database_url", DEFAULT_DATABASE_URL);
     let database_url = database_url.trim().to_string();
     let valid_db = database_url
@@ -160,6 +235,13 @@ pub fn resolve_with(
         bail!(
             "setting database_url = {:?} ({src}) must be sqlite://PATH or postgres://USER@HOST/DB",
             boxtrack_store::db::redact_url(&database_url)
+        );
+    }
+    if role != Role::All && database_url.starts_with("sqlite") {
+        bail!(
+            "setting role = {} ({}): API and worker processes run apart on PostgreSQL only; a SQLite file takes one process that does both (role all)",
+            role.as_str(),
+            take("role", "all").1
         );
     }
 
@@ -402,6 +484,10 @@ pub fn resolve_with(
     };
 
     Ok(Settings {
+        role,
+        log_level,
+        shutdown_timeout,
+        drain_delay,
         mcp_allowed_origins,
         mcp_open_account,
         ais_feed,
@@ -432,6 +518,48 @@ mod tests {
         Layer::default()
             .with("listen", listen)
             .with("database_url", db)
+    }
+
+    #[test]
+    fn roles_drain_and_log_levels_are_checked() {
+        let s = resolve(None, Layer::default(), Layer::default()).unwrap();
+        assert_eq!(s.role, Role::All);
+        assert_eq!(s.shutdown_timeout, Duration::from_secs(30));
+        assert_eq!(s.drain_delay, Duration::ZERO);
+        assert!(s.log_level.is_none());
+        let pg = Layer::default()
+            .with("database_url", Some("postgres://u@h/db"))
+            .with("role", Some("worker"))
+            .with("drain_delay_secs", Some("5"))
+            .with("log_level", Some("boxtrack::access=warn,info"));
+        let s = resolve(None, Layer::default(), pg).unwrap();
+        assert_eq!(s.role, Role::Worker);
+        assert!(s.role.worker() && !s.role.api());
+        assert_eq!(s.drain_delay, Duration::from_secs(5));
+        for (name, bad, says) in [
+            ("role", "both", "must be api, worker or all"),
+            ("drain_delay_secs", "-1", "must be 0 to 600 seconds"),
+            ("shutdown_timeout_secs", "soon", "must be 0 to 3600 seconds"),
+            ("log_level", "[[[", "must be a level"),
+        ] {
+            let err = resolve(
+                None,
+                Layer::default(),
+                Layer::default().with(name, Some(bad)),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains(says) && err.contains("from flag"), "{err}");
+        }
+        // apart only on PostgreSQL
+        let err = resolve(
+            None,
+            Layer::default(),
+            Layer::default().with("role", Some("api")),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("PostgreSQL only"), "{err}");
     }
 
     #[test]

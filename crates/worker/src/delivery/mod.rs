@@ -355,6 +355,17 @@ impl Deliverer {
                 now_us,
             )
             .await;
+            if !a.succeeded {
+                // the status and whether it retries; not the error text, which can carry the
+                // receiver's URL (and a token in its query)
+                tracing::warn!(
+                    webhook.id = %job.row.webhook_id,
+                    notification.id = %job.row.id,
+                    status = a.status_code.unwrap_or(0),
+                    retrying = a.next_attempt_us.is_some(),
+                    "webhook delivery failed"
+                );
+            }
             // a closed channel means the lane stopped; the lease brings the rows back
             if done.send(Outcome::Attempted((job.row, a))).await.is_err() {
                 return;

@@ -69,6 +69,9 @@ enum Command {
     /// Serve the MCP tools, prompts and resources over stdio for local AI clients
     /// (HTTP clients use POST /mcp of `serve`).
     Mcp(mcp::McpArgs),
+    /// Check a running server: exits 0 when GET URL/readyz answers 200, 1 otherwise (the
+    /// container image's HEALTHCHECK; no curl needed).
+    Health(HealthArgs),
     /// Feed upstream files through the ingest path (as an operator: every account's
     /// containers are matched unless --account narrows it).
     #[command(subcommand)]
@@ -164,6 +167,38 @@ pub struct ServeArgs {
     /// set it to the header your receivers already check). Env: BOXTRACK_WEBHOOK_SIGNATURE_HEADER.
     #[arg(long, value_name = "NAME")]
     webhook_signature_header: Option<String>,
+}
+
+/// Flags of `health`.
+#[derive(Args, Debug)]
+pub struct HealthArgs {
+    /// The server's base address.
+    #[arg(long, default_value = "http://127.0.0.1:8080", value_name = "URL")]
+    url: String,
+    /// Seconds before the check counts as failed.
+    #[arg(long, default_value_t = 5, value_name = "SECONDS")]
+    timeout_secs: u64,
+}
+
+/// `boxtrack health`: GET URL/readyz.
+async fn health(args: &HealthArgs) -> anyhow::Result<()> {
+    let url = format!("{}/readyz", args.url.trim_end_matches('/'));
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(args.timeout_secs.max(1)))
+        .build()?;
+    let r = client
+        .get(&url)
+        .send()
+        .await
+        .map_err(|e| anyhow::anyhow!("{url}: no answer ({e})"))?;
+    let status = r.status();
+    let body = r.text().await.unwrap_or_default();
+    if status.is_success() {
+        println!("{url}: {status} {body}");
+        Ok(())
+    } else {
+        anyhow::bail!("{url}: {status} {body}")
+    }
 }
 
 /// Flags of `migrate`.
@@ -283,6 +318,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             mcp::run(s, args).await
         }
+        Command::Health(args) => health(args).await,
         Command::Sim(args) => {
             let format = match cli.log_format.as_deref() {
                 Some("json") => config::LogFormat::Json,

@@ -2296,6 +2296,27 @@ async fn sigterm_drains_deliveries_in_flight_and_exits_0() {
         .await
         .expect("a delivery arrives")
         .unwrap();
+    // the backlog gauges see it
+    let metrics = http
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let gauge = |name: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} missing: {metrics}"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    assert!(gauge("boxtrack_webhook_pending") >= 1.0, "{metrics}");
+    assert!(gauge("boxtrack_webhook_backlog") >= 1.0, "{metrics}");
+    assert!(gauge("boxtrack_webhook_delivery_lag_seconds") >= 0.0);
     terminate(&server);
     // draining: still answering, /readyz 503
     let mut draining = false;

@@ -106,6 +106,23 @@ pub async fn list(
 }
 
 /// One notification of an account.
+/// The delivery backlog of every account at `now_us`: notifications due and not delivered,
+/// when the oldest of them fell due, and every notification not yet delivered (retries
+/// scheduled later included). Read through the partial index of pending notifications.
+pub async fn backlog(db: &Db, now_us: i64) -> Result<(i64, Option<i64>, i64)> {
+    let (due, oldest): (i64, Option<i64>) = on_db!(db, p => sqlx::query_as(
+        "SELECT COUNT(*), MIN(next_attempt_us) FROM webhook_notifications WHERE delivery_status = 'pending' AND next_attempt_us <= $1")
+        .bind(now_us)
+        .fetch_one(p)
+        .await?);
+    let pending: i64 = on_db!(db, p => sqlx::query_scalar(
+        "SELECT COUNT(*) FROM webhook_notifications WHERE delivery_status = 'pending'")
+        .fetch_one(p)
+        .await?);
+    Ok((due, oldest, pending))
+}
+
+/// One notification of an account.
 pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<NotificationRow>> {
     const SQL: &str = "SELECT id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, last_status_code, last_error, created_us, updated_us, replay_of FROM webhook_notifications WHERE id = $1 AND account_id = $2";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))

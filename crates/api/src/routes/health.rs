@@ -45,8 +45,35 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         )],
         state.metrics.render()
             + &upstream_metrics(&state.upstreams.health())
-            + &read_cache_metrics(state.reads.counts()),
+            + &read_cache_metrics(state.reads.counts())
+            + &backlog_metrics(&state).await,
     )
+}
+
+/// The webhook backlog gauges (read from the database, so every process reports the whole
+/// installation's backlog); nothing when the database cannot be read.
+async fn backlog_metrics(state: &AppState) -> String {
+    let now = boxtrack_store::now_us();
+    match boxtrack_store::notifications::backlog(&state.db, now).await {
+        Ok((due, oldest, pending)) => {
+            let lag = oldest.map_or(0.0, |o| ((now - o).max(0) as f64) / 1e6);
+            format!(
+                "# HELP boxtrack_webhook_backlog Webhook notifications due now and not yet delivered (every account).\n\
+                 # TYPE boxtrack_webhook_backlog gauge\n\
+                 boxtrack_webhook_backlog {due}\n\
+                 # HELP boxtrack_webhook_pending Webhook notifications not yet delivered, retries scheduled later included.\n\
+                 # TYPE boxtrack_webhook_pending gauge\n\
+                 boxtrack_webhook_pending {pending}\n\
+                 # HELP boxtrack_webhook_delivery_lag_seconds How long the oldest due notification has waited (0 when none is due).\n\
+                 # TYPE boxtrack_webhook_delivery_lag_seconds gauge\n\
+                 boxtrack_webhook_delivery_lag_seconds {lag:.3}\n"
+            )
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "the webhook backlog could not be read for /metrics");
+            String::new()
+        }
+    }
 }
 
 /// The read cache's counters in the Prometheus text format.

@@ -2,6 +2,7 @@
 //! `migrate`, `accounts` and `keys` administer a database.
 
 mod admin;
+mod backup;
 mod config;
 mod mcp;
 mod server;
@@ -69,6 +70,15 @@ enum Command {
     /// Serve the MCP tools, prompts and resources over stdio for local AI clients
     /// (HTTP clients use POST /mcp of `serve`).
     Mcp(mcp::McpArgs),
+    /// Write a backup: a consistent copy of a SQLite database while it serves, or a pg_dump
+    /// archive of a PostgreSQL one.
+    Backup(backup::BackupArgs),
+    /// Put a backup in place of the database (stop serve first); an older backup is migrated
+    /// forward.
+    Restore(backup::RestoreArgs),
+    /// Move a whole installation from SQLite to an empty PostgreSQL database, every table,
+    /// then compare every table (stop serve first).
+    Copy(backup::CopyArgs),
     /// Check a running server: exits 0 when GET URL/readyz answers 200, 1 otherwise (the
     /// container image's HEALTHCHECK; no curl needed).
     Health(HealthArgs),
@@ -319,6 +329,21 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             mcp::run(s, args).await
         }
         Command::Health(args) => health(args).await,
+        Command::Backup(args) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
+            backup::backup(&s.database_url, args).await
+        }
+        Command::Restore(args) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
+            backup::restore(&s.database_url, args).await
+        }
+        Command::Copy(args) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
+            backup::copy(args).await
+        }
         Command::Sim(args) => {
             let format = match cli.log_format.as_deref() {
                 Some("json") => config::LogFormat::Json,

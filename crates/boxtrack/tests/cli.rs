@@ -537,7 +537,7 @@ async fn the_demo_journeys_reach_their_last_state() {
         )
     };
     for _ in 0..600 {
-        last = get_json(&client, &base, &key, "/v2/containers?page[size]=100").await;
+        last = get_json(&client, &base, &key, "/v2/containers").await;
         let boxes = last["data"].as_array().cloned().unwrap_or_default();
         if boxes.len() >= 7 && boxes.iter().all(done) {
             break;
@@ -1768,7 +1768,7 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
     let mut seen_statuses = std::collections::BTreeSet::new();
     let mut last = Value::Null;
     for _ in 0..1200 {
-        let doc: Value = get_json(&http, &base, &key, "/v2/containers?page[size]=100").await;
+        let doc: Value = get_json(&http, &base, &key, "/v2/containers").await;
         let boxes = doc["data"].as_array().cloned().unwrap_or_default();
         for c in &boxes {
             let a = &c["attributes"];
@@ -2419,4 +2419,270 @@ async fn roles_run_apart_on_postgres() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(status, "created", "the worker process carried it out");
+}
+
+/// A temporary folder removed when dropped.
+struct TempDir(std::path::PathBuf);
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!(
+            "boxtrack-{name}-{}-{}",
+            std::process::id(),
+            boxtrack_core::time::now_us()
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `backup` copies a SQLite database while it serves; `restore` puts a backup back, refusing
+/// while a server runs, without --force, or from a file that is not a boxtrack database.
+#[tokio::test]
+async fn backup_and_restore_a_sqlite_installation() {
+    let dir = TempDir::new("backup");
+    let url = format!("sqlite://{}/b.db", dir.0.display());
+    let a = ok_json(boxtrack(
+        &url,
+        &["accounts", "create", "--name", "Kept", "--json"],
+    ));
+    let (server, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", &url])
+            .env_remove("BOXTRACK_LISTEN"),
+    );
+    let file = dir.0.join("backup.db");
+    let file_s = file.display().to_string();
+    // while it serves
+    let out = ok_text(boxtrack(&url, &["backup", "--to", &file_s]));
+    assert!(out.contains("integrity ok"), "{out}");
+    let again = failed(boxtrack(&url, &["backup", "--to", &file_s]));
+    assert!(again.contains("exists already"), "{again}");
+    let b = ok_json(boxtrack(
+        &url,
+        &["accounts", "create", "--name", "Later", "--json"],
+    ));
+    let busy = failed(boxtrack(&url, &["restore", "--from", &file_s, "--force"]));
+    assert!(busy.contains("stop boxtrack serve"), "{busy}");
+    let r = reqwest::get(format!("{base}/readyz")).await.unwrap();
+    assert_eq!(r.status(), 200, "the refused restore left the server alone");
+    drop(server);
+    let unforced = failed(boxtrack(&url, &["restore", "--from", &file_s]));
+    assert!(unforced.contains("--force"), "{unforced}");
+    let junk = dir.0.join("junk.db");
+    std::fs::write(&junk, b"not a database at all").unwrap();
+    let refused = failed(boxtrack(
+        &url,
+        &["restore", "--from", &junk.display().to_string(), "--force"],
+    ));
+    assert!(refused.contains("not a backup"), "{refused}");
+    let out = ok_text(boxtrack(&url, &["restore", "--from", &file_s, "--force"]));
+    assert!(out.contains("restored"), "{out}");
+    let table = ok_text(boxtrack(&url, &["accounts", "list"]));
+    assert!(table.contains(a["account_id"].as_str().unwrap()), "{table}");
+    assert!(
+        !table.contains(b["account_id"].as_str().unwrap()),
+        "{table}"
+    );
+    let kept = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .any(|e| e.file_name().to_string_lossy().contains(".replaced-"));
+    assert!(kept, "the replaced database is kept");
+}
+
+/// On PostgreSQL `backup` is a pg_dump archive of boxtrack's schema and `restore --force`
+/// puts it back (skipped without a PostgreSQL DATABASE_URL).
+#[tokio::test]
+async fn backup_and_restore_a_postgres_installation() {
+    let db = boxtrack_testkit::fresh().await;
+    if db.url.starts_with("sqlite") {
+        eprintln!("skipped: DATABASE_URL is not PostgreSQL");
+        return;
+    }
+    let dir = TempDir::new("pgbackup");
+    let a = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Kept", "--json"],
+    ));
+    let file = dir.0.join("b.dump").display().to_string();
+    let out = ok_text(boxtrack(&db.url, &["backup", "--to", &file]));
+    assert!(out.contains("pg_dump"), "{out}");
+    let b = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Later", "--json"],
+    ));
+    ok_text(boxtrack(&db.url, &["restore", "--from", &file, "--force"]));
+    let table = ok_text(boxtrack(&db.url, &["accounts", "list"]));
+    assert!(table.contains(a["account_id"].as_str().unwrap()), "{table}");
+    assert!(
+        !table.contains(b["account_id"].as_str().unwrap()),
+        "{table}"
+    );
+}
+
+/// `copy` moves a SQLite installation with every kind of data into an empty PostgreSQL
+/// database; every table compares equal, and the same API key reads the same containers from
+/// a server on the copy (skipped without a PostgreSQL DATABASE_URL).
+#[tokio::test]
+async fn copy_moves_an_installation_from_sqlite_to_postgres() {
+    let pg = boxtrack_testkit::fresh().await;
+    if pg.url.starts_with("sqlite") {
+        eprintln!("skipped: DATABASE_URL is not PostgreSQL");
+        return;
+    }
+    let dir = TempDir::new("copy");
+    let url = format!("sqlite://{}/laptop.db", dir.0.display());
+    let created = ok_json(boxtrack(
+        &url,
+        &["accounts", "create", "--name", "Laptop", "--json"],
+    ));
+    let key = created["api_key"].as_str().unwrap().to_string();
+    let account = created["account_id"].as_str().unwrap().to_string();
+    let mut user = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+        .args([
+            "users",
+            "create",
+            "--account",
+            &account,
+            "--email",
+            "me@example.com",
+            "--password-stdin",
+            "--database-url",
+            &url,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        writeln!(user.stdin.take().unwrap(), "a long enough password 1").unwrap();
+    }
+    assert!(user.wait().unwrap().success());
+    let (server, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--allow-private-webhook-urls",
+                "--sandbox-speed",
+                "1000000",
+                "--database-url",
+                &url,
+            ])
+            .env_remove("BOXTRACK_LISTEN"),
+    );
+    let http = reqwest::Client::new();
+    let post = |path: &str, body: Value| {
+        http.post(format!("{base}{path}"))
+            .header("Authorization", format!("Token {key}"))
+            .header("Content-Type", "application/vnd.api+json")
+            .body(body.to_string())
+            .send()
+    };
+    for (path, body) in [
+        (
+            "/v2/webhooks",
+            serde_json::json!({"data": {"type": "webhook", "attributes": {"url": "http://127.0.0.1:9/hook"}}}),
+        ),
+        (
+            "/v2/parties",
+            serde_json::json!({"data": {"type": "party", "attributes": {"company_name": "Acme Imports"}}}),
+        ),
+        (
+            "/v2/custom_field_definitions",
+            serde_json::json!({"data": {"type": "custom_field_definition", "attributes": {"entity_type": "Shipment", "api_slug": "po", "display_name": "PO", "data_type": "short_text"}}}),
+        ),
+        (
+            "/v2/tracking_requests",
+            serde_json::json!({"data": {"type": "tracking_request", "attributes": {"request_number": "TEST-SCN-HOLDS", "request_type": "bill_of_lading", "scac": "TEST"}}}),
+        ),
+        (
+            "/v2/tracking_requests",
+            serde_json::json!({"data": {"type": "tracking_request", "attributes": {"request_number": "TEST-SCN-RAIL", "request_type": "bill_of_lading", "scac": "TEST"}}}),
+        ),
+    ] {
+        let r = post(path, body).await.unwrap();
+        assert_eq!(r.status(), 201, "{path}: {}", r.text().await.unwrap());
+    }
+    // the journeys play to their ends (one poll a second keeps under the key's rate limit)
+    let mut done = false;
+    let mut before = Value::Null;
+    for _ in 0..120 {
+        before = get_json(&http, &base, &key, "/v2/containers").await;
+        done = before["data"].as_array().is_some_and(|d| {
+            d.len() >= 2
+                && d.iter().all(|c| {
+                    matches!(
+                        c["attributes"]["current_status"].as_str(),
+                        Some("picked_up" | "empty_returned")
+                    )
+                })
+        });
+        if done {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+    assert!(
+        done,
+        "the sandbox journeys did not reach their ends: {before}"
+    );
+    drop(server);
+
+    let out = ok_text(boxtrack(&url, &["copy", "--from", &url, "--to", &pg.url]));
+    assert!(out.contains("verified: every table"), "{out}");
+    // the copy's tables, compared here too, with the data the journeys made
+    let from = boxtrack_store::Db::connect(&url).await.unwrap();
+    let to = boxtrack_store::Db::connect(&pg.url).await.unwrap();
+    let checks = boxtrack_store::copy::compare(&from, &to).await.unwrap();
+    assert!(checks.len() >= 30, "{checks:?}");
+    for c in &checks {
+        assert!(c.same, "{c:?}");
+    }
+    for table in [
+        "accounts",
+        "api_keys",
+        "users",
+        "containers",
+        "shipments",
+        "transport_events",
+        "events",
+        "webhook_notifications",
+        "webhooks",
+        "parties",
+        "custom_field_definitions",
+        "account_counts",
+    ] {
+        let c = checks
+            .iter()
+            .find(|c| c.table == table)
+            .unwrap_or_else(|| panic!("{table} not compared"));
+        assert!(c.rows_to > 0, "{table} holds rows: {c:?}");
+    }
+    from.close().await;
+    to.close().await;
+    // into a database that holds an account already: refused, nothing written
+    let twice = failed(boxtrack(&url, &["copy", "--from", &url, "--to", &pg.url]));
+    assert!(twice.contains("holds 1 account"), "{twice}");
+    // the same key reads the same containers from the copy
+    let (_copy, base2, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &pg.url,
+            ])
+            .env_remove("BOXTRACK_LISTEN"),
+    );
+    let after = get_json(&http, &base2, &key, "/v2/containers").await;
+    assert_eq!(before["data"], after["data"]);
 }

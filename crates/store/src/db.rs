@@ -56,6 +56,42 @@ impl WorkerLock {
     }
 }
 
+/// Checks that the file at `path` is a whole SQLite database of boxtrack's (`PRAGMA
+/// integrity_check` is `ok`) and returns its schema version (the newest migration applied).
+pub fn check_sqlite_file(path: &std::path::Path) -> Result<i64> {
+    let conn = rusqlite::Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    let verdict: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
+    if verdict != "ok" {
+        return Err(StoreError::Copy(format!(
+            "{} is damaged: {verdict}",
+            path.display()
+        )));
+    }
+    let version: Option<i64> = conn
+        .query_row("SELECT MAX(version) FROM _sqlx_migrations", [], |r| {
+            r.get(0)
+        })
+        .map_err(|_| {
+            StoreError::Copy(format!(
+                "{} is a SQLite file but not a boxtrack database (no migration record)",
+                path.display()
+            ))
+        })?;
+    Ok(version.unwrap_or(0))
+}
+
+/// The newest migration this build knows for `backend`.
+pub fn latest_migration(backend: Backend) -> i64 {
+    let m = match backend {
+        Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
+        Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
+    };
+    m.iter().map(|m| m.version).max().unwrap_or(0)
+}
+
 /// The worker lock file of the SQLite database at `db_path`: `<db_path>.worker-lock`.
 pub fn worker_lock_path(db_path: &std::path::Path) -> std::path::PathBuf {
     let mut name = db_path.as_os_str().to_owned();
@@ -323,6 +359,37 @@ impl Db {
                 )
             })
             .collect())
+    }
+
+    /// Writes a consistent copy of this SQLite database to `to` while it keeps serving
+    /// (`VACUUM INTO`: one read transaction, so the copy is one instant's state; the WAL's
+    /// committed pages are included). `to` must not exist. PostgreSQL is backed up with
+    /// `pg_dump` instead ([`StoreError::Copy`] here).
+    pub async fn backup_sqlite(&self, to: &std::path::Path) -> Result<()> {
+        let Db::Sqlite(pool, _) = self else {
+            return Err(StoreError::Copy(
+                "a PostgreSQL database is backed up with pg_dump".into(),
+            ));
+        };
+        let target = to
+            .to_str()
+            .ok_or_else(|| StoreError::Copy(format!("{} is not a UTF-8 path", to.display())))?;
+        sqlx::query("VACUUM INTO ?")
+            .bind(target)
+            .execute(pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The schema boxtrack's tables live in: PostgreSQL's current schema (`public` unless the
+    /// URL sets a search path), `main` on SQLite.
+    pub async fn current_schema(&self) -> Result<String> {
+        match self {
+            Db::Sqlite(..) => Ok("main".into()),
+            Db::Postgres(p) => Ok(sqlx::query_scalar("SELECT current_schema()::text")
+                .fetch_one(p)
+                .await?),
+        }
     }
 
     /// Round-trips a trivial query (readiness).

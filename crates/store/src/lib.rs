@@ -9,6 +9,7 @@
 pub mod accounts;
 pub mod ais;
 pub mod changes;
+pub mod copy;
 pub mod custom_fields;
 pub mod db;
 pub mod documents;
@@ -76,6 +77,9 @@ pub enum StoreError {
     /// An error of the SQLite writer connection (see [`sqlite_writer`]).
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// Copying an installation between databases failed (see [`copy`]).
+    #[error("copy: {0}")]
+    Copy(String),
     /// The Redis server that holds shared rate-limit windows failed or is unreachable.
     #[error("the rate-limit store (Redis) failed: {0}")]
     Redis(#[from] redis::RedisError),

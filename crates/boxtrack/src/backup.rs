@@ -1,0 +1,259 @@
+//! `backup`, `restore` and `copy`: keep an installation safe, and move it from SQLite to
+//! PostgreSQL when it outgrows one machine.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+use boxtrack_store::{Backend, Db};
+use clap::Args;
+
+use crate::server::open_db;
+
+/// Flags of `backup`.
+#[derive(Args, Debug)]
+pub struct BackupArgs {
+    /// The file to write (it must not exist). SQLite: a consistent copy made while the server
+    /// runs. PostgreSQL: a pg_dump archive (custom format) of boxtrack's schema.
+    #[arg(long, value_name = "FILE")]
+    to: PathBuf,
+}
+
+/// Flags of `restore`.
+#[derive(Args, Debug)]
+pub struct RestoreArgs {
+    /// A file `boxtrack backup` wrote.
+    #[arg(long, value_name = "FILE")]
+    from: PathBuf,
+    /// Replace a database that exists (SQLite: the current file is kept beside it as
+    /// FILE.replaced-TIMESTAMP; PostgreSQL: pg_restore --clean drops boxtrack's tables first).
+    #[arg(long)]
+    force: bool,
+}
+
+/// Flags of `copy`.
+#[derive(Args, Debug)]
+pub struct CopyArgs {
+    /// The installation to copy: sqlite://PATH. Stop its server first.
+    #[arg(long, value_name = "URL")]
+    from: String,
+    /// An empty PostgreSQL database to copy into: postgres://USER:PASSWORD@HOST/DB.
+    #[arg(long, value_name = "URL")]
+    to: String,
+    /// Skip the comparison of every table after the copy.
+    #[arg(long)]
+    no_verify: bool,
+}
+
+fn sqlite_file(url: &str) -> Option<PathBuf> {
+    url.strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .map(|rest| PathBuf::from(rest.split('?').next().unwrap_or_default()))
+}
+
+fn size(path: &Path) -> String {
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    format!("{:.1} MiB", bytes as f64 / 1_048_576.0)
+}
+
+/// Runs a PostgreSQL client tool, saying what to install when it is missing.
+fn run_tool(tool: &str, args: &[&str]) -> anyhow::Result<()> {
+    let status = Command::new(tool).args(args).status().map_err(|e| {
+        anyhow::anyhow!(
+            "cannot run {tool} ({e}): install PostgreSQL's client tools (Debian: apt install postgresql-client), in the server's major version or newer"
+        )
+    })?;
+    if !status.success() {
+        bail!("{tool} failed ({status}); its message is above");
+    }
+    Ok(())
+}
+
+/// `boxtrack backup --to FILE`.
+pub async fn backup(url: &str, args: &BackupArgs) -> anyhow::Result<()> {
+    if args.to.exists() {
+        bail!(
+            "{} exists already; give a new file name (a backup never overwrites one)",
+            args.to.display()
+        );
+    }
+    crate::server::require_existing(url)?;
+    let db = open_db(url).await?;
+    let shown = boxtrack_store::db::redact_url(url);
+    match db.backend() {
+        Backend::Sqlite => {
+            db.backup_sqlite(&args.to)
+                .await
+                .with_context(|| format!("cannot back up {shown}"))?;
+            db.close().await;
+            let version = boxtrack_store::db::check_sqlite_file(&args.to)?;
+            println!(
+                "backed up {shown} to {} ({}, schema version {version}, integrity ok)",
+                args.to.display(),
+                size(&args.to)
+            );
+        }
+        Backend::Postgres => {
+            let schema = db.current_schema().await?;
+            db.close().await;
+            let file = args.to.display().to_string();
+            run_tool(
+                "pg_dump",
+                &[
+                    "--format=custom",
+                    "--no-owner",
+                    &format!("--schema={schema}"),
+                    &format!("--file={file}"),
+                    &format!("--dbname={url}"),
+                ],
+            )?;
+            println!(
+                "backed up {shown} (schema {schema}) to {file} ({}) with pg_dump; boxtrack restore --from {file} puts it back",
+                size(&args.to)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `boxtrack restore --from FILE`.
+pub async fn restore(url: &str, args: &RestoreArgs) -> anyhow::Result<()> {
+    if !args.from.is_file() {
+        bail!("no backup at {}", args.from.display());
+    }
+    let shown = boxtrack_store::db::redact_url(url);
+    match sqlite_file(url) {
+        Some(target) => {
+            let version = boxtrack_store::db::check_sqlite_file(&args.from).with_context(|| {
+                format!(
+                    "{} is not a backup boxtrack can restore",
+                    args.from.display()
+                )
+            })?;
+            let latest = boxtrack_store::db::latest_migration(Backend::Sqlite);
+            if version > latest {
+                bail!(
+                    "{} has schema version {version}, newer than this boxtrack knows ({latest}): restore it with the version that wrote it",
+                    args.from.display()
+                );
+            }
+            if target.exists() {
+                if !args.force {
+                    bail!(
+                        "{} exists; --force replaces it (the current file is kept beside it)",
+                        target.display()
+                    );
+                }
+                // a running server holds the worker lock: restoring under it would lose writes
+                let current = Db::connect(url).await?;
+                let lock = current.lock_worker();
+                current.close().await;
+                lock.context("stop boxtrack serve before restoring")?;
+            }
+            let staged = target.with_extension("restoring");
+            std::fs::copy(&args.from, &staged)
+                .with_context(|| format!("cannot write {}", staged.display()))?;
+            std::fs::File::open(&staged)?.sync_all()?;
+            if target.exists() {
+                let stamp = boxtrack_core::time::format_micros(boxtrack_store::now_us())
+                    .replace([':', '-'], "");
+                let kept = PathBuf::from(format!("{}.replaced-{stamp}", target.display()));
+                std::fs::rename(&target, &kept)?;
+                println!("kept the replaced database as {}", kept.display());
+            }
+            for suffix in ["-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", target.display()));
+            }
+            std::fs::rename(&staged, &target)?;
+            let db = open_db(url).await?;
+            let now = db.schema_version().await?;
+            db.close().await;
+            println!(
+                "restored {} into {shown} (schema version {version}{})",
+                args.from.display(),
+                if now > version {
+                    format!(", migrated to {now}")
+                } else {
+                    String::new()
+                }
+            );
+        }
+        None => {
+            let file = args.from.display().to_string();
+            let mut argv = vec!["--no-owner", "--exit-on-error"];
+            if args.force {
+                argv.extend(["--clean", "--if-exists"]);
+            }
+            let dbname = format!("--dbname={url}");
+            argv.push(&dbname);
+            argv.push(&file);
+            run_tool("pg_restore", &argv)?;
+            let db = open_db(url).await?;
+            db.close().await;
+            println!("restored {file} into {shown} with pg_restore");
+        }
+    }
+    Ok(())
+}
+
+/// `boxtrack copy --from sqlite://… --to postgres://…`.
+pub async fn copy(args: &CopyArgs) -> anyhow::Result<()> {
+    let Some(path) = sqlite_file(&args.from) else {
+        bail!(
+            "--from must be sqlite://PATH (for PostgreSQL to PostgreSQL use pg_dump and pg_restore)"
+        );
+    };
+    if !path.is_file() {
+        bail!("no database at {}", path.display());
+    }
+    if !(args.to.starts_with("postgres://") || args.to.starts_with("postgresql://")) {
+        bail!("--to must be postgres://USER:PASSWORD@HOST/DB, an empty database");
+    }
+    let from = open_db(&args.from).await?;
+    // holding the worker lock keeps a server off the source while it is read
+    let _lock = from
+        .lock_worker()
+        .context("stop boxtrack serve on the source first: a running server keeps writing")?;
+    let to = open_db(&args.to).await?;
+    let started = std::time::Instant::now();
+    let progress = |table: &str, rows: u64| println!("  {table:<28} {rows:>10} rows");
+    println!(
+        "copying {} to {}",
+        boxtrack_store::db::redact_url(&args.from),
+        boxtrack_store::db::redact_url(&args.to)
+    );
+    let copied = boxtrack_store::copy::sqlite_to_postgres(&from, &to, &progress).await?;
+    let rows: u64 = copied.iter().map(|c| c.rows).sum();
+    println!(
+        "copied {rows} rows in {} tables in {:.1} s",
+        copied.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if !args.no_verify {
+        let checks = boxtrack_store::copy::compare(&from, &to).await?;
+        let differing: Vec<_> = checks.iter().filter(|c| !c.same).collect();
+        if !differing.is_empty() {
+            for c in &differing {
+                eprintln!(
+                    "  {} differs: {} rows in the source, {} in the copy",
+                    c.table, c.rows_from, c.rows_to
+                );
+            }
+            bail!(
+                "the copy differs from the source in {} table(s)",
+                differing.len()
+            );
+        }
+        println!(
+            "verified: every table of the copy holds the same rows as the source ({} tables)",
+            checks.len()
+        );
+    }
+    from.close().await;
+    to.close().await;
+    println!(
+        "next: run boxtrack serve --database-url {} (keep the SQLite file until you are satisfied)",
+        boxtrack_store::db::redact_url(&args.to)
+    );
+    Ok(())
+}

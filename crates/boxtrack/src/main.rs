@@ -3,6 +3,7 @@
 
 mod admin;
 mod backup;
+mod client;
 mod config;
 mod mcp;
 mod server;
@@ -82,6 +83,21 @@ enum Command {
     /// Check a running server: exits 0 when GET URL/readyz answers 200, 1 otherwise (the
     /// container image's HEALTHCHECK; no curl needed).
     Health(HealthArgs),
+    /// Track a number on a running server (BOXTRACK_URL, BOXTRACK_API_KEY): one, or every
+    /// number of a CSV file with --file.
+    Track(client::TrackArgs),
+    /// List the account's containers on a running server, with the API's filters.
+    Containers(client::ContainersArgs),
+    /// List the account's shipments on a running server, with the API's filters.
+    Shipments(client::ShipmentsArgs),
+    /// A readable summary of one container or shipment: status, ETA, last free day, holds,
+    /// fees and the last events.
+    Show(client::ShowArgs),
+    /// Follow a container live, printing each change, until it reaches a status you name.
+    Watch(client::WatchArgs),
+    /// Print a shell completion script: `boxtrack completions bash > /etc/bash_completion.d/boxtrack`
+    /// (bash, zsh, fish, elvish or powershell).
+    Completions(CompletionsArgs),
     /// Feed upstream files through the ingest path (as an operator: every account's
     /// containers are matched unless --account narrows it).
     #[command(subcommand)]
@@ -177,6 +193,14 @@ pub struct ServeArgs {
     /// set it to the header your receivers already check). Env: BOXTRACK_WEBHOOK_SIGNATURE_HEADER.
     #[arg(long, value_name = "NAME")]
     webhook_signature_header: Option<String>,
+}
+
+/// Flags of `completions`.
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
 }
 
 /// Flags of `health`.
@@ -329,6 +353,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             mcp::run(s, args).await
         }
         Command::Health(args) => health(args).await,
+        Command::Track(args) => client::track(args).await,
+        Command::Containers(args) => client::containers(args).await,
+        Command::Shipments(args) => client::shipments(args).await,
+        Command::Show(args) => client::show(args).await,
+        Command::Watch(args) => client::watch(args).await,
+        Command::Completions(args) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut cmd, "boxtrack", &mut std::io::stdout());
+            Ok(())
+        }
         Command::Backup(args) => {
             let s = settings(&cli, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");

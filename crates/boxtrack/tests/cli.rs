@@ -2686,3 +2686,173 @@ async fn copy_moves_an_installation_from_sqlite_to_postgres() {
     let after = get_json(&http, &base2, &key, "/v2/containers").await;
     assert_eq!(before["data"], after["data"]);
 }
+
+/// Runs a client command against `base` with `key` in the environment, as a user would.
+fn client(base: &str, key: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+        .args(args)
+        .env("BOXTRACK_URL", base)
+        .env("BOXTRACK_API_KEY", key)
+        .env_remove("BOXTRACK_DATABASE_URL")
+        .output()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_client_command_line_tracks_lists_shows_and_watches() {
+    let db = boxtrack_testkit::fresh().await;
+    let key = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Client", "--json"],
+    ))["api_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_server, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--sandbox-speed",
+                "1000000",
+                "--database-url",
+                &db.url,
+            ])
+            .env_remove("BOXTRACK_LISTEN"),
+    );
+    // without a key, or without a server: one line that says what to do
+    let no_key = failed(client(&base, "", &["containers"]));
+    assert!(no_key.contains("BOXTRACK_API_KEY"), "{no_key}");
+    let port = free_port();
+    let nobody = failed(client(
+        &format!("http://127.0.0.1:{port}"),
+        &key,
+        &["containers"],
+    ));
+    assert!(nobody.contains("cannot reach"), "{nobody}");
+    let wrong = failed(client(&base, "btk_wrong", &["containers"]));
+    assert!(wrong.contains("refused the API key"), "{wrong}");
+
+    // one number
+    let out = ok_text(client(&base, &key, &["track", "TEST-SCN-HOLDS"]));
+    assert!(
+        out.contains("TEST-SCN-HOLDS") && out.contains("TEST"),
+        "{out}"
+    );
+    // a file: created, already tracked, refused, each named; the exit says some were refused
+    let dir = TempDir::new("client");
+    let file = dir.0.join("numbers.csv");
+    std::fs::write(
+        &file,
+        "number,scac\nTEST-SCN-RAIL,TEST\nTEST-SCN-HOLDS\n# skipped\nTEST-THIS-NUMBER-IS-FAR-TOO-LONG-FOR-ANY-SANDBOX,TEST\n",
+    )
+    .unwrap();
+    let bulk = client(&base, &key, &["track", "--file", file.to_str().unwrap()]);
+    let printed = String::from_utf8_lossy(&bulk.stdout).to_string();
+    assert!(!bulk.status.success(), "{printed}");
+    assert!(
+        printed.contains("1 created, 1 already tracked, 1 refused"),
+        "{printed}"
+    );
+    let rows: Vec<&str> = printed.lines().collect();
+    assert!(
+        rows.iter()
+            .any(|l| l.starts_with("TEST-SCN-RAIL") && l.contains("created")),
+        "{printed}"
+    );
+    assert!(
+        rows.iter()
+            .any(|l| l.starts_with("TEST-THIS-NUMBER") && l.contains("too long")),
+        "{printed}"
+    );
+
+    // the journeys play; `watch` follows one container to its pickup
+    let mut numbers = Vec::new();
+    for _ in 0..120 {
+        let list = ok_json(client(&base, &key, &["containers", "--json"]));
+        numbers = list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["attributes"]["number"].as_str().unwrap().to_string())
+            .collect();
+        if numbers.len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+    assert!(numbers.len() >= 2, "{numbers:?}");
+    let watched = ok_text(client(
+        &base,
+        &key,
+        &[
+            "watch",
+            &numbers[0],
+            "--until",
+            "picked_up,empty_returned",
+            "--interval",
+            "1",
+            "--timeout",
+            "300",
+        ],
+    ));
+    assert!(
+        watched.contains(&format!("{} status:", numbers[0])),
+        "{watched}"
+    );
+    assert!(
+        watched.lines().last().unwrap().contains(" is "),
+        "{watched}"
+    );
+
+    // tables for people
+    let table = ok_text(client(&base, &key, &["containers"]));
+    assert!(table.starts_with("CONTAINER"), "{table}");
+    for n in &numbers {
+        assert!(table.contains(n.as_str()), "{table}");
+    }
+    let one = ok_text(client(&base, &key, &["containers", "--q", &numbers[1]]));
+    assert_eq!(one.lines().count(), 2, "{one}");
+    let none = ok_text(client(
+        &base,
+        &key,
+        &["containers", "--status", "on_ship", "--carrier", "MAEU"],
+    ));
+    assert_eq!(none, "no containers\n");
+    let ships = ok_text(client(&base, &key, &["shipments"]));
+    assert!(
+        ships.contains("TEST-SCN-HOLDS") && ships.contains("TEST-SCN-RAIL"),
+        "{ships}"
+    );
+    let shown = ok_text(client(&base, &key, &["show", &numbers[0]]));
+    for label in [
+        "Container",
+        "Status",
+        "Bill of lading",
+        "Last free day",
+        "Holds",
+        "Fees",
+        "Last events",
+    ] {
+        assert!(shown.contains(label), "{label}: {shown}");
+    }
+    let shipment = ok_text(client(&base, &key, &["show", "TEST-SCN-HOLDS"]));
+    assert!(
+        shipment.starts_with("Shipment TEST-SCN-HOLDS"),
+        "{shipment}"
+    );
+    assert!(shipment.contains("CONTAINER"), "{shipment}");
+    let unknown = failed(client(&base, &key, &["show", "MSKU0000000"]));
+    assert!(unknown.contains("not tracked"), "{unknown}");
+    // JSON for scripts
+    let json = ok_json(client(&base, &key, &["show", &numbers[0], "--json"]));
+    assert_eq!(json["data"][0]["attributes"]["number"], numbers[0].as_str());
+
+    // completions for the shells
+    let bash = ok_text(client(&base, &key, &["completions", "bash"]));
+    assert!(
+        bash.contains("boxtrack") && bash.contains("watch"),
+        "{bash}"
+    );
+}

@@ -28,6 +28,28 @@ pub enum AccountsCommand {
     },
     /// Change an account's name, plan, entitlements or rate limits.
     Update(UpdateAccount),
+    /// Disable an account: every credential of it is refused from now on (API keys,
+    /// publishable keys, OAuth tokens, console sessions), in every process within a second.
+    /// Its data stays, and its tracking and webhooks go on (`webhooks pause` stops those).
+    Disable {
+        /// Account id.
+        id: String,
+    },
+    /// Enable a disabled account again: its credentials work as before.
+    Enable {
+        /// Account id.
+        id: String,
+    },
+    /// Delete an account with all its data (tracking requests, shipments, containers, events,
+    /// webhooks and their notifications, documents, users, keys, ...), in one transaction.
+    /// Asks you to type the account's name unless --yes. There is no undo: back up first.
+    Delete {
+        /// Account id.
+        id: String,
+        /// Do not ask for the confirmation (scripts).
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 /// `--json`
@@ -156,7 +178,8 @@ fn key_json(k: &ApiKeyRecord) -> Value {
     })
 }
 
-fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+/// A plain-text table: a header row and left-aligned columns two spaces apart.
+pub(crate) fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.len()).collect();
     for r in rows {
         for (i, c) in r.iter().enumerate() {
@@ -245,17 +268,95 @@ pub async fn accounts(db: &Db, cmd: &AccountsCommand) -> anyhow::Result<()> {
         }
         AccountsCommand::List(j) => {
             let all = accounts::list_all(db).await?;
+            let disabled = accounts::disabled(db).await?;
             if j.json {
-                print_json(&Value::Array(all.iter().map(account_json).collect()))
+                print_json(&Value::Array(
+                    all.iter()
+                        .map(|a| {
+                            let mut v = account_json(a);
+                            v["disabled_at"] =
+                                json!(disabled.get(&a.id).map(|t| format_micros(*t)));
+                            v
+                        })
+                        .collect(),
+                ))
             } else {
-                let rows: Vec<_> = all.iter().map(account_row).collect();
-                println!("{}", table(&ACCOUNT_HEADERS, &rows));
+                let rows: Vec<_> = all
+                    .iter()
+                    .map(|a| {
+                        let mut r = account_row(a);
+                        r.push(
+                            if disabled.contains_key(&a.id) {
+                                "disabled"
+                            } else {
+                                "active"
+                            }
+                            .into(),
+                        );
+                        r
+                    })
+                    .collect();
+                let mut headers = ACCOUNT_HEADERS.to_vec();
+                headers.push("STATE");
+                println!("{}", table(&headers, &rows));
                 Ok(())
             }
         }
+        AccountsCommand::Disable { id } | AccountsCommand::Enable { id } => {
+            let disable = matches!(cmd, AccountsCommand::Disable { .. });
+            let id = parse_id("account id", id)?;
+            accounts::set_disabled(db, id, disable)
+                .await
+                .map_err(|e| match e {
+                    boxtrack_store::StoreError::NotFound(_) => anyhow::anyhow!("no account {id}"),
+                    other => other.into(),
+                })?;
+            if disable {
+                println!(
+                    "account {id} disabled: its keys, tokens and sessions are refused; `boxtrack accounts enable {id}` undoes it"
+                );
+            } else {
+                println!("account {id} enabled");
+            }
+            Ok(())
+        }
+        AccountsCommand::Delete { id, yes } => {
+            let id = parse_id("account id", id)?;
+            let a = accounts::get_any(db, id)
+                .await?
+                .with_context(|| format!("no account {id}"))?;
+            if !*yes {
+                let held = accounts::rows_of(db, id).await?;
+                eprintln!(
+                    "This deletes account {id} ({}) and all its data, with no undo:",
+                    a.name
+                );
+                for (t, n) in &held {
+                    eprintln!("  {t:<28} {n}");
+                }
+                eprintln!("Type the account's name to go on:");
+                let mut line = String::new();
+                std::io::stdin()
+                    .read_line(&mut line)
+                    .context("reading the confirmation from standard input")?;
+                if line.trim() != a.name {
+                    bail!("the name did not match; nothing was deleted");
+                }
+            }
+            let removed = accounts::delete(db, id).await?;
+            let total: u64 = removed.iter().map(|(_, n)| n).sum();
+            println!(
+                "account {id} ({}) deleted with {total} rows of its data:",
+                a.name
+            );
+            for (t, n) in removed {
+                println!("  {t:<28} {n}");
+            }
+            Ok(())
+        }
         AccountsCommand::Show { id, json } => {
             let id = parse_id("account id", id)?;
-            let a = accounts::get(db, id)
+            let a = accounts::get_any(db, id)
                 .await?
                 .with_context(|| format!("no account {id}"))?;
             let ks = keys::list_all(db, id).await?;
@@ -527,6 +628,113 @@ pub enum UsersCommand {
         #[command(flatten)]
         json: JsonFlag,
     },
+    /// List the users of every account, or of one.
+    List {
+        /// Only this account's users.
+        #[arg(long, value_name = "ACCOUNT_ID")]
+        account: Option<String>,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Remove a user: their console sessions and the OAuth tokens of the MCP clients they
+    /// signed in end at once.
+    Remove {
+        /// User id (from `users list`).
+        id: String,
+    },
+}
+
+/// `boxtrack webhooks …`
+#[derive(Subcommand, Debug)]
+pub enum WebhooksCommand {
+    /// List an account's webhooks: URL, state, failures in a row (never their secrets).
+    List {
+        /// The account.
+        #[arg(long, value_name = "ACCOUNT_ID")]
+        account: String,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Pause a webhook: nothing is sent to it until it is enabled again (notifications are
+    /// still recorded and can be read through the API).
+    Pause {
+        /// Webhook id (from `webhooks list`).
+        id: String,
+    },
+    /// Enable a paused or deactivated webhook again (its failure count starts over).
+    Enable {
+        /// Webhook id.
+        id: String,
+    },
+}
+
+/// Runs a `webhooks` subcommand.
+pub async fn webhooks(db: &Db, cmd: &WebhooksCommand) -> anyhow::Result<()> {
+    use boxtrack_store::webhooks as hooks;
+    match cmd {
+        WebhooksCommand::List { account, json } => {
+            let id = parse_id("account id", account)?;
+            if accounts::get_any(db, id).await?.is_none() {
+                bail!("no account {id}");
+            }
+            let all = hooks::list_all(db, id).await?;
+            if json.json {
+                print_json(&Value::Array(
+                    all.iter()
+                        .map(|w| {
+                            json!({"webhook_id": w.id, "url": w.url, "active": w.active,
+                                   "events": w.events.0, "consecutive_failures": w.consecutive_failures,
+                                   "deactivated_reason": w.deactivated_reason,
+                                   "created_at": format_micros(w.created_us)})
+                        })
+                        .collect(),
+                ))
+            } else {
+                let rows: Vec<Vec<String>> = all
+                    .iter()
+                    .map(|w| {
+                        vec![
+                            w.id.to_string(),
+                            w.url.clone(),
+                            if w.active {
+                                "active".into()
+                            } else {
+                                "paused".into()
+                            },
+                            w.consecutive_failures.to_string(),
+                            w.deactivated_reason.clone().unwrap_or_else(|| "-".into()),
+                        ]
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    table(
+                        &["WEBHOOK ID", "URL", "STATE", "FAILURES", "WHY INACTIVE"],
+                        &rows
+                    )
+                );
+                Ok(())
+            }
+        }
+        WebhooksCommand::Pause { id } | WebhooksCommand::Enable { id } => {
+            let active = matches!(cmd, WebhooksCommand::Enable { .. });
+            let id = parse_id("webhook id", id)?;
+            let Some(w) = hooks::get_many(db, &[id]).await?.into_iter().next() else {
+                bail!("no webhook {id}");
+            };
+            let changes = hooks::WebhookChanges {
+                active: Some(active),
+                ..Default::default()
+            };
+            hooks::update(db, w.account_id, id, changes).await?;
+            println!(
+                "webhook {id} ({}) {}",
+                w.url,
+                if active { "enabled" } else { "paused" }
+            );
+            Ok(())
+        }
+    }
 }
 
 /// Runs a `users` subcommand.
@@ -539,7 +747,7 @@ pub async fn users(db: &Db, cmd: &UsersCommand) -> anyhow::Result<()> {
             json,
         } => {
             let account = parse_id("account id", account)?;
-            if accounts::get(db, account).await?.is_none() {
+            if accounts::get_any(db, account).await?.is_none() {
                 bail!("no account {account}");
             }
             let email = email.trim();
@@ -586,6 +794,42 @@ pub async fn users(db: &Db, cmd: &UsersCommand) -> anyhow::Result<()> {
                 }
                 Ok(())
             }
+        }
+        UsersCommand::List { account, json } => {
+            let account = account
+                .as_deref()
+                .map(|a| parse_id("account id", a))
+                .transpose()?;
+            let users = boxtrack_store::oauth::list_users(db, account).await?;
+            if json.json {
+                print_json(&Value::Array(
+                    users
+                        .iter()
+                        .map(|u| json!({"user_id": u.id, "account_id": u.account_id, "email": u.email}))
+                        .collect(),
+                ))
+            } else {
+                let rows: Vec<Vec<String>> = users
+                    .iter()
+                    .map(|u| vec![u.id.to_string(), u.email.clone(), u.account_id.to_string()])
+                    .collect();
+                println!("{}", table(&["USER ID", "EMAIL", "ACCOUNT ID"], &rows));
+                Ok(())
+            }
+        }
+        UsersCommand::Remove { id } => {
+            let id = parse_id("user id", id)?;
+            let u = boxtrack_store::oauth::remove_user(db, id)
+                .await
+                .map_err(|e| match e {
+                    boxtrack_store::StoreError::NotFound(_) => anyhow::anyhow!("no user {id}"),
+                    other => other.into(),
+                })?;
+            println!(
+                "user {} ({}) removed with their sessions and tokens",
+                u.id, u.email
+            );
+            Ok(())
         }
     }
 }

@@ -1070,34 +1070,7 @@ fn minute(v: &Value) -> String {
         .unwrap_or_default()
 }
 
-/// A plain-text table: a header row and left-aligned columns two spaces apart.
-pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in rows {
-        for (i, c) in r.iter().enumerate() {
-            if let Some(w) = widths.get_mut(i) {
-                *w = (*w).max(c.chars().count());
-            }
-        }
-    }
-    let line = |cells: Vec<&str>| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                s.push_str(c);
-            } else {
-                s.push_str(c);
-                s.push_str(&" ".repeat(widths[i] - c.chars().count() + 2));
-            }
-        }
-        s
-    };
-    let mut out = vec![line(header.to_vec())];
-    for r in rows {
-        out.push(line(r.iter().map(String::as_str).collect()));
-    }
-    out.join("\n")
-}
+use crate::admin::table;
 
 #[cfg(test)]
 mod tests {

@@ -65,9 +65,13 @@ enum Command {
     /// endpoints, terminal availability feeds, rail carriers sending X12 322 files, and a
     /// catalog of what exists (GET /sim/v1/catalog). The same seed gives the same world.
     Sim(sim::SimArgs),
-    /// Create users who sign in on the OAuth page for MCP clients.
+    /// Create, list and remove users who sign in on the console and the OAuth page for MCP
+    /// clients.
     #[command(subcommand)]
     Users(admin::UsersCommand),
+    /// List an account's webhooks, pause them and enable them again.
+    #[command(subcommand)]
+    Webhooks(admin::WebhooksCommand),
     /// Serve the MCP tools, prompts and resources over stdio for local AI clients
     /// (HTTP clients use POST /mcp of `serve`).
     Mcp(mcp::McpArgs),
@@ -344,6 +348,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             let db = server::open_db(&s.database_url).await?;
             let out = admin::users(&db, cmd).await;
+            db.close().await;
+            out
+        }
+        Command::Webhooks(cmd) => {
+            let s = settings(&cli, None)?;
+            init_logs(s.log_format, s.log_level.as_deref(), "warn");
+            let db = server::open_db(&s.database_url).await?;
+            let out = admin::webhooks(&db, cmd).await;
             db.close().await;
             out
         }

@@ -2856,3 +2856,248 @@ async fn the_client_command_line_tracks_lists_shows_and_watches() {
         "{bash}"
     );
 }
+
+/// Runs an administration command with `stdin` as its standard input.
+fn boxtrack_with_stdin(db_url: &str, args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+        .args(args)
+        .arg("--database-url")
+        .arg(db_url)
+        .env_remove("BOXTRACK_DATABASE_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[tokio::test]
+async fn accounts_users_and_webhooks_are_administered_from_the_command_line() {
+    let db = boxtrack_testkit::fresh().await;
+    let a = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Gone Imports", "--json"],
+    ));
+    let b = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Staying Co", "--json"],
+    ));
+    let (a_id, a_key) = (
+        a["account_id"].as_str().unwrap(),
+        a["api_key"].as_str().unwrap(),
+    );
+    let (b_id, b_key) = (
+        b["account_id"].as_str().unwrap(),
+        b["api_key"].as_str().unwrap(),
+    );
+    let user = ok_json(boxtrack(
+        &db.url,
+        &[
+            "users",
+            "create",
+            "--account",
+            a_id,
+            "--email",
+            "ops@gone.example",
+            "--json",
+        ],
+    ));
+    let (server, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--allow-private-webhook-urls",
+                "--sandbox-speed",
+                "1000000",
+                "--database-url",
+                &db.url,
+            ])
+            .env_remove("BOXTRACK_LISTEN"),
+    );
+    let http = reqwest::Client::new();
+    for (key, number) in [(a_key, "TEST-SCN-HOLDS"), (b_key, "TEST-SCN-RAIL")] {
+        for (path, body) in [
+            (
+                "/v2/webhooks",
+                serde_json::json!({"data": {"type": "webhook", "attributes": {"url": "http://127.0.0.1:9/hook"}}}),
+            ),
+            (
+                "/v2/parties",
+                serde_json::json!({"data": {"type": "party", "attributes": {"company_name": "Customer"}}}),
+            ),
+            (
+                "/v2/tracking_requests",
+                serde_json::json!({"data": {"type": "tracking_request", "attributes": {"request_number": number, "request_type": "bill_of_lading", "scac": "TEST"}}}),
+            ),
+        ] {
+            let r = http
+                .post(format!("{base}{path}"))
+                .header("Authorization", format!("Token {key}"))
+                .header("Content-Type", "application/vnd.api+json")
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 201, "{path}: {}", r.text().await.unwrap());
+        }
+    }
+    let status = |key: &str| {
+        let req = http
+            .get(format!("{base}/v2/containers"))
+            .header("Authorization", format!("Token {key}"));
+        async move { req.send().await.unwrap().status().as_u16() }
+    };
+    for key in [a_key, b_key] {
+        let mut n = 0;
+        for _ in 0..60 {
+            n = get_json(&http, &base, key, "/v2/containers").await["data"]
+                .as_array()
+                .map_or(0, Vec::len);
+            if n > 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        }
+        assert!(n > 0, "the sandbox made no container");
+    }
+
+    // webhooks: listed without secrets, paused, enabled
+    let hooks = ok_json(boxtrack(
+        &db.url,
+        &["webhooks", "list", "--account", a_id, "--json"],
+    ));
+    assert_eq!(hooks.as_array().unwrap().len(), 1, "{hooks}");
+    assert!(hooks[0].get("secret").is_none());
+    let hook = hooks[0]["webhook_id"].as_str().unwrap();
+    let table = ok_text(boxtrack(&db.url, &["webhooks", "list", "--account", a_id]));
+    assert!(table.contains(hook) && table.contains("active"), "{table}");
+    ok_text(boxtrack(&db.url, &["webhooks", "pause", hook]));
+    let seen = get_json(&http, &base, a_key, &format!("/v2/webhooks/{hook}")).await;
+    assert_eq!(seen["data"]["attributes"]["active"], false, "{seen}");
+    ok_text(boxtrack(&db.url, &["webhooks", "enable", hook]));
+    let seen = get_json(&http, &base, a_key, &format!("/v2/webhooks/{hook}")).await;
+    assert_eq!(seen["data"]["attributes"]["active"], true, "{seen}");
+    let missing = failed(boxtrack(&db.url, &["webhooks", "pause", b_id]));
+    assert!(missing.contains("no webhook"), "{missing}");
+
+    // users: listed and removed
+    let users = ok_json(boxtrack(
+        &db.url,
+        &["users", "list", "--account", a_id, "--json"],
+    ));
+    assert_eq!(users[0]["email"], "ops@gone.example");
+    ok_text(boxtrack(
+        &db.url,
+        &["users", "remove", user["user_id"].as_str().unwrap()],
+    ));
+    let users = ok_json(boxtrack(&db.url, &["users", "list", "--json"]));
+    assert_eq!(users.as_array().unwrap().len(), 0, "{users}");
+
+    // disabled: its key is refused (within the key cache's second), the other account's is not
+    ok_text(boxtrack(&db.url, &["accounts", "disable", a_id]));
+    let mut refused = false;
+    for _ in 0..20 {
+        if status(a_key).await == 401 {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    assert!(refused, "a disabled account's key still works");
+    assert_eq!(status(b_key).await, 200);
+    let listed = ok_json(boxtrack(&db.url, &["accounts", "list", "--json"]));
+    let gone = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["account_id"] == a_id)
+        .unwrap();
+    assert!(gone["disabled_at"].is_string(), "{listed}");
+    ok_text(boxtrack(&db.url, &["accounts", "enable", a_id]));
+    let mut back = false;
+    for _ in 0..20 {
+        if status(a_key).await == 200 {
+            back = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    assert!(back, "an enabled account's key is still refused");
+    drop(server);
+
+    // deleted: a wrong confirmation changes nothing; the right one removes every row of it
+    let store = boxtrack_store::Db::connect(&db.url).await.unwrap();
+    let a_uuid = uuid::Uuid::parse_str(a_id).unwrap();
+    let b_uuid = uuid::Uuid::parse_str(b_id).unwrap();
+    let a_rows = boxtrack_store::accounts::rows_of(&store, a_uuid)
+        .await
+        .unwrap();
+    let b_rows = boxtrack_store::accounts::rows_of(&store, b_uuid)
+        .await
+        .unwrap();
+    for t in [
+        "containers",
+        "shipments",
+        "transport_events",
+        "webhooks",
+        "parties",
+        "api_keys",
+    ] {
+        assert!(a_rows.iter().any(|(n, _)| n == t), "{t}: {a_rows:?}");
+    }
+    let wrong = boxtrack_with_stdin(&db.url, &["accounts", "delete", a_id], "Staying Co\n");
+    assert!(!wrong.status.success());
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("did not match"));
+    assert_eq!(
+        boxtrack_store::accounts::rows_of(&store, a_uuid)
+            .await
+            .unwrap(),
+        a_rows
+    );
+    let done = boxtrack_with_stdin(&db.url, &["accounts", "delete", a_id], "Gone Imports\n");
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let left = boxtrack_store::accounts::rows_of(&store, a_uuid)
+        .await
+        .unwrap();
+    assert!(
+        left.is_empty(),
+        "{left:?} {}",
+        String::from_utf8_lossy(&done.stdout)
+    );
+    assert!(
+        boxtrack_store::accounts::get_any(&store, a_uuid)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(
+        boxtrack_store::accounts::rows_of(&store, b_uuid)
+            .await
+            .unwrap(),
+        b_rows
+    );
+    // every table is either the account's, hangs off its rows, or is shared by all
+    for (table, has) in boxtrack_store::accounts::tables(&store).await.unwrap() {
+        assert!(
+            boxtrack_store::accounts::deletion_covers(&table, has),
+            "{table}: accounts::delete does not know whether it holds an account's rows"
+        );
+    }
+    store.close().await;
+    let again = failed(boxtrack(&db.url, &["accounts", "delete", a_id, "--yes"]));
+    assert!(again.contains("no account"), "{again}");
+}

@@ -139,7 +139,7 @@ struct AuthRow {
 /// once a minute so reads do not turn into writes.
 pub async fn authenticate(db: &Db, key: &ApiKey) -> Result<Option<(Uuid, Account)>> {
     const SQL: &str = "SELECT k.id AS key_id, k.last_used_us, a.id, a.name, a.plan, a.entitlements, a.rate_limits, a.operator, a.created_us, a.updated_us \
-        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = $1 AND k.revoked_us IS NULL";
+        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = $1 AND k.revoked_us IS NULL AND a.disabled_us IS NULL";
     let row: Option<AuthRow> =
         on_db!(db, p => sqlx::query_as(SQL).bind(key.digest()).fetch_optional(p).await?);
     let Some(row) = row else { return Ok(None) };

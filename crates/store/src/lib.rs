@@ -80,6 +80,9 @@ pub enum StoreError {
     /// Copying an installation between databases failed (see [`copy`]).
     #[error("copy: {0}")]
     Copy(String),
+    /// Deleting an account could not finish (see [`accounts::delete`]); nothing was deleted.
+    #[error("deleting the account: {0}")]
+    Delete(String),
     /// The Redis server that holds shared rate-limit windows failed or is unreachable.
     #[error("the rate-limit store (Redis) failed: {0}")]
     Redis(#[from] redis::RedisError),

@@ -50,6 +50,35 @@ pub async fn user_by_id(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Us
     )
 }
 
+/// Every user, or an account's, by email.
+pub async fn list_users(db: &Db, account_id: Option<Uuid>) -> Result<Vec<User>> {
+    Ok(on_db!(db, p => sqlx::query_as(
+        "SELECT id, account_id, email, password_hash FROM users WHERE ($1 IS NULL OR account_id = $1) ORDER BY email",
+    )
+    .bind(account_id)
+    .fetch_all(p)
+    .await?))
+}
+
+/// Removes a user with their console sessions, authorization codes and OAuth tokens (the MCP
+/// clients they signed in stop working at once). Returns the user removed.
+pub async fn remove_user(db: &Db, id: Uuid) -> Result<User> {
+    let user: Option<User> = on_db!(db, p => sqlx::query_as("SELECT id, account_id, email, password_hash FROM users WHERE id = $1")
+        .bind(id).fetch_optional(p).await?);
+    let user = user.ok_or(StoreError::NotFound("user"))?;
+    let mut tx = db.begin().await?;
+    for sql in [
+        "DELETE FROM web_sessions WHERE user_id = $1",
+        "DELETE FROM oauth_codes WHERE user_id = $1",
+        "DELETE FROM oauth_tokens WHERE user_id = $1",
+    ] {
+        on_tx!(&mut tx, c => sqlx::query(sql).bind(id).execute(c).await.map(|_| ())?);
+    }
+    on_tx!(&mut tx, c => sqlx::query("DELETE FROM users WHERE id = $1").bind(id).execute(c).await.map(|_| ())?);
+    tx.commit().await?;
+    Ok(user)
+}
+
 /// A user by email.
 pub async fn get_user(db: &Db, email: &str) -> Result<Option<User>> {
     Ok(

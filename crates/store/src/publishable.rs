@@ -99,7 +99,7 @@ pub async fn authenticate(
     key: &PublishableKey,
 ) -> Result<Option<(Uuid, Vec<String>, Account)>> {
     const SQL: &str = "SELECT k.id AS key_id, k.allowed_origins, a.id, a.name, a.plan, a.entitlements, a.rate_limits, a.operator, a.created_us, a.updated_us \
-        FROM publishable_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = $1 AND k.revoked_us IS NULL";
+        FROM publishable_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = $1 AND k.revoked_us IS NULL AND a.disabled_us IS NULL";
     let row: Option<AuthRow> =
         on_db!(db, p => sqlx::query_as(SQL).bind(key.digest()).fetch_optional(p).await?);
     match row {

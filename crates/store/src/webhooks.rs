@@ -94,6 +94,12 @@ pub async fn list(db: &Db, account_id: Uuid, page: &Page) -> Result<Listed<Webho
     crate::list::list(db, &spec, page).await
 }
 
+/// Every subscription of an account, oldest first (administration).
+pub async fn list_all(db: &Db, account_id: Uuid) -> Result<Vec<WebhookRow>> {
+    const SQL: &str = "SELECT id, account_id, url, active, events, headers, secret, consecutive_failures, deactivated_reason, created_us, updated_us FROM webhooks WHERE account_id = $1 ORDER BY created_us, id";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(account_id).fetch_all(p).await?))
+}
+
 /// Changes to a subscription; `None` keeps a field.
 #[derive(Debug, Clone, Default)]
 pub struct WebhookChanges {

@@ -3101,3 +3101,35 @@ async fn accounts_users_and_webhooks_are_administered_from_the_command_line() {
     let again = failed(boxtrack(&db.url, &["accounts", "delete", a_id, "--yes"]));
     assert!(again.contains("no account"), "{again}");
 }
+
+#[test]
+fn database_connection_failures_are_one_line_that_names_the_cause() {
+    let closed = free_port();
+    for (url, cause) in [
+        (
+            format!("postgres://root@127.0.0.1:{closed}/boxtrack"),
+            "refused the connection",
+        ),
+        (
+            "postgres://root@127.0.0.1:5432/no_such_database_here".to_string(),
+            "does not exist",
+        ),
+        (
+            "postgres://no_such_role:pw@127.0.0.1:5432/postgres".to_string(),
+            "did not let user",
+        ),
+    ] {
+        let err = failed(boxtrack(&url, &["migrate"]));
+        assert!(err.contains(cause), "{url}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(!err.contains(":pw@"), "{err}");
+    }
+    // serve on a busy port stops before it touches the database: no file is created
+    let dir = TempDir::new("busy");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let url = format!("sqlite://{}/never.db", dir.0.display());
+    let err = failed(boxtrack(&url, &["serve", "--listen", &addr]));
+    assert!(err.contains(&addr), "{err}");
+    assert!(!dir.0.join("never.db").exists());
+}

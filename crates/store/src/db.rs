@@ -3,7 +3,8 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
 
@@ -243,6 +244,15 @@ impl Db {
             Ok(Db::Sqlite(pool, std::sync::Arc::new(writer)))
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let opts = PgConnectOptions::from_str(url)?;
+            // one connection first, so that a server that refuses, a wrong password or a
+            // missing database is one line naming the cause, not a pool's 10-second timeout
+            match tokio::time::timeout(CONNECT_TIMEOUT, PgConnection::connect_with(&opts)).await {
+                Ok(Ok(c)) => {
+                    let _ = c.close().await;
+                }
+                Ok(Err(e)) => return Err(StoreError::Connect(describe_pg_failure(&pg_failure(&e), &opts))),
+                Err(_) => return Err(StoreError::Connect(describe_pg_failure(&PgFailure::Timeout, &opts))),
+            }
             let pool = PgPoolOptions::new()
                 .max_connections(16)
                 .acquire_timeout(Duration::from_secs(10))
@@ -443,5 +453,99 @@ mod tests {
         );
         assert_eq!(redact_url("postgres://db/x"), "postgres://db/x");
         assert_eq!(redact_url("sqlite://./data/b.db"), "sqlite://./data/b.db");
+    }
+}
+
+/// How long the first connection to PostgreSQL may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a first connection to PostgreSQL failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PgFailure {
+    /// Nothing listens at the address.
+    Refused,
+    /// The address cannot be reached or resolved.
+    Unreachable(String),
+    /// No answer in time.
+    Timeout,
+    /// The password is wrong (SQLSTATE 28P01).
+    Password,
+    /// The user is not let in: no such role, or pg_hba.conf has no line for it (28000).
+    User(String),
+    /// The database does not exist (3D000).
+    NoDatabase,
+    /// Anything else, as the server or the driver said it.
+    Other(String),
+}
+
+/// Classifies a connection error of the driver.
+pub fn pg_failure(e: &sqlx::Error) -> PgFailure {
+    match e {
+        sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => PgFailure::Refused,
+        sqlx::Error::Io(io) => PgFailure::Unreachable(io.to_string()),
+        sqlx::Error::PoolTimedOut => PgFailure::Timeout,
+        sqlx::Error::Database(d) => match d.code().as_deref() {
+            Some("28P01") => PgFailure::Password,
+            Some("28000") => PgFailure::User(d.message().to_string()),
+            Some("3D000") => PgFailure::NoDatabase,
+            _ => PgFailure::Other(d.message().to_string()),
+        },
+        other => PgFailure::Other(other.to_string()),
+    }
+}
+
+/// One line that names the cause and what to do about it.
+pub fn describe_pg_failure(f: &PgFailure, opts: &PgConnectOptions) -> String {
+    let at = format!("{}:{}", opts.get_host(), opts.get_port());
+    let user = opts.get_username();
+    let db = opts.get_database().unwrap_or(user);
+    match f {
+        PgFailure::Refused => format!(
+            "PostgreSQL at {at} refused the connection: is it running and listening there (listen_addresses, port)?"
+        ),
+        PgFailure::Unreachable(why) => format!("cannot reach PostgreSQL at {at}: {why}"),
+        PgFailure::Timeout => format!(
+            "PostgreSQL at {at} did not answer within {} s (a firewall, or the wrong host?)",
+            CONNECT_TIMEOUT.as_secs()
+        ),
+        PgFailure::Password => format!(
+            "PostgreSQL at {at} refused the password of user {user:?} (characters such as @ : / in it must be percent-encoded in the URL)"
+        ),
+        PgFailure::User(msg) => format!(
+            "PostgreSQL at {at} did not let user {user:?} in: {msg} (create the role, or allow it in pg_hba.conf)"
+        ),
+        PgFailure::NoDatabase => format!(
+            "database {db:?} does not exist on PostgreSQL at {at}: create it first (CREATE DATABASE {db} OWNER {user};)"
+        ),
+        PgFailure::Other(msg) => format!("cannot connect to PostgreSQL at {at}: {msg}"),
+    }
+}
+
+#[cfg(test)]
+mod connect_tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_is_one_line_naming_it() {
+        let opts = PgConnectOptions::from_str("postgres://app:secret@db.internal:5433/tracking")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let line = |f: PgFailure| describe_pg_failure(&f, &opts);
+        assert!(line(PgFailure::Refused).contains("db.internal:5433 refused the connection"));
+        assert!(line(PgFailure::Password).contains("refused the password of user \"app\""));
+        assert!(line(PgFailure::NoDatabase).contains("database \"tracking\" does not exist"));
+        assert!(line(PgFailure::NoDatabase).contains("CREATE DATABASE tracking OWNER app"));
+        assert!(line(PgFailure::User("role \"app\" does not exist".into())).contains("pg_hba.conf"));
+        assert!(line(PgFailure::Timeout).contains("did not answer within 10 s"));
+        for f in [PgFailure::Refused, PgFailure::Password, PgFailure::NoDatabase, PgFailure::Timeout] {
+            let l = line(f);
+            assert!(!l.contains('\n') && !l.contains("secret"), "{l}");
+        }
+    }
+
+    #[test]
+    fn refused_connections_are_told_apart() {
+        let io = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(pg_failure(&sqlx::Error::Io(io)), PgFailure::Refused);
+        assert_eq!(pg_failure(&sqlx::Error::PoolTimedOut), PgFailure::Timeout);
     }
 }

@@ -80,6 +80,10 @@ pub enum StoreError {
     /// Copying an installation between databases failed (see [`copy`]).
     #[error("copy: {0}")]
     Copy(String),
+    /// The first connection to PostgreSQL failed; the text names the cause (see
+    /// [`db::describe_pg_failure`]).
+    #[error("{0}")]
+    Connect(String),
     /// Deleting an account could not finish (see [`accounts::delete`]); nothing was deleted.
     #[error("deleting the account: {0}")]
     Delete(String),

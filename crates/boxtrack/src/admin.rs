@@ -666,6 +666,10 @@ pub enum WebhooksCommand {
         /// Webhook id.
         id: String,
     },
+    /// Receive webhooks on this machine: prints each delivery (and checks its signature with
+    /// --secret) and answers 200. Register http://127.0.0.1:9000/ as the webhook's URL; the
+    /// server must accept private URLs (`demo` does; `serve --allow-private-webhook-urls`).
+    Receive(crate::client::ReceiveArgs),
 }
 
 /// Runs a `webhooks` subcommand.
@@ -716,6 +720,7 @@ pub async fn webhooks(db: &Db, cmd: &WebhooksCommand) -> anyhow::Result<()> {
                 Ok(())
             }
         }
+        WebhooksCommand::Receive(_) => bail!("webhooks receive needs no database"),
         WebhooksCommand::Pause { id } | WebhooksCommand::Enable { id } => {
             let active = matches!(cmd, WebhooksCommand::Enable { .. });
             let id = parse_id("webhook id", id)?;

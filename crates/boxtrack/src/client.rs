@@ -149,6 +149,117 @@ pub struct WatchArgs {
     conn: Conn,
 }
 
+/// Flags of `webhooks receive`.
+#[derive(Args, Debug)]
+pub struct ReceiveArgs {
+    /// Address to receive on; give the webhook the URL http://ADDR/ (any path).
+    #[arg(long, default_value = "127.0.0.1:9000", value_name = "ADDR")]
+    listen: String,
+    /// The webhook's secret (shown when it was created): each delivery's signature is checked
+    /// and a bad one answered 401.
+    #[arg(
+        long,
+        env = "BOXTRACK_WEBHOOK_SECRET",
+        hide_env_values = true,
+        value_name = "SECRET"
+    )]
+    secret: Option<String>,
+    /// The header the signature comes in (the server's webhook_signature_header).
+    #[arg(
+        long,
+        default_value = "X-Boxtrack-Webhook-Signature",
+        value_name = "NAME"
+    )]
+    signature_header: String,
+    /// Print each delivery's whole body (pretty JSON) rather than one line.
+    #[arg(long)]
+    body: bool,
+}
+
+/// `boxtrack webhooks receive`: a local receiver that prints each delivery and answers 200.
+pub async fn receive(args: &ReceiveArgs) -> anyhow::Result<()> {
+    use std::sync::Arc;
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    println!("receiving webhooks on http://{addr}/ (Ctrl-C stops)");
+    let args = Arc::new((
+        args.secret.clone(),
+        args.signature_header.to_ascii_lowercase(),
+        args.body,
+    ));
+    let app = axum::Router::new().fallback(
+        move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+            let args = Arc::clone(&args);
+            async move {
+                let (secret, header, whole) = &*args;
+                let check = match secret {
+                    None => "signature not checked (no --secret)",
+                    Some(sec) => {
+                        let sent = headers.get(header.as_str()).and_then(|v| v.to_str().ok());
+                        if sent == Some(boxtrack_core::webhooks::sign_hex(sec, &body).as_str()) {
+                            "signature ok"
+                        } else {
+                            println!(
+                                "{} refused: bad or missing {header} header",
+                                jiff::Timestamp::now()
+                            );
+                            return axum::http::StatusCode::UNAUTHORIZED;
+                        }
+                    }
+                };
+                let doc: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                say(&delivery_line(&doc, check));
+                if *whole {
+                    say(&serde_json::to_string_pretty(&doc).unwrap_or_default());
+                }
+                axum::http::StatusCode::OK
+            }
+        },
+    );
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
+
+/// A line to standard output; a reader that went away is not the receiver's trouble.
+fn say(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}
+
+/// One line for a received delivery: when, the event, what it is about, the signature check.
+pub fn delivery_line(doc: &Value, check: &str) -> String {
+    let a = &doc["data"]["attributes"];
+    let event = a["event"]
+        .as_str()
+        .unwrap_or("(not a boxtrack notification)");
+    let about = doc["included"]
+        .as_array()
+        .and_then(|i| {
+            i.iter().find_map(|r| {
+                let ra = &r["attributes"];
+                ra["number"]
+                    .as_str()
+                    .or_else(|| ra["bill_of_lading_number"].as_str())
+                    .or_else(|| ra["request_number"].as_str())
+            })
+        })
+        .unwrap_or("");
+    format!(
+        "{} {event} {about} ({check})",
+        a["created_at"]
+            .as_str()
+            .map_or_else(|| jiff::Timestamp::now().to_string(), str::to_string)
+    )
+    .replace("  (", " (")
+}
+
 /// A server reached with a key.
 struct Api {
     http: reqwest::Client,

@@ -150,27 +150,6 @@ pub struct ServeArgs {
     /// Env: BOXTRACK_READ_CACHE_MIB.
     #[arg(long, value_name = "MIB")]
     read_cache_mib: Option<u64>,
-    /// Accept http:// and loopback / private / link-local webhook URLs (for tests and local
-    /// receivers; never on a public service). Env: BOXTRACK_ALLOW_PRIVATE_WEBHOOK_URLS=true.
-    #[arg(long)]
-    allow_private_webhook_urls: bool,
-    /// Comma-separated egress addresses of webhook deliveries, published at GET /v2/webhooks/ips.
-    /// Env: BOXTRACK_WEBHOOK_SOURCE_IPS.
-    #[arg(long, value_name = "IPS")]
-    webhook_source_ips: Option<String>,
-    /// Seconds before a webhook delivery attempt counts as failed (default 30).
-    /// Env: BOXTRACK_WEBHOOK_TIMEOUT_SECS.
-    #[arg(long, value_name = "SECONDS")]
-    webhook_timeout_secs: Option<u64>,
-    /// Failed deliveries in a row after which a webhook is set inactive (default 100).
-    /// Env: BOXTRACK_WEBHOOK_DEACTIVATE_AFTER.
-    #[arg(long, value_name = "FAILURES")]
-    webhook_deactivate_after: Option<u64>,
-    /// Comma-separated seconds before each webhook retry; its length is the number of retries
-    /// (default 12 retries: 5,30,120,300,900,1800,3600,7200,18000,36000,50400,72000).
-    /// Env: BOXTRACK_WEBHOOK_RETRY_SCHEDULE.
-    #[arg(long, value_name = "SECONDS,...")]
-    webhook_retry_schedule: Option<String>,
     /// Base address of a running `boxtrack sim`: every carrier (DCSA) and terminal feed of the
     /// simulator becomes an upstream. Env: BOXTRACK_SIM_URL.
     #[arg(long, value_name = "URL")]
@@ -193,10 +172,8 @@ pub struct ServeArgs {
     /// Env: BOXTRACK_MCP_OPEN_ACCOUNT.
     #[arg(long, value_name = "ACCOUNT_ID")]
     mcp_open_account: Option<String>,
-    /// Header carrying the hex HMAC-SHA256 body signature (default X-Boxtrack-Webhook-Signature;
-    /// set it to the header your receivers already check). Env: BOXTRACK_WEBHOOK_SIGNATURE_HEADER.
-    #[arg(long, value_name = "NAME")]
-    webhook_signature_header: Option<String>,
+    #[command(flatten)]
+    webhooks: WebhookFlags,
 }
 
 /// Flags of `completions`.
@@ -205,6 +182,36 @@ pub struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     shell: clap_complete::Shell,
+}
+
+/// Webhook flags of `serve` and `demo`.
+#[derive(Args, Debug, Default)]
+pub struct WebhookFlags {
+    /// Accept http:// and loopback / private / link-local webhook URLs (for tests and local
+    /// receivers; never on a public service). Env: BOXTRACK_ALLOW_PRIVATE_WEBHOOK_URLS=true.
+    #[arg(long)]
+    allow_private_webhook_urls: bool,
+    /// Comma-separated egress addresses of webhook deliveries, published at GET /v2/webhooks/ips.
+    /// Env: BOXTRACK_WEBHOOK_SOURCE_IPS.
+    #[arg(long, value_name = "IPS")]
+    webhook_source_ips: Option<String>,
+    /// Seconds before a webhook delivery attempt counts as failed (default 30).
+    /// Env: BOXTRACK_WEBHOOK_TIMEOUT_SECS.
+    #[arg(long, value_name = "SECONDS")]
+    webhook_timeout_secs: Option<u64>,
+    /// Failed deliveries in a row after which a webhook is set inactive (default 100).
+    /// Env: BOXTRACK_WEBHOOK_DEACTIVATE_AFTER.
+    #[arg(long, value_name = "FAILURES")]
+    webhook_deactivate_after: Option<u64>,
+    /// Comma-separated seconds before each webhook retry; its length is the number of retries
+    /// (default 12 retries: 5,30,120,300,900,1800,3600,7200,18000,36000,50400,72000).
+    /// Env: BOXTRACK_WEBHOOK_RETRY_SCHEDULE.
+    #[arg(long, value_name = "SECONDS,...")]
+    webhook_retry_schedule: Option<String>,
+    /// Header carrying the hex HMAC-SHA256 body signature (default X-Boxtrack-Webhook-Signature;
+    /// set it to the header your receivers already check). Env: BOXTRACK_WEBHOOK_SIGNATURE_HEADER.
+    #[arg(long, value_name = "NAME")]
+    webhook_signature_header: Option<String>,
 }
 
 /// Flags of `health`.
@@ -260,6 +267,12 @@ pub struct DemoArgs {
     /// per second, so a month-long voyage plays in about three minutes).
     #[arg(long, default_value_t = 14400.0, value_name = "FACTOR")]
     sandbox_speed: f64,
+    /// Refuse http:// and loopback / private webhook URLs, as `serve` does by default (the demo
+    /// accepts them, so that a receiver on this laptop gets the deliveries).
+    #[arg(long)]
+    public_webhook_urls_only: bool,
+    #[command(flatten)]
+    webhooks: WebhookFlags,
 }
 
 fn env_map() -> BTreeMap<String, String> {
@@ -269,7 +282,11 @@ fn env_map() -> BTreeMap<String, String> {
 }
 
 /// Loads settings for this invocation (flags from `serve` when given).
-fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Settings> {
+fn settings(
+    cli: &Cli,
+    serve: Option<&ServeArgs>,
+    webhooks: Option<&WebhookFlags>,
+) -> anyhow::Result<config::Settings> {
     let env = env_map();
     let file = match config::config_file(cli.config.as_deref(), &env)? {
         Some(path) => {
@@ -293,19 +310,26 @@ fn settings(cli: &Cli, serve: Option<&ServeArgs>) -> anyhow::Result<config::Sett
             .with("request_timeout_secs", s.request_timeout_secs)
             .with("sandbox_speed", s.sandbox_speed)
             .with("read_cache_mib", s.read_cache_mib)
-            .with(
-                "allow_private_webhook_urls",
-                s.allow_private_webhook_urls.then_some(true),
-            )
-            .with("webhook_source_ips", s.webhook_source_ips.as_ref())
-            .with("webhook_timeout_secs", s.webhook_timeout_secs)
-            .with("webhook_deactivate_after", s.webhook_deactivate_after)
-            .with("webhook_retry_schedule", s.webhook_retry_schedule.as_ref())
             .with("sim_url", s.sim_url.as_ref())
             .with("dcsa_push_secret", s.dcsa_push_secret.as_ref())
             .with("ais_feed", s.ais_feed.as_ref())
             .with("mcp_allowed_origins", s.mcp_allowed_origins.as_ref())
             .with("mcp_open_account", s.mcp_open_account.as_ref());
+    }
+    if let Some(w) = webhooks.or(serve.map(|s| &s.webhooks)) {
+        flags = flags
+            .with(
+                "allow_private_webhook_urls",
+                w.allow_private_webhook_urls.then_some(true),
+            )
+            .with("webhook_source_ips", w.webhook_source_ips.as_ref())
+            .with("webhook_timeout_secs", w.webhook_timeout_secs)
+            .with("webhook_deactivate_after", w.webhook_deactivate_after)
+            .with("webhook_retry_schedule", w.webhook_retry_schedule.as_ref())
+            .with(
+                "webhook_signature_header",
+                w.webhook_signature_header.as_ref(),
+            );
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),
@@ -334,25 +358,29 @@ fn init_logs(format: config::LogFormat, level: Option<&str>, default_level: &str
 async fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
         Command::Serve(args) => {
-            let s = settings(&cli, Some(args))?;
+            let s = settings(&cli, Some(args), None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "info");
             server::serve(s).await
         }
         Command::Demo(args) => {
-            let s = settings(&cli, None)?;
+            let mut s = settings(&cli, None, Some(&args.webhooks))?;
+            if !args.public_webhook_urls_only {
+                s.allow_private_webhook_urls = true;
+            }
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             server::demo(s, args).await
         }
         Command::Users(cmd) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             let db = server::open_db(&s.database_url).await?;
             let out = admin::users(&db, cmd).await;
             db.close().await;
             out
         }
+        Command::Webhooks(admin::WebhooksCommand::Receive(args)) => client::receive(args).await,
         Command::Webhooks(cmd) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             let db = server::open_db(&s.database_url).await?;
             let out = admin::webhooks(&db, cmd).await;
@@ -360,7 +388,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             out
         }
         Command::Mcp(args) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             mcp::run(s, args).await
         }
@@ -376,17 +404,17 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Backup(args) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             backup::backup(&s.database_url, args).await
         }
         Command::Restore(args) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             backup::restore(&s.database_url, args).await
         }
         Command::Copy(args) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             backup::copy(args).await
         }
@@ -399,13 +427,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             sim::run(args).await
         }
         Command::Migrate(MigrateArgs { status: true }) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             server::require_existing(&s.database_url)?;
             server::migration_status(&s.database_url).await
         }
         Command::Migrate(MigrateArgs { status: false }) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             let db = server::open_db(&s.database_url).await?;
             println!(
@@ -416,7 +444,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Accounts(cmd) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             // only `accounts create` may start a database; reading a missing one says so
             if !matches!(cmd, admin::AccountsCommand::Create(_)) {
@@ -428,7 +456,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             out
         }
         Command::Keys(cmd) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             server::require_existing(&s.database_url)?;
             let db = server::open_db(&s.database_url).await?;
@@ -437,7 +465,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             out
         }
         Command::Ingest(cmd) => {
-            let s = settings(&cli, None)?;
+            let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             let db = server::open_db(&s.database_url).await?;
             let out = admin::ingest(&db, cmd).await;

@@ -443,6 +443,23 @@ fn write_private(path: &std::path::Path, body: &str) -> std::io::Result<()> {
 }
 
 /// `boxtrack demo`.
+/// How to receive the demo's webhooks on this machine.
+fn demo_webhook_lines(base: &str, key: &str, private_ok: bool) -> String {
+    if !private_ok {
+        return "Webhooks: only public https:// URLs are accepted (--public-webhook-urls-only);\n\
+                \x20 a tunnel to a receiver on this laptop gives one."
+            .to_string();
+    }
+    format!(
+        "Webhooks to this laptop (private URLs are accepted in the demo):\n\
+         \x20 1. curl -s -X POST {base}/v2/webhooks -H 'Authorization: Token {key}' \\\n\
+         \x20      -H 'Content-Type: application/vnd.api+json' \\\n\
+         \x20      -d '{{\"data\":{{\"type\":\"webhook\",\"attributes\":{{\"url\":\"http://127.0.0.1:9000/\"}}}}}}'\n\
+         \x20 2. in another terminal, with the secret that answer shows:\n\
+         \x20      boxtrack webhooks receive --listen 127.0.0.1:9000 --secret SECRET"
+    )
+}
+
 pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("cannot create the demo folder {}", args.dir.display()))?;
@@ -564,12 +581,15 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
          \n\
          AI clients (MCP): {base}/mcp with the header Authorization: Token {k}\n\
          \n\
+         {webhooks}\n\
+         \n\
          Press Ctrl-C to stop.\n\
          listening on {base}",
         db_url = s.database_url,
         id = account.id,
         numbers = DEMO_NUMBERS.join(", "),
         upstream = upstream_numbers.join(", "),
+        webhooks = demo_webhook_lines(&base, k, s.allow_private_webhook_urls),
     );
     s.sandbox_speed = args.sandbox_speed;
     let app = state(db.clone(), &s).await?;

@@ -3133,3 +3133,83 @@ fn database_connection_failures_are_one_line_that_names_the_cause() {
     assert!(err.contains(&addr), "{err}");
     assert!(!dir.0.join("never.db").exists());
 }
+
+#[tokio::test]
+async fn the_demo_delivers_webhooks_to_a_receiver_on_this_machine() {
+    let dir = boxtrack_testkit::temp_dir("boxtrack-demo-hooks");
+    let (_demo, base, lines) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .current_dir(&dir)
+            .args([
+                "demo",
+                "--listen",
+                "127.0.0.1:0",
+                "--webhook-retry-schedule",
+                "1,1,1",
+            ])
+            .env_remove("BOXTRACK_DATABASE_URL"),
+    );
+    let text = lines.join("\n");
+    assert!(text.contains("boxtrack webhooks receive"), "{text}");
+    let key = lines
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("API key:"))
+        .map(|k| k.trim().to_string())
+        .unwrap();
+    let port = free_port();
+    let http = reqwest::Client::new();
+    let created: Value = http
+        .post(format!("{base}/v2/webhooks"))
+        .header("Authorization", format!("Token {key}"))
+        .header("Content-Type", "application/vnd.api+json")
+        .body(
+            serde_json::json!({"data": {"type": "webhook", "attributes": {"url": format!("http://127.0.0.1:{port}/")}}})
+                .to_string(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let secret = created["data"]["attributes"]["secret"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_string();
+    let mut receiver = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+        .args([
+            "webhooks",
+            "receive",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--secret",
+            &secret,
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = receiver.stdout.take().unwrap();
+    let _running = Running(receiver);
+    let mut lines = BufReader::new(out).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.contains(&format!("127.0.0.1:{port}")), "{first}");
+    // a forged delivery is refused
+    let forged = http
+        .post(format!("http://127.0.0.1:{port}/"))
+        .header("X-Boxtrack-Webhook-Signature", "00")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 401);
+    // the demo's journeys send real, signed deliveries
+    let line = tokio::task::spawn_blocking(move || {
+        lines
+            .map_while(Result::ok)
+            .find(|l| l.contains("signature ok"))
+    })
+    .await
+    .unwrap()
+    .expect("the receiver printed a signed delivery");
+    assert!(line.contains('.'), "{line}");
+}

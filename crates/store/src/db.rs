@@ -250,8 +250,18 @@ impl Db {
                 Ok(Ok(c)) => {
                     let _ = c.close().await;
                 }
-                Ok(Err(e)) => return Err(StoreError::Connect(describe_pg_failure(&pg_failure(&e), &opts))),
-                Err(_) => return Err(StoreError::Connect(describe_pg_failure(&PgFailure::Timeout, &opts))),
+                Ok(Err(e)) => {
+                    return Err(StoreError::Connect(describe_pg_failure(
+                        &pg_failure(&e),
+                        &opts,
+                    )));
+                }
+                Err(_) => {
+                    return Err(StoreError::Connect(describe_pg_failure(
+                        &PgFailure::Timeout,
+                        &opts,
+                    )));
+                }
             }
             let pool = PgPoolOptions::new()
                 .max_connections(16)
@@ -481,7 +491,9 @@ pub enum PgFailure {
 /// Classifies a connection error of the driver.
 pub fn pg_failure(e: &sqlx::Error) -> PgFailure {
     match e {
-        sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => PgFailure::Refused,
+        sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+            PgFailure::Refused
+        }
         sqlx::Error::Io(io) => PgFailure::Unreachable(io.to_string()),
         sqlx::Error::PoolTimedOut => PgFailure::Timeout,
         sqlx::Error::Database(d) => match d.code().as_deref() {
@@ -534,9 +546,16 @@ mod connect_tests {
         assert!(line(PgFailure::Password).contains("refused the password of user \"app\""));
         assert!(line(PgFailure::NoDatabase).contains("database \"tracking\" does not exist"));
         assert!(line(PgFailure::NoDatabase).contains("CREATE DATABASE tracking OWNER app"));
-        assert!(line(PgFailure::User("role \"app\" does not exist".into())).contains("pg_hba.conf"));
+        assert!(
+            line(PgFailure::User("role \"app\" does not exist".into())).contains("pg_hba.conf")
+        );
         assert!(line(PgFailure::Timeout).contains("did not answer within 10 s"));
-        for f in [PgFailure::Refused, PgFailure::Password, PgFailure::NoDatabase, PgFailure::Timeout] {
+        for f in [
+            PgFailure::Refused,
+            PgFailure::Password,
+            PgFailure::NoDatabase,
+            PgFailure::Timeout,
+        ] {
             let l = line(f);
             assert!(!l.contains('\n') && !l.contains("secret"), "{l}");
         }

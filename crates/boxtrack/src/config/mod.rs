@@ -1,7 +1,7 @@
 //! Settings: defaults, then `boxtrack.toml`, then `BOXTRACK_*` environment variables, then
-//! command-line flags ([`layers`] reads each as raw values by name). Every value is validated
-//! here at start, and a bad one stops the start with a message that names the setting and
-//! where it came from.
+//! command-line flags, merged by figment ([`layers`]) into one typed [`layers::RawSettings`]
+//! that refuses unknown keys. Every value is then checked here at start, and a bad one stops
+//! the start with a message that names the setting and where it came from.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -13,7 +13,7 @@ use boxtrack_sources::upstream::{Endpoint, EndpointConfig};
 
 mod layers;
 
-pub use layers::{Layer, NAMES, config_file};
+pub use layers::{Layer, config_file};
 
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -155,27 +155,11 @@ pub fn resolve_with(
     flags: Layer,
     secrets: &dyn Fn(&str) -> Option<String>,
 ) -> anyhow::Result<Settings> {
-    let mut chosen: BTreeMap<&str, (String, String)> = BTreeMap::new();
-    let file_label = file.as_ref().map(|(p, _)| format!("from {}", p.display()));
-    for name in NAMES {
-        if let (Some((_, layer)), Some(label)) = (&file, &file_label)
-            && let Some(v) = layer.get(name)
-        {
-            chosen.insert(name, (v, label.clone()));
-        }
-        if let Some(v) = env.get(name) {
-            chosen.insert(
-                name,
-                (
-                    v,
-                    format!("from environment variable BOXTRACK_{}", name.to_uppercase()),
-                ),
-            );
-        }
-        if let Some(v) = flags.get(name) {
-            chosen.insert(name, (v, format!("from flag --{}", name.replace('_', "-"))));
-        }
-    }
+    let layers::Merged {
+        raw,
+        chosen,
+        file_label,
+    } = layers::merge(file, env, flags)?;
     let take = |name: &str, default: &str| -> (String, String) {
         chosen
             .get(name)
@@ -409,9 +393,8 @@ pub fn resolve_with(
             })
             .collect()
     };
-    let layer = file.as_ref().map(|(_, l)| l);
-    let carriers = upstream_tables("carriers", layer.and_then(Layer::carriers))?;
-    let terminals = upstream_tables("terminals", layer.and_then(Layer::terminals))?;
+    let carriers = upstream_tables("carriers", raw.carriers.as_ref())?;
+    let terminals = upstream_tables("terminals", raw.terminals.as_ref())?;
     let upstreams = boxtrack_sources::upstream::UpstreamConfig {
         sim_url,
         carriers,
@@ -773,7 +756,29 @@ mod tests {
     #[test]
     fn unknown_file_keys_are_refused() {
         let err = Layer::parse("lisen = \"x\"").unwrap_err().to_string();
-        assert!(err.contains("lisen"), "{err}");
+        assert!(err.contains("unknown setting \"lisen\""), "{err}");
+        let err = Layer::parse("[carriers.MAEU]\nurl = \"https://x.example\"\nurll = \"y\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("urll") && err.contains("carriers.MAEU"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn every_setting_is_a_field_of_the_one_struct() {
+        for name in layers::NAMES {
+            let flags = Layer::default().with(name, Some("x"));
+            let merged = layers::merge(None, Layer::default(), flags).unwrap();
+            assert_eq!(
+                merged.chosen.get(name),
+                Some(&(
+                    "x".to_string(),
+                    format!("from flag --{}", name.replace('_', "-"))
+                ))
+            );
+        }
     }
 
     #[test]

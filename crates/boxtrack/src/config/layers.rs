@@ -217,12 +217,13 @@ impl Layer {
         Ok(layer)
     }
 
-    fn extract(&self) -> Result<RawSettings, figment::Error> {
+    fn extract(&self) -> Result<RawSettings, Box<figment::Error>> {
         Figment::from(Tagged {
             label: String::new(),
             layer: self.clone(),
         })
         .extract()
+        .map_err(Box::new)
     }
 }
 

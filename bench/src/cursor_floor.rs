@@ -153,14 +153,14 @@ enum Client {
     Reqwest(reqwest::Client),
     /// hyper's own pooled HTTP/1 client, without reqwest's layers above it (plain HTTP only,
     /// no timeout, no resolver checks: a price for those layers, not a client to ship).
-    Hyper(
-        hyper_util::client::legacy::Client<
-            hyper_util::client::legacy::connect::HttpConnector,
-            http_body_util::Full<axum::body::Bytes>,
-        >,
-        hyper::Uri,
-    ),
+    Hyper(Box<HyperClient>, hyper::Uri),
 }
+
+/// hyper's pooled client over plain HTTP.
+type HyperClient = hyper_util::client::legacy::Client<
+    hyper_util::client::legacy::connect::HttpConnector,
+    http_body_util::Full<axum::body::Bytes>,
+>;
 
 /// Options after the notification count.
 struct Opts {
@@ -295,8 +295,10 @@ async fn main() -> Res<()> {
     let target = reqwest::Url::parse(&url)?;
     let client = if opts.hyper {
         Client::Hyper(
-            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-                .build_http(),
+            Box::new(
+                hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                    .build_http(),
+            ),
             url.parse()?,
         )
     } else if opts.plain_client {

@@ -86,6 +86,9 @@ pub struct AppState {
     /// Set when the process is shutting down: `/readyz` answers 503 so that a load balancer
     /// stops sending new requests while those in flight finish.
     pub draining: Arc<std::sync::atomic::AtomicBool>,
+    /// Where the bytes of documents live (the database unless `document_store` names an
+    /// object store).
+    pub files: Arc<dyn boxtrack_store::files::FileStore>,
 }
 
 impl AppState {
@@ -109,12 +112,19 @@ impl AppState {
             keys: Arc::default(),
             fixed_now_us: None,
             draining: Arc::default(),
+            files: Arc::new(boxtrack_store::files::InDatabase),
         }
     }
 
     /// The wall clock's "now", or the fixed one.
     pub fn now_us(&self) -> i64 {
         self.fixed_now_us.unwrap_or_else(boxtrack_store::now_us)
+    }
+
+    /// Keeps the bytes of documents in `files`.
+    pub fn with_files(mut self, files: Arc<dyn boxtrack_store::files::FileStore>) -> AppState {
+        self.files = files;
+        self
     }
 
     /// Uses these upstreams.

@@ -238,7 +238,7 @@ fn print_json(v: &Value) -> anyhow::Result<()> {
 }
 
 /// Runs an `accounts` subcommand.
-pub async fn accounts(db: &Db, cmd: &AccountsCommand) -> anyhow::Result<()> {
+pub async fn accounts(db: &Db, document_store: &str, cmd: &AccountsCommand) -> anyhow::Result<()> {
     match cmd {
         AccountsCommand::Create(c) => {
             let name = c.name.trim().to_string();
@@ -343,7 +343,27 @@ pub async fn accounts(db: &Db, cmd: &AccountsCommand) -> anyhow::Result<()> {
                     bail!("the name did not match; nothing was deleted");
                 }
             }
+            let objects = boxtrack_store::files::object_keys_of(db, id).await?;
             let removed = accounts::delete(db, id).await?;
+            if !objects.is_empty() {
+                let files = boxtrack_store::files::open(document_store)
+                    .context("the account's documents are in an object store, but it cannot be opened (setting document_store)")?;
+                let mut left = 0;
+                for key in &objects {
+                    if files.delete(key).await.is_err() {
+                        left += 1;
+                    }
+                }
+                println!(
+                    "{} document objects removed from the object store{}",
+                    objects.len() - left,
+                    if left > 0 {
+                        format!("; {left} could not be removed")
+                    } else {
+                        String::new()
+                    }
+                );
+            }
             let total: u64 = removed.iter().map(|(_, n)| n).sum();
             println!(
                 "account {id} ({}) deleted with {total} rows of its data:",

@@ -172,6 +172,12 @@ pub struct ServeArgs {
     /// Env: BOXTRACK_MCP_OPEN_ACCOUNT.
     #[arg(long, value_name = "ACCOUNT_ID")]
     mcp_open_account: Option<String>,
+    /// Where the bytes of uploaded and e-mailed documents live: database (the default) or
+    /// s3://BUCKET[/PREFIX] for an S3-compatible object store, with credentials, region and
+    /// endpoint from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT
+    /// (and AWS_ALLOW_HTTP=true for a server without TLS). Env: BOXTRACK_DOCUMENT_STORE.
+    #[arg(long, value_name = "STORE")]
+    document_store: Option<String>,
     #[command(flatten)]
     webhooks: WebhookFlags,
 }
@@ -314,7 +320,8 @@ fn settings(
             .with("dcsa_push_secret", s.dcsa_push_secret.as_ref())
             .with("ais_feed", s.ais_feed.as_ref())
             .with("mcp_allowed_origins", s.mcp_allowed_origins.as_ref())
-            .with("mcp_open_account", s.mcp_open_account.as_ref());
+            .with("mcp_open_account", s.mcp_open_account.as_ref())
+            .with("document_store", s.document_store.as_ref());
     }
     if let Some(w) = webhooks.or(serve.map(|s| &s.webhooks)) {
         flags = flags
@@ -451,7 +458,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 server::require_existing(&s.database_url)?;
             }
             let db = server::open_db(&s.database_url).await?;
-            let out = admin::accounts(&db, cmd).await;
+            let out = admin::accounts(&db, &s.document_store, cmd).await;
             db.close().await;
             out
         }

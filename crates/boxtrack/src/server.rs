@@ -112,7 +112,11 @@ pub async fn state(db: Db, s: &Settings) -> anyhow::Result<AppState> {
     )
     .with_upstreams(Arc::new(boxtrack_sources::upstream::Upstreams::new(
         s.upstreams.clone(),
-    ))))
+    )))
+    .with_files(
+        boxtrack_store::files::open(&s.document_store)
+            .context("cannot open the document store (setting document_store)")?,
+    ))
 }
 
 /// Starts the background work in this process: the tracking-request processor (with sandbox
@@ -210,6 +214,7 @@ async fn log_start(db: &Db, s: &Settings) {
         database = db.backend().as_str(),
         url = %boxtrack_store::db::redact_url(&s.database_url),
         schema_version = schema,
+        document_store = %s.document_store,
         "boxtrack starting"
     );
     let u = &s.upstreams;

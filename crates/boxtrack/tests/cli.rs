@@ -3213,3 +3213,175 @@ async fn the_demo_delivers_webhooks_to_a_receiver_on_this_machine() {
     .expect("the receiver printed a signed delivery");
     assert!(line.contains('.'), "{line}");
 }
+
+/// The moto S3 server (PyPI `moto[server]`): `MOTO_SERVER`, else `moto_server` on the PATH.
+fn moto_server() -> Option<std::path::PathBuf> {
+    if let Ok(p) = std::env::var("MOTO_SERVER") {
+        return Some(p.into());
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("moto_server"))
+            .find(|p| p.is_file())
+    })
+}
+
+#[tokio::test]
+async fn documents_live_in_an_s3_compatible_object_store() {
+    let Some(moto) = moto_server() else {
+        eprintln!("skipped: no moto_server (pip install 'moto[server]'; .ci/run installs it)");
+        return;
+    };
+    let port = free_port();
+    let mut s3 = Command::new(moto)
+        .args(["-p", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let http = reqwest::Client::new();
+    let mut up = false;
+    for _ in 0..100 {
+        if http.get(&endpoint).send().await.is_ok() {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(up, "moto did not start");
+    let made = http
+        .put(format!("{endpoint}/boxtrack-docs"))
+        .send()
+        .await
+        .unwrap();
+    assert!(made.status().is_success(), "{}", made.status());
+
+    let db = boxtrack_testkit::fresh().await;
+    let key = ok_json(boxtrack(
+        &db.url,
+        &["accounts", "create", "--name", "Docs", "--json"],
+    ))["api_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (server, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--document-store",
+                "s3://boxtrack-docs/test",
+                "--database-url",
+                &db.url,
+            ])
+            .env_remove("BOXTRACK_LISTEN")
+            .env("AWS_ACCESS_KEY_ID", "test")
+            .env("AWS_SECRET_ACCESS_KEY", "test")
+            .env("AWS_REGION", "us-east-1")
+            .env("AWS_ENDPOINT", &endpoint)
+            .env("AWS_ALLOW_HTTP", "true"),
+    );
+    const FILE: &[u8] = b"%PDF-1.4\n% boxtrack test: arrival notice\n%%EOF\n";
+    const FILE_MD5: &str = "BJ/EpuoMC9B/xCA4UmFIeA==";
+    let blob: Value = http
+        .post(format!("{base}/rails/active_storage/direct_uploads"))
+        .header("Authorization", format!("Token {key}"))
+        .json(&serde_json::json!({"blob": {"filename": "an.pdf", "content_type": "application/pdf", "byte_size": FILE.len(), "checksum": FILE_MD5}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let mut put = http
+        .put(blob["direct_upload"]["url"].as_str().unwrap())
+        .body(FILE.to_vec());
+    for (k, v) in blob["direct_upload"]["headers"].as_object().unwrap() {
+        put = put.header(k.as_str(), v.as_str().unwrap());
+    }
+    assert_eq!(put.send().await.unwrap().status(), 204);
+    let created: Value = http
+        .post(format!("{base}/v2/documents"))
+        .header("Authorization", format!("Token {key}"))
+        .header("Content-Type", "application/vnd.api+json")
+        .body(
+            serde_json::json!({"data": {"type": "document", "attributes": {"name": "Arrival notice", "attached_document": blob["signed_id"]}}})
+                .to_string(),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["data"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"));
+    // the bytes are in the bucket, not in the database
+    let listing = http
+        .get(format!("{endpoint}/boxtrack-docs?list-type=2"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(listing.contains("<Key>test/accounts/"), "{listing}");
+    let store = boxtrack_store::Db::connect(&db.url).await.unwrap();
+    let accounts = boxtrack_store::accounts::list_all(&store).await.unwrap();
+    let keys = boxtrack_store::files::object_keys_of(&store, accounts[0].id)
+        .await
+        .unwrap();
+    assert_eq!(keys.len(), 1);
+    assert!(listing.contains(&keys[0]), "{listing}");
+    // downloaded as uploaded
+    let dl = get_json(
+        &http,
+        &base,
+        &key,
+        &format!("/v2/documents/{id}/download_url"),
+    )
+    .await;
+    let res = http
+        .get(dl["download_url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.bytes().await.unwrap().as_ref(), FILE);
+    // deleted with the document
+    let gone = http
+        .delete(format!("{base}/v2/documents/{id}"))
+        .header("Authorization", format!("Token {key}"))
+        .send()
+        .await
+        .unwrap();
+    assert!(gone.status().is_success(), "{}", gone.status());
+    let listing = http
+        .get(format!("{endpoint}/boxtrack-docs?list-type=2"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!listing.contains(&keys[0]), "{listing}");
+    store.close().await;
+    drop(server);
+    // a store address that cannot be one stops the start, naming the setting
+    let bad = failed(boxtrack(
+        &db.url,
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--document-store",
+            "s3://Bad_Bucket",
+        ],
+    ));
+    assert!(bad.contains("document_store"), "{bad}");
+    let _ = s3.kill();
+    let _ = s3.wait();
+}

@@ -1,11 +1,14 @@
 //! Documents and their files (see `boxtrack_core::documents` for the upload handshake).
-//! Files live in the database (`blobs.data`) so that every process serves them; tokens are
+//! Files live in the database (`blobs.data`) or, with `document_store = "s3://..."`, in an
+//! object store ([`crate::files`]), so that every process serves them; tokens are
 //! stored as digests only.
 
 use boxtrack_core::documents::Announced;
 use boxtrack_core::paging::{Key, Page};
 use sqlx::types::Json;
 use uuid::Uuid;
+
+use crate::files::FileStore;
 
 use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
 use crate::{Db, Result, now_us, on_db, on_tx};
@@ -121,11 +124,20 @@ pub async fn awaiting_upload(
     )
 }
 
-/// Stores a file's bytes (checked against the announcement by the caller); false when they
-/// had already arrived.
-pub async fn store_bytes(db: &Db, blob_id: Uuid, bytes: &[u8]) -> Result<bool> {
-    let n = on_db!(db, p => sqlx::query("UPDATE blobs SET data = $2, uploaded_us = $3 WHERE id = $1 AND uploaded_us IS NULL")
-        .bind(blob_id).bind(bytes).bind(now_us()).execute(p).await?.rows_affected());
+/// Stores a file's bytes (checked against the announcement by the caller) in the database
+/// row or the object store; false when they had already arrived.
+pub async fn store_bytes(
+    db: &Db,
+    files: &dyn FileStore,
+    blob: &BlobRow,
+    bytes: &[u8],
+) -> Result<bool> {
+    let key = files
+        .put(blob.account_id, blob.id, bytes, &blob.content_type)
+        .await?;
+    let inline: Option<&[u8]> = key.is_none().then_some(bytes);
+    let n = on_db!(db, p => sqlx::query("UPDATE blobs SET data = $2, object_key = $3, uploaded_us = $4 WHERE id = $1 AND uploaded_us IS NULL")
+        .bind(blob.id).bind(inline).bind(&key).bind(now_us()).execute(p).await?.rows_affected());
     Ok(n == 1)
 }
 
@@ -320,7 +332,7 @@ pub async fn reclassify_and_link(
 
 /// Deletes a document (it disappears from every read; its file is dropped); false when the
 /// account has no such live document.
-pub async fn delete(db: &Db, account_id: Uuid, id: Uuid) -> Result<bool> {
+pub async fn delete(db: &Db, files: &dyn FileStore, account_id: Uuid, id: Uuid) -> Result<bool> {
     let mut tx = db.begin().await?;
     let blob: Option<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(
         "UPDATE documents SET deleted_us = $3, updated_us = $3 WHERE id = $1 AND account_id = $2 AND deleted_us IS NULL RETURNING blob_id")
@@ -328,9 +340,17 @@ pub async fn delete(db: &Db, account_id: Uuid, id: Uuid) -> Result<bool> {
     let Some(blob) = blob else {
         return Ok(false);
     };
-    on_tx!(&mut tx, c => sqlx::query("UPDATE blobs SET data = NULL WHERE id = $1").bind(blob).execute(c).await.map(|_| ())?);
+    let key: Option<String> = on_tx!(&mut tx, c => sqlx::query_scalar(
+        "UPDATE blobs SET data = NULL WHERE id = $1 RETURNING object_key")
+        .bind(blob).fetch_one(c).await?);
     on_tx!(&mut tx, c => sqlx::query("DELETE FROM document_downloads WHERE document_id = $1").bind(id).execute(c).await.map(|_| ())?);
     tx.commit().await?;
+    if let Some(key) = key
+        && let Err(e) = files.delete(&key).await
+    {
+        // the document is gone from every read; the object is left for the operator
+        tracing::warn!(error = %e, key, "a deleted document's object could not be removed");
+    }
     Ok(true)
 }
 
@@ -352,11 +372,28 @@ pub async fn allow_download(
 /// A file to send: name, MIME type, bytes.
 pub type File = (String, String, Vec<u8>);
 
+/// A file's name, type, and its bytes in the row or the key of its object.
+type StoredFile = (String, String, Option<Vec<u8>>, Option<String>);
+
 /// The file a live download token opens at `now`.
-pub async fn download(db: &Db, digest: &str, now: i64) -> Result<Option<File>> {
-    const SQL: &str = "SELECT b.filename, b.content_type, b.data FROM document_downloads t JOIN documents d ON d.id = t.document_id JOIN blobs b ON b.id = d.blob_id \
-        WHERE t.digest = $1 AND t.expires_us > $2 AND d.deleted_us IS NULL AND b.data IS NOT NULL";
-    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(digest).bind(now).fetch_optional(p).await?))
+pub async fn download(
+    db: &Db,
+    files: &dyn FileStore,
+    digest: &str,
+    now: i64,
+) -> Result<Option<File>> {
+    const SQL: &str = "SELECT b.filename, b.content_type, b.data, b.object_key FROM document_downloads t JOIN documents d ON d.id = t.document_id JOIN blobs b ON b.id = d.blob_id \
+        WHERE t.digest = $1 AND t.expires_us > $2 AND d.deleted_us IS NULL AND (b.data IS NOT NULL OR b.object_key IS NOT NULL)";
+    let row: Option<StoredFile> =
+        on_db!(db, p => sqlx::query_as(SQL).bind(digest).bind(now).fetch_optional(p).await?);
+    Ok(match row {
+        None => None,
+        Some((name, kind, Some(data), _)) => Some((name, kind, data)),
+        Some((name, kind, None, Some(key))) => {
+            files.get(&key).await?.map(|data| (name, kind, data))
+        }
+        Some((_, _, None, None)) => None,
+    })
 }
 
 /// The account's shipments (by bill of lading or booking number) and containers (by number)
@@ -459,9 +496,40 @@ pub struct EmailDocument<'a> {
 /// is not kept twice.
 pub async fn submit(
     db: &Db,
+    files: &dyn FileStore,
     account_id: Uuid,
     e: &boxtrack_core::email::Email,
     docs: &[EmailDocument<'_>],
+) -> Result<(Uuid, bool)> {
+    // the bytes go to the object store before the rows that name them are committed (an
+    // object whose rows never commit is removed below)
+    let mut placed = Vec::with_capacity(docs.len());
+    for d in docs {
+        let blob_id = Uuid::now_v7();
+        let key = files
+            .put(account_id, blob_id, d.bytes, d.content_type)
+            .await?;
+        placed.push((blob_id, key));
+    }
+    let mut kept = vec![false; docs.len()];
+    let out = submit_rows(db, account_id, e, docs, &placed, &mut kept).await;
+    for ((_, key), kept) in placed.iter().zip(&kept) {
+        if let (Some(key), false) = (key, *kept && out.as_ref().is_ok_and(|(_, new)| *new))
+            && let Err(e) = files.delete(key).await
+        {
+            tracing::warn!(error = %e, key, "an unused object could not be removed");
+        }
+    }
+    out
+}
+
+async fn submit_rows(
+    db: &Db,
+    account_id: Uuid,
+    e: &boxtrack_core::email::Email,
+    docs: &[EmailDocument<'_>],
+    placed: &[(Uuid, Option<String>)],
+    kept: &mut [bool],
 ) -> Result<(Uuid, bool)> {
     let mut tx = db.begin().await?;
     if let Some(mid) = &e.message_id {
@@ -480,21 +548,22 @@ pub async fn submit(
         .bind(id).bind(account_id).bind(&e.subject).bind(&e.body).bind(Json(&e.from)).bind(Json(&e.to)).bind(Json(&e.cc))
         .bind(e.sent_us).bind(&e.message_id).bind(&e.in_reply_to).bind(Json(&e.references)).bind(&e.content_type).bind(now)
         .execute(c).await.map(|_| ())?);
-    for d in docs {
+    for (i, (d, (blob_id, key))) in docs.iter().zip(placed).enumerate() {
         let dup: Option<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(
             "SELECT d.id FROM documents d JOIN blobs b ON b.id = d.blob_id WHERE d.account_id = $1 AND d.deleted_us IS NULL AND b.checksum = $2 AND b.byte_size = $3 LIMIT 1")
             .bind(account_id).bind(&d.checksum).bind(d.bytes.len() as i64).fetch_optional(c).await?);
         if dup.is_some() {
             continue;
         }
-        let blob_id = Uuid::now_v7();
+        kept[i] = true;
+        let inline: Option<&[u8]> = key.is_none().then_some(d.bytes);
         // no upload or attach token: the bytes are here and attached at once
         let (_, upload_digest) = boxtrack_core::documents::token("email_up_");
         let (_, signed_digest) = boxtrack_core::documents::token("email_blob_");
         on_tx!(&mut tx, c => sqlx::query(
-            "INSERT INTO blobs (id, account_id, filename, content_type, byte_size, checksum, upload_digest, signed_digest, data, uploaded_us, created_us) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)")
+            "INSERT INTO blobs (id, account_id, filename, content_type, byte_size, checksum, upload_digest, signed_digest, data, object_key, uploaded_us, created_us) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)")
             .bind(blob_id).bind(account_id).bind(d.filename).bind(d.content_type).bind(d.bytes.len() as i64).bind(&d.checksum)
-            .bind(upload_digest).bind(signed_digest).bind(d.bytes).bind(now)
+            .bind(upload_digest).bind(signed_digest).bind(inline).bind(key).bind(now)
             .execute(c).await.map(|_| ())?);
         on_tx!(&mut tx, c => sqlx::query(
             "INSERT INTO documents (id, account_id, blob_id, name, document_type, source, shipment_ids, container_ids, email_submission_id, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, 'email', $6, $7, $8, $9, $9)")

@@ -14,6 +14,7 @@ pub mod custom_fields;
 pub mod db;
 pub mod documents;
 pub mod events;
+pub mod files;
 pub mod keys;
 pub mod list;
 pub mod notifications;
@@ -84,6 +85,9 @@ pub enum StoreError {
     /// [`db::describe_pg_failure`]).
     #[error("{0}")]
     Connect(String),
+    /// The object store of documents failed (see [`files`]).
+    #[error("document store: {0}")]
+    Files(String),
     /// Deleting an account could not finish (see [`accounts::delete`]); nothing was deleted.
     #[error("deleting the account: {0}")]
     Delete(String),

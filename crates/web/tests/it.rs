@@ -1311,7 +1311,7 @@ async fn a_container_page_shows_its_documents_fields_and_every_upstream_record()
             .await
             .unwrap();
         assert!(
-            documents::store_bytes(&app.db, blob.id, body)
+            documents::store_bytes(&app.db, &boxtrack_store::files::InDatabase, &blob, body)
                 .await
                 .unwrap()
         );

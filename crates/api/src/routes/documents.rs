@@ -305,7 +305,7 @@ pub async fn delete(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<StatusCode> {
-    if documents::delete(&state.db, caller.account.id, id).await? {
+    if documents::delete(&state.db, &*state.files, caller.account.id, id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(document_not_found())

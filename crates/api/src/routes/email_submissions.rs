@@ -94,7 +94,8 @@ pub async fn create(
             container_ids,
         });
     }
-    let (id, new) = documents::submit(&state.db, caller.account.id, &e, &docs).await?;
+    let (id, new) =
+        documents::submit(&state.db, &*state.files, caller.account.id, &e, &docs).await?;
     let row = documents::submission(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(ApiError::internal)?;

@@ -175,7 +175,7 @@ pub async fn upload(
         )
         .with_code("checksum_mismatch")
     })?;
-    if !documents::store_bytes(&state.db, blob.id, &bytes).await? {
+    if !documents::store_bytes(&state.db, &*state.files, &blob, &bytes).await? {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "The bytes of this upload have arrived already.",
@@ -190,7 +190,7 @@ pub async fn download(
     Path(token): Path<String>,
 ) -> ApiResult<Response> {
     let (name, content_type, bytes) =
-        documents::download(&state.db, &rules::digest(&token), boxtrack_store::now_us())
+        documents::download(&state.db, &*state.files, &rules::digest(&token), boxtrack_store::now_us())
             .await?
             .ok_or_else(|| {
                 ApiError::new(

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 /// Every setting's name (the file key; `BOXTRACK_<NAME>` in the environment; `--name` with
 /// dashes as a flag).
-pub const NAMES: [&str; 24] = [
+pub const NAMES: [&str; 25] = [
     "listen",
     "role",
     "log_level",
@@ -40,6 +40,7 @@ pub const NAMES: [&str; 24] = [
     "ais_feed",
     "mcp_allowed_origins",
     "mcp_open_account",
+    "document_store",
 ];
 
 /// A setting's value as a layer gives it: text, a number or true/false (a file may write
@@ -130,6 +131,8 @@ pub struct RawSettings {
     pub mcp_allowed_origins: Option<Scalar>,
     /// TEST ONLY: the account /mcp acts for without credentials.
     pub mcp_open_account: Option<Scalar>,
+    /// Where the bytes of documents live: database (the default) or s3://BUCKET[/PREFIX].
+    pub document_store: Option<Scalar>,
     /// `[carriers.SCAC]` tables: DCSA endpoint and credentials per carrier (file only).
     #[serde(skip_serializing)]
     pub carriers: Option<BTreeMap<String, EndpointConfig>>,

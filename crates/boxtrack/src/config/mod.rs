@@ -139,6 +139,9 @@ pub struct Settings {
     pub mcp_allowed_origins: Vec<String>,
     /// Test mode: `/mcp` without credentials acts for this account (loopback listeners only).
     pub mcp_open_account: Option<uuid::Uuid>,
+    /// Where the bytes of documents live: `database` or `s3://BUCKET[/PREFIX]` (credentials,
+    /// region and endpoint from the AWS_* variables).
+    pub document_store: String,
 }
 
 /// Merges the layers (later wins) and validates every value; upstream credentials named as
@@ -466,7 +469,16 @@ pub fn resolve_with(
         }
     };
 
+    let (document_store, src) = take("document_store", "database");
+    let document_store = document_store.trim().to_string();
+    if document_store != "database"
+        && let Err(why) = boxtrack_store::files::parse_s3(&document_store)
+    {
+        bail!("setting document_store ({src}) must be database or s3://BUCKET[/PREFIX]: {why}");
+    }
+
     Ok(Settings {
+        document_store,
         role,
         log_level,
         shutdown_timeout,

@@ -39,10 +39,19 @@ pub async fn migration_status(url: &str) -> anyhow::Result<()> {
     let list = db.migration_status().await?;
     db.close().await;
     let pending = list.iter().filter(|(_, _, applied)| !applied).count();
+    let newer = list
+        .iter()
+        .filter(|(_, d, _)| d == boxtrack_store::db::UNKNOWN_MIGRATION)
+        .count();
     for (version, description, applied) in &list {
         println!(
             "{version:>4}  {:<8}  {description}",
             if *applied { "applied" } else { "pending" }
+        );
+    }
+    if newer > 0 {
+        anyhow::bail!(
+            "{shown}: {newer} migration(s) were applied by a newer boxtrack; this binary ({VERSION}) cannot serve this database: run the newer binary, or restore a backup taken before the upgrade"
         );
     }
     println!(

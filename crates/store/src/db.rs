@@ -369,7 +369,7 @@ impl Db {
             Db::Sqlite(..) => sqlx::migrate!("./migrations/sqlite"),
             Db::Postgres(_) => sqlx::migrate!("./migrations/postgres"),
         };
-        Ok(known
+        let mut out: Vec<(i64, String, bool)> = known
             .iter()
             .map(|m| {
                 (
@@ -378,7 +378,15 @@ impl Db {
                     applied.contains(&m.version),
                 )
             })
-            .collect())
+            .collect();
+        // applied by a newer boxtrack: this binary must not serve the database
+        for v in applied {
+            if !known.iter().any(|m| m.version == v) {
+                out.push((v, UNKNOWN_MIGRATION.to_string(), true));
+            }
+        }
+        out.sort_by_key(|(v, _, _)| *v);
+        Ok(out)
     }
 
     /// Writes a consistent copy of this SQLite database to `to` while it keeps serving
@@ -464,7 +472,45 @@ mod tests {
         assert_eq!(redact_url("postgres://db/x"), "postgres://db/x");
         assert_eq!(redact_url("sqlite://./data/b.db"), "sqlite://./data/b.db");
     }
+
+    #[tokio::test]
+    async fn a_migration_from_a_newer_binary_is_reported() {
+        let dir = std::env::temp_dir().join(format!("boxtrack-mig-{}", uuid::Uuid::now_v7()));
+        let url = format!("sqlite://{}/m.db", dir.display());
+        let db = Db::connect(&url).await.unwrap_or_else(|e| panic!("{e}"));
+        db.migrate().await.unwrap_or_else(|e| panic!("{e}"));
+        let before = db
+            .migration_status()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            before
+                .iter()
+                .all(|(_, d, applied)| *applied && d != UNKNOWN_MIGRATION)
+        );
+        if let Db::Sqlite(p, _) = &db {
+            sqlx::query("INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES (99999, 'from the future', 1, X'00', 0)")
+                .execute(p)
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let after = db
+            .migration_status()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(after.len(), before.len() + 1);
+        assert_eq!(
+            after.last().map(|(v, d, _)| (*v, d.as_str())),
+            Some((99999, UNKNOWN_MIGRATION))
+        );
+        db.close().await;
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
+
+/// The description [`Db::migration_status`] gives a migration the database has applied but
+/// this binary does not know (a newer boxtrack applied it).
+pub const UNKNOWN_MIGRATION: &str = "applied by a newer boxtrack: unknown to this binary";
 
 /// How long the first connection to PostgreSQL may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);

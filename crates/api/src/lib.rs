@@ -70,7 +70,8 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// The whole service: the REST routes and the mounted parts, behind the process-wide layers
-/// (request ids, tracing with credentials redacted, timeout, panic handling, metrics).
+/// (request ids, tracing with credentials redacted, metrics and the access log, timeout, panic
+/// handling).
 pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
     examples::tour::use_router(router);
     let extra: Vec<doc::Op> = mounts.iter().flat_map(|m| (m.operations)()).collect();
@@ -89,9 +90,11 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
     routes
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::track))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, timeout))
+        // outside the panic and timeout layers, so that their 500 and 503 answers are
+        // counted and logged like any other
+        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::track))
         .layer(
             TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
                 let id = req

@@ -1,6 +1,8 @@
 //! Extractors shared by the route modules.
 
-use axum::extract::{FromRequestParts, Path};
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::StatusCode;
 use axum::http::request::Parts;
 use uuid::Uuid;
 
@@ -18,5 +20,27 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
         Uuid::parse_str(&raw)
             .map(IdPath)
             .map_err(|_| ApiError::not_found(&format!("resource with id {raw:?}")))
+    }
+}
+
+/// A raw request body (uploads, e-mails), refused as a JSON:API error when it is larger than
+/// the route's limit: the limit is checked against Content-Length before anything is read,
+/// and while reading, so an oversized body is never held whole.
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, state: &S) -> Result<RawBody, ApiError> {
+        Bytes::from_request(req, state)
+            .await
+            .map(RawBody)
+            .map_err(|e| match e.status() {
+                StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "The request body is larger than this endpoint accepts (see its documentation for the limit); nothing was read or stored.",
+                )
+                .with_code("payload_too_large"),
+                status => ApiError::new(status, e.body_text()),
+            })
     }
 }

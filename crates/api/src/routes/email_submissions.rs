@@ -63,7 +63,7 @@ pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    raw: Bytes,
+    crate::extract::RawBody(raw): crate::extract::RawBody,
 ) -> ApiResult<Response> {
     let ct = headers
         .get(header::CONTENT_TYPE)

@@ -153,7 +153,7 @@ pub struct UploadHeaders {
 pub async fn upload(
     State(state): State<AppState>,
     Path(token): Path<String>,
-    bytes: Bytes,
+    crate::extract::RawBody(bytes): crate::extract::RawBody,
 ) -> ApiResult<StatusCode> {
     let now = boxtrack_store::now_us();
     let blob = documents::awaiting_upload(

@@ -542,3 +542,37 @@ async fn rotation_extraction_and_schemas_answer_what_boxtrack_does_not_do() {
         .json();
     assert_eq!(doc["data"]["attributes"]["file_size_bytes"], IMAGE.len());
 }
+
+#[tokio::test]
+async fn bodies_over_the_limit_are_a_json_api_413_and_store_nothing() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let ok = announce(
+        &app,
+        &key,
+        json!({"filename": "an.pdf", "content_type": "application/pdf", "byte_size": FILE.len(), "checksum": FILE_MD5}),
+    )
+    .await;
+    let blob = ok.json();
+    let url = blob["direct_upload"]["url"].as_str().unwrap().to_string();
+    let headers = blob["direct_upload"]["headers"].clone();
+    // one byte over the 25 MiB an upload may have
+    let big = vec![b'x'; 25 * 1024 * 1024 + 1];
+    let r = app.send(app.client.put(&url).body(big.clone())).await;
+    let e = assert_error(&r, 413);
+    assert_eq!(e["code"], "payload_too_large");
+    // the upload still waits for its bytes
+    assert_eq!(put(&app, &url, FILE, &headers).await, 204);
+    // an e-mail over 40 MiB, the same way
+    let mail = vec![b'x'; 40 * 1024 * 1024 + 1];
+    let r = app
+        .send(
+            app.client
+                .post(app.url("/v2/email_submissions"))
+                .header("Authorization", format!("Token {key}"))
+                .header("Content-Type", "message/rfc822")
+                .body(mail),
+        )
+        .await;
+    assert_error(&r, 413);
+}

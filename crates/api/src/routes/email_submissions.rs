@@ -2,7 +2,6 @@
 //! service POSTs each message as `message/rfc822`); every attachment becomes a document,
 //! typed from its file name and linked by the numbers in the subject, file name and body.
 
-use axum::body::Bytes;
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};

@@ -4,7 +4,6 @@
 //! those URLs are their credential (as a presigned storage URL is).
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

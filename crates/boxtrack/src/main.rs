@@ -484,6 +484,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // one process-wide TLS crypto provider (ring, as the rest of the tree) for the clients
+    // built on reqwest 0.13, which this tree builds without one (the S3 document store)
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

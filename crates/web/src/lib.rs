@@ -43,6 +43,20 @@ mod webhooks;
 mod widget;
 pub mod xlsx;
 
+/// The console's parsers of uploaded files, reachable by the fuzz targets (`crates/fuzz`).
+#[doc(hidden)]
+pub mod fuzzing {
+    /// Checks an uploaded CSV file as the import page does.
+    pub fn import_check(text: &str) -> Result<usize, String> {
+        crate::imports::check(text).map(|rows| rows.len())
+    }
+
+    /// Checks the rows of an uploaded workbook as the import page does.
+    pub fn import_check_records(rows: &[Vec<String>]) -> Result<usize, String> {
+        crate::imports::check_records(rows).map(|rows| rows.len())
+    }
+}
+
 use common::*;
 pub use common::{SESSION_COOKIE, SESSION_TTL_US};
 

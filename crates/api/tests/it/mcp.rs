@@ -958,6 +958,9 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
     use rmcp::ServiceExt;
     use rmcp::model::CallToolRequestParams;
     use rmcp::transport::StreamableHttpClientTransport;
+    // reqwest 0.13 is built without a crypto provider in this tree (object_store's TLS uses
+    // ring, installed by the binary at start): a process that builds its clients installs one
+    let _ = rustls::crypto::ring::default_provider().install_default();
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
     let (app, key, other_key, container) = setup().await;

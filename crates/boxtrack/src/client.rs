@@ -645,6 +645,16 @@ fn query(pairs: &[(&str, Option<String>)]) -> String {
     u.finish()
 }
 
+/// Prints the API's document for scripts, or what `render` makes of it for people.
+fn print(doc: &Value, json_out: bool, render: fn(&Value) -> String) -> anyhow::Result<()> {
+    if json_out {
+        println!("{}", serde_json::to_string_pretty(doc)?);
+    } else {
+        println!("{}", render(doc));
+    }
+    Ok(())
+}
+
 /// `boxtrack containers`.
 pub async fn containers(args: &ContainersArgs) -> anyhow::Result<()> {
     let api = Api::new(&args.conn)?;
@@ -668,12 +678,7 @@ pub async fn containers(args: &ContainersArgs) -> anyhow::Result<()> {
         ("page[size]", Some(args.limit.clamp(1, 100).to_string())),
     ]);
     let doc = api.list(&format!("/v2/containers?{q}"), args.limit).await?;
-    if args.conn.json {
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-        return Ok(());
-    }
-    println!("{}", containers_table(&doc));
-    Ok(())
+    print(&doc, args.conn.json, containers_table)
 }
 
 /// The table `boxtrack containers` prints.
@@ -740,12 +745,7 @@ pub async fn shipments(args: &ShipmentsArgs) -> anyhow::Result<()> {
         ("page[size]", Some(args.limit.clamp(1, 100).to_string())),
     ]);
     let doc = api.list(&format!("/v2/shipments?{q}"), args.limit).await?;
-    if args.conn.json {
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-        return Ok(());
-    }
-    println!("{}", shipments_table(&doc));
-    Ok(())
+    print(&doc, args.conn.json, shipments_table)
 }
 
 /// The table `boxtrack shipments` prints.
@@ -812,12 +812,7 @@ pub async fn show(args: &ShowArgs) -> anyhow::Result<()> {
     ]);
     let doc = api.get(&format!("/v2/containers?{q}")).await?;
     if doc["data"].as_array().is_some_and(|d| !d.is_empty()) {
-        if args.conn.json {
-            println!("{}", serde_json::to_string_pretty(&doc)?);
-        } else {
-            println!("{}", container_summary(&doc));
-        }
-        return Ok(());
+        return print(&doc, args.conn.json, container_summary);
     }
     let q = query(&[
         ("q", Some(number.clone())),
@@ -825,12 +820,7 @@ pub async fn show(args: &ShowArgs) -> anyhow::Result<()> {
     ]);
     let doc = api.get(&format!("/v2/shipments?{q}")).await?;
     if doc["data"].as_array().is_some_and(|d| !d.is_empty()) {
-        if args.conn.json {
-            println!("{}", serde_json::to_string_pretty(&doc)?);
-        } else {
-            println!("{}", shipment_summary(&doc));
-        }
-        return Ok(());
+        return print(&doc, args.conn.json, shipment_summary);
     }
     let q = query(&[("q", Some(number.clone()))]);
     let requests = api.get(&format!("/v2/tracking_requests?{q}")).await?;

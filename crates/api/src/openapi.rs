@@ -57,13 +57,20 @@ fn base_components() -> Value {
                 "type": "object", "required": ["id", "type"],
                 "properties": {"id": {"type": "string", "format": "uuid"}, "type": {"type": "string"}}
             },
+            // absolute http(s) addresses whose query keeps `[` and `]` unescaped in parameter
+            // names, as the reference writes them (`page[size]=30`): not RFC 3986 URIs, so no
+            // `format: uri`
             "ListLinks": {
                 "type": "object",
                 "properties": {
-                    "self": {"type": "string", "format": "uri"}, "current": {"type": "string", "format": "uri"},
-                    "first": {"type": "string", "format": "uri"}, "prev": {"type": "string", "format": "uri"},
-                    "next": {"type": "string", "format": "uri"}, "last": {"type": "string", "format": "uri"}
+                    "self": {"$ref": "#/components/schemas/PageLink"}, "current": {"$ref": "#/components/schemas/PageLink"},
+                    "first": {"$ref": "#/components/schemas/PageLink"}, "prev": {"$ref": "#/components/schemas/PageLink"},
+                    "next": {"$ref": "#/components/schemas/PageLink"}, "last": {"$ref": "#/components/schemas/PageLink"}
                 }
+            },
+            "PageLink": {
+                "type": "string", "pattern": "^https?://",
+                "description": "An absolute address of a page of the list; `[` and `]` in parameter names are not percent-encoded (`page[size]=30`), as the reference writes them."
             },
             "ListMeta": {
                 "type": "object",

@@ -41,7 +41,11 @@ pub fn operations() -> Vec<Op> {
             Default::default(),
             (
                 "200",
-                json!({"description": summary, "content": {media: {"schema": {"type": "string"}}}}),
+                json!({"description": summary, "content": {media: {"schema": if media.ends_with("json") {
+                    json!({"type": "object"})
+                } else {
+                    json!({"type": "string"})
+                }}}}),
             ),
         );
         op["security"] = json!([]);

@@ -136,10 +136,13 @@ pub fn page_params() -> Vec<Value> {
     vec![
         json!({"name": "page[number]", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}, "description": "1-based page number"}),
         json!({"name": "page[size]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 30}, "description": "Rows per page (at most 100; larger is 400)"}),
-        json!({"name": "page[after]", "in": "query", "schema": {"type": "string"}, "description": "Cursor written into links.next; follow links rather than building it"}),
-        json!({"name": "page[before]", "in": "query", "schema": {"type": "string"}, "description": "Cursor written into links.prev"}),
+        json!({"name": "page[after]", "in": "query", "schema": {"type": "string", "pattern": CURSOR_PATTERN}, "description": "Cursor written into links.next; follow links rather than building it"}),
+        json!({"name": "page[before]", "in": "query", "schema": {"type": "string", "pattern": CURSOR_PATTERN}, "description": "Cursor written into links.prev (ignored when page[after] is given too)"}),
     ]
 }
+
+/// The shape of a page cursor: the sort key's microseconds, a dot, the row id in hex.
+const CURSOR_PATTERN: &str = "^-?[0-9]{1,18}[.][0-9a-fA-F]{32}$";
 
 /// Plain string query parameters (filters) with their descriptions.
 pub fn query_params(list: &[(&str, &str)]) -> Vec<Value> {
@@ -153,8 +156,18 @@ pub fn include_param(allowed: &[&str]) -> Value {
     json!({
         "name": "include", "in": "query",
         "description": format!("Comma-separated relationships to embed in `included`: {}", allowed.join(", ")),
-        "schema": {"type": "string"}
+        "schema": {"type": "string", "pattern": include_pattern(allowed)}
     })
+}
+
+/// A comma-separated list of the allowed names, spaces around commas allowed.
+fn include_pattern(allowed: &[&str]) -> String {
+    let one = allowed
+        .iter()
+        .map(|a| a.replace('.', "[.]"))
+        .collect::<Vec<_>>()
+        .join("|");
+    format!("^ *({one}) *( *, *({one}) *)*$")
 }
 
 /// A UUID path parameter named `id`.

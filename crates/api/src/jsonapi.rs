@@ -53,10 +53,12 @@ impl IntoResponse for JsonApi {
 pub struct QueryParams(pub Vec<(String, String)>);
 
 impl QueryParams {
-    /// Parses a raw query string.
+    /// Parses a raw query string. A parameter given with an empty value (`filter[port]=`) is
+    /// as if it were not given, as forms and generated clients send them.
     pub fn parse(raw: Option<&str>) -> QueryParams {
         QueryParams(
             url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+                .filter(|(_, v)| !v.is_empty())
                 .map(|(k, v)| (k.into_owned(), v.into_owned()))
                 .collect(),
         )
@@ -438,6 +440,14 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn empty_query_values_are_as_if_not_given() {
+        let q = QueryParams::parse(Some("filter[port]=&page[size]=5&include="));
+        assert_eq!(q.get("filter[port]"), None);
+        assert_eq!(q.get("include"), None);
+        assert_eq!(q.get("page[size]"), Some("5"));
+    }
 
     #[test]
     fn content_types() {

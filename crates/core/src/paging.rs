@@ -81,12 +81,6 @@ pub enum PageError {
         /// The query parameter.
         param: &'static str,
     },
-    /// Both directions at once.
-    #[error("page[after] and page[before] cannot be combined")]
-    BothCursors {
-        /// The query parameter.
-        param: &'static str,
-    },
 }
 
 impl PageError {
@@ -95,8 +89,7 @@ impl PageError {
         match self {
             PageError::NotPositive { param }
             | PageError::TooLarge { param }
-            | PageError::BadCursor { param }
-            | PageError::BothCursors { param } => param,
+            | PageError::BadCursor { param } => param,
         }
     }
 }
@@ -134,12 +127,8 @@ pub fn parse(raw: RawPage<'_>) -> Result<Page, PageError> {
         });
     }
     let cursor = match (raw.after, raw.before) {
-        (Some(_), Some(_)) => {
-            return Err(PageError::BothCursors {
-                param: "page[before]",
-            });
-        }
-        (Some(a), None) => Some(Cursor::After(Key::parse(a).ok_or(
+        // both: the way forward wins (links never carry both)
+        (Some(a), _) => Some(Cursor::After(Key::parse(a).ok_or(
             PageError::BadCursor {
                 param: "page[after]",
             },
@@ -195,6 +184,19 @@ mod tests {
         assert_eq!(p(0).offset(), 0);
         assert_eq!(p(1).offset(), 0);
         assert_eq!(p(3).offset(), 100);
+    }
+
+    #[test]
+    fn with_both_cursors_the_way_forward_wins() {
+        let after = "1790000000000000.0193a2b4c5d6e7f8091a2b3c4d5e6f70";
+        let before = "1700000000000000.0193a2b4c5d6e7f8091a2b3c4d5e6f71";
+        let p = parse(RawPage {
+            after: Some(after),
+            before: Some(before),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(matches!(p.cursor, Some(Cursor::After(k)) if k.sort_us == 1_790_000_000_000_000));
     }
 
     #[test]

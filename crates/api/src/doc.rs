@@ -141,8 +141,9 @@ pub fn page_params() -> Vec<Value> {
     ]
 }
 
-/// The shape of a page cursor: the sort key's microseconds, a dot, the row id in hex.
-const CURSOR_PATTERN: &str = "^-?[0-9]{1,18}[.][0-9a-fA-F]{32}$";
+/// The shape of a page cursor: the sort key's microseconds, a dot, the row id in hex (or
+/// nothing: an empty parameter is as if not given).
+const CURSOR_PATTERN: &str = "^(-?[0-9]{1,18}[.][0-9a-fA-F]{32})?$";
 
 /// Plain string query parameters (filters) with their descriptions.
 pub fn query_params(list: &[(&str, &str)]) -> Vec<Value> {
@@ -160,14 +161,15 @@ pub fn include_param(allowed: &[&str]) -> Value {
     })
 }
 
-/// A comma-separated list of the allowed names, spaces around commas allowed.
+/// A comma-separated list of the allowed names, spaces around commas allowed (or nothing: an
+/// empty parameter is as if not given).
 fn include_pattern(allowed: &[&str]) -> String {
     let one = allowed
         .iter()
         .map(|a| a.replace('.', "[.]"))
         .collect::<Vec<_>>()
         .join("|");
-    format!("^ *({one}) *( *, *({one}) *)*$")
+    format!("^( *({one}) *( *, *({one}) *)*)?$")
 }
 
 /// A UUID path parameter named `id`.

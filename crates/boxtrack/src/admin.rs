@@ -150,6 +150,14 @@ fn parse_limits(raw: &[String]) -> anyhow::Result<Limits> {
     Ok(limits)
 }
 
+/// The account an id given on the command line names, disabled or not.
+async fn account_named(db: &Db, id: &str) -> anyhow::Result<Account> {
+    let id = parse_id("account id", id)?;
+    accounts::get_any(db, id)
+        .await?
+        .with_context(|| format!("no account {id}"))
+}
+
 fn account_json(a: &Account) -> Value {
     let limits: serde_json::Map<String, Value> = Bucket::ALL
         .iter()
@@ -321,10 +329,8 @@ pub async fn accounts(db: &Db, document_store: &str, cmd: &AccountsCommand) -> a
             Ok(())
         }
         AccountsCommand::Delete { id, yes } => {
-            let id = parse_id("account id", id)?;
-            let a = accounts::get_any(db, id)
-                .await?
-                .with_context(|| format!("no account {id}"))?;
+            let a = account_named(db, id).await?;
+            let id = a.id;
             if !*yes {
                 let held = accounts::rows_of(db, id).await?;
                 eprintln!(
@@ -375,10 +381,8 @@ pub async fn accounts(db: &Db, document_store: &str, cmd: &AccountsCommand) -> a
             Ok(())
         }
         AccountsCommand::Show { id, json } => {
-            let id = parse_id("account id", id)?;
-            let a = accounts::get_any(db, id)
-                .await?
-                .with_context(|| format!("no account {id}"))?;
+            let a = account_named(db, id).await?;
+            let id = a.id;
             let ks = keys::list_all(db, id).await?;
             if json.json {
                 let mut v = account_json(&a);
@@ -697,10 +701,7 @@ pub async fn webhooks(db: &Db, cmd: &WebhooksCommand) -> anyhow::Result<()> {
     use boxtrack_store::webhooks as hooks;
     match cmd {
         WebhooksCommand::List { account, json } => {
-            let id = parse_id("account id", account)?;
-            if accounts::get_any(db, id).await?.is_none() {
-                bail!("no account {id}");
-            }
+            let id = account_named(db, account).await?.id;
             let all = hooks::list_all(db, id).await?;
             if json.json {
                 print_json(&Value::Array(
@@ -771,10 +772,7 @@ pub async fn users(db: &Db, cmd: &UsersCommand) -> anyhow::Result<()> {
             password_stdin,
             json,
         } => {
-            let account = parse_id("account id", account)?;
-            if accounts::get_any(db, account).await?.is_none() {
-                bail!("no account {account}");
-            }
+            let account = account_named(db, account).await?.id;
             let email = email.trim();
             if !(email.contains('@') && email.len() >= 3 && !email.contains(' ')) {
                 bail!("--email {email:?} is not an email address");

@@ -57,21 +57,49 @@ pub struct TrackArgs {
     conn: Conn,
 }
 
-/// Flags of `containers`.
+/// The filters and paging `containers` and `shipments` share.
 #[derive(Args, Debug)]
-pub struct ContainersArgs {
-    /// Container number, reference number or bill of lading (the API's `q`).
+pub struct ListFlags {
+    /// A container, bill of lading, booking or reference number to look for (the API's `q`).
     #[arg(long, value_name = "TEXT")]
     q: Option<String>,
-    /// Where the container is: on_ship, available, not_available, picked_up, empty_returned, ...
-    #[arg(long, value_name = "STATUS")]
-    status: Option<String>,
     /// The shipping line's SCAC.
     #[arg(long, value_name = "SCAC")]
     carrier: Option<String>,
     /// The port of discharge (UN/LOCODE, e.g. USLAX).
     #[arg(long, value_name = "LOCODE")]
     port: Option<String>,
+    /// Only rows changed since this time (ISO 8601).
+    #[arg(long, value_name = "TIME")]
+    updated_since: Option<String>,
+    /// At most this many rows (pages are followed until then).
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    limit: usize,
+    #[command(flatten)]
+    conn: Conn,
+}
+
+impl ListFlags {
+    /// The shared query parameters, `extra` before the page size.
+    fn query(&self, extra: &[(&str, Option<String>)]) -> String {
+        let mut pairs = vec![
+            ("q", self.q.clone()),
+            ("filter[carrier]", self.carrier.clone()),
+            ("filter[port]", self.port.clone()),
+            ("filter[updated_at][start]", self.updated_since.clone()),
+        ];
+        pairs.extend(extra.iter().cloned());
+        pairs.push(("page[size]", Some(self.limit.clamp(1, 100).to_string())));
+        query(&pairs)
+    }
+}
+
+/// Flags of `containers`.
+#[derive(Args, Debug)]
+pub struct ContainersArgs {
+    /// Where the container is: on_ship, available, not_available, picked_up, empty_returned, ...
+    #[arg(long, value_name = "STATUS")]
+    status: Option<String>,
     /// Only containers ready (true) or not ready (false) for pickup.
     #[arg(long, value_name = "BOOL")]
     ready: Option<bool>,
@@ -84,39 +112,18 @@ pub struct ContainersArgs {
     /// Only containers whose tracking stopped (true) or goes on (false).
     #[arg(long, value_name = "BOOL")]
     tracking_stopped: Option<bool>,
-    /// Only containers changed since this time (ISO 8601).
-    #[arg(long, value_name = "TIME")]
-    updated_since: Option<String>,
-    /// At most this many rows (pages are followed until then).
-    #[arg(long, default_value_t = 100, value_name = "N")]
-    limit: usize,
     #[command(flatten)]
-    conn: Conn,
+    list: ListFlags,
 }
 
 /// Flags of `shipments`.
 #[derive(Args, Debug)]
 pub struct ShipmentsArgs {
-    /// Bill of lading, booking, reference or container number (the API's `q`).
-    #[arg(long, value_name = "TEXT")]
-    q: Option<String>,
     /// tracking or tracking_stopped.
     #[arg(long, value_name = "STATUS")]
     status: Option<String>,
-    /// The shipping line's SCAC.
-    #[arg(long, value_name = "SCAC")]
-    carrier: Option<String>,
-    /// The port of discharge (UN/LOCODE).
-    #[arg(long, value_name = "LOCODE")]
-    port: Option<String>,
-    /// Only shipments changed since this time (ISO 8601).
-    #[arg(long, value_name = "TIME")]
-    updated_since: Option<String>,
-    /// At most this many rows (pages are followed until then).
-    #[arg(long, default_value_t = 100, value_name = "N")]
-    limit: usize,
     #[command(flatten)]
-    conn: Conn,
+    list: ListFlags,
 }
 
 /// Flags of `show`.
@@ -657,12 +664,10 @@ fn print(doc: &Value, json_out: bool, render: fn(&Value) -> String) -> anyhow::R
 
 /// `boxtrack containers`.
 pub async fn containers(args: &ContainersArgs) -> anyhow::Result<()> {
-    let api = Api::new(&args.conn)?;
-    let q = query(&[
-        ("q", args.q.clone()),
+    let l = &args.list;
+    let api = Api::new(&l.conn)?;
+    let q = l.query(&[
         ("filter[current_status]", args.status.clone()),
-        ("filter[carrier]", args.carrier.clone()),
-        ("filter[port]", args.port.clone()),
         (
             "filter[ready_for_pickup]",
             args.ready.map(|b| b.to_string()),
@@ -673,12 +678,10 @@ pub async fn containers(args: &ContainersArgs) -> anyhow::Result<()> {
             "filter[tracking_stopped]",
             args.tracking_stopped.map(|b| b.to_string()),
         ),
-        ("filter[updated_at][start]", args.updated_since.clone()),
         ("include", Some("shipment".into())),
-        ("page[size]", Some(args.limit.clamp(1, 100).to_string())),
     ]);
-    let doc = api.list(&format!("/v2/containers?{q}"), args.limit).await?;
-    print(&doc, args.conn.json, containers_table)
+    let doc = api.list(&format!("/v2/containers?{q}"), l.limit).await?;
+    print(&doc, l.conn.json, containers_table)
 }
 
 /// The table `boxtrack containers` prints.
@@ -735,17 +738,11 @@ pub fn containers_table(doc: &Value) -> String {
 
 /// `boxtrack shipments`.
 pub async fn shipments(args: &ShipmentsArgs) -> anyhow::Result<()> {
-    let api = Api::new(&args.conn)?;
-    let q = query(&[
-        ("q", args.q.clone()),
-        ("filter[status]", args.status.clone()),
-        ("filter[carrier]", args.carrier.clone()),
-        ("filter[port]", args.port.clone()),
-        ("filter[updated_at][start]", args.updated_since.clone()),
-        ("page[size]", Some(args.limit.clamp(1, 100).to_string())),
-    ]);
-    let doc = api.list(&format!("/v2/shipments?{q}"), args.limit).await?;
-    print(&doc, args.conn.json, shipments_table)
+    let l = &args.list;
+    let api = Api::new(&l.conn)?;
+    let q = l.query(&[("filter[status]", args.status.clone())]);
+    let doc = api.list(&format!("/v2/shipments?{q}"), l.limit).await?;
+    print(&doc, l.conn.json, shipments_table)
 }
 
 /// The table `boxtrack shipments` prints.

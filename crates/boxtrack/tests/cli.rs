@@ -2450,11 +2450,7 @@ async fn backup_and_restore_a_sqlite_installation() {
         &url,
         &["accounts", "create", "--name", "Kept", "--json"],
     ));
-    let (server, base, _) = start(
-        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", &url])
-            .env_remove("BOXTRACK_LISTEN"),
-    );
+    let (server, base, _) = start(&mut serve_cmd(&url, &[]));
     let file = dir.0.join("backup.db");
     let file_s = file.display().to_string();
     // while it serves
@@ -2564,20 +2560,10 @@ async fn copy_moves_an_installation_from_sqlite_to_postgres() {
         writeln!(user.stdin.take().unwrap(), "a long enough password 1").unwrap();
     }
     assert!(user.wait().unwrap().success());
-    let (server, base, _) = start(
-        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--allow-private-webhook-urls",
-                "--sandbox-speed",
-                "1000000",
-                "--database-url",
-                &url,
-            ])
-            .env_remove("BOXTRACK_LISTEN"),
-    );
+    let (server, base, _) = start(&mut serve_cmd(
+        &url,
+        &["--allow-private-webhook-urls", "--sandbox-speed", "1000000"],
+    ));
     let http = reqwest::Client::new();
     let post = |path: &str, body: Value| {
         http.post(format!("{base}{path}"))
@@ -2672,19 +2658,30 @@ async fn copy_moves_an_installation_from_sqlite_to_postgres() {
     let twice = failed(boxtrack(&url, &["copy", "--from", &url, "--to", &pg.url]));
     assert!(twice.contains("holds 1 account"), "{twice}");
     // the same key reads the same containers from the copy
-    let (_copy, base2, _) = start(
-        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--database-url",
-                &pg.url,
-            ])
-            .env_remove("BOXTRACK_LISTEN"),
-    );
+    let (_copy, base2, _) = start(&mut serve_cmd(&pg.url, &[]));
     let after = get_json(&http, &base2, &key, "/v2/containers").await;
     assert_eq!(before["data"], after["data"]);
+}
+
+/// `serve` on `db_url` at a port the system picks, with `extra` flags.
+fn serve_cmd(db_url: &str, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_boxtrack"));
+    c.args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .args(["--database-url", db_url])
+        .env_remove("BOXTRACK_LISTEN");
+    c
+}
+
+/// The API key of a new account made with `accounts create`.
+fn new_key(db_url: &str, name: &str) -> String {
+    ok_json(boxtrack(
+        db_url,
+        &["accounts", "create", "--name", name, "--json"],
+    ))["api_key"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// Runs a client command against `base` with `key` in the environment, as a user would.
@@ -2701,26 +2698,8 @@ fn client(base: &str, key: &str, args: &[&str]) -> Output {
 #[tokio::test]
 async fn the_client_command_line_tracks_lists_shows_and_watches() {
     let db = boxtrack_testkit::fresh().await;
-    let key = ok_json(boxtrack(
-        &db.url,
-        &["accounts", "create", "--name", "Client", "--json"],
-    ))["api_key"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let (_server, base, _) = start(
-        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--sandbox-speed",
-                "1000000",
-                "--database-url",
-                &db.url,
-            ])
-            .env_remove("BOXTRACK_LISTEN"),
-    );
+    let key = new_key(&db.url, "Client");
+    let (_server, base, _) = start(&mut serve_cmd(&db.url, &["--sandbox-speed", "1000000"]));
     // without a key, or without a server: one line that says what to do
     let no_key = failed(client(&base, "", &["containers"]));
     assert!(no_key.contains("BOXTRACK_API_KEY"), "{no_key}");
@@ -2910,20 +2889,10 @@ async fn accounts_users_and_webhooks_are_administered_from_the_command_line() {
             "--json",
         ],
     ));
-    let (server, base, _) = start(
-        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--allow-private-webhook-urls",
-                "--sandbox-speed",
-                "1000000",
-                "--database-url",
-                &db.url,
-            ])
-            .env_remove("BOXTRACK_LISTEN"),
-    );
+    let (server, base, _) = start(&mut serve_cmd(
+        &db.url,
+        &["--allow-private-webhook-urls", "--sandbox-speed", "1000000"],
+    ));
     let http = reqwest::Client::new();
     for (key, number) in [(a_key, "TEST-SCN-HOLDS"), (b_key, "TEST-SCN-RAIL")] {
         for (path, body) in [
@@ -3258,25 +3227,9 @@ async fn documents_live_in_an_s3_compatible_object_store() {
     assert!(made.status().is_success(), "{}", made.status());
 
     let db = boxtrack_testkit::fresh().await;
-    let key = ok_json(boxtrack(
-        &db.url,
-        &["accounts", "create", "--name", "Docs", "--json"],
-    ))["api_key"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let key = new_key(&db.url, "Docs");
     let (server, base, _) = start(
-        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--document-store",
-                "s3://boxtrack-docs/test",
-                "--database-url",
-                &db.url,
-            ])
-            .env_remove("BOXTRACK_LISTEN")
+        serve_cmd(&db.url, &["--document-store", "s3://boxtrack-docs/test"])
             .env("AWS_ACCESS_KEY_ID", "test")
             .env("AWS_SECRET_ACCESS_KEY", "test")
             .env("AWS_REGION", "us-east-1")

@@ -134,21 +134,88 @@ pub fn errors(statuses: &[u16]) -> Map<String, Value> {
 /// Paging parameters of every list.
 pub fn page_params() -> Vec<Value> {
     vec![
-        json!({"name": "page[number]", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}, "description": "1-based page number"}),
+        json!({"name": "page[number]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": u32::MAX, "default": 1}, "description": "1-based page number"}),
         json!({"name": "page[size]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 30}, "description": "Rows per page (at most 100; larger is 400)"}),
         json!({"name": "page[after]", "in": "query", "schema": {"type": "string", "pattern": CURSOR_PATTERN}, "description": "Cursor written into links.next; follow links rather than building it"}),
-        json!({"name": "page[before]", "in": "query", "schema": {"type": "string", "pattern": CURSOR_PATTERN}, "description": "Cursor written into links.prev (ignored when page[after] is given too)"}),
+        json!({"name": "page[before]", "in": "query", "schema": {"type": "string", "pattern": CURSOR_PATTERN}, "description": "Cursor written into links.prev (when page[after] is given too, both must be cursors and page[after] is followed)"}),
     ]
 }
+
+/// An absolute https:// address with a plain host name or address (and a port, path, query
+/// or fragment): what webhook URLs take. Internal addresses match too and are refused with
+/// a 422 unless the operator allows them.
+pub const HTTPS_URL_PATTERN: &str =
+    "^https://[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?([/?#][^\\s]*)?$";
+
+/// [`HTTPS_URL_PATTERN`] with http:// allowed too: webhook URLs where the operator allows
+/// internal receivers.
+pub const HTTP_URL_PATTERN: &str =
+    "^https?://[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?([/?#][^\\s]*)?$";
 
 /// The shape of a page cursor: the sort key's microseconds, a dot, the row id in hex (or
 /// nothing: an empty parameter is as if not given).
 const CURSOR_PATTERN: &str = "^(-?[0-9]{1,18}[.][0-9a-fA-F]{32})?$";
 
-/// Plain string query parameters (filters) with their descriptions.
-pub fn query_params(list: &[(&str, &str)]) -> Vec<Value> {
+/// What a typed query parameter takes. Every kind also admits the empty value, which is as
+/// if the parameter were not given ([`crate::jsonapi::QueryParams::parse`]); values are
+/// taken as written (not trimmed).
+#[derive(Debug, Clone)]
+pub enum Q {
+    /// Any text.
+    Text,
+    /// An RFC 3339 instant (`2026-01-31T00:00:00Z`, any offset).
+    Time,
+    /// `true` or `false`.
+    Bool,
+    /// A UUID in its hyphenated form.
+    Uuid,
+    /// One of these words.
+    OneOf(Vec<&'static str>),
+    /// A comma-separated list of these words.
+    ListOf(Vec<&'static str>),
+}
+
+/// The schema of a query parameter of this kind.
+pub fn q_schema(kind: &Q) -> Value {
+    let words = |w: &[&str]| {
+        w.iter()
+            .map(|a| regex_escape(a))
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    match kind {
+        Q::Text => json!({"type": "string"}),
+        Q::Time => json!({"type": "string", "anyOf": [{"format": "date-time"}, {"maxLength": 0}]}),
+        Q::Bool => json!({"type": "string", "enum": ["true", "false", ""]}),
+        Q::Uuid => json!({"type": "string", "anyOf": [{"format": "uuid"}, {"maxLength": 0}]}),
+        Q::OneOf(w) => {
+            let mut e: Vec<&str> = w.clone();
+            e.push("");
+            json!({"type": "string", "enum": e})
+        }
+        Q::ListOf(w) => {
+            let one = words(w);
+            json!({"type": "string", "pattern": format!("^(({one})(,({one}))*)?$")})
+        }
+    }
+}
+
+/// `s` with the characters that are special in a regular expression escaped.
+fn regex_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Typed query parameters (filters) with their descriptions.
+pub fn typed_params(list: &[(&str, Q, &str)]) -> Vec<Value> {
     list.iter()
-        .map(|(name, d)| json!({"name": name, "in": "query", "schema": {"type": "string"}, "description": d}))
+        .map(|(name, kind, d)| json!({"name": name, "in": "query", "schema": q_schema(kind), "description": d}))
         .collect()
 }
 

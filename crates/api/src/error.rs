@@ -86,6 +86,20 @@ impl ApiError {
             .with_source(ErrorSource::Pointer(pointer.to_string()))
     }
 
+    /// 400 naming several places in the body (pointer, detail), one error object each;
+    /// `None` when there are none.
+    pub fn bad_bodies(wrong: Vec<(String, String)>) -> Option<ApiError> {
+        let mut errors = wrong
+            .into_iter()
+            .map(|(pointer, detail)| ApiError::bad_body(&pointer, detail).errors);
+        let mut first = ApiError::bad_body("/", String::new());
+        first.errors = errors.next()?;
+        for more in errors {
+            first.errors.extend(more);
+        }
+        Some(first)
+    }
+
     /// 422: well-formed but rejected content at `pointer`, with a machine `code`.
     pub fn unprocessable(pointer: &str, code: &str, detail: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, detail)

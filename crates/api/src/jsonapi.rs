@@ -48,6 +48,15 @@ impl IntoResponse for JsonApi {
     }
 }
 
+/// `a`, `a or b`, `a, b or c`: the words of a message naming what is allowed.
+pub fn either(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
 /// Query parameters as ordered pairs (JSON:API names like `page[size]` kept whole).
 #[derive(Debug, Clone, Default)]
 pub struct QueryParams(pub Vec<(String, String)>);
@@ -81,11 +90,14 @@ impl QueryParams {
             .map(str::to_string)
     }
 
-    /// An ISO 8601 instant parameter as Unix microseconds; anything else is 400.
+    /// An ISO 8601 instant parameter as Unix microseconds, as written (no spaces around);
+    /// anything else is 400.
     pub fn time(&self, name: &str) -> Result<Option<i64>, ApiError> {
-        match self.text(name) {
+        match self.get(name) {
             None => Ok(None),
-            Some(v) => boxtrack_core::time::parse_micros(&v)
+            Some(v) => Some(v)
+                .filter(|v| v.trim() == *v)
+                .and_then(boxtrack_core::time::parse_micros)
                 .map(Some)
                 .ok_or_else(|| {
                     ApiError::bad_parameter(
@@ -105,7 +117,7 @@ impl QueryParams {
 
     /// A `true` / `false` parameter; anything else is 400.
     pub fn boolean(&self, name: &str) -> Result<Option<bool>, ApiError> {
-        match self.text(name).as_deref() {
+        match self.get(name) {
             None => Ok(None),
             Some("true") => Ok(Some(true)),
             Some("false") => Ok(Some(false)),
@@ -113,6 +125,53 @@ impl QueryParams {
                 name,
                 format!("{name} must be true or false"),
             )),
+        }
+    }
+
+    /// A UUID parameter in its hyphenated form; anything else is 400.
+    pub fn uuid(&self, name: &str) -> Result<Option<uuid::Uuid>, ApiError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(v) => uuid::Uuid::try_parse(v)
+                .ok()
+                .filter(|_| v.len() == 36)
+                .map(Some)
+                .ok_or_else(|| ApiError::bad_parameter(name, format!("{name} must be a UUID"))),
+        }
+    }
+
+    /// A parameter that must be one of `allowed` as written; anything else is 400 naming
+    /// them.
+    pub fn one_of(&self, name: &str, allowed: &[&str]) -> Result<Option<&str>, ApiError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(v) if allowed.contains(&v) => Ok(Some(v)),
+            Some(_) => Err(ApiError::bad_parameter(
+                name,
+                format!("{name} must be {}", either(allowed)),
+            )),
+        }
+    }
+
+    /// A whole number parameter within `min..=max`, digits as written (an optional minus,
+    /// no plus, no spaces); anything else is 400.
+    pub fn integer(&self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
+        match self.get(name) {
+            None => Ok(None),
+            Some(v) => {
+                let digits = v.strip_prefix('-').unwrap_or(v);
+                Some(v)
+                    .filter(|_| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|v| v.parse::<i64>().ok())
+                    .filter(|n| (min..=max).contains(n))
+                    .map(Some)
+                    .ok_or_else(|| {
+                        ApiError::bad_parameter(
+                            name,
+                            format!("{name} must be a whole number from {min} to {max}"),
+                        )
+                    })
+            }
         }
     }
 

@@ -76,15 +76,23 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
     examples::tour::use_router(router);
     let extra: Vec<doc::Op> = mounts.iter().flat_map(|m| (m.operations)()).collect();
     let state = AppState {
-        openapi: std::sync::Arc::new(openapi::document_with(extra)),
+        openapi: std::sync::Arc::new(openapi::for_settings(
+            openapi::document_with(extra),
+            state.config.allow_private_webhook_urls,
+        )),
         ..state
     };
     let mut parts = rest::parts();
     parts.extend(mounts);
-    let routes = rest::join(&state, parts).route_layer(axum::middleware::from_fn_with_state(
-        state.clone(),
-        middleware::known_query,
-    ));
+    let routes = rest::join(&state, parts)
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::body_shape,
+        ))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::known_query,
+        ));
     let request_id = HeaderName::from_static("x-request-id");
     let timeout = state.config.request_timeout;
     routes

@@ -110,3 +110,130 @@ pub async fn known_query(State(state): State<AppState>, req: Request, next: Next
     }
     next.run(req).await
 }
+
+/// The largest JSON request body read (axum's default limit, which the JSON endpoints keep).
+const JSON_BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// The compiled request-body schemas of the served document, by method, path and media type
+/// (`None`: the operation declares no JSON body).
+type BodySchemas = std::sync::Mutex<
+    std::collections::HashMap<(String, String), Option<std::sync::Arc<jsonschema::Validator>>>,
+>;
+
+static BODY_SCHEMAS: std::sync::LazyLock<BodySchemas> = std::sync::LazyLock::new(Default::default);
+
+/// Whether a `Content-Type` value is JSON (`application/json`, `application/vnd.api+json`,
+/// with or without parameters).
+fn is_json(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json" || essence == "application/vnd.api+json"
+}
+
+/// The validator of an operation's JSON request body, compiled once per process.
+fn body_schema(
+    doc: &serde_json::Value,
+    method: &str,
+    path: &str,
+) -> Option<std::sync::Arc<jsonschema::Validator>> {
+    let key = (method.to_string(), path.to_string());
+    if let Ok(cache) = BODY_SCHEMAS.lock()
+        && let Some(found) = cache.get(&key)
+    {
+        return found.clone();
+    }
+    let content = &doc["paths"][path][method]["requestBody"]["content"];
+    let compiled = ["application/vnd.api+json", "application/json"]
+        .iter()
+        .find_map(|m| content.get(*m).map(|c| c["schema"].clone()))
+        .and_then(|mut schema| {
+            // component references resolve against the schema's own root
+            if let (Some(o), Some(c)) = (schema.as_object_mut(), doc.get("components")) {
+                o.insert("components".into(), c.clone());
+            }
+            match jsonschema::draft202012::options().build(&schema) {
+                Ok(v) => Some(std::sync::Arc::new(v)),
+                Err(e) => {
+                    tracing::error!(%method, %path, error = %e, "a request body schema of the document does not compile");
+                    None
+                }
+            }
+        });
+    if let Ok(mut cache) = BODY_SCHEMAS.lock() {
+        cache.insert(key, compiled.clone());
+    }
+    compiled
+}
+
+/// Middleware: a JSON request body whose shape breaks the served document (an array where
+/// it says object, a number where it says string, ...) is a 400 naming each place, before
+/// any handler reads it. Only the JSON types are checked here: required members, enums,
+/// patterns and ranges stay with the handlers, whose 422s say what the reference says.
+pub async fn body_shape(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let Some(path) = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_string())
+    else {
+        return next.run(req).await;
+    };
+    let json = req
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(is_json);
+    let method = req.method().as_str().to_ascii_lowercase();
+    // upstream payloads (ingest) are kept even when malformed, as rejected payloads with
+    // their reason: their handlers read them whole
+    if !json
+        || !(path.starts_with("/v2/") || path.starts_with("/rails/"))
+        || path.starts_with("/v2/ingest/")
+    {
+        return next.run(req).await;
+    }
+    let Some(validator) = body_schema(&state.openapi, &method, &path) else {
+        return next.run(req).await;
+    };
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, JSON_BODY_LIMIT).await {
+        Ok(b) => b,
+        Err(_) => {
+            return ApiError::new(
+                axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+                format!("The request body is larger than {JSON_BODY_LIMIT} bytes; nothing was read or stored."),
+            )
+            .with_code("payload_too_large")
+            .into_response();
+        }
+    };
+    // a body that is not JSON at all is the handler's to refuse, in its words
+    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+        let wrong: Vec<(String, String)> = validator
+            .iter_errors(&value)
+            .filter(|e| {
+                matches!(
+                    e.kind(),
+                    jsonschema::error::ValidationErrorKind::Type { .. }
+                )
+            })
+            .map(|e| {
+                let pointer = e.instance_path().as_str().to_string();
+                let pointer = if pointer.is_empty() {
+                    "/".to_string()
+                } else {
+                    pointer
+                };
+                (pointer.clone(), format!("invalid value at {pointer}: {e}"))
+            })
+            .collect();
+        if let Some(e) = ApiError::bad_bodies(wrong) {
+            return e.into_response();
+        }
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
+}

@@ -102,6 +102,28 @@ pub fn operations() -> Vec<Op> {
         .collect()
 }
 
+/// The document as this process serves it: where the operator allows webhook receivers on
+/// internal addresses (`allow_private_webhook_urls`), webhook URLs may be http:// too, and
+/// the document says so.
+pub fn for_settings(mut doc: Value, allow_private_webhook_urls: bool) -> Value {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Object(o) => {
+                if o.get("pattern").and_then(Value::as_str) == Some(crate::doc::HTTPS_URL_PATTERN) {
+                    o.insert("pattern".into(), Value::from(crate::doc::HTTP_URL_PATTERN));
+                }
+                o.values_mut().for_each(walk);
+            }
+            Value::Array(a) => a.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    if allow_private_webhook_urls {
+        walk(&mut doc);
+    }
+    doc
+}
+
 /// The document of the REST service alone.
 pub fn document() -> Value {
     document_with(Vec::new())

@@ -51,6 +51,11 @@ impl Key {
     /// Parses the `sort_us.hexid` form written by [`Display`](fmt::Display).
     pub fn parse(s: &str) -> Option<Key> {
         let (us, id) = s.split_once('.')?;
+        // exactly the form written: digits with an optional minus (no plus, no spaces)
+        let digits = us.strip_prefix('-').unwrap_or(us);
+        if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
         let sort_us = us.parse().ok()?;
         let bytes = hex::decode(id).ok()?;
         Some(Key {
@@ -108,8 +113,10 @@ pub struct RawPage<'a> {
 }
 
 fn positive(param: &'static str, v: Option<&str>, default: u32) -> Result<u32, PageError> {
-    match v.map(str::trim) {
+    match v {
         None | Some("") => Ok(default),
+        // digits only, as written (no sign, no spaces)
+        Some(s) if !s.bytes().all(|b| b.is_ascii_digit()) => Err(PageError::NotPositive { param }),
         Some(s) => match s.parse::<u32>() {
             Ok(n) if n >= 1 => Ok(n),
             _ => Err(PageError::NotPositive { param }),
@@ -126,20 +133,14 @@ pub fn parse(raw: RawPage<'_>) -> Result<Page, PageError> {
             param: "page[size]",
         });
     }
-    let cursor = match (raw.after, raw.before) {
-        // both: the way forward wins (links never carry both)
-        (Some(a), _) => Some(Cursor::After(Key::parse(a).ok_or(
-            PageError::BadCursor {
-                param: "page[after]",
-            },
-        )?)),
-        (None, Some(b)) => Some(Cursor::Before(Key::parse(b).ok_or(
-            PageError::BadCursor {
-                param: "page[before]",
-            },
-        )?)),
-        (None, None) => None,
+    let key = |param: &'static str, v: Option<&str>| {
+        v.map(|v| Key::parse(v).ok_or(PageError::BadCursor { param }))
+            .transpose()
     };
+    let after = key("page[after]", raw.after)?;
+    let before = key("page[before]", raw.before)?;
+    // both (each a cursor): the way forward wins (links never carry both)
+    let cursor = after.map(Cursor::After).or(before.map(Cursor::Before));
     Ok(Page {
         number,
         size,
@@ -197,6 +198,13 @@ mod tests {
         })
         .unwrap();
         assert!(matches!(p.cursor, Some(Cursor::After(k)) if k.sort_us == 1_790_000_000_000_000));
+        // but each must be a cursor
+        let bad = parse(RawPage {
+            after: Some(after),
+            before: Some("k"),
+            ..Default::default()
+        });
+        assert_eq!(bad.unwrap_err().param(), "page[before]");
     }
 
     #[test]

@@ -346,6 +346,33 @@ pub async fn post(
             ),
         );
     }
+    // one JSON-RPC message is an object with "jsonrpc": "2.0" and a method (a request or a
+    // notification) or a result or error (a response to the server): anything else is an
+    // invalid request, not a notification to accept silently
+    let id_ok = match msg.get("id") {
+        None | Some(Value::String(_)) => true,
+        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+        Some(_) => false,
+    };
+    let is_message = msg["jsonrpc"] == "2.0"
+        && id_ok
+        && msg.get("params").is_none_or(Value::is_object)
+        && (msg["method"].is_string() || msg.get("result").is_some() || msg.get("error").is_some());
+    if !is_message {
+        let id = match &msg["id"] {
+            v @ (Value::String(_) | Value::Number(_)) => v.clone(),
+            _ => Value::Null,
+        };
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            &rpc_error(
+                &id,
+                -32600,
+                "Invalid Request: one JSON-RPC 2.0 message is an object with \"jsonrpc\": \"2.0\" and a \"method\"",
+                None,
+            ),
+        );
+    }
     match dispatch(&state, &account, credential, &msg).await {
         Some(answer) => json_response(StatusCode::OK, &answer),
         None => StatusCode::ACCEPTED.into_response(),
@@ -366,7 +393,7 @@ pub async fn not_allowed() -> Response {
 /// Documented operations of the MCP endpoint.
 pub fn operations() -> Vec<boxtrack_api::doc::Op> {
     use boxtrack_api::doc::{Op, operation};
-    let desc = "Model Context Protocol 2025-06-18 over Streamable HTTP, stateless JSON mode: one JSON-RPC 2.0 message per POST (`initialize`, `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, `ping`); notifications get 202. `Authorization: Token <API key>`; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. `MCP-Protocol-Version` other than 2025-06-18, 2025-03-26 or 2024-11-05 is 400; a foreign `Origin` is 403. Tools read only the caller's account, check its entitlements, and count against its REST rate limits; failures are tool results with `isError`.";
+    let desc = "Model Context Protocol 2025-06-18 over Streamable HTTP, stateless JSON mode: one JSON-RPC 2.0 message per POST (`initialize`, `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, `ping`); notifications (and responses) get 202; anything that is not one message is a 400 JSON-RPC error. GET and DELETE answer 405: the server keeps no sessions and opens no server-initiated stream. `Authorization: Token <API key>`; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. `MCP-Protocol-Version` other than 2025-06-18, 2025-03-26 or 2024-11-05 is 400; a foreign `Origin` is 403. Tools read only the caller's account, check its entitlements, and count against its REST rate limits; failures are tool results with `isError`.";
     let rpc = json!({"description": "A JSON-RPC response", "content": {"application/json": {"schema": {"type": "object"}}}});
     let mut post = operation(
         "MCP",
@@ -377,7 +404,7 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
         Default::default(),
         ("200", rpc),
     );
-    post["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["jsonrpc", "method"]}}}});
+    post["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["jsonrpc"], "anyOf": [{"required": ["method"]}, {"required": ["result"]}, {"required": ["error"]}], "properties": {"jsonrpc": {"const": "2.0"}, "method": {"type": "string"}, "id": {"type": ["string", "integer"]}, "params": {"type": "object"}}}}}});
     let transport_error = |d: &str| json!({"description": d, "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "message": {"type": "string"}}}}}});
     for (status, r) in [
         (
@@ -405,40 +432,9 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
     ] {
         post["responses"][status] = r;
     }
-    let none = json!({"description": "Not used by this stateless server", "content": {"application/json": {"schema": {"type": "object"}}}});
-    let get = operation(
-        "MCP",
-        "MCP stream (not offered)",
-        "405: the server opens no server-initiated stream.",
-        vec![],
-        None,
-        Default::default(),
-        ("405", none.clone()),
-    );
-    let delete = operation(
-        "MCP",
-        "MCP session end (not offered)",
-        "405: the server keeps no sessions.",
-        vec![],
-        None,
-        Default::default(),
-        ("405", none),
-    );
-    vec![
-        Op {
-            method: "post",
-            path: "/mcp",
-            op: post,
-        },
-        Op {
-            method: "get",
-            path: "/mcp",
-            op: get,
-        },
-        Op {
-            method: "delete",
-            path: "/mcp",
-            op: delete,
-        },
-    ]
+    vec![Op {
+        method: "post",
+        path: "/mcp",
+        op: post,
+    }]
 }

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::doc::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
-    request_schema_of, single,
+    Op, Q, body, errors, id_param, include_param, list_of, operation, page_params,
+    request_schema_of, single, typed_params,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -148,18 +148,12 @@ pub async fn list(
     filter.container_number = q
         .text("filter[number]")
         .map(|n| boxtrack_core::ident::normalize(&n));
-    if let Some(s) = q
-        .text("filter[current_status]")
-        .or_else(|| q.text("filter[status]"))
-    {
-        if ContainerStatus::parse(&s).is_none() {
-            return Err(ApiError::bad_parameter(
-                "filter[current_status]",
-                "filter[current_status] must be a current_status value such as available or on_ship",
-            ));
-        }
-        filter.current_status = Some(s);
-    }
+    filter.current_status = q
+        .one_of(
+            "filter[current_status]",
+            &ContainerStatus::ALL.map(ContainerStatus::as_str),
+        )?
+        .map(str::to_string);
     filter.ready_for_pickup = q.boolean("filter[ready_for_pickup]")?;
     filter.lfd_start_us = q.time("filter[pickup_lfd][start]")?;
     filter.lfd_end_us = q.time_end("filter[pickup_lfd][end]")?;
@@ -348,6 +342,7 @@ enum BulkData {
     /// One container: answered with that container.
     One(BulkItem),
     /// Up to 100 containers: answered with each, in order.
+    #[schemars(extend("minItems" = 1, "maxItems" = 100))]
     Many(Vec<BulkItem>),
 }
 
@@ -434,15 +429,10 @@ pub async fn events(
     let c = reads::container(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    let order = match q.text("sort") {
-        None => reads::EventOrder::default(),
-        Some(v) => reads::EventOrder::parse(&v).ok_or_else(|| {
-            ApiError::bad_parameter(
-                "sort",
-                "sort must be timestamp, -timestamp, created_at or -created_at",
-            )
-        })?,
-    };
+    let order = q
+        .one_of("sort", &EVENT_SORTS)?
+        .and_then(reads::EventOrder::parse)
+        .unwrap_or_default();
     let listed = reads::transport_events(&state.db, caller.account.id, id, &page, order).await?;
     let mut included = Vec::new();
     if includes.iter().any(|i| i == "container") {
@@ -543,45 +533,48 @@ pub async fn raw_events(
     ))
 }
 
+/// The orders of a container's transport events (`sort`).
+const EVENT_SORTS: [&str; 4] = ["timestamp", "-timestamp", "created_at", "-created_at"];
+
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let mut params = page_params();
     params.push(include_param(INCLUDES));
-    params.extend(query_params(&[
-        ("q", "Container number, ref number or bill of lading"),
-        ("filter[number]", "Exact container number"),
-        ("filter[current_status]", "A current_status value"),
-        ("filter[ready_for_pickup]", "true or false"),
+    params.extend(typed_params(&[
+        (
+            "q",
+            Q::Text,
+            "Container number, ref number or bill of lading",
+        ),
+        ("filter[number]", Q::Text, "Exact container number"),
+        (
+            "filter[current_status]",
+            Q::OneOf(ContainerStatus::ALL.map(ContainerStatus::as_str).to_vec()),
+            "A current_status value",
+        ),
+        (
+            "filter[ready_for_pickup]",
+            Q::Bool,
+            "Whether the container is ready for pickup",
+        ),
         (
             "filter[pickup_lfd][start]",
+            Q::Time,
             "Coalesced LFD at or after (ISO 8601)",
         ),
         (
             "filter[pickup_lfd][end]",
+            Q::Time,
             "Coalesced LFD at or before (ISO 8601)",
         ),
-        ("filter[tracking_stopped]", "true or false"),
-        ("filter[carrier]", "Carrier SCAC"),
-        ("filter[port]", "Port of discharge UN/LOCODE"),
-        (
-            "filter[customer_id]",
-            "The customer (party) named on the tracking request",
-        ),
-        (
-            "filter[customer_name]",
-            "Part of the customer's company name",
-        ),
-        (
-            "filter[updated_at][start]",
-            "Updated at or after (ISO 8601)",
-        ),
-        ("filter[updated_at][end]", "Updated at or before (ISO 8601)"),
     ]));
+    params.extend(super::shipments::common_params());
     let mut event_params = page_params();
     event_params.insert(0, id_param("Container"));
     event_params.push(include_param(EVENT_INCLUDES));
-    event_params.extend(query_params(&[(
+    event_params.extend(typed_params(&[(
         "sort",
+        Q::OneOf(EVENT_SORTS.to_vec()),
         "timestamp (default: in the order the events happened, an estimate at its estimated time), -timestamp, created_at (the order they were recorded) or -created_at",
     )]));
     let patch = request_schema_of::<PatchDoc>();

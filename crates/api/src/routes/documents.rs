@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::doc::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
-    request_schema_of, single,
+    Op, Q, body, errors, id_param, include_param, list_of, operation, page_params,
+    request_schema_of, single, typed_params,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -187,7 +187,8 @@ pub async fn list(
         linked_to: None,
     };
     if let Some(t) = q.get("filter[document_types]") {
-        for code in t.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+        // as written: comma-separated codes, no spaces, no empty items
+        for code in t.split(',') {
             if !rules::is_type(code) {
                 return Err(ApiError::bad_parameter(
                     "filter[document_types]",
@@ -447,12 +448,17 @@ pub async fn download_url(
 pub fn operations() -> Vec<Op> {
     let mut list_params = page_params();
     list_params.push(include_param(INCLUDES));
-    list_params.extend(query_params(&[
+    list_params.extend(typed_params(&[
         (
             "filter[filename]",
+            Q::Text,
             "Part of the name or file name (case-insensitive)",
         ),
-        ("filter[document_types]", "Comma-separated document types"),
+        (
+            "filter[document_types]",
+            Q::ListOf(rules::TYPES.iter().map(|(code, _)| *code).collect()),
+            "Comma-separated document types (GET /v2/documents/types)",
+        ),
     ]));
     let create_body = request_schema_of::<CreateDoc>();
     let patch_body = request_schema_of::<PatchDoc>();

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::doc::{Op, body, errors, operation, schema_ref};
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::jsonapi::{JsonApi, QueryParams, base_url};
 use crate::state::AppState;
 
@@ -33,22 +33,10 @@ pub async fn feed(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
-    let after: i64 = match q.text("after") {
-        None => 0,
-        Some(v) => v.parse().ok().filter(|n: &i64| *n >= 0).ok_or_else(|| {
-            ApiError::bad_parameter("after", "after must be a sequence number (0 or more)")
-        })?,
-    };
-    let size: i64 = match q.text("page[size]") {
-        None => DEFAULT_SIZE,
-        Some(v) => v
-            .parse()
-            .ok()
-            .filter(|n: &i64| (1..=MAX_SIZE).contains(n))
-            .ok_or_else(|| {
-                ApiError::bad_parameter("page[size]", format!("page[size] must be 1 to {MAX_SIZE}"))
-            })?,
-    };
+    let after = q.integer("after", 0, i64::MAX)?.unwrap_or(0);
+    let size = q
+        .integer("page[size]", 1, MAX_SIZE)?
+        .unwrap_or(DEFAULT_SIZE);
     let filter_event = q.text("filter[event]");
     let rows = events::after(&state.db, caller.account.id, after, size).await?;
     // each item is the envelope a webhook delivery of the event carries
@@ -127,7 +115,7 @@ pub fn operations() -> Vec<Op> {
             "Read the event log",
             "Every change of the account's tracking data, in order, each with a per-account `sequence` without gaps, in the envelope webhook deliveries carry (`data[]` items with `attributes.event` and `attributes.sequence`, related resources in `included`). Poll with `after=<last sequence you processed>` and follow `links.next`; `meta.more` says whether to ask again at once. The same events drive webhooks.",
             vec![
-                json!({"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}, "description": "Return events with a greater sequence"}),
+                json!({"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0}, "description": "Return events with a greater sequence"}),
                 json!({"name": "page[size]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}}),
                 json!({"name": "filter[event]", "in": "query", "schema": {"type": "string"}, "description": "Only this event name"}),
             ],

@@ -265,8 +265,8 @@ pub fn operations() -> Vec<Op> {
     op["requestBody"] = json!({
         "required": true,
         "content": {
-            "application/edi-x12": {"schema": {"type": "string"}},
-            "text/plain": {"schema": {"type": "string"}}
+            "application/edi-x12": {"schema": {"type": "string", "pattern": "^\\s*ISA"}},
+            "text/plain": {"schema": {"type": "string", "pattern": "^\\s*ISA"}}
         }
     });
     let mut push = operation(

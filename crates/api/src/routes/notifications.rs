@@ -9,7 +9,6 @@ use boxtrack_store::notifications::{self, Filter};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
-use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::doc::schema_of;
@@ -20,8 +19,11 @@ use crate::state::AppState;
 pub use boxtrack_views::notifications::to_resource;
 
 use crate::doc::{
-    Op, body, errors, id_param, list_of, operation, page_params, query_params, single,
+    Op, Q, body, errors, id_param, list_of, operation, page_params, single, typed_params,
 };
+
+/// What a notification's delivery can be (`filter[delivery_status]`).
+const DELIVERY_STATUSES: [&str; 3] = ["pending", "succeeded", "failed"];
 
 /// `GET /v2/webhook_notifications`.
 pub async fn list(
@@ -33,27 +35,15 @@ pub async fn list(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
-    let status = q.text("filter[delivery_status]");
-    if let Some(s) = &status
-        && !["pending", "succeeded", "failed"].contains(&s.as_str())
-    {
-        return Err(ApiError::bad_parameter(
-            "filter[delivery_status]",
-            "filter[delivery_status] must be pending, succeeded or failed",
-        ));
-    }
-    let webhook_id = match q.text("filter[webhook_id]") {
-        None => None,
-        Some(v) => Some(Uuid::parse_str(&v).map_err(|_| {
-            ApiError::bad_parameter(
-                "filter[webhook_id]",
-                "filter[webhook_id] must be a webhook id",
-            )
-        })?),
-    };
+    let status = q
+        .one_of("filter[delivery_status]", &DELIVERY_STATUSES)?
+        .map(str::to_string);
+    let webhook_id = q.uuid("filter[webhook_id]")?;
     let filter = Filter {
         webhook_id,
-        event: q.text("filter[event]"),
+        event: q
+            .one_of("filter[event]", &boxtrack_core::webhooks::EVENTS)?
+            .map(str::to_string),
         delivery_status: status,
         created_start_us: q.time("filter[created_at][start]")?,
         created_end_us: q.time_end("filter[created_at][end]")?,
@@ -92,7 +82,7 @@ pub async fn show(
 /// none is named; see [`crate::examples`]).
 pub async fn examples(_caller: Caller, RawQuery(raw): RawQuery) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
-    let events: Vec<&str> = match q.text("event") {
+    let events: Vec<&str> = match q.get("event") {
         Some(e) => {
             let Some(found) = boxtrack_core::webhooks::EVENTS.iter().find(|x| **x == e) else {
                 return Err(ApiError::bad_parameter(
@@ -138,15 +128,28 @@ pub struct ExamplesMeta {
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
     let mut params = page_params();
-    params.extend(query_params(&[
-        ("filter[webhook_id]", "One webhook"),
-        ("filter[event]", "One event name"),
-        ("filter[delivery_status]", "pending, succeeded or failed"),
+    params.extend(typed_params(&[
+        ("filter[webhook_id]", Q::Uuid, "One webhook"),
+        (
+            "filter[event]",
+            Q::OneOf(boxtrack_core::webhooks::EVENTS.to_vec()),
+            "One event name",
+        ),
+        (
+            "filter[delivery_status]",
+            Q::OneOf(DELIVERY_STATUSES.to_vec()),
+            "pending, succeeded or failed",
+        ),
         (
             "filter[created_at][start]",
+            Q::Time,
             "Created at or after (ISO 8601)",
         ),
-        ("filter[created_at][end]", "Created at or before (ISO 8601)"),
+        (
+            "filter[created_at][end]",
+            Q::Time,
+            "Created at or before (ISO 8601)",
+        ),
     ]));
     vec![
         Op {
@@ -172,7 +175,11 @@ pub fn operations() -> Vec<Op> {
                 "Webhooks",
                 "Example notifications",
                 "What a delivery of `event` carries (all events when `event` is omitted): sandbox journeys played through the same code as live notifications, the first notification of each event, with the resources its delivery includes. Events no journey produces (`document.*`: boxtrack does not extract documents) have no example.",
-                query_params(&[("event", "A webhook event name")]),
+                typed_params(&[(
+                    "event",
+                    Q::OneOf(boxtrack_core::webhooks::EVENTS.to_vec()),
+                    "A webhook event name",
+                )]),
                 None,
                 errors(&[400, 401, 429]),
                 ("200", body("Examples", schema_of::<ExamplesDocument>())),

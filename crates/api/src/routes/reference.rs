@@ -15,7 +15,7 @@ use crate::auth::Caller;
 use boxtrack_views::jsonapi::{At, Resource};
 use boxtrack_views::reference::Position;
 
-use crate::doc::{Op, all_of, body, errors, operation, single};
+use crate::doc::{Op, Q, all_of, body, errors, operation, single};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{JsonApi, QueryParams};
 
@@ -143,19 +143,32 @@ pub async fn vessel(
 
 /// A port by its id or UN/LOCODE, or 400 naming the parameter.
 fn port_param(q: &crate::jsonapi::QueryParams, name: &str) -> ApiResult<&'static Port> {
-    let raw = q.text(name).unwrap_or_default();
-    let found = match Uuid::parse_str(raw.trim()) {
-        Ok(u) => reference::port_by_id(*u.as_bytes()),
-        Err(_) => reference::port(&raw.trim().to_ascii_uppercase()),
+    let raw = q.get(name).unwrap_or_default();
+    let locode = raw.len() == 5 && raw.bytes().all(|b| b.is_ascii_alphanumeric());
+    let found = match Uuid::try_parse(raw) {
+        Ok(u) if raw.len() == 36 => reference::port_by_id(*u.as_bytes()),
+        _ if locode => reference::port(&raw.to_ascii_uppercase()),
+        _ => {
+            return Err(ApiError::bad_parameter(
+                name,
+                format!("{name} must be a port id or a UN/LOCODE"),
+            ));
+        }
     };
+    // well-formed, but no port boxtrack can sail to: not found, as an unknown id in a path
     found
         .filter(|p| p.latitude.is_some() && p.longitude.is_some())
         .ok_or_else(|| {
-            ApiError::bad_parameter(
-                name,
-                format!("{name} must be a port id or UN/LOCODE of a port with coordinates"),
+            ApiError::new(
+                axum::http::StatusCode::NOT_FOUND,
+                format!("{name} {raw:?} is not a port with coordinates (GET /v2/ports/{{id}})"),
             )
         })
+}
+
+/// The schema of a port given by id or UN/LOCODE.
+fn port_schema() -> Value {
+    json!({"type": "string", "anyOf": [{"format": "uuid"}, {"pattern": "^[A-Za-z]{2}[A-Za-z0-9]{3}$"}]})
 }
 
 /// Knots assumed when AIS gives no useful speed.
@@ -179,8 +192,8 @@ async fn future(
     let (imo, name) = find_vessel(&state, &caller, &id).await?;
     let (mut v, ais) = vessel_with_ais(&state, &imo, &name).await?;
     let coordinate = |name: &str, range: f64| -> ApiResult<f64> {
-        q.text(name)
-            .and_then(|t| t.trim().parse::<f64>().ok())
+        q.get(name)
+            .and_then(|t| t.parse::<f64>().ok())
             .filter(|x| x.is_finite() && x.abs() <= range)
             .ok_or_else(|| {
                 ApiError::bad_parameter(name, format!("{name} must be a number within ±{range}"))
@@ -283,12 +296,15 @@ pub async fn terminal(_caller: Caller, Path(id): Path<String>) -> ApiResult<Json
     Ok(JsonApi::single(terminal_resource(t), included))
 }
 
-/// The vessel path parameter and these query parameters.
-fn vessel_params(query: &[(&str, &str)]) -> Vec<Value> {
+/// The vessel path parameter and these query parameters (name, schema, required,
+/// description).
+fn vessel_params(query: Vec<(&str, Value, bool, &str)>) -> Vec<Value> {
     let mut p = vec![
         json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Vessel id or IMO number"}),
     ];
-    p.extend(crate::doc::query_params(query));
+    p.extend(query.into_iter().map(|(name, schema, required, d)| {
+        json!({"name": name, "in": "query", "required": required, "schema": schema, "description": d})
+    }));
     p
 }
 
@@ -342,9 +358,19 @@ pub fn operations() -> Vec<Op> {
                 "Reference data",
                 "Get a vessel",
                 "A vessel seen in the account's transport events, by id or 7-digit IMO number: name and IMO, and from AIS its MMSI, latest position, speed and heading. `show_positions[from_timestamp]` / `show_positions[to_timestamp]` (ISO 8601) add `positions`, the AIS track in that range (a point per 10 minutes at most; routing entitlement, 403 otherwise).",
-                vessel_params(&[
-                    ("show_positions[from_timestamp]", "Track from (ISO 8601)"),
-                    ("show_positions[to_timestamp]", "Track to (ISO 8601)"),
+                vessel_params(vec![
+                    (
+                        "show_positions[from_timestamp]",
+                        crate::doc::q_schema(&Q::Time),
+                        false,
+                        "Track from (ISO 8601)",
+                    ),
+                    (
+                        "show_positions[to_timestamp]",
+                        crate::doc::q_schema(&Q::Time),
+                        false,
+                        "Track to (ISO 8601)",
+                    ),
                 ]),
                 None,
                 errors(&[400, 401, 403, 404, 429]),
@@ -358,9 +384,19 @@ pub fn operations() -> Vec<Op> {
                 "Reference data",
                 "Get vessel future positions",
                 "Where the vessel will be on its way to `port_id`, one estimated position a minute: the great circle (sea lanes are not modelled) from its latest AIS position (or from `previous_port_id` without one) at its AIS speed (15 knots when it reports under 3), at most 45 days. Ports by id or UN/LOCODE. Routing entitlement (403 otherwise).",
-                vessel_params(&[
-                    ("port_id", "Destination port (id or UN/LOCODE)"),
-                    ("previous_port_id", "Previous port (id or UN/LOCODE)"),
+                vessel_params(vec![
+                    (
+                        "port_id",
+                        port_schema(),
+                        true,
+                        "Destination port (id or UN/LOCODE)",
+                    ),
+                    (
+                        "previous_port_id",
+                        port_schema(),
+                        true,
+                        "Previous port (id or UN/LOCODE)",
+                    ),
                 ]),
                 None,
                 errors(&[400, 401, 403, 404, 429]),
@@ -374,11 +410,31 @@ pub fn operations() -> Vec<Op> {
                 "Reference data",
                 "Get vessel future positions from coordinates",
                 "As future_positions, starting from `latitude` / `longitude` now.",
-                vessel_params(&[
-                    ("port_id", "Destination port (id or UN/LOCODE)"),
-                    ("previous_port_id", "Previous port (id or UN/LOCODE)"),
-                    ("latitude", "Starting latitude"),
-                    ("longitude", "Starting longitude"),
+                vessel_params(vec![
+                    (
+                        "port_id",
+                        port_schema(),
+                        true,
+                        "Destination port (id or UN/LOCODE)",
+                    ),
+                    (
+                        "previous_port_id",
+                        port_schema(),
+                        true,
+                        "Previous port (id or UN/LOCODE)",
+                    ),
+                    (
+                        "latitude",
+                        json!({"type": "number", "minimum": -90, "maximum": 90}),
+                        true,
+                        "Starting latitude",
+                    ),
+                    (
+                        "longitude",
+                        json!({"type": "number", "minimum": -180, "maximum": 180}),
+                        true,
+                        "Starting longitude",
+                    ),
                 ]),
                 None,
                 errors(&[400, 401, 403, 404, 429]),

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
-    request_schema_of, single,
+    Op, Q, body, errors, id_param, include_param, list_of, operation, page_params,
+    request_schema_of, single, typed_params,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -29,6 +29,39 @@ const INCLUDES: &[&str] = &[
     "destination_terminal",
 ];
 
+/// The documentation of [`common_filter`]'s parameters.
+pub fn common_params() -> Vec<Value> {
+    typed_params(&[
+        (
+            "filter[tracking_stopped]",
+            Q::Bool,
+            "Whether tracking was stopped",
+        ),
+        ("filter[carrier]", Q::Text, "Carrier SCAC"),
+        ("filter[port]", Q::Text, "Port of discharge UN/LOCODE"),
+        (
+            "filter[customer_id]",
+            Q::Uuid,
+            "The customer (party) named on the tracking request",
+        ),
+        (
+            "filter[customer_name]",
+            Q::Text,
+            "Part of the customer's company name",
+        ),
+        (
+            "filter[updated_at][start]",
+            Q::Time,
+            "Updated at or after (ISO 8601)",
+        ),
+        (
+            "filter[updated_at][end]",
+            Q::Time,
+            "Updated at or before (ISO 8601)",
+        ),
+    ])
+}
+
 /// Filters shared with containers: `q`, `filter[tracking_stopped]`, `filter[carrier]`,
 /// `filter[port]`, `filter[updated_at][start|end]`.
 pub fn common_filter(q: &QueryParams) -> ApiResult<Filter> {
@@ -39,15 +72,7 @@ pub fn common_filter(q: &QueryParams) -> ApiResult<Filter> {
         port: q.text("filter[port]").map(|s| s.to_ascii_uppercase()),
         updated_start_us: q.time("filter[updated_at][start]")?,
         updated_end_us: q.time_end("filter[updated_at][end]")?,
-        customer_id: match q.text("filter[customer_id]") {
-            Some(id) => Some(uuid::Uuid::parse_str(id.trim()).map_err(|_| {
-                ApiError::bad_parameter(
-                    "filter[customer_id]",
-                    "filter[customer_id] must be a party id (a UUID)",
-                )
-            })?),
-            None => None,
-        },
+        customer_id: q.uuid("filter[customer_id]")?,
         customer_name: q.text("filter[customer_name]"),
         ..Filter::default()
     })
@@ -110,18 +135,14 @@ pub async fn list(
         .text("number")
         .or_else(|| q.text("filter[number]"))
         .map(|n| n.to_ascii_uppercase());
-    if let Some(status) = q.text("filter[status]") {
-        // A shipment's status is the tracking state of its lifecycle.
-        match status.as_str() {
-            "tracking_stopped" => filter.tracking_stopped = Some(true),
-            "tracking" | "active" => filter.tracking_stopped = Some(false),
-            _ => {
-                return Err(ApiError::bad_parameter(
-                    "filter[status]",
-                    "filter[status] must be tracking or tracking_stopped",
-                ));
-            }
-        }
+    match q.one_of(
+        "filter[status]",
+        &["tracking", "tracking_stopped", "active"],
+    )? {
+        // a shipment's status is the tracking state of its lifecycle
+        Some("tracking_stopped") => filter.tracking_stopped = Some(true),
+        Some(_) => filter.tracking_stopped = Some(false),
+        None => {}
     }
     let listed = reads::shipments(&state.db, caller.account.id, &filter, &page).await?;
     let (data, included) = render(&state, &caller, &listed.rows, &includes).await?;
@@ -263,30 +284,24 @@ pub async fn resume(
 pub fn operations() -> Vec<Op> {
     let mut params = page_params();
     params.push(include_param(INCLUDES));
-    params.extend(query_params(&[
-        ("q", "Bill of lading, ref number or container number"),
+    params.extend(typed_params(&[
+        (
+            "q",
+            Q::Text,
+            "Bill of lading, ref number or container number",
+        ),
         (
             "number",
+            Q::Text,
             "Exact bill of lading / booking number as requested",
         ),
-        ("filter[tracking_stopped]", "true or false"),
-        ("filter[status]", "tracking or tracking_stopped"),
-        ("filter[carrier]", "Carrier SCAC"),
-        ("filter[port]", "Port of discharge UN/LOCODE"),
         (
-            "filter[customer_id]",
-            "The customer (party) named on the tracking request",
+            "filter[status]",
+            Q::OneOf(vec!["tracking", "tracking_stopped", "active"]),
+            "tracking (or active) or tracking_stopped",
         ),
-        (
-            "filter[customer_name]",
-            "Part of the customer's company name",
-        ),
-        (
-            "filter[updated_at][start]",
-            "Updated at or after (ISO 8601)",
-        ),
-        ("filter[updated_at][end]", "Updated at or before (ISO 8601)"),
     ]));
+    params.extend(common_params());
     let patch = request_schema_of::<PatchDoc>();
     vec![
         Op {

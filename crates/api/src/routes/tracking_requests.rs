@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params,
-    request_schema_of, single,
+    Op, Q, body, errors, id_param, include_param, list_of, operation, page_params,
+    request_schema_of, single, typed_params,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -292,15 +292,9 @@ pub async fn list(
     } else {
         vec!["tracked_object".to_string()]
     };
-    let status = q.text("filter[status]");
-    if let Some(s) = &status
-        && Status::parse(s).is_none()
-    {
-        return Err(ApiError::bad_parameter(
-            "filter[status]",
-            "filter[status] must be pending, awaiting_manifest, created, failed or tracking_stopped",
-        ));
-    }
+    let status = q
+        .one_of("filter[status]", &Status::ALL.map(Status::as_str))?
+        .map(str::to_string);
     let filter = RequestFilter {
         q: q.text("q"),
         request_number: q
@@ -426,24 +420,35 @@ pub async fn update(
 pub fn operations() -> Vec<Op> {
     let mut list_params = page_params();
     list_params.push(include_param(INCLUDES));
-    list_params.extend(query_params(&[
-        ("q", "Matches the request number or a ref number"),
-        ("filter[request_number]", "Exact request number"),
+    list_params.extend(typed_params(&[
+        ("q", Q::Text, "Matches the request number or a ref number"),
+        ("filter[request_number]", Q::Text, "Exact request number"),
         (
             "filter[status]",
-            "pending, awaiting_manifest, created, failed or tracking_stopped",
+            Q::OneOf(Status::ALL.map(Status::as_str).to_vec()),
+            "The request's status",
         ),
-        ("filter[scac]", "Carrier SCAC"),
+        ("filter[scac]", Q::Text, "Carrier SCAC"),
         (
             "filter[created_at][start]",
+            Q::Time,
             "Created at or after (ISO 8601)",
         ),
-        ("filter[created_at][end]", "Created at or before (ISO 8601)"),
+        (
+            "filter[created_at][end]",
+            Q::Time,
+            "Created at or before (ISO 8601)",
+        ),
         (
             "filter[updated_at][start]",
+            Q::Time,
             "Updated at or after (ISO 8601)",
         ),
-        ("filter[updated_at][end]", "Updated at or before (ISO 8601)"),
+        (
+            "filter[updated_at][end]",
+            Q::Time,
+            "Updated at or before (ISO 8601)",
+        ),
     ]));
     let create_body = request_schema_of::<CreateDoc>();
     let patch_body = request_schema_of::<PatchDoc>();

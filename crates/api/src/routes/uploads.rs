@@ -26,19 +26,25 @@ pub struct Announce {
     blob: AnnounceBlob,
 }
 
+/// What a file name may be: at least one character that is not a space, none a control
+/// character or a path separator.
+const FILENAME_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f/\\\\]*[^\\s\\u0000-\\u001f\\u007f-\\u009f/\\\\][^\\u0000-\\u001f\\u007f-\\u009f/\\\\]*$";
+
 /// The file to announce.
 #[derive(Deserialize, JsonSchema)]
 struct AnnounceBlob {
-    /// Its name.
-    #[schemars(required, extend("type" = "string"))]
+    /// Its name: 1 to 255 characters, not only spaces, without control characters or path
+    /// separators.
+    #[schemars(required, extend("type" = "string", "maxLength" = 255, "pattern" = FILENAME_PATTERN))]
     filename: Option<String>,
-    /// Its media type.
+    /// Its media type (`application/pdf`; absent or empty: application/octet-stream).
+    #[schemars(extend("maxLength" = 255, "pattern" = "^ *([!-.0-~]+/[!-~]+)? *$"))]
     content_type: Option<String>,
     /// Its size (at most 25 MiB).
-    #[schemars(required, extend("type" = "integer", "maximum" = rules::MAX_BYTES))]
+    #[schemars(required, extend("type" = "integer", "minimum" = 1, "maximum" = rules::MAX_BYTES))]
     byte_size: Option<i64>,
-    /// Base64 of the file's MD5 digest.
-    #[schemars(required, extend("type" = "string"))]
+    /// Base64 of the file's MD5 digest (16 bytes).
+    #[schemars(required, extend("type" = "string", "pattern" = "^[A-Za-z0-9+/]{21}[AQgw]==$"))]
     checksum: Option<String>,
     /// Anything the client wants back.
     #[serde(default)]

@@ -43,8 +43,8 @@ pub struct Triggered {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TriggerBody {
-    /// Where to send it.
-    #[schemars(required, extend("type" = "string"))]
+    /// Where to send it: an https:// address.
+    #[schemars(required, extend("type" = "string", "pattern" = crate::doc::HTTPS_URL_PATTERN))]
     url: Option<String>,
     /// Which event's sample.
     #[schemars(required, schema_with = "event_schema")]

@@ -50,6 +50,7 @@ fn events_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 struct Attrs {
     /// https:// receiver (internal addresses are refused unless the operator allows them).
     #[serde(default)]
+    #[schemars(extend("pattern" = crate::doc::HTTPS_URL_PATTERN))]
     url: Option<String>,
     /// Notifications are sent (default true).
     #[serde(default)]

@@ -206,3 +206,119 @@ async fn totals_are_maintained_or_capped_not_counted_per_request() {
     assert_eq!(one["meta"]["total"], 1);
     assert!(one["meta"].get("total_exact").is_none());
 }
+
+/// What the served document says a request may be is what the service takes: a body of
+/// another shape, or a typed query parameter written otherwise, is refused and changes
+/// nothing (schemathesis found each of these accepted; docs/hardening.md).
+#[tokio::test]
+async fn requests_the_document_calls_invalid_are_refused() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    app.track_sandbox(&key, "TEST-SCN-IMPORT").await;
+    let shipment = app.get("/v2/shipments", Some(&key)).await.json()["data"][0].clone();
+    let id = shipment["id"].as_str().unwrap();
+
+    // serde would read a struct from an array; the document says object
+    for body in [
+        r#"{"data": {"type": "shipment", "attributes": [null, null]}}"#,
+        r#"{"data": {"type": "shipment", "attributes": {"ref_numbers": "PO-1"}}}"#,
+    ] {
+        let e = assert_error(
+            &app.patch(&format!("/v2/shipments/{id}"), &key, body).await,
+            400,
+        );
+        assert!(
+            e["source"]["pointer"]
+                .as_str()
+                .unwrap()
+                .starts_with("/data/attributes")
+        );
+    }
+    let after = app
+        .get(&format!("/v2/shipments/{id}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(after["data"]["attributes"], shipment["attributes"]);
+    // every place of the wrong type is named
+    let r = app
+        .post("/v2/parties", &key, MT, r#"{"data": [1], "meta": 2}"#)
+        .await;
+    let body = r.json();
+    assert_eq!(r.status, 400, "{body}");
+
+    // typed query parameters are taken as written
+    for (path, param) in [
+        (
+            "/v2/shipments?filter[tracking_stopped]=%20true",
+            "filter[tracking_stopped]",
+        ),
+        (
+            "/v2/shipments?filter[customer_id]=0193a2b4c5d6e7f8091a2b3c4d5e6f70",
+            "filter[customer_id]",
+        ),
+        (
+            "/v2/containers?filter[updated_at][start]=2026-01-01T00:00:00Z%20",
+            "filter[updated_at][start]",
+        ),
+        (
+            "/v2/containers?filter[current_status]=AVAILABLE",
+            "filter[current_status]",
+        ),
+        (
+            "/v2/tracking_requests?filter[status]=pending%20",
+            "filter[status]",
+        ),
+        (
+            "/v2/documents?filter[document_types]=arrival_notice,",
+            "filter[document_types]",
+        ),
+        ("/v2/events?after=%2B5", "after"),
+        ("/v2/api_keys?page[number]=%2B2", "page[number]"),
+        // each cursor must be one, though page[after] is the one followed
+        (
+            "/v2/api_keys?page[after]=1.0193a2b4c5d6e7f8091a2b3c4d5e6f70&page[before]=k",
+            "page[before]",
+        ),
+    ] {
+        let e = assert_error(&app.get(path, Some(&key)).await, 400);
+        assert_eq!(e["source"]["parameter"], param, "{path}");
+    }
+    for ok in [
+        "/v2/shipments?filter[tracking_stopped]=true&filter[updated_at][start]=2026-01-01T00:00:00%2B01:00",
+        "/v2/documents?filter[document_types]=arrival_notice,bill_of_lading",
+        "/v2/api_keys?page[after]=1.0193a2b4c5d6e7f8091a2b3c4d5e6f70&page[before]=2.0193a2b4c5d6e7f8091a2b3c4d5e6f70",
+    ] {
+        assert_eq!(app.get(ok, Some(&key)).await.status, 200, "{ok}");
+    }
+
+    // one JSON-RPC message is an object: anything else is refused, not taken as a notification
+    for body in [
+        r#""AAA""#,
+        r#"{"jsonrpc": "2.0", "method": "ping", "id": true}"#,
+        r#"{"jsonrpc": "2.0", "method": "ping", "params": "x"}"#,
+    ] {
+        let r = app
+            .send(
+                app.client
+                    .post(app.url("/mcp"))
+                    .header("Authorization", format!("Token {key}"))
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .body(body),
+            )
+            .await;
+        assert_eq!(r.status, 400, "{body}: {}", r.text);
+        assert_eq!(r.json()["error"]["code"], -32600, "{body}");
+    }
+
+    // a client registration with a redirect URI that is not a string is refused whole
+    let r = app
+        .send(
+            app.client
+                .post(app.url("/oauth/register"))
+                .header("Content-Type", "application/json")
+                .body(r#"{"redirect_uris": ["https://client.example/cb", 5]}"#),
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.text);
+}

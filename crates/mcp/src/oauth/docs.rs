@@ -2,6 +2,10 @@
 
 use serde_json::{Value, json};
 
+/// What a client may register as a redirect URI: https:// with a host name, or http:// on a
+/// loopback host, without a fragment ([`boxtrack_core::oauth::redirect_uri_allowed`]).
+const REDIRECT_URI_PATTERN: &str = "^(https://([A-Za-z0-9-]+[.])*[A-Za-z][A-Za-z0-9-]*|http://(localhost|127[.]0[.]0[.]1|\\[::1\\]))(:[0-9]{1,4})?([/?][^\\s#]*)?$";
+
 /// Documented operations of the authorization server.
 pub fn operations() -> Vec<boxtrack_api::doc::Op> {
     use boxtrack_api::doc::{Op, operation};
@@ -13,6 +17,7 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
         op
     };
     let q = |n: &str, req: bool| json!({"name": n, "in": "query", "required": req, "schema": {"type": "string"}});
+    let one_of = |n: &str, values: &[&str]| json!({"name": n, "in": "query", "required": true, "schema": {"type": "string", "enum": values}});
     // RFC 6749 §5.2 error bodies, and what axum says of a form that is not one
     let oauth_err = |d: &str| json!({"description": d, "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}}}}});
     let not_form = json!({"description": "The body is not application/x-www-form-urlencoded", "content": {"text/plain": {"schema": {"type": "string"}}}});
@@ -38,7 +43,7 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
             oauth_err("`invalid_client_metadata` or `invalid_redirect_uri`"),
         )],
     );
-    register["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["redirect_uris"], "properties": {"redirect_uris": {"type": "array", "items": {"type": "string"}}, "client_name": {"type": "string"}}}}}});
+    register["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["redirect_uris"], "properties": {"redirect_uris": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": REDIRECT_URI_PATTERN}}, "client_name": {"type": "string"}, "token_endpoint_auth_method": {"const": "none"}}}}}});
     let mut submit = public(operation(
         "OAuth",
         "Sign in and consent",
@@ -82,7 +87,7 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
         ],
     );
     token["requestBody"] = form(
-        json!({"grant_type": {"type": "string"}, "code": {"type": "string"}, "redirect_uri": {"type": "string"}, "client_id": {"type": "string"}, "code_verifier": {"type": "string"}, "refresh_token": {"type": "string"}, "resource": {"type": "string"}}),
+        json!({"grant_type": {"type": "string", "enum": ["authorization_code", "refresh_token"]}, "code": {"type": "string"}, "redirect_uri": {"type": "string"}, "client_id": {"type": "string"}, "code_verifier": {"type": "string"}, "refresh_token": {"type": "string"}, "resource": {"type": "string"}}),
     );
     vec![
         Op {
@@ -138,11 +143,11 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
                     "Sign-in page",
                     "The sign-in and consent page (HTML, no scripts, CSRF protected, CSP and frame denial). Needs `response_type=code`, a registered `client_id` and `redirect_uri`, `code_challenge` with `code_challenge_method=S256` (`plain` is refused), optional `state` and `resource`.",
                     vec![
-                        q("response_type", true),
+                        one_of("response_type", &["code"]),
                         q("client_id", true),
                         q("redirect_uri", true),
                         q("code_challenge", true),
-                        q("code_challenge_method", true),
+                        one_of("code_challenge_method", &["S256"]),
                         q("state", false),
                         q("resource", false),
                         q("scope", false),

@@ -21,14 +21,40 @@ pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) ->
             "the body must be a JSON object",
         );
     };
-    let uris: Vec<String> = req["redirect_uris"]
+    if !req.is_object() {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_client_metadata",
+            "the body must be a JSON object",
+        );
+    }
+    // every redirect URI a string: a list with anything else is refused whole, not filtered
+    let uris: Option<Vec<String>> = req["redirect_uris"]
         .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|u| u.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+        .and_then(|a| a.iter().map(|u| u.as_str().map(str::to_string)).collect());
+    let uris = match uris {
+        Some(u) => u,
+        None if req.get("redirect_uris").is_none() => Vec::new(),
+        None => {
+            return oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_redirect_uri",
+                "redirect_uris must be a list of addresses (strings)",
+            );
+        }
+    };
+    for (member, what) in [
+        ("client_name", "a string"),
+        ("token_endpoint_auth_method", "\"none\""),
+    ] {
+        if req.get(member).is_some_and(|v| !v.is_string()) {
+            return oauth_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_client_metadata",
+                &format!("{member} must be {what}"),
+            );
+        }
+    }
     if uris.is_empty() {
         return oauth_error(
             StatusCode::BAD_REQUEST,

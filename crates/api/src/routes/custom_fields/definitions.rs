@@ -29,15 +29,9 @@ pub async fn list_definitions(
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
     let entity_type = entity_type_filter(&q)?;
-    let data_type = match q.text("filter[data_type]") {
-        Some(d) if DataType::parse(&d).is_none() => {
-            return Err(ApiError::bad_parameter(
-                "filter[data_type]",
-                format!("{d:?} is not a data type"),
-            ));
-        }
-        other => other,
-    };
+    let data_type = q
+        .one_of("filter[data_type]", &DataType::ALL.map(DataType::as_str))?
+        .map(str::to_string);
     let f = DefinitionFilter {
         entity_type,
         data_type,

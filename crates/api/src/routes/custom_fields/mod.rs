@@ -2,10 +2,11 @@
 //! enums), `/v2/custom_fields`, and the same values through their entity:
 //! `/v2/{shipments|containers|tracking_requests}/{id}/custom_fields[/{api_slug}]`.
 
+use boxtrack_core::custom_fields::{DataType, EntityType};
 use serde_json::{Value, json};
 
 use crate::doc::{
-    Op, all_of, body, errors, id_param, list_of, operation, page_params, query_params, single,
+    Op, Q, all_of, body, errors, id_param, list_of, operation, page_params, single, typed_params,
 };
 
 mod definitions;
@@ -21,25 +22,39 @@ pub use values::*;
 
 /// Documented operations of this module.
 pub fn operations() -> Vec<Op> {
-    let doc = |kind: &str| json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"type": {"const": kind}, "attributes": {"type": "object"}, "relationships": {"type": "object"}}}}});
+    let doc = |kind: &str| json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"type": {"type": "string", "const": kind}, "attributes": {"type": "object"}, "relationships": {"type": "object"}}}}});
     let path_param = |name: &str, what: &str| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
     let mut def_list = page_params();
-    def_list.extend(query_params(&[
+    let entity_types = || {
+        Q::OneOf(
+            EntityType::ALL
+                .iter()
+                .flat_map(|e| [e.as_str(), e.resource_type()])
+                .collect(),
+        )
+    };
+    def_list.extend(typed_params(&[
         (
             "filter[entity_type]",
-            "Shipment, Container or TrackingRequest",
+            entity_types(),
+            "Shipment, Container or TrackingRequest (or shipment, container, tracking_request)",
         ),
-        ("filter[data_type]", "A data type"),
-        ("filter[display_name]", "Part of the display name"),
+        (
+            "filter[data_type]",
+            Q::OneOf(DataType::ALL.map(DataType::as_str).to_vec()),
+            "A data type",
+        ),
+        ("filter[display_name]", Q::Text, "Part of the display name"),
     ]));
     let mut field_list = page_params();
-    field_list.extend(query_params(&[
+    field_list.extend(typed_params(&[
         (
             "filter[entity_type]",
-            "shipment, container or tracking_request",
+            entity_types(),
+            "shipment, container or tracking_request (or Shipment, Container, TrackingRequest)",
         ),
-        ("filter[entity_id]", "The entity's id"),
-        ("filter[definition_id]", "The definition's id"),
+        ("filter[entity_id]", Q::Uuid, "The entity's id"),
+        ("filter[definition_id]", Q::Uuid, "The definition's id"),
     ]));
     let op = |method: &'static str,
               path: &'static str,

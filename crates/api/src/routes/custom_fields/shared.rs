@@ -118,9 +118,9 @@ pub(super) async fn checked(
 
 /// `filter[entity_type]` (either spelling), as definitions store it.
 pub(super) fn entity_type_filter(q: &QueryParams) -> ApiResult<Option<String>> {
-    q.text("filter[entity_type]")
+    q.get("filter[entity_type]")
         .map(|e| {
-            EntityType::parse(&e)
+            EntityType::parse(e)
                 .map(|t| t.as_str().to_string())
                 .ok_or_else(|| {
                     ApiError::bad_parameter(

@@ -132,19 +132,11 @@ pub async fn list_fields(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
-    let uuid = |name: &str| -> ApiResult<Option<Uuid>> {
-        q.text(name)
-            .map(|v| {
-                Uuid::parse_str(v.trim())
-                    .map_err(|_| ApiError::bad_parameter(name, format!("{name} must be a UUID")))
-            })
-            .transpose()
-    };
     let entity_type = entity_type_filter(&q)?;
     let f = FieldFilter {
         entity_type,
-        entity_id: uuid("filter[entity_id]")?,
-        definition_id: uuid("filter[definition_id]")?,
+        entity_id: q.uuid("filter[entity_id]")?,
+        definition_id: q.uuid("filter[definition_id]")?,
     };
     let listed = store::fields(&state.db, caller.account.id, &f, &page).await?;
     let data = field_resources(&state, &listed.rows).await?;

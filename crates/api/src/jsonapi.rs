@@ -62,19 +62,24 @@ pub fn either(words: &[&str]) -> String {
 pub struct QueryParams(pub Vec<(String, String)>);
 
 impl QueryParams {
-    /// Parses a raw query string. A parameter given with an empty value (`filter[port]=`) is
-    /// as if it were not given, as forms and generated clients send them.
+    /// Parses a raw query string. A text parameter given with an empty value
+    /// (`filter[port]=`) is as if it were not given, as forms and generated clients send
+    /// them; a number must be a number ([`QueryParams::integer`], page numbers and sizes).
     pub fn parse(raw: Option<&str>) -> QueryParams {
         QueryParams(
             url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
-                .filter(|(_, v)| !v.is_empty())
                 .map(|(k, v)| (k.into_owned(), v.into_owned()))
                 .collect(),
         )
     }
 
-    /// The last value given for a parameter.
+    /// The last value given for a parameter, unless that is empty.
     pub fn get(&self, name: &str) -> Option<&str> {
+        self.given(name).filter(|v| !v.is_empty())
+    }
+
+    /// The last value given for a parameter, empty or not.
+    pub fn given(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
             .rev()
@@ -156,7 +161,7 @@ impl QueryParams {
     /// A whole number parameter within `min..=max`, digits as written (an optional minus,
     /// no plus, no spaces); anything else is 400.
     pub fn integer(&self, name: &str, min: i64, max: i64) -> Result<Option<i64>, ApiError> {
-        match self.get(name) {
+        match self.given(name) {
             None => Ok(None),
             Some(v) => {
                 let digits = v.strip_prefix('-').unwrap_or(v);
@@ -178,8 +183,9 @@ impl QueryParams {
     /// Validated paging parameters.
     pub fn page(&self) -> Result<Page, ApiError> {
         paging::parse(RawPage {
-            number: self.get("page[number]"),
-            size: self.get("page[size]"),
+            // numbers: given empty is not a number
+            number: self.given("page[number]"),
+            size: self.given("page[size]"),
             after: self.get("page[after]"),
             before: self.get("page[before]"),
         })

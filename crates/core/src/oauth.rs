@@ -42,6 +42,9 @@ pub fn pkce_s256_matches(verifier: &str, challenge: &str) -> bool {
 /// Whether a client may register this redirect URI: `https://`, or `http://` on a loopback
 /// host (native clients), without a fragment.
 pub fn redirect_uri_allowed(uri: &str) -> bool {
+    if !redirect_uri_shape(uri) {
+        return false;
+    }
     let Ok(u) = url::Url::parse(uri) else {
         return false;
     };
@@ -53,6 +56,51 @@ pub fn redirect_uri_allowed(uri: &str) -> bool {
         "http" => matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")),
         _ => false,
     }
+}
+
+/// The written shape a redirect URI must have (what the registration endpoint documents):
+/// `https://` and a host name whose last label starts with a letter, or `http://` and a
+/// loopback host; an optional port (0 to 65535, digits only); a path or query without spaces
+/// or fragment.
+fn redirect_uri_shape(uri: &str) -> bool {
+    let (host_ok, rest) = if let Some(rest) = uri.strip_prefix("https://") {
+        let end = rest.find([':', '/', '?']).unwrap_or(rest.len());
+        let host = &rest[..end];
+        let labels_ok = !host.is_empty()
+            && host.split('.').all(|l| {
+                !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            });
+        let last_ok = host
+            .rsplit('.')
+            .next()
+            .and_then(|l| l.bytes().next())
+            .is_some_and(|b| b.is_ascii_alphabetic());
+        (labels_ok && last_ok, &rest[end..])
+    } else if let Some(rest) = uri.strip_prefix("http://") {
+        match ["localhost", "127.0.0.1", "[::1]"]
+            .iter()
+            .find_map(|h| rest.strip_prefix(h))
+        {
+            Some(after) => (true, after),
+            None => (false, rest),
+        }
+    } else {
+        (false, uri)
+    };
+    let rest = match rest.strip_prefix(':') {
+        Some(p) => {
+            let end = p.find(['/', '?']).unwrap_or(p.len());
+            if end == 0 || end > 5 || p[..end].parse::<u16>().is_err() {
+                return false;
+            }
+            &p[end..]
+        }
+        None => rest,
+    };
+    host_ok
+        && (rest.is_empty() || rest.starts_with(['/', '?']))
+        && !rest.contains('#')
+        && !rest.chars().any(char::is_whitespace)
 }
 
 /// The canonical form of a resource indicator (RFC 8707 / MCP): lowercase scheme and host,
@@ -91,6 +139,18 @@ mod tests {
         assert!(!redirect_uri_allowed("http://app.example.com/callback"));
         assert!(!redirect_uri_allowed("https://app.example.com/cb#frag"));
         assert!(!redirect_uri_allowed("javascript:alert(1)"));
+        // only the documented shape
+        for bad in [
+            "https://-.example*",
+            "https://app.example.com:65536/cb",
+            "https://app.example.com:+80/cb",
+            "https://app.1/cb",
+            "https://app.example.com/a b",
+            "HTTPS://app.example.com/cb",
+        ] {
+            assert!(!redirect_uri_allowed(bad), "{bad}");
+        }
+        assert!(redirect_uri_allowed("https://app.example.com:8443?x=1"));
     }
 
     #[test]

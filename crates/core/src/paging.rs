@@ -114,7 +114,7 @@ pub struct RawPage<'a> {
 
 fn positive(param: &'static str, v: Option<&str>, default: u32) -> Result<u32, PageError> {
     match v {
-        None | Some("") => Ok(default),
+        None => Ok(default),
         // digits only, as written (no sign, no spaces)
         Some(s) if !s.bytes().all(|b| b.is_ascii_digit()) => Err(PageError::NotPositive { param }),
         Some(s) => match s.parse::<u32>() {

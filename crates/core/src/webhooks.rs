@@ -222,24 +222,55 @@ pub fn is_internal(ip: IpAddr) -> bool {
 /// are checked again when they are resolved at delivery time). `allow_private` is the
 /// operator's switch for tests and local receivers: it allows `http://` and internal hosts.
 pub fn check_url(raw: &str, allow_private: bool) -> Result<(), UrlError> {
-    let raw = raw.trim();
+    // exactly the shape the API documents: a lowercase scheme, a host name (or an address in
+    // brackets), an optional port of digits, then a path, query or fragment; no user info,
+    // no spaces anywhere
     let (scheme, rest) = raw.split_once("://").ok_or(UrlError::Malformed)?;
-    let scheme = scheme.to_ascii_lowercase();
     if scheme != "https" && !(allow_private && scheme == "http") {
-        return Err(if scheme == "http" {
+        return Err(if scheme.eq_ignore_ascii_case("http") {
             UrlError::NotHttps
         } else {
             UrlError::Malformed
         });
     }
+    if raw.chars().any(char::is_whitespace) {
+        return Err(UrlError::Malformed);
+    }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host_port = authority.rsplit('@').next().unwrap_or_default();
-    let host = if let Some(v6) = host_port.strip_prefix('[') {
-        v6.split(']').next().unwrap_or_default()
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (inside, after) = v6.split_once(']').ok_or(UrlError::Malformed)?;
+        let ok = !inside.is_empty()
+            && inside
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.');
+        if !ok {
+            return Err(UrlError::Malformed);
+        }
+        let port = match after {
+            "" => None,
+            a => Some(a.strip_prefix(':').ok_or(UrlError::Malformed)?),
+        };
+        (inside, port)
     } else {
-        host_port.split(':').next().unwrap_or_default()
+        let (host, port) = match authority.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        };
+        let ok = host
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-');
+        if !ok {
+            return Err(UrlError::Malformed);
+        }
+        (host, port)
     };
-    if host.is_empty() || raw.chars().any(char::is_whitespace) {
+    if let Some(p) = port
+        && (p.is_empty() || p.len() > 5 || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
         return Err(UrlError::Malformed);
     }
     if allow_private {
@@ -379,6 +410,22 @@ mod tests {
         );
         assert_eq!(check_url("https://", false), Err(UrlError::Malformed));
         assert_eq!(check_url("http://127.0.0.1:9000/x", true), Ok(()));
+        // only the documented shape: no user info, no odd ports or hosts, no spaces, a
+        // lowercase scheme
+        for bad in [
+            "https://user@hooks.example.com/x",
+            "https://qo:6*",
+            "https://hooks.example.com:/x",
+            "https://hooks.example.com:123456/x",
+            "https://-hooks.example.com/x",
+            " https://hooks.example.com/x",
+            "HTTPS://hooks.example.com/x",
+            "https://[zz]/x",
+        ] {
+            assert_eq!(check_url(bad, true), Err(UrlError::Malformed), "{bad}");
+        }
+        assert_eq!(check_url("https://[2001:db8::1]:8443/x?y#z", true), Ok(()));
+        assert_eq!(check_url("https://hooks.example.com:443", false), Ok(()));
     }
 
     #[test]

@@ -39,12 +39,9 @@ pub fn mount() -> Mount {
             get(oauth::authorize_page).post(oauth::authorize_submit),
         )
         .public("/oauth/token", post(oauth::token))
-        .public(
-            "/mcp",
-            post(server::post)
-                .get(server::not_allowed)
-                .delete(server::not_allowed),
-        )
+        // GET and DELETE answer 405 with `Allow: POST` like any method a route does not
+        // take: the server keeps no sessions and opens no server-initiated stream
+        .public("/mcp", post(server::post))
 }
 
 /// The operations of the MCP and OAuth endpoints.

@@ -379,17 +379,6 @@ pub async fn post(
     }
 }
 
-/// `GET /mcp` and `DELETE /mcp`: this server keeps no sessions and opens no streams.
-pub async fn not_allowed() -> Response {
-    let mut r = plain_error(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "Only POST is accepted: this MCP server is stateless (no sessions, no server-initiated stream)",
-    );
-    r.headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static("POST"));
-    r
-}
-
 /// Documented operations of the MCP endpoint.
 pub fn operations() -> Vec<boxtrack_api::doc::Op> {
     use boxtrack_api::doc::{Op, operation};

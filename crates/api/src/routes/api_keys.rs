@@ -106,7 +106,7 @@ struct CreateData {
 struct CreateAttrs {
     /// A name to tell keys apart (1 to 100 characters).
     #[serde(default)]
-    #[schemars(extend("maxLength" = 100))]
+    #[schemars(extend("maxLength" = 100, "pattern" = "\\S"))]
     name: Option<String>,
 }
 

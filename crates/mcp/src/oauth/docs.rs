@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 /// What a client may register as a redirect URI: https:// with a host name, or http:// on a
 /// loopback host, without a fragment ([`boxtrack_core::oauth::redirect_uri_allowed`]).
-const REDIRECT_URI_PATTERN: &str = "^(https://([A-Za-z0-9-]+[.])*[A-Za-z][A-Za-z0-9-]*|http://(localhost|127[.]0[.]0[.]1|\\[::1\\]))(:[0-9]{1,4})?([/?][^\\s#]*)?$";
+const REDIRECT_URI_PATTERN: &str = "^(https://([A-Za-z0-9-]+[.])*[A-Za-z][A-Za-z0-9-]*|http://(localhost|127[.]0[.]0[.]1|\\[::1\\]))(:([0-9]{1,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?([/?][^\\s#]*)?$";
 
 /// Documented operations of the authorization server.
 pub fn operations() -> Vec<boxtrack_api::doc::Op> {

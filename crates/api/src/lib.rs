@@ -18,6 +18,7 @@ pub mod limiter;
 pub mod metrics;
 mod middleware;
 pub mod openapi;
+pub mod operation_ids;
 pub mod readcache;
 pub mod rest;
 pub mod routes;

@@ -94,6 +94,100 @@ fn base_components() -> Value {
     })
 }
 
+/// The `operationId` of an operation: the reference's where it has the operation, else one
+/// made alike from the method and the path (`get-webhooks-id`).
+fn operation_id(method: &str, path: &str) -> String {
+    if let Some((_, _, id)) = crate::operation_ids::REFERENCE
+        .iter()
+        .find(|(m, p, _)| *m == method && *p == path)
+    {
+        return (*id).to_string();
+    }
+    let words: Vec<&str> = path
+        .trim_start_matches("/v2/")
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    format!("{method}-{}", words.join("-"))
+}
+
+/// OpenAPI `links` from each operation that makes or lists resources to the operations on
+/// one of them: a `201` of `POST /v2/x` links to `/v2/x/{id}…` with the new id, a list's
+/// `200` with its first row's id; parameters the two paths share are passed on. Clients
+/// and schemathesis's stateful phase follow them (create → read → update → delete).
+fn add_links(paths: &mut Map<String, Value>) {
+    let ops: Vec<(String, String, String)> = paths
+        .iter()
+        .flat_map(|(path, item)| {
+            item.as_object()
+                .into_iter()
+                .flatten()
+                .filter_map(|(method, op)| {
+                    op["operationId"]
+                        .as_str()
+                        .map(|id| (path.clone(), method.clone(), id.to_string()))
+                })
+        })
+        .collect();
+    for (path, method, _) in &ops {
+        let op = &paths[path][method];
+        let (status, row) = if method == "post" && op["responses"].get("201").is_some() {
+            ("201", "/data")
+        } else if method == "get"
+            && op["responses"]["200"]["content"]["application/vnd.api+json"]["schema"]["properties"]
+                ["data"]["type"]
+                == "array"
+        {
+            ("200", "/data/0")
+        } else {
+            continue;
+        };
+        let shared: Vec<&str> = path
+            .split('/')
+            .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
+            .collect();
+        let mut links = Map::new();
+        for (target, _, target_id) in &ops {
+            let Some(rest) = target
+                .strip_prefix(path.as_str())
+                .and_then(|r| r.strip_prefix("/{"))
+            else {
+                continue;
+            };
+            let Some((param, tail)) = rest.split_once('}') else {
+                continue;
+            };
+            // one new parameter only
+            if tail.contains('{') {
+                continue;
+            }
+            let from = if param == "id" || param.ends_with("_id") {
+                format!("$response.body#{row}/id")
+            } else {
+                format!("$response.body#{row}/attributes/{param}")
+            };
+            let mut parameters = Map::new();
+            parameters.insert(param.to_string(), Value::from(from));
+            for p in &shared {
+                parameters.insert((*p).to_string(), Value::from(format!("$request.path.{p}")));
+            }
+            links.insert(
+                target_id.clone(),
+                json!({"operationId": target_id, "parameters": parameters}),
+            );
+        }
+        if !links.is_empty()
+            && let Some(r) = paths
+                .get_mut(path)
+                .and_then(|i| i.get_mut(method))
+                .and_then(|o| o["responses"].get_mut(status))
+                .and_then(Value::as_object_mut)
+        {
+            r.insert("links".into(), Value::Object(links));
+        }
+    }
+}
+
 /// Every documented operation of the REST routes, in display order.
 pub fn operations() -> Vec<Op> {
     crate::rest::parts()
@@ -159,8 +253,12 @@ pub fn document_with(extra: Vec<Op>) -> Value {
                 ),
             );
         }
+        if o.get("operationId").is_none() {
+            o["operationId"] = Value::from(operation_id(op.method, op.path));
+        }
         entry[op.method] = o;
     }
+    add_links(&mut paths);
     json!({
         "openapi": "3.1.0",
         "info": {

@@ -68,6 +68,11 @@ impl TestApp {
         TestApp::spawn_with(db, limiter, ApiConfig::default()).await
     }
 
+    /// Keeps `database` (dropped, it is deleted) as long as the app.
+    pub fn keep(&mut self, database: TestDatabase) {
+        self._database = Some(database);
+    }
+
     /// The app with these edge settings on an existing database.
     pub async fn spawn_with(db: Db, limiter: Limiter, config: ApiConfig) -> TestApp {
         let state = AppState::new(db.clone(), config, limiter);

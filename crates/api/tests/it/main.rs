@@ -11,6 +11,7 @@ mod custom_fields;
 mod documents;
 mod helpers;
 mod ingest;
+mod isolation;
 mod journeys;
 mod jsonapi;
 mod mcp;

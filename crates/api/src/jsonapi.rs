@@ -461,6 +461,22 @@ where
 
 /// Parses a JSON body into `T`, reporting the JSON pointer of the first problem.
 pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    // `1995.0` is the integer 1995 in JSON (and in the document's schemas), which serde
+    // would refuse for an integer field: whole numbers are made integers first
+    if let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(bytes)
+        && whole_numbers(&mut v)
+    {
+        return serde_path_to_error::deserialize::<_, T>(v).map_err(|err| {
+            let pointer = pointer_of(err.path());
+            let pointer = if pointer.is_empty() {
+                "/".to_string()
+            } else {
+                pointer
+            };
+            let inner = err.into_inner();
+            ApiError::bad_body(&pointer, format!("invalid value at {pointer}: {inner}"))
+        });
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = match serde_path_to_error::deserialize::<_, T>(&mut de) {
         Ok(v) => v,
@@ -484,6 +500,25 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     de.end()
         .map_err(|e| ApiError::bad_body("/", format!("the request body is not valid JSON: {e}")))?;
     Ok(value)
+}
+
+/// Makes every number with a fraction of zero that fits an integer one; whether any was.
+fn whole_numbers(v: &mut serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            match n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15) {
+                Some(f) => {
+                    *v = Value::from(f as i64);
+                    true
+                }
+                None => false,
+            }
+        }
+        Value::Array(a) => a.iter_mut().fold(false, |any, x| whole_numbers(x) || any),
+        Value::Object(o) => o.values_mut().fold(false, |any, x| whole_numbers(x) || any),
+        _ => false,
+    }
 }
 
 fn pointer_of(path: &serde_path_to_error::Path) -> String {

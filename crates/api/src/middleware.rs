@@ -212,24 +212,31 @@ pub async fn body_shape(State(state): State<AppState>, req: Request, next: Next)
     };
     // a body that is not JSON at all is the handler's to refuse, in its words
     if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) {
-        let wrong: Vec<(String, String)> = validator
-            .iter_errors(&value)
-            .filter(|e| {
-                matches!(
-                    e.kind(),
-                    jsonschema::error::ValidationErrorKind::Type { .. }
-                )
-            })
-            .map(|e| {
-                let pointer = e.instance_path().as_str().to_string();
-                let pointer = if pointer.is_empty() {
-                    "/".to_string()
-                } else {
-                    pointer
-                };
-                (pointer.clone(), format!("invalid value at {pointer}: {e}"))
-            })
-            .collect();
+        use jsonschema::error::ValidationErrorKind as Kind;
+        let mut wrong: Vec<(String, String)> = Vec::new();
+        for e in validator.iter_errors(&value) {
+            let pointer = e.instance_path().as_str().to_string();
+            match e.kind() {
+                Kind::Type { .. } => {
+                    let pointer = if pointer.is_empty() {
+                        "/".to_string()
+                    } else {
+                        pointer
+                    };
+                    wrong.push((pointer.clone(), format!("invalid value at {pointer}: {e}")));
+                }
+                // a resource object of another type: the 422 the handlers give
+                Kind::Constant { expected_value } if pointer.ends_with("/type") => {
+                    return ApiError::unprocessable(
+                        &pointer,
+                        "invalid_type",
+                        format!("type must be {expected_value}"),
+                    )
+                    .into_response();
+                }
+                _ => {}
+            }
+        }
         if let Some(e) = ApiError::bad_bodies(wrong) {
             return e.into_response();
         }

@@ -360,7 +360,8 @@ pub async fn post(
         && (msg["method"].is_string() || msg.get("result").is_some() || msg.get("error").is_some());
     if !is_message {
         let id = match &msg["id"] {
-            v @ (Value::String(_) | Value::Number(_)) => v.clone(),
+            v @ Value::String(_) => v.clone(),
+            Value::Number(n) if n.is_i64() || n.is_u64() => msg["id"].clone(),
             _ => Value::Null,
         };
         return json_response(

@@ -225,7 +225,7 @@ pub fn operations() -> Vec<Op> {
             "Search numbers",
             "Finds shipments (bill of lading or booking), containers and open tracking requests by number or ref number, ignoring case, spaces and dashes; at most 25 results, exact matches first, then prefixes, then other matches, newest first within a rank. Each result is a `shipment`, a `cargo` (a container) or a `tracking_request`, with its shipment, carrier, ports, container count and tracking state (as the reference answers).",
             vec![
-                json!({"name": "query", "in": "query", "required": true, "schema": {"type": "string", "minLength": 2}}),
+                json!({"name": "query", "in": "query", "required": true, "schema": {"type": "string", "minLength": 2, "pattern": "\\S[\\s\\S]*\\S"}, "description": "At least two characters that are not spaces"}),
             ],
             None,
             errors(&[400, 401, 429]),

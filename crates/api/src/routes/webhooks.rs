@@ -382,7 +382,7 @@ pub async fn ips(State(state): State<AppState>, _caller: Caller) -> JsonApi {
 #[serde(deny_unknown_fields)]
 pub struct ReplayBody {
     /// A sequence number, or an ISO 8601 time.
-    #[schemars(extend("oneOf" = [{"type": "integer", "minimum": 0}, {"type": "string", "format": "date-time"}]))]
+    #[schemars(extend("oneOf" = [{"type": "integer", "minimum": 0, "maximum": i64::MAX}, {"type": "string", "format": "date-time"}]))]
     since: Value,
 }
 

@@ -349,7 +349,39 @@ async fn another_account_finds_sees_and_changes_nothing() {
             r.status
         );
     }
-    mcp_matrix(&app, &b_key, &victim).await;
+    mcp_matrix(&app, &format!("Token {b_key}"), &victim).await;
+    // and with an OAuth access token of B's user, as AI clients sign in
+    let hash = boxtrack_core::oauth::hash_password("a long enough password").unwrap();
+    let user = boxtrack_store::oauth::create_user(&app.db, b_account.id, "b@b.example", &hash)
+        .await
+        .unwrap();
+    boxtrack_store::oauth::register_client(&app.db, "btc_b", "B's client", &[])
+        .await
+        .unwrap();
+    let access = boxtrack_core::oauth::new_secret();
+    let resource = boxtrack_core::oauth::canonical_resource(&format!("{}/mcp", app.base)).unwrap();
+    let now = boxtrack_store::now_us();
+    boxtrack_store::oauth::store_pair(
+        &app.db,
+        &boxtrack_core::oauth::digest(&access),
+        &boxtrack_core::oauth::digest(&boxtrack_core::oauth::new_secret()),
+        &boxtrack_store::oauth::Token {
+            kind: String::new(),
+            client_id: "btc_b".into(),
+            user_id: user.id,
+            account_id: b_account.id,
+            resource,
+            family: uuid::Uuid::now_v7(),
+            expires_us: 0,
+            used_us: None,
+            revoked_us: None,
+        },
+        now + 3_600_000_000,
+        now + 7_200_000_000,
+    )
+    .await
+    .unwrap();
+    mcp_matrix(&app, &format!("Bearer {access}"), &victim).await;
 
     // and nothing of A changed
     let after = snapshot(&app, &victim, &doc).await;
@@ -523,21 +555,22 @@ fn strip_volatile(v: &mut Value) {
 
 /// Every MCP tool with A's ids and numbers in each of its arguments, and every resource
 /// template with A's ids: errors or empty answers, never A's data.
-async fn mcp_matrix(app: &TestApp, key: &str, victim: &Victim) {
+async fn mcp_matrix(app: &TestApp, authorization: &str, victim: &Victim) {
     let rpc = |method: &str, params: Value| {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let req = app
             .client
             .post(app.url("/mcp"))
-            .header("Authorization", format!("Token {key}"))
+            .header("Authorization", authorization)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream")
             .header("MCP-Protocol-Version", "2025-06-18")
             .body(body.to_string());
         async move { app.send(req).await }
     };
-    let tools = rpc("tools/list", json!({})).await.json();
-    let tools = tools["result"]["tools"].as_array().unwrap().clone();
+    let tools = rpc("tools/list", json!({})).await;
+    assert_eq!(tools.status, 200, "{authorization}: {}", tools.text);
+    let tools = tools.json()["result"]["tools"].as_array().unwrap().clone();
     assert!(tools.len() > 10);
     let values = [
         victim.ids["container"].clone(),

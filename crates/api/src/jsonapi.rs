@@ -515,8 +515,9 @@ fn whole_numbers(v: &mut serde_json::Value) -> bool {
                 None => false,
             }
         }
-        Value::Array(a) => a.iter_mut().fold(false, |any, x| whole_numbers(x) || any),
-        Value::Object(o) => o.values_mut().fold(false, |any, x| whole_numbers(x) || any),
+        // every member is visited (no short cut): each may need changing
+        Value::Array(a) => a.iter_mut().map(whole_numbers).filter(|c| *c).count() > 0,
+        Value::Object(o) => o.values_mut().map(whole_numbers).filter(|c| *c).count() > 0,
         _ => false,
     }
 }
@@ -547,6 +548,19 @@ mod tests {
         assert_eq!(q.get("filter[port]"), None);
         assert_eq!(q.get("include"), None);
         assert_eq!(q.get("page[size]"), Some("5"));
+    }
+
+    #[test]
+    fn whole_numbers_written_with_a_fraction_are_integers() {
+        #[derive(serde::Deserialize)]
+        struct T {
+            n: i64,
+            list: Vec<u32>,
+            x: f64,
+        }
+        let t: T = parse_body(br#"{"n": 1995.0, "list": [1, 2.0], "x": 3.0}"#).unwrap();
+        assert_eq!((t.n, t.list, t.x), (1995, vec![1, 2], 3.0));
+        assert!(parse_body::<T>(br#"{"n": 1995.5, "list": [], "x": 1}"#).is_err());
     }
 
     #[test]

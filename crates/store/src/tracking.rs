@@ -1038,7 +1038,13 @@ pub async fn resume_shipment(
         .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
     on_tx!(&mut tx, c => sqlx::query("UPDATE containers SET active = TRUE, updated_us = $2 WHERE shipment_id = $1 AND current_status <> 'empty_returned'")
         .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
-    on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET status = 'created', updated_us = $2 WHERE shipment_id = $1 AND status = 'tracking_stopped'")
+    // a stopped request comes back to life unless another request for the same number was
+    // made while it was stopped: that one is the live one (one live request per number);
+    // of two stopped ones for a number, the newer comes back
+    on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET status = 'created', updated_us = $2 WHERE shipment_id = $1 AND status = 'tracking_stopped' \
+        AND NOT EXISTS (SELECT 1 FROM tracking_requests o WHERE o.account_id = tracking_requests.account_id AND o.request_number = tracking_requests.request_number \
+        AND o.request_type = tracking_requests.request_type AND COALESCE(o.scac, '') = COALESCE(tracking_requests.scac, '') AND o.id <> tracking_requests.id \
+        AND (o.status IN ('pending', 'awaiting_manifest', 'created') OR (o.status = 'tracking_stopped' AND o.shipment_id = $1 AND o.id > tracking_requests.id)))")
         .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
     tx.commit().await?;
     Ok(())

@@ -398,12 +398,9 @@ pub async fn replay(
         .await?
         .ok_or_else(|| ApiError::not_found("webhook"))?;
     let (after_seq, since_us) = match &b.since {
-        // a whole number, however written (338 or 338.0: the same integer in JSON)
-        Value::Number(n)
-            if n.as_f64()
-                .is_some_and(|v| v >= 0.0 && v.fract() == 0.0 && v < 9.2e18) =>
-        {
-            (n.as_f64().map_or(0, |v| v as i64), i64::MIN)
+        // a whole number (338.0 arrives as 338: see `jsonapi::parse_body`)
+        Value::Number(n) if n.as_i64().is_some_and(|v| v >= 0) => {
+            (n.as_i64().unwrap_or_default(), i64::MIN)
         }
         Value::String(s) => match boxtrack_core::time::parse_micros(s) {
             Some(us) => (0, us),

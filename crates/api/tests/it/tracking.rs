@@ -2205,3 +2205,45 @@ async fn the_automatic_stop_runs_once_a_minute_of_ticks() {
         .unwrap();
     assert_eq!(tracked().await, Some(0));
 }
+
+/// Found by schemathesis: a shipment whose number was tracked again while it was stopped
+/// resumed into two live requests for one number (a 500 from the unique index). The newer
+/// request stays the live one.
+#[tokio::test]
+async fn resuming_after_the_number_was_tracked_again_keeps_one_live_request() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let tr = app.track_sandbox(&key, "TEST-SCN-IMPORT").await;
+    let first = tr["data"]["id"].as_str().unwrap().to_string();
+    let shipment = app.get("/v2/shipments", Some(&key)).await.json()["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let stop = |s: &str| format!("/v2/shipments/{s}/stop_tracking");
+    assert_eq!(app.patch(&stop(&shipment), &key, "").await.status, 200);
+    let again = app.track_sandbox(&key, "TEST-SCN-IMPORT").await;
+    let second = again["data"]["id"].as_str().unwrap().to_string();
+    assert_ne!(first, second);
+    let resumed = app
+        .patch(
+            &format!("/v2/shipments/{shipment}/resume_tracking"),
+            &key,
+            "",
+        )
+        .await;
+    assert_eq!(resumed.status, 200, "{}", resumed.text);
+    let status = |id: String| {
+        let app = &app;
+        let key = &key;
+        async move {
+            app.get(&format!("/v2/tracking_requests/{id}"), Some(key))
+                .await
+                .json()["data"]["attributes"]["status"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        }
+    };
+    assert_eq!(status(first).await, "tracking_stopped");
+    assert_ne!(status(second).await, "tracking_stopped");
+}

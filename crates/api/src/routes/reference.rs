@@ -166,6 +166,24 @@ fn port_param(q: &crate::jsonapi::QueryParams, name: &str) -> ApiResult<&'static
         })
 }
 
+/// The destination and previous port parameters of the future positions.
+fn port_params() -> Vec<(&'static str, Value, bool, &'static str)> {
+    vec![
+        (
+            "port_id",
+            port_schema(),
+            true,
+            "Destination port (id or UN/LOCODE)",
+        ),
+        (
+            "previous_port_id",
+            port_schema(),
+            true,
+            "Previous port (id or UN/LOCODE)",
+        ),
+    ]
+}
+
 /// The schema of a port given by id or UN/LOCODE.
 fn port_schema() -> Value {
     json!({"type": "string", "anyOf": [{"format": "uuid"}, {"pattern": "^[A-Za-z]{2}[A-Za-z0-9]{3}$"}]})
@@ -384,20 +402,7 @@ pub fn operations() -> Vec<Op> {
                 "Reference data",
                 "Get vessel future positions",
                 "Where the vessel will be on its way to `port_id`, one estimated position a minute: the great circle (sea lanes are not modelled) from its latest AIS position (or from `previous_port_id` without one) at its AIS speed (15 knots when it reports under 3), at most 45 days. Ports by id or UN/LOCODE. Routing entitlement (403 otherwise).",
-                vessel_params(vec![
-                    (
-                        "port_id",
-                        port_schema(),
-                        true,
-                        "Destination port (id or UN/LOCODE)",
-                    ),
-                    (
-                        "previous_port_id",
-                        port_schema(),
-                        true,
-                        "Previous port (id or UN/LOCODE)",
-                    ),
-                ]),
+                vessel_params(port_params()),
                 None,
                 errors(&[400, 401, 403, 404, 429]),
                 ("200", body("The vessel with `positions`", single("Vessel"))),
@@ -410,32 +415,26 @@ pub fn operations() -> Vec<Op> {
                 "Reference data",
                 "Get vessel future positions from coordinates",
                 "As future_positions, starting from `latitude` / `longitude` now.",
-                vessel_params(vec![
-                    (
-                        "port_id",
-                        port_schema(),
-                        true,
-                        "Destination port (id or UN/LOCODE)",
-                    ),
-                    (
-                        "previous_port_id",
-                        port_schema(),
-                        true,
-                        "Previous port (id or UN/LOCODE)",
-                    ),
-                    (
-                        "latitude",
-                        json!({"type": "number", "minimum": -90, "maximum": 90}),
-                        true,
-                        "Starting latitude",
-                    ),
-                    (
-                        "longitude",
-                        json!({"type": "number", "minimum": -180, "maximum": 180}),
-                        true,
-                        "Starting longitude",
-                    ),
-                ]),
+                vessel_params(
+                    [
+                        port_params(),
+                        vec![
+                            (
+                                "latitude",
+                                json!({"type": "number", "minimum": -90, "maximum": 90}),
+                                true,
+                                "Starting latitude",
+                            ),
+                            (
+                                "longitude",
+                                json!({"type": "number", "minimum": -180, "maximum": 180}),
+                                true,
+                                "Starting longitude",
+                            ),
+                        ],
+                    ]
+                    .concat(),
+                ),
                 None,
                 errors(&[400, 401, 403, 404, 429]),
                 ("200", body("The vessel with `positions`", single("Vessel"))),

@@ -338,7 +338,16 @@ impl ListDoc<'_> {
                 .map(|(_, last)| ("page[after]", last.to_string()));
             links.insert(
                 "next".into(),
-                page_url(self.base, self.path, &keep, number + 1, size, c).into(),
+                // the last page number there is, when cursors walk past it
+                page_url(
+                    self.base,
+                    self.path,
+                    &keep,
+                    number.saturating_add(1),
+                    size,
+                    c,
+                )
+                .into(),
             );
         }
         if let Some(last) = last {
@@ -352,7 +361,7 @@ impl ListDoc<'_> {
             pagination["last"] = json!(last);
         }
         if self.has_next && !data.is_empty() {
-            pagination["next"] = json!(number + 1);
+            pagination["next"] = json!(number.saturating_add(1));
         }
         let mut meta = json!({ "size": size, "total": self.total, "pagination": pagination });
         if !self.total_exact {
@@ -548,6 +557,29 @@ mod tests {
         assert_eq!(q.get("filter[port]"), None);
         assert_eq!(q.get("include"), None);
         assert_eq!(q.get("page[size]"), Some("5"));
+    }
+
+    /// Found by schemathesis: `page[number]=4294967295` with a cursor and more rows to
+    /// come overflowed the next page's number (a panic in debug builds).
+    #[test]
+    fn the_largest_page_number_has_a_next_page_without_overflow() {
+        let q = QueryParams::parse(Some("page[number]=4294967295&page[size]=1"));
+        let key = Key {
+            sort_us: 5,
+            id: [1; 16],
+        };
+        let doc = ListDoc {
+            base: "http://h",
+            path: "/v2/webhooks",
+            query: &q,
+            page: q.page().unwrap(),
+            total: 3,
+            total_exact: false,
+            has_next: true,
+            edge_keys: Some((key, key)),
+        }
+        .render(vec![json!({"id": "x"})], vec![]);
+        assert_eq!(doc.0["meta"]["pagination"]["next"], u32::MAX);
     }
 
     #[test]

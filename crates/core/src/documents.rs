@@ -120,8 +120,10 @@ pub fn check(
     checksum: Option<&str>,
 ) -> Result<Announced, Vec<Invalid>> {
     let mut bad = Vec::new();
+    // the length as given (a limit is not dodged by padding that is trimmed away)
+    let given = filename.map_or(0, |f| f.chars().count());
     let filename = filename.map(str::trim).unwrap_or_default();
-    if filename.is_empty() || filename.chars().count() > 255 {
+    if filename.is_empty() || given > 255 {
         bad.push(Invalid {
             pointer: "/blob/filename",
             detail: "filename must be 1 to 255 characters".into(),

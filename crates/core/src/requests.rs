@@ -165,8 +165,13 @@ pub fn clean_refs(list: &[String], pointer: &'static str) -> Result<Vec<String>,
 
 fn clean_list(list: &[String], pointer: &'static str, errors: &mut Vec<FieldError>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for s in list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        if s.chars().count() > 100 {
+    for given in list {
+        let s = given.trim();
+        if s.is_empty() {
+            continue;
+        }
+        // the length as given, then trimmed
+        if given.chars().count() > 100 {
             errors.push(err(
                 pointer,
                 "too_long",

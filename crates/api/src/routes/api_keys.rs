@@ -123,9 +123,11 @@ pub async fn create(
             format!("type must be \"api_key\", not {:?}", doc.data.kind),
         ));
     }
-    let name = doc.data.attributes.name.map(|n| n.trim().to_string());
-    if let Some(n) = &name
-        && (n.is_empty() || n.chars().count() > 100)
+    let given = doc.data.attributes.name;
+    let name = given.as_deref().map(|n| n.trim().to_string());
+    // the length as given, then trimmed
+    if let (Some(n), Some(g)) = (&name, &given)
+        && (n.is_empty() || g.chars().count() > 100)
     {
         return Err(ApiError::unprocessable(
             "/data/attributes/name",

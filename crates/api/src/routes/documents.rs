@@ -119,8 +119,10 @@ pub async fn create(
         ));
     }
     let attrs = doc.data.attributes;
-    let name = attrs.name.as_deref().map(str::trim).unwrap_or_default();
-    if name.is_empty() || name.chars().count() > 255 {
+    let given = attrs.name.as_deref().unwrap_or_default();
+    let name = given.trim();
+    // the length as given, then trimmed
+    if name.is_empty() || given.chars().count() > 255 {
         return Err(ApiError::unprocessable(
             "/data/attributes/name",
             "invalid",

@@ -60,13 +60,11 @@ fn company_name(doc: Doc) -> ApiResult<String> {
             "type must be \"party\"",
         ));
     }
-    let name = doc
-        .data
-        .attributes
-        .company_name
-        .map(|n| n.trim().to_string())
-        .unwrap_or_default();
-    if name.is_empty() || name.chars().count() > 200 {
+    let name = doc.data.attributes.company_name.unwrap_or_default();
+    // the length as given, then trimmed
+    let given = name.chars().count();
+    let name = name.trim().to_string();
+    if name.is_empty() || given > 200 {
         return Err(ApiError::unprocessable(
             "/data/attributes/company_name",
             "invalid",

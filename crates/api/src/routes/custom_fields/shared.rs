@@ -32,7 +32,8 @@ pub(super) fn text(
     let pointer = format!("/data/attributes/{key}");
     match attrs.get(key) {
         None | Some(Value::Null) if !required => Ok(None),
-        Some(Value::String(s)) if !s.trim().is_empty() && s.trim().chars().count() <= max => {
+        // the length as given, then trimmed
+        Some(Value::String(s)) if !s.trim().is_empty() && s.chars().count() <= max => {
             Ok(Some(s.trim().to_string()))
         }
         _ => Err(ApiError::unprocessable(

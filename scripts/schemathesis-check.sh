@@ -5,6 +5,7 @@
 # document's `links`). Exits non-zero on any failure schemathesis reports.
 #
 # Usage: scripts/schemathesis-check.sh [path/to/boxtrack]   (default: target/debug/boxtrack)
+# Phases: ST_PHASES (default examples,coverage,fuzzing,stateful).
 # Budget: ST_MAX_EXAMPLES (default 10), ST_MAX_TIME seconds per run (default 300),
 #         ST_SEED (default fixed, so a failure reproduces), ST_VENV (where schemathesis lives),
 #         ST_REPORT (a JUnit file to write), DATABASE_URL (default: a fresh SQLite file).
@@ -43,7 +44,7 @@ args=(
   --config-file scripts/schemathesis/schemathesis.toml
   run "$base/v2/openapi.json" --url "$base"
   -H "Authorization: Token $key"
-  --phases examples,coverage,fuzzing,stateful --checks all
+  --phases "${ST_PHASES:-examples,coverage,fuzzing,stateful}" --checks all
   --max-examples "${ST_MAX_EXAMPLES:-10}" --max-time "${ST_MAX_TIME:-300}"
   --seed "${ST_SEED:-152764219057998164650837121084852718272}" --workers 2
 )

@@ -198,7 +198,8 @@ impl QueryParams {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
-        for name in raw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        // names as written, spaces around commas allowed; an empty name is refused
+        for name in raw.split(',').map(|s| s.trim_matches(' ')) {
             if !allowed.contains(&name) {
                 let hint = if allowed.is_empty() {
                     "it has no includable relationships".to_string()

@@ -394,7 +394,7 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
         Default::default(),
         ("200", rpc),
     );
-    post["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["jsonrpc"], "anyOf": [{"required": ["method"]}, {"required": ["result"]}, {"required": ["error"]}], "properties": {"jsonrpc": {"const": "2.0"}, "method": {"type": "string"}, "id": {"type": ["string", "integer"]}, "params": {"type": "object"}}}}}});
+    post["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["jsonrpc"], "anyOf": [{"required": ["method"]}, {"required": ["result"]}, {"required": ["error"]}], "properties": {"jsonrpc": {"const": "2.0"}, "method": {"type": "string"}, "id": {"type": ["string", "integer"], "minimum": i64::MIN, "maximum": i64::MAX}, "params": {"type": "object"}}}}}});
     let transport_error = |d: &str| json!({"description": d, "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "message": {"type": "string"}}}}}});
     for (status, r) in [
         (

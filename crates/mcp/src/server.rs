@@ -351,7 +351,8 @@ pub async fn post(
     // invalid request, not a notification to accept silently
     let id_ok = match msg.get("id") {
         None | Some(Value::String(_)) => true,
-        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+        // an integer of 64 bits with a sign, as the document says
+        Some(Value::Number(n)) => n.is_i64(),
         Some(_) => false,
     };
     let is_message = msg["jsonrpc"] == "2.0"
@@ -361,7 +362,7 @@ pub async fn post(
     if !is_message {
         let id = match &msg["id"] {
             v @ Value::String(_) => v.clone(),
-            Value::Number(n) if n.is_i64() || n.is_u64() => msg["id"].clone(),
+            Value::Number(n) if n.is_i64() => msg["id"].clone(),
             _ => Value::Null,
         };
         return json_response(

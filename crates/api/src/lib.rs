@@ -15,6 +15,7 @@ pub mod html;
 pub mod jsonapi;
 pub mod keycache;
 pub mod limiter;
+pub mod listen;
 pub mod metrics;
 mod middleware;
 pub mod openapi;
@@ -124,13 +125,12 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
 }
 
 /// Serves `app` (from [`router`] or [`service`]) on `listener` until `shutdown` is cancelled,
-/// then finishes the requests in flight.
+/// then finishes the requests in flight; connections get the default limits of
+/// [`listen::Connections`] (see [`listen::serve_with`]).
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown.cancelled_owned())
-        .await
+    listen::serve_with(listener, app, shutdown, listen::Connections::default()).await
 }

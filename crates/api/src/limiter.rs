@@ -12,7 +12,9 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex};
 
-use boxtrack_core::ratelimit::{Bucket, Decision, Lease, SlotWindow, WINDOW_US, lease_want};
+use boxtrack_core::ratelimit::{
+    Attempt, Bucket, Decision, Lease, SlotWindow, WINDOW_US, lease_want,
+};
 use boxtrack_store::ratelimit_redis::RedisLimits;
 use boxtrack_store::{Db, now_us};
 use uuid::Uuid;
@@ -90,6 +92,18 @@ impl Limiter {
             }
             Store::Redis(_) => None,
         })
+    }
+
+    /// Checks and records one attempt at something anyone may try without an API key (a
+    /// sign-in, a token request, a client registration), in a window of its own keyed by what
+    /// it names; shared by every process when the limiter is.
+    pub async fn attempt(&self, attempt: Attempt<'_>) -> ApiResult<Decision> {
+        self.check(
+            Uuid::from_bytes(attempt.key()),
+            Bucket::Default,
+            attempt.per_minute(),
+        )
+        .await
     }
 
     /// Checks and records one request.

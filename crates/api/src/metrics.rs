@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Upper bounds (seconds) of the request latency histogram buckets.
 const LATENCY_BUCKETS: [f64; 12] = [
@@ -29,6 +30,9 @@ struct Inner {
 #[derive(Default)]
 pub struct Metrics {
     inner: Mutex<Inner>,
+    connections_open: AtomicU64,
+    connections_refused: AtomicU64,
+    header_timeouts: AtomicU64,
 }
 
 impl Metrics {
@@ -67,6 +71,41 @@ impl Metrics {
     /// Records a webhook deactivated after repeated failures.
     pub fn record_deactivation(&self) {
         self.with(|m| m.deactivations += 1);
+    }
+
+    /// Counts a connection the listener started serving.
+    pub fn connection_opened(&self) {
+        self.connections_open.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a served connection that closed.
+    pub fn connection_closed(&self) {
+        self.connections_open.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Connections being served now.
+    pub fn connections_open(&self) -> u64 {
+        self.connections_open.load(Ordering::Relaxed)
+    }
+
+    /// Counts a connection refused because the cap was reached.
+    pub fn record_connection_refused(&self) {
+        self.connections_refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Connections refused because the cap was reached, since the start.
+    pub fn connections_refused(&self) -> u64 {
+        self.connections_refused.load(Ordering::Relaxed)
+    }
+
+    /// Connections closed because a request head did not arrive in time, since the start.
+    pub fn header_timeouts(&self) -> u64 {
+        self.header_timeouts.load(Ordering::Relaxed)
+    }
+
+    /// Counts a connection closed because its request head did not arrive in time.
+    pub fn record_header_timeout(&self) {
+        self.header_timeouts.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The Prometheus text exposition.
@@ -114,6 +153,15 @@ impl Metrics {
             out.push_str("# HELP boxtrack_webhooks_deactivated_total Webhooks set inactive after repeated delivery failures.\n");
             out.push_str("# TYPE boxtrack_webhooks_deactivated_total counter\n");
             let _ = writeln!(out, "boxtrack_webhooks_deactivated_total {}", m.deactivations);
+            out.push_str("# HELP boxtrack_http_connections Connections being served now.\n");
+            out.push_str("# TYPE boxtrack_http_connections gauge\n");
+            let _ = writeln!(out, "boxtrack_http_connections {}", self.connections_open());
+            out.push_str("# HELP boxtrack_http_connections_refused_total Connections answered 503 and closed because as many as the cap were open.\n");
+            out.push_str("# TYPE boxtrack_http_connections_refused_total counter\n");
+            let _ = writeln!(out, "boxtrack_http_connections_refused_total {}", self.connections_refused.load(Ordering::Relaxed));
+            out.push_str("# HELP boxtrack_http_header_timeouts_total Connections closed because a request head did not arrive in time (slow or idle clients).\n");
+            out.push_str("# TYPE boxtrack_http_header_timeouts_total counter\n");
+            let _ = writeln!(out, "boxtrack_http_header_timeouts_total {}", self.header_timeouts.load(Ordering::Relaxed));
             out
         })
     }

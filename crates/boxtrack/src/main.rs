@@ -48,7 +48,7 @@ enum Command {
     ///
     /// On PostgreSQL run as many as you like: they share the work. A SQLite file takes one
     /// `serve` (or `demo`) at a time; a second one on the same file stops at start.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Try boxtrack: a SQLite database in ./boxtrack-demo, an account, its API key and
     /// copy-paste curl lines, then the API on http://127.0.0.1:8080 (or a free port if taken).
     Demo(DemoArgs),
@@ -141,6 +141,15 @@ pub struct ServeArgs {
     /// Seconds before a request is abandoned with 503 (default 30). Env: BOXTRACK_REQUEST_TIMEOUT_SECS.
     #[arg(long, value_name = "SECONDS")]
     request_timeout_secs: Option<u64>,
+    /// Seconds a client has to send a request's head, from the moment it connects or its
+    /// previous answer was written; slow and idle connections are closed after it (default 10).
+    /// Env: BOXTRACK_HEADER_TIMEOUT_SECS.
+    #[arg(long, value_name = "SECONDS")]
+    header_timeout_secs: Option<u64>,
+    /// Connections served at once; one more is answered 503 (`connection_limit`) and closed
+    /// (default 4096; keep it under the process's open-file limit). Env: BOXTRACK_MAX_CONNECTIONS.
+    #[arg(long, value_name = "N")]
+    max_connections: Option<u64>,
     /// How fast sandbox journeys (TEST-SCN-*) play: simulated seconds per real second
     /// (default 3600, one hour per second). Env: BOXTRACK_SANDBOX_SPEED.
     #[arg(long, value_name = "FACTOR")]
@@ -314,6 +323,8 @@ fn settings(
             .with("public_url", s.public_url.as_ref())
             .with("rate_limit_store", s.rate_limit_store.as_ref())
             .with("request_timeout_secs", s.request_timeout_secs)
+            .with("header_timeout_secs", s.header_timeout_secs)
+            .with("max_connections", s.max_connections)
             .with("sandbox_speed", s.sandbox_speed)
             .with("read_cache_mib", s.read_cache_mib)
             .with("sim_url", s.sim_url.as_ref())

@@ -256,6 +256,15 @@ fn worker_routes(app: AppState) -> axum::Router {
         .with_state(app)
 }
 
+/// The listener's limits from the settings, counted in the process's metrics.
+fn connections(s: &Settings, app: &AppState) -> boxtrack_api::listen::Connections {
+    boxtrack_api::listen::Connections {
+        header_timeout: s.header_timeout,
+        max_connections: s.max_connections,
+        metrics: Some(app.metrics.clone()),
+    }
+}
+
 /// `boxtrack serve`: listens first (a busy port stops the start before anything is created),
 /// then opens and migrates the database and runs the role's parts. SIGTERM or Ctrl-C drains:
 /// `/readyz` answers 503 for `drain_delay`, then no new connection is accepted, the requests
@@ -295,10 +304,11 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     // Machine-readable line for scripts and tests that start on port 0.
     println!("listening on http://{addr}");
     let stop_accepting = CancellationToken::new();
-    let mut server = tokio::spawn(boxtrack_api::serve(
+    let mut server = tokio::spawn(boxtrack_api::listen::serve_with(
         listener,
         routes,
         stop_accepting.clone(),
+        connections(&s, &app),
     ));
     let early = tokio::select! {
         _ = signal.cancelled() => None,
@@ -616,10 +626,12 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         Duration::from_secs(1),
         shutdown.clone(),
     ));
-    boxtrack_api::serve(
+    let conns = connections(&s, &app);
+    boxtrack_api::listen::serve_with(
         listener,
         boxtrack_api::service(app, vec![boxtrack_mcp::mount(), boxtrack_web::mount()]),
         shutdown,
+        conns,
     )
     .await?;
     db.close().await;

@@ -374,12 +374,89 @@ impl Lease {
     }
 }
 
+/// An attempt at something anyone may try without an API key, limited by what it names rather
+/// than by an account: guessing one user's password, one client's token requests or one
+/// address's client registrations go no faster than its limit, whichever endpoint is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attempt<'a> {
+    /// Signing in as an email, on the console or on the OAuth authorize page: one limit for
+    /// both, case-insensitive, unknown emails included.
+    SignIn(&'a str),
+    /// A request to the OAuth token endpoint by a client id.
+    Token(&'a str),
+    /// A dynamic client registration from a peer address.
+    Registration(std::net::IpAddr),
+}
+
+/// Sign-in attempts accepted per email a minute, counted before the password is checked.
+pub const SIGN_IN_ATTEMPTS_PER_MINUTE: u32 = 10;
+/// Token requests accepted per OAuth client a minute (a client refreshes once an hour).
+pub const TOKEN_REQUESTS_PER_MINUTE: u32 = 60;
+/// Client registrations accepted per peer address a minute.
+pub const REGISTRATIONS_PER_MINUTE: u32 = 10;
+
+impl Attempt<'_> {
+    /// The limiter's key: 16 bytes of a digest of what the attempt names, so no account's id
+    /// and no two kinds of attempt collide.
+    pub fn key(&self) -> [u8; 16] {
+        let named = match self {
+            // the console's key since it had one, so windows survive an upgrade
+            Attempt::SignIn(email) => format!("console sign-in {}", email.trim().to_lowercase()),
+            Attempt::Token(client) => format!("oauth token {client}"),
+            Attempt::Registration(ip) => format!("oauth register {ip}"),
+        };
+        let d = sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(
+            named.as_bytes(),
+        ));
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&d[..16]);
+        key
+    }
+
+    /// Attempts of this kind accepted a minute.
+    pub fn per_minute(&self) -> u32 {
+        match self {
+            Attempt::SignIn(_) => SIGN_IN_ATTEMPTS_PER_MINUTE,
+            Attempt::Token(_) => TOKEN_REQUESTS_PER_MINUTE,
+            Attempt::Registration(_) => REGISTRATIONS_PER_MINUTE,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
     const S: i64 = 1_000_000;
+
+    #[test]
+    fn attempts_are_keyed_by_what_they_name() {
+        assert_eq!(
+            Attempt::SignIn("Ana@Example.com ").key(),
+            Attempt::SignIn("ana@example.com").key()
+        );
+        assert_ne!(
+            Attempt::SignIn("ana@example.com").key(),
+            Attempt::SignIn("bo@example.com").key()
+        );
+        assert_ne!(
+            Attempt::SignIn("x").key(),
+            Attempt::Token("x").key(),
+            "kinds never share a window"
+        );
+        let ip = std::net::IpAddr::from([10, 0, 0, 1]);
+        assert_ne!(
+            Attempt::Registration(ip).key(),
+            Attempt::Registration(std::net::IpAddr::from([10, 0, 0, 2])).key()
+        );
+        // the console's key before attempts were shared: the first 16 bytes of the digest
+        let old = crate::oauth::digest("console sign-in ana@example.com");
+        assert_eq!(
+            hex::encode(Attempt::SignIn("ana@example.com").key()),
+            old[..32]
+        );
+    }
 
     #[test]
     fn routes_map_to_buckets() {

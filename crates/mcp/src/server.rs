@@ -329,7 +329,7 @@ pub async fn post(
         }
         Err(e) => return e.into_response(),
     };
-    let Ok(msg) = serde_json::from_slice::<Value>(&body) else {
+    let Ok(mut msg) = serde_json::from_slice::<Value>(&body) else {
         return json_response(
             StatusCode::BAD_REQUEST,
             &rpc_error(&Value::Null, -32700, "Parse error", None),
@@ -351,8 +351,16 @@ pub async fn post(
     // invalid request, not a notification to accept silently
     let id_ok = match msg.get("id") {
         None | Some(Value::String(_)) => true,
-        // an integer of 64 bits with a sign, as the document says
-        Some(Value::Number(n)) => n.is_i64(),
+        // an integer of 64 bits with a sign, as the document says; JSON Schema's "integer"
+        // admits one written with a fraction or an exponent (`7.0`, `4.5e16`), answered as the
+        // plain integer
+        Some(Value::Number(n)) => match whole_id(n) {
+            Some(i) => {
+                msg["id"] = Value::from(i);
+                true
+            }
+            None => false,
+        },
         Some(_) => false,
     };
     let is_message = msg["jsonrpc"] == "2.0"
@@ -379,6 +387,21 @@ pub async fn post(
         Some(answer) => json_response(StatusCode::OK, &answer),
         None => StatusCode::ACCEPTED.into_response(),
     }
+}
+
+/// The JSON-RPC id `n` as a signed 64-bit integer, when it is one (whether written `7`, `7.0`
+/// or `7e0`); `None` for fractions and numbers out of range.
+fn whole_id(n: &serde_json::Number) -> Option<i64> {
+    if let Some(i) = n.as_i64() {
+        return Some(i);
+    }
+    if n.is_u64() {
+        return None;
+    }
+    let f = n.as_f64()?;
+    // 2^63 is the first float past i64::MAX; every float below it and at or above -2^63 fits
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    (f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f)).then_some(f as i64)
 }
 
 /// Documented operations of the MCP endpoint.

@@ -18,10 +18,9 @@ use boxtrack_api::Mount;
 use boxtrack_api::html::{cookie, esc};
 use boxtrack_api::state::AppState;
 use boxtrack_core::oauth as secrets;
-use boxtrack_core::ratelimit::Bucket;
+use boxtrack_core::ratelimit::Attempt;
 use boxtrack_store::sessions;
 use boxtrack_store::{now_us, oauth};
-use uuid::Uuid;
 
 mod common;
 mod container;
@@ -59,20 +58,6 @@ pub mod fuzzing {
 
 use common::*;
 pub use common::{SESSION_COOKIE, SESSION_TTL_US};
-
-/// Sign-in attempts accepted per email a minute, counted before the password is checked, so
-/// guessing one user's password (or making the server hash passwords) goes no faster. The
-/// window is the rate limiter's: shared by every process when limits are shared.
-pub const SIGN_IN_ATTEMPTS_PER_MINUTE: u32 = 10;
-
-/// The rate limiter's key for sign-in attempts as `email` (no account's id: it is derived
-/// from the email, so unknown emails are limited too).
-fn sign_in_key(email: &str) -> Uuid {
-    let d = secrets::digest(&format!("console sign-in {}", email.to_lowercase()));
-    d.get(..32)
-        .and_then(|h| Uuid::parse_str(h).ok())
-        .unwrap_or_else(Uuid::nil)
-}
 
 /// The console's routes and their documentation, for `boxtrack_api::service`.
 pub fn mount() -> Mount {
@@ -225,16 +210,9 @@ async fn sign_in(
             Some("Enter your email and password."),
         );
     }
-    match state
-        .limiter
-        .check(
-            sign_in_key(email),
-            Bucket::Default,
-            SIGN_IN_ATTEMPTS_PER_MINUTE,
-        )
-        .await
-    {
+    match state.limiter.attempt(Attempt::SignIn(email)).await {
         Ok(d) if !d.allowed => {
+            state.metrics.record_rate_limited("sign_in");
             let mut resp = sign_in_form(
                 StatusCode::TOO_MANY_REQUESTS,
                 &state,

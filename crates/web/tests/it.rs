@@ -36,7 +36,8 @@ async fn spawn_with(config: ApiConfig) -> App {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = CancellationToken::new();
-    let app = boxtrack_api::service(state, vec![boxtrack_web::mount()]);
+    // with the MCP server's OAuth pages, whose sign-in shares the console's limit
+    let app = boxtrack_api::service(state, vec![boxtrack_web::mount(), boxtrack_mcp::mount()]);
     tokio::spawn(boxtrack_api::serve(listener, app, shutdown.clone()));
     App {
         base: format!("http://{addr}"),
@@ -108,6 +109,52 @@ async fn sign_in(app: &App, email: &str, password: &str) -> reqwest::Response {
             ("csrf", csrf.as_str()),
             ("email", email),
             ("password", password),
+        ])
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Signs in as `email` on the OAuth authorize page of a freshly registered MCP client.
+async fn oauth_sign_in(app: &App, email: &str, password: &str) -> reqwest::Response {
+    let redirect_uri = "http://127.0.0.1:9/callback";
+    let client: serde_json::Value = app
+        .http
+        .post(format!("{}/oauth/register", app.base))
+        .json(&serde_json::json!({"redirect_uris": [redirect_uri]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let client_id = client["client_id"].as_str().unwrap();
+    let page = app
+        .http
+        .get(format!(
+            "{}/oauth/authorize?response_type=code&client_id={client_id}&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcallback&code_challenge={}&code_challenge_method=S256",
+            app.base,
+            "c".repeat(43)
+        ))
+        .send()
+        .await
+        .unwrap();
+    let (csrf_cookie, _) = cookie_of(&page, "btk_csrf").unwrap();
+    let html = page.text().await.unwrap();
+    let csrf = field(&html, r#"name="csrf" value=""#);
+    let resource = field(&html, r#"name="resource" value=""#);
+    app.http
+        .post(format!("{}/oauth/authorize", app.base))
+        .header("cookie", format!("btk_csrf={csrf_cookie}"))
+        .form(&[
+            ("csrf", csrf.as_str()),
+            ("client_id", client_id),
+            ("redirect_uri", redirect_uri),
+            ("code_challenge", &"c".repeat(43)),
+            ("resource", &resource),
+            ("email", email),
+            ("password", password),
+            ("decision", "allow"),
         ])
         .send()
         .await
@@ -304,7 +351,7 @@ async fn sign_in_attempts_are_limited_per_email() {
     let app = spawn().await;
     account_with_user(&app, "Guarded Co", "guarded@example.com").await;
     account_with_user(&app, "Bystander Co", "bystander@example.com").await;
-    for _ in 0..boxtrack_web::SIGN_IN_ATTEMPTS_PER_MINUTE {
+    for _ in 0..boxtrack_core::ratelimit::SIGN_IN_ATTEMPTS_PER_MINUTE {
         assert_eq!(
             sign_in(&app, "guarded@example.com", "guess").await.status(),
             400
@@ -320,6 +367,16 @@ async fn sign_in_attempts_are_limited_per_email() {
             .await
             .unwrap()
             .contains("Too many sign-in attempts")
+    );
+    // nor does the MCP clients' sign-in page: one window per email for both
+    let r = oauth_sign_in(&app, "guarded@example.com", "correct horse").await;
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().get("location").is_none());
+    assert_eq!(
+        oauth_sign_in(&app, "bystander@example.com", "correct horse")
+            .await
+            .status(),
+        303
     );
     // other users sign in as before
     assert_eq!(

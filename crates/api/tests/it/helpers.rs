@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 
+use boxtrack_api::listen::Connections;
 use boxtrack_api::{ApiConfig, AppState, Limiter};
 use boxtrack_core::plan::{Entitlement, Plan};
 use boxtrack_core::ratelimit::Limits;
@@ -16,6 +17,8 @@ pub struct TestApp {
     pub base: String,
     pub db: Db,
     pub client: reqwest::Client,
+    /// The metrics of the served state (connection counts included).
+    pub metrics: std::sync::Arc<boxtrack_api::metrics::Metrics>,
     shutdown: CancellationToken,
     _database: Option<TestDatabase>,
 }
@@ -75,16 +78,37 @@ impl TestApp {
 
     /// The app with these edge settings on an existing database.
     pub async fn spawn_with(db: Db, limiter: Limiter, config: ApiConfig) -> TestApp {
+        TestApp::spawn_listening(db, limiter, config, Connections::default()).await
+    }
+
+    /// The app with these edge settings and these connection limits (`listen::serve_with`).
+    pub async fn spawn_listening(
+        db: Db,
+        limiter: Limiter,
+        config: ApiConfig,
+        conns: Connections,
+    ) -> TestApp {
         let state = AppState::new(db.clone(), config, limiter);
+        let metrics = state.metrics.clone();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();
         let app = boxtrack_api::service(state, vec![boxtrack_mcp::mount()]);
-        tokio::spawn(boxtrack_api::serve(listener, app, shutdown.clone()));
+        let conns = Connections {
+            metrics: Some(metrics.clone()),
+            ..conns
+        };
+        tokio::spawn(boxtrack_api::listen::serve_with(
+            listener,
+            app,
+            shutdown.clone(),
+            conns,
+        ));
         TestApp {
             base: format!("http://{addr}"),
             db,
             client: reqwest::Client::new(),
+            metrics,
             shutdown,
             _database: None,
         }

@@ -322,6 +322,8 @@ async fn requests_the_document_calls_invalid_are_refused() {
         r#""AAA""#,
         r#"{"jsonrpc": "2.0", "method": "ping", "id": true}"#,
         r#"{"jsonrpc": "2.0", "method": "ping", "params": "x"}"#,
+        r#"{"jsonrpc": "2.0", "method": "ping", "id": 1.5}"#,
+        r#"{"jsonrpc": "2.0", "method": "ping", "id": 9.3e18}"#,
     ] {
         let r = app
             .send(
@@ -335,6 +337,27 @@ async fn requests_the_document_calls_invalid_are_refused() {
             .await;
         assert_eq!(r.status, 400, "{body}: {}", r.text);
         assert_eq!(r.json()["error"]["code"], -32600, "{body}");
+    }
+    // ...while a whole number is an integer however it is written, and answered as one
+    for (body, id) in [
+        (
+            r#"{"jsonrpc": "2.0", "method": "ping", "id": 4.5e16}"#,
+            45_000_000_000_000_000_i64,
+        ),
+        (r#"{"jsonrpc": "2.0", "method": "ping", "id": -7.0}"#, -7),
+    ] {
+        let r = app
+            .send(
+                app.client
+                    .post(app.url("/mcp"))
+                    .header("Authorization", format!("Token {key}"))
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .body(body),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{body}: {}", r.text);
+        assert_eq!(r.json()["id"], id, "{body}");
     }
 
     // a client registration with a redirect URI that is not a string is refused whole

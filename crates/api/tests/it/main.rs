@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod abuse;
 mod api_keys;
 mod architecture;
 mod auth;

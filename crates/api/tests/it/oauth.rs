@@ -337,3 +337,142 @@ async fn sign_in_consent_pkce_tokens_and_rotation() {
 fn urlencode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
+
+#[tokio::test]
+async fn registrations_sign_ins_and_token_requests_are_limited() {
+    use boxtrack_core::ratelimit::{
+        REGISTRATIONS_PER_MINUTE, SIGN_IN_ATTEMPTS_PER_MINUTE, TOKEN_REQUESTS_PER_MINUTE,
+    };
+    let app = TestApp::spawn().await;
+    let (account, _) = app.account().await;
+    let hash = boxtrack_core::oauth::hash_password("a long enough password").unwrap();
+    boxtrack_store::oauth::create_user(&app.db, account.id, "ops@example.com", &hash)
+        .await
+        .unwrap();
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let base = app.url("");
+    let redirect_uri = "http://127.0.0.1:9/callback";
+
+    // registrations: per peer address
+    let register = || {
+        browser
+            .post(format!("{base}/oauth/register"))
+            .json(&json!({"redirect_uris": [redirect_uri]}))
+            .send()
+    };
+    let mut client_ids = Vec::new();
+    for _ in 0..REGISTRATIONS_PER_MINUTE {
+        let r = register().await.unwrap();
+        assert_eq!(r.status(), 201);
+        client_ids.push(
+            r.json::<Value>().await.unwrap()["client_id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    let r = register().await.unwrap();
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().contains_key("retry-after"));
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["error"],
+        "temporarily_unavailable"
+    );
+
+    // sign-in attempts: per email, counted before the password is checked
+    let (_, challenge) = pkce();
+    let page = browser
+        .get(format!(
+            "{base}/oauth/authorize?response_type=code&client_id={}&redirect_uri={}&code_challenge={challenge}&code_challenge_method=S256&state=s",
+            client_ids[0],
+            urlencode(redirect_uri)
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let cookie = page.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let html = page.text().await.unwrap();
+    let sign_in = |email: &str, password: &str| {
+        let fields = [
+            ("csrf", hidden(&html, "csrf")),
+            ("client_id", hidden(&html, "client_id")),
+            ("redirect_uri", hidden(&html, "redirect_uri")),
+            ("state", hidden(&html, "state")),
+            ("code_challenge", hidden(&html, "code_challenge")),
+            ("resource", hidden(&html, "resource")),
+            ("email", email.to_string()),
+            ("password", password.to_string()),
+            ("decision", "allow".to_string()),
+        ];
+        browser
+            .post(format!("{base}/oauth/authorize"))
+            .header("Cookie", cookie.clone())
+            .form(&fields)
+            .send()
+    };
+    for _ in 0..SIGN_IN_ATTEMPTS_PER_MINUTE {
+        assert_eq!(
+            sign_in("ops@example.com", "guess").await.unwrap().status(),
+            400
+        );
+    }
+    let r = sign_in("OPS@example.com", "a long enough password")
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        429,
+        "the right password no longer helps this minute"
+    );
+    assert!(r.headers().contains_key("retry-after"));
+    assert!(!r.headers().contains_key("location"), "no code");
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("Too many sign-in attempts")
+    );
+    // another email is not held back
+    assert_eq!(
+        sign_in("other@example.com", "guess")
+            .await
+            .unwrap()
+            .status(),
+        400
+    );
+
+    // token requests: per client id
+    let token = |client_id: &str| {
+        browser
+            .post(format!("{base}/oauth/token"))
+            .form(&[
+                ("grant_type", "authorization_code"),
+                ("code", "not-a-code"),
+                ("redirect_uri", redirect_uri),
+                ("client_id", client_id),
+                ("code_verifier", &"v".repeat(43)),
+            ])
+            .send()
+    };
+    for _ in 0..TOKEN_REQUESTS_PER_MINUTE {
+        assert_eq!(token(&client_ids[0]).await.unwrap().status(), 400);
+    }
+    let r = token(&client_ids[0]).await.unwrap();
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().contains_key("retry-after"));
+    assert_eq!(
+        r.json::<Value>().await.unwrap()["error"],
+        "temporarily_unavailable"
+    );
+    assert_eq!(token(&client_ids[1]).await.unwrap().status(), 400);
+}

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 /// Every setting's name (the file key; `BOXTRACK_<NAME>` in the environment; `--name` with
 /// dashes as a flag).
-pub const NAMES: [&str; 25] = [
+pub const NAMES: [&str; 27] = [
     "listen",
     "role",
     "log_level",
@@ -26,6 +26,8 @@ pub const NAMES: [&str; 25] = [
     "rate_limit_store",
     "log_format",
     "request_timeout_secs",
+    "header_timeout_secs",
+    "max_connections",
     "sandbox_speed",
     "read_cache_mib",
     "allow_private_webhook_urls",
@@ -103,6 +105,10 @@ pub struct RawSettings {
     pub log_format: Option<Scalar>,
     /// Seconds before a request is abandoned (default 30).
     pub request_timeout_secs: Option<Scalar>,
+    /// Seconds a client has to send a request's head; idle connections close after it (default 10).
+    pub header_timeout_secs: Option<Scalar>,
+    /// Connections served at once; more are answered 503 (default 4096).
+    pub max_connections: Option<Scalar>,
     /// Sandbox journeys: simulated seconds per real second (default 3600).
     pub sandbox_speed: Option<Scalar>,
     /// MiB of rendered reads kept in memory (default 128; 0 turns the cache off).

@@ -113,6 +113,10 @@ pub struct Settings {
     pub log_format: LogFormat,
     /// Per-request time limit.
     pub request_timeout: Duration,
+    /// Time a client has to send a request's head (and an idle connection stays open).
+    pub header_timeout: Duration,
+    /// Connections served at once.
+    pub max_connections: usize,
     /// Sandbox journeys: simulated seconds per real second.
     pub sandbox_speed: f64,
     /// Bytes of rendered single-resource reads kept in memory (0: no read cache).
@@ -279,6 +283,29 @@ pub fn resolve_with(
         .ok_or_else(|| {
             anyhow::anyhow!(
                 "setting request_timeout_secs = {timeout:?} ({src}) must be 1 to 3600 seconds"
+            )
+        })?;
+
+    let (header, src) = take("header_timeout_secs", "10");
+    let header_secs: u64 = header
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| (1..=3600).contains(n))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "setting header_timeout_secs = {header:?} ({src}) must be 1 to 3600 seconds"
+            )
+        })?;
+    let (conns, src) = take("max_connections", "4096");
+    let max_connections: usize = conns
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| (1..=1_000_000).contains(n))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "setting max_connections = {conns:?} ({src}) must be 1 to 1000000 connections"
             )
         })?;
 
@@ -502,6 +529,8 @@ pub fn resolve_with(
         rate_limit_store,
         log_format,
         request_timeout: Duration::from_secs(secs),
+        header_timeout: Duration::from_secs(header_secs),
+        max_connections,
     })
 }
 

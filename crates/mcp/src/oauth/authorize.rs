@@ -7,6 +7,7 @@ use axum::extract::{Form, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::oauth as core;
+use boxtrack_core::ratelimit::Attempt;
 use boxtrack_store::oauth as store;
 
 use boxtrack_api::html::{cookie, esc, secure_html};
@@ -284,6 +285,25 @@ pub async fn authorize_submit(
     if password.is_empty() {
         errors.insert("password", "Enter your password.".to_string());
     }
+    let mut refused = None;
+    if errors.is_empty() {
+        // counted before the password is checked, in the window the console's sign-in uses
+        match state.limiter.attempt(Attempt::SignIn(email.trim())).await {
+            Ok(d) if !d.allowed => {
+                state.metrics.record_rate_limited("sign_in");
+                errors.insert(
+                    "form",
+                    format!(
+                        "Too many sign-in attempts for this email. Try again in {} seconds.",
+                        d.retry_after_secs()
+                    ),
+                );
+                refused = Some(d.retry_after_secs());
+            }
+            Ok(_) => {}
+            Err(e) => return e.into_response(),
+        }
+    }
     let user = if errors.is_empty() {
         match store::get_user(&state.db, &email).await {
             Ok(Some(u)) if core::verify_password(&password, &u.password_hash) => Some(u),
@@ -301,7 +321,7 @@ pub async fn authorize_submit(
     };
     let Some(user) = user else {
         let csrf = core::new_secret();
-        return page(
+        let mut resp = page(
             "Sign in",
             &client_name,
             &r,
@@ -310,6 +330,12 @@ pub async fn authorize_submit(
             &errors,
             origin_of(&r.redirect_uri),
         );
+        if let Some(secs) = refused {
+            *resp.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        return resp;
     };
     let code = core::new_secret();
     let stored = store::store_code(

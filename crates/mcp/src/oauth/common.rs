@@ -5,6 +5,7 @@ use axum::Json;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::oauth as core;
+use boxtrack_core::ratelimit::Attempt;
 use serde_json::json;
 
 use boxtrack_api::state::AppState;
@@ -41,4 +42,32 @@ pub(super) fn oauth_error(status: StatusCode, error: &str, description: &str) ->
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     r
+}
+
+/// Counts `attempt` against its limit: `Err` is the answer when the limit is reached (429
+/// `temporarily_unavailable` with `Retry-After`) or the limiter cannot be reached (503).
+pub(super) async fn admit(
+    state: &AppState,
+    attempt: Attempt<'_>,
+    kind: &str,
+) -> Result<(), Response> {
+    match state.limiter.attempt(attempt).await {
+        Ok(d) if d.allowed => Ok(()),
+        Ok(d) => {
+            state.metrics.record_rate_limited(kind);
+            let mut r = oauth_error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "temporarily_unavailable",
+                &format!(
+                    "more than {} requests a minute; retry in {} seconds",
+                    d.limit,
+                    d.retry_after_secs()
+                ),
+            );
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(d.retry_after_secs()));
+            Err(r)
+        }
+        Err(e) => Err(e.into_response()),
+    }
 }

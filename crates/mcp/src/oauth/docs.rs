@@ -21,6 +21,16 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
     // RFC 6749 §5.2 error bodies, and what axum says of a form that is not one
     let oauth_err = |d: &str| json!({"description": d, "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}}}}});
     let not_form = json!({"description": "The body is not application/x-www-form-urlencoded", "content": {"text/plain": {"schema": {"type": "string"}}}});
+    let retry_after = json!({"Retry-After": {"description": "Seconds until an attempt is admitted again", "schema": {"type": "integer", "minimum": 1}}});
+    let too_many = |d: &str| {
+        let mut r = oauth_err(d);
+        r["headers"] = retry_after.clone();
+        r
+    };
+    let mut too_many_sign_ins = html(
+        "Too many sign-in attempts for this email this minute (shared with the console's sign-in): the page again, saying when to retry",
+    );
+    too_many_sign_ins["headers"] = retry_after.clone();
     let with = |mut op: Value, extra: Vec<(&str, Value)>| {
         for (status, r) in extra {
             op["responses"][status] = r;
@@ -38,16 +48,24 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
     ));
     register = with(
         register,
-        vec![(
-            "400",
-            oauth_err("`invalid_client_metadata` or `invalid_redirect_uri`"),
-        )],
+        vec![
+            (
+                "400",
+                oauth_err("`invalid_client_metadata` or `invalid_redirect_uri`"),
+            ),
+            (
+                "429",
+                too_many(
+                    "`temporarily_unavailable`: more than 10 registrations a minute from this address (behind a reverse proxy: from anywhere)",
+                ),
+            ),
+        ],
     );
     register["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["redirect_uris"], "properties": {"redirect_uris": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": REDIRECT_URI_PATTERN}}, "client_name": {"type": "string"}, "token_endpoint_auth_method": {"const": "none"}}}}}});
     let mut submit = public(operation(
         "OAuth",
         "Sign in and consent",
-        "The sign-in form's target: CSRF token (cookie and field), email and password, `decision` allow or deny. Redirects (303) to the client with `code` and `state`, or `error=access_denied`; wrong credentials show the page again (400) with the error next to the field.",
+        "The sign-in form's target: CSRF token (cookie and field), email and password, `decision` allow or deny. Redirects (303) to the client with `code` and `state`, or `error=access_denied`; wrong credentials show the page again (400) with the error next to the field. At most 10 attempts a minute per email, shared with the console's sign-in, counted before the password is checked (429).",
         vec![],
         None,
         Default::default(),
@@ -62,6 +80,7 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
             ),
             ("403", html("The CSRF token is missing or does not match")),
             ("415", not_form.clone()),
+            ("429", too_many_sign_ins),
         ],
     );
     submit["requestBody"] = form(
@@ -84,6 +103,12 @@ pub fn operations() -> Vec<boxtrack_api::doc::Op> {
                 oauth_err("`invalid_request`, `invalid_grant`, `unsupported_grant_type`"),
             ),
             ("415", not_form),
+            (
+                "429",
+                too_many(
+                    "`temporarily_unavailable`: more than 60 token requests a minute for this `client_id`",
+                ),
+            ),
         ],
     );
     token["requestBody"] = form(

@@ -1,10 +1,13 @@
 //! Dynamic client registration (RFC 7591) for public clients.
 
-use axum::Json;
-use axum::extract::State;
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use boxtrack_core::oauth as core;
+use boxtrack_core::ratelimit::Attempt;
 use boxtrack_store::oauth as store;
 use serde_json::{Value, json};
 
@@ -12,8 +15,20 @@ use boxtrack_api::state::AppState;
 
 use super::common::*;
 
-/// `POST /oauth/register` (RFC 7591), public clients only.
-pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) -> Response {
+/// `POST /oauth/register` (RFC 7591), public clients only; at most
+/// [`boxtrack_core::ratelimit::REGISTRATIONS_PER_MINUTE`] from one peer address (behind a
+/// reverse proxy the peer is the proxy, so the limit is the whole service's).
+pub async fn register(
+    State(state): State<AppState>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    body: axum::body::Bytes,
+) -> Response {
+    let ip = peer.map_or(IpAddr::from([0, 0, 0, 0]), |Extension(ConnectInfo(a))| {
+        a.ip()
+    });
+    if let Err(r) = admit(&state, Attempt::Registration(ip), "oauth_register").await {
+        return r;
+    }
     let Ok(req) = serde_json::from_slice::<Value>(&body) else {
         return oauth_error(
             StatusCode::BAD_REQUEST,

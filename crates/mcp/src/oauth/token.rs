@@ -8,6 +8,7 @@ use axum::extract::{Form, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::oauth as core;
+use boxtrack_core::ratelimit::Attempt;
 use boxtrack_store::oauth as store;
 use serde_json::json;
 
@@ -61,13 +62,17 @@ async fn issue(
     r
 }
 
-/// `POST /oauth/token`: `authorization_code` (with the PKCE verifier) and `refresh_token`.
+/// `POST /oauth/token`: `authorization_code` (with the PKCE verifier) and `refresh_token`; at
+/// most [`boxtrack_core::ratelimit::TOKEN_REQUESTS_PER_MINUTE`] per `client_id`.
 pub async fn token(
     State(state): State<AppState>,
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
     let get = |k: &str| f.get(k).cloned().unwrap_or_default();
+    if let Err(r) = admit(&state, Attempt::Token(&get("client_id")), "oauth_token").await {
+        return r;
+    }
     let now = boxtrack_store::now_us();
     match get("grant_type").as_str() {
         "authorization_code" => {

@@ -2066,6 +2066,9 @@ async fn serve_logs_each_request_and_never_a_secret() {
                 "127.0.0.1:0",
                 "--log-format",
                 "json",
+                // everything the service logs, not only what an operator sees by default
+                "--log-level",
+                "debug",
                 "--allow-private-webhook-urls",
                 "--dcsa-push-secret",
                 push_secret,
@@ -2155,6 +2158,203 @@ async fn serve_logs_each_request_and_never_a_secret() {
         .await
         .unwrap();
     assert_eq!(mcp.status(), 200);
+    // what the service answered besides the creations that hand a secret out once
+    let mut answers = vec![
+        refused.text().await.unwrap(),
+        missing.text().await.unwrap(),
+        mcp.text().await.unwrap(),
+    ];
+
+    // the console: a wrong password, then the right one
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let cookie_of = |r: &reqwest::Response, name: &str| {
+        r.headers()
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find_map(|v| v.strip_prefix(&format!("{name}=")))
+            .map(|v| v.split(';').next().unwrap_or_default().to_string())
+    };
+    let field = |html: &str, name: &str| {
+        let marker = format!("name=\"{name}\" value=\"");
+        let at = html
+            .find(&marker)
+            .unwrap_or_else(|| panic!("{name}: {html}"))
+            + marker.len();
+        html[at..].split('"').next().unwrap().replace("&amp;", "&")
+    };
+    let mut session = String::new();
+    for (attempt, status) in [("not the password", 400), (password, 303)] {
+        let page = browser
+            .get(format!("{base}/console/sign-in"))
+            .send()
+            .await
+            .unwrap();
+        let csrf_cookie = cookie_of(&page, "btk_console_csrf").unwrap();
+        let csrf = field(&page.text().await.unwrap(), "csrf");
+        let r = browser
+            .post(format!("{base}/console/sign-in"))
+            .header("cookie", format!("btk_console_csrf={csrf_cookie}"))
+            .form(&[
+                ("csrf", csrf.as_str()),
+                ("email", "ops@example.com"),
+                ("password", attempt),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), status);
+        if let Some(c) = cookie_of(&r, "btk_console") {
+            session = c;
+        }
+        answers.push(r.text().await.unwrap());
+    }
+    assert!(!session.is_empty());
+    let console = browser
+        .get(format!("{base}/console"))
+        .header("cookie", format!("btk_console={session}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(console.status(), 200);
+
+    // an MCP client's OAuth sign-in: registration, consent, code, tokens, a call, a refresh
+    let redirect_uri = "http://127.0.0.1:9/callback";
+    let client: Value = browser
+        .post(format!("{base}/oauth/register"))
+        .json(&serde_json::json!({"redirect_uris": [redirect_uri]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let client_id = client["client_id"].as_str().unwrap().to_string();
+    let verifier = format!("{}-{}", boxtrack_core::oauth::new_secret(), "v".repeat(20));
+    let challenge = {
+        use base64::Engine;
+        let hex = boxtrack_core::oauth::digest(&verifier);
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    };
+    let page = browser
+        .get(format!(
+            "{base}/oauth/authorize?response_type=code&client_id={client_id}&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcallback&code_challenge={challenge}&code_challenge_method=S256&state=s"
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let csrf_cookie = cookie_of(&page, "btk_csrf").unwrap();
+    let html = page.text().await.unwrap();
+    let consent = |password: &str| {
+        let fields: Vec<(String, String)> = [
+            "csrf",
+            "client_id",
+            "redirect_uri",
+            "state",
+            "code_challenge",
+            "resource",
+        ]
+        .iter()
+        .map(|n| (n.to_string(), field(&html, n)))
+        .chain([
+            ("email".to_string(), "ops@example.com".to_string()),
+            ("password".to_string(), password.to_string()),
+            ("decision".to_string(), "allow".to_string()),
+        ])
+        .collect();
+        browser
+            .post(format!("{base}/oauth/authorize"))
+            .header("cookie", format!("btk_csrf={csrf_cookie}"))
+            .form(&fields)
+            .send()
+    };
+    let wrong = consent("not the password either").await.unwrap();
+    assert_eq!(wrong.status(), 400);
+    answers.push(wrong.text().await.unwrap());
+    let allowed = consent(password).await.unwrap();
+    assert_eq!(allowed.status(), 303);
+    let location = url::Url::parse(allowed.headers()["location"].to_str().unwrap()).unwrap();
+    let code = location
+        .query_pairs()
+        .find(|(k, _)| k == "code")
+        .unwrap()
+        .1
+        .to_string();
+    let tokens: Value = browser
+        .post(format!("{base}/oauth/token"))
+        .form(&[
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", redirect_uri),
+            ("client_id", client_id.as_str()),
+            ("code_verifier", verifier.as_str()),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let access_token = tokens["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{tokens}"))
+        .to_string();
+    let refresh = tokens["refresh_token"].as_str().unwrap().to_string();
+    let called = browser
+        .post(format!("{base}/mcp"))
+        .header("Authorization", format!("Bearer {access_token}"))
+        .header("Content-Type", "application/json")
+        .body(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(called.status(), 200);
+    answers.push(called.text().await.unwrap());
+    let rotated: Value = browser
+        .post(format!("{base}/oauth/token"))
+        .form(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh.as_str()),
+            ("client_id", client_id.as_str()),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let rotated_refresh = rotated["refresh_token"].as_str().unwrap().to_string();
+    // a replayed code and refresh token are refused without echoing them
+    for (grant, name, value) in [
+        ("authorization_code", "code", code.as_str()),
+        ("refresh_token", "refresh_token", refresh.as_str()),
+    ] {
+        let r = browser
+            .post(format!("{base}/oauth/token"))
+            .form(&[
+                ("grant_type", grant),
+                (name, value),
+                ("redirect_uri", redirect_uri),
+                ("client_id", client_id.as_str()),
+                ("code_verifier", verifier.as_str()),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+        answers.push(r.text().await.unwrap());
+    }
+    let scraped = http.get(format!("{base}/metrics")).send().await.unwrap();
+    assert_eq!(scraped.status(), 200);
+    answers.push(scraped.text().await.unwrap());
 
     terminate(&server);
     let status = server.0.wait().unwrap();
@@ -2208,8 +2408,17 @@ async fn serve_logs_each_request_and_never_a_secret() {
         push_secret,
         password,
         wrong_key,
+        session.as_str(),
+        code.as_str(),
+        verifier.as_str(),
+        access_token.as_str(),
+        refresh.as_str(),
+        rotated_refresh.as_str(),
     ] {
         assert!(!logs.contains(secret), "{secret} in the server's logs");
+        for answer in &answers {
+            assert!(!answer.contains(secret), "{secret} in an answer: {answer}");
+        }
         assert!(
             !user_logs.contains(secret),
             "{secret} in the users command's output"

@@ -39,6 +39,28 @@ const REFUSING_AT_ONCE: usize = 256;
 /// How long a refused connection may take to take its answer.
 const REFUSE_LINGER: Duration = Duration::from_secs(1);
 
+/// Descriptors a process keeps for everything but client connections: its database pool,
+/// upstream and webhook requests, answers to refused connections, files.
+pub const RESERVED_DESCRIPTORS: u64 = 512;
+
+/// The connection cap to serve with when `wanted` are asked for and the process may open
+/// `open_files` descriptors (`None`: no limit): low enough that the cap, answered with a 503,
+/// is reached before the process runs out of descriptors (at which point it could neither
+/// accept nor answer). Never below one.
+pub fn connection_cap(wanted: usize, open_files: Option<u64>) -> usize {
+    let Some(limit) = open_files else {
+        return wanted.max(1);
+    };
+    let room = if limit > 2 * RESERVED_DESCRIPTORS {
+        limit - RESERVED_DESCRIPTORS
+    } else {
+        limit / 2
+    };
+    wanted
+        .min(usize::try_from(room).unwrap_or(usize::MAX))
+        .max(1)
+}
+
 /// How the listener treats connections.
 #[derive(Clone)]
 pub struct Connections {
@@ -171,4 +193,21 @@ pub async fn serve_with(
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cap_leaves_descriptors_for_the_rest_of_the_process() {
+        assert_eq!(connection_cap(4096, None), 4096);
+        assert_eq!(connection_cap(4096, Some(1_048_576)), 4096);
+        assert_eq!(connection_cap(4096, Some(1024)), 512);
+        assert_eq!(connection_cap(4096, Some(20_000)), 4096);
+        assert_eq!(connection_cap(20_000, Some(20_000)), 19_488);
+        assert_eq!(connection_cap(100, Some(256)), 100);
+        assert_eq!(connection_cap(1000, Some(256)), 128);
+        assert_eq!(connection_cap(0, Some(0)), 1);
+    }
 }

@@ -256,13 +256,54 @@ fn worker_routes(app: AppState) -> axum::Router {
         .with_state(app)
 }
 
-/// The listener's limits from the settings, counted in the process's metrics.
+/// The listener's limits from the settings, counted in the process's metrics. The process's
+/// open-file limit is raised to what the cap needs (up to the hard limit), and the cap is
+/// lowered, with a warning, where the limit cannot hold it (`listen::connection_cap`).
 fn connections(s: &Settings, app: &AppState) -> boxtrack_api::listen::Connections {
+    use boxtrack_api::listen::{RESERVED_DESCRIPTORS, connection_cap};
+    let open_files = raise_open_file_limit(s.max_connections as u64 + RESERVED_DESCRIPTORS);
+    let cap = connection_cap(s.max_connections, open_files);
+    if cap < s.max_connections {
+        tracing::warn!(
+            max_connections = s.max_connections,
+            open_file_limit = open_files.unwrap_or_default(),
+            serving = cap,
+            "the open-file limit cannot hold max_connections: serving fewer connections at once (raise the limit with `ulimit -n` or LimitNOFILE=)"
+        );
+    }
     boxtrack_api::listen::Connections {
         header_timeout: s.header_timeout,
-        max_connections: s.max_connections,
+        max_connections: cap,
         metrics: Some(app.metrics.clone()),
     }
+}
+
+/// Raises the soft open-file limit towards `wanted` (never past the hard limit, never down)
+/// and returns the limit in force (`None`: unlimited).
+#[cfg(unix)]
+fn raise_open_file_limit(wanted: u64) -> Option<u64> {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    if let Some(current) = limit.current
+        && current < wanted
+    {
+        let target = limit.maximum.map_or(wanted, |hard| hard.min(wanted));
+        if target > current {
+            let raised = rustix::process::Rlimit {
+                current: Some(target),
+                maximum: limit.maximum,
+            };
+            if setrlimit(Resource::Nofile, raised).is_ok() {
+                limit.current = Some(target);
+            }
+        }
+    }
+    limit.current
+}
+
+#[cfg(not(unix))]
+fn raise_open_file_limit(_wanted: u64) -> Option<u64> {
+    None
 }
 
 /// `boxtrack serve`: listens first (a busy port stops the start before anything is created),

@@ -211,3 +211,43 @@ async fn limits_are_configurable_per_account() {
     );
     assert_error(&app.get("/v2/account", Some(&key)).await, 429);
 }
+
+/// One account floods from many connections at once, far past its limit: it is admitted
+/// exactly its limit and refused the rest, while another account's requests, sent during the
+/// flood, are all answered. (How much the flood slows the other account is measured by
+/// `bench-abuse`, not here.)
+#[tokio::test]
+async fn a_flood_on_one_key_leaves_other_accounts_served() {
+    const LIMIT: u32 = 20;
+    let app = std::sync::Arc::new(TestApp::spawn().await);
+    let (_, flooder) = app.account_with(Plan::Free, &[], limits(LIMIT)).await;
+    let (_, other) = app.account().await;
+    let flood: Vec<_> = (0..16)
+        .map(|_| {
+            let (app, key) = (app.clone(), flooder.clone());
+            tokio::spawn(async move {
+                let mut statuses = Vec::new();
+                for _ in 0..25 {
+                    statuses.push(app.get("/v2/containers", Some(&key)).await.status);
+                }
+                statuses
+            })
+        })
+        .collect();
+    for _ in 0..40 {
+        assert_eq!(app.get("/v2/containers", Some(&other)).await.status, 200);
+    }
+    let mut admitted = 0;
+    let mut refused = 0;
+    for task in flood {
+        for status in task.await.unwrap() {
+            match status {
+                200 => admitted += 1,
+                429 => refused += 1,
+                s => panic!("the flood got a {s}"),
+            }
+        }
+    }
+    assert_eq!(admitted, LIMIT);
+    assert_eq!(refused, 16 * 25 - LIMIT);
+}

@@ -266,8 +266,6 @@ async fn bench(seconds: u64, flood_connections: usize, idle_over_cap: usize) -> 
         "serve",
         "--listen",
         "127.0.0.1:0",
-        "--role",
-        "api",
         "--max-connections",
         &CAP.to_string(),
         "--database-url",

@@ -123,7 +123,7 @@ pub fn errors(statuses: &[u16]) -> Map<String, Value> {
                 429 => "Rate limit exceeded; Retry-After says how many seconds to wait",
                 501 => "Something the reference does that boxtrack deliberately does not do (the detail says what to do instead)",
                 502 => "An upstream (carrier, terminal) could not be read",
-                503 => "The database is not reachable",
+                503 => "The service cannot answer now (code `database_unavailable`, `storage_full`, `request_timeout` or `connection_limit`); retry after Retry-After when it is given",
                 _ => "Error",
             };
             (s.to_string(), body(text, schema_ref("Errors")))

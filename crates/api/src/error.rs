@@ -137,6 +137,47 @@ impl ApiError {
         )
     }
 
+    /// 503 for a database that cannot take the request now (logged here): `database_unavailable`
+    /// with `Retry-After`, or `storage_full` (the operator must make room; nothing of the
+    /// request was written).
+    pub fn database_unavailable(
+        condition: boxtrack_store::Unavailable,
+        cause: &StoreError,
+    ) -> ApiError {
+        use boxtrack_store::Unavailable;
+        match condition {
+            Unavailable::Full => {
+                tracing::error!(error = %cause, "the database is full: writes fail until room is made");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "The service's storage is full, so nothing of this request was saved; the operator has been told. Try again later.",
+                )
+                .with_code("storage_full")
+            }
+            Unavailable::Unreachable | Unavailable::Busy => {
+                tracing::warn!(error = %cause, "the database cannot be reached");
+                let mut e = ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "The service's database cannot be reached right now; this request did not complete. Try again shortly.",
+                )
+                .with_code("database_unavailable");
+                e.retry_after = Some(5);
+                e
+            }
+        }
+    }
+
+    /// 503 for a request that took longer than the request timeout (`request_timeout`).
+    pub fn timed_out() -> ApiError {
+        let mut e = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The request took longer than the service's request timeout and was abandoned; try again.",
+        )
+        .with_code("request_timeout");
+        e.retry_after = Some(1);
+        e
+    }
+
     /// Adds a source to every error object.
     pub fn with_source(mut self, source: ErrorSource) -> ApiError {
         let mut map = serde_json::Map::new();
@@ -204,10 +245,13 @@ impl From<StoreError> for ApiError {
                 )
                 .with_meta(serde_json::json!({ "retry": true }))
             }
-            other => {
-                tracing::error!(error = %other, "storage failure");
-                ApiError::internal()
-            }
+            other => match other.unavailable() {
+                Some(condition) => ApiError::database_unavailable(condition, &other),
+                None => {
+                    tracing::error!(error = %other, "storage failure");
+                    ApiError::internal()
+                }
+            },
         }
     }
 }

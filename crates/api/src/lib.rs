@@ -33,7 +33,6 @@ use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
-use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 pub use auth::Caller;
@@ -96,12 +95,14 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
             middleware::known_query,
         ));
     let request_id = HeaderName::from_static("x-request-id");
-    let timeout = state.config.request_timeout;
     routes
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, timeout))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::deadline,
+        ))
         // outside the panic and timeout layers, so that their 500 and 503 answers are
         // counted and logged like any other
         .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::track))

@@ -35,6 +35,16 @@ pub fn note_account(extensions: &axum::http::Extensions, id: uuid::Uuid) {
     }
 }
 
+/// Middleware: a request that takes longer than the request timeout is abandoned (its
+/// transactions roll back) and answered the JSON:API 503 `request_timeout`; the time counts
+/// from when its head arrived, so a body sent slowly counts too.
+pub async fn deadline(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    match tokio::time::timeout(state.config.request_timeout, next.run(req)).await {
+        Ok(answer) => answer,
+        Err(_) => ApiError::timed_out().into_response(),
+    }
+}
+
 /// Middleware: times every request, counts it by matched route and status, and writes the
 /// access log line (target `boxtrack::access`): method, route template (never the query, so
 /// no token in a query string reaches the log), status, latency, account and request id.

@@ -253,6 +253,14 @@ pub fn document_with(extra: Vec<Op>) -> Value {
                 ),
             );
         }
+        // any operation may find the service unable to answer now (middleware::deadline,
+        // ApiError::database_unavailable, listen.rs's connection cap)
+        if let Some(r) = o["responses"].as_object_mut() {
+            let unavailable = crate::doc::errors(&[503]);
+            for (status, body) in unavailable {
+                r.entry(status).or_insert(body);
+            }
+        }
         if o.get("operationId").is_none() {
             o["operationId"] = Value::from(operation_id(op.method, op.path));
         }

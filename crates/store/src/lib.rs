@@ -125,6 +125,72 @@ pub(crate) fn unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
 
+/// A condition of the database, not of the request, that keeps it from answering now: the
+/// API answers 503 for these rather than 500.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unavailable {
+    /// The database cannot be reached: refused or broken connections, no free connection
+    /// in time, the server shutting down or starting.
+    Unreachable,
+    /// The database or its disk is full (SQLite `SQLITE_FULL`, PostgreSQL `53100`).
+    Full,
+    /// The database is locked by another writer for longer than the busy timeout.
+    Busy,
+}
+
+impl StoreError {
+    /// Whether this error is a database condition that a later retry may not meet
+    /// (`None`: an error of this request or a defect).
+    pub fn unavailable(&self) -> Option<Unavailable> {
+        match self {
+            StoreError::Sqlx(e) => sqlx_unavailable(e),
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => {
+                unavailable_code(&f.extended_code.to_string())
+            }
+            StoreError::Connect(_) => Some(Unavailable::Unreachable),
+            _ => None,
+        }
+    }
+}
+
+fn sqlx_unavailable(e: &sqlx::Error) -> Option<Unavailable> {
+    match e {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::WorkerCrashed => Some(Unavailable::Unreachable),
+        sqlx::Error::Database(d) => d.code().and_then(|c| unavailable_code(&c)),
+        _ => None,
+    }
+}
+
+/// The condition a database error code names: a PostgreSQL SQLSTATE (five characters) or a
+/// SQLite result code (a number, extended codes included).
+pub fn unavailable_code(code: &str) -> Option<Unavailable> {
+    // a SQLSTATE has five characters, often all digits; SQLite's codes have at most four
+    if code.len() != 5
+        && let Ok(n) = code.parse::<i64>()
+    {
+        // SQLite: the primary code is the low byte of an extended one
+        return match n & 0xff {
+            13 => Some(Unavailable::Full),
+            5 | 6 => Some(Unavailable::Busy),
+            10 | 14 => Some(Unavailable::Unreachable),
+            _ => None,
+        };
+    }
+    match code {
+        // disk_full, out_of_memory, insufficient_resources
+        "53100" | "53200" | "53000" => Some(Unavailable::Full),
+        // too_many_connections, admin/crash shutdown, cannot_connect_now, database_dropped
+        "53300" | "57P01" | "57P02" | "57P03" | "57P04" => Some(Unavailable::Unreachable),
+        // connection exceptions
+        c if c.starts_with("08") => Some(Unavailable::Unreachable),
+        _ => None,
+    }
+}
+
 /// Result alias for the storage layer.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
@@ -134,4 +200,33 @@ pub fn now_us() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     i64::try_from(d.as_micros()).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn database_conditions_are_told_from_request_errors() {
+        assert_eq!(unavailable_code("13"), Some(Unavailable::Full));
+        assert_eq!(unavailable_code("5"), Some(Unavailable::Busy));
+        // SQLITE_BUSY_SNAPSHOT, an extended code of SQLITE_BUSY
+        assert_eq!(unavailable_code("517"), Some(Unavailable::Busy));
+        assert_eq!(unavailable_code("2067"), None, "a unique constraint");
+        assert_eq!(unavailable_code("19"), None, "a constraint");
+        assert_eq!(unavailable_code("53100"), Some(Unavailable::Full));
+        assert_eq!(unavailable_code("08006"), Some(Unavailable::Unreachable));
+        assert_eq!(unavailable_code("57P01"), Some(Unavailable::Unreachable));
+        assert_eq!(unavailable_code("23505"), None, "unique_violation");
+        assert_eq!(
+            unavailable_code("40001"),
+            None,
+            "serialization_failure is retried inside"
+        );
+        assert_eq!(
+            StoreError::Sqlx(sqlx::Error::PoolTimedOut).unavailable(),
+            Some(Unavailable::Unreachable)
+        );
+        assert_eq!(StoreError::NotFound("x").unavailable(), None);
+    }
 }

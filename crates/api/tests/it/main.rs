@@ -10,6 +10,7 @@ mod auth;
 mod conformance;
 mod custom_fields;
 mod documents;
+mod faults;
 mod helpers;
 mod ingest;
 mod isolation;

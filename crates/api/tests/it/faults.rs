@@ -1,0 +1,236 @@
+//! The database goes away under a running service and comes back. On PostgreSQL the service
+//! reaches its database through a TCP proxy that the test cuts (every open connection broken,
+//! new ones closed at once, as a server that is shutting down or restarting) and restores.
+//! On SQLite the file stays; these tests return at once there.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use boxtrack_api::{ApiConfig, Limiter};
+use boxtrack_store::Db;
+use serde_json::json;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Mutex;
+
+use crate::helpers::{TestApp, assert_error};
+
+const MT: &str = "application/vnd.api+json";
+
+/// A TCP proxy to `target` that can be cut and restored.
+struct Proxy {
+    addr: SocketAddr,
+    up: Arc<AtomicBool>,
+    links: Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>,
+}
+
+impl Proxy {
+    async fn start(target: String) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let up = Arc::new(AtomicBool::new(true));
+        let links: Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>> = Arc::default();
+        let (u, l) = (up.clone(), links.clone());
+        tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                if !u.load(Ordering::SeqCst) {
+                    drop(client);
+                    continue;
+                }
+                let target = target.clone();
+                let link = tokio::spawn(async move {
+                    if let Ok(mut server) = TcpStream::connect(&target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+                l.lock().unwrap().push(link.abort_handle());
+            }
+        });
+        Proxy { addr, up, links }
+    }
+
+    /// Breaks every connection through the proxy and closes new ones at once.
+    fn cut(&self) {
+        self.up.store(false, Ordering::SeqCst);
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+    }
+
+    fn restore(&self) {
+        self.up.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A receiver that counts deliveries by notification id.
+async fn counting_receiver() -> (String, Arc<Mutex<BTreeMap<String, usize>>>) {
+    let seen: Arc<Mutex<BTreeMap<String, usize>>> = Arc::default();
+    let store = seen.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |body: axum::body::Bytes| {
+            let store = store.clone();
+            async move {
+                let v: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+                let id = v["data"]["id"].as_str().unwrap_or_default().to_string();
+                *store.lock().await.entry(id).or_default() += 1;
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/hook"), seen)
+}
+
+/// Appends `n` `tracking_request.succeeded` events to `account` (on a connection of its own).
+async fn append_succeeded(db: &Db, account: uuid::Uuid, n: usize) {
+    let entries: Vec<boxtrack_store::events::NewEvent> = (0..n)
+        .map(|_| boxtrack_store::events::NewEvent {
+            event: "tracking_request.succeeded".into(),
+            object_type: "tracking_request",
+            object_id: uuid::Uuid::now_v7(),
+            payload: json!({}),
+        })
+        .collect();
+    let mut tx = db.begin().await.unwrap();
+    boxtrack_store::events::append_many(&mut tx, account, &entries, boxtrack_store::now_us())
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+}
+
+/// Waits (up to about a minute) for `done`.
+async fn until<F, Fut>(what: &str, mut done: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..600 {
+        if done().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{what} never happened");
+}
+
+#[tokio::test]
+async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_each_webhook_once() {
+    let database = boxtrack_testkit::fresh().await;
+    if !database.url.starts_with("postgres") {
+        return;
+    }
+    let direct = Db::connect(&database.url).await.unwrap();
+    direct.migrate().await.unwrap();
+    let mut url = url::Url::parse(&database.url).unwrap();
+    let target = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap_or(5432));
+    let proxy = Proxy::start(target).await;
+    url.set_port(Some(proxy.addr.port())).unwrap();
+    url.set_host(Some("127.0.0.1")).unwrap();
+    let db = Db::connect(url.as_str()).await.unwrap();
+    let mut app = TestApp::spawn_with(
+        db.clone(),
+        Limiter::database(db.clone()),
+        ApiConfig {
+            allow_private_webhook_urls: true,
+            ..ApiConfig::default()
+        },
+    )
+    .await;
+    app.keep(database);
+    let (account, key) = app.account().await;
+    let (hook_url, seen) = counting_receiver().await;
+    let r = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &json!({"data": {"type": "webhook", "attributes": {"url": hook_url, "events": ["tracking_request.succeeded"]}}})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    // the worker's deliverer, on the service's (proxied) database, as serve runs it
+    let deliverer = boxtrack_worker::delivery::Deliverer::new(
+        db.clone(),
+        Duration::from_secs(5),
+        true,
+        1_000_000,
+    );
+    let stop = tokio_util::sync::CancellationToken::new();
+    let s = stop.clone();
+    tokio::spawn(async move {
+        while !s.is_cancelled() {
+            // failures while the database is away are the deliverer's to survive
+            let _ = deliverer.deliver_due(boxtrack_store::now_us()).await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    append_succeeded(&direct, account.id, 3).await;
+    until("the first three deliveries", || async {
+        seen.lock().await.len() == 3
+    })
+    .await;
+
+    proxy.cut();
+    // events keep arriving (another process, on a database connection of its own)
+    append_succeeded(&direct, account.id, 3).await;
+    let r = app.get("/v2/containers", Some(&key)).await;
+    let e = assert_error(&r, 503);
+    assert_eq!(e["code"], "database_unavailable", "{}", r.text);
+    assert!(r.header("retry-after").is_some());
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &crate::helpers::tracking_request_body("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 503, "{}", r.text);
+    assert_eq!(app.get("/readyz", None).await.status, 503);
+
+    proxy.restore();
+    until("the service answers again", || async {
+        app.get("/v2/containers", Some(&key)).await.status == 200
+    })
+    .await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &crate::helpers::tracking_request_body("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    until("the three held back are delivered", || async {
+        seen.lock().await.len() >= 6
+    })
+    .await;
+    // every notification recorded as delivered, none sent twice
+    until("every notification recorded", || async {
+        let listed = app
+            .get("/v2/webhook_notifications?page[size]=100", Some(&key))
+            .await
+            .json();
+        let data = listed["data"].as_array().cloned().unwrap_or_default();
+        data.len() >= 6
+            && data
+                .iter()
+                .all(|n| n["attributes"]["delivery_status"] == "succeeded")
+    })
+    .await;
+    stop.cancel();
+    let listed = app
+        .get("/v2/webhook_notifications?page[size]=100", Some(&key))
+        .await
+        .json();
+    let seen = seen.lock().await;
+    assert_eq!(seen.len(), listed["data"].as_array().unwrap().len());
+    assert!(seen.values().all(|n| *n == 1), "{seen:?}");
+}

@@ -256,6 +256,23 @@ fn worker_routes(app: AppState) -> axum::Router {
         .with_state(app)
 }
 
+/// Takes the right to run the background work on `db` (SQLite: the file's worker lock). With
+/// the lock no other process works on the file, so the leases a killed process left on
+/// tracking requests and polled subjects are released at once instead of after they run out.
+async fn take_worker(db: &Db) -> anyhow::Result<Option<boxtrack_store::db::WorkerLock>> {
+    let lock = db.lock_worker()?;
+    if lock.is_some() {
+        let released = boxtrack_store::tracking::release_orphaned_leases(db).await?;
+        if released > 0 {
+            tracing::warn!(
+                released,
+                "work a previous process left claimed when it ended is due again (it did not stop cleanly)"
+            );
+        }
+    }
+    Ok(lock)
+}
+
 /// The listener's limits from the settings, counted in the process's metrics. The process's
 /// open-file limit is raised to what the cap needs (up to the hard limit), and the cap is
 /// lowered, with a warning, where the limit cannot hold it (`listen::connection_cap`).
@@ -320,7 +337,7 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
     let db = open_db(&s.database_url).await?;
     let _worker_lock = if s.role.worker() {
-        db.lock_worker()?
+        take_worker(&db).await?
     } else {
         None
     };
@@ -536,7 +553,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         )
     })?;
     let db = open_db(&s.database_url).await?;
-    let _worker_lock = db.lock_worker()?;
+    let _worker_lock = take_worker(&db).await?;
     let listener = bind_or_free(wanted).await?;
     let addr = listener.local_addr()?;
     let (account, key) = demo_account(&db, &args.dir.join("demo-account.json")).await?;

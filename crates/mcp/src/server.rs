@@ -399,9 +399,11 @@ fn whole_id(n: &serde_json::Number) -> Option<i64> {
         return None;
     }
     let f = n.as_f64()?;
-    // 2^63 is the first float past i64::MAX; every float below it and at or above -2^63 fits
+    // 2^63 is the first float past i64::MAX. -2^63 itself is refused: an integer written
+    // below i64::MIN (-9223372036854775809) reads as that float, and written as an integer
+    // i64::MIN is read as an integer above
     const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    (f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f)).then_some(f as i64)
+    (f.fract() == 0.0 && f > -TWO_63 && f < TWO_63).then_some(f as i64)
 }
 
 /// Documented operations of the MCP endpoint.

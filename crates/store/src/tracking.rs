@@ -310,6 +310,22 @@ pub async fn update_request(
         .ok_or(StoreError::NotFound("tracking_request"))
 }
 
+/// Releases every lease on tracking requests and polled subjects, so their work is due again
+/// at once; returns how many were released. Only for a process that holds the SQLite file's
+/// worker lock ([`Db::lock_worker`]): no other process can hold a lease then, so any lease
+/// left is of a process that died (SIGKILL, power loss) and would otherwise hold its work
+/// back until it ran out.
+pub async fn release_orphaned_leases(db: &Db) -> Result<u64> {
+    let mut released = 0;
+    for sql in [
+        "UPDATE tracking_requests SET locked_until_us = NULL WHERE locked_until_us IS NOT NULL",
+        "UPDATE subjects SET locked_until_us = NULL WHERE locked_until_us IS NOT NULL",
+    ] {
+        released += on_db!(db, p => sqlx::query(sql).execute(p).await?.rows_affected());
+    }
+    Ok(released)
+}
+
 /// Claims up to `limit` due requests with a lease: a claimed request is not handed out again
 /// until `lease_us` has passed, so a crashed worker's work is picked up by another.
 pub async fn claim_due(

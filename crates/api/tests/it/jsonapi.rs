@@ -324,6 +324,8 @@ async fn requests_the_document_calls_invalid_are_refused() {
         r#"{"jsonrpc": "2.0", "method": "ping", "params": "x"}"#,
         r#"{"jsonrpc": "2.0", "method": "ping", "id": 1.5}"#,
         r#"{"jsonrpc": "2.0", "method": "ping", "id": 9.3e18}"#,
+        // below i64::MIN: read as the float -2^63, still refused (schemathesis, CI)
+        r#"{"jsonrpc": "2.0", "method": "ping", "id": -9223372036854775809}"#,
     ] {
         let r = app
             .send(

@@ -147,10 +147,10 @@ impl ApiError {
         use boxtrack_store::Unavailable;
         match condition {
             Unavailable::Full => {
-                tracing::error!(error = %cause, "the database is full: writes fail until room is made");
+                tracing::error!(error = %cause, "the database cannot write: its storage is full or refuses writes until room is made");
                 ApiError::new(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    "The service's storage is full, so nothing of this request was saved; the operator has been told. Try again later.",
+                    "The service's storage is full or refuses writes, so this request did not complete; the operator has been told. Try again later.",
                 )
                 .with_code("storage_full")
             }

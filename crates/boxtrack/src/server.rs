@@ -175,6 +175,28 @@ fn spawn_worker(
     tasks
 }
 
+/// A write past the process's file-size limit (`RLIMIT_FSIZE`, `ulimit -f`, a quota) raises
+/// SIGXFSZ, whose default action ends the process. Handled, the write fails instead (EFBIG),
+/// the database refuses that one transaction, and its request is answered 503 like a full
+/// disk while everything else goes on; each such signal is logged.
+#[cfg(target_os = "linux")]
+fn survive_file_size_limit() {
+    const SIGXFSZ: i32 = 25;
+    let kind = tokio::signal::unix::SignalKind::from_raw(SIGXFSZ);
+    if let Ok(mut signals) = tokio::signal::unix::signal(kind) {
+        tokio::spawn(async move {
+            while signals.recv().await.is_some() {
+                tracing::error!(
+                    "a write went past the process's file-size limit (SIGXFSZ): the database refused it; raise the limit or make room"
+                );
+            }
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn survive_file_size_limit() {}
+
 fn shutdown_on_signal() -> CancellationToken {
     let token = CancellationToken::new();
     let t = token.clone();
@@ -336,6 +358,7 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     })?;
     let addr = listener.local_addr()?;
     let db = open_db(&s.database_url).await?;
+    survive_file_size_limit();
     let _worker_lock = if s.role.worker() {
         take_worker(&db).await?
     } else {
@@ -553,6 +576,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         )
     })?;
     let db = open_db(&s.database_url).await?;
+    survive_file_size_limit();
     let _worker_lock = take_worker(&db).await?;
     let listener = bind_or_free(wanted).await?;
     let addr = listener.local_addr()?;

@@ -3675,3 +3675,125 @@ async fn sigkill_during_tracking_request_processing_loses_no_accepted_request() 
         );
     }
 }
+
+/// The disk fills under a SQLite service (here: the process may not grow a file past the size
+/// the database has, set with `prlimit` while it runs): writes are refused with a JSON:API 503,
+/// nothing half-written stays, reads go on, and once there is room again writes succeed
+/// without a restart.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_full_disk_refuses_writes_cleanly_and_they_succeed_once_there_is_room() {
+    let db = boxtrack_testkit::fresh().await;
+    let Some(file) = db
+        .url
+        .strip_prefix("sqlite://")
+        .map(std::path::PathBuf::from)
+    else {
+        return;
+    };
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipped: prlimit (util-linux) is not installed");
+        return;
+    }
+    let key = ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "create",
+            "--name",
+            "Full",
+            "--rate-limit",
+            "default=100000",
+            "--json",
+        ],
+    ))["api_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (server, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &db.url,
+            ])
+            .env_remove("BOXTRACK_LISTEN"),
+    );
+    let pid = server.0.id().to_string();
+    let http = reqwest::Client::new();
+    let party = |n: usize| {
+        http.post(format!("{base}/v2/parties"))
+            .header("Authorization", format!("Token {key}"))
+            .header("Content-Type", "application/vnd.api+json")
+            .body(
+                serde_json::json!({"data": {"type": "party", "attributes": {
+                    "company_name": format!("Party {n} {}", "x".repeat(180))}}})
+                .to_string(),
+            )
+            .send()
+    };
+    let count = || async {
+        let doc: Value = http
+            .get(format!("{base}/v2/parties?page[size]=1"))
+            .header("Authorization", format!("Token {key}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        doc["meta"]["total"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{doc}"))
+    };
+    assert_eq!(party(0).await.unwrap().status(), 201);
+    let size = ["", "-wal", "-shm"]
+        .iter()
+        .filter_map(|suffix| {
+            std::fs::metadata(format!("{}{suffix}", file.display()))
+                .ok()
+                .map(|m| m.len())
+        })
+        .max()
+        .unwrap();
+    let limit = |soft: &str| {
+        let out = Command::new("prlimit")
+            .args(["--pid", &pid, &format!("--fsize={soft}:unlimited")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    limit(&size.to_string());
+    let mut accepted = 1;
+    let mut refused = None;
+    for n in 1..5000 {
+        let r = party(n).await.unwrap();
+        match r.status().as_u16() {
+            201 => accepted += 1,
+            503 => {
+                refused = Some(r.json::<Value>().await.unwrap());
+                break;
+            }
+            s => panic!("{s}: {}", r.text().await.unwrap()),
+        }
+    }
+    let refused = refused.expect("a write past the limit is refused");
+    assert_eq!(refused["errors"][0]["code"], "storage_full", "{refused}");
+    // reads go on, and hold exactly what was accepted
+    assert_eq!(count().await, accepted);
+    limit("unlimited");
+    let mut again = 0;
+    for n in 5000..5100 {
+        if party(n).await.unwrap().status() == 201 {
+            again = n;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(again > 0, "writes succeed again once there is room");
+    assert_eq!(count().await, accepted + 1);
+    let alive = http.get(format!("{base}/readyz")).send().await.unwrap();
+    assert_eq!(alive.status(), 200);
+}

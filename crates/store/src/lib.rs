@@ -132,7 +132,8 @@ pub enum Unavailable {
     /// The database cannot be reached: refused or broken connections, no free connection
     /// in time, the server shutting down or starting.
     Unreachable,
-    /// The database or its disk is full (SQLite `SQLITE_FULL`, PostgreSQL `53100`).
+    /// The database or its disk is full, or its storage refuses writes (SQLite `SQLITE_FULL`
+    /// and `SQLITE_IOERR`, PostgreSQL `53100`).
     Full,
     /// The database is locked by another writer for longer than the busy timeout.
     Busy,
@@ -174,9 +175,11 @@ pub fn unavailable_code(code: &str) -> Option<Unavailable> {
     {
         // SQLite: the primary code is the low byte of an extended one
         return match n & 0xff {
-            13 => Some(Unavailable::Full),
+            // SQLITE_FULL (ENOSPC); SQLITE_IOERR (a write refused: EFBIG past a file-size
+            // limit or quota, EIO)
+            13 | 10 => Some(Unavailable::Full),
             5 | 6 => Some(Unavailable::Busy),
-            10 | 14 => Some(Unavailable::Unreachable),
+            14 => Some(Unavailable::Unreachable),
             _ => None,
         };
     }
@@ -210,6 +213,8 @@ mod tests {
     fn database_conditions_are_told_from_request_errors() {
         assert_eq!(unavailable_code("13"), Some(Unavailable::Full));
         assert_eq!(unavailable_code("5"), Some(Unavailable::Busy));
+        // SQLITE_IOERR_WRITE: a write past the file-size limit
+        assert_eq!(unavailable_code("778"), Some(Unavailable::Full));
         // SQLITE_BUSY_SNAPSHOT, an extended code of SQLITE_BUSY
         assert_eq!(unavailable_code("517"), Some(Unavailable::Busy));
         assert_eq!(unavailable_code("2067"), None, "a unique constraint");

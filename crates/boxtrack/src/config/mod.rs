@@ -275,39 +275,17 @@ pub fn resolve_with(
     };
 
     let (timeout, src) = take("request_timeout_secs", "30");
-    let secs: u64 = timeout
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n| (1..=3600).contains(n))
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "setting request_timeout_secs = {timeout:?} ({src}) must be 1 to 3600 seconds"
-            )
-        })?;
-
+    let secs: u64 = in_range("request_timeout_secs", &timeout, &src, 1..=3600, "seconds")?;
     let (header, src) = take("header_timeout_secs", "10");
-    let header_secs: u64 = header
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n| (1..=3600).contains(n))
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "setting header_timeout_secs = {header:?} ({src}) must be 1 to 3600 seconds"
-            )
-        })?;
+    let header_secs: u64 = in_range("header_timeout_secs", &header, &src, 1..=3600, "seconds")?;
     let (conns, src) = take("max_connections", "4096");
-    let max_connections: usize = conns
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n| (1..=1_000_000).contains(n))
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "setting max_connections = {conns:?} ({src}) must be 1 to 1000000 connections"
-            )
-        })?;
+    let max_connections: usize = in_range(
+        "max_connections",
+        &conns,
+        &src,
+        1..=1_000_000,
+        "connections",
+    )?;
 
     let (speed, src) = take("sandbox_speed", "3600");
     let sandbox_speed: f64 = speed
@@ -347,15 +325,13 @@ pub fn resolve_with(
     }
 
     let (t, src) = take("webhook_timeout_secs", "30");
-    let webhook_timeout = t
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|n| (1..=300).contains(n))
-        .map(Duration::from_secs)
-        .ok_or_else(|| {
-            anyhow::anyhow!("setting webhook_timeout_secs = {t:?} ({src}) must be 1 to 300 seconds")
-        })?;
+    let webhook_timeout = Duration::from_secs(in_range(
+        "webhook_timeout_secs",
+        &t,
+        &src,
+        1..=300,
+        "seconds",
+    )?);
     let (d, src) = take("webhook_deactivate_after", "100");
     let webhook_deactivate_after = d
         .trim()
@@ -532,6 +508,32 @@ pub fn resolve_with(
         header_timeout: Duration::from_secs(header_secs),
         max_connections,
     })
+}
+
+/// `value` of setting `name` (from `src`) as a number within `range`, or an error naming the
+/// setting, where it came from and what it takes.
+fn in_range<T>(
+    name: &str,
+    value: &str,
+    src: &str,
+    range: std::ops::RangeInclusive<T>,
+    unit: &str,
+) -> anyhow::Result<T>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    value
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "setting {name} = {value:?} ({src}) must be {} to {} {unit}",
+                range.start(),
+                range.end()
+            )
+        })
 }
 
 #[cfg(test)]

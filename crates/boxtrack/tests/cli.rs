@@ -2897,10 +2897,15 @@ fn serve_cmd(db_url: &str, extra: &[&str]) -> Command {
 
 /// The API key of a new account made with `accounts create`.
 fn new_key(db_url: &str, name: &str) -> String {
-    ok_json(boxtrack(
-        db_url,
-        &["accounts", "create", "--name", name, "--json"],
-    ))["api_key"]
+    new_key_with(db_url, name, &[])
+}
+
+/// [`new_key`] with `extra` flags for `accounts create` (such as `--rate-limit`).
+fn new_key_with(db_url: &str, name: &str, extra: &[&str]) -> String {
+    let mut args = vec!["accounts", "create", "--name", name];
+    args.extend_from_slice(extra);
+    args.push("--json");
+    ok_json(boxtrack(db_url, &args))["api_key"]
         .as_str()
         .unwrap()
         .to_string()
@@ -3569,35 +3574,14 @@ async fn sigkill_during_tracking_request_processing_loses_no_accepted_request() 
     let db = boxtrack_testkit::fresh().await;
     let keys: Vec<String> = (0..6)
         .map(|i| {
-            ok_json(boxtrack(
+            new_key_with(
                 &db.url,
-                &[
-                    "accounts",
-                    "create",
-                    "--name",
-                    &format!("Crash {i}"),
-                    "--rate-limit",
-                    "default=100000",
-                    "--json",
-                ],
-            ))["api_key"]
-                .as_str()
-                .unwrap()
-                .to_string()
+                &format!("Crash {i}"),
+                &["--rate-limit", "default=100000"],
+            )
         })
         .collect();
-    let serve = || {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_boxtrack"));
-        c.args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            &db.url,
-        ])
-        .env_remove("BOXTRACK_LISTEN");
-        c
-    };
+    let serve = || serve_cmd(&db.url, &[]);
     let http = reqwest::Client::new();
     let numbers = [
         ("TEST-TR-SUCCEEDED", "created"),
@@ -3640,15 +3624,8 @@ async fn sigkill_during_tracking_request_processing_loses_no_accepted_request() 
     for (key, id, outcome) in &accepted {
         let mut status = Value::Null;
         for _ in 0..2000 {
-            let doc: Value = http
-                .get(format!("{base}/v2/tracking_requests/{id}"))
-                .header("Authorization", format!("Token {key}"))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let doc: Value =
+                get_json(&http, &base, key, &format!("/v2/tracking_requests/{id}")).await;
             status = doc["data"]["attributes"]["status"].clone();
             if status == *outcome {
                 break;
@@ -3659,15 +3636,7 @@ async fn sigkill_during_tracking_request_processing_loses_no_accepted_request() 
         assert_eq!(status, *outcome, "tracking request {id}");
     }
     for key in &keys {
-        let shipments: Value = http
-            .get(format!("{base}/v2/shipments"))
-            .header("Authorization", format!("Token {key}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let shipments: Value = get_json(&http, &base, key, "/v2/shipments").await;
         assert_eq!(
             shipments["data"].as_array().unwrap().len(),
             1,
@@ -3695,32 +3664,8 @@ async fn a_full_disk_refuses_writes_cleanly_and_they_succeed_once_there_is_room(
         eprintln!("skipped: prlimit (util-linux) is not installed");
         return;
     }
-    let key = ok_json(boxtrack(
-        &db.url,
-        &[
-            "accounts",
-            "create",
-            "--name",
-            "Full",
-            "--rate-limit",
-            "default=100000",
-            "--json",
-        ],
-    ))["api_key"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let (server, base, _) = start(
-        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--database-url",
-                &db.url,
-            ])
-            .env_remove("BOXTRACK_LISTEN"),
-    );
+    let key = new_key_with(&db.url, "Full", &["--rate-limit", "default=100000"]);
+    let (server, base, _) = start(&mut serve_cmd(&db.url, &[]));
     let pid = server.0.id().to_string();
     let http = reqwest::Client::new();
     let party = |n: usize| {
@@ -3735,15 +3680,7 @@ async fn a_full_disk_refuses_writes_cleanly_and_they_succeed_once_there_is_room(
             .send()
     };
     let count = || async {
-        let doc: Value = http
-            .get(format!("{base}/v2/parties?page[size]=1"))
-            .header("Authorization", format!("Token {key}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc: Value = get_json(&http, &base, &key, "/v2/parties?page[size]=1").await;
         doc["meta"]["total"]
             .as_u64()
             .unwrap_or_else(|| panic!("{doc}"))
@@ -3804,18 +3741,7 @@ async fn a_full_disk_refuses_writes_cleanly_and_they_succeed_once_there_is_room(
 async fn sigkill_during_ingest_loses_no_accepted_file() {
     let db = boxtrack_testkit::fresh().await;
     let op_key = operator_key(&db.url);
-    let serve = || {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_boxtrack"));
-        c.args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            &db.url,
-        ])
-        .env_remove("BOXTRACK_LISTEN");
-        c
-    };
+    let serve = || serve_cmd(&db.url, &[]);
     let http = reqwest::Client::new();
     let template = std::fs::read_to_string(format!(
         "{}/../../fixtures/x12/315/004010_315_singleline_hamsud-krpus-mxzlo.edi",

@@ -16,6 +16,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Mutex;
 
 use crate::helpers::{TestApp, assert_error};
+use crate::webhooks::append_succeeded;
 
 const MT: &str = "application/vnd.api+json";
 
@@ -86,23 +87,6 @@ async fn counting_receiver() -> (String, Arc<Mutex<BTreeMap<String, usize>>>) {
     (format!("http://{addr}/hook"), seen)
 }
 
-/// Appends `n` `tracking_request.succeeded` events to `account` (on a connection of its own).
-async fn append_succeeded(db: &Db, account: uuid::Uuid, n: usize) {
-    let entries: Vec<boxtrack_store::events::NewEvent> = (0..n)
-        .map(|_| boxtrack_store::events::NewEvent {
-            event: "tracking_request.succeeded".into(),
-            object_type: "tracking_request",
-            object_id: uuid::Uuid::now_v7(),
-            payload: json!({}),
-        })
-        .collect();
-    let mut tx = db.begin().await.unwrap();
-    boxtrack_store::events::append_many(&mut tx, account, &entries, boxtrack_store::now_us())
-        .await
-        .unwrap();
-    tx.commit().await.unwrap();
-}
-
 /// Waits (up to about a minute) for `done`.
 async fn until<F, Fut>(what: &str, mut done: F)
 where
@@ -142,7 +126,7 @@ async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_eac
     )
     .await;
     app.keep(database);
-    let (account, key) = app.account().await;
+    let (_, key) = app.account().await;
     let (hook_url, seen) = counting_receiver().await;
     let r = app
         .post(
@@ -170,7 +154,7 @@ async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_eac
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     });
-    append_succeeded(&direct, account.id, 3).await;
+    append_succeeded(&direct, uuid::Uuid::now_v7(), 3).await;
     until("the first three deliveries", || async {
         seen.lock().await.len() == 3
     })
@@ -178,7 +162,7 @@ async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_eac
 
     proxy.cut();
     // events keep arriving (another process, on a database connection of its own)
-    append_succeeded(&direct, account.id, 3).await;
+    append_succeeded(&direct, uuid::Uuid::now_v7(), 3).await;
     let r = app.get("/v2/containers", Some(&key)).await;
     let e = assert_error(&r, 503);
     assert_eq!(e["code"], "database_unavailable", "{}", r.text);

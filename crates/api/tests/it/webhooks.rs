@@ -1072,7 +1072,7 @@ async fn succeeded_events(
 }
 
 /// Appends `n` `tracking_request.succeeded` events about `tr_id` to the webhooks' account.
-async fn append_succeeded(db: &boxtrack_store::Db, tr_id: uuid::Uuid, n: usize) {
+pub(crate) async fn append_succeeded(db: &boxtrack_store::Db, tr_id: uuid::Uuid, n: usize) {
     let account_id: uuid::Uuid = boxtrack_store::on_db!(db, p => sqlx::query_scalar("SELECT account_id FROM webhooks LIMIT 1").fetch_one(p).await.unwrap());
     let entries: Vec<boxtrack_store::events::NewEvent> = (0..n)
         .map(|_| boxtrack_store::events::NewEvent {

@@ -207,6 +207,29 @@ pub struct CycleDone {
 /// On SQLite the cycle runs on the database's own writer connection, on its thread (see
 /// `sqlite_writer`); on PostgreSQL through the pool.
 pub async fn cycle(db: &Db, work: Cycle) -> Result<CycleDone> {
+    cycle_keeping(db, work).await.map_err(|f| f.error)
+}
+
+/// A cycle that did not commit, with its work given back to be tried again.
+#[derive(Debug)]
+pub struct CycleFailed {
+    /// Why.
+    pub error: crate::StoreError,
+    /// What it was to write, unchanged.
+    pub work: Cycle,
+}
+
+/// [`cycle`], giving the work back when the transaction fails (the database went away, or
+/// its disk is full), so the caller can keep the outcomes of attempts already made and
+/// record them once the database is back instead of sending those notifications again.
+///
+/// Recording is safe to repeat: an attempt is recorded only while the notification's attempt
+/// count is still the one it was claimed with, so a cycle that committed although its caller
+/// saw an error (the connection broke during the commit) records nothing the second time.
+pub async fn cycle_keeping(
+    db: &Db,
+    work: Cycle,
+) -> std::result::Result<CycleDone, Box<CycleFailed>> {
     if work.bodies.is_empty()
         && work.done.is_empty()
         && work.deferred.is_empty()
@@ -218,6 +241,14 @@ pub async fn cycle(db: &Db, work: Cycle) -> Result<CycleDone> {
         Db::Sqlite(_, writer) => return writer.cycle(work).await,
         Db::Postgres(pool) => pool,
     };
+    match run_pg(pool, &work).await {
+        Ok(out) => Ok(out),
+        Err(error) => Err(Box::new(CycleFailed { error, work })),
+    }
+}
+
+/// One cycle on PostgreSQL, in one transaction.
+async fn run_pg(pool: &sqlx::PgPool, work: &Cycle) -> Result<CycleDone> {
     let mut tx = pool.begin().await?;
     let mut out = CycleDone::default();
     if !work.bodies.is_empty() {
@@ -428,29 +459,33 @@ async fn record_many(
     done: &[(NotificationRow, Attempt)],
     deactivate_after: i64,
 ) -> Result<Vec<Uuid>> {
-    let retried: Vec<(Uuid, Uuid)> = done
+    let retried: Vec<(Uuid, Uuid, i64)> = done
         .iter()
         .filter(|(n, _)| n.attempts > 0)
-        .map(|(n, _)| (n.id, Uuid::now_v7()))
+        .map(|(n, _)| (n.id, Uuid::now_v7(), n.attempts))
         .collect();
     if !retried.is_empty() {
-        // rows from before the latest attempt was kept in the row have none to move
+        // rows from before the latest attempt was kept in the row have none to move; one
+        // whose attempt is already recorded (a repeated cycle) has moved it before
         sqlx::query(
             "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error, response_body) \
              SELECT n.id, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error, n.last_response_body \
-             FROM webhook_notifications n JOIN unnest($1::uuid[], $2::uuid[]) AS v(notification_id, attempt_id) \
-             ON n.id = v.notification_id WHERE n.last_attempt_us IS NOT NULL",
+             FROM webhook_notifications n JOIN unnest($1::uuid[], $2::uuid[], $3::int8[]) AS v(notification_id, attempt_id, attempts) \
+             ON n.id = v.notification_id WHERE n.last_attempt_us IS NOT NULL AND n.attempts = v.attempts",
         )
-        .bind(retried.iter().map(|(id, _)| *id).collect::<Vec<_>>())
-        .bind(retried.iter().map(|(_, a)| *a).collect::<Vec<_>>())
+        .bind(retried.iter().map(|(id, _, _)| *id).collect::<Vec<_>>())
+        .bind(retried.iter().map(|(_, a, _)| *a).collect::<Vec<_>>())
+        .bind(retried.iter().map(|(_, _, n)| *n).collect::<Vec<_>>())
         .execute(&mut **tx)
         .await?;
     }
-    sqlx::query(
+    // only where the attempt count is still the one claimed: an attempt recorded already (a
+    // cycle repeated after its commit was not acknowledged) is not recorded twice
+    let recorded: Vec<Uuid> = sqlx::query_scalar(
         "UPDATE webhook_notifications SET delivery_status = v.status, attempts = attempts + 1, next_attempt_us = v.next, locked_until_us = NULL, \
          last_status_code = v.code, last_error = v.error, last_attempt_us = v.at, last_duration_ms = v.duration, last_response_body = v.body, updated_us = v.at \
-         FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::int8[], $7::int8[], $8::text[]) AS v(id, status, next, code, error, at, duration, body) \
-         WHERE webhook_notifications.id = v.id",
+         FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::int8[], $7::int8[], $8::text[], $9::int8[]) AS v(id, status, next, code, error, at, duration, body, claimed) \
+         WHERE webhook_notifications.id = v.id AND webhook_notifications.attempts = v.claimed RETURNING webhook_notifications.id",
     )
     .bind(done.iter().map(|(n, _)| n.id).collect::<Vec<_>>())
     .bind(done.iter().map(|(_, a)| a.status()).collect::<Vec<_>>())
@@ -464,11 +499,23 @@ async fn record_many(
             .map(|(_, a)| a.response_body.as_deref())
             .collect::<Vec<_>>(),
     )
-    .execute(&mut **tx)
+    .bind(done.iter().map(|(n, _)| n.attempts).collect::<Vec<_>>())
+    .fetch_all(&mut **tx)
     .await?;
     let at_us = done.first().map_or(0, |(_, a)| a.at_us);
     let mut deactivated = Vec::new();
-    for (hook, (reset, failures)) in failure_runs(done) {
+    let runs = if recorded.len() == done.len() {
+        failure_runs(done)
+    } else {
+        let recorded: std::collections::HashSet<Uuid> = recorded.into_iter().collect();
+        let fresh: Vec<(NotificationRow, Attempt)> = done
+            .iter()
+            .filter(|(n, _)| recorded.contains(&n.id))
+            .cloned()
+            .collect();
+        failure_runs(&fresh)
+    };
+    for (hook, (reset, failures)) in runs {
         let sql = if reset { SET_FAILURES } else { ADD_FAILURES };
         let total: Option<i64> = sqlx::query_scalar(sql)
             .bind(hook)

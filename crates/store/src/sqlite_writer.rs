@@ -22,13 +22,16 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, ToSql, TransactionBehav
 use uuid::Uuid;
 
 use crate::notifications::{
-    Attempt, Claim, Claimed, Cycle, CycleDone, NotificationRow, Position, START, body_text,
-    claim_statement, failure_runs, last_position,
+    Attempt, Claim, Claimed, Cycle, CycleDone, CycleFailed, NotificationRow, Position, START,
+    body_text, claim_statement, failure_runs, last_position,
 };
 use crate::{Backend, Result, StoreError};
 
-/// A cycle to run and where its result goes.
-type Job = (Cycle, tokio::sync::oneshot::Sender<Result<CycleDone>>);
+/// A cycle to run and where its result goes (with the work, when it failed).
+type Job = (
+    Cycle,
+    tokio::sync::oneshot::Sender<std::result::Result<CycleDone, Box<CycleFailed>>>,
+);
 
 /// The connection delivery cycles write through on SQLite, owned by a thread of its own
 /// (opened on the first cycle). The thread ends when the last handle is dropped.
@@ -73,7 +76,7 @@ impl SqliteWriter {
                     });
                     // the caller may have gone (its task was cancelled); the transaction
                     // is committed either way, as a pooled connection's would be
-                    let _ = reply.send(done);
+                    let _ = reply.send(done.map_err(|error| Box::new(CycleFailed { error, work })));
                 }
             })
             .map_err(|e| StoreError::Writer(format!("cannot start the SQLite writer: {e}")))?;
@@ -82,11 +85,26 @@ impl SqliteWriter {
 
     /// Runs one delivery cycle (see [`Cycle`]) on the writer thread, in one
     /// `BEGIN IMMEDIATE` transaction.
-    pub(crate) async fn cycle(&self, work: Cycle) -> Result<CycleDone> {
+    /// The work comes back with the error when the cycle fails.
+    pub(crate) async fn cycle(
+        &self,
+        work: Cycle,
+    ) -> std::result::Result<CycleDone, Box<CycleFailed>> {
         let (reply, answer) = tokio::sync::oneshot::channel();
         let gone = || StoreError::Writer("the SQLite writer thread stopped".into());
-        self.jobs.send((work, reply)).map_err(|_| gone())?;
-        answer.await.map_err(|_| gone())?
+        if let Err(mpsc::SendError((work, _))) = self.jobs.send((work, reply)) {
+            return Err(Box::new(CycleFailed {
+                error: gone(),
+                work,
+            }));
+        }
+        // the thread answers every job it takes, even one that panicked
+        answer.await.unwrap_or_else(|_| {
+            Err(Box::new(CycleFailed {
+                error: gone(),
+                work: Cycle::default(),
+            }))
+        })
     }
 }
 
@@ -186,18 +204,21 @@ fn record(
     let mut keep = tx.prepare_cached(
         "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error, response_body) \
          SELECT id, ?2, last_attempt_us, last_status_code, last_duration_ms, last_error, last_response_body FROM webhook_notifications \
-         WHERE id = ?1 AND last_attempt_us IS NOT NULL",
+         WHERE id = ?1 AND last_attempt_us IS NOT NULL AND attempts = ?3",
     )?;
+    // only where the attempt count is still the one claimed, as on PostgreSQL
     let mut update = tx.prepare_cached(
         "UPDATE webhook_notifications SET delivery_status = ?2, attempts = attempts + 1, next_attempt_us = ?3, locked_until_us = NULL, \
-         last_status_code = ?4, last_error = ?5, last_attempt_us = ?6, last_duration_ms = ?7, last_response_body = ?8, updated_us = ?6 WHERE id = ?1",
+         last_status_code = ?4, last_error = ?5, last_attempt_us = ?6, last_duration_ms = ?7, last_response_body = ?8, updated_us = ?6 \
+         WHERE id = ?1 AND attempts = ?9",
     )?;
-    for (n, a) in done {
+    let mut stale = Vec::new();
+    for (i, (n, a)) in done.iter().enumerate() {
         if n.attempts > 0 {
             // rows from before the latest attempt was kept in the row have none to move
-            keep.execute((n.id, Uuid::now_v7()))?;
+            keep.execute((n.id, Uuid::now_v7(), n.attempts))?;
         }
-        update.execute((
+        let changed = update.execute((
             n.id,
             a.status(),
             a.next_attempt_us,
@@ -206,11 +227,26 @@ fn record(
             a.at_us,
             a.duration_ms,
             a.response_body.as_deref(),
+            n.attempts,
         ))?;
+        if changed == 0 {
+            stale.push(i);
+        }
     }
     let at_us = done.first().map_or(0, |(_, a)| a.at_us);
     let mut deactivated = Vec::new();
-    for (hook, (reset, failures)) in failure_runs(done) {
+    let runs = if stale.is_empty() {
+        failure_runs(done)
+    } else {
+        let fresh: Vec<(NotificationRow, Attempt)> = done
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !stale.contains(i))
+            .map(|(_, d)| d.clone())
+            .collect();
+        failure_runs(&fresh)
+    };
+    for (hook, (reset, failures)) in runs {
         let sql = if reset {
             crate::notifications::SET_FAILURES
         } else {

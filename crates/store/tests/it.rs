@@ -252,28 +252,36 @@ async fn delivery_cycles_keep_the_first_stored_body() {
 
     // a failed attempt with a retry, then the retry claims the stored body
     let retry_at = now + 5_000_000;
-    let failed = notifications::cycle(
-        &db,
-        Cycle {
-            done: vec![(
-                n.clone(),
-                Attempt {
-                    at_us: now,
-                    status_code: Some(503),
-                    duration_ms: 3,
-                    error: Some("receiver answered 503".into()),
-                    response_body: Some("busy, try later".into()),
-                    succeeded: false,
-                    next_attempt_us: Some(retry_at),
-                },
-            )],
-            deactivate_after: 100,
-            ..Cycle::default()
-        },
-    )
-    .await
-    .unwrap();
+    let record_failure = || {
+        notifications::cycle(
+            &db,
+            Cycle {
+                done: vec![(
+                    n.clone(),
+                    Attempt {
+                        at_us: now,
+                        status_code: Some(503),
+                        duration_ms: 3,
+                        error: Some("receiver answered 503".into()),
+                        response_body: Some("busy, try later".into()),
+                        succeeded: false,
+                        next_attempt_us: Some(retry_at),
+                    },
+                )],
+                deactivate_after: 100,
+                ..Cycle::default()
+            },
+        )
+    };
+    let failed = record_failure().await.unwrap();
     assert!(failed.deactivated.is_empty());
+    // the same cycle again (its commit went through, but the connection broke before the
+    // answer came, so the deliverer kept its outcomes and records them again): nothing changes
+    record_failure().await.unwrap();
+    let hook = &boxtrack_store::webhooks::list_all(&db, account.id)
+        .await
+        .unwrap()[0];
+    assert_eq!(hook.consecutive_failures, 1, "one failure counted once");
     assert!(
         claim_at(now, None).await.claimed.is_empty(),
         "not due before its retry"

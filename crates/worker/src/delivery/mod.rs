@@ -93,6 +93,9 @@ enum Outcome {
     Deferred { id: uuid::Uuid, until_us: i64 },
 }
 
+/// The webhooks of a batch, prepared to send to.
+type Targets = std::collections::HashMap<uuid::Uuid, std::sync::Arc<Target>>;
+
 /// A prepared batch: jobs ready to send once the bodies rendered for them are stored.
 struct Prepared {
     jobs: Vec<Job>,
@@ -134,6 +137,20 @@ struct Cycled {
     deferred: usize,
     claim: bool,
 }
+
+/// A cycle that did not commit: the error, and its inputs given back to be tried again.
+struct Failed {
+    error: boxtrack_store::StoreError,
+    prepared: Vec<Prepared>,
+    done: Vec<Outcome>,
+    /// The claim it was to make, if any (`first` of it).
+    claim: Option<bool>,
+}
+
+/// How long the lane waits before it tries a failed cycle again: doubling from the first
+/// wait to the last, so an outage of the database costs a few statements a second.
+const RETRY_FIRST: Duration = Duration::from_millis(200);
+const RETRY_MAX: Duration = Duration::from_secs(5);
 
 /// The lane's channels: claimed batches out to the preparer (`None` once it stopped),
 /// prepared batches back, jobs out to the sender, outcomes back.
@@ -211,17 +228,16 @@ impl Deliverer {
         self
     }
 
-    /// Makes a claimed batch ready to send: webhooks read and prepared, bodies not stored yet
-    /// rendered once (the lane stores them before the jobs go out).
-    async fn prepare(
+    /// What a claimed batch needs from the database: its webhooks, prepared, and the bodies
+    /// not stored yet, rendered once (in the order of the batch's rows without one).
+    async fn lookups(
         &self,
-        claimed: Vec<boxtrack_store::notifications::Claimed>,
-    ) -> Result<Prepared, boxtrack_store::StoreError> {
-        use std::collections::HashMap;
+        claimed: &[boxtrack_store::notifications::Claimed],
+    ) -> Result<(Targets, Vec<String>), boxtrack_store::StoreError> {
         let mut hook_ids: Vec<uuid::Uuid> = claimed.iter().map(|c| c.row.webhook_id).collect();
         hook_ids.sort_unstable();
         hook_ids.dedup();
-        let mut targets: HashMap<uuid::Uuid, std::sync::Arc<Target>> = HashMap::new();
+        let mut targets = Targets::new();
         for h in boxtrack_store::webhooks::get_many(&self.db, &hook_ids).await? {
             let t = Target::new(&h, self.allow_private).await;
             targets.insert(h.id, std::sync::Arc::new(t));
@@ -232,9 +248,18 @@ impl Deliverer {
             .filter(|c| c.body.is_none())
             .map(|c| c.row.clone())
             .collect();
-        let mut rendered = boxtrack_views::notifications::bodies(&self.db, &missing)
-            .await?
-            .into_iter();
+        let rendered = boxtrack_views::notifications::bodies(&self.db, &missing).await?;
+        Ok((targets, rendered))
+    }
+
+    /// Makes a claimed batch ready to send with what [`Deliverer::lookups`] read (the lane
+    /// stores the bodies rendered now before the jobs go out).
+    fn prepare(
+        claimed: Vec<boxtrack_store::notifications::Claimed>,
+        targets: &Targets,
+        rendered: Vec<String>,
+    ) -> Prepared {
+        let mut rendered = rendered.into_iter();
         let mut to_store = Vec::new();
         let mut jobs = Vec::with_capacity(claimed.len());
         for c in claimed {
@@ -251,17 +276,32 @@ impl Deliverer {
                 row: c.row,
             });
         }
-        Ok(Prepared { jobs, to_store })
+        Prepared { jobs, to_store }
     }
 
-    /// Prepares every claimed batch that arrives and hands it back to the lane.
+    /// Prepares every claimed batch that arrives and hands it back to the lane. A batch whose
+    /// reads fail on an unavailable database is tried again (as the lane's cycles are) until
+    /// the database is back or the lane stops.
     async fn prepare_all(
         &self,
         mut claimed: tokio::sync::mpsc::Receiver<Vec<boxtrack_store::notifications::Claimed>>,
         prepared: tokio::sync::mpsc::Sender<Prepared>,
     ) -> Result<(), boxtrack_store::StoreError> {
         while let Some(batch) = claimed.recv().await {
-            if prepared.send(self.prepare(batch).await?).await.is_err() {
+            let mut backoff = RETRY_FIRST;
+            let (targets, rendered) = loop {
+                match self.lookups(&batch).await {
+                    Ok(found) => break found,
+                    Err(e) if e.unavailable().is_some() && !prepared.is_closed() => {
+                        tracing::debug!(error = %e, "preparing deliveries waits for the database");
+                        tokio::time::sleep(backoff).await;
+                        backoff = (backoff * 2).min(RETRY_MAX);
+                    }
+                    Err(e) => return Err(e),
+                }
+            };
+            let ready = Deliverer::prepare(batch, &targets, rendered);
+            if prepared.send(ready).await.is_err() {
                 // the lane stopped; its error is returned
                 break;
             }
@@ -398,8 +438,8 @@ impl Deliverer {
         prepared: Vec<Prepared>,
         done: Vec<Outcome>,
         claim: Option<(Option<boxtrack_store::notifications::Position>, bool)>,
-    ) -> Result<Cycled, boxtrack_store::StoreError> {
-        use boxtrack_store::notifications::{self, Claim, Cycle};
+    ) -> Result<Cycled, Failed> {
+        use boxtrack_store::notifications::{self, Claim, Cycle, CycleFailed};
         // the bodies are shared with the jobs, not copied
         let bodies: Vec<(uuid::Uuid, bytes::Bytes)> = prepared
             .iter()
@@ -420,7 +460,7 @@ impl Deliverer {
         }
         let recorded = Tally::of(&attempted);
         let n_deferred = deferred.len();
-        let out = notifications::cycle(
+        let outcome = notifications::cycle_keeping(
             &self.db,
             Cycle {
                 bodies,
@@ -436,7 +476,30 @@ impl Deliverer {
                 deactivate_after: self.deactivate_after,
             },
         )
-        .await?;
+        .await;
+        let out = match outcome {
+            Ok(out) => out,
+            Err(failed) => {
+                let CycleFailed { error, work } = *failed;
+                // the outcomes go back as they came, to be recorded when the database is back
+                let done = work
+                    .done
+                    .into_iter()
+                    .map(Outcome::Attempted)
+                    .chain(
+                        work.deferred
+                            .into_iter()
+                            .map(|(id, until_us)| Outcome::Deferred { id, until_us }),
+                    )
+                    .collect();
+                return Err(Failed {
+                    error,
+                    prepared,
+                    done,
+                    claim: claim.map(|(_, first)| first),
+                });
+            }
+        };
         Ok(Cycled {
             out,
             prepared,
@@ -464,8 +527,11 @@ impl Deliverer {
             boxtrack_store::Backend::Sqlite => 1,
             boxtrack_store::Backend::Postgres => 2,
         };
-        let mut cycles: tokio::task::JoinSet<Result<Cycled, boxtrack_store::StoreError>> =
-            tokio::task::JoinSet::new();
+        let mut cycles: tokio::task::JoinSet<Result<Cycled, Failed>> = tokio::task::JoinSet::new();
+        // after a cycle failed on an unavailable database: when to try again, and the wait
+        // after that
+        let mut retry_at: Option<tokio::time::Instant> = None;
+        let mut backoff = RETRY_FIRST;
         let mut recorded = 0;
         // claimed and not yet recorded, and of those, still with the preparer
         let mut in_flight = 0usize;
@@ -517,7 +583,7 @@ impl Deliverer {
                 && io.claims.as_ref().is_some_and(|c| c.capacity() > 0);
             let gathered = gathered(done.len(), in_flight, waiting_since.map(|t| t.elapsed()));
             let work = !prepared.is_empty() || claim || gathered;
-            if work && !stopping && cycles.len() < lanes {
+            if work && !stopping && retry_at.is_none() && cycles.len() < lanes {
                 claiming |= claim;
                 let me = self.clone();
                 let (p, d) = (std::mem::take(&mut prepared), std::mem::take(&mut done));
@@ -537,7 +603,32 @@ impl Deliverer {
             tokio::select! {
                 Some(joined) = cycles.join_next() => {
                     let c = match joined {
-                        Ok(c) => c?,
+                        Ok(Ok(c)) => c,
+                        Ok(Err(failed)) => {
+                            // a database that is away (or whose disk is full) keeps what the
+                            // cycle held, to be recorded when it is back, rather than leaving
+                            // sent notifications to be sent again when their lease ends; a
+                            // run that is shutting down leaves them to the lease
+                            let Some(why) = failed.error.unavailable() else {
+                                return Err(failed.error);
+                            };
+                            if closing {
+                                return Err(failed.error);
+                            }
+                            if backoff == RETRY_FIRST {
+                                tracing::warn!(error = %failed.error, condition = ?why, held = failed.done.len(),
+                                    "the delivery database is unavailable; outcomes are kept and recorded when it is back");
+                            }
+                            done.extend(failed.done);
+                            prepared.extend(failed.prepared);
+                            if let Some(was_first) = failed.claim {
+                                claiming = false;
+                                first |= was_first;
+                            }
+                            retry_at = Some(tokio::time::Instant::now() + backoff);
+                            backoff = (backoff * 2).min(RETRY_MAX);
+                            continue;
+                        }
                         Err(e) => {
                             // a bug, not the database: stop taking work; the lease brings
                             // what was claimed back
@@ -546,6 +637,10 @@ impl Deliverer {
                             continue;
                         }
                     };
+                    if backoff > RETRY_FIRST {
+                        tracing::info!("the delivery database is back; held outcomes recorded");
+                        backoff = RETRY_FIRST;
+                    }
                     let Cycled { mut out, prepared: sent, recorded: tally, deferred, claim } = c;
                     self.count(tally, &out.deactivated);
                     recorded += tally.total();
@@ -607,9 +702,12 @@ impl Deliverer {
                     after = None;
                 },
                 _ = shutdown.cancelled(), if !closing => closing = true,
+                // a failed cycle is tried again
+                _ = tokio::time::sleep_until(retry_at.unwrap_or_else(tokio::time::Instant::now)),
+                    if retry_at.is_some() => retry_at = None,
                 // outcomes waiting to be gathered are recorded once they have waited this long
                 _ = tokio::time::sleep_until(waiting_since.map_or_else(tokio::time::Instant::now, |t| t + GATHER_WAIT)),
-                    if waiting_since.is_some() && !stopping && cycles.len() < lanes => {},
+                    if waiting_since.is_some() && !stopping && retry_at.is_none() && cycles.len() < lanes => {},
                 else => stopping = true,
             }
         }

@@ -3784,3 +3784,274 @@ async fn sigkill_during_ingest_loses_no_accepted_file() {
         assert_eq!(stored.body, *file, "payload {id} verbatim");
     }
 }
+
+/// Tracks container `number` of carrier `scac` for the account `account_id` as if the carrier
+/// had answered (a container request, claimed and finished with a shipment from `pol` to
+/// `pod`), as the worker would, without an upstream.
+async fn track_container_directly(
+    db_url: &str,
+    account_id: &str,
+    number: &str,
+    scac: &str,
+    (pol, pod): (&str, &str),
+) {
+    use boxtrack_store::tracking;
+    let db = boxtrack_store::Db::connect(db_url).await.unwrap();
+    let account = uuid::Uuid::parse_str(account_id).unwrap();
+    let request = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
+        request_number: Some(number.into()),
+        request_type: Some("container".into()),
+        scac: Some(scac.into()),
+        ..Default::default()
+    })
+    .unwrap();
+    let plan = boxtrack_core::plan::Plan::Standard;
+    let tr = tracking::create_request(&db, account, plan, &request, &Default::default())
+        .await
+        .unwrap();
+    let claimed = tracking::claim_due(&db, boxtrack_store::now_us() + 1_000_000, 60_000_000, 100)
+        .await
+        .unwrap();
+    let row = claimed.into_iter().find(|r| r.id == tr.id).unwrap();
+    let port = |l: &str| boxtrack_core::reference::port(l).map(|p| p.time_zone.clone());
+    let route = boxtrack_core::tracking::Route {
+        pol_locode: Some(pol.into()),
+        pol_timezone: port(pol),
+        pod_locode: Some(pod.into()),
+        pod_timezone: port(pod),
+        ..Default::default()
+    };
+    tracking::finish(
+        &db,
+        &row,
+        tracking::Outcome::Created {
+            scac: scac.into(),
+            bill_of_lading_number: format!("{scac}{}", &number[4..]),
+            route: Box::new(route),
+            containers: vec![tracking::NewContainer {
+                number: number.into(),
+                observations: vec![],
+            }],
+            scenario: None,
+        },
+    )
+    .await
+    .unwrap();
+}
+
+/// The X12 315 files of one container's arrival at Manzanillo: arrival, discharge,
+/// availability and full out-gate, then a correction of each, one file each, sent in order.
+/// The fixture's November 2022 is moved to the last few days (an arrival years ago would
+/// stop the tracking at once, as `tracking::stop_stale` does with a journey long over).
+fn arrival_files() -> Vec<String> {
+    let today = jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date();
+    let shifted = |text: String| {
+        (1..=30).fold(text, |text, day: i64| {
+            let date = today
+                .checked_add(jiff::Span::new().days(day - 26))
+                .unwrap()
+                .strftime("%Y%m%d")
+                .to_string();
+            text.replace(&format!("202211{day:02}"), &date)
+        })
+    };
+    let template = std::fs::read_to_string(format!(
+        "{}/../../fixtures/x12/315/004010_315_singleline_hamsud-krpus-mxzlo.edi",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let steps = [
+        ("VA", "20221120", "2300"),
+        ("UV", "20221121", "0124"),
+        ("AV", "20221122", "0800"),
+        ("OA", "20221123", "1000"),
+        ("VA", "20221120", "2330"),
+        ("UV", "20221121", "0200"),
+        ("AV", "20221122", "0900"),
+        ("OA", "20221123", "1015"),
+    ];
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, (status, date, time))| {
+            template
+                .replace(
+                    "GS*QO*HAMSUD*GSCL*20221121*0751",
+                    &format!("GS*QO*HAMSUD*GSCL*20221125*{:04}", 1000 + i),
+                )
+                .replace(
+                    "B4***UV*20221121*0124",
+                    &format!("B4***{status}*{date}*{time}"),
+                )
+        })
+        .map(shifted)
+        .collect()
+}
+
+/// Sends one X12 file to `POST /v2/ingest/x12`; its status, or `None` when no answer came.
+async fn post_x12(http: &reqwest::Client, base: &str, key: &str, file: &str) -> Option<u16> {
+    let r = http
+        .post(format!("{base}/v2/ingest/x12"))
+        .header("Authorization", format!("Token {key}"))
+        .header("Content-Type", "application/edi-x12")
+        .body(file.to_string())
+        .send()
+        .await
+        .ok()?;
+    Some(r.status().as_u16())
+}
+
+/// What an account sees of a container after ingest, without what differs between two
+/// databases holding the same facts (ids, the wall-clock times things were recorded or
+/// asked for): its attributes, its transport
+/// events and the names of the account's events in log order.
+async fn container_as_seen(
+    http: &reqwest::Client,
+    base: &str,
+    key: &str,
+    container: &str,
+) -> (Value, Vec<Value>, Vec<String>) {
+    let bookkeeping = |mut v: Value| {
+        if let Some(m) = v.as_object_mut() {
+            m.retain(|k, _| {
+                !matches!(k.as_str(), "created_at" | "updated_at")
+                    && !k.ends_with("_last_tracking_request_at")
+            });
+        }
+        v
+    };
+    let c = get_json(http, base, key, &format!("/v2/containers/{container}")).await;
+    let events = get_json(
+        http,
+        base,
+        key,
+        &format!("/v2/containers/{container}/transport_events?page[size]=100"),
+    )
+    .await;
+    let log = get_json(http, base, key, "/v2/events?page[size]=1000").await;
+    (
+        bookkeeping(c["data"]["attributes"].clone()),
+        events["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| bookkeeping(e["attributes"].clone()))
+            .collect(),
+        log["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                e["attributes"]["event"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect(),
+    )
+}
+
+/// SIGKILL while X12 files that change a tracked container are ingested: a file whose answer
+/// never came is sent again after the restart, and so is the last one answered (as a sender
+/// that lost the answer would), so some files are applied twice. The container then reads
+/// exactly as when every file was taken once by a process that was never killed: the same
+/// attributes, the same transport events, the same entries in the account's event log.
+#[tokio::test]
+async fn sigkill_during_ingest_of_tracked_containers_applies_each_file_once() {
+    let files = arrival_files();
+    let http = reqwest::Client::new();
+    let setup = |db_url: String| async move {
+        let op_key = operator_key(&db_url);
+        let created = ok_json(boxtrack(
+            &db_url,
+            &["accounts", "create", "--name", "Importer", "--json"],
+        ));
+        let key = created["api_key"].as_str().unwrap().to_string();
+        let account = created["account_id"].as_str().unwrap().to_string();
+        track_container_directly(&db_url, &account, "MRSU4371639", "SUDU", ("KRPUS", "MXZLO"))
+            .await;
+        (op_key, key)
+    };
+    let container_id = |base: String, key: String| {
+        let http = http.clone();
+        async move {
+            let list = get_json(&http, &base, &key, "/v2/containers").await;
+            list["data"][0]["id"].as_str().unwrap().to_string()
+        }
+    };
+
+    // the reference: every file once, no kill
+    let reference_db = boxtrack_testkit::fresh().await;
+    let (op_key, key) = setup(reference_db.url.clone()).await;
+    let (_server, base, _) = start(&mut serve_cmd(&reference_db.url, &[]));
+    let container = container_id(base.clone(), key.clone()).await;
+    for file in &files {
+        assert_eq!(post_x12(&http, &base, &op_key, file).await, Some(200));
+    }
+    let reference = container_as_seen(&http, &base, &key, &container).await;
+    assert!(
+        reference.1.len() >= 4,
+        "the files made transport events: {:?}",
+        reference.1
+    );
+    drop(_server);
+
+    // killed: a round sends one to three files, then one more that is in flight when the
+    // process is killed (at once, or a millisecond or two later)
+    let db = boxtrack_testkit::fresh().await;
+    let (op_key, key) = setup(db.url.clone()).await;
+    let mut next = 0;
+    let mut round = 0u64;
+    let mut kills = 0;
+    while next < files.len() {
+        let (mut server, base, _) = start(&mut serve_cmd(&db.url, &[]));
+        if next > 0 {
+            // the answer to the last file was lost: sent again
+            assert_eq!(
+                post_x12(&http, &base, &op_key, &files[next - 1]).await,
+                Some(200)
+            );
+        }
+        for _ in 0..=(round % 3) {
+            if next == files.len() {
+                break;
+            }
+            assert_eq!(
+                post_x12(&http, &base, &op_key, &files[next]).await,
+                Some(200)
+            );
+            next += 1;
+        }
+        if next < files.len() {
+            let in_flight = {
+                let (http, base, key, file) = (
+                    http.clone(),
+                    base.clone(),
+                    op_key.clone(),
+                    files[next].clone(),
+                );
+                tokio::spawn(async move { post_x12(&http, &base, &key, &file).await })
+            };
+            tokio::time::sleep(std::time::Duration::from_millis(round % 3)).await;
+            server.0.kill().unwrap();
+            server.0.wait().unwrap();
+            kills += 1;
+            match in_flight.await.unwrap() {
+                Some(200) => next += 1,
+                Some(other) => panic!("file {next} answered {other}"),
+                // not answered: sent again after the restart
+                None => {}
+            }
+        }
+        round += 1;
+    }
+    assert!(kills >= 3, "{kills} kills");
+    let (_server, base, _) = start(&mut serve_cmd(&db.url, &[]));
+    let container = container_id(base.clone(), key.clone()).await;
+    let crashed = container_as_seen(&http, &base, &key, &container).await;
+    assert_eq!(crashed.0, reference.0, "the container's attributes");
+    assert_eq!(crashed.1, reference.1, "the transport events");
+    assert_eq!(crashed.2, reference.2, "the account's event log");
+}

@@ -20,21 +20,33 @@ use crate::webhooks::append_succeeded;
 
 const MT: &str = "application/vnd.api+json";
 
-/// A TCP proxy to `target` that can be cut and restored.
+/// A TCP proxy to `target` that can be cut, made to refuse connections, and restored.
 struct Proxy {
     addr: SocketAddr,
+    target: String,
     up: Arc<AtomicBool>,
     links: Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>,
+    accepting: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 impl Proxy {
     async fn start(target: String) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let up = Arc::new(AtomicBool::new(true));
-        let links: Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>> = Arc::default();
-        let (u, l) = (up.clone(), links.clone());
-        tokio::spawn(async move {
+        let proxy = Proxy {
+            addr: listener.local_addr().unwrap(),
+            target,
+            up: Arc::new(AtomicBool::new(true)),
+            links: Arc::default(),
+            accepting: std::sync::Mutex::new(None),
+        };
+        proxy.accept_on(listener);
+        proxy
+    }
+
+    /// Forwards every connection `listener` accepts while the proxy is up.
+    fn accept_on(&self, listener: TcpListener) {
+        let (u, l, target) = (self.up.clone(), self.links.clone(), self.target.clone());
+        let task = tokio::spawn(async move {
             while let Ok((mut client, _)) = listener.accept().await {
                 if !u.load(Ordering::SeqCst) {
                     drop(client);
@@ -49,7 +61,7 @@ impl Proxy {
                 l.lock().unwrap().push(link.abort_handle());
             }
         });
-        Proxy { addr, up, links }
+        *self.accepting.lock().unwrap() = Some(task.abort_handle());
     }
 
     /// Breaks every connection through the proxy and closes new ones at once.
@@ -58,6 +70,26 @@ impl Proxy {
         for link in self.links.lock().unwrap().drain(..) {
             link.abort();
         }
+    }
+
+    /// As a server that restarts: every connection broken and the port closed, so new
+    /// connections are refused (until [`Proxy::listen_again`]).
+    async fn refuse(&self) {
+        self.cut();
+        if let Some(task) = self.accepting.lock().unwrap().take() {
+            task.abort();
+        }
+        // the listener is dropped with its task
+        while TcpStream::connect(self.addr).await.is_ok() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Opens the port again after [`Proxy::refuse`], forwarding.
+    async fn listen_again(&self) {
+        let listener = TcpListener::bind(self.addr).await.unwrap();
+        self.accept_on(listener);
+        self.restore();
     }
 
     fn restore(&self) {
@@ -232,4 +264,58 @@ async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_eac
     let seen = seen.lock().await;
     assert_eq!(seen.len(), 8, "{seen:?}");
     assert!(seen.values().all(|n| *n == 1), "none sent twice: {seen:?}");
+}
+
+/// A PostgreSQL restart refuses connections rather than closing them. Requests made while it
+/// lasts wait for a connection (the pool tries again, backing off, for up to its 10-second
+/// acquire timeout): one the database answers again within that is served, late but whole;
+/// one it does not is a 503 `database_unavailable`, and the service recovers by itself after.
+#[tokio::test]
+async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s() {
+    let database = boxtrack_testkit::fresh().await;
+    if !database.url.starts_with("postgres") {
+        return;
+    }
+    let direct = Db::connect(&database.url).await.unwrap();
+    direct.migrate().await.unwrap();
+    let mut url = url::Url::parse(&database.url).unwrap();
+    let target = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap_or(5432));
+    let proxy = Proxy::start(target).await;
+    url.set_port(Some(proxy.addr.port())).unwrap();
+    url.set_host(Some("127.0.0.1")).unwrap();
+    let db = Db::connect(url.as_str()).await.unwrap();
+    let mut app =
+        TestApp::spawn_with(db.clone(), Limiter::database(db), ApiConfig::default()).await;
+    app.keep(database);
+    let (_, key) = app.account().await;
+    assert_eq!(app.get("/v2/containers", Some(&key)).await.status, 200);
+
+    // a short restart: the request waits it out and is served
+    proxy.refuse().await;
+    let waiting = {
+        let (base, key) = (app.base.clone(), key.clone());
+        tokio::spawn(async move {
+            reqwest::Client::new()
+                .get(format!("{base}/v2/containers"))
+                .header("Authorization", format!("Token {key}"))
+                .send()
+                .await
+                .map(|r| r.status().as_u16())
+        })
+    };
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(!waiting.is_finished(), "the request waits for the database");
+    proxy.listen_again().await;
+    assert_eq!(waiting.await.unwrap().unwrap(), 200);
+
+    // a restart longer than the acquire timeout: a 503 that says so
+    proxy.refuse().await;
+    let r = app.get("/v2/containers", Some(&key)).await;
+    let e = assert_error(&r, 503);
+    assert_eq!(e["code"], "database_unavailable", "{}", r.text);
+    proxy.listen_again().await;
+    until("the service answers again", || async {
+        app.get("/v2/containers", Some(&key)).await.status == 200
+    })
+    .await;
 }

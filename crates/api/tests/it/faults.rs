@@ -319,3 +319,125 @@ async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s()
     })
     .await;
 }
+
+/// PostgreSQL's disk fills: its writes fail with SQLSTATE 53100 (`disk_full`). The test makes
+/// the server raise exactly that error on every write to the parties table and to webhook
+/// notifications (a trigger; filling a real disk needs a file system of its own), and lifts
+/// it. Refused writes are a 503 `storage_full` that changes nothing, reads go on, a delivery
+/// whose outcome cannot be recorded meanwhile is recorded afterwards (not sent again), and
+/// writes succeed again without a restart.
+#[tokio::test]
+async fn postgres_disk_full_is_a_503_storage_full_and_writes_resume() {
+    let database = boxtrack_testkit::fresh().await;
+    if !database.url.starts_with("postgres") {
+        return;
+    }
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let mut app = TestApp::spawn_with(
+        db.clone(),
+        Limiter::database(db.clone()),
+        ApiConfig {
+            allow_private_webhook_urls: true,
+            ..ApiConfig::default()
+        },
+    )
+    .await;
+    app.keep(database);
+    let (_, key) = app.account().await;
+    let party = |name: &str| {
+        json!({"data": {"type": "party", "attributes": {"company_name": name}}}).to_string()
+    };
+    assert_eq!(
+        app.post("/v2/parties", &key, MT, &party("Before"))
+            .await
+            .status,
+        201
+    );
+    let (hook_url, seen, gate) = gated_receiver().await;
+    let r = app
+        .post(
+            "/v2/webhooks",
+            &key,
+            MT,
+            &json!({"data": {"type": "webhook", "attributes": {"url": hook_url, "events": ["tracking_request.succeeded"]}}})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let deliverer = boxtrack_worker::delivery::Deliverer::new(
+        db.clone(),
+        Duration::from_secs(5),
+        true,
+        1_000_000,
+    );
+    let stop = tokio_util::sync::CancellationToken::new();
+    let s = stop.clone();
+    tokio::spawn(async move {
+        while !s.is_cancelled() {
+            let _ = deliverer.deliver_due(boxtrack_store::now_us()).await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    // one delivery is in flight when the disk fills
+    gate.send_replace(false);
+    append_succeeded(&db, uuid::Uuid::now_v7(), 1).await;
+    until("a delivery in flight", || async {
+        seen.lock().await.len() == 1
+    })
+    .await;
+
+    let full = |sql: &'static str| {
+        let db = db.clone();
+        async move {
+            boxtrack_store::on_db!(&db, p => sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(p).await.map(|_| ()).unwrap());
+        }
+    };
+    full(
+        "CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+         RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$; \
+         CREATE TRIGGER disk_full BEFORE INSERT OR UPDATE ON parties FOR EACH ROW EXECUTE FUNCTION disk_full(); \
+         CREATE TRIGGER disk_full BEFORE UPDATE ON webhook_notifications FOR EACH ROW EXECUTE FUNCTION disk_full();",
+    )
+    .await;
+    gate.send_replace(true);
+    let r = app.post("/v2/parties", &key, MT, &party("During")).await;
+    let e = assert_error(&r, 503);
+    assert_eq!(e["code"], "storage_full", "{}", r.text);
+    let listed = app.get("/v2/parties", Some(&key)).await;
+    assert_eq!(listed.status, 200, "reads go on");
+    let names: Vec<String> = listed.json()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p["attributes"]["company_name"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(names, ["Before"], "the refused write changed nothing");
+    // the delivery's outcome cannot be recorded while the disk is full
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(recorded(&app, &key).await, (1, 0));
+
+    full(
+        "DROP TRIGGER disk_full ON parties; DROP TRIGGER disk_full ON webhook_notifications; \
+         DROP FUNCTION disk_full();",
+    )
+    .await;
+    assert_eq!(
+        app.post("/v2/parties", &key, MT, &party("After"))
+            .await
+            .status,
+        201
+    );
+    until("the held outcome recorded", || async {
+        recorded(&app, &key).await == (1, 1)
+    })
+    .await;
+    stop.cancel();
+    let seen = seen.lock().await;
+    assert!(seen.values().all(|n| *n == 1), "not sent again: {seen:?}");
+}

@@ -51,6 +51,8 @@ pub struct ApiError {
     status: StatusCode,
     errors: Vec<ErrorObject>,
     retry_after: Option<u64>,
+    /// The request found the database unreachable (closes [`crate::dbgate::DbGate`]).
+    unreachable: bool,
 }
 
 fn title_of(status: StatusCode) -> &'static str {
@@ -71,6 +73,7 @@ impl ApiError {
                 meta: None,
             }],
             retry_after: None,
+            unreachable: false,
         }
     }
 
@@ -162,9 +165,22 @@ impl ApiError {
                 )
                 .with_code("database_unavailable");
                 e.retry_after = Some(5);
+                e.unreachable = condition == Unavailable::Unreachable;
                 e
             }
         }
+    }
+
+    /// 503 `database_unavailable` at once, without trying the database: a request has found
+    /// it unreachable and none has got through since (see [`crate::dbgate`]).
+    pub fn database_known_unreachable() -> ApiError {
+        let mut e = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The service's database cannot be reached right now, so requests are answered at once without waiting for it; this request did not complete. Try again shortly.",
+        )
+        .with_code("database_unavailable");
+        e.retry_after = Some(5);
+        e
     }
 
     /// 503 for a request that took longer than the request timeout (`request_timeout`).
@@ -219,6 +235,7 @@ impl ApiError {
     /// Joins several errors of the same status into one document.
     pub fn merge(mut self, other: ApiError) -> ApiError {
         self.errors.extend(other.errors);
+        self.unreachable |= other.unreachable;
         self
     }
 
@@ -270,6 +287,9 @@ impl IntoResponse for ApiError {
         if let Some(s) = self.retry_after {
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(s));
+        }
+        if self.unreachable {
+            res.extensions_mut().insert(crate::dbgate::Unreachable);
         }
         res
     }

@@ -7,6 +7,7 @@
 #![recursion_limit = "256"]
 
 pub mod auth;
+pub mod dbgate;
 pub mod doc;
 pub mod error;
 pub mod examples;
@@ -102,6 +103,11 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::deadline,
+        ))
+        // outside the timeout, so that a probe abandoned by it lets the next one go
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::db_gate,
         ))
         // outside the panic and timeout layers, so that their 500 and 503 answers are
         // counted and logged like any other

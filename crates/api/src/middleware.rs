@@ -45,6 +45,39 @@ pub async fn deadline(State(state): State<AppState>, req: Request, next: Next) -
     }
 }
 
+/// Middleware: while the database is known to be unreachable, REST requests (`/v2/…`, but
+/// the OpenAPI document, which needs no database) are answered the JSON:API 503
+/// `database_unavailable` at once, but for one probe a second (see [`crate::dbgate`]).
+pub async fn db_gate(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    use crate::dbgate::{Admission, Unreachable};
+    let path = req.uri().path();
+    if !path.starts_with("/v2/") || path == "/v2/openapi.json" {
+        return next.run(req).await;
+    }
+    let admission = state.db_gate.admit();
+    if admission == Admission::Refuse {
+        return ApiError::database_known_unreachable().into_response();
+    }
+    // a request abandoned before its answer (the client went away) ends a probe too
+    struct Pending(Option<(std::sync::Arc<crate::dbgate::DbGate>, Admission)>);
+    impl Drop for Pending {
+        fn drop(&mut self) {
+            if let Some((gate, admission)) = self.0.take() {
+                gate.abandoned(admission);
+            }
+        }
+    }
+    let mut pending = Pending(Some((state.db_gate.clone(), admission)));
+    let res = next.run(req).await;
+    pending.0 = None;
+    state.db_gate.ended(
+        admission,
+        res.extensions().get::<Unreachable>().is_some(),
+        res.status().is_server_error(),
+    );
+    res
+}
+
 /// Middleware: times every request, counts it by matched route and status, and writes the
 /// access log line (target `boxtrack::access`): method, route template (never the query, so
 /// no token in a query string reaches the log), status, latency, account and request id.

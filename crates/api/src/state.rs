@@ -89,6 +89,9 @@ pub struct AppState {
     /// Where the bytes of documents live (the database unless `document_store` names an
     /// object store).
     pub files: Arc<dyn boxtrack_store::files::FileStore>,
+    /// Closed while the database cannot be reached: REST requests are then answered 503 at
+    /// once (`crate::dbgate`).
+    pub db_gate: Arc<crate::dbgate::DbGate>,
 }
 
 impl AppState {
@@ -113,6 +116,7 @@ impl AppState {
             fixed_now_us: None,
             draining: Arc::default(),
             files: Arc::new(boxtrack_store::files::InDatabase),
+            db_gate: Arc::default(),
         }
     }
 

@@ -269,7 +269,9 @@ async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_eac
 /// A PostgreSQL restart refuses connections rather than closing them. Requests made while it
 /// lasts wait for a connection (the pool tries again, backing off, for up to its 10-second
 /// acquire timeout): one the database answers again within that is served, late but whole;
-/// one it does not is a 503 `database_unavailable`, and the service recovers by itself after.
+/// one it does not is a 503 `database_unavailable`, after which requests fail fast (answered
+/// at once, one a second let through to find the database back), and the service recovers by
+/// itself.
 #[tokio::test]
 async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s() {
     let database = boxtrack_testkit::fresh().await;
@@ -313,6 +315,22 @@ async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s()
     let r = app.get("/v2/containers", Some(&key)).await;
     let e = assert_error(&r, 503);
     assert_eq!(e["code"], "database_unavailable", "{}", r.text);
+    // from then on requests fail fast: answered without waiting for the database, as the
+    // detail says, while it still refuses
+    let r = app.get("/v2/shipments", Some(&key)).await;
+    let e = assert_error(&r, 503);
+    assert_eq!(e["code"], "database_unavailable", "{}", r.text);
+    assert!(
+        e["detail"].as_str().unwrap().contains("answered at once"),
+        "{}",
+        r.text
+    );
+    assert!(r.header("retry-after").is_some());
+    assert_eq!(
+        app.get("/v2/openapi.json", None).await.status,
+        200,
+        "the document needs no database"
+    );
     proxy.listen_again().await;
     until("the service answers again", || async {
         app.get("/v2/containers", Some(&key)).await.status == 200

@@ -289,9 +289,15 @@ async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s()
     let mut app =
         TestApp::spawn_with(db.clone(), Limiter::database(db), ApiConfig::default()).await;
     app.keep(database);
-    let (_, key) = app.account().await;
+    let lifted = boxtrack_core::ratelimit::Limits(
+        [(boxtrack_core::ratelimit::Bucket::Default, 1_000_000)]
+            .into_iter()
+            .collect(),
+    );
+    let (_, key) = app
+        .account_with(boxtrack_core::plan::Plan::Standard, &[], lifted)
+        .await;
     assert_eq!(app.get("/v2/containers", Some(&key)).await.status, 200);
-
     // a short restart: the request waits it out and is served
     proxy.refuse().await;
     let waiting = {
@@ -309,6 +315,41 @@ async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s()
     assert!(!waiting.is_finished(), "the request waits for the database");
     proxy.listen_again().await;
     assert_eq!(waiting.await.unwrap().unwrap(), 200);
+
+    // from here on, load: four clients reading and creating parties as fast as they are
+    // answered
+    let loading = tokio_util::sync::CancellationToken::new();
+    let loaders: Vec<_> = (0..4)
+        .map(|client| {
+            let (base, key, loading) = (app.base.clone(), key.clone(), loading.clone());
+            tokio::spawn(async move {
+                let http = reqwest::Client::new();
+                let mut answers: Vec<(u16, Option<String>)> = Vec::new();
+                let mut n = 0;
+                while !loading.is_cancelled() {
+                    let name = format!("Load {client}-{n}");
+                    n += 1;
+                    let created = http
+                        .post(format!("{base}/v2/parties"))
+                        .header("Authorization", format!("Token {key}"))
+                        .header("Content-Type", MT)
+                        .body(json!({"data": {"type": "party", "attributes": {"company_name": name}}}).to_string())
+                        .send()
+                        .await
+                        .unwrap();
+                    answers.push((created.status().as_u16(), Some(name)));
+                    let read = http
+                        .get(format!("{base}/v2/parties?page[size]=1"))
+                        .header("Authorization", format!("Token {key}"))
+                        .send()
+                        .await
+                        .unwrap();
+                    answers.push((read.status().as_u16(), None));
+                }
+                answers
+            })
+        })
+        .collect();
 
     // a restart longer than the acquire timeout: a 503 that says so
     proxy.refuse().await;
@@ -336,6 +377,51 @@ async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s()
         app.get("/v2/containers", Some(&key)).await.status == 200
     })
     .await;
+
+    // under the load: only answers and 503s; every party answered 201 exists, and any other
+    // is one answered 503 whose commit went through as its connection broke (a client that
+    // must retry cannot tell; a party never sent cannot appear)
+    loading.cancel();
+    let mut created = std::collections::BTreeSet::new();
+    let mut refused = std::collections::BTreeSet::new();
+    let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
+    for loader in loaders {
+        for (status, name) in loader.await.unwrap() {
+            *statuses.entry(status).or_default() += 1;
+            match (status, name) {
+                (201, Some(name)) => created.insert(name),
+                (_, Some(name)) => refused.insert(name),
+                _ => false,
+            };
+        }
+    }
+    assert!(
+        statuses.keys().all(|s| [200, 201, 503].contains(s)),
+        "{statuses:?}"
+    );
+    assert!(statuses.get(&503).is_some_and(|n| *n > 0), "{statuses:?}");
+    let mut stored = std::collections::BTreeSet::new();
+    let mut next = Some("/v2/parties?page[size]=100".to_string());
+    while let Some(page) = next.take() {
+        let listed = app.get(&page, Some(&key)).await.json();
+        for p in listed["data"].as_array().unwrap() {
+            stored.insert(
+                p["attributes"]["company_name"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            );
+        }
+        next = listed["links"]["next"].as_str().map(str::to_string);
+    }
+    assert!(
+        created.is_subset(&stored),
+        "every party answered 201 is kept"
+    );
+    assert!(
+        stored.difference(&created).all(|n| refused.contains(n)),
+        "no party that was not sent"
+    );
 }
 
 /// PostgreSQL's disk fills: its writes fail with SQLSTATE 53100 (`disk_full`). The test makes

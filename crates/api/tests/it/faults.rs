@@ -155,11 +155,13 @@ where
     panic!("{what} never happened");
 }
 
-#[tokio::test]
-async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_each_webhook_once() {
+/// A service on a fresh PostgreSQL database reached through a [`Proxy`] (receivers on this
+/// machine allowed), with a direct connection of its own for what another process would
+/// write; `None` on SQLite.
+async fn behind_a_proxy() -> Option<(Proxy, Db, Db, TestApp)> {
     let database = boxtrack_testkit::fresh().await;
     if !database.url.starts_with("postgres") {
-        return;
+        return None;
     }
     let direct = Db::connect(&database.url).await.unwrap();
     direct.migrate().await.unwrap();
@@ -172,26 +174,41 @@ async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_eac
     let mut app = TestApp::spawn_with(
         db.clone(),
         Limiter::database(db.clone()),
-        ApiConfig {
-            allow_private_webhook_urls: true,
-            ..ApiConfig::default()
-        },
+        receivers_allowed(),
     )
     .await;
     app.keep(database);
-    let (_, key) = app.account().await;
+    Some((proxy, direct, db, app))
+}
+
+/// Settings that let webhooks go to receivers on this machine.
+fn receivers_allowed() -> ApiConfig {
+    ApiConfig {
+        allow_private_webhook_urls: true,
+        ..ApiConfig::default()
+    }
+}
+
+/// Webhook deliveries of `tracking_request.succeeded` for the account of `key` to a
+/// [`gated_receiver`], by the worker's deliverer on `db` as serve runs it, until `stop`.
+struct Delivering {
+    seen: Arc<Mutex<BTreeMap<String, usize>>>,
+    gate: tokio::sync::watch::Sender<bool>,
+    stop: tokio_util::sync::CancellationToken,
+}
+
+async fn deliver_to_a_gated_receiver(app: &TestApp, key: &str, db: &Db) -> Delivering {
     let (hook_url, seen, gate) = gated_receiver().await;
     let r = app
         .post(
             "/v2/webhooks",
-            &key,
+            key,
             MT,
             &json!({"data": {"type": "webhook", "attributes": {"url": hook_url, "events": ["tracking_request.succeeded"]}}})
                 .to_string(),
         )
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
-    // the worker's deliverer, on the service's (proxied) database, as serve runs it
     let deliverer = boxtrack_worker::delivery::Deliverer::new(
         db.clone(),
         Duration::from_secs(5),
@@ -207,6 +224,16 @@ async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_eac
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     });
+    Delivering { seen, gate, stop }
+}
+
+#[tokio::test]
+async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_each_webhook_once() {
+    let Some((proxy, direct, db, app)) = behind_a_proxy().await else {
+        return;
+    };
+    let (_, key) = app.account().await;
+    let Delivering { seen, gate, stop } = deliver_to_a_gated_receiver(&app, &key, &db).await;
     append_succeeded(&direct, uuid::Uuid::now_v7(), 3).await;
     until("the first three deliveries recorded", || async {
         recorded(&app, &key).await == (3, 3)
@@ -274,21 +301,9 @@ async fn postgres_going_away_is_a_503_then_the_service_recovers_and_delivers_eac
 /// itself.
 #[tokio::test]
 async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s() {
-    let database = boxtrack_testkit::fresh().await;
-    if !database.url.starts_with("postgres") {
+    let Some((proxy, _, _, app)) = behind_a_proxy().await else {
         return;
-    }
-    let direct = Db::connect(&database.url).await.unwrap();
-    direct.migrate().await.unwrap();
-    let mut url = url::Url::parse(&database.url).unwrap();
-    let target = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap_or(5432));
-    let proxy = Proxy::start(target).await;
-    url.set_port(Some(proxy.addr.port())).unwrap();
-    url.set_host(Some("127.0.0.1")).unwrap();
-    let db = Db::connect(url.as_str()).await.unwrap();
-    let mut app =
-        TestApp::spawn_with(db.clone(), Limiter::database(db), ApiConfig::default()).await;
-    app.keep(database);
+    };
     let lifted = boxtrack_core::ratelimit::Limits(
         [(boxtrack_core::ratelimit::Bucket::Default, 1_000_000)]
             .into_iter()
@@ -432,22 +447,9 @@ async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s()
 /// writes succeed again without a restart.
 #[tokio::test]
 async fn postgres_disk_full_is_a_503_storage_full_and_writes_resume() {
-    let database = boxtrack_testkit::fresh().await;
-    if !database.url.starts_with("postgres") {
+    let Some((_proxy, _, db, app)) = behind_a_proxy().await else {
         return;
-    }
-    let db = Db::connect(&database.url).await.unwrap();
-    db.migrate().await.unwrap();
-    let mut app = TestApp::spawn_with(
-        db.clone(),
-        Limiter::database(db.clone()),
-        ApiConfig {
-            allow_private_webhook_urls: true,
-            ..ApiConfig::default()
-        },
-    )
-    .await;
-    app.keep(database);
+    };
     let (_, key) = app.account().await;
     let party = |name: &str| {
         json!({"data": {"type": "party", "attributes": {"company_name": name}}}).to_string()
@@ -458,31 +460,7 @@ async fn postgres_disk_full_is_a_503_storage_full_and_writes_resume() {
             .status,
         201
     );
-    let (hook_url, seen, gate) = gated_receiver().await;
-    let r = app
-        .post(
-            "/v2/webhooks",
-            &key,
-            MT,
-            &json!({"data": {"type": "webhook", "attributes": {"url": hook_url, "events": ["tracking_request.succeeded"]}}})
-                .to_string(),
-        )
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
-    let deliverer = boxtrack_worker::delivery::Deliverer::new(
-        db.clone(),
-        Duration::from_secs(5),
-        true,
-        1_000_000,
-    );
-    let stop = tokio_util::sync::CancellationToken::new();
-    let s = stop.clone();
-    tokio::spawn(async move {
-        while !s.is_cancelled() {
-            let _ = deliverer.deliver_due(boxtrack_store::now_us()).await;
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    });
+    let Delivering { seen, gate, stop } = deliver_to_a_gated_receiver(&app, &key, &db).await;
     // one delivery is in flight when the disk fills
     gate.send_replace(false);
     append_succeeded(&db, uuid::Uuid::now_v7(), 1).await;

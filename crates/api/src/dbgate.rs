@@ -13,6 +13,7 @@
 //! requests.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How often a request goes through to the database while the gate is closed.
@@ -97,14 +98,23 @@ impl Gate {
     }
 }
 
-/// A [`Gate`] shared by the requests of a process.
+/// A [`Gate`] shared by the requests of a process. While it is open (nearly always) a
+/// request reads one atomic flag on its way in and, unless it found the database
+/// unreachable, touches nothing on its way out; the lock is taken only around an outage.
 #[derive(Debug, Default)]
-pub struct DbGate(Mutex<Gate>);
+pub struct DbGate {
+    /// Mirrors `gate.is_closed()`, written under the lock.
+    closed: AtomicBool,
+    gate: Mutex<Gate>,
+}
 
 impl DbGate {
     /// Admits a request arriving now.
     pub fn admit(&self) -> Admission {
-        match self.0.lock() {
+        if !self.closed.load(Ordering::Acquire) {
+            return Admission::Pass;
+        }
+        match self.gate.lock() {
             Ok(mut g) => g.admit(Instant::now()),
             // a poisoned lock (a panic while held, which the code above cannot do) lets
             // every request through, as without a gate
@@ -114,8 +124,14 @@ impl DbGate {
 
     /// Records the end of a request (see [`Gate::ended`]) and logs a change of the gate.
     pub fn ended(&self, admission: Admission, unreachable: bool, server_error: bool) {
-        let Ok(mut g) = self.0.lock() else { return };
-        if g.ended(admission, Instant::now(), unreachable, server_error) {
+        // a request let through an open gate that found the database can change nothing
+        if admission == Admission::Pass && !unreachable {
+            return;
+        }
+        let Ok(mut g) = self.gate.lock() else { return };
+        let changed = g.ended(admission, Instant::now(), unreachable, server_error);
+        self.closed.store(g.is_closed(), Ordering::Release);
+        if changed {
             if g.is_closed() {
                 tracing::warn!(
                     "the database cannot be reached: REST requests are answered 503 at once, one a second goes through to find out when it is back"
@@ -128,7 +144,10 @@ impl DbGate {
 
     /// Records a request that ended without an answer (see [`Gate::abandoned`]).
     pub fn abandoned(&self, admission: Admission) {
-        if let Ok(mut g) = self.0.lock() {
+        if admission == Admission::Pass {
+            return;
+        }
+        if let Ok(mut g) = self.gate.lock() {
             g.abandoned(admission);
         }
     }
@@ -178,6 +197,16 @@ mod tests {
         // back
         assert!(g.ended(Admission::Probe, q + PROBE_EVERY, false, false));
         assert_eq!(g.admit(q + PROBE_EVERY), Admission::Pass);
+    }
+
+    #[test]
+    fn the_shared_gate_closes_on_an_unreachable_database() {
+        let gate = DbGate::default();
+        assert_eq!(gate.admit(), Admission::Pass);
+        gate.ended(Admission::Pass, false, false);
+        assert_eq!(gate.admit(), Admission::Pass);
+        gate.ended(Admission::Pass, true, true);
+        assert_eq!(gate.admit(), Admission::Refuse);
     }
 
     #[test]

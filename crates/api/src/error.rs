@@ -159,12 +159,11 @@ impl ApiError {
             }
             Unavailable::Unreachable | Unavailable::Busy => {
                 tracing::warn!(error = %cause, "the database cannot be reached");
-                let mut e = ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
+                let mut e = ApiError::unavailable(
+                    "database_unavailable",
+                    5,
                     "The service's database cannot be reached right now; this request did not complete. Try again shortly.",
-                )
-                .with_code("database_unavailable");
-                e.retry_after = Some(5);
+                );
                 e.unreachable = condition == Unavailable::Unreachable;
                 e
             }
@@ -174,23 +173,26 @@ impl ApiError {
     /// 503 `database_unavailable` at once, without trying the database: a request has found
     /// it unreachable and none has got through since (see [`crate::dbgate`]).
     pub fn database_known_unreachable() -> ApiError {
-        let mut e = ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
+        ApiError::unavailable(
+            "database_unavailable",
+            5,
             "The service's database cannot be reached right now, so requests are answered at once without waiting for it; this request did not complete. Try again shortly.",
         )
-        .with_code("database_unavailable");
-        e.retry_after = Some(5);
-        e
     }
 
     /// 503 for a request that took longer than the request timeout (`request_timeout`).
     pub fn timed_out() -> ApiError {
-        let mut e = ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
+        ApiError::unavailable(
+            "request_timeout",
+            1,
             "The request took longer than the service's request timeout and was abandoned; try again.",
         )
-        .with_code("request_timeout");
-        e.retry_after = Some(1);
+    }
+
+    /// A 503 with `code`, to be tried again after `retry_after_secs`.
+    fn unavailable(code: &str, retry_after_secs: u64, detail: &str) -> ApiError {
+        let mut e = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, detail).with_code(code);
+        e.retry_after = Some(retry_after_secs);
         e
     }
 

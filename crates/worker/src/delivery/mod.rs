@@ -609,12 +609,10 @@ impl Deliverer {
                             // cycle held, to be recorded when it is back, rather than leaving
                             // sent notifications to be sent again when their lease ends; a
                             // run that is shutting down leaves them to the lease
-                            let Some(why) = failed.error.unavailable() else {
-                                return Err(failed.error);
+                            let why = match failed.error.unavailable() {
+                                Some(why) if !closing => why,
+                                _ => return Err(failed.error),
                             };
-                            if closing {
-                                return Err(failed.error);
-                            }
                             if backoff == RETRY_FIRST {
                                 tracing::warn!(error = %failed.error, condition = ?why, held = failed.done.len(),
                                     "the delivery database is unavailable; outcomes are kept and recorded when it is back");

@@ -118,6 +118,7 @@ fn stream(n: usize) -> Res<Vec<String>> {
                 observed_us: *t,
                 source: *source,
                 fact: fact.clone(),
+                precision: Default::default(),
             };
             out.push(serde_json::to_string(&serde_json::json!({"c": c, "o": o}))?);
         }

@@ -504,6 +504,59 @@ async fn demo_account(
     Ok((account, key))
 }
 
+/// Where the demo's simulated world is: the time it was built around and its virtual now,
+/// kept in the demo folder (`demo-sim.json`) every few seconds, so that a later `demo` on
+/// the same folder goes on from there instead of playing the world again from a new start
+/// (which would report every milestone again at other times).
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct DemoWorld {
+    origin_us: i64,
+    now_us: i64,
+}
+
+impl DemoWorld {
+    fn load(file: &std::path::Path) -> Option<DemoWorld> {
+        let text = std::fs::read_to_string(file).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    fn keep(self, sim: &boxtrack_sim::Sim, file: &std::path::Path) -> anyhow::Result<()> {
+        let now = DemoWorld {
+            origin_us: self.origin_us,
+            now_us: sim.clock().now_us(),
+        };
+        let text = serde_json::to_string(&now)?;
+        // write beside and rename, so a crash never leaves half a file
+        let tmp = file.with_extension("json.tmp");
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, file))
+            .with_context(|| format!("cannot keep the demo's world in {}", file.display()))
+    }
+
+    /// Saves the world's clock every two seconds and once more at shutdown.
+    async fn keep_saving(
+        sim: boxtrack_sim::Sim,
+        file: std::path::PathBuf,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) {
+        let Some(start) = DemoWorld::load(&file) else {
+            return;
+        };
+        loop {
+            let stop = tokio::select! {
+                () = tokio::time::sleep(Duration::from_secs(2)) => false,
+                () = shutdown.cancelled() => true,
+            };
+            if let Err(e) = start.keep(&sim, &file) {
+                tracing::warn!(error = %e, "the demo's world could not be saved");
+            }
+            if stop {
+                return;
+            }
+        }
+    }
+}
+
 /// The demo account's console user: created once with a random password, kept (mode 0600)
 /// in `file` so a later `demo` on the same folder prints the same sign-in.
 async fn demo_user(
@@ -603,17 +656,26 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     let k = key.expose();
     let hours_per_sec = args.sandbox_speed / 3600.0;
 
-    // the upstream world, in process: carriers (DCSA), terminals, a rail carrier sending X12
+    // the upstream world, in process: carriers (DCSA), terminals, a rail carrier sending X12;
+    // a later demo on the same folder resumes it where this one leaves it
+    let sim_file = args.dir.join("demo-sim.json");
+    let resumed = DemoWorld::load(&sim_file);
+    let world = resumed.unwrap_or(DemoWorld {
+        origin_us: boxtrack_store::now_us(),
+        now_us: boxtrack_store::now_us(),
+    });
     let sim = boxtrack_sim::Sim::new(&boxtrack_sim::SimConfig {
         seed: 1,
         shipments: 40,
         speed: args.sandbox_speed,
-        origin_us: boxtrack_store::now_us(),
+        origin_us: world.origin_us,
+        clock_start_us: Some(world.now_us),
         faults: boxtrack_sim::Faults::default(),
         x12_ingest: None,
         carrier_auth: boxtrack_sim::CarrierAuth::None,
         token_ttl: std::time::Duration::from_secs(3600),
     });
+    world.keep(&sim, &sim_file)?;
     let sim_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let sim_url = format!("http://{}", sim_listener.local_addr()?);
     let sim_router = sim.router();
@@ -629,7 +691,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         },
     )
     .await?;
-    let now = boxtrack_store::now_us();
+    let now = sim.clock().now_us();
     let world = sim.world();
     let at_sea = world
         .shipments
@@ -701,6 +763,11 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     let app = state(db.clone(), &s).await?;
     let shutdown = shutdown_on_signal();
     let _workers = spawn_worker(&app, &shutdown, &s);
+    tokio::spawn(DemoWorld::keep_saving(
+        sim.clone(),
+        sim_file,
+        shutdown.clone(),
+    ));
     tokio::spawn(boxtrack_sim::send_rail_x12(
         sim,
         format!("{base}/v2/ingest/x12"),

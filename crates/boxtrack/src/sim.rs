@@ -26,7 +26,8 @@ pub struct SimArgs {
     pub start: Option<String>,
     /// Misbehaviour, e.g. "5xx=0.1,429=0.05,slow=0.1:800,malformed=0.02,silent-bookings=2"
     /// (shares of answers; slow takes SHARE:MILLISECONDS; silent-bookings answers nothing for
-    /// booking numbers during the first N virtual days).
+    /// booking numbers during the first N virtual days; redeliver=SHARE sends that share of
+    /// DCSA pushes and X12 files once more a round later, after newer ones).
     #[arg(long, default_value = "", value_name = "FAULTS")]
     pub faults: String,
     /// Where rail carriers send their X12 322 files, e.g.
@@ -77,6 +78,7 @@ pub fn build(args: &SimArgs) -> anyhow::Result<boxtrack_sim::Sim> {
         shipments: args.shipments.clamp(1, 100_000),
         speed: args.speed,
         origin_us,
+        clock_start_us: None,
         faults,
         x12_ingest: None,
         carrier_auth: boxtrack_sim::CarrierAuth::parse(&args.carrier_auth)

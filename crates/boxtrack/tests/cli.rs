@@ -560,6 +560,65 @@ async fn the_demo_journeys_reach_their_last_state() {
     for c in boxes {
         assert_eq!(c["attributes"]["ready_for_pickup"], false, "{c}");
     }
+
+    // a second demo on the same folder resumes the simulator's world where the first left it:
+    // no milestone comes again
+    let saved = |d: &std::path::Path| -> Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(d.join("boxtrack-demo/demo-sim.json")).unwrap(),
+        )
+        .unwrap()
+    };
+    let first = saved(&dir);
+    drop(_demo);
+    let (_again, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .current_dir(&dir)
+            .args([
+                "demo",
+                "--listen",
+                "127.0.0.1:0",
+                "--sandbox-speed",
+                "360000",
+            ])
+            .env_remove("BOXTRACK_DATABASE_URL"),
+    );
+    let second = saved(&dir);
+    assert_eq!(second["origin_us"], first["origin_us"], "the same world");
+    assert!(
+        second["now_us"].as_i64() >= first["now_us"].as_i64(),
+        "{first} {second}"
+    );
+    // let the worker poll the simulator again for a while
+    for _ in 0..12 {
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        let _ = get_json(&client, &base, &key, "/v2/containers").await;
+    }
+    let boxes = get_json(&client, &base, &key, "/v2/containers?page[size]=100").await;
+    for c in boxes["data"].as_array().unwrap() {
+        let id = c["id"].as_str().unwrap();
+        let events = get_json(
+            &client,
+            &base,
+            &key,
+            &format!("/v2/containers/{id}/transport_events?page[size]=100"),
+        )
+        .await;
+        let mut seen = std::collections::BTreeSet::new();
+        for e in events["data"].as_array().unwrap() {
+            let a = &e["attributes"];
+            let name = a["event"].as_str().unwrap_or_default();
+            if !name.starts_with("container.transport.") || name.contains(".estimated.") {
+                continue;
+            }
+            let at = (name.to_string(), a["location_locode"].to_string());
+            assert!(
+                seen.insert(at),
+                "{name} twice on {}: {events}",
+                c["attributes"]["number"]
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -2013,11 +2072,316 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
                 .map(str::to_string)
         })
         .collect();
-    assert_eq!(
-        delivered_transport, transport_ids,
-        "every transport event delivered"
+    assert!(
+        transport_ids.is_subset(&delivered_transport),
+        "every transport event delivered: {:?}",
+        transport_ids.difference(&delivered_transport)
     );
+    // the others are estimates a newer one or the milestone superseded (off the timeline)
+    for d in &received {
+        let object = &d["data"]["relationships"]["reference_object"]["data"];
+        let name = d["data"]["attributes"]["event"].as_str().unwrap_or("?");
+        if object["type"] == "transport_event"
+            && !transport_ids.contains(object["id"].as_str().unwrap_or_default())
+        {
+            assert!(name.contains(".estimated."), "{name} delivered, not listed");
+        }
+    }
     assert!(delivered.len() >= logged.len());
+}
+
+/// Many sources, one story (docs/precedence.md): the simulator's world played to the end
+/// with every source at once — its carriers' DCSA events polled and pushed, their X12 315s,
+/// the railroads' X12 322s and the terminals' feeds — a share of the pushes and files
+/// delivered twice and out of order, and `serve` restarted in the middle. Scored against the
+/// world's own record (`/sim/v1/record`): every milestone that happened is one transport
+/// event, at the time it happened (to the second where the carrier's DCSA reports it, within
+/// the minute of the railroad's 322), with one webhook, and the containers' time attributes
+/// are the world's.
+#[tokio::test]
+async fn many_sources_tell_one_story() {
+    let db = boxtrack_testkit::fresh().await;
+    let customer = ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "create",
+            "--name",
+            "Importer",
+            "--plan",
+            "standard",
+            "--rate-limit",
+            "default=100000",
+            "--json",
+        ],
+    ));
+    let key = customer["api_key"].as_str().unwrap().to_string();
+    let op_key = operator_key(&db.url);
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
+        "sim",
+        "--listen",
+        "127.0.0.1:0",
+        "--seed",
+        "11",
+        "--shipments",
+        "6",
+        "--speed",
+        "172800",
+        "--faults",
+        "redeliver=0.3",
+        "--x12-ingest-url",
+        &format!("{base}/v2/ingest/x12"),
+        "--x12-api-key",
+        &op_key,
+        "--dcsa-push-url",
+        &format!("{base}/v2/ingest/dcsa"),
+        "--dcsa-push-secret",
+        PUSH_SECRET,
+    ]));
+    let extra = ["--allow-private-webhook-urls"];
+    let (mut server, served, _) = serve_sim(port, &db.url, &sim_url, &extra);
+    assert_eq!(served, base);
+    let seen: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = Default::default();
+    let store = seen.clone();
+    let hook_app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |body: axum::body::Bytes| {
+            let store = store.clone();
+            async move {
+                if let Ok(v) = serde_json::from_slice::<Value>(&body) {
+                    store.lock().unwrap().push(v);
+                }
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let hook_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook_url = format!("http://{}/hook", hook_listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(hook_listener, hook_app).await });
+    let http = reqwest::Client::new();
+    let post = |path: &str, body: Value| {
+        http.post(format!("{base}{path}"))
+            .header("Authorization", format!("Token {key}"))
+            .header("Content-Type", "application/vnd.api+json")
+            .body(body.to_string())
+            .send()
+    };
+    let r = post(
+        "/v2/webhooks",
+        serde_json::json!({"data": {"type": "webhook", "attributes": {
+            "url": hook_url, "events": boxtrack_core::webhooks::EVENTS.to_vec()}}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let catalog: Value = http
+        .get(format!("{sim_url}/sim/v1/catalog"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let bills = catalog["bills_of_lading"].as_array().unwrap().clone();
+    let mut boxes = 0;
+    for b in &bills {
+        let r = post(
+            "/v2/tracking_requests",
+            serde_json::json!({"data": {"type": "tracking_request", "attributes": {
+                "request_number": b["number"], "request_type": "bill_of_lading", "scac": b["scac"]}}}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+        boxes += b["containers"].as_array().unwrap().len();
+    }
+    assert!(
+        bills.iter().any(|b| !b["destination"].is_null()),
+        "the world has a rail leg"
+    );
+
+    // played to the end, with a restart of serve in the middle
+    let mut restarted = false;
+    let mut last = Value::Null;
+    for round in 0..1200 {
+        if round == 30 && !restarted {
+            terminate(&server);
+            let _ = server.0.wait();
+            let (again, _, _) = serve_sim(port, &db.url, &sim_url, &extra);
+            server = again;
+            restarted = true;
+        }
+        // (a request on a connection the stopped process had open fails: asked again)
+        let Ok(answer) = http
+            .get(format!("{base}/v2/containers?page[size]=100"))
+            .header("Authorization", format!("Token {key}"))
+            .send()
+            .await
+        else {
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            continue;
+        };
+        let doc: Value = answer.json().await.unwrap_or_default();
+        let list = doc["data"].as_array().cloned().unwrap_or_default();
+        // a bill its carrier has not manifested yet waits on the wall clock's recheck (issue
+        // 48): its boxes are not expected here
+        let requests = get_json(&http, &base, &key, "/v2/tracking_requests?page[size]=100").await;
+        boxes = bills
+            .iter()
+            .filter(|b| {
+                !requests["data"].as_array().into_iter().flatten().any(|r| {
+                    r["attributes"]["request_number"] == b["number"]
+                        && r["attributes"]["status"] == "awaiting_manifest"
+                })
+            })
+            .map(|b| b["containers"].as_array().map_or(0, Vec::len))
+            .sum();
+        let ended = list.len() == boxes
+            && list
+                .iter()
+                .all(|c| c["attributes"]["current_status"] == "empty_returned");
+        last = doc;
+        if ended && restarted {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    let list = last["data"].as_array().unwrap().clone();
+    let requests = get_json(&http, &base, &key, "/v2/tracking_requests?page[size]=100").await;
+    assert_eq!(list.len(), boxes, "{requests}");
+    assert!(
+        list.iter()
+            .all(|c| c["attributes"]["current_status"] == "empty_returned"),
+        "every journey ends: {last}"
+    );
+
+    // the world's record against boxtrack's view
+    let record: Value = http
+        .get(format!("{sim_url}/sim/v1/record"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let micros = |v: &Value| v.as_str().and_then(boxtrack_core::time::parse_micros);
+    let mut listed_ids = std::collections::BTreeSet::new();
+    let mut milestones = 0;
+    for c in &list {
+        let number = c["attributes"]["number"].as_str().unwrap();
+        let id = c["id"].as_str().unwrap();
+        let events = get_json(
+            &http,
+            &base,
+            &key,
+            &format!("/v2/containers/{id}/transport_events?page[size]=100"),
+        )
+        .await;
+        let actual: Vec<&Value> = events["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| {
+                let name = e["attributes"]["event"].as_str().unwrap_or_default();
+                boxtrack_core::tracking::happened(name)
+                    && !name.ends_with(".available")
+                    && !name.ends_with(".not_available")
+            })
+            .collect();
+        listed_ids.extend(actual.iter().map(|e| e["id"].as_str().unwrap().to_string()));
+        let truth = record["containers"][number].as_array().unwrap();
+        for h in truth {
+            let name = format!("container.transport.{}", h["event"].as_str().unwrap());
+            let matching: Vec<&&Value> = actual
+                .iter()
+                .filter(|e| {
+                    e["attributes"]["event"] == name.as_str()
+                        && e["attributes"]["location_locode"] == h["location"]
+                })
+                .collect();
+            assert_eq!(
+                matching.len(),
+                1,
+                "{number}: {name} at {}: {events}",
+                h["location"]
+            );
+            let (want, got) = (
+                micros(&h["at"]).unwrap(),
+                micros(&matching[0]["attributes"]["timestamp"]).unwrap(),
+            );
+            // the railroad's 322s (the only source of rail moves and of what happens at the
+            // inland ramp) state minutes; the carrier's DCSA events and the terminal seconds
+            let inland =
+                h["location"] != truth[0]["location"] && h["location"] != truth[4]["location"];
+            let rail_only = name.contains("rail_") || inland;
+            let within = if rail_only { 60_000_000 } else { 0 };
+            assert!(
+                (got - want).abs() <= within,
+                "{number}: {name} at {got} (world: {want})"
+            );
+            milestones += 1;
+        }
+        assert_eq!(
+            actual.len(),
+            truth.len(),
+            "{number}: no more events than happened: {events}"
+        );
+        // the attributes are the world's
+        let a = &c["attributes"];
+        for (attr, event) in [
+            ("pod_arrived_at", "vessel_arrived"),
+            ("pod_discharged_at", "vessel_discharged"),
+        ] {
+            let world = truth.iter().find(|h| h["event"] == event).unwrap();
+            assert_eq!(micros(&a[attr]), micros(&world["at"]), "{number} {attr}");
+        }
+    }
+    assert!(
+        milestones >= boxes * 8,
+        "{milestones} milestones for {boxes} boxes"
+    );
+
+    // one webhook per milestone
+    let mut by_object: std::collections::BTreeMap<String, usize> = Default::default();
+    for _ in 0..240 {
+        by_object.clear();
+        for d in seen.lock().unwrap().iter() {
+            let object = &d["data"]["relationships"]["reference_object"]["data"];
+            let name = d["data"]["attributes"]["event"]
+                .as_str()
+                .unwrap_or_default();
+            if object["type"] == "transport_event" && boxtrack_core::tracking::happened(name) {
+                *by_object
+                    .entry(object["id"].as_str().unwrap().to_string())
+                    .or_default() += 1;
+            }
+        }
+        if listed_ids.iter().all(|id| by_object.contains_key(id)) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    for id in &listed_ids {
+        assert_eq!(
+            by_object.get(id),
+            Some(&1),
+            "transport event {id}: one webhook"
+        );
+    }
+    for (id, n) in &by_object {
+        let name_ok = listed_ids.contains(id) || {
+            // availability events are not in the world's record
+            seen.lock().unwrap().iter().any(|d| {
+                d["data"]["relationships"]["reference_object"]["data"]["id"] == id.as_str()
+                    && d["data"]["attributes"]["event"]
+                        .as_str()
+                        .is_some_and(|e| e.ends_with("available"))
+            })
+        };
+        assert!(name_ok && *n == 1, "transport event {id}: {n} webhooks");
+    }
 }
 
 /// Sends SIGTERM to a running process (as systemd, Docker and Kubernetes stop one).

@@ -3,6 +3,8 @@
 //!
 //! - `GET /sim/v1/catalog`: what exists (bills of lading, bookings, containers, carriers,
 //!   terminals), so tests and the demo can track real-looking numbers.
+//! - `GET /sim/v1/record`: what has happened so far to every container, each milestone once
+//!   with its place and exact time, whoever reports it: the world's own record.
 //! - `GET|POST /sim/v1/clock`: the virtual time; `{"advance_secs": N}` moves it forward.
 //! - `GET /sim/v1/carriers/{scac}/v2/events`: each carrier's DCSA Track & Trace 2.2 endpoint
 //!   (filters `transportDocumentReference`, `carrierBookingReference`, `equipmentReference`,
@@ -51,10 +53,21 @@ pub struct Faults {
     pub malformed: f64,
     /// Virtual days after the world's origin during which booking queries answer `[]`.
     pub silent_booking_days: i64,
+    /// Share of DCSA pushes and X12 files that are delivered once more a round later, after
+    /// newer ones (the same reports twice, out of order).
+    pub redeliver: f64,
 }
 
 impl Faults {
-    /// Parses `5xx=0.1,429=0.05,slow=0.1:800,malformed=0.02,silent-bookings=2`.
+    /// Whether delivery `n` is to be redelivered (deterministic, about `redeliver` of them).
+    fn redeliver(&self, n: u64) -> bool {
+        let x = n.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 11;
+        (x as f64 / (1u64 << 53) as f64) < self.redeliver
+    }
+}
+
+impl Faults {
+    /// Parses `5xx=0.1,429=0.05,slow=0.1:800,malformed=0.02,silent-bookings=2,redeliver=0.2`.
     pub fn parse(s: &str) -> Result<Faults, String> {
         let mut f = Faults {
             slow_ms: 500,
@@ -85,6 +98,7 @@ impl Faults {
                         .parse()
                         .map_err(|_| format!("slow: {ms:?} is not milliseconds"))?;
                 }
+                "redeliver" => f.redeliver = share(v)?,
                 "silent-bookings" => {
                     f.silent_booking_days = v
                         .parse()
@@ -92,7 +106,7 @@ impl Faults {
                 }
                 other => {
                     return Err(format!(
-                        "unknown fault {other:?} (5xx, 429, slow, malformed, silent-bookings)"
+                        "unknown fault {other:?} (5xx, 429, slow, malformed, silent-bookings, redeliver)"
                     ));
                 }
             }
@@ -185,8 +199,12 @@ pub struct SimConfig {
     pub shipments: usize,
     /// Virtual seconds per real second.
     pub speed: f64,
-    /// Virtual time at start (Unix microseconds).
+    /// The time the world is built around (Unix microseconds): departures from 25 days
+    /// before it to 10 days after.
     pub origin_us: i64,
+    /// Virtual time when the clock starts, if not `origin_us`: a world resumed where an
+    /// earlier run left it (`boxtrack demo` keeps it in its folder).
+    pub clock_start_us: Option<i64>,
     /// Misbehaviour.
     pub faults: Faults,
     /// Where rail carriers send X12 322 files, with the API key to use.
@@ -267,7 +285,7 @@ impl Sim {
             .collect();
         Sim(Arc::new(Inner {
             clock: Clock {
-                origin_us: cfg.origin_us,
+                origin_us: cfg.clock_start_us.unwrap_or(cfg.origin_us),
                 started: Instant::now(),
                 speed: cfg.speed,
                 offset_us: AtomicI64::new(0),
@@ -305,6 +323,7 @@ impl Sim {
     pub fn router(&self) -> Router {
         Router::new()
             .route("/sim/v1/catalog", get(catalog))
+            .route("/sim/v1/record", get(record))
             .route("/sim/v1/clock", get(clock_get).post(clock_post))
             .route("/sim/v1/carriers/{scac}/v2/events", get(dcsa_events))
             .route(credentials::TOKEN_PATH, post(oauth_token))
@@ -368,6 +387,26 @@ fn clock_headers(sim: &Sim, headers: &mut HeaderMap) {
     if let Ok(v) = HeaderValue::from_str(&clock.speed().to_string()) {
         headers.insert(SPEED_HEADER, v);
     }
+}
+
+/// `GET /sim/v1/record`: what has happened so far to every container of the world, each
+/// milestone once with its place and exact time, whoever reports it (the world's own record,
+/// to score a tracker's view against).
+async fn record(State(sim): State<Sim>) -> Json<Value> {
+    let now = sim.clock().now_us();
+    let mut out = serde_json::Map::new();
+    for s in &sim.world().shipments {
+        for (i, c) in s.containers.iter().enumerate() {
+            let happened: Vec<Value> = s
+                .record(i)
+                .into_iter()
+                .filter(|h| h.at_us <= now)
+                .map(|h| json!({"event": h.event, "location": h.locode, "at": format_micros(h.at_us)}))
+                .collect();
+            out.insert(c.clone(), Value::Array(happened));
+        }
+    }
+    Json(json!({"now": format_micros(now), "containers": out}))
 }
 
 async fn catalog(State(sim): State<Sim>) -> Json<Value> {
@@ -752,6 +791,7 @@ pub async fn send_rail_x12(
     let client = reqwest::Client::new();
     let mut sent_until = i64::MIN;
     let mut control: u32 = 0;
+    let mut again: Vec<String> = Vec::new();
     loop {
         let now = sim.clock().now_us();
         let due: Vec<boxtrack_sources::x12::status::StatusMessage> = sim
@@ -773,19 +813,18 @@ pub async fn send_rail_x12(
             let time: String = ts[11..16].replace(':', "");
             let text =
                 boxtrack_sources::x12::status::write_interchange(&due, control, &date, &time);
-            let ok = client
-                .post(&url)
-                .header("Authorization", format!("Token {key}"))
-                .header("Content-Type", "application/edi-x12")
-                .body(text)
-                .send()
-                .await
-                .map(|r| r.status().is_success())
-                .unwrap_or(false);
+            let ok = post_x12(&client, &url, &key, text.clone()).await;
             if ok {
                 sent_until = now;
             } else {
                 tracing::warn!(url = %url, "X12 322 delivery failed; will send again");
+            }
+            // files sent in an earlier round go once more, after this newer one
+            for old in std::mem::take(&mut again) {
+                post_x12(&client, &url, &key, old).await;
+            }
+            if ok && sim.0.faults.redeliver(u64::from(control)) {
+                again.push(text);
             }
         } else {
             sent_until = now;
@@ -795,6 +834,18 @@ pub async fn send_rail_x12(
             _ = tokio::time::sleep(every) => {}
         }
     }
+}
+
+async fn post_x12(client: &reqwest::Client, url: &str, key: &str, text: String) -> bool {
+    client
+        .post(url)
+        .header("Authorization", format!("Token {key}"))
+        .header("Content-Type", "application/edi-x12")
+        .body(text)
+        .send()
+        .await
+        .map(|r| r.status().is_success())
+        .unwrap_or(false)
 }
 
 /// Pushes each carrier's DCSA 2.2 events to `url` as they become visible on the virtual clock
@@ -814,8 +865,11 @@ pub async fn send_dcsa_push(
         sim.world().seed & 0xffff_ffff_ffff
     );
     let mut sent_until = i64::MIN;
+    let mut round: u64 = 0;
+    let mut again: Vec<Vec<u8>> = Vec::new();
     loop {
         let now = sim.clock().now_us();
+        round += 1;
         let mut by_carrier: std::collections::BTreeMap<&str, Vec<&boxtrack_sources::dcsa::Event>> =
             std::collections::BTreeMap::new();
         for (i, s) in sim.world().shipments.iter().enumerate() {
@@ -826,10 +880,14 @@ pub async fn send_dcsa_push(
             }
         }
         let mut all_ok = true;
-        for events in by_carrier.values() {
-            let Ok(body) = serde_json::to_vec(events) else {
-                continue;
-            };
+        let mut bodies: Vec<Vec<u8>> = by_carrier
+            .values()
+            .filter_map(|events| serde_json::to_vec(events).ok())
+            .collect();
+        let fresh = bodies.len();
+        // pushes of an earlier round go once more, after the newer ones (redeliver fault)
+        bodies.append(&mut again);
+        for (n, body) in bodies.into_iter().enumerate() {
             let Some(signature) = boxtrack_sources::dcsa::sign(&secret, &body) else {
                 tracing::error!("the DCSA push secret is not base64");
                 return;
@@ -843,12 +901,17 @@ pub async fn send_dcsa_push(
                 .header("Notification-Signature", signature)
                 .header("Subscription-ID", &subscription)
                 .header("API-Version", "2.2.0")
-                .body(body)
+                .body(body.clone())
                 .send()
                 .await
                 .map(|r| r.status() == StatusCode::NO_CONTENT)
                 .unwrap_or(false);
-            all_ok &= ok;
+            if n < fresh {
+                all_ok &= ok;
+                if ok && sim.0.faults.redeliver(round * 1_000 + n as u64) {
+                    again.push(body);
+                }
+            }
         }
         if all_ok {
             sent_until = now;
@@ -1031,6 +1094,7 @@ mod tests {
             shipments: 5,
             speed: 1.0,
             origin_us: 1_800_000_000_000_000,
+            clock_start_us: None,
             faults: Faults::default(),
             x12_ingest: None,
             carrier_auth: auth,

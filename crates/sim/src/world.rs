@@ -110,6 +110,18 @@ pub struct Shipment {
     pub customs_hold: bool,
 }
 
+/// A milestone as it happened in the world.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Happened {
+    /// The milestone (`vessel_departed`: the name of its transport event without
+    /// `container.transport.`).
+    pub event: &'static str,
+    /// Where (UN/LOCODE).
+    pub locode: String,
+    /// When, Unix microseconds.
+    pub at_us: i64,
+}
+
 /// An event and when it becomes visible upstream.
 #[derive(Debug, Clone)]
 pub struct Timed<T> {
@@ -320,6 +332,51 @@ impl Shipment {
             } else {
                 3 * D + 5 * H
             }
+    }
+
+    /// What happened to container `i`, whoever reports it: each physical milestone once,
+    /// with its place and exact time (the world's own record, which boxtrack's view of the
+    /// same world is scored against). Availability, which the terminal only reports as a
+    /// state when it is asked, is not in it.
+    pub fn record(&self, i: usize) -> Vec<Happened> {
+        let at = |event: &'static str, locode: &str, at_us: i64| Happened {
+            event,
+            locode: locode.to_string(),
+            at_us,
+        };
+        let i64_i = i as i64;
+        let mut out = vec![
+            at("empty_out", &self.pol, self.depart_us - 6 * D + i64_i * H),
+            at("full_in", &self.pol, self.depart_us - 3 * D + i64_i * H),
+            at(
+                "vessel_loaded",
+                &self.pol,
+                self.depart_us - 12 * H + i64_i * H,
+            ),
+            at("vessel_departed", &self.pol, self.depart_us),
+            at("vessel_arrived", &self.pod, self.arrival_us()),
+            at("vessel_discharged", &self.pod, self.discharge_us(i)),
+        ];
+        let out_at = self.leaves_terminal_us(i);
+        match &self.inland {
+            None => {
+                out.push(at("full_out", &self.pod, out_at));
+                out.push(at("empty_in", &self.pod, out_at + 4 * D));
+            }
+            Some(inland) => {
+                out.push(at("rail_loaded", &self.pod, out_at));
+                out.push(at("rail_departed", &self.pod, out_at + 6 * H));
+                out.push(at("rail_arrived", &inland.locode, out_at + 4 * D));
+                out.push(at(
+                    "arrived_at_inland_destination",
+                    &inland.locode,
+                    out_at + 4 * D,
+                ));
+                out.push(at("full_out", &inland.locode, out_at + 5 * D));
+                out.push(at("empty_in", &inland.locode, out_at + 8 * D));
+            }
+        }
+        out
     }
 
     /// Every DCSA 2.2 event of this shipment, in order of visibility.
@@ -840,6 +897,7 @@ mod tests {
             shipments: 30,
             speed: 1.0,
             origin_us: 1_800_000_000_000_000,
+            clock_start_us: None,
             faults: crate::Faults::default(),
             x12_ingest: None,
             carrier_auth: crate::CarrierAuth::None,

@@ -606,6 +606,7 @@ pub fn map(events: &[Event], route: &Route) -> (Vec<Targeted>, Vec<String>) {
                 observed_us,
                 source: DataSource::ShippingLine,
                 fact,
+                precision: Default::default(),
             },
         ));
         if let Some(iso) = &e.iso_equipment_code {
@@ -623,6 +624,7 @@ pub fn map(events: &[Event], route: &Route) -> (Vec<Targeted>, Vec<String>) {
                             weight_in_lbs: None,
                             seal_number: e.seals.first().map(|s| s.seal_number.clone()),
                         }),
+                        precision: Default::default(),
                     },
                 ));
             }

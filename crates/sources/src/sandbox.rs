@@ -83,6 +83,7 @@ impl Sandbox {
                             weight_in_lbs: Some(28_660),
                             seal_number: Some("SB1234567".into()),
                         }),
+                        precision: Default::default(),
                     }],
                 }],
                 scenario: None,

@@ -134,6 +134,7 @@ impl Script {
                     observed_us: at_h * H,
                     source,
                     fact: fact.clone(),
+                    precision: Default::default(),
                 },
             });
         }
@@ -148,6 +149,7 @@ impl Script {
                 observed_us: at_h * H,
                 source,
                 fact,
+                precision: Default::default(),
             },
         });
         self

@@ -5,7 +5,7 @@
 
 use boxtrack_core::time::parse_micros;
 use boxtrack_core::tracking::{
-    DataSource, EventFact, Fact, Fee, Hold, LfdKind, Milestone, Observation, Place,
+    DataSource, EventFact, Fact, Fee, Hold, LfdKind, Milestone, Observation, Place, Precision,
 };
 use serde::Serialize;
 
@@ -89,6 +89,7 @@ pub fn map(s: &TerminalStatus, pod_locode: Option<&str>) -> Vec<Observation> {
         observed_us,
         source: DataSource::Terminal,
         fact,
+        precision: Default::default(),
     };
     let mut out = vec![
         fact(Fact::PodTerminal {
@@ -119,10 +120,14 @@ pub fn map(s: &TerminalStatus, pod_locode: Option<&str>) -> Vec<Observation> {
                 })
                 .collect(),
         }),
-        fact(Fact::Lfd {
-            which: LfdKind::Terminal,
-            at_us: s.last_free_day.as_deref().and_then(parse_micros),
-        }),
+        // a last free day is a date
+        Observation {
+            precision: Precision::Day,
+            ..fact(Fact::Lfd {
+                which: LfdKind::Terminal,
+                at_us: s.last_free_day.as_deref().and_then(parse_micros),
+            })
+        },
         fact(Fact::Appointment {
             at_us: s.pickup_appointment_at.as_deref().and_then(parse_micros),
         }),

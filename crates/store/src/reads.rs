@@ -1020,7 +1020,7 @@ pub async fn transport_events_of_many(
 ) -> Result<std::collections::HashMap<Uuid, Vec<TransportEventRow>>> {
     const COLUMNS: &str = "id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us";
     let sql = format!(
-        "SELECT {COLUMNS}, sort_us FROM (SELECT {COLUMNS}, COALESCE(at_us, created_us) AS sort_us, ROW_NUMBER() OVER (PARTITION BY container_id ORDER BY COALESCE(at_us, created_us), id) AS n FROM transport_events WHERE account_id = {{account}} AND container_id"
+        "SELECT {COLUMNS}, sort_us FROM (SELECT {COLUMNS}, COALESCE(at_us, created_us) AS sort_us, ROW_NUMBER() OVER (PARTITION BY container_id ORDER BY COALESCE(at_us, created_us), id) AS n FROM transport_events WHERE superseded_us IS NULL AND account_id = {{account}} AND container_id"
     );
     let order = format!(") ranked WHERE n <= {per_container} ORDER BY container_id, sort_us, id");
     let rows: Vec<TransportEventRow> = rows_in(db, account_id, container_ids, &sql, &order).await?;
@@ -1060,7 +1060,7 @@ pub async fn transport_events(
         ascending,
         id_col: "id",
         conds: vec![Cond::new(
-            "container_id = ? AND account_id = ?",
+            "container_id = ? AND account_id = ? AND superseded_us IS NULL",
             vec![Arg::Uuid(container_id), Arg::Uuid(account_id)],
         )],
     };
@@ -1074,7 +1074,7 @@ pub async fn all_transport_events(
     container_id: Uuid,
 ) -> Result<Vec<TransportEventRow>> {
     const SQL: &str = "SELECT id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us \
-        FROM transport_events WHERE container_id = $1 AND account_id = $2 ORDER BY created_us DESC, id DESC LIMIT 2000";
+        FROM transport_events WHERE container_id = $1 AND account_id = $2 AND superseded_us IS NULL ORDER BY created_us DESC, id DESC LIMIT 2000";
     let mut rows: Vec<TransportEventRow> = on_db!(db, p => sqlx::query_as(SQL)
         .bind(container_id).bind(account_id).fetch_all(p).await?);
     rows.reverse();

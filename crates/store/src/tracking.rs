@@ -790,6 +790,7 @@ pub async fn apply_batch_in(
     let mut result: Vec<(Uuid, Vec<Change>)> = Vec::new();
     let mut transport: Vec<(Uuid, Uuid, Uuid, boxtrack_core::tracking::TransportEvent)> =
         Vec::new();
+    let mut revised: Vec<(Uuid, boxtrack_core::tracking::TransportEvent)> = Vec::new();
     let mut entries = Vec::new();
     let mut terminated: Vec<Uuid> = Vec::new();
     for (container_id, batch) in batches {
@@ -838,6 +839,11 @@ pub async fn apply_batch_in(
         for change in &merged.changes {
             let mut payload = json!({"container_id": container_id, "shipment_id": row.shipment_id});
             let (object_type, object_id) = match change {
+                // the event is updated in place: no entry of its own
+                Change::TransportRevised(t) => {
+                    revised.push((*container_id, t.clone()));
+                    continue;
+                }
                 Change::Transport(t) => {
                     let id = Uuid::now_v7();
                     transport.push((id, *container_id, row.shipment_id, t.clone()));
@@ -910,11 +916,11 @@ pub async fn apply_batch_in(
             q.execute(x).await.map(|_| ())?
         });
     }
-    // 6. transport events and the event log
+    // 6. transport events (new, superseding, revised) and the event log
     for chunk in transport.chunks(CHUNK) {
         let sql = format!(
-            "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us) VALUES {}",
-            Marks::new(tx.backend()).rows(chunk.len(), 14)
+            "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us, milestone_key) VALUES {}",
+            Marks::new(tx.backend()).rows(chunk.len(), 15)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -922,16 +928,54 @@ pub async fn apply_batch_in(
                 q = q.bind(*id).bind(account_id).bind(*container_id).bind(*shipment_id).bind(&t.event).bind(t.at_us)
                     .bind(&t.locode).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
                     .bind(label(container_id, boxtrack_core::tracking::source_name(t.source)))
-                    .bind(now);
+                    .bind(now).bind(&t.key);
             }
             q.execute(x).await.map(|_| ())?
         });
+    }
+    supersede(tx, account_id, &transport, now).await?;
+    for (container_id, t) in &revised {
+        const SQL: &str = "UPDATE transport_events SET at_us = $1, timezone = $2, terminal = $3, vessel_name = $4, vessel_imo = $5, voyage = $6, data_source = $7 \
+            WHERE container_id = $8 AND account_id = $9 AND milestone_key = $10";
+        on_tx!(tx, x => sqlx::query(SQL)
+            .bind(t.at_us).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
+            .bind(label(container_id, boxtrack_core::tracking::source_name(t.source)))
+            .bind(*container_id).bind(account_id).bind(&t.key)
+            .execute(x).await.map(|_| ())?);
     }
     crate::events::append_many(tx, account_id, &entries, now).await?;
     for shipment_id in terminated {
         stop_if_terminated(tx, account_id, shipment_id, now).await?;
     }
     Ok(result)
+}
+
+/// Marks the events that the new ones (already inserted) supersede
+/// (`TransportEvent::supersedes`): earlier estimates of a milestone that was estimated again
+/// or has happened leave the timeline.
+async fn supersede(
+    tx: &mut Tx,
+    account_id: Uuid,
+    new: &[(Uuid, Uuid, Uuid, boxtrack_core::tracking::TransportEvent)],
+    now: i64,
+) -> Result<()> {
+    const SQL: &str = "UPDATE transport_events SET superseded_us = $1 \
+        WHERE container_id = $2 AND account_id = $3 AND event = $4 AND superseded_us IS NULL AND id <> $5";
+    // the newest of each name on a container decides (an estimate keeps itself)
+    let mut done: Vec<(Uuid, String)> = Vec::new();
+    for (id, container_id, _, t) in new.iter().rev() {
+        let Some(event) = t.supersedes() else {
+            continue;
+        };
+        if done.iter().any(|(c, e)| c == container_id && *e == event) {
+            continue;
+        }
+        on_tx!(tx, x => sqlx::query(SQL)
+            .bind(now).bind(*container_id).bind(account_id).bind(&event).bind(*id)
+            .execute(x).await.map(|_| ())?);
+        done.push((*container_id, event));
+    }
+    Ok(())
 }
 
 /// Merges observations into one container in a transaction of its own.

@@ -599,6 +599,7 @@ async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_acco
                 vessel_imo: None,
                 voyage: Some("001E".into()),
             }),
+            precision: Default::default(),
         }],
     )
     .await
@@ -1180,6 +1181,7 @@ async fn tables_sort_filter_by_holds_and_export_shipments() {
         observed_us: t,
         source: DataSource::Terminal,
         fact,
+        precision: Default::default(),
     };
     // MSCU: a customs hold and a last free day in 9 days; CMAU: a pending hold only and a
     // last free day in 2 days; MRSU: neither
@@ -1337,6 +1339,7 @@ async fn a_container_page_shows_its_documents_fields_and_every_upstream_record()
             fact: Fact::Availability {
                 available: i % 2 == 0,
             },
+            precision: Default::default(),
         })
         .collect();
     boxtrack_store::tracking::apply(&app.db, account, id, &observations)

@@ -459,6 +459,7 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
         observed_us: t,
         source: DataSource::Terminal,
         fact,
+        precision: Default::default(),
     };
     let changes = boxtrack_store::tracking::apply(
         &app.db,
@@ -579,6 +580,7 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
             observed_us: t + 1,
             source: DataSource::Terminal,
             fact: Fact::Holds { holds: vec![] },
+            precision: Default::default(),
         }],
     )
     .await
@@ -612,11 +614,13 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
                     vessel_imo: None,
                     voyage: None,
                 }),
+                precision: Default::default(),
             },
             Observation {
                 observed_us: t + 3,
                 source: DataSource::Terminal,
                 fact: Fact::Availability { available: true },
+                precision: Default::default(),
             },
         ],
     )
@@ -727,6 +731,7 @@ async fn rail_lfd_needs_its_entitlement() {
                     which: LfdKind::Rail,
                     at_us: Some(1_900_000_000_123_456),
                 },
+                precision: Default::default(),
             }],
         )
         .await
@@ -818,11 +823,13 @@ async fn raw_events_are_kept_once_however_often_they_are_fetched() {
             observed_us: 7,
             source: DataSource::Terminal,
             fact: Fact::Availability { available: true },
+            precision: Default::default(),
         },
         Observation {
             observed_us: 7,
             source: DataSource::Terminal,
             fact: Fact::Holds { holds: vec![] },
+            precision: Default::default(),
         },
     ];
     for _ in 0..3 {
@@ -875,6 +882,7 @@ async fn fees_are_shown_in_the_contracts_words() {
                     },
                 ],
             },
+            precision: Default::default(),
         }],
     )
     .await
@@ -1529,6 +1537,7 @@ async fn the_arrival_window_runs_on_the_carriers_clock() {
                     vessel_imo: None,
                     voyage: None,
                 }),
+                precision: Default::default(),
             }],
         }],
     )

@@ -209,7 +209,7 @@ async fn the_event_log_can_be_read_in_order_from_any_sequence() {
         .iter()
         .map(|e| e["attributes"]["sequence"].as_i64().unwrap())
         .collect();
-    assert!(seqs.len() > 20, "{}", seqs.len());
+    assert!(seqs.len() >= 20, "{}", seqs.len());
     assert_eq!(
         seqs,
         (1..=seqs.len() as i64).collect::<Vec<_>>(),

@@ -9,13 +9,15 @@
 //! - Actual transport events are recorded once, keyed by milestone, place, location and time.
 //! - Applying a batch a second time finds nothing new: no state change, no changes emitted.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
+use super::milestones::{Added, Decided, Record, Report, decide};
+use super::precedence::agree;
 use super::rules::{self, t};
 use super::{
-    Change, ContainerState, DataSource, EventFact, Fact, Fee, Hold, LfdKind, Milestone,
+    Book, Change, ContainerState, DataSource, EventFact, Fact, Fee, Hold, LfdKind, Milestone,
     Observation, Place, ShipmentState, TransportEvent,
 };
 use crate::time::format_micros;
@@ -76,6 +78,7 @@ fn transport(e: &EventFact, source: DataSource, estimated: bool) -> TransportEve
         vessel_imo: e.vessel_imo.clone(),
         voyage: e.voyage.clone(),
         source,
+        key: None,
     }
 }
 
@@ -90,6 +93,7 @@ fn plain_event(event: String, at_us: Option<i64>, source: DataSource) -> Change 
         vessel_imo: None,
         voyage: None,
         source,
+        key: None,
     })
 }
 
@@ -161,122 +165,226 @@ fn pod_vessel(s: &mut ShipmentState, e: &EventFact, at: i64) {
     }
 }
 
+/// What a merge carries from one observation to the next: the container's time attributes
+/// that a revision moved by more than their precision (they go into the `container.updated`
+/// changeset), and whether the ETA at the POD changed while the vessel was still on its way.
+#[derive(Default)]
+struct Pass {
+    corrected: BTreeSet<&'static str>,
+    eta_news: bool,
+}
+
+fn report_of(e: &EventFact, o: &Observation) -> Report {
+    Report {
+        source: o.source,
+        precision: o.precision,
+        observed_us: o.observed_us,
+        fact: e.clone(),
+    }
+}
+
+fn shown(d: &Decided, key: &str, estimated: bool) -> TransportEvent {
+    let mut t = transport(&d.fact, d.source, estimated);
+    t.key = Some(key.to_string());
+    t
+}
+
+/// Whether milestone `m` has happened at `place` for this container: a record says so, or a
+/// state from before records were kept has its time.
+fn has_happened(c: &ContainerState, m: Milestone, place: Place) -> bool {
+    c.milestones.happened(m, place) || time_key(m, place).is_some_and(|k| c.times.contains_key(k))
+}
+
+/// The time attribute `key` from the latest occurrence of the milestones it shows.
+fn latest_time(book: &Book, key: &str) -> Option<i64> {
+    book.0
+        .iter()
+        .filter_map(Record::decided)
+        .filter(|d| time_key(d.fact.milestone, d.fact.place) == Some(key))
+        .filter_map(|d| d.fact.at_us)
+        .max()
+}
+
+/// The latest decided time of milestone `m` at `place` in a book.
+fn latest_at(book: &Book, m: Milestone, place: Place) -> Option<i64> {
+    book.latest(m, place).and_then(|d| d.fact.at_us)
+}
+
+fn apply_estimate(
+    c: &mut ContainerState,
+    s: &mut ShipmentState,
+    r: Report,
+    pass: &mut Pass,
+    out: &mut Vec<Change>,
+) {
+    let (m, place) = (r.fact.milestone, r.fact.place);
+    let (Some(value), at) = (r.fact.at_us, r.observed_us) else {
+        return;
+    };
+    // an estimate of what already happened is no event (its value still counts, so the
+    // state does not depend on which came first)
+    let happened = has_happened(c, m, place);
+    let key = Book::estimate_key(m, place);
+    let rail = r.source == DataSource::Rail;
+    let added = c.estimates.add_estimate(r.clone());
+    let Some(record) = c.estimates.get(&key) else {
+        return;
+    };
+    let Some(now) = record.decided() else { return };
+    let event = match &added {
+        Added::New(_) => true,
+        // an estimate that only became more precise is the same estimate
+        Added::Revised(_, before) => match (before.fact.at_us, now.fact.at_us) {
+            (Some(a), Some(b)) => !agree(a, before.precision, b, now.precision),
+            _ => true,
+        },
+        Added::Unchanged(_) => false,
+    };
+    if event && !happened && m.has_estimate_event() {
+        out.push(Change::Transport(shown(&now, &key, true)));
+    }
+    if let Some(v) = now.fact.at_us {
+        c.times
+            .insert(format!("estimated.{}.{place:?}", m.name()), v);
+    }
+    match (m, place) {
+        (Milestone::VesselArrived, Place::Pod) => {
+            pass.eta_news |= s.pod_ata_us.is_none();
+            s.estimates.add_estimate(r);
+            s.pod_eta_us = estimate_of(&s.estimates, m, place).or(s.pod_eta_us);
+            first(
+                &mut s.pod_original_eta_us,
+                value,
+                &mut s.versions,
+                "pod_original_eta",
+                at,
+            );
+        }
+        (Milestone::VesselDeparted, Place::Origin) => {
+            s.estimates.add_estimate(r);
+            s.pol_etd_us = estimate_of(&s.estimates, m, place).or(s.pol_etd_us);
+            first(
+                &mut s.pol_original_etd_us,
+                value,
+                &mut s.versions,
+                "pol_original_etd",
+                at,
+            );
+        }
+        // the railroad's ETA at the ramp is the container's; the line's is the shipment's
+        (Milestone::ArrivedAtInlandDestination, Place::Inland) if rail => {
+            let rail_reports: Vec<Report> = record
+                .reports
+                .iter()
+                .filter(|x| x.source == DataSource::Rail)
+                .cloned()
+                .collect();
+            if let Some(v) = decide(&rail_reports).and_then(|d| d.fact.at_us) {
+                c.times.insert(t::IND_ETA.to_string(), v);
+            }
+        }
+        (Milestone::ArrivedAtInlandDestination, Place::Inland) => {
+            s.estimates.add_estimate(r);
+            s.destination_eta_us = estimate_of(&s.estimates, m, place).or(s.destination_eta_us);
+            first(
+                &mut s.destination_original_eta_us,
+                value,
+                &mut s.versions,
+                "destination_original_eta",
+                at,
+            );
+        }
+        _ => {}
+    }
+}
+
+fn estimate_of(book: &Book, m: Milestone, place: Place) -> Option<i64> {
+    book.get(&Book::estimate_key(m, place))
+        .and_then(Record::decided)
+        .and_then(|d| d.fact.at_us)
+}
+
+fn apply_actual(
+    c: &mut ContainerState,
+    s: &mut ShipmentState,
+    r: Report,
+    pass: &mut Pass,
+    out: &mut Vec<Change>,
+) {
+    let (m, place) = (r.fact.milestone, r.fact.place);
+    let legacy = c.milestones.find(&r.fact, r.precision).is_none()
+        && c.seen_events.contains(&Book::actual_key(&r.fact));
+    let added = c.milestones.add_actual(r.clone());
+    match added {
+        // recorded before records were kept: the record starts, the event exists
+        Added::New(_) if legacy => {}
+        Added::New(i) => {
+            if let Some(record) = c.milestones.0.get(i)
+                && let Some(d) = record.decided()
+            {
+                out.push(Change::Transport(shown(&d, &record.key, false)));
+            }
+        }
+        Added::Revised(i, before) => {
+            if let Some(record) = c.milestones.0.get(i)
+                && let Some(d) = record.decided()
+            {
+                let moved = match (before.fact.at_us, d.fact.at_us) {
+                    (Some(a), Some(b)) => !agree(a, before.precision, b, d.precision),
+                    (a, b) => a != b,
+                };
+                if moved && let Some(k) = time_key(m, place) {
+                    pass.corrected.insert(k);
+                }
+                out.push(Change::TransportRevised(shown(&d, &record.key, false)));
+            }
+        }
+        Added::Unchanged(_) => {}
+    }
+    if let Some(k) = time_key(m, place)
+        && let Some(when) = latest_time(&c.milestones, k)
+    {
+        c.times.insert(k.to_string(), when);
+    }
+    let at = r.observed_us;
+    match (m, place) {
+        (Milestone::Available | Milestone::NotAvailable, _)
+            if newer(&mut c.versions, "availability", at) =>
+        {
+            c.availability_known = true;
+            c.available_for_pickup = Some(m == Milestone::Available);
+        }
+        (Milestone::VesselDeparted, Place::Origin) => {
+            s.milestones.add_actual(r);
+            s.pol_atd_us = latest_at(&s.milestones, m, place).or(s.pol_atd_us);
+        }
+        (Milestone::VesselArrived, Place::Pod) => {
+            s.milestones.add_actual(r);
+            s.pod_ata_us = latest_at(&s.milestones, m, place).or(s.pod_ata_us);
+        }
+        // the line's word first, the railroad's when the line says nothing (precedence)
+        (Milestone::ArrivedAtInlandDestination, Place::Inland) => {
+            s.milestones.add_actual(r);
+            s.destination_ata_us = latest_at(&s.milestones, m, place).or(s.destination_ata_us);
+        }
+        _ => {}
+    }
+}
+
 fn apply_event(
     c: &mut ContainerState,
     s: &mut ShipmentState,
     e: &EventFact,
     o: &Observation,
+    pass: &mut Pass,
     out: &mut Vec<Change>,
 ) {
-    let at = o.observed_us;
-    pod_vessel(s, e, at);
+    pod_vessel(s, e, o.observed_us);
+    let r = report_of(e, o);
     if e.estimated {
-        let Some(value) = e.at_us else { return };
-        let key = format!("estimated.{}.{:?}", e.milestone.name(), e.place);
-        let previous = c.times.get(&key).copied();
-        if newer(&mut c.versions, &key, at) && previous != Some(value) {
-            c.times.insert(key, value);
-            if e.milestone.has_estimate_event() {
-                out.push(Change::Transport(transport(e, o.source, true)));
-            }
-        }
-        match (e.milestone, e.place) {
-            (Milestone::VesselArrived, Place::Pod) => {
-                set_opt(
-                    &mut s.pod_eta_us,
-                    Some(value),
-                    &mut s.versions,
-                    "pod_eta",
-                    at,
-                );
-                first(
-                    &mut s.pod_original_eta_us,
-                    value,
-                    &mut s.versions,
-                    "pod_original_eta",
-                    at,
-                );
-            }
-            (Milestone::VesselDeparted, Place::Origin) => {
-                set_opt(
-                    &mut s.pol_etd_us,
-                    Some(value),
-                    &mut s.versions,
-                    "pol_etd",
-                    at,
-                );
-                first(
-                    &mut s.pol_original_etd_us,
-                    value,
-                    &mut s.versions,
-                    "pol_original_etd",
-                    at,
-                );
-            }
-            (Milestone::ArrivedAtInlandDestination, Place::Inland) => {
-                if o.source == DataSource::Rail {
-                    if newer(&mut c.versions, t::IND_ETA, at) {
-                        c.times.insert(t::IND_ETA.to_string(), value);
-                    }
-                } else {
-                    set_opt(
-                        &mut s.destination_eta_us,
-                        Some(value),
-                        &mut s.versions,
-                        "destination_eta",
-                        at,
-                    );
-                    first(
-                        &mut s.destination_original_eta_us,
-                        value,
-                        &mut s.versions,
-                        "destination_original_eta",
-                        at,
-                    );
-                }
-            }
-            _ => {}
-        }
-        return;
-    }
-    let key = format!(
-        "{}|{:?}|{}|{}",
-        e.milestone.name(),
-        e.place,
-        e.locode.as_deref().unwrap_or_default(),
-        e.at_us.map_or_else(String::new, |v| v.to_string())
-    );
-    if c.seen_events.insert(key) {
-        out.push(Change::Transport(transport(e, o.source, false)));
-    }
-    if let (Some(k), Some(when)) = (time_key(e.milestone, e.place), e.at_us)
-        && newer(&mut c.versions, k, at)
-    {
-        c.times.insert(k.to_string(), when);
-    }
-    match (e.milestone, e.place) {
-        (Milestone::Available | Milestone::NotAvailable, _)
-            if newer(&mut c.versions, "availability", at) =>
-        {
-            c.availability_known = true;
-            c.available_for_pickup = Some(e.milestone == Milestone::Available);
-        }
-        (Milestone::VesselDeparted, Place::Origin) => {
-            set_opt(&mut s.pol_atd_us, e.at_us, &mut s.versions, "pol_atd", at)
-        }
-        (Milestone::VesselArrived, Place::Pod) => {
-            set_opt(&mut s.pod_ata_us, e.at_us, &mut s.versions, "pod_ata", at);
-        }
-        (Milestone::ArrivedAtInlandDestination, Place::Inland) if o.source != DataSource::Rail => {
-            set_opt(
-                &mut s.destination_ata_us,
-                e.at_us,
-                &mut s.versions,
-                "destination_ata",
-                at,
-            );
-        }
-        _ => {}
+        apply_estimate(c, s, r, pass, out);
+    } else {
+        apply_actual(c, s, r, pass, out);
     }
 }
 
@@ -298,10 +406,16 @@ fn normalize_holds(holds: &[Hold]) -> Vec<Hold> {
     v
 }
 
-fn apply(c: &mut ContainerState, s: &mut ShipmentState, o: &Observation, out: &mut Vec<Change>) {
+fn apply(
+    c: &mut ContainerState,
+    s: &mut ShipmentState,
+    o: &Observation,
+    pass: &mut Pass,
+    out: &mut Vec<Change>,
+) {
     let at = o.observed_us;
     match &o.fact {
-        Fact::Event(e) => apply_event(c, s, e, o, out),
+        Fact::Event(e) => apply_event(c, s, e, o, pass, out),
         Fact::Availability { available } => {
             if newer(&mut c.versions, "availability", at) {
                 let was = c.available_for_pickup;
@@ -514,6 +628,38 @@ fn lfd_event(which: Option<LfdKind>) -> String {
     }
 }
 
+/// Folds the changes of one merge so that each transport event appears once: a new event
+/// shows the details its later reports in the batch gave it (no revision of its own), and of
+/// several estimates of one milestone in a batch only the last is an event.
+fn fold(changes: Vec<Change>) -> Vec<Change> {
+    let mut out: Vec<Change> = Vec::with_capacity(changes.len());
+    for ch in changes {
+        let key = match &ch {
+            Change::Transport(t) | Change::TransportRevised(t) => t.key.clone(),
+            _ => None,
+        };
+        let Some(key) = key else {
+            out.push(ch);
+            continue;
+        };
+        let earlier = out.iter().position(|x| {
+            matches!(x, Change::Transport(t) | Change::TransportRevised(t) if t.key.as_deref() == Some(key.as_str()))
+        });
+        match (earlier, ch) {
+            (Some(i), Change::TransportRevised(n)) => match out.get_mut(i) {
+                Some(Change::Transport(t) | Change::TransportRevised(t)) => *t = n,
+                _ => out.push(Change::TransportRevised(n)),
+            },
+            (Some(i), Change::Transport(n)) => {
+                out.remove(i);
+                out.push(Change::Transport(n));
+            }
+            (_, ch) => out.push(ch),
+        }
+    }
+    out
+}
+
 /// Applies a batch of observations about one container (and its shipment), for the account
 /// and journey `view` describes (the journey decides where the container is picked up; the
 /// account what its changes may show).
@@ -530,9 +676,11 @@ pub fn merge(
     let mut s = shipment.clone();
     let mut changes = Vec::new();
     let view_before = terminal_view(&c, view);
+    let mut pass = Pass::default();
     for o in &sorted {
-        apply(&mut c, &mut s, o, &mut changes);
+        apply(&mut c, &mut s, o, &mut pass, &mut changes);
     }
+    let mut changes = fold(changes);
     let source = sorted.last().map_or(DataSource::Sandbox, |o| o.source);
 
     for which in [LfdKind::Line, LfdKind::Terminal, LfdKind::Rail] {
@@ -553,13 +701,20 @@ pub fn merge(
     }
 
     let view_after = terminal_view(&c, view);
-    let changeset: BTreeMap<String, [Value; 2]> = view_after
+    let mut changeset: BTreeMap<String, [Value; 2]> = view_after
         .iter()
         .filter_map(|(k, new)| {
             let old = view_before.get(k).cloned().unwrap_or(Value::Null);
             (old != *new).then(|| (k.clone(), [old, new.clone()]))
         })
         .collect();
+    // a milestone's time that a later report corrected (not only made more precise)
+    for k in &pass.corrected {
+        let (old, new) = (container.times.get(*k), c.times.get(*k));
+        if old.is_some() && old != new {
+            changeset.insert((*k).to_string(), [ts(old.copied()), ts(new.copied())]);
+        }
+    }
     if !changeset.is_empty() {
         changes.push(Change::ContainerUpdated { changeset });
     }
@@ -570,7 +725,8 @@ pub fn merge(
             new: c.pod_terminal.clone(),
         });
     }
-    if s.pod_eta_us != shipment.pod_eta_us {
+    // once the vessel is in, a later estimate is no news
+    if s.pod_eta_us != shipment.pod_eta_us && pass.eta_news {
         changes.push(Change::ShipmentEstimatedArrival {
             old_us: shipment.pod_eta_us,
             new_us: s.pod_eta_us,
@@ -586,6 +742,7 @@ pub fn merge(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tracking::Precision;
     use proptest::prelude::*;
 
     const H: i64 = 3_600_000_000;
@@ -620,6 +777,7 @@ mod tests {
             observed_us,
             source,
             fact,
+            precision: Default::default(),
         }
     }
 
@@ -892,6 +1050,134 @@ mod tests {
             .prop_map(|(t, s, f)| obs(t, s, f))
     }
 
+    /// One physical milestone of a journey and the sources that report it.
+    #[derive(Debug, Clone)]
+    struct Physical {
+        milestone: Milestone,
+        place: Place,
+        at: i64,
+        /// reported by the line over DCSA (to the second), over X12 (to the minute, later),
+        /// by the terminal (to the second)
+        dcsa: bool,
+        x12: bool,
+        terminal: bool,
+    }
+
+    const S: i64 = 1_000_000;
+
+    /// A journey's milestones, hours apart, at times with seconds, each reported by one to
+    /// three sources.
+    fn arb_journey() -> impl Strategy<Value = Vec<Physical>> {
+        use Milestone::*;
+        let steps = [
+            (EmptyOut, Place::Origin),
+            (FullIn, Place::Origin),
+            (VesselLoaded, Place::Origin),
+            (VesselDeparted, Place::Origin),
+            (VesselArrived, Place::Pod),
+            (VesselDischarged, Place::Pod),
+            (FullOut, Place::Pod),
+            (EmptyIn, Place::Pod),
+        ];
+        proptest::collection::vec((1i64..72, 0i64..3_600, 1u8..8), steps.len()..=steps.len())
+            .prop_map(move |gaps| {
+                let mut at = 1_000 * H;
+                steps
+                    .iter()
+                    .zip(gaps)
+                    .map(|(&(milestone, place), (hours, secs, who))| {
+                        at += hours * H + secs * S;
+                        Physical {
+                            milestone,
+                            place,
+                            at,
+                            dcsa: who & 1 != 0,
+                            x12: who & 2 != 0,
+                            terminal: who & 4 != 0,
+                        }
+                    })
+                    .collect()
+            })
+    }
+
+    /// Every report of a journey, with an estimate of the arrival from each of the line's
+    /// channels before it happens.
+    fn reports(journey: &[Physical]) -> Vec<Observation> {
+        let mut out = Vec::new();
+        let fact = |p: &Physical, at: i64, estimated: bool| {
+            let mut f = ev(p.milestone, p.place, at, estimated);
+            if let Fact::Event(e) = &mut f
+                && !matches!(
+                    p.milestone,
+                    Milestone::VesselLoaded
+                        | Milestone::VesselDeparted
+                        | Milestone::VesselArrived
+                        | Milestone::VesselDischarged
+                )
+            {
+                e.vessel_name = None;
+                e.vessel_imo = None;
+                e.voyage = None;
+            }
+            f
+        };
+        for p in journey {
+            let minute = p.at - p.at.rem_euclid(60 * S);
+            if p.dcsa {
+                out.push(obs(
+                    p.at + 5 * S,
+                    DataSource::ShippingLine,
+                    fact(p, p.at, false),
+                ));
+            }
+            if p.x12 {
+                out.push(Observation {
+                    precision: Precision::Minute,
+                    ..obs(
+                        p.at + 120 * S,
+                        DataSource::ShippingLine,
+                        fact(p, minute, false),
+                    )
+                });
+            }
+            if p.terminal {
+                out.push(obs(
+                    p.at + 30 * S,
+                    DataSource::Terminal,
+                    fact(p, p.at, false),
+                ));
+            }
+            if p.milestone == Milestone::VesselArrived {
+                let eta = p.at + 7 * S;
+                let eta_minute = eta - eta.rem_euclid(60 * S);
+                out.push(obs(
+                    p.at - 48 * H,
+                    DataSource::ShippingLine,
+                    fact(p, eta, true),
+                ));
+                out.push(Observation {
+                    precision: Precision::Minute,
+                    ..obs(
+                        p.at - 47 * H,
+                        DataSource::ShippingLine,
+                        fact(p, eta_minute, true),
+                    )
+                });
+            }
+        }
+        out
+    }
+
+    fn shuffle<T>(v: &mut [T], seed: u64) {
+        let mut x = seed | 1;
+        for i in (1..v.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            v.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -954,6 +1240,12 @@ mod tests {
                 for change in &m.changes {
                     if let Change::ContainerUpdated { changeset } = change {
                         for (k, [old, new]) in changeset {
+                            if let Some(was) = c.times.get(k) {
+                                // a milestone's corrected time: it was what the API showed
+                                prop_assert_eq!(&ts(Some(*was)), old, "{}", k);
+                                prop_assert_eq!(&ts(m.container.times.get(k).copied()), new, "{}", k);
+                                continue;
+                            }
                             prop_assert_eq!(shown.get(k), Some(old), "{}", k);
                             shown.insert(k.clone(), new.clone());
                         }
@@ -982,6 +1274,74 @@ mod tests {
                 prop_assert_eq!(&second.container.fees, &first.container.fees);
                 prop_assert_eq!(second.container.pickup_appointment_us, first.container.pickup_appointment_us);
                 prop_assert_eq!(&second.container.pod_terminal, &first.container.pod_terminal);
+            }
+        }
+
+        /// Many sources, one story: whatever the order and the batches in which a journey's
+        /// reports arrive (DCSA to the second, X12 to the minute, the terminal), each physical
+        /// milestone is one transport event, its time is the finest agreeing report's, an
+        /// estimate of a milestone that happened is no event, and the state is the same.
+        #[test]
+        fn one_milestone_is_one_event_whatever_the_order(
+            journey in arb_journey(),
+            seed in any::<u64>(),
+            cuts in proptest::collection::vec(1usize..6, 1..12),
+        ) {
+            let all = reports(&journey);
+            let play = |order: &[Observation]| {
+                let mut c = ContainerState::default();
+                let mut s = ShipmentState::default();
+                let mut actual = Vec::new();
+                let mut rest: &[Observation] = order;
+                let mut cut = cuts.iter().cycle();
+                while !rest.is_empty() {
+                    let n = (*cut.next().unwrap_or(&1)).min(rest.len());
+                    let m = merge(&c, &s, &rest[..n], ALL);
+                    rest = &rest[n..];
+                    for ch in &m.changes {
+                        if let Change::Transport(t) = ch && !t.is_estimate() {
+                            actual.push(t.event.clone());
+                        }
+                        if let Change::Transport(t) = ch && t.is_estimate() {
+                            let m = t.event.trim_start_matches("container.transport.estimated.");
+                            prop_assert!(!m.is_empty());
+                        }
+                    }
+                    c = m.container;
+                    s = m.shipment;
+                }
+                Ok((c, s, actual))
+            };
+            let (c1, s1, mut events1) = play(&all)?;
+            let mut shuffled = all.clone();
+            shuffle(&mut shuffled, seed);
+            let (c2, s2, mut events2) = play(&shuffled)?;
+            let reported: Vec<&Physical> = journey.iter().filter(|p| p.dcsa || p.x12 || p.terminal).collect();
+            prop_assert_eq!(events1.len(), reported.len(), "{:?}", events1);
+            prop_assert_eq!(events2.len(), reported.len(), "{:?}", events2);
+            events1.sort();
+            events2.sort();
+            prop_assert_eq!(events1, events2);
+            let shown = |c: &ContainerState| -> Vec<(String, Option<i64>, DataSource)> {
+                let mut v: Vec<_> = c.milestones.0.iter().filter_map(Record::decided)
+                    .map(|d| (d.fact.milestone.name().to_string(), d.fact.at_us, d.source)).collect();
+                v.sort();
+                v
+            };
+            prop_assert_eq!(shown(&c1), shown(&c2));
+            prop_assert_eq!(&c1.times, &c2.times);
+            prop_assert_eq!(s1.pod_eta_us, s2.pod_eta_us);
+            prop_assert_eq!(s1.pod_ata_us, s2.pod_ata_us);
+            prop_assert_eq!(s1.pol_atd_us, s2.pol_atd_us);
+            for p in reported {
+                let d = c1.milestones.latest(p.milestone, p.place);
+                let at = d.and_then(|d| d.fact.at_us);
+                if p.dcsa || p.terminal {
+                    // a report to the second agrees with the minute and wins over it
+                    prop_assert_eq!(at, Some(p.at), "{:?}", p);
+                } else {
+                    prop_assert_eq!(at, Some(p.at - p.at.rem_euclid(60 * S)), "{:?}", p);
+                }
             }
         }
     }

@@ -9,12 +9,17 @@
 
 pub mod assess;
 pub mod merge;
+pub mod milestones;
+pub mod precedence;
 pub mod raw;
 pub mod rules;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
+
+pub use milestones::Book;
+pub use precedence::Precision;
 
 /// Who reported an observation (the `data_source` of transport events).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -340,6 +345,10 @@ pub struct Observation {
     pub source: DataSource,
     /// What was said.
     pub fact: Fact,
+    /// How finely its times are stated (left out when to the second, so observations
+    /// stored before precision was kept keep their keys).
+    #[serde(default, skip_serializing_if = "Precision::is_second")]
+    pub precision: Precision,
 }
 
 /// Everything boxtrack knows about a container on one shipment. Stored as JSON; every field
@@ -375,8 +384,16 @@ pub struct ContainerState {
     pub ind_rail_carrier_scac: Option<String>,
     /// When each attribute was last written (observed_us), so older reports never win.
     pub versions: BTreeMap<String, i64>,
-    /// Keys of the actual transport events already recorded.
+    /// Keys of the actual transport events recorded before [`ContainerState::milestones`]
+    /// was kept (read, never written).
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
     pub seen_events: BTreeSet<String>,
+    /// The physical events, one record each, with the reports behind them.
+    #[serde(skip_serializing_if = "Book::is_empty")]
+    pub milestones: Book,
+    /// The current estimate of each milestone, with the reports behind it.
+    #[serde(skip_serializing_if = "Book::is_empty")]
+    pub estimates: Book,
 }
 
 /// Shipment-level state fed by the same observations (carrier view of the voyage).
@@ -409,6 +426,12 @@ pub struct ShipmentState {
     pub pod_voyage_number: Option<String>,
     /// When each attribute was last written.
     pub versions: BTreeMap<String, i64>,
+    /// The voyage's milestones (departure, arrivals), one record per physical event.
+    #[serde(skip_serializing_if = "Book::is_empty")]
+    pub milestones: Book,
+    /// The voyage's estimates (ETD, ETA at the POD and inland), with the reports behind them.
+    #[serde(skip_serializing_if = "Book::is_empty")]
+    pub estimates: Book,
 }
 
 /// A transport event to record (and to notify).
@@ -432,6 +455,41 @@ pub struct TransportEvent {
     pub voyage: Option<String>,
     /// Who reported it.
     pub source: DataSource,
+    /// The identity of the milestone record it shows (none for LFD, appointment and
+    /// availability changes); a revision of the record updates the event with this key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+impl TransportEvent {
+    /// Whether the event is an estimate (`container.transport.estimated.*`).
+    pub fn is_estimate(&self) -> bool {
+        self.event.starts_with("container.transport.estimated.")
+    }
+
+    /// The event name whose earlier entries this event supersedes on the same container:
+    /// a new estimate supersedes the earlier estimates of its milestone, and a milestone
+    /// that happened supersedes every estimate of it. They leave the timeline; the event
+    /// log keeps them.
+    pub fn supersedes(&self) -> Option<String> {
+        if self.is_estimate() {
+            return Some(self.event.clone());
+        }
+        let name = self.event.strip_prefix("container.transport.")?;
+        Milestone::ALL
+            .iter()
+            .find(|m| m.name() == name && m.has_estimate_event())
+            .map(|m| m.event_name(true))
+    }
+}
+
+/// Whether a transport event names something that happened: an actual milestone, not an
+/// estimate and not a change of a date (`container.pickup_lfd.changed`, the appointment),
+/// whose time is the new date rather than when it changed. "The latest event" anywhere is
+/// the latest of these.
+pub fn happened(event: &str) -> bool {
+    event.starts_with("container.transport.")
+        && !event.starts_with("container.transport.estimated.")
 }
 
 /// What a merge changed; each becomes an event-log entry.
@@ -440,6 +498,11 @@ pub struct TransportEvent {
 pub enum Change {
     /// A transport event (actual or estimated, including LFD and appointment changes).
     Transport(TransportEvent),
+    /// A recorded transport event now shows other details: a finer or more authoritative
+    /// report of the same milestone. The event is updated in place; no event of its own
+    /// (a time that moved by more than its precision is also in the merge's
+    /// `container.updated` changeset).
+    TransportRevised(TransportEvent),
     /// Terminal-facing attributes changed: `{attribute: [old, new]}`.
     ContainerUpdated {
         /// The changeset.
@@ -462,10 +525,16 @@ pub enum Change {
 }
 
 impl Change {
+    /// Whether the change is an event-log entry (and so a webhook): all are but a
+    /// [`Change::TransportRevised`], which updates its event in place.
+    pub fn logged(&self) -> bool {
+        !matches!(self, Change::TransportRevised(_))
+    }
+
     /// The event-log / webhook event name of this change.
     pub fn event_name(&self) -> String {
         match self {
-            Change::Transport(t) => t.event.clone(),
+            Change::Transport(t) | Change::TransportRevised(t) => t.event.clone(),
             Change::ContainerUpdated { .. } => "container.updated".into(),
             Change::PodTerminalChanged { .. } => "container.pod_terminal_changed".into(),
             Change::ShipmentEstimatedArrival { .. } => "shipment.estimated.arrival".into(),

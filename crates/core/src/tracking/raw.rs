@@ -269,12 +269,14 @@ mod tests {
             observed_us: 42,
             source: DataSource::Terminal,
             fact: Fact::Holds { holds: vec![] },
+            precision: Default::default(),
         };
         assert_eq!(event_time(&o), 42);
         let o = Observation {
             observed_us: 42,
             source: DataSource::ShippingLine,
             fact: event(Milestone::FullOut, false, Some(7)),
+            precision: Default::default(),
         };
         assert_eq!(event_time(&o), 7);
     }

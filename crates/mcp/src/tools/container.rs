@@ -334,7 +334,11 @@ pub(super) async fn get(
             })?
             .remove(&c.id)
             .unwrap_or_default();
-        let latest = rows.iter().max_by_key(|e| e.at_us.unwrap_or(i64::MIN));
+        // the latest thing that happened: no estimate, no change of a date
+        let latest = rows
+            .iter()
+            .filter(|e| boxtrack_core::tracking::happened(&e.event))
+            .max_by_key(|e| e.at_us.unwrap_or(i64::MIN));
         Some(EventsSummary {
             count: rows.len(),
             rail_events_count: rows.iter().filter(|e| e.event.contains("rail")).count(),

@@ -13,7 +13,7 @@
 use boxtrack_core::ident;
 use boxtrack_core::reference;
 use boxtrack_core::tracking::{
-    DataSource, Equipment, EventFact, Fact, LfdKind, Milestone, Observation, Place,
+    DataSource, Equipment, EventFact, Fact, LfdKind, Milestone, Observation, Place, Precision,
 };
 
 use super::status::{Location, SetKind, Stamp, StatusMessage};
@@ -182,6 +182,7 @@ impl Ctx<'_> {
                 vessel_imo: vessel.then(|| self.vessel_imo.clone()).flatten(),
                 voyage: vessel.then(|| self.voyage.clone()).flatten(),
             }),
+            precision: Precision::of_clock(stamp.time.as_deref()),
         });
     }
 }
@@ -336,6 +337,7 @@ pub fn map(m: &StatusMessage, observed_us: i64) -> Mapped {
                         which: if rail { LfdKind::Rail } else { LfdKind::Line },
                         at_us: Some(at),
                     },
+                    precision: Precision::of_clock(m.at.time.as_deref()),
                 }),
                 None => cx.notes.push("free-time date unreadable".into()),
             }
@@ -400,6 +402,7 @@ pub fn map(m: &StatusMessage, observed_us: i64) -> Mapped {
                 weight_in_lbs: None,
                 seal_number: m.seals.first().cloned(),
             }),
+            precision: Default::default(),
         });
     }
     if rail && let Some((_, name, id)) = m.parties.iter().find(|(q, _, _)| q == "RR") {
@@ -411,6 +414,7 @@ pub fn map(m: &StatusMessage, observed_us: i64) -> Mapped {
                 pod: Some(scac.clone()),
                 ind: Some(scac),
             },
+            precision: Default::default(),
         });
     }
     let Ctx { notes, out, .. } = cx;

@@ -1086,6 +1086,9 @@ pub fn changes(
 }
 
 fn holds_summary(a: &Value) -> String {
+    if a["holds_at_pod_terminal"].is_null() {
+        return "not reported".to_string();
+    }
     let held: Vec<String> = a["holds_at_pod_terminal"]
         .as_array()
         .map(|h| {
@@ -1103,6 +1106,9 @@ fn holds_summary(a: &Value) -> String {
 }
 
 fn fees_summary(a: &Value) -> String {
+    if a["fees_at_pod_terminal"].is_null() {
+        return "not reported".to_string();
+    }
     let fees: Vec<String> = a["fees_at_pod_terminal"]
         .as_array()
         .map(|f| {

@@ -1067,6 +1067,20 @@ pub async fn transport_events(
     crate::list::list(db, &spec, page).await
 }
 
+/// The raw events of a container by their observation keys (the report behind each value:
+/// `core::tracking::provenance`).
+pub async fn raw_event_ids_by_key(
+    db: &Db,
+    account_id: Uuid,
+    container_id: Uuid,
+) -> Result<std::collections::HashMap<i64, Uuid>> {
+    const SQL: &str = "SELECT observation_key, id FROM raw_events \
+        WHERE container_id = $1 AND account_id = $2 AND observation_key IS NOT NULL";
+    let rows: Vec<(i64, Uuid)> = on_db!(db, p => sqlx::query_as(SQL)
+        .bind(container_id).bind(account_id).fetch_all(p).await?);
+    Ok(rows.into_iter().collect())
+}
+
 /// Every transport event of a container, oldest first (at most 2 000, the newest).
 pub async fn all_transport_events(
     db: &Db,

@@ -178,6 +178,7 @@ pub async fn show(
 <section aria-labelledby="holds"><h2 id="holds">Holds</h2>{holds}</section>
 <section aria-labelledby="fees"><h2 id="fees">Fees</h2>{fees}</section>
 <section aria-labelledby="lfd"><h2 id="lfd">Last free day by source</h2>{lfd_sources}</section>
+<section aria-labelledby="provenance"><h2 id="provenance">Where each value came from</h2>{provenance}</section>
 <section aria-labelledby="documents"><h2 id="documents">Documents</h2>{documents}</section>
 <section aria-labelledby="fields"><h2 id="fields">Custom fields</h2>{fields}</section>
 <section aria-labelledby="raw"><h2 id="raw">Upstream records, newest first</h2>{raw}{raw_pager}</section></div>
@@ -191,8 +192,8 @@ pub async fn show(
         updated = esc(&boxtrack_core::time::format_micros(c.updated_us)),
         id = c.id,
         live = crate::live::marker(&version),
-        holds = crate::detail::holds(&st.holds),
-        fees = crate::detail::fees(&st.fees),
+        holds = crate::detail::holds(boxtrack_core::tracking::rules::reported_holds(st)),
+        fees = crate::detail::fees(boxtrack_core::tracking::rules::reported_fees(st)),
         lfd_sources = crate::detail::lfd(
             &st.lfd,
             rail,
@@ -203,6 +204,12 @@ pub async fn show(
         ),
         raw = crate::detail::raw_events(&raw.rows),
         raw_pager = crate::detail::raw_pager(c.id, raw_page, raw.total, raw.has_next),
+        provenance = crate::detail::provenance(
+            &boxtrack_core::tracking::provenance::field_sources(st, rail),
+            shipment
+                .as_ref()
+                .is_some_and(|sh| sh.scac == boxtrack_core::carriers::SANDBOX_SCAC),
+        ),
         documents = crate::detail::documents(&docs),
         fields = crate::detail::custom_fields(&fields),
     );

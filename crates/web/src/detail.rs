@@ -31,9 +31,12 @@ pub(crate) fn money(minor: i64, currency: &str) -> String {
 }
 
 /// The holds section.
-pub(crate) fn holds(holds: &[Hold]) -> String {
+pub(crate) fn holds(holds: Option<&[Hold]>) -> String {
+    let Some(holds) = holds else {
+        return "<p>Not reported yet: no source has said whether the box is held.</p>".to_string();
+    };
     if holds.is_empty() {
-        return "<p>No holds reported.</p>".to_string();
+        return "<p>None: the terminal reports no holds.</p>".to_string();
     }
     let rows: String = holds
         .iter()
@@ -52,9 +55,49 @@ pub(crate) fn holds(holds: &[Hold]) -> String {
 }
 
 /// The fees section: each line, then the sums per currency (`total` lines left out of them).
-pub(crate) fn fees(fees: &[Fee]) -> String {
+/// Where each value came from (`core::tracking::provenance`): the attribute, whose word
+/// decided it, who stated it, when and how precisely (docs/precedence.md). `sandbox`: the
+/// container's journey is the sandbox's (its reports are the sandbox's, whatever party the
+/// script plays).
+pub(crate) fn provenance(
+    sources: &[boxtrack_core::tracking::provenance::FieldSource],
+    sandbox: bool,
+) -> String {
+    if sources.is_empty() {
+        return "<p>No source has reported anything yet.</p>".to_string();
+    }
+    let name = |s: boxtrack_core::tracking::DataSource| {
+        if sandbox {
+            "sandbox"
+        } else {
+            boxtrack_core::tracking::source_name(s)
+        }
+        .replace('_', " ")
+    };
+    let rows: String = sources
+        .iter()
+        .map(|f| {
+            format!(
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(f.attribute),
+                esc(&name(f.source)),
+                esc(&name(f.report.source)),
+                esc(&boxtrack_core::time::format_micros(f.report.observed_us)),
+                f.report.precision.name()
+            )
+        })
+        .collect();
+    format!(
+        r#"<p>Whose word decided each value, and the report that stated it (the same as <code>GET /v2/containers/{{id}}/field_sources</code>).</p><table><thead><tr><th scope="col">Attribute</th><th scope="col">Decided by</th><th scope="col">Stated by</th><th scope="col">Reported at (UTC)</th><th scope="col">Precision</th></tr></thead><tbody>{rows}</tbody></table>"#
+    )
+}
+
+pub(crate) fn fees(fees: Option<&[Fee]>) -> String {
+    let Some(fees) = fees else {
+        return "<p>Not reported yet: no source has said what is owed.</p>".to_string();
+    };
     if fees.is_empty() {
-        return "<p>No fees reported.</p>".to_string();
+        return "<p>None: the terminal reports no fees.</p>".to_string();
     }
     let rows: String = fees
         .iter()
@@ -313,12 +356,12 @@ mod tests {
 
     #[test]
     fn fee_sums_leave_out_total_lines_and_keep_currencies_apart() {
-        let html = fees(&[
+        let html = fees(Some(&[
             fee("demurrage", 30_000, "USD"),
             fee("exam", 12_550, "USD"),
             fee("total", 42_550, "USD"),
             fee("other", 1_000, "CAD"),
-        ]);
+        ]));
         assert!(
             html.contains("Sum in USD</th><td class=\"num\"><strong>425.50 USD"),
             "{html}"
@@ -331,7 +374,11 @@ mod tests {
             !html.contains("851.00"),
             "a total line was added in: {html}"
         );
-        assert_eq!(fees(&[]), "<p>No fees reported.</p>");
+        assert_eq!(
+            fees(Some(&[])),
+            "<p>None: the terminal reports no fees.</p>"
+        );
+        assert!(fees(None).starts_with("<p>Not reported yet"));
     }
 
     #[test]
@@ -360,12 +407,16 @@ mod tests {
 
     #[test]
     fn holds_are_escaped() {
-        let html = holds(&[Hold {
+        let html = holds(Some(&[Hold {
             name: "customs".into(),
             status: "hold".into(),
             description: Some("<b>CBP</b> exam".into()),
-        }]);
+        }]));
         assert!(html.contains("&lt;b&gt;CBP&lt;/b&gt; exam"));
-        assert_eq!(holds(&[]), "<p>No holds reported.</p>");
+        assert_eq!(
+            holds(Some(&[])),
+            "<p>None: the terminal reports no holds.</p>"
+        );
+        assert!(holds(None).starts_with("<p>Not reported yet"));
     }
 }

@@ -618,8 +618,19 @@ async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_acco
         html.contains("CNSHA") && html.contains("EVER GIVEN / 001E"),
         "{html}"
     );
-    // holds, fees, the last free day by source and what the sources said, verbatim
-    assert!(html.contains("No holds reported.") && html.contains("No fees reported."));
+    // where each value came from
+    assert!(
+        html.contains("Where each value came from")
+            && html.contains("<code>pol_vessel_departed_at</code>"),
+        "{html}"
+    );
+    // holds, fees (no terminal has spoken: not "none"), the last free day by source and what
+    // the sources said, verbatim
+    assert!(
+        html.contains("Not reported yet: no source has said whether the box is held.")
+            && html.contains("Not reported yet: no source has said what is owed."),
+        "{html}"
+    );
     assert!(
         html.contains("Last free day by source")
             && html.contains("POD terminal</th><td>not reported")

@@ -262,6 +262,11 @@ pub async fn record(db: &Db, account: Uuid) -> Result<Recordings, StoreError> {
     )
     .await;
     t.get(
+        "/v2/containers/{id}/field_sources",
+        &format!("/v2/containers/{container}/field_sources"),
+    )
+    .await;
+    t.get(
         "/v2/containers/{id}/map_geojson",
         &format!("/v2/containers/{container}/map_geojson"),
     )

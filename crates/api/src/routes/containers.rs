@@ -533,6 +533,93 @@ pub async fn raw_events(
     ))
 }
 
+/// `GET /v2/containers/{id}/field_sources`: where each value of the container came from.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FieldSourcesDoc {
+    /// One entry per attribute a source has set, by attribute name.
+    pub data: Vec<FieldSourceObject>,
+}
+
+/// Where one attribute's value came from.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FieldSourceObject {
+    /// `field_source`.
+    #[serde(rename = "type")]
+    #[schemars(extend("enum" = ["field_source"]))]
+    pub kind: &'static str,
+    /// The attribute of the container resource (`pod_discharged_at`).
+    pub id: String,
+    /// The details.
+    pub attributes: FieldSourceAttributes,
+}
+
+/// The source of one attribute.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FieldSourceAttributes {
+    /// The attribute of the container resource.
+    pub attribute: String,
+    /// Whose word decided the value (docs/precedence.md).
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
+    pub data_source: &'static str,
+    /// Who stated it (for a milestone time, a finer source that agrees may state the time
+    /// for the deciding one).
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
+    pub reported_by: &'static str,
+    /// When that report was produced.
+    pub reported_at: boxtrack_views::jsonapi::At,
+    /// How finely it states times.
+    #[schemars(extend("enum" = ["second", "minute", "hour", "day"]))]
+    pub precision: &'static str,
+    /// The raw event that keeps the report (`GET /v2/containers/{id}/raw_events`); null for
+    /// a report kept before raw events had keys.
+    pub raw_event_id: Option<uuid::Uuid>,
+}
+
+/// `GET /v2/containers/{id}/field_sources`: where each value of the container came from
+/// (boxtrack's extension; `docs/precedence.md`).
+pub async fn field_sources(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    QueryParams::parse(raw.as_deref()).includes("field_source", &[])?;
+    let row = reads::container(&state.db, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("container"))?;
+    let raw_ids = reads::raw_event_ids_by_key(&state.db, caller.account.id, id).await?;
+    let rail_lfd = caller
+        .account
+        .has(boxtrack_core::plan::Entitlement::RailLfd);
+    // a sandbox journey's reports are the sandbox's, whatever party its script plays
+    let sandbox = reads::shipment(&state.db, caller.account.id, row.shipment_id)
+        .await?
+        .is_some_and(|s| s.scac == boxtrack_core::carriers::SANDBOX_SCAC);
+    let name = |s: boxtrack_core::tracking::DataSource| {
+        if sandbox {
+            "sandbox"
+        } else {
+            boxtrack_core::tracking::source_name(s)
+        }
+    };
+    let data = boxtrack_core::tracking::provenance::field_sources(&row.state.0, rail_lfd)
+        .into_iter()
+        .map(|f| FieldSourceObject {
+            kind: "field_source",
+            id: f.attribute.to_string(),
+            attributes: FieldSourceAttributes {
+                attribute: f.attribute.to_string(),
+                data_source: name(f.source),
+                reported_by: name(f.report.source),
+                reported_at: boxtrack_views::jsonapi::At(f.report.observed_us),
+                precision: f.report.precision.name(),
+                raw_event_id: raw_ids.get(&f.report.key).copied(),
+            },
+        })
+        .collect();
+    Ok(JsonApi::of(&FieldSourcesDoc { data }))
+}
+
 /// The orders of a container's transport events (`sort`).
 const EVENT_SORTS: [&str; 4] = ["timestamp", "-timestamp", "created_at", "-created_at"];
 
@@ -679,6 +766,22 @@ pub fn operations() -> Vec<Op> {
         },
         Op {
             method: "get",
+            path: "/v2/containers/{id}/field_sources",
+            op: operation(
+                "Containers",
+                "Where a container's values came from",
+                "boxtrack's extension: for each attribute a source has set, whose word decided it (the precedence of `docs/precedence.md`), the report that stated it (its source, when it was produced, its precision) and the raw event that keeps it. Milestone times name the latest occurrence of their milestone.",
+                vec![id_param("Container")],
+                None,
+                errors(&[400, 401, 404, 429]),
+                (
+                    "200",
+                    json!({"description": "Where each value came from", "content": {"application/vnd.api+json": {"schema": crate::doc::schema_of::<FieldSourcesDoc>()}}}),
+                ),
+            ),
+        },
+        Op {
+            method: "get",
             path: "/v2/containers/{id}/transport_events",
             op: operation(
                 "Containers",
@@ -711,6 +814,10 @@ pub fn routes() -> crate::doc::Routes {
         .route(
             "/v2/containers/{id}/raw_events",
             axum::routing::get(raw_events),
+        )
+        .route(
+            "/v2/containers/{id}/field_sources",
+            axum::routing::get(field_sources),
         )
         .route("/v2/containers/{id}/refresh", axum::routing::patch(refresh))
 }

@@ -85,6 +85,45 @@ async fn a_315_updates_the_container_that_is_tracked_and_only_in_its_account() {
         "2022-11-21T07:24:00Z"
     );
 
+    // where each value came from: the carrier's 315, to the minute, kept as a raw event
+    let sources = app
+        .get(&format!("/v2/containers/{ca}/field_sources"), Some(&key_a))
+        .await;
+    assert_eq!(sources.status, 200, "{}", sources.text);
+    let sources = sources.json();
+    let discharged = sources["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "pod_discharged_at")
+        .expect("the discharge time has a source");
+    let a = &discharged["attributes"];
+    assert_eq!(a["data_source"], "shipping_line", "{a}");
+    assert_eq!(a["reported_by"], "shipping_line", "{a}");
+    assert_eq!(a["precision"], "minute", "{a}");
+    let raw = app
+        .get(
+            &format!("/v2/containers/{ca}/raw_events?page[size]=100"),
+            Some(&key_a),
+        )
+        .await
+        .json();
+    assert!(
+        raw["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == a["raw_event_id"]),
+        "the raw event it names is the container's: {a}"
+    );
+    // another account cannot ask
+    assert_eq!(
+        app.get(&format!("/v2/containers/{ca}/field_sources"), Some(&_key_b))
+            .await
+            .status,
+        404
+    );
+
     // the other account's container is untouched (an account key feeds its own data only)
     let n: i64 = boxtrack_store::on_db!(&app.db, p => sqlx::query_scalar(
         "SELECT COUNT(*) FROM transport_events WHERE container_id = $1").bind(cb).fetch_one(p).await.unwrap());

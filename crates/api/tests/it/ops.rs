@@ -150,6 +150,7 @@ async fn openapi_document_matches_the_router() {
         ("PATCH", "/v2/containers/{id}"),
         ("GET", "/v2/containers/{id}/transport_events"),
         ("GET", "/v2/containers/{id}/raw_events"),
+        ("GET", "/v2/containers/{id}/field_sources"),
         ("GET", "/v2/containers/{id}/map_geojson"),
         ("POST", "/rails/active_storage/direct_uploads"),
         ("PUT", "/v2/uploads/{token}"),

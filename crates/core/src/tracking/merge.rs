@@ -46,6 +46,11 @@ fn newer(versions: &mut BTreeMap<String, i64>, key: &str, at: i64) -> bool {
     }
 }
 
+/// The container attribute that milestone `m` at `place` sets (`pod_discharged_at`), if any.
+pub fn time_attribute(m: Milestone, place: Place) -> Option<&'static str> {
+    time_key(m, place)
+}
+
 fn time_key(m: Milestone, place: Place) -> Option<&'static str> {
     use Milestone::*;
     Some(match (m, place) {
@@ -582,13 +587,18 @@ pub fn terminal_view(c: &ContainerState, view: View) -> BTreeMap<String, Value> 
         "available_for_pickup".to_string(),
         json!(rules::available_for_pickup(c, view.inland)),
     );
+    // not reported yet is null, not an empty list
     m.insert(
         "holds_at_pod_terminal".to_string(),
-        Value::Array(c.holds.iter().map(hold_json).collect()),
+        rules::reported_holds(c).map_or(Value::Null, |h| {
+            Value::Array(h.iter().map(hold_json).collect())
+        }),
     );
     m.insert(
         "fees_at_pod_terminal".to_string(),
-        Value::Array(c.fees.iter().map(fee_json).collect()),
+        rules::reported_fees(c).map_or(Value::Null, |f| {
+            Value::Array(f.iter().map(fee_json).collect())
+        }),
     );
     m.insert(
         "pickup_lfd".to_string(),
@@ -678,7 +688,15 @@ pub fn merge(
     let view_before = terminal_view(&c, view);
     let mut pass = Pass::default();
     for o in &sorted {
+        let before = c.versions.clone();
         apply(&mut c, &mut s, o, &mut pass, &mut changes);
+        // what this report wrote remembers it
+        for (k, v) in &c.versions {
+            if before.get(k) != Some(v) {
+                c.provenance
+                    .insert(k.clone(), super::provenance::Provenance::of(o));
+            }
+        }
     }
     let mut changes = fold(changes);
     let source = sorted.last().map_or(DataSource::Sandbox, |o| o.source);
@@ -883,7 +901,8 @@ mod tests {
         else {
             panic!("no changeset: {n:?}")
         };
-        assert_eq!(changeset["holds_at_pod_terminal"][0], json!([]));
+        // holds not reported before: null, not an empty list
+        assert_eq!(changeset["holds_at_pod_terminal"][0], Value::Null);
         assert_eq!(changeset["holds_at_pod_terminal"][1][0]["name"], "customs");
         assert!(
             !changeset.contains_key("available_for_pickup"),

@@ -11,6 +11,7 @@ pub mod assess;
 pub mod merge;
 pub mod milestones;
 pub mod precedence;
+pub mod provenance;
 pub mod raw;
 pub mod rules;
 
@@ -394,6 +395,10 @@ pub struct ContainerState {
     /// The current estimate of each milestone, with the reports behind it.
     #[serde(skip_serializing_if = "Book::is_empty")]
     pub estimates: Book,
+    /// The report that last wrote each attribute, by the key of [`ContainerState::versions`]
+    /// (milestone times have theirs in [`ContainerState::milestones`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub provenance: BTreeMap<String, provenance::Provenance>,
 }
 
 /// Shipment-level state fed by the same observations (carrier view of the voyage).

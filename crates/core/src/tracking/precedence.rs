@@ -46,6 +46,16 @@ impl Precision {
         }
     }
 
+    /// The wire name (`second`, `minute`, `hour`, `day`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Second => "second",
+            Precision::Minute => "minute",
+            Precision::Hour => "hour",
+            Precision::Day => "day",
+        }
+    }
+
     /// Whether this is the default precision (left out of stored observations).
     pub fn is_second(&self) -> bool {
         *self == Precision::Second

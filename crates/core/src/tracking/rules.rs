@@ -124,6 +124,20 @@ pub fn active_holds(holds: &[Hold]) -> impl Iterator<Item = &Hold> {
     holds.iter().filter(|h| h.status == "hold")
 }
 
+/// The current holds, or `None` while no source has reported holds for this box: unknown is
+/// not "no holds" (an empty list is the terminal saying there are none).
+pub fn reported_holds(c: &ContainerState) -> Option<&[Hold]> {
+    c.versions
+        .contains_key("holds")
+        .then_some(c.holds.as_slice())
+}
+
+/// The current fees, or `None` while no source has reported fees for this box: unknown is not
+/// zero.
+pub fn reported_fees(c: &ContainerState) -> Option<&[Fee]> {
+    c.versions.contains_key("fees").then_some(c.fees.as_slice())
+}
+
 /// Whether the container has left the terminal where it is picked up, for good: gated out
 /// full there (the POD, or the inland ramp when the shipment moves on by rail), delivered, or
 /// returned empty. `inland` says whether the shipment continues past the POD.

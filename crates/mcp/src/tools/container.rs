@@ -88,15 +88,16 @@ pub struct Demurrage {
     pub last_free_days: LastFreeDays,
     /// The pickup appointment.
     pub pickup_appointment_at: Option<At>,
-    /// The terminal's fees.
-    pub fees_at_pod_terminal: Vec<FeeView>,
+    /// The terminal's fees (null while no source has reported fees: unknown is not zero).
+    pub fees_at_pod_terminal: Option<Vec<FeeView>>,
     /// Their sum in major units (the terminal's `total` lines left out; none when in
     /// several currencies).
     pub fees_total_amount: Option<f64>,
     /// Its currency.
     pub fees_currency_code: Option<String>,
-    /// The terminal's holds (pending ones included; only `hold` blocks pickup).
-    pub holds_at_pod_terminal: Vec<HoldView>,
+    /// The terminal's holds (pending ones included; only `hold` blocks pickup); null while
+    /// no source has reported holds.
+    pub holds_at_pod_terminal: Option<Vec<HoldView>>,
     /// `overdue`, `imminent` (today or within 3 days), `none` or `unknown`.
     #[schemars(extend("enum" = ["overdue", "imminent", "none", "unknown"]))]
     pub urgency: String,
@@ -307,7 +308,13 @@ pub(super) async fn get(
         stopped,
         now_us,
     );
-    let fees = assess::fee_total(&st.fees);
+    // fees never reported have no total (not a total of zero)
+    let fees = boxtrack_core::tracking::rules::reported_fees(st)
+        .map(assess::fee_total)
+        .unwrap_or(assess::FeeTotal {
+            total_minor: None,
+            currency: None,
+        });
     let shipment_brief = shipment.as_ref().map(|s| {
         let route = &s.route.0;
         ShipmentBrief {
@@ -445,18 +452,19 @@ pub fn markdown(a: &ContainerAnswer, rail_zone: Option<&str>) -> String {
         _ => "Unknown".to_string(),
     };
     let d = &a.demurrage;
-    let fees = if d.fees_at_pod_terminal.is_empty() {
-        "None".to_string()
-    } else {
-        match (d.fees_total_amount, d.fees_currency_code.as_deref()) {
-            (Some(t), Some(c)) => format!("{} (total {t:.2} {c})", d.fees_at_pod_terminal.len()),
-            (Some(t), None) => format!("{} (total {t:.2})", d.fees_at_pod_terminal.len()),
-            _ => d.fees_at_pod_terminal.len().to_string(),
-        }
+    let fees = match d.fees_at_pod_terminal.as_deref() {
+        None => "Not reported".to_string(),
+        Some([]) => "None".to_string(),
+        Some(list) => match (d.fees_total_amount, d.fees_currency_code.as_deref()) {
+            (Some(t), Some(c)) => format!("{} (total {t:.2} {c})", list.len()),
+            (Some(t), None) => format!("{} (total {t:.2})", list.len()),
+            _ => list.len().to_string(),
+        },
     };
-    let holds = match d.holds_at_pod_terminal.len() {
-        0 => "None".to_string(),
-        n => n.to_string(),
+    let holds = match d.holds_at_pod_terminal.as_deref().map(<[HoldView]>::len) {
+        None => "Not reported".to_string(),
+        Some(0) => "None".to_string(),
+        Some(n) => n.to_string(),
     };
     let mut text = format!(
         "# Container {number}\n\n**ID:** `{id}`\n**Status:** {status}\n**Equipment:** {equipment}\n",
@@ -563,16 +571,15 @@ pub(super) async fn readiness(
     let days_left = a
         .pickup_lfd
         .and_then(|l| boxtrack_core::tracking::rules::days_until(l.0, zone, now_us));
-    let holds: Vec<&HoldView> = a
+    // null while not reported, as the attributes are
+    let holds: Option<Vec<&HoldView>> = a
         .holds_at_pod_terminal
-        .iter()
-        .filter(|h| h.status == "hold")
-        .collect();
-    let fees: Vec<&FeeView> = a
+        .as_ref()
+        .map(|h| h.iter().filter(|h| h.status == "hold").collect());
+    let fees: Option<Vec<&FeeView>> = a
         .fees_at_pod_terminal
-        .iter()
-        .filter(|f| f.kind != "total")
-        .collect();
+        .as_ref()
+        .map(|f| f.iter().filter(|f| f.kind != "total").collect());
     Ok(serde_json::json!({
         "container_number": c.number,
         "ready_for_pickup": c.ready_for_pickup,

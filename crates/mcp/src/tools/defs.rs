@@ -385,7 +385,8 @@ pub(super) fn defs() -> Vec<Def> {
             idempotent: true,
             output: json!({"type": "object", "properties": {
                 "container_number": {"type": "string"}, "ready_for_pickup": {"type": "boolean"},
-                "holds": {"type": "array"}, "fees": {"type": "array"},
+                "holds": {"type": ["array", "null"], "description": "Active holds; null while no source has reported holds"},
+                "fees": {"type": ["array", "null"], "description": "Fees (total lines left out); null while no source has reported fees"},
                 "pickup_lfd": {"type": ["string", "null"]}, "days_left": {"type": ["integer", "null"]},
                 "time_zone": {"type": ["string", "null"]}
             }, "required": ["container_number", "ready_for_pickup", "holds", "fees"]}),

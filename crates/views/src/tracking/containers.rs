@@ -164,10 +164,12 @@ pub struct ContainerAttributes {
     pub availability_known: bool,
     /// available_for_pickup and no hold with status hold.
     pub ready_for_pickup: bool,
-    /// Holds at the POD terminal.
-    pub holds_at_pod_terminal: Vec<HoldView>,
-    /// Fees at the POD terminal.
-    pub fees_at_pod_terminal: Vec<FeeView>,
+    /// Holds at the POD terminal (at the inland ramp for a box bound there); an empty list
+    /// when the terminal reports none, null while no source has reported holds.
+    pub holds_at_pod_terminal: Option<Vec<HoldView>>,
+    /// Fees at the POD terminal; an empty list when the terminal reports none, null while no
+    /// source has reported fees (unknown is not zero).
+    pub fees_at_pod_terminal: Option<Vec<FeeView>>,
     /// The last free day that applies (terminal, rail where entitled, then line).
     pub pickup_lfd: Option<At>,
     /// The last free days by who sets them.
@@ -281,8 +283,10 @@ pub fn container_resource(
             ),
             availability_known: st.availability_known,
             ready_for_pickup: c.ready_for_pickup,
-            holds_at_pod_terminal: st.holds.iter().map(HoldView::from).collect(),
-            fees_at_pod_terminal: st.fees.iter().map(FeeView::from).collect(),
+            holds_at_pod_terminal: boxtrack_core::tracking::rules::reported_holds(st)
+                .map(|h| h.iter().map(HoldView::from).collect()),
+            fees_at_pod_terminal: boxtrack_core::tracking::rules::reported_fees(st)
+                .map(|f| f.iter().map(FeeView::from).collect()),
             pickup_lfd: At::opt(coalesced_lfd(&st.lfd, rail)),
             import_deadlines: ImportDeadlines {
                 pickup_lfd_terminal: lfd(LfdKind::Terminal),

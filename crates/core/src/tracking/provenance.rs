@@ -1,0 +1,209 @@
+//! Where each value of a container came from: the source, the report (its observation key,
+//! which names its raw event), when it was reported and how precisely.
+//!
+//! Milestone times come from their records ([`super::milestones`]): the deciding source and
+//! the report that stated the time. Every other attribute remembers the report that last
+//! wrote it ([`ContainerState::provenance`], kept by the merge).
+
+use serde::{Deserialize, Serialize};
+
+use super::milestones::{Record, Report};
+use super::precedence::Precision;
+use super::{ContainerState, DataSource, Fact, Observation, observation_key};
+
+/// The report behind an attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// Who said it.
+    pub source: DataSource,
+    /// How finely it states its times.
+    #[serde(default, skip_serializing_if = "Precision::is_second")]
+    pub precision: Precision,
+    /// When the source produced it.
+    pub observed_us: i64,
+    /// Its observation key (the raw event's).
+    pub key: i64,
+}
+
+impl Provenance {
+    /// The provenance of an observation.
+    pub fn of(o: &Observation) -> Provenance {
+        Provenance {
+            source: o.source,
+            precision: o.precision,
+            observed_us: o.observed_us,
+            key: observation_key(o),
+        }
+    }
+
+    fn of_report(r: &Report) -> Provenance {
+        Provenance::of(&Observation {
+            observed_us: r.observed_us,
+            source: r.source,
+            fact: Fact::Event(r.fact.clone()),
+            precision: r.precision,
+        })
+    }
+}
+
+/// Where one attribute's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldSource {
+    /// The attribute of the container resource (`pod_discharged_at`, `holds_at_pod_terminal`).
+    pub attribute: &'static str,
+    /// Whose word decided it.
+    pub source: DataSource,
+    /// The report that stated it (for a milestone time: the one whose time is shown, which a
+    /// finer source may have stated for the deciding one).
+    pub report: Provenance,
+}
+
+/// The attributes each merge-state version key writes.
+fn attributes_of(version_key: &str) -> &'static [&'static str] {
+    match version_key {
+        "availability" => &["available_for_pickup", "availability_known"],
+        "holds" => &["holds_at_pod_terminal"],
+        "fees" => &["fees_at_pod_terminal"],
+        "lfd.Line" => &["pickup_lfd_line"],
+        "lfd.Terminal" => &["pickup_lfd_terminal"],
+        "lfd.Rail" => &["pickup_lfd_rail"],
+        "appointment" => &["pickup_appointment_at"],
+        "yard" => &["location_at_pod_terminal"],
+        "pod_terminal" => &["pod_terminal"],
+        "equipment" => &[
+            "equipment_type",
+            "equipment_length",
+            "equipment_height",
+            "seal_number",
+        ],
+        "pod_rail_carrier" => &["pod_rail_carrier_scac"],
+        "ind_rail_carrier" => &["ind_rail_carrier_scac"],
+        "chassis" => &["pod_full_out_chassis_number"],
+        _ => &[],
+    }
+}
+
+/// Where every attribute of the container that a source set came from, by attribute name.
+/// `rail_lfd`: whether the account may see the rail carrier's LFD (without it,
+/// `pickup_lfd_rail` is left out, as it is everywhere else).
+pub fn field_sources(c: &ContainerState, rail_lfd: bool) -> Vec<FieldSource> {
+    let mut out: Vec<FieldSource> = Vec::new();
+    // milestone times: the latest occurrence of each
+    let mut latest: Vec<(&'static str, i64, FieldSource)> = Vec::new();
+    for record in &c.milestones.0 {
+        let Some(d) = record.decided() else { continue };
+        let Some(attribute) = super::merge::time_attribute(d.fact.milestone, d.fact.place) else {
+            continue;
+        };
+        let Some(timed) = stated_by(record, &d) else {
+            continue;
+        };
+        let at = d.fact.at_us.unwrap_or(i64::MIN);
+        let source = FieldSource {
+            attribute,
+            source: d.source,
+            report: timed,
+        };
+        match latest.iter_mut().find(|(a, _, _)| *a == attribute) {
+            Some(slot) if slot.1 < at => *slot = (attribute, at, source),
+            Some(_) => {}
+            None => latest.push((attribute, at, source)),
+        }
+    }
+    out.extend(latest.into_iter().map(|(_, _, s)| s));
+    for (key, p) in &c.provenance {
+        for attribute in attributes_of(key) {
+            if *attribute == "pickup_lfd_rail" && !rail_lfd {
+                continue;
+            }
+            out.push(FieldSource {
+                attribute,
+                source: p.source,
+                report: *p,
+            });
+        }
+    }
+    out.sort_by_key(|s| s.attribute);
+    out
+}
+
+/// The report of a record whose time the decision shows.
+fn stated_by(record: &Record, d: &super::milestones::Decided) -> Option<Provenance> {
+    record
+        .reports
+        .iter()
+        .find(|r| {
+            r.source == d.time_source
+                && r.precision == d.precision
+                && r.observed_us == d.observed_us
+        })
+        .map(Provenance::of_report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tracking::merge::{View, merge};
+    use crate::tracking::{EventFact, Hold, Milestone, Place, ShipmentState};
+
+    fn departed(at: i64) -> Fact {
+        Fact::Event(EventFact {
+            milestone: Milestone::VesselDeparted,
+            estimated: false,
+            at_us: Some(at),
+            place: Place::Origin,
+            locode: Some("TWKHH".into()),
+            timezone: None,
+            terminal: None,
+            vessel_name: Some("APL TEMASEK".into()),
+            vessel_imo: None,
+            voyage: Some("175E".into()),
+        })
+    }
+
+    #[test]
+    fn each_value_names_the_report_it_came_from() {
+        let dcsa = Observation {
+            observed_us: 10,
+            source: DataSource::ShippingLine,
+            fact: departed(1_000_000_033_000_000),
+            precision: Precision::Second,
+        };
+        let x12 = Observation {
+            observed_us: 20,
+            source: DataSource::ShippingLine,
+            fact: departed(1_000_000_000_000_000),
+            precision: Precision::Minute,
+        };
+        let holds = Observation {
+            observed_us: 30,
+            source: DataSource::Terminal,
+            fact: Fact::Holds {
+                holds: vec![Hold {
+                    name: "customs".into(),
+                    status: "hold".into(),
+                    description: None,
+                }],
+            },
+            precision: Precision::Second,
+        };
+        let m = merge(
+            &ContainerState::default(),
+            &ShipmentState::default(),
+            &[x12, dcsa.clone(), holds.clone()],
+            View::default(),
+        );
+        let sources = field_sources(&m.container, false);
+        let by = |a: &str| sources.iter().find(|s| s.attribute == a).cloned();
+        // the line's later word (X12) decides; its DCSA report states the time to the second
+        let departed = by("pol_vessel_departed_at").expect("the departure's source");
+        assert_eq!(departed.source, DataSource::ShippingLine);
+        assert_eq!(departed.report.key, observation_key(&dcsa));
+        assert_eq!(departed.report.precision, Precision::Second);
+        let held = by("holds_at_pod_terminal").expect("the holds' source");
+        assert_eq!(held.source, DataSource::Terminal);
+        assert_eq!(held.report.key, observation_key(&holds));
+        assert_eq!(held.report.observed_us, 30);
+        assert!(by("fees_at_pod_terminal").is_none(), "never reported");
+    }
+}

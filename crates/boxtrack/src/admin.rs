@@ -515,6 +515,21 @@ pub enum IngestCommand {
         #[command(flatten)]
         json: JsonFlag,
     },
+    /// Read a UN/EDIFACT file of IFTSTA status messages (a carrier's multimodal status
+    /// reports, D:95B to D:00B; UNA, release characters and envelope counts honoured), store
+    /// it verbatim and merge what it says into the containers it names. A message with a
+    /// wrong UNT count, or an interchange with a wrong UNZ, is refused with its reason and
+    /// nothing of it is applied. Prints what was read, matched and changed; exits with status
+    /// 1 when nothing could be read.
+    Edifact {
+        /// The file ("-" reads standard input).
+        file: String,
+        /// Only this account's containers (default: every account's).
+        #[arg(long, value_name = "ACCOUNT_ID")]
+        account: Option<String>,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
     /// Read a file of NMEA 0183 AIS sentences (!AIVDM / !AIVDO; multi-part messages,
     /// checksums checked; other sentences skipped) and store each vessel's latest position
     /// (types 1, 2, 3) and static data (type 5: IMO, name, destination, ETA).
@@ -569,28 +584,32 @@ pub async fn ingest(db: &Db, cmd: &IngestCommand) -> anyhow::Result<()> {
             file,
             account,
             json,
+        }
+        | IngestCommand::Edifact {
+            file,
+            account,
+            json,
         } => {
             let account = account
                 .as_deref()
                 .map(|a| parse_id("account id", a))
                 .transpose()?;
             let text = read_input(file)?;
-            let report = boxtrack_sources::ingest::x12(
-                db,
-                boxtrack_sources::ingest::Scope {
-                    sender: None,
-                    containers_of: account,
-                },
-                "cli",
-                &text,
-                boxtrack_store::now_us(),
-            )
-            .await?;
+            let scope = boxtrack_sources::ingest::Scope {
+                sender: None,
+                containers_of: account,
+            };
+            let now = boxtrack_store::now_us();
+            let report = if matches!(cmd, IngestCommand::X12 { .. }) {
+                boxtrack_sources::ingest::x12(db, scope, "cli", &text, now).await?
+            } else {
+                boxtrack_sources::ingest::edifact(db, scope, "cli", &text, now).await?
+            };
             if json.json {
                 print_json(&serde_json::to_value(&report)?)?;
             } else {
                 println!(
-                    "payload {}: {} ({} transaction sets read, {} refused); {} observations; {} changes",
+                    "payload {}: {} ({} transaction sets or messages read, {} refused); {} observations; {} changes",
                     report.payload_id,
                     report.status,
                     report.transaction_sets_accepted,

@@ -57,6 +57,49 @@ fn x12_tokenizer_and_the_315_322_mappers() {
 }
 
 #[test]
+fn edifact_syntax_iftsta_and_the_status_mapper() {
+    use boxtrack_sources::{edifact, x12};
+    let dict: &[&[u8]] = &[
+        b"UNA:+.? '",
+        b"UNA|*,# ~",
+        b"UNB+UNOC:2+",
+        b"UNH+1+IFTSTA:D:00B:UN'",
+        b"UNT+",
+        b"UNZ+",
+        b"CNI+1'",
+        b"STS+1+VD'",
+        b"DTM+334:202211190710:203'",
+        b"DTM+132:20221121:102'",
+        b"LOC+175+USLAX'",
+        b"LOC+9+",
+        b"EQD+CN+MSKU1234565+45G1+++5'",
+        b"RFF+BM:",
+        b"TDT+20+",
+        b"?'",
+        b"??",
+        b"?",
+        b"'",
+        b"+",
+        b":",
+        b"\r\n",
+    ];
+    check("edifact", &seeds("edifact"), dict, |b| {
+        let text = String::from_utf8_lossy(b);
+        let _ = edifact::tokenize(&text);
+        if let Ok(parsed) = edifact::parse(&text) {
+            for i in &parsed.interchanges {
+                for m in &i.messages {
+                    let (statuses, _) = edifact::iftsta::read(m);
+                    for s in &statuses {
+                        let _ = x12::map::map(s, NOW_US);
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
 fn dcsa_event_json_and_the_mapper() {
     use boxtrack_sources::dcsa;
     let dict: &[&[u8]] = &[

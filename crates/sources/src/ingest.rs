@@ -1,6 +1,6 @@
 //! Pushed upstream data into the store: the payload is kept verbatim, read, mapped to
 //! observations, matched to the tracked containers it names, and merged. Used by
-//! `POST /v2/ingest/x12` and `boxtrack ingest x12 FILE`.
+//! `POST /v2/ingest/x12`, `POST /v2/ingest/edifact` and `boxtrack ingest x12|edifact FILE`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -123,6 +123,113 @@ pub async fn x12(
             .or_default()
             .extend(mapped.observations);
     }
+    apply_read(db, scope, origin, text, now_us, report, per_container).await
+}
+
+/// Reads an EDIFACT file (interchanges of IFTSTA messages) and merges what it says, as
+/// [`x12`] does: a file that cannot be read at all, or whose every message is refused, is
+/// stored with status `rejected` and nothing else is written; a refused message or
+/// interchange leaves the others applied.
+pub async fn edifact(
+    db: &Db,
+    scope: Scope,
+    origin: &str,
+    text: &str,
+    now_us: i64,
+) -> Result<Report, StoreError> {
+    let mut report = Report {
+        payload_id: Uuid::nil(),
+        format: "edifact",
+        status: "rejected",
+        transaction_sets_accepted: 0,
+        transaction_sets_rejected: 0,
+        observations: 0,
+        containers_matched: vec![],
+        containers_unknown: vec![],
+        changes: 0,
+        findings: vec![],
+        notes: vec![],
+    };
+    let parsed = match crate::edifact::parse(text) {
+        Ok(p) => p,
+        Err(e) => {
+            report.findings.push(e.0);
+            return store(db, scope, origin, text, now_us, report).await;
+        }
+    };
+    report.findings = parsed.findings.clone();
+    report.transaction_sets_rejected = parsed.messages_refused;
+    let mut per_container: BTreeMap<String, Vec<Observation>> = BTreeMap::new();
+    for interchange in &parsed.interchanges {
+        // when the sender produced it: the UNB's date and time (UTC), else now
+        let date = match interchange.date.len() {
+            6 => format!("20{}", interchange.date),
+            _ => interchange.date.clone(),
+        };
+        let observed = x12::map::instant(
+            &x12::status::Stamp {
+                qualifier: String::new(),
+                date,
+                time: Some(interchange.time.chars().take(4).collect()),
+                time_code: Some("UT".into()),
+            },
+            None,
+        )
+        .map_or(now_us, |(t, _)| t);
+        for message in &interchange.messages {
+            if message.kind != "IFTSTA" {
+                report.transaction_sets_rejected += 1;
+                report.findings.push(Finding {
+                    severity: Severity::Error,
+                    segment_position: message.segments.first().map_or(0, |s| s.position),
+                    segment: "UNH".into(),
+                    reason: format!(
+                        "message type {} is not read (IFTSTA is); refused",
+                        message.kind
+                    ),
+                });
+                continue;
+            }
+            let (statuses, findings) = crate::edifact::iftsta::read(message);
+            let refused = findings.iter().any(|f| f.severity == Severity::Error);
+            report.findings.extend(findings);
+            if refused {
+                report.transaction_sets_rejected += 1;
+                continue;
+            }
+            report.transaction_sets_accepted += 1;
+            for status in statuses {
+                let mapped = x12::map::map(&status, observed);
+                for n in mapped.notes {
+                    report
+                        .notes
+                        .push(format!("IFTSTA {}: {n}", message.reference));
+                }
+                let Some(container) = mapped.container else {
+                    continue;
+                };
+                report.observations += mapped.observations.len();
+                per_container
+                    .entry(container)
+                    .or_default()
+                    .extend(mapped.observations);
+            }
+        }
+    }
+    apply_read(db, scope, origin, text, now_us, report, per_container).await
+}
+
+/// The common end of an ingest: the status from what was read, the payload stored, and the
+/// observations merged into the tracked containers in scope.
+async fn apply_read(
+    db: &Db,
+    scope: Scope,
+    origin: &str,
+    text: &str,
+    now_us: i64,
+    mut report: Report,
+    per_container: BTreeMap<String, Vec<Observation>>,
+) -> Result<Report, StoreError> {
     report.status = match (
         report.transaction_sets_accepted,
         report

@@ -1,4 +1,6 @@
-//! `POST /v2/ingest/x12`: upstream data pushed to boxtrack (X12 315 and 322 files).
+//! `POST /v2/ingest/x12` and `POST /v2/ingest/edifact`: upstream data pushed to boxtrack
+//! (X12 315 and 322 files, EDIFACT IFTSTA interchanges), and `POST /v2/ingest/dcsa` (DCSA
+//! pushes).
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -70,7 +72,7 @@ pub struct IngestResult {
 /// What a file held and changed.
 #[derive(Serialize, JsonSchema)]
 pub struct IngestAttributes {
-    /// `x12_315` or `x12_322` (or mixed).
+    /// `x12` or `edifact`.
     pub format: &'static str,
     /// `accepted`, `partial` or `rejected`.
     pub status: &'static str,
@@ -106,17 +108,67 @@ pub struct FindingView {
     pub reason: String,
 }
 
+/// The file formats `POST /v2/ingest/*` reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    X12,
+    Edifact,
+}
+
+impl Format {
+    fn name(self) -> &'static str {
+        match self {
+            Format::X12 => "X12",
+            Format::Edifact => "EDIFACT",
+        }
+    }
+
+    /// Its source-health kind and its error codes.
+    fn kind(self) -> &'static str {
+        match self {
+            Format::X12 => "x12",
+            Format::Edifact => "edifact",
+        }
+    }
+
+    fn route(self) -> &'static str {
+        match self {
+            Format::X12 => "POST /v2/ingest/x12",
+            Format::Edifact => "POST /v2/ingest/edifact",
+        }
+    }
+}
+
 /// `POST /v2/ingest/x12`: the body is the X12 file as sent by the carrier or railroad.
 pub async fn x12(
     State(state): State<AppState>,
     caller: Caller,
     raw: Bytes,
 ) -> ApiResult<(StatusCode, JsonApi)> {
-    let text = std::str::from_utf8(&raw).map_err(|e| {
+    ingest_file(&state, &caller, &raw, Format::X12).await
+}
+
+/// `POST /v2/ingest/edifact`: the body is the UN/EDIFACT interchange (IFTSTA) as sent.
+pub async fn edifact(
+    State(state): State<AppState>,
+    caller: Caller,
+    raw: Bytes,
+) -> ApiResult<(StatusCode, JsonApi)> {
+    ingest_file(&state, &caller, &raw, Format::Edifact).await
+}
+
+async fn ingest_file(
+    state: &AppState,
+    caller: &Caller,
+    raw: &[u8],
+    format: Format,
+) -> ApiResult<(StatusCode, JsonApi)> {
+    let name = format.name();
+    let text = std::str::from_utf8(raw).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             format!(
-                "The body must be text (X12 is ASCII): invalid UTF-8 at byte {}",
+                "The body must be text ({name} is ASCII or UTF-8): invalid UTF-8 at byte {}",
                 e.valid_up_to()
             ),
         )
@@ -124,15 +176,20 @@ pub async fn x12(
     if text.trim().is_empty() {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "The body is empty; send the X12 interchange as the request body",
+            format!("The body is empty; send the {name} interchange as the request body"),
         ));
     }
     let scope = Scope {
         sender: Some(caller.account.id),
         containers_of: (!caller.account.operator).then_some(caller.account.id),
     };
-    let report = ingest::x12(&state.db, scope, "api", text, boxtrack_store::now_us()).await?;
+    let now = boxtrack_store::now_us();
+    let report = match format {
+        Format::X12 => ingest::x12(&state.db, scope, "api", text, now).await?,
+        Format::Edifact => ingest::edifact(&state.db, scope, "api", text, now).await?,
+    };
     // refused parts count in the source health of the sender, like refused DCSA events
+    let code_refused = format!("{}_refused", format.kind());
     let refused: Vec<(String, &str, String)> = report
         .findings
         .iter()
@@ -140,20 +197,21 @@ pub async fn x12(
         .map(|f| {
             (
                 format!("{}:{}", report.payload_id, f.segment_position),
-                "x12_refused",
+                code_refused.as_str(),
                 f.to_string(),
             )
         })
         .collect();
     state.upstreams.refused(
-        "x12",
+        format.kind(),
         "ingest",
-        "POST /v2/ingest/x12",
+        format.route(),
         &report.payload_id.to_string(),
         &refused,
         report.status == "partial",
     );
     if report.status == "rejected" {
+        let code = format!("{}_rejected", format.kind());
         let mut err: Option<ApiError> = None;
         let errors: Vec<&boxtrack_sources::x12::Finding> = report
             .findings
@@ -163,9 +221,9 @@ pub async fn x12(
         for f in &errors {
             let e = ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                format!("X12 rejected (payload {}): {f}", report.payload_id),
+                format!("{name} rejected (payload {}): {f}", report.payload_id),
             )
-            .with_code("x12_rejected");
+            .with_code(&code);
             err = Some(match err {
                 None => e,
                 Some(prev) => prev.merge(e),
@@ -175,11 +233,11 @@ pub async fn x12(
             ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 format!(
-                    "X12 rejected (payload {}): no 315 or 322 transaction set in the file",
+                    "{name} rejected (payload {}): no status message in the file",
                     report.payload_id
                 ),
             )
-            .with_code("x12_rejected")
+            .with_code(&code)
         }));
     }
     Ok((StatusCode::OK, result_doc(&report)))
@@ -269,6 +327,28 @@ pub fn operations() -> Vec<Op> {
             "text/plain": {"schema": {"type": "string", "pattern": "^\\s*ISA"}}
         }
     });
+    let mut edifact = operation(
+        "Ingest",
+        "Ingest an EDIFACT file",
+        "Feeds a UN/EDIFACT interchange of IFTSTA messages (international multimodal status reports, D:95B to D:00B and later), as carriers send them. Separators come from the UNA service string advice (the defaults `:+.? '` without one) and release characters are honoured; envelopes are checked: a UNT whose segment count or reference is wrong refuses that message, a UNZ whose count or reference is wrong refuses the whole interchange, and nothing of a refused part is applied. Each consignment's status (STS, with its date DTM 334, place LOC 175, equipment EQD and route LOC 9/11/13/7 with actual and estimated dates) becomes observations for the container it names, read with the same status rules as X12 315s; times are to the minute (DTM format 203) unless stated to the second (204). An account key updates that account's containers, an operator account's key those of every account; the file is stored verbatim either way and refused parts count in source health. 200 with what was read, matched and changed (`status: partial` when some parts were refused); 422 naming the segment and reason when nothing could be read.",
+        vec![],
+        None,
+        errors(&[400, 401, 422, 429]),
+        (
+            "200",
+            body(
+                "What the file held and changed",
+                schema_of::<IngestDocument>(),
+            ),
+        ),
+    );
+    edifact["requestBody"] = json!({
+        "required": true,
+        "content": {
+            "application/edifact": {"schema": {"type": "string", "pattern": "^\\s*UN[ABH]"}},
+            "text/plain": {"schema": {"type": "string", "pattern": "^\\s*UN[ABH]"}}
+        }
+    });
     let mut push = operation(
         "Ingest",
         "Receive a DCSA push",
@@ -295,6 +375,11 @@ pub fn operations() -> Vec<Op> {
         },
         Op {
             method: "post",
+            path: "/v2/ingest/edifact",
+            op: edifact,
+        },
+        Op {
+            method: "post",
             path: "/v2/ingest/dcsa",
             op: push,
         },
@@ -305,5 +390,6 @@ pub fn operations() -> Vec<Op> {
 pub fn routes() -> crate::doc::Routes {
     crate::doc::Routes::new(operations)
         .route("/v2/ingest/x12", axum::routing::post(x12))
+        .route("/v2/ingest/edifact", axum::routing::post(edifact))
         .public("/v2/ingest/dcsa", axum::routing::post(dcsa))
 }

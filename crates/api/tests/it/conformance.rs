@@ -300,6 +300,11 @@ const WITHOUT_EXAMPLE: &[(&str, &str, &str)] = &[
     ("post", "/v2/ingest/x12", "takes an X12 file, not JSON"),
     (
         "post",
+        "/v2/ingest/edifact",
+        "takes an EDIFACT interchange, not JSON",
+    ),
+    (
+        "post",
         "/v2/email_submissions",
         "takes a MIME message, not JSON",
     ),

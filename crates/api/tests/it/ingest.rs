@@ -414,3 +414,132 @@ async fn dcsa_pushes_must_be_signed_and_then_apply() {
         .json();
     assert_eq!(after2["data"]["attributes"], after["data"]["attributes"]);
 }
+
+async fn ingest_edifact(app: &TestApp, key: &str, body: &str) -> crate::helpers::Resp {
+    app.send(
+        app.client
+            .post(app.url("/v2/ingest/edifact"))
+            .header("Authorization", format!("Token {key}"))
+            .header("Content-Type", "application/edifact")
+            .body(body.to_string()),
+    )
+    .await
+}
+
+/// A carrier's IFTSTA: the real fixture's UNZ names another interchange, so it is refused
+/// whole (422 naming the UNZ, nothing applied, counted in source health); mended, its route
+/// dates become the container's departure and arrival, to the minute; a message with a wrong
+/// UNT count beside a good one is refused alone.
+#[tokio::test]
+async fn an_iftsta_interchange_is_checked_then_applied() {
+    let app = TestApp::spawn().await;
+    let (a, key) = app.account().await;
+    let cid = app
+        .track_directly(a.id, "TRHU4561225", "MAEU", "COCTG", "USNYC")
+        .await;
+    // the fixture's container fails its check digit (5, not 2): tracked as it should read
+    let text = std::fs::read_to_string(format!(
+        "{}/../../fixtures/edifact/iftsta/d00b_iftsta.edi",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .replace("TRHU4561222", "TRHU4561225");
+
+    let r = ingest_edifact(&app, &key, &text).await;
+    assert_error(&r, 422);
+    assert!(
+        r.text.contains("edifact_rejected") && r.text.contains("UNZ"),
+        "{}",
+        r.text
+    );
+    let n: i64 = boxtrack_store::on_db!(&app.db, p => sqlx::query_scalar(
+        "SELECT COUNT(*) FROM transport_events WHERE container_id = $1").bind(cid).fetch_one(p).await.unwrap());
+    assert_eq!(n, 0, "nothing of a refused interchange is applied");
+    let sources = app.get("/v2/sources", Some(&key)).await.json();
+    assert!(
+        sources["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["attributes"]["kind"] == "edifact"
+                && s["attributes"]["refused_total"].as_u64() >= Some(1)),
+        "{sources}"
+    );
+
+    let mended = text.replace("UNZ+1+2805570'", "UNZ+1+2803570'");
+    let r = ingest_edifact(&app, &key, &mended).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let attrs = &r.json()["data"]["attributes"];
+    assert_eq!(attrs["format"], "edifact");
+    assert_eq!(attrs["status"], "accepted", "{attrs}");
+    assert_eq!(
+        attrs["containers_matched"],
+        serde_json::json!(["TRHU4561225"])
+    );
+    let events = app
+        .get(
+            &format!("/v2/containers/{cid}/transport_events"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let names = events_of(&events);
+    for e in [
+        "container.transport.vessel_departed",
+        "container.transport.vessel_arrived",
+    ] {
+        assert!(names.contains(&e.to_string()), "{names:?}");
+    }
+    let c = app
+        .get(&format!("/v2/containers/{cid}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(
+        c["data"]["attributes"]["pol_vessel_departed_at"],
+        "2022-11-09T19:15:00Z"
+    );
+    let sources = app
+        .get(&format!("/v2/containers/{cid}/field_sources"), Some(&key))
+        .await
+        .json();
+    assert!(
+        sources["data"].as_array().unwrap().iter().any(
+            |s| s["id"] == "pol_vessel_departed_at" && s["attributes"]["precision"] == "minute"
+        ),
+        "{sources}"
+    );
+    // the same file again changes nothing
+    let again = ingest_edifact(&app, &key, &mended).await;
+    assert_eq!(again.json()["data"]["attributes"]["changes"], 0);
+
+    // one bad message beside a good one: partial, the good one applied
+    let good = "UNH+1+IFTSTA:D:00B:UN'BGM+23+X+9'CNI+1'STS+1+OA'DTM+334:202211250900:203'LOC+175+USNYC'EQD+CN+TRHU4561225+45G1+++5'UNT+8+1'";
+    let bad = "UNH+2+IFTSTA:D:00B:UN'BGM+23+Y+9'CNI+1'STS+1+I'DTM+334:202211300900:203'LOC+175+USNYC'EQD+CN+TRHU4561225+45G1+++4'UNT+99+2'";
+    let file = format!("UNA:+.? 'UNB+UNOC:2+S+R+221125:0930+9'{good}{bad}UNZ+2+9'");
+    let r = ingest_edifact(&app, &key, &file).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let attrs = &r.json()["data"]["attributes"];
+    assert_eq!(attrs["status"], "partial", "{attrs}");
+    assert_eq!(attrs["transaction_sets_accepted"], 1);
+    assert_eq!(attrs["transaction_sets_rejected"], 1);
+    let names = events_of(
+        &app.get(
+            &format!("/v2/containers/{cid}/transport_events"),
+            Some(&key),
+        )
+        .await
+        .json(),
+    );
+    assert!(
+        names.contains(&"container.transport.full_out".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"container.transport.empty_in".to_string()),
+        "{names:?}"
+    );
+
+    // not EDIFACT at all
+    let r = ingest_edifact(&app, &key, "ISA*00*          *00*").await;
+    assert_error(&r, 422);
+}

@@ -500,6 +500,8 @@ async fn send(app: &TestApp, method: &str, url: &str, key: &str, body: &str) -> 
             "message/rfc822"
         } else if url.contains("/ingest/x12") {
             "application/edi-x12"
+        } else if url.contains("/ingest/edifact") {
+            "application/edifact"
         } else {
             MT
         };

@@ -241,6 +241,7 @@ async fn openapi_document_matches_the_router() {
         ("PATCH", "/v2/webhooks/{id}"),
         ("DELETE", "/v2/webhooks/{id}"),
         ("POST", "/v2/ingest/x12"),
+        ("POST", "/v2/ingest/edifact"),
         ("PATCH", "/v2/containers/{id}/refresh"),
         ("GET", "/v2/sources"),
         ("POST", "/v2/ingest/dcsa"),

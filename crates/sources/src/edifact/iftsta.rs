@@ -1,0 +1,330 @@
+//! IFTSTA (international multimodal status report, D:95B to D:00B and later): what a carrier's
+//! status message says, as the status messages the X12 mapper reads
+//! ([`crate::x12::status::StatusMessage`]), so that one set of status rules serves 315s, 322s
+//! and IFTSTA.
+//!
+//! Read per consignment (`CNI` group): the status (`STS`: the status code in C555, which
+//! carriers send in the X12 315/322 vocabulary — `VD`, `VA`, `UV`, `AL`, `P`, …), its time
+//! (`DTM` 334, else 7 or 178), its place (`LOC` 175), the equipment (`EQD` CN: number, ISO
+//! size-type, full or empty), references (`RFF` BM, BN, EQ, also in the header), the
+//! transport (`TDT`: voyage, mode, vessel) and the route (`LOC` 9 loading, 11 discharge, 13
+//! transshipment, 7/8 delivery, each with its `DTM` 186/178 actual and 133/132 estimated).
+//! Times are `DTM` format 203 (to the minute), 204 (to the second) or 102 (a date), local to
+//! their place.
+
+use crate::x12::status::{Location, RoutePoint, SetKind, Stamp, StatusMessage, Vessel};
+use crate::x12::{Finding, Severity};
+
+use super::{Message, Segment};
+
+/// A `DTM` as the X12 reader's stamp (`qualifier` as given; `date` CCYYMMDD; `time`).
+fn stamp(s: &Segment, qualifier: &str) -> Option<Stamp> {
+    let value = s.get(0, 1).trim();
+    let format = s.get(0, 2).trim();
+    let digits = value.bytes().all(|b| b.is_ascii_digit());
+    if !digits {
+        return None;
+    }
+    let (date, time) = match (format, value.len()) {
+        ("102", 8) | ("", 8) => (value, None),
+        ("203", 12) | ("", 12) => (&value[..8], Some(&value[8..12])),
+        ("204", 14) | ("", 14) => (&value[..8], Some(&value[8..14])),
+        _ => return None,
+    };
+    Some(Stamp {
+        qualifier: qualifier.to_string(),
+        date: date.to_string(),
+        time: time.map(str::to_string),
+        time_code: Some("LT".into()),
+    })
+}
+
+fn location(s: &Segment) -> Location {
+    let id = s.get(1, 0).trim().to_string();
+    let unlocode = id.len() == 5 && id.bytes().all(|b| b.is_ascii_alphanumeric());
+    Location {
+        qualifier: if unlocode { "UN" } else { "CI" }.into(),
+        name: s.opt(1, 3).or_else(|| (!unlocode).then(|| id.clone())),
+        country: unlocode.then(|| id[..2].to_string()),
+        state: None,
+        id,
+    }
+}
+
+/// The X12 route function and date qualifier of an IFTSTA place and date: loading (9) with
+/// its departure, discharge (11) and delivery (7, 8) with their arrivals, transshipment (13).
+fn route_function(loc_qualifier: &str) -> Option<&'static str> {
+    match loc_qualifier {
+        "9" => Some("L"),
+        "11" => Some("D"),
+        "13" => Some("T"),
+        "7" | "8" => Some("E"),
+        _ => None,
+    }
+}
+
+fn route_date(function: &str, dtm_qualifier: &str) -> Option<&'static str> {
+    match (function, dtm_qualifier) {
+        ("L" | "T", "186") | ("D" | "E" | "T", "178") => Some("140"),
+        ("L", "133") | ("D" | "E", "132") => Some("139"),
+        _ => None,
+    }
+}
+
+/// Reads one IFTSTA message: a status message per consignment and piece of equipment. Findings
+/// name what could not be read (a consignment without a status or without equipment).
+pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let mut header_refs: Vec<(String, String)> = Vec::new();
+    let mut groups: Vec<Vec<&Segment>> = Vec::new();
+    for s in &m.segments {
+        match s.tag.as_str() {
+            "CNI" => groups.push(vec![s]),
+            "UNT" => {}
+            _ => match groups.last_mut() {
+                Some(g) => g.push(s),
+                None if s.tag == "RFF" => {
+                    if let (Some(q), Some(v)) = (s.opt(0, 0), s.opt(0, 1)) {
+                        header_refs.push((q, v));
+                    }
+                }
+                None => {}
+            },
+        }
+    }
+    if groups.is_empty() {
+        findings.push(Finding {
+            severity: Severity::Error,
+            segment_position: m.segments.first().map_or(0, |s| s.position),
+            segment: "UNH".into(),
+            reason: format!("IFTSTA {} has no consignment (CNI)", m.reference),
+        });
+    }
+    let mut out = Vec::new();
+    for group in groups {
+        let cni = group.first().map_or(0, |s| s.position);
+        let Some(sts) = group.iter().find(|s| s.tag == "STS") else {
+            findings.push(Finding {
+                severity: Severity::Warning,
+                segment_position: cni,
+                segment: "CNI".into(),
+                reason: "a consignment without a status (STS); nothing to read".into(),
+            });
+            continue;
+        };
+        let status = sts.get(1, 0).trim().to_string();
+        let mut references = header_refs.clone();
+        let mut at: Option<Stamp> = None;
+        let mut fallback_at: Option<Stamp> = None;
+        let mut here: Option<Location> = None;
+        let mut vessel: Option<Vessel> = None;
+        let mut route: Vec<RoutePoint> = Vec::new();
+        let mut equipment: Vec<(String, Option<String>, Option<String>)> = Vec::new();
+        let mut current: Option<usize> = None; // the route point the next DTMs belong to
+        for s in &group {
+            match s.tag.as_str() {
+                "RFF" => {
+                    if let (Some(q), Some(v)) = (s.opt(0, 0), s.opt(0, 1)) {
+                        references.retain(|(rq, _)| *rq != q);
+                        references.push((q, v));
+                    }
+                    current = None;
+                }
+                "DTM" => {
+                    let q = s.get(0, 0).trim();
+                    match current.and_then(|i| route.get_mut(i)) {
+                        Some(point) => {
+                            if let Some(x12) = route_date(&point.function, q)
+                                && let Some(st) = stamp(s, x12)
+                            {
+                                point.dates.push(st);
+                            }
+                        }
+                        None if q == "334" => at = stamp(s, ""),
+                        None if q == "7" || q == "178" => fallback_at = stamp(s, ""),
+                        None => {}
+                    }
+                }
+                "LOC" => {
+                    let q = s.get(0, 0).trim();
+                    if q == "175" {
+                        here = Some(location(s));
+                        current = None;
+                    } else if let Some(function) = route_function(q) {
+                        route.push(RoutePoint {
+                            function: function.into(),
+                            location: location(s),
+                            terminal: s.opt(2, 0),
+                            dates: vec![],
+                        });
+                        current = Some(route.len() - 1);
+                    } else {
+                        current = None;
+                    }
+                }
+                "TDT" => {
+                    current = None;
+                    // C220 mode 1: maritime; C222: the vessel (IMO, and name in component 4)
+                    if s.get(2, 0).trim() == "1" {
+                        vessel = Some(Vessel {
+                            code: s.opt(7, 0),
+                            flag: s.opt(7, 4),
+                            voyage: s.opt(1, 0),
+                            code_qualifier: s.opt(7, 0).map(|_| "L".to_string()),
+                            name: s.opt(7, 3),
+                        });
+                    }
+                }
+                "EQD" if s.get(0, 0).trim() == "CN" => {
+                    current = None;
+                    if let Some(number) = s.opt(1, 0) {
+                        let full = match s.get(5, 0).trim() {
+                            "4" => Some("E".to_string()),
+                            "5" => Some("L".to_string()),
+                            _ => None,
+                        };
+                        equipment.push((number, s.opt(2, 0), full));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if equipment.is_empty()
+            && let Some((_, eq)) = references.iter().find(|(q, _)| q == "EQ")
+        {
+            equipment.push((eq.clone(), None, None));
+        }
+        let Some(at) = at.or(fallback_at) else {
+            findings.push(Finding {
+                severity: Severity::Warning,
+                segment_position: sts.position,
+                segment: "STS".into(),
+                reason: format!("status {status} has no date (DTM 334); nothing to read"),
+            });
+            continue;
+        };
+        if equipment.is_empty() {
+            findings.push(Finding {
+                severity: Severity::Warning,
+                segment_position: cni,
+                segment: "CNI".into(),
+                reason: format!("status {status} names no container (EQD or RFF EQ)"),
+            });
+            continue;
+        }
+        for (number, iso, full) in equipment {
+            let n = number.to_uppercase().replace(' ', "");
+            let (initial, serial, check) = match n.len() {
+                11 => (&n[..4], &n[4..10], Some(n[10..].to_string())),
+                10 => (&n[..4], &n[4..10], None),
+                _ => (n.as_str(), "", None),
+            };
+            let mut refs = references.clone();
+            if !refs.iter().any(|(q, _)| q == "EQ") {
+                refs.push(("EQ".into(), n.clone()));
+            }
+            out.push(StatusMessage {
+                kind: SetKind::Ocean315,
+                control_number: m.reference.clone(),
+                status: status.clone(),
+                at: at.clone(),
+                location: here.clone(),
+                equipment_initial: Some(initial.to_string()),
+                equipment_number: Some(serial.to_string()),
+                check_digit: check,
+                equipment_status: full,
+                iso_type: iso,
+                references: refs,
+                vessel: vessel.clone(),
+                route: route.clone(),
+                dates: vec![],
+                parties: vec![],
+                seals: vec![],
+            });
+        }
+    }
+    (out, findings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edifact::parse;
+    use boxtrack_core::tracking::{DataSource, Fact, Milestone, Place, Precision};
+
+    const FIXTURE: &str = include_str!("../../../../fixtures/edifact/iftsta/d00b_iftsta.edi");
+
+    fn mended() -> Vec<StatusMessage> {
+        let text = FIXTURE.replace("UNZ+1+2805570'", "UNZ+1+2803570'");
+        let p = parse(&text).unwrap();
+        let (messages, findings) = read(&p.interchanges[0].messages[0]);
+        assert!(findings.is_empty(), "{findings:?}");
+        messages
+    }
+
+    #[test]
+    fn the_fixture_reads_as_one_status_of_its_container() {
+        let m = mended();
+        assert_eq!(m.len(), 1);
+        let m = &m[0];
+        assert_eq!(m.status, "P");
+        assert_eq!(m.container_number().as_deref(), Some("TRHU4561222"));
+        assert_eq!(m.at.date, "20221119");
+        assert_eq!(m.at.time.as_deref(), Some("0710"));
+        assert_eq!(m.location.as_ref().and_then(|l| l.locode()), Some("USSYR"));
+        assert_eq!(m.reference("BM"), Some("ABCD224O4023815X"));
+        assert_eq!(m.iso_type.as_deref(), Some("45G1"));
+        assert_eq!(m.equipment_status.as_deref(), Some("L"));
+        let functions: Vec<&str> = m.route.iter().map(|r| r.function.as_str()).collect();
+        assert_eq!(functions, vec!["L", "D", "E"]);
+        assert!(m.vessel.is_none(), "the leg is rail (TDT mode 2)");
+    }
+
+    #[test]
+    fn its_route_dates_become_observations_to_the_minute() {
+        let m = &mended()[0];
+        let mapped = crate::x12::map::map(m, 0);
+        let events: Vec<(Milestone, bool, Place, Precision)> = mapped
+            .observations
+            .iter()
+            .filter_map(|o| match &o.fact {
+                Fact::Event(e) => Some((e.milestone, e.estimated, e.place, o.precision)),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            events.contains(&(
+                Milestone::VesselDeparted,
+                false,
+                Place::Origin,
+                Precision::Minute
+            )),
+            "{events:?}"
+        );
+        assert!(events.contains(&(
+            Milestone::VesselArrived,
+            false,
+            Place::Pod,
+            Precision::Minute
+        )));
+        assert!(
+            mapped
+                .observations
+                .iter()
+                .all(|o| o.source == DataSource::ShippingLine)
+        );
+        // the departure from Cartagena at 14:15 local (UTC-5)
+        let departed = mapped
+            .observations
+            .iter()
+            .find_map(|o| match &o.fact {
+                Fact::Event(e) if e.milestone == Milestone::VesselDeparted => e.at_us,
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(
+            boxtrack_core::time::format_micros(departed),
+            "2022-11-09T19:15:00Z"
+        );
+    }
+}

@@ -1785,23 +1785,7 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
         serve_sim(port, &db.url, &sim_url, &["--allow-private-webhook-urls"]);
     assert_eq!(served, base);
     // a webhook receiver for every event
-    let seen: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = Default::default();
-    let store = seen.clone();
-    let hook_app = axum::Router::new().route(
-        "/hook",
-        axum::routing::post(move |body: axum::body::Bytes| {
-            let store = store.clone();
-            async move {
-                if let Ok(v) = serde_json::from_slice::<Value>(&body) {
-                    store.lock().unwrap().push(v);
-                }
-                axum::http::StatusCode::NO_CONTENT
-            }
-        }),
-    );
-    let hook_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let hook_url = format!("http://{}/hook", hook_listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(hook_listener, hook_app).await });
+    let (hook_url, seen) = hook_receiver().await;
 
     let http = reqwest::Client::new();
     let api = |method: reqwest::Method, path: &str| {
@@ -2183,23 +2167,7 @@ async fn many_sources_tell_one_story() {
     let extra = ["--allow-private-webhook-urls"];
     let (mut server, served, _) = serve_sim(port, &db.url, &sim_url, &extra);
     assert_eq!(served, base);
-    let seen: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = Default::default();
-    let store = seen.clone();
-    let hook_app = axum::Router::new().route(
-        "/hook",
-        axum::routing::post(move |body: axum::body::Bytes| {
-            let store = store.clone();
-            async move {
-                if let Ok(v) = serde_json::from_slice::<Value>(&body) {
-                    store.lock().unwrap().push(v);
-                }
-                axum::http::StatusCode::NO_CONTENT
-            }
-        }),
-    );
-    let hook_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let hook_url = format!("http://{}/hook", hook_listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(hook_listener, hook_app).await });
+    let (hook_url, seen) = hook_receiver().await;
     let http = reqwest::Client::new();
     let post = |path: &str, body: Value| {
         http.post(format!("{base}{path}"))
@@ -2449,6 +2417,28 @@ async fn many_sources_tell_one_story() {
         };
         assert!(name_ok && *n == 1, "transport event {id}: {n} webhooks");
     }
+}
+
+/// A webhook receiver on port 0 that keeps every JSON body it is sent: its URL and the bodies.
+async fn hook_receiver() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Value>>>) {
+    let seen: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = Default::default();
+    let store = seen.clone();
+    let hook_app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |body: axum::body::Bytes| {
+            let store = store.clone();
+            async move {
+                if let Ok(v) = serde_json::from_slice::<Value>(&body) {
+                    store.lock().unwrap().push(v);
+                }
+                axum::http::StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let hook_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook_url = format!("http://{}/hook", hook_listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(hook_listener, hook_app).await });
+    (hook_url, seen)
 }
 
 /// Sends SIGTERM to a running process (as systemd, Docker and Kubernetes stop one).

@@ -48,6 +48,25 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
+impl Report {
+    /// The report of a file of `format` of which nothing is read yet.
+    fn nothing(format: &'static str) -> Report {
+        Report {
+            payload_id: Uuid::nil(),
+            format,
+            status: "rejected",
+            transaction_sets_accepted: 0,
+            transaction_sets_rejected: 0,
+            observations: 0,
+            containers_matched: vec![],
+            containers_unknown: vec![],
+            changes: 0,
+            findings: vec![],
+            notes: vec![],
+        }
+    }
+}
+
 /// Reads an X12 file (any number of interchanges of 315s and 322s) and merges what it says.
 /// A file that cannot be read at all is stored with status `rejected` and reported with the
 /// segment and reason; nothing else is written.
@@ -58,19 +77,7 @@ pub async fn x12(
     text: &str,
     now_us: i64,
 ) -> Result<Report, StoreError> {
-    let mut report = Report {
-        payload_id: Uuid::nil(),
-        format: "x12",
-        status: "rejected",
-        transaction_sets_accepted: 0,
-        transaction_sets_rejected: 0,
-        observations: 0,
-        containers_matched: vec![],
-        containers_unknown: vec![],
-        changes: 0,
-        findings: vec![],
-        notes: vec![],
-    };
+    let mut report = Report::nothing("x12");
     let parsed = match x12::parse(text) {
         Ok(p) => p,
         Err(e) => {
@@ -137,19 +144,7 @@ pub async fn edifact(
     text: &str,
     now_us: i64,
 ) -> Result<Report, StoreError> {
-    let mut report = Report {
-        payload_id: Uuid::nil(),
-        format: "edifact",
-        status: "rejected",
-        transaction_sets_accepted: 0,
-        transaction_sets_rejected: 0,
-        observations: 0,
-        containers_matched: vec![],
-        containers_unknown: vec![],
-        changes: 0,
-        findings: vec![],
-        notes: vec![],
-    };
+    let mut report = Report::nothing("edifact");
     let parsed = match crate::edifact::parse(text) {
         Ok(p) => p,
         Err(e) => {

@@ -2300,6 +2300,7 @@ async fn many_sources_tell_one_story() {
     let micros = |v: &Value| v.as_str().and_then(boxtrack_core::time::parse_micros);
     let mut listed_ids = std::collections::BTreeSet::new();
     let mut milestones = 0;
+    let (mut missing, mut twice, mut off, mut extra) = (vec![], vec![], vec![], vec![]);
     for c in &list {
         let number = c["attributes"]["number"].as_str().unwrap();
         let id = c["id"].as_str().unwrap();
@@ -2332,15 +2333,18 @@ async fn many_sources_tell_one_story() {
                         && e["attributes"]["location_locode"] == h["location"]
                 })
                 .collect();
-            assert_eq!(
-                matching.len(),
-                1,
-                "{number}: {name} at {}: {events}",
-                h["location"]
-            );
+            let what = format!("{number}: {name} at {}", h["location"]);
+            milestones += 1;
+            let Some(first) = matching.first() else {
+                missing.push(what);
+                continue;
+            };
+            if matching.len() > 1 {
+                twice.push(what.clone());
+            }
             let (want, got) = (
-                micros(&h["at"]).unwrap(),
-                micros(&matching[0]["attributes"]["timestamp"]).unwrap(),
+                micros(&h["at"]).unwrap_or_default(),
+                micros(&first["attributes"]["timestamp"]).unwrap_or_default(),
             );
             // the railroad's 322s (the only source of rail moves and of what happens at the
             // inland ramp) state minutes; the carrier's DCSA events and the terminal seconds
@@ -2348,17 +2352,17 @@ async fn many_sources_tell_one_story() {
                 h["location"] != truth[0]["location"] && h["location"] != truth[4]["location"];
             let rail_only = name.contains("rail_") || inland;
             let within = if rail_only { 60_000_000 } else { 0 };
-            assert!(
-                (got - want).abs() <= within,
-                "{number}: {name} at {got} (world: {want})"
-            );
-            milestones += 1;
+            if (got - want).abs() > within {
+                off.push(format!("{what}: {got} (world: {want})"));
+            }
         }
-        assert_eq!(
-            actual.len(),
-            truth.len(),
-            "{number}: no more events than happened: {events}"
-        );
+        if actual.len() > truth.len() {
+            extra.push(format!(
+                "{number}: {} events for {} milestones",
+                actual.len(),
+                truth.len()
+            ));
+        }
         // the attributes are the world's
         let a = &c["attributes"];
         for (attr, event) in [
@@ -2366,16 +2370,29 @@ async fn many_sources_tell_one_story() {
             ("pod_discharged_at", "vessel_discharged"),
         ] {
             let world = truth.iter().find(|h| h["event"] == event).unwrap();
-            assert_eq!(micros(&a[attr]), micros(&world["at"]), "{number} {attr}");
+            if micros(&a[attr]) != micros(&world["at"]) {
+                off.push(format!(
+                    "{number}: {attr} {} (world: {})",
+                    a[attr], world["at"]
+                ));
+            }
         }
     }
+    eprintln!(
+        "scored against the world's record: {} bills, {boxes} containers, {milestones} milestones: {} missing, {} twice, {} off by more than the best source's precision, {} containers with more events than milestones",
+        bills.len(),
+        missing.len(),
+        twice.len(),
+        off.len(),
+        extra.len()
+    );
+    assert!(
+        missing.is_empty() && twice.is_empty() && off.is_empty() && extra.is_empty(),
+        "missing: {missing:?}\ntwice: {twice:?}\noff: {off:?}\nmore events than happened: {extra:?}"
+    );
     assert!(
         milestones >= boxes * 8,
         "{milestones} milestones for {boxes} boxes"
-    );
-    eprintln!(
-        "scored against the world's record: {} bills, {boxes} containers, {milestones} milestones: none missing, none twice, every time within its best source's precision",
-        bills.len()
     );
 
     // one webhook per milestone

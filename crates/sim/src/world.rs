@@ -781,11 +781,15 @@ impl Shipment {
         } else {
             vec![]
         };
+        // released once the last hold clears
+        let released = disc + if self.customs_hold { 20 * H } else { 6 * H };
+        let available = holds.is_empty() && !gone;
         Some(TerminalStatus {
             container_number: c.clone(),
             terminal: self.terminal.clone(),
             discharged_at: Some(format_micros(disc)),
-            available_for_pickup: holds.is_empty() && !gone,
+            available_for_pickup: available,
+            available_at: available.then(|| format_micros(released)),
             holds,
             fees,
             last_free_day: Some(format_micros(lfd)),

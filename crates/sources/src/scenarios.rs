@@ -325,7 +325,10 @@ fn terminal_release(s: &mut Script, pod: &Place_, from_h: i64) {
     .all(
         from_h,
         DataSource::Terminal,
-        Fact::Availability { available: false },
+        Fact::Availability {
+            available: false,
+            at_us: None,
+        },
     )
     .all(
         from_h,
@@ -345,7 +348,10 @@ fn terminal_release(s: &mut Script, pod: &Place_, from_h: i64) {
     .all(
         from_h + 18,
         DataSource::Terminal,
-        Fact::Availability { available: true },
+        Fact::Availability {
+            available: true,
+            at_us: None,
+        },
     )
     .all(
         from_h + 20,
@@ -497,7 +503,10 @@ pub fn scenarios() -> Vec<Scenario> {
     .all(
         494,
         DataSource::Terminal,
-        Fact::Availability { available: false },
+        Fact::Availability {
+            available: false,
+            at_us: None,
+        },
     )
     .all(
         494,
@@ -575,7 +584,10 @@ pub fn scenarios() -> Vec<Scenario> {
     .all(
         630,
         DataSource::Terminal,
-        Fact::Availability { available: true },
+        Fact::Availability {
+            available: true,
+            at_us: None,
+        },
     )
     .all(
         634,
@@ -734,7 +746,10 @@ pub fn scenarios() -> Vec<Scenario> {
         .all(
             400,
             DataSource::Terminal,
-            Fact::Availability { available: true },
+            Fact::Availability {
+                available: true,
+                at_us: None,
+            },
         )
         // an exam is ordered after release: the container is held and not available again
         .all(
@@ -747,13 +762,19 @@ pub fn scenarios() -> Vec<Scenario> {
         .all(
             404,
             DataSource::Terminal,
-            Fact::Availability { available: false },
+            Fact::Availability {
+                available: false,
+                at_us: None,
+            },
         )
         .all(420, DataSource::Terminal, Fact::Holds { holds: vec![] })
         .all(
             420,
             DataSource::Terminal,
-            Fact::Availability { available: true },
+            Fact::Availability {
+                available: true,
+                at_us: None,
+            },
         )
         .ev(430, Milestone::FullOut, &OAK, None)
         .ev(440, Milestone::Delivered, &OAK, None)

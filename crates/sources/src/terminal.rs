@@ -21,6 +21,10 @@ pub struct TerminalStatus {
     pub discharged_at: Option<String>,
     /// Released for pickup.
     pub available_for_pickup: bool,
+    /// When it became available for pickup (or stopped being), if the terminal says:
+    /// the `available` event is stamped with it, not with the time of the answer.
+    #[serde(default)]
+    pub available_at: Option<String>,
     /// Active holds.
     pub holds: Vec<FeedHold>,
     /// Fees due.
@@ -97,6 +101,7 @@ pub fn map(s: &TerminalStatus, pod_locode: Option<&str>) -> Vec<Observation> {
         }),
         fact(Fact::Availability {
             available: s.available_for_pickup,
+            at_us: s.available_at.as_deref().and_then(parse_micros),
         }),
         fact(Fact::Holds {
             holds: s

@@ -1349,6 +1349,7 @@ async fn a_container_page_shows_its_documents_fields_and_every_upstream_record()
             source: DataSource::Terminal,
             fact: Fact::Availability {
                 available: i % 2 == 0,
+                at_us: None,
             },
             precision: Default::default(),
         })

@@ -467,7 +467,10 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
         account.id,
         cid,
         &[
-            obs(Fact::Availability { available: true }),
+            obs(Fact::Availability {
+                available: true,
+                at_us: None,
+            }),
             obs(Fact::Holds {
                 holds: vec![Hold {
                     name: "CUSTOMS".into(),
@@ -620,7 +623,10 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
             Observation {
                 observed_us: t + 3,
                 source: DataSource::Terminal,
-                fact: Fact::Availability { available: true },
+                fact: Fact::Availability {
+                    available: true,
+                    at_us: None,
+                },
                 precision: Default::default(),
             },
         ],
@@ -832,7 +838,10 @@ async fn raw_events_are_kept_once_however_often_they_are_fetched() {
         Observation {
             observed_us: 7,
             source: DataSource::Terminal,
-            fact: Fact::Availability { available: true },
+            fact: Fact::Availability {
+                available: true,
+                at_us: None,
+            },
             precision: Default::default(),
         },
         Observation {

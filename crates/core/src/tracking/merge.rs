@@ -421,7 +421,7 @@ fn apply(
     let at = o.observed_us;
     match &o.fact {
         Fact::Event(e) => apply_event(c, s, e, o, pass, out),
-        Fact::Availability { available } => {
+        Fact::Availability { available, at_us } => {
             if newer(&mut c.versions, "availability", at) {
                 let was = c.available_for_pickup;
                 c.availability_known = true;
@@ -432,7 +432,9 @@ fn apply(
                     } else {
                         Milestone::NotAvailable
                     };
-                    out.push(plain_event(m.event_name(false), Some(at), o.source));
+                    // when the terminal released it, where it says, not when it was asked
+                    let when = at_us.filter(|t| *t <= at).unwrap_or(at);
+                    out.push(plain_event(m.event_name(false), Some(when), o.source));
                 }
             }
         }
@@ -865,7 +867,10 @@ mod tests {
             obs(
                 5,
                 DataSource::Terminal,
-                Fact::Availability { available: false },
+                Fact::Availability {
+                    available: false,
+                    at_us: None,
+                },
             ),
             obs(
                 5,
@@ -916,7 +921,10 @@ mod tests {
             obs(
                 6,
                 DataSource::Terminal,
-                Fact::Availability { available: true },
+                Fact::Availability {
+                    available: true,
+                    at_us: None,
+                },
             ),
         ];
         let m2 = merge(&m.container, &m.shipment, &release, ALL);
@@ -936,6 +944,34 @@ mod tests {
     }
 
     #[test]
+    fn a_release_is_stamped_when_the_terminal_released_it() {
+        let released = |at_us| {
+            merge(
+                &ContainerState::default(),
+                &ShipmentState::default(),
+                &[obs(
+                    100 * H,
+                    DataSource::Terminal,
+                    Fact::Availability {
+                        available: true,
+                        at_us,
+                    },
+                )],
+                ALL,
+            )
+            .changes
+        };
+        let at = |changes: Vec<Change>| match changes.first() {
+            Some(Change::Transport(t)) => t.at_us,
+            _ => None,
+        };
+        assert_eq!(at(released(Some(90 * H))), Some(90 * H));
+        // without a time, or with one after the answer, the answer's time
+        assert_eq!(at(released(None)), Some(100 * H));
+        assert_eq!(at(released(Some(101 * H))), Some(100 * H));
+    }
+
+    #[test]
     fn a_stale_report_never_overwrites_a_newer_one() {
         let c0 = ContainerState::default();
         let s0 = ShipmentState::default();
@@ -945,7 +981,10 @@ mod tests {
             &[obs(
                 10,
                 DataSource::Terminal,
-                Fact::Availability { available: true },
+                Fact::Availability {
+                    available: true,
+                    at_us: None,
+                },
             )],
             ALL,
         );
@@ -955,7 +994,10 @@ mod tests {
             &[obs(
                 9,
                 DataSource::Terminal,
-                Fact::Availability { available: false },
+                Fact::Availability {
+                    available: false,
+                    at_us: None,
+                },
             )],
             ALL,
         );
@@ -1014,7 +1056,10 @@ mod tests {
                 at * H,
                 est
             )),
-            any::<bool>().prop_map(|available| Fact::Availability { available }),
+            any::<bool>().prop_map(|available| Fact::Availability {
+                available,
+                at_us: None
+            }),
             proptest::collection::vec((0usize..3, any::<bool>()), 0..3).prop_map(|hs| {
                 Fact::Holds {
                     holds: hs

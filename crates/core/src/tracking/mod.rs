@@ -288,6 +288,11 @@ pub enum Fact {
     Availability {
         /// Released for pickup.
         available: bool,
+        /// When the terminal released it (or withdrew the release), if it says; the
+        /// `container.transport.available` event is stamped with it rather than with the
+        /// time of the report.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at_us: Option<i64>,
     },
     /// The complete current hold list (cleared holds are absent).
     Holds {
@@ -650,7 +655,7 @@ pub fn raw_view(o: &Observation) -> RawView {
             v.vessel_imo.clone_from(&e.vessel_imo);
             v.voyage.clone_from(&e.voyage);
         }
-        Fact::Availability { available } => {
+        Fact::Availability { available, .. } => {
             v.event = if *available {
                 "available".into()
             } else {

@@ -44,7 +44,9 @@ pub fn reference_event(fact: &Fact) -> Option<&'static str> {
             Milestone::ArrivedAtInlandDestination => Some("arrived_at_destination"),
             m => REFERENCE_EVENTS.iter().copied().find(|n| *n == m.name()),
         },
-        Fact::Availability { available: true } => Some("available"),
+        Fact::Availability {
+            available: true, ..
+        } => Some("available"),
         _ => None,
     }
 }
@@ -81,8 +83,12 @@ pub fn describe(fact: &Fact) -> String {
                 what
             }
         }
-        Fact::Availability { available: true } => "Available for pickup".into(),
-        Fact::Availability { available: false } => "Not available for pickup".into(),
+        Fact::Availability {
+            available: true, ..
+        } => "Available for pickup".into(),
+        Fact::Availability {
+            available: false, ..
+        } => "Not available for pickup".into(),
         Fact::Holds { holds } if holds.is_empty() => "No holds".into(),
         Fact::Holds { holds } => {
             let list: Vec<String> = holds
@@ -205,11 +211,17 @@ mod tests {
             None
         );
         assert_eq!(
-            reference_event(&Fact::Availability { available: true }),
+            reference_event(&Fact::Availability {
+                available: true,
+                at_us: None
+            }),
             Some("available")
         );
         assert_eq!(
-            reference_event(&Fact::Availability { available: false }),
+            reference_event(&Fact::Availability {
+                available: false,
+                at_us: None
+            }),
             None
         );
         assert_eq!(reference_event(&Fact::Holds { holds: vec![] }), None);

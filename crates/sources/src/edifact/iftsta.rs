@@ -214,9 +214,10 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
         }
         for (number, iso, full) in equipment {
             let n = number.to_uppercase().replace(' ', "");
-            let (initial, serial, check) = match n.len() {
-                11 => (&n[..4], &n[4..10], Some(n[10..].to_string())),
-                10 => (&n[..4], &n[4..10], None),
+            // (sliced only when ASCII: a multi-byte character has no place in a container number)
+            let (initial, serial, check) = match (n.is_ascii(), n.len()) {
+                (true, 11) => (&n[..4], &n[4..10], Some(n[10..].to_string())),
+                (true, 10) => (&n[..4], &n[4..10], None),
                 _ => (n.as_str(), "", None),
             };
             let mut refs = references.clone();
@@ -278,6 +279,14 @@ mod tests {
         let functions: Vec<&str> = m.route.iter().map(|r| r.function.as_str()).collect();
         assert_eq!(functions, vec!["L", "D", "E"]);
         assert!(m.vessel.is_none(), "the leg is rail (TDT mode 2)");
+    }
+
+    #[test]
+    fn a_container_number_of_other_characters_is_kept_as_sent() {
+        let text = "UNH+1+IFTSTA:D:00B:UN'CNI+1'STS+1+VD'DTM+334:202211190710:203'EQD+CN+ÄÖÜBCU1234'UNT+6+1'";
+        let p = parse(text).unwrap();
+        let (m, _) = read(&p.interchanges[0].messages[0]);
+        assert_eq!(m[0].equipment_initial.as_deref(), Some("ÄÖÜBCU1234"));
     }
 
     #[test]

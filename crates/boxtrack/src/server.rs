@@ -772,6 +772,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
         sim,
         format!("{base}/v2/ingest/x12"),
         k.to_string(),
+        Some(format!("{base}/v2/ingest/edifact")),
         Duration::from_secs(1),
         shutdown.clone(),
     ));

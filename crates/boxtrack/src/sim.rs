@@ -34,9 +34,14 @@ pub struct SimArgs {
     /// http://127.0.0.1:8080/v2/ingest/x12 (needs --x12-api-key, an operator account's key).
     #[arg(long, value_name = "URL", requires = "x12_api_key")]
     pub x12_ingest_url: Option<String>,
-    /// API key used for --x12-ingest-url.
+    /// API key used for --x12-ingest-url (and --edifact-ingest-url).
     #[arg(long, value_name = "KEY")]
     pub x12_api_key: Option<String>,
+    /// Where the carriers that speak UN/EDIFACT (about half, fixed by SCAC) send their status
+    /// reports as IFTSTA instead of X12 315, e.g. http://127.0.0.1:8080/v2/ingest/edifact
+    /// (needs --x12-ingest-url and its key). Without it every carrier sends X12.
+    #[arg(long, value_name = "URL", requires = "x12_ingest_url")]
+    pub edifact_ingest_url: Option<String>,
     /// Where carriers push their DCSA events as they happen (as for an event subscription),
     /// e.g. http://127.0.0.1:8080/v2/ingest/dcsa (needs --dcsa-push-secret).
     #[arg(long, value_name = "URL", requires = "dcsa_push_secret")]
@@ -111,6 +116,7 @@ pub async fn run(args: &SimArgs) -> anyhow::Result<()> {
             sim.clone(),
             url.clone(),
             key.clone(),
+            args.edifact_ingest_url.clone(),
             Duration::from_secs(1),
             shutdown.clone(),
         ));

@@ -2159,6 +2159,9 @@ async fn many_sources_tell_one_story() {
         &format!("{base}/v2/ingest/x12"),
         "--x12-api-key",
         &op_key,
+        // and the carriers that speak EDIFACT send IFTSTA
+        "--edifact-ingest-url",
+        &format!("{base}/v2/ingest/edifact"),
         "--dcsa-push-url",
         &format!("{base}/v2/ingest/dcsa"),
         "--dcsa-push-secret",
@@ -2288,6 +2291,24 @@ async fn many_sources_tell_one_story() {
         "journeys that did not end: {stuck:?}; shipments: {stopped:?}"
     );
 
+    // the carriers that speak EDIFACT were heard through it
+    let catalog: Value = http
+        .get(format!("{sim_url}/sim/v1/catalog"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let edifact = catalog["edifact_interchanges_sent"].as_u64().unwrap_or(0);
+    assert!(
+        edifact > 0
+            || !bills
+                .iter()
+                .any(|b| boxtrack_sim::speaks_edifact(b["scac"].as_str().unwrap_or_default())),
+        "no IFTSTA was delivered"
+    );
+
     // the world's record against boxtrack's view
     let record: Value = http
         .get(format!("{sim_url}/sim/v1/record"))
@@ -2379,7 +2400,7 @@ async fn many_sources_tell_one_story() {
         }
     }
     eprintln!(
-        "scored against the world's record: {} bills, {boxes} containers, {milestones} milestones: {} missing, {} twice, {} off by more than the best source's precision, {} containers with more events than milestones",
+        "scored against the world's record: {} bills, {boxes} containers, {milestones} milestones ({edifact} IFTSTA interchanges among the reports): {} missing, {} twice, {} off by more than the best source's precision, {} containers with more events than milestones",
         bills.len(),
         missing.len(),
         twice.len(),

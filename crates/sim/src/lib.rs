@@ -258,6 +258,8 @@ struct Inner {
     tokens: Mutex<HashMap<String, Instant>>,
     tokens_issued: AtomicU64,
     refused: AtomicU64,
+    /// EDIFACT interchanges delivered (`--edifact-ingest-url`).
+    edifact_sent: AtomicU64,
 }
 
 /// The simulator's shared state.
@@ -306,6 +308,7 @@ impl Sim {
             tokens: Mutex::new(HashMap::new()),
             tokens_issued: AtomicU64::new(0),
             refused: AtomicU64::new(0),
+            edifact_sent: AtomicU64::new(0),
         }))
     }
 
@@ -449,6 +452,7 @@ async fn catalog(State(sim): State<Sim>) -> Json<Value> {
     Json(json!({
         "seed": w.seed,
         "now": format_micros(sim.clock().now_us()),
+        "edifact_interchanges_sent": sim.0.edifact_sent.load(Ordering::Relaxed),
         "bills_of_lading": bls,
         "bookings": bookings,
         "containers": containers,
@@ -778,13 +782,22 @@ async fn terminal_container(
     }
 }
 
-/// Sends the rail carriers' X12 322 and the ocean carriers' X12 315 files to `url` (with `Authorization: Token key`) as their
-/// events become visible on the virtual clock, every `every` of real time, until `shutdown`.
-/// A file that is not accepted is sent again on the next round.
+/// Whether a carrier of the world reports its statuses as UN/EDIFACT IFTSTA rather than X12
+/// 315 (when the simulator has somewhere to send EDIFACT): about half of them, fixed by SCAC.
+pub fn speaks_edifact(scac: &str) -> bool {
+    scac.bytes().map(u32::from).sum::<u32>() % 2 == 1
+}
+
+/// Sends the rail carriers' X12 322 and the ocean carriers' X12 315 files to `url` (with
+/// `Authorization: Token key`) as their events become visible on the virtual clock, every
+/// `every` of real time, until `shutdown`; with `edifact_url`, the carriers that
+/// [`speaks_edifact`] send theirs as IFTSTA interchanges there instead. A file that is not
+/// accepted is sent again on the next round.
 pub async fn send_rail_x12(
     sim: Sim,
     url: String,
     key: String,
+    edifact_url: Option<String>,
     every: Duration,
     shutdown: tokio_util::sync::CancellationToken,
 ) {
@@ -794,18 +807,60 @@ pub async fn send_rail_x12(
     let mut again: Vec<String> = Vec::new();
     loop {
         let now = sim.clock().now_us();
-        let due: Vec<boxtrack_sources::x12::status::StatusMessage> = sim
-            .world()
-            .shipments
-            .iter()
-            .flat_map(|s| {
-                let mut m = s.rail_messages();
-                m.extend(s.ocean_messages(sim.world()));
-                m
-            })
-            .filter(|t| t.visible_us > sent_until && t.visible_us <= now)
-            .map(|t| t.item)
-            .collect();
+        let visible = |t: &world::Timed<boxtrack_sources::x12::status::StatusMessage>| {
+            t.visible_us > sent_until && t.visible_us <= now
+        };
+        let mut due: Vec<boxtrack_sources::x12::status::StatusMessage> = Vec::new();
+        let mut due_edifact: Vec<boxtrack_sources::x12::status::StatusMessage> = Vec::new();
+        for s in &sim.world().shipments {
+            due.extend(
+                s.rail_messages()
+                    .into_iter()
+                    .filter(visible)
+                    .map(|t| t.item),
+            );
+            let ocean = s
+                .ocean_messages(sim.world())
+                .into_iter()
+                .filter(visible)
+                .map(|t| t.item);
+            if edifact_url.is_some() && speaks_edifact(&s.scac) {
+                due_edifact.extend(ocean);
+            } else {
+                due.extend(ocean);
+            }
+        }
+        // the EDIFACT carriers' interchange first; the round counts as sent when both are
+        let edifact_ok = match (&edifact_url, due_edifact.is_empty()) {
+            (Some(edifact), false) => {
+                control += 1;
+                let ts = format_micros(now);
+                let text = boxtrack_sources::edifact::iftsta::write_interchange(
+                    &due_edifact,
+                    control,
+                    &ts[..10].replace('-', ""),
+                    &ts[11..16].replace(':', ""),
+                );
+                client
+                    .post(edifact)
+                    .header("Authorization", format!("Token {key}"))
+                    .header("Content-Type", "application/edifact")
+                    .body(text)
+                    .send()
+                    .await
+                    .map(|r| r.status().is_success())
+                    .unwrap_or(false)
+            }
+            _ => true,
+        };
+        if edifact_ok && !due_edifact.is_empty() {
+            sim.0.edifact_sent.fetch_add(1, Ordering::Relaxed);
+        }
+        if !edifact_ok {
+            tracing::warn!("EDIFACT delivery failed; will send again");
+        } else if due.is_empty() {
+            sent_until = now;
+        }
         if !due.is_empty() {
             control += 1;
             let ts = format_micros(now);
@@ -814,9 +869,9 @@ pub async fn send_rail_x12(
             let text =
                 boxtrack_sources::x12::status::write_interchange(&due, control, &date, &time);
             let ok = post_x12(&client, &url, &key, text.clone()).await;
-            if ok {
+            if ok && edifact_ok {
                 sent_until = now;
-            } else {
+            } else if !ok {
                 tracing::warn!(url = %url, "X12 322 delivery failed; will send again");
             }
             // files sent in an earlier round go once more, after this newer one
@@ -826,8 +881,6 @@ pub async fn send_rail_x12(
             if ok && sim.0.faults.redeliver(u64::from(control)) {
                 again.push(text);
             }
-        } else {
-            sent_until = now;
         }
         tokio::select! {
             _ = shutdown.cancelled() => return,

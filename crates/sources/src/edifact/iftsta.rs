@@ -247,6 +247,111 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
     (out, findings)
 }
 
+/// Escapes EDIFACT's separators and release character in a value (default syntax).
+fn esc(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for c in v.chars() {
+        if matches!(c, '?' | ':' | '+' | '\'') {
+            out.push('?');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `CCYYMMDD` + `HHMM[SS]` as a DTM value and its format code (203 or 204, 102 for a date).
+fn dtm(qualifier: &str, st: &Stamp) -> String {
+    let time = st.time.as_deref().unwrap_or("");
+    let format = match time.len() {
+        0 => "102",
+        6 => "204",
+        _ => "203",
+    };
+    format!("DTM+{qualifier}:{}{}:{format}'", esc(&st.date), esc(time))
+}
+
+/// Writes status messages as one IFTSTA interchange (what a carrier that speaks EDIFACT
+/// sends; the simulator uses it): one message per status, with its consignment, place,
+/// transport, route and equipment, as [`read`] reads them. Route dates are written with
+/// the IFTSTA qualifiers of their X12 ones (departure 186/133, arrival 178/132).
+pub fn write_interchange(
+    messages: &[StatusMessage],
+    control: u32,
+    date: &str,
+    time: &str,
+) -> String {
+    let yymmdd = date.get(2..8).unwrap_or("000101");
+    let mut out = format!(
+        "UNA:+.? 'UNB+UNOC:3+BOXTRACKSIM+BOXTRACK+{yymmdd}:{}+{control}'",
+        time.get(..4).unwrap_or("0000")
+    );
+    for (i, m) in messages.iter().enumerate() {
+        let reference = format!("{control}{:04}", i + 1);
+        let mut segs: Vec<String> = vec![
+            format!("UNH+{reference}+IFTSTA:D:00B:UN'"),
+            format!("BGM+23+{reference}+9'"),
+            format!("DTM+137:{date}{}:203'", time.get(..4).unwrap_or("0000")),
+        ];
+        for (q, v) in &m.references {
+            if q != "EQ" {
+                segs.push(format!("RFF+{}:{}'", esc(q), esc(v)));
+            }
+        }
+        segs.push("CNI+1'".into());
+        segs.push(format!("STS+1+{}'", esc(&m.status)));
+        let mut at = m.at.clone();
+        at.qualifier.clear();
+        segs.push(dtm("334", &at));
+        if let Some(l) = &m.location {
+            segs.push(format!("LOC+175+{}'", esc(&l.id)));
+        }
+        if let Some(v) = &m.vessel {
+            segs.push(format!(
+                "TDT+20+{}+1+++++{}:146:11:{}'",
+                esc(v.voyage.as_deref().unwrap_or("")),
+                esc(v.code.as_deref().unwrap_or("")),
+                esc(v.name.as_deref().unwrap_or(""))
+            ));
+        }
+        for r in &m.route {
+            let q = match r.function.as_str() {
+                "L" => "9",
+                "D" => "11",
+                "T" => "13",
+                "E" | "7" => "7",
+                _ => continue,
+            };
+            segs.push(format!("LOC+{q}+{}'", esc(&r.location.id)));
+            for d in &r.dates {
+                let arrival = matches!(r.function.as_str(), "D" | "E" | "7");
+                let dq = match (d.qualifier.as_str(), arrival) {
+                    ("140", false) => "186",
+                    ("140", true) => "178",
+                    (_, false) => "133",
+                    (_, true) => "132",
+                };
+                segs.push(dtm(dq, d));
+            }
+        }
+        if let Some(number) = m.container_number() {
+            let full = match m.equipment_status.as_deref() {
+                Some("E") => "4",
+                _ => "5",
+            };
+            segs.push(format!(
+                "EQD+CN+{}+{}+++{full}'",
+                esc(&number),
+                esc(m.iso_type.as_deref().unwrap_or(""))
+            ));
+        }
+        let count = segs.len() + 1;
+        out.extend(segs);
+        out.push_str(&format!("UNT+{count}+{reference}'"));
+    }
+    out.push_str(&format!("UNZ+{}+{control}'", messages.len()));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +384,39 @@ mod tests {
         let functions: Vec<&str> = m.route.iter().map(|r| r.function.as_str()).collect();
         assert_eq!(functions, vec!["L", "D", "E"]);
         assert!(m.vessel.is_none(), "the leg is rail (TDT mode 2)");
+    }
+
+    #[test]
+    fn what_is_written_reads_back_to_the_same_observations() {
+        let m = mended().remove(0);
+        let mut vd = m.clone();
+        vd.status = "VD".into();
+        vd.vessel = Some(Vessel {
+            code: Some("9811000".into()),
+            flag: None,
+            voyage: Some("17?5E".into()),
+            code_qualifier: Some("L".into()),
+            name: Some("EVER+GIVEN".into()),
+        });
+        let text = write_interchange(&[m.clone(), vd.clone()], 42, "20221120", "0930");
+        let p = parse(&text).unwrap();
+        assert!(p.findings.is_empty(), "{:?}", p.findings);
+        let back: Vec<StatusMessage> = p.interchanges[0]
+            .messages
+            .iter()
+            .flat_map(|msg| read(msg).0)
+            .collect();
+        assert_eq!(back.len(), 2);
+        for (a, b) in [(&m, &back[0]), (&vd, &back[1])] {
+            assert_eq!(
+                crate::x12::map::map(a, 7).observations,
+                crate::x12::map::map(b, 7).observations
+            );
+        }
+        assert_eq!(
+            back[1].vessel.as_ref().and_then(|v| v.name.as_deref()),
+            Some("EVER+GIVEN")
+        );
     }
 
     #[test]

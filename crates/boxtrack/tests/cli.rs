@@ -2187,14 +2187,7 @@ async fn many_sources_tell_one_story() {
     .await
     .unwrap();
     assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
-    let catalog: Value = http
-        .get(format!("{sim_url}/sim/v1/catalog"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let catalog: Value = sim_get(&http, &sim_url, "/sim/v1/catalog").await;
     let bills = catalog["bills_of_lading"].as_array().unwrap().clone();
     let mut boxes = 0;
     for b in &bills {
@@ -2292,14 +2285,7 @@ async fn many_sources_tell_one_story() {
     );
 
     // the carriers that speak EDIFACT were heard through it
-    let catalog: Value = http
-        .get(format!("{sim_url}/sim/v1/catalog"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let catalog: Value = sim_get(&http, &sim_url, "/sim/v1/catalog").await;
     let edifact = catalog["edifact_interchanges_sent"].as_u64().unwrap_or(0);
     assert!(
         edifact > 0
@@ -2310,14 +2296,7 @@ async fn many_sources_tell_one_story() {
     );
 
     // the world's record against boxtrack's view
-    let record: Value = http
-        .get(format!("{sim_url}/sim/v1/record"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let record: Value = sim_get(&http, &sim_url, "/sim/v1/record").await;
     let micros = |v: &Value| v.as_str().and_then(boxtrack_core::time::parse_micros);
     let mut listed_ids = std::collections::BTreeSet::new();
     let mut milestones = 0;
@@ -2455,6 +2434,17 @@ async fn many_sources_tell_one_story() {
         };
         assert!(name_ok && *n == 1, "transport event {id}: {n} webhooks");
     }
+}
+
+/// `GET {sim_url}{path}` of the simulator, as JSON.
+async fn sim_get(http: &reqwest::Client, sim_url: &str, path: &str) -> Value {
+    http.get(format!("{sim_url}{path}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
 }
 
 /// A webhook receiver on port 0 that keeps every JSON body it is sent: its URL and the bodies.

@@ -111,24 +111,13 @@ pub async fn x12(
             None,
         )
         .map_or(now_us, |(t, _)| t);
-        let mapped = x12::map::map(&msg, observed);
-        for n in mapped.notes {
-            report
-                .notes
-                .push(format!("{} {}: {n}", set.code, set.control_number));
-        }
-        let Some(container) = mapped.container else {
-            report.notes.push(format!(
-                "{} {}: no container number; nothing to apply",
-                set.code, set.control_number
-            ));
-            continue;
-        };
-        report.observations += mapped.observations.len();
-        per_container
-            .entry(container)
-            .or_default()
-            .extend(mapped.observations);
+        let label = format!("{} {}", set.code, set.control_number);
+        gather(
+            &mut report,
+            &mut per_container,
+            &label,
+            x12::map::map(&msg, observed),
+        );
     }
     apply_read(db, scope, origin, text, now_us, report, per_container).await
 }
@@ -193,25 +182,41 @@ pub async fn edifact(
                 continue;
             }
             report.transaction_sets_accepted += 1;
+            let label = format!("IFTSTA {}", message.reference);
             for status in statuses {
-                let mapped = x12::map::map(&status, observed);
-                for n in mapped.notes {
-                    report
-                        .notes
-                        .push(format!("IFTSTA {}: {n}", message.reference));
-                }
-                let Some(container) = mapped.container else {
-                    continue;
-                };
-                report.observations += mapped.observations.len();
-                per_container
-                    .entry(container)
-                    .or_default()
-                    .extend(mapped.observations);
+                gather(
+                    &mut report,
+                    &mut per_container,
+                    &label,
+                    x12::map::map(&status, observed),
+                );
             }
         }
     }
     apply_read(db, scope, origin, text, now_us, report, per_container).await
+}
+
+/// Adds what one status message says to the report and to its container's observations.
+fn gather(
+    report: &mut Report,
+    per_container: &mut BTreeMap<String, Vec<Observation>>,
+    label: &str,
+    mapped: x12::map::Mapped,
+) {
+    for n in mapped.notes {
+        report.notes.push(format!("{label}: {n}"));
+    }
+    let Some(container) = mapped.container else {
+        report
+            .notes
+            .push(format!("{label}: no container number; nothing to apply"));
+        return;
+    };
+    report.observations += mapped.observations.len();
+    per_container
+        .entry(container)
+        .or_default()
+        .extend(mapped.observations);
 }
 
 /// The common end of an ingest: the status from what was read, the payload stored, and the

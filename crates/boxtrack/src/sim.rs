@@ -106,7 +106,7 @@ pub async fn run(args: &SimArgs) -> anyhow::Result<()> {
         eprintln!("point boxtrack at it: boxtrack serve --sim-url http://{addr}");
     } else {
         eprintln!(
-            "point boxtrack at it with a [carriers.SCAC] table per carrier, url = \"http://{addr}/sim/v1/carriers/SCAC\", and these credentials (see boxtrack.example.toml)"
+            "point boxtrack at it with a [carriers.SCAC] table per carrier, url = \"http://{addr}/sim/v1/carriers/SCAC\", dcsa_version as the catalog names it, and these credentials (see boxtrack.example.toml)"
         );
     }
     println!("listening on http://{addr}");

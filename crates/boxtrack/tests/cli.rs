@@ -1432,8 +1432,13 @@ async fn carrier_credentials_end_to_end(scheme: &str) {
         _ => sim::QUERY_KEY,
     };
     let secret_file = dir.join("secret");
-    let carrier =
-        |scac: &str| format!("[carriers.{scac}]\nurl = \"{sim_url}/sim/v1/carriers/{scac}\"\n");
+    // each in the DCSA version the simulator says it speaks
+    let carrier = |scac: &str| {
+        format!(
+            "[carriers.{scac}]\nurl = \"{sim_url}/sim/v1/carriers/{scac}\"\ndcsa_version = \"{}\"\n",
+            boxtrack_sim::dcsa_version(scac)
+        )
+    };
     let (file_secret, env_secret) = match scheme {
         "oauth2" => (wrong.as_str(), right),
         "headers" => (right, wrong.as_str()),
@@ -2293,6 +2298,19 @@ async fn many_sources_tell_one_story() {
                 .iter()
                 .any(|b| boxtrack_sim::speaks_edifact(b["scac"].as_str().unwrap_or_default())),
         "no IFTSTA was delivered"
+    );
+    // and the world mixes DCSA 2.2 and 3.0 carriers (polled and pushed in their version)
+    let versions: std::collections::BTreeSet<&str> = catalog["carriers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["dcsa_version"].as_str())
+        .collect();
+    assert_eq!(
+        versions.into_iter().collect::<Vec<_>>(),
+        ["2.2", "3.0"],
+        "{}",
+        catalog["carriers"]
     );
 
     // the world's record against boxtrack's view

@@ -99,6 +99,7 @@ fn edifact_syntax_iftsta_and_the_status_mapper() {
     });
 }
 
+/// DCSA 2.2 arrays and 3.0 `{"events": [...]}` bodies (seeds: both versions' fixtures).
 #[test]
 fn dcsa_event_json_and_the_mapper() {
     use boxtrack_sources::dcsa;
@@ -110,6 +111,12 @@ fn dcsa_event_json_and_the_mapper() {
         b"\"eventClassifierCode\":\"ACT\"",
         b"\"UNLocationCode\":\"USLAX\"",
         b"\"equipmentReference\":\"MSKU1234565\"",
+        // DCSA 3.0
+        b"{\"events\":[",
+        b"\"eventClassification\":{\"eventTypeCode\":\"EQUIPMENT\"}",
+        b"\"eventUpdatedDateTime\":\"2026-01-01T00:00:00Z\"",
+        b"\"isRetracted\":true",
+        b"\"transportDetails\":{\"transportCall\":{}}",
         b"null",
         b"[]",
         b"{}",

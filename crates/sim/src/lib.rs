@@ -6,9 +6,12 @@
 //! - `GET /sim/v1/record`: what has happened so far to every container, each milestone once
 //!   with its place and exact time, whoever reports it: the world's own record.
 //! - `GET|POST /sim/v1/clock`: the virtual time; `{"advance_secs": N}` moves it forward.
-//! - `GET /sim/v1/carriers/{scac}/v2/events`: each carrier's DCSA Track & Trace 2.2 endpoint
-//!   (filters `transportDocumentReference`, `carrierBookingReference`, `equipmentReference`,
-//!   `eventCreatedDateTime:gte`; `limit` / `cursor` with a `Next-Page` header).
+//! - `GET /sim/v1/carriers/{scac}/v2/events`: the DCSA Track & Trace 2.2 endpoint of each
+//!   carrier that speaks 2.2 (filters `transportDocumentReference`, `carrierBookingReference`,
+//!   `equipmentReference`, `eventCreatedDateTime:gte`; `limit` / `cursor` with a `Next-Page`
+//!   header); `GET /sim/v1/carriers/{scac}/v3/events`: the 3.0 endpoint of each carrier that
+//!   speaks 3.0 (`{"events": [...]}`, `eventUpdatedDateTimeMin`, an opaque `Next-Page-Cursor`).
+//!   Which carrier speaks which is [`dcsa_version`]; the catalog says it too.
 //! - `GET /sim/v1/terminals/{code}/containers/{number}`: each terminal's availability feed
 //!   (the shape in `docs/terminal-feed.md`).
 //! - Carrier credentials on demand ([`CarrierAuth`], `boxtrack sim --carrier-auth`): an OAuth
@@ -34,6 +37,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use boxtrack_core::time::{format_micros, parse_micros};
+use boxtrack_sources::dcsa::Version;
 use serde_json::{Value, json};
 
 use world::World;
@@ -328,7 +332,8 @@ impl Sim {
             .route("/sim/v1/catalog", get(catalog))
             .route("/sim/v1/record", get(record))
             .route("/sim/v1/clock", get(clock_get).post(clock_post))
-            .route("/sim/v1/carriers/{scac}/v2/events", get(dcsa_events))
+            .route("/sim/v1/carriers/{scac}/v2/events", get(dcsa_events_v2))
+            .route("/sim/v1/carriers/{scac}/v3/events", get(dcsa_events_v3))
             .route(credentials::TOKEN_PATH, post(oauth_token))
             .route("/sim/v1/auth", get(auth_stats))
             .route(
@@ -456,7 +461,10 @@ async fn catalog(State(sim): State<Sim>) -> Json<Value> {
         "bills_of_lading": bls,
         "bookings": bookings,
         "containers": containers,
-        "carriers": carriers.iter().map(|s| json!({"scac": s, "dcsa_path": format!("/sim/v1/carriers/{s}/v2/events")})).collect::<Vec<_>>(),
+        "carriers": carriers.iter().map(|s| {
+            let v = dcsa_version(s);
+            json!({"scac": s, "dcsa_version": v, "dcsa_path": format!("/sim/v1/carriers/{s}{}", v.events_path())})
+        }).collect::<Vec<_>>(),
         "terminals": terminals.iter().map(|t| json!({"code": t, "feed_path": format!("/sim/v1/terminals/{t}")})).collect::<Vec<_>>(),
         "vessels": w.vessels,
     }))
@@ -662,13 +670,45 @@ impl Sim {
     }
 }
 
-async fn dcsa_events(
+async fn dcsa_events_v2(
     State(sim): State<Sim>,
     Path(scac): Path<String>,
     headers: HeaderMap,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let uri = format!("/sim/v1/carriers/{scac}/v2/events");
+    dcsa_events(sim, scac, headers, q, Version::V2_2).await
+}
+
+async fn dcsa_events_v3(
+    State(sim): State<Sim>,
+    Path(scac): Path<String>,
+    headers: HeaderMap,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    dcsa_events(sim, scac, headers, q, Version::V3_0).await
+}
+
+/// A carrier's events in the DCSA version asked for, if it speaks it.
+async fn dcsa_events(
+    sim: Sim,
+    scac: String,
+    headers: HeaderMap,
+    q: HashMap<String, String>,
+    version: Version,
+) -> Response {
+    let uri = format!("/sim/v1/carriers/{scac}{}", version.events_path());
+    let speaks = dcsa_version(&scac);
+    if speaks != version {
+        return dcsa_error(
+            StatusCode::NOT_FOUND,
+            &uri,
+            "notFound",
+            &format!(
+                "{scac} speaks DCSA Track & Trace {speaks}, at /sim/v1/carriers/{scac}{}",
+                speaks.events_path()
+            ),
+        );
+    }
     if !sim.admits(&headers, &q) {
         sim.0.refused.fetch_add(1, Ordering::Relaxed);
         let mut r = dcsa_error(
@@ -717,14 +757,32 @@ async fn dcsa_events(
         );
     };
     let since = q
-        .get("eventCreatedDateTime:gte")
+        .get(match version {
+            Version::V2_2 => "eventCreatedDateTime:gte",
+            Version::V3_0 => "eventUpdatedDateTimeMin",
+        })
         .and_then(|s| parse_micros(s));
     let limit: usize = q
         .get("limit")
         .and_then(|l| l.parse().ok())
         .unwrap_or(100)
         .clamp(1, 1000);
-    let offset: usize = q.get("cursor").and_then(|c| c.parse().ok()).unwrap_or(0);
+    // a 2.2 cursor is the offset; a 3.0 cursor is opaque to the consumer
+    let offset: usize = match (q.get("cursor"), version) {
+        (None, _) => 0,
+        (Some(c), Version::V2_2) => c.parse().unwrap_or(0),
+        (Some(c), Version::V3_0) => match c.strip_prefix("after-").and_then(|n| n.parse().ok()) {
+            Some(n) => n,
+            None => {
+                return dcsa_error(
+                    StatusCode::BAD_REQUEST,
+                    &uri,
+                    "invalidCursor",
+                    "the cursor is not one this carrier issued",
+                );
+            }
+        },
+    };
     let items: Vec<&boxtrack_sources::dcsa::Event> = match shipment {
         Some(i) if inner.world.shipments[i].scac == scac => inner.events[i]
             .iter()
@@ -742,16 +800,29 @@ async fn dcsa_events(
     let page: Vec<&boxtrack_sources::dcsa::Event> =
         items.iter().skip(offset).take(limit).copied().collect();
     let mut headers = HeaderMap::new();
-    headers.insert("API-Version", HeaderValue::from_static("2.2.0"));
-    if let Ok(v) = HeaderValue::from_str(&offset.to_string()) {
-        headers.insert("Current-Page", v);
+    headers.insert(
+        "API-Version",
+        HeaderValue::from_static(version.api_version()),
+    );
+    let more = offset + limit < items.len();
+    match version {
+        Version::V2_2 => {
+            if let Ok(v) = HeaderValue::from_str(&offset.to_string()) {
+                headers.insert("Current-Page", v);
+            }
+            if more && let Ok(v) = HeaderValue::from_str(&(offset + limit).to_string()) {
+                headers.insert("Next-Page", v);
+            }
+            (StatusCode::OK, headers, Json(page)).into_response()
+        }
+        Version::V3_0 => {
+            if more && let Ok(v) = HeaderValue::from_str(&format!("after-{}", offset + limit)) {
+                headers.insert("Next-Page-Cursor", v);
+            }
+            let body = boxtrack_sources::dcsa::v3::body(page.iter().copied());
+            (StatusCode::OK, headers, Json(body)).into_response()
+        }
     }
-    if offset + limit < items.len()
-        && let Ok(v) = HeaderValue::from_str(&(offset + limit).to_string())
-    {
-        headers.insert("Next-Page", v);
-    }
-    (StatusCode::OK, headers, Json(page)).into_response()
 }
 
 async fn terminal_container(
@@ -782,11 +853,7 @@ async fn terminal_container(
     }
 }
 
-/// Whether a carrier of the world reports its statuses as UN/EDIFACT IFTSTA rather than X12
-/// 315 (when the simulator has somewhere to send EDIFACT): about half of them, fixed by SCAC.
-pub fn speaks_edifact(scac: &str) -> bool {
-    scac.bytes().map(u32::from).sum::<u32>() % 2 == 1
-}
+pub use boxtrack_sources::simulated::{dcsa_version, speaks_edifact};
 
 /// Sends the rail carriers' X12 322 and the ocean carriers' X12 315 files to `url` (with
 /// `Authorization: Token key`) as their events become visible on the virtual clock, every
@@ -901,10 +968,11 @@ async fn post_x12(client: &reqwest::Client, url: &str, key: &str, text: String) 
         .unwrap_or(false)
 }
 
-/// Pushes each carrier's DCSA 2.2 events to `url` as they become visible on the virtual clock
-/// (as a carrier does for an event subscription): one JSON array per carrier and round, signed
-/// with `Notification-Signature: sha256=<hex>` (HMAC-SHA256 with the base64-decoded `secret`).
-/// Anything but 204 is sent again on the next round.
+/// Pushes each carrier's DCSA events to `url` as they become visible on the virtual clock (as
+/// a carrier does for an event subscription), in the version the carrier speaks: one body per
+/// carrier and round (2.2: a JSON array; 3.0: `{"events": [...]}`), signed with
+/// `Notification-Signature: sha256=<hex>` (HMAC-SHA256 with the base64-decoded `secret`).
+/// Anything but 204 (2.2) or 200 (3.0) is sent again on the next round.
 pub async fn send_dcsa_push(
     sim: Sim,
     url: String,
@@ -919,7 +987,7 @@ pub async fn send_dcsa_push(
     );
     let mut sent_until = i64::MIN;
     let mut round: u64 = 0;
-    let mut again: Vec<Vec<u8>> = Vec::new();
+    let mut again: Vec<(Version, Vec<u8>)> = Vec::new();
     loop {
         let now = sim.clock().now_us();
         round += 1;
@@ -933,14 +1001,24 @@ pub async fn send_dcsa_push(
             }
         }
         let mut all_ok = true;
-        let mut bodies: Vec<Vec<u8>> = by_carrier
-            .values()
-            .filter_map(|events| serde_json::to_vec(events).ok())
+        let mut bodies: Vec<(Version, Vec<u8>)> = by_carrier
+            .iter()
+            .filter_map(|(scac, events)| {
+                let v = dcsa_version(scac);
+                match v {
+                    Version::V2_2 => serde_json::to_vec(events),
+                    Version::V3_0 => serde_json::to_vec(&boxtrack_sources::dcsa::v3::body(
+                        events.iter().copied(),
+                    )),
+                }
+                .ok()
+                .map(|b| (v, b))
+            })
             .collect();
         let fresh = bodies.len();
         // pushes of an earlier round go once more, after the newer ones (redeliver fault)
         bodies.append(&mut again);
-        for (n, body) in bodies.into_iter().enumerate() {
+        for (n, (version, body)) in bodies.into_iter().enumerate() {
             let Some(signature) = boxtrack_sources::dcsa::sign(&secret, &body) else {
                 tracing::error!("the DCSA push secret is not base64");
                 return;
@@ -953,16 +1031,22 @@ pub async fn send_dcsa_push(
                 .header("Content-Type", "application/json")
                 .header("Notification-Signature", signature)
                 .header("Subscription-ID", &subscription)
-                .header("API-Version", "2.2.0")
+                .header("API-Version", version.api_version())
                 .body(body.clone())
                 .send()
                 .await
-                .map(|r| r.status() == StatusCode::NO_CONTENT)
+                .map(|r| {
+                    r.status()
+                        == match version {
+                            Version::V2_2 => StatusCode::NO_CONTENT,
+                            Version::V3_0 => StatusCode::OK,
+                        }
+                })
                 .unwrap_or(false);
             if n < fresh {
                 all_ok &= ok;
                 if ok && sim.0.faults.redeliver(round * 1_000 + n as u64) {
-                    again.push(body);
+                    again.push((version, body));
                 }
             }
         }
@@ -1163,8 +1247,10 @@ mod tests {
     fn events_url(sim: &Sim, base: &str) -> String {
         let s = &sim.world().shipments[0];
         format!(
-            "{base}/sim/v1/carriers/{}/v2/events?transportDocumentReference={}",
-            s.scac, s.bill_of_lading
+            "{base}/sim/v1/carriers/{}{}?transportDocumentReference={}",
+            s.scac,
+            dcsa_version(&s.scac).events_path(),
+            s.bill_of_lading
         )
     }
 
@@ -1176,6 +1262,74 @@ mod tests {
         assert_eq!(f["client_id"], "x%zz");
         assert_eq!(CarrierAuth::parse("oauth2"), Ok(CarrierAuth::OAuth2));
         assert!(CarrierAuth::parse("kerberos").is_err());
+    }
+
+    #[tokio::test]
+    async fn each_carrier_speaks_its_dcsa_version() {
+        let sim = Sim::new(&SimConfig {
+            seed: 11,
+            shipments: 20,
+            speed: 1.0,
+            origin_us: 1_800_000_000_000_000,
+            clock_start_us: None,
+            faults: Faults::default(),
+            x12_ingest: None,
+            carrier_auth: CarrierAuth::None,
+            token_ttl: Duration::from_secs(60),
+        });
+        // far enough on that every event is visible
+        sim.clock().advance(120 * 86_400);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let router = sim.router();
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        let http = reqwest::Client::new();
+        let mut versions = std::collections::BTreeSet::new();
+        for s in &sim.world().shipments {
+            let speaks = dcsa_version(&s.scac);
+            versions.insert(speaks);
+            let other = match speaks {
+                Version::V2_2 => Version::V3_0,
+                Version::V3_0 => Version::V2_2,
+            };
+            let url = |v: Version| {
+                format!(
+                    "{base}/sim/v1/carriers/{}{}?transportDocumentReference={}&limit=3",
+                    s.scac,
+                    v.events_path(),
+                    s.bill_of_lading
+                )
+            };
+            let refused = http.get(url(other)).send().await.unwrap();
+            assert_eq!(refused.status(), 404);
+            // every page, followed by its cursor, read in the version's shape
+            let mut events = Vec::new();
+            let mut next = url(speaks);
+            loop {
+                let r = http.get(&next).send().await.unwrap();
+                assert_eq!(r.status(), 200);
+                assert_eq!(r.headers()["API-Version"], speaks.api_version());
+                let cursor = r
+                    .headers()
+                    .get("Next-Page-Cursor")
+                    .or(r.headers().get("Next-Page"))
+                    .map(|v| v.to_str().unwrap().to_string());
+                let body = r.bytes().await.unwrap();
+                let parsed = boxtrack_sources::dcsa::parse(&body, sim.clock().now_us()).unwrap();
+                assert_eq!(parsed.version, speaks);
+                assert!(parsed.rejected.is_empty(), "{:?}", parsed.rejected);
+                events.extend(parsed.events);
+                match cursor {
+                    Some(c) => next = format!("{}&cursor={c}", url(speaks)),
+                    None => break,
+                }
+            }
+            let i = sim.0.by_bl[&s.bill_of_lading];
+            let all: Vec<&boxtrack_sources::dcsa::Event> =
+                sim.0.events[i].iter().map(|t| &t.item).collect();
+            assert_eq!(events.len(), all.len(), "{}", s.scac);
+        }
+        assert_eq!(versions.len(), 2, "the world mixes 2.2 and 3.0 carriers");
     }
 
     #[tokio::test]

@@ -199,6 +199,9 @@ pub struct EndpointConfig {
     /// How to authenticate.
     #[serde(default)]
     pub auth: Option<AuthConfig>,
+    /// A carrier's DCSA Track & Trace version: `"2.2"` (the default) or `"3.0"`.
+    #[serde(default)]
+    pub dcsa_version: Option<String>,
 }
 
 /// OAuth 2.0 client credentials, read.
@@ -257,6 +260,8 @@ pub struct Endpoint {
     pub url: String,
     /// Credentials.
     pub auth: Auth,
+    /// The DCSA version a carrier speaks (a terminal's feed has none).
+    pub dcsa_version: crate::dcsa::Version,
 }
 
 impl Endpoint {
@@ -265,7 +270,14 @@ impl Endpoint {
         Endpoint {
             url: url.into(),
             auth: Auth::None,
+            dcsa_version: crate::dcsa::Version::default(),
         }
+    }
+
+    /// The same upstream, speaking this DCSA version.
+    pub fn speaking(mut self, version: crate::dcsa::Version) -> Endpoint {
+        self.dcsa_version = version;
+        self
     }
 }
 
@@ -413,7 +425,20 @@ impl EndpointConfig {
                 }))
             }
         };
-        Ok(Endpoint { url, auth })
+        let dcsa_version = match self.dcsa_version.as_deref() {
+            None => crate::dcsa::Version::default(),
+            Some(v) => crate::dcsa::Version::parse(v).ok_or_else(|| {
+                bad(
+                    "dcsa_version",
+                    format!("{v:?} is not a DCSA Track & Trace version (2.2 or 3.0)"),
+                )
+            })?,
+        };
+        Ok(Endpoint {
+            url,
+            auth,
+            dcsa_version,
+        })
     }
 }
 

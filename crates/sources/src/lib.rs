@@ -11,6 +11,7 @@ pub mod poll;
 pub mod push;
 pub mod sandbox;
 pub mod scenarios;
+pub mod simulated;
 pub mod terminal;
 pub mod upstream;
 pub mod x12;

@@ -40,6 +40,10 @@ pub struct PushReport {
     pub rejected: usize,
     /// Why each was rejected.
     pub refused: Vec<dcsa::Rejected>,
+    /// Caveats about accepted events (and events noted but not applied).
+    pub notes: Vec<String>,
+    /// The DCSA version the body's shape says (what the answer follows).
+    pub version: dcsa::Version,
     /// Containers updated.
     pub containers: usize,
     /// Changes recorded.
@@ -104,6 +108,8 @@ pub async fn dcsa(
         events: parsed.events.len(),
         rejected: parsed.rejected.len(),
         refused: parsed.rejected.clone(),
+        notes: parsed.notes.clone(),
+        version: parsed.version,
         ..PushReport::default()
     };
     report.payload_id = Some(

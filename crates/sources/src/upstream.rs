@@ -319,6 +319,7 @@ impl Upstreams {
                     "{}/sim/v1/carriers/{scac}",
                     u.trim_end_matches('/')
                 ))
+                .speaking(crate::simulated::dcsa_version(scac))
             })
         })
     }
@@ -661,7 +662,13 @@ impl Upstreams {
             .client
             .get(url)
             .header("Accept", "application/json")
-            .header("API-Version", "2");
+            .header(
+                "API-Version",
+                match ep.dcsa_version {
+                    dcsa::Version::V2_2 => "2",
+                    dcsa::Version::V3_0 => "3.0.0",
+                },
+            );
         let sensitive = |v: &str| {
             let mut v = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
                 UpstreamError::NotConfigured(format!("{name}: a credential is not a header value"))
@@ -710,9 +717,10 @@ impl Upstreams {
             .get("Retry-After")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
-        let next = res
-            .headers()
-            .get("Next-Page")
+        // 2.2 pages with `Next-Page`, 3.0 with `Next-Page-Cursor`
+        let next = ["Next-Page", "Next-Page-Cursor"]
+            .iter()
+            .find_map(|h| res.headers().get(*h))
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
         let body = res.text().await.map_err(|e| network_error(name, e))?;
@@ -729,7 +737,9 @@ impl Upstreams {
         Ok((status, next, body, clock))
     }
 
-    /// Every event the carrier publishes for this reference, following `Next-Page`.
+    /// Every event the carrier publishes for this reference, in the DCSA version it speaks,
+    /// following `Next-Page` (2.2) or `Next-Page-Cursor` (3.0, sent back as `cursor` with the
+    /// first request's parameters).
     pub async fn dcsa_events(
         &self,
         scac: &str,
@@ -784,7 +794,8 @@ impl Upstreams {
         reference: &str,
     ) -> Result<DcsaAnswer, UpstreamError> {
         let key = format!("dcsa:{scac}");
-        let base = format!("{}/v2/events", ep.url.trim_end_matches('/'));
+        let version = ep.dcsa_version;
+        let base = format!("{}{}", ep.url.trim_end_matches('/'), version.events_path());
         let mut answer = DcsaAnswer::default();
         let mut cursor: Option<String> = None;
         for _ in 0..100 {
@@ -792,7 +803,8 @@ impl Upstreams {
             let mut url = reqwest::Url::parse(&base)
                 .map_err(|e| UpstreamError::NotConfigured(format!("{scac}: {e}")))?;
             match &cursor {
-                Some(c) if c.starts_with("http") => {
+                // a 2.2 `Next-Page` may be a whole URL; a 3.0 cursor is always opaque
+                Some(c) if version == dcsa::Version::V2_2 && c.starts_with("http") => {
                     let next = reqwest::Url::parse(c).map_err(|e| UpstreamError::Malformed {
                         name: scac.into(),
                         reason: format!("Next-Page {c:?}: {e}"),
@@ -1003,6 +1015,7 @@ mod tests {
             Endpoint {
                 url: format!("{base}/c"),
                 auth,
+                dcsa_version: Default::default(),
             },
         );
         Arc::new(Upstreams::new(cfg))
@@ -1130,6 +1143,7 @@ mod tests {
                     reqwest::header::HeaderName::from_static("x-key"),
                     Secret::new("k"),
                 )]),
+                dcsa_version: Default::default(),
             },
         );
         let u = Upstreams::new(cfg);
@@ -1179,5 +1193,75 @@ mod tests {
             .unwrap_err();
         assert!(matches!(e, UpstreamError::Unreachable(_)), "{e:?}");
         assert!(!e.to_string().contains("query-key-123"), "{e}");
+    }
+
+    /// A DCSA 3.0 carrier serving the conformance fixtures over two pages: the first answer
+    /// names a cursor in `Next-Page-Cursor`, the second page wants it with the first request's
+    /// parameters.
+    async fn v3_events(
+        State(seen): State<Arc<Mutex<Vec<String>>>>,
+        headers: HeaderMap,
+        Query(q): Query<HashMap<String, String>>,
+    ) -> Response {
+        let version = headers
+            .get("api-version")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        let mut keys: Vec<String> = q.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        keys.sort();
+        seen.lock()
+            .unwrap()
+            .push(format!("{version} {}", keys.join("&")));
+        let first: &[u8] = include_bytes!("../../../fixtures/dcsa/tnt-3.0/tnt-300-response.json");
+        let next: &[u8] =
+            include_bytes!("../../../fixtures/dcsa/tnt-3.0/tnt-300-response-nextpage.json");
+        let mut h = HeaderMap::new();
+        h.insert("API-Version", "3.0.0".parse().unwrap());
+        h.insert("Content-Type", "application/json".parse().unwrap());
+        match q.get("cursor").map(String::as_str) {
+            None => {
+                h.insert("Next-Page-Cursor", "opaque-2".parse().unwrap());
+                (h, first.to_vec()).into_response()
+            }
+            Some("opaque-2") if q.contains_key("transportDocumentReference") => {
+                (h, next.to_vec()).into_response()
+            }
+            Some(_) => StatusCode::BAD_REQUEST.into_response(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_3_0_carrier_is_paged_by_its_cursor() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let app = axum::Router::new()
+            .route("/c/v3/events", axum::routing::get(v3_events))
+            .with_state(seen.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let mut cfg = UpstreamConfig {
+            requests_per_sec: 1000.0,
+            burst: 1000,
+            ..UpstreamConfig::default()
+        };
+        cfg.carriers.insert(
+            "TEST".into(),
+            Endpoint::open(format!("{base}/c")).speaking(dcsa::Version::V3_0),
+        );
+        let u = Upstreams::new(cfg);
+        let a = ask(&u).await.unwrap();
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                "3.0.0 limit=100&transportDocumentReference=BL1",
+                "3.0.0 cursor=opaque-2&limit=100&transportDocumentReference=BL1",
+            ]
+        );
+        assert_eq!(a.bodies.len(), 2);
+        // 3 + 4 events with milestones or documents; IOT and REEFER noted, none refused
+        assert!(a.rejected.is_empty(), "{:?}", a.rejected);
+        assert!(a.events.len() >= 6, "{}", a.events.len());
+        assert!(a.notes.iter().any(|n| n.contains("IOT")), "{:?}", a.notes);
     }
 }

@@ -243,14 +243,39 @@ async fn ingest_file(
     Ok((StatusCode::OK, result_doc(&report)))
 }
 
-/// `POST /v2/ingest/dcsa`: a carrier's DCSA Track & Trace 2.2 push (the subscriber side of
-/// its event subscription). Authenticated by the `Notification-Signature` header, not by an
-/// API key; answers 204 as the standard requires.
+/// The 3.0 answer to a push: `feedbackElements` naming each event not applied (`ERROR`) and
+/// each caveat (`WARN`), as `PostEventsResponse` has it.
+fn feedback(report: &boxtrack_sources::push::PushReport) -> serde_json::Value {
+    let mut elements: Vec<serde_json::Value> = report
+        .refused
+        .iter()
+        .map(|r| {
+            json!({
+                "severity": "ERROR",
+                "message": format!("not applied ({}): {}", r.code, r.reason),
+                "propertyPath": format!("$.events[{}]", r.index),
+            })
+        })
+        .collect();
+    elements.extend(
+        report
+            .notes
+            .iter()
+            .map(|n| json!({"severity": "WARN", "message": n})),
+    );
+    json!({ "feedbackElements": elements })
+}
+
+/// `POST /v2/ingest/dcsa`: a carrier's DCSA Track & Trace push (the subscriber side of its
+/// event subscription), 2.2 (an array of events) or 3.0 (`{"events": [...]}`). Authenticated
+/// by the `Notification-Signature` header, not by an API key; answers as each version
+/// requires: 204 to 2.2, 200 with `feedbackElements` and `API-Version: 3.0.0` to 3.0.
 pub async fn dcsa(
     State(state): State<AppState>,
     headers: axum::http::HeaderMap,
     raw: Bytes,
-) -> Result<StatusCode, ApiError> {
+) -> Result<axum::response::Response, ApiError> {
+    use axum::response::IntoResponse;
     let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
     let now = boxtrack_store::now_us();
     // the carrier's clock is the Date of its (signed) call; a simulator's runs fast
@@ -288,16 +313,25 @@ pub async fn dcsa(
                 rejected = report.rejected,
                 containers = report.containers,
                 changes = report.changes,
+                version = %report.version,
                 "DCSA push applied"
             );
-            Ok(StatusCode::NO_CONTENT)
+            Ok(match report.version {
+                boxtrack_sources::dcsa::Version::V2_2 => StatusCode::NO_CONTENT.into_response(),
+                boxtrack_sources::dcsa::Version::V3_0 => (
+                    StatusCode::OK,
+                    [("API-Version", "3.0.0")],
+                    axum::Json(feedback(&report)),
+                )
+                    .into_response(),
+            })
         }
         Err(boxtrack_sources::push::PushError::Unauthorized(why)) => {
             Err(ApiError::unauthorized(why))
         }
         Err(boxtrack_sources::push::PushError::Invalid(why)) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            format!("Not an array of DCSA 2.2 events: {why}"),
+            format!("Not a DCSA 2.2 array of events nor a 3.0 events object: {why}"),
         )),
         Err(boxtrack_sources::push::PushError::Store(e)) => Err(e.into()),
     }
@@ -352,15 +386,35 @@ pub fn operations() -> Vec<Op> {
     let mut push = operation(
         "Ingest",
         "Receive a DCSA push",
-        "The subscriber endpoint of DCSA Track & Trace 2.2 event subscriptions: carriers POST arrays of events here. No API key: the call must carry `Notification-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the base64-decoded subscription secret (setting `dcsa_push_secret`); unsigned or badly signed calls get 401 and nothing is stored. Verified bodies are stored verbatim and their events merged into every container they concern (equipment events by container number, vessel events by the bill of lading or booking they name). Answers 204.",
+        "The subscriber endpoint of DCSA Track & Trace event subscriptions: carriers POST their events here, in 2.2 (a JSON array of events) or 3.0 (`{\"events\": [...]}`, the `PostEventsRequest` of T&T 3.0); the body's shape says which. No API key: the call must carry `Notification-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the base64-decoded subscription secret (setting `dcsa_push_secret`); unsigned or badly signed calls get 401 and nothing is stored. Verified bodies are stored verbatim and their events merged into every container they concern (equipment events by container number, vessel events by the bill of lading or booking they name). Answers 204 to a 2.2 push; 200 with `feedbackElements` (an `ERROR` per event not applied, a `WARN` per caveat) and `API-Version: 3.0.0` to a 3.0 push.",
         vec![],
         None,
         errors(&[400, 401]),
-        ("204", json!({"description": "Accepted"})),
+        ("204", json!({"description": "A 2.2 push, accepted"})),
     );
+    push["responses"]["200"] = json!({
+        "description": "A 3.0 push, accepted: what was not applied and why (T&T 3.0 `PostEventsResponse`)",
+        "headers": {"API-Version": {"schema": {"type": "string"}, "description": "3.0.0"}},
+        "content": {"application/json": {"schema": {
+            "type": "object",
+            "required": ["feedbackElements"],
+            "properties": {"feedbackElements": {"type": "array", "items": {
+                "type": "object",
+                "required": ["severity", "message"],
+                "properties": {
+                    "severity": {"type": "string", "enum": ["ERROR", "WARN", "INFO"]},
+                    "message": {"type": "string"},
+                    "propertyPath": {"type": "string", "description": "JSONPath of the event in the request, e.g. `$.events[2]`"}
+                }
+            }}}
+        }}}
+    });
     push["requestBody"] = json!({
         "required": true,
-        "content": {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}}
+        "content": {"application/json": {"schema": {"oneOf": [
+            {"type": "array", "items": {"type": "object"}, "description": "DCSA T&T 2.2: an array of events"},
+            {"type": "object", "required": ["events"], "properties": {"events": {"type": "array", "items": {"type": "object"}}}, "description": "DCSA T&T 3.0: PostEventsRequest"}
+        ]}}}
     });
     push["security"] = json!([]);
     push["parameters"] = json!([

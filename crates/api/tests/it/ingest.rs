@@ -385,7 +385,7 @@ async fn dcsa_pushes_must_be_signed_and_then_apply() {
     );
 
     // signed but not DCSA: 400, kept as a rejected payload
-    let junk = "{\"events\": []}".to_string();
+    let junk = "{\"event\": []}".to_string();
     let sig = boxtrack_sources::dcsa::sign(SECRET, junk.as_bytes()).unwrap();
     assert_error(&app.send(push(Some(sig), junk)).await, 400);
     assert_eq!(stored().await, 2);
@@ -413,6 +413,61 @@ async fn dcsa_pushes_must_be_signed_and_then_apply() {
         .await
         .json();
     assert_eq!(after2["data"]["attributes"], after["data"]["attributes"]);
+
+    // a 3.0 push ({"events": [...]}): 200 with feedbackElements naming the event not applied
+    // and the one only noted, API-Version 3.0.0; the good event applies
+    let v3 = serde_json::json!({"events": [
+        {"eventID": "disc-MRSU4371639-MXZLO", "eventDateTime": "2026-03-20T08:15:00-06:00",
+         "eventUpdatedDateTime": "2026-03-20T15:00:00Z",
+         "eventLocation": {"UNLocationCode": "MXZLO", "facility": {"facilityCode": "CTZ", "facilityCodeListProvider": "SMDG"}},
+         "eventClassification": {"eventTypeCode": "EQUIPMENT", "eventClassifierCode": "ACT", "equipmentEventTypeCode": "DISC"},
+         "transportDetails": {"transportCall": {"transportCallReference": "tc-2", "modeOfTransport": "VESSEL",
+            "importVoyageNumberOrReference": {"carrierVoyageNumber": "611N"}}},
+         "equipmentDetails": {"equipmentReference": "MRSU4371639", "emptyIndicatorCode": "LADEN"}},
+        {"eventID": "no-date", "eventUpdatedDateTime": "2026-03-20T15:00:00Z",
+         "eventClassification": {"eventTypeCode": "EQUIPMENT", "eventClassifierCode": "ACT", "equipmentEventTypeCode": "GTOT"},
+         "equipmentDetails": {"equipmentReference": "MRSU4371639"}},
+        {"eventID": "iot-1", "eventDateTime": "2026-03-20T08:15:00Z", "eventUpdatedDateTime": "2026-03-20T15:00:00Z",
+         "eventClassification": {"eventTypeCode": "IOT", "eventClassifierCode": "ACT", "iotEventTypeCode": "DETC"},
+         "equipmentDetails": {"equipmentReference": "MRSU4371639"}}
+    ]})
+    .to_string();
+    let sig = boxtrack_sources::dcsa::sign(SECRET, v3.as_bytes()).unwrap();
+    let r = app.send(push(Some(sig), v3)).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.headers["api-version"], "3.0.0");
+    let feedback = r.json()["feedbackElements"].clone();
+    let errors: Vec<&serde_json::Value> = feedback
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "ERROR")
+        .collect();
+    assert_eq!(errors.len(), 1, "{feedback}");
+    assert_eq!(errors[0]["propertyPath"], "$.events[1]");
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("eventDateTime"),
+        "{feedback}"
+    );
+    assert!(
+        feedback
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["severity"] == "WARN" && f["message"].as_str().unwrap().contains("IOT")),
+        "{feedback}"
+    );
+    let after3 = app
+        .get(&format!("/v2/containers/{c}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(
+        after3["data"]["attributes"]["pod_discharged_at"],
+        "2026-03-20T14:15:00Z"
+    );
 }
 
 async fn ingest_edifact(app: &TestApp, key: &str, body: &str) -> crate::helpers::Resp {

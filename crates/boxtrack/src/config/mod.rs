@@ -390,6 +390,9 @@ pub fn resolve_with(
             .into_iter()
             .flatten()
             .map(|(name, table)| {
+                if kind == "terminals" && table.dcsa_version.is_some() {
+                    anyhow::bail!("setting terminals.{name}.dcsa_version ({src}): a terminal's feed has no DCSA version (it belongs in a [carriers.SCAC] table)");
+                }
                 table
                     .resolve(secrets)
                     .map(|ep| (name.clone(), ep))

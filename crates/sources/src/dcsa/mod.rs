@@ -1,13 +1,17 @@
-//! DCSA Track & Trace 2.2: the event model of `GET /v2/events` and of push notifications,
-//! validation of what carriers send, the `Notification-Signature` check, and the mapping of
-//! events to observations.
+//! DCSA Track & Trace: the event model of `GET /v2/events` and of push notifications (2.2,
+//! and 3.0 through [`v3`], read into the same model), validation of what carriers send, the
+//! `Notification-Signature` check, and the mapping of events to observations.
+//!
+//! A body's shape says its version: a JSON array of events is 2.2, an object with an `events`
+//! array is 3.0 ([`parse`] reads either).
 //!
 //! Validation (per event; a bad event is rejected with its index and reason, the others are
-//! kept; a body that is not an array of events is rejected whole):
+//! kept; a body that is neither shape is rejected whole):
 //! - `eventType` must be `SHIPMENT`, `TRANSPORT` or `EQUIPMENT`, `eventClassifierCode`
-//!   `ACT`/`EST`/`PLN`, each with its required code;
-//! - `eventID` must be a UUID string (boxtrack de-duplicates on it: a repeated id in one
-//!   answer is dropped with a note);
+//!   `ACT`/`EST`/`PLN`, each with its required code (3.0: its `eventClassification`; its
+//!   `IOT` and `REEFER` events carry no milestone and are only noted);
+//! - `eventID` must be a UUID string in 2.2, any string in 3.0 (boxtrack de-duplicates on it:
+//!   a repeated id in one answer is dropped with a note);
 //! - `eventCreatedDateTime` and `eventDateTime` must be RFC 3339 with an offset; a creation
 //!   time more than a day after the source's own clock (`now_us` is the clock of the source
 //!   that sent the body: the `Date` of its answer, not the wall clock) or before 2000 is
@@ -23,6 +27,67 @@ use boxtrack_core::tracking::{
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub mod v3;
+
+/// The version of DCSA Track & Trace a carrier speaks (`dcsa_version` in its
+/// `[carriers.SCAC]` table).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+pub enum Version {
+    /// 2.2: `GET {url}/v2/events` answers an array, `Next-Page` pages.
+    #[default]
+    #[serde(rename = "2.2")]
+    V2_2,
+    /// 3.0: `GET {url}/v3/events` answers `{"events": [...]}`, `Next-Page-Cursor` pages.
+    #[serde(rename = "3.0")]
+    V3_0,
+}
+
+impl Version {
+    /// Reads `2.2`, `2.2.0`, `3`, `3.0` or `3.0.0`.
+    pub fn parse(s: &str) -> Option<Version> {
+        match s.trim() {
+            "2" | "2.2" | "2.2.0" => Some(Version::V2_2),
+            "3" | "3.0" | "3.0.0" => Some(Version::V3_0),
+            _ => None,
+        }
+    }
+
+    /// The events path after the carrier's base URL.
+    pub fn events_path(self) -> &'static str {
+        match self {
+            Version::V2_2 => "/v2/events",
+            Version::V3_0 => "/v3/events",
+        }
+    }
+
+    /// The `API-Version` header value.
+    pub fn api_version(self) -> &'static str {
+        match self {
+            Version::V2_2 => "2.2.0",
+            Version::V3_0 => "3.0.0",
+        }
+    }
+
+    /// The name of the field that says when the carrier recorded an event.
+    fn created_field(self) -> &'static str {
+        match self {
+            Version::V2_2 => "eventCreatedDateTime",
+            Version::V3_0 => "eventUpdatedDateTime",
+        }
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Version::V2_2 => "2.2",
+            Version::V3_0 => "3.0",
+        })
+    }
+}
 
 /// A vessel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -205,6 +270,8 @@ impl Rejected {
 /// What a body held.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct Parsed {
+    /// The version its shape says.
+    pub version: Version,
     /// Valid events, in order, duplicates removed.
     pub events: Vec<Event>,
     /// Rejected events.
@@ -213,7 +280,7 @@ pub struct Parsed {
     pub notes: Vec<String>,
 }
 
-/// The body is not an array of events.
+/// The body is neither an array of 2.2 events nor a 3.0 `{"events": [...]}` object.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct DcsaError(pub String);
@@ -227,17 +294,30 @@ fn is_uuid(s: &str) -> bool {
         })
 }
 
-fn check(e: &Event, now_us: i64) -> Result<(), (&'static str, String)> {
+/// The equipment event codes of DCSA 2.2.
+const EQUIPMENT_CODES_2_2: [&str; 12] = [
+    "LOAD", "DISC", "GTIN", "GTOT", "STUF", "STRP", "PICK", "DROP", "INSP", "RSEA", "RMVD", "HOLD",
+];
+
+/// The equipment event codes of DCSA 3.0.
+const EQUIPMENT_CODES_3_0: [&str; 17] = [
+    "AVDO", "AVPU", "CROS", "CUSI", "CUSR", "CUSS", "DISC", "DROP", "GTIN", "GTOT", "INSP", "LOAD",
+    "PICK", "RMVD", "RSEA", "STRP", "STUF",
+];
+
+fn check(e: &Event, now_us: i64, version: Version) -> Result<(), (&'static str, String)> {
     if let Some(id) = &e.event_id
+        && version == Version::V2_2
         && !is_uuid(id)
     {
         return Err(("bad_event_id", format!("eventID {id:?} is not a UUID")));
     }
+    let field = version.created_field();
     let created = parse_micros(&e.event_created_date_time).ok_or_else(|| {
         (
             "bad_date_time",
             format!(
-                "eventCreatedDateTime {:?} is not an RFC 3339 date-time",
+                "{field} {:?} is not an RFC 3339 date-time",
                 e.event_created_date_time
             ),
         )
@@ -246,7 +326,7 @@ fn check(e: &Event, now_us: i64) -> Result<(), (&'static str, String)> {
         return Err((
             "created_in_future",
             format!(
-                "eventCreatedDateTime {} is more than a day after the source's clock ({})",
+                "{field} {} is more than a day after the source's clock ({})",
                 e.event_created_date_time,
                 boxtrack_core::time::format_micros(now_us)
             ),
@@ -255,10 +335,7 @@ fn check(e: &Event, now_us: i64) -> Result<(), (&'static str, String)> {
     if created < 946_684_800_000_000 {
         return Err((
             "created_before_2000",
-            format!(
-                "eventCreatedDateTime {} is before 2000",
-                e.event_created_date_time
-            ),
+            format!("{field} {} is before 2000", e.event_created_date_time),
         ));
     }
     parse_micros(&e.event_date_time).ok_or_else(|| {
@@ -293,25 +370,32 @@ fn check(e: &Event, now_us: i64) -> Result<(), (&'static str, String)> {
             if e.transport_call.is_none() {
                 return Err((
                     "missing_field",
-                    "a TRANSPORT event needs a transportCall".into(),
+                    match version {
+                        Version::V2_2 => "a TRANSPORT event needs a transportCall",
+                        Version::V3_0 => "a TRANSPORT event needs transportDetails.transportCall",
+                    }
+                    .into(),
                 ));
             }
         }
         "EQUIPMENT" => {
-            const CODES: [&str; 12] = [
-                "LOAD", "DISC", "GTIN", "GTOT", "STUF", "STRP", "PICK", "DROP", "INSP", "RSEA",
-                "RMVD", "HOLD",
-            ];
+            let codes: &[&str] = match version {
+                Version::V2_2 => &EQUIPMENT_CODES_2_2,
+                Version::V3_0 => &EQUIPMENT_CODES_3_0,
+            };
             match e.equipment_event_type_code.as_deref() {
-                Some(c) if CODES.contains(&c) => {}
+                Some(c) if codes.contains(&c) => {}
                 other => {
                     return Err((
                         "unknown_code",
-                        format!("equipmentEventTypeCode {other:?} is not a DCSA 2.2 code"),
+                        format!("equipmentEventTypeCode {other:?} is not a DCSA {version} code"),
                     ));
                 }
             }
-            if !matches!(e.empty_indicator_code.as_deref(), Some("EMPTY" | "LADEN")) {
+            // optional in 3.0 (laden unless said otherwise)
+            if version == Version::V2_2
+                && !matches!(e.empty_indicator_code.as_deref(), Some("EMPTY" | "LADEN"))
+            {
                 return Err((
                     "missing_field",
                     "an EQUIPMENT event needs emptyIndicatorCode EMPTY or LADEN".into(),
@@ -325,8 +409,15 @@ fn check(e: &Event, now_us: i64) -> Result<(), (&'static str, String)> {
             {
                 return Err((
                     "missing_field",
-                    "a SHIPMENT event needs shipmentEventTypeCode, documentTypeCode and documentID"
-                        .into(),
+                    match version {
+                        Version::V2_2 => {
+                            "a SHIPMENT event needs shipmentEventTypeCode, documentTypeCode and documentID"
+                        }
+                        Version::V3_0 => {
+                            "a SHIPMENT event needs shipmentEventTypeCode and shipmentDetails.documentReference"
+                        }
+                    }
+                    .into(),
                 ));
             }
         }
@@ -340,13 +431,27 @@ fn check(e: &Event, now_us: i64) -> Result<(), (&'static str, String)> {
     Ok(())
 }
 
-/// Reads a `GET /v2/events` answer or a push body: a JSON array of events.
+/// Reads a `GET` answer or a push body: a JSON array of 2.2 events, or a 3.0
+/// `{"events": [...]}` object.
 pub fn parse(body: &[u8], now_us: i64) -> Result<Parsed, DcsaError> {
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| DcsaError(format!("the body is not JSON: {e}")))?;
-    let Value::Array(items) = v else {
-        return Err(DcsaError("the body is not a JSON array of events".into()));
-    };
+    match v {
+        Value::Array(items) => parse_v2(items, now_us),
+        Value::Object(mut o) => match o.remove("events") {
+            Some(Value::Array(items)) => Ok(v3::parse_items(items, now_us)),
+            _ => Err(DcsaError(
+                "the body is an object without an events array: neither DCSA 2.2 (an array of events) nor 3.0 ({\"events\": [...]})".into(),
+            )),
+        },
+        _ => Err(DcsaError(
+            "the body is not a JSON array of events (2.2) or an object with an events array (3.0)"
+                .into(),
+        )),
+    }
+}
+
+fn parse_v2(items: Vec<Value>, now_us: i64) -> Result<Parsed, DcsaError> {
     let mut out = Parsed::default();
     let mut seen = std::collections::HashSet::new();
     for (index, item) in items.into_iter().enumerate() {
@@ -381,26 +486,43 @@ pub fn parse(body: &[u8], now_us: i64) -> Result<Parsed, DcsaError> {
                 continue;
             }
         };
-        if let Err((code, reason)) = check(&e, now_us) {
-            out.rejected.push(Rejected {
+        out.accept(index, e, key, now_us, Version::V2_2, &mut seen);
+    }
+    Ok(out)
+}
+
+impl Parsed {
+    /// Checks one read event and keeps it, rejects it, or drops it as a repeat of an earlier
+    /// one in the same body (`key` identifies an event without an id).
+    fn accept(
+        &mut self,
+        index: usize,
+        e: Event,
+        key: String,
+        now_us: i64,
+        version: Version,
+        seen: &mut std::collections::HashSet<String>,
+    ) {
+        if let Err((code, reason)) = check(&e, now_us, version) {
+            self.rejected.push(Rejected {
                 index,
                 code,
                 reason,
-                event_id,
+                event_id: e.event_id.clone(),
             });
-            continue;
+            return;
         }
         if !seen.insert(e.event_id.clone().unwrap_or(key)) {
-            out.notes.push(format!(
+            self.notes.push(format!(
                 "event {index}: eventID {} repeated; the first copy is kept",
                 e.event_id.as_deref().unwrap_or("(none, same content)")
             ));
-            continue;
+            return;
         }
         if let Some(c) = &e.equipment_reference
             && ident::validate_container(&ident::normalize(c)).is_err()
         {
-            out.notes.push(format!(
+            self.notes.push(format!(
                 "event {index}: container {c} fails the ISO 6346 check digit; kept as sent"
             ));
         }
@@ -411,13 +533,12 @@ pub fn parse(body: &[u8], now_us: i64) -> Result<Parsed, DcsaError> {
             .and_then(|v| v.vessel_imo_number.as_deref())
             && !crate::x12::map::imo_valid(imo)
         {
-            out.notes.push(format!(
+            self.notes.push(format!(
                 "event {index}: vessel IMO {imo} fails its check digit; kept as sent"
             ));
         }
-        out.events.push(e);
+        self.events.push(e);
     }
-    Ok(out)
 }
 
 /// Checks a push call's `Notification-Signature` header (`sha256=<hex>`): HMAC-SHA256 of the
@@ -642,7 +763,7 @@ mod tests {
     #[test]
     fn the_valid_response() {
         let p = parse(
-            include_bytes!("../../../fixtures/dcsa/valid/tnt-220-response.json"),
+            include_bytes!("../../../../fixtures/dcsa/valid/tnt-220-response.json"),
             NOW,
         )
         .unwrap();
@@ -696,13 +817,17 @@ mod tests {
     #[test]
     fn the_invalid_responses() {
         let wrong_structure = parse(
-            include_bytes!("../../../fixtures/dcsa/invalid/tnt-220-response-wrong-structure.json"),
+            include_bytes!(
+                "../../../../fixtures/dcsa/invalid/tnt-220-response-wrong-structure.json"
+            ),
             NOW,
         );
         assert!(wrong_structure.unwrap_err().0.contains("no eventType"));
 
         let ids = parse(
-            include_bytes!("../../../fixtures/dcsa/invalid/tnt-220-response-wrong-event-ids.json"),
+            include_bytes!(
+                "../../../../fixtures/dcsa/invalid/tnt-220-response-wrong-event-ids.json"
+            ),
             NOW,
         )
         .unwrap();
@@ -724,7 +849,9 @@ mod tests {
         assert_eq!(ids.events.len(), 3);
 
         let dates = parse(
-            include_bytes!("../../../fixtures/dcsa/invalid/tnt-220-response-wrong-date-times.json"),
+            include_bytes!(
+                "../../../../fixtures/dcsa/invalid/tnt-220-response-wrong-date-times.json"
+            ),
             NOW,
         )
         .unwrap();
@@ -739,7 +866,9 @@ mod tests {
         // the same events from a source whose clock runs far ahead (a fast simulator) pass
         // that check: plausibility is judged on the clock of the source that sent them
         let ahead = parse(
-            include_bytes!("../../../fixtures/dcsa/invalid/tnt-220-response-wrong-date-times.json"),
+            include_bytes!(
+                "../../../../fixtures/dcsa/invalid/tnt-220-response-wrong-date-times.json"
+            ),
             NOW + 80 * 365 * 86_400_000_000,
         )
         .unwrap();
@@ -763,7 +892,7 @@ mod tests {
 
         let attrs = parse(
             include_bytes!(
-                "../../../fixtures/dcsa/invalid/tnt-220-response-wrong-attribute-values.json"
+                "../../../../fixtures/dcsa/invalid/tnt-220-response-wrong-attribute-values.json"
             ),
             NOW,
         )
@@ -776,7 +905,8 @@ mod tests {
             attrs.notes
         );
 
-        assert!(parse(b"{\"events\": []}", NOW).is_err());
+        assert!(parse(b"{\"event\": []}", NOW).is_err());
+        assert!(parse(b"42", NOW).is_err());
         assert!(parse(b"not json", NOW).is_err());
     }
 

@@ -772,6 +772,36 @@ mod tests {
     }
 
     #[test]
+    fn a_carrier_names_its_dcsa_version() {
+        let resolved = |text: &str| {
+            resolve_with(
+                with_carriers(text),
+                Layer::default(),
+                Layer::default(),
+                &|_| None,
+            )
+        };
+        let s = resolved(
+            "[carriers.ONEY]\nurl = \"https://x.example/dcsa\"\ndcsa_version = \"3.0\"\n[carriers.MAEU]\nurl = \"https://y.example\"",
+        )
+        .unwrap();
+        use boxtrack_sources::dcsa::Version;
+        assert_eq!(s.upstreams.carriers["ONEY"].dcsa_version, Version::V3_0);
+        assert_eq!(s.upstreams.carriers["MAEU"].dcsa_version, Version::V2_2);
+        let err = resolved("[carriers.ONEY]\nurl = \"https://x.example\"\ndcsa_version = \"4.1\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("carriers.ONEY.dcsa_version") && err.contains("2.2 or 3.0"),
+            "{err}"
+        );
+        let err = resolved("[terminals.T1]\nurl = \"https://t.example\"\ndcsa_version = \"3.0\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("terminals.T1.dcsa_version"), "{err}");
+    }
+
+    #[test]
     fn file_values_of_any_scalar_type_are_validated_like_the_others() {
         let file = Layer::parse(
             "request_timeout_secs = 10\nallow_private_webhook_urls = true\nsandbox_speed = 60.5",

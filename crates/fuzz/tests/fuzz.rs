@@ -56,6 +56,8 @@ fn x12_tokenizer_and_the_315_322_mappers() {
     });
 }
 
+/// EDIFACT syntax, IFTSTA, CODECO and COARRI readers and the status mapper (seeds: the real
+/// interchanges of `fixtures/edifact`, and a terminal's interchange as boxtrack writes it).
 #[test]
 fn edifact_syntax_iftsta_and_the_status_mapper() {
     use boxtrack_sources::{edifact, x12};
@@ -75,6 +77,12 @@ fn edifact_syntax_iftsta_and_the_status_mapper() {
         b"EQD+CN+MSKU1234565+45G1+++5'",
         b"RFF+BM:",
         b"TDT+20+",
+        b"UNH+1+COARRI:D:95B:UN'",
+        b"UNH+1+CODECO:D:95B:UN'",
+        b"BGM+44+",
+        b"BGM+36+",
+        b"LOC+165+USLAX:139:6+T1:TER:ZZZ'",
+        b"DTM+203:202211190710:203'",
         b"?'",
         b"??",
         b"?",
@@ -83,14 +91,42 @@ fn edifact_syntax_iftsta_and_the_status_mapper() {
         b":",
         b"\r\n",
     ];
-    check("edifact", &seeds("edifact"), dict, |b| {
+    let mut seeds = seeds("edifact");
+    let at = x12::status::Stamp {
+        qualifier: String::new(),
+        date: "20261127".into(),
+        time: Some("0815".into()),
+        time_code: Some("LT".into()),
+    };
+    let reports: Vec<edifact::terminal::Report> = [
+        edifact::terminal::Move::Discharged,
+        edifact::terminal::Move::GateOut,
+        edifact::terminal::Move::GateIn,
+    ]
+    .into_iter()
+    .map(|kind| edifact::terminal::Report {
+        kind,
+        container: "MRSU4371639".into(),
+        iso_type: Some("45G1".into()),
+        full: kind != edifact::terminal::Move::GateIn,
+        trade: "3",
+        at: at.clone(),
+        locode: "USLGB".into(),
+        terminal: Some("PIERT".into()),
+        vessel: None,
+        bill_of_lading: Some("MAEU123456789".into()),
+    })
+    .collect();
+    seeds.push(edifact::terminal::write_interchange(&reports, 1, "20261127", "1530").into_bytes());
+    check("edifact", &seeds, dict, |b| {
         let text = String::from_utf8_lossy(b);
         let _ = edifact::tokenize(&text);
         if let Ok(parsed) = edifact::parse(&text) {
             for i in &parsed.interchanges {
                 for m in &i.messages {
                     let (statuses, _) = edifact::iftsta::read(m);
-                    for s in &statuses {
+                    let (moves, _) = edifact::terminal::read(m);
+                    for s in statuses.iter().chain(&moves) {
                         let _ = x12::map::map(s, NOW_US);
                     }
                 }

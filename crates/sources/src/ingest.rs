@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use boxtrack_core::tracking::Observation;
+use boxtrack_core::tracking::{DataSource, Observation};
 use boxtrack_store::payloads::{self, NewPayload};
 use boxtrack_store::{Db, StoreError, tracking};
 use serde::Serialize;
@@ -122,7 +122,8 @@ pub async fn x12(
     apply_read(db, scope, origin, text, now_us, report, per_container).await
 }
 
-/// Reads an EDIFACT file (interchanges of IFTSTA messages) and merges what it says, as
+/// Reads an EDIFACT file (interchanges of IFTSTA, CODECO and COARRI messages) and merges what
+/// it says, as
 /// [`x12`] does: a file that cannot be read at all, or whose every message is refused, is
 /// stored with status `rejected` and nothing else is written; a refused message or
 /// interchange leaves the others applied.
@@ -161,20 +162,28 @@ pub async fn edifact(
         )
         .map_or(now_us, |(t, _)| t);
         for message in &interchange.messages {
-            if message.kind != "IFTSTA" {
-                report.transaction_sets_rejected += 1;
-                report.findings.push(Finding {
-                    severity: Severity::Error,
-                    segment_position: message.segments.first().map_or(0, |s| s.position),
-                    segment: "UNH".into(),
-                    reason: format!(
-                        "message type {} is not read (IFTSTA is); refused",
-                        message.kind
-                    ),
-                });
-                continue;
-            }
-            let (statuses, findings) = crate::edifact::iftsta::read(message);
+            let (statuses, findings, terminal) = match message.kind.as_str() {
+                "IFTSTA" => {
+                    let (s, f) = crate::edifact::iftsta::read(message);
+                    (s, f, false)
+                }
+                "CODECO" | "COARRI" => {
+                    let (s, f) = crate::edifact::terminal::read(message);
+                    (s, f, true)
+                }
+                other => {
+                    report.transaction_sets_rejected += 1;
+                    report.findings.push(Finding {
+                        severity: Severity::Error,
+                        segment_position: message.segments.first().map_or(0, |s| s.position),
+                        segment: "UNH".into(),
+                        reason: format!(
+                            "message type {other} is not read (IFTSTA, CODECO and COARRI are); refused"
+                        ),
+                    });
+                    continue;
+                }
+            };
             let refused = findings.iter().any(|f| f.severity == Severity::Error);
             report.findings.extend(findings);
             if refused {
@@ -182,14 +191,16 @@ pub async fn edifact(
                 continue;
             }
             report.transaction_sets_accepted += 1;
-            let label = format!("IFTSTA {}", message.reference);
+            let label = format!("{} {}", message.kind, message.reference);
             for status in statuses {
-                gather(
-                    &mut report,
-                    &mut per_container,
-                    &label,
-                    x12::map::map(&status, observed),
-                );
+                let mut mapped = x12::map::map(&status, observed);
+                // a terminal's moves are the terminal's word, whatever vocabulary carries them
+                if terminal {
+                    for o in &mut mapped.observations {
+                        o.source = DataSource::Terminal;
+                    }
+                }
+                gather(&mut report, &mut per_container, &label, mapped);
             }
         }
     }

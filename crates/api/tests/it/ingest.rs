@@ -598,3 +598,76 @@ async fn an_iftsta_interchange_is_checked_then_applied() {
     let r = ingest_edifact(&app, &key, "ISA*00*          *00*").await;
     assert_error(&r, 422);
 }
+
+/// A terminal's COARRI (discharge) and CODECO (gate-out, then the empty's gate-in) apply as
+/// the terminal's word: the milestones, to the minute, with the terminal as their source; a
+/// message type boxtrack does not read (the real BAPLIE fixture) is refused by name.
+#[tokio::test]
+async fn a_terminal_s_coarri_and_codeco_are_its_moves() {
+    let app = TestApp::spawn().await;
+    let (a, key) = app.account().await;
+    let cid = app
+        .track_directly(a.id, "MRSU4371639", "MAEU", "KRPUS", "USLGB")
+        .await;
+    let file = "UNA:+.? 'UNB+UNOA:2+USLGBTERM+BOXTRACK+261127:1530+77'\
+        UNH+1+COARRI:D:95B:UN:ITG12'BGM+44+DISC2611+9'\
+        TDT+20+611N+1++MAEU:172:20+++9352004:146::MAERSK STEPNICA'\
+        EQD+CN+MRSU4371639+45G1:102:5++3+5'RFF+BM:MAEU123456789'DTM+203:202611270815:203'\
+        LOC+11+USLGB:139:6+PIERT:TER:ZZZ'LOC+9+KRPUS:139:6'CNT+16:1'UNT+10+1'\
+        UNH+2+CODECO:D:95B:UN:ITG14'BGM+36+OUT2611+9'NAD+MS+PIERT'\
+        EQD+CN+MRSU4371639+45G1:102:5++3+5'DTM+7:202611281405:203'LOC+165+USLGB:139:6+PIERT:TER:ZZZ'\
+        CNT+16:1'UNT+8+2'\
+        UNH+3+CODECO:D:95B:UN:ITG14'BGM+34+IN2611+9'\
+        EQD+CN+MRSU4371639+45G1:102:5++3+4'DTM+7:202612021000:203'LOC+165+USLGB:139:6'\
+        CNT+16:1'UNT+7+3'UNZ+3+77'";
+    let r = ingest_edifact(&app, &key, file).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let attrs = &r.json()["data"]["attributes"];
+    assert_eq!(attrs["status"], "accepted", "{attrs}");
+    assert_eq!(attrs["transaction_sets_accepted"], 3, "{attrs}");
+    let c = app
+        .get(&format!("/v2/containers/{cid}"), Some(&key))
+        .await
+        .json();
+    let a = &c["data"]["attributes"];
+    // Long Beach is UTC-8 in winter
+    assert_eq!(a["pod_discharged_at"], "2026-11-27T16:15:00Z", "{a}");
+    assert_eq!(a["pod_full_out_at"], "2026-11-28T22:05:00Z", "{a}");
+    assert_eq!(a["empty_terminated_at"], "2026-12-02T18:00:00Z", "{a}");
+    let sources = app
+        .get(&format!("/v2/containers/{cid}/field_sources"), Some(&key))
+        .await
+        .json();
+    let of = |field: &str| {
+        sources["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == field)
+            .map(|s| s["attributes"]["data_source"].clone())
+    };
+    assert_eq!(
+        of("pod_discharged_at"),
+        Some(serde_json::json!("terminal")),
+        "{sources}"
+    );
+    assert_eq!(
+        of("pod_full_out_at"),
+        Some(serde_json::json!("terminal")),
+        "{sources}"
+    );
+
+    let baplie = std::fs::read_to_string(format!(
+        "{}/../../fixtures/edifact/other/d04b_baplie.edi",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let r = ingest_edifact(&app, &key, &baplie).await;
+    assert_error(&r, 422);
+    assert!(
+        r.text
+            .contains("BAPLIE is not read (IFTSTA, CODECO and COARRI are)"),
+        "{}",
+        r.text
+    );
+}

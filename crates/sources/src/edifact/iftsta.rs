@@ -18,7 +18,7 @@ use crate::x12::{Finding, Severity};
 use super::{Message, Segment};
 
 /// A `DTM` as the X12 reader's stamp (`qualifier` as given; `date` CCYYMMDD; `time`).
-fn stamp(s: &Segment, qualifier: &str) -> Option<Stamp> {
+pub(super) fn stamp(s: &Segment, qualifier: &str) -> Option<Stamp> {
     let value = s.get(0, 1).trim();
     let format = s.get(0, 2).trim();
     let digits = value.bytes().all(|b| b.is_ascii_digit());
@@ -39,7 +39,7 @@ fn stamp(s: &Segment, qualifier: &str) -> Option<Stamp> {
     })
 }
 
-fn location(s: &Segment) -> Location {
+pub(super) fn location(s: &Segment) -> Location {
     let id = s.get(1, 0).trim().to_string();
     let unlocode = id.len() == 5 && id.bytes().all(|b| b.is_ascii_alphanumeric());
     Location {
@@ -248,7 +248,7 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
 }
 
 /// Escapes EDIFACT's separators and release character in a value (default syntax).
-fn esc(v: &str) -> String {
+pub(super) fn esc(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
     for c in v.chars() {
         if matches!(c, '?' | ':' | '+' | '\'') {
@@ -260,7 +260,7 @@ fn esc(v: &str) -> String {
 }
 
 /// `CCYYMMDD` + `HHMM[SS]` as a DTM value and its format code (203 or 204, 102 for a date).
-fn dtm(qualifier: &str, st: &Stamp) -> String {
+pub(super) fn dtm(qualifier: &str, st: &Stamp) -> String {
     let time = st.time.as_deref().unwrap_or("");
     let format = match time.len() {
         0 => "102",

@@ -1,7 +1,8 @@
 //! UN/EDIFACT (ISO 9735) syntax: the service string advice (`UNA`), release characters, the
 //! interchange (`UNB` … `UNZ`), functional groups (`UNG` … `UNE`) and messages (`UNH` …
 //! `UNT`), with their counts and references checked. What the messages say is read by
-//! [`iftsta`].
+//! [`iftsta`] (a carrier's status reports) and [`terminal`] (a terminal's CODECO gate moves and
+//! COARRI discharges and loadings).
 //!
 //! A file that cannot be read at all is an [`EdifactError`]; otherwise every problem is a
 //! [`Finding`]: a message whose `UNT` count or reference is wrong is refused, an interchange
@@ -9,6 +10,7 @@
 //! a refused part is applied.
 
 pub mod iftsta;
+pub mod terminal;
 
 use crate::x12::{Finding, Severity};
 

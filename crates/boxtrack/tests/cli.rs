@@ -2299,6 +2299,14 @@ async fn many_sources_tell_one_story() {
                 .any(|b| boxtrack_sim::speaks_edifact(b["scac"].as_str().unwrap_or_default())),
         "no IFTSTA was delivered"
     );
+    // terminals of both kinds: feeds only, and feeds with CODECO and COARRI
+    let kinds: std::collections::BTreeSet<bool> = catalog["terminals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["edifact"].as_bool())
+        .collect();
+    assert_eq!(kinds.len(), 2, "{}", catalog["terminals"]);
     // and the world mixes DCSA 2.2 and 3.0 carriers (polled and pushed in their version)
     let versions: std::collections::BTreeSet<&str> = catalog["carriers"]
         .as_array()
@@ -2370,6 +2378,19 @@ async fn many_sources_tell_one_story() {
                 h["location"] != truth[0]["location"] && h["location"] != truth[4]["location"];
             let rail_only = name.contains("rail_") || inland;
             let within = if rail_only { 60_000_000 } else { 0 };
+            // a terminal that speaks EDIFACT states its moves to the minute, and its last
+            // one (the empty's return) may end the journey before the carrier's finer report
+            // of it arrives (docs/precedence.md, limits)
+            let terminal_edifact = catalog["containers"]
+                .as_array()
+                .and_then(|cs| cs.iter().find(|x| x["number"] == number))
+                .and_then(|x| x["terminal"].as_str())
+                .is_some_and(boxtrack_sim::terminal_speaks_edifact);
+            let within = if terminal_edifact && name.ends_with(".empty_in") && !inland {
+                60_000_000
+            } else {
+                within
+            };
             if (got - want).abs() > within {
                 off.push(format!("{what}: {got} (world: {want})"));
             }
@@ -2397,7 +2418,7 @@ async fn many_sources_tell_one_story() {
         }
     }
     eprintln!(
-        "scored against the world's record: {} bills, {boxes} containers, {milestones} milestones ({edifact} IFTSTA interchanges among the reports): {} missing, {} twice, {} off by more than the best source's precision, {} containers with more events than milestones",
+        "scored against the world's record: {} bills, {boxes} containers, {milestones} milestones ({edifact} EDIFACT interchanges among the reports: IFTSTA, CODECO, COARRI): {} missing, {} twice, {} off by more than the best source's precision, {} containers with more events than milestones",
         bills.len(),
         missing.len(),
         twice.len(),

@@ -444,7 +444,7 @@ async fn catalog(State(sim): State<Sim>) -> Json<Value> {
         .iter()
         .flat_map(|s| {
             s.containers.iter().map(
-                move |c| json!({"number": c, "scac": s.scac, "bill_of_lading": s.bill_of_lading}),
+                move |c| json!({"number": c, "scac": s.scac, "bill_of_lading": s.bill_of_lading, "terminal": s.terminal}),
             )
         })
         .collect();
@@ -465,7 +465,7 @@ async fn catalog(State(sim): State<Sim>) -> Json<Value> {
             let v = dcsa_version(s);
             json!({"scac": s, "dcsa_version": v, "dcsa_path": format!("/sim/v1/carriers/{s}{}", v.events_path())})
         }).collect::<Vec<_>>(),
-        "terminals": terminals.iter().map(|t| json!({"code": t, "feed_path": format!("/sim/v1/terminals/{t}")})).collect::<Vec<_>>(),
+        "terminals": terminals.iter().map(|t| json!({"code": t, "feed_path": format!("/sim/v1/terminals/{t}"), "edifact": terminal_speaks_edifact(t)})).collect::<Vec<_>>(),
         "vessels": w.vessels,
     }))
 }
@@ -853,13 +853,14 @@ async fn terminal_container(
     }
 }
 
-pub use boxtrack_sources::simulated::{dcsa_version, speaks_edifact};
+pub use boxtrack_sources::simulated::{dcsa_version, speaks_edifact, terminal_speaks_edifact};
 
 /// Sends the rail carriers' X12 322 and the ocean carriers' X12 315 files to `url` (with
 /// `Authorization: Token key`) as their events become visible on the virtual clock, every
 /// `every` of real time, until `shutdown`; with `edifact_url`, the carriers that
-/// [`speaks_edifact`] send theirs as IFTSTA interchanges there instead. A file that is not
-/// accepted is sent again on the next round.
+/// [`speaks_edifact`] send theirs as IFTSTA interchanges there instead, and the terminals that
+/// [`terminal_speaks_edifact`] report their discharges and gate moves there as COARRI and
+/// CODECO. A file that is not accepted is sent again on the next round.
 pub async fn send_rail_x12(
     sim: Sim,
     url: String,
@@ -879,7 +880,16 @@ pub async fn send_rail_x12(
         };
         let mut due: Vec<boxtrack_sources::x12::status::StatusMessage> = Vec::new();
         let mut due_edifact: Vec<boxtrack_sources::x12::status::StatusMessage> = Vec::new();
+        let mut due_terminal: Vec<boxtrack_sources::edifact::terminal::Report> = Vec::new();
         for s in &sim.world().shipments {
+            if edifact_url.is_some() && terminal_speaks_edifact(&s.terminal) {
+                due_terminal.extend(
+                    s.terminal_reports(sim.world())
+                        .into_iter()
+                        .filter(|t| t.visible_us > sent_until && t.visible_us <= now)
+                        .map(|t| t.item),
+                );
+            }
             due.extend(
                 s.rail_messages()
                     .into_iter()
@@ -897,18 +907,33 @@ pub async fn send_rail_x12(
                 due.extend(ocean);
             }
         }
-        // the EDIFACT carriers' interchange first; the round counts as sent when both are
-        let edifact_ok = match (&edifact_url, due_edifact.is_empty()) {
-            (Some(edifact), false) => {
-                control += 1;
-                let ts = format_micros(now);
-                let text = boxtrack_sources::edifact::iftsta::write_interchange(
-                    &due_edifact,
-                    control,
-                    &ts[..10].replace('-', ""),
-                    &ts[11..16].replace(':', ""),
-                );
-                client
+        // the EDIFACT interchanges first (the carriers' IFTSTA, the terminals' CODECO and
+        // COARRI); the round counts as sent when every file is
+        let ts = format_micros(now);
+        let (date, time) = (ts[..10].replace('-', ""), ts[11..16].replace(':', ""));
+        let mut edifact_files = Vec::new();
+        if !due_edifact.is_empty() {
+            control += 1;
+            edifact_files.push(boxtrack_sources::edifact::iftsta::write_interchange(
+                &due_edifact,
+                control,
+                &date,
+                &time,
+            ));
+        }
+        if !due_terminal.is_empty() {
+            control += 1;
+            edifact_files.push(boxtrack_sources::edifact::terminal::write_interchange(
+                &due_terminal,
+                control,
+                &date,
+                &time,
+            ));
+        }
+        let mut edifact_ok = true;
+        if let Some(edifact) = &edifact_url {
+            for text in edifact_files {
+                let ok = client
                     .post(edifact)
                     .header("Authorization", format!("Token {key}"))
                     .header("Content-Type", "application/edifact")
@@ -916,12 +941,12 @@ pub async fn send_rail_x12(
                     .send()
                     .await
                     .map(|r| r.status().is_success())
-                    .unwrap_or(false)
+                    .unwrap_or(false);
+                if ok {
+                    sim.0.edifact_sent.fetch_add(1, Ordering::Relaxed);
+                }
+                edifact_ok &= ok;
             }
-            _ => true,
-        };
-        if edifact_ok && !due_edifact.is_empty() {
-            sim.0.edifact_sent.fetch_add(1, Ordering::Relaxed);
         }
         if !edifact_ok {
             tracing::warn!("EDIFACT delivery failed; will send again");

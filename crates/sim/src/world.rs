@@ -8,6 +8,7 @@ use boxtrack_core::time::format_micros;
 use boxtrack_sources::dcsa::{
     DocumentReference, Event, Location, Seal, TransportCall, Vessel as DcsaVessel,
 };
+use boxtrack_sources::edifact::terminal::Report as TerminalReport;
 use boxtrack_sources::terminal::{FeedFee, FeedHold, TerminalStatus};
 use boxtrack_sources::x12::status::{Location as XLoc, RoutePoint, SetKind, Stamp, StatusMessage};
 use serde::Serialize;
@@ -738,6 +739,57 @@ impl Shipment {
                         dates: vec![],
                         parties: vec![],
                         seals: vec![],
+                    },
+                });
+            }
+        }
+        out.sort_by_key(|t| t.visible_us);
+        out
+    }
+
+    /// The POD terminal's CODECO and COARRI reports (for a terminal that speaks EDIFACT):
+    /// each container's discharge and, when it leaves by road, its gate-out full and its
+    /// gate-in empty, each at the minute it happened, in local time.
+    pub fn terminal_reports(&self, w: &World) -> Vec<Timed<TerminalReport>> {
+        use boxtrack_sources::edifact::terminal::Move;
+        let v = &w.vessels[self.vessel];
+        let zone = boxtrack_core::reference::port(&self.pod).map(|p| p.time_zone.clone());
+        let mut out = Vec::new();
+        for (i, c) in self.containers.iter().enumerate() {
+            let mut moves = vec![(Move::Discharged, self.discharge_us(i), true)];
+            if self.inland.is_none() {
+                let out_at = self.leaves_terminal_us(i);
+                moves.push((Move::GateOut, out_at, true));
+                moves.push((Move::GateIn, out_at + 4 * D, false));
+            }
+            for (kind, at, full) in moves {
+                let (date, time) = jiff_local(at, zone.as_deref());
+                out.push(Timed {
+                    visible_us: at,
+                    item: TerminalReport {
+                        kind,
+                        container: c.clone(),
+                        iso_type: Some(self.iso_type.clone()),
+                        full,
+                        trade: "3",
+                        at: Stamp {
+                            qualifier: String::new(),
+                            date,
+                            time: Some(time),
+                            time_code: Some("LT".into()),
+                        },
+                        locode: self.pod.clone(),
+                        terminal: Some(self.terminal.clone()),
+                        vessel: (kind == Move::Discharged).then(|| {
+                            boxtrack_sources::x12::status::Vessel {
+                                code: Some(v.imo.clone()),
+                                flag: None,
+                                voyage: Some(self.voyage.clone()),
+                                code_qualifier: Some("L".into()),
+                                name: Some(v.name.clone()),
+                            }
+                        }),
+                        bill_of_lading: Some(self.bill_of_lading.clone()),
                     },
                 });
             }

@@ -61,9 +61,10 @@ enum Command {
     /// Create, list and revoke API keys.
     #[command(subcommand)]
     Keys(admin::KeysCommand),
-    /// Serve the upstream world on a virtual clock: carriers with DCSA Track & Trace 2.2
-    /// endpoints, terminal availability feeds, rail carriers sending X12 322 files, and a
-    /// catalog of what exists (GET /sim/v1/catalog). The same seed gives the same world.
+    /// Serve the upstream world on a virtual clock: carriers with DCSA Track & Trace 2.2 or 3.0
+    /// endpoints, terminal availability feeds, rail carriers sending X12 322 files (and, with
+    /// --edifact-ingest-url, carriers' IFTSTA and terminals' CODECO and COARRI), and a catalog
+    /// of what exists (GET /sim/v1/catalog). The same seed gives the same world.
     Sim(sim::SimArgs),
     /// Create, list and remove users who sign in on the console and the OAuth page for MCP
     /// clients.
@@ -154,6 +155,11 @@ pub struct ServeArgs {
     /// (default 3600, one hour per second). Env: BOXTRACK_SANDBOX_SPEED.
     #[arg(long, value_name = "FACTOR")]
     sandbox_speed: Option<f64>,
+    /// How often a bill of lading or booking the carrier has not manifested yet is asked for
+    /// again, in seconds of the carrier's clock (default 14400, four hours; a simulator's
+    /// clock runs fast, so is the recheck). Env: BOXTRACK_MANIFEST_RECHECK_SECS.
+    #[arg(long, value_name = "SECS")]
+    manifest_recheck_secs: Option<u64>,
     /// MiB of rendered container and shipment reads kept in memory and answered again until
     /// something they show changes (default 128; 0 turns the read cache off).
     /// Env: BOXTRACK_READ_CACHE_MIB.
@@ -326,6 +332,7 @@ fn settings(
             .with("header_timeout_secs", s.header_timeout_secs)
             .with("max_connections", s.max_connections)
             .with("sandbox_speed", s.sandbox_speed)
+            .with("manifest_recheck_secs", s.manifest_recheck_secs)
             .with("read_cache_mib", s.read_cache_mib)
             .with("sim_url", s.sim_url.as_ref())
             .with("dcsa_push_secret", s.dcsa_push_secret.as_ref())

@@ -24,6 +24,12 @@ pub struct SimArgs {
     /// Virtual time at start, RFC 3339 (default: now).
     #[arg(long, value_name = "TIME")]
     pub start: Option<String>,
+    /// Start the clock this many virtual days before --start: the world is the same, but its
+    /// latest bills are not manifested yet (a carrier knows a bill ten days before it sails and
+    /// its boxes six),
+    /// as when a customer registers a bill before its carrier does.
+    #[arg(long, default_value_t = 0, value_name = "DAYS")]
+    pub early_days: u32,
     /// Misbehaviour, e.g. "5xx=0.1,429=0.05,slow=0.1:800,malformed=0.02,silent-bookings=2"
     /// (shares of answers; slow takes SHARE:MILLISECONDS; silent-bookings answers nothing for
     /// booking numbers during the first N virtual days; redeliver=SHARE sends that share of
@@ -83,7 +89,8 @@ pub fn build(args: &SimArgs) -> anyhow::Result<boxtrack_sim::Sim> {
         shipments: args.shipments.clamp(1, 100_000),
         speed: args.speed,
         origin_us,
-        clock_start_us: None,
+        clock_start_us: (args.early_days > 0)
+            .then(|| origin_us - i64::from(args.early_days.min(3_650)) * 86_400_000_000),
         faults,
         x12_ingest: None,
         carrier_auth: boxtrack_sim::CarrierAuth::parse(&args.carrier_auth)

@@ -1743,6 +1743,108 @@ async fn mcp_over_stdio_answers_line_by_line() {
 /// container goes to `empty_returned`; at every step a container that left the terminal is
 /// neither available nor ready for pickup; each container's milestones are recorded in the
 /// order they happened; and a webhook receiver gets every event of the log, once.
+/// A bill its carrier manifests days after it is tracked (the simulator's carriers know a
+/// bill's boxes six days before it sails) waits `awaiting_manifest`, is asked for again on the carrier's
+/// clock (a virtual day a second here), and is tracked to the end of its journey.
+#[tokio::test]
+async fn a_bill_manifested_late_is_tracked_to_the_end() {
+    let db = boxtrack_testkit::fresh().await;
+    let customer = ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "create",
+            "--name",
+            "Early bird",
+            "--plan",
+            "standard",
+            "--rate-limit",
+            "default=100000",
+            "--json",
+        ],
+    ));
+    let key = customer["api_key"].as_str().unwrap().to_string();
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
+        "sim",
+        "--listen",
+        "127.0.0.1:0",
+        "--seed",
+        "5",
+        "--shipments",
+        "30",
+        "--speed",
+        "86400",
+        // the clock starts ten days early: the world's latest bills are not manifested yet
+        "--early-days",
+        "10",
+    ]));
+    let (_server, served, _) = serve_sim(port, &db.url, &sim_url, &[]);
+    assert_eq!(served, base);
+    let http = reqwest::Client::new();
+    let catalog = sim_get(&http, &sim_url, "/sim/v1/catalog").await;
+    let now = boxtrack_core::time::parse_micros(catalog["now"].as_str().unwrap()).unwrap();
+    let departs =
+        |b: &Value| boxtrack_core::time::parse_micros(b["departs_at"].as_str().unwrap()).unwrap();
+    let late = catalog["bills_of_lading"]
+        .as_array()
+        .unwrap()
+        .iter()
+        // its boxes known to the carrier (six days before it sails) three to six virtual days
+        // from now: within the week a bill may wait
+        .filter(|b| (now + 9 * 86_400_000_000..now + 12 * 86_400_000_000).contains(&departs(b)))
+        .min_by_key(|b| departs(b))
+        .expect("a bill its carrier has not manifested yet")
+        .clone();
+    let r = http
+        .post(format!("{base}/v2/tracking_requests"))
+        .header("Authorization", format!("Token {key}"))
+        .header("Content-Type", "application/vnd.api+json")
+        .body(
+            serde_json::json!({"data": {"type": "tracking_request", "attributes": {
+                "request_number": late["number"], "request_type": "bill_of_lading", "scac": late["scac"]}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let id = r.json::<Value>().await.unwrap()["data"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let boxes = late["containers"].as_array().unwrap().len();
+    let mut statuses = std::collections::BTreeSet::new();
+    let mut done = false;
+    for _ in 0..1200 {
+        let tr = get_json(&http, &base, &key, &format!("/v2/tracking_requests/{id}")).await;
+        let status = tr["data"]["attributes"]["status"].as_str().unwrap_or("");
+        statuses.insert(status.to_string());
+        assert_ne!(status, "failed", "{tr}");
+        let list = get_json(&http, &base, &key, "/v2/containers").await;
+        let cs = list["data"].as_array().cloned().unwrap_or_default();
+        if cs.len() == boxes
+            && cs
+                .iter()
+                .all(|c| c["attributes"]["current_status"] == "empty_returned")
+        {
+            done = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    assert!(
+        statuses.contains("awaiting_manifest"),
+        "the bill was tracked before its carrier knew it: {statuses:?}"
+    );
+    assert!(statuses.contains("created"), "{statuses:?}");
+    assert!(
+        done,
+        "the late bill's journey ran to its end ({statuses:?})"
+    );
+}
+
 #[tokio::test]
 async fn a_fast_simulator_runs_its_journeys_to_the_end() {
     let db = boxtrack_testkit::fresh().await;

@@ -97,10 +97,38 @@ pub fn retry_delay_secs(attempt: i64) -> Option<i64> {
     SCHEDULE.get((attempt - 1) as usize).copied()
 }
 
-/// How often a bill of lading or booking awaiting its manifest is checked again.
-pub const MANIFEST_RECHECK_SECS: i64 = 24 * 3600;
+/// How often a bill of lading or booking awaiting its manifest is checked again, by default
+/// (setting `manifest_recheck_secs`): every four hours of the carrier's time. A carrier
+/// manifests a bill within hours of its booking being loaded; a day between checks left the
+/// bill untracked for most of that day (`docs/polling.md`).
+pub const MANIFEST_RECHECK_SECS: i64 = 4 * 3600;
 /// How long after creation a request may await its manifest before it fails `expired`.
 pub const MANIFEST_WINDOW_SECS: i64 = 7 * 24 * 3600;
+
+/// When a request that awaits its manifest is next checked, and whether its window is over,
+/// on the clock of the carrier that is asked: `recheck_secs` and [`MANIFEST_WINDOW_SECS`] are
+/// the carrier's seconds, and that clock runs `speed` times as fast as the wall clock (1 for a
+/// real carrier, more for a simulator), so the next check is `recheck_secs / speed` real
+/// seconds after `now_us` (at least a second), and the window is over when the real time
+/// waited since `created_us`, at that speed, reaches a week.
+pub fn manifest_recheck(
+    now_us: i64,
+    created_us: i64,
+    speed: f64,
+    recheck_secs: i64,
+) -> (i64, bool) {
+    let speed = if speed.is_finite() && speed > 0.0 {
+        speed
+    } else {
+        1.0
+    };
+    let real_us = ((recheck_secs.max(1) as f64 * 1e6) / speed).max(1e6);
+    let waited = (now_us.saturating_sub(created_us)) as f64 * speed;
+    (
+        now_us.saturating_add(real_us as i64),
+        waited >= (MANIFEST_WINDOW_SECS as f64) * 1e6,
+    )
+}
 
 /// A new request as the client sent it (already JSON-decoded).
 #[derive(Debug, Clone, Default)]
@@ -317,6 +345,36 @@ pub fn validate(input: &NewRequest) -> Result<ValidRequest, Vec<FieldError>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const S: i64 = 1_000_000;
+
+    #[test]
+    fn a_manifest_is_rechecked_on_the_carrier_s_clock() {
+        // a real carrier: four hours of wall clock; a week of waiting expires it
+        assert_eq!(
+            manifest_recheck(100 * S, 0, 1.0, 4 * 3600),
+            (100 * S + 4 * 3600 * S, false)
+        );
+        assert!(manifest_recheck(7 * 86_400 * S, 0, 1.0, 3600).1);
+        // a simulator a day a second ahead: the recheck comes after a sixth of a real second,
+        // held at a second; a week of its time is seven real seconds
+        assert_eq!(manifest_recheck(0, 0, 86_400.0, 4 * 3600).0, S);
+        assert!(!manifest_recheck(6 * S, 0, 86_400.0, 3600).1);
+        assert!(manifest_recheck(7 * S, 0, 86_400.0, 3600).1);
+        // a nonsense speed counts as the wall clock
+        assert_eq!(manifest_recheck(0, 0, f64::NAN, 60).0, 60 * S);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_next_check_is_never_sooner_than_a_second_nor_later_than_the_setting(
+            now in 0i64..4_000_000_000_000_000, speed in 0.001f64..1e6, secs in 1i64..1_000_000,
+        ) {
+            let (next, _) = manifest_recheck(now, 0, speed, secs);
+            proptest::prop_assert!(next - now >= S);
+            proptest::prop_assert!(next - now <= ((secs as f64 * 1e6 / speed).max(1e6)) as i64 + 1);
+        }
+    }
 
     fn req(number: &str, kind: &str, scac: Option<&str>) -> NewRequest {
         NewRequest {

@@ -34,6 +34,8 @@ pub struct Processor {
     batch: i64,
     speed: f64,
     upstreams: Option<Arc<boxtrack_sources::upstream::Upstreams>>,
+    /// Seconds of the carrier's clock between checks of a bill awaiting its manifest.
+    manifest_recheck_secs: i64,
     /// When the automatic stop last ran (shared by clones).
     stale_checked_us: Arc<AtomicI64>,
 }
@@ -48,6 +50,7 @@ impl Processor {
             batch: 32,
             speed: playback::DEFAULT_SPEED,
             upstreams: None,
+            manifest_recheck_secs: requests::MANIFEST_RECHECK_SECS,
             stale_checked_us: Arc::new(AtomicI64::new(i64::MIN)),
         }
     }
@@ -58,6 +61,13 @@ impl Processor {
         upstreams: Arc<boxtrack_sources::upstream::Upstreams>,
     ) -> Processor {
         self.upstreams = Some(upstreams);
+        self
+    }
+
+    /// Sets how often a bill of lading or booking awaiting its manifest is asked for again, in
+    /// seconds of its carrier's clock (setting `manifest_recheck_secs`).
+    pub fn with_manifest_recheck_secs(mut self, secs: i64) -> Processor {
+        self.manifest_recheck_secs = secs.max(1);
         self
     }
 
@@ -128,11 +138,14 @@ impl Processor {
             Some(source) => source.lookup(&lookup).await,
             None => Err(SourceError::NotConfigured(scac.clone())),
         };
-        let waited_us = now_us - req.created_us;
-        let awaiting = || Outcome::AwaitingManifest {
-            next_us: now_us + requests::MANIFEST_RECHECK_SECS * SEC,
-            expired: waited_us >= requests::MANIFEST_WINDOW_SECS * SEC,
-        };
+        // rechecked on the carrier's clock, which a simulator runs fast
+        let speed = self
+            .upstreams
+            .as_ref()
+            .map_or(1.0, |u| u.clock("dcsa", &scac).speed);
+        let (next_us, expired) =
+            requests::manifest_recheck(now_us, req.created_us, speed, self.manifest_recheck_secs);
+        let awaiting = || Outcome::AwaitingManifest { next_us, expired };
         match answer {
             Ok(LookupResult::Found {
                 bill_of_lading_number,

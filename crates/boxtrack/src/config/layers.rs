@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 /// Every setting's name (the file key; `BOXTRACK_<NAME>` in the environment; `--name` with
 /// dashes as a flag).
-pub const NAMES: [&str; 27] = [
+pub const NAMES: [&str; 28] = [
     "listen",
     "role",
     "log_level",
@@ -29,6 +29,7 @@ pub const NAMES: [&str; 27] = [
     "header_timeout_secs",
     "max_connections",
     "sandbox_speed",
+    "manifest_recheck_secs",
     "read_cache_mib",
     "allow_private_webhook_urls",
     "webhook_source_ips",
@@ -111,6 +112,8 @@ pub struct RawSettings {
     pub max_connections: Option<Scalar>,
     /// Sandbox journeys: simulated seconds per real second (default 3600).
     pub sandbox_speed: Option<Scalar>,
+    /// Seconds of a carrier's clock between checks of a bill awaiting its manifest (default 14400).
+    pub manifest_recheck_secs: Option<Scalar>,
     /// MiB of rendered reads kept in memory (default 128; 0 turns the cache off).
     pub read_cache_mib: Option<Scalar>,
     /// Accept http:// and private webhook URLs (default false).

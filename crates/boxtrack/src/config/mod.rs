@@ -119,6 +119,8 @@ pub struct Settings {
     pub max_connections: usize,
     /// Sandbox journeys: simulated seconds per real second.
     pub sandbox_speed: f64,
+    /// Seconds of a carrier's clock between checks of a bill awaiting its manifest.
+    pub manifest_recheck_secs: i64,
     /// Bytes of rendered single-resource reads kept in memory (0: no read cache).
     pub read_cache_bytes: usize,
     /// Allow http:// and internal webhook URLs (tests, local receivers).
@@ -294,6 +296,14 @@ pub fn resolve_with(
         .ok()
         .filter(|n: &f64| n.is_finite() && *n > 0.0 && *n <= 1e7)
         .ok_or_else(|| anyhow::anyhow!("setting sandbox_speed = {speed:?} ({src}) must be a positive number of simulated seconds per real second (3600 = one hour per second)"))?;
+
+    let (recheck, src) = take("manifest_recheck_secs", "14400");
+    let manifest_recheck_secs: i64 = recheck
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &i64| (60..=7 * 86_400).contains(n))
+        .ok_or_else(|| anyhow::anyhow!("setting manifest_recheck_secs = {recheck:?} ({src}) must be whole seconds of the carrier's clock, from 60 to 604800 (a week)"))?;
 
     let (mib, src) = take("read_cache_mib", "128");
     let read_cache_bytes: usize = mib
@@ -501,6 +511,7 @@ pub fn resolve_with(
         webhook_source_ips,
         allow_private_webhook_urls,
         sandbox_speed,
+        manifest_recheck_secs,
         read_cache_bytes,
         listen,
         database_url,

@@ -4,7 +4,8 @@
 //! and IFTSTA.
 //!
 //! Read per consignment (`CNI` group): the status (`STS`: the status code in C555, which
-//! carriers send in the X12 315/322 vocabulary — `VD`, `VA`, `UV`, `AL`, `P`, …), its time
+//! carriers send in the X12 315/322 vocabulary — `VD`, `VA`, `UV`, `AL`, `P`, … — or as the
+//! numeric transport status codes of UN/ECE Recommendation 24, read by [`rec24`]), its time
 //! (`DTM` 334, else 7 or 178), its place (`LOC` 175), the equipment (`EQD` CN: number, ISO
 //! size-type, full or empty), references (`RFF` BM, BN, EQ, also in the header), the
 //! transport (`TDT`: voyage, mode, vessel) and the route (`LOC` 9 loading, 11 discharge, 13
@@ -71,6 +72,27 @@ fn route_date(function: &str, dtm_qualifier: &str) -> Option<&'static str> {
     }
 }
 
+/// The X12 status of a UN/ECE Recommendation 24 transport status code, given the mode of the
+/// consignment's transport (`TDT` C220: `1` maritime, `2` rail, `3` road): arrival completed
+/// (`1`) and arrival at port (`40`), departure completed (`24`), unloaded (`29`),
+/// collection/pick-up completed (`13`), delivery completed (`21`). Other codes (bookings,
+/// clearances, damage, …) carry no milestone boxtrack keeps: `None`.
+pub fn rec24(code: &str, mode: Option<&str>) -> Option<&'static str> {
+    let rail = mode == Some("2");
+    match code {
+        "1" if rail => Some("AR"),
+        "1" | "40" => Some("VA"),
+        "24" if rail => Some("RL"),
+        "24" if mode == Some("1") => Some("VD"),
+        "24" => Some("P"),
+        "29" if rail => Some("UR"),
+        "29" => Some("UV"),
+        "13" => Some("OA"),
+        "21" => Some("D"),
+        _ => None,
+    }
+}
+
 /// Reads one IFTSTA message: a status message per consignment and piece of equipment. Findings
 /// name what could not be read (a consignment without a status or without equipment).
 pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
@@ -118,6 +140,7 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
         let mut fallback_at: Option<Stamp> = None;
         let mut here: Option<Location> = None;
         let mut vessel: Option<Vessel> = None;
+        let mut mode: Option<String> = None;
         let mut route: Vec<RoutePoint> = Vec::new();
         let mut equipment: Vec<(String, Option<String>, Option<String>)> = Vec::new();
         let mut current: Option<usize> = None; // the route point the next DTMs belong to
@@ -164,6 +187,7 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
                 }
                 "TDT" => {
                     current = None;
+                    mode = mode.or(s.opt(2, 0));
                     // C220 mode 1: maritime; C222: the vessel (IMO, and name in component 4)
                     if s.get(2, 0).trim() == "1" {
                         vessel = Some(Vessel {
@@ -194,6 +218,25 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
         {
             equipment.push((eq.clone(), None, None));
         }
+        // a numeric status is a Recommendation 24 code: read in the X12 vocabulary
+        let status = if !status.is_empty() && status.bytes().all(|b| b.is_ascii_digit()) {
+            match rec24(&status, mode.as_deref()) {
+                Some(x12) => x12.to_string(),
+                None => {
+                    findings.push(Finding {
+                        severity: Severity::Warning,
+                        segment_position: sts.position,
+                        segment: "STS".into(),
+                        reason: format!(
+                            "status {status} (UN/ECE Recommendation 24) carries no milestone; nothing to read"
+                        ),
+                    });
+                    continue;
+                }
+            }
+        } else {
+            status
+        };
         let Some(at) = at.or(fallback_at) else {
             findings.push(Finding {
                 severity: Severity::Warning,
@@ -366,6 +409,36 @@ mod tests {
         let (messages, findings) = read(&p.interchanges[0].messages[0]);
         assert!(findings.is_empty(), "{findings:?}");
         messages
+    }
+
+    #[test]
+    fn recommendation_24_codes_read_as_their_milestones() {
+        let msg = |code: &str, mode: &str| {
+            format!(
+                "UNA:+.? 'UNB+UNOC:3+S+R+261127:1530+5'UNH+1+IFTSTA:D:00B:UN'BGM+23+X+9'CNI+1'\
+                 STS+1+{code}'DTM+334:202611270815:203'LOC+175+USLGB'TDT+20+611N+{mode}'\
+                 EQD+CN+MRSU4371639+45G1+++5'UNT+9+1'UNZ+1+5'"
+            )
+        };
+        let read_one = |code: &str, mode: &str| {
+            let p = parse(&msg(code, mode)).unwrap();
+            assert!(p.findings.is_empty(), "{:?}", p.findings);
+            let (ms, f) = read(&p.interchanges[0].messages[0]);
+            (ms.first().map(|m| m.status.clone()), f)
+        };
+        assert_eq!(read_one("29", "1").0.as_deref(), Some("UV"));
+        assert_eq!(read_one("24", "1").0.as_deref(), Some("VD"));
+        assert_eq!(read_one("24", "2").0.as_deref(), Some("RL"));
+        assert_eq!(read_one("40", "1").0.as_deref(), Some("VA"));
+        assert_eq!(read_one("13", "3").0.as_deref(), Some("OA"));
+        // a booking confirmation (6) carries no milestone: a warning, nothing read
+        let (none, findings) = read_one("6", "1");
+        assert!(none.is_none());
+        assert!(
+            findings[0].severity == Severity::Warning
+                && findings[0].reason.contains("Recommendation 24"),
+            "{findings:?}"
+        );
     }
 
     #[test]

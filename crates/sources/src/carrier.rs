@@ -34,10 +34,16 @@ pub struct Digest {
 }
 
 impl Digest {
-    /// Everything known for one container: its own observations and the shipment-wide ones.
+    /// Everything known for one container: its own observations and the shipment-wide ones,
+    /// in the order their milestones happened (so that events new in one answer are recorded
+    /// in that order: the vessel's arrival before the box's discharge).
     pub fn for_container(&self, number: &str) -> Vec<Observation> {
         let mut v = self.per_container.get(number).cloned().unwrap_or_default();
         v.extend(self.shipment_wide.iter().cloned());
+        v.sort_by_key(|o| match &o.fact {
+            boxtrack_core::tracking::Fact::Event(e) => e.at_us.unwrap_or(o.observed_us),
+            _ => o.observed_us,
+        });
         v
     }
 }

@@ -1274,7 +1274,9 @@ mod tests {
         }
 
         /// Over whole journeys, fed in batches of any size, in any order, inland or not: a
-        /// container that has left the pickup terminal is never available or ready, and every
+        /// container that has left the pickup terminal, or is bound inland and not at the
+        /// inland ramp yet, is never available or ready; `current_status` is `available`
+        /// exactly when it is ready where it is picked up; and every
         /// `container.updated` changeset's old value is what the API showed before it (so
         /// replaying the changesets from the first view gives the last).
         #[test]
@@ -1317,11 +1319,17 @@ mod tests {
                 }
                 c = m.container;
                 s = m.shipment;
-                if rules::left_pickup_terminal(&c, inland) {
+                let at_ramp = c.times.contains_key(t::IND_RAIL_UNLOADED)
+                    || c.times.contains_key(t::IND_ATA);
+                if rules::left_pickup_terminal(&c, inland) || (inland && !at_ramp) {
                     prop_assert!(!rules::available_for_pickup(&c, inland));
                     prop_assert!(!rules::ready_for_pickup(&c, inland));
                     prop_assert_eq!(shown.get("available_for_pickup"), Some(&json!(false)));
                 }
+                prop_assert_eq!(
+                    rules::current_status(&c, inland) == rules::ContainerStatus::Available,
+                    rules::ready_for_pickup(&c, inland)
+                );
                 prop_assert_eq!(&shown, &terminal_view(&c, view));
             }
         }

@@ -158,27 +158,37 @@ fn between_terminals(c: &ContainerState, inland: bool) -> bool {
         && !(has(t::IND_RAIL_UNLOADED) || has(t::IND_ATA))
 }
 
+/// The time an inland container reached the place where it is picked up (the inland ramp:
+/// unloaded from the railcar, or arrived at the inland destination), if it has.
+fn at_inland_pickup(c: &ContainerState) -> Option<i64> {
+    [t::IND_RAIL_UNLOADED, t::IND_ATA]
+        .iter()
+        .filter_map(|k| c.times.get(*k))
+        .min()
+        .copied()
+}
+
 /// Whether the terminal's availability report can speak for the place where the container is
-/// now. An inland container's report from before it reached the inland ramp was about the POD.
+/// picked up. Availability belongs to that place (`pickup_facility`): a box bound inland is
+/// picked up at the inland ramp, so while it waits at the POD for the railroad it is not
+/// available, whatever the POD terminal says, and a report from before it reached the ramp
+/// was about the POD.
 fn availability_current(c: &ContainerState, inland: bool) -> bool {
     if !inland {
         return true;
     }
-    let arrived = [t::IND_RAIL_UNLOADED, t::IND_ATA]
-        .iter()
-        .filter_map(|k| c.times.get(*k))
-        .min()
-        .copied();
-    match (arrived, c.versions.get("availability")) {
+    match (at_inland_pickup(c), c.versions.get("availability")) {
         (Some(arrived), Some(&reported)) => reported >= arrived,
-        _ => true,
+        (Some(_), None) => true,
+        (None, _) => false,
     }
 }
 
 /// `available_for_pickup` as the API shows it: what the terminal last reported, unless the
 /// container has left the pickup terminal (then never available, whatever a late or stale
-/// report says), is between the POD and the inland ramp, or the report predates its arrival
-/// at the ramp. Unknown is `false`.
+/// report says), is bound inland and not yet at the inland ramp (waiting at the POD for the
+/// railroad, or on the way), or the report predates its arrival at the ramp. Unknown is
+/// `false`. [`current_status`] is `available` exactly when this holds and no hold is active.
 pub fn available_for_pickup(c: &ContainerState, inland: bool) -> bool {
     !left_pickup_terminal(c, inland)
         && !between_terminals(c, inland)

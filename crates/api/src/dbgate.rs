@@ -3,30 +3,32 @@
 //! A database that refuses connections (a PostgreSQL server restarting) makes every request
 //! wait for a connection up to the pool's acquire timeout (10 s) before its 503: under load
 //! the waiting requests pile up, holding connections and memory, and every client waits the
-//! full timeout for an answer it could have had at once. Once a REST request has found the
-//! database unreachable, the gate is closed: REST requests are answered a JSON:API 503
-//! `database_unavailable` at once, without touching the database, except one request at a
-//! time, at most one a [`PROBE_EVERY`], which goes through as a probe. The first probe that
-//! is answered without a server error opens the gate again.
+//! full timeout for an answer it could have had at once. Once a request has found the
+//! database unreachable, the gate is closed: REST, MCP and console requests are answered a
+//! 503 `database_unavailable` at once, without touching the database. Whether it is back is
+//! found out by the server itself, never by a client's request: while the gate is closed a
+//! background task pings the database once a [`PROBE_EVERY`], each ping bounded by
+//! [`PROBE_TIMEOUT`] whatever the pool's acquire timeout, and the first ping answered opens
+//! the gate, so the first request after the recovery is served.
 //!
 //! [`Gate`] is the state machine, with the clock passed in; [`DbGate`] shares it between
-//! requests.
+//! requests and runs the prober.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// How often a request goes through to the database while the gate is closed.
+/// How often the database is pinged while the gate is closed.
 pub const PROBE_EVERY: Duration = Duration::from_secs(1);
+
+/// How long a ping may take before it counts as "still down".
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// What becomes of a request at the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Admission {
     /// The database is taken to be up: the request goes through.
     Pass,
-    /// The gate is closed, and this request goes through to find out whether the database
-    /// is back.
-    Probe,
     /// The gate is closed: answered 503 at once.
     Refuse,
 }
@@ -34,9 +36,9 @@ pub enum Admission {
 /// The gate's state: open, or closed since a request found the database unreachable.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Gate {
-    /// `Some(time of the last probe's start, or of the closing)` while closed.
+    /// `Some(time of the last ping's start, or of the closing)` while closed.
     closed_at: Option<Instant>,
-    /// A probe is in flight.
+    /// A ping is in flight.
     probing: bool,
 }
 
@@ -46,55 +48,47 @@ impl Gate {
         self.closed_at.is_some()
     }
 
-    /// Admits a request arriving at `now`.
-    pub fn admit(&mut self, now: Instant) -> Admission {
-        match self.closed_at {
-            None => Admission::Pass,
-            Some(last) if !self.probing && now.saturating_duration_since(last) >= PROBE_EVERY => {
-                self.probing = true;
-                self.closed_at = Some(now);
-                Admission::Probe
-            }
-            Some(_) => Admission::Refuse,
+    /// Admits a request: through while open, refused while closed (a client's request never
+    /// probes).
+    pub fn admit(&self) -> Admission {
+        if self.is_closed() {
+            Admission::Refuse
+        } else {
+            Admission::Pass
         }
     }
 
-    /// Records what became of a request admitted as `admission` that ended at `now`:
-    /// whether it found the database unreachable, and whether it was answered a server error.
-    /// Returns whether the gate changed (closed or opened).
-    pub fn ended(
-        &mut self,
-        admission: Admission,
-        now: Instant,
-        unreachable: bool,
-        server_error: bool,
-    ) -> bool {
-        if admission == Admission::Probe {
-            self.probing = false;
-        }
-        match (admission, unreachable) {
-            (Admission::Refuse, _) => false,
-            (_, true) => {
-                let was_open = self.closed_at.is_none();
-                if was_open {
-                    self.closed_at = Some(now);
-                }
-                was_open
-            }
-            // a probe answered without a server error: the database is back
-            (Admission::Probe, false) if !server_error => {
-                self.closed_at = None;
+    /// Whether a ping is due at `now` (closed, none in flight, the last one
+    /// [`PROBE_EVERY`] ago); if so, it is taken to start.
+    pub fn probe_due(&mut self, now: Instant) -> bool {
+        match self.closed_at {
+            Some(last) if !self.probing && now.saturating_duration_since(last) >= PROBE_EVERY => {
+                self.probing = true;
+                self.closed_at = Some(now);
                 true
             }
             _ => false,
         }
     }
 
-    /// A probe that never ended (its request was abandoned) lets the next one go.
-    pub fn abandoned(&mut self, admission: Admission) {
-        if admission == Admission::Probe {
-            self.probing = false;
+    /// Records a ping's outcome: answered (`back`) opens the gate. Returns whether it opened.
+    pub fn probed(&mut self, back: bool) -> bool {
+        self.probing = false;
+        if back && self.is_closed() {
+            self.closed_at = None;
+            return true;
         }
+        false
+    }
+
+    /// Records the end of a request admitted through the open gate, at `now`: one that found
+    /// the database unreachable closes it. Returns whether it closed.
+    pub fn ended(&mut self, admission: Admission, now: Instant, unreachable: bool) -> bool {
+        if admission == Admission::Pass && unreachable && self.closed_at.is_none() {
+            self.closed_at = Some(now);
+            return true;
+        }
+        false
     }
 }
 
@@ -105,51 +99,82 @@ impl Gate {
 pub struct DbGate {
     /// Mirrors `gate.is_closed()`, written under the lock.
     closed: AtomicBool,
+    /// The prober runs.
+    watching: AtomicBool,
     gate: Mutex<Gate>,
 }
 
 impl DbGate {
     /// Admits a request arriving now.
     pub fn admit(&self) -> Admission {
-        if !self.closed.load(Ordering::Acquire) {
-            return Admission::Pass;
-        }
-        match self.gate.lock() {
-            Ok(mut g) => g.admit(Instant::now()),
-            // a poisoned lock (a panic while held, which the code above cannot do) lets
-            // every request through, as without a gate
-            Err(_) => Admission::Pass,
+        if self.closed.load(Ordering::Acquire) {
+            Admission::Refuse
+        } else {
+            Admission::Pass
         }
     }
 
-    /// Records the end of a request (see [`Gate::ended`]) and logs a change of the gate.
-    pub fn ended(&self, admission: Admission, unreachable: bool, server_error: bool) {
+    /// Records the end of a request (see [`Gate::ended`]); when it closes the gate, logs it
+    /// and starts the prober on `db` (one per process).
+    pub fn ended(
+        self: &std::sync::Arc<Self>,
+        admission: Admission,
+        unreachable: bool,
+        db: &boxtrack_store::Db,
+    ) {
         // a request let through an open gate that found the database can change nothing
-        if admission == Admission::Pass && !unreachable {
+        if !unreachable {
             return;
         }
-        let Ok(mut g) = self.gate.lock() else { return };
-        let changed = g.ended(admission, Instant::now(), unreachable, server_error);
-        self.closed.store(g.is_closed(), Ordering::Release);
-        if changed {
-            if g.is_closed() {
-                tracing::warn!(
-                    "the database cannot be reached: REST requests are answered 503 at once, one a second goes through to find out when it is back"
-                );
-            } else {
-                tracing::info!("the database answers again: REST requests go through");
-            }
+        let closed = {
+            let Ok(mut g) = self.gate.lock() else { return };
+            let closed = g.ended(admission, Instant::now(), unreachable);
+            self.closed.store(g.is_closed(), Ordering::Release);
+            closed
+        };
+        if closed {
+            tracing::warn!(
+                "the database cannot be reached: REST, MCP and console requests are answered 503 at once; the server pings it every second to find out when it is back"
+            );
+            self.watch(db.clone());
         }
     }
 
-    /// Records a request that ended without an answer (see [`Gate::abandoned`]).
-    pub fn abandoned(&self, admission: Admission) {
-        if admission == Admission::Pass {
+    /// Starts the background prober unless it runs: a ping every [`PROBE_EVERY`] while the
+    /// gate is closed, each bounded by [`PROBE_TIMEOUT`]; the first answered opens the gate.
+    fn watch(self: &std::sync::Arc<Self>, db: boxtrack_store::Db) {
+        if self.watching.swap(true, Ordering::AcqRel) {
             return;
         }
-        if let Ok(mut g) = self.gate.lock() {
-            g.abandoned(admission);
-        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.watching.store(false, Ordering::Release);
+            return;
+        };
+        let gate = self.clone();
+        runtime.spawn(async move {
+            loop {
+                tokio::time::sleep(PROBE_EVERY).await;
+                let due = match gate.gate.lock() {
+                    Ok(mut g) if g.is_closed() => g.probe_due(Instant::now()),
+                    _ => break,
+                };
+                if !due {
+                    continue;
+                }
+                let back = matches!(
+                    tokio::time::timeout(PROBE_TIMEOUT, db.ping()).await,
+                    Ok(Ok(()))
+                );
+                let Ok(mut g) = gate.gate.lock() else { break };
+                let opened = g.probed(back);
+                gate.closed.store(g.is_closed(), Ordering::Release);
+                if opened {
+                    tracing::info!("the database answers again: requests go through");
+                    break;
+                }
+            }
+            gate.watching.store(false, Ordering::Release);
+        });
     }
 }
 
@@ -166,66 +191,43 @@ mod tests {
     fn an_open_gate_lets_every_request_through() {
         let mut g = Gate::default();
         let t = Instant::now();
-        assert_eq!(g.admit(t), Admission::Pass);
-        assert!(
-            !g.ended(Admission::Pass, t, false, true),
-            "a 500 is no outage"
-        );
-        assert_eq!(g.admit(t), Admission::Pass);
+        assert_eq!(g.admit(), Admission::Pass);
+        assert!(!g.ended(Admission::Pass, t, false), "a 500 is no outage");
+        assert_eq!(g.admit(), Admission::Pass);
+        assert!(!g.probe_due(t + PROBE_EVERY * 5), "nothing to probe");
     }
 
     #[test]
-    fn an_unreachable_database_closes_the_gate_until_a_probe_gets_through() {
+    fn a_closed_gate_refuses_every_request_and_is_opened_by_a_ping() {
         let mut g = Gate::default();
         let t = Instant::now();
-        assert!(g.ended(Admission::Pass, t, true, true), "closed");
-        // refused at once until a probe is due
-        assert_eq!(g.admit(t), Admission::Refuse);
-        assert_eq!(g.admit(t + PROBE_EVERY / 2), Admission::Refuse);
+        assert!(g.ended(Admission::Pass, t, true), "closed");
+        // every request refused at once, however long the outage
+        for k in 0..10 {
+            assert_eq!(g.admit(), Admission::Refuse);
+            assert!(!g.ended(Admission::Refuse, t + PROBE_EVERY * k, false));
+        }
+        // the server pings once a second, one ping at a time
+        assert!(!g.probe_due(t + PROBE_EVERY / 2));
         let p = t + PROBE_EVERY;
-        assert_eq!(g.admit(p), Admission::Probe);
-        // one probe at a time, however long it takes
-        assert_eq!(g.admit(p + PROBE_EVERY * 3), Admission::Refuse);
-        // the probe finds it still down: the next probe a while after
-        assert!(!g.ended(Admission::Probe, p + PROBE_EVERY * 3, true, true));
-        assert_eq!(g.admit(p + PROBE_EVERY * 3), Admission::Probe);
-        let q = p + PROBE_EVERY * 3;
-        // a probe that ends in another server error (a timeout) keeps it closed
-        assert!(!g.ended(Admission::Probe, q, false, true));
+        assert!(g.probe_due(p));
+        assert!(!g.probe_due(p + PROBE_EVERY * 3), "one ping in flight");
+        // still down: the next ping a second after this one started
+        assert!(!g.probed(false));
         assert!(g.is_closed());
-        assert_eq!(g.admit(q + PROBE_EVERY), Admission::Probe);
+        assert!(g.probe_due(p + PROBE_EVERY));
         // back
-        assert!(g.ended(Admission::Probe, q + PROBE_EVERY, false, false));
-        assert_eq!(g.admit(q + PROBE_EVERY), Admission::Pass);
-    }
-
-    #[test]
-    fn the_shared_gate_closes_on_an_unreachable_database() {
-        let gate = DbGate::default();
-        assert_eq!(gate.admit(), Admission::Pass);
-        gate.ended(Admission::Pass, false, false);
-        assert_eq!(gate.admit(), Admission::Pass);
-        gate.ended(Admission::Pass, true, true);
-        assert_eq!(gate.admit(), Admission::Refuse);
-    }
-
-    #[test]
-    fn an_abandoned_probe_lets_the_next_one_go() {
-        let mut g = Gate::default();
-        let t = Instant::now();
-        g.ended(Admission::Pass, t, true, true);
-        assert_eq!(g.admit(t + PROBE_EVERY), Admission::Probe);
-        g.abandoned(Admission::Probe);
-        assert_eq!(g.admit(t + PROBE_EVERY * 2), Admission::Probe);
+        assert!(g.probed(true));
+        assert_eq!(g.admit(), Admission::Pass);
     }
 
     #[test]
     fn requests_that_were_waiting_when_it_closed_do_not_reopen_it() {
         let mut g = Gate::default();
         let t = Instant::now();
-        g.ended(Admission::Pass, t, true, true);
+        g.ended(Admission::Pass, t, true);
         // another request admitted before the closing ends well (it had its connection)
-        assert!(!g.ended(Admission::Pass, t, false, false));
+        assert!(!g.ended(Admission::Pass, t, false));
         assert!(g.is_closed());
     }
 }

@@ -104,7 +104,7 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
             state.clone(),
             middleware::deadline,
         ))
-        // outside the timeout, so that a probe abandoned by it lets the next one go
+        // outside the timeout: a request the deadline ends still tells the gate what it found
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             middleware::db_gate,

@@ -45,35 +45,32 @@ pub async fn deadline(State(state): State<AppState>, req: Request, next: Next) -
     }
 }
 
-/// Middleware: while the database is known to be unreachable, REST requests (`/v2/…`, but
-/// the OpenAPI document, which needs no database) are answered the JSON:API 503
-/// `database_unavailable` at once, but for one probe a second (see [`crate::dbgate`]).
+/// Whether a request needs the database: REST (`/v2/…`, but the OpenAPI document), MCP
+/// (`/mcp`) and the console's pages (`/console…`, but its static assets).
+fn needs_database(path: &str) -> bool {
+    (path.starts_with("/v2/") && path != "/v2/openapi.json")
+        || path == "/mcp"
+        || path.starts_with("/mcp/")
+        || (path.starts_with("/console") && !path.starts_with("/console/assets/"))
+}
+
+/// Middleware: while the database is known to be unreachable, requests that need it (REST,
+/// MCP, the console) are answered the 503 `database_unavailable` at once; the server finds out
+/// by itself when it is back (see [`crate::dbgate`]).
 pub async fn db_gate(State(state): State<AppState>, req: Request, next: Next) -> Response {
     use crate::dbgate::{Admission, Unreachable};
-    let path = req.uri().path();
-    if !path.starts_with("/v2/") || path == "/v2/openapi.json" {
+    if !needs_database(req.uri().path()) {
         return next.run(req).await;
     }
     let admission = state.db_gate.admit();
     if admission == Admission::Refuse {
         return ApiError::database_known_unreachable().into_response();
     }
-    // a request abandoned before its answer (the client went away) ends a probe too
-    struct Pending(Option<(std::sync::Arc<crate::dbgate::DbGate>, Admission)>);
-    impl Drop for Pending {
-        fn drop(&mut self) {
-            if let Some((gate, admission)) = self.0.take() {
-                gate.abandoned(admission);
-            }
-        }
-    }
-    let mut pending = Pending(Some((state.db_gate.clone(), admission)));
     let res = next.run(req).await;
-    pending.0 = None;
     state.db_gate.ended(
         admission,
         res.extensions().get::<Unreachable>().is_some(),
-        res.status().is_server_error(),
+        &state.db,
     );
     res
 }

@@ -185,8 +185,13 @@ async fn checkpoints(pool: SqlitePool, every: Duration) {
 
 impl Db {
     /// Opens a pool for `sqlite://PATH` (the file and its folder are created when missing;
-    /// WAL journal) or `postgres://…`.
+    /// WAL journal) or `postgres://…`; a request waits at most ten seconds for a connection.
     pub async fn connect(url: &str) -> Result<Db> {
+        Self::connect_waiting(url, Duration::from_secs(10)).await
+    }
+
+    /// As [`Db::connect`], a request waiting at most `acquire` for a connection of the pool.
+    pub async fn connect_waiting(url: &str, acquire: Duration) -> Result<Db> {
         if let Some(rest) = url
             .strip_prefix("sqlite://")
             .or_else(|| url.strip_prefix("sqlite:"))
@@ -235,7 +240,7 @@ impl Db {
             )?;
             let pool = SqlitePoolOptions::new()
                 .max_connections(8)
-                .acquire_timeout(Duration::from_secs(10))
+                .acquire_timeout(acquire)
                 .connect_with(opts)
                 .await?;
             if let Some(rt) = runtime {
@@ -265,7 +270,7 @@ impl Db {
             }
             let pool = PgPoolOptions::new()
                 .max_connections(16)
-                .acquire_timeout(Duration::from_secs(10))
+                .acquire_timeout(acquire)
                 .connect_with(opts)
                 .await?;
             Ok(Db::Postgres(pool))

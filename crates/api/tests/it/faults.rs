@@ -159,6 +159,11 @@ where
 /// machine allowed), with a direct connection of its own for what another process would
 /// write; `None` on SQLite.
 async fn behind_a_proxy() -> Option<(Proxy, Db, Db, TestApp)> {
+    behind_a_proxy_waiting(Duration::from_secs(10)).await
+}
+
+/// As [`behind_a_proxy`], a request waiting at most `acquire` for a connection of the pool.
+async fn behind_a_proxy_waiting(acquire: Duration) -> Option<(Proxy, Db, Db, TestApp)> {
     let database = boxtrack_testkit::fresh().await;
     if !database.url.starts_with("postgres") {
         return None;
@@ -170,7 +175,7 @@ async fn behind_a_proxy() -> Option<(Proxy, Db, Db, TestApp)> {
     let proxy = Proxy::start(target).await;
     url.set_port(Some(proxy.addr.port())).unwrap();
     url.set_host(Some("127.0.0.1")).unwrap();
-    let db = Db::connect(url.as_str()).await.unwrap();
+    let db = Db::connect_waiting(url.as_str(), acquire).await.unwrap();
     let mut app = TestApp::spawn_with(
         db.clone(),
         Limiter::database(db.clone()),
@@ -436,6 +441,78 @@ async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s()
     assert!(
         stored.difference(&created).all(|n| refused.contains(n)),
         "no party that was not sent"
+    );
+}
+
+/// The database goes away while a client polls once a second, with the pool waiting 15 s for
+/// a connection: after the request that finds it away, every poll (REST, MCP, the console) is
+/// a 503 answered at once, never the pool's wait (each request's client gives up after 5 s);
+/// the server finds out by itself when the database is back, and the polls get their 200.
+#[tokio::test]
+async fn a_client_polling_while_the_database_is_away_is_answered_at_once() {
+    let Some((proxy, _, _, app)) = behind_a_proxy_waiting(Duration::from_secs(15)).await else {
+        return;
+    };
+    let (_, key) = app.account().await;
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .unwrap();
+    let poll = |path: &str| {
+        http.get(format!("{}{path}", app.base))
+            .header("Authorization", format!("Token {key}"))
+            .send()
+    };
+    assert_eq!(poll("/v2/containers").await.unwrap().status(), 200);
+    proxy.refuse().await;
+    // the request that finds the database away waits for the pool (up to 15 s), then 503
+    let first = reqwest::Client::new()
+        .get(format!("{}/v2/containers", app.base))
+        .header("Authorization", format!("Token {key}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.status(), 503);
+    for path in [
+        "/v2/containers",
+        "/v2/shipments",
+        "/console",
+        "/v2/containers",
+    ] {
+        for _ in 0..2 {
+            let r = poll(path)
+                .await
+                .unwrap_or_else(|e| panic!("{path}: not answered at once: {e}"));
+            assert_eq!(r.status(), 503, "{path}");
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
+    let mcp = http
+        .post(format!("{}/mcp", app.base))
+        .header("Authorization", format!("Bearer {key}"))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .send()
+        .await
+        .expect("MCP answered at once");
+    assert_eq!(mcp.status(), 503);
+    proxy.listen_again().await;
+    let mut answers = Vec::new();
+    for _ in 0..20 {
+        let r = poll("/v2/containers")
+            .await
+            .unwrap_or_else(|e| panic!("not answered at once after the return: {e}"));
+        answers.push(r.status().as_u16());
+        if r.status() == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    assert_eq!(answers.last(), Some(&200), "{answers:?}");
+    assert!(
+        answers.iter().all(|s| [200, 503].contains(s)),
+        "{answers:?}"
     );
 }
 

@@ -622,8 +622,9 @@ pub async fn ingest(db: &Db, cmd: &IngestCommand) -> anyhow::Result<()> {
                     list_or_none(&report.containers_matched)
                 );
                 println!(
-                    "containers nobody tracks: {}",
-                    list_or_none(&report.containers_unknown)
+                    "containers nobody tracks: {} ({} kept for when one is tracked)",
+                    list_or_none(&report.containers_unknown),
+                    report.early_reports_kept
                 );
                 for f in &report.findings {
                     let level = match f.severity {

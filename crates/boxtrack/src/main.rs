@@ -160,6 +160,15 @@ pub struct ServeArgs {
     /// clock runs fast, so is the recheck). Env: BOXTRACK_MANIFEST_RECHECK_SECS.
     #[arg(long, value_name = "SECS")]
     manifest_recheck_secs: Option<u64>,
+    /// Days an X12 or EDIFACT report about a container nobody tracks yet is kept, to be applied
+    /// when a tracking request makes the container known (default 30; 0 keeps none).
+    /// Env: BOXTRACK_EARLY_REPORT_DAYS.
+    #[arg(long, value_name = "DAYS")]
+    early_report_days: Option<u64>,
+    /// How many such reports are kept at most, the oldest dropped first (default 100000).
+    /// Env: BOXTRACK_EARLY_REPORT_MAX.
+    #[arg(long, value_name = "N")]
+    early_report_max: Option<u64>,
     /// MiB of rendered container and shipment reads kept in memory and answered again until
     /// something they show changes (default 128; 0 turns the read cache off).
     /// Env: BOXTRACK_READ_CACHE_MIB.
@@ -333,6 +342,8 @@ fn settings(
             .with("max_connections", s.max_connections)
             .with("sandbox_speed", s.sandbox_speed)
             .with("manifest_recheck_secs", s.manifest_recheck_secs)
+            .with("early_report_days", s.early_report_days)
+            .with("early_report_max", s.early_report_max)
             .with("read_cache_mib", s.read_cache_mib)
             .with("sim_url", s.sim_url.as_ref())
             .with("dcsa_push_secret", s.dcsa_push_secret.as_ref())

@@ -147,6 +147,7 @@ fn spawn_worker(
     let processor = boxtrack_worker::Processor::new(app.db.clone(), sources)
         .with_sandbox_speed(sandbox_speed)
         .with_manifest_recheck_secs(s.manifest_recheck_secs)
+        .with_early_reports(s.early_report_days, s.early_report_max)
         .with_upstreams(app.upstreams.clone());
     tasks.push(tokio::spawn(processor.run(
         shutdown.clone(),

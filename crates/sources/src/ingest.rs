@@ -40,6 +40,9 @@ pub struct Report {
     pub containers_matched: Vec<String>,
     /// Container numbers nobody in scope tracks.
     pub containers_unknown: Vec<String>,
+    /// Of those, how many had something to say: kept, and applied when a tracking request
+    /// makes the container known (`store::early`).
+    pub early_reports_kept: usize,
     /// Changes recorded (transport events, attribute changes...).
     pub changes: usize,
     /// Envelope and segment findings.
@@ -60,6 +63,7 @@ impl Report {
             observations: 0,
             containers_matched: vec![],
             containers_unknown: vec![],
+            early_reports_kept: 0,
             changes: 0,
             findings: vec![],
             notes: vec![],
@@ -270,8 +274,21 @@ async fn apply_read(
                 .push((t.container_id, obs.clone()));
         }
     }
-    let report = store(db, scope, origin, text, now_us, report).await?;
-    let mut report = report;
+    let mut report = store(db, scope, origin, text, now_us, report).await?;
+    // what it said of boxes no account tracks yet is kept for when one does
+    let early: Vec<(String, Vec<Observation>)> = report
+        .containers_unknown
+        .iter()
+        .filter_map(|n| per_container.get(n).map(|o| (n.clone(), o.clone())))
+        .collect();
+    report.early_reports_kept = boxtrack_store::early::keep(
+        db,
+        scope.containers_of,
+        Some(report.payload_id),
+        &early,
+        now_us,
+    )
+    .await?;
     for (account, batches) in by_account {
         report.changes += tracking::apply_many(db, account, &batches).await?;
     }

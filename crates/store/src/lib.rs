@@ -13,6 +13,7 @@ pub mod copy;
 pub mod custom_fields;
 pub mod db;
 pub mod documents;
+pub mod early;
 pub mod events;
 pub mod files;
 pub mod keys;

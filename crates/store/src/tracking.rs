@@ -511,11 +511,17 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
                     .execute(c).await.map(|_| ())?);
                 append(&mut tx, request.account_id, "container.created", "container", container_id,
                     &json!({"container_id": container_id, "shipment_id": shipment_id, "number": nc.number}), now).await?;
+                // what EDI files said of the box before it was tracked, with the carrier's word
+                let mut observations = nc.observations.clone();
+                observations.extend(
+                    crate::early::for_new_container_in(&mut tx, request.account_id, &nc.number)
+                        .await?,
+                );
                 apply_in(
                     &mut tx,
                     request.account_id,
                     container_id,
-                    &nc.observations,
+                    &observations,
                     now,
                 )
                 .await?;

@@ -355,3 +355,50 @@ async fn postgres_claims_never_scan_the_whole_outbox() {
     assert!(!plan.contains("Sort"), "{plan}");
     tx.rollback().await.unwrap();
 }
+
+/// Early reports are kept per number and pruned by age, in all and per number.
+#[tokio::test]
+async fn early_reports_are_bounded_by_age_and_count() {
+    use boxtrack_core::tracking::{DataSource, Fact, Observation};
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let obs = |t: i64| Observation {
+        observed_us: t,
+        source: DataSource::ShippingLine,
+        fact: Fact::Chassis {
+            number: Some(format!("CH{t}")),
+        },
+        precision: Default::default(),
+    };
+    const DAY: i64 = 86_400_000_000;
+    for (n, day) in [("AAAU1234565", 1), ("AAAU1234565", 5), ("BBBU7654321", 9)] {
+        boxtrack_store::early::keep(
+            &db,
+            None,
+            None,
+            &[(n.to_string(), vec![obs(day)])],
+            day * DAY,
+        )
+        .await
+        .unwrap();
+    }
+    assert_eq!(
+        boxtrack_store::early::stats(&db).await.unwrap(),
+        (3, Some(DAY))
+    );
+    // older than 6 days at day 10: the first goes
+    let gone = boxtrack_store::early::prune(&db, 10 * DAY, 6 * DAY, 100)
+        .await
+        .unwrap();
+    assert_eq!(gone, 1);
+    // at most one in all: the newest stays
+    let gone = boxtrack_store::early::prune(&db, 10 * DAY, 60 * DAY, 1)
+        .await
+        .unwrap();
+    assert_eq!(gone, 1);
+    assert_eq!(
+        boxtrack_store::early::stats(&db).await.unwrap(),
+        (1, Some(9 * DAY))
+    );
+}

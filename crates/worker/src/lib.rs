@@ -36,6 +36,10 @@ pub struct Processor {
     upstreams: Option<Arc<boxtrack_sources::upstream::Upstreams>>,
     /// Seconds of the carrier's clock between checks of a bill awaiting its manifest.
     manifest_recheck_secs: i64,
+    /// Early reports (about containers not tracked yet) are kept this long...
+    early_max_age_us: i64,
+    /// ...and at most this many.
+    early_max_rows: i64,
     /// When the automatic stop last ran (shared by clones).
     stale_checked_us: Arc<AtomicI64>,
 }
@@ -51,6 +55,8 @@ impl Processor {
             speed: playback::DEFAULT_SPEED,
             upstreams: None,
             manifest_recheck_secs: requests::MANIFEST_RECHECK_SECS,
+            early_max_age_us: 30 * 86_400 * SEC,
+            early_max_rows: 100_000,
             stale_checked_us: Arc::new(AtomicI64::new(i64::MIN)),
         }
     }
@@ -71,6 +77,14 @@ impl Processor {
         self
     }
 
+    /// Sets how long, and how many, reports about containers no account tracks yet are kept
+    /// (settings `early_report_days`, `early_report_max`).
+    pub fn with_early_reports(mut self, days: i64, max: i64) -> Processor {
+        self.early_max_age_us = days.max(0).saturating_mul(86_400 * SEC);
+        self.early_max_rows = max.max(0);
+        self
+    }
+
     /// Sets how fast sandbox journeys play: simulated seconds per real second.
     pub fn with_sandbox_speed(mut self, speed: f64) -> Processor {
         self.speed = speed;
@@ -86,6 +100,13 @@ impl Processor {
         let last = self.stale_checked_us.load(Ordering::Acquire);
         let stopped = if now_us < last || now_us.saturating_sub(last) >= STALE_CHECK_EVERY_US {
             self.stale_checked_us.store(now_us, Ordering::Release);
+            boxtrack_store::early::prune(
+                &self.db,
+                now_us,
+                self.early_max_age_us,
+                self.early_max_rows,
+            )
+            .await?;
             tracking::stop_stale(&self.db, now_us, self.speed).await?
         } else {
             0

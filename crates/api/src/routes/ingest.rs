@@ -29,6 +29,7 @@ fn result_doc(r: &ingest::Report) -> JsonApi {
                 observations: r.observations,
                 containers_matched: r.containers_matched.clone(),
                 containers_unknown: r.containers_unknown.clone(),
+                early_reports_kept: r.early_reports_kept,
                 changes: r.changes,
                 findings: r
                     .findings
@@ -86,6 +87,9 @@ pub struct IngestAttributes {
     pub containers_matched: Vec<String>,
     /// Containers nobody tracks.
     pub containers_unknown: Vec<String>,
+    /// Of those, how many had something to say (boxtrack's extension): kept, and applied when
+    /// a tracking request makes the container known.
+    pub early_reports_kept: usize,
     /// Changes to tracked containers.
     pub changes: usize,
     /// What was wrong or odd, by segment.

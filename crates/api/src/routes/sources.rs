@@ -91,6 +91,7 @@ pub async fn document(state: &AppState) -> ApiResult<SourcesDocument> {
             waiting_requests,
         })
         .collect();
+    let (kept, oldest) = boxtrack_store::early::stats(&state.db).await?;
     let n = data.len();
     Ok(SourcesDocument {
         data,
@@ -104,6 +105,10 @@ pub async fn document(state: &AppState) -> ApiResult<SourcesDocument> {
                 failing,
             },
             unconfigured_carriers: unconfigured,
+            early_reports: EarlyReports {
+                kept,
+                oldest_at: At::opt(oldest),
+            },
         },
     })
 }
@@ -219,6 +224,19 @@ pub struct SourcesMeta {
     pub subjects: Subjects,
     /// Carriers tracking requests wait for while no source is configured for them.
     pub unconfigured_carriers: Vec<Waiting>,
+    /// Reports about containers nobody tracked when they came, kept for when one is.
+    pub early_reports: EarlyReports,
+}
+
+/// Reports about containers nobody tracked when they came (X12, EDIFACT), kept (settings
+/// `early_report_days`, `early_report_max`) and applied when a tracking request makes the
+/// container known.
+#[derive(Serialize, JsonSchema)]
+pub struct EarlyReports {
+    /// How many are kept (one per container per file).
+    pub kept: i64,
+    /// When the oldest came.
+    pub oldest_at: Option<At>,
 }
 
 /// The polled subjects.
@@ -249,7 +267,7 @@ pub fn operations() -> Vec<Op> {
         op: operation(
             "Sources",
             "Source health",
-            "Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds, DCSA push subscriptions): how boxtrack authenticates to it (`auth`: `none`, `headers`, `query` or `oauth2_client_credentials`; never the credentials), requests, error rate (an answer with refused records counts as an error), mean latency, last success and error, how old the newest data it returned is on the upstream's own clock (`clock`: its time and speed, read from the `Date` of its answers), and the records it refused: counts by reason (`refused`: bad_event_id, bad_date_time, created_in_future, created_before_2000, bad_classifier, unknown_code, missing_field, unreadable, unreadable_answer for DCSA; bad_currency for terminal feeds; x12_refused for refused parts of X12 files, under `x12:ingest`) and the last few (`refused_samples`: reference, reason, detail, at). Each distinct record counts once. `meta.subjects` counts the polled subjects (active, due now, failing); `meta.unconfigured_carriers` lists carriers that tracking requests wait for while no source is configured for them (scac, waiting_requests; those requests show `failed_reason: data_unavailable`). Counts are per process.",
+            "Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds, DCSA push subscriptions): how boxtrack authenticates to it (`auth`: `none`, `headers`, `query` or `oauth2_client_credentials`; never the credentials), requests, error rate (an answer with refused records counts as an error), mean latency, last success and error, how old the newest data it returned is on the upstream's own clock (`clock`: its time and speed, read from the `Date` of its answers), and the records it refused: counts by reason (`refused`: bad_event_id, bad_date_time, created_in_future, created_before_2000, bad_classifier, unknown_code, missing_field, unreadable, unreadable_answer for DCSA; bad_currency for terminal feeds; x12_refused for refused parts of X12 files, under `x12:ingest`) and the last few (`refused_samples`: reference, reason, detail, at). Each distinct record counts once. `meta.subjects` counts the polled subjects (active, due now, failing); `meta.unconfigured_carriers` lists carriers that tracking requests wait for while no source is configured for them (scac, waiting_requests; those requests show `failed_reason: data_unavailable`); `meta.early_reports` counts the X12 and EDIFACT reports about containers nobody tracked when they came, kept to be applied when a tracking request makes the container known (kept, oldest_at). Counts are per process.",
             vec![],
             None,
             errors(&[401, 429]),

@@ -36,6 +36,74 @@ fn events_of(doc: &Value) -> Vec<String> {
     v
 }
 
+/// A 315 about a box nobody tracks yet is kept; when a tracking request makes the box known
+/// (for the account that sent it), its history starts with what the 315 said, through the
+/// same merge and with the same webhooks; another account's file is not theirs to see.
+#[tokio::test]
+async fn a_report_that_comes_before_its_container_is_tracked_is_applied_when_it_is() {
+    let app = TestApp::spawn().await;
+    let (a, key_a) = app.account().await;
+    let (b, key_b) = app.account().await;
+    let text = fixture("315/004010_315_singleline_hamsud-krpus-mxzlo.edi");
+    let r = ingest(&app, &key_a, &text).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let attrs = &r.json()["data"]["attributes"];
+    assert_eq!(
+        attrs["containers_unknown"],
+        serde_json::json!(["MRSU4371639"])
+    );
+    assert_eq!(attrs["early_reports_kept"], 1, "{attrs}");
+    let sources = app.get("/v2/sources", Some(&key_a)).await.json();
+    assert_eq!(sources["meta"]["early_reports"]["kept"], 1, "{sources}");
+    assert!(sources["meta"]["early_reports"]["oldest_at"].is_string());
+
+    let ca = app
+        .track_directly(a.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    let names = events_of(
+        &app.get(
+            &format!("/v2/containers/{ca}/transport_events"),
+            Some(&key_a),
+        )
+        .await
+        .json(),
+    );
+    for e in [
+        "container.transport.vessel_departed",
+        "container.transport.vessel_discharged",
+    ] {
+        assert!(names.contains(&e.to_string()), "{e}: {names:?}");
+    }
+    // the event log (what webhooks deliver) has them too
+    let log = app
+        .get("/v2/events?page[size]=1000", Some(&key_a))
+        .await
+        .json();
+    let logged: Vec<&str> = log["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["attributes"]["event"].as_str())
+        .collect();
+    assert!(
+        logged.contains(&"container.transport.vessel_discharged"),
+        "{logged:?}"
+    );
+    // the same box in another account: account A's file is not B's report
+    let cb = app
+        .track_directly(b.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    let theirs = events_of(
+        &app.get(
+            &format!("/v2/containers/{cb}/transport_events"),
+            Some(&key_b),
+        )
+        .await
+        .json(),
+    );
+    assert!(theirs.is_empty(), "{theirs:?}");
+}
+
 #[tokio::test]
 async fn a_315_updates_the_container_that_is_tracked_and_only_in_its_account() {
     let app = TestApp::spawn().await;

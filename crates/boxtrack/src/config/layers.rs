@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 /// Every setting's name (the file key; `BOXTRACK_<NAME>` in the environment; `--name` with
 /// dashes as a flag).
-pub const NAMES: [&str; 28] = [
+pub const NAMES: [&str; 30] = [
     "listen",
     "role",
     "log_level",
@@ -30,6 +30,8 @@ pub const NAMES: [&str; 28] = [
     "max_connections",
     "sandbox_speed",
     "manifest_recheck_secs",
+    "early_report_days",
+    "early_report_max",
     "read_cache_mib",
     "allow_private_webhook_urls",
     "webhook_source_ips",
@@ -114,6 +116,10 @@ pub struct RawSettings {
     pub sandbox_speed: Option<Scalar>,
     /// Seconds of a carrier's clock between checks of a bill awaiting its manifest (default 14400).
     pub manifest_recheck_secs: Option<Scalar>,
+    /// Days reports about containers nobody tracks yet are kept (default 30).
+    pub early_report_days: Option<Scalar>,
+    /// How many such reports are kept at most (default 100000).
+    pub early_report_max: Option<Scalar>,
     /// MiB of rendered reads kept in memory (default 128; 0 turns the cache off).
     pub read_cache_mib: Option<Scalar>,
     /// Accept http:// and private webhook URLs (default false).

@@ -121,6 +121,10 @@ pub struct Settings {
     pub sandbox_speed: f64,
     /// Seconds of a carrier's clock between checks of a bill awaiting its manifest.
     pub manifest_recheck_secs: i64,
+    /// Days reports about containers nobody tracks yet are kept.
+    pub early_report_days: i64,
+    /// How many such reports are kept at most.
+    pub early_report_max: i64,
     /// Bytes of rendered single-resource reads kept in memory (0: no read cache).
     pub read_cache_bytes: usize,
     /// Allow http:// and internal webhook URLs (tests, local receivers).
@@ -304,6 +308,21 @@ pub fn resolve_with(
         .ok()
         .filter(|n: &i64| (60..=7 * 86_400).contains(n))
         .ok_or_else(|| anyhow::anyhow!("setting manifest_recheck_secs = {recheck:?} ({src}) must be whole seconds of the carrier's clock, from 60 to 604800 (a week)"))?;
+
+    let (days, src) = take("early_report_days", "30");
+    let early_report_days: i64 = days
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &i64| (0..=3_650).contains(n))
+        .ok_or_else(|| anyhow::anyhow!("setting early_report_days = {days:?} ({src}) must be whole days from 0 (keep none) to 3650"))?;
+    let (max, src) = take("early_report_max", "100000");
+    let early_report_max: i64 = max
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &i64| (0..=100_000_000).contains(n))
+        .ok_or_else(|| anyhow::anyhow!("setting early_report_max = {max:?} ({src}) must be a count from 0 (keep none) to 100000000"))?;
 
     let (mib, src) = take("read_cache_mib", "128");
     let read_cache_bytes: usize = mib
@@ -512,6 +531,8 @@ pub fn resolve_with(
         allow_private_webhook_urls,
         sandbox_speed,
         manifest_recheck_secs,
+        early_report_days,
+        early_report_max,
         read_cache_bytes,
         listen,
         database_url,

@@ -1,0 +1,101 @@
+//! Early reports: what an X12 or EDIFACT file said about a container that no account tracked
+//! when it came. A carrier or railroad that only sends EDI does not wait for the customer to
+//! register the bill, and does not send the same milestones again: the observations are kept
+//! (bounded by age and count, [`prune`]) and merged, through the same merge as any report,
+//! when a tracking request makes the container known ([`for_new_container_in`]).
+
+use boxtrack_core::tracking::Observation;
+use uuid::Uuid;
+
+use crate::{Db, Result, Tx, on_db, on_tx};
+
+/// Reports of one number kept at most (the newest): a number that is reported for months
+/// without being tracked is not worth more.
+pub const MAX_PER_NUMBER: i64 = 200;
+
+/// Keeps what a file said about numbers no account in its scope tracks. `account`: the
+/// sending account's scope (`None`: an operator's file, for every account).
+pub async fn keep(
+    db: &Db,
+    account: Option<Uuid>,
+    payload_id: Option<Uuid>,
+    reports: &[(String, Vec<Observation>)],
+    now_us: i64,
+) -> Result<usize> {
+    let sql = match db {
+        Db::Sqlite(..) => {
+            "INSERT INTO early_reports (id, account_id, number, observations, payload_id, received_us) VALUES ($1, $2, $3, $4, $5, $6)"
+        }
+        Db::Postgres(_) => {
+            "INSERT INTO early_reports (id, account_id, number, observations, payload_id, received_us) VALUES ($1, $2, $3, $4::jsonb, $5, $6)"
+        }
+    };
+    let mut kept = 0;
+    for (number, observations) in reports.iter().filter(|(_, o)| !o.is_empty()) {
+        let json = serde_json::to_string(observations).map_err(|e| crate::StoreError::Corrupt {
+            what: "early_reports.observations",
+            detail: e.to_string(),
+        })?;
+        on_db!(db, c => sqlx::query(sql)
+            .bind(Uuid::now_v7()).bind(account).bind(number).bind(&json).bind(payload_id).bind(now_us)
+            .execute(c).await.map(|_| ())?);
+        kept += 1;
+    }
+    Ok(kept)
+}
+
+/// The kept observations about `number` that `account` may see (its own files' and the
+/// operator's), oldest report first: what a container new to that account starts from.
+pub async fn for_new_container_in(
+    tx: &mut Tx,
+    account: Uuid,
+    number: &str,
+) -> Result<Vec<Observation>> {
+    let sql = match tx {
+        Tx::Sqlite(_) => {
+            "SELECT observations FROM early_reports WHERE number = $1 AND (account_id IS NULL OR account_id = $2) ORDER BY received_us, id"
+        }
+        Tx::Postgres(_) => {
+            "SELECT observations::text FROM early_reports WHERE number = $1 AND (account_id IS NULL OR account_id = $2) ORDER BY received_us, id"
+        }
+    };
+    let rows: Vec<String> = on_tx!(tx, c => sqlx::query_scalar(sql)
+        .bind(number).bind(account).fetch_all(c).await?);
+    let mut out = Vec::new();
+    for r in rows {
+        // a row this version cannot read is skipped, not fatal: it is only a head start
+        if let Ok(mut o) = serde_json::from_str::<Vec<Observation>>(&r) {
+            out.append(&mut o);
+        }
+    }
+    Ok(out)
+}
+
+/// Drops kept reports older than `max_age_us` at `now_us`, then the oldest beyond
+/// `max_rows` in all and beyond [`MAX_PER_NUMBER`] per number. Returns how many went.
+pub async fn prune(db: &Db, now_us: i64, max_age_us: i64, max_rows: i64) -> Result<u64> {
+    let cutoff = now_us.saturating_sub(max_age_us);
+    let mut gone = on_db!(db, c => sqlx::query("DELETE FROM early_reports WHERE received_us < $1")
+        .bind(cutoff).execute(c).await?.rows_affected());
+    let beyond = match db {
+        Db::Sqlite(..) => {
+            "DELETE FROM early_reports WHERE id IN (SELECT id FROM early_reports ORDER BY received_us DESC, id DESC LIMIT -1 OFFSET $1)"
+        }
+        Db::Postgres(_) => {
+            "DELETE FROM early_reports WHERE id IN (SELECT id FROM early_reports ORDER BY received_us DESC, id DESC OFFSET $1)"
+        }
+    };
+    gone += on_db!(db, c => sqlx::query(beyond)
+        .bind(max_rows.max(0)).execute(c).await?.rows_affected());
+    gone += on_db!(db, c => sqlx::query(
+        "DELETE FROM early_reports WHERE id IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY number ORDER BY received_us DESC, id DESC) AS n FROM early_reports) AS x WHERE n > $1)")
+        .bind(MAX_PER_NUMBER).execute(c).await?.rows_affected());
+    Ok(gone)
+}
+
+/// How many reports are kept, and when the oldest came.
+pub async fn stats(db: &Db) -> Result<(i64, Option<i64>)> {
+    Ok(on_db!(db, c => sqlx::query_as(
+        "SELECT COUNT(*), MIN(received_us) FROM early_reports")
+        .fetch_one(c).await?))
+}

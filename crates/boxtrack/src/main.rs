@@ -161,7 +161,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS")]
     manifest_recheck_secs: Option<u64>,
     /// Days an X12 or EDIFACT report about a container nobody tracks yet is kept, to be applied
-    /// when a tracking request makes the container known (default 30; 0 keeps none).
+    /// when a tracking request makes the container known (default 30; with 0 they are dropped
+    /// at the next pruning, within a minute).
     /// Env: BOXTRACK_EARLY_REPORT_DAYS.
     #[arg(long, value_name = "DAYS")]
     early_report_days: Option<u64>,

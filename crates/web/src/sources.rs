@@ -131,11 +131,20 @@ pub(crate) fn render(doc: &SourcesDocument, email: &str) -> String {
         )
     };
     let m = &doc.meta.subjects;
+    let kept = &doc.meta.early_reports;
+    let early = match &kept.oldest_at {
+        Some(at) => format!(
+            "{} (the oldest from {})",
+            kept.kept,
+            esc(&format_micros(at.0))
+        ),
+        None => kept.kept.to_string(),
+    };
     format!(
         r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · Sources · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Sources</h1>
 <p>What this process has asked of each upstream since it started (each process keeps its own counts).</p>
-<div id="sources-live" data-live><p>Polled subjects: {active} active, {due} due now, {failing} failing.</p>
+<div id="sources-live" data-live><p>Polled subjects: {active} active, {due} due now, {failing} failing. Reports about boxes nobody tracks yet, kept for when one is: {early}.</p>
 <table><thead><tr><th scope="col">Source</th><th scope="col">Health</th><th scope="col">Last success (UTC)</th><th scope="col">Requests / errors</th><th scope="col">Newest data (UTC)</th><th scope="col">Refused records by reason</th><th scope="col">Request budget</th></tr></thead><tbody>{rows}</tbody></table>
 {waiting}</div>"#,
         email = esc(email),
@@ -197,7 +206,8 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
 mod tests {
     use super::*;
     use boxtrack_api::routes::sources::{
-        Budget, RefusedSample, Source, SourceAttributes, SourcesMeta, Subjects, Waiting,
+        Budget, EarlyReports, RefusedSample, Source, SourceAttributes, SourcesMeta, Subjects,
+        Waiting,
     };
     use boxtrack_views::jsonapi::At;
 
@@ -252,6 +262,10 @@ mod tests {
                     scac: "ZIMU".into(),
                     waiting_requests: 2,
                 }],
+                early_reports: EarlyReports {
+                    kept: 3,
+                    oldest_at: Some(At(1_764_000_000_000_000)),
+                },
             },
         }
     }
@@ -259,6 +273,10 @@ mod tests {
     #[test]
     fn the_page_shows_health_refusals_by_reason_and_waiting_carriers() {
         let html = render(&doc(10), "ops@example.com");
+        assert!(
+            html.contains("kept for when one is: 3 (the oldest from"),
+            "{html}"
+        );
         assert!(html.contains("&lt;apm&gt;") && !html.contains("<apm>"));
         assert!(html.contains("10 / 1 (10.0%)"), "{html}");
         assert!(html.contains("3 × bad_container_number"), "{html}");

@@ -315,14 +315,14 @@ pub fn resolve_with(
         .parse()
         .ok()
         .filter(|n: &i64| (0..=3_650).contains(n))
-        .ok_or_else(|| anyhow::anyhow!("setting early_report_days = {days:?} ({src}) must be whole days from 0 (keep none) to 3650"))?;
+        .ok_or_else(|| anyhow::anyhow!("setting early_report_days = {days:?} ({src}) must be whole days from 0 (drop them within a minute) to 3650"))?;
     let (max, src) = take("early_report_max", "100000");
     let early_report_max: i64 = max
         .trim()
         .parse()
         .ok()
         .filter(|n: &i64| (0..=100_000_000).contains(n))
-        .ok_or_else(|| anyhow::anyhow!("setting early_report_max = {max:?} ({src}) must be a count from 0 (keep none) to 100000000"))?;
+        .ok_or_else(|| anyhow::anyhow!("setting early_report_max = {max:?} ({src}) must be a count from 0 (drop them within a minute) to 100000000"))?;
 
     let (mib, src) = take("read_cache_mib", "128");
     let read_cache_bytes: usize = mib

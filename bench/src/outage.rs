@@ -1,6 +1,6 @@
 //! What a client waits for while PostgreSQL is away: `boxtrack serve` reaches its database
-//! through a TCP proxy that the bench cuts (every connection broken, new ones closed at once)
-//! and restores, while a client polls `GET /v2/containers`. Baseline, same run: the same poll
+//! through a TCP proxy that the bench closes (connections refused, the open ones broken, as a
+//! restarting server does) and opens again, while a client polls `GET /v2/containers`. Baseline, same run: the same poll
 //! against the healthy database.
 //!
 //! `cargo build --release --workspace && DATABASE_URL=postgres://root@127.0.0.1:5432/postgres
@@ -11,7 +11,6 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -19,42 +18,55 @@ use boxtrack_bench::Res;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
-/// A TCP proxy that can be cut and restored.
+/// A TCP proxy that can close its port (as a restarting PostgreSQL does: connections are
+/// refused, the ones open are broken) and open it again.
 struct Proxy {
-    down: Arc<AtomicBool>,
-    open: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    target: String,
     port: u16,
+    accepting: Mutex<Option<JoinHandle<()>>>,
+    open: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
 
 impl Proxy {
     async fn start(target: String) -> Res<Proxy> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let port = listener.local_addr()?.port();
-        let down = Arc::new(AtomicBool::new(false));
-        let open: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
-        let (d, o) = (down.clone(), open.clone());
-        tokio::spawn(async move {
+        let proxy = Proxy {
+            target,
+            port,
+            accepting: Mutex::new(None),
+            open: Arc::default(),
+        };
+        proxy.accept_on(listener);
+        Ok(proxy)
+    }
+
+    fn accept_on(&self, listener: TcpListener) {
+        let (target, open) = (self.target.clone(), self.open.clone());
+        let task = tokio::spawn(async move {
             while let Ok((mut client, _)) = listener.accept().await {
-                if d.load(Ordering::Acquire) {
-                    drop(client);
-                    continue;
-                }
                 let target = target.clone();
                 let task = tokio::spawn(async move {
                     if let Ok(mut server) = TcpStream::connect(&target).await {
                         let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
                     }
                 });
-                if let Ok(mut v) = o.lock() {
+                if let Ok(mut v) = open.lock() {
                     v.push(task);
                 }
             }
         });
-        Ok(Proxy { down, open, port })
+        if let Ok(mut a) = self.accepting.lock() {
+            *a = Some(task);
+        }
     }
 
-    fn cut(&self) {
-        self.down.store(true, Ordering::Release);
+    /// Closes the port and breaks every open connection.
+    async fn refuse(&self) {
+        if let Some(t) = self.accepting.lock().ok().and_then(|mut a| a.take()) {
+            t.abort();
+            let _ = t.await;
+        }
         if let Ok(mut v) = self.open.lock() {
             for t in v.drain(..) {
                 t.abort();
@@ -62,8 +74,11 @@ impl Proxy {
         }
     }
 
-    fn restore(&self) {
-        self.down.store(false, Ordering::Release);
+    /// Opens the port again.
+    async fn listen_again(&self) -> Res<()> {
+        let listener = TcpListener::bind(("127.0.0.1", self.port)).await?;
+        self.accept_on(listener);
+        Ok(())
     }
 }
 
@@ -148,14 +163,14 @@ async fn main() -> Res<()> {
     }
     healthy.sort();
 
-    proxy.cut();
+    proxy.refuse().await;
     let (first_status, first) = poll().await;
     let mut away = Vec::new();
     for _ in 0..polls {
         tokio::time::sleep(Duration::from_secs(1)).await;
         away.push(poll().await);
     }
-    proxy.restore();
+    proxy.listen_again().await?;
     let back_at = Instant::now();
     let mut recovered = None;
     for _ in 0..60 {

@@ -88,3 +88,72 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Every file `docs/architecture.md` names exists: a path with a folder is looked up from the
+/// repository, from `crates/` and from the crate's `src/` (`core/plan.rs` is
+/// `crates/core/src/plan.rs`); a bare file name (`auth.rs`, `polling.md`) must be somewhere in
+/// the crates or the docs. URL paths, commands and `::item` suffixes are not files.
+#[test]
+fn every_file_the_architecture_map_names_exists() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(repo.join("docs/architecture.md")).unwrap();
+    fn walk(dir: &Path, names: &mut std::collections::BTreeSet<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().to_string();
+            if name == "target" || name.starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, names);
+            } else {
+                names.insert(name);
+            }
+        }
+    }
+    let mut names = std::collections::BTreeSet::new();
+    walk(&repo.join("crates"), &mut names);
+    walk(&repo.join("docs"), &mut names);
+    walk(&repo.join("bench"), &mut names);
+    let mut missing = Vec::new();
+    for (i, token) in text.split('`').enumerate() {
+        // the odd pieces are inside backticks
+        if i % 2 == 0 || token.contains([' ', '=', '{', '*', '<', '…']) || token.starts_with('/')
+        {
+            continue;
+        }
+        let path = token
+            .split("::")
+            .next()
+            .unwrap_or(token)
+            .trim_end_matches('/');
+        let file_like = [".rs", ".md", ".sql", ".sh", ".json"]
+            .iter()
+            .any(|ext| path.ends_with(ext));
+        if !path.contains('/') && !file_like {
+            continue;
+        }
+        let found = if path.contains('/') {
+            let (first, rest) = path.split_once('/').unwrap_or((path, ""));
+            [
+                repo.join(path),
+                repo.join("crates").join(path),
+                repo.join("crates").join(first).join("src").join(rest),
+            ]
+            .iter()
+            .any(|p| p.exists())
+        } else {
+            names.contains(path)
+        };
+        if !found {
+            missing.push(token.to_string());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md names files that do not exist: {missing:?}"
+    );
+}

@@ -45,7 +45,9 @@ pub async fn keep(
 }
 
 /// The kept observations about `number` that `account` may see (its own files' and the
-/// operator's), oldest report first: what a container new to that account starts from.
+/// operator's), oldest report first: what a container new to that account starts from. The
+/// account's own rows are consumed (a later journey of the same box starts afresh); an
+/// operator's rows stay for the other accounts that may track the box, until pruned.
 pub async fn for_new_container_in(
     tx: &mut Tx,
     account: Uuid,
@@ -61,6 +63,8 @@ pub async fn for_new_container_in(
     };
     let rows: Vec<String> = on_tx!(tx, c => sqlx::query_scalar(sql)
         .bind(number).bind(account).fetch_all(c).await?);
+    on_tx!(tx, c => sqlx::query("DELETE FROM early_reports WHERE number = $1 AND account_id = $2")
+        .bind(number).bind(account).execute(c).await.map(|_| ())?);
     let mut out = Vec::new();
     for r in rows {
         // a row this version cannot read is skipped, not fatal: it is only a head start

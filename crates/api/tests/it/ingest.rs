@@ -74,6 +74,9 @@ async fn a_report_that_comes_before_its_container_is_tracked_is_applied_when_it_
     ] {
         assert!(names.contains(&e.to_string()), "{e}: {names:?}");
     }
+    // consumed: the account's own early report is not kept for a later journey of the box
+    let sources = app.get("/v2/sources", Some(&key_a)).await.json();
+    assert_eq!(sources["meta"]["early_reports"]["kept"], 0, "{sources}");
     // the event log (what webhooks deliver) has them too
     let log = app
         .get("/v2/events?page[size]=1000", Some(&key_a))

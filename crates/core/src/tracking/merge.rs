@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use super::milestones::{Added, Decided, Record, Report, decide};
 use super::precedence::agree;
 use super::rules::{self, t};
+use super::times::TimeKey;
 use super::{
     Book, Change, ContainerState, DataSource, EventFact, Fact, Fee, Hold, LfdKind, Milestone,
     Observation, Place, ShipmentState, TransportEvent,
@@ -48,10 +49,13 @@ fn newer(versions: &mut BTreeMap<String, i64>, key: &str, at: i64) -> bool {
 
 /// The container attribute that milestone `m` at `place` sets (`pod_discharged_at`), if any.
 pub fn time_attribute(m: Milestone, place: Place) -> Option<&'static str> {
-    time_key(m, place)
+    match time_key(m, place)? {
+        TimeKey::At(a) => Some(a.name()),
+        TimeKey::Estimated(..) => None,
+    }
 }
 
-fn time_key(m: Milestone, place: Place) -> Option<&'static str> {
+fn time_key(m: Milestone, place: Place) -> Option<TimeKey> {
     use Milestone::*;
     Some(match (m, place) {
         (EmptyOut, Place::Origin) => t::EMPTY_OUT,
@@ -175,7 +179,7 @@ fn pod_vessel(s: &mut ShipmentState, e: &EventFact, at: i64) {
 /// changeset), and whether the ETA at the POD changed while the vessel was still on its way.
 #[derive(Default)]
 struct Pass {
-    corrected: BTreeSet<&'static str>,
+    corrected: BTreeSet<TimeKey>,
     eta_news: bool,
 }
 
@@ -197,11 +201,11 @@ fn shown(d: &Decided, key: &str, estimated: bool) -> TransportEvent {
 /// Whether milestone `m` has happened at `place` for this container: a record says so, or a
 /// state from before records were kept has its time.
 fn has_happened(c: &ContainerState, m: Milestone, place: Place) -> bool {
-    c.milestones.happened(m, place) || time_key(m, place).is_some_and(|k| c.times.contains_key(k))
+    c.milestones.happened(m, place) || time_key(m, place).is_some_and(|k| c.times.contains_key(&k))
 }
 
 /// The time attribute `key` from the latest occurrence of the milestones it shows.
-fn latest_time(book: &Book, key: &str) -> Option<i64> {
+fn latest_time(book: &Book, key: TimeKey) -> Option<i64> {
     book.0
         .iter()
         .filter_map(Record::decided)
@@ -249,8 +253,7 @@ fn apply_estimate(
         out.push(Change::Transport(shown(&now, &key, true)));
     }
     if let Some(v) = now.fact.at_us {
-        c.times
-            .insert(format!("estimated.{}.{place:?}", m.name()), v);
+        c.times.insert(TimeKey::Estimated(m, place), v);
     }
     match (m, place) {
         (Milestone::VesselArrived, Place::Pod) => {
@@ -285,7 +288,7 @@ fn apply_estimate(
                 .cloned()
                 .collect();
             if let Some(v) = decide(&rail_reports).and_then(|d| d.fact.at_us) {
-                c.times.insert(t::IND_ETA.to_string(), v);
+                c.times.insert(t::IND_ETA, v);
             }
         }
         (Milestone::ArrivedAtInlandDestination, Place::Inland) => {
@@ -349,7 +352,7 @@ fn apply_actual(
     if let Some(k) = time_key(m, place)
         && let Some(when) = latest_time(&c.milestones, k)
     {
-        c.times.insert(k.to_string(), when);
+        c.times.insert(k, when);
     }
     let at = r.observed_us;
     match (m, place) {
@@ -730,9 +733,9 @@ pub fn merge(
         .collect();
     // a milestone's time that a later report corrected (not only made more precise)
     for k in &pass.corrected {
-        let (old, new) = (container.times.get(*k), c.times.get(*k));
+        let (old, new) = (container.times.get(k), c.times.get(k));
         if old.is_some() && old != new {
-            changeset.insert((*k).to_string(), [ts(old.copied()), ts(new.copied())]);
+            changeset.insert(k.name(), [ts(old.copied()), ts(new.copied())]);
         }
     }
     if !changeset.is_empty() {
@@ -1306,10 +1309,11 @@ mod tests {
                 for change in &m.changes {
                     if let Change::ContainerUpdated { changeset } = change {
                         for (k, [old, new]) in changeset {
-                            if let Some(was) = c.times.get(k) {
+                            let key = crate::tracking::times::TimeKey::parse(k);
+                            if let Some(was) = key.and_then(|key| c.times.get(&key)) {
                                 // a milestone's corrected time: it was what the API showed
                                 prop_assert_eq!(&ts(Some(*was)), old, "{}", k);
-                                prop_assert_eq!(&ts(m.container.times.get(k).copied()), new, "{}", k);
+                                prop_assert_eq!(&ts(key.and_then(|key| m.container.times.get(&key)).copied()), new, "{}", k);
                                 continue;
                             }
                             prop_assert_eq!(shown.get(k), Some(old), "{}", k);
@@ -1319,8 +1323,8 @@ mod tests {
                 }
                 c = m.container;
                 s = m.shipment;
-                let at_ramp = c.times.contains_key(t::IND_RAIL_UNLOADED)
-                    || c.times.contains_key(t::IND_ATA);
+                let at_ramp = c.times.contains_key(&t::IND_RAIL_UNLOADED)
+                    || c.times.contains_key(&t::IND_ATA);
                 if rules::left_pickup_terminal(&c, inland) || (inland && !at_ramp) {
                     prop_assert!(!rules::available_for_pickup(&c, inland));
                     prop_assert!(!rules::ready_for_pickup(&c, inland));

@@ -14,6 +14,7 @@ pub mod precedence;
 pub mod provenance;
 pub mod raw;
 pub mod rules;
+pub mod times;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -364,8 +365,10 @@ pub struct Observation {
 pub struct ContainerState {
     /// Equipment details.
     pub equipment: Equipment,
-    /// Named timestamps (`pod_arrived_at`, `pod_discharged_at`, ...), Unix microseconds.
-    pub times: BTreeMap<String, i64>,
+    /// Named timestamps (`pod_arrived_at`, `pod_discharged_at`, ..., and the latest estimates
+    /// of milestones), Unix microseconds.
+    #[serde(deserialize_with = "times::lenient")]
+    pub times: BTreeMap<times::TimeKey, i64>,
     /// Whether the terminal reports availability at all.
     pub availability_known: bool,
     /// Released for pickup (meaningful when `availability_known`).

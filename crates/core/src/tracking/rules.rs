@@ -4,40 +4,43 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::times::TimeKey;
 use super::{ContainerState, Fee, Hold, LfdKind};
 
 /// Keys of [`ContainerState::times`].
 pub mod t {
+    use crate::tracking::times::{TimeAttr, TimeKey};
+
     /// Empty picked up at origin.
-    pub const EMPTY_OUT: &str = "empty_out_at";
+    pub const EMPTY_OUT: TimeKey = TimeKey::At(TimeAttr::EmptyOut);
     /// Full in at the port of lading.
-    pub const POL_FULL_IN: &str = "pol_full_in_at";
+    pub const POL_FULL_IN: TimeKey = TimeKey::At(TimeAttr::PolFullIn);
     /// Loaded at the port of lading.
-    pub const POL_VESSEL_LOADED: &str = "pol_vessel_loaded_at";
+    pub const POL_VESSEL_LOADED: TimeKey = TimeKey::At(TimeAttr::PolVesselLoaded);
     /// Departed the port of lading.
-    pub const POL_VESSEL_DEPARTED: &str = "pol_vessel_departed_at";
+    pub const POL_VESSEL_DEPARTED: TimeKey = TimeKey::At(TimeAttr::PolVesselDeparted);
     /// Arrived at the port of discharge.
-    pub const POD_ARRIVED: &str = "pod_arrived_at";
+    pub const POD_ARRIVED: TimeKey = TimeKey::At(TimeAttr::PodArrived);
     /// Discharged at the port of discharge.
-    pub const POD_DISCHARGED: &str = "pod_discharged_at";
+    pub const POD_DISCHARGED: TimeKey = TimeKey::At(TimeAttr::PodDischarged);
     /// Full out at the port of discharge.
-    pub const POD_FULL_OUT: &str = "pod_full_out_at";
+    pub const POD_FULL_OUT: TimeKey = TimeKey::At(TimeAttr::PodFullOut);
     /// Rail loaded at the POD.
-    pub const POD_RAIL_LOADED: &str = "pod_rail_loaded_at";
+    pub const POD_RAIL_LOADED: TimeKey = TimeKey::At(TimeAttr::PodRailLoaded);
     /// Rail departed from the POD.
-    pub const POD_RAIL_DEPARTED: &str = "pod_rail_departed_at";
+    pub const POD_RAIL_DEPARTED: TimeKey = TimeKey::At(TimeAttr::PodRailDeparted);
     /// Rail ETA at the inland destination.
-    pub const IND_ETA: &str = "ind_eta_at";
+    pub const IND_ETA: TimeKey = TimeKey::At(TimeAttr::IndEta);
     /// Rail ATA at the inland destination.
-    pub const IND_ATA: &str = "ind_ata_at";
+    pub const IND_ATA: TimeKey = TimeKey::At(TimeAttr::IndAta);
     /// Unloaded from rail inland.
-    pub const IND_RAIL_UNLOADED: &str = "ind_rail_unloaded_at";
+    pub const IND_RAIL_UNLOADED: TimeKey = TimeKey::At(TimeAttr::IndRailUnloaded);
     /// Full out at the inland destination.
-    pub const FINAL_FULL_OUT: &str = "final_destination_full_out_at";
+    pub const FINAL_FULL_OUT: TimeKey = TimeKey::At(TimeAttr::FinalFullOut);
     /// Empty returned.
-    pub const EMPTY_TERMINATED: &str = "empty_terminated_at";
+    pub const EMPTY_TERMINATED: TimeKey = TimeKey::At(TimeAttr::EmptyTerminated);
     /// Marked delivered.
-    pub const DELIVERED: &str = "delivered_at";
+    pub const DELIVERED: TimeKey = TimeKey::At(TimeAttr::Delivered);
 }
 
 /// The container status shown as `current_status`.
@@ -142,7 +145,7 @@ pub fn reported_fees(c: &ContainerState) -> Option<&[Fee]> {
 /// full there (the POD, or the inland ramp when the shipment moves on by rail), delivered, or
 /// returned empty. `inland` says whether the shipment continues past the POD.
 pub fn left_pickup_terminal(c: &ContainerState, inland: bool) -> bool {
-    let has = |k: &str| c.times.contains_key(k);
+    let has = |k: TimeKey| c.times.contains_key(&k);
     has(t::EMPTY_TERMINATED)
         || has(t::DELIVERED)
         || has(t::FINAL_FULL_OUT)
@@ -152,7 +155,7 @@ pub fn left_pickup_terminal(c: &ContainerState, inland: bool) -> bool {
 /// Whether an inland container is between its two terminals: out of the POD (gated out, or
 /// on a railcar) and not yet unloaded or arrived at the inland destination.
 fn between_terminals(c: &ContainerState, inland: bool) -> bool {
-    let has = |k: &str| c.times.contains_key(k);
+    let has = |k: TimeKey| c.times.contains_key(&k);
     inland
         && (has(t::POD_FULL_OUT) || has(t::POD_RAIL_LOADED) || has(t::POD_RAIL_DEPARTED))
         && !(has(t::IND_RAIL_UNLOADED) || has(t::IND_ATA))
@@ -163,7 +166,7 @@ fn between_terminals(c: &ContainerState, inland: bool) -> bool {
 fn at_inland_pickup(c: &ContainerState) -> Option<i64> {
     [t::IND_RAIL_UNLOADED, t::IND_ATA]
         .iter()
-        .filter_map(|k| c.times.get(*k))
+        .filter_map(|k| c.times.get(k))
         .min()
         .copied()
 }
@@ -298,7 +301,7 @@ pub fn currency_code(raw: &str) -> Option<String> {
 /// `current_status` from the container's state; `inland` says whether the shipment moves on
 /// to an inland destination after the POD.
 pub fn current_status(c: &ContainerState, inland: bool) -> ContainerStatus {
-    let has = |k: &str| c.times.contains_key(k);
+    let has = |k: TimeKey| c.times.contains_key(&k);
     if has(t::EMPTY_TERMINATED) {
         return ContainerStatus::EmptyReturned;
     }
@@ -383,27 +386,27 @@ mod tests {
             availability_known: true,
             ..Default::default()
         };
-        c.times.insert(t::POD_DISCHARGED.into(), 10);
+        c.times.insert(t::POD_DISCHARGED, 10);
         assert!(available_for_pickup(&c, false));
         for gone in [t::POD_FULL_OUT, t::DELIVERED, t::EMPTY_TERMINATED] {
             let mut g = c.clone();
-            g.times.insert(gone.into(), 20);
+            g.times.insert(gone, 20);
             assert!(!available_for_pickup(&g, false), "{gone}");
             assert!(!ready_for_pickup(&g, false), "{gone}");
         }
         // inland: out of the POD by rail is not available, the ramp's later report is
         let mut r = c.clone();
         r.versions.insert("availability".into(), 15);
-        r.times.insert(t::POD_RAIL_LOADED.into(), 20);
+        r.times.insert(t::POD_RAIL_LOADED, 20);
         assert!(!available_for_pickup(&r, true), "on rail");
-        r.times.insert(t::IND_RAIL_UNLOADED.into(), 30);
+        r.times.insert(t::IND_RAIL_UNLOADED, 30);
         assert!(
             !available_for_pickup(&r, true),
             "the POD's report says nothing about the ramp"
         );
         r.versions.insert("availability".into(), 31);
         assert!(available_for_pickup(&r, true));
-        r.times.insert(t::FINAL_FULL_OUT.into(), 40);
+        r.times.insert(t::FINAL_FULL_OUT, 40);
         assert!(!available_for_pickup(&r, true));
         // unknown is false
         assert!(!available_for_pickup(&ContainerState::default(), false));
@@ -496,9 +499,9 @@ mod tests {
         assert_eq!(canonical_hold_name("mystery"), "other");
     }
 
-    fn with(times: &[&str]) -> ContainerState {
+    fn with(times: &[TimeKey]) -> ContainerState {
         ContainerState {
-            times: times.iter().map(|k| (k.to_string(), 1)).collect(),
+            times: times.iter().map(|k| (*k, 1)).collect(),
             ..Default::default()
         }
     }

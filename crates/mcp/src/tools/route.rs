@@ -219,8 +219,8 @@ pub(super) async fn get(
             inbound: Inbound {
                 mode: Some("rail".into()),
                 carrier_scac: rail,
-                eta: At::opt(ct.get(t::IND_ETA).copied().or(st.destination_eta_us)),
-                ata: At::opt(ct.get(t::IND_ATA).copied().or(st.destination_ata_us)),
+                eta: At::opt(ct.get(&t::IND_ETA).copied().or(st.destination_eta_us)),
+                ata: At::opt(ct.get(&t::IND_ATA).copied().or(st.destination_ata_us)),
                 vessel: None,
             },
             outbound: Outbound {

@@ -110,7 +110,7 @@ pub fn key_of(group_by: &str, c: &ContainerRow, s: Option<&ShipmentRow>) -> Vec<
         ),
         "pod_arrival_date" => same(
             st.times
-                .get(boxtrack_core::tracking::rules::t::POD_ARRIVED)
+                .get(&boxtrack_core::tracking::rules::t::POD_ARRIVED)
                 .copied()
                 .or_else(|| s.and_then(|s| s.state.0.pod_ata_us.or(s.state.0.pod_eta_us)))
                 .and_then(|t| assess::local_date(t, zone))

@@ -236,7 +236,7 @@ pub fn container_resource(
     account: &Account,
 ) -> Resource<Container> {
     let st = &c.state.0;
-    let time = |k: &str| At::opt(st.times.get(k).copied());
+    let time = |k: boxtrack_core::tracking::times::TimeKey| At::opt(st.times.get(&k).copied());
     let rail = account.has(Entitlement::RailLfd);
     let lfd = |k: LfdKind| At::opt(st.lfd.get(&k).copied());
     let rail_lfd = if rail { lfd(LfdKind::Rail) } else { None };

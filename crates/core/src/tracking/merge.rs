@@ -17,6 +17,7 @@ use super::milestones::{Added, Decided, Record, Report, decide};
 use super::precedence::agree;
 use super::rules::{self, t};
 use super::times::TimeKey;
+use super::versions::VersionKey;
 use super::{
     Book, Change, ContainerState, DataSource, EventFact, Fact, Fee, Hold, LfdKind, Milestone,
     Observation, Place, ShipmentState, TransportEvent,
@@ -37,11 +38,11 @@ pub struct Merged {
 /// Records `at` as the version of `key` unless a report at least as new already wrote it.
 /// Of two reports with the same time, the first in the batch's canonical order wins, in this
 /// batch and in every later one, so equal-time conflicts cannot flip the state back and forth.
-fn newer(versions: &mut BTreeMap<String, i64>, key: &str, at: i64) -> bool {
-    match versions.get(key) {
+fn newer(versions: &mut BTreeMap<VersionKey, i64>, key: VersionKey, at: i64) -> bool {
+    match versions.get(&key) {
         Some(&v) if v >= at => false,
         _ => {
-            versions.insert(key.to_string(), at);
+            versions.insert(key, at);
             true
         }
     }
@@ -109,8 +110,8 @@ fn plain_event(event: String, at_us: Option<i64>, source: DataSource) -> Change 
 fn set_opt<T: PartialEq>(
     slot: &mut Option<T>,
     v: Option<T>,
-    versions: &mut BTreeMap<String, i64>,
-    key: &str,
+    versions: &mut BTreeMap<VersionKey, i64>,
+    key: VersionKey,
     at: i64,
 ) {
     if newer(versions, key, at) && *slot != v {
@@ -121,13 +122,19 @@ fn set_opt<T: PartialEq>(
 /// Keeps the earliest-observed value in `slot` ("original" estimates): a report observed
 /// before the one that set it replaces it; later ones never do. A value from a state written
 /// before versions were kept stays.
-fn first<T>(slot: &mut Option<T>, v: T, versions: &mut BTreeMap<String, i64>, key: &str, at: i64) {
-    match versions.get(key) {
+fn first<T>(
+    slot: &mut Option<T>,
+    v: T,
+    versions: &mut BTreeMap<VersionKey, i64>,
+    key: VersionKey,
+    at: i64,
+) {
+    match versions.get(&key) {
         Some(&old) if old <= at => {}
         None if slot.is_some() => {}
         _ => {
             *slot = Some(v);
-            versions.insert(key.to_string(), at);
+            versions.insert(key, at);
         }
     }
 }
@@ -153,15 +160,22 @@ fn pod_vessel(s: &mut ShipmentState, e: &EventFact, at: i64) {
     let (Some(rank), Some(name)) = (pod_vessel_rank(e), e.vessel_name.as_ref()) else {
         return;
     };
-    let held = s.versions.get("pod_vessel_rank").copied().unwrap_or(
-        // states from before the rank was kept hold the vessel of an arrival at the POD
-        if s.pod_vessel_name.is_some() { 3 } else { 0 },
-    );
-    let take =
-        rank > held || (rank == held && s.versions.get("pod_vessel_name").is_none_or(|&v| at > v));
+    let held = s
+        .versions
+        .get(&VersionKey::PodVesselRank)
+        .copied()
+        .unwrap_or(
+            // states from before the rank was kept hold the vessel of an arrival at the POD
+            if s.pod_vessel_name.is_some() { 3 } else { 0 },
+        );
+    let take = rank > held
+        || (rank == held
+            && s.versions
+                .get(&VersionKey::PodVesselName)
+                .is_none_or(|&v| at > v));
     if take {
-        s.versions.insert("pod_vessel_rank".into(), rank);
-        s.versions.insert("pod_vessel_name".into(), at);
+        s.versions.insert(VersionKey::PodVesselRank, rank);
+        s.versions.insert(VersionKey::PodVesselName, at);
         // the same vessel named without its IMO or voyage keeps what is known of them
         let same = s.pod_vessel_name.as_ref() == Some(name);
         s.pod_vessel_name = Some(name.clone());
@@ -264,7 +278,7 @@ fn apply_estimate(
                 &mut s.pod_original_eta_us,
                 value,
                 &mut s.versions,
-                "pod_original_eta",
+                VersionKey::PodOriginalEta,
                 at,
             );
         }
@@ -275,7 +289,7 @@ fn apply_estimate(
                 &mut s.pol_original_etd_us,
                 value,
                 &mut s.versions,
-                "pol_original_etd",
+                VersionKey::PolOriginalEtd,
                 at,
             );
         }
@@ -298,7 +312,7 @@ fn apply_estimate(
                 &mut s.destination_original_eta_us,
                 value,
                 &mut s.versions,
-                "destination_original_eta",
+                VersionKey::DestinationOriginalEta,
                 at,
             );
         }
@@ -357,7 +371,7 @@ fn apply_actual(
     let at = r.observed_us;
     match (m, place) {
         (Milestone::Available | Milestone::NotAvailable, _)
-            if newer(&mut c.versions, "availability", at) =>
+            if newer(&mut c.versions, VersionKey::Availability, at) =>
         {
             c.availability_known = true;
             c.available_for_pickup = Some(m == Milestone::Available);
@@ -425,7 +439,7 @@ fn apply(
     match &o.fact {
         Fact::Event(e) => apply_event(c, s, e, o, pass, out),
         Fact::Availability { available, at_us } => {
-            if newer(&mut c.versions, "availability", at) {
+            if newer(&mut c.versions, VersionKey::Availability, at) {
                 let was = c.available_for_pickup;
                 c.availability_known = true;
                 c.available_for_pickup = Some(*available);
@@ -442,12 +456,12 @@ fn apply(
             }
         }
         Fact::Holds { holds } => {
-            if newer(&mut c.versions, "holds", at) {
+            if newer(&mut c.versions, VersionKey::Holds, at) {
                 c.holds = normalize_holds(holds);
             }
         }
         Fact::Fees { fees } => {
-            if newer(&mut c.versions, "fees", at) {
+            if newer(&mut c.versions, VersionKey::Fees, at) {
                 // the contract's types and ISO 4217 codes; a fee in no currency is dropped
                 let mut f: Vec<Fee> = fees
                     .iter()
@@ -465,8 +479,8 @@ fn apply(
             }
         }
         Fact::Lfd { which, at_us } => {
-            let key = format!("lfd.{which:?}");
-            if newer(&mut c.versions, &key, at) {
+            let key = VersionKey::Lfd(*which);
+            if newer(&mut c.versions, key, at) {
                 match at_us {
                     Some(v) => c.lfd.insert(*which, *v),
                     None => c.lfd.remove(which),
@@ -479,7 +493,7 @@ fn apply(
                 &mut c.pickup_appointment_us,
                 *at_us,
                 &mut c.versions,
-                "appointment",
+                VersionKey::Appointment,
                 at,
             );
             if was != c.pickup_appointment_us {
@@ -494,18 +508,18 @@ fn apply(
             &mut c.location_at_pod_terminal,
             location.clone(),
             &mut c.versions,
-            "yard",
+            VersionKey::Yard,
             at,
         ),
         Fact::PodTerminal { code } => set_opt(
             &mut c.pod_terminal,
             code.clone(),
             &mut c.versions,
-            "pod_terminal",
+            VersionKey::PodTerminal,
             at,
         ),
         Fact::Equipment(eq) => {
-            if newer(&mut c.versions, "equipment", at) {
+            if newer(&mut c.versions, VersionKey::Equipment, at) {
                 let merged = super::Equipment {
                     equipment_type: eq
                         .equipment_type
@@ -527,14 +541,14 @@ fn apply(
                 &mut c.pod_rail_carrier_scac,
                 pod.clone(),
                 &mut c.versions,
-                "pod_rail_carrier",
+                VersionKey::PodRailCarrier,
                 at,
             );
             set_opt(
                 &mut c.ind_rail_carrier_scac,
                 ind.clone(),
                 &mut c.versions,
-                "ind_rail_carrier",
+                VersionKey::IndRailCarrier,
                 at,
             );
         }
@@ -542,7 +556,7 @@ fn apply(
             &mut c.pod_full_out_chassis_number,
             number.clone(),
             &mut c.versions,
-            "chassis",
+            VersionKey::Chassis,
             at,
         ),
     }
@@ -699,7 +713,7 @@ pub fn merge(
         for (k, v) in &c.versions {
             if before.get(k) != Some(v) {
                 c.provenance
-                    .insert(k.clone(), super::provenance::Provenance::of(o));
+                    .insert(*k, super::provenance::Provenance::of(o));
             }
         }
     }

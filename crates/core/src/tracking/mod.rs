@@ -15,6 +15,7 @@ pub mod provenance;
 pub mod raw;
 pub mod rules;
 pub mod times;
+pub mod versions;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -392,7 +393,8 @@ pub struct ContainerState {
     /// Rail carrier to the inland destination.
     pub ind_rail_carrier_scac: Option<String>,
     /// When each attribute was last written (observed_us), so older reports never win.
-    pub versions: BTreeMap<String, i64>,
+    #[serde(deserialize_with = "versions::lenient")]
+    pub versions: BTreeMap<versions::VersionKey, i64>,
     /// Keys of the actual transport events recorded before [`ContainerState::milestones`]
     /// was kept (read, never written).
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
@@ -406,7 +408,8 @@ pub struct ContainerState {
     /// The report that last wrote each attribute, by the key of [`ContainerState::versions`]
     /// (milestone times have theirs in [`ContainerState::milestones`]).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub provenance: BTreeMap<String, provenance::Provenance>,
+    #[serde(deserialize_with = "versions::lenient")]
+    pub provenance: BTreeMap<versions::VersionKey, provenance::Provenance>,
 }
 
 /// Shipment-level state fed by the same observations (carrier view of the voyage).
@@ -438,7 +441,8 @@ pub struct ShipmentState {
     /// Its voyage.
     pub pod_voyage_number: Option<String>,
     /// When each attribute was last written.
-    pub versions: BTreeMap<String, i64>,
+    #[serde(deserialize_with = "versions::lenient")]
+    pub versions: BTreeMap<versions::VersionKey, i64>,
     /// The voyage's milestones (departure, arrivals), one record per physical event.
     #[serde(skip_serializing_if = "Book::is_empty")]
     pub milestones: Book,

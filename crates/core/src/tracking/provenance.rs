@@ -58,31 +58,6 @@ pub struct FieldSource {
     pub report: Provenance,
 }
 
-/// The attributes each merge-state version key writes.
-fn attributes_of(version_key: &str) -> &'static [&'static str] {
-    match version_key {
-        "availability" => &["available_for_pickup", "availability_known"],
-        "holds" => &["holds_at_pod_terminal"],
-        "fees" => &["fees_at_pod_terminal"],
-        "lfd.Line" => &["pickup_lfd_line"],
-        "lfd.Terminal" => &["pickup_lfd_terminal"],
-        "lfd.Rail" => &["pickup_lfd_rail"],
-        "appointment" => &["pickup_appointment_at"],
-        "yard" => &["location_at_pod_terminal"],
-        "pod_terminal" => &["pod_terminal"],
-        "equipment" => &[
-            "equipment_type",
-            "equipment_length",
-            "equipment_height",
-            "seal_number",
-        ],
-        "pod_rail_carrier" => &["pod_rail_carrier_scac"],
-        "ind_rail_carrier" => &["ind_rail_carrier_scac"],
-        "chassis" => &["pod_full_out_chassis_number"],
-        _ => &[],
-    }
-}
-
 /// Where every attribute of the container that a source set came from, by attribute name.
 /// `rail_lfd`: whether the account may see the rail carrier's LFD (without it,
 /// `pickup_lfd_rail` is left out, as it is everywhere else).
@@ -112,7 +87,7 @@ pub fn field_sources(c: &ContainerState, rail_lfd: bool) -> Vec<FieldSource> {
     }
     out.extend(latest.into_iter().map(|(_, _, s)| s));
     for (key, p) in &c.provenance {
-        for attribute in attributes_of(key) {
+        for attribute in key.attributes() {
             if *attribute == "pickup_lfd_rail" && !rail_lfd {
                 continue;
             }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::times::TimeKey;
+use super::versions::VersionKey;
 use super::{ContainerState, Fee, Hold, LfdKind};
 
 /// Keys of [`ContainerState::times`].
@@ -131,14 +132,16 @@ pub fn active_holds(holds: &[Hold]) -> impl Iterator<Item = &Hold> {
 /// not "no holds" (an empty list is the terminal saying there are none).
 pub fn reported_holds(c: &ContainerState) -> Option<&[Hold]> {
     c.versions
-        .contains_key("holds")
+        .contains_key(&VersionKey::Holds)
         .then_some(c.holds.as_slice())
 }
 
 /// The current fees, or `None` while no source has reported fees for this box: unknown is not
 /// zero.
 pub fn reported_fees(c: &ContainerState) -> Option<&[Fee]> {
-    c.versions.contains_key("fees").then_some(c.fees.as_slice())
+    c.versions
+        .contains_key(&VersionKey::Fees)
+        .then_some(c.fees.as_slice())
 }
 
 /// Whether the container has left the terminal where it is picked up, for good: gated out
@@ -180,7 +183,10 @@ fn availability_current(c: &ContainerState, inland: bool) -> bool {
     if !inland {
         return true;
     }
-    match (at_inland_pickup(c), c.versions.get("availability")) {
+    match (
+        at_inland_pickup(c),
+        c.versions.get(&VersionKey::Availability),
+    ) {
         (Some(arrived), Some(&reported)) => reported >= arrived,
         (Some(_), None) => true,
         (None, _) => false,
@@ -396,7 +402,7 @@ mod tests {
         }
         // inland: out of the POD by rail is not available, the ramp's later report is
         let mut r = c.clone();
-        r.versions.insert("availability".into(), 15);
+        r.versions.insert(VersionKey::Availability, 15);
         r.times.insert(t::POD_RAIL_LOADED, 20);
         assert!(!available_for_pickup(&r, true), "on rail");
         r.times.insert(t::IND_RAIL_UNLOADED, 30);
@@ -404,7 +410,7 @@ mod tests {
             !available_for_pickup(&r, true),
             "the POD's report says nothing about the ramp"
         );
-        r.versions.insert("availability".into(), 31);
+        r.versions.insert(VersionKey::Availability, 31);
         assert!(available_for_pickup(&r, true));
         r.times.insert(t::FINAL_FULL_OUT, 40);
         assert!(!available_for_pickup(&r, true));

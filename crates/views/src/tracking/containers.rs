@@ -270,8 +270,10 @@ pub fn container_resource(
             pol_vessel_departed_at: time(t::POL_VESSEL_DEPARTED),
             terminal_checked_at: At::opt(
                 st.versions
-                    .get("availability")
-                    .or(st.versions.get("holds"))
+                    .get(&boxtrack_core::tracking::versions::VersionKey::Availability)
+                    .or(st
+                        .versions
+                        .get(&boxtrack_core::tracking::versions::VersionKey::Holds))
                     .copied(),
             ),
             pod_last_tracking_request_at: None,

@@ -157,3 +157,80 @@ fn every_file_the_architecture_map_names_exists() {
         "docs/architecture.md names files that do not exist: {missing:?}"
     );
 }
+
+/// The crate layers of `docs/architecture.md` hold: every crate is in the table, and each
+/// depends (outside its dev-dependencies) only on crates of a lower layer; tools (`testkit`,
+/// `fuzz`, `bench`) only ever as dev-dependencies of the others.
+#[test]
+fn crates_depend_only_on_lower_layers() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(repo.join("docs/architecture.md")).unwrap();
+    let section = text
+        .split("### Layers")
+        .nth(1)
+        .expect("docs/architecture.md has a Layers section");
+    let mut layer_of: std::collections::BTreeMap<String, Option<u32>> = Default::default();
+    for line in section
+        .lines()
+        .skip_while(|l| !l.starts_with("| layer"))
+        .skip(2)
+    {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() < 3 {
+            break;
+        }
+        let layer = cells[1].parse::<u32>().ok();
+        for c in cells[2].split(',') {
+            layer_of.insert(c.trim().trim_matches('`').to_string(), layer);
+        }
+    }
+    let mut manifests: Vec<(String, PathBuf)> = std::fs::read_dir(repo.join("crates"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("Cargo.toml").exists())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().to_string(),
+                e.path().join("Cargo.toml"),
+            )
+        })
+        .collect();
+    manifests.push(("bench".into(), repo.join("bench/Cargo.toml")));
+    let mut wrong = Vec::new();
+    for (name, manifest) in &manifests {
+        let Some(own) = layer_of.get(name) else {
+            wrong.push(format!("{name}: not in the Layers table"));
+            continue;
+        };
+        let toml = std::fs::read_to_string(manifest).unwrap();
+        let mut in_deps = false;
+        for line in toml.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                in_deps = line == "[dependencies]";
+                continue;
+            }
+            let Some(dep) = line.strip_prefix("boxtrack-") else {
+                continue;
+            };
+            if !in_deps {
+                continue;
+            }
+            let dep: String = dep
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let theirs = layer_of.get(&dep).copied().flatten();
+            match (own, theirs) {
+                // a tool may use anything
+                (None, _) => {}
+                (Some(_), None) => wrong.push(format!("{name} depends on the tool {dep}")),
+                (Some(a), Some(b)) if b >= *a => {
+                    wrong.push(format!("{name} (layer {a}) depends on {dep} (layer {b})"))
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

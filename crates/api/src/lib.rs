@@ -75,13 +75,13 @@ pub fn router(state: AppState) -> Router {
 /// (request ids, tracing with credentials redacted, metrics and the access log, timeout, panic
 /// handling).
 pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
-    examples::tour::use_router(router);
     let extra: Vec<doc::Op> = mounts.iter().flat_map(|m| (m.operations)()).collect();
     let state = AppState {
         openapi: std::sync::Arc::new(openapi::for_settings(
             openapi::document_with(extra),
             state.config.allow_private_webhook_urls,
         )),
+        rest_router: Some(router),
         ..state
     };
     let mut parts = rest::parts();

@@ -92,6 +92,10 @@ pub struct AppState {
     /// Closed while the database cannot be reached: REST requests are then answered 503 at
     /// once (`crate::dbgate`).
     pub db_gate: Arc<crate::dbgate::DbGate>,
+    /// Builds the REST router (the crate root's `router`, set by `service`): the examples'
+    /// tour calls the API through it without importing the crate root (the module graph
+    /// stays without loops). `None`: no tour, the document keeps no operation examples.
+    pub rest_router: Option<fn(AppState) -> axum::Router>,
 }
 
 impl AppState {
@@ -117,6 +121,7 @@ impl AppState {
             draining: Arc::default(),
             files: Arc::new(boxtrack_store::files::InDatabase),
             db_gate: Arc::default(),
+            rest_router: None,
         }
     }
 

@@ -24,6 +24,8 @@ use boxtrack_store::{Db, StoreError, accounts, notifications, tracking, webhooks
 use serde_json::Value;
 use tokio::sync::OnceCell;
 
+use crate::state::AppState;
+
 /// The examples: each event's envelope, as a delivery of it is sent.
 #[derive(Debug, Default)]
 pub struct Examples {
@@ -51,24 +53,27 @@ impl Examples {
 
 const H: i64 = 1_000_000; // one simulated hour per real second at the default speed
 
-/// The examples, built on first use and kept for the life of the process.
-pub async fn examples() -> Result<&'static Examples, StoreError> {
+/// The examples, built on first use and kept for the life of the process; `rest` builds the
+/// router the tour calls (`AppState::rest_router`; without one the operations get no example).
+pub async fn examples(
+    rest: Option<fn(AppState) -> axum::Router>,
+) -> Result<&'static Examples, StoreError> {
     static EXAMPLES: OnceCell<Examples> = OnceCell::const_new();
-    EXAMPLES.get_or_try_init(build).await
+    EXAMPLES.get_or_try_init(|| build(rest)).await
 }
 
-async fn build() -> Result<Examples, StoreError> {
+async fn build(rest: Option<fn(AppState) -> axum::Router>) -> Result<Examples, StoreError> {
     let dir = std::env::temp_dir().join(format!("boxtrack-examples-{}", uuid::Uuid::now_v7()));
     let path = dir.join("examples.sqlite");
     let db = Db::connect(&format!("sqlite://{}", path.display())).await?;
-    let out = play(&db).await;
+    let out = play(&db, rest).await;
     db.close().await;
     // scratch data only: whatever is left behind in the temporary folder is harmless
     let _ = std::fs::remove_dir_all(&dir);
     out
 }
 
-async fn play(db: &Db) -> Result<Examples, StoreError> {
+async fn play(db: &Db, rest: Option<fn(AppState) -> axum::Router>) -> Result<Examples, StoreError> {
     db.migrate().await?;
     let (account, _, _) = accounts::create(
         db,
@@ -176,7 +181,7 @@ async fn play(db: &Db) -> Result<Examples, StoreError> {
     let envelopes = boxtrack_views::notifications::envelopes(db, &rows, Vec::new()).await?;
     let mut examples = Examples {
         by_event: rows.into_iter().map(|r| r.event).zip(envelopes).collect(),
-        by_operation: tour::record(db, account.id).await?,
+        by_operation: tour::record(db, account.id, rest).await?,
     };
     // the tour cannot ask for these: answering needs the examples being made
     let (data, included) = examples.of_events(&["container.transport.vessel_arrived"]);

@@ -18,16 +18,6 @@ use uuid::Uuid;
 use crate::state::{ApiConfig, AppState};
 use boxtrack_store::{Db, StoreError};
 
-/// How to build the REST router, given by the crate root when it builds the service
-/// ([`use_router`]): the tour calls the router without importing the root, which imports every
-/// route module, which import the examples (the module graph stays without loops).
-static ROUTER: std::sync::OnceLock<fn(AppState) -> axum::Router> = std::sync::OnceLock::new();
-
-/// Tells the tour how to build the REST router (the crate root's `router`).
-pub fn use_router(build: fn(AppState) -> axum::Router) {
-    let _ = ROUTER.set(build);
-}
-
 /// One operation's example: the status answered, the request body (JSON, when the call sent
 /// one) and the answer (JSON, when there was one).
 #[derive(Debug, Clone)]
@@ -155,8 +145,12 @@ fn id_of(v: &Value) -> String {
 }
 
 /// Plays the tour for `account` (whose journeys have played) on `db`.
-pub async fn record(db: &Db, account: Uuid) -> Result<Recordings, StoreError> {
-    let Some(build) = ROUTER.get() else {
+pub async fn record(
+    db: &Db,
+    account: Uuid,
+    rest: Option<fn(AppState) -> axum::Router>,
+) -> Result<Recordings, StoreError> {
+    let Some(build) = rest else {
         tracing::warn!("the examples' tour has no router to call; the document keeps none");
         return Ok(Recordings::new());
     };

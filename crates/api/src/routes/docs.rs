@@ -19,7 +19,7 @@ pub async fn openapi_json(State(state): State<AppState>) -> impl IntoResponse {
     let text = RENDERED
         .get_or_init(|| async {
             let mut doc = (*state.openapi).clone();
-            match crate::examples::examples().await {
+            match crate::examples::examples(state.rest_router).await {
                 Ok(ex) => with_examples(&mut doc, ex),
                 Err(e) => tracing::warn!(error = %e, "the document's examples could not be made"),
             }

@@ -80,7 +80,11 @@ pub async fn show(
 /// `GET /v2/webhook_notifications/examples?event=`: what a delivery of that event carries,
 /// taken from sandbox journeys played through the live notification code (every event when
 /// none is named; see [`crate::examples`]).
-pub async fn examples(_caller: Caller, RawQuery(raw): RawQuery) -> ApiResult<JsonApi> {
+pub async fn examples(
+    State(state): State<AppState>,
+    _caller: Caller,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let events: Vec<&str> = match q.get("event") {
         Some(e) => {
@@ -94,7 +98,9 @@ pub async fn examples(_caller: Caller, RawQuery(raw): RawQuery) -> ApiResult<Jso
         }
         None => boxtrack_core::webhooks::EVENTS.to_vec(),
     };
-    let (data, included) = crate::examples::examples().await?.of_events(&events);
+    let (data, included) = crate::examples::examples(state.rest_router)
+        .await?
+        .of_events(&events);
     let n = data.len();
     Ok(JsonApi::of(&ExamplesDocument {
         data,

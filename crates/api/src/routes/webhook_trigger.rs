@@ -92,8 +92,8 @@ pub fn sample_envelope(event: &str, id: uuid::Uuid) -> Value {
 /// What a test delivery of `event` sends: the event's example (a sandbox journey's live
 /// notification, see [`crate::examples`]) under a new notification id, or, for the events no
 /// journey produces (`document.*`), a sample naming the event.
-async fn trigger_envelope(event: &str, id: uuid::Uuid) -> ApiResult<Value> {
-    let examples = crate::examples::examples().await?;
+async fn trigger_envelope(state: &AppState, event: &str, id: uuid::Uuid) -> ApiResult<Value> {
+    let examples = crate::examples::examples(state.rest_router).await?;
     let Some(example) = examples.by_event.get(event) else {
         return Ok(sample_envelope(event, id));
     };
@@ -116,7 +116,7 @@ pub async fn send_sample(
     headers: &BTreeMap<String, String>,
 ) -> ApiResult<(String, boxtrack_worker::delivery::Sent)> {
     let id = uuid::Uuid::now_v7();
-    let body = trigger_envelope(event, id).await?.to_string();
+    let body = trigger_envelope(state, event, id).await?.to_string();
     let outgoing = boxtrack_worker::delivery::Outgoing {
         url,
         body: body.as_bytes(),

@@ -7,9 +7,9 @@ use axum::Router;
 use crate::auth;
 use crate::doc::Routes;
 use crate::routes::{
-    account, api_keys, container_map, containers, custom_fields, docs, documents,
-    email_submissions, events, health, infer, ingest, notifications, parties, reference, sandbox,
-    search, shipments, sources, tracking_requests, uploads, webhook_trigger, webhooks,
+    account, api_keys, container_map, containers, custom_fields, documents, email_submissions,
+    events, health, infer, ingest, notifications, parties, reference, sandbox, search,
+    served_document, shipments, sources, tracking_requests, uploads, webhook_trigger, webhooks,
 };
 use crate::state::AppState;
 
@@ -17,7 +17,7 @@ use crate::state::AppState;
 pub fn parts() -> Vec<Routes> {
     vec![
         health::routes(),
-        docs::routes(),
+        served_document::routes(),
         account::routes(),
         api_keys::routes(),
         tracking_requests::routes(),

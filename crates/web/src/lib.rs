@@ -27,11 +27,11 @@ mod container;
 mod containers;
 mod csv;
 mod detail;
-mod docs;
 mod embed;
-mod embed_docs;
+mod embed_operations;
 mod imports;
 mod live;
+mod operations;
 mod portal;
 mod publishable;
 mod reference;
@@ -61,7 +61,7 @@ pub use common::{SESSION_COOKIE, SESSION_TTL_US};
 
 /// The console's routes and their documentation, for `boxtrack_api::service`.
 pub fn mount() -> Mount {
-    Mount::new(docs::operations)
+    Mount::new(operations::operations)
         .public("/console", get(portal::home))
         .public("/console/sign-in", get(sign_in_page).post(sign_in))
         .public("/console/sign-out", post(sign_out))

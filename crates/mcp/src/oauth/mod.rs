@@ -7,14 +7,14 @@
 
 mod authorize;
 mod common;
-mod docs;
 mod metadata;
+mod operations;
 mod register;
 mod token;
 
 pub use authorize::{authorize_page, authorize_submit};
 pub use common::{base_url, mcp_resource};
-pub use docs::operations;
 pub use metadata::{authorization_server, protected_resource};
+pub use operations::operations;
 pub use register::register;
 pub use token::{account_for_bearer, token};

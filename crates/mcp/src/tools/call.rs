@@ -35,11 +35,12 @@ pub async fn call(
             let limit = args
                 .get("limit")
                 .and_then(Value::as_u64)
-                .map_or(super::docs::DEFAULT_LIMIT, |n| n as usize);
-            Ok(
-                serde_json::to_value(super::docs::search(&s("query").unwrap_or_default(), limit))
-                    .unwrap_or(Value::Null),
-            )
+                .map_or(super::search_docs::DEFAULT_LIMIT, |n| n as usize);
+            Ok(serde_json::to_value(super::search_docs::search(
+                &s("query").unwrap_or_default(),
+                limit,
+            ))
+            .unwrap_or(Value::Null))
         }
         "whoami" => super::account::whoami(state, account, credential)
             .await

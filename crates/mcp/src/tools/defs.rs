@@ -176,12 +176,12 @@ pub(super) fn defs() -> Vec<Def> {
             description: "Search boxtrack's own documentation (the README and docs/ of the version answering): the API guide, webhooks and their signatures, rate limits and errors, the last free day and polling rules, the console and embeds, this MCP server. Returns matching sections with their title, place and text. Use it for how-to and definition questions, not for account data, and cite the places in the answer.",
             props: object(json!({
                 "query": {"type": "string", "minLength": 1, "maxLength": 256, "description": "A short documentation query, e.g. \"webhook signature\""},
-                "limit": {"type": "integer", "minimum": 1, "default": super::docs::DEFAULT_LIMIT, "description": "Most sections to return, 1 to 10"}
+                "limit": {"type": "integer", "minimum": 1, "default": super::search_docs::DEFAULT_LIMIT, "description": "Most sections to return, 1 to 10"}
             })),
             required: &["query"],
             read_only: true,
             idempotent: true,
-            output: boxtrack_api::doc::schema_of::<super::docs::DocsAnswer>(),
+            output: boxtrack_api::doc::schema_of::<super::search_docs::DocsAnswer>(),
         },
         Def {
             name: "list_parties",

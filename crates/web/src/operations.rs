@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 /// Documented operations of the console and the embeds.
 pub fn operations() -> Vec<boxtrack_api::doc::Op> {
     let mut ops = console();
-    ops.extend(crate::embed_docs::operations());
+    ops.extend(crate::embed_operations::operations());
     ops.extend(publishable_key_forms());
     ops
 }

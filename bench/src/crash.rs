@@ -9,8 +9,7 @@
 //! `DATABASE_URL=postgres://…` is set).
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,26 +20,7 @@ use tokio::sync::Mutex;
 use boxtrack_bench::Res;
 
 fn start(bin: &str, db_url: &str) -> Res<(Child, String)> {
-    let mut child = Command::new(bin)
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--allow-private-webhook-urls",
-            "--database-url",
-            db_url,
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    for line in BufReader::new(stdout).lines() {
-        let line = line?;
-        if let Some(url) = line.strip_prefix("listening on ") {
-            return Ok((child, url.trim().to_string()));
-        }
-    }
-    Err("serve ended without listening".into())
+    boxtrack_bench::start_serve(bin, db_url, &["--allow-private-webhook-urls"])
 }
 
 #[tokio::main]

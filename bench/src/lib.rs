@@ -15,6 +15,26 @@ use boxtrack_store::events::NewEvent;
 /// The benchmarks' result type.
 pub type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
+/// Starts `bin serve` on a free port of 127.0.0.1 against `db_url`, with `extra` arguments;
+/// the child and its base URL once it prints `listening on …`.
+pub fn start_serve(bin: &str, db_url: &str, extra: &[&str]) -> Res<(std::process::Child, String)> {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(bin)
+        .args(["serve", "--listen", "127.0.0.1:0", "--database-url", db_url])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line?;
+        if let Some(url) = line.strip_prefix("listening on ") {
+            return Ok((child, url.trim().to_string()));
+        }
+    }
+    Err("serve ended without listening".into())
+}
+
 /// A fresh, migrated database (SQLite in a temporary folder, or a schema of `DATABASE_URL`)
 /// with one `standard` account named "bench" under `rate_limits`, and that account's API key.
 /// Keep the returned [`boxtrack_testkit::TestDatabase`] alive as long as the database is used.

@@ -9,93 +9,15 @@
 //! database away (it waits out the pool's 10-second acquire timeout), every later poll of the
 //! outage (one a second), and how long after the return the first 200 came.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Child, Command};
+
 use std::time::{Duration, Instant};
 
 use boxtrack_bench::Res;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::task::JoinHandle;
-
-/// A TCP proxy that can close its port (as a restarting PostgreSQL does: connections are
-/// refused, the ones open are broken) and open it again.
-struct Proxy {
-    target: String,
-    port: u16,
-    accepting: Mutex<Option<JoinHandle<()>>>,
-    open: Arc<Mutex<Vec<JoinHandle<()>>>>,
-}
-
-impl Proxy {
-    async fn start(target: String) -> Res<Proxy> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let port = listener.local_addr()?.port();
-        let proxy = Proxy {
-            target,
-            port,
-            accepting: Mutex::new(None),
-            open: Arc::default(),
-        };
-        proxy.accept_on(listener);
-        Ok(proxy)
-    }
-
-    fn accept_on(&self, listener: TcpListener) {
-        let (target, open) = (self.target.clone(), self.open.clone());
-        let task = tokio::spawn(async move {
-            while let Ok((mut client, _)) = listener.accept().await {
-                let target = target.clone();
-                let task = tokio::spawn(async move {
-                    if let Ok(mut server) = TcpStream::connect(&target).await {
-                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
-                    }
-                });
-                if let Ok(mut v) = open.lock() {
-                    v.push(task);
-                }
-            }
-        });
-        if let Ok(mut a) = self.accepting.lock() {
-            *a = Some(task);
-        }
-    }
-
-    /// Closes the port and breaks every open connection.
-    async fn refuse(&self) {
-        if let Some(t) = self.accepting.lock().ok().and_then(|mut a| a.take()) {
-            t.abort();
-            let _ = t.await;
-        }
-        if let Ok(mut v) = self.open.lock() {
-            for t in v.drain(..) {
-                t.abort();
-            }
-        }
-    }
-
-    /// Opens the port again.
-    async fn listen_again(&self) -> Res<()> {
-        let listener = TcpListener::bind(("127.0.0.1", self.port)).await?;
-        self.accept_on(listener);
-        Ok(())
-    }
-}
+use boxtrack_testkit::proxy::Proxy;
 
 fn start(bin: &str, db_url: &str) -> Res<(Child, String)> {
-    let mut child = Command::new(bin)
-        .args(["serve", "--listen", "127.0.0.1:0", "--database-url", db_url])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()?;
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    for line in BufReader::new(stdout).lines() {
-        let line = line?;
-        if let Some(url) = line.strip_prefix("listening on ") {
-            return Ok((child, url.trim().to_string()));
-        }
-    }
-    Err("serve ended without listening".into())
+    boxtrack_bench::start_serve(bin, db_url, &[])
 }
 
 fn ms(d: Duration) -> f64 {
@@ -132,7 +54,7 @@ async fn main() -> Res<()> {
     let proxy = Proxy::start(target).await?;
     let mut through = url.clone();
     through
-        .set_port(Some(proxy.port))
+        .set_port(Some(proxy.addr.port()))
         .map_err(|_| "cannot set the port")?;
     through
         .set_host(Some("127.0.0.1"))

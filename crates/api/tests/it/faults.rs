@@ -4,98 +4,20 @@
 //! On SQLite the file stays; these tests return at once there.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use boxtrack_api::{ApiConfig, Limiter};
 use boxtrack_store::Db;
+use boxtrack_testkit::proxy::Proxy;
 use serde_json::json;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::Mutex;
 
 use crate::helpers::{TestApp, assert_error};
 use crate::webhooks::append_succeeded;
 
 const MT: &str = "application/vnd.api+json";
-
-/// A TCP proxy to `target` that can be cut, made to refuse connections, and restored.
-struct Proxy {
-    addr: SocketAddr,
-    target: String,
-    up: Arc<AtomicBool>,
-    links: Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>,
-    accepting: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
-}
-
-impl Proxy {
-    async fn start(target: String) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let proxy = Proxy {
-            addr: listener.local_addr().unwrap(),
-            target,
-            up: Arc::new(AtomicBool::new(true)),
-            links: Arc::default(),
-            accepting: std::sync::Mutex::new(None),
-        };
-        proxy.accept_on(listener);
-        proxy
-    }
-
-    /// Forwards every connection `listener` accepts while the proxy is up.
-    fn accept_on(&self, listener: TcpListener) {
-        let (u, l, target) = (self.up.clone(), self.links.clone(), self.target.clone());
-        let task = tokio::spawn(async move {
-            while let Ok((mut client, _)) = listener.accept().await {
-                if !u.load(Ordering::SeqCst) {
-                    drop(client);
-                    continue;
-                }
-                let target = target.clone();
-                let link = tokio::spawn(async move {
-                    if let Ok(mut server) = TcpStream::connect(&target).await {
-                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
-                    }
-                });
-                l.lock().unwrap().push(link.abort_handle());
-            }
-        });
-        *self.accepting.lock().unwrap() = Some(task.abort_handle());
-    }
-
-    /// Breaks every connection through the proxy and closes new ones at once.
-    fn cut(&self) {
-        self.up.store(false, Ordering::SeqCst);
-        for link in self.links.lock().unwrap().drain(..) {
-            link.abort();
-        }
-    }
-
-    /// As a server that restarts: every connection broken and the port closed, so new
-    /// connections are refused (until [`Proxy::listen_again`]).
-    async fn refuse(&self) {
-        self.cut();
-        if let Some(task) = self.accepting.lock().unwrap().take() {
-            task.abort();
-        }
-        // the listener is dropped with its task
-        while TcpStream::connect(self.addr).await.is_ok() {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    }
-
-    /// Opens the port again after [`Proxy::refuse`], forwarding.
-    async fn listen_again(&self) {
-        let listener = TcpListener::bind(self.addr).await.unwrap();
-        self.accept_on(listener);
-        self.restore();
-    }
-
-    fn restore(&self) {
-        self.up.store(true, Ordering::SeqCst);
-    }
-}
 
 /// A receiver that counts deliveries by notification id and answers each once its gate is
 /// open (`true`): closing the gate holds requests in flight.
@@ -172,7 +94,7 @@ async fn behind_a_proxy_waiting(acquire: Duration) -> Option<(Proxy, Db, Db, Tes
     direct.migrate().await.unwrap();
     let mut url = url::Url::parse(&database.url).unwrap();
     let target = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap_or(5432));
-    let proxy = Proxy::start(target).await;
+    let proxy = Proxy::start(target).await.unwrap();
     url.set_port(Some(proxy.addr.port())).unwrap();
     url.set_host(Some("127.0.0.1")).unwrap();
     let db = Db::connect_waiting(url.as_str(), acquire).await.unwrap();
@@ -333,7 +255,7 @@ async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s()
     };
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(!waiting.is_finished(), "the request waits for the database");
-    proxy.listen_again().await;
+    proxy.listen_again().await.unwrap();
     assert_eq!(waiting.await.unwrap().unwrap(), 200);
 
     // from here on, load: four clients reading and creating parties as fast as they are
@@ -392,7 +314,7 @@ async fn a_postgres_restart_that_refuses_connections_delays_requests_then_503s()
         200,
         "the document needs no database"
     );
-    proxy.listen_again().await;
+    proxy.listen_again().await.unwrap();
     until("the service answers again", || async {
         app.get("/v2/containers", Some(&key)).await.status == 200
     })
@@ -497,7 +419,7 @@ async fn a_client_polling_while_the_database_is_away_is_answered_at_once() {
         .await
         .expect("MCP answered at once");
     assert_eq!(mcp.status(), 503);
-    proxy.listen_again().await;
+    proxy.listen_again().await.unwrap();
     let mut answers = Vec::new();
     for _ in 0..20 {
         let r = poll("/v2/containers")

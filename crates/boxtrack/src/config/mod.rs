@@ -302,27 +302,18 @@ pub fn resolve_with(
         .ok_or_else(|| anyhow::anyhow!("setting sandbox_speed = {speed:?} ({src}) must be a positive number of simulated seconds per real second (3600 = one hour per second)"))?;
 
     let (recheck, src) = take("manifest_recheck_secs", "14400");
-    let manifest_recheck_secs: i64 = recheck
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n: &i64| (60..=7 * 86_400).contains(n))
-        .ok_or_else(|| anyhow::anyhow!("setting manifest_recheck_secs = {recheck:?} ({src}) must be whole seconds of the carrier's clock, from 60 to 604800 (a week)"))?;
-
+    let manifest_recheck_secs: i64 = in_range(
+        "manifest_recheck_secs",
+        &recheck,
+        &src,
+        60..=7 * 86_400,
+        "seconds of the carrier's clock",
+    )?;
     let (days, src) = take("early_report_days", "30");
-    let early_report_days: i64 = days
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n: &i64| (0..=3_650).contains(n))
-        .ok_or_else(|| anyhow::anyhow!("setting early_report_days = {days:?} ({src}) must be whole days from 0 (drop them within a minute) to 3650"))?;
+    let early_report_days: i64 = in_range("early_report_days", &days, &src, 0..=3_650, "days")?;
     let (max, src) = take("early_report_max", "100000");
-    let early_report_max: i64 = max
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n: &i64| (0..=100_000_000).contains(n))
-        .ok_or_else(|| anyhow::anyhow!("setting early_report_max = {max:?} ({src}) must be a count from 0 (drop them within a minute) to 100000000"))?;
+    let early_report_max: i64 =
+        in_range("early_report_max", &max, &src, 0..=100_000_000, "reports")?;
 
     let (mib, src) = take("read_cache_mib", "128");
     let read_cache_bytes: usize = mib

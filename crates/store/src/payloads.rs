@@ -97,21 +97,25 @@ pub struct Target {
     pub number: String,
 }
 
-/// Active containers with these numbers: of one account, or of every account (`None`).
+/// Containers that take reports (tracked, or whose journey ended lately) with these numbers:
+/// of one account, or of every account (`None`).
 pub async fn targets(db: &Db, account: Option<Uuid>, numbers: &[String]) -> Result<Vec<Target>> {
     let mut out = Vec::new();
     for chunk in numbers.chunks(400) {
         let mut marks = crate::sql::Marks::new(db.backend());
         let (a1, a2) = (marks.one(), marks.one());
         let sql = format!(
-            "SELECT account_id, id AS container_id, number FROM containers WHERE active = TRUE AND ({a1} IS NULL OR account_id = {a2}) AND number IN ({}) ORDER BY account_id, number, id",
-            marks.list(chunk.len())
+            "SELECT c.account_id, c.id AS container_id, c.number FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE ({a1} IS NULL OR c.account_id = {a2}) AND c.number IN ({}) AND {} ORDER BY c.account_id, c.number, c.id",
+            marks.list(chunk.len()),
+            crate::tracking::takes_reports(&marks.one()),
         );
+        let since = crate::tracking::refine_since(crate::now_us());
         let rows: Vec<Target> = on_db!(db, c => {
             let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(account).bind(account);
             for n in chunk {
                 q = q.bind(n);
             }
+            q = q.bind(since);
             q.fetch_all(c).await?
         });
         out.extend(rows);

@@ -141,7 +141,8 @@ pub struct Target {
     pub shipment_state: String,
 }
 
-/// Every active container, in every account, that tracks this subject.
+/// Every container, in every account, that tracks this subject and takes reports (active, or
+/// its journey ended lately: it then takes only refinements).
 pub async fn targets(db: &Db, scac: &str, kind: &str, reference: &str) -> Result<Vec<Target>> {
     let cast = match db {
         Db::Sqlite(..) => ("c.state", "s.route", "s.state"),
@@ -150,11 +151,15 @@ pub async fn targets(db: &Db, scac: &str, kind: &str, reference: &str) -> Result
     let sql = format!(
         "SELECT c.account_id, c.id AS container_id, c.number, c.current_status, {} AS state, {} AS route, {} AS shipment_state \
          FROM tracking_requests tr JOIN shipments s ON s.tracking_request_id = tr.id JOIN containers c ON c.shipment_id = s.id \
-         WHERE tr.request_number = $3 AND tr.request_type = $2 AND s.scac = $1 AND c.active = TRUE ORDER BY c.account_id, c.number",
-        cast.0, cast.1, cast.2
+         WHERE tr.request_number = $3 AND tr.request_type = $2 AND s.scac = $1 AND {} ORDER BY c.account_id, c.number",
+        cast.0,
+        cast.1,
+        cast.2,
+        crate::tracking::takes_reports("$4")
     );
+    let since = crate::tracking::refine_since(crate::now_us());
     Ok(
-        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(scac).bind(kind).bind(reference).fetch_all(p).await?),
+        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(scac).bind(kind).bind(reference).bind(since).fetch_all(p).await?),
     )
 }
 
@@ -218,8 +223,8 @@ pub struct PushTarget {
     pub route: String,
 }
 
-/// Active containers (of every account) with one of these numbers, or tracked through a
-/// request for one of these references.
+/// Containers (of every account) that take reports (see [`targets`]) with one of these
+/// numbers, or tracked through a request for one of these references.
 pub async fn targets_for_push(
     db: &Db,
     numbers: &[String],
@@ -236,16 +241,19 @@ pub async fn targets_for_push(
     let sql = format!(
         "SELECT c.account_id, c.id AS container_id, c.number, tr.request_number, s.bill_of_lading_number, {route} AS route \
          FROM containers c JOIN shipments s ON s.id = c.shipment_id JOIN tracking_requests tr ON tr.id = s.tracking_request_id \
-         WHERE c.active = TRUE AND (c.number IN ({}) OR tr.request_number IN ({}) OR s.bill_of_lading_number IN ({})) ORDER BY c.account_id, c.id",
+         WHERE (c.number IN ({}) OR tr.request_number IN ({}) OR s.bill_of_lading_number IN ({})) AND {} ORDER BY c.account_id, c.id",
         marks.list(numbers.len()),
         marks.list(references.len()),
-        marks.list(references.len())
+        marks.list(references.len()),
+        crate::tracking::takes_reports(&marks.one()),
     );
+    let since = crate::tracking::refine_since(crate::now_us());
     Ok(on_db!(db, p => {
         let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
         for n in numbers.iter().chain(references).chain(references) {
             q = q.bind(n);
         }
+        q = q.bind(since);
         q.fetch_all(p).await?
     }))
 }

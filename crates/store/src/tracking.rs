@@ -677,6 +677,35 @@ struct StateRow {
     shipment_state: Json<ShipmentState>,
     route: Json<Route>,
     scac: String,
+    /// Still tracked.
+    active: bool,
+    /// Why its shipment stopped tracking, if it did.
+    stopped_reason: Option<String>,
+}
+
+impl StateRow {
+    /// Whether its journey ended (every container of the shipment back empty): it then takes
+    /// only reports that refine the milestones it has (`milestones::refinements`).
+    fn journey_ended(&self) -> bool {
+        !self.active && self.stopped_reason.as_deref() == Some(JOURNEY_ENDED)
+    }
+}
+
+/// The reason a shipment stops when every container is back empty.
+const JOURNEY_ENDED: &str = "all_containers_terminated";
+
+/// The condition, on containers `c` of shipments `s`, of those that take reports: tracked,
+/// or whose journey ended since `since` (a bound parameter, e.g. `$4`: they take only
+/// refinements, `milestones::REFINE_AFTER_END_US`).
+pub(crate) fn takes_reports(since: &str) -> String {
+    format!(
+        "(c.active = TRUE OR (s.stopped_reason = '{JOURNEY_ENDED}' AND s.tracking_stopped_us >= {since}))"
+    )
+}
+
+/// The earliest end of a journey whose containers still take refinements, at `now`.
+pub(crate) fn refine_since(now: i64) -> i64 {
+    now.saturating_sub(boxtrack_core::tracking::milestones::REFINE_AFTER_END_US)
 }
 
 /// The derived columns written with a container's merged state.
@@ -730,7 +759,7 @@ pub async fn apply_batch_in(
         let mut marks = Marks::new(tx.backend());
         let account = marks.one();
         let mut sql = format!(
-            "SELECT c.id, c.shipment_id, c.state, s.state AS shipment_state, s.route, s.scac FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
+            "SELECT c.id, c.shipment_id, c.state, s.state AS shipment_state, s.route, s.scac, c.active, s.stopped_reason FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
             marks.list(chunk.len())
         );
         if matches!(tx, Tx::Postgres(_)) {
@@ -745,6 +774,24 @@ pub async fn apply_batch_in(
             q.fetch_all(c).await?
         });
         rows.extend(found.into_iter().map(|r| (r.id, r)));
+    }
+    // a journey that ended hears only what refines the milestones it has
+    let batches: Vec<(Uuid, std::borrow::Cow<'_, [Observation]>)> = batches
+        .into_iter()
+        .map(|(id, batch)| match rows.get(id) {
+            Some(row) if row.journey_ended() => (
+                *id,
+                std::borrow::Cow::Owned(boxtrack_core::tracking::milestones::refinements(
+                    &row.state.0,
+                    batch,
+                )),
+            ),
+            _ => (*id, std::borrow::Cow::Borrowed(batch.as_slice())),
+        })
+        .filter(|(_, b)| !b.is_empty())
+        .collect();
+    if batches.is_empty() {
+        return Ok(vec![]);
     }
     // what a sandbox journey reports is the sandbox's, whatever party its script plays
     let sandbox: std::collections::HashSet<Uuid> = rows
@@ -799,7 +846,7 @@ pub async fn apply_batch_in(
     let mut revised: Vec<(Uuid, boxtrack_core::tracking::TransportEvent)> = Vec::new();
     let mut entries = Vec::new();
     let mut terminated: Vec<Uuid> = Vec::new();
-    for (container_id, batch) in batches {
+    for (container_id, batch) in &batches {
         let row = rows
             .get(container_id)
             .ok_or(StoreError::NotFound("container"))?;
@@ -820,7 +867,7 @@ pub async fn apply_batch_in(
             inland: route.inland(),
             rail_lfd,
         };
-        let merged = merge(&before, ship_now, batch, view);
+        let merged = merge(&before, ship_now, batch.as_ref(), view);
         if merged.changes.is_empty() && merged.container == before && merged.shipment == *ship_now {
             continue;
         }
@@ -840,7 +887,7 @@ pub async fn apply_batch_in(
                 .next()
                 .is_some(),
             lfd: coalesced_lfd(&c.lfd, rail_lfd),
-            active: !ended,
+            active: !ended && !row.journey_ended(),
         });
         for change in &merged.changes {
             let mut payload = json!({"container_id": container_id, "shipment_id": row.shipment_id});

@@ -2275,3 +2275,167 @@ async fn resuming_after_the_number_was_tracked_again_keeps_one_live_request() {
     assert_eq!(status(first).await, "tracking_stopped");
     assert_ne!(status(second).await, "tracking_stopped");
 }
+
+#[tokio::test]
+async fn a_journey_that_ended_still_takes_a_finer_word_on_its_milestones_and_nothing_new() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let (container, shipment) = one_container(&app, &key).await;
+    let cid = uuid::Uuid::parse_str(&container).unwrap();
+    let t = boxtrack_store::now_us() - 10 * DAY;
+    let at = |days: i64| t + days * DAY - (t + days * DAY).rem_euclid(60_000_000);
+    let event = |m: Milestone, when: i64| {
+        Fact::Event(EventFact {
+            milestone: m,
+            estimated: false,
+            at_us: Some(when),
+            place: Place::Pod,
+            locode: Some("USLAX".into()),
+            timezone: None,
+            terminal: None,
+            vessel_name: None,
+            vessel_imo: None,
+            voyage: None,
+        })
+    };
+    let said = |source: DataSource, precision, observed_us, fact| Observation {
+        observed_us,
+        source,
+        fact,
+        precision,
+    };
+    use boxtrack_core::tracking::precedence::Precision;
+    // the terminal's CODECO, to the minute, tells the last moves first: the journey ends
+    boxtrack_store::tracking::apply(
+        &app.db,
+        account.id,
+        cid,
+        &[
+            said(
+                DataSource::Terminal,
+                Precision::Minute,
+                at(2),
+                event(Milestone::FullOut, at(1)),
+            ),
+            said(
+                DataSource::Terminal,
+                Precision::Minute,
+                at(3),
+                event(Milestone::EmptyIn, at(3)),
+            ),
+        ],
+    )
+    .await
+    .unwrap();
+    let s = app
+        .get(&format!("/v2/shipments/{shipment}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(
+        s["data"]["attributes"]["line_tracking_stopped_reason"].as_str(),
+        Some("all_containers_terminated"),
+        "{s}"
+    );
+    // the ended journey's container still answers to its number, for refinements
+    let number = app
+        .get(&format!("/v2/containers/{container}"), Some(&key))
+        .await
+        .json()["data"]["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let targets = boxtrack_store::payloads::targets(&app.db, None, &[number])
+        .await
+        .unwrap();
+    assert_eq!(targets.len(), 1);
+    // the carrier's DCSA event of that return, to the second, comes later; with it an
+    // availability and a milestone the journey never had
+    let finer = at(3) + 33_000_000;
+    boxtrack_store::tracking::apply(
+        &app.db,
+        account.id,
+        cid,
+        &[
+            said(
+                DataSource::ShippingLine,
+                Precision::Second,
+                at(4),
+                event(Milestone::EmptyIn, finer),
+            ),
+            said(
+                DataSource::ShippingLine,
+                Precision::Second,
+                at(4),
+                event(Milestone::VesselDischarged, at(0)),
+            ),
+            said(
+                DataSource::Terminal,
+                Precision::Second,
+                at(4),
+                Fact::Availability {
+                    available: true,
+                    at_us: None,
+                },
+            ),
+        ],
+    )
+    .await
+    .unwrap();
+    let te = app
+        .get(
+            &format!("/v2/containers/{container}/transport_events"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let names: Vec<(&str, &str)> = te["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["attributes"]["event"].as_str().unwrap(),
+                e["attributes"]["timestamp"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(names.len(), 2, "nothing new: {names:?}");
+    let empty_in = names
+        .iter()
+        .find(|(n, _)| *n == "container.transport.empty_in")
+        .unwrap();
+    assert_eq!(
+        boxtrack_core::time::parse_micros(empty_in.1),
+        Some(finer),
+        "the finer time: {names:?}"
+    );
+    let c = app
+        .get(&format!("/v2/containers/{container}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(c["data"]["attributes"]["current_status"], "empty_returned");
+    assert_ne!(c["data"]["attributes"]["available_for_pickup"], true);
+    // the raw events keep what was applied, not what was refused
+    let raw = app
+        .get(
+            &format!("/v2/containers/{container}/raw_events"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let facts: Vec<&str> = raw["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["attributes"]["fact"].as_str())
+        .collect();
+    assert_eq!(
+        facts.iter().filter(|f| **f == "empty_in").count(),
+        2,
+        "{facts:?}"
+    );
+    assert!(
+        !facts.contains(&"vessel_discharged") && !facts.contains(&"availability"),
+        "{facts:?}"
+    );
+}

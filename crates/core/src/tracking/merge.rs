@@ -1352,6 +1352,38 @@ mod tests {
             }
         }
 
+        /// A journey that ended on what some sources said takes from the rest only what
+        /// refines the milestones it has: no new event, and each milestone it has ends where
+        /// the whole story would have put it.
+        #[test]
+        fn an_ended_journey_takes_only_refinements(
+            journey in arb_journey(),
+            seed in any::<u64>(),
+            split in 0usize..40,
+        ) {
+            let mut all = reports(&journey);
+            shuffle(&mut all, seed);
+            let split = split.min(all.len());
+            let (first, rest) = all.split_at(split);
+            let ended = merge(&ContainerState::default(), &ShipmentState::default(), first, ALL);
+            let taken = super::super::milestones::refinements(&ended.container, rest);
+            let refined = merge(&ended.container, &ended.shipment, &taken, ALL);
+            prop_assert!(
+                refined.changes.iter().all(|c| !matches!(c, Change::Transport(_))),
+                "{:?}", refined.changes
+            );
+            let keys = |c: &ContainerState| c.milestones.0.iter().map(|r| r.key.clone()).collect::<Vec<_>>();
+            prop_assert_eq!(keys(&ended.container), keys(&refined.container));
+            prop_assert_eq!(&ended.container.estimates, &refined.container.estimates);
+            let whole = merge(&ContainerState::default(), &ShipmentState::default(), &all, ALL);
+            for r in &refined.container.milestones.0 {
+                let d = r.decided().map(|d| (d.fact.milestone, d.fact.place, d.fact.at_us));
+                let w = d.and_then(|(m, p, _)| whole.container.milestones.latest(m, p))
+                    .map(|d| (d.fact.milestone, d.fact.place, d.fact.at_us));
+                prop_assert_eq!(d, w);
+            }
+        }
+
         /// A report older than what an attribute already holds never overwrites it.
         #[test]
         fn older_reports_never_win(newer_fact in arb_fact(), older_fact in arb_fact(), t_new in 10i64..20, t_old in 0i64..10) {

@@ -319,6 +319,30 @@ impl Book {
     }
 }
 
+/// How long after a journey ended (every container of its shipment back empty) its
+/// containers still take reports that refine the milestones they already have: 7 days, on the
+/// wall clock. A terminal's CODECO may end a journey to the minute before the carrier's DCSA
+/// event of the same empty return, to the second, comes in.
+pub const REFINE_AFTER_END_US: i64 = 7 * 24 * 3_600 * 1_000_000;
+
+/// What a container whose journey has ended still takes from `batch`: reports of actual
+/// milestones it already has (a later, finer or more trusted word on the same event, found as
+/// [`Book::find`] finds it). Never a new event, an estimate, or terminal state (availability,
+/// holds, fees, LFDs): an ended journey gets no new story, only a truer one.
+pub fn refinements(
+    c: &super::ContainerState,
+    batch: &[super::Observation],
+) -> Vec<super::Observation> {
+    batch
+        .iter()
+        .filter(|o| match &o.fact {
+            super::Fact::Event(f) if !f.estimated => c.milestones.find(f, o.precision).is_some(),
+            _ => false,
+        })
+        .cloned()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,6 +395,50 @@ mod tests {
         let d = b.0[0].decided().unwrap();
         assert_eq!(d.fact.at_us, Some(1_000 * H + 33 * S));
         assert_eq!(d.precision, Precision::Second);
+    }
+
+    #[test]
+    fn an_ended_journey_takes_a_finer_report_of_what_it_has_and_nothing_else() {
+        use super::super::{ContainerState, Fact, Observation};
+        let mut empty_in = fact(Milestone::EmptyIn, 1_000 * H, None);
+        empty_in.place = Place::Pod;
+        let mut c = ContainerState::default();
+        // the terminal's CODECO, to the minute, ended the journey
+        c.milestones.add_actual(report(
+            DataSource::Terminal,
+            Precision::Minute,
+            5,
+            empty_in.clone(),
+        ));
+        let said = |f: Fact, precision: Precision| Observation {
+            observed_us: 9,
+            source: DataSource::ShippingLine,
+            fact: f,
+            precision,
+        };
+        let finer = EventFact {
+            at_us: Some(1_000 * H + 33 * S),
+            ..empty_in.clone()
+        };
+        let estimate = EventFact {
+            estimated: true,
+            ..finer.clone()
+        };
+        let another = fact(Milestone::FullOut, 990 * H, None);
+        let batch = [
+            said(Fact::Event(finer.clone()), Precision::Second),
+            said(Fact::Event(estimate), Precision::Second),
+            said(Fact::Event(another), Precision::Second),
+            said(
+                Fact::Availability {
+                    available: true,
+                    at_us: None,
+                },
+                Precision::Second,
+            ),
+        ];
+        let taken = refinements(&c, &batch);
+        assert_eq!(taken, vec![said(Fact::Event(finer), Precision::Second)]);
     }
 
     #[test]

@@ -22,22 +22,12 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "boxtrack", version = server::VERSION, propagate_version = true)]
 pub struct Cli {
-    /// Log format: text (readable) or json (one object per line, every line). Logs go to
-    /// standard error. Env: BOXTRACK_LOG_FORMAT.
-    #[arg(long, global = true, value_name = "FORMAT")]
-    log_format: Option<String>,
-    /// Log filter: a level (error, warn, info, debug, trace) or directives such as
-    /// `boxtrack::access=warn,info`. Without it RUST_LOG applies, else info for serve and warn
-    /// for the other commands. Env: BOXTRACK_LOG_LEVEL.
-    #[arg(long, global = true, value_name = "FILTER")]
-    log_level: Option<String>,
     /// Configuration file (TOML); default ./boxtrack.toml when it exists. Env: BOXTRACK_CONFIG.
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Database: sqlite://PATH (default sqlite://./data/boxtrack.db) or postgres://USER@HOST/DB.
-    /// Env: BOXTRACK_DATABASE_URL.
-    #[arg(long, global = true, value_name = "URL")]
-    database_url: Option<String>,
+    /// `--database-url`, `--log-format`, `--log-level` (config::specs).
+    #[command(flatten)]
+    settings: config::SettingFlags<{ config::GLOBAL }>,
     #[command(subcommand)]
     command: Command,
 }
@@ -112,97 +102,9 @@ enum Command {
 /// Flags of `serve`.
 #[derive(Args, Debug, Default)]
 pub struct ServeArgs {
-    /// Address to listen on (default 127.0.0.1:8080). Env: BOXTRACK_LISTEN.
-    #[arg(long, value_name = "ADDR")]
-    listen: Option<String>,
-    /// Absolute base address used in response links, e.g. https://track.example.com, when
-    /// behind a proxy. Env: BOXTRACK_PUBLIC_URL.
-    #[arg(long, value_name = "URL")]
-    public_url: Option<String>,
-    /// Where rate-limit state lives: auto (memory on SQLite, database on PostgreSQL so that
-    /// several processes share one limit), memory, database, or a Redis address
-    /// (redis://[:password@]host:6379[/db]) that every process shares.
-    /// Env: BOXTRACK_RATE_LIMIT_STORE.
-    #[arg(long, value_name = "STORE")]
-    rate_limit_store: Option<String>,
-    /// What this process runs: all (API and background work, the default and the only
-    /// choice on SQLite), api (requests only; scale these out) or worker (tracking, polling
-    /// and webhook deliveries, with /healthz, /readyz and /metrics). Env: BOXTRACK_ROLE.
-    #[arg(long, value_name = "ROLE")]
-    role: Option<String>,
-    /// Seconds a stopping process waits for requests and deliveries in flight (default 30).
-    /// Env: BOXTRACK_SHUTDOWN_TIMEOUT_SECS.
-    #[arg(long, value_name = "SECONDS")]
-    shutdown_timeout_secs: Option<u64>,
-    /// Seconds a stopping process keeps answering, with /readyz at 503, before it stops
-    /// accepting connections (default 0; behind a load balancer, its check interval).
-    /// Env: BOXTRACK_DRAIN_DELAY_SECS.
-    #[arg(long, value_name = "SECONDS")]
-    drain_delay_secs: Option<u64>,
-    /// Seconds before a request is abandoned with 503 (default 30). Env: BOXTRACK_REQUEST_TIMEOUT_SECS.
-    #[arg(long, value_name = "SECONDS")]
-    request_timeout_secs: Option<u64>,
-    /// Seconds a client has to send a request's head, from the moment it connects or its
-    /// previous answer was written; slow and idle connections are closed after it (default 10).
-    /// Env: BOXTRACK_HEADER_TIMEOUT_SECS.
-    #[arg(long, value_name = "SECONDS")]
-    header_timeout_secs: Option<u64>,
-    /// Connections served at once; one more is answered 503 (`connection_limit`) and closed
-    /// (default 4096; keep it under the process's open-file limit). Env: BOXTRACK_MAX_CONNECTIONS.
-    #[arg(long, value_name = "N")]
-    max_connections: Option<u64>,
-    /// How fast sandbox journeys (TEST-SCN-*) play: simulated seconds per real second
-    /// (default 3600, one hour per second). Env: BOXTRACK_SANDBOX_SPEED.
-    #[arg(long, value_name = "FACTOR")]
-    sandbox_speed: Option<f64>,
-    /// How often a bill of lading or booking the carrier has not manifested yet is asked for
-    /// again, in seconds of the carrier's clock (default 14400, four hours; a simulator's
-    /// clock runs fast, so is the recheck). Env: BOXTRACK_MANIFEST_RECHECK_SECS.
-    #[arg(long, value_name = "SECS")]
-    manifest_recheck_secs: Option<u64>,
-    /// Days an X12 or EDIFACT report about a container nobody tracks yet is kept, to be applied
-    /// when a tracking request makes the container known (default 30; with 0 they are dropped
-    /// at the next pruning, within a minute).
-    /// Env: BOXTRACK_EARLY_REPORT_DAYS.
-    #[arg(long, value_name = "DAYS")]
-    early_report_days: Option<u64>,
-    /// How many such reports are kept at most, the oldest dropped first (default 100000).
-    /// Env: BOXTRACK_EARLY_REPORT_MAX.
-    #[arg(long, value_name = "N")]
-    early_report_max: Option<u64>,
-    /// MiB of rendered container and shipment reads kept in memory and answered again until
-    /// something they show changes (default 128; 0 turns the read cache off).
-    /// Env: BOXTRACK_READ_CACHE_MIB.
-    #[arg(long, value_name = "MIB")]
-    read_cache_mib: Option<u64>,
-    /// Base address of a running `boxtrack sim`: every carrier (DCSA) and terminal feed of the
-    /// simulator becomes an upstream. Env: BOXTRACK_SIM_URL.
-    #[arg(long, value_name = "URL")]
-    sim_url: Option<String>,
-    /// Base64 secret (32-64 bytes) that carriers sign DCSA push calls to
-    /// POST /v2/ingest/dcsa with; push is refused without it. Env: BOXTRACK_DCSA_PUSH_SECRET.
-    #[arg(long, value_name = "BASE64")]
-    dcsa_push_secret: Option<String>,
-    /// Follow an AIS feed: HOST:PORT of a TCP stream of NMEA 0183 sentences (!AIVDM); each
-    /// vessel's latest position and static data appear on GET /v2/vessels/{imo}.
-    /// Env: BOXTRACK_AIS_FEED.
-    #[arg(long, value_name = "HOST:PORT")]
-    ais_feed: Option<String>,
-    /// Comma-separated browser origins allowed to call /mcp besides loopback and public_url
-    /// (DNS-rebinding protection). Env: BOXTRACK_MCP_ALLOWED_ORIGINS.
-    #[arg(long, value_name = "ORIGINS")]
-    mcp_allowed_origins: Option<String>,
-    /// TEST ONLY: /mcp requests without credentials act for this account (for conformance
-    /// suites that cannot send headers). Refused unless --listen is a loopback address.
-    /// Env: BOXTRACK_MCP_OPEN_ACCOUNT.
-    #[arg(long, value_name = "ACCOUNT_ID")]
-    mcp_open_account: Option<String>,
-    /// Where the bytes of uploaded and e-mailed documents live: database (the default) or
-    /// s3://BUCKET[/PREFIX] for an S3-compatible object store, with credentials, region and
-    /// endpoint from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT
-    /// (and AWS_ALLOW_HTTP=true for a server without TLS). Env: BOXTRACK_DOCUMENT_STORE.
-    #[arg(long, value_name = "STORE")]
-    document_store: Option<String>,
+    /// One flag per setting `serve` takes (config::specs).
+    #[command(flatten)]
+    settings: config::SettingFlags<{ config::SERVE }>,
     #[command(flatten)]
     webhooks: WebhookFlags,
 }
@@ -218,31 +120,9 @@ pub struct CompletionsArgs {
 /// Webhook flags of `serve` and `demo`.
 #[derive(Args, Debug, Default)]
 pub struct WebhookFlags {
-    /// Accept http:// and loopback / private / link-local webhook URLs (for tests and local
-    /// receivers; never on a public service). Env: BOXTRACK_ALLOW_PRIVATE_WEBHOOK_URLS=true.
-    #[arg(long)]
-    allow_private_webhook_urls: bool,
-    /// Comma-separated egress addresses of webhook deliveries, published at GET /v2/webhooks/ips.
-    /// Env: BOXTRACK_WEBHOOK_SOURCE_IPS.
-    #[arg(long, value_name = "IPS")]
-    webhook_source_ips: Option<String>,
-    /// Seconds before a webhook delivery attempt counts as failed (default 30).
-    /// Env: BOXTRACK_WEBHOOK_TIMEOUT_SECS.
-    #[arg(long, value_name = "SECONDS")]
-    webhook_timeout_secs: Option<u64>,
-    /// Failed deliveries in a row after which a webhook is set inactive (default 100).
-    /// Env: BOXTRACK_WEBHOOK_DEACTIVATE_AFTER.
-    #[arg(long, value_name = "FAILURES")]
-    webhook_deactivate_after: Option<u64>,
-    /// Comma-separated seconds before each webhook retry; its length is the number of retries
-    /// (default 12 retries: 5,30,120,300,900,1800,3600,7200,18000,36000,50400,72000).
-    /// Env: BOXTRACK_WEBHOOK_RETRY_SCHEDULE.
-    #[arg(long, value_name = "SECONDS,...")]
-    webhook_retry_schedule: Option<String>,
-    /// Header carrying the hex HMAC-SHA256 body signature (default X-Boxtrack-Webhook-Signature;
-    /// set it to the header your receivers already check). Env: BOXTRACK_WEBHOOK_SIGNATURE_HEADER.
-    #[arg(long, value_name = "NAME")]
-    webhook_signature_header: Option<String>,
+    /// One flag per webhook delivery setting (config::specs).
+    #[command(flatten)]
+    settings: config::SettingFlags<{ config::WEBHOOKS }>,
 }
 
 /// Flags of `health`.
@@ -326,47 +206,12 @@ fn settings(
         }
         None => None,
     };
-    let mut flags = config::Layer::default()
-        .with("database_url", cli.database_url.as_ref())
-        .with("log_format", cli.log_format.as_ref())
-        .with("log_level", cli.log_level.as_ref());
+    let mut flags = cli.settings.onto(config::Layer::default());
     if let Some(s) = serve {
-        flags = flags
-            .with("listen", s.listen.as_ref())
-            .with("role", s.role.as_ref())
-            .with("shutdown_timeout_secs", s.shutdown_timeout_secs)
-            .with("drain_delay_secs", s.drain_delay_secs)
-            .with("public_url", s.public_url.as_ref())
-            .with("rate_limit_store", s.rate_limit_store.as_ref())
-            .with("request_timeout_secs", s.request_timeout_secs)
-            .with("header_timeout_secs", s.header_timeout_secs)
-            .with("max_connections", s.max_connections)
-            .with("sandbox_speed", s.sandbox_speed)
-            .with("manifest_recheck_secs", s.manifest_recheck_secs)
-            .with("early_report_days", s.early_report_days)
-            .with("early_report_max", s.early_report_max)
-            .with("read_cache_mib", s.read_cache_mib)
-            .with("sim_url", s.sim_url.as_ref())
-            .with("dcsa_push_secret", s.dcsa_push_secret.as_ref())
-            .with("ais_feed", s.ais_feed.as_ref())
-            .with("mcp_allowed_origins", s.mcp_allowed_origins.as_ref())
-            .with("mcp_open_account", s.mcp_open_account.as_ref())
-            .with("document_store", s.document_store.as_ref());
+        flags = s.settings.onto(flags);
     }
     if let Some(w) = webhooks.or(serve.map(|s| &s.webhooks)) {
-        flags = flags
-            .with(
-                "allow_private_webhook_urls",
-                w.allow_private_webhook_urls.then_some(true),
-            )
-            .with("webhook_source_ips", w.webhook_source_ips.as_ref())
-            .with("webhook_timeout_secs", w.webhook_timeout_secs)
-            .with("webhook_deactivate_after", w.webhook_deactivate_after)
-            .with("webhook_retry_schedule", w.webhook_retry_schedule.as_ref())
-            .with(
-                "webhook_signature_header",
-                w.webhook_signature_header.as_ref(),
-            );
+        flags = w.settings.onto(flags);
     }
     config::resolve(
         file.as_ref().map(|(p, l)| (p.as_path(), l.clone())),
@@ -456,11 +301,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             backup::copy(args).await
         }
         Command::Sim(args) => {
-            let format = match cli.log_format.as_deref() {
+            let format = match cli.settings.get("log_format") {
                 Some("json") => config::LogFormat::Json,
                 _ => config::LogFormat::Text,
             };
-            init_logs(format, cli.log_level.as_deref(), "info");
+            init_logs(format, cli.settings.get("log_level"), "info");
             sim::run(args).await
         }
         Command::Migrate(MigrateArgs { status: true }) => {
@@ -529,8 +374,8 @@ fn main() -> ExitCode {
     };
     // the failure line in the format the logs use (settings may be what failed, so the flag
     // and the environment are read directly)
-    let json = cli.log_format.as_deref() == Some("json")
-        || (cli.log_format.is_none()
+    let json = cli.settings.get("log_format") == Some("json")
+        || (cli.settings.get("log_format").is_none()
             && std::env::var("BOXTRACK_LOG_FORMAT").is_ok_and(|f| f.trim() == "json"));
     match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,7 +1,8 @@
 //! Settings: defaults, then `boxtrack.toml`, then `BOXTRACK_*` environment variables, then
-//! command-line flags, merged by figment ([`layers`]) into one typed [`layers::RawSettings`]
-//! that refuses unknown keys. Every value is then checked here at start, and a bad one stops
-//! the start with a message that names the setting and where it came from.
+//! command-line flags, merged by figment ([`layers`]) into one [`layers::RawSettings`] that
+//! refuses unknown keys; every setting is declared once in [`specs`]. Every value is then
+//! checked here at start, and a bad one stops the start with a message that names the
+//! setting and where it came from.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -11,14 +12,12 @@ use std::time::Duration;
 use anyhow::bail;
 use boxtrack_sources::upstream::{Endpoint, EndpointConfig};
 
+mod flags;
 mod layers;
+pub mod specs;
 
+pub use flags::{GLOBAL, SERVE, SettingFlags, WEBHOOKS};
 pub use layers::{Layer, config_file};
-
-/// The default listen address.
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
-/// The default database.
-pub const DEFAULT_DATABASE_URL: &str = "sqlite://./data/boxtrack.db";
 
 /// Where rate-limit state is kept.
 #[derive(Clone, PartialEq, Eq)]
@@ -161,7 +160,8 @@ pub fn resolve(file: Option<(&Path, Layer)>, env: Layer, flags: Layer) -> anyhow
 }
 
 /// [`resolve`] with the environment variables upstream credentials are read from given by
-/// `secrets` (by name).
+/// `secrets` (by name). Each setting is read by one named step below; defaults come from
+/// the declarations ([`specs::SETTINGS`]).
 pub fn resolve_with(
     file: Option<(&Path, Layer)>,
     env: Layer,
@@ -173,92 +173,209 @@ pub fn resolve_with(
         chosen,
         file_label,
     } = layers::merge(file, env, flags)?;
-    let take = |name: &str, default: &str| -> (String, String) {
-        chosen
+    let v = Values { chosen: &chosen };
+    let listen = listen(&v)?;
+    let role = role(&v)?;
+    Ok(Settings {
+        database_url: database_url(&v, role)?,
+        role,
+        log_level: log_level(&v)?,
+        shutdown_timeout: v.secs("shutdown_timeout_secs", 0..=3600)?,
+        drain_delay: v.secs("drain_delay_secs", 0..=600)?,
+        public_url: v.absolute("public_url", "")?,
+        rate_limit_store: rate_limit_store(&v)?,
+        log_format: log_format(&v)?,
+        request_timeout: v.secs("request_timeout_secs", 1..=3600)?,
+        header_timeout: v.secs("header_timeout_secs", 1..=3600)?,
+        max_connections: v.number("max_connections", 1..=1_000_000, "connections")?,
+        sandbox_speed: v.positive(
+            "sandbox_speed",
+            1e7,
+            "a positive number of simulated seconds per real second (3600 = one hour per second)",
+        )?,
+        manifest_recheck_secs: v.number(
+            "manifest_recheck_secs",
+            60..=7 * 86_400,
+            "seconds of the carrier's clock",
+        )?,
+        early_report_days: v.number("early_report_days", 0..=3_650, "days")?,
+        early_report_max: v.number("early_report_max", 0..=100_000_000, "reports")?,
+        read_cache_bytes: read_cache_bytes(&v)?,
+        allow_private_webhook_urls: v.boolean("allow_private_webhook_urls")?,
+        webhook_source_ips: webhook_source_ips(&v)?,
+        webhook_timeout: v.secs("webhook_timeout_secs", 1..=300)?,
+        webhook_deactivate_after: v.number(
+            "webhook_deactivate_after",
+            1..=1_000_000,
+            "failed deliveries",
+        )?,
+        webhook_retry_schedule: webhook_retry_schedule(&v)?,
+        webhook_signature_header: webhook_signature_header(&v)?,
+        upstreams: upstreams(&v, &raw, file_label.as_deref(), secrets)?,
+        dcsa_push_secret: dcsa_push_secret(&v)?,
+        ais_feed: ais_feed(&v)?,
+        mcp_allowed_origins: mcp_allowed_origins(&v)?,
+        mcp_open_account: mcp_open_account(&v, listen)?,
+        document_store: document_store(&v)?,
+        listen,
+    })
+}
+
+/// The merged values and where each came from, read with the declared defaults.
+struct Values<'a> {
+    chosen: &'a BTreeMap<String, (String, String)>,
+}
+
+impl Values<'_> {
+    /// The value of `name` (its default when no layer gave one) and where it came from.
+    fn take(&self, name: &str) -> (String, String) {
+        self.chosen.get(name).cloned().unwrap_or_else(|| {
+            let default = specs::spec(name).and_then(|s| s.default).unwrap_or("");
+            (default.to_string(), "default".to_string())
+        })
+    }
+
+    /// The value of `name` when some layer gave one, trimmed, and where it came from.
+    fn given(&self, name: &str) -> Option<(String, &str)> {
+        self.chosen
             .get(name)
-            .cloned()
-            .unwrap_or_else(|| (default.to_string(), "default".to_string()))
-    };
+            .map(|(v, src)| (v.trim().to_string(), src.as_str()))
+    }
 
-    let (listen_raw, src) = take("listen", DEFAULT_LISTEN);
-    let listen: SocketAddr = listen_raw.trim().parse().map_err(|_| {
-        anyhow::anyhow!(
-            "setting listen = {listen_raw:?} ({src}) is not an address such as 127.0.0.1:8080"
-        )
-    })?;
+    /// A whole number within `range`.
+    fn number<T>(
+        &self,
+        name: &str,
+        range: std::ops::RangeInclusive<T>,
+        unit: &str,
+    ) -> anyhow::Result<T>
+    where
+        T: std::str::FromStr + PartialOrd + std::fmt::Display,
+    {
+        let (value, src) = self.take(name);
+        in_range(name, &value, &src, range, unit)
+    }
 
-    let (role_raw, src) = take("role", "all");
-    let role = match role_raw.trim() {
-        "all" => Role::All,
-        "api" => Role::Api,
-        "worker" => Role::Worker,
-        other => bail!("setting role = {other:?} ({src}) must be api, worker or all"),
-    };
-    let log_level = match chosen.get("log_level") {
-        None => None,
-        Some((v, src)) => {
-            let v = v.trim().to_string();
-            if tracing_subscriber::EnvFilter::try_new(&v).is_err() || v.is_empty() {
-                bail!(
-                    "setting log_level = {v:?} ({src}) must be a level (error, warn, info, debug, trace) or filter directives such as boxtrack=debug,info"
-                );
-            }
-            Some(v)
-        }
-    };
-    let secs_setting = |name: &str, default: &str, max: u64| -> anyhow::Result<Duration> {
-        let (raw, src) = take(name, default);
-        raw.trim()
-            .parse::<u64>()
+    /// Seconds within `range`.
+    fn secs(&self, name: &str, range: std::ops::RangeInclusive<u64>) -> anyhow::Result<Duration> {
+        self.number(name, range, "seconds").map(Duration::from_secs)
+    }
+
+    /// A finite number above 0 and at most `max`.
+    fn positive(&self, name: &str, max: f64, what: &str) -> anyhow::Result<f64> {
+        let (value, src) = self.take(name);
+        value
+            .trim()
+            .parse()
             .ok()
-            .filter(|n| *n <= max)
-            .map(Duration::from_secs)
-            .ok_or_else(|| {
-                anyhow::anyhow!("setting {name} = {raw:?} ({src}) must be 0 to {max} seconds")
+            .filter(|n: &f64| n.is_finite() && *n > 0.0 && *n <= max)
+            .ok_or_else(|| anyhow::anyhow!("setting {name} = {value:?} ({src}) must be {what}"))
+    }
+
+    /// `true` or `false`.
+    fn boolean(&self, name: &str) -> anyhow::Result<bool> {
+        let (value, src) = self.take(name);
+        value.trim().parse().map_err(|_| {
+            anyhow::anyhow!("setting {name} = {value:?} ({src}) must be true or false")
+        })
+    }
+
+    /// The comma-separated entries of `name`, each checked by `valid`.
+    fn list(
+        &self,
+        name: &str,
+        valid: impl Fn(&str) -> bool,
+        what: &str,
+    ) -> anyhow::Result<Vec<String>> {
+        let (value, src) = self.take(name);
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|e| {
+                if valid(e) {
+                    Ok(e.to_string())
+                } else {
+                    Err(anyhow::anyhow!(
+                        "setting {name} ({src}) contains {e:?}, which is not {what}"
+                    ))
+                }
             })
-    };
-    let shutdown_timeout = secs_setting("shutdown_timeout_secs", "30", 3600)?;
-    let drain_delay = secs_setting("drain_delay_secs", "0", 600)?;
-
-    let (database_url, src) = take("database_url", DEFAULT_DATABASE_URL);
-    let database_url = database_url.trim().to_string();
-    let valid_db = database_url
-        .strip_prefix("sqlite://")
-        .or_else(|| database_url.strip_prefix("sqlite:"))
-        .is_some_and(|p| !p.is_empty())
-        || database_url.starts_with("postgres://")
-        || database_url.starts_with("postgresql://");
-    if !valid_db {
-        bail!(
-            "setting database_url = {:?} ({src}) must be sqlite://PATH or postgres://USER@HOST/DB",
-            boxtrack_store::db::redact_url(&database_url)
-        );
-    }
-    if role != Role::All && database_url.starts_with("sqlite") {
-        bail!(
-            "setting role = {} ({}): API and worker processes run apart on PostgreSQL only; a SQLite file takes one process that does both (role all)",
-            role.as_str(),
-            take("role", "all").1
-        );
+            .collect()
     }
 
-    // an absolute http(s) address without a trailing slash, when given
-    let absolute = |name: &str, what: &str| -> anyhow::Result<Option<String>> {
-        let Some((v, src)) = chosen.get(name) else {
+    /// An absolute http(s) address without a trailing slash, when given.
+    fn absolute(&self, name: &str, what: &str) -> anyhow::Result<Option<String>> {
+        let Some((v, src)) = self.given(name) else {
             return Ok(None);
         };
-        let v = v.trim().trim_end_matches('/').to_string();
+        let v = v.trim_end_matches('/').to_string();
         if !(v.starts_with("http://") || v.starts_with("https://")) || v.contains(' ') {
             bail!(
                 "setting {name} = {v:?} ({src}) must be an absolute http:// or https:// address{what}"
             );
         }
         Ok(Some(v))
-    };
-    let public_url = absolute("public_url", "")?;
+    }
+}
 
-    let (store, src) = take("rate_limit_store", "auto");
-    let rate_limit_store = match store.trim() {
+fn listen(v: &Values<'_>) -> anyhow::Result<SocketAddr> {
+    let (raw, src) = v.take("listen");
+    raw.trim().parse().map_err(|_| {
+        anyhow::anyhow!("setting listen = {raw:?} ({src}) is not an address such as 127.0.0.1:8080")
+    })
+}
+
+fn role(v: &Values<'_>) -> anyhow::Result<Role> {
+    let (raw, src) = v.take("role");
+    Ok(match raw.trim() {
+        "all" => Role::All,
+        "api" => Role::Api,
+        "worker" => Role::Worker,
+        other => bail!("setting role = {other:?} ({src}) must be api, worker or all"),
+    })
+}
+
+fn log_level(v: &Values<'_>) -> anyhow::Result<Option<String>> {
+    let Some((level, src)) = v.given("log_level") else {
+        return Ok(None);
+    };
+    if level.is_empty() || tracing_subscriber::EnvFilter::try_new(&level).is_err() {
+        bail!(
+            "setting log_level = {level:?} ({src}) must be a level (error, warn, info, debug, trace) or filter directives such as boxtrack=debug,info"
+        );
+    }
+    Ok(Some(level))
+}
+
+fn database_url(v: &Values<'_>, role: Role) -> anyhow::Result<String> {
+    let (url, src) = v.take("database_url");
+    let url = url.trim().to_string();
+    let valid = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .is_some_and(|p| !p.is_empty())
+        || url.starts_with("postgres://")
+        || url.starts_with("postgresql://");
+    if !valid {
+        bail!(
+            "setting database_url = {:?} ({src}) must be sqlite://PATH or postgres://USER@HOST/DB",
+            boxtrack_store::db::redact_url(&url)
+        );
+    }
+    if role != Role::All && url.starts_with("sqlite") {
+        bail!(
+            "setting role = {} ({}): API and worker processes run apart on PostgreSQL only; a SQLite file takes one process that does both (role all)",
+            role.as_str(),
+            v.take("role").1
+        );
+    }
+    Ok(url)
+}
+
+fn rate_limit_store(v: &Values<'_>) -> anyhow::Result<RateLimitStore> {
+    let (store, src) = v.take("rate_limit_store");
+    Ok(match store.trim() {
         "auto" => RateLimitStore::Auto,
         "memory" => RateLimitStore::Memory,
         "database" => RateLimitStore::Database,
@@ -266,58 +383,24 @@ pub fn resolve_with(
         url if url.starts_with("rediss://") => bail!(
             "setting rate_limit_store ({src}): rediss:// (TLS) is not built in; reach Redis over a private network or a local TLS tunnel and give its redis:// address"
         ),
-        _ => {
-            bail!(
-                "setting rate_limit_store ({src}) must be auto, memory, database or a redis:// address"
-            )
-        }
-    };
+        _ => bail!(
+            "setting rate_limit_store ({src}) must be auto, memory, database or a redis:// address"
+        ),
+    })
+}
 
-    let (fmt, src) = take("log_format", "text");
-    let log_format = match fmt.trim() {
+fn log_format(v: &Values<'_>) -> anyhow::Result<LogFormat> {
+    let (fmt, src) = v.take("log_format");
+    Ok(match fmt.trim() {
         "text" => LogFormat::Text,
         "json" => LogFormat::Json,
         other => bail!("setting log_format = {other:?} ({src}) must be text or json"),
-    };
+    })
+}
 
-    let (timeout, src) = take("request_timeout_secs", "30");
-    let secs: u64 = in_range("request_timeout_secs", &timeout, &src, 1..=3600, "seconds")?;
-    let (header, src) = take("header_timeout_secs", "10");
-    let header_secs: u64 = in_range("header_timeout_secs", &header, &src, 1..=3600, "seconds")?;
-    let (conns, src) = take("max_connections", "4096");
-    let max_connections: usize = in_range(
-        "max_connections",
-        &conns,
-        &src,
-        1..=1_000_000,
-        "connections",
-    )?;
-
-    let (speed, src) = take("sandbox_speed", "3600");
-    let sandbox_speed: f64 = speed
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n: &f64| n.is_finite() && *n > 0.0 && *n <= 1e7)
-        .ok_or_else(|| anyhow::anyhow!("setting sandbox_speed = {speed:?} ({src}) must be a positive number of simulated seconds per real second (3600 = one hour per second)"))?;
-
-    let (recheck, src) = take("manifest_recheck_secs", "14400");
-    let manifest_recheck_secs: i64 = in_range(
-        "manifest_recheck_secs",
-        &recheck,
-        &src,
-        60..=7 * 86_400,
-        "seconds of the carrier's clock",
-    )?;
-    let (days, src) = take("early_report_days", "30");
-    let early_report_days: i64 = in_range("early_report_days", &days, &src, 0..=3_650, "days")?;
-    let (max, src) = take("early_report_max", "100000");
-    let early_report_max: i64 =
-        in_range("early_report_max", &max, &src, 0..=100_000_000, "reports")?;
-
-    let (mib, src) = take("read_cache_mib", "128");
-    let read_cache_bytes: usize = mib
-        .trim()
+fn read_cache_bytes(v: &Values<'_>) -> anyhow::Result<usize> {
+    let (mib, src) = v.take("read_cache_mib");
+    mib.trim()
         .parse::<usize>()
         .ok()
         .filter(|n| *n <= 1 << 20)
@@ -326,86 +409,61 @@ pub fn resolve_with(
             anyhow::anyhow!(
                 "setting read_cache_mib = {mib:?} ({src}) must be a whole number of MiB from 0 (no read cache) to 1048576"
             )
-        })?;
+        })
+}
 
-    let (allow, src) = take("allow_private_webhook_urls", "false");
-    let allow_private_webhook_urls: bool = allow.trim().parse().map_err(|_| {
-        anyhow::anyhow!(
-            "setting allow_private_webhook_urls = {allow:?} ({src}) must be true or false"
-        )
-    })?;
+fn webhook_source_ips(v: &Values<'_>) -> anyhow::Result<Vec<String>> {
+    v.list(
+        "webhook_source_ips",
+        |ip| ip.parse::<std::net::IpAddr>().is_ok(),
+        "an IP address",
+    )
+}
 
-    let (ips, src) = take("webhook_source_ips", "");
-    let mut webhook_source_ips = Vec::new();
-    for ip in ips.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        if ip.parse::<std::net::IpAddr>().is_err() {
-            bail!("setting webhook_source_ips ({src}) contains {ip:?}, which is not an IP address");
-        }
-        webhook_source_ips.push(ip.to_string());
-    }
-
-    let (t, src) = take("webhook_timeout_secs", "30");
-    let webhook_timeout = Duration::from_secs(in_range(
-        "webhook_timeout_secs",
-        &t,
-        &src,
-        1..=300,
-        "seconds",
-    )?);
-    let (d, src) = take("webhook_deactivate_after", "100");
-    let webhook_deactivate_after = d
-        .trim()
-        .parse::<i64>()
-        .ok()
-        .filter(|n| *n >= 1)
-        .ok_or_else(|| anyhow::anyhow!("setting webhook_deactivate_after = {d:?} ({src}) must be a positive number of failed deliveries"))?;
-
-    let (sched, src) = take(
-        "webhook_retry_schedule",
-        "5,30,120,300,900,1800,3600,7200,18000,36000,50400,72000",
-    );
-    let webhook_retry_schedule: Vec<i64> = sched
+fn webhook_retry_schedule(v: &Values<'_>) -> anyhow::Result<Vec<i64>> {
+    let (sched, src) = v.take("webhook_retry_schedule");
+    sched
         .split(',')
         .map(|p| p.trim().parse::<i64>().ok().filter(|n| (1..=7 * 86_400).contains(n)))
         .collect::<Option<Vec<_>>>()
         .filter(|v| !v.is_empty() && v.len() <= 50)
-        .ok_or_else(|| anyhow::anyhow!("setting webhook_retry_schedule = {sched:?} ({src}) must be 1 to 50 comma-separated delays in seconds (1 s to 7 days each)"))?;
+        .ok_or_else(|| anyhow::anyhow!("setting webhook_retry_schedule = {sched:?} ({src}) must be 1 to 50 comma-separated delays in seconds (1 s to 7 days each)"))
+}
 
-    let (header, src) = take("webhook_signature_header", "X-Boxtrack-Webhook-Signature");
+fn webhook_signature_header(v: &Values<'_>) -> anyhow::Result<String> {
+    let (header, src) = v.take("webhook_signature_header");
     let header = header.trim().to_string();
     let valid = !header.is_empty()
         && header
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if !valid
-        || [
-            "content-type",
-            "webhook-id",
-            "webhook-timestamp",
-            "webhook-signature",
-        ]
-        .contains(&header.to_ascii_lowercase().as_str())
-    {
+    let taken = [
+        "content-type",
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
+    ]
+    .contains(&header.to_ascii_lowercase().as_str());
+    if !valid || taken {
         bail!(
             "setting webhook_signature_header = {header:?} ({src}) must be a header name of letters, digits and dashes, not one boxtrack already sets"
         );
     }
+    Ok(header)
+}
 
-    let sim_url = absolute("sim_url", " of a running `boxtrack sim`")?;
-    let (rate, src) = take("upstream_requests_per_sec", "20");
-    let requests_per_sec: f64 = rate
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n: &f64| n.is_finite() && *n > 0.0 && *n <= 10_000.0)
-        .ok_or_else(|| anyhow::anyhow!("setting upstream_requests_per_sec = {rate:?} ({src}) must be a positive number of requests per second per upstream"))?;
-    // [carriers.SCAC] / [terminals.CODE]: checked, and their secrets read, now
-    let upstream_tables = |kind: &str,
-                           tables: Option<&BTreeMap<String, EndpointConfig>>|
+/// The simulator, the `[carriers.SCAC]` and `[terminals.CODE]` tables (checked, and their
+/// secrets read, now) and the request budget.
+fn upstreams(
+    v: &Values<'_>,
+    raw: &layers::RawSettings,
+    file_label: Option<&str>,
+    secrets: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<boxtrack_sources::upstream::UpstreamConfig> {
+    let src = file_label.unwrap_or("from the configuration file");
+    let tables = |kind: &str,
+                  tables: Option<&BTreeMap<String, EndpointConfig>>|
      -> anyhow::Result<BTreeMap<String, Endpoint>> {
-        let src = file_label
-            .as_deref()
-            .unwrap_or("from the configuration file");
         tables
             .into_iter()
             .flatten()
@@ -422,118 +480,93 @@ pub fn resolve_with(
             })
             .collect()
     };
-    let carriers = upstream_tables("carriers", raw.carriers.as_ref())?;
-    let terminals = upstream_tables("terminals", raw.terminals.as_ref())?;
-    let upstreams = boxtrack_sources::upstream::UpstreamConfig {
-        sim_url,
-        carriers,
-        terminals,
+    let requests_per_sec = v.positive(
+        "upstream_requests_per_sec",
+        10_000.0,
+        "a positive number of requests per second per upstream",
+    )?;
+    Ok(boxtrack_sources::upstream::UpstreamConfig {
+        sim_url: v.absolute("sim_url", " of a running `boxtrack sim`")?,
+        carriers: tables("carriers", raw.carriers.as_ref())?,
+        terminals: tables("terminals", raw.terminals.as_ref())?,
         requests_per_sec,
         burst: (requests_per_sec * 2.0).ceil() as u32,
         timeout: Duration::from_secs(20),
         poll_speedup: 1.0,
-    };
+    })
+}
 
-    let dcsa_push_secret = match chosen.get("dcsa_push_secret") {
-        None => None,
-        Some((v, src)) => {
-            use base64::Engine;
-            let v = v.trim().to_string();
-            let n = base64::engine::general_purpose::STANDARD
-                .decode(&v)
-                .map(|k| k.len())
-                .unwrap_or(0);
-            if !(32..=64).contains(&n) {
-                bail!(
-                    "setting dcsa_push_secret ({src}) must be base64 of 32 to 64 random bytes, as DCSA subscriptions use (e.g. `openssl rand -base64 32`)"
-                );
-            }
-            Some(v)
-        }
+fn dcsa_push_secret(v: &Values<'_>) -> anyhow::Result<Option<String>> {
+    use base64::Engine;
+    let Some((secret, src)) = v.given("dcsa_push_secret") else {
+        return Ok(None);
     };
-
-    let ais_feed = match chosen.get("ais_feed") {
-        None => None,
-        Some((v, src)) => {
-            let v = v.trim().to_string();
-            let valid = v
-                .rsplit_once(':')
-                .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0));
-            if !valid {
-                bail!(
-                    "setting ais_feed = {v:?} ({src}) must be HOST:PORT of a TCP feed of NMEA sentences"
-                );
-            }
-            Some(v)
-        }
-    };
-
-    let (origins, src) = take("mcp_allowed_origins", "");
-    let mut mcp_allowed_origins = Vec::new();
-    for o in origins.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let valid = url::Url::parse(o)
-            .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
-        if !valid {
-            bail!(
-                "setting mcp_allowed_origins ({src}) contains {o:?}, which is not an origin such as https://app.example.com"
-            );
-        }
-        mcp_allowed_origins.push(o.trim_end_matches('/').to_string());
+    let n = base64::engine::general_purpose::STANDARD
+        .decode(&secret)
+        .map(|k| k.len())
+        .unwrap_or(0);
+    if !(32..=64).contains(&n) {
+        bail!(
+            "setting dcsa_push_secret ({src}) must be base64 of 32 to 64 random bytes, as DCSA subscriptions use (e.g. `openssl rand -base64 32`)"
+        );
     }
-    let mcp_open_account = match chosen.get("mcp_open_account") {
-        None => None,
-        Some((v, src)) => {
-            let id = uuid::Uuid::parse_str(v.trim()).map_err(|_| {
-                anyhow::anyhow!("setting mcp_open_account = {v:?} ({src}) is not an account id")
-            })?;
-            if !listen.ip().is_loopback() {
-                bail!(
-                    "setting mcp_open_account ({src}) turns MCP authentication off and is only accepted when listen is a loopback address, not {listen}"
-                );
-            }
-            Some(id)
-        }
-    };
+    Ok(Some(secret))
+}
 
-    let (document_store, src) = take("document_store", "database");
-    let document_store = document_store.trim().to_string();
-    if document_store != "database"
-        && let Err(why) = boxtrack_store::files::parse_s3(&document_store)
+fn ais_feed(v: &Values<'_>) -> anyhow::Result<Option<String>> {
+    let Some((feed, src)) = v.given("ais_feed") else {
+        return Ok(None);
+    };
+    let valid = feed
+        .rsplit_once(':')
+        .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0));
+    if !valid {
+        bail!(
+            "setting ais_feed = {feed:?} ({src}) must be HOST:PORT of a TCP feed of NMEA sentences"
+        );
+    }
+    Ok(Some(feed))
+}
+
+fn mcp_allowed_origins(v: &Values<'_>) -> anyhow::Result<Vec<String>> {
+    let origins = v.list(
+        "mcp_allowed_origins",
+        |o| {
+            url::Url::parse(o)
+                .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+        },
+        "an origin such as https://app.example.com",
+    )?;
+    Ok(origins
+        .into_iter()
+        .map(|o| o.trim_end_matches('/').to_string())
+        .collect())
+}
+
+fn mcp_open_account(v: &Values<'_>, listen: SocketAddr) -> anyhow::Result<Option<uuid::Uuid>> {
+    let Some((id, src)) = v.given("mcp_open_account") else {
+        return Ok(None);
+    };
+    let id = uuid::Uuid::parse_str(&id).map_err(|_| {
+        anyhow::anyhow!("setting mcp_open_account = {id:?} ({src}) is not an account id")
+    })?;
+    if !listen.ip().is_loopback() {
+        bail!(
+            "setting mcp_open_account ({src}) turns MCP authentication off and is only accepted when listen is a loopback address, not {listen}"
+        );
+    }
+    Ok(Some(id))
+}
+
+fn document_store(v: &Values<'_>) -> anyhow::Result<String> {
+    let (store, src) = v.take("document_store");
+    let store = store.trim().to_string();
+    if store != "database"
+        && let Err(why) = boxtrack_store::files::parse_s3(&store)
     {
         bail!("setting document_store ({src}) must be database or s3://BUCKET[/PREFIX]: {why}");
     }
-
-    Ok(Settings {
-        document_store,
-        role,
-        log_level,
-        shutdown_timeout,
-        drain_delay,
-        mcp_allowed_origins,
-        mcp_open_account,
-        ais_feed,
-        dcsa_push_secret,
-        upstreams,
-        webhook_signature_header: header,
-        webhook_retry_schedule,
-        webhook_timeout,
-        webhook_deactivate_after,
-        webhook_source_ips,
-        allow_private_webhook_urls,
-        sandbox_speed,
-        manifest_recheck_secs,
-        early_report_days,
-        early_report_max,
-        read_cache_bytes,
-        listen,
-        database_url,
-        public_url,
-        rate_limit_store,
-        log_format,
-        request_timeout: Duration::from_secs(secs),
-        header_timeout: Duration::from_secs(header_secs),
-        max_connections,
-    })
+    Ok(store)
 }
 
 /// `value` of setting `name` (from `src`) as a number within `range`, or an error naming the
@@ -617,8 +650,8 @@ mod tests {
     #[test]
     fn defaults_apply() {
         let s = resolve(None, Layer::default(), Layer::default()).unwrap();
-        assert_eq!(s.listen.to_string(), DEFAULT_LISTEN);
-        assert_eq!(s.database_url, DEFAULT_DATABASE_URL);
+        assert_eq!(s.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(s.database_url, "sqlite://./data/boxtrack.db");
         assert_eq!(s.rate_limit_store, RateLimitStore::Auto);
         assert_eq!(s.request_timeout, Duration::from_secs(30));
     }
@@ -867,7 +900,7 @@ mod tests {
 
     #[test]
     fn every_setting_is_a_field_of_the_one_struct() {
-        for name in layers::NAMES {
+        for name in specs::names() {
             let flags = Layer::default().with(name, Some("x"));
             let merged = layers::merge(None, Layer::default(), flags).unwrap();
             assert_eq!(

@@ -1,0 +1,541 @@
+//! Merging observation batches into containers and shipments: state, transport events,
+//! raw events and the event log written together, in one transaction.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+use boxtrack_core::tracking::merge::{View, merge};
+use boxtrack_core::tracking::rules::{
+    ContainerStatus, coalesced_lfd, current_status, ready_for_pickup,
+};
+use boxtrack_core::tracking::{
+    Change, ContainerState, Observation, Route, ShipmentState, TransportEvent,
+};
+use serde_json::{Value, json};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use crate::sql::Marks;
+use crate::{Db, Result, StoreError, Tx, now_us, on_tx};
+
+#[derive(sqlx::FromRow)]
+struct StateRow {
+    id: Uuid,
+    shipment_id: Uuid,
+    state: Json<ContainerState>,
+    shipment_state: Json<ShipmentState>,
+    route: Json<Route>,
+    scac: String,
+    /// Still tracked.
+    active: bool,
+    /// Why its shipment stopped tracking, if it did.
+    stopped_reason: Option<String>,
+}
+
+impl StateRow {
+    /// Whether its journey ended (every container of the shipment back empty): it then takes
+    /// only reports that refine the milestones it has (`milestones::refinements`).
+    fn journey_ended(&self) -> bool {
+        !self.active && self.stopped_reason.as_deref() == Some(JOURNEY_ENDED)
+    }
+}
+
+/// The reason a shipment stops when every container is back empty.
+pub(super) const JOURNEY_ENDED: &str = "all_containers_terminated";
+
+/// The condition, on containers `c` of shipments `s`, of those that take reports: tracked,
+/// or whose journey ended since `since` (a bound parameter, e.g. `$4`: they take only
+/// refinements, `milestones::REFINE_AFTER_END_US`).
+pub(crate) fn takes_reports(since: &str) -> String {
+    format!(
+        "(c.active = TRUE OR (s.stopped_reason = '{JOURNEY_ENDED}' AND s.tracking_stopped_us >= {since}))"
+    )
+}
+
+/// The earliest end of a journey whose containers still take refinements, at `now`.
+pub(crate) fn refine_since(now: i64) -> i64 {
+    now.saturating_sub(boxtrack_core::tracking::milestones::REFINE_AFTER_END_US)
+}
+
+/// The derived columns written with a container's merged state.
+struct ContainerUpdate {
+    id: Uuid,
+    state: ContainerState,
+    status: &'static str,
+    ready: bool,
+    on_hold: bool,
+    lfd: Option<i64>,
+    active: bool,
+}
+
+/// Rows per multi-row statement (well under both backends' parameter limits).
+const CHUNK: usize = 200;
+
+/// Merges observations into one container (and its shipment) inside a transaction: state,
+/// transport events and event-log entries are written together.
+pub async fn apply_in(
+    tx: &mut Tx,
+    account_id: Uuid,
+    container_id: Uuid,
+    batch: &[Observation],
+    now: i64,
+) -> Result<Vec<Change>> {
+    let mut out = apply_batch_in(tx, account_id, &[(container_id, batch.to_vec())], now).await?;
+    Ok(out.pop().map(|(_, c)| c).unwrap_or_default())
+}
+
+/// Merges observation batches into many containers of one account with set-based statements,
+/// in named steps: one locked read of every state ([`read_states`]); a journey that ended
+/// hears only refinements ([`refine_ended`]); what the sources said is kept verbatim
+/// ([`keep_raw`]); the pure merge per container, containers of one shipment seeing each
+/// other's shipment changes in batch order ([`merge_all`]); then one update of the containers,
+/// one of the shipments, multi-row inserts of the transport events ([`write_transport`]) and
+/// one event-log append. Returns the changes per container (containers with no change are left
+/// out). Unknown containers are [`StoreError::NotFound`].
+pub async fn apply_batch_in(
+    tx: &mut Tx,
+    account_id: Uuid,
+    batches: &[(Uuid, Vec<Observation>)],
+    now: i64,
+) -> Result<Vec<(Uuid, Vec<Change>)>> {
+    let batches: Vec<&(Uuid, Vec<Observation>)> =
+        batches.iter().filter(|(_, b)| !b.is_empty()).collect();
+    if batches.is_empty() {
+        return Ok(vec![]);
+    }
+    let rows = read_states(tx, account_id, &batches).await?;
+    let batches = refine_ended(batches, &rows);
+    if batches.is_empty() {
+        return Ok(vec![]);
+    }
+    let labels = Labels::of(&rows);
+    keep_raw(tx, account_id, &batches, &rows, &labels, now).await?;
+    let rail_lfd = rail_lfd(tx, account_id).await?;
+    let plan = merge_all(&batches, &rows, rail_lfd)?;
+    write_containers(tx, &plan.containers, now).await?;
+    write_shipments(tx, &plan.shipments, now).await?;
+    write_transport(tx, account_id, &plan, &labels, now).await?;
+    crate::events::append_many(tx, account_id, &plan.entries, now).await?;
+    for shipment_id in &plan.terminated {
+        super::stop_if_terminated(tx, account_id, *shipment_id, now).await?;
+    }
+    Ok(plan.result)
+}
+
+/// A container's batch, as given or cut down to refinements.
+type Batch<'a> = (Uuid, Cow<'a, [Observation]>);
+
+/// Reads the state of every container of `batches` (and of its shipment), locked.
+async fn read_states(
+    tx: &mut Tx,
+    account_id: Uuid,
+    batches: &[&(Uuid, Vec<Observation>)],
+) -> Result<HashMap<Uuid, StateRow>> {
+    let mut rows: HashMap<Uuid, StateRow> = HashMap::new();
+    for chunk in batches.chunks(CHUNK) {
+        let mut marks = Marks::new(tx.backend());
+        let account = marks.one();
+        let mut sql = format!(
+            "SELECT c.id, c.shipment_id, c.state, s.state AS shipment_state, s.route, s.scac, c.active, s.stopped_reason FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
+            marks.list(chunk.len())
+        );
+        if matches!(tx, Tx::Postgres(_)) {
+            sql.push_str(" ORDER BY c.id FOR UPDATE OF c, s");
+        }
+        let found: Vec<StateRow> = on_tx!(tx, c => {
+            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+            q = q.bind(account_id);
+            for (id, _) in chunk.iter().copied() {
+                q = q.bind(*id);
+            }
+            q.fetch_all(c).await?
+        });
+        rows.extend(found.into_iter().map(|r| (r.id, r)));
+    }
+    for (id, _) in batches {
+        if !rows.contains_key(id) {
+            return Err(StoreError::NotFound("container"));
+        }
+    }
+    Ok(rows)
+}
+
+/// The batches as they apply: a container whose journey ended hears only what refines the
+/// milestones it has (`milestones::refinements`); empty batches are left out.
+fn refine_ended<'a>(
+    batches: Vec<&'a (Uuid, Vec<Observation>)>,
+    rows: &HashMap<Uuid, StateRow>,
+) -> Vec<Batch<'a>> {
+    batches
+        .into_iter()
+        .map(|(id, batch)| match rows.get(id) {
+            Some(row) if row.journey_ended() => (
+                *id,
+                Cow::Owned(boxtrack_core::tracking::milestones::refinements(
+                    &row.state.0,
+                    batch,
+                )),
+            ),
+            _ => (*id, Cow::Borrowed(batch.as_slice())),
+        })
+        .filter(|(_, b)| !b.is_empty())
+        .collect()
+}
+
+/// The data source a row names: what a sandbox journey reports is the sandbox's, whatever
+/// party its script plays.
+struct Labels {
+    sandbox: HashSet<Uuid>,
+}
+
+impl Labels {
+    fn of(rows: &HashMap<Uuid, StateRow>) -> Labels {
+        Labels {
+            sandbox: rows
+                .values()
+                .filter(|r| r.scac == boxtrack_core::carriers::SANDBOX_SCAC)
+                .map(|r| r.id)
+                .collect(),
+        }
+    }
+
+    fn label(&self, container_id: &Uuid, source: &'static str) -> &'static str {
+        if self.sandbox.contains(container_id) {
+            "sandbox"
+        } else {
+            source
+        }
+    }
+}
+
+/// Keeps what the sources said, verbatim, per container (once per observation).
+async fn keep_raw(
+    tx: &mut Tx,
+    account_id: Uuid,
+    batches: &[Batch<'_>],
+    rows: &HashMap<Uuid, StateRow>,
+    labels: &Labels,
+    now: i64,
+) -> Result<()> {
+    let mut raw: Vec<(Uuid, Uuid, &Observation)> = Vec::new();
+    for (container_id, batch) in batches {
+        let row = rows
+            .get(container_id)
+            .ok_or(StoreError::NotFound("container"))?;
+        raw.extend(batch.iter().map(|o| (*container_id, row.shipment_id, o)));
+    }
+    for chunk in raw.chunks(CHUNK / 2) {
+        let sql = format!(
+            "INSERT INTO raw_events (id, account_id, container_id, shipment_id, data_source, event, estimated, at_us, locode, timezone, vessel_name, vessel_imo, voyage, original, observed_us, created_us, observation_key) VALUES {} \
+             ON CONFLICT (container_id, observation_key) DO NOTHING",
+            Marks::new(tx.backend()).rows(chunk.len(), 17)
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for (container_id, shipment_id, o) in chunk {
+                let r = boxtrack_core::tracking::raw_view(o);
+                q = q.bind(Uuid::now_v7()).bind(account_id).bind(*container_id).bind(*shipment_id)
+                    .bind(labels.label(container_id, r.data_source)).bind(r.event).bind(r.estimated).bind(r.at_us)
+                    .bind(r.locode).bind(r.timezone).bind(r.vessel_name).bind(r.vessel_imo).bind(r.voyage)
+                    .bind(Json(*o)).bind(o.observed_us).bind(now)
+                    .bind(boxtrack_core::tracking::observation_key(o));
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    Ok(())
+}
+
+/// Whether the account sees rail last free days (its events, webhooks and filter columns).
+async fn rail_lfd(tx: &mut Tx, account_id: Uuid) -> Result<bool> {
+    let entitlements: Option<Json<Vec<boxtrack_core::plan::Entitlement>>> = on_tx!(tx, c => sqlx::query_scalar("SELECT entitlements FROM accounts WHERE id = $1")
+        .bind(account_id).fetch_optional(c).await?);
+    Ok(entitlements.is_some_and(|e| e.0.contains(&boxtrack_core::plan::Entitlement::RailLfd)))
+}
+
+/// A transport event to insert.
+struct NewTransport {
+    id: Uuid,
+    container_id: Uuid,
+    shipment_id: Uuid,
+    event: TransportEvent,
+}
+
+/// What the merge decided, to be written.
+#[derive(Default)]
+struct Plan {
+    /// The last state of each changed container.
+    containers: Vec<ContainerUpdate>,
+    /// The shipments whose state changed.
+    shipments: Vec<(Uuid, ShipmentState)>,
+    /// New transport events.
+    transport: Vec<NewTransport>,
+    /// Transport events updated in place.
+    revised: Vec<(Uuid, TransportEvent)>,
+    /// Event-log entries.
+    entries: Vec<crate::events::NewEvent>,
+    /// Shipments with a container that came back empty.
+    terminated: Vec<Uuid>,
+    /// The changes per container.
+    result: Vec<(Uuid, Vec<Change>)>,
+}
+
+/// The pure merge of every batch, as the account may see it.
+fn merge_all(
+    batches: &[Batch<'_>],
+    rows: &HashMap<Uuid, StateRow>,
+    rail_lfd: bool,
+) -> Result<Plan> {
+    let mut plan = Plan::default();
+    // each shipment's state before and now, and its route
+    let mut shipments: HashMap<Uuid, (ShipmentState, ShipmentState, Route)> = HashMap::new();
+    let mut updates: Vec<ContainerUpdate> = Vec::new();
+    for (container_id, batch) in batches {
+        let row = rows
+            .get(container_id)
+            .ok_or(StoreError::NotFound("container"))?;
+        let (_, ship_now, route) = shipments.entry(row.shipment_id).or_insert_with(|| {
+            (
+                row.shipment_state.0.clone(),
+                row.shipment_state.0.clone(),
+                row.route.0.clone(),
+            )
+        });
+        let before = updates
+            .iter()
+            .rev()
+            .find(|u| u.id == *container_id)
+            .map(|u| u.state.clone())
+            .unwrap_or_else(|| row.state.0.clone());
+        let view = View {
+            inland: route.inland(),
+            rail_lfd,
+        };
+        let merged = merge(&before, ship_now, batch.as_ref(), view);
+        if merged.changes.is_empty() && merged.container == before && merged.shipment == *ship_now {
+            continue;
+        }
+        *ship_now = merged.shipment.clone();
+        let update = container_update(row, merged.container, route.inland(), rail_lfd);
+        if update.status == ContainerStatus::EmptyReturned.as_str()
+            && !plan.terminated.contains(&row.shipment_id)
+        {
+            plan.terminated.push(row.shipment_id);
+        }
+        updates.push(update);
+        for change in &merged.changes {
+            record_change(&mut plan, row, change);
+        }
+        plan.result.push((*container_id, merged.changes));
+    }
+    // the last state of each container
+    for u in updates.into_iter().rev() {
+        if !plan.containers.iter().any(|l| l.id == u.id) {
+            plan.containers.push(u);
+        }
+    }
+    plan.shipments = shipments
+        .into_iter()
+        .filter(|(_, (before, after, _))| before != after)
+        .map(|(id, (_, after, _))| (id, after))
+        .collect();
+    Ok(plan)
+}
+
+/// A container's merged state with the columns derived from it.
+fn container_update(
+    row: &StateRow,
+    c: ContainerState,
+    inland: bool,
+    rail_lfd: bool,
+) -> ContainerUpdate {
+    let status = current_status(&c, inland);
+    let ended = status == ContainerStatus::EmptyReturned;
+    let on_hold = boxtrack_core::tracking::rules::active_holds(&c.holds)
+        .next()
+        .is_some();
+    ContainerUpdate {
+        id: row.id,
+        status: status.as_str(),
+        ready: ready_for_pickup(&c, inland),
+        on_hold,
+        lfd: coalesced_lfd(&c.lfd, rail_lfd),
+        active: !ended && !row.journey_ended(),
+        state: c,
+    }
+}
+
+/// What one change writes: a new transport event and its log entry, a revised one (updated in
+/// place, no entry of its own), or a log entry on the container or the shipment.
+fn record_change(plan: &mut Plan, row: &StateRow, change: &Change) {
+    let mut payload = json!({"container_id": row.id, "shipment_id": row.shipment_id});
+    let (object_type, object_id) = match change {
+        Change::TransportRevised(t) => {
+            plan.revised.push((row.id, t.clone()));
+            return;
+        }
+        Change::Transport(t) => {
+            let id = Uuid::now_v7();
+            plan.transport.push(NewTransport {
+                id,
+                container_id: row.id,
+                shipment_id: row.shipment_id,
+                event: t.clone(),
+            });
+            payload["transport_event_id"] = json!(id);
+            ("transport_event", id)
+        }
+        Change::ShipmentEstimatedArrival { .. } => {
+            payload["change"] = serde_json::to_value(change).unwrap_or(Value::Null);
+            ("shipment", row.shipment_id)
+        }
+        other => {
+            payload["change"] = serde_json::to_value(other).unwrap_or(Value::Null);
+            ("container", row.id)
+        }
+    };
+    plan.entries.push(crate::events::NewEvent {
+        event: change.event_name(),
+        object_type,
+        object_id,
+        payload,
+    });
+}
+
+/// Writes each container's last state and the columns derived from it.
+async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) -> Result<()> {
+    for chunk in updates.chunks(CHUNK) {
+        let mut marks = Marks::new(tx.backend());
+        let at = marks.one();
+        let sql = format!(
+            "UPDATE containers SET state = v.state, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, updated_us = {at} \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS status, column4 AS ready, column5 AS lfd, column6 AS active, column7 AS on_hold FROM (VALUES {}) AS t) AS v \
+             WHERE containers.id = v.id",
+            marks.rows(chunk.len(), 7)
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            q = q.bind(now);
+            for u in chunk {
+                q = q.bind(u.id).bind(Json(&u.state)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    Ok(())
+}
+
+/// Writes the shipments whose state changed.
+async fn write_shipments(tx: &mut Tx, changed: &[(Uuid, ShipmentState)], now: i64) -> Result<()> {
+    for chunk in changed.chunks(CHUNK) {
+        let mut marks = Marks::new(tx.backend());
+        let at = marks.one();
+        let sql = format!(
+            "UPDATE shipments SET state = v.state, arrived_us = v.arrived, updated_us = {at} \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS arrived FROM (VALUES {}) AS t) AS v WHERE shipments.id = v.id",
+            marks.rows(chunk.len(), 3)
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            q = q.bind(now);
+            for (id, st) in chunk {
+                q = q.bind(*id).bind(Json(st)).bind(st.pod_ata_us);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    Ok(())
+}
+
+/// Inserts the new transport events, marks what they supersede and updates the revised ones
+/// in place.
+async fn write_transport(
+    tx: &mut Tx,
+    account_id: Uuid,
+    plan: &Plan,
+    labels: &Labels,
+    now: i64,
+) -> Result<()> {
+    for chunk in plan.transport.chunks(CHUNK) {
+        let sql = format!(
+            "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us, milestone_key) VALUES {}",
+            Marks::new(tx.backend()).rows(chunk.len(), 15)
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for NewTransport { id, container_id, shipment_id, event: t } in chunk {
+                q = q.bind(*id).bind(account_id).bind(*container_id).bind(*shipment_id).bind(&t.event).bind(t.at_us)
+                    .bind(&t.locode).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
+                    .bind(labels.label(container_id, boxtrack_core::tracking::source_name(t.source)))
+                    .bind(now).bind(&t.key);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    supersede(tx, account_id, &plan.transport, now).await?;
+    for (container_id, t) in &plan.revised {
+        const SQL: &str = "UPDATE transport_events SET at_us = $1, timezone = $2, terminal = $3, vessel_name = $4, vessel_imo = $5, voyage = $6, data_source = $7 \
+            WHERE container_id = $8 AND account_id = $9 AND milestone_key = $10";
+        on_tx!(tx, x => sqlx::query(SQL)
+            .bind(t.at_us).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
+            .bind(labels.label(container_id, boxtrack_core::tracking::source_name(t.source)))
+            .bind(*container_id).bind(account_id).bind(&t.key)
+            .execute(x).await.map(|_| ())?);
+    }
+    Ok(())
+}
+
+/// Marks the events that the new ones (already inserted) supersede
+/// (`TransportEvent::supersedes`): earlier estimates of a milestone that was estimated again
+/// or has happened leave the timeline.
+async fn supersede(tx: &mut Tx, account_id: Uuid, new: &[NewTransport], now: i64) -> Result<()> {
+    const SQL: &str = "UPDATE transport_events SET superseded_us = $1 \
+        WHERE container_id = $2 AND account_id = $3 AND event = $4 AND superseded_us IS NULL AND id <> $5";
+    // the newest of each name on a container decides (an estimate keeps itself)
+    let mut done: Vec<(Uuid, String)> = Vec::new();
+    for NewTransport {
+        id,
+        container_id,
+        event: t,
+        ..
+    } in new.iter().rev()
+    {
+        let Some(event) = t.supersedes() else {
+            continue;
+        };
+        if done.iter().any(|(c, e)| c == container_id && *e == event) {
+            continue;
+        }
+        on_tx!(tx, x => sqlx::query(SQL)
+            .bind(now).bind(*container_id).bind(account_id).bind(&event).bind(*id)
+            .execute(x).await.map(|_| ())?);
+        done.push((*container_id, event));
+    }
+    Ok(())
+}
+
+/// Merges observations into one container in a transaction of its own.
+pub async fn apply(
+    db: &Db,
+    account_id: Uuid,
+    container_id: Uuid,
+    batch: &[Observation],
+) -> Result<Vec<Change>> {
+    let mut tx = db.begin().await?;
+    let changes = apply_in(&mut tx, account_id, container_id, batch, now_us()).await?;
+    tx.commit().await?;
+    Ok(changes)
+}
+
+/// Merges observations into many containers of one account in a single transaction (for
+/// bulk ingest); returns how many changes were recorded.
+pub async fn apply_many(
+    db: &Db,
+    account_id: Uuid,
+    batches: &[(Uuid, Vec<Observation>)],
+) -> Result<usize> {
+    let mut tx = db.begin().await?;
+    let changes = apply_batch_in(&mut tx, account_id, batches, now_us()).await?;
+    tx.commit().await?;
+    Ok(changes.iter().map(|(_, c)| c.len()).sum())
+}

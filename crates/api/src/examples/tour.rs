@@ -165,484 +165,606 @@ pub async fn record(
         key: key.expose().to_string(),
         out: Recordings::new(),
     };
-    let account_doc = t.get("/v2/account", "/v2/account").await;
-    let _ = account_doc;
+    t.get("/v2/account", "/v2/account").await;
+    let journey = t.journey().await;
+    t.reference(&journey).await;
+    t.feeds().await;
+    let hook = t.webhooks().await;
+    t.parties().await;
+    let definitions = t.field_definitions().await;
+    let value_id = t.field_values(&journey).await;
+    let other_document = t.documents().await;
+    let made = Made {
+        hook,
+        definitions,
+        value_id,
+        other_document,
+    };
+    t.clean_up(&journey, &made).await;
+    Ok(t.out)
+}
 
-    // tracking requests, shipments and containers of the journey that imports a container
-    let requests = t
-        .get(
-            "/v2/tracking_requests",
-            "/v2/tracking_requests?filter[request_number]=TEST-SCN-IMPORT",
-        )
-        .await;
-    let tr = requests["data"][0]["id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let one = t
-        .get(
+/// What the tour's first calls found: the journey that imports a container.
+struct Journey {
+    /// Its tracking request.
+    tr: String,
+    shipment: String,
+    container: String,
+    /// The shipment, the container and its events as the API showed them.
+    ship: Value,
+    c: Value,
+    events: Value,
+}
+
+/// The custom field definitions the tour made.
+struct Definitions {
+    po: String,
+    urgent: String,
+    seal: String,
+    /// The options of the temperature band, and the one the tour deletes.
+    options: String,
+    chilled: String,
+}
+
+/// What the tour made and deletes at its end.
+struct Made {
+    hook: String,
+    definitions: Definitions,
+    value_id: String,
+    other_document: String,
+}
+
+/// A custom field option's path.
+const OPTION_PATH: &str = "/v2/custom_field_definitions/{id}/options/{option_id}";
+
+impl Tour {
+    /// Tracking requests, shipments and containers of the journey that imports a container.
+    async fn journey(&mut self) -> Journey {
+        let t = self;
+        // tracking requests, shipments and containers of the journey that imports a container
+        let requests = t
+            .get(
+                "/v2/tracking_requests",
+                "/v2/tracking_requests?filter[request_number]=TEST-SCN-IMPORT",
+            )
+            .await;
+        let tr = requests["data"][0]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let one = t
+            .get(
+                "/v2/tracking_requests/{id}",
+                &format!("/v2/tracking_requests/{tr}?include=tracked_object"),
+            )
+            .await;
+        let shipment = first_id(&one["data"]["relationships"], "shipment").unwrap_or_default();
+        t.patch(
             "/v2/tracking_requests/{id}",
-            &format!("/v2/tracking_requests/{tr}?include=tracked_object"),
+            &format!("/v2/tracking_requests/{tr}"),
+            Some(json!({"data": {"type": "tracking_request", "attributes": {"ref_numbers": ["PO-1234", "PO-1235"]}}})),
         )
         .await;
-    let shipment = first_id(&one["data"]["relationships"], "shipment").unwrap_or_default();
-    t.patch(
-        "/v2/tracking_requests/{id}",
-        &format!("/v2/tracking_requests/{tr}"),
-        Some(json!({"data": {"type": "tracking_request", "attributes": {"ref_numbers": ["PO-1234", "PO-1235"]}}})),
-    )
-    .await;
-    t.post(
-        "/v2/tracking_requests",
-        "/v2/tracking_requests",
-        json!({"data": {"type": "tracking_request", "attributes": {
-            "request_type": "bill_of_lading",
-            "request_number": "MAEU243981723",
-            "scac": "MAEU",
-            "ref_numbers": ["PO-2001"],
-            "shipment_tags": ["east-coast"]
-        }}}),
-    )
-    .await;
-    t.post(
-        "/v2/tracking_requests/infer_number",
-        "/v2/tracking_requests/infer_number",
-        json!({"number": "MSCU1234566"}),
-    )
-    .await;
-
-    t.get("/v2/shipments", "/v2/shipments").await;
-    let ship = t
-        .get(
-            "/v2/shipments/{id}",
-            &format!("/v2/shipments/{shipment}?include=containers,pod_terminal,port_of_lading,port_of_discharge"),
-        )
-        .await;
-    t.patch(
-        "/v2/shipments/{id}",
-        &format!("/v2/shipments/{shipment}"),
-        Some(json!({"data": {"type": "shipment", "attributes": {"shipment_tags": ["east-coast", "priority"]}}})),
-    )
-    .await;
-    let container = first_id(&ship["data"]["relationships"], "container").unwrap_or_default();
-    t.get("/v2/containers", "/v2/containers").await;
-    let c = t
-        .get(
-            "/v2/containers/{id}",
-            &format!("/v2/containers/{container}?include=shipment"),
-        )
-        .await;
-    t.patch(
-        "/v2/containers/{id}",
-        &format!("/v2/containers/{container}"),
-        Some(json!({"data": {"type": "container", "attributes": {"ref_numbers": ["PO-1234"]}}})),
-    )
-    .await;
-    t.patch(
-        "/v2/containers",
-        "/v2/containers",
-        Some(json!({"data": [{"id": container, "type": "container", "attributes": {"ref_numbers": ["PO-1234", "SO-88"]}}]})),
-    )
-    .await;
-    let events = t
-        .get(
-            "/v2/containers/{id}/transport_events",
-            &format!("/v2/containers/{container}/transport_events"),
-        )
-        .await;
-    t.get(
-        "/v2/containers/{id}/raw_events",
-        &format!("/v2/containers/{container}/raw_events"),
-    )
-    .await;
-    t.get(
-        "/v2/containers/{id}/field_sources",
-        &format!("/v2/containers/{container}/field_sources"),
-    )
-    .await;
-    t.get(
-        "/v2/containers/{id}/map_geojson",
-        &format!("/v2/containers/{container}/map_geojson"),
-    )
-    .await;
-    t.patch(
-        "/v2/containers/{id}/refresh",
-        &format!("/v2/containers/{container}/refresh"),
-        None,
-    )
-    .await;
-
-    // what the journey names: line, ports, terminal, metro area, vessel
-    let everything = json!([ship, c, events]);
-    let lines = t
-        .get("/v2/shipping_lines", "/v2/shipping_lines?search=maersk")
-        .await;
-    if let Some(id) = first_id(&lines, "shipping_line") {
-        t.get(
-            "/v2/shipping_lines/{id}",
-            &format!("/v2/shipping_lines/{id}"),
-        )
-        .await;
-    }
-    for (kind, template) in [
-        ("port", "/v2/ports/{id}"),
-        ("terminal", "/v2/terminals/{id}"),
-        ("vessel", "/v2/vessels/{id}"),
-    ] {
-        if let Some(id) = first_id(&everything, kind) {
-            let answer = t.get(template, &template.replace("{id}", &id)).await;
-            if let Some(metro) = first_id(&answer["data"]["relationships"], "metro_area") {
-                t.get("/v2/metro_areas/{id}", &format!("/v2/metro_areas/{metro}"))
-                    .await;
-            }
-        }
-    }
-    t.get("/v2/metro_areas/{id}", "/v2/metro_areas/USLAX").await;
-    let pol = first_id(&ship["data"]["relationships"]["port_of_lading"], "port");
-    let pod = first_id(&ship["data"]["relationships"]["port_of_discharge"], "port");
-    if let (Some(vessel), Some(pol), Some(pod)) = (first_id(&everything, "vessel"), pol, pod) {
-        t.get(
-            "/v2/vessels/{id}/future_positions",
-            &format!("/v2/vessels/{vessel}/future_positions?port_id={pod}&previous_port_id={pol}"),
-        )
-        .await;
-        t.get(
-            "/v2/vessels/{id}/future_positions_with_coordinates",
-            &format!("/v2/vessels/{vessel}/future_positions_with_coordinates?port_id={pod}&previous_port_id={pol}&latitude=33.7&longitude=-130.2"),
-        )
-        .await;
-    }
-
-    // the account's feed, search, the sandbox's journeys, sources, the event catalog
-    t.get("/v2/events", "/v2/events?page[size]=3").await;
-    t.get("/v2/search", "/v2/search?query=TEST-SCN-IMPORT")
-        .await;
-    t.get("/v2/sandbox/scenarios", "/v2/sandbox/scenarios")
-        .await;
-    t.get("/v2/sources", "/v2/sources").await;
-    t.get("/v2/webhooks/events", "/v2/webhooks/events").await;
-    t.get("/v2/webhooks/ips", "/v2/webhooks/ips").await;
-
-    // webhooks and their notifications
-    t.get("/v2/webhooks", "/v2/webhooks").await;
-    let hook = t
-        .post(
-            "/v2/webhooks",
-            "/v2/webhooks",
-            json!({"data": {"type": "webhook", "attributes": {
-                "url": "https://ops.example.com/hooks/boxtrack",
-                "events": ["container.transport.vessel_arrived", "container.updated", "tracking_request.succeeded"],
-                "headers": {"X-Team": "imports"}
+        t.post(
+            "/v2/tracking_requests",
+            "/v2/tracking_requests",
+            json!({"data": {"type": "tracking_request", "attributes": {
+                "request_type": "bill_of_lading",
+                "request_number": "MAEU243981723",
+                "scac": "MAEU",
+                "ref_numbers": ["PO-2001"],
+                "shipment_tags": ["east-coast"]
             }}}),
         )
         .await;
-    let hook = id_of(&hook);
-    t.get("/v2/webhooks/{id}", &format!("/v2/webhooks/{hook}"))
-        .await;
-    t.patch(
-        "/v2/webhooks/{id}",
-        &format!("/v2/webhooks/{hook}"),
-        Some(json!({"data": {"type": "webhook", "attributes": {"events": ["container.transport.vessel_arrived", "container.updated"]}}})),
-    )
-    .await;
-    t.post(
-        "/v2/webhooks/{id}/replay",
-        &format!("/v2/webhooks/{hook}/replay"),
-        json!({"since": 0}),
-    )
-    .await;
-    let notes = t
-        .get(
-            "/v2/webhook_notifications",
-            "/v2/webhook_notifications?page[size]=2",
+        t.post(
+            "/v2/tracking_requests/infer_number",
+            "/v2/tracking_requests/infer_number",
+            json!({"number": "MSCU1234566"}),
         )
         .await;
-    if let Some(n) = notes["data"][0]["id"].as_str() {
-        t.get(
-            "/v2/webhook_notifications/{id}",
-            &format!("/v2/webhook_notifications/{n}"),
-        )
-        .await;
-    }
 
-    // parties
-    let party = t
-        .post(
-            "/v2/parties",
-            "/v2/parties",
-            json!({"data": {"type": "party", "attributes": {"company_name": "Harbor Goods Inc."}}}),
-        )
-        .await;
-    let party = id_of(&party);
-    t.get("/v2/parties", "/v2/parties").await;
-    t.get("/v2/parties/{id}", &format!("/v2/parties/{party}"))
-        .await;
-    t.patch(
-        "/v2/parties/{id}",
-        &format!("/v2/parties/{party}"),
-        Some(
-            json!({"data": {"type": "party", "attributes": {"company_name": "Harbor Goods LLC"}}}),
-        ),
-    )
-    .await;
-
-    // custom fields: definitions, options, values on each kind of entity
-    let definition =
-        |attrs: Value| json!({"data": {"type": "custom_field_definition", "attributes": attrs}});
-    let po = t
-        .post(
-            "/v2/custom_field_definitions",
-            "/v2/custom_field_definitions",
-            definition(json!({"entity_type": "Shipment", "api_slug": "po_number", "display_name": "PO number", "data_type": "short_text", "validation": {"max_length": 20}})),
-        )
-        .await;
-    let po = id_of(&po);
-    let band = t
-        .post(
-            "/v2/custom_field_definitions",
-            "/v2/custom_field_definitions",
-            definition(json!({"entity_type": "Container", "api_slug": "temperature_band", "display_name": "Temperature band", "data_type": "enum_multi"})),
-        )
-        .await;
-    let band = id_of(&band);
-    let urgent = t
-        .post(
-            "/v2/custom_field_definitions",
-            "/v2/custom_field_definitions",
-            definition(json!({"entity_type": "TrackingRequest", "api_slug": "urgent", "display_name": "Urgent", "data_type": "boolean"})),
-        )
-        .await;
-    let urgent = id_of(&urgent);
-    let seal = t
-        .post(
-            "/v2/custom_field_definitions",
-            "/v2/custom_field_definitions",
-            definition(json!({"entity_type": "Container", "api_slug": "seal_number", "display_name": "Seal number", "data_type": "short_text"})),
-        )
-        .await;
-    let seal = id_of(&seal);
-    t.get(
-        "/v2/custom_field_definitions",
-        "/v2/custom_field_definitions",
-    )
-    .await;
-    t.get(
-        "/v2/custom_field_definitions/{id}",
-        &format!("/v2/custom_field_definitions/{po}"),
-    )
-    .await;
-    t.patch(
-        "/v2/custom_field_definitions/{id}",
-        &format!("/v2/custom_field_definitions/{po}"),
-        Some(definition(json!({"display_name": "Purchase order"}))),
-    )
-    .await;
-    let option = |label: &str, value: &str, position: i64| json!({"data": {"type": "custom_field_option", "attributes": {"label": label, "value": value, "position": position}}});
-    let options = format!("/v2/custom_field_definitions/{band}/options");
-    let frozen = t
-        .post(
-            "/v2/custom_field_definitions/{id}/options",
-            &options,
-            option("Frozen", "frozen", 1),
-        )
-        .await;
-    let frozen = id_of(&frozen);
-    let chilled = t
-        .post(
-            "/v2/custom_field_definitions/{id}/options",
-            &options,
-            option("Chilled", "chilled", 2),
-        )
-        .await;
-    let chilled = id_of(&chilled);
-    t.get("/v2/custom_field_definitions/{id}/options", &options)
-        .await;
-    let option_path = "/v2/custom_field_definitions/{id}/options/{option_id}";
-    t.get(option_path, &format!("{options}/{frozen}")).await;
-    t.patch(
-        option_path,
-        &format!("{options}/{frozen}"),
-        Some(option("Frozen (-18 °C)", "frozen", 1)),
-    )
-    .await;
-    let field = |slug: &str, value: Value| json!({"data": {"type": "custom_field", "attributes": {"api_slug": slug, "value": value}}});
-    for (kind, id, slug, first, second) in [
-        (
-            "shipments",
-            shipment.as_str(),
-            "po_number",
-            json!("PO-1234"),
-            json!("PO-1234-B"),
-        ),
-        (
-            "containers",
-            container.as_str(),
-            "temperature_band",
-            json!(["chilled"]),
-            json!(["frozen"]),
-        ),
-        (
-            "tracking_requests",
-            tr.as_str(),
-            "urgent",
-            json!(true),
-            json!(false),
-        ),
-    ] {
-        let base = format!("/v2/{kind}/{id}/custom_fields");
-        let template = format!("/v2/{kind}/{{id}}/custom_fields");
-        t.post(&template, &base, field(slug, first)).await;
-        t.get(&template, &base).await;
+        t.get("/v2/shipments", "/v2/shipments").await;
+        let ship = t
+            .get(
+                "/v2/shipments/{id}",
+                &format!("/v2/shipments/{shipment}?include=containers,pod_terminal,port_of_lading,port_of_discharge"),
+            )
+            .await;
         t.patch(
-            &format!("{template}/{{api_slug}}"),
-            &format!("{base}/{slug}"),
-            Some(field(slug, second)),
+            "/v2/shipments/{id}",
+            &format!("/v2/shipments/{shipment}"),
+            Some(json!({"data": {"type": "shipment", "attributes": {"shipment_tags": ["east-coast", "priority"]}}})),
         )
         .await;
-    }
-    let made = t
-        .post(
-            "/v2/custom_fields",
-            "/v2/custom_fields",
-            json!({"data": {"type": "custom_field", "attributes": {"api_slug": "seal_number", "value": "SL-40022"},
-                "relationships": {"entity": {"data": {"type": "container", "id": container}}}}}),
+        let container = first_id(&ship["data"]["relationships"], "container").unwrap_or_default();
+        t.get("/v2/containers", "/v2/containers").await;
+        let c = t
+            .get(
+                "/v2/containers/{id}",
+                &format!("/v2/containers/{container}?include=shipment"),
+            )
+            .await;
+        t.patch(
+            "/v2/containers/{id}",
+            &format!("/v2/containers/{container}"),
+            Some(
+                json!({"data": {"type": "container", "attributes": {"ref_numbers": ["PO-1234"]}}}),
+            ),
         )
         .await;
-    let value_id = id_of(&made);
-    t.get("/v2/custom_fields", "/v2/custom_fields").await;
-    t.get(
-        "/v2/custom_fields/{id}",
-        &format!("/v2/custom_fields/{value_id}"),
-    )
-    .await;
-    t.patch(
-        "/v2/custom_fields/{id}",
-        &format!("/v2/custom_fields/{value_id}"),
-        Some(json!({"data": {"type": "custom_field", "attributes": {"value": "SL-40023"}}})),
-    )
-    .await;
-
-    // documents: announced, uploaded, attached, read, typed, downloaded
-    let mut docs = Vec::new();
-    for (filename, content_type, bytes, name) in [
-        (
-            "TEST-SCN-IMPORT arrival notice.pdf",
-            "application/pdf",
-            FILE,
-            "Arrival notice TEST-SCN-IMPORT",
-        ),
-        (
-            "TEST-SCN-IMPORT delivery order.pdf",
-            "application/pdf",
-            b"%PDF-1.4\n% boxtrack example: delivery order\n%%EOF\n".as_slice(),
-            "Delivery order TEST-SCN-IMPORT",
-        ),
-    ] {
-        let blob = t
-            .call(
-                Method::POST,
-                "/rails/active_storage/direct_uploads",
-                "/rails/active_storage/direct_uploads",
-                Some(json!({"blob": {"filename": filename, "content_type": content_type, "byte_size": bytes.len(), "checksum": boxtrack_core::documents::checksum(bytes)}})),
-            )
-            .await;
-        if let Some(url) = blob["direct_upload"]["url"].as_str() {
-            let path = url.find("/v2/").map_or(url, |i| &url[i..]).to_string();
-            t.put_bytes(&path, &blob["direct_upload"]["headers"], bytes)
-                .await;
-        }
-        let signed = blob["signed_id"].as_str().unwrap_or_default().to_string();
-        let made = t
-            .post(
-                "/v2/documents",
-                "/v2/documents",
-                json!({"data": {"type": "document", "attributes": {"name": name, "attached_document": signed}}}),
-            )
-            .await;
-        docs.push(id_of(&made));
-    }
-    let (doc, other) = (docs[0].clone(), docs[1].clone());
-    t.get("/v2/documents", "/v2/documents").await;
-    t.get("/v2/documents/types", "/v2/documents/types").await;
-    t.get("/v2/documents/{id}", &format!("/v2/documents/{doc}"))
+        t.patch(
+            "/v2/containers",
+            "/v2/containers",
+            Some(json!({"data": [{"id": container, "type": "container", "attributes": {"ref_numbers": ["PO-1234", "SO-88"]}}]})),
+        )
         .await;
-    t.patch(
-        "/v2/documents/{id}",
-        &format!("/v2/documents/{doc}"),
-        Some(json!({"data": {"type": "document", "attributes": {"document_type": "arrival_notice"}}})),
-    )
-    .await;
-    t.get(
-        "/v2/documents/{id}/download_url",
-        &format!("/v2/documents/{doc}/download_url"),
-    )
-    .await;
-    for action in ["reclassify", "relink"] {
-        let template = format!("/v2/documents/{{id}}/{action}");
-        t.call(
-            Method::POST,
-            &template,
-            &format!("/v2/documents/{doc}/{action}"),
+        let events = t
+            .get(
+                "/v2/containers/{id}/transport_events",
+                &format!("/v2/containers/{container}/transport_events"),
+            )
+            .await;
+        t.get(
+            "/v2/containers/{id}/raw_events",
+            &format!("/v2/containers/{container}/raw_events"),
+        )
+        .await;
+        t.get(
+            "/v2/containers/{id}/field_sources",
+            &format!("/v2/containers/{container}/field_sources"),
+        )
+        .await;
+        t.get(
+            "/v2/containers/{id}/map_geojson",
+            &format!("/v2/containers/{container}/map_geojson"),
+        )
+        .await;
+        t.patch(
+            "/v2/containers/{id}/refresh",
+            &format!("/v2/containers/{container}/refresh"),
             None,
         )
         .await;
+        Journey {
+            tr,
+            shipment,
+            container,
+            ship,
+            c,
+            events,
+        }
     }
-    t.get("/v2/email_submissions", "/v2/email_submissions")
-        .await;
 
-    // keys, and what the tour made, deleted
-    t.get("/v2/api_keys", "/v2/api_keys").await;
-    let made = t
-        .post(
-            "/v2/api_keys",
-            "/v2/api_keys",
-            json!({"data": {"type": "api_key", "attributes": {"name": "warehouse integration"}}}),
+    /// What the journey names: line, ports, terminal, metro area, vessel.
+    async fn reference(&mut self, j: &Journey) {
+        let t = self;
+        let (ship, c, events) = (&j.ship, &j.c, &j.events);
+        // what the journey names: line, ports, terminal, metro area, vessel
+        let everything = json!([ship, c, events]);
+        let lines = t
+            .get("/v2/shipping_lines", "/v2/shipping_lines?search=maersk")
+            .await;
+        if let Some(id) = first_id(&lines, "shipping_line") {
+            t.get(
+                "/v2/shipping_lines/{id}",
+                &format!("/v2/shipping_lines/{id}"),
+            )
+            .await;
+        }
+        for (kind, template) in [
+            ("port", "/v2/ports/{id}"),
+            ("terminal", "/v2/terminals/{id}"),
+            ("vessel", "/v2/vessels/{id}"),
+        ] {
+            if let Some(id) = first_id(&everything, kind) {
+                let answer = t.get(template, &template.replace("{id}", &id)).await;
+                if let Some(metro) = first_id(&answer["data"]["relationships"], "metro_area") {
+                    t.get("/v2/metro_areas/{id}", &format!("/v2/metro_areas/{metro}"))
+                        .await;
+                }
+            }
+        }
+        t.get("/v2/metro_areas/{id}", "/v2/metro_areas/USLAX").await;
+        let pol = first_id(&ship["data"]["relationships"]["port_of_lading"], "port");
+        let pod = first_id(&ship["data"]["relationships"]["port_of_discharge"], "port");
+        if let (Some(vessel), Some(pol), Some(pod)) = (first_id(&everything, "vessel"), pol, pod) {
+            t.get(
+                "/v2/vessels/{id}/future_positions",
+                &format!(
+                    "/v2/vessels/{vessel}/future_positions?port_id={pod}&previous_port_id={pol}"
+                ),
+            )
+            .await;
+            t.get(
+                "/v2/vessels/{id}/future_positions_with_coordinates",
+                &format!("/v2/vessels/{vessel}/future_positions_with_coordinates?port_id={pod}&previous_port_id={pol}&latitude=33.7&longitude=-130.2"),
+            )
+            .await;
+        }
+    }
+
+    /// The account's feed, search, the sandbox's journeys, sources, the event catalog.
+    async fn feeds(&mut self) {
+        let t = self;
+        // the account's feed, search, the sandbox's journeys, sources, the event catalog
+        t.get("/v2/events", "/v2/events?page[size]=3").await;
+        t.get("/v2/search", "/v2/search?query=TEST-SCN-IMPORT")
+            .await;
+        t.get("/v2/sandbox/scenarios", "/v2/sandbox/scenarios")
+            .await;
+        t.get("/v2/sources", "/v2/sources").await;
+        t.get("/v2/webhooks/events", "/v2/webhooks/events").await;
+        t.get("/v2/webhooks/ips", "/v2/webhooks/ips").await;
+    }
+
+    /// Webhooks and their notifications; returns the webhook made.
+    async fn webhooks(&mut self) -> String {
+        let t = self;
+        // webhooks and their notifications
+        t.get("/v2/webhooks", "/v2/webhooks").await;
+        let hook = t
+            .post(
+                "/v2/webhooks",
+                "/v2/webhooks",
+                json!({"data": {"type": "webhook", "attributes": {
+                    "url": "https://ops.example.com/hooks/boxtrack",
+                    "events": ["container.transport.vessel_arrived", "container.updated", "tracking_request.succeeded"],
+                    "headers": {"X-Team": "imports"}
+                }}}),
+            )
+            .await;
+        let hook = id_of(&hook);
+        t.get("/v2/webhooks/{id}", &format!("/v2/webhooks/{hook}"))
+            .await;
+        t.patch(
+            "/v2/webhooks/{id}",
+            &format!("/v2/webhooks/{hook}"),
+            Some(json!({"data": {"type": "webhook", "attributes": {"events": ["container.transport.vessel_arrived", "container.updated"]}}})),
         )
         .await;
-    let made = id_of(&made);
-    t.get("/v2/api_keys/{id}", &format!("/v2/api_keys/{made}"))
+        t.post(
+            "/v2/webhooks/{id}/replay",
+            &format!("/v2/webhooks/{hook}/replay"),
+            json!({"since": 0}),
+        )
         .await;
-    t.patch(
-        "/v2/shipments/{id}/stop_tracking",
-        &format!("/v2/shipments/{shipment}/stop_tracking"),
-        None,
-    )
-    .await;
-    t.patch(
-        "/v2/shipments/{id}/resume_tracking",
-        &format!("/v2/shipments/{shipment}/resume_tracking"),
-        None,
-    )
-    .await;
-    t.delete(
-        "/v2/custom_fields/{id}",
-        &format!("/v2/custom_fields/{value_id}"),
-    )
-    .await;
-    for (kind, id, slug) in [
-        ("shipments", shipment.as_str(), "po_number"),
-        ("containers", container.as_str(), "temperature_band"),
-        ("tracking_requests", tr.as_str(), "urgent"),
-    ] {
-        t.delete(
-            &format!("/v2/{kind}/{{id}}/custom_fields/{{api_slug}}"),
-            &format!("/v2/{kind}/{id}/custom_fields/{slug}"),
+        let notes = t
+            .get(
+                "/v2/webhook_notifications",
+                "/v2/webhook_notifications?page[size]=2",
+            )
+            .await;
+        if let Some(n) = notes["data"][0]["id"].as_str() {
+            t.get(
+                "/v2/webhook_notifications/{id}",
+                &format!("/v2/webhook_notifications/{n}"),
+            )
+            .await;
+        }
+        hook
+    }
+
+    /// Parties.
+    async fn parties(&mut self) {
+        let t = self;
+        // parties
+        let party = t
+            .post(
+                "/v2/parties",
+                "/v2/parties",
+                json!({"data": {"type": "party", "attributes": {"company_name": "Harbor Goods Inc."}}}),
+            )
+            .await;
+        let party = id_of(&party);
+        t.get("/v2/parties", "/v2/parties").await;
+        t.get("/v2/parties/{id}", &format!("/v2/parties/{party}"))
+            .await;
+        t.patch(
+            "/v2/parties/{id}",
+            &format!("/v2/parties/{party}"),
+            Some(
+                json!({"data": {"type": "party", "attributes": {"company_name": "Harbor Goods LLC"}}}),
+            ),
         )
         .await;
     }
-    t.delete(option_path, &format!("{options}/{chilled}")).await;
-    for id in [&seal, &urgent, &po] {
-        t.delete(
+
+    /// Custom field definitions and options.
+    async fn field_definitions(&mut self) -> Definitions {
+        let t = self;
+        // custom fields: definitions, options, values on each kind of entity
+        let definition = |attrs: Value| json!({"data": {"type": "custom_field_definition", "attributes": attrs}});
+        let po = t
+            .post(
+                "/v2/custom_field_definitions",
+                "/v2/custom_field_definitions",
+                definition(json!({"entity_type": "Shipment", "api_slug": "po_number", "display_name": "PO number", "data_type": "short_text", "validation": {"max_length": 20}})),
+            )
+            .await;
+        let po = id_of(&po);
+        let band = t
+            .post(
+                "/v2/custom_field_definitions",
+                "/v2/custom_field_definitions",
+                definition(json!({"entity_type": "Container", "api_slug": "temperature_band", "display_name": "Temperature band", "data_type": "enum_multi"})),
+            )
+            .await;
+        let band = id_of(&band);
+        let urgent = t
+            .post(
+                "/v2/custom_field_definitions",
+                "/v2/custom_field_definitions",
+                definition(json!({"entity_type": "TrackingRequest", "api_slug": "urgent", "display_name": "Urgent", "data_type": "boolean"})),
+            )
+            .await;
+        let urgent = id_of(&urgent);
+        let seal = t
+            .post(
+                "/v2/custom_field_definitions",
+                "/v2/custom_field_definitions",
+                definition(json!({"entity_type": "Container", "api_slug": "seal_number", "display_name": "Seal number", "data_type": "short_text"})),
+            )
+            .await;
+        let seal = id_of(&seal);
+        t.get(
+            "/v2/custom_field_definitions",
+            "/v2/custom_field_definitions",
+        )
+        .await;
+        t.get(
             "/v2/custom_field_definitions/{id}",
-            &format!("/v2/custom_field_definitions/{id}"),
+            &format!("/v2/custom_field_definitions/{po}"),
         )
         .await;
+        t.patch(
+            "/v2/custom_field_definitions/{id}",
+            &format!("/v2/custom_field_definitions/{po}"),
+            Some(definition(json!({"display_name": "Purchase order"}))),
+        )
+        .await;
+        let option = |label: &str, value: &str, position: i64| json!({"data": {"type": "custom_field_option", "attributes": {"label": label, "value": value, "position": position}}});
+        let options = format!("/v2/custom_field_definitions/{band}/options");
+        let frozen = t
+            .post(
+                "/v2/custom_field_definitions/{id}/options",
+                &options,
+                option("Frozen", "frozen", 1),
+            )
+            .await;
+        let frozen = id_of(&frozen);
+        let chilled = t
+            .post(
+                "/v2/custom_field_definitions/{id}/options",
+                &options,
+                option("Chilled", "chilled", 2),
+            )
+            .await;
+        let chilled = id_of(&chilled);
+        t.get("/v2/custom_field_definitions/{id}/options", &options)
+            .await;
+        t.get(OPTION_PATH, &format!("{options}/{frozen}")).await;
+        t.patch(
+            OPTION_PATH,
+            &format!("{options}/{frozen}"),
+            Some(option("Frozen (-18 °C)", "frozen", 1)),
+        )
+        .await;
+        Definitions {
+            po,
+            urgent,
+            seal,
+            options,
+            chilled,
+        }
     }
-    t.delete("/v2/documents/{id}", &format!("/v2/documents/{other}"))
+
+    /// Custom field values on each kind of entity; returns the value made through `/v2/custom_fields`.
+    async fn field_values(&mut self, j: &Journey) -> String {
+        let t = self;
+        let (tr, shipment, container) = (&j.tr, &j.shipment, &j.container);
+        let field = |slug: &str, value: Value| json!({"data": {"type": "custom_field", "attributes": {"api_slug": slug, "value": value}}});
+        for (kind, id, slug, first, second) in [
+            (
+                "shipments",
+                shipment.as_str(),
+                "po_number",
+                json!("PO-1234"),
+                json!("PO-1234-B"),
+            ),
+            (
+                "containers",
+                container.as_str(),
+                "temperature_band",
+                json!(["chilled"]),
+                json!(["frozen"]),
+            ),
+            (
+                "tracking_requests",
+                tr.as_str(),
+                "urgent",
+                json!(true),
+                json!(false),
+            ),
+        ] {
+            let base = format!("/v2/{kind}/{id}/custom_fields");
+            let template = format!("/v2/{kind}/{{id}}/custom_fields");
+            t.post(&template, &base, field(slug, first)).await;
+            t.get(&template, &base).await;
+            t.patch(
+                &format!("{template}/{{api_slug}}"),
+                &format!("{base}/{slug}"),
+                Some(field(slug, second)),
+            )
+            .await;
+        }
+        let made = t
+            .post(
+                "/v2/custom_fields",
+                "/v2/custom_fields",
+                json!({"data": {"type": "custom_field", "attributes": {"api_slug": "seal_number", "value": "SL-40022"},
+                    "relationships": {"entity": {"data": {"type": "container", "id": container}}}}}),
+            )
+            .await;
+        let value_id = id_of(&made);
+        t.get("/v2/custom_fields", "/v2/custom_fields").await;
+        t.get(
+            "/v2/custom_fields/{id}",
+            &format!("/v2/custom_fields/{value_id}"),
+        )
         .await;
-    t.delete("/v2/webhooks/{id}", &format!("/v2/webhooks/{hook}"))
+        t.patch(
+            "/v2/custom_fields/{id}",
+            &format!("/v2/custom_fields/{value_id}"),
+            Some(json!({"data": {"type": "custom_field", "attributes": {"value": "SL-40023"}}})),
+        )
         .await;
-    t.delete("/v2/api_keys/{id}", &format!("/v2/api_keys/{made}"))
+        value_id
+    }
+
+    /// Documents: announced, uploaded, attached, read, typed, downloaded; returns the one deleted at the end.
+    async fn documents(&mut self) -> String {
+        let t = self;
+        // documents: announced, uploaded, attached, read, typed, downloaded
+        let mut docs = Vec::new();
+        for (filename, content_type, bytes, name) in [
+            (
+                "TEST-SCN-IMPORT arrival notice.pdf",
+                "application/pdf",
+                FILE,
+                "Arrival notice TEST-SCN-IMPORT",
+            ),
+            (
+                "TEST-SCN-IMPORT delivery order.pdf",
+                "application/pdf",
+                b"%PDF-1.4\n% boxtrack example: delivery order\n%%EOF\n".as_slice(),
+                "Delivery order TEST-SCN-IMPORT",
+            ),
+        ] {
+            let blob = t
+                .call(
+                    Method::POST,
+                    "/rails/active_storage/direct_uploads",
+                    "/rails/active_storage/direct_uploads",
+                    Some(json!({"blob": {"filename": filename, "content_type": content_type, "byte_size": bytes.len(), "checksum": boxtrack_core::documents::checksum(bytes)}})),
+                )
+                .await;
+            if let Some(url) = blob["direct_upload"]["url"].as_str() {
+                let path = url.find("/v2/").map_or(url, |i| &url[i..]).to_string();
+                t.put_bytes(&path, &blob["direct_upload"]["headers"], bytes)
+                    .await;
+            }
+            let signed = blob["signed_id"].as_str().unwrap_or_default().to_string();
+            let made = t
+                .post(
+                    "/v2/documents",
+                    "/v2/documents",
+                    json!({"data": {"type": "document", "attributes": {"name": name, "attached_document": signed}}}),
+                )
+                .await;
+            docs.push(id_of(&made));
+        }
+        let (doc, other) = (docs[0].clone(), docs[1].clone());
+        t.get("/v2/documents", "/v2/documents").await;
+        t.get("/v2/documents/types", "/v2/documents/types").await;
+        t.get("/v2/documents/{id}", &format!("/v2/documents/{doc}"))
+            .await;
+        t.patch(
+            "/v2/documents/{id}",
+            &format!("/v2/documents/{doc}"),
+            Some(json!({"data": {"type": "document", "attributes": {"document_type": "arrival_notice"}}})),
+        )
         .await;
-    Ok(t.out)
+        t.get(
+            "/v2/documents/{id}/download_url",
+            &format!("/v2/documents/{doc}/download_url"),
+        )
+        .await;
+        for action in ["reclassify", "relink"] {
+            let template = format!("/v2/documents/{{id}}/{action}");
+            t.call(
+                Method::POST,
+                &template,
+                &format!("/v2/documents/{doc}/{action}"),
+                None,
+            )
+            .await;
+        }
+        t.get("/v2/email_submissions", "/v2/email_submissions")
+            .await;
+        other
+    }
+
+    /// Keys, and what the tour made, deleted.
+    async fn clean_up(&mut self, j: &Journey, made: &Made) {
+        let t = self;
+        let (tr, shipment, container) = (&j.tr, &j.shipment, &j.container);
+        let Made {
+            hook,
+            definitions,
+            value_id,
+            other_document: other,
+        } = made;
+        let Definitions {
+            po,
+            urgent,
+            seal,
+            options,
+            chilled,
+        } = definitions;
+        // keys, and what the tour made, deleted
+        t.get("/v2/api_keys", "/v2/api_keys").await;
+        let made = t
+            .post(
+                "/v2/api_keys",
+                "/v2/api_keys",
+                json!({"data": {"type": "api_key", "attributes": {"name": "warehouse integration"}}}),
+            )
+            .await;
+        let made = id_of(&made);
+        t.get("/v2/api_keys/{id}", &format!("/v2/api_keys/{made}"))
+            .await;
+        t.patch(
+            "/v2/shipments/{id}/stop_tracking",
+            &format!("/v2/shipments/{shipment}/stop_tracking"),
+            None,
+        )
+        .await;
+        t.patch(
+            "/v2/shipments/{id}/resume_tracking",
+            &format!("/v2/shipments/{shipment}/resume_tracking"),
+            None,
+        )
+        .await;
+        t.delete(
+            "/v2/custom_fields/{id}",
+            &format!("/v2/custom_fields/{value_id}"),
+        )
+        .await;
+        for (kind, id, slug) in [
+            ("shipments", shipment.as_str(), "po_number"),
+            ("containers", container.as_str(), "temperature_band"),
+            ("tracking_requests", tr.as_str(), "urgent"),
+        ] {
+            t.delete(
+                &format!("/v2/{kind}/{{id}}/custom_fields/{{api_slug}}"),
+                &format!("/v2/{kind}/{id}/custom_fields/{slug}"),
+            )
+            .await;
+        }
+        t.delete(OPTION_PATH, &format!("{options}/{chilled}")).await;
+        for id in [&seal, &urgent, &po] {
+            t.delete(
+                "/v2/custom_field_definitions/{id}",
+                &format!("/v2/custom_field_definitions/{id}"),
+            )
+            .await;
+        }
+        t.delete("/v2/documents/{id}", &format!("/v2/documents/{other}"))
+            .await;
+        t.delete("/v2/webhooks/{id}", &format!("/v2/webhooks/{hook}"))
+            .await;
+        t.delete("/v2/api_keys/{id}", &format!("/v2/api_keys/{made}"))
+            .await;
+    }
 }

@@ -307,3 +307,86 @@ pub async fn download(
     }
     see_other(&format!("/v2/downloads/{token}"))
 }
+
+/// The OpenAPI operations of this module's console routes (collected by
+/// [`crate::operations`]).
+pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::{html, page, see_other, unavailable};
+    use boxtrack_api::doc::Op;
+    use serde_json::json;
+    vec![
+        Op {
+            method: "get",
+            path: "/console/containers/{id}",
+            op: {
+                let mut op = page(
+                    "A container",
+                    "One of the account's containers: status, readiness, last free day, POD terminal, its bill of lading, its timeline of transport events at the local time of each place, holds, fees with their sums, the last free day of each source, the documents linked to it or its shipment, the custom fields of both, its upstream records 20 a page (`raw_page`), and its route map.",
+                    ("200", html("The container page")),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("404", html("No such container in this account")),
+                        ("503", unavailable()),
+                    ],
+                    None,
+                );
+                op["parameters"] = json!([
+                    {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
+                    {"name": "raw_page", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1}, "description": "The page of upstream records, newest first"}
+                ]);
+                op
+            },
+        },
+        Op {
+            method: "get",
+            path: "/console/documents/{id}/download",
+            op: {
+                let mut op = page(
+                    "Download a document",
+                    "One of the account's documents: a download token of 10 minutes, as `GET /v2/documents/{id}/download_url` gives, and a redirect to `/v2/downloads/{token}`.",
+                    (
+                        "303",
+                        see_other(
+                            "To /v2/downloads/{token}, or to /console/sign-in without a session",
+                        ),
+                    ),
+                    vec![
+                        ("404", html("No such document in this account")),
+                        ("503", unavailable()),
+                    ],
+                    None,
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+        Op {
+            method: "get",
+            path: "/console/containers/{id}/map_geojson",
+            op: {
+                let mut op = page(
+                    "A container's route map (console)",
+                    "What `GET /v2/containers/{id}/map_geojson` answers, for the signed-in account (which needs the routing entitlement); the container page's map draws it.",
+                    (
+                        "200",
+                        json!({"description": "A GeoJSON FeatureCollection", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                    ),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        (
+                            "403",
+                            json!({"description": "The account lacks the routing entitlement", "content": {"application/vnd.api+json": {"schema": {"$ref": "#/components/schemas/Errors"}}}}),
+                        ),
+                        (
+                            "404",
+                            json!({"description": "No such container in this account", "content": {"application/vnd.api+json": {"schema": {"$ref": "#/components/schemas/Errors"}}}}),
+                        ),
+                    ],
+                    None,
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+    ]
+}

@@ -329,6 +329,78 @@ pub async fn export(
     crate::csv::download(out, "containers.csv")
 }
 
+/// The OpenAPI operations of this module's console routes (collected by
+/// [`crate::operations`]).
+pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::{html, page, see_other, unavailable};
+    use boxtrack_api::doc::Op;
+    use serde_json::json;
+    vec![
+        Op {
+            method: "get",
+            path: "/console/containers",
+            op: {
+                let mut op = page(
+                    "The containers table",
+                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last), `page`. Values that mean nothing are left out.",
+                    ("200", html("The table")),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] = json!([
+                    q("q", "string"),
+                    q("status", "string"),
+                    q("ready", "string"),
+                    q("lfd_days", "integer"),
+                    q("carrier", "string"),
+                    q("port", "string"),
+                    q("updated_days", "integer"),
+                    q("holds", "string"),
+                    q("sort", "string"),
+                    q("page", "integer")
+                ]);
+                op
+            },
+        },
+        Op {
+            method: "get",
+            path: "/console/containers.csv",
+            op: {
+                let mut op = page(
+                    "Export containers as CSV",
+                    "The containers the table's filters select (the same query parameters as `/console/containers`, `page` aside), every page up to 50,000 rows, in the table's order: number, status, ready_for_pickup, pickup_lfd, pod_terminal, on_hold, bill_of_lading, scac, pod_locode, ref_numbers, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
+                    (
+                        "200",
+                        json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}}),
+                    ),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] = json!([
+                    q("q", "string"),
+                    q("status", "string"),
+                    q("ready", "string"),
+                    q("lfd_days", "integer"),
+                    q("carrier", "string"),
+                    q("port", "string"),
+                    q("updated_days", "integer"),
+                    q("holds", "string"),
+                    q("sort", "string")
+                ]);
+                op
+            },
+        },
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

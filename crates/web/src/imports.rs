@@ -473,6 +473,84 @@ pub async fn run(
     page_with(StatusCode::OK, "Imported", &body, &[], &[])
 }
 
+/// The OpenAPI operations of this module's console routes (collected by
+/// [`crate::operations`]).
+pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use boxtrack_api::doc::Op;
+    use serde_json::json;
+    vec![
+        Op {
+            method: "get",
+            path: "/console/imports",
+            op: page(
+                "Track many numbers (CSV)",
+                "A form for a CSV file (read by the page's script into the text field) or its pasted text: columns `number` (needed), `type`, `scac`, `ref_numbers`, by header or in that order; at most 5,000 rows.",
+                ("200", html("The form")),
+                vec![("303", see_other("To /console/sign-in: no session"))],
+                None,
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/imports/preview",
+            op: page(
+                "Check an import's rows",
+                "Every row of the CSV text, or of the first sheet of an XLSX workbook sent as base64 in `xlsx` (at most 4 MB; the page's script reads a chosen file so), checked as `POST /v2/tracking_requests` checks it (the type inferred from the number when empty; repeats within the file refused), with the reason a row is refused, and a form that tracks the rows that passed.",
+                ("200", html("The rows, checked")),
+                vec![
+                    ("303", see_other("To /console/sign-in: no session")),
+                    (
+                        "400",
+                        html(
+                            "The file has no rows, more than 5,000, or is a workbook that cannot be read",
+                        ),
+                    ),
+                    ("403", expired()),
+                    ("413", html("The form is larger than a 4 MB workbook needs")),
+                    ("415", not_form()),
+                ],
+                Some(form(
+                    with(
+                        csrf(),
+                        json!({"csv": {"type": "string", "description": "The CSV text"}, "xlsx": {"type": "string", "description": "An XLSX workbook in base64 (read instead of `csv` when not empty)"}}),
+                    ),
+                    json!(["csrf"]),
+                )),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/imports/run",
+            op: page(
+                "Track an import's rows",
+                "Tracks the rows the preview passed (checked again), each as `POST /v2/tracking_requests` would; a number tracked already is reported as such and not tracked twice. Answers JSON (`results`: line, number, outcome `tracked` | `already tracked` | `refused`, detail) when `Accept` asks for it, else a page.",
+                (
+                    "200",
+                    json!({"description": "The results", "content": {"text/html": {"schema": {"type": "string"}}, "application/json": {"schema": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"type": "object"}}}}}}}),
+                ),
+                vec![
+                    ("303", see_other("To /console/sign-in: no session")),
+                    (
+                        "400",
+                        json!({"description": "rows is not a list of rows, or too long", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                    ),
+                    ("403", expired()),
+                    ("415", not_form()),
+                    ("503", unavailable()),
+                ],
+                Some(form(
+                    with(
+                        csrf(),
+                        json!({"rows": {"type": "string", "description": "The preview's rows, as JSON"}}),
+                    ),
+                    json!(["csrf", "rows"]),
+                )),
+            ),
+        },
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,7 +31,7 @@ mod embed;
 mod embed_operations;
 mod imports;
 mod live;
-mod operations;
+mod pagedoc;
 mod portal;
 mod publishable;
 mod reference;
@@ -61,7 +61,7 @@ pub use common::{SESSION_COOKIE, SESSION_TTL_US};
 
 /// The console's routes and their documentation, for `boxtrack_api::service`.
 pub fn mount() -> Mount {
-    Mount::new(operations::operations)
+    Mount::new(operations)
         .public("/console", get(portal::home))
         .public("/console/sign-in", get(sign_in_page).post(sign_in))
         .public("/console/sign-out", post(sign_out))
@@ -140,6 +140,29 @@ pub fn mount() -> Mount {
             "/console/assets/redoc-licenses.txt",
             get(reference::licenses),
         )
+}
+
+/// Documented operations of the console (each page module's `docs()`) and the embeds.
+fn operations() -> Vec<boxtrack_api::doc::Op> {
+    let mut ops = Vec::new();
+    for docs in [
+        crate::containers::docs,
+        crate::container::docs,
+        crate::shipments::docs,
+        crate::webhooks::docs,
+        crate::sources::docs,
+        crate::imports::docs,
+        crate::reference::docs,
+        crate::live::docs,
+        crate::requests::docs,
+        crate::portal::docs,
+        sign_in_docs,
+        crate::publishable::docs,
+    ] {
+        ops.extend(docs());
+    }
+    ops.extend(crate::embed_operations::operations());
+    ops
 }
 
 fn sign_in_form(
@@ -290,4 +313,68 @@ async fn sign_out(
     let mut resp = see_other("/console/sign-in");
     set_cookie(&mut resp, &state, SESSION_COOKIE, "", 0);
     resp
+}
+
+/// The OpenAPI operations of this module's console routes (collected by
+/// [`crate::operations`]).
+pub(crate) fn sign_in_docs() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use boxtrack_api::doc::Op;
+    use serde_json::json;
+    vec![
+        Op {
+            method: "get",
+            path: "/console/sign-in",
+            op: page(
+                "The sign-in page",
+                "Email and password of a user (`boxtrack users create`); sets the form's double-submit cookie. Signed in already: redirects to the portal.",
+                ("200", html("The sign-in form")),
+                vec![("303", see_other("To /console"))],
+                None,
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/sign-in",
+            op: page(
+                "Sign in",
+                "Checks the form token, the attempts for this email (10 a minute) and the password, starts a 12-hour session (`btk_console` cookie: HttpOnly, SameSite=Strict, Path=/console, Secure behind https) and redirects to the portal. Wrong credentials show the form again.",
+                ("303", see_other("To /console, signed in")),
+                vec![
+                    ("400", html("The form again, with what is wrong")),
+                    ("403", expired()),
+                    ("415", not_form()),
+                    (
+                        "429",
+                        html(
+                            "More than 10 attempts for this email in the last minute: the form again, with Retry-After",
+                        ),
+                    ),
+                    ("503", unavailable()),
+                ],
+                Some(form(
+                    with(
+                        csrf(),
+                        json!({"email": {"type": "string"}, "password": {"type": "string"}}),
+                    ),
+                    json!(["csrf", "email", "password"]),
+                )),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/sign-out",
+            op: page(
+                "Sign out",
+                "Ends the session and clears its cookie.",
+                ("303", see_other("To /console/sign-in")),
+                vec![
+                    ("403", expired()),
+                    ("415", not_form()),
+                    ("503", unavailable()),
+                ],
+                Some(form(csrf(), json!(["csrf"]))),
+            ),
+        },
+    ]
 }

@@ -62,3 +62,34 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
         }
     }
 }
+
+/// The OpenAPI operations of this module's console routes (collected by
+/// [`crate::operations`]).
+pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::page;
+    use boxtrack_api::doc::Op;
+    use serde_json::json;
+    vec![Op {
+        method: "get",
+        path: "/console/live",
+        op: page(
+            "Whether the account changed (live pages)",
+            "The account's version: the newest `updated_us` of its containers, shipments and tracking requests. The console's pages ask every 5 seconds and fetch themselves again when it changes.",
+            (
+                "200",
+                json!({"description": "The version", "content": {"application/json": {"schema": {"type": "object", "required": ["version"], "properties": {"version": {"type": "string"}}}}}}),
+            ),
+            vec![
+                (
+                    "401",
+                    json!({"description": "No session", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                ),
+                (
+                    "503",
+                    json!({"description": "The database could not be reached", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                ),
+            ],
+            None,
+        ),
+    }]
+}

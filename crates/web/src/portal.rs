@@ -257,3 +257,70 @@ fn publishable_section(account: &Account, list: &[PublishableKeyRecord], csrf: &
 <button type="submit">Create a publishable key</button></form></section>"#
     )
 }
+
+/// The OpenAPI operations of this module's console routes (collected by
+/// [`crate::operations`]).
+pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use boxtrack_api::doc::Op;
+    use serde_json::json;
+    vec![
+        Op {
+            method: "get",
+            path: "/console",
+            op: page(
+                "The developer portal",
+                "The signed-in user's account: plan, entitlements, rate limits and API keys (masked), with forms to create and revoke keys. Without a session (cookie `btk_console`) it redirects to the sign-in page.",
+                ("200", html("The portal page")),
+                vec![
+                    ("303", see_other("To /console/sign-in")),
+                    ("404", html("The user's account no longer exists")),
+                    ("503", unavailable()),
+                ],
+                None,
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/keys",
+            op: page(
+                "Create an API key",
+                "Issues a key for the signed-in user's account and shows the portal with the full key, this once; afterwards only its hint is shown.",
+                ("201", html("The portal with the new key")),
+                vec![
+                    ("303", see_other("To /console/sign-in: no session")),
+                    ("403", expired()),
+                    ("415", not_form()),
+                    ("503", unavailable()),
+                ],
+                Some(form(
+                    with(
+                        csrf(),
+                        json!({"name": {"type": "string", "maxLength": 100}}),
+                    ),
+                    json!(["csrf"]),
+                )),
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/keys/{id}/revoke",
+            op: {
+                let mut op = page(
+                    "Revoke an API key",
+                    "Revokes one of the account's keys at once (in every process within a second).",
+                    ("303", see_other("To /console")),
+                    vec![
+                        ("403", expired()),
+                        ("404", html("No such key in this account")),
+                        ("415", not_form()),
+                        ("503", unavailable()),
+                    ],
+                    Some(form(csrf(), json!(["csrf"]))),
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+    ]
+}

@@ -83,3 +83,64 @@ pub async fn live_js() -> Response {
 pub async fn import_js() -> Response {
     asset(IMPORT_JS, "text/javascript; charset=utf-8")
 }
+
+/// The OpenAPI operations of this module's console routes (collected by
+/// [`crate::operations`]).
+pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::{asset, html, page};
+    use boxtrack_api::doc::Op;
+    vec![
+        Op {
+            method: "get",
+            path: "/console/assets/import.js",
+            op: asset("The import pages' script", "text/javascript"),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/live.js",
+            op: asset(
+                "The script that keeps console pages current",
+                "text/javascript",
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/console/reference",
+            op: page(
+                "The API reference",
+                "This document rendered by Redoc (vendored into the binary): every operation with its fields, types, enums and descriptions, and which credential it takes.",
+                ("200", html("The reference page")),
+                vec![],
+                None,
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/redoc.standalone.js",
+            op: asset("Redoc's standalone bundle (MIT)", "text/javascript"),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/reference.js",
+            op: asset("The reference page's script", "text/javascript"),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/container.js",
+            op: asset("The container page's script", "text/javascript"),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/favicon.svg",
+            op: asset("The console's icon", "image/svg+xml"),
+        },
+        Op {
+            method: "get",
+            path: "/console/assets/redoc-licenses.txt",
+            op: asset(
+                "Redoc's licence and those of what its bundle contains",
+                "text/plain",
+            ),
+        },
+    ]
+}

@@ -363,3 +363,91 @@ async fn render(
         &[crate::live::SCRIPT],
     )
 }
+
+/// The OpenAPI operations of this module's console routes (collected by
+/// [`crate::operations`]).
+pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use boxtrack_api::doc::Op;
+    use serde_json::json;
+    vec![
+        Op {
+            method: "get",
+            path: "/console/tracking_requests",
+            op: {
+                let mut op = page(
+                    "Tracking requests",
+                    "The account's tracking requests, newest first, 50 a page, with their status and why one failed, filtered by `q` (number or reference), `status` and `scac` as the API filters them, and a form to track a number.",
+                    ("200", html("The page")),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] = json!([
+                    q("q", "string"),
+                    q("status", "string"),
+                    q("scac", "string"),
+                    q("page", "integer")
+                ]);
+                op
+            },
+        },
+        Op {
+            method: "get",
+            path: "/console/tracking_requests.csv",
+            op: {
+                let mut op = page(
+                    "Export tracking requests as CSV",
+                    "The requests the filters select (`q`, `status`, `scac`), every page up to 50,000 rows, newest first: request_number, request_type, scac, status, failed_reason, ref_numbers, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
+                    (
+                        "200",
+                        json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}}),
+                    ),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] =
+                    json!([q("q", "string"), q("status", "string"), q("scac", "string")]);
+                op
+            },
+        },
+        Op {
+            method: "post",
+            path: "/console/tracking_requests",
+            op: page(
+                "Track a number",
+                "Tracks a number as `POST /v2/tracking_requests` does (the carrier detected from the number when `scac` is empty) and shows the requests again.",
+                ("303", see_other("To /console/tracking_requests")),
+                vec![
+                    (
+                        "400",
+                        html("The page again, with what is wrong with the number"),
+                    ),
+                    ("403", expired()),
+                    (
+                        "409",
+                        html(
+                            "The number is tracked already, or the plan's container limit is reached",
+                        ),
+                    ),
+                    ("415", not_form()),
+                    ("503", unavailable()),
+                ],
+                Some(form(
+                    with(
+                        csrf(),
+                        json!({"request_number": {"type": "string"}, "request_type": {"type": "string", "enum": ["bill_of_lading", "booking_number", "container"]}, "scac": {"type": "string"}}),
+                    ),
+                    json!(["csrf", "request_number", "request_type"]),
+                )),
+            ),
+        },
+    ]
+}

@@ -294,6 +294,72 @@ pub async fn export(
     crate::csv::download(out, "shipments.csv")
 }
 
+/// The OpenAPI operations of this module's console routes (collected by
+/// [`crate::operations`]).
+pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::{html, page, see_other, unavailable};
+    use boxtrack_api::doc::Op;
+    use serde_json::json;
+    vec![
+        Op {
+            method: "get",
+            path: "/console/shipments",
+            op: {
+                let mut op = page(
+                    "The shipments table",
+                    "The signed-in account's shipments, most recently updated first, 50 a page, with the API's filters: `q` (bill of lading, reference or container number), `carrier` (SCAC), `port` (POD UN/LOCODE), `tracking` (`tracked` or `stopped`), `updated_days` (updated within that many days), `sort` (`-updated_at`, the default, `updated_at`, `-created_at` or `created_at`), `page`. Values that mean nothing are left out. The page keeps itself current.",
+                    ("200", html("The table")),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] = json!([
+                    q("q", "string"),
+                    q("carrier", "string"),
+                    q("port", "string"),
+                    q("tracking", "string"),
+                    q("updated_days", "integer"),
+                    q("sort", "string"),
+                    q("page", "integer")
+                ]);
+                op
+            },
+        },
+        Op {
+            method: "get",
+            path: "/console/shipments.csv",
+            op: {
+                let mut op = page(
+                    "Export shipments as CSV",
+                    "The shipments the table's filters select (the same query parameters as `/console/shipments`, `page` aside), every page up to 50,000 rows, in the table's order, one row per shipment: bill_of_lading, scac, pol_locode, pod_locode, pod_eta, pod_ata, containers (their numbers), ref_numbers, tracking, customer, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
+                    (
+                        "200",
+                        json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}}),
+                    ),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("503", unavailable()),
+                    ],
+                    None,
+                );
+                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
+                op["parameters"] = json!([
+                    q("q", "string"),
+                    q("carrier", "string"),
+                    q("port", "string"),
+                    q("tracking", "string"),
+                    q("updated_days", "integer"),
+                    q("sort", "string")
+                ]);
+                op
+            },
+        },
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -497,3 +497,182 @@ pub async fn redeliver(
         Err(e) => unavailable(&e),
     }
 }
+
+/// The OpenAPI operations of this module's console routes (collected by
+/// [`crate::operations`]).
+pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+    let mut ops = Vec::new();
+    ops.extend(docs_1());
+    ops.extend(docs_2());
+    ops
+}
+
+fn docs_1() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use boxtrack_api::doc::Op;
+    use serde_json::json;
+    vec![
+        Op {
+            method: "get",
+            path: "/console/webhooks",
+            op: page(
+                "Webhooks",
+                "The account's webhooks (URL, on or off, events, failures in a row) and a form for a new one that receives every event.",
+                ("200", html("The page")),
+                vec![
+                    ("303", see_other("To /console/sign-in: no session")),
+                    ("503", unavailable()),
+                ],
+                None,
+            ),
+        },
+        Op {
+            method: "post",
+            path: "/console/webhooks",
+            op: page(
+                "Create a webhook",
+                "A webhook for every event at the URL (checked as `POST /v2/webhooks` checks it), with a new signing secret; then its page.",
+                ("303", see_other("To the webhook's page")),
+                vec![
+                    ("400", html("The URL is refused; nothing was created")),
+                    ("403", expired()),
+                    ("415", not_form()),
+                    ("503", unavailable()),
+                ],
+                Some(form(
+                    with(csrf(), json!({"url": {"type": "string"}})),
+                    json!(["csrf", "url"]),
+                )),
+            ),
+        },
+        Op {
+            method: "get",
+            path: "/console/webhooks/{id}",
+            op: {
+                let mut op = page(
+                    "A webhook",
+                    "Its settings and signing secret, a test delivery, and its 30 newest notifications with every attempt's time, response code, duration and error, each with a button that redelivers it.",
+                    ("200", html("The page")),
+                    vec![
+                        ("303", see_other("To /console/sign-in: no session")),
+                        ("404", html("No such webhook in this account")),
+                        ("503", unavailable()),
+                    ],
+                    None,
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+        Op {
+            method: "post",
+            path: "/console/webhooks/{id}",
+            op: {
+                let mut op = page(
+                    "Change a webhook",
+                    "Its URL (checked as the API checks it), whether deliveries are sent, and, when `events_shown` is sent (the page's form sends it), the events it subscribes to: every `events` field, at least one, each an event of the catalog.",
+                    ("303", see_other("To the webhook's page")),
+                    vec![
+                        (
+                            "400",
+                            html("The URL or the events are refused; nothing changed"),
+                        ),
+                        ("403", expired()),
+                        ("404", html("No such webhook in this account")),
+                        ("415", not_form()),
+                        ("503", unavailable()),
+                    ],
+                    Some(form(
+                        with(
+                            csrf(),
+                            json!({"url": {"type": "string"}, "active": {"type": "string", "enum": ["1"]}, "events_shown": {"type": "string", "enum": ["1"]}, "events": {"type": "array", "items": {"type": "string", "enum": boxtrack_core::webhooks::EVENTS.as_slice()}}}),
+                        ),
+                        json!(["csrf", "url"]),
+                    )),
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+    ]
+}
+
+fn docs_2() -> Vec<boxtrack_api::doc::Op> {
+    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use boxtrack_api::doc::Op;
+    use serde_json::json;
+    vec![
+        Op {
+            method: "get",
+            path: "/console/webhooks/{id}/version",
+            op: {
+                let mut op = page(
+                    "Whether a webhook's page changed",
+                    "A version that changes when the webhook's page would (its settings, its newest notifications' states and attempts); the page asks every 5 seconds.",
+                    (
+                        "200",
+                        json!({"description": "The version", "content": {"application/json": {"schema": {"type": "object", "required": ["version"], "properties": {"version": {"type": "string"}}}}}}),
+                    ),
+                    vec![
+                        (
+                            "401",
+                            json!({"description": "No session", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                        ),
+                        ("404", html("No such webhook in this account")),
+                        ("503", unavailable()),
+                    ],
+                    None,
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+        Op {
+            method: "post",
+            path: "/console/webhooks/{id}/test",
+            op: {
+                let mut op = page(
+                    "Send a test delivery",
+                    "One sample delivery of the chosen event (a sandbox journey's notification) to the webhook's URL, signed with its secret; the page shows the response code, time and body. Nothing is stored.",
+                    ("200", html("The webhook's page with the result")),
+                    vec![
+                        ("400", html("Not an event")),
+                        ("403", expired()),
+                        ("404", html("No such webhook in this account")),
+                        ("415", not_form()),
+                        ("503", unavailable()),
+                    ],
+                    Some(form(
+                        with(csrf(), json!({"event": {"type": "string"}})),
+                        json!(["csrf", "event"]),
+                    )),
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+        Op {
+            method: "post",
+            path: "/console/webhooks/{id}/notifications/{nid}/redeliver",
+            op: {
+                let mut op = page(
+                    "Redeliver a notification",
+                    "A new notification of the same event for this webhook (its `replay_of` names the first), delivered as any other.",
+                    ("303", see_other("To the webhook's page")),
+                    vec![
+                        ("403", expired()),
+                        (
+                            "404",
+                            html("No such webhook or notification in this account"),
+                        ),
+                        ("415", not_form()),
+                        ("503", unavailable()),
+                    ],
+                    Some(form(csrf(), json!(["csrf"]))),
+                );
+                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}, {"name": "nid", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op
+            },
+        },
+    ]
+}

@@ -281,7 +281,7 @@ async fn apply_read(
         .iter()
         .filter_map(|n| per_container.get(n).map(|o| (n.clone(), o.clone())))
         .collect();
-    report.early_reports_kept = boxtrack_store::early::keep(
+    let kept = boxtrack_store::early::keep(
         db,
         scope.containers_of,
         Some(report.payload_id),
@@ -289,6 +289,24 @@ async fn apply_read(
         now_us,
     )
     .await?;
+    report.early_reports_kept = kept.kept;
+    // a container made known while the file was read takes its reports now
+    if !kept.known_meanwhile.is_empty() {
+        for t in payloads::targets(db, scope.containers_of, &kept.known_meanwhile).await? {
+            if let Some(obs) = per_container.get(&t.number) {
+                by_account
+                    .entry(t.account_id)
+                    .or_default()
+                    .push((t.container_id, obs.clone()));
+            }
+        }
+        report
+            .containers_unknown
+            .retain(|n| !kept.known_meanwhile.contains(n));
+        report
+            .containers_matched
+            .extend(kept.known_meanwhile.iter().cloned());
+    }
     for (account, batches) in by_account {
         report.changes += tracking::apply_many(db, account, &batches).await?;
     }

@@ -13,15 +13,29 @@ use crate::{Db, Result, Tx, on_db, on_tx};
 /// without being tracked is not worth more.
 pub const MAX_PER_NUMBER: i64 = 200;
 
+/// What [`keep`] did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Kept {
+    /// Reports kept.
+    pub kept: usize,
+    /// Numbers a container was made known for meanwhile (its tracking request finished
+    /// between the file's lookup of its numbers and this keeping): their reports were not
+    /// kept, and the caller applies them to those containers now.
+    pub known_meanwhile: Vec<String>,
+}
+
 /// Keeps what a file said about numbers no account in its scope tracks. `account`: the
-/// sending account's scope (`None`: an operator's file, for every account).
+/// sending account's scope (`None`: an operator's file, for every account). Each number is
+/// kept in a transaction of its own that first takes the number's lock
+/// ([`lock_number`], also taken where a container is created and reads these rows) and looks
+/// again for a container: a report is kept or found known, never lost between the two.
 pub async fn keep(
     db: &Db,
     account: Option<Uuid>,
     payload_id: Option<Uuid>,
     reports: &[(String, Vec<Observation>)],
     now_us: i64,
-) -> Result<usize> {
+) -> Result<Kept> {
     let sql = match db {
         Db::Sqlite(..) => {
             "INSERT INTO early_reports (id, account_id, number, observations, payload_id, received_us) VALUES ($1, $2, $3, $4, $5, $6)"
@@ -30,18 +44,46 @@ pub async fn keep(
             "INSERT INTO early_reports (id, account_id, number, observations, payload_id, received_us) VALUES ($1, $2, $3, $4::jsonb, $5, $6)"
         }
     };
-    let mut kept = 0;
+    let known_sql = format!(
+        "SELECT COUNT(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.number = $1 AND ($2 IS NULL OR c.account_id = $2) AND {}",
+        crate::tracking::takes_reports("$3")
+    );
+    let since = crate::tracking::refine_since(now_us);
+    let mut out = Kept::default();
     for (number, observations) in reports.iter().filter(|(_, o)| !o.is_empty()) {
         let json = serde_json::to_string(observations).map_err(|e| crate::StoreError::Corrupt {
             what: "early_reports.observations",
             detail: e.to_string(),
         })?;
-        on_db!(db, c => sqlx::query(sql)
-            .bind(Uuid::now_v7()).bind(account).bind(number).bind(&json).bind(payload_id).bind(now_us)
-            .execute(c).await.map(|_| ())?);
-        kept += 1;
+        let mut tx = db.begin().await?;
+        lock_number(&mut tx, number).await?;
+        let known: i64 = on_tx!(&mut tx, c => sqlx::query_scalar(sqlx::AssertSqlSafe(known_sql.clone()))
+            .bind(number).bind(account).bind(since).fetch_one(c).await?);
+        if known > 0 {
+            out.known_meanwhile.push(number.clone());
+        } else {
+            on_tx!(&mut tx, c => sqlx::query(sql)
+                .bind(Uuid::now_v7()).bind(account).bind(number).bind(&json).bind(payload_id).bind(now_us)
+                .execute(c).await.map(|_| ())?);
+            out.kept += 1;
+        }
+        tx.commit().await?;
     }
-    Ok(kept)
+    Ok(out)
+}
+
+/// Takes the lock of container number `number` until the transaction ends, so that keeping a
+/// report about it and creating a container with it (which reads the kept reports) happen one
+/// after the other. On PostgreSQL an advisory lock; SQLite's write transactions already run
+/// one at a time.
+pub async fn lock_number(tx: &mut Tx, number: &str) -> Result<()> {
+    if let Tx::Postgres(c) = tx {
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7041))")
+            .bind(number)
+            .execute(&mut **c)
+            .await?;
+    }
+    Ok(())
 }
 
 /// The kept observations about `number` that `account` may see (its own files' and the

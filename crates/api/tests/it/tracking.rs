@@ -2277,7 +2277,7 @@ async fn resuming_after_the_number_was_tracked_again_keeps_one_live_request() {
 }
 
 #[tokio::test]
-async fn a_journey_that_ended_still_takes_a_finer_word_on_its_milestones_and_nothing_new() {
+async fn a_journey_that_ended_still_takes_what_happened_before_its_end_and_nothing_after() {
     let app = TestApp::spawn().await;
     let (account, key) = app.account().await;
     let (container, shipment) = one_container(&app, &key).await;
@@ -2348,8 +2348,8 @@ async fn a_journey_that_ended_still_takes_a_finer_word_on_its_milestones_and_not
         .await
         .unwrap();
     assert_eq!(targets.len(), 1);
-    // the carrier's DCSA event of that return, to the second, comes later; with it an
-    // availability and a milestone the journey never had
+    // the carrier's DCSA event of that return, to the second, comes later; with it the
+    // discharge the journey missed, an availability, and the box's next journey
     let finer = at(3) + 33_000_000;
     boxtrack_store::tracking::apply(
         &app.db,
@@ -2377,6 +2377,12 @@ async fn a_journey_that_ended_still_takes_a_finer_word_on_its_milestones_and_not
                     at_us: None,
                 },
             ),
+            said(
+                DataSource::ShippingLine,
+                Precision::Second,
+                at(5),
+                event(Milestone::EmptyOut, at(5)),
+            ),
         ],
     )
     .await
@@ -2399,7 +2405,17 @@ async fn a_journey_that_ended_still_takes_a_finer_word_on_its_milestones_and_not
             )
         })
         .collect();
-    assert_eq!(names.len(), 2, "nothing new: {names:?}");
+    let mut kinds: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            "container.transport.empty_in",
+            "container.transport.full_out",
+            "container.transport.vessel_discharged"
+        ],
+        "the missed discharge, nothing after the end: {names:?}"
+    );
     let empty_in = names
         .iter()
         .find(|(n, _)| *n == "container.transport.empty_in")
@@ -2435,7 +2451,48 @@ async fn a_journey_that_ended_still_takes_a_finer_word_on_its_milestones_and_not
         "{facts:?}"
     );
     assert!(
-        !facts.contains(&"vessel_discharged") && !facts.contains(&"availability"),
+        facts.contains(&"vessel_discharged")
+            && !facts.contains(&"empty_out")
+            && !facts.contains(&"availability"),
         "{facts:?}"
     );
+}
+
+#[tokio::test]
+async fn a_report_kept_for_later_finds_a_container_made_known_meanwhile() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (container, _) = one_container(&app, &key).await;
+    let number = app
+        .get(&format!("/v2/containers/{container}"), Some(&key))
+        .await
+        .json()["data"]["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let obs = Observation {
+        observed_us: 1,
+        source: DataSource::Rail,
+        fact: Fact::Chassis {
+            number: Some("CH1".into()),
+        },
+        precision: Default::default(),
+    };
+    let now = boxtrack_store::now_us();
+    // the file's lookup found neither; meanwhile the first one's container was made known
+    let kept = boxtrack_store::early::keep(
+        &app.db,
+        None,
+        None,
+        &[
+            (number.clone(), vec![obs.clone()]),
+            ("ZZZU1234560".to_string(), vec![obs]),
+        ],
+        now,
+    )
+    .await
+    .unwrap();
+    assert_eq!(kept.kept, 1, "{kept:?}");
+    assert_eq!(kept.known_meanwhile, vec![number]);
+    assert_eq!(boxtrack_store::early::stats(&app.db).await.unwrap().0, 1);
 }

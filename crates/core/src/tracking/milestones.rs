@@ -320,23 +320,36 @@ impl Book {
 }
 
 /// How long after a journey ended (every container of its shipment back empty) its
-/// containers still take reports that refine the milestones they already have: 7 days, on the
-/// wall clock. A terminal's CODECO may end a journey to the minute before the carrier's DCSA
-/// event of the same empty return, to the second, comes in.
+/// containers still take reports of what happened before the end: 7 days, on the wall clock.
+/// A terminal's CODECO may end a journey to the minute before the carrier's DCSA event of the
+/// same empty return, to the second, comes in; a railroad's 322s of the rail leg may come after
+/// the carrier's report of the empty return.
 pub const REFINE_AFTER_END_US: i64 = 7 * 24 * 3_600 * 1_000_000;
 
 /// What a container whose journey has ended still takes from `batch`: reports of actual
-/// milestones it already has (a later, finer or more trusted word on the same event, found as
-/// [`Book::find`] finds it). Never a new event, an estimate, or terminal state (availability,
-/// holds, fees, LFDs): an ended journey gets no new story, only a truer one.
+/// milestones that happened before it ended — a later, finer or more trusted word on one it
+/// has (found as [`Book::find`] finds it), or one it missed. Never a milestone after its end (a
+/// next journey of the box), an estimate, or terminal state (availability, holds, fees, LFDs):
+/// an ended journey gets no new story, only a truer one.
 pub fn refinements(
     c: &super::ContainerState,
     batch: &[super::Observation],
 ) -> Vec<super::Observation> {
+    let ended_at = c
+        .milestones
+        .0
+        .iter()
+        .filter_map(Record::decided)
+        .filter(|d| d.fact.milestone == Milestone::EmptyIn)
+        .filter_map(|d| d.fact.at_us)
+        .max();
     batch
         .iter()
         .filter(|o| match &o.fact {
-            super::Fact::Event(f) if !f.estimated => c.milestones.find(f, o.precision).is_some(),
+            super::Fact::Event(f) if !f.estimated => {
+                c.milestones.find(f, o.precision).is_some()
+                    || matches!((f.at_us, ended_at), (Some(at), Some(end)) if at <= end)
+            }
             _ => false,
         })
         .cloned()
@@ -398,7 +411,7 @@ mod tests {
     }
 
     #[test]
-    fn an_ended_journey_takes_a_finer_report_of_what_it_has_and_nothing_else() {
+    fn an_ended_journey_takes_what_happened_before_its_end_and_nothing_else() {
         use super::super::{ContainerState, Fact, Observation};
         let mut empty_in = fact(Milestone::EmptyIn, 1_000 * H, None);
         empty_in.place = Place::Pod;
@@ -424,11 +437,14 @@ mod tests {
             estimated: true,
             ..finer.clone()
         };
-        let another = fact(Milestone::FullOut, 990 * H, None);
+        // a move it missed, before the end, and the box's next journey, after it
+        let missed = fact(Milestone::FullOut, 990 * H, None);
+        let next = fact(Milestone::EmptyOut, 1_010 * H, None);
         let batch = [
             said(Fact::Event(finer.clone()), Precision::Second),
             said(Fact::Event(estimate), Precision::Second),
-            said(Fact::Event(another), Precision::Second),
+            said(Fact::Event(missed.clone()), Precision::Second),
+            said(Fact::Event(next), Precision::Second),
             said(
                 Fact::Availability {
                     available: true,
@@ -438,7 +454,13 @@ mod tests {
             ),
         ];
         let taken = refinements(&c, &batch);
-        assert_eq!(taken, vec![said(Fact::Event(finer), Precision::Second)]);
+        assert_eq!(
+            taken,
+            vec![
+                said(Fact::Event(finer), Precision::Second),
+                said(Fact::Event(missed), Precision::Second)
+            ]
+        );
     }
 
     #[test]

@@ -172,6 +172,9 @@ impl Step<'_> {
             now,
         )
         .await?;
+        // what EDI files said of the box before it was tracked (taken under the number's
+        // lock, so that a file kept meanwhile is either read here or finds this container)
+        crate::early::lock_number(tx, &nc.number).await?;
         let mut observations = nc.observations.clone();
         observations.extend(crate::early::for_new_container_in(tx, account_id, &nc.number).await?);
         apply_in(tx, account_id, container_id, &observations, now).await?;

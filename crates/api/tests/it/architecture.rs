@@ -243,7 +243,6 @@ const FN_MAX: usize = 120;
 /// What is still over those limits, at most as long as it is today: an entry may shrink or go,
 /// never grow, and nothing new may join (issue 43). `(path under crates/, function or "", lines)`.
 const OVER: &[(&str, &str, usize)] = &[
-    ("store/src/reads.rs", "", 1305),
     ("mcp/src/tools/lists.rs", "", 1293),
     ("sim/src/lib.rs", "", 1246),
     ("boxtrack/src/client.rs", "", 1178),
@@ -270,7 +269,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("api/src/routes/containers.rs", "operations", 171),
     ("boxtrack/src/server.rs", "demo", 169),
     ("sim/src/world.rs", "dcsa_events", 161),
-    ("store/src/reads.rs", "containers", 154),
     ("mcp/src/server.rs", "post", 153),
     ("sources/src/dcsa/mod.rs", "map", 145),
     ("api/src/routes/reference.rs", "operations", 141),

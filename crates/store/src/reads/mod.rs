@@ -1,0 +1,354 @@
+//! Reading shipments, containers and transport events for the API.
+
+use boxtrack_core::paging::{Key, Page};
+use boxtrack_core::tracking::{ContainerState, Route, ShipmentState};
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
+use crate::{Db, Result, on_db};
+
+mod events;
+mod filter;
+mod lists;
+
+pub use events::*;
+pub use filter::*;
+pub use lists::*;
+
+/// A stored shipment.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ShipmentRow {
+    /// Id.
+    pub id: Uuid,
+    /// Owner.
+    pub account_id: Uuid,
+    /// The request that created it.
+    pub tracking_request_id: Option<Uuid>,
+    /// Bill of lading (or booking) number.
+    pub bill_of_lading_number: String,
+    /// Carrier.
+    pub scac: String,
+    /// Client references.
+    pub ref_numbers: Json<Vec<String>>,
+    /// Tags.
+    pub tags: Json<Vec<String>>,
+    /// Ports.
+    pub route: Json<Route>,
+    /// Merged carrier view.
+    pub state: Json<ShipmentState>,
+    /// When tracking stopped.
+    pub tracking_stopped_us: Option<i64>,
+    /// Why.
+    pub stopped_reason: Option<String>,
+    /// Created.
+    pub created_us: i64,
+    /// Last change.
+    pub updated_us: i64,
+    /// The customer named on its tracking request (a party's `company_name`).
+    pub customer_name: Option<String>,
+    /// That party.
+    pub customer_id: Option<Uuid>,
+}
+
+impl Keyed for ShipmentRow {
+    fn key(&self) -> Key {
+        Key {
+            sort_us: self.updated_us,
+            id: *self.id.as_bytes(),
+        }
+    }
+}
+
+/// A stored container.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ContainerRow {
+    /// Id.
+    pub id: Uuid,
+    /// Owner.
+    pub account_id: Uuid,
+    /// Its shipment.
+    pub shipment_id: Uuid,
+    /// ISO 6346 number.
+    pub number: String,
+    /// Client references.
+    pub ref_numbers: Json<Vec<String>>,
+    /// Merged state.
+    pub state: Json<ContainerState>,
+    /// Derived status.
+    pub current_status: String,
+    /// Derived readiness.
+    pub ready_for_pickup: bool,
+    /// Coalesced LFD.
+    pub pickup_lfd_us: Option<i64>,
+    /// Still tracked.
+    pub active: bool,
+    /// Created.
+    pub created_us: i64,
+    /// Last change.
+    pub updated_us: i64,
+}
+
+impl Keyed for ContainerRow {
+    fn key(&self) -> Key {
+        Key {
+            sort_us: self.updated_us,
+            id: *self.id.as_bytes(),
+        }
+    }
+}
+
+/// A stored transport event.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TransportEventRow {
+    /// Id.
+    pub id: Uuid,
+    /// Container.
+    pub container_id: Uuid,
+    /// Shipment.
+    pub shipment_id: Uuid,
+    /// Event name.
+    pub event: String,
+    /// When it happened (or the estimate / new value).
+    pub at_us: Option<i64>,
+    /// UN/LOCODE.
+    pub locode: Option<String>,
+    /// IANA zone.
+    pub timezone: Option<String>,
+    /// Terminal code.
+    pub terminal: Option<String>,
+    /// Vessel name.
+    pub vessel_name: Option<String>,
+    /// Vessel IMO.
+    pub vessel_imo: Option<String>,
+    /// Voyage.
+    pub voyage: Option<String>,
+    /// Who reported it.
+    pub data_source: String,
+    /// Recorded at.
+    pub created_us: i64,
+    /// The value the list was ordered by (see [`EventOrder`]); 0 outside lists.
+    #[sqlx(default)]
+    pub sort_us: i64,
+}
+
+impl Keyed for TransportEventRow {
+    fn key(&self) -> Key {
+        Key {
+            sort_us: self.sort_us,
+            id: *self.id.as_bytes(),
+        }
+    }
+}
+
+/// How a container's transport events are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EventOrder {
+    /// In the order they happened (their timestamp; an event without one at the time it was
+    /// recorded), oldest first: the default.
+    #[default]
+    Timestamp,
+    /// Timestamp, newest first.
+    TimestampDesc,
+    /// In the order they were recorded, oldest first.
+    CreatedAt,
+    /// Recorded, newest first.
+    CreatedAtDesc,
+}
+
+impl EventOrder {
+    /// Reads a JSON:API `sort` value: `timestamp`, `-timestamp`, `created_at`, `-created_at`.
+    pub fn parse(s: &str) -> Option<EventOrder> {
+        Some(match s.trim() {
+            "timestamp" => EventOrder::Timestamp,
+            "-timestamp" => EventOrder::TimestampDesc,
+            "created_at" => EventOrder::CreatedAt,
+            "-created_at" => EventOrder::CreatedAtDesc,
+            _ => return None,
+        })
+    }
+}
+
+pub(super) const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id";
+pub(super) const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us";
+
+/// One shipment of an account.
+pub async fn shipment(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ShipmentRow>> {
+    const SQL: &str = "SELECT id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id FROM shipments WHERE id = $1 AND account_id = $2";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
+}
+
+/// One container of an account.
+pub async fn container(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ContainerRow>> {
+    const SQL: &str = "SELECT id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us FROM containers WHERE id = $1 AND account_id = $2";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
+}
+
+/// The containers of a shipment, oldest first.
+pub async fn containers_of(
+    db: &Db,
+    account_id: Uuid,
+    shipment_id: Uuid,
+) -> Result<Vec<ContainerRow>> {
+    const SQL: &str = "SELECT id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us FROM containers WHERE shipment_id = $1 AND account_id = $2 ORDER BY created_us, id";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(shipment_id).bind(account_id).fetch_all(p).await?))
+}
+
+/// Rows of an account whose `column` is one of `ids`: one query per 500 ids (a page's related
+/// rows, instead of one query per row). `sql` is the statement up to its `IN` list, with the
+/// account placeholder written `{account}`; `order` follows the list.
+pub(crate) async fn rows_in<T>(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+    sql: &str,
+    order: &str,
+) -> Result<Vec<T>>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+        + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
+        + Send
+        + Unpin,
+{
+    let mut ids: Vec<Uuid> = ids.to_vec();
+    ids.sort();
+    ids.dedup();
+    let mut out = Vec::new();
+    for chunk in ids.chunks(500) {
+        let mut marks = crate::sql::Marks::new(db.backend());
+        let account = marks.one();
+        let sql = format!(
+            "{} IN ({}){order}",
+            sql.replace("{account}", &account),
+            marks.list(chunk.len())
+        );
+        let rows: Vec<T> = on_db!(db, p => {
+            let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(account_id);
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            q.fetch_all(p).await?
+        });
+        out.extend(rows);
+    }
+    Ok(out)
+}
+
+/// Shipments of an account by id, in one query (a page's related shipments).
+pub async fn shipments_by_id(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, ShipmentRow>> {
+    let sql =
+        format!("SELECT {SHIPMENT_COLUMNS} FROM shipments WHERE account_id = {{account}} AND id");
+    let rows: Vec<ShipmentRow> = rows_in(db, account_id, ids, &sql, "").await?;
+    Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+}
+
+/// Containers of an account by id, in one query (a page's related containers).
+pub async fn containers_by_id(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, ContainerRow>> {
+    let sql =
+        format!("SELECT {CONTAINER_COLUMNS} FROM containers WHERE account_id = {{account}} AND id");
+    let rows: Vec<ContainerRow> = rows_in(db, account_id, ids, &sql, "").await?;
+    Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+}
+
+/// The containers of many shipments of an account, in one query, each shipment's oldest first.
+pub async fn containers_of_many(
+    db: &Db,
+    account_id: Uuid,
+    shipment_ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, Vec<ContainerRow>>> {
+    let sql = format!(
+        "SELECT {CONTAINER_COLUMNS} FROM containers WHERE account_id = {{account}} AND shipment_id"
+    );
+    let rows: Vec<ContainerRow> = rows_in(
+        db,
+        account_id,
+        shipment_ids,
+        &sql,
+        " ORDER BY shipment_id, created_us, id",
+    )
+    .await?;
+    Ok(by_shipment(rows, |r| r.shipment_id))
+}
+
+/// What a shipment's resource needs of each of its containers: its id and the POD terminal
+/// it reports.
+pub trait ContainerOnShipment {
+    /// The container's id.
+    fn id(&self) -> Uuid;
+    /// The terminal at the port of discharge, as the container's state names it.
+    fn pod_terminal(&self) -> Option<&str>;
+}
+
+impl ContainerOnShipment for ContainerRow {
+    fn id(&self) -> Uuid {
+        self.id
+    }
+    fn pod_terminal(&self) -> Option<&str> {
+        self.state.0.pod_terminal.as_deref()
+    }
+}
+
+/// A container as its shipment's resource shows it, read without its state.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ContainerRef {
+    /// Id.
+    pub id: Uuid,
+    /// Its shipment.
+    pub shipment_id: Uuid,
+    /// The POD terminal of its state.
+    pub pod_terminal: Option<String>,
+}
+
+impl ContainerOnShipment for ContainerRef {
+    fn id(&self) -> Uuid {
+        self.id
+    }
+    fn pod_terminal(&self) -> Option<&str> {
+        self.pod_terminal.as_deref()
+    }
+}
+
+/// The containers of many shipments by shipment, as their shipments' resources show them
+/// (ids and POD terminals, not the whole state), in one query.
+pub async fn container_refs_of_many(
+    db: &Db,
+    account_id: Uuid,
+    shipment_ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, Vec<ContainerRef>>> {
+    let terminal = match db.backend() {
+        crate::Backend::Sqlite => "json_extract(state, '$.pod_terminal')",
+        crate::Backend::Postgres => "state->>'pod_terminal'",
+    };
+    let sql = format!(
+        "SELECT id, shipment_id, {terminal} AS pod_terminal FROM containers WHERE account_id = {{account}} AND shipment_id"
+    );
+    let rows: Vec<ContainerRef> = rows_in(
+        db,
+        account_id,
+        shipment_ids,
+        &sql,
+        " ORDER BY shipment_id, created_us, id",
+    )
+    .await?;
+    Ok(by_shipment(rows, |r| r.shipment_id))
+}
+
+/// Rows grouped by their shipment, in the order read.
+pub(super) fn by_shipment<T>(
+    rows: Vec<T>,
+    shipment_of: impl Fn(&T) -> Uuid,
+) -> std::collections::HashMap<Uuid, Vec<T>> {
+    let mut out: std::collections::HashMap<Uuid, Vec<T>> = std::collections::HashMap::new();
+    for r in rows {
+        out.entry(shipment_of(&r)).or_default().push(r);
+    }
+    out
+}

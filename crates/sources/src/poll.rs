@@ -38,7 +38,11 @@ fn waiting_at_terminal(status: &str) -> bool {
     )
 }
 
-/// Polls one subject now and records the outcome on it.
+/// Polls one subject now and records the outcome on it, in named steps: ask the carrier
+/// ([`failed`] when it cannot answer), keep its answer verbatim ([`keep_answer`]), add what the
+/// terminals say of the boxes waiting there ([`terminal_feed`]), merge it all into every
+/// container that tracks the subject, keep the carrier's clock, and decide when to ask again
+/// ([`next_poll`]).
 pub async fn poll_subject(
     db: &Db,
     upstreams: &Upstreams,
@@ -46,17 +50,6 @@ pub async fn poll_subject(
     now_us: i64,
 ) -> Result<PollReport, StoreError> {
     let mut report = PollReport::default();
-    // the schedule runs on the carrier's clock: a simulator at 3600× is polled "hourly" every
-    // second; `poll_speedup` (a setting) makes polls faster still
-    // (read when needed: the answer to this poll may be the first reading of that clock)
-    let scaled = |us: i64| {
-        let speed = upstreams
-            .config()
-            .poll_speedup
-            .max(upstreams.clock("dcsa", &subject.scac).speed)
-            .max(1.0);
-        (us as f64 / speed).max(1_000_000.0) as i64
-    };
     let targets = subjects::targets(db, &subject.scac, &subject.kind, &subject.reference).await?;
     if targets.is_empty() {
         subjects::finish(
@@ -76,62 +69,9 @@ pub async fn poll_subject(
         .await
     {
         Ok(a) => a,
-        Err(e) => {
-            let next = now_us
-                + scaled(schedule::backoff_us(
-                    subject.failures as u32 + 1,
-                    e.retry_after(),
-                ));
-            report.error = Some(e.to_string());
-            report.next_due_us = Some(next);
-            if let UpstreamError::Malformed { .. } = e {
-                payloads::record(
-                    db,
-                    &NewPayload {
-                        account_id: None,
-                        format: "dcsa",
-                        origin: &format!("dcsa:{}", subject.scac),
-                        body: "",
-                        status: "rejected",
-                        summary: &serde_json::json!({"error": e.to_string(), "subject": subject.reference}),
-                        received_us: now_us,
-                    },
-                )
-                .await?;
-            }
-            subjects::finish(
-                db,
-                subject.id,
-                now_us,
-                &Polled::Failure {
-                    error: e.to_string(),
-                    next_due_us: next,
-                },
-            )
-            .await?;
-            return Ok(report);
-        }
+        Err(e) => return failed(db, upstreams, subject, e, now_us, report).await,
     };
-    for body in &answer.bodies {
-        let status = if answer.rejected.is_empty() {
-            "accepted"
-        } else {
-            "partial"
-        };
-        payloads::record(
-            db,
-            &NewPayload {
-                account_id: None,
-                format: "dcsa",
-                origin: &format!("dcsa:{}", subject.scac),
-                body,
-                status,
-                summary: &serde_json::json!({"subject": subject.reference, "rejected": answer.rejected, "notes": answer.notes}),
-                received_us: now_us,
-            },
-        )
-        .await?;
-    }
+    keep_answer(db, subject, &answer, now_us).await?;
     let d = digest(&answer.events, known.as_ref());
     let mut per_account: BTreeMap<Uuid, Vec<(Uuid, Vec<Observation>)>> = BTreeMap::new();
     let mut feeds: BTreeMap<(String, String), Option<Vec<Observation>>> = BTreeMap::new();
@@ -149,35 +89,9 @@ pub async fn poll_subject(
         {
             let key = (code.clone(), t.number.clone());
             if !feeds.contains_key(&key) {
-                let got = match upstreams.terminal_status(&code, &t.number).await {
-                    Ok(Some((status, body))) => {
-                        payloads::record(
-                            db,
-                            &NewPayload {
-                                account_id: None,
-                                format: "terminal",
-                                origin: &format!("terminal:{code}"),
-                                body: &body,
-                                status: "accepted",
-                                summary: &serde_json::json!({"container": t.number}),
-                                received_us: now_us,
-                            },
-                        )
-                        .await?;
-                        let refused = terminal::refusals(&status);
-                        if let Some(ep) = upstreams.terminal(&code) {
-                            upstreams
-                                .refused("terminal", &code, &ep.url, &t.number, &refused, true);
-                        }
-                        Some(terminal::map(&status, d.route.pod_locode.as_deref()))
-                    }
-                    Ok(None) => None,
-                    Err(UpstreamError::NotConfigured(_)) => None,
-                    Err(e) => {
-                        report.terminal_errors.push(e.to_string());
-                        None
-                    }
-                };
+                let pod = d.route.pod_locode.as_deref();
+                let got = terminal_feed(db, upstreams, &code, &t.number, pod, now_us, &mut report)
+                    .await?;
                 feeds.insert(key.clone(), got);
             }
             if let Some(Some(more)) = feeds.get(&key) {
@@ -214,7 +128,156 @@ pub async fn poll_subject(
         )
         .await?;
     }
-    // when to ask again: from where the containers are now
+    report.next_due_us = next_poll(db, upstreams, subject, now_us, &report).await?;
+    subjects::finish(
+        db,
+        subject.id,
+        now_us,
+        &Polled::Success {
+            next_due_us: report.next_due_us,
+        },
+    )
+    .await?;
+    Ok(report)
+}
+
+/// A span of the carrier's schedule in real time: the schedule runs on the carrier's clock
+/// (a simulator at 3600x is polled "hourly" every second); `poll_speedup` (a setting) makes
+/// polls faster still. Read when needed: the answer to this poll may be the first reading of
+/// that clock.
+fn scaled(upstreams: &Upstreams, subject: &SubjectRow, us: i64) -> i64 {
+    let speed = upstreams
+        .config()
+        .poll_speedup
+        .max(upstreams.clock("dcsa", &subject.scac).speed)
+        .max(1.0);
+    (us as f64 / speed).max(1_000_000.0) as i64
+}
+
+/// The carrier did not answer: back off, keep a malformed answer as a rejected payload, and
+/// record the failure on the subject.
+async fn failed(
+    db: &Db,
+    upstreams: &Upstreams,
+    subject: &SubjectRow,
+    e: UpstreamError,
+    now_us: i64,
+    mut report: PollReport,
+) -> Result<PollReport, StoreError> {
+    let next = now_us
+        + scaled(
+            upstreams,
+            subject,
+            schedule::backoff_us(subject.failures as u32 + 1, e.retry_after()),
+        );
+    report.error = Some(e.to_string());
+    report.next_due_us = Some(next);
+    if let UpstreamError::Malformed { .. } = e {
+        payloads::record(
+            db,
+            &NewPayload {
+                account_id: None,
+                format: "dcsa",
+                origin: &format!("dcsa:{}", subject.scac),
+                body: "",
+                status: "rejected",
+                summary: &serde_json::json!({"error": e.to_string(), "subject": subject.reference}),
+                received_us: now_us,
+            },
+        )
+        .await?;
+    }
+    subjects::finish(
+        db,
+        subject.id,
+        now_us,
+        &Polled::Failure {
+            error: e.to_string(),
+            next_due_us: next,
+        },
+    )
+    .await?;
+    Ok(report)
+}
+
+/// Keeps the carrier's answer verbatim, a payload per body.
+async fn keep_answer(
+    db: &Db,
+    subject: &SubjectRow,
+    answer: &crate::upstream::DcsaAnswer,
+    now_us: i64,
+) -> Result<(), StoreError> {
+    let status = if answer.rejected.is_empty() {
+        "accepted"
+    } else {
+        "partial"
+    };
+    for body in &answer.bodies {
+        payloads::record(
+            db,
+            &NewPayload {
+                account_id: None,
+                format: "dcsa",
+                origin: &format!("dcsa:{}", subject.scac),
+                body,
+                status,
+                summary: &serde_json::json!({"subject": subject.reference, "rejected": answer.rejected, "notes": answer.notes}),
+                received_us: now_us,
+            },
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// What terminal `code` says of container `number` (kept verbatim, its refusals counted);
+/// `None` when it has no feed or says nothing. A failed feed is noted in `report`.
+async fn terminal_feed(
+    db: &Db,
+    upstreams: &Upstreams,
+    code: &str,
+    number: &str,
+    pod: Option<&str>,
+    now_us: i64,
+    report: &mut PollReport,
+) -> Result<Option<Vec<Observation>>, StoreError> {
+    match upstreams.terminal_status(code, number).await {
+        Ok(Some((status, body))) => {
+            payloads::record(
+                db,
+                &NewPayload {
+                    account_id: None,
+                    format: "terminal",
+                    origin: &format!("terminal:{code}"),
+                    body: &body,
+                    status: "accepted",
+                    summary: &serde_json::json!({"container": number}),
+                    received_us: now_us,
+                },
+            )
+            .await?;
+            let refused = terminal::refusals(&status);
+            if let Some(ep) = upstreams.terminal(code) {
+                upstreams.refused("terminal", code, &ep.url, number, &refused, true);
+            }
+            Ok(Some(terminal::map(&status, pod)))
+        }
+        Ok(None) | Err(UpstreamError::NotConfigured(_)) => Ok(None),
+        Err(e) => {
+            report.terminal_errors.push(e.to_string());
+            Ok(None)
+        }
+    }
+}
+
+/// When to ask again: from where the containers are now, sooner after a terminal failed.
+async fn next_poll(
+    db: &Db,
+    upstreams: &Upstreams,
+    subject: &SubjectRow,
+    now_us: i64,
+    report: &PollReport,
+) -> Result<Option<i64>, StoreError> {
     let after = subjects::targets(db, &subject.scac, &subject.kind, &subject.reference).await?;
     let statuses: Vec<&str> = after.iter().map(|t| t.current_status.as_str()).collect();
     let eta = after
@@ -223,21 +286,13 @@ pub async fn poll_subject(
         .filter_map(|s| s.pod_eta_us)
         .min();
     let source_now = upstreams.clock("dcsa", &subject.scac).now_at(now_us);
-    let next = schedule::cadence_us(&statuses, eta, source_now).map(|c| now_us + scaled(c));
-    let next = if report.terminal_errors.is_empty() {
+    let next = schedule::cadence_us(&statuses, eta, source_now)
+        .map(|c| now_us + scaled(upstreams, subject, c));
+    Ok(if report.terminal_errors.is_empty() {
         next
     } else {
-        next.map(|n| n.min(now_us + scaled(schedule::backoff_us(1, None))))
-    };
-    report.next_due_us = next;
-    subjects::finish(
-        db,
-        subject.id,
-        now_us,
-        &Polled::Success { next_due_us: next },
-    )
-    .await?;
-    Ok(report)
+        next.map(|n| n.min(now_us + scaled(upstreams, subject, schedule::backoff_us(1, None))))
+    })
 }
 
 /// Polls every subject due at `now_us`, `batch` at a time with a lease; returns how many.

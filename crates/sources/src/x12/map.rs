@@ -123,6 +123,127 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The status itself: its milestone, a free-time date, or a note.
+    fn status(&mut self) {
+        let m = self.m;
+        let loc = m
+            .location
+            .as_ref()
+            .filter(|l| l.locode().is_some())
+            .or_else(|| m.route_point("5").map(|r| &r.location))
+            .or(m.location.as_ref());
+        let locode = loc.and_then(Location::locode);
+        let place = place_of(m, locode);
+        let laden = m.equipment_status.as_deref() != Some("E");
+        let rail = m.kind == SetKind::Ramp322;
+        let event = status_milestone(&m.status, place, laden, rail);
+        match (event, m.status.as_str()) {
+            // a rail arrival at the route's inland destination is the arrival there (ind_ata_at)
+            (Some((ms @ Milestone::RailArrived, est, p)), _) if place == Some(Place::Inland) => {
+                self.event(ms, est, p, loc, &m.at);
+                self.event(Milestone::ArrivedAtInlandDestination, est, p, loc, &m.at);
+            }
+            (Some((ms, est, p)), _) => self.event(ms, est, p, loc, &m.at),
+            (None, "NF" | "FT") => {
+                let zone = locode.and_then(zone_of_locode);
+                match instant(&m.at, zone.as_deref()) {
+                    Some((at, _)) => self.out.push(Observation {
+                        observed_us: self.observed_us,
+                        source: self.source,
+                        fact: Fact::Lfd {
+                            which: if rail { LfdKind::Rail } else { LfdKind::Line },
+                            at_us: Some(at),
+                        },
+                        precision: Precision::of_clock(m.at.time.as_deref()),
+                    }),
+                    None => self.notes.push("free-time date unreadable".into()),
+                }
+            }
+            (None, "A" | "P") => self.notes.push(format!(
+                "status {} at {}: the rail move passed an interim point; no milestone",
+                m.status,
+                loc.map_or("an unnamed place", |l| l.id.as_str())
+            )),
+            (None, other) => self.notes.push(format!(
+                "status code {other} has no milestone in boxtrack; kept in the raw events only"
+            )),
+        }
+    }
+
+    /// Route dates: the voyage and inland estimates, and the equipment loop's estimated
+    /// arrival at the destination ramp (322).
+    fn route_dates(&mut self) {
+        let m = self.m;
+        for r in &m.route {
+            for d in &r.dates {
+                let ev = match (r.function.as_str(), d.qualifier.as_str()) {
+                    ("L", "140") => Some((Milestone::VesselDeparted, false, Place::Origin)),
+                    ("L", "139") => Some((Milestone::VesselDeparted, true, Place::Origin)),
+                    ("D", "140") => Some((Milestone::VesselArrived, false, Place::Pod)),
+                    ("D", "139" | "371") => Some((Milestone::VesselArrived, true, Place::Pod)),
+                    ("E" | "7", "140") => {
+                        Some((Milestone::ArrivedAtInlandDestination, false, Place::Inland))
+                    }
+                    ("E" | "7", "139" | "371") => {
+                        Some((Milestone::ArrivedAtInlandDestination, true, Place::Inland))
+                    }
+                    _ => None,
+                };
+                if let Some((ms, est, p)) = ev {
+                    self.event(ms, est, p, Some(&r.location), d);
+                }
+            }
+        }
+        // equipment-loop dates (322): estimated arrival at the destination ramp
+        if let Some(dest) = m.route_point("7").or(m.route_point("E")) {
+            for d in m.dates.iter().filter(|d| d.qualifier == "371") {
+                self.event(
+                    Milestone::ArrivedAtInlandDestination,
+                    true,
+                    Place::Inland,
+                    Some(&dest.location),
+                    d,
+                );
+            }
+        }
+    }
+
+    /// Equipment (size, type, seal) and the rail carrier.
+    fn equipment(&mut self) {
+        let (m, observed_us, source) = (self.m, self.observed_us, self.source);
+        let rail = m.kind == SetKind::Ramp322;
+        let (length, height, kind) = m
+            .iso_type
+            .as_deref()
+            .map_or((None, None, None), ident::size_type);
+        if length.is_some() || !m.seals.is_empty() {
+            self.out.push(Observation {
+                observed_us,
+                source,
+                fact: Fact::Equipment(Equipment {
+                    equipment_type: kind.map(str::to_string),
+                    equipment_length: length,
+                    equipment_height: height.map(str::to_string),
+                    weight_in_lbs: None,
+                    seal_number: m.seals.first().cloned(),
+                }),
+                precision: Default::default(),
+            });
+        }
+        if rail && let Some((_, name, id)) = m.parties.iter().find(|(q, _, _)| q == "RR") {
+            let scac = id.clone().unwrap_or_else(|| name.clone());
+            self.out.push(Observation {
+                observed_us,
+                source,
+                fact: Fact::RailCarriers {
+                    pod: Some(scac.clone()),
+                    ind: Some(scac),
+                },
+                precision: Default::default(),
+            });
+        }
+    }
+
     fn event(
         &mut self,
         milestone: Milestone,
@@ -215,17 +336,32 @@ pub fn map(m: &StatusMessage, observed_us: i64) -> Mapped {
         ));
     }
 
-    // the container
+    let container = container_of(m, &mut cx.notes);
+    cx.status();
+    cx.route_dates();
+    cx.equipment();
+    let Ctx { notes, out, .. } = cx;
+    Mapped {
+        container,
+        bill_of_lading: m.reference("BM").map(str::to_string),
+        booking: m.reference("BN").map(str::to_string),
+        observations: out,
+        notes,
+    }
+}
+
+/// The container the message is about: the status segment's (a missing check digit computed),
+/// else the N9 EQ reference; what disagrees is noted.
+fn container_of(m: &StatusMessage, notes: &mut Vec<String>) -> Option<String> {
     let mut container = m.container_number().map(|c| ident::normalize(&c));
     if let Some(c) = &container {
         if c.len() == 10
             && let Some(d) = ident::check_digit(c)
         {
-            cx.notes
-                .push(format!("container {c} has no check digit; {d} computed"));
+            notes.push(format!("container {c} has no check digit; {d} computed"));
             container = Some(format!("{c}{d}"));
         } else if ident::validate_container(c).is_err() {
-            cx.notes.push(format!(
+            notes.push(format!(
                 "container {c} fails the ISO 6346 check digit; kept as sent"
             ));
         }
@@ -233,7 +369,7 @@ pub fn map(m: &StatusMessage, observed_us: i64) -> Mapped {
     if let (Some(c), Some(eq)) = (&container, m.reference("EQ")) {
         let eq = ident::normalize(eq);
         if &eq != c {
-            cx.notes.push(format!(
+            notes.push(format!(
                 "N9 EQ {eq} differs from the status segment's container {c}; the status segment's is used"
             ));
         }
@@ -242,23 +378,23 @@ pub fn map(m: &StatusMessage, observed_us: i64) -> Mapped {
         container = m.reference("EQ").map(ident::normalize);
     }
 
-    // the status itself
-    let loc = m
-        .location
-        .as_ref()
-        .filter(|l| l.locode().is_some())
-        .or_else(|| m.route_point("5").map(|r| &r.location))
-        .or(m.location.as_ref());
-    let locode = loc.and_then(Location::locode);
-    let place = place_of(m, locode);
-    let laden = m.equipment_status.as_deref() != Some("E");
-    let rail = m.kind == SetKind::Ramp322;
+    container
+}
+
+/// The milestone of a status code (whether estimated, and where), given where the message
+/// places it, whether the box is laden and whether a railroad sent it.
+fn status_milestone(
+    status: &str,
+    place: Option<Place>,
+    laden: bool,
+    rail: bool,
+) -> Option<(Milestone, bool, Place)> {
     let vessel_ev = |ms: Milestone, default: Place| match place {
         Some(Place::Transshipment) => (ms.at_transshipment(), Place::Transshipment),
         Some(p) => (ms, p),
         None => (ms, default),
     };
-    let event = match m.status.as_str() {
+    match status {
         "EE" => Some((Milestone::EmptyOut, false, Place::Origin)),
         "I" if laden => Some((Milestone::FullIn, false, place.unwrap_or(Place::Origin))),
         "I" | "RD" => Some((Milestone::EmptyIn, false, place.unwrap_or(Place::Pod))),
@@ -319,114 +455,8 @@ pub fn map(m: &StatusMessage, observed_us: i64) -> Mapped {
         "X1" => Some((Milestone::ArrivedAtInlandDestination, false, Place::Inland)),
         "D" => Some((Milestone::Delivered, false, Place::Inland)),
         _ => None,
-    };
-    match (event, m.status.as_str()) {
-        // a rail arrival at the route's inland destination is the arrival there (ind_ata_at)
-        (Some((ms @ Milestone::RailArrived, est, p)), _) if place == Some(Place::Inland) => {
-            cx.event(ms, est, p, loc, &m.at);
-            cx.event(Milestone::ArrivedAtInlandDestination, est, p, loc, &m.at);
-        }
-        (Some((ms, est, p)), _) => cx.event(ms, est, p, loc, &m.at),
-        (None, "NF" | "FT") => {
-            let zone = locode.and_then(zone_of_locode);
-            match instant(&m.at, zone.as_deref()) {
-                Some((at, _)) => cx.out.push(Observation {
-                    observed_us,
-                    source,
-                    fact: Fact::Lfd {
-                        which: if rail { LfdKind::Rail } else { LfdKind::Line },
-                        at_us: Some(at),
-                    },
-                    precision: Precision::of_clock(m.at.time.as_deref()),
-                }),
-                None => cx.notes.push("free-time date unreadable".into()),
-            }
-        }
-        (None, "A" | "P") => cx.notes.push(format!(
-            "status {} at {}: the rail move passed an interim point; no milestone",
-            m.status,
-            loc.map_or("an unnamed place", |l| l.id.as_str())
-        )),
-        (None, other) => cx.notes.push(format!(
-            "status code {other} has no milestone in boxtrack; kept in the raw events only"
-        )),
-    }
-
-    // route dates: the voyage and inland estimates
-    for r in &m.route {
-        for d in &r.dates {
-            let ev = match (r.function.as_str(), d.qualifier.as_str()) {
-                ("L", "140") => Some((Milestone::VesselDeparted, false, Place::Origin)),
-                ("L", "139") => Some((Milestone::VesselDeparted, true, Place::Origin)),
-                ("D", "140") => Some((Milestone::VesselArrived, false, Place::Pod)),
-                ("D", "139" | "371") => Some((Milestone::VesselArrived, true, Place::Pod)),
-                ("E" | "7", "140") => {
-                    Some((Milestone::ArrivedAtInlandDestination, false, Place::Inland))
-                }
-                ("E" | "7", "139" | "371") => {
-                    Some((Milestone::ArrivedAtInlandDestination, true, Place::Inland))
-                }
-                _ => None,
-            };
-            if let Some((ms, est, p)) = ev {
-                cx.event(ms, est, p, Some(&r.location), d);
-            }
-        }
-    }
-    // equipment-loop dates (322): estimated arrival at the destination ramp
-    if let Some(dest) = m.route_point("7").or(m.route_point("E")) {
-        for d in m.dates.iter().filter(|d| d.qualifier == "371") {
-            cx.event(
-                Milestone::ArrivedAtInlandDestination,
-                true,
-                Place::Inland,
-                Some(&dest.location),
-                d,
-            );
-        }
-    }
-
-    // equipment, rail carrier
-    let (length, height, kind) = m
-        .iso_type
-        .as_deref()
-        .map_or((None, None, None), ident::size_type);
-    if length.is_some() || !m.seals.is_empty() {
-        cx.out.push(Observation {
-            observed_us,
-            source,
-            fact: Fact::Equipment(Equipment {
-                equipment_type: kind.map(str::to_string),
-                equipment_length: length,
-                equipment_height: height.map(str::to_string),
-                weight_in_lbs: None,
-                seal_number: m.seals.first().cloned(),
-            }),
-            precision: Default::default(),
-        });
-    }
-    if rail && let Some((_, name, id)) = m.parties.iter().find(|(q, _, _)| q == "RR") {
-        let scac = id.clone().unwrap_or_else(|| name.clone());
-        cx.out.push(Observation {
-            observed_us,
-            source,
-            fact: Fact::RailCarriers {
-                pod: Some(scac.clone()),
-                ind: Some(scac),
-            },
-            precision: Default::default(),
-        });
-    }
-    let Ctx { notes, out, .. } = cx;
-    Mapped {
-        container,
-        bill_of_lading: m.reference("BM").map(str::to_string),
-        booking: m.reference("BN").map(str::to_string),
-        observations: out,
-        notes,
     }
 }
-
 /// The IMO number's check digit rule (weights 7..2, sum mod 10).
 pub fn imo_valid(imo: &str) -> bool {
     let b = imo.as_bytes();

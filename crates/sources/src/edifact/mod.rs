@@ -257,198 +257,228 @@ fn segment_of(position: usize, mut elements: Vec<Vec<String>>) -> Result<Segment
 /// read at all; refused messages and interchanges are in [`Parsed::findings`] and left out.
 pub fn parse(input: &str) -> Result<Parsed, EdifactError> {
     let (_, segments) = tokenize(input)?;
-    let mut parsed = Parsed::default();
-    let mut open: Option<(Interchange, usize, bool, usize)> = None; // (interchange, its UNB position, refused, groups)
-    let mut message: Option<Message> = None;
+    let mut r = Reader::default();
     for s in segments {
         match s.tag.as_str() {
-            "UNB" => {
-                if let Some((i, at, _, _)) = open.take() {
-                    parsed.findings.push(finding(
-                        Severity::Error,
-                        at,
-                        "UNB",
-                        format!(
-                            "interchange {} has no UNZ before the next UNB; refused",
-                            i.reference
-                        ),
-                    ));
-                }
-                let interchange = Interchange {
-                    reference: s.get(4, 0).trim().to_string(),
-                    sender: s.get(1, 0).trim().to_string(),
-                    date: s.get(3, 0).trim().to_string(),
-                    time: s.get(3, 1).trim().to_string(),
-                    messages: vec![],
-                };
-                if interchange.reference.is_empty() {
-                    parsed.findings.push(finding(
-                        Severity::Error,
-                        s.position,
-                        "UNB",
-                        "the UNB has no interchange control reference; refused".into(),
-                    ));
-                    open = Some((interchange, s.position, true, 0));
-                } else {
-                    open = Some((interchange, s.position, false, 0));
-                }
-            }
+            "UNB" => r.unb(s),
             "UNG" => {
-                if let Some(o) = open.as_mut() {
+                if let Some(o) = r.open.as_mut() {
                     o.3 += 1;
                 }
             }
             "UNE" => {}
-            "UNH" => {
-                if let Some(m) = message.take() {
-                    parsed.messages_refused += 1;
-                    parsed.findings.push(finding(
-                        Severity::Error,
-                        m.segments.first().map_or(0, |s| s.position),
-                        "UNH",
-                        format!("message {} has no UNT; refused", m.reference),
-                    ));
-                }
-                if open.is_none() && parsed.interchanges.is_empty() {
-                    parsed.findings.push(finding(
-                        Severity::Warning,
-                        s.position,
-                        "UNH",
-                        "no UNB interchange header: the messages are read without an envelope"
-                            .into(),
-                    ));
-                }
-                message = Some(Message {
-                    reference: s.get(0, 0).trim().to_string(),
-                    kind: s.get(1, 0).trim().to_string(),
-                    version: format!("{}:{}", s.get(1, 1).trim(), s.get(1, 2).trim()),
-                    segments: vec![s],
-                });
+            "UNH" => r.unh(s),
+            "UNT" => r.unt(s),
+            "UNZ" => r.unz(s),
+            _ => r.other(s),
+        }
+    }
+    Ok(r.finish())
+}
+
+/// A file being read: what is read so far, the open interchange (its UNB position, whether it
+/// is refused, its functional groups) and the open message.
+#[derive(Default)]
+struct Reader {
+    parsed: Parsed,
+    open: Option<(Interchange, usize, bool, usize)>,
+    message: Option<Message>,
+}
+
+impl Reader {
+    /// An interchange header: the one before without its UNZ is refused.
+    fn unb(&mut self, s: Segment) {
+        if let Some((i, at, _, _)) = self.open.take() {
+            self.parsed.findings.push(finding(
+                Severity::Error,
+                at,
+                "UNB",
+                format!(
+                    "interchange {} has no UNZ before the next UNB; refused",
+                    i.reference
+                ),
+            ));
+        }
+        let interchange = Interchange {
+            reference: s.get(4, 0).trim().to_string(),
+            sender: s.get(1, 0).trim().to_string(),
+            date: s.get(3, 0).trim().to_string(),
+            time: s.get(3, 1).trim().to_string(),
+            messages: vec![],
+        };
+        if interchange.reference.is_empty() {
+            self.parsed.findings.push(finding(
+                Severity::Error,
+                s.position,
+                "UNB",
+                "the UNB has no interchange control reference; refused".into(),
+            ));
+            self.open = Some((interchange, s.position, true, 0));
+        } else {
+            self.open = Some((interchange, s.position, false, 0));
+        }
+    }
+
+    /// A message header: the one before without its UNT is refused.
+    fn unh(&mut self, s: Segment) {
+        if let Some(m) = self.message.take() {
+            self.parsed.messages_refused += 1;
+            self.parsed.findings.push(finding(
+                Severity::Error,
+                m.segments.first().map_or(0, |s| s.position),
+                "UNH",
+                format!("message {} has no UNT; refused", m.reference),
+            ));
+        }
+        if self.open.is_none() && self.parsed.interchanges.is_empty() {
+            self.parsed.findings.push(finding(
+                Severity::Warning,
+                s.position,
+                "UNH",
+                "no UNB interchange header: the messages are read without an envelope".into(),
+            ));
+        }
+        self.message = Some(Message {
+            reference: s.get(0, 0).trim().to_string(),
+            kind: s.get(1, 0).trim().to_string(),
+            version: format!("{}:{}", s.get(1, 1).trim(), s.get(1, 2).trim()),
+            segments: vec![s],
+        });
+    }
+
+    /// A message trailer: its count and reference checked against its header.
+    fn unt(&mut self, s: Segment) {
+        let Some(mut m) = self.message.take() else {
+            self.parsed.findings.push(finding(
+                Severity::Error,
+                s.position,
+                "UNT",
+                "a UNT without its UNH".into(),
+            ));
+            return;
+        };
+        let count = s.get(0, 0).trim();
+        let reference = s.get(1, 0).trim();
+        let n = m.segments.len() + 1;
+        let problem = if count.parse::<usize>().ok() != Some(n) {
+            Some(format!(
+                "UNT says {count:?} segments, message {} has {n}; refused",
+                m.reference
+            ))
+        } else if reference != m.reference {
+            Some(format!(
+                "UNT reference {reference:?} does not match UNH {:?}; refused",
+                m.reference
+            ))
+        } else {
+            None
+        };
+        m.segments.push(s.clone());
+        match problem {
+            Some(reason) => {
+                self.parsed.messages_refused += 1;
+                self.parsed
+                    .findings
+                    .push(finding(Severity::Error, s.position, "UNT", reason));
             }
-            "UNT" => {
-                let Some(mut m) = message.take() else {
-                    parsed.findings.push(finding(
-                        Severity::Error,
-                        s.position,
-                        "UNT",
-                        "a UNT without its UNH".into(),
-                    ));
-                    continue;
-                };
-                let count = s.get(0, 0).trim();
-                let reference = s.get(1, 0).trim();
-                let n = m.segments.len() + 1;
-                let problem = if count.parse::<usize>().ok() != Some(n) {
-                    Some(format!(
-                        "UNT says {count:?} segments, message {} has {n}; refused",
-                        m.reference
-                    ))
-                } else if reference != m.reference {
-                    Some(format!(
-                        "UNT reference {reference:?} does not match UNH {:?}; refused",
-                        m.reference
-                    ))
-                } else {
-                    None
-                };
-                m.segments.push(s.clone());
-                match problem {
-                    Some(reason) => {
-                        parsed.messages_refused += 1;
-                        parsed
-                            .findings
-                            .push(finding(Severity::Error, s.position, "UNT", reason));
+            None => match self.open.as_mut() {
+                Some(o) => o.0.messages.push(m),
+                None => {
+                    // a file of bare messages: one interchange without a reference
+                    if self.parsed.interchanges.is_empty() {
+                        self.parsed.interchanges.push(Interchange::default());
                     }
-                    None => match open.as_mut() {
-                        Some(o) => o.0.messages.push(m),
-                        None => {
-                            // a file of bare messages: one interchange without a reference
-                            if parsed.interchanges.is_empty() {
-                                parsed.interchanges.push(Interchange::default());
-                            }
-                            if let Some(i) = parsed.interchanges.last_mut() {
-                                i.messages.push(m);
-                            }
-                        }
-                    },
-                }
-            }
-            "UNZ" => {
-                let Some((interchange, at, refused, groups)) = open.take() else {
-                    parsed.findings.push(finding(
-                        Severity::Error,
-                        s.position,
-                        "UNZ",
-                        "a UNZ without its UNB".into(),
-                    ));
-                    continue;
-                };
-                let count = s.get(0, 0).trim();
-                let reference = s.get(1, 0).trim();
-                // UNZ counts the functional groups when there are any, else the messages
-                // (refused messages count too: they were sent)
-                let sent = if groups > 0 {
-                    groups
-                } else {
-                    interchange.messages.len() + refused_in(&parsed.findings, at, s.position)
-                };
-                let problem = if reference != interchange.reference {
-                    Some(format!(
-                        "UNZ reference {reference:?} does not match UNB {:?}; the interchange is refused",
-                        interchange.reference
-                    ))
-                } else if count.parse::<usize>().ok() != Some(sent) {
-                    Some(format!(
-                        "UNZ says {count:?} messages, the interchange has {sent}; the interchange is refused"
-                    ))
-                } else {
-                    None
-                };
-                match (problem, refused) {
-                    (Some(reason), _) => {
-                        parsed
-                            .findings
-                            .push(finding(Severity::Error, s.position, "UNZ", reason));
+                    if let Some(i) = self.parsed.interchanges.last_mut() {
+                        i.messages.push(m);
                     }
-                    (None, true) => {}
-                    (None, false) => parsed.interchanges.push(interchange),
                 }
-            }
-            _ => match message.as_mut() {
-                Some(m) => m.segments.push(s),
-                None => parsed.findings.push(finding(
-                    Severity::Error,
-                    s.position,
-                    &s.tag,
-                    "a segment outside any message; ignored".into(),
-                )),
             },
         }
     }
-    if let Some(m) = message {
-        parsed.messages_refused += 1;
-        parsed.findings.push(finding(
-            Severity::Error,
-            m.segments.first().map_or(0, |s| s.position),
-            "UNH",
-            format!(
-                "message {} has no UNT (the file is cut off); refused",
-                m.reference
-            ),
-        ));
+
+    /// An interchange trailer: its count and reference checked against its header.
+    fn unz(&mut self, s: Segment) {
+        let Some((interchange, at, refused, groups)) = self.open.take() else {
+            self.parsed.findings.push(finding(
+                Severity::Error,
+                s.position,
+                "UNZ",
+                "a UNZ without its UNB".into(),
+            ));
+            return;
+        };
+        let count = s.get(0, 0).trim();
+        let reference = s.get(1, 0).trim();
+        // UNZ counts the functional groups when there are any, else the messages
+        // (refused messages count too: they were sent)
+        let sent = if groups > 0 {
+            groups
+        } else {
+            interchange.messages.len() + refused_in(&self.parsed.findings, at, s.position)
+        };
+        let problem = if reference != interchange.reference {
+            Some(format!(
+                "UNZ reference {reference:?} does not match UNB {:?}; the interchange is refused",
+                interchange.reference
+            ))
+        } else if count.parse::<usize>().ok() != Some(sent) {
+            Some(format!(
+                "UNZ says {count:?} messages, the interchange has {sent}; the interchange is refused"
+            ))
+        } else {
+            None
+        };
+        match (problem, refused) {
+            (Some(reason), _) => {
+                self.parsed
+                    .findings
+                    .push(finding(Severity::Error, s.position, "UNZ", reason));
+            }
+            (None, true) => {}
+            (None, false) => self.parsed.interchanges.push(interchange),
+        }
     }
-    if let Some((i, at, _, _)) = open {
-        parsed.findings.push(finding(
-            Severity::Error,
-            at,
-            "UNB",
-            format!(
-                "interchange {} has no UNZ (the file is cut off); refused",
-                i.reference
-            ),
-        ));
+
+    /// Any other segment: part of the open message, or ignored with a finding.
+    fn other(&mut self, s: Segment) {
+        match self.message.as_mut() {
+            Some(m) => m.segments.push(s),
+            None => self.parsed.findings.push(finding(
+                Severity::Error,
+                s.position,
+                &s.tag,
+                "a segment outside any message; ignored".into(),
+            )),
+        }
     }
-    Ok(parsed)
+
+    /// The end of the file: a message or an interchange left open is refused.
+    fn finish(mut self) -> Parsed {
+        if let Some(m) = self.message {
+            self.parsed.messages_refused += 1;
+            self.parsed.findings.push(finding(
+                Severity::Error,
+                m.segments.first().map_or(0, |s| s.position),
+                "UNH",
+                format!(
+                    "message {} has no UNT (the file is cut off); refused",
+                    m.reference
+                ),
+            ));
+        }
+        if let Some((i, at, _, _)) = self.open {
+            self.parsed.findings.push(finding(
+                Severity::Error,
+                at,
+                "UNB",
+                format!(
+                    "interchange {} has no UNZ (the file is cut off); refused",
+                    i.reference
+                ),
+            ));
+        }
+        self.parsed
+    }
 }
 
 /// Messages refused between two positions (the UNT findings of one interchange).

@@ -255,7 +255,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("api/src/routes/custom_fields/mod.rs", "operations", 297),
     ("api/src/routes/documents.rs", "operations", 219),
     ("web/src/container.rs", "show", 213),
-    ("sources/src/edifact/iftsta.rs", "read", 194),
     ("mcp/src/tools/track.rs", "track", 192),
     ("mcp/src/oauth/operations.rs", "operations", 192),
     ("boxtrack/src/admin.rs", "accounts", 192),

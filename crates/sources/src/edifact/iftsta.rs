@@ -97,6 +97,25 @@ pub fn rec24(code: &str, mode: Option<&str>) -> Option<&'static str> {
 /// name what could not be read (a consignment without a status or without equipment).
 pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
     let mut findings = Vec::new();
+    let (header_refs, groups) = consignments(m);
+    if groups.is_empty() {
+        findings.push(Finding {
+            severity: Severity::Error,
+            segment_position: m.segments.first().map_or(0, |s| s.position),
+            segment: "UNH".into(),
+            reason: format!("IFTSTA {} has no consignment (CNI)", m.reference),
+        });
+    }
+    let mut out = Vec::new();
+    for group in groups {
+        read_consignment(m, &group, &header_refs, &mut out, &mut findings);
+    }
+    (out, findings)
+}
+
+/// The message's references before its first consignment, and its consignments (each from
+/// its CNI to the next).
+fn consignments(m: &Message) -> (Vec<(String, String)>, Vec<Vec<&Segment>>) {
     let mut header_refs: Vec<(String, String)> = Vec::new();
     let mut groups: Vec<Vec<&Segment>> = Vec::new();
     for s in &m.segments {
@@ -114,28 +133,26 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
             },
         }
     }
-    if groups.is_empty() {
-        findings.push(Finding {
-            severity: Severity::Error,
-            segment_position: m.segments.first().map_or(0, |s| s.position),
-            segment: "UNH".into(),
-            reason: format!("IFTSTA {} has no consignment (CNI)", m.reference),
-        });
-    }
-    let mut out = Vec::new();
-    for group in groups {
-        let cni = group.first().map_or(0, |s| s.position);
-        let Some(sts) = group.iter().find(|s| s.tag == "STS") else {
-            findings.push(Finding {
-                severity: Severity::Warning,
-                segment_position: cni,
-                segment: "CNI".into(),
-                reason: "a consignment without a status (STS); nothing to read".into(),
-            });
-            continue;
-        };
-        let status = sts.get(1, 0).trim().to_string();
-        let mut references = header_refs.clone();
+    (header_refs, groups)
+}
+
+/// What one consignment says, segment by segment.
+#[derive(Default)]
+struct Consignment {
+    references: Vec<(String, String)>,
+    at: Option<Stamp>,
+    fallback_at: Option<Stamp>,
+    here: Option<Location>,
+    vessel: Option<Vessel>,
+    mode: Option<String>,
+    route: Vec<RoutePoint>,
+    equipment: Vec<(String, Option<String>, Option<String>)>,
+}
+
+impl Consignment {
+    /// Reads a consignment's segments (the message's references first).
+    fn of(group: &[&Segment], header_refs: &[(String, String)]) -> Consignment {
+        let mut references = header_refs.to_vec();
         let mut at: Option<Stamp> = None;
         let mut fallback_at: Option<Stamp> = None;
         let mut here: Option<Location> = None;
@@ -144,7 +161,7 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
         let mut route: Vec<RoutePoint> = Vec::new();
         let mut equipment: Vec<(String, Option<String>, Option<String>)> = Vec::new();
         let mut current: Option<usize> = None; // the route point the next DTMs belong to
-        for s in &group {
+        for s in group {
             match s.tag.as_str() {
                 "RFF" => {
                     if let (Some(q), Some(v)) = (s.opt(0, 0), s.opt(0, 1)) {
@@ -218,76 +235,117 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
         {
             equipment.push((eq.clone(), None, None));
         }
-        // a numeric status is a Recommendation 24 code: read in the X12 vocabulary
-        let status = if !status.is_empty() && status.bytes().all(|b| b.is_ascii_digit()) {
-            match rec24(&status, mode.as_deref()) {
-                Some(x12) => x12.to_string(),
-                None => {
-                    findings.push(Finding {
-                        severity: Severity::Warning,
-                        segment_position: sts.position,
-                        segment: "STS".into(),
-                        reason: format!(
-                            "status {status} (UN/ECE Recommendation 24) carries no milestone; nothing to read"
-                        ),
-                    });
-                    continue;
-                }
-            }
-        } else {
-            status
-        };
-        let Some(at) = at.or(fallback_at) else {
-            findings.push(Finding {
-                severity: Severity::Warning,
-                segment_position: sts.position,
-                segment: "STS".into(),
-                reason: format!("status {status} has no date (DTM 334); nothing to read"),
-            });
-            continue;
-        };
-        if equipment.is_empty() {
-            findings.push(Finding {
-                severity: Severity::Warning,
-                segment_position: cni,
-                segment: "CNI".into(),
-                reason: format!("status {status} names no container (EQD or RFF EQ)"),
-            });
-            continue;
-        }
-        for (number, iso, full) in equipment {
-            let n = number.to_uppercase().replace(' ', "");
-            // (sliced only when ASCII: a multi-byte character has no place in a container number)
-            let (initial, serial, check) = match (n.is_ascii(), n.len()) {
-                (true, 11) => (&n[..4], &n[4..10], Some(n[10..].to_string())),
-                (true, 10) => (&n[..4], &n[4..10], None),
-                _ => (n.as_str(), "", None),
-            };
-            let mut refs = references.clone();
-            if !refs.iter().any(|(q, _)| q == "EQ") {
-                refs.push(("EQ".into(), n.clone()));
-            }
-            out.push(StatusMessage {
-                kind: SetKind::Ocean315,
-                control_number: m.reference.clone(),
-                status: status.clone(),
-                at: at.clone(),
-                location: here.clone(),
-                equipment_initial: Some(initial.to_string()),
-                equipment_number: Some(serial.to_string()),
-                check_digit: check,
-                equipment_status: full,
-                iso_type: iso,
-                references: refs,
-                vessel: vessel.clone(),
-                route: route.clone(),
-                dates: vec![],
-                parties: vec![],
-                seals: vec![],
-            });
+        Consignment {
+            references,
+            at,
+            fallback_at,
+            here,
+            vessel,
+            mode,
+            route,
+            equipment,
         }
     }
-    (out, findings)
+}
+
+/// One consignment's status messages, one per piece of equipment; what cannot be read is a
+/// finding.
+fn read_consignment(
+    m: &Message,
+    group: &[&Segment],
+    header_refs: &[(String, String)],
+    out: &mut Vec<StatusMessage>,
+    findings: &mut Vec<Finding>,
+) {
+    let cni = group.first().map_or(0, |s| s.position);
+    let Some(sts) = group.iter().find(|s| s.tag == "STS") else {
+        findings.push(Finding {
+            severity: Severity::Warning,
+            segment_position: cni,
+            segment: "CNI".into(),
+            reason: "a consignment without a status (STS); nothing to read".into(),
+        });
+        return;
+    };
+    let status = sts.get(1, 0).trim().to_string();
+    let Consignment {
+        references,
+        at,
+        fallback_at,
+        here,
+        vessel,
+        mode,
+        route,
+        equipment,
+    } = Consignment::of(group, header_refs);
+    // a numeric status is a Recommendation 24 code: read in the X12 vocabulary
+    let status = if !status.is_empty() && status.bytes().all(|b| b.is_ascii_digit()) {
+        match rec24(&status, mode.as_deref()) {
+            Some(x12) => x12.to_string(),
+            None => {
+                findings.push(Finding {
+                    severity: Severity::Warning,
+                    segment_position: sts.position,
+                    segment: "STS".into(),
+                    reason: format!(
+                        "status {status} (UN/ECE Recommendation 24) carries no milestone; nothing to read"
+                    ),
+                });
+                return;
+            }
+        }
+    } else {
+        status
+    };
+    let Some(at) = at.or(fallback_at) else {
+        findings.push(Finding {
+            severity: Severity::Warning,
+            segment_position: sts.position,
+            segment: "STS".into(),
+            reason: format!("status {status} has no date (DTM 334); nothing to read"),
+        });
+        return;
+    };
+    if equipment.is_empty() {
+        findings.push(Finding {
+            severity: Severity::Warning,
+            segment_position: cni,
+            segment: "CNI".into(),
+            reason: format!("status {status} names no container (EQD or RFF EQ)"),
+        });
+        return;
+    }
+    for (number, iso, full) in equipment {
+        let n = number.to_uppercase().replace(' ', "");
+        // (sliced only when ASCII: a multi-byte character has no place in a container number)
+        let (initial, serial, check) = match (n.is_ascii(), n.len()) {
+            (true, 11) => (&n[..4], &n[4..10], Some(n[10..].to_string())),
+            (true, 10) => (&n[..4], &n[4..10], None),
+            _ => (n.as_str(), "", None),
+        };
+        let mut refs = references.clone();
+        if !refs.iter().any(|(q, _)| q == "EQ") {
+            refs.push(("EQ".into(), n.clone()));
+        }
+        out.push(StatusMessage {
+            kind: SetKind::Ocean315,
+            control_number: m.reference.clone(),
+            status: status.clone(),
+            at: at.clone(),
+            location: here.clone(),
+            equipment_initial: Some(initial.to_string()),
+            equipment_number: Some(serial.to_string()),
+            check_digit: check,
+            equipment_status: full,
+            iso_type: iso,
+            references: refs,
+            vessel: vessel.clone(),
+            route: route.clone(),
+            dates: vec![],
+            parties: vec![],
+            seals: vec![],
+        });
+    }
 }
 
 /// Escapes EDIFACT's separators and release character in a value (default syntax).

@@ -258,7 +258,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("mcp/src/tools/track.rs", "track", 192),
     ("mcp/src/oauth/operations.rs", "operations", 192),
     ("boxtrack/src/admin.rs", "accounts", 192),
-    ("sources/src/edifact/terminal.rs", "read", 186),
     ("mcp/src/tools/container.rs", "get", 183),
     ("sources/src/x12/status.rs", "read", 178),
     ("mcp/src/tools/call.rs", "call", 172),

@@ -317,12 +317,7 @@ fn read_consignment(
     }
     for (number, iso, full) in equipment {
         let n = number.to_uppercase().replace(' ', "");
-        // (sliced only when ASCII: a multi-byte character has no place in a container number)
-        let (initial, serial, check) = match (n.is_ascii(), n.len()) {
-            (true, 11) => (&n[..4], &n[4..10], Some(n[10..].to_string())),
-            (true, 10) => (&n[..4], &n[4..10], None),
-            _ => (n.as_str(), "", None),
-        };
+        let (initial, serial, check) = super::split_number(&n);
         let mut refs = references.clone();
         if !refs.iter().any(|(q, _)| q == "EQ") {
             refs.push(("EQ".into(), n.clone()));

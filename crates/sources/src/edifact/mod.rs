@@ -481,6 +481,17 @@ impl Reader {
     }
 }
 
+/// A container number as a status message carries it: owner and category (4 letters), serial
+/// (6 digits) and check digit when there is one. Sliced only when ASCII: a multi-byte character
+/// has no place in a container number (it is then kept whole as the first part).
+pub(super) fn split_number(n: &str) -> (&str, &str, Option<String>) {
+    match (n.is_ascii(), n.len()) {
+        (true, 11) => (&n[..4], &n[4..10], Some(n[10..].to_string())),
+        (true, 10) => (&n[..4], &n[4..10], None),
+        _ => (n, "", None),
+    }
+}
+
 /// Messages refused between two positions (the UNT findings of one interchange).
 fn refused_in(findings: &[Finding], from: usize, to: usize) -> usize {
     findings

@@ -134,48 +134,10 @@ fn warning(position: usize, segment: &str, reason: String) -> Finding {
 /// Reads one CODECO or COARRI message: a status message per container. An error finding
 /// refuses the whole message (a `BGM` that names no move this reader knows).
 pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
-    let first = m.segments.first().map_or(0, |s| s.position);
-    let Some(bgm) = m.segments.iter().find(|s| s.tag == "BGM") else {
-        return (
-            vec![],
-            vec![error(
-                first,
-                "UNH",
-                format!("{} {} has no BGM", m.kind, m.reference),
-            )],
-        );
+    let (mv, bgm) = match move_of(m) {
+        Ok(found) => found,
+        Err(finding) => return (vec![], vec![finding]),
     };
-    let code = bgm.get(0, 0).trim();
-    let Some(mv) = Move::of(&m.kind, code) else {
-        let known = match m.kind.as_str() {
-            "CODECO" => "34 (gate-in report) or 36 (gate-out report)",
-            _ => "44 (discharge report) or 46 (loading report)",
-        };
-        return (
-            vec![],
-            vec![error(
-                bgm.position,
-                "BGM",
-                format!(
-                    "{} {}: document name code {code:?} is not {known}; refused",
-                    m.kind, m.reference
-                ),
-            )],
-        );
-    };
-    if bgm.get(2, 0).trim() == "1" {
-        return (
-            vec![],
-            vec![warning(
-                bgm.position,
-                "BGM",
-                format!(
-                    "{} {} cancels an earlier report; a cancellation is not applied",
-                    m.kind, m.reference
-                ),
-            )],
-        );
-    }
     // the header: everything before the first EQD
     let split = m
         .segments
@@ -184,15 +146,6 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
         .unwrap_or(m.segments.len());
     let (header, body) = m.segments.split_at(split);
     let header: Vec<&Segment> = header.iter().collect();
-    let header_vessel = header
-        .iter()
-        .find(|s| s.tag == "TDT" && s.get(0, 0).trim() == "20")
-        .map(|s| vessel(s));
-    let header_refs: Vec<(String, String)> = header
-        .iter()
-        .filter(|s| s.tag == "RFF")
-        .filter_map(|s| Some((s.opt(0, 0)?, s.opt(0, 1)?)))
-        .collect();
     let mut groups: Vec<Vec<&Segment>> = Vec::new();
     for s in body {
         match s.tag.as_str() {
@@ -213,111 +166,177 @@ pub fn read(m: &Message) -> (Vec<StatusMessage>, Vec<Finding>) {
             format!("{} {} names no container (EQD)", m.kind, m.reference),
         ));
     }
-    let mut out = Vec::new();
-    for group in groups {
-        let eqd = group[0];
-        if eqd.get(0, 0).trim() != "CN" {
-            continue;
-        }
-        let Some(number) = eqd.opt(1, 0) else {
-            findings.push(warning(
-                eqd.position,
-                "EQD",
-                "an EQD without a container number; nothing to read".into(),
-            ));
-            continue;
+    let out = groups
+        .iter()
+        .filter_map(|group| read_equipment(m, mv, &header, group, &mut findings))
+        .collect();
+    (out, findings)
+}
+
+/// The move a message reports, from its BGM (and the BGM): a finding when it has none this
+/// reader knows, or cancels an earlier report.
+fn move_of(m: &Message) -> Result<(Move, &Segment), Finding> {
+    let first = m.segments.first().map_or(0, |s| s.position);
+    let Some(bgm) = m.segments.iter().find(|s| s.tag == "BGM") else {
+        return Err(error(
+            first,
+            "UNH",
+            format!("{} {} has no BGM", m.kind, m.reference),
+        ));
+    };
+    let code = bgm.get(0, 0).trim();
+    let Some(mv) = Move::of(&m.kind, code) else {
+        let known = match m.kind.as_str() {
+            "CODECO" => "34 (gate-in report) or 36 (gate-out report)",
+            _ => "44 (discharge report) or 46 (loading report)",
         };
-        let Some(at) = when(&group).or_else(|| when(&header)) else {
-            findings.push(warning(
-                eqd.position,
-                "EQD",
-                format!("{number}: no date of the move (DTM 203 or 7); nothing to read"),
-            ));
-            continue;
-        };
-        let mut route: Vec<RoutePoint> = Vec::new();
-        let mut here: Option<(Location, Option<String>)> = None;
-        for s in group.iter().chain(header.iter()).filter(|s| s.tag == "LOC") {
-            let q = s.get(0, 0).trim();
-            if q == mv.place_qualifier() && here.is_none() {
-                here = Some((location(s), s.opt(2, 0)));
-            }
-            if let Some(f) = route_function(q)
-                && !route.iter().any(|r| r.function == f)
-            {
-                route.push(RoutePoint {
-                    function: f.into(),
-                    location: location(s),
-                    terminal: s.opt(2, 0),
-                    dates: vec![],
-                });
-            }
+        return Err(error(
+            bgm.position,
+            "BGM",
+            format!(
+                "{} {}: document name code {code:?} is not {known}; refused",
+                m.kind, m.reference
+            ),
+        ));
+    };
+    if bgm.get(2, 0).trim() == "1" {
+        return Err(warning(
+            bgm.position,
+            "BGM",
+            format!(
+                "{} {} cancels an earlier report; a cancellation is not applied",
+                m.kind, m.reference
+            ),
+        ));
+    }
+    Ok((mv, bgm))
+}
+
+/// The status message of one container's group (from its EQD), or a finding.
+fn read_equipment(
+    m: &Message,
+    mv: Move,
+    header: &[&Segment],
+    group: &[&Segment],
+    findings: &mut Vec<Finding>,
+) -> Option<StatusMessage> {
+    let eqd = group[0];
+    if eqd.get(0, 0).trim() != "CN" {
+        return None;
+    }
+    let Some(number) = eqd.opt(1, 0) else {
+        findings.push(warning(
+            eqd.position,
+            "EQD",
+            "an EQD without a container number; nothing to read".into(),
+        ));
+        return None;
+    };
+    let Some(at) = when(group).or_else(|| when(header)) else {
+        findings.push(warning(
+            eqd.position,
+            "EQD",
+            format!("{number}: no date of the move (DTM 203 or 7); nothing to read"),
+        ));
+        return None;
+    };
+    let (route, here) = route_of(mv, eqd, header, group);
+    let header_vessel = header
+        .iter()
+        .find(|s| s.tag == "TDT" && s.get(0, 0).trim() == "20")
+        .map(|s| vessel(s));
+    let header_refs: Vec<(String, String)> = header
+        .iter()
+        .filter(|s| s.tag == "RFF")
+        .filter_map(|s| Some((s.opt(0, 0)?, s.opt(0, 1)?)))
+        .collect();
+    let mut references = header_refs.clone();
+    for s in group.iter().filter(|s| s.tag == "RFF") {
+        if let (Some(q), Some(v)) = (s.opt(0, 0), s.opt(0, 1)) {
+            references.retain(|(rq, _)| *rq != q);
+            references.push((q, v));
         }
-        // where the move happened is on the route as the trade says: an import's is its port
-        // of discharge, an export's its port of loading, a transshipment's in between
-        let trade = match (eqd.get(4, 0).trim(), mv) {
-            ("6", _) => Some("T"),
-            ("3", _) | ("", Move::Discharged) => Some("D"),
-            ("2", _) | ("", Move::Loaded) => Some("L"),
+    }
+    let n = number.to_uppercase().replace(' ', "");
+    if !references.iter().any(|(q, _)| q == "EQ") {
+        references.push(("EQ".into(), n.clone()));
+    }
+    let (initial, serial, check) = super::split_number(&n);
+    let group_vessel = group
+        .iter()
+        .find(|s| s.tag == "TDT" && s.get(0, 0).trim() == "20")
+        .map(|s| vessel(s));
+    let carries_vessel = matches!(mv, Move::Discharged | Move::Loaded);
+    Some(StatusMessage {
+        kind: SetKind::Ocean315,
+        control_number: m.reference.clone(),
+        status: mv.status().into(),
+        at,
+        location: here.map(|(l, _)| l),
+        equipment_initial: Some(initial.to_string()),
+        equipment_number: Some(serial.to_string()),
+        check_digit: check,
+        equipment_status: match eqd.get(5, 0).trim() {
+            "4" => Some("E".into()),
+            "5" => Some("L".into()),
             _ => None,
-        };
-        if let (Some((loc, terminal)), Some(f)) = (&here, trade) {
-            // (the place is one thing only: a transshipment port is not also the discharge port)
-            route.retain(|r| r.function != f && r.location.id != loc.id);
+        },
+        iso_type: eqd.opt(2, 0),
+        references,
+        vessel: group_vessel
+            .or(header_vessel.clone())
+            .filter(|_| carries_vessel),
+        route,
+        dates: vec![],
+        parties: vec![],
+        seals: vec![],
+    })
+}
+
+/// Where the move happened, and the route as the group and the header say it.
+fn route_of(
+    mv: Move,
+    eqd: &Segment,
+    header: &[&Segment],
+    group: &[&Segment],
+) -> (Vec<RoutePoint>, Option<(Location, Option<String>)>) {
+    let mut route: Vec<RoutePoint> = Vec::new();
+    let mut here: Option<(Location, Option<String>)> = None;
+    for s in group.iter().chain(header.iter()).filter(|s| s.tag == "LOC") {
+        let q = s.get(0, 0).trim();
+        if q == mv.place_qualifier() && here.is_none() {
+            here = Some((location(s), s.opt(2, 0)));
+        }
+        if let Some(f) = route_function(q)
+            && !route.iter().any(|r| r.function == f)
+        {
             route.push(RoutePoint {
                 function: f.into(),
-                location: loc.clone(),
-                terminal: terminal.clone(),
+                location: location(s),
+                terminal: s.opt(2, 0),
                 dates: vec![],
             });
         }
-        let mut references = header_refs.clone();
-        for s in group.iter().filter(|s| s.tag == "RFF") {
-            if let (Some(q), Some(v)) = (s.opt(0, 0), s.opt(0, 1)) {
-                references.retain(|(rq, _)| *rq != q);
-                references.push((q, v));
-            }
-        }
-        let n = number.to_uppercase().replace(' ', "");
-        if !references.iter().any(|(q, _)| q == "EQ") {
-            references.push(("EQ".into(), n.clone()));
-        }
-        let (initial, serial, check) = match (n.is_ascii(), n.len()) {
-            (true, 11) => (&n[..4], &n[4..10], Some(n[10..].to_string())),
-            (true, 10) => (&n[..4], &n[4..10], None),
-            _ => (n.as_str(), "", None),
-        };
-        let group_vessel = group
-            .iter()
-            .find(|s| s.tag == "TDT" && s.get(0, 0).trim() == "20")
-            .map(|s| vessel(s));
-        let carries_vessel = matches!(mv, Move::Discharged | Move::Loaded);
-        out.push(StatusMessage {
-            kind: SetKind::Ocean315,
-            control_number: m.reference.clone(),
-            status: mv.status().into(),
-            at,
-            location: here.map(|(l, _)| l),
-            equipment_initial: Some(initial.to_string()),
-            equipment_number: Some(serial.to_string()),
-            check_digit: check,
-            equipment_status: match eqd.get(5, 0).trim() {
-                "4" => Some("E".into()),
-                "5" => Some("L".into()),
-                _ => None,
-            },
-            iso_type: eqd.opt(2, 0),
-            references,
-            vessel: group_vessel
-                .or(header_vessel.clone())
-                .filter(|_| carries_vessel),
-            route,
+    }
+    // where the move happened is on the route as the trade says: an import's is its port
+    // of discharge, an export's its port of loading, a transshipment's in between
+    let trade = match (eqd.get(4, 0).trim(), mv) {
+        ("6", _) => Some("T"),
+        ("3", _) | ("", Move::Discharged) => Some("D"),
+        ("2", _) | ("", Move::Loaded) => Some("L"),
+        _ => None,
+    };
+    if let (Some((loc, terminal)), Some(f)) = (&here, trade) {
+        // (the place is one thing only: a transshipment port is not also the discharge port)
+        route.retain(|r| r.function != f && r.location.id != loc.id);
+        route.push(RoutePoint {
+            function: f.into(),
+            location: loc.clone(),
+            terminal: terminal.clone(),
             dates: vec![],
-            parties: vec![],
-            seals: vec![],
         });
     }
-    (out, findings)
+    (route, here)
 }
 
 /// One move to write (what the simulator's terminals report).

@@ -259,7 +259,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("mcp/src/oauth/operations.rs", "operations", 192),
     ("boxtrack/src/admin.rs", "accounts", 192),
     ("mcp/src/tools/container.rs", "get", 183),
-    ("sources/src/x12/status.rs", "read", 178),
     ("mcp/src/tools/call.rs", "call", 172),
     ("api/src/routes/containers.rs", "operations", 171),
     ("boxtrack/src/server.rs", "demo", 169),

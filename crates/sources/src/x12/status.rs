@@ -239,124 +239,13 @@ pub fn read(set: &TransactionSet) -> Result<StatusMessage, Finding> {
         match s.id.as_str() {
             "B4" if kind == SetKind::Ocean315 => {
                 found_head = true;
-                m.status = s.el(3).to_string();
-                m.at.date = s.el(4).to_string();
-                m.at.time = s.opt(5);
-                m.equipment_initial = s.opt(7);
-                m.equipment_number = s.opt(8);
-                m.equipment_status = s.opt(9);
-                m.iso_type = s.opt(10);
-                m.location = s.opt(11).map(|id| Location {
-                    qualifier: s.el(12).to_string(),
-                    id,
-                    name: None,
-                    country: None,
-                    state: None,
-                });
-                m.check_digit = s.opt(13);
-                if !valid_date(&m.at.date) || !valid_time(&m.at.time) {
-                    return Err(bad(
-                        s,
-                        format!(
-                            "B404/B405 {:?} {:?} is not CCYYMMDD HHMM[SS]",
-                            m.at.date, m.at.time
-                        ),
-                    ));
-                }
+                read_b4(&mut m, s)?;
             }
             "Q5" if kind == SetKind::Ramp322 => {
                 found_head = true;
-                m.status = s.el(1).to_string();
-                m.at.date = s.el(2).to_string();
-                m.at.time = s.opt(3);
-                m.at.time_code = s.opt(4);
-                m.location = s.opt(6).map(|id| Location {
-                    qualifier: "CI".into(),
-                    id,
-                    name: None,
-                    country: s.opt(8),
-                    state: s.opt(7),
-                });
-                if !valid_date(&m.at.date) || !valid_time(&m.at.time) {
-                    return Err(bad(
-                        s,
-                        format!(
-                            "Q502/Q503 {:?} {:?} is not CCYYMMDD HHMM[SS]",
-                            m.at.date, m.at.time
-                        ),
-                    ));
-                }
+                read_q5(&mut m, s)?;
             }
-            "N7" => {
-                m.equipment_initial = s.opt(1);
-                m.equipment_number = s.opt(2);
-                if matches!(s.el(17), "L" | "E") {
-                    m.equipment_status = s.opt(17);
-                }
-                m.check_digit = s.opt(18).filter(|c| c.len() == 1);
-                m.iso_type = s.opt(22);
-            }
-            "W2" => {
-                if m.equipment_initial.is_none() {
-                    m.equipment_initial = s.opt(1);
-                    m.equipment_number = s.opt(2);
-                }
-                if m.equipment_status.is_none() && matches!(s.el(5), "L" | "E") {
-                    m.equipment_status = s.opt(5);
-                }
-            }
-            "N9" => {
-                if let (Some(q), Some(v)) = (s.opt(1), s.opt(2)) {
-                    m.references.push((q, v));
-                }
-            }
-            "Q2" => {
-                m.vessel = Some(Vessel {
-                    code: s.opt(1),
-                    flag: s.opt(2),
-                    voyage: s.opt(9),
-                    code_qualifier: s.opt(12),
-                    name: s.opt(13),
-                });
-            }
-            "V1" => {
-                m.vessel = Some(Vessel {
-                    code: s.opt(1),
-                    name: s.opt(2),
-                    flag: s.opt(3),
-                    voyage: s.opt(4),
-                    code_qualifier: None,
-                });
-            }
-            "R4" => m.route.push(RoutePoint {
-                function: s.el(1).to_string(),
-                location: location(s),
-                terminal: s.opt(6),
-                dates: vec![],
-            }),
-            "DTM" => {
-                let st = stamp(s);
-                if !valid_date(&st.date) || !valid_time(&st.time) {
-                    return Err(bad(
-                        s,
-                        format!(
-                            "DTM02/DTM03 {:?} {:?} is not CCYYMMDD HHMM[SS]",
-                            st.date, st.time
-                        ),
-                    ));
-                }
-                match m.route.last_mut() {
-                    Some(r) => r.dates.push(st),
-                    None => m.dates.push(st),
-                }
-            }
-            "M7" => m.seals.extend((1..=4).filter_map(|i| s.opt(i))),
-            "N1" => {
-                if let Some(q) = s.opt(1) {
-                    m.parties.push((q, s.el(2).to_string(), s.opt(4)));
-                }
-            }
-            _ => {}
+            _ => read_detail(&mut m, s)?,
         }
     }
     if !found_head || m.status.is_empty() {
@@ -371,6 +260,138 @@ pub fn read(set: &TransactionSet) -> Result<StatusMessage, Finding> {
         });
     }
     Ok(m)
+}
+
+/// A 315's status segment (B4): status, time, equipment and place.
+fn read_b4(m: &mut StatusMessage, s: &Segment) -> Result<(), Finding> {
+    m.status = s.el(3).to_string();
+    m.at.date = s.el(4).to_string();
+    m.at.time = s.opt(5);
+    m.equipment_initial = s.opt(7);
+    m.equipment_number = s.opt(8);
+    m.equipment_status = s.opt(9);
+    m.iso_type = s.opt(10);
+    m.location = s.opt(11).map(|id| Location {
+        qualifier: s.el(12).to_string(),
+        id,
+        name: None,
+        country: None,
+        state: None,
+    });
+    m.check_digit = s.opt(13);
+    if !valid_date(&m.at.date) || !valid_time(&m.at.time) {
+        return Err(bad(
+            s,
+            format!(
+                "B404/B405 {:?} {:?} is not CCYYMMDD HHMM[SS]",
+                m.at.date, m.at.time
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A 322's status segment (Q5): status, time and place.
+fn read_q5(m: &mut StatusMessage, s: &Segment) -> Result<(), Finding> {
+    m.status = s.el(1).to_string();
+    m.at.date = s.el(2).to_string();
+    m.at.time = s.opt(3);
+    m.at.time_code = s.opt(4);
+    m.location = s.opt(6).map(|id| Location {
+        qualifier: "CI".into(),
+        id,
+        name: None,
+        country: s.opt(8),
+        state: s.opt(7),
+    });
+    if !valid_date(&m.at.date) || !valid_time(&m.at.time) {
+        return Err(bad(
+            s,
+            format!(
+                "Q502/Q503 {:?} {:?} is not CCYYMMDD HHMM[SS]",
+                m.at.date, m.at.time
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Any other segment of a 315 or 322: equipment, references, vessel, route, dates, seals,
+/// parties (an unknown one is left alone).
+fn read_detail(m: &mut StatusMessage, s: &Segment) -> Result<(), Finding> {
+    match s.id.as_str() {
+        "N7" => {
+            m.equipment_initial = s.opt(1);
+            m.equipment_number = s.opt(2);
+            if matches!(s.el(17), "L" | "E") {
+                m.equipment_status = s.opt(17);
+            }
+            m.check_digit = s.opt(18).filter(|c| c.len() == 1);
+            m.iso_type = s.opt(22);
+        }
+        "W2" => {
+            if m.equipment_initial.is_none() {
+                m.equipment_initial = s.opt(1);
+                m.equipment_number = s.opt(2);
+            }
+            if m.equipment_status.is_none() && matches!(s.el(5), "L" | "E") {
+                m.equipment_status = s.opt(5);
+            }
+        }
+        "N9" => {
+            if let (Some(q), Some(v)) = (s.opt(1), s.opt(2)) {
+                m.references.push((q, v));
+            }
+        }
+        "Q2" => {
+            m.vessel = Some(Vessel {
+                code: s.opt(1),
+                flag: s.opt(2),
+                voyage: s.opt(9),
+                code_qualifier: s.opt(12),
+                name: s.opt(13),
+            });
+        }
+        "V1" => {
+            m.vessel = Some(Vessel {
+                code: s.opt(1),
+                name: s.opt(2),
+                flag: s.opt(3),
+                voyage: s.opt(4),
+                code_qualifier: None,
+            });
+        }
+        "R4" => m.route.push(RoutePoint {
+            function: s.el(1).to_string(),
+            location: location(s),
+            terminal: s.opt(6),
+            dates: vec![],
+        }),
+        "DTM" => {
+            let st = stamp(s);
+            if !valid_date(&st.date) || !valid_time(&st.time) {
+                return Err(bad(
+                    s,
+                    format!(
+                        "DTM02/DTM03 {:?} {:?} is not CCYYMMDD HHMM[SS]",
+                        st.date, st.time
+                    ),
+                ));
+            }
+            match m.route.last_mut() {
+                Some(r) => r.dates.push(st),
+                None => m.dates.push(st),
+            }
+        }
+        "M7" => m.seals.extend((1..=4).filter_map(|i| s.opt(i))),
+        "N1" => {
+            if let Some(q) = s.opt(1) {
+                m.parties.push((q, s.el(2).to_string(), s.opt(4)));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 fn o(v: &Option<String>) -> &str {

@@ -266,7 +266,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("mcp/src/server.rs", "post", 153),
     ("sources/src/dcsa/mod.rs", "map", 145),
     ("api/src/routes/reference.rs", "operations", 141),
-    ("sources/src/x12/mod.rs", "parse", 139),
     ("web/src/containers.rs", "list", 137),
     ("sources/src/x12/mod.rs", "read_group", 137),
     ("sim/src/lib.rs", "dcsa_events", 135),

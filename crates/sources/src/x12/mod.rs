@@ -305,14 +305,6 @@ fn same_number(a: &str, b: &str) -> bool {
 pub fn parse(input: &str) -> Result<Parsed, X12Error> {
     let (delimiters, segments, fixed_width) = tokenize(input)?;
     let mut parsed = Parsed::default();
-    let warn = |p: &mut Parsed, s: &Segment, reason: String| {
-        p.findings
-            .push(finding(Severity::Warning, s.position, &s.id, reason));
-    };
-    let err = |p: &mut Parsed, s: &Segment, reason: String| {
-        p.findings
-            .push(finding(Severity::Error, s.position, &s.id, reason));
-    };
     if !fixed_width {
         parsed.findings.push(finding(
             Severity::Warning,
@@ -336,110 +328,135 @@ pub fn parse(input: &str) -> Result<Parsed, X12Error> {
     }
     let mut i = 0;
     while i < segments.len() {
-        let isa = &segments[i];
-        if isa.id != "ISA" {
-            return Err(fatal(
-                isa.position,
-                &isa.id,
-                format!("expected ISA, found {}", isa.id),
-            ));
-        }
-        let mut ic = Interchange {
-            delimiters,
-            sender: isa.el(6).to_string(),
-            receiver: isa.el(8).to_string(),
-            control_number: isa.el(13).to_string(),
-            version: isa.el(12).to_string(),
-            usage: isa.el(15).to_string(),
-            groups: vec![],
-        };
-        if isa.elements.len() < 16 {
-            return Err(fatal(
-                isa.position,
-                "ISA",
-                "the ISA segment needs 16 elements",
-            ));
-        }
-        i += 1;
-        let mut groups_seen = 0usize;
-        let mut rejected = false;
-        let mut closed = false;
-        while i < segments.len() {
-            let s = &segments[i];
-            match s.id.as_str() {
-                "GS" => {
-                    groups_seen += 1;
-                    let (group, next, ok) = read_group(&segments, i, &mut parsed);
-                    i = next;
-                    if ok {
-                        if !ic.version.is_empty()
-                            && !group.version.starts_with(&ic.version)
-                            && !group.version.is_empty()
-                        {
-                            warn(
-                                &mut parsed,
-                                s,
-                                format!(
-                                    "GS08 version {} differs from ISA12 {}",
-                                    group.version, ic.version
-                                ),
-                            );
-                        }
-                        ic.groups.push(group);
-                    }
-                }
-                "IEA" => {
-                    if !same_number(s.el(2), &ic.control_number) {
-                        err(
-                            &mut parsed,
-                            s,
-                            format!(
-                                "IEA02 {} does not match ISA13 {}: interchange rejected",
-                                s.el(2),
-                                ic.control_number
-                            ),
-                        );
-                        rejected = true;
-                    } else if s.el(1).parse::<usize>().ok() != Some(groups_seen) {
-                        warn(
-                            &mut parsed,
-                            s,
-                            format!(
-                                "IEA01 says {} groups, the interchange has {groups_seen}",
-                                s.el(1)
-                            ),
-                        );
-                    }
-                    i += 1;
-                    closed = true;
-                    break;
-                }
-                "ISA" => break,
-                other => {
-                    err(
-                        &mut parsed,
-                        s,
-                        format!("{other} outside a functional group: interchange rejected"),
-                    );
-                    rejected = true;
-                    i += 1;
-                }
-            }
-        }
-        if !closed {
-            let last = segments.get(i.saturating_sub(1)).unwrap_or(isa);
-            err(
-                &mut parsed,
-                last,
-                "the interchange has no IEA trailer: interchange rejected".into(),
-            );
-            rejected = true;
-        }
-        if !rejected {
-            parsed.interchanges.push(ic);
-        }
+        let (ic, next) = read_interchange(&segments, i, delimiters, &mut parsed)?;
+        i = next;
+        parsed.interchanges.extend(ic);
     }
     Ok(parsed)
+}
+
+fn warn(p: &mut Parsed, s: &Segment, reason: String) {
+    p.findings
+        .push(finding(Severity::Warning, s.position, &s.id, reason));
+}
+
+fn err(p: &mut Parsed, s: &Segment, reason: String) {
+    p.findings
+        .push(finding(Severity::Error, s.position, &s.id, reason));
+}
+
+/// Reads ISA … IEA from `start`; returns the interchange unless it is rejected, and the index
+/// after it.
+fn read_interchange(
+    segments: &[Segment],
+    start: usize,
+    delimiters: Delimiters,
+    parsed: &mut Parsed,
+) -> Result<(Option<Interchange>, usize), X12Error> {
+    let isa = &segments[start];
+    let mut i = start;
+    if isa.id != "ISA" {
+        return Err(fatal(
+            isa.position,
+            &isa.id,
+            format!("expected ISA, found {}", isa.id),
+        ));
+    }
+    let mut ic = Interchange {
+        delimiters,
+        sender: isa.el(6).to_string(),
+        receiver: isa.el(8).to_string(),
+        control_number: isa.el(13).to_string(),
+        version: isa.el(12).to_string(),
+        usage: isa.el(15).to_string(),
+        groups: vec![],
+    };
+    if isa.elements.len() < 16 {
+        return Err(fatal(
+            isa.position,
+            "ISA",
+            "the ISA segment needs 16 elements",
+        ));
+    }
+    i += 1;
+    let mut groups_seen = 0usize;
+    let mut rejected = false;
+    let mut closed = false;
+    while i < segments.len() {
+        let s = &segments[i];
+        match s.id.as_str() {
+            "GS" => {
+                groups_seen += 1;
+                let (group, next, ok) = read_group(segments, i, parsed);
+                i = next;
+                if ok {
+                    if !ic.version.is_empty()
+                        && !group.version.starts_with(&ic.version)
+                        && !group.version.is_empty()
+                    {
+                        warn(
+                            parsed,
+                            s,
+                            format!(
+                                "GS08 version {} differs from ISA12 {}",
+                                group.version, ic.version
+                            ),
+                        );
+                    }
+                    ic.groups.push(group);
+                }
+            }
+            "IEA" => {
+                if !same_number(s.el(2), &ic.control_number) {
+                    err(
+                        parsed,
+                        s,
+                        format!(
+                            "IEA02 {} does not match ISA13 {}: interchange rejected",
+                            s.el(2),
+                            ic.control_number
+                        ),
+                    );
+                    rejected = true;
+                } else if s.el(1).parse::<usize>().ok() != Some(groups_seen) {
+                    warn(
+                        parsed,
+                        s,
+                        format!(
+                            "IEA01 says {} groups, the interchange has {groups_seen}",
+                            s.el(1)
+                        ),
+                    );
+                }
+                i += 1;
+                closed = true;
+                break;
+            }
+            "ISA" => break,
+            other => {
+                err(
+                    parsed,
+                    s,
+                    format!("{other} outside a functional group: interchange rejected"),
+                );
+                rejected = true;
+                i += 1;
+            }
+        }
+    }
+    if !closed {
+        let last = segments.get(i.saturating_sub(1)).unwrap_or(isa);
+        err(
+            parsed,
+            last,
+            "the interchange has no IEA trailer: interchange rejected".into(),
+        );
+        rejected = true;
+    }
+    if !rejected {
+        return Ok((Some(ic), i));
+    }
+    Ok((None, i))
 }
 
 /// Reads GS … GE from `start`; returns the group, the index after it, and whether it is kept.

@@ -267,7 +267,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("sources/src/dcsa/mod.rs", "map", 145),
     ("api/src/routes/reference.rs", "operations", 141),
     ("web/src/containers.rs", "list", 137),
-    ("sources/src/x12/mod.rs", "read_group", 137),
     ("sim/src/lib.rs", "dcsa_events", 135),
     ("core/src/tracking/merge.rs", "apply", 133),
     ("mcp/src/tools/route.rs", "get", 131),

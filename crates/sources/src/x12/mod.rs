@@ -487,66 +487,9 @@ fn read_group(segments: &[Segment], start: usize, parsed: &mut Parsed) -> (Group
         match s.id.as_str() {
             "ST" => {
                 sets_seen += 1;
-                let mut j = i + 1;
-                while j < segments.len()
-                    && !matches!(
-                        segments[j].id.as_str(),
-                        "SE" | "ST" | "GE" | "IEA" | "GS" | "ISA"
-                    )
-                {
-                    j += 1;
-                }
-                let set = TransactionSet {
-                    code: s.el(1).to_string(),
-                    control_number: s.el(2).to_string(),
-                    segments: segments[i + 1..j].to_vec(),
-                    position: s.position,
-                };
-                match segments.get(j) {
-                    Some(se) if se.id == "SE" => {
-                        let count = j - i + 1;
-                        let mut ok = true;
-                        if se.el(2) != s.el(2) {
-                            parsed.findings.push(finding(
-                                Severity::Error,
-                                se.position,
-                                "SE",
-                                format!(
-                                    "SE02 {} does not match ST02 {}: transaction set rejected",
-                                    se.el(2),
-                                    s.el(2)
-                                ),
-                            ));
-                            ok = false;
-                        } else if se.el(1).parse::<usize>().ok() != Some(count) {
-                            parsed.findings.push(finding(
-                                Severity::Warning,
-                                se.position,
-                                "SE",
-                                format!(
-                                    "SE01 says {} segments, the transaction set has {count}",
-                                    se.el(1)
-                                ),
-                            ));
-                        }
-                        if ok {
-                            g.sets.push(set);
-                        }
-                        i = j + 1;
-                    }
-                    _ => {
-                        parsed.findings.push(finding(
-                            Severity::Error,
-                            s.position,
-                            "ST",
-                            format!(
-                                "transaction set {} has no SE trailer: transaction set rejected",
-                                s.el(2)
-                            ),
-                        ));
-                        i = j;
-                    }
-                }
+                let (set, next) = read_set(segments, i, parsed);
+                g.sets.extend(set);
+                i = next;
             }
             "GE" => {
                 let ok = same_number(s.el(2), &g.control_number);
@@ -596,6 +539,73 @@ fn read_group(segments: &[Segment], start: usize, parsed: &mut Parsed) -> (Group
         ),
     ));
     (g, i, false)
+}
+
+/// Reads ST … SE from `start`; returns the transaction set unless it is rejected, and the
+/// index after it.
+fn read_set(
+    segments: &[Segment],
+    i: usize,
+    parsed: &mut Parsed,
+) -> (Option<TransactionSet>, usize) {
+    let s = &segments[i];
+    let mut j = i + 1;
+    while j < segments.len()
+        && !matches!(
+            segments[j].id.as_str(),
+            "SE" | "ST" | "GE" | "IEA" | "GS" | "ISA"
+        )
+    {
+        j += 1;
+    }
+    let set = TransactionSet {
+        code: s.el(1).to_string(),
+        control_number: s.el(2).to_string(),
+        segments: segments[i + 1..j].to_vec(),
+        position: s.position,
+    };
+    match segments.get(j) {
+        Some(se) if se.id == "SE" => {
+            let count = j - i + 1;
+            let mut ok = true;
+            if se.el(2) != s.el(2) {
+                parsed.findings.push(finding(
+                    Severity::Error,
+                    se.position,
+                    "SE",
+                    format!(
+                        "SE02 {} does not match ST02 {}: transaction set rejected",
+                        se.el(2),
+                        s.el(2)
+                    ),
+                ));
+                ok = false;
+            } else if se.el(1).parse::<usize>().ok() != Some(count) {
+                parsed.findings.push(finding(
+                    Severity::Warning,
+                    se.position,
+                    "SE",
+                    format!(
+                        "SE01 says {} segments, the transaction set has {count}",
+                        se.el(1)
+                    ),
+                ));
+            }
+            (ok.then_some(set), j + 1)
+        }
+        _ => {
+            parsed.findings.push(finding(
+                Severity::Error,
+                s.position,
+                "ST",
+                format!(
+                    "transaction set {} has no SE trailer: transaction set rejected",
+                    s.el(2)
+                ),
+            ));
+            (None, j)
+        }
+    }
 }
 
 /// Writes segments with these delimiters, one per line.

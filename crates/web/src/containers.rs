@@ -332,9 +332,8 @@ pub async fn export(
 /// The OpenAPI operations of this module's console routes (collected by
 /// [`crate::operations`]).
 pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
-    use crate::pagedoc::{html, page, see_other, unavailable};
+    use crate::pagedoc::{csv_file, html, page, query, see_other, unavailable};
     use boxtrack_api::doc::Op;
-    use serde_json::json;
     vec![
         Op {
             method: "get",
@@ -350,18 +349,17 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ],
                     None,
                 );
-                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
-                op["parameters"] = json!([
-                    q("q", "string"),
-                    q("status", "string"),
-                    q("ready", "string"),
-                    q("lfd_days", "integer"),
-                    q("carrier", "string"),
-                    q("port", "string"),
-                    q("updated_days", "integer"),
-                    q("holds", "string"),
-                    q("sort", "string"),
-                    q("page", "integer")
+                op["parameters"] = query(&[
+                    ("q", "string"),
+                    ("status", "string"),
+                    ("ready", "string"),
+                    ("lfd_days", "integer"),
+                    ("carrier", "string"),
+                    ("port", "string"),
+                    ("updated_days", "integer"),
+                    ("holds", "string"),
+                    ("sort", "string"),
+                    ("page", "integer"),
                 ]);
                 op
             },
@@ -373,27 +371,23 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                 let mut op = page(
                     "Export containers as CSV",
                     "The containers the table's filters select (the same query parameters as `/console/containers`, `page` aside), every page up to 50,000 rows, in the table's order: number, status, ready_for_pickup, pickup_lfd, pod_terminal, on_hold, bill_of_lading, scac, pod_locode, ref_numbers, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
-                    (
-                        "200",
-                        json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}}),
-                    ),
+                    ("200", csv_file()),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
                         ("503", unavailable()),
                     ],
                     None,
                 );
-                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
-                op["parameters"] = json!([
-                    q("q", "string"),
-                    q("status", "string"),
-                    q("ready", "string"),
-                    q("lfd_days", "integer"),
-                    q("carrier", "string"),
-                    q("port", "string"),
-                    q("updated_days", "integer"),
-                    q("holds", "string"),
-                    q("sort", "string")
+                op["parameters"] = query(&[
+                    ("q", "string"),
+                    ("status", "string"),
+                    ("ready", "string"),
+                    ("lfd_days", "integer"),
+                    ("carrier", "string"),
+                    ("port", "string"),
+                    ("updated_days", "integer"),
+                    ("holds", "string"),
+                    ("sort", "string"),
                 ]);
                 op
             },

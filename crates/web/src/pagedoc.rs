@@ -93,3 +93,16 @@ pub(crate) fn asset(summary: &str, media: &str) -> Value {
     op["security"] = json!([]);
     op
 }
+
+/// Optional query parameters of these names and JSON types.
+pub(crate) fn query(params: &[(&str, &str)]) -> Value {
+    params
+        .iter()
+        .map(|(name, kind)| json!({"name": name, "in": "query", "required": false, "schema": {"type": kind}}))
+        .collect()
+}
+
+/// A CSV file answer.
+pub(crate) fn csv_file() -> Value {
+    json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}})
+}

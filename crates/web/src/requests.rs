@@ -367,7 +367,9 @@ async fn render(
 /// The OpenAPI operations of this module's console routes (collected by
 /// [`crate::operations`]).
 pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
-    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use crate::pagedoc::{
+        csrf, csv_file, expired, form, html, not_form, page, query, see_other, unavailable, with,
+    };
     use boxtrack_api::doc::Op;
     use serde_json::json;
     vec![
@@ -385,12 +387,11 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ],
                     None,
                 );
-                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
-                op["parameters"] = json!([
-                    q("q", "string"),
-                    q("status", "string"),
-                    q("scac", "string"),
-                    q("page", "integer")
+                op["parameters"] = query(&[
+                    ("q", "string"),
+                    ("status", "string"),
+                    ("scac", "string"),
+                    ("page", "integer"),
                 ]);
                 op
             },
@@ -402,19 +403,15 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                 let mut op = page(
                     "Export tracking requests as CSV",
                     "The requests the filters select (`q`, `status`, `scac`), every page up to 50,000 rows, newest first: request_number, request_type, scac, status, failed_reason, ref_numbers, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
-                    (
-                        "200",
-                        json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}}),
-                    ),
+                    ("200", csv_file()),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
                         ("503", unavailable()),
                     ],
                     None,
                 );
-                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
                 op["parameters"] =
-                    json!([q("q", "string"), q("status", "string"), q("scac", "string")]);
+                    query(&[("q", "string"), ("status", "string"), ("scac", "string")]);
                 op
             },
         },

@@ -297,9 +297,8 @@ pub async fn export(
 /// The OpenAPI operations of this module's console routes (collected by
 /// [`crate::operations`]).
 pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
-    use crate::pagedoc::{html, page, see_other, unavailable};
+    use crate::pagedoc::{csv_file, html, page, query, see_other, unavailable};
     use boxtrack_api::doc::Op;
-    use serde_json::json;
     vec![
         Op {
             method: "get",
@@ -315,15 +314,14 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ],
                     None,
                 );
-                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
-                op["parameters"] = json!([
-                    q("q", "string"),
-                    q("carrier", "string"),
-                    q("port", "string"),
-                    q("tracking", "string"),
-                    q("updated_days", "integer"),
-                    q("sort", "string"),
-                    q("page", "integer")
+                op["parameters"] = query(&[
+                    ("q", "string"),
+                    ("carrier", "string"),
+                    ("port", "string"),
+                    ("tracking", "string"),
+                    ("updated_days", "integer"),
+                    ("sort", "string"),
+                    ("page", "integer"),
                 ]);
                 op
             },
@@ -335,24 +333,20 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                 let mut op = page(
                     "Export shipments as CSV",
                     "The shipments the table's filters select (the same query parameters as `/console/shipments`, `page` aside), every page up to 50,000 rows, in the table's order, one row per shipment: bill_of_lading, scac, pol_locode, pod_locode, pod_eta, pod_ata, containers (their numbers), ref_numbers, tracking, customer, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
-                    (
-                        "200",
-                        json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}}),
-                    ),
+                    ("200", csv_file()),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
                         ("503", unavailable()),
                     ],
                     None,
                 );
-                let q = |n: &str, t: &str| json!({"name": n, "in": "query", "required": false, "schema": {"type": t}});
-                op["parameters"] = json!([
-                    q("q", "string"),
-                    q("carrier", "string"),
-                    q("port", "string"),
-                    q("tracking", "string"),
-                    q("updated_days", "integer"),
-                    q("sort", "string")
+                op["parameters"] = query(&[
+                    ("q", "string"),
+                    ("carrier", "string"),
+                    ("port", "string"),
+                    ("tracking", "string"),
+                    ("updated_days", "integer"),
+                    ("sort", "string"),
                 ]);
                 op
             },

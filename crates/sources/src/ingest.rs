@@ -266,14 +266,7 @@ async fn apply_read(
         .collect();
     report.containers_matched = matched.iter().map(|s| s.to_string()).collect();
     let mut by_account: BTreeMap<Uuid, Vec<(Uuid, Vec<Observation>)>> = BTreeMap::new();
-    for t in &targets {
-        if let Some(obs) = per_container.get(&t.number) {
-            by_account
-                .entry(t.account_id)
-                .or_default()
-                .push((t.container_id, obs.clone()));
-        }
-    }
+    group_by_account(&mut by_account, &targets, &per_container);
     let mut report = store(db, scope, origin, text, now_us, report).await?;
     // what it said of boxes no account tracks yet is kept for when one does
     let early: Vec<(String, Vec<Observation>)> = report
@@ -292,14 +285,8 @@ async fn apply_read(
     report.early_reports_kept = kept.kept;
     // a container made known while the file was read takes its reports now
     if !kept.known_meanwhile.is_empty() {
-        for t in payloads::targets(db, scope.containers_of, &kept.known_meanwhile).await? {
-            if let Some(obs) = per_container.get(&t.number) {
-                by_account
-                    .entry(t.account_id)
-                    .or_default()
-                    .push((t.container_id, obs.clone()));
-            }
-        }
+        let late = payloads::targets(db, scope.containers_of, &kept.known_meanwhile).await?;
+        group_by_account(&mut by_account, &late, &per_container);
         report
             .containers_unknown
             .retain(|n| !kept.known_meanwhile.contains(n));
@@ -311,6 +298,22 @@ async fn apply_read(
         report.changes += tracking::apply_many(db, account, &batches).await?;
     }
     Ok(report)
+}
+
+/// Adds each target's observations to its account's batches.
+fn group_by_account(
+    by_account: &mut BTreeMap<Uuid, Vec<(Uuid, Vec<Observation>)>>,
+    targets: &[payloads::Target],
+    per_container: &BTreeMap<String, Vec<Observation>>,
+) {
+    for t in targets {
+        if let Some(obs) = per_container.get(&t.number) {
+            by_account
+                .entry(t.account_id)
+                .or_default()
+                .push((t.container_id, obs.clone()));
+        }
+    }
 }
 
 async fn store(

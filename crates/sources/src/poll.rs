@@ -2,17 +2,18 @@
 //! keep the answers verbatim, merge what they say into every container (of every account)
 //! that tracks the subject, and decide when to ask again.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use boxtrack_core::requests::RequestType;
 use boxtrack_core::schedule;
 use boxtrack_core::tracking::{Change, ContainerState, Observation, Route, ShipmentState};
 use boxtrack_store::payloads::{self, NewPayload};
-use boxtrack_store::subjects::{self, Polled, SubjectRow};
+use boxtrack_store::subjects::{self, Polled, SubjectRow, Target};
+use boxtrack_store::tracking::NewContainer;
 use boxtrack_store::{Db, StoreError, tracking};
 use uuid::Uuid;
 
-use crate::carrier::digest;
+use crate::carrier::{Digest, digest};
 use crate::terminal;
 use crate::upstream::{UpstreamError, Upstreams};
 
@@ -61,7 +62,6 @@ pub async fn poll_subject(
         .await?;
         return Ok(report);
     }
-    report.containers = targets.len();
     let known: Option<Route> = serde_json::from_str(&targets[0].route).ok();
     let kind = RequestType::parse(&subject.kind).unwrap_or(RequestType::BillOfLading);
     let answer = match upstreams
@@ -73,6 +73,11 @@ pub async fn poll_subject(
     };
     keep_answer(db, subject, &answer, now_us).await?;
     let d = digest(&answer.events, known.as_ref());
+    let targets = match join_new_boxes(db, subject, kind, &targets, &d, now_us).await? {
+        Some(more) => more,
+        None => targets,
+    };
+    report.containers = targets.len();
     let mut per_account: BTreeMap<Uuid, Vec<(Uuid, Vec<Observation>)>> = BTreeMap::new();
     let mut feeds: BTreeMap<(String, String), Option<Vec<Observation>>> = BTreeMap::new();
     for t in &targets {
@@ -139,6 +144,74 @@ pub async fn poll_subject(
     )
     .await?;
     Ok(report)
+}
+
+/// The boxes the carrier's answer names that a shipment tracking the subject lacks (a box
+/// that joined the bill after its first lookup), per (account, shipment). A subject that is
+/// one container number names no other box.
+fn joining(
+    kind: RequestType,
+    targets: &[Target],
+    d: &Digest,
+) -> BTreeMap<(Uuid, Uuid), Vec<String>> {
+    let mut out: BTreeMap<(Uuid, Uuid), Vec<String>> = BTreeMap::new();
+    if kind == RequestType::Container {
+        return out;
+    }
+    let mut has: BTreeMap<(Uuid, Uuid), BTreeSet<&str>> = BTreeMap::new();
+    for t in targets {
+        has.entry((t.account_id, t.shipment_id))
+            .or_default()
+            .insert(t.number.as_str());
+    }
+    for (shipment, numbers) in has {
+        let missing: Vec<String> = d
+            .per_container
+            .keys()
+            .filter(|n| {
+                boxtrack_core::ident::looks_like_container(n) && !numbers.contains(n.as_str())
+            })
+            .cloned()
+            .collect();
+        if !missing.is_empty() {
+            out.insert(shipment, missing);
+        }
+    }
+    out
+}
+
+/// Adds the boxes that joined the bill since it was tracked ([`joining`]) to their shipments;
+/// returns the subject's targets read again when any was added.
+async fn join_new_boxes(
+    db: &Db,
+    subject: &SubjectRow,
+    kind: RequestType,
+    targets: &[Target],
+    d: &Digest,
+    now_us: i64,
+) -> Result<Option<Vec<Target>>, StoreError> {
+    let mut added = 0;
+    for ((account, shipment), numbers) in joining(kind, targets, d) {
+        let boxes: Vec<NewContainer> = numbers
+            .iter()
+            .map(|n| NewContainer {
+                number: n.clone(),
+                observations: d.for_container(n),
+            })
+            .collect();
+        let joined = tracking::join_shipment(db, account, shipment, &boxes, now_us).await?;
+        if !joined.over_limit.is_empty() {
+            tracing::warn!(%account, subject = %subject.reference, numbers = ?joined.over_limit,
+                "containers that joined a tracked bill are left out: the account's plan is at its limit");
+        }
+        added += joined.created.len();
+    }
+    if added == 0 {
+        return Ok(None);
+    }
+    Ok(Some(
+        subjects::targets(db, &subject.scac, &subject.kind, &subject.reference).await?,
+    ))
 }
 
 /// A span of the carrier's schedule in real time: the schedule runs on the carrier's clock

@@ -60,6 +60,25 @@ fn concerns(e: &Event, t: &subjects::PushTarget) -> bool {
     }
 }
 
+/// The documents (bill of lading, booking) named by equipment events about boxes that none of
+/// `targets` is.
+fn unknown_boxes_bills(events: &[Event], targets: &[subjects::PushTarget]) -> Vec<String> {
+    let known: BTreeSet<&str> = targets.iter().map(|t| t.number.as_str()).collect();
+    let mut out = BTreeSet::new();
+    for e in events {
+        if let Some(c) = &e.equipment_reference
+            && !known.contains(boxtrack_core::ident::normalize(c).as_str())
+        {
+            out.extend(
+                e.document_references
+                    .iter()
+                    .map(|d| d.document_reference_value.clone()),
+            );
+        }
+    }
+    out.into_iter().collect()
+}
+
 /// Verifies, stores and applies one push received at `now_us`; its events are checked against
 /// `source_now_us`, the carrier's clock (the `Date` of its call, or `now_us`).
 pub async fn dcsa(
@@ -146,6 +165,10 @@ pub async fn dcsa(
     let numbers: Vec<String> = numbers.into_iter().collect();
     let references: Vec<String> = references.into_iter().collect();
     let targets = subjects::targets_for_push(db, &numbers, &references).await?;
+    // a box nobody tracks, on a bill somebody tracks, may have joined that bill since it was
+    // tracked: the bill's next poll (made due now) adds it with its whole history
+    let joining = unknown_boxes_bills(&parsed.events, &targets);
+    subjects::poll_soon(db, &joining, now_us).await?;
     let mut per_account: BTreeMap<Uuid, Vec<(Uuid, Vec<Observation>)>> = BTreeMap::new();
     let mut seen = BTreeSet::new();
     for t in &targets {

@@ -113,6 +113,28 @@ pub async fn finish(db: &Db, id: Uuid, now: i64, polled: &Polled) -> Result<()> 
     Ok(())
 }
 
+/// Makes the active subjects with one of these references due at `now` (sooner, never
+/// later): a pushed event named a box they may lack, and their next poll adds it. Returns how
+/// many were made due.
+pub async fn poll_soon(db: &Db, references: &[String], now: i64) -> Result<u64> {
+    if references.is_empty() {
+        return Ok(0);
+    }
+    let mut marks = crate::sql::Marks::new(db.backend());
+    let (set, after) = (marks.one(), marks.one());
+    let sql = format!(
+        "UPDATE subjects SET next_due_us = {set} WHERE active = TRUE AND next_due_us > {after} AND reference IN ({})",
+        marks.list(references.len())
+    );
+    Ok(on_db!(db, p => {
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now).bind(now);
+        for r in references {
+            q = q.bind(r);
+        }
+        q.execute(p).await?.rows_affected()
+    }))
+}
+
 /// One subject by key.
 pub async fn get(db: &Db, scac: &str, kind: &str, reference: &str) -> Result<Option<SubjectRow>> {
     let sql =
@@ -129,6 +151,8 @@ pub struct Target {
     pub account_id: Uuid,
     /// Container.
     pub container_id: Uuid,
+    /// Its shipment.
+    pub shipment_id: Uuid,
     /// Its number.
     pub number: String,
     /// Its status.
@@ -149,7 +173,7 @@ pub async fn targets(db: &Db, scac: &str, kind: &str, reference: &str) -> Result
         Db::Postgres(_) => ("c.state::text", "s.route::text", "s.state::text"),
     };
     let sql = format!(
-        "SELECT c.account_id, c.id AS container_id, c.number, c.current_status, {} AS state, {} AS route, {} AS shipment_state \
+        "SELECT c.account_id, c.id AS container_id, c.shipment_id, c.number, c.current_status, {} AS state, {} AS route, {} AS shipment_state \
          FROM tracking_requests tr JOIN shipments s ON s.tracking_request_id = tr.id JOIN containers c ON c.shipment_id = s.id \
          WHERE tr.request_number = $3 AND tr.request_type = $2 AND s.scac = $1 AND {} ORDER BY c.account_id, c.number",
         cast.0,

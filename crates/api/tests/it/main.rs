@@ -14,6 +14,7 @@ mod faults;
 mod helpers;
 mod ingest;
 mod isolation;
+mod joining;
 mod journeys;
 mod jsonapi;
 mod mcp;

@@ -128,11 +128,19 @@ impl Step<'_> {
         let mut created = Vec::new();
         let mut numbered: Vec<(Uuid, String)> = Vec::new();
         for nc in new.containers {
-            let id = self.create_container(tx, shipment_id, nc).await?;
+            let id = create_container_in(tx, request.account_id, shipment_id, nc, now).await?;
             created.push(id);
             numbered.push((id, nc.number.clone()));
         }
-        set_initial_fields(tx, request, shipment_id, &numbered, now).await?;
+        set_initial_fields(
+            tx,
+            request.id,
+            request.account_id,
+            Some(shipment_id),
+            &numbered,
+            now,
+        )
+        .await?;
         if let Some(name) = new.scenario {
             on_tx!(tx, c => sqlx::query(
                 "INSERT INTO sandbox_runs (id, account_id, shipment_id, scenario, started_us, next_step, done) VALUES ($1, $2, $3, $4, $5, 0, FALSE)")
@@ -144,41 +152,6 @@ impl Step<'_> {
             .bind(request.id).bind(new.scac).bind(shipment_id).bind(self.attempts).bind(now)
             .execute(c).await.map(|_| ())?);
         Ok(created)
-    }
-
-    /// One container of a new shipment, with what the carrier said of it and what EDI files
-    /// said of the box before it was tracked.
-    async fn create_container(
-        &self,
-        tx: &mut Tx,
-        shipment_id: Uuid,
-        nc: &NewContainer,
-    ) -> Result<Uuid> {
-        let (account_id, now) = (self.request.account_id, self.now);
-        let container_id = Uuid::now_v7();
-        on_tx!(tx, c => sqlx::query(
-            "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us) \
-             VALUES ($1, $2, $3, $4, $5, $6, 'new', FALSE, NULL, TRUE, $7, $7)")
-            .bind(container_id).bind(account_id).bind(shipment_id).bind(&nc.number)
-            .bind(Json(Vec::<String>::new())).bind(Json(ContainerState::default())).bind(now)
-            .execute(c).await.map(|_| ())?);
-        append(
-            tx,
-            account_id,
-            "container.created",
-            "container",
-            container_id,
-            &json!({"container_id": container_id, "shipment_id": shipment_id, "number": nc.number}),
-            now,
-        )
-        .await?;
-        // what EDI files said of the box before it was tracked (taken under the number's
-        // lock, so that a file kept meanwhile is either read here or finds this container)
-        crate::early::lock_number(tx, &nc.number).await?;
-        let mut observations = nc.observations.clone();
-        observations.extend(crate::early::for_new_container_in(tx, account_id, &nc.number).await?);
-        apply_in(tx, account_id, container_id, &observations, now).await?;
-        Ok(container_id)
     }
 
     /// Fails the request for `reason`.
@@ -232,4 +205,40 @@ impl Step<'_> {
         .await?;
         Ok(None)
     }
+}
+
+/// One container of a shipment (new, or joined by a box its carrier named later), with what
+/// the carrier said of it and what EDI files said of the box before it was tracked; logged as
+/// `container.created`.
+pub(super) async fn create_container_in(
+    tx: &mut Tx,
+    account_id: Uuid,
+    shipment_id: Uuid,
+    nc: &NewContainer,
+    now: i64,
+) -> Result<Uuid> {
+    let container_id = Uuid::now_v7();
+    on_tx!(tx, c => sqlx::query(
+        "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us) \
+         VALUES ($1, $2, $3, $4, $5, $6, 'new', FALSE, NULL, TRUE, $7, $7)")
+        .bind(container_id).bind(account_id).bind(shipment_id).bind(&nc.number)
+        .bind(Json(Vec::<String>::new())).bind(Json(ContainerState::default())).bind(now)
+        .execute(c).await.map(|_| ())?);
+    append(
+        tx,
+        account_id,
+        "container.created",
+        "container",
+        container_id,
+        &json!({"container_id": container_id, "shipment_id": shipment_id, "number": nc.number}),
+        now,
+    )
+    .await?;
+    // what EDI files said of the box before it was tracked (taken under the number's
+    // lock, so that a file kept meanwhile is either read here or finds this container)
+    crate::early::lock_number(tx, &nc.number).await?;
+    let mut observations = nc.observations.clone();
+    observations.extend(crate::early::for_new_container_in(tx, account_id, &nc.number).await?);
+    apply_in(tx, account_id, container_id, &observations, now).await?;
+    Ok(container_id)
 }

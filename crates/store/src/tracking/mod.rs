@@ -14,10 +14,12 @@ use crate::{Db, Result, StoreError, Tx, now_us, on_db, on_tx};
 
 mod apply;
 mod finish;
+mod join;
 
 pub use apply::{apply, apply_batch_in, apply_in, apply_many};
 pub(crate) use apply::{refine_since, takes_reports};
 pub use finish::finish;
+pub use join::{Joined, join_shipment};
 
 /// A stored tracking request.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -150,24 +152,26 @@ pub async fn create_request(
     Ok(row)
 }
 
-/// Sets the custom field values a request carried on the shipment and containers it has
-/// just created (a definition deleted since is skipped).
+/// Sets the custom field values request `request_id` carried on the shipment it has just
+/// created (`shipment`; `None` when only containers joined it) and on containers
+/// `containers` (a definition deleted since is skipped).
 async fn set_initial_fields(
     tx: &mut Tx,
-    request: &TrackingRequestRow,
-    shipment_id: Uuid,
+    request_id: Uuid,
+    account_id: Uuid,
+    shipment: Option<Uuid>,
     containers: &[(Uuid, String)],
     now: i64,
 ) -> Result<()> {
     let stored: Option<Option<Json<Vec<InitialField>>>> = on_tx!(tx, c => sqlx::query_scalar(
         "SELECT initial_custom_fields FROM tracking_requests WHERE id = $1")
-        .bind(request.id).fetch_optional(c).await?);
+        .bind(request_id).fetch_optional(c).await?);
     let Some(Some(Json(fields))) = stored else {
         return Ok(());
     };
     for f in &fields {
         let targets: Vec<Uuid> = if f.entity_type == "Shipment" {
-            vec![shipment_id]
+            shipment.into_iter().collect()
         } else {
             containers
                 .iter()
@@ -180,7 +184,7 @@ async fn set_initial_fields(
                 "INSERT INTO custom_fields (id, account_id, definition_id, entity_type, entity_id, value, created_us, updated_us) \
                  SELECT $1, $2, $3, $4, $5, $6, $7, $7 WHERE EXISTS (SELECT 1 FROM custom_field_definitions WHERE id = $3) \
                  ON CONFLICT (entity_id, definition_id) DO NOTHING")
-                .bind(Uuid::now_v7()).bind(request.account_id).bind(f.definition_id).bind(&f.entity_type)
+                .bind(Uuid::now_v7()).bind(account_id).bind(f.definition_id).bind(&f.entity_type)
                 .bind(entity_id).bind(Json(&f.value)).bind(now)
                 .execute(c).await.map(|_| ())?);
         }
@@ -437,6 +441,17 @@ async fn within_plan_limit(tx: &mut Tx, account_id: Uuid, outcome: Outcome) -> R
     let Outcome::Created { containers, .. } = &outcome else {
         return Ok(outcome);
     };
+    match room_in_plan(tx, account_id).await? {
+        Some(room) if containers.len() as i64 > room => Ok(Outcome::Failed {
+            reason: "plan_limit".into(),
+        }),
+        _ => Ok(outcome),
+    }
+}
+
+/// How many more active containers the account's plan admits (`None`: no limit). The
+/// account's row is locked on PostgreSQL, as a request's creation of containers locks it.
+pub(super) async fn room_in_plan(tx: &mut Tx, account_id: Uuid) -> Result<Option<i64>> {
     let lock = if matches!(tx, Tx::Postgres(_)) {
         " FOR UPDATE"
     } else {
@@ -448,16 +463,11 @@ async fn within_plan_limit(tx: &mut Tx, account_id: Uuid, outcome: Outcome) -> R
         .and_then(|p| p.parse::<Plan>().ok())
         .and_then(Plan::active_container_limit)
     else {
-        return Ok(outcome);
+        return Ok(None);
     };
     let active: i64 = on_tx!(tx, c => sqlx::query_scalar("SELECT COUNT(*) FROM containers WHERE account_id = $1 AND active = TRUE")
         .bind(account_id).fetch_one(c).await?);
-    if active + containers.len() as i64 > i64::from(limit) {
-        return Ok(Outcome::Failed {
-            reason: "plan_limit".into(),
-        });
-    }
-    Ok(outcome)
+    Ok(Some((i64::from(limit) - active).max(0)))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -119,6 +119,7 @@ fn stream(n: usize) -> Res<Vec<String>> {
                 source: *source,
                 fact: fact.clone(),
                 precision: Default::default(),
+                upstream_id: None,
             };
             out.push(serde_json::to_string(&serde_json::json!({"c": c, "o": o}))?);
         }

@@ -82,6 +82,13 @@ pub async fn poll_subject(
     let mut feeds: BTreeMap<(String, String), Option<Vec<Observation>>> = BTreeMap::new();
     for t in &targets {
         let mut obs = d.for_container(&t.number);
+        obs.extend(
+            answer
+                .retracted
+                .iter()
+                .filter(|r| r.about(&t.number))
+                .map(crate::dcsa::Retraction::observation),
+        );
         let state: ContainerState = serde_json::from_str(&t.state).unwrap_or_default();
         let terminal_code = d
             .terminals

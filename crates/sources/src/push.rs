@@ -162,9 +162,23 @@ pub async fn dcsa(
             }
         }
     }
+    for r in &parsed.retracted {
+        numbers.extend(r.equipment_reference.clone());
+        if r.equipment_reference.is_none() {
+            references.extend(r.document_references.iter().cloned());
+        }
+    }
     let numbers: Vec<String> = numbers.into_iter().collect();
     let references: Vec<String> = references.into_iter().collect();
-    let targets = subjects::targets_for_push(db, &numbers, &references).await?;
+    let mut targets = subjects::targets_for_push(db, &numbers, &references).await?;
+    // a withdrawal that names no container or document: wherever its event was applied
+    let unplaced: Vec<String> = parsed
+        .retracted
+        .iter()
+        .filter(|r| r.equipment_reference.is_none() && r.document_references.is_empty())
+        .map(|r| r.event_id.clone())
+        .collect();
+    targets.extend(subjects::targets_holding(db, &unplaced).await?);
     // a box nobody tracks, on a bill somebody tracks, may have joined that bill since it was
     // tracked: the bill's next poll (made due now) adds it with its whole history
     let joining = unknown_boxes_bills(&parsed.events, &targets);
@@ -181,15 +195,24 @@ pub async fn dcsa(
             .filter(|e| concerns(e, t))
             .cloned()
             .collect();
-        if relevant.is_empty() {
+        let refs = [t.request_number.as_str(), t.bill_of_lading_number.as_str()];
+        let withdrawn: Vec<Observation> = parsed
+            .retracted
+            .iter()
+            .filter(|r| r.concerns(&t.number, &refs))
+            .map(dcsa::Retraction::observation)
+            .collect();
+        if relevant.is_empty() && withdrawn.is_empty() {
             continue;
         }
         let known: Option<Route> = serde_json::from_str(&t.route).ok();
         let d = digest(&relevant, known.as_ref());
+        let mut obs = d.for_container(&t.number);
+        obs.extend(withdrawn);
         per_account
             .entry(t.account_id)
             .or_default()
-            .push((t.container_id, d.for_container(&t.number)));
+            .push((t.container_id, obs));
     }
     for (account, batches) in per_account {
         report.containers += batches.len();

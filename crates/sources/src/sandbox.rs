@@ -84,6 +84,7 @@ impl Sandbox {
                             seal_number: Some("SB1234567".into()),
                         }),
                         precision: Default::default(),
+                        upstream_id: None,
                     }],
                 }],
                 scenario: None,

@@ -135,6 +135,7 @@ impl Script {
                     source,
                     fact: fact.clone(),
                     precision: Default::default(),
+                    upstream_id: None,
                 },
             });
         }
@@ -150,6 +151,7 @@ impl Script {
                 source,
                 fact,
                 precision: Default::default(),
+                upstream_id: None,
             },
         });
         self

@@ -94,6 +94,7 @@ pub fn map(s: &TerminalStatus, pod_locode: Option<&str>) -> Vec<Observation> {
         source: DataSource::Terminal,
         fact,
         precision: Default::default(),
+        upstream_id: None,
     };
     let mut out = vec![
         fact(Fact::PodTerminal {

@@ -205,6 +205,8 @@ pub struct DcsaAnswer {
     pub rejected: Vec<Rejected>,
     /// Notes.
     pub notes: Vec<String>,
+    /// Events the carrier withdrew.
+    pub retracted: Vec<crate::dcsa::Retraction>,
     /// Every page body, verbatim.
     pub bodies: Vec<String>,
     /// The carrier's clock when it answered (what its events were checked against).
@@ -844,6 +846,7 @@ impl Upstreams {
             answer.events.extend(parsed.events);
             answer.rejected.extend(parsed.rejected);
             answer.notes.extend(parsed.notes);
+            answer.retracted.extend(parsed.retracted);
             answer.bodies.push(body);
             match next {
                 Some(n) if !n.is_empty() => cursor = Some(n),

@@ -281,3 +281,38 @@ pub async fn targets_for_push(
         q.fetch_all(p).await?
     }))
 }
+
+/// Containers (of every account) that take reports and whose stored state holds one of these
+/// upstream event ids: where a withdrawal that names no container or document may apply. It
+/// reads every such container's state, so it is for the rare withdrawal only.
+pub async fn targets_holding(db: &Db, upstream_ids: &[String]) -> Result<Vec<PushTarget>> {
+    if upstream_ids.is_empty() {
+        return Ok(vec![]);
+    }
+    let (route, find) = match db {
+        Db::Sqlite(..) => ("s.route", "instr(c.state, {}) > 0"),
+        Db::Postgres(_) => ("s.route::text", "strpos(c.state::text, {}) > 0"),
+    };
+    let mut marks = crate::sql::Marks::new(db.backend());
+    let any: Vec<String> = upstream_ids
+        .iter()
+        .map(|_| find.replace("{}", &marks.one()))
+        .collect();
+    let sql = format!(
+        "SELECT c.account_id, c.id AS container_id, c.number, tr.request_number, s.bill_of_lading_number, {route} AS route \
+         FROM containers c JOIN shipments s ON s.id = c.shipment_id JOIN tracking_requests tr ON tr.id = s.tracking_request_id \
+         WHERE ({}) AND {} ORDER BY c.account_id, c.id",
+        any.join(" OR "),
+        crate::tracking::takes_reports(&marks.one()),
+    );
+    let since = crate::tracking::refine_since(crate::now_us());
+    Ok(on_db!(db, p => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        for id in upstream_ids {
+            // the id as a JSON string, as the state stores it
+            q = q.bind(serde_json::Value::String(id.clone()).to_string());
+        }
+        q = q.bind(since);
+        q.fetch_all(p).await?
+    }))
+}

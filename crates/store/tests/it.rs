@@ -370,6 +370,7 @@ async fn early_reports_are_bounded_by_age_and_count() {
             number: Some(format!("CH{t}")),
         },
         precision: Default::default(),
+        upstream_id: None,
     };
     const DAY: i64 = 86_400_000_000;
     for (n, day) in [("AAAU1234565", 1), ("AAAU1234565", 5), ("BBBU7654321", 9)] {

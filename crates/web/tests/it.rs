@@ -600,6 +600,7 @@ async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_acco
                 voyage: Some("001E".into()),
             }),
             precision: Default::default(),
+            upstream_id: None,
         }],
     )
     .await
@@ -1193,6 +1194,7 @@ async fn tables_sort_filter_by_holds_and_export_shipments() {
         source: DataSource::Terminal,
         fact,
         precision: Default::default(),
+        upstream_id: None,
     };
     // MSCU: a customs hold and a last free day in 9 days; CMAU: a pending hold only and a
     // last free day in 2 days; MRSU: neither
@@ -1352,6 +1354,7 @@ async fn a_container_page_shows_its_documents_fields_and_every_upstream_record()
                 at_us: None,
             },
             precision: Default::default(),
+            upstream_id: None,
         })
         .collect();
     boxtrack_store::tracking::apply(&app.db, account, id, &observations)

@@ -503,6 +503,7 @@ async fn dcsa_pushes_must_be_signed_and_then_apply() {
          "equipmentDetails": {"equipmentReference": "MRSU4371639"}}
     ]})
     .to_string();
+    let v3_again = v3.clone();
     let sig = boxtrack_sources::dcsa::sign(SECRET, v3.as_bytes()).unwrap();
     let r = app.send(push(Some(sig), v3)).await;
     assert_eq!(r.status, 200, "{}", r.text);
@@ -539,6 +540,66 @@ async fn dcsa_pushes_must_be_signed_and_then_apply() {
         after3["data"]["attributes"]["pod_discharged_at"],
         "2026-03-20T14:15:00Z"
     );
+    let discharges = || async {
+        let ev = app
+            .get(&format!("/v2/containers/{c}/transport_events"), Some(&key))
+            .await
+            .json();
+        ev["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["attributes"]["event"] == "container.transport.vessel_discharged")
+            .count()
+    };
+    assert_eq!(discharges().await, 1);
+    let changed_discharge = || async {
+        let log = app
+            .get(
+                "/v2/events?filter[event]=container.updated&page[size]=100",
+                Some(&key),
+            )
+            .await
+            .json();
+        log["included"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "container_updated_event")
+            .filter(|e| !e["attributes"]["changeset"]["pod_discharged_at"].is_null())
+            .count()
+    };
+    let before = changed_discharge().await;
+
+    // the carrier withdraws the discharge (3.0 isRetracted, naming only the eventID): the
+    // event leaves the timeline, the attribute is null again, and the change is a
+    // container.updated; the same event pushed again stays withdrawn
+    let retracted = serde_json::json!({"events": [
+        {"eventID": "disc-MRSU4371639-MXZLO", "isRetracted": true,
+         "eventUpdatedDateTime": "2026-03-21T09:00:00Z"}
+    ]})
+    .to_string();
+    let sig = boxtrack_sources::dcsa::sign(SECRET, retracted.as_bytes()).unwrap();
+    let r = app.send(push(Some(sig), retracted)).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let after4 = app
+        .get(&format!("/v2/containers/{c}"), Some(&key))
+        .await
+        .json();
+    assert!(
+        after4["data"]["attributes"]["pod_discharged_at"].is_null(),
+        "{after4}"
+    );
+    assert_eq!(discharges().await, 0);
+    assert_eq!(
+        changed_discharge().await,
+        before + 1,
+        "the withdrawal is a container.updated change"
+    );
+    let sig = boxtrack_sources::dcsa::sign(SECRET, v3_again.as_bytes()).unwrap();
+    let r = app.send(push(Some(sig), v3_again)).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(discharges().await, 0);
 }
 
 async fn ingest_edifact(app: &TestApp, key: &str, body: &str) -> crate::helpers::Resp {

@@ -461,6 +461,7 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
         source: DataSource::Terminal,
         fact,
         precision: Default::default(),
+        upstream_id: None,
     };
     let changes = boxtrack_store::tracking::apply(
         &app.db,
@@ -585,6 +586,7 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
             source: DataSource::Terminal,
             fact: Fact::Holds { holds: vec![] },
             precision: Default::default(),
+            upstream_id: None,
         }],
     )
     .await
@@ -619,6 +621,7 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
                     voyage: None,
                 }),
                 precision: Default::default(),
+                upstream_id: None,
             },
             Observation {
                 observed_us: t + 3,
@@ -628,6 +631,7 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
                     at_us: None,
                 },
                 precision: Default::default(),
+                upstream_id: None,
             },
         ],
     )
@@ -748,6 +752,7 @@ async fn rail_lfd_needs_its_entitlement() {
                     at_us: Some(1_900_000_000_123_456),
                 },
                 precision: Default::default(),
+                upstream_id: None,
             }],
         )
         .await
@@ -843,12 +848,14 @@ async fn raw_events_are_kept_once_however_often_they_are_fetched() {
                 at_us: None,
             },
             precision: Default::default(),
+            upstream_id: None,
         },
         Observation {
             observed_us: 7,
             source: DataSource::Terminal,
             fact: Fact::Holds { holds: vec![] },
             precision: Default::default(),
+            upstream_id: None,
         },
     ];
     for _ in 0..3 {
@@ -902,6 +909,7 @@ async fn fees_are_shown_in_the_contracts_words() {
                 ],
             },
             precision: Default::default(),
+            upstream_id: None,
         }],
     )
     .await
@@ -1557,6 +1565,7 @@ async fn the_arrival_window_runs_on_the_carriers_clock() {
                     voyage: None,
                 }),
                 precision: Default::default(),
+                upstream_id: None,
             }],
         }],
     )
@@ -2303,6 +2312,7 @@ async fn a_journey_that_ended_still_takes_what_happened_before_its_end_and_nothi
         source,
         fact,
         precision,
+        upstream_id: None,
     };
     use boxtrack_core::tracking::precedence::Precision;
     // the terminal's CODECO, to the minute, tells the last moves first: the journey ends
@@ -2477,6 +2487,7 @@ async fn a_report_kept_for_later_finds_a_container_made_known_meanwhile() {
             number: Some("CH1".into()),
         },
         precision: Default::default(),
+        upstream_id: None,
     };
     let now = boxtrack_store::now_us();
     // the file's lookup found neither; meanwhile the first one's container was made known

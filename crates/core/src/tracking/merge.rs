@@ -203,6 +203,7 @@ fn report_of(e: &EventFact, o: &Observation) -> Report {
         precision: o.precision,
         observed_us: o.observed_us,
         fact: e.clone(),
+        upstream_id: o.upstream_id.clone(),
     }
 }
 
@@ -410,6 +411,74 @@ fn apply_event(
     }
 }
 
+/// The source withdrew report `upstream_id`: it leaves every record of the container and its
+/// shipment. A transport event left with no report is withdrawn (off the timelines, no event
+/// of its own); one left with others shows what they decide. The times those records set
+/// are decided again from what is left (gone when nothing is), and a time that changed goes
+/// into the `container.updated` changeset.
+fn retract(
+    c: &mut ContainerState,
+    s: &mut ShipmentState,
+    upstream_id: &str,
+    pass: &mut Pass,
+    out: &mut Vec<Change>,
+) {
+    c.withdrawn.insert(upstream_id.to_string());
+    for w in c.milestones.withdraw(upstream_id) {
+        if let Some(k) = time_key(w.milestone, w.place) {
+            let now = latest_time(&c.milestones, k);
+            if now != c.times.get(&k).copied() {
+                pass.corrected.insert(k);
+            }
+            match now {
+                Some(v) => c.times.insert(k, v),
+                None => c.times.remove(&k),
+            };
+        }
+        match c.milestones.get(&w.key).and_then(Record::decided) {
+            Some(d) if d == *w.before => {}
+            Some(d) => out.push(Change::TransportRevised(shown(&d, &w.key, false))),
+            None => out.push(Change::TransportWithdrawn { key: w.key }),
+        }
+    }
+    for w in c.estimates.withdraw(upstream_id) {
+        let k = TimeKey::Estimated(w.milestone, w.place);
+        match estimate_of(&c.estimates, w.milestone, w.place) {
+            Some(v) => c.times.insert(k, v),
+            None => c.times.remove(&k),
+        };
+        if w.gone {
+            out.push(Change::TransportWithdrawn { key: w.key });
+        }
+    }
+    let mut touched: BTreeSet<(Milestone, Place)> = BTreeSet::new();
+    for w in s.milestones.withdraw(upstream_id) {
+        touched.insert((w.milestone, w.place));
+    }
+    for w in s.estimates.withdraw(upstream_id) {
+        touched.insert((w.milestone, w.place));
+    }
+    for (m, place) in touched {
+        let actual = latest_at(&s.milestones, m, place);
+        let estimate = estimate_of(&s.estimates, m, place);
+        match (m, place) {
+            (Milestone::VesselDeparted, Place::Origin) => {
+                s.pol_atd_us = actual;
+                s.pol_etd_us = estimate;
+            }
+            (Milestone::VesselArrived, Place::Pod) => {
+                s.pod_ata_us = actual;
+                s.pod_eta_us = estimate;
+            }
+            (Milestone::ArrivedAtInlandDestination, Place::Inland) => {
+                s.destination_ata_us = actual;
+                s.destination_eta_us = estimate;
+            }
+            _ => {}
+        }
+    }
+}
+
 fn normalize_holds(holds: &[Hold]) -> Vec<Hold> {
     let mut v: Vec<Hold> = holds
         .iter()
@@ -436,8 +505,16 @@ fn apply(
     out: &mut Vec<Change>,
 ) {
     let at = o.observed_us;
+    if o.upstream_id
+        .as_ref()
+        .is_some_and(|id| c.withdrawn.contains(id))
+        && !matches!(o.fact, Fact::Retracted { .. })
+    {
+        return;
+    }
     match &o.fact {
         Fact::Event(e) => apply_event(c, s, e, o, pass, out),
+        Fact::Retracted { upstream_id } => retract(c, s, upstream_id, pass, out),
         Fact::Availability { available, at_us } => {
             if newer(&mut c.versions, VersionKey::Availability, at) {
                 let was = c.available_for_pickup;
@@ -663,6 +740,24 @@ fn lfd_event(which: Option<LfdKind>) -> String {
 fn fold(changes: Vec<Change>) -> Vec<Change> {
     let mut out: Vec<Change> = Vec::with_capacity(changes.len());
     for ch in changes {
+        if let Change::TransportWithdrawn { key } = &ch {
+            // an event new in this batch and withdrawn in it never was; one revised in it is
+            // withdrawn
+            let earlier = out.iter().position(|x| {
+                matches!(x, Change::Transport(t) | Change::TransportRevised(t) if t.key.as_deref() == Some(key.as_str()))
+            });
+            match earlier.map(|i| (i, matches!(out.get(i), Some(Change::Transport(_))))) {
+                Some((i, true)) => {
+                    out.remove(i);
+                }
+                Some((i, false)) => {
+                    out.remove(i);
+                    out.push(ch);
+                }
+                None => out.push(ch),
+            }
+            continue;
+        }
         let key = match &ch {
             Change::Transport(t) | Change::TransportRevised(t) => t.key.clone(),
             _ => None,
@@ -815,6 +910,7 @@ mod tests {
             source,
             fact,
             precision: Default::default(),
+            upstream_id: None,
         }
     }
 
@@ -874,6 +970,138 @@ mod tests {
         let m3 = merge(&m2.container, &m2.shipment, &slip, ALL);
         assert!(m3.changes.is_empty());
         assert_eq!(m3.container, m2.container);
+    }
+
+    /// `obs` with the source's own id of the report.
+    fn with_id(o: Observation, id: &str) -> Observation {
+        Observation {
+            upstream_id: Some(id.into()),
+            ..o
+        }
+    }
+
+    fn retraction(observed_us: i64, id: &str) -> Observation {
+        with_id(
+            obs(
+                observed_us,
+                DataSource::ShippingLine,
+                Fact::Retracted {
+                    upstream_id: id.into(),
+                },
+            ),
+            id,
+        )
+    }
+
+    #[test]
+    fn a_withdrawn_report_leaves_its_milestone_and_never_comes_back() {
+        let loaded = ev(Milestone::VesselLoaded, Place::Origin, 100 * H, false);
+        let departed = ev(Milestone::VesselDeparted, Place::Origin, 101 * H, false);
+        let batch = vec![
+            with_id(obs(1, DataSource::ShippingLine, loaded.clone()), "ev-load"),
+            with_id(
+                obs(2, DataSource::ShippingLine, departed.clone()),
+                "ev-depa",
+            ),
+        ];
+        let m = merge(
+            &ContainerState::default(),
+            &ShipmentState::default(),
+            &batch,
+            ALL,
+        );
+        assert_eq!(m.shipment.pol_atd_us, Some(101 * H));
+        let key = |f: &Fact| match f {
+            Fact::Event(e) => Book::actual_key(e),
+            _ => unreachable!(),
+        };
+
+        // the carrier withdraws the departure: the event leaves, with its times
+        let w = merge(&m.container, &m.shipment, &[retraction(9, "ev-depa")], ALL);
+        assert_eq!(
+            w.changes.first(),
+            Some(&Change::TransportWithdrawn {
+                key: key(&departed)
+            })
+        );
+        assert!(!w.container.times.contains_key(&t::POL_VESSEL_DEPARTED));
+        assert_eq!(w.shipment.pol_atd_us, None);
+        assert!(
+            w.container
+                .milestones
+                .latest(Milestone::VesselLoaded, Place::Origin)
+                .is_some()
+        );
+        assert!(
+            w.container
+                .milestones
+                .latest(Milestone::VesselDeparted, Place::Origin)
+                .is_none()
+        );
+        assert!(
+            w.changes
+                .iter()
+                .all(|c| !c.logged() || matches!(c, Change::ContainerUpdated { .. }))
+        );
+
+        // the same report delivered again (a redelivery, an answer read out of order) stays out
+        let again = merge(&w.container, &w.shipment, &batch, ALL);
+        assert!(again.changes.is_empty(), "{:?}", again.changes);
+        assert_eq!(again.container, w.container);
+
+        // withdrawn before it came: it never becomes an event
+        let early = merge(
+            &ContainerState::default(),
+            &ShipmentState::default(),
+            &[retraction(0, "ev-depa"), batch[1].clone()],
+            ALL,
+        );
+        assert!(early.changes.is_empty(), "{:?}", early.changes);
+        assert!(early.container.milestones.is_empty());
+
+        // a withdrawal of what nobody applied changes nothing visible
+        let none = merge(&m.container, &m.shipment, &[retraction(9, "ev-other")], ALL);
+        assert!(none.changes.is_empty());
+    }
+
+    #[test]
+    fn a_milestone_another_source_also_reported_stays_when_one_withdraws() {
+        let at = 100 * H + 33_000_000;
+        let dcsa = with_id(
+            obs(
+                1,
+                DataSource::ShippingLine,
+                ev(Milestone::VesselDischarged, Place::Pod, at, false),
+            ),
+            "ev-disc",
+        );
+        let x12 = Observation {
+            precision: Precision::Minute,
+            ..obs(
+                2,
+                DataSource::ShippingLine,
+                ev(Milestone::VesselDischarged, Place::Pod, 100 * H, false),
+            )
+        };
+        let m = merge(
+            &ContainerState::default(),
+            &ShipmentState::default(),
+            &[dcsa, x12],
+            ALL,
+        );
+        assert_eq!(m.container.times.get(&t::POD_DISCHARGED), Some(&at));
+        let w = merge(&m.container, &m.shipment, &[retraction(9, "ev-disc")], ALL);
+        // one event still, at the minute the 315 gave, revised in place
+        assert_eq!(w.container.times.get(&t::POD_DISCHARGED), Some(&(100 * H)));
+        assert!(
+            matches!(w.changes.first(), Some(Change::TransportRevised(_))),
+            "{:?}",
+            w.changes
+        );
+        let Some(Change::ContainerUpdated { changeset }) = w.changes.last() else {
+            panic!("{:?}", w.changes);
+        };
+        assert!(changeset.contains_key("pod_discharged_at"), "{changeset:?}");
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub struct Report {
     pub observed_us: i64,
     /// What it said.
     pub fact: EventFact,
+    /// The source's own id of it (a DCSA `eventID`), by which the source may withdraw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_id: Option<String>,
 }
 
 /// One physical event (or, in an estimates book, the current estimate of one milestone).
@@ -165,6 +168,12 @@ impl Record {
             .find(|r| r.source == report.source && r.precision == report.precision);
         match same {
             Some(r) if (r.observed_us, &r.fact) >= (report.observed_us, &report.fact) => {
+                // the same report, now with the source's id of it (kept before ids were)
+                if (r.observed_us, &r.fact) == (report.observed_us, &report.fact)
+                    && r.upstream_id.is_none()
+                {
+                    r.upstream_id = report.upstream_id;
+                }
                 return false;
             }
             Some(r) => *r = report,
@@ -184,6 +193,21 @@ pub enum Added {
     Revised(usize, Box<Decided>),
     /// Nothing shown changed (the same report again, or a report that loses).
     Unchanged(usize),
+}
+
+/// A record that lost reports because their source withdrew them ([`Book::withdraw`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Withdrawn {
+    /// The record's key.
+    pub key: String,
+    /// Its milestone.
+    pub milestone: Milestone,
+    /// Its place.
+    pub place: Place,
+    /// What it showed before.
+    pub before: Box<Decided>,
+    /// No report is left: the record is gone.
+    pub gone: bool,
 }
 
 /// The milestone records of a container or a shipment.
@@ -291,6 +315,41 @@ impl Book {
         }
     }
 
+    /// Takes out every report with this upstream id (the source withdrew it). For each
+    /// record it touched: `None` when no report is left (the record is gone), or what it
+    /// showed before. The reports' milestones and places are returned too.
+    pub fn withdraw(&mut self, upstream_id: &str) -> Vec<Withdrawn> {
+        let mut out = Vec::new();
+        for record in &mut self.0 {
+            if !record
+                .reports
+                .iter()
+                .any(|r| r.upstream_id.as_deref() == Some(upstream_id))
+            {
+                continue;
+            }
+            let before = record.decided();
+            let of = record
+                .reports
+                .first()
+                .map(|r| (r.fact.milestone, r.fact.place));
+            record
+                .reports
+                .retain(|r| r.upstream_id.as_deref() != Some(upstream_id));
+            if let (Some(before), Some((milestone, place))) = (before, of) {
+                out.push(Withdrawn {
+                    key: record.key.clone(),
+                    milestone,
+                    place,
+                    before: Box::new(before),
+                    gone: record.reports.is_empty(),
+                });
+            }
+        }
+        self.0.retain(|r| !r.reports.is_empty());
+        out
+    }
+
     /// The record with this key.
     pub fn get(&self, key: &str) -> Option<&Record> {
         self.0.iter().find(|r| r.key == key)
@@ -384,6 +443,7 @@ mod tests {
             precision,
             observed_us: observed,
             fact: f,
+            upstream_id: None,
         }
     }
 
@@ -428,6 +488,7 @@ mod tests {
             source: DataSource::ShippingLine,
             fact: f,
             precision,
+            upstream_id: None,
         };
         let finer = EventFact {
             at_us: Some(1_000 * H + 33 * S),

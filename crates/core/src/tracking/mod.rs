@@ -342,6 +342,12 @@ pub enum Fact {
         /// Chassis number.
         number: Option<String>,
     },
+    /// The source withdrew an event it reported earlier (a DCSA 3.0 event marked
+    /// `isRetracted`): every milestone report with this [`Observation::upstream_id`] goes.
+    Retracted {
+        /// The source's id of the withdrawn report.
+        upstream_id: String,
+    },
 }
 
 /// What a source said about one container at one moment.
@@ -357,6 +363,10 @@ pub struct Observation {
     /// stored before precision was kept keep their keys).
     #[serde(default, skip_serializing_if = "Precision::is_second")]
     pub precision: Precision,
+    /// The source's own id of the report it came from (a DCSA `eventID`), so that the source
+    /// can withdraw it later ([`Fact::Retracted`]); left out when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_id: Option<String>,
 }
 
 /// Everything boxtrack knows about a container on one shipment. Stored as JSON; every field
@@ -410,6 +420,10 @@ pub struct ContainerState {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     #[serde(deserialize_with = "versions::lenient")]
     pub provenance: BTreeMap<versions::VersionKey, provenance::Provenance>,
+    /// The source ids of reports their sources withdrew: a copy of one that comes later (a
+    /// redelivery, a body read out of order) is not applied.
+    #[serde(skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub withdrawn: std::collections::BTreeSet<String>,
 }
 
 /// Shipment-level state fed by the same observations (carrier view of the voyage).
@@ -532,6 +546,13 @@ pub enum Change {
         /// New terminal.
         new: Option<String>,
     },
+    /// A recorded transport event whose every report its sources withdrew: it leaves every
+    /// timeline (kept in the event log, as a superseded estimate is); no event of its own (the
+    /// time attribute it set going away is in the merge's `container.updated` changeset).
+    TransportWithdrawn {
+        /// The event's milestone key.
+        key: String,
+    },
     /// The shipment's ETA at the POD changed.
     ShipmentEstimatedArrival {
         /// Previous ETA.
@@ -543,9 +564,13 @@ pub enum Change {
 
 impl Change {
     /// Whether the change is an event-log entry (and so a webhook): all are but a
-    /// [`Change::TransportRevised`], which updates its event in place.
+    /// [`Change::TransportRevised`], which updates its event in place, and a
+    /// [`Change::TransportWithdrawn`], which takes it off the timelines.
     pub fn logged(&self) -> bool {
-        !matches!(self, Change::TransportRevised(_))
+        !matches!(
+            self,
+            Change::TransportRevised(_) | Change::TransportWithdrawn { .. }
+        )
     }
 
     /// The event-log / webhook event name of this change.
@@ -555,6 +580,7 @@ impl Change {
             Change::ContainerUpdated { .. } => "container.updated".into(),
             Change::PodTerminalChanged { .. } => "container.pod_terminal_changed".into(),
             Change::ShipmentEstimatedArrival { .. } => "shipment.estimated.arrival".into(),
+            Change::TransportWithdrawn { .. } => "container.transport.withdrawn".into(),
         }
     }
 }
@@ -688,6 +714,7 @@ pub fn raw_view(o: &Observation) -> RawView {
         Fact::Equipment(_) => v.event = "equipment".into(),
         Fact::RailCarriers { .. } => v.event = "rail_carriers".into(),
         Fact::Chassis { .. } => v.event = "chassis".into(),
+        Fact::Retracted { .. } => v.event = "retracted".into(),
     }
     v
 }

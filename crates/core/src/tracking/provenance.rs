@@ -42,6 +42,7 @@ impl Provenance {
             source: r.source,
             fact: Fact::Event(r.fact.clone()),
             precision: r.precision,
+            upstream_id: None,
         })
     }
 }
@@ -143,12 +144,14 @@ mod tests {
             source: DataSource::ShippingLine,
             fact: departed(1_000_000_033_000_000),
             precision: Precision::Second,
+            upstream_id: None,
         };
         let x12 = Observation {
             observed_us: 20,
             source: DataSource::ShippingLine,
             fact: departed(1_000_000_000_000_000),
             precision: Precision::Minute,
+            upstream_id: None,
         };
         let holds = Observation {
             observed_us: 30,
@@ -161,6 +164,7 @@ mod tests {
                 }],
             },
             precision: Precision::Second,
+            upstream_id: None,
         };
         let m = merge(
             &ContainerState::default(),

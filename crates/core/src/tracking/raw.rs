@@ -153,6 +153,7 @@ pub fn describe(fact: &Fact) -> String {
         Fact::Chassis { number } => {
             format!("Chassis: {}", number.as_deref().unwrap_or("none"))
         }
+        Fact::Retracted { upstream_id } => format!("Withdrawn by its source: event {upstream_id}"),
     }
 }
 
@@ -282,6 +283,7 @@ mod tests {
             source: DataSource::Terminal,
             fact: Fact::Holds { holds: vec![] },
             precision: Default::default(),
+            upstream_id: None,
         };
         assert_eq!(event_time(&o), 42);
         let o = Observation {
@@ -289,6 +291,7 @@ mod tests {
             source: DataSource::ShippingLine,
             fact: event(Milestone::FullOut, false, Some(7)),
             precision: Default::default(),
+            upstream_id: None,
         };
         assert_eq!(event_time(&o), 7);
     }

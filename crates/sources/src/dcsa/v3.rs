@@ -11,8 +11,9 @@
 //!   `eventLocation` (its `facility.facilityCode` is the terminal), the vessel and voyages sit in
 //!   `transportDetails.transportCall`;
 //! - `IOT` and `REEFER` events carry no container milestone: kept in the stored body, noted,
-//!   not mapped; a retracted event (`isRetracted`) is noted and not applied (an event already
-//!   applied from an earlier body stays: see `docs/precedence.md`).
+//!   not mapped; a retracted event (`isRetracted`, which may carry only its `eventID`) is a
+//!   [`super::Retraction`]: what boxtrack applied from that event is withdrawn (see
+//!   `docs/precedence.md`, "A source withdraws what it said").
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -290,10 +291,19 @@ pub(super) fn parse_items(items: Vec<Value>, now_us: i64) -> Parsed {
             }
         };
         if e.is_retracted {
-            out.notes.push(format!(
-                "event {index}: eventID {} is retracted; not applied",
-                event_id.as_deref().unwrap_or("(none)")
-            ));
+            match event_id {
+                Some(id) => {
+                    out.notes.push(format!(
+                        "event {index}: eventID {id} is retracted; what it said is withdrawn"
+                    ));
+                    out.retracted.push(retraction(id, &e));
+                }
+                None => out.rejected.push(reject(
+                    "missing_field",
+                    "a retracted event needs its eventID".into(),
+                    None,
+                )),
+            }
             continue;
         }
         let kind = e
@@ -312,6 +322,30 @@ pub(super) fn parse_items(items: Vec<Value>, now_us: i64) -> Parsed {
         }
     }
     out
+}
+
+/// What a retracted event says of itself: its id, and the container and documents when given.
+fn retraction(event_id: String, e: &Event3) -> super::Retraction {
+    let docs = e.shipment_details.as_ref().map_or_else(Vec::new, |d| {
+        d.document_reference
+            .iter()
+            .chain(&d.additional_document_references)
+            .filter_map(|r| r.reference.clone())
+            .collect()
+    });
+    super::Retraction {
+        event_id,
+        equipment_reference: e
+            .equipment_details
+            .as_ref()
+            .and_then(|q| q.equipment_reference.as_deref())
+            .map(boxtrack_core::ident::normalize),
+        document_references: docs,
+        observed_us: e
+            .event_updated_date_time
+            .as_deref()
+            .and_then(boxtrack_core::time::parse_micros),
+    }
 }
 
 /// `{typeCode, reference}` of a document reference.
@@ -584,6 +618,14 @@ mod tests {
         assert!(p.rejected[2].reason.contains("DCSA 3.0"));
         assert!(p.notes.iter().any(|n| n.contains("retracted")));
         assert_eq!(p.events.len(), 1);
+        // the withdrawn event names neither a container nor a document
+        let r: Vec<(&str, bool)> = p
+            .retracted
+            .iter()
+            .map(|r| (r.event_id.as_str(), r.equipment_reference.is_none()))
+            .collect();
+        assert_eq!(r, [("c", true)]);
+        assert!(p.retracted[0].about("APZU4812090"));
     }
 
     #[test]

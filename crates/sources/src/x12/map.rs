@@ -155,6 +155,7 @@ impl Ctx<'_> {
                             at_us: Some(at),
                         },
                         precision: Precision::of_clock(m.at.time.as_deref()),
+                        upstream_id: None,
                     }),
                     None => self.notes.push("free-time date unreadable".into()),
                 }
@@ -228,6 +229,7 @@ impl Ctx<'_> {
                     seal_number: m.seals.first().cloned(),
                 }),
                 precision: Default::default(),
+                upstream_id: None,
             });
         }
         if rail && let Some((_, name, id)) = m.parties.iter().find(|(q, _, _)| q == "RR") {
@@ -240,6 +242,7 @@ impl Ctx<'_> {
                     ind: Some(scac),
                 },
                 precision: Default::default(),
+                upstream_id: None,
             });
         }
     }
@@ -304,6 +307,7 @@ impl Ctx<'_> {
                 voyage: vessel.then(|| self.voyage.clone()).flatten(),
             }),
             precision: Precision::of_clock(stamp.time.as_deref()),
+            upstream_id: None,
         });
     }
 }

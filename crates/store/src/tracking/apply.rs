@@ -272,6 +272,8 @@ struct Plan {
     transport: Vec<NewTransport>,
     /// Transport events updated in place.
     revised: Vec<(Uuid, TransportEvent)>,
+    /// Transport events whose sources withdrew every report (container, milestone key).
+    withdrawn: Vec<(Uuid, String)>,
     /// Event-log entries.
     entries: Vec<crate::events::NewEvent>,
     /// Shipments with a container that came back empty.
@@ -365,13 +367,17 @@ fn container_update(
     }
 }
 
-/// What one change writes: a new transport event and its log entry, a revised one (updated in
-/// place, no entry of its own), or a log entry on the container or the shipment.
+/// What one change writes: a new transport event and its log entry, a revised or withdrawn one
+/// (updated in place, no entry of its own), or a log entry on the container or the shipment.
 fn record_change(plan: &mut Plan, row: &StateRow, change: &Change) {
     let mut payload = json!({"container_id": row.id, "shipment_id": row.shipment_id});
     let (object_type, object_id) = match change {
         Change::TransportRevised(t) => {
             plan.revised.push((row.id, t.clone()));
+            return;
+        }
+        Change::TransportWithdrawn { key } => {
+            plan.withdrawn.push((row.id, key.clone()));
             return;
         }
         Change::Transport(t) => {
@@ -480,6 +486,14 @@ async fn write_transport(
             .bind(t.at_us).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
             .bind(labels.label(container_id, boxtrack_core::tracking::source_name(t.source)))
             .bind(*container_id).bind(account_id).bind(&t.key)
+            .execute(x).await.map(|_| ())?);
+    }
+    // withdrawn by their sources: off every timeline, as a superseded estimate is
+    for (container_id, key) in &plan.withdrawn {
+        const SQL: &str = "UPDATE transport_events SET superseded_us = $1 \
+            WHERE container_id = $2 AND account_id = $3 AND milestone_key = $4 AND superseded_us IS NULL";
+        on_tx!(tx, x => sqlx::query(SQL)
+            .bind(now).bind(*container_id).bind(account_id).bind(key)
             .execute(x).await.map(|_| ())?);
     }
     Ok(())

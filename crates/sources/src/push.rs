@@ -60,6 +60,70 @@ fn concerns(e: &Event, t: &subjects::PushTarget) -> bool {
     }
 }
 
+/// The tracked containers a push may concern: by the container numbers its events and
+/// withdrawals name, by the bills and bookings its vessel events name, and, for a withdrawal
+/// that names neither, wherever its event was applied.
+async fn targets_of(
+    db: &Db,
+    parsed: &dcsa::Parsed,
+) -> Result<Vec<subjects::PushTarget>, StoreError> {
+    let mut numbers = BTreeSet::new();
+    let mut references = BTreeSet::new();
+    for e in &parsed.events {
+        if let Some(c) = &e.equipment_reference {
+            numbers.insert(boxtrack_core::ident::normalize(c));
+        } else {
+            references.extend(
+                e.document_references
+                    .iter()
+                    .map(|d| d.document_reference_value.clone()),
+            );
+        }
+    }
+    for r in &parsed.retracted {
+        numbers.extend(r.equipment_reference.clone());
+        if r.equipment_reference.is_none() {
+            references.extend(r.document_references.iter().cloned());
+        }
+    }
+    let numbers: Vec<String> = numbers.into_iter().collect();
+    let references: Vec<String> = references.into_iter().collect();
+    let mut targets = subjects::targets_for_push(db, &numbers, &references).await?;
+    let unplaced: Vec<String> = parsed
+        .retracted
+        .iter()
+        .filter(|r| r.equipment_reference.is_none() && r.document_references.is_empty())
+        .map(|r| r.event_id.clone())
+        .collect();
+    targets.extend(subjects::targets_holding(db, &unplaced).await?);
+    Ok(targets)
+}
+
+/// What a push says of tracked container `t`: its events and the withdrawals that concern it
+/// (`None`: nothing).
+fn observations_for(parsed: &dcsa::Parsed, t: &subjects::PushTarget) -> Option<Vec<Observation>> {
+    let relevant: Vec<Event> = parsed
+        .events
+        .iter()
+        .filter(|e| concerns(e, t))
+        .cloned()
+        .collect();
+    let refs = [t.request_number.as_str(), t.bill_of_lading_number.as_str()];
+    let withdrawn: Vec<Observation> = parsed
+        .retracted
+        .iter()
+        .filter(|r| r.concerns(&t.number, &refs))
+        .map(dcsa::Retraction::observation)
+        .collect();
+    if relevant.is_empty() && withdrawn.is_empty() {
+        return None;
+    }
+    let known: Option<Route> = serde_json::from_str(&t.route).ok();
+    let mut obs = digest(&relevant, known.as_ref()).for_container(&t.number);
+    obs.extend(withdrawn);
+    Some(obs)
+}
+
 /// The documents (bill of lading, booking) named by equipment events about boxes that none of
 /// `targets` is.
 fn unknown_boxes_bills(events: &[Event], targets: &[subjects::PushTarget]) -> Vec<String> {
@@ -150,35 +214,7 @@ pub async fn dcsa(
         )
         .await?,
     );
-    let mut numbers = BTreeSet::new();
-    let mut references = BTreeSet::new();
-    for e in &parsed.events {
-        if let Some(c) = &e.equipment_reference {
-            numbers.insert(boxtrack_core::ident::normalize(c));
-        }
-        if e.equipment_reference.is_none() {
-            for d in &e.document_references {
-                references.insert(d.document_reference_value.clone());
-            }
-        }
-    }
-    for r in &parsed.retracted {
-        numbers.extend(r.equipment_reference.clone());
-        if r.equipment_reference.is_none() {
-            references.extend(r.document_references.iter().cloned());
-        }
-    }
-    let numbers: Vec<String> = numbers.into_iter().collect();
-    let references: Vec<String> = references.into_iter().collect();
-    let mut targets = subjects::targets_for_push(db, &numbers, &references).await?;
-    // a withdrawal that names no container or document: wherever its event was applied
-    let unplaced: Vec<String> = parsed
-        .retracted
-        .iter()
-        .filter(|r| r.equipment_reference.is_none() && r.document_references.is_empty())
-        .map(|r| r.event_id.clone())
-        .collect();
-    targets.extend(subjects::targets_holding(db, &unplaced).await?);
+    let targets = targets_of(db, &parsed).await?;
     // a box nobody tracks, on a bill somebody tracks, may have joined that bill since it was
     // tracked: the bill's next poll (made due now) adds it with its whole history
     let joining = unknown_boxes_bills(&parsed.events, &targets);
@@ -189,30 +225,12 @@ pub async fn dcsa(
         if !seen.insert(t.container_id) {
             continue;
         }
-        let relevant: Vec<Event> = parsed
-            .events
-            .iter()
-            .filter(|e| concerns(e, t))
-            .cloned()
-            .collect();
-        let refs = [t.request_number.as_str(), t.bill_of_lading_number.as_str()];
-        let withdrawn: Vec<Observation> = parsed
-            .retracted
-            .iter()
-            .filter(|r| r.concerns(&t.number, &refs))
-            .map(dcsa::Retraction::observation)
-            .collect();
-        if relevant.is_empty() && withdrawn.is_empty() {
-            continue;
+        if let Some(obs) = observations_for(&parsed, t) {
+            per_account
+                .entry(t.account_id)
+                .or_default()
+                .push((t.container_id, obs));
         }
-        let known: Option<Route> = serde_json::from_str(&t.route).ok();
-        let d = digest(&relevant, known.as_ref());
-        let mut obs = d.for_container(&t.number);
-        obs.extend(withdrawn);
-        per_account
-            .entry(t.account_id)
-            .or_default()
-            .push((t.container_id, obs));
     }
     for (account, batches) in per_account {
         report.containers += batches.len();

@@ -44,6 +44,14 @@ impl UpstreamConfig {
     }
 }
 
+/// An answer of upstream `name` that cannot be read, and why.
+fn malformed(name: &str, reason: String) -> UpstreamError {
+    UpstreamError::Malformed {
+        name: name.into(),
+        reason,
+    }
+}
+
 /// Why an upstream call gave nothing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UpstreamError {
@@ -807,19 +815,13 @@ impl Upstreams {
             match &cursor {
                 // a 2.2 `Next-Page` may be a whole URL; a 3.0 cursor is always opaque
                 Some(c) if version == dcsa::Version::V2_2 && c.starts_with("http") => {
-                    let next = reqwest::Url::parse(c).map_err(|e| UpstreamError::Malformed {
-                        name: scac.into(),
-                        reason: format!("Next-Page {c:?}: {e}"),
-                    })?;
+                    let next = reqwest::Url::parse(c)
+                        .map_err(|e| malformed(scac, format!("Next-Page {c:?}: {e}")))?;
                     // the credentials go to the configured host only
                     if next.origin() != url.origin() {
-                        return Err(UpstreamError::Malformed {
-                            name: scac.into(),
-                            reason: format!(
-                                "Next-Page points to another host ({})",
-                                next.origin().ascii_serialization()
-                            ),
-                        });
+                        let host = next.origin().ascii_serialization();
+                        let why = format!("Next-Page points to another host ({host})");
+                        return Err(malformed(scac, why));
                     }
                     url = next;
                 }
@@ -839,10 +841,7 @@ impl Upstreams {
             }
             // checked against the carrier's own clock, not ours
             let parsed = dcsa::parse(body.as_bytes(), clock.now_at(boxtrack_core::time::now_us()))
-                .map_err(|e| UpstreamError::Malformed {
-                    name: scac.into(),
-                    reason: e.0,
-                })?;
+                .map_err(|e| malformed(scac, e.0))?;
             answer.events.extend(parsed.events);
             answer.rejected.extend(parsed.rejected);
             answer.notes.extend(parsed.notes);
@@ -877,10 +876,7 @@ impl Upstreams {
                 return Ok(None);
             }
             let s: TerminalStatus =
-                serde_json::from_str(&body).map_err(|e| UpstreamError::Malformed {
-                    name: code.into(),
-                    reason: e.to_string(),
-                })?;
+                serde_json::from_str(&body).map_err(|e| malformed(code, e.to_string()))?;
             Ok(Some((s, body)))
         }
         .await;

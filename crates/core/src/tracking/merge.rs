@@ -18,6 +18,7 @@ use super::precedence::agree;
 use super::rules::{self, t};
 use super::times::TimeKey;
 use super::versions::VersionKey;
+use super::withdraw::retract;
 use super::{
     Book, Change, ContainerState, DataSource, EventFact, Fact, Fee, Hold, LfdKind, Milestone,
     Observation, Place, ShipmentState, TransportEvent,
@@ -56,7 +57,7 @@ pub fn time_attribute(m: Milestone, place: Place) -> Option<&'static str> {
     }
 }
 
-fn time_key(m: Milestone, place: Place) -> Option<TimeKey> {
+pub(super) fn time_key(m: Milestone, place: Place) -> Option<TimeKey> {
     use Milestone::*;
     Some(match (m, place) {
         (EmptyOut, Place::Origin) => t::EMPTY_OUT,
@@ -192,8 +193,9 @@ fn pod_vessel(s: &mut ShipmentState, e: &EventFact, at: i64) {
 /// that a revision moved by more than their precision (they go into the `container.updated`
 /// changeset), and whether the ETA at the POD changed while the vessel was still on its way.
 #[derive(Default)]
-struct Pass {
-    corrected: BTreeSet<TimeKey>,
+pub(super) struct Pass {
+    /// Milestone times a report corrected (not only refined) in this merge.
+    pub(super) corrected: BTreeSet<TimeKey>,
     eta_news: bool,
 }
 
@@ -207,7 +209,7 @@ fn report_of(e: &EventFact, o: &Observation) -> Report {
     }
 }
 
-fn shown(d: &Decided, key: &str, estimated: bool) -> TransportEvent {
+pub(super) fn shown(d: &Decided, key: &str, estimated: bool) -> TransportEvent {
     let mut t = transport(&d.fact, d.source, estimated);
     t.key = Some(key.to_string());
     t
@@ -220,7 +222,7 @@ fn has_happened(c: &ContainerState, m: Milestone, place: Place) -> bool {
 }
 
 /// The time attribute `key` from the latest occurrence of the milestones it shows.
-fn latest_time(book: &Book, key: TimeKey) -> Option<i64> {
+pub(super) fn latest_time(book: &Book, key: TimeKey) -> Option<i64> {
     book.0
         .iter()
         .filter_map(Record::decided)
@@ -230,7 +232,7 @@ fn latest_time(book: &Book, key: TimeKey) -> Option<i64> {
 }
 
 /// The latest decided time of milestone `m` at `place` in a book.
-fn latest_at(book: &Book, m: Milestone, place: Place) -> Option<i64> {
+pub(super) fn latest_at(book: &Book, m: Milestone, place: Place) -> Option<i64> {
     book.latest(m, place).and_then(|d| d.fact.at_us)
 }
 
@@ -321,7 +323,7 @@ fn apply_estimate(
     }
 }
 
-fn estimate_of(book: &Book, m: Milestone, place: Place) -> Option<i64> {
+pub(super) fn estimate_of(book: &Book, m: Milestone, place: Place) -> Option<i64> {
     book.get(&Book::estimate_key(m, place))
         .and_then(Record::decided)
         .and_then(|d| d.fact.at_us)
@@ -411,92 +413,6 @@ fn apply_event(
     }
 }
 
-/// The source withdrew report `upstream_id`: it leaves every record of the container and its
-/// shipment. A transport event left with no report is withdrawn (off the timelines, no event
-/// of its own); one left with others shows what they decide. The times those records set
-/// are decided again from what is left (gone when nothing is), and a time that changed goes
-/// into the `container.updated` changeset.
-fn retract(
-    c: &mut ContainerState,
-    s: &mut ShipmentState,
-    upstream_id: &str,
-    pass: &mut Pass,
-    out: &mut Vec<Change>,
-) {
-    c.withdrawn.insert(upstream_id.to_string());
-    for w in c.milestones.withdraw(upstream_id) {
-        if let Some(k) = time_key(w.milestone, w.place) {
-            let now = latest_time(&c.milestones, k);
-            if now != c.times.get(&k).copied() {
-                pass.corrected.insert(k);
-            }
-            match now {
-                Some(v) => c.times.insert(k, v),
-                None => c.times.remove(&k),
-            };
-        }
-        match c.milestones.get(&w.key).and_then(Record::decided) {
-            Some(d) if d == *w.before => {}
-            Some(d) => out.push(Change::TransportRevised(shown(&d, &w.key, false))),
-            None => out.push(Change::TransportWithdrawn { key: w.key }),
-        }
-    }
-    for w in c.estimates.withdraw(upstream_id) {
-        let k = TimeKey::Estimated(w.milestone, w.place);
-        match estimate_of(&c.estimates, w.milestone, w.place) {
-            Some(v) => c.times.insert(k, v),
-            None => c.times.remove(&k),
-        };
-        if w.gone {
-            out.push(Change::TransportWithdrawn { key: w.key });
-        }
-    }
-    let mut touched: BTreeSet<(Milestone, Place)> = BTreeSet::new();
-    for w in s.milestones.withdraw(upstream_id) {
-        touched.insert((w.milestone, w.place));
-    }
-    for w in s.estimates.withdraw(upstream_id) {
-        touched.insert((w.milestone, w.place));
-    }
-    for (m, place) in touched {
-        let actual = latest_at(&s.milestones, m, place);
-        let estimate = estimate_of(&s.estimates, m, place);
-        match (m, place) {
-            (Milestone::VesselDeparted, Place::Origin) => {
-                s.pol_atd_us = actual;
-                s.pol_etd_us = estimate;
-            }
-            (Milestone::VesselArrived, Place::Pod) => {
-                s.pod_ata_us = actual;
-                s.pod_eta_us = estimate;
-            }
-            (Milestone::ArrivedAtInlandDestination, Place::Inland) => {
-                s.destination_ata_us = actual;
-                s.destination_eta_us = estimate;
-            }
-            _ => {}
-        }
-    }
-}
-
-fn normalize_holds(holds: &[Hold]) -> Vec<Hold> {
-    let mut v: Vec<Hold> = holds
-        .iter()
-        .map(|h| Hold {
-            name: rules::canonical_hold_name(&h.name).to_string(),
-            status: if h.status == "pending" {
-                "pending".into()
-            } else {
-                "hold".into()
-            },
-            description: h.description.clone(),
-        })
-        .collect();
-    v.sort();
-    v.dedup();
-    v
-}
-
 fn apply(
     c: &mut ContainerState,
     s: &mut ShipmentState,
@@ -505,13 +421,6 @@ fn apply(
     out: &mut Vec<Change>,
 ) {
     let at = o.observed_us;
-    if o.upstream_id
-        .as_ref()
-        .is_some_and(|id| c.withdrawn.contains(id))
-        && !matches!(o.fact, Fact::Retracted { .. })
-    {
-        return;
-    }
     match &o.fact {
         Fact::Event(e) => apply_event(c, s, e, o, pass, out),
         Fact::Retracted { upstream_id } => retract(c, s, upstream_id, pass, out),
@@ -534,25 +443,12 @@ fn apply(
         }
         Fact::Holds { holds } => {
             if newer(&mut c.versions, VersionKey::Holds, at) {
-                c.holds = normalize_holds(holds);
+                c.holds = rules::normalize_holds(holds);
             }
         }
         Fact::Fees { fees } => {
             if newer(&mut c.versions, VersionKey::Fees, at) {
-                // the contract's types and ISO 4217 codes; a fee in no currency is dropped
-                let mut f: Vec<Fee> = fees
-                    .iter()
-                    .filter_map(|f| {
-                        Some(Fee {
-                            kind: rules::canonical_fee_type(&f.kind).to_string(),
-                            amount_minor: f.amount_minor,
-                            currency_code: rules::currency_code(&f.currency_code)?,
-                        })
-                    })
-                    .collect();
-                f.sort();
-                f.dedup();
-                c.fees = f;
+                c.fees = rules::normalize_fees(fees);
             }
         }
         Fact::Lfd { which, at_us } => {
@@ -802,6 +698,9 @@ pub fn merge(
     let view_before = terminal_view(&c, view);
     let mut pass = Pass::default();
     for o in &sorted {
+        if super::withdraw::withdrawn_before(&c, o) {
+            continue;
+        }
         let before = c.versions.clone();
         apply(&mut c, &mut s, o, &mut pass, &mut changes);
         // what this report wrote remembers it

@@ -16,6 +16,7 @@ pub mod raw;
 pub mod rules;
 pub mod times;
 pub mod versions;
+mod withdraw;
 
 use std::collections::{BTreeMap, BTreeSet};
 

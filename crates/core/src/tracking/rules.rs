@@ -348,6 +348,43 @@ pub fn current_status(c: &ContainerState, inland: bool) -> ContainerStatus {
     ContainerStatus::New
 }
 
+/// Fees in the contract's types and ISO 4217 codes, sorted, once each; a fee in no currency
+/// is dropped.
+pub fn normalize_fees(fees: &[Fee]) -> Vec<Fee> {
+    let mut f: Vec<Fee> = fees
+        .iter()
+        .filter_map(|f| {
+            Some(Fee {
+                kind: canonical_fee_type(&f.kind).to_string(),
+                amount_minor: f.amount_minor,
+                currency_code: currency_code(&f.currency_code)?,
+            })
+        })
+        .collect();
+    f.sort();
+    f.dedup();
+    f
+}
+
+/// Holds under their canonical names, `pending` or `hold`, sorted, once each.
+pub fn normalize_holds(holds: &[Hold]) -> Vec<Hold> {
+    let mut v: Vec<Hold> = holds
+        .iter()
+        .map(|h| Hold {
+            name: canonical_hold_name(&h.name).to_string(),
+            status: if h.status == "pending" {
+                "pending".into()
+            } else {
+                "hold".into()
+            },
+            description: h.description.clone(),
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

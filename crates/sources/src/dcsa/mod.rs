@@ -28,7 +28,10 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod retraction;
 pub mod v3;
+
+pub use retraction::Retraction;
 
 /// The version of DCSA Track & Trace a carrier speaks (`dcsa_version` in its
 /// `[carriers.SCAC]` table).
@@ -280,58 +283,6 @@ pub struct Parsed {
     pub notes: Vec<String>,
     /// Events the carrier withdrew (3.0 `isRetracted`).
     pub retracted: Vec<Retraction>,
-}
-
-/// An event the carrier withdrew: what boxtrack applied from it earlier goes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Retraction {
-    /// The withdrawn event's `eventID`.
-    pub event_id: String,
-    /// The container it was about, when the retraction says (normalized).
-    pub equipment_reference: Option<String>,
-    /// The bills and bookings it names, when it says.
-    pub document_references: Vec<String>,
-    /// When the carrier withdrew it (`eventUpdatedDateTime`), if it says.
-    pub observed_us: Option<i64>,
-}
-
-impl Retraction {
-    /// Whether it may concern container `number` of a subject whose answer it came in: it
-    /// names that container, or none.
-    pub fn about(&self, number: &str) -> bool {
-        self.equipment_reference
-            .as_deref()
-            .is_none_or(|c| c == number)
-    }
-
-    /// Whether it may concern container `number` tracked through `references` (a retraction
-    /// that names neither a container nor a document may concern any container holding a
-    /// report of the event).
-    pub fn concerns(&self, number: &str, references: &[&str]) -> bool {
-        match &self.equipment_reference {
-            Some(c) => c == number,
-            None => {
-                self.document_references.is_empty()
-                    || self
-                        .document_references
-                        .iter()
-                        .any(|d| references.contains(&d.as_str()))
-            }
-        }
-    }
-
-    /// The observation that withdraws the event's reports.
-    pub fn observation(&self) -> Observation {
-        Observation {
-            observed_us: self.observed_us.unwrap_or(0),
-            source: DataSource::ShippingLine,
-            fact: Fact::Retracted {
-                upstream_id: self.event_id.clone(),
-            },
-            precision: Default::default(),
-            upstream_id: Some(self.event_id.clone()),
-        }
-    }
 }
 
 /// The body is neither an array of 2.2 events nor a 3.0 `{"events": [...]}` object.
@@ -775,34 +726,26 @@ pub fn map(events: &[Event], route: &Route) -> (Vec<Targeted>, Vec<String>) {
                 }
             }),
         });
-        out.push((
-            container.clone(),
-            Observation {
-                observed_us,
-                source: DataSource::ShippingLine,
-                fact,
-                precision: Default::default(),
-                upstream_id: e.event_id.clone(),
-            },
-        ));
+        let said = |fact| Observation {
+            observed_us,
+            source: DataSource::ShippingLine,
+            fact,
+            precision: Default::default(),
+            upstream_id: e.event_id.clone(),
+        };
+        out.push((container.clone(), said(fact)));
         if let Some(iso) = &e.iso_equipment_code {
             let (length, height, kind) = ident::size_type(iso);
             if length.is_some() {
                 out.push((
                     container,
-                    Observation {
-                        observed_us,
-                        source: DataSource::ShippingLine,
-                        fact: Fact::Equipment(Equipment {
-                            equipment_type: kind.map(str::to_string),
-                            equipment_length: length,
-                            equipment_height: height.map(str::to_string),
-                            weight_in_lbs: None,
-                            seal_number: e.seals.first().map(|s| s.seal_number.clone()),
-                        }),
-                        precision: Default::default(),
-                        upstream_id: e.event_id.clone(),
-                    },
+                    said(Fact::Equipment(Equipment {
+                        equipment_type: kind.map(str::to_string),
+                        equipment_length: length,
+                        equipment_height: height.map(str::to_string),
+                        weight_in_lbs: None,
+                        seal_number: e.seals.first().map(|s| s.seal_number.clone()),
+                    })),
                 ));
             }
         }

@@ -187,8 +187,9 @@ fn joining(
     out
 }
 
-/// Adds the boxes that joined the bill since it was tracked ([`joining`]) to their shipments;
-/// returns the subject's targets read again when any was added.
+/// Adds the boxes that joined the bill since it was tracked ([`joining`]) to their shipments
+/// (with what EDI files said of them before; the poll then feeds them as any other); returns
+/// the subject's targets read again when any was added.
 async fn join_new_boxes(
     db: &Db,
     subject: &SubjectRow,
@@ -201,9 +202,10 @@ async fn join_new_boxes(
     for ((account, shipment), numbers) in joining(kind, targets, d) {
         let boxes: Vec<NewContainer> = numbers
             .iter()
+            // the carrier's history of the box comes with the rest of this poll
             .map(|n| NewContainer {
                 number: n.clone(),
-                observations: d.for_container(n),
+                observations: vec![],
             })
             .collect();
         let joined = tracking::join_shipment(db, account, shipment, &boxes, now_us).await?;

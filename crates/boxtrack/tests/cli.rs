@@ -2440,6 +2440,7 @@ async fn many_sources_tell_one_story() {
     let record: Value = sim_get(&http, &sim_url, "/sim/v1/record").await;
     let micros = |v: &Value| v.as_str().and_then(boxtrack_core::time::parse_micros);
     let mut listed_ids = std::collections::BTreeSet::new();
+    let mut listed_attrs = std::collections::BTreeMap::new();
     let mut milestones = 0;
     let (mut missing, mut twice, mut off, mut extra) = (vec![], vec![], vec![], vec![]);
     for c in &list {
@@ -2464,6 +2465,12 @@ async fn many_sources_tell_one_story() {
             })
             .collect();
         listed_ids.extend(actual.iter().map(|e| e["id"].as_str().unwrap().to_string()));
+        listed_attrs.extend(actual.iter().map(|e| {
+            (
+                e["id"].as_str().unwrap().to_string(),
+                (number.to_string(), e["attributes"].clone()),
+            )
+        }));
         let truth = record["containers"][number].as_array().unwrap();
         for h in truth {
             let name = format!("container.transport.{}", h["event"].as_str().unwrap());
@@ -2556,6 +2563,35 @@ async fn many_sources_tell_one_story() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     }
+    let unsent: Vec<&String> = listed_ids
+        .iter()
+        .filter(|id| !by_object.contains_key(*id))
+        .collect();
+    if !unsent.is_empty() {
+        // what the server says of them: the events and their notifications
+        let mut told = Vec::new();
+        for id in &unsent {
+            let (number, attributes) = &listed_attrs[*id];
+            told.push(format!("event {number}: {attributes}"));
+            let name = attributes["event"].as_str().unwrap_or_default();
+            let notes = get_json(
+                &http,
+                &base,
+                &key,
+                &format!("/v2/webhook_notifications?page[size]=100&filter[event]={name}"),
+            )
+            .await;
+            for n in notes["data"].as_array().into_iter().flatten() {
+                if n["relationships"]["reference_object"]["data"]["id"] == id.as_str() {
+                    told.push(format!("notification {n}"));
+                }
+            }
+        }
+        panic!(
+            "transport events without a webhook: {unsent:?}\n{}",
+            told.join("\n")
+        );
+    }
     for id in &listed_ids {
         assert_eq!(
             by_object.get(id),
@@ -2589,6 +2625,10 @@ async fn sim_get(http: &reqwest::Client, sim_url: &str, path: &str) -> Value {
 }
 
 /// A webhook receiver on port 0 that keeps every JSON body it is sent: its URL and the bodies.
+/// It runs on a thread and runtime of its own, so that the test's blocking steps (waiting for a
+/// stopped server to exit, for a started one to listen) never keep it from answering: a
+/// server draining its deliveries at SIGTERM would otherwise wait on a receiver that the test,
+/// waiting on that server, keeps from running.
 async fn hook_receiver() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Value>>>) {
     let seen: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = Default::default();
     let store = seen.clone();
@@ -2604,9 +2644,19 @@ async fn hook_receiver() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Value>>
             }
         }),
     );
-    let hook_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let hook_url = format!("http://{}/hook", hook_listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(hook_listener, hook_app).await });
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let hook_url = format!("http://{}/hook", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let _ = axum::serve(listener, hook_app).await;
+        });
+    });
     (hook_url, seen)
 }
 

@@ -212,6 +212,93 @@ fn regex_escape(s: &str) -> String {
     out
 }
 
+/// The query parameters of a use case's typed input ([`boxtrack_app`]), made from its schema:
+/// a nested field is a bracketed name (`filter[pickup_lfd][start]`), its doc line the
+/// description (a range's ends say what they bound), and its schema the query-string form of
+/// what the field takes (as [`q_schema`] writes each kind: the empty value admitted).
+pub fn query_params_of<T: schemars::JsonSchema>() -> Vec<Value> {
+    let mut out = Vec::new();
+    params_in(&request_schema_of::<T>(), None, None, &mut out);
+    out
+}
+
+/// The parameters of `schema`'s properties under `prefix`; `about` is what the enclosing
+/// field bounds (a range's ends name it).
+fn params_in(schema: &Value, prefix: Option<&str>, about: Option<&str>, out: &mut Vec<Value>) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (name, s) in props {
+        let full = prefix.map_or_else(|| name.clone(), |p| format!("{p}[{name}]"));
+        let s = without_null(s);
+        let doc = s
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if s.get("properties").is_some() {
+            // a top-level group (`filter`) names nothing; a field within one does
+            params_in(&s, Some(&full), prefix.map(|_| doc), out);
+            continue;
+        }
+        let description = match about {
+            Some(a) => format!("{a}: {}", lowercase_first(doc)),
+            None => doc.to_string(),
+        };
+        out.push(json!({"name": full, "in": "query", "schema": query_schema(&s), "description": description}));
+    }
+}
+
+/// A field's schema without the `null` an optional field admits.
+fn without_null(s: &Value) -> Value {
+    let mut s = s.clone();
+    if let Some(t) = s.get("type").and_then(Value::as_array) {
+        let kept: Vec<Value> = t.iter().filter(|x| *x != "null").cloned().collect();
+        if let [one] = kept.as_slice() {
+            s["type"] = one.clone();
+        }
+    }
+    if let Some(any) = s.get("anyOf").and_then(Value::as_array) {
+        let kept: Vec<&Value> = any.iter().filter(|x| x["type"] != "null").collect();
+        if let [one] = kept.as_slice() {
+            let mut inner = (*one).clone();
+            if let (Some(o), Some(d)) = (inner.as_object_mut(), s.get("description")) {
+                o.insert("description".into(), d.clone());
+            }
+            return inner;
+        }
+    }
+    s
+}
+
+/// What a query string writes for a field of this JSON schema.
+fn query_schema(s: &Value) -> Value {
+    if s["type"] == "boolean" {
+        return q_schema(&Q::Bool);
+    }
+    if let Some(words) = s.get("enum").and_then(Value::as_array) {
+        let mut e = words.clone();
+        e.push(json!(""));
+        return json!({"type": "string", "enum": e});
+    }
+    match s.get("format").and_then(Value::as_str) {
+        Some("date-time") => return q_schema(&Q::Time),
+        Some("uuid") => return q_schema(&Q::Uuid),
+        _ => {}
+    }
+    match s.get("pattern") {
+        Some(p) => json!({"type": "string", "pattern": p}),
+        None => q_schema(&Q::Text),
+    }
+}
+
+/// `s` with its first letter in lower case.
+fn lowercase_first(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_lowercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 /// Typed query parameters (filters) with their descriptions.
 pub fn typed_params(list: &[(&str, Q, &str)]) -> Vec<Value> {
     list.iter()
@@ -309,4 +396,39 @@ pub fn single(resource: &str) -> Value {
             "links": {"type": "object", "properties": {"self": {"type": "string"}}}
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_use_case_s_input_becomes_its_query_parameters() {
+        let params = query_params_of::<boxtrack_app::containers::ListContainers>();
+        let named = |n: &str| params.iter().find(|p| p["name"] == n).cloned();
+        let start = named("filter[pickup_lfd][start]").unwrap_or_default();
+        assert_eq!(
+            start["description"],
+            "Coalesced last free day: at or after (ISO 8601)."
+        );
+        assert_eq!(start["schema"], q_schema(&Q::Time));
+        assert_eq!(
+            named("filter[ready_for_pickup]").unwrap_or_default()["schema"],
+            q_schema(&Q::Bool)
+        );
+        assert_eq!(
+            named("filter[customer_id]").unwrap_or_default()["schema"],
+            q_schema(&Q::Uuid)
+        );
+        let sort = named("sort").unwrap_or_default();
+        assert!(
+            sort["schema"]["enum"]
+                .as_array()
+                .is_some_and(|e| e.contains(&json!("pickup_lfd")) && e.contains(&json!(""))),
+            "{sort}"
+        );
+        // the groups are not parameters themselves
+        assert!(named("filter").is_none() && named("filter[pickup_lfd]").is_none());
+        assert!(named("q").is_some() && named("filter[updated_at][end]").is_some());
+    }
 }

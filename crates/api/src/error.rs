@@ -252,6 +252,17 @@ impl ApiError {
     }
 }
 
+impl From<boxtrack_app::AppError> for ApiError {
+    fn from(e: boxtrack_app::AppError) -> ApiError {
+        match e {
+            boxtrack_app::AppError::Invalid { param, detail } => {
+                ApiError::bad_parameter(&param, detail)
+            }
+            boxtrack_app::AppError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         match e {

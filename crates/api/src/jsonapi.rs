@@ -180,6 +180,16 @@ impl QueryParams {
         }
     }
 
+    /// A use case's typed input ([`boxtrack_app`]) read from these parameters: JSON:API's
+    /// bracketed names are its nested fields, and an invalid value is 400 naming its
+    /// parameter.
+    pub fn input<T: DeserializeOwned>(&self) -> Result<T, ApiError> {
+        let pairs = self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        Ok(boxtrack_app::query::parse(
+            boxtrack_app::query::from_pairs(pairs),
+        )?)
+    }
+
     /// Validated paging parameters.
     pub fn page(&self) -> Result<Page, ApiError> {
         paging::parse(RawPage {
@@ -393,6 +403,26 @@ pub fn list_response<T: boxtrack_store::list::Keyed>(
     data: Vec<Value>,
     included: Vec<Value>,
 ) -> JsonApi {
+    sorted_list_response(
+        public_url, headers, path, query, page, listed, false, data, included,
+    )
+}
+
+/// [`list_response`] for a list in the order the request asked for: when that is not the
+/// list's default (`sorted`), the links page by number, since cursors follow the default
+/// order only.
+#[allow(clippy::too_many_arguments)]
+pub fn sorted_list_response<T: boxtrack_store::list::Keyed>(
+    public_url: Option<&str>,
+    headers: &HeaderMap,
+    path: &str,
+    query: &QueryParams,
+    page: Page,
+    listed: &boxtrack_store::list::Listed<T>,
+    sorted: bool,
+    data: Vec<Value>,
+    included: Vec<Value>,
+) -> JsonApi {
     let base = base_url(public_url, headers);
     ListDoc {
         base: &base,
@@ -406,6 +436,7 @@ pub fn list_response<T: boxtrack_store::list::Keyed>(
             .rows
             .first()
             .zip(listed.rows.last())
+            .filter(|_| !sorted)
             .map(|(f, l)| (f.key(), l.key())),
     }
     .render(data, included)

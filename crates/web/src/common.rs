@@ -159,6 +159,22 @@ pub(crate) fn unavailable(e: &boxtrack_store::StoreError) -> Response {
     )
 }
 
+/// The page for a use case that did not answer: the database's (as [`unavailable`]), or a
+/// value of the address that means nothing, said plainly.
+pub(crate) fn app_unavailable(e: boxtrack_app::AppError) -> Response {
+    match e {
+        boxtrack_app::AppError::Store(e) => unavailable(&e),
+        boxtrack_app::AppError::Invalid { detail, .. } => page(
+            StatusCode::BAD_REQUEST,
+            "Not understood",
+            &format!(
+                r#"<main><h1>The address asks for something the console cannot show</h1><p role="alert">{}</p></main>"#,
+                esc(&detail)
+            ),
+        ),
+    }
+}
+
 /// "N" or "more than N" for a list's total.
 pub(crate) fn total_text(listed_total: u64, exact: bool) -> String {
     if exact {

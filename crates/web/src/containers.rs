@@ -9,13 +9,16 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use boxtrack_api::html::esc;
 use boxtrack_api::state::AppState;
+use boxtrack_app::containers::{self, ContainerFilter, ContainerSort, ListContainers};
+use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range, Text};
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_store::now_us;
-use boxtrack_store::reads::{self, Filter, ListSort};
-use uuid::Uuid;
+use boxtrack_store::reads::{self, ListSort};
 
-use crate::common::{page_with, pager, see_other, session, total_text, unavailable};
+use crate::common::{
+    app_unavailable, page_with, pager, see_other, session, total_text, unavailable,
+};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -68,20 +71,39 @@ impl Asked {
         }
     }
 
-    /// The store's filter for this question at `now_us`.
-    pub(crate) fn filter(&self, now_us: i64) -> Filter {
-        Filter {
-            q: (!self.q.is_empty()).then(|| self.q.clone()),
-            current_status: (!self.status.is_empty()).then(|| self.status.clone()),
-            ready_for_pickup: self.ready.then_some(true),
-            lfd_end_us: self.lfd_days.map(|d| now_us + i64::from(d) * DAY_US),
-            carrier: (!self.carrier.is_empty()).then(|| self.carrier.clone()),
-            port: (!self.port.is_empty()).then(|| self.port.clone()),
-            updated_start_us: self.updated_days.map(|d| now_us - i64::from(d) * DAY_US),
-            on_hold: self.holds,
-            sort: self.sort,
-            ..Filter::default()
+    /// The use case's question ([`ListContainers`], as the API and MCP ask it) at `now_us`:
+    /// the form's days become instants.
+    pub(crate) fn input(&self, now_us: i64) -> ListContainers {
+        let text = |t: &str| (!t.is_empty()).then(|| Text(t.to_string()));
+        let flag = |b: bool| b.then_some(Flag(true));
+        let days =
+            |d: Option<u32>, sign: i64| d.map(|d| Instant(now_us + sign * i64::from(d) * DAY_US));
+        ListContainers {
+            q: text(&self.q),
+            filter: ContainerFilter {
+                current_status: ContainerStatus::parse(&self.status).map(|c| AnyOf::of(vec![c])),
+                ready_for_pickup: flag(self.ready),
+                pickup_lfd: Range {
+                    start: None,
+                    end: days(self.lfd_days, 1),
+                },
+                carrier: text(&self.carrier),
+                port: text(&self.port),
+                updated_at: Range {
+                    start: days(self.updated_days, -1),
+                    end: None,
+                },
+                on_hold: self.holds.map(Flag),
+                ..ContainerFilter::default()
+            },
+            sort: Some(One(ContainerSort(self.sort))),
         }
+    }
+
+    /// The store's filter for this question at `now_us`.
+    #[cfg(test)]
+    pub(crate) fn filter(&self, now_us: i64) -> boxtrack_store::reads::Filter {
+        self.input(now_us).filter()
     }
 
     /// The query string of this question on page `n`.
@@ -139,20 +161,14 @@ pub async fn list(
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
-    let listed = match reads::containers(
-        &state.db,
-        s.account_id,
-        &asked.filter(now),
-        &Page {
-            number: asked.page,
-            size: PAGE_SIZE,
-            cursor: None,
-        },
-    )
-    .await
-    {
-        Ok(l) => l,
-        Err(e) => return unavailable(&e),
+    let page = Page {
+        number: asked.page,
+        size: PAGE_SIZE,
+        cursor: None,
+    };
+    let listed = match containers::list(&state.db, s.account_id, &asked.input(now), &page).await {
+        Ok(found) => found.listed,
+        Err(e) => return app_unavailable(e),
     };
     let options: String = std::iter::once(("", "any status"))
         .chain(
@@ -272,7 +288,7 @@ pub async fn export(
     let Some((_, s)) = session(&state, &headers).await else {
         return see_other("/console/sign-in");
     };
-    let filter = Asked::from_query(&query).filter(now_us());
+    let asked = Asked::from_query(&query).input(now_us());
     let mut out = crate::csv::record(&[
         "number",
         "status",
@@ -287,17 +303,13 @@ pub async fn export(
         "updated_at",
         "id",
     ]);
-    let mut walk = crate::csv::Walk::new(filter.sort);
+    let mut walk = crate::csv::Walk::new(asked.sort());
     loop {
-        let listed = match reads::containers(&state.db, s.account_id, &filter, &walk.page()).await {
-            Ok(l) => l,
-            Err(e) => return unavailable(&e),
+        let found = match containers::list(&state.db, s.account_id, &asked, &walk.page()).await {
+            Ok(found) => found,
+            Err(e) => return app_unavailable(e),
         };
-        let ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_id).collect();
-        let shipments = match reads::shipments_by_id(&state.db, s.account_id, &ids).await {
-            Ok(m) => m,
-            Err(e) => return unavailable(&e),
-        };
+        let (listed, shipments) = (&found.listed, &found.shipments);
         for c in &listed.rows {
             let sh = shipments.get(&c.shipment_id);
             out.push_str(&crate::csv::record(&[
@@ -423,9 +435,10 @@ mod tests {
         assert_eq!(f.port.as_deref(), Some("USLAX"));
         assert_eq!(f.updated_start_us, Some(1_000 - 2 * DAY_US));
         assert_eq!(f.q.as_deref(), Some("MSCU 12"));
-        assert_eq!(f.current_status.as_deref(), Some("available"));
+        assert_eq!(f.statuses, ["available"]);
         assert_eq!(f.ready_for_pickup, Some(true));
-        assert_eq!(f.lfd_end_us, Some(1_000 + 3 * DAY_US));
+        // the end of a range takes in its whole second
+        assert_eq!(f.lfd_end_us, Some(3 * DAY_US + 999_999));
         assert_eq!(
             a.query_for(3),
             "q=MSCU%2012&status=available&ready=1&lfd_days=3&carrier=MAEU&port=USLAX&updated_days=2&page=3"
@@ -458,7 +471,7 @@ mod tests {
             }
         );
         let f = a.filter(0);
-        assert!(f.q.is_none() && f.current_status.is_none());
+        assert!(f.q.is_none() && f.statuses.is_empty());
         assert!(f.ready_for_pickup.is_none() && f.lfd_end_us.is_none());
     }
 }

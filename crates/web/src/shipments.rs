@@ -10,12 +10,16 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use boxtrack_api::html::esc;
 use boxtrack_api::state::AppState;
+use boxtrack_app::fields::{Instant, One, Range, Text};
+use boxtrack_app::shipments::{self, ListShipments, ShipmentFilter, ShipmentSort, ShipmentStatus};
 use boxtrack_core::paging::Page;
 use boxtrack_core::time::format_local;
 use boxtrack_store::now_us;
-use boxtrack_store::reads::{self, Filter, ListSort};
+use boxtrack_store::reads::{self, ListSort};
 
-use crate::common::{page_with, pager, see_other, session, total_text, unavailable};
+use crate::common::{
+    app_unavailable, page_with, pager, see_other, session, total_text, unavailable,
+};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -62,21 +66,37 @@ impl Asked {
         }
     }
 
-    /// The store's filter for this question at `now_us`.
-    pub(crate) fn filter(&self, now_us: i64) -> Filter {
-        Filter {
-            q: (!self.q.is_empty()).then(|| self.q.clone()),
-            carrier: (!self.carrier.is_empty()).then(|| self.carrier.clone()),
-            port: (!self.port.is_empty()).then(|| self.port.clone()),
-            tracking_stopped: match self.tracking.as_str() {
-                "tracked" => Some(false),
-                "stopped" => Some(true),
-                _ => None,
+    /// The use case's question ([`ListShipments`], as the API and MCP ask it) at `now_us`:
+    /// the form's days become instants.
+    pub(crate) fn input(&self, now_us: i64) -> ListShipments {
+        let text = |t: &str| (!t.is_empty()).then(|| Text(t.to_string()));
+        ListShipments {
+            q: text(&self.q),
+            number: None,
+            filter: ShipmentFilter {
+                carrier: text(&self.carrier),
+                port: text(&self.port),
+                status: match self.tracking.as_str() {
+                    "tracked" => Some(One(ShipmentStatus::Tracking)),
+                    "stopped" => Some(One(ShipmentStatus::TrackingStopped)),
+                    _ => None,
+                },
+                updated_at: Range {
+                    start: self
+                        .updated_days
+                        .map(|d| Instant(now_us - i64::from(d) * DAY_US)),
+                    end: None,
+                },
+                ..ShipmentFilter::default()
             },
-            updated_start_us: self.updated_days.map(|d| now_us - i64::from(d) * DAY_US),
-            sort: self.sort,
-            ..Filter::default()
+            sort: Some(One(ShipmentSort(self.sort))),
         }
+    }
+
+    /// The store's filter for this question at `now_us`.
+    #[cfg(test)]
+    pub(crate) fn filter(&self, now_us: i64) -> boxtrack_store::reads::Filter {
+        self.input(now_us).filter()
     }
 
     /// The query string of this question on page `n`.
@@ -117,25 +137,15 @@ pub async fn list(
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
-    let listed = match reads::shipments(
-        &state.db,
-        s.account_id,
-        &asked.filter(now_us()),
-        &Page {
-            number: asked.page,
-            size: PAGE_SIZE,
-            cursor: None,
-        },
-    )
-    .await
-    {
-        Ok(l) => l,
-        Err(e) => return unavailable(&e),
+    let page = Page {
+        number: asked.page,
+        size: PAGE_SIZE,
+        cursor: None,
     };
-    let ids: Vec<uuid::Uuid> = listed.rows.iter().map(|r| r.id).collect();
-    let containers = match reads::containers_of_many(&state.db, s.account_id, &ids).await {
-        Ok(m) => m,
-        Err(e) => return unavailable(&e),
+    let input = asked.input(now_us());
+    let (listed, containers) = match shipments::list(&state.db, s.account_id, &input, &page).await {
+        Ok(found) => (found.listed, found.containers),
+        Err(e) => return app_unavailable(e),
     };
     let rows: String = listed
         .rows
@@ -230,7 +240,7 @@ pub async fn export(
     let Some((_, s)) = session(&state, &headers).await else {
         return see_other("/console/sign-in");
     };
-    let filter = Asked::from_query(&query).filter(now_us());
+    let asked = Asked::from_query(&query).input(now_us());
     let mut out = crate::csv::record(&[
         "bill_of_lading",
         "scac",
@@ -246,17 +256,13 @@ pub async fn export(
         "updated_at",
         "id",
     ]);
-    let mut walk = crate::csv::Walk::new(filter.sort);
+    let mut walk = crate::csv::Walk::new(asked.sort());
     loop {
-        let listed = match reads::shipments(&state.db, s.account_id, &filter, &walk.page()).await {
-            Ok(l) => l,
-            Err(e) => return unavailable(&e),
-        };
-        let ids: Vec<uuid::Uuid> = listed.rows.iter().map(|r| r.id).collect();
-        let containers = match reads::containers_of_many(&state.db, s.account_id, &ids).await {
-            Ok(m) => m,
-            Err(e) => return unavailable(&e),
-        };
+        let (listed, containers) =
+            match shipments::list(&state.db, s.account_id, &asked, &walk.page()).await {
+                Ok(found) => (found.listed, found.containers),
+                Err(e) => return app_unavailable(e),
+            };
         let time = |t: Option<i64>| {
             t.map(boxtrack_core::time::format_micros)
                 .unwrap_or_default()

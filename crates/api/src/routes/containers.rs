@@ -3,8 +3,10 @@
 use axum::Json;
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
-use boxtrack_core::tracking::rules::ContainerStatus;
-use boxtrack_store::reads::{self, ContainerRow};
+use std::collections::HashMap;
+
+use boxtrack_app::containers::ListContainers;
+use boxtrack_store::reads::{self, ContainerRow, ListSort, ShipmentRow};
 use boxtrack_store::tracking;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -12,12 +14,12 @@ use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::doc::{
-    Op, Q, body, errors, id_param, include_param, list_of, operation, page_params,
+    Op, Q, body, errors, id_param, include_param, list_of, operation, page_params, query_params_of,
     request_schema_of, single, typed_params,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
+use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, sorted_list_response};
 use crate::state::AppState;
 use boxtrack_views::tracking as resources;
 
@@ -32,10 +34,13 @@ const INCLUDES: &[&str] = &[
 ];
 const EVENT_INCLUDES: &[&str] = &["shipment", "container", "location", "terminal", "vessel"];
 
+/// The rows as resources with what `includes` asks for; `known` are their shipments when the
+/// caller read them already.
 async fn render(
     state: &AppState,
     caller: &Caller,
     rows: &[ContainerRow],
+    known: Option<&HashMap<uuid::Uuid, ShipmentRow>>,
     includes: &[String],
 ) -> ApiResult<(Vec<Value>, Vec<Value>)> {
     let mut data = Vec::new();
@@ -44,7 +49,14 @@ async fn render(
         |v: Value, included: &mut Vec<Value>| boxtrack_views::jsonapi::include_once(included, v);
     // the page's related rows, one query per relation (not one per row)
     let shipment_ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
-    let shipments = reads::shipments_by_id(&state.db, caller.account.id, &shipment_ids).await?;
+    let read;
+    let shipments = match known {
+        Some(s) => s,
+        None => {
+            read = reads::shipments_by_id(&state.db, caller.account.id, &shipment_ids).await?;
+            &read
+        }
+    };
     // the shipment's containers: whole rows only where they are included themselves, else
     // what the shipment's resource shows of them (ids and POD terminal)
     let with_siblings = includes.iter().any(|i| i == "shipment.containers");
@@ -133,7 +145,8 @@ async fn render(
     Ok((data, included))
 }
 
-/// `GET /v2/containers`.
+/// `GET /v2/containers`: the use case [`boxtrack_app::containers`], its input read from the
+/// query.
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -144,31 +157,35 @@ pub async fn list(
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
     let includes = q.includes("container", INCLUDES)?;
-    let mut filter = super::shipments::common_filter(&q)?;
-    filter.container_number = q
-        .text("filter[number]")
-        .map(|n| boxtrack_core::ident::normalize(&n));
-    filter.current_status = q
-        .one_of(
-            "filter[current_status]",
-            &ContainerStatus::ALL.map(ContainerStatus::as_str),
-        )?
-        .map(str::to_string);
-    filter.ready_for_pickup = q.boolean("filter[ready_for_pickup]")?;
-    filter.lfd_start_us = q.time("filter[pickup_lfd][start]")?;
-    filter.lfd_end_us = q.time_end("filter[pickup_lfd][end]")?;
-    let listed = reads::containers(&state.db, caller.account.id, &filter, &page).await?;
-    let (data, included) = render(&state, &caller, &listed.rows, &includes).await?;
-    Ok(list_response(
+    let asked: ListContainers = q.input()?;
+    let sorted = sorted_page(asked.sort(), &page)?;
+    let found = boxtrack_app::containers::list(&state.db, caller.account.id, &asked, &page).await?;
+    let rows = &found.listed.rows;
+    let (data, included) = render(&state, &caller, rows, Some(&found.shipments), &includes).await?;
+    Ok(sorted_list_response(
         state.config.public_url.as_deref(),
         &headers,
         uri.path(),
         &q,
         page,
-        &listed,
+        &found.listed,
+        sorted,
         data,
         included,
     ))
+}
+
+/// Whether a list is in an order other than its default (its links then page by number); a
+/// cursor follows the default order only, so one given with another order is 400.
+pub fn sorted_page(sort: ListSort, page: &boxtrack_core::paging::Page) -> ApiResult<bool> {
+    let sorted = sort != ListSort::default();
+    if sorted && page.cursor.is_some() {
+        return Err(ApiError::bad_parameter(
+            "sort",
+            "a cursor (page[after], page[before]) follows the default order only: with sort, page by page[number]",
+        ));
+    }
+    Ok(sorted)
 }
 
 async fn one(
@@ -180,7 +197,8 @@ async fn one(
     let c = reads::container(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    let (mut data, included) = render(state, caller, std::slice::from_ref(&c), includes).await?;
+    let (mut data, included) =
+        render(state, caller, std::slice::from_ref(&c), None, includes).await?;
     Ok(JsonApi::single(data.pop().unwrap_or(Value::Null), included))
 }
 
@@ -410,7 +428,7 @@ pub async fn update_many(
     let found = reads::containers_by_id(&state.db, caller.account.id, &ids).await?;
     let rows: Vec<reads::ContainerRow> =
         ids.iter().filter_map(|id| found.get(id).cloned()).collect();
-    let (data, included) = render(&state, &caller, &rows, &[]).await?;
+    let (data, included) = render(&state, &caller, &rows, None, &[]).await?;
     Ok(JsonApi(json!({"data": data, "included": included})))
 }
 
@@ -627,35 +645,7 @@ const EVENT_SORTS: [&str; 4] = ["timestamp", "-timestamp", "created_at", "-creat
 pub fn operations() -> Vec<Op> {
     let mut params = page_params();
     params.push(include_param(INCLUDES));
-    params.extend(typed_params(&[
-        (
-            "q",
-            Q::Text,
-            "Container number, ref number or bill of lading",
-        ),
-        ("filter[number]", Q::Text, "Exact container number"),
-        (
-            "filter[current_status]",
-            Q::OneOf(ContainerStatus::ALL.map(ContainerStatus::as_str).to_vec()),
-            "A current_status value",
-        ),
-        (
-            "filter[ready_for_pickup]",
-            Q::Bool,
-            "Whether the container is ready for pickup",
-        ),
-        (
-            "filter[pickup_lfd][start]",
-            Q::Time,
-            "Coalesced LFD at or after (ISO 8601)",
-        ),
-        (
-            "filter[pickup_lfd][end]",
-            Q::Time,
-            "Coalesced LFD at or before (ISO 8601)",
-        ),
-    ]));
-    params.extend(super::shipments::common_params());
+    params.extend(query_params_of::<ListContainers>());
     let mut event_params = page_params();
     event_params.insert(0, id_param("Container"));
     event_params.push(include_param(EVENT_INCLUDES));
@@ -690,7 +680,7 @@ pub fn operations() -> Vec<Op> {
             op: operation(
                 "Containers",
                 "List containers",
-                "Most recently updated first.",
+                "Most recently updated first, unless `sort` says otherwise.",
                 params,
                 None,
                 errors(&[400, 401, 429]),

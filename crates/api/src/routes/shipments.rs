@@ -3,7 +3,10 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use boxtrack_store::StoreError;
-use boxtrack_store::reads::{self, Filter, ShipmentRow};
+use std::collections::HashMap;
+
+use boxtrack_app::shipments::ListShipments;
+use boxtrack_store::reads::{self, ContainerRow, ShipmentRow};
 use boxtrack_store::tracking;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -11,12 +14,12 @@ use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{
-    Op, Q, body, errors, id_param, include_param, list_of, operation, page_params,
-    request_schema_of, single, typed_params,
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params_of,
+    request_schema_of, single,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
+use crate::jsonapi::{Body, JsonApi, QueryParams, sorted_list_response};
 use crate::state::AppState;
 use boxtrack_views::tracking as resources;
 
@@ -29,67 +32,23 @@ const INCLUDES: &[&str] = &[
     "destination_terminal",
 ];
 
-/// The documentation of [`common_filter`]'s parameters.
-pub fn common_params() -> Vec<Value> {
-    typed_params(&[
-        (
-            "filter[tracking_stopped]",
-            Q::Bool,
-            "Whether tracking was stopped",
-        ),
-        ("filter[carrier]", Q::Text, "Carrier SCAC"),
-        ("filter[port]", Q::Text, "Port of discharge UN/LOCODE"),
-        (
-            "filter[customer_id]",
-            Q::Uuid,
-            "The customer (party) named on the tracking request",
-        ),
-        (
-            "filter[customer_name]",
-            Q::Text,
-            "Part of the customer's company name",
-        ),
-        (
-            "filter[updated_at][start]",
-            Q::Time,
-            "Updated at or after (ISO 8601)",
-        ),
-        (
-            "filter[updated_at][end]",
-            Q::Time,
-            "Updated at or before (ISO 8601)",
-        ),
-    ])
-}
-
-/// Filters shared with containers: `q`, `filter[tracking_stopped]`, `filter[carrier]`,
-/// `filter[port]`, `filter[updated_at][start|end]`.
-pub fn common_filter(q: &QueryParams) -> ApiResult<Filter> {
-    Ok(Filter {
-        q: q.text("q"),
-        tracking_stopped: q.boolean("filter[tracking_stopped]")?,
-        carrier: q.text("filter[carrier]").map(|s| s.to_ascii_uppercase()),
-        port: q.text("filter[port]").map(|s| s.to_ascii_uppercase()),
-        updated_start_us: q.time("filter[updated_at][start]")?,
-        updated_end_us: q.time_end("filter[updated_at][end]")?,
-        customer_id: q.uuid("filter[customer_id]")?,
-        customer_name: q.text("filter[customer_name]"),
-        ..Filter::default()
-    })
-}
-
+/// The rows as resources with what `includes` asks for; `known` are their containers when the
+/// caller read them already.
 async fn render(
     state: &AppState,
     caller: &Caller,
     rows: &[ShipmentRow],
+    known: Option<HashMap<uuid::Uuid, Vec<ContainerRow>>>,
     includes: &[String],
 ) -> ApiResult<(Vec<Value>, Vec<Value>)> {
     let mut data = Vec::new();
     let mut included = Vec::new();
     // every shipment's containers in one query, not one per row
     let ship_ids: Vec<uuid::Uuid> = rows.iter().map(|s| s.id).collect();
-    let mut containers_of =
-        reads::containers_of_many(&state.db, caller.account.id, &ship_ids).await?;
+    let mut containers_of = match known {
+        Some(c) => c,
+        None => reads::containers_of_many(&state.db, caller.account.id, &ship_ids).await?,
+    };
     for s in rows {
         let containers = containers_of.remove(&s.id).unwrap_or_default();
         data.push(resources::shipment(s, &containers));
@@ -119,7 +78,8 @@ async fn render(
     Ok((data, included))
 }
 
-/// `GET /v2/shipments`.
+/// `GET /v2/shipments`: the use case [`boxtrack_app::shipments`], its input read from the
+/// query.
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -130,29 +90,19 @@ pub async fn list(
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
     let includes = q.includes("shipment", INCLUDES)?;
-    let mut filter = common_filter(&q)?;
-    filter.number = q
-        .text("number")
-        .or_else(|| q.text("filter[number]"))
-        .map(|n| n.to_ascii_uppercase());
-    match q.one_of(
-        "filter[status]",
-        &["tracking", "tracking_stopped", "active"],
-    )? {
-        // a shipment's status is the tracking state of its lifecycle
-        Some("tracking_stopped") => filter.tracking_stopped = Some(true),
-        Some(_) => filter.tracking_stopped = Some(false),
-        None => {}
-    }
-    let listed = reads::shipments(&state.db, caller.account.id, &filter, &page).await?;
-    let (data, included) = render(&state, &caller, &listed.rows, &includes).await?;
-    Ok(list_response(
+    let asked: ListShipments = q.input()?;
+    let sorted = super::containers::sorted_page(asked.sort(), &page)?;
+    let found = boxtrack_app::shipments::list(&state.db, caller.account.id, &asked, &page).await?;
+    let rows = &found.listed.rows;
+    let (data, included) = render(&state, &caller, rows, Some(found.containers), &includes).await?;
+    Ok(sorted_list_response(
         state.config.public_url.as_deref(),
         &headers,
         uri.path(),
         &q,
         page,
-        &listed,
+        &found.listed,
+        sorted,
         data,
         included,
     ))
@@ -167,7 +117,8 @@ async fn one(
     let s = reads::shipment(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("shipment"))?;
-    let (mut data, included) = render(state, caller, std::slice::from_ref(&s), includes).await?;
+    let (mut data, included) =
+        render(state, caller, std::slice::from_ref(&s), None, includes).await?;
     Ok(JsonApi::single(data.pop().unwrap_or(Value::Null), included))
 }
 
@@ -284,24 +235,7 @@ pub async fn resume(
 pub fn operations() -> Vec<Op> {
     let mut params = page_params();
     params.push(include_param(INCLUDES));
-    params.extend(typed_params(&[
-        (
-            "q",
-            Q::Text,
-            "Bill of lading, ref number or container number",
-        ),
-        (
-            "number",
-            Q::Text,
-            "Exact bill of lading / booking number as requested",
-        ),
-        (
-            "filter[status]",
-            Q::OneOf(vec!["tracking", "tracking_stopped", "active"]),
-            "tracking (or active) or tracking_stopped",
-        ),
-    ]));
-    params.extend(common_params());
+    params.extend(query_params_of::<ListShipments>());
     let patch = request_schema_of::<PatchDoc>();
     vec![
         Op {
@@ -310,7 +244,7 @@ pub fn operations() -> Vec<Op> {
             op: operation(
                 "Shipments",
                 "List shipments",
-                "Most recently updated first.",
+                "Most recently updated first, unless `sort` says otherwise.",
                 params,
                 None,
                 errors(&[400, 401, 429]),

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use boxtrack_testkit::modules::{cycles, graph, users_of};
 
 /// The crates of the edge: what answers HTTP and what shapes its answers.
-const EDGE: &[&str] = &["api", "views", "mcp", "web"];
+const EDGE: &[&str] = &["api", "views", "app", "mcp", "web"];
 
 /// The crates whose modules must not import each other in a loop: the edge and the worker.
-const LAYERED: &[&str] = &["api", "views", "mcp", "web", "worker"];
+const LAYERED: &[&str] = &["api", "views", "app", "mcp", "web", "worker"];
 
 fn crate_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name)
@@ -243,7 +243,7 @@ const FN_MAX: usize = 120;
 /// What is still over those limits, at most as long as it is today: an entry may shrink or go,
 /// never grow, and nothing new may join (issue 43). `(path under crates/, function or "", lines)`.
 const OVER: &[(&str, &str, usize)] = &[
-    ("mcp/src/tools/lists.rs", "", 1293),
+    ("mcp/src/tools/lists.rs", "", 1292),
     ("sim/src/lib.rs", "", 1246),
     ("boxtrack/src/client.rs", "", 1178),
     ("sources/src/upstream.rs", "", 909),
@@ -274,7 +274,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("web/src/requests.rs", "render", 125),
     ("sources/src/dcsa/mod.rs", "check", 125),
     ("mcp/src/tools/shipment.rs", "get", 125),
-    ("mcp/src/tools/lists.rs", "shipments", 125),
     ("core/src/requests.rs", "validate", 125),
     ("api/src/examples/mod.rs", "play", 124),
     ("mcp/src/oauth/token.rs", "token", 121),

@@ -554,6 +554,12 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
         ("filter[carrier]=TEST", 1),
         ("filter[carrier]=MAEU", 0),
         ("q=TEST-TR", 1),
+        // any of several statuses; an active hold or none; an order other than the default
+        ("filter[current_status]=on_ship,not_available", 1),
+        ("filter[current_status]=on_ship,available", 0),
+        ("filter[on_hold]=true", 1),
+        ("filter[on_hold]=false", 0),
+        ("sort=pickup_lfd&filter[on_hold]=true", 1),
     ] {
         let d = app
             .get(&format!("/v2/containers?{q}"), Some(&key))
@@ -575,6 +581,16 @@ async fn terminal_data_merges_into_the_container_with_events_and_filters() {
             .await,
         400,
     );
+    // a cursor follows the default order only
+    let e = assert_error(
+        &app.get(
+            "/v2/containers?sort=-created_at&page[after]=1.0193a2b4c5d6e7f8091a2b3c4d5e6f70",
+            Some(&key),
+        )
+        .await,
+        400,
+    );
+    assert_eq!(e["source"]["parameter"], "sort");
 
     // the hold clears: ready for pickup
     boxtrack_store::tracking::apply(

@@ -789,6 +789,14 @@ fn answer<T, R>(
     }
 }
 
+/// What a tool says when a use case did not answer.
+fn app_unavailable(e: boxtrack_app::AppError) -> String {
+    match e {
+        boxtrack_app::AppError::Store(e) => unavailable(e),
+        boxtrack_app::AppError::Invalid { detail, .. } => detail,
+    }
+}
+
 fn unavailable(e: boxtrack_store::StoreError) -> String {
     format!("The list could not be read ({e}); try again shortly.")
 }
@@ -1039,13 +1047,11 @@ pub(super) async fn containers(
         custom,
         ..container_filter(&mut a, state.now_us())?
     };
-    let listed = reads::containers(&state.db, account.id, &filter, &page)
+    // the use case the REST list and the console run, with the reference's further filters
+    let found = boxtrack_app::containers::list_filtered(&state.db, account.id, &filter, &page)
         .await
-        .map_err(unavailable)?;
-    let shipment_ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_id).collect();
-    let shipments = reads::shipments_by_id(&state.db, account.id, &shipment_ids)
-        .await
-        .map_err(unavailable)?;
+        .map_err(app_unavailable)?;
+    let (listed, shipments) = (found.listed, found.shipments);
     let items = listed
         .rows
         .iter()
@@ -1177,17 +1183,11 @@ pub(super) async fn shipments(
         sort,
         ..Filter::default()
     };
-    let listed = reads::shipments(&state.db, account.id, &filter, &page)
+    // the use case the REST list and the console run, with the reference's further filters
+    let found = boxtrack_app::shipments::list_filtered(&state.db, account.id, &filter, &page)
         .await
-        .map_err(unavailable)?;
-    let ids: Vec<Uuid> = listed.rows.iter().map(|s| s.id).collect();
-    let boxes = if with_containers {
-        reads::containers_of_many(&state.db, account.id, &ids)
-            .await
-            .map_err(unavailable)?
-    } else {
-        Default::default()
-    };
+        .map_err(app_unavailable)?;
+    let (listed, boxes) = (found.listed, found.containers);
     let items = listed
         .rows
         .iter()

@@ -1,0 +1,182 @@
+//! Listing containers: `GET /v2/containers`, the console's containers table and MCP's
+//! `list_containers` ask the same question ([`ListContainers`]) and get the same answer
+//! ([`ContainerPage`]).
+
+use std::collections::HashMap;
+
+use boxtrack_core::paging::Page;
+use boxtrack_core::tracking::rules::ContainerStatus;
+use boxtrack_store::reads::{self, ContainerRow, Filter, ListSort, ShipmentRow};
+use boxtrack_store::{Db, list::Listed};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use uuid::Uuid;
+
+use crate::AppError;
+use crate::fields::{AnyOf, Flag, One, Range, Text, Word, given};
+
+/// Which of the account's containers, in which order.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct ListContainers {
+    /// Container number, ref number or bill of lading
+    pub q: Option<Text>,
+    /// The filters; all of them hold.
+    #[serde(default)]
+    pub filter: ContainerFilter,
+    /// The order (default -updated_at, most recently updated first); pickup_lfd puts the
+    /// soonest last free day first and those without one last. Orders other than the default
+    /// page by page[number], not by cursor.
+    pub sort: Option<One<ContainerSort>>,
+}
+
+crate::list_filter! {
+    /// The filters of the container list.
+    pub struct ContainerFilter {
+        /// Exact container number
+        pub number: Option<Text>,
+        /// A current_status value, or several separated by commas (any of them)
+        pub current_status: Option<AnyOf<ContainerStatus>>,
+        /// Whether the container is ready for pickup
+        pub ready_for_pickup: Option<Flag>,
+        /// Coalesced last free day
+        #[serde(default)]
+        pub pickup_lfd: Range,
+        /// With an active terminal hold, or without one
+        pub on_hold: Option<Flag>,
+    }
+}
+
+/// The orders of the container list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContainerSort(pub ListSort);
+
+impl Word for ContainerSort {
+    const ALL: &'static [Self] = &[
+        ContainerSort(ListSort::UpdatedDesc),
+        ContainerSort(ListSort::UpdatedAsc),
+        ContainerSort(ListSort::CreatedDesc),
+        ContainerSort(ListSort::CreatedAsc),
+        ContainerSort(ListSort::LfdAsc),
+        ContainerSort(ListSort::LfdDesc),
+    ];
+    fn word(self) -> &'static str {
+        self.0.as_str()
+    }
+}
+
+impl ListContainers {
+    /// The order asked for (the default when none is).
+    pub fn sort(&self) -> ListSort {
+        self.sort.map(|s| s.0.0).unwrap_or_default()
+    }
+
+    /// The store's filter for this question.
+    pub fn filter(&self) -> Filter {
+        let f = &self.filter;
+        let statuses: Vec<String> = f
+            .current_status
+            .as_ref()
+            .map(|s| s.0.iter().map(|c| c.as_str().to_string()).collect())
+            .unwrap_or_default();
+        Filter {
+            q: given(&self.q),
+            container_number: given(&f.number).map(|n| boxtrack_core::ident::normalize(&n)),
+            statuses,
+            ready_for_pickup: f.ready_for_pickup.map(|b| b.0),
+            lfd_start_us: f.pickup_lfd.start_us(),
+            lfd_end_us: f.pickup_lfd.end_us(),
+            on_hold: f.on_hold.map(|b| b.0),
+            sort: self.sort(),
+            ..f.common()
+        }
+    }
+}
+
+/// A page of containers with the shipment of each.
+#[derive(Debug)]
+pub struct ContainerPage {
+    /// The page's rows and counts.
+    pub listed: Listed<ContainerRow>,
+    /// The shipment of each row, by id.
+    pub shipments: HashMap<Uuid, ShipmentRow>,
+}
+
+impl ContainerPage {
+    /// The shipment of a row, if it is still there.
+    pub fn shipment_of(&self, c: &ContainerRow) -> Option<&ShipmentRow> {
+        self.shipments.get(&c.shipment_id)
+    }
+}
+
+/// Lists the account's containers as asked.
+pub async fn list(
+    db: &Db,
+    account_id: Uuid,
+    asked: &ListContainers,
+    page: &Page,
+) -> Result<ContainerPage, AppError> {
+    list_filtered(db, account_id, &asked.filter(), page).await
+}
+
+/// Lists the account's containers with a filter the caller made: an MCP tool's, which adds
+/// the reference's conditions (dates, tags, custom fields) to what [`ListContainers`] asks.
+pub async fn list_filtered(
+    db: &Db,
+    account_id: Uuid,
+    filter: &Filter,
+    page: &Page,
+) -> Result<ContainerPage, AppError> {
+    let listed = reads::containers(db, account_id, filter, page).await?;
+    let ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_id).collect();
+    let shipments = reads::shipments_by_id(db, account_id, &ids).await?;
+    Ok(ContainerPage { listed, shipments })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::{from_pairs, parse};
+
+    #[test]
+    fn the_query_names_fill_the_question() {
+        let asked: ListContainers = parse(from_pairs([
+            ("q", " MSKU "),
+            ("filter[number]", "msku1234565"),
+            ("filter[current_status]", "available,on_ship"),
+            ("filter[ready_for_pickup]", "true"),
+            ("filter[pickup_lfd][end]", "2026-01-31T00:00:00Z"),
+            ("filter[carrier]", "maeu"),
+            ("filter[updated_at][start]", "2026-01-01T00:00:00Z"),
+            ("sort", "pickup_lfd"),
+            ("page[size]", "3"),
+            ("include", "shipment"),
+        ]))
+        .unwrap_or_default();
+        let f = asked.filter();
+        assert_eq!(f.q.as_deref(), Some("MSKU"));
+        assert_eq!(f.container_number.as_deref(), Some("MSKU1234565"));
+        assert_eq!(f.statuses, ["available", "on_ship"]);
+        assert_eq!(f.ready_for_pickup, Some(true));
+        assert_eq!(f.lfd_end_us.map(|e| e % 1_000_000), Some(999_999));
+        assert_eq!(f.carrier.as_deref(), Some("MAEU"));
+        assert!(f.updated_start_us.is_some());
+        assert_eq!(f.sort, ListSort::LfdAsc);
+    }
+
+    #[test]
+    fn a_value_that_means_nothing_is_refused_naming_its_parameter() {
+        for (name, value) in [
+            ("filter[current_status]", "lost"),
+            ("filter[ready_for_pickup]", "yes"),
+            ("filter[pickup_lfd][start]", "tomorrow"),
+            ("filter[customer_id]", "7"),
+            ("filter[tracking_stopped]", " true"),
+            ("sort", "number"),
+        ] {
+            match parse::<ListContainers>(from_pairs([(name, value)])) {
+                Err(AppError::Invalid { param, .. }) => assert_eq!(param, name),
+                other => panic!("{name}={value}: {other:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! What a use case can answer instead of its output.
+
+use boxtrack_store::StoreError;
+
+/// Why a use case did not run to its output.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// An input value that means nothing: the parameter (as the REST query names it,
+    /// `filter[pickup_lfd][start]`) and a sentence that says what it takes.
+    #[error("{detail}")]
+    Invalid {
+        /// The parameter, in the JSON:API query's spelling.
+        param: String,
+        /// What is wrong, naming the parameter.
+        detail: String,
+    },
+    /// The store failed (unavailable, or a bug).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl AppError {
+    /// An invalid value of `param`, with `why` ("must be true or false") after its name.
+    pub fn invalid(param: impl Into<String>, why: &str) -> AppError {
+        let param = param.into();
+        let detail = if why.starts_with("must") {
+            format!("{param} {why}")
+        } else {
+            format!("{param}: {why}")
+        };
+        AppError::Invalid { param, detail }
+    }
+}

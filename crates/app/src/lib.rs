@@ -1,0 +1,18 @@
+//! The application layer: each use case once, between the front ends (the REST API, the web
+//! console, the MCP tools) and the store and views below.
+//!
+//! A use case is one module with a typed input that derives `Deserialize` and `JsonSchema`
+//! and a typed output. The REST API reads the input from its query string
+//! ([`query::from_pairs`], JSON:API's `filter[...]` names become nested fields) and documents
+//! its parameters from the input's schema; the console fills the same struct from its form;
+//! an MCP tool takes it, or adapts the reference's argument names to it. Adding a filter is
+//! one field here (with its doc line, which becomes the parameter's description) and its
+//! translation in the use case's `filter`.
+
+pub mod containers;
+pub mod error;
+pub mod fields;
+pub mod query;
+pub mod shipments;
+
+pub use error::AppError;

@@ -1,0 +1,213 @@
+//! Listing shipments: `GET /v2/shipments`, the console's shipments table and MCP's
+//! `list_shipments` ask the same question ([`ListShipments`]); and the filters the shipment
+//! and container lists share ([`list_filter!`]).
+
+use std::collections::HashMap;
+
+use boxtrack_core::paging::Page;
+use boxtrack_store::reads::{self, ContainerRow, Filter, ListSort, ShipmentRow};
+use boxtrack_store::{Db, list::Listed};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use uuid::Uuid;
+
+use crate::AppError;
+use crate::fields::{One, Text, Word, given};
+
+/// Declares a list's filter struct with the filters the shipment and container lists share
+/// added to its own fields, and `common()`, the store's filter for the shared ones. (A macro,
+/// not `#[serde(flatten)]`: a flattened field's error would not name its parameter.)
+#[macro_export]
+macro_rules! list_filter {
+    ($(#[$meta:meta])* pub struct $name:ident { $($(#[$fmeta:meta])* pub $field:ident: $ty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+        pub struct $name {
+            $($(#[$fmeta])* pub $field: $ty,)*
+            /// Whether tracking was stopped
+            pub tracking_stopped: Option<$crate::fields::Flag>,
+            /// Carrier SCAC
+            pub carrier: Option<$crate::fields::Text>,
+            /// Port of discharge UN/LOCODE
+            pub port: Option<$crate::fields::Text>,
+            /// The customer (party) named on the tracking request
+            pub customer_id: Option<$crate::fields::Id>,
+            /// Part of the customer's company name
+            pub customer_name: Option<$crate::fields::Text>,
+            /// Last updated
+            #[serde(default)]
+            pub updated_at: $crate::fields::Range,
+        }
+
+        impl $name {
+            /// The store's filter for the conditions the shipment and container lists share.
+            pub fn common(&self) -> boxtrack_store::reads::Filter {
+                use $crate::fields::given;
+                boxtrack_store::reads::Filter {
+                    tracking_stopped: self.tracking_stopped.map(|b| b.0),
+                    carrier: given(&self.carrier).map(|s| s.to_ascii_uppercase()),
+                    port: given(&self.port).map(|s| s.to_ascii_uppercase()),
+                    customer_id: self.customer_id.map(|i| i.0),
+                    customer_name: given(&self.customer_name),
+                    updated_start_us: self.updated_at.start_us(),
+                    updated_end_us: self.updated_at.end_us(),
+                    ..boxtrack_store::reads::Filter::default()
+                }
+            }
+        }
+    };
+}
+
+/// Which of the account's shipments, in which order.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct ListShipments {
+    /// Bill of lading, booking, ref number or container number
+    pub q: Option<Text>,
+    /// Exact bill of lading or booking number (as filter[number])
+    pub number: Option<Text>,
+    /// The filters; all of them hold.
+    #[serde(default)]
+    pub filter: ShipmentFilter,
+    /// The order (default -updated_at, most recently updated first). Orders other than the
+    /// default page by page[number], not by cursor.
+    pub sort: Option<One<ShipmentSort>>,
+}
+
+crate::list_filter! {
+    /// The filters of the shipment list.
+    pub struct ShipmentFilter {
+        /// Exact bill of lading or booking number
+        pub number: Option<Text>,
+        /// tracking (tracking goes on; as active) or tracking_stopped
+        pub status: Option<One<ShipmentStatus>>,
+    }
+}
+
+/// A shipment's lifecycle as the list filters it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShipmentStatus {
+    /// Tracking goes on.
+    Tracking,
+    /// Tracking was stopped.
+    TrackingStopped,
+    /// Tracking goes on (the reference's word).
+    Active,
+}
+
+impl Word for ShipmentStatus {
+    const ALL: &'static [Self] = &[
+        ShipmentStatus::Tracking,
+        ShipmentStatus::TrackingStopped,
+        ShipmentStatus::Active,
+    ];
+    fn word(self) -> &'static str {
+        match self {
+            ShipmentStatus::Tracking => "tracking",
+            ShipmentStatus::TrackingStopped => "tracking_stopped",
+            ShipmentStatus::Active => "active",
+        }
+    }
+}
+
+/// The orders of the shipment list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShipmentSort(pub ListSort);
+
+impl Word for ShipmentSort {
+    const ALL: &'static [Self] = &[
+        ShipmentSort(ListSort::UpdatedDesc),
+        ShipmentSort(ListSort::UpdatedAsc),
+        ShipmentSort(ListSort::CreatedDesc),
+        ShipmentSort(ListSort::CreatedAsc),
+    ];
+    fn word(self) -> &'static str {
+        self.0.as_str()
+    }
+}
+
+impl ListShipments {
+    /// The order asked for (the default when none is).
+    pub fn sort(&self) -> ListSort {
+        self.sort.map(|s| s.0.0).unwrap_or_default()
+    }
+
+    /// The store's filter for this question.
+    pub fn filter(&self) -> Filter {
+        let f = &self.filter;
+        let mut out = Filter {
+            q: given(&self.q),
+            number: given(&self.number)
+                .or_else(|| given(&f.number))
+                .map(|n| n.to_ascii_uppercase()),
+            sort: self.sort(),
+            ..f.common()
+        };
+        match f.status.map(|s| s.0) {
+            Some(ShipmentStatus::TrackingStopped) => out.tracking_stopped = Some(true),
+            Some(_) => out.tracking_stopped = Some(false),
+            None => {}
+        }
+        out
+    }
+}
+
+/// A page of shipments with the containers of each.
+#[derive(Debug)]
+pub struct ShipmentPage {
+    /// The page's rows and counts.
+    pub listed: Listed<ShipmentRow>,
+    /// The containers of each row, by shipment id.
+    pub containers: HashMap<Uuid, Vec<ContainerRow>>,
+}
+
+/// Lists the account's shipments as asked.
+pub async fn list(
+    db: &Db,
+    account_id: Uuid,
+    asked: &ListShipments,
+    page: &Page,
+) -> Result<ShipmentPage, AppError> {
+    list_filtered(db, account_id, &asked.filter(), page).await
+}
+
+/// Lists the account's shipments with a filter the caller made (an MCP tool's, with the
+/// reference's further conditions).
+pub async fn list_filtered(
+    db: &Db,
+    account_id: Uuid,
+    filter: &Filter,
+    page: &Page,
+) -> Result<ShipmentPage, AppError> {
+    let listed = reads::shipments(db, account_id, filter, page).await?;
+    let ids: Vec<Uuid> = listed.rows.iter().map(|s| s.id).collect();
+    let containers = reads::containers_of_many(db, account_id, &ids).await?;
+    Ok(ShipmentPage { listed, containers })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::{from_pairs, parse};
+
+    #[test]
+    fn number_and_status_read_as_the_api_always_did() {
+        let asked: ListShipments = parse(from_pairs([
+            ("filter[number]", "maeu123"),
+            ("filter[status]", "tracking_stopped"),
+            ("filter[port]", "uslax"),
+        ]))
+        .unwrap_or_default();
+        let f = asked.filter();
+        assert_eq!(f.number.as_deref(), Some("MAEU123"));
+        assert_eq!(f.tracking_stopped, Some(true));
+        assert_eq!(f.port.as_deref(), Some("USLAX"));
+        // the top-level number wins, as it did
+        let asked: ListShipments =
+            parse(from_pairs([("number", "a1"), ("filter[number]", "b2")])).unwrap_or_default();
+        assert_eq!(asked.filter().number.as_deref(), Some("A1"));
+        assert!(matches!(
+            parse::<ListShipments>(from_pairs([("filter[status]", "done")])),
+            Err(AppError::Invalid { param, .. }) if param == "filter[status]"
+        ));
+    }
+}

@@ -13,6 +13,7 @@ pub mod containers;
 pub mod error;
 pub mod fields;
 pub mod query;
+pub mod requests;
 pub mod shipments;
 
 pub use error::AppError;

@@ -17,7 +17,12 @@ use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_store::sessions::Session;
 use boxtrack_store::{StoreError, accounts, tracking};
 
-use crate::common::{page_with, pager, see_other, session, signed_form, total_text, unavailable};
+use boxtrack_app::fields::{One, Text};
+use boxtrack_app::requests::{self as app, ListRequests, RequestsFilter};
+
+use crate::common::{
+    app_unavailable, page_with, pager, see_other, session, signed_form, total_text, unavailable,
+};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -56,14 +61,16 @@ impl Asked {
         }
     }
 
-    /// The store's filter for this question.
-    pub(crate) fn filter(&self) -> tracking::RequestFilter {
-        let some = |v: &String| (!v.is_empty()).then(|| v.clone());
-        tracking::RequestFilter {
+    /// The use case's question ([`ListRequests`], as the API and MCP ask it).
+    pub(crate) fn input(&self) -> ListRequests {
+        let some = |v: &String| (!v.is_empty()).then(|| Text(v.clone()));
+        ListRequests {
             q: some(&self.q),
-            status: some(&self.status),
-            scac: some(&self.scac),
-            ..Default::default()
+            filter: RequestsFilter {
+                status: requests::Status::parse(&self.status).map(One),
+                scac: some(&self.scac),
+                ..RequestsFilter::default()
+            },
         }
     }
 
@@ -109,7 +116,7 @@ pub async fn export(
     let Some((_, s)) = session(&state, &headers).await else {
         return see_other("/console/sign-in");
     };
-    let filter = Asked::from_query(&query).filter();
+    let asked = Asked::from_query(&query).input();
     let mut out = crate::csv::record(&[
         "request_number",
         "request_type",
@@ -123,11 +130,10 @@ pub async fn export(
     ]);
     let mut walk = crate::csv::Walk::by_cursor();
     loop {
-        let listed =
-            match tracking::list_requests(&state.db, s.account_id, &filter, &walk.page()).await {
-                Ok(l) => l,
-                Err(e) => return unavailable(&e),
-            };
+        let listed = match app::list(&state.db, s.account_id, &asked, &walk.page()).await {
+            Ok(l) => l,
+            Err(e) => return app_unavailable(e),
+        };
         for r in &listed.rows {
             out.push_str(&crate::csv::record(&[
                 r.request_number.clone(),
@@ -251,20 +257,14 @@ async fn render(
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
-    let listed = match tracking::list_requests(
-        &state.db,
-        s.account_id,
-        &asked.filter(),
-        &Page {
-            number: asked.page,
-            size: PAGE_SIZE,
-            cursor: None,
-        },
-    )
-    .await
-    {
+    let page = Page {
+        number: asked.page,
+        size: PAGE_SIZE,
+        cursor: None,
+    };
+    let listed = match app::list(&state.db, s.account_id, &asked.input(), &page).await {
         Ok(l) => l,
-        Err(e) => return unavailable(&e),
+        Err(e) => return app_unavailable(e),
     };
     let sent = |k: &str| esc(form.get(k).map(String::as_str).unwrap_or_default());
     let chosen = form

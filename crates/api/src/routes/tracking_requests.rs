@@ -3,10 +3,11 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use boxtrack_core::requests::{self, NewRequest, Status};
+use boxtrack_app::requests::ListRequests;
+use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_store::StoreError;
 use boxtrack_store::reads;
-use boxtrack_store::tracking::{self, RequestFilter, TrackingRequestRow};
+use boxtrack_store::tracking::{self, TrackingRequestRow};
 use boxtrack_views::tracking as resources;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -14,8 +15,8 @@ use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{
-    Op, Q, body, errors, id_param, include_param, list_of, operation, page_params,
-    request_schema_of, single, typed_params,
+    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params_of,
+    request_schema_of, single,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
@@ -292,23 +293,8 @@ pub async fn list(
     } else {
         vec!["tracked_object".to_string()]
     };
-    let status = q
-        .one_of("filter[status]", &Status::ALL.map(Status::as_str))?
-        .map(str::to_string);
-    let filter = RequestFilter {
-        q: q.text("q"),
-        request_number: q
-            .text("filter[request_number]")
-            .map(|n| n.to_ascii_uppercase()),
-        status,
-        scac: q.text("filter[scac]").map(|s| s.to_ascii_uppercase()),
-        request_type: None,
-        created_start_us: q.time("filter[created_at][start]")?,
-        created_end_us: q.time_end("filter[created_at][end]")?,
-        updated_start_us: q.time("filter[updated_at][start]")?,
-        updated_end_us: q.time_end("filter[updated_at][end]")?,
-    };
-    let listed = tracking::list_requests(&state.db, caller.account.id, &filter, &page).await?;
+    let asked: ListRequests = q.input()?;
+    let listed = boxtrack_app::requests::list(&state.db, caller.account.id, &asked, &page).await?;
     let included = tracked(&state, &caller, &listed.rows, &includes).await?;
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -420,36 +406,7 @@ pub async fn update(
 pub fn operations() -> Vec<Op> {
     let mut list_params = page_params();
     list_params.push(include_param(INCLUDES));
-    list_params.extend(typed_params(&[
-        ("q", Q::Text, "Matches the request number or a ref number"),
-        ("filter[request_number]", Q::Text, "Exact request number"),
-        (
-            "filter[status]",
-            Q::OneOf(Status::ALL.map(Status::as_str).to_vec()),
-            "The request's status",
-        ),
-        ("filter[scac]", Q::Text, "Carrier SCAC"),
-        (
-            "filter[created_at][start]",
-            Q::Time,
-            "Created at or after (ISO 8601)",
-        ),
-        (
-            "filter[created_at][end]",
-            Q::Time,
-            "Created at or before (ISO 8601)",
-        ),
-        (
-            "filter[updated_at][start]",
-            Q::Time,
-            "Updated at or after (ISO 8601)",
-        ),
-        (
-            "filter[updated_at][end]",
-            Q::Time,
-            "Updated at or before (ISO 8601)",
-        ),
-    ]));
+    list_params.extend(query_params_of::<ListRequests>());
     let create_body = request_schema_of::<CreateDoc>();
     let patch_body = request_schema_of::<PatchDoc>();
     let sandbox = requests_sandbox_text();

@@ -243,7 +243,7 @@ const FN_MAX: usize = 120;
 /// What is still over those limits, at most as long as it is today: an entry may shrink or go,
 /// never grow, and nothing new may join (issue 43). `(path under crates/, function or "", lines)`.
 const OVER: &[(&str, &str, usize)] = &[
-    ("mcp/src/tools/lists.rs", "", 1292),
+    ("mcp/src/tools/lists.rs", "", 1191),
     ("sim/src/lib.rs", "", 1246),
     ("boxtrack/src/client.rs", "", 1178),
     ("sources/src/upstream.rs", "", 909),
@@ -271,7 +271,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("core/src/tracking/merge.rs", "apply", 133),
     ("mcp/src/tools/route.rs", "get", 131),
     ("sources/src/dcsa/v3.rs", "to_v3", 129),
-    ("web/src/requests.rs", "render", 125),
     ("sources/src/dcsa/mod.rs", "check", 125),
     ("mcp/src/tools/shipment.rs", "get", 125),
     ("core/src/requests.rs", "validate", 125),

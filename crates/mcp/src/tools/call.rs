@@ -134,7 +134,7 @@ pub async fn call(
         "list_containers" => super::lists::containers(state, account, args)
             .await
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
-        "list_tracking_requests" => super::lists::requests(state, account, args)
+        "list_tracking_requests" => super::request_list::requests(state, account, args)
             .await
             .map(|answer| serde_json::to_value(answer).unwrap_or(Value::Null)),
         "stop_tracking" | "resume_tracking" => {

@@ -143,7 +143,7 @@ pub(super) fn defs() -> Vec<Def> {
     paging(&mut list_ship);
     let mut list_tr = object(json!({
         "request_number": {"type": "string", "maxLength": 64, "description": "One tracking request number"},
-        "status": {"type": "string", "enum": super::lists::REQUEST_STATUSES, "description": "The request's status (succeeded is created)"},
+        "status": {"type": "string", "enum": super::request_list::REQUEST_STATUSES, "description": "The request's status (succeeded is created)"},
         "scac": {"type": "string", "description": "The carrier's SCAC"},
         "request_type": {"type": "string", "enum": ["bill_of_lading", "booking_number", "container"]},
         "filters": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Older spelling: filter[status], filter[scac], filter[request_number]"}
@@ -319,7 +319,7 @@ pub(super) fn defs() -> Vec<Def> {
             read_only: true,
             idempotent: true,
             output: boxtrack_api::doc::schema_of::<
-                super::lists::ListAnswer<super::lists::RequestRow>,
+                super::lists::ListAnswer<super::request_list::RequestRow>,
             >(),
         },
         Def {

@@ -10,7 +10,6 @@ use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::{ContainerStatus, active_holds};
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads::{self, DateCond, DateField, Filter, ListSort, TextCond, TextField};
-use boxtrack_store::tracking::{self, RequestFilter};
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::container_resource;
 use schemars::JsonSchema;
@@ -35,17 +34,6 @@ pub const CONTAINER_SORTS: [&str; 6] = [
 
 /// The orders `list_shipments` offers.
 pub const SHIPMENT_SORTS: [&str; 4] = ["-updated_at", "updated_at", "-created_at", "created_at"];
-
-/// Tracking request statuses `list_tracking_requests` filters by (`succeeded` is the
-/// reference's word for `created`).
-pub const REQUEST_STATUSES: [&str; 6] = [
-    "pending",
-    "awaiting_manifest",
-    "created",
-    "succeeded",
-    "failed",
-    "tracking_stopped",
-];
 
 /// What a list answer says of itself.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -248,32 +236,6 @@ pub struct ShipmentRow {
     /// Its containers (with `include_containers`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub containers: Option<Vec<ShipmentContainer>>,
-}
-
-/// A tracking request, as a list shows it.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct RequestRow {
-    /// Tracking request id.
-    pub id: Uuid,
-    /// The number tracked.
-    pub request_number: String,
-    /// `bill_of_lading`, `booking_number` or `container`.
-    pub request_type: String,
-    /// Its status.
-    pub status: String,
-    /// The carrier.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub scac: Option<String>,
-    /// Why it failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failed_reason: Option<String>,
-    /// The shipment it created.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shipment_id: Option<Uuid>,
-    /// Created.
-    pub created_at: At,
-    /// Last change.
-    pub updated_at: At,
 }
 
 /// The arguments as the list tools read them, and the filters they applied.
@@ -499,7 +461,7 @@ impl<'a> Args<'a> {
         Ok(())
     }
 
-    fn text(&mut self, names: &[&str]) -> Option<String> {
+    pub(super) fn text(&mut self, names: &[&str]) -> Option<String> {
         let (name, v) = names.iter().find_map(|n| {
             self.value(n)
                 .and_then(Value::as_str)
@@ -702,7 +664,7 @@ impl<'a> Args<'a> {
         }
     }
 
-    fn page(&self) -> Result<Page, String> {
+    pub(super) fn page(&self) -> Result<Page, String> {
         let number = self.args.get("page").and_then(Value::as_u64).unwrap_or(1);
         let size = self
             .args
@@ -763,7 +725,7 @@ impl<'a> Args<'a> {
 
 /// A list answer: the page's rows, how many match, the filters that applied, where the next
 /// page is.
-fn answer<T, R>(
+pub(super) fn answer<T, R>(
     items: Vec<T>,
     listed: &boxtrack_store::list::Listed<R>,
     applied: BTreeMap<String, Value>,
@@ -790,7 +752,7 @@ fn answer<T, R>(
 }
 
 /// What a tool says when a use case did not answer.
-fn app_unavailable(e: boxtrack_app::AppError) -> String {
+pub(super) fn app_unavailable(e: boxtrack_app::AppError) -> String {
     match e {
         boxtrack_app::AppError::Store(e) => unavailable(e),
         boxtrack_app::AppError::Invalid { detail, .. } => detail,
@@ -1226,67 +1188,4 @@ pub(super) async fn shipments(
         })
         .collect();
     Ok(answer(items, &listed, a.applied, sort_text, &page))
-}
-
-/// `list_tracking_requests`.
-pub(super) async fn requests(
-    state: &AppState,
-    account: &Account,
-    args: &Map<String, Value>,
-) -> Result<ListAnswer<RequestRow>, String> {
-    let mut a = Args::of(args);
-    let page = a.page()?;
-    let status = match a.text(&["status"]) {
-        None => None,
-        Some(s) if s == "succeeded" => Some("created".to_string()),
-        Some(s) if REQUEST_STATUSES.contains(&s.as_str()) => Some(s),
-        Some(s) => {
-            return Err(format!(
-                "status must be one of {}, not {s:?}.",
-                REQUEST_STATUSES.join(", ")
-            ));
-        }
-    };
-    let mut filter = RequestFilter {
-        request_number: a.text(&["request_number"]).map(|n| n.to_ascii_uppercase()),
-        status,
-        scac: a.text(&["scac"]).map(|s| s.to_ascii_uppercase()),
-        ..Default::default()
-    };
-    // the older `filters` object of raw JSON:API keys
-    if let Some(raw) = args.get("filters").and_then(Value::as_object) {
-        for (k, v) in raw {
-            let v = v.as_str().unwrap_or_default().trim().to_string();
-            match k.as_str() {
-                "filter[status]" => filter.status = Some(v),
-                "filter[scac]" => filter.scac = Some(v.to_ascii_uppercase()),
-                "filter[request_number]" => filter.request_number = Some(v.to_ascii_uppercase()),
-                other => {
-                    return Err(format!(
-                        "filters has no {other}; use filter[status], filter[scac] or filter[request_number]."
-                    ));
-                }
-            }
-        }
-    }
-    filter.request_type = a.text(&["request_type"]);
-    let listed = tracking::list_requests(&state.db, account.id, &filter, &page)
-        .await
-        .map_err(unavailable)?;
-    let items = listed
-        .rows
-        .iter()
-        .map(|r| RequestRow {
-            id: r.id,
-            request_number: r.request_number.clone(),
-            request_type: r.request_type.clone(),
-            status: r.status.clone(),
-            scac: r.scac.clone(),
-            failed_reason: r.failed_reason.clone(),
-            shipment_id: r.shipment_id,
-            created_at: At(r.created_us),
-            updated_at: At(r.updated_us),
-        })
-        .collect();
-    Ok(answer(items, &listed, a.applied, None, &page))
 }

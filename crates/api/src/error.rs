@@ -258,6 +258,11 @@ impl From<boxtrack_app::AppError> for ApiError {
             boxtrack_app::AppError::Invalid { param, detail } => {
                 ApiError::bad_parameter(&param, detail)
             }
+            boxtrack_app::AppError::Unprocessable {
+                field,
+                code,
+                detail,
+            } => ApiError::unprocessable(&format!("/data/attributes/{field}"), code, detail),
             boxtrack_app::AppError::Store(e) => e.into(),
         }
     }

@@ -14,12 +14,36 @@ pub enum AppError {
         /// What is wrong, naming the parameter.
         detail: String,
     },
+    /// A value of the thing to make or change that the rules refuse: the field (`url`), a
+    /// short code (`invalid`, `blank`) and a sentence saying why.
+    #[error("{detail}")]
+    Unprocessable {
+        /// The field, as the resource's attributes name it.
+        field: &'static str,
+        /// What kind of problem (`invalid`, `blank`, `reserved`, `too_long`).
+        code: &'static str,
+        /// Why, in a sentence.
+        detail: String,
+    },
     /// The store failed (unavailable, or a bug).
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
 impl AppError {
+    /// A refused value of `field`.
+    pub fn unprocessable(
+        field: &'static str,
+        code: &'static str,
+        detail: impl Into<String>,
+    ) -> AppError {
+        AppError::Unprocessable {
+            field,
+            code,
+            detail: detail.into(),
+        }
+    }
+
     /// An invalid value of `param`, with `why` ("must be true or false") after its name.
     pub fn invalid(param: impl Into<String>, why: &str) -> AppError {
         let param = param.into();

@@ -15,5 +15,6 @@ pub mod fields;
 pub mod query;
 pub mod requests;
 pub mod shipments;
+pub mod webhooks;
 
 pub use error::AppError;

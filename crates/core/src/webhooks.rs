@@ -325,6 +325,60 @@ pub fn sign_standard(secret: &str, id: &str, timestamp: i64, body: &[u8]) -> Opt
     ))
 }
 
+/// Headers boxtrack sets on every delivery itself, which a webhook's own headers cannot
+/// replace.
+pub const RESERVED_HEADERS: [&str; 8] = [
+    "content-type",
+    "content-length",
+    "host",
+    "user-agent",
+    "webhook-id",
+    "webhook-timestamp",
+    "webhook-signature",
+    "x-boxtrack-webhook-signature",
+];
+
+/// The most headers a webhook sends of its own.
+pub const MAX_HEADERS: usize = 20;
+
+/// Why a webhook's own headers are refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// More than [`MAX_HEADERS`].
+    #[error("at most 20 headers")]
+    TooMany,
+    /// A name that is not an HTTP token, or a value with a control or non-ASCII character.
+    #[error("header {0:?} is not a valid HTTP header")]
+    Invalid(String),
+    /// One of [`RESERVED_HEADERS`].
+    #[error("header {0:?} is set by boxtrack and cannot be overridden")]
+    Reserved(String),
+}
+
+/// Checks a webhook's own headers: at most [`MAX_HEADERS`], each name an HTTP token
+/// (RFC 9110), each value visible ASCII, spaces and tabs, none of [`RESERVED_HEADERS`].
+pub fn check_headers<'a>(
+    headers: impl ExactSizeIterator<Item = (&'a str, &'a str)>,
+) -> Result<(), HeaderError> {
+    if headers.len() > MAX_HEADERS {
+        return Err(HeaderError::TooMany);
+    }
+    let token = |c: u8| c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c);
+    for (name, value) in headers {
+        let name_ok = !name.is_empty() && name.bytes().all(token);
+        let value_ok = value
+            .bytes()
+            .all(|b| b == b'\t' || (0x20..0x7f).contains(&b));
+        if !name_ok || !value_ok {
+            return Err(HeaderError::Invalid(name.to_string()));
+        }
+        if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err(HeaderError::Reserved(name.to_string()));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -450,6 +504,34 @@ mod tests {
         assert_eq!(
             super::sign_hex("whsec_test", br#"{"a":1}"#),
             "51426af50a41dd7ff2cd3f116594734766d4018d15d6fb07169aee5d2959adf5"
+        );
+    }
+
+    #[test]
+    fn a_webhook_s_own_headers_are_tokens_with_visible_values_and_not_ours() {
+        let check = |h: &[(&str, &str)]| check_headers(h.iter().copied());
+        assert_eq!(check(&[("X-Team", "ops 1"), ("x_a.b~", "a\tb")]), Ok(()));
+        assert_eq!(
+            check(&[("X Team", "ops")]),
+            Err(HeaderError::Invalid("X Team".into()))
+        );
+        assert_eq!(
+            check(&[("X-Team", "caf\u{e9}")]),
+            Err(HeaderError::Invalid("X-Team".into()))
+        );
+        assert_eq!(
+            check(&[("X-Team", "a\nb")]),
+            Err(HeaderError::Invalid("X-Team".into()))
+        );
+        assert_eq!(check(&[("", "x")]), Err(HeaderError::Invalid("".into())));
+        assert_eq!(
+            check(&[("Webhook-Signature", "x")]),
+            Err(HeaderError::Reserved("Webhook-Signature".into()))
+        );
+        let many: Vec<(String, String)> = (0..21).map(|i| (format!("x-{i}"), "v".into())).collect();
+        assert_eq!(
+            check_headers(many.iter().map(|(a, b)| (a.as_str(), b.as_str()))),
+            Err(HeaderError::TooMany)
         );
     }
 }

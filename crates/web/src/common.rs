@@ -164,7 +164,8 @@ pub(crate) fn unavailable(e: &boxtrack_store::StoreError) -> Response {
 pub(crate) fn app_unavailable(e: boxtrack_app::AppError) -> Response {
     match e {
         boxtrack_app::AppError::Store(e) => unavailable(&e),
-        boxtrack_app::AppError::Invalid { detail, .. } => page(
+        boxtrack_app::AppError::Invalid { detail, .. }
+        | boxtrack_app::AppError::Unprocessable { detail, .. } => page(
             StatusCode::BAD_REQUEST,
             "Not understood",
             &format!(

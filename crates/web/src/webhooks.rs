@@ -4,7 +4,7 @@
 //! the forms behind them: create, edit (URL, on or off, events), send a test, redeliver one
 //! notification (a new notification of the same event, as `replay` makes them).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -17,7 +17,11 @@ use boxtrack_core::webhooks::{self as rules, EVENTS};
 use boxtrack_store::{StoreError, notifications, webhooks};
 use uuid::Uuid;
 
-use crate::common::{page, page_with, see_other, session, signed_form, unavailable};
+use boxtrack_app::webhooks as app;
+
+use crate::common::{
+    app_unavailable, page, page_with, see_other, session, signed_form, unavailable,
+};
 
 fn nav(email: &str) -> String {
     format!(
@@ -32,13 +36,6 @@ fn missing() -> Response {
         "No such webhook",
         r#"<main><h1>No such webhook</h1><p><a href="/console/webhooks">Back to the webhooks</a></p></main>"#,
     )
-}
-
-/// Checks a webhook URL as the API does.
-fn checked_url(state: &AppState, raw: &str) -> Result<String, String> {
-    rules::check_url(raw, state.config.allow_private_webhook_urls)
-        .map(|()| raw.trim().to_string())
-        .map_err(|e| e.to_string())
 }
 
 /// `GET /console/webhooks`.
@@ -109,25 +106,18 @@ pub async fn create(
         Err(answer) => return answer,
     };
     let raw = f.get("url").map_or("", String::as_str);
-    let url = match checked_url(&state, raw) {
-        Ok(u) => u,
-        Err(e) => return render_list(&state, &s, StatusCode::BAD_REQUEST, Some(&e), raw).await,
+    // every event; the API can subscribe to fewer
+    let asked = app::WebhookIn {
+        url: Some(raw.to_string()),
+        ..app::WebhookIn::default()
     };
-    match webhooks::create(
-        &state.db,
-        s.account_id,
-        &webhooks::NewWebhook {
-            url,
-            active: true,
-            events: EVENTS.iter().map(|e| e.to_string()).collect(),
-            headers: BTreeMap::new(),
-            secret: rules::generate_secret(),
-        },
-    )
-    .await
-    {
+    let allowed = boxtrack_api::routes::webhooks::allowed(&state);
+    match app::create(&state.db, s.account_id, allowed, &asked).await {
         Ok(w) => see_other(&format!("/console/webhooks/{}", w.id)),
-        Err(e) => unavailable(&e),
+        Err(boxtrack_app::AppError::Unprocessable { detail, .. }) => {
+            render_list(&state, &s, StatusCode::BAD_REQUEST, Some(&detail), raw).await
+        }
+        Err(e) => app_unavailable(e),
     }
 }
 
@@ -354,46 +344,33 @@ pub async fn update(
         return missing();
     };
     let refuse = |e: &str| format!(r#"<p class="error" role="alert">{}</p>"#, esc(e));
-    let url = match checked_url(&state, f.get("url").map_or("", String::as_str)) {
-        Ok(u) => u,
-        Err(e) => {
-            let notice = refuse(&e);
-            return render_one(&state, &s, id, StatusCode::BAD_REQUEST, &notice).await;
-        }
-    };
-    let events = if f.contains_key("events_shown") {
-        let chosen: Vec<String> = pairs
+    // the events, when the form showed them: the ones checked
+    let events = f.contains_key("events_shown").then(|| {
+        pairs
             .iter()
             .filter(|(k, _)| k == "events")
             .map(|(_, v)| v.clone())
-            .collect();
-        let list = match rules::validate_events(&chosen) {
-            Ok(list) if list.is_empty() => Err(refuse(
-                "Choose at least one event (or switch the webhook off).",
-            )),
-            Ok(list) => Ok(list),
-            Err(unknown) => Err(refuse(&format!("{unknown:?} is not an event"))),
-        };
-        match list {
-            Ok(list) => Some(list),
-            Err(notice) => {
-                return render_one(&state, &s, id, StatusCode::BAD_REQUEST, &notice).await;
-            }
-        }
-    } else {
-        None
-    };
-    let changes = webhooks::WebhookChanges {
-        url: Some(url),
+            .collect()
+    });
+    let asked = app::WebhookIn {
+        url: Some(f.get("url").cloned().unwrap_or_default()),
         active: Some(f.get("active").is_some_and(|v| v == "1")),
         events,
-        ..Default::default()
+        headers: None,
     };
-    match webhooks::update(&state.db, s.account_id, id, changes).await {
-        Ok(_) => see_other(&format!("/console/webhooks/{id}")),
-        Err(StoreError::NotFound(_)) => missing(),
-        Err(e) => unavailable(&e),
-    }
+    let allowed = boxtrack_api::routes::webhooks::allowed(&state);
+    let why = match app::update(&state.db, s.account_id, id, allowed, &asked).await {
+        Ok(_) => return see_other(&format!("/console/webhooks/{id}")),
+        Err(boxtrack_app::AppError::Store(StoreError::NotFound(_))) => return missing(),
+        Err(boxtrack_app::AppError::Unprocessable {
+            field: "events",
+            code: "blank",
+            ..
+        }) => "Choose at least one event (or switch the webhook off).".to_string(),
+        Err(boxtrack_app::AppError::Unprocessable { detail, .. }) => detail,
+        Err(e) => return app_unavailable(e),
+    };
+    render_one(&state, &s, id, StatusCode::BAD_REQUEST, &refuse(&why)).await
 }
 
 /// `POST /console/webhooks/{id}/test`: sends one sample delivery of the chosen event to the

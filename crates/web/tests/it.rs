@@ -1960,7 +1960,7 @@ async fn webhooks_are_made_tested_inspected_and_redelivered_from_the_console() {
         (vec![], "Choose at least one event"),
         (
             vec![("events", "container.teleported")],
-            "&quot;container.teleported&quot; is not an event",
+            "&quot;container.teleported&quot; is not a webhook event",
         ),
     ] {
         let mut form = vec![

@@ -4,10 +4,11 @@
 use std::collections::BTreeMap;
 
 use axum::extract::{OriginalUri, RawQuery, State};
-use axum::http::{HeaderMap, HeaderName, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
+use boxtrack_app::webhooks as app;
 use boxtrack_core::webhooks::{self, EVENTS};
-use boxtrack_store::webhooks::{self as store, NewWebhook, WebhookChanges, WebhookRow};
+use boxtrack_store::webhooks::{self as store, WebhookRow};
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -22,18 +23,6 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::state::AppState;
-
-/// Headers a subscriber may not set (the service sets them).
-const RESERVED: [&str; 8] = [
-    "content-type",
-    "content-length",
-    "host",
-    "user-agent",
-    "webhook-id",
-    "webhook-timestamp",
-    "webhook-signature",
-    "x-boxtrack-webhook-signature",
-];
 
 /// The `webhook` resource.
 pub fn to_resource(w: &WebhookRow) -> Value {
@@ -55,7 +44,7 @@ struct Attrs {
     /// Notifications are sent (default true).
     #[serde(default)]
     active: Option<bool>,
-    /// The events it receives (empty or absent: all).
+    /// The events it receives (absent on creation: all; a list names at least one).
     #[serde(default)]
     #[schemars(schema_with = "events_schema")]
     events: Option<Vec<String>>,
@@ -83,6 +72,24 @@ struct HeaderIn {
     name: String,
     /// Its value.
     value: String,
+}
+
+impl From<Attrs> for app::WebhookIn {
+    fn from(a: Attrs) -> app::WebhookIn {
+        app::WebhookIn {
+            url: a.url,
+            active: a.active,
+            events: a.events,
+            headers: a.headers.map(HeadersIn::into_map),
+        }
+    }
+}
+
+/// What the operator allows of webhook receivers.
+pub fn allowed(state: &AppState) -> app::Allowed {
+    app::Allowed {
+        private_urls: state.config.allow_private_webhook_urls,
+    }
 }
 
 impl HeadersIn {
@@ -122,58 +129,6 @@ fn check_type(kind: &Option<String>) -> ApiResult<()> {
     }
 }
 
-fn check_url(state: &AppState, url: &str) -> ApiResult<String> {
-    webhooks::check_url(url, state.config.allow_private_webhook_urls)
-        .map(|()| url.trim().to_string())
-        .map_err(|e| ApiError::unprocessable("/data/attributes/url", "invalid", e.to_string()))
-}
-
-fn check_events(events: &[String]) -> ApiResult<Vec<String>> {
-    if events.is_empty() {
-        return Err(ApiError::unprocessable(
-            "/data/attributes/events",
-            "blank",
-            "events must name at least one event; see GET /v2/webhooks/events",
-        ));
-    }
-    webhooks::validate_events(events).map_err(|e| {
-        ApiError::unprocessable(
-            "/data/attributes/events",
-            "invalid",
-            format!("{e:?} is not a webhook event; see GET /v2/webhooks/events"),
-        )
-    })
-}
-
-fn check_headers(headers: BTreeMap<String, String>) -> ApiResult<BTreeMap<String, String>> {
-    if headers.len() > 20 {
-        return Err(ApiError::unprocessable(
-            "/data/attributes/headers",
-            "too_long",
-            "at most 20 headers",
-        ));
-    }
-    for (name, value) in &headers {
-        let valid_name = HeaderName::from_bytes(name.as_bytes()).is_ok();
-        let valid_value = axum::http::HeaderValue::from_str(value).is_ok();
-        if !valid_name || !valid_value {
-            return Err(ApiError::unprocessable(
-                "/data/attributes/headers",
-                "invalid",
-                format!("header {name:?} is not a valid HTTP header"),
-            ));
-        }
-        if RESERVED.contains(&name.to_ascii_lowercase().as_str()) {
-            return Err(ApiError::unprocessable(
-                "/data/attributes/headers",
-                "reserved",
-                format!("header {name:?} is set by boxtrack and cannot be overridden"),
-            ));
-        }
-    }
-    Ok(headers)
-}
-
 /// `POST /v2/webhooks`.
 pub async fn create(
     State(state): State<AppState>,
@@ -181,24 +136,11 @@ pub async fn create(
     Body(doc): Body<Doc>,
 ) -> ApiResult<impl IntoResponse> {
     check_type(&doc.data.kind)?;
-    let a = doc.data.attributes;
-    let url = check_url(&state, a.url.as_deref().unwrap_or_default())?;
-    // no events named: every event (as the reference does)
-    let events = match a.events {
-        None => EVENTS.iter().map(|e| e.to_string()).collect(),
-        Some(e) => check_events(&e)?,
-    };
-    let headers = check_headers(a.headers.map(HeadersIn::into_map).unwrap_or_default())?;
-    let w = store::create(
+    let w = app::create(
         &state.db,
         caller.account.id,
-        &NewWebhook {
-            url,
-            active: a.active.unwrap_or(true),
-            events,
-            headers,
-            secret: webhooks::generate_secret(),
-        },
+        allowed(&state),
+        &doc.data.attributes.into(),
     )
     .await?;
     let mut res = JsonApi::single(to_resource(&w), vec![]).into_response();
@@ -251,14 +193,14 @@ pub async fn update(
     Body(doc): Body<Doc>,
 ) -> ApiResult<JsonApi> {
     check_type(&doc.data.kind)?;
-    let a = doc.data.attributes;
-    let changes = WebhookChanges {
-        url: a.url.as_deref().map(|u| check_url(&state, u)).transpose()?,
-        active: a.active,
-        events: a.events.as_deref().map(check_events).transpose()?,
-        headers: a.headers.map(|h| check_headers(h.into_map())).transpose()?,
-    };
-    let w = store::update(&state.db, caller.account.id, id, changes).await?;
+    let w = app::update(
+        &state.db,
+        caller.account.id,
+        id,
+        allowed(&state),
+        &doc.data.attributes.into(),
+    )
+    .await?;
     Ok(JsonApi::single(to_resource(&w), vec![]))
 }
 

@@ -755,7 +755,8 @@ pub(super) fn answer<T, R>(
 pub(super) fn app_unavailable(e: boxtrack_app::AppError) -> String {
     match e {
         boxtrack_app::AppError::Store(e) => unavailable(e),
-        boxtrack_app::AppError::Invalid { detail, .. } => detail,
+        boxtrack_app::AppError::Invalid { detail, .. }
+        | boxtrack_app::AppError::Unprocessable { detail, .. } => detail,
     }
 }
 

@@ -3,10 +3,9 @@
 //! (the REST handler's own function), list and create webhooks.
 
 use boxtrack_core::plan::Entitlement;
-use boxtrack_core::webhooks as rules;
 use boxtrack_store::StoreError;
 use boxtrack_store::accounts::Account;
-use boxtrack_store::webhooks::{self as store, NewWebhook};
+use boxtrack_store::webhooks as store;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -159,35 +158,43 @@ pub(super) async fn webhooks(
     })
 }
 
-/// `create_webhook`: checked as the API checks a new webhook (https and not internal, unless
-/// the operator allows private addresses; events of the catalog, all when none are named).
+/// `create_webhook`: the use case `POST /v2/webhooks` and the console run
+/// ([`boxtrack_app::webhooks::create`]: https and not internal, unless the operator allows
+/// private addresses; events of the catalog, all when none are named).
 pub(super) async fn create_webhook(
     state: &AppState,
     account: &Account,
     url: &str,
     events: Option<Vec<String>>,
 ) -> Result<CreatedWebhook, String> {
-    rules::check_url(url, state.config.allow_private_webhook_urls)
-        .map_err(|e| format!("The webhook's {e}."))?;
-    let events = match events {
-        Some(e) if !e.is_empty() => rules::validate_events(&e).map_err(|unknown| {
-            format!("{unknown:?} is not a webhook event; the catalog is in the milestone glossary resource.")
-        })?,
-        _ => rules::EVENTS.iter().map(|e| e.to_string()).collect(),
+    let asked = boxtrack_app::webhooks::WebhookIn {
+        url: Some(url.to_string()),
+        // an empty list, as none: every event (as the tool always took it)
+        events: events.filter(|e| !e.is_empty()),
+        ..Default::default()
     };
-    let w = store::create(
-        &state.db,
-        account.id,
-        &NewWebhook {
-            url: url.trim().to_string(),
-            active: true,
-            events,
-            headers: Default::default(),
-            secret: rules::generate_secret(),
-        },
-    )
-    .await
-    .map_err(|e| format!("The webhook could not be made ({e}); try again shortly."))?;
+    let allowed = boxtrack_api::routes::webhooks::allowed(state);
+    let w = boxtrack_app::webhooks::create(&state.db, account.id, allowed, &asked)
+        .await
+        .map_err(|e| match e {
+            boxtrack_app::AppError::Unprocessable {
+                field: "url",
+                detail,
+                ..
+            } => {
+                format!("The webhook's {detail}.")
+            }
+            boxtrack_app::AppError::Unprocessable {
+                field: "events",
+                detail,
+                ..
+            } => {
+                // (the REST path the detail names is not the agent's way to the catalog)
+                let why = detail.split("; see").next().unwrap_or_default();
+                format!("{why}; the catalog is in the milestone glossary resource.")
+            }
+            other => format!("The webhook could not be made ({other}); try again shortly."),
+        })?;
     Ok(CreatedWebhook {
         webhook: brief(&w),
         secret: w.secret.clone(),

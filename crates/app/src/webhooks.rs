@@ -1,0 +1,144 @@
+//! Making and changing a webhook: `POST` and `PATCH /v2/webhooks`, the console's webhook form
+//! and MCP's `create_webhook` give the same [`WebhookIn`] and are checked by the same rules
+//! (the receiver's address, the event catalog, the webhook's own headers).
+
+use std::collections::BTreeMap;
+
+use boxtrack_core::webhooks as rules;
+use boxtrack_store::Db;
+use boxtrack_store::webhooks::{self as store, NewWebhook, WebhookChanges, WebhookRow};
+use uuid::Uuid;
+
+use crate::AppError;
+
+/// A webhook as a front end asks for it: every part optional (a change gives only what
+/// changes; a new webhook needs its `url`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WebhookIn {
+    /// The receiver's address.
+    pub url: Option<String>,
+    /// Whether notifications are sent (a new webhook: yes, unless this says no).
+    pub active: Option<bool>,
+    /// The events it receives (a new webhook: every event when no list is given; a list names
+    /// at least one).
+    pub events: Option<Vec<String>>,
+    /// Headers sent with every notification.
+    pub headers: Option<BTreeMap<String, String>>,
+}
+
+/// What the operator allows: `http://` and internal receivers, for tests and local ones.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Allowed {
+    /// Internal addresses and `http://` are allowed.
+    pub private_urls: bool,
+}
+
+/// The receiver's address, as it is kept.
+fn url(raw: &str, allowed: Allowed) -> Result<String, AppError> {
+    rules::check_url(raw, allowed.private_urls)
+        .map(|()| raw.trim().to_string())
+        .map_err(|e| AppError::unprocessable("url", "invalid", e.to_string()))
+}
+
+/// The events of a subscription: named ones of the catalog, at least one.
+fn events(named: &[String]) -> Result<Vec<String>, AppError> {
+    if named.is_empty() {
+        return Err(AppError::unprocessable(
+            "events",
+            "blank",
+            "events must name at least one event; see GET /v2/webhooks/events",
+        ));
+    }
+    rules::validate_events(named).map_err(|e| {
+        AppError::unprocessable(
+            "events",
+            "invalid",
+            format!("{e:?} is not a webhook event; see GET /v2/webhooks/events"),
+        )
+    })
+}
+
+/// The webhook's own headers, checked.
+fn headers(h: &BTreeMap<String, String>) -> Result<BTreeMap<String, String>, AppError> {
+    rules::check_headers(h.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(|e| {
+        let code = match e {
+            rules::HeaderError::TooMany => "too_long",
+            rules::HeaderError::Invalid(_) => "invalid",
+            rules::HeaderError::Reserved(_) => "reserved",
+        };
+        AppError::unprocessable("headers", code, e.to_string())
+    })?;
+    Ok(h.clone())
+}
+
+/// Makes a webhook for the account: every event when no list is given (an empty list is
+/// refused), a new signing secret.
+pub async fn create(
+    db: &Db,
+    account_id: Uuid,
+    allowed: Allowed,
+    asked: &WebhookIn,
+) -> Result<WebhookRow, AppError> {
+    let new = NewWebhook {
+        url: url(asked.url.as_deref().unwrap_or_default(), allowed)?,
+        active: asked.active.unwrap_or(true),
+        events: match asked.events.as_deref() {
+            None => rules::EVENTS.iter().map(|e| e.to_string()).collect(),
+            Some(named) => events(named)?,
+        },
+        headers: asked
+            .headers
+            .as_ref()
+            .map(headers)
+            .transpose()?
+            .unwrap_or_default(),
+        secret: rules::generate_secret(),
+    };
+    Ok(store::create(db, account_id, &new).await?)
+}
+
+/// Changes what `asked` names of one of the account's webhooks (its events: at least one).
+pub async fn update(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    allowed: Allowed,
+    asked: &WebhookIn,
+) -> Result<WebhookRow, AppError> {
+    let changes = WebhookChanges {
+        url: asked.url.as_deref().map(|u| url(u, allowed)).transpose()?,
+        active: asked.active,
+        events: asked.events.as_deref().map(events).transpose()?,
+        headers: asked.headers.as_ref().map(headers).transpose()?,
+    };
+    Ok(store::update(db, account_id, id, changes).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_part_is_checked_and_named() {
+        let strict = Allowed::default();
+        assert!(url("https://example.com/hook", strict).is_ok());
+        for (result, field) in [
+            (url("http://127.0.0.1/hook", strict).map(|_| ()), "url"),
+            (events(&[]).map(|_| ()), "events"),
+            (
+                events(&["container.teleported".into()]).map(|_| ()),
+                "events",
+            ),
+            (
+                headers(&BTreeMap::from([("Host".into(), "x".into())])).map(|_| ()),
+                "headers",
+            ),
+        ] {
+            match result {
+                Err(AppError::Unprocessable { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+        assert!(url(" http://127.0.0.1/hook", Allowed { private_urls: true }).is_err());
+    }
+}

@@ -15,6 +15,7 @@ pub mod fields;
 pub mod query;
 pub mod requests;
 pub mod shipments;
+pub mod tracking;
 pub mod webhooks;
 
 pub use error::AppError;

@@ -19,9 +19,11 @@ use axum::response::{IntoResponse, Response};
 use boxtrack_api::html::esc;
 use boxtrack_api::state::AppState;
 use boxtrack_core::requests::{self, NewRequest};
-use boxtrack_store::{StoreError, accounts, tracking};
+use boxtrack_store::accounts;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+
+use boxtrack_app::tracking::{Refused, track};
 
 use crate::common::{page_with, see_other, session, signed_form, unavailable};
 
@@ -398,6 +400,7 @@ pub async fn run(
         Err(e) => return unavailable(&e),
     };
     let mut results = Vec::with_capacity(rows.len());
+    let tracker = boxtrack_api::routes::tracking_requests::tracker(&state);
     for row in &rows {
         // checked again: the rows came back from the browser
         let input = NewRequest {
@@ -408,8 +411,9 @@ pub async fn run(
             ref_numbers: row.ref_numbers.clone(),
             ..Default::default()
         };
-        let (outcome, detail) = match requests::validate(&input) {
-            Err(errors) => (
+        let (outcome, detail) = match track(&tracker, &account, &input, Default::default()).await {
+            Ok(_) => ("tracked", String::new()),
+            Err(Refused::Invalid(errors)) => (
                 "refused",
                 errors
                     .iter()
@@ -417,25 +421,15 @@ pub async fn run(
                     .collect::<Vec<_>>()
                     .join(" "),
             ),
-            Ok(valid) => match boxtrack_api::routes::tracking_requests::enqueue(
-                &state,
-                &account,
-                &valid,
-                tracking::RequestExtras::default(),
-            )
-            .await
-            {
-                Ok(_) => ("tracked", String::new()),
-                Err(StoreError::Duplicate(_)) => (
-                    "already tracked",
-                    "A request for this number is pending or created already.".into(),
-                ),
-                Err(StoreError::PlanLimit { limit }) => (
-                    "refused",
-                    format!("The plan tracks at most {limit} active containers."),
-                ),
-                Err(e) => return unavailable(&e),
-            },
+            Err(Refused::Duplicate(_)) => (
+                "already tracked",
+                "A request for this number is pending or created already.".into(),
+            ),
+            Err(Refused::PlanLimit(limit)) => (
+                "refused",
+                format!("The plan tracks at most {limit} active containers."),
+            ),
+            Err(Refused::Store(e)) => return unavailable(&e),
         };
         results.push(
             json!({"line": row.line, "number": row.number, "outcome": outcome, "detail": detail}),

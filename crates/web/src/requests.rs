@@ -14,11 +14,12 @@ use boxtrack_api::html::esc;
 use boxtrack_api::state::AppState;
 use boxtrack_core::paging::Page;
 use boxtrack_core::requests::{self, NewRequest};
+use boxtrack_store::accounts;
 use boxtrack_store::sessions::Session;
-use boxtrack_store::{StoreError, accounts, tracking};
 
 use boxtrack_app::fields::{One, Text};
 use boxtrack_app::requests::{self as app, ListRequests, RequestsFilter};
+use boxtrack_app::tracking::{Refused, track};
 
 use crate::common::{
     app_unavailable, page_with, pager, see_other, session, signed_form, total_text, unavailable,
@@ -178,70 +179,41 @@ pub async fn create(
         scac,
         ..Default::default()
     };
-    let valid = match requests::validate(&input) {
-        Ok(v) => v,
-        Err(errors) => {
-            let text = errors
-                .iter()
-                .map(|e| e.detail.clone())
-                .collect::<Vec<_>>()
-                .join(" ");
-            return render(
-                &state,
-                &s,
-                StatusCode::BAD_REQUEST,
-                Some(&text),
-                &f,
-                &Asked::first_page(),
-            )
-            .await;
-        }
-    };
     let account = match accounts::get(&state.db, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => return see_other("/console/sign-in"),
         Err(e) => return unavailable(&e),
     };
-    match boxtrack_api::routes::tracking_requests::enqueue(
-        &state,
-        &account,
-        &valid,
-        tracking::RequestExtras::default(),
-    )
-    .await
-    {
-        Ok(_) => see_other("/console/tracking_requests"),
-        Err(StoreError::Duplicate(_)) => {
-            let text = format!(
+    let tracker = boxtrack_api::routes::tracking_requests::tracker(&state);
+    let refused = match track(&tracker, &account, &input, Default::default()).await {
+        Ok(_) => return see_other("/console/tracking_requests"),
+        Err(r) => r,
+    };
+    let (status, text) = match refused {
+        Refused::Invalid(errors) => (
+            StatusCode::BAD_REQUEST,
+            errors
+                .iter()
+                .map(|e| e.detail.clone())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        Refused::Duplicate(valid) => (
+            StatusCode::CONFLICT,
+            format!(
                 "{} is tracked already (a request for it is pending or created).",
                 valid.number
-            );
-            render(
-                &state,
-                &s,
-                StatusCode::CONFLICT,
-                Some(&text),
-                &f,
-                &Asked::first_page(),
-            )
-            .await
-        }
-        Err(StoreError::PlanLimit { limit }) => {
-            let text = format!(
+            ),
+        ),
+        Refused::PlanLimit(limit) => (
+            StatusCode::CONFLICT,
+            format!(
                 "The plan tracks at most {limit} active containers at once: stop tracking a shipment or change the plan."
-            );
-            render(
-                &state,
-                &s,
-                StatusCode::CONFLICT,
-                Some(&text),
-                &f,
-                &Asked::first_page(),
-            )
-            .await
-        }
-        Err(e) => unavailable(&e),
-    }
+            ),
+        ),
+        Refused::Store(e) => return unavailable(&e),
+    };
+    render(&state, &s, status, Some(&text), &f, &Asked::first_page()).await
 }
 
 async fn render(

@@ -4,8 +4,8 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use boxtrack_app::requests::ListRequests;
+use boxtrack_app::tracking as app;
 use boxtrack_core::requests::{self, NewRequest};
-use boxtrack_store::StoreError;
 use boxtrack_store::reads;
 use boxtrack_store::tracking::{self, TrackingRequestRow};
 use boxtrack_views::tracking as resources;
@@ -213,20 +213,14 @@ pub async fn create(
         ref_numbers: a.ref_numbers.unwrap_or_default(),
         shipment_tags: a.shipment_tags.unwrap_or_default(),
     };
-    let valid = requests::validate(&input).map_err(validation_errors)?;
-    let row = match enqueue(
-        &state,
-        &caller.account,
-        &valid,
-        tracking::RequestExtras {
-            customer_id,
-            initial_custom_fields: initial,
-        },
-    )
-    .await
-    {
+    let extras = tracking::RequestExtras {
+        customer_id,
+        initial_custom_fields: initial,
+    };
+    let row = match app::track(&tracker(&state), &caller.account, &input, extras).await {
         Ok(r) => r,
-        Err(StoreError::Duplicate(_)) => {
+        Err(app::Refused::Invalid(errors)) => return Err(validation_errors(errors)),
+        Err(app::Refused::Duplicate(valid)) => {
             return Err(ApiError::unprocessable(
                 "/data/attributes/request_number",
                 "duplicate",
@@ -237,7 +231,7 @@ pub async fn create(
                 ),
             ));
         }
-        Err(StoreError::PlanLimit { limit }) => {
+        Err(app::Refused::PlanLimit(limit)) => {
             return Err(ApiError::unprocessable(
                 "/data",
                 "plan_limit",
@@ -246,36 +240,21 @@ pub async fn create(
                 ),
             ));
         }
-        Err(e) => return Err(e.into()),
+        Err(app::Refused::Store(e)) => return Err(e.into()),
     };
     let mut res = JsonApi::single(resources::tracking_request(&row), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
     Ok(res)
 }
 
-/// Records a valid tracking request for `account` and wakes the worker: what
-/// `POST /v2/tracking_requests` and the console's form share. A carrier that no configured
-/// source serves leaves the request waiting for the operator to add one (said at once).
-/// [`StoreError::Duplicate`] and [`StoreError::PlanLimit`] are the caller's to explain.
-pub async fn enqueue(
-    state: &AppState,
-    account: &boxtrack_store::accounts::Account,
-    valid: &requests::ValidRequest,
-    extras: tracking::RequestExtras,
-) -> Result<TrackingRequestRow, StoreError> {
-    let row = tracking::create_request(&state.db, account.id, account.plan, valid, &extras).await?;
-    let row = match row.scac.as_deref() {
-        Some(scac)
-            if scac != boxtrack_core::carriers::SANDBOX_SCAC
-                && state.upstreams.carrier(scac).is_none() =>
-        {
-            tracing::warn!(scac, tracking_request.id = %row.id, "no source is configured for this carrier; the request waits");
-            tracking::mark_unavailable(&state.db, account.id, row.id).await?
-        }
-        _ => row,
-    };
-    state.wake.notify_one();
-    Ok(row)
+/// What the use case of tracking a number ([`app::track`]) needs of this service: its
+/// database, whether a configured source serves a carrier, the worker's wake-up.
+pub fn tracker(state: &AppState) -> app::Tracker<'_> {
+    app::Tracker {
+        db: &state.db,
+        serves: Box::new(|scac| state.upstreams.carrier(scac).is_some()),
+        wake: &state.wake,
+    }
 }
 
 /// `GET /v2/tracking_requests`.

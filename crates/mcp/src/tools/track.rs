@@ -4,7 +4,7 @@
 //! the carrier inferred when not given, in the reference MCP server's shape.
 
 use boxtrack_core::paging::Page;
-use boxtrack_core::requests::{self, NewRequest};
+use boxtrack_core::requests::NewRequest;
 use boxtrack_store::StoreError;
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads::{self, Filter};
@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use boxtrack_api::state::AppState;
+use boxtrack_app::tracking::Refused;
 
 use super::container::ContainerAnswer;
 
@@ -205,24 +206,22 @@ pub(super) async fn track(
         ref_numbers: refs,
         ..Default::default()
     };
-    let valid = requests::validate(&input).map_err(|errors| {
-        let why = errors
-            .iter()
-            .map(|e| e.detail.clone())
-            .collect::<Vec<_>>()
-            .join(" ");
-        format!("Tracking identifier {number} is invalid: {why} Verify the kind of number (numberType: container, bill_of_lading or booking_number) and the carrier's SCAC (get_supported_shipping_lines).")
-    })?;
-    let created = boxtrack_api::routes::tracking_requests::enqueue(
-        state,
-        account,
-        &valid,
-        boxtrack_store::tracking::RequestExtras::default(),
-    )
-    .await;
+    let tracker = boxtrack_api::routes::tracking_requests::tracker(state);
+    let created =
+        boxtrack_app::tracking::track(&tracker, account, &input, Default::default()).await;
     let (row, made) = match created {
         Ok(row) => (row, true),
-        Err(StoreError::Duplicate(_)) => {
+        Err(Refused::Invalid(errors)) => {
+            let why = errors
+                .iter()
+                .map(|e| e.detail.clone())
+                .collect::<Vec<_>>()
+                .join(" ");
+            return Err(format!(
+                "Tracking identifier {number} is invalid: {why} Verify the kind of number (numberType: container, bill_of_lading or booking_number) and the carrier's SCAC (get_supported_shipping_lines)."
+            ));
+        }
+        Err(Refused::Duplicate(valid)) => {
             let pending = boxtrack_store::tracking::list_requests(
                 &state.db,
                 account.id,
@@ -244,12 +243,12 @@ pub(super) async fn track(
             })?;
             (pending, false)
         }
-        Err(StoreError::PlanLimit { limit }) => {
+        Err(Refused::PlanLimit(limit)) => {
             return Err(format!(
                 "The plan tracks at most {limit} active containers at once: stop tracking a shipment (stop_tracking) or change the plan, then try again."
             ));
         }
-        Err(e) => return Err(unavailable(e)),
+        Err(Refused::Store(e)) => return Err(unavailable(e)),
     };
     Ok(TrackAnswer::Pending(Box::new(Pending {
         tracking_request_created: made,

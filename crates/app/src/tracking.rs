@@ -1,0 +1,68 @@
+//! Tracking a number: `POST /v2/tracking_requests`, the console's form and its CSV import, and
+//! MCP's `track_container` ask the same ([`NewRequest`]), checked by the same rules
+//! (`core::requests::validate`), recorded the same way, each saying a refusal ([`Refused`]) in
+//! its own words.
+
+use boxtrack_core::carriers::SANDBOX_SCAC;
+use boxtrack_core::requests::{self, FieldError, NewRequest, ValidRequest};
+use boxtrack_store::accounts::Account;
+use boxtrack_store::tracking::{self, RequestExtras, TrackingRequestRow};
+use boxtrack_store::{Db, StoreError};
+
+/// What tracking needs of the running service.
+pub struct Tracker<'a> {
+    /// The database.
+    pub db: &'a Db,
+    /// Whether a configured source serves a carrier (by SCAC).
+    pub serves: Box<dyn Fn(&str) -> bool + Send + Sync + 'a>,
+    /// Wakes the worker that processes requests.
+    pub wake: &'a tokio::sync::Notify,
+}
+
+/// Why a number is not tracked.
+#[derive(Debug)]
+pub enum Refused {
+    /// The request breaks the rules: each problem with its place in the request.
+    Invalid(Vec<FieldError>),
+    /// The number (with that carrier) is tracked already: a request for it is pending or
+    /// created.
+    Duplicate(ValidRequest),
+    /// A free account tracks at most this many active containers at once.
+    PlanLimit(u32),
+    /// The store failed.
+    Store(StoreError),
+}
+
+impl From<StoreError> for Refused {
+    fn from(e: StoreError) -> Refused {
+        Refused::Store(e)
+    }
+}
+
+/// Records a request to track a number for `account` and wakes the worker. A carrier that no
+/// configured source serves leaves the request waiting for the operator to add one (said at
+/// once, in its status).
+pub async fn track(
+    t: &Tracker<'_>,
+    account: &Account,
+    asked: &NewRequest,
+    extras: RequestExtras,
+) -> Result<TrackingRequestRow, Refused> {
+    let valid = requests::validate(asked).map_err(Refused::Invalid)?;
+    let row = match tracking::create_request(t.db, account.id, account.plan, &valid, &extras).await
+    {
+        Ok(row) => row,
+        Err(StoreError::Duplicate(_)) => return Err(Refused::Duplicate(valid)),
+        Err(StoreError::PlanLimit { limit }) => return Err(Refused::PlanLimit(limit)),
+        Err(e) => return Err(e.into()),
+    };
+    let row = match row.scac.as_deref() {
+        Some(scac) if scac != SANDBOX_SCAC && !(t.serves)(scac) => {
+            tracing::warn!(scac, tracking_request.id = %row.id, "no source is configured for this carrier; the request waits");
+            tracking::mark_unavailable(t.db, account.id, row.id).await?
+        }
+        _ => row,
+    };
+    t.wake.notify_one();
+    Ok(row)
+}

@@ -442,6 +442,19 @@ pub fn sorted_list_response<T: boxtrack_store::list::Keyed>(
     .render(data, included)
 }
 
+/// Whether a list is in an order other than its default (its links then page by number); a
+/// cursor follows the default order only, so one given with another order is 400.
+pub fn sorted_page(sort: boxtrack_store::reads::ListSort, page: &Page) -> Result<bool, ApiError> {
+    let sorted = sort != boxtrack_store::reads::ListSort::default();
+    if sorted && page.cursor.is_some() {
+        return Err(ApiError::bad_parameter(
+            "sort",
+            "a cursor (page[after], page[before]) follows the default order only: with sort, page by page[number]",
+        ));
+    }
+    Ok(sorted)
+}
+
 /// Whether a `Content-Type` is acceptable for a request body: the JSON:API media type
 /// (optionally with `ext` / `profile` parameters) or plain `application/json`.
 pub fn acceptable_content_type(value: &str) -> bool {

@@ -132,6 +132,29 @@ pub async fn list_filtered(
     Ok(ContainerPage { listed, shipments })
 }
 
+/// One container with its shipment: what every front end shows of it first.
+#[derive(Debug)]
+pub struct Shown {
+    /// The container.
+    pub container: ContainerRow,
+    /// Its shipment (none only if it went away since the container was read).
+    pub shipment: Option<ShipmentRow>,
+}
+
+/// One of the account's containers with its shipment, or `None` when the account has no such
+/// container: `GET /v2/containers/{id}`, the console's container page and MCP's
+/// `get_container` read it so.
+pub async fn show(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Shown>, AppError> {
+    let Some(container) = reads::container(db, account_id, id).await? else {
+        return Ok(None);
+    };
+    let shipment = reads::shipment(db, account_id, container.shipment_id).await?;
+    Ok(Some(Shown {
+        container,
+        shipment,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

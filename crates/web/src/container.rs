@@ -50,14 +50,10 @@ pub async fn show(
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
-    let c = match reads::container(&state.db, s.account_id, id).await {
-        Ok(Some(c)) => c,
+    let (c, shipment) = match boxtrack_app::containers::show(&state.db, s.account_id, id).await {
+        Ok(Some(shown)) => (shown.container, shown.shipment),
         Ok(None) => return missing(),
-        Err(e) => return unavailable(&e),
-    };
-    let shipment = match reads::shipment(&state.db, s.account_id, c.shipment_id).await {
-        Ok(sh) => sh,
-        Err(e) => return unavailable(&e),
+        Err(e) => return crate::common::app_unavailable(e),
     };
     let entitled = match accounts::get(&state.db, s.account_id).await {
         Ok(a) => a.map(|a| a.entitlements).unwrap_or_default(),

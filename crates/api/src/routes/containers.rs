@@ -6,7 +6,7 @@ use axum::http::HeaderMap;
 use std::collections::HashMap;
 
 use boxtrack_app::containers::ListContainers;
-use boxtrack_store::reads::{self, ContainerRow, ListSort, ShipmentRow};
+use boxtrack_store::reads::{self, ContainerRow, ShipmentRow};
 use boxtrack_store::tracking;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -19,7 +19,9 @@ use crate::doc::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response, sorted_list_response};
+use crate::jsonapi::{
+    Body, JsonApi, QueryParams, list_response, sorted_list_response, sorted_page,
+};
 use crate::state::AppState;
 use boxtrack_views::tracking as resources;
 
@@ -175,30 +177,26 @@ pub async fn list(
     ))
 }
 
-/// Whether a list is in an order other than its default (its links then page by number); a
-/// cursor follows the default order only, so one given with another order is 400.
-pub fn sorted_page(sort: ListSort, page: &boxtrack_core::paging::Page) -> ApiResult<bool> {
-    let sorted = sort != ListSort::default();
-    if sorted && page.cursor.is_some() {
-        return Err(ApiError::bad_parameter(
-            "sort",
-            "a cursor (page[after], page[before]) follows the default order only: with sort, page by page[number]",
-        ));
-    }
-    Ok(sorted)
-}
-
 async fn one(
     state: &AppState,
     caller: &Caller,
     id: uuid::Uuid,
     includes: &[String],
 ) -> ApiResult<JsonApi> {
-    let c = reads::container(&state.db, caller.account.id, id)
+    let shown = boxtrack_app::containers::show(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    let (mut data, included) =
-        render(state, caller, std::slice::from_ref(&c), None, includes).await?;
+    let c = shown.container;
+    let known: HashMap<uuid::Uuid, ShipmentRow> =
+        shown.shipment.into_iter().map(|s| (s.id, s)).collect();
+    let (mut data, included) = render(
+        state,
+        caller,
+        std::slice::from_ref(&c),
+        Some(&known),
+        includes,
+    )
+    .await?;
     Ok(JsonApi::single(data.pop().unwrap_or(Value::Null), included))
 }
 

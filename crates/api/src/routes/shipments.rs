@@ -91,7 +91,7 @@ pub async fn list(
     let page = q.page()?;
     let includes = q.includes("shipment", INCLUDES)?;
     let asked: ListShipments = q.input()?;
-    let sorted = super::containers::sorted_page(asked.sort(), &page)?;
+    let sorted = crate::jsonapi::sorted_page(asked.sort(), &page)?;
     let found = boxtrack_app::shipments::list(&state.db, caller.account.id, &asked, &page).await?;
     let rows = &found.listed.rows;
     let (data, included) = render(&state, &caller, rows, Some(found.containers), &includes).await?;

@@ -235,13 +235,17 @@ pub(super) async fn load(state: &AppState, account: &Account, id: Uuid) -> Resul
     let unavailable = |e: boxtrack_store::StoreError| {
         format!("The container could not be read ({e}); try again shortly.")
     };
-    let container = reads::container(&state.db, account.id, id)
+    let unavailable = |e: boxtrack_app::AppError| match e {
+        boxtrack_app::AppError::Store(e) => unavailable(e),
+        other => other.to_string(),
+    };
+    let boxtrack_app::containers::Shown {
+        container,
+        shipment,
+    } = boxtrack_app::containers::show(&state.db, account.id, id)
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No container found with id {id}. Use search_container to find a container's id by its number."))?;
-    let shipment = reads::shipment(&state.db, account.id, container.shipment_id)
-        .await
-        .map_err(unavailable)?;
     let now_us = super::clock::data_now(state, account.id, container.shipment_id).await;
     Ok(Loaded {
         container,

@@ -184,6 +184,28 @@ pub async fn list_filtered(
     Ok(ShipmentPage { listed, containers })
 }
 
+/// One shipment with its containers (oldest first): what every front end shows of it first.
+#[derive(Debug)]
+pub struct Shown {
+    /// The shipment.
+    pub shipment: ShipmentRow,
+    /// Its containers, in the order they were added.
+    pub containers: Vec<ContainerRow>,
+}
+
+/// One of the account's shipments with its containers, or `None` when the account has no
+/// such shipment: `GET /v2/shipments/{id}` and MCP's `get_shipment_details` read it so.
+pub async fn show(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Shown>, AppError> {
+    let Some(shipment) = reads::shipment(db, account_id, id).await? else {
+        return Ok(None);
+    };
+    let containers = reads::containers_of(db, account_id, id).await?;
+    Ok(Some(Shown {
+        shipment,
+        containers,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

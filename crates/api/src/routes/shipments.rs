@@ -114,11 +114,19 @@ async fn one(
     id: uuid::Uuid,
     includes: &[String],
 ) -> ApiResult<JsonApi> {
-    let s = reads::shipment(&state.db, caller.account.id, id)
+    let shown = boxtrack_app::shipments::show(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("shipment"))?;
-    let (mut data, included) =
-        render(state, caller, std::slice::from_ref(&s), None, includes).await?;
+    let s = shown.shipment;
+    let known = HashMap::from([(s.id, shown.containers)]);
+    let (mut data, included) = render(
+        state,
+        caller,
+        std::slice::from_ref(&s),
+        Some(known),
+        includes,
+    )
+    .await?;
     Ok(JsonApi::single(data.pop().unwrap_or(Value::Null), included))
 }
 

@@ -232,12 +232,8 @@ pub(super) struct Loaded {
 
 /// Loads a container of the account; `Err` says what to do when there is none.
 pub(super) async fn load(state: &AppState, account: &Account, id: Uuid) -> Result<Loaded, String> {
-    let unavailable = |e: boxtrack_store::StoreError| {
+    let unavailable = |e: boxtrack_app::AppError| {
         format!("The container could not be read ({e}); try again shortly.")
-    };
-    let unavailable = |e: boxtrack_app::AppError| match e {
-        boxtrack_app::AppError::Store(e) => unavailable(e),
-        other => other.to_string(),
     };
     let boxtrack_app::containers::Shown {
         container,

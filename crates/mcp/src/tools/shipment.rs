@@ -5,7 +5,6 @@
 
 use boxtrack_core::tracking::assess;
 use boxtrack_store::accounts::Account;
-use boxtrack_store::reads;
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::{container_resource, shipment_resource};
 use schemars::JsonSchema;
@@ -258,16 +257,16 @@ pub(super) async fn get(
     include_containers: bool,
     include_custom_fields: bool,
 ) -> Result<ShipmentAnswer, String> {
-    let unavailable = |e: boxtrack_store::StoreError| {
+    let unavailable = |e: boxtrack_app::AppError| {
         format!("The shipment could not be read ({e}); try again shortly.")
     };
-    let s = reads::shipment(&state.db, account.id, id)
+    let boxtrack_app::shipments::Shown {
+        shipment: s,
+        containers,
+    } = boxtrack_app::shipments::show(&state.db, account.id, id)
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No shipment found with id {id}. Use search_container to find a shipment's id by its bill of lading or reference number."))?;
-    let containers = reads::containers_of(&state.db, account.id, s.id)
-        .await
-        .map_err(unavailable)?;
     let a = shipment_resource(&s, &containers).attributes;
     let status = assess::shipment_status(
         a.pol_etd_at.is_some(),

@@ -48,14 +48,7 @@ impl IntoResponse for JsonApi {
     }
 }
 
-/// `a`, `a or b`, `a, b or c`: the words of a message naming what is allowed.
-pub fn either(words: &[&str]) -> String {
-    match words {
-        [] => String::new(),
-        [one] => (*one).to_string(),
-        [init @ .., last] => format!("{} or {last}", init.join(", ")),
-    }
-}
+pub use boxtrack_app::fields::either;
 
 /// Query parameters as ordered pairs (JSON:API names like `page[size]` kept whole).
 #[derive(Debug, Clone, Default)]

@@ -150,11 +150,16 @@ pub trait Word: Copy + Sized + 'static {
     /// `a, b or c`.
     fn listed() -> String {
         let words: Vec<&str> = Self::ALL.iter().map(|v| v.word()).collect();
-        match words.as_slice() {
-            [] => String::new(),
-            [one] => (*one).to_string(),
-            [init @ .., last] => format!("{} or {last}", init.join(", ")),
-        }
+        either(&words)
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`: the words of a message naming what is allowed.
+pub fn either(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
 }
 

@@ -243,7 +243,6 @@ const FN_MAX: usize = 120;
 /// What is still over those limits, at most as long as it is today: an entry may shrink or go,
 /// never grow, and nothing new may join (issue 43). `(path under crates/, function or "", lines)`.
 const OVER: &[(&str, &str, usize)] = &[
-    ("mcp/src/tools/lists.rs", "", 1192),
     ("sim/src/lib.rs", "", 1246),
     ("boxtrack/src/client.rs", "", 1178),
     ("sources/src/upstream.rs", "", 908),
@@ -251,7 +250,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("sim/src/world.rs", "", 871),
     ("api/src/routes/containers.rs", "", 811),
     ("sources/src/scenarios.rs", "scenarios", 418),
-    ("mcp/src/tools/defs.rs", "defs", 346),
     ("api/src/routes/custom_fields/mod.rs", "operations", 297),
     ("api/src/routes/documents.rs", "operations", 219),
     ("web/src/container.rs", "show", 213),
@@ -259,7 +257,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("mcp/src/oauth/operations.rs", "operations", 192),
     ("boxtrack/src/admin.rs", "accounts", 192),
     ("mcp/src/tools/container.rs", "get", 183),
-    ("mcp/src/tools/call.rs", "call", 172),
     ("api/src/routes/containers.rs", "operations", 143),
     ("boxtrack/src/server.rs", "demo", 169),
     ("sim/src/world.rs", "dcsa_events", 161),

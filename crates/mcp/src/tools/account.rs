@@ -8,12 +8,67 @@ use boxtrack_core::paging::{MAX_SIZE, Page};
 use boxtrack_core::plan::Entitlement;
 use boxtrack_store::accounts::Account;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use boxtrack_api::state::AppState;
 
 use super::credential::Credential;
+use super::tool::{Cx, NoArgs, Tool};
+
+/// `whoami`.
+pub struct Whoami;
+
+impl Tool for Whoami {
+    type Input = NoArgs;
+    type Output = WhoamiAnswer;
+    const NAME: &'static str = "whoami";
+    const TITLE: &'static str = "Who Am I";
+    const DESCRIPTION: &'static str = "Who is calling and for which account: the credential's kind (API key or signed-in user), the account's plan, its tracking slots (containers tracked against the plan's limit) and which features are enabled. Call it before questions about what the account can do.";
+
+    async fn call(cx: &Cx<'_>, _: NoArgs) -> Result<WhoamiAnswer, String> {
+        whoami(cx.state, cx.account, cx.credential).await
+    }
+}
+
+/// `list_parties`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PartiesInput {
+    /// A company name or part of one; leave out to list them alphabetically
+    #[schemars(length(min = 1, max = 100))]
+    pub search: Option<String>,
+    /// Parties per page, 1 to 50 (default 25)
+    #[schemars(range(min = 1))]
+    pub limit: Option<u64>,
+    /// 1-based page
+    #[schemars(range(min = 1))]
+    pub page: Option<u64>,
+}
+
+/// `list_parties`.
+pub struct ListParties;
+
+impl Tool for ListParties {
+    type Input = PartiesInput;
+    type Output = PartiesAnswer;
+    const NAME: &'static str = "list_parties";
+    const TITLE: &'static str = "List Parties";
+    const DESCRIPTION: &'static str = "Find the companies this account names on its tracking requests (customers) by name and return their ids, best match first (exact, then the start of the name, then a part of it; case and punctuation ignored). Use a party's id as customer_id in list_containers or list_shipments. When several match, ask the user which one.";
+
+    async fn call(cx: &Cx<'_>, input: PartiesInput) -> Result<PartiesAnswer, String> {
+        let n =
+            |v: Option<u64>, default: u64, max: u64| v.unwrap_or(default).clamp(1, max) as usize;
+        parties(
+            cx.state,
+            cx.account,
+            input.search.as_deref(),
+            n(input.limit, 25, 50),
+            n(input.page, 1, 10_000),
+        )
+        .await
+    }
+}
 
 /// How many containers the plan lets the account track at once.
 #[derive(Debug, Serialize, JsonSchema)]

@@ -11,12 +11,116 @@ use boxtrack_store::reads::{self, ContainerRow, ShipmentRow};
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::{FeeView, HoldView, container_resource};
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use boxtrack_api::state::AppState;
 
 use super::fields::CustomFieldValue;
+use super::tool::{Cx, Tool};
+
+/// `get_container`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetInput {
+    /// The container's id (UUID)
+    pub id: Uuid,
+    /// Related data to include. Default ['shipment']; the shipment and the POD terminal are always loaded. transport_events: a summary (count, rail events, latest); custom_fields: the account's fields set on the container.
+    pub include: Option<Vec<Include>>,
+}
+
+/// What `get_container` may load besides the container.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Include {
+    /// The container's shipment.
+    Shipment,
+    /// The terminal at the port of discharge.
+    PodTerminal,
+    /// A summary of its transport events.
+    TransportEvents,
+    /// The account's custom fields set on it.
+    CustomFields,
+}
+
+impl Include {
+    /// Its word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Include::Shipment => INCLUDES[0],
+            Include::PodTerminal => INCLUDES[1],
+            Include::TransportEvents => INCLUDES[2],
+            Include::CustomFields => INCLUDES[3],
+        }
+    }
+}
+
+/// `get_container`.
+pub struct GetContainer;
+
+impl Tool for GetContainer {
+    type Input = GetInput;
+    type Output = ContainerAnswer;
+    const NAME: &'static str = "get_container";
+    const TITLE: &'static str = "Get Container Details";
+    const DESCRIPTION: &'static str = "Get container information with flexible data loading. Returns core container data (status, location, equipment, dates), the last free day with its urgency in the terminal's calendar, fees, holds and rail, plus optional shipment, terminal, transport-event or custom-field data. Transport events are summarized only; call get_container_transport_events for the complete milestone timeline.";
+
+    async fn call(cx: &Cx<'_>, input: GetInput) -> Result<ContainerAnswer, String> {
+        let include: Vec<String> = match input.include {
+            Some(list) => list.iter().map(|i| i.as_str().to_string()).collect(),
+            None => vec![Include::Shipment.as_str().to_string()],
+        };
+        get(cx.state, cx.account, input.id, &include).await
+    }
+}
+
+/// The arguments of a tool about one container.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContainerId {
+    /// Container id
+    pub id: Uuid,
+}
+
+/// `get_container_readiness`.
+pub struct GetContainerReadiness;
+
+impl Tool for GetContainerReadiness {
+    type Input = ContainerId;
+    type Output = Readiness;
+    const NAME: &'static str = "get_container_readiness";
+    const TITLE: &'static str = "Get Container Readiness";
+    const DESCRIPTION: &'static str = "Can the container be picked up, and what stands in the way: ready flag, active holds, fees, the coalesced last free day and the days left in the port's time zone.";
+
+    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<Readiness, String> {
+        readiness(cx.state, cx.account, input.id).await
+    }
+}
+
+/// `get_container_readiness`'s answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Readiness {
+    /// The container number.
+    pub container_number: String,
+    /// Available, without active holds.
+    pub ready_for_pickup: bool,
+    /// The container's status.
+    pub current_status: String,
+    /// Active holds; null while no source has reported holds.
+    pub holds: Option<Vec<HoldView>>,
+    /// Fees (total lines left out); null while no source has reported fees.
+    pub fees: Option<Vec<FeeView>>,
+    /// The last free day that holds.
+    pub pickup_lfd: Option<At>,
+    /// Days until it, in the port's calendar.
+    pub days_left: Option<i64>,
+    /// The time zone the days are counted in.
+    pub time_zone: Option<String>,
+    /// The pickup appointment.
+    pub pickup_appointment_at: Option<At>,
+    /// The terminal's FIRMS code.
+    pub pod_terminal: Option<String>,
+}
 
 /// What `get_container` may load besides the container.
 pub const INCLUDES: [&str; 4] = [
@@ -544,7 +648,7 @@ pub(super) async fn readiness(
     state: &AppState,
     account: &Account,
     id: Uuid,
-) -> Result<serde_json::Value, String> {
+) -> Result<Readiness, String> {
     let Loaded {
         container: c,
         shipment,
@@ -572,24 +676,22 @@ pub(super) async fn readiness(
         .pickup_lfd
         .and_then(|l| boxtrack_core::tracking::rules::days_until(l.0, zone, now_us));
     // null while not reported, as the attributes are
-    let holds: Option<Vec<&HoldView>> = a
+    let holds: Option<Vec<HoldView>> = a
         .holds_at_pod_terminal
-        .as_ref()
-        .map(|h| h.iter().filter(|h| h.status == "hold").collect());
-    let fees: Option<Vec<&FeeView>> = a
+        .map(|h| h.into_iter().filter(|h| h.status == "hold").collect());
+    let fees: Option<Vec<FeeView>> = a
         .fees_at_pod_terminal
-        .as_ref()
-        .map(|f| f.iter().filter(|f| f.kind != "total").collect());
-    Ok(serde_json::json!({
-        "container_number": c.number,
-        "ready_for_pickup": c.ready_for_pickup,
-        "current_status": c.current_status,
-        "holds": holds,
-        "fees": fees,
-        "pickup_lfd": a.pickup_lfd,
-        "days_left": days_left,
-        "time_zone": zone,
-        "pickup_appointment_at": a.pickup_appointment_at,
-        "pod_terminal": st.pod_terminal,
-    }))
+        .map(|f| f.into_iter().filter(|f| f.kind != "total").collect());
+    Ok(Readiness {
+        container_number: c.number.clone(),
+        ready_for_pickup: c.ready_for_pickup,
+        current_status: c.current_status.clone(),
+        holds,
+        fees,
+        pickup_lfd: a.pickup_lfd,
+        days_left,
+        time_zone: zone.map(str::to_string),
+        pickup_appointment_at: a.pickup_appointment_at,
+        pod_terminal: st.pod_terminal.clone(),
+    })
 }

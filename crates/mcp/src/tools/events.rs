@@ -11,6 +11,24 @@ use uuid::Uuid;
 
 use boxtrack_api::state::AppState;
 
+use super::container::ContainerId;
+use super::tool::{Cx, Tool};
+
+/// `get_container_transport_events`.
+pub struct GetTransportEvents;
+
+impl Tool for GetTransportEvents {
+    type Input = ContainerId;
+    type Output = EventsAnswer;
+    const NAME: &'static str = "get_container_transport_events";
+    const TITLE: &'static str = "Get Container Transport Events";
+    const DESCRIPTION: &'static str = "Get the transport event timeline of a container: every milestone and move (vessel loaded, departed, arrived, discharged, rail moves, pickup), oldest first, with where each happened, counts by kind and the milestones reached, without loading the whole container.";
+
+    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<EventsAnswer, String> {
+        get(cx.state, cx.account, input.id).await
+    }
+}
+
 /// Where an event happened.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Place {

@@ -7,20 +7,23 @@
 use std::collections::BTreeMap;
 
 use boxtrack_core::paging::Page;
-use boxtrack_core::tracking::rules::{ContainerStatus, active_holds};
+use boxtrack_core::tracking::rules::active_holds;
 use boxtrack_store::accounts::Account;
-use boxtrack_store::reads::{self, DateCond, DateField, Filter, ListSort, TextCond, TextField};
+use boxtrack_store::reads::{self, Filter};
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::container_resource;
 use schemars::JsonSchema;
-use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use uuid::Uuid;
 
 use boxtrack_api::state::AppState;
 
-/// The most rows one call returns.
-pub const MAX_PAGE_SIZE: u32 = 25;
+use super::filters::{
+    Applied, ContainerFilters, Paging, ShipmentFilters, container_filter, merged, shipment_filter,
+    sort,
+};
+use super::tool::{Cx, Tool};
 
 /// The orders `list_containers` offers.
 pub const CONTAINER_SORTS: [&str; 6] = [
@@ -238,491 +241,6 @@ pub struct ShipmentRow {
     pub containers: Option<Vec<ShipmentContainer>>,
 }
 
-/// The arguments as the list tools read them, and the filters they applied.
-pub(super) struct Args<'a> {
-    args: &'a Map<String, Value>,
-    pub(super) applied: BTreeMap<String, Value>,
-}
-
-/// The filters `list_containers` and `summarize_containers` take (at the top level or in
-/// `advanced_filters`).
-pub const CONTAINER_FILTERS: [&str; 27] = [
-    "pol_code",
-    "destination_code",
-    "vessel_name",
-    "has_fees",
-    "has_fees_or_holds",
-    "pickup_lfd",
-    "last_free_day_on",
-    "updated_at",
-    "number",
-    "current_status",
-    "status",
-    "pod_code",
-    "port",
-    "shipping_line_scac",
-    "carrier",
-    "has_holds",
-    "ready_for_pickup",
-    "updated_after",
-    "customer_id",
-    "actively_tracked",
-    "tracking_stopped",
-    "parties",
-    "tags",
-    "tag",
-    "tags_and",
-    "include_stopped_tracking",
-    "custom_fields",
-];
-
-/// The date filters of the container lists, by the reference's names: bounds as `pickup_lfd`
-/// takes them, or `@exists` / `@not_exists`.
-pub const CONTAINER_DATE_FILTERS: [(&str, DateField, &str); 19] = [
-    (
-        "arrival",
-        DateField::Arrival,
-        "The voyage's arrival at the port of discharge: actual, else estimated",
-    ),
-    (
-        "pod_arrived_at",
-        DateField::PodArrived,
-        "The container's arrival at the port of discharge",
-    ),
-    (
-        "pod_discharged_at",
-        DateField::PodDischarged,
-        "Discharged at the port of discharge",
-    ),
-    (
-        "picked_up_at",
-        DateField::PickedUp,
-        "Picked up (full out at the final destination, else at the port of discharge)",
-    ),
-    (
-        "empty_returned_at",
-        DateField::EmptyReturned,
-        "Empty returned",
-    ),
-    ("delivered_at", DateField::Delivered, "Marked delivered"),
-    (
-        "empty_out_at",
-        DateField::EmptyOut,
-        "Empty picked up at origin",
-    ),
-    (
-        "pol_full_in_at",
-        DateField::PolFullIn,
-        "Full in at the port of lading",
-    ),
-    (
-        "pol_vessel_loaded_at",
-        DateField::PolVesselLoaded,
-        "Loaded at the port of lading",
-    ),
-    (
-        "pol_vessel_departed_at",
-        DateField::PolVesselDeparted,
-        "Departed the port of lading",
-    ),
-    (
-        "pol_etd_at",
-        DateField::PolEtd,
-        "The voyage's estimated departure from the port of lading",
-    ),
-    (
-        "pol_atd_at",
-        DateField::PolAtd,
-        "The voyage's actual departure from the port of lading",
-    ),
-    (
-        "pod_rail_departed_at",
-        DateField::PodRailDeparted,
-        "Rail departed from the port of discharge",
-    ),
-    (
-        "inland_destination_eta_at",
-        DateField::IndEta,
-        "Estimated arrival at the inland destination",
-    ),
-    (
-        "inland_destination_ata_at",
-        DateField::IndAta,
-        "Actual arrival at the inland destination",
-    ),
-    (
-        "inland_destination_rail_unloaded_at",
-        DateField::IndRailUnloaded,
-        "Unloaded from rail at the inland destination",
-    ),
-    (
-        "final_destination_full_out_at",
-        DateField::FinalFullOut,
-        "Full out at the final destination",
-    ),
-    ("created_at", DateField::Created, "Created in boxtrack"),
-    (
-        "pod_ata_at",
-        DateField::PodAta,
-        "The voyage's actual arrival at the port of discharge",
-    ),
-];
-
-/// The date filters of `list_shipments`.
-pub const SHIPMENT_DATE_FILTERS: [(&str, DateField, &str); 3] = [
-    (
-        "pod_arrival",
-        DateField::Arrival,
-        "Arrival at the port of discharge: actual, else estimated",
-    ),
-    (
-        "pod_ata_at",
-        DateField::PodAta,
-        "Actual arrival at the port of discharge",
-    ),
-    ("created_at", DateField::Created, "Created in boxtrack"),
-];
-
-/// The party roles the reference's `parties` filter names; boxtrack records the customer.
-pub const PARTY_ROLES: [&str; 7] = [
-    "customer",
-    "shipper",
-    "consignee",
-    "notify_party",
-    "customs_broker",
-    "freight_forwarder",
-    "dray_carrier",
-];
-
-/// The filters `list_shipments` takes.
-pub const SHIPMENT_FILTERS: [&str; 18] = [
-    "pol_code",
-    "updated_at",
-    "number",
-    "status",
-    "pod_code",
-    "port",
-    "shipping_line_scac",
-    "carrier",
-    "updated_after",
-    "customer_id",
-    "actively_tracked",
-    "tracking_stopped",
-    "include_stopped_tracking",
-    "voyage_status",
-    "tags",
-    "tag",
-    "tags_and",
-    "party_id",
-];
-
-impl<'a> Args<'a> {
-    /// An argument, at the top level or in `advanced_filters` (the reference's clients put
-    /// filters there).
-    fn value(&self, name: &str) -> Option<&'a Value> {
-        let args: &'a Map<String, Value> = self.args;
-        args.get(name).or_else(|| {
-            args.get("advanced_filters")
-                .and_then(Value::as_object)
-                .and_then(|a| a.get(name))
-        })
-    }
-
-    /// `advanced_filters` names only filters of this list, none also given at the top level.
-    pub(super) fn check_advanced(
-        &self,
-        known: &[&str],
-        dates: &[(&str, DateField, &str)],
-    ) -> Result<(), String> {
-        let Some(adv) = self.args.get("advanced_filters") else {
-            return Ok(());
-        };
-        let Some(obj) = adv.as_object() else {
-            return Err("advanced_filters must be an object of filters.".into());
-        };
-        for k in obj.keys() {
-            if !known.contains(&k.as_str()) && !dates.iter().any(|(n, _, _)| n == k) {
-                let all: Vec<&str> = known
-                    .iter()
-                    .copied()
-                    .chain(dates.iter().map(|(n, _, _)| *n))
-                    .collect();
-                return Err(format!(
-                    "Invalid list filter \"{k}\": this list has no such filter. Use {}.",
-                    all.join(", ")
-                ));
-            }
-            if self.args.contains_key(k) {
-                return Err(format!(
-                    "Invalid list filter \"{k}\": duplicate filter; use the top level or advanced_filters, not both."
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    pub(super) fn text(&mut self, names: &[&str]) -> Option<String> {
-        let (name, v) = names.iter().find_map(|n| {
-            self.value(n)
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|v| (*n, v.to_string()))
-        })?;
-        self.applied.insert(names[0].to_string(), json!(v));
-        let _ = name;
-        Some(v)
-    }
-
-    fn flag(&mut self, name: &str) -> Option<bool> {
-        let v = self.value(name).and_then(Value::as_bool)?;
-        self.applied.insert(name.to_string(), json!(v));
-        Some(v)
-    }
-
-    fn uuid(&mut self, name: &str) -> Result<Option<Uuid>, String> {
-        match self.text(&[name]) {
-            None => Ok(None),
-            Some(v) => v.parse::<Uuid>().map(Some).map_err(|_| {
-                format!("{name} must be a party's id (UUID); list_parties finds it by name.")
-            }),
-        }
-    }
-
-    /// A date filter (one bound or a list of bounds that all hold, as `datebounds` reads
-    /// them) as a range at `now_us`.
-    fn dates(
-        &mut self,
-        name: &str,
-        now_us: i64,
-    ) -> Result<boxtrack_core::datebounds::Range, String> {
-        let Some(v) = self.value(name) else {
-            return Ok(Default::default());
-        };
-        let bounds: Vec<&str> = match v {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        if bounds.is_empty() {
-            return Err(format!(
-                "Invalid list filter \"{name}\": a date bound or a list of them."
-            ));
-        }
-        self.applied.insert(name.to_string(), v.clone());
-        boxtrack_core::datebounds::range(bounds, now_us)
-            .map_err(|e| format!("Invalid list filter \"{name}\": {e}."))
-    }
-
-    /// The date filters of a list: bounds, or `@exists` / `@not_exists`.
-    fn date_conds(
-        &mut self,
-        filters: &[(&str, DateField, &str)],
-        now_us: i64,
-    ) -> Result<Vec<DateCond>, String> {
-        let mut out = Vec::new();
-        for (name, field, _) in filters {
-            let Some(v) = self.value(name) else { continue };
-            let known = match v.as_str().map(str::trim) {
-                Some("@exists") => Some(true),
-                Some("@not_exists") => Some(false),
-                _ => None,
-            };
-            if known.is_some() {
-                self.applied.insert((*name).to_string(), v.clone());
-                out.push(DateCond {
-                    field: *field,
-                    start_us: None,
-                    end_us: None,
-                    known,
-                });
-                continue;
-            }
-            let r = self.dates(name, now_us)?;
-            out.push(DateCond {
-                field: *field,
-                start_us: r.start_us,
-                end_us: r.end_us,
-                known: None,
-            });
-        }
-        Ok(out)
-    }
-
-    /// Exact texts of the voyage (`pol_code`, ...): one value, several separated by commas
-    /// or a list (any of them), or `@exists` / `@not_exists`.
-    fn text_conds(&mut self, names: &[(&str, TextField)]) -> Result<Vec<TextCond>, String> {
-        let mut out = Vec::new();
-        for (name, field) in names {
-            let Some(v) = self.value(name) else { continue };
-            let raw: Vec<&str> = match v {
-                Value::String(s) => s.split(',').collect(),
-                Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
-            };
-            let values: Vec<String> = raw
-                .iter()
-                .map(|x| x.trim().trim_start_matches('=').trim().to_string())
-                .filter(|x| !x.is_empty())
-                .collect();
-            let known = match values.as_slice() {
-                [one] if one == "@exists" => Some(true),
-                [one] if one == "@not_exists" => Some(false),
-                _ => None,
-            };
-            if values.is_empty() || (known.is_none() && values.iter().any(|x| x.starts_with('@'))) {
-                return Err(format!(
-                    "Invalid list filter \"{name}\": a value, several separated by commas (any of them), @exists or @not_exists."
-                ));
-            }
-            self.applied.insert((*name).to_string(), v.clone());
-            let upper = !matches!(field, TextField::VesselName);
-            out.push(TextCond {
-                field: *field,
-                any_of: if known.is_some() {
-                    Vec::new()
-                } else if upper {
-                    values.iter().map(|x| x.to_ascii_uppercase()).collect()
-                } else {
-                    values
-                },
-                known,
-            });
-        }
-        Ok(out)
-    }
-
-    /// `tags` (or `tag`): names separated by commas or a list; `tags_and` asks for all.
-    fn tags(&mut self) -> Result<(Vec<String>, bool), String> {
-        let Some((name, v)) = ["tags", "tag"]
-            .iter()
-            .find_map(|n| self.value(n).map(|v| (*n, v)))
-        else {
-            if self.value("tags_and").is_some() {
-                return Err("tags_and needs tags: name the tags to match.".into());
-            }
-            return Ok((Vec::new(), false));
-        };
-        let raw: Vec<&str> = match v {
-            Value::String(s) => s.split(',').collect(),
-            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        let tags: Vec<String> = raw
-            .iter()
-            .map(|t| t.trim().to_string())
-            .filter(|t| !t.is_empty())
-            .collect();
-        if tags.is_empty() {
-            return Err(format!(
-                "Invalid list filter \"{name}\": a tag name, several separated by commas, or a list of them."
-            ));
-        }
-        self.applied.insert("tags".into(), json!(tags));
-        let all = self.flag("tags_and").unwrap_or(false);
-        Ok((tags, all))
-    }
-
-    /// `parties` keyed by role (`customer` is the role boxtrack records) or `party_id`: the
-    /// customer's id, or whether there is one.
-    fn parties(&mut self) -> Result<(Option<Uuid>, Option<bool>), String> {
-        let party_id = self.value("party_id").cloned();
-        let Some(v) = self.value("parties").cloned().or(party_id.clone()) else {
-            return Ok((None, None));
-        };
-        let (label, value) = match (&v, party_id.is_some()) {
-            (Value::Object(roles), false) => {
-                if let Some(role) = roles.keys().find(|r| !PARTY_ROLES.contains(&r.as_str())) {
-                    return Err(format!(
-                        "Invalid list filter \"parties\": {role:?} is not a role; roles are {}.",
-                        PARTY_ROLES.join(", ")
-                    ));
-                }
-                if let Some(role) = roles.keys().find(|r| r.as_str() != "customer") {
-                    return Err(format!(
-                        "Invalid list filter \"parties\": boxtrack records one party per tracking request, its customer, so no {role} is known. Filter by parties.customer (or customer_id) instead."
-                    ));
-                }
-                match roles.get("customer") {
-                    Some(c) => ("parties.customer", c.clone()),
-                    None => return Ok((None, None)),
-                }
-            }
-            (other, _) => ("party_id", other.clone()),
-        };
-        self.applied
-            .insert("parties".into(), json!({"customer": value}));
-        match value.as_str().map(str::trim) {
-            Some("@exists") => Ok((None, Some(true))),
-            Some("@not_exists") => Ok((None, Some(false))),
-            Some(id) => id.parse::<Uuid>().map(|u| (Some(u), None)).map_err(|_| {
-                format!("{label} must be a party's id (UUID), @exists or @not_exists; list_parties finds the id by name.")
-            }),
-            None => Err(format!(
-                "{label} must be one party's id (UUID), @exists or @not_exists; list_parties finds the id by name."
-            )),
-        }
-    }
-
-    pub(super) fn page(&self) -> Result<Page, String> {
-        let number = self.args.get("page").and_then(Value::as_u64).unwrap_or(1);
-        let size = self
-            .args
-            .get("page_size")
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::from(MAX_PAGE_SIZE));
-        if number == 0 || size == 0 {
-            return Err("page and page_size start at 1.".into());
-        }
-        Ok(Page {
-            number: u32::try_from(number).unwrap_or(u32::MAX),
-            size: u32::try_from(size.min(u64::from(MAX_PAGE_SIZE))).unwrap_or(MAX_PAGE_SIZE),
-            cursor: None,
-        })
-    }
-
-    /// `actively_tracked: true` unless the call names tracking or asks for stopped ones too.
-    fn tracking(&mut self) -> Option<bool> {
-        let stopped = self.flag("tracking_stopped");
-        let active = self.flag("actively_tracked");
-        let include_stopped = self.flag("include_stopped_tracking").unwrap_or(false);
-        match (stopped, active) {
-            (Some(s), _) => Some(s),
-            (None, Some(a)) => Some(!a),
-            (None, None) if include_stopped => None,
-            (None, None) => {
-                self.applied.insert("actively_tracked".into(), json!(true));
-                Some(false)
-            }
-        }
-    }
-
-    fn updated_after(&mut self) -> Result<Option<i64>, String> {
-        let Some(raw) = self.text(&["updated_after"]) else {
-            return Ok(None);
-        };
-        boxtrack_core::time::parse_instant_or_date(&raw)
-            .map(Some)
-            .ok_or_else(|| {
-                format!(
-                    "updated_after must be a date (YYYY-MM-DD) or an RFC 3339 time, not {raw:?}."
-                )
-            })
-    }
-
-    fn sort(&mut self, offered: &[&str]) -> Result<(ListSort, Option<String>), String> {
-        let Some(raw) = self.args.get("sort").and_then(Value::as_str).map(str::trim) else {
-            return Ok((ListSort::default(), None));
-        };
-        let parsed = offered
-            .contains(&raw)
-            .then(|| ListSort::parse(raw))
-            .flatten()
-            .ok_or_else(|| format!("sort must be one of {}.", offered.join(", ")))?;
-        Ok((parsed, Some(raw.to_string())))
-    }
-}
-
 /// A list answer: the page's rows, how many match, the filters that applied, where the next
 /// page is.
 pub(super) fn answer<T, R>(
@@ -764,156 +282,25 @@ fn unavailable(e: boxtrack_store::StoreError) -> String {
     format!("The list could not be read ({e}); try again shortly.")
 }
 
-impl<'a> Args<'a> {
-    /// The arguments of a call.
-    pub(super) fn of(args: &'a Map<String, Value>) -> Args<'a> {
-        Args {
-            args,
-            applied: BTreeMap::new(),
-        }
-    }
-}
-
-/// The container filters `list_containers` and `summarize_containers` share.
-pub(super) fn container_filter(a: &mut Args<'_>, now_us: i64) -> Result<Filter, String> {
-    a.check_advanced(&CONTAINER_FILTERS, &CONTAINER_DATE_FILTERS)?;
-    let dates = a.date_conds(&CONTAINER_DATE_FILTERS, now_us)?;
-    let texts = a.text_conds(&[
-        ("pol_code", TextField::PolCode),
-        ("destination_code", TextField::DestinationCode),
-        ("vessel_name", TextField::VesselName),
-    ])?;
-    let (tags, tags_all) = a.tags()?;
-    let (party, customer_known) = a.parties()?;
-    // pickup_lfd: date bounds, or @exists / @not_exists
-    let lfd_known = match a.value("pickup_lfd").and_then(Value::as_str).map(str::trim) {
-        Some("@exists") => Some(true),
-        Some("@not_exists") => Some(false),
-        _ => None,
-    };
-    let lfd = if lfd_known.is_some() {
-        a.applied.insert(
-            "pickup_lfd".into(),
-            a.value("pickup_lfd").cloned().unwrap_or(Value::Null),
-        );
-        Default::default()
-    } else {
-        a.dates("pickup_lfd", now_us)?
-    };
-    // last_free_day_on: the reference's two-date inclusive range
-    let lfd = match a.value("last_free_day_on") {
-        None => lfd,
-        Some(v) => {
-            let pair: Vec<&str> = v
-                .as_array()
-                .map(|x| x.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let [from, to] = pair.as_slice() else {
-                return Err("Invalid list filter \"last_free_day_on\": two dates, [FROM, TO] (YYYY-MM-DD), both included; pickup_lfd takes other bounds.".into());
-            };
-            a.applied.insert("last_free_day_on".into(), v.clone());
-            let r = boxtrack_core::datebounds::range(
-                [format!(">={from}").as_str(), format!("<={to}").as_str()],
-                now_us,
-            )
-            .map_err(|e| format!("Invalid list filter \"last_free_day_on\": {e}."))?;
-            boxtrack_core::datebounds::Range {
-                start_us: latest(lfd.start_us, r.start_us),
-                end_us: earliest(lfd.end_us, r.end_us),
-            }
-        }
-    };
-    let updated = a.dates("updated_at", now_us)?;
-    // a status, or several separated by commas (any of them)
-    let statuses: Vec<String> = a
-        .text(&["current_status", "status"])
-        .map(|s| {
-            s.split(',')
-                .map(|x| x.trim().trim_start_matches('=').to_string())
-                .filter(|x| !x.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    if let Some(bad) = statuses
-        .iter()
-        .find(|s| ContainerStatus::parse(s).is_none())
-    {
-        let all: Vec<&str> = ContainerStatus::ALL.iter().map(|c| c.as_str()).collect();
-        return Err(format!(
-            "Invalid list filter \"current_status\": {bad:?} is not a status; current_status must be one of {} (several separated by commas).",
-            all.join(", ")
-        ));
-    }
-    Ok(Filter {
-        container_number: a.text(&["number"]).map(|n| n.to_ascii_uppercase()),
-        statuses,
-        lfd_known,
-        port: a
-            .text(&["pod_code", "port"])
-            .map(|p| p.to_ascii_uppercase()),
-        carrier: a
-            .text(&["shipping_line_scac", "carrier"])
-            .map(|c| c.to_ascii_uppercase()),
-        on_hold: a.flag("has_holds"),
-        customer_id: match (a.uuid("customer_id")?, party) {
-            (Some(_), Some(_)) => {
-                return Err(
-                    "customer_id and parties.customer name the same party; give one.".into(),
-                );
-            }
-            (c, p) => c.or(p),
-        },
-        customer_known,
-        dates,
-        texts,
-        tags,
-        tags_all,
-        has_fees: a.flag("has_fees"),
-        has_fees_or_holds: a.flag("has_fees_or_holds"),
-        ready_for_pickup: a.flag("ready_for_pickup"),
-        lfd_start_us: lfd.start_us,
-        lfd_end_us: lfd.end_us,
-        updated_start_us: latest(a.updated_after()?, updated.start_us),
-        updated_end_us: updated.end_us,
-        tracking_stopped: a.tracking(),
-        ..Filter::default()
-    })
-}
-
-/// The earlier of two optional instants.
-fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, y) => x.or(y),
-    }
-}
-
-/// The later of two optional instants.
-fn latest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, y) => x.or(y),
-    }
-}
-
 /// The custom-field filters (`custom_fields: {"Sales Rep": "Ann"}`, by display name or key):
 /// text fields match containers whose own or shipment value contains the text, option fields
 /// an option's value; values separated by commas mean any of them; `@exists` / `@not_exists`
 /// test presence. Fields of other types are refused, as unknown names are, with the fields
 /// that can filter.
 pub(super) async fn custom_fields(
-    a: &mut Args<'_>,
+    asked: Option<&BTreeMap<String, String>>,
+    a: &mut Applied,
     state: &AppState,
     account: &Account,
 ) -> Result<(Vec<reads::CustomCond>, Vec<CustomFieldUsed>), String> {
     use boxtrack_core::custom_fields::{DataType, EntityType};
-    let Some(v) = a.value("custom_fields") else {
+    let Some(asked) = asked else {
         return Ok((Vec::new(), Vec::new()));
     };
-    let Some(asked) = v.as_object().filter(|o| !o.is_empty()) else {
+    if asked.is_empty() {
         return Err("Invalid list filter \"custom_fields\": an object of field names (or keys) and values, e.g. {\"Sales Rep\": \"Ann\"}.".into());
-    };
-    a.applied.insert("custom_fields".into(), v.clone());
+    }
+    a.note("custom_fields", asked);
     let defs = boxtrack_store::custom_fields::definitions(
         &state.db,
         account.id,
@@ -962,7 +349,7 @@ pub(super) async fn custom_fields(
                 }
             ));
         };
-        let Some(text) = value.as_str().map(str::trim).filter(|t| !t.is_empty()) else {
+        let Some(text) = Some(value.trim()).filter(|t| !t.is_empty()) else {
             return Err(format!(
                 "Invalid list filter \"custom_fields\": the value of {name:?} is text, several separated by commas, @exists or @not_exists."
             ));
@@ -995,20 +382,105 @@ pub(super) async fn custom_fields(
     Ok((conds, used))
 }
 
+/// `list_containers`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ContainersInput {
+    /// The filters.
+    #[serde(flatten)]
+    pub filters: ContainerFilters,
+    /// The same filters, as the reference's clients send them; a filter goes here or at the top level, never both
+    #[serde(default)]
+    pub advanced_filters: Option<ContainerFilters>,
+    /// Order; default -updated_at. pickup_lfd puts the soonest last free day first, those without one last
+    #[serde(default)]
+    pub sort: Option<ContainerOrder>,
+    /// Accepted for the reference's clients: each row always carries its shipment and POD terminal in brief
+    #[serde(default)]
+    #[expect(dead_code, reason = "accepted, not needed: every row carries both")]
+    pub include: Option<Vec<RowInclude>>,
+    /// The page.
+    #[serde(flatten)]
+    pub paging: Paging,
+}
+
+/// The orders `list_containers` offers.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+pub enum ContainerOrder {
+    /// Most recently updated first (the default).
+    #[serde(rename = "-updated_at")]
+    UpdatedDesc,
+    /// Least recently updated first.
+    #[serde(rename = "updated_at")]
+    Updated,
+    /// Newest first.
+    #[serde(rename = "-created_at")]
+    CreatedDesc,
+    /// Oldest first.
+    #[serde(rename = "created_at")]
+    Created,
+    /// The soonest last free day first, those without one last.
+    #[serde(rename = "pickup_lfd")]
+    Lfd,
+    /// The latest last free day first.
+    #[serde(rename = "-pickup_lfd")]
+    LfdDesc,
+}
+
+impl ContainerOrder {
+    /// Its word.
+    pub fn word(self) -> &'static str {
+        match self {
+            ContainerOrder::UpdatedDesc => CONTAINER_SORTS[0],
+            ContainerOrder::Updated => CONTAINER_SORTS[1],
+            ContainerOrder::CreatedDesc => CONTAINER_SORTS[2],
+            ContainerOrder::Created => CONTAINER_SORTS[3],
+            ContainerOrder::Lfd => CONTAINER_SORTS[4],
+            ContainerOrder::LfdDesc => CONTAINER_SORTS[5],
+        }
+    }
+}
+
+/// What the reference's clients ask a container row to include.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RowInclude {
+    /// The shipment, in brief.
+    Shipment,
+    /// The POD terminal, in brief.
+    PodTerminal,
+}
+
 /// `list_containers`.
-pub(super) async fn containers(
+pub struct ListContainers;
+
+impl Tool for ListContainers {
+    type Input = ContainersInput;
+    type Output = ListAnswer<ContainerRow>;
+    const NAME: &'static str = "list_containers";
+    const TITLE: &'static str = "List Containers";
+    const DESCRIPTION: &'static str = "Return one requested page of containers (at most 25), filtered by status, port, carrier, holds, readiness, tracking state or last change, in compact rows (empty holds or fees mean none reported). Like the dashboard, only actively tracked containers unless include_stopped_tracking is true. Report meta.total for the set; when _metadata.has_more, results are partial: ask for next_page with the same filters and sort. Use get_container with a returned id for a detailed snapshot.";
+
+    async fn call(cx: &Cx<'_>, input: ContainersInput) -> Result<Self::Output, String> {
+        containers(cx.state, cx.account, input).await
+    }
+}
+
+/// `list_containers`.
+async fn containers(
     state: &AppState,
     account: &Account,
-    args: &Map<String, Value>,
+    input: ContainersInput,
 ) -> Result<ListAnswer<ContainerRow>, String> {
-    let mut a = Args::of(args);
-    let page = a.page()?;
-    let (sort, sort_text) = a.sort(&CONTAINER_SORTS)?;
-    let (custom, custom_used) = custom_fields(&mut a, state, account).await?;
+    let f = merged(&input.filters, input.advanced_filters.as_ref())?;
+    let mut a = Applied::default();
+    let page = input.paging.page()?;
+    let (sort, sort_text) = sort(input.sort.map(ContainerOrder::word), &CONTAINER_SORTS)?;
+    let (custom, custom_used) =
+        custom_fields(f.custom_fields.as_ref(), &mut a, state, account).await?;
     let filter = Filter {
         sort,
         custom,
-        ..container_filter(&mut a, state.now_us())?
+        ..container_filter(&f, &mut a, state.now_us())?
     };
     // the use case the REST list and the console run, with the reference's further filters
     let found = boxtrack_app::containers::list_filtered(&state.db, account.id, &filter, &page)
@@ -1065,86 +537,92 @@ pub(super) async fn containers(
             }
         })
         .collect();
-    let mut out = answer(items, &listed, a.applied, sort_text, &page);
+    let mut out = answer(items, &listed, a.0, sort_text, &page);
     out.metadata.custom_fields = custom_used;
     Ok(out)
 }
 
-/// `list_shipments`.
-pub(super) async fn shipments(
-    state: &AppState,
-    account: &Account,
-    args: &Map<String, Value>,
-) -> Result<ListAnswer<ShipmentRow>, String> {
-    let mut a = Args::of(args);
-    a.check_advanced(&SHIPMENT_FILTERS, &SHIPMENT_DATE_FILTERS)?;
-    let page = a.page()?;
-    let mut dates = a.date_conds(&SHIPMENT_DATE_FILTERS, state.now_us())?;
-    match a.text(&["voyage_status"]).as_deref() {
-        None => {}
-        Some("arrived") => dates.push(DateCond {
-            field: DateField::PodAta,
-            start_us: None,
-            end_us: None,
-            known: Some(true),
-        }),
-        Some("on_ship") => {
-            for (field, known) in [(DateField::PolAtd, true), (DateField::PodAta, false)] {
-                dates.push(DateCond {
-                    field,
-                    start_us: None,
-                    end_us: None,
-                    known: Some(known),
-                });
-            }
-        }
-        Some(other) => {
-            return Err(format!(
-                "Invalid list filter \"voyage_status\": arrived or on_ship, not {other:?}."
-            ));
+/// `list_shipments`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ShipmentsInput {
+    /// The filters.
+    #[serde(flatten)]
+    pub filters: ShipmentFilters,
+    /// The same filters, as the reference's clients send them; a filter goes here or at the top level, never both
+    #[serde(default)]
+    pub advanced_filters: Option<ShipmentFilters>,
+    /// Order; default -updated_at
+    #[serde(default)]
+    pub sort: Option<ShipmentOrder>,
+    /// Include each shipment's containers (id, number, status)
+    #[schemars(extend("default" = false))]
+    #[serde(default)]
+    pub include_containers: Option<bool>,
+    /// The page.
+    #[serde(flatten)]
+    pub paging: Paging,
+}
+
+/// The orders `list_shipments` offers.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+pub enum ShipmentOrder {
+    /// Most recently updated first (the default).
+    #[serde(rename = "-updated_at")]
+    UpdatedDesc,
+    /// Least recently updated first.
+    #[serde(rename = "updated_at")]
+    Updated,
+    /// Newest first.
+    #[serde(rename = "-created_at")]
+    CreatedDesc,
+    /// Oldest first.
+    #[serde(rename = "created_at")]
+    Created,
+}
+
+impl ShipmentOrder {
+    /// Its word.
+    pub fn word(self) -> &'static str {
+        match self {
+            ShipmentOrder::UpdatedDesc => SHIPMENT_SORTS[0],
+            ShipmentOrder::Updated => SHIPMENT_SORTS[1],
+            ShipmentOrder::CreatedDesc => SHIPMENT_SORTS[2],
+            ShipmentOrder::Created => SHIPMENT_SORTS[3],
         }
     }
-    let texts = a.text_conds(&[("pol_code", TextField::PolCode)])?;
-    let (tags, tags_all) = a.tags()?;
-    let (party, customer_known) = a.parties()?;
-    let (sort, sort_text) = a.sort(&SHIPMENT_SORTS)?;
-    // the contract's `status`: tracked or stopped
-    let status_stopped = match a.text(&["status"]).as_deref() {
-        None => None,
-        Some("tracked" | "active" | "actively_tracked") => Some(false),
-        Some("stopped" | "tracking_stopped") => Some(true),
-        Some(other) => {
-            return Err(format!(
-                "status must be tracked or stopped, not {other:?}; for where a shipment is, read get_shipment_details."
-            ));
-        }
-    };
-    let with_containers = a.flag("include_containers").unwrap_or(false);
-    let updated = a.dates("updated_at", state.now_us())?;
+}
+
+/// `list_shipments`.
+pub struct ListShipments;
+
+impl Tool for ListShipments {
+    type Input = ShipmentsInput;
+    type Output = ListAnswer<ShipmentRow>;
+    const NAME: &'static str = "list_shipments";
+    const TITLE: &'static str = "List Shipments";
+    const DESCRIPTION: &'static str = "Return one requested page of shipments (at most 25), most recently updated first, filtered by number, port, carrier, tracking state or last change. Like the dashboard, only actively tracked shipments unless include_stopped_tracking is true. Report meta.total for the set; when _metadata.has_more, results are partial: ask for next_page with the same filters. Use get_shipment_details with a returned id for routing and containers.";
+
+    async fn call(cx: &Cx<'_>, input: ShipmentsInput) -> Result<Self::Output, String> {
+        shipments(cx.state, cx.account, input).await
+    }
+}
+
+/// `list_shipments`.
+async fn shipments(
+    state: &AppState,
+    account: &Account,
+    input: ShipmentsInput,
+) -> Result<ListAnswer<ShipmentRow>, String> {
+    let f = merged(&input.filters, input.advanced_filters.as_ref())?;
+    let mut a = Applied::default();
+    let page = input.paging.page()?;
+    let (sort, sort_text) = sort(input.sort.map(ShipmentOrder::word), &SHIPMENT_SORTS)?;
+    let with_containers = a
+        .flag("include_containers", input.include_containers)
+        .unwrap_or(false);
     let filter = Filter {
-        number: a.text(&["number"]).map(|n| n.to_ascii_uppercase()),
-        port: a
-            .text(&["pod_code", "port"])
-            .map(|p| p.to_ascii_uppercase()),
-        carrier: a
-            .text(&["shipping_line_scac", "carrier"])
-            .map(|c| c.to_ascii_uppercase()),
-        updated_start_us: latest(a.updated_after()?, updated.start_us),
-        updated_end_us: updated.end_us,
-        customer_id: match (a.uuid("customer_id")?, party) {
-            (Some(_), Some(_)) => {
-                return Err("customer_id and party_id name the same party; give one.".into());
-            }
-            (c, p) => c.or(p),
-        },
-        customer_known,
-        dates,
-        texts,
-        tags,
-        tags_all,
-        tracking_stopped: status_stopped.or_else(|| a.tracking()),
         sort,
-        ..Filter::default()
+        ..shipment_filter(&f, &mut a, state.now_us())?
     };
     // the use case the REST list and the console run, with the reference's further filters
     let found = boxtrack_app::shipments::list_filtered(&state.db, account.id, &filter, &page)
@@ -1188,5 +666,5 @@ pub(super) async fn shipments(
             }
         })
         .collect();
-    Ok(answer(items, &listed, a.applied, sort_text, &page))
+    Ok(answer(items, &listed, a.0, sort_text, &page))
 }

@@ -1,5 +1,5 @@
-//! The MCP tools: their declarations (input and output schemas, titles, annotations) and
-//! their calls. Every tool works on the read layer and the store, as the REST handlers do:
+//! The MCP tools: each one type implementing [`tool::Tool`] (name, description, typed input
+//! and output, annotations, call), listed once in [`registry::TOOLS`]. Every tool works on the read layer and the store, as the REST handlers do:
 //! the store's rows, scoped to the caller's account, the views' typed attributes, and the
 //! answers computed by `core::tracking::assess`; entitlements are checked per tool and every
 //! call counts against the account's REST rate limits.
@@ -9,10 +9,11 @@ mod call;
 mod clock;
 mod container;
 mod credential;
-mod defs;
 mod events;
 mod fields;
+mod filters;
 mod lists;
+mod registry;
 mod request_list;
 mod route;
 mod search;
@@ -20,13 +21,14 @@ mod search_docs;
 mod shipment;
 mod summary;
 mod text;
+mod tool;
 mod track;
 mod writes;
 
 pub use call::{Outcome, call};
 pub use container::resource_text as container_resource_text;
 pub use credential::Credential;
-pub use defs::{list, validate};
 pub use lists::{ContainerRow, ShipmentRow};
+pub use registry::{check as validate, list};
 pub use request_list::RequestRow;
 pub use text::summary as text_summary;

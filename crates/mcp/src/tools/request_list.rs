@@ -9,22 +9,105 @@ use boxtrack_core::requests::{RequestType, Status as RequestStatus};
 use boxtrack_store::accounts::Account;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
-use serde::Serialize;
-use serde_json::{Map, Value};
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::lists::{Args, ListAnswer, answer, app_unavailable};
+use super::filters::{Applied, Paging};
+use super::lists::{ListAnswer, answer, app_unavailable};
+use super::tool::{Cx, Tool};
 
-/// Tracking request statuses `list_tracking_requests` filters by (`succeeded` is the
-/// reference's word for `created`).
-pub const REQUEST_STATUSES: [&str; 6] = [
-    "pending",
-    "awaiting_manifest",
-    "created",
-    "succeeded",
-    "failed",
-    "tracking_stopped",
-];
+/// `list_tracking_requests`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RequestsInput {
+    /// One tracking request number
+    #[schemars(length(max = 64))]
+    #[serde(default)]
+    pub request_number: Option<String>,
+    /// The request's status (succeeded is created)
+    #[serde(default)]
+    pub status: Option<RequestStatusArg>,
+    /// The carrier's SCAC
+    #[serde(default)]
+    pub scac: Option<String>,
+    /// The kind of number: bill_of_lading, booking_number or container
+    #[serde(default)]
+    pub request_type: Option<RequestTypeArg>,
+    /// Older spelling: filter[status], filter[scac], filter[request_number]
+    #[serde(default)]
+    pub filters: Option<std::collections::BTreeMap<String, String>>,
+    /// The page.
+    #[serde(flatten)]
+    pub paging: Paging,
+}
+
+/// A tracking request's status as the tool takes it.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestStatusArg {
+    /// Waiting for the carrier.
+    Pending,
+    /// The carrier has not published the manifest yet.
+    AwaitingManifest,
+    /// Tracking.
+    Created,
+    /// The reference's word for created.
+    Succeeded,
+    /// Failed.
+    Failed,
+    /// Stopped.
+    TrackingStopped,
+}
+
+impl RequestStatusArg {
+    /// The status it means.
+    fn status(self) -> RequestStatus {
+        match self {
+            RequestStatusArg::Pending => RequestStatus::Pending,
+            RequestStatusArg::AwaitingManifest => RequestStatus::AwaitingManifest,
+            RequestStatusArg::Created | RequestStatusArg::Succeeded => RequestStatus::Created,
+            RequestStatusArg::Failed => RequestStatus::Failed,
+            RequestStatusArg::TrackingStopped => RequestStatus::TrackingStopped,
+        }
+    }
+}
+
+/// The kind of number a request tracks, as the tool takes it.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestTypeArg {
+    /// A bill of lading.
+    BillOfLading,
+    /// A booking number.
+    BookingNumber,
+    /// A container number.
+    Container,
+}
+
+impl RequestTypeArg {
+    /// The kind it means.
+    fn kind(self) -> RequestType {
+        match self {
+            RequestTypeArg::BillOfLading => RequestType::BillOfLading,
+            RequestTypeArg::BookingNumber => RequestType::BookingNumber,
+            RequestTypeArg::Container => RequestType::Container,
+        }
+    }
+}
+
+/// `list_tracking_requests`.
+pub struct ListTrackingRequests;
+
+impl Tool for ListTrackingRequests {
+    type Input = RequestsInput;
+    type Output = ListAnswer<RequestRow>;
+    const NAME: &'static str = "list_tracking_requests";
+    const TITLE: &'static str = "List Tracking Requests";
+    const DESCRIPTION: &'static str = "Return one requested page of tracking requests (at most 25), newest first, optionally filtered by request number, status, carrier or kind of number. For created requests, use search_container to find the tracked containers and shipments.";
+
+    async fn call(cx: &Cx<'_>, input: RequestsInput) -> Result<Self::Output, String> {
+        requests(cx.state, cx.account, input).await
+    }
+}
 
 /// A tracking request, as a list shows it.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -53,55 +136,38 @@ pub struct RequestRow {
 }
 
 /// `list_tracking_requests`.
-pub(super) async fn requests(
+async fn requests(
     state: &AppState,
     account: &Account,
-    args: &Map<String, Value>,
+    input: RequestsInput,
 ) -> Result<ListAnswer<RequestRow>, String> {
-    let mut a = Args::of(args);
-    let page = a.page()?;
-    let status = match a.text(&["status"]) {
-        None => None,
-        // the reference's word for created
-        Some(s) if s == "succeeded" => Some(RequestStatus::Created),
-        Some(s) => match RequestStatus::parse(&s) {
-            Some(st) => Some(st),
-            None => {
-                return Err(format!(
-                    "status must be one of {}, not {s:?}.",
-                    REQUEST_STATUSES.join(", ")
-                ));
-            }
-        },
-    };
-    let request_type = match a.text(&["request_type"]) {
-        None => None,
-        Some(t) => Some(RequestType::parse(&t).ok_or_else(|| {
-            format!("request_type must be bill_of_lading, booking_number or container, not {t:?}.")
-        })?),
-    };
+    let mut a = Applied::default();
+    let page = input.paging.page()?;
+    if let Some(s) = input.status {
+        a.note("status", &s);
+    }
+    if let Some(t) = input.request_type {
+        a.note("request_type", &t);
+    }
     let mut asked = ListRequests {
         q: None,
         filter: RequestsFilter {
-            request_number: a.text(&["request_number"]).map(Text),
-            status: status.map(One),
-            scac: a.text(&["scac"]).map(Text),
-            request_type: request_type.map(One),
+            request_number: a.text("request_number", &[&input.request_number]).map(Text),
+            status: input.status.map(|s| One(s.status())),
+            scac: a.text("scac", &[&input.scac]).map(Text),
+            request_type: input.request_type.map(|t| One(t.kind())),
             ..Default::default()
         },
     };
     // the older `filters` object of raw JSON:API keys: read as the REST query is
-    if let Some(raw) = args.get("filters").and_then(Value::as_object) {
+    if let Some(raw) = &input.filters {
         const RAW: [&str; 3] = ["filter[status]", "filter[scac]", "filter[request_number]"];
         if let Some(other) = raw.keys().find(|k| !RAW.contains(&k.as_str())) {
             return Err(format!(
                 "filters has no {other}; use filter[status], filter[scac] or filter[request_number]."
             ));
         }
-        let pairs: Vec<(&str, &str)> = raw
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or_default().trim()))
-            .collect();
+        let pairs: Vec<(&str, &str)> = raw.iter().map(|(k, v)| (k.as_str(), v.trim())).collect();
         let given: ListRequests =
             boxtrack_app::query::parse(boxtrack_app::query::from_pairs(pairs))
                 .map_err(app_unavailable)?;
@@ -128,5 +194,5 @@ pub(super) async fn requests(
             updated_at: At(r.updated_us),
         })
         .collect();
-    Ok(answer(items, &listed, a.applied, None, &page))
+    Ok(answer(items, &listed, a.0, None, &page))
 }

@@ -8,10 +8,55 @@ use boxtrack_store::accounts::Account;
 use boxtrack_store::reads;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use boxtrack_api::state::AppState;
+use boxtrack_core::plan::Entitlement;
+
+use super::container::ContainerId;
+use super::tool::{Cx, Tool};
+
+/// `get_supported_shipping_lines`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinesInput {
+    /// Name or SCAC filter
+    pub search: Option<String>,
+}
+
+/// `get_supported_shipping_lines`.
+pub struct GetSupportedShippingLines;
+
+impl Tool for GetSupportedShippingLines {
+    type Input = LinesInput;
+    type Output = LinesAnswer;
+    const NAME: &'static str = "get_supported_shipping_lines";
+    const TITLE: &'static str = "Get Supported Shipping Lines";
+    const DESCRIPTION: &'static str = "Shipping lines boxtrack tracks, filtered by name or SCAC.";
+
+    async fn call(_: &Cx<'_>, input: LinesInput) -> Result<LinesAnswer, String> {
+        Ok(lines(input.search.as_deref()))
+    }
+}
+
+/// `get_container_route`.
+pub struct GetContainerRoute;
+
+impl Tool for GetContainerRoute {
+    type Input = ContainerId;
+    type Output = RouteAnswer;
+    const NAME: &'static str = "get_container_route";
+    const TITLE: &'static str = "Get Container Route";
+    const DESCRIPTION: &'static str = "The container's route, port by port, with arrivals and departures (needs the routing entitlement).";
+
+    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<RouteAnswer, String> {
+        if !cx.account.has(Entitlement::Routing) {
+            return Err("Route tracking is not enabled for this account (entitlement `routing`); the operator can enable it. Alternative: get_container_transport_events shows the container's movements, and get_shipment_details its ports with their ETAs and ATAs.".into());
+        }
+        get(cx.state, cx.account, input.id).await
+    }
+}
 
 /// A port of the route.
 #[derive(Debug, Serialize, JsonSchema)]

@@ -5,7 +5,33 @@
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use super::tool::{Cx, Tool};
+
+/// `search_container`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchInput {
+    /// One container number, booking number, bill of lading number or customer reference (at most 128 characters); an identifier only, never a message
+    #[schemars(length(min = 1, max = 128))]
+    pub query: String,
+}
+
+/// `search_container`.
+pub struct SearchContainer;
+
+impl Tool for SearchContainer {
+    type Input = SearchInput;
+    type Output = SearchAnswer;
+    const NAME: &'static str = "search_container";
+    const TITLE: &'static str = "Search Containers";
+    const DESCRIPTION: &'static str = "Search for containers and shipments by container number, booking number, bill of lading or reference number, exact matches first. Returns the account's own records; use get_container or get_shipment_details with a returned id for the details. Pass one identifier, never a message.";
+
+    async fn call(cx: &Cx<'_>, input: SearchInput) -> Result<SearchAnswer, String> {
+        get(cx.state, cx.account, &input.query).await
+    }
+}
 use uuid::Uuid;
 
 use boxtrack_api::state::AppState;

@@ -4,7 +4,39 @@
 //! server itself) from the documents of the version it talks to, offline.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use super::tool::{Cx, Tool};
+
+/// `search_docs`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DocsInput {
+    /// A short documentation query, e.g. "webhook signature"
+    #[schemars(length(min = 1, max = 256))]
+    pub query: String,
+    /// Most sections to return, 1 to 10 (default 5)
+    #[schemars(range(min = 1))]
+    pub limit: Option<u64>,
+}
+
+/// `search_docs`.
+pub struct SearchDocs;
+
+impl Tool for SearchDocs {
+    type Input = DocsInput;
+    type Output = DocsAnswer;
+    const NAME: &'static str = "search_docs";
+    const TITLE: &'static str = "Search boxtrack Docs";
+    const DESCRIPTION: &'static str = "Search boxtrack's own documentation (the README and docs/ of the version answering): the API guide, webhooks and their signatures, rate limits and errors, the last free day and polling rules, the console and embeds, this MCP server. Returns matching sections with their title, place and text. Use it for how-to and definition questions, not for account data, and cite the places in the answer.";
+
+    async fn call(_: &Cx<'_>, input: DocsInput) -> Result<DocsAnswer, String> {
+        let limit = input
+            .limit
+            .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(MAX_LIMIT));
+        Ok(search(&input.query, limit))
+    }
+}
 
 /// The documents: their path in the repository and their text.
 const DOCS: &[(&str, &str)] = &[

@@ -8,12 +8,49 @@ use boxtrack_store::accounts::Account;
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::{container_resource, shipment_resource};
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use boxtrack_api::state::AppState;
 
 use super::fields::CustomFieldValue;
+use super::tool::{Cx, Tool};
+
+/// `get_shipment_details`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetInput {
+    /// The shipment's id (UUID)
+    pub id: Uuid,
+    /// Include the list of containers. Default: true
+    #[schemars(extend("default" = true))]
+    pub include_containers: Option<bool>,
+    /// Include the account's custom fields set on the shipment. Default: false
+    #[schemars(extend("default" = false))]
+    pub include_custom_fields: Option<bool>,
+}
+
+/// `get_shipment_details`.
+pub struct GetShipmentDetails;
+
+impl Tool for GetShipmentDetails {
+    type Input = GetInput;
+    type Output = ShipmentAnswer;
+    const NAME: &'static str = "get_shipment_details";
+    const TITLE: &'static str = "Get Shipment Details";
+    const DESCRIPTION: &'static str = "Get detailed shipment information including routing, bill of lading, containers and port details: the shipping line, ports with their terminals, ETAs and ATAs in their zones, the vessel at the port of discharge, and the container list. Use get_container with a returned container UUID for pickup availability, holds, fees and the last free day.";
+
+    async fn call(cx: &Cx<'_>, input: GetInput) -> Result<ShipmentAnswer, String> {
+        get(
+            cx.state,
+            cx.account,
+            input.id,
+            input.include_containers.unwrap_or(true),
+            input.include_custom_fields.unwrap_or(false),
+        )
+        .await
+    }
+}
 
 /// The shipping line.
 #[derive(Debug, Serialize, JsonSchema)]

@@ -11,12 +11,80 @@ use boxtrack_store::accounts::Account;
 use boxtrack_store::list::Keyed;
 use boxtrack_store::reads::{self, ContainerRow, Filter, ShipmentRow};
 use schemars::JsonSchema;
-use serde::Serialize;
-use serde_json::{Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use boxtrack_api::state::AppState;
 
-use super::lists::{Args, container_filter};
+use super::filters::{Applied, ContainerFilters, container_filter, merged};
+use super::tool::{Cx, Tool};
+
+/// `summarize_containers`'s arguments: `list_containers`'s filters, a dimension and a bound.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SummaryInput {
+    /// The filters.
+    #[serde(flatten)]
+    pub filters: ContainerFilters,
+    /// The same filters, as the reference's clients send them; a filter goes here or at the top level, never both
+    #[serde(default)]
+    pub advanced_filters: Option<ContainerFilters>,
+    /// Dimension to count by. Terminals and ports are labeled by name, shipping lines by SCAC; hold_type counts each active hold (a container with two holds counts twice); dates are the port's calendar days
+    pub group_by: GroupBy,
+    /// Most containers to count (default 3000, at most 6000); the answer says when the set was larger
+    #[schemars(range(min = 1))]
+    #[serde(default)]
+    pub max_rows: Option<u64>,
+}
+
+/// The dimensions containers are counted by.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupBy {
+    /// The terminal at the port of discharge.
+    PodTerminal,
+    /// The container's status.
+    CurrentStatus,
+    /// The shipping line.
+    ShippingLine,
+    /// The port of discharge.
+    PortOfDischarge,
+    /// Each active hold.
+    HoldType,
+    /// The last free day, as a date.
+    PickupLfdDate,
+    /// The arrival at the port of discharge, as a date.
+    PodArrivalDate,
+}
+
+impl GroupBy {
+    /// Its word.
+    pub fn word(self) -> &'static str {
+        match self {
+            GroupBy::PodTerminal => GROUP_BY[0],
+            GroupBy::CurrentStatus => GROUP_BY[1],
+            GroupBy::ShippingLine => GROUP_BY[2],
+            GroupBy::PortOfDischarge => GROUP_BY[3],
+            GroupBy::HoldType => GROUP_BY[4],
+            GroupBy::PickupLfdDate => GROUP_BY[5],
+            GroupBy::PodArrivalDate => GROUP_BY[6],
+        }
+    }
+}
+
+/// `summarize_containers`.
+pub struct SummarizeContainers;
+
+impl Tool for SummarizeContainers {
+    type Input = SummaryInput;
+    type Output = SummaryAnswer;
+    const NAME: &'static str = "summarize_containers";
+    const TITLE: &'static str = "Summarize Containers";
+    const DESCRIPTION: &'static str = "Count containers grouped by POD terminal, status, shipping line, port of discharge, hold type, LFD date or arrival date, with the same filters as list_containers. Use it for \"how many\" and \"break down by\" questions; use list_containers for \"which ones\". Like the dashboard, only actively tracked containers are counted unless include_stopped_tracking is true. Report the total, and say so when truncated is true.";
+
+    async fn call(cx: &Cx<'_>, input: SummaryInput) -> Result<SummaryAnswer, String> {
+        get(cx.state, cx.account, input).await
+    }
+}
 
 /// The dimensions containers are counted by.
 pub const GROUP_BY: [&str; 7] = [
@@ -121,26 +189,22 @@ pub fn key_of(group_by: &str, c: &ContainerRow, s: Option<&ShipmentRow>) -> Vec<
 }
 
 /// `summarize_containers`.
-pub(super) async fn get(
+async fn get(
     state: &AppState,
     account: &Account,
-    args: &Map<String, Value>,
+    input: SummaryInput,
 ) -> Result<SummaryAnswer, String> {
-    let group_by = args
-        .get("group_by")
-        .and_then(Value::as_str)
-        .filter(|g| GROUP_BY.contains(g))
-        .ok_or_else(|| format!("group_by must be one of {}.", GROUP_BY.join(", ")))?
-        .to_string();
-    let max_rows = args
-        .get("max_rows")
-        .and_then(Value::as_u64)
-        .map_or(DEFAULT_MAX_ROWS, |n| (n as usize).clamp(1, MAX_ROWS));
-    let mut a = Args::of(args);
-    let (custom, _) = super::lists::custom_fields(&mut a, state, account).await?;
+    let group_by = input.group_by.word().to_string();
+    let max_rows = input.max_rows.map_or(DEFAULT_MAX_ROWS, |n| {
+        usize::try_from(n).unwrap_or(MAX_ROWS).clamp(1, MAX_ROWS)
+    });
+    let f = merged(&input.filters, input.advanced_filters.as_ref())?;
+    let mut a = Applied::default();
+    let (custom, _) =
+        super::lists::custom_fields(f.custom_fields.as_ref(), &mut a, state, account).await?;
     let filter = Filter {
         custom,
-        ..container_filter(&mut a, state.now_us())?
+        ..container_filter(&f, &mut a, state.now_us())?
     };
     let unavailable = |e: boxtrack_store::StoreError| {
         format!("The containers could not be read ({e}); try again shortly.")
@@ -197,6 +261,6 @@ pub(super) async fn get(
         group_by,
         groups,
         other_groups,
-        applied_filters: a.applied,
+        applied_filters: a.0,
     })
 }

@@ -9,14 +9,58 @@ use boxtrack_store::StoreError;
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads::{self, Filter};
 use schemars::JsonSchema;
-use serde::Serialize;
-use serde_json::{Map, Value};
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use boxtrack_api::state::AppState;
 use boxtrack_app::tracking::Refused;
 
 use super::container::ContainerAnswer;
+use super::tool::{Cx, Hints, Tool};
+
+/// `track_container`'s arguments (the reference's names, with its deprecated aliases).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrackInput {
+    /// One container, bill of lading or booking number (at most 64 characters); an identifier only, never a message
+    #[schemars(length(max = 64))]
+    pub number: Option<String>,
+    /// Optional override: container, bill_of_lading or booking_number (BL, B/L and BOOKING are read too); inferred when absent
+    #[serde(rename = "numberType")]
+    pub number_type: Option<String>,
+    /// Deprecated alias of number
+    #[serde(rename = "containerNumber")]
+    pub container_number: Option<String>,
+    /// Deprecated alias of number with numberType booking_number
+    #[serde(rename = "bookingNumber")]
+    pub booking_number: Option<String>,
+    /// Optional four-letter shipping-line SCAC (e.g. MAEU for Maersk); inferred when absent
+    #[schemars(length(max = 4))]
+    pub scac: Option<String>,
+    /// The shipper's or customer's reference numbers to keep with the request
+    #[serde(rename = "refNumbers")]
+    pub ref_numbers: Option<Vec<String>>,
+}
+
+/// `track_container`.
+pub struct TrackContainer;
+
+impl Tool for TrackContainer {
+    type Input = TrackInput;
+    type Output = TrackAnswer;
+    const NAME: &'static str = "track_container";
+    const TITLE: &'static str = "Track Container";
+    const DESCRIPTION: &'static str = "Track a container, bill of lading or booking number. Returns the container (get_container's answer) when the account tracks it already; otherwise infers the kind of number and the carrier when they are not given and creates a tracking request. If the new request is still pending, use list_tracking_requests or search_container a little later.";
+    const HINTS: Hints = Hints::WRITE;
+
+    fn bucket() -> boxtrack_core::ratelimit::Bucket {
+        boxtrack_core::ratelimit::Bucket::for_route("POST", "/v2/tracking_requests")
+    }
+
+    async fn call(cx: &Cx<'_>, input: TrackInput) -> Result<TrackAnswer, String> {
+        track(cx.state, cx.account, input).await
+    }
+}
 
 /// How the kind of number and the carrier were chosen.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -84,18 +128,17 @@ pub enum TrackAnswer {
 pub(super) async fn track(
     state: &AppState,
     account: &Account,
-    args: &Map<String, Value>,
+    args: TrackInput,
 ) -> Result<TrackAnswer, String> {
-    let s = |k: &str| {
-        args.get(k)
-            .and_then(Value::as_str)
+    let s = |v: &Option<String>| {
+        v.as_deref()
             .map(str::trim)
             .filter(|v| !v.is_empty())
             .map(str::to_string)
     };
-    let number: String = s("number")
-        .or(s("containerNumber"))
-        .or(s("bookingNumber"))
+    let number: String = s(&args.number)
+        .or(s(&args.container_number))
+        .or(s(&args.booking_number))
         .unwrap_or_default()
         .split_whitespace()
         .collect::<String>()
@@ -103,11 +146,11 @@ pub(super) async fn track(
     if number.is_empty() {
         return Err("number is required: one container, bill of lading or booking number.".into());
     }
-    let given_type = s("numberType")
+    let given_type = s(&args.number_type)
         .map(|t| normalize_type(&t))
-        .or_else(|| s("containerNumber").map(|_| "container".to_string()))
-        .or_else(|| s("bookingNumber").map(|_| "booking_number".to_string()));
-    let given_scac = s("scac").map(|c| c.to_uppercase());
+        .or_else(|| s(&args.container_number).map(|_| "container".to_string()))
+        .or_else(|| s(&args.booking_number).map(|_| "booking_number".to_string()));
+    let given_scac = s(&args.scac).map(|c| c.to_uppercase());
     let unavailable =
         |e: StoreError| format!("The request could not be made ({e}); try again shortly.");
 
@@ -188,16 +231,7 @@ pub(super) async fn track(
             .as_ref()
             .map(|i| i.number_type.request_type().to_string())
     });
-    let refs: Vec<String> = args
-        .get("refNumbers")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+    let refs: Vec<String> = args.ref_numbers.clone().unwrap_or_default();
     let input = NewRequest {
         request_number: Some(number.clone()),
         request_type: request_type.clone(),

@@ -8,13 +8,119 @@ use boxtrack_store::accounts::Account;
 use boxtrack_store::webhooks as store;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use boxtrack_api::state::AppState;
 
+use super::container::ContainerId;
 use super::shipment::ShipmentAnswer;
+use super::tool::{Cx, Hints, NoArgs, Tool};
+
+/// The arguments of a tool about one shipment.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShipmentId {
+    /// Shipment id
+    pub shipment_id: Uuid,
+}
+
+/// `stop_tracking`.
+pub struct StopTracking;
+
+impl Tool for StopTracking {
+    type Input = ShipmentId;
+    type Output = ShipmentAnswer;
+    const NAME: &'static str = "stop_tracking";
+    const TITLE: &'static str = "Stop Tracking";
+    const DESCRIPTION: &'static str = "Stop tracking a shipment and its containers.";
+    const HINTS: Hints = Hints::IDEMPOTENT_WRITE;
+
+    async fn call(cx: &Cx<'_>, input: ShipmentId) -> Result<ShipmentAnswer, String> {
+        stop_or_resume(cx.state, cx.account, input.shipment_id, true).await
+    }
+}
+
+/// `resume_tracking`.
+pub struct ResumeTracking;
+
+impl Tool for ResumeTracking {
+    type Input = ShipmentId;
+    type Output = ShipmentAnswer;
+    const NAME: &'static str = "resume_tracking";
+    const TITLE: &'static str = "Resume Tracking";
+    const DESCRIPTION: &'static str = "Resume tracking a stopped shipment.";
+    const HINTS: Hints = Hints::IDEMPOTENT_WRITE;
+
+    async fn call(cx: &Cx<'_>, input: ShipmentId) -> Result<ShipmentAnswer, String> {
+        stop_or_resume(cx.state, cx.account, input.shipment_id, false).await
+    }
+}
+
+/// `refresh_container`.
+pub struct RefreshContainer;
+
+impl Tool for RefreshContainer {
+    type Input = ContainerId;
+    type Output = boxtrack_api::routes::containers::Refreshed;
+    const NAME: &'static str = "refresh_container";
+    const TITLE: &'static str = "Refresh Container";
+    const DESCRIPTION: &'static str = "Ask the shipping line and terminal now and return what changed (needs the container_refresh entitlement; 10 per minute).";
+    // refreshing asks the carrier's and terminal's systems
+    const HINTS: Hints = Hints {
+        open_world: true,
+        ..Hints::IDEMPOTENT_WRITE
+    };
+
+    fn bucket() -> boxtrack_core::ratelimit::Bucket {
+        boxtrack_core::ratelimit::Bucket::for_route("PATCH", "/v2/containers/{id}/refresh")
+    }
+
+    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<Self::Output, String> {
+        refresh(cx.state, cx.account, input.id).await
+    }
+}
+
+/// `list_webhooks`.
+pub struct ListWebhooks;
+
+impl Tool for ListWebhooks {
+    type Input = NoArgs;
+    type Output = WebhooksAnswer;
+    const NAME: &'static str = "list_webhooks";
+    const TITLE: &'static str = "List Webhooks";
+    const DESCRIPTION: &'static str = "The account's webhook subscriptions.";
+
+    async fn call(cx: &Cx<'_>, _: NoArgs) -> Result<WebhooksAnswer, String> {
+        webhooks(cx.state, cx.account).await
+    }
+}
+
+/// `create_webhook`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookInput {
+    /// https:// receiver
+    pub url: String,
+    /// Event names (GET /v2/webhooks/events); none: every event
+    pub events: Option<Vec<String>>,
+}
+
+/// `create_webhook`.
+pub struct CreateWebhook;
+
+impl Tool for CreateWebhook {
+    type Input = WebhookInput;
+    type Output = CreatedWebhook;
+    const NAME: &'static str = "create_webhook";
+    const TITLE: &'static str = "Create Webhook";
+    const DESCRIPTION: &'static str = "Subscribe an https URL to events (see GET /v2/webhooks/events); the secret is returned once.";
+    const HINTS: Hints = Hints::WRITE;
+
+    async fn call(cx: &Cx<'_>, input: WebhookInput) -> Result<CreatedWebhook, String> {
+        create_webhook(cx.state, cx.account, &input.url, input.events).await
+    }
+}
 
 /// Stops (`stop`) or resumes tracking a shipment; its details as they now are.
 pub(super) async fn stop_or_resume(
@@ -65,7 +171,7 @@ pub(super) async fn refresh(
     state: &AppState,
     account: &Account,
     id: Uuid,
-) -> Result<Value, String> {
+) -> Result<boxtrack_api::routes::containers::Refreshed, String> {
     if !account.has(Entitlement::ContainerRefresh) {
         return Err("Refreshing a container is not enabled for this account (entitlement `container_refresh`); the operator can enable it. Without it, boxtrack polls on its schedule (get_container shows the latest).".into());
     }
@@ -82,7 +188,7 @@ pub(super) async fn refresh(
     {
         Ok(axum::Json(done)) => {
             state.reads.changes().touch(account.id);
-            Ok(serde_json::to_value(done).unwrap_or(Value::Null))
+            Ok(done)
         }
         Err(e) => Err(e
             .errors()

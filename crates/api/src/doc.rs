@@ -27,39 +27,320 @@ pub fn request_schema_of<T: schemars::JsonSchema>() -> Value {
 }
 
 /// A module's routes together with the documentation of their operations: what a route
-/// module (and a mounted crate such as MCP) hands to the service, so a route and its
-/// documentation are declared in the same place.
+/// module (and a mounted crate such as MCP) hands to the service. Each operation is declared
+/// once, by [`Routes::get`] and its siblings: the path, the handler and its [`Doc`] together,
+/// and the router and the served document are both made from that declaration.
 pub struct Routes {
     /// Routes that need an API key (the service puts them behind the key check and the
     /// rate limits).
     pub authenticated: Router<AppState>,
     /// Routes that carry their own credential, or need none.
     pub public: Router<AppState>,
-    /// The operations of both, built only when the document is (not each time the routes
-    /// are, as MCP tools do per call).
-    pub operations: fn() -> Vec<Op>,
+    /// Operations documented apart from their routes (modules not yet declaring each
+    /// operation with its route).
+    operations: fn() -> Vec<Op>,
+    /// The operations declared with their routes: method, path, documentation (built only
+    /// when the document is, not each time the routes are).
+    declared: Vec<Declared>,
+}
+
+/// One operation declared with its route: its method, path and documentation.
+type Declared = (&'static str, &'static str, fn() -> Doc);
+
+impl Default for Routes {
+    fn default() -> Routes {
+        Routes::new(Vec::new)
+    }
+}
+
+/// Declares [`Routes`]' method for one HTTP method: the route (behind the key check, or
+/// public) and its documentation in one call.
+macro_rules! declare {
+    ($name:ident, $public:ident, $method:literal, $route:path) => {
+        #[doc = concat!("A `", $method, "` operation that needs an API key: its path, handler and documentation.")]
+        pub fn $name<H, T>(mut self, path: &'static str, handler: H, doc: fn() -> Doc) -> Routes
+        where
+            H: axum::handler::Handler<T, AppState>,
+            T: 'static,
+        {
+            self.authenticated = self.authenticated.route(path, $route(handler));
+            self.declared.push(($method, path, doc));
+            self
+        }
+
+        #[doc = concat!("A `", $method, "` operation that carries its own credential or needs none: its path, handler and documentation.")]
+        pub fn $public<H, T>(mut self, path: &'static str, handler: H, doc: fn() -> Doc) -> Routes
+        where
+            H: axum::handler::Handler<T, AppState>,
+            T: 'static,
+        {
+            self.public = self.public.route(path, $route(handler));
+            self.declared.push(($method, path, doc));
+            self
+        }
+    };
 }
 
 impl Routes {
-    /// No routes yet; these operations.
+    /// No routes yet; these operations documented apart from their routes.
     pub fn new(operations: fn() -> Vec<Op>) -> Routes {
         Routes {
             authenticated: Router::new(),
             public: Router::new(),
             operations,
+            declared: Vec::new(),
         }
     }
 
-    /// A route that needs an API key.
+    /// A route that needs an API key, documented apart (in `operations`).
     pub fn route(mut self, path: &str, handler: MethodRouter<AppState>) -> Routes {
         self.authenticated = self.authenticated.route(path, handler);
         self
     }
 
-    /// A route that carries its own credential or needs none.
+    /// A route that carries its own credential or needs none, documented apart.
     pub fn public(mut self, path: &str, handler: MethodRouter<AppState>) -> Routes {
         self.public = self.public.route(path, handler);
         self
+    }
+
+    /// An operation that needs an API key whose method router is built by hand (a layer of
+    /// its own, such as a larger body limit): its method, path, router and documentation.
+    pub fn routed(
+        mut self,
+        method: &'static str,
+        path: &'static str,
+        router: MethodRouter<AppState>,
+        doc: fn() -> Doc,
+    ) -> Routes {
+        self.authenticated = self.authenticated.route(path, router);
+        self.declared.push((method, path, doc));
+        self
+    }
+
+    /// [`Routes::routed`] for an operation that carries its own credential or needs none.
+    pub fn public_routed(
+        mut self,
+        method: &'static str,
+        path: &'static str,
+        router: MethodRouter<AppState>,
+        doc: fn() -> Doc,
+    ) -> Routes {
+        self.public = self.public.route(path, router);
+        self.declared.push((method, path, doc));
+        self
+    }
+
+    declare!(get, public_get, "get", axum::routing::get);
+    declare!(post, public_post, "post", axum::routing::post);
+    declare!(patch, public_patch, "patch", axum::routing::patch);
+    declare!(put, public_put, "put", axum::routing::put);
+    declare!(delete, public_delete, "delete", axum::routing::delete);
+
+    /// These routes with more added by `f` (a module's routes declared in parts).
+    pub fn merge_into(self, f: fn(Routes) -> Routes) -> Routes {
+        f(self)
+    }
+
+    /// Every operation of these routes, documented.
+    pub fn operations(&self) -> Vec<Op> {
+        let mut out = (self.operations)();
+        out.extend(self.declared.iter().map(|(method, path, doc)| Op {
+            method,
+            path,
+            op: doc().into_value(),
+        }));
+        out
+    }
+}
+
+/// The documentation of one operation, written with its route: tag, summary, description,
+/// parameters, request body, answers and, where the reference has the operation, its
+/// `operationId`. Parameters and bodies come from the handler's typed inputs
+/// ([`Doc::query`], [`Doc::body`]) where it has them.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    op: Map<String, Value>,
+}
+
+impl Doc {
+    /// An operation under `tag`, with its one-line summary.
+    pub fn new(tag: &str, summary: &str) -> Doc {
+        let mut op = Map::new();
+        op.insert("tags".into(), Value::Array(vec![tag.into()]));
+        op.insert("summary".into(), summary.into());
+        op.insert("description".into(), "".into());
+        op.insert("parameters".into(), Value::Array(Vec::new()));
+        op.insert("responses".into(), Value::Object(Map::new()));
+        Doc { op }
+    }
+
+    /// What it does, at length.
+    pub fn about(mut self, description: &str) -> Doc {
+        self.op.insert("description".into(), description.into());
+        self
+    }
+
+    /// The reference's `operationId` for the same operation, so generated clients name it
+    /// alike (others get one made from the method and path).
+    pub fn reference_id(mut self, id: &str) -> Doc {
+        self.op.insert("operationId".into(), id.into());
+        self
+    }
+
+    /// One more parameter.
+    pub fn param(mut self, p: Value) -> Doc {
+        if let Some(Value::Array(list)) = self.op.get_mut("parameters") {
+            list.push(p);
+        }
+        self
+    }
+
+    /// More parameters.
+    pub fn params(self, ps: impl IntoIterator<Item = Value>) -> Doc {
+        ps.into_iter().fold(self, Doc::param)
+    }
+
+    /// The `{id}` path parameter of the resource `what` names.
+    pub fn id(self, what: &str) -> Doc {
+        self.param(id_param(what))
+    }
+
+    /// The `include` parameter with the relationships it takes.
+    pub fn include(self, allowed: &[&str]) -> Doc {
+        self.param(include_param(allowed))
+    }
+
+    /// The paging parameters of a list.
+    pub fn paged(self) -> Doc {
+        self.params(page_params())
+    }
+
+    /// The query parameters of the handler's typed input.
+    pub fn query<T: schemars::JsonSchema>(self) -> Doc {
+        self.params(query_params_of::<T>())
+    }
+
+    /// A request body of this schema (as JSON:API or plain JSON).
+    pub fn body_schema(self, schema: Value) -> Doc {
+        self.body_media(&["application/vnd.api+json", "application/json"], schema)
+    }
+
+    /// A request body of these media types, each of this schema.
+    pub fn body_media(mut self, media: &[&str], schema: Value) -> Doc {
+        let mut content = Map::new();
+        for m in media {
+            let mut one = Map::new();
+            one.insert("schema".into(), schema.clone());
+            content.insert((*m).into(), Value::Object(one));
+        }
+        let mut body = Map::new();
+        body.insert("required".into(), true.into());
+        body.insert("content".into(), Value::Object(content));
+        self.op.insert("requestBody".into(), Value::Object(body));
+        self
+    }
+
+    /// A request header the operation reads.
+    pub fn header(self, name: &str, required: bool, description: &str) -> Doc {
+        let mut p = Map::new();
+        p.insert("name".into(), name.into());
+        p.insert("in".into(), "header".into());
+        p.insert("required".into(), required.into());
+        p.insert("schema".into(), schema_of::<String>());
+        p.insert("description".into(), description.into());
+        self.param(Value::Object(p))
+    }
+
+    /// A request body of the handler's typed input.
+    pub fn body<T: schemars::JsonSchema>(self) -> Doc {
+        self.body_schema(request_schema_of::<T>())
+    }
+
+    /// The standard error answers for these statuses.
+    pub fn errors(mut self, statuses: &[u16]) -> Doc {
+        if let Some(Value::Object(r)) = self.op.get_mut("responses") {
+            r.extend(errors(statuses));
+        }
+        self
+    }
+
+    /// An answer: its status and response object.
+    pub fn answer(mut self, status: &str, response: Value) -> Doc {
+        if let Some(Value::Object(r)) = self.op.get_mut("responses") {
+            r.insert(status.into(), response);
+        }
+        self
+    }
+
+    /// The `200` answer: a JSON:API document of this schema.
+    pub fn ok(self, description: &str, schema: Value) -> Doc {
+        self.answer("200", body(description, schema))
+    }
+
+    /// The `200` answer: a document of the type the handler serializes.
+    pub fn ok_of<T: schemars::JsonSchema>(self, description: &str) -> Doc {
+        self.ok(description, schema_of::<T>())
+    }
+
+    /// A path parameter of text (a token, a slug).
+    pub fn path_text(self, name: &str, description: &str) -> Doc {
+        let mut schema = Map::new();
+        schema.insert("type".into(), "string".into());
+        let mut p = Map::new();
+        p.insert("name".into(), name.into());
+        p.insert("in".into(), "path".into());
+        p.insert("required".into(), true.into());
+        p.insert("schema".into(), Value::Object(schema));
+        p.insert("description".into(), description.into());
+        self.param(Value::Object(p))
+    }
+
+    /// The operation needs no credential of the document's schemes (a URL that is its own
+    /// credential, a public page).
+    pub fn no_key(self) -> Doc {
+        self.with("security", Value::Array(Vec::new()))
+    }
+
+    /// The operation needs an API key (said where the path is outside `/v2`, which takes one
+    /// unless it says otherwise).
+    pub fn key(self) -> Doc {
+        self.with("security", security("Token"))
+    }
+
+    /// A response without a body.
+    pub fn empty_answer(description: &str) -> Value {
+        let mut r = Map::new();
+        r.insert("description".into(), description.into());
+        Value::Object(r)
+    }
+
+    /// Any other member of the operation object (`security`, `deprecated`, an `x-` member).
+    pub fn with(mut self, key: &str, value: Value) -> Doc {
+        self.op.insert(key.into(), value);
+        self
+    }
+
+    /// A response object of plain JSON (not a JSON:API document).
+    pub fn json_answer(description: &str, schema: Value) -> Value {
+        Doc::media_answer(description, "application/json", schema)
+    }
+
+    /// A response object of one media type.
+    pub fn media_answer(description: &str, media: &str, schema: Value) -> Value {
+        let mut m = Map::new();
+        m.insert("schema".into(), schema);
+        let mut content = Map::new();
+        content.insert(media.into(), Value::Object(m));
+        let mut r = Map::new();
+        r.insert("description".into(), description.into());
+        r.insert("content".into(), Value::Object(content));
+        Value::Object(r)
+    }
+
+    /// The operation object.
+    pub fn into_value(self) -> Value {
+        Value::Object(self.op)
     }
 }
 
@@ -91,6 +372,59 @@ pub struct Op {
     pub path: &'static str,
     /// The OpenAPI operation object.
     pub op: Value,
+}
+
+/// A security requirement of one scheme of the document (`Token`, `Publishable`).
+pub fn security(scheme: &str) -> Value {
+    let mut one = Map::new();
+    one.insert(scheme.into(), Value::Array(Vec::new()));
+    Value::Array(vec![Value::Object(one)])
+}
+
+/// Text that matches a pattern (an upstream file's first segment).
+pub fn text_matching(pattern: &str) -> Value {
+    let mut o = Map::new();
+    o.insert("type".into(), "string".into());
+    o.insert("pattern".into(), pattern.into());
+    Value::Object(o)
+}
+
+/// A response object with a header it always carries (`name: value`, documented).
+pub trait WithHeader {
+    /// The response with the header.
+    fn with_header(self, name: &str, value: &str) -> Value;
+}
+
+impl WithHeader for Value {
+    fn with_header(mut self, name: &str, value: &str) -> Value {
+        let mut h = Map::new();
+        h.insert("schema".into(), schema_of::<String>());
+        h.insert("description".into(), value.into());
+        if let Some(o) = self.as_object_mut() {
+            let headers = o
+                .entry("headers")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(hs) = headers.as_object_mut() {
+                hs.insert(name.into(), Value::Object(h));
+            }
+        }
+        self
+    }
+}
+
+/// Bytes of any kind (a file).
+pub fn binary() -> Value {
+    let mut o = Map::new();
+    o.insert("type".into(), "string".into());
+    o.insert("format".into(), "binary".into());
+    Value::Object(o)
+}
+
+/// Any JSON object.
+pub fn object() -> Value {
+    let mut o = Map::new();
+    o.insert("type".into(), "object".into());
+    Value::Object(o)
 }
 
 /// `$ref` to a component schema.

@@ -20,7 +20,6 @@ pub mod listen;
 pub mod metrics;
 mod middleware;
 pub mod openapi;
-pub mod operation_ids;
 pub mod readcache;
 pub mod rest;
 pub mod routes;
@@ -75,7 +74,7 @@ pub fn router(state: AppState) -> Router {
 /// (request ids, tracing with credentials redacted, metrics and the access log, timeout, panic
 /// handling).
 pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
-    let extra: Vec<doc::Op> = mounts.iter().flat_map(|m| (m.operations)()).collect();
+    let extra: Vec<doc::Op> = mounts.iter().flat_map(doc::Routes::operations).collect();
     let state = AppState {
         openapi: std::sync::Arc::new(openapi::for_settings(
             openapi::document_with(extra),

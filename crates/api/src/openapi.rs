@@ -94,15 +94,10 @@ fn base_components() -> Value {
     })
 }
 
-/// The `operationId` of an operation: the reference's where it has the operation, else one
-/// made alike from the method and the path (`get-webhooks-id`).
+/// The `operationId` of an operation that declares none (operations the reference also has
+/// declare its id with their route: `Doc::reference_id`): one made from the method and
+/// the path alike (`get-webhooks-id`).
 fn operation_id(method: &str, path: &str) -> String {
-    if let Some((_, _, id)) = crate::operation_ids::REFERENCE
-        .iter()
-        .find(|(m, p, _)| *m == method && *p == path)
-    {
-        return (*id).to_string();
-    }
     let words: Vec<&str> = path
         .trim_start_matches("/v2/")
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -191,8 +186,8 @@ fn add_links(paths: &mut Map<String, Value>) {
 /// Every documented operation of the REST routes, in display order.
 pub fn operations() -> Vec<Op> {
     crate::rest::parts()
-        .into_iter()
-        .flat_map(|p| (p.operations)())
+        .iter()
+        .flat_map(crate::doc::Routes::operations)
         .collect()
 }
 

@@ -374,8 +374,8 @@ fn json_api_request_bodies() {
     check("json-api", &seeds, dict, |b| {
         let _ = parse_body::<tracking_requests::CreateDoc>(b);
         let _ = parse_body::<tracking_requests::PatchDoc>(b);
-        let _ = parse_body::<webhooks::Doc>(b);
-        let _ = parse_body::<parties::Doc>(b);
+        let _ = parse_body::<webhooks::WebhookDoc>(b);
+        let _ = parse_body::<parties::PartyDoc>(b);
         let _ = parse_body::<api_keys::CreateDoc>(b);
         let _ = parse_body::<documents::CreateDoc>(b);
         let _ = parse_body::<containers::BulkDoc>(b);

@@ -4,7 +4,7 @@ use boxtrack_store::accounts::Account;
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation, single};
+use crate::doc::{Doc, Routes, single};
 use crate::jsonapi::JsonApi;
 
 /// The `account` resource object.
@@ -19,24 +19,12 @@ pub async fn show(caller: Caller) -> JsonApi {
     JsonApi::single(r, vec![])
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    vec![Op {
-        method: "get",
-        path: "/v2/account",
-        op: operation(
-            "Accounts",
-            "Get your account",
-            "The account that owns the API key: plan, entitlements and the rate limits in force.",
-            vec![],
-            None,
-            errors(&[401, 429]),
-            ("200", body("The account", single("Account"))),
-        ),
-    }]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations).route("/v2/account", axum::routing::get(show))
+/// This module's one operation: `GET /v2/account`.
+pub fn routes() -> Routes {
+    Routes::default().get("/v2/account", show, || {
+        Doc::new("Accounts", "Get your account")
+            .about("The account that owns the API key: plan, entitlements and the rate limits in force.")
+            .errors(&[401, 429])
+            .ok("The account", single("Account"))
+    })
 }

@@ -9,10 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::auth::Caller;
-use crate::doc::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, request_schema_of,
-    single,
-};
+use crate::doc::{Doc, Routes, body, list_of, single};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
@@ -154,73 +151,37 @@ pub async fn revoke(
     Ok(JsonApi::single(to_resource(&k), vec![]))
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let mut list_params = page_params();
-    list_params.push(include_param(INCLUDES));
-    let create_body = request_schema_of::<CreateDoc>();
-    vec![
-        Op {
-            method: "get",
-            path: "/v2/api_keys",
-            op: operation(
-                "API keys",
-                "List API keys",
-                "The account's keys, newest first. Secrets are never shown; `hint` tells keys apart.",
-                list_params,
-                None,
-                errors(&[400, 401, 429]),
-                ("200", body("A page of keys", list_of("ApiKey"))),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/v2/api_keys",
-            op: operation(
-                "API keys",
-                "Create an API key",
-                "Issues a new key for the caller's account. The `key` attribute of the response is the only time the key is shown; only its SHA-256 digest is stored.",
-                vec![],
-                Some(create_body),
-                errors(&[400, 401, 415, 422, 429]),
-                (
-                    "201",
-                    body("The new key, with its secret", single("ApiKey")),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/api_keys/{id}",
-            op: operation(
-                "API keys",
-                "Get an API key",
-                "One key of the caller's account.",
-                vec![id_param("API key"), include_param(INCLUDES)],
-                None,
-                errors(&[400, 401, 404, 429]),
-                ("200", body("The key", single("ApiKey"))),
-            ),
-        },
-        Op {
-            method: "delete",
-            path: "/v2/api_keys/{id}",
-            op: operation(
-                "API keys",
-                "Revoke an API key",
-                "Revokes a key of the caller's account at once; it never authenticates again. Revoking twice keeps the first `revoked_at`.",
-                vec![id_param("API key")],
-                None,
-                errors(&[401, 404, 429]),
-                ("200", body("The revoked key", single("ApiKey"))),
-            ),
-        },
-    ]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route("/v2/api_keys", axum::routing::get(list).post(create))
-        .route("/v2/api_keys/{id}", axum::routing::get(show).delete(revoke))
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/api_keys", list, || {
+            Doc::new("API keys", "List API keys")
+                .about("The account's keys, newest first. Secrets are never shown; `hint` tells keys apart.")
+                .paged()
+                .include(INCLUDES)
+                .errors(&[400, 401, 429])
+                .ok("A page of keys", list_of("ApiKey"))
+        })
+        .post("/v2/api_keys", create, || {
+            Doc::new("API keys", "Create an API key")
+                .about("Issues a new key for the caller's account. The `key` attribute of the response is the only time the key is shown; only its SHA-256 digest is stored.")
+                .body::<CreateDoc>()
+                .errors(&[400, 401, 415, 422, 429])
+                .answer("201", body("The new key, with its secret", single("ApiKey")))
+        })
+        .get("/v2/api_keys/{id}", show, || {
+            Doc::new("API keys", "Get an API key")
+                .about("One key of the caller's account.")
+                .id("API key")
+                .include(INCLUDES)
+                .errors(&[400, 401, 404, 429])
+                .ok("The key", single("ApiKey"))
+        })
+        .delete("/v2/api_keys/{id}", revoke, || {
+            Doc::new("API keys", "Revoke an API key")
+                .about("Revokes a key of the caller's account at once; it never authenticates again. Revoking twice keeps the first `revoked_at`.")
+                .id("API key")
+                .errors(&[401, 404, 429])
+                .ok("The revoked key", single("ApiKey"))
+        })
 }

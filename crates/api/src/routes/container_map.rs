@@ -7,7 +7,7 @@ use boxtrack_store::reads;
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{Op, errors, id_param, operation};
+use crate::doc::{Doc, Routes};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::state::AppState;
@@ -111,8 +111,8 @@ pub async fn journey(
     )))
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
+/// The GeoJSON document the map answers.
+fn geojson_schema() -> Value {
     let point = json!({"type": "object", "required": ["type", "coordinates"], "properties": {"type": {"type": "string", "enum": ["Point"]}, "coordinates": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}});
     let line = json!({"type": "object", "required": ["type", "coordinates"], "properties": {"type": {"type": "string", "enum": ["LineString"]}, "coordinates": {"type": "array", "minItems": 2, "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}}});
     let geojson = json!({"type": "object", "required": ["type", "features"], "properties": {
@@ -126,28 +126,18 @@ pub fn operations() -> Vec<Op> {
             }},
         }}},
     }});
-    vec![Op {
-        method: "get",
-        path: "/v2/containers/{id}/map_geojson",
-        op: operation(
-            "Containers",
-            "Get container map GeoJSON",
-            "The container's journey as a GeoJSON FeatureCollection ([lon, lat], WGS84): a `port` point per port of the route in order (`label` POL, TS1, TS2 …, POD, with ETA/ATA/ETD/ATD), per leg the path its vessel sailed from AIS positions (`past_vessel_locations`, kept at most one per 10 minutes), while a leg is underway the vessel's latest AIS position (`current_vessel`) and the rest of the leg from there (`estimated_partial_leg`), and for legs ahead, or sailed without positions, a great-circle arc between the ports (`estimated_full_legs`; sea lanes are not modelled). A container with no known ports gets an empty `features` array. Needs the `routing` entitlement (403 otherwise).",
-            vec![id_param("Container")],
-            None,
-            errors(&[401, 403, 404, 429]),
-            (
-                "200",
-                json!({"description": "GeoJSON FeatureCollection", "content": {"application/json": {"schema": geojson}}}),
-            ),
-        ),
-    }]
+    geojson
 }
 
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations).route(
-        "/v2/containers/{id}/map_geojson",
-        axum::routing::get(map_geojson),
-    )
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/containers/{id}/map_geojson", map_geojson, || {
+            Doc::new("Containers", "Get container map GeoJSON")
+                .about("The container's journey as a GeoJSON FeatureCollection ([lon, lat], WGS84): a `port` point per port of the route in order (`label` POL, TS1, TS2 …, POD, with ETA/ATA/ETD/ATD), per leg the path its vessel sailed from AIS positions (`past_vessel_locations`, kept at most one per 10 minutes), while a leg is underway the vessel's latest AIS position (`current_vessel`) and the rest of the leg from there (`estimated_partial_leg`), and for legs ahead, or sailed without positions, a great-circle arc between the ports (`estimated_full_legs`; sea lanes are not modelled). A container with no known ports gets an empty `features` array. Needs the `routing` entitlement (403 otherwise).")
+                .id("Container")
+                .errors(&[401, 403, 404, 429])
+                .answer("200", Doc::json_answer("GeoJSON FeatureCollection", geojson_schema()))
+                .reference_id("get-containers-id-map-geojson")
+        })
 }

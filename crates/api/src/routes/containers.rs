@@ -13,10 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{
-    Op, Q, body, errors, id_param, include_param, list_of, operation, page_params, query_params_of,
-    request_schema_of, single, typed_params,
-};
+use crate::doc::{Doc, Q, Routes, list_of, single, typed_params};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{
@@ -639,93 +636,50 @@ pub async fn field_sources(
 /// The orders of a container's transport events (`sort`).
 const EVENT_SORTS: [&str; 4] = ["timestamp", "-timestamp", "created_at", "-created_at"];
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let mut params = page_params();
-    params.push(include_param(INCLUDES));
-    params.extend(query_params_of::<ListContainers>());
-    let mut event_params = page_params();
-    event_params.insert(0, id_param("Container"));
-    event_params.push(include_param(EVENT_INCLUDES));
-    event_params.extend(typed_params(&[(
-        "sort",
-        Q::OneOf(EVENT_SORTS.to_vec()),
-        "timestamp (default: in the order the events happened, an estimate at its estimated time), -timestamp, created_at (the order they were recorded) or -created_at",
-    )]));
-    let patch = request_schema_of::<PatchDoc>();
-    let mut raw_params = page_params();
-    raw_params.insert(0, id_param("Container"));
-    vec![
-        Op {
-            method: "patch",
-            path: "/v2/containers/{id}/refresh",
-            op: operation(
-                "Containers",
-                "Refresh container",
-                "Polls every source of the container now (the shipping line's DCSA endpoint, and the POD terminal's feed once discharged), merges what they say, and answers when done with the changes for this container (`message` as in the reference, plus `changes`). Needs the `container_refresh` entitlement; at most 10 per minute. 422 `no_upstream` for containers without an upstream (sandbox); 502 `upstream_failed` when the line cannot be read.",
-                vec![id_param("Container")],
-                None,
-                errors(&[401, 403, 404, 422, 429, 502]),
-                (
-                    "200",
-                    json!({"description": "What changed", "content": {"application/json": {"schema": crate::doc::schema_of::<Refreshed>()}}}),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/containers",
-            op: operation(
-                "Containers",
-                "List containers",
-                "Most recently updated first, unless `sort` says otherwise.",
-                params,
-                None,
-                errors(&[400, 401, 429]),
-                ("200", body("A page of containers", list_of("Container"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/containers/{id}",
-            op: operation(
-                "Containers",
-                "Get a container",
-                "Terminal data (availability, holds, fees, LFDs, appointment), rail data and milestones.",
-                vec![id_param("Container"), include_param(INCLUDES)],
-                None,
-                errors(&[400, 401, 404, 429]),
-                ("200", body("The container", single("Container"))),
-            ),
-        },
-        Op {
-            method: "patch",
-            path: "/v2/containers/{id}",
-            op: operation(
-                "Containers",
-                "Update a container",
-                "Replaces ref numbers.",
-                vec![id_param("Container")],
-                Some(patch),
-                errors(&[400, 401, 404, 415, 422, 429]),
-                ("200", body("The container", single("Container"))),
-            ),
-        },
-        Op {
-            method: "patch",
-            path: "/v2/containers",
-            op: operation(
-                "Containers",
-                "Update containers",
-                "Replaces the ref numbers of the container `data.id` names (answered with that container), or of up to 100 when `data` is a list (answered with each, in order). All change or none: an id that is not the account's is 404 and changes nothing.",
-                vec![],
-                Some(request_schema_of::<BulkDoc>()),
-                errors(&[400, 401, 404, 415, 422, 429]),
-                (
-                    "200",
-                    body(
-                        "The container, or the containers",
-                        json!({"oneOf": [
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .patch("/v2/containers/{id}/refresh", refresh, || {
+            Doc::new("Containers", "Refresh container")
+                .about("Polls every source of the container now (the shipping line's DCSA endpoint, and the POD terminal's feed once discharged), merges what they say, and answers when done with the changes for this container (`message` as in the reference, plus `changes`). Needs the `container_refresh` entitlement; at most 10 per minute. 422 `no_upstream` for containers without an upstream (sandbox); 502 `upstream_failed` when the line cannot be read.")
+                .id("Container")
+                .errors(&[401, 403, 404, 422, 429, 502])
+                .answer("200", json!({"description": "What changed", "content": {"application/json": {"schema": crate::doc::schema_of::<Refreshed>()}}}))
+                .reference_id("patch-containers-id-refresh")
+        })
+        .get("/v2/containers", list, || {
+            Doc::new("Containers", "List containers")
+                .about("Most recently updated first, unless `sort` says otherwise.")
+                .paged()
+                .include(INCLUDES)
+                .query::<ListContainers>()
+                .errors(&[400, 401, 429])
+                .ok("A page of containers", list_of("Container"))
+                .reference_id("get-containers")
+        })
+        .get("/v2/containers/{id}", show, || {
+            Doc::new("Containers", "Get a container")
+                .about("Terminal data (availability, holds, fees, LFDs, appointment), rail data and milestones.")
+                .id("Container")
+                .include(INCLUDES)
+                .errors(&[400, 401, 404, 429])
+                .ok("The container", single("Container"))
+                .reference_id("get-containers-id")
+        })
+        .patch("/v2/containers/{id}", update, || {
+            Doc::new("Containers", "Update a container")
+                .about("Replaces ref numbers.")
+                .id("Container")
+                .body::<PatchDoc>()
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The container", single("Container"))
+        })
+        .patch("/v2/containers", update_many, || {
+            Doc::new("Containers", "Update containers")
+                .about("Replaces the ref numbers of the container `data.id` names (answered with that container), or of up to 100 when `data` is a list (answered with each, in order). All change or none: an id that is not the account's is 404 and changes nothing.")
+                .body::<BulkDoc>()
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The container, or the containers", json!({"oneOf": [
                             single("Container"),
                             {
                                 "type": "object", "required": ["data"],
@@ -734,78 +688,38 @@ pub fn operations() -> Vec<Op> {
                                     "included": {"type": "array", "items": {"type": "object"}}
                                 }
                             }
-                        ]}),
-                    ),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/containers/{id}/raw_events",
-            op: operation(
-                "Containers",
-                "List a container's raw events",
-                "Every observation the sources reported for the container, newest first, estimates included: the reference's normalized `event` (null for terminal facts such as holds and fees), `original_event` (what the source said, in one line), `observation` (the parsed record, verbatim) and `index` (its place, oldest first from 0).",
-                raw_params,
-                None,
-                errors(&[400, 401, 404, 429]),
-                ("200", body("A page of raw events", list_of("RawEvent"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/containers/{id}/field_sources",
-            op: operation(
-                "Containers",
-                "Where a container's values came from",
-                "boxtrack's extension: for each attribute a source has set, whose word decided it (the precedence of `docs/precedence.md`), the report that stated it (its source, when it was produced, its precision) and the raw event that keeps it. Milestone times name the latest occurrence of their milestone.",
-                vec![id_param("Container")],
-                None,
-                errors(&[400, 401, 404, 429]),
-                (
-                    "200",
-                    json!({"description": "Where each value came from", "content": {"application/vnd.api+json": {"schema": crate::doc::schema_of::<FieldSourcesDoc>()}}}),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/containers/{id}/transport_events",
-            op: operation(
-                "Containers",
-                "List a container's transport events",
-                "In the order they happened (oldest first) unless `sort` says otherwise.",
-                event_params,
-                None,
-                errors(&[400, 401, 404, 429]),
-                ("200", body("A page of events", list_of("TransportEvent"))),
-            ),
-        },
-    ]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route(
-            "/v2/containers",
-            axum::routing::get(list).patch(update_many),
-        )
-        .route(
-            "/v2/containers/{id}",
-            axum::routing::get(show).patch(update),
-        )
-        .route(
-            "/v2/containers/{id}/transport_events",
-            axum::routing::get(events),
-        )
-        .route(
-            "/v2/containers/{id}/raw_events",
-            axum::routing::get(raw_events),
-        )
-        .route(
-            "/v2/containers/{id}/field_sources",
-            axum::routing::get(field_sources),
-        )
-        .route("/v2/containers/{id}/refresh", axum::routing::patch(refresh))
+                        ]}))
+                        .reference_id("patch-containers-id")
+        })
+        .get("/v2/containers/{id}/raw_events", raw_events, || {
+            Doc::new("Containers", "List a container's raw events")
+                .about("Every observation the sources reported for the container, newest first, estimates included: the reference's normalized `event` (null for terminal facts such as holds and fees), `original_event` (what the source said, in one line), `observation` (the parsed record, verbatim) and `index` (its place, oldest first from 0).")
+                .id("Container")
+                .paged()
+                .errors(&[400, 401, 404, 429])
+                .ok("A page of raw events", list_of("RawEvent"))
+                .reference_id("get-containers-id-raw_events")
+        })
+        .get("/v2/containers/{id}/field_sources", field_sources, || {
+            Doc::new("Containers", "Where a container's values came from")
+                .about("boxtrack's extension: for each attribute a source has set, whose word decided it (the precedence of `docs/precedence.md`), the report that stated it (its source, when it was produced, its precision) and the raw event that keeps it. Milestone times name the latest occurrence of their milestone.")
+                .id("Container")
+                .errors(&[400, 401, 404, 429])
+                .answer("200", json!({"description": "Where each value came from", "content": {"application/vnd.api+json": {"schema": crate::doc::schema_of::<FieldSourcesDoc>()}}}))
+        })
+        .get("/v2/containers/{id}/transport_events", events, || {
+            Doc::new("Containers", "List a container's transport events")
+                .about("In the order they happened (oldest first) unless `sort` says otherwise.")
+                .id("Container")
+                .paged()
+                .include(EVENT_INCLUDES)
+                .params(typed_params(&[(
+                    "sort",
+                    Q::OneOf(EVENT_SORTS.to_vec()),
+                    "timestamp (default: in the order the events happened, an estimate at its estimated time), -timestamp, created_at (the order they were recorded) or -created_at",
+                )]))
+                .errors(&[400, 401, 404, 429])
+                .ok("A page of events", list_of("TransportEvent"))
+                .reference_id("get-containers-id-transport_events")
+        })
 }

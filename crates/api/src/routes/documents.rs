@@ -15,10 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{
-    Op, Q, body, errors, id_param, include_param, list_of, operation, page_params,
-    request_schema_of, single, typed_params,
-};
+use crate::doc::{Doc, Q, Routes, body, list_of, single, typed_params};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, base_url, list_response};
@@ -446,252 +443,143 @@ pub async fn download_url(
     ))
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let mut list_params = page_params();
-    list_params.push(include_param(INCLUDES));
-    list_params.extend(typed_params(&[
-        (
-            "filter[filename]",
-            Q::Text,
-            "Part of the name or file name (case-insensitive)",
-        ),
-        (
-            "filter[document_types]",
-            Q::ListOf(rules::TYPES.iter().map(|(code, _)| *code).collect()),
-            "Comma-separated document types (GET /v2/documents/types)",
-        ),
-    ]));
-    let create_body = request_schema_of::<CreateDoc>();
-    let patch_body = request_schema_of::<PatchDoc>();
-    let plain = |desc: &str, schema: Value| json!({"description": desc, "content": {"application/json": {"schema": schema}}});
-    let ops = vec![
-        Op {
-            method: "get",
-            path: "/v2/documents",
-            op: operation(
-                "Documents",
-                "List documents",
-                "The account's documents, newest first.",
-                list_params,
-                None,
-                errors(&[400, 401, 429]),
-                ("200", body("A page of documents", list_of("Document"))),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/v2/documents",
-            op: operation(
-                "Documents",
-                "Create a document",
-                "Step 3: a document for an uploaded file (`attached_document` = its `signed_id`). Its type comes from its name and file name, and it is linked to the account's shipments and containers whose bill of lading, booking or container numbers appear in them. 409 `duplicate_document` (with `meta.existing_document_id`) when the account already has the same file.",
-                vec![],
-                Some(create_body),
-                errors(&[400, 401, 409, 415, 422, 429]),
-                ("201", body("The document", single("Document"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/documents/types",
-            op: operation(
-                "Documents",
-                "List document types",
-                "Every document type with its label.",
-                vec![],
-                None,
-                errors(&[401, 429]),
-                (
-                    "200",
-                    plain(
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/documents", list, || {
+            Doc::new("Documents", "List documents")
+                .about("The account's documents, newest first.")
+                .paged()
+                .include(INCLUDES)
+                .params(typed_params(&[
+                    (
+                        "filter[filename]",
+                        Q::Text,
+                        "Part of the name or file name (case-insensitive)",
+                    ),
+                    (
+                        "filter[document_types]",
+                        Q::ListOf(rules::TYPES.iter().map(|(code, _)| *code).collect()),
+                        "Comma-separated document types (GET /v2/documents/types)",
+                    ),
+                ]))
+                .errors(&[400, 401, 429])
+                .ok("A page of documents", list_of("Document"))
+                .reference_id("get-documents")
+        })
+        .post("/v2/documents", create, || {
+            Doc::new("Documents", "Create a document")
+                .about("Step 3: a document for an uploaded file (`attached_document` = its `signed_id`). Its type comes from its name and file name, and it is linked to the account's shipments and containers whose bill of lading, booking or container numbers appear in them. 409 `duplicate_document` (with `meta.existing_document_id`) when the account already has the same file.")
+                .body::<CreateDoc>()
+                .errors(&[400, 401, 409, 415, 422, 429])
+                .answer("201", body("The document", single("Document")))
+                .reference_id("post-documents")
+        })
+        .get("/v2/documents/types", types, || {
+            Doc::new("Documents", "List document types")
+                .about("Every document type with its label.")
+                .errors(&[401, 429])
+                .answer("200", Doc::json_answer(
                         "The types",
                         json!({"type": "object", "properties": {"document_types": {"type": "array", "items": {"type": "object", "required": ["code", "label"], "properties": {"code": {"type": "string"}, "label": {"type": "string"}}}}}}),
-                    ),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/documents/{id}",
-            op: operation(
-                "Documents",
-                "Get a document",
-                "One document of the account.",
-                vec![id_param("Document"), include_param(INCLUDES)],
-                None,
-                errors(&[400, 401, 404, 429]),
-                ("200", body("The document", single("Document"))),
-            ),
-        },
-        Op {
-            method: "patch",
-            path: "/v2/documents/{id}",
-            op: operation(
-                "Documents",
-                "Update a document",
-                "Sets (or with null clears) `document_type_manual`, one of GET /v2/documents/types.",
-                vec![id_param("Document")],
-                Some(patch_body),
-                errors(&[400, 401, 404, 415, 422, 429]),
-                ("200", body("The document", single("Document"))),
-            ),
-        },
-        Op {
-            method: "delete",
-            path: "/v2/documents/{id}",
-            op: operation(
-                "Documents",
-                "Delete a document",
-                "The document disappears from every read and its file is dropped.",
-                vec![id_param("Document")],
-                None,
-                errors(&[401, 404, 429]),
-                ("204", json!({"description": "Deleted"})),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/v2/documents/{id}/reclassify",
-            op: operation(
-                "Documents",
-                "Re-classify a document",
-                "The type again from the name and file name (`document_type_manual` stays). Done before the answer, which is 202 `{\"status\": \"accepted\"}` as in the reference.",
-                vec![id_param("Document")],
-                None,
-                errors(&[401, 404, 429]),
-                (
-                    "202",
-                    plain(
-                        "Accepted",
-                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
-                    ),
-                ),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/v2/documents/{id}/rotate",
-            op: operation(
-                "Documents",
-                "Rotate a document",
-                "Not done by boxtrack, which keeps every file exactly as uploaded: a valid rotation of an image is 501; `degrees` other than 90, 180 or 270, or a document that is not an image, is 422; an unknown document 404.",
-                vec![id_param("Document")],
-                Some(crate::doc::request_schema_of::<RotateBody>()),
-                errors(&[400, 401, 404, 415, 422, 429, 501]),
-                (
-                    "202",
-                    plain(
-                        "Never answered by boxtrack (the reference's answer)",
-                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
-                    ),
-                ),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/v2/documents/{id}/reextract",
-            op: operation(
-                "Documents",
-                "Re-extract a document",
-                "boxtrack does not extract data from documents (it classifies and links them by name): 501 for a document of the account, 404 otherwise.",
-                vec![id_param("Document")],
-                None,
-                errors(&[401, 404, 429, 501]),
-                (
-                    "202",
-                    plain(
-                        "Never answered by boxtrack (the reference's answer)",
-                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
-                    ),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/document_schemas/{id}",
-            op: operation(
-                "Documents",
-                "Get a document schema",
-                "The reference's extraction schemas (`commercial_invoice@2026-03-23`); boxtrack extracts nothing and has none, so every id is 404.",
-                vec![
-                    json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Schema id in full-version format, e.g. `commercial_invoice@2026-03-23`"}),
-                ],
-                None,
-                errors(&[401, 404, 429]),
-                (
-                    "200",
-                    plain("Never answered by boxtrack", json!({"type": "object"})),
-                ),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/v2/documents/{id}/relink",
-            op: operation(
-                "Documents",
-                "Re-link a document",
-                "The links again, to the account's shipments and containers whose numbers the name and file name hold (shipments tracked since the upload included). 202 `{\"status\": \"accepted\"}`.",
-                vec![id_param("Document")],
-                None,
-                errors(&[401, 404, 429]),
-                (
-                    "202",
-                    plain(
-                        "Accepted",
-                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
-                    ),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/documents/{id}/download_url",
-            op: operation(
-                "Documents",
-                "Get a download URL",
-                "A URL that serves the file without credentials for 10 minutes.",
-                vec![id_param("Document")],
-                None,
-                errors(&[401, 404, 429]),
-                (
-                    "200",
-                    plain(
-                        "The URL",
-                        json!({"type": "object", "required": ["download_url"], "properties": {"download_url": {"type": "string", "format": "uri"}}}),
-                    ),
-                ),
-            ),
-        },
-    ];
-    ops
+                    ))
+                    .reference_id("get-documents-types")
+        })
+        .get("/v2/documents/{id}", show, || {
+            Doc::new("Documents", "Get a document")
+                .about("One document of the account.")
+                .id("Document")
+                .include(INCLUDES)
+                .errors(&[400, 401, 404, 429])
+                .ok("The document", single("Document"))
+                .reference_id("get-documents-id")
+        })
+        .patch("/v2/documents/{id}", update, || {
+            Doc::new("Documents", "Update a document")
+                .about("Sets (or with null clears) `document_type_manual`, one of GET /v2/documents/types.")
+                .id("Document")
+                .body::<PatchDoc>()
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The document", single("Document"))
+                .reference_id("patch-documents-id")
+        })
+        .delete("/v2/documents/{id}", delete, || {
+            Doc::new("Documents", "Delete a document")
+                .about("The document disappears from every read and its file is dropped.")
+                .id("Document")
+                .errors(&[401, 404, 429])
+                .answer("204", json!({"description": "Deleted"}))
+                .reference_id("delete-documents-id")
+        })
+        .merge_into(document_actions)
 }
 
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route("/v2/documents", axum::routing::get(list).post(create))
-        .route("/v2/documents/types", axum::routing::get(types))
-        .route(
-            "/v2/documents/{id}",
-            axum::routing::get(show).patch(update).delete(delete),
-        )
-        .route(
-            "/v2/documents/{id}/reclassify",
-            axum::routing::post(reclassify),
-        )
-        .route("/v2/documents/{id}/relink", axum::routing::post(relink))
-        .route("/v2/documents/{id}/rotate", axum::routing::post(rotate))
-        .route(
-            "/v2/documents/{id}/reextract",
-            axum::routing::post(reextract),
-        )
-        .route(
-            "/v2/document_schemas/{id}",
-            axum::routing::get(document_schema),
-        )
-        .route(
-            "/v2/documents/{id}/download_url",
-            axum::routing::get(download_url),
-        )
+/// The operations on one document beyond reading and writing it: reclassify, rotate,
+/// re-extract, relink, its download address, and the schemas the reference names.
+fn document_actions(routes: Routes) -> Routes {
+    routes
+        .post("/v2/documents/{id}/reclassify", reclassify, || {
+            Doc::new("Documents", "Re-classify a document")
+                .about("The type again from the name and file name (`document_type_manual` stays). Done before the answer, which is 202 `{\"status\": \"accepted\"}` as in the reference.")
+                .id("Document")
+                .errors(&[401, 404, 429])
+                .answer("202", Doc::json_answer(
+                        "Accepted",
+                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
+                    ))
+                    .reference_id("post-documents-id-reclassify")
+        })
+        .post("/v2/documents/{id}/rotate", rotate, || {
+            Doc::new("Documents", "Rotate a document")
+                .about("Not done by boxtrack, which keeps every file exactly as uploaded: a valid rotation of an image is 501; `degrees` other than 90, 180 or 270, or a document that is not an image, is 422; an unknown document 404.")
+                .id("Document")
+                .body::<RotateBody>()
+                .errors(&[400, 401, 404, 415, 422, 429, 501])
+                .answer("202", Doc::json_answer(
+                        "Never answered by boxtrack (the reference's answer)",
+                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
+                    ))
+                    .reference_id("post-documents-id-rotate")
+        })
+        .post("/v2/documents/{id}/reextract", reextract, || {
+            Doc::new("Documents", "Re-extract a document")
+                .about("boxtrack does not extract data from documents (it classifies and links them by name): 501 for a document of the account, 404 otherwise.")
+                .id("Document")
+                .errors(&[401, 404, 429, 501])
+                .answer("202", Doc::json_answer(
+                        "Never answered by boxtrack (the reference's answer)",
+                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
+                    ))
+                    .reference_id("post-documents-id-reextract")
+        })
+        .get("/v2/document_schemas/{id}", document_schema, || {
+            Doc::new("Documents", "Get a document schema")
+                .about("The reference's extraction schemas (`commercial_invoice@2026-03-23`); boxtrack extracts nothing and has none, so every id is 404.")
+                .param(json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Schema id in full-version format, e.g. `commercial_invoice@2026-03-23`"}))
+                .errors(&[401, 404, 429])
+                .answer("200", Doc::json_answer("Never answered by boxtrack", json!({"type": "object"})))
+                .reference_id("get-document_schemas-id")
+        })
+        .post("/v2/documents/{id}/relink", relink, || {
+            Doc::new("Documents", "Re-link a document")
+                .about("The links again, to the account's shipments and containers whose numbers the name and file name hold (shipments tracked since the upload included). 202 `{\"status\": \"accepted\"}`.")
+                .id("Document")
+                .errors(&[401, 404, 429])
+                .answer("202", Doc::json_answer(
+                        "Accepted",
+                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
+                    ))
+                    .reference_id("post-documents-id-relink")
+        })
+        .get("/v2/documents/{id}/download_url", download_url, || {
+            Doc::new("Documents", "Get a download URL")
+                .about("A URL that serves the file without credentials for 10 minutes.")
+                .id("Document")
+                .errors(&[401, 404, 429])
+                .answer("200", Doc::json_answer(
+                        "The URL",
+                        json!({"type": "object", "required": ["download_url"], "properties": {"download_url": {"type": "string", "format": "uri"}}}),
+                    ))
+                    .reference_id("get-documents-id-download_url")
+        })
 }

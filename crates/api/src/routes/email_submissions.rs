@@ -10,9 +10,7 @@ use boxtrack_store::documents::{self, EmailDocument, SubmissionRow};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, single,
-};
+use crate::doc::{Doc, Routes, binary, body, list_of, single};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{JsonApi, QueryParams, list_response};
@@ -156,70 +154,42 @@ pub async fn show(
     Ok(JsonApi::single(data, included))
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let mut list_params = page_params();
-    list_params.push(include_param(INCLUDES));
-    let mut create = operation(
-        "Documents",
-        "Send in an e-mail",
-        "One e-mail as a mail server or an inbound-mail service hands it over: the raw RFC 5322 message as the body, `Content-Type: message/rfc822`, up to 40 MiB. Every attachment of 1 byte to 25 MiB becomes a document (`source: email`), typed from its file name and linked to the account's shipments and containers whose numbers the subject, file name or body hold; a file the account already has is not kept twice. 201 with the submission and its documents; a Message-ID sent before answers 200 with the first submission. 422 `invalid_email` when the body is no message or has no From.",
-        vec![],
-        None,
-        errors(&[401, 413, 415, 422, 429]),
-        ("201", body("The submission", single("EmailSubmission"))),
-    );
-    create["responses"]["200"] = body(
-        "A Message-ID sent before: the first submission, unchanged",
-        single("EmailSubmission"),
-    );
-    create["requestBody"] = json!({"required": true, "content": {"message/rfc822": {"schema": {"type": "string", "format": "binary"}}}});
-    vec![
-        Op {
-            method: "post",
-            path: "/v2/email_submissions",
-            op: create,
-        },
-        Op {
-            method: "get",
-            path: "/v2/email_submissions",
-            op: operation(
-                "Documents",
-                "List e-mail submissions",
-                "The account's e-mails, newest first; `documents` included unless `include` names less.",
-                list_params,
-                None,
-                errors(&[400, 401, 429]),
-                (
-                    "200",
-                    body("A page of submissions", list_of("EmailSubmission")),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/email_submissions/{id}",
-            op: operation(
-                "Documents",
-                "Get an e-mail submission",
-                "One e-mail with its documents.",
-                vec![id_param("Email submission"), include_param(INCLUDES)],
-                None,
-                errors(&[400, 401, 404, 429]),
-                ("200", body("The submission", single("EmailSubmission"))),
-            ),
-        },
-    ]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route(
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .routed(
+            "post",
             "/v2/email_submissions",
-            axum::routing::get(list)
-                .post(create)
+            axum::routing::post(create)
                 .layer(axum::extract::DefaultBodyLimit::max(MAX_MESSAGE_BYTES)),
+            || {
+                Doc::new("Documents", "Send in an e-mail")
+                    .about("One e-mail as a mail server or an inbound-mail service hands it over: the raw RFC 5322 message as the body, `Content-Type: message/rfc822`, up to 40 MiB. Every attachment of 1 byte to 25 MiB becomes a document (`source: email`), typed from its file name and linked to the account's shipments and containers whose numbers the subject, file name or body hold; a file the account already has is not kept twice. 201 with the submission and its documents; a Message-ID sent before answers 200 with the first submission. 422 `invalid_email` when the body is no message or has no From.")
+                    .errors(&[401, 413, 415, 422, 429])
+                    .answer("201", body("The submission", single("EmailSubmission")))
+                    .ok(
+                        "A Message-ID sent before: the first submission, unchanged",
+                        single("EmailSubmission"),
+                    )
+                    .body_media(&["message/rfc822"], binary())
+            },
         )
-        .route("/v2/email_submissions/{id}", axum::routing::get(show))
+        .get("/v2/email_submissions", list, || {
+            Doc::new("Documents", "List e-mail submissions")
+                .about("The account's e-mails, newest first; `documents` included unless `include` names less.")
+                .paged()
+                .include(INCLUDES)
+                .errors(&[400, 401, 429])
+                .ok("A page of submissions", list_of("EmailSubmission"))
+                .reference_id("get-email_submissions")
+        })
+        .get("/v2/email_submissions/{id}", show, || {
+            Doc::new("Documents", "Get an e-mail submission")
+                .about("One e-mail with its documents.")
+                .id("Email submission")
+                .include(INCLUDES)
+                .errors(&[400, 401, 404, 429])
+                .ok("The submission", single("EmailSubmission"))
+                .reference_id("get-email_submissions-id")
+        })
 }

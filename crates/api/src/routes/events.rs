@@ -7,7 +7,7 @@ use boxtrack_store::events;
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation, schema_ref};
+use crate::doc::{Doc, Routes, schema_ref};
 use crate::error::ApiResult;
 use crate::jsonapi::{JsonApi, QueryParams, base_url};
 use crate::state::AppState;
@@ -105,27 +105,17 @@ pub async fn feed(
     })))
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    vec![Op {
-        method: "get",
-        path: "/v2/events",
-        op: operation(
-            "Events",
-            "Read the event log",
-            "Every change of the account's tracking data, in order, each with a per-account `sequence` without gaps, in the envelope webhook deliveries carry (`data[]` items with `attributes.event` and `attributes.sequence`, related resources in `included`). Poll with `after=<last sequence you processed>` and follow `links.next`; `meta.more` says whether to ask again at once. The same events drive webhooks.",
-            vec![
-                json!({"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0}, "description": "Return events with a greater sequence"}),
-                json!({"name": "page[size]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}}),
-                json!({"name": "filter[event]", "in": "query", "schema": {"type": "string"}, "description": "Only this event name"}),
-            ],
-            None,
-            errors(&[400, 401, 429]),
-            (
-                "200",
-                body(
-                    "Events in order",
-                    json!({
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/events", feed, || {
+            Doc::new("Events", "Read the event log")
+                .about("Every change of the account's tracking data, in order, each with a per-account `sequence` without gaps, in the envelope webhook deliveries carry (`data[]` items with `attributes.event` and `attributes.sequence`, related resources in `included`). Poll with `after=<last sequence you processed>` and follow `links.next`; `meta.more` says whether to ask again at once. The same events drive webhooks.")
+                .param(json!({"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0}, "description": "Return events with a greater sequence"}))
+                .param(json!({"name": "page[size]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}}))
+                .param(json!({"name": "filter[event]", "in": "query", "schema": {"type": "string"}, "description": "Only this event name"}))
+                .errors(&[400, 401, 429])
+                .ok("Events in order", json!({
                         "type": "object", "required": ["data", "included", "links", "meta"],
                         "properties": {
                             "data": {"type": "array", "items": schema_ref("EnvelopeData")},
@@ -138,14 +128,6 @@ pub fn operations() -> Vec<Op> {
                                 "more": {"type": "boolean", "description": "The page is full: ask again at once"}
                             }}
                         }
-                    }),
-                ),
-            ),
-        ),
-    }]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations).route("/v2/events", axum::routing::get(feed))
+                    }))
+        })
 }

@@ -3,14 +3,55 @@
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use serde_json::json;
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use crate::doc::{Op, operation};
+use crate::doc::{Doc, Routes, schema_of};
 use crate::state::AppState;
+
+/// What the health probes answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Health {
+    /// The probe's answer.
+    pub status: Probe,
+    /// Whether the database answered (readiness only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database: Option<Database>,
+}
+
+/// A probe's answer.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Probe {
+    /// The process is up.
+    Ok,
+    /// Ready for requests.
+    Ready,
+    /// The database does not answer.
+    NotReady,
+    /// Shutting down: finishing what is in flight.
+    Draining,
+}
+
+/// What the readiness probe found of the database.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Database {
+    /// It answered.
+    Ok,
+    /// It did not.
+    Unreachable,
+    /// Not asked (the process is draining).
+    NotChecked,
+}
+
+fn health(status: Probe, database: Option<Database>) -> axum::Json<Health> {
+    axum::Json(Health { status, database })
+}
 
 /// `GET /healthz`: the process is up.
 pub async fn healthz() -> impl IntoResponse {
-    axum::Json(json!({"status": "ok"}))
+    health(Probe::Ok, None)
 }
 
 /// `GET /readyz`: the database answers and the process is not shutting down.
@@ -18,19 +59,16 @@ pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     if state.draining.load(std::sync::atomic::Ordering::Relaxed) {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
-            axum::Json(json!({"status": "draining", "database": "not_checked"})),
+            health(Probe::Draining, Some(Database::NotChecked)),
         );
     }
     match state.db.ping().await {
-        Ok(()) => (
-            StatusCode::OK,
-            axum::Json(json!({"status": "ready", "database": "ok"})),
-        ),
+        Ok(()) => (StatusCode::OK, health(Probe::Ready, Some(Database::Ok))),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                axum::Json(json!({"status": "not_ready", "database": "unreachable"})),
+                health(Probe::NotReady, Some(Database::Unreachable)),
             )
         }
     }
@@ -154,74 +192,30 @@ pub fn upstream_metrics(health: &[boxtrack_sources::upstream::Health]) -> String
     out
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let plain = |d: &str| {
-        json!({"description": d, "content": {"application/json": {"schema": {
-            "type": "object", "required": ["status"],
-            "properties": {
-                "status": {"enum": ["ok", "ready", "not_ready"]},
-                "database": {"enum": ["ok", "unreachable"]}
-            }
-        }}}})
-    };
-    vec![
-        Op {
-            method: "get",
-            path: "/healthz",
-            op: operation(
-                "Operations",
-                "Liveness",
-                "200 while the process is up.",
-                vec![],
-                None,
-                Default::default(),
-                ("200", plain("The process is up")),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/readyz",
-            op: operation(
-                "Operations",
-                "Readiness",
-                "200 when the database answers, 503 when it does not or while the process shuts down (draining).",
-                vec![],
-                None,
-                [(
-                    "503".to_string(),
-                    plain("The database is not reachable, or the process is draining"),
-                )]
-                .into_iter()
-                .collect(),
-                ("200", plain("Ready")),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/metrics",
-            op: operation(
-                "Operations",
-                "Prometheus metrics",
-                "Requests by method, matched route and status (`boxtrack_http_requests_total`), latency histogram by route (`boxtrack_http_request_duration_seconds`), and requests refused by rate limits (`boxtrack_rate_limited_total`).",
-                vec![],
-                None,
-                Default::default(),
-                (
-                    "200",
-                    json!({"description": "Prometheus text exposition", "content": {"text/plain": {"schema": {"type": "string"}}}}),
-                ),
-            ),
-        },
-    ]
+/// A probe's answer, documented.
+fn probe(description: &str) -> serde_json::Value {
+    Doc::json_answer(description, schema_of::<Health>())
 }
 
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .public("/healthz", axum::routing::get(healthz))
-        .public("/readyz", axum::routing::get(readyz))
-        .public("/metrics", axum::routing::get(metrics))
+/// This module's operations: the probes and the metrics.
+pub fn routes() -> Routes {
+    Routes::default()
+        .public_get("/healthz", healthz, || {
+            Doc::new("Operations", "Liveness")
+                .about("200 while the process is up.")
+                .answer("200", probe("The process is up"))
+        })
+        .public_get("/readyz", readyz, || {
+            Doc::new("Operations", "Readiness")
+                .about("200 when the database answers, 503 when it does not or while the process shuts down (draining).")
+                .answer("503", probe("The database is not reachable, or the process is draining"))
+                .answer("200", probe("Ready"))
+        })
+        .public_get("/metrics", metrics, || {
+            Doc::new("Operations", "Prometheus metrics")
+                .about("Requests by method, matched route and status (`boxtrack_http_requests_total`), latency histogram by route (`boxtrack_http_request_duration_seconds`), and requests refused by rate limits (`boxtrack_rate_limited_total`).")
+                .answer("200", Doc::media_answer("Prometheus text exposition", "text/plain", schema_of::<String>()))
+        })
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation, request_schema_of, schema_of};
+use crate::doc::{Doc, Routes};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{Body, JsonApi};
 
@@ -156,28 +156,15 @@ pub struct CandidateView {
     pub confidence: f64,
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let infer_body = request_schema_of::<InferBody>();
-    vec![Op {
-        method: "post",
-        path: "/v2/tracking_requests/infer_number",
-        op: operation(
-            "Tracking requests",
-            "Infer number type and carrier",
-            "Plain JSON `{\"number\": \"...\"}`. Answers the number type, ISO 6346 validation with `check_digit_passed`, and ranked carrier candidates with a decision (`auto_select` ≥ 0.95, `needs_confirmation` ≥ 0.70, else `no_prediction`). Rate limit bucket `tracking_requests.infer_number` (200/min).",
-            vec![],
-            Some(infer_body),
-            errors(&[400, 401, 415, 422, 429]),
-            ("200", body("Inference", schema_of::<InferDocument>())),
-        ),
-    }]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations).route(
-        "/v2/tracking_requests/infer_number",
-        axum::routing::post(infer_number),
-    )
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .post("/v2/tracking_requests/infer_number", infer_number, || {
+            Doc::new("Tracking requests", "Infer number type and carrier")
+                .about("Plain JSON `{\"number\": \"...\"}`. Answers the number type, ISO 6346 validation with `check_digit_passed`, and ranked carrier candidates with a decision (`auto_select` ≥ 0.95, `needs_confirmation` ≥ 0.70, else `no_prediction`). Rate limit bucket `tracking_requests.infer_number` (200/min).")
+                .body::<InferBody>()
+                .errors(&[400, 401, 415, 422, 429])
+                .ok_of::<InferDocument>("Inference")
+                .reference_id("post-infer-number")
+        })
 }

@@ -8,10 +8,9 @@ use axum::http::StatusCode;
 use boxtrack_sources::ingest::{self, Scope};
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::json;
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation, schema_of};
+use crate::doc::{Doc, Routes, WithHeader, schema_of, text_matching};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::JsonApi;
 use crate::state::AppState;
@@ -249,25 +248,67 @@ async fn ingest_file(
 
 /// The 3.0 answer to a push: `feedbackElements` naming each event not applied (`ERROR`) and
 /// each caveat (`WARN`), as `PostEventsResponse` has it.
-fn feedback(report: &boxtrack_sources::push::PushReport) -> serde_json::Value {
-    let mut elements: Vec<serde_json::Value> = report
+fn feedback(report: &boxtrack_sources::push::PushReport) -> Feedback {
+    let mut elements: Vec<FeedbackElement> = report
         .refused
         .iter()
-        .map(|r| {
-            json!({
-                "severity": "ERROR",
-                "message": format!("not applied ({}): {}", r.code, r.reason),
-                "propertyPath": format!("$.events[{}]", r.index),
-            })
+        .map(|r| FeedbackElement {
+            severity: Severity::Error,
+            message: format!("not applied ({}): {}", r.code, r.reason),
+            property_path: Some(format!("$.events[{}]", r.index)),
         })
         .collect();
-    elements.extend(
-        report
-            .notes
-            .iter()
-            .map(|n| json!({"severity": "WARN", "message": n})),
-    );
-    json!({ "feedbackElements": elements })
+    elements.extend(report.notes.iter().map(|n| FeedbackElement {
+        severity: Severity::Warn,
+        message: n.clone(),
+        property_path: None,
+    }));
+    Feedback { elements }
+}
+
+/// A 3.0 push's answer (T&T 3.0 `PostEventsResponse`): what was not applied and why.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Feedback {
+    /// One element per event not applied and per caveat.
+    #[serde(rename = "feedbackElements")]
+    pub elements: Vec<FeedbackElement>,
+}
+
+/// One element of a push's feedback.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct FeedbackElement {
+    /// How grave it is.
+    pub severity: Severity,
+    /// What happened.
+    pub message: String,
+    /// JSONPath of the event in the request, e.g. `$.events[2]`.
+    #[serde(rename = "propertyPath", skip_serializing_if = "Option::is_none")]
+    pub property_path: Option<String>,
+}
+
+/// The severity of a feedback element.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Severity {
+    /// The event was not applied.
+    Error,
+    /// A caveat.
+    Warn,
+    /// For information.
+    Info,
+}
+
+/// What a carrier pushes (the body's shape says the version).
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum PushBody {
+    /// DCSA T&T 2.2: an array of events.
+    V2(Vec<serde_json::Map<String, serde_json::Value>>),
+    /// DCSA T&T 3.0: PostEventsRequest.
+    V3 {
+        /// The events.
+        events: Vec<serde_json::Map<String, serde_json::Value>>,
+    },
 }
 
 /// `POST /v2/ingest/dcsa`: a carrier's DCSA Track & Trace push (the subscriber side of its
@@ -341,113 +382,39 @@ pub async fn dcsa(
     }
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let mut op = operation(
-        "Ingest",
-        "Ingest an X12 file",
-        "Feeds an ANSI X12 004010 file of 315 (ocean status) and 322 (rail and terminal) transaction sets. Delimiters come from the ISA segment; envelopes are checked (a wrong segment count is a warning, a control-number mismatch rejects that set, group or interchange). Each status becomes observations for the containers it names: an account key updates that account's containers, an operator account's key those of every account. The file is stored verbatim either way. 200 with what was read, matched and changed (also when some sets were refused: `status: partial`); 422 naming the segment and reason when nothing could be read.",
-        vec![],
-        None,
-        errors(&[400, 401, 422, 429]),
-        (
-            "200",
-            body(
-                "What the file held and changed",
-                schema_of::<IngestDocument>(),
-            ),
-        ),
-    );
-    op["requestBody"] = json!({
-        "required": true,
-        "content": {
-            "application/edi-x12": {"schema": {"type": "string", "pattern": "^\\s*ISA"}},
-            "text/plain": {"schema": {"type": "string", "pattern": "^\\s*ISA"}}
-        }
-    });
-    let mut edifact = operation(
-        "Ingest",
-        "Ingest an EDIFACT file",
-        "Feeds a UN/EDIFACT interchange of IFTSTA messages (international multimodal status reports, D:95B to D:00B and later), as carriers send them. Separators come from the UNA service string advice (the defaults `:+.? '` without one) and release characters are honoured; envelopes are checked: a UNT whose segment count or reference is wrong refuses that message, a UNZ whose count or reference is wrong refuses the whole interchange, and nothing of a refused part is applied. Each consignment's status (STS, with its date DTM 334, place LOC 175, equipment EQD and route LOC 9/11/13/7 with actual and estimated dates) becomes observations for the container it names, read with the same status rules as X12 315s; times are to the minute (DTM format 203) unless stated to the second (204). An account key updates that account's containers, an operator account's key those of every account; the file is stored verbatim either way and refused parts count in source health. 200 with what was read, matched and changed (`status: partial` when some parts were refused); 422 naming the segment and reason when nothing could be read.",
-        vec![],
-        None,
-        errors(&[400, 401, 422, 429]),
-        (
-            "200",
-            body(
-                "What the file held and changed",
-                schema_of::<IngestDocument>(),
-            ),
-        ),
-    );
-    edifact["requestBody"] = json!({
-        "required": true,
-        "content": {
-            "application/edifact": {"schema": {"type": "string", "pattern": "^\\s*UN[ABH]"}},
-            "text/plain": {"schema": {"type": "string", "pattern": "^\\s*UN[ABH]"}}
-        }
-    });
-    let mut push = operation(
-        "Ingest",
-        "Receive a DCSA push",
-        "The subscriber endpoint of DCSA Track & Trace event subscriptions: carriers POST their events here, in 2.2 (a JSON array of events) or 3.0 (`{\"events\": [...]}`, the `PostEventsRequest` of T&T 3.0); the body's shape says which. No API key: the call must carry `Notification-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the base64-decoded subscription secret (setting `dcsa_push_secret`); unsigned or badly signed calls get 401 and nothing is stored. Verified bodies are stored verbatim and their events merged into every container they concern (equipment events by container number, vessel events by the bill of lading or booking they name). Answers 204 to a 2.2 push; 200 with `feedbackElements` (an `ERROR` per event not applied, a `WARN` per caveat) and `API-Version: 3.0.0` to a 3.0 push.",
-        vec![],
-        None,
-        errors(&[400, 401]),
-        ("204", json!({"description": "A 2.2 push, accepted"})),
-    );
-    push["responses"]["200"] = json!({
-        "description": "A 3.0 push, accepted: what was not applied and why (T&T 3.0 `PostEventsResponse`)",
-        "headers": {"API-Version": {"schema": {"type": "string"}, "description": "3.0.0"}},
-        "content": {"application/json": {"schema": {
-            "type": "object",
-            "required": ["feedbackElements"],
-            "properties": {"feedbackElements": {"type": "array", "items": {
-                "type": "object",
-                "required": ["severity", "message"],
-                "properties": {
-                    "severity": {"type": "string", "enum": ["ERROR", "WARN", "INFO"]},
-                    "message": {"type": "string"},
-                    "propertyPath": {"type": "string", "description": "JSONPath of the event in the request, e.g. `$.events[2]`"}
-                }
-            }}}
-        }}}
-    });
-    push["requestBody"] = json!({
-        "required": true,
-        "content": {"application/json": {"schema": {"oneOf": [
-            {"type": "array", "items": {"type": "object"}, "description": "DCSA T&T 2.2: an array of events"},
-            {"type": "object", "required": ["events"], "properties": {"events": {"type": "array", "items": {"type": "object"}}}, "description": "DCSA T&T 3.0: PostEventsRequest"}
-        ]}}}
-    });
-    push["security"] = json!([]);
-    push["parameters"] = json!([
-        {"name": "Notification-Signature", "in": "header", "required": true, "schema": {"type": "string"}, "description": "sha256=<lowercase hex HMAC-SHA256 of the body>"},
-        {"name": "Subscription-ID", "in": "header", "required": false, "schema": {"type": "string"}}
-    ]);
-    vec![
-        Op {
-            method: "post",
-            path: "/v2/ingest/x12",
-            op,
-        },
-        Op {
-            method: "post",
-            path: "/v2/ingest/edifact",
-            op: edifact,
-        },
-        Op {
-            method: "post",
-            path: "/v2/ingest/dcsa",
-            op: push,
-        },
-    ]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route("/v2/ingest/x12", axum::routing::post(x12))
-        .route("/v2/ingest/edifact", axum::routing::post(edifact))
-        .public("/v2/ingest/dcsa", axum::routing::post(dcsa))
+/// This module's operations: X12 and EDIFACT files (an API key), DCSA pushes (signed).
+pub fn routes() -> Routes {
+    Routes::default()
+        .post("/v2/ingest/x12", x12, || {
+            Doc::new("Ingest", "Ingest an X12 file")
+                .about("Feeds an ANSI X12 004010 file of 315 (ocean status) and 322 (rail and terminal) transaction sets. Delimiters come from the ISA segment; envelopes are checked (a wrong segment count is a warning, a control-number mismatch rejects that set, group or interchange). Each status becomes observations for the containers it names: an account key updates that account's containers, an operator account's key those of every account. The file is stored verbatim either way. 200 with what was read, matched and changed (also when some sets were refused: `status: partial`); 422 naming the segment and reason when nothing could be read.")
+                .body_media(&["application/edi-x12", "text/plain"], text_matching("^\\s*ISA"))
+                .errors(&[400, 401, 422, 429])
+                .ok_of::<IngestDocument>("What the file held and changed")
+        })
+        .post("/v2/ingest/edifact", edifact, || {
+            Doc::new("Ingest", "Ingest an EDIFACT file")
+                .about("Feeds a UN/EDIFACT interchange of IFTSTA messages (international multimodal status reports, D:95B to D:00B and later), as carriers send them. Separators come from the UNA service string advice (the defaults `:+.? '` without one) and release characters are honoured; envelopes are checked: a UNT whose segment count or reference is wrong refuses that message, a UNZ whose count or reference is wrong refuses the whole interchange, and nothing of a refused part is applied. Each consignment's status (STS, with its date DTM 334, place LOC 175, equipment EQD and route LOC 9/11/13/7 with actual and estimated dates) becomes observations for the container it names, read with the same status rules as X12 315s; times are to the minute (DTM format 203) unless stated to the second (204). An account key updates that account's containers, an operator account's key those of every account; the file is stored verbatim either way and refused parts count in source health. 200 with what was read, matched and changed (`status: partial` when some parts were refused); 422 naming the segment and reason when nothing could be read.")
+                .body_media(&["application/edifact", "text/plain"], text_matching("^\\s*UN[ABH]"))
+                .errors(&[400, 401, 422, 429])
+                .ok_of::<IngestDocument>("What the file held and changed")
+        })
+        .public_post("/v2/ingest/dcsa", dcsa, || {
+            Doc::new("Ingest", "Receive a DCSA push")
+                .about("The subscriber endpoint of DCSA Track & Trace event subscriptions: carriers POST their events here, in 2.2 (a JSON array of events) or 3.0 (`{\"events\": [...]}`, the `PostEventsRequest` of T&T 3.0); the body's shape says which. No API key: the call must carry `Notification-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the base64-decoded subscription secret (setting `dcsa_push_secret`); unsigned or badly signed calls get 401 and nothing is stored. Verified bodies are stored verbatim and their events merged into every container they concern (equipment events by container number, vessel events by the bill of lading or booking they name). Answers 204 to a 2.2 push; 200 with `feedbackElements` (an `ERROR` per event not applied, a `WARN` per caveat) and `API-Version: 3.0.0` to a 3.0 push.")
+                .header("Notification-Signature", true, "sha256=<lowercase hex HMAC-SHA256 of the body>")
+                .header("Subscription-ID", false, "The carrier's subscription")
+                .body_media(&["application/json"], crate::doc::request_schema_of::<PushBody>())
+                .errors(&[400, 401])
+                .answer("204", Doc::empty_answer("A 2.2 push, accepted"))
+                .answer(
+                    "200",
+                    Doc::json_answer(
+                        "A 3.0 push, accepted: what was not applied and why (T&T 3.0 `PostEventsResponse`)",
+                        schema_of::<Feedback>(),
+                    )
+                    .with_header("API-Version", "3.0.0"),
+                )
+                .no_key()
+        })
 }

@@ -11,16 +11,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::auth::Caller;
-use crate::doc::schema_of;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{JsonApi, QueryParams, list_response};
 use crate::state::AppState;
 pub use boxtrack_views::notifications::to_resource;
 
-use crate::doc::{
-    Op, Q, body, errors, id_param, list_of, operation, page_params, single, typed_params,
-};
+use crate::doc::{Doc, Q, Routes, list_of, single, typed_params};
 
 /// What a notification's delivery can be (`filter[delivery_status]`).
 const DELIVERY_STATUSES: [&str; 3] = ["pending", "succeeded", "failed"];
@@ -131,10 +128,9 @@ pub struct ExamplesMeta {
     pub total: usize,
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let mut params = page_params();
-    params.extend(typed_params(&[
+/// The filters of the notification list.
+fn list_filters() -> Vec<Value> {
+    typed_params(&[
         ("filter[webhook_id]", Q::Uuid, "One webhook"),
         (
             "filter[event]",
@@ -156,67 +152,39 @@ pub fn operations() -> Vec<Op> {
             Q::Time,
             "Created at or before (ISO 8601)",
         ),
-    ]));
-    vec![
-        Op {
-            method: "get",
-            path: "/v2/webhook_notifications",
-            op: operation(
-                "Webhooks",
-                "List webhook notifications",
-                "One notification per event and subscribed active webhook, written in the same transaction as the event, newest first.",
-                params,
-                None,
-                errors(&[400, 401, 429]),
-                (
-                    "200",
-                    body("A page of notifications", list_of("WebhookNotification")),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/webhook_notifications/examples",
-            op: operation(
-                "Webhooks",
-                "Example notifications",
-                "What a delivery of `event` carries (all events when `event` is omitted): sandbox journeys played through the same code as live notifications, the first notification of each event, with the resources its delivery includes. Events no journey produces (`document.*`: boxtrack does not extract documents) have no example.",
-                typed_params(&[(
+    ])
+}
+
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/webhook_notifications", list, || {
+            Doc::new("Webhooks", "List webhook notifications")
+                .about("One notification per event and subscribed active webhook, written in the same transaction as the event, newest first.")
+                .paged()
+                .params(list_filters())
+                .errors(&[400, 401, 429])
+                .ok("A page of notifications", list_of("WebhookNotification"))
+                .reference_id("get-webhook-notifications")
+        })
+        .get("/v2/webhook_notifications/examples", examples, || {
+            Doc::new("Webhooks", "Example notifications")
+                .about("What a delivery of `event` carries (all events when `event` is omitted): sandbox journeys played through the same code as live notifications, the first notification of each event, with the resources its delivery includes. Events no journey produces (`document.*`: boxtrack does not extract documents) have no example.")
+                .params(typed_params(&[(
                     "event",
                     Q::OneOf(boxtrack_core::webhooks::EVENTS.to_vec()),
                     "A webhook event name",
-                )]),
-                None,
-                errors(&[400, 401, 429]),
-                ("200", body("Examples", schema_of::<ExamplesDocument>())),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/webhook_notifications/{id}",
-            op: operation(
-                "Webhooks",
-                "Get a webhook notification",
-                "One notification with its delivery state.",
-                vec![id_param("Notification")],
-                None,
-                errors(&[401, 404, 429]),
-                (
-                    "200",
-                    body("The notification", single("WebhookNotification")),
-                ),
-            ),
-        },
-    ]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route("/v2/webhook_notifications", axum::routing::get(list))
-        .route(
-            "/v2/webhook_notifications/examples",
-            axum::routing::get(examples),
-        )
-        .route("/v2/webhook_notifications/{id}", axum::routing::get(show))
+                )]))
+                .errors(&[400, 401, 429])
+                .ok_of::<ExamplesDocument>("Examples")
+                .reference_id("get-webhook-notifications-example")
+        })
+        .get("/v2/webhook_notifications/{id}", show, || {
+            Doc::new("Webhooks", "Get a webhook notification")
+                .about("One notification with its delivery state.")
+                .id("Notification")
+                .errors(&[401, 404, 429])
+                .ok("The notification", single("WebhookNotification"))
+                .reference_id("get-webhook-notification-id")
+        })
 }

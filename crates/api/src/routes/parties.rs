@@ -12,9 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::auth::Caller;
-use crate::doc::{
-    Op, body, errors, id_param, list_of, operation, page_params, request_schema_of, single,
-};
+use crate::doc::{Doc, Routes, body, list_of, single};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
@@ -47,12 +45,12 @@ struct Data {
 
 /// Body of `POST` and `PATCH`.
 #[derive(Deserialize, JsonSchema)]
-pub struct Doc {
+pub struct PartyDoc {
     data: Data,
 }
 
 /// The checked company name of a body.
-fn company_name(doc: Doc) -> ApiResult<String> {
+fn company_name(doc: PartyDoc) -> ApiResult<String> {
     if doc.data.kind.as_deref().is_some_and(|k| k != "party") {
         return Err(ApiError::unprocessable(
             "/data/type",
@@ -109,7 +107,7 @@ pub async fn list(
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    Body(doc): Body<Doc>,
+    Body(doc): Body<PartyDoc>,
 ) -> ApiResult<impl IntoResponse> {
     let name = company_name(doc)?;
     let p = match parties::create(&state.db, caller.account.id, &name).await {
@@ -138,7 +136,7 @@ pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(id): IdPath,
-    Body(doc): Body<Doc>,
+    Body(doc): Body<PartyDoc>,
 ) -> ApiResult<JsonApi> {
     let name = company_name(doc)?;
     let p = match parties::rename(&state.db, caller.account.id, id, &name).await {
@@ -149,68 +147,40 @@ pub async fn update(
     Ok(JsonApi::single(to_resource(&p), vec![]))
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let doc = request_schema_of::<Doc>();
-    vec![
-        Op {
-            method: "get",
-            path: "/v2/parties",
-            op: operation(
-                "Parties",
-                "List parties",
-                "The account's customers, newest first.",
-                page_params(),
-                None,
-                errors(&[400, 401, 429]),
-                ("200", body("A page of parties", list_of("Party"))),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/v2/parties",
-            op: operation(
-                "Parties",
-                "Create a party",
-                "A customer to name on tracking requests (`relationships.customer`). Names are unique in the account, ignoring case (422 `duplicate`).",
-                vec![],
-                Some(doc.clone()),
-                errors(&[400, 401, 415, 422, 429]),
-                ("201", body("The party", single("Party"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/parties/{id}",
-            op: operation(
-                "Parties",
-                "Get a party",
-                "One party of the account.",
-                vec![id_param("Party")],
-                None,
-                errors(&[401, 404, 429]),
-                ("200", body("The party", single("Party"))),
-            ),
-        },
-        Op {
-            method: "patch",
-            path: "/v2/parties/{id}",
-            op: operation(
-                "Parties",
-                "Update a party",
-                "Renames the party; its shipments' `customer_name` follows.",
-                vec![id_param("Party")],
-                Some(doc),
-                errors(&[400, 401, 404, 415, 422, 429]),
-                ("200", body("The party", single("Party"))),
-            ),
-        },
-    ]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route("/v2/parties", axum::routing::get(list).post(create))
-        .route("/v2/parties/{id}", axum::routing::get(show).patch(update))
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/parties", list, || {
+            Doc::new("Parties", "List parties")
+                .about("The account's customers, newest first.")
+                .paged()
+                .errors(&[400, 401, 429])
+                .ok("A page of parties", list_of("Party"))
+                .reference_id("list-parties")
+        })
+        .post("/v2/parties", create, || {
+            Doc::new("Parties", "Create a party")
+                .about("A customer to name on tracking requests (`relationships.customer`). Names are unique in the account, ignoring case (422 `duplicate`).")
+                .body::<PartyDoc>()
+                .errors(&[400, 401, 415, 422, 429])
+                .answer("201", body("The party", single("Party")))
+                .reference_id("post-party")
+        })
+        .get("/v2/parties/{id}", show, || {
+            Doc::new("Parties", "Get a party")
+                .about("One party of the account.")
+                .id("Party")
+                .errors(&[401, 404, 429])
+                .ok("The party", single("Party"))
+                .reference_id("get-parties-id")
+        })
+        .patch("/v2/parties/{id}", update, || {
+            Doc::new("Parties", "Update a party")
+                .about("Renames the party; its shipments' `customer_name` follows.")
+                .id("Party")
+                .body::<PartyDoc>()
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The party", single("Party"))
+                .reference_id("edit-party")
+        })
 }

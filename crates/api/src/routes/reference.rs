@@ -15,7 +15,7 @@ use crate::auth::Caller;
 use boxtrack_views::jsonapi::{At, Resource};
 use boxtrack_views::reference::Position;
 
-use crate::doc::{Op, Q, all_of, body, errors, operation, single};
+use crate::doc::{Doc, Q, Routes, all_of, single};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{JsonApi, QueryParams};
 
@@ -326,57 +326,37 @@ fn vessel_params(query: Vec<(&str, Value, bool, &str)>) -> Vec<Value> {
     p
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let id = |what: &str| json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
-    vec![
-        Op {
-            method: "get",
-            path: "/v2/shipping_lines",
-            op: operation(
-                "Reference data",
-                "List shipping lines",
-                "Every carrier boxtrack knows, with what can be tracked. `search=` filters on name or SCAC.",
-                vec![json!({"name": "search", "in": "query", "schema": {"type": "string"}})],
-                None,
-                errors(&[401, 429]),
-                ("200", body("Shipping lines", all_of("ShippingLine"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/shipping_lines/{id}",
-            op: operation(
-                "Reference data",
-                "Get a shipping line",
-                "By id or SCAC.",
-                vec![id("Shipping line id or SCAC")],
-                None,
-                errors(&[401, 404, 429]),
-                ("200", body("The shipping line", single("ShippingLine"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/ports/{id}",
-            op: operation(
-                "Reference data",
-                "Get a port",
-                "By id or UN/LOCODE (e.g. USLAX): name, coordinates, IANA time zone.",
-                vec![id("Port id or UN/LOCODE")],
-                None,
-                errors(&[401, 404, 429]),
-                ("200", body("The port", single("Port"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/vessels/{id}",
-            op: operation(
-                "Reference data",
-                "Get a vessel",
-                "A vessel seen in the account's transport events, by id or 7-digit IMO number: name and IMO, and from AIS its MMSI, latest position, speed and heading. `show_positions[from_timestamp]` / `show_positions[to_timestamp]` (ISO 8601) add `positions`, the AIS track in that range (a point per 10 minutes at most; routing entitlement, 403 otherwise).",
-                vessel_params(vec![
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/shipping_lines", lines, || {
+            Doc::new("Reference data", "List shipping lines")
+                .about("Every carrier boxtrack knows, with what can be tracked. `search=` filters on name or SCAC.")
+                .param(json!({"name": "search", "in": "query", "schema": {"type": "string"}}))
+                .errors(&[401, 429])
+                .ok("Shipping lines", all_of("ShippingLine"))
+                .reference_id("get-shipping_lines")
+        })
+        .get("/v2/shipping_lines/{id}", line, || {
+            Doc::new("Reference data", "Get a shipping line")
+                .about("By id or SCAC.")
+                .path_text("id", "Shipping line id or SCAC")
+                .errors(&[401, 404, 429])
+                .ok("The shipping line", single("ShippingLine"))
+                .reference_id("get-shipping_lines-id")
+        })
+        .get("/v2/ports/{id}", port, || {
+            Doc::new("Reference data", "Get a port")
+                .about("By id or UN/LOCODE (e.g. USLAX): name, coordinates, IANA time zone.")
+                .path_text("id", "Port id or UN/LOCODE")
+                .errors(&[401, 404, 429])
+                .ok("The port", single("Port"))
+                .reference_id("get-port-id")
+        })
+        .get("/v2/vessels/{id}", vessel, || {
+            Doc::new("Reference data", "Get a vessel")
+                .about("A vessel seen in the account's transport events, by id or 7-digit IMO number: name and IMO, and from AIS its MMSI, latest position, speed and heading. `show_positions[from_timestamp]` / `show_positions[to_timestamp]` (ISO 8601) add `positions`, the AIS track in that range (a point per 10 minutes at most; routing entitlement, 403 otherwise).")
+                .params(vessel_params(vec![
                     (
                         "show_positions[from_timestamp]",
                         crate::doc::q_schema(&Q::Time),
@@ -389,33 +369,23 @@ pub fn operations() -> Vec<Op> {
                         false,
                         "Track to (ISO 8601)",
                     ),
-                ]),
-                None,
-                errors(&[400, 401, 403, 404, 429]),
-                ("200", body("The vessel", single("Vessel"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/vessels/{id}/future_positions",
-            op: operation(
-                "Reference data",
-                "Get vessel future positions",
-                "Where the vessel will be on its way to `port_id`, one estimated position a minute: the great circle (sea lanes are not modelled) from its latest AIS position (or from `previous_port_id` without one) at its AIS speed (15 knots when it reports under 3), at most 45 days. Ports by id or UN/LOCODE. Routing entitlement (403 otherwise).",
-                vessel_params(port_params()),
-                None,
-                errors(&[400, 401, 403, 404, 429]),
-                ("200", body("The vessel with `positions`", single("Vessel"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/vessels/{id}/future_positions_with_coordinates",
-            op: operation(
-                "Reference data",
-                "Get vessel future positions from coordinates",
-                "As future_positions, starting from `latitude` / `longitude` now.",
-                vessel_params(
+                ]))
+                .errors(&[400, 401, 403, 404, 429])
+                .ok("The vessel", single("Vessel"))
+                .reference_id("get-vessels-id")
+        })
+        .get("/v2/vessels/{id}/future_positions", future_positions, || {
+            Doc::new("Reference data", "Get vessel future positions")
+                .about("Where the vessel will be on its way to `port_id`, one estimated position a minute: the great circle (sea lanes are not modelled) from its latest AIS position (or from `previous_port_id` without one) at its AIS speed (15 knots when it reports under 3), at most 45 days. Ports by id or UN/LOCODE. Routing entitlement (403 otherwise).")
+                .params(vessel_params(port_params()))
+                .errors(&[400, 401, 403, 404, 429])
+                .ok("The vessel with `positions`", single("Vessel"))
+                .reference_id("get-vessels-id-future-positions")
+        })
+        .get("/v2/vessels/{id}/future_positions_with_coordinates", future_positions_with_coordinates, || {
+            Doc::new("Reference data", "Get vessel future positions from coordinates")
+                .about("As future_positions, starting from `latitude` / `longitude` now.")
+                .params(vessel_params(
                     [
                         port_params(),
                         vec![
@@ -434,56 +404,25 @@ pub fn operations() -> Vec<Op> {
                         ],
                     ]
                     .concat(),
-                ),
-                None,
-                errors(&[400, 401, 403, 404, 429]),
-                ("200", body("The vessel with `positions`", single("Vessel"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/metro_areas/{id}",
-            op: operation(
-                "Reference data",
-                "Get a metro area",
-                "An inland place (rail ramp, inland destination) by id or UN/LOCODE (e.g. USCHI): name, coordinates, IANA time zone.",
-                vec![id("Metro area id or UN/LOCODE")],
-                None,
-                errors(&[401, 404, 429]),
-                ("200", body("The metro area", single("MetroArea"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/terminals/{id}",
-            op: operation(
-                "Reference data",
-                "Get a terminal",
-                "By id or FIRMS code (e.g. Y258), with its port included.",
-                vec![id("Terminal id or FIRMS code")],
-                None,
-                errors(&[401, 404, 429]),
-                ("200", body("The terminal", single("Terminal"))),
-            ),
-        },
-    ]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route("/v2/shipping_lines", axum::routing::get(lines))
-        .route("/v2/shipping_lines/{id}", axum::routing::get(line))
-        .route("/v2/ports/{id}", axum::routing::get(port))
-        .route("/v2/terminals/{id}", axum::routing::get(terminal))
-        .route("/v2/metro_areas/{id}", axum::routing::get(metro))
-        .route("/v2/vessels/{id}", axum::routing::get(vessel))
-        .route(
-            "/v2/vessels/{id}/future_positions",
-            axum::routing::get(future_positions),
-        )
-        .route(
-            "/v2/vessels/{id}/future_positions_with_coordinates",
-            axum::routing::get(future_positions_with_coordinates),
-        )
+                ))
+                .errors(&[400, 401, 403, 404, 429])
+                .ok("The vessel with `positions`", single("Vessel"))
+                .reference_id("get-vessels-id-future-positions-with-coordinates")
+        })
+        .get("/v2/metro_areas/{id}", metro, || {
+            Doc::new("Reference data", "Get a metro area")
+                .about("An inland place (rail ramp, inland destination) by id or UN/LOCODE (e.g. USCHI): name, coordinates, IANA time zone.")
+                .path_text("id", "Metro area id or UN/LOCODE")
+                .errors(&[401, 404, 429])
+                .ok("The metro area", single("MetroArea"))
+                .reference_id("get-metro-area-id")
+        })
+        .get("/v2/terminals/{id}", terminal, || {
+            Doc::new("Reference data", "Get a terminal")
+                .about("By id or FIRMS code (e.g. Y258), with its port included.")
+                .path_text("id", "Terminal id or FIRMS code")
+                .errors(&[401, 404, 429])
+                .ok("The terminal", single("Terminal"))
+                .reference_id("get-terminal-id")
+        })
 }

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation, schema_of};
+use crate::doc::{Doc, Routes};
 use crate::jsonapi::JsonApi;
 
 /// `GET /v2/sandbox/scenarios`.
@@ -123,24 +123,13 @@ pub struct Journey {
     pub destination_locode: Option<String>,
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    vec![Op {
-        method: "get",
-        path: "/v2/sandbox/scenarios",
-        op: operation(
-            "Sandbox",
-            "List sandbox test numbers and scenarios",
-            "Track any of these numbers with `scac: \"TEST\"`. Scripted journeys (`TEST-SCN-*`) play through the real merge path on a virtual clock (`--sandbox-speed`, default one simulated hour per second), emitting the same events and webhooks as real data.",
-            vec![],
-            None,
-            errors(&[401, 429]),
-            ("200", body("Scenarios", schema_of::<ScenariosDocument>())),
-        ),
-    }]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations).route("/v2/sandbox/scenarios", axum::routing::get(list))
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/sandbox/scenarios", list, || {
+            Doc::new("Sandbox", "List sandbox test numbers and scenarios")
+                .about("Track any of these numbers with `scac: \"TEST\"`. Scripted journeys (`TEST-SCN-*`) play through the real merge path on a virtual clock (`--sandbox-speed`, default one simulated hour per second), emitting the same events and webhooks as real data.")
+                .errors(&[401, 429])
+                .ok_of::<ScenariosDocument>("Scenarios")
+        })
 }

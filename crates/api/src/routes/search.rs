@@ -9,7 +9,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation, schema_of};
+use crate::doc::{Doc, Routes};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{JsonApi, QueryParams};
 use crate::state::AppState;
@@ -215,26 +215,15 @@ pub struct Links {
     pub this: String,
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    vec![Op {
-        method: "get",
-        path: "/v2/search",
-        op: operation(
-            "Search",
-            "Search numbers",
-            "Finds shipments (bill of lading or booking), containers and open tracking requests by number or ref number, ignoring case, spaces and dashes; at most 25 results, exact matches first, then prefixes, then other matches, newest first within a rank. Each result is a `shipment`, a `cargo` (a container) or a `tracking_request`, with its shipment, carrier, ports, container count and tracking state (as the reference answers).",
-            vec![
-                json!({"name": "query", "in": "query", "required": true, "schema": {"type": "string", "minLength": 2, "pattern": "\\S[\\s\\S]*\\S"}, "description": "At least two characters that are not spaces"}),
-            ],
-            None,
-            errors(&[400, 401, 429]),
-            ("200", body("Ranked results", schema_of::<SearchDocument>())),
-        ),
-    }]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations).route("/v2/search", axum::routing::get(search))
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/search", search, || {
+            Doc::new("Search", "Search numbers")
+                .about("Finds shipments (bill of lading or booking), containers and open tracking requests by number or ref number, ignoring case, spaces and dashes; at most 25 results, exact matches first, then prefixes, then other matches, newest first within a rank. Each result is a `shipment`, a `cargo` (a container) or a `tracking_request`, with its shipment, carrier, ports, container count and tracking state (as the reference answers).")
+                .param(json!({"name": "query", "in": "query", "required": true, "schema": {"type": "string", "minLength": 2, "pattern": "\\S[\\s\\S]*\\S"}, "description": "At least two characters that are not spaces"}))
+                .errors(&[400, 401, 429])
+                .ok_of::<SearchDocument>("Ranked results")
+                .reference_id("searchAll")
+        })
 }

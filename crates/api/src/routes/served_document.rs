@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{Html, IntoResponse};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::doc::{Op, operation};
+use crate::doc::{Doc, Routes, object, schema_of};
 use crate::state::AppState;
 
 /// `GET /v2/openapi.json`: the served document, with examples taken from the sandbox
@@ -170,47 +170,20 @@ pub async fn page(State(state): State<AppState>) -> Html<String> {
     Html(render(&state.openapi))
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    vec![
-        Op {
-            method: "get",
-            path: "/v2/openapi.json",
-            op: operation(
-                "Documentation",
-                "OpenAPI document",
-                "This document (OpenAPI 3.1). No key needed.",
-                vec![],
-                None,
-                Default::default(),
-                (
+/// This module's operations: the document and its page.
+pub fn routes() -> Routes {
+    Routes::default()
+        .public_get("/v2/openapi.json", openapi_json, || {
+            Doc::new("Documentation", "OpenAPI document")
+                .about("This document (OpenAPI 3.1). No key needed.")
+                .answer("200", Doc::json_answer("OpenAPI 3.1", object()))
+        })
+        .public_get("/docs", page, || {
+            Doc::new("Documentation", "API reference page")
+                .about("A readable page generated from the OpenAPI document; works offline.")
+                .answer(
                     "200",
-                    json!({"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/docs",
-            op: operation(
-                "Documentation",
-                "API reference page",
-                "A readable page generated from the OpenAPI document; works offline.",
-                vec![],
-                None,
-                Default::default(),
-                (
-                    "200",
-                    json!({"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}),
-                ),
-            ),
-        },
-    ]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .public("/docs", axum::routing::get(page))
-        .public("/v2/openapi.json", axum::routing::get(openapi_json))
+                    Doc::media_answer("HTML", "text/html", schema_of::<String>()),
+                )
+        })
 }

@@ -13,10 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::auth::Caller;
-use crate::doc::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params_of,
-    request_schema_of, single,
-};
+use crate::doc::{Doc, Routes, list_of, single};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, sorted_list_response};
@@ -239,92 +236,51 @@ pub async fn resume(
     one(&state, &caller, id, &[]).await
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let mut params = page_params();
-    params.push(include_param(INCLUDES));
-    params.extend(query_params_of::<ListShipments>());
-    let patch = request_schema_of::<PatchDoc>();
-    vec![
-        Op {
-            method: "get",
-            path: "/v2/shipments",
-            op: operation(
-                "Shipments",
-                "List shipments",
-                "Most recently updated first, unless `sort` says otherwise.",
-                params,
-                None,
-                errors(&[400, 401, 429]),
-                ("200", body("A page of shipments", list_of("Shipment"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/shipments/{id}",
-            op: operation(
-                "Shipments",
-                "Get a shipment",
-                "One shipment; `include=containers` embeds its containers.",
-                vec![id_param("Shipment"), include_param(INCLUDES)],
-                None,
-                errors(&[400, 401, 404, 429]),
-                ("200", body("The shipment", single("Shipment"))),
-            ),
-        },
-        Op {
-            method: "patch",
-            path: "/v2/shipments/{id}",
-            op: operation(
-                "Shipments",
-                "Update a shipment",
-                "Replaces ref numbers and/or tags.",
-                vec![id_param("Shipment")],
-                Some(patch),
-                errors(&[400, 401, 404, 415, 422, 429]),
-                ("200", body("The shipment", single("Shipment"))),
-            ),
-        },
-        Op {
-            method: "patch",
-            path: "/v2/shipments/{id}/stop_tracking",
-            op: operation(
-                "Shipments",
-                "Stop tracking",
-                "Stops tracking the shipment and all its containers (`line_tracking_stopped_reason: cancelled_by_user`); sends `tracking_request.tracking_stopped`. Stopped containers no longer count against the plan's limit.",
-                vec![id_param("Shipment")],
-                None,
-                errors(&[401, 404, 429]),
-                ("200", body("The shipment", single("Shipment"))),
-            ),
-        },
-        Op {
-            method: "patch",
-            path: "/v2/shipments/{id}/resume_tracking",
-            op: operation(
-                "Shipments",
-                "Resume tracking",
-                "Resumes tracking; data may have gaps for the stopped period.",
-                vec![id_param("Shipment")],
-                None,
-                errors(&[401, 404, 422, 429]),
-                ("200", body("The shipment", single("Shipment"))),
-            ),
-        },
-    ]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route("/v2/shipments", axum::routing::get(list))
-        .route("/v2/shipments/{id}", axum::routing::get(show).patch(update))
-        .route(
-            "/v2/shipments/{id}/stop_tracking",
-            axum::routing::patch(stop),
-        )
-        .route(
-            "/v2/shipments/{id}/resume_tracking",
-            axum::routing::patch(resume),
-        )
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/shipments", list, || {
+            Doc::new("Shipments", "List shipments")
+                .about("Most recently updated first, unless `sort` says otherwise.")
+                .paged()
+                .include(INCLUDES)
+                .query::<ListShipments>()
+                .errors(&[400, 401, 429])
+                .ok("A page of shipments", list_of("Shipment"))
+                .reference_id("get-shipments")
+        })
+        .get("/v2/shipments/{id}", show, || {
+            Doc::new("Shipments", "Get a shipment")
+                .about("One shipment; `include=containers` embeds its containers.")
+                .id("Shipment")
+                .include(INCLUDES)
+                .errors(&[400, 401, 404, 429])
+                .ok("The shipment", single("Shipment"))
+                .reference_id("get-shipment-id")
+        })
+        .patch("/v2/shipments/{id}", update, || {
+            Doc::new("Shipments", "Update a shipment")
+                .about("Replaces ref numbers and/or tags.")
+                .id("Shipment")
+                .body::<PatchDoc>()
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The shipment", single("Shipment"))
+                .reference_id("patch-shipments-id")
+        })
+        .patch("/v2/shipments/{id}/stop_tracking", stop, || {
+            Doc::new("Shipments", "Stop tracking")
+                .about("Stops tracking the shipment and all its containers (`line_tracking_stopped_reason: cancelled_by_user`); sends `tracking_request.tracking_stopped`. Stopped containers no longer count against the plan's limit.")
+                .id("Shipment")
+                .errors(&[401, 404, 429])
+                .ok("The shipment", single("Shipment"))
+                .reference_id("patch-shipments-id-stop-tracking")
+        })
+        .patch("/v2/shipments/{id}/resume_tracking", resume, || {
+            Doc::new("Shipments", "Resume tracking")
+                .about("Resumes tracking; data may have gaps for the stopped period.")
+                .id("Shipment")
+                .errors(&[401, 404, 422, 429])
+                .ok("The shipment", single("Shipment"))
+                .reference_id("patch-shipments-id-resume-tracking")
+        })
 }

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation, schema_of};
+use crate::doc::{Doc, Routes};
 use crate::error::ApiResult;
 use crate::jsonapi::JsonApi;
 use crate::state::AppState;
@@ -259,24 +259,13 @@ pub struct Waiting {
     pub waiting_requests: i64,
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    vec![Op {
-        method: "get",
-        path: "/v2/sources",
-        op: operation(
-            "Sources",
-            "Source health",
-            "Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds, DCSA push subscriptions): how boxtrack authenticates to it (`auth`: `none`, `headers`, `query` or `oauth2_client_credentials`; never the credentials), requests, error rate (an answer with refused records counts as an error), mean latency, last success and error, how old the newest data it returned is on the upstream's own clock (`clock`: its time and speed, read from the `Date` of its answers), and the records it refused: counts by reason (`refused`: bad_event_id, bad_date_time, created_in_future, created_before_2000, bad_classifier, unknown_code, missing_field, unreadable, unreadable_answer for DCSA; bad_currency for terminal feeds; x12_refused for refused parts of X12 files, under `x12:ingest`) and the last few (`refused_samples`: reference, reason, detail, at). Each distinct record counts once. `meta.subjects` counts the polled subjects (active, due now, failing); `meta.unconfigured_carriers` lists carriers that tracking requests wait for while no source is configured for them (scac, waiting_requests; those requests show `failed_reason: data_unavailable`); `meta.early_reports` counts the X12 and EDIFACT reports about containers nobody tracked when they came, kept to be applied when a tracking request makes the container known (kept, oldest_at). Counts are per process.",
-            vec![],
-            None,
-            errors(&[401, 429]),
-            ("200", body("Upstreams", schema_of::<SourcesDocument>())),
-        ),
-    }]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations).route("/v2/sources", axum::routing::get(list))
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .get("/v2/sources", list, || {
+            Doc::new("Sources", "Source health")
+                .about("Each upstream this process has called or has configured (carrier DCSA endpoints, terminal feeds, DCSA push subscriptions): how boxtrack authenticates to it (`auth`: `none`, `headers`, `query` or `oauth2_client_credentials`; never the credentials), requests, error rate (an answer with refused records counts as an error), mean latency, last success and error, how old the newest data it returned is on the upstream's own clock (`clock`: its time and speed, read from the `Date` of its answers), and the records it refused: counts by reason (`refused`: bad_event_id, bad_date_time, created_in_future, created_before_2000, bad_classifier, unknown_code, missing_field, unreadable, unreadable_answer for DCSA; bad_currency for terminal feeds; x12_refused for refused parts of X12 files, under `x12:ingest`) and the last few (`refused_samples`: reference, reason, detail, at). Each distinct record counts once. `meta.subjects` counts the polled subjects (active, due now, failing); `meta.unconfigured_carriers` lists carriers that tracking requests wait for while no source is configured for them (scac, waiting_requests; those requests show `failed_reason: data_unavailable`); `meta.early_reports` counts the X12 and EDIFACT reports about containers nobody tracked when they came, kept to be applied when a tracking request makes the container known (kept, oldest_at). Counts are per process.")
+                .errors(&[401, 429])
+                .ok_of::<SourcesDocument>("Upstreams")
+        })
 }

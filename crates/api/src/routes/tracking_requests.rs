@@ -14,10 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::auth::Caller;
-use crate::doc::{
-    Op, body, errors, id_param, include_param, list_of, operation, page_params, query_params_of,
-    request_schema_of, single,
-};
+use crate::doc::{Doc, Routes, body, list_of, single};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
@@ -381,76 +378,48 @@ pub async fn update(
     Ok(JsonApi::single(resources::tracking_request(&row), vec![]))
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let mut list_params = page_params();
-    list_params.push(include_param(INCLUDES));
-    list_params.extend(query_params_of::<ListRequests>());
-    let create_body = request_schema_of::<CreateDoc>();
-    let patch_body = request_schema_of::<PatchDoc>();
-    let sandbox = requests_sandbox_text();
-    vec![
-        Op {
-            method: "post",
-            path: "/v2/tracking_requests",
-            op: operation(
-                "Tracking requests",
-                "Track a number",
-                &format!(
-                    "Registers a bill of lading, booking or container number. Answers at once with a `pending` request; the shipment appears when the carrier answers (`tracking_request.succeeded`). Validation failures are 422 with `source.pointer` and a `code` (`blank`, `invalid`, `not_recognized`, `not_supported`, `duplicate`, `plan_limit`). Rate limit bucket `tracking_requests.create` (100/min). {sandbox}"
-                ),
-                vec![],
-                Some(create_body),
-                errors(&[400, 401, 415, 422, 429]),
-                (
-                    "201",
-                    body("The pending request", single("TrackingRequest")),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/tracking_requests",
-            op: operation(
-                "Tracking requests",
-                "List tracking requests",
-                "Newest first; the shipment (`tracked_object`) is included unless `include` says otherwise.",
-                list_params,
-                None,
-                errors(&[400, 401, 429]),
-                (
-                    "200",
-                    body("A page of requests", list_of("TrackingRequest")),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/tracking_requests/{id}",
-            op: operation(
-                "Tracking requests",
-                "Get a tracking request",
-                "One request with its shipment included.",
-                vec![id_param("Tracking request"), include_param(INCLUDES)],
-                None,
-                errors(&[400, 401, 404, 429]),
-                ("200", body("The request", single("TrackingRequest"))),
-            ),
-        },
-        Op {
-            method: "patch",
-            path: "/v2/tracking_requests/{id}",
-            op: operation(
-                "Tracking requests",
-                "Update a tracking request",
-                "Replaces ref numbers and/or shipment tags.",
-                vec![id_param("Tracking request")],
-                Some(patch_body),
-                errors(&[400, 401, 404, 415, 422, 429]),
-                ("200", body("The request", single("TrackingRequest"))),
-            ),
-        },
-    ]
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .post("/v2/tracking_requests", create, || {
+            Doc::new("Tracking requests", "Track a number")
+                .about(&format!(
+                    "Registers a bill of lading, booking or container number. Answers at once with a `pending` request; the shipment appears when the carrier answers (`tracking_request.succeeded`). Validation failures are 422 with `source.pointer` and a `code` (`blank`, `invalid`, `not_recognized`, `not_supported`, `duplicate`, `plan_limit`). Rate limit bucket `tracking_requests.create` (100/min). {}",
+                    requests_sandbox_text()
+                ))
+                .body::<CreateDoc>()
+                .errors(&[400, 401, 415, 422, 429])
+                .answer("201", body("The pending request", single("TrackingRequest")))
+                .reference_id("post-track")
+        })
+        .get("/v2/tracking_requests", list, || {
+            Doc::new("Tracking requests", "List tracking requests")
+                .about("Newest first; the shipment (`tracked_object`) is included unless `include` says otherwise.")
+                .paged()
+                .include(INCLUDES)
+                .query::<ListRequests>()
+                .errors(&[400, 401, 429])
+                .ok("A page of requests", list_of("TrackingRequest"))
+                .reference_id("get-tracking-requests")
+        })
+        .get("/v2/tracking_requests/{id}", show, || {
+            Doc::new("Tracking requests", "Get a tracking request")
+                .about("One request with its shipment included.")
+                .id("Tracking request")
+                .include(INCLUDES)
+                .errors(&[400, 401, 404, 429])
+                .ok("The request", single("TrackingRequest"))
+                .reference_id("get-track-request-by-id")
+        })
+        .patch("/v2/tracking_requests/{id}", update, || {
+            Doc::new("Tracking requests", "Update a tracking request")
+                .about("Replaces ref numbers and/or shipment tags.")
+                .id("Tracking request")
+                .body::<PatchDoc>()
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The request", single("TrackingRequest"))
+                .reference_id("patch-track-request-by-id")
+        })
 }
 
 fn requests_sandbox_text() -> String {
@@ -459,17 +428,4 @@ fn requests_sandbox_text() -> String {
         .map(|(n, d)| format!("`{n}`: {d}"))
         .collect();
     format!("Sandbox (`scac: \"TEST\"`): {}.", lines.join("; "))
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route(
-            "/v2/tracking_requests",
-            axum::routing::get(list).post(create),
-        )
-        .route(
-            "/v2/tracking_requests/{id}",
-            axum::routing::get(show).patch(update),
-        )
 }

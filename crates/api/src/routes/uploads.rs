@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{Op, errors, operation, request_schema_of, schema_of};
+use crate::doc::{Doc, Routes, binary, schema_of};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{Body, base_url};
 use crate::state::AppState;
@@ -234,85 +234,40 @@ pub async fn download(
     Ok(res)
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let token_param = |what: &str| json!({"name": "token", "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
-    let announce_body = request_schema_of::<Announce>();
-    let plain = |d: &str, schema: Value| json!({"description": d, "content": {"application/json": {"schema": schema}}});
-    let mut ops = vec![
-        Op {
-            method: "post",
-            path: "/rails/active_storage/direct_uploads",
-            op: operation(
-                "Documents",
-                "Announce a file upload",
-                "Step 1 of attaching a document (the ActiveStorage direct-upload handshake): announce the file; the answer carries `direct_upload.url` and `direct_upload.headers` for step 2 (PUT the bytes there, with `Content-Length`) and the `signed_id` for step 3 (`POST /v2/documents`). Files up to 25 MiB; the URL waits 1 hour.",
-                vec![],
-                Some(announce_body),
-                errors(&[400, 401, 415, 422, 429]),
-                (
-                    "200",
-                    plain(
-                        "The blob record with its upload URL and signed_id",
-                        schema_of::<Announced>(),
-                    ),
-                ),
-            ),
-        },
-        Op {
-            method: "put",
-            path: "/v2/uploads/{token}",
-            op: operation(
-                "Documents",
-                "Upload a file's bytes",
-                "Step 2: the raw bytes of an announced file. The URL is the credential (no Authorization header). The bytes must have the announced size and MD5 (422 `checksum_mismatch` otherwise, and nothing is stored); a URL takes one upload.",
-                vec![token_param("From direct_upload.url")],
-                None,
-                errors(&[404, 409, 413, 422]),
-                ("204", json!({"description": "Stored"})),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/downloads/{token}",
-            op: operation(
-                "Documents",
-                "Download a file",
-                "The file a download URL opens, with its content type and `Content-Disposition: attachment`. 404 once the URL has expired.",
-                vec![token_param("From download_url")],
-                None,
-                errors(&[404]),
-                (
-                    "200",
-                    json!({"description": "The file's bytes", "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}}),
-                ),
-            ),
-        },
-    ];
-    for op in &mut ops {
-        op.op["security"] = if op.path == "/rails/active_storage/direct_uploads" {
-            // outside /v2, so said explicitly
-            json!([{"Token": []}])
-        } else {
-            // the URL is the credential of the upload and the download
-            json!([])
-        };
-    }
-    ops
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route(
-            "/rails/active_storage/direct_uploads",
-            axum::routing::post(announce),
-        )
-        .public(
+/// This module's operations, each declared with its route and handler: the announcement
+/// needs an API key (said, being outside `/v2`); the upload and download URLs are their own
+/// credential.
+pub fn routes() -> Routes {
+    Routes::default()
+        .post("/rails/active_storage/direct_uploads", announce, || {
+            Doc::new("Documents", "Announce a file upload")
+                .about("Step 1 of attaching a document (the ActiveStorage direct-upload handshake): announce the file; the answer carries `direct_upload.url` and `direct_upload.headers` for step 2 (PUT the bytes there, with `Content-Length`) and the `signed_id` for step 3 (`POST /v2/documents`). Files up to 25 MiB; the URL waits 1 hour.")
+                .body::<Announce>()
+                .errors(&[400, 401, 415, 422, 429])
+                .answer("200", Doc::json_answer("The blob record with its upload URL and signed_id", schema_of::<Announced>()))
+                .key()
+        })
+        .public_routed(
+            "put",
             "/v2/uploads/{token}",
             axum::routing::put(upload).layer(axum::extract::DefaultBodyLimit::max(
                 usize::try_from(rules::MAX_BYTES).unwrap_or(usize::MAX),
             )),
+            || {
+                Doc::new("Documents", "Upload a file's bytes")
+                    .about("Step 2: the raw bytes of an announced file. The URL is the credential (no Authorization header). The bytes must have the announced size and MD5 (422 `checksum_mismatch` otherwise, and nothing is stored); a URL takes one upload.")
+                    .path_text("token", "From direct_upload.url")
+                    .errors(&[404, 409, 413, 422])
+                    .answer("204", Doc::empty_answer("Stored"))
+                    .no_key()
+            },
         )
-        .public("/v2/downloads/{token}", axum::routing::get(download))
+        .public_get("/v2/downloads/{token}", download, || {
+            Doc::new("Documents", "Download a file")
+                .about("The file a download URL opens, with its content type and `Content-Disposition: attachment`. 404 once the URL has expired.")
+                .path_text("token", "From download_url")
+                .errors(&[404])
+                .answer("200", Doc::media_answer("The file's bytes", "application/octet-stream", binary()))
+                .no_key()
+        })
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{Op, body, errors, operation, request_schema_of, schema_of};
+use crate::doc::{Doc, Routes};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{Body, JsonApi, resource};
 use crate::state::AppState;
@@ -172,24 +172,15 @@ pub async fn trigger(
     }))
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    vec![Op {
-        method: "post",
-        path: "/v2/webhooks/trigger",
-        op: operation(
-            "Webhooks",
-            "Send a test notification",
-            "Plain JSON `{url, event, secret?}`: sends one sample notification of that event to the URL, signed when a secret is given (`X-Boxtrack-Webhook-Signature`: lowercase hex HMAC-SHA256 of the body keyed with the secret; for `whsec_` secrets also the Standard Webhooks `webhook-id`, `webhook-timestamp`, `webhook-signature`), and answers what was sent and received. Does not replay history.",
-            vec![],
-            Some(request_schema_of::<TriggerBody>()),
-            errors(&[400, 401, 415, 422, 429]),
-            ("200", body("What happened", schema_of::<Triggered>())),
-        ),
-    }]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations).route("/v2/webhooks/trigger", axum::routing::post(trigger))
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .post("/v2/webhooks/trigger", trigger, || {
+            Doc::new("Webhooks", "Send a test notification")
+                .about("Plain JSON `{url, event, secret?}`: sends one sample notification of that event to the URL, signed when a secret is given (`X-Boxtrack-Webhook-Signature`: lowercase hex HMAC-SHA256 of the body keyed with the secret; for `whsec_` secrets also the Standard Webhooks `webhook-id`, `webhook-timestamp`, `webhook-signature`), and answers what was sent and received. Does not replay history.")
+                .body::<TriggerBody>()
+                .errors(&[400, 401, 415, 422, 429])
+                .ok_of::<Triggered>("What happened")
+                .reference_id("post-webhooks-trigger")
+        })
 }

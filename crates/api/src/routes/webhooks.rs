@@ -15,10 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::auth::Caller;
-use crate::doc::{
-    Op, body, errors, id_param, list_of, operation, page_params, request_schema_of, schema_of,
-    single,
-};
+use crate::doc::{Doc, Routes, body, list_of, single};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
@@ -114,7 +111,7 @@ struct Data {
 
 /// Body of `POST` and `PATCH /v2/webhooks`.
 #[derive(Deserialize, JsonSchema)]
-pub struct Doc {
+pub struct WebhookDoc {
     data: Data,
 }
 
@@ -133,7 +130,7 @@ fn check_type(kind: &Option<String>) -> ApiResult<()> {
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    Body(doc): Body<Doc>,
+    Body(doc): Body<WebhookDoc>,
 ) -> ApiResult<impl IntoResponse> {
     check_type(&doc.data.kind)?;
     let w = app::create(
@@ -190,7 +187,7 @@ pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(id): IdPath,
-    Body(doc): Body<Doc>,
+    Body(doc): Body<WebhookDoc>,
 ) -> ApiResult<JsonApi> {
     check_type(&doc.data.kind)?;
     let w = app::update(
@@ -378,132 +375,70 @@ pub async fn replay(
     }))
 }
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let write = request_schema_of::<Doc>();
-    vec![
-        Op {
-            method: "post",
-            path: "/v2/webhooks",
-            op: operation(
-                "Webhooks",
-                "Create a webhook",
-                "Subscribes a URL to events. The response carries the `secret` (whsec_…) once. Unknown events and non-https or internal URLs are 422.",
-                vec![],
-                Some(write.clone()),
-                errors(&[400, 401, 415, 422, 429]),
-                (
-                    "201",
-                    body("The webhook with its secret", single("Webhook")),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/webhooks",
-            op: operation(
-                "Webhooks",
-                "List webhooks",
-                "Newest first, with each `active` flag.",
-                page_params(),
-                None,
-                errors(&[400, 401, 429]),
-                ("200", body("A page of webhooks", list_of("Webhook"))),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/webhooks/ips",
-            op: operation(
-                "Webhooks",
-                "Webhook source addresses",
-                "`{webhook_notification_ips, last_updated}`: the addresses deliveries leave from, as the operator configured them (`webhook_source_ips`). Receivers may allow-list them; cache for about a day.",
-                vec![],
-                None,
-                errors(&[401, 429]),
-                ("200", body("Addresses", schema_of::<Ips>())),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/v2/webhooks/{id}/replay",
-            op: operation(
-                "Webhooks",
-                "Replay events to a webhook",
-                "Plain JSON `{\"since\": <sequence> | \"<ISO 8601 time>\"}`: every event since then that the webhook subscribes to is delivered again as a new notification (`replay_of` names the earlier one). Up to 10 000 events per call; call again from the last sequence for more.",
-                vec![id_param("Webhook")],
-                Some(request_schema_of::<ReplayBody>()),
-                errors(&[400, 401, 404, 415, 422, 429]),
-                (
-                    "200",
-                    body("How many were enqueued", schema_of::<Replayed>()),
-                ),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/webhooks/events",
-            op: operation(
-                "Webhooks",
-                "List webhook events",
-                "Every event name a webhook can subscribe to.",
-                vec![],
-                None,
-                errors(&[401, 429]),
-                ("200", body("The catalog", schema_of::<EventsDocument>())),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/v2/webhooks/{id}",
-            op: operation(
-                "Webhooks",
-                "Get a webhook",
-                "One webhook (without its secret).",
-                vec![id_param("Webhook")],
-                None,
-                errors(&[401, 404, 429]),
-                ("200", body("The webhook", single("Webhook"))),
-            ),
-        },
-        Op {
-            method: "patch",
-            path: "/v2/webhooks/{id}",
-            op: operation(
-                "Webhooks",
-                "Update a webhook",
-                "Changes url, active, events or headers; `active: true` re-enables a deactivated webhook.",
-                vec![id_param("Webhook")],
-                Some(write),
-                errors(&[400, 401, 404, 415, 422, 429]),
-                ("200", body("The webhook", single("Webhook"))),
-            ),
-        },
-        Op {
-            method: "delete",
-            path: "/v2/webhooks/{id}",
-            op: operation(
-                "Webhooks",
-                "Delete a webhook",
-                "Removes the subscription; answers 200 with an empty body.",
-                vec![id_param("Webhook")],
-                None,
-                errors(&[401, 404, 429]),
-                ("200", json!({"description": "Deleted"})),
-            ),
-        },
-    ]
-}
-
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route("/v2/webhooks", axum::routing::get(list).post(create))
-        .route("/v2/webhooks/events", axum::routing::get(events))
-        .route("/v2/webhooks/ips", axum::routing::get(ips))
-        .route("/v2/webhooks/{id}/replay", axum::routing::post(replay))
-        .route(
-            "/v2/webhooks/{id}",
-            axum::routing::get(show).patch(update).delete(delete),
-        )
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    Routes::default()
+        .post("/v2/webhooks", create, || {
+            Doc::new("Webhooks", "Create a webhook")
+                .about("Subscribes a URL to events. The response carries the `secret` (whsec_…) once. Unknown events and non-https or internal URLs are 422.")
+                .body::<WebhookDoc>()
+                .errors(&[400, 401, 415, 422, 429])
+                .answer("201", body("The webhook with its secret", single("Webhook")))
+                .reference_id("post-webhooks")
+        })
+        .get("/v2/webhooks", list, || {
+            Doc::new("Webhooks", "List webhooks")
+                .about("Newest first, with each `active` flag.")
+                .paged()
+                .errors(&[400, 401, 429])
+                .ok("A page of webhooks", list_of("Webhook"))
+                .reference_id("get-webhooks")
+        })
+        .get("/v2/webhooks/ips", ips, || {
+            Doc::new("Webhooks", "Webhook source addresses")
+                .about("`{webhook_notification_ips, last_updated}`: the addresses deliveries leave from, as the operator configured them (`webhook_source_ips`). Receivers may allow-list them; cache for about a day.")
+                .errors(&[401, 429])
+                .ok_of::<Ips>("Addresses")
+                .reference_id("get-webhooks-ips")
+        })
+        .post("/v2/webhooks/{id}/replay", replay, || {
+            Doc::new("Webhooks", "Replay events to a webhook")
+                .about("Plain JSON `{\"since\": <sequence> | \"<ISO 8601 time>\"}`: every event since then that the webhook subscribes to is delivered again as a new notification (`replay_of` names the earlier one). Up to 10 000 events per call; call again from the last sequence for more.")
+                .id("Webhook")
+                .body::<ReplayBody>()
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok_of::<Replayed>("How many were enqueued")
+        })
+        .get("/v2/webhooks/events", events, || {
+            Doc::new("Webhooks", "List webhook events")
+                .about("Every event name a webhook can subscribe to.")
+                .errors(&[401, 429])
+                .ok_of::<EventsDocument>("The catalog")
+                .reference_id("get-webhooks-events")
+        })
+        .get("/v2/webhooks/{id}", show, || {
+            Doc::new("Webhooks", "Get a webhook")
+                .about("One webhook (without its secret).")
+                .id("Webhook")
+                .errors(&[401, 404, 429])
+                .ok("The webhook", single("Webhook"))
+                .reference_id("get-webhooks-id")
+        })
+        .patch("/v2/webhooks/{id}", update, || {
+            Doc::new("Webhooks", "Update a webhook")
+                .about("Changes url, active, events or headers; `active: true` re-enables a deactivated webhook.")
+                .id("Webhook")
+                .body::<WebhookDoc>()
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The webhook", single("Webhook"))
+                .reference_id("patch-webhooks-id")
+        })
+        .delete("/v2/webhooks/{id}", delete, || {
+            Doc::new("Webhooks", "Delete a webhook")
+                .about("Removes the subscription; answers 200 with an empty body.")
+                .id("Webhook")
+                .errors(&[401, 404, 429])
+                .answer("200", json!({"description": "Deleted"}))
+                .reference_id("delete-webhooks-id")
+        })
 }

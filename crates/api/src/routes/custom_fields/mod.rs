@@ -5,9 +5,7 @@
 use boxtrack_core::custom_fields::{DataType, EntityType};
 use serde_json::{Value, json};
 
-use crate::doc::{
-    Op, Q, all_of, body, errors, id_param, list_of, operation, page_params, single, typed_params,
-};
+use crate::doc::{Doc, Q, Routes, all_of, body, list_of, single, typed_params};
 
 mod definitions;
 mod options;
@@ -20,20 +18,24 @@ pub use values::*;
 
 // ---- OpenAPI -----------------------------------------------------------------------------
 
-/// Documented operations of this module.
-pub fn operations() -> Vec<Op> {
-    let doc = |kind: &str| json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"type": {"type": "string", "const": kind}, "attributes": {"type": "object"}, "relationships": {"type": "object"}}}}});
-    let path_param = |name: &str, what: &str| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}, "description": what});
-    let mut def_list = page_params();
-    let entity_types = || {
-        Q::OneOf(
-            EntityType::ALL
-                .iter()
-                .flat_map(|e| [e.as_str(), e.resource_type()])
-                .collect(),
-        )
-    };
-    def_list.extend(typed_params(&[
+/// A write's request document of this resource type.
+fn write_doc(kind: &str) -> Value {
+    json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"type": {"type": "string", "const": kind}, "attributes": {"type": "object"}, "relationships": {"type": "object"}}}}})
+}
+
+/// The entity types a filter takes, in both spellings.
+fn entity_types() -> Q {
+    Q::OneOf(
+        EntityType::ALL
+            .iter()
+            .flat_map(|e| [e.as_str(), e.resource_type()])
+            .collect(),
+    )
+}
+
+/// The filters of the definition list.
+fn definition_filters() -> Vec<Value> {
+    typed_params(&[
         (
             "filter[entity_type]",
             entity_types(),
@@ -45,9 +47,12 @@ pub fn operations() -> Vec<Op> {
             "A data type",
         ),
         ("filter[display_name]", Q::Text, "Part of the display name"),
-    ]));
-    let mut field_list = page_params();
-    field_list.extend(typed_params(&[
+    ])
+}
+
+/// The filters of the field list.
+fn field_filters() -> Vec<Value> {
+    typed_params(&[
         (
             "filter[entity_type]",
             entity_types(),
@@ -55,325 +60,205 @@ pub fn operations() -> Vec<Op> {
         ),
         ("filter[entity_id]", Q::Uuid, "The entity's id"),
         ("filter[definition_id]", Q::Uuid, "The definition's id"),
-    ]));
-    let op = |method: &'static str,
-              path: &'static str,
-              summary: &str,
-              desc: &str,
-              params: Vec<Value>,
-              req: Option<Value>,
-              errs: &[u16],
-              ok: (&str, Value)| Op {
-        method,
-        path,
-        op: operation(
-            "Custom fields",
-            summary,
-            desc,
-            params,
-            req,
-            errors(errs),
-            ok,
-        ),
-    };
-    let def_id = || vec![id_param("Custom field definition")];
-    let opt_ids = || {
-        vec![
-            id_param("Custom field definition"),
-            path_param("option_id", "The option"),
-        ]
-    };
-    let mut ops = vec![
-        op(
-            "get",
-            "/v2/custom_field_definitions",
-            "List custom field definitions",
-            "The account's definitions, newest first.",
-            def_list,
-            None,
-            &[400, 401, 429],
-            (
-                "200",
-                body("A page of definitions", list_of("CustomFieldDefinition")),
-            ),
-        ),
-        op(
-            "post",
-            "/v2/custom_field_definitions",
-            "Create a custom field definition",
-            "`entity_type`, `api_slug` (unique per entity type), `display_name`, `data_type`; optional `description`, `reference_type` (reference fields), `validation` (short_text: max_length; number: min, max; any: required), `default_format`, `default_value`.",
-            vec![],
-            Some(doc("custom_field_definition")),
-            &[400, 401, 415, 422, 429],
-            (
-                "201",
-                body("The definition", single("CustomFieldDefinition")),
-            ),
-        ),
-        op(
-            "get",
-            "/v2/custom_field_definitions/{id}",
-            "Get a custom field definition",
-            "With its options.",
-            def_id(),
-            None,
-            &[401, 404, 429],
-            (
-                "200",
-                body("The definition", single("CustomFieldDefinition")),
-            ),
-        ),
-        op(
-            "patch",
-            "/v2/custom_field_definitions/{id}",
-            "Update a custom field definition",
-            "display_name, description, validation, default_format, default_value; the slug and types are fixed (422 `immutable`).",
-            def_id(),
-            Some(doc("custom_field_definition")),
-            &[400, 401, 404, 415, 422, 429],
-            (
-                "200",
-                body("The definition", single("CustomFieldDefinition")),
-            ),
-        ),
-        op(
-            "delete",
-            "/v2/custom_field_definitions/{id}",
-            "Delete a custom field definition",
-            "With its options and every value set for it; answers with the definition as it was.",
-            def_id(),
-            None,
-            &[401, 404, 429],
-            (
-                "200",
-                body("The deleted definition", single("CustomFieldDefinition")),
-            ),
-        ),
-        op(
-            "get",
-            "/v2/custom_field_definitions/{id}/options",
-            "List custom field options",
-            "In position order.",
-            def_id(),
-            None,
-            &[401, 404, 429],
-            ("200", body("The options", all_of("CustomFieldOption"))),
-        ),
-        op(
-            "post",
-            "/v2/custom_field_definitions/{id}/options",
-            "Create a custom field option",
-            "`label`, `value` (unique in the definition), `position`; enum and enum_multi definitions only.",
-            def_id(),
-            Some(doc("custom_field_option")),
-            &[400, 401, 404, 415, 422, 429],
-            ("201", body("The option", single("CustomFieldOption"))),
-        ),
-        op(
-            "get",
-            "/v2/custom_field_definitions/{id}/options/{option_id}",
-            "Get a custom field option",
-            "One option.",
-            opt_ids(),
-            None,
-            &[401, 404, 429],
-            ("200", body("The option", single("CustomFieldOption"))),
-        ),
-        op(
-            "patch",
-            "/v2/custom_field_definitions/{id}/options/{option_id}",
-            "Update a custom field option",
-            "label, value, position.",
-            opt_ids(),
-            Some(doc("custom_field_option")),
-            &[400, 401, 404, 415, 422, 429],
-            ("200", body("The option", single("CustomFieldOption"))),
-        ),
-        op(
-            "delete",
-            "/v2/custom_field_definitions/{id}/options/{option_id}",
-            "Delete a custom field option",
-            "Answers with the option as it was.",
-            opt_ids(),
-            None,
-            &[401, 404, 429],
-            (
-                "200",
-                body("The deleted option", single("CustomFieldOption")),
-            ),
-        ),
-        op(
-            "get",
-            "/v2/custom_fields",
-            "List custom fields",
-            "Values set on the account's entities, newest first, with `display_value` (option labels, Yes/No).",
-            field_list,
-            None,
-            &[400, 401, 429],
-            ("200", body("A page of fields", list_of("CustomField"))),
-        ),
-        op(
-            "post",
-            "/v2/custom_fields",
-            "Create a custom field",
-            "`api_slug`, `value` (checked against the definition) and `relationships.entity` {type, id}.",
-            vec![],
-            Some(doc("custom_field")),
-            &[400, 401, 415, 422, 429],
-            ("201", body("The field", single("CustomField"))),
-        ),
-        op(
-            "get",
-            "/v2/custom_fields/{id}",
-            "Get a custom field",
-            "One field.",
-            vec![id_param("Custom field")],
-            None,
-            &[401, 404, 429],
-            ("200", body("The field", single("CustomField"))),
-        ),
-        op(
-            "patch",
-            "/v2/custom_fields/{id}",
-            "Update a custom field",
-            "A new `value` (null clears it).",
-            vec![id_param("Custom field")],
-            Some(doc("custom_field")),
-            &[400, 401, 404, 415, 422, 429],
-            ("200", body("The field", single("CustomField"))),
-        ),
-        op(
-            "delete",
-            "/v2/custom_fields/{id}",
-            "Delete a custom field",
-            "Answers with the field as it was.",
-            vec![id_param("Custom field")],
-            None,
-            &[401, 404, 429],
-            ("200", body("The deleted field", single("CustomField"))),
-        ),
-    ];
-    const NESTED: [(&str, &str); 3] = [
-        (
-            "/v2/shipments/{id}/custom_fields",
-            "/v2/shipments/{id}/custom_fields/{api_slug}",
-        ),
-        (
-            "/v2/containers/{id}/custom_fields",
-            "/v2/containers/{id}/custom_fields/{api_slug}",
-        ),
-        (
-            "/v2/tracking_requests/{id}/custom_fields",
-            "/v2/tracking_requests/{id}/custom_fields/{api_slug}",
-        ),
-    ];
-    for (base, one) in NESTED {
-        let p = || vec![id_param("The shipment, container or tracking request")];
-        let ps = || {
-            vec![
-                id_param("The shipment, container or tracking request"),
-                path_param("api_slug", "The definition's api_slug"),
-            ]
-        };
-        ops.push(op(
-            "get",
-            base,
-            "List an entity's custom fields",
-            "Every value set on it.",
-            p(),
-            None,
-            &[401, 404, 429],
-            ("200", body("The fields", all_of("CustomField"))),
-        ));
-        ops.push(op(
-            "post",
-            base,
-            "Set an entity's custom field",
-            "`api_slug` and `value`.",
-            p(),
-            Some(doc("custom_field")),
-            &[400, 401, 404, 415, 422, 429],
-            ("201", body("The field", single("CustomField"))),
-        ));
-        ops.push(op(
-            "patch",
-            one,
-            "Update an entity's custom field",
-            "A new `value`.",
-            ps(),
-            Some(doc("custom_field")),
-            &[400, 401, 404, 415, 422, 429],
-            ("200", body("The field", single("CustomField"))),
-        ));
-        ops.push(op(
-            "delete",
-            one,
-            "Delete an entity's custom field",
-            "Removes the value.",
-            ps(),
-            None,
-            &[401, 404, 429],
-            ("204", json!({"description": "Deleted"})),
-        ));
-    }
-    ops
+    ])
 }
 
-/// This module's routes with the documentation of their operations.
-pub fn routes() -> crate::doc::Routes {
-    crate::doc::Routes::new(operations)
-        .route(
-            "/v2/custom_field_definitions",
-            axum::routing::get(list_definitions).post(create_definition),
-        )
-        .route(
-            "/v2/custom_field_definitions/{id}",
-            axum::routing::get(show_definition)
-                .patch(update_definition)
-                .delete(delete_definition),
-        )
-        .route(
-            "/v2/custom_field_definitions/{id}/options",
-            axum::routing::get(list_options).post(create_option),
-        )
-        .route(
-            "/v2/custom_field_definitions/{id}/options/{option_id}",
-            axum::routing::get(show_option)
-                .patch(update_option)
-                .delete(delete_option),
-        )
-        .route(
-            "/v2/custom_fields",
-            axum::routing::get(list_fields).post(create_field),
-        )
-        .route(
-            "/v2/custom_fields/{id}",
-            axum::routing::get(show_field)
-                .patch(update_field)
-                .delete(delete_field),
-        )
-        .route(
-            "/v2/shipments/{id}/custom_fields",
-            axum::routing::get(nested_list::<0>).post(nested_create::<0>),
-        )
-        .route(
-            "/v2/shipments/{id}/custom_fields/{api_slug}",
-            axum::routing::patch(nested_update::<0>).delete(nested_delete::<0>),
-        )
-        .route(
-            "/v2/containers/{id}/custom_fields",
-            axum::routing::get(nested_list::<1>).post(nested_create::<1>),
-        )
-        .route(
-            "/v2/containers/{id}/custom_fields/{api_slug}",
-            axum::routing::patch(nested_update::<1>).delete(nested_delete::<1>),
-        )
-        .route(
-            "/v2/tracking_requests/{id}/custom_fields",
-            axum::routing::get(nested_list::<2>).post(nested_create::<2>),
-        )
-        .route(
-            "/v2/tracking_requests/{id}/custom_fields/{api_slug}",
-            axum::routing::patch(nested_update::<2>).delete(nested_delete::<2>),
-        )
+/// An operation of this module: its tag, summary and description.
+fn op(summary: &str, description: &str) -> Doc {
+    Doc::new("Custom fields", summary).about(description)
+}
+
+/// An operation on one definition's options: its summary and description.
+fn option_op(summary: &str, description: &str) -> Doc {
+    op(summary, description)
+        .id("Custom field definition")
+        .path_text("option_id", "The option")
+}
+
+/// An operation on an entity's own custom fields.
+fn nested(summary: &str, description: &str) -> Doc {
+    op(summary, description).id("The shipment, container or tracking request")
+}
+
+/// An operation on one of an entity's own custom fields, by its slug.
+fn nested_one(summary: &str, description: &str) -> Doc {
+    nested(summary, description).path_text("api_slug", "The definition's api_slug")
+}
+
+/// The custom-field operations of one kind of entity (`E`: 0 shipments, 1 containers, 2
+/// tracking requests), at `base` and `one`.
+fn entity_fields<const E: u8>(routes: Routes, base: &'static str, one: &'static str) -> Routes {
+    // the reference's operationIds name the entity
+    const ENTITY: [&str; 3] = ["shipments", "containers", "tracking-requests"];
+    routes
+        .get(base, nested_list::<E>, || {
+            nested("List an entity's custom fields", "Every value set on it.")
+                .reference_id(&format!("get-{}-custom-fields", ENTITY[usize::from(E)]))
+                .errors(&[401, 404, 429])
+                .ok("The fields", all_of("CustomField"))
+        })
+        .post(base, nested_create::<E>, || {
+            nested("Set an entity's custom field", "`api_slug` and `value`.")
+                .reference_id(&format!("post-{}-custom-fields", ENTITY[usize::from(E)]))
+                .body_schema(write_doc("custom_field"))
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .answer("201", body("The field", single("CustomField")))
+        })
+        .patch(one, nested_update::<E>, || {
+            nested_one("Update an entity's custom field", "A new `value`.")
+                .reference_id(&format!(
+                    "patch-{}-custom-fields-api-slug",
+                    ENTITY[usize::from(E)]
+                ))
+                .body_schema(write_doc("custom_field"))
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The field", single("CustomField"))
+        })
+        .delete(one, nested_delete::<E>, || {
+            nested_one("Delete an entity's custom field", "Removes the value.")
+                .reference_id(&format!(
+                    "delete-{}-custom-fields-api-slug",
+                    ENTITY[usize::from(E)]
+                ))
+                .errors(&[401, 404, 429])
+                .answer("204", Doc::empty_answer("Deleted"))
+        })
+}
+
+/// The definitions and their options.
+fn definition_routes(routes: Routes) -> Routes {
+    routes
+        .get("/v2/custom_field_definitions", list_definitions, || {
+            op("List custom field definitions", "The account's definitions, newest first.")
+                .paged()
+                .params(definition_filters())
+                .errors(&[400, 401, 429])
+                .ok("A page of definitions", list_of("CustomFieldDefinition"))
+                .reference_id("get-custom-field-definitions")
+        })
+        .post("/v2/custom_field_definitions", create_definition, || {
+            op("Create a custom field definition", "`entity_type`, `api_slug` (unique per entity type), `display_name`, `data_type`; optional `description`, `reference_type` (reference fields), `validation` (short_text: max_length; number: min, max; any: required), `default_format`, `default_value`.")
+                .body_schema(write_doc("custom_field_definition"))
+                .errors(&[400, 401, 415, 422, 429])
+                .answer("201", body("The definition", single("CustomFieldDefinition")))
+                .reference_id("post-custom-field-definitions")
+        })
+        .get("/v2/custom_field_definitions/{id}", show_definition, || {
+            op("Get a custom field definition", "With its options.")
+                .id("Custom field definition")
+                .errors(&[401, 404, 429])
+                .ok("The definition", single("CustomFieldDefinition"))
+                .reference_id("get-custom-field-definitions-id")
+        })
+        .patch("/v2/custom_field_definitions/{id}", update_definition, || {
+            op("Update a custom field definition", "display_name, description, validation, default_format, default_value; the slug and types are fixed (422 `immutable`).")
+                .id("Custom field definition")
+                .body_schema(write_doc("custom_field_definition"))
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The definition", single("CustomFieldDefinition"))
+                .reference_id("patch-custom-field-definitions-id")
+        })
+        .delete("/v2/custom_field_definitions/{id}", delete_definition, || {
+            op("Delete a custom field definition", "With its options and every value set for it; answers with the definition as it was.")
+                .id("Custom field definition")
+                .errors(&[401, 404, 429])
+                .ok("The deleted definition", single("CustomFieldDefinition"))
+                .reference_id("delete-custom-field-definitions-id")
+        })
+        .get("/v2/custom_field_definitions/{id}/options", list_options, || {
+            op("List custom field options", "In position order.")
+                .id("Custom field definition")
+                .errors(&[401, 404, 429])
+                .ok("The options", all_of("CustomFieldOption"))
+                .reference_id("get-custom-field-options")
+        })
+        .post("/v2/custom_field_definitions/{id}/options", create_option, || {
+            op("Create a custom field option", "`label`, `value` (unique in the definition), `position`; enum and enum_multi definitions only.")
+                .id("Custom field definition")
+                .body_schema(write_doc("custom_field_option"))
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .answer("201", body("The option", single("CustomFieldOption")))
+                .reference_id("post-custom-field-options")
+        })
+        .get("/v2/custom_field_definitions/{id}/options/{option_id}", show_option, || {
+            option_op("Get a custom field option", "One option.")
+                .errors(&[401, 404, 429])
+                .ok("The option", single("CustomFieldOption"))
+                .reference_id("get-custom-field-options-id")
+        })
+        .patch("/v2/custom_field_definitions/{id}/options/{option_id}", update_option, || {
+            option_op("Update a custom field option", "label, value, position.")
+                .body_schema(write_doc("custom_field_option"))
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The option", single("CustomFieldOption"))
+                .reference_id("patch-custom-field-options-id")
+        })
+        .delete("/v2/custom_field_definitions/{id}/options/{option_id}", delete_option, || {
+            option_op("Delete a custom field option", "Answers with the option as it was.")
+                .errors(&[401, 404, 429])
+                .ok("The deleted option", single("CustomFieldOption"))
+                .reference_id("delete-custom-field-options-id")
+        })
+}
+
+/// The values, by id.
+fn field_routes(routes: Routes) -> Routes {
+    routes
+        .get("/v2/custom_fields", list_fields, || {
+            op("List custom fields", "Values set on the account's entities, newest first, with `display_value` (option labels, Yes/No).")
+                .paged()
+                .params(field_filters())
+                .errors(&[400, 401, 429])
+                .ok("A page of fields", list_of("CustomField"))
+                .reference_id("get-custom-fields")
+        })
+        .post("/v2/custom_fields", create_field, || {
+            op("Create a custom field", "`api_slug`, `value` (checked against the definition) and `relationships.entity` {type, id}.")
+                .body_schema(write_doc("custom_field"))
+                .errors(&[400, 401, 415, 422, 429])
+                .answer("201", body("The field", single("CustomField")))
+                .reference_id("post-custom-fields")
+        })
+        .get("/v2/custom_fields/{id}", show_field, || {
+            op("Get a custom field", "One field.")
+                .id("Custom field")
+                .errors(&[401, 404, 429])
+                .ok("The field", single("CustomField"))
+                .reference_id("get-custom-fields-id")
+        })
+        .patch("/v2/custom_fields/{id}", update_field, || {
+            op("Update a custom field", "A new `value` (null clears it).")
+                .id("Custom field")
+                .body_schema(write_doc("custom_field"))
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .ok("The field", single("CustomField"))
+                .reference_id("patch-custom-fields-id")
+        })
+        .delete("/v2/custom_fields/{id}", delete_field, || {
+            op("Delete a custom field", "Answers with the field as it was.")
+                .id("Custom field")
+                .errors(&[401, 404, 429])
+                .ok("The deleted field", single("CustomField"))
+                .reference_id("delete-custom-fields-id")
+        })
+}
+
+/// This module's operations, each declared with its route and handler.
+pub fn routes() -> Routes {
+    let r = field_routes(definition_routes(Routes::default()));
+    let r = entity_fields::<0>(
+        r,
+        "/v2/shipments/{id}/custom_fields",
+        "/v2/shipments/{id}/custom_fields/{api_slug}",
+    );
+    let r = entity_fields::<1>(
+        r,
+        "/v2/containers/{id}/custom_fields",
+        "/v2/containers/{id}/custom_fields/{api_slug}",
+    );
+    entity_fields::<2>(
+        r,
+        "/v2/tracking_requests/{id}/custom_fields",
+        "/v2/tracking_requests/{id}/custom_fields/{api_slug}",
+    )
 }

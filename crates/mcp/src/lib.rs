@@ -12,41 +12,43 @@ pub mod resources;
 pub mod server;
 pub mod tools;
 
-use axum::routing::{get, post};
 use boxtrack_api::Mount;
 
 pub use server::dispatch;
 
-/// The MCP and OAuth endpoints with the documentation of their operations (all public: each
+/// The MCP and OAuth endpoints, each declared with its documentation (all public: each
 /// checks its own credentials).
 pub fn mount() -> Mount {
-    Mount::new(operations)
-        .public(
+    use oauth::operations as docs;
+    Mount::default()
+        .public_get(
             "/.well-known/oauth-protected-resource",
-            get(oauth::protected_resource),
+            oauth::protected_resource,
+            docs::protected_resource,
         )
-        .public(
+        .public_get(
             "/.well-known/oauth-protected-resource/mcp",
-            get(oauth::protected_resource),
+            oauth::protected_resource,
+            docs::protected_resource_mcp,
         )
-        .public(
+        .public_get(
             "/.well-known/oauth-authorization-server",
-            get(oauth::authorization_server),
+            oauth::authorization_server,
+            docs::authorization_server,
         )
-        .public("/oauth/register", post(oauth::register))
-        .public(
+        .public_post("/oauth/register", oauth::register, docs::register)
+        .public_get(
             "/oauth/authorize",
-            get(oauth::authorize_page).post(oauth::authorize_submit),
+            oauth::authorize_page,
+            docs::authorize_page,
         )
-        .public("/oauth/token", post(oauth::token))
+        .public_post(
+            "/oauth/authorize",
+            oauth::authorize_submit,
+            docs::authorize_submit,
+        )
+        .public_post("/oauth/token", oauth::token, docs::token)
         // GET and DELETE answer 405 with `Allow: POST` like any method a route does not
         // take: the server keeps no sessions and opens no server-initiated stream
-        .public("/mcp", post(server::post))
-}
-
-/// The operations of the MCP and OAuth endpoints.
-fn operations() -> Vec<boxtrack_api::doc::Op> {
-    let mut operations = server::operations();
-    operations.extend(oauth::operations());
-    operations
+        .public_post("/mcp", server::post, server::doc)
 }

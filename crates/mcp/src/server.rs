@@ -406,51 +406,25 @@ fn whole_id(n: &serde_json::Number) -> Option<i64> {
     (f.fract() == 0.0 && f > -TWO_63 && f < TWO_63).then_some(f as i64)
 }
 
-/// Documented operations of the MCP endpoint.
-pub fn operations() -> Vec<boxtrack_api::doc::Op> {
-    use boxtrack_api::doc::{Op, operation};
-    let desc = "Model Context Protocol 2025-06-18 over Streamable HTTP, stateless JSON mode: one JSON-RPC 2.0 message per POST (`initialize`, `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, `ping`); notifications (and responses) get 202; anything that is not one message is a 400 JSON-RPC error. GET and DELETE answer 405: the server keeps no sessions and opens no server-initiated stream. `Authorization: Token <API key>`; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. `MCP-Protocol-Version` other than 2025-06-18, 2025-03-26 or 2024-11-05 is 400; a foreign `Origin` is 403. Tools read only the caller's account, check its entitlements, and count against its REST rate limits; failures are tool results with `isError`.";
-    let rpc = json!({"description": "A JSON-RPC response", "content": {"application/json": {"schema": {"type": "object"}}}});
-    let mut post = operation(
-        "MCP",
-        "MCP message",
-        desc,
-        vec![],
-        None,
-        Default::default(),
-        ("200", rpc),
-    );
-    post["requestBody"] = json!({"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["jsonrpc"], "anyOf": [{"required": ["method"]}, {"required": ["result"]}, {"required": ["error"]}], "properties": {"jsonrpc": {"const": "2.0"}, "method": {"type": "string"}, "id": {"type": ["string", "integer"], "minimum": i64::MIN, "maximum": i64::MAX}, "params": {"type": "object"}}}}}});
-    let transport_error = |d: &str| json!({"description": d, "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "message": {"type": "string"}}}}}});
-    for (status, r) in [
-        (
-            "202",
-            json!({"description": "A notification or a response was accepted; nothing to answer"}),
-        ),
-        (
-            "400",
-            json!({"description": "Not one JSON-RPC message (a JSON-RPC error response), or an unsupported MCP-Protocol-Version", "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {"error": {"oneOf": [
-                {"type": "string"},
-                {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "integer"}, "message": {"type": "string"}}}
-            ]}, "message": {"type": "string"}, "jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer", "null"]}}}}}}),
-        ),
-        (
-            "401",
-            transport_error(
-                "No or an unknown key or token; WWW-Authenticate names the protected resource metadata",
-            ),
-        ),
-        ("403", transport_error("A foreign Origin")),
-        (
-            "415",
-            transport_error("Content-Type is not application/json"),
-        ),
-    ] {
-        post["responses"][status] = r;
-    }
-    vec![Op {
-        method: "post",
-        path: "/mcp",
-        op: post,
-    }]
+/// The documentation of `POST /mcp`.
+pub fn doc() -> boxtrack_api::doc::Doc {
+    use boxtrack_api::doc::{Doc, object};
+    let transport_error = |d: &str| {
+        Doc::json_answer(
+            d,
+            json!({"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "message": {"type": "string"}}}),
+        )
+    };
+    Doc::new("MCP", "MCP message")
+        .about("Model Context Protocol 2025-06-18 over Streamable HTTP, stateless JSON mode: one JSON-RPC 2.0 message per POST (`initialize`, `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, `ping`); notifications (and responses) get 202; anything that is not one message is a 400 JSON-RPC error. GET and DELETE answer 405: the server keeps no sessions and opens no server-initiated stream. `Authorization: Token <API key>`; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. `MCP-Protocol-Version` other than 2025-06-18, 2025-03-26 or 2024-11-05 is 400; a foreign `Origin` is 403. Tools read only the caller's account, check its entitlements, and count against its REST rate limits; failures are tool results with `isError`.")
+        .body_media(&["application/json"], json!({"type": "object", "required": ["jsonrpc"], "anyOf": [{"required": ["method"]}, {"required": ["result"]}, {"required": ["error"]}], "properties": {"jsonrpc": {"const": "2.0"}, "method": {"type": "string"}, "id": {"type": ["string", "integer"], "minimum": i64::MIN, "maximum": i64::MAX}, "params": {"type": "object"}}}))
+        .answer("200", Doc::json_answer("A JSON-RPC response", object()))
+        .answer("202", Doc::empty_answer("A notification or a response was accepted; nothing to answer"))
+        .answer("400", Doc::json_answer("Not one JSON-RPC message (a JSON-RPC error response), or an unsupported MCP-Protocol-Version", json!({"type": "object", "required": ["error"], "properties": {"error": {"oneOf": [
+            {"type": "string"},
+            {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "integer"}, "message": {"type": "string"}}}
+        ]}, "message": {"type": "string"}, "jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer", "null"]}}})))
+        .answer("401", transport_error("No or an unknown key or token; WWW-Authenticate names the protected resource metadata"))
+        .answer("403", transport_error("A foreign Origin"))
+        .answer("415", transport_error("Content-Type is not application/json"))
 }

@@ -251,7 +251,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("sources/src/scenarios.rs", "scenarios", 418),
     ("web/src/container.rs", "show", 213),
     ("mcp/src/tools/track.rs", "track", 190),
-    ("mcp/src/oauth/operations.rs", "operations", 192),
     ("boxtrack/src/admin.rs", "accounts", 192),
     ("mcp/src/tools/container.rs", "get", 183),
     ("boxtrack/src/server.rs", "demo", 169),

@@ -8,13 +8,12 @@
 mod authorize;
 mod common;
 mod metadata;
-mod operations;
+pub mod operations;
 mod register;
 mod token;
 
 pub use authorize::{authorize_page, authorize_submit};
 pub use common::{base_url, mcp_resource};
 pub use metadata::{authorization_server, protected_resource};
-pub use operations::operations;
 pub use register::register;
 pub use token::{account_for_bearer, token};

@@ -36,9 +36,6 @@ pub struct Routes {
     pub authenticated: Router<AppState>,
     /// Routes that carry their own credential, or need none.
     pub public: Router<AppState>,
-    /// Operations documented apart from their routes (modules not yet declaring each
-    /// operation with its route).
-    operations: fn() -> Vec<Op>,
     /// The operations declared with their routes: method, path, documentation (built only
     /// when the document is, not each time the routes are).
     declared: Vec<Declared>,
@@ -49,7 +46,11 @@ type Declared = (&'static str, &'static str, fn() -> Doc);
 
 impl Default for Routes {
     fn default() -> Routes {
-        Routes::new(Vec::new)
+        Routes {
+            authenticated: Router::new(),
+            public: Router::new(),
+            declared: Vec::new(),
+        }
     }
 }
 
@@ -82,28 +83,6 @@ macro_rules! declare {
 }
 
 impl Routes {
-    /// No routes yet; these operations documented apart from their routes.
-    pub fn new(operations: fn() -> Vec<Op>) -> Routes {
-        Routes {
-            authenticated: Router::new(),
-            public: Router::new(),
-            operations,
-            declared: Vec::new(),
-        }
-    }
-
-    /// A route that needs an API key, documented apart (in `operations`).
-    pub fn route(mut self, path: &str, handler: MethodRouter<AppState>) -> Routes {
-        self.authenticated = self.authenticated.route(path, handler);
-        self
-    }
-
-    /// A route that carries its own credential or needs none, documented apart.
-    pub fn public(mut self, path: &str, handler: MethodRouter<AppState>) -> Routes {
-        self.public = self.public.route(path, handler);
-        self
-    }
-
     /// An operation that needs an API key whose method router is built by hand (a layer of
     /// its own, such as a larger body limit): its method, path, router and documentation.
     pub fn routed(
@@ -137,6 +116,14 @@ impl Routes {
     declare!(put, public_put, "put", axum::routing::put);
     declare!(delete, public_delete, "delete", axum::routing::delete);
 
+    /// These routes and `other`'s (a crate's routes declared by its modules).
+    pub fn merge(mut self, other: Routes) -> Routes {
+        self.authenticated = self.authenticated.merge(other.authenticated);
+        self.public = self.public.merge(other.public);
+        self.declared.extend(other.declared);
+        self
+    }
+
     /// These routes with more added by `f` (a module's routes declared in parts).
     pub fn merge_into(self, f: fn(Routes) -> Routes) -> Routes {
         f(self)
@@ -144,13 +131,14 @@ impl Routes {
 
     /// Every operation of these routes, documented.
     pub fn operations(&self) -> Vec<Op> {
-        let mut out = (self.operations)();
-        out.extend(self.declared.iter().map(|(method, path, doc)| Op {
-            method,
-            path,
-            op: doc().into_value(),
-        }));
-        out
+        self.declared
+            .iter()
+            .map(|(method, path, doc)| Op {
+                method,
+                path,
+                op: doc().into_value(),
+            })
+            .collect()
     }
 }
 
@@ -336,6 +324,14 @@ impl Doc {
         r.insert("description".into(), description.into());
         r.insert("content".into(), Value::Object(content));
         Value::Object(r)
+    }
+
+    /// An operation object written whole (a console page's, made by its helpers).
+    pub fn from_value(op: Value) -> Doc {
+        match op {
+            Value::Object(op) => Doc { op },
+            _ => Doc::new("", ""),
+        }
     }
 
     /// The operation object.
@@ -663,36 +659,6 @@ fn include_pattern(allowed: &[&str]) -> String {
 /// A UUID path parameter named `id`.
 pub fn id_param(what: &str) -> Value {
     json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string", "format": "uuid"}, "description": format!("{what} id")})
-}
-
-/// Builds an operation object.
-pub fn operation(
-    tag: &str,
-    summary: &str,
-    description: &str,
-    params: Vec<Value>,
-    request: Option<Value>,
-    mut responses: Map<String, Value>,
-    ok: (&str, Value),
-) -> Value {
-    responses.insert(ok.0.to_string(), ok.1);
-    let mut op = json!({
-        "tags": [tag],
-        "summary": summary,
-        "description": description,
-        "parameters": params,
-        "responses": responses,
-    });
-    if let Some(r) = request {
-        op["requestBody"] = json!({
-            "required": true,
-            "content": {
-                "application/vnd.api+json": {"schema": r},
-                "application/json": {"schema": r}
-            }
-        });
-    }
-    op
 }
 
 /// A list document schema for a resource schema.

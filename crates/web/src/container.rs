@@ -304,17 +304,13 @@ pub async fn download(
     see_other(&format!("/v2/downloads/{token}"))
 }
 
-/// The OpenAPI operations of this module's console routes (collected by
-/// [`crate::operations`]).
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+/// This page's routes, each declared with its documentation.
+pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{html, page, see_other, unavailable};
-    use boxtrack_api::doc::Op;
+
     use serde_json::json;
-    vec![
-        Op {
-            method: "get",
-            path: "/console/containers/{id}",
-            op: {
+    boxtrack_api::Mount::default()
+        .public_get("/console/containers/{id}", self::show, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "A container",
                     "One of the account's containers: status, readiness, last free day, POD terminal, its bill of lading, its timeline of transport events at the local time of each place, holds, fees with their sums, the last free day of each source, the documents linked to it or its shipment, the custom fields of both, its upstream records 20 a page (`raw_page`), and its route map.",
@@ -331,12 +327,8 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     {"name": "raw_page", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1}, "description": "The page of upstream records, newest first"}
                 ]);
                 op
-            },
-        },
-        Op {
-            method: "get",
-            path: "/console/documents/{id}/download",
-            op: {
+            }))
+        .public_get("/console/documents/{id}/download", self::download, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "Download a document",
                     "One of the account's documents: a download token of 10 minutes, as `GET /v2/documents/{id}/download_url` gives, and a redirect to `/v2/downloads/{token}`.",
@@ -354,12 +346,8 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                 );
                 op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
                 op
-            },
-        },
-        Op {
-            method: "get",
-            path: "/console/containers/{id}/map_geojson",
-            op: {
+            }))
+        .public_get("/console/containers/{id}/map_geojson", self::map_geojson, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "A container's route map (console)",
                     "What `GET /v2/containers/{id}/map_geojson` answers, for the signed-in account (which needs the routing entitlement); the container page's map draws it.",
@@ -382,7 +370,5 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                 );
                 op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
                 op
-            },
-        },
-    ]
+            }))
 }

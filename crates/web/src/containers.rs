@@ -341,16 +341,12 @@ pub async fn export(
     crate::csv::download(out, "containers.csv")
 }
 
-/// The OpenAPI operations of this module's console routes (collected by
-/// [`crate::operations`]).
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+/// This page's routes, each declared with its documentation.
+pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{csv_file, html, page, query, see_other, unavailable};
-    use boxtrack_api::doc::Op;
-    vec![
-        Op {
-            method: "get",
-            path: "/console/containers",
-            op: {
+
+    boxtrack_api::Mount::default()
+        .public_get("/console/containers", self::list, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "The containers table",
                     "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last), `page`. Values that mean nothing are left out.",
@@ -374,12 +370,8 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ("page", "integer"),
                 ]);
                 op
-            },
-        },
-        Op {
-            method: "get",
-            path: "/console/containers.csv",
-            op: {
+            }))
+        .public_get("/console/containers.csv", self::export, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "Export containers as CSV",
                     "The containers the table's filters select (the same query parameters as `/console/containers`, `page` aside), every page up to 50,000 rows, in the table's order: number, status, ready_for_pickup, pickup_lfd, pod_terminal, on_hold, bill_of_lading, scac, pod_locode, ref_numbers, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
@@ -402,9 +394,7 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ("sort", "string"),
                 ]);
                 op
-            },
-        },
-    ]
+            }))
 }
 
 #[cfg(test)]

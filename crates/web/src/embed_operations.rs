@@ -1,6 +1,8 @@
-//! The OpenAPI operations of the embeddable map and widget (`/embed/…`).
+//! The routes of the embeddable map and widget (`/embed/…`), each declared with its
+//! documentation.
 
-use boxtrack_api::doc::{Op, errors, operation};
+use boxtrack_api::Mount;
+use boxtrack_api::doc::Doc;
 use serde_json::{Value, json};
 
 /// The widget's answer (`GET /embed/v1/track`).
@@ -29,124 +31,102 @@ fn track_schema() -> Value {
             "containers": {"type": "array", "items": container}}}}}})
 }
 
-/// Documented operations of the embeds.
-pub fn operations() -> Vec<Op> {
-    let asset = |path: &'static str, summary: &str, media: &str| {
-        let mut op = operation(
-            "Embeds",
-            summary,
-            "Compiled into the binary; readable from any origin. See docs/embedding.md.",
-            vec![],
-            None,
-            Default::default(),
-            (
+/// An embed's file: compiled into the binary, readable from any origin.
+fn asset(summary: &str, media: &str) -> Doc {
+    let schema = if media.ends_with("json") {
+        boxtrack_api::doc::object()
+    } else {
+        boxtrack_api::doc::schema_of::<String>()
+    };
+    Doc::new("Embeds", summary)
+        .about("Compiled into the binary; readable from any origin. See docs/embedding.md.")
+        .answer("200", Doc::media_answer(summary, media, schema))
+        .no_key()
+}
+
+/// An answer the publishable key opens: its parameters and the errors it may meet.
+fn keyed(summary: &str, description: &str, params: Vec<Value>) -> Doc {
+    Doc::new("Embeds", summary)
+        .about(description)
+        .params(params)
+        .errors(&[400, 401, 403, 404, 429])
+        .with("security", boxtrack_api::doc::security("Publishable"))
+}
+
+/// A CORS preflight.
+fn preflight() -> Doc {
+    Doc::new("Embeds", "CORS preflight")
+        .about("Allows `GET` with an `Authorization` header from the asking origin; the key's origins are checked on the request itself.")
+        .answer("204", Doc::empty_answer("Preflight answered"))
+        .no_key()
+}
+
+/// The embeds' routes, each declared with its documentation.
+pub fn routes() -> Mount {
+    use crate::embed;
+    Mount::default()
+        .public_get("/embed/map.js", embed::map_js, || {
+            asset("The embeddable map's script", "text/javascript")
+        })
+        .public_get("/embed/map.css", embed::map_css, || {
+            asset("The embeddable map's stylesheet", "text/css")
+        })
+        .public_get("/embed/widget.js", embed::widget_js, || {
+            asset("The tracking widget's script", "text/javascript")
+        })
+        .public_get("/embed/widget.css", embed::widget_css, || {
+            asset("The tracking widget's stylesheet", "text/css")
+        })
+        .public_get("/embed/land-110m.geojson", embed::land, || {
+            asset("The map's base map (Natural Earth 1:110m land)", "application/geo+json")
+        })
+        .public_get("/embed/licenses.txt", embed::licenses, || {
+            asset("Licences of the embeds' libraries and data", "text/plain")
+        })
+        .public_get("/embed/v1/map_geojson", embed::map_geojson, || {
+            keyed(
+                "A container's journey for the embeddable map",
+                "What `GET /v2/containers/{id}/map_geojson` answers, for a publishable key (`Authorization: Token btp_…`) of the container's account with the `widget` entitlement, from one of the key's allowed origins. The container must be on the given shipment. Answers carry CORS headers for the asking origin.",
+                vec![
+                    json!({"name": "shipment_id", "in": "query", "required": true, "schema": {"type": "string", "format": "uuid"}}),
+                    json!({"name": "container_id", "in": "query", "required": true, "schema": {"type": "string", "format": "uuid"}}),
+                ],
+            )
+            .answer(
                 "200",
-                json!({"description": summary, "content": {media: {"schema": if media.ends_with("json") {
-                    json!({"type": "object"})
-                } else {
-                    json!({"type": "string"})
-                }}}}),
-            ),
-        );
-        op["security"] = json!([]);
-        Op {
-            method: "get",
-            path,
-            op,
-        }
-    };
-    let publishable = json!([{"Publishable": []}]);
-    let failures = errors(&[400, 401, 403, 404, 429]);
-    let mut map = operation(
-        "Embeds",
-        "A container's journey for the embeddable map",
-        "What `GET /v2/containers/{id}/map_geojson` answers, for a publishable key (`Authorization: Token btp_…`) of the container's account with the `widget` entitlement, from one of the key's allowed origins. The container must be on the given shipment. Answers carry CORS headers for the asking origin.",
-        vec![
-            json!({"name": "shipment_id", "in": "query", "required": true, "schema": {"type": "string", "format": "uuid"}}),
-            json!({"name": "container_id", "in": "query", "required": true, "schema": {"type": "string", "format": "uuid"}}),
-        ],
-        None,
-        failures.clone(),
-        (
-            "200",
-            json!({"description": "A GeoJSON FeatureCollection (ports, the path sailed, the vessel, the legs ahead)", "content": {"application/geo+json": {"schema": {"type": "object", "required": ["type", "features"], "properties": {"type": {"type": "string", "enum": ["FeatureCollection"]}, "features": {"type": "array", "items": {"type": "object"}}}}}}}),
-        ),
-    );
-    map["security"] = publishable.clone();
-    let mut track = operation(
-        "Embeds",
-        "What the tracking widget shows for a number",
-        "The account's shipments and containers whose bill of lading, container or reference number is exactly `number` (case aside; no partial matches), at most 10 shipments, with status, milestones, ETA and last free day. Same credential and origin rules as the map.",
-        vec![
-            json!({"name": "number", "in": "query", "required": true, "schema": {"type": "string", "minLength": 3, "maxLength": 40, "pattern": "^[A-Za-z0-9./_-]+$"}}),
-        ],
-        None,
-        failures,
-        (
-            "200",
-            json!({"description": "What was found (`data` is empty when nothing was)", "content": {"application/json": {"schema": track_schema()}}}),
-        ),
-    );
-    track["security"] = publishable;
-    let preflight = |path: &'static str| {
-        let mut op = operation(
-            "Embeds",
-            "CORS preflight",
-            "Allows `GET` with an `Authorization` header from the asking origin; the key's origins are checked on the request itself.",
-            vec![],
-            None,
-            Default::default(),
-            ("204", json!({"description": "Preflight answered"})),
-        );
-        op["security"] = json!([]);
-        Op {
-            method: "options",
-            path,
-            op,
-        }
-    };
-    vec![
-        asset(
-            "/embed/map.js",
-            "The embeddable map's script",
-            "text/javascript",
-        ),
-        asset(
-            "/embed/map.css",
-            "The embeddable map's stylesheet",
-            "text/css",
-        ),
-        asset(
-            "/embed/widget.js",
-            "The tracking widget's script",
-            "text/javascript",
-        ),
-        asset(
-            "/embed/widget.css",
-            "The tracking widget's stylesheet",
-            "text/css",
-        ),
-        asset(
-            "/embed/land-110m.geojson",
-            "The map's base map (Natural Earth 1:110m land)",
-            "application/geo+json",
-        ),
-        asset(
-            "/embed/licenses.txt",
-            "Licences of the embeds' libraries and data",
-            "text/plain",
-        ),
-        Op {
-            method: "get",
-            path: "/embed/v1/map_geojson",
-            op: map,
-        },
-        preflight("/embed/v1/map_geojson"),
-        Op {
-            method: "get",
-            path: "/embed/v1/track",
-            op: track,
-        },
-        preflight("/embed/v1/track"),
-    ]
+                Doc::media_answer(
+                    "A GeoJSON FeatureCollection (ports, the path sailed, the vessel, the legs ahead)",
+                    "application/geo+json",
+                    json!({"type": "object", "required": ["type", "features"], "properties": {"type": {"type": "string", "enum": ["FeatureCollection"]}, "features": {"type": "array", "items": {"type": "object"}}}}),
+                ),
+            )
+        })
+        .public_routed(
+            "options",
+            "/embed/v1/map_geojson",
+            axum::routing::options(embed::preflight),
+            preflight,
+        )
+        .public_get("/embed/v1/track", embed::track, || {
+            keyed(
+                "What the tracking widget shows for a number",
+                "The account's shipments and containers whose bill of lading, container or reference number is exactly `number` (case aside; no partial matches), at most 10 shipments, with status, milestones, ETA and last free day. Same credential and origin rules as the map.",
+                vec![
+                    json!({"name": "number", "in": "query", "required": true, "schema": {"type": "string", "minLength": 3, "maxLength": 40, "pattern": "^[A-Za-z0-9./_-]+$"}}),
+                ],
+            )
+            .answer(
+                "200",
+                Doc::json_answer(
+                    "What was found (`data` is empty when nothing was)",
+                    track_schema(),
+                ),
+            )
+        })
+        .public_routed(
+            "options",
+            "/embed/v1/track",
+            axum::routing::options(embed::preflight),
+            preflight,
+        )
 }

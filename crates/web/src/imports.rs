@@ -467,28 +467,22 @@ pub async fn run(
     page_with(StatusCode::OK, "Imported", &body, &[], &[])
 }
 
-/// The OpenAPI operations of this module's console routes (collected by
-/// [`crate::operations`]).
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+/// This page's routes, each declared with its documentation.
+pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
-    use boxtrack_api::doc::Op;
+
     use serde_json::json;
-    vec![
-        Op {
-            method: "get",
-            path: "/console/imports",
-            op: page(
+    boxtrack_api::Mount::default()
+        .public_get("/console/imports", self::page, || boxtrack_api::doc::Doc::from_value(page(
                 "Track many numbers (CSV)",
                 "A form for a CSV file (read by the page's script into the text field) or its pasted text: columns `number` (needed), `type`, `scac`, `ref_numbers`, by header or in that order; at most 5,000 rows.",
                 ("200", html("The form")),
                 vec![("303", see_other("To /console/sign-in: no session"))],
                 None,
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/console/imports/preview",
-            op: page(
+            )))
+        .public_routed("post", "/console/imports/preview", axum::routing::post(self::preview).layer(axum::extract::DefaultBodyLimit::max(
+                PREVIEW_BODY_MAX,
+            )), || boxtrack_api::doc::Doc::from_value(page(
                 "Check an import's rows",
                 "Every row of the CSV text, or of the first sheet of an XLSX workbook sent as base64 in `xlsx` (at most 4 MB; the page's script reads a chosen file so), checked as `POST /v2/tracking_requests` checks it (the type inferred from the number when empty; repeats within the file refused), with the reason a row is refused, and a form that tracks the rows that passed.",
                 ("200", html("The rows, checked")),
@@ -511,12 +505,8 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ),
                     json!(["csrf"]),
                 )),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/console/imports/run",
-            op: page(
+            )))
+        .public_post("/console/imports/run", self::run, || boxtrack_api::doc::Doc::from_value(page(
                 "Track an import's rows",
                 "Tracks the rows the preview passed (checked again), each as `POST /v2/tracking_requests` would; a number tracked already is reported as such and not tracked twice. Answers JSON (`results`: line, number, outcome `tracked` | `already tracked` | `refused`, detail) when `Accept` asks for it, else a page.",
                 (
@@ -540,9 +530,7 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ),
                     json!(["csrf", "rows"]),
                 )),
-            ),
-        },
-    ]
+            )))
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@ use std::collections::HashMap;
 use axum::extract::{Form, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use axum::routing::{get, post};
 use boxtrack_api::Mount;
 use boxtrack_api::html::{cookie, esc};
 use boxtrack_api::state::AppState;
@@ -59,110 +58,26 @@ pub mod fuzzing {
 use common::*;
 pub use common::{SESSION_COOKIE, SESSION_TTL_US};
 
-/// The console's routes and their documentation, for `boxtrack_api::service`.
+/// The console's and the embeds' routes, each page module's declared with its
+/// documentation, for `boxtrack_api::service`.
 pub fn mount() -> Mount {
-    Mount::new(operations)
-        .public("/console", get(portal::home))
-        .public("/console/sign-in", get(sign_in_page).post(sign_in))
-        .public("/console/sign-out", post(sign_out))
-        .public("/console/keys", post(portal::create_key))
-        .public("/console/keys/{id}/revoke", post(portal::revoke_key))
-        .public("/console/containers", get(containers::list))
-        .public("/console/shipments", get(shipments::list))
-        .public("/console/shipments.csv", get(shipments::export))
-        .public(
-            "/console/webhooks",
-            get(webhooks::list).post(webhooks::create),
-        )
-        .public(
-            "/console/webhooks/{id}",
-            get(webhooks::show).post(webhooks::update),
-        )
-        .public("/console/webhooks/{id}/test", post(webhooks::test))
-        .public("/console/webhooks/{id}/version", get(webhooks::version))
-        .public(
-            "/console/webhooks/{id}/notifications/{nid}/redeliver",
-            post(webhooks::redeliver),
-        )
-        .public("/console/sources", get(sources::page))
-        .public("/console/sources/version", get(sources::version))
-        .public("/console/imports", get(imports::page))
-        .public(
-            "/console/imports/preview",
-            post(imports::preview).layer(axum::extract::DefaultBodyLimit::max(
-                imports::PREVIEW_BODY_MAX,
-            )),
-        )
-        .public("/console/imports/run", post(imports::run))
-        .public("/console/assets/import.js", get(reference::import_js))
-        .public("/console/containers.csv", get(containers::export))
-        .public("/console/live", get(live::version))
-        .public("/console/assets/live.js", get(reference::live_js))
-        .public("/console/containers/{id}", get(container::show))
-        .public("/console/documents/{id}/download", get(container::download))
-        .public(
-            "/console/containers/{id}/map_geojson",
-            get(container::map_geojson),
-        )
-        .public("/console/assets/container.js", get(reference::container_js))
-        .public(
-            "/console/tracking_requests",
-            get(requests::list).post(requests::create),
-        )
-        .public("/console/tracking_requests.csv", get(requests::export))
-        .public("/console/reference", get(reference::page))
-        .public(
-            "/console/assets/redoc.standalone.js",
-            get(reference::redoc_js),
-        )
-        .public("/console/assets/reference.js", get(reference::reference_js))
-        .public("/console/assets/favicon.svg", get(reference::favicon))
-        .public("/console/publishable_keys", post(publishable::create))
-        .public(
-            "/console/publishable_keys/{id}/revoke",
-            post(publishable::revoke),
-        )
-        .public("/embed/map.js", get(embed::map_js))
-        .public("/embed/map.css", get(embed::map_css))
-        .public("/embed/widget.js", get(embed::widget_js))
-        .public("/embed/widget.css", get(embed::widget_css))
-        .public("/embed/land-110m.geojson", get(embed::land))
-        .public("/embed/licenses.txt", get(embed::licenses))
-        .public(
-            "/embed/v1/map_geojson",
-            get(embed::map_geojson).options(embed::preflight),
-        )
-        .public(
-            "/embed/v1/track",
-            get(embed::track).options(embed::preflight),
-        )
-        .public(
-            "/console/assets/redoc-licenses.txt",
-            get(reference::licenses),
-        )
-}
-
-/// Documented operations of the console (each page module's `docs()`) and the embeds.
-fn operations() -> Vec<boxtrack_api::doc::Op> {
-    let mut ops = Vec::new();
-    for docs in [
-        crate::containers::docs,
-        crate::container::docs,
-        crate::shipments::docs,
-        crate::webhooks::docs,
-        crate::sources::docs,
-        crate::imports::docs,
-        crate::reference::docs,
-        crate::live::docs,
-        crate::requests::docs,
-        crate::portal::docs,
-        sign_in_docs,
-        crate::publishable::docs,
-    ] {
-        ops.extend(docs());
-    }
-    ops.extend(crate::embed_operations::operations());
-    ops
+    [
+        containers::routes,
+        container::routes,
+        shipments::routes,
+        webhooks::routes,
+        sources::routes,
+        imports::routes,
+        reference::routes,
+        live::routes,
+        requests::routes,
+        portal::routes,
+        sign_in_routes,
+        publishable::routes,
+        embed_operations::routes,
+    ]
+    .into_iter()
+    .fold(Mount::default(), |all, part| all.merge(part()))
 }
 
 fn sign_in_form(
@@ -315,28 +230,20 @@ async fn sign_out(
     resp
 }
 
-/// The OpenAPI operations of this module's console routes (collected by
-/// [`crate::operations`]).
-pub(crate) fn sign_in_docs() -> Vec<boxtrack_api::doc::Op> {
+/// This page's routes, each declared with its documentation.
+pub(crate) fn sign_in_routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
-    use boxtrack_api::doc::Op;
+
     use serde_json::json;
-    vec![
-        Op {
-            method: "get",
-            path: "/console/sign-in",
-            op: page(
+    boxtrack_api::Mount::default()
+        .public_get("/console/sign-in", crate::sign_in_page, || boxtrack_api::doc::Doc::from_value(page(
                 "The sign-in page",
                 "Email and password of a user (`boxtrack users create`); sets the form's double-submit cookie. Signed in already: redirects to the portal.",
                 ("200", html("The sign-in form")),
                 vec![("303", see_other("To /console"))],
                 None,
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/console/sign-in",
-            op: page(
+            )))
+        .public_post("/console/sign-in", crate::sign_in, || boxtrack_api::doc::Doc::from_value(page(
                 "Sign in",
                 "Checks the form token, the attempts for this email (10 a minute) and the password, starts a 12-hour session (`btk_console` cookie: HttpOnly, SameSite=Strict, Path=/console, Secure behind https) and redirects to the portal. Wrong credentials show the form again.",
                 ("303", see_other("To /console, signed in")),
@@ -359,12 +266,8 @@ pub(crate) fn sign_in_docs() -> Vec<boxtrack_api::doc::Op> {
                     ),
                     json!(["csrf", "email", "password"]),
                 )),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/console/sign-out",
-            op: page(
+            )))
+        .public_post("/console/sign-out", crate::sign_out, || boxtrack_api::doc::Doc::from_value(page(
                 "Sign out",
                 "Ends the session and clears its cookie.",
                 ("303", see_other("To /console/sign-in")),
@@ -374,7 +277,5 @@ pub(crate) fn sign_in_docs() -> Vec<boxtrack_api::doc::Op> {
                     ("503", unavailable()),
                 ],
                 Some(form(csrf(), json!(["csrf"]))),
-            ),
-        },
-    ]
+            )))
 }

@@ -63,16 +63,13 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
     }
 }
 
-/// The OpenAPI operations of this module's console routes (collected by
-/// [`crate::operations`]).
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+/// This page's routes, each declared with its documentation.
+pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::page;
-    use boxtrack_api::doc::Op;
+
     use serde_json::json;
-    vec![Op {
-        method: "get",
-        path: "/console/live",
-        op: page(
+    boxtrack_api::Mount::default()
+        .public_get("/console/live", self::version, || boxtrack_api::doc::Doc::from_value(page(
             "Whether the account changed (live pages)",
             "The account's version: the newest `updated_us` of its containers, shipments and tracking requests. The console's pages ask every 5 seconds and fetch themselves again when it changes.",
             (
@@ -90,6 +87,5 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                 ),
             ],
             None,
-        ),
-    }]
+        )))
 }

@@ -1,7 +1,7 @@
 //! Helpers that console pages document their routes with (each page module's `docs()`; the
 //! crate's `operations` collects them).
 
-use boxtrack_api::doc::operation;
+use boxtrack_api::doc::{Doc, schema_of};
 use serde_json::{Value, json};
 
 /// An HTML answer.
@@ -32,23 +32,18 @@ pub(crate) fn page(
     extra: Vec<(&str, Value)>,
     body: Option<Value>,
 ) -> Value {
-    let mut op = operation(
-        "Console",
-        summary,
-        description,
-        vec![],
-        None,
-        Default::default(),
-        (ok.0, ok.1),
+    let doc = extra.into_iter().fold(
+        Doc::new("Console", summary)
+            .about(description)
+            .answer(ok.0, ok.1)
+            .no_key(),
+        |d, (status, r)| d.answer(status, r),
     );
-    op["security"] = json!([]);
-    for (status, r) in extra {
-        op["responses"][status] = r;
+    match body {
+        Some(b) => doc.with("requestBody", b),
+        None => doc,
     }
-    if let Some(b) = body {
-        op["requestBody"] = b;
-    }
-    op
+    .into_value()
 }
 
 /// The form token's property.
@@ -78,20 +73,14 @@ pub(crate) fn expired() -> Value {
 
 /// A file compiled into the binary.
 pub(crate) fn asset(summary: &str, media: &str) -> Value {
-    let mut op = operation(
-        "Console",
-        summary,
-        "Compiled into the binary; nothing is fetched from elsewhere.",
-        vec![],
-        None,
-        Default::default(),
-        (
+    Doc::new("Console", summary)
+        .about("Compiled into the binary; nothing is fetched from elsewhere.")
+        .answer(
             "200",
-            json!({"description": summary, "content": {media: {"schema": {"type": "string"}}}}),
-        ),
-    );
-    op["security"] = json!([]);
-    op
+            Doc::media_answer(summary, media, schema_of::<String>()),
+        )
+        .no_key()
+        .into_value()
 }
 
 /// Optional query parameters of these names and JSON types.

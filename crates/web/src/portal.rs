@@ -258,17 +258,13 @@ fn publishable_section(account: &Account, list: &[PublishableKeyRecord], csrf: &
     )
 }
 
-/// The OpenAPI operations of this module's console routes (collected by
-/// [`crate::operations`]).
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+/// This page's routes, each declared with its documentation.
+pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
-    use boxtrack_api::doc::Op;
+
     use serde_json::json;
-    vec![
-        Op {
-            method: "get",
-            path: "/console",
-            op: page(
+    boxtrack_api::Mount::default()
+        .public_get("/console", self::home, || boxtrack_api::doc::Doc::from_value(page(
                 "The developer portal",
                 "The signed-in user's account: plan, entitlements, rate limits and API keys (masked), with forms to create and revoke keys. Without a session (cookie `btk_console`) it redirects to the sign-in page.",
                 ("200", html("The portal page")),
@@ -278,12 +274,8 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ("503", unavailable()),
                 ],
                 None,
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/console/keys",
-            op: page(
+            )))
+        .public_post("/console/keys", self::create_key, || boxtrack_api::doc::Doc::from_value(page(
                 "Create an API key",
                 "Issues a key for the signed-in user's account and shows the portal with the full key, this once; afterwards only its hint is shown.",
                 ("201", html("The portal with the new key")),
@@ -300,12 +292,8 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ),
                     json!(["csrf"]),
                 )),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/console/keys/{id}/revoke",
-            op: {
+            )))
+        .public_post("/console/keys/{id}/revoke", self::revoke_key, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "Revoke an API key",
                     "Revokes one of the account's keys at once (in every process within a second).",
@@ -320,7 +308,5 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                 );
                 op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
                 op
-            },
-        },
-    ]
+            }))
 }

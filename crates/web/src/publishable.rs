@@ -121,71 +121,19 @@ fn problem(status: StatusCode, message: &str) -> Response {
     )
 }
 
-/// The portal's forms for publishable keys.
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
-    use boxtrack_api::doc::{Op, operation};
-    use serde_json::{Value, json};
-    let html = |d: &str| json!({"description": d, "content": {"text/html": {"schema": {"type": "string"}}}});
-    let form = |props: Value| json!({"required": true, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": props, "required": ["csrf"]}}}});
-    let op = |summary: &str,
-              description: &str,
-              ok: (&str, Value),
-              extra: Vec<(&str, Value)>,
-              body: Value| {
-        let mut op = operation(
-            "Console",
-            summary,
-            description,
-            vec![],
-            None,
-            Default::default(),
-            ok,
-        );
-        op["security"] = json!([]);
-        for (status, r) in extra {
-            op["responses"][status] = r;
-        }
-        op["requestBody"] = body;
-        op
-    };
-    let csrf =
-        json!({"type": "string", "description": "The form token of the page the form came from"});
-    let mut revoke = op(
-        "Revoke a publishable key",
-        "Revokes one of the account's publishable keys; the map and widget stop working with it at once.",
-        (
-            "303",
-            json!({"description": "To /console", "headers": {"Location": {"schema": {"type": "string"}}}}),
-        ),
-        vec![
-            (
-                "403",
-                html("The form token is missing or is not this session's (CSRF)"),
-            ),
-            ("404", html("No such publishable key in this account")),
-            (
-                "415",
-                json!({"description": "The body is not application/x-www-form-urlencoded", "content": {"text/plain": {"schema": {"type": "string"}}}}),
-            ),
-            ("503", html("The database could not be reached")),
-        ],
-        form(json!({"csrf": csrf})),
-    );
-    revoke["parameters"] =
-        json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
-    vec![
-        Op {
-            method: "post",
-            path: "/console/publishable_keys",
-            op: op(
+/// This module's routes, each declared with its documentation.
+pub(crate) fn routes() -> boxtrack_api::Mount {
+    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use boxtrack_api::doc::Doc;
+    use serde_json::json;
+    boxtrack_api::Mount::default()
+        .public_post("/console/publishable_keys", self::create, || {
+            Doc::from_value(page(
                 "Create a publishable key",
                 "Issues a publishable key (`btp_…`) for the embeddable map and widget, optionally limited to listed origins (one per line), and shows it this once. Needs the `widget` entitlement.",
                 ("201", html("The portal with the new key")),
                 vec![
-                    (
-                        "303",
-                        json!({"description": "To /console/sign-in: no session", "headers": {"Location": {"schema": {"type": "string"}}}}),
-                    ),
+                    ("303", see_other("To /console/sign-in: no session")),
                     (
                         "400",
                         html("An allowed origin is not an origin; nothing was created"),
@@ -196,23 +144,36 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                             "The form token is not this session's, or the account lacks the widget entitlement",
                         ),
                     ),
-                    (
-                        "415",
-                        json!({"description": "The body is not application/x-www-form-urlencoded", "content": {"text/plain": {"schema": {"type": "string"}}}}),
-                    ),
-                    ("503", html("The database could not be reached")),
+                    ("415", not_form()),
+                    ("503", unavailable()),
                 ],
-                form(
-                    json!({"csrf": csrf, "name": {"type": "string", "maxLength": 100}, "origins": {"type": "string", "description": "Allowed origins, one per line; empty for any"}}),
-                ),
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/console/publishable_keys/{id}/revoke",
-            op: revoke,
-        },
-    ]
+                Some(form(
+                    with(
+                        csrf(),
+                        json!({"name": {"type": "string", "maxLength": 100}, "origins": {"type": "string", "description": "Allowed origins, one per line; empty for any"}}),
+                    ),
+                    json!(["csrf"]),
+                )),
+            ))
+        })
+        .public_post("/console/publishable_keys/{id}/revoke", self::revoke, || {
+            Doc::from_value(page(
+                "Revoke a publishable key",
+                "Revokes one of the account's publishable keys; the map and widget stop working with it at once.",
+                ("303", see_other("To /console")),
+                vec![
+                    ("403", expired()),
+                    ("404", html("No such publishable key in this account")),
+                    ("415", not_form()),
+                    ("503", unavailable()),
+                ],
+                Some(form(csrf(), json!(["csrf"]))),
+            ))
+            .with(
+                "parameters",
+                json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]),
+            )
+        })
 }
 
 #[cfg(test)]

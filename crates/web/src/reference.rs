@@ -84,63 +84,29 @@ pub async fn import_js() -> Response {
     asset(IMPORT_JS, "text/javascript; charset=utf-8")
 }
 
-/// The OpenAPI operations of this module's console routes (collected by
-/// [`crate::operations`]).
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+/// This page's routes, each declared with its documentation.
+pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{asset, html, page};
-    use boxtrack_api::doc::Op;
-    vec![
-        Op {
-            method: "get",
-            path: "/console/assets/import.js",
-            op: asset("The import pages' script", "text/javascript"),
-        },
-        Op {
-            method: "get",
-            path: "/console/assets/live.js",
-            op: asset(
+
+    boxtrack_api::Mount::default()
+        .public_get("/console/assets/import.js", self::import_js, || boxtrack_api::doc::Doc::from_value(asset("The import pages' script", "text/javascript")))
+        .public_get("/console/assets/live.js", self::live_js, || boxtrack_api::doc::Doc::from_value(asset(
                 "The script that keeps console pages current",
                 "text/javascript",
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/console/reference",
-            op: page(
+            )))
+        .public_get("/console/reference", self::page, || boxtrack_api::doc::Doc::from_value(page(
                 "The API reference",
                 "This document rendered by Redoc (vendored into the binary): every operation with its fields, types, enums and descriptions, and which credential it takes.",
                 ("200", html("The reference page")),
                 vec![],
                 None,
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/console/assets/redoc.standalone.js",
-            op: asset("Redoc's standalone bundle (MIT)", "text/javascript"),
-        },
-        Op {
-            method: "get",
-            path: "/console/assets/reference.js",
-            op: asset("The reference page's script", "text/javascript"),
-        },
-        Op {
-            method: "get",
-            path: "/console/assets/container.js",
-            op: asset("The container page's script", "text/javascript"),
-        },
-        Op {
-            method: "get",
-            path: "/console/assets/favicon.svg",
-            op: asset("The console's icon", "image/svg+xml"),
-        },
-        Op {
-            method: "get",
-            path: "/console/assets/redoc-licenses.txt",
-            op: asset(
+            )))
+        .public_get("/console/assets/redoc.standalone.js", self::redoc_js, || boxtrack_api::doc::Doc::from_value(asset("Redoc's standalone bundle (MIT)", "text/javascript")))
+        .public_get("/console/assets/reference.js", self::reference_js, || boxtrack_api::doc::Doc::from_value(asset("The reference page's script", "text/javascript")))
+        .public_get("/console/assets/container.js", self::container_js, || boxtrack_api::doc::Doc::from_value(asset("The container page's script", "text/javascript")))
+        .public_get("/console/assets/favicon.svg", self::favicon, || boxtrack_api::doc::Doc::from_value(asset("The console's icon", "image/svg+xml")))
+        .public_get("/console/assets/redoc-licenses.txt", self::licenses, || boxtrack_api::doc::Doc::from_value(asset(
                 "Redoc's licence and those of what its bundle contains",
                 "text/plain",
-            ),
-        },
-    ]
+            )))
 }

@@ -336,19 +336,15 @@ async fn render(
     )
 }
 
-/// The OpenAPI operations of this module's console routes (collected by
-/// [`crate::operations`]).
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+/// This page's routes, each declared with its documentation.
+pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{
         csrf, csv_file, expired, form, html, not_form, page, query, see_other, unavailable, with,
     };
-    use boxtrack_api::doc::Op;
+
     use serde_json::json;
-    vec![
-        Op {
-            method: "get",
-            path: "/console/tracking_requests",
-            op: {
+    boxtrack_api::Mount::default()
+        .public_get("/console/tracking_requests", self::list, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "Tracking requests",
                     "The account's tracking requests, newest first, 50 a page, with their status and why one failed, filtered by `q` (number or reference), `status` and `scac` as the API filters them, and a form to track a number.",
@@ -366,12 +362,8 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ("page", "integer"),
                 ]);
                 op
-            },
-        },
-        Op {
-            method: "get",
-            path: "/console/tracking_requests.csv",
-            op: {
+            }))
+        .public_get("/console/tracking_requests.csv", self::export, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "Export tracking requests as CSV",
                     "The requests the filters select (`q`, `status`, `scac`), every page up to 50,000 rows, newest first: request_number, request_type, scac, status, failed_reason, ref_numbers, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
@@ -385,12 +377,8 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                 op["parameters"] =
                     query(&[("q", "string"), ("status", "string"), ("scac", "string")]);
                 op
-            },
-        },
-        Op {
-            method: "post",
-            path: "/console/tracking_requests",
-            op: page(
+            }))
+        .public_post("/console/tracking_requests", self::create, || boxtrack_api::doc::Doc::from_value(page(
                 "Track a number",
                 "Tracks a number as `POST /v2/tracking_requests` does (the carrier detected from the number when `scac` is empty) and shows the requests again.",
                 ("303", see_other("To /console/tracking_requests")),
@@ -416,7 +404,5 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ),
                     json!(["csrf", "request_number", "request_type"]),
                 )),
-            ),
-        },
-    ]
+            )))
 }

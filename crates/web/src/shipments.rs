@@ -300,16 +300,12 @@ pub async fn export(
     crate::csv::download(out, "shipments.csv")
 }
 
-/// The OpenAPI operations of this module's console routes (collected by
-/// [`crate::operations`]).
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+/// This page's routes, each declared with its documentation.
+pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{csv_file, html, page, query, see_other, unavailable};
-    use boxtrack_api::doc::Op;
-    vec![
-        Op {
-            method: "get",
-            path: "/console/shipments",
-            op: {
+
+    boxtrack_api::Mount::default()
+        .public_get("/console/shipments", self::list, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "The shipments table",
                     "The signed-in account's shipments, most recently updated first, 50 a page, with the API's filters: `q` (bill of lading, reference or container number), `carrier` (SCAC), `port` (POD UN/LOCODE), `tracking` (`tracked` or `stopped`), `updated_days` (updated within that many days), `sort` (`-updated_at`, the default, `updated_at`, `-created_at` or `created_at`), `page`. Values that mean nothing are left out. The page keeps itself current.",
@@ -330,12 +326,8 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ("page", "integer"),
                 ]);
                 op
-            },
-        },
-        Op {
-            method: "get",
-            path: "/console/shipments.csv",
-            op: {
+            }))
+        .public_get("/console/shipments.csv", self::export, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "Export shipments as CSV",
                     "The shipments the table's filters select (the same query parameters as `/console/shipments`, `page` aside), every page up to 50,000 rows, in the table's order, one row per shipment: bill_of_lading, scac, pol_locode, pod_locode, pod_eta, pod_ata, containers (their numbers), ref_numbers, tracking, customer, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
@@ -355,9 +347,7 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     ("sort", "string"),
                 ]);
                 op
-            },
-        },
-    ]
+            }))
 }
 
 #[cfg(test)]

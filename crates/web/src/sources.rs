@@ -202,28 +202,20 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
     }
 }
 
-/// The OpenAPI operations of this module's console routes (collected by
-/// [`crate::operations`]).
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
+/// This page's routes, each declared with its documentation.
+pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{html, page, see_other};
-    use boxtrack_api::doc::Op;
+
     use serde_json::json;
-    vec![
-        Op {
-            method: "get",
-            path: "/console/sources",
-            op: page(
+    boxtrack_api::Mount::default()
+        .public_get("/console/sources", self::page, || boxtrack_api::doc::Doc::from_value(page(
                 "Sources",
                 "The health of every upstream this process reads (what `GET /v2/sources` answers): last success, requests and errors, the newest data and its age, refused records by reason with the latest samples; the polled subjects; carriers that wait for a source. Keeps itself current.",
                 ("200", html("The page")),
                 vec![("303", see_other("To /console/sign-in: no session"))],
                 None,
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/console/sources/version",
-            op: page(
+            )))
+        .public_get("/console/sources/version", self::version, || boxtrack_api::doc::Doc::from_value(page(
                 "Whether the sources page changed",
                 "A version that changes when the sources page would; the page asks every 5 seconds.",
                 (
@@ -235,9 +227,7 @@ pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
                     json!({"description": "No session", "content": {"application/json": {"schema": {"type": "object"}}}}),
                 )],
                 None,
-            ),
-        },
-    ]
+            )))
 }
 
 #[cfg(test)]

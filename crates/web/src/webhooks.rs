@@ -477,22 +477,17 @@ pub async fn redeliver(
 
 /// The OpenAPI operations of this module's console routes (collected by
 /// [`crate::operations`]).
-pub(crate) fn docs() -> Vec<boxtrack_api::doc::Op> {
-    let mut ops = Vec::new();
-    ops.extend(docs_1());
-    ops.extend(docs_2());
-    ops
+pub(crate) fn routes() -> boxtrack_api::Mount {
+    routes_1().merge(routes_2())
 }
 
-fn docs_1() -> Vec<boxtrack_api::doc::Op> {
+/// The webhook list and one webhook's page, each declared with its documentation.
+fn routes_1() -> boxtrack_api::Mount {
     use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
-    use boxtrack_api::doc::Op;
+
     use serde_json::json;
-    vec![
-        Op {
-            method: "get",
-            path: "/console/webhooks",
-            op: page(
+    boxtrack_api::Mount::default()
+        .public_get("/console/webhooks", self::list, || boxtrack_api::doc::Doc::from_value(page(
                 "Webhooks",
                 "The account's webhooks (URL, on or off, events, failures in a row) and a form for a new one that receives every event.",
                 ("200", html("The page")),
@@ -501,12 +496,8 @@ fn docs_1() -> Vec<boxtrack_api::doc::Op> {
                     ("503", unavailable()),
                 ],
                 None,
-            ),
-        },
-        Op {
-            method: "post",
-            path: "/console/webhooks",
-            op: page(
+            )))
+        .public_post("/console/webhooks", self::create, || boxtrack_api::doc::Doc::from_value(page(
                 "Create a webhook",
                 "A webhook for every event at the URL (checked as `POST /v2/webhooks` checks it), with a new signing secret; then its page.",
                 ("303", see_other("To the webhook's page")),
@@ -520,12 +511,8 @@ fn docs_1() -> Vec<boxtrack_api::doc::Op> {
                     with(csrf(), json!({"url": {"type": "string"}})),
                     json!(["csrf", "url"]),
                 )),
-            ),
-        },
-        Op {
-            method: "get",
-            path: "/console/webhooks/{id}",
-            op: {
+            )))
+        .public_get("/console/webhooks/{id}", self::show, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "A webhook",
                     "Its settings and signing secret, a test delivery, and its 30 newest notifications with every attempt's time, response code, duration and error, each with a button that redelivers it.",
@@ -539,12 +526,8 @@ fn docs_1() -> Vec<boxtrack_api::doc::Op> {
                 );
                 op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
                 op
-            },
-        },
-        Op {
-            method: "post",
-            path: "/console/webhooks/{id}",
-            op: {
+            }))
+        .public_post("/console/webhooks/{id}", self::update, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "Change a webhook",
                     "Its URL (checked as the API checks it), whether deliveries are sent, and, when `events_shown` is sent (the page's form sends it), the events it subscribes to: every `events` field, at least one, each an event of the catalog.",
@@ -569,20 +552,16 @@ fn docs_1() -> Vec<boxtrack_api::doc::Op> {
                 );
                 op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
                 op
-            },
-        },
-    ]
+            }))
 }
 
-fn docs_2() -> Vec<boxtrack_api::doc::Op> {
+/// A webhook's test, version and redelivery, each declared with its documentation.
+fn routes_2() -> boxtrack_api::Mount {
     use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
-    use boxtrack_api::doc::Op;
+
     use serde_json::json;
-    vec![
-        Op {
-            method: "get",
-            path: "/console/webhooks/{id}/version",
-            op: {
+    boxtrack_api::Mount::default()
+        .public_get("/console/webhooks/{id}/version", self::version, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "Whether a webhook's page changed",
                     "A version that changes when the webhook's page would (its settings, its newest notifications' states and attempts); the page asks every 5 seconds.",
@@ -602,12 +581,8 @@ fn docs_2() -> Vec<boxtrack_api::doc::Op> {
                 );
                 op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
                 op
-            },
-        },
-        Op {
-            method: "post",
-            path: "/console/webhooks/{id}/test",
-            op: {
+            }))
+        .public_post("/console/webhooks/{id}/test", self::test, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "Send a test delivery",
                     "One sample delivery of the chosen event (a sandbox journey's notification) to the webhook's URL, signed with its secret; the page shows the response code, time and body. Nothing is stored.",
@@ -626,12 +601,8 @@ fn docs_2() -> Vec<boxtrack_api::doc::Op> {
                 );
                 op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
                 op
-            },
-        },
-        Op {
-            method: "post",
-            path: "/console/webhooks/{id}/notifications/{nid}/redeliver",
-            op: {
+            }))
+        .public_post("/console/webhooks/{id}/notifications/{nid}/redeliver", self::redeliver, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "Redeliver a notification",
                     "A new notification of the same event for this webhook (its `replay_of` names the first), delivered as any other.",
@@ -649,7 +620,5 @@ fn docs_2() -> Vec<boxtrack_api::doc::Op> {
                 );
                 op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}, {"name": "nid", "in": "path", "required": true, "schema": {"type": "string"}}]);
                 op
-            },
-        },
-    ]
+            }))
 }

@@ -370,13 +370,7 @@ pub(super) async fn get(
         shipment,
         now_us,
     } = load(state, account, id).await?;
-    // shipment and terminal always, as the reference's server does
-    let mut includes: Vec<String> = vec!["shipment".into(), "pod_terminal".into()];
-    for i in asked {
-        if !includes.contains(i) {
-            includes.push(i.clone());
-        }
-    }
+    let includes = includes_of(asked);
     let a = container_resource(&c, shipment.as_ref(), account).attributes;
     let st = &c.state.0;
     let zone = a.pod_timezone.as_deref();
@@ -391,17 +385,7 @@ pub(super) async fn get(
     let lifecycle = assess::lifecycle(&milestones);
     let current = (!a.current_status.is_empty()).then_some(a.current_status.as_str());
     let (status, source) = assess::status(current, lifecycle);
-    let rail_visible = account.has(Entitlement::RailLfd);
-    let lfd_source =
-        boxtrack_core::tracking::rules::coalesced_lfd(&st.lfd, rail_visible).map(|_| {
-            if st.lfd.contains_key(&LfdKind::Line) {
-                "line"
-            } else if st.lfd.contains_key(&LfdKind::Terminal) {
-                "facility"
-            } else {
-                "rail"
-            }
-        });
+    let lfd_source = lfd_source(st, account.has(Entitlement::RailLfd));
     let stopped = shipment
         .as_ref()
         .is_some_and(|s| s.tracking_stopped_us.is_some());
@@ -419,57 +403,10 @@ pub(super) async fn get(
             total_minor: None,
             currency: None,
         });
-    let shipment_brief = shipment.as_ref().map(|s| {
-        let route = &s.route.0;
-        ShipmentBrief {
-            id: s.id,
-            ref_numbers: s.ref_numbers.0.clone(),
-            line: s.scac.clone(),
-            shipping_line_name: boxtrack_core::carriers::by_scac(&s.scac).map(|l| l.name.clone()),
-            port_of_lading_name: route.pol_name.clone(),
-            port_of_discharge_name: route.pod_name.clone(),
-            destination_name: route.destination_name.clone(),
-        }
-    });
-    let pod_terminal = st.pod_terminal.as_deref().map(|firms| TerminalBrief {
-        id: boxtrack_views::reference::terminal_id(firms),
-        name: boxtrack_core::reference::terminal(firms)
-            .map_or_else(|| firms.to_string(), |t| t.name.clone()),
-        firms_code: firms.to_string(),
-    });
+    let shipment_brief = shipment.as_ref().map(shipment_brief);
+    let pod_terminal = st.pod_terminal.as_deref().map(terminal_brief);
     let events = if includes.iter().any(|i| i == "transport_events") {
-        let rows = reads::transport_events_of_many(&state.db, account.id, &[c.id], 1000)
-            .await
-            .map_err(|e| {
-                format!("The container's events could not be read ({e}); try again shortly.")
-            })?
-            .remove(&c.id)
-            .unwrap_or_default();
-        // the latest thing that happened: no estimate, no change of a date
-        let latest = rows
-            .iter()
-            .filter(|e| boxtrack_core::tracking::happened(&e.event))
-            .max_by_key(|e| e.at_us.unwrap_or(i64::MIN));
-        Some(EventsSummary {
-            count: rows.len(),
-            rail_events_count: rows.iter().filter(|e| e.event.contains("rail")).count(),
-            latest_event: latest.map(|e| LatestEvent {
-                event: e.event.clone(),
-                timestamp: At::opt(e.at_us),
-                location: e
-                    .terminal
-                    .as_deref()
-                    .and_then(boxtrack_core::reference::terminal)
-                    .map(|t| t.name.clone())
-                    .or_else(|| {
-                        e.locode.as_deref().and_then(|l| {
-                            boxtrack_core::reference::port(l)
-                                .and_then(|p| p.name.clone())
-                                .or_else(|| Some(l.to_string()))
-                        })
-                    }),
-            }),
-        })
+        Some(events_summary(state, account, c.id).await?)
     } else {
         None
     };
@@ -540,6 +477,97 @@ pub(super) async fn get(
         events,
         created_at: a.created_at,
         metadata,
+    })
+}
+
+/// What `get_container` loads: the shipment and the terminal always, as the reference's
+/// server does, then what the call asked for, once each.
+fn includes_of(asked: &[String]) -> Vec<String> {
+    let mut includes: Vec<String> = vec!["shipment".into(), "pod_terminal".into()];
+    for i in asked {
+        if !includes.contains(i) {
+            includes.push(i.clone());
+        }
+    }
+    includes
+}
+
+/// Whose last free day holds: the line's, else the terminal's, else the rail's (when the
+/// account sees rail).
+fn lfd_source(
+    st: &boxtrack_core::tracking::ContainerState,
+    rail_visible: bool,
+) -> Option<&'static str> {
+    boxtrack_core::tracking::rules::coalesced_lfd(&st.lfd, rail_visible).map(|_| {
+        if st.lfd.contains_key(&LfdKind::Line) {
+            "line"
+        } else if st.lfd.contains_key(&LfdKind::Terminal) {
+            "facility"
+        } else {
+            "rail"
+        }
+    })
+}
+
+/// The container's shipment, briefly.
+fn shipment_brief(s: &ShipmentRow) -> ShipmentBrief {
+    let route = &s.route.0;
+    ShipmentBrief {
+        id: s.id,
+        ref_numbers: s.ref_numbers.0.clone(),
+        line: s.scac.clone(),
+        shipping_line_name: boxtrack_core::carriers::by_scac(&s.scac).map(|l| l.name.clone()),
+        port_of_lading_name: route.pol_name.clone(),
+        port_of_discharge_name: route.pod_name.clone(),
+        destination_name: route.destination_name.clone(),
+    }
+}
+
+/// The terminal at the port of discharge, by its FIRMS code.
+fn terminal_brief(firms: &str) -> TerminalBrief {
+    TerminalBrief {
+        id: boxtrack_views::reference::terminal_id(firms),
+        name: boxtrack_core::reference::terminal(firms)
+            .map_or_else(|| firms.to_string(), |t| t.name.clone()),
+        firms_code: firms.to_string(),
+    }
+}
+
+/// The container's transport events in brief: how many, how many by rail, and the latest
+/// thing that happened (no estimate, no change of a date).
+async fn events_summary(
+    state: &AppState,
+    account: &Account,
+    id: Uuid,
+) -> Result<EventsSummary, String> {
+    let rows = reads::transport_events_of_many(&state.db, account.id, &[id], 1000)
+        .await
+        .map_err(|e| format!("The container's events could not be read ({e}); try again shortly."))?
+        .remove(&id)
+        .unwrap_or_default();
+    let latest = rows
+        .iter()
+        .filter(|e| boxtrack_core::tracking::happened(&e.event))
+        .max_by_key(|e| e.at_us.unwrap_or(i64::MIN));
+    Ok(EventsSummary {
+        count: rows.len(),
+        rail_events_count: rows.iter().filter(|e| e.event.contains("rail")).count(),
+        latest_event: latest.map(|e| LatestEvent {
+            event: e.event.clone(),
+            timestamp: At::opt(e.at_us),
+            location: e
+                .terminal
+                .as_deref()
+                .and_then(boxtrack_core::reference::terminal)
+                .map(|t| t.name.clone())
+                .or_else(|| {
+                    e.locode.as_deref().and_then(|l| {
+                        boxtrack_core::reference::port(l)
+                            .and_then(|p| p.name.clone())
+                            .or_else(|| Some(l.to_string()))
+                    })
+                }),
+        }),
     })
 }
 

@@ -130,6 +130,67 @@ pub(super) async fn track(
     account: &Account,
     args: TrackInput,
 ) -> Result<TrackAnswer, String> {
+    let Asked {
+        number,
+        given_type,
+        given_scac,
+    } = asked(&args)?;
+    if let Some((c, by_container)) = tracked_already(state, account, &number).await? {
+        let scac = reads::shipment(&state.db, account.id, c.shipment_id)
+            .await
+            .map_err(unavailable)?
+            .map(|s| s.scac);
+        let container =
+            super::container::get(state, account, c.id, &["shipment".to_string()]).await?;
+        let kind = if by_container {
+            "container"
+        } else {
+            "bill_of_lading"
+        };
+        return Ok(TrackAnswer::Tracked(Box::new(Tracked {
+            container,
+            tracking_request_created: false,
+            infer_result: InferResult {
+                inferred_type: Some(given_type.unwrap_or_else(|| kind.into())),
+                selected_scac: given_scac.or(scac),
+                source: "search_match".into(),
+            },
+        })));
+    }
+    // a new request: what the call names, else what the number says
+    let source = if given_type.is_some() && given_scac.is_some() {
+        "given"
+    } else {
+        "inference"
+    };
+    let request_type = given_type.or_else(|| {
+        boxtrack_core::carriers::infer(&number)
+            .ok()
+            .map(|i| i.number_type.request_type().to_string())
+    });
+    let input = NewRequest {
+        request_number: Some(number.clone()),
+        request_type,
+        auto_detect: given_scac.is_none(),
+        scac: given_scac,
+        ref_numbers: args.ref_numbers.clone().unwrap_or_default(),
+        ..Default::default()
+    };
+    let (row, made) = request(state, account, &number, &input).await?;
+    Ok(pending(row, made, source))
+}
+
+/// What a call asks to track: the number (spaces out, upper case) and the kind of number and
+/// carrier it names, if it names them.
+struct Asked {
+    number: String,
+    given_type: Option<String>,
+    given_scac: Option<String>,
+}
+
+/// The number and what the call says of it, from the reference's names and their
+/// deprecated aliases.
+fn asked(args: &TrackInput) -> Result<Asked, String> {
     let s = |v: &Option<String>| {
         v.as_deref()
             .map(str::trim)
@@ -150,16 +211,30 @@ pub(super) async fn track(
         .map(|t| normalize_type(&t))
         .or_else(|| s(&args.container_number).map(|_| "container".to_string()))
         .or_else(|| s(&args.booking_number).map(|_| "booking_number".to_string()));
-    let given_scac = s(&args.scac).map(|c| c.to_uppercase());
-    let unavailable =
-        |e: StoreError| format!("The request could not be made ({e}); try again shortly.");
+    Ok(Asked {
+        number,
+        given_type,
+        given_scac: s(&args.scac).map(|c| c.to_uppercase()),
+    })
+}
 
-    // tracked already: the container by its number, or the only container of the shipment
+/// What a store failure tells the model.
+fn unavailable(e: StoreError) -> String {
+    format!("The request could not be made ({e}); try again shortly.")
+}
+
+/// The account's container this number names: the container by its number (`true`), or the
+/// only container of the shipment of that bill or booking (`false`).
+async fn tracked_already(
+    state: &AppState,
+    account: &Account,
+    number: &str,
+) -> Result<Option<(reads::ContainerRow, bool)>, String> {
     let by_number = reads::containers(
         &state.db,
         account.id,
         &Filter {
-            container_number: Some(number.clone()),
+            container_number: Some(number.to_string()),
             ..Filter::default()
         },
         &Page::first(1),
@@ -169,91 +244,49 @@ pub(super) async fn track(
     .rows
     .into_iter()
     .next();
-    let by_container = by_number.is_some();
-    let found = match by_number {
-        Some(c) => Some(c),
-        None => {
-            let ships = reads::shipments(
-                &state.db,
-                account.id,
-                &Filter {
-                    number: Some(number.clone()),
-                    ..Filter::default()
-                },
-                &Page::first(1),
-            )
-            .await
-            .map_err(unavailable)?;
-            match ships.rows.first() {
-                Some(sh) => {
-                    let mut boxes = reads::containers_of(&state.db, account.id, sh.id)
-                        .await
-                        .map_err(unavailable)?;
-                    (boxes.len() == 1).then(|| boxes.remove(0))
-                }
-                None => None,
-            }
-        }
-    };
-    if let Some(c) = found {
-        let scac = reads::shipment(&state.db, account.id, c.shipment_id)
-            .await
-            .map_err(unavailable)?
-            .map(|s| s.scac);
-        let container =
-            super::container::get(state, account, c.id, &["shipment".to_string()]).await?;
-        return Ok(TrackAnswer::Tracked(Box::new(Tracked {
-            container,
-            tracking_request_created: false,
-            infer_result: InferResult {
-                inferred_type: Some(given_type.unwrap_or_else(|| {
-                    if by_container {
-                        "container".into()
-                    } else {
-                        "bill_of_lading".into()
-                    }
-                })),
-                selected_scac: given_scac.or(scac),
-                source: "search_match".into(),
-            },
-        })));
+    if let Some(c) = by_number {
+        return Ok(Some((c, true)));
     }
+    let ships = reads::shipments(
+        &state.db,
+        account.id,
+        &Filter {
+            number: Some(number.to_string()),
+            ..Filter::default()
+        },
+        &Page::first(1),
+    )
+    .await
+    .map_err(unavailable)?;
+    let Some(sh) = ships.rows.first() else {
+        return Ok(None);
+    };
+    let mut boxes = reads::containers_of(&state.db, account.id, sh.id)
+        .await
+        .map_err(unavailable)?;
+    Ok((boxes.len() == 1).then(|| (boxes.remove(0), false)))
+}
 
-    // a new request: what the call names, else what the number says
-    let inferred = boxtrack_core::carriers::infer(&number).ok();
-    let source = if given_type.is_some() && given_scac.is_some() {
-        "given"
-    } else {
-        "inference"
-    };
-    let request_type = given_type.or_else(|| {
-        inferred
-            .as_ref()
-            .map(|i| i.number_type.request_type().to_string())
-    });
-    let refs: Vec<String> = args.ref_numbers.clone().unwrap_or_default();
-    let input = NewRequest {
-        request_number: Some(number.clone()),
-        request_type: request_type.clone(),
-        auto_detect: given_scac.is_none(),
-        scac: given_scac.clone(),
-        ref_numbers: refs,
-        ..Default::default()
-    };
+/// Tracks the number through the use case REST and the console run: the new request
+/// (`true`), or the one already pending for it (`false`); a refusal in the model's words.
+async fn request(
+    state: &AppState,
+    account: &Account,
+    number: &str,
+    input: &NewRequest,
+) -> Result<(boxtrack_store::tracking::TrackingRequestRow, bool), String> {
     let tracker = boxtrack_api::routes::tracking_requests::tracker(state);
-    let created =
-        boxtrack_app::tracking::track(&tracker, account, &input, Default::default()).await;
-    let (row, made) = match created {
-        Ok(row) => (row, true),
+    match boxtrack_app::tracking::track(&tracker, account, input, Default::default()).await {
+        Ok(row) => Ok((row, true)),
         Err(Refused::Invalid(errors)) => {
             let why = errors
                 .iter()
                 .map(|e| e.detail.clone())
                 .collect::<Vec<_>>()
                 .join(" ");
-            return Err(format!(
+            Err(format!(
                 "Tracking identifier {number} is invalid: {why} Verify the kind of number (numberType: container, bill_of_lading or booking_number) and the carrier's SCAC (get_supported_shipping_lines)."
-            ));
+            ))
         }
         Err(Refused::Duplicate(valid)) => {
             let pending = boxtrack_store::tracking::list_requests(
@@ -275,16 +308,22 @@ pub(super) async fn track(
                     "{number} is being tracked already; list_tracking_requests shows its request."
                 )
             })?;
-            (pending, false)
+            Ok((pending, false))
         }
-        Err(Refused::PlanLimit(limit)) => {
-            return Err(format!(
-                "The plan tracks at most {limit} active containers at once: stop tracking a shipment (stop_tracking) or change the plan, then try again."
-            ));
-        }
-        Err(Refused::Store(e)) => return Err(unavailable(e)),
-    };
-    Ok(TrackAnswer::Pending(Box::new(Pending {
+        Err(Refused::PlanLimit(limit)) => Err(format!(
+            "The plan tracks at most {limit} active containers at once: stop tracking a shipment (stop_tracking) or change the plan, then try again."
+        )),
+        Err(Refused::Store(e)) => Err(unavailable(e)),
+    }
+}
+
+/// The answer about a request that was made (`made`) or was pending already.
+fn pending(
+    row: boxtrack_store::tracking::TrackingRequestRow,
+    made: bool,
+    source: &str,
+) -> TrackAnswer {
+    TrackAnswer::Pending(Box::new(Pending {
         tracking_request_created: made,
         infer_result: InferResult {
             inferred_type: Some(row.request_type.clone()),
@@ -303,7 +342,7 @@ pub(super) async fn track(
             scac: row.scac,
             status: row.status,
         },
-    })))
+    }))
 }
 
 /// The reference's spellings of a kind of number (`BL`, `B/L`, `BOOKING`, ...) in

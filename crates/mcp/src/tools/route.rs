@@ -178,85 +178,16 @@ pub(super) async fn get(
     let events = reads::all_transport_events(&state.db, account.id, id)
         .await
         .map_err(unavailable)?;
-    let milestones: Vec<Milestone> = events
-        .iter()
-        .filter_map(|e| {
-            let name = e.event.strip_prefix("container.transport.")?;
-            (!name.starts_with("estimated.")).then(|| Milestone {
-                name: name.to_string(),
-                at_us: e.at_us,
-                locode: e.locode.clone(),
-                vessel: e.vessel_imo.as_ref().map(|imo| routemap::Vessel {
-                    imo: imo.clone(),
-                    name: e.vessel_name.clone(),
-                    voyage: e.voyage.clone(),
-                }),
-            })
-        })
-        .collect();
+    let milestones = milestones(&events);
     let (route, st) = (&s.route.0, &s.state.0);
-    let stops: Vec<Stop> = routemap::stops(
-        &Ends {
-            pol: route.pol_locode.clone(),
-            pol_etd_us: st.pol_etd_us,
-            pol_atd_us: st.pol_atd_us,
-            pod: route.pod_locode.clone(),
-            pod_eta_us: st.pod_eta_us,
-            pod_ata_us: st.pod_ata_us,
-            pod_vessel: st.pod_vessel_imo.as_ref().map(|imo| routemap::Vessel {
-                imo: imo.clone(),
-                name: st.pod_vessel_name.clone(),
-                voyage: st.pod_voyage_number.clone(),
-            }),
-        },
-        &milestones,
-    );
+    let stops: Vec<Stop> = routemap::stops(&ends(route, st), &milestones);
     let inland = route.inland();
     let ct = &c.state.0.times;
     let line = Some(s.scac.clone());
     let rail = c.state.0.pod_rail_carrier_scac.clone();
-    let mut locations: Vec<RouteLocation> = Vec::new();
-    for (i, stop) in stops.iter().enumerate() {
-        let last = i + 1 == stops.len();
-        let by_sea_out = !last;
-        locations.push(RouteLocation {
-            port: Some(port(&stop.locode)),
-            inbound: Inbound {
-                mode: (i > 0).then(|| "vessel".to_string()),
-                carrier_scac: if i > 0 { line.clone() } else { None },
-                eta: At::opt(stop.eta_us),
-                ata: At::opt(stop.ata_us),
-                vessel: if i > 0 {
-                    vessel(stops[i - 1].outbound.as_ref())
-                } else {
-                    None
-                },
-            },
-            outbound: Outbound {
-                mode: if by_sea_out {
-                    Some("vessel".into())
-                } else if inland {
-                    Some("rail".into())
-                } else {
-                    None
-                },
-                carrier_scac: if by_sea_out {
-                    line.clone()
-                } else if inland {
-                    rail.clone()
-                } else {
-                    None
-                },
-                etd: At::opt(stop.etd_us),
-                atd: At::opt(stop.atd_us),
-                vessel: if by_sea_out {
-                    vessel(stop.outbound.as_ref())
-                } else {
-                    None
-                },
-            },
-        });
-    }
+    let mut locations: Vec<RouteLocation> = (0..stops.len())
+        .map(|i| location(&stops, i, inland, line.as_deref(), rail.as_deref()))
+        .collect();
     if inland && let Some(dest) = route.destination_locode.as_deref() {
         use boxtrack_core::tracking::rules::t;
         locations.push(RouteLocation {
@@ -284,6 +215,99 @@ pub(super) async fn get(
         created_at: At(s.created_us),
         updated_at: At(s.updated_us),
     })
+}
+
+/// The milestones that happened (no estimates), as the map reads them.
+fn milestones(events: &[reads::TransportEventRow]) -> Vec<Milestone> {
+    events
+        .iter()
+        .filter_map(|e| {
+            let name = e.event.strip_prefix("container.transport.")?;
+            (!name.starts_with("estimated.")).then(|| Milestone {
+                name: name.to_string(),
+                at_us: e.at_us,
+                locode: e.locode.clone(),
+                vessel: e.vessel_imo.as_ref().map(|imo| routemap::Vessel {
+                    imo: imo.clone(),
+                    name: e.vessel_name.clone(),
+                    voyage: e.voyage.clone(),
+                }),
+            })
+        })
+        .collect()
+}
+
+/// The voyage's ends: the ports of lading and discharge with their times and the vessel at
+/// the port of discharge.
+fn ends(
+    route: &boxtrack_core::tracking::Route,
+    st: &boxtrack_core::tracking::ShipmentState,
+) -> Ends {
+    Ends {
+        pol: route.pol_locode.clone(),
+        pol_etd_us: st.pol_etd_us,
+        pol_atd_us: st.pol_atd_us,
+        pod: route.pod_locode.clone(),
+        pod_eta_us: st.pod_eta_us,
+        pod_ata_us: st.pod_ata_us,
+        pod_vessel: st.pod_vessel_imo.as_ref().map(|imo| routemap::Vessel {
+            imo: imo.clone(),
+            name: st.pod_vessel_name.clone(),
+            voyage: st.pod_voyage_number.clone(),
+        }),
+    }
+}
+
+/// The `i`th port of the route: how the container came (by the line's vessel, after the
+/// first) and how it left (by vessel to the next port; from the last, by rail when bound
+/// inland).
+fn location(
+    stops: &[Stop],
+    i: usize,
+    inland: bool,
+    line: Option<&str>,
+    rail: Option<&str>,
+) -> RouteLocation {
+    let stop = &stops[i];
+    let by_sea_out = i + 1 < stops.len();
+    let came = i > 0;
+    RouteLocation {
+        port: Some(port(&stop.locode)),
+        inbound: Inbound {
+            mode: came.then(|| "vessel".to_string()),
+            carrier_scac: line.filter(|_| came).map(str::to_string),
+            eta: At::opt(stop.eta_us),
+            ata: At::opt(stop.ata_us),
+            vessel: if came {
+                vessel(stops[i - 1].outbound.as_ref())
+            } else {
+                None
+            },
+        },
+        outbound: Outbound {
+            mode: if by_sea_out {
+                Some("vessel".into())
+            } else if inland {
+                Some("rail".into())
+            } else {
+                None
+            },
+            carrier_scac: if by_sea_out {
+                line.map(str::to_string)
+            } else if inland {
+                rail.map(str::to_string)
+            } else {
+                None
+            },
+            etd: At::opt(stop.etd_us),
+            atd: At::opt(stop.atd_us),
+            vessel: if by_sea_out {
+                vessel(stop.outbound.as_ref())
+            } else {
+                None
+            },
+        },
+    }
 }
 
 /// A shipping line.

@@ -286,6 +286,25 @@ fn terminal_details(firms: Option<&str>) -> Option<TerminalDetails> {
     })
 }
 
+/// One of the shipment's containers, briefly.
+fn container_brief(
+    c: &boxtrack_store::reads::ContainerRow,
+    s: &boxtrack_store::reads::ShipmentRow,
+    account: &Account,
+) -> ContainerBrief {
+    let ca = container_resource(c, Some(s), account).attributes;
+    ContainerBrief {
+        id: c.id,
+        number: c.number.clone(),
+        equipment_type: ca.equipment_type,
+        equipment_length: ca.equipment_length,
+        available_for_pickup: ca.available_for_pickup,
+        pod_arrived_at: ca.pod_arrived_at,
+        pod_discharged_at: ca.pod_discharged_at,
+        pickup_lfd: ca.pickup_lfd,
+    }
+}
+
 /// `get_shipment_details`.
 pub(super) async fn get(
     state: &AppState,
@@ -322,19 +341,7 @@ pub(super) async fn get(
             count: containers.len(),
             containers: containers
                 .iter()
-                .map(|c| {
-                    let ca = container_resource(c, Some(&s), account).attributes;
-                    ContainerBrief {
-                        id: c.id,
-                        number: c.number.clone(),
-                        equipment_type: ca.equipment_type,
-                        equipment_length: ca.equipment_length,
-                        available_for_pickup: ca.available_for_pickup,
-                        pod_arrived_at: ca.pod_arrived_at,
-                        pod_discharged_at: ca.pod_discharged_at,
-                        pickup_lfd: ca.pickup_lfd,
-                    }
-                })
+                .map(|c| container_brief(c, &s, account))
                 .collect(),
         })
     } else {

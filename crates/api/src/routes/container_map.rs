@@ -27,21 +27,14 @@ pub async fn map_geojson(
     Ok(Json(doc))
 }
 
-/// The GeoJSON journey of one of the account's containers with the id of its shipment, or
-/// `None` when the account has no such container (the console and the embeddable map draw
-/// the same document).
-pub async fn journey(
-    db: &boxtrack_store::Db,
-    account_id: uuid::Uuid,
-    id: uuid::Uuid,
-) -> ApiResult<Option<(uuid::Uuid, Value)>> {
-    use boxtrack_core::routemap::{self, Ends, Fix, Position, Progress, Sailed, Vessel};
-    let Some(c) = reads::container(db, account_id, id).await? else {
-        return Ok(None);
-    };
-    let Some(s) = reads::shipment(db, account_id, c.shipment_id).await? else {
-        return Ok(Some((c.shipment_id, routemap::render(&[], &[], None))));
-    };
+/// The ports a shipment's containers called at, in order: the voyage's ends and every
+/// transport event that happened (estimates left out). What the map draws and MCP's
+/// `get_container_route` lists.
+pub fn stops_of(
+    s: &reads::ShipmentRow,
+    events: &[reads::TransportEventRow],
+) -> Vec<boxtrack_core::routemap::Stop> {
+    use boxtrack_core::routemap::{self, Ends, Vessel};
     let vessel = |imo: &Option<String>, name: &Option<String>, voyage: &Option<String>| {
         imo.as_ref().map(|imo| Vessel {
             imo: imo.clone(),
@@ -49,8 +42,7 @@ pub async fn journey(
             voyage: voyage.clone(),
         })
     };
-    let milestones: Vec<routemap::Milestone> = reads::all_transport_events(db, account_id, id)
-        .await?
+    let milestones: Vec<routemap::Milestone> = events
         .iter()
         .filter_map(|e| {
             let name = e.event.strip_prefix("container.transport.")?;
@@ -76,7 +68,26 @@ pub async fn journey(
             &st.pod_voyage_number,
         ),
     };
-    let stops = routemap::stops(&ends, &milestones);
+    routemap::stops(&ends, &milestones)
+}
+
+/// The GeoJSON journey of one of the account's containers with the id of its shipment, or
+/// `None` when the account has no such container (the console and the embeddable map draw
+/// the same document).
+pub async fn journey(
+    db: &boxtrack_store::Db,
+    account_id: uuid::Uuid,
+    id: uuid::Uuid,
+) -> ApiResult<Option<(uuid::Uuid, Value)>> {
+    use boxtrack_core::routemap::{self, Fix, Position, Progress, Sailed};
+    let Some(c) = reads::container(db, account_id, id).await? else {
+        return Ok(None);
+    };
+    let Some(s) = reads::shipment(db, account_id, c.shipment_id).await? else {
+        return Ok(Some((c.shipment_id, routemap::render(&[], &[], None))));
+    };
+    let events = reads::all_transport_events(db, account_id, id).await?;
+    let stops = stops_of(&s, &events);
     let mut sailed = Vec::new();
     for leg in routemap::legs(&stops) {
         let mut got = Sailed::default();

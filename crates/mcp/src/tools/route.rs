@@ -3,7 +3,7 @@
 //! transshipment port in the order the container reached it, the port of discharge), plus the
 //! inland destination by rail, in the reference MCP server's shape.
 
-use boxtrack_core::routemap::{self, Ends, Milestone, Stop};
+use boxtrack_core::routemap::{self, Stop};
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads;
 use boxtrack_views::jsonapi::At;
@@ -178,9 +178,8 @@ pub(super) async fn get(
     let events = reads::all_transport_events(&state.db, account.id, id)
         .await
         .map_err(unavailable)?;
-    let milestones = milestones(&events);
     let (route, st) = (&s.route.0, &s.state.0);
-    let stops: Vec<Stop> = routemap::stops(&ends(route, st), &milestones);
+    let stops = boxtrack_api::routes::container_map::stops_of(&s, &events);
     let inland = route.inland();
     let ct = &c.state.0.times;
     let line = Some(s.scac.clone());
@@ -215,47 +214,6 @@ pub(super) async fn get(
         created_at: At(s.created_us),
         updated_at: At(s.updated_us),
     })
-}
-
-/// The milestones that happened (no estimates), as the map reads them.
-fn milestones(events: &[reads::TransportEventRow]) -> Vec<Milestone> {
-    events
-        .iter()
-        .filter_map(|e| {
-            let name = e.event.strip_prefix("container.transport.")?;
-            (!name.starts_with("estimated.")).then(|| Milestone {
-                name: name.to_string(),
-                at_us: e.at_us,
-                locode: e.locode.clone(),
-                vessel: e.vessel_imo.as_ref().map(|imo| routemap::Vessel {
-                    imo: imo.clone(),
-                    name: e.vessel_name.clone(),
-                    voyage: e.voyage.clone(),
-                }),
-            })
-        })
-        .collect()
-}
-
-/// The voyage's ends: the ports of lading and discharge with their times and the vessel at
-/// the port of discharge.
-fn ends(
-    route: &boxtrack_core::tracking::Route,
-    st: &boxtrack_core::tracking::ShipmentState,
-) -> Ends {
-    Ends {
-        pol: route.pol_locode.clone(),
-        pol_etd_us: st.pol_etd_us,
-        pol_atd_us: st.pol_atd_us,
-        pod: route.pod_locode.clone(),
-        pod_eta_us: st.pod_eta_us,
-        pod_ata_us: st.pod_ata_us,
-        pod_vessel: st.pod_vessel_imo.as_ref().map(|imo| routemap::Vessel {
-            imo: imo.clone(),
-            name: st.pod_vessel_name.clone(),
-            voyage: st.pod_voyage_number.clone(),
-        }),
-    }
 }
 
 /// The `i`th port of the route: how the container came (by the line's vessel, after the

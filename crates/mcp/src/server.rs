@@ -241,42 +241,76 @@ pub async fn post(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if !origin_allowed(&headers, &state.config) {
-        return plain_error(StatusCode::FORBIDDEN, "Invalid Origin header");
+    if let Some(refused) = transport_refusal(&headers, &state.config) {
+        return refused;
+    }
+    let (account, credential) =
+        match caller(&state, &headers, note.as_ref().map(|axum::Extension(n)| n)).await {
+            Ok(found) => found,
+            Err(refused) => return refused,
+        };
+    let msg = match message(&body) {
+        Ok(msg) => msg,
+        Err(refused) => return *refused,
+    };
+    match dispatch(&state, &account, credential, &msg).await {
+        Some(answer) => json_response(StatusCode::OK, &answer),
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// The transport's rules before anything is read: the Origin, the protocol version, the
+/// content type and what the client accepts. The refusal, or `None`.
+fn transport_refusal(
+    headers: &HeaderMap,
+    config: &boxtrack_api::state::ApiConfig,
+) -> Option<Response> {
+    if !origin_allowed(headers, config) {
+        return Some(plain_error(StatusCode::FORBIDDEN, "Invalid Origin header"));
     }
     if let Some(v) = headers
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok())
         && !SUPPORTED_VERSIONS.contains(&v)
     {
-        return plain_error(
+        return Some(plain_error(
             StatusCode::BAD_REQUEST,
             &format!(
                 "Unsupported MCP-Protocol-Version {v}; supported: {}",
                 SUPPORTED_VERSIONS.join(", ")
             ),
-        );
+        ));
     }
     let ct = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     if !ct.starts_with("application/json") {
-        return plain_error(
+        return Some(plain_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Content-Type must be application/json",
-        );
+        ));
     }
     let accept = headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("*/*");
     if !(accept.contains("application/json") || accept.contains("*/*")) {
-        return plain_error(
+        return Some(plain_error(
             StatusCode::NOT_ACCEPTABLE,
             "Accept must include application/json",
-        );
+        ));
     }
+    None
+}
+
+/// Who is calling: an API key (`Token`), an OAuth access token (`Bearer`), or, without a
+/// credential, the account the operator opened `/mcp` to. The refusal when none of them is.
+async fn caller(
+    state: &AppState,
+    headers: &HeaderMap,
+    note: Option<&boxtrack_api::AccessNote>,
+) -> Result<(boxtrack_store::accounts::Account, crate::tools::Credential), Response> {
     // authentication: an API key (Token) or a bearer token
     let auth = headers
         .get(header::AUTHORIZATION)
@@ -284,13 +318,13 @@ pub async fn post(
         .unwrap_or("");
     let found = match auth.split_once(' ') {
         Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => {
-            let resource = crate::oauth::mcp_resource(&state, &headers);
-            crate::oauth::account_for_bearer(&state, token.trim(), &resource)
+            let resource = crate::oauth::mcp_resource(state, headers);
+            crate::oauth::account_for_bearer(state, token.trim(), &resource)
                 .await
                 .map(|found| found.map(|(a, user)| (a, crate::tools::Credential::User(user))))
                 .map_err(boxtrack_api::error::ApiError::from)
         }
-        _ => boxtrack_api::auth::account_for(&state, auth)
+        _ => boxtrack_api::auth::account_for(state, auth)
             .await
             .map(|found| found.map(|a| (a, crate::tools::Credential::ApiKey))),
     };
@@ -301,12 +335,12 @@ pub async fn post(
             .map_err(boxtrack_api::error::ApiError::from),
         (f, _) => f,
     };
-    let (account, credential) = match found {
+    match found {
         Ok(Some(a)) => {
-            if let Some(axum::Extension(n)) = &note {
+            if let Some(n) = note {
                 n.set_account(a.0.id);
             }
-            a
+            Ok(a)
         }
         Ok(None) => {
             let base = state.config.public_url.clone().unwrap_or_else(|| {
@@ -325,18 +359,23 @@ pub async fn post(
             )) {
                 r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
             }
-            return r;
+            Err(r)
         }
-        Err(e) => return e.into_response(),
-    };
-    let Ok(mut msg) = serde_json::from_slice::<Value>(&body) else {
-        return json_response(
+        Err(e) => Err(e.into_response()),
+    }
+}
+
+/// The body as one JSON-RPC 2.0 message (an id written `7.0` read as `7`), or the 400 that
+/// says why it is not one.
+fn message(body: &[u8]) -> Result<Value, Box<Response>> {
+    let Ok(mut msg) = serde_json::from_slice::<Value>(body) else {
+        return Err(Box::new(json_response(
             StatusCode::BAD_REQUEST,
             &rpc_error(&Value::Null, -32700, "Parse error", None),
-        );
+        )));
     };
     if msg.is_array() {
-        return json_response(
+        return Err(Box::new(json_response(
             StatusCode::BAD_REQUEST,
             &rpc_error(
                 &Value::Null,
@@ -344,7 +383,7 @@ pub async fn post(
                 "Batches are not supported in protocol 2025-06-18",
                 None,
             ),
-        );
+        )));
     }
     // one JSON-RPC message is an object with "jsonrpc": "2.0" and a method (a request or a
     // notification) or a result or error (a response to the server): anything else is an
@@ -373,7 +412,7 @@ pub async fn post(
             Value::Number(n) if n.is_i64() => msg["id"].clone(),
             _ => Value::Null,
         };
-        return json_response(
+        return Err(Box::new(json_response(
             StatusCode::BAD_REQUEST,
             &rpc_error(
                 &id,
@@ -381,12 +420,9 @@ pub async fn post(
                 "Invalid Request: one JSON-RPC 2.0 message is an object with \"jsonrpc\": \"2.0\" and a \"method\"",
                 None,
             ),
-        );
+        )));
     }
-    match dispatch(&state, &account, credential, &msg).await {
-        Some(answer) => json_response(StatusCode::OK, &answer),
-        None => StatusCode::ACCEPTED.into_response(),
-    }
+    Ok(msg)
 }
 
 /// The JSON-RPC id `n` as a signed 64-bit integer, when it is one (whether written `7`, `7.0`

@@ -253,7 +253,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("boxtrack/src/admin.rs", "accounts", 192),
     ("boxtrack/src/server.rs", "demo", 169),
     ("sim/src/world.rs", "dcsa_events", 161),
-    ("mcp/src/server.rs", "post", 153),
     ("sources/src/dcsa/mod.rs", "map", 139),
     ("web/src/containers.rs", "list", 131),
     ("sim/src/lib.rs", "dcsa_events", 135),

@@ -148,7 +148,7 @@ pub async fn dispatch(
         "tools/call" => {
             let name = params["name"].as_str().unwrap_or("");
             let args = params["arguments"].as_object().cloned().unwrap_or_default();
-            if !crate::tools::list().iter().any(|t| t["name"] == name) {
+            if !crate::tools::exists(name) {
                 return Some(rpc_error(
                     &id,
                     -32602,

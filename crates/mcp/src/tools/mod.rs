@@ -30,5 +30,10 @@ pub use container::resource_text as container_resource_text;
 pub use credential::Credential;
 pub use lists::{ContainerRow, ShipmentRow};
 pub use registry::{check as validate, list};
+
+/// Whether a tool of this name exists.
+pub fn exists(name: &str) -> bool {
+    registry::find(name).is_some()
+}
 pub use request_list::RequestRow;
 pub use text::summary as text_summary;

@@ -243,7 +243,6 @@ const FN_MAX: usize = 120;
 /// What is still over those limits, at most as long as it is today: an entry may shrink or go,
 /// never grow, and nothing new may join (issue 43). `(path under crates/, function or "", lines)`.
 const OVER: &[(&str, &str, usize)] = &[
-    ("boxtrack/src/client.rs", "", 1178),
     ("sources/src/upstream.rs", "", 908),
     ("boxtrack/src/admin.rs", "", 878),
     ("sources/src/scenarios.rs", "scenarios", 418),

@@ -246,7 +246,6 @@ const OVER: &[(&str, &str, usize)] = &[
     ("sources/src/upstream.rs", "", 908),
     ("sources/src/scenarios.rs", "scenarios", 418),
     ("web/src/container.rs", "show", 213),
-    ("boxtrack/src/server.rs", "demo", 169),
     ("sources/src/dcsa/mod.rs", "map", 139),
     ("web/src/containers.rs", "list", 131),
     ("core/src/tracking/merge.rs", "apply", 121),

@@ -4,27 +4,12 @@
 
 use axum::Router;
 use axum::routing::MethodRouter;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+use crate::schema::{Param, Schema};
+pub use crate::schema::{request_schema_of, schema_of};
 
 use crate::state::AppState;
-
-/// The schema of a request body type as it is read (what deserializing it accepts), inline:
-/// request documents describe themselves with the struct the handler deserializes.
-pub fn request_schema_of<T: schemars::JsonSchema>() -> Value {
-    let mut s = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| {
-            s.inline_subschemas = true;
-            s.meta_schema = None;
-        })
-        .for_deserialize()
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value();
-    if let Some(o) = s.as_object_mut() {
-        o.remove("title");
-    }
-    s
-}
 
 /// A module's routes together with the documentation of their operations: what a route
 /// module (and a mounted crate such as MCP) hands to the service. Each operation is declared
@@ -177,15 +162,15 @@ impl Doc {
     }
 
     /// One more parameter.
-    pub fn param(mut self, p: Value) -> Doc {
+    pub fn param(mut self, p: impl Into<Value>) -> Doc {
         if let Some(Value::Array(list)) = self.op.get_mut("parameters") {
-            list.push(p);
+            list.push(p.into());
         }
         self
     }
 
     /// More parameters.
-    pub fn params(self, ps: impl IntoIterator<Item = Value>) -> Doc {
+    pub fn params<P: Into<Value>>(self, ps: impl IntoIterator<Item = P>) -> Doc {
         ps.into_iter().fold(self, Doc::param)
     }
 
@@ -210,12 +195,13 @@ impl Doc {
     }
 
     /// A request body of this schema (as JSON:API or plain JSON).
-    pub fn body_schema(self, schema: Value) -> Doc {
+    pub fn body_schema(self, schema: impl Into<Value>) -> Doc {
         self.body_media(&["application/vnd.api+json", "application/json"], schema)
     }
 
     /// A request body of these media types, each of this schema.
-    pub fn body_media(mut self, media: &[&str], schema: Value) -> Doc {
+    pub fn body_media(mut self, media: &[&str], schema: impl Into<Value>) -> Doc {
+        let schema = schema.into();
         let mut content = Map::new();
         for m in media {
             let mut one = Map::new();
@@ -231,13 +217,7 @@ impl Doc {
 
     /// A request header the operation reads.
     pub fn header(self, name: &str, required: bool, description: &str) -> Doc {
-        let mut p = Map::new();
-        p.insert("name".into(), name.into());
-        p.insert("in".into(), "header".into());
-        p.insert("required".into(), required.into());
-        p.insert("schema".into(), schema_of::<String>());
-        p.insert("description".into(), description.into());
-        self.param(Value::Object(p))
+        self.param(Param::header(name, required, description))
     }
 
     /// A request body of the handler's typed input.
@@ -262,7 +242,7 @@ impl Doc {
     }
 
     /// The `200` answer: a JSON:API document of this schema.
-    pub fn ok(self, description: &str, schema: Value) -> Doc {
+    pub fn ok(self, description: &str, schema: impl Into<Value>) -> Doc {
         self.answer("200", body(description, schema))
     }
 
@@ -273,15 +253,7 @@ impl Doc {
 
     /// A path parameter of text (a token, a slug).
     pub fn path_text(self, name: &str, description: &str) -> Doc {
-        let mut schema = Map::new();
-        schema.insert("type".into(), "string".into());
-        let mut p = Map::new();
-        p.insert("name".into(), name.into());
-        p.insert("in".into(), "path".into());
-        p.insert("required".into(), true.into());
-        p.insert("schema".into(), Value::Object(schema));
-        p.insert("description".into(), description.into());
-        self.param(Value::Object(p))
+        self.param(Param::path(name, Schema::string(), description))
     }
 
     /// The operation needs no credential of the document's schemes (a URL that is its own
@@ -310,14 +282,19 @@ impl Doc {
     }
 
     /// A response object of plain JSON (not a JSON:API document).
-    pub fn json_answer(description: &str, schema: Value) -> Value {
+    pub fn json_answer(description: &str, schema: impl Into<Value>) -> Value {
         Doc::media_answer(description, "application/json", schema)
     }
 
+    /// A response object of plain JSON of the type the handler serializes.
+    pub fn json_of<T: schemars::JsonSchema>(description: &str) -> Value {
+        Doc::json_answer(description, schema_of::<T>())
+    }
+
     /// A response object of one media type.
-    pub fn media_answer(description: &str, media: &str, schema: Value) -> Value {
+    pub fn media_answer(description: &str, media: &str, schema: impl Into<Value>) -> Value {
         let mut m = Map::new();
-        m.insert("schema".into(), schema);
+        m.insert("schema".into(), schema.into());
         let mut content = Map::new();
         content.insert(media.into(), Value::Object(m));
         let mut r = Map::new();
@@ -340,25 +317,6 @@ impl Doc {
     }
 }
 
-/// The schema of a response type as it is serialized, inline (no references): the documents
-/// that are not resources (search results, source health, reports) describe themselves with
-/// the same struct the handler serializes.
-pub fn schema_of<T: schemars::JsonSchema>() -> Value {
-    let mut s = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| {
-            s.inline_subschemas = true;
-            s.meta_schema = None;
-        })
-        .for_serialize()
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value();
-    if let Some(o) = s.as_object_mut() {
-        o.remove("title");
-    }
-    s
-}
-
 /// One documented operation.
 #[derive(Debug, Clone)]
 pub struct Op {
@@ -379,10 +337,7 @@ pub fn security(scheme: &str) -> Value {
 
 /// Text that matches a pattern (an upstream file's first segment).
 pub fn text_matching(pattern: &str) -> Value {
-    let mut o = Map::new();
-    o.insert("type".into(), "string".into());
-    o.insert("pattern".into(), pattern.into());
-    Value::Object(o)
+    Schema::string().pattern(pattern).into()
 }
 
 /// A response object with a header it always carries (`name: value`, documented).
@@ -410,30 +365,22 @@ impl WithHeader for Value {
 
 /// Bytes of any kind (a file).
 pub fn binary() -> Value {
-    let mut o = Map::new();
-    o.insert("type".into(), "string".into());
-    o.insert("format".into(), "binary".into());
-    Value::Object(o)
+    Schema::string().format("binary").into()
 }
 
 /// Any JSON object.
 pub fn object() -> Value {
-    let mut o = Map::new();
-    o.insert("type".into(), "object".into());
-    Value::Object(o)
+    Schema::object().into()
 }
 
 /// `$ref` to a component schema.
 pub fn schema_ref(name: &str) -> Value {
-    json!({ "$ref": format!("#/components/schemas/{name}") })
+    Schema::component(name).into()
 }
 
 /// A JSON:API response body of `schema`.
-pub fn body(description: &str, schema: Value) -> Value {
-    json!({
-        "description": description,
-        "content": { "application/vnd.api+json": { "schema": schema } }
-    })
+pub fn body(description: &str, schema: impl Into<Value>) -> Value {
+    Doc::media_answer(description, "application/vnd.api+json", schema)
 }
 
 /// The standard error responses for the given statuses.
@@ -462,12 +409,29 @@ pub fn errors(statuses: &[u16]) -> Map<String, Value> {
 }
 
 /// Paging parameters of every list.
-pub fn page_params() -> Vec<Value> {
+pub fn page_params() -> Vec<Param> {
+    let cursor = || Schema::string().pattern(CURSOR_PATTERN);
     vec![
-        json!({"name": "page[number]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": u32::MAX, "default": 1}, "description": "1-based page number"}),
-        json!({"name": "page[size]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 30}, "description": "Rows per page (at most 100; larger is 400)"}),
-        json!({"name": "page[after]", "in": "query", "schema": {"type": "string", "pattern": CURSOR_PATTERN}, "description": "Cursor written into links.next; follow links rather than building it"}),
-        json!({"name": "page[before]", "in": "query", "schema": {"type": "string", "pattern": CURSOR_PATTERN}, "description": "Cursor written into links.prev (when page[after] is given too, both must be cursors and page[after] is followed)"}),
+        Param::query(
+            "page[number]",
+            Schema::integer().range(1, u32::MAX).default_value(1),
+            "1-based page number",
+        ),
+        Param::query(
+            "page[size]",
+            Schema::integer().range(1, 100).default_value(30),
+            "Rows per page (at most 100; larger is 400)",
+        ),
+        Param::query(
+            "page[after]",
+            cursor(),
+            "Cursor written into links.next; follow links rather than building it",
+        ),
+        Param::query(
+            "page[before]",
+            cursor(),
+            "Cursor written into links.prev (when page[after] is given too, both must be cursors and page[after] is followed)",
+        ),
     ]
 }
 
@@ -506,7 +470,7 @@ pub enum Q {
 }
 
 /// The schema of a query parameter of this kind.
-pub fn q_schema(kind: &Q) -> Value {
+pub fn q_schema(kind: &Q) -> Schema {
     let words = |w: &[&str]| {
         w.iter()
             .map(|a| regex_escape(a))
@@ -514,20 +478,25 @@ pub fn q_schema(kind: &Q) -> Value {
             .join("|")
     };
     match kind {
-        Q::Text => json!({"type": "string"}),
-        Q::Time => json!({"type": "string", "anyOf": [{"format": "date-time"}, {"maxLength": 0}]}),
-        Q::Bool => json!({"type": "string", "enum": ["true", "false", ""]}),
-        Q::Uuid => json!({"type": "string", "anyOf": [{"format": "uuid"}, {"maxLength": 0}]}),
+        Q::Text => Schema::string(),
+        Q::Time => empty_or(Schema::any().format("date-time")),
+        Q::Bool => Schema::string().words(&["true", "false", ""]),
+        Q::Uuid => empty_or(Schema::any().format("uuid")),
         Q::OneOf(w) => {
             let mut e: Vec<&str> = w.clone();
             e.push("");
-            json!({"type": "string", "enum": e})
+            Schema::string().words(&e)
         }
         Q::ListOf(w) => {
             let one = words(w);
-            json!({"type": "string", "pattern": format!("^(({one})(,({one}))*)?$")})
+            Schema::string().pattern(format!("^(({one})(,({one}))*)?$"))
         }
     }
+}
+
+/// Text of this form, or empty.
+fn empty_or(form: Schema) -> Schema {
+    Schema::any_of(vec![form, Schema::any().max_length(0)]).typed(crate::schema::Type::String)
 }
 
 /// `s` with the characters that are special in a regular expression escaped.
@@ -546,7 +515,7 @@ fn regex_escape(s: &str) -> String {
 /// a nested field is a bracketed name (`filter[pickup_lfd][start]`), its doc line the
 /// description (a range's ends say what they bound), and its schema the query-string form of
 /// what the field takes (as [`q_schema`] writes each kind: the empty value admitted).
-pub fn query_params_of<T: schemars::JsonSchema>() -> Vec<Value> {
+pub fn query_params_of<T: schemars::JsonSchema>() -> Vec<Param> {
     let mut out = Vec::new();
     params_in(&request_schema_of::<T>(), None, None, &mut out);
     out
@@ -554,7 +523,7 @@ pub fn query_params_of<T: schemars::JsonSchema>() -> Vec<Value> {
 
 /// The parameters of `schema`'s properties under `prefix`; `about` is what the enclosing
 /// field bounds (a range's ends name it).
-fn params_in(schema: &Value, prefix: Option<&str>, about: Option<&str>, out: &mut Vec<Value>) {
+fn params_in(schema: &Value, prefix: Option<&str>, about: Option<&str>, out: &mut Vec<Param>) {
     let Some(props) = schema.get("properties").and_then(Value::as_object) else {
         return;
     };
@@ -574,7 +543,7 @@ fn params_in(schema: &Value, prefix: Option<&str>, about: Option<&str>, out: &mu
             Some(a) => format!("{a}: {}", lowercase_first(doc)),
             None => doc.to_string(),
         };
-        out.push(json!({"name": full, "in": "query", "schema": query_schema(&s), "description": description}));
+        out.push(Param::query(full, query_schema(&s), description));
     }
 }
 
@@ -601,22 +570,22 @@ fn without_null(s: &Value) -> Value {
 }
 
 /// What a query string writes for a field of this JSON schema.
-fn query_schema(s: &Value) -> Value {
+fn query_schema(s: &Value) -> Schema {
     if s["type"] == "boolean" {
         return q_schema(&Q::Bool);
     }
     if let Some(words) = s.get("enum").and_then(Value::as_array) {
-        let mut e = words.clone();
-        e.push(json!(""));
-        return json!({"type": "string", "enum": e});
+        let mut e: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+        e.push("");
+        return Schema::string().words(&e);
     }
     match s.get("format").and_then(Value::as_str) {
         Some("date-time") => return q_schema(&Q::Time),
         Some("uuid") => return q_schema(&Q::Uuid),
         _ => {}
     }
-    match s.get("pattern") {
-        Some(p) => json!({"type": "string", "pattern": p}),
+    match s.get("pattern").and_then(Value::as_str) {
+        Some(p) => Schema::string().pattern(p),
         None => q_schema(&Q::Text),
     }
 }
@@ -630,19 +599,22 @@ fn lowercase_first(s: &str) -> String {
 }
 
 /// Typed query parameters (filters) with their descriptions.
-pub fn typed_params(list: &[(&str, Q, &str)]) -> Vec<Value> {
+pub fn typed_params(list: &[(&str, Q, &str)]) -> Vec<Param> {
     list.iter()
-        .map(|(name, kind, d)| json!({"name": name, "in": "query", "schema": q_schema(kind), "description": d}))
+        .map(|(name, kind, d)| Param::query(*name, q_schema(kind), *d))
         .collect()
 }
 
 /// The `include` parameter with its allowed relation names.
-pub fn include_param(allowed: &[&str]) -> Value {
-    json!({
-        "name": "include", "in": "query",
-        "description": format!("Comma-separated relationships to embed in `included`: {}", allowed.join(", ")),
-        "schema": {"type": "string", "pattern": include_pattern(allowed)}
-    })
+pub fn include_param(allowed: &[&str]) -> Param {
+    Param::query(
+        "include",
+        Schema::string().pattern(include_pattern(allowed)),
+        format!(
+            "Comma-separated relationships to embed in `included`: {}",
+            allowed.join(", ")
+        ),
+    )
 }
 
 /// A comma-separated list of the allowed names, spaces around commas allowed (or nothing: an
@@ -657,68 +629,65 @@ fn include_pattern(allowed: &[&str]) -> String {
 }
 
 /// A UUID path parameter named `id`.
-pub fn id_param(what: &str) -> Value {
-    json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string", "format": "uuid"}, "description": format!("{what} id")})
+pub fn id_param(what: &str) -> Param {
+    Param::path("id", Schema::string().format("uuid"), format!("{what} id"))
 }
 
 /// A list document schema for a resource schema.
 pub fn list_of(resource: &str) -> Value {
-    json!({
-        "type": "object", "required": ["data", "links", "meta"],
-        "properties": {
-            "data": {"type": "array", "items": schema_ref(resource)},
-            "included": {"type": "array", "items": {"type": "object"}},
-            "links": schema_ref("ListLinks"),
-            "meta": schema_ref("ListMeta")
-        }
-    })
+    Schema::record(&[
+        ("data", Schema::array(Schema::component(resource))),
+        ("links", Schema::component("ListLinks")),
+        ("meta", Schema::component("ListMeta")),
+    ])
+    .prop("included", Schema::array(Schema::object()))
+    .into()
 }
 
 /// A document holding a whole small collection at once (no paging, so no links):
 /// `data` and `meta.total`.
 pub fn all_of(resource: &str) -> Value {
-    json!({
-        "type": "object", "required": ["data", "meta"],
-        "properties": {
-            "data": {"type": "array", "items": schema_ref(resource)},
-            "meta": {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}, "size": {"type": "integer"}}}
-        }
-    })
+    let meta = Schema::record(&[("total", Schema::integer())]).prop("size", Schema::integer());
+    Schema::record(&[
+        ("data", Schema::array(Schema::component(resource))),
+        ("meta", meta),
+    ])
+    .into()
 }
 
 /// A single-resource document schema.
 pub fn single(resource: &str) -> Value {
-    json!({
-        "type": "object", "required": ["data"],
-        "properties": {
-            "data": schema_ref(resource),
-            "included": {"type": "array", "items": {"type": "object"}},
-            "links": {"type": "object", "properties": {"self": {"type": "string"}}}
-        }
-    })
+    Schema::record(&[("data", Schema::component(resource))])
+        .prop("included", Schema::array(Schema::object()))
+        .prop("links", Schema::object().prop("self", Schema::string()))
+        .into()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_use_case_s_input_becomes_its_query_parameters() {
-        let params = query_params_of::<boxtrack_app::containers::ListContainers>();
+        let params: Vec<Value> = query_params_of::<boxtrack_app::containers::ListContainers>()
+            .into_iter()
+            .map(Value::from)
+            .collect();
         let named = |n: &str| params.iter().find(|p| p["name"] == n).cloned();
         let start = named("filter[pickup_lfd][start]").unwrap_or_default();
         assert_eq!(
             start["description"],
             "Coalesced last free day: at or after (ISO 8601)."
         );
-        assert_eq!(start["schema"], q_schema(&Q::Time));
+        assert_eq!(start["schema"], Value::from(q_schema(&Q::Time)));
         assert_eq!(
             named("filter[ready_for_pickup]").unwrap_or_default()["schema"],
-            q_schema(&Q::Bool)
+            Value::from(q_schema(&Q::Bool))
         );
         assert_eq!(
             named("filter[customer_id]").unwrap_or_default()["schema"],
-            q_schema(&Q::Uuid)
+            Value::from(q_schema(&Q::Uuid))
         );
         let sort = named("sort").unwrap_or_default();
         assert!(

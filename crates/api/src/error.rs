@@ -278,7 +278,7 @@ impl From<StoreError> for ApiError {
                     StatusCode::SERVICE_UNAVAILABLE,
                     "rate limits cannot be checked right now; try again shortly",
                 )
-                .with_meta(serde_json::json!({ "retry": true }))
+                .with_meta(serde_json::to_value(Retry { retry: true }).unwrap_or_default())
             }
             other => match other.unavailable() {
                 Some(condition) => ApiError::database_unavailable(condition, &other),
@@ -291,14 +291,27 @@ impl From<StoreError> for ApiError {
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = serde_json::to_vec(&ErrorDocument {
-            errors: self.errors,
+/// The `meta` of an error worth retrying at once.
+#[derive(Serialize)]
+struct Retry {
+    retry: bool,
+}
+
+impl ApiError {
+    /// The error document's bytes.
+    pub fn body(&self) -> Vec<u8> {
+        serde_json::to_vec(&ErrorDocument {
+            errors: self.errors.clone(),
         })
         .unwrap_or_else(|_| {
             br#"{"errors":[{"status":"500","title":"Internal Server Error"}]}"#.to_vec()
-        });
+        })
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = self.body();
         let mut res = (self.status, body).into_response();
         res.headers_mut()
             .insert(header::CONTENT_TYPE, HeaderValue::from_static(MEDIA_TYPE));

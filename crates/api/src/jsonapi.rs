@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::paging::{self, Key, Page, RawPage};
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::error::ApiError;
 
@@ -28,14 +28,95 @@ impl JsonApi {
     pub fn single(data: Value, included: Vec<Value>) -> JsonApi {
         // the document's own link is the resource's (JSON:API top-level `links.self`)
         let this = data.pointer("/links/self").cloned();
-        let mut doc = json!({ "data": data });
-        if let Some(this) = this {
-            doc["links"] = json!({ "self": this });
+        JsonApi::of(&SingleDocument {
+            data,
+            links: this.map(|this| SelfLink { this }),
+            included,
+        })
+    }
+}
+
+/// A document of one primary resource.
+#[derive(Debug, serde::Serialize)]
+pub struct SingleDocument {
+    /// The resource.
+    pub data: Value,
+    /// The document's own address (the resource's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links: Option<SelfLink>,
+    /// Resources its relationships name, when asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub included: Vec<Value>,
+}
+
+/// `links.self` of a document.
+#[derive(Debug, serde::Serialize)]
+pub struct SelfLink {
+    /// The address.
+    #[serde(rename = "self")]
+    pub this: Value,
+}
+
+impl SelfLink {
+    /// A link to this address.
+    pub fn to(address: impl Into<Value>) -> SelfLink {
+        SelfLink {
+            this: address.into(),
         }
-        if !included.is_empty() {
-            doc["included"] = Value::Array(included);
+    }
+}
+
+impl From<SelfLink> for Value {
+    fn from(l: SelfLink) -> Value {
+        serde_json::to_value(l).unwrap_or(Value::Null)
+    }
+}
+
+/// A whole small collection at once (no paging, so no links): `data`, and `meta` with its
+/// size and total (the same).
+#[derive(Debug, serde::Serialize)]
+pub struct Collection {
+    /// Every resource.
+    pub data: Vec<Value>,
+    /// Resources their relationships name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub included: Vec<Value>,
+    /// How many.
+    pub meta: Count,
+}
+
+/// How many resources a collection holds.
+#[derive(Debug, serde::Serialize)]
+pub struct Count {
+    /// Resources in this answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<usize>,
+    /// Resources in all.
+    pub total: usize,
+}
+
+impl Collection {
+    /// The collection of these resources.
+    pub fn of(data: Vec<Value>) -> Collection {
+        let n = data.len();
+        Collection {
+            data,
+            included: Vec::new(),
+            meta: Count {
+                size: Some(n),
+                total: n,
+            },
         }
-        JsonApi(doc)
+    }
+
+    /// The collection of these resources, with its total only.
+    pub fn counted(data: Vec<Value>) -> Collection {
+        let total = data.len();
+        Collection {
+            data,
+            included: Vec::new(),
+            meta: Count { size: None, total },
+        }
     }
 }
 
@@ -317,71 +398,124 @@ impl ListDoc<'_> {
                 format!("{}{}?{}", self.base, self.path, raw.join("&"))
             }
         };
-        let mut links = Map::new();
-        links.insert("self".into(), self_link.into());
-        links.insert(
-            "current".into(),
-            page_url(self.base, self.path, &keep, number, size, current_cursor).into(),
-        );
-        links.insert(
-            "first".into(),
-            page_url(self.base, self.path, &keep, 1, size, None).into(),
-        );
-        if number > 1 {
-            let c = self
-                .edge_keys
-                .map(|(first, _)| ("page[before]", first.to_string()));
-            links.insert(
-                "prev".into(),
-                page_url(self.base, self.path, &keep, number - 1, size, c).into(),
-            );
-        }
-        if self.has_next && !data.is_empty() {
-            let c = self
-                .edge_keys
-                .map(|(_, last)| ("page[after]", last.to_string()));
-            links.insert(
-                "next".into(),
-                // the last page number there is, when cursors walk past it
-                page_url(
-                    self.base,
-                    self.path,
-                    &keep,
-                    number.saturating_add(1),
-                    size,
-                    c,
-                )
-                .into(),
-            );
-        }
-        if let Some(last) = last {
-            links.insert(
-                "last".into(),
-                page_url(self.base, self.path, &keep, last, size, None).into(),
-            );
-        }
-        let mut pagination = json!({ "current": number, "records": self.total });
-        if let Some(last) = last {
-            pagination["last"] = json!(last);
-        }
-        if self.has_next && !data.is_empty() {
-            pagination["next"] = json!(number.saturating_add(1));
-        }
-        let mut meta = json!({ "size": size, "total": self.total, "pagination": pagination });
-        if !self.total_exact {
+        let url = |n: u32, c: Option<(&'static str, String)>| {
+            page_url(self.base, self.path, &keep, n, size, c)
+        };
+        let more = self.has_next && !data.is_empty();
+        let links = ListLinks {
+            this: self_link,
+            current: url(number, current_cursor),
+            first: url(1, None),
+            prev: (number > 1).then(|| {
+                let c = self
+                    .edge_keys
+                    .map(|(first, _)| ("page[before]", first.to_string()));
+                url(number - 1, c)
+            }),
+            // the last page number there is, when cursors walk past it
+            next: more.then(|| {
+                let c = self
+                    .edge_keys
+                    .map(|(_, last)| ("page[after]", last.to_string()));
+                url(number.saturating_add(1), c)
+            }),
+            last: last.map(|l| url(l, None)),
+        };
+        let meta = ListMeta {
+            size,
+            total: self.total,
             // more rows match than are counted per request: `total` is a lower bound
-            meta["total_exact"] = json!(false);
-        }
-        let mut doc = json!({
-            "data": data,
-            "links": links,
-            "meta": meta,
-        });
-        if !included.is_empty() {
-            doc["included"] = Value::Array(included);
-        }
-        JsonApi(doc)
+            total_exact: (!self.total_exact).then_some(false),
+            pagination: Pagination {
+                current: number,
+                last,
+                next: more.then(|| number.saturating_add(1)),
+                records: self.total,
+            },
+        };
+        JsonApi::of(&ListDocument {
+            data,
+            included,
+            links,
+            meta,
+        })
     }
+}
+
+/// A page of a list: the rows, what they include, the links to the other pages and the
+/// counts.
+#[derive(Debug, serde::Serialize)]
+pub struct ListDocument {
+    /// The rows.
+    pub data: Vec<Value>,
+    /// Resources the rows' relationships name, when `include` asked for them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub included: Vec<Value>,
+    /// Links to this page and its neighbours.
+    pub links: ListLinks,
+    /// Counts and page numbers.
+    pub meta: ListMeta,
+}
+
+/// Absolute addresses of a list's pages. Their query keeps `[` and `]` unescaped in
+/// parameter names, as the reference writes them (`page[size]=30`): not RFC 3986 URIs, so
+/// no `format: uri`.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct ListLinks {
+    /// This request's address.
+    #[serde(rename = "self")]
+    #[schemars(extend("pattern" = "^https?://"))]
+    pub this: String,
+    /// This page (by its cursor, when one was followed).
+    #[schemars(extend("pattern" = "^https?://"))]
+    pub current: String,
+    /// The first page.
+    #[schemars(extend("pattern" = "^https?://"))]
+    pub first: String,
+    /// The page before, when this is not the first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = "^https?://"))]
+    pub prev: Option<String>,
+    /// The page after, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = "^https?://"))]
+    pub next: Option<String>,
+    /// The last page (absent when the total is a lower bound).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("pattern" = "^https?://"))]
+    pub last: Option<String>,
+}
+
+/// A list's counts.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct ListMeta {
+    /// Rows per page
+    pub size: u32,
+    /// Rows in the whole list. Unfiltered lists of shipments, containers and tracking
+    /// requests are always exact; other lists count at most 10,000 matching rows per
+    /// request, and past that this is a lower bound and `total_exact` is false
+    pub total: u64,
+    /// Present (false) only when `total` is a lower bound: more rows match than are counted
+    /// per request. There is then no `last` page; follow `links.next`
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_exact: Option<bool>,
+    /// Page numbers.
+    pub pagination: Pagination,
+}
+
+/// Page numbers of a list.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct Pagination {
+    /// This page's number
+    pub current: u32,
+    /// The last page's number (absent when the total is a lower bound)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last: Option<u32>,
+    /// The next page's number, when there is one
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<u32>,
+    /// Rows in the whole list
+    pub records: u64,
 }
 
 /// Renders a page of stored rows as a list document with cursor links.
@@ -588,6 +722,7 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn empty_query_values_are_as_if_not_given() {

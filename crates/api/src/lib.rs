@@ -23,6 +23,7 @@ pub mod openapi;
 pub mod readcache;
 pub mod rest;
 pub mod routes;
+pub mod schema;
 pub mod state;
 
 use axum::Router;

@@ -84,13 +84,12 @@ impl Default for Connections {
 
 /// The answer to a connection over the cap: a JSON:API 503 that closes the connection.
 fn refusal() -> Vec<u8> {
-    let body = serde_json::json!({"errors": [{
-        "status": "503",
-        "title": "Service Unavailable",
-        "detail": "The server has as many connections open as it serves at once; retry in a second.",
-        "code": "connection_limit",
-    }]})
-    .to_string();
+    let error = crate::error::ApiError::new(
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        "The server has as many connections open as it serves at once; retry in a second.",
+    )
+    .with_code("connection_limit");
+    let body = String::from_utf8_lossy(&error.body()).into_owned();
     format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: {}\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{body}",
         boxtrack_views::jsonapi::MEDIA_TYPE,

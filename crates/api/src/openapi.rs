@@ -11,6 +11,8 @@ fn components() -> Value {
     for (name, schema) in boxtrack_views::schemas() {
         c["schemas"][name] = schema;
     }
+    c["schemas"]["ListLinks"] = crate::doc::schema_of::<crate::jsonapi::ListLinks>();
+    c["schemas"]["ListMeta"] = crate::doc::schema_of::<crate::jsonapi::ListMeta>();
     c
 }
 
@@ -56,39 +58,6 @@ fn base_components() -> Value {
             "ResourceIdentifier": {
                 "type": "object", "required": ["id", "type"],
                 "properties": {"id": {"type": "string", "format": "uuid"}, "type": {"type": "string"}}
-            },
-            // absolute http(s) addresses whose query keeps `[` and `]` unescaped in parameter
-            // names, as the reference writes them (`page[size]=30`): not RFC 3986 URIs, so no
-            // `format: uri`
-            "ListLinks": {
-                "type": "object",
-                "properties": {
-                    "self": {"$ref": "#/components/schemas/PageLink"}, "current": {"$ref": "#/components/schemas/PageLink"},
-                    "first": {"$ref": "#/components/schemas/PageLink"}, "prev": {"$ref": "#/components/schemas/PageLink"},
-                    "next": {"$ref": "#/components/schemas/PageLink"}, "last": {"$ref": "#/components/schemas/PageLink"}
-                }
-            },
-            "PageLink": {
-                "type": "string", "pattern": "^https?://",
-                "description": "An absolute address of a page of the list; `[` and `]` in parameter names are not percent-encoded (`page[size]=30`), as the reference writes them."
-            },
-            "ListMeta": {
-                "type": "object",
-                "required": ["size", "total", "pagination"],
-                "properties": {
-                    "size": {"type": "integer", "description": "Rows per page"},
-                    "total": {"type": "integer", "description": "Rows in the whole list. Unfiltered lists of shipments, containers and tracking requests are always exact; other lists count at most 10,000 matching rows per request, and past that this is a lower bound and `total_exact` is false"},
-                    "total_exact": {"type": "boolean", "description": "Present (false) only when `total` is a lower bound: more rows match than are counted per request. There is then no `last` page; follow `links.next`"},
-                    "pagination": {
-                        "type": "object", "required": ["current", "records"],
-                        "properties": {
-                            "current": {"type": "integer", "description": "This page's number"},
-                            "last": {"type": "integer", "description": "The last page's number (absent when the total is a lower bound)"},
-                            "next": {"type": "integer", "description": "The next page's number, when there is one"},
-                            "records": {"type": "integer", "description": "Rows in the whole list"}
-                        }
-                    }
-                }
             },
         }
     })

@@ -8,6 +8,7 @@
 //! - [`oauth`]: metadata, dynamic registration, the sign-in page, tokens.
 
 pub mod oauth;
+pub mod protocol;
 pub mod resources;
 pub mod server;
 pub mod tools;

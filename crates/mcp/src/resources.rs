@@ -2,7 +2,10 @@
 //! guidance. URIs are `boxtrack://…`; the reference server's spellings (`terminal49://…`,
 //! `t49:…`) are read as the same resources, so clients written for it work unchanged.
 
-use serde_json::{Value, json};
+use crate::protocol::{
+    Resource, ResourceContents, ResourceTemplate, ResourceTemplates, Resources, RpcError,
+    TextContents,
+};
 
 use boxtrack_api::state::AppState;
 use boxtrack_store::accounts::Account;
@@ -20,27 +23,45 @@ const GUIDANCE: &str = include_str!("guides/query-guidance.md");
 const COLUMNS: &str = include_str!("guides/list-display-columns.json");
 
 /// `resources/list`.
-pub fn list() -> Value {
-    json!({"resources": [
-        {"uri": GLOSSARY_URI, "name": "milestone-glossary", "title": "Milestone Glossary",
-         "description": "Every event and milestone boxtrack tracks, what it means, and the container attribute it sets.",
-         "mimeType": "text/markdown"},
-        {"uri": GUIDANCE_URI, "name": "query-guidance", "title": "MCP Query Guidance",
-         "description": "Which tool answers which question, and how to read urgency, fees, status, times and pages.",
-         "mimeType": "text/markdown"},
-        {"uri": COLUMNS_URI, "name": "list-display-columns", "title": "List Display Column Catalog",
-         "description": "The columns of list_containers, list_shipments and list_tracking_requests rows: key (a path in the row), label, and what is computed (counts of holds and fees).",
-         "mimeType": "application/json"}
-    ]})
+pub fn list() -> Resources {
+    Resources {
+        resources: vec![
+            Resource {
+                uri: GLOSSARY_URI,
+                name: "milestone-glossary",
+                title: "Milestone Glossary",
+                description: "Every event and milestone boxtrack tracks, what it means, and the container attribute it sets.",
+                mime_type: "text/markdown",
+            },
+            Resource {
+                uri: GUIDANCE_URI,
+                name: "query-guidance",
+                title: "MCP Query Guidance",
+                description: "Which tool answers which question, and how to read urgency, fees, status, times and pages.",
+                mime_type: "text/markdown",
+            },
+            Resource {
+                uri: COLUMNS_URI,
+                name: "list-display-columns",
+                title: "List Display Column Catalog",
+                description: "The columns of list_containers, list_shipments and list_tracking_requests rows: key (a path in the row), label, and what is computed (counts of holds and fees).",
+                mime_type: "application/json",
+            },
+        ],
+    }
 }
 
 /// `resources/templates/list`.
-pub fn templates() -> Value {
-    json!({"resourceTemplates": [
-        {"uriTemplate": CONTAINER_TEMPLATE, "name": "container", "title": "Container Information",
-         "description": "A compact summary of a container by id: status, equipment, availability, last free days with their urgency, fees, holds and rail.",
-         "mimeType": "text/markdown"}
-    ]})
+pub fn templates() -> ResourceTemplates {
+    ResourceTemplates {
+        resource_templates: vec![ResourceTemplate {
+            uri_template: CONTAINER_TEMPLATE,
+            name: "container",
+            title: "Container Information",
+            description: "A compact summary of a container by id: status, equipment, availability, last free days with their urgency, fees, holds and rail.",
+            mime_type: "text/markdown",
+        }],
+    }
 }
 
 /// A URI in boxtrack's spelling (`terminal49://x` and `t49:x` are `boxtrack://x`).
@@ -87,9 +108,19 @@ pub fn glossary() -> String {
 }
 
 /// `resources/read`: the contents, or the JSON-RPC error for an unknown or foreign resource.
-pub async fn read(state: &AppState, account: &Account, uri: &str) -> Result<Value, Value> {
+pub async fn read(
+    state: &AppState,
+    account: &Account,
+    uri: &str,
+) -> Result<ResourceContents, RpcError> {
     let uri = normalize(uri);
-    let text = |mime: &str, text: String| json!({"contents": [{"uri": uri, "mimeType": mime, "text": text}]});
+    let text = |mime: &str, text: String| ResourceContents {
+        contents: vec![TextContents {
+            uri: uri.clone(),
+            mime_type: mime.into(),
+            text,
+        }],
+    };
     if uri == GLOSSARY_URI {
         return Ok(text("text/markdown", glossary()));
     }
@@ -106,7 +137,16 @@ pub async fn read(state: &AppState, account: &Account, uri: &str) -> Result<Valu
     {
         return Ok(text("text/markdown", markdown));
     }
-    Err(json!({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}))
+    Err(RpcError {
+        data: Some(crate::protocol::to_value(NotFound { uri })),
+        ..RpcError::new(-32002, "Resource not found")
+    })
+}
+
+/// The `data` of a resource not found: its URI.
+#[derive(serde::Serialize)]
+struct NotFound {
+    uri: String,
 }
 
 #[cfg(test)]

@@ -10,7 +10,13 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::protocol::{
+    Answer, Capabilities, Completed, Completion, Content, Empty, Implementation, Initialized,
+    Listed, Prompt, PromptArgument, PromptMessage, PromptMessages, Prompts, Role, RpcError,
+    ToolResult, Tools,
+};
 
 use boxtrack_api::state::AppState;
 
@@ -21,31 +27,58 @@ pub const SUPPORTED_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-
 
 const INSTRUCTIONS: &str = "boxtrack tracks ocean containers and shipments with data from shipping lines (DCSA, X12 315), port terminals (availability, holds, fees, last free day) and rail carriers (X12 322). Terms: SCAC = carrier code; BOL = bill of lading; POL/POD = ports of lading/discharge; LFD = last free day before demurrage; holds block pickup. Usual chain: search_container -> get_container / get_shipment_details -> get_container_transport_events (-> get_container_route); get_supported_shipping_lines before track_container; list_* for worklists; get_container_readiness answers 'can I pick it up?'. Read-only tools change nothing; track_container, stop_tracking, resume_tracking, refresh_container and create_webhook act on the account.";
 
-fn rpc_error(id: &Value, code: i64, message: &str, data: Option<Value>) -> Value {
-    let mut e = json!({"code": code, "message": message});
-    if let Some(d) = data {
-        e["data"] = d;
+fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
+    Answer::error(id, RpcError::new(code, message)).into_value()
+}
+
+fn rpc_ok(id: &Value, result: impl serde::Serialize) -> Value {
+    Answer::ok(id, result).into_value()
+}
+
+/// The prompts the server offers.
+fn prompts() -> Prompts {
+    let argument = |name, description, required| PromptArgument {
+        name,
+        description,
+        required,
+    };
+    let container_id = || vec![argument("container_id", "boxtrack container UUID", true)];
+    Prompts {
+        prompts: vec![
+            Prompt {
+                name: "track-shipment",
+                title: "Track Container Shipment",
+                description: "Quick container tracking workflow with carrier autocomplete",
+                arguments: vec![
+                    argument(
+                        "container_number",
+                        "Container number (e.g., CAIU1234567)",
+                        true,
+                    ),
+                    argument(
+                        "carrier",
+                        "Shipping line SCAC code (e.g., MAEU for Maersk); completion offers the known ones",
+                        false,
+                    ),
+                ],
+            },
+            Prompt {
+                name: "check-demurrage",
+                title: "Check Demurrage Risk",
+                description: "Analyze demurrage/detention risk for a container",
+                arguments: container_id(),
+            },
+            Prompt {
+                name: "analyze-delays",
+                title: "Analyze Journey Delays",
+                description: "Identify delays and root causes in container journey",
+                arguments: container_id(),
+            },
+        ],
     }
-    json!({"jsonrpc": "2.0", "id": id, "error": e})
 }
 
-fn rpc_ok(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
-}
-
-fn prompts() -> Value {
-    json!([
-        {"name": "track-shipment", "title": "Track Container Shipment", "description": "Quick container tracking workflow with carrier autocomplete",
-         "arguments": [{"name": "container_number", "description": "Container number (e.g., CAIU1234567)", "required": true},
-                       {"name": "carrier", "description": "Shipping line SCAC code (e.g., MAEU for Maersk); completion offers the known ones", "required": false}]},
-        {"name": "check-demurrage", "title": "Check Demurrage Risk", "description": "Analyze demurrage/detention risk for a container",
-         "arguments": [{"name": "container_id", "description": "boxtrack container UUID", "required": true}]},
-        {"name": "analyze-delays", "title": "Analyze Journey Delays", "description": "Identify delays and root causes in container journey",
-         "arguments": [{"name": "container_id", "description": "boxtrack container UUID", "required": true}]}
-    ])
-}
-
-fn get_prompt(params: &Value) -> Result<Value, String> {
+fn get_prompt(params: &Value) -> Result<PromptMessages, String> {
     let name = params["name"].as_str().unwrap_or("");
     let args = &params["arguments"];
     let arg = |k: &str| args[k].as_str().map(str::trim).filter(|s| !s.is_empty());
@@ -76,10 +109,15 @@ fn get_prompt(params: &Value) -> Result<Value, String> {
         }
         other => return Err(format!("unknown prompt {other}")),
     };
-    Ok(json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}]}))
+    Ok(PromptMessages {
+        messages: vec![PromptMessage {
+            role: Role::User,
+            content: Content::text(text),
+        }],
+    })
 }
 
-fn complete(params: &Value) -> Value {
+fn complete(params: &Value) -> Completed {
     let value = params["argument"]["value"]
         .as_str()
         .unwrap_or("")
@@ -103,7 +141,13 @@ fn complete(params: &Value) -> Value {
     } else {
         vec![]
     };
-    json!({"completion": {"values": values, "total": values.len(), "hasMore": false}})
+    Completed {
+        completion: Completion {
+            total: values.len(),
+            values,
+            has_more: false,
+        },
+    }
 }
 
 /// Handles one JSON-RPC message; `None` for notifications (no answer).
@@ -120,67 +164,80 @@ pub async fn dispatch(
         return None;
     };
     if msg["jsonrpc"] != "2.0" || method.is_empty() {
-        return Some(rpc_error(&id, -32600, "Invalid Request", None));
+        return Some(rpc_error(&id, -32600, "Invalid Request"));
     }
-    let params = msg.get("params").cloned().unwrap_or(json!({}));
+    let params = msg
+        .get("params")
+        .cloned()
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
     Some(match method {
         "initialize" => {
-            let asked = params["protocolVersion"]
-                .as_str()
+            // the version asked for when boxtrack speaks it, else its own
+            let asked = params["protocolVersion"].as_str();
+            let version = SUPPORTED_VERSIONS
+                .into_iter()
+                .find(|v| Some(*v) == asked)
                 .unwrap_or(PROTOCOL_VERSION);
-            let version = if SUPPORTED_VERSIONS.contains(&asked) {
-                asked
-            } else {
-                PROTOCOL_VERSION
+            let fixed = || Listed {
+                list_changed: false,
             };
             rpc_ok(
                 &id,
-                json!({
-                    "protocolVersion": version,
-                    "capabilities": {"tools": {"listChanged": false}, "prompts": {"listChanged": false}, "resources": {"listChanged": false}, "completions": {}},
-                    "serverInfo": {"name": "boxtrack", "title": "boxtrack container tracking", "version": env!("CARGO_PKG_VERSION")},
-                    "instructions": INSTRUCTIONS
-                }),
+                Initialized {
+                    protocol_version: version,
+                    capabilities: Capabilities {
+                        tools: fixed(),
+                        prompts: fixed(),
+                        resources: fixed(),
+                        completions: Empty {},
+                    },
+                    server_info: Implementation {
+                        name: "boxtrack",
+                        title: "boxtrack container tracking",
+                        version: env!("CARGO_PKG_VERSION"),
+                    },
+                    instructions: INSTRUCTIONS,
+                },
             )
         }
-        "ping" => rpc_ok(&id, json!({})),
-        "tools/list" => rpc_ok(&id, json!({"tools": crate::tools::list()})),
+        "ping" => rpc_ok(&id, Empty {}),
+        "tools/list" => rpc_ok(
+            &id,
+            Tools {
+                tools: crate::tools::list(),
+            },
+        ),
         "tools/call" => {
             let name = params["name"].as_str().unwrap_or("");
             let args = params["arguments"].as_object().cloned().unwrap_or_default();
             if !crate::tools::exists(name) {
-                return Some(rpc_error(
-                    &id,
-                    -32602,
-                    &format!("Unknown tool: {name}"),
-                    None,
-                ));
+                return Some(rpc_error(&id, -32602, &format!("Unknown tool: {name}")));
             }
             let result = match crate::tools::validate(name, &args) {
-                Err(why) => {
-                    json!({"content": [{"type": "text", "text": format!("Invalid arguments: {why}")}], "isError": true})
-                }
+                Err(why) => ToolResult::failed(format!("Invalid arguments: {why}")),
                 Ok(()) => match crate::tools::call(state, account, credential, name, &args).await {
                     crate::tools::Outcome::Ok(v) => {
                         // a short rendering for clients that show text only, then the JSON
-                        let mut content: Vec<Value> = crate::tools::text_summary(name, &v)
-                            .map(|t| json!({"type": "text", "text": t}))
+                        let mut content: Vec<Content> = crate::tools::text_summary(name, &v)
+                            .map(Content::text)
                             .into_iter()
                             .collect();
-                        content.push(json!({"type": "text", "text": v.to_string()}));
-                        json!({"content": content, "structuredContent": v, "isError": false})
+                        content.push(Content::text(v.to_string()));
+                        ToolResult {
+                            content,
+                            structured: Some(v),
+                            is_error: false,
+                        }
                     }
-                    crate::tools::Outcome::Failed(why) => {
-                        json!({"content": [{"type": "text", "text": why}], "isError": true})
-                    }
+                    crate::tools::Outcome::Failed(why) => ToolResult::failed(why),
                 },
             };
             rpc_ok(&id, result)
         }
-        "prompts/list" => rpc_ok(&id, json!({"prompts": prompts()})),
+        "prompts/list" => rpc_ok(&id, prompts()),
         "prompts/get" => match get_prompt(&params) {
             Ok(v) => rpc_ok(&id, v),
-            Err(e) => rpc_error(&id, -32602, &e, None),
+            Err(e) => rpc_error(&id, -32602, &e),
         },
         "resources/list" => rpc_ok(&id, crate::resources::list()),
         "resources/templates/list" => rpc_ok(&id, crate::resources::templates()),
@@ -188,11 +245,11 @@ pub async fn dispatch(
             match crate::resources::read(state, account, params["uri"].as_str().unwrap_or("")).await
             {
                 Ok(v) => rpc_ok(&id, v),
-                Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
+                Err(e) => Answer::error(&id, e).into_value(),
             }
         }
         "completion/complete" => rpc_ok(&id, complete(&params)),
-        other => rpc_error(&id, -32601, &format!("Method not found: {other}"), None),
+        other => rpc_error(&id, -32601, &format!("Method not found: {other}")),
     })
 }
 
@@ -205,10 +262,28 @@ fn json_response(status: StatusCode, body: &Value) -> Response {
     r
 }
 
-fn plain_error(status: StatusCode, message: &str) -> Response {
+/// The answer to a request refused before any JSON-RPC is read (the transport's rules,
+/// credentials): plain JSON, not a JSON-RPC message.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct TransportError<'a> {
+    /// The status's reason (`unauthorized` for a missing credential).
+    error: &'a str,
+    /// What to do.
+    message: &'a str,
+}
+
+fn transport_error(status: StatusCode, error: &str, message: &str) -> Response {
     json_response(
         status,
-        &json!({"error": status.canonical_reason(), "message": message}),
+        &crate::protocol::to_value(TransportError { error, message }),
+    )
+}
+
+fn plain_error(status: StatusCode, message: &str) -> Response {
+    transport_error(
+        status,
+        status.canonical_reason().unwrap_or("Error"),
+        message,
     )
 }
 
@@ -350,9 +425,10 @@ async fn caller(
                     .unwrap_or("localhost");
                 format!("http://{host}")
             });
-            let mut r = json_response(
+            let mut r = transport_error(
                 StatusCode::UNAUTHORIZED,
-                &json!({"error": "unauthorized", "message": "Send Authorization: Token <API key>, or Bearer <OAuth access token> (see the protected resource metadata)"}),
+                "unauthorized",
+                "Send Authorization: Token <API key>, or Bearer <OAuth access token> (see the protected resource metadata)",
             );
             if let Ok(v) = HeaderValue::from_str(&format!(
                 "Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\""
@@ -371,7 +447,7 @@ fn message(body: &[u8]) -> Result<Value, Box<Response>> {
     let Ok(mut msg) = serde_json::from_slice::<Value>(body) else {
         return Err(Box::new(json_response(
             StatusCode::BAD_REQUEST,
-            &rpc_error(&Value::Null, -32700, "Parse error", None),
+            &rpc_error(&Value::Null, -32700, "Parse error"),
         )));
     };
     if msg.is_array() {
@@ -381,7 +457,6 @@ fn message(body: &[u8]) -> Result<Value, Box<Response>> {
                 &Value::Null,
                 -32600,
                 "Batches are not supported in protocol 2025-06-18",
-                None,
             ),
         )));
     }
@@ -418,7 +493,6 @@ fn message(body: &[u8]) -> Result<Value, Box<Response>> {
                 &id,
                 -32600,
                 "Invalid Request: one JSON-RPC 2.0 message is an object with \"jsonrpc\": \"2.0\" and a \"method\"",
-                None,
             ),
         )));
     }
@@ -445,21 +519,36 @@ fn whole_id(n: &serde_json::Number) -> Option<i64> {
 /// The documentation of `POST /mcp`.
 pub fn doc() -> boxtrack_api::doc::Doc {
     use boxtrack_api::doc::{Doc, object};
-    let transport_error = |d: &str| {
-        Doc::json_answer(
-            d,
-            json!({"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "message": {"type": "string"}}}),
+    use boxtrack_api::schema::{Schema, Type};
+    let transport_error = |d: &str| Doc::json_of::<TransportError<'_>>(d);
+    let version = Schema::any().constant("2.0");
+    let message = Schema::object()
+        .required(&["jsonrpc"])
+        .prop("jsonrpc", version.clone())
+        .prop("method", Schema::string())
+        .prop(
+            "id",
+            Schema::of_any(&[Type::String, Type::Integer]).range(i64::MIN, i64::MAX),
         )
-    };
+        .prop("params", Schema::object());
+    let message = message.any_of_required(&[&["method"], &["result"], &["error"]]);
+    let rpc_error = Schema::one_of(vec![
+        Schema::string(),
+        Schema::record(&[("code", Schema::integer()), ("message", Schema::string())]),
+    ]);
+    let refusal = Schema::record(&[("error", rpc_error)])
+        .prop("message", Schema::string())
+        .prop("jsonrpc", version)
+        .prop(
+            "id",
+            Schema::of_any(&[Type::String, Type::Integer, Type::Null]),
+        );
     Doc::new("MCP", "MCP message")
         .about("Model Context Protocol 2025-06-18 over Streamable HTTP, stateless JSON mode: one JSON-RPC 2.0 message per POST (`initialize`, `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/templates/list`, `resources/read`, `completion/complete`, `ping`); notifications (and responses) get 202; anything that is not one message is a 400 JSON-RPC error. GET and DELETE answer 405: the server keeps no sessions and opens no server-initiated stream. `Authorization: Token <API key>`; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. `MCP-Protocol-Version` other than 2025-06-18, 2025-03-26 or 2024-11-05 is 400; a foreign `Origin` is 403. Tools read only the caller's account, check its entitlements, and count against its REST rate limits; failures are tool results with `isError`.")
-        .body_media(&["application/json"], json!({"type": "object", "required": ["jsonrpc"], "anyOf": [{"required": ["method"]}, {"required": ["result"]}, {"required": ["error"]}], "properties": {"jsonrpc": {"const": "2.0"}, "method": {"type": "string"}, "id": {"type": ["string", "integer"], "minimum": i64::MIN, "maximum": i64::MAX}, "params": {"type": "object"}}}))
+        .body_media(&["application/json"], message)
         .answer("200", Doc::json_answer("A JSON-RPC response", object()))
         .answer("202", Doc::empty_answer("A notification or a response was accepted; nothing to answer"))
-        .answer("400", Doc::json_answer("Not one JSON-RPC message (a JSON-RPC error response), or an unsupported MCP-Protocol-Version", json!({"type": "object", "required": ["error"], "properties": {"error": {"oneOf": [
-            {"type": "string"},
-            {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "integer"}, "message": {"type": "string"}}}
-        ]}, "message": {"type": "string"}, "jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer", "null"]}}})))
+        .answer("400", Doc::json_answer("Not one JSON-RPC message (a JSON-RPC error response), or an unsupported MCP-Protocol-Version", refusal))
         .answer("401", transport_error("No or an unknown key or token; WWW-Authenticate names the protected resource metadata"))
         .answer("403", transport_error("A foreign Origin"))
         .answer("415", transport_error("Content-Type is not application/json"))

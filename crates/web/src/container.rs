@@ -55,61 +55,85 @@ pub async fn show(
         Ok(None) => return missing(),
         Err(e) => return crate::common::app_unavailable(e),
     };
-    let entitled = match accounts::get(&state.db, s.account_id).await {
-        Ok(a) => a.map(|a| a.entitlements).unwrap_or_default(),
+    let found = match gather(&state, s.account_id, &c, raw_page).await {
+        Ok(f) => f,
         Err(e) => return unavailable(&e),
     };
+    let body = render(&s.email, &version, &c, shipment.as_ref(), &found, raw_page);
+    respond(&c.number, &body, found.routing)
+}
+
+/// What the page shows besides the container and its shipment.
+struct Gathered {
+    /// The account has the routing entitlement (the map is shown).
+    routing: bool,
+    /// The account has the rail entitlement (rail LFDs are shown).
+    rail: bool,
+    /// The page of upstream records asked for.
+    raw: boxtrack_store::list::Listed<reads::RawEventRow>,
+    /// Documents linked to the container or its shipment.
+    docs: Vec<boxtrack_store::documents::DocumentRow>,
+    /// Custom fields of the container and of its shipment.
+    fields: Vec<boxtrack_store::custom_fields::FieldRow>,
+    /// Its transport events, oldest first.
+    events: Vec<reads::TransportEventRow>,
+}
+
+/// Reads what the page shows of `c` besides the container itself.
+async fn gather(
+    state: &AppState,
+    account_id: Uuid,
+    c: &reads::ContainerRow,
+    raw_page: u32,
+) -> Result<Gathered, boxtrack_store::StoreError> {
+    let entitled = accounts::get(&state.db, account_id)
+        .await?
+        .map(|a| a.entitlements)
+        .unwrap_or_default();
     let routing = entitled.contains(&Entitlement::Routing);
     let rail = entitled.contains(&Entitlement::RailLfd);
-    let raw = match reads::raw_events(
-        &state.db,
-        s.account_id,
-        c.id,
-        &Page {
-            number: raw_page,
-            size: RAW_PAGE_SIZE,
-            cursor: None,
-        },
-        rail,
-    )
-    .await
-    {
-        Ok(l) => l,
-        Err(e) => return unavailable(&e),
+    let raw_asked = Page {
+        number: raw_page,
+        size: RAW_PAGE_SIZE,
+        cursor: None,
     };
-    let docs = match boxtrack_store::documents::list(
-        &state.db,
-        s.account_id,
-        &boxtrack_store::documents::Filter {
-            linked_to: Some((c.id, c.shipment_id)),
-            ..Default::default()
-        },
-        &Page::first(boxtrack_core::paging::MAX_SIZE),
-    )
-    .await
-    {
-        Ok(l) => l.rows,
-        Err(e) => return unavailable(&e),
+    let raw = reads::raw_events(&state.db, account_id, c.id, &raw_asked, rail).await?;
+    let everything = Page::first(boxtrack_core::paging::MAX_SIZE);
+    let linked = boxtrack_store::documents::Filter {
+        linked_to: Some((c.id, c.shipment_id)),
+        ..Default::default()
     };
+    let docs = boxtrack_store::documents::list(&state.db, account_id, &linked, &everything)
+        .await?
+        .rows;
     let mut fields = Vec::new();
     for (entity, entity_id) in [("Container", c.id), ("Shipment", c.shipment_id)] {
-        match boxtrack_store::custom_fields::fields(
-            &state.db,
-            s.account_id,
-            &boxtrack_store::custom_fields::FieldFilter {
-                entity_type: Some(entity.into()),
-                entity_id: Some(entity_id),
-                definition_id: None,
-            },
-            &Page::first(boxtrack_core::paging::MAX_SIZE),
-        )
-        .await
-        {
-            Ok(l) => fields.extend(l.rows),
-            Err(e) => return unavailable(&e),
-        }
+        let of = boxtrack_store::custom_fields::FieldFilter {
+            entity_type: Some(entity.into()),
+            entity_id: Some(entity_id),
+            definition_id: None,
+        };
+        let listed =
+            boxtrack_store::custom_fields::fields(&state.db, account_id, &of, &everything).await?;
+        fields.extend(listed.rows);
     }
-    let route = if routing {
+    let events = reads::transport_events_of_many(&state.db, account_id, &[c.id], 500)
+        .await?
+        .remove(&c.id)
+        .unwrap_or_default();
+    Ok(Gathered {
+        routing,
+        rail,
+        raw,
+        docs,
+        fields,
+        events,
+    })
+}
+
+/// The route section: the map, or why there is none.
+fn route_section(c: &reads::ContainerRow, routing: bool) -> String {
+    if routing {
         format!(
             r#"<section aria-labelledby="route"><h2 id="route">Route</h2>
 <div id="route-map" class="console-map" data-map-url="/console/containers/{id}/map_geojson" data-shipment-id="{shipment}" data-container-id="{id}" role="region" aria-label="Map of the container's route"></div></section>"#,
@@ -118,13 +142,12 @@ pub async fn show(
         )
     } else {
         r#"<section aria-labelledby="route"><h2 id="route">Route</h2><p>The route map needs the routing entitlement.</p></section>"#.to_string()
-    };
-    let events = match reads::transport_events_of_many(&state.db, s.account_id, &[c.id], 500).await
-    {
-        Ok(mut by) => by.remove(&c.id).unwrap_or_default(),
-        Err(e) => return unavailable(&e),
-    };
-    let rows: String = events
+    }
+}
+
+/// The timeline's rows: each event at the local time of its place.
+fn timeline_rows(events: &[reads::TransportEventRow]) -> String {
+    events
         .iter()
         .map(|e| {
             let vessel = match (&e.vessel_name, &e.voyage) {
@@ -149,20 +172,42 @@ pub async fn show(
                 esc(&e.data_source),
             )
         })
-        .collect();
+        .collect()
+}
+
+/// The page's body.
+fn render(
+    email: &str,
+    version: &str,
+    c: &reads::ContainerRow,
+    shipment: Option<&reads::ShipmentRow>,
+    found: &Gathered,
+    raw_page: u32,
+) -> String {
+    let Gathered {
+        routing,
+        rail,
+        raw,
+        docs,
+        fields,
+        events,
+    } = found;
+    let (routing, rail) = (*routing, *rail);
+    let route = route_section(c, routing);
+    let rows = timeline_rows(events);
     let st = &c.state.0;
     let lfd = c.pickup_lfd_us.map_or("not known".to_string(), |t| {
         let day = boxtrack_core::time::format_micros(t);
         day.get(..10).unwrap_or(&day).to_string()
     });
-    let bl = shipment.as_ref().map_or(String::new(), |sh| {
+    let bl = shipment.map_or(String::new(), |sh| {
         format!(
             " on bill of lading <code>{}</code> ({})",
             esc(&sh.bill_of_lading_number),
             esc(&sh.scac)
         )
     });
-    let body = format!(
+    format!(
         r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Container {number}</h1>{live}
 <div id="container-live" data-live><p>{status}{bl}.</p>
@@ -180,40 +225,40 @@ pub async fn show(
 <section aria-labelledby="raw"><h2 id="raw">Upstream records, newest first</h2>{raw}{raw_pager}</section></div>
 {route}
 <p><a href="/v2/containers/{id}">This container in the API</a> (with an API key).</p></main>"#,
-        email = esc(&s.email),
+        email = esc(email),
         number = esc(&c.number),
         status = esc(&c.current_status.replace('_', " ")),
         ready = if c.ready_for_pickup { "yes" } else { "no" },
         terminal = esc(st.pod_terminal.as_deref().unwrap_or("not known")),
         updated = esc(&boxtrack_core::time::format_micros(c.updated_us)),
         id = c.id,
-        live = crate::live::marker(&version),
+        live = crate::live::marker(version),
         holds = crate::detail::holds(boxtrack_core::tracking::rules::reported_holds(st)),
         fees = crate::detail::fees(boxtrack_core::tracking::rules::reported_fees(st)),
         lfd_sources = crate::detail::lfd(
             &st.lfd,
             rail,
-            shipment
-                .as_ref()
-                .and_then(|sh| sh.route.0.pod_timezone.as_deref()),
+            shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref()),
             now_us(),
         ),
         raw = crate::detail::raw_events(&raw.rows),
         raw_pager = crate::detail::raw_pager(c.id, raw_page, raw.total, raw.has_next),
         provenance = crate::detail::provenance(
             &boxtrack_core::tracking::provenance::field_sources(st, rail),
-            shipment
-                .as_ref()
-                .is_some_and(|sh| sh.scac == boxtrack_core::carriers::SANDBOX_SCAC),
+            shipment.is_some_and(|sh| sh.scac == boxtrack_core::carriers::SANDBOX_SCAC),
         ),
-        documents = crate::detail::documents(&docs),
-        fields = crate::detail::custom_fields(&fields),
-    );
+        documents = crate::detail::documents(docs),
+        fields = crate::detail::custom_fields(fields),
+    )
+}
+
+/// The page, with the map's scripts when the map is shown.
+fn respond(number: &str, body: &str, routing: bool) -> Response {
     if routing {
         page_with(
             StatusCode::OK,
-            &c.number,
-            &body,
+            number,
+            body,
             &["/embed/map.css"],
             &[
                 "/embed/map.js",
@@ -222,13 +267,7 @@ pub async fn show(
             ],
         )
     } else {
-        page_with(
-            StatusCode::OK,
-            &c.number,
-            &body,
-            &[],
-            &[crate::live::SCRIPT],
-        )
+        page_with(StatusCode::OK, number, body, &[], &[crate::live::SCRIPT])
     }
 }
 
@@ -308,7 +347,6 @@ pub async fn download(
 pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{html, page, see_other, unavailable};
 
-    use serde_json::json;
     boxtrack_api::Mount::default()
         .public_get("/console/containers/{id}", self::show, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
@@ -322,10 +360,17 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ],
                     None,
                 );
-                op["parameters"] = json!([
-                    {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
-                    {"name": "raw_page", "in": "query", "required": false, "schema": {"type": "integer", "minimum": 1}, "description": "The page of upstream records, newest first"}
-                ]);
+                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
+                if let Some(list) = op["parameters"].as_array_mut() {
+                    list.push(
+                        boxtrack_api::schema::Param::query(
+                            "raw_page",
+                            boxtrack_api::schema::Schema::integer().range(1, u32::MAX),
+                            "The page of upstream records, newest first",
+                        )
+                        .into(),
+                    );
+                }
                 op
             }))
         .public_get("/console/documents/{id}/download", self::download, || boxtrack_api::doc::Doc::from_value({
@@ -344,7 +389,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ],
                     None,
                 );
-                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
         .public_get("/console/containers/{id}/map_geojson", self::map_geojson, || boxtrack_api::doc::Doc::from_value({
@@ -353,22 +398,31 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     "What `GET /v2/containers/{id}/map_geojson` answers, for the signed-in account (which needs the routing entitlement); the container page's map draws it.",
                     (
                         "200",
-                        json!({"description": "A GeoJSON FeatureCollection", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                        boxtrack_api::doc::Doc::json_answer(
+                            "A GeoJSON FeatureCollection",
+                            boxtrack_api::doc::object(),
+                        ),
                     ),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
                         (
                             "403",
-                            json!({"description": "The account lacks the routing entitlement", "content": {"application/vnd.api+json": {"schema": {"$ref": "#/components/schemas/Errors"}}}}),
+                            boxtrack_api::doc::body(
+                                "The account lacks the routing entitlement",
+                                boxtrack_api::doc::schema_ref("Errors"),
+                            ),
                         ),
                         (
                             "404",
-                            json!({"description": "No such container in this account", "content": {"application/vnd.api+json": {"schema": {"$ref": "#/components/schemas/Errors"}}}}),
+                            boxtrack_api::doc::body(
+                                "No such container in this account",
+                                boxtrack_api::doc::schema_ref("Errors"),
+                            ),
                         ),
                     ],
                     None,
                 );
-                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
 }

@@ -170,46 +170,8 @@ pub async fn list(
         Ok(found) => found.listed,
         Err(e) => return app_unavailable(e),
     };
-    let options: String = std::iter::once(("", "any status"))
-        .chain(
-            ContainerStatus::ALL
-                .iter()
-                .map(|c| (c.as_str(), c.as_str())),
-        )
-        .map(|(value, label)| {
-            format!(
-                r#"<option value="{v}"{sel}>{l}</option>"#,
-                v = esc(value),
-                l = esc(&label.replace('_', " ")),
-                sel = if value == asked.status {
-                    " selected"
-                } else {
-                    ""
-                }
-            )
-        })
-        .collect();
-    let rows: String = listed
-        .rows
-        .iter()
-        .map(|c| {
-            let st = &c.state.0;
-            format!(
-                "<tr><td><a href=\"/console/containers/{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                c.id,
-                esc(&c.number),
-                esc(&c.current_status.replace('_', " ")),
-                if c.ready_for_pickup { "yes" } else { "no" },
-                c.pickup_lfd_us.map_or(String::new(), |t| {
-                    let day = boxtrack_core::time::format_micros(t);
-                    esc(day.get(..10).unwrap_or(&day))
-                }),
-                esc(st.pod_terminal.as_deref().unwrap_or("")),
-                esc(&boxtrack_core::time::format_micros(c.updated_us)),
-                esc(&boxtrack_core::time::format_micros(c.created_us)),
-            )
-        })
-        .collect();
+    let options = status_options(&asked.status);
+    let rows: String = listed.rows.iter().map(row).collect();
     let total = total_text(listed.total, listed.total_exact);
     let href = |o: ListSort| format!("/console/containers?{}", asked.query_sorted(o, 1));
     let pager = pager("/console/containers", asked.page, listed.has_next, |n| {
@@ -243,22 +205,7 @@ pub async fn list(
         ),
         time_th = crate::common::time_sort_headers(asked.sort, href),
         sort_input = crate::common::sort_input(asked.sort),
-        hold_options = [
-            (None, "any"),
-            (Some(true), "on hold"),
-            (Some(false), "no active hold")
-        ]
-        .iter()
-        .map(|(v, l)| format!(
-            r#"<option value="{v}"{sel}>{l}</option>"#,
-            v = match v {
-                Some(true) => "1",
-                Some(false) => "0",
-                None => "",
-            },
-            sel = if *v == asked.holds { " selected" } else { "" },
-        ))
-        .collect::<String>(),
+        hold_options = hold_options(asked.holds),
         live = crate::live::marker(&version),
         email = esc(&s.email),
         q = esc(&asked.q),
@@ -275,6 +222,66 @@ pub async fn list(
         &body,
         &[],
         &[crate::live::SCRIPT],
+    )
+}
+
+/// The status filter's options, `chosen` selected.
+fn status_options(chosen: &str) -> String {
+    std::iter::once(("", "any status"))
+        .chain(
+            ContainerStatus::ALL
+                .iter()
+                .map(|c| (c.as_str(), c.as_str())),
+        )
+        .map(|(value, label)| {
+            format!(
+                r#"<option value="{v}"{sel}>{l}</option>"#,
+                v = esc(value),
+                l = esc(&label.replace('_', " ")),
+                sel = if value == chosen { " selected" } else { "" }
+            )
+        })
+        .collect()
+}
+
+/// The hold filter's options, `chosen` selected.
+fn hold_options(chosen: Option<bool>) -> String {
+    [
+        (None, "any"),
+        (Some(true), "on hold"),
+        (Some(false), "no active hold"),
+    ]
+    .iter()
+    .map(|(v, l)| {
+        format!(
+            r#"<option value="{v}"{sel}>{l}</option>"#,
+            v = match v {
+                Some(true) => "1",
+                Some(false) => "0",
+                None => "",
+            },
+            sel = if *v == chosen { " selected" } else { "" },
+        )
+    })
+    .collect()
+}
+
+/// A container's row of the table.
+fn row(c: &reads::ContainerRow) -> String {
+    let st = &c.state.0;
+    format!(
+        "<tr><td><a href=\"/console/containers/{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        c.id,
+        esc(&c.number),
+        esc(&c.current_status.replace('_', " ")),
+        if c.ready_for_pickup { "yes" } else { "no" },
+        c.pickup_lfd_us.map_or(String::new(), |t| {
+            let day = boxtrack_core::time::format_micros(t);
+            esc(day.get(..10).unwrap_or(&day))
+        }),
+        esc(st.pod_terminal.as_deref().unwrap_or("")),
+        esc(&boxtrack_core::time::format_micros(c.updated_us)),
+        esc(&boxtrack_core::time::format_micros(c.created_us)),
     )
 }
 

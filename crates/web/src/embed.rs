@@ -255,7 +255,7 @@ pub async fn track(
         let body = crate::widget::lookup(&state.db, who.account.id, &number)
             .await
             .map_err(|e| ApiError::from(e).into_response())?;
-        tracing::debug!(key = %who.key_id, found = body["data"].as_array().map_or(0, Vec::len), "widget lookup");
+        tracing::debug!(key = %who.key_id, found = body.data.len(), "widget lookup");
         Ok::<Response, Response>(axum::Json(body).into_response())
     }
     .await;

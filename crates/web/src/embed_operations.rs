@@ -3,33 +3,7 @@
 
 use boxtrack_api::Mount;
 use boxtrack_api::doc::Doc;
-use serde_json::{Value, json};
-
-/// The widget's answer (`GET /embed/v1/track`).
-fn track_schema() -> Value {
-    let s = |d: &str| json!({"type": ["string", "null"], "description": d});
-    let port = json!({"type": ["object", "null"], "required": ["locode", "name", "time_zone"], "properties": {
-        "locode": {"type": "string"}, "name": {"type": ["string", "null"]}, "time_zone": {"type": ["string", "null"]}}});
-    let milestone = json!({"type": "object", "required": ["event", "label", "at", "estimated", "location", "locode", "time_zone"], "properties": {
-        "event": {"type": "string", "description": "The milestone without `container.transport.` (`vessel_loaded`, …)"},
-        "label": {"type": "string"}, "at": s("ISO 8601, UTC"), "estimated": {"type": "boolean"},
-        "location": s("The place's name"), "locode": s("UN/LOCODE"), "time_zone": s("IANA zone of the place")}});
-    let container = json!({"type": "object", "required": ["id", "number", "status", "status_label", "pickup_lfd", "ready_for_pickup", "holds", "milestones"], "properties": {
-        "id": {"type": "string", "format": "uuid"}, "number": {"type": "string"},
-        "status": {"type": "string", "description": "The container's `current_status`"}, "status_label": {"type": "string"},
-        "pickup_lfd": s("The last free day (ISO 8601)"), "ready_for_pickup": {"type": "boolean"},
-        "holds": {"type": "array", "items": {"type": "object", "required": ["name", "status"], "properties": {"name": {"type": "string"}, "status": {"type": "string"}}}},
-        "milestones": {"type": "array", "items": milestone}}});
-    json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": {
-        "type": "object", "required": ["shipment", "containers"], "properties": {
-            "shipment": {"type": "object", "required": ["id", "bill_of_lading_number", "shipping_line_scac", "shipping_line_name", "port_of_lading", "port_of_discharge", "pod_eta_at", "pod_ata_at", "ref_numbers"], "properties": {
-                "id": {"type": "string", "format": "uuid"}, "bill_of_lading_number": {"type": "string"},
-                "shipping_line_scac": {"type": "string"}, "shipping_line_name": {"type": ["string", "null"]},
-                "port_of_lading": port.clone(), "port_of_discharge": port,
-                "pod_eta_at": s("Estimated arrival at the port of discharge"), "pod_ata_at": s("Actual arrival"),
-                "ref_numbers": {"type": "array", "items": {"type": "string"}}}},
-            "containers": {"type": "array", "items": container}}}}}})
-}
+use boxtrack_api::schema::{Param, Schema};
 
 /// An embed's file: compiled into the binary, readable from any origin.
 fn asset(summary: &str, media: &str) -> Doc {
@@ -45,7 +19,7 @@ fn asset(summary: &str, media: &str) -> Doc {
 }
 
 /// An answer the publishable key opens: its parameters and the errors it may meet.
-fn keyed(summary: &str, description: &str, params: Vec<Value>) -> Doc {
+fn keyed(summary: &str, description: &str, params: Vec<Param>) -> Doc {
     Doc::new("Embeds", summary)
         .about(description)
         .params(params)
@@ -88,8 +62,8 @@ pub fn routes() -> Mount {
                 "A container's journey for the embeddable map",
                 "What `GET /v2/containers/{id}/map_geojson` answers, for a publishable key (`Authorization: Token btp_…`) of the container's account with the `widget` entitlement, from one of the key's allowed origins. The container must be on the given shipment. Answers carry CORS headers for the asking origin.",
                 vec![
-                    json!({"name": "shipment_id", "in": "query", "required": true, "schema": {"type": "string", "format": "uuid"}}),
-                    json!({"name": "container_id", "in": "query", "required": true, "schema": {"type": "string", "format": "uuid"}}),
+                    Param::query("shipment_id", Schema::string().format("uuid"), "").required(),
+                    Param::query("container_id", Schema::string().format("uuid"), "").required(),
                 ],
             )
             .answer(
@@ -97,7 +71,10 @@ pub fn routes() -> Mount {
                 Doc::media_answer(
                     "A GeoJSON FeatureCollection (ports, the path sailed, the vessel, the legs ahead)",
                     "application/geo+json",
-                    json!({"type": "object", "required": ["type", "features"], "properties": {"type": {"type": "string", "enum": ["FeatureCollection"]}, "features": {"type": "array", "items": {"type": "object"}}}}),
+                    Schema::record(&[
+                        ("type", Schema::string().words(&["FeatureCollection"])),
+                        ("features", Schema::array(Schema::object())),
+                    ]),
                 ),
             )
         })
@@ -112,14 +89,22 @@ pub fn routes() -> Mount {
                 "What the tracking widget shows for a number",
                 "The account's shipments and containers whose bill of lading, container or reference number is exactly `number` (case aside; no partial matches), at most 10 shipments, with status, milestones, ETA and last free day. Same credential and origin rules as the map.",
                 vec![
-                    json!({"name": "number", "in": "query", "required": true, "schema": {"type": "string", "minLength": 3, "maxLength": 40, "pattern": "^[A-Za-z0-9./_-]+$"}}),
+                    Param::query(
+                        "number",
+                        Schema::string()
+                            .min_length(3)
+                            .max_length(40)
+                            .pattern("^[A-Za-z0-9./_-]+$"),
+                        "",
+                    )
+                    .required(),
                 ],
             )
             .answer(
                 "200",
                 Doc::json_answer(
                     "What was found (`data` is empty when nothing was)",
-                    track_schema(),
+                    boxtrack_api::doc::schema_of::<crate::widget::Track>(),
                 ),
             )
         })

@@ -21,7 +21,6 @@ use boxtrack_api::state::AppState;
 use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_store::accounts;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use boxtrack_app::tracking::{Refused, track};
 
@@ -382,7 +381,7 @@ pub async fn run(
         Err(_) => {
             return (
                 StatusCode::BAD_REQUEST,
-                axum::Json(json!({"error": "rows is not the preview's list of rows"})),
+                crate::pagedoc::Problem::says("rows is not the preview's list of rows"),
             )
                 .into_response();
         }
@@ -390,7 +389,7 @@ pub async fn run(
     if rows.len() > MAX_RUN {
         return (
             StatusCode::BAD_REQUEST,
-            axum::Json(json!({"error": format!("at most {MAX_RUN} rows at once")})),
+            crate::pagedoc::Problem::says(format!("at most {MAX_RUN} rows at once")),
         )
             .into_response();
     }
@@ -431,26 +430,29 @@ pub async fn run(
             ),
             Err(Refused::Store(e)) => return unavailable(&e),
         };
-        results.push(
-            json!({"line": row.line, "number": row.number, "outcome": outcome, "detail": detail}),
-        );
+        results.push(RunResult {
+            line: row.line,
+            number: row.number.clone(),
+            outcome,
+            detail,
+        });
     }
     if !rows.is_empty() {
         state.reads.changes().touch(account.id);
     }
     if wants_json {
-        return axum::Json(json!({ "results": results })).into_response();
+        return axum::Json(RunResults { results }).into_response();
     }
-    let count = |o: &str| results.iter().filter(|r| r["outcome"] == o).count();
+    let count = |o: &str| results.iter().filter(|r| r.outcome == o).count();
     let list: String = results
         .iter()
         .map(|r| {
             format!(
                 "<tr><td>{}</td><td><code>{}</code></td><td>{} {}</td></tr>",
-                r["line"],
-                esc(r["number"].as_str().unwrap_or("")),
-                esc(r["outcome"].as_str().unwrap_or("")),
-                esc(r["detail"].as_str().unwrap_or(""))
+                r.line,
+                esc(&r.number),
+                esc(r.outcome),
+                esc(&r.detail)
             )
         })
         .collect();
@@ -467,11 +469,30 @@ pub async fn run(
     page_with(StatusCode::OK, "Imported", &body, &[], &[])
 }
 
+/// What tracking an import's rows came to (JSON when asked for).
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct RunResults {
+    /// One per row, in order.
+    results: Vec<RunResult>,
+}
+
+/// What tracking one row came to.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct RunResult {
+    /// The file's line.
+    line: usize,
+    /// The number.
+    number: String,
+    /// `tracked`, `already tracked` or `refused`.
+    outcome: &'static str,
+    /// Why, when refused.
+    detail: String,
+}
+
 /// This page's routes, each declared with its documentation.
 pub(crate) fn routes() -> boxtrack_api::Mount {
-    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    use serde_json::json;
     boxtrack_api::Mount::default()
         .public_get("/console/imports", self::page, || boxtrack_api::doc::Doc::from_value(page(
                 "Track many numbers (CSV)",
@@ -499,11 +520,16 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ("415", not_form()),
                 ],
                 Some(form(
-                    with(
-                        csrf(),
-                        json!({"csv": {"type": "string", "description": "The CSV text"}, "xlsx": {"type": "string", "description": "An XLSX workbook in base64 (read instead of `csv` when not empty)"}}),
-                    ),
-                    json!(["csrf"]),
+                    &[
+                        ("csv", boxtrack_api::schema::Schema::string().describe("The CSV text")),
+                        (
+                            "xlsx",
+                            boxtrack_api::schema::Schema::string().describe(
+                                "An XLSX workbook in base64 (read instead of `csv` when not empty)",
+                            ),
+                        ),
+                    ],
+                    &[],
                 )),
             )))
         .public_post("/console/imports/run", self::run, || boxtrack_api::doc::Doc::from_value(page(
@@ -511,24 +537,29 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 "Tracks the rows the preview passed (checked again), each as `POST /v2/tracking_requests` would; a number tracked already is reported as such and not tracked twice. Answers JSON (`results`: line, number, outcome `tracked` | `already tracked` | `refused`, detail) when `Accept` asks for it, else a page.",
                 (
                     "200",
-                    json!({"description": "The results", "content": {"text/html": {"schema": {"type": "string"}}, "application/json": {"schema": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"type": "object"}}}}}}}),
+                    {
+                        let mut r = html("The results");
+                        r["content"]["application/json"]["schema"] =
+                            boxtrack_api::doc::schema_of::<RunResults>();
+                        r
+                    },
                 ),
                 vec![
                     ("303", see_other("To /console/sign-in: no session")),
                     (
                         "400",
-                        json!({"description": "rows is not a list of rows, or too long", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                        crate::pagedoc::problem("rows is not a list of rows, or too long"),
                     ),
                     ("403", expired()),
                     ("415", not_form()),
                     ("503", unavailable()),
                 ],
                 Some(form(
-                    with(
-                        csrf(),
-                        json!({"rows": {"type": "string", "description": "The preview's rows, as JSON"}}),
-                    ),
-                    json!(["csrf", "rows"]),
+                    &[(
+                        "rows",
+                        boxtrack_api::schema::Schema::string().describe("The preview's rows, as JSON"),
+                    )],
+                    &["rows"],
                 )),
             )))
 }

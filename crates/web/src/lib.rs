@@ -232,9 +232,8 @@ async fn sign_out(
 
 /// This page's routes, each declared with its documentation.
 pub(crate) fn sign_in_routes() -> boxtrack_api::Mount {
-    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    use serde_json::json;
     boxtrack_api::Mount::default()
         .public_get("/console/sign-in", crate::sign_in_page, || boxtrack_api::doc::Doc::from_value(page(
                 "The sign-in page",
@@ -260,11 +259,8 @@ pub(crate) fn sign_in_routes() -> boxtrack_api::Mount {
                     ("503", unavailable()),
                 ],
                 Some(form(
-                    with(
-                        csrf(),
-                        json!({"email": {"type": "string"}, "password": {"type": "string"}}),
-                    ),
-                    json!(["csrf", "email", "password"]),
+                    &[("email", boxtrack_api::schema::Schema::string()), ("password", boxtrack_api::schema::Schema::string())],
+                    &["email", "password"],
                 )),
             )))
         .public_post("/console/sign-out", crate::sign_out, || boxtrack_api::doc::Doc::from_value(page(
@@ -276,6 +272,6 @@ pub(crate) fn sign_in_routes() -> boxtrack_api::Mount {
                     ("415", not_form()),
                     ("503", unavailable()),
                 ],
-                Some(form(csrf(), json!(["csrf"]))),
+                Some(form(&[], &[])),
             )))
 }

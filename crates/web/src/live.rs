@@ -10,7 +10,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use boxtrack_api::html::esc;
 use boxtrack_api::state::AppState;
-use serde_json::json;
 
 use crate::common::session;
 
@@ -39,13 +38,13 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
     let Some((_, s)) = session(&state, &headers).await else {
         return (
             StatusCode::UNAUTHORIZED,
-            axum::Json(json!({"error": "signed out"})),
+            crate::pagedoc::Problem::says("signed out"),
         )
             .into_response();
     };
     match boxtrack_store::reads::fingerprint(&state.db, s.account_id).await {
         Ok(v) => {
-            let mut r = axum::Json(json!({ "version": v })).into_response();
+            let mut r = axum::Json(crate::pagedoc::Version { version: v }).into_response();
             r.headers_mut().insert(
                 axum::http::header::CACHE_CONTROL,
                 axum::http::HeaderValue::from_static("no-store"),
@@ -56,7 +55,7 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
             tracing::warn!(error = %e, "console: the live version could not be read");
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                axum::Json(json!({"error": "the database cannot be reached"})),
+                crate::pagedoc::Problem::says("the database cannot be reached"),
             )
                 .into_response()
         }
@@ -67,23 +66,22 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
 pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::page;
 
-    use serde_json::json;
     boxtrack_api::Mount::default()
         .public_get("/console/live", self::version, || boxtrack_api::doc::Doc::from_value(page(
             "Whether the account changed (live pages)",
             "The account's version: the newest `updated_us` of its containers, shipments and tracking requests. The console's pages ask every 5 seconds and fetch themselves again when it changes.",
             (
                 "200",
-                json!({"description": "The version", "content": {"application/json": {"schema": {"type": "object", "required": ["version"], "properties": {"version": {"type": "string"}}}}}}),
+                crate::pagedoc::version_answer(),
             ),
             vec![
                 (
                     "401",
-                    json!({"description": "No session", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                    crate::pagedoc::problem("No session"),
                 ),
                 (
                     "503",
-                    json!({"description": "The database could not be reached", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                    crate::pagedoc::problem("The database could not be reached"),
                 ),
             ],
             None,

@@ -1,27 +1,85 @@
-//! Helpers that console pages document their routes with (each page module's `docs()`; the
-//! crate's `operations` collects them).
+//! Helpers that console pages document their routes with (each page module's `routes()`
+//! declares its operations with them). Schemas are typed fragments
+//! ([`boxtrack_api::schema`]) or derived from the answer types ([`Version`], [`Problem`]).
 
-use boxtrack_api::doc::{Doc, schema_of};
-use serde_json::{Value, json};
+use boxtrack_api::doc::{Doc, WithHeader, schema_of};
+use boxtrack_api::schema::{Param, Schema, Type};
+use serde::Serialize;
+use serde_json::Value;
+
+/// A page's `version`: it changes when the page would; the page asks for it every few
+/// seconds and reloads when it changed.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct Version {
+    /// The version.
+    pub version: String,
+}
+
+/// Why a JSON answer of the console is not the one asked for (`signed out`, the database
+/// away, …).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub(crate) struct Problem {
+    /// What is wrong.
+    pub error: String,
+}
+
+impl Problem {
+    /// A problem saying this.
+    pub(crate) fn says(error: impl Into<String>) -> axum::Json<Problem> {
+        axum::Json(Problem {
+            error: error.into(),
+        })
+    }
+}
+
+/// The answer of a version: [`Version`].
+pub(crate) fn version_answer() -> Value {
+    Doc::json_of::<Version>("The version")
+}
+
+/// A JSON [`Problem`] answer.
+pub(crate) fn problem(d: &str) -> Value {
+    Doc::json_of::<Problem>(d)
+}
 
 /// An HTML answer.
 pub(crate) fn html(d: &str) -> Value {
-    json!({"description": d, "content": {"text/html": {"schema": {"type": "string"}}}})
+    Doc::media_answer(d, "text/html", Schema::string())
 }
 
 /// A redirect.
 pub(crate) fn see_other(d: &str) -> Value {
-    json!({"description": d, "headers": {"Location": {"schema": {"type": "string"}}}})
+    Doc::empty_answer(d).with_header("Location", "Where to go")
 }
 
-/// A form body with these properties, these required.
-pub(crate) fn form(props: Value, required: Value) -> Value {
-    json!({"required": true, "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object", "properties": props, "required": required}}}})
+/// The form token's field.
+pub(crate) fn csrf() -> Schema {
+    Schema::string().describe("The form token of the page the form came from")
+}
+
+/// A form body: the form token (required) and these fields, these required too.
+pub(crate) fn form(fields: &[(&str, Schema)], required: &[&str]) -> Value {
+    let mut names = vec!["csrf"];
+    names.extend_from_slice(required);
+    let schema = fields
+        .iter()
+        .fold(Schema::object().prop("csrf", csrf()), |o, (n, s)| {
+            o.prop(n, s.clone())
+        })
+        .required(&names);
+    Doc::new("", "")
+        .body_media(&["application/x-www-form-urlencoded"], schema)
+        .into_value()["requestBody"]
+        .take()
 }
 
 /// The answer to a body that is not a form.
 pub(crate) fn not_form() -> Value {
-    json!({"description": "The body is not application/x-www-form-urlencoded", "content": {"text/plain": {"schema": {"type": "string"}}}})
+    Doc::media_answer(
+        "The body is not application/x-www-form-urlencoded",
+        "text/plain",
+        Schema::string(),
+    )
 }
 
 /// A console page's operation: no API key, its answer `ok`, `extra` answers and a body.
@@ -46,19 +104,14 @@ pub(crate) fn page(
     .into_value()
 }
 
-/// The form token's property.
-pub(crate) fn csrf() -> Value {
-    json!({"csrf": {"type": "string", "description": "The form token of the page the form came from"}})
-}
-
-/// `base`'s properties with `more`'s.
-pub(crate) fn with(mut base: Value, more: Value) -> Value {
-    if let (Some(b), Some(m)) = (base.as_object_mut(), more.as_object()) {
-        for (k, v) in m {
-            b.insert(k.clone(), v.clone());
-        }
-    }
-    base
+/// Path parameters of these names (ids as the page's links write them).
+pub(crate) fn path_ids(names: &[&str]) -> Value {
+    Value::Array(
+        names
+            .iter()
+            .map(|n| Param::path(*n, Schema::string(), "").into())
+            .collect(),
+    )
 }
 
 /// The answer when the database could not be reached.
@@ -83,15 +136,21 @@ pub(crate) fn asset(summary: &str, media: &str) -> Value {
         .into_value()
 }
 
-/// Optional query parameters of these names and JSON types.
+/// Optional query parameters of these names and JSON types (`string` or `integer`).
 pub(crate) fn query(params: &[(&str, &str)]) -> Value {
-    params
-        .iter()
-        .map(|(name, kind)| json!({"name": name, "in": "query", "required": false, "schema": {"type": kind}}))
-        .collect()
+    let kind = |k: &str| match k {
+        "integer" => Type::Integer,
+        _ => Type::String,
+    };
+    Value::Array(
+        params
+            .iter()
+            .map(|(name, k)| Param::query(*name, Schema::of(kind(k)), "").into())
+            .collect(),
+    )
 }
 
 /// A CSV file answer.
 pub(crate) fn csv_file() -> Value {
-    json!({"description": "The CSV file", "content": {"text/csv": {"schema": {"type": "string"}}}})
+    Doc::media_answer("The CSV file", "text/csv", Schema::string())
 }

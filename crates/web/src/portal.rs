@@ -260,9 +260,8 @@ fn publishable_section(account: &Account, list: &[PublishableKeyRecord], csrf: &
 
 /// This page's routes, each declared with its documentation.
 pub(crate) fn routes() -> boxtrack_api::Mount {
-    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    use serde_json::json;
     boxtrack_api::Mount::default()
         .public_get("/console", self::home, || boxtrack_api::doc::Doc::from_value(page(
                 "The developer portal",
@@ -285,13 +284,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ("415", not_form()),
                     ("503", unavailable()),
                 ],
-                Some(form(
-                    with(
-                        csrf(),
-                        json!({"name": {"type": "string", "maxLength": 100}}),
-                    ),
-                    json!(["csrf"]),
-                )),
+                Some(form(&[("name", boxtrack_api::schema::Schema::string().max_length(100))], &[])),
             )))
         .public_post("/console/keys/{id}/revoke", self::revoke_key, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
@@ -304,9 +297,9 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                         ("415", not_form()),
                         ("503", unavailable()),
                     ],
-                    Some(form(csrf(), json!(["csrf"]))),
+                    Some(form(&[], &[])),
                 );
-                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
 }

@@ -123,9 +123,9 @@ fn problem(status: StatusCode, message: &str) -> Response {
 
 /// This module's routes, each declared with its documentation.
 pub(crate) fn routes() -> boxtrack_api::Mount {
-    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
     use boxtrack_api::doc::Doc;
-    use serde_json::json;
+
     boxtrack_api::Mount::default()
         .public_post("/console/publishable_keys", self::create, || {
             Doc::from_value(page(
@@ -148,11 +148,14 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ("503", unavailable()),
                 ],
                 Some(form(
-                    with(
-                        csrf(),
-                        json!({"name": {"type": "string", "maxLength": 100}, "origins": {"type": "string", "description": "Allowed origins, one per line; empty for any"}}),
-                    ),
-                    json!(["csrf"]),
+                    &[
+                        ("name", boxtrack_api::schema::Schema::string().max_length(100)),
+                        (
+                            "origins",
+                            boxtrack_api::schema::Schema::string().describe("Allowed origins, one per line; empty for any"),
+                        ),
+                    ],
+                    &[],
                 )),
             ))
         })
@@ -167,11 +170,11 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ("415", not_form()),
                     ("503", unavailable()),
                 ],
-                Some(form(csrf(), json!(["csrf"]))),
+                Some(form(&[], &[])),
             ))
             .with(
                 "parameters",
-                json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]),
+                crate::pagedoc::path_ids(&["id"]),
             )
         })
 }

@@ -339,10 +339,9 @@ async fn render(
 /// This page's routes, each declared with its documentation.
 pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{
-        csrf, csv_file, expired, form, html, not_form, page, query, see_other, unavailable, with,
+        csv_file, expired, form, html, not_form, page, query, see_other, unavailable,
     };
 
-    use serde_json::json;
     boxtrack_api::Mount::default()
         .public_get("/console/tracking_requests", self::list, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
@@ -398,11 +397,15 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ("503", unavailable()),
                 ],
                 Some(form(
-                    with(
-                        csrf(),
-                        json!({"request_number": {"type": "string"}, "request_type": {"type": "string", "enum": ["bill_of_lading", "booking_number", "container"]}, "scac": {"type": "string"}}),
-                    ),
-                    json!(["csrf", "request_number", "request_type"]),
+                    &[
+                        ("request_number", boxtrack_api::schema::Schema::string()),
+                        (
+                            "request_type",
+                            boxtrack_api::schema::Schema::string().words(&["bill_of_lading", "booking_number", "container"]),
+                        ),
+                        ("scac", boxtrack_api::schema::Schema::string()),
+                    ],
+                    &["request_number", "request_type"],
                 )),
             )))
 }

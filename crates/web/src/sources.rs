@@ -11,7 +11,6 @@ use boxtrack_api::html::esc;
 use boxtrack_api::routes::sources::{SourcesDocument, document};
 use boxtrack_api::state::AppState;
 use boxtrack_core::time::format_micros;
-use serde_json::json;
 
 use crate::common::{page_with, see_other, session};
 
@@ -192,12 +191,15 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
     if session(&state, &headers).await.is_none() {
         return (
             StatusCode::UNAUTHORIZED,
-            axum::Json(json!({"error": "signed out"})),
+            crate::pagedoc::Problem::says("signed out"),
         )
             .into_response();
     }
     match document(&state).await {
-        Ok(d) => axum::Json(json!({ "version": version_of(&d) })).into_response(),
+        Ok(d) => axum::Json(crate::pagedoc::Version {
+            version: version_of(&d),
+        })
+        .into_response(),
         Err(e) => e.into_response(),
     }
 }
@@ -206,7 +208,6 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
 pub(crate) fn routes() -> boxtrack_api::Mount {
     use crate::pagedoc::{html, page, see_other};
 
-    use serde_json::json;
     boxtrack_api::Mount::default()
         .public_get("/console/sources", self::page, || boxtrack_api::doc::Doc::from_value(page(
                 "Sources",
@@ -220,11 +221,11 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 "A version that changes when the sources page would; the page asks every 5 seconds.",
                 (
                     "200",
-                    json!({"description": "The version", "content": {"application/json": {"schema": {"type": "object", "required": ["version"], "properties": {"version": {"type": "string"}}}}}}),
+                    crate::pagedoc::version_answer(),
                 ),
                 vec![(
                     "401",
-                    json!({"description": "No session", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                    crate::pagedoc::problem("No session"),
                 )],
                 None,
             )))

@@ -175,7 +175,7 @@ pub async fn version(
     let Some((_, s)) = session(&state, &headers).await else {
         return (
             StatusCode::UNAUTHORIZED,
-            axum::Json(serde_json::json!({"error": "signed out"})),
+            crate::pagedoc::Problem::says("signed out"),
         )
             .into_response();
     };
@@ -188,9 +188,10 @@ pub async fn version(
         Err(e) => return unavailable(&e),
     };
     match newest(&state, s.account_id, id).await {
-        Ok(rows) => {
-            axum::Json(serde_json::json!({"version": version_of(&w, &rows)})).into_response()
-        }
+        Ok(rows) => axum::Json(crate::pagedoc::Version {
+            version: version_of(&w, &rows),
+        })
+        .into_response(),
         Err(e) => unavailable(&e),
     }
 }
@@ -483,9 +484,9 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
 
 /// The webhook list and one webhook's page, each declared with its documentation.
 fn routes_1() -> boxtrack_api::Mount {
-    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
+    use boxtrack_api::schema::Schema;
 
-    use serde_json::json;
     boxtrack_api::Mount::default()
         .public_get("/console/webhooks", self::list, || boxtrack_api::doc::Doc::from_value(page(
                 "Webhooks",
@@ -507,10 +508,7 @@ fn routes_1() -> boxtrack_api::Mount {
                     ("415", not_form()),
                     ("503", unavailable()),
                 ],
-                Some(form(
-                    with(csrf(), json!({"url": {"type": "string"}})),
-                    json!(["csrf", "url"]),
-                )),
+                Some(form(&[("url", boxtrack_api::schema::Schema::string())], &["url"])),
             )))
         .public_get("/console/webhooks/{id}", self::show, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
@@ -524,7 +522,7 @@ fn routes_1() -> boxtrack_api::Mount {
                     ],
                     None,
                 );
-                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
         .public_post("/console/webhooks/{id}", self::update, || boxtrack_api::doc::Doc::from_value({
@@ -543,23 +541,29 @@ fn routes_1() -> boxtrack_api::Mount {
                         ("503", unavailable()),
                     ],
                     Some(form(
-                        with(
-                            csrf(),
-                            json!({"url": {"type": "string"}, "active": {"type": "string", "enum": ["1"]}, "events_shown": {"type": "string", "enum": ["1"]}, "events": {"type": "array", "items": {"type": "string", "enum": boxtrack_core::webhooks::EVENTS.as_slice()}}}),
-                        ),
-                        json!(["csrf", "url"]),
+                        &[
+                            ("url", Schema::string()),
+                            ("active", Schema::string().words(&["1"])),
+                            ("events_shown", Schema::string().words(&["1"])),
+                            (
+                                "events",
+                                Schema::array(
+                                    Schema::string().words(boxtrack_core::webhooks::EVENTS.as_slice()),
+                                ),
+                            ),
+                        ],
+                        &["url"],
                     )),
                 );
-                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
 }
 
 /// A webhook's test, version and redelivery, each declared with its documentation.
 fn routes_2() -> boxtrack_api::Mount {
-    use crate::pagedoc::{csrf, expired, form, html, not_form, page, see_other, unavailable, with};
+    use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    use serde_json::json;
     boxtrack_api::Mount::default()
         .public_get("/console/webhooks/{id}/version", self::version, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
@@ -567,19 +571,19 @@ fn routes_2() -> boxtrack_api::Mount {
                     "A version that changes when the webhook's page would (its settings, its newest notifications' states and attempts); the page asks every 5 seconds.",
                     (
                         "200",
-                        json!({"description": "The version", "content": {"application/json": {"schema": {"type": "object", "required": ["version"], "properties": {"version": {"type": "string"}}}}}}),
+                        crate::pagedoc::version_answer(),
                     ),
                     vec![
                         (
                             "401",
-                            json!({"description": "No session", "content": {"application/json": {"schema": {"type": "object"}}}}),
+                            crate::pagedoc::problem("No session"),
                         ),
                         ("404", html("No such webhook in this account")),
                         ("503", unavailable()),
                     ],
                     None,
                 );
-                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
         .public_post("/console/webhooks/{id}/test", self::test, || boxtrack_api::doc::Doc::from_value({
@@ -594,12 +598,9 @@ fn routes_2() -> boxtrack_api::Mount {
                         ("415", not_form()),
                         ("503", unavailable()),
                     ],
-                    Some(form(
-                        with(csrf(), json!({"event": {"type": "string"}})),
-                        json!(["csrf", "event"]),
-                    )),
+                    Some(form(&[("event", boxtrack_api::schema::Schema::string())], &["event"])),
                 );
-                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
         .public_post("/console/webhooks/{id}/notifications/{nid}/redeliver", self::redeliver, || boxtrack_api::doc::Doc::from_value({
@@ -616,9 +617,9 @@ fn routes_2() -> boxtrack_api::Mount {
                         ("415", not_form()),
                         ("503", unavailable()),
                     ],
-                    Some(form(csrf(), json!(["csrf"]))),
+                    Some(form(&[], &[])),
                 );
-                op["parameters"] = json!([{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}, {"name": "nid", "in": "path", "required": true, "schema": {"type": "string"}}]);
+                op["parameters"] = crate::pagedoc::path_ids(&["id", "nid"]);
                 op
             }))
 }

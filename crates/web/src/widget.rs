@@ -6,10 +6,11 @@
 use std::collections::BTreeMap;
 
 use boxtrack_core::reference;
-use boxtrack_core::time::format_micros;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_store::{Db, reads};
-use serde_json::{Value, json};
+use boxtrack_views::jsonapi::At;
+use schemars::JsonSchema;
+use serde::Serialize;
 use uuid::Uuid;
 
 /// The most shipments one answer lists.
@@ -41,20 +42,116 @@ fn refs_hold(refs: &str, number: &str) -> bool {
         .any(|r| r.trim().eq_ignore_ascii_case(number))
 }
 
-fn at(us: Option<i64>) -> Value {
-    us.map_or(Value::Null, |t| json!(format_micros(t)))
+/// A port as the widget shows it: its UN/LOCODE, name and time zone.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Port {
+    /// UN/LOCODE.
+    pub locode: String,
+    /// Its name.
+    pub name: Option<String>,
+    /// IANA zone of the place.
+    pub time_zone: Option<String>,
 }
 
-fn port(locode: Option<&str>, zone: Option<&str>) -> Value {
-    let Some(l) = locode else {
-        return Value::Null;
-    };
+fn port(locode: Option<&str>, zone: Option<&str>) -> Option<Port> {
+    let l = locode?;
     let p = reference::port(l);
-    json!({
-        "locode": l,
-        "name": p.and_then(|p| p.name.clone()),
-        "time_zone": zone.map(str::to_string).or_else(|| p.map(|p| p.time_zone.clone())),
+    Some(Port {
+        locode: l.to_string(),
+        name: p.and_then(|p| p.name.clone()),
+        time_zone: zone
+            .map(str::to_string)
+            .or_else(|| p.map(|p| p.time_zone.clone())),
     })
+}
+
+/// What the widget answers: the shipments found, each with its containers (`data` is empty
+/// when nothing was).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Track {
+    /// At most 10 shipments.
+    pub data: Vec<Found>,
+}
+
+/// A shipment found, with the containers to show.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Found {
+    /// The shipment.
+    pub shipment: Shipment,
+    /// Its containers (only those asked for, when a container's number was typed).
+    pub containers: Vec<Container>,
+}
+
+/// A shipment as the widget shows it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Shipment {
+    /// Its id.
+    pub id: Uuid,
+    /// Its bill of lading.
+    pub bill_of_lading_number: String,
+    /// The line's SCAC.
+    pub shipping_line_scac: String,
+    /// The line's name.
+    pub shipping_line_name: Option<String>,
+    /// Where it was loaded.
+    pub port_of_lading: Option<Port>,
+    /// Where it is discharged.
+    pub port_of_discharge: Option<Port>,
+    /// Estimated arrival at the port of discharge
+    pub pod_eta_at: Option<At>,
+    /// Actual arrival
+    pub pod_ata_at: Option<At>,
+    /// The account's reference numbers.
+    pub ref_numbers: Vec<String>,
+}
+
+/// A container as the widget shows it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Container {
+    /// Its id.
+    pub id: Uuid,
+    /// Its number.
+    pub number: String,
+    /// The container's `current_status`
+    pub status: String,
+    /// The status for people.
+    pub status_label: String,
+    /// The last free day (ISO 8601)
+    pub pickup_lfd: Option<At>,
+    /// Whether it can be picked up.
+    pub ready_for_pickup: bool,
+    /// Holds at the terminal.
+    pub holds: Vec<Hold>,
+    /// Its milestones, oldest first.
+    pub milestones: Vec<Milestone>,
+}
+
+/// A hold at the terminal.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Hold {
+    /// Its name.
+    pub name: String,
+    /// Its status.
+    pub status: String,
+}
+
+/// A milestone of a container's journey.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Milestone {
+    /// The milestone without `container.transport.` (`vessel_loaded`, …)
+    pub event: String,
+    /// Its name for people.
+    pub label: String,
+    /// ISO 8601, UTC
+    pub at: Option<At>,
+    /// Whether it is an estimate.
+    pub estimated: bool,
+    /// The place's name
+    pub location: Option<String>,
+    /// UN/LOCODE
+    pub locode: Option<String>,
+    /// IANA zone of the place
+    pub time_zone: Option<String>,
 }
 
 /// A milestone's name for people: `container.transport.vessel_loaded` → "Vessel loaded".
@@ -71,27 +168,8 @@ pub fn milestone_label(event: &str) -> String {
 }
 
 /// The widget's answer for `number` (already checked by [`valid_number`]).
-pub async fn lookup(db: &Db, account_id: Uuid, number: &str) -> boxtrack_store::Result<Value> {
-    let hits = reads::search(db, account_id, number, 50).await?;
-    // shipment id → the containers to show (None: all of the shipment's)
-    let mut wanted: BTreeMap<Uuid, Option<Vec<Uuid>>> = BTreeMap::new();
-    let mut container_hits = Vec::new();
-    for h in &hits {
-        let exact = h.number.eq_ignore_ascii_case(number) || refs_hold(&h.refs, number);
-        match (h.entity_type.as_str(), exact) {
-            ("shipment", true) => {
-                wanted.insert(h.id, None);
-            }
-            ("container", true) => container_hits.push(h.id),
-            _ => {}
-        }
-    }
-    let found = reads::containers_by_id(db, account_id, &container_hits).await?;
-    for c in found.values() {
-        if let Some(list) = wanted.entry(c.shipment_id).or_insert_with(|| Some(vec![])) {
-            list.push(c.id);
-        }
-    }
+pub async fn lookup(db: &Db, account_id: Uuid, number: &str) -> boxtrack_store::Result<Track> {
+    let wanted = wanted(db, account_id, number).await?;
     let ids: Vec<Uuid> = wanted.keys().copied().take(MAX_SHIPMENTS).collect();
     let shipments = reads::shipments_by_id(db, account_id, &ids).await?;
     let mut containers = reads::containers_of_many(db, account_id, &ids).await?;
@@ -110,53 +188,115 @@ pub async fn lookup(db: &Db, account_id: Uuid, number: &str) -> boxtrack_store::
             .filter(|c| only.as_ref().is_none_or(|o| o.contains(&c.id)))
             .collect();
         boxes.sort_by(|a, b| a.number.cmp(&b.number));
-        let (route, st) = (&s.route.0, &s.state.0);
-        let line = boxtrack_core::carriers::by_scac(&s.scac);
-        data.push(json!({
-            "shipment": {
-                "id": s.id,
-                "bill_of_lading_number": s.bill_of_lading_number,
-                "shipping_line_scac": s.scac,
-                "shipping_line_name": line.map(|l| l.name.clone()),
-                "port_of_lading": port(route.pol_locode.as_deref(), route.pol_timezone.as_deref()),
-                "port_of_discharge": port(route.pod_locode.as_deref(), route.pod_timezone.as_deref()),
-                "pod_eta_at": at(st.pod_eta_us),
-                "pod_ata_at": at(st.pod_ata_us),
-                "ref_numbers": s.ref_numbers.0,
-            },
-            "containers": boxes.iter().map(|c| {
-                let status = ContainerStatus::parse(&c.current_status);
-                let mut milestones: Vec<Value> = events.remove(&c.id).unwrap_or_default().iter()
-                    .filter(|e| e.event.starts_with("container.transport."))
-                    .map(|e| {
-                        let estimated = e.event.contains(".estimated.");
-                        let place = e.locode.as_deref().and_then(reference::port);
-                        json!({
-                            "event": e.event.strip_prefix("container.transport.").unwrap_or(&e.event),
-                            "label": milestone_label(&e.event),
-                            "at": at(e.at_us),
-                            "estimated": estimated,
-                            "location": place.and_then(|p| p.name.clone()).or_else(|| e.locode.clone()),
-                            "locode": e.locode,
-                            "time_zone": e.timezone.clone().or_else(|| place.map(|p| p.time_zone.clone())),
-                        })
-                    })
-                    .collect();
-                milestones.sort_by(|a, b| a["at"].as_str().cmp(&b["at"].as_str()));
-                json!({
-                    "id": c.id,
-                    "number": c.number,
-                    "status": c.current_status,
-                    "status_label": status.map_or(c.current_status.replace('_', " "), |s| s.label().to_string()),
-                    "pickup_lfd": at(c.pickup_lfd_us),
-                    "ready_for_pickup": c.ready_for_pickup,
-                    "holds": c.state.0.holds.iter().map(|h| json!({"name": h.name, "status": h.status})).collect::<Vec<_>>(),
-                    "milestones": milestones,
-                })
-            }).collect::<Vec<_>>(),
-        }));
+        data.push(Found {
+            shipment: shipment(s),
+            containers: boxes
+                .iter()
+                .map(|c| container(c, &events.remove(&c.id).unwrap_or_default()))
+                .collect(),
+        });
     }
-    Ok(json!({ "data": data }))
+    Ok(Track { data })
+}
+
+/// The shipments whose bill of lading or reference number is `number` (all their
+/// containers: `None`), and those of the containers whose number or reference number is
+/// (only those containers).
+async fn wanted(
+    db: &Db,
+    account_id: Uuid,
+    number: &str,
+) -> boxtrack_store::Result<BTreeMap<Uuid, Option<Vec<Uuid>>>> {
+    let hits = reads::search(db, account_id, number, 50).await?;
+    let mut wanted: BTreeMap<Uuid, Option<Vec<Uuid>>> = BTreeMap::new();
+    let mut container_hits = Vec::new();
+    for h in &hits {
+        let exact = h.number.eq_ignore_ascii_case(number) || refs_hold(&h.refs, number);
+        match (h.entity_type.as_str(), exact) {
+            ("shipment", true) => {
+                wanted.insert(h.id, None);
+            }
+            ("container", true) => container_hits.push(h.id),
+            _ => {}
+        }
+    }
+    let found = reads::containers_by_id(db, account_id, &container_hits).await?;
+    for c in found.values() {
+        if let Some(list) = wanted.entry(c.shipment_id).or_insert_with(|| Some(vec![])) {
+            list.push(c.id);
+        }
+    }
+    Ok(wanted)
+}
+
+/// A shipment as the widget shows it.
+fn shipment(s: &reads::ShipmentRow) -> Shipment {
+    let (route, st) = (&s.route.0, &s.state.0);
+    Shipment {
+        id: s.id,
+        bill_of_lading_number: s.bill_of_lading_number.clone(),
+        shipping_line_scac: s.scac.clone(),
+        shipping_line_name: boxtrack_core::carriers::by_scac(&s.scac).map(|l| l.name.clone()),
+        port_of_lading: port(route.pol_locode.as_deref(), route.pol_timezone.as_deref()),
+        port_of_discharge: port(route.pod_locode.as_deref(), route.pod_timezone.as_deref()),
+        pod_eta_at: At::opt(st.pod_eta_us),
+        pod_ata_at: At::opt(st.pod_ata_us),
+        ref_numbers: s.ref_numbers.0.clone(),
+    }
+}
+
+/// A container as the widget shows it, with its milestones from `events`.
+fn container(c: &reads::ContainerRow, events: &[reads::TransportEventRow]) -> Container {
+    let mut moves: Vec<&reads::TransportEventRow> = events
+        .iter()
+        .filter(|e| e.event.starts_with("container.transport."))
+        .collect();
+    moves.sort_by_key(|e| e.at_us);
+    Container {
+        id: c.id,
+        number: c.number.clone(),
+        status: c.current_status.clone(),
+        status_label: ContainerStatus::parse(&c.current_status)
+            .map_or(c.current_status.replace('_', " "), |s| {
+                s.label().to_string()
+            }),
+        pickup_lfd: At::opt(c.pickup_lfd_us),
+        ready_for_pickup: c.ready_for_pickup,
+        holds: c
+            .state
+            .0
+            .holds
+            .iter()
+            .map(|h| Hold {
+                name: h.name.clone(),
+                status: h.status.clone(),
+            })
+            .collect(),
+        milestones: moves.into_iter().map(milestone).collect(),
+    }
+}
+
+/// A transport event as a milestone.
+fn milestone(e: &reads::TransportEventRow) -> Milestone {
+    let place = e.locode.as_deref().and_then(reference::port);
+    Milestone {
+        event: e
+            .event
+            .strip_prefix("container.transport.")
+            .unwrap_or(&e.event)
+            .to_string(),
+        label: milestone_label(&e.event),
+        at: At::opt(e.at_us),
+        estimated: e.event.contains(".estimated."),
+        location: place
+            .and_then(|p| p.name.clone())
+            .or_else(|| e.locode.clone()),
+        locode: e.locode.clone(),
+        time_zone: e
+            .timezone
+            .clone()
+            .or_else(|| place.map(|p| p.time_zone.clone())),
+    }
 }
 
 #[cfg(test)]

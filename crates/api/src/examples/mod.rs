@@ -75,6 +75,38 @@ async fn build(rest: Option<fn(AppState) -> axum::Router>) -> Result<Examples, S
 
 async fn play(db: &Db, rest: Option<fn(AppState) -> axum::Router>) -> Result<Examples, StoreError> {
     db.migrate().await?;
+    let account = subscribed_account(db).await?;
+    let journeys = scenarios::scenarios();
+    track_every_journey(db, account.id, &journeys).await?;
+    play_to_the_end(db, &journeys).await?;
+    // a user stops tracking one shipment
+    stop_one(db, account.id, "TEST-SCN-IMPORT").await?;
+    let rows = first_of_each_event(db, account.id).await?;
+    let envelopes = boxtrack_views::notifications::envelopes(db, &rows, Vec::new()).await?;
+    let mut examples = Examples {
+        by_event: rows.into_iter().map(|r| r.event).zip(envelopes).collect(),
+        by_operation: tour::record(db, account.id, rest).await?,
+    };
+    // the tour cannot ask for these: answering needs the examples being made
+    let (data, included) = examples.of_events(&["container.transport.vessel_arrived"]);
+    examples.by_operation.insert(
+        ("get".into(), "/v2/webhook_notifications/examples".into()),
+        tour::Recorded {
+            status: 200,
+            request: None,
+            response: serde_json::to_value(crate::jsonapi::Collection {
+                included,
+                ..crate::jsonapi::Collection::of(data)
+            })
+            .ok(),
+        },
+    );
+    Ok(examples)
+}
+
+/// An account with every entitlement, limits the tour cannot reach, and a webhook of every
+/// event (so each event leaves a notification to show).
+async fn subscribed_account(db: &Db) -> Result<accounts::Account, StoreError> {
     let (account, _, _) = accounts::create(
         db,
         accounts::NewAccount {
@@ -106,7 +138,16 @@ async fn play(db: &Db, rest: Option<fn(AppState) -> axum::Router>) -> Result<Exa
         },
     )
     .await?;
-    let journeys = scenarios::scenarios();
+    Ok(account)
+}
+
+/// A tracking request for each sandbox journey, and for the two that never become a
+/// shipment (failed, awaiting the manifest).
+async fn track_every_journey(
+    db: &Db,
+    account_id: uuid::Uuid,
+    journeys: &[scenarios::Scenario],
+) -> Result<(), StoreError> {
     let mut numbers: Vec<&str> = journeys.iter().map(|s| s.number).collect();
     numbers.extend(["TEST-TR-FAILED", "TEST-TR-AWAITING-MANIFEST"]);
     for number in numbers {
@@ -120,19 +161,23 @@ async fn play(db: &Db, rest: Option<fn(AppState) -> axum::Router>) -> Result<Exa
         };
         tracking::create_request(
             db,
-            account.id,
+            account_id,
             Plan::Standard,
             &request,
             &tracking::RequestExtras::default(),
         )
         .await?;
     }
+    Ok(())
+}
+
+/// Every journey played by the worker on the journeys' clock, hour by hour.
+async fn play_to_the_end(db: &Db, journeys: &[scenarios::Scenario]) -> Result<(), StoreError> {
     let sources: Vec<Arc<dyn boxtrack_sources::Source>> =
         vec![Arc::new(boxtrack_sources::sandbox::Sandbox)];
     let worker = boxtrack_worker::Processor::new(db.clone(), sources);
     let start = boxtrack_store::now_us();
     worker.process_due(start).await?;
-    // the journeys' clock, hour by hour as the worker plays them
     let mut hours: Vec<i64> = journeys
         .iter()
         .flat_map(|s| s.steps.iter().map(|st| st.at_h))
@@ -142,29 +187,44 @@ async fn play(db: &Db, rest: Option<fn(AppState) -> axum::Router>) -> Result<Exa
     for h in hours {
         worker.tick(start + h * H).await?;
     }
-    // a user stops tracking one shipment
-    let all = |number: u32| Page {
+    Ok(())
+}
+
+/// A whole list at once, page by page.
+fn all(number: u32) -> Page {
+    Page {
         number,
         size: boxtrack_core::paging::MAX_SIZE,
         cursor: None,
-    };
+    }
+}
+
+/// Stops tracking the shipment of the request for `number`.
+async fn stop_one(db: &Db, account_id: uuid::Uuid, number: &str) -> Result<(), StoreError> {
     let requests =
-        tracking::list_requests(db, account.id, &tracking::RequestFilter::default(), &all(1))
+        tracking::list_requests(db, account_id, &tracking::RequestFilter::default(), &all(1))
             .await?;
     if let Some(shipment) = requests
         .rows
         .iter()
-        .filter(|r| r.request_number == "TEST-SCN-IMPORT")
+        .filter(|r| r.request_number == number)
         .find_map(|r| r.shipment_id)
     {
-        tracking::stop_shipment(db, account.id, shipment, "cancelled_by_user").await?;
+        tracking::stop_shipment(db, account_id, shipment, "cancelled_by_user").await?;
     }
-    // the oldest notification of each event (the list is newest first)
+    Ok(())
+}
+
+/// The oldest notification of each event (the list is newest first).
+async fn first_of_each_event(
+    db: &Db,
+    account_id: uuid::Uuid,
+) -> Result<Vec<notifications::NotificationRow>, StoreError> {
     let mut first: BTreeMap<String, notifications::NotificationRow> = BTreeMap::new();
     for number in 1.. {
         let listed = notifications::list(
             db,
-            account.id,
+            account_id,
             &notifications::Filter::default(),
             &all(number),
         )
@@ -177,23 +237,5 @@ async fn play(db: &Db, rest: Option<fn(AppState) -> axum::Router>) -> Result<Exa
             break;
         }
     }
-    let rows: Vec<notifications::NotificationRow> = first.into_values().collect();
-    let envelopes = boxtrack_views::notifications::envelopes(db, &rows, Vec::new()).await?;
-    let mut examples = Examples {
-        by_event: rows.into_iter().map(|r| r.event).zip(envelopes).collect(),
-        by_operation: tour::record(db, account.id, rest).await?,
-    };
-    // the tour cannot ask for these: answering needs the examples being made
-    let (data, included) = examples.of_events(&["container.transport.vessel_arrived"]);
-    examples.by_operation.insert(
-        ("get".into(), "/v2/webhook_notifications/examples".into()),
-        tour::Recorded {
-            status: 200,
-            request: None,
-            response: Some(serde_json::json!({
-                "data": data, "included": included, "meta": {"size": 1, "total": 1}
-            })),
-        },
-    );
-    Ok(examples)
+    Ok(first.into_values().collect())
 }

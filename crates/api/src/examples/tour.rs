@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 
 use axum::body::Body;
 use axum::http::{Method, Request, header};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use tower::ServiceExt as _;
 use uuid::Uuid;
 
@@ -36,6 +37,53 @@ pub type Recordings = BTreeMap<(String, String), Recorded>;
 const MT: &str = "application/vnd.api+json";
 /// The file the tour attaches as a document.
 const FILE: &[u8] = b"%PDF-1.4\n% boxtrack example: arrival notice\n%%EOF\n";
+
+/// The tour's request bodies, by step: data, in `bodies.json`, as a reader of the examples
+/// sees them. A string that is exactly `{name}` stands for a value the tour learns on the way
+/// (an id it made).
+const BODIES: &str = include_str!("bodies.json");
+
+/// The request body of `step`, its `{name}` strings replaced by the values given (null for
+/// a step `bodies.json` lacks: the call is then refused and its operation keeps no example,
+/// which the served document's test reports).
+fn body(step: &str, values: &[(&str, &str)]) -> Value {
+    let mut b = serde_json::from_str::<Value>(BODIES)
+        .ok()
+        .and_then(|all| all.get(step).cloned())
+        .unwrap_or(Value::Null);
+    fill(&mut b, values);
+    b
+}
+
+/// Replaces each string of `v` that is exactly `{name}` by the value given for `name`.
+fn fill(v: &mut Value, values: &[(&str, &str)]) {
+    match v {
+        Value::String(s) => {
+            let name = s.strip_prefix('{').and_then(|n| n.strip_suffix('}'));
+            if let Some((_, to)) = values.iter().find(|(k, _)| Some(*k) == name) {
+                *s = (*to).to_string();
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| fill(i, values)),
+        Value::Object(members) => members.values_mut().for_each(|m| fill(m, values)),
+        _ => {}
+    }
+}
+
+/// `POST /rails/active_storage/direct_uploads`: the file about to be uploaded.
+#[derive(Serialize)]
+struct Announce<'a> {
+    blob: Blob<'a>,
+}
+
+/// A file about to be uploaded: its name, type, size and MD5 checksum.
+#[derive(Serialize)]
+struct Blob<'a> {
+    filename: &'a str,
+    content_type: &'a str,
+    byte_size: usize,
+    checksum: String,
+}
 
 struct Tour {
     app: axum::Router,
@@ -242,25 +290,19 @@ impl Tour {
         t.patch(
             "/v2/tracking_requests/{id}",
             &format!("/v2/tracking_requests/{tr}"),
-            Some(json!({"data": {"type": "tracking_request", "attributes": {"ref_numbers": ["PO-1234", "PO-1235"]}}})),
+            Some(body("tracking request: new ref numbers", &[])),
         )
         .await;
         t.post(
             "/v2/tracking_requests",
             "/v2/tracking_requests",
-            json!({"data": {"type": "tracking_request", "attributes": {
-                "request_type": "bill_of_lading",
-                "request_number": "MAEU243981723",
-                "scac": "MAEU",
-                "ref_numbers": ["PO-2001"],
-                "shipment_tags": ["east-coast"]
-            }}}),
+            body("tracking request: a bill of lading", &[]),
         )
         .await;
         t.post(
             "/v2/tracking_requests/infer_number",
             "/v2/tracking_requests/infer_number",
-            json!({"number": "MSCU1234566"}),
+            body("infer a number", &[]),
         )
         .await;
 
@@ -274,7 +316,7 @@ impl Tour {
         t.patch(
             "/v2/shipments/{id}",
             &format!("/v2/shipments/{shipment}"),
-            Some(json!({"data": {"type": "shipment", "attributes": {"shipment_tags": ["east-coast", "priority"]}}})),
+            Some(body("shipment: new tags", &[])),
         )
         .await;
         let container = first_id(&ship["data"]["relationships"], "container").unwrap_or_default();
@@ -288,15 +330,16 @@ impl Tour {
         t.patch(
             "/v2/containers/{id}",
             &format!("/v2/containers/{container}"),
-            Some(
-                json!({"data": {"type": "container", "attributes": {"ref_numbers": ["PO-1234"]}}}),
-            ),
+            Some(body("container: new ref numbers", &[])),
         )
         .await;
         t.patch(
             "/v2/containers",
             "/v2/containers",
-            Some(json!({"data": [{"id": container, "type": "container", "attributes": {"ref_numbers": ["PO-1234", "SO-88"]}}]})),
+            Some(body(
+                "containers: new ref numbers",
+                &[("container", &container)],
+            )),
         )
         .await;
         let events = t
@@ -341,7 +384,7 @@ impl Tour {
         let t = self;
         let (ship, c, events) = (&j.ship, &j.c, &j.events);
         // what the journey names: line, ports, terminal, metro area, vessel
-        let everything = json!([ship, c, events]);
+        let everything = Value::Array(vec![ship.clone(), c.clone(), events.clone()]);
         let lines = t
             .get("/v2/shipping_lines", "/v2/shipping_lines?search=maersk")
             .await;
@@ -404,15 +447,7 @@ impl Tour {
         // webhooks and their notifications
         t.get("/v2/webhooks", "/v2/webhooks").await;
         let hook = t
-            .post(
-                "/v2/webhooks",
-                "/v2/webhooks",
-                json!({"data": {"type": "webhook", "attributes": {
-                    "url": "https://ops.example.com/hooks/boxtrack",
-                    "events": ["container.transport.vessel_arrived", "container.updated", "tracking_request.succeeded"],
-                    "headers": {"X-Team": "imports"}
-                }}}),
-            )
+            .post("/v2/webhooks", "/v2/webhooks", body("webhook: new", &[]))
             .await;
         let hook = id_of(&hook);
         t.get("/v2/webhooks/{id}", &format!("/v2/webhooks/{hook}"))
@@ -420,13 +455,13 @@ impl Tour {
         t.patch(
             "/v2/webhooks/{id}",
             &format!("/v2/webhooks/{hook}"),
-            Some(json!({"data": {"type": "webhook", "attributes": {"events": ["container.transport.vessel_arrived", "container.updated"]}}})),
+            Some(body("webhook: fewer events", &[])),
         )
         .await;
         t.post(
             "/v2/webhooks/{id}/replay",
             &format!("/v2/webhooks/{hook}/replay"),
-            json!({"since": 0}),
+            body("webhook: replay from the start", &[]),
         )
         .await;
         let notes = t
@@ -450,11 +485,7 @@ impl Tour {
         let t = self;
         // parties
         let party = t
-            .post(
-                "/v2/parties",
-                "/v2/parties",
-                json!({"data": {"type": "party", "attributes": {"company_name": "Harbor Goods Inc."}}}),
-            )
+            .post("/v2/parties", "/v2/parties", body("party: new", &[]))
             .await;
         let party = id_of(&party);
         t.get("/v2/parties", "/v2/parties").await;
@@ -463,9 +494,7 @@ impl Tour {
         t.patch(
             "/v2/parties/{id}",
             &format!("/v2/parties/{party}"),
-            Some(
-                json!({"data": {"type": "party", "attributes": {"company_name": "Harbor Goods LLC"}}}),
-            ),
+            Some(body("party: renamed", &[])),
         )
         .await;
     }
@@ -474,12 +503,11 @@ impl Tour {
     async fn field_definitions(&mut self) -> Definitions {
         let t = self;
         // custom fields: definitions, options, values on each kind of entity
-        let definition = |attrs: Value| json!({"data": {"type": "custom_field_definition", "attributes": attrs}});
         let po = t
             .post(
                 "/v2/custom_field_definitions",
                 "/v2/custom_field_definitions",
-                definition(json!({"entity_type": "Shipment", "api_slug": "po_number", "display_name": "PO number", "data_type": "short_text", "validation": {"max_length": 20}})),
+                body("field definition: PO number", &[]),
             )
             .await;
         let po = id_of(&po);
@@ -487,7 +515,7 @@ impl Tour {
             .post(
                 "/v2/custom_field_definitions",
                 "/v2/custom_field_definitions",
-                definition(json!({"entity_type": "Container", "api_slug": "temperature_band", "display_name": "Temperature band", "data_type": "enum_multi"})),
+                body("field definition: temperature band", &[]),
             )
             .await;
         let band = id_of(&band);
@@ -495,7 +523,7 @@ impl Tour {
             .post(
                 "/v2/custom_field_definitions",
                 "/v2/custom_field_definitions",
-                definition(json!({"entity_type": "TrackingRequest", "api_slug": "urgent", "display_name": "Urgent", "data_type": "boolean"})),
+                body("field definition: urgent", &[]),
             )
             .await;
         let urgent = id_of(&urgent);
@@ -503,7 +531,7 @@ impl Tour {
             .post(
                 "/v2/custom_field_definitions",
                 "/v2/custom_field_definitions",
-                definition(json!({"entity_type": "Container", "api_slug": "seal_number", "display_name": "Seal number", "data_type": "short_text"})),
+                body("field definition: seal number", &[]),
             )
             .await;
         let seal = id_of(&seal);
@@ -520,16 +548,15 @@ impl Tour {
         t.patch(
             "/v2/custom_field_definitions/{id}",
             &format!("/v2/custom_field_definitions/{po}"),
-            Some(definition(json!({"display_name": "Purchase order"}))),
+            Some(body("field definition: renamed", &[])),
         )
         .await;
-        let option = |label: &str, value: &str, position: i64| json!({"data": {"type": "custom_field_option", "attributes": {"label": label, "value": value, "position": position}}});
         let options = format!("/v2/custom_field_definitions/{band}/options");
         let frozen = t
             .post(
                 "/v2/custom_field_definitions/{id}/options",
                 &options,
-                option("Frozen", "frozen", 1),
+                body("option: frozen", &[]),
             )
             .await;
         let frozen = id_of(&frozen);
@@ -537,7 +564,7 @@ impl Tour {
             .post(
                 "/v2/custom_field_definitions/{id}/options",
                 &options,
-                option("Chilled", "chilled", 2),
+                body("option: chilled", &[]),
             )
             .await;
         let chilled = id_of(&chilled);
@@ -547,7 +574,7 @@ impl Tour {
         t.patch(
             OPTION_PATH,
             &format!("{options}/{frozen}"),
-            Some(option("Frozen (-18 °C)", "frozen", 1)),
+            Some(body("option: frozen, relabelled", &[])),
         )
         .await;
         Definitions {
@@ -563,38 +590,20 @@ impl Tour {
     async fn field_values(&mut self, j: &Journey) -> String {
         let t = self;
         let (tr, shipment, container) = (&j.tr, &j.shipment, &j.container);
-        let field = |slug: &str, value: Value| json!({"data": {"type": "custom_field", "attributes": {"api_slug": slug, "value": value}}});
-        for (kind, id, slug, first, second) in [
-            (
-                "shipments",
-                shipment.as_str(),
-                "po_number",
-                json!("PO-1234"),
-                json!("PO-1234-B"),
-            ),
-            (
-                "containers",
-                container.as_str(),
-                "temperature_band",
-                json!(["chilled"]),
-                json!(["frozen"]),
-            ),
-            (
-                "tracking_requests",
-                tr.as_str(),
-                "urgent",
-                json!(true),
-                json!(false),
-            ),
+        for (kind, id, slug) in [
+            ("shipments", shipment.as_str(), "po_number"),
+            ("containers", container.as_str(), "temperature_band"),
+            ("tracking_requests", tr.as_str(), "urgent"),
         ] {
             let base = format!("/v2/{kind}/{id}/custom_fields");
             let template = format!("/v2/{kind}/{{id}}/custom_fields");
-            t.post(&template, &base, field(slug, first)).await;
+            let first = body(&format!("field value: {kind}"), &[]);
+            t.post(&template, &base, first).await;
             t.get(&template, &base).await;
             t.patch(
                 &format!("{template}/{{api_slug}}"),
                 &format!("{base}/{slug}"),
-                Some(field(slug, second)),
+                Some(body(&format!("field value: {kind}, changed"), &[])),
             )
             .await;
         }
@@ -602,8 +611,10 @@ impl Tour {
             .post(
                 "/v2/custom_fields",
                 "/v2/custom_fields",
-                json!({"data": {"type": "custom_field", "attributes": {"api_slug": "seal_number", "value": "SL-40022"},
-                    "relationships": {"entity": {"data": {"type": "container", "id": container}}}}}),
+                body(
+                    "field value: a container's seal",
+                    &[("container", container)],
+                ),
             )
             .await;
         let value_id = id_of(&made);
@@ -616,7 +627,7 @@ impl Tour {
         t.patch(
             "/v2/custom_fields/{id}",
             &format!("/v2/custom_fields/{value_id}"),
-            Some(json!({"data": {"type": "custom_field", "attributes": {"value": "SL-40023"}}})),
+            Some(body("field value: changed", &[])),
         )
         .await;
         value_id
@@ -646,7 +657,15 @@ impl Tour {
                     Method::POST,
                     "/rails/active_storage/direct_uploads",
                     "/rails/active_storage/direct_uploads",
-                    Some(json!({"blob": {"filename": filename, "content_type": content_type, "byte_size": bytes.len(), "checksum": boxtrack_core::documents::checksum(bytes)}})),
+                    serde_json::to_value(Announce {
+                        blob: Blob {
+                            filename,
+                            content_type,
+                            byte_size: bytes.len(),
+                            checksum: boxtrack_core::documents::checksum(bytes),
+                        },
+                    })
+                    .ok(),
                 )
                 .await;
             if let Some(url) = blob["direct_upload"]["url"].as_str() {
@@ -659,7 +678,7 @@ impl Tour {
                 .post(
                     "/v2/documents",
                     "/v2/documents",
-                    json!({"data": {"type": "document", "attributes": {"name": name, "attached_document": signed}}}),
+                    body("document: new", &[("name", name), ("signed", &signed)]),
                 )
                 .await;
             docs.push(id_of(&made));
@@ -672,7 +691,7 @@ impl Tour {
         t.patch(
             "/v2/documents/{id}",
             &format!("/v2/documents/{doc}"),
-            Some(json!({"data": {"type": "document", "attributes": {"document_type": "arrival_notice"}}})),
+            Some(body("document: typed", &[])),
         )
         .await;
         t.get(
@@ -715,11 +734,7 @@ impl Tour {
         // keys, and what the tour made, deleted
         t.get("/v2/api_keys", "/v2/api_keys").await;
         let made = t
-            .post(
-                "/v2/api_keys",
-                "/v2/api_keys",
-                json!({"data": {"type": "api_key", "attributes": {"name": "warehouse integration"}}}),
-            )
+            .post("/v2/api_keys", "/v2/api_keys", body("api key: new", &[]))
             .await;
         let made = id_of(&made);
         t.get("/v2/api_keys/{id}", &format!("/v2/api_keys/{made}"))
@@ -766,5 +781,36 @@ impl Tour {
             .await;
         t.delete("/v2/api_keys/{id}", &format!("/v2/api_keys/{made}"))
             .await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_body_is_json_and_named_by_the_tour() {
+        let all: serde_json::Map<String, Value> = serde_json::from_str(BODIES).unwrap_or_default();
+        assert!(all.len() > 20, "bodies.json did not parse");
+        let tour = include_str!("tour.rs");
+        for step in all.keys() {
+            // the custom field values are named through their entity kind
+            let named = tour.contains(&format!("\"{step}\""))
+                || step.starts_with("field value: shipments")
+                || step.starts_with("field value: containers")
+                || step.starts_with("field value: tracking_requests");
+            assert!(
+                named,
+                "{step} is in bodies.json but the tour never sends it"
+            );
+        }
+    }
+
+    #[test]
+    fn a_placeholder_is_replaced_only_where_it_is_the_whole_string() {
+        let b = body("containers: new ref numbers", &[("container", "0190-id")]);
+        assert_eq!(b["data"][0]["id"], "0190-id");
+        assert_eq!(b["data"][0]["attributes"]["ref_numbers"][0], "PO-1234");
+        assert_eq!(body("no such step", &[]), Value::Null);
     }
 }

@@ -1,7 +1,7 @@
 //! `GET /v2/account`: the caller's own account (plan, entitlements, rate limits).
 
 use boxtrack_store::accounts::Account;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{Doc, Routes, single};
@@ -15,7 +15,7 @@ pub fn to_resource(a: &Account) -> Value {
 /// `GET /v2/account`.
 pub async fn show(caller: Caller) -> JsonApi {
     let mut r = to_resource(&caller.account);
-    r["links"]["self"] = json!("/v2/account");
+    r["links"]["self"] = "/v2/account".into();
     JsonApi::single(r, vec![])
 }
 

@@ -4,12 +4,13 @@
 use axum::Json;
 use axum::extract::State;
 use boxtrack_store::reads;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{Doc, Routes};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
+use crate::schema::Schema;
 use crate::state::AppState;
 
 /// `GET /v2/containers/{id}/map_geojson`: the container's journey as GeoJSON (ports, the
@@ -123,21 +124,37 @@ pub async fn journey(
 }
 
 /// The GeoJSON document the map answers.
-fn geojson_schema() -> Value {
-    let point = json!({"type": "object", "required": ["type", "coordinates"], "properties": {"type": {"type": "string", "enum": ["Point"]}, "coordinates": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}});
-    let line = json!({"type": "object", "required": ["type", "coordinates"], "properties": {"type": {"type": "string", "enum": ["LineString"]}, "coordinates": {"type": "array", "minItems": 2, "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}}});
-    let geojson = json!({"type": "object", "required": ["type", "features"], "properties": {
-        "type": {"type": "string", "enum": ["FeatureCollection"]},
-        "features": {"type": "array", "items": {"type": "object", "required": ["type", "geometry", "properties"], "properties": {
-            "type": {"type": "string", "enum": ["Feature"]},
-            "geometry": {"oneOf": [point, line]},
-            "properties": {"type": "object", "required": ["feature_type"], "additionalProperties": true, "description": "`feature_type` decides the other members (a port's name, LOCODE and times; a vessel's name, IMO and position time; a leg's ports)", "properties": {
-                "feature_type": {"type": "string", "enum": ["port", "current_vessel", "past_vessel_locations", "estimated_full_legs", "estimated_partial_leg"]},
-                "ports_sequence": {"type": "integer"},
-            }},
-        }}},
-    }});
-    geojson
+fn geojson_schema() -> Schema {
+    let kind = |word: &str| Schema::string().words(&[word]);
+    let position = || Schema::array(Schema::number()).items_between(2, Some(2));
+    let point = Schema::record(&[("type", kind("Point")), ("coordinates", position())]);
+    let line = Schema::record(&[
+        ("type", kind("LineString")),
+        (
+            "coordinates",
+            Schema::array(position()).items_between(2, None),
+        ),
+    ]);
+    let feature_types = [
+        "port",
+        "current_vessel",
+        "past_vessel_locations",
+        "estimated_full_legs",
+        "estimated_partial_leg",
+    ];
+    let properties = Schema::record(&[("feature_type", Schema::string().words(&feature_types))])
+        .prop("ports_sequence", Schema::integer())
+        .open()
+        .describe("`feature_type` decides the other members (a port's name, LOCODE and times; a vessel's name, IMO and position time; a leg's ports)");
+    let feature = Schema::record(&[
+        ("type", kind("Feature")),
+        ("geometry", Schema::one_of(vec![point, line])),
+        ("properties", properties),
+    ]);
+    Schema::record(&[
+        ("type", kind("FeatureCollection")),
+        ("features", Schema::array(feature)),
+    ])
 }
 
 /// This module's operations, each declared with its route and handler.

@@ -10,7 +10,7 @@ use boxtrack_store::reads::{self, ContainerRow, ShipmentRow};
 use boxtrack_store::tracking;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{Doc, Q, Routes, list_of, single, typed_params};
@@ -19,6 +19,7 @@ use crate::extract::IdPath;
 use crate::jsonapi::{
     Body, JsonApi, QueryParams, list_response, sorted_list_response, sorted_page,
 };
+use crate::schema::Schema;
 use crate::state::AppState;
 use boxtrack_views::tracking as resources;
 
@@ -125,12 +126,12 @@ async fn render(
         }
         if let Some(events) = events_of.get(&c.id) {
             if let Some(last) = data.last_mut() {
-                last["relationships"]["transport_events"]["data"] = json!(
-                    events
-                        .iter()
-                        .map(|e| json!({"id": e.id.to_string(), "type": "transport_event"}))
-                        .collect::<Vec<_>>()
+                let ids = boxtrack_views::jsonapi::ToMany::new(
+                    "transport_event",
+                    events.iter().map(|e| e.id),
                 );
+                last["relationships"]["transport_events"]["data"] =
+                    serde_json::to_value(ids.data).unwrap_or_default();
             }
             for e in events {
                 push(resources::transport_event(e), &mut included);
@@ -138,7 +139,7 @@ async fn render(
         } else if includes.iter().any(|i| i == "transport_events")
             && let Some(last) = data.last_mut()
         {
-            last["relationships"]["transport_events"]["data"] = json!([]);
+            last["relationships"]["transport_events"]["data"] = Value::Array(Vec::new());
         }
     }
     Ok((data, included))
@@ -424,7 +425,7 @@ pub async fn update_many(
     let rows: Vec<reads::ContainerRow> =
         ids.iter().filter_map(|id| found.get(id).cloned()).collect();
     let (data, included) = render(&state, &caller, &rows, None, &[]).await?;
-    Ok(JsonApi(json!({"data": data, "included": included})))
+    Ok(JsonApi::of(&Updated { data, included }))
 }
 
 /// `GET /v2/containers/{id}/transport_events`.
@@ -636,6 +637,13 @@ pub async fn field_sources(
 /// The orders of a container's transport events (`sort`).
 const EVENT_SORTS: [&str; 4] = ["timestamp", "-timestamp", "created_at", "-created_at"];
 
+/// Several containers at once (a bulk update's answer), with what they include.
+#[derive(Debug, Serialize)]
+struct Updated {
+    data: Vec<Value>,
+    included: Vec<Value>,
+}
+
 /// This module's operations, each declared with its route and handler.
 pub fn routes() -> Routes {
     Routes::default()
@@ -644,7 +652,7 @@ pub fn routes() -> Routes {
                 .about("Polls every source of the container now (the shipping line's DCSA endpoint, and the POD terminal's feed once discharged), merges what they say, and answers when done with the changes for this container (`message` as in the reference, plus `changes`). Needs the `container_refresh` entitlement; at most 10 per minute. 422 `no_upstream` for containers without an upstream (sandbox); 502 `upstream_failed` when the line cannot be read.")
                 .id("Container")
                 .errors(&[401, 403, 404, 422, 429, 502])
-                .answer("200", json!({"description": "What changed", "content": {"application/json": {"schema": crate::doc::schema_of::<Refreshed>()}}}))
+                .answer("200", Doc::json_answer("What changed", crate::doc::schema_of::<Refreshed>()))
                 .reference_id("patch-containers-id-refresh")
         })
         .get("/v2/containers", list, || {
@@ -679,16 +687,11 @@ pub fn routes() -> Routes {
                 .about("Replaces the ref numbers of the container `data.id` names (answered with that container), or of up to 100 when `data` is a list (answered with each, in order). All change or none: an id that is not the account's is 404 and changes nothing.")
                 .body::<BulkDoc>()
                 .errors(&[400, 401, 404, 415, 422, 429])
-                .ok("The container, or the containers", json!({"oneOf": [
-                            single("Container"),
-                            {
-                                "type": "object", "required": ["data"],
-                                "properties": {
-                                    "data": {"type": "array", "items": crate::doc::schema_ref("Container")},
-                                    "included": {"type": "array", "items": {"type": "object"}}
-                                }
-                            }
-                        ]}))
+                .ok("The container, or the containers", Schema::one_of(vec![
+                    Schema::from_value(single("Container")),
+                    Schema::record(&[("data", Schema::array(Schema::component("Container")))])
+                        .prop("included", Schema::array(Schema::object())),
+                ]))
                         .reference_id("patch-containers-id")
         })
         .get("/v2/containers/{id}/raw_events", raw_events, || {
@@ -705,7 +708,7 @@ pub fn routes() -> Routes {
                 .about("boxtrack's extension: for each attribute a source has set, whose word decided it (the precedence of `docs/precedence.md`), the report that stated it (its source, when it was produced, its precision) and the raw event that keeps it. Milestone times name the latest occurrence of their milestone.")
                 .id("Container")
                 .errors(&[400, 401, 404, 429])
-                .answer("200", json!({"description": "Where each value came from", "content": {"application/vnd.api+json": {"schema": crate::doc::schema_of::<FieldSourcesDoc>()}}}))
+                .ok_of::<FieldSourcesDoc>("Where each value came from")
         })
         .get("/v2/containers/{id}/transport_events", events, || {
             Doc::new("Containers", "List a container's transport events")

@@ -11,8 +11,8 @@ use boxtrack_store::documents::{self, Created, DocumentRow, Filter, NewDocument}
 use boxtrack_store::reads;
 use boxtrack_views::tracking as resources;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{Doc, Q, Routes, body, list_of, single, typed_params};
@@ -162,7 +162,13 @@ pub async fn create(
         )
         .with_title("Duplicate document")
         .with_code("duplicate_document")
-        .with_meta(json!({"existing_document_id": id, "existing_document_name": name}))),
+        .with_meta(
+            serde_json::to_value(Existing {
+                existing_document_id: id,
+                existing_document_name: name,
+            })
+            .unwrap_or_default(),
+        )),
     }
 }
 
@@ -212,10 +218,55 @@ pub async fn list(
 }
 
 /// `GET /v2/documents/types`.
-pub async fn types(_caller: Caller) -> Json<Value> {
-    Json(json!({
-        "document_types": rules::TYPES.iter().map(|(code, label)| json!({"code": code, "label": label})).collect::<Vec<_>>()
-    }))
+pub async fn types(_caller: Caller) -> Json<DocumentTypes> {
+    Json(DocumentTypes {
+        document_types: rules::TYPES
+            .iter()
+            .map(|(code, label)| DocumentType { code, label })
+            .collect(),
+    })
+}
+
+/// The document types (`GET /v2/documents/types`).
+#[derive(Serialize, JsonSchema)]
+pub struct DocumentTypes {
+    /// Every type.
+    pub document_types: Vec<DocumentType>,
+}
+
+/// A document type.
+#[derive(Serialize, JsonSchema)]
+pub struct DocumentType {
+    /// Its code (`bill_of_lading`, `arrival_notice`, …).
+    pub code: &'static str,
+    /// Its label.
+    pub label: &'static str,
+}
+
+/// The document a duplicate upload would have made, in the 409's `meta`.
+#[derive(Serialize)]
+struct Existing {
+    existing_document_id: uuid::Uuid,
+    existing_document_name: String,
+}
+
+/// The reference's answer to an action done (or, in boxtrack, already done) on a document.
+#[derive(Serialize, JsonSchema)]
+pub struct Accepted {
+    /// `accepted`.
+    #[schemars(extend("const" = "accepted"))]
+    pub status: &'static str,
+}
+
+/// `{"status": "accepted"}`.
+const ACCEPTED: Accepted = Accepted { status: "accepted" };
+
+/// A document's download address.
+#[derive(Serialize, JsonSchema)]
+pub struct DownloadUrl {
+    /// Serves the file without credentials for 10 minutes.
+    #[schemars(extend("format" = "uri"))]
+    pub download_url: String,
 }
 
 /// `GET /v2/documents/{id}`.
@@ -318,13 +369,13 @@ pub async fn reclassify(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(id): IdPath,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<Accepted>)> {
     let d = documents::get(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let t = rules::classify(&d.name, &d.file_name);
     documents::reclassify_and_link(&state.db, caller.account.id, id, Some(t), None).await?;
-    Ok((StatusCode::ACCEPTED, Json(json!({"status": "accepted"}))))
+    Ok((StatusCode::ACCEPTED, Json(ACCEPTED)))
 }
 
 /// `POST /v2/documents/{id}/relink`: the links again, to the account's shipments and
@@ -334,14 +385,14 @@ pub async fn relink(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(id): IdPath,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<Accepted>)> {
     let d = documents::get(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let numbers = rules::reference_numbers(&[&d.name, &d.file_name]);
     let (s, c) = documents::linked(&state.db, caller.account.id, &numbers).await?;
     documents::reclassify_and_link(&state.db, caller.account.id, id, None, Some((&s, &c))).await?;
-    Ok((StatusCode::ACCEPTED, Json(json!({"status": "accepted"}))))
+    Ok((StatusCode::ACCEPTED, Json(ACCEPTED)))
 }
 
 /// Body of `POST /v2/documents/{id}/rotate` (plain JSON, as in the reference).
@@ -361,7 +412,7 @@ pub async fn rotate(
     caller: Caller,
     IdPath(id): IdPath,
     Body(b): Body<RotateBody>,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<(StatusCode, Json<Accepted>)> {
     let d = documents::get(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
@@ -425,7 +476,7 @@ pub async fn download_url(
     caller: Caller,
     IdPath(id): IdPath,
     headers: HeaderMap,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<DownloadUrl>> {
     let d = documents::get(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
@@ -438,9 +489,9 @@ pub async fn download_url(
     )
     .await?;
     let base = base_url(state.config.public_url.as_deref(), &headers);
-    Ok(Json(
-        json!({"download_url": format!("{base}/v2/downloads/{token}")}),
-    ))
+    Ok(Json(DownloadUrl {
+        download_url: format!("{base}/v2/downloads/{token}"),
+    }))
 }
 
 /// This module's operations, each declared with its route and handler.
@@ -479,10 +530,7 @@ pub fn routes() -> Routes {
             Doc::new("Documents", "List document types")
                 .about("Every document type with its label.")
                 .errors(&[401, 429])
-                .answer("200", Doc::json_answer(
-                        "The types",
-                        json!({"type": "object", "properties": {"document_types": {"type": "array", "items": {"type": "object", "required": ["code", "label"], "properties": {"code": {"type": "string"}, "label": {"type": "string"}}}}}}),
-                    ))
+                .answer("200", Doc::json_of::<DocumentTypes>("The types"))
                     .reference_id("get-documents-types")
         })
         .get("/v2/documents/{id}", show, || {
@@ -508,7 +556,7 @@ pub fn routes() -> Routes {
                 .about("The document disappears from every read and its file is dropped.")
                 .id("Document")
                 .errors(&[401, 404, 429])
-                .answer("204", json!({"description": "Deleted"}))
+                .answer("204", Doc::empty_answer("Deleted"))
                 .reference_id("delete-documents-id")
         })
         .merge_into(document_actions)
@@ -523,10 +571,7 @@ fn document_actions(routes: Routes) -> Routes {
                 .about("The type again from the name and file name (`document_type_manual` stays). Done before the answer, which is 202 `{\"status\": \"accepted\"}` as in the reference.")
                 .id("Document")
                 .errors(&[401, 404, 429])
-                .answer("202", Doc::json_answer(
-                        "Accepted",
-                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
-                    ))
+                .answer("202", Doc::json_of::<Accepted>("Accepted"))
                     .reference_id("post-documents-id-reclassify")
         })
         .post("/v2/documents/{id}/rotate", rotate, || {
@@ -535,10 +580,7 @@ fn document_actions(routes: Routes) -> Routes {
                 .id("Document")
                 .body::<RotateBody>()
                 .errors(&[400, 401, 404, 415, 422, 429, 501])
-                .answer("202", Doc::json_answer(
-                        "Never answered by boxtrack (the reference's answer)",
-                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
-                    ))
+                .answer("202", Doc::json_of::<Accepted>("Never answered by boxtrack (the reference's answer)"))
                     .reference_id("post-documents-id-rotate")
         })
         .post("/v2/documents/{id}/reextract", reextract, || {
@@ -546,18 +588,15 @@ fn document_actions(routes: Routes) -> Routes {
                 .about("boxtrack does not extract data from documents (it classifies and links them by name): 501 for a document of the account, 404 otherwise.")
                 .id("Document")
                 .errors(&[401, 404, 429, 501])
-                .answer("202", Doc::json_answer(
-                        "Never answered by boxtrack (the reference's answer)",
-                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
-                    ))
+                .answer("202", Doc::json_of::<Accepted>("Never answered by boxtrack (the reference's answer)"))
                     .reference_id("post-documents-id-reextract")
         })
         .get("/v2/document_schemas/{id}", document_schema, || {
             Doc::new("Documents", "Get a document schema")
                 .about("The reference's extraction schemas (`commercial_invoice@2026-03-23`); boxtrack extracts nothing and has none, so every id is 404.")
-                .param(json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Schema id in full-version format, e.g. `commercial_invoice@2026-03-23`"}))
+                .path_text("id", "Schema id in full-version format, e.g. `commercial_invoice@2026-03-23`")
                 .errors(&[401, 404, 429])
-                .answer("200", Doc::json_answer("Never answered by boxtrack", json!({"type": "object"})))
+                .answer("200", Doc::json_answer("Never answered by boxtrack", crate::doc::object()))
                 .reference_id("get-document_schemas-id")
         })
         .post("/v2/documents/{id}/relink", relink, || {
@@ -565,10 +604,7 @@ fn document_actions(routes: Routes) -> Routes {
                 .about("The links again, to the account's shipments and containers whose numbers the name and file name hold (shipments tracked since the upload included). 202 `{\"status\": \"accepted\"}`.")
                 .id("Document")
                 .errors(&[401, 404, 429])
-                .answer("202", Doc::json_answer(
-                        "Accepted",
-                        json!({"type": "object", "properties": {"status": {"const": "accepted"}}}),
-                    ))
+                .answer("202", Doc::json_of::<Accepted>("Accepted"))
                     .reference_id("post-documents-id-relink")
         })
         .get("/v2/documents/{id}/download_url", download_url, || {
@@ -576,10 +612,7 @@ fn document_actions(routes: Routes) -> Routes {
                 .about("A URL that serves the file without credentials for 10 minutes.")
                 .id("Document")
                 .errors(&[401, 404, 429])
-                .answer("200", Doc::json_answer(
-                        "The URL",
-                        json!({"type": "object", "required": ["download_url"], "properties": {"download_url": {"type": "string", "format": "uri"}}}),
-                    ))
+                .answer("200", Doc::json_of::<DownloadUrl>("The URL"))
                     .reference_id("get-documents-id-download_url")
         })
 }

@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::documents as rules;
 use boxtrack_store::documents::{self, EmailDocument, SubmissionRow};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{Doc, Routes, binary, body, list_of, single};
@@ -99,13 +99,22 @@ pub async fn create(
     let (data, included) = render(&state, &caller, &row, true).await?;
     let mut doc = JsonApi::single(data, included);
     if !e.skipped.is_empty() {
-        doc.0["meta"] = json!({"skipped_attachments": e.skipped});
+        doc.0["meta"] = serde_json::to_value(Skipped {
+            skipped_attachments: &e.skipped,
+        })
+        .unwrap_or_default();
     }
     let mut res = doc.into_response();
     if new {
         *res.status_mut() = StatusCode::CREATED;
     }
     Ok(res)
+}
+
+/// The `meta` of a submission that left attachments out: which, and why.
+#[derive(serde::Serialize)]
+struct Skipped<'a> {
+    skipped_attachments: &'a [String],
 }
 
 /// `GET /v2/email_submissions`.

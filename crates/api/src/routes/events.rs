@@ -4,12 +4,13 @@
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use boxtrack_store::events;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
-use crate::doc::{Doc, Routes, schema_ref};
+use crate::doc::{Doc, Routes};
 use crate::error::ApiResult;
 use crate::jsonapi::{JsonApi, QueryParams, base_url};
+use crate::schema::{Param, Schema};
 use crate::state::AppState;
 
 /// The default and largest number of events per page.
@@ -76,8 +77,9 @@ pub async fn feed(
     .await?;
     for env in envelopes {
         let mut item = env["data"].clone();
-        item["type"] = json!("event");
-        item["relationships"]["webhook"] = json!({"data": null});
+        item["type"] = "event".into();
+        item["relationships"]["webhook"] =
+            boxtrack_views::jsonapi::to_one("webhook", None::<String>);
         data.push(item);
         if let Some(inc) = env["included"].as_array() {
             for r in inc {
@@ -97,12 +99,72 @@ pub async fn feed(
     if let Some(f) = &filter_event {
         next.push_str(&format!("&filter[event]={f}"));
     }
-    Ok(JsonApi(json!({
-        "data": data,
-        "included": included,
-        "links": {"self": format!("{base}{path}?after={after}&page[size]={size}"), "next": next},
-        "meta": {"size": size, "after": after, "last_sequence": last, "more": rows.len() as i64 == size},
-    })))
+    Ok(JsonApi::of(&Feed {
+        data,
+        included,
+        links: FeedLinks {
+            this: format!("{base}{path}?after={after}&page[size]={size}"),
+            next,
+        },
+        meta: FeedMeta {
+            size,
+            after,
+            last_sequence: last,
+            more: rows.len() as i64 == size,
+        },
+    }))
+}
+
+/// A page of the event log.
+#[derive(Debug, serde::Serialize)]
+pub struct Feed {
+    /// The events: each a webhook envelope's `data`.
+    pub data: Vec<Value>,
+    /// The resources the events name.
+    pub included: Vec<Value>,
+    /// This page and the next.
+    pub links: FeedLinks,
+    /// Where the page stands in the log.
+    pub meta: FeedMeta,
+}
+
+/// The addresses of a page of the event log and of the next.
+#[derive(Debug, serde::Serialize)]
+pub struct FeedLinks {
+    /// This page.
+    #[serde(rename = "self")]
+    pub this: String,
+    /// The page after this one (ask it even when this one is not full: new events land).
+    pub next: String,
+}
+
+/// Where a page stands in the event log.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct FeedMeta {
+    /// The page size asked for
+    pub size: i64,
+    /// The sequence this page starts after
+    pub after: i64,
+    /// The last sequence of this page (ask again with after=this)
+    pub last_sequence: i64,
+    /// The page is full: ask again at once
+    pub more: bool,
+}
+
+/// The schema of [`Feed`]: its events and included resources are the webhook envelope's.
+fn feed_schema() -> Schema {
+    Schema::record(&[
+        ("data", Schema::array(Schema::component("EnvelopeData"))),
+        (
+            "included",
+            Schema::at("#/components/schemas/WebhookEnvelope/properties/included"),
+        ),
+        (
+            "links",
+            Schema::record(&[("self", Schema::string()), ("next", Schema::string())]),
+        ),
+        ("meta", Schema::of_type::<FeedMeta>()),
+    ])
 }
 
 /// This module's operations, each declared with its route and handler.
@@ -111,23 +173,22 @@ pub fn routes() -> Routes {
         .get("/v2/events", feed, || {
             Doc::new("Events", "Read the event log")
                 .about("Every change of the account's tracking data, in order, each with a per-account `sequence` without gaps, in the envelope webhook deliveries carry (`data[]` items with `attributes.event` and `attributes.sequence`, related resources in `included`). Poll with `after=<last sequence you processed>` and follow `links.next`; `meta.more` says whether to ask again at once. The same events drive webhooks.")
-                .param(json!({"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0}, "description": "Return events with a greater sequence"}))
-                .param(json!({"name": "page[size]", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}}))
-                .param(json!({"name": "filter[event]", "in": "query", "schema": {"type": "string"}, "description": "Only this event name"}))
+                .param(Param::query(
+                    "after",
+                    Schema::integer().range(0, i64::MAX).default_value(0),
+                    "Return events with a greater sequence",
+                ))
+                .param(Param::query(
+                    "page[size]",
+                    Schema::integer().range(1, MAX_SIZE).default_value(DEFAULT_SIZE),
+                    "",
+                ))
+                .param(Param::query(
+                    "filter[event]",
+                    Schema::string(),
+                    "Only this event name",
+                ))
                 .errors(&[400, 401, 429])
-                .ok("Events in order", json!({
-                        "type": "object", "required": ["data", "included", "links", "meta"],
-                        "properties": {
-                            "data": {"type": "array", "items": schema_ref("EnvelopeData")},
-                            "included": {"$ref": "#/components/schemas/WebhookEnvelope/properties/included"},
-                            "links": {"type": "object", "required": ["self", "next"], "properties": {"self": {"type": "string"}, "next": {"type": "string"}}},
-                            "meta": {"type": "object", "required": ["size", "after", "last_sequence", "more"], "properties": {
-                                "size": {"type": "integer", "description": "The page size asked for"},
-                                "after": {"type": "integer", "description": "The sequence this page starts after"},
-                                "last_sequence": {"type": "integer", "description": "The last sequence of this page (ask again with after=this)"},
-                                "more": {"type": "boolean", "description": "The page is full: ask again at once"}
-                            }}
-                        }
-                    }))
+                .ok("Events in order", feed_schema())
         })
 }

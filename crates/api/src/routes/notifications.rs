@@ -129,7 +129,7 @@ pub struct ExamplesMeta {
 }
 
 /// The filters of the notification list.
-fn list_filters() -> Vec<Value> {
+fn list_filters() -> Vec<crate::schema::Param> {
     typed_params(&[
         ("filter[webhook_id]", Q::Uuid, "One webhook"),
         (

@@ -3,7 +3,7 @@
 use axum::extract::{Path, RawQuery};
 use boxtrack_core::carriers;
 use boxtrack_core::reference::{self, Port};
-use serde_json::{Value, json};
+use serde_json::Value;
 use uuid::Uuid;
 
 pub use boxtrack_views::reference::{
@@ -18,6 +18,7 @@ use boxtrack_views::reference::Position;
 use crate::doc::{Doc, Q, Routes, all_of, single};
 use crate::error::{ApiError, ApiResult};
 use crate::jsonapi::{JsonApi, QueryParams};
+use crate::schema::{Param, Schema, Type};
 
 /// `GET /v2/shipping_lines` (optionally `search=` on name or SCAC).
 pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
@@ -37,8 +38,7 @@ pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
         })
         .map(line_resource)
         .collect();
-    let n = data.len();
-    JsonApi(json!({"data": data, "meta": {"size": n, "total": n}}))
+    JsonApi::of(&crate::jsonapi::Collection::of(data))
 }
 
 /// `GET /v2/shipping_lines/{id}` (id or SCAC).
@@ -167,7 +167,7 @@ fn port_param(q: &crate::jsonapi::QueryParams, name: &str) -> ApiResult<&'static
 }
 
 /// The destination and previous port parameters of the future positions.
-fn port_params() -> Vec<(&'static str, Value, bool, &'static str)> {
+fn port_params() -> Vec<(&'static str, Schema, bool, &'static str)> {
     vec![
         (
             "port_id",
@@ -185,8 +185,12 @@ fn port_params() -> Vec<(&'static str, Value, bool, &'static str)> {
 }
 
 /// The schema of a port given by id or UN/LOCODE.
-fn port_schema() -> Value {
-    json!({"type": "string", "anyOf": [{"format": "uuid"}, {"pattern": "^[A-Za-z]{2}[A-Za-z0-9]{3}$"}]})
+fn port_schema() -> Schema {
+    Schema::any_of(vec![
+        Schema::any().format("uuid"),
+        Schema::any().pattern("^[A-Za-z]{2}[A-Za-z0-9]{3}$"),
+    ])
+    .typed(Type::String)
 }
 
 /// Knots assumed when AIS gives no useful speed.
@@ -265,7 +269,9 @@ async fn future(
         })
         .collect();
     let mut doc = JsonApi::single(v.to_value(), vec![]);
-    doc.0["links"] = json!({"self": format!("/v2/vessels/{id}/future_positions")});
+    doc.0["links"] = Value::from(crate::jsonapi::SelfLink::to(format!(
+        "/v2/vessels/{id}/future_positions"
+    )));
     Ok(doc)
 }
 
@@ -316,12 +322,15 @@ pub async fn terminal(_caller: Caller, Path(id): Path<String>) -> ApiResult<Json
 
 /// The vessel path parameter and these query parameters (name, schema, required,
 /// description).
-fn vessel_params(query: Vec<(&str, Value, bool, &str)>) -> Vec<Value> {
-    let mut p = vec![
-        json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string"}, "description": "Vessel id or IMO number"}),
-    ];
+fn vessel_params(query: Vec<(&str, Schema, bool, &str)>) -> Vec<Param> {
+    let mut p = vec![Param::path(
+        "id",
+        Schema::string(),
+        "Vessel id or IMO number",
+    )];
     p.extend(query.into_iter().map(|(name, schema, required, d)| {
-        json!({"name": name, "in": "query", "required": required, "schema": schema, "description": d})
+        let one = Param::query(name, schema, d);
+        if required { one.required() } else { one }
     }));
     p
 }
@@ -332,7 +341,7 @@ pub fn routes() -> Routes {
         .get("/v2/shipping_lines", lines, || {
             Doc::new("Reference data", "List shipping lines")
                 .about("Every carrier boxtrack knows, with what can be tracked. `search=` filters on name or SCAC.")
-                .param(json!({"name": "search", "in": "query", "schema": {"type": "string"}}))
+                .param(Param::query("search", Schema::string(), ""))
                 .errors(&[401, 429])
                 .ok("Shipping lines", all_of("ShippingLine"))
                 .reference_id("get-shipping_lines")
@@ -391,13 +400,13 @@ pub fn routes() -> Routes {
                         vec![
                             (
                                 "latitude",
-                                json!({"type": "number", "minimum": -90, "maximum": 90}),
+                                Schema::number().range(-90, 90),
                                 true,
                                 "Starting latitude",
                             ),
                             (
                                 "longitude",
-                                json!({"type": "number", "minimum": -180, "maximum": 180}),
+                                Schema::number().range(-180, 180),
                                 true,
                                 "Starting longitude",
                             ),

@@ -1,11 +1,11 @@
 //! `GET /v2/search?query=`: one box for bill of lading, booking, container and reference numbers.
 
+use crate::schema::{Param, Schema};
 use axum::extract::{RawQuery, State};
 use boxtrack_store::reads;
 use boxtrack_views::jsonapi::{At, ToOne};
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::json;
 use uuid::Uuid;
 
 use crate::auth::Caller;
@@ -221,7 +221,14 @@ pub fn routes() -> Routes {
         .get("/v2/search", search, || {
             Doc::new("Search", "Search numbers")
                 .about("Finds shipments (bill of lading or booking), containers and open tracking requests by number or ref number, ignoring case, spaces and dashes; at most 25 results, exact matches first, then prefixes, then other matches, newest first within a rank. Each result is a `shipment`, a `cargo` (a container) or a `tracking_request`, with its shipment, carrier, ports, container count and tracking state (as the reference answers).")
-                .param(json!({"name": "query", "in": "query", "required": true, "schema": {"type": "string", "minLength": 2, "pattern": "\\S[\\s\\S]*\\S"}, "description": "At least two characters that are not spaces"}))
+                .param(
+                    Param::query(
+                        "query",
+                        Schema::string().min_length(2).pattern("\\S[\\s\\S]*\\S"),
+                        "At least two characters that are not spaces",
+                    )
+                    .required(),
+                )
                 .errors(&[400, 401, 429])
                 .ok_of::<SearchDocument>("Ranked results")
                 .reference_id("searchAll")

@@ -12,7 +12,7 @@ use boxtrack_store::documents;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{Doc, Routes, binary, schema_of};
@@ -86,7 +86,9 @@ pub async fn announce(
     Ok(Json(Announced {
         id: row.id,
         key: row.id,
-        metadata: blob.metadata.unwrap_or_else(|| json!({})),
+        metadata: blob
+            .metadata
+            .unwrap_or_else(|| Value::Object(serde_json::Map::new())),
         service_name: "database",
         byte_size: row.byte_size,
         created_at: At(row.created_us),

@@ -6,9 +6,13 @@ use std::collections::BTreeMap;
 use axum::extract::State;
 use boxtrack_core::time::format_micros;
 use boxtrack_core::webhooks::{self, EVENTS};
+use boxtrack_views::jsonapi::{At, ToMany, ToOne};
+use boxtrack_views::notifications::{
+    Envelope, EnvelopeAttributes, EnvelopeData, EnvelopeLinks, EnvelopeRelationships,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{Doc, Routes};
@@ -73,20 +77,52 @@ pub fn sample_envelope(event: &str, id: uuid::Uuid) -> Value {
         _ => ("container", "containers"),
     };
     let reference = uuid::Uuid::now_v7();
-    let now = format_micros(boxtrack_store::now_us());
-    json!({
-        "data": {
-            "id": id, "type": "webhook_notification",
-            "attributes": {"id": id, "event": event, "delivery_status": "pending", "created_at": now},
-            "relationships": {
-                "reference_object": {"data": {"id": reference, "type": kind}},
-                "webhook": {"data": null},
-                "webhook_notification_logs": {"data": []}
-            }
+    let now = boxtrack_store::now_us();
+    let data = EnvelopeData {
+        attributes: EnvelopeAttributes {
+            created_at: At(now),
+            delivery_status: "pending",
+            event: event.to_string(),
+            id,
+            // no event of the log: the sample's place in it is nought
+            sequence: 0,
         },
-        "included": [resource(kind, reference, collection, json!({"sample": true, "event": event, "created_at": now}), None)],
-        "links": {"self": format!("/v2/webhook_notifications/{id}")}
-    })
+        id,
+        relationships: EnvelopeRelationships {
+            reference_object: ToOne::new(kind, Some(reference)),
+            webhook: ToOne::none(),
+            webhook_notification_logs: ToMany { data: Vec::new() },
+        },
+        kind: "webhook_notification",
+    };
+    let about = SampleAbout {
+        sample: true,
+        event,
+        created_at: At(now),
+    };
+    let envelope = Envelope {
+        data,
+        included: vec![resource(
+            kind,
+            reference,
+            collection,
+            serde_json::to_value(about).unwrap_or_default(),
+            None,
+        )],
+        links: EnvelopeLinks {
+            this: format!("/v2/webhook_notifications/{id}"),
+        },
+    };
+    serde_json::to_value(envelope).unwrap_or_default()
+}
+
+/// The attributes of the resource a sample notification is about: that it is a sample, for
+/// which event, made when.
+#[derive(Serialize)]
+struct SampleAbout<'a> {
+    sample: bool,
+    event: &'a str,
+    created_at: At,
 }
 
 /// What a test delivery of `event` sends: the event's example (a sandbox journey's live
@@ -98,10 +134,11 @@ async fn trigger_envelope(state: &AppState, event: &str, id: uuid::Uuid) -> ApiR
         return Ok(sample_envelope(event, id));
     };
     let mut env = example.clone();
-    env["data"]["id"] = json!(id);
-    env["data"]["attributes"]["id"] = json!(id);
-    env["data"]["attributes"]["created_at"] = json!(format_micros(boxtrack_store::now_us()));
-    env["links"]["self"] = json!(format!("/v2/webhook_notifications/{id}"));
+    let id_text = Value::from(id.to_string());
+    env["data"]["id"] = id_text.clone();
+    env["data"]["attributes"]["id"] = id_text;
+    env["data"]["attributes"]["created_at"] = format_micros(boxtrack_store::now_us()).into();
+    env["links"]["self"] = format!("/v2/webhook_notifications/{id}").into();
     Ok(env)
 }
 

@@ -12,7 +12,7 @@ use boxtrack_store::webhooks::{self as store, WebhookRow};
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::doc::{Doc, Routes, body, list_of, single};
@@ -438,7 +438,7 @@ pub fn routes() -> Routes {
                 .about("Removes the subscription; answers 200 with an empty body.")
                 .id("Webhook")
                 .errors(&[401, 404, 429])
-                .answer("200", json!({"description": "Deleted"}))
+                .answer("200", Doc::empty_answer("Deleted"))
                 .reference_id("delete-webhooks-id")
         })
 }

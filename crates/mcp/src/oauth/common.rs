@@ -6,7 +6,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::oauth as core;
 use boxtrack_core::ratelimit::Attempt;
-use serde_json::json;
 
 use boxtrack_api::state::AppState;
 
@@ -36,7 +35,10 @@ pub fn mcp_resource(state: &AppState, headers: &HeaderMap) -> String {
 pub(super) fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
     let mut r = (
         status,
-        Json(json!({"error": error, "error_description": description})),
+        Json(super::shapes::OAuthError {
+            error,
+            error_description: description,
+        }),
     )
         .into_response();
     r.headers_mut()

@@ -10,6 +10,7 @@ mod common;
 mod metadata;
 pub mod operations;
 mod register;
+pub mod shapes;
 mod token;
 
 pub use authorize::{authorize_page, authorize_submit};

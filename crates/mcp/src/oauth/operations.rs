@@ -1,8 +1,13 @@
 //! The documentation of the authorization server's operations, one function per operation,
 //! named in `crate::mount` with the operation's route.
 
-use boxtrack_api::doc::{Doc, object, schema_of};
-use serde_json::{Value, json};
+use boxtrack_api::doc::{Doc, WithHeader, schema_of};
+use boxtrack_api::schema::{Param, Schema};
+use serde_json::Value;
+
+use super::shapes::{
+    AuthorizationServer, OAuthError, ProtectedResource, RegisteredClient, TokenForm, Tokens,
+};
 
 /// What a client may register as a redirect URI: https:// with a host name, or http:// on a
 /// loopback host, without a fragment ([`boxtrack_core::oauth::redirect_uri_allowed`]).
@@ -13,11 +18,6 @@ fn op(summary: &str, description: &str) -> Doc {
     Doc::new("OAuth", summary).about(description).no_key()
 }
 
-/// A JSON object answer.
-fn json_object(description: &str) -> Value {
-    Doc::json_answer(description, object())
-}
-
 /// An HTML page answer.
 fn html(description: &str) -> Value {
     Doc::media_answer(description, "text/html", schema_of::<String>())
@@ -25,10 +25,7 @@ fn html(description: &str) -> Value {
 
 /// An RFC 6749 §5.2 error body.
 fn oauth_error(description: &str) -> Value {
-    Doc::json_answer(
-        description,
-        json!({"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}}),
-    )
+    Doc::json_of::<OAuthError<'_>>(description)
 }
 
 /// What axum says of a form that is not one.
@@ -41,24 +38,26 @@ fn not_form() -> Value {
 }
 
 /// A 429 that says when to try again.
-fn retry_after(mut r: Value) -> Value {
-    r["headers"] = json!({"Retry-After": {"description": "Seconds until an attempt is admitted again", "schema": {"type": "integer", "minimum": 1}}});
-    r
+fn retry_after(r: Value) -> Value {
+    r.with_header("Retry-After", "Seconds until an attempt is admitted again")
 }
 
-/// A form body of these fields.
-fn form(props: Value) -> Value {
-    json!({"type": "object", "properties": props})
+/// A form body of these text fields.
+fn form(fields: &[&str]) -> Schema {
+    fields
+        .iter()
+        .fold(Schema::object(), |o, f| o.prop(f, Schema::string()))
 }
 
 /// A query parameter of text.
-fn query(name: &str, required: bool) -> Value {
-    json!({"name": name, "in": "query", "required": required, "schema": {"type": "string"}})
+fn query(name: &str, required: bool) -> Param {
+    let p = Param::query(name, Schema::string(), "");
+    if required { p.required() } else { p }
 }
 
 /// A query parameter that takes one word.
-fn one_of(name: &str, words: &[&str]) -> Value {
-    json!({"name": name, "in": "query", "required": true, "schema": {"type": "string", "enum": words}})
+fn one_of(name: &str, words: &[&str]) -> Param {
+    Param::query(name, Schema::string().words(words), "").required()
 }
 
 /// `GET /.well-known/oauth-protected-resource`.
@@ -67,7 +66,7 @@ pub fn protected_resource() -> Doc {
         "Protected resource metadata",
         "RFC 9728 metadata of the MCP endpoint: its resource identifier and authorization server.",
     )
-    .answer("200", json_object("Metadata"))
+    .answer("200", Doc::json_of::<ProtectedResource>("Metadata"))
 }
 
 /// `GET /.well-known/oauth-protected-resource/mcp`.
@@ -76,7 +75,7 @@ pub fn protected_resource_mcp() -> Doc {
         "Protected resource metadata (path form)",
         "The same document at the path-suffixed location RFC 9728 defines for /mcp.",
     )
-    .answer("200", json_object("Metadata"))
+    .answer("200", Doc::json_of::<ProtectedResource>("Metadata"))
 }
 
 /// `GET /.well-known/oauth-authorization-server`.
@@ -85,7 +84,7 @@ pub fn authorization_server() -> Doc {
         "Authorization server metadata",
         "RFC 8414 metadata: endpoints, PKCE S256 only, public clients.",
     )
-    .answer("200", json_object("Metadata"))
+    .answer("200", Doc::json_of::<AuthorizationServer>("Metadata"))
 }
 
 /// `POST /oauth/register`.
@@ -96,9 +95,14 @@ pub fn register() -> Doc {
     )
     .body_media(
         &["application/json"],
-        json!({"type": "object", "required": ["redirect_uris"], "properties": {"redirect_uris": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": REDIRECT_URI_PATTERN}}, "client_name": {"type": "string"}, "token_endpoint_auth_method": {"const": "none"}}}),
+        Schema::record(&[(
+            "redirect_uris",
+            Schema::array(Schema::string().pattern(REDIRECT_URI_PATTERN)).items_between(1, None),
+        )])
+        .prop("client_name", Schema::string())
+        .prop("token_endpoint_auth_method", Schema::any().constant("none")),
     )
-    .answer("201", json_object("The registered client"))
+    .answer("201", Doc::json_of::<RegisteredClient>("The registered client"))
     .answer(
         "400",
         oauth_error("`invalid_client_metadata` or `invalid_redirect_uri`"),
@@ -142,7 +146,17 @@ pub fn authorize_submit() -> Doc {
     )
     .body_media(
         &["application/x-www-form-urlencoded"],
-        form(json!({"csrf": {"type": "string"}, "email": {"type": "string"}, "password": {"type": "string"}, "decision": {"type": "string", "enum": ["allow", "deny"]}, "client_id": {"type": "string"}, "redirect_uri": {"type": "string"}, "state": {"type": "string"}, "code_challenge": {"type": "string"}, "resource": {"type": "string"}})),
+        form(&[
+            "csrf",
+            "email",
+            "password",
+            "client_id",
+            "redirect_uri",
+            "state",
+            "code_challenge",
+            "resource",
+        ])
+        .prop("decision", Schema::string().words(&["allow", "deny"])),
     )
     .answer("303", Doc::empty_answer("Back to the client"))
     .answer(
@@ -167,9 +181,9 @@ pub fn token() -> Doc {
     )
     .body_media(
         &["application/x-www-form-urlencoded"],
-        form(json!({"grant_type": {"type": "string", "enum": ["authorization_code", "refresh_token"]}, "code": {"type": "string"}, "redirect_uri": {"type": "string"}, "client_id": {"type": "string"}, "code_verifier": {"type": "string"}, "refresh_token": {"type": "string"}, "resource": {"type": "string"}})),
+        boxtrack_api::doc::request_schema_of::<TokenForm>(),
     )
-    .answer("200", json_object("Tokens"))
+    .answer("200", Doc::json_of::<Tokens>("Tokens"))
     .answer(
         "400",
         oauth_error("`invalid_request`, `invalid_grant`, `unsupported_grant_type`"),

@@ -9,7 +9,7 @@ use axum::{Extension, Json};
 use boxtrack_core::oauth as core;
 use boxtrack_core::ratelimit::Attempt;
 use boxtrack_store::oauth as store;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use boxtrack_api::state::AppState;
 
@@ -104,15 +104,15 @@ pub async fn register(
     }
     let mut r = (
         StatusCode::CREATED,
-        Json(json!({
-            "client_id": client_id,
-            "client_id_issued_at": boxtrack_store::now_us() / 1_000_000,
-            "client_name": name,
-            "redirect_uris": uris,
-            "token_endpoint_auth_method": "none",
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"]
-        })),
+        Json(super::shapes::RegisteredClient {
+            client_id,
+            client_id_issued_at: boxtrack_store::now_us() / 1_000_000,
+            client_name: name,
+            redirect_uris: uris,
+            token_endpoint_auth_method: "none",
+            grant_types: ["authorization_code", "refresh_token"],
+            response_types: ["code"],
+        }),
     )
         .into_response();
     r.headers_mut()

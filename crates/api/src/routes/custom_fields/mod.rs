@@ -3,7 +3,8 @@
 //! `/v2/{shipments|containers|tracking_requests}/{id}/custom_fields[/{api_slug}]`.
 
 use boxtrack_core::custom_fields::{DataType, EntityType};
-use serde_json::{Value, json};
+
+use crate::schema::Schema;
 
 use crate::doc::{Doc, Q, Routes, all_of, body, list_of, single, typed_params};
 
@@ -19,8 +20,12 @@ pub use values::*;
 // ---- OpenAPI -----------------------------------------------------------------------------
 
 /// A write's request document of this resource type.
-fn write_doc(kind: &str) -> Value {
-    json!({"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {"type": {"type": "string", "const": kind}, "attributes": {"type": "object"}, "relationships": {"type": "object"}}}}})
+fn write_doc(kind: &str) -> Schema {
+    let data = Schema::object()
+        .prop("type", Schema::exactly(kind))
+        .prop("attributes", Schema::object())
+        .prop("relationships", Schema::object());
+    Schema::record(&[("data", data)])
 }
 
 /// The entity types a filter takes, in both spellings.
@@ -34,7 +39,7 @@ fn entity_types() -> Q {
 }
 
 /// The filters of the definition list.
-fn definition_filters() -> Vec<Value> {
+fn definition_filters() -> Vec<crate::schema::Param> {
     typed_params(&[
         (
             "filter[entity_type]",
@@ -51,7 +56,7 @@ fn definition_filters() -> Vec<Value> {
 }
 
 /// The filters of the field list.
-fn field_filters() -> Vec<Value> {
+fn field_filters() -> Vec<crate::schema::Param> {
     typed_params(&[
         (
             "filter[entity_type]",

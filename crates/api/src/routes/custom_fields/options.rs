@@ -4,7 +4,7 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use boxtrack_store::StoreError;
 use boxtrack_store::custom_fields::{self as store, DefinitionRow, OptionRow};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::auth::Caller;
@@ -89,13 +89,9 @@ pub async fn list_options(
     Path(def): Path<String>,
 ) -> ApiResult<JsonApi> {
     let (_, options, _) = option_parts(&state, &caller, &def, None).await?;
-    let total = options.len();
-    let mut doc = JsonApi::single(
-        Value::Array(options.iter().map(option_resource).collect()),
-        vec![],
-    );
-    doc.0["meta"] = json!({"total": total});
-    Ok(doc)
+    Ok(JsonApi::of(&crate::jsonapi::Collection::counted(
+        options.iter().map(option_resource).collect(),
+    )))
 }
 
 /// `POST /v2/custom_field_definitions/{id}/options` (enum definitions only).

@@ -8,7 +8,7 @@ use axum::response::Response;
 use boxtrack_core::custom_fields::{self as rules, DataType, EntityType};
 use boxtrack_store::StoreError;
 use boxtrack_store::custom_fields::{self as store, FieldFilter, FieldRow};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::auth::Caller;
@@ -320,10 +320,7 @@ pub async fn nested_list<const E: u8>(
     let id = nested_entity(&state, &caller, e, &raw).await?;
     let rows = entity_fields(&state, &caller, e, id).await?;
     let data = field_resources(&state, &rows).await?;
-    let total = data.len();
-    let mut doc = JsonApi::single(Value::Array(data), vec![]);
-    doc.0["meta"] = json!({"total": total});
-    Ok(doc)
+    Ok(JsonApi::of(&crate::jsonapi::Collection::counted(data)))
 }
 
 /// `POST /v2/{…}/{id}/custom_fields`: `api_slug` and `value`.

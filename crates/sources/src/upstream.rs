@@ -2,20 +2,26 @@
 //! endpoint and each terminal's availability feed, with a request budget (token bucket) per
 //! upstream and the health numbers `GET /v2/sources` shows.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use boxtrack_core::requests::RequestType;
 use boxtrack_core::schedule::{SourceClock, TokenBucket};
 use boxtrack_core::time::parse_micros;
-use serde::Serialize;
 
 use crate::dcsa::{self, Event, Rejected};
 use crate::terminal::TerminalStatus;
 
+mod error;
+mod health;
+mod token;
+
 pub use crate::auth::{Auth, Endpoint, EndpointConfig};
-use crate::auth::{OAuth2, Secret, token_due};
+pub use error::UpstreamError;
+use error::{malformed, network_error};
+pub use health::{BudgetHealth, Health, RefusedSample};
+use token::TokenSlot;
 
 /// Which upstreams exist.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -44,166 +50,6 @@ impl UpstreamConfig {
     }
 }
 
-/// An answer of upstream `name` that cannot be read, and why.
-fn malformed(name: &str, reason: String) -> UpstreamError {
-    UpstreamError::Malformed {
-        name: name.into(),
-        reason,
-    }
-}
-
-/// Why an upstream call gave nothing.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum UpstreamError {
-    /// No upstream is configured for it.
-    #[error("no upstream is configured for {0}")]
-    NotConfigured(String),
-    /// Its request budget is spent for now.
-    #[error("request budget of {name} spent; next request in {wait_ms} ms")]
-    Budget {
-        /// Upstream.
-        name: String,
-        /// Wait.
-        wait_ms: i64,
-    },
-    /// Network trouble or a timeout.
-    #[error("{0}")]
-    Unreachable(String),
-    /// An error status.
-    #[error("HTTP {status} from {name}{}", status_hint(*.status))]
-    Status {
-        /// Upstream.
-        name: String,
-        /// Status code.
-        status: u16,
-        /// `Retry-After` seconds, when sent.
-        retry_after: Option<u64>,
-    },
-    /// No access token could be had from the upstream's token endpoint.
-    #[error("no access token for {name}: {reason}")]
-    Token {
-        /// Upstream.
-        name: String,
-        /// Why (never the credentials).
-        reason: String,
-    },
-    /// The answer could not be read.
-    #[error("unreadable answer from {name}: {reason}")]
-    Malformed {
-        /// Upstream.
-        name: String,
-        /// Why.
-        reason: String,
-    },
-}
-
-fn status_hint(status: u16) -> &'static str {
-    match status {
-        401 => " (credentials refused)",
-        403 => " (access denied)",
-        _ => "",
-    }
-}
-
-/// A network error without its URL (a query-string key must not reach logs or errors), with
-/// its causes.
-fn network_error(name: &str, e: reqwest::Error) -> UpstreamError {
-    let timeout = e.is_timeout();
-    let e = e.without_url();
-    let mut text = format!("{name}: {e}");
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    if timeout && !text.contains("timed out") {
-        text.push_str(" (timed out)");
-    }
-    UpstreamError::Unreachable(text)
-}
-
-impl UpstreamError {
-    /// `Retry-After` seconds asked by the upstream.
-    pub fn retry_after(&self) -> Option<u64> {
-        match self {
-            UpstreamError::Status { retry_after, .. } => *retry_after,
-            UpstreamError::Budget { wait_ms, .. } => Some((*wait_ms / 1000 + 1) as u64),
-            _ => None,
-        }
-    }
-}
-
-/// Health of one upstream.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Health {
-    /// `dcsa` or `terminal`.
-    pub kind: String,
-    /// SCAC or terminal code.
-    pub name: String,
-    /// Base URL.
-    pub url: String,
-    /// How boxtrack authenticates to it (`none`, `headers`, `query`,
-    /// `oauth2_client_credentials`); never the credentials.
-    pub auth: String,
-    /// Requests made.
-    pub requests: u64,
-    /// Requests that failed.
-    pub errors: u64,
-    /// Sum of latencies, milliseconds.
-    pub latency_ms_sum: f64,
-    /// Last success.
-    pub last_success_us: Option<i64>,
-    /// Last failure.
-    pub last_error_us: Option<i64>,
-    /// What it was.
-    pub last_error: Option<String>,
-    /// Newest data seen (DCSA `eventCreatedDateTime`, terminal `as_of`).
-    pub newest_data_us: Option<i64>,
-    /// The upstream's clock, from the `Date` (and, for a simulator, `Sim-Clock-Speed`) of its
-    /// last answer; `None` before it answered.
-    pub clock: Option<SourceClock>,
-    /// Records refused (events that failed validation, answers that could not be read), by
-    /// reason code; each distinct record counts once however often it is fetched again.
-    pub refused: BTreeMap<String, u64>,
-    /// The last few refused records, newest last.
-    pub refused_samples: VecDeque<RefusedSample>,
-    /// Its request budget.
-    pub budget: BudgetHealth,
-}
-
-/// An upstream's request budget (a token bucket per upstream and process) and how often it
-/// ran out.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct BudgetHealth {
-    /// Sustained requests per second.
-    pub requests_per_sec: f64,
-    /// Requests allowed at once.
-    pub burst: u32,
-    /// Requests it allows right now.
-    pub available: u32,
-    /// Requests it held back because it was spent.
-    pub exhausted: u64,
-}
-
-/// One refused upstream record, kept as a sample for the operator.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RefusedSample {
-    /// The number it was fetched for (bill of lading, booking, container).
-    pub reference: String,
-    /// Reason code.
-    pub code: String,
-    /// Reason in words.
-    pub reason: String,
-    /// When it was refused (real time, Unix microseconds).
-    pub at_us: i64,
-}
-
-/// Samples kept per upstream.
-const SAMPLES: usize = 5;
-/// Distinct refused records remembered (so one counts once); forgotten all at once past this.
-const REMEMBERED: usize = 50_000;
-
 /// A DCSA answer (every page).
 #[derive(Debug, Clone, Default)]
 pub struct DcsaAnswer {
@@ -221,18 +67,6 @@ pub struct DcsaAnswer {
     pub clock: Option<SourceClock>,
 }
 
-/// An access token as cached.
-#[derive(Debug)]
-struct CachedToken {
-    value: Secret,
-    fetched: Instant,
-    lifetime: Duration,
-}
-
-/// One upstream's token: an async lock, so one refresh runs at a time and concurrent requests
-/// wait for it.
-type TokenSlot = Arc<tokio::sync::Mutex<Option<CachedToken>>>;
-
 /// The upstreams and their clients.
 #[derive(Debug)]
 pub struct Upstreams {
@@ -243,28 +77,6 @@ pub struct Upstreams {
     health: Mutex<BTreeMap<(String, String), Health>>,
     seen_refused: Mutex<HashSet<String>>,
     tokens: Mutex<HashMap<String, TokenSlot>>,
-}
-
-/// The health entry of an upstream, made on first use.
-fn health_of<'a>(
-    h: &'a mut BTreeMap<(String, String), Health>,
-    kind: &str,
-    name: &str,
-    url: &str,
-    auth: &str,
-) -> &'a mut Health {
-    let e = h
-        .entry((kind.to_string(), name.to_string()))
-        .or_insert_with(|| Health {
-            kind: kind.into(),
-            name: name.into(),
-            url: url.into(),
-            ..Health::default()
-        });
-    if e.auth.is_empty() {
-        e.auth = auth.into();
-    }
-    e
 }
 
 /// The clock an answer carried: its `Date` (the upstream's own time) and, from a simulator,
@@ -383,319 +195,6 @@ impl Upstreams {
                 wait_ms: wait / 1000,
             }
         })
-    }
-
-    /// The clock of an upstream as last read from its answers (the wall clock before any).
-    pub fn clock(&self, kind: &str, name: &str) -> SourceClock {
-        self.health
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&(kind.to_string(), name.to_string()))
-            .and_then(|h| h.clock)
-            .unwrap_or_else(|| SourceClock::wall(boxtrack_core::time::now_us()))
-    }
-
-    /// Counts refused records of an upstream (`kind`, `name`) fetched for `reference`: each
-    /// `(key, code, reason)` counts once per distinct `key`, is logged once as a warning, and
-    /// the newest become the samples `GET /v2/sources` shows. With `partial` (records refused
-    /// from an answer that was otherwise used) the answer counts as an error in the health
-    /// figures; a failed request was counted already. Returns how many were new.
-    pub fn refused(
-        &self,
-        kind: &str,
-        name: &str,
-        url: &str,
-        reference: &str,
-        items: &[(String, &str, String)],
-        partial: bool,
-    ) -> usize {
-        if items.is_empty() {
-            return 0;
-        }
-        let now = boxtrack_core::time::now_us();
-        let fresh: Vec<&(String, &str, String)> = {
-            let mut seen = self.seen_refused.lock().unwrap_or_else(|e| e.into_inner());
-            if seen.len() > REMEMBERED {
-                seen.clear();
-            }
-            items
-                .iter()
-                .filter(|(key, code, _)| {
-                    seen.insert(format!("{kind}:{name}:{reference}:{key}:{code}"))
-                })
-                .collect()
-        };
-        for (_, code, reason) in &fresh {
-            tracing::warn!(source = %format!("{kind}:{name}"), reference, code, reason = %reason, "refused an upstream record");
-        }
-        let mut h = self.health.lock().unwrap_or_else(|e| e.into_inner());
-        let e = health_of(&mut h, kind, name, url, "");
-        for (_, code, reason) in &fresh {
-            *e.refused.entry((*code).to_string()).or_insert(0) += 1;
-            e.refused_samples.push_back(RefusedSample {
-                reference: reference.to_string(),
-                code: (*code).to_string(),
-                reason: reason.clone(),
-                at_us: now,
-            });
-            while e.refused_samples.len() > SAMPLES {
-                e.refused_samples.pop_front();
-            }
-        }
-        if !partial {
-            // the failed request was counted as an error already
-            return fresh.len();
-        }
-        // the answer was only partly usable: an error in the health figures
-        e.errors += 1;
-        e.last_error_us = Some(now);
-        let mut codes: BTreeMap<&str, usize> = BTreeMap::new();
-        for (_, code, _) in items {
-            *codes.entry(code).or_insert(0) += 1;
-        }
-        let list: Vec<String> = codes.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
-        e.last_error = Some(format!(
-            "{} record(s) refused for {reference}: {}",
-            items.len(),
-            list.join(", ")
-        ));
-        fresh.len()
-    }
-
-    fn record(
-        &self,
-        kind: &str,
-        name: &str,
-        ep: &Endpoint,
-        started: Instant,
-        result: Result<Option<i64>, &UpstreamError>,
-        clock: Option<SourceClock>,
-    ) {
-        let now = boxtrack_core::time::now_us();
-        let mut h = self.health.lock().unwrap_or_else(|e| e.into_inner());
-        let e = health_of(&mut h, kind, name, &ep.url, ep.auth.scheme());
-        if clock.is_some() {
-            e.clock = clock;
-        }
-        e.requests += 1;
-        e.latency_ms_sum += started.elapsed().as_secs_f64() * 1000.0;
-        match result {
-            Ok(newest) => {
-                e.last_success_us = Some(now);
-                if let Some(n) = newest {
-                    e.newest_data_us = Some(e.newest_data_us.map_or(n, |o| o.max(n)));
-                }
-            }
-            Err(err) => {
-                e.errors += 1;
-                e.last_error_us = Some(now);
-                e.last_error = Some(err.to_string());
-            }
-        }
-    }
-
-    /// Health of every upstream called so far, plus the configured ones not called yet.
-    pub fn health(&self) -> Vec<Health> {
-        let mut h = self
-            .health
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        for (scac, ep) in &self.cfg.carriers {
-            h.entry(("dcsa".into(), scac.clone()))
-                .or_insert_with(|| Health {
-                    kind: "dcsa".into(),
-                    name: scac.clone(),
-                    url: ep.url.clone(),
-                    auth: ep.auth.scheme().into(),
-                    ..Health::default()
-                });
-        }
-        for (code, ep) in &self.cfg.terminals {
-            h.entry(("terminal".into(), code.clone()))
-                .or_insert_with(|| Health {
-                    kind: "terminal".into(),
-                    name: code.clone(),
-                    url: ep.url.clone(),
-                    auth: ep.auth.scheme().into(),
-                    ..Health::default()
-                });
-        }
-        let (rate, burst) = self.budget_limits();
-        let now = boxtrack_core::time::now_us();
-        let buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        h.into_values()
-            .map(|mut e| {
-                let spent = buckets.get(&format!("{}:{}", e.kind, e.name));
-                e.budget = BudgetHealth {
-                    requests_per_sec: rate,
-                    burst,
-                    // an upstream not asked yet has its whole burst
-                    available: spent.map_or(burst, |(b, _)| b.available(now)),
-                    exhausted: spent.map_or(0, |(_, n)| *n),
-                };
-                e
-            })
-            .collect()
-    }
-
-    fn token_slot(&self, key: &str) -> TokenSlot {
-        self.tokens
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(key.to_string())
-            .or_default()
-            .clone()
-    }
-
-    /// The upstream's access token: the cached one while it is not due for refresh, otherwise
-    /// a new one (one fetch at a time per upstream; concurrent callers wait for it).
-    async fn access_token(
-        &self,
-        key: &str,
-        name: &str,
-        o: &OAuth2,
-    ) -> Result<Secret, UpstreamError> {
-        let slot = self.token_slot(key);
-        let mut cached = slot.lock().await;
-        if let Some(t) = cached.as_ref()
-            && !token_due(t.fetched.elapsed(), t.lifetime)
-        {
-            return Ok(t.value.clone());
-        }
-        // a token due for refresh is still good until it expires, should the refresh fail
-        let current = cached.take().filter(|t| t.fetched.elapsed() < t.lifetime);
-        let fetched = Instant::now();
-        let issued = match self.fetch_token(name, o).await {
-            Ok(issued) => issued,
-            Err(e) => {
-                let Some(t) = current else {
-                    return Err(e);
-                };
-                tracing::warn!(upstream = name, error = %e, "token refresh failed; the current token is used until it expires");
-                let value = t.value.clone();
-                *cached = Some(t);
-                return Ok(value);
-            }
-        };
-        let value = issued.access_token.clone();
-        *cached = Some(CachedToken {
-            value: issued.access_token,
-            fetched,
-            lifetime: issued.lifetime,
-        });
-        Ok(value)
-    }
-
-    /// Forgets `used` if it is still the cached token (the upstream refused it).
-    async fn drop_token(&self, key: &str, used: &Secret) {
-        let slot = self.token_slot(key);
-        let mut cached = slot.lock().await;
-        if cached.as_ref().is_some_and(|t| &t.value == used) {
-            *cached = None;
-        }
-    }
-
-    /// RFC 6749 §4.4: `grant_type=client_credentials`, the client authenticated with HTTP
-    /// Basic or in the body.
-    async fn fetch_token(
-        &self,
-        name: &str,
-        o: &OAuth2,
-    ) -> Result<crate::auth::IssuedToken, UpstreamError> {
-        let token_error = |reason: String| UpstreamError::Token {
-            name: name.to_string(),
-            reason,
-        };
-        let mut form: Vec<(&str, &str)> = vec![("grant_type", "client_credentials")];
-        if let Some(scope) = &o.scope {
-            form.push(("scope", scope));
-        }
-        let mut req = self
-            .client
-            .post(&o.token_url)
-            .header(reqwest::header::ACCEPT, "application/json");
-        match o.client_auth {
-            crate::auth::ClientAuth::Basic => {
-                let mut v = reqwest::header::HeaderValue::from_str(
-                    &crate::auth::basic_credentials(&o.client_id, &o.client_secret),
-                )
-                .map_err(|_| token_error("the client credentials are not usable".into()))?;
-                v.set_sensitive(true);
-                req = req.header(reqwest::header::AUTHORIZATION, v);
-            }
-            crate::auth::ClientAuth::Body => {
-                form.push(("client_id", o.client_id.expose()));
-                form.push(("client_secret", o.client_secret.expose()));
-            }
-        }
-        let res = req.form(&form).send().await.map_err(|e| {
-            let UpstreamError::Unreachable(text) = network_error(name, e) else {
-                return token_error("the token endpoint is unreachable".into());
-            };
-            token_error(format!("the token endpoint is unreachable ({text})"))
-        })?;
-        let status = res.status().as_u16();
-        let body = res
-            .text()
-            .await
-            .map_err(|e| token_error(format!("the token answer could not be read: {e}")))?;
-        crate::auth::read_token_answer(status, &body).map_err(token_error)
-    }
-
-    /// The request with the endpoint's credentials, and the access token used, if any.
-    async fn authorized(
-        &self,
-        key: &str,
-        ep: &Endpoint,
-        url: &str,
-        name: &str,
-    ) -> Result<(reqwest::RequestBuilder, Option<Secret>), UpstreamError> {
-        let mut url = reqwest::Url::parse(url)
-            .map_err(|e| UpstreamError::NotConfigured(format!("{name}: {e}")))?;
-        let mut headers: Vec<(reqwest::header::HeaderName, &Secret)> = Vec::new();
-        let mut bearer = None;
-        match &ep.auth {
-            Auth::None => {}
-            Auth::Headers(h) => headers.extend(h.iter().map(|(n, v)| (n.clone(), v))),
-            Auth::Query { param, value } => {
-                if !url.query_pairs().any(|(k, _)| k == param.as_str()) {
-                    url.query_pairs_mut().append_pair(param, value.expose());
-                }
-            }
-            Auth::OAuth2(o) => {
-                bearer = Some(self.access_token(key, name, o).await?);
-                headers.extend(o.headers.iter().map(|(n, v)| (n.clone(), v)));
-            }
-        }
-        let mut req = self
-            .client
-            .get(url)
-            .header("Accept", "application/json")
-            .header(
-                "API-Version",
-                match ep.dcsa_version {
-                    dcsa::Version::V2_2 => "2",
-                    dcsa::Version::V3_0 => "3.0.0",
-                },
-            );
-        let sensitive = |v: &str| {
-            let mut v = reqwest::header::HeaderValue::from_str(v).map_err(|_| {
-                UpstreamError::NotConfigured(format!("{name}: a credential is not a header value"))
-            })?;
-            v.set_sensitive(true);
-            Ok::<_, UpstreamError>(v)
-        };
-        for (n, v) in headers {
-            req = req.header(n, sensitive(v.expose())?);
-        }
-        if let Some(t) = &bearer {
-            req = req.header(
-                reqwest::header::AUTHORIZATION,
-                sensitive(&format!("Bearer {}", t.expose()))?,
-            );
-        }
-        Ok((req, bearer))
     }
 
     async fn get(
@@ -910,6 +409,7 @@ impl Upstreams {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+    use std::sync::Arc;
     use std::sync::atomic::{AtomicU64, Ordering};
 
     use axum::extract::{Query, State};

@@ -21,16 +21,15 @@
 
 use boxtrack_core::ident;
 use boxtrack_core::time::parse_micros;
-use boxtrack_core::tracking::{
-    DataSource, Equipment, EventFact, Fact, Milestone, Observation, Place,
-};
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod observe;
 mod retraction;
 pub mod v3;
 
+pub use observe::{Route, Targeted, map};
 pub use retraction::Retraction;
 
 /// The version of DCSA Track & Trace a carrier speaks (`dcsa_version` in its
@@ -310,13 +309,42 @@ const EQUIPMENT_CODES_3_0: [&str; 17] = [
     "PICK", "RMVD", "RSEA", "STRP", "STUF",
 ];
 
-fn check(e: &Event, now_us: i64, version: Version) -> Result<(), (&'static str, String)> {
+/// Why an event is refused: a reason code and the reason in words.
+type Refusal = (&'static str, String);
+
+/// Whether an event is one to keep: its id, its times, its classifier, and what its type
+/// needs, in the version's words.
+fn check(e: &Event, now_us: i64, version: Version) -> Result<(), Refusal> {
     if let Some(id) = &e.event_id
         && version == Version::V2_2
         && !is_uuid(id)
     {
         return Err(("bad_event_id", format!("eventID {id:?} is not a UUID")));
     }
+    check_times(e, now_us, version)?;
+    if !matches!(e.event_classifier_code.as_str(), "ACT" | "EST" | "PLN") {
+        return Err((
+            "bad_classifier",
+            format!(
+                "eventClassifierCode {:?} is not ACT, EST or PLN",
+                e.event_classifier_code
+            ),
+        ));
+    }
+    match e.event_type.as_str() {
+        "TRANSPORT" => check_transport(e, version),
+        "EQUIPMENT" => check_equipment(e, version),
+        "SHIPMENT" => check_shipment(e, version),
+        other => Err((
+            "unknown_code",
+            format!("eventType {other:?} is not SHIPMENT, TRANSPORT or EQUIPMENT"),
+        )),
+    }
+}
+
+/// The event was created at a readable time, after 2000 and not more than a day after the
+/// source's clock, and happens at a readable time.
+fn check_times(e: &Event, now_us: i64, version: Version) -> Result<(), Refusal> {
     let field = version.created_field();
     let created = parse_micros(&e.event_created_date_time).ok_or_else(|| {
         (
@@ -352,86 +380,78 @@ fn check(e: &Event, now_us: i64, version: Version) -> Result<(), (&'static str, 
             ),
         )
     })?;
-    if !matches!(e.event_classifier_code.as_str(), "ACT" | "EST" | "PLN") {
+    Ok(())
+}
+
+/// A TRANSPORT event is an arrival or a departure, with its transport call.
+fn check_transport(e: &Event, version: Version) -> Result<(), Refusal> {
+    if !matches!(
+        e.transport_event_type_code.as_deref(),
+        Some("ARRI" | "DEPA")
+    ) {
         return Err((
-            "bad_classifier",
-            format!(
-                "eventClassifierCode {:?} is not ACT, EST or PLN",
-                e.event_classifier_code
-            ),
+            "unknown_code",
+            "a TRANSPORT event needs transportEventTypeCode ARRI or DEPA".into(),
         ));
     }
-    match e.event_type.as_str() {
-        "TRANSPORT" => {
-            if !matches!(
-                e.transport_event_type_code.as_deref(),
-                Some("ARRI" | "DEPA")
-            ) {
-                return Err((
-                    "unknown_code",
-                    "a TRANSPORT event needs transportEventTypeCode ARRI or DEPA".into(),
-                ));
+    if e.transport_call.is_none() {
+        return Err((
+            "missing_field",
+            match version {
+                Version::V2_2 => "a TRANSPORT event needs a transportCall",
+                Version::V3_0 => "a TRANSPORT event needs transportDetails.transportCall",
             }
-            if e.transport_call.is_none() {
-                return Err((
-                    "missing_field",
-                    match version {
-                        Version::V2_2 => "a TRANSPORT event needs a transportCall",
-                        Version::V3_0 => "a TRANSPORT event needs transportDetails.transportCall",
-                    }
-                    .into(),
-                ));
-            }
-        }
-        "EQUIPMENT" => {
-            let codes: &[&str] = match version {
-                Version::V2_2 => &EQUIPMENT_CODES_2_2,
-                Version::V3_0 => &EQUIPMENT_CODES_3_0,
-            };
-            match e.equipment_event_type_code.as_deref() {
-                Some(c) if codes.contains(&c) => {}
-                other => {
-                    return Err((
-                        "unknown_code",
-                        format!("equipmentEventTypeCode {other:?} is not a DCSA {version} code"),
-                    ));
-                }
-            }
-            // optional in 3.0 (laden unless said otherwise)
-            if version == Version::V2_2
-                && !matches!(e.empty_indicator_code.as_deref(), Some("EMPTY" | "LADEN"))
-            {
-                return Err((
-                    "missing_field",
-                    "an EQUIPMENT event needs emptyIndicatorCode EMPTY or LADEN".into(),
-                ));
-            }
-        }
-        "SHIPMENT" => {
-            if e.shipment_event_type_code.is_none()
-                || e.document_type_code.is_none()
-                || e.document_id.is_none()
-            {
-                return Err((
-                    "missing_field",
-                    match version {
-                        Version::V2_2 => {
-                            "a SHIPMENT event needs shipmentEventTypeCode, documentTypeCode and documentID"
-                        }
-                        Version::V3_0 => {
-                            "a SHIPMENT event needs shipmentEventTypeCode and shipmentDetails.documentReference"
-                        }
-                    }
-                    .into(),
-                ));
-            }
-        }
+            .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// An EQUIPMENT event has a code of its version and (2.2) says whether the box is empty.
+fn check_equipment(e: &Event, version: Version) -> Result<(), Refusal> {
+    let codes: &[&str] = match version {
+        Version::V2_2 => &EQUIPMENT_CODES_2_2,
+        Version::V3_0 => &EQUIPMENT_CODES_3_0,
+    };
+    match e.equipment_event_type_code.as_deref() {
+        Some(c) if codes.contains(&c) => {}
         other => {
             return Err((
                 "unknown_code",
-                format!("eventType {other:?} is not SHIPMENT, TRANSPORT or EQUIPMENT"),
+                format!("equipmentEventTypeCode {other:?} is not a DCSA {version} code"),
             ));
         }
+    }
+    // optional in 3.0 (laden unless said otherwise)
+    if version == Version::V2_2
+        && !matches!(e.empty_indicator_code.as_deref(), Some("EMPTY" | "LADEN"))
+    {
+        return Err((
+            "missing_field",
+            "an EQUIPMENT event needs emptyIndicatorCode EMPTY or LADEN".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// A SHIPMENT event names its event type and the document it is about.
+fn check_shipment(e: &Event, version: Version) -> Result<(), Refusal> {
+    if e.shipment_event_type_code.is_none()
+        || e.document_type_code.is_none()
+        || e.document_id.is_none()
+    {
+        return Err((
+            "missing_field",
+            match version {
+                Version::V2_2 => {
+                    "a SHIPMENT event needs shipmentEventTypeCode, documentTypeCode and documentID"
+                }
+                Version::V3_0 => {
+                    "a SHIPMENT event needs shipmentEventTypeCode and shipmentDetails.documentReference"
+                }
+            }
+            .into(),
+        ));
     }
     Ok(())
 }
@@ -581,181 +601,10 @@ pub fn sign(secret_b64: &str, body: &[u8]) -> Option<String> {
     ))
 }
 
-/// What boxtrack knows of the route, to tell the port of loading from a transshipment port.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Route {
-    /// Port of lading.
-    pub pol: Option<String>,
-    /// Port of discharge.
-    pub pod: Option<String>,
-    /// Inland destination.
-    pub destination: Option<String>,
-}
-
-/// One observation and the container it is about (`None`: every container of the subject,
-/// as for a vessel's arrival).
-pub type Targeted = (Option<String>, Observation);
-
-fn place(route: &Route, locode: Option<&str>, mode: &str, default: Place) -> Place {
-    let is = |p: &Option<String>| locode.is_some() && p.as_deref() == locode;
-    if is(&route.pod) {
-        Place::Pod
-    } else if is(&route.pol) {
-        Place::Origin
-    } else if is(&route.destination) || matches!(mode, "RAIL" | "TRUCK") {
-        Place::Inland
-    } else if locode.is_some() && route.pol.is_some() && route.pod.is_some() {
-        Place::Transshipment
-    } else {
-        default
-    }
-}
-
-/// Maps events to observations. Planned events (`PLN`) count as estimates; shipment
-/// (document) events carry no container milestone and are only noted.
-pub fn map(events: &[Event], route: &Route) -> (Vec<Targeted>, Vec<String>) {
-    let mut out = vec![];
-    let mut notes = vec![];
-    for e in events {
-        let observed_us = parse_micros(&e.event_created_date_time).unwrap_or(0);
-        let Some(at_us) = parse_micros(&e.event_date_time) else {
-            continue;
-        };
-        let estimated = e.event_classifier_code != "ACT";
-        let tc = e.transport_call.as_ref();
-        let mode = tc.map_or("VESSEL", |t| t.mode_of_transport.as_str());
-        let locode = e
-            .event_location
-            .as_ref()
-            .and_then(|l| l.un_location_code.clone())
-            .or_else(|| tc.and_then(|t| t.un_location_code.clone()));
-        let vessel = tc.and_then(|t| t.vessel.as_ref());
-        let container = e.equipment_reference.as_deref().map(ident::normalize);
-        let laden = e.empty_indicator_code.as_deref() != Some("EMPTY");
-        let code = e
-            .transport_event_type_code
-            .as_deref()
-            .or(e.equipment_event_type_code.as_deref())
-            .unwrap_or("");
-        let (milestone, default_place) = match (e.event_type.as_str(), code, mode) {
-            ("TRANSPORT", "ARRI", "RAIL") => (Some(Milestone::RailArrived), Place::Inland),
-            ("TRANSPORT", "DEPA", "RAIL") => (Some(Milestone::RailDeparted), Place::Pod),
-            ("TRANSPORT", "ARRI", "BARGE") => {
-                (Some(Milestone::FeederArrived), Place::Transshipment)
-            }
-            ("TRANSPORT", "DEPA", "BARGE") => {
-                (Some(Milestone::FeederDeparted), Place::Transshipment)
-            }
-            ("TRANSPORT", "ARRI", "VESSEL") => (Some(Milestone::VesselArrived), Place::Pod),
-            ("TRANSPORT", "DEPA", "VESSEL") => (Some(Milestone::VesselDeparted), Place::Origin),
-            ("EQUIPMENT", "LOAD", "RAIL") => (Some(Milestone::RailLoaded), Place::Pod),
-            ("EQUIPMENT", "DISC", "RAIL") => (Some(Milestone::RailUnloaded), Place::Inland),
-            ("EQUIPMENT", "LOAD", "BARGE") => (Some(Milestone::FeederLoaded), Place::Transshipment),
-            ("EQUIPMENT", "DISC", "BARGE") => {
-                (Some(Milestone::FeederDischarged), Place::Transshipment)
-            }
-            ("EQUIPMENT", "LOAD", _) => (Some(Milestone::VesselLoaded), Place::Origin),
-            ("EQUIPMENT", "DISC", _) => (Some(Milestone::VesselDischarged), Place::Pod),
-            ("EQUIPMENT", "GTIN", _) if laden => (Some(Milestone::FullIn), Place::Origin),
-            ("EQUIPMENT", "GTIN", _) => (Some(Milestone::EmptyIn), Place::Pod),
-            ("EQUIPMENT", "GTOT", _) if laden => (Some(Milestone::FullOut), Place::Pod),
-            ("EQUIPMENT", "GTOT" | "PICK", _) => (Some(Milestone::EmptyOut), Place::Origin),
-            ("EQUIPMENT", "DROP", _) => (Some(Milestone::Delivered), Place::Inland),
-            _ => (None, Place::Pod),
-        };
-        let Some(milestone) = milestone else {
-            notes.push(format!(
-                "{} {} event {} carries no container milestone",
-                e.event_type,
-                e.shipment_event_type_code.as_deref().unwrap_or(code),
-                e.event_id.as_deref().unwrap_or("without id")
-            ));
-            continue;
-        };
-        let mut p = place(route, locode.as_deref(), mode, default_place);
-        // gate moves happen at the ends of the journey, never "in transshipment"
-        if p == Place::Transshipment
-            && matches!(
-                milestone,
-                Milestone::FullIn | Milestone::FullOut | Milestone::EmptyIn | Milestone::EmptyOut
-            )
-        {
-            p = default_place;
-        }
-        let milestone = if p == Place::Transshipment {
-            milestone.at_transshipment()
-        } else {
-            milestone
-        };
-        // arriving by rail or truck at the inland destination is the inland arrival
-        let milestone = if milestone == Milestone::RailArrived
-            && locode.is_some()
-            && locode == route.destination
-        {
-            Milestone::ArrivedAtInlandDestination
-        } else {
-            milestone
-        };
-        let timezone = locode.as_deref().and_then(crate::x12::map::zone_of_locode);
-        let is_vessel = mode == "VESSEL";
-        let fact = Fact::Event(EventFact {
-            milestone,
-            estimated,
-            at_us: Some(at_us),
-            place: p,
-            locode: locode.clone(),
-            timezone,
-            terminal: tc.and_then(|t| t.facility_code.clone()).or_else(|| {
-                e.event_location
-                    .as_ref()
-                    .and_then(|l| l.facility_code.clone())
-            }),
-            vessel_name: vessel
-                .filter(|_| is_vessel)
-                .and_then(|v| v.vessel_name.clone()),
-            vessel_imo: vessel
-                .filter(|_| is_vessel)
-                .and_then(|v| v.vessel_imo_number.clone()),
-            voyage: tc.filter(|_| is_vessel).and_then(|t| {
-                if p == Place::Pod {
-                    t.import_voyage_number
-                        .clone()
-                        .or(t.export_voyage_number.clone())
-                } else {
-                    t.export_voyage_number.clone()
-                }
-            }),
-        });
-        let said = |fact| Observation {
-            observed_us,
-            source: DataSource::ShippingLine,
-            fact,
-            precision: Default::default(),
-            upstream_id: e.event_id.clone(),
-        };
-        out.push((container.clone(), said(fact)));
-        if let Some(iso) = &e.iso_equipment_code {
-            let (length, height, kind) = ident::size_type(iso);
-            if length.is_some() {
-                out.push((
-                    container,
-                    said(Fact::Equipment(Equipment {
-                        equipment_type: kind.map(str::to_string),
-                        equipment_length: length,
-                        equipment_height: height.map(str::to_string),
-                        weight_in_lbs: None,
-                        seal_number: e.seals.first().map(|s| s.seal_number.clone()),
-                    })),
-                ));
-            }
-        }
-    }
-    (out, notes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use boxtrack_core::tracking::{EventFact, Fact, Milestone, Observation, Place};
 
     const NOW: i64 = 1_790_000_000_000_000;
 

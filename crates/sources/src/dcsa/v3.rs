@@ -368,6 +368,24 @@ pub fn to_v3(e: &Event) -> Value {
     put("eventID", json!(e.event_id));
     put("eventDateTime", json!(e.event_date_time));
     put("eventUpdatedDateTime", json!(e.event_created_date_time));
+    if let Some(l) = location_v3(e) {
+        put("eventLocation", l);
+    }
+    put("eventClassification", classification_v3(e));
+    if let Some(s) = shipment_details_v3(e) {
+        put("shipmentDetails", s);
+    }
+    if let Some(tc) = &e.transport_call {
+        put("transportDetails", transport_details_v3(tc, e));
+    }
+    if let Some(c) = &e.equipment_reference {
+        put("equipmentDetails", equipment_details_v3(c, e));
+    }
+    Value::Object(out)
+}
+
+/// `eventLocation`: the event's location, or its transport call's (`None`: neither has one).
+fn location_v3(e: &Event) -> Option<Value> {
     let loc = e
         .event_location
         .as_ref()
@@ -382,31 +400,36 @@ pub fn to_v3(e: &Event) -> Value {
             .as_ref()
             .and_then(|t| t.facility_code.clone())
     });
-    if loc.is_some() || locode.is_some() {
-        let mut l = serde_json::Map::new();
-        if let Some(n) = loc.and_then(|l| l.location_name.clone()) {
-            l.insert("locationName".into(), json!(n));
-        }
-        if let Some(c) = &locode {
-            l.insert("UNLocationCode".into(), json!(c));
-        }
-        if let Some(f) = facility {
-            l.insert(
-                "facility".into(),
-                json!({"facilityCode": f, "facilityCodeListProvider": "SMDG"}),
-            );
-        }
-        if let (Some(lat), Some(lon)) = (
-            loc.and_then(|l| l.latitude.clone()),
-            loc.and_then(|l| l.longitude.clone()),
-        ) {
-            l.insert(
-                "geoCoordinate".into(),
-                json!({"latitude": lat, "longitude": lon}),
-            );
-        }
-        put("eventLocation", Value::Object(l));
+    if loc.is_none() && locode.is_none() {
+        return None;
     }
+    let mut l = serde_json::Map::new();
+    if let Some(n) = loc.and_then(|l| l.location_name.clone()) {
+        l.insert("locationName".into(), json!(n));
+    }
+    if let Some(c) = &locode {
+        l.insert("UNLocationCode".into(), json!(c));
+    }
+    if let Some(f) = facility {
+        l.insert(
+            "facility".into(),
+            json!({"facilityCode": f, "facilityCodeListProvider": "SMDG"}),
+        );
+    }
+    if let (Some(lat), Some(lon)) = (
+        loc.and_then(|l| l.latitude.clone()),
+        loc.and_then(|l| l.longitude.clone()),
+    ) {
+        l.insert(
+            "geoCoordinate".into(),
+            json!({"latitude": lat, "longitude": lon}),
+        );
+    }
+    Some(Value::Object(l))
+}
+
+/// `eventClassification`: the event's type, classifier and type code.
+fn classification_v3(e: &Event) -> Value {
     let mut class = serde_json::Map::new();
     class.insert("eventTypeCode".into(), json!(e.event_type));
     class.insert("eventClassifierCode".into(), json!(e.event_classifier_code));
@@ -419,69 +442,76 @@ pub fn to_v3(e: &Event) -> Value {
             class.insert(k.into(), json!(v));
         }
     }
-    put("eventClassification", Value::Object(class));
+    Value::Object(class)
+}
+
+/// `shipmentDetails`: the document the event is about (its own, or the first of its
+/// references) and the other references (`None`: no document at all).
+fn shipment_details_v3(e: &Event) -> Option<Value> {
     let mut refs = e.document_references.iter();
     let primary = match (&e.document_type_code, &e.document_id) {
         (Some(t), Some(id)) => Some(json!({"typeCode": t, "reference": id})),
         _ => refs.next().map(doc_ref),
-    };
-    if let Some(primary) = primary {
-        let additional: Vec<Value> = refs.map(doc_ref).collect();
-        let mut s = json!({"documentReference": primary});
-        if !additional.is_empty() {
-            s["additionalDocumentReferences"] = json!(additional);
-        }
-        put("shipmentDetails", s);
+    }?;
+    let additional: Vec<Value> = refs.map(doc_ref).collect();
+    let mut s = json!({"documentReference": primary});
+    if !additional.is_empty() {
+        s["additionalDocumentReferences"] = json!(additional);
     }
-    if let Some(tc) = &e.transport_call {
-        let mut call = json!({
-            "transportCallReference": tc.transport_call_id,
-            "modeOfTransport": tc.mode_of_transport,
-        });
-        if let Some(v) = &tc.export_voyage_number {
-            call["exportVoyageNumberOrReference"] = json!({"carrierVoyageNumber": v});
-        }
-        if let Some(v) = &tc.import_voyage_number {
-            call["importVoyageNumberOrReference"] = json!({"carrierVoyageNumber": v});
-        }
-        if let Some(v) = &tc.vessel {
-            let mut vt = serde_json::Map::new();
-            for (k, x) in [
-                ("vesselIMONumber", &v.vessel_imo_number),
-                ("vesselName", &v.vessel_name),
-                ("vesselFlag", &v.vessel_flag),
-            ] {
-                if let Some(x) = x {
-                    vt.insert(k.into(), json!(x));
-                }
+    Some(s)
+}
+
+/// `transportDetails`: the transport call with its voyages and vessel, and the event's
+/// delay reason.
+fn transport_details_v3(tc: &TransportCall, e: &Event) -> Value {
+    let mut call = json!({
+        "transportCallReference": tc.transport_call_id,
+        "modeOfTransport": tc.mode_of_transport,
+    });
+    if let Some(v) = &tc.export_voyage_number {
+        call["exportVoyageNumberOrReference"] = json!({"carrierVoyageNumber": v});
+    }
+    if let Some(v) = &tc.import_voyage_number {
+        call["importVoyageNumberOrReference"] = json!({"carrierVoyageNumber": v});
+    }
+    if let Some(v) = &tc.vessel {
+        let mut vt = serde_json::Map::new();
+        for (k, x) in [
+            ("vesselIMONumber", &v.vessel_imo_number),
+            ("vesselName", &v.vessel_name),
+            ("vesselFlag", &v.vessel_flag),
+        ] {
+            if let Some(x) = x {
+                vt.insert(k.into(), json!(x));
             }
-            call["vesselTransport"] = Value::Object(vt);
         }
-        let mut details = json!({"transportCall": call});
-        if let Some(d) = &e.delay_reason_code {
-            details["delayReasonCodes"] = json!([d]);
-        }
-        put("transportDetails", details);
+        call["vesselTransport"] = Value::Object(vt);
     }
-    if let Some(c) = &e.equipment_reference {
-        let mut eq = json!({"equipmentReference": c});
-        if let Some(iso) = &e.iso_equipment_code {
-            eq["ISOEquipmentCode"] = json!(iso);
-        }
-        if let Some(x) = &e.empty_indicator_code {
-            eq["emptyIndicatorCode"] = json!(x);
-        }
-        if !e.seals.is_empty() {
-            eq["seals"] = json!(
-                e.seals
-                    .iter()
-                    .map(|s| json!({"number": s.seal_number}))
-                    .collect::<Vec<_>>()
-            );
-        }
-        put("equipmentDetails", eq);
+    let mut details = json!({"transportCall": call});
+    if let Some(d) = &e.delay_reason_code {
+        details["delayReasonCodes"] = json!([d]);
     }
-    Value::Object(out)
+    details
+}
+
+/// `equipmentDetails`: container `c` with its ISO code, whether it is empty, and its seals.
+fn equipment_details_v3(c: &str, e: &Event) -> Value {
+    let mut eq = json!({"equipmentReference": c});
+    if let Some(iso) = &e.iso_equipment_code {
+        eq["ISOEquipmentCode"] = json!(iso);
+    }
+    if let Some(x) = &e.empty_indicator_code {
+        eq["emptyIndicatorCode"] = json!(x);
+    }
+    if !e.seals.is_empty() {
+        eq["seals"] = json!(
+            e.seals
+                .iter()
+                .map(|s| json!({"number": s.seal_number}))
+                .collect::<Vec<_>>()
+        );
+    }
+    eq
 }
 
 /// A 3.0 body (`{"events": [...]}`) of these events.

@@ -26,7 +26,7 @@ pub async fn run(s: crate::config::Settings, args: &McpArgs) -> anyhow::Result<(
     if !args.stdio {
         bail!("only --stdio is offered here; HTTP clients use POST /mcp of `boxtrack serve`");
     }
-    let db = crate::server::open_db(&s.database_url).await?;
+    let db = crate::server::open_configured_db(&s).await?;
     let state = crate::server::state(db.clone(), &s).await?;
     let auth = format!("Token {}", args.api_key.trim());
     let account = boxtrack_api::auth::account_for(&state, &auth)

@@ -28,6 +28,23 @@ pub async fn open_db(url: &str) -> anyhow::Result<Db> {
     Ok(db)
 }
 
+/// Connects with the pool the settings ask for (`database_pool_size`,
+/// `database_acquire_timeout_secs`) and applies migrations: what `serve`, `demo` and `mcp` use.
+pub async fn open_configured_db(s: &Settings) -> anyhow::Result<Db> {
+    let shown = boxtrack_store::db::redact_url(&s.database_url);
+    let db = Db::connect_pool(
+        &s.database_url,
+        s.database_pool_size,
+        s.database_acquire_timeout,
+    )
+    .await
+    .with_context(|| format!("cannot open database {shown}"))?;
+    db.migrate()
+        .await
+        .with_context(|| format!("cannot migrate database {shown}"))?;
+    Ok(db)
+}
+
 /// `migrate --status`: every migration this build knows, applied or pending; changes nothing.
 pub async fn migration_status(url: &str) -> anyhow::Result<()> {
     let shown = boxtrack_store::db::redact_url(url);
@@ -357,7 +374,7 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
         )
     })?;
     let addr = listener.local_addr()?;
-    let db = open_db(&s.database_url).await?;
+    let db = open_configured_db(&s).await?;
     survive_file_size_limit();
     let _worker_lock = if s.role.worker() {
         take_worker(&db).await?

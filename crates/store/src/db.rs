@@ -192,6 +192,12 @@ impl Db {
 
     /// As [`Db::connect`], a request waiting at most `acquire` for a connection of the pool.
     pub async fn connect_waiting(url: &str, acquire: Duration) -> Result<Db> {
+        Self::connect_pool(url, None, acquire).await
+    }
+
+    /// As [`Db::connect_waiting`], with at most `size` connections in the pool (`None`: 8 on
+    /// SQLite, whose writer is a connection of its own, and 16 on PostgreSQL).
+    pub async fn connect_pool(url: &str, size: Option<u32>, acquire: Duration) -> Result<Db> {
         if let Some(rest) = url
             .strip_prefix("sqlite://")
             .or_else(|| url.strip_prefix("sqlite:"))
@@ -239,7 +245,7 @@ impl Db {
                 runtime.is_none(),
             )?;
             let pool = SqlitePoolOptions::new()
-                .max_connections(8)
+                .max_connections(size.unwrap_or(8))
                 .acquire_timeout(acquire)
                 .connect_with(opts)
                 .await?;
@@ -269,7 +275,7 @@ impl Db {
                 }
             }
             let pool = PgPoolOptions::new()
-                .max_connections(16)
+                .max_connections(size.unwrap_or(16))
                 .acquire_timeout(acquire)
                 .connect_with(opts)
                 .await?;

@@ -104,6 +104,10 @@ pub struct Settings {
     pub listen: SocketAddr,
     /// `sqlite://PATH` or `postgres://...`.
     pub database_url: String,
+    /// Database connections this process keeps at most (`None`: the backend's default).
+    pub database_pool_size: Option<u32>,
+    /// How long a request waits for a free database connection.
+    pub database_acquire_timeout: Duration,
     /// Absolute base address for links, when behind a proxy.
     pub public_url: Option<String>,
     /// Where rate-limit state lives.
@@ -182,6 +186,8 @@ pub fn resolve_with(
         log_level: log_level(&v)?,
         shutdown_timeout: v.secs("shutdown_timeout_secs", 0..=3600)?,
         drain_delay: v.secs("drain_delay_secs", 0..=600)?,
+        database_pool_size: pool_size(&v)?,
+        database_acquire_timeout: v.secs("database_acquire_timeout_secs", 1..=600)?,
         public_url: v.absolute("public_url", "")?,
         rate_limit_store: rate_limit_store(&v)?,
         log_format: log_format(&v)?,
@@ -396,6 +402,13 @@ fn log_format(v: &Values<'_>) -> anyhow::Result<LogFormat> {
         "json" => LogFormat::Json,
         other => bail!("setting log_format = {other:?} ({src}) must be text or json"),
     })
+}
+
+/// `database_pool_size`: unset, or 1–1,000 connections.
+fn pool_size(v: &Values<'_>) -> anyhow::Result<Option<u32>> {
+    v.given("database_pool_size")
+        .map(|(value, src)| in_range("database_pool_size", &value, src, 1..=1000, "connections"))
+        .transpose()
 }
 
 fn read_cache_bytes(v: &Values<'_>) -> anyhow::Result<usize> {

@@ -93,6 +93,20 @@ pub const SETTINGS: &[Spec] = &[
         "`sqlite://PATH` (relative to the working directory) or `postgres://…` / `postgresql://…` (§4)",
     ),
     optional(
+        "database_pool_size",
+        "unset: 8 on SQLite (the writer is one more), 16 on PostgreSQL",
+        Flag::Serve,
+        "N",
+        "1–1,000 database connections a `serve`, `demo` or `mcp` process keeps at most; on PostgreSQL, every process's pool together stays under the server's `max_connections`",
+    ),
+    setting(
+        "database_acquire_timeout_secs",
+        "10",
+        Flag::Serve,
+        "SECONDS",
+        "1–600 s a request waits for a free database connection before it is answered 503 `database_unavailable`; once a request has found the database away, the rest are answered 503 at once until it is back",
+    ),
+    optional(
         "public_url",
         "unset: links use `http://` + the request's `Host`",
         Flag::Serve,

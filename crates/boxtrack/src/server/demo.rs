@@ -16,8 +16,8 @@ use boxtrack_store::accounts::{self, Account, NewAccount};
 use tokio::net::TcpListener;
 
 use super::{
-    connections, open_db, shutdown_on_signal, spawn_worker, state, survive_file_size_limit,
-    take_worker,
+    connections, open_configured_db, shutdown_on_signal, spawn_worker, state,
+    survive_file_size_limit, take_worker,
 };
 use crate::DemoArgs;
 use crate::config::Settings;
@@ -224,7 +224,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
             args.listen
         )
     })?;
-    let db = open_db(&s.database_url).await?;
+    let db = open_configured_db(&s).await?;
     survive_file_size_limit();
     let _worker_lock = take_worker(&db).await?;
     let listener = bind_or_free(wanted).await?;

@@ -243,8 +243,6 @@ const FN_MAX: usize = 120;
 /// What is still over those limits, at most as long as it is today: an entry may shrink or go,
 /// never grow, and nothing new may join (issue 43). `(path under crates/, function or "", lines)`.
 const OVER: &[(&str, &str, usize)] = &[
-    ("core/src/tracking/merge.rs", "apply", 121),
-    ("core/src/requests.rs", "validate", 125),
 ];
 
 /// The source files of every crate (not their tests, benches or fuzz targets).

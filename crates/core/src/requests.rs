@@ -218,7 +218,35 @@ fn clean_list(list: &[String], pointer: &'static str, errors: &mut Vec<FieldErro
 /// Validates and normalises a new tracking request; returns every problem found.
 pub fn validate(input: &NewRequest) -> Result<ValidRequest, Vec<FieldError>> {
     let mut errors = Vec::new();
-    let request_type = match input.request_type.as_deref().map(str::trim) {
+    let request_type = request_type_of(input, &mut errors);
+    let number = request_number_of(input, request_type, &mut errors);
+    let scac = scac_of(input, request_type, &mut errors);
+    let ref_numbers = clean_list(
+        &input.ref_numbers,
+        "/data/attributes/ref_numbers",
+        &mut errors,
+    );
+    let shipment_tags = clean_list(
+        &input.shipment_tags,
+        "/data/attributes/shipment_tags",
+        &mut errors,
+    );
+    match (errors.is_empty(), request_type) {
+        (true, Some(request_type)) => Ok(ValidRequest {
+            number,
+            request_type,
+            auto_detect: input.auto_detect && scac.is_none(),
+            scac,
+            ref_numbers,
+            shipment_tags,
+        }),
+        _ => Err(errors),
+    }
+}
+
+/// The request type asked for (`None`, with an error, when blank or not one boxtrack tracks).
+fn request_type_of(input: &NewRequest, errors: &mut Vec<FieldError>) -> Option<RequestType> {
+    match input.request_type.as_deref().map(str::trim) {
         None | Some("") => {
             errors.push(err(
                 "/data/attributes/request_type",
@@ -238,7 +266,16 @@ pub fn validate(input: &NewRequest) -> Result<ValidRequest, Vec<FieldError>> {
             }
             parsed
         }
-    };
+    }
+}
+
+/// The request number, normalised (a sandbox test number keeps its dashes), with an error when
+/// it is blank, too long, or not the shape its type needs.
+fn request_number_of(
+    input: &NewRequest,
+    request_type: Option<RequestType>,
+    errors: &mut Vec<FieldError>,
+) -> String {
     let sandbox = input
         .scac
         .as_deref()
@@ -279,7 +316,16 @@ pub fn validate(input: &NewRequest) -> Result<ValidRequest, Vec<FieldError>> {
             format!("Request number '{number}' must be 4 to 40 letters and digits"),
         ));
     }
+    number
+}
 
+/// The carrier's SCAC, upper-cased (`None` when not given), with an error when it is missing
+/// without auto-detection, unknown, not supported, or does not track this request type.
+fn scac_of(
+    input: &NewRequest,
+    request_type: Option<RequestType>,
+    errors: &mut Vec<FieldError>,
+) -> Option<String> {
     let scac = input
         .scac
         .as_deref()
@@ -319,27 +365,7 @@ pub fn validate(input: &NewRequest) -> Result<ValidRequest, Vec<FieldError>> {
             Some(_) => {}
         },
     }
-    let ref_numbers = clean_list(
-        &input.ref_numbers,
-        "/data/attributes/ref_numbers",
-        &mut errors,
-    );
-    let shipment_tags = clean_list(
-        &input.shipment_tags,
-        "/data/attributes/shipment_tags",
-        &mut errors,
-    );
-    match (errors.is_empty(), request_type) {
-        (true, Some(request_type)) => Ok(ValidRequest {
-            number,
-            request_type,
-            auto_detect: input.auto_detect && scac.is_none(),
-            scac,
-            ref_numbers,
-            shipment_tags,
-        }),
-        _ => Err(errors),
-    }
+    scac
 }
 
 #[cfg(test)]

@@ -413,6 +413,48 @@ fn apply_event(
     }
 }
 
+/// A newer availability: an `available` or `not_available` event when it changes (not for
+/// a first report of unavailable), at when the terminal says it was released.
+fn apply_availability(
+    c: &mut ContainerState,
+    available: bool,
+    at_us: Option<i64>,
+    o: &Observation,
+    out: &mut Vec<Change>,
+) {
+    let at = o.observed_us;
+    if !newer(&mut c.versions, VersionKey::Availability, at) {
+        return;
+    }
+    let was = c.available_for_pickup;
+    c.availability_known = true;
+    c.available_for_pickup = Some(available);
+    if was != Some(available) && (was.is_some() || available) {
+        let m = if available {
+            Milestone::Available
+        } else {
+            Milestone::NotAvailable
+        };
+        // when the terminal released it, where it says, not when it was asked
+        let when = at_us.filter(|t| *t <= at).unwrap_or(at);
+        out.push(plain_event(m.event_name(false), Some(when), o.source));
+    }
+}
+
+/// What a newer equipment report says, the known values kept where it says nothing.
+fn merged_equipment(eq: &super::Equipment, known: &mut super::Equipment) -> super::Equipment {
+    super::Equipment {
+        equipment_type: eq.equipment_type.clone().or(known.equipment_type.take()),
+        equipment_length: eq.equipment_length.or(known.equipment_length),
+        equipment_height: eq
+            .equipment_height
+            .clone()
+            .or(known.equipment_height.take()),
+        weight_in_lbs: eq.weight_in_lbs.or(known.weight_in_lbs),
+        seal_number: eq.seal_number.clone().or(known.seal_number.take()),
+    }
+}
+
 fn apply(
     c: &mut ContainerState,
     s: &mut ShipmentState,
@@ -425,21 +467,7 @@ fn apply(
         Fact::Event(e) => apply_event(c, s, e, o, pass, out),
         Fact::Retracted { upstream_id } => retract(c, s, upstream_id, pass, out),
         Fact::Availability { available, at_us } => {
-            if newer(&mut c.versions, VersionKey::Availability, at) {
-                let was = c.available_for_pickup;
-                c.availability_known = true;
-                c.available_for_pickup = Some(*available);
-                if was != Some(*available) && (was.is_some() || *available) {
-                    let m = if *available {
-                        Milestone::Available
-                    } else {
-                        Milestone::NotAvailable
-                    };
-                    // when the terminal released it, where it says, not when it was asked
-                    let when = at_us.filter(|t| *t <= at).unwrap_or(at);
-                    out.push(plain_event(m.event_name(false), Some(when), o.source));
-                }
-            }
+            apply_availability(c, *available, *at_us, o, out);
         }
         Fact::Holds { holds } => {
             if newer(&mut c.versions, VersionKey::Holds, at) {
@@ -493,20 +521,7 @@ fn apply(
         ),
         Fact::Equipment(eq) => {
             if newer(&mut c.versions, VersionKey::Equipment, at) {
-                let merged = super::Equipment {
-                    equipment_type: eq
-                        .equipment_type
-                        .clone()
-                        .or(c.equipment.equipment_type.take()),
-                    equipment_length: eq.equipment_length.or(c.equipment.equipment_length),
-                    equipment_height: eq
-                        .equipment_height
-                        .clone()
-                        .or(c.equipment.equipment_height.take()),
-                    weight_in_lbs: eq.weight_in_lbs.or(c.equipment.weight_in_lbs),
-                    seal_number: eq.seal_number.clone().or(c.equipment.seal_number.take()),
-                };
-                c.equipment = merged;
+                c.equipment = merged_equipment(eq, &mut c.equipment);
             }
         }
         Fact::RailCarriers { pod, ind } => {

@@ -213,22 +213,16 @@ pub async fn dispatch(
             if !crate::tools::exists(name) {
                 return Some(rpc_error(&id, -32602, &format!("Unknown tool: {name}")));
             }
+            let invalid = |why: String| {
+                ToolResult::failed(format!(
+                    "Input validation error: Invalid arguments for tool {name}: {why}"
+                ))
+            };
             let result = match crate::tools::validate(name, &args) {
-                Err(why) => ToolResult::failed(format!("Invalid arguments: {why}")),
+                Err(why) => invalid(why),
                 Ok(()) => match crate::tools::call(state, account, credential, name, &args).await {
-                    crate::tools::Outcome::Ok(v) => {
-                        // a short rendering for clients that show text only, then the JSON
-                        let mut content: Vec<Content> = crate::tools::text_summary(name, &v)
-                            .map(Content::text)
-                            .into_iter()
-                            .collect();
-                        content.push(Content::text(v.to_string()));
-                        ToolResult {
-                            content,
-                            structured: Some(v),
-                            is_error: false,
-                        }
-                    }
+                    crate::tools::Outcome::Ok(answered) => crate::tools::result(name, *answered),
+                    crate::tools::Outcome::Invalid(why) => invalid(why),
                     crate::tools::Outcome::Failed(why) => ToolResult::failed(why),
                 },
             };

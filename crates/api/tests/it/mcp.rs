@@ -1155,3 +1155,245 @@ async fn stdio_and_http_give_the_same_answers() {
         assert_eq!(over_stdio["result"]["isError"], false, "{name}");
     }
 }
+
+/// The text blocks of a tool result that parse as JSON, and the steering block among them.
+fn blocks(result: &Value) -> (Vec<Value>, Option<(Value, Value)>) {
+    let mut json_blocks = Vec::new();
+    let mut steering = None;
+    for b in result["content"].as_array().unwrap() {
+        if b["type"] != "text" {
+            continue;
+        }
+        if let Ok(v) = serde_json::from_str::<Value>(b["text"].as_str().unwrap()) {
+            if v["_agent_steering"] == true {
+                steering = Some((v, b["annotations"].clone()));
+            } else {
+                json_blocks.push(v);
+            }
+        }
+    }
+    (json_blocks, steering)
+}
+
+/// What the reference's clients and its eval suite check of every answer: the answer as a
+/// JSON block, an assistant-only steering block that names what to do next, and the response
+/// contract in the structured content; list answers say what they are (display, whether the
+/// total is exact, unscoped or empty) and link their containers; argument errors are input
+/// validation errors naming the argument; a feature the account lacks is a soft answer.
+#[tokio::test]
+async fn every_answer_carries_its_contract_and_steering() {
+    let (app, key, other_key, container) = setup().await;
+    let m = Mcp {
+        app: &app,
+        key,
+        next: 1.into(),
+    };
+    let cid = container["id"].as_str().unwrap().to_string();
+    let number = container["attributes"]["number"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let ships = m
+        .tool("list_shipments", json!({"include_containers": true}))
+        .await;
+    let sid = ships["structuredContent"]["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        ships["structuredContent"]["items"][0]["containers"][0]["id"], cid,
+        "{ships}"
+    );
+    let calls = [
+        ("list_shipments", json!({"page_size": 5})),
+        ("list_containers", json!({"page_size": 5})),
+        ("list_tracking_requests", json!({"page_size": 5})),
+        ("get_supported_shipping_lines", json!({})),
+        ("get_container", json!({"id": cid})),
+        (
+            "get_shipment_details",
+            json!({"id": sid, "include_containers": true}),
+        ),
+        ("get_container_transport_events", json!({"id": cid})),
+        ("get_container_route", json!({"id": cid})),
+        ("search_container", json!({"query": number})),
+        ("search_container", json!({"query": "ZZZZ0000000ZZZZ"})),
+        ("track_container", json!({"number": number})),
+        ("get_container_readiness", json!({"id": cid})),
+        ("whoami", json!({})),
+        (
+            "summarize_containers",
+            json!({"group_by": "current_status"}),
+        ),
+    ];
+    for (name, args) in calls {
+        let r = m.tool(name, args.clone()).await;
+        assert_eq!(r["isError"], false, "{name} {args}: {r}");
+        let (json_blocks, steering) = blocks(&r);
+        assert!(!json_blocks.is_empty(), "{name}: no JSON answer block: {r}");
+        let (steer, annotations) = steering.unwrap_or_else(|| panic!("{name}: no steering"));
+        assert_eq!(annotations["audience"], json!(["assistant"]), "{name}");
+        assert!(
+            steer["suggested_tools"]
+                .as_array()
+                .is_some_and(|t| !t.is_empty())
+                && steer["suggested_follow_ups"].is_array(),
+            "{name}: {steer}"
+        );
+        let c = &r["structuredContent"]["_response_contract"];
+        for key in ["purpose", "presentation_guidance"] {
+            assert!(
+                c[key].as_str().is_some_and(|s| !s.is_empty()),
+                "{name}: {c}"
+            );
+        }
+        for key in [
+            "can_answer",
+            "requires_more_data",
+            "relevant_fields",
+            "suggested_follow_ups",
+            "suggested_tools",
+        ] {
+            assert!(c[key].is_array(), "{name}: {key} in {c}");
+        }
+        // the answer block is the structured content without its contract
+        let mut data = r["structuredContent"].clone();
+        data.as_object_mut().unwrap().remove("_response_contract");
+        assert!(
+            json_blocks.contains(&data),
+            "{name}: the answer block is not the answer"
+        );
+        if name.starts_with("list_") {
+            assert!(c["display"]["column_catalog_resource"].is_string(), "{c}");
+            assert!(c["total_is_reliable"].is_boolean(), "{c}");
+            assert!(
+                c["presentation_guidance"]
+                    .as_str()
+                    .unwrap()
+                    .contains("unscoped"),
+                "an unfiltered list says so: {c}"
+            );
+        }
+    }
+    // the eval's particular checks
+    let requests = m.tool("list_tracking_requests", json!({})).await;
+    let row = &requests["structuredContent"]["items"][0];
+    assert!(
+        row["requestType"].is_string() && row["status"].is_string(),
+        "{row}"
+    );
+    let lines =
+        m.tool("get_supported_shipping_lines", json!({})).await["structuredContent"].clone();
+    assert_eq!(
+        lines["total_lines"].as_u64(),
+        lines["shipping_lines"].as_array().map(|a| a.len() as u64)
+    );
+    let found = m.tool("search_container", json!({"query": number})).await;
+    assert!(
+        found["structuredContent"]["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["container_number"] == number.as_str()),
+        "{found}"
+    );
+    let nothing = m
+        .tool("search_container", json!({"query": "ZZZZ0000000ZZZZ"}))
+        .await;
+    assert_eq!(nothing["structuredContent"]["total_results"], 0);
+    let again = m.tool("track_container", json!({"number": number})).await;
+    assert_eq!(
+        again["structuredContent"]["tracking_request_created"],
+        false
+    );
+    assert!(again["structuredContent"]["id"].is_string(), "{again}");
+
+    // a list's containers are linked, and the links (and the reference's spelling) resolve
+    let listed = m.tool("list_containers", json!({})).await;
+    let links: Vec<&Value> = listed["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["type"] == "resource_link")
+        .collect();
+    assert_eq!(
+        links.len(),
+        listed["structuredContent"]["items"]
+            .as_array()
+            .unwrap()
+            .len()
+    );
+    assert_eq!(links[0]["uri"], format!("boxtrack://container/{cid}"));
+    assert_eq!(links[0]["name"], format!("Container {number}"));
+    for uri in [
+        format!("boxtrack://container/{cid}"),
+        format!("terminal49://container/{cid}"),
+    ] {
+        let read = m.rpc("resources/read", json!({"uri": uri})).await;
+        assert!(
+            read["result"]["contents"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.contains(&number)),
+            "{read}"
+        );
+    }
+    // a filter that matches nothing: the guidance says what to try instead
+    let none = m
+        .tool(
+            "list_containers",
+            json!({"status": "empty_returned", "carrier": "ZZZZ"}),
+        )
+        .await;
+    let guidance = none["structuredContent"]["_response_contract"]["presentation_guidance"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        guidance.contains("No containers match") && !guidance.contains("unscoped"),
+        "{guidance}"
+    );
+
+    // argument problems are input validation errors that name the argument; unknown ids
+    // are tool errors
+    let missing = m.tool("get_container", json!({})).await;
+    assert_eq!(missing["isError"], true);
+    let text = missing["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Input validation error: Invalid arguments for tool get_container:")
+            && text.contains("argument id"),
+        "{text}"
+    );
+    let unknown = m
+        .tool(
+            "get_container",
+            json!({"id": "00000000-0000-0000-0000-000000000000"}),
+        )
+        .await;
+    assert_eq!(unknown["isError"], true, "{unknown}");
+
+    // the route with the entitlement, and a soft answer without it (nothing of it leaks)
+    let route = m.tool("get_container_route", json!({"id": cid})).await;
+    assert!(
+        route["structuredContent"]["route_locations"].is_array(),
+        "{route}"
+    );
+    let (_, plain) = app
+        .account_with(Plan::Standard, &[], Limits::default())
+        .await;
+    let p = Mcp {
+        app: &app,
+        key: plain,
+        next: 1.into(),
+    };
+    let soft = p.tool("get_container_route", json!({"id": cid})).await;
+    assert_eq!(soft["isError"], false, "{soft}");
+    let s = &soft["structuredContent"];
+    assert_eq!(s["error"], "FeatureNotEnabled", "{soft}");
+    assert!(
+        s["alternative"]
+            .as_str()
+            .is_some_and(|a| a.contains("get_container_transport_events"))
+    );
+    assert!(s.get("route_locations").is_none(), "{soft}");
+    let _ = other_key;
+}

@@ -20,6 +20,7 @@ use super::tool::{Cx, NoArgs, Tool};
 pub struct Whoami;
 
 impl Tool for Whoami {
+    const GUIDE: super::contract::Guide = super::guides::WHOAMI;
     type Input = NoArgs;
     type Output = WhoamiAnswer;
     const NAME: &'static str = "whoami";
@@ -50,6 +51,7 @@ pub struct PartiesInput {
 pub struct ListParties;
 
 impl Tool for ListParties {
+    const GUIDE: super::contract::Guide = super::guides::PARTIES;
     type Input = PartiesInput;
     type Output = PartiesAnswer;
     const NAME: &'static str = "list_parties";

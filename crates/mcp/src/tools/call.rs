@@ -4,13 +4,16 @@ use serde_json::{Map, Value};
 
 use boxtrack_api::state::AppState;
 
-use super::registry::{find, over_limit};
+use super::registry::{Answered, Refusal, find, over_limit};
 use super::tool::Cx;
 
-/// A call's outcome: structured content, or a failure explained to the model.
+/// A call's outcome: the answer, or a failure explained to the model.
 pub enum Outcome {
     /// Success.
-    Ok(Value),
+    Ok(Box<Answered>),
+    /// The arguments do not fit the tool (`isError: true`; said as an input validation
+    /// error naming the argument).
+    Invalid(String),
     /// A failure (`isError: true`), with the message to show.
     Failed(String),
 }
@@ -35,7 +38,8 @@ pub async fn call(
         credential,
     };
     match tool.run(&cx, args.clone()).await {
-        Ok(v) => Outcome::Ok(v),
-        Err(e) => Outcome::Failed(e),
+        Ok(v) => Outcome::Ok(Box::new(v)),
+        Err(Refusal::Invalid(why)) => Outcome::Invalid(why),
+        Err(Refusal::Failed(why)) => Outcome::Failed(why),
     }
 }

@@ -59,6 +59,7 @@ impl Include {
 pub struct GetContainer;
 
 impl Tool for GetContainer {
+    const GUIDE: super::contract::Guide = super::guides::CONTAINER;
     type Input = GetInput;
     type Output = ContainerAnswer;
     const NAME: &'static str = "get_container";
@@ -86,6 +87,7 @@ pub struct ContainerId {
 pub struct GetContainerReadiness;
 
 impl Tool for GetContainerReadiness {
+    const GUIDE: super::contract::Guide = super::guides::READINESS;
     type Input = ContainerId;
     type Output = Readiness;
     const NAME: &'static str = "get_container_readiness";

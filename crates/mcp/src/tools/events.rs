@@ -18,6 +18,7 @@ use super::tool::{Cx, Tool};
 pub struct GetTransportEvents;
 
 impl Tool for GetTransportEvents {
+    const GUIDE: super::contract::Guide = super::guides::EVENTS;
     type Input = ContainerId;
     type Output = EventsAnswer;
     const NAME: &'static str = "get_container_transport_events";

@@ -98,6 +98,32 @@ pub struct ListAnswer<T> {
     pub metadata: ListMetadata,
 }
 
+impl<T> ListAnswer<T> {
+    /// What the answer says of itself, for its response contract: `what` the rows are and
+    /// the columns to show by default.
+    pub fn facts<'a>(
+        &self,
+        what: &'a str,
+        columns: &'static [&'static str],
+    ) -> super::contract::ListFacts<'a> {
+        // the default (`actively_tracked`) alone does not narrow the list
+        let filtered = self
+            .metadata
+            .applied_filters
+            .iter()
+            .any(|(k, v)| k != "actively_tracked" || v != &Value::Bool(true));
+        super::contract::ListFacts {
+            rows: self.items.len(),
+            total: self.meta.total,
+            total_is_exact: self.meta.total_is_exact,
+            filtered,
+            has_more: self.metadata.has_more,
+            what,
+            columns,
+        }
+    }
+}
+
 /// An active hold, briefly.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct HoldBrief {
@@ -454,6 +480,20 @@ pub enum RowInclude {
 pub struct ListContainers;
 
 impl Tool for ListContainers {
+    const GUIDE: super::contract::Guide = super::guides::CONTAINERS;
+
+    fn contract(output: &Self::Output) -> super::contract::ResponseContract {
+        let columns = &["number", "status", "pickup_lfd", "pod_terminal", "holds"];
+        super::contract::list_contract(&Self::GUIDE, output.facts("containers", columns))
+    }
+
+    fn links(output: &Self::Output) -> Vec<crate::protocol::Content> {
+        output
+            .items
+            .iter()
+            .map(|c| super::contract::container_link(&c.id, &c.number))
+            .collect()
+    }
     type Input = ContainersInput;
     type Output = ListAnswer<ContainerRow>;
     const NAME: &'static str = "list_containers";
@@ -596,6 +636,17 @@ impl ShipmentOrder {
 pub struct ListShipments;
 
 impl Tool for ListShipments {
+    const GUIDE: super::contract::Guide = super::guides::SHIPMENTS;
+
+    fn contract(output: &Self::Output) -> super::contract::ResponseContract {
+        let columns = &[
+            "bill_of_lading",
+            "shipping_line_scac",
+            "pod_vessel_name",
+            "pod_eta_at",
+        ];
+        super::contract::list_contract(&Self::GUIDE, output.facts("shipments", columns))
+    }
     type Input = ShipmentsInput;
     type Output = ListAnswer<ShipmentRow>;
     const NAME: &'static str = "list_shipments";

@@ -8,10 +8,12 @@ mod account;
 mod call;
 mod clock;
 mod container;
+mod contract;
 mod credential;
 mod events;
 mod fields;
 mod filters;
+mod guides;
 mod lists;
 mod registry;
 mod request_list;
@@ -37,3 +39,34 @@ pub fn exists(name: &str) -> bool {
 }
 pub use request_list::RequestRow;
 pub use text::summary as text_summary;
+
+/// A tool's result as the client gets it: the answer as JSON (after a short rendering for
+/// clients that show text only), links to the resources it lists, then the steering block
+/// for the assistant; `structuredContent` is the answer with its response contract.
+pub fn result(name: &str, answered: registry::Answered) -> crate::protocol::ToolResult {
+    use crate::protocol::Content;
+    let registry::Answered {
+        value,
+        contract,
+        links,
+    } = answered;
+    let mut content: Vec<Content> = text::summary(name, &value)
+        .map(Content::text)
+        .into_iter()
+        .collect();
+    content.push(Content::text(value.to_string()));
+    content.extend(links);
+    content.push(contract::steering(&contract));
+    let mut structured = value;
+    if let Some(o) = structured.as_object_mut() {
+        o.insert(
+            registry::CONTRACT.into(),
+            crate::protocol::to_value(&contract),
+        );
+    }
+    crate::protocol::ToolResult {
+        content,
+        structured: Some(structured),
+        is_error: false,
+    }
+}

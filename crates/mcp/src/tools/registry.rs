@@ -15,10 +15,30 @@ use boxtrack_api::state::AppState;
 use boxtrack_core::ratelimit::Bucket;
 use boxtrack_store::accounts::Account;
 
+use super::contract::ResponseContract;
 use super::tool::{Cx, Tool};
+use crate::protocol::Content;
 
-/// A call's answer as JSON, or the failure to tell the model.
-pub type Answer<'a> = Pin<Box<dyn Future<Output = Result<Value, String>> + Send + 'a>>;
+/// A call's answer, or the failure to tell the model.
+pub type Answer<'a> = Pin<Box<dyn Future<Output = Result<Answered, Refusal>> + Send + 'a>>;
+
+/// Why a call has no answer.
+pub enum Refusal {
+    /// The arguments do not fit the tool's input.
+    Invalid(String),
+    /// The tool failed (an unknown id, a feature the account lacks, the database away).
+    Failed(String),
+}
+
+/// A tool's answer as JSON, with its response contract and the resource links it offers.
+pub struct Answered {
+    /// The answer.
+    pub value: Value,
+    /// What the answer is for and where to go next.
+    pub contract: ResponseContract,
+    /// Links to the resources the answer lists.
+    pub links: Vec<Content>,
+}
 
 /// A [`Tool`] with its types erased, as the server holds the list.
 pub trait Declared: Send + Sync {
@@ -37,6 +57,9 @@ pub trait Declared: Send + Sync {
 /// A tool type as a [`Declared`] value.
 pub struct Declare<T>(pub PhantomData<fn() -> T>);
 
+/// The member of `structuredContent` that carries the response contract.
+pub const CONTRACT: &str = "_response_contract";
+
 /// The argument every tool takes besides its own: why it is called (telemetry only).
 const INTENT: &str = "intent";
 
@@ -51,6 +74,13 @@ impl<T: Tool> Declared for Declare<T> {
         // anyOf of objects)
         if let Some(o) = output.as_object_mut() {
             o.entry("type").or_insert_with(|| "object".into());
+            // every answer carries its response contract
+            if let Some(Value::Object(props)) = o.get_mut("properties") {
+                props.insert(
+                    CONTRACT.into(),
+                    boxtrack_api::doc::schema_of::<ResponseContract>(),
+                );
+            }
         }
         let mut entry = Map::new();
         entry.insert("name".into(), T::NAME.into());
@@ -95,10 +125,17 @@ impl<T: Tool> Declared for Declare<T> {
         Box::pin(async move {
             args.remove(INTENT);
             let input: T::Input = serde_path_to_error::deserialize(Value::Object(args))
-                .map_err(|e| invalid(&e.path().to_string(), e.inner()))?;
-            let output = T::call(cx, input).await?;
-            serde_json::to_value(output)
-                .map_err(|e| format!("The answer could not be written ({e})."))
+                .map_err(|e| Refusal::Invalid(invalid(&e.path().to_string(), e.inner())))?;
+            let output = T::call(cx, input).await.map_err(Refusal::Failed)?;
+            let contract = T::contract(&output);
+            let links = T::links(&output);
+            let value = serde_json::to_value(output)
+                .map_err(|e| Refusal::Failed(format!("The answer could not be written ({e}).")))?;
+            Ok(Answered {
+                value,
+                contract,
+                links,
+            })
         })
     }
 }
@@ -108,9 +145,9 @@ fn invalid(path: &str, e: &serde_json::Error) -> String {
     let text = e.to_string();
     let text = text.split(" at line ").next().unwrap_or_default();
     if path.is_empty() || path == "." {
-        format!("Invalid arguments: {text}")
+        text.to_string()
     } else {
-        format!("Invalid arguments: argument {path} {text}")
+        format!("argument {path} {text}")
     }
 }
 

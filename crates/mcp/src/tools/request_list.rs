@@ -98,6 +98,12 @@ impl RequestTypeArg {
 pub struct ListTrackingRequests;
 
 impl Tool for ListTrackingRequests {
+    const GUIDE: super::contract::Guide = super::guides::REQUESTS;
+
+    fn contract(output: &Self::Output) -> super::contract::ResponseContract {
+        let columns = &["requestNumber", "requestType", "status", "failedReason"];
+        super::contract::list_contract(&Self::GUIDE, output.facts("tracking requests", columns))
+    }
     type Input = RequestsInput;
     type Output = ListAnswer<RequestRow>;
     const NAME: &'static str = "list_tracking_requests";
@@ -109,8 +115,9 @@ impl Tool for ListTrackingRequests {
     }
 }
 
-/// A tracking request, as a list shows it.
+/// A tracking request, as a list shows it (keys in the reference's camelCase).
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct RequestRow {
     /// Tracking request id.
     pub id: Uuid,

@@ -29,6 +29,7 @@ pub struct LinesInput {
 pub struct GetSupportedShippingLines;
 
 impl Tool for GetSupportedShippingLines {
+    const GUIDE: super::contract::Guide = super::guides::LINES;
     type Input = LinesInput;
     type Output = LinesAnswer;
     const NAME: &'static str = "get_supported_shipping_lines";
@@ -44,18 +45,48 @@ impl Tool for GetSupportedShippingLines {
 pub struct GetContainerRoute;
 
 impl Tool for GetContainerRoute {
+    const GUIDE: super::contract::Guide = super::guides::ROUTE;
     type Input = ContainerId;
-    type Output = RouteAnswer;
+    type Output = RouteOrNot;
     const NAME: &'static str = "get_container_route";
     const TITLE: &'static str = "Get Container Route";
     const DESCRIPTION: &'static str = "The container's route, port by port, with arrivals and departures (needs the routing entitlement).";
 
-    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<RouteAnswer, String> {
+    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<RouteOrNot, String> {
         if !cx.account.has(Entitlement::Routing) {
-            return Err("Route tracking is not enabled for this account (entitlement `routing`); the operator can enable it. Alternative: get_container_transport_events shows the container's movements, and get_shipment_details its ports with their ETAs and ATAs.".into());
+            // a normal answer, as the reference gives it: nothing of the route leaks
+            return Ok(RouteOrNot::NotEnabled(NotEnabled {
+                error: "FeatureNotEnabled",
+                message: "Route tracking is not enabled for this account (entitlement `routing`); the operator can enable it.".into(),
+                alternative: "get_container_transport_events shows the container's movements, and get_shipment_details its ports with their ETAs and ATAs.".into(),
+            }));
         }
-        get(cx.state, cx.account, input.id).await
+        get(cx.state, cx.account, input.id)
+            .await
+            .map(RouteOrNot::Route)
     }
+}
+
+/// A container's route, or why the account cannot see it.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RouteOrNot {
+    /// The route.
+    Route(RouteAnswer),
+    /// The account lacks the routing entitlement.
+    NotEnabled(NotEnabled),
+}
+
+/// A feature the account lacks, said as a normal answer with what to do instead.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct NotEnabled {
+    /// `FeatureNotEnabled`.
+    #[schemars(extend("const" = "FeatureNotEnabled"))]
+    pub error: &'static str,
+    /// What is not enabled.
+    pub message: String,
+    /// Which tools answer instead.
+    pub alternative: String,
 }
 
 /// A port of the route.

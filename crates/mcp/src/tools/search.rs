@@ -22,6 +22,7 @@ pub struct SearchInput {
 pub struct SearchContainer;
 
 impl Tool for SearchContainer {
+    const GUIDE: super::contract::Guide = super::guides::SEARCH;
     type Input = SearchInput;
     type Output = SearchAnswer;
     const NAME: &'static str = "search_container";

@@ -24,6 +24,7 @@ pub struct DocsInput {
 pub struct SearchDocs;
 
 impl Tool for SearchDocs {
+    const GUIDE: super::contract::Guide = super::guides::SEARCH_DOCS;
     type Input = DocsInput;
     type Output = DocsAnswer;
     const NAME: &'static str = "search_docs";

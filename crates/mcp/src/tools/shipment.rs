@@ -34,6 +34,7 @@ pub struct GetInput {
 pub struct GetShipmentDetails;
 
 impl Tool for GetShipmentDetails {
+    const GUIDE: super::contract::Guide = super::guides::SHIPMENT;
     type Input = GetInput;
     type Output = ShipmentAnswer;
     const NAME: &'static str = "get_shipment_details";

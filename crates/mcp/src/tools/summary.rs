@@ -75,6 +75,7 @@ impl GroupBy {
 pub struct SummarizeContainers;
 
 impl Tool for SummarizeContainers {
+    const GUIDE: super::contract::Guide = super::guides::SUMMARIZE;
     type Input = SummaryInput;
     type Output = SummaryAnswer;
     const NAME: &'static str = "summarize_containers";

@@ -13,7 +13,9 @@ use boxtrack_api::state::AppState;
 use boxtrack_core::ratelimit::Bucket;
 use boxtrack_store::accounts::Account;
 
+use super::contract::{Guide, ResponseContract};
 use super::credential::Credential;
+use crate::protocol::Content;
 
 /// What a call runs with: the service, the caller's account and how the caller signed in.
 pub struct Cx<'a> {
@@ -71,6 +73,19 @@ pub trait Tool: Send + Sync + 'static {
     const DESCRIPTION: &'static str;
     /// Its behaviour.
     const HINTS: Hints = Hints::READ;
+    /// What its answers are for and where to go next ([`super::guides`]).
+    const GUIDE: Guide;
+
+    /// The response contract of an answer: the guide's, unless the answer says more of
+    /// itself (a list: how many rows, whether the call narrowed it).
+    fn contract(_output: &Self::Output) -> ResponseContract {
+        Self::GUIDE.contract()
+    }
+
+    /// Resource links to what the answer lists (a list of containers: each container).
+    fn links(_output: &Self::Output) -> Vec<Content> {
+        Vec::new()
+    }
 
     /// The rate-limit bucket a call counts against (the REST route it stands for).
     fn bucket() -> Bucket {

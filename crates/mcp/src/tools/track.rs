@@ -46,6 +46,7 @@ pub struct TrackInput {
 pub struct TrackContainer;
 
 impl Tool for TrackContainer {
+    const GUIDE: super::contract::Guide = super::guides::TRACK;
     type Input = TrackInput;
     type Output = TrackAnswer;
     const NAME: &'static str = "track_container";

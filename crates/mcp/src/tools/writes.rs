@@ -29,6 +29,7 @@ pub struct ShipmentId {
 pub struct StopTracking;
 
 impl Tool for StopTracking {
+    const GUIDE: super::contract::Guide = super::guides::STOP;
     type Input = ShipmentId;
     type Output = ShipmentAnswer;
     const NAME: &'static str = "stop_tracking";
@@ -45,6 +46,7 @@ impl Tool for StopTracking {
 pub struct ResumeTracking;
 
 impl Tool for ResumeTracking {
+    const GUIDE: super::contract::Guide = super::guides::RESUME;
     type Input = ShipmentId;
     type Output = ShipmentAnswer;
     const NAME: &'static str = "resume_tracking";
@@ -61,6 +63,7 @@ impl Tool for ResumeTracking {
 pub struct RefreshContainer;
 
 impl Tool for RefreshContainer {
+    const GUIDE: super::contract::Guide = super::guides::REFRESH;
     type Input = ContainerId;
     type Output = boxtrack_api::routes::containers::Refreshed;
     const NAME: &'static str = "refresh_container";
@@ -85,6 +88,7 @@ impl Tool for RefreshContainer {
 pub struct ListWebhooks;
 
 impl Tool for ListWebhooks {
+    const GUIDE: super::contract::Guide = super::guides::WEBHOOKS;
     type Input = NoArgs;
     type Output = WebhooksAnswer;
     const NAME: &'static str = "list_webhooks";
@@ -110,6 +114,7 @@ pub struct WebhookInput {
 pub struct CreateWebhook;
 
 impl Tool for CreateWebhook {
+    const GUIDE: super::contract::Guide = super::guides::CREATE_WEBHOOK;
     type Input = WebhookInput;
     type Output = CreatedWebhook;
     const NAME: &'static str = "create_webhook";

@@ -1,0 +1,258 @@
+//! Each tool's standing guidance ([`Guide`]): what its answers are for, which fields carry
+//! them, how to present them and where to go next. One place, so that the tools' advice
+//! reads as one voice; each tool names its guide in its `impl Tool`.
+
+use super::contract::Guide;
+
+/// `whoami`.
+pub const WHOAMI: Guide = Guide {
+    purpose: "Identify the account the tools read and what it may do.",
+    can_answer: &[
+        "Which account am I using?",
+        "Which features does this account have?",
+    ],
+    requires_more_data: &[],
+    relevant_fields: &["account", "entitlements", "plan"],
+    presentation: "One or two sentences: the account's name, its plan and the features it lacks that the user may need.",
+    follow_ups: &["What is on my worklist?", "Track a new container"],
+    tools: &["list_containers", "track_container"],
+};
+
+/// `summarize_containers`.
+pub const SUMMARIZE: Guide = Guide {
+    purpose: "Count the account's containers by a grouping to see where work is.",
+    can_answer: &[
+        "How many containers are in each status?",
+        "Where are my containers?",
+    ],
+    requires_more_data: &["Which containers exactly (list_containers with the group's filter)"],
+    relevant_fields: &["groups", "total"],
+    presentation: "A short table of the groups with their counts, largest first; the total once.",
+    follow_ups: &["Show the containers of the largest group"],
+    tools: &["list_containers"],
+};
+
+/// `search_docs`.
+pub const SEARCH_DOCS: Guide = Guide {
+    purpose: "Find boxtrack's own documentation on a question about the service.",
+    can_answer: &["How does a feature of boxtrack work?"],
+    requires_more_data: &[],
+    relevant_fields: &["results"],
+    presentation: "Answer from the passages found, naming the document each came from; say so when none answers the question.",
+    follow_ups: &["Read the guide on MCP queries"],
+    tools: &["search_container"],
+};
+
+/// `list_parties`.
+pub const PARTIES: Guide = Guide {
+    purpose: "List the parties (customers, consignees) the account's shipments name.",
+    can_answer: &["Which customers do I ship for?"],
+    requires_more_data: &["Their shipments (list_shipments with the party's filter)"],
+    relevant_fields: &["items"],
+    presentation: "A list of the parties' names.",
+    follow_ups: &["Show one party's shipments"],
+    tools: &["list_shipments"],
+};
+
+/// `search_container`.
+pub const SEARCH: Guide = Guide {
+    purpose: "Resolve a container number, bill of lading, booking or reference into boxtrack ids.",
+    can_answer: &[
+        "Is this number tracked?",
+        "Which container or shipment has this number?",
+    ],
+    requires_more_data: &["The container's status and dates (get_container)"],
+    relevant_fields: &["containers", "shipments", "total_results"],
+    presentation: "Name what was found by its number and status; with nothing found, say the number is not tracked and offer to track it.",
+    follow_ups: &["Show the container's details", "Track this number"],
+    tools: &["get_container", "get_shipment_details", "track_container"],
+};
+
+/// `track_container`.
+pub const TRACK: Guide = Guide {
+    purpose: "Start tracking a number (or find that it is tracked already).",
+    can_answer: &["Is this number being tracked now?"],
+    requires_more_data: &["The container's data once the carrier answers (get_container)"],
+    relevant_fields: &["tracking_request_created", "status", "id"],
+    presentation: "Say whether tracking started or was already running, and when data can be expected.",
+    follow_ups: &["Show the container when data arrives"],
+    tools: &["get_container", "list_tracking_requests"],
+};
+
+/// `get_container`.
+pub const CONTAINER: Guide = Guide {
+    purpose: "A container's current state: where it is, whether it can be picked up, what it costs.",
+    can_answer: &[
+        "Where is my container?",
+        "Can it be picked up?",
+        "When is its last free day?",
+        "Are there holds or fees?",
+    ],
+    requires_more_data: &["Its full history of moves (get_container_transport_events)"],
+    relevant_fields: &["status", "location", "demurrage", "terminals", "_metadata"],
+    presentation: "Lead with the status and what the user can do next (pick up, wait, clear a hold); give the last free day with its urgency; fees that are null are not reported yet, not zero.",
+    follow_ups: &["Show its journey", "Is it ready for pickup?"],
+    tools: &[
+        "get_container_transport_events",
+        "get_container_readiness",
+        "get_shipment_details",
+    ],
+};
+
+/// `get_container_readiness`.
+pub const READINESS: Guide = Guide {
+    purpose: "Whether a container can be picked up now, and what stands in the way.",
+    can_answer: &["Can I pick it up?", "What blocks pickup?"],
+    requires_more_data: &[],
+    relevant_fields: &["ready", "blockers", "last_free_day"],
+    presentation: "Yes or no first, then each blocker with what clears it, then the last free day.",
+    follow_ups: &["Show the container's fees and holds"],
+    tools: &["get_container"],
+};
+
+/// `get_shipment_details`.
+pub const SHIPMENT: Guide = Guide {
+    purpose: "A shipment's route, vessel, dates and containers.",
+    can_answer: &[
+        "When does my shipment arrive?",
+        "Which containers are on it?",
+    ],
+    requires_more_data: &["A container's own state (get_container)"],
+    relevant_fields: &["status", "routing", "containers"],
+    presentation: "The route as ports of lading and discharge with estimated and actual times, the vessel, then its containers in a short list.",
+    follow_ups: &["Show one of its containers"],
+    tools: &["get_container", "get_container_transport_events"],
+};
+
+/// `get_container_transport_events`.
+pub const EVENTS: Guide = Guide {
+    purpose: "A container's journey, move by move.",
+    can_answer: &[
+        "What happened to my container?",
+        "When did it arrive, discharge, leave?",
+    ],
+    requires_more_data: &["Its current holds and fees (get_container)"],
+    relevant_fields: &["timeline", "milestones", "latest_event"],
+    presentation: "A chronological list of what happened, each with its place and local time; estimates apart from what happened, only the current one of each.",
+    follow_ups: &["Where is it now?", "Show its route"],
+    tools: &["get_container", "get_container_route"],
+};
+
+/// `get_supported_shipping_lines`.
+pub const LINES: Guide = Guide {
+    purpose: "The shipping lines boxtrack can track, with their SCAC codes.",
+    can_answer: &["Is this carrier supported?", "What is this carrier's SCAC?"],
+    requires_more_data: &[],
+    relevant_fields: &["shipping_lines", "total_lines"],
+    presentation: "Name the matching lines with their SCAC; for a long list, only those the user asked about.",
+    follow_ups: &["Track a number with this carrier"],
+    tools: &["track_container"],
+};
+
+/// `get_container_route`.
+pub const ROUTE: Guide = Guide {
+    purpose: "A container's route port by port, with each leg's vessel and times.",
+    can_answer: &[
+        "Which ports does it call at?",
+        "Where does it change vessel?",
+    ],
+    requires_more_data: &[],
+    relevant_fields: &["route_locations", "total_legs"],
+    presentation: "The journey as origin, transshipments and destination, each leg with its vessel and departure and arrival times. When the route is not available, say why and use the alternative given.",
+    follow_ups: &["Show its moves"],
+    tools: &["get_container_transport_events", "get_shipment_details"],
+};
+
+/// `list_shipments`.
+pub const SHIPMENTS: Guide = Guide {
+    purpose: "A worklist of the account's shipments.",
+    can_answer: &[
+        "Which shipments arrive this week?",
+        "Which shipments are on this vessel?",
+    ],
+    requires_more_data: &["A shipment's containers in detail (get_shipment_details)"],
+    relevant_fields: &["items", "meta", "_metadata"],
+    presentation: "Present the rows as the display hints say.",
+    follow_ups: &["Show one shipment", "Narrow the list"],
+    tools: &["get_shipment_details", "list_containers"],
+};
+
+/// `list_containers`.
+pub const CONTAINERS: Guide = Guide {
+    purpose: "A worklist of the account's containers.",
+    can_answer: &[
+        "Which containers are ready for pickup?",
+        "Which have a last free day soon?",
+    ],
+    requires_more_data: &["One container's full state (get_container)"],
+    relevant_fields: &["items", "meta", "_metadata"],
+    presentation: "Present the rows as the display hints say.",
+    follow_ups: &["Show one container", "Narrow the list"],
+    tools: &["get_container", "list_tracking_requests"],
+};
+
+/// `list_tracking_requests`.
+pub const REQUESTS: Guide = Guide {
+    purpose: "The account's tracking requests and how each went.",
+    can_answer: &["Which numbers failed to track?", "What is pending?"],
+    requires_more_data: &["The shipment a request created (get_shipment_details)"],
+    relevant_fields: &["items", "meta"],
+    presentation: "Present the rows as the display hints say; for failed requests, give the reason.",
+    follow_ups: &["Track a failed number again"],
+    tools: &["track_container", "get_shipment_details"],
+};
+
+/// `stop_tracking`.
+pub const STOP: Guide = Guide {
+    purpose: "Stop tracking a shipment (no more updates or webhooks for it).",
+    can_answer: &["Is tracking stopped?"],
+    requires_more_data: &[],
+    relevant_fields: &["shipment_id", "tracking_stopped"],
+    presentation: "Confirm in one sentence; tracking can be resumed.",
+    follow_ups: &["Resume tracking"],
+    tools: &["resume_tracking"],
+};
+
+/// `resume_tracking`.
+pub const RESUME: Guide = Guide {
+    purpose: "Resume tracking a stopped shipment.",
+    can_answer: &["Is tracking running again?"],
+    requires_more_data: &[],
+    relevant_fields: &["shipment_id", "tracking_stopped"],
+    presentation: "Confirm in one sentence.",
+    follow_ups: &["Show the shipment"],
+    tools: &["get_shipment_details"],
+};
+
+/// `refresh_container`.
+pub const REFRESH: Guide = Guide {
+    purpose: "Ask the container's sources again now and report what changed.",
+    can_answer: &["Is there anything new on this container?"],
+    requires_more_data: &[],
+    relevant_fields: &["changes", "message"],
+    presentation: "Say what changed, or that nothing did.",
+    follow_ups: &["Show the container"],
+    tools: &["get_container"],
+};
+
+/// `list_webhooks`.
+pub const WEBHOOKS: Guide = Guide {
+    purpose: "The account's webhooks and what each subscribes to.",
+    can_answer: &["Where are updates sent?"],
+    requires_more_data: &[],
+    relevant_fields: &["items"],
+    presentation: "A list of the webhooks' addresses with their events and whether each is active.",
+    follow_ups: &["Add a webhook"],
+    tools: &["create_webhook"],
+};
+
+/// `create_webhook`.
+pub const CREATE_WEBHOOK: Guide = Guide {
+    purpose: "Subscribe an address to the account's events.",
+    can_answer: &["Is the webhook set up?"],
+    requires_more_data: &[],
+    relevant_fields: &["id", "url", "events", "secret"],
+    presentation: "Confirm the address and events; tell the user to keep the signing secret, which is shown once.",
+    follow_ups: &["List the webhooks"],
+    tools: &["list_webhooks"],
+};

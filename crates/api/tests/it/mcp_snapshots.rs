@@ -310,7 +310,7 @@ async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
         json!({"include_stopped_tracking": true}),
     )
     .await;
-    let vessel = ships["items"][0]["pod_vessel_name"].as_str().unwrap();
+    let vessel = ships["items"][0]["podVesselName"].as_str().unwrap();
     let by_vessel = call(
         &state,
         &account,

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use boxtrack_core::paging::Page;
-use boxtrack_core::tracking::rules::active_holds;
+use boxtrack_core::tracking::rules::{self, active_holds};
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads::{self, Filter};
 use boxtrack_views::jsonapi::At;
@@ -148,6 +148,7 @@ pub struct FeeBrief {
 
 /// A container's shipment, in a row.
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct RowShipment {
     /// Shipment id.
     pub id: Uuid,
@@ -171,6 +172,7 @@ pub struct RowShipment {
 
 /// A container, as a list shows it; absent keys are unknown.
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct ContainerRow {
     /// Container id (for get_container).
     pub id: Uuid,
@@ -199,10 +201,10 @@ pub struct ContainerRow {
     /// The pickup appointment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pickup_appointment_at: Option<At>,
-    /// Active holds (`[]`: none reported).
-    pub holds: Vec<HoldBrief>,
-    /// Fees (`[]`: none reported).
-    pub fees: Vec<FeeBrief>,
+    /// Active holds (`[]`: the terminal reports none; null: not reported yet).
+    pub holds: Option<Vec<HoldBrief>>,
+    /// Fees (`[]`: the terminal reports none; null: not reported yet, not zero).
+    pub fees: Option<Vec<FeeBrief>>,
     /// Its shipment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shipment: Option<RowShipment>,
@@ -216,6 +218,7 @@ pub struct ContainerRow {
 
 /// A container of a shipment row.
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct ShipmentContainer {
     /// Container id.
     pub id: Uuid,
@@ -227,6 +230,7 @@ pub struct ShipmentContainer {
 
 /// A shipment, as a list shows it.
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct ShipmentRow {
     /// Shipment id (for get_shipment_details).
     pub id: Uuid,
@@ -483,7 +487,7 @@ impl Tool for ListContainers {
     const GUIDE: super::contract::Guide = super::guides::CONTAINERS;
 
     fn contract(output: &Self::Output) -> super::contract::ResponseContract {
-        let columns = &["number", "status", "pickup_lfd", "pod_terminal", "holds"];
+        let columns = &["number", "status", "pickupLfd", "podTerminal", "holds"];
         super::contract::list_contract(&Self::GUIDE, output.facts("containers", columns))
     }
 
@@ -548,21 +552,23 @@ async fn containers(
                 pod_full_out_at: at.pod_full_out_at,
                 pickup_lfd: at.pickup_lfd,
                 pickup_appointment_at: at.pickup_appointment_at,
-                holds: active_holds(&st.holds)
-                    .map(|h| HoldBrief {
-                        name: h.name.clone(),
-                        description: h.description.clone(),
-                    })
-                    .collect(),
-                fees: st
-                    .fees
-                    .iter()
-                    .map(|f| FeeBrief {
-                        kind: f.kind.clone(),
-                        amount: f.amount_minor as f64 / 100.0,
-                        currency: f.currency_code.clone(),
-                    })
-                    .collect(),
+                holds: rules::reported_holds(st).map(|held| {
+                    active_holds(held)
+                        .map(|h| HoldBrief {
+                            name: h.name.clone(),
+                            description: h.description.clone(),
+                        })
+                        .collect()
+                }),
+                fees: rules::reported_fees(st).map(|fees| {
+                    fees.iter()
+                        .map(|f| FeeBrief {
+                            kind: f.kind.clone(),
+                            amount: f.amount_minor as f64 / 100.0,
+                            currency: f.currency_code.clone(),
+                        })
+                        .collect()
+                }),
                 shipment: sh.map(|s| RowShipment {
                     id: s.id,
                     bill_of_lading: s.bill_of_lading_number.clone(),

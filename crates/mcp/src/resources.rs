@@ -197,6 +197,11 @@ mod tests {
     }
 
     #[test]
+    fn the_contracts_name_the_column_catalog_served_here() {
+        assert_eq!(crate::tools::COLUMN_CATALOG, COLUMNS_URI);
+    }
+
+    #[test]
     fn the_glossary_names_every_event() {
         let g = glossary();
         for e in boxtrack_core::webhooks::EVENTS {

@@ -299,66 +299,25 @@ pub struct ContainerMetadata {
     pub presentation_guidance: String,
 }
 
-/// What `get_container`'s answer can settle, what it needs more for, and how to present it,
-/// from the stage of the journey, what was loaded and the urgency of the last free day.
-pub fn guidance(
+/// `get_container`'s `_metadata`: the stage, whether the status is the container's own,
+/// what was loaded, and the guidance for them.
+fn metadata(
     lifecycle: assess::Lifecycle,
+    source: &str,
     includes: &[String],
     urgency: &str,
-) -> (Vec<String>, Vec<String>, String) {
-    use assess::Lifecycle as L;
-    let has = |i: &str| includes.iter().any(|x| x == i);
-    let mut can = vec![
-        "where the container is and its status",
-        "its equipment",
-        "its last free day, holds and fees at the port of discharge",
-    ];
-    let mut more = Vec::new();
-    if has("shipment") {
-        can.push("its bill of lading, carrier and ports");
-    } else {
-        more.push("the shipment's route and carrier: include shipment, or get_shipment_details");
+) -> ContainerMetadata {
+    let (can_answer, needs_more_data_for, presentation_guidance) =
+        super::guides::container_guidance(lifecycle, includes, urgency);
+    ContainerMetadata {
+        container_state: lifecycle.as_str().to_string(),
+        status_is_authoritative: source == "current_status",
+        derived_lifecycle: lifecycle.as_str().to_string(),
+        includes_loaded: includes.to_vec(),
+        can_answer,
+        needs_more_data_for,
+        presentation_guidance,
     }
-    if has("transport_events") {
-        can.push("its latest move and how many moves it made");
-    } else {
-        more.push("its journey move by move: get_container_transport_events");
-    }
-    let stage = match lifecycle {
-        L::InTransit => {
-            "It is still at sea or before loading: lead with the expected arrival (get_shipment_details has the ETA); last free day and fees do not apply yet."
-        }
-        L::Arrived => {
-            "The vessel is at the port of discharge: say it arrived and is not discharged yet; availability comes after discharge."
-        }
-        L::Discharged | L::AtTerminal => {
-            "It is at the terminal: lead with whether it can be picked up, then holds blocking it, then the last free day and its urgency."
-        }
-        L::AvailableForPickup => {
-            "It can be picked up: lead with that and the last free day; name any fees to pay first."
-        }
-        L::OnRail => {
-            "It is on rail to its inland destination: lead with the rail leg and its expected arrival; the port's last free day no longer applies."
-        }
-        L::Delivered => {
-            "It has left the terminal: say when it was picked up or delivered; last free day and holds no longer matter."
-        }
-    };
-    let mut guide = stage.to_string();
-    if matches!(urgency, "overdue" | "imminent") {
-        guide.push_str(" The last free day is ");
-        guide.push_str(if urgency == "overdue" {
-            "past: demurrage is accruing; say so first."
-        } else {
-            "within three days: say so first."
-        });
-    }
-    guide.push_str(" Fees that are null are not reported yet, not zero.");
-    (
-        can.into_iter().map(str::to_string).collect(),
-        more.into_iter().map(str::to_string).collect(),
-        guide,
-    )
 }
 
 /// `get_container`'s answer.
@@ -485,17 +444,7 @@ pub(super) async fn get(
     } else {
         None
     };
-    let (can_answer, needs_more_data_for, presentation_guidance) =
-        guidance(lifecycle, &includes, verdict.urgency.as_str());
-    let metadata = ContainerMetadata {
-        container_state: lifecycle.as_str().to_string(),
-        status_is_authoritative: source == "current_status",
-        derived_lifecycle: lifecycle.as_str().to_string(),
-        includes_loaded: includes.clone(),
-        can_answer,
-        needs_more_data_for,
-        presentation_guidance,
-    };
+    let metadata = metadata(lifecycle, source, &includes, verdict.urgency.as_str());
     Ok(ContainerAnswer {
         id: c.id,
         container_number: c.number.clone(),
@@ -797,24 +746,4 @@ pub(super) async fn readiness(
         pickup_appointment_at: a.pickup_appointment_at,
         pod_terminal: st.pod_terminal.clone(),
     })
-}
-
-#[cfg(test)]
-mod guidance_tests {
-    use super::*;
-
-    #[test]
-    fn the_guidance_follows_the_stage_and_what_was_loaded() {
-        let (can, more, guide) = guidance(assess::Lifecycle::InTransit, &[], "unknown");
-        assert!(
-            more.iter()
-                .any(|m| m.contains("get_container_transport_events"))
-        );
-        assert!(more.iter().any(|m| m.contains("get_shipment_details")));
-        assert!(!can.is_empty() && guide.contains("expected arrival"));
-        let loaded = vec!["shipment".to_string(), "transport_events".to_string()];
-        let (can, more, guide) = guidance(assess::Lifecycle::Discharged, &loaded, "overdue");
-        assert!(more.is_empty() && can.len() == 5, "{can:?} {more:?}");
-        assert!(guide.contains("demurrage is accruing") && guide.contains("not reported yet"));
-    }
 }

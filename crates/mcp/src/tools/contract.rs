@@ -10,6 +10,10 @@ use serde::Serialize;
 
 use crate::protocol::{Annotations, Content, Role};
 
+/// The resource that describes every column of the list tools' rows (the resources module
+/// serves it at this URI; a test there keeps the two equal).
+pub const COLUMN_CATALOG: &str = "boxtrack://docs/list-display-columns";
+
 /// Guidance for the model that comes with an answer.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 pub struct ResponseContract {
@@ -154,7 +158,7 @@ pub fn list_contract(guide: &Guide, facts: ListFacts<'_>) -> ResponseContract {
         max_rows: 25,
         default_columns: facts.columns.to_vec(),
         empty_state: format!("No {what} match these filters."),
-        column_catalog_resource: crate::resources::COLUMNS_URI,
+        column_catalog_resource: COLUMN_CATALOG,
     });
     c.total_is_reliable = Some(facts.total_is_exact);
     c

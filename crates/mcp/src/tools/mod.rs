@@ -29,6 +29,7 @@ mod writes;
 
 pub use call::{Outcome, call};
 pub use container::resource_text as container_resource_text;
+pub use contract::COLUMN_CATALOG;
 pub use credential::Credential;
 pub use lists::{ContainerRow, ShipmentRow};
 pub use registry::{check as validate, list};

@@ -17,6 +17,12 @@
 //! `taskset -c 0`); both servers run under `taskset -c 1` (`BENCH_SERVER_CPUS` changes that),
 //! so the two do not share a core. The database server (PostgreSQL) is not pinned.
 //!
+//! The floor: every run also measures a bare axum server (`axum::serve`, the same axum, tokio
+//! and serde_json as boxtrack, no layers) answering `{"status":"ok"}` on `GET /healthz`, in
+//! the same rounds; boxtrack's rate is reported as a share of it. (Figures before 2026-11-28
+//! were relative to the in-memory baseline or to boxtrack's own `/healthz`, whose cost grew
+//! with the request path and hid it.)
+//!
 //! `BOXTRACK_BIN` names the boxtrack binary (default: `boxtrack` next to this one); extra
 //! arguments for `serve` go in `BOXTRACK_SERVE_ARGS` (for example
 //! `--rate-limit-store redis://127.0.0.1:6379`, or `--read-cache-mib 0` to render every
@@ -36,6 +42,25 @@ use serde_json::Value;
 
 use boxtrack_bench::Res;
 use boxtrack_bench::load::{Call, median_min_max, pinned, run, start};
+
+/// The floor's answer.
+#[derive(serde::Serialize)]
+struct Health {
+    status: &'static str,
+}
+
+/// The floor: the HTTP stack alone — a bare axum server on `axum::serve`, no layers, one
+/// route answering a small JSON body.
+async fn floor() -> Res<()> {
+    async fn healthz() -> axum::Json<Health> {
+        axum::Json(Health { status: "ok" })
+    }
+    let app = Router::new().route("/healthz", axum::routing::get(healthz));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    println!("listening on http://{}", listener.local_addr()?);
+    axum::serve(listener, app).await?;
+    Ok(())
+}
 
 /// The baseline: every body answered from memory by key and path (one map lookup, no key
 /// check), with the content type boxtrack gives, over `boxtrack_api::serve`.
@@ -167,6 +192,13 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
     let mut bcmd = pinned(&me);
     bcmd.arg("baseline").arg(&file);
     let base_server = start(bcmd)?;
+    let mut fcmd = pinned(&me);
+    fcmd.arg("floor");
+    let floor_server = start(fcmd)?;
+    let floor_calls = Arc::new(vec![Call {
+        path: "/healthz".into(),
+        key: calls[0].key.clone(),
+    }]);
 
     let calls = Arc::new(calls);
     println!(
@@ -175,15 +207,20 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
         server.base,
         url.split("://").next().unwrap_or("?")
     );
-    let mut rates: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut rates: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
     for round in 1..=3 {
-        for (i, (name, base)) in [("baseline", &base_server.base), ("boxtrack", &server.base)]
-            .into_iter()
-            .enumerate()
+        for (i, (name, base)) in [
+            ("baseline", &base_server.base),
+            ("boxtrack", &server.base),
+            ("floor", &floor_server.base),
+        ]
+        .into_iter()
+        .enumerate()
         {
-            let proc_ = if i == 0 { &base_server } else { &server };
+            let proc_ = [&base_server, &server, &floor_server][i];
+            let asked = if i == 2 { &floor_calls } else { &calls };
             let before = proc_.cpu_ticks();
-            let o = run(&[base.as_str()], &calls, connections, seconds, None).await?;
+            let o = run(&[base.as_str()], asked, connections, seconds, None).await?;
             // the warm-up's requests are not counted in the rate: CPU over the measured part
             let cpu_us = (proc_.cpu_ticks() - before) as f64 * 10_000.0 * seconds as f64
                 / (seconds as f64 + 2.0);
@@ -202,7 +239,14 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
     let (x, xmin, xmax) = median_min_max(rates[1].clone());
     println!("baseline: {b:.0} req/s (min {bmin:.0}, max {bmax:.0})");
     println!("boxtrack: {x:.0} req/s (min {xmin:.0}, max {xmax:.0})");
+    let (f, fmin, fmax) = median_min_max(rates[2].clone());
+    println!("floor (bare axum GET /healthz): {f:.0} req/s (min {fmin:.0}, max {fmax:.0})");
     println!("boxtrack / baseline: {:.1}%", 100.0 * x / b);
+    println!(
+        "boxtrack / floor: {:.1}% (baseline / floor: {:.1}%)",
+        100.0 * x / f,
+        100.0 * b / f
+    );
     // latency at half of boxtrack's saturation rate, both servers at the same offered load
     let half = x / 2.0;
     for (name, base) in [("baseline", &base_server.base), ("boxtrack", &server.base)] {
@@ -239,6 +283,7 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
         base_server.rss_kib().unwrap_or(0) / 1024,
         base_server.listening_after.as_secs_f64() * 1e3
     );
+    drop(floor_server);
     drop(base_server);
     drop(server);
     let _ = std::fs::remove_file(file);
@@ -253,6 +298,12 @@ fn main() -> Res<()> {
             .enable_all()
             .build()?;
         return rt.block_on(baseline(args.get(1).ok_or("baseline FILE")?));
+    }
+    if args.first().map(String::as_str) == Some("floor") {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        return rt.block_on(floor());
     }
     let seed = args.first().map_or("seed.json", String::as_str);
     let kind = args.get(1).map_or("container", String::as_str);

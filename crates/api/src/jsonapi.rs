@@ -28,11 +28,49 @@ impl JsonApi {
     pub fn single(data: Value, included: Vec<Value>) -> JsonApi {
         // the document's own link is the resource's (JSON:API top-level `links.self`)
         let this = data.pointer("/links/self").cloned();
-        JsonApi::of(&SingleDocument {
+        SingleDocument {
             data,
             links: this.map(|this| SelfLink { this }),
             included,
-        })
+        }
+        .into()
+    }
+}
+
+/// A document's members as JSON: the resources are moved in as they are (a list's rows are
+/// not copied), the small typed members serialized.
+fn document(members: Vec<(&str, Value)>) -> JsonApi {
+    let mut doc = serde_json::Map::new();
+    for (k, v) in members {
+        doc.insert(k.into(), v);
+    }
+    JsonApi(Value::Object(doc))
+}
+
+impl From<SingleDocument> for JsonApi {
+    fn from(d: SingleDocument) -> JsonApi {
+        let mut members = vec![("data", d.data)];
+        if let Some(l) = d.links {
+            members.push(("links", l.into()));
+        }
+        if !d.included.is_empty() {
+            members.push(("included", Value::Array(d.included)));
+        }
+        document(members)
+    }
+}
+
+impl From<ListDocument> for JsonApi {
+    fn from(d: ListDocument) -> JsonApi {
+        let mut members = vec![
+            ("data", Value::Array(d.data)),
+            ("links", serde_json::to_value(d.links).unwrap_or_default()),
+            ("meta", serde_json::to_value(d.meta).unwrap_or_default()),
+        ];
+        if !d.included.is_empty() {
+            members.push(("included", Value::Array(d.included)));
+        }
+        document(members)
     }
 }
 
@@ -433,12 +471,13 @@ impl ListDoc<'_> {
                 records: self.total,
             },
         };
-        JsonApi::of(&ListDocument {
+        ListDocument {
             data,
             included,
             links,
             meta,
-        })
+        }
+        .into()
     }
 }
 

@@ -76,14 +76,14 @@ pub fn router(state: AppState) -> Router {
 /// handling).
 pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
     let extra: Vec<doc::Op> = mounts.iter().flat_map(doc::Routes::operations).collect();
-    let state = AppState {
-        openapi: std::sync::Arc::new(openapi::for_settings(
-            openapi::document_with(extra),
-            state.config.allow_private_webhook_urls,
-        )),
-        rest_router: Some(router),
-        ..state
-    };
+    let mut state = state;
+    let document = openapi::for_settings(
+        openapi::document_with(extra),
+        state.config.allow_private_webhook_urls,
+    );
+    let shared = state.edit();
+    shared.openapi = std::sync::Arc::new(document);
+    shared.rest_router = Some(router);
     let mut parts = rest::parts();
     parts.extend(mounts);
     let routes = rest::join(&state, parts)

@@ -59,7 +59,22 @@ impl Default for ApiConfig {
 
 /// Everything a handler can reach.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// What every request shares: the database, the settings, the caches and the process-wide
+/// state. [`AppState`] holds it behind one `Arc`, so that handing the state to a layer or a
+/// handler (which axum does for every request, once per layer) is one reference count, not a
+/// copy of every member.
+#[derive(Clone)]
+pub struct Shared {
     /// The database.
     pub db: Db,
     /// Edge settings.
@@ -105,7 +120,7 @@ impl AppState {
             boxtrack_store::changes::Changes::start(&db),
             config.read_cache_bytes,
         );
-        AppState {
+        AppState(Arc::new(Shared {
             db,
             reads: Arc::new(reads),
             config: Arc::new(config),
@@ -122,7 +137,7 @@ impl AppState {
             files: Arc::new(boxtrack_store::files::InDatabase),
             db_gate: Arc::default(),
             rest_router: None,
-        }
+        }))
     }
 
     /// The wall clock's "now", or the fixed one.
@@ -130,9 +145,15 @@ impl AppState {
         self.fixed_now_us.unwrap_or_else(boxtrack_store::now_us)
     }
 
+    /// The shared state to change while the service is being put together (or a test
+    /// fixes the clock): a copy when a request already holds this one.
+    pub fn edit(&mut self) -> &mut Shared {
+        Arc::make_mut(&mut self.0)
+    }
+
     /// Keeps the bytes of documents in `files`.
     pub fn with_files(mut self, files: Arc<dyn boxtrack_store::files::FileStore>) -> AppState {
-        self.files = files;
+        self.edit().files = files;
         self
     }
 
@@ -141,7 +162,7 @@ impl AppState {
         mut self,
         upstreams: Arc<boxtrack_sources::upstream::Upstreams>,
     ) -> AppState {
-        self.upstreams = upstreams;
+        self.edit().upstreams = upstreams;
         self
     }
 }

@@ -167,7 +167,7 @@ async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
                 boxtrack_api::ApiConfig::default(),
                 boxtrack_api::Limiter::memory(),
             );
-            state.fixed_now_us = Some(START_US + h * H + H / 2);
+            state.edit().fixed_now_us = Some(START_US + h * H + H / 2);
             let container = boxtrack_store::reads::containers_of(&app.db, account.id, shipment)
                 .await
                 .unwrap()
@@ -195,7 +195,7 @@ async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
         boxtrack_api::ApiConfig::default(),
         boxtrack_api::Limiter::memory(),
     );
-    state.fixed_now_us = Some(START_US + 700 * H);
+    state.edit().fixed_now_us = Some(START_US + 700 * H);
     let mut ids = HashMap::new();
     for (name, tool, args) in [
         (

@@ -18,27 +18,31 @@ use crate::config::{RateLimitStore, Settings};
 
 /// Connects and applies migrations.
 pub async fn open_db(url: &str) -> anyhow::Result<Db> {
-    let shown = boxtrack_store::db::redact_url(url);
-    let db = Db::connect(url)
-        .await
-        .with_context(|| format!("cannot open database {shown}"))?;
-    db.migrate()
-        .await
-        .with_context(|| format!("cannot migrate database {shown}"))?;
-    Ok(db)
+    open_pool(url, None, std::time::Duration::from_secs(10)).await
 }
 
 /// Connects with the pool the settings ask for (`database_pool_size`,
 /// `database_acquire_timeout_secs`) and applies migrations: what `serve`, `demo` and `mcp` use.
 pub async fn open_configured_db(s: &Settings) -> anyhow::Result<Db> {
-    let shown = boxtrack_store::db::redact_url(&s.database_url);
-    let db = Db::connect_pool(
+    open_pool(
         &s.database_url,
         s.database_pool_size,
         s.database_acquire_timeout,
     )
     .await
-    .with_context(|| format!("cannot open database {shown}"))?;
+}
+
+/// Connects with a pool of at most `size` connections (`None`: the backend's default) that a
+/// request waits `acquire` for, and applies migrations.
+async fn open_pool(
+    url: &str,
+    size: Option<u32>,
+    acquire: std::time::Duration,
+) -> anyhow::Result<Db> {
+    let shown = boxtrack_store::db::redact_url(url);
+    let db = Db::connect_pool(url, size, acquire)
+        .await
+        .with_context(|| format!("cannot open database {shown}"))?;
     db.migrate()
         .await
         .with_context(|| format!("cannot migrate database {shown}"))?;

@@ -5,17 +5,20 @@
 //! - [`keys`]: issue, list and revoke API keys;
 //! - [`users`]: the people who sign in on the console and the OAuth page;
 //! - [`webhooks`]: list, pause and enable an account's webhooks;
-//! - [`ingest`]: feed upstream files (X12, EDIFACT, AIS) through the ingest path.
+//! - [`ingest`]: feed upstream files (X12, EDIFACT, AIS) through the ingest path;
+//! - [`prune`]: remove the history the retention settings no longer keep.
 
 mod accounts;
 mod ingest;
 mod keys;
+mod prune;
 mod users;
 mod webhooks;
 
 pub use accounts::{AccountsCommand, accounts};
 pub use ingest::{IngestCommand, ingest};
 pub use keys::{KeysCommand, keys};
+pub use prune::{PruneArgs, prune};
 pub use users::{UsersCommand, users};
 pub use webhooks::{WebhooksCommand, webhooks};
 

@@ -5,6 +5,7 @@ mod admin;
 mod backup;
 mod client;
 mod config;
+mod logwriter;
 mod mcp;
 mod server;
 mod sim;
@@ -97,6 +98,10 @@ enum Command {
     /// containers are matched unless --account narrows it).
     #[command(subcommand)]
     Ingest(admin::IngestCommand),
+    /// Remove the history the retention settings no longer keep (the worker of `serve` does
+    /// it every hour): the event log, upstream payloads and finished webhook notifications
+    /// older than `retention_*_days`. `--dry-run` shows what would go.
+    Prune(admin::PruneArgs),
 }
 
 /// Flags of `serve`.
@@ -220,7 +225,8 @@ fn settings(
     )
 }
 
-/// Logs to standard error: the `log_level` setting, else `RUST_LOG`, else `default_level`.
+/// Logs to standard error, written off the request path ([`logwriter`]): the `log_level`
+/// setting, else `RUST_LOG`, else `default_level`.
 fn init_logs(format: config::LogFormat, level: Option<&str>, default_level: &str) {
     let filter = match level {
         Some(l) => tracing_subscriber::EnvFilter::new(l),
@@ -229,7 +235,7 @@ fn init_logs(format: config::LogFormat, level: Option<&str>, default_level: &str
     };
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(logwriter::stderr())
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let _ = match format {
         config::LogFormat::Json => builder.json().with_span_list(false).try_init(),
@@ -252,23 +258,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
             server::demo(s, args).await
         }
-        Command::Users(cmd) => {
-            let s = settings(&cli, None, None)?;
-            init_logs(s.log_format, s.log_level.as_deref(), "warn");
-            let db = server::open_db(&s.database_url).await?;
-            let out = admin::users(&db, cmd).await;
-            db.close().await;
-            out
-        }
         Command::Webhooks(admin::WebhooksCommand::Receive(args)) => client::receive(args).await,
-        Command::Webhooks(cmd) => {
-            let s = settings(&cli, None, None)?;
-            init_logs(s.log_format, s.log_level.as_deref(), "warn");
-            let db = server::open_db(&s.database_url).await?;
-            let out = admin::webhooks(&db, cmd).await;
-            db.close().await;
-            out
-        }
+        Command::Users(_)
+        | Command::Webhooks(_)
+        | Command::Accounts(_)
+        | Command::Keys(_)
+        | Command::Ingest(_)
+        | Command::Prune(_) => on_database(&cli).await,
         Command::Mcp(args) => {
             let s = settings(&cli, None, None)?;
             init_logs(s.log_format, s.log_level.as_deref(), "warn");
@@ -325,36 +321,31 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             db.close().await;
             Ok(())
         }
-        Command::Accounts(cmd) => {
-            let s = settings(&cli, None, None)?;
-            init_logs(s.log_format, s.log_level.as_deref(), "warn");
-            // only `accounts create` may start a database; reading a missing one says so
-            if !matches!(cmd, admin::AccountsCommand::Create(_)) {
-                server::require_existing(&s.database_url)?;
-            }
-            let db = server::open_db(&s.database_url).await?;
-            let out = admin::accounts(&db, &s.document_store, cmd).await;
-            db.close().await;
-            out
-        }
-        Command::Keys(cmd) => {
-            let s = settings(&cli, None, None)?;
-            init_logs(s.log_format, s.log_level.as_deref(), "warn");
-            server::require_existing(&s.database_url)?;
-            let db = server::open_db(&s.database_url).await?;
-            let out = admin::keys(&db, cmd).await;
-            db.close().await;
-            out
-        }
-        Command::Ingest(cmd) => {
-            let s = settings(&cli, None, None)?;
-            init_logs(s.log_format, s.log_level.as_deref(), "warn");
-            let db = server::open_db(&s.database_url).await?;
-            let out = admin::ingest(&db, cmd).await;
-            db.close().await;
-            out
-        }
     }
+}
+
+/// The operator commands that open the database, act on it and close it.
+async fn on_database(cli: &Cli) -> anyhow::Result<()> {
+    let s = settings(cli, None, None)?;
+    init_logs(s.log_format, s.log_level.as_deref(), "warn");
+    // only `accounts create` may start a database; reading a missing one says so
+    if matches!(&cli.command, Command::Keys(_) | Command::Prune(_))
+        || matches!(&cli.command, Command::Accounts(c) if !matches!(c, admin::AccountsCommand::Create(_)))
+    {
+        server::require_existing(&s.database_url)?;
+    }
+    let db = server::open_db(&s.database_url).await?;
+    let out = match &cli.command {
+        Command::Users(cmd) => admin::users(&db, cmd).await,
+        Command::Webhooks(cmd) => admin::webhooks(&db, cmd).await,
+        Command::Accounts(cmd) => admin::accounts(&db, &s.document_store, cmd).await,
+        Command::Keys(cmd) => admin::keys(&db, cmd).await,
+        Command::Ingest(cmd) => admin::ingest(&db, cmd).await,
+        Command::Prune(args) => admin::prune(&db, &s.retention, args).await,
+        other => Err(anyhow::anyhow!("{other:?} is not a database command")),
+    };
+    db.close().await;
+    out
 }
 
 fn main() -> ExitCode {
@@ -377,7 +368,9 @@ fn main() -> ExitCode {
     let json = cli.settings.get("log_format") == Some("json")
         || (cli.settings.get("log_format").is_none()
             && std::env::var("BOXTRACK_LOG_FORMAT").is_ok_and(|f| f.trim() == "json"));
-    match runtime.block_on(run(cli)) {
+    let outcome = runtime.block_on(run(cli));
+    logwriter::finish();
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if json {

@@ -173,6 +173,12 @@ fn spawn_worker(
         Duration::from_secs(1),
         app.wake.clone(),
     )));
+    tasks.push(tokio::spawn(boxtrack_worker::history::run(
+        app.db.clone(),
+        s.retention,
+        Duration::from_secs(3600),
+        shutdown.clone(),
+    )));
     if let Some(feed) = &s.ais_feed {
         tokio::spawn(boxtrack_sources::ais::follow(
             app.db.clone(),

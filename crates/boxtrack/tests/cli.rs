@@ -737,6 +737,7 @@ fn every_command_explains_itself() {
         vec!["sim", "--help"],
         vec!["mcp", "--help"],
         vec!["users", "create", "--help"],
+        vec!["prune", "--help"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
             .args(&args)
@@ -746,6 +747,61 @@ fn every_command_explains_itself() {
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(text.contains("Usage:"), "{args:?}: {text}");
     }
+}
+
+/// `prune` removes the history older than the retention settings and nothing newer;
+/// `--dry-run` counts the same rows and changes nothing; 0 days keeps a table forever.
+#[tokio::test]
+async fn prune_removes_old_history_and_dry_run_changes_nothing() {
+    let db = boxtrack_testkit::fresh().await;
+    let fixture = format!(
+        "{}/../../fixtures/x12/315/004010_315_singleline_hamsud-krpus-mxzlo.edi",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for _ in 0..2 {
+        ok_json(boxtrack(&db.url, &["ingest", "x12", &fixture, "--json"]));
+    }
+    // one of the two payloads arrived 100 days ago
+    let store = boxtrack_store::Db::connect(&db.url).await.unwrap();
+    let old = boxtrack_store::now_us() - 100 * 86_400_000_000;
+    boxtrack_store::on_db!(&store, c => sqlx::query(
+        "UPDATE source_payloads SET received_us = $1 WHERE id = (SELECT id FROM source_payloads ORDER BY received_us, id LIMIT 1)")
+        .bind(old).execute(c).await.unwrap().rows_affected());
+    let payloads = |store: boxtrack_store::Db| async move {
+        let n: i64 = boxtrack_store::on_db!(&store, c => sqlx::query_scalar("SELECT COUNT(*) FROM source_payloads").fetch_one(c).await.unwrap());
+        n
+    };
+    let prune = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_boxtrack"));
+        c.arg("prune").args(args).arg("--database-url").arg(&db.url);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.env_remove("BOXTRACK_DATABASE_URL").output().unwrap()
+    };
+    let dry = ok_json(prune(&["--dry-run", "--json"], &[]));
+    assert_eq!(dry["dry_run"], true);
+    assert_eq!(dry["retention"]["payloads_days"], 90);
+    assert_eq!(dry["tables"][1]["table"], "source_payloads");
+    assert_eq!(dry["tables"][1]["rows"], 1, "{dry}");
+    let text = ok_text(prune(&["--dry-run"], &[]));
+    assert!(text.contains("would go"), "{text}");
+    assert_eq!(payloads(store.clone()).await, 2, "a dry run removed rows");
+    let kept = ok_json(prune(
+        &["--json"],
+        &[("BOXTRACK_RETENTION_PAYLOADS_DAYS", "0")],
+    ));
+    assert_eq!(kept["tables"][1]["cutoff_us"], Value::Null, "{kept}");
+    assert_eq!(kept["tables"][1]["rows"], 0, "{kept}");
+    assert_eq!(payloads(store.clone()).await, 2);
+    let done = ok_json(prune(&["--json"], &[]));
+    assert_eq!(done["tables"][1]["rows"], 1, "{done}");
+    assert_eq!(payloads(store.clone()).await, 1, "the new payload stays");
+    let again = ok_json(prune(&["--json"], &[]));
+    assert_eq!(again["tables"][1]["rows"], 0, "{again}");
+    let err = failed(prune(&[], &[("BOXTRACK_RETENTION_EVENTS_DAYS", "-1")]));
+    assert!(err.contains("retention_events_days"), "{err}");
+    store.close().await;
 }
 
 #[tokio::test]

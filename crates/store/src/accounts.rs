@@ -264,10 +264,11 @@ async fn account_tables(db: &Db) -> Result<Vec<String>> {
         )
         .fetch_all(p)
         .await?,
-        Db::Postgres(p) => sqlx::query_scalar(
+        Db::Postgres(p) => sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
             "SELECT table_name::text FROM information_schema.columns \
-             WHERE column_name = 'account_id' AND table_schema = current_schema() ORDER BY table_name",
-        )
+             WHERE column_name = 'account_id' AND table_schema = current_schema() AND {} ORDER BY table_name",
+            crate::db::pg_not_a_partition("table_schema", "table_name")
+        )))
         .fetch_all(p)
         .await?,
     })
@@ -283,10 +284,11 @@ pub async fn tables(db: &Db) -> Result<Vec<(String, bool)>> {
         )
         .fetch_all(p)
         .await?,
-        Db::Postgres(p) => sqlx::query_scalar(
+        Db::Postgres(p) => sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
             "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() \
-             AND table_type = 'BASE TABLE' AND table_name NOT LIKE '_sqlx%' ORDER BY table_name",
-        )
+             AND table_type = 'BASE TABLE' AND table_name NOT LIKE '_sqlx%' AND {} ORDER BY table_name",
+            crate::db::pg_not_a_partition("table_schema", "table_name")
+        )))
         .fetch_all(p)
         .await?,
     };

@@ -212,12 +212,13 @@ fn from_pg(table: &str, c: &Column, row: &sqlx::postgres::PgRow, i: usize) -> Re
 /// The tables of the destination (all but the migration record) with their columns, parents
 /// before the tables whose foreign keys name them.
 async fn pg_tables(pool: &PgPool) -> Result<Vec<(String, Vec<Column>)>> {
-    let cols: Vec<(String, String, String)> = sqlx::query_as(
+    let cols: Vec<(String, String, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT c.table_name::text, c.column_name::text, c.data_type::text FROM information_schema.columns c \
          JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name \
          WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.table_name <> '_sqlx_migrations' \
-         ORDER BY c.table_name, c.ordinal_position",
-    )
+         AND {} ORDER BY c.table_name, c.ordinal_position",
+        crate::db::pg_not_a_partition("c.table_schema", "c.table_name")
+    )))
     .fetch_all(pool)
     .await?;
     let mut tables: BTreeMap<String, Vec<Column>> = BTreeMap::new();

@@ -139,6 +139,17 @@ macro_rules! on_tx {
     };
 }
 
+/// A PostgreSQL condition that holds for a table of the catalog that is not a partition of
+/// another (`schema` and `table` name the columns, e.g. `c.table_schema`, `c.table_name`):
+/// catalog walks (account deletion, copies, schema checks) see a partitioned table once, as
+/// its parent, never its monthly partitions.
+pub fn pg_not_a_partition(schema: &str, table: &str) -> String {
+    format!(
+        "NOT EXISTS (SELECT 1 FROM pg_inherits pi JOIN pg_class pc ON pc.oid = pi.inhrelid \
+         JOIN pg_namespace pn ON pn.oid = pc.relnamespace WHERE pc.relname = {table} AND pn.nspname = {schema})"
+    )
+}
+
 /// Redacts the password of a database URL for logs and messages.
 pub fn redact_url(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
@@ -357,6 +368,24 @@ impl Db {
                 }
             }
             Db::Postgres(p) => sqlx::migrate!("./migrations/postgres").run(p).await?,
+        }
+        Ok(())
+    }
+
+    /// Applies the migrations up to `version` only: for tests that build an install as an
+    /// older release left it and then upgrade it with [`Db::migrate`].
+    pub async fn migrate_to(&self, version: i64) -> Result<()> {
+        match self {
+            Db::Sqlite(p, _) => {
+                sqlx::migrate!("./migrations/sqlite")
+                    .run_to(version, p)
+                    .await?
+            }
+            Db::Postgres(p) => {
+                sqlx::migrate!("./migrations/postgres")
+                    .run_to(version, p)
+                    .await?
+            }
         }
         Ok(())
     }

@@ -26,6 +26,7 @@ pub mod publishable;
 pub mod ratelimit;
 pub mod ratelimit_redis;
 pub mod reads;
+pub mod retention;
 pub mod sandbox;
 pub mod sessions;
 mod sql;

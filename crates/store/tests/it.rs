@@ -31,10 +31,11 @@ async fn columns(db: &Db) -> BTreeMap<String, BTreeMap<String, bool>> {
             }
             out
         }
-        Db::Postgres(p) => sqlx::query_as(
+        Db::Postgres(p) => sqlx::query_as(sqlx::AssertSqlSafe(format!(
             "SELECT table_name::text, column_name::text, is_nullable = 'YES' FROM information_schema.columns \
-             WHERE table_schema = current_schema() AND table_name NOT LIKE '_sqlx%'",
-        )
+             WHERE table_schema = current_schema() AND table_name NOT LIKE '_sqlx%' AND {}",
+            boxtrack_store::db::pg_not_a_partition("table_schema", "table_name")
+        )))
         .fetch_all(p)
         .await
         .unwrap(),
@@ -401,5 +402,225 @@ async fn early_reports_are_bounded_by_age_and_count() {
     assert_eq!(
         boxtrack_store::early::stats(&db).await.unwrap(),
         (1, Some(9 * DAY))
+    );
+}
+
+const DAY_US: i64 = 86_400_000_000;
+
+/// Writes one event-log row, one payload or one notification at a chosen time (raw SQL:
+/// the time is the test's).
+async fn history_row(
+    db: &Db,
+    table: &str,
+    account: uuid::Uuid,
+    at_us: i64,
+    status: &str,
+) -> uuid::Uuid {
+    let id = uuid::Uuid::now_v7();
+    let json = sqlx::types::Json(serde_json::json!({"at": at_us}));
+    let sql = match table {
+        "events" => {
+            "INSERT INTO events (account_id, seq, id, event, object_type, object_id, payload, created_us) VALUES ($1, $2, $3, 'container.updated', 'container', $3, $4, $2)"
+        }
+        "source_payloads" => {
+            "INSERT INTO source_payloads (account_id, received_us, id, format, origin, body, status, summary) VALUES ($1, $2, $3, 'x12', 'test', 'ISA*', 'accepted', $4)"
+        }
+        _ => {
+            "INSERT INTO webhook_notifications (account_id, created_us, id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, updated_us) VALUES ($1, $2, $3, $3, $3, 1, 'container.updated', 'container', $3, $4, 1, $2)"
+        }
+    };
+    boxtrack_store::on_db!(db, c => {
+        let q = sqlx::query(sql).bind(account).bind(at_us).bind(id);
+        let q = if table == "webhook_notifications" { q.bind(status) } else { q.bind(json) };
+        q.execute(c).await.unwrap();
+    });
+    if table == "webhook_notifications" {
+        boxtrack_store::on_db!(db, c => {
+            sqlx::query("INSERT INTO webhook_bodies (notification_id, body) VALUES ($1, '{}')").bind(id).execute(c).await.unwrap();
+            sqlx::query("INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms) VALUES ($1, $2, $3, 200, 5)")
+                .bind(uuid::Uuid::now_v7()).bind(id).bind(at_us).execute(c).await.unwrap();
+        });
+    }
+    id
+}
+
+async fn ids_of(db: &Db, table: &str) -> std::collections::BTreeSet<uuid::Uuid> {
+    let sql = format!("SELECT id FROM {table}");
+    let ids: Vec<uuid::Uuid> = boxtrack_store::on_db!(db, c => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).fetch_all(c).await.unwrap());
+    ids.into_iter().collect()
+}
+
+async fn owned_count(db: &Db, table: &str) -> i64 {
+    let sql = format!("SELECT COUNT(*) FROM {table}");
+    boxtrack_store::on_db!(db, c => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).fetch_one(c).await.unwrap())
+}
+
+/// Retention removes exactly the history older than each table's setting: not a row newer,
+/// not a notification still pending, and a finished notification's body and attempts with
+/// it; a dry run counts the same rows and changes nothing; 0 days keeps a table forever.
+#[tokio::test]
+async fn retention_removes_only_what_is_older() {
+    use boxtrack_store::retention::{self, Mode, Retention};
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let acct = account(&db, "retention").await.id;
+    let now = 1_795_867_200_000_000; // 2026-11-28T12:00Z
+    retention::make_partitions(&db, now - 400 * DAY_US, 14)
+        .await
+        .unwrap();
+    let mut kept = BTreeMap::new();
+    for (table, days, status) in [
+        ("events", [400, 366, 365, 2], "delivered"),
+        ("source_payloads", [200, 91, 89, 0], "delivered"),
+        ("webhook_notifications", [45, 31, 29, 1], "delivered"),
+    ] {
+        for (i, d) in days.into_iter().enumerate() {
+            // the third of each is just inside the window: 1 µs after the cutoff
+            let at = now - d * DAY_US + if i == 2 { 1 } else { 0 };
+            let id = history_row(&db, table, acct, at, status).await;
+            let ids = kept.entry(table).or_insert_with(Vec::new);
+            if i >= 2 {
+                ids.push(id);
+            }
+        }
+    }
+    // a notification still pending is kept whatever its age
+    let pending = history_row(
+        &db,
+        "webhook_notifications",
+        acct,
+        now - 90 * DAY_US,
+        "pending",
+    )
+    .await;
+    kept.get_mut("webhook_notifications").unwrap().push(pending);
+    let keep = Retention {
+        events_days: 365,
+        payloads_days: 90,
+        notifications_days: 30,
+    };
+
+    let dry = retention::sweep(&db, now, &keep, Mode::DryRun)
+        .await
+        .unwrap();
+    assert_eq!(
+        dry.iter().map(|s| s.rows).collect::<Vec<_>>(),
+        vec![2, 2, 2],
+        "{dry:?}"
+    );
+    for table in ["events", "source_payloads", "webhook_notifications"] {
+        assert_eq!(
+            ids_of(&db, table).await.len(),
+            4 + usize::from(table == "webhook_notifications"),
+            "dry run changed {table}"
+        );
+    }
+
+    let done = retention::sweep(&db, now, &keep, Mode::Apply)
+        .await
+        .unwrap();
+    assert_eq!(
+        done.iter().map(|s| s.rows).collect::<Vec<_>>(),
+        vec![2, 2, 2],
+        "{done:?}"
+    );
+    for (table, ids) in &kept {
+        let left = ids_of(&db, table).await;
+        assert_eq!(left, ids.iter().copied().collect(), "{table}");
+    }
+    // the bodies and attempts of the two finished notifications that went, went with them
+    assert_eq!(owned_count(&db, "webhook_bodies").await, 3);
+    assert_eq!(owned_count(&db, "webhook_attempts").await, 3);
+    if boxtrack_testkit::on_postgres() {
+        // the months wholly past the cutoff were dropped, not emptied row by row
+        assert!(
+            done[0].partitions.contains(&"events_p202510".to_string()),
+            "{done:?}"
+        );
+        let months = retention::partitions(&db, "events").await.unwrap();
+        assert!(
+            months
+                .iter()
+                .all(|p| p.hi.is_none_or(|hi| hi > now - 365 * DAY_US)),
+            "{months:?}"
+        );
+    }
+
+    // a second sweep finds nothing; with 0 days nothing is ever removed
+    let again = retention::sweep(&db, now, &keep, Mode::Apply)
+        .await
+        .unwrap();
+    assert!(
+        again.iter().all(|s| s.rows == 0 && s.partitions.is_empty()),
+        "{again:?}"
+    );
+    let forever = Retention {
+        events_days: 0,
+        payloads_days: 0,
+        notifications_days: 0,
+    };
+    let none = retention::sweep(&db, now + 9_000 * DAY_US, &forever, Mode::Apply)
+        .await
+        .unwrap();
+    assert!(
+        none.iter().all(|s| s.rows == 0 && s.cutoff_us.is_none()),
+        "{none:?}"
+    );
+}
+
+/// An install from before the monthly partitions (migration 40) moves onto them without
+/// losing a row, rows outside every month included; the worker's step then makes the months
+/// ahead, moving in what the DEFAULT partition held of them.
+#[tokio::test]
+async fn history_moves_onto_monthly_partitions_without_losing_a_row() {
+    use boxtrack_store::retention;
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate_to(40).await.unwrap();
+    let acct = account(&db, "upgrade").await.id;
+    let now = boxtrack_core::time::now_us();
+    let mut before = BTreeMap::new();
+    for table in ["events", "source_payloads"] {
+        let mut ids = Vec::new();
+        for at in [
+            now - 700 * DAY_US,
+            now - 40 * DAY_US,
+            now,
+            now + 30 * DAY_US,
+            now + 400 * DAY_US,
+        ] {
+            ids.push(history_row(&db, table, acct, at, "").await);
+        }
+        before.insert(
+            table,
+            ids.into_iter().collect::<std::collections::BTreeSet<_>>(),
+        );
+    }
+    db.migrate().await.unwrap();
+    for (table, ids) in &before {
+        assert_eq!(&ids_of(&db, table).await, ids, "{table}");
+    }
+    if !boxtrack_testkit::on_postgres() {
+        return;
+    }
+    let months = retention::partitions(&db, "events").await.unwrap();
+    assert!(months.len() > 20, "{months:?}");
+    // the row a year ahead waits in DEFAULT until its month is made
+    let default: i64 = boxtrack_store::on_db!(&db, c => sqlx::query_scalar("SELECT COUNT(*) FROM events_default").fetch_one(c).await.unwrap());
+    assert_eq!(default, 1);
+    let made = retention::make_partitions(&db, now + 400 * DAY_US, 0)
+        .await
+        .unwrap();
+    assert_eq!(made.len(), 2, "{made:?}");
+    let default: i64 = boxtrack_store::on_db!(&db, c => sqlx::query_scalar("SELECT COUNT(*) FROM events_default").fetch_one(c).await.unwrap());
+    assert_eq!(default, 0);
+    assert_eq!(&ids_of(&db, "events").await, &before["events"]);
+    // making them again changes nothing
+    assert!(
+        retention::make_partitions(&db, now + 400 * DAY_US, 0)
+            .await
+            .unwrap()
+            .is_empty()
     );
 }

@@ -6,6 +6,7 @@
 //! outcome is written only while the request is still pending, so nothing is applied twice.
 
 pub mod delivery;
+pub mod history;
 pub mod playback;
 
 use std::sync::Arc;

@@ -128,6 +128,8 @@ pub struct Settings {
     pub early_report_days: i64,
     /// How many such reports are kept at most.
     pub early_report_max: i64,
+    /// How long each kind of history is kept (`retention_*_days`).
+    pub retention: boxtrack_store::retention::Retention,
     /// Bytes of rendered single-resource reads kept in memory (0: no read cache).
     pub read_cache_bytes: usize,
     /// Allow http:// and internal webhook URLs (tests, local receivers).
@@ -206,6 +208,11 @@ pub fn resolve_with(
         )?,
         early_report_days: v.number("early_report_days", 0..=3_650, "days")?,
         early_report_max: v.number("early_report_max", 0..=100_000_000, "reports")?,
+        retention: boxtrack_store::retention::Retention {
+            events_days: v.number("retention_events_days", 0..=36_500, "days")?,
+            payloads_days: v.number("retention_payloads_days", 0..=36_500, "days")?,
+            notifications_days: v.number("retention_notifications_days", 0..=36_500, "days")?,
+        },
         read_cache_bytes: read_cache_bytes(&v)?,
         allow_private_webhook_urls: v.boolean("allow_private_webhook_urls")?,
         webhook_source_ips: webhook_source_ips(&v)?,

@@ -191,6 +191,27 @@ pub const SETTINGS: &[Spec] = &[
         "days an X12 or EDIFACT report about a container nobody tracks yet is kept, to be applied when a tracking request makes it known (with 0 they are dropped within a minute)",
     ),
     setting(
+        "retention_events_days",
+        "365",
+        Flag::Serve,
+        "DAYS",
+        "days the event log is kept: how far back `/v2/events` and webhook replays reach (0: forever)",
+    ),
+    setting(
+        "retention_payloads_days",
+        "90",
+        Flag::Serve,
+        "DAYS",
+        "days upstream payloads are kept verbatim (0: forever)",
+    ),
+    setting(
+        "retention_notifications_days",
+        "30",
+        Flag::Serve,
+        "DAYS",
+        "days a delivered or failed webhook notification is kept with its body and attempts; pending ones stay (0: forever)",
+    ),
+    setting(
         "early_report_max",
         "100000",
         Flag::Serve,

@@ -1,0 +1,232 @@
+//! Log lines written off the request path.
+//!
+//! `tracing_subscriber`'s formatter hands each finished line to [`LogWriter`], which queues
+//! it (one bounded channel send) for a thread that writes what has queued to standard error in
+//! one buffered write and flushes when the queue is empty. A request therefore never waits on
+//! the terminal, the pipe or the journal behind standard error; at `info`, with an access line
+//! per request, that wait was the largest single cost of a cheap request.
+//!
+//! When the queue is full (the reader of standard error stopped reading), lines are dropped
+//! and counted rather than stalling requests; the writer says how many were dropped when it
+//! next writes. [`finish`] (called when the command ends) waits until every line queued
+//! before it is written.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// Lines that may wait to be written.
+pub const QUEUE: usize = 16_384;
+
+enum Msg {
+    Line(Vec<u8>),
+    /// Everything before this is written and flushed; then the sender is told.
+    Flush(SyncSender<()>),
+}
+
+/// The `MakeWriter` given to the formatter: each line becomes one queued message.
+#[derive(Clone)]
+pub struct LogWriter {
+    tx: SyncSender<Msg>,
+    dropped: Arc<AtomicU64>,
+}
+
+/// One line being formatted; queued when the formatter is done with it.
+pub struct Line<'a> {
+    writer: &'a LogWriter,
+    buf: Vec<u8>,
+}
+
+impl Write for Line<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for Line<'_> {
+    fn drop(&mut self) {
+        if self.buf.is_empty() {
+            return;
+        }
+        let line = std::mem::take(&mut self.buf);
+        if let Err(TrySendError::Full(_)) = self.writer.tx.try_send(Msg::Line(line)) {
+            self.writer.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for LogWriter {
+    type Writer = Line<'a>;
+
+    fn make_writer(&'a self) -> Line<'a> {
+        Line {
+            writer: self,
+            buf: Vec::new(),
+        }
+    }
+}
+
+static STARTED: OnceLock<LogWriter> = OnceLock::new();
+
+/// The process's writer to standard error, its thread started on first use.
+pub fn stderr() -> LogWriter {
+    STARTED
+        .get_or_init(|| start(QUEUE, std::io::stderr))
+        .clone()
+}
+
+/// A writer whose thread writes to what `out` opens, with room for `queue` lines.
+pub fn start<W, F>(queue: usize, out: F) -> LogWriter
+where
+    W: Write,
+    F: Fn() -> W + Send + 'static,
+{
+    let (tx, rx) = sync_channel(queue.max(1));
+    let dropped = Arc::new(AtomicU64::new(0));
+    let counted = dropped.clone();
+    let spawned = std::thread::Builder::new()
+        .name("log-writer".into())
+        .spawn(move || drain(&rx, &counted, &out));
+    if let Err(e) = spawned {
+        // no thread: lines queue until full and are then counted as dropped
+        eprintln!("warning: cannot start the log writer thread: {e}");
+    }
+    LogWriter { tx, dropped }
+}
+
+/// The writer thread: each wake-up writes every queued line in one buffered write.
+fn drain<W: Write>(rx: &Receiver<Msg>, dropped: &AtomicU64, out: &dyn Fn() -> W) {
+    while let Ok(first) = rx.recv() {
+        let mut w = std::io::BufWriter::with_capacity(64 * 1024, out());
+        let mut acks = Vec::new();
+        let mut next = Some(first);
+        while let Some(msg) = next {
+            match msg {
+                Msg::Line(line) => {
+                    let _ = w.write_all(&line);
+                }
+                Msg::Flush(ack) => acks.push(ack),
+            }
+            next = rx.try_recv().ok();
+        }
+        let lost = dropped.swap(0, Ordering::Relaxed);
+        if lost > 0 {
+            let _ = writeln!(
+                w,
+                "WARN boxtrack: {lost} log lines were dropped: standard error was not read fast enough"
+            );
+        }
+        let _ = w.flush();
+        drop(w);
+        for ack in acks {
+            let _ = ack.send(());
+        }
+    }
+}
+
+impl LogWriter {
+    /// Waits (up to `wait`) until every line queued before this call is written.
+    pub fn flush(&self, wait: Duration) {
+        let (ack, done) = sync_channel(1);
+        if self.tx.send(Msg::Flush(ack)).is_ok() {
+            let _ = done.recv_timeout(wait);
+        }
+    }
+}
+
+/// When a command ends: writes out what its logs queued (at most a couple of seconds' wait).
+pub fn finish() {
+    if let Some(w) = STARTED.get() {
+        w.flush(Duration::from_secs(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+    use tracing_subscriber::fmt::MakeWriter;
+
+    /// A `Write` into a shared buffer the test reads.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| std::io::ErrorKind::Other)?
+                .extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn text(s: &Shared) -> String {
+        String::from_utf8(s.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn lines_arrive_whole_and_in_order() {
+        let out = Shared::default();
+        let o = out.clone();
+        let w = start(64, move || o.clone());
+        for i in 0..1000 {
+            let mut line = w.make_writer();
+            // the formatter may write a line in pieces
+            write!(line, "line ").unwrap();
+            writeln!(line, "{i}").unwrap();
+        }
+        w.flush(Duration::from_secs(10));
+        let got = text(&out);
+        let lines: Vec<&str> = got.lines().collect();
+        let dropped = w.dropped.load(Ordering::Relaxed);
+        // a full queue drops lines rather than waiting; those that arrive are whole and in order
+        let numbers: Vec<usize> = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix("line "))
+            .map(|n| n.parse().unwrap())
+            .collect();
+        assert!(numbers.windows(2).all(|p| p[0] < p[1]), "{got}");
+        assert_eq!(numbers.first(), Some(&0));
+        if numbers.len() < 1000 {
+            assert!(
+                got.contains("log lines were dropped") || dropped > 0,
+                "{got}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_full_queue_drops_and_counts_instead_of_waiting() {
+        // a writer whose output blocks until the test lets it go
+        let gate = Arc::new(Mutex::new(()));
+        let held = gate.lock().unwrap();
+        let out = Shared::default();
+        let (o, g) = (out.clone(), gate.clone());
+        let w = start(2, move || {
+            drop(g.lock().unwrap());
+            o.clone()
+        });
+        for i in 0..50 {
+            writeln!(w.make_writer(), "line {i}").unwrap();
+        }
+        // the thread holds at most one line and the queue two: the rest were dropped at once
+        assert!(w.dropped.load(Ordering::Relaxed) >= 47);
+        drop(held);
+        w.flush(Duration::from_secs(10));
+        w.flush(Duration::from_secs(10));
+        let got = text(&out);
+        assert!(got.contains("line 0"), "{got}");
+        assert!(got.contains("log lines were dropped"), "{got}");
+    }
+}

@@ -26,6 +26,7 @@ pub mod publishable;
 pub mod ratelimit;
 pub mod ratelimit_redis;
 pub mod reads;
+pub mod replicas;
 pub mod retention;
 pub mod sandbox;
 pub mod sessions;
@@ -112,6 +113,9 @@ pub enum StoreError {
         /// The lock file.
         lock: String,
     },
+    /// Read replicas cannot be used as configured (see [`replicas`]).
+    #[error("read replicas: {0}")]
+    Replicas(String),
     /// The worker lock file could not be opened or locked.
     #[error("cannot lock {path}: {source}")]
     LockFile {

@@ -67,11 +67,17 @@ pub async fn db_gate(State(state): State<AppState>, req: Request, next: Next) ->
         return ApiError::database_known_unreachable().into_response();
     }
     let res = next.run(req).await;
-    state.db_gate.ended(
-        admission,
-        res.extensions().get::<Unreachable>().is_some(),
-        &state.db,
-    );
+    let unreachable = res.extensions().get::<Unreachable>().is_some();
+    if unreachable && let Some(replicas) = &state.replicas {
+        // the database away may have been a replica: while the primary answers, the gate
+        // stays open and the replicas are checked at once (one found away is taken out)
+        replicas.check_soon();
+        let primary = tokio::time::timeout(crate::dbgate::PROBE_TIMEOUT, state.db.ping()).await;
+        if matches!(primary, Ok(Ok(()))) {
+            return res;
+        }
+    }
+    state.db_gate.ended(admission, unreachable, &state.db);
     res
 }
 
@@ -90,12 +96,16 @@ pub async fn track(State(state): State<AppState>, mut req: Request, next: Next) 
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_string();
+    let writes = !req.method().is_safe();
     let note = AccessNote::default();
     req.extensions_mut().insert(note.clone());
     let started = Instant::now();
     let res = next.run(req).await;
-    let elapsed = started.elapsed();
     let status = res.status().as_u16();
+    if writes && status < 400 {
+        read_your_writes(&state, &note, &route).await;
+    }
+    let elapsed = started.elapsed();
     state
         .metrics
         .record_request(&method, &route, status, elapsed.as_secs_f64());
@@ -107,6 +117,20 @@ pub async fn track(State(state): State<AppState>, mut req: Request, next: Next) 
         tracing::info!(target: "boxtrack::access", %method, %route, status, latency_ms, %account, %request_id, "request");
     }
     res
+}
+
+/// After a write that succeeded, with read replicas: the account's reads stay on the primary
+/// until a replica has replayed it (see `boxtrack_store::replicas`). A console form's account
+/// is not known here, so its write holds every account's reads until then (forms are few).
+async fn read_your_writes(state: &AppState, note: &AccessNote, route: &str) {
+    let Some(replicas) = &state.replicas else {
+        return;
+    };
+    match note.account() {
+        Some(a) => replicas.wrote(Some(a)).await,
+        None if route.starts_with("/console") => replicas.wrote(None).await,
+        None => {}
+    }
 }
 
 /// Middleware: a query parameter a `/v2` operation does not document is a 400 naming it,

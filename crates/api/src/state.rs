@@ -111,6 +111,9 @@ pub struct Shared {
     /// tour calls the API through it without importing the crate root (the module graph
     /// stays without loops). `None`: no tour, the document keeps no operation examples.
     pub rest_router: Option<fn(AppState) -> axum::Router>,
+    /// Read replicas of a PostgreSQL primary (`database_replica_urls`), read through
+    /// [`AppState::read_db`]; `None`: every read goes to `db`.
+    pub replicas: Option<Arc<boxtrack_store::replicas::Replicas>>,
 }
 
 impl AppState {
@@ -137,6 +140,7 @@ impl AppState {
             files: Arc::new(boxtrack_store::files::InDatabase),
             db_gate: Arc::default(),
             rest_router: None,
+            replicas: None,
         }))
     }
 
@@ -149,6 +153,23 @@ impl AppState {
     /// fixes the clock): a copy when a request already holds this one.
     pub fn edit(&mut self) -> &mut Shared {
         Arc::make_mut(&mut self.0)
+    }
+
+    /// The database a read for `account` that may be as old as a replica's lag goes to (a
+    /// list, a search, a console table): a replica in use that has replayed the account's
+    /// last write through this process, else the primary. Reads of one resource by id stay on
+    /// `db`.
+    pub fn read_db(&self, account: uuid::Uuid) -> &Db {
+        match &self.replicas {
+            Some(r) => r.reader(account),
+            None => &self.db,
+        }
+    }
+
+    /// Reads lists and searches from these replicas (none when `replicas` is empty).
+    pub fn with_replicas(mut self, replicas: Arc<boxtrack_store::replicas::Replicas>) -> AppState {
+        self.edit().replicas = (!replicas.is_empty()).then_some(replicas);
+        self
     }
 
     /// Keeps the bytes of documents in `files`.

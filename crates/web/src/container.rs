@@ -46,7 +46,9 @@ pub async fn show(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    let version = match reads::fingerprint(&state.db, s.account_id).await {
+    // the version where `/console/live` reads it (a replica that has the account's writes)
+    let db = state.read_db(s.account_id);
+    let version = match reads::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };

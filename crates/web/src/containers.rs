@@ -155,9 +155,11 @@ pub async fn list(
         return see_other("/console/sign-in");
     };
     let asked = Asked::from_query(&query);
+    // one database for the whole page (a replica, or the primary)
+    let db = state.read_db(s.account_id);
     let now = now_us();
     // read before the page's rows, so a change in between shows on the next check
-    let version = match reads::fingerprint(&state.db, s.account_id).await {
+    let version = match reads::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
@@ -166,7 +168,7 @@ pub async fn list(
         size: PAGE_SIZE,
         cursor: None,
     };
-    let listed = match containers::list(&state.db, s.account_id, &asked.input(now), &page).await {
+    let listed = match containers::list(db, s.account_id, &asked.input(now), &page).await {
         Ok(found) => found.listed,
         Err(e) => return app_unavailable(e),
     };
@@ -310,9 +312,11 @@ pub async fn export(
         "updated_at",
         "id",
     ]);
+    // one database for every page of the export (a replica, or the primary)
+    let db = state.read_db(s.account_id);
     let mut walk = crate::csv::Walk::new(asked.sort());
     loop {
-        let found = match containers::list(&state.db, s.account_id, &asked, &walk.page()).await {
+        let found = match containers::list(db, s.account_id, &asked, &walk.page()).await {
             Ok(found) => found,
             Err(e) => return app_unavailable(e),
         };

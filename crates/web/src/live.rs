@@ -42,7 +42,9 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
         )
             .into_response();
     };
-    match boxtrack_store::reads::fingerprint(&state.db, s.account_id).await {
+    // where the tables read it: a replica that has the account's writes, else the primary
+    let db = state.read_db(s.account_id);
+    match boxtrack_store::reads::fingerprint(db, s.account_id).await {
         Ok(v) => {
             let mut r = axum::Json(crate::pagedoc::Version { version: v }).into_response();
             r.headers_mut().insert(

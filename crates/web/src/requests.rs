@@ -129,9 +129,11 @@ pub async fn export(
         "updated_at",
         "id",
     ]);
+    // one database for every page of the export (a replica, or the primary)
+    let db = state.read_db(s.account_id);
     let mut walk = crate::csv::Walk::by_cursor();
     loop {
-        let listed = match app::list(&state.db, s.account_id, &asked, &walk.page()).await {
+        let listed = match app::list(db, s.account_id, &asked, &walk.page()).await {
             Ok(l) => l,
             Err(e) => return app_unavailable(e),
         };
@@ -224,8 +226,9 @@ async fn render(
     form: &HashMap<String, String>,
     asked: &Asked,
 ) -> Response {
-    // read before the page's rows, so a change in between shows on the next check
-    let version = match boxtrack_store::reads::fingerprint(&state.db, s.account_id).await {
+    // the version before the rows (a change between shows on the next check), one database
+    let db = state.read_db(s.account_id);
+    let version = match boxtrack_store::reads::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
@@ -234,7 +237,7 @@ async fn render(
         size: PAGE_SIZE,
         cursor: None,
     };
-    let listed = match app::list(&state.db, s.account_id, &asked.input(), &page).await {
+    let listed = match app::list(db, s.account_id, &asked.input(), &page).await {
         Ok(l) => l,
         Err(e) => return app_unavailable(e),
     };

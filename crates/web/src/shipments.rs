@@ -133,7 +133,9 @@ pub async fn list(
         return see_other("/console/sign-in");
     };
     let asked = Asked::from_query(&query);
-    let version = match reads::fingerprint(&state.db, s.account_id).await {
+    // one database for the whole page (a replica, or the primary)
+    let db = state.read_db(s.account_id);
+    let version = match reads::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
@@ -143,7 +145,7 @@ pub async fn list(
         cursor: None,
     };
     let input = asked.input(now_us());
-    let (listed, containers) = match shipments::list(&state.db, s.account_id, &input, &page).await {
+    let (listed, containers) = match shipments::list(db, s.account_id, &input, &page).await {
         Ok(found) => (found.listed, found.containers),
         Err(e) => return app_unavailable(e),
     };
@@ -256,10 +258,12 @@ pub async fn export(
         "updated_at",
         "id",
     ]);
+    // one database for every page of the export (a replica, or the primary)
+    let db = state.read_db(s.account_id);
     let mut walk = crate::csv::Walk::new(asked.sort());
     loop {
         let (listed, containers) =
-            match shipments::list(&state.db, s.account_id, &asked, &walk.page()).await {
+            match shipments::list(db, s.account_id, &asked, &walk.page()).await {
                 Ok(found) => (found.listed, found.containers),
                 Err(e) => return app_unavailable(e),
             };

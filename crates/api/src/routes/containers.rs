@@ -34,10 +34,10 @@ const INCLUDES: &[&str] = &[
 ];
 const EVENT_INCLUDES: &[&str] = &["shipment", "container", "location", "terminal", "vessel"];
 
-/// The rows as resources with what `includes` asks for; `known` are their shipments when the
-/// caller read them already.
+/// The rows as resources with what `includes` asks for, their related rows read from `db`;
+/// `known` are their shipments when the caller read them already.
 async fn render(
-    state: &AppState,
+    db: &boxtrack_store::Db,
     caller: &Caller,
     rows: &[ContainerRow],
     known: Option<&HashMap<uuid::Uuid, ShipmentRow>>,
@@ -53,7 +53,7 @@ async fn render(
     let shipments = match known {
         Some(s) => s,
         None => {
-            read = reads::shipments_by_id(&state.db, caller.account.id, &shipment_ids).await?;
+            read = reads::shipments_by_id(db, caller.account.id, &shipment_ids).await?;
             &read
         }
     };
@@ -61,18 +61,18 @@ async fn render(
     // what the shipment's resource shows of them (ids and POD terminal)
     let with_siblings = includes.iter().any(|i| i == "shipment.containers");
     let siblings_of = if with_siblings {
-        reads::containers_of_many(&state.db, caller.account.id, &shipment_ids).await?
+        reads::containers_of_many(db, caller.account.id, &shipment_ids).await?
     } else {
         Default::default()
     };
     let refs_of = if !with_siblings && includes.iter().any(|i| i.starts_with("shipment")) {
-        reads::container_refs_of_many(&state.db, caller.account.id, &shipment_ids).await?
+        reads::container_refs_of_many(db, caller.account.id, &shipment_ids).await?
     } else {
         Default::default()
     };
     let events_of = if includes.iter().any(|i| i == "transport_events") {
         let ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.id).collect();
-        reads::transport_events_of_many(&state.db, caller.account.id, &ids, 100).await?
+        reads::transport_events_of_many(db, caller.account.id, &ids, 100).await?
     } else {
         Default::default()
     };
@@ -159,9 +159,11 @@ pub async fn list(
     let includes = q.includes("container", INCLUDES)?;
     let asked: ListContainers = q.input()?;
     let sorted = sorted_page(asked.sort(), &page)?;
-    let found = boxtrack_app::containers::list(&state.db, caller.account.id, &asked, &page).await?;
+    // a list may be as old as a replica's lag (never older than the account's own writes)
+    let db = state.read_db(caller.account.id);
+    let found = boxtrack_app::containers::list(db, caller.account.id, &asked, &page).await?;
     let rows = &found.listed.rows;
-    let (data, included) = render(&state, &caller, rows, Some(&found.shipments), &includes).await?;
+    let (data, included) = render(db, &caller, rows, Some(&found.shipments), &includes).await?;
     Ok(sorted_list_response(
         state.config.public_url.as_deref(),
         &headers,
@@ -188,7 +190,7 @@ async fn one(
     let known: HashMap<uuid::Uuid, ShipmentRow> =
         shown.shipment.into_iter().map(|s| (s.id, s)).collect();
     let (mut data, included) = render(
-        state,
+        &state.db,
         caller,
         std::slice::from_ref(&c),
         Some(&known),
@@ -424,7 +426,7 @@ pub async fn update_many(
     let found = reads::containers_by_id(&state.db, caller.account.id, &ids).await?;
     let rows: Vec<reads::ContainerRow> =
         ids.iter().filter_map(|id| found.get(id).cloned()).collect();
-    let (data, included) = render(&state, &caller, &rows, None, &[]).await?;
+    let (data, included) = render(&state.db, &caller, &rows, None, &[]).await?;
     Ok(JsonApi::of(&Updated { data, included }))
 }
 

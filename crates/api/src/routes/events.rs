@@ -39,7 +39,10 @@ pub async fn feed(
         .integer("page[size]", 1, MAX_SIZE)?
         .unwrap_or(DEFAULT_SIZE);
     let filter_event = q.text("filter[event]");
-    let rows = events::after(&state.db, caller.account.id, after, size).await?;
+    // the feed may be as old as a replica's lag: a replica replays commits in the primary's
+    // order, so what it shows is the log as the primary had it a moment ago
+    let db = state.read_db(caller.account.id);
+    let rows = events::after(db, caller.account.id, after, size).await?;
     // each item is the envelope a webhook delivery of the event carries
     let mut data: Vec<Value> = Vec::new();
     let mut included: Vec<Value> = Vec::new();
@@ -70,7 +73,7 @@ pub async fn feed(
         .collect();
     // the page's related rows are read once for all its events
     let envelopes = boxtrack_views::notifications::envelopes(
-        &state.db,
+        db,
         &ns,
         shown.iter().map(|e| (*e).clone()).collect(),
     )

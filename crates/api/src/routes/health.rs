@@ -84,7 +84,12 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
         state.metrics.render()
             + &upstream_metrics(&state.upstreams.health())
             + &read_cache_metrics(state.reads.counts())
-            + &backlog_metrics(&state).await,
+            + &backlog_metrics(&state).await
+            + &state
+                .replicas
+                .as_deref()
+                .map(crate::metrics::render_replicas)
+                .unwrap_or_default(),
     )
 }
 

@@ -45,7 +45,14 @@ pub async fn list(
         created_start_us: q.time("filter[created_at][start]")?,
         created_end_us: q.time_end("filter[created_at][end]")?,
     };
-    let listed = notifications::list(&state.db, caller.account.id, &filter, &page).await?;
+    // a list may be as old as a replica's lag (never older than the account's own writes)
+    let listed = notifications::list(
+        state.read_db(caller.account.id),
+        caller.account.id,
+        &filter,
+        &page,
+    )
+    .await?;
     let data = listed.rows.iter().map(to_resource).collect();
     Ok(list_response(
         state.config.public_url.as_deref(),

@@ -34,7 +34,9 @@ pub async fn search(
             "query must be at least 2 characters",
         ));
     }
-    let ranked = reads::search_ranked(&state.db, caller.account.id, &query, MAX_RESULTS).await?;
+    // results may be as old as a replica's lag (never older than the account's own writes)
+    let db = state.read_db(caller.account.id);
+    let ranked = reads::search_ranked(db, caller.account.id, &query, MAX_RESULTS).await?;
     // what the results show of their entities, read once per kind for all of them
     let account = caller.account.id;
     let ids_of = |kind: &str| -> Vec<Uuid> {
@@ -44,14 +46,13 @@ pub async fn search(
             .map(|(_, h)| h.id)
             .collect()
     };
-    let containers = reads::containers_by_id(&state.db, account, &ids_of("container")).await?;
+    let containers = reads::containers_by_id(db, account, &ids_of("container")).await?;
     let requests =
-        boxtrack_store::tracking::get_requests(&state.db, account, &ids_of("tracking_request"))
-            .await?;
+        boxtrack_store::tracking::get_requests(db, account, &ids_of("tracking_request")).await?;
     let mut shipment_ids = ids_of("shipment");
     shipment_ids.extend(containers.values().map(|c| c.shipment_id));
-    let shipments = reads::shipments_by_id(&state.db, account, &shipment_ids).await?;
-    let counts = reads::containers_of_many(&state.db, account, &ids_of("shipment")).await?;
+    let shipments = reads::shipments_by_id(db, account, &shipment_ids).await?;
+    let counts = reads::containers_of_many(db, account, &ids_of("shipment")).await?;
     let data: Vec<SearchResult> = ranked
         .iter()
         .map(|(score, h)| {

@@ -29,10 +29,10 @@ const INCLUDES: &[&str] = &[
     "destination_terminal",
 ];
 
-/// The rows as resources with what `includes` asks for; `known` are their containers when the
-/// caller read them already.
+/// The rows as resources with what `includes` asks for, their containers read from `db`
+/// unless `known` are (the caller read them already).
 async fn render(
-    state: &AppState,
+    db: &boxtrack_store::Db,
     caller: &Caller,
     rows: &[ShipmentRow],
     known: Option<HashMap<uuid::Uuid, Vec<ContainerRow>>>,
@@ -44,7 +44,7 @@ async fn render(
     let ship_ids: Vec<uuid::Uuid> = rows.iter().map(|s| s.id).collect();
     let mut containers_of = match known {
         Some(c) => c,
-        None => reads::containers_of_many(&state.db, caller.account.id, &ship_ids).await?,
+        None => reads::containers_of_many(db, caller.account.id, &ship_ids).await?,
     };
     for s in rows {
         let containers = containers_of.remove(&s.id).unwrap_or_default();
@@ -89,9 +89,11 @@ pub async fn list(
     let includes = q.includes("shipment", INCLUDES)?;
     let asked: ListShipments = q.input()?;
     let sorted = crate::jsonapi::sorted_page(asked.sort(), &page)?;
-    let found = boxtrack_app::shipments::list(&state.db, caller.account.id, &asked, &page).await?;
+    // a list may be as old as a replica's lag (never older than the account's own writes)
+    let db = state.read_db(caller.account.id);
+    let found = boxtrack_app::shipments::list(db, caller.account.id, &asked, &page).await?;
     let rows = &found.listed.rows;
-    let (data, included) = render(&state, &caller, rows, Some(found.containers), &includes).await?;
+    let (data, included) = render(db, &caller, rows, Some(found.containers), &includes).await?;
     Ok(sorted_list_response(
         state.config.public_url.as_deref(),
         &headers,
@@ -117,7 +119,7 @@ async fn one(
     let s = shown.shipment;
     let known = HashMap::from([(s.id, shown.containers)]);
     let (mut data, included) = render(
-        state,
+        &state.db,
         caller,
         std::slice::from_ref(&s),
         Some(known),

@@ -143,8 +143,9 @@ fn validation_errors(errs: Vec<requests::FieldError>) -> ApiError {
     })
 }
 
+/// What `includes` asks for of the rows, read from `db`.
 async fn tracked(
-    state: &AppState,
+    db: &boxtrack_store::Db,
     caller: &Caller,
     rows: &[TrackingRequestRow],
     includes: &[String],
@@ -154,7 +155,7 @@ async fn tracked(
     let account = caller.account.id;
     if includes.iter().any(|i| i == "customer") {
         let ids: Vec<uuid::Uuid> = rows.iter().filter_map(|r| r.customer_id).collect();
-        let parties = boxtrack_store::parties::get_many(&state.db, account, &ids).await?;
+        let parties = boxtrack_store::parties::get_many(db, account, &ids).await?;
         for id in &ids {
             if let Some(p) = parties.get(id) {
                 let res = super::parties::to_resource(p);
@@ -166,8 +167,8 @@ async fn tracked(
     }
     if includes.iter().any(|i| i == "tracked_object") {
         let ids: Vec<uuid::Uuid> = rows.iter().filter_map(|r| r.shipment_id).collect();
-        let shipments = reads::shipments_by_id(&state.db, account, &ids).await?;
-        let containers = reads::containers_of_many(&state.db, account, &ids).await?;
+        let shipments = reads::shipments_by_id(db, account, &ids).await?;
+        let containers = reads::containers_of_many(db, account, &ids).await?;
         for id in &ids {
             if let Some(s) = shipments.get(id) {
                 let cs = containers.get(id).map(Vec::as_slice).unwrap_or_default();
@@ -270,8 +271,10 @@ pub async fn list(
         vec!["tracked_object".to_string()]
     };
     let asked: ListRequests = q.input()?;
-    let listed = boxtrack_app::requests::list(&state.db, caller.account.id, &asked, &page).await?;
-    let included = tracked(&state, &caller, &listed.rows, &includes).await?;
+    // a list may be as old as a replica's lag (never older than the account's own writes)
+    let db = state.read_db(caller.account.id);
+    let listed = boxtrack_app::requests::list(db, caller.account.id, &asked, &page).await?;
+    let included = tracked(db, &caller, &listed.rows, &includes).await?;
     Ok(list_response(
         state.config.public_url.as_deref(),
         &headers,
@@ -304,7 +307,7 @@ pub async fn show(
     let row = tracking::get_request(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("tracking_request"))?;
-    let included = tracked(&state, &caller, std::slice::from_ref(&row), &includes).await?;
+    let included = tracked(&state.db, &caller, std::slice::from_ref(&row), &includes).await?;
     Ok(JsonApi::single(resources::tracking_request(&row), included))
 }
 

@@ -527,9 +527,15 @@ async fn containers(
         ..container_filter(&f, &mut a, state.now_us())?
     };
     // the use case the REST list and the console run, with the reference's further filters
-    let found = boxtrack_app::containers::list_filtered(&state.db, account.id, &filter, &page)
-        .await
-        .map_err(app_unavailable)?;
+    // (read where the REST list is: a replica once it has the account's writes)
+    let found = boxtrack_app::containers::list_filtered(
+        state.read_db(account.id),
+        account.id,
+        &filter,
+        &page,
+    )
+    .await
+    .map_err(app_unavailable)?;
     let (listed, shipments) = (found.listed, found.shipments);
     let items = listed
         .rows
@@ -682,9 +688,15 @@ async fn shipments(
         ..shipment_filter(&f, &mut a, state.now_us())?
     };
     // the use case the REST list and the console run, with the reference's further filters
-    let found = boxtrack_app::shipments::list_filtered(&state.db, account.id, &filter, &page)
-        .await
-        .map_err(app_unavailable)?;
+    // (read where the REST list is: a replica once it has the account's writes)
+    let found = boxtrack_app::shipments::list_filtered(
+        state.read_db(account.id),
+        account.id,
+        &filter,
+        &page,
+    )
+    .await
+    .map_err(app_unavailable)?;
     let (listed, boxes) = (found.listed, found.containers);
     let items = listed
         .rows

@@ -183,7 +183,7 @@ async fn requests(
         f.scac = g.scac.or(f.scac.take());
         f.request_number = g.request_number.or(f.request_number.take());
     }
-    let listed = boxtrack_app::requests::list(&state.db, account.id, &asked, &page)
+    let listed = boxtrack_app::requests::list(state.read_db(account.id), account.id, &asked, &page)
         .await
         .map_err(app_unavailable)?;
     let items = listed

@@ -103,7 +103,9 @@ pub(super) async fn get(
     let unavailable = |e: boxtrack_store::StoreError| {
         format!("The search could not be run ({e}); try again shortly.")
     };
-    let ranked = reads::search_ranked(&state.db, account.id, query, LIMIT)
+    // read where the REST search is: a replica once it has the account's writes
+    let db = state.read_db(account.id);
+    let ranked = reads::search_ranked(db, account.id, query, LIMIT)
         .await
         .map_err(unavailable)?;
     let ids = |kind: &str| -> Vec<Uuid> {
@@ -113,15 +115,15 @@ pub(super) async fn get(
             .map(|(_, h)| h.id)
             .collect()
     };
-    let containers = reads::containers_by_id(&state.db, account.id, &ids("container"))
+    let containers = reads::containers_by_id(db, account.id, &ids("container"))
         .await
         .map_err(unavailable)?;
     let mut shipment_ids = ids("shipment");
     shipment_ids.extend(containers.values().map(|c| c.shipment_id));
-    let shipments = reads::shipments_by_id(&state.db, account.id, &shipment_ids)
+    let shipments = reads::shipments_by_id(db, account.id, &shipment_ids)
         .await
         .map_err(unavailable)?;
-    let boxes = reads::containers_of_many(&state.db, account.id, &ids("shipment"))
+    let boxes = reads::containers_of_many(db, account.id, &ids("shipment"))
         .await
         .map_err(unavailable)?;
     let mut answer = SearchAnswer {

@@ -213,9 +213,11 @@ async fn get(
     let mut counts: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let (mut counted, mut total) = (0usize, 0u64);
     let mut cursor: Option<Cursor> = None;
+    // one database for every page counted (a replica, or the primary)
+    let db = state.read_db(account.id);
     let more = loop {
         let listed = reads::containers(
-            &state.db,
+            db,
             account.id,
             &filter,
             &Page {
@@ -232,7 +234,7 @@ async fn get(
         let room = max_rows - counted;
         let rows: Vec<&ContainerRow> = listed.rows.iter().take(room).collect();
         let ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
-        let shipments = reads::shipments_by_id(&state.db, account.id, &ids)
+        let shipments = reads::shipments_by_id(db, account.id, &ids)
             .await
             .map_err(unavailable)?;
         for c in &rows {

@@ -294,6 +294,36 @@ async fn log_start(db: &Db, s: &Settings) {
     }
 }
 
+/// How often the read replicas' health is checked.
+const REPLICA_CHECK_EVERY: Duration = Duration::from_secs(1);
+
+/// The read replicas of an API process (`database_replica_urls`; `None` without any, and in
+/// a worker process, which serves no lists): their pools, sized like the primary's and
+/// connected when first used, every replica out until the health loop's first check.
+fn open_replicas(
+    db: &Db,
+    s: &Settings,
+) -> anyhow::Result<Option<Arc<boxtrack_store::replicas::Replicas>>> {
+    if s.database_replica_urls.is_empty() || !s.role.api() {
+        return Ok(None);
+    }
+    let replicas = boxtrack_store::replicas::Replicas::open(
+        db.clone(),
+        &s.database_replica_urls,
+        s.database_replica_max_lag,
+        s.database_pool_size,
+        s.database_acquire_timeout,
+    )
+    .context("setting database_replica_urls")?;
+    let names: Vec<String> = replicas.status().into_iter().map(|r| r.name).collect();
+    tracing::info!(
+        replicas = %names.join(","),
+        max_lag_ms = u64::try_from(s.database_replica_max_lag.as_millis()).unwrap_or(u64::MAX),
+        "read replicas configured: lists, searches and the console's tables are read there"
+    );
+    Ok(Some(Arc::new(replicas)))
+}
+
 /// The routes of a worker process: health, readiness and metrics.
 fn worker_routes(app: AppState) -> axum::Router {
     use axum::routing::get;
@@ -393,8 +423,15 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     };
     log_start(&db, &s).await;
     let app = state(db.clone(), &s).await?;
+    let replicas = open_replicas(&db, &s)?;
+    let app = match &replicas {
+        Some(r) => app.with_replicas(r.clone()),
+        None => app,
+    };
     let signal = shutdown_on_signal();
     let stop_work = CancellationToken::new();
+    let replica_loop = replicas
+        .map(|r| tokio::spawn(r.run(REPLICA_CHECK_EVERY, stop_work.clone().cancelled_owned())));
     let workers = if s.role.worker() {
         spawn_worker(&app, &stop_work, &s)
     } else {
@@ -441,6 +478,9 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
         let served = server.await;
         for w in workers {
             let _ = w.await;
+        }
+        if let Some(l) = replica_loop {
+            let _ = l.await;
         }
         served
     })

@@ -108,6 +108,10 @@ pub struct Settings {
     pub database_pool_size: Option<u32>,
     /// How long a request waits for a free database connection.
     pub database_acquire_timeout: Duration,
+    /// `postgres://...` URLs of read replicas of a PostgreSQL primary (empty: none).
+    pub database_replica_urls: Vec<String>,
+    /// How far a replica may lag before its reads go to the primary.
+    pub database_replica_max_lag: Duration,
     /// Absolute base address for links, when behind a proxy.
     pub public_url: Option<String>,
     /// Where rate-limit state lives.
@@ -190,6 +194,14 @@ pub fn resolve_with(
         drain_delay: v.secs("drain_delay_secs", 0..=600)?,
         database_pool_size: pool_size(&v)?,
         database_acquire_timeout: v.secs("database_acquire_timeout_secs", 1..=600)?,
+        database_replica_urls: replica_urls(&v)?,
+        database_replica_max_lag: v
+            .number(
+                "database_replica_max_lag_ms",
+                100..=3_600_000,
+                "milliseconds",
+            )
+            .map(Duration::from_millis)?,
         public_url: v.absolute("public_url", "")?,
         rate_limit_store: rate_limit_store(&v)?,
         log_format: log_format(&v)?,
@@ -416,6 +428,28 @@ fn pool_size(v: &Values<'_>) -> anyhow::Result<Option<u32>> {
     v.given("database_pool_size")
         .map(|(value, src)| in_range("database_pool_size", &value, src, 1..=1000, "connections"))
         .transpose()
+}
+
+/// `database_replica_urls`: `postgres://` URLs, and only beside a PostgreSQL `database_url`
+/// (a SQLite file has no replicas).
+fn replica_urls(v: &Values<'_>) -> anyhow::Result<Vec<String>> {
+    let urls = v.list(
+        "database_replica_urls",
+        |u| {
+            (u.starts_with("postgres://") || u.starts_with("postgresql://"))
+                && url::Url::parse(u).is_ok_and(|u| u.host_str().is_some())
+        },
+        "a postgres:// URL",
+    )?;
+    let (primary, src) = v.take("database_url");
+    if !urls.is_empty() && !primary.trim().starts_with("postgres") {
+        bail!(
+            "setting database_replica_urls ({}): read replicas need a PostgreSQL database_url, and database_url = {:?} ({src}) is SQLite; remove database_replica_urls, or move to PostgreSQL first",
+            v.take("database_replica_urls").1,
+            boxtrack_store::db::redact_url(primary.trim())
+        );
+    }
+    Ok(urls)
 }
 
 fn read_cache_bytes(v: &Values<'_>) -> anyhow::Result<usize> {
@@ -674,6 +708,43 @@ mod tests {
         assert_eq!(s.database_url, "sqlite://./data/boxtrack.db");
         assert_eq!(s.rate_limit_store, RateLimitStore::Auto);
         assert_eq!(s.request_timeout, Duration::from_secs(30));
+    }
+
+    #[test]
+    fn read_replicas_are_postgres_urls_beside_a_postgres_primary() {
+        let s = resolve(None, Layer::default(), Layer::default()).unwrap();
+        assert!(s.database_replica_urls.is_empty());
+        assert_eq!(s.database_replica_max_lag, Duration::from_secs(5));
+        let env = Layer::default()
+            .with("database_url", Some("postgres://u@primary/db"))
+            .with(
+                "database_replica_urls",
+                Some("postgres://u@r1/db, postgresql://u@r2:5433/db"),
+            )
+            .with("database_replica_max_lag_ms", Some("250"));
+        let s = resolve(None, env, Layer::default()).unwrap();
+        assert_eq!(
+            s.database_replica_urls,
+            ["postgres://u@r1/db", "postgresql://u@r2:5433/db"]
+        );
+        assert_eq!(s.database_replica_max_lag, Duration::from_millis(250));
+        let sqlite = Layer::default().with("database_replica_urls", Some("postgres://u@r1/db"));
+        let err = resolve(None, Layer::default(), sqlite)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("need a PostgreSQL database_url"), "{err}");
+        for (name, bad) in [
+            ("database_replica_urls", "mysql://r1/db"),
+            ("database_replica_max_lag_ms", "10"),
+        ] {
+            let flags = Layer::default()
+                .with("database_url", Some("postgres://u@primary/db"))
+                .with(name, Some(bad));
+            let err = resolve(None, Layer::default(), flags)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(name), "{err}");
+        }
     }
 
     #[test]

@@ -106,6 +106,20 @@ pub const SETTINGS: &[Spec] = &[
         "SECONDS",
         "1–600 s a request waits for a free database connection before it is answered 503 `database_unavailable`; once a request has found the database away, the rest are answered 503 at once until it is back",
     ),
+    setting(
+        "database_replica_urls",
+        "",
+        Flag::Serve,
+        "URLS",
+        "comma-separated `postgres://…` URLs of streaming read replicas of a PostgreSQL `database_url`: lists, searches and the console's tables are read there (§4, read replicas)",
+    ),
+    setting(
+        "database_replica_max_lag_ms",
+        "5000",
+        Flag::Serve,
+        "MS",
+        "100–3,600,000 ms a read replica may lag behind the primary before it is taken out and its reads go to the primary (§4, read replicas)",
+    ),
     optional(
         "public_url",
         "unset: links use `http://` + the request's `Host`",

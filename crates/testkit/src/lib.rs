@@ -5,6 +5,7 @@
 //! addressed through the connection's `search_path`, so tests never see each other's rows.
 
 pub mod modules;
+pub mod pgreplica;
 pub mod proxy;
 
 use std::path::PathBuf;

@@ -88,7 +88,12 @@ impl TestApp {
         config: ApiConfig,
         conns: Connections,
     ) -> TestApp {
-        let state = AppState::new(db.clone(), config, limiter);
+        TestApp::serve_state(AppState::new(db, config, limiter), conns).await
+    }
+
+    /// The app serving `state` (made by the test: with read replicas, say).
+    pub async fn serve_state(state: AppState, conns: Connections) -> TestApp {
+        let db = state.db.clone();
         let metrics = state.metrics.clone();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();

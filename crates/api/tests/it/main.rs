@@ -25,5 +25,6 @@ mod parties;
 mod ratelimit;
 mod readcache;
 mod reference_gate;
+mod replicas;
 mod tracking;
 mod webhooks;

@@ -183,6 +183,13 @@ pub async fn restore(url: &str, args: &RestoreArgs) -> anyhow::Result<()> {
             let mut argv = vec!["--no-owner", "--exit-on-error"];
             if args.force {
                 argv.extend(["--clean", "--if-exists"]);
+                // pg_restore's --clean cannot drop a partition's inherited key: the
+                // partitioned tables go first, with their partitions
+                let db = boxtrack_store::Db::connect(url)
+                    .await
+                    .with_context(|| format!("cannot open database {shown}"))?;
+                boxtrack_store::retention::drop_partitioned_tables(&db).await?;
+                db.close().await;
             }
             let dbname = format!("--dbname={url}");
             argv.push(&dbname);

@@ -345,7 +345,9 @@ pub fn partition_name(parent: &str, lo: i64) -> Result<String> {
 
 /// Makes the monthly partitions of every partitioned table from this month to `ahead`
 /// months on (PostgreSQL; nothing on SQLite), moving in any rows of those months that
-/// landed in the DEFAULT partition. Returns the partitions made.
+/// landed in the DEFAULT partition, and the past months of rows the DEFAULT partition holds
+/// (after `boxtrack copy` from SQLite, or a row written with an old time), at most three
+/// years back. Returns the partitions made.
 pub async fn make_partitions(db: &Db, now_us: i64, ahead: u32) -> Result<Vec<String>> {
     let Db::Postgres(p) = db else {
         return Ok(Vec::new());
@@ -370,8 +372,73 @@ pub async fn make_partitions(db: &Db, now_us: i64, ahead: u32) -> Result<Vec<Str
             }
             at = hi;
         }
+        made.extend(settle_default(p, parent, key, now_us).await?);
     }
     Ok(made)
+}
+
+/// Moves the rows of past months out of `parent`'s DEFAULT partition into months of their
+/// own (the SQL function makes each missing month, moving its rows in).
+async fn settle_default(
+    p: &sqlx::PgPool,
+    parent: &str,
+    key: &str,
+    now_us: i64,
+) -> Result<Vec<String>> {
+    let oldest: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT MIN({key}) FROM {parent}_default WHERE {key} < $1"
+    )))
+    .bind(now_us)
+    .fetch_one(p)
+    .await?;
+    let Some(oldest) = oldest else {
+        return Ok(Vec::new());
+    };
+    let before: Vec<String> = partitions(&Db::Postgres(p.clone()), parent)
+        .await?
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    sqlx::query("SELECT boxtrack_month_partitions($1, $2, $3, $4)")
+        .bind(parent)
+        .bind(key)
+        .bind(oldest)
+        .bind(now_us)
+        .execute(p)
+        .await?;
+    Ok(partitions(&Db::Postgres(p.clone()), parent)
+        .await?
+        .into_iter()
+        .map(|p| p.name)
+        .filter(|n| !before.contains(n))
+        .collect())
+}
+
+/// Drops the partitioned tables of the current schema with their partitions (PostgreSQL;
+/// nothing on SQLite): what `boxtrack restore --force` does before `pg_restore --clean`,
+/// whose own drops stop at a partition's inherited key ("cannot drop inherited
+/// constraint"). Returns the tables dropped.
+pub async fn drop_partitioned_tables(db: &Db) -> Result<Vec<String>> {
+    let Db::Postgres(p) = db else {
+        return Ok(Vec::new());
+    };
+    let mut tx = p.begin().await?;
+    let tables: Vec<String> = sqlx::query_scalar(
+        "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+         WHERE n.nspname = current_schema() AND c.relkind = 'p' AND NOT c.relispartition ORDER BY 1",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    for t in &tables {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DROP TABLE {}",
+            quote_ident(t)
+        )))
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(tables)
 }
 
 #[cfg(test)]

@@ -624,3 +624,28 @@ async fn history_moves_onto_monthly_partitions_without_losing_a_row() {
             .is_empty()
     );
 }
+
+/// A row written into a past month that has no partition (an old time, or `boxtrack copy`
+/// from SQLite) waits in the DEFAULT partition until the worker's step makes its month.
+#[tokio::test]
+async fn rows_of_past_months_move_out_of_the_default_partition() {
+    use boxtrack_store::retention;
+    if !boxtrack_testkit::on_postgres() {
+        return;
+    }
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let acct = account(&db, "settle").await.id;
+    let now = boxtrack_core::time::now_us();
+    let old = history_row(&db, "events", acct, now - 200 * DAY_US, "").await;
+    let in_default = |db: Db| async move {
+        let n: i64 = boxtrack_store::on_db!(&db, c => sqlx::query_scalar("SELECT COUNT(*) FROM events_default").fetch_one(c).await.unwrap());
+        n
+    };
+    assert_eq!(in_default(db.clone()).await, 1);
+    let made = retention::make_partitions(&db, now, 2).await.unwrap();
+    assert!(made.len() >= 6, "{made:?}");
+    assert_eq!(in_default(db.clone()).await, 0);
+    assert!(ids_of(&db, "events").await.contains(&old));
+}

@@ -170,37 +170,40 @@ impl Metrics {
 /// The read replicas' gauges (lag, in use) and where reads went.
 pub fn render_replicas(r: &boxtrack_store::replicas::Replicas) -> String {
     let mut out = String::new();
-    out.push_str("# HELP boxtrack_replica_in_use Whether reads go to the read replica (1) or it is taken out (0).\n");
-    out.push_str("# TYPE boxtrack_replica_in_use gauge\n");
     let status = r.status();
-    for s in &status {
-        let _ = writeln!(
-            out,
-            "boxtrack_replica_in_use{{replica=\"{}\"}} {}",
-            escape(&s.name),
-            u8::from(s.health.in_use)
-        );
-    }
-    out.push_str("# HELP boxtrack_replica_lag_seconds How long ago the primary stood where the replica has replayed to, at the last check.\n");
-    out.push_str("# TYPE boxtrack_replica_lag_seconds gauge\n");
-    for s in &status {
-        let _ = writeln!(
-            out,
-            "boxtrack_replica_lag_seconds{{replica=\"{}\"}} {}",
-            escape(&s.name),
-            s.health.lag.as_secs_f64()
-        );
-    }
-    out.push_str("# HELP boxtrack_replica_lag_bytes Bytes of write-ahead log the primary had written past the replica's replay position, at the last check.\n");
-    out.push_str("# TYPE boxtrack_replica_lag_bytes gauge\n");
-    for s in &status {
-        let _ = writeln!(
-            out,
-            "boxtrack_replica_lag_bytes{{replica=\"{}\"}} {}",
-            escape(&s.name),
-            s.health.lag_bytes
-        );
-    }
+    let gauge =
+        |out: &mut String,
+         name: &str,
+         help: &str,
+         value: &dyn Fn(&boxtrack_store::replicas::ReplicaStatus) -> String| {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+            for s in &status {
+                let _ = writeln!(
+                    out,
+                    "{name}{{replica=\"{}\"}} {}",
+                    escape(&s.name),
+                    value(s)
+                );
+            }
+        };
+    gauge(
+        &mut out,
+        "boxtrack_replica_in_use",
+        "Whether reads go to the read replica (1) or it is taken out (0).",
+        &|s| u8::from(s.health.in_use).to_string(),
+    );
+    gauge(
+        &mut out,
+        "boxtrack_replica_lag_seconds",
+        "How long ago the primary stood where the replica has replayed to, at the last check.",
+        &|s| s.health.lag.as_secs_f64().to_string(),
+    );
+    gauge(
+        &mut out,
+        "boxtrack_replica_lag_bytes",
+        "Bytes of write-ahead log the primary had written past the replica's replay position, at the last check.",
+        &|s| s.health.lag_bytes.to_string(),
+    );
     let reads = r.reads();
     out.push_str("# HELP boxtrack_replica_reads_total Reads that could go to a replica, by where they went: replica, or primary because no replica was in use (no_replica) or none had replayed the account's last write (read_your_writes).\n");
     out.push_str("# TYPE boxtrack_replica_reads_total counter\n");

@@ -61,12 +61,26 @@ fn parse_authorization(value: Option<&HeaderValue>) -> ApiResult<ApiKey> {
         .map_err(|_| ApiError::unauthorized("The Authorization header is not readable text."))?;
     let (scheme, token) = value.trim().split_once(' ').unwrap_or((value.trim(), ""));
     if !scheme.eq_ignore_ascii_case("token") {
-        return Err(ApiError::unauthorized(format!(
-            "Authorization scheme {scheme:?} is not accepted; send Authorization: Token <API key>."
-        )));
+        return Err(ApiError::unauthorized(refused_scheme(scheme)));
     }
     ApiKey::parse(token.trim())
         .map_err(|e| ApiError::unauthorized(format!("Malformed API key: {e}.")))
+}
+
+/// Why the `Authorization` scheme `scheme` is refused, naming it only when it is a scheme's
+/// word (`Bearer`, `Basic`): anything else may be the credential itself, sent without the
+/// word `Token`, and a credential is never written back.
+fn refused_scheme(scheme: &str) -> String {
+    let a_word = !scheme.is_empty()
+        && scheme.len() <= 16
+        && scheme.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-');
+    if a_word {
+        format!(
+            "Authorization scheme {scheme:?} is not accepted; send Authorization: Token <API key>."
+        )
+    } else {
+        "The Authorization header does not start with a scheme (an API key sent without the word \"Token\"?); send Authorization: Token <API key>.".to_string()
+    }
 }
 
 fn policy_header(bucket: Bucket, limit: u32) -> Option<HeaderValue> {
@@ -211,5 +225,21 @@ mod tests {
         assert!(parse_authorization(None).is_err());
         let junk = HeaderValue::from_static("Token nope");
         assert!(parse_authorization(Some(&junk)).is_err());
+    }
+
+    #[test]
+    fn a_key_sent_without_its_scheme_is_not_written_back() {
+        let key = ApiKey::generate();
+        let bare = HeaderValue::from_str(key.expose()).unwrap();
+        let e = parse_authorization(Some(&bare)).unwrap_err();
+        let said = format!("{e:?}");
+        assert!(!said.contains(&key.expose()[4..]), "{said}");
+        assert!(said.contains("without the word"), "{said}");
+        let odd = HeaderValue::from_static("s3cr3t_value rest");
+        let said = format!("{:?}", parse_authorization(Some(&odd)).unwrap_err());
+        assert!(!said.contains("s3cr3t"), "{said}");
+        let bearer = HeaderValue::from_static("Bearer abc");
+        let said = format!("{:?}", parse_authorization(Some(&bearer)).unwrap_err());
+        assert!(said.contains("Bearer"), "{said}");
     }
 }

@@ -608,6 +608,45 @@ pub fn sorted_list_response<T: boxtrack_store::list::Keyed>(
     .render(data, included)
 }
 
+/// A list held whole in memory (a definition's options, reference data) answered one page at
+/// a time like every other list: `page[number]` and `page[size]` slice it, links page by
+/// number. A cursor (`page[after]`, `page[before]`) is 400: such a list has no sort keys.
+pub fn memory_list_response(
+    public_url: Option<&str>,
+    headers: &HeaderMap,
+    path: &str,
+    query: &QueryParams,
+    all: Vec<Value>,
+) -> Result<JsonApi, ApiError> {
+    let page = query.page()?;
+    if page.cursor.is_some() {
+        return Err(ApiError::bad_parameter(
+            if query.get("page[after]").is_some() {
+                "page[after]"
+            } else {
+                "page[before]"
+            },
+            "this list pages by number only: use page[number]",
+        ));
+    }
+    let total = all.len();
+    let size = page.size as usize;
+    let start = (page.number.saturating_sub(1) as usize).saturating_mul(size);
+    let data: Vec<Value> = all.into_iter().skip(start).take(size).collect();
+    let base = base_url(public_url, headers);
+    Ok(ListDoc {
+        base: &base,
+        path,
+        query,
+        page,
+        total: total as u64,
+        total_exact: true,
+        has_next: start.saturating_add(size) < total,
+        edge_keys: None,
+    }
+    .render(data, Vec::new()))
+}
+
 /// Whether a list is in an order other than its default (its links then page by number); a
 /// cursor follows the default order only, so one given with another order is 400.
 pub fn sorted_page(sort: boxtrack_store::reads::ListSort, page: &Page) -> Result<bool, ApiError> {

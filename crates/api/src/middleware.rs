@@ -97,11 +97,15 @@ pub async fn track(State(state): State<AppState>, mut req: Request, next: Next) 
         .unwrap_or_default()
         .to_string();
     let writes = !req.method().is_safe();
+    let api = req.uri().path().starts_with("/v2/");
     let note = AccessNote::default();
     req.extensions_mut().insert(note.clone());
     let started = Instant::now();
-    let res = next.run(req).await;
+    let mut res = next.run(req).await;
     let status = res.status().as_u16();
+    if api && status >= 400 {
+        res = plain_error_as_jsonapi(res).await;
+    }
     if writes && status < 400 {
         read_your_writes(&state, &note, &route).await;
     }
@@ -117,6 +121,41 @@ pub async fn track(State(state): State<AppState>, mut req: Request, next: Next) 
         tracing::info!(target: "boxtrack::access", %method, %route, status, latency_ms, %account, %request_id, "request");
     }
     res
+}
+
+/// An error answer of the REST API that the HTTP layer wrote as plain text (axum's own
+/// rejections: a body over its limit, an unreadable body) as the JSON:API error every client
+/// of `/v2` expects, with the same status and the text as its detail.
+async fn plain_error_as_jsonapi(res: Response) -> Response {
+    let plain = res
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/plain"));
+    if !plain {
+        return res;
+    }
+    let status = res.status();
+    let text = axum::body::to_bytes(res.into_body(), 16 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let mut error = ApiError::new(
+        status,
+        if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            format!(
+                "The request body is larger than this operation accepts (its limit is in the API's OpenAPI document); nothing was read or stored. ({text})"
+            )
+        } else if text.is_empty() {
+            status.canonical_reason().unwrap_or("error").to_string()
+        } else {
+            text
+        },
+    );
+    if status == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        error = error.with_code("payload_too_large");
+    }
+    error.into_response()
 }
 
 /// After a write that succeeded, with read replicas: the account's reads stay on the primary

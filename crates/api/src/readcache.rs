@@ -1,5 +1,6 @@
-//! Rendered single-resource reads (`GET /v2/containers/{id}`, `GET /v2/shipments/{id}`) kept by
-//! this process, and served again while nothing they are rendered from has changed.
+//! Rendered reads (`GET /v2/containers/{id}`, `GET /v2/shipments/{id}` and the lists
+//! `GET /v2/containers`, `GET /v2/shipments` when read from the primary) kept by this process,
+//! and served again while nothing they are rendered from has changed.
 //!
 //! An entry is the response body of one request (account, the account's revision, path and
 //! query as sent), stored under the account's [`Version`] read *before* it was rendered, and

@@ -8,8 +8,9 @@ use crate::auth;
 use crate::doc::Routes;
 use crate::routes::{
     account, api_keys, container_map, containers, custom_fields, documents, email_submissions,
-    events, health, infer, ingest, notifications, parties, reference, sandbox, search,
-    served_document, shipments, sources, tracking_requests, uploads, webhook_trigger, webhooks,
+    events, health, infer, ingest, notifications, parties, publishable_keys, reference, sandbox,
+    search, served_document, shipments, sources, tracking_requests, uploads, webhook_trigger,
+    webhooks,
 };
 use crate::state::AppState;
 
@@ -20,6 +21,7 @@ pub fn parts() -> Vec<Routes> {
         served_document::routes(),
         account::routes(),
         api_keys::routes(),
+        publishable_keys::routes(),
         tracking_requests::routes(),
         infer::routes(),
         shipments::routes(),

@@ -92,7 +92,7 @@ pub struct Shared {
     pub openapi: Arc<serde_json::Value>,
     /// API keys this process authenticated in the last second.
     pub keys: Arc<crate::keycache::KeyCache>,
-    /// Rendered single-resource reads, and the change feed that retires them.
+    /// Rendered reads (single resources and lists), and the change feed that retires them.
     pub reads: Arc<crate::readcache::ReadCache>,
     /// A fixed "now" (Unix microseconds of the wall clock) for answers that depend on the
     /// time, such as the MCP tools' days until the last free day: set by tests that compare
@@ -164,6 +164,35 @@ impl AppState {
             Some(r) => r.reader(account),
             None => &self.db,
         }
+    }
+
+    /// Answers a list read from `db` (what [`AppState::read_db`] gave) through the read
+    /// cache: the body stored for this account, base address, path and query while nothing of
+    /// the account has changed, else rendered by `render` and stored. A read from a replica is
+    /// never stored: the change feed follows the primary, and a replica behind it would leave a
+    /// stale page under a current version.
+    pub async fn cached_list<F>(
+        &self,
+        account: &boxtrack_store::accounts::Account,
+        db: &Db,
+        headers: &axum::http::HeaderMap,
+        uri: &axum::http::Uri,
+        render: F,
+    ) -> crate::error::ApiResult<axum::response::Response>
+    where
+        F: Future<Output = crate::error::ApiResult<crate::jsonapi::JsonApi>>,
+    {
+        if !std::ptr::eq(db, &self.db) {
+            return render
+                .await
+                .map(axum::response::IntoResponse::into_response);
+        }
+        // the links name the base address: it is part of what the body is rendered from
+        let base = crate::jsonapi::base_url(self.config.public_url.as_deref(), headers);
+        let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+        self.reads
+            .respond(account, &format!("{base}{path}"), render)
+            .await
     }
 
     /// Reads lists and searches from these replicas (none when `replicas` is empty).

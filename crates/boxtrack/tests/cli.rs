@@ -158,6 +158,65 @@ async fn accounts_and_keys_administration() {
     let revoked = ok_json(boxtrack(&db.url, &["keys", "revoke", &second_id, "--json"]));
     assert!(revoked["revoked_at"].is_string());
 
+    // publishable keys: only with the widget entitlement, limited to the origins given
+    let make = [
+        "keys",
+        "create",
+        "--account",
+        &account,
+        "--publishable",
+        "--origin",
+        "https://Shop.Example.com/",
+        "--json",
+    ];
+    let err = failed(boxtrack(&db.url, &make));
+    assert!(err.contains("widget"), "{err}");
+    ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "update",
+            &account,
+            "--entitlements",
+            "widget",
+            "--json",
+        ],
+    ));
+    let made = ok_json(boxtrack(&db.url, &make));
+    assert!(
+        made["publishable_key"]
+            .as_str()
+            .unwrap()
+            .starts_with("btp_")
+    );
+    assert_eq!(
+        made["allowed_origins"],
+        serde_json::json!(["https://shop.example.com"])
+    );
+    let publishable_id = made["key_id"].as_str().unwrap().to_string();
+    let text = ok_text(boxtrack(
+        &db.url,
+        &["keys", "list", "--account", &account, "--publishable"],
+    ));
+    assert!(text.contains("https://shop.example.com"), "{text}");
+    let revoked = ok_json(boxtrack(
+        &db.url,
+        &["keys", "revoke", &publishable_id, "--json"],
+    ));
+    assert!(revoked[0]["revoked_at"].is_string(), "{revoked}");
+    let err = failed(boxtrack(
+        &db.url,
+        &[
+            "keys",
+            "create",
+            "--account",
+            &account,
+            "--origin",
+            "https://a.example",
+        ],
+    ));
+    assert!(err.contains("--publishable"), "{err}");
+
     // bad input: clear errors, nothing changed
     let err = failed(boxtrack(
         &db.url,

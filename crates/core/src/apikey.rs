@@ -147,6 +147,27 @@ impl PublishableKey {
 )]
 pub struct BadOrigin(pub String);
 
+/// The most origins one publishable key lists.
+pub const MAX_ORIGINS: usize = 20;
+
+/// The allowed origins of a publishable key as given (each normalized, repeats dropped), or
+/// why they cannot be: the first that is not an origin, or more than [`MAX_ORIGINS`].
+pub fn normalize_origins<'a>(
+    given: impl IntoIterator<Item = &'a str>,
+) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in given {
+        let o = normalize_origin(part).map_err(|e| e.to_string())?;
+        if !out.contains(&o) {
+            out.push(o);
+        }
+    }
+    if out.len() > MAX_ORIGINS {
+        return Err(format!("At most {MAX_ORIGINS} origins per key."));
+    }
+    Ok(out)
+}
+
 /// Normalizes one allowed origin of a publishable key (`https://Example.com/` →
 /// `https://example.com`): `http` or `https`, a host, an optional port, nothing else.
 pub fn normalize_origin(s: &str) -> Result<String, BadOrigin> {

@@ -34,6 +34,10 @@ pub struct ShippingLine {
     pub access: String,
     /// What to know about tracking it, when there is something.
     pub notes: Option<String>,
+    /// Its public web-tracking page, `${BLNUM}` standing for the bill of lading number.
+    pub tracking_url: Option<String>,
+    /// Its public contact page.
+    pub contact_url: Option<String>,
 }
 
 impl ShippingLine {
@@ -82,13 +86,31 @@ fn parse_lines(text: &str) -> Vec<ShippingLine> {
             container_number_tracking: container,
             access: f[8].to_string(),
             notes: (!notes.is_empty()).then(|| notes.join("; ")),
+            tracking_url: None,
+            contact_url: None,
         });
     }
     out
 }
 
+/// Adds the web pages of `data/carrier-links.csv` (scac, tracking URL, contact URL) to `lines`.
+fn add_links(lines: &mut [ShippingLine], text: &str) {
+    for row in text.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').map(str::trim).collect();
+        let url = |i: usize| f.get(i).filter(|u| !u.is_empty()).map(|u| (*u).to_string());
+        if let Some(line) = lines
+            .iter_mut()
+            .find(|l| Some(&l.scac.as_str()) == f.first())
+        {
+            line.tracking_url = url(1);
+            line.contact_url = url(2);
+        }
+    }
+}
+
 static LINES: LazyLock<Vec<ShippingLine>> = LazyLock::new(|| {
     let mut out = parse_lines(include_str!("../data/shipping-lines.csv"));
+    add_links(&mut out, include_str!("../data/carrier-links.csv"));
     out.push(ShippingLine {
         scac: SANDBOX_SCAC.into(),
         name: "boxtrack sandbox".into(),
@@ -101,6 +123,8 @@ static LINES: LazyLock<Vec<ShippingLine>> = LazyLock::new(|| {
         container_number_tracking: true,
         access: "public".into(),
         notes: Some("Test numbers; see GET /v2/sandbox/scenarios".into()),
+        tracking_url: None,
+        contact_url: None,
     });
     out
 });
@@ -332,6 +356,21 @@ mod tests {
         assert_eq!(by_scac("YMJA").unwrap().scac, "YMLU");
         assert_eq!(by_scac("SMLU").unwrap().access, "account");
         assert!(by_scac("TEST").is_some());
+        // SeaLand by the reference's alternative code, and its owner prefix
+        assert_eq!(by_scac("SEAL").unwrap().scac, "SEAU");
+        assert_eq!(container_prefixes("SEAU"), ["SEAU"]);
+        // web pages, where the line has them
+        let maersk = by_scac("MAEU").unwrap();
+        assert!(
+            maersk
+                .tracking_url
+                .as_deref()
+                .is_some_and(|u| u.contains("${BLNUM}"))
+        );
+        assert!(by_scac("SEAU").unwrap().contact_url.is_some());
+        assert!(by_scac("TEST").unwrap().tracking_url.is_none());
+        let with_links = lines.iter().filter(|l| l.tracking_url.is_some()).count();
+        assert!(with_links >= 15, "{with_links}");
     }
 
     #[test]

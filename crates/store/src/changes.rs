@@ -193,6 +193,13 @@ impl Changes {
             .insert(account, n);
     }
 
+    /// Records that any account's data may have changed: every version moves, so nothing
+    /// cached before is served again. For a caller in this process that wrote without going
+    /// through the API and must see the write in its very next read (a test's worker run).
+    pub fn touch_all(&self) {
+        self.inner.epoch.fetch_add(1, Ordering::AcqRel);
+    }
+
     /// Whether this feed gives versions at all (a SQLite file, or PostgreSQL).
     pub fn enabled(&self) -> bool {
         !matches!(self.inner.feed, Feed::Off)

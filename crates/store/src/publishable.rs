@@ -73,6 +73,12 @@ pub async fn list(db: &Db, account_id: Uuid) -> Result<Vec<PublishableKeyRecord>
     )
 }
 
+/// The publishable key with this id, of whichever account (for the operator's CLI).
+pub async fn get(db: &Db, id: Uuid) -> Result<Option<PublishableKeyRecord>> {
+    let sql = format!("SELECT {COLUMNS} FROM publishable_keys WHERE id = $1");
+    Ok(on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(p).await?))
+}
+
 /// Revokes one of the account's publishable keys (another account's is "not found");
 /// revoking twice keeps the first time.
 pub async fn revoke(db: &Db, account_id: Uuid, id: Uuid) -> Result<PublishableKeyRecord> {

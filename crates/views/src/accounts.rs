@@ -121,6 +121,56 @@ pub fn api_key(k: &ApiKeyRecord, key: Option<String>) -> Resource<ApiKey> {
     }
 }
 
+/// The `publishable_key` type: the credential of the embeddable map and widget.
+pub struct PublishableKey;
+
+impl Kind for PublishableKey {
+    const TYPE: &'static str = "publishable_key";
+    const COLLECTION: &'static str = "publishable_keys";
+    const NAME: &'static str = "PublishableKey";
+    type Attributes = PublishableKeyAttributes;
+    type Relationships = ApiKeyRelationships;
+}
+
+/// Attributes of a publishable key (the key itself only once, when it is made).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PublishableKeyAttributes {
+    /// A name to tell keys apart.
+    pub name: Option<String>,
+    /// The first characters of the key (`btp_3fa9c1…`), to tell keys apart.
+    pub hint: String,
+    /// The key itself (`btp_` and 48 hex digits): only in the response that makes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// The origins (`scheme://host[:port]`) whose pages may use the key; empty: any.
+    pub allowed_origins: Vec<String>,
+    /// When the key was made.
+    pub created_at: At,
+    /// When it was revoked (it never authenticates again).
+    pub revoked_at: Option<At>,
+}
+
+/// The `publishable_key` resource; `key` only in the response that makes it.
+pub fn publishable_key(
+    k: &boxtrack_store::publishable::PublishableKeyRecord,
+    key: Option<String>,
+) -> Resource<PublishableKey> {
+    Resource {
+        id: k.id,
+        attributes: PublishableKeyAttributes {
+            name: k.name.clone(),
+            hint: k.hint.clone(),
+            key,
+            allowed_origins: k.allowed_origins.0.clone(),
+            created_at: At(k.created_us),
+            revoked_at: At::opt(k.revoked_us),
+        },
+        relationships: ApiKeyRelationships {
+            account: ToOne::new("account", Some(k.account_id)),
+        },
+    }
+}
+
 /// The `party` type (a customer an account tracks for).
 pub struct Party;
 

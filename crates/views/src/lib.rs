@@ -43,6 +43,7 @@ pub fn schemas() -> Map<String, Value> {
     generator.subschema_for::<Resource<tracking::RawEvent>>();
     generator.subschema_for::<Resource<accounts::Account>>();
     generator.subschema_for::<Resource<accounts::ApiKey>>();
+    generator.subschema_for::<Resource<accounts::PublishableKey>>();
     generator.subschema_for::<Resource<accounts::Party>>();
     generator.subschema_for::<Resource<accounts::Webhook>>();
     generator.subschema_for::<Resource<documents::Document>>();

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::jsonapi::{At, Kind, NoRelationships, Resource, ToOne};
+use crate::jsonapi::{At, Kind, NoRelationships, Resource, ToMany, ToOne};
 
 /// The stable id of a port.
 pub fn port_id(locode: &str) -> Uuid {
@@ -81,8 +81,14 @@ impl Kind for Port {
     const COLLECTION: &'static str = "ports";
     const NAME: &'static str = "Port";
     type Attributes = PlaceAttributes;
-    type Relationships = NoRelationships;
-    const HAS_RELATIONSHIPS: bool = false;
+    type Relationships = PortRelationships;
+}
+
+/// Relationships of a port.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PortRelationships {
+    /// The terminals boxtrack knows at the port (`terminal`), as the reference lists them.
+    pub terminals: ToMany,
 }
 
 /// The `port` resource.
@@ -91,7 +97,15 @@ pub fn port(p: &PortRow) -> Resource<Port> {
     Resource {
         id,
         attributes: place(id, p),
-        relationships: NoRelationships {},
+        relationships: PortRelationships {
+            terminals: ToMany::new(
+                "terminal",
+                reference::terminals()
+                    .iter()
+                    .filter(|t| t.port_locode == p.locode)
+                    .map(|t| terminal_id(&t.firms_code)),
+            ),
+        },
     }
 }
 
@@ -165,6 +179,84 @@ pub struct TerminalAttributes {
     pub country_code: String,
     /// IANA time zone.
     pub time_zone: String,
+    /// What kind of facility it is: `ocean_terminal` (every terminal boxtrack knows; the
+    /// reference also has `rail`).
+    #[schemars(extend("enum" = ["ocean_terminal", "rail"]))]
+    pub facility_type: &'static str,
+    /// What boxtrack reads from the terminal (see [`TerminalProvidedData`]).
+    pub provided_data: TerminalProvidedData,
+}
+
+/// Which container attributes a terminal's feed fills, as the reference describes each
+/// terminal, with a note on each (empty when there is nothing to say). boxtrack reads every
+/// terminal through one protocol (availability, holds, fees, last free day, appointment,
+/// yard location, full out with its chassis), so the answer is the same for all of them.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TerminalProvidedData {
+    /// `pickup_lfd`.
+    pub pickup_lfd: bool,
+    /// About `pickup_lfd`.
+    pub pickup_lfd_notes: String,
+    /// `available_for_pickup`.
+    pub available_for_pickup: bool,
+    /// About `available_for_pickup`.
+    pub available_for_pickup_notes: String,
+    /// `fees_at_pod_terminal`.
+    pub fees_at_pod_terminal: bool,
+    /// About `fees_at_pod_terminal`.
+    pub fees_at_pod_terminal_notes: String,
+    /// `holds_at_pod_terminal`.
+    pub holds_at_pod_terminal: bool,
+    /// About `holds_at_pod_terminal`.
+    pub holds_at_pod_terminal_notes: String,
+    /// `pickup_appointment_at`.
+    pub pickup_appointment_at: bool,
+    /// About `pickup_appointment_at`.
+    pub pickup_appointment_at_notes: String,
+    /// `location_at_pod_terminal`.
+    pub location_at_pod_terminal: bool,
+    /// About `location_at_pod_terminal`.
+    pub location_at_pod_terminal_notes: String,
+    /// `pod_full_out_chassis_number`.
+    pub pod_full_out_chassis_number: bool,
+    /// About `pod_full_out_chassis_number`.
+    pub pod_full_out_chassis_number_notes: String,
+    /// `pod_full_out_at`.
+    pub pod_full_out_at: bool,
+    /// About `pod_full_out_at`.
+    pub pod_full_out_at_notes: String,
+    /// `empty_terminated_at`.
+    pub empty_terminated_at: bool,
+    /// About `empty_terminated_at`.
+    pub empty_terminated_at_notes: String,
+}
+
+impl TerminalProvidedData {
+    /// What boxtrack's terminal protocol carries.
+    fn of_terminal_feed() -> TerminalProvidedData {
+        let none = String::new;
+        TerminalProvidedData {
+            pickup_lfd: true,
+            pickup_lfd_notes: none(),
+            available_for_pickup: true,
+            available_for_pickup_notes: none(),
+            fees_at_pod_terminal: true,
+            fees_at_pod_terminal_notes: none(),
+            holds_at_pod_terminal: true,
+            holds_at_pod_terminal_notes: none(),
+            pickup_appointment_at: true,
+            pickup_appointment_at_notes: none(),
+            location_at_pod_terminal: true,
+            location_at_pod_terminal_notes: none(),
+            pod_full_out_chassis_number: true,
+            pod_full_out_chassis_number_notes: none(),
+            pod_full_out_at: true,
+            pod_full_out_at_notes: none(),
+            empty_terminated_at: false,
+            empty_terminated_at_notes:
+                "The empty's return is the shipping line's report, not the terminal's.".into(),
+        }
+    }
 }
 
 /// Relationships of a terminal.
@@ -198,6 +290,8 @@ pub fn terminal_resource(t: &TerminalRow) -> Value {
                 .to_string(),
             country_code: t.country_code.clone(),
             time_zone: t.time_zone.clone(),
+            facility_type: "ocean_terminal",
+            provided_data: TerminalProvidedData::of_terminal_feed(),
         },
         relationships: TerminalRelationships {
             port: ToOne::new(
@@ -247,6 +341,99 @@ pub struct ShippingLineAttributes {
     pub access: String,
     /// What to know about tracking it.
     pub notes: Option<String>,
+    /// Its public web-tracking page (`${BLNUM}` stands for the bill of lading number), when
+    /// known.
+    pub tracking_url: Option<String>,
+    /// Its public contact page, when known.
+    pub contact_url: Option<String>,
+    /// Which container attributes its feed fills (see [`LineProvidedData`]).
+    pub provided_data: LineProvidedData,
+}
+
+/// Which container attributes a shipping line's feed fills, as the reference describes each
+/// line, with a note on each (empty when there is nothing to say; `ssl_lfd` has none, as in
+/// the reference). boxtrack reads every line through the same adapters (DCSA Track & Trace
+/// 2.2 and 3.0, X12 315, EDIFACT IFTSTA), so the answer is the same for all lines but the
+/// sandbox, which plays every one.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LineProvidedData {
+    /// The line's own last free day.
+    pub ssl_lfd: bool,
+    /// `seal_number`.
+    pub seal_number: bool,
+    /// About `seal_number`.
+    pub seal_number_notes: String,
+    /// `weight_in_lbs`.
+    pub weight_in_lbs: bool,
+    /// About `weight_in_lbs`.
+    pub weight_in_lbs_notes: String,
+    /// `equipment_type`.
+    pub equipment_type: bool,
+    /// About `equipment_type`.
+    pub equipment_type_notes: String,
+    /// `equipment_length`.
+    pub equipment_length: bool,
+    /// About `equipment_length`.
+    pub equipment_length_notes: String,
+    /// `equipment_height`.
+    pub equipment_height: bool,
+    /// About `equipment_height`.
+    pub equipment_height_notes: String,
+    /// `pod_arrived_at`.
+    pub pod_arrived_at: bool,
+    /// About `pod_arrived_at`.
+    pub pod_arrived_at_notes: String,
+    /// `pod_discharged_at`.
+    pub pod_discharged_at: bool,
+    /// About `pod_discharged_at`.
+    pub pod_discharged_at_notes: String,
+    /// `pod_full_out_at`.
+    pub pod_full_out_at: bool,
+    /// About `pod_full_out_at`.
+    pub pod_full_out_at_notes: String,
+    /// `empty_terminated_at`.
+    pub empty_terminated_at: bool,
+    /// About `empty_terminated_at`.
+    pub empty_terminated_at_notes: String,
+    /// `final_destination_full_out_at`.
+    pub final_destination_full_out_at: bool,
+    /// About `final_destination_full_out_at`.
+    pub final_destination_full_out_at_notes: String,
+}
+
+impl LineProvidedData {
+    /// What the carrier adapters fill (all of it for the sandbox).
+    fn of_line(scac: &str) -> LineProvidedData {
+        let sandbox = scac == boxtrack_core::carriers::SANDBOX_SCAC;
+        let none = String::new;
+        LineProvidedData {
+            ssl_lfd: true,
+            seal_number: true,
+            seal_number_notes: none(),
+            weight_in_lbs: sandbox,
+            weight_in_lbs_notes: if sandbox {
+                none()
+            } else {
+                "Neither DCSA Track & Trace, X12 315 nor IFTSTA carries the weight.".into()
+            },
+            equipment_type: true,
+            equipment_type_notes: none(),
+            equipment_length: true,
+            equipment_length_notes: none(),
+            equipment_height: true,
+            equipment_height_notes: none(),
+            pod_arrived_at: true,
+            pod_arrived_at_notes: none(),
+            pod_discharged_at: true,
+            pod_discharged_at_notes: none(),
+            pod_full_out_at: true,
+            pod_full_out_at_notes: none(),
+            empty_terminated_at: true,
+            empty_terminated_at_notes: none(),
+            final_destination_full_out_at: true,
+            final_destination_full_out_at_notes: none(),
+        }
+    }
 }
 
 /// The `shipping_line` resource as a JSON value.
@@ -265,6 +452,9 @@ pub fn line_resource(l: &Line) -> Value {
             bill_of_lading_prefix: l.bill_of_lading_prefix.clone(),
             access: l.access.clone(),
             notes: l.notes.clone(),
+            tracking_url: l.tracking_url.clone(),
+            contact_url: l.contact_url.clone(),
+            provided_data: LineProvidedData::of_line(&l.scac),
         },
         relationships: NoRelationships {},
     }

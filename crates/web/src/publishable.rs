@@ -10,7 +10,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use boxtrack_api::html::esc;
 use boxtrack_api::state::AppState;
-use boxtrack_core::apikey::normalize_origin;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_store::publishable;
 use uuid::Uuid;
@@ -18,26 +17,13 @@ use uuid::Uuid;
 use crate::common::*;
 use crate::portal::{Fresh, portal};
 
-/// The most origins one key lists.
-const MAX_ORIGINS: usize = 20;
-
 /// Parses the origins field (one per line, or separated by commas or spaces): normalized and
 /// without repeats, or the first that is not an origin.
 pub(crate) fn parse_origins(raw: &str) -> Result<Vec<String>, String> {
-    let mut out: Vec<String> = Vec::new();
-    for part in raw
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|p| !p.is_empty())
-    {
-        let o = normalize_origin(part).map_err(|e| e.to_string())?;
-        if !out.contains(&o) {
-            out.push(o);
-        }
-    }
-    if out.len() > MAX_ORIGINS {
-        return Err(format!("At most {MAX_ORIGINS} origins per key."));
-    }
-    Ok(out)
+    boxtrack_core::apikey::normalize_origins(
+        raw.split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|p| !p.is_empty()),
+    )
 }
 
 /// `POST /console/publishable_keys`.

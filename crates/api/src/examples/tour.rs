@@ -739,6 +739,17 @@ impl Tour {
         let made = id_of(&made);
         t.get("/v2/api_keys/{id}", &format!("/v2/api_keys/{made}"))
             .await;
+        let publishable = t
+            .post(
+                "/v2/publishable_keys",
+                "/v2/publishable_keys",
+                body("publishable key: new", &[]),
+            )
+            .await;
+        let publishable = format!("/v2/publishable_keys/{}", id_of(&publishable));
+        t.get("/v2/publishable_keys", "/v2/publishable_keys").await;
+        t.get("/v2/publishable_keys/{id}", &publishable).await;
+        t.delete("/v2/publishable_keys/{id}", &publishable).await;
         t.patch(
             "/v2/shipments/{id}/stop_tracking",
             &format!("/v2/shipments/{shipment}/stop_tracking"),

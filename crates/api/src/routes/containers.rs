@@ -146,35 +146,40 @@ async fn render(
 }
 
 /// `GET /v2/containers`: the use case [`boxtrack_app::containers`], its input read from the
-/// query.
+/// query (answered from the read cache while nothing of the account has changed).
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
     OriginalUri(uri): OriginalUri,
     RawQuery(raw): RawQuery,
-) -> ApiResult<JsonApi> {
-    let q = QueryParams::parse(raw.as_deref());
-    let page = q.page()?;
-    let includes = q.includes("container", INCLUDES)?;
-    let asked: ListContainers = q.input()?;
-    let sorted = sorted_page(asked.sort(), &page)?;
+) -> ApiResult<axum::response::Response> {
     // a list may be as old as a replica's lag (never older than the account's own writes)
     let db = state.read_db(caller.account.id);
-    let found = boxtrack_app::containers::list(db, caller.account.id, &asked, &page).await?;
-    let rows = &found.listed.rows;
-    let (data, included) = render(db, &caller, rows, Some(&found.shipments), &includes).await?;
-    Ok(sorted_list_response(
-        state.config.public_url.as_deref(),
-        &headers,
-        uri.path(),
-        &q,
-        page,
-        &found.listed,
-        sorted,
-        data,
-        included,
-    ))
+    let render = async {
+        let q = QueryParams::parse(raw.as_deref());
+        let page = q.page()?;
+        let includes = q.includes("container", INCLUDES)?;
+        let asked: ListContainers = q.input()?;
+        let sorted = sorted_page(asked.sort(), &page)?;
+        let found = boxtrack_app::containers::list(db, caller.account.id, &asked, &page).await?;
+        let rows = &found.listed.rows;
+        let (data, included) = render(db, &caller, rows, Some(&found.shipments), &includes).await?;
+        Ok(sorted_list_response(
+            state.config.public_url.as_deref(),
+            &headers,
+            uri.path(),
+            &q,
+            page,
+            &found.listed,
+            sorted,
+            data,
+            included,
+        ))
+    };
+    state
+        .cached_list(&caller.account, db, &headers, &uri, render)
+        .await
 }
 
 async fn one(
@@ -292,7 +297,8 @@ pub async fn show(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchAttrs {
-    /// The client's reference numbers (replaced).
+    /// The client's reference numbers (replaced; at most 50, each at most 100 characters).
+    #[schemars(inner(length(max = 100)))]
     ref_numbers: Vec<String>,
 }
 
@@ -462,41 +468,17 @@ pub async fn events(
         included.push(resources::shipment(&s, &siblings));
     }
     for e in &listed.rows {
-        let place = e.locode.as_deref().and_then(boxtrack_core::reference::port);
-        let mut extra = Vec::new();
-        if includes.iter().any(|i| i == "location")
-            && let Some(p) = place
-        {
-            extra.push(if resources::inland_event(&e.event) {
-                super::reference::metro_resource(p)
-            } else {
-                super::reference::port_resource(p)
-            });
-        }
-        if includes.iter().any(|i| i == "terminal")
-            && let Some(t) = e
-                .terminal
-                .as_deref()
-                .and_then(boxtrack_core::reference::terminal)
-        {
-            extra.push(super::reference::terminal_resource(t));
-        }
-        if includes.iter().any(|i| i == "vessel")
-            && let Some(imo) = e.vessel_imo.as_deref()
-        {
-            extra.push(super::reference::vessel_resource(
-                imo,
-                e.vessel_name.as_deref(),
-            ));
-        }
-        for r in extra {
-            if !included
-                .iter()
-                .any(|i: &Value| i["id"] == r["id"] && i["type"] == r["type"])
-            {
-                included.push(r);
-            }
-        }
+        include_places(
+            &mut included,
+            &includes,
+            Named {
+                event: &e.event,
+                locode: e.locode.as_deref(),
+                terminal: e.terminal.as_deref(),
+                vessel_imo: e.vessel_imo.as_deref(),
+                vessel_name: e.vessel_name.as_deref(),
+            },
+        );
     }
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -510,8 +492,53 @@ pub async fn events(
     ))
 }
 
+/// The places and vessel an event names.
+struct Named<'a> {
+    event: &'a str,
+    locode: Option<&'a str>,
+    terminal: Option<&'a str>,
+    vessel_imo: Option<&'a str>,
+    vessel_name: Option<&'a str>,
+}
+
+/// Adds to `included`, once each, the location, terminal and vessel that `named` names and
+/// `includes` asks for.
+fn include_places(included: &mut Vec<Value>, includes: &[String], named: Named<'_>) {
+    let asked = |name: &str| includes.iter().any(|i| i == name);
+    let mut extra = Vec::new();
+    if asked("location")
+        && let Some(p) = named.locode.and_then(boxtrack_core::reference::port)
+    {
+        extra.push(if resources::inland_event(named.event) {
+            super::reference::metro_resource(p)
+        } else {
+            super::reference::port_resource(p)
+        });
+    }
+    if asked("terminal")
+        && let Some(t) = named.terminal.and_then(boxtrack_core::reference::terminal)
+    {
+        extra.push(super::reference::terminal_resource(t));
+    }
+    if asked("vessel")
+        && let Some(imo) = named.vessel_imo
+    {
+        extra.push(super::reference::vessel_resource(imo, named.vessel_name));
+    }
+    for r in extra {
+        boxtrack_views::jsonapi::include_once(included, r);
+    }
+}
+
+/// What `GET /v2/containers/{id}/raw_events` can include.
+const RAW_INCLUDES: &[&str] = &["location", "vessel", "terminal", "container", "shipment"];
+
+/// What it includes when `include` is not given, as the reference does.
+const RAW_DEFAULT_INCLUDES: &[&str] = &["location", "vessel", "terminal"];
+
 /// `GET /v2/containers/{id}/raw_events`: what the sources reported, verbatim, newest first
-/// (estimates included).
+/// (estimates included), with who reported each (`data_provider_name`, `data_provider_code`)
+/// and, unless `include` says otherwise, their locations, vessels and terminals.
 pub async fn raw_events(
     State(state): State<AppState>,
     caller: Caller,
@@ -522,10 +549,22 @@ pub async fn raw_events(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
-    q.includes("raw_event", &[])?;
-    reads::container(&state.db, caller.account.id, id)
+    let includes = if q.get("include").is_some() {
+        q.includes("raw_event", RAW_INCLUDES)?
+    } else {
+        RAW_DEFAULT_INCLUDES
+            .iter()
+            .map(|s| (*s).to_string())
+            .collect()
+    };
+    let c = reads::container(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
+    let shipment = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?;
+    let providers = boxtrack_views::tracking::Providers::of(
+        &c.state.0,
+        shipment.as_ref().map_or("", |s| s.scac.as_str()),
+    );
     let listed = reads::raw_events(
         &state.db,
         caller.account.id,
@@ -536,7 +575,35 @@ pub async fn raw_events(
             .has(boxtrack_core::plan::Entitlement::RailLfd),
     )
     .await?;
-    let data = listed.rows.iter().map(resources::raw_event).collect();
+    let data = listed
+        .rows
+        .iter()
+        .map(|e| resources::raw_event(e, &providers))
+        .collect();
+    let mut included = Vec::new();
+    if includes.iter().any(|i| i == "container") {
+        included.push(resources::container(&c, shipment.as_ref(), &caller.account));
+    }
+    if includes.iter().any(|i| i == "shipment")
+        && let Some(s) = &shipment
+    {
+        let siblings = reads::containers_of(&state.db, caller.account.id, s.id).await?;
+        included.push(resources::shipment(s, &siblings));
+    }
+    for e in &listed.rows {
+        let terminal = boxtrack_views::tracking::raw_event_terminal_code(e, &providers);
+        include_places(
+            &mut included,
+            &includes,
+            Named {
+                event: &e.event,
+                locode: e.locode.as_deref(),
+                terminal: terminal.as_deref(),
+                vessel_imo: e.vessel_imo.as_deref(),
+                vessel_name: e.vessel_name.as_deref(),
+            },
+        );
+    }
     Ok(list_response(
         state.config.public_url.as_deref(),
         &headers,
@@ -545,7 +612,7 @@ pub async fn raw_events(
         page,
         &listed,
         data,
-        vec![],
+        included,
     ))
 }
 
@@ -698,9 +765,10 @@ pub fn routes() -> Routes {
         })
         .get("/v2/containers/{id}/raw_events", raw_events, || {
             Doc::new("Containers", "List a container's raw events")
-                .about("Every observation the sources reported for the container, newest first, estimates included: the reference's normalized `event` (null for terminal facts such as holds and fees), `original_event` (what the source said, in one line), `observation` (the parsed record, verbatim) and `index` (its place, oldest first from 0).")
+                .about("Every observation the sources reported for the container, newest first, estimates included: the reference's normalized `event` (null for terminal facts such as holds and fees), `original_event` (what the source said, in one line), `observation` (the parsed record, verbatim), `index` (its place, oldest first from 0) and who reported it (`data_source`, `data_provider_name`, `data_provider_code`). Without `include`, the events' locations, vessels and terminals are included, as the reference does; `include=` names what to include instead.")
                 .id("Container")
                 .paged()
+                .include(RAW_INCLUDES)
                 .errors(&[400, 401, 404, 429])
                 .ok("A page of raw events", list_of("RawEvent"))
                 .reference_id("get-containers-id-raw_events")

@@ -122,7 +122,7 @@ async fn backlog_metrics(state: &AppState) -> String {
 /// The read cache's counters in the Prometheus text format.
 fn read_cache_metrics((hits, misses): (u64, u64)) -> String {
     format!(
-        "# HELP boxtrack_read_cache_requests_total Single-resource reads by whether the read cache answered them (hit) or they were rendered (miss).\n\
+        "# HELP boxtrack_read_cache_requests_total Cached reads (single containers and shipments, their lists) by whether the read cache answered them (hit) or they were rendered (miss).\n\
          # TYPE boxtrack_read_cache_requests_total counter\n\
          boxtrack_read_cache_requests_total{{result=\"hit\"}} {hits}\n\
          boxtrack_read_cache_requests_total{{result=\"miss\"}} {misses}\n"

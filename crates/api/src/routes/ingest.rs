@@ -142,6 +142,9 @@ impl Format {
     }
 }
 
+/// The largest X12 or EDIFACT file one request may carry.
+const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+
 /// `POST /v2/ingest/x12`: the body is the X12 file as sent by the carrier or railroad.
 pub async fn x12(
     State(state): State<AppState>,
@@ -385,18 +388,26 @@ pub async fn dcsa(
 /// This module's operations: X12 and EDIFACT files (an API key), DCSA pushes (signed).
 pub fn routes() -> Routes {
     Routes::default()
-        .post("/v2/ingest/x12", x12, || {
+        .routed(
+            "post",
+            "/v2/ingest/x12",
+            axum::routing::post(x12).layer(axum::extract::DefaultBodyLimit::max(MAX_FILE_BYTES)),
+            || {
             Doc::new("Ingest", "Ingest an X12 file")
-                .about("Feeds an ANSI X12 004010 file of 315 (ocean status) and 322 (rail and terminal) transaction sets. Delimiters come from the ISA segment; envelopes are checked (a wrong segment count is a warning, a control-number mismatch rejects that set, group or interchange). Each status becomes observations for the containers it names: an account key updates that account's containers, an operator account's key those of every account. The file is stored verbatim either way. 200 with what was read, matched and changed (also when some sets were refused: `status: partial`); 422 naming the segment and reason when nothing could be read.")
+                .about("Feeds an ANSI X12 004010 file of 315 (ocean status) and 322 (rail and terminal) transaction sets. Delimiters come from the ISA segment; envelopes are checked (a wrong segment count is a warning, a control-number mismatch rejects that set, group or interchange). Each status becomes observations for the containers it names: an account key updates that account's containers, an operator account's key those of every account. The file is stored verbatim either way. Files up to 16 MiB (413 `payload_too_large` past that, nothing read). 200 with what was read, matched and changed (also when some sets were refused: `status: partial`); 422 naming the segment and reason when nothing could be read.")
                 .body_media(&["application/edi-x12", "text/plain"], text_matching("^\\s*ISA"))
-                .errors(&[400, 401, 422, 429])
+                .errors(&[400, 401, 413, 422, 429])
                 .ok_of::<IngestDocument>("What the file held and changed")
         })
-        .post("/v2/ingest/edifact", edifact, || {
+        .routed(
+            "post",
+            "/v2/ingest/edifact",
+            axum::routing::post(edifact).layer(axum::extract::DefaultBodyLimit::max(MAX_FILE_BYTES)),
+            || {
             Doc::new("Ingest", "Ingest an EDIFACT file")
-                .about("Feeds a UN/EDIFACT interchange of IFTSTA messages (international multimodal status reports, D:95B to D:00B and later), as carriers send them. Separators come from the UNA service string advice (the defaults `:+.? '` without one) and release characters are honoured; envelopes are checked: a UNT whose segment count or reference is wrong refuses that message, a UNZ whose count or reference is wrong refuses the whole interchange, and nothing of a refused part is applied. Each consignment's status (STS, with its date DTM 334, place LOC 175, equipment EQD and route LOC 9/11/13/7 with actual and estimated dates) becomes observations for the container it names, read with the same status rules as X12 315s; times are to the minute (DTM format 203) unless stated to the second (204). An account key updates that account's containers, an operator account's key those of every account; the file is stored verbatim either way and refused parts count in source health. 200 with what was read, matched and changed (`status: partial` when some parts were refused); 422 naming the segment and reason when nothing could be read.")
+                .about("Feeds a UN/EDIFACT interchange of IFTSTA messages (international multimodal status reports, D:95B to D:00B and later), as carriers send them. Separators come from the UNA service string advice (the defaults `:+.? '` without one) and release characters are honoured; envelopes are checked: a UNT whose segment count or reference is wrong refuses that message, a UNZ whose count or reference is wrong refuses the whole interchange, and nothing of a refused part is applied. Each consignment's status (STS, with its date DTM 334, place LOC 175, equipment EQD and route LOC 9/11/13/7 with actual and estimated dates) becomes observations for the container it names, read with the same status rules as X12 315s; times are to the minute (DTM format 203) unless stated to the second (204). An account key updates that account's containers, an operator account's key those of every account; the file is stored verbatim either way and refused parts count in source health. Files up to 16 MiB (413 `payload_too_large` past that, nothing read). 200 with what was read, matched and changed (`status: partial` when some parts were refused); 422 naming the segment and reason when nothing could be read.")
                 .body_media(&["application/edifact", "text/plain"], text_matching("^\\s*UN[ABH]"))
-                .errors(&[400, 401, 422, 429])
+                .errors(&[400, 401, 413, 422, 429])
                 .ok_of::<IngestDocument>("What the file held and changed")
         })
         .public_post("/v2/ingest/dcsa", dcsa, || {

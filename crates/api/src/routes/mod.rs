@@ -14,6 +14,7 @@ pub mod infer;
 pub mod ingest;
 pub mod notifications;
 pub mod parties;
+pub mod publishable_keys;
 pub mod reference;
 pub mod sandbox;
 pub mod search;

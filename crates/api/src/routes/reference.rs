@@ -43,10 +43,11 @@ pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
 
 /// `GET /v2/shipping_lines/{id}` (id or SCAC).
 pub async fn line(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi> {
-    let found = carriers::shipping_lines().iter().find(|l| {
-        l.scac.eq_ignore_ascii_case(&id)
-            || boxtrack_views::reference::line_id(&l.scac).to_string() == id
-    });
+    // by id, SCAC or an alternative SCAC (`SEAL` is SeaLand's `SEAU`)
+    let found = carriers::shipping_lines()
+        .iter()
+        .find(|l| boxtrack_views::reference::line_id(&l.scac).to_string() == id)
+        .or_else(|| carriers::by_scac(&id.to_ascii_uppercase()));
     found
         .map(|l| JsonApi::single(line_resource(l), vec![]))
         .ok_or_else(|| ApiError::not_found("shipping_line"))
@@ -348,7 +349,7 @@ pub fn routes() -> Routes {
         })
         .get("/v2/shipping_lines/{id}", line, || {
             Doc::new("Reference data", "Get a shipping line")
-                .about("By id or SCAC.")
+                .about("By id, SCAC or one of the line's alternative SCACs (`SEAL` answers SeaLand, `SEAU`).")
                 .path_text("id", "Shipping line id or SCAC")
                 .errors(&[401, 404, 429])
                 .ok("The shipping line", single("ShippingLine"))

@@ -3,7 +3,7 @@
 use crate::schema::{Param, Schema};
 use axum::extract::{RawQuery, State};
 use boxtrack_store::reads;
-use boxtrack_views::jsonapi::{At, ToOne};
+use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
@@ -112,9 +112,6 @@ pub async fn search(
             SearchResult {
                 id: h.id,
                 kind: a.entity_type,
-                relationships: SearchRelationships {
-                    entity: ToOne::new(&h.entity_type, Some(h.id)),
-                },
                 links: Links {
                     this: format!("/v2/{collection}/{}", h.id),
                 },
@@ -148,7 +145,8 @@ pub struct Meta {
 }
 
 /// One result: a shipment, a container (`cargo`, as the reference calls it) or a tracking
-/// request.
+/// request. It has no relationships: a relationship naming the result itself (as an `entity`
+/// link once did) makes a client's deserialized graph contain itself.
 #[derive(Serialize, JsonSchema)]
 pub struct SearchResult {
     /// The entity's id.
@@ -159,8 +157,6 @@ pub struct SearchResult {
     pub kind: &'static str,
     /// What matched, and what the entity is.
     pub attributes: SearchAttributes,
-    /// The entity.
-    pub relationships: SearchRelationships,
     /// Where the entity is.
     pub links: Links,
 }
@@ -199,13 +195,6 @@ pub struct SearchAttributes {
     pub created_at: At,
     /// When the entity last changed.
     pub updated_at: At,
-}
-
-/// The entity a result is.
-#[derive(Serialize, JsonSchema)]
-pub struct SearchRelationships {
-    /// The shipment, container or tracking request.
-    pub entity: ToOne,
 }
 
 /// `links.self`: the entity's path.

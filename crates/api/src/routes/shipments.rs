@@ -56,6 +56,18 @@ async fn render(
                     .map(|c| resources::container(c, Some(s), &caller.account)),
             );
         }
+        // the POD terminal the containers report, as the shipment's relationship names it
+        if includes.iter().any(|i| i == "pod_terminal")
+            && let Some(t) = containers
+                .iter()
+                .find_map(reads::ContainerOnShipment::pod_terminal)
+                .and_then(boxtrack_core::reference::terminal)
+        {
+            let r = super::reference::terminal_resource(t);
+            if !included.contains(&r) {
+                included.push(r);
+            }
+        }
         let route = &s.route.0;
         for (name, locode) in [
             ("port_of_lading", &route.pol_locode),
@@ -76,35 +88,40 @@ async fn render(
 }
 
 /// `GET /v2/shipments`: the use case [`boxtrack_app::shipments`], its input read from the
-/// query.
+/// query (answered from the read cache while nothing of the account has changed).
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
     OriginalUri(uri): OriginalUri,
     RawQuery(raw): RawQuery,
-) -> ApiResult<JsonApi> {
-    let q = QueryParams::parse(raw.as_deref());
-    let page = q.page()?;
-    let includes = q.includes("shipment", INCLUDES)?;
-    let asked: ListShipments = q.input()?;
-    let sorted = crate::jsonapi::sorted_page(asked.sort(), &page)?;
+) -> ApiResult<axum::response::Response> {
     // a list may be as old as a replica's lag (never older than the account's own writes)
     let db = state.read_db(caller.account.id);
-    let found = boxtrack_app::shipments::list(db, caller.account.id, &asked, &page).await?;
-    let rows = &found.listed.rows;
-    let (data, included) = render(db, &caller, rows, Some(found.containers), &includes).await?;
-    Ok(sorted_list_response(
-        state.config.public_url.as_deref(),
-        &headers,
-        uri.path(),
-        &q,
-        page,
-        &found.listed,
-        sorted,
-        data,
-        included,
-    ))
+    let render = async {
+        let q = QueryParams::parse(raw.as_deref());
+        let page = q.page()?;
+        let includes = q.includes("shipment", INCLUDES)?;
+        let asked: ListShipments = q.input()?;
+        let sorted = crate::jsonapi::sorted_page(asked.sort(), &page)?;
+        let found = boxtrack_app::shipments::list(db, caller.account.id, &asked, &page).await?;
+        let rows = &found.listed.rows;
+        let (data, included) = render(db, &caller, rows, Some(found.containers), &includes).await?;
+        Ok(sorted_list_response(
+            state.config.public_url.as_deref(),
+            &headers,
+            uri.path(),
+            &q,
+            page,
+            &found.listed,
+            sorted,
+            data,
+            included,
+        ))
+    };
+    state
+        .cached_list(&caller.account, db, &headers, &uri, render)
+        .await
 }
 
 async fn one(
@@ -150,14 +167,17 @@ pub async fn show(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchAttrs {
-    /// The client's reference numbers (replaced).
+    /// The client's reference numbers (replaced; at most 50, each at most 100 characters).
     #[serde(default)]
+    #[schemars(inner(length(max = 100)))]
     ref_numbers: Option<Vec<String>>,
-    /// The client's tags (replaced).
+    /// The client's tags (replaced; at most 50, each at most 100 characters).
     #[serde(default)]
+    #[schemars(inner(length(max = 100)))]
     tags: Option<Vec<String>>,
     /// The same as `tags` (the reference's spelling).
     #[serde(default)]
+    #[schemars(inner(length(max = 100)))]
     shipment_tags: Option<Vec<String>>,
 }
 

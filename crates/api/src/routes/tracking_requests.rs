@@ -40,11 +40,13 @@ struct CreateAttrs {
     /// Detect the carrier from the number.
     #[serde(default)]
     auto_detect_vocc_scac: Option<bool>,
-    /// The client's reference numbers.
+    /// The client's reference numbers (at most 50, each at most 100 characters).
     #[serde(default)]
+    #[schemars(inner(length(max = 100)))]
     ref_numbers: Option<Vec<String>>,
-    /// Tags given to the shipment once it is created.
+    /// Tags given to the shipment once it is created (at most 50, each at most 100 characters).
     #[serde(default)]
+    #[schemars(inner(length(max = 100)))]
     shipment_tags: Option<Vec<String>>,
     /// Custom field values set on the shipment and its containers when they are created;
     /// each checked against its definition now.
@@ -315,14 +317,16 @@ pub async fn show(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PatchAttrs {
-    /// The client's reference numbers (replaced).
+    /// The client's reference numbers (replaced; at most 50, each at most 100 characters).
     #[serde(default)]
+    #[schemars(inner(length(max = 100)))]
     ref_numbers: Option<Vec<String>>,
     /// Single ref number (reference spelling).
     #[serde(default)]
     ref_number: Option<String>,
-    /// Tags for the shipment (replaced).
+    /// Tags for the shipment (replaced; at most 50, each at most 100 characters).
     #[serde(default)]
+    #[schemars(inner(length(max = 100)))]
     shipment_tags: Option<Vec<String>>,
 }
 

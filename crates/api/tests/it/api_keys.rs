@@ -218,3 +218,79 @@ async fn bad_page_parameters_are_400_naming_the_parameter() {
         200
     );
 }
+
+#[tokio::test]
+async fn publishable_keys_are_made_listed_and_revoked_by_api() {
+    use boxtrack_core::plan::{Entitlement, Plan};
+    use boxtrack_core::ratelimit::Limits;
+    let app = TestApp::spawn().await;
+    let (_, plain) = app.account().await;
+    let body = r#"{"data":{"type":"publishable_key","attributes":{"name":"shop","allowed_origins":["https://Shop.Example.com/","https://shop.example.com"]}}}"#;
+    // the widget entitlement is needed
+    let e = assert_error(
+        &app.post("/v2/publishable_keys", &plain, MT, body).await,
+        403,
+    );
+    assert_eq!(e["code"], "entitlement_required");
+
+    let (_, key) = app
+        .account_with(Plan::Standard, &[Entitlement::Widget], Limits::default())
+        .await;
+    let r = app.post("/v2/publishable_keys", &key, MT, body).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let made = r.json();
+    let attrs = &made["data"]["attributes"];
+    let secret = attrs["key"].as_str().unwrap_or_default().to_string();
+    assert!(secret.starts_with("btp_"), "{made}");
+    assert_eq!(
+        attrs["allowed_origins"],
+        serde_json::json!(["https://shop.example.com"])
+    );
+    let id = made["data"]["id"].as_str().unwrap().to_string();
+
+    // the key authenticates (the embeds' check), and is never shown again
+    let parsed = boxtrack_core::apikey::PublishableKey::parse(&secret).unwrap();
+    let live = boxtrack_store::publishable::authenticate(&app.db, &parsed)
+        .await
+        .unwrap();
+    assert_eq!(
+        live.map(|(_, origins, _)| origins),
+        Some(vec!["https://shop.example.com".to_string()])
+    );
+    let listed = app.get("/v2/publishable_keys", Some(&key)).await.json();
+    assert_eq!(listed["meta"]["total"], 1, "{listed}");
+    assert!(listed["data"][0]["attributes"].get("key").is_none());
+    let one = app
+        .get(&format!("/v2/publishable_keys/{id}"), Some(&key))
+        .await;
+    assert_eq!(one.status, 200, "{}", one.text);
+    // another account sees none of it
+    assert_error(
+        &app.get(&format!("/v2/publishable_keys/{id}"), Some(&plain))
+            .await,
+        404,
+    );
+    assert_error(
+        &app.delete(&format!("/v2/publishable_keys/{id}"), &plain)
+            .await,
+        404,
+    );
+
+    // a bad origin changes nothing
+    let bad = r#"{"data":{"type":"publishable_key","attributes":{"allowed_origins":["shop.example.com/path"]}}}"#;
+    let e = assert_error(&app.post("/v2/publishable_keys", &key, MT, bad).await, 422);
+    assert_eq!(e["source"]["pointer"], "/data/attributes/allowed_origins");
+    let listed = app.get("/v2/publishable_keys", Some(&key)).await.json();
+    assert_eq!(listed["meta"]["total"], 1);
+
+    // revoked: refused by the widget from then on
+    let r = app
+        .delete(&format!("/v2/publishable_keys/{id}"), &key)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert!(r.json()["data"]["attributes"]["revoked_at"].is_string());
+    let live = boxtrack_store::publishable::authenticate(&app.db, &parsed)
+        .await
+        .unwrap();
+    assert!(live.is_none());
+}

@@ -464,6 +464,37 @@ async fn every_reference_custom_field_operation_on_its_success_path() {
         .await;
     assert_eq!(option.status, 201, "{}", option.text);
     let option_id = option.json()["data"]["id"].as_str().unwrap().to_string();
+    // the options list pages like every other list (the SDKs send page[size] to every list)
+    let second = app
+        .post(
+            &format!("/v2/custom_field_definitions/{band}/options"),
+            &key,
+            MT,
+            &json!({"data": {"type": "custom_field_option", "attributes": {"label": "Chilled", "value": "chilled", "position": 2}}}).to_string(),
+        )
+        .await;
+    assert_eq!(second.status, 201, "{}", second.text);
+    let options = format!("/v2/custom_field_definitions/{band}/options");
+    let r = app
+        .get(&format!("{options}?page[size]=1"), Some(&key))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let page = r.json();
+    assert_eq!(page["data"].as_array().map(Vec::len), Some(1), "{page}");
+    assert_eq!(page["data"][0]["attributes"]["value"], "frozen");
+    assert_eq!(page["meta"]["total"], 2);
+    let next = page["links"]["next"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(next.contains("page[number]=2"), "{page}");
+    let r = app.get(&next, Some(&key)).await.json();
+    assert_eq!(r["data"][0]["attributes"]["value"], "chilled", "{r}");
+    assert!(r["links"]["next"].is_null(), "{r}");
+    let r = app
+        .get(&format!("{options}?page[size]=0"), Some(&key))
+        .await;
+    assert_eq!(assert_error(&r, 400)["source"]["parameter"], "page[size]");
     let option_path = format!("/v2/custom_field_definitions/{band}/options/{option_id}");
     assert_eq!(app.get(&option_path, Some(&key)).await.status, 200);
     let r = app

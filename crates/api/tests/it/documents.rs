@@ -575,4 +575,21 @@ async fn bodies_over_the_limit_are_a_json_api_413_and_store_nothing() {
         )
         .await;
     assert_error(&r, 413);
+    // an upstream file over the HTTP layer's limit: a JSON:API error too
+    for (path, media) in [
+        ("/v2/ingest/x12", "application/edi-x12"),
+        ("/v2/ingest/edifact", "application/edifact"),
+    ] {
+        let r = app
+            .send(
+                app.client
+                    .post(app.url(path))
+                    .header("Authorization", format!("Token {key}"))
+                    .header("Content-Type", media)
+                    .body(vec![b'x'; 16 * 1024 * 1024 + 1]),
+            )
+            .await;
+        let e = assert_error(&r, 413);
+        assert_eq!(e["code"], "payload_too_large", "{path}");
+    }
 }

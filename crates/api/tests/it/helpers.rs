@@ -19,6 +19,9 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The metrics of the served state (connection counts included).
     pub metrics: std::sync::Arc<boxtrack_api::metrics::Metrics>,
+    /// The served state's read cache: the test's own writes past the API (the worker run
+    /// in-process, rows made directly) retire what it holds, as the API's writes do.
+    pub reads: std::sync::Arc<boxtrack_api::readcache::ReadCache>,
     shutdown: CancellationToken,
     _database: Option<TestDatabase>,
 }
@@ -95,6 +98,7 @@ impl TestApp {
     pub async fn serve_state(state: AppState, conns: Connections) -> TestApp {
         let db = state.db.clone();
         let metrics = state.metrics.clone();
+        let reads = state.reads.clone();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();
@@ -114,6 +118,7 @@ impl TestApp {
             db,
             client: reqwest::Client::new(),
             metrics,
+            reads,
             shutdown,
             _database: None,
         }
@@ -160,6 +165,7 @@ impl TestApp {
         let method = request.method().as_str().to_ascii_lowercase();
         let ours = request.url().as_str().starts_with(&self.base);
         let path = request.url().path().to_string();
+        let query = request.url().query().map(str::to_string);
         let sent = request
             .body()
             .and_then(|b| b.as_bytes())
@@ -183,6 +189,7 @@ impl TestApp {
         if ours {
             crate::conformance::check(&method, &path, &resp);
             crate::reference_gate::check(&method, &path, &resp);
+            crate::reference_gate::check_graph(&method, &path, query.as_deref(), &resp);
             if let Some((body, media)) = &sent {
                 crate::conformance::check_request(&method, &path, media, body, &resp);
             }
@@ -212,20 +219,24 @@ impl TestApp {
     pub async fn process_at(&self, now_us: i64) -> usize {
         let sources: Vec<std::sync::Arc<dyn boxtrack_sources::Source>> =
             vec![std::sync::Arc::new(boxtrack_sources::sandbox::Sandbox)];
-        boxtrack_worker::Processor::new(self.db.clone(), sources)
+        let n = boxtrack_worker::Processor::new(self.db.clone(), sources)
             .process_due(now_us)
             .await
-            .unwrap()
+            .unwrap();
+        self.reads.changes().touch_all();
+        n
     }
 
     /// One pass of requests and sandbox playback at `now_us` (one simulated hour per second).
     pub async fn tick_at(&self, now_us: i64) -> usize {
         let sources: Vec<std::sync::Arc<dyn boxtrack_sources::Source>> =
             vec![std::sync::Arc::new(boxtrack_sources::sandbox::Sandbox)];
-        boxtrack_worker::Processor::new(self.db.clone(), sources)
+        let n = boxtrack_worker::Processor::new(self.db.clone(), sources)
             .tick(now_us)
             .await
-            .unwrap()
+            .unwrap();
+        self.reads.changes().touch_all();
+        n
     }
 
     /// Runs the processor once now.
@@ -351,6 +362,7 @@ impl TestApp {
         let id: uuid::Uuid = boxtrack_store::on_db!(&self.db, p => sqlx::query_scalar(
             "SELECT id FROM containers WHERE account_id = $1 AND number = $2")
             .bind(account).bind(number).fetch_one(p).await.unwrap());
+        self.reads.changes().touch_all();
         id
     }
 }

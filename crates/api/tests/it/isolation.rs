@@ -171,6 +171,19 @@ Content-Transfer-Encoding: base64\r\n\r\nJVBERi0xLjQKJSBhcnJpdmFsIG5vdGljZQolJUV
     assert_eq!(k.status, 201, "{}", k.text);
     ids.insert("api_key", id_of(&k));
     markers.push("victim key 4410".into());
+    let pk = app
+        .post(
+            "/v2/publishable_keys",
+            key,
+            MT,
+            &json!({"data": {"type": "publishable_key", "attributes": {"name": "victim widget 7731", "allowed_origins": ["https://victim-7731.example"]}}})
+                .to_string(),
+        )
+        .await;
+    assert_eq!(pk.status, 201, "{}", pk.text);
+    ids.insert("publishable_key", id_of(&pk));
+    markers.push("victim widget 7731".into());
+    markers.push("victim-7731".into());
     let n = app.get("/v2/webhook_notifications", Some(key)).await.json();
     ids.insert(
         "webhook_notification",
@@ -202,6 +215,7 @@ fn kind_of(path: &str, param: &str) -> Option<&'static str> {
         ("documents", "id") => "document",
         ("email_submissions", "id") => "email_submission",
         ("api_keys", "id") => "api_key",
+        ("publishable_keys", "id") => "publishable_key",
         ("custom_field_definitions", "id") => "custom_field_definition",
         ("options", "option_id") => "custom_field_option",
         ("custom_fields", "id") => "custom_field",

@@ -12,6 +12,7 @@ mod custom_fields;
 mod documents;
 mod faults;
 mod helpers;
+mod includes;
 mod ingest;
 mod isolation;
 mod joining;

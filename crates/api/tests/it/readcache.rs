@@ -165,3 +165,57 @@ async fn no_budget_no_cache() {
     }
     assert_eq!(counts(&app).await, (0, 0));
 }
+
+#[tokio::test]
+async fn cached_lists_follow_changes_and_name_the_address_asked() {
+    let (db, _database) = fresh_db().await;
+    let app = TestApp::spawn_on(db.clone(), Limiter::memory()).await;
+    let (a, key) = app.account().await;
+    let id = app
+        .track_directly(a.id, "MRSU4371639", "MAEU", "CNSHA", "USLAX")
+        .await;
+    let list = "/v2/containers?page[size]=5";
+    let first = app.get(list, Some(&key)).await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    let (hits, misses) = counts(&app).await;
+    assert_eq!(app.get(list, Some(&key)).await.text, first.text);
+    assert_eq!(counts(&app).await, (hits + 1, misses));
+
+    // the links name the address the client used: another Host is another entry
+    let r = app
+        .send(
+            app.client
+                .get(app.url(list))
+                .header("Authorization", format!("Token {key}"))
+                .header("Host", "track.example.com"),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let self_link = r.json()["links"]["self"].as_str().unwrap_or("").to_string();
+    assert!(
+        self_link.starts_with("http://track.example.com/"),
+        "{self_link}"
+    );
+    assert_ne!(r.text, first.text);
+
+    // a change is seen by the next list read (this process's write), a second container too
+    let r = app
+        .patch(
+            &format!("/v2/containers/{id}"),
+            &key,
+            r#"{"data":{"type":"container","attributes":{"ref_numbers":["PO-7"]}}}"#,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let doc = app.get(list, Some(&key)).await.json();
+    assert_eq!(doc["data"][0]["attributes"]["ref_numbers"], json!(["PO-7"]));
+    app.track_directly(a.id, "MSCU1234566", "MSCU", "CNSHA", "USLAX")
+        .await;
+    let doc = read_until(&app, list, &key, |d| {
+        d["data"].as_array().map(Vec::len) == Some(2)
+    })
+    .await;
+    assert_eq!(doc["meta"]["total"], json!(2), "{doc}");
+    let shipments = app.get("/v2/shipments", Some(&key)).await.json();
+    assert_eq!(shipments["data"].as_array().map(Vec::len), Some(2));
+}

@@ -509,3 +509,78 @@ fn missing_members(r: &Reference, method: &str, template: &str, status: &str, bo
         missing.join(", ")
     );
 }
+
+/// The graph a JSON:API answer describes, as a client's deserializer builds it:
+/// - no resource relates to itself (a relationship naming the resource's own id, as search
+///   results' `entity` once did, makes the SDK's object contain itself, and `JSON.stringify`
+///   of it fails);
+/// - every relationship the request asked to include (`include=a,b.c`, its first step) that
+///   names a resource has that resource in `included` (or in `data`), on every path.
+pub fn check_graph(method: &str, path: &str, query: Option<&str>, resp: &Resp) {
+    if method != "get" || resp.status != 200 || !path.starts_with("/v2/") {
+        return;
+    }
+    let Ok(body) = serde_json::from_str::<Value>(&resp.text) else {
+        return;
+    };
+    let primary: Vec<&Value> = match &body["data"] {
+        Value::Array(items) => items.iter().collect(),
+        one @ Value::Object(_) => vec![one],
+        _ => return,
+    };
+    let included: Vec<&Value> = body["included"].as_array().into_iter().flatten().collect();
+    let linked = |r: &Value| -> Vec<(String, String, String)> {
+        let mut out = Vec::new();
+        for (name, rel) in r["relationships"].as_object().into_iter().flatten() {
+            let items: Vec<&Value> = match &rel["data"] {
+                Value::Array(a) => a.iter().collect(),
+                one @ Value::Object(_) => vec![one],
+                _ => Vec::new(),
+            };
+            for d in items {
+                if let (Some(t), Some(id)) = (d["type"].as_str(), d["id"].as_str()) {
+                    out.push((name.clone(), t.to_string(), id.to_string()));
+                }
+            }
+        }
+        out
+    };
+    for r in primary.iter().chain(included.iter()) {
+        let own = r["id"].as_str().unwrap_or_default();
+        let own_type = r["type"].as_str().unwrap_or_default();
+        for (name, t, id) in linked(r) {
+            assert!(
+                own.is_empty() || id != own || t != own_type,
+                "GET {path}: {} {own} relates to itself through {name:?}",
+                r["type"]
+            );
+        }
+    }
+    let asked: Vec<String> = query
+        .into_iter()
+        .flat_map(|q| url::form_urlencoded::parse(q.as_bytes()))
+        .filter(|(k, _)| k == "include")
+        .flat_map(|(_, v)| {
+            v.split(',')
+                .map(|s| s.trim().split('.').next().unwrap_or_default().to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let present = |t: &str, id: &str| {
+        primary
+            .iter()
+            .chain(included.iter())
+            .any(|x| x["type"] == t && x["id"] == id)
+    };
+    for r in &primary {
+        for (name, t, id) in linked(r) {
+            if asked.contains(&name) {
+                assert!(
+                    present(&t, &id),
+                    "GET {path}?{}: {name} {t} {id} was asked for but is not in included",
+                    query.unwrap_or_default()
+                );
+            }
+        }
+    }
+}

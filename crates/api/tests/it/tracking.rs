@@ -1463,6 +1463,10 @@ async fn search_ranks_numbers_and_references() {
         "{exact}"
     );
     assert_eq!(exact["data"][0]["attributes"]["scac"], "TEST");
+    // no result relates to itself (a client's object graph would contain itself)
+    for r in exact["data"].as_array().unwrap() {
+        assert!(r.get("relationships").is_none(), "{r}");
+    }
     let by_ref = app.get("/v2/search?query=po-1", Some(&key)).await.json();
     let kinds: Vec<&str> = by_ref["data"]
         .as_array()

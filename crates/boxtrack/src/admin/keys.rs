@@ -1,10 +1,12 @@
-//! `boxtrack keys …`: issue, list and revoke an account's API keys.
+//! `boxtrack keys …`: issue, list and revoke an account's API keys and publishable keys.
 
 use anyhow::bail;
+use boxtrack_core::plan::Entitlement;
 use boxtrack_core::time::format_micros;
 use boxtrack_store::Db;
 use boxtrack_store::accounts;
 use boxtrack_store::keys::{self, ApiKeyRecord};
+use boxtrack_store::publishable::{self, PublishableKeyRecord};
 use clap::Subcommand;
 use serde_json::{Value, json};
 
@@ -13,7 +15,8 @@ use super::{JsonFlag, not_found, parse_id, print_json, table};
 /// `boxtrack keys …`
 #[derive(Subcommand, Debug)]
 pub enum KeysCommand {
-    /// Issue a new API key for an account (shown once).
+    /// Issue a new key for an account (shown once): a secret API key (`btk_…`), or with
+    /// `--publishable` a publishable key (`btp_…`) for the embeddable map and widget.
     Create {
         /// Account id.
         #[arg(long)]
@@ -21,6 +24,13 @@ pub enum KeysCommand {
         /// Optional label.
         #[arg(long)]
         name: Option<String>,
+        /// Make a publishable key (the account needs the `widget` entitlement).
+        #[arg(long)]
+        publishable: bool,
+        /// With --publishable: an origin whose pages may use the key
+        /// (`https://shop.example.com`); repeat for more; none: any origin.
+        #[arg(long = "origin", requires = "publishable")]
+        origins: Vec<String>,
         #[command(flatten)]
         json: JsonFlag,
     },
@@ -29,16 +39,101 @@ pub enum KeysCommand {
         /// Account id.
         #[arg(long)]
         account: String,
+        /// List its publishable keys instead of its API keys.
+        #[arg(long)]
+        publishable: bool,
         #[command(flatten)]
         json: JsonFlag,
     },
-    /// Revoke a key at once.
+    /// Revoke a key at once (an API key, or a publishable key by its id).
     Revoke {
-        /// Key id (from `keys list`).
+        /// Key id (from `keys list` or `keys list --publishable`).
         key_id: String,
         #[command(flatten)]
         json: JsonFlag,
     },
+}
+
+/// A publishable key as `--json` prints it (never the key itself).
+fn publishable_json(k: &PublishableKeyRecord) -> Value {
+    json!({
+        "key_id": k.id,
+        "account_id": k.account_id,
+        "name": k.name,
+        "hint": k.hint,
+        "allowed_origins": k.allowed_origins.0,
+        "created_at": format_micros(k.created_us),
+        "revoked_at": k.revoked_us.map(format_micros),
+    })
+}
+
+/// The columns of a publishable key table.
+const PUBLISHABLE_HEADERS: [&str; 6] = ["KEY ID", "NAME", "HINT", "ORIGINS", "CREATED", "REVOKED"];
+
+/// A publishable key as a table row.
+fn publishable_row(k: &PublishableKeyRecord) -> Vec<String> {
+    let origins = if k.allowed_origins.0.is_empty() {
+        "any".to_string()
+    } else {
+        k.allowed_origins.0.join(" ")
+    };
+    vec![
+        k.id.to_string(),
+        k.name.clone().unwrap_or_else(|| "-".into()),
+        k.hint.clone(),
+        origins,
+        format_micros(k.created_us),
+        k.revoked_us.map_or_else(|| "-".to_string(), format_micros),
+    ]
+}
+
+/// Prints publishable keys as `--json` or a table.
+fn print_publishable(ks: &[PublishableKeyRecord], json: bool) -> anyhow::Result<()> {
+    if json {
+        print_json(&Value::Array(ks.iter().map(publishable_json).collect()))
+    } else {
+        println!(
+            "{}",
+            table(
+                &PUBLISHABLE_HEADERS,
+                &ks.iter().map(publishable_row).collect::<Vec<_>>()
+            )
+        );
+        Ok(())
+    }
+}
+
+/// `keys create --publishable`: a publishable key of an account with the widget entitlement.
+async fn create_publishable(
+    db: &Db,
+    account: uuid::Uuid,
+    name: Option<&str>,
+    origins: &[String],
+    json: bool,
+) -> anyhow::Result<()> {
+    let Some(a) = accounts::get(db, account).await? else {
+        bail!("no account {account}");
+    };
+    if !a.has(Entitlement::Widget) {
+        bail!(
+            "account {account} lacks the `widget` entitlement that publishable keys need; grant it with `boxtrack accounts update {account} --entitlements …,widget`"
+        );
+    }
+    let origins = boxtrack_core::apikey::normalize_origins(origins.iter().map(String::as_str))
+        .map_err(anyhow::Error::msg)?;
+    let (record, key) = publishable::create(db, account, name, &origins).await?;
+    if json {
+        let mut v = publishable_json(&record);
+        v["publishable_key"] = json!(key.expose());
+        print_json(&v)
+    } else {
+        print_publishable(std::slice::from_ref(&record), false)?;
+        println!(
+            "\nPublishable key (shown once, store it now): {}",
+            key.expose()
+        );
+        Ok(())
+    }
 }
 
 /// A key as `--json` prints it (never the key itself).
@@ -77,7 +172,18 @@ pub async fn keys(db: &Db, cmd: &KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Create {
             account,
             name,
+            publishable: true,
+            origins,
             json,
+        } => {
+            let id = parse_id("account id", account)?;
+            create_publishable(db, id, name.as_deref(), origins, json.json).await
+        }
+        KeysCommand::Create {
+            account,
+            name,
+            json,
+            ..
         } => {
             let id = parse_id("account id", account)?;
             let (record, key) = keys::create(db, id, name.as_deref())
@@ -93,10 +199,17 @@ pub async fn keys(db: &Db, cmd: &KeysCommand) -> anyhow::Result<()> {
                 Ok(())
             }
         }
-        KeysCommand::List { account, json } => {
+        KeysCommand::List {
+            account,
+            publishable,
+            json,
+        } => {
             let id = parse_id("account id", account)?;
             if accounts::get(db, id).await?.is_none() {
                 bail!("no account {id}");
+            }
+            if *publishable {
+                return print_publishable(&publishable::list(db, id).await?, json.json);
             }
             let ks = keys::list_all(db, id).await?;
             if json.json {
@@ -111,6 +224,10 @@ pub async fn keys(db: &Db, cmd: &KeysCommand) -> anyhow::Result<()> {
         }
         KeysCommand::Revoke { key_id, json } => {
             let id = parse_id("key id", key_id)?;
+            if let Some(p) = publishable::get(db, id).await? {
+                let k = publishable::revoke(db, p.account_id, id).await?;
+                return print_publishable(std::slice::from_ref(&k), json.json);
+            }
             let k = keys::revoke(db, id, None)
                 .await
                 .map_err(not_found(format!("no API key {id}")))?;

@@ -80,6 +80,13 @@ pub struct TransportEventRelationships {
     pub vessel: ToOne,
     /// The terminal (`terminal`).
     pub terminal: ToOne,
+    /// The raw event it was made from (`raw_event`), as the reference names it: null, since
+    /// one transport event may be told by several sources (see `field_sources` and the
+    /// container's raw events for who said what).
+    pub source_event: ToOne,
+    /// The invalidated transport event this one replaces (`transport_event`): null, since
+    /// boxtrack keeps one transport event per milestone and moves its time.
+    pub previous_version: ToOne,
 }
 
 /// The `transport_event` resource.
@@ -114,6 +121,8 @@ pub fn transport_event_resource(e: &TransportEventRow) -> Resource<TransportEven
                 e.vessel_imo.as_deref().map(crate::reference::vessel_id),
             ),
             terminal: terminal_rel(e.terminal.as_deref()),
+            source_event: ToOne::none(),
+            previous_version: ToOne::none(),
         },
     }
 }
@@ -178,6 +187,17 @@ pub struct RawEventAttributes {
     /// Who reported it.
     #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
     pub data_source: String,
+    /// The name of who reported it: the shipping line (`Maersk`), the terminal, the railroad;
+    /// null for vessel positions.
+    pub data_provider_name: Option<String>,
+    /// Their code: the carrier's SCAC, the terminal's FIRMS code, the railroad's SCAC.
+    pub data_provider_code: Option<String>,
+    /// When a future event is due, as the reference names it: always null (an estimate's
+    /// time is `estimated_at` and `timestamp`).
+    pub will_occur_at: Option<At>,
+    /// When the record was withdrawn: null (a source's withdrawal is a record of its own,
+    /// fact `retracted`, and the transport event it withdrew has `invalidated_at`).
+    pub invalidated_at: Option<At>,
     /// When boxtrack read it from the source.
     pub observed_at: At,
     /// When boxtrack recorded it.
@@ -195,6 +215,53 @@ pub struct RawEventRelationships {
     pub container: ToOne,
     /// The shipment (`shipment`).
     pub shipment: ToOne,
+    /// The terminal it happened at (`terminal`): the one the source named, or for a
+    /// terminal's own report (holds, fees, availability) the container's POD terminal.
+    pub terminal: ToOne,
+}
+
+/// Who reports a container's raw events, by kind of source: what fills a raw event's
+/// `data_provider_name` and `data_provider_code`, and the terminal of a terminal's reports.
+#[derive(Debug, Clone, Default)]
+pub struct Providers {
+    /// The shipping line: name and SCAC.
+    pub shipping_line: Option<(String, String)>,
+    /// The POD terminal: name and FIRMS code.
+    pub terminal: Option<(String, String)>,
+    /// The railroad at the port of discharge: name and SCAC.
+    pub rail: Option<(String, String)>,
+}
+
+impl Providers {
+    /// The providers of a container on a shipment of carrier `scac`.
+    pub fn of(state: &boxtrack_core::tracking::ContainerState, scac: &str) -> Providers {
+        let line = boxtrack_core::carriers::by_scac(scac).map_or_else(
+            || (scac.to_string(), scac.to_string()),
+            |l| (l.name.clone(), l.scac.clone()),
+        );
+        Providers {
+            shipping_line: (!scac.is_empty()).then_some(line),
+            terminal: state
+                .pod_terminal
+                .as_deref()
+                .and_then(boxtrack_core::reference::terminal)
+                .map(|t| (t.name.clone(), t.firms_code.clone())),
+            rail: state
+                .pod_rail_carrier_scac
+                .as_ref()
+                .map(|r| (r.clone(), r.clone())),
+        }
+    }
+
+    /// The name and code of who reported through `data_source`.
+    fn for_source(&self, data_source: &str) -> Option<&(String, String)> {
+        match data_source {
+            "shipping_line" | "sandbox" => self.shipping_line.as_ref(),
+            "terminal" => self.terminal.as_ref(),
+            "rail" => self.rail.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 fn place(event: &str, locode: Option<&str>) -> ToOne {
@@ -207,8 +274,28 @@ fn place(event: &str, locode: Option<&str>) -> ToOne {
     }
 }
 
-/// The `raw_event` resource.
-pub fn raw_event_resource(e: &RawEventRow) -> Resource<RawEvent> {
+/// The FIRMS code of the terminal a raw event happened at: the one its source named, or for
+/// a terminal's own report the container's POD terminal (`providers`).
+fn raw_event_terminal(
+    e: &RawEventRow,
+    observation: Option<&boxtrack_core::tracking::Observation>,
+    providers: &Providers,
+) -> Option<String> {
+    match observation.map(|o| &o.fact) {
+        Some(boxtrack_core::tracking::Fact::Event(ev)) => ev.terminal.clone(),
+        _ if e.data_source == "terminal" => providers.terminal.as_ref().map(|t| t.1.clone()),
+        _ => None,
+    }
+}
+
+/// The terminal (FIRMS code) a raw event's `terminal` relationship names.
+pub fn raw_event_terminal_code(e: &RawEventRow, providers: &Providers) -> Option<String> {
+    let observation = serde_json::from_value(e.original.0.clone()).ok();
+    raw_event_terminal(e, observation.as_ref(), providers)
+}
+
+/// The `raw_event` resource of a container whose sources are `providers`.
+pub fn raw_event_resource(e: &RawEventRow, providers: &Providers) -> Resource<RawEvent> {
     use boxtrack_core::tracking::{Fact, Observation, raw};
     let observation: Option<Observation> = serde_json::from_value(e.original.0.clone()).ok();
     let fact = observation.as_ref().map(|o| &o.fact);
@@ -220,6 +307,8 @@ pub fn raw_event_resource(e: &RawEventRow) -> Resource<RawEvent> {
         _ => None,
     };
     let date = milestone_at.and_then(|us| raw::local_date(us, e.timezone.as_deref()));
+    let provider = providers.for_source(&e.data_source);
+    let terminal = raw_event_terminal(e, observation.as_ref(), providers);
     Resource {
         id: e.id,
         attributes: RawEventAttributes {
@@ -253,6 +342,10 @@ pub fn raw_event_resource(e: &RawEventRow) -> Resource<RawEvent> {
             voyage_number: e.voyage.clone(),
             index: e.index,
             data_source: e.data_source.clone(),
+            data_provider_name: provider.map(|p| p.0.clone()),
+            data_provider_code: provider.map(|p| p.1.clone()),
+            will_occur_at: None,
+            invalidated_at: None,
             observed_at: At(e.observed_us),
             created_at: At(e.created_us),
         },
@@ -264,11 +357,12 @@ pub fn raw_event_resource(e: &RawEventRow) -> Resource<RawEvent> {
             ),
             container: ToOne::new("container", Some(e.container_id)),
             shipment: ToOne::new("shipment", Some(e.shipment_id)),
+            terminal: super::rels::terminal_rel(terminal.as_deref()),
         },
     }
 }
 
 /// The `raw_event` resource as a JSON value.
-pub fn raw_event(e: &RawEventRow) -> Value {
-    raw_event_resource(e).to_value()
+pub fn raw_event(e: &RawEventRow, providers: &Providers) -> Value {
+    raw_event_resource(e, providers).to_value()
 }

@@ -61,6 +61,9 @@ pub struct TrackingRequestRelationships {
     pub tracked_object: ToOne,
     /// The customer (`party`) it is tracked for.
     pub customer: ToOne,
+    /// The person who made it (`user`), as the reference names it: boxtrack has API keys,
+    /// not users, so always null.
+    pub user: ToOne,
 }
 
 /// The `tracking_request` resource.
@@ -85,6 +88,7 @@ pub fn tracking_request_resource(r: &TrackingRequestRow) -> Resource<TrackingReq
         relationships: TrackingRequestRelationships {
             tracked_object: ToOne::new("shipment", r.shipment_id),
             customer: ToOne::new("party", r.customer_id),
+            user: ToOne::none(),
         },
     }
 }

@@ -171,10 +171,11 @@ fn definition_routes(routes: Routes) -> Routes {
                 .reference_id("delete-custom-field-definitions-id")
         })
         .get("/v2/custom_field_definitions/{id}/options", list_options, || {
-            op("List custom field options", "In position order.")
+            op("List custom field options", "In position order, paged by number like every list (`page[number]`, `page[size]`).")
                 .id("Custom field definition")
-                .errors(&[401, 404, 429])
-                .ok("The options", all_of("CustomFieldOption"))
+                .paged()
+                .errors(&[400, 401, 404, 429])
+                .ok("A page of options", list_of("CustomFieldOption"))
                 .reference_id("get-custom-field-options")
         })
         .post("/v2/custom_field_definitions/{id}/options", create_option, || {

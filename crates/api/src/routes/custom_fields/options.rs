@@ -87,11 +87,21 @@ pub async fn list_options(
     State(state): State<AppState>,
     caller: Caller,
     Path(def): Path<String>,
+    headers: axum::http::HeaderMap,
+    axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
+    axum::extract::RawQuery(raw): axum::extract::RawQuery,
 ) -> ApiResult<JsonApi> {
+    let q = crate::jsonapi::QueryParams::parse(raw.as_deref());
+    // the paging parameters are checked before anything is read
+    q.page()?;
     let (_, options, _) = option_parts(&state, &caller, &def, None).await?;
-    Ok(JsonApi::of(&crate::jsonapi::Collection::counted(
+    crate::jsonapi::memory_list_response(
+        state.config.public_url.as_deref(),
+        &headers,
+        uri.path(),
+        &q,
         options.iter().map(option_resource).collect(),
-    )))
+    )
 }
 
 /// `POST /v2/custom_field_definitions/{id}/options` (enum definitions only).

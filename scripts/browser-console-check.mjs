@@ -4,7 +4,10 @@
 // (the key stops working), opens the API reference (Redoc, vendored), and signs out. Keeps screenshots of the pages. Run by
 // scripts/browser-console-check.sh.
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
+
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 const base = process.env.BASE_URL;
 const email = process.env.USER_EMAIL;
@@ -73,6 +76,13 @@ try {
   await page.getByRole('button', { name: 'Track' }).click();
   await page.waitForURL(`${base}/console/tracking_requests`);
   ok(await page.getByRole('row').filter({ hasText: 'TEST-SCN-IMPORT' }).isVisible(), 'a sandbox number is tracked from the console');
+  // two more journeys, for a table with more than one state in it
+  for (const number of ['TEST-SCN-HOLDS', 'TEST-SCN-RAIL']) {
+    await page.getByLabel('Number', { exact: true }).fill(number);
+    await page.getByLabel(/Carrier SCAC/).fill('TEST');
+    await page.getByRole('button', { name: 'Track' }).click();
+    await page.waitForURL(`${base}/console/tracking_requests`);
+  }
   await page.screenshot({ path: `${shots}/console-tracking-requests.png`, fullPage: true });
   // bulk import: a CSV file chosen in the page, checked row by row, tracked with a progress bar
   await page.goto(`${base}/console/imports`);
@@ -136,6 +146,40 @@ try {
   ok(await op.isVisible(), 'the API reference renders the operations');
   ok(await page.getByText('current_status').first().isVisible(), 'with their fields');
   await page.screenshot({ path: `${shots}/console-reference.png` });
+  // the look: the main pages at desktop and phone widths, light and dark, and axe-core's
+  // accessibility rules on each (no serious or critical violation)
+  await page.goto(`${base}/console/containers`);
+  const first = page.locator('#containers-live tbody a').first();
+  await first.waitFor({ timeout: 20000 });
+  const containerPath = new URL(await first.getAttribute('href'), base).pathname;
+  ok(await page.locator('#containers-live .badge').first().isVisible(), 'the containers table shows statuses as badges');
+  const looks = new Map([
+    ['containers', '/console/containers'],
+    ['container', containerPath],
+    ['shipments', '/console/shipments'],
+    ['tracking-requests', '/console/tracking_requests'],
+    ['portal', '/console'],
+  ]);
+  const audit = await browser.newContext({ bypassCSP: true, storageState: await page.context().storageState() });
+  for (const [name, path] of looks) {
+    for (const [tag, width, height] of [['desktop', 1280, 900], ['phone', 390, 844]]) {
+      for (const scheme of ['light', 'dark']) {
+        const p = await audit.newPage();
+        await p.setViewportSize({ width, height });
+        await p.emulateMedia({ colorScheme: scheme });
+        await p.goto(`${base}${path}`);
+        await p.screenshot({ path: `${shots}/look-${name}-${tag}-${scheme}.png`, fullPage: true });
+        if (tag === 'desktop') {
+          await p.addScriptTag({ path: axePath });
+          const found = await p.evaluate(async () => await window.axe.run(document, { resultTypes: ['violations'] }));
+          const bad = found.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+          ok(bad.length === 0, `axe-core: no serious violation on ${name} (${scheme})${bad.map((v) => ` [${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}]`).join('')}`);
+        }
+        await p.close();
+      }
+    }
+  }
+  await audit.close();
   await page.goto(`${base}/console`);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL(`${base}/console/sign-in`);
@@ -145,4 +189,4 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`screenshots: ${shots}/console-sign-in.png, ${shots}/console-portal.png, ${shots}/console-reference.png`);
+console.log(`screenshots: ${shots}/console-*.png and ${shots}/look-*.png`);

@@ -1,5 +1,5 @@
 # What the real-browser checks share (sourced by scripts/browser-*-check.sh): Debian's
-# Chromium, playwright-core from npm in a scratch folder, and a `boxtrack serve` on a fresh
+# Chromium, playwright-core and axe-core from npm in a scratch folder, and a `boxtrack serve` on a fresh
 # SQLite file with an account and a user who signs in.
 # After `browser_setup BIN CHECK.mjs "Account name"`: $CHROMIUM, $work (holding check.mjs),
 # $artifacts, $base, $email, $password, $account_id and $database_url are set; the server stops
@@ -15,7 +15,7 @@ browser_setup() {
   mkdir -p "$artifacts"
   work=$(mktemp -d)
   trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-  (cd "$work" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund playwright-core@1 >/dev/null)
+  (cd "$work" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund playwright-core@1 axe-core@4 >/dev/null)
   cp "$check" "$work/check.mjs"
   local db="sqlite://$work/boxtrack.db" account port
   account=$("$bin" accounts create --name "$name" --database-url "$db" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["account_id"])')

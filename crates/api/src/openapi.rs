@@ -25,7 +25,19 @@ fn base_components() -> Value {
             },
             "Publishable": {
                 "type": "apiKey", "in": "header", "name": "Authorization",
-                "description": "`Authorization: Token <publishable key>` (`btp_…`), made in the console's portal for the embeddable map and widget; it reads only `/embed/v1/*`, only its account's data, from its allowed origins."
+                "description": "`Authorization: Token <publishable key>` (`btp_…`), made in the console's portal, by `POST /v2/publishable_keys` or `boxtrack keys create --publishable` for the embeddable map and widget; it reads only `/embed/v1/*`, only its account's data, from its allowed origins."
+            },
+            "ConsoleSession": {
+                "type": "apiKey", "in": "cookie", "name": "btk_console",
+                "description": "The web console's session cookie, set by `POST /console/sign-in` (HttpOnly, SameSite=Strict, 12 hours). Its forms also carry the session's CSRF token."
+            },
+            "OAuthBearer": {
+                "type": "http", "scheme": "bearer",
+                "description": "`Authorization: Bearer <access token>` from the OAuth 2.1 flow of `/oauth/*` (what AI clients use for `/mcp`)."
+            },
+            "DcsaSignature": {
+                "type": "apiKey", "in": "header", "name": "Notification-Signature",
+                "description": "`sha256=<hex>`: the HMAC-SHA256 of the exact body keyed with the base64-decoded DCSA subscription secret (`dcsa_push_secret`)."
             }
         },
         "schemas": {
@@ -187,6 +199,36 @@ pub fn document() -> Value {
     document_with(Vec::new())
 }
 
+/// How an operation outside `/v2`'s API keys is authenticated, by its path, so that every
+/// operation of the document says it: the console's pages (but signing in, the reference and
+/// the static files) take the console session; MCP an OAuth access token or an API key; a
+/// DCSA push its signature; the probes, the document and the static files nothing.
+fn security_by_path(path: &str) -> Option<Value> {
+    let public = [
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/docs",
+        "/v2/openapi.json",
+    ];
+    if public.contains(&path) {
+        return Some(json!([]));
+    }
+    if path == "/mcp" || path.starts_with("/mcp/") {
+        return Some(json!([{"OAuthBearer": []}, {"Token": []}]));
+    }
+    if path == "/v2/ingest/dcsa" {
+        return Some(json!([{"DcsaSignature": []}]));
+    }
+    let console_public = path.starts_with("/console/assets/")
+        || path == "/console/sign-in"
+        || path == "/console/reference";
+    if path.starts_with("/console") && !console_public {
+        return Some(json!([{"ConsoleSession": []}]));
+    }
+    None
+}
+
 /// The document with the operations of mounted parts (MCP, OAuth) after the REST ones.
 pub fn document_with(extra: Vec<Op>) -> Value {
     let mut paths = Map::new();
@@ -202,6 +244,9 @@ pub fn document_with(extra: Vec<Op>) -> Value {
             && o.get("security").is_none()
         {
             o["security"] = json!([{"Token": []}]);
+        }
+        if let Some(security) = security_by_path(op.path) {
+            o["security"] = security;
         }
         // any /v2 operation answers a query parameter it does not take with 400
         // (`middleware::known_query`)

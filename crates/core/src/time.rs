@@ -34,6 +34,21 @@ pub fn format_local(us: i64, zone: Option<&str>) -> String {
     }
 }
 
+/// `us` at the clock of the IANA zone `zone` in the `strftime` form `format` (`%Z` names
+/// the zone's abbreviation); in UTC, its `%Z` written `UTC`, when the zone is unknown.
+pub fn format_local_with(us: i64, zone: Option<&str>, format: &str) -> String {
+    let Ok(ts) = Timestamp::from_microsecond(us) else {
+        return String::new();
+    };
+    match zone.and_then(|z| jiff::tz::TimeZone::get(z).ok()) {
+        Some(tz) => ts.to_zoned(tz).strftime(format).to_string(),
+        None => ts
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .strftime(format)
+            .to_string(),
+    }
+}
+
 /// The current time as Unix microseconds.
 pub fn now_us() -> i64 {
     Timestamp::now().as_microsecond()

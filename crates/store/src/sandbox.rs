@@ -1,6 +1,6 @@
 //! Sandbox scenario runs: which scripted journeys are playing and how far they got.
 
-use boxtrack_core::tracking::Observation;
+use boxtrack_core::tracking::{Change, Observation};
 use uuid::Uuid;
 
 use crate::{Db, Result, now_us, on_db, on_tx};
@@ -52,31 +52,46 @@ pub async fn live_runs(db: &Db) -> Result<Vec<RunRow>> {
     Ok(on_db!(db, p => sqlx::query_as(SQL).fetch_all(p).await?))
 }
 
+/// The run of a shipment that is still playing, if it has one.
+pub async fn live_run_of(db: &Db, account_id: Uuid, shipment_id: Uuid) -> Result<Option<RunRow>> {
+    const SQL: &str = "SELECT id, account_id, shipment_id, scenario, started_us, next_step FROM sandbox_runs WHERE shipment_id = $1 AND account_id = $2 AND done = FALSE LIMIT 1";
+    Ok(
+        on_db!(db, p => sqlx::query_as(SQL).bind(shipment_id).bind(account_id).fetch_optional(p).await?),
+    )
+}
+
+/// What one advance of a run changed: each container's id and its changes.
+pub type Advanced = Vec<(Uuid, Vec<Change>)>;
+
 /// Applies the due steps of a run and moves it on, in one transaction. `batches` are the
 /// observations per container index (containers of the shipment in creation order). If another
-/// worker advanced the run first, nothing is applied and `false` is returned.
+/// worker advanced the run first, nothing is applied and `None` is returned.
 pub async fn advance(
     db: &Db,
     run: &RunRow,
     batches: &[(usize, Vec<Observation>)],
     next_step: i64,
     done: bool,
-) -> Result<bool> {
+) -> Result<Option<Advanced>> {
     let mut tx = db.begin().await?;
     let moved = on_tx!(&mut tx, c => sqlx::query("UPDATE sandbox_runs SET next_step = $2, done = $3 WHERE id = $1 AND next_step = $4")
         .bind(run.id).bind(next_step).bind(done).bind(run.next_step)
         .execute(c).await?.rows_affected());
     if moved == 0 {
-        return Ok(false);
+        return Ok(None);
     }
     let ids: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT id FROM containers WHERE shipment_id = $1 ORDER BY created_us, id")
         .bind(run.shipment_id).fetch_all(c).await?);
     let now = now_us();
+    let mut changed = Vec::new();
     for (index, batch) in batches {
         if let Some(container_id) = ids.get(*index) {
-            crate::tracking::apply_in(&mut tx, run.account_id, *container_id, batch, now).await?;
+            let changes =
+                crate::tracking::apply_in(&mut tx, run.account_id, *container_id, batch, now)
+                    .await?;
+            changed.push((*container_id, changes));
         }
     }
     tx.commit().await?;
-    Ok(true)
+    Ok(Some(changed))
 }

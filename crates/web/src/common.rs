@@ -19,7 +19,7 @@ pub(crate) const SIGN_IN_CSRF_COOKIE: &str = "btk_console_csrf";
 /// How long a session lasts: 12 hours.
 pub const SESSION_TTL_US: i64 = 12 * 3_600_000_000;
 
-pub(crate) const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+pub(crate) const CSP: &str = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// The policy of a page that runs the service's own scripts (the route map): scripts,
 /// stylesheets and requests of this origin only.
@@ -47,17 +47,7 @@ pub(crate) fn page_with(
         .map(|s| format!(r#"<script src="{}"></script>"#, esc(s)))
         .collect();
     let html = format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · boxtrack</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml">{links}
-<style>
-body{{font-family:system-ui,sans-serif;max-width:56rem;margin:1.5rem auto;padding:0 1rem;color:#111;line-height:1.45}}
-header{{display:flex;justify-content:space-between;align-items:center;border-bottom:1px solid #ccc;margin-bottom:1rem}}
-table{{border-collapse:collapse;width:100%}}th,td{{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ddd}}
-label{{display:block;margin-top:.75rem;font-weight:600}}input[type=email],input[type=password],input[type=text]{{width:100%;max-width:24rem;padding:.45rem;font-size:1rem;box-sizing:border-box}}
-button{{margin-top:.75rem;padding:.45rem .9rem;font-size:1rem;cursor:pointer}}
-.error{{color:#a40000;font-weight:600}}.secret{{font-family:monospace;font-size:1.05rem;background:#fff4c2;padding:.5rem;border:1px solid #c9a400;word-break:break-all}}
-code{{font-family:monospace}}
-.console-map .tntm__container{{height:22rem}}
-</style></head><body>{body}{tags}</body></html>"#,
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · boxtrack</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css">{links}</head><body>{body}{tags}</body></html>"#,
         title = esc(title)
     );
     let mut resp = (status, html).into_response();

@@ -147,34 +147,170 @@ fn route_section(c: &reads::ContainerRow, routing: bool) -> String {
     }
 }
 
-/// The timeline's rows: each event at the local time of its place.
-fn timeline_rows(events: &[reads::TransportEventRow]) -> String {
-    events
-        .iter()
-        .map(|e| {
-            let vessel = match (&e.vessel_name, &e.voyage) {
-                (Some(v), Some(voy)) => format!("{v} / {voy}"),
-                (Some(v), None) => v.clone(),
-                _ => String::new(),
-            };
-            format!(
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&e.event.replace(['.', '_'], " ")),
-                e.at_us
-                    .map_or(String::new(), |t| esc(&boxtrack_core::time::format_local(
-                        t,
-                        e.timezone.as_deref()
-                    ))),
-                esc(&[e.locode.as_deref(), e.terminal.as_deref()]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(" · ")),
-                esc(&vessel),
-                esc(&e.data_source),
-            )
-        })
-        .collect()
+/// The legs of a journey, in the order a box travels them.
+const LEGS: [&str; 5] = [
+    "Origin",
+    "Ocean",
+    "Port of discharge",
+    "Rail and inland",
+    "Empty return",
+];
+
+/// The leg an event belongs to, by its name.
+fn leg_of(event: &str) -> usize {
+    let has = |w: &str| event.contains(w);
+    if has("rail") || has("inland") {
+        3
+    } else if has("empty_in") || has("empty_return") {
+        4
+    } else if has("transshipment") || has("feeder") {
+        1
+    } else if has("discharged") || has("full_out") || has("available") || has("pickup") {
+        2
+    } else if has("departed") || has("arrived") || has("berthed") {
+        1
+    } else {
+        0
+    }
+}
+
+/// The timeline, leg by leg (origin, ocean, port of discharge, rail, empty return): each event
+/// at the clock of its place, with how long ago (or how soon) it is, where it happened, the
+/// vessel and who said it.
+fn timeline(events: &[reads::TransportEventRow], now: i64) -> String {
+    if events.is_empty() {
+        return "<p>No events yet.</p>".to_string();
+    }
+    let mut out = String::new();
+    for (i, name) in LEGS.iter().enumerate() {
+        let of_leg: Vec<&reads::TransportEventRow> =
+            events.iter().filter(|e| leg_of(&e.event) == i).collect();
+        if of_leg.is_empty() {
+            continue;
+        }
+        let items: String = of_leg.iter().map(|e| timeline_item(e, now)).collect();
+        out.push_str(&format!(
+            r#"<section class="leg"><h3>{name} <span class="rel">{n} event{s}</span></h3><ol class="timeline">{items}</ol></section>"#,
+            n = of_leg.len(),
+            s = if of_leg.len() == 1 { "" } else { "s" },
+        ));
+    }
+    out
+}
+
+/// One event of the timeline.
+fn timeline_item(e: &reads::TransportEventRow, now: i64) -> String {
+    let vessel = match (&e.vessel_name, &e.voyage) {
+        (Some(v), Some(voy)) => format!("{v} / {voy}"),
+        (Some(v), None) => v.clone(),
+        _ => String::new(),
+    };
+    let what = e
+        .event
+        .trim_start_matches("container.")
+        .trim_start_matches("transport.")
+        .replace(['.', '_'], " ");
+    let estimated = e.event.contains("estimated");
+    let place: Vec<&str> = [e.locode.as_deref(), e.terminal.as_deref()]
+        .into_iter()
+        .flatten()
+        .chain((!vessel.is_empty()).then_some(vessel.as_str()))
+        .chain(std::iter::once(e.data_source.as_str()))
+        .collect();
+    format!(
+        r#"<li{class}><span class="what">{what}</span> {when}<div class="where">{place}</div></li>"#,
+        class = if estimated {
+            r#" class="estimated""#
+        } else {
+            ""
+        },
+        what = esc(&capitalized(&what)),
+        when = e.at_us.map_or(String::new(), |t| crate::look::when(
+            t,
+            e.timezone.as_deref(),
+            now
+        )),
+        place = esc(&place.join(" · ")),
+    )
+}
+
+/// `s` with its first letter in capitals.
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// The summary card: the badges, the facts a dispatcher looks for first (status, last free
+/// day, holds, fees, terminal, bill of lading, last update) and the next step.
+fn summary_card(
+    c: &reads::ContainerRow,
+    shipment: Option<&reads::ShipmentRow>,
+    now: i64,
+) -> String {
+    use crate::look;
+    use boxtrack_core::tracking::rules::{self, ContainerStatus};
+    let st = &c.state.0;
+    let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
+    let zone = shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref());
+    let days = look::lfd_days(status, c.pickup_lfd_us, zone, now);
+    let lfd = c.pickup_lfd_us.map_or("not known".to_string(), |t| {
+        let rel = match rules::days_until(t, zone, now) {
+            Some(0) => "today".to_string(),
+            Some(d) if d > 0 => format!("in {d} day{}", if d == 1 { "" } else { "s" }),
+            Some(d) => format!("{} day{} ago", -d, if d == -1 { "" } else { "s" }),
+            None => String::new(),
+        };
+        format!(
+            r#"{} <span class="rel">{}</span>"#,
+            esc(&look::short_day(t, zone)),
+            esc(&rel)
+        )
+    });
+    let holds = rules::reported_holds(st).map_or("not reported".to_string(), |h| {
+        let active: Vec<&str> = rules::active_holds(h).map(|h| h.name.as_str()).collect();
+        if active.is_empty() {
+            "none".to_string()
+        } else {
+            esc(&active.join(", "))
+        }
+    });
+    let fees = rules::reported_fees(st).map_or("not reported".to_string(), |f| {
+        let sums = rules::fee_sums(f);
+        if sums.values().all(|v| *v == 0) {
+            "none".to_string()
+        } else {
+            sums.iter()
+                .map(|(cur, minor)| esc(&crate::detail::money(*minor, cur)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    });
+    let bl = shipment.map_or("—".to_string(), |sh| {
+        format!(
+            "<code>{}</code> ({})",
+            esc(&sh.bill_of_lading_number),
+            esc(&sh.scac)
+        )
+    });
+    format!(
+        r#"<div class="card" aria-label="Summary"><div class="badges">{badges}</div>
+<dl class="facts"><div><dt>Status</dt><dd>{status}</dd></div><div><dt>Ready for pickup</dt><dd>{ready}</dd></div><div><dt>Last free day</dt><dd class="{lfd_class}">{lfd}</dd></div><div><dt>Holds</dt><dd>{holds}</dd></div><div><dt>Fees</dt><dd>{fees}</dd></div><div><dt>POD terminal</dt><dd>{terminal}</dd></div><div><dt>Bill of lading</dt><dd>{bl}</dd></div><div><dt>Updated</dt><dd>{updated}</dd></div></dl>
+<p class="next"><strong>Next step:</strong> {next}</p></div>"#,
+        badges = look::badges_html(&look::container_badges(status, st, days)),
+        status = esc(status.label()),
+        ready = if c.ready_for_pickup { "yes" } else { "no" },
+        lfd_class = look::lfd_class(days),
+        terminal = esc(st.pod_terminal.as_deref().unwrap_or("not known")),
+        updated = look::when(c.updated_us, zone, now),
+        next = esc(&look::next_step(
+            status,
+            &st.holds,
+            rules::reported_fees(st),
+            days
+        )),
+    )
 }
 
 /// The page's body.
@@ -196,28 +332,15 @@ fn render(
     } = found;
     let (routing, rail) = (*routing, *rail);
     let route = route_section(c, routing);
-    let rows = timeline_rows(events);
+    let now = now_us();
     let st = &c.state.0;
-    let lfd = c.pickup_lfd_us.map_or("not known".to_string(), |t| {
-        let day = boxtrack_core::time::format_micros(t);
-        day.get(..10).unwrap_or(&day).to_string()
-    });
-    let bl = shipment.map_or(String::new(), |sh| {
-        format!(
-            " on bill of lading <code>{}</code> ({})",
-            esc(&sh.bill_of_lading_number),
-            esc(&sh.scac)
-        )
-    });
     format!(
         r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Container {number}</h1>{live}
-<div id="container-live" data-live><p>{status}{bl}.</p>
-<dl><dt>Ready for pickup</dt><dd>{ready}</dd><dt>Last free day</dt><dd>{lfd}</dd><dt>POD terminal</dt><dd>{terminal}</dd><dt>Updated</dt><dd>{updated}</dd></dl>
+<div id="container-live" data-live>{summary}
 <section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
-<p>Times are those of the clock at each place.</p>
-<table><thead><tr><th scope="col">Event</th><th scope="col">When (local)</th><th scope="col">Where</th><th scope="col">Vessel / voyage</th><th scope="col">Source</th></tr></thead>
-<tbody>{rows}</tbody></table></section>
+<p class="muted">Times are those of the clock at each place.</p>
+{timeline}</section>
 <section aria-labelledby="holds"><h2 id="holds">Holds</h2>{holds}</section>
 <section aria-labelledby="fees"><h2 id="fees">Fees</h2>{fees}</section>
 <section aria-labelledby="lfd"><h2 id="lfd">Last free day by source</h2>{lfd_sources}</section>
@@ -229,10 +352,8 @@ fn render(
 <p><a href="/v2/containers/{id}">This container in the API</a> (with an API key).</p></main>"#,
         email = esc(email),
         number = esc(&c.number),
-        status = esc(&c.current_status.replace('_', " ")),
-        ready = if c.ready_for_pickup { "yes" } else { "no" },
-        terminal = esc(st.pod_terminal.as_deref().unwrap_or("not known")),
-        updated = esc(&boxtrack_core::time::format_micros(c.updated_us)),
+        summary = summary_card(c, shipment, now),
+        timeline = timeline(events, now),
         id = c.id,
         live = crate::live::marker(version),
         holds = crate::detail::holds(boxtrack_core::tracking::rules::reported_holds(st)),
@@ -241,7 +362,7 @@ fn render(
             &st.lfd,
             rail,
             shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref()),
-            now_us(),
+            now,
         ),
         raw = crate::detail::raw_events(&raw.rows),
         raw_pager = crate::detail::raw_pager(c.id, raw_page, raw.total, raw.has_next),
@@ -427,4 +548,31 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_fall_into_the_legs_a_box_travels() {
+        let leg = |e: &str| LEGS[leg_of(e)];
+        assert_eq!(leg("container.transport.empty_out"), "Origin");
+        assert_eq!(leg("container.transport.vessel_loaded"), "Origin");
+        assert_eq!(leg("container.transport.vessel_departed"), "Ocean");
+        assert_eq!(leg("container.transport.transshipment_discharged"), "Ocean");
+        assert_eq!(leg("container.transport.estimated.arrived_at_pod"), "Ocean");
+        assert_eq!(
+            leg("container.transport.vessel_discharged"),
+            "Port of discharge"
+        );
+        assert_eq!(leg("container.transport.full_out"), "Port of discharge");
+        assert_eq!(leg("container.transport.rail_departed"), "Rail and inland");
+        assert_eq!(
+            leg("container.transport.arrived_at_inland_destination"),
+            "Rail and inland"
+        );
+        assert_eq!(leg("container.transport.empty_in"), "Empty return");
+        assert_eq!(capitalized("vessel departed"), "Vessel departed");
+    }
 }

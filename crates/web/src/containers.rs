@@ -168,12 +168,17 @@ pub async fn list(
         size: PAGE_SIZE,
         cursor: None,
     };
-    let listed = match containers::list(db, s.account_id, &asked.input(now), &page).await {
-        Ok(found) => found.listed,
+    let found = match containers::list(db, s.account_id, &asked.input(now), &page).await {
+        Ok(found) => found,
         Err(e) => return app_unavailable(e),
     };
+    let listed = &found.listed;
     let options = status_options(&asked.status);
-    let rows: String = listed.rows.iter().map(row).collect();
+    let rows: String = listed
+        .rows
+        .iter()
+        .map(|c| row(c, found.shipments.get(&c.shipment_id), now))
+        .collect();
     let total = total_text(listed.total, listed.total_exact);
     let href = |o: ListSort| format!("/console/containers?{}", asked.query_sorted(o, 1));
     let pager = pager("/console/containers", asked.page, listed.has_next, |n| {
@@ -182,21 +187,20 @@ pub async fn list(
     let body = format!(
         r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · Containers · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Containers</h1>
-<form method="get" action="/console/containers" role="search">
-<label for="q">Number, reference or bill of lading</label><input id="q" name="q" type="text" value="{q}">
-<label for="status">Status</label><select id="status" name="status">{options}</select>
-<label for="lfd_days">Last free day within (days)</label><input id="lfd_days" name="lfd_days" type="number" min="0" max="365" value="{lfd}">
-<label for="carrier">Carrier SCAC</label><input id="carrier" name="carrier" type="text" maxlength="4" value="{carrier}">
-<label for="port">Port of discharge (UN/LOCODE)</label><input id="port" name="port" type="text" maxlength="5" value="{port}">
-<label for="updated_days">Updated within (days)</label><input id="updated_days" name="updated_days" type="number" min="0" max="365" value="{updated}">
-<label for="holds">Terminal holds</label><select id="holds" name="holds">{hold_options}</select>
-<label><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label>{sort_input}
-<button type="submit">Filter</button> <a href="/console/containers">Clear</a>
-</form>
-<p><a href="/console/containers.csv?{export}" download>Export these containers as CSV</a></p>{live}
-<div id="containers-live" data-live><p>{total} containers; page {page}.</p>
-<table><thead><tr><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Ready for pickup</th>{lfd_th}<th scope="col">POD terminal</th>{time_th}</tr></thead>
-<tbody>{rows}</tbody></table>
+<form method="get" action="/console/containers" role="search" class="filters">
+<div class="f wide"><label for="q">Number, reference or bill of lading</label><input id="q" name="q" type="text" value="{q}"></div>
+<div class="f"><label for="status">Status</label><select id="status" name="status">{options}</select></div>
+<div class="f narrow"><label for="lfd_days">LFD within (days)</label><input id="lfd_days" name="lfd_days" type="number" min="0" max="365" value="{lfd}"></div>
+<div class="f narrow"><label for="carrier">Carrier SCAC</label><input id="carrier" name="carrier" type="text" maxlength="4" value="{carrier}"></div>
+<div class="f narrow"><label for="port">POD (UN/LOCODE)</label><input id="port" name="port" type="text" maxlength="5" value="{port}"></div>
+<div class="f narrow"><label for="updated_days">Updated within (days)</label><input id="updated_days" name="updated_days" type="number" min="0" max="365" value="{updated}"></div>
+<div class="f"><label for="holds">Terminal holds</label><select id="holds" name="holds">{hold_options}</select></div>
+<div class="f"><label class="check"><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label></div>{sort_input}
+<div class="f"><button type="submit">Filter</button></div> <div class="f"><a href="/console/containers">Clear</a></div>
+</form>{live}
+<div id="containers-live" data-live><div class="toolbar"><p>{total} containers; page {page}.</p><p><a href="/console/containers.csv?{export}" download>Export these containers as CSV</a></p></div>
+<div class="table-wrap"><table><thead><tr><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Ready for pickup</th>{lfd_th}<th scope="col" class="hide-narrow">POD terminal</th>{time_th}</tr></thead>
+<tbody>{rows}</tbody></table></div>
 <nav aria-label="Pages">{pager}</nav></div></main>"#,
         export = esc(&asked.query_for(1)),
         lfd_th = crate::common::sort_header(
@@ -268,22 +272,31 @@ fn hold_options(chosen: Option<bool>) -> String {
     .collect()
 }
 
-/// A container's row of the table.
-fn row(c: &reads::ContainerRow) -> String {
+/// A container's row of the table: its badges, its last free day (highlighted when close or
+/// past, at the port's clock) and its times (UTC, as the headers say) with how long ago they
+/// were.
+fn row(c: &reads::ContainerRow, shipment: Option<&reads::ShipmentRow>, now: i64) -> String {
+    use crate::look;
     let st = &c.state.0;
+    let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
+    let zone = shipment.and_then(|s| s.route.0.pod_timezone.as_deref());
+    let days = look::lfd_days(status, c.pickup_lfd_us, zone, now);
+    let lfd = c.pickup_lfd_us.map_or(String::new(), |t| {
+        let soon = look::lfd_badge(days).map_or(String::new(), |b| {
+            format!("<br><strong>{}</strong>", esc(&b.label))
+        });
+        format!("{}{soon}", esc(&look::short_day(t, zone)))
+    });
     format!(
-        "<tr><td><a href=\"/console/containers/{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-        c.id,
-        esc(&c.number),
-        esc(&c.current_status.replace('_', " ")),
-        if c.ready_for_pickup { "yes" } else { "no" },
-        c.pickup_lfd_us.map_or(String::new(), |t| {
-            let day = boxtrack_core::time::format_micros(t);
-            esc(day.get(..10).unwrap_or(&day))
-        }),
-        esc(st.pod_terminal.as_deref().unwrap_or("")),
-        esc(&boxtrack_core::time::format_micros(c.updated_us)),
-        esc(&boxtrack_core::time::format_micros(c.created_us)),
+        "<tr><td><a href=\"/console/containers/{id}\"><code>{number}</code></a></td><td>{badges}</td><td>{ready}</td><td class=\"{lfd_class}\">{lfd}</td><td class=\"hide-narrow\">{terminal}</td><td>{updated}</td><td>{created}</td></tr>",
+        id = c.id,
+        number = esc(&c.number),
+        badges = look::badges_html(&look::container_badges(status, st, days)),
+        ready = if c.ready_for_pickup { "yes" } else { "no" },
+        lfd_class = look::lfd_class(days),
+        terminal = esc(st.pod_terminal.as_deref().unwrap_or("")),
+        updated = look::when(c.updated_us, None, now),
+        created = look::when(c.created_us, None, now),
     )
 }
 

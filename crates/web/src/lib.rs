@@ -30,6 +30,7 @@ mod embed;
 mod embed_operations;
 mod imports;
 mod live;
+mod look;
 mod pagedoc;
 mod portal;
 mod publishable;

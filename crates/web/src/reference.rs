@@ -18,6 +18,7 @@ const IMPORT_JS: &[u8] = include_bytes!("../assets/import.js");
 const LIVE_JS: &[u8] = include_bytes!("../assets/live.js");
 /// The console's icon.
 const FAVICON: &[u8] = include_bytes!("../assets/favicon.svg");
+const CONSOLE_CSS: &[u8] = include_bytes!("../assets/console.css");
 /// Redoc's licence and the licences of what its bundle contains.
 const REDOC_LICENSES: &str = concat!(
     include_str!("../assets/vendor/redoc/VERSION"),
@@ -69,6 +70,11 @@ pub async fn favicon() -> Response {
     asset(FAVICON, "image/svg+xml")
 }
 
+/// `GET /console/assets/console.css`.
+pub async fn console_css() -> Response {
+    asset(CONSOLE_CSS, "text/css; charset=utf-8")
+}
+
 /// `GET /console/assets/container.js`.
 pub async fn container_js() -> Response {
     asset(CONTAINER_JS, "text/javascript; charset=utf-8")
@@ -104,6 +110,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
         .public_get("/console/assets/redoc.standalone.js", self::redoc_js, || boxtrack_api::doc::Doc::from_value(asset("Redoc's standalone bundle (MIT)", "text/javascript")))
         .public_get("/console/assets/reference.js", self::reference_js, || boxtrack_api::doc::Doc::from_value(asset("The reference page's script", "text/javascript")))
         .public_get("/console/assets/container.js", self::container_js, || boxtrack_api::doc::Doc::from_value(asset("The container page's script", "text/javascript")))
+        .public_get("/console/assets/console.css", self::console_css, || boxtrack_api::doc::Doc::from_value(asset("The console's stylesheet (light, and dark when the system asks)", "text/css")))
         .public_get("/console/assets/favicon.svg", self::favicon, || boxtrack_api::doc::Doc::from_value(asset("The console's icon", "image/svg+xml")))
         .public_get("/console/assets/redoc-licenses.txt", self::licenses, || boxtrack_api::doc::Doc::from_value(asset(
                 "Redoc's licence and those of what its bundle contains",

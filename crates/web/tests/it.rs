@@ -614,7 +614,18 @@ async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_acco
     assert_eq!(r.status(), 200);
     let html = r.text().await.unwrap();
     assert!(html.contains("Container MRSU4371639"), "{html}");
-    assert!(html.contains("2026-11-26 00:30 CST (UTC+08:00)"), "{html}");
+    assert!(
+        html.contains(r#"<time datetime="2026-11-25T16:30:00Z">Nov 26 00:30 CST</time>"#),
+        "{html}"
+    );
+    // the summary card comes before the timeline, which goes leg by leg
+    let card = html.find(r#"class="card""#).unwrap_or(usize::MAX);
+    let timeline = html.find(r#"id="timeline""#).unwrap_or(0);
+    assert!(card < timeline, "{html}");
+    assert!(
+        html.contains("Next step:") && html.contains("<h3>Ocean "),
+        "{html}"
+    );
     assert!(
         html.contains("CNSHA") && html.contains("EVER GIVEN / 001E"),
         "{html}"

@@ -37,35 +37,50 @@ pub fn due_steps(
 pub async fn play_due(db: &Db, now_us: i64, speed: f64) -> Result<usize, StoreError> {
     let mut applied = 0;
     for run in sandbox::live_runs(db).await? {
-        let Some(scenario) = scenarios::by_number(&run.scenario) else {
-            sandbox::advance(db, &run, &[], run.next_step, true).await?;
-            continue;
-        };
-        let hours: Vec<i64> = scenario.steps.iter().map(|s| s.at_h).collect();
-        let (from, to) = due_steps(
-            &hours,
-            run.next_step.max(0) as usize,
-            run.started_us,
-            now_us,
-            speed,
-        );
-        if from == to {
-            continue;
-        }
-        let mut by_container: BTreeMap<usize, Vec<Observation>> = BTreeMap::new();
-        for step in &scenario.steps[from..to] {
-            by_container
-                .entry(step.container)
-                .or_default()
-                .push(shift(&step.observation, run.started_us));
-        }
-        let batches: Vec<(usize, Vec<Observation>)> = by_container.into_iter().collect();
-        let done = to >= scenario.steps.len();
-        if sandbox::advance(db, &run, &batches, to as i64, done).await? {
-            applied += to - from;
-        }
+        applied += play_run(db, &run, now_us, speed).await?.0;
     }
     Ok(applied)
+}
+
+/// Applies the due steps of one run (a sandbox shipment's journey): how many steps were
+/// applied and what they changed in each container (nothing when another worker played them
+/// first).
+pub async fn play_run(
+    db: &Db,
+    run: &sandbox::RunRow,
+    now_us: i64,
+    speed: f64,
+) -> Result<(usize, sandbox::Advanced), StoreError> {
+    let Some(scenario) = scenarios::by_number(&run.scenario) else {
+        sandbox::advance(db, run, &[], run.next_step, true).await?;
+        return Ok((0, Vec::new()));
+    };
+    let hours: Vec<i64> = scenario.steps.iter().map(|s| s.at_h).collect();
+    let (from, to) = due_steps(
+        &hours,
+        run.next_step.max(0) as usize,
+        run.started_us,
+        now_us,
+        speed,
+    );
+    if from == to {
+        return Ok((0, Vec::new()));
+    }
+    let mut by_container: BTreeMap<usize, Vec<Observation>> = BTreeMap::new();
+    for step in &scenario.steps[from..to] {
+        by_container
+            .entry(step.container)
+            .or_default()
+            .push(shift(&step.observation, run.started_us));
+    }
+    let batches: Vec<(usize, Vec<Observation>)> = by_container.into_iter().collect();
+    let done = to >= scenario.steps.len();
+    Ok(
+        match sandbox::advance(db, run, &batches, to as i64, done).await? {
+            Some(changed) => (to - from, changed),
+            None => (0, Vec::new()),
+        },
+    )
 }
 
 #[cfg(test)]

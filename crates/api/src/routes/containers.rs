@@ -1,6 +1,5 @@
 //! `/v2/containers`: containers with terminal data, and their transport events.
 
-use axum::Json;
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use std::collections::HashMap;
@@ -203,77 +202,6 @@ async fn one(
     )
     .await?;
     Ok(JsonApi::single(data.pop().unwrap_or(Value::Null), included))
-}
-
-/// `PATCH /v2/containers/{id}/refresh`: polls every source of the container now (the carrier,
-/// and the terminal once it is discharged) and answers when done, with what changed.
-pub async fn refresh(
-    State(state): State<AppState>,
-    caller: Caller,
-    IdPath(id): IdPath,
-) -> ApiResult<Json<Refreshed>> {
-    caller.require(boxtrack_core::plan::Entitlement::ContainerRefresh)?;
-    reads::container(&state.db, caller.account.id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("container"))?;
-    let subject = boxtrack_store::subjects::of_container(&state.db, caller.account.id, id)
-        .await?
-        .ok_or_else(|| {
-            ApiError::new(
-                axum::http::StatusCode::UNPROCESSABLE_ENTITY,
-                "This container has no upstream to refresh from (sandbox containers follow the virtual clock).",
-            )
-            .with_code("no_upstream")
-        })?;
-    if state.upstreams.carrier(&subject.scac).is_none() {
-        return Err(ApiError::new(
-            axum::http::StatusCode::UNPROCESSABLE_ENTITY,
-            format!("No upstream is configured for {}.", subject.scac),
-        )
-        .with_code("no_upstream"));
-    }
-    let report = boxtrack_sources::poll::poll_subject(
-        &state.db,
-        &state.upstreams,
-        &subject,
-        boxtrack_store::now_us(),
-    )
-    .await?;
-    if let Some(err) = &report.error {
-        return Err(ApiError::new(
-            axum::http::StatusCode::BAD_GATEWAY,
-            format!("The shipping line could not be read: {err}. Nothing changed; the scheduler retries with backoff."),
-        )
-        .with_code("upstream_failed"));
-    }
-    let changes = report.changes.get(&id).cloned().unwrap_or_default();
-    let message = if report.terminal_errors.is_empty() {
-        "Refreshed from Shipping line, Terminal"
-    } else {
-        "Refreshed from Shipping line; the terminal could not be read"
-    };
-    Ok(Json(Refreshed {
-        message,
-        changes: changes
-            .iter()
-            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
-            .collect(),
-        terminal_errors: report.terminal_errors,
-        next_refresh_at: report.next_due_us.map(boxtrack_views::jsonapi::At),
-    }))
-}
-
-/// What a refresh changed.
-#[derive(Serialize, JsonSchema)]
-pub struct Refreshed {
-    /// As the reference says it: which sources were read.
-    pub message: &'static str,
-    /// The changes to this container (the merge's change records: `kind` and its fields).
-    pub changes: Vec<Value>,
-    /// Why the terminal could not be read, if it could not.
-    pub terminal_errors: Vec<String>,
-    /// When the scheduler polls again.
-    pub next_refresh_at: Option<boxtrack_views::jsonapi::At>,
 }
 
 /// `GET /v2/containers/{id}` (answered from the process's read cache while nothing it is
@@ -716,12 +644,12 @@ struct Updated {
 /// This module's operations, each declared with its route and handler.
 pub fn routes() -> Routes {
     Routes::default()
-        .patch("/v2/containers/{id}/refresh", refresh, || {
+        .patch("/v2/containers/{id}/refresh", super::refresh::refresh, || {
             Doc::new("Containers", "Refresh container")
-                .about("Polls every source of the container now (the shipping line's DCSA endpoint, and the POD terminal's feed once discharged), merges what they say, and answers when done with the changes for this container (`message` as in the reference, plus `changes`). Needs the `container_refresh` entitlement; at most 10 per minute. 422 `no_upstream` for containers without an upstream (sandbox); 502 `upstream_failed` when the line cannot be read.")
+                .about("Polls every source of the container now (the shipping line's DCSA endpoint, and the POD terminal's feed once discharged), merges what they say, and answers when done with the changes for this container (`message` as in the reference, plus `changes`). Needs the `container_refresh` entitlement; at most 10 per minute. A sandbox container plays what its journey has due on the virtual clock now and answers the same way. 422 `no_upstream` for other containers without an upstream; 502 `upstream_failed` when the line cannot be read.")
                 .id("Container")
                 .errors(&[401, 403, 404, 422, 429, 502])
-                .answer("200", Doc::json_answer("What changed", crate::doc::schema_of::<Refreshed>()))
+                .answer("200", Doc::json_answer("What changed", crate::doc::schema_of::<super::refresh::Refreshed>()))
                 .reference_id("patch-containers-id-refresh")
         })
         .get("/v2/containers", list, || {

@@ -16,6 +16,7 @@ pub mod notifications;
 pub mod parties;
 pub mod publishable_keys;
 pub mod reference;
+pub mod refresh;
 pub mod sandbox;
 pub mod search;
 pub mod served_document;

@@ -319,11 +319,6 @@ const WITHOUT_EXAMPLE: &[(&str, &str, &str)] = &[
         "sends a request to the given URL; the tour sends none",
     ),
     (
-        "patch",
-        "/v2/containers/{id}/refresh",
-        "the sandbox's containers follow its clock and have no upstream to ask",
-    ),
-    (
         "post",
         "/v2/documents/{id}/reextract",
         "boxtrack extracts nothing: always 501",

@@ -803,3 +803,62 @@ async fn a_terminal_s_coarri_and_codeco_are_its_moves() {
         r.text
     );
 }
+
+#[tokio::test]
+async fn a_sandbox_container_refreshes_by_playing_what_is_due() {
+    let (db, _database) = crate::helpers::fresh_db().await;
+    // "now", for the API, is hours of simulated time (seconds) after the journey starts
+    let start = boxtrack_store::now_us();
+    let mut state = boxtrack_api::AppState::new(
+        db,
+        boxtrack_api::ApiConfig::default(),
+        boxtrack_api::Limiter::memory(),
+    );
+    state.edit().fixed_now_us = Some(start + 5_000 * 1_000_000);
+    let app = TestApp::serve_state(state, Default::default()).await;
+    let (_, key) = app
+        .account_with(
+            Plan::Standard,
+            &[Entitlement::ContainerRefresh],
+            Limits::default(),
+        )
+        .await;
+    app.post(
+        "/v2/tracking_requests",
+        &key,
+        "application/vnd.api+json",
+        &crate::helpers::tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
+    )
+    .await;
+    app.tick_at(boxtrack_store::now_us()).await;
+    let listed = app.get("/v2/containers", Some(&key)).await.json();
+    let id = listed["data"][0]["id"].as_str().unwrap().to_string();
+    let before = listed["data"][0]["attributes"]["current_status"].clone();
+    let refresh = || {
+        app.client
+            .patch(app.url(&format!("/v2/containers/{id}/refresh")))
+            .header("Authorization", format!("Token {key}"))
+    };
+    let r = app.send(refresh()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let done = r.json();
+    assert_eq!(done["message"], "Refreshed from Shipping line, Terminal");
+    assert!(
+        done["changes"].as_array().is_some_and(|c| !c.is_empty()),
+        "{done}"
+    );
+    // the whole journey (about 25 days) has played: the box is back empty
+    let after = app
+        .get(&format!("/v2/containers/{id}"), Some(&key))
+        .await
+        .json();
+    assert_ne!(after["data"]["attributes"]["current_status"], before);
+    assert!(
+        after["data"]["attributes"]["empty_terminated_at"].is_string(),
+        "{after}"
+    );
+    // again: nothing more is due, and the answer is the same shape
+    let again = app.send(refresh()).await;
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert_eq!(again.json()["changes"], serde_json::json!([]));
+}

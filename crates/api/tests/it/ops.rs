@@ -82,11 +82,31 @@ async fn openapi_document_matches_the_router() {
             let public = [
                 ("put", "/v2/uploads/{token}"),
                 ("get", "/v2/downloads/{token}"),
-                ("post", "/v2/ingest/dcsa"),
             ]
             .contains(&(method.as_str(), path.as_str()));
+            // every operation says how it is authenticated
+            assert!(
+                op["security"].is_array(),
+                "{method} {path} states no security"
+            );
             if public {
                 assert_eq!(op["security"], serde_json::json!([]), "{method} {path}");
+            } else if path == "/v2/ingest/dcsa" {
+                assert_eq!(
+                    op["security"],
+                    serde_json::json!([{"DcsaSignature": []}]),
+                    "{method} {path}"
+                );
+            } else if path.starts_with("/console")
+                && !path.starts_with("/console/assets/")
+                && path != "/console/sign-in"
+                && path != "/console/reference"
+            {
+                assert_eq!(
+                    op["security"],
+                    serde_json::json!([{"ConsoleSession": []}]),
+                    "{method} {path}"
+                );
             } else if (path.starts_with("/v2/") && path != "/v2/openapi.json")
                 || path.starts_with("/rails/")
             {

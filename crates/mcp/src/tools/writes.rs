@@ -65,7 +65,7 @@ pub struct RefreshContainer;
 impl Tool for RefreshContainer {
     const GUIDE: super::contract::Guide = super::guides::REFRESH;
     type Input = ContainerId;
-    type Output = boxtrack_api::routes::containers::Refreshed;
+    type Output = boxtrack_api::routes::refresh::Refreshed;
     const NAME: &'static str = "refresh_container";
     const TITLE: &'static str = "Refresh Container";
     const DESCRIPTION: &'static str = "Ask the shipping line and terminal now and return what changed (needs the container_refresh entitlement; 10 per minute).";
@@ -176,7 +176,7 @@ pub(super) async fn refresh(
     state: &AppState,
     account: &Account,
     id: Uuid,
-) -> Result<boxtrack_api::routes::containers::Refreshed, String> {
+) -> Result<boxtrack_api::routes::refresh::Refreshed, String> {
     if !account.has(Entitlement::ContainerRefresh) {
         return Err("Refreshing a container is not enabled for this account (entitlement `container_refresh`); the operator can enable it. Without it, boxtrack polls on its schedule (get_container shows the latest).".into());
     }
@@ -184,7 +184,7 @@ pub(super) async fn refresh(
         key_id: Uuid::nil(),
         account: account.clone(),
     };
-    match boxtrack_api::routes::containers::refresh(
+    match boxtrack_api::routes::refresh::refresh(
         axum::extract::State(state.clone()),
         caller,
         boxtrack_api::extract::IdPath(id),

@@ -61,8 +61,42 @@ pub async fn show(
         Ok(f) => f,
         Err(e) => return unavailable(&e),
     };
-    let body = render(&s.email, &version, &c, shipment.as_ref(), &found, raw_page);
+    let now = clock_of(&state, s.account_id, shipment.as_ref()).await;
+    let body = render(
+        &s.email,
+        &version,
+        &c,
+        shipment.as_ref(),
+        &found,
+        raw_page,
+        now,
+    );
     respond(&c.number, &body, found.routing)
+}
+
+/// "Now" for a container's page: the wall clock, or for a sandbox journey its virtual clock
+/// (the journey's start plus the time since at `sandbox_speed`), which its events follow, so
+/// that "3 h ago" and the last free day's days count as the journey does.
+async fn clock_of(
+    state: &AppState,
+    account_id: Uuid,
+    shipment: Option<&reads::ShipmentRow>,
+) -> i64 {
+    let wall = now_us();
+    let Some(sh) = shipment.filter(|sh| sh.scac == boxtrack_core::carriers::SANDBOX_SCAC) else {
+        return wall;
+    };
+    match boxtrack_store::sandbox::started_us(&state.db, account_id, sh.id).await {
+        Ok(Some(started)) => virtual_now(started, wall, state.config.sandbox_speed),
+        _ => wall,
+    }
+}
+
+/// The virtual clock of a sandbox journey that started at `started_us`, at `speed` simulated
+/// seconds per real second.
+fn virtual_now(started_us: i64, wall_us: i64, speed: f64) -> i64 {
+    let elapsed = (wall_us - started_us).max(0) as f64 * speed;
+    started_us.saturating_add(elapsed as i64)
 }
 
 /// What the page shows besides the container and its shipment.
@@ -321,6 +355,7 @@ fn render(
     shipment: Option<&reads::ShipmentRow>,
     found: &Gathered,
     raw_page: u32,
+    now: i64,
 ) -> String {
     let Gathered {
         routing,
@@ -332,7 +367,6 @@ fn render(
     } = found;
     let (routing, rail) = (*routing, *rail);
     let route = route_section(c, routing);
-    let now = now_us();
     let st = &c.state.0;
     format!(
         r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
@@ -574,5 +608,17 @@ mod tests {
         );
         assert_eq!(leg("container.transport.empty_in"), "Empty return");
         assert_eq!(capitalized("vessel departed"), "Vessel departed");
+    }
+
+    #[test]
+    fn a_sandbox_journey_runs_on_its_own_clock() {
+        // one simulated hour per real second: ten seconds in, ten hours have passed
+        let h = 3_600_000_000;
+        assert_eq!(
+            virtual_now(1_000, 1_000 + 10_000_000, 3600.0),
+            1_000 + 10 * h
+        );
+        // a journey that starts later than "now" has not started
+        assert_eq!(virtual_now(5_000, 1_000, 3600.0), 5_000);
     }
 }

@@ -191,11 +191,12 @@ pub async fn list(
 <div class="f wide"><label for="q">Number, reference or bill of lading</label><input id="q" name="q" type="text" value="{q}"></div>
 <div class="f"><label for="status">Status</label><select id="status" name="status">{options}</select></div>
 <div class="f narrow"><label for="lfd_days">LFD within (days)</label><input id="lfd_days" name="lfd_days" type="number" min="0" max="365" value="{lfd}"></div>
+<div class="f"><label class="check"><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label></div>{sort_input}
+<details class="more"{more_open}><summary>More filters</summary><div class="more-fields">
 <div class="f narrow"><label for="carrier">Carrier SCAC</label><input id="carrier" name="carrier" type="text" maxlength="4" value="{carrier}"></div>
 <div class="f narrow"><label for="port">POD (UN/LOCODE)</label><input id="port" name="port" type="text" maxlength="5" value="{port}"></div>
 <div class="f narrow"><label for="updated_days">Updated within (days)</label><input id="updated_days" name="updated_days" type="number" min="0" max="365" value="{updated}"></div>
-<div class="f"><label for="holds">Terminal holds</label><select id="holds" name="holds">{hold_options}</select></div>
-<div class="f"><label class="check"><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label></div>{sort_input}
+<div class="f"><label for="holds">Terminal holds</label><select id="holds" name="holds">{hold_options}</select></div></div></details>
 <div class="f"><button type="submit">Filter</button></div> <div class="f"><a href="/console/containers">Clear</a></div>
 </form>{live}
 <div id="containers-live" data-live><div class="toolbar"><p>{total} containers; page {page}.</p><p><a href="/console/containers.csv?{export}" download>Export these containers as CSV</a></p></div>
@@ -220,6 +221,16 @@ pub async fn list(
         port = esc(&asked.port),
         updated = asked.updated_days.map_or(String::new(), |d| d.to_string()),
         ready = if asked.ready { " checked" } else { "" },
+        // the less used filters stay folded unless one of them is set
+        more_open = if asked.carrier.is_empty()
+            && asked.port.is_empty()
+            && asked.updated_days.is_none()
+            && asked.holds.is_none()
+        {
+            ""
+        } else {
+            " open"
+        },
         page = asked.page,
     );
     page_with(

@@ -82,7 +82,7 @@ mod tests {
     use super::*;
     use boxtrack_core::tracking::merge::{View, merge};
     use boxtrack_core::tracking::rules::{self, ContainerStatus, current_status};
-    use boxtrack_core::tracking::{ContainerState, ShipmentState};
+    use boxtrack_core::tracking::{ContainerState, Fact, Milestone, Place, ShipmentState};
 
     /// Plays a scenario through the merge, one step at a time, and returns each container's
     /// final state, the shipment and every event name.
@@ -106,6 +106,31 @@ mod tests {
             names.extend(m.changes.iter().map(|c| c.event_name()));
         }
         (cs, ship, names)
+    }
+
+    #[test]
+    fn every_box_discharged_at_its_port_has_a_terminal_of_that_port() {
+        for scenario in scenarios() {
+            let discharged = scenario.steps.iter().any(|st| {
+                matches!(&st.observation.fact, Fact::Event(e)
+                    if e.milestone == Milestone::VesselDischarged && e.place == Place::Pod)
+            });
+            if !discharged {
+                continue;
+            }
+            let pod = scenario.route.pod_locode.clone().unwrap_or_default();
+            let (cs, _, _) = play(&scenario);
+            for (i, c) in cs.iter().enumerate() {
+                let terminal = c
+                    .pod_terminal
+                    .as_deref()
+                    .and_then(boxtrack_core::reference::terminal)
+                    .unwrap_or_else(|| {
+                        panic!("{}: container {i} has no POD terminal", scenario.number)
+                    });
+                assert_eq!(terminal.port_locode, pod, "{} {i}", scenario.number);
+            }
+        }
     }
 
     #[test]

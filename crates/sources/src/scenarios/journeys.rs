@@ -408,7 +408,7 @@ pub(super) fn feeder() -> Scenario {
             396,
             DataSource::Terminal,
             Fact::PodTerminal {
-                code: Some("Y258".into()),
+                code: Some("Y549".into()),
             },
         )
         .all(

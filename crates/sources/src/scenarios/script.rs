@@ -156,11 +156,42 @@ impl Script {
         self.all(at_h, source, event(m, p, Some(when_h * H), true, None))
     }
 
+    /// The steps in time order. A journey whose script names no POD terminal gets one when
+    /// its box is discharged (the terminal reports it then, as a real one would), so that
+    /// every sandbox container discharged at its port has a `pod_terminal`.
     pub(super) fn done(&mut self) -> Vec<Step> {
+        let named = self
+            .steps
+            .iter()
+            .any(|s| matches!(s.observation.fact, Fact::PodTerminal { .. }));
+        let discharged = self.steps.iter().find_map(|s| match &s.observation.fact {
+            Fact::Event(e)
+                if e.milestone == Milestone::VesselDischarged && e.place == Place::Pod =>
+            {
+                Some((s.at_h, e.locode.clone()))
+            }
+            _ => None,
+        });
+        if !named && let Some((at_h, Some(locode))) = discharged {
+            let code = terminal_at(&locode).map(str::to_string);
+            self.all(at_h, DataSource::Terminal, Fact::PodTerminal { code });
+        }
         let mut steps = std::mem::take(&mut self.steps);
         steps.sort_by_key(|s| s.at_h);
         steps
     }
+}
+
+/// The terminal the sandbox discharges at in the port `locode`: TraPac (`Y258`) in Los
+/// Angeles, elsewhere the first terminal the reference data lists there.
+fn terminal_at(locode: &str) -> Option<&'static str> {
+    if locode == "USLAX" {
+        return Some("Y258");
+    }
+    boxtrack_core::reference::terminals()
+        .iter()
+        .find(|t| t.port_locode == locode)
+        .map(|t| t.firms_code.as_str())
 }
 
 pub(super) fn event(
@@ -275,7 +306,7 @@ pub(super) fn terminal_release(s: &mut Script, pod: &Place_, from_h: i64) {
         from_h,
         DataSource::Terminal,
         Fact::PodTerminal {
-            code: Some("Y258".into()),
+            code: terminal_at(pod.locode).map(str::to_string),
         },
     )
     .all(

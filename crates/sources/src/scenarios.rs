@@ -130,6 +130,23 @@ mod tests {
                     });
                 assert_eq!(terminal.port_locode, pod, "{} {i}", scenario.number);
             }
+            // and the events at the terminal name it
+            let discharge = scenario
+                .steps
+                .iter()
+                .find_map(|st| match &st.observation.fact {
+                    Fact::Event(e)
+                        if e.milestone == Milestone::VesselDischarged && e.place == Place::Pod =>
+                    {
+                        Some(e.terminal.clone())
+                    }
+                    _ => None,
+                });
+            assert!(
+                discharge.flatten().is_some(),
+                "{}: the discharge names no terminal",
+                scenario.number
+            );
         }
     }
 

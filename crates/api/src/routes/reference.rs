@@ -54,14 +54,28 @@ pub async fn line(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi>
 }
 
 /// `GET /v2/ports/{id}` (id or UN/LOCODE).
-pub async fn port(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi> {
+pub async fn port(
+    _caller: Caller,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let includes = QueryParams::parse(raw.as_deref()).includes("port", &["terminals"])?;
     let found = match Uuid::parse_str(&id) {
         Ok(u) => reference::port_by_id(*u.as_bytes()),
         Err(_) => reference::port(&id.to_ascii_uppercase()),
     };
-    found
-        .map(|p| JsonApi::single(port_resource(p), vec![]))
-        .ok_or_else(|| ApiError::not_found("port"))
+    let p = found.ok_or_else(|| ApiError::not_found("port"))?;
+    // its terminals, when asked for (they name the port back)
+    let included = if includes.iter().any(|i| i == "terminals") {
+        reference::terminals()
+            .iter()
+            .filter(|t| t.port_locode == p.locode)
+            .map(terminal_resource)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(JsonApi::single(port_resource(p), included))
 }
 
 /// The IMO and name of a vessel of the account's events, by id or 7-digit IMO number.
@@ -308,16 +322,27 @@ pub async fn metro(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi
 }
 
 /// `GET /v2/terminals/{id}` (id or FIRMS code).
-pub async fn terminal(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi> {
+pub async fn terminal(
+    _caller: Caller,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> ApiResult<JsonApi> {
+    let includes = QueryParams::parse(raw.as_deref()).includes("terminal", &["port"])?;
     let found = match Uuid::parse_str(&id) {
         Ok(u) => reference::terminal_by_id(*u.as_bytes()),
         Err(_) => reference::terminal(&id.to_ascii_uppercase()),
     };
     let t = found.ok_or_else(|| ApiError::not_found("terminal"))?;
-    let included = reference::port(&t.port_locode)
-        .map(port_resource)
-        .into_iter()
-        .collect();
+    // its port only when asked for, as the reference answers: the port lists its terminals,
+    // so an unasked port would hand a client a terminal that contains itself
+    let included = if includes.iter().any(|i| i == "port") {
+        reference::port(&t.port_locode)
+            .map(port_resource)
+            .into_iter()
+            .collect()
+    } else {
+        Vec::new()
+    };
     Ok(JsonApi::single(terminal_resource(t), included))
 }
 
@@ -357,9 +382,10 @@ pub fn routes() -> Routes {
         })
         .get("/v2/ports/{id}", port, || {
             Doc::new("Reference data", "Get a port")
-                .about("By id or UN/LOCODE (e.g. USLAX): name, coordinates, IANA time zone.")
+                .about("By id or UN/LOCODE (e.g. USLAX): name, coordinates, IANA time zone, and the terminals boxtrack knows there (`include=terminals` adds them).")
                 .path_text("id", "Port id or UN/LOCODE")
-                .errors(&[401, 404, 429])
+                .include(&["terminals"])
+                .errors(&[400, 401, 404, 429])
                 .ok("The port", single("Port"))
                 .reference_id("get-port-id")
         })
@@ -429,9 +455,10 @@ pub fn routes() -> Routes {
         })
         .get("/v2/terminals/{id}", terminal, || {
             Doc::new("Reference data", "Get a terminal")
-                .about("By id or FIRMS code (e.g. Y258), with its port included.")
+                .about("By id or FIRMS code (e.g. Y258); `include=port` adds its port.")
                 .path_text("id", "Terminal id or FIRMS code")
-                .errors(&[401, 404, 429])
+                .include(&["port"])
+                .errors(&[400, 401, 404, 429])
                 .ok("The terminal", single("Terminal"))
                 .reference_id("get-terminal-id")
         })

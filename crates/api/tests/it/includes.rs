@@ -104,4 +104,11 @@ async fn every_relationship_a_resource_names_can_be_included() {
         "refused includes:\n{}",
         refused.join("\n")
     );
+    // a terminal alone includes nothing: its port would list it back
+    let t = app.get("/v2/terminals/Y258", Some(&key)).await.json();
+    assert!(
+        t.get("included")
+            .is_none_or(|i| i == &serde_json::json!([])),
+        "{t}"
+    );
 }

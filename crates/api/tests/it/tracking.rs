@@ -1368,7 +1368,10 @@ async fn reference_data_and_relationships_resolve() {
         "USLAX"
     );
     assert_error(&app.get("/v2/ports/XXNOPE", Some(&key)).await, 404);
-    let t = app.get("/v2/terminals/Y258", Some(&key)).await.json();
+    let t = app
+        .get("/v2/terminals/Y258?include=port", Some(&key))
+        .await
+        .json();
     assert_eq!(t["data"]["attributes"]["nickname"], "TraPac LA");
     assert_eq!(t["data"]["relationships"]["port"]["data"]["id"], lax_id);
     assert_eq!(t["included"][0]["attributes"]["code"], "USLAX");

@@ -178,7 +178,43 @@ impl Script {
         }
         let mut steps = std::mem::take(&mut self.steps);
         steps.sort_by_key(|s| s.at_h);
+        name_pod_terminal(&mut steps);
         steps
+    }
+}
+
+/// The terminal a box reaches at the port of discharge, on the events that happen there
+/// (berthed, discharged, available, full out) and name none: the POD terminal the journey has
+/// reported by then, or the first it reports.
+fn name_pod_terminal(steps: &mut [Step]) {
+    let terminals: Vec<(i64, String)> = steps
+        .iter()
+        .filter_map(|s| match &s.observation.fact {
+            Fact::PodTerminal { code: Some(c) } => Some((s.at_h, c.clone())),
+            _ => None,
+        })
+        .collect();
+    let at_the_terminal = |m: Milestone| {
+        matches!(
+            m,
+            Milestone::VesselBerthed
+                | Milestone::VesselDischarged
+                | Milestone::Available
+                | Milestone::NotAvailable
+                | Milestone::FullOut
+        )
+    };
+    for step in steps.iter_mut() {
+        let at_h = step.at_h;
+        if let Fact::Event(e) = &mut step.observation.fact
+            && e.place == Place::Pod
+            && e.terminal.is_none()
+            && !e.estimated
+            && at_the_terminal(e.milestone)
+        {
+            let then = terminals.iter().rev().find(|(h, _)| *h <= at_h);
+            e.terminal = then.or(terminals.first()).map(|(_, c)| c.clone());
+        }
     }
 }
 

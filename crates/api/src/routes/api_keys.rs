@@ -107,6 +107,23 @@ struct CreateAttrs {
     name: Option<String>,
 }
 
+/// A key's name as given (API or publishable key): trimmed, 1 to 100 characters as given, or
+/// a 422 naming `/data/attributes/name`.
+pub(crate) fn key_name(given: Option<&str>) -> ApiResult<Option<String>> {
+    let Some(given) = given else {
+        return Ok(None);
+    };
+    let name = given.trim();
+    if name.is_empty() || given.chars().count() > 100 {
+        return Err(ApiError::unprocessable(
+            "/data/attributes/name",
+            "invalid",
+            "name must be 1 to 100 characters",
+        ));
+    }
+    Ok(Some(name.to_string()))
+}
+
 /// `POST /v2/api_keys`: issues a key for the caller's account; the key is in the response once.
 pub async fn create(
     State(state): State<AppState>,
@@ -120,18 +137,7 @@ pub async fn create(
             format!("type must be \"api_key\", not {:?}", doc.data.kind),
         ));
     }
-    let given = doc.data.attributes.name;
-    let name = given.as_deref().map(|n| n.trim().to_string());
-    // the length as given, then trimmed
-    if let (Some(n), Some(g)) = (&name, &given)
-        && (n.is_empty() || g.chars().count() > 100)
-    {
-        return Err(ApiError::unprocessable(
-            "/data/attributes/name",
-            "invalid",
-            "name must be 1 to 100 characters",
-        ));
-    }
+    let name = key_name(doc.data.attributes.name.as_deref())?;
     let (record, key) = keys::create(&state.db, caller.account.id, name.as_deref()).await?;
     let r = boxtrack_views::accounts::api_key(&record, Some(key.expose().to_string()));
     let mut res = JsonApi::single(r.to_value(), vec![]).into_response();

@@ -109,22 +109,14 @@ pub async fn create(
         ));
     }
     let a = doc.data.attributes;
-    let name = a.name.as_deref().map(str::trim);
-    if let (Some(n), Some(given)) = (name, &a.name)
-        && (n.is_empty() || given.chars().count() > 100)
-    {
-        return Err(ApiError::unprocessable(
-            "/data/attributes/name",
-            "invalid",
-            "name must be 1 to 100 characters",
-        ));
-    }
+    let name = super::api_keys::key_name(a.name.as_deref())?;
     let origins =
         boxtrack_core::apikey::normalize_origins(a.allowed_origins.iter().map(String::as_str))
             .map_err(|e| {
                 ApiError::unprocessable("/data/attributes/allowed_origins", "invalid", e)
             })?;
-    let (record, key) = publishable::create(&state.db, caller.account.id, name, &origins).await?;
+    let (record, key) =
+        publishable::create(&state.db, caller.account.id, name.as_deref(), &origins).await?;
     let r = boxtrack_views::accounts::publishable_key(&record, Some(key.expose().to_string()));
     let mut res = JsonApi::single(r.to_value(), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;

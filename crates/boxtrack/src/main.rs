@@ -348,6 +348,10 @@ async fn on_database(cli: &Cli) -> anyhow::Result<()> {
     out
 }
 
+/// The allocator of the whole process (see `Cargo.toml`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // one process-wide TLS crypto provider (ring, as the rest of the tree) for the clients

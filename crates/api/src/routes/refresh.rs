@@ -58,16 +58,12 @@ pub async fn refresh(
     };
     Ok(Json(Refreshed {
         message,
-        changes: changes
-            .iter()
-            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
-            .collect(),
+        changes: change_records(&changes),
         terminal_errors: report.terminal_errors,
         next_refresh_at: report.next_due_us.map(boxtrack_views::jsonapi::At),
     }))
 }
 
-/// What a refresh changed.
 /// A refresh of a container without an upstream: a sandbox container's journey plays what is
 /// due on its virtual clock now, as the worker would on its next pass, and answers like a
 /// real refresh; any other such container is 422 `no_upstream`.
@@ -104,15 +100,21 @@ async fn refresh_sandbox(
     }
     Ok(Json(Refreshed {
         message: "Refreshed from Shipping line, Terminal",
-        changes: changes
-            .iter()
-            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
-            .collect(),
+        changes: change_records(&changes),
         terminal_errors: Vec::new(),
         next_refresh_at: None,
     }))
 }
 
+/// The merge's change records as the answer shows them.
+fn change_records(changes: &[boxtrack_core::tracking::Change]) -> Vec<Value> {
+    changes
+        .iter()
+        .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
+        .collect()
+}
+
+/// What a refresh changed.
 #[derive(Serialize, JsonSchema)]
 pub struct Refreshed {
     /// As the reference says it: which sources were read.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs schemathesis (PyPI) against a real `boxtrack serve` and its served /v2/openapi.json,
 # with a key whose rate limits are lifted and every entitlement, on a fresh SQLite database
-# holding one sandbox shipment. Every phase: examples, coverage, fuzzing, stateful (the
+# holding one sandbox shipment, then again for the console's pages, signed in. Every phase: examples, coverage, fuzzing, stateful (the
 # document's `links`). Exits non-zero on any failure schemathesis reports.
 #
 # Usage: scripts/schemathesis-check.sh [path/to/boxtrack]   (default: target/debug/boxtrack)
@@ -23,13 +23,21 @@ fi
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 db=${DATABASE_URL:-sqlite://$work/boxtrack.db}
-key=$("$BIN" accounts create --name "schemathesis" --plan standard --database-url "$db" \
+made=$("$BIN" accounts create --name "schemathesis" --plan standard --database-url "$db" \
   --entitlements routing,rail_lfd,container_refresh,widget \
   --rate-limit default=1000000 --rate-limit tracking_requests.create=1000000 \
   --rate-limit tracking_requests.infer_number=1000000 --rate-limit containers.refresh=1000000 \
-  --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
+  --json)
+key=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["api_key"])' "$made")
+account=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["account_id"])' "$made")
+# a console user, so that the console's pages are run signed in (security scheme ConsoleSession)
+echo "schemathesis-console-pw" | "$BIN" users create --account "$account" \
+  --email st@example.com --password-stdin --database-url "$db" >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 base="http://127.0.0.1:$port"
+# the DCSA push endpoint's subscription secret, so that the hooks sign its requests
+export BTK_DCSA_SECRET=$(python3 -c 'import base64,os; print(base64.b64encode(os.urandom(32)).decode())')
+BOXTRACK_DCSA_PUSH_SECRET=$BTK_DCSA_SECRET \
 "$BIN" serve --database-url "$db" --listen "127.0.0.1:$port" --allow-private-webhook-urls \
   >"$work/serve.log" 2>&1 &
 for _ in $(seq 1 300); do curl -sf "$base/readyz" >/dev/null && break; sleep 0.1; done
@@ -40,17 +48,65 @@ for _ in $(seq 1 100); do
   n=$(curl -sf "$base/v2/containers" -H "Authorization: Token $key" | python3 -c 'import json,sys; print(json.load(sys.stdin)["meta"]["total"])')
   [ "$n" -ge 1 ] && break; sleep 0.1
 done
-args=(
-  --config-file scripts/schemathesis/schemathesis.toml
-  run "$base/v2/openapi.json" --url "$base"
-  -H "Authorization: Token $key"
-  --phases "${ST_PHASES:-examples,coverage,fuzzing,stateful}" --checks all
-  --max-examples "${ST_MAX_EXAMPLES:-10}" --max-time "${ST_MAX_TIME:-300}"
-  --seed "${ST_SEED:-152764219057998164650837121084852718272}" --workers 2
-)
-[ -n "${ST_REPORT:-}" ] && args+=(--report junit --report-junit-path "$ST_REPORT")
 status=0
-SCHEMATHESIS_HOOKS=hooks PYTHONPATH=scripts/schemathesis "$ST_VENV/bin/schemathesis" "${args[@]}" || status=$?
+# One schemathesis run: a name (for its report), its settings file, then its own arguments.
+pass() {
+  local name=$1 config=$2
+  shift 2
+  local a=(
+    --config-file "$config"
+    run "$base/v2/openapi.json" --url "$base" "$@"
+    --phases "${ST_PHASES:-examples,coverage,fuzzing,stateful}"
+    --max-examples "${ST_MAX_EXAMPLES:-10}" --max-time "${ST_MAX_TIME:-300}"
+    --seed "${ST_SEED:-152764219057998164650837121084852718272}" --workers 2
+  )
+  [ -n "${ST_REPORT:-}" ] && a+=(--report junit --report-junit-path "${ST_REPORT%.xml}$name.xml")
+  echo "== schemathesis: ${name:-the API}"
+  SCHEMATHESIS_HOOKS=hooks PYTHONPATH=scripts/schemathesis "$ST_VENV/bin/schemathesis" "${a[@]}" || status=$?
+}
+
+# 1. The API with the account's key (every check named: none is turned off), but the
+# console's pages and the embeds, which take other credentials (passes 2 and 3).
+pass "" scripts/schemathesis/schemathesis.toml -H "Authorization: Token $key" --checks all \
+  --exclude-path-regex '^/(console|embed/)'
+
+# 2. The console's pages, signed in: a session from the sign-in form (its CSRF cookie and
+# field), given as the document's ConsoleSession scheme (console.toml). Their forms want the
+# session's CSRF token, which no generated body holds: they answer 403 and change nothing.
+# Every check runs by default; none is named, so that console.toml can turn one off.
+jar="$work/cookies"
+form=$(curl -sf -c "$jar" "$base/console/sign-in")
+csrf=$(printf '%s' "$form" | python3 -c 'import re,sys; print(re.search(r"name=\"csrf\" value=\"([^\"]+)\"", sys.stdin.read()).group(1))')
+curl -sf -b "$jar" -c "$jar" -o /dev/null "$base/console/sign-in" \
+  --data-urlencode "csrf=$csrf" --data-urlencode "email=st@example.com" \
+  --data-urlencode "password=schemathesis-console-pw"
+export BTK_CONSOLE_SESSION=$(awk '$6 == "btk_console" {print $7}' "$jar")
+if [ -z "$BTK_CONSOLE_SESSION" ]; then
+  echo "could not sign in to the console: its pages were not run" >&2
+  status=1
+else
+  pass -console scripts/schemathesis/console.toml \
+    --include-path-regex '^/console' --exclude-path-regex '^/console/sign-(in|out)$'
+  code=$(curl -s -o /dev/null -w '%{http_code}' "$base/console" -H "Cookie: btk_console=$BTK_CONSOLE_SESSION")
+  if [ "$code" != 200 ]; then
+    echo "the console run's session no longer works (GET /console answered $code): that run is void" >&2
+    status=1
+  fi
+fi
+
+# 3. The embeds, with a publishable key of the account (made through the API, usable from
+# any origin), given as the document's Publishable scheme (embed.toml).
+export BTK_PUBLISHABLE_KEY=$(curl -sf -X POST "$base/v2/publishable_keys" -H "Authorization: Token $key" \
+  -H 'Content-Type: application/vnd.api+json' \
+  -d '{"data":{"type":"publishable_key","attributes":{"name":"schemathesis"}}}' |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["attributes"]["key"])')
+if [ -z "$BTK_PUBLISHABLE_KEY" ]; then
+  echo "could not make a publishable key: the embeds were not run" >&2
+  status=1
+else
+  pass -embed scripts/schemathesis/embed.toml --include-path-regex '^/embed/'
+fi
+
 # a run that revoked or broke its own key tested nothing but 401s after that point
 code=$(curl -s -o /dev/null -w '%{http_code}' "$base/v2/account" -H "Authorization: Token $key")
 if [ "$code" != 200 ]; then

@@ -19,8 +19,8 @@ use crate::state::AppState;
 pub struct Caller {
     /// The API key used.
     pub key_id: Uuid,
-    /// The key's account.
-    pub account: Account,
+    /// The key's account (shared with the key cache: a clone is a reference count).
+    pub account: std::sync::Arc<Account>,
 }
 
 impl Caller {
@@ -105,7 +105,7 @@ fn state_header(bucket: Bucket, d: &Decision) -> Option<HeaderValue> {
 pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let internal = req.extensions().get::<Internal>().cloned();
     let (key_id, account) = if let Some(Internal(account)) = internal {
-        (Uuid::nil(), account)
+        (Uuid::nil(), std::sync::Arc::new(account))
     } else {
         let key = match parse_authorization(req.headers().get(header::AUTHORIZATION)) {
             Ok(k) => k,
@@ -118,7 +118,9 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
                     let (db, keys) = (state.db.clone(), state.keys.clone());
                     tokio::spawn(async move {
                         match boxtrack_store::keys::authenticate(&db, &key).await {
-                            Ok(Some((key_id, account))) => keys.put(digest, key_id, account),
+                            Ok(Some((key_id, account))) => {
+                                keys.put(digest, key_id, std::sync::Arc::new(account))
+                            }
                             Ok(None) => keys.forget(&digest),
                             Err(e) => {
                                 tracing::debug!(error = %e, "reading an API key again failed");
@@ -131,6 +133,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
             }
             None => match boxtrack_store::keys::authenticate(&state.db, &key).await {
                 Ok(Some((key_id, account))) => {
+                    let account = std::sync::Arc::new(account);
                     state.keys.put(digest, key_id, account.clone());
                     (key_id, account)
                 }
@@ -141,12 +144,12 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
             },
         }
     };
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| m.as_str().to_string())
-        .unwrap_or_default();
-    let bucket = Bucket::for_route(req.method().as_str(), &route);
+    let bucket = Bucket::for_route(
+        req.method().as_str(),
+        req.extensions()
+            .get::<MatchedPath>()
+            .map_or("", MatchedPath::as_str),
+    );
     let limit = account.rate_limits.limit(bucket);
     let decision = match state.limiter.check(account.id, bucket, limit).await {
         Ok(d) => d,

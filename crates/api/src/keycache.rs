@@ -11,7 +11,7 @@
 //! [`CAPACITY`] keys (it starts over when full).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use boxtrack_store::accounts::Account;
@@ -34,7 +34,7 @@ pub struct KeyCache {
 struct Cached {
     at: Instant,
     key_id: Uuid,
-    account: Account,
+    account: Arc<Account>,
     /// A background read of this entry is under way.
     refreshing: bool,
 }
@@ -44,8 +44,8 @@ struct Cached {
 pub struct Found {
     /// The key's id.
     pub key_id: Uuid,
-    /// Its account.
-    pub account: Account,
+    /// Its account (shared: a request takes a reference count, not a copy).
+    pub account: Arc<Account>,
     /// The caller should read the key again in the background (and [`KeyCache::put`] or
     /// [`KeyCache::forget`] it): the entry is getting old and nobody else is reading it.
     pub refresh: bool,
@@ -68,7 +68,7 @@ impl KeyCache {
     }
 
     /// Remembers what `digest` authenticated as.
-    pub fn put(&self, digest: String, key_id: Uuid, account: Account) {
+    pub fn put(&self, digest: String, key_id: Uuid, account: Arc<Account>) {
         let mut g = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if g.len() >= CAPACITY && !g.contains_key(&digest) {
             g.clear();
@@ -132,7 +132,7 @@ pub(crate) mod tests {
     #[test]
     fn a_used_key_is_read_again_ahead_of_time_once() {
         let cache = KeyCache::default();
-        cache.put("d".into(), Uuid::from_u128(9), account());
+        cache.put("d".into(), Uuid::from_u128(9), Arc::new(account()));
         assert!(!cache.get("d").unwrap().refresh);
         age(&cache, "d", REFRESH + Duration::from_millis(10));
         // the first request past REFRESH reads it again; the others use the entry as it is
@@ -142,20 +142,20 @@ pub(crate) mod tests {
         cache.refresh_failed("d");
         assert!(cache.get("d").unwrap().refresh);
         // a successful one starts the entry afresh
-        cache.put("d".into(), Uuid::from_u128(9), account());
+        cache.put("d".into(), Uuid::from_u128(9), Arc::new(account()));
         assert!(!cache.get("d").unwrap().refresh);
     }
 
     #[test]
     fn an_entry_is_never_used_past_fresh_and_a_key_that_fails_is_forgotten() {
         let cache = KeyCache::default();
-        cache.put("d".into(), Uuid::from_u128(9), account());
+        cache.put("d".into(), Uuid::from_u128(9), Arc::new(account()));
         age(&cache, "d", FRESH);
         assert!(cache.get("d").is_none());
-        cache.put("d".into(), Uuid::from_u128(9), account());
+        cache.put("d".into(), Uuid::from_u128(9), Arc::new(account()));
         cache.forget("d");
         assert!(cache.get("d").is_none());
-        cache.put("e".into(), Uuid::from_u128(10), account());
+        cache.put("e".into(), Uuid::from_u128(10), Arc::new(account()));
         cache.forget_key(Uuid::from_u128(10));
         assert!(cache.get("e").is_none());
     }

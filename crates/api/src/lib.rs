@@ -20,6 +20,7 @@ pub mod listen;
 pub mod metrics;
 mod middleware;
 pub mod openapi;
+mod querynames;
 pub mod readcache;
 pub mod rest;
 pub mod routes;
@@ -41,6 +42,7 @@ pub use error::{ApiError, ApiResult};
 pub use limiter::Limiter;
 pub use metrics::Metrics;
 pub use middleware::{AccessNote, note_account};
+pub use querynames::QueryNames;
 pub use state::{ApiConfig, AppState};
 
 async fn not_found() -> ApiError {
@@ -82,6 +84,7 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
         state.config.allow_private_webhook_urls,
     );
     let shared = state.edit();
+    shared.query_names = std::sync::Arc::new(querynames::QueryNames::of(&document));
     shared.openapi = std::sync::Arc::new(document);
     shared.rest_router = Some(router);
     let mut parts = rest::parts();

@@ -17,10 +17,19 @@ struct Histogram {
     count: u64,
 }
 
+/// What one matched route has seen: requests by method and status, and their latency.
+#[derive(Default)]
+struct RouteStats {
+    /// `(method, status, count)`, a handful per route: found without allocating.
+    counts: Vec<(String, u16, u64)>,
+    latency: Histogram,
+}
+
 #[derive(Default)]
 struct Inner {
-    requests: BTreeMap<(String, String, u16), u64>,
-    latency: BTreeMap<String, Histogram>,
+    /// By matched route: a request looks its route up by reference and allocates only the
+    /// first time a route, method and status are seen.
+    routes: BTreeMap<String, RouteStats>,
     rate_limited: BTreeMap<String, u64>,
     deliveries: BTreeMap<String, u64>,
     deactivations: u64,
@@ -44,10 +53,19 @@ impl Metrics {
     /// Records one finished request.
     pub fn record_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
         self.with(|m| {
-            *m.requests
-                .entry((method.to_string(), route.to_string(), status))
-                .or_default() += 1;
-            let h = m.latency.entry(route.to_string()).or_default();
+            let r = match m.routes.get_mut(route) {
+                Some(r) => r,
+                None => m.routes.entry(route.to_string()).or_default(),
+            };
+            match r
+                .counts
+                .iter_mut()
+                .find(|(m, s, _)| m == method && *s == status)
+            {
+                Some((_, _, n)) => *n += 1,
+                None => r.counts.push((method.to_string(), status, 1)),
+            }
+            let h = &mut r.latency;
             for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
                 if seconds <= *bound {
                     h.counts[i] += 1;
@@ -114,7 +132,17 @@ impl Metrics {
             let mut out = String::new();
             out.push_str("# HELP boxtrack_http_requests_total HTTP requests by method, matched route and status.\n");
             out.push_str("# TYPE boxtrack_http_requests_total counter\n");
-            for ((method, route, status), n) in &m.requests {
+            let mut requests: Vec<(&str, &str, u16, u64)> = m
+                .routes
+                .iter()
+                .flat_map(|(route, r)| {
+                    r.counts
+                        .iter()
+                        .map(move |(method, status, n)| (method.as_str(), route.as_str(), *status, *n))
+                })
+                .collect();
+            requests.sort_unstable();
+            for (method, route, status, n) in requests {
                 let _ = writeln!(
                     out,
                     "boxtrack_http_requests_total{{method=\"{method}\",route=\"{}\",status=\"{status}\"}} {n}",
@@ -123,7 +151,8 @@ impl Metrics {
             }
             out.push_str("# HELP boxtrack_http_request_duration_seconds HTTP request latency by matched route.\n");
             out.push_str("# TYPE boxtrack_http_request_duration_seconds histogram\n");
-            for (route, h) in &m.latency {
+            for (route, r) in &m.routes {
+                let h = &r.latency;
                 let route = escape(route);
                 for (i, bound) in LATENCY_BUCKETS.iter().enumerate() {
                     let _ = writeln!(

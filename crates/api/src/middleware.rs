@@ -85,17 +85,15 @@ pub async fn db_gate(State(state): State<AppState>, req: Request, next: Next) ->
 /// access log line (target `boxtrack::access`): method, route template (never the query, so
 /// no token in a query string reaches the log), status, latency, account and request id.
 pub async fn track(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_string(), |m| m.as_str().to_string());
-    let method = req.method().as_str().to_string();
-    let request_id = req
-        .headers()
-        .get("x-request-id")
+    // reference-counted clones: nothing here allocates per request
+    let matched = req.extensions().get::<MatchedPath>().cloned();
+    let route = matched.as_ref().map_or("unmatched", MatchedPath::as_str);
+    let method = req.method().clone();
+    let request_id = req.headers().get("x-request-id").cloned();
+    let request_id = request_id
+        .as_ref()
         .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string();
+        .unwrap_or_default();
     let writes = !req.method().is_safe();
     let api = req.uri().path().starts_with("/v2/");
     let note = AccessNote::default();
@@ -107,20 +105,33 @@ pub async fn track(State(state): State<AppState>, mut req: Request, next: Next) 
         res = plain_error_as_jsonapi(res).await;
     }
     if writes && status < 400 {
-        read_your_writes(&state, &note, &route).await;
+        read_your_writes(&state, &note, route).await;
     }
     let elapsed = started.elapsed();
+    let method = method.as_str();
     state
         .metrics
-        .record_request(&method, &route, status, elapsed.as_secs_f64());
+        .record_request(method, route, status, elapsed.as_secs_f64());
     let latency_ms = (elapsed.as_secs_f64() * 1000.0 * 10.0).round() / 10.0;
-    let account = note.account().map(|a| a.to_string()).unwrap_or_default();
+    let account = Account(note.account());
     if status >= 500 {
         tracing::warn!(target: "boxtrack::access", %method, %route, status, latency_ms, %account, %request_id, "request");
     } else {
         tracing::info!(target: "boxtrack::access", %method, %route, status, latency_ms, %account, %request_id, "request");
     }
     res
+}
+
+/// The account of an access line, written as it is formatted (empty for none).
+struct Account(Option<uuid::Uuid>);
+
+impl std::fmt::Display for Account {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(a) => a.fmt(f),
+            None => Ok(()),
+        }
+    }
 }
 
 /// An error answer of the REST API that the HTTP layer wrote as plain text (axum's own
@@ -179,35 +190,26 @@ async fn read_your_writes(state: &AppState, note: &AccessNote, route: &str) {
 pub async fn known_query(State(state): State<AppState>, req: Request, next: Next) -> Response {
     if let (Some(path), Some(query)) = (req.extensions().get::<MatchedPath>(), req.uri().query())
         && path.as_str().starts_with("/v2/")
+        && let Some(known) = state
+            .query_names
+            .known(path.as_str(), req.method().as_str())
     {
-        let method = req.method().as_str().to_ascii_lowercase();
-        if let Some(op) = state.openapi["paths"][path.as_str()].get(&method) {
-            let known: Vec<&str> = op["parameters"]
-                .as_array()
-                .map(|ps| {
-                    ps.iter()
-                        .filter(|p| p["in"] == "query")
-                        .filter_map(|p| p["name"].as_str())
-                        .collect()
-                })
-                .unwrap_or_default();
-            for (name, _) in url::form_urlencoded::parse(query.as_bytes()) {
-                if !known.contains(&name.as_ref()) {
-                    let takes = if known.is_empty() {
-                        "takes no query parameters".to_string()
-                    } else {
-                        format!("takes {}", known.join(", "))
-                    };
-                    return ApiError::bad_parameter(
-                        &name,
-                        format!(
-                            "unknown query parameter {name:?}: {} {} {takes}",
-                            method.to_uppercase(),
-                            path.as_str()
-                        ),
-                    )
-                    .into_response();
-                }
+        for (name, _) in url::form_urlencoded::parse(query.as_bytes()) {
+            if !known.iter().any(|k| *k == name) {
+                let takes = if known.is_empty() {
+                    "takes no query parameters".to_string()
+                } else {
+                    format!("takes {}", known.join(", "))
+                };
+                return ApiError::bad_parameter(
+                    &name,
+                    format!(
+                        "unknown query parameter {name:?}: {} {} {takes}",
+                        req.method(),
+                        path.as_str()
+                    ),
+                )
+                .into_response();
             }
         }
     }
@@ -277,6 +279,15 @@ fn body_schema(
 /// any handler reads it. Only the JSON types are checked here: required members, enums,
 /// patterns and ranges stay with the handlers, whose 422s say what the reference says.
 pub async fn body_shape(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    // most requests carry no JSON body: they pass before anything is looked up
+    let json = req
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(is_json);
+    if !json {
+        return next.run(req).await;
+    }
     let Some(path) = req
         .extensions()
         .get::<MatchedPath>()
@@ -284,17 +295,10 @@ pub async fn body_shape(State(state): State<AppState>, req: Request, next: Next)
     else {
         return next.run(req).await;
     };
-    let json = req
-        .headers()
-        .get(axum::http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(is_json);
     let method = req.method().as_str().to_ascii_lowercase();
     // upstream payloads (ingest) are kept even when malformed, as rejected payloads with
     // their reason: their handlers read them whole
-    if !json
-        || !(path.starts_with("/v2/") || path.starts_with("/rails/"))
-        || path.starts_with("/v2/ingest/")
+    if !(path.starts_with("/v2/") || path.starts_with("/rails/")) || path.starts_with("/v2/ingest/")
     {
         return next.run(req).await;
     }

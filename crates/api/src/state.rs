@@ -90,6 +90,8 @@ pub struct Shared {
     /// The served OpenAPI document (set when the router is built; `crate::openapi`
     /// assembles it from the route modules' operations).
     pub openapi: Arc<serde_json::Value>,
+    /// The query parameters of each operation of `openapi` (set with it).
+    pub query_names: Arc<crate::querynames::QueryNames>,
     /// API keys this process authenticated in the last second.
     pub keys: Arc<crate::keycache::KeyCache>,
     /// Rendered reads (single resources and lists), and the change feed that retires them.
@@ -134,6 +136,7 @@ impl AppState {
                 boxtrack_sources::upstream::UpstreamConfig::default(),
             )),
             openapi: Arc::default(),
+            query_names: Arc::default(),
             keys: Arc::default(),
             fixed_now_us: None,
             draining: Arc::default(),

@@ -291,6 +291,21 @@ pub async fn field(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<FieldRo
     )
 }
 
+/// Every value set with a definition of the account, newest first (what `include=fields`
+/// on a definition lists).
+pub async fn fields_of_definition(
+    db: &Db,
+    account_id: Uuid,
+    definition_id: Uuid,
+) -> Result<Vec<FieldRow>> {
+    let sql = format!(
+        "SELECT {FIELD_COLUMNS} FROM {FIELD_FROM} WHERE f.account_id = $1 AND f.definition_id = $2 ORDER BY f.created_us DESC, f.id DESC"
+    );
+    Ok(
+        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(account_id).bind(definition_id).fetch_all(p).await?),
+    )
+}
+
 /// Replaces a field's value.
 pub async fn set_value(db: &Db, account_id: Uuid, id: Uuid, value: &Value) -> Result<()> {
     on_db!(db, p => sqlx::query("UPDATE custom_fields SET value = $3, updated_us = $4 WHERE id = $1 AND account_id = $2")

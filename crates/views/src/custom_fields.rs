@@ -5,8 +5,9 @@ use boxtrack_store::custom_fields::{DefinitionRow, FieldRow, OptionRow};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
 use serde_json::Value;
+use uuid::Uuid;
 
-use crate::jsonapi::{At, Kind, Resource, ToMany, ToOne};
+use crate::jsonapi::{At, Identifier, Kind, RelatedMany, Resource, ToMany, ToOne};
 
 fn any_value(_: &mut SchemaGenerator) -> Schema {
     json_schema!({"description": "Depends on the definition's data_type", "oneOf": [
@@ -51,6 +52,9 @@ pub struct DefinitionAttributes {
     /// The value of an entity that has none set.
     #[schemars(schema_with = "any_value")]
     pub default_value: Value,
+    /// The template it was made from: always null (boxtrack has no definition templates;
+    /// the reference's live service returns the member).
+    pub template_id: Option<String>,
     /// When it was created.
     pub created_at: At,
     /// When it last changed.
@@ -60,12 +64,28 @@ pub struct DefinitionAttributes {
 /// Relationships of a custom field definition.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct DefinitionRelationships {
+    /// The account that owns it (`account`).
+    pub account: ToOne,
+    /// The values set with it (`custom_field`): listed by `GET
+    /// /v2/custom_fields?filter[definition_id]=…`, and in `data` with `include=fields`.
+    pub fields: RelatedMany,
     /// Its options (`custom_field_option`), for enums.
     pub options: ToMany,
 }
 
-/// The `custom_field_definition` resource with its options' ids.
-pub fn definition(d: &DefinitionRow, options: &[OptionRow]) -> Resource<Definition> {
+/// The `custom_field_definition` resource with its options' ids, and the ids of its values
+/// when the request includes them.
+pub fn definition(
+    d: &DefinitionRow,
+    options: &[OptionRow],
+    fields: Option<&[Uuid]>,
+) -> Resource<Definition> {
+    let mut values = RelatedMany::at(format!("/v2/custom_fields?filter[definition_id]={}", d.id));
+    values.data = fields.map(|ids| {
+        ids.iter()
+            .map(|id| Identifier::new("custom_field", id))
+            .collect()
+    });
     Resource {
         id: d.id,
         attributes: DefinitionAttributes {
@@ -78,10 +98,13 @@ pub fn definition(d: &DefinitionRow, options: &[OptionRow]) -> Resource<Definiti
             validation: d.validation.0.clone(),
             default_format: d.default_format.clone(),
             default_value: d.default_value.0.clone(),
+            template_id: None,
             created_at: At(d.created_us),
             updated_at: At(d.updated_us),
         },
         relationships: DefinitionRelationships {
+            account: ToOne::new("account", Some(d.account_id)),
+            fields: values,
             options: ToMany::new("custom_field_option", options.iter().map(|o| o.id)),
         },
     }

@@ -136,16 +136,21 @@ pub(crate) fn asset(summary: &str, media: &str) -> Value {
         .into_value()
 }
 
-/// Optional query parameters of these names and JSON types (`string` or `integer`).
+/// Optional query parameters of these names, each `string` or `integer`. A page reads its
+/// query as a form sends it, leniently: a value that means nothing (an empty field, a word
+/// where a number goes) is left out rather than refused, so every parameter is text in the
+/// document and an `integer` one says what it should hold.
 pub(crate) fn query(params: &[(&str, &str)]) -> Value {
-    let kind = |k: &str| match k {
-        "integer" => Type::Integer,
-        _ => Type::String,
+    let about = |k: &str| match k {
+        "integer" => {
+            "A whole number; any other value is left out (the page shows its unfiltered answer)."
+        }
+        _ => "",
     };
     Value::Array(
         params
             .iter()
-            .map(|(name, k)| Param::query(*name, Schema::of(kind(k)), "").into())
+            .map(|(name, k)| Param::query(*name, Schema::of(Type::String), about(k)).into())
             .collect(),
     )
 }

@@ -216,6 +216,20 @@ async fn sign_in_create_a_key_see_it_once_revoke_it_sign_out() {
     let r = console(&app, "nothing").await;
     assert_eq!(r.status(), 303);
     assert_eq!(r.headers()["location"], "/console/sign-in");
+    // and so does every form sent without one
+    let r = app
+        .http
+        .post(format!(
+            "{}/console/webhooks/{}/test",
+            app.base,
+            uuid::Uuid::nil()
+        ))
+        .form(&[("csrf", ""), ("event", "")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 303);
+    assert_eq!(r.headers()["location"], "/console/sign-in");
 
     // the sign-in page: strict headers
     let r = app

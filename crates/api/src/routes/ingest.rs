@@ -306,12 +306,24 @@ pub enum Severity {
 #[serde(untagged)]
 pub enum PushBody {
     /// DCSA T&T 2.2: an array of events.
-    V2(Vec<serde_json::Map<String, serde_json::Value>>),
+    V2(Vec<PushEvent>),
     /// DCSA T&T 3.0: PostEventsRequest.
     V3 {
-        /// The events.
+        /// The events (objects; one that cannot be applied is named in the feedback).
         events: Vec<serde_json::Map<String, serde_json::Value>>,
     },
+}
+
+/// One event of a 2.2 push: whatever it carries, but always its `eventType` (a body whose
+/// event has none is not a DCSA 2.2 push: 400).
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+pub struct PushEvent {
+    /// `EQUIPMENT`, `TRANSPORT` or `SHIPMENT`.
+    #[serde(rename = "eventType")]
+    pub event_type: String,
+    /// The event's other members.
+    #[serde(flatten)]
+    pub rest: serde_json::Map<String, serde_json::Value>,
 }
 
 /// `POST /v2/ingest/dcsa`: a carrier's DCSA Track & Trace push (the subscriber side of its

@@ -114,7 +114,7 @@ fn entitlement_checks_name_the_entitlement() {
     };
     let caller = Caller {
         key_id: uuid::Uuid::now_v7(),
-        account,
+        account: std::sync::Arc::new(account),
     };
     assert!(caller.require(Entitlement::Routing).is_ok());
     let e = caller.require(Entitlement::ContainerRefresh).unwrap_err();

@@ -288,6 +288,92 @@ async fn definitions_options_and_values_through_both_paths() {
         .json();
     assert_eq!(nested["data"][0]["attributes"]["api_slug"], "po_number");
 
+    // a definition names its account, its template (none) and its values: by link, and
+    // listed with include=fields; include=options adds the options
+    let plain = app
+        .get(&format!("/v2/custom_field_definitions/{po_id}"), Some(&key))
+        .await
+        .json();
+    let d = &plain["data"];
+    assert!(d["attributes"]["template_id"].is_null(), "{d}");
+    assert_eq!(d["relationships"]["account"]["data"]["type"], "account");
+    assert_eq!(
+        d["relationships"]["fields"]["links"]["related"],
+        format!("/v2/custom_fields?filter[definition_id]={po_id}")
+    );
+    assert!(d["relationships"]["fields"].get("data").is_none(), "{d}");
+    let po_values = app
+        .get(
+            &format!("/v2/custom_fields?filter[definition_id]={po_id}"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let with = app
+        .get(
+            &format!("/v2/custom_field_definitions/{po_id}?include=fields"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let ids = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        ids(&with["data"]["relationships"]["fields"]["data"]),
+        ids(&po_values["data"]),
+        "{with}"
+    );
+    assert_eq!(ids(&with["included"]), ids(&po_values["data"]));
+    assert!(!ids(&po_values["data"]).is_empty());
+    let listed = app
+        .get(
+            "/v2/custom_field_definitions?include=options,fields",
+            Some(&key),
+        )
+        .await
+        .json();
+    let temp_def = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == temp_id.as_str())
+        .unwrap();
+    for o in ids(&temp_def["relationships"]["options"]["data"]) {
+        assert!(
+            listed["included"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|i| i["type"] == "custom_field_option" && i["id"] == o.as_str()),
+            "{listed}"
+        );
+    }
+    let with_account = app
+        .get(
+            &format!("/v2/custom_field_definitions/{po_id}?include=account"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(
+        with_account["included"][0]["id"],
+        d["relationships"]["account"]["data"]["id"]
+    );
+    let e = assert_error(
+        &app.get(
+            &format!("/v2/custom_field_definitions/{po_id}?include=entity"),
+            Some(&key),
+        )
+        .await,
+        400,
+    );
+    assert_eq!(e["source"]["parameter"], "include");
+
     // clearing, deleting a value, deleting a definition with its values
     let cleared = app
         .patch(

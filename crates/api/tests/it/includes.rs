@@ -71,7 +71,40 @@ async fn every_relationship_a_resource_names_can_be_included() {
         "{events}"
     );
 
+    // a custom field definition with an option and a value set with it
+    let mt = "application/vnd.api+json";
+    let def = app
+        .post(
+            "/v2/custom_field_definitions",
+            &key,
+            mt,
+            r#"{"data":{"type":"custom_field_definition","attributes":{"entity_type":"Shipment","api_slug":"band","display_name":"Band","data_type":"enum"}}}"#,
+        )
+        .await
+        .json();
+    let def = def["data"]["id"].as_str().unwrap_or_default().to_string();
+    let option = app
+        .post(
+            &format!("/v2/custom_field_definitions/{def}/options"),
+            &key,
+            mt,
+            r#"{"data":{"type":"custom_field_option","attributes":{"label":"Frozen","value":"frozen"}}}"#,
+        )
+        .await;
+    assert_eq!(option.status, 201, "{}", option.text);
+    let value = app
+        .post(
+            &format!("/v2/shipments/{shipment}/custom_fields"),
+            &key,
+            mt,
+            r#"{"data":{"type":"custom_field","attributes":{"api_slug":"band","value":"frozen"}}}"#,
+        )
+        .await;
+    assert_eq!(value.status, 201, "{}", value.text);
+
     let paths = [
+        format!("/v2/custom_field_definitions/{def}"),
+        "/v2/custom_field_definitions".to_string(),
         format!("/v2/shipments/{shipment}"),
         "/v2/shipments".to_string(),
         format!("/v2/containers/{container}"),

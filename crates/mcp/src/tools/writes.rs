@@ -182,7 +182,7 @@ pub(super) async fn refresh(
     }
     let caller = boxtrack_api::auth::Caller {
         key_id: Uuid::nil(),
-        account: account.clone(),
+        account: std::sync::Arc::new(account.clone()),
     };
     match boxtrack_api::routes::refresh::refresh(
         axum::extract::State(state.clone()),

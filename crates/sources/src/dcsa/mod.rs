@@ -464,7 +464,16 @@ pub fn parse(body: &[u8], now_us: i64) -> Result<Parsed, DcsaError> {
     match v {
         Value::Array(items) => parse_v2(items, now_us),
         Value::Object(mut o) => match o.remove("events") {
-            Some(Value::Array(items)) => Ok(v3::parse_items(items, now_us)),
+            Some(Value::Array(items)) => {
+                // an event that cannot be applied is reported in the answer's feedback; an
+                // item that is no object at all makes the body no 3.0 push
+                if let Some(index) = items.iter().position(|i| !i.is_object()) {
+                    return Err(DcsaError(format!(
+                        "events[{index}] is not an object: the body is not a DCSA 3.0 events object"
+                    )));
+                }
+                Ok(v3::parse_items(items, now_us))
+            }
             _ => Err(DcsaError(
                 "the body is an object without an events array: neither DCSA 2.2 (an array of events) nor 3.0 ({\"events\": [...]})".into(),
             )),
@@ -480,7 +489,7 @@ fn parse_v2(items: Vec<Value>, now_us: i64) -> Result<Parsed, DcsaError> {
     let mut out = Parsed::default();
     let mut seen = std::collections::HashSet::new();
     for (index, item) in items.into_iter().enumerate() {
-        if item.get("eventType").is_none() {
+        if !item.get("eventType").is_some_and(Value::is_string) {
             return Err(DcsaError(format!(
                 "item {index} has no eventType: the body is not an array of DCSA events"
             )));
@@ -671,6 +680,13 @@ mod tests {
             NOW,
         );
         assert!(wrong_structure.unwrap_err().0.contains("no eventType"));
+        // a 3.0 events object whose item is no object is no push either
+        let e = parse(br#"[{"eventType": {}}]"#, NOW).unwrap_err();
+        assert!(e.0.contains("item 0 has no eventType"), "{e:?}");
+        for body in [r#"{"events": [[null, null]]}"#, r#"{"events": [{}, 7]}"#] {
+            let e = parse(body.as_bytes(), NOW).unwrap_err();
+            assert!(e.0.contains("] is not an object"), "{e:?}");
+        }
 
         let ids = parse(
             include_bytes!(

@@ -15,6 +15,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::state::AppState;
+use boxtrack_views::jsonapi::include_once;
 
 use super::shared::*;
 
@@ -37,13 +38,15 @@ pub async fn list_definitions(
         data_type,
         display_name: q.text("filter[display_name]"),
     };
+    let includes = q.includes("custom_field_definition", DEFINITION_INCLUDES)?;
     let listed = store::definitions(&state.db, caller.account.id, &f, &page).await?;
     let mut data = Vec::new();
+    let mut included = Vec::new();
     for d in &listed.rows {
-        data.push(definition_resource(
-            d,
-            &store::options(&state.db, d.id).await?,
-        ));
+        data.push(rendered(&state, d, &includes, &mut included).await?);
+    }
+    if !listed.rows.is_empty() {
+        include_account(&caller, &includes, &mut included);
     }
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -53,8 +56,47 @@ pub async fn list_definitions(
         page,
         &listed,
         data,
-        vec![],
+        included,
     ))
+}
+
+/// What `include` may name on a definition.
+pub(super) const DEFINITION_INCLUDES: &[&str] = &["account", "options", "fields"];
+
+/// The caller's account, when `includes` names it.
+fn include_account(caller: &Caller, includes: &[String], included: &mut Vec<Value>) {
+    if includes.iter().any(|i| i == "account") {
+        include_once(
+            included,
+            crate::routes::account::to_resource(&caller.account),
+        );
+    }
+}
+
+/// A definition with what `includes` names added to `included`: its options, and every
+/// value set with it.
+async fn rendered(
+    state: &AppState,
+    d: &DefinitionRow,
+    includes: &[String],
+    included: &mut Vec<Value>,
+) -> ApiResult<Value> {
+    let options = store::options(&state.db, d.id).await?;
+    if includes.iter().any(|i| i == "options") {
+        for o in &options {
+            include_once(included, boxtrack_views::custom_fields::option(o));
+        }
+    }
+    let fields = if includes.iter().any(|i| i == "fields") {
+        let rows = store::fields_of_definition(&state.db, d.account_id, d.id).await?;
+        for r in super::values::field_resources(state, &rows).await? {
+            include_once(included, r);
+        }
+        Some(rows.iter().map(|r| r.id).collect::<Vec<Uuid>>())
+    } else {
+        None
+    };
+    Ok(boxtrack_views::custom_fields::definition(d, &options, fields.as_deref()).to_value())
 }
 
 /// `POST /v2/custom_field_definitions`.
@@ -148,10 +190,15 @@ pub async fn show_definition(
     State(state): State<AppState>,
     caller: Caller,
     IdPath(id): IdPath,
+    RawQuery(raw): RawQuery,
 ) -> ApiResult<JsonApi> {
+    let q = QueryParams::parse(raw.as_deref());
+    let includes = q.includes("custom_field_definition", DEFINITION_INCLUDES)?;
     let d = definition_or_404(&state, &caller, id).await?;
-    let options = store::options(&state.db, d.id).await?;
-    Ok(JsonApi::single(definition_resource(&d, &options), vec![]))
+    let mut included = Vec::new();
+    let data = rendered(&state, &d, &includes, &mut included).await?;
+    include_account(&caller, &includes, &mut included);
+    Ok(JsonApi::single(data, included))
 }
 
 /// `PATCH /v2/custom_field_definitions/{id}`: display name, description, validation,

@@ -134,9 +134,10 @@ fn entity_fields<const E: u8>(routes: Routes, base: &'static str, one: &'static 
 fn definition_routes(routes: Routes) -> Routes {
     routes
         .get("/v2/custom_field_definitions", list_definitions, || {
-            op("List custom field definitions", "The account's definitions, newest first.")
+            op("List custom field definitions", "The account's definitions, newest first; `include=account,options,fields` adds the account, their options and the values set with them.")
                 .paged()
                 .params(definition_filters())
+                .include(definitions::DEFINITION_INCLUDES)
                 .errors(&[400, 401, 429])
                 .ok("A page of definitions", list_of("CustomFieldDefinition"))
                 .reference_id("get-custom-field-definitions")
@@ -149,8 +150,9 @@ fn definition_routes(routes: Routes) -> Routes {
                 .reference_id("post-custom-field-definitions")
         })
         .get("/v2/custom_field_definitions/{id}", show_definition, || {
-            op("Get a custom field definition", "With its options.")
+            op("Get a custom field definition", "With its options' ids; `include=account` adds the account, `include=options` the options, `include=fields` every value set with it (`GET /v2/custom_fields?filter[definition_id]=…` pages them).")
                 .id("Custom field definition")
+                .include(definitions::DEFINITION_INCLUDES)
                 .errors(&[401, 404, 429])
                 .ok("The definition", single("CustomFieldDefinition"))
                 .reference_id("get-custom-field-definitions-id")

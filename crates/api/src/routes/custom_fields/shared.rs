@@ -76,7 +76,7 @@ impl Doc {
 }
 
 pub(super) fn definition_resource(d: &DefinitionRow, options: &[OptionRow]) -> Value {
-    boxtrack_views::custom_fields::definition(d, options).to_value()
+    boxtrack_views::custom_fields::definition(d, options, None).to_value()
 }
 
 pub(super) fn data_type(d: &DefinitionRow) -> DataType {

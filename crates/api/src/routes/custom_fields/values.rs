@@ -21,7 +21,7 @@ use super::shared::*;
 
 // ---- values ------------------------------------------------------------------------------
 
-async fn field_resources(state: &AppState, rows: &[FieldRow]) -> ApiResult<Vec<Value>> {
+pub(super) async fn field_resources(state: &AppState, rows: &[FieldRow]) -> ApiResult<Vec<Value>> {
     let mut labels: std::collections::HashMap<Uuid, Vec<(String, String)>> = Default::default();
     let mut out = Vec::new();
     for f in rows {

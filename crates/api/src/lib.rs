@@ -6,6 +6,7 @@
 
 #![recursion_limit = "256"]
 
+pub mod access;
 pub mod auth;
 pub mod dbgate;
 pub mod doc;
@@ -89,32 +90,18 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
     shared.rest_router = Some(router);
     let mut parts = rest::parts();
     parts.extend(mounts);
-    let routes = rest::join(&state, parts)
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            middleware::body_shape,
-        ))
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            middleware::known_query,
-        ));
+    let routes = rest::join(&state, parts).route_layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        middleware::request_shape,
+    ));
     let request_id = HeaderName::from_static("x-request-id");
     routes
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            middleware::deadline,
-        ))
-        // outside the timeout: a request the deadline ends still tells the gate what it found
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            middleware::db_gate,
-        ))
-        // outside the panic and timeout layers, so that their 500 and 503 answers are
-        // counted and logged like any other
-        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::track))
+        // counting and the access log, the database gate and the deadline, outside the
+        // panic layer so that its 500 is counted and logged like any other
+        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::edge))
         .layer(
             TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
                 let id = req

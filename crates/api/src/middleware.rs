@@ -35,10 +35,23 @@ pub fn note_account(extensions: &axum::http::Extensions, id: uuid::Uuid) {
     }
 }
 
-/// Middleware: a request that takes longer than the request timeout is abandoned (its
-/// transactions roll back) and answered the JSON:API 503 `request_timeout`; the time counts
-/// from when its head arrived, so a body sent slowly counts too.
-pub async fn deadline(State(state): State<AppState>, req: Request, next: Next) -> Response {
+/// Middleware: the process-wide work on every request, in one layer (a layer of its own
+/// costs a boxed clone of the service and a boxed future per request, BENCHMARKS.md). From
+/// the outside in: [`track`] times and counts the request and writes its access line,
+/// [`gate`] refuses it at once while the database is known to be away, and [`deadline`]
+/// abandons it past the request timeout.
+pub async fn edge(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let s = &state;
+    track(s, req, move |req| async move {
+        gate(s, req, move |req| deadline(s, req, next)).await
+    })
+    .await
+}
+
+/// A request that takes longer than the request timeout is abandoned (its transactions roll
+/// back) and answered the JSON:API 503 `request_timeout`; the time counts from when its head
+/// arrived, so a body sent slowly counts too.
+async fn deadline(state: &AppState, req: Request, next: Next) -> Response {
     match tokio::time::timeout(state.config.request_timeout, next.run(req)).await {
         Ok(answer) => answer,
         Err(_) => ApiError::timed_out().into_response(),
@@ -54,19 +67,24 @@ fn needs_database(path: &str) -> bool {
         || (path.starts_with("/console") && !path.starts_with("/console/assets/"))
 }
 
-/// Middleware: while the database is known to be unreachable, requests that need it (REST,
-/// MCP, the console) are answered the 503 `database_unavailable` at once; the server finds out
-/// by itself when it is back (see [`crate::dbgate`]).
-pub async fn db_gate(State(state): State<AppState>, req: Request, next: Next) -> Response {
+/// While the database is known to be unreachable, requests that need it (REST, MCP, the
+/// console) are answered the 503 `database_unavailable` at once; the server finds out by
+/// itself when it is back (see [`crate::dbgate`]). A request the deadline ends still tells
+/// the gate what it found.
+async fn gate<F, Fut>(state: &AppState, req: Request, inner: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: std::future::Future<Output = Response>,
+{
     use crate::dbgate::{Admission, Unreachable};
     if !needs_database(req.uri().path()) {
-        return next.run(req).await;
+        return inner(req).await;
     }
     let admission = state.db_gate.admit();
     if admission == Admission::Refuse {
         return ApiError::database_known_unreachable().into_response();
     }
-    let res = next.run(req).await;
+    let res = inner(req).await;
     let unreachable = res.extensions().get::<Unreachable>().is_some();
     if unreachable && let Some(replicas) = &state.replicas {
         // the database away may have been a replica: while the primary answers, the gate
@@ -81,10 +99,16 @@ pub async fn db_gate(State(state): State<AppState>, req: Request, next: Next) ->
     res
 }
 
-/// Middleware: times every request, counts it by matched route and status, and writes the
-/// access log line (target `boxtrack::access`): method, route template (never the query, so
-/// no token in a query string reaches the log), status, latency, account and request id.
-pub async fn track(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+/// Times every request, counts it by matched route and status, and writes the access log
+/// line (target `boxtrack::access`, [`crate::access`]): method, route template (never the
+/// query, so no token in a query string reaches the log), status, latency, account and
+/// request id. Outside the panic, timeout and gate answers, so that their 500 and 503 are
+/// counted and logged like any other.
+async fn track<F, Fut>(state: &AppState, mut req: Request, inner: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: std::future::Future<Output = Response>,
+{
     // reference-counted clones: nothing here allocates per request
     let matched = req.extensions().get::<MatchedPath>().cloned();
     let route = matched.as_ref().map_or("unmatched", MatchedPath::as_str);
@@ -99,13 +123,13 @@ pub async fn track(State(state): State<AppState>, mut req: Request, next: Next) 
     let note = AccessNote::default();
     req.extensions_mut().insert(note.clone());
     let started = Instant::now();
-    let mut res = next.run(req).await;
+    let mut res = inner(req).await;
     let status = res.status().as_u16();
     if api && status >= 400 {
         res = plain_error_as_jsonapi(res).await;
     }
     if writes && status < 400 {
-        read_your_writes(&state, &note, route).await;
+        read_your_writes(state, &note, route).await;
     }
     let elapsed = started.elapsed();
     let method = method.as_str();
@@ -113,25 +137,18 @@ pub async fn track(State(state): State<AppState>, mut req: Request, next: Next) 
         .metrics
         .record_request(method, route, status, elapsed.as_secs_f64());
     let latency_ms = (elapsed.as_secs_f64() * 1000.0 * 10.0).round() / 10.0;
-    let account = Account(note.account());
-    if status >= 500 {
-        tracing::warn!(target: "boxtrack::access", %method, %route, status, latency_ms, %account, %request_id, "request");
-    } else {
-        tracing::info!(target: "boxtrack::access", %method, %route, status, latency_ms, %account, %request_id, "request");
-    }
+    crate::access::log(
+        state.access_sink.as_deref(),
+        &crate::access::AccessLine {
+            method,
+            route,
+            status,
+            latency_ms,
+            account: note.account(),
+            request_id,
+        },
+    );
     res
-}
-
-/// The account of an access line, written as it is formatted (empty for none).
-struct Account(Option<uuid::Uuid>);
-
-impl std::fmt::Display for Account {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Some(a) => a.fmt(f),
-            None => Ok(()),
-        }
-    }
 }
 
 /// An error answer of the REST API that the HTTP layer wrote as plain text (axum's own
@@ -183,11 +200,20 @@ async fn read_your_writes(state: &AppState, note: &AccessNote, route: &str) {
     }
 }
 
-/// Middleware: a query parameter a `/v2` operation does not document is a 400 naming it,
+/// Middleware on every route: the request's query and JSON body against the served document
+/// ([`unknown_query`], then [`body_shape`]), in one layer.
+pub async fn request_shape(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    match unknown_query(&state, &req) {
+        Some(refused) => refused,
+        None => body_shape(&state, req, next).await,
+    }
+}
+
+/// A query parameter a `/v2` operation does not document is a 400 naming it,
 /// rather than ignored (a mistyped filter would otherwise answer everything). The served
 /// document is the list of what each operation takes. The OAuth endpoints are left alone:
 /// an authorization server ignores parameters it does not know (RFC 6749 §3.1).
-pub async fn known_query(State(state): State<AppState>, req: Request, next: Next) -> Response {
+fn unknown_query(state: &AppState, req: &Request) -> Option<Response> {
     if let (Some(path), Some(query)) = (req.extensions().get::<MatchedPath>(), req.uri().query())
         && path.as_str().starts_with("/v2/")
         && let Some(known) = state
@@ -201,19 +227,21 @@ pub async fn known_query(State(state): State<AppState>, req: Request, next: Next
                 } else {
                     format!("takes {}", known.join(", "))
                 };
-                return ApiError::bad_parameter(
-                    &name,
-                    format!(
-                        "unknown query parameter {name:?}: {} {} {takes}",
-                        req.method(),
-                        path.as_str()
-                    ),
-                )
-                .into_response();
+                return Some(
+                    ApiError::bad_parameter(
+                        &name,
+                        format!(
+                            "unknown query parameter {name:?}: {} {} {takes}",
+                            req.method(),
+                            path.as_str()
+                        ),
+                    )
+                    .into_response(),
+                );
             }
         }
     }
-    next.run(req).await
+    None
 }
 
 /// The largest JSON request body read (axum's default limit, which the JSON endpoints keep).
@@ -274,11 +302,11 @@ fn body_schema(
     compiled
 }
 
-/// Middleware: a JSON request body whose shape breaks the served document (an array where
+/// A JSON request body whose shape breaks the served document (an array where
 /// it says object, a number where it says string, ...) is a 400 naming each place, before
 /// any handler reads it. Only the JSON types are checked here: required members, enums,
 /// patterns and ranges stay with the handlers, whose 422s say what the reference says.
-pub async fn body_shape(State(state): State<AppState>, req: Request, next: Next) -> Response {
+async fn body_shape(state: &AppState, req: Request, next: Next) -> Response {
     // most requests carry no JSON body: they pass before anything is looked up
     let json = req
         .headers()

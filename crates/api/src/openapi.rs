@@ -249,7 +249,7 @@ pub fn document_with(extra: Vec<Op>) -> Value {
             o["security"] = security;
         }
         // any /v2 operation answers a query parameter it does not take with 400
-        // (`middleware::known_query`)
+        // (`middleware::request_shape`)
         if op.path.starts_with("/v2/")
             && o["responses"].get("400").is_none()
             && let Some(r) = o["responses"].as_object_mut()
@@ -262,7 +262,7 @@ pub fn document_with(extra: Vec<Op>) -> Value {
                 ),
             );
         }
-        // any operation may find the service unable to answer now (middleware::deadline,
+        // any operation may find the service unable to answer now (middleware::edge,
         // ApiError::database_unavailable, listen.rs's connection cap)
         if let Some(r) = o["responses"].as_object_mut() {
             let unavailable = crate::doc::errors(&[503]);

@@ -90,6 +90,8 @@ pub struct Shared {
     /// The served OpenAPI document (set when the router is built; `crate::openapi`
     /// assembles it from the route modules' operations).
     pub openapi: Arc<serde_json::Value>,
+    /// Where access lines go when not through `tracing` (the binary's log writer).
+    pub access_sink: Option<Arc<dyn crate::access::AccessSink>>,
     /// The query parameters of each operation of `openapi` (set with it).
     pub query_names: Arc<crate::querynames::QueryNames>,
     /// API keys this process authenticated in the last second.
@@ -137,6 +139,7 @@ impl AppState {
             )),
             openapi: Arc::default(),
             query_names: Arc::default(),
+            access_sink: None,
             keys: Arc::default(),
             fixed_now_us: None,
             draining: Arc::default(),
@@ -207,6 +210,13 @@ impl AppState {
     /// Keeps the bytes of documents in `files`.
     pub fn with_files(mut self, files: Arc<dyn boxtrack_store::files::FileStore>) -> AppState {
         self.edit().files = files;
+        self
+    }
+
+    /// Writes access lines through `sink` rather than as `tracing` events
+    /// ([`crate::access`]).
+    pub fn with_access_sink(mut self, sink: Arc<dyn crate::access::AccessSink>) -> AppState {
+        self.edit().access_sink = Some(sink);
         self
     }
 

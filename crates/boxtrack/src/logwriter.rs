@@ -55,10 +55,7 @@ impl Drop for Line<'_> {
         if self.buf.is_empty() {
             return;
         }
-        let line = std::mem::take(&mut self.buf);
-        if let Err(TrySendError::Full(_)) = self.writer.tx.try_send(Msg::Line(line)) {
-            self.writer.dropped.fetch_add(1, Ordering::Relaxed);
-        }
+        self.writer.queue(std::mem::take(&mut self.buf));
     }
 }
 
@@ -171,6 +168,120 @@ impl LogWriter {
     }
 }
 
+impl LogWriter {
+    /// Queues one finished line (dropped and counted when the queue is full).
+    fn queue(&self, line: Vec<u8>) {
+        if let Err(TrySendError::Full(_)) = self.tx.try_send(Msg::Line(line)) {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The access log's lines, formatted here as the `tracing` formatter writes an event of
+/// target `boxtrack::access` (text, or JSON with `--log-format json`), minus the request
+/// span's prefix (the line carries the request id and route itself), and queued like every
+/// other line: a request pays for one small buffer, not for a pass through the formatter.
+#[derive(Debug, Clone)]
+pub struct AccessLines {
+    writer: LogWriter,
+    json: bool,
+}
+
+impl std::fmt::Debug for LogWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LogWriter")
+    }
+}
+
+impl AccessLines {
+    /// Lines to `writer`, as JSON objects or as text.
+    pub fn new(writer: LogWriter, json: bool) -> AccessLines {
+        AccessLines { writer, json }
+    }
+}
+
+/// `s` as the inside of a JSON string.
+fn json_escaped(out: &mut Vec<u8>, s: &str) {
+    for c in s.chars() {
+        match c {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let mut b = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            }
+        }
+    }
+}
+
+/// `line` as a text log line (`ts  INFO boxtrack::access: request method=… …`), or as the JSON
+/// object the `tracing` formatter writes, stamped `now`.
+pub fn access_line(
+    line: &boxtrack_api::access::AccessLine<'_>,
+    now: jiff::Timestamp,
+    json: bool,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    // RFC 3339 in UTC to the microsecond, as the formatter stamps its lines
+    let whole = jiff::Timestamp::from_second(now.as_second()).unwrap_or(now);
+    let stamp = |out: &mut Vec<u8>| {
+        let _ = write!(
+            out,
+            "{}.{:06}Z",
+            whole.strftime("%Y-%m-%dT%H:%M:%S"),
+            now.subsec_microsecond().max(0)
+        );
+    };
+    // the account's id, or nothing: written in place, no string made for it
+    let mut id = uuid::Uuid::encode_buffer();
+    let account: &str = match line.account {
+        Some(a) => a.hyphenated().encode_lower(&mut id),
+        None => "",
+    };
+    if json {
+        out.extend_from_slice(b"{\"timestamp\":\"");
+        stamp(&mut out);
+        out.extend_from_slice(
+            b"\",\"level\":\"INFO\",\"fields\":{\"message\":\"request\",\"method\":\"",
+        );
+        json_escaped(&mut out, line.method);
+        out.extend_from_slice(b"\",\"route\":\"");
+        json_escaped(&mut out, line.route);
+        let _ = write!(
+            out,
+            "\",\"status\":{},\"latency_ms\":{},\"account\":\"{account}\",\"request_id\":\"",
+            line.status, line.latency_ms
+        );
+        json_escaped(&mut out, line.request_id);
+        out.extend_from_slice(b"\"},\"target\":\"boxtrack::access\"}\n");
+    } else {
+        stamp(&mut out);
+        let _ = write!(
+            out,
+            "  INFO boxtrack::access: request method={} route={} status={} latency_ms={} account={account} request_id=",
+            line.method, line.route, line.status, line.latency_ms
+        );
+        // a client's request id as it came, but for what would break the line
+        for c in line.request_id.chars() {
+            let c = if c.is_control() { '?' } else { c };
+            let mut b = [0; 4];
+            out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+        }
+        out.push(b'\n');
+    }
+    out
+}
+
+impl boxtrack_api::access::AccessSink for AccessLines {
+    fn write(&self, line: &boxtrack_api::access::AccessLine<'_>) {
+        self.writer
+            .queue(access_line(line, jiff::Timestamp::now(), self.json));
+    }
+}
+
 /// When a command ends: writes out what its logs queued (at most a couple of seconds' wait).
 pub fn finish() {
     if let Some(w) = STARTED.get() {
@@ -258,5 +369,41 @@ mod tests {
         let got = text(&out);
         assert!(got.contains("line 0"), "{got}");
         assert!(got.contains("log lines were dropped"), "{got}");
+    }
+
+    #[test]
+    fn access_lines_read_like_the_formatters_and_escape_what_a_client_sent() {
+        let account = uuid::Uuid::from_u128(7);
+        let line = boxtrack_api::access::AccessLine {
+            method: "GET",
+            route: "/v2/containers/{id}",
+            status: 404,
+            latency_ms: 0.3,
+            account: Some(account),
+            request_id: "a\"b\\c\nd",
+        };
+        let now = jiff::Timestamp::from_second(1_764_633_600).unwrap();
+        let json = String::from_utf8(access_line(&line, now, true)).unwrap();
+        assert!(json.ends_with('\n'));
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["timestamp"], "2025-12-02T00:00:00.000000Z");
+        assert_eq!(v["level"], "INFO");
+        assert_eq!(v["target"], "boxtrack::access");
+        assert_eq!(v["fields"]["message"], "request");
+        assert_eq!(v["fields"]["route"], "/v2/containers/{id}");
+        assert_eq!(v["fields"]["status"], 404);
+        assert_eq!(v["fields"]["latency_ms"], 0.3);
+        assert_eq!(v["fields"]["account"], account.to_string());
+        assert_eq!(v["fields"]["request_id"], "a\"b\\c\nd");
+
+        let anonymous = boxtrack_api::access::AccessLine {
+            account: None,
+            ..line
+        };
+        let text = String::from_utf8(access_line(&anonymous, now, false)).unwrap();
+        assert_eq!(
+            text,
+            "2025-12-02T00:00:00.000000Z  INFO boxtrack::access: request method=GET route=/v2/containers/{id} status=404 latency_ms=0.3 account= request_id=a\"b\\c?d\n"
+        );
     }
 }

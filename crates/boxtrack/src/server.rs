@@ -122,7 +122,7 @@ pub async fn state(db: Db, s: &Settings) -> anyhow::Result<AppState> {
                 })?,
         ),
     };
-    Ok(AppState::new(
+    let app = AppState::new(
         db,
         ApiConfig {
             public_url: s.public_url.clone(),
@@ -144,7 +144,17 @@ pub async fn state(db: Db, s: &Settings) -> anyhow::Result<AppState> {
     .with_files(
         boxtrack_store::files::open(&s.document_store)
             .context("cannot open the document store (setting document_store)")?,
-    ))
+    );
+    // access lines formatted and queued without the tracing formatter; on a terminal they
+    // stay tracing events, coloured like the others
+    Ok(if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        app
+    } else {
+        app.with_access_sink(Arc::new(crate::logwriter::AccessLines::new(
+            crate::logwriter::stderr(),
+            s.log_format == crate::config::LogFormat::Json,
+        )))
+    })
 }
 
 /// Starts the background work in this process: the tracking-request processor (with sandbox

@@ -1,0 +1,76 @@
+//! The access log: a line per request (method, route template, status, latency, account,
+//! request id; target `boxtrack::access`).
+//!
+//! A process may give the state an [`AccessSink`] that formats and queues the line itself:
+//! the binary does, so that a line costs one small buffer and a queue send rather than a
+//! `tracing` event through the formatter (the event's field visits, the request span's
+//! context, the timestamp's formatting), which made logging at `info` cost about a third of
+//! a `GET /healthz` (BENCHMARKS.md). Without a sink, and for answers of 500 and above
+//! (logged as warnings), the line is a `tracing` event. Either way the log level decides:
+//! the sink writes only while `boxtrack::access` is enabled at `info`.
+
+use uuid::Uuid;
+
+/// One request, as its access line says it.
+#[derive(Debug, Clone, Copy)]
+pub struct AccessLine<'a> {
+    /// `GET`, `POST`, ….
+    pub method: &'a str,
+    /// The matched route template (`/v2/containers/{id}`), or `unmatched`: never the path or
+    /// its query, so no token in a query string reaches the log.
+    pub route: &'a str,
+    /// The answer's status.
+    pub status: u16,
+    /// Milliseconds from the request to the answer, to a tenth.
+    pub latency_ms: f64,
+    /// The account that made it, when it was authenticated.
+    pub account: Option<Uuid>,
+    /// Its `X-Request-Id`.
+    pub request_id: &'a str,
+}
+
+/// Where access lines go, when not through `tracing`.
+pub trait AccessSink: Send + Sync + std::fmt::Debug {
+    /// Writes one line (called only while `boxtrack::access` is enabled at `info`).
+    fn write(&self, line: &AccessLine<'_>);
+}
+
+/// The account of an access line, written as it is formatted (empty for none).
+struct Account(Option<Uuid>);
+
+impl std::fmt::Display for Account {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(a) => a.fmt(f),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Logs `line`: through `sink` when there is one and the answer is not a server error, else
+/// as a `tracing` event (a warning for 500 and above).
+pub fn log(sink: Option<&dyn AccessSink>, line: &AccessLine<'_>) {
+    let AccessLine {
+        method,
+        route,
+        status,
+        latency_ms,
+        account,
+        request_id,
+    } = *line;
+    let account = Account(account);
+    if status >= 500 {
+        tracing::warn!(target: "boxtrack::access", %method, %route, status, latency_ms, %account, %request_id, "request");
+        return;
+    }
+    match sink {
+        Some(s) => {
+            if tracing::enabled!(target: "boxtrack::access", tracing::Level::INFO) {
+                s.write(line);
+            }
+        }
+        None => {
+            tracing::info!(target: "boxtrack::access", %method, %route, status, latency_ms, %account, %request_id, "request");
+        }
+    }
+}

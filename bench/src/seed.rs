@@ -156,9 +156,13 @@ async fn insert_containers(
     rows: &[(Uuid, Uuid, Uuid, String, i64)],
 ) -> Res<()> {
     let sql = format!(
-        "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us) VALUES {}",
-        placeholders(rows.len(), 12)
+        "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, pod_terminal) VALUES {}",
+        placeholders(rows.len(), 13)
     );
+    // the column the tracking writer keeps beside the state
+    let terminal = t.container_state["pod_terminal"]
+        .as_str()
+        .map(str::to_string);
     let empty: Json<Vec<String>> = Json(vec![]);
     on_db!(db, p => {
         let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -175,7 +179,8 @@ async fn insert_containers(
                 .bind(t.pickup_lfd_us)
                 .bind(true)
                 .bind(*at)
-                .bind(*at);
+                .bind(*at)
+                .bind(terminal.clone());
         }
         q.execute(p).await.map(|_| ())?
     });

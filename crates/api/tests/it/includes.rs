@@ -59,6 +59,20 @@ async fn every_relationship_a_resource_names_can_be_included() {
     app.tick_at(started + 520 * 1_000_000).await;
     let containers = app.get("/v2/containers", Some(&key)).await.json();
     let container = containers["data"][0]["id"].as_str().unwrap().to_string();
+    // the POD terminal column the writer keeps beside each container's state agrees with it
+    let refs = boxtrack_store::reads::container_refs_of_many(&app.db, account.id, &[shipment])
+        .await
+        .unwrap();
+    let refs = refs.get(&shipment).cloned().unwrap_or_default();
+    assert!(!refs.is_empty());
+    for r in &refs {
+        let row = boxtrack_store::reads::container(&app.db, account.id, r.id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.pod_terminal, row.state.0.pod_terminal, "{}", r.id);
+    }
+    assert!(refs.iter().any(|r| r.pod_terminal.is_some()), "{refs:?}");
     let events = app
         .get(
             &format!("/v2/containers/{container}/transport_events"),

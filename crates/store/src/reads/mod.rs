@@ -323,18 +323,13 @@ pub async fn container_refs_of_many(
     account_id: Uuid,
     shipment_ids: &[Uuid],
 ) -> Result<std::collections::HashMap<Uuid, Vec<ContainerRef>>> {
-    let terminal = match db.backend() {
-        crate::Backend::Sqlite => "json_extract(state, '$.pod_terminal')",
-        crate::Backend::Postgres => "state->>'pod_terminal'",
-    };
-    let sql = format!(
-        "SELECT id, shipment_id, {terminal} AS pod_terminal FROM containers WHERE account_id = {{account}} AND shipment_id"
-    );
+    // the column kept beside the state (migration 42), not the state's JSON read per row
+    let sql = "SELECT id, shipment_id, pod_terminal FROM containers WHERE account_id = {account} AND shipment_id";
     let rows: Vec<ContainerRef> = rows_in(
         db,
         account_id,
         shipment_ids,
-        &sql,
+        sql,
         " ORDER BY shipment_id, created_us, id",
     )
     .await?;

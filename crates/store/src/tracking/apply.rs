@@ -414,16 +414,16 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
         let mut marks = Marks::new(tx.backend());
         let at = marks.one();
         let sql = format!(
-            "UPDATE containers SET state = v.state, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, updated_us = {at} \
-             FROM (SELECT column1 AS id, column2 AS state, column3 AS status, column4 AS ready, column5 AS lfd, column6 AS active, column7 AS on_hold FROM (VALUES {}) AS t) AS v \
+            "UPDATE containers SET state = v.state, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, updated_us = {at} \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS status, column4 AS ready, column5 AS lfd, column6 AS active, column7 AS on_hold, column8 AS pod_terminal FROM (VALUES {}) AS t) AS v \
              WHERE containers.id = v.id",
-            marks.rows(chunk.len(), 7)
+            marks.rows(chunk.len(), 8)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(now);
             for u in chunk {
-                q = q.bind(u.id).bind(Json(&u.state)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold);
+                q = q.bind(u.id).bind(Json(&u.state)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold).bind(u.state.pod_terminal.as_deref());
             }
             q.execute(x).await.map(|_| ())?
         });

@@ -6,7 +6,8 @@
 #
 # Usage: scripts/schemathesis-check.sh [path/to/boxtrack]   (default: target/debug/boxtrack)
 # Phases: ST_PHASES (default examples,coverage,fuzzing,stateful).
-# Budget: ST_MAX_EXAMPLES (default 10), ST_MAX_TIME seconds per run (default 300),
+# Budget: ST_MAX_EXAMPLES (default 10), ST_MAX_TIME seconds for the API's pass (default 300;
+#         the console's and the embeds' passes get a quarter of it each, at least 30),
 #         ST_SEED (default fixed, so a failure reproduces), ST_VENV (where schemathesis lives),
 #         ST_REPORT (a JUnit file to write), DATABASE_URL (default: a fresh SQLite file).
 # The long run of docs/hardening.md: ST_MAX_EXAMPLES=200 ST_MAX_TIME=7200 scripts/schemathesis-check.sh
@@ -49,15 +50,16 @@ for _ in $(seq 1 100); do
   [ "$n" -ge 1 ] && break; sleep 0.1
 done
 status=0
-# One schemathesis run: a name (for its report), its settings file, then its own arguments.
+# One schemathesis run: a name (for its report), its time budget in seconds, its settings
+# file, then its own arguments.
 pass() {
-  local name=$1 config=$2
-  shift 2
+  local name=$1 budget=$2 config=$3
+  shift 3
   local a=(
     --config-file "$config"
     run "$base/v2/openapi.json" --url "$base" "$@"
     --phases "${ST_PHASES:-examples,coverage,fuzzing,stateful}"
-    --max-examples "${ST_MAX_EXAMPLES:-10}" --max-time "${ST_MAX_TIME:-300}"
+    --max-examples "${ST_MAX_EXAMPLES:-10}" --max-time "$budget"
     --seed "${ST_SEED:-152764219057998164650837121084852718272}" --workers 2
   )
   [ -n "${ST_REPORT:-}" ] && a+=(--report junit --report-junit-path "${ST_REPORT%.xml}$name.xml")
@@ -67,7 +69,10 @@ pass() {
 
 # 1. The API with the account's key (every check named: none is turned off), but the
 # console's pages and the embeds, which take other credentials (passes 2 and 3).
-pass "" scripts/schemathesis/schemathesis.toml -H "Authorization: Token $key" --checks all \
+budget=${ST_MAX_TIME:-300}
+# the console's and the embeds' passes have a few dozen operations: a quarter of the budget
+small=$(( budget / 4 > 30 ? budget / 4 : 30 ))
+pass "" "$budget" scripts/schemathesis/schemathesis.toml -H "Authorization: Token $key" --checks all \
   --exclude-path-regex '^/(console|embed/)'
 
 # 2. The console's pages, signed in: a session from the sign-in form (its CSRF cookie and
@@ -85,7 +90,7 @@ if [ -z "$BTK_CONSOLE_SESSION" ]; then
   echo "could not sign in to the console: its pages were not run" >&2
   status=1
 else
-  pass -console scripts/schemathesis/console.toml \
+  pass -console "$small" scripts/schemathesis/console.toml \
     --include-path-regex '^/console' --exclude-path-regex '^/console/sign-(in|out)$'
   code=$(curl -s -o /dev/null -w '%{http_code}' "$base/console" -H "Cookie: btk_console=$BTK_CONSOLE_SESSION")
   if [ "$code" != 200 ]; then
@@ -104,7 +109,7 @@ if [ -z "$BTK_PUBLISHABLE_KEY" ]; then
   echo "could not make a publishable key: the embeds were not run" >&2
   status=1
 else
-  pass -embed scripts/schemathesis/embed.toml --include-path-regex '^/embed/'
+  pass -embed "$small" scripts/schemathesis/embed.toml --include-path-regex '^/embed/'
 fi
 
 # a run that revoked or broke its own key tested nothing but 401s after that point

@@ -189,6 +189,13 @@ impl Doc {
         self.params(page_params())
     }
 
+    /// The paging parameters of a list held whole in memory: `page[number]` and
+    /// `page[size]` only (it has no sort keys for a cursor; see
+    /// `jsonapi::memory_list_response`).
+    pub fn paged_by_number(self) -> Doc {
+        self.params(page_params().into_iter().take(2).collect::<Vec<_>>())
+    }
+
     /// The query parameters of the handler's typed input.
     pub fn query<T: schemars::JsonSchema>(self) -> Doc {
         self.params(query_params_of::<T>())

@@ -142,7 +142,7 @@ pub fn routes() -> Routes {
         .get("/v2/publishable_keys", list, || {
             Doc::new("Publishable keys", "List publishable keys")
                 .about("The account's publishable keys (`btp_…`, the credential of the embeddable map and widget), newest first, revoked ones too. The keys themselves are never shown again; `hint` tells them apart.")
-                .paged()
+                .paged_by_number()
                 .errors(&[400, 401, 429])
                 .ok("A page of keys", list_of("PublishableKey"))
         })

@@ -133,6 +133,12 @@ pub fn authorize_page() -> Doc {
     ])
     .answer("200", html("The page"))
     .answer(
+        "303",
+        Doc::empty_answer(
+            "Back to the client's redirect URI with `error` (RFC 6749 §4.1.2.1): a `response_type` other than `code`, or no S256 `code_challenge`",
+        ),
+    )
+    .answer(
         "400",
         html("The request cannot be signed in (unknown client, redirect URI or PKCE)"),
     )

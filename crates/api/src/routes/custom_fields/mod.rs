@@ -175,7 +175,7 @@ fn definition_routes(routes: Routes) -> Routes {
         .get("/v2/custom_field_definitions/{id}/options", list_options, || {
             op("List custom field options", "In position order, paged by number like every list (`page[number]`, `page[size]`).")
                 .id("Custom field definition")
-                .paged()
+                .paged_by_number()
                 .errors(&[400, 401, 404, 429])
                 .ok("A page of options", list_of("CustomFieldOption"))
                 .reference_id("get-custom-field-options")

@@ -193,7 +193,7 @@ impl Doc {
     /// `page[size]` only (it has no sort keys for a cursor; see
     /// `jsonapi::memory_list_response`).
     pub fn paged_by_number(self) -> Doc {
-        self.params(page_params().into_iter().take(2).collect::<Vec<_>>())
+        self.params(number_page_params())
     }
 
     /// The query parameters of the handler's typed input.
@@ -418,6 +418,25 @@ pub fn errors(statuses: &[u16]) -> Map<String, Value> {
 /// Paging parameters of every list.
 pub fn page_params() -> Vec<Param> {
     let cursor = || Schema::string().pattern(CURSOR_PATTERN);
+    let mut params = number_page_params();
+    params.extend([
+        Param::query(
+            "page[after]",
+            cursor(),
+            "Cursor written into links.next; follow links rather than building it",
+        ),
+        Param::query(
+            "page[before]",
+            cursor(),
+            "Cursor written into links.prev (when page[after] is given too, both must be cursors and page[after] is followed)",
+        ),
+    ]);
+    params
+}
+
+/// `page[number]` and `page[size]`: the paging of every list, and all of it for a list held
+/// in memory.
+pub fn number_page_params() -> Vec<Param> {
     vec![
         Param::query(
             "page[number]",
@@ -428,16 +447,6 @@ pub fn page_params() -> Vec<Param> {
             "page[size]",
             Schema::integer().range(1, 100).default_value(30),
             "Rows per page (at most 100; larger is 400)",
-        ),
-        Param::query(
-            "page[after]",
-            cursor(),
-            "Cursor written into links.next; follow links rather than building it",
-        ),
-        Param::query(
-            "page[before]",
-            cursor(),
-            "Cursor written into links.prev (when page[after] is given too, both must be cursors and page[after] is followed)",
         ),
     ]
 }

@@ -200,23 +200,6 @@ impl AccessLines {
     }
 }
 
-/// `s` as the inside of a JSON string.
-fn json_escaped(out: &mut Vec<u8>, s: &str) {
-    for c in s.chars() {
-        match c {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => {
-                let mut b = [0; 4];
-                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
-            }
-        }
-    }
-}
-
 /// `line` as a text log line (`ts  INFO boxtrack::access: request method=… …`), or as the JSON
 /// object the `tracing` formatter writes, stamped `now`.
 pub fn access_line(
@@ -242,21 +225,22 @@ pub fn access_line(
         None => "",
     };
     if json {
+        // the strings a client or a route can carry are written by serde_json, escaped
         out.extend_from_slice(b"{\"timestamp\":\"");
         stamp(&mut out);
         out.extend_from_slice(
-            b"\",\"level\":\"INFO\",\"fields\":{\"message\":\"request\",\"method\":\"",
+            b"\",\"level\":\"INFO\",\"fields\":{\"message\":\"request\",\"method\":",
         );
-        json_escaped(&mut out, line.method);
-        out.extend_from_slice(b"\",\"route\":\"");
-        json_escaped(&mut out, line.route);
+        let _ = serde_json::to_writer(&mut out, line.method);
+        out.extend_from_slice(b",\"route\":");
+        let _ = serde_json::to_writer(&mut out, line.route);
         let _ = write!(
             out,
-            "\",\"status\":{},\"latency_ms\":{},\"account\":\"{account}\",\"request_id\":\"",
+            ",\"status\":{},\"latency_ms\":{},\"account\":\"{account}\",\"request_id\":",
             line.status, line.latency_ms
         );
-        json_escaped(&mut out, line.request_id);
-        out.extend_from_slice(b"\"},\"target\":\"boxtrack::access\"}\n");
+        let _ = serde_json::to_writer(&mut out, line.request_id);
+        out.extend_from_slice(b"},\"target\":\"boxtrack::access\"}\n");
     } else {
         stamp(&mut out);
         let _ = write!(

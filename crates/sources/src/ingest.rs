@@ -45,6 +45,9 @@ pub struct Report {
     pub early_reports_kept: usize,
     /// Changes recorded (transport events, attribute changes...).
     pub changes: usize,
+    /// The accounts whose containers the file was applied to (their cached reads are stale).
+    #[serde(skip)]
+    pub accounts: Vec<Uuid>,
     /// Envelope and segment findings.
     pub findings: Vec<Finding>,
     /// Caveats from mapping (bad check digits, unknown zones, unmapped codes).
@@ -65,6 +68,7 @@ impl Report {
             containers_unknown: vec![],
             early_reports_kept: 0,
             changes: 0,
+            accounts: vec![],
             findings: vec![],
             notes: vec![],
         }
@@ -296,6 +300,7 @@ async fn apply_read(
     }
     for (account, batches) in by_account {
         report.changes += tracking::apply_many(db, account, &batches).await?;
+        report.accounts.push(account);
     }
     Ok(report)
 }

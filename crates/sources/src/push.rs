@@ -48,6 +48,9 @@ pub struct PushReport {
     pub containers: usize,
     /// Changes recorded.
     pub changes: usize,
+    /// The accounts whose containers the push was applied to (their cached reads are stale).
+    #[serde(skip)]
+    pub accounts: Vec<Uuid>,
 }
 
 fn concerns(e: &Event, t: &subjects::PushTarget) -> bool {
@@ -238,6 +241,7 @@ pub async fn dcsa(
         let changes = tracking::apply_batch_in(&mut tx, account, &batches, now_us).await?;
         tx.commit().await?;
         report.changes += changes.iter().map(|(_, c)| c.len()).sum::<usize>();
+        report.accounts.push(account);
     }
     Ok(report)
 }

@@ -194,6 +194,11 @@ async fn ingest_file(
         Format::X12 => ingest::x12(&state.db, scope, "api", text, now).await?,
         Format::Edifact => ingest::edifact(&state.db, scope, "api", text, now).await?,
     };
+    // an operator's file changes other accounts than the caller's (which the access layer
+    // touches): their cached reads are retired before the response leaves
+    for account in &report.accounts {
+        state.reads.changes().touch(*account);
+    }
     // refused parts count in the source health of the sender, like refused DCSA events
     let code_refused = format!("{}_refused", format.kind());
     let refused: Vec<(String, &str, String)> = report
@@ -355,6 +360,11 @@ pub async fn dcsa(
     .await
     {
         Ok(report) => {
+            // no API key: the access layer touched no account, so retire the cached reads
+            // of every account the push changed before the carrier (or a test) reads again
+            for account in &report.accounts {
+                state.reads.changes().touch(*account);
+            }
             let items: Vec<(String, &str, String)> = report
                 .refused
                 .iter()

@@ -501,31 +501,57 @@ async fn write_transport(
 
 /// Marks the events that the new ones (already inserted) supersede
 /// (`TransportEvent::supersedes`): earlier estimates of a milestone that was estimated again
-/// or has happened leave the timeline.
+/// or has happened leave the timeline. One statement per [`CHUNK`] of new events.
 async fn supersede(tx: &mut Tx, account_id: Uuid, new: &[NewTransport], now: i64) -> Result<()> {
-    const SQL: &str = "UPDATE transport_events SET superseded_us = $1 \
-        WHERE container_id = $2 AND account_id = $3 AND event = $4 AND superseded_us IS NULL AND id <> $5";
-    // the newest of each name on a container decides (an estimate keeps itself)
-    let mut done: Vec<(Uuid, String)> = Vec::new();
-    for NewTransport {
-        id,
-        container_id,
-        event: t,
-        ..
-    } in new.iter().rev()
-    {
-        let Some(event) = t.supersedes() else {
-            continue;
+    let marks = superseding(new);
+    for chunk in marks.chunks(CHUNK) {
+        let mut m = Marks::new(tx.backend());
+        let (at, account) = (m.one(), m.one());
+        let values = m.rows(chunk.len(), 3);
+        let sql = match tx {
+            // driven by the list, each row an index lookup by container: a join the planner
+            // is free to shape turns into a scan of the whole table per row of the list
+            // while the table's statistics still call it small (a new install, a bulk load)
+            Tx::Postgres(_) => format!(
+                "UPDATE transport_events SET superseded_us = {at} WHERE id = ANY(ARRAY(\
+                 SELECT t.id FROM (VALUES {values}) AS v(container_id, event, keep) CROSS JOIN LATERAL (\
+                 SELECT te.id FROM transport_events te WHERE te.container_id = v.container_id AND te.account_id = {account} \
+                 AND te.event = v.event AND te.superseded_us IS NULL AND te.id <> v.keep OFFSET 0) AS t))"
+            ),
+            Tx::Sqlite(_) => format!(
+                "UPDATE transport_events SET superseded_us = {at} \
+                 FROM (SELECT column1 AS container_id, column2 AS event, column3 AS keep FROM (VALUES {values}) AS t) AS v \
+                 WHERE transport_events.container_id = v.container_id AND transport_events.account_id = {account} \
+                 AND transport_events.event = v.event AND transport_events.superseded_us IS NULL AND transport_events.id <> v.keep"
+            ),
         };
-        if done.iter().any(|(c, e)| c == container_id && *e == event) {
-            continue;
-        }
-        on_tx!(tx, x => sqlx::query(SQL)
-            .bind(now).bind(*container_id).bind(account_id).bind(&event).bind(*id)
-            .execute(x).await.map(|_| ())?);
-        done.push((*container_id, event));
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            q = q.bind(now).bind(account_id);
+            for (container_id, event, keep) in chunk {
+                q = q.bind(*container_id).bind(event).bind(*keep);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
     }
     Ok(())
+}
+
+/// What the new events supersede, once per container and event name: (container, the name
+/// whose open events leave the timeline, the new event that stays). The newest of each name on
+/// a container decides (an estimate keeps itself).
+fn superseding(new: &[NewTransport]) -> Vec<(Uuid, String, Uuid)> {
+    let mut out: Vec<(Uuid, String, Uuid)> = Vec::new();
+    let mut seen: HashSet<(Uuid, String)> = HashSet::new();
+    for n in new.iter().rev() {
+        let Some(event) = n.event.supersedes() else {
+            continue;
+        };
+        if seen.insert((n.container_id, event.clone())) {
+            out.push((n.container_id, event, n.id));
+        }
+    }
+    out
 }
 
 /// Merges observations into one container in a transaction of its own.
@@ -552,4 +578,52 @@ pub async fn apply_many(
     let changes = apply_batch_in(&mut tx, account_id, batches, now_us()).await?;
     tx.commit().await?;
     Ok(changes.iter().map(|(_, c)| c.len()).sum())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boxtrack_core::tracking::DataSource;
+
+    fn new(container: u128, id: u128, event: &str) -> NewTransport {
+        NewTransport {
+            id: Uuid::from_u128(id),
+            container_id: Uuid::from_u128(container),
+            shipment_id: Uuid::nil(),
+            event: TransportEvent {
+                event: event.into(),
+                at_us: None,
+                locode: None,
+                timezone: None,
+                terminal: None,
+                vessel_name: None,
+                vessel_imo: None,
+                voyage: None,
+                source: DataSource::ShippingLine,
+                key: None,
+            },
+        }
+    }
+
+    #[test]
+    fn the_newest_event_of_each_name_on_a_container_decides_what_leaves() {
+        let est = "container.transport.estimated.vessel_arrived";
+        let new = [
+            new(1, 10, est),
+            new(1, 11, "container.transport.vessel_arrived"),
+            new(1, 12, est),
+            new(2, 20, est),
+            new(2, 21, "container.transport.vessel_loaded"),
+        ];
+        // container 1: the newest estimate keeps itself and retires every other open
+        // estimate (the actual arrival retires the same name: decided once); container 2: its
+        // estimate (a loading has no estimate to retire)
+        assert_eq!(
+            superseding(&new),
+            vec![
+                (Uuid::from_u128(2), est.to_string(), Uuid::from_u128(20)),
+                (Uuid::from_u128(1), est.to_string(), Uuid::from_u128(12)),
+            ]
+        );
+    }
 }

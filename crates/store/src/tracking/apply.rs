@@ -506,8 +506,10 @@ async fn supersede(tx: &mut Tx, account_id: Uuid, new: &[NewTransport], now: i64
     let marks = superseding(new);
     for chunk in marks.chunks(CHUNK) {
         let mut m = Marks::new(tx.backend());
-        let (at, account) = (m.one(), m.one());
+        // in the order they appear (SQLite's placeholders are anonymous)
+        let at = m.one();
         let values = m.rows(chunk.len(), 3);
+        let account = m.one();
         let sql = match tx {
             // driven by the list, each row an index lookup by container: a join the planner
             // is free to shape turns into a scan of the whole table per row of the list
@@ -527,10 +529,11 @@ async fn supersede(tx: &mut Tx, account_id: Uuid, new: &[NewTransport], now: i64
         };
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            q = q.bind(now).bind(account_id);
+            q = q.bind(now);
             for (container_id, event, keep) in chunk {
                 q = q.bind(*container_id).bind(event).bind(*keep);
             }
+            q = q.bind(account_id);
             q.execute(x).await.map(|_| ())?
         });
     }

@@ -501,32 +501,36 @@ async fn write_transport(
 
 /// Marks the events that the new ones (already inserted) supersede
 /// (`TransportEvent::supersedes`): earlier estimates of a milestone that was estimated again
-/// or has happened leave the timeline. One statement per [`CHUNK`] of new events.
+/// or has happened leave the timeline: on PostgreSQL one statement per [`CHUNK`] of new
+/// events, on SQLite one per container and name.
 async fn supersede(tx: &mut Tx, account_id: Uuid, new: &[NewTransport], now: i64) -> Result<()> {
     let marks = superseding(new);
+    if let Tx::Sqlite(_) = tx {
+        // a statement each: SQLite runs them in this process, and a set-based form measured
+        // slower there (BENCHMARKS.md, "Ingest on PostgreSQL")
+        const SQL: &str = "UPDATE transport_events SET superseded_us = $1 \
+            WHERE container_id = $2 AND account_id = $3 AND event = $4 AND superseded_us IS NULL AND id <> $5";
+        for (container_id, event, keep) in &marks {
+            on_tx!(tx, x => sqlx::query(SQL)
+                .bind(now).bind(*container_id).bind(account_id).bind(event).bind(*keep)
+                .execute(x).await.map(|_| ())?);
+        }
+        return Ok(());
+    }
     for chunk in marks.chunks(CHUNK) {
         let mut m = Marks::new(tx.backend());
-        // in the order they appear (SQLite's placeholders are anonymous)
         let at = m.one();
         let values = m.rows(chunk.len(), 3);
         let account = m.one();
-        let sql = match tx {
-            // driven by the list, each row an index lookup by container: a join the planner
-            // is free to shape turns into a scan of the whole table per row of the list
-            // while the table's statistics still call it small (a new install, a bulk load)
-            Tx::Postgres(_) => format!(
-                "UPDATE transport_events SET superseded_us = {at} WHERE id = ANY(ARRAY(\
-                 SELECT t.id FROM (VALUES {values}) AS v(container_id, event, keep) CROSS JOIN LATERAL (\
-                 SELECT te.id FROM transport_events te WHERE te.container_id = v.container_id AND te.account_id = {account} \
-                 AND te.event = v.event AND te.superseded_us IS NULL AND te.id <> v.keep OFFSET 0) AS t))"
-            ),
-            Tx::Sqlite(_) => format!(
-                "UPDATE transport_events SET superseded_us = {at} \
-                 FROM (SELECT column1 AS container_id, column2 AS event, column3 AS keep FROM (VALUES {values}) AS t) AS v \
-                 WHERE transport_events.container_id = v.container_id AND transport_events.account_id = {account} \
-                 AND transport_events.event = v.event AND transport_events.superseded_us IS NULL AND transport_events.id <> v.keep"
-            ),
-        };
+        // driven by the list, each row an index lookup by container: a join the planner is
+        // free to shape scanned the whole table once per row of the list while the table's
+        // statistics still called it small (a new install, a bulk load)
+        let sql = format!(
+            "UPDATE transport_events SET superseded_us = {at} WHERE id = ANY(ARRAY(\
+             SELECT t.id FROM (VALUES {values}) AS v(container_id, event, keep) CROSS JOIN LATERAL (\
+             SELECT te.id FROM transport_events te WHERE te.container_id = v.container_id AND te.account_id = {account} \
+             AND te.event = v.event AND te.superseded_us IS NULL AND te.id <> v.keep OFFSET 0) AS t))"
+        );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(now);

@@ -142,6 +142,14 @@ impl Format {
     }
 }
 
+/// Retires the cached reads of `accounts`, whose data a file or push changed, before the
+/// response leaves (other processes hear of it from the database's change feed).
+fn retire_cached_reads(state: &AppState, accounts: &[uuid::Uuid]) {
+    for account in accounts {
+        state.reads.changes().touch(*account);
+    }
+}
+
 /// The largest X12 or EDIFACT file one request may carry.
 const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
 
@@ -195,10 +203,8 @@ async fn ingest_file(
         Format::Edifact => ingest::edifact(&state.db, scope, "api", text, now).await?,
     };
     // an operator's file changes other accounts than the caller's (which the access layer
-    // touches): their cached reads are retired before the response leaves
-    for account in &report.accounts {
-        state.reads.changes().touch(*account);
-    }
+    // touches)
+    retire_cached_reads(state, &report.accounts);
     // refused parts count in the source health of the sender, like refused DCSA events
     let code_refused = format!("{}_refused", format.kind());
     let refused: Vec<(String, &str, String)> = report
@@ -360,11 +366,8 @@ pub async fn dcsa(
     .await
     {
         Ok(report) => {
-            // no API key: the access layer touched no account, so retire the cached reads
-            // of every account the push changed before the carrier (or a test) reads again
-            for account in &report.accounts {
-                state.reads.changes().touch(*account);
-            }
+            // no API key: the access layer touched no account
+            retire_cached_reads(&state, &report.accounts);
             let items: Vec<(String, &str, String)> = report
                 .refused
                 .iter()

@@ -590,25 +590,14 @@ pub async fn apply_many(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use boxtrack_core::tracking::DataSource;
 
     fn new(container: u128, id: u128, event: &str) -> NewTransport {
         NewTransport {
             id: Uuid::from_u128(id),
             container_id: Uuid::from_u128(container),
             shipment_id: Uuid::nil(),
-            event: TransportEvent {
-                event: event.into(),
-                at_us: None,
-                locode: None,
-                timezone: None,
-                terminal: None,
-                vessel_name: None,
-                vessel_imo: None,
-                voyage: None,
-                source: DataSource::ShippingLine,
-                key: None,
-            },
+            event: serde_json::from_value(json!({"event": event, "source": "shipping_line"}))
+                .unwrap_or_else(|e| panic!("a transport event: {e}")),
         }
     }
 

@@ -20,6 +20,20 @@
 //!
 //! Extra `serve` arguments go in `BOXTRACK_SERVE_ARGS` (for example
 //! `--rate-limit-store redis://127.0.0.1:6379`).
+//!
+//! **Reads with a replica** (issue 45) is a run of its own, on a PostgreSQL primary and a
+//! streaming replica that the bench makes in a temporary folder (`boxtrack_testkit`'s
+//! `ReplicaPair`: the machine's `initdb`, `pg_ctl`, `pg_basebackup`), seeded by `bench-seed`:
+//!
+//! ```sh
+//! taskset -c 0 ./target/release/bench-scale --replica [CONTAINERS] [CONNECTIONS] [SECONDS]
+//! ```
+//!
+//! Pages of `GET /v2/containers` (30 rows, every page of every account) are read by one
+//! `serve` on the primary alone and by one given the replica (`--database-replica-urls`), in
+//! alternating rounds, once rendering every page (`--read-cache-mib 0`) and once with the read
+//! cache; each line gives the rate and the CPU the primary's and the replica's PostgreSQL
+//! processes used, so where the reads went shows.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -43,11 +57,7 @@ const NOTIFICATIONS: usize = 2_000;
 
 /// Starts `serve` on `url`, pinned to `cpus`.
 fn serve(url: &str, cpus: &str) -> Res<Server> {
-    let me = std::env::current_exe()?;
-    let boxtrack = std::env::var("BOXTRACK_BIN")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| me.with_file_name("boxtrack"));
-    let mut cmd = pinned_to(&boxtrack, cpus);
+    let mut cmd = pinned_to(&boxtrack_bin(&std::env::current_exe()?), cpus);
     // the webhook receiver of the delivery check is on loopback
     cmd.args([
         "serve",
@@ -288,8 +298,156 @@ async fn bench(seed: &str, conns: usize, secs: u64) -> Res<()> {
     Ok(())
 }
 
+/// CPU ticks (user and system) that a PostgreSQL server's processes used so far: every
+/// process `pg_stat_activity` lists on `url` (backends and background processes).
+async fn cluster_ticks(db: &Db) -> Res<u64> {
+    let pids: Vec<i32> = on_db!(db, p => sqlx::query_scalar("SELECT pid FROM pg_stat_activity")
+        .fetch_all(p).await?);
+    Ok(pids.into_iter().map(|pid| pid_ticks(pid as u32)).sum())
+}
+
+fn pid_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    tick(11) + tick(12)
+}
+
+/// Waits until the replica has replayed what the primary has written now.
+async fn caught_up(primary: &Db, replica: &Db) -> Res<()> {
+    let at: String = on_db!(primary, p => sqlx::query_scalar("SELECT pg_current_wal_lsn()::text")
+        .fetch_one(p).await?);
+    let waited = Instant::now();
+    loop {
+        let done: Option<bool> = on_db!(replica, p => sqlx::query_scalar(
+            "SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn").bind(&at).fetch_one(p).await?);
+        if done == Some(true) {
+            return Ok(());
+        }
+        if waited.elapsed() > Duration::from_secs(300) {
+            return Err("the replica did not catch up in 5 minutes".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Reads with a replica: see the module's documentation.
+async fn replica_reads(containers: usize, conns: usize, secs: u64) -> Res<()> {
+    let pair = boxtrack_testkit::pgreplica::ReplicaPair::start()?;
+    let me = std::env::current_exe()?;
+    let seed_file =
+        std::env::temp_dir().join(format!("bench-scale-replica-{}.json", std::process::id()));
+    let accounts = 10;
+    let status = std::process::Command::new(me.with_file_name("bench-seed"))
+        .env("DATABASE_URL", &pair.primary_url)
+        .args([
+            containers.to_string(),
+            (containers / 5).max(1).to_string(),
+            accounts.to_string(),
+        ])
+        .arg(&seed_file)
+        .status()?;
+    if !status.success() {
+        return Err(format!("bench-seed failed: {status}").into());
+    }
+    let seed: Value = serde_json::from_slice(&std::fs::read(&seed_file)?)?;
+    let _ = std::fs::remove_file(&seed_file);
+    let primary = Db::connect(&pair.primary_url).await?;
+    let replica = Db::connect(&pair.replica_url).await?;
+    caught_up(&primary, &replica).await?;
+    let pages = (containers / accounts).div_ceil(30);
+    let mut calls = Vec::new();
+    for n in 1..=pages {
+        for a in seed["accounts"].as_array().into_iter().flatten() {
+            let key = a["key"].as_str().ok_or("an account without key")?;
+            calls.push(Call {
+                path: format!("/v2/containers?page[number]={n}&page[size]=30"),
+                key: key.to_string(),
+            });
+        }
+    }
+    let calls = Arc::new(calls);
+    let cpus = std::env::var("BENCH_SERVER_CPUS").unwrap_or_else(|_| "1".into());
+    println!(
+        "one serve on a primary alone, and one given a streaming replica of it (CPU {cpus}); {containers} containers in {accounts} accounts, {} distinct pages of 30, {conns} connections, {secs} s a run",
+        calls.len()
+    );
+    for (cache, mib) in [("every page rendered", "0"), ("read cache on", "128")] {
+        let mut rates: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        for round in 1..=3 {
+            for (i, with_replica) in [false, true].into_iter().enumerate() {
+                let mut cmd = pinned_to(&boxtrack_bin(&me), &cpus);
+                cmd.args([
+                    "serve",
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--database-url",
+                    &pair.primary_url,
+                ]);
+                cmd.args(["--read-cache-mib", mib]);
+                if with_replica {
+                    cmd.args(["--database-replica-urls", &pair.replica_url]);
+                }
+                cmd.env("RUST_LOG", "warn");
+                let server = start(cmd)?;
+                // the replica is taken into use by the health loop's first check
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                let before = (
+                    cluster_ticks(&primary).await?,
+                    cluster_ticks(&replica).await?,
+                );
+                let o = run(&[server.base.as_str()], &calls, conns, secs, None).await?;
+                let after = (
+                    cluster_ticks(&primary).await?,
+                    cluster_ticks(&replica).await?,
+                );
+                let share = |t: u64| t as f64 / (secs as f64 + 2.0);
+                println!(
+                    "  {cache}, run {round}, {:<13} {:>8.0} req/s  p50 {:>6} µs  p99 {:>6} µs  failed {}  CPU: serve {:.0}%, primary's PostgreSQL {:.0}%, replica's {:.0}%",
+                    if with_replica {
+                        "with replica"
+                    } else {
+                        "primary alone"
+                    },
+                    o.rate,
+                    o.p50_us,
+                    o.p99_us,
+                    o.failed,
+                    share(server.cpu_ticks()),
+                    share(after.0.saturating_sub(before.0)),
+                    share(after.1.saturating_sub(before.1)),
+                );
+                rates[i].push(o.rate);
+            }
+        }
+        let (alone, amin, amax) = median_min_max(rates[0].clone());
+        let (with, wmin, wmax) = median_min_max(rates[1].clone());
+        println!(
+            "{cache}: primary alone {alone:.0} req/s (min {amin:.0}, max {amax:.0}); with replica {with:.0} req/s (min {wmin:.0}, max {wmax:.0}); {:.2}×",
+            with / alone
+        );
+    }
+    Ok(())
+}
+
+fn boxtrack_bin(me: &std::path::Path) -> std::path::PathBuf {
+    std::env::var("BOXTRACK_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| me.with_file_name("boxtrack"))
+}
+
 fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--replica") {
+        let containers: usize = args.get(1).map_or(Ok(20_000), |s| s.parse())?;
+        let conns: usize = args.get(2).map_or(Ok(32), |s| s.parse())?;
+        let secs: u64 = args.get(3).map_or(Ok(10), |s| s.parse())?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        return rt.block_on(replica_reads(containers, conns, secs));
+    }
     let seed = args.first().map_or("seed.json", String::as_str);
     let conns: usize = args.get(1).map_or(Ok(32), |s| s.parse())?;
     let secs: u64 = args.get(2).map_or(Ok(10), |s| s.parse())?;

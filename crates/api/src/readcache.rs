@@ -1,6 +1,8 @@
 //! Rendered reads (`GET /v2/containers/{id}`, `GET /v2/shipments/{id}` and the lists
-//! `GET /v2/containers`, `GET /v2/shipments` when read from the primary) kept by this process,
-//! and served again while nothing they are rendered from has changed.
+//! `GET /v2/containers`, `GET /v2/shipments`) kept by this process, and served again while
+//! nothing they are rendered from has changed. With read replicas, a list page's first read
+//! goes to a replica and is not kept; a page read again is rendered from the primary and kept
+//! ([`ReadCache::respond_offloading`]).
 //!
 //! An entry is the response body of one request (account, the account's revision, path and
 //! query as sent), stored under the account's [`Version`] read *before* it was rendered, and
@@ -42,7 +44,8 @@ struct Key {
 
 #[derive(Debug)]
 struct Entry {
-    version: Version,
+    /// `None`: a mark left by a read that a replica answered (an empty body, never served).
+    version: Option<Version>,
     body: Bytes,
     /// Which store of its key this is (the queue's slot for it carries the same stamp).
     stamp: u64,
@@ -65,7 +68,7 @@ impl Shard {
         }
     }
 
-    fn insert(&mut self, key: Key, version: Version, body: Bytes, budget: usize) {
+    fn insert(&mut self, key: Key, version: Option<Version>, body: Bytes, budget: usize) {
         let size = body.len() + OVERHEAD;
         self.remove(&key);
         while self.bytes + size > budget {
@@ -144,13 +147,36 @@ impl ReadCache {
     where
         F: Future<Output = ApiResult<JsonApi>>,
     {
+        self.respond_offloading(account, path, false, |_| render)
+            .await
+    }
+
+    /// [`ReadCache::respond`] for a read that a replica could answer (`offload`): a current
+    /// body is served as always; a path asked before (its body out of date, or a mark left by
+    /// its first read) is rendered by `render(false)`, from the primary, and stored; a path
+    /// not asked before is rendered by `render(true)`, from a replica, and only marked. A page
+    /// read once costs the primary nothing, a page read again is served from memory until its
+    /// account changes; a replica's render is never stored, because the change feed follows
+    /// the primary and a replica behind it would leave a stale page under a current version.
+    /// Without `offload`, every render is `render(false)` and stored.
+    pub async fn respond_offloading<F, Fut>(
+        &self,
+        account: &Account,
+        path: &str,
+        offload: bool,
+        render: F,
+    ) -> ApiResult<Response>
+    where
+        F: FnOnce(bool) -> Fut,
+        Fut: Future<Output = ApiResult<JsonApi>>,
+    {
         let version = if self.shard_budget == 0 {
             None
         } else {
             self.changes.version(account.id)
         };
         let Some(version) = version else {
-            return render.await.map(IntoResponse::into_response);
+            return render(offload).await.map(IntoResponse::into_response);
         };
         let key = Key {
             account: account.id,
@@ -158,28 +184,39 @@ impl ReadCache {
             path: path.into(),
         };
         let shard = &self.shards[shard_of(&key)];
-        {
+        let asked_before = {
             let mut s = shard.lock().unwrap_or_else(|p| p.into_inner());
             match s.map.get(&key) {
-                Some(e) if e.version == version => {
+                Some(e) if e.version == Some(version) => {
                     let body = e.body.clone();
                     drop(s);
                     self.hits.fetch_add(1, Ordering::Relaxed);
                     return Ok(body_response(body));
                 }
-                Some(_) => s.remove(&key),
-                None => {}
+                Some(_) => {
+                    s.remove(&key);
+                    true
+                }
+                None => {
+                    if offload {
+                        s.insert(key.clone(), None, Bytes::new(), self.shard_budget);
+                    }
+                    false
+                }
             }
-        }
+        };
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let mut text = render.await?.0.to_string();
+        if offload && !asked_before {
+            return render(true).await.map(IntoResponse::into_response);
+        }
+        let mut text = render(false).await?.0.to_string();
         // the serializer's buffer grows by doubling: keep only the body's bytes
         text.shrink_to_fit();
         let body = Bytes::from(text);
         if body.len() + OVERHEAD <= self.shard_budget {
             shard.lock().unwrap_or_else(|p| p.into_inner()).insert(
                 key,
-                version,
+                Some(version),
                 body.clone(),
                 self.shard_budget,
             );
@@ -244,6 +281,60 @@ mod tests {
             body(cache.respond(&a, "/y", render(5)).await.unwrap()).await,
             r#"{"n":5}"#
         );
+    }
+
+    #[tokio::test]
+    async fn with_a_replica_a_page_read_again_is_rendered_from_the_primary_and_kept() {
+        let changes = Changes::manual();
+        let cache = ReadCache::new(changes.clone(), 1 << 20);
+        let a = account();
+        // what rendered it: "replica" or "primary"
+        let read = |n: u32| {
+            let cache = &cache;
+            let a = &a;
+            async move {
+                let r = cache
+                    .respond_offloading(a, "/list", true, |offload| async move {
+                        let from = if offload { "replica" } else { "primary" };
+                        Ok(JsonApi(json!({ "from": from, "n": n })))
+                    })
+                    .await;
+                body(r.unwrap_or_else(|_| panic!("rendered"))).await
+            }
+        };
+        assert_eq!(read(1).await, r#"{"from":"replica","n":1}"#);
+        assert_eq!(read(2).await, r#"{"from":"primary","n":2}"#);
+        assert_eq!(read(3).await, r#"{"from":"primary","n":2}"#);
+        assert_eq!(cache.counts(), (1, 2));
+        // changed: a page asked before goes to the primary again, and is kept
+        changes.touch(a.id);
+        assert_eq!(read(4).await, r#"{"from":"primary","n":4}"#);
+        assert_eq!(read(5).await, r#"{"from":"primary","n":4}"#);
+        // a mark is never served, and never served as a body to a read that cannot offload
+        let fresh = cache
+            .respond_offloading(&a, "/other", true, |_| async { Ok(JsonApi(json!(6))) })
+            .await;
+        assert_eq!(
+            body(fresh.unwrap_or_else(|_| panic!("rendered"))).await,
+            "6"
+        );
+        let again = cache
+            .respond(&a, "/other", async { Ok(JsonApi(json!(7))) })
+            .await;
+        assert_eq!(
+            body(again.unwrap_or_else(|_| panic!("rendered"))).await,
+            "7"
+        );
+        // without a version (no feed), every read goes where it may, and nothing is kept
+        let off = ReadCache::off();
+        for _ in 0..2 {
+            let r = off
+                .respond_offloading(&a, "/list", true, |offload| async move {
+                    Ok(JsonApi(json!(offload)))
+                })
+                .await;
+            assert_eq!(body(r.unwrap_or_else(|_| panic!("rendered"))).await, "true");
+        }
     }
 
     #[tokio::test]

@@ -172,32 +172,39 @@ impl AppState {
         }
     }
 
-    /// Answers a list read from `db` (what [`AppState::read_db`] gave) through the read
-    /// cache: the body stored for this account, base address, path and query while nothing of
-    /// the account has changed, else rendered by `render` and stored. A read from a replica is
-    /// never stored: the change feed follows the primary, and a replica behind it would leave a
-    /// stale page under a current version.
-    pub async fn cached_list<F>(
-        &self,
+    /// Answers a list read through the read cache: the body stored for this account, base
+    /// address, path and query while nothing of the account has changed, else rendered by
+    /// `render` from the database it is given and stored. With read replicas, a page's first
+    /// read is rendered from [`AppState::read_db`] (a replica, unless the account's own writes
+    /// keep it on the primary) and not stored; a page read again is rendered from the primary
+    /// and stored (see [`crate::readcache::ReadCache::respond_offloading`]).
+    pub async fn cached_list<'s, F, Fut>(
+        &'s self,
         account: &boxtrack_store::accounts::Account,
-        db: &Db,
         headers: &axum::http::HeaderMap,
         uri: &axum::http::Uri,
         render: F,
     ) -> crate::error::ApiResult<axum::response::Response>
     where
-        F: Future<Output = crate::error::ApiResult<crate::jsonapi::JsonApi>>,
+        F: FnOnce(&'s Db) -> Fut,
+        Fut: Future<Output = crate::error::ApiResult<crate::jsonapi::JsonApi>>,
     {
-        if !std::ptr::eq(db, &self.db) {
-            return render
-                .await
-                .map(axum::response::IntoResponse::into_response);
-        }
         // the links name the base address: it is part of what the body is rendered from
         let base = crate::jsonapi::base_url(self.config.public_url.as_deref(), headers);
         let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
         self.reads
-            .respond(account, &format!("{base}{path}"), render)
+            .respond_offloading(
+                account,
+                &format!("{base}{path}"),
+                self.replicas.is_some(),
+                |offload| {
+                    render(if offload {
+                        self.read_db(account.id)
+                    } else {
+                        &self.db
+                    })
+                },
+            )
             .await
     }
 

@@ -97,19 +97,19 @@ pub async fn list(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<axum::response::Response> {
     // a list may be as old as a replica's lag (never older than the account's own writes)
-    let db = state.read_db(caller.account.id);
-    let render = async {
-        let q = QueryParams::parse(raw.as_deref());
+    let (q, caller, headers) = (QueryParams::parse(raw.as_deref()), &caller, &headers);
+    let (state, uri) = (&state, &uri);
+    let render = |db| async move {
         let page = q.page()?;
         let includes = q.includes("shipment", INCLUDES)?;
         let asked: ListShipments = q.input()?;
         let sorted = crate::jsonapi::sorted_page(asked.sort(), &page)?;
         let found = boxtrack_app::shipments::list(db, caller.account.id, &asked, &page).await?;
         let rows = &found.listed.rows;
-        let (data, included) = render(db, &caller, rows, Some(found.containers), &includes).await?;
+        let (data, included) = render(db, caller, rows, Some(found.containers), &includes).await?;
         Ok(sorted_list_response(
             state.config.public_url.as_deref(),
-            &headers,
+            headers,
             uri.path(),
             &q,
             page,
@@ -120,7 +120,7 @@ pub async fn list(
         ))
     };
     state
-        .cached_list(&caller.account, db, &headers, &uri, render)
+        .cached_list(&caller.account, headers, uri, render)
         .await
 }
 

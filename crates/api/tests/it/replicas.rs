@@ -215,6 +215,56 @@ async fn an_account_reads_its_own_writes_while_the_others_read_the_replica() {
 }
 
 #[tokio::test]
+async fn a_list_page_read_again_comes_from_the_primary_and_then_from_memory() {
+    let Some(s) = setup(Duration::from_secs(60)).await else {
+        return;
+    };
+    let (_, key) = s.app.account().await;
+    s.until("caught up", |h| h.in_use && h.lag_bytes == 0).await;
+    let page = || async {
+        let r = s.app.get("/v2/containers", Some(&key)).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        r.json()
+    };
+    // the first read of the page goes to the replica (and every read does while the change
+    // feed is not yet listening: nothing can be kept without it)
+    let before = s.replicas.reads();
+    let first = page().await;
+    assert_eq!(s.replicas.reads().replica, before.replica + 1);
+    let mut kept = false;
+    for _ in 0..100 {
+        let before = s.replicas.reads();
+        assert_eq!(page().await, first);
+        if s.replicas.reads().replica == before.replica {
+            kept = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(kept, "a page read again never came from the primary");
+    // kept: served from memory, the replica and the primary untouched
+    let (hits, _) = s.app.reads.counts();
+    let before = s.replicas.reads();
+    for _ in 0..3 {
+        assert_eq!(page().await, first);
+    }
+    assert_eq!(s.app.reads.counts().0, hits + 3);
+    let after = s.replicas.reads();
+    assert_eq!(
+        (
+            after.replica,
+            after.primary_no_replica,
+            after.primary_behind_write
+        ),
+        (
+            before.replica,
+            before.primary_no_replica,
+            before.primary_behind_write
+        )
+    );
+}
+
+#[tokio::test]
 async fn a_replica_lagging_past_the_bound_is_taken_out_and_comes_back() {
     let Some(s) = setup(Duration::from_millis(1000)).await else {
         return;

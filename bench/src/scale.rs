@@ -32,8 +32,9 @@
 //! Pages of `GET /v2/containers` (30 rows, every page of every account) are read by one
 //! `serve` on the primary alone and by one given the replica (`--database-replica-urls`), in
 //! alternating rounds, once rendering every page (`--read-cache-mib 0`) and once with the read
-//! cache; each line gives the rate and the CPU the primary's and the replica's PostgreSQL
-//! processes used, so where the reads went shows.
+//! cache: every page once, every page a second time, then a closed loop over them. Each line
+//! gives the time or rate and the CPU the primary's and the replica's PostgreSQL processes
+//! used, so where the reads went shows.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -332,6 +333,33 @@ async fn caught_up(primary: &Db, replica: &Db) -> Res<()> {
     }
 }
 
+/// Sends every call once, `conns` at a time; how long that took.
+async fn read_each(base: &str, calls: &Arc<Vec<Call>>, conns: usize) -> Res<Duration> {
+    let http = reqwest::Client::new();
+    let gate = Arc::new(tokio::sync::Semaphore::new(conns));
+    let started = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for c in calls.iter() {
+        let (http, gate) = (http.clone(), gate.clone());
+        let (url, key) = (format!("{base}{}", c.path), c.key.clone());
+        tasks.spawn(async move {
+            let _permit = gate.acquire_owned().await;
+            http.get(url)
+                .header("Authorization", format!("Token {key}"))
+                // the Host the load generator sends: the links, and so the cached body, name it
+                .header("Host", "127.0.0.1")
+                .send()
+                .await
+                .and_then(reqwest::Response::error_for_status)
+                .map(|_| ())
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done??;
+    }
+    Ok(started.elapsed())
+}
+
 /// Reads with a replica: see the module's documentation.
 async fn replica_reads(containers: usize, conns: usize, secs: u64) -> Res<()> {
     let pair = boxtrack_testkit::pgreplica::ReplicaPair::start()?;
@@ -393,6 +421,29 @@ async fn replica_reads(containers: usize, conns: usize, secs: u64) -> Res<()> {
                 let server = start(cmd)?;
                 // the replica is taken into use by the health loop's first check
                 tokio::time::sleep(Duration::from_secs(2)).await;
+                let label = if with_replica {
+                    "with replica"
+                } else {
+                    "primary alone"
+                };
+                // every page read once, then once more, then the closed loop
+                for pass in ["first read of every page", "second read of every page"] {
+                    let before = (
+                        cluster_ticks(&primary).await?,
+                        cluster_ticks(&replica).await?,
+                    );
+                    let took = read_each(&server.base, &calls, conns).await?;
+                    let after = (
+                        cluster_ticks(&primary).await?,
+                        cluster_ticks(&replica).await?,
+                    );
+                    println!(
+                        "  {cache}, run {round}, {label:<13} {pass}: {:.1} s; CPU seconds of the primary's PostgreSQL {:.2}, the replica's {:.2}",
+                        took.as_secs_f64(),
+                        after.0.saturating_sub(before.0) as f64 / 100.0,
+                        after.1.saturating_sub(before.1) as f64 / 100.0,
+                    );
+                }
                 let before = (
                     cluster_ticks(&primary).await?,
                     cluster_ticks(&replica).await?,
@@ -404,20 +455,26 @@ async fn replica_reads(containers: usize, conns: usize, secs: u64) -> Res<()> {
                 );
                 let share = |t: u64| t as f64 / (secs as f64 + 2.0);
                 println!(
-                    "  {cache}, run {round}, {:<13} {:>8.0} req/s  p50 {:>6} µs  p99 {:>6} µs  failed {}  CPU: serve {:.0}%, primary's PostgreSQL {:.0}%, replica's {:.0}%",
-                    if with_replica {
-                        "with replica"
-                    } else {
-                        "primary alone"
-                    },
+                    "  {cache}, run {round}, {label:<13} then {:>8.0} req/s  p50 {:>6} µs  p99 {:>6} µs  failed {}  CPU: primary's PostgreSQL {:.0}%, replica's {:.0}%",
                     o.rate,
                     o.p50_us,
                     o.p99_us,
                     o.failed,
-                    share(server.cpu_ticks()),
                     share(after.0.saturating_sub(before.0)),
                     share(after.1.saturating_sub(before.1)),
                 );
+                if with_replica {
+                    // where the process says its list reads went
+                    let text = reqwest::get(format!("{}/metrics", server.base))
+                        .await?
+                        .text()
+                        .await?;
+                    let counts: Vec<&str> = text
+                        .lines()
+                        .filter(|l| l.starts_with("boxtrack_replica_reads_total"))
+                        .collect();
+                    println!("    {}", counts.join("; "));
+                }
                 rates[i].push(o.rate);
             }
         }

@@ -193,10 +193,9 @@ impl ReadCache {
                     self.hits.fetch_add(1, Ordering::Relaxed);
                     return Ok(body_response(body));
                 }
-                Some(_) => {
-                    s.remove(&key);
-                    true
-                }
+                // out of date: it stays until the new render replaces it, so that a read
+                // of the same path meanwhile knows it was asked before
+                Some(_) => true,
                 None => {
                     if offload {
                         s.insert(key.clone(), None, Bytes::new(), self.shard_budget);

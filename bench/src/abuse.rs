@@ -257,11 +257,7 @@ async fn bench(seconds: u64, flood_connections: usize, idle_over_cap: usize) -> 
         lifted: key_of("neighbour (limits lifted)", lifted).await?,
     };
     db.close().await;
-    let me = std::env::current_exe()?;
-    let boxtrack = std::env::var("BOXTRACK_BIN")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| me.with_file_name("boxtrack"));
-    let mut cmd = pinned(&boxtrack);
+    let mut cmd = pinned(&boxtrack_bench::load::boxtrack_bin()?);
     cmd.args([
         "serve",
         "--listen",

@@ -14,6 +14,26 @@ use hyper_util::rt::TokioIo;
 
 use crate::Res;
 
+/// CPU time process `pid` has used (user and system), in clock ticks of 10 ms (0 when it
+/// cannot be read).
+pub fn cpu_ticks_of(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // the fields after the command name, which is in parentheses
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name
+    tick(11) + tick(12)
+}
+
+/// The `boxtrack` binary to start: `BOXTRACK_BIN`, else the one next to this benchmark.
+pub fn boxtrack_bin() -> Res<std::path::PathBuf> {
+    Ok(match std::env::var("BOXTRACK_BIN") {
+        Ok(b) => std::path::PathBuf::from(b),
+        Err(_) => std::env::current_exe()?.with_file_name("boxtrack"),
+    })
+}
+
 /// One request the load generator sends: a path and the key to send with it.
 #[derive(Clone)]
 pub struct Call {
@@ -47,14 +67,7 @@ impl Server {
 
     /// CPU time the process has used (user and system), in clock ticks of 10 ms.
     pub fn cpu_ticks(&self) -> u64 {
-        let stat =
-            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        // the fields after the command name, which is in parentheses
-        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        let tick = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-        // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name
-        tick(11) + tick(12)
+        cpu_ticks_of(self.child.id())
     }
 
     fn status_kib(&self, field: &str) -> Option<u64> {

@@ -144,10 +144,7 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
         return Err("nothing to request: the seed file has no accounts or samples".into());
     }
     let me = std::env::current_exe()?;
-    let boxtrack = std::env::var("BOXTRACK_BIN")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| me.with_file_name("boxtrack"));
-    let mut cmd = pinned(&boxtrack);
+    let mut cmd = pinned(&boxtrack_bench::load::boxtrack_bin()?);
     cmd.args(["serve", "--listen", "127.0.0.1:0", "--database-url", url]);
     if let Ok(extra) = std::env::var("BOXTRACK_SERVE_ARGS") {
         cmd.args(extra.split_whitespace());

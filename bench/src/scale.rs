@@ -41,7 +41,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use boxtrack_bench::Res;
-use boxtrack_bench::load::{Call, Server, median_min_max, pinned_to, run, start};
+use boxtrack_bench::load::{
+    Call, Server, boxtrack_bin, cpu_ticks_of, median_min_max, pinned_to, run, start,
+};
 use boxtrack_core::plan::Plan;
 use boxtrack_core::ratelimit::{Bucket, Limits};
 use boxtrack_store::Db;
@@ -58,7 +60,7 @@ const NOTIFICATIONS: usize = 2_000;
 
 /// Starts `serve` on `url`, pinned to `cpus`.
 fn serve(url: &str, cpus: &str) -> Res<Server> {
-    let mut cmd = pinned_to(&boxtrack_bin(&std::env::current_exe()?), cpus);
+    let mut cmd = pinned_to(&boxtrack_bin()?, cpus);
     // the webhook receiver of the delivery check is on loopback
     cmd.args([
         "serve",
@@ -304,15 +306,7 @@ async fn bench(seed: &str, conns: usize, secs: u64) -> Res<()> {
 async fn cluster_ticks(db: &Db) -> Res<u64> {
     let pids: Vec<i32> = on_db!(db, p => sqlx::query_scalar("SELECT pid FROM pg_stat_activity")
         .fetch_all(p).await?);
-    Ok(pids.into_iter().map(|pid| pid_ticks(pid as u32)).sum())
-}
-
-fn pid_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    tick(11) + tick(12)
+    Ok(pids.into_iter().map(|pid| cpu_ticks_of(pid as u32)).sum())
 }
 
 /// Waits until the replica has replayed what the primary has written now.
@@ -405,7 +399,7 @@ async fn replica_reads(containers: usize, conns: usize, secs: u64) -> Res<()> {
         let mut rates: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
         for round in 1..=3 {
             for (i, with_replica) in [false, true].into_iter().enumerate() {
-                let mut cmd = pinned_to(&boxtrack_bin(&me), &cpus);
+                let mut cmd = pinned_to(&boxtrack_bin()?, &cpus);
                 cmd.args([
                     "serve",
                     "--listen",
@@ -486,12 +480,6 @@ async fn replica_reads(containers: usize, conns: usize, secs: u64) -> Res<()> {
         );
     }
     Ok(())
-}
-
-fn boxtrack_bin(me: &std::path::Path) -> std::path::PathBuf {
-    std::env::var("BOXTRACK_BIN")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| me.with_file_name("boxtrack"))
 }
 
 fn main() -> Res<()> {

@@ -64,15 +64,18 @@ async fn prepare(db: &Db, pool: &sqlx::PgPool) -> Res<()> {
     .await?;
     for chunk in rows.chunks(1000) {
         let ids: Vec<uuid::Uuid> = chunk.iter().map(|r| r.id).collect();
+        let created: Vec<i64> = chunk.iter().map(|r| r.created_us).collect();
         let bodies = boxtrack_views::notifications::bodies(db, chunk).await?;
-        sqlx::query("INSERT INTO webhook_bodies (notification_id, body) SELECT * FROM unnest($1::uuid[], $2::text[])")
+        sqlx::query("INSERT INTO webhook_bodies (notification_id, notification_created_us, body) SELECT * FROM unnest($1::uuid[], $2::int8[], $3::text[])")
             .bind(&ids)
+            .bind(&created)
             .bind(&bodies)
             .execute(pool)
             .await?;
     }
     for sql in [
-        "CREATE UNIQUE INDEX cursor_order ON webhook_notifications (webhook_id, seq) WHERE replay_of IS NULL",
+        // not unique: a unique index of a partitioned table must hold its partition key
+        "CREATE INDEX cursor_order ON webhook_notifications (webhook_id, seq) WHERE replay_of IS NULL",
         "CREATE TABLE webhook_cursors (webhook_id UUID PRIMARY KEY, acked_seq BIGINT NOT NULL, locked_until_us BIGINT)",
         "INSERT INTO webhook_cursors SELECT id, 0, NULL FROM webhooks",
         "CREATE TABLE webhook_attempt_log (notification_id UUID NOT NULL, attempted_us BIGINT NOT NULL, status_code BIGINT, duration_ms BIGINT NOT NULL)",

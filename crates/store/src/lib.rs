@@ -203,6 +203,9 @@ pub fn unavailable_code(code: &str) -> Option<Unavailable> {
 /// Result alias for the storage layer.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
+/// A PostgreSQL transaction.
+pub(crate) type PgTx = sqlx::Transaction<'static, sqlx::Postgres>;
+
 /// The current time in Unix microseconds.
 pub fn now_us() -> i64 {
     let d = std::time::SystemTime::now()

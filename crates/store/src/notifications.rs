@@ -4,7 +4,7 @@ use boxtrack_core::paging::{Key, Page};
 use uuid::Uuid;
 
 use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
-use crate::{Db, Result, on_db};
+use crate::{Db, PgTx, Result, on_db};
 
 /// A stored notification.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -128,12 +128,23 @@ pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Notificat
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
 
+/// A rendered notification body to store.
+#[derive(Debug, Clone)]
+pub struct Body {
+    /// The notification.
+    pub notification_id: Uuid,
+    /// Its creation time: on PostgreSQL, which month's partition the body goes to.
+    pub notification_created_us: i64,
+    /// The body (UTF-8 JSON), shared with the delivery that sends it.
+    pub body: bytes::Bytes,
+}
+
 /// What one delivery cycle writes, in one transaction: bodies rendered since the last cycle,
 /// outcomes of attempts made since, and (when `claim` is set) the claim of the next batch.
 #[derive(Debug, Default)]
 pub struct Cycle {
-    /// Rendered bodies (UTF-8 JSON) to store where none is stored yet.
-    pub bodies: Vec<(Uuid, bytes::Bytes)>,
+    /// Rendered bodies to store where none is stored yet.
+    pub bodies: Vec<Body>,
     /// Attempts to record.
     pub done: Vec<(NotificationRow, Attempt)>,
     /// Notifications given back unattempted (their webhook had no free slot in time), each
@@ -269,9 +280,6 @@ async fn run_pg(pool: &sqlx::PgPool, work: &Cycle) -> Result<CycleDone> {
     Ok(out)
 }
 
-/// A PostgreSQL transaction of the delivery path.
-type PgTx = sqlx::Transaction<'static, sqlx::Postgres>;
-
 /// A rendered body as the text it is stored as.
 pub(crate) fn body_text(b: &bytes::Bytes) -> Result<&str> {
     std::str::from_utf8(b).map_err(|e| crate::StoreError::Corrupt {
@@ -294,7 +302,9 @@ pub struct Claimed {
 /// most rows, `$3` and `$4` the position to go on after, and on PostgreSQL `$5` the end of
 /// the lease. Public so tests can ask the database how it plans it.
 pub fn claim_statement(backend: crate::Backend) -> String {
-    const BODY: &str = "(SELECT body FROM webhook_bodies WHERE notification_id = webhook_notifications.id) AS body";
+    // the creation time names the body's month: one partition probed, not every month's
+    const BODY: &str = "(SELECT body FROM webhook_bodies WHERE notification_id = webhook_notifications.id \
+         AND notification_created_us = webhook_notifications.created_us) AS body";
     // due order is the order of the due index, so a claim reads the next entries of one index
     // range and sorts nothing
     const DUE: &str = "delivery_status = 'pending' AND next_attempt_us <= $1 AND (next_attempt_us, id) > ($3, $4)";
@@ -368,18 +378,21 @@ async fn claim_due(tx: &mut PgTx, c: Claim) -> Result<(Vec<Claimed>, Position)> 
 /// notification only when a lease ran out.
 async fn store_bodies(
     tx: &mut PgTx,
-    rendered: &[(Uuid, bytes::Bytes)],
+    given: &[Body],
 ) -> Result<std::collections::HashMap<Uuid, String>> {
-    let rendered: Vec<(Uuid, &str)> = rendered
+    let rendered: Vec<(Uuid, &str)> = given
         .iter()
-        .map(|(id, b)| Ok((*id, body_text(b)?)))
+        .map(|b| Ok((b.notification_id, body_text(&b.body)?)))
         .collect::<Result<_>>()?;
     let ids: Vec<Uuid> = rendered.iter().map(|(id, _)| *id).collect();
     let bodies: Vec<&str> = rendered.iter().map(|(_, b)| *b).collect();
+    let created: Vec<i64> = given.iter().map(|b| b.notification_created_us).collect();
     let inserted = sqlx::query(
-        "INSERT INTO webhook_bodies (notification_id, body) SELECT * FROM unnest($1::uuid[], $2::text[]) ON CONFLICT (notification_id) DO NOTHING",
+        "INSERT INTO webhook_bodies (notification_id, notification_created_us, body) \
+         SELECT * FROM unnest($1::uuid[], $2::int8[], $3::text[]) ON CONFLICT (notification_id, notification_created_us) DO NOTHING",
     )
     .bind(&ids)
+    .bind(&created)
     .bind(&bodies)
     .execute(&mut **tx)
     .await?
@@ -468,8 +481,8 @@ async fn record_many(
         // rows from before the latest attempt was kept in the row have none to move; one
         // whose attempt is already recorded (a repeated cycle) has moved it before
         sqlx::query(
-            "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error, response_body) \
-             SELECT n.id, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error, n.last_response_body \
+            "INSERT INTO webhook_attempts (notification_id, notification_created_us, id, attempted_us, status_code, duration_ms, error, response_body) \
+             SELECT n.id, n.created_us, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error, n.last_response_body \
              FROM webhook_notifications n JOIN unnest($1::uuid[], $2::uuid[], $3::int8[]) AS v(notification_id, attempt_id, attempts) \
              ON n.id = v.notification_id WHERE n.last_attempt_us IS NOT NULL AND n.attempts = v.attempts",
         )

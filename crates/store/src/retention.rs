@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | `events` (the accounts' event log, what `/v2/events` and webhook replays read) | [`Retention::events_days`] | partitioned by month: whole months dropped |
 //! | `source_payloads` (upstream payloads verbatim) | [`Retention::payloads_days`] | partitioned by month: whole months dropped |
-//! | `webhook_notifications` with their bodies and attempts, once delivered or failed | [`Retention::notifications_days`] | batched deletes (a pending one outlives its month) |
+//! | `webhook_notifications` with their bodies and attempts, once delivered or failed | [`Retention::notifications_days`] | the three partitioned by month of the notification: a month with nothing pending dropped whole, finished ones of a month still holding a pending one deleted in batches |
 //!
 //! What a container's page shows (its transport and raw events) is the container's own
 //! history: it stays as long as the container does, whatever its age.
@@ -20,7 +20,7 @@ use jiff::tz::TimeZone;
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::{Db, Result, StoreError, on_db};
+use crate::{Db, PgTx, Result, StoreError, on_db};
 
 const DAY_US: i64 = 86_400 * 1_000_000;
 
@@ -59,8 +59,17 @@ struct Table {
     partitioned: bool,
     /// Rows that stay whatever their age (SQL condition).
     keep: Option<&'static str>,
-    /// Tables whose rows belong to a row of this one: `(table, column naming the row's id)`.
-    owned: &'static [(&'static str, &'static str)],
+    /// Tables whose rows belong to a row of this one, and go with it.
+    owned: &'static [Owned],
+}
+
+/// A table whose rows belong to rows of another, partitioned by the same months.
+struct Owned {
+    name: &'static str,
+    /// The column naming the owning row's id.
+    owner_id: &'static str,
+    /// The owning row's time, copied: the partition key on PostgreSQL.
+    key: &'static str,
 }
 
 const EVENTS: Table = Table {
@@ -80,17 +89,30 @@ const PAYLOADS: Table = Table {
 const NOTIFICATIONS: Table = Table {
     name: "webhook_notifications",
     key: "created_us",
-    partitioned: false,
+    partitioned: true,
     keep: Some("delivery_status = 'pending'"),
     owned: &[
-        ("webhook_bodies", "notification_id"),
-        ("webhook_attempts", "notification_id"),
+        Owned {
+            name: "webhook_attempts",
+            owner_id: "notification_id",
+            key: "notification_created_us",
+        },
+        Owned {
+            name: "webhook_bodies",
+            owner_id: "notification_id",
+            key: "notification_created_us",
+        },
     ],
 };
 
 /// The tables partitioned by month on PostgreSQL, with their time column.
-pub const PARTITIONED: [(&str, &str); 2] =
-    [(EVENTS.name, EVENTS.key), (PAYLOADS.name, PAYLOADS.key)];
+pub const PARTITIONED: [(&str, &str); 5] = [
+    (EVENTS.name, EVENTS.key),
+    (PAYLOADS.name, PAYLOADS.key),
+    (NOTIFICATIONS.name, NOTIFICATIONS.key),
+    ("webhook_bodies", "notification_created_us"),
+    ("webhook_attempts", "notification_created_us"),
+];
 
 /// What a sweep removed (or, dry, would remove) from one table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -142,39 +164,39 @@ async fn sweep_table(db: &Db, t: &Table, cutoff: Option<i64>, mode: Mode) -> Res
     let Some(cutoff) = cutoff else {
         return Ok(swept);
     };
-    if t.partitioned && matches!(db, Db::Postgres(_)) {
+    if let (true, Db::Postgres(pool)) = (t.partitioned, db) {
         for p in partitions(db, t.name).await? {
-            if p.hi.is_some_and(|hi| hi <= cutoff) {
-                if mode == Mode::Apply {
-                    swept.rows += count(db, &p.name, t, None).await?;
-                    drop_partition(db, t.name, &p.name).await?;
-                }
+            let (Some(lo), Some(hi)) = (p.lo, p.hi) else {
+                continue;
+            };
+            if hi > cutoff {
+                continue;
+            }
+            let dropped = match mode {
+                Mode::Apply => drop_month(pool, t, &p.name, lo, hi).await?,
+                Mode::DryRun => (!holds_kept(pool, t, &p.name).await?).then_some(0),
+            };
+            if let Some(rows) = dropped {
+                swept.rows += rows;
                 swept.partitions.push(p.name);
             }
         }
     }
     swept.rows += match mode {
         // the rows of the partitions that would be dropped are among these
-        Mode::DryRun => count(db, t.name, t, Some(cutoff)).await?,
+        Mode::DryRun => count_older(db, t, cutoff).await?,
         Mode::Apply => delete_older(db, t, cutoff).await?,
     };
     Ok(swept)
 }
 
-/// Rows of `from` (the table or one of its partitions) that may go: older than `older`
-/// when given, and not among those that stay.
-async fn count(db: &Db, from: &str, t: &Table, older: Option<i64>) -> Result<u64> {
-    let mut sql = format!("SELECT COUNT(*) FROM {from} WHERE TRUE");
-    if older.is_some() {
-        sql.push_str(&format!(" AND {} < $1", t.key));
-    }
+/// Rows of `t` older than `cutoff` that may go (not among those that stay).
+async fn count_older(db: &Db, t: &Table, cutoff: i64) -> Result<u64> {
+    let mut sql = format!("SELECT COUNT(*) FROM {} WHERE {} < $1", t.name, t.key);
     if let Some(keep) = t.keep {
         sql.push_str(&format!(" AND NOT ({keep})"));
     }
-    let n: i64 = on_db!(db, c => {
-        let q = sqlx::query_scalar(sqlx::AssertSqlSafe(sql));
-        match older { Some(o) => q.bind(o), None => q }.fetch_one(c).await?
-    });
+    let n: i64 = on_db!(db, c => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).bind(cutoff).fetch_one(c).await?);
     Ok(u64::try_from(n).unwrap_or(0))
 }
 
@@ -205,8 +227,8 @@ async fn delete_older(db: &Db, t: &Table, cutoff: i64) -> Result<u64> {
             tx.commit().await?;
             return Ok(gone);
         }
-        for (owned, column) in t.owned {
-            delete_ids(&mut tx, owned, column, &ids).await?;
+        for o in t.owned {
+            delete_ids(&mut tx, o.name, o.owner_id, &ids).await?;
         }
         gone += delete_ids(&mut tx, t.name, "id", &ids).await?;
         tx.commit().await?;
@@ -279,29 +301,100 @@ pub fn parse_bound(bound: &str) -> Option<(i64, i64)> {
     Some((num(lo)?, num(hi)?))
 }
 
-async fn drop_partition(db: &Db, parent: &str, name: &str) -> Result<()> {
-    let Db::Postgres(p) = db else {
-        return Ok(());
+/// Whether a month of `t` holds rows that stay whatever their age (a notification still
+/// pending).
+async fn holds_kept(p: &sqlx::PgPool, t: &Table, partition: &str) -> Result<bool> {
+    let Some(keep) = t.keep else {
+        return Ok(false);
     };
+    Ok(sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT EXISTS (SELECT 1 FROM {} WHERE {keep})",
+        quote_ident(partition)
+    )))
+    .fetch_one(p)
+    .await?)
+}
+
+/// Drops one month of `t` (the partition `name`, from `lo` to `hi`) and the same month of
+/// the tables it owns, in one transaction; `None`, changing nothing, when the month holds a
+/// row that stays (checked once the month is detached, so no row can become one meanwhile).
+/// Returns the rows of `t` that went.
+async fn drop_month(
+    p: &sqlx::PgPool,
+    t: &Table,
+    name: &str,
+    lo: i64,
+    hi: i64,
+) -> Result<Option<u64>> {
     let mut tx = p.begin().await?;
+    for o in t.owned {
+        let month = partition_name(o.name, lo)?;
+        let exists: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
+            .bind(&month)
+            .fetch_one(&mut *tx)
+            .await?;
+        if exists {
+            detach(&mut tx, o.name, &month).await?;
+            drop_table(&mut tx, &month).await?;
+        }
+        // rows of the month that wait in the DEFAULT partition
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM {} WHERE {} >= $1 AND {} < $2",
+            o.name, o.key, o.key
+        )))
+        .bind(lo)
+        .bind(hi)
+        .execute(&mut *tx)
+        .await?;
+    }
+    detach(&mut tx, t.name, name).await?;
+    if let Some(keep) = t.keep {
+        let kept: bool = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT EXISTS (SELECT 1 FROM {} WHERE {keep})",
+            quote_ident(name)
+        )))
+        .fetch_one(&mut *tx)
+        .await?;
+        if kept {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+    }
+    let rows: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT COUNT(*) FROM {}",
+        quote_ident(name)
+    )))
+    .fetch_one(&mut *tx)
+    .await?;
+    drop_table(&mut tx, name).await?;
+    tx.commit().await?;
+    tracing::info!(
+        table = t.name,
+        partition = name,
+        "retention dropped a month"
+    );
+    Ok(Some(u64::try_from(rows).unwrap_or(0)))
+}
+
+/// Detaches the partition `name` of `parent`, inside `tx`.
+async fn detach(tx: &mut PgTx, parent: &str, name: &str) -> Result<()> {
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "ALTER TABLE {parent} DETACH PARTITION {}",
         quote_ident(name)
     )))
-    .execute(&mut *tx)
+    .execute(&mut **tx)
     .await?;
+    Ok(())
+}
+
+/// Drops the (detached) table `name`, inside `tx`.
+async fn drop_table(tx: &mut PgTx, name: &str) -> Result<()> {
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "DROP TABLE {}",
         quote_ident(name)
     )))
-    .execute(&mut *tx)
+    .execute(&mut **tx)
     .await?;
-    tx.commit().await?;
-    tracing::info!(
-        table = parent,
-        partition = name,
-        "retention dropped a month"
-    );
     Ok(())
 }
 

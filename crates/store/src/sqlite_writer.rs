@@ -171,15 +171,16 @@ fn run(conn: &mut Connection, work: &Cycle) -> Result<CycleDone> {
 /// are what gets sent) are returned where they differ from the ones rendered.
 fn store_bodies(
     tx: &rusqlite::Transaction<'_>,
-    rendered: &[(Uuid, bytes::Bytes)],
+    rendered: &[crate::notifications::Body],
 ) -> Result<HashMap<Uuid, String>> {
     let mut out = HashMap::new();
     let mut insert = tx.prepare_cached(
-        "INSERT INTO webhook_bodies (notification_id, body) VALUES (?1, ?2) ON CONFLICT (notification_id) DO NOTHING",
+        "INSERT INTO webhook_bodies (notification_id, notification_created_us, body) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (notification_id) DO NOTHING",
     )?;
-    for (id, body) in rendered {
-        let body = body_text(body)?;
-        if insert.execute((id, body))? == 1 {
+    for b in rendered {
+        let (id, body) = (&b.notification_id, body_text(&b.body)?);
+        if insert.execute((id, b.notification_created_us, body))? == 1 {
             continue;
         }
         // rare: another worker rendered it too (a lease ran out)
@@ -202,8 +203,8 @@ fn record(
     deactivate_after: i64,
 ) -> Result<Vec<Uuid>> {
     let mut keep = tx.prepare_cached(
-        "INSERT INTO webhook_attempts (notification_id, id, attempted_us, status_code, duration_ms, error, response_body) \
-         SELECT id, ?2, last_attempt_us, last_status_code, last_duration_ms, last_error, last_response_body FROM webhook_notifications \
+        "INSERT INTO webhook_attempts (notification_id, notification_created_us, id, attempted_us, status_code, duration_ms, error, response_body) \
+         SELECT id, created_us, ?2, last_attempt_us, last_status_code, last_duration_ms, last_error, last_response_body FROM webhook_notifications \
          WHERE id = ?1 AND last_attempt_us IS NOT NULL AND attempts = ?3",
     )?;
     // only where the attempt count is still the one claimed, as on PostgreSQL

@@ -230,7 +230,11 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     let stored = notifications::cycle(
         &db,
         Cycle {
-            bodies: vec![(n.id, bytes::Bytes::from_static(b"first"))],
+            bodies: vec![notifications::Body {
+                notification_id: n.id,
+                notification_created_us: n.created_us,
+                body: bytes::Bytes::from_static(b"first"),
+            }],
             ..Cycle::default()
         },
     )
@@ -240,7 +244,11 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     let lost = notifications::cycle(
         &db,
         Cycle {
-            bodies: vec![(n.id, bytes::Bytes::from_static(b"second"))],
+            bodies: vec![notifications::Body {
+                notification_id: n.id,
+                notification_created_us: n.created_us,
+                body: bytes::Bytes::from_static(b"second"),
+            }],
             ..Cycle::default()
         },
     )
@@ -346,14 +354,27 @@ async fn postgres_claims_never_scan_the_whole_outbox() {
     .await
     .unwrap();
     let plan = plan.join("\n");
+    // the rows are in the DEFAULT partition (their times are in 1970); the months made are
+    // empty, and an empty partition is read by a scan of nothing
     assert!(
-        !plan.contains("Seq Scan on webhook_notifications"),
+        !plan.contains("Seq Scan on webhook_notifications_default"),
         "the claim scans the whole outbox:\n{plan}"
     );
-    assert!(plan.contains("webhook_notifications_pkey"), "{plan}");
-    // due order is the index's order: the claim reads the next entries and sorts nothing
-    assert!(plan.contains("webhook_notifications_due"), "{plan}");
-    assert!(!plan.contains("Sort"), "{plan}");
+    assert!(
+        plan.contains("webhook_notifications_default_pkey"),
+        "{plan}"
+    );
+    // due order is the index's order: the claim reads the next entries of each month's due
+    // index, merged, and sorts nothing
+    assert!(
+        plan.contains("webhook_notifications_default_next_attempt_us_id_idx"),
+        "{plan}"
+    );
+    assert!(plan.contains("Merge Append"), "{plan}");
+    assert!(
+        !plan.contains("Sort\n") && !plan.contains("->  Sort"),
+        "{plan}"
+    );
     tx.rollback().await.unwrap();
 }
 
@@ -407,9 +428,24 @@ async fn early_reports_are_bounded_by_age_and_count() {
 
 const DAY_US: i64 = 86_400_000_000;
 
-/// Writes one event-log row, one payload or one notification at a chosen time (raw SQL:
-/// the time is the test's).
+/// Writes one event-log row, one payload or one notification (with a body and an earlier
+/// attempt) at a chosen time (raw SQL: the time is the test's).
 async fn history_row(
+    db: &Db,
+    table: &str,
+    account: uuid::Uuid,
+    at_us: i64,
+    status: &str,
+) -> uuid::Uuid {
+    let id = history_row_alone(db, table, account, at_us, status).await;
+    if table == "webhook_notifications" {
+        owned_rows(db, id, Some(at_us)).await;
+    }
+    id
+}
+
+/// [`history_row`] without a notification's body and attempt.
+async fn history_row_alone(
     db: &Db,
     table: &str,
     account: uuid::Uuid,
@@ -434,14 +470,29 @@ async fn history_row(
         let q = if table == "webhook_notifications" { q.bind(status) } else { q.bind(json) };
         q.execute(c).await.unwrap();
     });
-    if table == "webhook_notifications" {
-        boxtrack_store::on_db!(db, c => {
-            sqlx::query("INSERT INTO webhook_bodies (notification_id, body) VALUES ($1, '{}')").bind(id).execute(c).await.unwrap();
-            sqlx::query("INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms) VALUES ($1, $2, $3, 200, 5)")
-                .bind(uuid::Uuid::now_v7()).bind(id).bind(at_us).execute(c).await.unwrap();
-        });
-    }
     id
+}
+
+/// A body and an earlier attempt of notification `id`, carrying its creation time when
+/// given (the schema since migration 43), or as written before.
+async fn owned_rows(db: &Db, id: uuid::Uuid, created_us: Option<i64>) {
+    let (body, attempt) = if created_us.is_some() {
+        (
+            "INSERT INTO webhook_bodies (notification_id, body, notification_created_us) VALUES ($1, '{}', $2)",
+            "INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms, notification_created_us) VALUES ($1, $2, 5, 200, 5, $3)",
+        )
+    } else {
+        (
+            "INSERT INTO webhook_bodies (notification_id, body) VALUES ($1, '{}')",
+            "INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms) VALUES ($1, $2, 5, 200, 5)",
+        )
+    };
+    boxtrack_store::on_db!(db, c => {
+        let q = sqlx::query(body).bind(id);
+        match created_us { Some(t) => q.bind(t), None => q }.execute(c).await.unwrap();
+        let q = sqlx::query(attempt).bind(uuid::Uuid::now_v7()).bind(id);
+        match created_us { Some(t) => q.bind(t), None => q }.execute(c).await.unwrap();
+    });
 }
 
 async fn ids_of(db: &Db, table: &str) -> std::collections::BTreeSet<uuid::Uuid> {
@@ -495,6 +546,18 @@ async fn retention_removes_only_what_is_older() {
     )
     .await;
     kept.get_mut("webhook_notifications").unwrap().push(pending);
+    // finished ones: in a month wholly past the cutoff that holds nothing pending, and in
+    // the month of the pending one
+    for days in [60, 89] {
+        history_row(
+            &db,
+            "webhook_notifications",
+            acct,
+            now - days * DAY_US,
+            "failed",
+        )
+        .await;
+    }
     let keep = Retention {
         events_days: 365,
         payloads_days: 90,
@@ -506,13 +569,13 @@ async fn retention_removes_only_what_is_older() {
         .unwrap();
     assert_eq!(
         dry.iter().map(|s| s.rows).collect::<Vec<_>>(),
-        vec![2, 2, 2],
+        vec![2, 2, 4],
         "{dry:?}"
     );
     for table in ["events", "source_payloads", "webhook_notifications"] {
         assert_eq!(
             ids_of(&db, table).await.len(),
-            4 + usize::from(table == "webhook_notifications"),
+            4 + 3 * usize::from(table == "webhook_notifications"),
             "dry run changed {table}"
         );
     }
@@ -522,8 +585,13 @@ async fn retention_removes_only_what_is_older() {
         .unwrap();
     assert_eq!(
         done.iter().map(|s| s.rows).collect::<Vec<_>>(),
-        vec![2, 2, 2],
+        vec![2, 2, 4],
         "{done:?}"
+    );
+    assert_eq!(
+        dry.iter().map(|s| &s.partitions).collect::<Vec<_>>(),
+        done.iter().map(|s| &s.partitions).collect::<Vec<_>>(),
+        "a dry run names the months a sweep drops"
     );
     for (table, ids) in &kept {
         let left = ids_of(&db, table).await;
@@ -545,6 +613,34 @@ async fn retention_removes_only_what_is_older() {
                 .all(|p| p.hi.is_none_or(|hi| hi > now - 365 * DAY_US)),
             "{months:?}"
         );
+        // September's notifications went as a month, with their bodies and attempts; August
+        // stays for the pending one it holds, its finished ones deleted
+        assert!(
+            done[2]
+                .partitions
+                .contains(&"webhook_notifications_p202609".to_string()),
+            "{done:?}"
+        );
+        assert!(
+            !done[2]
+                .partitions
+                .contains(&"webhook_notifications_p202608".to_string()),
+            "{done:?}"
+        );
+        for table in [
+            "webhook_notifications",
+            "webhook_bodies",
+            "webhook_attempts",
+        ] {
+            let names: Vec<String> = retention::partitions(&db, table)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|p| p.name)
+                .collect();
+            assert!(!names.contains(&format!("{table}_p202609")), "{names:?}");
+            assert!(names.contains(&format!("{table}_p202608")), "{names:?}");
+        }
     }
 
     // a second sweep finds nothing; with 0 days nothing is ever removed
@@ -612,7 +708,7 @@ async fn history_moves_onto_monthly_partitions_without_losing_a_row() {
     let made = retention::make_partitions(&db, now + 400 * DAY_US, 0)
         .await
         .unwrap();
-    assert_eq!(made.len(), 2, "{made:?}");
+    assert_eq!(made.len(), retention::PARTITIONED.len(), "{made:?}");
     let default: i64 = boxtrack_store::on_db!(&db, c => sqlx::query_scalar("SELECT COUNT(*) FROM events_default").fetch_one(c).await.unwrap());
     assert_eq!(default, 0);
     assert_eq!(&ids_of(&db, "events").await, &before["events"]);
@@ -623,6 +719,73 @@ async fn history_moves_onto_monthly_partitions_without_losing_a_row() {
             .unwrap()
             .is_empty()
     );
+}
+
+/// An install from before notifications were partitioned (migration 42) moves onto the
+/// monthly partitions without losing a notification, body or attempt; each body and attempt
+/// takes its notification's creation time, so it lands in its notification's month.
+#[tokio::test]
+async fn notifications_move_onto_monthly_partitions_without_losing_a_row() {
+    use boxtrack_store::retention;
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate_to(42).await.unwrap();
+    let acct = account(&db, "upgrade-notifications").await.id;
+    let now = boxtrack_core::time::now_us();
+    let mut created = BTreeMap::new();
+    for (at, status) in [
+        (now - 700 * DAY_US, "delivered"),
+        (now - 40 * DAY_US, "failed"),
+        (now, "pending"),
+        (now + 400 * DAY_US, "pending"),
+    ] {
+        let id = history_row_alone(&db, "webhook_notifications", acct, at, status).await;
+        owned_rows(&db, id, None).await;
+        created.insert(id, at);
+    }
+    db.migrate().await.unwrap();
+    let ids: std::collections::BTreeSet<_> = created.keys().copied().collect();
+    assert_eq!(ids_of(&db, "webhook_notifications").await, ids);
+    for table in ["webhook_bodies", "webhook_attempts"] {
+        let sql = format!("SELECT notification_id, notification_created_us FROM {table}");
+        let rows: Vec<(uuid::Uuid, i64)> = boxtrack_store::on_db!(&db, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(c).await.unwrap());
+        let got: BTreeMap<uuid::Uuid, i64> = rows.into_iter().collect();
+        assert_eq!(got, created, "{table}");
+    }
+    if !boxtrack_testkit::on_postgres() {
+        return;
+    }
+    for table in [
+        "webhook_notifications",
+        "webhook_bodies",
+        "webhook_attempts",
+    ] {
+        let months = retention::partitions(&db, table).await.unwrap();
+        assert!(months.len() > 20, "{table}: {months:?}");
+        // only the one a year ahead waits in DEFAULT until its month is made
+        let sql = format!("SELECT COUNT(*) FROM {table}_default");
+        let n: i64 = boxtrack_store::on_db!(&db, c => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).fetch_one(c).await.unwrap());
+        assert_eq!(n, 1, "{table}");
+    }
+    retention::make_partitions(&db, now + 400 * DAY_US, 0)
+        .await
+        .unwrap();
+    for table in [
+        "webhook_notifications",
+        "webhook_bodies",
+        "webhook_attempts",
+    ] {
+        let sql = format!("SELECT COUNT(*) FROM {table}_default");
+        let n: i64 = boxtrack_store::on_db!(&db, c => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).fetch_one(c).await.unwrap());
+        assert_eq!(n, 0, "{table}");
+    }
+    // a month made later keeps the notifications' rows rewritable in place
+    let opts: Option<String> = boxtrack_store::on_db!(&db, c => sqlx::query_scalar(
+        "SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = to_regclass($1)")
+        .bind(retention::partition_name("webhook_notifications", retention::month_of(now + 400 * DAY_US).unwrap().0).unwrap())
+        .fetch_one(c).await.unwrap());
+    assert_eq!(opts.as_deref(), Some("fillfactor=50"));
+    assert_eq!(ids_of(&db, "webhook_notifications").await, ids);
 }
 
 /// A row written into a past month that has no partition (an old time, or `boxtrack copy`

@@ -442,13 +442,17 @@ impl Deliverer {
     ) -> Result<Cycled, Failed> {
         use boxtrack_store::notifications::{self, Claim, Cycle, CycleFailed};
         // the bodies are shared with the jobs, not copied
-        let bodies: Vec<(uuid::Uuid, bytes::Bytes)> = prepared
+        let bodies: Vec<notifications::Body> = prepared
             .iter()
             .flat_map(|p| {
                 p.to_store
                     .iter()
                     .filter_map(|&i| p.jobs.get(i))
-                    .map(|j| (j.row.id, j.body.clone()))
+                    .map(|j| notifications::Body {
+                        notification_id: j.row.id,
+                        notification_created_us: j.row.created_us,
+                        body: j.body.clone(),
+                    })
             })
             .collect();
         let mut attempted = Vec::with_capacity(done.len());

@@ -8,11 +8,16 @@
 //!
 //! - **SQLite** (migration 0030): triggers on the tables responses are rendered from (accounts,
 //!   shipments, containers, transport events, tracking requests, parties) raise the changed
-//!   account's row in `account_changes` to the next sequence number. Before each answer,
-//!   [`Changes::version`] asks `PRAGMA data_version` on a connection of its own whether any
-//!   other connection, of this process or another, has committed since it last asked (a read of
-//!   the shared WAL index, no I/O); only then does it read the rows past the last sequence it
-//!   saw. Writers commit one at a time, so sequence order is commit order. Exact.
+//!   account's row in `account_changes` to the next sequence number. [`Changes::version`]
+//!   asks `PRAGMA data_version` on a connection of its own whether any other connection, of
+//!   this process or another, has committed since it last asked (a read of the shared WAL
+//!   index, no I/O); only then does it read the rows past the last sequence it saw. Writers
+//!   commit one at a time, so sequence order is commit order. It asks at most once per
+//!   [`SQLITE_BOUND`] (a millisecond, the bound PostgreSQL's notifications keep): under load
+//!   one answer in dozens pays for the question, and a change made elsewhere is seen by every
+//!   read that starts a bound after its commit. Changes made through this process's API are
+//!   applied before the response leaves ([`Changes::touch`]), so its clients read their own
+//!   writes at once, as on PostgreSQL.
 //! - **PostgreSQL** (migration 0030): the same triggers send a notification on
 //!   `boxtrack_changes` carrying the account's id, which PostgreSQL delivers when the
 //!   transaction commits; a task of this process listens. A change made by another process, or
@@ -34,6 +39,11 @@ use sqlx::postgres::{PgListener, PgPoolOptions};
 use uuid::Uuid;
 
 use crate::Db;
+
+/// How long a SQLite feed goes without asking the database whether anything changed: a
+/// change committed by another connection is seen by every [`Changes::version`] that starts
+/// this long after it.
+pub const SQLITE_BOUND: Duration = Duration::from_millis(1);
 
 /// The PostgreSQL notification channel the triggers of migration 0030 send on.
 pub const CHANNEL: &str = "boxtrack_changes";
@@ -86,6 +96,8 @@ struct SqliteFeed {
     conn: Option<Connection>,
     /// `PRAGMA data_version` when last asked (`None`: not yet, or lost track).
     data_version: Option<i64>,
+    /// When it was last asked and answered.
+    asked: Option<std::time::Instant>,
     /// The highest `account_changes.seq` applied.
     seq: i64,
 }
@@ -109,6 +121,7 @@ impl Changes {
                     path,
                     conn: None,
                     data_version: None,
+                    asked: None,
                     seq: 0,
                 })))
             }
@@ -162,12 +175,20 @@ impl Changes {
             }
             Feed::Sqlite(feed) => {
                 let mut feed = feed.lock().unwrap_or_else(|p| p.into_inner());
-                if let Err(e) = self.catch_up(&mut feed) {
-                    tracing::debug!(error = %e, "change feed: cannot read the SQLite change log");
-                    feed.conn = None;
-                    feed.data_version = None;
-                    self.inner.epoch.fetch_add(1, Ordering::AcqRel);
-                    return None;
+                let now = std::time::Instant::now();
+                let fresh = feed
+                    .asked
+                    .is_some_and(|at| now.saturating_duration_since(at) < SQLITE_BOUND);
+                if !fresh {
+                    if let Err(e) = self.catch_up(&mut feed) {
+                        tracing::debug!(error = %e, "change feed: cannot read the SQLite change log");
+                        feed.conn = None;
+                        feed.data_version = None;
+                        feed.asked = None;
+                        self.inner.epoch.fetch_add(1, Ordering::AcqRel);
+                        return None;
+                    }
+                    feed.asked = Some(now);
                 }
             }
         }

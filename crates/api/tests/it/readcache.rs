@@ -23,10 +23,13 @@ async fn counts(app: &TestApp) -> (u64, u64) {
     (read("hit"), read("miss"))
 }
 
-/// Reads `path` until `done` holds for its document: at once on SQLite, where the feed is
-/// exact; on PostgreSQL a change committed by another connection is seen when its
-/// notification arrives.
+/// Reads `path` until `done` holds for its document: on SQLite by the first read that starts
+/// the feed's bound after the change; on PostgreSQL a change committed by another connection
+/// is seen when its notification arrives.
 async fn read_until(app: &TestApp, path: &str, key: &str, done: impl Fn(&Value) -> bool) -> Value {
+    if !boxtrack_testkit::on_postgres() {
+        tokio::time::sleep(2 * boxtrack_store::changes::SQLITE_BOUND).await;
+    }
     for _ in 0..400 {
         let r = app.get(path, Some(key)).await;
         assert_eq!(r.status, 200, "{}", r.text);

@@ -59,7 +59,16 @@ fn check_shape(s: &str, prefix: &'static str) -> Result<(), MalformedKey> {
 
 /// Lowercase hex SHA-256 of `s`.
 fn sha256_hex(s: &str) -> String {
-    hex::encode(Sha256::digest(s.as_bytes()))
+    // every authenticated request digests its key: byte by byte from a table, not through
+    // `hex::encode`'s iterator of chars (about a tenth of the instructions)
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digest = Sha256::digest(s.as_bytes());
+    let mut out = String::with_capacity(digest.len() * 2);
+    for b in digest {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0x0f)]));
+    }
+    out
 }
 
 /// The prefix and the first 6 random digits, then an ellipsis.
@@ -211,6 +220,20 @@ pub fn origin_allowed(allowed: &[String], origin: Option<&str>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digests_are_lowercase_hex_sha256() {
+        // FIPS 180-2's example
+        assert_eq!(
+            sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let key = ApiKey::generate();
+        assert_eq!(
+            key.digest(),
+            hex::encode(Sha256::digest(key.expose().as_bytes()))
+        );
+    }
 
     #[test]
     fn generated_keys_parse_and_differ() {

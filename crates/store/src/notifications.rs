@@ -610,6 +610,10 @@ pub async fn attempts(db: &Db, id: Uuid) -> Result<Vec<AttemptRow>> {
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).fetch_all(p).await?))
 }
 
+/// The first notification of event `$2` to webhook `$1` that is not itself a replay (found
+/// through the index on `event_id`, migration 44). Public so tests can ask how it is planned.
+pub const ORIGINAL: &str = "SELECT id FROM webhook_notifications WHERE webhook_id = $1 AND event_id = $2 AND replay_of IS NULL ORDER BY created_us LIMIT 1";
+
 /// Re-enqueues, for one webhook, every event of the account with a sequence above
 /// `after_seq` (or created at or after `since_us`) that the webhook subscribes to, as new
 /// notifications whose `replay_of` names the earlier notification of the same event, if any.
@@ -633,8 +637,7 @@ pub async fn replay(
         if !events.contains(&event) {
             continue;
         }
-        let original: Option<Uuid> = crate::on_tx!(&mut tx, c => sqlx::query_scalar(
-            "SELECT id FROM webhook_notifications WHERE webhook_id = $1 AND event_id = $2 AND replay_of IS NULL ORDER BY created_us LIMIT 1")
+        let original: Option<Uuid> = crate::on_tx!(&mut tx, c => sqlx::query_scalar(ORIGINAL)
             .bind(webhook_id).bind(event_id).fetch_optional(c).await?);
         crate::on_tx!(&mut tx, c => sqlx::query(
             "INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, next_attempt_us, locked_until_us, last_status_code, last_error, created_us, updated_us, replay_of) \

@@ -308,6 +308,96 @@ async fn delivery_cycles_keep_the_first_stored_body() {
     );
 }
 
+/// A replay finds the notification it repeats through the index on `event_id`, on both
+/// backends, however many notifications the install holds (it read every one of them per
+/// event replayed before migration 44).
+#[tokio::test]
+async fn a_replay_finds_its_original_through_an_index() {
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let acct = account(&db, "replay-plan").await.id;
+    // early in this month: the rows stay in one month
+    let now = boxtrack_store::retention::month_of(boxtrack_core::time::now_us())
+        .unwrap()
+        .0;
+    let plan: Vec<String> = match &db {
+        Db::Postgres(p) => {
+            sqlx::query(
+                "INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, created_us, updated_us) \
+                 SELECT gen_random_uuid(), $1, gen_random_uuid(), gen_random_uuid(), g, 'container.updated', 'container', gen_random_uuid(), 'delivered', 1, $2 + g, $2 + g \
+                 FROM generate_series(1, 20000) AS g",
+            )
+            .bind(acct)
+            .bind(now)
+            .execute(p)
+            .await
+            .unwrap();
+            sqlx::query("ANALYZE webhook_notifications")
+                .execute(p)
+                .await
+                .unwrap();
+            let mut tx = p.begin().await.unwrap();
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                "PREPARE original(uuid, uuid) AS {}",
+                boxtrack_store::notifications::ORIGINAL
+            )))
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+            sqlx::query("SET LOCAL plan_cache_mode = force_generic_plan")
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            let plan = sqlx::query_scalar(
+                "EXPLAIN EXECUTE original('00000000-0000-0000-0000-000000000001', '00000000-0000-0000-0000-000000000002')",
+            )
+            .fetch_all(&mut *tx)
+            .await
+            .unwrap();
+            tx.rollback().await.unwrap();
+            plan
+        }
+        Db::Sqlite(p, _) => {
+            sqlx::query(
+                "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 20000) \
+                 INSERT INTO webhook_notifications (id, account_id, webhook_id, event_id, seq, event, reference_type, reference_id, delivery_status, attempts, created_us, updated_us) \
+                 SELECT randomblob(16), $1, randomblob(16), randomblob(16), n, 'container.updated', 'container', randomblob(16), 'delivered', 1, $2 + n, $2 + n FROM g",
+            )
+            .bind(acct)
+            .bind(now)
+            .execute(p)
+            .await
+            .unwrap();
+            sqlx::query("ANALYZE").execute(p).await.unwrap();
+            let rows: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "EXPLAIN QUERY PLAN {}",
+                boxtrack_store::notifications::ORIGINAL
+            )))
+            .bind(uuid::Uuid::nil())
+            .bind(uuid::Uuid::nil())
+            .fetch_all(p)
+            .await
+            .unwrap();
+            rows.into_iter().map(|r| r.3).collect()
+        }
+    };
+    let plan = plan.join("\n");
+    // SQLite names the index; PostgreSQL names each month's copy of it
+    assert!(
+        plan.contains("webhook_notifications_event") || plan.contains("event_id_idx"),
+        "{plan}"
+    );
+    assert!(!plan.contains("SCAN webhook_notifications\n"), "{plan}");
+    // the month holding the rows (the other months are empty, and read by a scan of nothing)
+    let month = boxtrack_store::retention::partition_name(
+        "webhook_notifications",
+        boxtrack_store::retention::month_of(now).unwrap().0,
+    )
+    .unwrap();
+    assert!(!plan.contains(&format!("Seq Scan on {month} ")), "{plan}");
+}
+
 /// On PostgreSQL the claim probes the claimed ids through the primary key and never scans the
 /// whole outbox, however many analyzed rows it holds (with `id IN (subquery)` the planner
 /// chose a hash semi-join over a sequential scan of every notification ever written), and it

@@ -302,8 +302,8 @@ pub fn parse_bound(bound: &str) -> Option<(i64, i64)> {
 }
 
 /// Whether a month of `t` holds rows that stay whatever their age (a notification still
-/// pending).
-async fn holds_kept(p: &sqlx::PgPool, t: &Table, partition: &str) -> Result<bool> {
+/// pending), asked on a pool or inside a transaction.
+async fn holds_kept<'e>(e: impl sqlx::PgExecutor<'e>, t: &Table, partition: &str) -> Result<bool> {
     let Some(keep) = t.keep else {
         return Ok(false);
     };
@@ -311,7 +311,7 @@ async fn holds_kept(p: &sqlx::PgPool, t: &Table, partition: &str) -> Result<bool
         "SELECT EXISTS (SELECT 1 FROM {} WHERE {keep})",
         quote_ident(partition)
     )))
-    .fetch_one(p)
+    .fetch_one(e)
     .await?)
 }
 
@@ -348,17 +348,9 @@ async fn drop_month(
         .await?;
     }
     detach(&mut tx, t.name, name).await?;
-    if let Some(keep) = t.keep {
-        let kept: bool = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-            "SELECT EXISTS (SELECT 1 FROM {} WHERE {keep})",
-            quote_ident(name)
-        )))
-        .fetch_one(&mut *tx)
-        .await?;
-        if kept {
-            tx.rollback().await?;
-            return Ok(None);
-        }
+    if holds_kept(&mut *tx, t, name).await? {
+        tx.rollback().await?;
+        return Ok(None);
     }
     let rows: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
         "SELECT COUNT(*) FROM {}",

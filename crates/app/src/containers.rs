@@ -145,10 +145,10 @@ pub struct Shown {
 /// container: `GET /v2/containers/{id}`, the console's container page and MCP's
 /// `get_container` read it so.
 pub async fn show(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Shown>, AppError> {
-    let Some(container) = reads::container(db, account_id, id).await? else {
+    let Some((container, shipment)) = reads::container_and_shipment(db, account_id, id).await?
+    else {
         return Ok(None);
     };
-    let shipment = reads::shipment(db, account_id, container.shipment_id).await?;
     Ok(Some(Shown {
         container,
         shipment,

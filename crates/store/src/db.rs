@@ -13,14 +13,19 @@ use crate::{Result, StoreError};
 /// A pool on the configured backend.
 #[derive(Clone, Debug)]
 pub enum Db {
-    /// The embedded default: a pool, and the connection delivery cycles write through
-    /// (see [`crate::notifications::cycle`]).
-    Sqlite(
-        SqlitePool,
-        std::sync::Arc<crate::sqlite_writer::SqliteWriter>,
-    ),
+    /// The embedded default: a pool, and the connections used without it (see [`SqliteSide`]).
+    Sqlite(SqlitePool, std::sync::Arc<SqliteSide>),
     /// PostgreSQL for several processes.
     Postgres(PgPool),
+}
+
+/// What a SQLite database uses beside its pool: the connection delivery cycles write
+/// through (see [`crate::notifications::cycle`]) and the connections point reads use in place
+/// (see [`crate::sqlite_reader`]).
+#[derive(Debug)]
+pub struct SqliteSide {
+    pub(crate) writer: crate::sqlite_writer::SqliteWriter,
+    pub(crate) reader: crate::sqlite_reader::SqliteReader,
 }
 
 /// Which backend a [`Db`] talks to.
@@ -255,6 +260,7 @@ impl Db {
                 opts.get_filename().to_path_buf(),
                 runtime.is_none(),
             )?;
+            let reader = crate::sqlite_reader::SqliteReader::new(opts.get_filename().to_path_buf());
             let pool = SqlitePoolOptions::new()
                 .max_connections(size.unwrap_or(8))
                 .acquire_timeout(acquire)
@@ -263,7 +269,10 @@ impl Db {
             if let Some(rt) = runtime {
                 rt.spawn(checkpoints(pool.clone(), CHECKPOINT_EVERY));
             }
-            Ok(Db::Sqlite(pool, std::sync::Arc::new(writer)))
+            Ok(Db::Sqlite(
+                pool,
+                std::sync::Arc::new(SqliteSide { writer, reader }),
+            ))
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let opts = PgConnectOptions::from_str(url)?;
             // one connection first, so that a server that refuses, a wrong password or a

@@ -31,12 +31,13 @@ pub mod retention;
 pub mod sandbox;
 pub mod sessions;
 mod sql;
+pub mod sqlite_reader;
 pub mod sqlite_writer;
 pub mod subjects;
 pub mod tracking;
 pub mod webhooks;
 
-pub use db::{Backend, Db, Tx};
+pub use db::{Backend, Db, SqliteSide, Tx};
 
 /// Errors from the storage layer.
 #[derive(Debug, thiserror::Error)]

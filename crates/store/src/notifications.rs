@@ -249,7 +249,7 @@ pub async fn cycle_keeping(
         return Ok(CycleDone::default());
     }
     let pool = match db {
-        Db::Sqlite(_, writer) => return writer.cycle(work).await,
+        Db::Sqlite(_, side) => return side.writer.cycle(work).await,
         Db::Postgres(pool) => pool,
     };
     match run_pg(pool, &work).await {

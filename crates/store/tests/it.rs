@@ -906,3 +906,190 @@ async fn rows_of_past_months_move_out_of_the_default_partition() {
     assert_eq!(in_default(db.clone()).await, 0);
     assert!(ids_of(&db, "events").await.contains(&old));
 }
+
+/// On SQLite, reads by key run in place (`sqlite_reader`, rusqlite on the caller's thread)
+/// and answer what the pool answers, for the account that owns the row only; their prepared
+/// statements are never prepared again once values are bound anew, even after `ANALYZE` kept
+/// statistics (SQLite is built without STAT4, `.cargo/config.toml`).
+#[tokio::test]
+async fn sqlite_reads_in_place_answer_as_the_pool_and_stay_prepared() {
+    use boxtrack_core::tracking::{ContainerState, ShipmentState};
+    use boxtrack_store::reads;
+    use sqlx::types::Json;
+    let dir = boxtrack_testkit::temp_dir("boxtrack-reader");
+    let path = dir.join("r.db");
+    let db = Db::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    db.migrate().await.unwrap();
+    let (owner, other) = (account(&db, "owner").await, account(&db, "other").await);
+    let Db::Sqlite(p, _) = &db else {
+        unreachable!("a sqlite:// URL opens SQLite")
+    };
+    let state = ContainerState {
+        pod_terminal: Some("Y258".into()),
+        ..ContainerState::default()
+    };
+    let mut shipments = Vec::new();
+    let mut containers = Vec::new();
+    for s in 0..40_i64 {
+        let sid = uuid::Uuid::now_v7();
+        sqlx::query("INSERT INTO shipments (id, account_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, $3, 'MAEU', '[\"PO-1\"]', '[]', '{}', $4, $5, $5)")
+            .bind(sid)
+            .bind(owner.id)
+            .bind(format!("BL{s}"))
+            .bind(Json(ShipmentState::default()))
+            .bind(s)
+            .execute(p)
+            .await
+            .unwrap();
+        for c in 0..3_i64 {
+            let cid = uuid::Uuid::now_v7();
+            sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, pod_terminal) VALUES ($1, $2, $3, $4, '[]', $5, 'on_ship', 1, $6, 1, $7, $7, 'Y258')")
+                .bind(cid)
+                .bind(owner.id)
+                .bind(sid)
+                .bind(format!("MSKU{s:03}{c:04}"))
+                .bind(Json(state.clone()))
+                .bind((c == 1).then_some(1_000_i64))
+                .bind(s * 10 + c)
+                .execute(p)
+                .await
+                .unwrap();
+            containers.push(cid);
+        }
+        shipments.push(sid);
+    }
+    sqlx::raw_sql("ANALYZE").execute(p).await.unwrap();
+
+    for &id in &containers[..6] {
+        let here = reads::container(&db, owner.id, id).await.unwrap().unwrap();
+        let pooled: reads::ContainerRow = sqlx::query_as("SELECT id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us FROM containers WHERE id = $1")
+            .bind(id)
+            .fetch_one(p)
+            .await
+            .unwrap();
+        assert_eq!(format!("{here:?}"), format!("{pooled:?}"));
+        assert_eq!(here.state.0.pod_terminal.as_deref(), Some("Y258"));
+        assert!(reads::container(&db, other.id, id).await.unwrap().is_none());
+    }
+    let shipment = reads::shipment(&db, owner.id, shipments[1])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(shipment.bill_of_lading_number, "BL1");
+    assert_eq!(shipment.ref_numbers.0, ["PO-1"]);
+    assert_eq!(shipment.customer_name, None);
+    assert!(
+        reads::shipment(&db, other.id, shipments[1])
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // each shipment's containers, oldest first, asked twice for one shipment
+    let refs =
+        reads::container_refs_of_many(&db, owner.id, &[shipments[2], shipments[0], shipments[2]])
+            .await
+            .unwrap();
+    assert_eq!(refs.len(), 2);
+    for (i, s) in [(2, shipments[2]), (0, shipments[0])] {
+        let ids: Vec<uuid::Uuid> = refs[&s].iter().map(|r| r.id).collect();
+        assert_eq!(ids, containers[i * 3..i * 3 + 3]);
+        assert!(
+            refs[&s]
+                .iter()
+                .all(|r| r.pod_terminal.as_deref() == Some("Y258"))
+        );
+    }
+    assert!(
+        reads::container_refs_of_many(&db, other.id, &shipments)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // statements that read by key, bound to new values: SQLite plans each once
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    for (sql, keys) in [
+        (
+            "SELECT count(*) FROM containers WHERE id = ?1 AND account_id = ?2",
+            &containers,
+        ),
+        (
+            "SELECT count(*) FROM containers WHERE shipment_id = ?1 AND account_id = ?2",
+            &shipments,
+        ),
+    ] {
+        let mut stmt = conn.prepare(sql).unwrap();
+        for &key in keys {
+            let n: i64 = stmt.query_row((key, owner.id), |r| r.get(0)).unwrap();
+            assert!(n > 0, "{sql}");
+        }
+        assert_eq!(
+            stmt.get_status(rusqlite::StatementStatus::RePrepare),
+            0,
+            "{sql}"
+        );
+    }
+}
+
+/// A container and its shipment read together (one statement on PostgreSQL, one connection in
+/// place on SQLite) are what the two reads by key answer, the shipment's customer included;
+/// another account reads neither.
+#[tokio::test]
+async fn a_container_and_its_shipment_are_read_together() {
+    use boxtrack_core::tracking::{ContainerState, Route, ShipmentState};
+    use boxtrack_store::reads;
+    use sqlx::types::Json;
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let (owner, other) = (account(&db, "together").await, account(&db, "apart").await);
+    let party = boxtrack_store::parties::create(&db, owner.id, "Acme Imports")
+        .await
+        .unwrap();
+    let (request, shipment, container) = (
+        uuid::Uuid::now_v7(),
+        uuid::Uuid::now_v7(),
+        uuid::Uuid::now_v7(),
+    );
+    let empty = Json(Vec::<String>::new());
+    let route = Route {
+        pod_locode: Some("USLAX".into()),
+        ..Route::default()
+    };
+    let state = ContainerState {
+        pod_terminal: Some("Y258".into()),
+        ..ContainerState::default()
+    };
+    boxtrack_store::on_db!(&db, p => {
+        sqlx::query("INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, auto_detect, status, is_retrying, ref_numbers, shipment_tags, customer_id, created_us, updated_us) VALUES ($1, $2, 'BL1', 'bill_of_lading', 'MAEU', FALSE, 'created', FALSE, $3, $3, $4, 1, 1)")
+            .bind(request).bind(owner.id).bind(empty.clone()).bind(party.id)
+            .execute(p).await.unwrap();
+        sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, $3, 'BL1', 'MAEU', $4, $4, $5, $6, 2, 3)")
+            .bind(shipment).bind(owner.id).bind(request).bind(empty.clone()).bind(Json(&route)).bind(Json(ShipmentState::default()))
+            .execute(p).await.unwrap();
+        sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, pod_terminal) VALUES ($1, $2, $3, 'MSKU1234565', $4, $5, 'available', TRUE, 9, TRUE, 4, 5, 'Y258')")
+            .bind(container).bind(owner.id).bind(shipment).bind(empty.clone()).bind(Json(&state))
+            .execute(p).await.unwrap();
+    });
+    let (c, s) = reads::container_and_shipment(&db, owner.id, container)
+        .await
+        .unwrap()
+        .unwrap();
+    let one = reads::container(&db, owner.id, container).await.unwrap();
+    let two = reads::shipment(&db, owner.id, shipment).await.unwrap();
+    assert_eq!(format!("{:?}", Some(&c)), format!("{:?}", one.as_ref()));
+    assert_eq!(format!("{s:?}"), format!("{two:?}"));
+    let s = s.unwrap();
+    assert_eq!(s.customer_name.as_deref(), Some("Acme Imports"));
+    assert_eq!(s.customer_id, Some(party.id));
+    assert_eq!(s.route.0.pod_locode.as_deref(), Some("USLAX"));
+    assert_eq!(c.state.0.pod_terminal.as_deref(), Some("Y258"));
+    assert!(
+        reads::container_and_shipment(&db, other.id, container)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

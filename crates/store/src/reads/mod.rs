@@ -169,19 +169,106 @@ impl EventOrder {
     }
 }
 
-pub(super) const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id";
-pub(super) const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us";
+pub(crate) const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id";
+pub(crate) const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us";
 
 /// One shipment of an account.
 pub async fn shipment(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ShipmentRow>> {
+    if let Db::Sqlite(_, side) = db
+        && let Some(read) = side
+            .reader
+            .read(|c| crate::sqlite_reader::shipment(c, account_id, id))
+    {
+        return read;
+    }
     const SQL: &str = "SELECT id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id FROM shipments WHERE id = $1 AND account_id = $2";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
 
 /// One container of an account.
 pub async fn container(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ContainerRow>> {
+    if let Db::Sqlite(_, side) = db
+        && let Some(read) = side
+            .reader
+            .read(|c| crate::sqlite_reader::container(c, account_id, id))
+    {
+        return read;
+    }
     const SQL: &str = "SELECT id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us FROM containers WHERE id = $1 AND account_id = $2";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
+}
+
+/// One container of an account with its shipment (`None` for the shipment only if it went
+/// away since): one statement on PostgreSQL, one connection in place on SQLite.
+pub async fn container_and_shipment(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+) -> Result<Option<(ContainerRow, Option<ShipmentRow>)>> {
+    match db {
+        Db::Sqlite(_, side) => {
+            let in_place = side.reader.read(|c| {
+                let Some(row) = crate::sqlite_reader::container(c, account_id, id)? else {
+                    return Ok(None);
+                };
+                let shipment = crate::sqlite_reader::shipment(c, account_id, row.shipment_id)?;
+                Ok(Some((row, shipment)))
+            });
+            if let Some(read) = in_place {
+                return read;
+            }
+            let Some(row) = container(db, account_id, id).await? else {
+                return Ok(None);
+            };
+            let shipment = shipment(db, account_id, row.shipment_id).await?;
+            Ok(Some((row, shipment)))
+        }
+        Db::Postgres(p) => {
+            const SQL: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, \
+                s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, \
+                p.company_name AS s_customer_name, t.customer_id AS s_customer_id \
+                FROM containers c \
+                LEFT JOIN shipments s ON s.id = c.shipment_id AND s.account_id = c.account_id \
+                LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id \
+                LEFT JOIN parties p ON p.id = t.customer_id \
+                WHERE c.id = $1 AND c.account_id = $2";
+            let Some(row) = sqlx::query(SQL)
+                .bind(id)
+                .bind(account_id)
+                .fetch_optional(p)
+                .await?
+            else {
+                return Ok(None);
+            };
+            let container = <ContainerRow as sqlx::FromRow<_>>::from_row(&row)?;
+            Ok(Some((container, joined_shipment(&row)?)))
+        }
+    }
+}
+
+/// The shipment's columns of [`container_and_shipment`]'s row (named `s_…`), if it joined.
+fn joined_shipment(row: &sqlx::postgres::PgRow) -> Result<Option<ShipmentRow>> {
+    use sqlx::Row;
+    let Some(id) = row.try_get::<Option<Uuid>, _>("s_id")? else {
+        return Ok(None);
+    };
+    Ok(Some(ShipmentRow {
+        id,
+        account_id: row.try_get("s_account_id")?,
+        tracking_request_id: row.try_get("s_tracking_request_id")?,
+        bill_of_lading_number: row.try_get("s_bill_of_lading_number")?,
+        scac: row.try_get("s_scac")?,
+        ref_numbers: row.try_get("s_ref_numbers")?,
+        tags: row.try_get("s_tags")?,
+        route: row.try_get("s_route")?,
+        state: row.try_get("s_state")?,
+        tracking_stopped_us: row.try_get("s_tracking_stopped_us")?,
+        stopped_reason: row.try_get("s_stopped_reason")?,
+        created_us: row.try_get("s_created_us")?,
+        updated_us: row.try_get("s_updated_us")?,
+        customer_name: row.try_get("s_customer_name")?,
+        customer_id: row.try_get("s_customer_id")?,
+    }))
 }
 
 /// The containers of a shipment, oldest first.
@@ -323,6 +410,13 @@ pub async fn container_refs_of_many(
     account_id: Uuid,
     shipment_ids: &[Uuid],
 ) -> Result<std::collections::HashMap<Uuid, Vec<ContainerRef>>> {
+    if let Db::Sqlite(_, side) = db
+        && let Some(read) = side
+            .reader
+            .read(|c| crate::sqlite_reader::container_refs(c, account_id, shipment_ids))
+    {
+        return Ok(by_shipment(read?, |r| r.shipment_id));
+    }
     // the column kept beside the state (migration 42), not the state's JSON read per row
     let sql = "SELECT id, shipment_id, pod_terminal FROM containers WHERE account_id = {account} AND shipment_id";
     let rows: Vec<ContainerRef> = rows_in(

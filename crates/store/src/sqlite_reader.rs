@@ -1,0 +1,207 @@
+//! Point reads on SQLite run in place: a few rusqlite connections used on the calling thread,
+//! not through sqlx.
+//!
+//! sqlx runs each SQLite connection on a thread of its own, and every statement is a message
+//! to that thread and every row a message back, each waking the other side. A read by id
+//! takes SQLite a few microseconds once its pages are cached; the hand-offs cost several
+//! times that (see `BENCHMARKS.md`, "Rendered reads in place"). The reads here — a container,
+//! a shipment, the containers of a shipment, by key — are answered on the task's own thread
+//! instead. A reader in WAL mode never waits for the writer; when SQLite answers busy all
+//! the same (a connection recovering the log), the read goes through the pool, which waits.
+
+use std::path::PathBuf;
+use std::sync::{LazyLock, Mutex};
+
+use boxtrack_core::tracking::{ContainerState, Route, ShipmentState};
+use rusqlite::types::Type;
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Row};
+use serde::de::DeserializeOwned;
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use crate::reads::{CONTAINER_COLUMNS, ContainerRef, ContainerRow, SHIPMENT_COLUMNS, ShipmentRow};
+use crate::{Result, StoreError};
+
+/// Idle connections kept for the next read (one per runtime thread is enough).
+const KEEP_IDLE: usize = 8;
+
+/// Read-only connections to one SQLite file, used in place by whoever reads.
+pub struct SqliteReader {
+    /// The file; `None` for an in-memory database, which only the pool can see.
+    path: Option<PathBuf>,
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl std::fmt::Debug for SqliteReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteReader")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SqliteReader {
+    /// Readers of the file at `path` (`:memory:` and empty paths read through the pool).
+    pub(crate) fn new(path: PathBuf) -> SqliteReader {
+        let in_memory = path.as_os_str().is_empty() || path.as_os_str() == ":memory:";
+        SqliteReader {
+            path: (!in_memory).then_some(path),
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs `read` on an idle connection (opened when none is idle). `None` when this
+    /// database cannot be read in place or SQLite answered busy: the caller reads through the
+    /// pool instead.
+    pub(crate) fn read<T>(
+        &self,
+        read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Option<Result<T>> {
+        let path = self.path.as_ref()?;
+        let taken = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let conn = match taken {
+            Some(c) => c,
+            None => match open(path) {
+                Ok(c) => c,
+                Err(e) if busy(&e) => return None,
+                Err(e) => return Some(Err(e.into())),
+            },
+        };
+        let answer = read(&conn);
+        if let Ok(mut idle) = self.idle.lock()
+            && idle.len() < KEEP_IDLE
+        {
+            idle.push(conn);
+        }
+        match answer {
+            Err(e) if busy(&e) => None,
+            other => Some(other.map_err(StoreError::from)),
+        }
+    }
+}
+
+fn busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
+/// A connection that only reads, with the pool's page cache; it never waits on a lock (busy
+/// goes to the pool, see [`SqliteReader::read`]).
+fn open(path: &std::path::Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.pragma_update(None, "query_only", "ON")?;
+    conn.pragma_update(None, "cache_size", -8192)?;
+    conn.set_prepared_statement_cache_capacity(16);
+    Ok(conn)
+}
+
+/// A JSON text column.
+fn json<T: DeserializeOwned>(row: &Row<'_>, i: usize) -> rusqlite::Result<Json<T>> {
+    let text = row.get_ref(i)?.as_str()?;
+    serde_json::from_str(text)
+        .map(Json)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, Type::Text, Box::new(e)))
+}
+
+/// A container row, columns as [`CONTAINER_COLUMNS`].
+fn container_row(r: &Row<'_>) -> rusqlite::Result<ContainerRow> {
+    Ok(ContainerRow {
+        id: r.get(0)?,
+        account_id: r.get(1)?,
+        shipment_id: r.get(2)?,
+        number: r.get(3)?,
+        ref_numbers: json(r, 4)?,
+        state: json::<ContainerState>(r, 5)?,
+        current_status: r.get(6)?,
+        ready_for_pickup: r.get(7)?,
+        pickup_lfd_us: r.get(8)?,
+        active: r.get(9)?,
+        created_us: r.get(10)?,
+        updated_us: r.get(11)?,
+    })
+}
+
+/// A shipment row, columns as [`SHIPMENT_COLUMNS`].
+fn shipment_row(r: &Row<'_>) -> rusqlite::Result<ShipmentRow> {
+    Ok(ShipmentRow {
+        id: r.get(0)?,
+        account_id: r.get(1)?,
+        tracking_request_id: r.get(2)?,
+        bill_of_lading_number: r.get(3)?,
+        scac: r.get(4)?,
+        ref_numbers: json(r, 5)?,
+        tags: json(r, 6)?,
+        route: json::<Route>(r, 7)?,
+        state: json::<ShipmentState>(r, 8)?,
+        tracking_stopped_us: r.get(9)?,
+        stopped_reason: r.get(10)?,
+        created_us: r.get(11)?,
+        updated_us: r.get(12)?,
+        customer_name: r.get(13)?,
+        customer_id: r.get(14)?,
+    })
+}
+
+/// `SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2`, made once.
+static CONTAINER_BY_ID: LazyLock<String> = LazyLock::new(|| by_id(CONTAINER_COLUMNS, "containers"));
+static SHIPMENT_BY_ID: LazyLock<String> = LazyLock::new(|| by_id(SHIPMENT_COLUMNS, "shipments"));
+
+fn by_id(columns: &str, table: &str) -> String {
+    format!("SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2")
+}
+
+/// One container of an account.
+pub(crate) fn container(
+    conn: &Connection,
+    account_id: Uuid,
+    id: Uuid,
+) -> rusqlite::Result<Option<ContainerRow>> {
+    conn.prepare_cached(&CONTAINER_BY_ID)?
+        .query_row((id, account_id), container_row)
+        .optional()
+}
+
+/// One shipment of an account.
+pub(crate) fn shipment(
+    conn: &Connection,
+    account_id: Uuid,
+    id: Uuid,
+) -> rusqlite::Result<Option<ShipmentRow>> {
+    conn.prepare_cached(&SHIPMENT_BY_ID)?
+        .query_row((id, account_id), shipment_row)
+        .optional()
+}
+
+/// The containers of each shipment in `shipment_ids` as its resource shows them, each
+/// shipment's oldest first.
+pub(crate) fn container_refs(
+    conn: &Connection,
+    account_id: Uuid,
+    shipment_ids: &[Uuid],
+) -> rusqlite::Result<Vec<ContainerRef>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, shipment_id, pod_terminal FROM containers WHERE account_id = ?1 AND shipment_id = ?2 ORDER BY created_us, id",
+    )?;
+    let mut ids = shipment_ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut out = Vec::new();
+    for id in &ids {
+        let rows = stmt.query_map((account_id, id), |r| {
+            Ok(ContainerRef {
+                id: r.get(0)?,
+                shipment_id: r.get(1)?,
+                pod_terminal: r.get(2)?,
+            })
+        })?;
+        for r in rows {
+            out.push(r?);
+        }
+    }
+    Ok(out)
+}

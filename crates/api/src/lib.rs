@@ -29,14 +29,11 @@ pub mod schema;
 pub mod state;
 
 use axum::Router;
-use axum::http::{HeaderName, Request, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
-use tower_http::trace::TraceLayer;
 
 pub use auth::Caller;
 pub use error::{ApiError, ApiResult};
@@ -94,30 +91,14 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
         state.clone(),
         middleware::request_shape,
     ));
-    let request_id = HeaderName::from_static("x-request-id");
     routes
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(CatchPanicLayer::custom(panic_response))
-        // counting and the access log, the database gate and the deadline, outside the
-        // panic layer so that its 500 is counted and logged like any other
-        .layer(axum::middleware::from_fn_with_state(state.clone(), middleware::edge))
-        .layer(
-            TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
-                let id = req
-                    .headers()
-                    .get("x-request-id")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or_default();
-                tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
-            }),
-        )
-        .layer(PropagateRequestIdLayer::new(request_id.clone()))
-        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
-        .layer(SetSensitiveRequestHeadersLayer::new([
-            axum::http::header::AUTHORIZATION,
-            axum::http::header::COOKIE,
-        ]))
+        // sensitive headers, the request id and span, counting and the access log, the
+        // database gate and the deadline, outside the panic layer so that its 500 is counted
+        // and logged like any other
+        .layer(middleware::EdgeLayer(state.clone()))
         .with_state(state)
 }
 

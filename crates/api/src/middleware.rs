@@ -1,10 +1,14 @@
 //! Middleware of the whole router.
 
+use std::convert::Infallible;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use tower::ServiceExt;
+use tracing::Instrument;
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -35,25 +39,111 @@ pub fn note_account(extensions: &axum::http::Extensions, id: uuid::Uuid) {
     }
 }
 
-/// Middleware: the process-wide work on every request, in one layer (a layer of its own
-/// costs a boxed clone of the service and a boxed future per request, BENCHMARKS.md). From
-/// the outside in: [`track`] times and counts the request and writes its access line,
-/// [`gate`] refuses it at once while the database is known to be away, and [`deadline`]
-/// abandons it past the request timeout.
-pub async fn edge(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let s = &state;
-    track(s, req, move |req| async move {
-        gate(s, req, move |req| deadline(s, req, next)).await
-    })
-    .await
+/// The process-wide work on every request, as one service around the router (a layer of
+/// its own costs a clone of the service and a future wrapped around the next per request,
+/// BENCHMARKS.md): credentials marked sensitive, the request id (the client's
+/// `x-request-id`, or a new UUID; sent back on the response), the request's tracing span, and
+/// from the outside in [`track`] (times and counts the request and writes its access line),
+/// [`gate`] (refuses it at once while the database is known to be away) and [`deadline`]
+/// (abandons it past the request timeout).
+#[derive(Clone)]
+pub(crate) struct EdgeLayer(pub(crate) AppState);
+
+impl<S> tower::Layer<S> for EdgeLayer {
+    type Service = Edge<S>;
+    fn layer(&self, inner: S) -> Edge<S> {
+        Edge {
+            inner,
+            state: self.0.clone(),
+        }
+    }
+}
+
+/// See [`EdgeLayer`].
+#[derive(Clone)]
+pub(crate) struct Edge<S> {
+    inner: S,
+    state: AppState,
+}
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+impl<S> tower::Service<Request> for Edge<S>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: Request) -> Self::Future {
+        // the service that was made ready answers; a clone waits for the next request
+        let ready = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, ready);
+        let state = self.state.clone();
+        let headers = req.headers_mut();
+        for name in [header::AUTHORIZATION, header::COOKIE] {
+            if let header::Entry::Occupied(mut values) = headers.entry(name) {
+                values.iter_mut().for_each(|v| v.set_sensitive(true));
+            }
+        }
+        let id = match headers.get(REQUEST_ID) {
+            Some(id) => id.clone(),
+            None => {
+                let id = new_request_id();
+                headers.insert(REQUEST_ID, id.clone());
+                id
+            }
+        };
+        let span = tracing::info_span!(
+            "request",
+            method = %req.method(),
+            path = %req.uri().path(),
+            request_id = %id.to_str().unwrap_or_default()
+        );
+        Box::pin(
+            async move {
+                let s = &state;
+                let mut res = track(s, req, move |req| async move {
+                    gate(s, req, move |req| deadline(s, inner.oneshot(req))).await
+                })
+                .await;
+                if !res.headers().contains_key(REQUEST_ID) {
+                    res.headers_mut().insert(REQUEST_ID, id);
+                }
+                Ok(res)
+            }
+            .instrument(span),
+        )
+    }
+}
+
+/// A new request id: a random UUID, written without a heap string in between.
+fn new_request_id() -> HeaderValue {
+    let mut buf = uuid::Uuid::encode_buffer();
+    let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf);
+    HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("unknown"))
 }
 
 /// A request that takes longer than the request timeout is abandoned (its transactions roll
 /// back) and answered the JSON:API 503 `request_timeout`; the time counts from when its head
 /// arrived, so a body sent slowly counts too.
-async fn deadline(state: &AppState, req: Request, next: Next) -> Response {
-    match tokio::time::timeout(state.config.request_timeout, next.run(req)).await {
-        Ok(answer) => answer,
+async fn deadline(
+    state: &AppState,
+    answer: impl std::future::Future<Output = Result<Response, Infallible>>,
+) -> Response {
+    match tokio::time::timeout(state.config.request_timeout, answer).await {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(never)) => match never {},
         Err(_) => ApiError::timed_out().into_response(),
     }
 }
@@ -137,6 +227,9 @@ where
         .metrics
         .record_request(method, route, status, elapsed.as_secs_f64());
     let latency_ms = (elapsed.as_secs_f64() * 1000.0 * 10.0).round() / 10.0;
+    if status >= 500 {
+        tracing::error!(status, latency_ms, "response failed");
+    }
     crate::access::log(
         state.access_sink.as_deref(),
         &crate::access::AccessLine {

@@ -262,7 +262,7 @@ pub fn document_with(extra: Vec<Op>) -> Value {
                 ),
             );
         }
-        // any operation may find the service unable to answer now (middleware::edge,
+        // any operation may find the service unable to answer now (middleware::EdgeLayer,
         // ApiError::database_unavailable, listen.rs's connection cap)
         if let Some(r) = o["responses"].as_object_mut() {
             let unavailable = crate::doc::errors(&[503]);

@@ -35,12 +35,25 @@ async fn health_readiness_and_metrics() {
             .contains("# TYPE boxtrack_rate_limited_total counter")
     );
 
-    // a request id comes back on every response
-    assert!(
-        app.get("/healthz", None)
-            .await
-            .header("x-request-id")
-            .is_some()
+    // a request id comes back on every response: a new UUID, or the one the client sent
+    let made = app.get("/healthz", None).await;
+    let made = made.header("x-request-id").unwrap();
+    assert!(uuid::Uuid::parse_str(&made).is_ok(), "{made}");
+    assert_ne!(
+        app.get("/healthz", None).await.header("x-request-id"),
+        Some(made)
+    );
+    let echoed = app
+        .send(
+            app.client
+                .get(app.url("/v2/account"))
+                .header("x-request-id", "client-trace-7"),
+        )
+        .await;
+    assert_eq!(echoed.status, 401);
+    assert_eq!(
+        echoed.header("x-request-id").as_deref(),
+        Some("client-trace-7")
     );
 
     // with the database gone, readiness says so while liveness stays up

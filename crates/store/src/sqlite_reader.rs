@@ -148,11 +148,26 @@ fn shipment_row(r: &Row<'_>) -> rusqlite::Result<ShipmentRow> {
 }
 
 /// `SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2`, made once.
-static CONTAINER_BY_ID: LazyLock<String> = LazyLock::new(|| by_id(CONTAINER_COLUMNS, "containers"));
-static SHIPMENT_BY_ID: LazyLock<String> = LazyLock::new(|| by_id(SHIPMENT_COLUMNS, "shipments"));
+static CONTAINER_BY_ID: LazyLock<String> =
+    LazyLock::new(|| select_by_id(CONTAINER_COLUMNS, "containers"));
+static SHIPMENT_BY_ID: LazyLock<String> =
+    LazyLock::new(|| select_by_id(SHIPMENT_COLUMNS, "shipments"));
 
-fn by_id(columns: &str, table: &str) -> String {
+fn select_by_id(columns: &str, table: &str) -> String {
     format!("SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2")
+}
+
+/// One row of an account by its id, read with `sql` (`… WHERE id = ?1 AND account_id = ?2`).
+fn by_id<T>(
+    conn: &Connection,
+    sql: &str,
+    account_id: Uuid,
+    id: Uuid,
+    row: fn(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Option<T>> {
+    conn.prepare_cached(sql)?
+        .query_row((id, account_id), row)
+        .optional()
 }
 
 /// One container of an account.
@@ -161,9 +176,7 @@ pub(crate) fn container(
     account_id: Uuid,
     id: Uuid,
 ) -> rusqlite::Result<Option<ContainerRow>> {
-    conn.prepare_cached(&CONTAINER_BY_ID)?
-        .query_row((id, account_id), container_row)
-        .optional()
+    by_id(conn, &CONTAINER_BY_ID, account_id, id, container_row)
 }
 
 /// One shipment of an account.
@@ -172,9 +185,7 @@ pub(crate) fn shipment(
     account_id: Uuid,
     id: Uuid,
 ) -> rusqlite::Result<Option<ShipmentRow>> {
-    conn.prepare_cached(&SHIPMENT_BY_ID)?
-        .query_row((id, account_id), shipment_row)
-        .optional()
+    by_id(conn, &SHIPMENT_BY_ID, account_id, id, shipment_row)
 }
 
 /// The containers of each shipment in `shipment_ids` as its resource shows them, each

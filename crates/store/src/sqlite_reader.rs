@@ -80,6 +80,18 @@ impl SqliteReader {
     }
 }
 
+/// Runs `read` in place when `db` is SQLite (see [`SqliteReader::read`]); `None` on
+/// PostgreSQL, or when the caller must read through the pool.
+pub(crate) fn in_place<T>(
+    db: &crate::Db,
+    read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> Option<Result<T>> {
+    match db {
+        crate::Db::Sqlite(_, side) => side.reader.read(read),
+        crate::Db::Postgres(_) => None,
+    }
+}
+
 fn busy(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),

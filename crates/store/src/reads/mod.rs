@@ -6,6 +6,7 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
+use crate::sqlite_reader::{self, in_place};
 use crate::{Db, Result, on_db};
 
 mod events;
@@ -174,11 +175,7 @@ pub(crate) const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number,
 
 /// One shipment of an account.
 pub async fn shipment(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ShipmentRow>> {
-    if let Db::Sqlite(_, side) = db
-        && let Some(read) = side
-            .reader
-            .read(|c| crate::sqlite_reader::shipment(c, account_id, id))
-    {
+    if let Some(read) = in_place(db, |c| sqlite_reader::shipment(c, account_id, id)) {
         return read;
     }
     const SQL: &str = "SELECT id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id FROM shipments WHERE id = $1 AND account_id = $2";
@@ -187,11 +184,7 @@ pub async fn shipment(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Ship
 
 /// One container of an account.
 pub async fn container(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ContainerRow>> {
-    if let Db::Sqlite(_, side) = db
-        && let Some(read) = side
-            .reader
-            .read(|c| crate::sqlite_reader::container(c, account_id, id))
-    {
+    if let Some(read) = in_place(db, |c| sqlite_reader::container(c, account_id, id)) {
         return read;
     }
     const SQL: &str = "SELECT id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us FROM containers WHERE id = $1 AND account_id = $2";
@@ -206,17 +199,18 @@ pub async fn container_and_shipment(
     id: Uuid,
 ) -> Result<Option<(ContainerRow, Option<ShipmentRow>)>> {
     match db {
-        Db::Sqlite(_, side) => {
-            let in_place = side.reader.read(|c| {
-                let Some(row) = crate::sqlite_reader::container(c, account_id, id)? else {
+        Db::Sqlite(..) => {
+            let both = in_place(db, |c| {
+                let Some(row) = sqlite_reader::container(c, account_id, id)? else {
                     return Ok(None);
                 };
-                let shipment = crate::sqlite_reader::shipment(c, account_id, row.shipment_id)?;
+                let shipment = sqlite_reader::shipment(c, account_id, row.shipment_id)?;
                 Ok(Some((row, shipment)))
             });
-            if let Some(read) = in_place {
+            if let Some(read) = both {
                 return read;
             }
+            // SQLite was busy: each read again, through the pool while it stays busy
             let Some(row) = container(db, account_id, id).await? else {
                 return Ok(None);
             };
@@ -410,11 +404,9 @@ pub async fn container_refs_of_many(
     account_id: Uuid,
     shipment_ids: &[Uuid],
 ) -> Result<std::collections::HashMap<Uuid, Vec<ContainerRef>>> {
-    if let Db::Sqlite(_, side) = db
-        && let Some(read) = side
-            .reader
-            .read(|c| crate::sqlite_reader::container_refs(c, account_id, shipment_ids))
-    {
+    if let Some(read) = in_place(db, |c| {
+        sqlite_reader::container_refs(c, account_id, shipment_ids)
+    }) {
         return Ok(by_shipment(read?, |r| r.shipment_id));
     }
     // the column kept beside the state (migration 42), not the state's JSON read per row

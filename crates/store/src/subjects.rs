@@ -282,16 +282,16 @@ pub async fn targets_for_push(
     }))
 }
 
-/// Containers (of every account) that take reports and whose stored state holds one of these
+/// Containers (of every account) that take reports and whose stored records hold one of these
 /// upstream event ids: where a withdrawal that names no container or document may apply. It
-/// reads every such container's state, so it is for the rare withdrawal only.
+/// reads every such container's records, so it is for the rare withdrawal only.
 pub async fn targets_holding(db: &Db, upstream_ids: &[String]) -> Result<Vec<PushTarget>> {
     if upstream_ids.is_empty() {
         return Ok(vec![]);
     }
     let (route, find) = match db {
-        Db::Sqlite(..) => ("s.route", "instr(c.state, {}) > 0"),
-        Db::Postgres(_) => ("s.route::text", "strpos(c.state::text, {}) > 0"),
+        Db::Sqlite(..) => ("s.route", "instr(c.records, {}) > 0"),
+        Db::Postgres(_) => ("s.route::text", "strpos(c.records::text, {}) > 0"),
     };
     let mut marks = crate::sql::Marks::new(db.backend());
     let any: Vec<String> = upstream_ids
@@ -309,7 +309,7 @@ pub async fn targets_holding(db: &Db, upstream_ids: &[String]) -> Result<Vec<Pus
     Ok(on_db!(db, p => {
         let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
         for id in upstream_ids {
-            // the id as a JSON string, as the state stores it
+            // the id as a JSON string, as the records store it
             q = q.bind(serde_json::Value::String(id.clone()).to_string());
         }
         q = q.bind(since);

@@ -1093,3 +1093,192 @@ async fn a_container_and_its_shipment_are_read_together() {
             .is_none()
     );
 }
+
+/// The merge keeps its records (milestones, estimates, provenance, withdrawn ids) in the
+/// container's `records` column: a read to show the container has none of them, a whole read
+/// and the next merge have them all, and migration 45 moves a state written whole before it
+/// into the two columns without losing anything.
+#[tokio::test]
+async fn a_containers_merge_records_live_in_a_column_of_their_own() {
+    use boxtrack_core::tracking::{
+        DataSource, EventFact, Fact, LfdKind, Milestone, Observation, Place, Precision,
+        ShipmentState,
+    };
+    use boxtrack_store::reads;
+    use sqlx::types::Json;
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let owner = account(&db, "records").await;
+    let (request, shipment, container) = (
+        uuid::Uuid::now_v7(),
+        uuid::Uuid::now_v7(),
+        uuid::Uuid::now_v7(),
+    );
+    let empty = Json(Vec::<String>::new());
+    boxtrack_store::on_db!(&db, p => {
+        sqlx::query("INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, auto_detect, status, is_retrying, ref_numbers, shipment_tags, created_us, updated_us) VALUES ($1, $2, 'BL9', 'bill_of_lading', 'MAEU', FALSE, 'created', FALSE, $3, $3, 1, 1)")
+            .bind(request).bind(owner.id).bind(empty.clone())
+            .execute(p).await.unwrap();
+        sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, $3, 'BL9', 'MAEU', $4, $4, '{}', $5, 2, 3)")
+            .bind(shipment).bind(owner.id).bind(request).bind(empty.clone()).bind(Json(ShipmentState::default()))
+            .execute(p).await.unwrap();
+        sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, 'MSKU1234565', $4, '{}', 'new', FALSE, TRUE, 4, 5)")
+            .bind(container).bind(owner.id).bind(shipment).bind(empty.clone())
+            .execute(p).await.unwrap();
+    });
+    const H: i64 = 3_600_000_000;
+    let event = |m: Milestone, place: Place, at: i64, estimated: bool| {
+        Fact::Event(EventFact {
+            milestone: m,
+            estimated,
+            at_us: Some(at),
+            place,
+            locode: None,
+            timezone: None,
+            terminal: None,
+            vessel_name: None,
+            vessel_imo: None,
+            voyage: None,
+        })
+    };
+    let said = |observed_us: i64, source: DataSource, fact: Fact, id: Option<&str>| Observation {
+        observed_us,
+        source,
+        fact,
+        precision: Precision::default(),
+        upstream_id: id.map(String::from),
+    };
+    let batch = [
+        said(
+            1,
+            DataSource::ShippingLine,
+            event(Milestone::VesselLoaded, Place::Origin, 100 * H, false),
+            Some("ev-load"),
+        ),
+        said(
+            2,
+            DataSource::ShippingLine,
+            event(Milestone::VesselArrived, Place::Pod, 300 * H, true),
+            None,
+        ),
+        said(
+            3,
+            DataSource::Terminal,
+            Fact::Lfd {
+                which: LfdKind::Terminal,
+                at_us: Some(500 * H),
+            },
+            None,
+        ),
+    ];
+    boxtrack_store::tracking::apply(&db, owner.id, container, &batch)
+        .await
+        .unwrap();
+    let stored = |db: &Db| {
+        let db = db.clone();
+        async move {
+            let (state, records): (String, String) = boxtrack_store::on_db!(&db, p => {
+                let sql = match db.backend() {
+                    boxtrack_store::Backend::Sqlite => "SELECT state, records FROM containers WHERE id = $1",
+                    boxtrack_store::Backend::Postgres => "SELECT state::text, records::text FROM containers WHERE id = $1",
+                };
+                sqlx::query_as(sql).bind(container).fetch_one(p).await.unwrap()
+            });
+            let keys = |text: &str| -> Vec<String> {
+                let v: serde_json::Value = serde_json::from_str(text).unwrap();
+                v.as_object().unwrap().keys().cloned().collect()
+            };
+            (keys(&state), keys(&records))
+        }
+    };
+    let (state_keys, record_keys) = stored(&db).await;
+    for k in ["milestones", "estimates", "provenance"] {
+        assert!(
+            !state_keys.contains(&k.to_string()),
+            "{k} in {state_keys:?}"
+        );
+        assert!(
+            record_keys.contains(&k.to_string()),
+            "{k} not in {record_keys:?}"
+        );
+    }
+    let shown = reads::container(&db, owner.id, container)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(shown.state.0.milestones.is_empty() && shown.state.0.provenance.is_empty());
+    assert!(!shown.state.0.times.is_empty() && !shown.state.0.lfd.is_empty());
+    let whole = reads::container_whole(&db, owner.id, container)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!whole.state.0.milestones.is_empty() && !whole.state.0.estimates.is_empty());
+    assert!(!whole.state.0.provenance.is_empty());
+    let mut light = whole.state.0.clone();
+    light.take_records();
+    assert_eq!(light, shown.state.0);
+    // the report's id is found in the records, and the next merge reads them: the withdrawal
+    // of the loading takes its milestone away
+    let holding = boxtrack_store::subjects::targets_holding(&db, &["ev-load".into()])
+        .await
+        .unwrap();
+    assert_eq!(holding.len(), 1);
+    let withdraw = said(
+        4,
+        DataSource::ShippingLine,
+        Fact::Retracted {
+            upstream_id: "ev-load".into(),
+        },
+        Some("ev-load"),
+    );
+    boxtrack_store::tracking::apply(&db, owner.id, container, &[withdraw])
+        .await
+        .unwrap();
+    let after = reads::container_whole(&db, owner.id, container)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(after.state.0.withdrawn.contains("ev-load"));
+    assert!(!after.state.0.estimates.is_empty(), "the estimate stays");
+    assert!(
+        after
+            .state
+            .0
+            .milestones
+            .latest(Milestone::VesselLoaded, Place::Origin)
+            .is_none()
+    );
+    // a state stored whole, as before migration 45, is moved apart by it
+    let (migration, whole_json) = match db.backend() {
+        boxtrack_store::Backend::Sqlite => (
+            include_str!("../migrations/sqlite/0045_container_records.sql"),
+            serde_json::to_string(&after.state.0).unwrap(),
+        ),
+        boxtrack_store::Backend::Postgres => (
+            include_str!("../migrations/postgres/0045_container_records.sql"),
+            serde_json::to_string(&after.state.0).unwrap(),
+        ),
+    };
+    let update = &migration[migration.find("UPDATE").unwrap()..];
+    boxtrack_store::on_db!(&db, p => {
+        let set = match db.backend() {
+            boxtrack_store::Backend::Sqlite => "UPDATE containers SET state = $1, records = '{}' WHERE id = $2",
+            boxtrack_store::Backend::Postgres => "UPDATE containers SET state = $1::jsonb, records = '{}' WHERE id = $2",
+        };
+        sqlx::query(set).bind(&whole_json).bind(container).execute(p).await.unwrap();
+        assert!(reads::container(&db, owner.id, container).await.unwrap().unwrap().state.0.withdrawn.contains("ev-load"));
+        sqlx::raw_sql(sqlx::AssertSqlSafe(update.to_string())).execute(p).await.unwrap();
+    });
+    let (state_keys, _) = stored(&db).await;
+    assert!(
+        !state_keys
+            .iter()
+            .any(|k| k == "milestones" || k == "withdrawn")
+    );
+    let moved = reads::container_whole(&db, owner.id, container)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(moved.state.0, after.state.0);
+}

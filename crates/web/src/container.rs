@@ -113,6 +113,9 @@ struct Gathered {
     fields: Vec<boxtrack_store::custom_fields::FieldRow>,
     /// Its transport events, oldest first.
     events: Vec<reads::TransportEventRow>,
+    /// Whose word decided each value (read with the merge's records, which the row shown
+    /// lacks).
+    sources: Vec<boxtrack_core::tracking::provenance::FieldSource>,
 }
 
 /// Reads what the page shows of `c` besides the container itself.
@@ -157,6 +160,10 @@ async fn gather(
         .await?
         .remove(&c.id)
         .unwrap_or_default();
+    let sources = reads::container_whole(&state.db, account_id, c.id)
+        .await?
+        .map(|whole| boxtrack_core::tracking::provenance::field_sources(&whole.state.0, rail))
+        .unwrap_or_default();
     Ok(Gathered {
         routing,
         rail,
@@ -164,6 +171,7 @@ async fn gather(
         docs,
         fields,
         events,
+        sources,
     })
 }
 
@@ -364,6 +372,7 @@ fn render(
         docs,
         fields,
         events,
+        sources,
     } = found;
     let (routing, rail) = (*routing, *rail);
     let route = route_section(c, routing);
@@ -401,7 +410,7 @@ fn render(
         raw = crate::detail::raw_events(&raw.rows),
         raw_pager = crate::detail::raw_pager(c.id, raw_page, raw.total, raw.has_next),
         provenance = crate::detail::provenance(
-            &boxtrack_core::tracking::provenance::field_sources(st, rail),
+            sources,
             shipment.is_some_and(|sh| sh.scac == boxtrack_core::carriers::SANDBOX_SCAC),
         ),
         documents = crate::detail::documents(docs),

@@ -595,7 +595,7 @@ pub async fn field_sources(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<JsonApi> {
     QueryParams::parse(raw.as_deref()).includes("field_source", &[])?;
-    let row = reads::container(&state.db, caller.account.id, id)
+    let row = reads::container_whole(&state.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     let raw_ids = reads::raw_event_ids_by_key(&state.db, caller.account.id, id).await?;

@@ -908,6 +908,90 @@ mod tests {
     }
 
     #[test]
+    fn the_records_stored_apart_and_put_back_make_the_same_state() {
+        let batch = vec![
+            with_id(
+                obs(
+                    1,
+                    DataSource::ShippingLine,
+                    ev(Milestone::VesselLoaded, Place::Origin, 100 * H, false),
+                ),
+                "ev-load",
+            ),
+            obs(
+                2,
+                DataSource::ShippingLine,
+                ev(Milestone::VesselArrived, Place::Pod, 300 * H, true),
+            ),
+            obs(
+                3,
+                DataSource::Terminal,
+                Fact::Lfd {
+                    which: LfdKind::Terminal,
+                    at_us: Some(500 * H),
+                },
+            ),
+            with_id(
+                obs(
+                    4,
+                    DataSource::ShippingLine,
+                    ev(Milestone::VesselDeparted, Place::Origin, 101 * H, false),
+                ),
+                "ev-depa",
+            ),
+            retraction(5, "ev-depa"),
+        ];
+        let mut full = merge(
+            &ContainerState::default(),
+            &ShipmentState::default(),
+            &batch,
+            ALL,
+        )
+        .container;
+        full.seen_events.insert("legacy-key".into());
+        assert!(
+            !full.milestones.is_empty()
+                && !full.estimates.is_empty()
+                && !full.provenance.is_empty()
+                && !full.withdrawn.is_empty(),
+            "{full:?}"
+        );
+        let keys = |v: &serde_json::Value| -> std::collections::BTreeSet<String> {
+            v.as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        let mut light = full.clone();
+        let records = light.take_records();
+        let (light_json, records_json) = (
+            serde_json::to_value(&light).unwrap_or_default(),
+            serde_json::to_value(&records).unwrap_or_default(),
+        );
+        // every key of the whole state is in exactly one of the two
+        let whole = keys(&serde_json::to_value(&full).unwrap_or_default());
+        let (l, r) = (keys(&light_json), keys(&records_json));
+        assert!(l.is_disjoint(&r), "{l:?} {r:?}");
+        assert_eq!(&l | &r, whole);
+        assert_eq!(
+            r,
+            [
+                "estimates",
+                "milestones",
+                "provenance",
+                "seen_events",
+                "withdrawn"
+            ]
+            .map(String::from)
+            .into()
+        );
+        // read back apart and joined, the state is the one written
+        let mut back: ContainerState = serde_json::from_value(light_json).unwrap_or_default();
+        assert!(back.milestones.is_empty() && back.provenance.is_empty());
+        back.put_records(serde_json::from_value(records_json).unwrap_or_default());
+        assert_eq!(back, full);
+    }
+
+    #[test]
     fn a_withdrawn_report_leaves_its_milestone_and_never_comes_back() {
         let loaded = ev(Milestone::VesselLoaded, Place::Origin, 100 * H, false);
         let departed = ev(Milestone::VesselDeparted, Place::Origin, 101 * H, false);

@@ -74,7 +74,9 @@ pub struct ContainerRow {
     pub number: String,
     /// Client references.
     pub ref_numbers: Json<Vec<String>>,
-    /// Merged state.
+    /// Merged state, as its resource shows it: without the merge's records
+    /// ([`boxtrack_core::tracking::MergeRecords`], empty here), which [`container_whole`] reads
+    /// too.
     pub state: Json<ContainerState>,
     /// Derived status.
     pub current_status: String,
@@ -189,6 +191,24 @@ pub async fn container(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Con
     }
     const SQL: &str = "SELECT id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us FROM containers WHERE id = $1 AND account_id = $2";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
+}
+
+/// One container of an account with its whole state: the merge's records put back, for what
+/// shows where each value came from (`field_sources`, the console's page of a container).
+pub async fn container_whole(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ContainerRow>> {
+    #[derive(sqlx::FromRow)]
+    struct Whole {
+        #[sqlx(flatten)]
+        row: ContainerRow,
+        records: Json<boxtrack_core::tracking::MergeRecords>,
+    }
+    const SQL: &str = "SELECT id, account_id, shipment_id, number, ref_numbers, state, records, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us FROM containers WHERE id = $1 AND account_id = $2";
+    let found: Option<Whole> =
+        on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?);
+    Ok(found.map(|Whole { mut row, records }| {
+        row.state.0.put_records(records.0);
+        row
+    }))
 }
 
 /// One container of an account with its shipment (`None` for the shipment only if it went

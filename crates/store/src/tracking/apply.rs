@@ -9,7 +9,7 @@ use boxtrack_core::tracking::rules::{
     ContainerStatus, coalesced_lfd, current_status, ready_for_pickup,
 };
 use boxtrack_core::tracking::{
-    Change, ContainerState, Observation, Route, ShipmentState, TransportEvent,
+    Change, ContainerState, MergeRecords, Observation, Route, ShipmentState, TransportEvent,
 };
 use serde_json::{Value, json};
 use sqlx::types::Json;
@@ -22,7 +22,9 @@ use crate::{Db, Result, StoreError, Tx, now_us, on_tx};
 struct StateRow {
     id: Uuid,
     shipment_id: Uuid,
+    /// The whole state: the merge's records are put back into it as it is read.
     state: Json<ContainerState>,
+    records: Json<MergeRecords>,
     shipment_state: Json<ShipmentState>,
     route: Json<Route>,
     scac: String,
@@ -60,7 +62,10 @@ pub(crate) fn refine_since(now: i64) -> i64 {
 /// The derived columns written with a container's merged state.
 struct ContainerUpdate {
     id: Uuid,
+    /// The whole state while the batch merges; its records are taken out into
+    /// [`ContainerUpdate::records`] before it is written.
     state: ContainerState,
+    records: MergeRecords,
     status: &'static str,
     ready: bool,
     on_hold: bool,
@@ -136,7 +141,7 @@ async fn read_states(
         let mut marks = Marks::new(tx.backend());
         let account = marks.one();
         let mut sql = format!(
-            "SELECT c.id, c.shipment_id, c.state, s.state AS shipment_state, s.route, s.scac, c.active, s.stopped_reason FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
+            "SELECT c.id, c.shipment_id, c.state, c.records, s.state AS shipment_state, s.route, s.scac, c.active, s.stopped_reason FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
             marks.list(chunk.len())
         );
         if matches!(tx, Tx::Postgres(_)) {
@@ -150,7 +155,11 @@ async fn read_states(
             }
             q.fetch_all(c).await?
         });
-        rows.extend(found.into_iter().map(|r| (r.id, r)));
+        rows.extend(found.into_iter().map(|mut r| {
+            let records = std::mem::take(&mut r.records.0);
+            r.state.0.put_records(records);
+            (r.id, r)
+        }));
     }
     for (id, _) in batches {
         if !rows.contains_key(id) {
@@ -330,9 +339,10 @@ fn merge_all(
         }
         plan.result.push((*container_id, merged.changes));
     }
-    // the last state of each container
-    for u in updates.into_iter().rev() {
+    // the last state of each container, its records apart as they are stored
+    for mut u in updates.into_iter().rev() {
         if !plan.containers.iter().any(|l| l.id == u.id) {
+            u.records = u.state.take_records();
             plan.containers.push(u);
         }
     }
@@ -364,6 +374,7 @@ fn container_update(
         lfd: coalesced_lfd(&c.lfd, rail_lfd),
         active: !ended && !row.journey_ended(),
         state: c,
+        records: MergeRecords::default(),
     }
 }
 
@@ -414,16 +425,16 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
         let mut marks = Marks::new(tx.backend());
         let at = marks.one();
         let sql = format!(
-            "UPDATE containers SET state = v.state, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, updated_us = {at} \
-             FROM (SELECT column1 AS id, column2 AS state, column3 AS status, column4 AS ready, column5 AS lfd, column6 AS active, column7 AS on_hold, column8 AS pod_terminal FROM (VALUES {}) AS t) AS v \
+            "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, updated_us = {at} \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS status, column5 AS ready, column6 AS lfd, column7 AS active, column8 AS on_hold, column9 AS pod_terminal FROM (VALUES {}) AS t) AS v \
              WHERE containers.id = v.id",
-            marks.rows(chunk.len(), 8)
+            marks.rows(chunk.len(), 9)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(now);
             for u in chunk {
-                q = q.bind(u.id).bind(Json(&u.state)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold).bind(u.state.pod_terminal.as_deref());
+                q = q.bind(u.id).bind(Json(&u.state)).bind(Json(&u.records)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold).bind(u.state.pod_terminal.as_deref());
             }
             q.execute(x).await.map(|_| ())?
         });

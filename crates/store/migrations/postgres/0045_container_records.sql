@@ -1,0 +1,11 @@
+-- The merge's working records of a container (its milestone and estimate records, the
+-- provenance of each attribute, withdrawn report ids, legacy event keys: `MergeRecords`) in a
+-- column of their own. They are four fifths of the state by size and no resource shows them:
+-- reading a container to show it no longer decodes them, nor turns them into text
+-- (BENCHMARKS.md). The merge reads both.
+ALTER TABLE containers ADD COLUMN records JSONB NOT NULL DEFAULT '{}';
+UPDATE containers SET
+    records = (SELECT jsonb_object_agg(key, value) FROM jsonb_each(containers.state)
+               WHERE key IN ('seen_events', 'milestones', 'estimates', 'provenance', 'withdrawn')),
+    state = state - ARRAY['seen_events', 'milestones', 'estimates', 'provenance', 'withdrawn']
+WHERE state ?| ARRAY['seen_events', 'milestones', 'estimates', 'provenance', 'withdrawn'];

@@ -208,7 +208,7 @@ impl ReadCache {
         if offload && !asked_before {
             return render(true).await.map(IntoResponse::into_response);
         }
-        let mut text = render(false).await?.0.to_string();
+        let mut text = render(false).await?.into_text();
         // the serializer's buffer grows by doubling: keep only the body's bytes
         text.shrink_to_fit();
         let body = Bytes::from(text);
@@ -255,7 +255,7 @@ mod tests {
         let changes = Changes::manual();
         let cache = ReadCache::new(changes.clone(), 1 << 20);
         let a = account();
-        let render = |n: u32| async move { Ok(JsonApi(json!({ "n": n }))) };
+        let render = |n: u32| async move { Ok(JsonApi::Tree(json!({ "n": n }))) };
         assert_eq!(
             body(cache.respond(&a, "/x", render(1)).await.unwrap()).await,
             r#"{"n":1}"#
@@ -295,7 +295,7 @@ mod tests {
                 let r = cache
                     .respond_offloading(a, "/list", true, |offload| async move {
                         let from = if offload { "replica" } else { "primary" };
-                        Ok(JsonApi(json!({ "from": from, "n": n })))
+                        Ok(JsonApi::Tree(json!({ "from": from, "n": n })))
                     })
                     .await;
                 body(r.unwrap_or_else(|_| panic!("rendered"))).await
@@ -311,14 +311,16 @@ mod tests {
         assert_eq!(read(5).await, r#"{"from":"primary","n":4}"#);
         // a mark is never served, and never served as a body to a read that cannot offload
         let fresh = cache
-            .respond_offloading(&a, "/other", true, |_| async { Ok(JsonApi(json!(6))) })
+            .respond_offloading(&a, "/other", true, |_| async {
+                Ok(JsonApi::Tree(json!(6)))
+            })
             .await;
         assert_eq!(
             body(fresh.unwrap_or_else(|_| panic!("rendered"))).await,
             "6"
         );
         let again = cache
-            .respond(&a, "/other", async { Ok(JsonApi(json!(7))) })
+            .respond(&a, "/other", async { Ok(JsonApi::Tree(json!(7))) })
             .await;
         assert_eq!(
             body(again.unwrap_or_else(|_| panic!("rendered"))).await,
@@ -329,7 +331,7 @@ mod tests {
         for _ in 0..2 {
             let r = off
                 .respond_offloading(&a, "/list", true, |offload| async move {
-                    Ok(JsonApi(json!(offload)))
+                    Ok(JsonApi::Tree(json!(offload)))
                 })
                 .await;
             assert_eq!(body(r.unwrap_or_else(|_| panic!("rendered"))).await, "true");
@@ -346,7 +348,7 @@ mod tests {
             let path = format!("/p{i}");
             let r = cache
                 .respond(&a, &path, async {
-                    Ok(JsonApi(json!({ "pad": "0123456" })))
+                    Ok(JsonApi::Tree(json!({ "pad": "0123456" })))
                 })
                 .await;
             assert!(r.is_ok());
@@ -366,7 +368,7 @@ mod tests {
         let cache = ReadCache::off();
         let a = account();
         let r = cache
-            .respond(&a, "/x", async { Ok(JsonApi(json!(1))) })
+            .respond(&a, "/x", async { Ok(JsonApi::Tree(json!(1))) })
             .await;
         assert!(r.is_ok());
         assert_eq!(cache.counts(), (0, 0));
@@ -379,7 +381,7 @@ mod tests {
             .await;
         assert!(r.is_err());
         let r = cache
-            .respond(&a, "/x", async { Ok(JsonApi(json!(2))) })
+            .respond(&a, "/x", async { Ok(JsonApi::Tree(json!(2))) })
             .await;
         assert_eq!(body(r.unwrap_or_else(|_| panic!("rendered"))).await, "2");
     }

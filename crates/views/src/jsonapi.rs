@@ -100,6 +100,50 @@ impl ToMany {
     }
 }
 
+/// `value` as JSON text. The response parts written so are plain structs of strings, numbers,
+/// options and lists, whose serializing cannot fail; `null` stands in if one ever did.
+pub fn written<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".into())
+}
+
+/// The resources a document includes, each once (JSON:API), written out as they are added:
+/// a document assembled from written parts never becomes a JSON tree.
+#[derive(Debug, Default)]
+pub struct Included {
+    keys: std::collections::HashSet<(String, String)>,
+    written: Vec<String>,
+}
+
+impl Included {
+    /// Whether the `kind` resource `id` is included already.
+    pub fn has(&self, kind: &str, id: &str) -> bool {
+        self.keys.contains(&(kind.to_string(), id.to_string()))
+    }
+
+    /// Adds a typed resource, made by `make` only when its id is not included yet.
+    pub fn typed<K: Kind>(&mut self, id: uuid::Uuid, make: impl FnOnce() -> Resource<K>) {
+        if self.keys.insert((K::TYPE.to_string(), id.to_string())) {
+            self.written.push(written(&make()));
+        }
+    }
+
+    /// Adds a resource built as a JSON value (one with a string `id` and `type`).
+    pub fn value(&mut self, resource: &Value) {
+        let key = (
+            resource["type"].as_str().unwrap_or_default().to_string(),
+            resource["id"].as_str().unwrap_or_default().to_string(),
+        );
+        if self.keys.insert(key) {
+            self.written.push(resource.to_string());
+        }
+    }
+
+    /// The resources in the order they were added.
+    pub fn into_written(self) -> Vec<String> {
+        self.written
+    }
+}
+
 /// Adds a resource to an `included` list unless one of the same type and id is there
 /// (JSON:API: each resource at most once in a document).
 pub fn include_once(included: &mut Vec<Value>, resource: Value) {

@@ -16,7 +16,7 @@ use crate::doc::{Doc, Q, Routes, list_of, single, typed_params};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::IdPath;
 use crate::jsonapi::{
-    Body, JsonApi, QueryParams, list_response, sorted_list_response, sorted_page,
+    Body, JsonApi, QueryParams, Rows, list_response, sorted_list_response, sorted_page,
 };
 use crate::schema::Schema;
 use crate::state::AppState;
@@ -33,52 +33,35 @@ const INCLUDES: &[&str] = &[
 ];
 const EVENT_INCLUDES: &[&str] = &["shipment", "container", "location", "terminal", "vessel"];
 
-/// The rows as resources with what `includes` asks for, their related rows read from `db`;
-/// `known` are their shipments when the caller read them already.
+/// The rows as resources with what `includes` asks for, their related rows read from `db`,
+/// each written out (a document of them never becomes a JSON tree); `known` are their
+/// shipments when the caller read them already.
 async fn render(
     db: &boxtrack_store::Db,
     caller: &Caller,
     rows: &[ContainerRow],
     known: Option<&HashMap<uuid::Uuid, ShipmentRow>>,
     includes: &[String],
-) -> ApiResult<(Vec<Value>, Vec<Value>)> {
-    let mut data = Vec::new();
-    let mut included: Vec<Value> = Vec::new();
-    let push =
-        |v: Value, included: &mut Vec<Value>| boxtrack_views::jsonapi::include_once(included, v);
-    // the page's related rows, one query per relation (not one per row)
-    let shipment_ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
-    let read;
-    let shipments = match known {
-        Some(s) => s,
-        None => {
-            read = reads::shipments_by_id(db, caller.account.id, &shipment_ids).await?;
-            &read
-        }
-    };
-    // the shipment's containers: whole rows only where they are included themselves, else
-    // what the shipment's resource shows of them (ids and POD terminal)
-    let with_siblings = includes.iter().any(|i| i == "shipment.containers");
-    let siblings_of = if with_siblings {
-        reads::containers_of_many(db, caller.account.id, &shipment_ids).await?
-    } else {
-        Default::default()
-    };
-    let refs_of = if !with_siblings && includes.iter().any(|i| i.starts_with("shipment")) {
-        reads::container_refs_of_many(db, caller.account.id, &shipment_ids).await?
-    } else {
-        Default::default()
-    };
-    let events_of = if includes.iter().any(|i| i == "transport_events") {
-        let ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.id).collect();
-        reads::transport_events_of_many(db, caller.account.id, &ids, 100).await?
-    } else {
-        Default::default()
-    };
+) -> ApiResult<(Vec<String>, Vec<String>)> {
+    use boxtrack_views::jsonapi::{Included, ToMany, written};
+    let related = Related::read(db, caller, rows, known, includes).await?;
+    let mut data = Vec::with_capacity(rows.len());
+    let mut included = Included::default();
     for c in rows {
-        let shipment = shipments.get(&c.shipment_id);
-        data.push(resources::container(c, shipment, &caller.account));
-        if includes.iter().any(|i| i == "pod_terminal")
+        let shipment = related.shipments().get(&c.shipment_id);
+        let mut resource = resources::container_resource(c, shipment, &caller.account);
+        let events = related.events_of.get(&c.id).map(Vec::as_slice);
+        if related.asks("transport_events") {
+            resource.relationships.transport_events.data = Some(
+                ToMany::new(
+                    "transport_event",
+                    events.unwrap_or_default().iter().map(|e| e.id),
+                )
+                .data,
+            );
+        }
+        data.push(written(&resource));
+        if related.asks("pod_terminal")
             && let Some(t) = c
                 .state
                 .0
@@ -86,62 +69,124 @@ async fn render(
                 .as_deref()
                 .and_then(boxtrack_core::reference::terminal)
         {
-            push(super::reference::terminal_resource(t), &mut included);
+            included.value(&super::reference::terminal_resource(t));
         }
         if let Some(s) = shipment {
-            let route = &s.route.0;
-            for (name, locode) in [
-                ("shipment.port_of_lading", &route.pol_locode),
-                ("shipment.port_of_discharge", &route.pod_locode),
-            ] {
-                if includes.iter().any(|i| i == name)
-                    && let Some(p) = locode.as_deref().and_then(boxtrack_core::reference::port)
-                {
-                    push(super::reference::port_resource(p), &mut included);
-                }
-            }
+            related.include_shipment(&mut included, s, caller);
         }
-        if let Some(s) = shipment
-            && includes.iter().any(|i| i.starts_with("shipment"))
-        {
-            let siblings = siblings_of
-                .get(&s.id)
-                .map(Vec::as_slice)
-                .unwrap_or_default();
-            if with_siblings {
-                push(resources::shipment(s, siblings), &mut included);
-            } else {
-                let refs = refs_of.get(&s.id).map(Vec::as_slice).unwrap_or_default();
-                push(resources::shipment(s, refs), &mut included);
-            }
-            if with_siblings {
-                for sib in siblings {
-                    push(
-                        resources::container(sib, Some(s), &caller.account),
-                        &mut included,
-                    );
-                }
-            }
-        }
-        if let Some(events) = events_of.get(&c.id) {
-            if let Some(last) = data.last_mut() {
-                let ids = boxtrack_views::jsonapi::ToMany::new(
-                    "transport_event",
-                    events.iter().map(|e| e.id),
-                );
-                last["relationships"]["transport_events"]["data"] =
-                    serde_json::to_value(ids.data).unwrap_or_default();
-            }
-            for e in events {
-                push(resources::transport_event(e), &mut included);
-            }
-        } else if includes.iter().any(|i| i == "transport_events")
-            && let Some(last) = data.last_mut()
-        {
-            last["relationships"]["transport_events"]["data"] = Value::Array(Vec::new());
+        for e in events.unwrap_or_default() {
+            included.typed(e.id, || resources::transport_event_resource(e));
         }
     }
-    Ok((data, included))
+    Ok((data, included.into_written()))
+}
+
+/// The rows a page of containers shows or includes beside them, read once for the page (one
+/// query per relation, not one per row).
+struct Related<'a> {
+    includes: &'a [String],
+    /// Their shipments, as the caller knew them or as read.
+    known: Option<&'a HashMap<uuid::Uuid, ShipmentRow>>,
+    read: HashMap<uuid::Uuid, ShipmentRow>,
+    /// The shipments' containers as whole rows, where they are included themselves.
+    siblings_of: HashMap<uuid::Uuid, Vec<ContainerRow>>,
+    /// Else what a shipment's resource shows of its containers (ids and POD terminal).
+    refs_of: HashMap<uuid::Uuid, Vec<reads::ContainerRef>>,
+    /// The containers' transport events, where included.
+    events_of: HashMap<uuid::Uuid, Vec<reads::TransportEventRow>>,
+}
+
+impl<'a> Related<'a> {
+    async fn read(
+        db: &boxtrack_store::Db,
+        caller: &Caller,
+        rows: &[ContainerRow],
+        known: Option<&'a HashMap<uuid::Uuid, ShipmentRow>>,
+        includes: &'a [String],
+    ) -> ApiResult<Related<'a>> {
+        let account = caller.account.id;
+        let mut related = Related {
+            includes,
+            known,
+            read: HashMap::new(),
+            siblings_of: HashMap::new(),
+            refs_of: HashMap::new(),
+            events_of: HashMap::new(),
+        };
+        let shipment_ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
+        if known.is_none() {
+            related.read = reads::shipments_by_id(db, account, &shipment_ids).await?;
+        }
+        if related.asks("shipment.containers") {
+            related.siblings_of = reads::containers_of_many(db, account, &shipment_ids).await?;
+        } else if related.asks_shipment() {
+            related.refs_of = reads::container_refs_of_many(db, account, &shipment_ids).await?;
+        }
+        if related.asks("transport_events") {
+            let ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.id).collect();
+            related.events_of = reads::transport_events_of_many(db, account, &ids, 100).await?;
+        }
+        Ok(related)
+    }
+
+    fn asks(&self, name: &str) -> bool {
+        self.includes.iter().any(|i| i == name)
+    }
+
+    fn asks_shipment(&self) -> bool {
+        self.includes.iter().any(|i| i.starts_with("shipment"))
+    }
+
+    fn shipments(&self) -> &HashMap<uuid::Uuid, ShipmentRow> {
+        self.known.unwrap_or(&self.read)
+    }
+
+    /// Includes what was asked of a container's shipment `s`: its ports, itself, its
+    /// containers.
+    fn include_shipment(
+        &self,
+        included: &mut boxtrack_views::jsonapi::Included,
+        s: &ShipmentRow,
+        caller: &Caller,
+    ) {
+        let route = &s.route.0;
+        for (name, locode) in [
+            ("shipment.port_of_lading", &route.pol_locode),
+            ("shipment.port_of_discharge", &route.pod_locode),
+        ] {
+            if self.asks(name)
+                && let Some(p) = locode.as_deref().and_then(boxtrack_core::reference::port)
+            {
+                included.value(&super::reference::port_resource(p));
+            }
+        }
+        if !self.asks_shipment() {
+            return;
+        }
+        match self.siblings_of.get(&s.id) {
+            Some(siblings) => {
+                included.typed(s.id, || resources::shipment_resource(s, siblings));
+                for sib in siblings {
+                    included.typed(sib.id, || {
+                        resources::container_resource(sib, Some(s), &caller.account)
+                    });
+                }
+            }
+            None if self.asks("shipment.containers") => {
+                included.typed(s.id, || {
+                    resources::shipment_resource::<ContainerRow>(s, &[])
+                });
+            }
+            None => {
+                let refs = self
+                    .refs_of
+                    .get(&s.id)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                included.typed(s.id, || resources::shipment_resource(s, refs));
+            }
+        }
+    }
 }
 
 /// `GET /v2/containers`: the use case [`boxtrack_app::containers`], its input read from the
@@ -172,8 +217,7 @@ pub async fn list(
             page,
             &found.listed,
             sorted,
-            data,
-            included,
+            Rows::Written(data, included),
         ))
     };
     state
@@ -201,7 +245,12 @@ async fn one(
         includes,
     )
     .await?;
-    Ok(JsonApi::single(data.pop().unwrap_or(Value::Null), included))
+    let this = format!("/v2/containers/{}", c.id);
+    Ok(JsonApi::written_single(
+        &data.pop().unwrap_or_else(|| "null".into()),
+        &this,
+        &included,
+    ))
 }
 
 /// `GET /v2/containers/{id}` (answered from the process's read cache while nothing it is
@@ -361,7 +410,10 @@ pub async fn update_many(
     let rows: Vec<reads::ContainerRow> =
         ids.iter().filter_map(|id| found.get(id).cloned()).collect();
     let (data, included) = render(&state.db, &caller, &rows, None, &[]).await?;
-    Ok(JsonApi::of(&Updated { data, included }))
+    Ok(JsonApi::written_lists(&[
+        ("data", &data),
+        ("included", &included),
+    ]))
 }
 
 /// `GET /v2/containers/{id}/transport_events`.
@@ -633,13 +685,6 @@ pub async fn field_sources(
 
 /// The orders of a container's transport events (`sort`).
 const EVENT_SORTS: [&str; 4] = ["timestamp", "-timestamp", "created_at", "-created_at"];
-
-/// Several containers at once (a bulk update's answer), with what they include.
-#[derive(Debug, Serialize)]
-struct Updated {
-    data: Vec<Value>,
-    included: Vec<Value>,
-}
 
 /// This module's operations, each declared with its route and handler.
 pub fn routes() -> Routes {

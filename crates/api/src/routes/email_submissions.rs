@@ -99,7 +99,7 @@ pub async fn create(
     let (data, included) = render(&state, &caller, &row, true).await?;
     let mut doc = JsonApi::single(data, included);
     if !e.skipped.is_empty() {
-        doc.0["meta"] = serde_json::to_value(Skipped {
+        doc.tree_mut()["meta"] = serde_json::to_value(Skipped {
             skipped_attachments: &e.skipped,
         })
         .unwrap_or_default();

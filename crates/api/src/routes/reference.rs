@@ -284,7 +284,7 @@ async fn future(
         })
         .collect();
     let mut doc = JsonApi::single(v.to_value(), vec![]);
-    doc.0["links"] = Value::from(crate::jsonapi::SelfLink::to(format!(
+    doc.tree_mut()["links"] = Value::from(crate::jsonapi::SelfLink::to(format!(
         "/v2/vessels/{id}/future_positions"
     )));
     Ok(doc)

@@ -115,8 +115,7 @@ pub async fn list(
             page,
             &found.listed,
             sorted,
-            data,
-            included,
+            crate::jsonapi::Rows::Trees(data, included),
         ))
     };
     state

@@ -42,6 +42,8 @@ struct Template {
     route: Value,
     shipment_state: Value,
     container_state: Value,
+    /// The merge's records, stored beside the state.
+    container_records: Value,
     current_status: String,
     ready_for_pickup: bool,
     pickup_lfd_us: Option<i64>,
@@ -93,8 +95,8 @@ async fn template(db: &Db) -> Res<Template> {
     .bind(account.id)
     .fetch_one(p)
     .await?);
-    let container: (Json<Value>, String, bool, Option<i64>) = on_db!(db, p => sqlx::query_as(
-        "SELECT state, current_status, ready_for_pickup, pickup_lfd_us FROM containers WHERE account_id = $1 LIMIT 1",
+    let container: (Json<Value>, String, bool, Option<i64>, Json<Value>) = on_db!(db, p => sqlx::query_as(
+        "SELECT state, current_status, ready_for_pickup, pickup_lfd_us, records FROM containers WHERE account_id = $1 LIMIT 1",
     )
     .bind(account.id)
     .fetch_one(p)
@@ -105,6 +107,7 @@ async fn template(db: &Db) -> Res<Template> {
         route: shipment.2.0,
         shipment_state: shipment.3.0,
         container_state: container.0.0,
+        container_records: container.4.0,
         current_status: container.1,
         ready_for_pickup: container.2,
         pickup_lfd_us: container.3,
@@ -156,8 +159,8 @@ async fn insert_containers(
     rows: &[(Uuid, Uuid, Uuid, String, i64)],
 ) -> Res<()> {
     let sql = format!(
-        "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, pod_terminal) VALUES {}",
-        placeholders(rows.len(), 13)
+        "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, pod_terminal, records) VALUES {}",
+        placeholders(rows.len(), 14)
     );
     // the column the tracking writer keeps beside the state
     let terminal = t.container_state["pod_terminal"]
@@ -180,7 +183,8 @@ async fn insert_containers(
                 .bind(true)
                 .bind(*at)
                 .bind(*at)
-                .bind(terminal.clone());
+                .bind(terminal.clone())
+                .bind(Json(t.container_records.clone()));
         }
         q.execute(p).await.map(|_| ())?
     });

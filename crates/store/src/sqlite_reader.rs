@@ -68,7 +68,9 @@ impl SqliteReader {
             },
         };
         let answer = read(&conn);
-        if let Ok(mut idle) = self.idle.lock()
+        // a connection left inside a transaction (its end failed) is not used again
+        if conn.is_autocommit()
+            && let Ok(mut idle) = self.idle.lock()
             && idle.len() < KEEP_IDLE
         {
             idle.push(conn);
@@ -110,6 +112,24 @@ fn open(path: &std::path::Path) -> rusqlite::Result<Connection> {
     conn.pragma_update(None, "cache_size", -8192)?;
     conn.set_prepared_statement_cache_capacity(16);
     Ok(conn)
+}
+
+/// Runs `reads` in one read transaction on `conn`: they see one snapshot of the database,
+/// and SQLite takes and drops its shared lock once rather than once a statement.
+pub(crate) fn snapshot<T>(
+    conn: &Connection,
+    reads: impl FnOnce() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.prepare_cached("BEGIN")?.execute([])?;
+    let answer = reads();
+    // ending a read transaction cannot lose anything; a connection whose end failed is not
+    // kept (`SqliteReader::read`)
+    let ended = conn
+        .prepare_cached("COMMIT")
+        .and_then(|mut s| s.execute([]));
+    let answer = answer?;
+    ended?;
+    Ok(answer)
 }
 
 /// A JSON text column.

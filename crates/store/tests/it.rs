@@ -1192,6 +1192,23 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
             (keys(&state), keys(&records))
         }
     };
+    let voyage: (String, String) = boxtrack_store::on_db!(&db, p => {
+        let sql = match db.backend() {
+            boxtrack_store::Backend::Sqlite => "SELECT state, records FROM shipments WHERE id = $1",
+            boxtrack_store::Backend::Postgres => "SELECT state::text, records::text FROM shipments WHERE id = $1",
+        };
+        sqlx::query_as(sql).bind(shipment).fetch_one(p).await.unwrap()
+    });
+    assert!(
+        !voyage.0.contains("\"estimates\"") && voyage.1.contains("\"estimates\""),
+        "{voyage:?}"
+    );
+    let shown_shipment = reads::shipment(&db, owner.id, shipment)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(shown_shipment.state.0.estimates.is_empty());
+    assert!(shown_shipment.state.0.pod_eta_us.is_some());
     let (state_keys, record_keys) = stored(&db).await;
     for k in ["milestones", "estimates", "provenance"] {
         assert!(
@@ -1249,6 +1266,24 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
             .latest(Milestone::VesselLoaded, Place::Origin)
             .is_none()
     );
+    let voyage_read = |db: &Db| {
+        let db = db.clone();
+        async move {
+            let (state, records): (String, String) = boxtrack_store::on_db!(&db, p => {
+                let sql = match db.backend() {
+                    boxtrack_store::Backend::Sqlite => "SELECT state, records FROM shipments WHERE id = $1",
+                    boxtrack_store::Backend::Postgres => "SELECT state::text, records::text FROM shipments WHERE id = $1",
+                };
+                sqlx::query_as(sql).bind(shipment).fetch_one(p).await.unwrap()
+            });
+            assert!(!state.contains("\"estimates\""), "{state}");
+            (
+                serde_json::from_str::<ShipmentState>(&state).unwrap(),
+                serde_json::from_str::<boxtrack_core::tracking::VoyageRecords>(&records).unwrap(),
+            )
+        }
+    };
+    let voyage_before = voyage_read(&db).await;
     // a state stored whole, as before migration 45, is moved apart by it
     let (migration, whole_json) = match db.backend() {
         boxtrack_store::Backend::Sqlite => (
@@ -1260,15 +1295,33 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
             serde_json::to_string(&after.state.0).unwrap(),
         ),
     };
-    let update = &migration[migration.find("UPDATE").unwrap()..];
+    // the migration's data moves (its statements after the columns were added)
+    let updates: Vec<String> = migration
+        .split(';')
+        .map(|st| {
+            st.lines()
+                .filter(|l| !l.trim_start().starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .filter(|st| st.trim_start().starts_with("UPDATE"))
+        .collect();
+    assert_eq!(updates.len(), 2, "{updates:?}");
     boxtrack_store::on_db!(&db, p => {
         let set = match db.backend() {
             boxtrack_store::Backend::Sqlite => "UPDATE containers SET state = $1, records = '{}' WHERE id = $2",
             boxtrack_store::Backend::Postgres => "UPDATE containers SET state = $1::jsonb, records = '{}' WHERE id = $2",
         };
         sqlx::query(set).bind(&whole_json).bind(container).execute(p).await.unwrap();
+        let whole_voyage = match db.backend() {
+            boxtrack_store::Backend::Sqlite => "UPDATE shipments SET state = json_patch(state, records), records = '{}' WHERE id = $1",
+            boxtrack_store::Backend::Postgres => "UPDATE shipments SET state = state || records, records = '{}' WHERE id = $1",
+        };
+        sqlx::query(whole_voyage).bind(shipment).execute(p).await.unwrap();
         assert!(reads::container(&db, owner.id, container).await.unwrap().unwrap().state.0.withdrawn.contains("ev-load"));
-        sqlx::raw_sql(sqlx::AssertSqlSafe(update.to_string())).execute(p).await.unwrap();
+        for update in &updates {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(update.clone())).execute(p).await.unwrap();
+        }
     });
     let (state_keys, _) = stored(&db).await;
     assert!(
@@ -1281,4 +1334,8 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
         .unwrap()
         .unwrap();
     assert_eq!(moved.state.0, after.state.0);
+    let (voyage_state, voyage_records) = voyage_read(&db).await;
+    assert!(!voyage_records.estimates.is_empty());
+    assert!(voyage_state.pod_eta_us.is_some());
+    assert_eq!((voyage_state, voyage_records), voyage_before);
 }

@@ -989,6 +989,28 @@ mod tests {
         assert!(back.milestones.is_empty() && back.provenance.is_empty());
         back.put_records(serde_json::from_value(records_json).unwrap_or_default());
         assert_eq!(back, full);
+        // and the shipment's voyage records the same way (before the departure is withdrawn)
+        let voyage = merge(
+            &ContainerState::default(),
+            &ShipmentState::default(),
+            &batch[..4],
+            ALL,
+        )
+        .shipment;
+        assert!(!voyage.milestones.is_empty() && !voyage.estimates.is_empty());
+        let mut light = voyage.clone();
+        let records = light.take_records();
+        let light_json = serde_json::to_value(&light).unwrap_or_default();
+        let records_json = serde_json::to_value(&records).unwrap_or_default();
+        let (l, r) = (keys(&light_json), keys(&records_json));
+        assert!(l.is_disjoint(&r));
+        assert_eq!(
+            &l | &r,
+            keys(&serde_json::to_value(&voyage).unwrap_or_default())
+        );
+        let mut back: ShipmentState = serde_json::from_value(light_json).unwrap_or_default();
+        back.put_records(serde_json::from_value(records_json).unwrap_or_default());
+        assert_eq!(back, voyage);
     }
 
     #[test]

@@ -522,6 +522,36 @@ pub struct ShipmentState {
     pub estimates: Book,
 }
 
+/// The merge's working records of a shipment: its voyage's milestone and estimate records
+/// with the reports behind them, stored apart from the rest of its state as a container's
+/// are ([`MergeRecords`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VoyageRecords {
+    /// [`ShipmentState::milestones`].
+    #[serde(skip_serializing_if = "Book::is_empty")]
+    pub milestones: Book,
+    /// [`ShipmentState::estimates`].
+    #[serde(skip_serializing_if = "Book::is_empty")]
+    pub estimates: Book,
+}
+
+impl ShipmentState {
+    /// Moves the merge's records out, leaving the state its resource is shown from.
+    pub fn take_records(&mut self) -> VoyageRecords {
+        VoyageRecords {
+            milestones: std::mem::take(&mut self.milestones),
+            estimates: std::mem::take(&mut self.estimates),
+        }
+    }
+
+    /// Puts the merge's records back (read apart from the rest of the state).
+    pub fn put_records(&mut self, r: VoyageRecords) {
+        self.milestones = r.milestones;
+        self.estimates = r.estimates;
+    }
+}
+
 /// A transport event to record (and to notify).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TransportEvent {

@@ -9,3 +9,11 @@ UPDATE containers SET
                WHERE key IN ('seen_events', 'milestones', 'estimates', 'provenance', 'withdrawn')),
     state = state - ARRAY['seen_events', 'milestones', 'estimates', 'provenance', 'withdrawn']
 WHERE state ?| ARRAY['seen_events', 'milestones', 'estimates', 'provenance', 'withdrawn'];
+
+-- The same for a shipment: its voyage's milestone and estimate records (`VoyageRecords`).
+ALTER TABLE shipments ADD COLUMN records JSONB NOT NULL DEFAULT '{}';
+UPDATE shipments SET
+    records = (SELECT jsonb_object_agg(key, value) FROM jsonb_each(shipments.state)
+               WHERE key IN ('milestones', 'estimates')),
+    state = state - ARRAY['milestones', 'estimates']
+WHERE state ?| ARRAY['milestones', 'estimates'];

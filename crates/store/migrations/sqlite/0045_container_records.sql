@@ -9,3 +9,11 @@ UPDATE containers SET
     state = json_remove(state, '$.seen_events', '$.milestones', '$.estimates', '$.provenance', '$.withdrawn')
 WHERE EXISTS (SELECT 1 FROM json_each(containers.state)
               WHERE key IN ('seen_events', 'milestones', 'estimates', 'provenance', 'withdrawn'));
+
+-- The same for a shipment: its voyage's milestone and estimate records (`VoyageRecords`).
+ALTER TABLE shipments ADD COLUMN records TEXT NOT NULL DEFAULT '{}';
+UPDATE shipments SET
+    records = (SELECT json_group_object(key, json(value)) FROM json_each(shipments.state)
+               WHERE key IN ('milestones', 'estimates')),
+    state = json_remove(state, '$.milestones', '$.estimates')
+WHERE EXISTS (SELECT 1 FROM json_each(shipments.state) WHERE key IN ('milestones', 'estimates'));

@@ -36,7 +36,9 @@ pub struct ShipmentRow {
     pub tags: Json<Vec<String>>,
     /// Ports.
     pub route: Json<Route>,
-    /// Merged carrier view.
+    /// Merged carrier view, as its resource shows it: without the voyage's milestone and
+    /// estimate records ([`boxtrack_core::tracking::VoyageRecords`], empty here), which only
+    /// the merge reads.
     pub state: Json<ShipmentState>,
     /// When tracking stopped.
     pub tracking_stopped_us: Option<i64>,
@@ -220,12 +222,15 @@ pub async fn container_and_shipment(
 ) -> Result<Option<(ContainerRow, Option<ShipmentRow>)>> {
     match db {
         Db::Sqlite(..) => {
+            // both in one read transaction: one snapshot, and one lock taken instead of two
             let both = in_place(db, |c| {
-                let Some(row) = sqlite_reader::container(c, account_id, id)? else {
-                    return Ok(None);
-                };
-                let shipment = sqlite_reader::shipment(c, account_id, row.shipment_id)?;
-                Ok(Some((row, shipment)))
+                sqlite_reader::snapshot(c, || {
+                    let Some(row) = sqlite_reader::container(c, account_id, id)? else {
+                        return Ok(None);
+                    };
+                    let shipment = sqlite_reader::shipment(c, account_id, row.shipment_id)?;
+                    Ok(Some((row, shipment)))
+                })
             });
             if let Some(read) = both {
                 return read;

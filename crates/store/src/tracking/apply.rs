@@ -10,6 +10,7 @@ use boxtrack_core::tracking::rules::{
 };
 use boxtrack_core::tracking::{
     Change, ContainerState, MergeRecords, Observation, Route, ShipmentState, TransportEvent,
+    VoyageRecords,
 };
 use serde_json::{Value, json};
 use sqlx::types::Json;
@@ -25,7 +26,9 @@ struct StateRow {
     /// The whole state: the merge's records are put back into it as it is read.
     state: Json<ContainerState>,
     records: Json<MergeRecords>,
+    /// The shipment's whole state, its records put back as it is read.
     shipment_state: Json<ShipmentState>,
+    shipment_records: Json<VoyageRecords>,
     route: Json<Route>,
     scac: String,
     /// Still tracked.
@@ -141,7 +144,7 @@ async fn read_states(
         let mut marks = Marks::new(tx.backend());
         let account = marks.one();
         let mut sql = format!(
-            "SELECT c.id, c.shipment_id, c.state, c.records, s.state AS shipment_state, s.route, s.scac, c.active, s.stopped_reason FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
+            "SELECT c.id, c.shipment_id, c.state, c.records, s.state AS shipment_state, s.records AS shipment_records, s.route, s.scac, c.active, s.stopped_reason FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
             marks.list(chunk.len())
         );
         if matches!(tx, Tx::Postgres(_)) {
@@ -158,6 +161,8 @@ async fn read_states(
         rows.extend(found.into_iter().map(|mut r| {
             let records = std::mem::take(&mut r.records.0);
             r.state.0.put_records(records);
+            let voyage = std::mem::take(&mut r.shipment_records.0);
+            r.shipment_state.0.put_records(voyage);
             (r.id, r)
         }));
     }
@@ -276,7 +281,8 @@ struct Plan {
     /// The last state of each changed container.
     containers: Vec<ContainerUpdate>,
     /// The shipments whose state changed.
-    shipments: Vec<(Uuid, ShipmentState)>,
+    /// Each changed shipment's state and, apart, its records.
+    shipments: Vec<(Uuid, ShipmentState, VoyageRecords)>,
     /// New transport events.
     transport: Vec<NewTransport>,
     /// Transport events updated in place.
@@ -349,7 +355,10 @@ fn merge_all(
     plan.shipments = shipments
         .into_iter()
         .filter(|(_, (before, after, _))| before != after)
-        .map(|(id, (_, after, _))| (id, after))
+        .map(|(id, (_, mut after, _))| {
+            let records = after.take_records();
+            (id, after, records)
+        })
         .collect();
     Ok(plan)
 }
@@ -443,20 +452,24 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
 }
 
 /// Writes the shipments whose state changed.
-async fn write_shipments(tx: &mut Tx, changed: &[(Uuid, ShipmentState)], now: i64) -> Result<()> {
+async fn write_shipments(
+    tx: &mut Tx,
+    changed: &[(Uuid, ShipmentState, VoyageRecords)],
+    now: i64,
+) -> Result<()> {
     for chunk in changed.chunks(CHUNK) {
         let mut marks = Marks::new(tx.backend());
         let at = marks.one();
         let sql = format!(
-            "UPDATE shipments SET state = v.state, arrived_us = v.arrived, updated_us = {at} \
-             FROM (SELECT column1 AS id, column2 AS state, column3 AS arrived FROM (VALUES {}) AS t) AS v WHERE shipments.id = v.id",
-            marks.rows(chunk.len(), 3)
+            "UPDATE shipments SET state = v.state, records = v.records, arrived_us = v.arrived, updated_us = {at} \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS arrived FROM (VALUES {}) AS t) AS v WHERE shipments.id = v.id",
+            marks.rows(chunk.len(), 4)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(now);
-            for (id, st) in chunk {
-                q = q.bind(*id).bind(Json(st)).bind(st.pod_ata_us);
+            for (id, st, records) in chunk {
+                q = q.bind(*id).bind(Json(st)).bind(Json(records)).bind(st.pod_ata_us);
             }
             q.execute(x).await.map(|_| ())?
         });

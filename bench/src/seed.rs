@@ -41,6 +41,8 @@ struct Template {
     pod_locode: Option<String>,
     route: Value,
     shipment_state: Value,
+    /// The voyage's records, stored beside the shipment's state.
+    shipment_records: Value,
     container_state: Value,
     /// The merge's records, stored beside the state.
     container_records: Value,
@@ -89,8 +91,14 @@ async fn template(db: &Db) -> Res<Template> {
         // one simulated hour per real second: the processor plays the journey by the clock
         worker.tick(start + step.at_h * 1_000_000).await?;
     }
-    let shipment: (String, Option<String>, Json<Value>, Json<Value>) = on_db!(db, p => sqlx::query_as(
-        "SELECT scac, pod_locode, route, state FROM shipments WHERE account_id = $1",
+    let shipment: (
+        String,
+        Option<String>,
+        Json<Value>,
+        Json<Value>,
+        Json<Value>,
+    ) = on_db!(db, p => sqlx::query_as(
+        "SELECT scac, pod_locode, route, state, records FROM shipments WHERE account_id = $1",
     )
     .bind(account.id)
     .fetch_one(p)
@@ -106,6 +114,7 @@ async fn template(db: &Db) -> Res<Template> {
         pod_locode: shipment.1,
         route: shipment.2.0,
         shipment_state: shipment.3.0,
+        shipment_records: shipment.4.0,
         container_state: container.0.0,
         container_records: container.4.0,
         current_status: container.1,
@@ -127,8 +136,8 @@ fn placeholders(rows: usize, cols: usize) -> String {
 /// One batch of shipments: `(id, account, number, updated_us)`.
 async fn insert_shipments(db: &Db, t: &Template, rows: &[(Uuid, Uuid, String, i64)]) -> Res<()> {
     let sql = format!(
-        "INSERT INTO shipments (id, account_id, bill_of_lading_number, scac, pod_locode, ref_numbers, tags, route, state, created_us, updated_us) VALUES {}",
-        placeholders(rows.len(), 11)
+        "INSERT INTO shipments (id, account_id, bill_of_lading_number, scac, pod_locode, ref_numbers, tags, route, state, created_us, updated_us, records) VALUES {}",
+        placeholders(rows.len(), 12)
     );
     let empty: Json<Vec<String>> = Json(vec![]);
     on_db!(db, p => {
@@ -145,7 +154,8 @@ async fn insert_shipments(db: &Db, t: &Template, rows: &[(Uuid, Uuid, String, i6
                 .bind(Json(t.route.clone()))
                 .bind(Json(t.shipment_state.clone()))
                 .bind(*at)
-                .bind(*at);
+                .bind(*at)
+                .bind(Json(t.shipment_records.clone()));
         }
         q.execute(p).await.map(|_| ())?
     });

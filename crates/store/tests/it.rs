@@ -1094,6 +1094,16 @@ async fn a_container_and_its_shipment_are_read_together() {
     );
 }
 
+/// The `state` and `records` columns of row `id` of `table`, as text.
+async fn state_and_records(db: &Db, table: &str, id: uuid::Uuid) -> (String, String) {
+    let cast = match db.backend() {
+        boxtrack_store::Backend::Sqlite => "state, records",
+        boxtrack_store::Backend::Postgres => "state::text, records::text",
+    };
+    let sql = format!("SELECT {cast} FROM {table} WHERE id = $1");
+    boxtrack_store::on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_one(p).await.unwrap())
+}
+
 /// The merge keeps its records (milestones, estimates, provenance, withdrawn ids) in the
 /// container's `records` column: a read to show the container has none of them, a whole read
 /// and the next merge have them all, and migration 45 moves a state written whole before it
@@ -1178,13 +1188,7 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
     let stored = |db: &Db| {
         let db = db.clone();
         async move {
-            let (state, records): (String, String) = boxtrack_store::on_db!(&db, p => {
-                let sql = match db.backend() {
-                    boxtrack_store::Backend::Sqlite => "SELECT state, records FROM containers WHERE id = $1",
-                    boxtrack_store::Backend::Postgres => "SELECT state::text, records::text FROM containers WHERE id = $1",
-                };
-                sqlx::query_as(sql).bind(container).fetch_one(p).await.unwrap()
-            });
+            let (state, records) = state_and_records(&db, "containers", container).await;
             let keys = |text: &str| -> Vec<String> {
                 let v: serde_json::Value = serde_json::from_str(text).unwrap();
                 v.as_object().unwrap().keys().cloned().collect()
@@ -1192,13 +1196,7 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
             (keys(&state), keys(&records))
         }
     };
-    let voyage: (String, String) = boxtrack_store::on_db!(&db, p => {
-        let sql = match db.backend() {
-            boxtrack_store::Backend::Sqlite => "SELECT state, records FROM shipments WHERE id = $1",
-            boxtrack_store::Backend::Postgres => "SELECT state::text, records::text FROM shipments WHERE id = $1",
-        };
-        sqlx::query_as(sql).bind(shipment).fetch_one(p).await.unwrap()
-    });
+    let voyage = state_and_records(&db, "shipments", shipment).await;
     assert!(
         !voyage.0.contains("\"estimates\"") && voyage.1.contains("\"estimates\""),
         "{voyage:?}"
@@ -1269,13 +1267,7 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
     let voyage_read = |db: &Db| {
         let db = db.clone();
         async move {
-            let (state, records): (String, String) = boxtrack_store::on_db!(&db, p => {
-                let sql = match db.backend() {
-                    boxtrack_store::Backend::Sqlite => "SELECT state, records FROM shipments WHERE id = $1",
-                    boxtrack_store::Backend::Postgres => "SELECT state::text, records::text FROM shipments WHERE id = $1",
-                };
-                sqlx::query_as(sql).bind(shipment).fetch_one(p).await.unwrap()
-            });
+            let (state, records) = state_and_records(&db, "shipments", shipment).await;
             assert!(!state.contains("\"estimates\""), "{state}");
             (
                 serde_json::from_str::<ShipmentState>(&state).unwrap(),

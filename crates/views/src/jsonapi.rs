@@ -115,11 +115,6 @@ pub struct Included {
 }
 
 impl Included {
-    /// Whether the `kind` resource `id` is included already.
-    pub fn has(&self, kind: &str, id: &str) -> bool {
-        self.keys.contains(&(kind.to_string(), id.to_string()))
-    }
-
     /// Adds a typed resource, made by `make` only when its id is not included yet.
     pub fn typed<K: Kind>(&mut self, id: uuid::Uuid, make: impl FnOnce() -> Resource<K>) {
         if self.keys.insert((K::TYPE.to_string(), id.to_string())) {

@@ -104,12 +104,9 @@ where
                 id
             }
         };
-        let span = tracing::info_span!(
-            "request",
-            method = %req.method(),
-            path = %req.uri().path(),
-            request_id = %id.to_str().unwrap_or_default()
-        );
+        // the id alone: a line written inside the request names it, and the request's
+        // access line (same id) gives its method, route, status and account
+        let span = tracing::info_span!("request", request_id = %id.to_str().unwrap_or_default());
         Box::pin(
             async move {
                 let s = &state;

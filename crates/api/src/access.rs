@@ -9,7 +9,28 @@
 //! (logged as warnings), the line is a `tracing` event. Either way the log level decides:
 //! the sink writes only while `boxtrack::access` is enabled at `info`.
 
+use axum::http::HeaderValue;
 use uuid::Uuid;
+
+tokio::task_local! {
+    /// The id of the request the current task is handling.
+    static REQUEST_ID: HeaderValue;
+}
+
+/// Runs `answer` as the handling of the request `id`: a log line written while it runs can
+/// name the request ([`request_id`]).
+pub fn in_request<F: std::future::Future>(
+    id: HeaderValue,
+    answer: F,
+) -> impl std::future::Future<Output = F::Output> {
+    REQUEST_ID.scope(id, answer)
+}
+
+/// Calls `f` with the id of the request being handled, if any (outside [`in_request`], or in a
+/// task it spawned, there is none). An id that is not visible ASCII is given as `?`.
+pub fn request_id<R>(f: impl FnOnce(&str) -> R) -> Option<R> {
+    REQUEST_ID.try_with(|id| f(id.to_str().unwrap_or("?"))).ok()
+}
 
 /// One request, as its access line says it.
 #[derive(Debug, Clone, Copy)]

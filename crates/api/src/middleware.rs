@@ -8,7 +8,6 @@ use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tower::ServiceExt;
-use tracing::Instrument;
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -42,7 +41,7 @@ pub fn note_account(extensions: &axum::http::Extensions, id: uuid::Uuid) {
 /// The process-wide work on every request, as one service around the router (a layer of
 /// its own costs a clone of the service and a future wrapped around the next per request,
 /// BENCHMARKS.md): credentials marked sensitive, the request id (the client's
-/// `x-request-id`, or a new UUID; sent back on the response), the request's tracing span, and
+/// `x-request-id`, or a new UUID; sent back on the response), the request's id kept for its log lines ([`crate::access::in_request`]), and
 /// from the outside in [`track`] (times and counts the request and writes its access line),
 /// [`gate`] (refuses it at once while the database is known to be away) and [`deadline`]
 /// (abandons it past the request timeout).
@@ -104,23 +103,20 @@ where
                 id
             }
         };
-        // the id alone: a line written inside the request names it, and the request's
-        // access line (same id) gives its method, route, status and account
-        let span = tracing::info_span!("request", request_id = %id.to_str().unwrap_or_default());
-        Box::pin(
-            async move {
-                let s = &state;
-                let mut res = track(s, req, move |req| async move {
-                    gate(s, req, move |req| deadline(s, inner.oneshot(req))).await
-                })
-                .await;
-                if !res.headers().contains_key(REQUEST_ID) {
-                    res.headers_mut().insert(REQUEST_ID, id);
-                }
-                Ok(res)
+        // a line written while the request is handled names it by its id alone; the
+        // request's access line (same id) gives its method, route, status and account
+        let scope = id.clone();
+        Box::pin(crate::access::in_request(scope, async move {
+            let s = &state;
+            let mut res = track(s, req, move |req| async move {
+                gate(s, req, move |req| deadline(s, inner.oneshot(req))).await
+            })
+            .await;
+            if !res.headers().contains_key(REQUEST_ID) {
+                res.headers_mut().insert(REQUEST_ID, id);
             }
-            .instrument(span),
-        )
+            Ok(res)
+        }))
     }
 }
 

@@ -5,6 +5,7 @@ mod admin;
 mod backup;
 mod client;
 mod config;
+mod logformat;
 mod logwriter;
 mod mcp;
 mod server;
@@ -225,7 +226,8 @@ fn settings(
     )
 }
 
-/// Logs to standard error, written off the request path ([`logwriter`]): the `log_level`
+/// Logs to standard error, written off the request path ([`logwriter`]), each line written
+/// while a request is handled naming it ([`logformat`]): the `log_level`
 /// setting, else `RUST_LOG`, else `default_level`.
 fn init_logs(format: config::LogFormat, level: Option<&str>, default_level: &str) {
     let filter = match level {
@@ -233,13 +235,22 @@ fn init_logs(format: config::LogFormat, level: Option<&str>, default_level: &str
         None => tracing_subscriber::EnvFilter::try_from_default_env()
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
     };
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(logwriter::stderr())
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+        .with_ansi(ansi);
+    // a line written while a request is handled names it (logformat)
     let _ = match format {
-        config::LogFormat::Json => builder.json().with_span_list(false).try_init(),
-        config::LogFormat::Text => builder.try_init(),
+        config::LogFormat::Json => builder
+            .json()
+            .with_span_list(false)
+            .map_event_format(|f| logformat::RequestScoped::new(f, true))
+            .try_init(),
+        config::LogFormat::Text => builder
+            // the format itself colours: a request's lines are formatted apart first
+            .map_event_format(|f| logformat::RequestScoped::new(f.with_ansi(ansi), false))
+            .try_init(),
     };
 }
 

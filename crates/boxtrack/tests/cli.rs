@@ -3160,6 +3160,18 @@ async fn serve_logs_each_request_and_never_a_secret() {
             && field(l, "account") == account.as_str()),
         "MCP calls are logged with their account: {logs}"
     );
+    // a line written while a request is handled names it, as the request span did
+    let ids: std::collections::HashSet<&Value> = lines
+        .iter()
+        .filter(|l| l["target"] == "boxtrack::access")
+        .map(|l| &l["fields"]["request_id"])
+        .collect();
+    let in_requests: Vec<&Value> = lines.iter().filter(|l| l.get("span").is_some()).collect();
+    assert!(!in_requests.is_empty(), "no line names its request: {logs}");
+    for l in in_requests {
+        assert_eq!(l["span"]["name"], "request", "{l}");
+        assert!(ids.contains(&l["span"]["request_id"]), "{l}");
+    }
     assert!(
         lines
             .iter()

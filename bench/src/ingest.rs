@@ -157,12 +157,21 @@ async fn plain_inserts(b: &Baseline<'_>, table: &str, cols: &[&str], rows: usize
     while done < rows {
         let n = per_stmt.min(rows - done);
         let mut sql = format!("INSERT INTO {table} ({}) VALUES ", cols.join(", "));
+        // numbered on PostgreSQL; anonymous on SQLite, where sqlx binds a numbered parameter
+        // by a linear scan of the statement's names (O(n²) a statement, as the pipeline's
+        // `Marks` avoids; the baseline paid it until 2026-12-04)
+        let numbered = db.backend() == boxtrack_store::Backend::Postgres;
         let mut p = 0;
         for r in 0..n {
             sql.push_str(if r == 0 { "(" } else { ", (" });
             for c in 0..cols.len() {
                 p += 1;
-                sql.push_str(&format!("{}${p}", if c == 0 { "" } else { ", " }));
+                sql.push_str(if c == 0 { "" } else { ", " });
+                if numbered {
+                    sql.push_str(&format!("${p}"));
+                } else {
+                    sql.push('?');
+                }
             }
             sql.push(')');
         }

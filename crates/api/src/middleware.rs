@@ -41,8 +41,9 @@ pub fn note_account(extensions: &axum::http::Extensions, id: uuid::Uuid) {
 /// The process-wide work on every request, as one service around the router (a layer of
 /// its own costs a clone of the service and a future wrapped around the next per request,
 /// BENCHMARKS.md): credentials marked sensitive, the request id (the client's
-/// `x-request-id`, or a new UUID; sent back on the response), the request's id kept for its log lines ([`crate::access::in_request`]), and
-/// from the outside in [`track`] (times and counts the request and writes its access line),
+/// `x-request-id`, or a new UUID; sent back on the response, and kept for the lines logged
+/// while the request is handled, [`crate::access::in_request`]), and from the outside in
+/// [`track`] (times and counts the request and writes its access line),
 /// [`gate`] (refuses it at once while the database is known to be away) and [`deadline`]
 /// (abandons it past the request timeout).
 #[derive(Clone)]

@@ -217,8 +217,8 @@ fn write_round<W: Write>(batch: &[u8], lost: u64, out: &dyn Fn() -> W) {
 }
 
 impl LogWriter {
-    /// Waits (up to `wait`) until every line appended before this call is written.
-    pub fn flush(&self, wait: Duration) {
+    /// Waits (up to `limit`) until every line appended before this call is written.
+    pub fn flush(&self, limit: Duration) {
         if self
             .shared
             .no_writer
@@ -226,7 +226,7 @@ impl LogWriter {
         {
             return;
         }
-        let deadline = Instant::now() + wait;
+        let deadline = Instant::now() + limit;
         let mut p = self.shared.lock();
         let target = p.appended;
         while p.written < target {
@@ -236,10 +236,7 @@ impl LogWriter {
             if left.is_zero() {
                 return;
             }
-            p = match self.shared.written.wait_timeout(p, left) {
-                Ok((g, _)) => g,
-                Err(poisoned) => poisoned.into_inner().0,
-            };
+            p = wait(&self.shared.written, p, Some(left));
         }
     }
 

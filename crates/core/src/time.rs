@@ -6,12 +6,65 @@ use jiff::Timestamp;
 /// e.g. `2026-11-22T08:41:23Z`. Out-of-range inputs are clamped to the representable range.
 pub fn format_micros(us: i64) -> String {
     let secs = us.div_euclid(1_000_000);
+    if let Some(text) = utc_seconds(secs) {
+        let mut out = String::with_capacity(20);
+        // the 19 bytes are ASCII digits and separators
+        out.push_str(std::str::from_utf8(&text).unwrap_or_default());
+        out.push('Z');
+        return out;
+    }
     let ts = Timestamp::from_second(secs).unwrap_or(if secs < 0 {
         Timestamp::MIN
     } else {
         Timestamp::MAX
     });
     ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// The first second of year 9999: [`utc_seconds`] writes the instants before it (jiff's own
+/// range ends a day before year 10000, and past it `format_micros` clamps as jiff does).
+const YEAR_9999: i64 = 253_370_764_800;
+
+/// Unix second `secs` as `YYYY-MM-DDTHH:MM:SS` in UTC, written by arithmetic (no formatter:
+/// every timestamp of every rendered resource goes through here), for instants from 1970
+/// up to the start of year 9999; `None` outside them.
+pub fn utc_seconds(secs: i64) -> Option<[u8; 19]> {
+    if !(0..YEAR_9999).contains(&secs) {
+        return None;
+    }
+    let (days, in_day) = (secs / 86_400, secs % 86_400);
+    let (year, month, day) = civil_from_days(days);
+    let mut text = *b"0000-00-00T00:00:00";
+    let mut put = |at: usize, width: usize, mut n: i64| {
+        for i in (at..at + width).rev() {
+            // `n % 10` is 0..=9
+            text[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+    };
+    put(0, 4, year);
+    put(5, 2, month);
+    put(8, 2, day);
+    put(11, 2, in_day / 3600);
+    put(14, 2, in_day / 60 % 60);
+    put(17, 2, in_day % 60);
+    Some(text)
+}
+
+/// The proleptic Gregorian date (year, month 1–12, day 1–31) of day `days` after
+/// 1970-01-01, for `days >= 0`: counted in 400-year eras of 146,097 days from 0000-03-01,
+/// so that the leap day ends each counted year.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 /// Formats Unix microseconds as the wall-clock time of the IANA zone `zone`, with the zone's
@@ -102,6 +155,49 @@ pub fn parse_http_date(s: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    /// What jiff writes for Unix second `secs`.
+    fn by_jiff(secs: i64) -> String {
+        jiff::Timestamp::from_second(secs)
+            .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+            .unwrap_or_default()
+    }
+
+    proptest! {
+        #[test]
+        fn seconds_are_written_as_jiff_writes_them(secs in 0i64..super::YEAR_9999, micros in 0i64..1_000_000) {
+            prop_assert_eq!(super::format_micros(secs * 1_000_000 + micros), by_jiff(secs));
+        }
+    }
+
+    #[test]
+    fn the_edges_of_days_years_and_the_range_are_written_as_jiff_writes_them() {
+        let at = |iso: &str| super::parse_micros(iso).unwrap() / 1_000_000;
+        for secs in [
+            0,
+            at("1972-02-29T23:59:59Z"),
+            at("2000-02-29T00:00:00Z"),
+            at("2000-12-31T23:59:59Z"),
+            at("2100-03-01T00:00:00Z"),
+            at("2026-12-31T23:59:59Z"),
+            super::YEAR_9999 - 1,
+        ] {
+            for s in secs.saturating_sub(1)..=secs + 1 {
+                assert_eq!(super::format_micros(s * 1_000_000), by_jiff(s), "{s}");
+            }
+        }
+        // before 1970 and past 9999 jiff writes them (clamped at the end of its range)
+        assert_eq!(super::format_micros(-1), "1969-12-31T23:59:59Z");
+        assert_eq!(super::format_micros(-1_000_000), by_jiff(-1));
+        assert_eq!(
+            super::format_micros(i64::MAX),
+            jiff::Timestamp::MAX
+                .strftime("%Y-%m-%dT%H:%M:%SZ")
+                .to_string()
+        );
+    }
+
     #[test]
     fn local_times_follow_the_place_s_clock_across_dst() {
         let at = |iso: &str| super::parse_micros(iso).unwrap();

@@ -139,19 +139,28 @@ pub struct Shown {
     pub container: ContainerRow,
     /// Its shipment (none only if it went away since the container was read).
     pub shipment: Option<ShipmentRow>,
+    /// What the shipment's resource shows of its containers (ids and POD terminals, oldest
+    /// first), when [`show`] was asked for them.
+    pub siblings: Option<Vec<reads::ContainerRef>>,
 }
 
-/// One of the account's containers with its shipment, or `None` when the account has no such
-/// container: `GET /v2/containers/{id}`, the console's container page and MCP's
+/// One of the account's containers with its shipment (and, with `siblings`, what the
+/// shipment's resource shows of its containers, read with them), or `None` when the account
+/// has no such container: `GET /v2/containers/{id}`, the console's container page and MCP's
 /// `get_container` read it so.
-pub async fn show(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Shown>, AppError> {
-    let Some((container, shipment)) = reads::container_and_shipment(db, account_id, id).await?
-    else {
+pub async fn show(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    siblings: bool,
+) -> Result<Option<Shown>, AppError> {
+    let Some(read) = reads::container_and_shipment(db, account_id, id, siblings).await? else {
         return Ok(None);
     };
     Ok(Some(Shown {
-        container,
-        shipment,
+        container: read.container,
+        shipment: read.shipment,
+        siblings: read.siblings,
     }))
 }
 

@@ -1048,7 +1048,8 @@ async fn a_container_and_its_shipment_are_read_together() {
     let party = boxtrack_store::parties::create(&db, owner.id, "Acme Imports")
         .await
         .unwrap();
-    let (request, shipment, container) = (
+    let (request, shipment, container, sibling) = (
+        uuid::Uuid::now_v7(),
         uuid::Uuid::now_v7(),
         uuid::Uuid::now_v7(),
         uuid::Uuid::now_v7(),
@@ -1072,11 +1073,39 @@ async fn a_container_and_its_shipment_are_read_together() {
         sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, pod_terminal) VALUES ($1, $2, $3, 'MSKU1234565', $4, $5, 'available', TRUE, 9, TRUE, 4, 5, 'Y258')")
             .bind(container).bind(owner.id).bind(shipment).bind(empty.clone()).bind(Json(&state))
             .execute(p).await.unwrap();
+        // a sibling made earlier, its terminal not known yet
+        sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us) VALUES ($1, $2, $3, 'MSKU7654321', $4, $5, 'new', FALSE, NULL, TRUE, 3, 3)")
+            .bind(sibling).bind(owner.id).bind(shipment).bind(empty.clone()).bind(Json(ContainerState::default()))
+            .execute(p).await.unwrap();
     });
-    let (c, s) = reads::container_and_shipment(&db, owner.id, container)
+    let read = reads::container_and_shipment(&db, owner.id, container, true)
         .await
         .unwrap()
         .unwrap();
+    let (c, s) = (read.container, read.shipment);
+    // its shipment's containers as the shipment's resource shows them, oldest first, as
+    // read on their own
+    let siblings = read.siblings.unwrap();
+    let shown: Vec<_> = siblings
+        .iter()
+        .map(|r| (r.id, r.shipment_id, r.pod_terminal.as_deref()))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (sibling, shipment, None),
+            (container, shipment, Some("Y258"))
+        ]
+    );
+    let apart = reads::container_refs_of_many(&db, owner.id, &[shipment])
+        .await
+        .unwrap();
+    assert_eq!(format!("{siblings:?}"), format!("{:?}", apart[&shipment]));
+    let without = reads::container_and_shipment(&db, owner.id, container, false)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(without.siblings.is_none());
     let one = reads::container(&db, owner.id, container).await.unwrap();
     let two = reads::shipment(&db, owner.id, shipment).await.unwrap();
     assert_eq!(format!("{:?}", Some(&c)), format!("{:?}", one.as_ref()));
@@ -1087,7 +1116,7 @@ async fn a_container_and_its_shipment_are_read_together() {
     assert_eq!(s.route.0.pod_locode.as_deref(), Some("USLAX"));
     assert_eq!(c.state.0.pod_terminal.as_deref(), Some("Y258"));
     assert!(
-        reads::container_and_shipment(&db, other.id, container)
+        reads::container_and_shipment(&db, other.id, container, true)
             .await
             .unwrap()
             .is_none()

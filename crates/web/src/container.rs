@@ -52,11 +52,12 @@ pub async fn show(
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
-    let (c, shipment) = match boxtrack_app::containers::show(&state.db, s.account_id, id).await {
-        Ok(Some(shown)) => (shown.container, shown.shipment),
-        Ok(None) => return missing(),
-        Err(e) => return crate::common::app_unavailable(e),
-    };
+    let (c, shipment) =
+        match boxtrack_app::containers::show(&state.db, s.account_id, id, false).await {
+            Ok(Some(shown)) => (shown.container, shown.shipment),
+            Ok(None) => return missing(),
+            Err(e) => return crate::common::app_unavailable(e),
+        };
     let found = match gather(&state, s.account_id, &c, raw_page).await {
         Ok(f) => f,
         Err(e) => return unavailable(&e),

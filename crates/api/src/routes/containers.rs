@@ -33,14 +33,22 @@ const INCLUDES: &[&str] = &[
 ];
 const EVENT_INCLUDES: &[&str] = &["shipment", "container", "location", "terminal", "vessel"];
 
-/// The rows as resources with what `includes` asks for, their related rows read from `db`,
-/// each written out (a document of them never becomes a JSON tree); `known` are their
-/// shipments when the caller read them already.
+/// What the caller of [`render`] read already of the rows' shipments.
+#[derive(Default)]
+struct Known<'a> {
+    /// Their shipments.
+    shipments: Option<&'a HashMap<uuid::Uuid, ShipmentRow>>,
+    /// What the shipments' resources show of their containers.
+    refs: Option<HashMap<uuid::Uuid, Vec<reads::ContainerRef>>>,
+}
+
+/// The rows as resources with what `includes` asks for, their related rows read from `db`
+/// unless `known` has them, each written out (a document of them never becomes a JSON tree).
 async fn render(
     db: &boxtrack_store::Db,
     caller: &Caller,
     rows: &[ContainerRow],
-    known: Option<&HashMap<uuid::Uuid, ShipmentRow>>,
+    known: Known<'_>,
     includes: &[String],
 ) -> ApiResult<(Vec<String>, Vec<String>)> {
     use boxtrack_views::jsonapi::{Included, ToMany, written};
@@ -101,26 +109,29 @@ impl<'a> Related<'a> {
         db: &boxtrack_store::Db,
         caller: &Caller,
         rows: &[ContainerRow],
-        known: Option<&'a HashMap<uuid::Uuid, ShipmentRow>>,
+        known: Known<'a>,
         includes: &'a [String],
     ) -> ApiResult<Related<'a>> {
         let account = caller.account.id;
         let mut related = Related {
             includes,
-            known,
+            known: known.shipments,
             read: HashMap::new(),
             siblings_of: HashMap::new(),
             refs_of: HashMap::new(),
             events_of: HashMap::new(),
         };
         let shipment_ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
-        if known.is_none() {
+        if known.shipments.is_none() {
             related.read = reads::shipments_by_id(db, account, &shipment_ids).await?;
         }
         if related.asks("shipment.containers") {
             related.siblings_of = reads::containers_of_many(db, account, &shipment_ids).await?;
         } else if related.asks_shipment() {
-            related.refs_of = reads::container_refs_of_many(db, account, &shipment_ids).await?;
+            related.refs_of = match known.refs {
+                Some(refs) => refs,
+                None => reads::container_refs_of_many(db, account, &shipment_ids).await?,
+            };
         }
         if related.asks("transport_events") {
             let ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.id).collect();
@@ -208,7 +219,11 @@ pub async fn list(
         let sorted = sorted_page(asked.sort(), &page)?;
         let found = boxtrack_app::containers::list(db, caller.account.id, &asked, &page).await?;
         let rows = &found.listed.rows;
-        let (data, included) = render(db, caller, rows, Some(&found.shipments), &includes).await?;
+        let known = Known {
+            shipments: Some(&found.shipments),
+            refs: None,
+        };
+        let (data, included) = render(db, caller, rows, known, &includes).await?;
         Ok(sorted_list_response(
             state.config.public_url.as_deref(),
             headers,
@@ -231,20 +246,24 @@ async fn one(
     id: uuid::Uuid,
     includes: &[String],
 ) -> ApiResult<JsonApi> {
-    let shown = boxtrack_app::containers::show(&state.db, caller.account.id, id)
+    // what the shipment's resource shows of its containers is read with them, unless the
+    // whole containers are included
+    let refs = includes.iter().any(|i| i.starts_with("shipment"))
+        && !includes.iter().any(|i| i == "shipment.containers");
+    let shown = boxtrack_app::containers::show(&state.db, caller.account.id, id, refs)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     let c = shown.container;
-    let known: HashMap<uuid::Uuid, ShipmentRow> =
+    let shipments: HashMap<uuid::Uuid, ShipmentRow> =
         shown.shipment.into_iter().map(|s| (s.id, s)).collect();
-    let (mut data, included) = render(
-        &state.db,
-        caller,
-        std::slice::from_ref(&c),
-        Some(&known),
-        includes,
-    )
-    .await?;
+    let known = Known {
+        shipments: Some(&shipments),
+        refs: shown
+            .siblings
+            .map(|refs| HashMap::from([(c.shipment_id, refs)])),
+    };
+    let (mut data, included) =
+        render(&state.db, caller, std::slice::from_ref(&c), known, includes).await?;
     let this = format!("/v2/containers/{}", c.id);
     Ok(JsonApi::written_single(
         &data.pop().unwrap_or_else(|| "null".into()),
@@ -409,7 +428,7 @@ pub async fn update_many(
     let found = reads::containers_by_id(&state.db, caller.account.id, &ids).await?;
     let rows: Vec<reads::ContainerRow> =
         ids.iter().filter_map(|id| found.get(id).cloned()).collect();
-    let (data, included) = render(&state.db, &caller, &rows, None, &[]).await?;
+    let (data, included) = render(&state.db, &caller, &rows, Known::default(), &[]).await?;
     Ok(JsonApi::written_lists(&[
         ("data", &data),
         ("included", &included),

@@ -371,7 +371,8 @@ pub(super) async fn load(state: &AppState, account: &Account, id: Uuid) -> Resul
     let boxtrack_app::containers::Shown {
         container,
         shipment,
-    } = boxtrack_app::containers::show(&state.db, account.id, id)
+        ..
+    } = boxtrack_app::containers::show(&state.db, account.id, id, false)
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No container found with id {id}. Use search_container to find a container's id by its number."))?;

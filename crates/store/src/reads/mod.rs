@@ -213,39 +213,77 @@ pub async fn container_whole(db: &Db, account_id: Uuid, id: Uuid) -> Result<Opti
     }))
 }
 
-/// One container of an account with its shipment (`None` for the shipment only if it went
-/// away since): one statement on PostgreSQL, one connection in place on SQLite.
+/// One container of an account with its shipment, read together.
+#[derive(Debug)]
+pub struct ContainerAndShipment {
+    /// The container.
+    pub container: ContainerRow,
+    /// Its shipment (`None` only if it went away since).
+    pub shipment: Option<ShipmentRow>,
+    /// What the shipment's resource shows of its containers (oldest first), where asked.
+    pub siblings: Option<Vec<ContainerRef>>,
+}
+
+/// One container of an account with its shipment and, with `siblings`, what the shipment's
+/// resource shows of its containers: one statement on PostgreSQL, one read transaction on a
+/// connection in place on SQLite.
 pub async fn container_and_shipment(
     db: &Db,
     account_id: Uuid,
     id: Uuid,
-) -> Result<Option<(ContainerRow, Option<ShipmentRow>)>> {
+    siblings: bool,
+) -> Result<Option<ContainerAndShipment>> {
     match db {
         Db::Sqlite(..) => {
-            // both in one read transaction: one snapshot, and one lock taken instead of two
-            let both = in_place(db, |c| {
+            // all in one read transaction: one snapshot, and one lock taken instead of three
+            let read = in_place(db, |c| {
                 sqlite_reader::snapshot(c, || {
-                    let Some(row) = sqlite_reader::container(c, account_id, id)? else {
+                    let Some(container) = sqlite_reader::container(c, account_id, id)? else {
                         return Ok(None);
                     };
-                    let shipment = sqlite_reader::shipment(c, account_id, row.shipment_id)?;
-                    Ok(Some((row, shipment)))
+                    let of = container.shipment_id;
+                    let shipment = sqlite_reader::shipment(c, account_id, of)?;
+                    let siblings = match siblings {
+                        true => Some(sqlite_reader::container_refs(c, account_id, &[of])?),
+                        false => None,
+                    };
+                    Ok(Some(ContainerAndShipment {
+                        container,
+                        shipment,
+                        siblings,
+                    }))
                 })
             });
-            if let Some(read) = both {
+            if let Some(read) = read {
                 return read;
             }
             // SQLite was busy: each read again, through the pool while it stays busy
-            let Some(row) = container(db, account_id, id).await? else {
+            let Some(container) = container(db, account_id, id).await? else {
                 return Ok(None);
             };
-            let shipment = shipment(db, account_id, row.shipment_id).await?;
-            Ok(Some((row, shipment)))
+            let of = container.shipment_id;
+            let shipment = shipment(db, account_id, of).await?;
+            let siblings = match siblings {
+                true => container_refs_of_many(db, account_id, &[of])
+                    .await?
+                    .remove(&of)
+                    .or(Some(Vec::new())),
+                false => None,
+            };
+            Ok(Some(ContainerAndShipment {
+                container,
+                shipment,
+                siblings,
+            }))
         }
         Db::Postgres(p) => {
+            // the siblings as two arrays in the same order, read from the covering index on
+            // `shipment_id` (migration 46), when `$3`
             const SQL: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, \
                 s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, \
-                p.company_name AS s_customer_name, t.customer_id AS s_customer_id \
+                p.company_name AS s_customer_name, t.customer_id AS s_customer_id, \
+                CASE WHEN $3 THEN ARRAY(SELECT r.id FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id ORDER BY r.created_us, r.id) END AS sibling_ids, \
+                CASE WHEN $3 THEN ARRAY(SELECT r.pod_terminal FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id ORDER BY r.created_us, r.id) END AS sibling_terminals \
                 FROM containers c \
                 LEFT JOIN shipments s ON s.id = c.shipment_id AND s.account_id = c.account_id \
                 LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id \
@@ -254,15 +292,47 @@ pub async fn container_and_shipment(
             let Some(row) = sqlx::query(SQL)
                 .bind(id)
                 .bind(account_id)
+                .bind(siblings)
                 .fetch_optional(p)
                 .await?
             else {
                 return Ok(None);
             };
             let container = <ContainerRow as sqlx::FromRow<_>>::from_row(&row)?;
-            Ok(Some((container, joined_shipment(&row)?)))
+            let shipment = joined_shipment(&row)?;
+            let siblings = joined_siblings(&row, container.shipment_id)?;
+            Ok(Some(ContainerAndShipment {
+                container,
+                shipment,
+                siblings,
+            }))
         }
     }
+}
+
+/// The siblings of [`container_and_shipment`]'s row (`sibling_ids` and `sibling_terminals`,
+/// in the same order), if they were asked.
+fn joined_siblings(
+    row: &sqlx::postgres::PgRow,
+    shipment_id: Uuid,
+) -> Result<Option<Vec<ContainerRef>>> {
+    use sqlx::Row;
+    let Some(ids) = row.try_get::<Option<Vec<Uuid>>, _>("sibling_ids")? else {
+        return Ok(None);
+    };
+    let terminals: Vec<Option<String>> = row
+        .try_get::<Option<Vec<Option<String>>>, _>("sibling_terminals")?
+        .unwrap_or_default();
+    let mut terminals = terminals.into_iter();
+    Ok(Some(
+        ids.into_iter()
+            .map(|id| ContainerRef {
+                id,
+                shipment_id,
+                pod_terminal: terminals.next().flatten(),
+            })
+            .collect(),
+    ))
 }
 
 /// The shipment's columns of [`container_and_shipment`]'s row (named `s_…`), if it joined.

@@ -206,6 +206,11 @@ async fn plain_inserts(b: &Baseline<'_>, table: &str, cols: &[&str], rows: usize
     Ok(())
 }
 
+/// The allocator `boxtrack` ships with (`crates/boxtrack/src/main.rs`), so that the pipeline
+/// measured here allocates as it does in `serve` and `worker` (and the baseline alike).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> Res<()> {
     let n = arg(1, 100_000);

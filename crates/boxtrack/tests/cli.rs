@@ -1244,6 +1244,19 @@ async fn sim_and_serve_end_to_end() {
             .to_string()
     };
     let lone_id = id_of(lone);
+    // asks for the lone container's sources again and gives the worker a moment (what the
+    // polls after it see is what is looked at, not the refresh's answer)
+    let refresh_lone = || {
+        let asked = api(
+            reqwest::Method::PATCH,
+            format!("/v2/containers/{lone_id}/refresh"),
+        )
+        .send();
+        async move {
+            asked.await.expect("the refresh was answered");
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        }
+    };
     let c: Value = api(reqwest::Method::GET, format!("/v2/containers/{lone_id}"))
         .send()
         .await
@@ -1303,14 +1316,7 @@ async fn sim_and_serve_end_to_end() {
         if attrs["availability_known"] == true {
             break;
         }
-        let _ = api(
-            reqwest::Method::PATCH,
-            format!("/v2/containers/{lone_id}/refresh"),
-        )
-        .send()
-        .await
-        .unwrap();
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        refresh_lone().await;
     }
     assert!(attrs["pod_arrived_at"].is_string(), "{attrs}");
     assert!(attrs["pod_discharged_at"].is_string(), "{attrs}");
@@ -1469,14 +1475,7 @@ async fn sim_and_serve_end_to_end() {
             shown = Some(sources);
             break;
         }
-        let _ = api(
-            reqwest::Method::PATCH,
-            format!("/v2/containers/{lone_id}/refresh"),
-        )
-        .send()
-        .await
-        .unwrap();
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        refresh_lone().await;
     }
     assert!(shown.is_some(), "no injected fault showed in source health");
     let metrics = http

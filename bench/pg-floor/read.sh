@@ -10,7 +10,8 @@
 #   container   the statement `boxtrack_store::reads::container_and_shipment` sends on
 #               PostgreSQL (container, shipment, customer, the shipment's container refs)
 #
-# Each figure is a ceiling for the HTTP read on the same machine; divide by the bare-axum floor
+# Each figure is a ceiling for the HTTP read on the same machine, printed with what PostgreSQL
+# spent on a statement; divide by the bare-axum floor
 # `bench-read` prints to see the share of the floor PostgreSQL leaves room for.
 #
 #   bench/pg-floor/read.sh postgres://root@127.0.0.1:5432/benchdb [SECONDS] [RUNS]   (default 5, 2)
@@ -32,11 +33,23 @@ echo 'SELECT c.id, c.shipment_id, c.number, s.scac FROM containers c LEFT JOIN s
 cat >"$dir/container.sql" <<'SQL'
 SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, p.company_name AS s_customer_name, t.customer_id AS s_customer_id, CASE WHEN :siblings::bool THEN ARRAY(SELECT r.id FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id ORDER BY r.created_us, r.id) END AS sibling_ids, CASE WHEN :siblings::bool THEN ARRAY(SELECT r.pod_terminal FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id ORDER BY r.created_us, r.id) END AS sibling_terminals FROM containers c LEFT JOIN shipments s ON s.id = c.shipment_id AND s.account_id = c.account_id LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id LEFT JOIN parties p ON p.id = t.customer_id WHERE c.id = :cid AND c.account_id = :aid;
 SQL
+# PostgreSQL's CPU: its backends' time, which the postmaster collects as they exit (readable
+# when PostgreSQL runs on this machine and this user may read its /proc entry)
+PM=$(head -1 "$(psql -Atq "$URL" -c 'SHOW data_directory')/postmaster.pid" 2>/dev/null || true)
+TICK=$(getconf CLK_TCK)
+children() { awk '{print $16 + $17}' "/proc/$PM/stat" 2>/dev/null || echo 0; }
 for run in $(seq 1 "$RUNS"); do
   for s in select1 keys container; do
-    tps=$(taskset -c 0 "$PGBENCH" -n -c 32 -j 1 -T "$SECONDS_EACH" -M prepared \
-      -D cid="$CID" -D aid="$AID" -D siblings=true -f "$dir/$s.sql" "$URL" 2>&1 |
-      sed -n 's/^tps = \([0-9]*\).*/\1/p')
-    printf 'run %s  %-10s %8s statements/s\n' "$run" "$s" "${tps:-?}"
+    before=$(children)
+    out=$(taskset -c 0 "$PGBENCH" -n -c 32 -j 1 -T "$SECONDS_EACH" -M prepared \
+      -D cid="$CID" -D aid="$AID" -D siblings=true -f "$dir/$s.sql" "$URL" 2>&1)
+    after=$(children)
+    tps=$(sed -n 's/^tps = \([0-9]*\).*/\1/p' <<<"$out")
+    n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out")
+    cpu='?'
+    if [ -n "$PM" ] && [ "${n:-0}" -gt 0 ] && [ "$after" -gt "$before" ]; then
+      cpu=$(((after - before) * 1000000 / TICK / n))
+    fi
+    printf 'run %s  %-10s %8s statements/s  PostgreSQL CPU %s µs a statement\n' "$run" "$s" "${tps:-?}" "$cpu"
   done
 done

@@ -1200,13 +1200,7 @@ async fn sim_and_serve_end_to_end() {
     // the worker asks the carriers (retrying the injected failures) until both are created
     let mut containers: Vec<Value> = vec![];
     for _ in 0..240 {
-        let doc: Value = api(reqwest::Method::GET, "/v2/tracking_requests".into())
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc: Value = get_json(&http, &base, &key, "/v2/tracking_requests").await;
         let statuses: Vec<&str> = doc["data"]
             .as_array()
             .unwrap()
@@ -1214,13 +1208,7 @@ async fn sim_and_serve_end_to_end() {
             .map(|t| t["attributes"]["status"].as_str().unwrap())
             .collect();
         if statuses.iter().all(|s| *s == "created") {
-            let doc: Value = api(reqwest::Method::GET, "/v2/containers?page[size]=50".into())
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let doc: Value = get_json(&http, &base, &key, "/v2/containers?page[size]=50").await;
             containers = doc["data"].as_array().unwrap().clone();
             break;
         }
@@ -1257,13 +1245,7 @@ async fn sim_and_serve_end_to_end() {
             tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         }
     };
-    let c: Value = api(reqwest::Method::GET, format!("/v2/containers/{lone_id}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let c: Value = get_json(&http, &base, &key, &format!("/v2/containers/{lone_id}")).await;
     assert_eq!(c["data"]["attributes"]["current_status"], "on_ship", "{c}");
     assert!(
         c["data"]["attributes"]["pol_vessel_departed_at"].is_string(),
@@ -1305,13 +1287,7 @@ async fn sim_and_serve_end_to_end() {
     let mut attrs = Value::Null;
     for _ in 0..40 {
         // the terminal feed may have failed on purpose; refresh until it answered
-        let c: Value = api(reqwest::Method::GET, format!("/v2/containers/{lone_id}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let c: Value = get_json(&http, &base, &key, &format!("/v2/containers/{lone_id}")).await;
         attrs = c["data"]["attributes"].clone();
         if attrs["availability_known"] == true {
             break;
@@ -1407,13 +1383,7 @@ async fn sim_and_serve_end_to_end() {
     let imo = sea["vessel_imo"].as_str().unwrap();
     let mut vessel = Value::Null;
     for _ in 0..120 {
-        let v: Value = api(reqwest::Method::GET, format!("/v2/vessels/{imo}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let v: Value = get_json(&http, &base, &key, &format!("/v2/vessels/{imo}")).await;
         vessel = v["data"]["attributes"].clone();
         if vessel.is_null() {
             vessel = v;
@@ -1430,13 +1400,7 @@ async fn sim_and_serve_end_to_end() {
     assert_eq!(vessel["imo"], imo);
 
     // source health: the DCSA carriers were asked
-    let sources: Value = api(reqwest::Method::GET, "/v2/sources".into())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let sources: Value = get_json(&http, &base, &key, "/v2/sources").await;
     let dcsa: Vec<&Value> = sources["data"]
         .as_array()
         .unwrap()
@@ -1454,13 +1418,7 @@ async fn sim_and_serve_end_to_end() {
     // (each refresh asks the terminal and the carrier again).
     let mut shown = None;
     for _ in 0..60 {
-        let sources: Value = api(reqwest::Method::GET, "/v2/sources".into())
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let sources: Value = get_json(&http, &base, &key, "/v2/sources").await;
         let upstream = sources["data"].as_array().unwrap();
         let errors: u64 = upstream
             .iter()

@@ -89,6 +89,17 @@ async fn render(
     Ok((data, included.into_written()))
 }
 
+/// Whether `includes` asks for the containers' shipments (or something of them).
+fn asks_shipment(includes: &[String]) -> bool {
+    includes.iter().any(|i| i.starts_with("shipment"))
+}
+
+/// Whether the shipments' resources show their containers as references (ids and POD
+/// terminals) only: a shipment is included, its whole containers are not.
+fn asks_refs(includes: &[String]) -> bool {
+    asks_shipment(includes) && !includes.iter().any(|i| i == "shipment.containers")
+}
+
 /// The rows a page of containers shows or includes beside them, read once for the page (one
 /// query per relation, not one per row).
 struct Related<'a> {
@@ -127,7 +138,7 @@ impl<'a> Related<'a> {
         }
         if related.asks("shipment.containers") {
             related.siblings_of = reads::containers_of_many(db, account, &shipment_ids).await?;
-        } else if related.asks_shipment() {
+        } else if asks_refs(includes) {
             related.refs_of = match known.refs {
                 Some(refs) => refs,
                 None => reads::container_refs_of_many(db, account, &shipment_ids).await?,
@@ -145,7 +156,7 @@ impl<'a> Related<'a> {
     }
 
     fn asks_shipment(&self) -> bool {
-        self.includes.iter().any(|i| i.starts_with("shipment"))
+        asks_shipment(self.includes)
     }
 
     fn shipments(&self) -> &HashMap<uuid::Uuid, ShipmentRow> {
@@ -246,10 +257,8 @@ async fn one(
     id: uuid::Uuid,
     includes: &[String],
 ) -> ApiResult<JsonApi> {
-    // what the shipment's resource shows of its containers is read with them, unless the
-    // whole containers are included
-    let refs = includes.iter().any(|i| i.starts_with("shipment"))
-        && !includes.iter().any(|i| i == "shipment.containers");
+    // what the shipment's resource shows of its containers is read with them
+    let refs = asks_refs(includes);
     let shown = boxtrack_app::containers::show(&state.db, caller.account.id, id, refs)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;

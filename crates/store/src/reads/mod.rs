@@ -264,10 +264,12 @@ pub async fn container_and_shipment(
             let of = container.shipment_id;
             let shipment = shipment(db, account_id, of).await?;
             let siblings = match siblings {
-                true => container_refs_of_many(db, account_id, &[of])
-                    .await?
-                    .remove(&of)
-                    .or(Some(Vec::new())),
+                true => Some(
+                    container_refs_of_many(db, account_id, &[of])
+                        .await?
+                        .remove(&of)
+                        .unwrap_or_default(),
+                ),
                 false => None,
             };
             Ok(Some(ContainerAndShipment {

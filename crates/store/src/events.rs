@@ -146,7 +146,15 @@ pub async fn append_many(
             seq: first + i as i64,
         })
         .collect();
-    for (chunk_no, chunk) in entries.chunks(200).enumerate() {
+    if let Tx::Postgres(t) = tx {
+        insert_pg(t, account_id, entries, &appended, now_us).await?;
+    }
+    let on_sqlite = if matches!(tx, Tx::Sqlite(_)) {
+        entries
+    } else {
+        &[]
+    };
+    for (chunk_no, chunk) in on_sqlite.chunks(200).enumerate() {
         let sql = format!(
             "INSERT INTO events (account_id, seq, id, event, object_type, object_id, payload, created_us) VALUES {}",
             Marks::new(tx.backend()).rows(chunk.len(), 8)
@@ -167,6 +175,43 @@ pub async fn append_many(
         .collect();
     enqueue(tx, account_id, &refs, now_us).await?;
     Ok(appended)
+}
+
+/// The event log's rows on PostgreSQL as one statement, each column one array parameter
+/// (see `tracking::columns`).
+async fn insert_pg(
+    conn: &mut sqlx::PgConnection,
+    account_id: Uuid,
+    entries: &[NewEvent],
+    appended: &[Appended],
+    now_us: i64,
+) -> Result<()> {
+    let seqs: Vec<i64> = appended.iter().map(|a| a.seq).collect();
+    let ids: Vec<Uuid> = appended.iter().map(|a| a.id).collect();
+    let events: Vec<&str> = entries.iter().map(|e| e.event.as_str()).collect();
+    let types: Vec<&str> = entries.iter().map(|e| e.object_type).collect();
+    let objects: Vec<Uuid> = entries.iter().map(|e| e.object_id).collect();
+    let payloads: Vec<sqlx::types::Json<&Value>> = entries
+        .iter()
+        .map(|e| sqlx::types::Json(&e.payload))
+        .collect();
+    sqlx::query(
+        "INSERT INTO events (account_id, seq, id, event, object_type, object_id, payload, created_us) \
+         SELECT $1, seq, id, event, object_type, object_id, payload, $2 \
+         FROM unnest($3::int8[], $4::uuid[], $5::text[], $6::text[], $7::uuid[], $8::jsonb[]) \
+           AS t(seq, id, event, object_type, object_id, payload)",
+    )
+    .bind(account_id)
+    .bind(now_us)
+    .bind(seqs)
+    .bind(ids)
+    .bind(events)
+    .bind(types)
+    .bind(objects)
+    .bind(payloads)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 /// A stored event.

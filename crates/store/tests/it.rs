@@ -1133,6 +1133,92 @@ async fn state_and_records(db: &Db, table: &str, id: uuid::Uuid) -> (String, Str
     boxtrack_store::on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_one(p).await.unwrap())
 }
 
+/// A tracking request for `BL9`, its shipment and its container `MSKU1234565` in `owner`'s
+/// account, written directly: (shipment, container).
+async fn tracked(db: &Db, owner: uuid::Uuid) -> (uuid::Uuid, uuid::Uuid) {
+    use boxtrack_core::tracking::ShipmentState;
+    use sqlx::types::Json;
+    let (request, shipment, container) = (
+        uuid::Uuid::now_v7(),
+        uuid::Uuid::now_v7(),
+        uuid::Uuid::now_v7(),
+    );
+    let empty = Json(Vec::<String>::new());
+    boxtrack_store::on_db!(db, p => {
+        sqlx::query("INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, auto_detect, status, is_retrying, ref_numbers, shipment_tags, created_us, updated_us) VALUES ($1, $2, 'BL9', 'bill_of_lading', 'MAEU', FALSE, 'created', FALSE, $3, $3, 1, 1)")
+            .bind(request).bind(owner).bind(empty.clone())
+            .execute(p).await.unwrap();
+        sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, $3, 'BL9', 'MAEU', $4, $4, '{}', $5, 2, 3)")
+            .bind(shipment).bind(owner).bind(request).bind(empty.clone()).bind(Json(ShipmentState::default()))
+            .execute(p).await.unwrap();
+        sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, 'MSKU1234565', $4, '{}', 'new', FALSE, TRUE, 4, 5)")
+            .bind(container).bind(owner).bind(shipment).bind(empty.clone())
+            .execute(p).await.unwrap();
+    });
+    (shipment, container)
+}
+
+/// On PostgreSQL a merge tells the change feed about its account once (migration 47): the
+/// row triggers stay quiet for the account the transaction announced, and still speak for
+/// any other account's rows written in the same transaction.
+#[tokio::test]
+async fn a_merge_announces_its_account_once_and_other_accounts_rows_still_notify() {
+    use boxtrack_core::tracking::{DataSource, Fact, Hold, Observation};
+    if !boxtrack_testkit::on_postgres() {
+        return;
+    }
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let (a, b) = (account(&db, "announced").await, account(&db, "other").await);
+    let ((_, container_a), (_, container_b)) = (tracked(&db, a.id).await, tracked(&db, b.id).await);
+    let mut listener = sqlx::postgres::PgListener::connect(&database.url)
+        .await
+        .unwrap();
+    listener
+        .listen(boxtrack_store::changes::CHANNEL)
+        .await
+        .unwrap();
+    let next = async |listener: &mut sqlx::postgres::PgListener| {
+        let n = tokio::time::timeout(std::time::Duration::from_secs(30), listener.recv())
+            .await
+            .expect("a notification")
+            .unwrap();
+        n.payload().to_string()
+    };
+
+    // announced for A: A's row is quiet, B's speaks
+    let mut tx = db.begin().await.unwrap();
+    boxtrack_store::on_tx!(&mut tx, c => {
+        sqlx::query("SELECT set_config('boxtrack.notified_account', $1::text, true)").bind(a.id).execute(&mut *c).await.unwrap();
+        for id in [container_a, container_b] {
+            sqlx::query("UPDATE containers SET updated_us = updated_us + 1 WHERE id = $1").bind(id).execute(&mut *c).await.unwrap();
+        }
+    });
+    tx.commit().await.unwrap();
+    assert_eq!(next(&mut listener).await, b.id.to_string());
+
+    // a merge into A's container is heard once as A
+    let holds = Observation {
+        observed_us: boxtrack_store::now_us(),
+        source: DataSource::Terminal,
+        fact: Fact::Holds {
+            holds: vec![Hold {
+                name: "customs".into(),
+                status: "hold".into(),
+                description: None,
+            }],
+        },
+        precision: Default::default(),
+        upstream_id: None,
+    };
+    let changes = boxtrack_store::tracking::apply(&db, a.id, container_a, &[holds])
+        .await
+        .unwrap();
+    assert!(!changes.is_empty());
+    assert_eq!(next(&mut listener).await, a.id.to_string());
+}
+
 /// The merge keeps its records (milestones, estimates, provenance, withdrawn ids) in the
 /// container's `records` column: a read to show the container has none of them, a whole read
 /// and the next merge have them all, and migration 45 moves a state written whole before it
@@ -1144,28 +1230,11 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
         ShipmentState,
     };
     use boxtrack_store::reads;
-    use sqlx::types::Json;
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();
     let owner = account(&db, "records").await;
-    let (request, shipment, container) = (
-        uuid::Uuid::now_v7(),
-        uuid::Uuid::now_v7(),
-        uuid::Uuid::now_v7(),
-    );
-    let empty = Json(Vec::<String>::new());
-    boxtrack_store::on_db!(&db, p => {
-        sqlx::query("INSERT INTO tracking_requests (id, account_id, request_number, request_type, scac, auto_detect, status, is_retrying, ref_numbers, shipment_tags, created_us, updated_us) VALUES ($1, $2, 'BL9', 'bill_of_lading', 'MAEU', FALSE, 'created', FALSE, $3, $3, 1, 1)")
-            .bind(request).bind(owner.id).bind(empty.clone())
-            .execute(p).await.unwrap();
-        sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, $3, 'BL9', 'MAEU', $4, $4, '{}', $5, 2, 3)")
-            .bind(shipment).bind(owner.id).bind(request).bind(empty.clone()).bind(Json(ShipmentState::default()))
-            .execute(p).await.unwrap();
-        sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, 'MSKU1234565', $4, '{}', 'new', FALSE, TRUE, 4, 5)")
-            .bind(container).bind(owner.id).bind(shipment).bind(empty.clone())
-            .execute(p).await.unwrap();
-    });
+    let (shipment, container) = tracked(&db, owner.id).await;
     const H: i64 = 3_600_000_000;
     let event = |m: Milestone, place: Place, at: i64, estimated: bool| {
         Fact::Event(EventFact {

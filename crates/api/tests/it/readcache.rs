@@ -111,6 +111,30 @@ async fn cached_reads_follow_every_change_from_any_connection() {
     let s = app.get(&shipment_path, Some(&key)).await.json();
     assert_eq!(s["data"]["attributes"]["ref_numbers"], json!(["BK-9"]));
 
+    // a merge by another process (on PostgreSQL it announces its account once and its
+    // rows' triggers stay quiet)
+    let holds = boxtrack_core::tracking::Observation {
+        observed_us: boxtrack_store::now_us(),
+        source: boxtrack_core::tracking::DataSource::Terminal,
+        fact: boxtrack_core::tracking::Fact::Holds {
+            holds: vec![boxtrack_core::tracking::Hold {
+                name: "customs".into(),
+                status: "hold".into(),
+                description: None,
+            }],
+        },
+        precision: Default::default(),
+        upstream_id: None,
+    };
+    let changes = boxtrack_store::tracking::apply(&other, a.id, id, &[holds])
+        .await
+        .unwrap();
+    assert!(!changes.is_empty());
+    read_until(&app, &path, &key, |d| {
+        d["data"]["attributes"]["holds_at_pod_terminal"][0]["name"] == json!("customs")
+    })
+    .await;
+
     // another account's change leaves this account's entries alone
     let (hits, _) = counts(&app).await;
     accounts::update(

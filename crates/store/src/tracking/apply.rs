@@ -63,17 +63,17 @@ pub(crate) fn refine_since(now: i64) -> i64 {
 }
 
 /// The derived columns written with a container's merged state.
-struct ContainerUpdate {
-    id: Uuid,
+pub(super) struct ContainerUpdate {
+    pub(super) id: Uuid,
     /// The whole state while the batch merges; its records are taken out into
     /// [`ContainerUpdate::records`] before it is written.
-    state: ContainerState,
-    records: MergeRecords,
-    status: &'static str,
-    ready: bool,
-    on_hold: bool,
-    lfd: Option<i64>,
-    active: bool,
+    pub(super) state: ContainerState,
+    pub(super) records: MergeRecords,
+    pub(super) status: &'static str,
+    pub(super) ready: bool,
+    pub(super) on_hold: bool,
+    pub(super) lfd: Option<i64>,
+    pub(super) active: bool,
 }
 
 /// Rows per multi-row statement (well under both backends' parameter limits).
@@ -115,6 +115,9 @@ pub async fn apply_batch_in(
     let batches = refine_ended(batches, &rows);
     if batches.is_empty() {
         return Ok(vec![]);
+    }
+    if let Tx::Postgres(t) = tx {
+        super::columns::announce(t, account_id).await?;
     }
     let labels = Labels::of(&rows);
     keep_raw(tx, account_id, &batches, &rows, &labels, now).await?;
@@ -198,7 +201,7 @@ fn refine_ended<'a>(
 
 /// The data source a row names: what a sandbox journey reports is the sandbox's, whatever
 /// party its script plays.
-struct Labels {
+pub(super) struct Labels {
     sandbox: HashSet<Uuid>,
 }
 
@@ -213,7 +216,7 @@ impl Labels {
         }
     }
 
-    fn label(&self, container_id: &Uuid, source: &'static str) -> &'static str {
+    pub(super) fn label(&self, container_id: &Uuid, source: &'static str) -> &'static str {
         if self.sandbox.contains(container_id) {
             "sandbox"
         } else {
@@ -237,6 +240,9 @@ async fn keep_raw(
             .get(container_id)
             .ok_or(StoreError::NotFound("container"))?;
         raw.extend(batch.iter().map(|o| (*container_id, row.shipment_id, o)));
+    }
+    if let Tx::Postgres(t) = tx {
+        return super::columns::raw_events(t, account_id, &raw, labels, now).await;
     }
     for chunk in raw.chunks(CHUNK / 2) {
         let sql = format!(
@@ -268,11 +274,11 @@ async fn rail_lfd(tx: &mut Tx, account_id: Uuid) -> Result<bool> {
 }
 
 /// A transport event to insert.
-struct NewTransport {
-    id: Uuid,
-    container_id: Uuid,
-    shipment_id: Uuid,
-    event: TransportEvent,
+pub(super) struct NewTransport {
+    pub(super) id: Uuid,
+    pub(super) container_id: Uuid,
+    pub(super) shipment_id: Uuid,
+    pub(super) event: TransportEvent,
 }
 
 /// What the merge decided, to be written.
@@ -430,6 +436,9 @@ fn record_change(plan: &mut Plan, row: &StateRow, change: &Change) {
 
 /// Writes each container's last state and the columns derived from it.
 async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) -> Result<()> {
+    if let Tx::Postgres(t) = tx {
+        return super::columns::containers(t, updates, now).await;
+    }
     for chunk in updates.chunks(CHUNK) {
         let mut marks = Marks::new(tx.backend());
         let at = marks.one();
@@ -486,7 +495,15 @@ async fn write_transport(
     labels: &Labels,
     now: i64,
 ) -> Result<()> {
-    for chunk in plan.transport.chunks(CHUNK) {
+    if let Tx::Postgres(t) = tx {
+        super::columns::transport_events(t, account_id, &plan.transport, labels, now).await?;
+    }
+    let on_sqlite = if matches!(tx, Tx::Sqlite(_)) {
+        plan.transport.as_slice()
+    } else {
+        &[]
+    };
+    for chunk in on_sqlite.chunks(CHUNK) {
         let sql = format!(
             "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us, milestone_key) VALUES {}",
             Marks::new(tx.backend()).rows(chunk.len(), 15)

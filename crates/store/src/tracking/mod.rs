@@ -13,6 +13,7 @@ use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
 use crate::{Db, Result, StoreError, Tx, now_us, on_db, on_tx};
 
 mod apply;
+mod columns;
 mod finish;
 mod join;
 

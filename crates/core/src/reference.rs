@@ -1,13 +1,21 @@
 //! Reference places: ports (UN/LOCODE) and US terminals (FIRMS), with IANA zones, and stable
 //! ids for them so they can be JSON:API resources.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use sha2::{Digest, Sha256};
 
-/// A stable 16-byte id (a UUID version 8 layout) for a reference record, e.g. `("port", "USLAX")`.
+/// A stable 16-byte id (a UUID version 8 layout) for a reference record, e.g. `("port", "USLAX")`:
+/// the first 16 bytes of the SHA-256 of `boxtrack:{kind}:{key}`. [`id_of`] answers the same
+/// from memory for the records the reference tables hold.
 pub fn stable_id(kind: &str, key: &str) -> [u8; 16] {
-    let digest = Sha256::digest(format!("boxtrack:{kind}:{key}").as_bytes());
+    let digest = Sha256::new()
+        .chain_update(b"boxtrack:")
+        .chain_update(kind.as_bytes())
+        .chain_update(b":")
+        .chain_update(key.as_bytes())
+        .finalize();
     let mut b = [0u8; 16];
     b.copy_from_slice(&digest[..16]);
     b[6] = (b[6] & 0x0f) | 0x80; // version 8
@@ -94,19 +102,75 @@ static TERMINALS: LazyLock<Vec<Terminal>> = LazyLock::new(|| {
         .collect()
 });
 
+/// A reference table's records by key and by stable id, with each key's id, made once: a
+/// rendered resource names several ports and terminals, and a lookup here is a hash of a
+/// short code where a scan of the table and a SHA-256 were.
+struct Index {
+    /// Key → (position in the table, stable id).
+    by_key: HashMap<&'static str, (usize, [u8; 16])>,
+    /// Stable id → position in the table.
+    by_id: HashMap<[u8; 16], usize>,
+}
+
+impl Index {
+    /// Indexes `keys` (the table's keys in order) as records of `kind`; the first record of
+    /// a key wins, as a scan would find it.
+    fn of(kind: &str, keys: impl Iterator<Item = &'static str>) -> Index {
+        let mut by_key = HashMap::new();
+        let mut by_id = HashMap::new();
+        for (i, key) in keys.enumerate() {
+            let id = stable_id(kind, key);
+            by_key.entry(key).or_insert((i, id));
+            by_id.entry(id).or_insert(i);
+        }
+        Index { by_key, by_id }
+    }
+}
+
+static PORT_INDEX: LazyLock<Index> =
+    LazyLock::new(|| Index::of("port", PORTS.iter().map(|p| p.locode.as_str())));
+static METRO_INDEX: LazyLock<Index> =
+    LazyLock::new(|| Index::of("metro_area", PORTS.iter().map(|p| p.locode.as_str())));
+static TERMINAL_INDEX: LazyLock<Index> =
+    LazyLock::new(|| Index::of("terminal", TERMINALS.iter().map(|t| t.firms_code.as_str())));
+static LINE_INDEX: LazyLock<Index> = LazyLock::new(|| {
+    Index::of(
+        "shipping_line",
+        crate::carriers::shipping_lines()
+            .iter()
+            .map(|l| l.scac.as_str()),
+    )
+});
+
+/// [`stable_id`]`(kind, key)`, from memory for the ports, metro areas, terminals and shipping
+/// lines of the reference tables (computed for anything else, e.g. vessels).
+pub fn id_of(kind: &str, key: &str) -> [u8; 16] {
+    let index: &Index = match kind {
+        "port" => &PORT_INDEX,
+        "metro_area" => &METRO_INDEX,
+        "terminal" => &TERMINAL_INDEX,
+        "shipping_line" => &LINE_INDEX,
+        _ => return stable_id(kind, key),
+    };
+    match index.by_key.get(key) {
+        Some((_, id)) => *id,
+        None => stable_id(kind, key),
+    }
+}
+
 /// Every known port.
 pub fn ports() -> &'static [Port] {
     &PORTS
 }
 
-/// The port with this UN/LOCODE or stable id (as 16 bytes).
+/// The port with this UN/LOCODE.
 pub fn port(locode: &str) -> Option<&'static Port> {
-    PORTS.iter().find(|p| p.locode == locode)
+    PORT_INDEX.by_key.get(locode).map(|(i, _)| &PORTS[*i])
 }
 
 /// The port whose stable id is `id`.
 pub fn port_by_id(id: [u8; 16]) -> Option<&'static Port> {
-    PORTS.iter().find(|p| stable_id("port", &p.locode) == id)
+    PORT_INDEX.by_id.get(&id).map(|i| &PORTS[*i])
 }
 
 /// Every known terminal.
@@ -116,14 +180,12 @@ pub fn terminals() -> &'static [Terminal] {
 
 /// The terminal with this FIRMS code.
 pub fn terminal(code: &str) -> Option<&'static Terminal> {
-    TERMINALS.iter().find(|t| t.firms_code == code)
+    TERMINAL_INDEX.by_key.get(code).map(|(i, _)| &TERMINALS[*i])
 }
 
 /// The terminal whose stable id is `id`.
 pub fn terminal_by_id(id: [u8; 16]) -> Option<&'static Terminal> {
-    TERMINALS
-        .iter()
-        .find(|t| stable_id("terminal", &t.firms_code) == id)
+    TERMINAL_INDEX.by_id.get(&id).map(|i| &TERMINALS[*i])
 }
 
 /// The name of a US state or Canadian province from its code (`CA` → `California`).
@@ -359,6 +421,65 @@ mod tests {
         let hk = terminal("HKHKGACTHK").expect("Asia Container Terminals");
         assert_eq!(hk.time_zone, "Asia/Hong_Kong");
         assert_eq!(state_name("US", "CA"), Some("California"));
+    }
+
+    /// The id as first written: one SHA-256 of the formatted string.
+    fn legacy(kind: &str, key: &str) -> [u8; 16] {
+        let d = Sha256::digest(format!("boxtrack:{kind}:{key}").as_bytes());
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&d[..16]);
+        b[6] = (b[6] & 0x0f) | 0x80;
+        b[8] = (b[8] & 0x3f) | 0x80;
+        b
+    }
+
+    proptest::proptest! {
+        /// Hashing the parts in turn gives the id hashing the formatted string gave.
+        #[test]
+        fn ids_are_the_digest_of_kind_and_key(kind in "[a-z_]{0,14}", key in "\\PC{0,16}") {
+            proptest::prop_assert_eq!(stable_id(&kind, &key), legacy(&kind, &key));
+            proptest::prop_assert_eq!(id_of(&kind, &key), legacy(&kind, &key));
+        }
+    }
+
+    /// The index answers what a scan of the tables and a fresh SHA-256 answer, for every
+    /// record and for keys no table holds.
+    #[test]
+    fn the_index_agrees_with_scans_and_fresh_ids() {
+        for p in ports() {
+            assert_eq!(id_of("port", &p.locode), legacy("port", &p.locode));
+            assert_eq!(
+                id_of("metro_area", &p.locode),
+                legacy("metro_area", &p.locode)
+            );
+            let first = PORTS.iter().find(|q| q.locode == p.locode);
+            assert_eq!(port(&p.locode), first);
+            assert_eq!(port_by_id(legacy("port", &p.locode)), first);
+        }
+        for t in terminals() {
+            assert_eq!(
+                id_of("terminal", &t.firms_code),
+                legacy("terminal", &t.firms_code)
+            );
+            assert_eq!(terminal(&t.firms_code), Some(t));
+            assert_eq!(terminal_by_id(legacy("terminal", &t.firms_code)), Some(t));
+        }
+        for l in crate::carriers::shipping_lines() {
+            assert_eq!(
+                id_of("shipping_line", &l.scac),
+                legacy("shipping_line", &l.scac)
+            );
+        }
+        for (kind, key) in [
+            ("port", "XXZZZ"),
+            ("vessel", "9811000"),
+            ("terminal", ""),
+            ("other", "USLAX"),
+        ] {
+            assert_eq!(id_of(kind, key), legacy(kind, key));
+        }
+        assert_eq!(port("XXZZZ"), None);
+        assert_eq!(port_by_id(legacy("terminal", "USLAX")), None);
     }
 
     #[test]

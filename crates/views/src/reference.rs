@@ -13,17 +13,17 @@ use crate::jsonapi::{At, Kind, NoRelationships, Resource, ToMany, ToOne};
 
 /// The stable id of a port.
 pub fn port_id(locode: &str) -> Uuid {
-    Uuid::from_bytes(stable_id("port", locode))
+    Uuid::from_bytes(reference::id_of("port", locode))
 }
 
 /// The stable id of a terminal.
 pub fn terminal_id(firms: &str) -> Uuid {
-    Uuid::from_bytes(stable_id("terminal", firms))
+    Uuid::from_bytes(reference::id_of("terminal", firms))
 }
 
 /// The stable id of a shipping line.
 pub fn line_id(scac: &str) -> Uuid {
-    Uuid::from_bytes(stable_id("shipping_line", scac))
+    Uuid::from_bytes(reference::id_of("shipping_line", scac))
 }
 
 /// The stable id of a vessel (by IMO number).
@@ -33,7 +33,7 @@ pub fn vessel_id(imo: &str) -> Uuid {
 
 /// The stable id of a metro area (an inland place by UN/LOCODE).
 pub fn metro_id(locode: &str) -> Uuid {
-    Uuid::from_bytes(stable_id("metro_area", locode))
+    Uuid::from_bytes(reference::id_of("metro_area", locode))
 }
 
 /// Attributes of a place: a port or a metro area.

@@ -146,15 +146,28 @@ pub async fn append_many(
             seq: first + i as i64,
         })
         .collect();
+    insert(tx, account_id, entries, &appended, now_us).await?;
+    let refs: Vec<(Appended, &str, &str, Uuid)> = appended
+        .iter()
+        .zip(entries)
+        .map(|(a, e)| (a.clone(), e.event.as_str(), e.object_type, e.object_id))
+        .collect();
+    enqueue(tx, account_id, &refs, now_us).await?;
+    Ok(appended)
+}
+
+/// Writes the event log's rows: multi-row inserts on SQLite, one statement on PostgreSQL.
+async fn insert(
+    tx: &mut Tx,
+    account_id: Uuid,
+    entries: &[NewEvent],
+    appended: &[Appended],
+    now_us: i64,
+) -> Result<()> {
     if let Tx::Postgres(t) = tx {
-        insert_pg(t, account_id, entries, &appended, now_us).await?;
+        return insert_pg(t, account_id, entries, appended, now_us).await;
     }
-    let on_sqlite = if matches!(tx, Tx::Sqlite(_)) {
-        entries
-    } else {
-        &[]
-    };
-    for (chunk_no, chunk) in on_sqlite.chunks(200).enumerate() {
+    for (chunk_no, chunk) in entries.chunks(200).enumerate() {
         let sql = format!(
             "INSERT INTO events (account_id, seq, id, event, object_type, object_id, payload, created_us) VALUES {}",
             Marks::new(tx.backend()).rows(chunk.len(), 8)
@@ -168,13 +181,7 @@ pub async fn append_many(
             q.execute(c).await.map(|_| ())?
         });
     }
-    let refs: Vec<(Appended, &str, &str, Uuid)> = appended
-        .iter()
-        .zip(entries)
-        .map(|(a, e)| (a.clone(), e.event.as_str(), e.object_type, e.object_id))
-        .collect();
-    enqueue(tx, account_id, &refs, now_us).await?;
-    Ok(appended)
+    Ok(())
 }
 
 /// The event log's rows on PostgreSQL as one statement, each column one array parameter

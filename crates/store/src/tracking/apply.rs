@@ -495,30 +495,7 @@ async fn write_transport(
     labels: &Labels,
     now: i64,
 ) -> Result<()> {
-    if let Tx::Postgres(t) = tx {
-        super::columns::transport_events(t, account_id, &plan.transport, labels, now).await?;
-    }
-    let on_sqlite = if matches!(tx, Tx::Sqlite(_)) {
-        plan.transport.as_slice()
-    } else {
-        &[]
-    };
-    for chunk in on_sqlite.chunks(CHUNK) {
-        let sql = format!(
-            "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us, milestone_key) VALUES {}",
-            Marks::new(tx.backend()).rows(chunk.len(), 15)
-        );
-        on_tx!(tx, x => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for NewTransport { id, container_id, shipment_id, event: t } in chunk {
-                q = q.bind(*id).bind(account_id).bind(*container_id).bind(*shipment_id).bind(&t.event).bind(t.at_us)
-                    .bind(&t.locode).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
-                    .bind(labels.label(container_id, boxtrack_core::tracking::source_name(t.source)))
-                    .bind(now).bind(&t.key);
-            }
-            q.execute(x).await.map(|_| ())?
-        });
-    }
+    insert_transport(tx, account_id, &plan.transport, labels, now).await?;
     supersede(tx, account_id, &plan.transport, now).await?;
     for (container_id, t) in &plan.revised {
         const SQL: &str = "UPDATE transport_events SET at_us = $1, timezone = $2, terminal = $3, vessel_name = $4, vessel_imo = $5, voyage = $6, data_source = $7 \
@@ -536,6 +513,36 @@ async fn write_transport(
         on_tx!(tx, x => sqlx::query(SQL)
             .bind(now).bind(*container_id).bind(account_id).bind(key)
             .execute(x).await.map(|_| ())?);
+    }
+    Ok(())
+}
+
+/// Inserts the merge's new transport events.
+async fn insert_transport(
+    tx: &mut Tx,
+    account_id: Uuid,
+    new: &[NewTransport],
+    labels: &Labels,
+    now: i64,
+) -> Result<()> {
+    if let Tx::Postgres(t) = tx {
+        return super::columns::transport_events(t, account_id, new, labels, now).await;
+    }
+    for chunk in new.chunks(CHUNK) {
+        let sql = format!(
+            "INSERT INTO transport_events (id, account_id, container_id, shipment_id, event, at_us, locode, timezone, terminal, vessel_name, vessel_imo, voyage, data_source, created_us, milestone_key) VALUES {}",
+            Marks::new(tx.backend()).rows(chunk.len(), 15)
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for NewTransport { id, container_id, shipment_id, event: t } in chunk {
+                q = q.bind(*id).bind(account_id).bind(*container_id).bind(*shipment_id).bind(&t.event).bind(t.at_us)
+                    .bind(&t.locode).bind(&t.timezone).bind(&t.terminal).bind(&t.vessel_name).bind(&t.vessel_imo).bind(&t.voyage)
+                    .bind(labels.label(container_id, boxtrack_core::tracking::source_name(t.source)))
+                    .bind(now).bind(&t.key);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
     }
     Ok(())
 }

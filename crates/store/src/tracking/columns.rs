@@ -2,7 +2,7 @@
 //! array parameter and `unnest` turns the arrays back into rows.
 //!
 //! A multi-row `VALUES` list costs PostgreSQL a parse and a plan per distinct row count and
-//! a bound parameter per cell (17 × 200 for a chunk of raw events); the arrays are a fixed
+//! a bound parameter per cell (17 × 100 for a chunk of raw events); the arrays are a fixed
 //! statement, prepared once per connection, whatever the batch's size, and each decodes in
 //! one pass. SQLite has no arrays and keeps the multi-row form (`apply.rs`).
 

@@ -4,8 +4,11 @@
 //! rows per transaction) of as many rows as that path wrote (transport events, event-log rows
 //! and container updates), into a second fresh database.
 //!
-//! `cargo run --release -p boxtrack-bench --bin bench-ingest -- [CONTAINERS] [PER_TX]`
-//! (SQLite in a temporary folder; `DATABASE_URL=postgres://…` for PostgreSQL).
+//! `cargo run --release -p boxtrack-bench --bin bench-ingest -- [CONTAINERS] [PER_TX] [STREAMS]`
+//! (SQLite in a temporary folder; `DATABASE_URL=postgres://…` for PostgreSQL, where each run's
+//! schemas are dropped at its end). `STREAMS` (default 1) ingests run at once, each its own
+//! account's share of the containers, as files from several sources arriving together would
+//! be; the baseline then inserts with as many concurrent streams.
 
 use std::time::Instant;
 
@@ -18,6 +21,9 @@ use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 
 use boxtrack_bench::Res;
+
+/// A result whose error can leave a spawned stream.
+type Sent<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 const H: i64 = 3_600_000_000;
 
@@ -148,7 +154,7 @@ struct Baseline<'a> {
 }
 
 /// Plain multi-row INSERTs of `rows` rows into `table`.
-async fn plain_inserts(b: &Baseline<'_>, table: &str, cols: &[&str], rows: usize) -> Res<()> {
+async fn plain_inserts(b: &Baseline<'_>, table: &str, cols: &[&str], rows: usize) -> Sent<()> {
     let (db, account, containers, per_stmt, per_tx) =
         (b.db, b.account, b.containers, b.per_stmt, b.per_tx);
     let mut done = 0;
@@ -206,61 +212,11 @@ async fn plain_inserts(b: &Baseline<'_>, table: &str, cols: &[&str], rows: usize
     Ok(())
 }
 
-/// The allocator `boxtrack` ships with (`crates/boxtrack/src/main.rs`), so that the pipeline
-/// measured here allocates as it does in `serve` and `worker` (and the baseline alike).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-#[tokio::main]
-async fn main() -> Res<()> {
-    let n = arg(1, 100_000);
-    let per_tx = arg(2, 500);
-    let lines = stream(n)?;
-    let observations = lines.len();
-
-    // the pipeline
-    let (db, _keep, account) = fresh().await?;
-    let setup = Instant::now();
-    let ids = containers(&db, account, n).await?;
-    eprintln!(
-        "setup: {n} containers in {:.2} s",
-        setup.elapsed().as_secs_f64()
-    );
-    let started = Instant::now();
-    let mut changes = 0usize;
-    for chunk in lines.chunks(per_tx * 5) {
-        let mut batches: Vec<(Uuid, Vec<Observation>)> = Vec::new();
-        for l in chunk {
-            let line: Line = serde_json::from_str(l)?;
-            match batches.last_mut() {
-                Some((id, b)) if *id == ids[line.c] => b.push(line.o),
-                _ => batches.push((ids[line.c], vec![line.o])),
-            }
-        }
-        changes += boxtrack_store::tracking::apply_many(&db, account, &batches).await?;
-    }
-    let pipeline = started.elapsed().as_secs_f64();
-    let te = count(&db, "transport_events").await? as usize;
-    let ev = count(&db, "events").await? as usize;
-    let raw = count(&db, "raw_events").await? as usize;
-    let containers_written = n; // every container row is updated once per transaction
-    let written = te + ev + raw + containers_written;
-
-    // the baseline: the same number of rows as plain batched INSERTs, in a fresh database
-    let (base_db, _keep2, base_account) = fresh().await?;
-    let base_ids = containers(&base_db, base_account, n).await?;
-    // the same transaction size as the pipeline: its rows per transaction
-    let rows_per_tx = (written / n.div_ceil(per_tx)).max(1);
-    let baseline = Baseline {
-        db: &base_db,
-        account: base_account,
-        containers: &base_ids,
-        per_stmt: 100,
-        per_tx: rows_per_tx,
-    };
-    let started = Instant::now();
+/// The baseline's rows for one account: `te` transport events, `raw` raw events and `ev`
+/// event-log rows (the pipeline's event-log rows and container updates), as plain INSERTs.
+async fn baseline_rows(b: &Baseline<'_>, te: usize, raw: usize, ev: usize) -> Sent<()> {
     plain_inserts(
-        &baseline,
+        b,
         "transport_events",
         &[
             "id",
@@ -282,7 +238,7 @@ async fn main() -> Res<()> {
     )
     .await?;
     plain_inserts(
-        &baseline,
+        b,
         "raw_events",
         &[
             "id",
@@ -300,7 +256,7 @@ async fn main() -> Res<()> {
     )
     .await?;
     plain_inserts(
-        &baseline,
+        b,
         "events",
         &[
             "account_id",
@@ -312,16 +268,164 @@ async fn main() -> Res<()> {
             "payload",
             "created_us",
         ],
-        ev + containers_written,
+        ev,
     )
-    .await?;
+    .await
+}
+
+/// The allocator `boxtrack` ships with (`crates/boxtrack/src/main.rs`), so that the pipeline
+/// measured here allocates as it does in `serve` and `worker` (and the baseline alike).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// One stream of the pipeline: `lines` (container indexes into `ids`) merged into `account`'s
+/// containers in transactions of `per_tx` containers, one after another; the changes made.
+async fn pipeline(
+    db: Db,
+    account: Uuid,
+    ids: Vec<Uuid>,
+    lines: Vec<String>,
+    per_tx: usize,
+) -> Res<usize> {
+    let mut changes = 0usize;
+    for chunk in lines.chunks(per_tx * 5) {
+        let mut batches: Vec<(Uuid, Vec<Observation>)> = Vec::new();
+        for l in chunk {
+            let line: Line = serde_json::from_str(l)?;
+            match batches.last_mut() {
+                Some((id, b)) if *id == ids[line.c] => b.push(line.o),
+                _ => batches.push((ids[line.c], vec![line.o])),
+            }
+        }
+        changes += boxtrack_store::tracking::apply_many(&db, account, &batches).await?;
+    }
+    Ok(changes)
+}
+
+/// `streams` accounts of `per_stream` containers each in `db` (setup, not measured).
+async fn accounts(
+    db: &Db,
+    first: Uuid,
+    streams: usize,
+    per_stream: usize,
+) -> Res<Vec<(Uuid, Vec<Uuid>)>> {
+    let mut out = Vec::with_capacity(streams);
+    for s in 0..streams {
+        let account = if s == 0 {
+            first
+        } else {
+            boxtrack_store::accounts::create(
+                db,
+                boxtrack_store::accounts::NewAccount {
+                    name: format!("bench {s}"),
+                    plan: boxtrack_core::plan::Plan::Standard,
+                    entitlements: vec![],
+                    rate_limits: Limits::default(),
+                },
+            )
+            .await?
+            .0
+            .id
+        };
+        out.push((account, containers(db, account, per_stream).await?));
+    }
+    Ok(out)
+}
+
+/// Drops the schema a PostgreSQL bench database lives in (SQLite's folder goes with its
+/// [`boxtrack_testkit::TestDatabase`]).
+async fn drop_schema(db: &Db) -> Res<()> {
+    if let Db::Postgres(p) = db {
+        let schema: String = sqlx::query_scalar("SELECT current_schema()")
+            .fetch_one(p)
+            .await?;
+        if schema.starts_with("t_") {
+            sqlx::query(AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
+                .execute(p)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Res<()> {
+    let n = arg(1, 100_000);
+    let per_tx = arg(2, 500);
+    // concurrent ingests, each its own account (as two sources' files at once would be)
+    let streams = arg(3, 1).clamp(1, 8);
+    let per_stream = n / streams;
+    let n = per_stream * streams;
+    let lines = stream(per_stream)?;
+    let observations = lines.len() * streams;
+
+    // the pipeline
+    let (db, _keep, first) = fresh().await?;
+    let setup = Instant::now();
+    let owners = accounts(&db, first, streams, per_stream).await?;
+    eprintln!(
+        "setup: {n} containers in {streams} account(s) in {:.2} s",
+        setup.elapsed().as_secs_f64()
+    );
+    let started = Instant::now();
+    let mut running = tokio::task::JoinSet::new();
+    for (account, ids) in owners {
+        let (db, lines) = (db.clone(), lines.clone());
+        running.spawn(async move {
+            let done = pipeline(db, account, ids, lines, per_tx).await;
+            done.map_err(|e| e.to_string())
+        });
+    }
+    let mut changes = 0usize;
+    while let Some(done) = running.join_next().await {
+        changes += done?.map_err(|e| format!("a stream failed: {e}"))?;
+    }
+    let pipeline = started.elapsed().as_secs_f64();
+    let te = count(&db, "transport_events").await? as usize;
+    let ev = count(&db, "events").await? as usize;
+    let raw = count(&db, "raw_events").await? as usize;
+    let containers_written = n; // every container row is updated once per transaction
+    let written = te + ev + raw + containers_written;
+    drop_schema(&db).await?;
+
+    // the baseline: the same number of rows as plain batched INSERTs, in a fresh database,
+    // by as many concurrent streams
+    let (base_db, _keep2, base_first) = fresh().await?;
+    let base_owners = accounts(&base_db, base_first, streams, per_stream).await?;
+    // the same transaction size as the pipeline: its rows per transaction
+    let rows_per_tx = (written / n.div_ceil(per_tx)).max(1);
+    let started = Instant::now();
+    let mut running = tokio::task::JoinSet::new();
+    for (account, ids) in base_owners {
+        let (db, per) = (base_db.clone(), streams);
+        running.spawn(async move {
+            let baseline = Baseline {
+                db: &db,
+                account,
+                containers: &ids,
+                per_stmt: 100,
+                per_tx: rows_per_tx,
+            };
+            baseline_rows(
+                &baseline,
+                te / per,
+                raw / per,
+                (ev + containers_written) / per,
+            )
+            .await
+        });
+    }
+    while let Some(done) = running.join_next().await {
+        done?.map_err(|e| format!("a baseline stream failed: {e}"))?;
+    }
     let baseline = started.elapsed().as_secs_f64();
+    drop_schema(&base_db).await?;
 
     let obs_rate = observations as f64 / pipeline;
     let base_rows_rate = written as f64 / baseline;
     let base_obs_rate = observations as f64 / baseline;
     println!(
-        "backend: {:?}; containers: {n}; observations: {observations}; containers per transaction: {per_tx}",
+        "backend: {:?}; containers: {n}; observations: {observations}; containers per transaction: {per_tx}; concurrent streams: {streams}",
         db.backend()
     );
     println!(

@@ -100,10 +100,14 @@ impl ToMany {
     }
 }
 
-/// `value` as JSON text. The response parts written so are plain structs of strings, numbers,
-/// options and lists, whose serializing cannot fail; `null` stands in if one ever did.
+/// `value` as JSON text, written by [`crate::json`] (serde_json's text, escaped faster). The
+/// response parts written so are plain structs of strings, numbers, options and lists; what
+/// that writer leaves to serde_json is written by serde_json, and `null` stands in if that
+/// ever failed too.
 pub fn written<T: Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| "null".into())
+    crate::json::to_string(value)
+        .or_else(|_| serde_json::to_string(value))
+        .unwrap_or_else(|_| "null".into())
 }
 
 /// The resources a document includes, each once (JSON:API), written out as they are added:
@@ -129,7 +133,7 @@ impl Included {
             resource["id"].as_str().unwrap_or_default().to_string(),
         );
         if self.keys.insert(key) {
-            self.written.push(resource.to_string());
+            self.written.push(written(resource));
         }
     }
 

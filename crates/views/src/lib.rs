@@ -16,6 +16,7 @@
 pub mod accounts;
 pub mod custom_fields;
 pub mod documents;
+pub mod json;
 pub mod jsonapi;
 pub mod notifications;
 pub mod reference;

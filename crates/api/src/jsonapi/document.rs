@@ -41,7 +41,7 @@ impl JsonApi {
     /// The document's text.
     pub fn into_text(self) -> String {
         match self {
-            JsonApi::Tree(v) => v.to_string(),
+            JsonApi::Tree(v) => boxtrack_views::jsonapi::written(&v),
             JsonApi::Text(t) => t,
         }
     }

@@ -9,7 +9,13 @@
 # with `wrk -t1 -c32` pinned to core 0, then loads it for SECONDS and prints the round, the
 # binary, the level, requests a second and the server's CPU (user + system, from
 # /proc/PID/stat) per request in µs. CPU per request holds still when the machine's noise moves
-# the rate. Needs `wrk` (apt-get install wrk) and a path that needs no key (/healthz).
+# the rate. Needs `wrk` (apt-get install wrk) and a path that needs no key (/healthz), or:
+#   DATABASE=sqlite:///tmp/b10k.db  serve that database (left as it is) instead of a fresh file
+#   SCRIPT=containers.lua           a wrk script choosing the requests (containers-lua.py makes
+#                                   one from bench-seed's json: keyed container reads)
+#   SERVE_ARGS="--read-cache-mib 0" more arguments for `serve`
+# e.g. DATABASE=sqlite:///tmp/b10k.db SCRIPT=/tmp/containers.lua SERVE_ARGS="--read-cache-mib 0" \
+#        bench/cpu-per-request/run.sh 4 6 / /tmp/bt-old:warn ./target/release/boxtrack:warn
 set -eu
 ROUNDS=$1; SECS=$2; P=$3; shift 3
 PORT=${PORT:-18081}
@@ -19,13 +25,14 @@ cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
 for r in $(seq "$ROUNDS"); do
   for cfg in "$@"; do
     bin=${cfg%:*}; lvl=${cfg##*:}
-    rm -f "$DB" "$DB-wal" "$DB-shm"
-    taskset -c 1 "$bin" serve --listen 127.0.0.1:$PORT --database-url "sqlite://$DB" --log-level "$lvl" >/dev/null 2>"$DB.log" &
+    [ -n "${DATABASE:-}" ] || rm -f "$DB" "$DB-wal" "$DB-shm"
+    # shellcheck disable=SC2086
+    taskset -c 1 "$bin" serve --listen 127.0.0.1:$PORT --database-url "${DATABASE:-sqlite://$DB}" --log-level "$lvl" ${SERVE_ARGS:-} >/dev/null 2>"$DB.log" &
     pid=$!
     for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.1; done
-    taskset -c 0 wrk -t1 -c32 -d2s "http://127.0.0.1:$PORT$P" >/dev/null
+    taskset -c 0 wrk -t1 -c32 -d2s ${SCRIPT:+-s "$SCRIPT"} "http://127.0.0.1:$PORT$P" >/dev/null
     c0=$(cpu $pid)
-    out=$(taskset -c 0 wrk -t1 -c32 -d"${SECS}s" "http://127.0.0.1:$PORT$P")
+    out=$(taskset -c 0 wrk -t1 -c32 -d"${SECS}s" ${SCRIPT:+-s "$SCRIPT"} "http://127.0.0.1:$PORT$P")
     c1=$(cpu $pid)
     reqs=$(echo "$out" | awk '/requests in/{print $1}')
     rate=$(echo "$out" | awk '/Requests\/sec/{print $2}')

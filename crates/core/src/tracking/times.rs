@@ -169,11 +169,7 @@ impl<'de> Deserialize<'de> for TimeKey {
 pub fn lenient<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<std::collections::BTreeMap<TimeKey, i64>, D::Error> {
-    let raw = std::collections::BTreeMap::<String, i64>::deserialize(d)?;
-    Ok(raw
-        .into_iter()
-        .filter_map(|(k, v)| TimeKey::parse(&k).map(|k| (k, v)))
-        .collect())
+    super::versions::lenient_map(d, TimeKey::parse)
 }
 
 #[cfg(test)]

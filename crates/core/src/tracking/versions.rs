@@ -152,16 +152,98 @@ impl<'de> Deserialize<'de> for VersionKey {
 pub fn lenient<'de, D: Deserializer<'de>, V: Deserialize<'de>>(
     d: D,
 ) -> Result<std::collections::BTreeMap<VersionKey, V>, D::Error> {
-    let raw = std::collections::BTreeMap::<String, V>::deserialize(d)?;
-    Ok(raw
-        .into_iter()
-        .filter_map(|(k, v)| VersionKey::parse(&k).map(|k| (k, v)))
-        .collect())
+    lenient_map(d, VersionKey::parse)
+}
+
+/// Reads a map whose keys `parse` reads from their stored names, each name read in place (no
+/// string made of it) and a name `parse` does not know skipped with its value.
+pub(super) fn lenient_map<'de, D, K, V>(
+    d: D,
+    parse: fn(&str) -> Option<K>,
+) -> Result<std::collections::BTreeMap<K, V>, D::Error>
+where
+    D: Deserializer<'de>,
+    K: Ord,
+    V: Deserialize<'de>,
+{
+    d.deserialize_map(LenientMap {
+        parse,
+        value: std::marker::PhantomData,
+    })
+}
+
+/// The visitor of [`lenient_map`].
+struct LenientMap<K, V> {
+    parse: fn(&str) -> Option<K>,
+    value: std::marker::PhantomData<V>,
+}
+
+impl<'de, K: Ord, V: Deserialize<'de>> serde::de::Visitor<'de> for LenientMap<K, V> {
+    type Value = std::collections::BTreeMap<K, V>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a map of named keys")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = std::collections::BTreeMap::new();
+        while let Some(key) = map.next_key_seed(KeyName(self.parse))? {
+            match key {
+                Some(k) => {
+                    out.insert(k, map.next_value()?);
+                }
+                None => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A key read by its name, `None` for a name not known.
+struct KeyName<K>(fn(&str) -> Option<K>);
+
+impl<'de, K> serde::de::DeserializeSeed<'de> for KeyName<K> {
+    type Value = Option<K>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<K>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de, K> serde::de::Visitor<'de> for KeyName<K> {
+    type Value = Option<K>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a key's name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Option<K>, E> {
+        Ok((self.0)(v))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stored_map_keeps_the_keys_this_version_knows_and_skips_the_rest() {
+        let state: crate::tracking::ContainerState = serde_json::from_str(
+            r#"{"times": {"pod_arrived_at": 5, "someday_at": 6, "estimated.vessel_arrived.Pod": 7},
+                "versions": {"\u0061vailability": 1, "holds": 2, "lfd.Moon": 3, "later": {"a": [1]}}}"#,
+        )
+        .unwrap_or_else(|e| panic!("a state with unknown keys reads: {e}"));
+        assert_eq!(
+            state.versions.into_iter().collect::<Vec<_>>(),
+            vec![(VersionKey::Availability, 1), (VersionKey::Holds, 2)]
+        );
+        assert_eq!(state.times.len(), 2, "{:?}", state.times);
+        let bad: Result<crate::tracking::ContainerState, _> =
+            serde_json::from_str(r#"{"versions": {"holds": "soon"}}"#);
+        assert!(bad.is_err(), "a known key's value is still checked");
+    }
 
     #[test]
     fn every_key_reads_back_as_it_was_stored() {

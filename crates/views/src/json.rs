@@ -137,6 +137,11 @@ impl Writer {
             .extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     }
 
+    fn number(&mut self, n: impl itoa::Integer) -> Result<(), Error> {
+        self.integer(n);
+        Ok(())
+    }
+
     /// A value only serde_json writes (floats): its text, appended.
     fn by_serde_json<T: Serialize>(&mut self, v: T) -> Result<(), Error> {
         serde_json::to_writer(&mut self.out, &v).map_err(|e| Error(e.to_string()))
@@ -164,12 +169,31 @@ impl Compound<'_> {
         self.w.out.extend_from_slice(self.close);
     }
 
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.comma();
+        value.serialize(&mut *self.w)
+    }
+
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
         self.comma();
         self.w.string(key);
         self.w.out.push(b':');
         value.serialize(&mut *self.w)
     }
+}
+
+/// The serializer methods of the integer types, each a call of `$via` with the value.
+macro_rules! integers {
+    ($via:ident) => {
+        integers!($via: serialize_i8 i8, serialize_i16 i16, serialize_i32 i32, serialize_i64 i64,
+            serialize_i128 i128, serialize_u8 u8, serialize_u16 u16, serialize_u32 u32,
+            serialize_u64 u64, serialize_u128 u128);
+    };
+    ($via:ident: $($method:ident $t:ty),*) => {
+        $(fn $method(self, v: $t) -> Result<(), Error> {
+            self.$via(v)
+        })*
+    };
 }
 
 impl<'a> ser::Serializer for &'a mut Writer {
@@ -183,49 +207,11 @@ impl<'a> ser::Serializer for &'a mut Writer {
     type SerializeStruct = Compound<'a>;
     type SerializeStructVariant = Compound<'a>;
 
+    integers!(number);
+
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.out
             .extend_from_slice(if v { b"true" } else { b"false" });
-        Ok(())
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.integer(v);
-        Ok(())
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        self.integer(v);
         Ok(())
     }
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
@@ -360,54 +346,48 @@ impl<'a> ser::Serializer for &'a mut Writer {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.comma();
-        value.serialize(&mut *self.w)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish();
-        Ok(())
-    }
+/// The serde traits of the sequences (an element at a time) and of the structs (a named
+/// field at a time) a [`Compound`] writes.
+macro_rules! compound {
+    ($($trait:ident: $method:ident),*) => {$(
+        impl ser::$trait for Compound<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.element(value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.finish();
+                Ok(())
+            }
+        }
+    )*};
+    ($($trait:ident),* ; named) => {$(
+        impl ser::$trait for Compound<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                self.field(key, value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.finish();
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        ser::SerializeSeq::serialize_element(self, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish();
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        ser::SerializeSeq::serialize_element(self, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish();
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        ser::SerializeSeq::serialize_element(self, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish();
-        Ok(())
-    }
-}
+compound!(
+    SerializeSeq: serialize_element,
+    SerializeTuple: serialize_element,
+    SerializeTupleStruct: serialize_field,
+    SerializeTupleVariant: serialize_field
+);
+compound!(SerializeStruct, SerializeStructVariant; named);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
@@ -420,38 +400,6 @@ impl ser::SerializeMap for Compound<'_> {
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         value.serialize(&mut *self.w)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish();
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<(), Error> {
-        self.finish();
-        Ok(())
-    }
-}
-
-impl ser::SerializeStructVariant for Compound<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.field(key, value)
     }
     fn end(self) -> Result<(), Error> {
         self.finish();
@@ -488,41 +436,13 @@ impl ser::Serializer for KeyWriter<'_> {
     type SerializeStruct = Impossible<(), Error>;
     type SerializeStructVariant = Impossible<(), Error>;
 
+    integers!(quoted);
+
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.0
             .out
             .extend_from_slice(if v { b"\"true\"" } else { b"\"false\"" });
         Ok(())
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.quoted(v)
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        self.quoted(v)
     }
     fn serialize_f32(self, _v: f32) -> Result<(), Error> {
         Err(key_error())

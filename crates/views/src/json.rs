@@ -62,22 +62,28 @@ fn needs_escape(w: u64) -> bool {
     (control | quote | backslash) & HIGHS != 0
 }
 
-/// Whether any byte of `bytes` needs an escape: a word at a time, the last few bytes in a
-/// word padded with letters.
+/// Whether any byte of `bytes` needs an escape: a word at a time, the last word ending at
+/// the string's end (overlapping the one before it); a string shorter than a word byte by
+/// byte.
 #[inline]
 fn any_escape(bytes: &[u8]) -> bool {
-    let mut words = bytes.chunks_exact(8);
-    for c in &mut words {
+    let n = bytes.len();
+    if n < 8 {
+        return bytes.iter().any(|&b| escaped(b));
+    }
+    let word = |at: usize| {
         let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        if needs_escape(u64::from_le_bytes(w)) {
+        w.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let mut at = 0;
+    while at + 8 < n {
+        if needs_escape(word(at)) {
             return true;
         }
+        at += 8;
     }
-    let rest = words.remainder();
-    let mut w = [b'a'; 8];
-    w[..rest.len()].copy_from_slice(rest);
-    needs_escape(u64::from_le_bytes(w))
+    needs_escape(word(n - 8))
 }
 
 /// Whether JSON text writes `b` escaped.

@@ -360,14 +360,11 @@ mod tests {
         db.migrate()
             .await
             .unwrap_or_else(|e| panic!("migrate: {e}"));
-        let path = database
-            .url
-            .trim_start_matches("sqlite://")
-            .split('?')
-            .next()
-            .unwrap_or_default()
-            .to_string();
-        let mut conn = open(std::path::Path::new(&path), true).unwrap_or_else(|e| panic!("{e}"));
+        let crate::Db::Sqlite(pool, _) = &db else {
+            panic!("a SQLite test database");
+        };
+        let mut conn =
+            open(pool.connect_options().get_filename(), true).unwrap_or_else(|e| panic!("{e}"));
         for n in 0..3 {
             let tx = conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)

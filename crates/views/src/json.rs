@@ -101,7 +101,7 @@ impl Writer {
         self.out.reserve(bytes.len() + 2);
         self.out.push(b'"');
         if any_escape(bytes) {
-            self.escaped(bytes);
+            self.write_escaped(bytes);
         } else {
             self.out.extend_from_slice(bytes);
         }
@@ -109,7 +109,7 @@ impl Writer {
     }
 
     /// The string's bytes, the runs between escapes copied whole.
-    fn escaped(&mut self, bytes: &[u8]) {
+    fn write_escaped(&mut self, bytes: &[u8]) {
         let mut run = 0;
         for (i, &b) in bytes.iter().enumerate() {
             if !escaped(b) {

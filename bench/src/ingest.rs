@@ -367,6 +367,8 @@ async fn main() -> Res<()> {
         "setup: {n} containers in {streams} account(s) in {:.2} s",
         setup.elapsed().as_secs_f64()
     );
+    let (me, busy) = (std::process::id(), boxtrack_bench::load::machine_busy_ticks);
+    let (mine_before, busy_before) = (boxtrack_bench::load::cpu_ticks_of(me), busy());
     let started = Instant::now();
     let mut running = tokio::task::JoinSet::new();
     for (account, ids) in owners {
@@ -381,6 +383,8 @@ async fn main() -> Res<()> {
         changes += done?.map_err(|e| format!("a stream failed: {e}"))?;
     }
     let pipeline = started.elapsed().as_secs_f64();
+    let mine = boxtrack_bench::load::cpu_ticks_of(me).saturating_sub(mine_before);
+    let rest = busy().saturating_sub(busy_before).saturating_sub(mine);
     let te = count(&db, "transport_events").await? as usize;
     let ev = count(&db, "events").await? as usize;
     let raw = count(&db, "raw_events").await? as usize;
@@ -433,6 +437,11 @@ async fn main() -> Res<()> {
     );
     println!(
         "baseline (plain batched INSERTs of the same {written} rows): {baseline:.2} s, {base_rows_rate:.0} rows/s, i.e. {base_obs_rate:.0} observations/s equivalent"
+    );
+    println!(
+        "pipeline CPU: this process {:.2} s, the rest of the machine (the database) {:.2} s, in {pipeline:.2} s",
+        mine as f64 / 100.0,
+        rest as f64 / 100.0
     );
     println!("pipeline / baseline: {:.2}", obs_rate / base_obs_rate);
     Ok(())

@@ -26,6 +26,23 @@ pub fn cpu_ticks_of(pid: u32) -> u64 {
     tick(11) + tick(12)
 }
 
+/// CPU time the whole machine has been busy (every state but idle and I/O wait, summed over
+/// its cpus), in clock ticks of 10 ms (0 when `/proc/stat` cannot be read): with
+/// [`cpu_ticks_of`] this process's share, what the rest (the database) used.
+pub fn machine_busy_ticks() -> u64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let Some(cpu) = stat.lines().find(|l| l.starts_with("cpu ")) else {
+        return 0;
+    };
+    cpu.split_whitespace()
+        .skip(1)
+        .enumerate()
+        // user nice system idle iowait irq softirq steal (guest time is inside user)
+        .filter(|(i, _)| *i != 3 && *i != 4 && *i < 8)
+        .filter_map(|(_, v)| v.parse::<u64>().ok())
+        .sum()
+}
+
 /// The `boxtrack` binary to start: `BOXTRACK_BIN`, else the one next to this benchmark.
 pub fn boxtrack_bin() -> Res<std::path::PathBuf> {
     Ok(match std::env::var("BOXTRACK_BIN") {

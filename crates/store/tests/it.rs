@@ -1429,3 +1429,109 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
     assert!(voyage_state.pod_eta_us.is_some());
     assert_eq!((voyage_state, voyage_records), voyage_before);
 }
+
+/// A bulk apply of 300 containers in 30 shipments lands whole (on PostgreSQL in three parts
+/// at once, by shipment): every container's events and raw events, an event log without a gap
+/// that holds one entry a change; the same bulk again changes nothing.
+#[tokio::test]
+async fn a_bulk_apply_lands_whole_and_again_changes_nothing() {
+    use boxtrack_core::tracking::{
+        DataSource, EventFact, Fact, Milestone, Observation, Place, ShipmentState,
+    };
+    use sqlx::types::Json;
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let owner = account(&db, "bulk").await;
+    let empty = Json(Vec::<String>::new());
+    let mut containers = Vec::new();
+    for s in 0..30 {
+        let shipment = uuid::Uuid::now_v7();
+        boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, NULL, $3, 'MAEU', $4, $4, '{}', $5, 1, 1)")
+            .bind(shipment).bind(owner.id).bind(format!("BULK{s}")).bind(empty.clone()).bind(Json(ShipmentState::default()))
+            .execute(p).await.map(|_| ()).unwrap());
+        for c in 0..10 {
+            let id = uuid::Uuid::now_v7();
+            boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, '{}', 'new', FALSE, TRUE, 1, 1)")
+                .bind(id).bind(owner.id).bind(shipment).bind(format!("BLKU{s:03}{c:04}")).bind(empty.clone())
+                .execute(p).await.map(|_| ()).unwrap());
+            containers.push(id);
+        }
+    }
+    let event = |m: Milestone, h: i64| Observation {
+        observed_us: 10 + h,
+        source: DataSource::ShippingLine,
+        fact: Fact::Event(EventFact {
+            milestone: m,
+            estimated: false,
+            at_us: Some(h * 3_600_000_000),
+            place: Place::Origin,
+            locode: Some("CNSHA".into()),
+            timezone: None,
+            terminal: None,
+            vessel_name: Some("EVER GIVEN".into()),
+            vessel_imo: Some("9811000".into()),
+            voyage: Some("0412E".into()),
+        }),
+        precision: Default::default(),
+        upstream_id: None,
+    };
+    // a shipment's containers interleaved with the others', as a file lists them
+    let mut batches: Vec<(uuid::Uuid, Vec<Observation>)> = (0..10)
+        .flat_map(|c| (0..30).map(move |s| s * 10 + c))
+        .map(|i| {
+            (
+                containers[i],
+                vec![
+                    event(Milestone::VesselLoaded, 10),
+                    event(Milestone::VesselDeparted, 12),
+                ],
+            )
+        })
+        .collect();
+    let changes = boxtrack_store::tracking::apply_many(&db, owner.id, &batches)
+        .await
+        .unwrap();
+    let count = |table: &'static str| {
+        let db = db.clone();
+        async move {
+            let sql = format!("SELECT COUNT(*) FROM {table}");
+            let n: i64 = boxtrack_store::on_db!(&db, p => sqlx::query_scalar(sqlx::AssertSqlSafe(sql)).fetch_one(p).await.unwrap());
+            n
+        }
+    };
+    assert_eq!(count("transport_events").await, 600);
+    assert_eq!(count("raw_events").await, 600);
+    let (first, last, n): (i64, i64, i64) = boxtrack_store::on_db!(&db, p => sqlx::query_as("SELECT MIN(seq), MAX(seq), COUNT(*) FROM events WHERE account_id = $1")
+        .bind(owner.id).fetch_one(p).await.unwrap());
+    assert_eq!((first, last, n), (1, changes as i64, changes as i64));
+    assert!(changes >= 600, "{changes} changes");
+    let departed: i64 = boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT COUNT(*) FROM containers WHERE account_id = $1 AND current_status <> 'new'")
+        .bind(owner.id).fetch_one(p).await.unwrap());
+    assert_eq!(departed, 300);
+    if let Db::Postgres(p) = &db {
+        // three transactions wrote them (300 containers: three parts of 100), each whole
+        // shipments
+        let writers: i64 = sqlx::query_scalar(
+            "SELECT COUNT(DISTINCT xmin::text) FROM containers WHERE account_id = $1",
+        )
+        .bind(owner.id)
+        .fetch_one(p)
+        .await
+        .unwrap();
+        assert_eq!(writers, 3);
+        let split: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM (SELECT shipment_id FROM containers WHERE account_id = $1 GROUP BY shipment_id HAVING COUNT(DISTINCT xmin::text) > 1) s")
+            .bind(owner.id).fetch_one(p).await.unwrap();
+        assert_eq!(split, 0);
+    }
+
+    // again: nothing new, in any order
+    batches.reverse();
+    let again = boxtrack_store::tracking::apply_many(&db, owner.id, &batches)
+        .await
+        .unwrap();
+    assert_eq!(again, 0);
+    assert_eq!(count("transport_events").await, 600);
+    assert_eq!(count("raw_events").await, 600);
+    assert_eq!(count("events").await, changes as i64);
+}

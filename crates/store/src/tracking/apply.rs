@@ -106,8 +106,18 @@ pub async fn apply_batch_in(
     batches: &[(Uuid, Vec<Observation>)],
     now: i64,
 ) -> Result<Vec<(Uuid, Vec<Change>)>> {
+    apply_refs_in(tx, account_id, batches.iter().collect(), now).await
+}
+
+/// [`apply_batch_in`] of batches borrowed one by one (a part of a bulk apply).
+async fn apply_refs_in(
+    tx: &mut Tx,
+    account_id: Uuid,
+    batches: Vec<&(Uuid, Vec<Observation>)>,
+    now: i64,
+) -> Result<Vec<(Uuid, Vec<Change>)>> {
     let batches: Vec<&(Uuid, Vec<Observation>)> =
-        batches.iter().filter(|(_, b)| !b.is_empty()).collect();
+        batches.into_iter().filter(|(_, b)| !b.is_empty()).collect();
     if batches.is_empty() {
         return Ok(vec![]);
     }
@@ -622,17 +632,109 @@ pub async fn apply(
     Ok(changes)
 }
 
-/// Merges observations into many containers of one account in a single transaction (for
-/// bulk ingest); returns how many changes were recorded.
+/// The most transactions at once a bulk apply spreads over on PostgreSQL.
+const PARTS: usize = 3;
+
+/// The fewest containers a part of a bulk apply gets: a smaller bulk is cut into fewer parts,
+/// below `2 × PART_MIN` containers none.
+const PART_MIN: usize = 100;
+
+/// Merges observations into many containers of one account (for bulk ingest); returns how
+/// many changes were recorded. On SQLite, and for fewer than `2 × PART_MIN` containers, in
+/// one transaction. On PostgreSQL a larger bulk is cut by shipment into up to [`PARTS`] parts
+/// applied at once, each in its own transaction on its own connection: while one part's
+/// statements run in the database another's merge runs here, and the database works on
+/// several. A shipment's containers stay in one part, in their order, so the parts lock
+/// disjoint rows and wait for each other only at the account's event-log counter, which each
+/// takes last; each part commits all of its containers or none (when one fails another may
+/// have committed: applying the bulk again changes nothing already applied, raw events being
+/// kept once and the merge taking a report once).
 pub async fn apply_many(
     db: &Db,
     account_id: Uuid,
     batches: &[(Uuid, Vec<Observation>)],
 ) -> Result<usize> {
+    let now = now_us();
+    let parts = match db {
+        Db::Postgres(p) if batches.len() >= 2 * PART_MIN => {
+            let ids: Vec<Uuid> = batches.iter().map(|(id, _)| *id).collect();
+            let shipment_of: HashMap<Uuid, Uuid> = sqlx::query_as(
+                "SELECT id, shipment_id FROM containers WHERE account_id = $1 AND id = ANY($2)",
+            )
+            .bind(account_id)
+            .bind(&ids)
+            .fetch_all(p)
+            .await?
+            .into_iter()
+            .collect();
+            let n = (batches.len() / PART_MIN).clamp(1, PARTS);
+            parts_by_shipment(batches, &shipment_of, n)
+        }
+        _ => vec![batches.iter().collect()],
+    };
+    apply_parts(db, account_id, parts, now).await
+}
+
+/// A bulk apply's future (boxed: [`apply_parts`] awaits itself for the rest of its parts).
+type Applying<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<usize>> + Send + 'a>>;
+
+/// Applies `parts` at once, each in a transaction of its own; the changes made.
+fn apply_parts<'a>(
+    db: &'a Db,
+    account_id: Uuid,
+    mut parts: Vec<Vec<&'a (Uuid, Vec<Observation>)>>,
+    now: i64,
+) -> Applying<'a> {
+    Box::pin(async move {
+        let Some(part) = parts.pop() else {
+            return Ok(0);
+        };
+        let (this, rest) = tokio::try_join!(
+            apply_part(db, account_id, part, now),
+            apply_parts(db, account_id, parts, now)
+        )?;
+        Ok(this + rest)
+    })
+}
+
+/// One part of a bulk apply in a transaction of its own; the changes made.
+async fn apply_part(
+    db: &Db,
+    account_id: Uuid,
+    part: Vec<&(Uuid, Vec<Observation>)>,
+    now: i64,
+) -> Result<usize> {
     let mut tx = db.begin().await?;
-    let changes = apply_batch_in(&mut tx, account_id, batches, now_us()).await?;
+    let changes = apply_refs_in(&mut tx, account_id, part, now).await?;
     tx.commit().await?;
     Ok(changes.iter().map(|(_, c)| c.len()).sum())
+}
+
+/// `batches` cut into at most `n` parts, a shipment's containers (by `shipment_of`) in one
+/// part and in their order, each shipment going to the part with the fewest observations so
+/// far; containers `shipment_of` does not know go to the first part (which then reports them
+/// unknown). Parts left empty are left out.
+fn parts_by_shipment<'a>(
+    batches: &'a [(Uuid, Vec<Observation>)],
+    shipment_of: &HashMap<Uuid, Uuid>,
+    n: usize,
+) -> Vec<Vec<&'a (Uuid, Vec<Observation>)>> {
+    let n = n.max(1);
+    let mut parts: Vec<Vec<&(Uuid, Vec<Observation>)>> = vec![Vec::new(); n];
+    let mut weight = vec![0usize; n];
+    let mut part_of: HashMap<Uuid, usize> = HashMap::new();
+    for b in batches {
+        let part = match shipment_of.get(&b.0) {
+            None => 0,
+            Some(shipment) => *part_of
+                .entry(*shipment)
+                .or_insert_with(|| (0..n).min_by_key(|i| (weight[*i], *i)).unwrap_or(0)),
+        };
+        weight[part] += b.1.len().max(1);
+        parts[part].push(b);
+    }
+    parts.retain(|p| !p.is_empty());
+    parts
 }
 
 #[cfg(test)]
@@ -647,6 +749,55 @@ mod tests {
             event: serde_json::from_value(json!({"event": event, "source": "shipping_line"}))
                 .unwrap_or_else(|e| panic!("a transport event: {e}")),
         }
+    }
+
+    fn obs(n: usize) -> Vec<Observation> {
+        let one: Observation = serde_json::from_value(json!({
+            "observed_us": 1,
+            "source": "terminal",
+            "fact": {"kind": "holds", "holds": []}
+        }))
+        .unwrap_or_else(|e| panic!("an observation: {e}"));
+        vec![one; n]
+    }
+
+    #[test]
+    fn a_bulk_is_cut_by_shipment_into_parts_of_like_weight() {
+        let c = Uuid::from_u128;
+        // containers 1-3 of shipment 100 (heavy), 4 of 200, 5-6 of 300, 7 of nobody known
+        let batches = vec![
+            (c(1), obs(5)),
+            (c(4), obs(2)),
+            (c(2), obs(5)),
+            (c(5), obs(1)),
+            (c(3), obs(1)),
+            (c(6), obs(2)),
+            (c(7), obs(1)),
+        ];
+        let shipment_of = HashMap::from([
+            (c(1), c(100)),
+            (c(2), c(100)),
+            (c(3), c(100)),
+            (c(4), c(200)),
+            (c(5), c(300)),
+            (c(6), c(300)),
+        ]);
+        let parts = parts_by_shipment(&batches, &shipment_of, 2);
+        let ids = |p: &Vec<&(Uuid, Vec<Observation>)>| p.iter().map(|b| b.0).collect::<Vec<_>>();
+        // shipment 100 to the first part, 200 and 300 to the lighter second, in batch order;
+        // the unknown container to the first part, which reports it
+        assert_eq!(ids(&parts[0]), vec![c(1), c(2), c(3), c(7)]);
+        assert_eq!(ids(&parts[1]), vec![c(4), c(5), c(6)]);
+        // one part: everything, in order
+        let one = parts_by_shipment(&batches, &shipment_of, 1);
+        assert_eq!(one.len(), 1);
+        assert_eq!(
+            ids(&one[0]),
+            batches.iter().map(|b| b.0).collect::<Vec<_>>()
+        );
+        // one shipment: one part, the empty one left out
+        let single = parts_by_shipment(&batches[..1], &shipment_of, 2);
+        assert_eq!(single.len(), 1);
     }
 
     #[test]

@@ -438,11 +438,15 @@ async fn main() -> Res<()> {
     println!(
         "baseline (plain batched INSERTs of the same {written} rows): {baseline:.2} s, {base_rows_rate:.0} rows/s, i.e. {base_obs_rate:.0} observations/s equivalent"
     );
-    println!(
-        "pipeline CPU: this process {:.2} s, the rest of the machine (the database) {:.2} s, in {pipeline:.2} s",
-        mine as f64 / 100.0,
-        rest as f64 / 100.0
-    );
+    let (mine, rest) = (mine as f64 / 100.0, rest as f64 / 100.0);
+    match db.backend() {
+        boxtrack_store::Backend::Sqlite => println!(
+            "pipeline CPU: this process (SQLite within it) {mine:.2} s, the rest of the machine {rest:.2} s, in {pipeline:.2} s"
+        ),
+        boxtrack_store::Backend::Postgres => println!(
+            "pipeline CPU: this process {mine:.2} s, the rest of the machine (PostgreSQL) {rest:.2} s, in {pipeline:.2} s"
+        ),
+    }
     println!("pipeline / baseline: {:.2}", obs_rate / base_obs_rate);
     Ok(())
 }

@@ -148,7 +148,9 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
                 }
                 (found.key_id, found.account)
             }
-            None => match boxtrack_store::keys::authenticate(&state.db, &key).await {
+            // boxed: a key not held in memory is rare, and the lookup's future would
+            // otherwise make every request's guard as large as it
+            None => match Box::pin(boxtrack_store::keys::authenticate(&state.db, &key)).await {
                 Ok(Some((key_id, account))) => {
                     let account = std::sync::Arc::new(account);
                     state.keys.put(digest, key_id, account.clone());

@@ -126,11 +126,15 @@ impl Limiter {
                 let d = g.entry(key).or_default().admit(now, limit, WINDOW_US);
                 (d, u64::from(d.allowed))
             }
+            // boxed: taken once a lease runs out, and their futures would otherwise make every
+            // request's (this one's, the guard's) as large as theirs
             Store::Database(db) => {
-                boxtrack_store::ratelimit::check_lease(db, account, bucket, limit, want, now)
-                    .await?
+                Box::pin(boxtrack_store::ratelimit::check_lease(
+                    db, account, bucket, limit, want, now,
+                ))
+                .await?
             }
-            Store::Redis(r) => r.check_lease(account, bucket, limit, want, now).await?,
+            Store::Redis(r) => Box::pin(r.check_lease(account, bucket, limit, want, now)).await?,
         };
         if granted <= 1 {
             return Ok(decision);

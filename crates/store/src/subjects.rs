@@ -67,11 +67,14 @@ pub async fn claim_due(db: &Db, now: i64, lease_us: i64, limit: i64) -> Result<V
         Db::Sqlite(..) => ("", "active = 1"),
         Db::Postgres(_) => (" FOR UPDATE SKIP LOCKED", "active"),
     };
+    // the limit written in: SQLite built with STAT4 (as bundled) prepares a statement again
+    // each time a bound `LIMIT` is bound anew (`sqlite_writer::claim_sql`)
     let sql = format!(
-        "UPDATE subjects SET locked_until_us = $3 WHERE id IN (SELECT id FROM subjects WHERE {active} AND next_due_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_due_us LIMIT $2{lock}) RETURNING {COLS}"
+        "UPDATE subjects SET locked_until_us = $2 WHERE id IN (SELECT id FROM subjects WHERE {active} AND next_due_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_due_us LIMIT {}{lock}) RETURNING {COLS}",
+        limit.max(0)
     );
     let mut rows: Vec<SubjectRow> = on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(now).bind(limit).bind(now + lease_us).fetch_all(p).await?);
+        .bind(now).bind(now + lease_us).fetch_all(p).await?);
     rows.sort_by_key(|r| r.next_due_us);
     Ok(rows)
 }

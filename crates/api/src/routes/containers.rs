@@ -292,10 +292,10 @@ pub async fn show(
 ) -> ApiResult<axum::response::Response> {
     let includes = QueryParams::parse(raw.as_deref()).includes("container", INCLUDES)?;
     let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
-    state
-        .reads
-        .respond(&caller.account, path, one(&state, &caller, id, &includes))
-        .await
+    // boxed: the render's future (its reads and includes) is large, and inline it would make
+    // the handler's future as large, copied whole each time axum moves it into place
+    let render = Box::pin(one(&state, &caller, id, &includes));
+    state.reads.respond(&caller.account, path, render).await
 }
 
 /// What to change.

@@ -343,17 +343,19 @@ pub async fn claim_due(
     lease_us: i64,
     limit: i64,
 ) -> Result<Vec<TrackingRequestRow>> {
-    let pick = match db {
-        Db::Sqlite(..) => {
-            "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2"
-        }
-        Db::Postgres(_) => {
-            "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT $2 FOR UPDATE SKIP LOCKED"
-        }
+    // the limit written in: SQLite built with STAT4 (as bundled) prepares a statement again
+    // each time a bound `LIMIT` is bound anew (`sqlite_writer::claim_sql`)
+    let lock = match db {
+        Db::Sqlite(..) => "",
+        Db::Postgres(_) => " FOR UPDATE SKIP LOCKED",
     };
+    let pick = format!(
+        "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT {}{lock}",
+        limit.max(0)
+    );
     let mut tx = db.begin().await?;
-    let ids: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(pick)
-        .bind(now).bind(limit).fetch_all(c).await?);
+    let ids: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(sqlx::AssertSqlSafe(pick))
+        .bind(now).fetch_all(c).await?);
     let mut rows = Vec::new();
     for id in ids {
         on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET locked_until_us = $2 WHERE id = $1")

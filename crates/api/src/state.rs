@@ -197,12 +197,15 @@ impl AppState {
                 account,
                 &format!("{base}{path}"),
                 self.replicas.is_some(),
+                // boxed: a list's render (its reads, counts and includes) has a large
+                // future, which inline would make every list handler's future as large,
+                // copied whole each time axum moves it into place
                 |offload| {
-                    render(if offload {
+                    Box::pin(render(if offload {
                         self.read_db(account.id)
                     } else {
                         &self.db
-                    })
+                    }))
                 },
             )
             .await

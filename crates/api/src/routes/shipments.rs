@@ -156,10 +156,9 @@ pub async fn show(
 ) -> ApiResult<axum::response::Response> {
     let includes = QueryParams::parse(raw.as_deref()).includes("shipment", INCLUDES)?;
     let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
-    state
-        .reads
-        .respond(&caller.account, path, one(&state, &caller, id, &includes))
-        .await
+    // boxed, as the container's render is (`containers::show`)
+    let render = Box::pin(one(&state, &caller, id, &includes));
+    state.reads.respond(&caller.account, path, render).await
 }
 
 /// What to change.

@@ -800,6 +800,54 @@ mod tests {
         assert_eq!(single.len(), 1);
     }
 
+    proptest::proptest! {
+        /// Whatever the bulk: every batch lands in exactly one part, once; a shipment's
+        /// containers share a part; each part keeps the bulk's order; at most `n` parts, none
+        /// empty.
+        #[test]
+        fn a_cut_keeps_every_batch_once_and_shipments_whole(
+            // (container, its shipment or none, observations) with repeats allowed
+            rows in proptest::collection::vec((0u128..40, proptest::option::of(0u128..8), 0usize..4), 0..60),
+            n in 1usize..5,
+        ) {
+            let batches: Vec<(Uuid, Vec<Observation>)> =
+                rows.iter().map(|(c, _, k)| (Uuid::from_u128(*c), obs(*k))).collect();
+            let mut shipment_of = HashMap::new();
+            for (c, s, _) in &rows {
+                if let Some(s) = s {
+                    shipment_of.entry(Uuid::from_u128(*c)).or_insert(Uuid::from_u128(1_000 + s));
+                }
+            }
+            let parts = parts_by_shipment(&batches, &shipment_of, n);
+            proptest::prop_assert!(parts.len() <= n);
+            proptest::prop_assert!(parts.iter().all(|p| !p.is_empty()));
+            // each batch once, by address, in the bulk's order within its part
+            let mut seen = vec![0usize; batches.len()];
+            for part in &parts {
+                let mut last = None;
+                for b in part {
+                    let at = batches.iter().position(|x| std::ptr::eq(x, *b));
+                    proptest::prop_assert!(at.is_some());
+                    let at = at.unwrap_or_default();
+                    proptest::prop_assert!(last.is_none_or(|l| l < at));
+                    last = Some(at);
+                    seen[at] += 1;
+                }
+            }
+            proptest::prop_assert!(seen.iter().all(|k| *k == 1));
+            // a shipment in one part only
+            let mut part_of_shipment: HashMap<Uuid, usize> = HashMap::new();
+            for (i, part) in parts.iter().enumerate() {
+                for b in part {
+                    if let Some(s) = shipment_of.get(&b.0) {
+                        let first = *part_of_shipment.entry(*s).or_insert(i);
+                        proptest::prop_assert_eq!(first, i);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_newest_event_of_each_name_on_a_container_decides_what_leaves() {
         let est = "container.transport.estimated.vessel_arrived";

@@ -35,20 +35,29 @@ pub fn utc_seconds(secs: i64) -> Option<[u8; 19]> {
     let (days, in_day) = (secs / 86_400, secs % 86_400);
     let (year, month, day) = civil_from_days(days);
     let mut text = *b"0000-00-00T00:00:00";
-    let mut put = |at: usize, width: usize, mut n: i64| {
-        for i in (at..at + width).rev() {
-            // `n % 10` is 0..=9
-            text[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-        }
+    // two digits at a time; every field is below 100 (the year in two halves, below 9999)
+    let mut two = |at: usize, n: i64| {
+        let n = n.rem_euclid(100) as u8;
+        text[at] = b'0' + n / 10;
+        text[at + 1] = b'0' + n % 10;
     };
-    put(0, 4, year);
-    put(5, 2, month);
-    put(8, 2, day);
-    put(11, 2, in_day / 3600);
-    put(14, 2, in_day / 60 % 60);
-    put(17, 2, in_day % 60);
+    two(0, year / 100);
+    two(2, year % 100);
+    two(5, month);
+    two(8, day);
+    two(11, in_day / 3600);
+    two(14, in_day / 60 % 60);
+    two(17, in_day % 60);
     Some(text)
+}
+
+/// [`format_micros`] written into `buf` instead of a new string, for the instants
+/// [`utc_seconds`] writes (`None` outside them: then use [`format_micros`]).
+pub fn write_micros(us: i64, buf: &mut [u8; 20]) -> Option<&str> {
+    let text = utc_seconds(us.div_euclid(1_000_000))?;
+    buf[..19].copy_from_slice(&text);
+    buf[19] = b'Z';
+    std::str::from_utf8(buf).ok()
 }
 
 /// The proleptic Gregorian date (year, month 1–12, day 1–31) of day `days` after
@@ -168,6 +177,18 @@ mod tests {
         #[test]
         fn seconds_are_written_as_jiff_writes_them(secs in 0i64..super::YEAR_9999, micros in 0i64..1_000_000) {
             prop_assert_eq!(super::format_micros(secs * 1_000_000 + micros), by_jiff(secs));
+        }
+
+        #[test]
+        fn written_in_place_as_in_a_new_string(us in proptest::num::i64::ANY) {
+            let mut buf = [0u8; 20];
+            let in_range = (0..super::YEAR_9999 * 1_000_000).contains(&us);
+            match super::write_micros(us, &mut buf) {
+                Some(text) => prop_assert_eq!(text.to_string(), super::format_micros(us)),
+                None => prop_assert!(!in_range),
+            }
+            let near = us.rem_euclid(super::YEAR_9999 * 1_000_000);
+            prop_assert_eq!(super::write_micros(near, &mut buf).map(str::to_string), Some(super::format_micros(near)));
         }
     }
 

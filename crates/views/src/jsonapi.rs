@@ -195,7 +195,12 @@ impl At {
 
 impl Serialize for At {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&boxtrack_core::time::format_micros(self.0))
+        // written on the stack: a rendered resource shows some two dozen timestamps
+        let mut buf = [0u8; 20];
+        match boxtrack_core::time::write_micros(self.0, &mut buf) {
+            Some(text) => s.serialize_str(text),
+            None => s.serialize_str(&boxtrack_core::time::format_micros(self.0)),
+        }
     }
 }
 

@@ -5,14 +5,10 @@ use jiff::Timestamp;
 /// Formats Unix microseconds as ISO 8601 UTC with a `Z` suffix and whole seconds,
 /// e.g. `2026-11-22T08:41:23Z`. Out-of-range inputs are clamped to the representable range.
 pub fn format_micros(us: i64) -> String {
-    let secs = us.div_euclid(1_000_000);
-    if let Some(text) = utc_seconds(secs) {
-        let mut out = String::with_capacity(20);
-        // the 19 bytes are ASCII digits and separators
-        out.push_str(std::str::from_utf8(&text).unwrap_or_default());
-        out.push('Z');
-        return out;
+    if let Some(text) = write_micros(us, &mut [0u8; 20]) {
+        return text.to_string();
     }
+    let secs = us.div_euclid(1_000_000);
     let ts = Timestamp::from_second(secs).unwrap_or(if secs < 0 {
         Timestamp::MIN
     } else {

@@ -1489,6 +1489,17 @@ async fn a_bulk_apply_lands_whole_and_again_changes_nothing() {
             )
         })
         .collect();
+    // a container nobody has: the whole bulk refused, nothing written
+    let mut with_unknown = batches.clone();
+    with_unknown.push((
+        uuid::Uuid::now_v7(),
+        vec![event(Milestone::VesselLoaded, 10)],
+    ));
+    let refused = boxtrack_store::tracking::apply_many(&db, owner.id, &with_unknown).await;
+    assert!(
+        matches!(refused, Err(boxtrack_store::StoreError::NotFound(_))),
+        "{refused:?}"
+    );
     let changes = boxtrack_store::tracking::apply_many(&db, owner.id, &batches)
         .await
         .unwrap();

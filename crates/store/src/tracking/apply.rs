@@ -667,6 +667,11 @@ pub async fn apply_many(
             .await?
             .into_iter()
             .collect();
+            // an unknown container fails the bulk before any part commits, as one
+            // transaction would
+            if batches.iter().any(|(id, _)| !shipment_of.contains_key(id)) {
+                return Err(StoreError::NotFound("container"));
+            }
             let n = (batches.len() / PART_MIN).clamp(1, PARTS);
             parts_by_shipment(batches, &shipment_of, n)
         }

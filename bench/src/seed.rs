@@ -169,9 +169,13 @@ async fn insert_containers(
     rows: &[(Uuid, Uuid, Uuid, String, i64)],
 ) -> Res<()> {
     let sql = format!(
-        "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, pod_terminal, records) VALUES {}",
-        placeholders(rows.len(), 14)
+        "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, pod_terminal, records, state_view) VALUES {}",
+        placeholders(rows.len(), 15)
     );
+    // the state as its resource shows it, as the merge writes it beside the state
+    let state: boxtrack_core::tracking::ContainerState =
+        serde_json::from_value(t.container_state.clone())?;
+    let view = boxtrack_views::tracking::state_view(&state, &t.current_status, t.ready_for_pickup);
     // the column the tracking writer keeps beside the state
     let terminal = t.container_state["pod_terminal"]
         .as_str()
@@ -194,7 +198,8 @@ async fn insert_containers(
                 .bind(*at)
                 .bind(*at)
                 .bind(terminal.clone())
-                .bind(Json(t.container_records.clone()));
+                .bind(Json(t.container_records.clone()))
+                .bind(view.clone());
         }
         q.execute(p).await.map(|_| ())?
     });

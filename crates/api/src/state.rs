@@ -123,6 +123,9 @@ pub struct Shared {
 impl AppState {
     /// State with fresh metrics.
     pub fn new(db: Db, config: ApiConfig, limiter: Limiter) -> AppState {
+        // containers are shown from their states as the merge rendered them, and the merges
+        // this process runs (ingest, sandbox, refresh) write them
+        boxtrack_views::tracking::install_state_view();
         let reads = crate::readcache::ReadCache::new(
             boxtrack_store::changes::Changes::start(&db),
             config.read_cache_bytes,

@@ -134,9 +134,10 @@ pub async fn list_filtered(
 
 /// One container with its shipment: what every front end shows of it first.
 #[derive(Debug)]
-pub struct Shown {
-    /// The container.
-    pub container: ContainerRow,
+pub struct Shown<C = ContainerRow> {
+    /// The container: its whole row, or as its resource shows it
+    /// ([`reads::ShownContainer`]).
+    pub container: C,
     /// Its shipment (none only if it went away since the container was read).
     pub shipment: Option<ShipmentRow>,
     /// What the shipment's resource shows of its containers (ids and POD terminals, oldest
@@ -148,12 +149,12 @@ pub struct Shown {
 /// shipment's resource shows of its containers, read with them), or `None` when the account
 /// has no such container: `GET /v2/containers/{id}`, the console's container page and MCP's
 /// `get_container` read it so.
-pub async fn show(
+pub async fn show<C: reads::ContainerRead>(
     db: &Db,
     account_id: Uuid,
     id: Uuid,
     siblings: bool,
-) -> Result<Option<Shown>, AppError> {
+) -> Result<Option<Shown<C>>, AppError> {
     let Some(read) = reads::container_and_shipment(db, account_id, id, siblings).await? else {
         return Ok(None);
     };

@@ -26,6 +26,7 @@ pub mod publishable;
 pub mod ratelimit;
 pub mod ratelimit_redis;
 pub mod reads;
+pub mod rendered;
 pub mod replicas;
 pub mod retention;
 pub mod sandbox;

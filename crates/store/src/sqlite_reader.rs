@@ -19,7 +19,10 @@ use serde::de::DeserializeOwned;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use crate::reads::{CONTAINER_COLUMNS, ContainerRef, ContainerRow, SHIPMENT_COLUMNS, ShipmentRow};
+use crate::reads::{
+    CONTAINER_COLUMNS, ContainerRef, ContainerRow, ContainerView, SHIPMENT_COLUMNS, ShipmentRow,
+    ShownContainer,
+};
 use crate::{Result, StoreError};
 
 /// Idle connections kept for the next read (one per runtime thread is enough).
@@ -182,6 +185,12 @@ fn shipment_row(r: &Row<'_>) -> rusqlite::Result<ShipmentRow> {
 /// `SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2`, made once.
 static CONTAINER_BY_ID: LazyLock<String> =
     LazyLock::new(|| select_by_id(CONTAINER_COLUMNS, "containers"));
+static CONTAINER_SHOWN_BY_ID: LazyLock<String> = LazyLock::new(|| {
+    select_by_id(
+        &format!("{CONTAINER_COLUMNS}, state_view, pod_terminal"),
+        "containers",
+    )
+});
 static SHIPMENT_BY_ID: LazyLock<String> =
     LazyLock::new(|| select_by_id(SHIPMENT_COLUMNS, "shipments"));
 
@@ -209,6 +218,33 @@ pub(crate) fn container(
     id: Uuid,
 ) -> rusqlite::Result<Option<ContainerRow>> {
     by_id(conn, &CONTAINER_BY_ID, account_id, id, container_row)
+}
+
+/// One container of an account as it is shown: its state as the merge rendered it where that
+/// text is current, its state parsed only where it is not.
+pub(crate) fn container_shown(
+    conn: &Connection,
+    account_id: Uuid,
+    id: Uuid,
+) -> rusqlite::Result<Option<ShownContainer>> {
+    by_id(conn, &CONTAINER_SHOWN_BY_ID, account_id, id, |r| {
+        // the columns of CONTAINER_COLUMNS, then `state_view` and `pod_terminal`
+        let view = r.get_ref(12)?.as_str_or_null()?;
+        match view.filter(|v| crate::rendered::is_current(v)) {
+            Some(view) => Ok(ShownContainer::View(ContainerView {
+                id: r.get(0)?,
+                account_id: r.get(1)?,
+                shipment_id: r.get(2)?,
+                number: r.get(3)?,
+                ref_numbers: json(r, 4)?,
+                pod_terminal: r.get(13)?,
+                created_us: r.get(10)?,
+                updated_us: r.get(11)?,
+                view: view.to_owned(),
+            })),
+            None => container_row(r).map(|row| ShownContainer::Row(Box::new(row))),
+        }
+    })
 }
 
 /// One shipment of an account.

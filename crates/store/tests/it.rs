@@ -1039,7 +1039,7 @@ async fn sqlite_reads_in_place_answer_as_the_pool_and_stay_prepared() {
 #[tokio::test]
 async fn a_container_and_its_shipment_are_read_together() {
     use boxtrack_core::tracking::{ContainerState, Route, ShipmentState};
-    use boxtrack_store::reads;
+    use boxtrack_store::reads::{self, ContainerRow};
     use sqlx::types::Json;
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
@@ -1078,7 +1078,7 @@ async fn a_container_and_its_shipment_are_read_together() {
             .bind(sibling).bind(owner.id).bind(shipment).bind(empty.clone()).bind(Json(ContainerState::default()))
             .execute(p).await.unwrap();
     });
-    let read = reads::container_and_shipment(&db, owner.id, container, true)
+    let read = reads::container_and_shipment::<ContainerRow>(&db, owner.id, container, true)
         .await
         .unwrap()
         .unwrap();
@@ -1101,7 +1101,7 @@ async fn a_container_and_its_shipment_are_read_together() {
         .await
         .unwrap();
     assert_eq!(format!("{siblings:?}"), format!("{:?}", apart[&shipment]));
-    let without = reads::container_and_shipment(&db, owner.id, container, false)
+    let without = reads::container_and_shipment::<ContainerRow>(&db, owner.id, container, false)
         .await
         .unwrap()
         .unwrap();
@@ -1116,7 +1116,7 @@ async fn a_container_and_its_shipment_are_read_together() {
     assert_eq!(s.route.0.pod_locode.as_deref(), Some("USLAX"));
     assert_eq!(c.state.0.pod_terminal.as_deref(), Some("Y258"));
     assert!(
-        reads::container_and_shipment(&db, other.id, container, true)
+        reads::container_and_shipment::<ContainerRow>(&db, other.id, container, true)
             .await
             .unwrap()
             .is_none()
@@ -1545,4 +1545,105 @@ async fn a_bulk_apply_lands_whole_and_again_changes_nothing() {
     assert_eq!(count("transport_events").await, 600);
     assert_eq!(count("raw_events").await, 600);
     assert_eq!(count("events").await, changes as i64);
+}
+
+/// The merge writes its renderer's text of each container's state beside the state, and a
+/// read to show the container takes that text instead of the state while it is current; a
+/// text of another renderer, or none, and the read parses the state.
+#[tokio::test]
+async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_current() {
+    use boxtrack_core::tracking::{
+        DataSource, EventFact, Fact, Milestone, Observation, Place, ShipmentState,
+    };
+    use boxtrack_store::reads::{self, ContainerRow, ShownContainer};
+    use boxtrack_store::rendered;
+    use sqlx::types::Json;
+    // this binary's renderer (a front end installs the resources' own); the text names what
+    // it was made of
+    rendered::install(rendered::Renderer {
+        render: |st, status, ready| format!("t1|{status}|{ready}|{}", st.times.len()),
+        current: |text| text.starts_with("t1|"),
+    });
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let owner = account(&db, "rendered").await;
+    let (shipment, container) = (uuid::Uuid::now_v7(), uuid::Uuid::now_v7());
+    let empty = Json(Vec::<String>::new());
+    boxtrack_store::on_db!(&db, p => {
+        sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, NULL, 'BLR1', 'MAEU', $3, $3, '{}', $4, 1, 1)")
+            .bind(shipment).bind(owner.id).bind(empty.clone()).bind(Json(ShipmentState::default()))
+            .execute(p).await.map(|_| ()).unwrap();
+        sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, 'MSKU1234565', $4, '{}', 'new', FALSE, TRUE, 1, 1)")
+            .bind(container).bind(owner.id).bind(shipment).bind(empty.clone())
+            .execute(p).await.map(|_| ()).unwrap();
+    });
+    let shown = |db: Db| async move {
+        reads::container_and_shipment::<ShownContainer>(&db, owner.id, container, true)
+            .await
+            .unwrap()
+            .unwrap()
+            .container
+    };
+    // no merge yet: no text, the state parsed
+    assert!(matches!(shown(db.clone()).await, ShownContainer::Row(_)));
+    let loaded = Observation {
+        observed_us: 10,
+        source: DataSource::ShippingLine,
+        fact: Fact::Event(EventFact {
+            milestone: Milestone::VesselLoaded,
+            estimated: false,
+            at_us: Some(3_600_000_000),
+            place: Place::Origin,
+            locode: Some("CNSHA".into()),
+            timezone: None,
+            terminal: None,
+            vessel_name: None,
+            vessel_imo: None,
+            voyage: None,
+        }),
+        precision: Default::default(),
+        upstream_id: None,
+    };
+    boxtrack_store::tracking::apply_many(&db, owner.id, &[(container, vec![loaded])])
+        .await
+        .unwrap();
+    let row = reads::container(&db, owner.id, container)
+        .await
+        .unwrap()
+        .unwrap();
+    let made = format!(
+        "t1|{}|{}|{}",
+        row.current_status,
+        row.ready_for_pickup,
+        row.state.0.times.len()
+    );
+    assert_ne!(row.current_status, "new");
+    match shown(db.clone()).await {
+        ShownContainer::View(v) => {
+            assert_eq!(v.view, made);
+            assert_eq!(
+                (v.id, v.shipment_id, v.number.as_str(), v.updated_us),
+                (row.id, row.shipment_id, "MSKU1234565", row.updated_us)
+            );
+        }
+        ShownContainer::Row(_) => panic!("the rendered state was not read"),
+    }
+    // the text of another renderer (an older build's) is not shown
+    boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE containers SET state_view = 'old|x' WHERE id = $1")
+        .bind(container).execute(p).await.map(|_| ()).unwrap());
+    match shown(db.clone()).await {
+        ShownContainer::Row(r) => assert_eq!(
+            format!("{:?}", r.state),
+            format!("{:?}", row.state),
+            "the state read as the whole row reads it"
+        ),
+        ShownContainer::View(_) => panic!("a text of another renderer was shown"),
+    }
+    // the whole row's reader is not affected by the text
+    let whole = reads::container_and_shipment::<ContainerRow>(&db, owner.id, container, false)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(whole.container.current_status, row.current_status);
 }

@@ -5,7 +5,7 @@ use axum::http::HeaderMap;
 use std::collections::HashMap;
 
 use boxtrack_app::containers::ListContainers;
-use boxtrack_store::reads::{self, ContainerRow, ShipmentRow};
+use boxtrack_store::reads::{self, ShipmentRow, ShownContainer};
 use boxtrack_store::tracking;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -31,185 +31,13 @@ const INCLUDES: &[&str] = &[
     "shipment.port_of_discharge",
     "shipment.containers",
 ];
+mod render;
+
+#[cfg(debug_assertions)]
+use render::shown_as_parsed;
+use render::{Known, asks_refs, render};
+
 const EVENT_INCLUDES: &[&str] = &["shipment", "container", "location", "terminal", "vessel"];
-
-/// What the caller of [`render`] read already of the rows' shipments.
-#[derive(Default)]
-struct Known<'a> {
-    /// Their shipments.
-    shipments: Option<&'a HashMap<uuid::Uuid, ShipmentRow>>,
-    /// What the shipments' resources show of their containers.
-    refs: Option<HashMap<uuid::Uuid, Vec<reads::ContainerRef>>>,
-}
-
-/// The rows as resources with what `includes` asks for, their related rows read from `db`
-/// unless `known` has them, each written out (a document of them never becomes a JSON tree).
-async fn render(
-    db: &boxtrack_store::Db,
-    caller: &Caller,
-    rows: &[ContainerRow],
-    known: Known<'_>,
-    includes: &[String],
-) -> ApiResult<(Vec<String>, Vec<String>)> {
-    use boxtrack_views::jsonapi::{Included, ToMany, written};
-    let related = Related::read(db, caller, rows, known, includes).await?;
-    let mut data = Vec::with_capacity(rows.len());
-    let mut included = Included::default();
-    for c in rows {
-        let shipment = related.shipments().get(&c.shipment_id);
-        let mut resource = resources::container_resource(c, shipment, &caller.account);
-        let events = related.events_of.get(&c.id).map(Vec::as_slice);
-        if related.asks("transport_events") {
-            resource.relationships.transport_events.data = Some(
-                ToMany::new(
-                    "transport_event",
-                    events.unwrap_or_default().iter().map(|e| e.id),
-                )
-                .data,
-            );
-        }
-        data.push(written(&resource));
-        if related.asks("pod_terminal")
-            && let Some(t) = c
-                .state
-                .0
-                .pod_terminal
-                .as_deref()
-                .and_then(boxtrack_core::reference::terminal)
-        {
-            included.value(&super::reference::terminal_resource(t));
-        }
-        if let Some(s) = shipment {
-            related.include_shipment(&mut included, s, caller);
-        }
-        for e in events.unwrap_or_default() {
-            included.typed(e.id, || resources::transport_event_resource(e));
-        }
-    }
-    Ok((data, included.into_written()))
-}
-
-/// Whether `includes` asks for the containers' shipments (or something of them).
-fn asks_shipment(includes: &[String]) -> bool {
-    includes.iter().any(|i| i.starts_with("shipment"))
-}
-
-/// Whether the shipments' resources show their containers as references (ids and POD
-/// terminals) only: a shipment is included, its whole containers are not.
-fn asks_refs(includes: &[String]) -> bool {
-    asks_shipment(includes) && !includes.iter().any(|i| i == "shipment.containers")
-}
-
-/// The rows a page of containers shows or includes beside them, read once for the page (one
-/// query per relation, not one per row).
-struct Related<'a> {
-    includes: &'a [String],
-    /// Their shipments, as the caller knew them or as read.
-    known: Option<&'a HashMap<uuid::Uuid, ShipmentRow>>,
-    read: HashMap<uuid::Uuid, ShipmentRow>,
-    /// The shipments' containers as whole rows, where they are included themselves.
-    siblings_of: HashMap<uuid::Uuid, Vec<ContainerRow>>,
-    /// Else what a shipment's resource shows of its containers (ids and POD terminal).
-    refs_of: HashMap<uuid::Uuid, Vec<reads::ContainerRef>>,
-    /// The containers' transport events, where included.
-    events_of: HashMap<uuid::Uuid, Vec<reads::TransportEventRow>>,
-}
-
-impl<'a> Related<'a> {
-    async fn read(
-        db: &boxtrack_store::Db,
-        caller: &Caller,
-        rows: &[ContainerRow],
-        known: Known<'a>,
-        includes: &'a [String],
-    ) -> ApiResult<Related<'a>> {
-        let account = caller.account.id;
-        let mut related = Related {
-            includes,
-            known: known.shipments,
-            read: HashMap::new(),
-            siblings_of: HashMap::new(),
-            refs_of: HashMap::new(),
-            events_of: HashMap::new(),
-        };
-        let shipment_ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
-        if known.shipments.is_none() {
-            related.read = reads::shipments_by_id(db, account, &shipment_ids).await?;
-        }
-        if related.asks("shipment.containers") {
-            related.siblings_of = reads::containers_of_many(db, account, &shipment_ids).await?;
-        } else if asks_refs(includes) {
-            related.refs_of = match known.refs {
-                Some(refs) => refs,
-                None => reads::container_refs_of_many(db, account, &shipment_ids).await?,
-            };
-        }
-        if related.asks("transport_events") {
-            let ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.id).collect();
-            related.events_of = reads::transport_events_of_many(db, account, &ids, 100).await?;
-        }
-        Ok(related)
-    }
-
-    fn asks(&self, name: &str) -> bool {
-        self.includes.iter().any(|i| i == name)
-    }
-
-    fn asks_shipment(&self) -> bool {
-        asks_shipment(self.includes)
-    }
-
-    fn shipments(&self) -> &HashMap<uuid::Uuid, ShipmentRow> {
-        self.known.unwrap_or(&self.read)
-    }
-
-    /// Includes what was asked of a container's shipment `s`: its ports, itself, its
-    /// containers.
-    fn include_shipment(
-        &self,
-        included: &mut boxtrack_views::jsonapi::Included,
-        s: &ShipmentRow,
-        caller: &Caller,
-    ) {
-        let route = &s.route.0;
-        for (name, locode) in [
-            ("shipment.port_of_lading", &route.pol_locode),
-            ("shipment.port_of_discharge", &route.pod_locode),
-        ] {
-            if self.asks(name)
-                && let Some(p) = locode.as_deref().and_then(boxtrack_core::reference::port)
-            {
-                included.value(&super::reference::port_resource(p));
-            }
-        }
-        if !self.asks_shipment() {
-            return;
-        }
-        match self.siblings_of.get(&s.id) {
-            Some(siblings) => {
-                included.typed(s.id, || resources::shipment_resource(s, siblings));
-                for sib in siblings {
-                    included.typed(sib.id, || {
-                        resources::container_resource(sib, Some(s), &caller.account)
-                    });
-                }
-            }
-            None if self.asks("shipment.containers") => {
-                included.typed(s.id, || {
-                    resources::shipment_resource::<ContainerRow>(s, &[])
-                });
-            }
-            None => {
-                let refs = self
-                    .refs_of
-                    .get(&s.id)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
-                included.typed(s.id, || resources::shipment_resource(s, refs));
-            }
-        }
-    }
-}
 
 /// `GET /v2/containers`: the use case [`boxtrack_app::containers`], its input read from the
 /// query (answered from the read cache while nothing of the account has changed).
@@ -259,9 +87,10 @@ async fn one(
 ) -> ApiResult<JsonApi> {
     // what the shipment's resource shows of its containers is read with them
     let refs = asks_refs(includes);
-    let shown = boxtrack_app::containers::show(&state.db, caller.account.id, id, refs)
-        .await?
-        .ok_or_else(|| ApiError::not_found("container"))?;
+    let shown: boxtrack_app::containers::Shown<ShownContainer> =
+        boxtrack_app::containers::show(&state.db, caller.account.id, id, refs)
+            .await?
+            .ok_or_else(|| ApiError::not_found("container"))?;
     let c = shown.container;
     let shipments: HashMap<uuid::Uuid, ShipmentRow> =
         shown.shipment.into_iter().map(|s| (s.id, s)).collect();
@@ -269,11 +98,13 @@ async fn one(
         shipments: Some(&shipments),
         refs: shown
             .siblings
-            .map(|refs| HashMap::from([(c.shipment_id, refs)])),
+            .map(|refs| HashMap::from([(c.shipment_id(), refs)])),
     };
     let (mut data, included) =
         render(&state.db, caller, std::slice::from_ref(&c), known, includes).await?;
-    let this = format!("/v2/containers/{}", c.id);
+    #[cfg(debug_assertions)]
+    shown_as_parsed(state, caller, &c, shipments.get(&c.shipment_id()), &data).await?;
+    let this = format!("/v2/containers/{}", c.id());
     Ok(JsonApi::written_single(
         &data.pop().unwrap_or_else(|| "null".into()),
         &this,

@@ -368,7 +368,7 @@ pub(super) async fn load(state: &AppState, account: &Account, id: Uuid) -> Resul
     let unavailable = |e: boxtrack_app::AppError| {
         format!("The container could not be read ({e}); try again shortly.")
     };
-    let boxtrack_app::containers::Shown {
+    let boxtrack_app::containers::Shown::<ContainerRow> {
         container,
         shipment,
         ..
@@ -401,16 +401,17 @@ pub(super) async fn get(
         now_us,
     } = load(state, account, id).await?;
     let includes = includes_of(asked);
-    let a = container_resource(&c, shipment.as_ref(), account).attributes;
+    let attributes = container_resource(&c, shipment.as_ref(), account).attributes;
+    let (a, r) = (attributes.state, attributes.row);
     let st = &c.state.0;
-    let zone = a.pod_timezone.as_deref();
+    let zone = r.pod_timezone.as_deref();
     let milestones = Milestones {
         pod_arrived: a.pod_arrived_at.is_some(),
         pod_discharged: a.pod_discharged_at.is_some(),
         delivered: a.delivered_at.is_some(),
         pod_rail_loaded: a.pod_rail_loaded_at.is_some(),
         final_destination_full_out: a.final_destination_full_out_at.is_some(),
-        available_for_pickup: a.availability_known.then_some(a.available_for_pickup),
+        available_for_pickup: a.availability_known.then_some(r.available_for_pickup),
     };
     let lifecycle = assess::lifecycle(&milestones);
     let current = (!a.current_status.is_empty()).then_some(a.current_status.as_str());
@@ -420,7 +421,7 @@ pub(super) async fn get(
         .as_ref()
         .is_some_and(|s| s.tracking_stopped_us.is_some());
     let verdict = assess::urgency(
-        a.pickup_lfd.as_ref().map(|t| t.0),
+        r.pickup_lfd.as_ref().map(|t| t.0),
         zone,
         a.terminal_checked_at.as_ref().map(|t| t.0),
         stopped,
@@ -459,26 +460,26 @@ pub(super) async fn get(
         },
         location: Location {
             current_location: a.location_at_pod_terminal.clone(),
-            available_for_pickup: a.availability_known.then_some(a.available_for_pickup),
+            available_for_pickup: a.availability_known.then_some(r.available_for_pickup),
             availability_known: Some(a.availability_known),
             pod_arrived_at_local: local(a.pod_arrived_at.as_ref(), zone),
             pod_discharged_at_local: local(a.pod_discharged_at.as_ref(), zone),
             pod_arrived_at: a.pod_arrived_at,
             pod_discharged_at: a.pod_discharged_at,
-            pod_timezone: a.pod_timezone.clone(),
+            pod_timezone: r.pod_timezone.clone(),
         },
         demurrage: Demurrage {
             pickup_lfd_source: lfd_source.map(str::to_string),
-            pickup_lfd_local_date: a
+            pickup_lfd_local_date: r
                 .pickup_lfd
                 .as_ref()
                 .and_then(|t| assess::local_date(t.0, zone)),
-            pickup_lfd_local: local(a.pickup_lfd.as_ref(), zone),
-            pickup_lfd: a.pickup_lfd,
+            pickup_lfd_local: local(r.pickup_lfd.as_ref(), zone),
+            pickup_lfd: r.pickup_lfd,
             last_free_days: LastFreeDays {
-                terminal: a.import_deadlines.pickup_lfd_terminal,
-                rail: a.import_deadlines.pickup_lfd_rail,
-                line: a.import_deadlines.pickup_lfd_line,
+                terminal: r.import_deadlines.pickup_lfd_terminal,
+                rail: r.import_deadlines.pickup_lfd_rail,
+                line: r.import_deadlines.pickup_lfd_line,
             },
             pickup_appointment_at: a.pickup_appointment_at,
             fees_at_pod_terminal: a.fees_at_pod_terminal,
@@ -500,7 +501,7 @@ pub(super) async fn get(
         pod_terminal,
         custom_fields,
         events,
-        created_at: a.created_at,
+        created_at: r.created_at,
         metadata,
     })
 }
@@ -707,13 +708,14 @@ pub(super) async fn readiness(
         shipment,
         now_us,
     } = load(state, account, id).await?;
-    let a = container_resource(&c, shipment.as_ref(), account).attributes;
+    let attributes = container_resource(&c, shipment.as_ref(), account).attributes;
+    let (a, r) = (attributes.state, attributes.row);
     let st = &c.state.0;
     let mut known = std::collections::BTreeMap::new();
     for (at, kind) in [
-        (a.import_deadlines.pickup_lfd_line, LfdKind::Line),
-        (a.import_deadlines.pickup_lfd_terminal, LfdKind::Terminal),
-        (a.import_deadlines.pickup_lfd_rail, LfdKind::Rail),
+        (r.import_deadlines.pickup_lfd_line, LfdKind::Line),
+        (r.import_deadlines.pickup_lfd_terminal, LfdKind::Terminal),
+        (r.import_deadlines.pickup_lfd_rail, LfdKind::Rail),
     ] {
         if let Some(t) = at {
             known.insert(kind, t.0);
@@ -722,10 +724,10 @@ pub(super) async fn readiness(
     let zone = boxtrack_core::tracking::rules::lfd_zone(
         &known,
         true,
-        a.pod_timezone.as_deref(),
-        a.final_destination_timezone.as_deref(),
+        r.pod_timezone.as_deref(),
+        r.final_destination_timezone.as_deref(),
     );
-    let days_left = a
+    let days_left = r
         .pickup_lfd
         .and_then(|l| boxtrack_core::tracking::rules::days_until(l.0, zone, now_us));
     // null while not reported, as the attributes are
@@ -741,7 +743,7 @@ pub(super) async fn readiness(
         current_status: c.current_status.clone(),
         holds,
         fees,
-        pickup_lfd: a.pickup_lfd,
+        pickup_lfd: r.pickup_lfd,
         days_left,
         time_zone: zone.map(str::to_string),
         pickup_appointment_at: a.pickup_appointment_at,

@@ -548,16 +548,19 @@ async fn containers(
                 id: c.id,
                 number: c.number.clone(),
                 status: c.current_status.clone(),
-                available_for_pickup: at.availability_known.then_some(at.available_for_pickup),
+                available_for_pickup: at
+                    .state
+                    .availability_known
+                    .then_some(at.row.available_for_pickup),
                 pod_terminal: st.pod_terminal.as_deref().map(|f| {
                     boxtrack_core::reference::terminal(f)
                         .map_or_else(|| f.to_string(), |t| t.name.clone())
                 }),
-                pod_arrived_at: at.pod_arrived_at,
-                pod_discharged_at: at.pod_discharged_at,
-                pod_full_out_at: at.pod_full_out_at,
-                pickup_lfd: at.pickup_lfd,
-                pickup_appointment_at: at.pickup_appointment_at,
+                pod_arrived_at: at.state.pod_arrived_at,
+                pod_discharged_at: at.state.pod_discharged_at,
+                pod_full_out_at: at.state.pod_full_out_at,
+                pickup_lfd: at.row.pickup_lfd,
+                pickup_appointment_at: at.state.pickup_appointment_at,
                 holds: rules::reported_holds(st).map(|held| {
                     active_holds(held)
                         .map(|h| HoldBrief {
@@ -584,8 +587,8 @@ async fn containers(
                     pod_eta_at: At::opt(s.state.0.pod_eta_us),
                     pod_ata_at: At::opt(s.state.0.pod_ata_us),
                 }),
-                terminal_checked_at: at.terminal_checked_at,
-                pod_timezone: at.pod_timezone,
+                terminal_checked_at: at.state.terminal_checked_at,
+                pod_timezone: at.row.pod_timezone,
             }
         })
         .collect();

@@ -297,12 +297,12 @@ fn container_brief(
     ContainerBrief {
         id: c.id,
         number: c.number.clone(),
-        equipment_type: ca.equipment_type,
-        equipment_length: ca.equipment_length,
-        available_for_pickup: ca.available_for_pickup,
-        pod_arrived_at: ca.pod_arrived_at,
-        pod_discharged_at: ca.pod_discharged_at,
-        pickup_lfd: ca.pickup_lfd,
+        equipment_type: ca.state.equipment_type,
+        equipment_length: ca.state.equipment_length,
+        available_for_pickup: ca.row.available_for_pickup,
+        pod_arrived_at: ca.state.pod_arrived_at,
+        pod_discharged_at: ca.state.pod_discharged_at,
+        pickup_lfd: ca.row.pickup_lfd,
     }
 }
 

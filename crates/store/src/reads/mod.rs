@@ -12,10 +12,12 @@ use crate::{Db, Result, on_db};
 mod events;
 mod filter;
 mod lists;
+mod shown;
 
 pub use events::*;
 pub use filter::*;
 pub use lists::*;
+pub use shown::*;
 
 /// A stored shipment.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -215,9 +217,9 @@ pub async fn container_whole(db: &Db, account_id: Uuid, id: Uuid) -> Result<Opti
 
 /// One container of an account with its shipment, read together.
 #[derive(Debug)]
-pub struct ContainerAndShipment {
+pub struct ContainerAndShipment<C = ContainerRow> {
     /// The container.
-    pub container: ContainerRow,
+    pub container: C,
     /// Its shipment (`None` only if it went away since).
     pub shipment: Option<ShipmentRow>,
     /// What the shipment's resource shows of its containers (oldest first), where asked.
@@ -226,22 +228,23 @@ pub struct ContainerAndShipment {
 
 /// One container of an account with its shipment and, with `siblings`, what the shipment's
 /// resource shows of its containers: one statement on PostgreSQL, one read transaction on a
-/// connection in place on SQLite.
-pub async fn container_and_shipment(
+/// connection in place on SQLite. The container is read as `C`: its whole row
+/// ([`ContainerRow`]) or as it is shown ([`ShownContainer`]).
+pub async fn container_and_shipment<C: ContainerRead>(
     db: &Db,
     account_id: Uuid,
     id: Uuid,
     siblings: bool,
-) -> Result<Option<ContainerAndShipment>> {
+) -> Result<Option<ContainerAndShipment<C>>> {
     match db {
         Db::Sqlite(..) => {
             // all in one read transaction: one snapshot, and one lock taken instead of three
             let read = in_place(db, |c| {
                 sqlite_reader::snapshot(c, || {
-                    let Some(container) = sqlite_reader::container(c, account_id, id)? else {
+                    let Some(container) = C::sqlite(c, account_id, id)? else {
                         return Ok(None);
                     };
-                    let of = container.shipment_id;
+                    let of = container.shipment_of();
                     let shipment = sqlite_reader::shipment(c, account_id, of)?;
                     let siblings = match siblings {
                         true => Some(sqlite_reader::container_refs(c, account_id, &[of])?),
@@ -273,7 +276,7 @@ pub async fn container_and_shipment(
                 false => None,
             };
             Ok(Some(ContainerAndShipment {
-                container,
+                container: C::from_row(container),
                 shipment,
                 siblings,
             }))
@@ -281,7 +284,7 @@ pub async fn container_and_shipment(
         Db::Postgres(p) => {
             // the siblings as two arrays in the same order, read from the covering index on
             // `shipment_id` (migration 46), when `$3`
-            const SQL: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, \
+            const SQL: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, c.state_view, c.pod_terminal, \
                 s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, \
                 p.company_name AS s_customer_name, t.customer_id AS s_customer_id, \
                 CASE WHEN $3 THEN ARRAY(SELECT r.id FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id ORDER BY r.created_us, r.id) END AS sibling_ids, \
@@ -300,9 +303,9 @@ pub async fn container_and_shipment(
             else {
                 return Ok(None);
             };
-            let container = <ContainerRow as sqlx::FromRow<_>>::from_row(&row)?;
+            let container = C::postgres(&row)?;
             let shipment = joined_shipment(&row)?;
-            let siblings = joined_siblings(&row, container.shipment_id)?;
+            let siblings = joined_siblings(&row, container.shipment_of())?;
             Ok(Some(ContainerAndShipment {
                 container,
                 shipment,

@@ -74,6 +74,9 @@ pub(super) struct ContainerUpdate {
     pub(super) on_hold: bool,
     pub(super) lfd: Option<i64>,
     pub(super) active: bool,
+    /// What the container's resource shows of the state (`crate::rendered`), made once the
+    /// records are taken out.
+    pub(super) view: Option<String>,
 }
 
 /// Rows per multi-row statement (well under both backends' parameter limits).
@@ -365,6 +368,7 @@ fn merge_all(
     for mut u in updates.into_iter().rev() {
         if !plan.containers.iter().any(|l| l.id == u.id) {
             u.records = u.state.take_records();
+            u.view = crate::rendered::container(&u.state, u.status, u.ready);
             plan.containers.push(u);
         }
     }
@@ -400,6 +404,7 @@ fn container_update(
         active: !ended && !row.journey_ended(),
         state: c,
         records: MergeRecords::default(),
+        view: None,
     }
 }
 
@@ -453,16 +458,16 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
         let mut marks = Marks::new(tx.backend());
         let at = marks.one();
         let sql = format!(
-            "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, updated_us = {at} \
-             FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS status, column5 AS ready, column6 AS lfd, column7 AS active, column8 AS on_hold, column9 AS pod_terminal FROM (VALUES {}) AS t) AS v \
+            "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, state_view = v.view, updated_us = {at} \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS status, column5 AS ready, column6 AS lfd, column7 AS active, column8 AS on_hold, column9 AS pod_terminal, column10 AS view FROM (VALUES {}) AS t) AS v \
              WHERE containers.id = v.id",
-            marks.rows(chunk.len(), 9)
+            marks.rows(chunk.len(), 10)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(now);
             for u in chunk {
-                q = q.bind(u.id).bind(Json(&u.state)).bind(Json(&u.records)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold).bind(u.state.pod_terminal.as_deref());
+                q = q.bind(u.id).bind(Json(&u.state)).bind(Json(&u.records)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold).bind(u.state.pod_terminal.as_deref()).bind(u.view.as_deref());
             }
             q.execute(x).await.map(|_| ())?
         });

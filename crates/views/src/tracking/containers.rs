@@ -1,16 +1,17 @@
 //! The `container` resource (with holds, fees and last free days as the account may see them).
 
 use boxtrack_core::plan::Entitlement;
+use boxtrack_core::tracking::ContainerState;
 use boxtrack_core::tracking::rules::{ContainerStatus, coalesced_lfd, t};
 use boxtrack_core::tracking::{Fee, Hold, LfdKind};
 use boxtrack_store::accounts::Account;
-use boxtrack_store::reads::{ContainerRow, ShipmentRow};
+use boxtrack_store::reads::{ContainerRow, ContainerView, ShipmentRow};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Serialize;
 use serde_json::Value;
 
 use super::rels::*;
-use crate::jsonapi::{At, Kind, RelatedMany, Resource, ToOne};
+use crate::jsonapi::{At, Kind, RelatedMany, Resource, ToOne, written};
 
 /// The `container` type.
 pub struct Container;
@@ -107,19 +108,53 @@ pub struct ImportDeadlines {
     pub pickup_lfd_line: Option<At>,
 }
 
-/// Attributes of a container.
+/// Attributes of a container: what the row, its shipment and the reader decide, and what its
+/// merged state alone decides (stored rendered beside the state, [`state_view`]).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ContainerAttributes {
+    /// What the row, its shipment and the reader decide.
+    #[serde(flatten)]
+    pub row: ContainerRowAttributes,
+    /// What the merged state decides.
+    #[serde(flatten)]
+    pub state: ContainerStateAttributes,
+}
+
+/// The attributes of a container that its row, its shipment's route and the reader's
+/// entitlements decide.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContainerRowAttributes {
     /// The container number (ISO 6346).
     pub number: String,
-    /// The seal number.
-    pub seal_number: Option<String>,
     /// When tracking began.
     pub created_at: At,
     /// When it last changed.
     pub updated_at: At,
     /// The client's reference numbers.
     pub ref_numbers: Vec<String>,
+    /// When the shipping line was last asked.
+    pub shipment_last_tracking_request_at: Option<At>,
+    /// The terminal says it can be picked up, and it has not left the pickup terminal.
+    pub available_for_pickup: bool,
+    /// The last free day that applies (terminal, rail where entitled, then line).
+    pub pickup_lfd: Option<At>,
+    /// The last free days by who sets them.
+    pub import_deadlines: ImportDeadlines,
+    /// Time zone of the port of discharge (IANA).
+    pub pod_timezone: Option<String>,
+    /// Time zone of the final destination (IANA).
+    pub final_destination_timezone: Option<String>,
+    /// Time zone of the empty return (IANA).
+    pub empty_terminated_timezone: Option<String>,
+    /// The last free day at the inland facility (needs the `rail_lfd` entitlement).
+    pub ind_facility_lfd_on: Option<At>,
+}
+
+/// The attributes of a container that its merged state alone decides.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ContainerStateAttributes {
+    /// The seal number.
+    pub seal_number: Option<String>,
     /// Equipment type.
     #[schemars(extend("enum" = ["dry", "reefer", "open top", "flat rack", "bulk", "tank", null]))]
     pub equipment_type: Option<String>,
@@ -154,12 +189,8 @@ pub struct ContainerAttributes {
     pub terminal_checked_at: Option<At>,
     /// When the POD terminal was last asked.
     pub pod_last_tracking_request_at: Option<At>,
-    /// When the shipping line was last asked.
-    pub shipment_last_tracking_request_at: Option<At>,
     /// When the rail carrier was last asked.
     pub rail_last_tracking_request_at: Option<At>,
-    /// The terminal says it can be picked up, and it has not left the pickup terminal.
-    pub available_for_pickup: bool,
     /// The terminal has said whether it is available.
     pub availability_known: bool,
     /// available_for_pickup and no hold with status hold.
@@ -170,10 +201,6 @@ pub struct ContainerAttributes {
     /// Fees at the POD terminal; an empty list when the terminal reports none, null while no
     /// source has reported fees (unknown is not zero).
     pub fees_at_pod_terminal: Option<Vec<FeeView>>,
-    /// The last free day that applies (terminal, rail where entitled, then line).
-    pub pickup_lfd: Option<At>,
-    /// The last free days by who sets them.
-    pub import_deadlines: ImportDeadlines,
     /// The shipping line's last free day.
     pub ssl_lfd: Option<At>,
     /// The pickup appointment.
@@ -182,12 +209,6 @@ pub struct ContainerAttributes {
     pub pod_full_out_chassis_number: Option<String>,
     /// Where it is in the POD terminal (yard position).
     pub location_at_pod_terminal: Option<String>,
-    /// Time zone of the port of discharge (IANA).
-    pub pod_timezone: Option<String>,
-    /// Time zone of the final destination (IANA).
-    pub final_destination_timezone: Option<String>,
-    /// Time zone of the empty return (IANA).
-    pub empty_terminated_timezone: Option<String>,
     /// The rail carrier from the port of discharge.
     pub pod_rail_carrier_scac: Option<String>,
     /// The rail carrier into the inland destination.
@@ -202,8 +223,6 @@ pub struct ContainerAttributes {
     pub ind_ata_at: Option<At>,
     /// Unloaded from rail at the inland destination.
     pub ind_rail_unloaded_at: Option<At>,
-    /// The last free day at the inland facility (needs the `rail_lfd` entitlement).
-    pub ind_facility_lfd_on: Option<At>,
     /// Holds at the inland facility (not reported by any source yet: always null).
     pub ind_facility_holds: Option<Vec<HoldView>>,
     /// Fees at the inland facility (not reported by any source yet: always null).
@@ -236,95 +255,493 @@ pub fn container_resource(
     account: &Account,
 ) -> Resource<Container> {
     let st = &c.state.0;
-    let time = |k: boxtrack_core::tracking::times::TimeKey| At::opt(st.times.get(&k).copied());
-    let rail = account.has(Entitlement::RailLfd);
-    let lfd = |k: LfdKind| At::opt(st.lfd.get(&k).copied());
-    let rail_lfd = if rail { lfd(LfdKind::Rail) } else { None };
-    let route = shipment.map(|s| s.route.0.clone()).unwrap_or_default();
-    let final_tz = if route.inland() {
-        route.destination_timezone.clone()
-    } else {
-        route.pod_timezone.clone()
-    };
+    let facts = StateFacts::of(st);
     Resource {
         id: c.id,
         attributes: ContainerAttributes {
-            number: c.number.clone(),
-            seal_number: st.equipment.seal_number.clone(),
-            created_at: At(c.created_us),
-            updated_at: At(c.updated_us),
-            ref_numbers: c.ref_numbers.0.clone(),
-            equipment_type: st.equipment.equipment_type.clone(),
-            equipment_length: st.equipment.equipment_length,
-            equipment_height: st.equipment.equipment_height.clone(),
-            weight_in_lbs: st.equipment.weight_in_lbs,
-            pod_arrived_at: time(t::POD_ARRIVED),
-            pod_discharged_at: time(t::POD_DISCHARGED),
-            pod_full_out_at: time(t::POD_FULL_OUT),
-            final_destination_full_out_at: time(t::FINAL_FULL_OUT),
-            empty_terminated_at: time(t::EMPTY_TERMINATED),
-            delivered_at: time(t::DELIVERED),
-            empty_out_at: time(t::EMPTY_OUT),
-            pol_full_in_at: time(t::POL_FULL_IN),
-            pol_vessel_loaded_at: time(t::POL_VESSEL_LOADED),
-            pol_vessel_departed_at: time(t::POL_VESSEL_DEPARTED),
-            terminal_checked_at: At::opt(
-                st.versions
-                    .get(&boxtrack_core::tracking::versions::VersionKey::Availability)
-                    .or(st
-                        .versions
-                        .get(&boxtrack_core::tracking::versions::VersionKey::Holds))
-                    .copied(),
-            ),
-            pod_last_tracking_request_at: None,
-            shipment_last_tracking_request_at: shipment.map(|s| At(s.updated_us)),
-            rail_last_tracking_request_at: None,
-            available_for_pickup: boxtrack_core::tracking::rules::available_for_pickup(
-                st,
-                route.inland(),
-            ),
-            availability_known: st.availability_known,
-            ready_for_pickup: c.ready_for_pickup,
-            holds_at_pod_terminal: boxtrack_core::tracking::rules::reported_holds(st)
-                .map(|h| h.iter().map(HoldView::from).collect()),
-            fees_at_pod_terminal: boxtrack_core::tracking::rules::reported_fees(st)
-                .map(|f| f.iter().map(FeeView::from).collect()),
-            pickup_lfd: At::opt(coalesced_lfd(&st.lfd, rail)),
-            import_deadlines: ImportDeadlines {
-                pickup_lfd_terminal: lfd(LfdKind::Terminal),
-                pickup_lfd_rail: rail_lfd,
-                pickup_lfd_line: lfd(LfdKind::Line),
-            },
-            ssl_lfd: lfd(LfdKind::Line),
-            pickup_appointment_at: At::opt(st.pickup_appointment_us),
-            pod_full_out_chassis_number: st.pod_full_out_chassis_number.clone(),
-            location_at_pod_terminal: st.location_at_pod_terminal.clone(),
-            pod_timezone: route.pod_timezone.clone(),
-            final_destination_timezone: final_tz,
-            empty_terminated_timezone: route.pod_timezone.clone(),
-            pod_rail_carrier_scac: st.pod_rail_carrier_scac.clone(),
-            ind_rail_carrier_scac: st.ind_rail_carrier_scac.clone(),
-            pod_rail_loaded_at: time(t::POD_RAIL_LOADED),
-            pod_rail_departed_at: time(t::POD_RAIL_DEPARTED),
-            ind_eta_at: time(t::IND_ETA),
-            ind_ata_at: time(t::IND_ATA),
-            ind_rail_unloaded_at: time(t::IND_RAIL_UNLOADED),
-            ind_facility_lfd_on: rail_lfd,
-            ind_facility_holds: None,
-            ind_facility_fees: None,
-            current_status: c.current_status.clone(),
+            row: row_attributes(&RowFields::of(c), shipment, account, &facts),
+            state: state_attributes(st, &c.current_status, c.ready_for_pickup),
         },
-        relationships: ContainerRelationships {
-            shipment: ToOne::new("shipment", Some(c.shipment_id)),
-            pod_terminal: terminal_rel(st.pod_terminal.as_deref()),
-            pickup_facility: ToOne::none(),
-            transport_events: RelatedMany::at(format!("/v2/containers/{}/transport_events", c.id)),
-            raw_events: RelatedMany::at(format!("/v2/containers/{}/raw_events", c.id)),
-        },
+        relationships: container_relationships(c.id, c.shipment_id, st.pod_terminal.as_deref()),
     }
+}
+
+/// The relationships of a container: its shipment and POD terminal, and the links to its
+/// events.
+pub fn container_relationships(
+    id: uuid::Uuid,
+    shipment_id: uuid::Uuid,
+    pod_terminal: Option<&str>,
+) -> ContainerRelationships {
+    ContainerRelationships {
+        shipment: ToOne::new("shipment", Some(shipment_id)),
+        pod_terminal: terminal_rel(pod_terminal),
+        pickup_facility: ToOne::none(),
+        transport_events: RelatedMany::at(format!("/v2/containers/{id}/transport_events")),
+        raw_events: RelatedMany::at(format!("/v2/containers/{id}/raw_events")),
+    }
+}
+
+/// The columns of a container's row its attributes show beside the state.
+struct RowFields<'a> {
+    number: &'a str,
+    ref_numbers: &'a [String],
+    created_us: i64,
+    updated_us: i64,
+}
+
+impl RowFields<'_> {
+    fn of(c: &ContainerRow) -> RowFields<'_> {
+        RowFields {
+            number: &c.number,
+            ref_numbers: &c.ref_numbers.0,
+            created_us: c.created_us,
+            updated_us: c.updated_us,
+        }
+    }
+}
+
+/// What the attributes a reader or the route decide need of the state: whether it is
+/// available for pickup (at the port, and inland), and its last free days.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct StateFacts {
+    /// `available_for_pickup` for a box picked up at the port, and for one bound inland.
+    available: [bool; 2],
+    /// The last free days by who sets them.
+    lfd: std::collections::BTreeMap<LfdKind, i64>,
+}
+
+impl StateFacts {
+    fn of(st: &ContainerState) -> StateFacts {
+        use boxtrack_core::tracking::rules::available_for_pickup;
+        StateFacts {
+            available: [
+                available_for_pickup(st, false),
+                available_for_pickup(st, true),
+            ],
+            lfd: st.lfd.clone(),
+        }
+    }
+}
+
+/// The attributes the row, the shipment's route and the reader's entitlements decide.
+fn row_attributes(
+    c: &RowFields<'_>,
+    shipment: Option<&ShipmentRow>,
+    account: &Account,
+    facts: &StateFacts,
+) -> ContainerRowAttributes {
+    let rail = account.has(Entitlement::RailLfd);
+    let lfd = |k: LfdKind| At::opt(facts.lfd.get(&k).copied());
+    let rail_lfd = if rail { lfd(LfdKind::Rail) } else { None };
+    let route = shipment.map(|s| &s.route.0);
+    let inland = route.is_some_and(|r| r.inland());
+    let pod_timezone = route.and_then(|r| r.pod_timezone.clone());
+    let final_tz = match route {
+        Some(r) if r.inland() => r.destination_timezone.clone(),
+        _ => pod_timezone.clone(),
+    };
+    ContainerRowAttributes {
+        number: c.number.to_owned(),
+        created_at: At(c.created_us),
+        updated_at: At(c.updated_us),
+        ref_numbers: c.ref_numbers.to_vec(),
+        shipment_last_tracking_request_at: shipment.map(|s| At(s.updated_us)),
+        available_for_pickup: facts.available[usize::from(inland)],
+        pickup_lfd: At::opt(coalesced_lfd(&facts.lfd, rail)),
+        import_deadlines: ImportDeadlines {
+            pickup_lfd_terminal: lfd(LfdKind::Terminal),
+            pickup_lfd_rail: rail_lfd,
+            pickup_lfd_line: lfd(LfdKind::Line),
+        },
+        empty_terminated_timezone: pod_timezone.clone(),
+        pod_timezone,
+        final_destination_timezone: final_tz,
+        ind_facility_lfd_on: rail_lfd,
+    }
+}
+
+/// The attributes the merged state alone decides (with the status and readiness derived
+/// from it).
+fn state_attributes(st: &ContainerState, status: &str, ready: bool) -> ContainerStateAttributes {
+    use boxtrack_core::tracking::versions::VersionKey;
+    let time = |k: boxtrack_core::tracking::times::TimeKey| At::opt(st.times.get(&k).copied());
+    ContainerStateAttributes {
+        seal_number: st.equipment.seal_number.clone(),
+        equipment_type: st.equipment.equipment_type.clone(),
+        equipment_length: st.equipment.equipment_length,
+        equipment_height: st.equipment.equipment_height.clone(),
+        weight_in_lbs: st.equipment.weight_in_lbs,
+        pod_arrived_at: time(t::POD_ARRIVED),
+        pod_discharged_at: time(t::POD_DISCHARGED),
+        pod_full_out_at: time(t::POD_FULL_OUT),
+        final_destination_full_out_at: time(t::FINAL_FULL_OUT),
+        empty_terminated_at: time(t::EMPTY_TERMINATED),
+        delivered_at: time(t::DELIVERED),
+        empty_out_at: time(t::EMPTY_OUT),
+        pol_full_in_at: time(t::POL_FULL_IN),
+        pol_vessel_loaded_at: time(t::POL_VESSEL_LOADED),
+        pol_vessel_departed_at: time(t::POL_VESSEL_DEPARTED),
+        terminal_checked_at: At::opt(
+            st.versions
+                .get(&VersionKey::Availability)
+                .or(st.versions.get(&VersionKey::Holds))
+                .copied(),
+        ),
+        pod_last_tracking_request_at: None,
+        rail_last_tracking_request_at: None,
+        availability_known: st.availability_known,
+        ready_for_pickup: ready,
+        holds_at_pod_terminal: boxtrack_core::tracking::rules::reported_holds(st)
+            .map(|h| h.iter().map(HoldView::from).collect()),
+        fees_at_pod_terminal: boxtrack_core::tracking::rules::reported_fees(st)
+            .map(|f| f.iter().map(FeeView::from).collect()),
+        ssl_lfd: At::opt(st.lfd.get(&LfdKind::Line).copied()),
+        pickup_appointment_at: At::opt(st.pickup_appointment_us),
+        pod_full_out_chassis_number: st.pod_full_out_chassis_number.clone(),
+        location_at_pod_terminal: st.location_at_pod_terminal.clone(),
+        pod_rail_carrier_scac: st.pod_rail_carrier_scac.clone(),
+        ind_rail_carrier_scac: st.ind_rail_carrier_scac.clone(),
+        pod_rail_loaded_at: time(t::POD_RAIL_LOADED),
+        pod_rail_departed_at: time(t::POD_RAIL_DEPARTED),
+        ind_eta_at: time(t::IND_ETA),
+        ind_ata_at: time(t::IND_ATA),
+        ind_rail_unloaded_at: time(t::IND_RAIL_UNLOADED),
+        ind_facility_holds: None,
+        ind_facility_fees: None,
+        current_status: status.to_owned(),
+    }
+}
+
+/// The version and shape of the text [`state_view`] writes: a change to what
+/// [`ContainerStateAttributes`] shows, or to how, changes it, so that a text written before is
+/// not shown (the test `a_state_view_reads_as_written` fails until it does).
+const STATE_VIEW: &str = "c1";
+
+/// The text stored beside a container's merged state (`boxtrack_store::rendered`): the
+/// version, what the route and the reader decide with (available at the port and inland,
+/// the last free days by who sets them), and the state's attributes as JSON:
+/// `c1|10|<line>|<terminal>|<rail>|{…}`.
+pub fn state_view(st: &ContainerState, status: &str, ready: bool) -> String {
+    let facts = StateFacts::of(st);
+    let attributes = written(&state_attributes(st, status, ready));
+    let mut out = String::with_capacity(attributes.len() + 80);
+    out.push_str(STATE_VIEW);
+    out.push('|');
+    for a in facts.available {
+        out.push(if a { '1' } else { '0' });
+    }
+    for k in [LfdKind::Line, LfdKind::Terminal, LfdKind::Rail] {
+        out.push('|');
+        if let Some(us) = facts.lfd.get(&k) {
+            out.push_str(itoa::Buffer::new().format(*us));
+        }
+    }
+    out.push('|');
+    out.push_str(&attributes);
+    out
+}
+
+/// A [`state_view`] text read back.
+struct StateView<'a> {
+    facts: StateFacts,
+    /// The state's attributes, a JSON object.
+    attributes: &'a str,
+}
+
+impl StateView<'_> {
+    /// Reads `text`, or `None` when another version (or nothing readable) wrote it.
+    fn read(text: &str) -> Option<StateView<'_>> {
+        let mut parts = text.splitn(6, '|');
+        if parts.next()? != STATE_VIEW {
+            return None;
+        }
+        let available = match parts.next()?.as_bytes() {
+            [a, b] => [*a == b'1', *b == b'1'],
+            _ => return None,
+        };
+        let mut lfd = std::collections::BTreeMap::new();
+        for k in [LfdKind::Line, LfdKind::Terminal, LfdKind::Rail] {
+            let part = parts.next()?;
+            if !part.is_empty() {
+                lfd.insert(k, part.parse().ok()?);
+            }
+        }
+        let attributes = parts.next()?;
+        if !(attributes.starts_with('{') && attributes.ends_with('}')) {
+            return None;
+        }
+        Some(StateView {
+            facts: StateFacts { available, lfd },
+            attributes,
+        })
+    }
+}
+
+/// Whether `text` is a [`state_view`] of this version, which [`written_container_view`] shows.
+pub fn state_view_is_current(text: &str) -> bool {
+    StateView::read(text).is_some()
+}
+
+/// Installs [`state_view`] as this process's renderer of stored states: every process that
+/// merges or shows containers calls it once at its start.
+pub fn install_state_view() {
+    boxtrack_store::rendered::install(boxtrack_store::rendered::Renderer {
+        render: state_view,
+        current: state_view_is_current,
+    });
+}
+
+/// The `container` resource of a container read with its state rendered (as
+/// [`container_resource`] writes it, with `relationships` as given), written out; `None` when
+/// its text is not a current [`state_view`].
+pub fn written_container_view(
+    v: &ContainerView,
+    shipment: Option<&ShipmentRow>,
+    account: &Account,
+    relationships: &ContainerRelationships,
+) -> Option<String> {
+    let view = StateView::read(&v.view)?;
+    let fields = RowFields {
+        number: &v.number,
+        ref_numbers: &v.ref_numbers.0,
+        created_us: v.created_us,
+        updated_us: v.updated_us,
+    };
+    let row = written(&row_attributes(&fields, shipment, account, &view.facts));
+    let relationships = written(relationships);
+    let id = v.id.hyphenated();
+    // the resource as `Resource<Container>` writes it, its attributes the two objects as one
+    let mut out =
+        String::with_capacity(row.len() + view.attributes.len() + relationships.len() + 160);
+    out.push_str("{\"id\":\"");
+    out.push_str(id.encode_lower(&mut uuid::Uuid::encode_buffer()));
+    out.push_str("\",\"type\":\"container\",\"attributes\":");
+    out.push_str(row.strip_suffix('}').unwrap_or(&row));
+    out.push(',');
+    out.push_str(view.attributes.strip_prefix('{').unwrap_or(view.attributes));
+    out.push_str(",\"relationships\":");
+    out.push_str(&relationships);
+    out.push_str(",\"links\":{\"self\":\"/v2/containers/");
+    out.push_str(id.encode_lower(&mut uuid::Uuid::encode_buffer()));
+    out.push_str("\"}}");
+    Some(out)
 }
 
 /// The `container` resource as a JSON value.
 pub fn container(c: &ContainerRow, shipment: Option<&ShipmentRow>, account: &Account) -> Value {
     container_resource(c, shipment, account).to_value()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boxtrack_core::tracking::versions::VersionKey;
+    use boxtrack_core::tracking::{Route, ShipmentState};
+    use proptest::prelude::*;
+    use sqlx::types::Json;
+
+    fn account(rail: bool) -> Account {
+        Account {
+            id: uuid::Uuid::nil(),
+            name: "a".into(),
+            plan: boxtrack_core::plan::Plan::Standard,
+            entitlements: if rail {
+                vec![Entitlement::RailLfd]
+            } else {
+                vec![]
+            },
+            rate_limits: Default::default(),
+            operator: false,
+            created_us: 1,
+            updated_us: 2,
+        }
+    }
+
+    fn shipment(route: Route) -> ShipmentRow {
+        ShipmentRow {
+            id: uuid::Uuid::from_u128(7),
+            account_id: uuid::Uuid::nil(),
+            tracking_request_id: None,
+            bill_of_lading_number: "BL".into(),
+            scac: "MAEU".into(),
+            ref_numbers: Json(vec![]),
+            tags: Json(vec![]),
+            route: Json(route),
+            state: Json(ShipmentState::default()),
+            tracking_stopped_us: None,
+            stopped_reason: None,
+            created_us: 3,
+            updated_us: 1_790_000_000_123_456,
+            customer_name: None,
+            customer_id: None,
+        }
+    }
+
+    fn row(st: ContainerState, status: &str, ready: bool) -> ContainerRow {
+        ContainerRow {
+            id: uuid::Uuid::from_u128(5),
+            account_id: uuid::Uuid::nil(),
+            shipment_id: uuid::Uuid::from_u128(7),
+            number: "MSKU1234565".into(),
+            ref_numbers: Json(vec!["PO \"7\"".into()]),
+            current_status: status.into(),
+            ready_for_pickup: ready,
+            pickup_lfd_us: None,
+            active: true,
+            created_us: 1_780_000_000_000_000,
+            updated_us: 1_790_000_000_000_001,
+            state: Json(st),
+        }
+    }
+
+    /// The container's resource as shown from its stored text, as a JSON value.
+    fn from_view(c: &ContainerRow, shipment: Option<&ShipmentRow>, account: &Account) -> Value {
+        let view = ContainerView {
+            id: c.id,
+            account_id: c.account_id,
+            shipment_id: c.shipment_id,
+            number: c.number.clone(),
+            ref_numbers: c.ref_numbers.clone(),
+            pod_terminal: c.state.0.pod_terminal.clone(),
+            created_us: c.created_us,
+            updated_us: c.updated_us,
+            view: state_view(&c.state.0, &c.current_status, c.ready_for_pickup),
+        };
+        assert!(state_view_is_current(&view.view));
+        let rels = container_relationships(c.id, c.shipment_id, view.pod_terminal.as_deref());
+        let text = written_container_view(&view, shipment, account, &rels).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn a_state() -> ContainerState {
+        let mut st = ContainerState::default();
+        st.equipment.equipment_type = Some("dry".into());
+        st.equipment.equipment_length = Some(40);
+        st.equipment.seal_number = Some("S\\1".into());
+        st.times.insert(t::POD_ARRIVED, 1_785_000_000_000_000);
+        st.times.insert(t::IND_ETA, -5);
+        st.availability_known = true;
+        st.available_for_pickup = Some(true);
+        st.holds.push(Hold {
+            name: "customs".into(),
+            status: "hold".into(),
+            description: Some("line\n\"2\"".into()),
+        });
+        st.fees.push(Fee {
+            kind: "demurrage".into(),
+            amount_minor: 12_050,
+            currency_code: "USD".into(),
+        });
+        st.versions.insert(VersionKey::Holds, 9);
+        st.versions.insert(VersionKey::Fees, 9);
+        st.versions.insert(VersionKey::Availability, 10);
+        st.lfd.insert(LfdKind::Terminal, 1_786_000_000_000_000);
+        st.lfd.insert(LfdKind::Rail, 1_787_000_000_000_000);
+        st.pod_terminal = Some("Y258".into());
+        st.location_at_pod_terminal = Some("B-12\t04".into());
+        st
+    }
+
+    #[test]
+    fn a_state_view_reads_as_written() {
+        // a change here changes what texts stored by earlier builds show: bump STATE_VIEW
+        let text = state_view(&a_state(), "available", true);
+        assert_eq!(
+            text,
+            "c1|10||1786000000000000|1787000000000000|{\"seal_number\":\"S\\\\1\",\"equipment_type\":\"dry\",\"equipment_length\":40,\"equipment_height\":null,\"weight_in_lbs\":null,\"pod_arrived_at\":\"2026-07-25T17:20:00Z\",\"pod_discharged_at\":null,\"pod_full_out_at\":null,\"final_destination_full_out_at\":null,\"empty_terminated_at\":null,\"delivered_at\":null,\"empty_out_at\":null,\"pol_full_in_at\":null,\"pol_vessel_loaded_at\":null,\"pol_vessel_departed_at\":null,\"terminal_checked_at\":\"1970-01-01T00:00:00Z\",\"pod_last_tracking_request_at\":null,\"rail_last_tracking_request_at\":null,\"availability_known\":true,\"ready_for_pickup\":true,\"holds_at_pod_terminal\":[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],\"fees_at_pod_terminal\":[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],\"ssl_lfd\":null,\"pickup_appointment_at\":null,\"pod_full_out_chassis_number\":null,\"location_at_pod_terminal\":\"B-12\\t04\",\"pod_rail_carrier_scac\":null,\"ind_rail_carrier_scac\":null,\"pod_rail_loaded_at\":null,\"pod_rail_departed_at\":null,\"ind_eta_at\":\"1969-12-31T23:59:59Z\",\"ind_ata_at\":null,\"ind_rail_unloaded_at\":null,\"ind_facility_holds\":null,\"ind_facility_fees\":null,\"current_status\":\"available\"}"
+        );
+        let read = StateView::read(&text).unwrap();
+        assert_eq!(read.facts, StateFacts::of(&a_state()));
+        // another version's text, or a damaged one, is not shown
+        for other in [
+            text.replacen("c1|", "c0|", 1),
+            text.replacen("|10|", "|1|", 1),
+            text.replacen("|1786000000000000|", "|17x|", 1),
+            text[..text.len() - 1].to_string(),
+            String::new(),
+        ] {
+            assert!(!state_view_is_current(&other), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_container_shown_from_its_state_view_is_the_one_rendered_from_its_state() {
+        let port = Route {
+            pod_locode: Some("USLAX".into()),
+            pod_timezone: Some("America/Los_Angeles".into()),
+            ..Route::default()
+        };
+        let inland = Route {
+            destination_locode: Some("USCHI".into()),
+            destination_timezone: Some("America/Chicago".into()),
+            ..port.clone()
+        };
+        for st in [ContainerState::default(), a_state()] {
+            for s in [
+                None,
+                Some(shipment(port.clone())),
+                Some(shipment(inland.clone())),
+            ] {
+                for rail in [false, true] {
+                    let c = row(st.clone(), "available", rail);
+                    let a = account(rail);
+                    let typed = container_resource(&c, s.as_ref(), &a).to_value();
+                    assert_eq!(from_view(&c, s.as_ref(), &a), typed);
+                }
+            }
+        }
+    }
+
+    fn text() -> impl Strategy<Value = Option<String>> {
+        proptest::option::of(any::<String>())
+    }
+
+    proptest! {
+        #[test]
+        fn any_state_shows_the_same_from_its_view(
+            known in any::<bool>(),
+            available in proptest::option::of(any::<bool>()),
+            holds in proptest::collection::vec((any::<String>(), text()), 0..3),
+            lfd in proptest::collection::vec((0..3usize, any::<i64>()), 0..4),
+            times in proptest::collection::vec((0..6usize, any::<i64>()), 0..6),
+            versions in proptest::collection::vec((0..3usize, any::<i64>()), 0..3),
+            location in text(),
+            status in "[a-z_]{1,12}",
+            ready in any::<bool>(),
+            route in 0..3usize,
+            rail in any::<bool>(),
+        ) {
+            let mut st = ContainerState {
+                availability_known: known,
+                available_for_pickup: available,
+                location_at_pod_terminal: location,
+                ..ContainerState::default()
+            };
+            for (name, description) in holds {
+                st.holds.push(Hold { name, status: "hold".into(), description });
+            }
+            let kinds = [LfdKind::Line, LfdKind::Terminal, LfdKind::Rail];
+            for (k, us) in lfd {
+                st.lfd.insert(kinds[k], us);
+            }
+            let keys = [t::POD_ARRIVED, t::POD_DISCHARGED, t::POD_FULL_OUT, t::FINAL_FULL_OUT, t::IND_ETA, t::EMPTY_TERMINATED];
+            for (k, us) in times {
+                st.times.insert(keys[k], us);
+            }
+            let vkeys = [VersionKey::Availability, VersionKey::Holds, VersionKey::Fees];
+            for (k, us) in versions {
+                st.versions.insert(vkeys[k], us);
+            }
+            let routes = [
+                None,
+                Some(Route { pod_locode: Some("USLAX".into()), ..Route::default() }),
+                Some(Route { pod_locode: Some("USLAX".into()), destination_locode: Some("USCHI".into()), ..Route::default() }),
+            ];
+            let s = routes[route].clone().map(shipment);
+            let c = row(st, &status, ready);
+            let a = account(rail);
+            prop_assert_eq!(from_view(&c, s.as_ref(), &a), container_resource(&c, s.as_ref(), &a).to_value());
+        }
+    }
 }

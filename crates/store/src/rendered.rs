@@ -37,3 +37,56 @@ pub(crate) fn container(state: &ContainerState, status: &str, ready: bool) -> Op
 pub(crate) fn is_current(stored: &str) -> bool {
     RENDERER.get().is_some_and(|r| (r.current)(stored))
 }
+
+/// Writes the text of the containers after `after` (by id, `batch` of them read) whose
+/// stored text is missing or not current: rows written before this version of the
+/// renderer, or by a process without one. A row whose state a merge changed meanwhile is
+/// left to that merge's text. Returns how many texts it wrote, and the last id read (`None`
+/// once no container is left after `after`).
+pub async fn refresh(
+    db: &crate::Db,
+    after: Option<uuid::Uuid>,
+    batch: i64,
+) -> crate::Result<(usize, Option<uuid::Uuid>)> {
+    type Row = (uuid::Uuid, String, String, bool, Option<String>);
+    if RENDERER.get().is_none() {
+        return Ok((0, None));
+    }
+    let after = after.unwrap_or(uuid::Uuid::nil());
+    let rows: Vec<Row> = crate::on_db!(db, p => sqlx::query_as(match db.backend() {
+        crate::Backend::Postgres => "SELECT id, state::text, current_status, ready_for_pickup, state_view FROM containers WHERE id > $1 ORDER BY id LIMIT $2",
+        crate::Backend::Sqlite => "SELECT id, state, current_status, ready_for_pickup, state_view FROM containers WHERE id > $1 ORDER BY id LIMIT $2",
+    })
+    .bind(after)
+    .bind(batch)
+    .fetch_all(p)
+    .await?);
+    let last = rows.last().map(|r| r.0);
+    let mut wrote = 0;
+    for (id, state, status, ready, view) in rows {
+        if view.as_deref().is_some_and(is_current) {
+            continue;
+        }
+        // a state this version cannot read is left as it is: its reads parse it, and fail
+        // as they would have
+        let Ok(parsed) = serde_json::from_str::<ContainerState>(&state) else {
+            continue;
+        };
+        let Some(text) = container(&parsed, &status, ready) else {
+            continue;
+        };
+        // only over the state it was rendered from
+        let done = crate::on_db!(db, p => sqlx::query(match db.backend() {
+            crate::Backend::Postgres => "UPDATE containers SET state_view = $1 WHERE id = $2 AND state = $3::jsonb",
+            crate::Backend::Sqlite => "UPDATE containers SET state_view = $1 WHERE id = $2 AND state = $3",
+        })
+        .bind(text)
+        .bind(id)
+        .bind(state)
+        .execute(p)
+        .await?
+        .rows_affected());
+        wrote += usize::try_from(done).unwrap_or(0);
+    }
+    Ok((wrote, last))
+}

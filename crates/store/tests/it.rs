@@ -1647,3 +1647,58 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         .unwrap();
     assert_eq!(whole.container.current_status, row.current_status);
 }
+
+/// After an upgrade (or rows a process without a renderer wrote), the containers' shown
+/// states are written again for this renderer, a batch at a time; a current one is left.
+#[tokio::test]
+async fn stale_shown_states_are_rendered_again_once() {
+    use boxtrack_core::tracking::ShipmentState;
+    use boxtrack_store::rendered;
+    use sqlx::types::Json;
+    // the same renderer as the test above (one per process: whichever installs first)
+    rendered::install(rendered::Renderer {
+        render: |st, status, ready| format!("t1|{status}|{ready}|{}", st.times.len()),
+        current: |text| text.starts_with("t1|"),
+    });
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let owner = account(&db, "stale").await;
+    let shipment = uuid::Uuid::now_v7();
+    let empty = Json(Vec::<String>::new());
+    let mut ids = Vec::new();
+    boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, NULL, 'BLS1', 'MAEU', $3, $3, '{}', $4, 1, 1)")
+        .bind(shipment).bind(owner.id).bind(empty.clone()).bind(Json(ShipmentState::default()))
+        .execute(p).await.map(|_| ()).unwrap());
+    // none, another version's, a current one
+    for (i, view) in [None, Some("c0|old"), Some("t1|kept")].into_iter().enumerate() {
+        let id = uuid::Uuid::now_v7();
+        boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us, state_view) VALUES ($1, $2, $3, $4, $5, '{\"times\":{\"pod_arrived_at\":5}}', 'available', TRUE, TRUE, 1, 1, $6)")
+            .bind(id).bind(owner.id).bind(shipment).bind(format!("STAU{i:07}")).bind(empty.clone()).bind(view)
+            .execute(p).await.map(|_| ()).unwrap());
+        ids.push(id);
+    }
+    let views = || {
+        let db = db.clone();
+        let ids = ids.clone();
+        async move {
+            let mut out = Vec::new();
+            for id in ids {
+                let v: Option<String> = boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT state_view FROM containers WHERE id = $1")
+                    .bind(id).fetch_one(p).await.unwrap());
+                out.push(v);
+            }
+            out
+        }
+    };
+    // two at a time: the first batch, then the rest
+    let (n, last) = rendered::refresh(&db, None, 2).await.unwrap();
+    assert_eq!((n, last), (2, Some(ids[1])));
+    let (n, last) = rendered::refresh(&db, last, 2).await.unwrap();
+    assert_eq!((n, last), (0, Some(ids[2])));
+    assert_eq!(rendered::refresh(&db, last, 2).await.unwrap(), (0, None));
+    let made = Some("t1|available|true|1".to_string());
+    assert_eq!(views().await, [made.clone(), made, Some("t1|kept".into())]);
+    // nothing stale is left: a pass writes nothing
+    assert_eq!(rendered::refresh(&db, None, 10).await.unwrap().0, 0);
+}

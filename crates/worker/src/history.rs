@@ -36,11 +36,46 @@ pub async fn keep_once(
     Ok(swept)
 }
 
-/// Runs [`keep_once`] now and then every `every` until `shutdown`.
+/// Containers read a batch at a time by [`render_stale_views`].
+const VIEW_BATCH: i64 = 500;
+
+/// Writes the shown text of every container whose stored text is missing or by another
+/// version of the renderer (`boxtrack_store::rendered`): after an upgrade, containers no merge
+/// has touched since are shown without parsing their states again. Returns how many it
+/// wrote; stops early at `shutdown`.
+pub async fn render_stale_views(
+    db: &Db,
+    shutdown: &CancellationToken,
+) -> Result<usize, boxtrack_store::StoreError> {
+    let (mut wrote, mut after) = (0, None);
+    while !shutdown.is_cancelled() {
+        let (n, last) = boxtrack_store::rendered::refresh(db, after, VIEW_BATCH).await?;
+        wrote += n;
+        match last {
+            Some(last) => after = Some(last),
+            None => break,
+        }
+        // a batch at a time, leaving the database to the requests in between
+        tokio::task::yield_now().await;
+    }
+    if wrote > 0 {
+        tracing::info!(containers = wrote, "rendered the shown state of containers");
+    }
+    Ok(wrote)
+}
+
+/// Runs [`keep_once`] now and then every `every` until `shutdown`; after the first pass, the
+/// containers' stale shown states once ([`render_stale_views`]).
 pub async fn run(db: Db, keep: Retention, every: Duration, shutdown: CancellationToken) {
+    let mut first = true;
     loop {
         if let Err(e) = keep_once(&db, &keep, boxtrack_store::now_us()).await {
             tracing::error!(error = %e, "retention failed; will retry");
+        }
+        if std::mem::take(&mut first)
+            && let Err(e) = render_stale_views(&db, &shutdown).await
+        {
+            tracing::error!(error = %e, "rendering containers' shown states failed");
         }
         tokio::select! {
             _ = shutdown.cancelled() => return,

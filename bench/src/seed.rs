@@ -169,8 +169,12 @@ async fn insert_containers(
     rows: &[(Uuid, Uuid, Uuid, String, i64)],
 ) -> Res<()> {
     let sql = format!(
-        "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, pod_terminal, records, state_view) VALUES {}",
-        placeholders(rows.len(), 15)
+        "INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, pod_terminal, records) VALUES {}",
+        placeholders(rows.len(), 14)
+    );
+    let views_sql = format!(
+        "INSERT INTO container_views (container_id, account_id, view) VALUES {}",
+        placeholders(rows.len(), 3)
     );
     // the state as its resource shows it, as the merge writes it beside the state
     let state: boxtrack_core::tracking::ContainerState =
@@ -198,8 +202,12 @@ async fn insert_containers(
                 .bind(*at)
                 .bind(*at)
                 .bind(terminal.clone())
-                .bind(Json(t.container_records.clone()))
-                .bind(view.clone());
+                .bind(Json(t.container_records.clone()));
+        }
+        q.execute(p).await.map(|_| ())?;
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(views_sql));
+        for (id, account, ..) in rows {
+            q = q.bind(*id).bind(*account).bind(view.clone());
         }
         q.execute(p).await.map(|_| ())?
     });

@@ -54,8 +54,8 @@ pub async fn refresh(
     }
     let after = after.unwrap_or(uuid::Uuid::nil());
     let rows: Vec<Row> = crate::on_db!(db, p => sqlx::query_as(match db.backend() {
-        crate::Backend::Postgres => "SELECT id, state::text, current_status, ready_for_pickup, state_view FROM containers WHERE id > $1 ORDER BY id LIMIT $2",
-        crate::Backend::Sqlite => "SELECT id, state, current_status, ready_for_pickup, state_view FROM containers WHERE id > $1 ORDER BY id LIMIT $2",
+        crate::Backend::Postgres => "SELECT c.id, c.state::text, c.current_status, c.ready_for_pickup, v.view FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2",
+        crate::Backend::Sqlite => "SELECT c.id, c.state, c.current_status, c.ready_for_pickup, v.view FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2",
     })
     .bind(after)
     .bind(batch)
@@ -75,10 +75,14 @@ pub async fn refresh(
         let Some(text) = container(&parsed, &status, ready) else {
             continue;
         };
-        // only over the state it was rendered from
+        // only while the state is the one it was rendered from (on PostgreSQL the row locked,
+        // so that a merge committing meanwhile is waited for and then seen)
         let done = crate::on_db!(db, p => sqlx::query(match db.backend() {
-            crate::Backend::Postgres => "UPDATE containers SET state_view = $1 WHERE id = $2 AND state = $3::jsonb",
-            crate::Backend::Sqlite => "UPDATE containers SET state_view = $1 WHERE id = $2 AND state = $3",
+            crate::Backend::Postgres => "WITH same AS (SELECT id, account_id FROM containers WHERE id = $2 AND state = $3::jsonb FOR UPDATE) \
+                INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM same \
+                ON CONFLICT (container_id) DO UPDATE SET view = excluded.view",
+            crate::Backend::Sqlite => "INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM containers WHERE id = $2 AND state = $3 \
+                ON CONFLICT (container_id) DO UPDATE SET view = excluded.view",
         })
         .bind(text)
         .bind(id)

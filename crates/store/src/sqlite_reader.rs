@@ -186,9 +186,9 @@ fn shipment_row(r: &Row<'_>) -> rusqlite::Result<ShipmentRow> {
 static CONTAINER_BY_ID: LazyLock<String> =
     LazyLock::new(|| select_by_id(CONTAINER_COLUMNS, "containers"));
 static CONTAINER_SHOWN_BY_ID: LazyLock<String> = LazyLock::new(|| {
-    select_by_id(
-        &format!("{CONTAINER_COLUMNS}, state_view, pod_terminal"),
-        "containers",
+    let columns = CONTAINER_COLUMNS.replace(", ", ", c.");
+    format!(
+        "SELECT c.{columns}, v.view, c.pod_terminal FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id = ?1 AND c.account_id = ?2"
     )
 });
 static SHIPMENT_BY_ID: LazyLock<String> =
@@ -228,7 +228,7 @@ pub(crate) fn container_shown(
     id: Uuid,
 ) -> rusqlite::Result<Option<ShownContainer>> {
     by_id(conn, &CONTAINER_SHOWN_BY_ID, account_id, id, |r| {
-        // the columns of CONTAINER_COLUMNS, then `state_view` and `pod_terminal`
+        // the columns of CONTAINER_COLUMNS, then the shown state and `pod_terminal`
         let view = r.get_ref(12)?.as_str_or_null()?;
         match view.filter(|v| crate::rendered::is_current(v)) {
             Some(view) => Ok(ShownContainer::View(ContainerView {

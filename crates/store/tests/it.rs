@@ -1630,7 +1630,7 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         ShownContainer::Row(_) => panic!("the rendered state was not read"),
     }
     // the text of another renderer (an older build's) is not shown
-    boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE containers SET state_view = 'old|x' WHERE id = $1")
+    boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE container_views SET view = 'old|x' WHERE container_id = $1")
         .bind(container).execute(p).await.map(|_| ()).unwrap());
     match shown(db.clone()).await {
         ShownContainer::Row(r) => assert_eq!(
@@ -1671,11 +1671,19 @@ async fn stale_shown_states_are_rendered_again_once() {
         .bind(shipment).bind(owner.id).bind(empty.clone()).bind(Json(ShipmentState::default()))
         .execute(p).await.map(|_| ()).unwrap());
     // none, another version's, a current one
-    for (i, view) in [None, Some("c0|old"), Some("t1|kept")].into_iter().enumerate() {
+    for (i, view) in [None, Some("c0|old"), Some("t1|kept")]
+        .into_iter()
+        .enumerate()
+    {
         let id = uuid::Uuid::now_v7();
-        boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us, state_view) VALUES ($1, $2, $3, $4, $5, '{\"times\":{\"pod_arrived_at\":5}}', 'available', TRUE, TRUE, 1, 1, $6)")
-            .bind(id).bind(owner.id).bind(shipment).bind(format!("STAU{i:07}")).bind(empty.clone()).bind(view)
+        boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, '{\"times\":{\"pod_arrived_at\":5}}', 'available', TRUE, TRUE, 1, 1)")
+            .bind(id).bind(owner.id).bind(shipment).bind(format!("STAU{i:07}")).bind(empty.clone())
             .execute(p).await.map(|_| ()).unwrap());
+        if let Some(view) = view {
+            boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO container_views (container_id, account_id, view) VALUES ($1, $2, $3)")
+                .bind(id).bind(owner.id).bind(view)
+                .execute(p).await.map(|_| ()).unwrap());
+        }
         ids.push(id);
     }
     let views = || {
@@ -1684,8 +1692,8 @@ async fn stale_shown_states_are_rendered_again_once() {
         async move {
             let mut out = Vec::new();
             for id in ids {
-                let v: Option<String> = boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT state_view FROM containers WHERE id = $1")
-                    .bind(id).fetch_one(p).await.unwrap());
+                let v: Option<String> = boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT view FROM container_views WHERE container_id = $1")
+                    .bind(id).fetch_optional(p).await.unwrap());
                 out.push(v);
             }
             out

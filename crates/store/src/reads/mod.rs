@@ -284,7 +284,7 @@ pub async fn container_and_shipment<C: ContainerRead>(
         Db::Postgres(p) => {
             // the siblings as two arrays in the same order, read from the covering index on
             // `shipment_id` (migration 46), when `$3`
-            const SQL: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, c.state_view, c.pod_terminal, \
+            const SQL: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = c.id) AS state_view, c.pod_terminal, \
                 s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, \
                 p.company_name AS s_customer_name, t.customer_id AS s_customer_id, \
                 CASE WHEN $3 THEN ARRAY(SELECT r.id FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id ORDER BY r.created_us, r.id) END AS sibling_ids, \

@@ -72,7 +72,7 @@ pub trait ContainerRead: Sized {
     /// The container by id on a SQLite connection in place.
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>>;
     /// The container's columns of a PostgreSQL row (`c.*` of the joined statement, with
-    /// `state_view` and `pod_terminal`).
+    /// `state_view`, its shown state, and `pod_terminal`).
     fn postgres(row: &sqlx::postgres::PgRow) -> Result<Self>;
     /// The container from its whole row.
     fn from_row(row: ContainerRow) -> Self;

@@ -137,6 +137,7 @@ async fn apply_refs_in(
     let rail_lfd = rail_lfd(tx, account_id).await?;
     let plan = merge_all(&batches, &rows, rail_lfd)?;
     write_containers(tx, &plan.containers, now).await?;
+    write_views(tx, account_id, &plan.containers).await?;
     write_shipments(tx, &plan.shipments, now).await?;
     write_transport(tx, account_id, &plan, &labels, now).await?;
     crate::events::append_many(tx, account_id, &plan.entries, now).await?;
@@ -458,16 +459,55 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
         let mut marks = Marks::new(tx.backend());
         let at = marks.one();
         let sql = format!(
-            "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, state_view = v.view, updated_us = {at} \
-             FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS status, column5 AS ready, column6 AS lfd, column7 AS active, column8 AS on_hold, column9 AS pod_terminal, column10 AS view FROM (VALUES {}) AS t) AS v \
+            "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, updated_us = {at} \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS status, column5 AS ready, column6 AS lfd, column7 AS active, column8 AS on_hold, column9 AS pod_terminal FROM (VALUES {}) AS t) AS v \
              WHERE containers.id = v.id",
-            marks.rows(chunk.len(), 10)
+            marks.rows(chunk.len(), 9)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(now);
             for u in chunk {
-                q = q.bind(u.id).bind(Json(&u.state)).bind(Json(&u.records)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold).bind(u.state.pod_terminal.as_deref()).bind(u.view.as_deref());
+                q = q.bind(u.id).bind(Json(&u.state)).bind(Json(&u.records)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold).bind(u.state.pod_terminal.as_deref());
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    Ok(())
+}
+
+/// Writes each container's shown state (`crate::rendered`) beside it, or removes the one
+/// there when this process has no renderer: a text never outlives the state it shows.
+async fn write_views(tx: &mut Tx, account_id: Uuid, updates: &[ContainerUpdate]) -> Result<()> {
+    if let Tx::Postgres(t) = tx {
+        return super::columns::views(t, account_id, updates).await;
+    }
+    let (made, none): (Vec<_>, Vec<_>) = updates.iter().partition(|u| u.view.is_some());
+    for chunk in made.chunks(CHUNK) {
+        let mut marks = Marks::new(tx.backend());
+        let sql = format!(
+            "INSERT INTO container_views (container_id, account_id, view) VALUES {} \
+             ON CONFLICT (container_id) DO UPDATE SET view = excluded.view",
+            marks.rows(chunk.len(), 3)
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for u in chunk {
+                q = q.bind(u.id).bind(account_id).bind(u.view.as_deref());
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    for chunk in none.chunks(CHUNK) {
+        let mut marks = Marks::new(tx.backend());
+        let ids = marks.rows(chunk.len(), 1);
+        let sql = format!(
+            "DELETE FROM container_views WHERE container_id IN (SELECT column1 FROM (VALUES {ids}))"
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for u in chunk {
+                q = q.bind(u.id);
             }
             q.execute(x).await.map(|_| ())?
         });

@@ -191,7 +191,6 @@ pub(super) async fn containers(
     let mut active = Vec::with_capacity(n);
     let mut holds = Vec::with_capacity(n);
     let mut terminals = Vec::with_capacity(n);
-    let mut views = Vec::with_capacity(n);
     for u in updates {
         ids.push(u.id);
         states.push(Json(&u.state));
@@ -202,12 +201,11 @@ pub(super) async fn containers(
         active.push(u.active);
         holds.push(u.on_hold);
         terminals.push(u.state.pod_terminal.as_deref());
-        views.push(u.view.as_deref());
     }
     sqlx::query(
-        "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, state_view = v.view, updated_us = $1 \
-         FROM unnest($2::uuid[], $3::jsonb[], $4::jsonb[], $5::text[], $6::bool[], $7::int8[], $8::bool[], $9::bool[], $10::text[], $11::text[]) \
-           AS v(id, state, records, status, ready, lfd, active, on_hold, pod_terminal, view) \
+        "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, updated_us = $1 \
+         FROM unnest($2::uuid[], $3::jsonb[], $4::jsonb[], $5::text[], $6::bool[], $7::int8[], $8::bool[], $9::bool[], $10::text[]) \
+           AS v(id, state, records, status, ready, lfd, active, on_hold, pod_terminal) \
          WHERE containers.id = v.id",
     )
     .bind(now)
@@ -220,8 +218,45 @@ pub(super) async fn containers(
     .bind(active)
     .bind(holds)
     .bind(terminals)
-    .bind(views)
     .execute(conn)
     .await?;
+    Ok(())
+}
+
+/// Writes the containers' shown states (`crate::rendered`), and removes those of containers
+/// merged without a renderer.
+pub(super) async fn views(
+    conn: &mut PgConnection,
+    account_id: Uuid,
+    updates: &[ContainerUpdate],
+) -> Result<()> {
+    let (mut ids, mut views, mut gone) = (Vec::new(), Vec::new(), Vec::new());
+    for u in updates {
+        match &u.view {
+            Some(v) => {
+                ids.push(u.id);
+                views.push(v.as_str());
+            }
+            None => gone.push(u.id),
+        }
+    }
+    if !ids.is_empty() {
+        sqlx::query(
+            "INSERT INTO container_views (container_id, account_id, view) \
+             SELECT id, $1, view FROM unnest($2::uuid[], $3::text[]) AS v(id, view) \
+             ON CONFLICT (container_id) DO UPDATE SET view = excluded.view",
+        )
+        .bind(account_id)
+        .bind(ids)
+        .bind(views)
+        .execute(&mut *conn)
+        .await?;
+    }
+    if !gone.is_empty() {
+        sqlx::query("DELETE FROM container_views WHERE container_id = ANY($1)")
+            .bind(gone)
+            .execute(&mut *conn)
+            .await?;
+    }
     Ok(())
 }

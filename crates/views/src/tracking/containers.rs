@@ -416,16 +416,77 @@ fn state_attributes(st: &ContainerState, status: &str, ready: bool) -> Container
 /// The version and shape of the text [`state_view`] writes: a change to what
 /// [`ContainerStateAttributes`] shows, or to how, changes it, so that a text written before is
 /// not shown (the test `a_state_view_reads_as_written` fails until it does).
-const STATE_VIEW: &str = "c1";
+const STATE_VIEW: &str = "c2";
+
+/// The names of [`ContainerStateAttributes`]' members, in the order they are written.
+static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+    let sample = written(&state_attributes(&ContainerState::default(), "", false));
+    top_level(&sample)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|m| {
+            m.strip_prefix('"')?
+                .split_once("\":")
+                .map(|(k, _)| k.to_owned())
+        })
+        .collect()
+});
+
+/// The top-level elements of a compact JSON array, or members of an object, as written by
+/// [`crate::json`] (no white space); `None` when `text` is neither.
+fn top_level(text: &str) -> Option<Vec<&str>> {
+    let inner = text
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .or_else(|| text.strip_prefix('{').and_then(|t| t.strip_suffix('}')))?;
+    let bytes = inner.as_bytes();
+    let mut out = Vec::with_capacity(48);
+    let (mut depth, mut start, mut i) = (0usize, 0, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // to the string's closing quote, over its escapes
+                i += 1;
+                loop {
+                    let at = i + bytes
+                        .get(i..)?
+                        .iter()
+                        .position(|&b| b == b'"' || b == b'\\')?;
+                    if bytes[at] == b'"' {
+                        i = at;
+                        break;
+                    }
+                    i = at + 2;
+                }
+            }
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth = depth.checked_sub(1)?,
+            b',' if depth == 0 => {
+                out.push(inner.get(start..i)?);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if depth != 0 {
+        return None;
+    }
+    if !inner.is_empty() {
+        out.push(inner.get(start..)?);
+    }
+    Some(out)
+}
 
 /// The text stored beside a container's merged state (`boxtrack_store::rendered`): the
 /// version, what the route and the reader decide with (available at the port and inland,
-/// the last free days by who sets them), and the state's attributes as JSON:
-/// `c1|10|<line>|<terminal>|<rail>|{…}`.
+/// the last free days by who sets them), and the values of the state's attributes as a JSON
+/// array in the order of their names (the names are this build's, not stored):
+/// `c2|10|<line>|<terminal>|<rail>|[…]`.
 pub fn state_view(st: &ContainerState, status: &str, ready: bool) -> String {
     let facts = StateFacts::of(st);
     let attributes = written(&state_attributes(st, status, ready));
-    let mut out = String::with_capacity(attributes.len() + 80);
+    let mut out = String::with_capacity(attributes.len() / 2 + 80);
     out.push_str(STATE_VIEW);
     out.push('|');
     for a in facts.available {
@@ -437,21 +498,30 @@ pub fn state_view(st: &ContainerState, status: &str, ready: bool) -> String {
             out.push_str(itoa::Buffer::new().format(*us));
         }
     }
-    out.push('|');
-    out.push_str(&attributes);
+    out.push_str("|[");
+    // each member's value without its name: a name never needs an escape
+    let members = top_level(&attributes).unwrap_or_default();
+    for (i, m) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(m.split_once("\":").map_or(m, |(_, v)| v));
+    }
+    out.push(']');
     out
 }
 
 /// A [`state_view`] text read back.
 struct StateView<'a> {
     facts: StateFacts,
-    /// The state's attributes, a JSON object.
-    attributes: &'a str,
+    /// The state's attributes' values, in the order of [`STATE_KEYS`].
+    values: Vec<&'a str>,
 }
 
 impl StateView<'_> {
-    /// Reads `text`, or `None` when another version (or nothing readable) wrote it.
-    fn read(text: &str) -> Option<StateView<'_>> {
+    /// Reads `text`'s header (its version, facts, and where the values are), or `None` when
+    /// another version (or nothing readable) wrote it.
+    fn header(text: &str) -> Option<(StateFacts, &str)> {
         let mut parts = text.splitn(6, '|');
         if parts.next()? != STATE_VIEW {
             return None;
@@ -467,20 +537,37 @@ impl StateView<'_> {
                 lfd.insert(k, part.parse().ok()?);
             }
         }
-        let attributes = parts.next()?;
-        if !(attributes.starts_with('{') && attributes.ends_with('}')) {
-            return None;
+        let values = parts
+            .next()
+            .filter(|v| v.starts_with('[') && v.ends_with(']'))?;
+        Some((StateFacts { available, lfd }, values))
+    }
+
+    /// Reads `text`, or `None` when another version (or nothing readable) wrote it.
+    fn read(text: &str) -> Option<StateView<'_>> {
+        let (facts, values) = StateView::header(text)?;
+        let values = top_level(values).filter(|v| v.len() == STATE_KEYS.len())?;
+        Some(StateView { facts, values })
+    }
+
+    /// The members the values stand for, without braces (`"seal_number":null,…`).
+    fn write_members(&self, out: &mut String) {
+        for (i, (k, v)) in STATE_KEYS.iter().zip(&self.values).enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('"');
+            out.push_str(k);
+            out.push_str("\":");
+            out.push_str(v);
         }
-        Some(StateView {
-            facts: StateFacts { available, lfd },
-            attributes,
-        })
     }
 }
 
-/// Whether `text` is a [`state_view`] of this version, which [`written_container_view`] shows.
+/// Whether `text` is a [`state_view`] of this version, which [`written_container_view`] shows
+/// (its header read; its values are read as they are shown).
 pub fn state_view_is_current(text: &str) -> bool {
-    StateView::read(text).is_some()
+    StateView::header(text).is_some()
 }
 
 /// Installs [`state_view`] as this process's renderer of stored states: every process that
@@ -512,15 +599,14 @@ pub fn written_container_view(
     let relationships = written(relationships);
     let id = v.id.hyphenated();
     // the resource as `Resource<Container>` writes it, its attributes the two objects as one
-    let mut out =
-        String::with_capacity(row.len() + view.attributes.len() + relationships.len() + 160);
+    let mut out = String::with_capacity(row.len() + relationships.len() + 1800);
     out.push_str("{\"id\":\"");
     out.push_str(id.encode_lower(&mut uuid::Uuid::encode_buffer()));
     out.push_str("\",\"type\":\"container\",\"attributes\":");
     out.push_str(row.strip_suffix('}').unwrap_or(&row));
     out.push(',');
-    out.push_str(view.attributes.strip_prefix('{').unwrap_or(view.attributes));
-    out.push_str(",\"relationships\":");
+    view.write_members(&mut out);
+    out.push_str("},\"relationships\":");
     out.push_str(&relationships);
     out.push_str(",\"links\":{\"self\":\"/v2/containers/");
     out.push_str(id.encode_lower(&mut uuid::Uuid::encode_buffer()));
@@ -649,19 +735,21 @@ mod tests {
         let text = state_view(&a_state(), "available", true);
         assert_eq!(
             text,
-            "c1|10||1786000000000000|1787000000000000|{\"seal_number\":\"S\\\\1\",\"equipment_type\":\"dry\",\"equipment_length\":40,\"equipment_height\":null,\"weight_in_lbs\":null,\"pod_arrived_at\":\"2026-07-25T17:20:00Z\",\"pod_discharged_at\":null,\"pod_full_out_at\":null,\"final_destination_full_out_at\":null,\"empty_terminated_at\":null,\"delivered_at\":null,\"empty_out_at\":null,\"pol_full_in_at\":null,\"pol_vessel_loaded_at\":null,\"pol_vessel_departed_at\":null,\"terminal_checked_at\":\"1970-01-01T00:00:00Z\",\"pod_last_tracking_request_at\":null,\"rail_last_tracking_request_at\":null,\"availability_known\":true,\"ready_for_pickup\":true,\"holds_at_pod_terminal\":[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],\"fees_at_pod_terminal\":[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],\"ssl_lfd\":null,\"pickup_appointment_at\":null,\"pod_full_out_chassis_number\":null,\"location_at_pod_terminal\":\"B-12\\t04\",\"pod_rail_carrier_scac\":null,\"ind_rail_carrier_scac\":null,\"pod_rail_loaded_at\":null,\"pod_rail_departed_at\":null,\"ind_eta_at\":\"1969-12-31T23:59:59Z\",\"ind_ata_at\":null,\"ind_rail_unloaded_at\":null,\"ind_facility_holds\":null,\"ind_facility_fees\":null,\"current_status\":\"available\"}"
+            "c2|10||1786000000000000|1787000000000000|[\"S\\\\1\",\"dry\",40,null,null,\"2026-07-25T17:20:00Z\",null,null,null,null,null,null,null,null,null,\"1970-01-01T00:00:00Z\",null,null,true,true,[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],null,null,null,\"B-12\\t04\",null,null,null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,\"available\"]"
         );
         let read = StateView::read(&text).unwrap();
         assert_eq!(read.facts, StateFacts::of(&a_state()));
         // another version's text, or a damaged one, is not shown
         for other in [
-            text.replacen("c1|", "c0|", 1),
+            text.replacen("c2|", "c1|", 1),
             text.replacen("|10|", "|1|", 1),
             text.replacen("|1786000000000000|", "|17x|", 1),
             text[..text.len() - 1].to_string(),
+            // a value short of this build's names
+            text.replacen(",\"available\"]", "]", 1),
             String::new(),
         ] {
-            assert!(!state_view_is_current(&other), "{other}");
+            assert!(StateView::read(&other).is_none(), "{other}");
         }
     }
 

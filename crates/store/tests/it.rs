@@ -1547,6 +1547,15 @@ async fn a_bulk_apply_lands_whole_and_again_changes_nothing() {
     assert_eq!(count("events").await, changes as i64);
 }
 
+/// This binary's renderer of shown states (a front end installs the resources' own; one per
+/// process, whichever installs first): the text names what it was made of.
+fn install_test_renderer() {
+    boxtrack_store::rendered::install(boxtrack_store::rendered::Renderer {
+        render: |st, status, ready| format!("t1|{status}|{ready}|{}", st.times.len()),
+        current: |text| text.starts_with("t1|"),
+    });
+}
+
 /// The merge writes its renderer's text of each container's state beside the state, and a
 /// read to show the container takes that text instead of the state while it is current; a
 /// text of another renderer, or none, and the read parses the state.
@@ -1556,14 +1565,8 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         DataSource, EventFact, Fact, Milestone, Observation, Place, ShipmentState,
     };
     use boxtrack_store::reads::{self, ContainerRow, ShownContainer};
-    use boxtrack_store::rendered;
     use sqlx::types::Json;
-    // this binary's renderer (a front end installs the resources' own); the text names what
-    // it was made of
-    rendered::install(rendered::Renderer {
-        render: |st, status, ready| format!("t1|{status}|{ready}|{}", st.times.len()),
-        current: |text| text.starts_with("t1|"),
-    });
+    install_test_renderer();
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();
@@ -1655,11 +1658,7 @@ async fn stale_shown_states_are_rendered_again_once() {
     use boxtrack_core::tracking::ShipmentState;
     use boxtrack_store::rendered;
     use sqlx::types::Json;
-    // the same renderer as the test above (one per process: whichever installs first)
-    rendered::install(rendered::Renderer {
-        render: |st, status, ready| format!("t1|{status}|{ready}|{}", st.times.len()),
-        current: |text| text.starts_with("t1|"),
-    });
+    install_test_renderer();
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();

@@ -159,6 +159,22 @@ async fn insert_shipments(db: &Db, t: &Template, rows: &[(Uuid, Uuid, String, i6
         }
         q.execute(p).await.map(|_| ())?
     });
+    // the route and state as the shipment's resource shows them, as the merge writes them
+    let state: boxtrack_core::tracking::ShipmentState =
+        serde_json::from_value(t.shipment_state.clone())?;
+    let route: boxtrack_core::tracking::Route = serde_json::from_value(t.route.clone())?;
+    let view = boxtrack_views::tracking::voyage_view(&route, &state);
+    let views_sql = format!(
+        "INSERT INTO shipment_views (shipment_id, account_id, view) VALUES {}",
+        placeholders(rows.len(), 3)
+    );
+    on_db!(db, p => {
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(views_sql));
+        for (id, account, _, _) in rows {
+            q = q.bind(*id).bind(*account).bind(view.clone());
+        }
+        q.execute(p).await.map(|_| ())?
+    });
     Ok(())
 }
 

@@ -134,12 +134,14 @@ pub async fn list_filtered(
 
 /// One container with its shipment: what every front end shows of it first.
 #[derive(Debug)]
-pub struct Shown<C = ContainerRow> {
+pub struct Shown<C: reads::ContainerRead = ContainerRow> {
     /// The container: its whole row, or as its resource shows it
     /// ([`reads::ShownContainer`]).
     pub container: C,
-    /// Its shipment (none only if it went away since the container was read).
-    pub shipment: Option<ShipmentRow>,
+    /// Its shipment (none only if it went away since the container was read), read as the
+    /// container's kind of read reads it ([`reads::ShownShipment`] beside a
+    /// [`reads::ShownContainer`]).
+    pub shipment: Option<C::Shipment>,
     /// What the shipment's resource shows of its containers (ids and POD terminals, oldest
     /// first), when [`show`] was asked for them.
     pub siblings: Option<Vec<reads::ContainerRef>>,

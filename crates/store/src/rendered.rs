@@ -1,5 +1,6 @@
-//! What a container's resource shows of its merged state, written beside the state by the
-//! merge that writes the state, so that a read shows it without parsing the state again.
+//! What a container's or a shipment's resource shows of its merged state, written beside the
+//! state by the merge that writes the state, so that a read shows it without parsing the
+//! state again.
 //!
 //! The text is made by the front end's renderer (`boxtrack_views`, which this crate cannot
 //! name: it depends on this one), installed once per process with [`install`]. A process
@@ -9,15 +10,19 @@
 
 use std::sync::OnceLock;
 
-use boxtrack_core::tracking::ContainerState;
+use boxtrack_core::tracking::{ContainerState, Route, ShipmentState};
 
-/// How a container's merged state becomes the text stored beside it.
+/// How a container's or a shipment's merged state becomes the text stored beside it.
 #[derive(Debug, Clone, Copy)]
 pub struct Renderer {
-    /// The text of the state, its derived status and readiness.
+    /// The text of a container's state, its derived status and readiness.
     pub render: fn(&ContainerState, &str, bool) -> String,
-    /// Whether a stored text is this renderer's (its version and shape).
+    /// Whether a stored container's text is this renderer's (its version and shape).
     pub current: fn(&str) -> bool,
+    /// The text of a shipment's route and voyage state.
+    pub render_shipment: fn(&Route, &ShipmentState) -> String,
+    /// Whether a stored shipment's text is this renderer's.
+    pub shipment_current: fn(&str) -> bool,
 }
 
 static RENDERER: OnceLock<Renderer> = OnceLock::new();
@@ -33,64 +38,154 @@ pub(crate) fn container(state: &ContainerState, status: &str, ready: bool) -> Op
     RENDERER.get().map(|r| (r.render)(state, status, ready))
 }
 
+/// The text to store beside a shipment's `route` and `state`, when a renderer is installed.
+pub(crate) fn shipment(route: &Route, state: &ShipmentState) -> Option<String> {
+    RENDERER.get().map(|r| (r.render_shipment)(route, state))
+}
+
 /// Whether `stored` was written by this process's renderer: a read may show it as it is.
 pub(crate) fn is_current(stored: &str) -> bool {
     RENDERER.get().is_some_and(|r| (r.current)(stored))
 }
 
-/// Writes the text of the containers after `after` (by id, `batch` of them read) whose
-/// stored text is missing or not current: rows written before this version of the
-/// renderer, or by a process without one. A row whose state a merge changed meanwhile is
+/// Whether a shipment's `stored` text was written by this process's renderer.
+pub(crate) fn is_current_shipment(stored: &str) -> bool {
+    RENDERER.get().is_some_and(|r| (r.shipment_current)(stored))
+}
+
+/// Which rows [`refresh`] writes the texts of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// Containers (`container_views`).
+    Containers,
+    /// Shipments (`shipment_views`).
+    Shipments,
+}
+
+/// Writes the text of the containers or shipments after `after` (by id, `batch` of them
+/// read) whose stored text is missing or not current: rows written before this version of
+/// the renderer, or by a process without one. A row whose state a merge changed meanwhile is
 /// left to that merge's text. Returns how many texts it wrote, and the last id read (`None`
-/// once no container is left after `after`).
+/// once no row is left after `after`).
 pub async fn refresh(
     db: &crate::Db,
+    shown: Shown,
     after: Option<uuid::Uuid>,
     batch: i64,
 ) -> crate::Result<(usize, Option<uuid::Uuid>)> {
-    type Row = (uuid::Uuid, String, String, bool, Option<String>);
     if RENDERER.get().is_none() {
         return Ok((0, None));
     }
     let after = after.unwrap_or(uuid::Uuid::nil());
-    let rows: Vec<Row> = crate::on_db!(db, p => sqlx::query_as(match db.backend() {
-        crate::Backend::Postgres => "SELECT c.id, c.state::text, c.current_status, c.ready_for_pickup, v.view FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2",
-        crate::Backend::Sqlite => "SELECT c.id, c.state, c.current_status, c.ready_for_pickup, v.view FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2",
-    })
-    .bind(after)
-    .bind(batch)
-    .fetch_all(p)
-    .await?);
-    let last = rows.last().map(|r| r.0);
+    let rows = stale(db, shown, after, batch).await?;
+    let last = rows.last().map(|r| r.id);
     let mut wrote = 0;
-    for (id, state, status, ready, view) in rows {
-        if view.as_deref().is_some_and(is_current) {
+    for row in rows {
+        let Some(text) = row.text(shown) else {
             continue;
+        };
+        wrote += write_if_same(db, shown, row.id, &row.state, text).await?;
+    }
+    Ok((wrote, last))
+}
+
+/// A row [`refresh`] reads: its state as stored, what else its text is made of, its text.
+#[derive(sqlx::FromRow)]
+struct Stale {
+    id: uuid::Uuid,
+    state: String,
+    /// A container's status, or a shipment's route.
+    other: String,
+    ready: bool,
+    view: Option<String>,
+}
+
+impl Stale {
+    /// The text to write, or `None` where the stored one is current or a state this
+    /// version cannot read (its reads parse it, and fail as they would have).
+    fn text(&self, shown: Shown) -> Option<String> {
+        match shown {
+            Shown::Containers => {
+                if self.view.as_deref().is_some_and(is_current) {
+                    return None;
+                }
+                let state = serde_json::from_str::<ContainerState>(&self.state).ok()?;
+                container(&state, &self.other, self.ready)
+            }
+            Shown::Shipments => {
+                if self.view.as_deref().is_some_and(is_current_shipment) {
+                    return None;
+                }
+                let state = serde_json::from_str::<ShipmentState>(&self.state).ok()?;
+                let route = serde_json::from_str::<Route>(&self.other).ok()?;
+                shipment(&route, &state)
+            }
         }
-        // a state this version cannot read is left as it is: its reads parse it, and fail
-        // as they would have
-        let Ok(parsed) = serde_json::from_str::<ContainerState>(&state) else {
-            continue;
-        };
-        let Some(text) = container(&parsed, &status, ready) else {
-            continue;
-        };
-        // only while the state is the one it was rendered from (on PostgreSQL the row locked,
-        // so that a merge committing meanwhile is waited for and then seen)
-        let done = crate::on_db!(db, p => sqlx::query(match db.backend() {
-            crate::Backend::Postgres => "WITH same AS (SELECT id, account_id FROM containers WHERE id = $2 AND state = $3::jsonb FOR UPDATE) \
-                INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM same \
-                ON CONFLICT (container_id) DO UPDATE SET view = excluded.view",
-            crate::Backend::Sqlite => "INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM containers WHERE id = $2 AND state = $3 \
-                ON CONFLICT (container_id) DO UPDATE SET view = excluded.view",
-        })
+    }
+}
+
+/// The next `batch` rows after `after`, with their texts.
+async fn stale(
+    db: &crate::Db,
+    shown: Shown,
+    after: uuid::Uuid,
+    batch: i64,
+) -> crate::Result<Vec<Stale>> {
+    use crate::Backend::{Postgres, Sqlite};
+    let sql = match (shown, db.backend()) {
+        (Shown::Containers, Postgres) => {
+            "SELECT c.id, c.state::text AS state, c.current_status AS other, c.ready_for_pickup AS ready, v.view FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2"
+        }
+        (Shown::Containers, Sqlite) => {
+            "SELECT c.id, c.state, c.current_status AS other, c.ready_for_pickup AS ready, v.view FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2"
+        }
+        (Shown::Shipments, Postgres) => {
+            "SELECT s.id, s.state::text AS state, s.route::text AS other, FALSE AS ready, v.view FROM shipments s LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id > $1 ORDER BY s.id LIMIT $2"
+        }
+        (Shown::Shipments, Sqlite) => {
+            "SELECT s.id, s.state, s.route AS other, FALSE AS ready, v.view FROM shipments s LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id > $1 ORDER BY s.id LIMIT $2"
+        }
+    };
+    Ok(crate::on_db!(db, p => sqlx::query_as(sql).bind(after).bind(batch).fetch_all(p).await?))
+}
+
+/// Writes `text` as the row's, only while its state is the one it was rendered from (on
+/// PostgreSQL the row locked, so that a merge committing meanwhile is waited for and then
+/// seen). Returns how many rows it wrote (0 or 1).
+async fn write_if_same(
+    db: &crate::Db,
+    shown: Shown,
+    id: uuid::Uuid,
+    state: &str,
+    text: String,
+) -> crate::Result<usize> {
+    use crate::Backend::{Postgres, Sqlite};
+    let sql = match (shown, db.backend()) {
+        (Shown::Containers, Postgres) => {
+            "WITH same AS (SELECT id, account_id FROM containers WHERE id = $2 AND state = $3::jsonb FOR UPDATE) \
+            INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM same \
+            ON CONFLICT (container_id) DO UPDATE SET view = excluded.view"
+        }
+        (Shown::Containers, Sqlite) => {
+            "INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM containers WHERE id = $2 AND state = $3 \
+            ON CONFLICT (container_id) DO UPDATE SET view = excluded.view"
+        }
+        (Shown::Shipments, Postgres) => {
+            "WITH same AS (SELECT id, account_id FROM shipments WHERE id = $2 AND state = $3::jsonb FOR UPDATE) \
+            INSERT INTO shipment_views (shipment_id, account_id, view) SELECT id, account_id, $1 FROM same \
+            ON CONFLICT (shipment_id) DO UPDATE SET view = excluded.view"
+        }
+        (Shown::Shipments, Sqlite) => {
+            "INSERT INTO shipment_views (shipment_id, account_id, view) SELECT id, account_id, $1 FROM shipments WHERE id = $2 AND state = $3 \
+            ON CONFLICT (shipment_id) DO UPDATE SET view = excluded.view"
+        }
+    };
+    let done = crate::on_db!(db, p => sqlx::query(sql)
         .bind(text)
         .bind(id)
         .bind(state)
         .execute(p)
         .await?
         .rows_affected());
-        wrote += usize::try_from(done).unwrap_or(0);
-    }
-    Ok((wrote, last))
+    Ok(usize::try_from(done).unwrap_or(0))
 }

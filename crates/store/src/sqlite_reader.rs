@@ -21,7 +21,7 @@ use uuid::Uuid;
 
 use crate::reads::{
     CONTAINER_COLUMNS, ContainerRef, ContainerRow, ContainerView, SHIPMENT_COLUMNS, ShipmentRow,
-    ShownContainer,
+    ShipmentView, ShownContainer, ShownShipment,
 };
 use crate::{Result, StoreError};
 
@@ -193,6 +193,13 @@ static CONTAINER_SHOWN_BY_ID: LazyLock<String> = LazyLock::new(|| {
 });
 static SHIPMENT_BY_ID: LazyLock<String> =
     LazyLock::new(|| select_by_id(SHIPMENT_COLUMNS, "shipments"));
+static SHIPMENT_SHOWN_BY_ID: LazyLock<String> = LazyLock::new(|| {
+    // `account_id` is also a column of the texts' table
+    let columns = SHIPMENT_COLUMNS.replacen("account_id", "shipments.account_id", 1);
+    format!(
+        "SELECT {columns}, v.view FROM shipments LEFT JOIN shipment_views v ON v.shipment_id = shipments.id WHERE shipments.id = ?1 AND shipments.account_id = ?2"
+    )
+});
 
 fn select_by_id(columns: &str, table: &str) -> String {
     format!("SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2")
@@ -254,6 +261,38 @@ pub(crate) fn shipment(
     id: Uuid,
 ) -> rusqlite::Result<Option<ShipmentRow>> {
     by_id(conn, &SHIPMENT_BY_ID, account_id, id, shipment_row)
+}
+
+/// One shipment of an account as it is shown: its route and state as the merge rendered them
+/// where that text is current, parsed only where it is not.
+pub(crate) fn shipment_shown(
+    conn: &Connection,
+    account_id: Uuid,
+    id: Uuid,
+) -> rusqlite::Result<Option<ShownShipment>> {
+    by_id(conn, &SHIPMENT_SHOWN_BY_ID, account_id, id, |r| {
+        // the columns of SHIPMENT_COLUMNS, then the shown route and state
+        let view = r.get_ref(15)?.as_str_or_null()?;
+        match view.filter(|v| crate::rendered::is_current_shipment(v)) {
+            Some(view) => Ok(ShownShipment::View(Box::new(ShipmentView {
+                id: r.get(0)?,
+                account_id: r.get(1)?,
+                tracking_request_id: r.get(2)?,
+                bill_of_lading_number: r.get(3)?,
+                scac: r.get(4)?,
+                ref_numbers: json(r, 5)?,
+                tags: json(r, 6)?,
+                tracking_stopped_us: r.get(9)?,
+                stopped_reason: r.get(10)?,
+                created_us: r.get(11)?,
+                updated_us: r.get(12)?,
+                customer_name: r.get(13)?,
+                customer_id: r.get(14)?,
+                view: view.to_owned(),
+            }))),
+            None => shipment_row(r).map(|row| ShownShipment::Row(Box::new(row))),
+        }
+    })
 }
 
 /// The containers of each shipment in `shipment_ids` as its resource shows them, each

@@ -1553,6 +1553,11 @@ fn install_test_renderer() {
     boxtrack_store::rendered::install(boxtrack_store::rendered::Renderer {
         render: |st, status, ready| format!("t1|{status}|{ready}|{}", st.times.len()),
         current: |text| text.starts_with("t1|"),
+        render_shipment: |route, st| {
+            let pod = route.pod_locode.as_deref().unwrap_or_default();
+            format!("u1|{pod}|{}", st.pol_atd_us.is_some())
+        },
+        shipment_current: |text| text.starts_with("u1|"),
     });
 }
 
@@ -1564,7 +1569,7 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
     use boxtrack_core::tracking::{
         DataSource, EventFact, Fact, Milestone, Observation, Place, ShipmentState,
     };
-    use boxtrack_store::reads::{self, ContainerRow, ShownContainer};
+    use boxtrack_store::reads::{self, ContainerRow, ShownContainer, ShownShipment};
     use sqlx::types::Json;
     install_test_renderer();
     let database = boxtrack_testkit::fresh().await;
@@ -1608,7 +1613,7 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         precision: Default::default(),
         upstream_id: None,
     };
-    boxtrack_store::tracking::apply_many(&db, owner.id, &[(container, vec![loaded])])
+    boxtrack_store::tracking::apply_many(&db, owner.id, &[(container, vec![loaded.clone()])])
         .await
         .unwrap();
     let row = reads::container(&db, owner.id, container)
@@ -1649,6 +1654,51 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         .unwrap()
         .unwrap();
     assert_eq!(whole.container.current_status, row.current_status);
+    // the shipment: shown from its text once a merge changed its state
+    let shown_shipment = |db: Db| async move {
+        reads::container_and_shipment::<ShownContainer>(&db, owner.id, container, false)
+            .await
+            .unwrap()
+            .unwrap()
+            .shipment
+            .unwrap()
+    };
+    let departed = Observation {
+        observed_us: 11,
+        fact: Fact::Event(EventFact {
+            milestone: Milestone::VesselDeparted,
+            at_us: Some(7_200_000_000),
+            ..match &loaded.fact {
+                Fact::Event(e) => e.clone(),
+                _ => unreachable!(),
+            }
+        }),
+        ..loaded.clone()
+    };
+    boxtrack_store::tracking::apply_many(&db, owner.id, &[(container, vec![departed])])
+        .await
+        .unwrap();
+    let parsed = reads::shipment(&db, owner.id, shipment)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(parsed.state.0.pol_atd_us.is_some());
+    match shown_shipment(db.clone()).await {
+        ShownShipment::View(v) => {
+            assert_eq!(v.view, "u1||true");
+            assert_eq!(
+                (v.id, v.bill_of_lading_number.as_str(), v.updated_us),
+                (shipment, "BLR1", parsed.updated_us)
+            );
+        }
+        ShownShipment::Row(_) => panic!("the rendered shipment was not read"),
+    }
+    boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE shipment_views SET view = 'old|x' WHERE shipment_id = $1")
+        .bind(shipment).execute(p).await.map(|_| ()).unwrap());
+    match shown_shipment(db.clone()).await {
+        ShownShipment::Row(r) => assert_eq!(r.state.0, parsed.state.0),
+        ShownShipment::View(_) => panic!("a text of another renderer was shown"),
+    }
 }
 
 /// After an upgrade (or rows a process without a renderer wrote), the containers' shown
@@ -1699,13 +1749,36 @@ async fn stale_shown_states_are_rendered_again_once() {
         }
     };
     // two at a time: the first batch, then the rest
-    let (n, last) = rendered::refresh(&db, None, 2).await.unwrap();
+    let containers = rendered::Shown::Containers;
+    let (n, last) = rendered::refresh(&db, containers, None, 2).await.unwrap();
     assert_eq!((n, last), (2, Some(ids[1])));
-    let (n, last) = rendered::refresh(&db, last, 2).await.unwrap();
+    let (n, last) = rendered::refresh(&db, containers, last, 2).await.unwrap();
     assert_eq!((n, last), (0, Some(ids[2])));
-    assert_eq!(rendered::refresh(&db, last, 2).await.unwrap(), (0, None));
+    assert_eq!(
+        rendered::refresh(&db, containers, last, 2).await.unwrap(),
+        (0, None)
+    );
     let made = Some("t1|available|true|1".to_string());
     assert_eq!(views().await, [made.clone(), made, Some("t1|kept".into())]);
     // nothing stale is left: a pass writes nothing
-    assert_eq!(rendered::refresh(&db, None, 10).await.unwrap().0, 0);
+    assert_eq!(
+        rendered::refresh(&db, containers, None, 10)
+            .await
+            .unwrap()
+            .0,
+        0
+    );
+    // the shipment, written without a text, gets one; once
+    let shipments = rendered::Shown::Shipments;
+    assert_eq!(
+        rendered::refresh(&db, shipments, None, 10).await.unwrap(),
+        (1, Some(shipment))
+    );
+    let v: Option<String> = boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT view FROM shipment_views WHERE shipment_id = $1")
+        .bind(shipment).fetch_optional(p).await.unwrap());
+    assert_eq!(v.as_deref(), Some("u1||false"));
+    assert_eq!(
+        rendered::refresh(&db, shipments, None, 10).await.unwrap().0,
+        0
+    );
 }

@@ -36,20 +36,34 @@ pub async fn keep_once(
     Ok(swept)
 }
 
-/// Containers read a batch at a time by [`render_stale_views`].
+/// Containers or shipments read a batch at a time by [`render_stale_views`].
 const VIEW_BATCH: i64 = 500;
 
-/// Writes the shown text of every container whose stored text is missing or by another
-/// version of the renderer (`boxtrack_store::rendered`): after an upgrade, containers no merge
-/// has touched since are shown without parsing their states again. Returns how many it
+/// Writes the shown text of every container and shipment whose stored text is missing or by
+/// another version of the renderer (`boxtrack_store::rendered`): after an upgrade, rows no
+/// merge has touched since are shown without parsing their states again. Returns how many it
 /// wrote; stops early at `shutdown`.
 pub async fn render_stale_views(
     db: &Db,
     shutdown: &CancellationToken,
 ) -> Result<usize, boxtrack_store::StoreError> {
+    use boxtrack_store::rendered::Shown;
+    let mut wrote = 0;
+    for shown in [Shown::Containers, Shown::Shipments] {
+        wrote += render_stale(db, shown, shutdown).await?;
+    }
+    Ok(wrote)
+}
+
+/// [`render_stale_views`] of one kind of row.
+async fn render_stale(
+    db: &Db,
+    shown: boxtrack_store::rendered::Shown,
+    shutdown: &CancellationToken,
+) -> Result<usize, boxtrack_store::StoreError> {
     let (mut wrote, mut after) = (0, None);
     while !shutdown.is_cancelled() {
-        let (n, last) = boxtrack_store::rendered::refresh(db, after, VIEW_BATCH).await?;
+        let (n, last) = boxtrack_store::rendered::refresh(db, shown, after, VIEW_BATCH).await?;
         wrote += n;
         match last {
             Some(last) => after = Some(last),
@@ -59,7 +73,7 @@ pub async fn render_stale_views(
         tokio::task::yield_now().await;
     }
     if wrote > 0 {
-        tracing::info!(containers = wrote, "rendered the shown state of containers");
+        tracing::info!(rows = wrote, of = ?shown, "rendered the shown states");
     }
     Ok(wrote)
 }
@@ -75,7 +89,7 @@ pub async fn run(db: Db, keep: Retention, every: Duration, shutdown: Cancellatio
         if std::mem::take(&mut first)
             && let Err(e) = render_stale_views(&db, &shutdown).await
         {
-            tracing::error!(error = %e, "rendering containers' shown states failed");
+            tracing::error!(error = %e, "rendering shown states failed");
         }
         tokio::select! {
             _ = shutdown.cancelled() => return,

@@ -5,7 +5,7 @@ use axum::http::HeaderMap;
 use std::collections::HashMap;
 
 use boxtrack_app::containers::ListContainers;
-use boxtrack_store::reads::{self, ShipmentRow, ShownContainer};
+use boxtrack_store::reads::{self, ShownContainer, ShownShipment};
 use boxtrack_store::tracking;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -92,18 +92,30 @@ async fn one(
             .await?
             .ok_or_else(|| ApiError::not_found("container"))?;
     let c = shown.container;
-    let shipments: HashMap<uuid::Uuid, ShipmentRow> =
-        shown.shipment.into_iter().map(|s| (s.id, s)).collect();
+    let shipments: HashMap<uuid::Uuid, ShownShipment> =
+        shown.shipment.into_iter().map(|s| (s.id(), s)).collect();
+    let refs = shown
+        .siblings
+        .map(|refs| HashMap::from([(c.shipment_id(), refs)]));
+    #[cfg(debug_assertions)]
+    let asked_refs = refs.clone();
     let known = Known {
         shipments: Some(&shipments),
-        refs: shown
-            .siblings
-            .map(|refs| HashMap::from([(c.shipment_id(), refs)])),
+        refs,
     };
     let (mut data, included) =
         render(&state.db, caller, std::slice::from_ref(&c), known, includes).await?;
     #[cfg(debug_assertions)]
-    shown_as_parsed(state, caller, &c, shipments.get(&c.shipment_id()), &data).await?;
+    shown_as_parsed(
+        state,
+        caller,
+        &c,
+        shipments.get(&c.shipment_id()),
+        asked_refs,
+        includes,
+        (&data, &included),
+    )
+    .await?;
     let this = format!("/v2/containers/{}", c.id());
     Ok(JsonApi::written_single(
         &data.pop().unwrap_or_else(|| "null".into()),
@@ -268,7 +280,14 @@ pub async fn update_many(
     let found = reads::containers_by_id(&state.db, caller.account.id, &ids).await?;
     let rows: Vec<reads::ContainerRow> =
         ids.iter().filter_map(|id| found.get(id).cloned()).collect();
-    let (data, included) = render(&state.db, &caller, &rows, Known::default(), &[]).await?;
+    let (data, included) = render(
+        &state.db,
+        &caller,
+        &rows,
+        Known::<boxtrack_store::reads::ShipmentRow>::default(),
+        &[],
+    )
+    .await?;
     Ok(JsonApi::written_lists(&[
         ("data", &data),
         ("included", &included),

@@ -326,10 +326,10 @@ pub(super) async fn get(
         .ok_or_else(|| format!("No shipment found with id {id}. Use search_container to find a shipment's id by its bill of lading or reference number."))?;
     let a = shipment_resource(&s, &containers).attributes;
     let status = assess::shipment_status(
-        a.pol_etd_at.is_some(),
-        a.pol_atd_at.is_some(),
-        a.pod_ata_at.is_some(),
-        a.destination_ata_at.is_some(),
+        a.voyage.pol_etd_at.is_some(),
+        a.voyage.pol_atd_at.is_some(),
+        a.voyage.pod_ata_at.is_some(),
+        a.voyage.destination_ata_at.is_some(),
     )
     .to_string();
     let pod_terminal = containers
@@ -357,62 +357,66 @@ pub(super) async fn get(
     } else {
         None
     };
-    let destination = a.destination_locode.clone().map(|locode| Destination {
-        locode,
-        name: a.destination_name.clone(),
-        terminal: None,
-        eta: a.destination_eta_at,
-        ata: a.destination_ata_at,
-        timezone: a.destination_timezone.clone(),
-    });
+    let destination = a
+        .voyage
+        .destination_locode
+        .clone()
+        .map(|locode| Destination {
+            locode,
+            name: a.voyage.destination_name.clone(),
+            terminal: None,
+            eta: a.voyage.destination_eta_at,
+            ata: a.voyage.destination_ata_at,
+            timezone: a.voyage.destination_timezone.clone(),
+        });
     Ok(ShipmentAnswer {
         id: s.id,
-        bill_of_lading: a.bill_of_lading_number.clone(),
-        normalized_number: a.normalized_number.clone(),
+        bill_of_lading: a.row.bill_of_lading_number.clone(),
+        normalized_number: a.row.normalized_number.clone(),
         status: status.clone(),
         shipping_line: Line {
-            scac: a.shipping_line_scac.clone(),
-            name: a.shipping_line_name.clone(),
-            short_name: a.shipping_line_short_name.clone(),
+            scac: a.row.shipping_line_scac.clone(),
+            name: a.row.shipping_line_name.clone(),
+            short_name: a.row.shipping_line_short_name.clone(),
         },
-        customer_name: a.customer_name.clone(),
-        reference_numbers: a.ref_numbers.clone(),
-        tags: a.tags.clone(),
+        customer_name: a.row.customer_name.clone(),
+        reference_numbers: a.row.ref_numbers.clone(),
+        tags: a.row.tags.clone(),
         routing: Routing {
             port_of_lading: Lading {
-                port_details: port_details(a.port_of_lading_locode.as_deref()),
-                locode: a.port_of_lading_locode.clone(),
-                name: a.port_of_lading_name.clone(),
-                etd: a.pol_etd_at,
-                atd: a.pol_atd_at,
-                timezone: a.pol_timezone.clone(),
+                port_details: port_details(a.voyage.port_of_lading_locode.as_deref()),
+                locode: a.voyage.port_of_lading_locode.clone(),
+                name: a.voyage.port_of_lading_name.clone(),
+                etd: a.voyage.pol_etd_at,
+                atd: a.voyage.pol_atd_at,
+                timezone: a.voyage.pol_timezone.clone(),
             },
             port_of_discharge: Discharge {
-                port_details: port_details(a.port_of_discharge_locode.as_deref()),
+                port_details: port_details(a.voyage.port_of_discharge_locode.as_deref()),
                 terminal: terminal_details(pod_terminal.as_deref()),
-                locode: a.port_of_discharge_locode.clone(),
-                name: a.port_of_discharge_name.clone(),
-                eta: a.pod_eta_at,
-                ata: a.pod_ata_at,
-                original_eta: a.pod_original_eta_at,
-                timezone: a.pod_timezone.clone(),
+                locode: a.voyage.port_of_discharge_locode.clone(),
+                name: a.voyage.port_of_discharge_name.clone(),
+                eta: a.voyage.pod_eta_at,
+                ata: a.voyage.pod_ata_at,
+                original_eta: a.voyage.pod_original_eta_at,
+                timezone: a.voyage.pod_timezone.clone(),
             },
             destination,
         },
         vessel_at_pod: Vessel {
-            name: a.pod_vessel_name.clone(),
-            imo: a.pod_vessel_imo.clone(),
-            voyage_number: a.pod_voyage_number.clone(),
+            name: a.voyage.pod_vessel_name.clone(),
+            imo: a.voyage.pod_vessel_imo.clone(),
+            voyage_number: a.voyage.pod_voyage_number.clone(),
         },
         containers: listed,
         tracking: Tracking {
-            line_tracking_last_attempted_at: Some(a.line_tracking_last_attempted_at),
-            line_tracking_last_succeeded_at: Some(a.line_tracking_last_succeeded_at),
-            line_tracking_stopped_at: a.line_tracking_stopped_at,
-            line_tracking_stopped_reason: a.line_tracking_stopped_reason.clone(),
+            line_tracking_last_attempted_at: Some(a.row.line_tracking_last_attempted_at),
+            line_tracking_last_succeeded_at: Some(a.row.line_tracking_last_succeeded_at),
+            line_tracking_stopped_at: a.row.line_tracking_stopped_at,
+            line_tracking_stopped_reason: a.row.line_tracking_stopped_reason.clone(),
         },
-        updated_at: a.updated_at,
-        created_at: a.created_at,
+        updated_at: a.row.updated_at,
+        created_at: a.row.created_at,
         custom_fields,
         metadata: ShipmentMetadata {
             shipment_status: status,

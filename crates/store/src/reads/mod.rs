@@ -217,11 +217,11 @@ pub async fn container_whole(db: &Db, account_id: Uuid, id: Uuid) -> Result<Opti
 
 /// One container of an account with its shipment, read together.
 #[derive(Debug)]
-pub struct ContainerAndShipment<C = ContainerRow> {
+pub struct ContainerAndShipment<C: ContainerRead = ContainerRow> {
     /// The container.
     pub container: C,
     /// Its shipment (`None` only if it went away since).
-    pub shipment: Option<ShipmentRow>,
+    pub shipment: Option<C::Shipment>,
     /// What the shipment's resource shows of its containers (oldest first), where asked.
     pub siblings: Option<Vec<ContainerRef>>,
 }
@@ -245,7 +245,7 @@ pub async fn container_and_shipment<C: ContainerRead>(
                         return Ok(None);
                     };
                     let of = container.shipment_of();
-                    let shipment = sqlite_reader::shipment(c, account_id, of)?;
+                    let shipment = C::Shipment::sqlite(c, account_id, of)?;
                     let siblings = match siblings {
                         true => Some(sqlite_reader::container_refs(c, account_id, &[of])?),
                         false => None,
@@ -265,7 +265,9 @@ pub async fn container_and_shipment<C: ContainerRead>(
                 return Ok(None);
             };
             let of = container.shipment_id;
-            let shipment = shipment(db, account_id, of).await?;
+            let shipment = shipment(db, account_id, of)
+                .await?
+                .map(C::Shipment::from_row);
             let siblings = match siblings {
                 true => Some(
                     container_refs_of_many(db, account_id, &[of])
@@ -285,7 +287,7 @@ pub async fn container_and_shipment<C: ContainerRead>(
             // the siblings as two arrays in the same order, read from the covering index on
             // `shipment_id` (migration 46), when `$3`
             const SQL: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = c.id) AS state_view, c.pod_terminal, \
-                s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, \
+                s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, (SELECT v.view FROM shipment_views v WHERE v.shipment_id = s.id) AS s_view, \
                 p.company_name AS s_customer_name, t.customer_id AS s_customer_id, \
                 CASE WHEN $3 THEN ARRAY(SELECT r.id FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id ORDER BY r.created_us, r.id) END AS sibling_ids, \
                 CASE WHEN $3 THEN ARRAY(SELECT r.pod_terminal FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id ORDER BY r.created_us, r.id) END AS sibling_terminals \
@@ -304,7 +306,7 @@ pub async fn container_and_shipment<C: ContainerRead>(
                 return Ok(None);
             };
             let container = C::postgres(&row)?;
-            let shipment = joined_shipment(&row)?;
+            let shipment = C::Shipment::postgres(&row)?;
             let siblings = joined_siblings(&row, container.shipment_of())?;
             Ok(Some(ContainerAndShipment {
                 container,
@@ -341,7 +343,7 @@ fn joined_siblings(
 }
 
 /// The shipment's columns of [`container_and_shipment`]'s row (named `s_…`), if it joined.
-fn joined_shipment(row: &sqlx::postgres::PgRow) -> Result<Option<ShipmentRow>> {
+pub(super) fn joined_shipment(row: &sqlx::postgres::PgRow) -> Result<Option<ShipmentRow>> {
     use sqlx::Row;
     let Some(id) = row.try_get::<Option<Uuid>, _>("s_id")? else {
         return Ok(None);

@@ -1,11 +1,11 @@
-//! A container read to be shown: where the merge's rendered text of its state is current
-//! (`crate::rendered`), the row without its state parsed.
+//! A container or a shipment read to be shown: where the merge's rendered text of its state
+//! is current (`crate::rendered`), the row without its state parsed.
 
 use rusqlite::Connection;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::ContainerRow;
+use super::{ContainerRow, ShipmentRow};
 use crate::Result;
 
 /// A container whose resource shows its state as the merge rendered it: the columns a
@@ -69,6 +69,8 @@ impl ShownContainer {
 
 /// What [`super::container_and_shipment`] reads a container as.
 pub trait ContainerRead: Sized {
+    /// What it reads the container's shipment as.
+    type Shipment: ShipmentRead;
     /// The container by id on a SQLite connection in place.
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>>;
     /// The container's columns of a PostgreSQL row (`c.*` of the joined statement, with
@@ -81,6 +83,7 @@ pub trait ContainerRead: Sized {
 }
 
 impl ContainerRead for ContainerRow {
+    type Shipment = ShipmentRow;
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
         crate::sqlite_reader::container(conn, account_id, id)
     }
@@ -96,6 +99,7 @@ impl ContainerRead for ContainerRow {
 }
 
 impl ContainerRead for ShownContainer {
+    type Shipment = ShownShipment;
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
         crate::sqlite_reader::container_shown(conn, account_id, id)
     }
@@ -123,5 +127,118 @@ impl ContainerRead for ShownContainer {
     }
     fn shipment_of(&self) -> Uuid {
         self.shipment_id()
+    }
+}
+
+/// A shipment whose resource shows its route and voyage state as the merge rendered them:
+/// the columns a resource shows beside them, and that text.
+#[derive(Debug, Clone)]
+pub struct ShipmentView {
+    /// Id.
+    pub id: Uuid,
+    /// Owner.
+    pub account_id: Uuid,
+    /// The request that created it.
+    pub tracking_request_id: Option<Uuid>,
+    /// Bill of lading (or booking) number.
+    pub bill_of_lading_number: String,
+    /// Carrier.
+    pub scac: String,
+    /// Client references.
+    pub ref_numbers: Json<Vec<String>>,
+    /// Tags.
+    pub tags: Json<Vec<String>>,
+    /// When tracking stopped.
+    pub tracking_stopped_us: Option<i64>,
+    /// Why.
+    pub stopped_reason: Option<String>,
+    /// Created.
+    pub created_us: i64,
+    /// Last change.
+    pub updated_us: i64,
+    /// The customer named on its tracking request.
+    pub customer_name: Option<String>,
+    /// That party.
+    pub customer_id: Option<Uuid>,
+    /// The route and voyage state as the merge rendered them (current for this process's
+    /// renderer).
+    pub view: String,
+}
+
+/// A shipment read to be shown.
+#[derive(Debug, Clone)]
+pub enum ShownShipment {
+    /// Its route and state as rendered when they were written.
+    View(Box<ShipmentView>),
+    /// Its whole row, route and state parsed (no current rendered text).
+    Row(Box<ShipmentRow>),
+}
+
+impl ShownShipment {
+    /// Its id.
+    pub fn id(&self) -> Uuid {
+        match self {
+            ShownShipment::View(v) => v.id,
+            ShownShipment::Row(r) => r.id,
+        }
+    }
+}
+
+/// What [`super::container_and_shipment`] reads a container's shipment as.
+pub trait ShipmentRead: Sized {
+    /// The shipment by id on a SQLite connection in place.
+    fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>>;
+    /// The shipment's columns of the joined PostgreSQL row (`s_*`, with `s_view`, its shown
+    /// route and state), `None` where the join found none.
+    fn postgres(row: &sqlx::postgres::PgRow) -> Result<Option<Self>>;
+    /// The shipment from its whole row.
+    fn from_row(row: ShipmentRow) -> Self;
+}
+
+impl ShipmentRead for ShipmentRow {
+    fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
+        crate::sqlite_reader::shipment(conn, account_id, id)
+    }
+    fn postgres(row: &sqlx::postgres::PgRow) -> Result<Option<Self>> {
+        super::joined_shipment(row)
+    }
+    fn from_row(row: ShipmentRow) -> Self {
+        row
+    }
+}
+
+impl ShipmentRead for ShownShipment {
+    fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
+        crate::sqlite_reader::shipment_shown(conn, account_id, id)
+    }
+    fn postgres(row: &sqlx::postgres::PgRow) -> Result<Option<Self>> {
+        use sqlx::Row;
+        let view: Option<String> = row.try_get("s_view")?;
+        let Some(view) = view.filter(|v| crate::rendered::is_current_shipment(v)) else {
+            return Ok(super::joined_shipment(row)?.map(|s| ShownShipment::Row(Box::new(s))));
+        };
+        let Some(id) = row.try_get::<Option<Uuid>, _>("s_id")? else {
+            return Ok(None);
+        };
+        // the route's and the state's columns are not decoded
+        Ok(Some(ShownShipment::View(Box::new(ShipmentView {
+            id,
+            account_id: row.try_get("s_account_id")?,
+            tracking_request_id: row.try_get("s_tracking_request_id")?,
+            bill_of_lading_number: row.try_get("s_bill_of_lading_number")?,
+            scac: row.try_get("s_scac")?,
+            ref_numbers: row.try_get("s_ref_numbers")?,
+            tags: row.try_get("s_tags")?,
+            tracking_stopped_us: row.try_get("s_tracking_stopped_us")?,
+            stopped_reason: row.try_get("s_stopped_reason")?,
+            created_us: row.try_get("s_created_us")?,
+            updated_us: row.try_get("s_updated_us")?,
+            customer_name: row.try_get("s_customer_name")?,
+            customer_id: row.try_get("s_customer_id")?,
+            view,
+        }))))
+    }
+    fn from_row(row: ShipmentRow) -> Self {
+        ShownShipment::Row(Box::new(row))
     }
 }

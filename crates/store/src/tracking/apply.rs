@@ -80,7 +80,7 @@ pub(super) struct ContainerUpdate {
 }
 
 /// Rows per multi-row statement (well under both backends' parameter limits).
-const CHUNK: usize = 200;
+pub(super) const CHUNK: usize = 200;
 
 /// Merges observations into one container (and its shipment) inside a transaction: state,
 /// transport events and event-log entries are written together.
@@ -137,8 +137,14 @@ async fn apply_refs_in(
     let rail_lfd = rail_lfd(tx, account_id).await?;
     let plan = merge_all(&batches, &rows, rail_lfd)?;
     write_containers(tx, &plan.containers, now).await?;
-    write_views(tx, account_id, &plan.containers).await?;
+    super::texts::write_views(tx, account_id, &plan.containers).await?;
     write_shipments(tx, &plan.shipments, now).await?;
+    let shown: Vec<_> = plan
+        .shipments
+        .iter()
+        .map(|s| (s.0, s.3.as_deref()))
+        .collect();
+    super::texts::write_texts(tx, account_id, super::texts::Texts::SHIPMENTS, &shown).await?;
     write_transport(tx, account_id, &plan, &labels, now).await?;
     crate::events::append_many(tx, account_id, &plan.entries, now).await?;
     for shipment_id in &plan.terminated {
@@ -300,9 +306,9 @@ pub(super) struct NewTransport {
 struct Plan {
     /// The last state of each changed container.
     containers: Vec<ContainerUpdate>,
-    /// The shipments whose state changed.
-    /// Each changed shipment's state and, apart, its records.
-    shipments: Vec<(Uuid, ShipmentState, VoyageRecords)>,
+    /// Each shipment whose state changed: its state, apart its records, and its shown text
+    /// (`crate::rendered`).
+    shipments: Vec<(Uuid, ShipmentState, VoyageRecords, Option<String>)>,
     /// New transport events.
     transport: Vec<NewTransport>,
     /// Transport events updated in place.
@@ -376,9 +382,10 @@ fn merge_all(
     plan.shipments = shipments
         .into_iter()
         .filter(|(_, (before, after, _))| before != after)
-        .map(|(id, (_, mut after, _))| {
+        .map(|(id, (_, mut after, route))| {
             let records = after.take_records();
-            (id, after, records)
+            let view = crate::rendered::shipment(&route, &after);
+            (id, after, records, view)
         })
         .collect();
     Ok(plan)
@@ -476,49 +483,10 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
     Ok(())
 }
 
-/// Writes each container's shown state (`crate::rendered`) beside it, or removes the one
-/// there when this process has no renderer: a text never outlives the state it shows.
-async fn write_views(tx: &mut Tx, account_id: Uuid, updates: &[ContainerUpdate]) -> Result<()> {
-    if let Tx::Postgres(t) = tx {
-        return super::columns::views(t, account_id, updates).await;
-    }
-    let (made, none): (Vec<_>, Vec<_>) = updates.iter().partition(|u| u.view.is_some());
-    for chunk in made.chunks(CHUNK) {
-        let mut marks = Marks::new(tx.backend());
-        let sql = format!(
-            "INSERT INTO container_views (container_id, account_id, view) VALUES {} \
-             ON CONFLICT (container_id) DO UPDATE SET view = excluded.view",
-            marks.rows(chunk.len(), 3)
-        );
-        on_tx!(tx, x => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for u in chunk {
-                q = q.bind(u.id).bind(account_id).bind(u.view.as_deref());
-            }
-            q.execute(x).await.map(|_| ())?
-        });
-    }
-    for chunk in none.chunks(CHUNK) {
-        let mut marks = Marks::new(tx.backend());
-        let ids = marks.rows(chunk.len(), 1);
-        let sql = format!(
-            "DELETE FROM container_views WHERE container_id IN (SELECT column1 FROM (VALUES {ids}))"
-        );
-        on_tx!(tx, x => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for u in chunk {
-                q = q.bind(u.id);
-            }
-            q.execute(x).await.map(|_| ())?
-        });
-    }
-    Ok(())
-}
-
 /// Writes the shipments whose state changed.
 async fn write_shipments(
     tx: &mut Tx,
-    changed: &[(Uuid, ShipmentState, VoyageRecords)],
+    changed: &[(Uuid, ShipmentState, VoyageRecords, Option<String>)],
     now: i64,
 ) -> Result<()> {
     for chunk in changed.chunks(CHUNK) {
@@ -532,7 +500,7 @@ async fn write_shipments(
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(now);
-            for (id, st, records) in chunk {
+            for (id, st, records, _) in chunk {
                 q = q.bind(*id).bind(Json(st)).bind(Json(records)).bind(st.pod_ata_us);
             }
             q.execute(x).await.map(|_| ())?

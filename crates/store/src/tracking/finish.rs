@@ -125,6 +125,12 @@ impl Step<'_> {
             .bind(Json(&self.current.ref_numbers.0)).bind(Json(&self.current.shipment_tags.0)).bind(Json(new.route))
             .bind(Json(ShipmentState::default())).bind(now).bind(&new.route.pod_locode)
             .execute(c).await.map(|_| ())?);
+        let view = crate::rendered::shipment(new.route, &ShipmentState::default());
+        if view.is_some() {
+            use super::texts::{Texts, write_texts};
+            let shown = [(shipment_id, view.as_deref())];
+            write_texts(tx, request.account_id, Texts::SHIPMENTS, &shown).await?;
+        }
         let mut created = Vec::new();
         let mut numbered: Vec<(Uuid, String)> = Vec::new();
         for nc in new.containers {

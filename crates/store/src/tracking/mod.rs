@@ -16,6 +16,7 @@ mod apply;
 mod columns;
 mod finish;
 mod join;
+mod texts;
 
 pub use apply::{apply, apply_batch_in, apply_in, apply_many};
 pub(crate) use apply::{refine_since, takes_reports};

@@ -11,6 +11,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::rels::*;
+use super::shipments::ShipmentFacts;
+use super::stored;
 use crate::jsonapi::{At, Kind, RelatedMany, Resource, ToOne, written};
 
 /// The `container` type.
@@ -254,6 +256,16 @@ pub fn container_resource(
     shipment: Option<&ShipmentRow>,
     account: &Account,
 ) -> Resource<Container> {
+    let facts = shipment.map(ShipmentFacts::of_row);
+    container_resource_with(c, facts.as_ref(), account)
+}
+
+/// The `container` resource as `account` may see it, with what it shows of its shipment.
+pub fn container_resource_with(
+    c: &ContainerRow,
+    shipment: Option<&ShipmentFacts>,
+    account: &Account,
+) -> Resource<Container> {
     let st = &c.state.0;
     let facts = StateFacts::of(st);
     Resource {
@@ -327,18 +339,17 @@ impl StateFacts {
 /// The attributes the row, the shipment's route and the reader's entitlements decide.
 fn row_attributes(
     c: &RowFields<'_>,
-    shipment: Option<&ShipmentRow>,
+    shipment: Option<&ShipmentFacts>,
     account: &Account,
     facts: &StateFacts,
 ) -> ContainerRowAttributes {
     let rail = account.has(Entitlement::RailLfd);
     let lfd = |k: LfdKind| At::opt(facts.lfd.get(&k).copied());
     let rail_lfd = if rail { lfd(LfdKind::Rail) } else { None };
-    let route = shipment.map(|s| &s.route.0);
-    let inland = route.is_some_and(|r| r.inland());
-    let pod_timezone = route.and_then(|r| r.pod_timezone.clone());
-    let final_tz = match route {
-        Some(r) if r.inland() => r.destination_timezone.clone(),
+    let inland = shipment.is_some_and(|s| s.inland);
+    let pod_timezone = shipment.and_then(|s| s.pod_timezone.clone());
+    let final_tz = match shipment {
+        Some(s) if s.inland => s.destination_timezone.clone(),
         _ => pod_timezone.clone(),
     };
     ContainerRowAttributes {
@@ -420,63 +431,12 @@ const STATE_VIEW: &str = "c2";
 
 /// The names of [`ContainerStateAttributes`]' members, in the order they are written.
 static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
-    let sample = written(&state_attributes(&ContainerState::default(), "", false));
-    top_level(&sample)
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|m| {
-            m.strip_prefix('"')?
-                .split_once("\":")
-                .map(|(k, _)| k.to_owned())
-        })
-        .collect()
+    stored::names_of(&written(&state_attributes(
+        &ContainerState::default(),
+        "",
+        false,
+    )))
 });
-
-/// The top-level elements of a compact JSON array, or members of an object, as written by
-/// [`crate::json`] (no white space); `None` when `text` is neither.
-fn top_level(text: &str) -> Option<Vec<&str>> {
-    let inner = text
-        .strip_prefix('[')
-        .and_then(|t| t.strip_suffix(']'))
-        .or_else(|| text.strip_prefix('{').and_then(|t| t.strip_suffix('}')))?;
-    let bytes = inner.as_bytes();
-    let mut out = Vec::with_capacity(48);
-    let (mut depth, mut start, mut i) = (0usize, 0, 0);
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                // to the string's closing quote, over its escapes
-                i += 1;
-                loop {
-                    let at = i + bytes
-                        .get(i..)?
-                        .iter()
-                        .position(|&b| b == b'"' || b == b'\\')?;
-                    if bytes[at] == b'"' {
-                        i = at;
-                        break;
-                    }
-                    i = at + 2;
-                }
-            }
-            b'[' | b'{' => depth += 1,
-            b']' | b'}' => depth = depth.checked_sub(1)?,
-            b',' if depth == 0 => {
-                out.push(inner.get(start..i)?);
-                start = i + 1;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    if depth != 0 {
-        return None;
-    }
-    if !inner.is_empty() {
-        out.push(inner.get(start..)?);
-    }
-    Some(out)
-}
 
 /// The text stored beside a container's merged state (`boxtrack_store::rendered`): the
 /// version, what the route and the reader decide with (available at the port and inland,
@@ -498,16 +458,8 @@ pub fn state_view(st: &ContainerState, status: &str, ready: bool) -> String {
             out.push_str(itoa::Buffer::new().format(*us));
         }
     }
-    out.push_str("|[");
-    // each member's value without its name: a name never needs an escape
-    let members = top_level(&attributes).unwrap_or_default();
-    for (i, m) in members.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(m.split_once("\":").map_or(m, |(_, v)| v));
-    }
-    out.push(']');
+    out.push('|');
+    stored::push_values(&mut out, &attributes);
     out
 }
 
@@ -546,21 +498,13 @@ impl StateView<'_> {
     /// Reads `text`, or `None` when another version (or nothing readable) wrote it.
     fn read(text: &str) -> Option<StateView<'_>> {
         let (facts, values) = StateView::header(text)?;
-        let values = top_level(values).filter(|v| v.len() == STATE_KEYS.len())?;
+        let values = stored::values_of(values, &STATE_KEYS)?;
         Some(StateView { facts, values })
     }
 
     /// The members the values stand for, without braces (`"seal_number":null,…`).
     fn write_members(&self, out: &mut String) {
-        for (i, (k, v)) in STATE_KEYS.iter().zip(&self.values).enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            out.push('"');
-            out.push_str(k);
-            out.push_str("\":");
-            out.push_str(v);
-        }
+        stored::push_members(out, &STATE_KEYS, &self.values);
     }
 }
 
@@ -571,12 +515,15 @@ pub fn state_view_is_current(text: &str) -> bool {
     StateView::read(text).is_some()
 }
 
-/// Installs [`state_view`] as this process's renderer of stored states: every process that
+/// Installs [`state_view`] (and [`super::shipments::voyage_view`] for shipments) as this
+/// process's renderer of stored states: every process that
 /// merges or shows containers calls it once at its start.
 pub fn install_state_view() {
     boxtrack_store::rendered::install(boxtrack_store::rendered::Renderer {
         render: state_view,
         current: state_view_is_current,
+        render_shipment: super::shipments::voyage_view,
+        shipment_current: super::shipments::voyage_view_is_current,
     });
 }
 
@@ -585,7 +532,7 @@ pub fn install_state_view() {
 /// its text is not a current [`state_view`].
 pub fn written_container_view(
     v: &ContainerView,
-    shipment: Option<&ShipmentRow>,
+    shipment: Option<&ShipmentFacts>,
     account: &Account,
     relationships: &ContainerRelationships,
 ) -> Option<String> {
@@ -697,7 +644,8 @@ mod tests {
         };
         assert!(state_view_is_current(&view.view));
         let rels = container_relationships(c.id, c.shipment_id, view.pod_terminal.as_deref());
-        let text = written_container_view(&view, shipment, account, &rels).unwrap();
+        let facts = shipment.map(ShipmentFacts::of_row);
+        let text = written_container_view(&view, facts.as_ref(), account, &rels).unwrap();
         serde_json::from_str(&text).unwrap()
     }
 

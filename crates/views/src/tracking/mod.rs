@@ -8,6 +8,7 @@ mod events;
 mod rels;
 mod requests;
 mod shipments;
+mod stored;
 
 pub use containers::*;
 pub use events::*;

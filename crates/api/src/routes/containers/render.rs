@@ -3,7 +3,10 @@
 
 use std::collections::HashMap;
 
-use boxtrack_store::reads::{self, ContainerRow, ShipmentRow, ShownContainer};
+use boxtrack_store::reads::{
+    self, ContainerOnShipment, ContainerRow, ShipmentRow, ShownContainer, ShownShipment,
+};
+use boxtrack_views::tracking::ShipmentFacts;
 #[cfg(debug_assertions)]
 use serde_json::Value;
 
@@ -14,12 +17,20 @@ use crate::state::AppState;
 use boxtrack_views::tracking as resources;
 
 /// What the caller of [`render`] read already of the rows' shipments.
-#[derive(Default)]
-pub(super) struct Known<'a> {
+pub(super) struct Known<'a, S = ShipmentRow> {
     /// Their shipments.
-    pub(super) shipments: Option<&'a HashMap<uuid::Uuid, ShipmentRow>>,
+    pub(super) shipments: Option<&'a HashMap<uuid::Uuid, S>>,
     /// What the shipments' resources show of their containers.
     pub(super) refs: Option<HashMap<uuid::Uuid, Vec<reads::ContainerRef>>>,
+}
+
+impl<S> Default for Known<'_, S> {
+    fn default() -> Self {
+        Known {
+            shipments: None,
+            refs: None,
+        }
+    }
 }
 
 /// A container as [`render`] shows it: its whole row, or as read to be shown (its state as
@@ -32,10 +43,65 @@ pub(super) trait Showable {
     /// request includes them.
     fn written(
         &self,
-        shipment: Option<&ShipmentRow>,
+        shipment: Option<&ShipmentFacts>,
         caller: &Caller,
         events: Option<&[reads::TransportEventRow]>,
     ) -> ApiResult<String>;
+}
+
+/// A shipment as [`render`] shows it beside its containers: its whole row, or as read to be
+/// shown (its route and state as the merge rendered them, where that is current).
+pub(super) trait ShowableShipment: Sized {
+    fn id(&self) -> uuid::Uuid;
+    /// What its containers' resources show of it.
+    fn facts(&self) -> ApiResult<ShipmentFacts>;
+    /// Its ports of lading and discharge.
+    fn ports(&self) -> ApiResult<[Option<String>; 2]>;
+    /// Its resource, written out, with `containers` in its relationship (`None` if it
+    /// cannot be).
+    fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> Option<String>;
+    /// The shipment of its whole row.
+    fn from_row(row: ShipmentRow) -> Self;
+}
+
+impl ShowableShipment for ShipmentRow {
+    fn id(&self) -> uuid::Uuid {
+        self.id
+    }
+    fn facts(&self) -> ApiResult<ShipmentFacts> {
+        Ok(ShipmentFacts::of_row(self))
+    }
+    fn ports(&self) -> ApiResult<[Option<String>; 2]> {
+        let route = &self.route.0;
+        Ok([route.pol_locode.clone(), route.pod_locode.clone()])
+    }
+    fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> Option<String> {
+        Some(boxtrack_views::jsonapi::written(
+            &resources::shipment_resource(self, containers),
+        ))
+    }
+    fn from_row(row: ShipmentRow) -> Self {
+        row
+    }
+}
+
+impl ShowableShipment for ShownShipment {
+    fn id(&self) -> uuid::Uuid {
+        ShownShipment::id(self)
+    }
+    // the store reads a text as a view only when the installed renderer (this one) reads it
+    fn facts(&self) -> ApiResult<ShipmentFacts> {
+        ShipmentFacts::of_shown(self).ok_or_else(ApiError::internal)
+    }
+    fn ports(&self) -> ApiResult<[Option<String>; 2]> {
+        resources::shown_ports(self).ok_or_else(ApiError::internal)
+    }
+    fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> Option<String> {
+        resources::written_shipment(self, containers)
+    }
+    fn from_row(row: ShipmentRow) -> Self {
+        ShownShipment::Row(Box::new(row))
+    }
 }
 
 /// The transport events' relationship with their ids, where included.
@@ -62,11 +128,11 @@ impl Showable for ContainerRow {
     }
     fn written(
         &self,
-        shipment: Option<&ShipmentRow>,
+        shipment: Option<&ShipmentFacts>,
         caller: &Caller,
         events: Option<&[reads::TransportEventRow]>,
     ) -> ApiResult<String> {
-        let mut resource = resources::container_resource(self, shipment, &caller.account);
+        let mut resource = resources::container_resource_with(self, shipment, &caller.account);
         with_events(&mut resource.relationships, events);
         Ok(boxtrack_views::jsonapi::written(&resource))
     }
@@ -84,7 +150,7 @@ impl Showable for ShownContainer {
     }
     fn written(
         &self,
-        shipment: Option<&ShipmentRow>,
+        shipment: Option<&ShipmentFacts>,
         caller: &Caller,
         events: Option<&[reads::TransportEventRow]>,
     ) -> ApiResult<String> {
@@ -103,11 +169,11 @@ impl Showable for ShownContainer {
 
 /// The rows as resources with what `includes` asks for, their related rows read from `db`
 /// unless `known` has them, each written out (a document of them never becomes a JSON tree).
-pub(super) async fn render<C: Showable>(
+pub(super) async fn render<C: Showable, S: ShowableShipment>(
     db: &boxtrack_store::Db,
     caller: &Caller,
     rows: &[C],
-    known: Known<'_>,
+    known: Known<'_, S>,
     includes: &[String],
 ) -> ApiResult<(Vec<String>, Vec<String>)> {
     use boxtrack_views::jsonapi::Included;
@@ -121,7 +187,8 @@ pub(super) async fn render<C: Showable>(
             true => Some(events.unwrap_or_default()),
             false => None,
         };
-        data.push(c.written(shipment, caller, shown_events)?);
+        let facts = shipment.map(ShowableShipment::facts).transpose()?;
+        data.push(c.written(facts.as_ref(), caller, shown_events)?);
         if related.asks("pod_terminal")
             && let Some(t) = c
                 .pod_terminal()
@@ -130,7 +197,7 @@ pub(super) async fn render<C: Showable>(
             included.value(&crate::routes::reference::terminal_resource(t));
         }
         if let Some(s) = shipment {
-            related.include_shipment(&mut included, s, caller);
+            related.include_shipment(&mut included, s, caller)?;
         }
         for e in events.unwrap_or_default() {
             included.typed(e.id, || resources::transport_event_resource(e));
@@ -152,11 +219,11 @@ pub(super) fn asks_refs(includes: &[String]) -> bool {
 
 /// The rows a page of containers shows or includes beside them, read once for the page (one
 /// query per relation, not one per row).
-struct Related<'a> {
+struct Related<'a, S> {
     includes: &'a [String],
     /// Their shipments, as the caller knew them or as read.
-    known: Option<&'a HashMap<uuid::Uuid, ShipmentRow>>,
-    read: HashMap<uuid::Uuid, ShipmentRow>,
+    known: Option<&'a HashMap<uuid::Uuid, S>>,
+    read: HashMap<uuid::Uuid, S>,
     /// The shipments' containers as whole rows, where they are included themselves.
     siblings_of: HashMap<uuid::Uuid, Vec<ContainerRow>>,
     /// Else what a shipment's resource shows of its containers (ids and POD terminal).
@@ -165,14 +232,14 @@ struct Related<'a> {
     events_of: HashMap<uuid::Uuid, Vec<reads::TransportEventRow>>,
 }
 
-impl<'a> Related<'a> {
+impl<'a, S: ShowableShipment> Related<'a, S> {
     async fn read<C: Showable>(
         db: &boxtrack_store::Db,
         caller: &Caller,
         rows: &[C],
-        known: Known<'a>,
+        known: Known<'a, S>,
         includes: &'a [String],
-    ) -> ApiResult<Related<'a>> {
+    ) -> ApiResult<Related<'a, S>> {
         let account = caller.account.id;
         let mut related = Related {
             includes,
@@ -184,7 +251,11 @@ impl<'a> Related<'a> {
         };
         let shipment_ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id()).collect();
         if known.shipments.is_none() {
-            related.read = reads::shipments_by_id(db, account, &shipment_ids).await?;
+            related.read = reads::shipments_by_id(db, account, &shipment_ids)
+                .await?
+                .into_iter()
+                .map(|(id, s)| (id, S::from_row(s)))
+                .collect();
         }
         if related.asks("shipment.containers") {
             related.siblings_of = reads::containers_of_many(db, account, &shipment_ids).await?;
@@ -209,7 +280,7 @@ impl<'a> Related<'a> {
         asks_shipment(self.includes)
     }
 
-    fn shipments(&self) -> &HashMap<uuid::Uuid, ShipmentRow> {
+    fn shipments(&self) -> &HashMap<uuid::Uuid, S> {
         self.known.unwrap_or(&self.read)
     }
 
@@ -218,74 +289,97 @@ impl<'a> Related<'a> {
     fn include_shipment(
         &self,
         included: &mut boxtrack_views::jsonapi::Included,
-        s: &ShipmentRow,
+        s: &S,
         caller: &Caller,
-    ) {
-        let route = &s.route.0;
-        for (name, locode) in [
-            ("shipment.port_of_lading", &route.pol_locode),
-            ("shipment.port_of_discharge", &route.pod_locode),
-        ] {
-            if self.asks(name)
-                && let Some(p) = locode.as_deref().and_then(boxtrack_core::reference::port)
-            {
-                included.value(&crate::routes::reference::port_resource(p));
+    ) -> ApiResult<()> {
+        let names = ["shipment.port_of_lading", "shipment.port_of_discharge"];
+        if names.iter().any(|n| self.asks(n)) {
+            for (name, locode) in names.into_iter().zip(s.ports()?) {
+                if self.asks(name)
+                    && let Some(p) = locode.as_deref().and_then(boxtrack_core::reference::port)
+                {
+                    included.value(&crate::routes::reference::port_resource(p));
+                }
             }
         }
         if !self.asks_shipment() {
-            return;
+            return Ok(());
         }
-        match self.siblings_of.get(&s.id) {
+        let id = s.id();
+        let wrote = match self.siblings_of.get(&id) {
             Some(siblings) => {
-                included.typed(s.id, || resources::shipment_resource(s, siblings));
+                let wrote = included.written("shipment", id, || s.written(siblings));
+                let facts = s.facts()?;
                 for sib in siblings {
                     included.typed(sib.id, || {
-                        resources::container_resource(sib, Some(s), &caller.account)
+                        resources::container_resource_with(sib, Some(&facts), &caller.account)
                     });
                 }
+                wrote
             }
             None if self.asks("shipment.containers") => {
-                included.typed(s.id, || {
-                    resources::shipment_resource::<ContainerRow>(s, &[])
-                });
+                included.written("shipment", id, || s.written::<ContainerRow>(&[]))
             }
             None => {
-                let refs = self
-                    .refs_of
-                    .get(&s.id)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
-                included.typed(s.id, || resources::shipment_resource(s, refs));
+                let refs = self.refs_of.get(&id).map(Vec::as_slice).unwrap_or_default();
+                included.written("shipment", id, || s.written(refs))
             }
+        };
+        match wrote {
+            true => Ok(()),
+            false => Err(ApiError::internal()),
         }
     }
 }
 
-/// Checks, in debug builds (every test), that a container shown from its rendered state reads
-/// as the one rendered from its parsed state: the text the merge wrote is current.
+/// Checks, in debug builds (every test), that a container or its shipment shown from its
+/// rendered state reads as the one rendered from its parsed state: the texts the merge wrote
+/// are current. `shown` is the document's `data` and `included` as written from them.
 #[cfg(debug_assertions)]
 pub(super) async fn shown_as_parsed(
     state: &AppState,
     caller: &Caller,
     c: &ShownContainer,
-    shipment: Option<&ShipmentRow>,
-    data: &[String],
+    shipment: Option<&ShownShipment>,
+    refs: Option<HashMap<uuid::Uuid, Vec<reads::ContainerRef>>>,
+    includes: &[String],
+    shown: (&[String], &[String]),
 ) -> ApiResult<()> {
-    if !matches!(c, ShownContainer::View(_)) {
+    let views =
+        matches!(c, ShownContainer::View(_)) || matches!(shipment, Some(ShownShipment::View(_)));
+    if !views {
         return Ok(());
     }
-    let row = reads::container(&state.db, caller.account.id, c.id())
+    let account = caller.account.id;
+    let row = reads::container(&state.db, account, c.id())
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    let parsed = resources::container_resource(&row, shipment, &caller.account).to_value();
-    let mut shown: Value = data
-        .first()
-        .and_then(|d| serde_json::from_str(d).ok())
-        .unwrap_or_default();
-    // the transport events' ids are the request's, not the state's
-    if let Some(events) = shown.pointer_mut("/relationships/transport_events") {
-        events.as_object_mut().map(|e| e.remove("data"));
-    }
-    assert_eq!(shown, parsed, "a container shown from its rendered state");
+    let parsed = match shipment {
+        Some(s) => reads::shipment(&state.db, account, s.id()).await?,
+        None => None,
+    };
+    let shipments: HashMap<uuid::Uuid, ShipmentRow> =
+        parsed.into_iter().map(|s| (s.id, s)).collect();
+    let known = Known {
+        shipments: Some(&shipments),
+        refs,
+    };
+    let (data, included) = render(&state.db, caller, &[row], known, includes).await?;
+    let values = |texts: &[String]| -> Vec<Value> {
+        texts
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(
+        values(shown.0),
+        values(&data),
+        "a container shown from its rendered state"
+    );
+    assert_eq!(
+        values(shown.1),
+        values(&included),
+        "what a container includes shown from rendered states"
+    );
     Ok(())
 }

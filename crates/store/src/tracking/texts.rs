@@ -1,0 +1,80 @@
+//! The shown texts (`crate::rendered`) the merge writes beside the states it writes.
+
+use uuid::Uuid;
+
+use super::apply::ContainerUpdate;
+use crate::sql::Marks;
+use crate::{Result, Tx, on_tx};
+
+use super::apply::CHUNK;
+
+/// Writes each container's shown state (`crate::rendered`) beside it, or removes the one
+/// there when this process has no renderer: a text never outlives the state it shows.
+pub(super) async fn write_views(
+    tx: &mut Tx,
+    account_id: Uuid,
+    updates: &[ContainerUpdate],
+) -> Result<()> {
+    if let Tx::Postgres(t) = tx {
+        return super::columns::views(t, account_id, updates).await;
+    }
+    let rows: Vec<_> = updates.iter().map(|u| (u.id, u.view.as_deref())).collect();
+    write_texts(tx, account_id, Texts::CONTAINERS, &rows).await
+}
+
+/// A table of shown texts (`crate::rendered`) and its key column.
+pub(crate) struct Texts {
+    table: &'static str,
+    key: &'static str,
+}
+
+impl Texts {
+    pub(crate) const CONTAINERS: Texts = Texts {
+        table: "container_views",
+        key: "container_id",
+    };
+    pub(crate) const SHIPMENTS: Texts = Texts {
+        table: "shipment_views",
+        key: "shipment_id",
+    };
+}
+
+/// Writes each row's shown text into `texts`, or removes the one there where it has none.
+pub(crate) async fn write_texts(
+    tx: &mut Tx,
+    account_id: Uuid,
+    texts: Texts,
+    rows: &[(Uuid, Option<&str>)],
+) -> Result<()> {
+    let Texts { table, key } = texts;
+    let (made, none): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r.1.is_some());
+    for chunk in made.chunks(CHUNK) {
+        let mut marks = Marks::new(tx.backend());
+        let sql = format!(
+            "INSERT INTO {table} ({key}, account_id, view) VALUES {} \
+             ON CONFLICT ({key}) DO UPDATE SET view = excluded.view",
+            marks.rows(chunk.len(), 3)
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for (id, view) in chunk {
+                q = q.bind(*id).bind(account_id).bind(*view);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    for chunk in none.chunks(CHUNK) {
+        let mut marks = Marks::new(tx.backend());
+        let ids = marks.rows(chunk.len(), 1);
+        let sql =
+            format!("DELETE FROM {table} WHERE {key} IN (SELECT column1 FROM (VALUES {ids}) AS t)");
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for (id, _) in chunk {
+                q = q.bind(*id);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    Ok(())
+}

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use sqlx::types::Json;
 use uuid::Uuid;
 
+use super::texts::TextChange;
 use crate::sql::Marks;
 use crate::{Db, Result, StoreError, Tx, now_us, on_tx};
 
@@ -142,7 +143,7 @@ async fn apply_refs_in(
     let shown: Vec<_> = plan
         .shipments
         .iter()
-        .map(|s| (s.0, s.3.as_deref()))
+        .filter_map(|s| s.3.written().map(|text| (s.0, text)))
         .collect();
     super::texts::write_texts(tx, account_id, super::texts::Texts::SHIPMENTS, &shown).await?;
     write_transport(tx, account_id, &plan, &labels, now).await?;
@@ -308,7 +309,7 @@ struct Plan {
     containers: Vec<ContainerUpdate>,
     /// Each shipment whose state changed: its state, apart its records, and its shown text
     /// (`crate::rendered`).
-    shipments: Vec<(Uuid, ShipmentState, VoyageRecords, Option<String>)>,
+    shipments: Vec<(Uuid, ShipmentState, VoyageRecords, TextChange)>,
     /// New transport events.
     transport: Vec<NewTransport>,
     /// Transport events updated in place.
@@ -382,10 +383,12 @@ fn merge_all(
     plan.shipments = shipments
         .into_iter()
         .filter(|(_, (before, after, _))| before != after)
-        .map(|(id, (_, mut after, route))| {
+        .map(|(id, (before, mut after, route))| {
             let records = after.take_records();
-            let view = crate::rendered::shipment(&route, &after);
-            (id, after, records, view)
+            let text = TextChange::of(crate::rendered::shipment(&route, &after), || {
+                crate::rendered::shipment(&route, &before)
+            });
+            (id, after, records, text)
         })
         .collect();
     Ok(plan)
@@ -486,7 +489,7 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
 /// Writes the shipments whose state changed.
 async fn write_shipments(
     tx: &mut Tx,
-    changed: &[(Uuid, ShipmentState, VoyageRecords, Option<String>)],
+    changed: &[(Uuid, ShipmentState, VoyageRecords, TextChange)],
     now: i64,
 ) -> Result<()> {
     for chunk in changed.chunks(CHUNK) {

@@ -8,6 +8,39 @@ use crate::{Result, Tx, on_tx};
 
 use super::apply::CHUNK;
 
+/// What a merge does to a row's shown text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TextChange {
+    /// Writes this text.
+    Write(String),
+    /// Leaves the stored text: what it shows did not change (where it is current it is the
+    /// text of the state before; where it is missing or another version's, reads parse the
+    /// state, as before the merge).
+    Same,
+    /// Removes the stored text (this process has no renderer).
+    Remove,
+}
+
+impl TextChange {
+    /// From the text of the merged state and, made only if needed, of the state before.
+    pub(crate) fn of(after: Option<String>, before: impl FnOnce() -> Option<String>) -> Self {
+        match after {
+            None => TextChange::Remove,
+            Some(text) if before().as_ref() == Some(&text) => TextChange::Same,
+            Some(text) => TextChange::Write(text),
+        }
+    }
+
+    /// What [`write_texts`] writes of it: the text, or none to remove; `None` to leave it.
+    pub(crate) fn written(&self) -> Option<Option<&str>> {
+        match self {
+            TextChange::Write(text) => Some(Some(text)),
+            TextChange::Same => None,
+            TextChange::Remove => Some(None),
+        }
+    }
+}
+
 /// Writes each container's shown state (`crate::rendered`) beside it, or removes the one
 /// there when this process has no renderer: a text never outlives the state it shows.
 pub(super) async fn write_views(
@@ -77,4 +110,28 @@ pub(crate) async fn write_texts(
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TextChange;
+
+    #[test]
+    fn a_text_is_written_only_when_what_it_shows_changed() {
+        let text = || Some("s1|[1]".to_string());
+        assert_eq!(TextChange::of(text(), text), TextChange::Same);
+        assert_eq!(
+            TextChange::of(text(), || Some("s1|[0]".into())),
+            TextChange::Write("s1|[1]".into())
+        );
+        // no text before (or no renderer then): written
+        assert_eq!(
+            TextChange::of(text(), || None),
+            TextChange::Write("s1|[1]".into())
+        );
+        // no renderer now: removed, whatever was before
+        assert_eq!(TextChange::of(None, text), TextChange::Remove);
+        assert_eq!(TextChange::Same.written(), None);
+        assert_eq!(TextChange::Remove.written(), Some(None));
+    }
 }

@@ -2,11 +2,9 @@
 
 use uuid::Uuid;
 
-use super::apply::ContainerUpdate;
+use super::apply::{CHUNK, ContainerUpdate};
 use crate::sql::Marks;
 use crate::{Result, Tx, on_tx};
-
-use super::apply::CHUNK;
 
 /// What a merge does to a row's shown text.
 #[derive(Debug, Clone, PartialEq, Eq)]

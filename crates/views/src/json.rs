@@ -86,6 +86,34 @@ fn any_escape(bytes: &[u8]) -> bool {
     needs_escape(word(n - 8))
 }
 
+/// The bytes of `w` equal to `b`, each marked by its high bit: exact for the first (lowest)
+/// such byte, which is all [`quote_or_backslash`] takes of it.
+#[inline]
+fn bytes_equal(w: u64, b: u8) -> u64 {
+    let x = w ^ (ONES * u64::from(b));
+    x.wrapping_sub(ONES) & !x & HIGHS
+}
+
+/// Where the first `"` or `\` of `bytes` at or after `from` is: a word at a time (the
+/// strings of a stored text are short, too short for a vectorised search to pay off).
+pub(crate) fn quote_or_backslash(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(w);
+        let hits = bytes_equal(w, b'"') | bytes_equal(w, b'\\');
+        if hits != 0 {
+            return Some(at + hits.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..)?;
+    rest.iter()
+        .position(|&b| b == b'"' || b == b'\\')
+        .map(|p| at + p)
+}
+
 /// Whether JSON text writes `b` escaped.
 #[inline]
 fn escaped(b: u8) -> bool {
@@ -553,6 +581,20 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::{Value, json};
     use std::collections::BTreeMap;
+
+    proptest! {
+        #[test]
+        fn the_first_quote_or_backslash_is_found(text in "[a-z\"\\\\é]{0,40}", from in 0usize..44) {
+            let bytes = text.as_bytes();
+            let naive = bytes
+                .iter()
+                .enumerate()
+                .skip(from)
+                .find(|(_, b)| **b == b'"' || **b == b'\\')
+                .map(|(i, _)| i);
+            prop_assert_eq!(quote_or_backslash(bytes, from), naive);
+        }
+    }
 
     fn same<T: Serialize + ?Sized>(v: &T) {
         let ours = to_string(v).unwrap_or_else(|e| panic!("ours failed: {e}"));

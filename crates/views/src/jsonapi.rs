@@ -126,24 +126,14 @@ impl Included {
         }
     }
 
-    /// Adds a resource written by `write` (`None` when it cannot be) only when no `kind`
-    /// resource of its id is included yet; false when `write` could not write it.
-    pub fn written(
-        &mut self,
-        kind: &str,
-        id: uuid::Uuid,
-        write: impl FnOnce() -> Option<String>,
-    ) -> bool {
+    /// Adds a resource written by `write` only when no `kind` resource of its id is included
+    /// yet.
+    pub fn written(&mut self, kind: &str, id: uuid::Uuid, write: impl FnOnce() -> String) {
         let key = (kind.to_string(), id.to_string());
-        if self.keys.contains(&key) {
-            return true;
+        if !self.keys.contains(&key) {
+            self.written.push(write());
+            self.keys.insert(key);
         }
-        let Some(text) = write() else {
-            return false;
-        };
-        self.keys.insert(key);
-        self.written.push(text);
-        true
     }
 
     /// Adds a resource built as a JSON value (one with a string `id` and `type`).

@@ -5,8 +5,9 @@ use axum::http::HeaderMap;
 use std::collections::HashMap;
 
 use boxtrack_app::containers::ListContainers;
-use boxtrack_store::reads::{self, ShownContainer, ShownShipment};
+use boxtrack_store::reads::{self, ShownContainer};
 use boxtrack_store::tracking;
+use boxtrack_views::tracking::ShipmentToShow;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -92,8 +93,14 @@ async fn one(
             .await?
             .ok_or_else(|| ApiError::not_found("container"))?;
     let c = shown.container;
-    let shipments: HashMap<uuid::Uuid, ShownShipment> =
-        shown.shipment.into_iter().map(|s| (s.id(), s)).collect();
+    // the shipment's rendered text read once for all the request takes of it (the store
+    // reads a text as a view only when the installed renderer, this one, reads it)
+    let shipment = match &shown.shipment {
+        Some(s) => Some(ShipmentToShow::of(s).ok_or_else(ApiError::internal)?),
+        None => None,
+    };
+    let shipments: HashMap<uuid::Uuid, ShipmentToShow<'_>> =
+        shipment.into_iter().map(|s| (s.id(), s)).collect();
     let refs = shown
         .siblings
         .map(|refs| HashMap::from([(c.shipment_id(), refs)]));
@@ -110,7 +117,7 @@ async fn one(
         state,
         caller,
         &c,
-        shipments.get(&c.shipment_id()),
+        shown.shipment.as_ref(),
         asked_refs,
         includes,
         (&data, &included),

@@ -317,7 +317,8 @@ pub fn voyage_view(route: &Route, st: &ShipmentState) -> String {
 }
 
 /// A [`voyage_view`] text read back.
-struct VoyageView<'a> {
+#[derive(Debug)]
+pub struct VoyageView<'a> {
     /// The attributes' values, in the order of [`VOYAGE_KEYS`].
     values: Vec<&'a str>,
     /// The ports (lading, discharge, destination) and time zones (discharge, destination).
@@ -337,9 +338,9 @@ impl VoyageView<'_> {
     }
 }
 
-/// Whether `text` is a [`voyage_view`] of this version, which [`written_shipment_view`]
-/// shows (read whole: one whose values do not match this build's names is passed over, and
-/// the state parsed instead).
+/// Whether `text` is a [`voyage_view`] of this version, which [`ShipmentToShow`] shows
+/// (read whole: one whose values do not match this build's names is passed over, and the
+/// state parsed instead).
 pub fn voyage_view_is_current(text: &str) -> bool {
     VoyageView::read(text).is_some()
 }
@@ -369,71 +370,92 @@ impl ShipmentFacts {
             inland: route.inland(),
         }
     }
-
-    /// The facts of a shipment read to be shown (`None` for a text that is not current).
-    pub fn of_shown(s: &ShownShipment) -> Option<ShipmentFacts> {
-        let v = match s {
-            ShownShipment::Row(row) => return Some(ShipmentFacts::of_row(row)),
-            ShownShipment::View(v) => v,
-        };
-        let [_, pod, destination, pod_tz, destination_tz] = VoyageView::read(&v.view)?.route;
-        Some(ShipmentFacts {
-            updated_us: v.updated_us,
-            pod_timezone: pod_tz,
-            destination_timezone: destination_tz,
-            inland: destination.is_some() && destination != pod,
-        })
-    }
 }
 
-/// The UN/LOCODEs of a shown shipment's ports of lading and discharge (`None` for a text that
-/// is not current).
-pub fn shown_ports(s: &ShownShipment) -> Option<[Option<String>; 2]> {
-    match s {
-        ShownShipment::Row(row) => Some([
-            row.route.0.pol_locode.clone(),
-            row.route.0.pod_locode.clone(),
-        ]),
-        ShownShipment::View(v) => {
-            let [pol, pod, ..] = VoyageView::read(&v.view)?.route;
-            Some([pol, pod])
+/// A shipment about to be shown, its rendered text (where it is shown from one) read once
+/// for everything a request takes of it: the facts its containers show, its ports, its
+/// resource.
+#[derive(Debug)]
+pub enum ShipmentToShow<'a> {
+    /// Its whole row, route and state parsed.
+    Row(std::borrow::Cow<'a, Box<ShipmentRow>>),
+    /// Its row's columns and its text's values.
+    View(&'a ShipmentView, VoyageView<'a>),
+}
+
+impl<'a> ShipmentToShow<'a> {
+    /// `s` read to be shown; `None` for a text that is not current (the store reads a text
+    /// as a view only when the installed renderer, this one, reads it).
+    pub fn of(s: &'a ShownShipment) -> Option<ShipmentToShow<'a>> {
+        match s {
+            ShownShipment::Row(row) => Some(ShipmentToShow::Row(std::borrow::Cow::Borrowed(row))),
+            ShownShipment::View(v) => Some(ShipmentToShow::View(v, VoyageView::read(&v.view)?)),
         }
     }
-}
 
-/// The `shipment` resource of a shipment read to be shown, written out, with `containers`
-/// in its relationship (as [`shipment_resource`] writes it); `None` for a text that is not
-/// current.
-pub fn written_shipment<C: ContainerOnShipment>(
-    s: &ShownShipment,
-    containers: &[C],
-) -> Option<String> {
-    let v = match s {
-        ShownShipment::Row(row) => return Some(written(&shipment_resource(row, containers))),
-        ShownShipment::View(v) => v,
-    };
-    let view = VoyageView::read(&v.view)?;
-    let fields = RowFields::of_view(v);
-    let row = written(&row_attributes(&fields));
-    let [pol, pod, destination, ..] = &view.route;
-    let relationships = written(&relationships(&fields, [pol, pod, destination], containers));
-    let id = v.id.hyphenated();
-    let mut buf = uuid::Uuid::encode_buffer();
-    let id = id.encode_lower(&mut buf);
-    // the resource as `Resource<Shipment>` writes it, its attributes the two objects as one
-    let mut out = String::with_capacity(row.len() + relationships.len() + 1200);
-    out.push_str("{\"id\":\"");
-    out.push_str(id);
-    out.push_str("\",\"type\":\"shipment\",\"attributes\":");
-    out.push_str(row.strip_suffix('}').unwrap_or(&row));
-    out.push(',');
-    stored::push_members(&mut out, &VOYAGE_KEYS, &view.values);
-    out.push_str("},\"relationships\":");
-    out.push_str(&relationships);
-    out.push_str(",\"links\":{\"self\":\"/v2/shipments/");
-    out.push_str(id);
-    out.push_str("\"}}");
-    Some(out)
+    /// Its id.
+    pub fn id(&self) -> uuid::Uuid {
+        match self {
+            ShipmentToShow::Row(row) => row.id,
+            ShipmentToShow::View(v, _) => v.id,
+        }
+    }
+
+    /// What its containers' resources show of it.
+    pub fn facts(&self) -> ShipmentFacts {
+        let (v, view) = match self {
+            ShipmentToShow::Row(row) => return ShipmentFacts::of_row(row),
+            ShipmentToShow::View(v, view) => (v, view),
+        };
+        let [_, pod, destination, pod_tz, destination_tz] = &view.route;
+        ShipmentFacts {
+            updated_us: v.updated_us,
+            pod_timezone: pod_tz.clone(),
+            destination_timezone: destination_tz.clone(),
+            inland: destination.is_some() && destination != pod,
+        }
+    }
+
+    /// The UN/LOCODEs of its ports of lading and discharge.
+    pub fn ports(&self) -> [Option<&str>; 2] {
+        match self {
+            ShipmentToShow::Row(row) => [
+                row.route.0.pol_locode.as_deref(),
+                row.route.0.pod_locode.as_deref(),
+            ],
+            ShipmentToShow::View(_, view) => [view.route[0].as_deref(), view.route[1].as_deref()],
+        }
+    }
+
+    /// Its `shipment` resource written out, with `containers` in its relationship (as
+    /// [`shipment_resource`] writes it).
+    pub fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> String {
+        let (v, view) = match self {
+            ShipmentToShow::Row(row) => return written(&shipment_resource(row, containers)),
+            ShipmentToShow::View(v, view) => (v, view),
+        };
+        let fields = RowFields::of_view(v);
+        let row = written(&row_attributes(&fields));
+        let [pol, pod, destination, ..] = &view.route;
+        let relationships = written(&relationships(&fields, [pol, pod, destination], containers));
+        let id = v.id.hyphenated();
+        let mut buf = uuid::Uuid::encode_buffer();
+        let id = id.encode_lower(&mut buf);
+        // the resource as `Resource<Shipment>` writes it, its attributes the two objects as one
+        let mut out = String::with_capacity(row.len() + relationships.len() + 1200);
+        out.push_str("{\"id\":\"");
+        out.push_str(id);
+        out.push_str("\",\"type\":\"shipment\",\"attributes\":");
+        out.push_str(row.strip_suffix('}').unwrap_or(&row));
+        out.push(',');
+        stored::push_members(&mut out, &VOYAGE_KEYS, &view.values);
+        out.push_str("},\"relationships\":");
+        out.push_str(&relationships);
+        out.push_str(",\"links\":{\"self\":\"/v2/shipments/");
+        out.push_str(id);
+        out.push_str("\"}}");
+        out
+    }
 }
 
 /// The `shipment` resource as a JSON value.
@@ -516,7 +538,8 @@ mod tests {
 
     /// Both ways of writing `s` with `refs`, as JSON values.
     fn both(s: &ShipmentRow, refs: &[ContainerRef]) -> (Value, Value) {
-        let text = written_shipment(&shown(s), refs).unwrap();
+        let view = shown(s);
+        let text = ShipmentToShow::of(&view).unwrap().written(refs);
         let shown: Value = serde_json::from_str(&text).unwrap();
         (shown, super::shipment(s, refs))
     }
@@ -568,12 +591,10 @@ mod tests {
                     assert_eq!(shown_, parsed);
                 }
                 let view = shown(&s);
-                assert_eq!(
-                    ShipmentFacts::of_shown(&view),
-                    Some(ShipmentFacts::of_row(&s))
-                );
-                let ports = [route.pol_locode.clone(), route.pod_locode.clone()];
-                assert_eq!(shown_ports(&view), Some(ports));
+                let view = ShipmentToShow::of(&view).unwrap();
+                assert_eq!(view.facts(), ShipmentFacts::of_row(&s));
+                let ports = [route.pol_locode.as_deref(), route.pod_locode.as_deref()];
+                assert_eq!(view.ports(), ports);
             }
         }
     }
@@ -622,7 +643,9 @@ mod tests {
             let s = shipment(route, state);
             let (shown_, parsed) = both(&s, &[]);
             prop_assert_eq!(shown_, parsed);
-            prop_assert_eq!(ShipmentFacts::of_shown(&shown(&s)), Some(ShipmentFacts::of_row(&s)));
+            let view = shown(&s);
+            let facts = ShipmentToShow::of(&view).map(|v| v.facts());
+            prop_assert_eq!(facts, Some(ShipmentFacts::of_row(&s)));
         }
     }
 }

@@ -18,10 +18,7 @@ pub(super) fn top_level(text: &str) -> Option<Vec<&str>> {
                 // to the string's closing quote, over its escapes
                 i += 1;
                 loop {
-                    let at = i + bytes
-                        .get(i..)?
-                        .iter()
-                        .position(|&b| b == b'"' || b == b'\\')?;
+                    let at = crate::json::quote_or_backslash(bytes, i)?;
                     if bytes[at] == b'"' {
                         i = at;
                         break;

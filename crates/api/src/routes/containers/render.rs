@@ -1,12 +1,11 @@
 //! A page or one of containers rendered: their resources with what the request includes,
 //! related rows read once for the page.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
-use boxtrack_store::reads::{
-    self, ContainerOnShipment, ContainerRow, ShipmentRow, ShownContainer, ShownShipment,
-};
-use boxtrack_views::tracking::ShipmentFacts;
+use boxtrack_store::reads::{self, ContainerOnShipment, ContainerRow, ShipmentRow, ShownContainer};
+use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
 #[cfg(debug_assertions)]
 use serde_json::Value;
 
@@ -54,12 +53,11 @@ pub(super) trait Showable {
 pub(super) trait ShowableShipment: Sized {
     fn id(&self) -> uuid::Uuid;
     /// What its containers' resources show of it.
-    fn facts(&self) -> ApiResult<ShipmentFacts>;
+    fn facts(&self) -> ShipmentFacts;
     /// Its ports of lading and discharge.
-    fn ports(&self) -> ApiResult<[Option<String>; 2]>;
-    /// Its resource, written out, with `containers` in its relationship (`None` if it
-    /// cannot be).
-    fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> Option<String>;
+    fn ports(&self) -> [Option<&str>; 2];
+    /// Its resource, written out, with `containers` in its relationship.
+    fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> String;
     /// The shipment of its whole row.
     fn from_row(row: ShipmentRow) -> Self;
 }
@@ -68,39 +66,36 @@ impl ShowableShipment for ShipmentRow {
     fn id(&self) -> uuid::Uuid {
         self.id
     }
-    fn facts(&self) -> ApiResult<ShipmentFacts> {
-        Ok(ShipmentFacts::of_row(self))
+    fn facts(&self) -> ShipmentFacts {
+        ShipmentFacts::of_row(self)
     }
-    fn ports(&self) -> ApiResult<[Option<String>; 2]> {
+    fn ports(&self) -> [Option<&str>; 2] {
         let route = &self.route.0;
-        Ok([route.pol_locode.clone(), route.pod_locode.clone()])
+        [route.pol_locode.as_deref(), route.pod_locode.as_deref()]
     }
-    fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> Option<String> {
-        Some(boxtrack_views::jsonapi::written(
-            &resources::shipment_resource(self, containers),
-        ))
+    fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> String {
+        boxtrack_views::jsonapi::written(&resources::shipment_resource(self, containers))
     }
     fn from_row(row: ShipmentRow) -> Self {
         row
     }
 }
 
-impl ShowableShipment for ShownShipment {
+impl ShowableShipment for ShipmentToShow<'_> {
     fn id(&self) -> uuid::Uuid {
-        ShownShipment::id(self)
+        ShipmentToShow::id(self)
     }
-    // the store reads a text as a view only when the installed renderer (this one) reads it
-    fn facts(&self) -> ApiResult<ShipmentFacts> {
-        ShipmentFacts::of_shown(self).ok_or_else(ApiError::internal)
+    fn facts(&self) -> ShipmentFacts {
+        ShipmentToShow::facts(self)
     }
-    fn ports(&self) -> ApiResult<[Option<String>; 2]> {
-        resources::shown_ports(self).ok_or_else(ApiError::internal)
+    fn ports(&self) -> [Option<&str>; 2] {
+        ShipmentToShow::ports(self)
     }
-    fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> Option<String> {
-        resources::written_shipment(self, containers)
+    fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> String {
+        ShipmentToShow::written(self, containers)
     }
     fn from_row(row: ShipmentRow) -> Self {
-        ShownShipment::Row(Box::new(row))
+        ShipmentToShow::Row(Cow::Owned(Box::new(row)))
     }
 }
 
@@ -187,7 +182,7 @@ pub(super) async fn render<C: Showable, S: ShowableShipment>(
             true => Some(events.unwrap_or_default()),
             false => None,
         };
-        let facts = shipment.map(ShowableShipment::facts).transpose()?;
+        let facts = shipment.map(ShowableShipment::facts);
         data.push(c.written(facts.as_ref(), caller, shown_events)?);
         if related.asks("pod_terminal")
             && let Some(t) = c
@@ -197,7 +192,7 @@ pub(super) async fn render<C: Showable, S: ShowableShipment>(
             included.value(&crate::routes::reference::terminal_resource(t));
         }
         if let Some(s) = shipment {
-            related.include_shipment(&mut included, s, caller)?;
+            related.include_shipment(&mut included, s, caller);
         }
         for e in events.unwrap_or_default() {
             included.typed(e.id, || resources::transport_event_resource(e));
@@ -291,43 +286,38 @@ impl<'a, S: ShowableShipment> Related<'a, S> {
         included: &mut boxtrack_views::jsonapi::Included,
         s: &S,
         caller: &Caller,
-    ) -> ApiResult<()> {
+    ) {
         let names = ["shipment.port_of_lading", "shipment.port_of_discharge"];
         if names.iter().any(|n| self.asks(n)) {
-            for (name, locode) in names.into_iter().zip(s.ports()?) {
+            for (name, locode) in names.into_iter().zip(s.ports()) {
                 if self.asks(name)
-                    && let Some(p) = locode.as_deref().and_then(boxtrack_core::reference::port)
+                    && let Some(p) = locode.and_then(boxtrack_core::reference::port)
                 {
                     included.value(&crate::routes::reference::port_resource(p));
                 }
             }
         }
         if !self.asks_shipment() {
-            return Ok(());
+            return;
         }
         let id = s.id();
-        let wrote = match self.siblings_of.get(&id) {
+        match self.siblings_of.get(&id) {
             Some(siblings) => {
-                let wrote = included.written("shipment", id, || s.written(siblings));
-                let facts = s.facts()?;
+                included.written("shipment", id, || s.written(siblings));
+                let facts = s.facts();
                 for sib in siblings {
                     included.typed(sib.id, || {
                         resources::container_resource_with(sib, Some(&facts), &caller.account)
                     });
                 }
-                wrote
             }
             None if self.asks("shipment.containers") => {
-                included.written("shipment", id, || s.written::<ContainerRow>(&[]))
+                included.written("shipment", id, || s.written::<ContainerRow>(&[]));
             }
             None => {
                 let refs = self.refs_of.get(&id).map(Vec::as_slice).unwrap_or_default();
-                included.written("shipment", id, || s.written(refs))
+                included.written("shipment", id, || s.written(refs));
             }
-        };
-        match wrote {
-            true => Ok(()),
-            false => Err(ApiError::internal()),
         }
     }
 }
@@ -340,13 +330,13 @@ pub(super) async fn shown_as_parsed(
     state: &AppState,
     caller: &Caller,
     c: &ShownContainer,
-    shipment: Option<&ShownShipment>,
+    shipment: Option<&reads::ShownShipment>,
     refs: Option<HashMap<uuid::Uuid, Vec<reads::ContainerRef>>>,
     includes: &[String],
     shown: (&[String], &[String]),
 ) -> ApiResult<()> {
-    let views =
-        matches!(c, ShownContainer::View(_)) || matches!(shipment, Some(ShownShipment::View(_)));
+    let views = matches!(c, ShownContainer::View(_))
+        || matches!(shipment, Some(reads::ShownShipment::View(_)));
     if !views {
         return Ok(());
     }

@@ -55,11 +55,8 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 /// zero-byte and less-than tests on a word (a byte of 0x80 or above is never taken).
 #[inline]
 fn needs_escape(w: u64) -> bool {
-    let control = w.wrapping_sub(ONES * 0x20) & !w;
-    let quote = (w ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES) & !(w ^ (ONES * u64::from(b'"')));
-    let backslash =
-        (w ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES) & !(w ^ (ONES * u64::from(b'\\')));
-    (control | quote | backslash) & HIGHS != 0
+    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGHS;
+    control | bytes_equal(w, b'"') | bytes_equal(w, b'\\') != 0
 }
 
 /// Whether any byte of `bytes` needs an escape: a word at a time, the last word ending at
@@ -87,7 +84,8 @@ fn any_escape(bytes: &[u8]) -> bool {
 }
 
 /// The bytes of `w` equal to `b`, each marked by its high bit: exact for the first (lowest)
-/// such byte, which is all [`quote_or_backslash`] takes of it.
+/// such byte (a byte above it may be marked falsely), so whether there is one and where the
+/// first is are exact, which is all [`needs_escape`] and [`quote_or_backslash`] take of it.
 #[inline]
 fn bytes_equal(w: u64, b: u8) -> u64 {
     let x = w ^ (ONES * u64::from(b));

@@ -33,13 +33,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tower_http::catch_panic::CatchPanicLayer;
 
 pub use auth::Caller;
 pub use error::{ApiError, ApiResult};
 pub use limiter::Limiter;
 pub use metrics::Metrics;
-pub use middleware::{AccessNote, note_account};
+pub use middleware::{AccessNote, note_account, note_route};
 pub use querynames::QueryNames;
 pub use state::{ApiConfig, AppState};
 
@@ -50,14 +49,17 @@ async fn not_found() -> ApiError {
     )
 }
 
-async fn method_not_allowed() -> ApiError {
+async fn method_not_allowed(req: axum::extract::Request) -> ApiError {
+    // the path matched a route: its access line and count name the route
+    middleware::note_route(req.extensions());
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "This endpoint does not accept that method; see /docs.",
     )
 }
 
-fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+/// The answer to a request whose handler panicked (the process goes on).
+pub(crate) fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
     tracing::error!("a request handler panicked");
     ApiError::internal().into_response()
 }
@@ -67,14 +69,14 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 pub use doc::Routes as Mount;
 
 /// The REST service alone (no mounts).
-pub fn router(state: AppState) -> Router {
+pub fn router(state: AppState) -> App {
     service(state, Vec::new())
 }
 
-/// The whole service: the REST routes and the mounted parts, behind the process-wide layers
+/// The whole service: the REST routes and the mounted parts, behind the process-wide work
 /// (request ids, tracing with credentials redacted, metrics and the access log, timeout, panic
 /// handling).
-pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
+pub fn service(state: AppState, mounts: Vec<Mount>) -> App {
     let extra: Vec<doc::Op> = mounts.iter().flat_map(doc::Routes::operations).collect();
     let mut state = state;
     let document = openapi::for_settings(
@@ -87,28 +89,60 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> Router {
     shared.rest_router = Some(router);
     let mut parts = rest::parts();
     parts.extend(mounts);
-    let routes = rest::join(&state, parts).route_layer(axum::middleware::from_fn_with_state(
-        state.clone(),
-        middleware::request_shape,
-    ));
-    routes
+    let routes = rest::join(&state, parts)
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::request_shape,
+        ))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(CatchPanicLayer::custom(panic_response))
-        // sensitive headers, the request id and span, counting and the access log, the
-        // database gate and the deadline, outside the panic layer so that its 500 is counted
-        // and logged like any other
-        .layer(middleware::EdgeLayer(state.clone()))
-        .with_state(state)
+        .with_state(state.clone());
+    App::around(state, routes)
+}
+
+/// The whole service as the listener serves it: the process-wide work (credentials marked
+/// sensitive, the request id, counting and the access log, the database gate, the deadline,
+/// a panicking handler's 500) around the router, as one service. (As layers of the `Router` they
+/// were laid on every route, each boxing the route once more: a clone of a boxed service and
+/// a boxed future more a request, BENCHMARKS.md "One service around the router".)
+#[derive(Clone)]
+pub struct App(middleware::Edge<Router>);
+
+impl App {
+    /// `routes` (its state given) behind the process-wide work on `state`.
+    pub fn around(state: AppState, routes: Router) -> App {
+        use tower::Layer;
+        App(middleware::EdgeLayer(state).layer(routes))
+    }
+}
+
+impl tower::Service<axum::extract::Request> for App {
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future = middleware::EdgeFuture;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: axum::extract::Request) -> Self::Future {
+        self.0.call(req)
+    }
 }
 
 /// Serves `app` (from [`router`] or [`service`]) on `listener` until `shutdown` is cancelled,
 /// then finishes the requests in flight; connections get the default limits of
 /// [`listen::Connections`] (see [`listen::serve_with`]).
-pub async fn serve(
+pub async fn serve<S>(
     listener: TcpListener,
-    app: Router,
+    app: S,
     shutdown: CancellationToken,
-) -> std::io::Result<()> {
+) -> std::io::Result<()>
+where
+    S: listen::Served,
+{
     listen::serve_with(listener, app, shutdown, listen::Connections::default()).await
 }

@@ -15,7 +15,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
@@ -121,11 +120,39 @@ fn is_connection_error(e: &std::io::Error) -> bool {
     )
 }
 
+/// What the listener serves: the whole service ([`crate::App`]) or a plain `Router` (a worker
+/// process's health routes).
+pub trait Served:
+    tower::Service<
+        axum::extract::Request,
+        Response = axum::response::Response,
+        Error = std::convert::Infallible,
+        Future: Send,
+    > + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<S> Served for S where
+    S: tower::Service<
+            axum::extract::Request,
+            Response = axum::response::Response,
+            Error = std::convert::Infallible,
+            Future: Send,
+        > + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// Serves `app` on `listener` with the limits of `conns` until `shutdown` is cancelled, then
 /// finishes the requests in flight.
-pub async fn serve_with(
+pub async fn serve_with<S: Served>(
     listener: TcpListener,
-    app: Router,
+    app: S,
     shutdown: CancellationToken,
     conns: Connections,
 ) -> std::io::Result<()> {

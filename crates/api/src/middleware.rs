@@ -13,21 +13,51 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 /// Who a request acted for, filled in by whatever authenticates it (API key, OAuth token,
-/// console session) and read by the access log once the response is ready. Only code sets
-/// request extensions, so a client cannot forge it.
+/// console session), and the route it matched, filled in once the router has matched it; read
+/// by the access log once the response is ready. Only code sets request extensions, so a
+/// client cannot forge it.
 #[derive(Debug, Clone, Default)]
-pub struct AccessNote(std::sync::Arc<std::sync::Mutex<Option<uuid::Uuid>>>);
+pub struct AccessNote(std::sync::Arc<Noted>);
+
+/// What an [`AccessNote`] holds.
+#[derive(Debug, Default)]
+struct Noted {
+    account: std::sync::Mutex<Option<uuid::Uuid>>,
+    route: std::sync::OnceLock<MatchedPath>,
+}
 
 impl AccessNote {
     /// Records the account the request acts for.
     pub fn set_account(&self, id: uuid::Uuid) {
-        if let Ok(mut slot) = self.0.lock() {
+        if let Ok(mut slot) = self.0.account.lock() {
             *slot = Some(id);
         }
     }
 
     fn account(&self) -> Option<uuid::Uuid> {
-        self.0.lock().ok().and_then(|slot| *slot)
+        self.0.account.lock().ok().and_then(|slot| *slot)
+    }
+
+    /// Records the route template the request matched (the first one recorded stays).
+    fn set_route(&self, route: &MatchedPath) {
+        let _ = self.0.route.set(route.clone());
+    }
+
+    fn route(&self) -> Option<&MatchedPath> {
+        self.0.route.get()
+    }
+}
+
+/// Records the route a request matched in its [`AccessNote`] (for its access line and its
+/// count), from the router's [`MatchedPath`]: called by what runs once the router has matched
+/// the request ([`request_shape`] on every route, the answer to a method a route does not
+/// take).
+pub fn note_route(extensions: &axum::http::Extensions) {
+    if let (Some(note), Some(route)) = (
+        extensions.get::<AccessNote>(),
+        extensions.get::<MatchedPath>(),
+    ) {
+        note.set_route(route);
     }
 }
 
@@ -40,12 +70,12 @@ pub fn note_account(extensions: &axum::http::Extensions, id: uuid::Uuid) {
 
 /// The process-wide work on every request, as one service around the router (a layer of
 /// its own costs a clone of the service and a future wrapped around the next per request,
-/// BENCHMARKS.md): credentials marked sensitive, the request id (the client's
+/// and a layer of the `Router` is laid on every route, BENCHMARKS.md): credentials marked sensitive, the request id (the client's
 /// `x-request-id`, or a new UUID; sent back on the response, and kept for the lines logged
 /// while the request is handled, [`crate::access::in_request`]), and from the outside in
 /// [`track`] (times and counts the request and writes its access line),
 /// [`gate`] (refuses it at once while the database is known to be away) and [`deadline`]
-/// (abandons it past the request timeout).
+/// (abandons it past the request timeout, answers a panic).
 #[derive(Clone)]
 pub(crate) struct EdgeLayer(pub(crate) AppState);
 
@@ -61,10 +91,14 @@ impl<S> tower::Layer<S> for EdgeLayer {
 
 /// See [`EdgeLayer`].
 #[derive(Clone)]
-pub(crate) struct Edge<S> {
+pub struct Edge<S> {
     inner: S,
     state: AppState,
 }
+
+/// The future of an [`Edge`]'s answer.
+pub type EdgeFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Infallible>> + Send>>;
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -75,8 +109,7 @@ where
 {
     type Response = Response;
     type Error = Infallible;
-    type Future =
-        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Infallible>> + Send>>;
+    type Future = EdgeFuture;
 
     fn poll_ready(
         &mut self,
@@ -130,14 +163,27 @@ fn new_request_id() -> HeaderValue {
 
 /// A request that takes longer than the request timeout is abandoned (its transactions roll
 /// back) and answered the JSON:API 503 `request_timeout`; the time counts from when its head
-/// arrived, so a body sent slowly counts too.
+/// arrived, so a body sent slowly counts too. A handler that panics is answered a 500 (the
+/// process goes on).
 async fn deadline(
     state: &AppState,
     answer: impl std::future::Future<Output = Result<Response, Infallible>>,
 ) -> Response {
-    match tokio::time::timeout(state.config.request_timeout, answer).await {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(never)) => match never {},
+    use std::task::Poll;
+    let mut answer = std::pin::pin!(answer);
+    // polled no more once it panicked: the panic is the answer
+    let caught = std::future::poll_fn(move |cx| {
+        let polled =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer.as_mut().poll(cx)));
+        match polled {
+            Ok(Poll::Ready(Ok(answer))) => Poll::Ready(answer),
+            Ok(Poll::Ready(Err(never))) => match never {},
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(crate::panic_response(panic)),
+        }
+    });
+    match tokio::time::timeout(state.config.request_timeout, caught).await {
+        Ok(answer) => answer,
         Err(_) => ApiError::timed_out().into_response(),
     }
 }
@@ -194,8 +240,6 @@ where
     Fut: std::future::Future<Output = Response>,
 {
     // reference-counted clones: nothing here allocates per request
-    let matched = req.extensions().get::<MatchedPath>().cloned();
-    let route = matched.as_ref().map_or("unmatched", MatchedPath::as_str);
     let method = req.method().clone();
     let request_id = req.headers().get("x-request-id").cloned();
     let request_id = request_id
@@ -208,6 +252,8 @@ where
     req.extensions_mut().insert(note.clone());
     let started = Instant::now();
     let mut res = inner(req).await;
+    // the router, inside, matched the request and noted its route
+    let route = note.route().map_or("unmatched", MatchedPath::as_str);
     let status = res.status().as_u16();
     if api && status >= 400 {
         res = plain_error_as_jsonapi(res).await;
@@ -287,9 +333,11 @@ async fn read_your_writes(state: &AppState, note: &AccessNote, route: &str) {
     }
 }
 
-/// Middleware on every route: the request's query and JSON body against the served document
-/// ([`unknown_query`], then [`body_shape`]), in one layer.
+/// Middleware on every route: notes the route matched ([`note_route`]), then checks the
+/// request's query and JSON body against the served document ([`unknown_query`], then
+/// [`body_shape`]), in one layer.
 pub async fn request_shape(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    note_route(req.extensions());
     match unknown_query(&state, &req) {
         Some(refused) => refused,
         None => body_shape(&state, req, next).await,

@@ -447,24 +447,30 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
     } else {
         Vec::new()
     };
-    let routes = if s.role.api() {
-        boxtrack_api::service(
-            app.clone(),
-            vec![boxtrack_mcp::mount(), boxtrack_web::mount()],
-        )
-    } else {
-        worker_routes(app.clone())
-    };
     tracing::info!(listen = %addr, role = s.role.as_str(), "listening");
     // Machine-readable line for scripts and tests that start on port 0.
     println!("listening on http://{addr}");
     let stop_accepting = CancellationToken::new();
-    let mut server = tokio::spawn(boxtrack_api::listen::serve_with(
-        listener,
-        routes,
-        stop_accepting.clone(),
-        connections(&s, &app),
-    ));
+    let conns = connections(&s, &app);
+    let mut server = if s.role.api() {
+        let routes = boxtrack_api::service(
+            app.clone(),
+            vec![boxtrack_mcp::mount(), boxtrack_web::mount()],
+        );
+        tokio::spawn(boxtrack_api::listen::serve_with(
+            listener,
+            routes,
+            stop_accepting.clone(),
+            conns,
+        ))
+    } else {
+        tokio::spawn(boxtrack_api::listen::serve_with(
+            listener,
+            worker_routes(app.clone()),
+            stop_accepting.clone(),
+            conns,
+        ))
+    };
     let early = tokio::select! {
         _ = signal.cancelled() => None,
         ended = &mut server => Some(ended),

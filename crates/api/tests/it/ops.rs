@@ -35,6 +35,24 @@ async fn health_readiness_and_metrics() {
             .contains("# TYPE boxtrack_rate_limited_total counter")
     );
 
+    // a method a route does not take is counted by its route; a path no route matches is not
+    // named (it could be anything a client sends)
+    let r = app.send(app.client.delete(app.url("/healthz"))).await;
+    assert_eq!(r.status, 405);
+    assert_eq!(app.get("/v2/no-such-thing/7", None).await.status, 404);
+    let m = app.get("/metrics", None).await;
+    assert!(
+        m.text.contains(
+            r#"boxtrack_http_requests_total{method="DELETE",route="/healthz",status="405"} 1"#
+        ),
+        "{}",
+        m.text
+    );
+    assert!(m.text.contains(
+        r#"boxtrack_http_requests_total{method="GET",route="unmatched",status="404"} 1"#
+    ));
+    assert!(!m.text.contains("no-such-thing"));
+
     // a request id comes back on every response: a new UUID, or the one the client sent
     let made = app.get("/healthz", None).await;
     let made = made.header("x-request-id").unwrap();
@@ -316,4 +334,56 @@ async fn docs_page_lists_every_operation_and_needs_nothing_external() {
     assert!(!r.text.contains("<script"), "no scripts");
     assert!(!r.text.contains("src=\"http"), "no external assets");
     assert!(!r.text.contains("href=\"http"), "no external links");
+}
+
+/// A handler that panics is answered a JSON:API 500 with the request's id, counted by its
+/// route, and the process goes on serving.
+#[tokio::test]
+async fn a_handler_that_panics_is_answered_a_500_and_counted() {
+    use axum::routing::get;
+    let (db, _database) = crate::helpers::fresh_db().await;
+    let state = boxtrack_api::AppState::new(
+        db,
+        boxtrack_api::ApiConfig::default(),
+        boxtrack_api::Limiter::memory(),
+    );
+    let metrics = state.metrics.clone();
+    async fn boom() -> &'static str {
+        panic!("a handler's bug")
+    }
+    let routes = axum::Router::new()
+        .route("/boom", get(boom))
+        .route("/fine", get(|| async { "fine" }))
+        .route_layer(axum::middleware::from_fn(
+            |req: axum::extract::Request, next: axum::middleware::Next| async move {
+                // what every route of the service does first: note the route matched
+                boxtrack_api::note_route(req.extensions());
+                next.run(req).await
+            },
+        ));
+    let app = boxtrack_api::App::around(state, routes);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    tokio::spawn(boxtrack_api::serve(listener, app, shutdown.clone()));
+    let client = reqwest::Client::new();
+    let r = client
+        .get(format!("{base}/boom"))
+        .header("x-request-id", "trace-boom")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 500);
+    assert_eq!(r.headers()["x-request-id"], "trace-boom");
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["errors"][0]["status"], "500", "{body}");
+    let r = client.get(format!("{base}/fine")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.text().await.unwrap(), "fine");
+    let text = metrics.render();
+    assert!(
+        text.contains(r#"boxtrack_http_requests_total{method="GET",route="/boom",status="500"} 1"#),
+        "{text}"
+    );
+    shutdown.cancel();
 }

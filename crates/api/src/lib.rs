@@ -90,10 +90,7 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> App {
     let mut parts = rest::parts();
     parts.extend(mounts);
     let routes = rest::join(&state, parts)
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            middleware::request_shape,
-        ))
+        .route_layer(middleware::RequestShapeLayer(state.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone());

@@ -3,9 +3,8 @@
 use std::convert::Infallible;
 use std::time::Instant;
 
-use axum::extract::{MatchedPath, Request, State};
+use axum::extract::{MatchedPath, Request};
 use axum::http::{HeaderName, HeaderValue, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tower::ServiceExt;
 
@@ -50,7 +49,7 @@ impl AccessNote {
 
 /// Records the route a request matched in its [`AccessNote`] (for its access line and its
 /// count), from the router's [`MatchedPath`]: called by what runs once the router has matched
-/// the request ([`request_shape`] on every route, the answer to a method a route does not
+/// the request ([`RequestShape`] on every route, the answer to a method a route does not
 /// take).
 pub fn note_route(extensions: &axum::http::Extensions) {
     if let (Some(note), Some(route)) = (
@@ -70,12 +69,13 @@ pub fn note_account(extensions: &axum::http::Extensions, id: uuid::Uuid) {
 
 /// The process-wide work on every request, as one service around the router (a layer of
 /// its own costs a clone of the service and a future wrapped around the next per request,
-/// and a layer of the `Router` is laid on every route, BENCHMARKS.md): credentials marked sensitive, the request id (the client's
-/// `x-request-id`, or a new UUID; sent back on the response, and kept for the lines logged
-/// while the request is handled, [`crate::access::in_request`]), and from the outside in
-/// [`track`] (times and counts the request and writes its access line),
-/// [`gate`] (refuses it at once while the database is known to be away) and [`deadline`]
-/// (abandons it past the request timeout, answers a panic).
+/// and a layer of the `Router` is laid on every route, BENCHMARKS.md): credentials marked
+/// sensitive, the request id (the client's `x-request-id`, or a new UUID; sent back on the
+/// response, and kept for the lines logged while the request is handled,
+/// [`crate::access::in_request`]), and from the outside in [`track`] (times and counts the
+/// request and writes its access line), [`gate`] (refuses it at once while the database is
+/// known to be away) and [`deadline`] (abandons it past the request timeout, answers a
+/// panic).
 #[derive(Clone)]
 pub(crate) struct EdgeLayer(pub(crate) AppState);
 
@@ -142,13 +142,11 @@ where
         let scope = id.clone();
         Box::pin(crate::access::in_request(scope, async move {
             let s = &state;
-            let mut res = track(s, req, move |req| async move {
+            let mut res = track(s, &id, req, move |req| async move {
                 gate(s, req, move |req| deadline(s, inner.oneshot(req))).await
             })
             .await;
-            if !res.headers().contains_key(REQUEST_ID) {
-                res.headers_mut().insert(REQUEST_ID, id);
-            }
+            res.headers_mut().entry(REQUEST_ID).or_insert(id);
             Ok(res)
         }))
     }
@@ -234,18 +232,19 @@ where
 /// query, so no token in a query string reaches the log), status, latency, account and
 /// request id. Outside the panic, timeout and gate answers, so that their 500 and 503 are
 /// counted and logged like any other.
-async fn track<F, Fut>(state: &AppState, mut req: Request, inner: F) -> Response
+async fn track<F, Fut>(
+    state: &AppState,
+    request_id: &HeaderValue,
+    mut req: Request,
+    inner: F,
+) -> Response
 where
     F: FnOnce(Request) -> Fut,
     Fut: std::future::Future<Output = Response>,
 {
     // reference-counted clones: nothing here allocates per request
     let method = req.method().clone();
-    let request_id = req.headers().get("x-request-id").cloned();
-    let request_id = request_id
-        .as_ref()
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
+    let request_id = request_id.to_str().unwrap_or_default();
     let writes = !req.method().is_safe();
     let api = req.uri().path().starts_with("/v2/");
     let note = AccessNote::default();
@@ -335,12 +334,90 @@ async fn read_your_writes(state: &AppState, note: &AccessNote, route: &str) {
 
 /// Middleware on every route: notes the route matched ([`note_route`]), then checks the
 /// request's query and JSON body against the served document ([`unknown_query`], then
-/// [`body_shape`]), in one layer.
-pub async fn request_shape(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    note_route(req.extensions());
-    match unknown_query(&state, &req) {
-        Some(refused) => refused,
-        None => body_shape(&state, req, next).await,
+/// [`body_shape`]), in one layer. A tower service of its own rather than `from_fn`: a request
+/// with no JSON body (most) goes on to its route with no future boxed and nothing cloned.
+#[derive(Clone)]
+pub(crate) struct RequestShapeLayer(pub(crate) AppState);
+
+impl<S> tower::Layer<S> for RequestShapeLayer {
+    type Service = RequestShape<S>;
+    fn layer(&self, inner: S) -> RequestShape<S> {
+        RequestShape {
+            inner,
+            state: self.0.clone(),
+        }
+    }
+}
+
+/// See [`RequestShapeLayer`].
+#[derive(Clone)]
+pub(crate) struct RequestShape<S> {
+    inner: S,
+    state: AppState,
+}
+
+/// The answer of a [`RequestShape`]: its route's, at once a refusal, or a JSON body's check
+/// and then its route's.
+pub(crate) enum ShapeFuture<F> {
+    /// The route answers.
+    Route(F),
+    /// Refused before the route.
+    Refused(Option<Response>),
+    /// The body is checked, then the route answers.
+    Checked(std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send>>),
+}
+
+impl<F> std::future::Future for ShapeFuture<F>
+where
+    F: std::future::Future<Output = Result<Response, Infallible>> + Unpin,
+{
+    type Output = Result<Response, Infallible>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        use std::task::Poll;
+        match self.get_mut() {
+            ShapeFuture::Route(f) => std::pin::Pin::new(f).poll(cx),
+            ShapeFuture::Refused(answer) => Poll::Ready(Ok(answer
+                .take()
+                .unwrap_or_else(|| ApiError::internal().into_response()))),
+            ShapeFuture::Checked(f) => f.as_mut().poll(cx).map(Ok),
+        }
+    }
+}
+
+impl<S> tower::Service<Request> for RequestShape<S>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + Unpin,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = ShapeFuture<S::Future>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        note_route(req.extensions());
+        if let Some(refused) = unknown_query(&self.state, &req) {
+            return ShapeFuture::Refused(Some(refused));
+        }
+        match json_body_schema(&self.state, &req) {
+            None => ShapeFuture::Route(self.inner.call(req)),
+            Some(validator) => {
+                // the service that was made ready answers; a clone waits for the next request
+                let ready = self.inner.clone();
+                let inner = std::mem::replace(&mut self.inner, ready);
+                ShapeFuture::Checked(Box::pin(body_shape(validator, req, inner)))
+            }
+        }
     }
 }
 
@@ -437,37 +514,43 @@ fn body_schema(
     compiled
 }
 
-/// A JSON request body whose shape breaks the served document (an array where
-/// it says object, a number where it says string, ...) is a 400 naming each place, before
-/// any handler reads it. Only the JSON types are checked here: required members, enums,
-/// patterns and ranges stay with the handlers, whose 422s say what the reference says.
-async fn body_shape(state: &AppState, req: Request, next: Next) -> Response {
-    // most requests carry no JSON body: they pass before anything is looked up
+/// The schema a request's JSON body is checked against: `None` for a request without a JSON
+/// body (most: they pass before anything is looked up), for upstream payloads (ingest: kept
+/// even when malformed, as rejected payloads with their reason, their handlers read them
+/// whole) and for operations that declare no JSON body.
+fn json_body_schema(
+    state: &AppState,
+    req: &Request,
+) -> Option<std::sync::Arc<jsonschema::Validator>> {
     let json = req
         .headers()
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(is_json);
     if !json {
-        return next.run(req).await;
+        return None;
     }
-    let Some(path) = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|p| p.as_str().to_string())
-    else {
-        return next.run(req).await;
-    };
-    let method = req.method().as_str().to_ascii_lowercase();
-    // upstream payloads (ingest) are kept even when malformed, as rejected payloads with
-    // their reason: their handlers read them whole
+    let path = req.extensions().get::<MatchedPath>()?.as_str();
     if !(path.starts_with("/v2/") || path.starts_with("/rails/")) || path.starts_with("/v2/ingest/")
     {
-        return next.run(req).await;
+        return None;
     }
-    let Some(validator) = body_schema(&state.openapi, &method, &path) else {
-        return next.run(req).await;
-    };
+    let method = req.method().as_str().to_ascii_lowercase();
+    body_schema(&state.openapi, &method, path)
+}
+
+/// A JSON request body whose shape breaks the served document (an array where
+/// it says object, a number where it says string, ...) is a 400 naming each place, before
+/// any handler reads it. Only the JSON types are checked here: required members, enums,
+/// patterns and ranges stay with the handlers, whose 422s say what the reference says.
+async fn body_shape<S>(
+    validator: std::sync::Arc<jsonschema::Validator>,
+    req: Request,
+    route: S,
+) -> Response
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible>,
+{
     let (parts, body) = req.into_parts();
     let bytes = match axum::body::to_bytes(body, JSON_BODY_LIMIT).await {
         Ok(b) => b,
@@ -511,6 +594,9 @@ async fn body_shape(state: &AppState, req: Request, next: Next) -> Response {
             return e.into_response();
         }
     }
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-        .await
+    let req = Request::from_parts(parts, axum::body::Body::from(bytes));
+    match route.oneshot(req).await {
+        Ok(answer) => answer,
+        Err(never) => match never {},
+    }
 }

@@ -249,7 +249,7 @@ pub fn document_with(extra: Vec<Op>) -> Value {
             o["security"] = security;
         }
         // any /v2 operation answers a query parameter it does not take with 400
-        // (`middleware::request_shape`)
+        // (`middleware::RequestShape`)
         if op.path.starts_with("/v2/")
             && o["responses"].get("400").is_none()
             && let Some(r) = o["responses"].as_object_mut()

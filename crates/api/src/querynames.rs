@@ -1,5 +1,5 @@
 //! The query parameters each operation of the served document takes, read from it once
-//! (the table of the `request_shape` middleware's query check).
+//! (the table of the `RequestShape` middleware's query check).
 
 use std::collections::HashMap;
 

@@ -185,21 +185,14 @@ fn shipment_row(r: &Row<'_>) -> rusqlite::Result<ShipmentRow> {
 /// `SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2`, made once.
 static CONTAINER_BY_ID: LazyLock<String> =
     LazyLock::new(|| select_by_id(CONTAINER_COLUMNS, "containers"));
-static CONTAINER_SHOWN_BY_ID: LazyLock<String> = LazyLock::new(|| {
-    let columns = CONTAINER_COLUMNS.replace(", ", ", c.");
-    format!(
-        "SELECT c.{columns}, v.view, c.pod_terminal FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id = ?1 AND c.account_id = ?2"
-    )
-});
+/// A container as shown where its text is current: the columns its resource shows beside the
+/// text (not its state, which SQLite would otherwise copy out of the row for nothing).
+const CONTAINER_SHOWN_BY_ID: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.created_us, c.updated_us, v.view, c.pod_terminal FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id = ?1 AND c.account_id = ?2";
 static SHIPMENT_BY_ID: LazyLock<String> =
     LazyLock::new(|| select_by_id(SHIPMENT_COLUMNS, "shipments"));
-static SHIPMENT_SHOWN_BY_ID: LazyLock<String> = LazyLock::new(|| {
-    // `account_id` is also a column of the texts' table
-    let columns = SHIPMENT_COLUMNS.replacen("account_id", "shipments.account_id", 1);
-    format!(
-        "SELECT {columns}, v.view FROM shipments LEFT JOIN shipment_views v ON v.shipment_id = shipments.id WHERE shipments.id = ?1 AND shipments.account_id = ?2"
-    )
-});
+/// A shipment as shown where its text is current: the columns its resource shows beside the
+/// text (not its route and state), its customer read with one lookup of its request.
+const SHIPMENT_SHOWN_BY_ID: &str = "SELECT s.id, s.account_id, s.tracking_request_id, s.bill_of_lading_number, s.scac, s.ref_numbers, s.tags, s.tracking_stopped_us, s.stopped_reason, s.created_us, s.updated_us, p.company_name, t.customer_id, v.view FROM shipments s LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id LEFT JOIN parties p ON p.id = t.customer_id LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id = ?1 AND s.account_id = ?2";
 
 fn select_by_id(columns: &str, table: &str) -> String {
     format!("SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2")
@@ -234,24 +227,31 @@ pub(crate) fn container_shown(
     account_id: Uuid,
     id: Uuid,
 ) -> rusqlite::Result<Option<ShownContainer>> {
-    by_id(conn, &CONTAINER_SHOWN_BY_ID, account_id, id, |r| {
-        // the columns of CONTAINER_COLUMNS, then the shown state and `pod_terminal`
-        let view = r.get_ref(12)?.as_str_or_null()?;
+    let shown = by_id(conn, CONTAINER_SHOWN_BY_ID, account_id, id, |r| {
+        let view = r.get_ref(7)?.as_str_or_null()?;
         match view.filter(|v| crate::rendered::is_current(v)) {
-            Some(view) => Ok(ShownContainer::View(ContainerView {
+            Some(view) => Ok(Some(ContainerView {
                 id: r.get(0)?,
                 account_id: r.get(1)?,
                 shipment_id: r.get(2)?,
                 number: r.get(3)?,
                 ref_numbers: json(r, 4)?,
-                pod_terminal: r.get(13)?,
-                created_us: r.get(10)?,
-                updated_us: r.get(11)?,
+                pod_terminal: r.get(8)?,
+                created_us: r.get(5)?,
+                updated_us: r.get(6)?,
                 view: view.to_owned(),
             })),
-            None => container_row(r).map(|row| ShownContainer::Row(Box::new(row))),
+            None => Ok(None),
         }
-    })
+    })?;
+    match shown {
+        None => Ok(None),
+        Some(Some(view)) => Ok(Some(ShownContainer::View(view))),
+        // no current text (another build wrote it, or none yet): the whole row, parsed
+        Some(None) => {
+            Ok(container(conn, account_id, id)?.map(|row| ShownContainer::Row(Box::new(row))))
+        }
+    }
 }
 
 /// One shipment of an account.
@@ -270,11 +270,10 @@ pub(crate) fn shipment_shown(
     account_id: Uuid,
     id: Uuid,
 ) -> rusqlite::Result<Option<ShownShipment>> {
-    by_id(conn, &SHIPMENT_SHOWN_BY_ID, account_id, id, |r| {
-        // the columns of SHIPMENT_COLUMNS, then the shown route and state
-        let view = r.get_ref(15)?.as_str_or_null()?;
+    let shown = by_id(conn, SHIPMENT_SHOWN_BY_ID, account_id, id, |r| {
+        let view = r.get_ref(13)?.as_str_or_null()?;
         match view.filter(|v| crate::rendered::is_current_shipment(v)) {
-            Some(view) => Ok(ShownShipment::View(Box::new(ShipmentView {
+            Some(view) => Ok(Some(ShipmentView {
                 id: r.get(0)?,
                 account_id: r.get(1)?,
                 tracking_request_id: r.get(2)?,
@@ -282,17 +281,25 @@ pub(crate) fn shipment_shown(
                 scac: r.get(4)?,
                 ref_numbers: json(r, 5)?,
                 tags: json(r, 6)?,
-                tracking_stopped_us: r.get(9)?,
-                stopped_reason: r.get(10)?,
-                created_us: r.get(11)?,
-                updated_us: r.get(12)?,
-                customer_name: r.get(13)?,
-                customer_id: r.get(14)?,
+                tracking_stopped_us: r.get(7)?,
+                stopped_reason: r.get(8)?,
+                created_us: r.get(9)?,
+                updated_us: r.get(10)?,
+                customer_name: r.get(11)?,
+                customer_id: r.get(12)?,
                 view: view.to_owned(),
-            }))),
-            None => shipment_row(r).map(|row| ShownShipment::Row(Box::new(row))),
+            })),
+            None => Ok(None),
         }
-    })
+    })?;
+    match shown {
+        None => Ok(None),
+        Some(Some(view)) => Ok(Some(ShownShipment::View(Box::new(view)))),
+        // no current text: the whole row, its route and state parsed
+        Some(None) => {
+            Ok(shipment(conn, account_id, id)?.map(|row| ShownShipment::Row(Box::new(row))))
+        }
+    }
 }
 
 /// The containers of each shipment in `shipment_ids` as its resource shows them, each
@@ -303,18 +310,18 @@ pub(crate) fn container_refs(
     shipment_ids: &[Uuid],
 ) -> rusqlite::Result<Vec<ContainerRef>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, shipment_id, pod_terminal FROM containers WHERE account_id = ?1 AND shipment_id = ?2 ORDER BY created_us, id",
+        "SELECT id, pod_terminal FROM containers WHERE account_id = ?1 AND shipment_id = ?2 ORDER BY created_us, id",
     )?;
     let mut ids = shipment_ids.to_vec();
     ids.sort_unstable();
     ids.dedup();
     let mut out = Vec::new();
-    for id in &ids {
-        let rows = stmt.query_map((account_id, id), |r| {
+    for &shipment_id in &ids {
+        let rows = stmt.query_map((account_id, shipment_id), |r| {
             Ok(ContainerRef {
                 id: r.get(0)?,
-                shipment_id: r.get(1)?,
-                pod_terminal: r.get(2)?,
+                shipment_id,
+                pod_terminal: r.get(1)?,
             })
         })?;
         for r in rows {

@@ -167,6 +167,43 @@ async fn customers_name_tracking_requests_and_filter_shipments_and_containers() 
         1
     );
 
+    // a container read with its shipment shows the shipment's customer
+    let acme_containers = app
+        .get(
+            &format!("/v2/containers?filter[customer_id]={acme_id}"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let acme_container = acme_containers["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let included_customer = |doc: serde_json::Value| {
+        let shipment = doc["included"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["type"] == "shipment")
+            .cloned()
+            .unwrap();
+        (
+            shipment["attributes"]["customer_name"].clone(),
+            shipment["relationships"]["customer"]["data"]["id"].clone(),
+        )
+    };
+    let one = app
+        .get(
+            &format!("/v2/containers/{acme_container}?include=shipment"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(
+        included_customer(one),
+        (json!("Acme Imports"), json!(acme_id))
+    );
+
     // renaming follows through to the shipments
     let renamed = app
         .patch(
@@ -189,4 +226,15 @@ async fn customers_name_tracking_requests_and_filter_shipments_and_containers() 
         .await
         .json();
     assert_eq!(s["data"][0]["attributes"]["customer_name"], "Acme Global");
+    let one = app
+        .get(
+            &format!("/v2/containers/{acme_container}?include=shipment"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(
+        included_customer(one),
+        (json!("Acme Global"), json!(acme_id))
+    );
 }

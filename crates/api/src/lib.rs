@@ -30,7 +30,7 @@ pub mod state;
 
 use axum::Router;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -58,12 +58,6 @@ async fn method_not_allowed(req: axum::extract::Request) -> ApiError {
     )
 }
 
-/// The answer to a request whose handler panicked (the process goes on).
-pub(crate) fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
-    tracing::error!("a request handler panicked");
-    ApiError::internal().into_response()
-}
-
 /// A part of the service that lives in another crate (MCP and OAuth, a web console): its
 /// routes and the documentation of its operations, which join the served document.
 pub use doc::Routes as Mount;
@@ -71,6 +65,12 @@ pub use doc::Routes as Mount;
 /// The REST service alone (no mounts).
 pub fn router(state: AppState) -> App {
     service(state, Vec::new())
+}
+
+/// The REST service alone as a `Router` (the examples' tour calls it in process, through
+/// `AppState::rest_router`).
+fn rest_router(state: AppState) -> Router {
+    Router::new().fallback_service(router(state))
 }
 
 /// The whole service: the REST routes and the mounted parts, behind the process-wide work
@@ -86,7 +86,7 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> App {
     let shared = state.edit();
     shared.query_names = std::sync::Arc::new(querynames::QueryNames::of(&document));
     shared.openapi = std::sync::Arc::new(document);
-    shared.rest_router = Some(router);
+    shared.rest_router = Some(rest_router);
     let mut parts = rest::parts();
     parts.extend(mounts);
     let routes = rest::join(&state, parts)

@@ -177,13 +177,19 @@ async fn deadline(
             Ok(Poll::Ready(Ok(answer))) => Poll::Ready(answer),
             Ok(Poll::Ready(Err(never))) => match never {},
             Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(crate::panic_response(panic)),
+            Err(panic) => Poll::Ready(panic_response(panic)),
         }
     });
     match tokio::time::timeout(state.config.request_timeout, caught).await {
         Ok(answer) => answer,
         Err(_) => ApiError::timed_out().into_response(),
     }
+}
+
+/// The answer to a request whose handler panicked (the process goes on).
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    tracing::error!("a request handler panicked");
+    ApiError::internal().into_response()
 }
 
 /// Whether a request needs the database: REST (`/v2/…`, but the OpenAPI document), MCP

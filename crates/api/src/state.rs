@@ -114,7 +114,7 @@ pub struct Shared {
     /// Builds the REST router (the crate root's `router`, set by `service`): the examples'
     /// tour calls the API through it without importing the crate root (the module graph
     /// stays without loops). `None`: no tour, the document keeps no operation examples.
-    pub rest_router: Option<fn(AppState) -> crate::App>,
+    pub rest_router: Option<fn(AppState) -> axum::Router>,
     /// Read replicas of a PostgreSQL primary (`database_replica_urls`), read through
     /// [`AppState::read_db`]; `None`: every read goes to `db`.
     pub replicas: Option<Arc<boxtrack_store::replicas::Replicas>>,

@@ -56,13 +56,13 @@ const H: i64 = 1_000_000; // one simulated hour per real second at the default s
 /// The examples, built on first use and kept for the life of the process; `rest` builds the
 /// router the tour calls (`AppState::rest_router`; without one the operations get no example).
 pub async fn examples(
-    rest: Option<fn(AppState) -> crate::App>,
+    rest: Option<fn(AppState) -> axum::Router>,
 ) -> Result<&'static Examples, StoreError> {
     static EXAMPLES: OnceCell<Examples> = OnceCell::const_new();
     EXAMPLES.get_or_try_init(|| build(rest)).await
 }
 
-async fn build(rest: Option<fn(AppState) -> crate::App>) -> Result<Examples, StoreError> {
+async fn build(rest: Option<fn(AppState) -> axum::Router>) -> Result<Examples, StoreError> {
     let dir = std::env::temp_dir().join(format!("boxtrack-examples-{}", uuid::Uuid::now_v7()));
     let path = dir.join("examples.sqlite");
     let db = Db::connect(&format!("sqlite://{}", path.display())).await?;
@@ -73,7 +73,7 @@ async fn build(rest: Option<fn(AppState) -> crate::App>) -> Result<Examples, Sto
     out
 }
 
-async fn play(db: &Db, rest: Option<fn(AppState) -> crate::App>) -> Result<Examples, StoreError> {
+async fn play(db: &Db, rest: Option<fn(AppState) -> axum::Router>) -> Result<Examples, StoreError> {
     db.migrate().await?;
     let account = subscribed_account(db).await?;
     let journeys = scenarios::scenarios();

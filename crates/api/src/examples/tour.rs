@@ -86,7 +86,7 @@ struct Blob<'a> {
 }
 
 struct Tour {
-    app: crate::App,
+    app: axum::Router,
     key: String,
     out: Recordings,
 }
@@ -196,7 +196,7 @@ fn id_of(v: &Value) -> String {
 pub async fn record(
     db: &Db,
     account: Uuid,
-    rest: Option<fn(AppState) -> crate::App>,
+    rest: Option<fn(AppState) -> axum::Router>,
 ) -> Result<Recordings, StoreError> {
     let Some(build) = rest else {
         tracing::warn!("the examples' tour has no router to call; the document keeps none");

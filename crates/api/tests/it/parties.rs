@@ -179,7 +179,9 @@ async fn customers_name_tracking_requests_and_filter_shipments_and_containers() 
         .as_str()
         .unwrap()
         .to_string();
-    let included_customer = |doc: serde_json::Value| {
+    let one_path = format!("/v2/containers/{acme_container}?include=shipment");
+    let included_customer = || async {
+        let doc = app.get(&one_path, Some(&key)).await.json();
         let shipment = doc["included"]
             .as_array()
             .unwrap()
@@ -192,15 +194,8 @@ async fn customers_name_tracking_requests_and_filter_shipments_and_containers() 
             shipment["relationships"]["customer"]["data"]["id"].clone(),
         )
     };
-    let one = app
-        .get(
-            &format!("/v2/containers/{acme_container}?include=shipment"),
-            Some(&key),
-        )
-        .await
-        .json();
     assert_eq!(
-        included_customer(one),
+        included_customer().await,
         (json!("Acme Imports"), json!(acme_id))
     );
 
@@ -226,15 +221,8 @@ async fn customers_name_tracking_requests_and_filter_shipments_and_containers() 
         .await
         .json();
     assert_eq!(s["data"][0]["attributes"]["customer_name"], "Acme Global");
-    let one = app
-        .get(
-            &format!("/v2/containers/{acme_container}?include=shipment"),
-            Some(&key),
-        )
-        .await
-        .json();
     assert_eq!(
-        included_customer(one),
+        included_customer().await,
         (json!("Acme Global"), json!(acme_id))
     );
 }

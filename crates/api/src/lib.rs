@@ -99,9 +99,10 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> App {
 
 /// The whole service as the listener serves it: the process-wide work (credentials marked
 /// sensitive, the request id, counting and the access log, the database gate, the deadline,
-/// a panicking handler's 500) around the router, as one service. (As layers of the `Router` they
-/// were laid on every route, each boxing the route once more: a clone of a boxed service and
-/// a boxed future more a request, BENCHMARKS.md "One service around the router".)
+/// a panicking handler's 500) around the router, as one service. (As layers of the `Router`
+/// they were laid on every route, each boxing the route once more: a clone of a boxed
+/// service and a boxed future more a request, BENCHMARKS.md "One service around the
+/// router".)
 #[derive(Clone)]
 pub struct App(middleware::Edge<Router>);
 

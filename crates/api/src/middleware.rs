@@ -362,15 +362,13 @@ pub(crate) struct RequestShape<S> {
     state: AppState,
 }
 
-/// The answer of a [`RequestShape`]: its route's, at once a refusal, or a JSON body's check
-/// and then its route's.
+/// The answer of a [`RequestShape`]: its route's, or (a refusal, or a JSON body's check and
+/// then its route's) a boxed future.
 pub(crate) enum ShapeFuture<F> {
     /// The route answers.
     Route(F),
-    /// Refused before the route.
-    Refused(Option<Response>),
-    /// The body is checked, then the route answers.
-    Checked(std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send>>),
+    /// Refused, or the body checked before the route answers.
+    Boxed(std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send>>),
 }
 
 impl<F> std::future::Future for ShapeFuture<F>
@@ -383,13 +381,9 @@ where
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Self::Output> {
-        use std::task::Poll;
         match self.get_mut() {
             ShapeFuture::Route(f) => std::pin::Pin::new(f).poll(cx),
-            ShapeFuture::Refused(answer) => Poll::Ready(Ok(answer
-                .take()
-                .unwrap_or_else(|| ApiError::internal().into_response()))),
-            ShapeFuture::Checked(f) => f.as_mut().poll(cx).map(Ok),
+            ShapeFuture::Boxed(f) => f.as_mut().poll(cx).map(Ok),
         }
     }
 }
@@ -413,7 +407,7 @@ where
     fn call(&mut self, req: Request) -> Self::Future {
         note_route(req.extensions());
         if let Some(refused) = unknown_query(&self.state, &req) {
-            return ShapeFuture::Refused(Some(refused));
+            return ShapeFuture::Boxed(Box::pin(std::future::ready(refused)));
         }
         match json_body_schema(&self.state, &req) {
             None => ShapeFuture::Route(self.inner.call(req)),
@@ -421,7 +415,7 @@ where
                 // the service that was made ready answers; a clone waits for the next request
                 let ready = self.inner.clone();
                 let inner = std::mem::replace(&mut self.inner, ready);
-                ShapeFuture::Checked(Box::pin(body_shape(validator, req, inner)))
+                ShapeFuture::Boxed(Box::pin(body_shape(validator, req, inner)))
             }
         }
     }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
-use boxtrack_store::reads::{self, ContainerRow, Filter, ListSort, ShipmentRow};
+use boxtrack_store::reads::{self, ContainerRow, Filter, ListSort};
 use boxtrack_store::{Db, list::Listed};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -92,43 +92,44 @@ impl ListContainers {
     }
 }
 
-/// A page of containers with the shipment of each.
+/// A page of containers with the shipment of each, read as `C` (whole rows, or as their
+/// resources show them: [`reads::ShownContainer`] with [`reads::ShownShipment`]s).
 #[derive(Debug)]
-pub struct ContainerPage {
+pub struct ContainerPage<C: reads::ContainerRead = ContainerRow> {
     /// The page's rows and counts.
-    pub listed: Listed<ContainerRow>,
+    pub listed: Listed<C>,
     /// The shipment of each row, by id.
-    pub shipments: HashMap<Uuid, ShipmentRow>,
+    pub shipments: HashMap<Uuid, C::Shipment>,
 }
 
-impl ContainerPage {
+impl<C: reads::ContainerRead> ContainerPage<C> {
     /// The shipment of a row, if it is still there.
-    pub fn shipment_of(&self, c: &ContainerRow) -> Option<&ShipmentRow> {
-        self.shipments.get(&c.shipment_id)
+    pub fn shipment_of(&self, c: &C) -> Option<&C::Shipment> {
+        self.shipments.get(&c.shipment_of())
     }
 }
 
-/// Lists the account's containers as asked.
-pub async fn list(
+/// Lists the account's containers as asked, each read as `C`.
+pub async fn list<C: reads::ContainerRead>(
     db: &Db,
     account_id: Uuid,
     asked: &ListContainers,
     page: &Page,
-) -> Result<ContainerPage, AppError> {
+) -> Result<ContainerPage<C>, AppError> {
     list_filtered(db, account_id, &asked.filter(), page).await
 }
 
 /// Lists the account's containers with a filter the caller made: an MCP tool's, which adds
 /// the reference's conditions (dates, tags, custom fields) to what [`ListContainers`] asks.
-pub async fn list_filtered(
+pub async fn list_filtered<C: reads::ContainerRead>(
     db: &Db,
     account_id: Uuid,
     filter: &Filter,
     page: &Page,
-) -> Result<ContainerPage, AppError> {
-    let listed = reads::containers(db, account_id, filter, page).await?;
-    let ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_id).collect();
-    let shipments = reads::shipments_by_id(db, account_id, &ids).await?;
+) -> Result<ContainerPage<C>, AppError> {
+    let listed = reads::containers_as::<C>(db, account_id, filter, page).await?;
+    let ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_of()).collect();
+    let shipments = reads::shipments_as(db, account_id, &ids).await?;
     Ok(ContainerPage { listed, shipments })
 }
 

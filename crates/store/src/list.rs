@@ -161,6 +161,84 @@ pub async fn list_counted<T>(
 where
     T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin + Keyed,
 {
+    let (count, select) = statements(spec, page, counted);
+    let (total, rows): (i64, Vec<T>) = on_db!(db, p => {
+        let total: i64 = bind_all!(sqlx::query_scalar(AssertSqlSafe(count.sql)), count.args)
+            .fetch_one(p)
+            .await?;
+        let rows: Vec<T> = bind_all!(sqlx::query_as(AssertSqlSafe(select.sql)), select.args)
+            .fetch_all(p)
+            .await?;
+        (total, rows)
+    });
+    Ok(listed(rows, total, page, counted))
+}
+
+/// [`list_counted`], read in place on SQLite (one read transaction on the calling thread,
+/// see `sqlite_reader`) with `columns` instead of the spec's, each row made by `row` (which
+/// may read more on the same connection); through the pool on PostgreSQL, or while SQLite is
+/// busy.
+pub(crate) async fn list_counted_in_place<T>(
+    db: &Db,
+    spec: &ListSpec,
+    page: &Page,
+    counted: Option<(&'static str, Uuid)>,
+    (columns, row): InPlace<T>,
+) -> Result<Listed<T>>
+where
+    T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin + Keyed,
+{
+    let in_place = ListSpec {
+        columns,
+        ..spec.clone()
+    };
+    let (count, select) = statements(&in_place, page, counted);
+    let read = crate::sqlite_reader::in_place(db, |c| {
+        crate::sqlite_reader::snapshot(c, || {
+            let total: i64 = c
+                .prepare_cached(&count.sql)?
+                .query_row(rusqlite::params_from_iter(&count.args), |r| r.get(0))?;
+            let mut stmt = c.prepare_cached(&select.sql)?;
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(&select.args), |r| row(c, r))?
+                .collect::<rusqlite::Result<Vec<T>>>()?;
+            Ok((total, rows))
+        })
+    });
+    match read {
+        Some(read) => {
+            let (total, rows) = read?;
+            Ok(listed(rows, total, page, counted))
+        }
+        None => list_counted(db, spec, page, counted).await,
+    }
+}
+
+/// The columns a list reads in place on SQLite, and how a row of them is made (on the
+/// connection that read it, which it may read more with).
+pub(crate) type InPlace<T> = (
+    &'static str,
+    fn(&rusqlite::Connection, &rusqlite::Row<'_>) -> rusqlite::Result<T>,
+);
+
+impl rusqlite::ToSql for Arg {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        match self {
+            Arg::I64(v) => v.to_sql(),
+            Arg::Text(v) => v.to_sql(),
+            Arg::Uuid(v) => v.to_sql(),
+            Arg::Bool(v) => v.to_sql(),
+        }
+    }
+}
+
+/// The count's statement and the page's (`$1`… numbered in order of appearance, which SQLite
+/// binds by position as well).
+fn statements(
+    spec: &ListSpec,
+    page: &Page,
+    counted: Option<(&'static str, Uuid)>,
+) -> (Built, Built) {
     let conds = where_parts(spec);
     let count = match counted {
         Some((resource, account)) => Built {
@@ -232,17 +310,17 @@ where
         .iter()
         .map(|(s, a)| (s.as_str(), a.as_slice()))
         .collect();
-    let select = render(&borrowed, &tail);
+    (count, render(&borrowed, &tail))
+}
 
-    let (total, mut rows): (i64, Vec<T>) = on_db!(db, p => {
-        let total: i64 = bind_all!(sqlx::query_scalar(AssertSqlSafe(count.sql)), count.args)
-            .fetch_one(p)
-            .await?;
-        let rows: Vec<T> = bind_all!(sqlx::query_as(AssertSqlSafe(select.sql)), select.args)
-            .fetch_all(p)
-            .await?;
-        (total, rows)
-    });
+/// The page of `rows` (read one past the page's size) and the count read with them.
+fn listed<T>(
+    mut rows: Vec<T>,
+    total: i64,
+    page: &Page,
+    counted: Option<(&'static str, Uuid)>,
+) -> Listed<T> {
+    let reversed = matches!(page.cursor, Some(Cursor::Before(_)));
     let more = rows.len() > page.size as usize;
     rows.truncate(page.size as usize);
     if reversed {
@@ -259,12 +337,12 @@ where
         let seen = page.offset() + rows.len() as u64 + u64::from(has_next);
         COUNT_CAP.max(seen)
     };
-    Ok(Listed {
+    Listed {
         rows,
         total,
         total_exact,
         has_next,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -144,7 +144,7 @@ fn json<T: DeserializeOwned>(row: &Row<'_>, i: usize) -> rusqlite::Result<Json<T
 }
 
 /// A container row, columns as [`CONTAINER_COLUMNS`].
-fn container_row(r: &Row<'_>) -> rusqlite::Result<ContainerRow> {
+pub(crate) fn container_row(r: &Row<'_>) -> rusqlite::Result<ContainerRow> {
     Ok(ContainerRow {
         id: r.get(0)?,
         account_id: r.get(1)?,
@@ -227,30 +227,38 @@ pub(crate) fn container_shown(
     account_id: Uuid,
     id: Uuid,
 ) -> rusqlite::Result<Option<ShownContainer>> {
-    let shown = by_id(conn, CONTAINER_SHOWN_BY_ID, account_id, id, |r| {
-        let view = r.get_ref(7)?.as_str_or_null()?;
-        match view.filter(|v| crate::rendered::is_current(v)) {
-            Some(view) => Ok(Some(ContainerView {
-                id: r.get(0)?,
-                account_id: r.get(1)?,
-                shipment_id: r.get(2)?,
-                number: r.get(3)?,
-                ref_numbers: json(r, 4)?,
-                pod_terminal: r.get(8)?,
-                created_us: r.get(5)?,
-                updated_us: r.get(6)?,
-                view: view.to_owned(),
-            })),
-            None => Ok(None),
-        }
-    })?;
-    match shown {
-        None => Ok(None),
-        Some(Some(view)) => Ok(Some(ShownContainer::View(view))),
-        // no current text (another build wrote it, or none yet): the whole row, parsed
-        Some(None) => {
-            Ok(container(conn, account_id, id)?.map(|row| ShownContainer::Row(Box::new(row))))
-        }
+    conn.prepare_cached(CONTAINER_SHOWN_BY_ID)?
+        .query_row((id, account_id), |r| shown_container_row(conn, r))
+        .optional()
+}
+
+/// The columns of [`CONTAINER_SHOWN_BY_ID`] in its order, as a list reads them in place.
+pub(crate) const CONTAINER_SHOWN_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id), pod_terminal";
+
+/// A container as it is shown from a row of [`CONTAINER_SHOWN_COLUMNS`]: where its text is
+/// not current (another build wrote it, or none yet), its whole row read on `conn`, parsed.
+pub(crate) fn shown_container_row(
+    conn: &Connection,
+    r: &Row<'_>,
+) -> rusqlite::Result<ShownContainer> {
+    let view = r.get_ref(7)?.as_str_or_null()?;
+    if let Some(view) = view.filter(|v| crate::rendered::is_current(v)) {
+        return Ok(ShownContainer::View(ContainerView {
+            id: r.get(0)?,
+            account_id: r.get(1)?,
+            shipment_id: r.get(2)?,
+            number: r.get(3)?,
+            ref_numbers: json(r, 4)?,
+            pod_terminal: r.get(8)?,
+            created_us: r.get(5)?,
+            updated_us: r.get(6)?,
+            view: view.to_owned(),
+        }));
+    }
+    let (id, account_id) = (r.get(0)?, r.get(1)?);
+    match container(conn, account_id, id)? {
+        Some(row) => Ok(ShownContainer::Row(Box::new(row))),
+        None => Err(rusqlite::Error::QueryReturnedNoRows),
     }
 }
 

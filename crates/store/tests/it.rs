@@ -1637,6 +1637,28 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         }
         ShownContainer::Row(_) => panic!("the rendered state was not read"),
     }
+    // a list reads it so too, with the columns a list's cursor is made of
+    let page = boxtrack_core::paging::Page {
+        number: 1,
+        size: 10,
+        cursor: None,
+    };
+    let listed = || {
+        let (db, page) = (db.clone(), page);
+        async move {
+            reads::containers_as::<ShownContainer>(&db, owner.id, &Default::default(), &page)
+                .await
+                .unwrap()
+                .rows
+        }
+    };
+    match &listed().await[..] {
+        [ShownContainer::View(v)] => {
+            assert_eq!(v.view, made);
+            assert_eq!((v.id, v.updated_us), (row.id, row.updated_us));
+        }
+        other => panic!("the list did not read the rendered state: {other:?}"),
+    }
     // the text of another renderer (an older build's) is not shown
     boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE container_views SET view = 'old|x' WHERE container_id = $1")
         .bind(container).execute(p).await.map(|_| ()).unwrap());
@@ -1647,6 +1669,12 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
             "the state read as the whole row reads it"
         ),
         ShownContainer::View(_) => panic!("a text of another renderer was shown"),
+    }
+    match &listed().await[..] {
+        [ShownContainer::Row(r)] => {
+            assert_eq!(format!("{:?}", r.state), format!("{:?}", row.state))
+        }
+        other => panic!("the list showed a text of another renderer: {other:?}"),
     }
     // the whole row's reader is not affected by the text
     let whole = reads::container_and_shipment::<ContainerRow>(&db, owner.id, container, false)
@@ -1693,11 +1721,41 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         }
         ShownShipment::Row(_) => panic!("the rendered shipment was not read"),
     }
+    // a page's shipments by id are read so too
+    let by_id = || {
+        let db = db.clone();
+        async move {
+            reads::shipments_as::<ShownShipment>(&db, owner.id, &[shipment])
+                .await
+                .unwrap()
+                .remove(&shipment)
+                .unwrap()
+        }
+    };
+    match by_id().await {
+        ShownShipment::View(v) => {
+            assert_eq!(v.view, "u1||true");
+            assert_eq!(
+                (
+                    v.id,
+                    v.bill_of_lading_number.as_str(),
+                    v.updated_us,
+                    v.customer_id
+                ),
+                (shipment, "BLR1", parsed.updated_us, None)
+            );
+        }
+        ShownShipment::Row(_) => panic!("the page's rendered shipment was not read"),
+    }
     boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE shipment_views SET view = 'old|x' WHERE shipment_id = $1")
         .bind(shipment).execute(p).await.map(|_| ()).unwrap());
     match shown_shipment(db.clone()).await {
         ShownShipment::Row(r) => assert_eq!(r.state.0, parsed.state.0),
         ShownShipment::View(_) => panic!("a text of another renderer was shown"),
+    }
+    match by_id().await {
+        ShownShipment::Row(r) => assert_eq!(r.state.0, parsed.state.0),
+        ShownShipment::View(_) => panic!("a page's shipment showed a text of another renderer"),
     }
 }
 

@@ -168,10 +168,13 @@ pub async fn list(
         size: PAGE_SIZE,
         cursor: None,
     };
-    let found = match containers::list(db, s.account_id, &asked.input(now), &page).await {
-        Ok(found) => found,
-        Err(e) => return app_unavailable(e),
-    };
+    let found =
+        match containers::list::<reads::ContainerRow>(db, s.account_id, &asked.input(now), &page)
+            .await
+        {
+            Ok(found) => found,
+            Err(e) => return app_unavailable(e),
+        };
     let listed = &found.listed;
     let options = status_options(&asked.status);
     let rows: String = listed
@@ -340,10 +343,13 @@ pub async fn export(
     let db = state.read_db(s.account_id);
     let mut walk = crate::csv::Walk::new(asked.sort());
     loop {
-        let found = match containers::list(db, s.account_id, &asked, &walk.page()).await {
-            Ok(found) => found,
-            Err(e) => return app_unavailable(e),
-        };
+        let found =
+            match containers::list::<reads::ContainerRow>(db, s.account_id, &asked, &walk.page())
+                .await
+            {
+                Ok(found) => found,
+                Err(e) => return app_unavailable(e),
+            };
         let (listed, shipments) = (&found.listed, &found.shipments);
         for c in &listed.rows {
             let sh = shipments.get(&c.shipment_id);

@@ -4,10 +4,9 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use std::collections::HashMap;
 
-use boxtrack_app::containers::ListContainers;
+use boxtrack_app::containers::{ContainerPage, ListContainers};
 use boxtrack_store::reads::{self, ShownContainer};
 use boxtrack_store::tracking;
-use boxtrack_views::tracking::ShipmentToShow;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -36,7 +35,7 @@ mod render;
 
 #[cfg(debug_assertions)]
 use render::shown_as_parsed;
-use render::{Known, asks_refs, render};
+use render::{Known, asks_refs, render, to_show};
 
 const EVENT_INCLUDES: &[&str] = &["shipment", "container", "location", "terminal", "vessel"];
 
@@ -57,13 +56,27 @@ pub async fn list(
         let includes = q.includes("container", INCLUDES)?;
         let asked: ListContainers = q.input()?;
         let sorted = sorted_page(asked.sort(), &page)?;
-        let found = boxtrack_app::containers::list(db, caller.account.id, &asked, &page).await?;
+        // each container and shipment shown from its rendered state where that is current
+        let found: ContainerPage<ShownContainer> =
+            boxtrack_app::containers::list(db, caller.account.id, &asked, &page).await?;
         let rows = &found.listed.rows;
+        let shipments = to_show(found.shipments.values())?;
         let known = Known {
-            shipments: Some(&found.shipments),
+            shipments: Some(&shipments),
             refs: None,
         };
         let (data, included) = render(db, caller, rows, known, &includes).await?;
+        #[cfg(debug_assertions)]
+        shown_as_parsed(
+            db,
+            caller,
+            rows,
+            &found.shipments.values().collect::<Vec<_>>(),
+            None,
+            &includes,
+            (&data, &included),
+        )
+        .await?;
         Ok(sorted_list_response(
             state.config.public_url.as_deref(),
             headers,
@@ -93,14 +106,8 @@ async fn one(
             .await?
             .ok_or_else(|| ApiError::not_found("container"))?;
     let c = shown.container;
-    // the shipment's rendered text read once for all the request takes of it (the store
-    // reads a text as a view only when the installed renderer, this one, reads it)
-    let shipment = match &shown.shipment {
-        Some(s) => Some(ShipmentToShow::of(s).ok_or_else(ApiError::internal)?),
-        None => None,
-    };
-    let shipments: HashMap<uuid::Uuid, ShipmentToShow<'_>> =
-        shipment.into_iter().map(|s| (s.id(), s)).collect();
+    // the shipment's rendered text read once for all the request takes of it
+    let shipments = to_show(&shown.shipment)?;
     let refs = shown
         .siblings
         .map(|refs| HashMap::from([(c.shipment_id(), refs)]));
@@ -114,10 +121,10 @@ async fn one(
         render(&state.db, caller, std::slice::from_ref(&c), known, includes).await?;
     #[cfg(debug_assertions)]
     shown_as_parsed(
-        state,
+        &state.db,
         caller,
-        &c,
-        shown.shipment.as_ref(),
+        std::slice::from_ref(&c),
+        &shown.shipment.iter().collect::<Vec<_>>(),
         asked_refs,
         includes,
         (&data, &included),

@@ -528,7 +528,7 @@ async fn containers(
     };
     // the use case the REST list and the console run, with the reference's further filters
     // (read where the REST list is: a replica once it has the account's writes)
-    let found = boxtrack_app::containers::list_filtered(
+    let found = boxtrack_app::containers::list_filtered::<reads::ContainerRow>(
         state.read_db(account.id),
         account.id,
         &filter,

@@ -103,6 +103,17 @@ pub async fn containers(
     f: &Filter,
     page: &Page,
 ) -> Result<Listed<ContainerRow>> {
+    containers_as(db, account_id, f, page).await
+}
+
+/// A page of containers read as `C`: whole rows ([`ContainerRow`]) or as they are shown
+/// ([`ShownContainer`], each state decoded only where its rendered text is not current).
+pub async fn containers_as<C: ContainerRead>(
+    db: &Db,
+    account_id: Uuid,
+    f: &Filter,
+    page: &Page,
+) -> Result<Listed<C>> {
     let mut conds = vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])];
     conds.extend(on_containers(account_id, f));
     conds.extend(on_their_shipments(account_id, f));
@@ -110,7 +121,7 @@ pub async fn containers(
     let (sort_col, ascending) = f.sort.spec();
     let spec = ListSpec {
         from: "containers",
-        columns: CONTAINER_COLUMNS,
+        columns: C::COLUMNS,
         sort_col,
         ascending,
         id_col: "id",
@@ -118,7 +129,8 @@ pub async fn containers(
     };
     // no filter: the account's maintained count is the total
     let counted = (spec.conds.len() == 1).then_some(("containers", account_id));
-    crate::list::list_counted(db, &spec, page, counted).await
+    let in_place = (C::IN_PLACE_COLUMNS, C::in_place_row as _);
+    crate::list::list_counted_in_place(db, &spec, page, counted, in_place).await
 }
 
 /// The conditions of `f` on the container's own columns and state.

@@ -265,9 +265,7 @@ pub async fn container_and_shipment<C: ContainerRead>(
                 return Ok(None);
             };
             let of = container.shipment_id;
-            let shipment = shipment(db, account_id, of)
-                .await?
-                .map(C::Shipment::from_row);
+            let shipment = shipment(db, account_id, of).await?.map(C::Shipment::whole);
             let siblings = match siblings {
                 true => Some(
                     container_refs_of_many(db, account_id, &[of])
@@ -278,7 +276,7 @@ pub async fn container_and_shipment<C: ContainerRead>(
                 false => None,
             };
             Ok(Some(ContainerAndShipment {
-                container: C::from_row(container),
+                container: C::whole(container),
                 shipment,
                 siblings,
             }))
@@ -305,7 +303,7 @@ pub async fn container_and_shipment<C: ContainerRead>(
             else {
                 return Ok(None);
             };
-            let container = C::postgres(&row)?;
+            let container = <C as sqlx::FromRow<_>>::from_row(&row)?;
             let shipment = C::Shipment::postgres(&row)?;
             let siblings = joined_siblings(&row, container.shipment_of())?;
             Ok(Some(ContainerAndShipment {
@@ -423,10 +421,40 @@ pub async fn shipments_by_id(
     account_id: Uuid,
     ids: &[Uuid],
 ) -> Result<std::collections::HashMap<Uuid, ShipmentRow>> {
-    let sql =
-        format!("SELECT {SHIPMENT_COLUMNS} FROM shipments WHERE account_id = {{account}} AND id");
-    let rows: Vec<ShipmentRow> = rows_in(db, account_id, ids, &sql, "").await?;
-    Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+    shipments_as(db, account_id, ids).await
+}
+
+/// Shipments of an account by id, in one query, read as `S`: whole rows ([`ShipmentRow`]) or
+/// as they are shown ([`ShownShipment`]).
+pub async fn shipments_as<S: ShipmentRead>(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, S>> {
+    // on SQLite each by its key, in place in one read transaction
+    let read = in_place(db, |c| {
+        sqlite_reader::snapshot(c, || {
+            let mut ids = ids.to_vec();
+            ids.sort_unstable();
+            ids.dedup();
+            let mut found = std::collections::HashMap::with_capacity(ids.len());
+            for id in ids {
+                if let Some(s) = S::sqlite(c, account_id, id)? {
+                    found.insert(id, s);
+                }
+            }
+            Ok(found)
+        })
+    });
+    if let Some(read) = read {
+        return read;
+    }
+    let sql = format!(
+        "SELECT {} FROM shipments WHERE account_id = {{account}} AND id",
+        S::COLUMNS
+    );
+    let rows: Vec<S> = rows_in(db, account_id, ids, &sql, "").await?;
+    Ok(rows.into_iter().map(|r| (r.id_of(), r)).collect())
 }
 
 /// Containers of an account by id, in one query (a page's related containers).

@@ -1,12 +1,17 @@
 //! A container or a shipment read to be shown: where the merge's rendered text of its state
 //! is current (`crate::rendered`), the row without its state parsed.
 
+use boxtrack_core::paging::Key;
 use rusqlite::Connection;
+use sqlx::postgres::PgRow;
+use sqlx::sqlite::SqliteRow;
 use sqlx::types::Json;
+use sqlx::{ColumnIndex, Decode, FromRow, Row, Type};
 use uuid::Uuid;
 
 use super::{ContainerRow, ShipmentRow};
 use crate::Result;
+use crate::list::Keyed;
 
 /// A container whose resource shows its state as the merge rendered it: the columns a
 /// resource shows beside the state, and that text.
@@ -67,47 +72,34 @@ impl ShownContainer {
     }
 }
 
-/// What [`super::container_and_shipment`] reads a container as.
-pub trait ContainerRead: Sized {
-    /// What it reads the container's shipment as.
-    type Shipment: ShipmentRead;
-    /// The container by id on a SQLite connection in place.
-    fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>>;
-    /// The container's columns of a PostgreSQL row (`c.*` of the joined statement, with
-    /// `state_view`, its shown state, and `pod_terminal`).
-    fn postgres(row: &sqlx::postgres::PgRow) -> Result<Self>;
-    /// The container from its whole row.
-    fn from_row(row: ContainerRow) -> Self;
-    /// Its shipment.
-    fn shipment_of(&self) -> Uuid;
-}
-
-impl ContainerRead for ContainerRow {
-    type Shipment = ShipmentRow;
-    fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
-        crate::sqlite_reader::container(conn, account_id, id)
-    }
-    fn postgres(row: &sqlx::postgres::PgRow) -> Result<Self> {
-        Ok(<ContainerRow as sqlx::FromRow<_>>::from_row(row)?)
-    }
-    fn from_row(row: ContainerRow) -> Self {
-        row
-    }
-    fn shipment_of(&self) -> Uuid {
-        self.shipment_id
+impl Keyed for ShownContainer {
+    fn key(&self) -> Key {
+        let (updated_us, id) = match self {
+            ShownContainer::View(v) => (v.updated_us, v.id),
+            ShownContainer::Row(r) => (r.updated_us, r.id),
+        };
+        Key {
+            sort_us: updated_us,
+            id: *id.as_bytes(),
+        }
     }
 }
 
-impl ContainerRead for ShownContainer {
-    type Shipment = ShownShipment;
-    fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
-        crate::sqlite_reader::container_shown(conn, account_id, id)
-    }
-    fn postgres(row: &sqlx::postgres::PgRow) -> Result<Self> {
-        use sqlx::Row;
+/// A container's columns of a row (`c.*` of a joined statement or a list's columns, with
+/// `state_view`, its shown state, and `pod_terminal`): the state's column is decoded only
+/// where the shown state is not current.
+impl<'r, R: Row> FromRow<'r, R> for ShownContainer
+where
+    &'r str: ColumnIndex<R>,
+    ContainerRow: FromRow<'r, R>,
+    Uuid: Decode<'r, R::Database> + Type<R::Database>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    Json<Vec<String>>: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    fn from_row(row: &'r R) -> sqlx::Result<Self> {
         let view: Option<String> = row.try_get("state_view")?;
         Ok(match view.filter(|v| crate::rendered::is_current(v)) {
-            // the state's column is not decoded
             Some(view) => ShownContainer::View(ContainerView {
                 id: row.try_get("id")?,
                 account_id: row.try_get("account_id")?,
@@ -119,10 +111,63 @@ impl ContainerRead for ShownContainer {
                 updated_us: row.try_get("updated_us")?,
                 view,
             }),
-            None => ShownContainer::Row(Box::new(ContainerRow::postgres(row)?)),
+            None => ShownContainer::Row(Box::new(ContainerRow::from_row(row)?)),
         })
     }
-    fn from_row(row: ContainerRow) -> Self {
+}
+
+/// What [`super::container_and_shipment`] and the container lists ([`super::containers_as`])
+/// read a container as: decoded from a row of either backend.
+pub trait ContainerRead:
+    Sized + Send + Unpin + Keyed + for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow>
+{
+    /// What it reads the container's shipment as.
+    type Shipment: ShipmentRead;
+    /// The columns of `containers` (unqualified) a list reads it from.
+    const COLUMNS: &'static str;
+    /// The columns of `containers` (unqualified) a list reads it from in place on SQLite.
+    const IN_PLACE_COLUMNS: &'static str;
+    /// The container from a row of [`ContainerRead::IN_PLACE_COLUMNS`] read on `conn` (which
+    /// it may read more with).
+    fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self>;
+    /// The container by id on a SQLite connection in place.
+    fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>>;
+    /// The container from its whole row.
+    fn whole(row: ContainerRow) -> Self;
+    /// Its shipment.
+    fn shipment_of(&self) -> Uuid;
+}
+
+impl ContainerRead for ContainerRow {
+    type Shipment = ShipmentRow;
+    const COLUMNS: &'static str = super::CONTAINER_COLUMNS;
+    const IN_PLACE_COLUMNS: &'static str = super::CONTAINER_COLUMNS;
+    fn in_place_row(_: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        crate::sqlite_reader::container_row(row)
+    }
+    fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
+        crate::sqlite_reader::container(conn, account_id, id)
+    }
+    fn whole(row: ContainerRow) -> Self {
+        row
+    }
+    fn shipment_of(&self) -> Uuid {
+        self.shipment_id
+    }
+}
+
+impl ContainerRead for ShownContainer {
+    type Shipment = ShownShipment;
+    const COLUMNS: &'static str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id) AS state_view, pod_terminal";
+    // not the state: where the text is not current, the whole row is read by id
+    const IN_PLACE_COLUMNS: &'static str = crate::sqlite_reader::CONTAINER_SHOWN_COLUMNS;
+    fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        crate::sqlite_reader::shown_container_row(conn, row)
+    }
+    fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
+        crate::sqlite_reader::container_shown(conn, account_id, id)
+    }
+    fn whole(row: ContainerRow) -> Self {
         ShownContainer::Row(Box::new(row))
     }
     fn shipment_of(&self) -> Uuid {
@@ -184,61 +229,150 @@ impl ShownShipment {
     }
 }
 
-/// What [`super::container_and_shipment`] reads a container's shipment as.
-pub trait ShipmentRead: Sized {
+/// The names of a shipment's columns a [`ShipmentView`] is read from, in its fields' order
+/// (`id` … `customer_id`): as `shipments` names them, or prefixed `s_` in a statement that
+/// joins its container.
+const PLAIN: [&str; 13] = [
+    "id",
+    "account_id",
+    "tracking_request_id",
+    "bill_of_lading_number",
+    "scac",
+    "ref_numbers",
+    "tags",
+    "tracking_stopped_us",
+    "stopped_reason",
+    "created_us",
+    "updated_us",
+    "customer_name",
+    "customer_id",
+];
+const PREFIXED: [&str; 13] = [
+    "s_id",
+    "s_account_id",
+    "s_tracking_request_id",
+    "s_bill_of_lading_number",
+    "s_scac",
+    "s_ref_numbers",
+    "s_tags",
+    "s_tracking_stopped_us",
+    "s_stopped_reason",
+    "s_created_us",
+    "s_updated_us",
+    "s_customer_name",
+    "s_customer_id",
+];
+
+/// A shipment's view from the columns `n` names (the route's and the state's columns are not
+/// decoded).
+fn shipment_view<'r, R: Row>(
+    row: &'r R,
+    n: &[&'static str; 13],
+    view: String,
+) -> sqlx::Result<ShipmentView>
+where
+    &'r str: ColumnIndex<R>,
+    Uuid: Decode<'r, R::Database> + Type<R::Database>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    Json<Vec<String>>: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    Ok(ShipmentView {
+        id: row.try_get(n[0])?,
+        account_id: row.try_get(n[1])?,
+        tracking_request_id: row.try_get(n[2])?,
+        bill_of_lading_number: row.try_get(n[3])?,
+        scac: row.try_get(n[4])?,
+        ref_numbers: row.try_get(n[5])?,
+        tags: row.try_get(n[6])?,
+        tracking_stopped_us: row.try_get(n[7])?,
+        stopped_reason: row.try_get(n[8])?,
+        created_us: row.try_get(n[9])?,
+        updated_us: row.try_get(n[10])?,
+        customer_name: row.try_get(n[11])?,
+        customer_id: row.try_get(n[12])?,
+        view,
+    })
+}
+
+/// A shipment's columns of a row ([`ShownShipment::COLUMNS`]: a list's, with `view`, its
+/// shown route and state): the route and the state are decoded only where that text is not
+/// current.
+impl<'r, R: Row> FromRow<'r, R> for ShownShipment
+where
+    &'r str: ColumnIndex<R>,
+    ShipmentRow: FromRow<'r, R>,
+    Uuid: Decode<'r, R::Database> + Type<R::Database>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    Json<Vec<String>>: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    fn from_row(row: &'r R) -> sqlx::Result<Self> {
+        let view: Option<String> = row.try_get("view")?;
+        Ok(
+            match view.filter(|v| crate::rendered::is_current_shipment(v)) {
+                Some(view) => ShownShipment::View(Box::new(shipment_view(row, &PLAIN, view)?)),
+                None => ShownShipment::Row(Box::new(ShipmentRow::from_row(row)?)),
+            },
+        )
+    }
+}
+
+/// What [`super::container_and_shipment`] reads a container's shipment as, and a page's
+/// shipments by id ([`super::shipments_as`]).
+pub trait ShipmentRead:
+    Sized + Send + Unpin + for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow>
+{
+    /// The columns of `shipments` (unqualified) a page's shipments are read with.
+    const COLUMNS: &'static str;
     /// The shipment by id on a SQLite connection in place.
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>>;
     /// The shipment's columns of the joined PostgreSQL row (`s_*`, with `s_view`, its shown
     /// route and state), `None` where the join found none.
-    fn postgres(row: &sqlx::postgres::PgRow) -> Result<Option<Self>>;
+    fn postgres(row: &PgRow) -> Result<Option<Self>>;
     /// The shipment from its whole row.
-    fn from_row(row: ShipmentRow) -> Self;
+    fn whole(row: ShipmentRow) -> Self;
+    /// Its id.
+    fn id_of(&self) -> Uuid;
 }
 
 impl ShipmentRead for ShipmentRow {
+    const COLUMNS: &'static str = super::SHIPMENT_COLUMNS;
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
         crate::sqlite_reader::shipment(conn, account_id, id)
     }
-    fn postgres(row: &sqlx::postgres::PgRow) -> Result<Option<Self>> {
+    fn postgres(row: &PgRow) -> Result<Option<Self>> {
         super::joined_shipment(row)
     }
-    fn from_row(row: ShipmentRow) -> Self {
+    fn whole(row: ShipmentRow) -> Self {
         row
+    }
+    fn id_of(&self) -> Uuid {
+        self.id
     }
 }
 
 impl ShipmentRead for ShownShipment {
+    const COLUMNS: &'static str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id, (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id) AS view";
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
         crate::sqlite_reader::shipment_shown(conn, account_id, id)
     }
-    fn postgres(row: &sqlx::postgres::PgRow) -> Result<Option<Self>> {
-        use sqlx::Row;
+    fn postgres(row: &PgRow) -> Result<Option<Self>> {
         let view: Option<String> = row.try_get("s_view")?;
         let Some(view) = view.filter(|v| crate::rendered::is_current_shipment(v)) else {
             return Ok(super::joined_shipment(row)?.map(|s| ShownShipment::Row(Box::new(s))));
         };
-        let Some(id) = row.try_get::<Option<Uuid>, _>("s_id")? else {
+        if row.try_get::<Option<Uuid>, _>("s_id")?.is_none() {
             return Ok(None);
-        };
-        // the route's and the state's columns are not decoded
-        Ok(Some(ShownShipment::View(Box::new(ShipmentView {
-            id,
-            account_id: row.try_get("s_account_id")?,
-            tracking_request_id: row.try_get("s_tracking_request_id")?,
-            bill_of_lading_number: row.try_get("s_bill_of_lading_number")?,
-            scac: row.try_get("s_scac")?,
-            ref_numbers: row.try_get("s_ref_numbers")?,
-            tags: row.try_get("s_tags")?,
-            tracking_stopped_us: row.try_get("s_tracking_stopped_us")?,
-            stopped_reason: row.try_get("s_stopped_reason")?,
-            created_us: row.try_get("s_created_us")?,
-            updated_us: row.try_get("s_updated_us")?,
-            customer_name: row.try_get("s_customer_name")?,
-            customer_id: row.try_get("s_customer_id")?,
-            view,
-        }))))
+        }
+        Ok(Some(ShownShipment::View(Box::new(shipment_view(
+            row, &PREFIXED, view,
+        )?))))
     }
-    fn from_row(row: ShipmentRow) -> Self {
+    fn whole(row: ShipmentRow) -> Self {
         ShownShipment::Row(Box::new(row))
+    }
+    fn id_of(&self) -> Uuid {
+        self.id()
     }
 }

@@ -11,8 +11,6 @@ use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-#[cfg(debug_assertions)]
-use crate::state::AppState;
 use boxtrack_views::tracking as resources;
 
 /// What the caller of [`render`] read already of the rows' shipments.
@@ -322,39 +320,60 @@ impl<'a, S: ShowableShipment> Related<'a, S> {
     }
 }
 
-/// Checks, in debug builds (every test), that a container or its shipment shown from its
-/// rendered state reads as the one rendered from its parsed state: the texts the merge wrote
-/// are current. `shown` is the document's `data` and `included` as written from them.
+/// The shipments read to be shown, by id, as [`render`] shows them; an error where a text is
+/// not current (the store reads a text as a view only when the installed renderer, this one,
+/// reads it).
+pub(super) fn to_show<'a>(
+    shipments: impl IntoIterator<Item = &'a reads::ShownShipment>,
+) -> ApiResult<HashMap<uuid::Uuid, ShipmentToShow<'a>>> {
+    shipments
+        .into_iter()
+        .map(|s| {
+            let s = ShipmentToShow::of(s).ok_or_else(ApiError::internal)?;
+            Ok((s.id(), s))
+        })
+        .collect()
+}
+
+/// Checks, in debug builds (every test), that containers or their shipments shown from their
+/// rendered states read as the ones rendered from their parsed states: the texts the merge
+/// wrote are current. `shown` is the document's `data` and `included` as written from them.
 #[cfg(debug_assertions)]
 pub(super) async fn shown_as_parsed(
-    state: &AppState,
+    db: &boxtrack_store::Db,
     caller: &Caller,
-    c: &ShownContainer,
-    shipment: Option<&reads::ShownShipment>,
+    cs: &[ShownContainer],
+    shipments: &[&reads::ShownShipment],
     refs: Option<HashMap<uuid::Uuid, Vec<reads::ContainerRef>>>,
     includes: &[String],
     shown: (&[String], &[String]),
 ) -> ApiResult<()> {
-    let views = matches!(c, ShownContainer::View(_))
-        || matches!(shipment, Some(reads::ShownShipment::View(_)));
+    let views = cs.iter().any(|c| matches!(c, ShownContainer::View(_)))
+        || shipments
+            .iter()
+            .any(|s| matches!(s, reads::ShownShipment::View(_)));
     if !views {
         return Ok(());
     }
     let account = caller.account.id;
-    let row = reads::container(&state.db, account, c.id())
-        .await?
-        .ok_or_else(|| ApiError::not_found("container"))?;
-    let parsed = match shipment {
-        Some(s) => reads::shipment(&state.db, account, s.id()).await?,
-        None => None,
-    };
+    let ids: Vec<uuid::Uuid> = cs.iter().map(|c| c.id()).collect();
+    let mut whole = reads::containers_by_id(db, account, &ids).await?;
+    let rows = ids
+        .iter()
+        .map(|id| {
+            whole
+                .remove(id)
+                .ok_or_else(|| ApiError::not_found("container"))
+        })
+        .collect::<ApiResult<Vec<ContainerRow>>>()?;
+    let ids: Vec<uuid::Uuid> = shipments.iter().map(|s| s.id()).collect();
     let shipments: HashMap<uuid::Uuid, ShipmentRow> =
-        parsed.into_iter().map(|s| (s.id, s)).collect();
+        reads::shipments_by_id(db, account, &ids).await?;
     let known = Known {
         shipments: Some(&shipments),
         refs,
     };
-    let (data, included) = render(&state.db, caller, &[row], known, includes).await?;
+    let (data, included) = render(db, caller, &rows, known, includes).await?;
     let values = |texts: &[String]| -> Vec<Value> {
         texts
             .iter()
@@ -364,12 +383,12 @@ pub(super) async fn shown_as_parsed(
     assert_eq!(
         values(shown.0),
         values(&data),
-        "a container shown from its rendered state"
+        "containers shown from their rendered states"
     );
     assert_eq!(
         values(shown.1),
         values(&included),
-        "what a container includes shown from rendered states"
+        "what containers include shown from rendered states"
     );
     Ok(())
 }

@@ -151,36 +151,38 @@ impl ListShipments {
     }
 }
 
-/// A page of shipments with the containers of each.
+/// A page of shipments with the containers of each: shipments read as `S` (whole rows, or
+/// as their resources show them: [`reads::ShownShipment`]), their containers as `C` (whole
+/// rows, or [`reads::ContainerRef`]s where only the shipments are shown).
 #[derive(Debug)]
-pub struct ShipmentPage {
+pub struct ShipmentPage<S = ShipmentRow, C = ContainerRow> {
     /// The page's rows and counts.
-    pub listed: Listed<ShipmentRow>,
+    pub listed: Listed<S>,
     /// The containers of each row, by shipment id.
-    pub containers: HashMap<Uuid, Vec<ContainerRow>>,
+    pub containers: HashMap<Uuid, Vec<C>>,
 }
 
 /// Lists the account's shipments as asked.
-pub async fn list(
+pub async fn list<S: reads::ShipmentRead, C: reads::OfShipments>(
     db: &Db,
     account_id: Uuid,
     asked: &ListShipments,
     page: &Page,
-) -> Result<ShipmentPage, AppError> {
+) -> Result<ShipmentPage<S, C>, AppError> {
     list_filtered(db, account_id, &asked.filter(), page).await
 }
 
 /// Lists the account's shipments with a filter the caller made (an MCP tool's, with the
 /// reference's further conditions).
-pub async fn list_filtered(
+pub async fn list_filtered<S: reads::ShipmentRead, C: reads::OfShipments>(
     db: &Db,
     account_id: Uuid,
     filter: &Filter,
     page: &Page,
-) -> Result<ShipmentPage, AppError> {
-    let listed = reads::shipments(db, account_id, filter, page).await?;
-    let ids: Vec<Uuid> = listed.rows.iter().map(|s| s.id).collect();
-    let containers = reads::containers_of_many(db, account_id, &ids).await?;
+) -> Result<ShipmentPage<S, C>, AppError> {
+    let listed = reads::shipments_listed::<S>(db, account_id, filter, page).await?;
+    let ids: Vec<Uuid> = listed.rows.iter().map(S::id_of).collect();
+    let containers = C::of_many(db, account_id, &ids).await?;
     Ok(ShipmentPage { listed, containers })
 }
 

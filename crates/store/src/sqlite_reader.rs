@@ -162,7 +162,7 @@ pub(crate) fn container_row(r: &Row<'_>) -> rusqlite::Result<ContainerRow> {
 }
 
 /// A shipment row, columns as [`SHIPMENT_COLUMNS`].
-fn shipment_row(r: &Row<'_>) -> rusqlite::Result<ShipmentRow> {
+pub(crate) fn shipment_row(r: &Row<'_>) -> rusqlite::Result<ShipmentRow> {
     Ok(ShipmentRow {
         id: r.get(0)?,
         account_id: r.get(1)?,
@@ -278,35 +278,43 @@ pub(crate) fn shipment_shown(
     account_id: Uuid,
     id: Uuid,
 ) -> rusqlite::Result<Option<ShownShipment>> {
-    let shown = by_id(conn, SHIPMENT_SHOWN_BY_ID, account_id, id, |r| {
-        let view = r.get_ref(13)?.as_str_or_null()?;
-        match view.filter(|v| crate::rendered::is_current_shipment(v)) {
-            Some(view) => Ok(Some(ShipmentView {
-                id: r.get(0)?,
-                account_id: r.get(1)?,
-                tracking_request_id: r.get(2)?,
-                bill_of_lading_number: r.get(3)?,
-                scac: r.get(4)?,
-                ref_numbers: json(r, 5)?,
-                tags: json(r, 6)?,
-                tracking_stopped_us: r.get(7)?,
-                stopped_reason: r.get(8)?,
-                created_us: r.get(9)?,
-                updated_us: r.get(10)?,
-                customer_name: r.get(11)?,
-                customer_id: r.get(12)?,
-                view: view.to_owned(),
-            })),
-            None => Ok(None),
-        }
-    })?;
-    match shown {
-        None => Ok(None),
-        Some(Some(view)) => Ok(Some(ShownShipment::View(Box::new(view)))),
-        // no current text: the whole row, its route and state parsed
-        Some(None) => {
-            Ok(shipment(conn, account_id, id)?.map(|row| ShownShipment::Row(Box::new(row))))
-        }
+    conn.prepare_cached(SHIPMENT_SHOWN_BY_ID)?
+        .query_row((id, account_id), |r| shown_shipment_row(conn, r))
+        .optional()
+}
+
+/// The columns of [`SHIPMENT_SHOWN_BY_ID`] in its order, as a list reads them in place.
+pub(crate) const SHIPMENT_SHOWN_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id), (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id), (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id)";
+
+/// A shipment as it is shown from a row of [`SHIPMENT_SHOWN_COLUMNS`]: where its text is not
+/// current, its whole row read on `conn`, its route and state parsed.
+pub(crate) fn shown_shipment_row(
+    conn: &Connection,
+    r: &Row<'_>,
+) -> rusqlite::Result<ShownShipment> {
+    let view = r.get_ref(13)?.as_str_or_null()?;
+    if let Some(view) = view.filter(|v| crate::rendered::is_current_shipment(v)) {
+        return Ok(ShownShipment::View(Box::new(ShipmentView {
+            id: r.get(0)?,
+            account_id: r.get(1)?,
+            tracking_request_id: r.get(2)?,
+            bill_of_lading_number: r.get(3)?,
+            scac: r.get(4)?,
+            ref_numbers: json(r, 5)?,
+            tags: json(r, 6)?,
+            tracking_stopped_us: r.get(7)?,
+            stopped_reason: r.get(8)?,
+            created_us: r.get(9)?,
+            updated_us: r.get(10)?,
+            customer_name: r.get(11)?,
+            customer_id: r.get(12)?,
+            view: view.to_owned(),
+        })));
+    }
+    let (id, account_id) = (r.get(0)?, r.get(1)?);
+    match shipment(conn, account_id, id)? {
+        Some(row) => Ok(ShownShipment::Row(Box::new(row))),
+        None => Err(rusqlite::Error::QueryReturnedNoRows),
     }
 }
 

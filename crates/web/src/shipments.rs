@@ -145,7 +145,14 @@ pub async fn list(
         cursor: None,
     };
     let input = asked.input(now_us());
-    let (listed, containers) = match shipments::list(db, s.account_id, &input, &page).await {
+    let (listed, containers) = match shipments::list::<reads::ShipmentRow, reads::ContainerRef>(
+        db,
+        s.account_id,
+        &input,
+        &page,
+    )
+    .await
+    {
         Ok(found) => (found.listed, found.containers),
         Err(e) => return app_unavailable(e),
     };
@@ -262,11 +269,17 @@ pub async fn export(
     let db = state.read_db(s.account_id);
     let mut walk = crate::csv::Walk::new(asked.sort());
     loop {
-        let (listed, containers) =
-            match shipments::list(db, s.account_id, &asked, &walk.page()).await {
-                Ok(found) => (found.listed, found.containers),
-                Err(e) => return app_unavailable(e),
-            };
+        let (listed, containers) = match shipments::list::<reads::ShipmentRow, reads::ContainerRow>(
+            db,
+            s.account_id,
+            &asked,
+            &walk.page(),
+        )
+        .await
+        {
+            Ok(found) => (found.listed, found.containers),
+            Err(e) => return app_unavailable(e),
+        };
         let time = |t: Option<i64>| {
             t.map(boxtrack_core::time::format_micros)
                 .unwrap_or_default()

@@ -5,9 +5,12 @@ use axum::http::HeaderMap;
 use boxtrack_store::StoreError;
 use std::collections::HashMap;
 
-use boxtrack_app::shipments::ListShipments;
-use boxtrack_store::reads::{self, ContainerRow, ShipmentRow};
+use boxtrack_app::shipments::{ListShipments, ShipmentPage};
+use boxtrack_store::list::Listed;
+use boxtrack_store::reads::{self, ContainerRow, ShipmentRow, ShownShipment};
 use boxtrack_store::tracking;
+use boxtrack_views::jsonapi::Included;
+use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -87,6 +90,99 @@ async fn render(
     Ok((data, included))
 }
 
+/// A page of shipments as [`boxtrack_app::shipments::list`] reads it, shown from their
+/// rendered texts where current, each written out with what `includes` asks for: their
+/// containers read as `C` (each included by `include`), their ports and POD terminals.
+async fn shown_page<C: reads::OfShipments>(
+    db: &boxtrack_store::Db,
+    caller: &Caller,
+    asked: &ListShipments,
+    page: &boxtrack_core::paging::Page,
+    includes: &[String],
+    include: impl Fn(&mut Included, &C, &ShipmentFacts),
+) -> ApiResult<(Listed<ShownShipment>, Vec<String>, Vec<String>)> {
+    let found: ShipmentPage<ShownShipment, C> =
+        boxtrack_app::shipments::list(db, caller.account.id, asked, page).await?;
+    let asks = |name: &str| includes.iter().any(|i| i == name);
+    let mut data = Vec::with_capacity(found.listed.rows.len());
+    let mut included = Included::default();
+    for row in &found.listed.rows {
+        let s = ShipmentToShow::of(row).ok_or_else(ApiError::internal)?;
+        let containers = found.containers.get(&s.id()).map(Vec::as_slice);
+        let containers = containers.unwrap_or_default();
+        data.push(s.written(containers));
+        let facts = s.facts();
+        for c in containers {
+            include(&mut included, c, &facts);
+        }
+        // the POD terminal the containers report, as the shipment's relationship names it
+        if asks("pod_terminal")
+            && let Some(t) = containers
+                .iter()
+                .find_map(reads::ContainerOnShipment::pod_terminal)
+                .and_then(boxtrack_core::reference::terminal)
+        {
+            included.value(&super::reference::terminal_resource(t));
+        }
+        let [pol, pod] = s.ports();
+        for (name, locode) in [
+            ("port_of_lading", pol),
+            ("port_of_discharge", pod),
+            ("destination", s.destination()),
+        ] {
+            if asks(name)
+                && let Some(p) = locode.and_then(boxtrack_core::reference::port)
+            {
+                included.value(&super::reference::port_resource(p));
+            }
+        }
+    }
+    let included = included.into_written();
+    #[cfg(debug_assertions)]
+    shown_as_parsed(db, caller, &found.listed.rows, includes, (&data, &included)).await?;
+    Ok((found.listed, data, included))
+}
+
+/// Checks, in debug builds (every test), that shipments shown from their rendered texts read
+/// as the ones rendered from their parsed rows (`shown`: the page's `data` and `included`).
+#[cfg(debug_assertions)]
+async fn shown_as_parsed(
+    db: &boxtrack_store::Db,
+    caller: &Caller,
+    rows: &[ShownShipment],
+    includes: &[String],
+    shown: (&[String], &[String]),
+) -> ApiResult<()> {
+    let ids: Vec<uuid::Uuid> = rows.iter().map(ShownShipment::id).collect();
+    let mut whole = reads::shipments_by_id(db, caller.account.id, &ids).await?;
+    let parsed = ids
+        .iter()
+        .map(|id| {
+            whole
+                .remove(id)
+                .ok_or_else(|| ApiError::not_found("shipment"))
+        })
+        .collect::<ApiResult<Vec<ShipmentRow>>>()?;
+    let (data, included) = render(db, caller, &parsed, None, includes).await?;
+    let values = |texts: &[String]| -> Vec<Value> {
+        texts
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(
+        values(shown.0),
+        data,
+        "shipments shown from their rendered texts"
+    );
+    assert_eq!(
+        values(shown.1),
+        included,
+        "what shipments include shown from rendered texts"
+    );
+    Ok(())
+}
+
 /// `GET /v2/shipments`: the use case [`boxtrack_app::shipments`], its input read from the
 /// query (answered from the read cache while nothing of the account has changed).
 pub async fn list(
@@ -104,18 +200,28 @@ pub async fn list(
         let includes = q.includes("shipment", INCLUDES)?;
         let asked: ListShipments = q.input()?;
         let sorted = crate::jsonapi::sorted_page(asked.sort(), &page)?;
-        let found = boxtrack_app::shipments::list(db, caller.account.id, &asked, &page).await?;
-        let rows = &found.listed.rows;
-        let (data, included) = render(db, caller, rows, Some(found.containers), &includes).await?;
+        // each shipment shown from its rendered text where that is current; its containers
+        // read whole only where they are included
+        let (listed, data, included) = if includes.iter().any(|i| i == "containers") {
+            let include = |inc: &mut Included, c: &ContainerRow, facts: &ShipmentFacts| {
+                inc.typed(c.id, || {
+                    resources::container_resource_with(c, Some(facts), &caller.account)
+                });
+            };
+            shown_page(db, caller, &asked, &page, &includes, include).await?
+        } else {
+            let refs_only = |_: &mut Included, _: &reads::ContainerRef, _: &ShipmentFacts| {};
+            shown_page(db, caller, &asked, &page, &includes, refs_only).await?
+        };
         Ok(sorted_list_response(
             state.config.public_url.as_deref(),
             headers,
             uri.path(),
             &q,
             page,
-            &found.listed,
+            &listed,
             sorted,
-            crate::jsonapi::Rows::Trees(data, included),
+            crate::jsonapi::Rows::Written(data, included),
         ))
     };
     state

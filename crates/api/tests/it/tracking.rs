@@ -1410,6 +1410,46 @@ async fn reference_data_and_relationships_resolve() {
         codes.contains(&"USLAX") && codes.contains(&"CNSHA"),
         "{codes:?}"
     );
+    // a page of shipments (shown from their rendered texts) shows each as its own read does,
+    // with every include
+    let all = "containers,pod_terminal,port_of_lading,port_of_discharge,destination";
+    let page = app
+        .get(&format!("/v2/shipments?include={all}"), Some(&key))
+        .await
+        .json();
+    let resources = |doc: &serde_json::Value| -> Vec<String> {
+        let mut all: Vec<String> = doc["included"]
+            .as_array()
+            .map(|a| a.iter().map(|r| r.to_string()).collect())
+            .unwrap_or_default();
+        all.sort();
+        all.dedup();
+        all
+    };
+    let mut one_by_one = Vec::new();
+    for s in page["data"].as_array().unwrap() {
+        let id = s["id"].as_str().unwrap();
+        let one = app
+            .get(&format!("/v2/shipments/{id}?include={all}"), Some(&key))
+            .await
+            .json();
+        assert_eq!(
+            one["data"], *s,
+            "the page's shipment as its own read shows it"
+        );
+        one_by_one.extend(resources(&one));
+    }
+    one_by_one.sort();
+    one_by_one.dedup();
+    assert_eq!(resources(&page), one_by_one);
+    assert!(
+        page["included"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["type"] == "container"),
+        "{page}"
+    );
     let c = app
         .get(
             "/v2/containers?include=pod_terminal,shipment.port_of_discharge",

@@ -692,7 +692,7 @@ async fn shipments(
     };
     // the use case the REST list and the console run, with the reference's further filters
     // (read where the REST list is: a replica once it has the account's writes)
-    let found = boxtrack_app::shipments::list_filtered(
+    let found = boxtrack_app::shipments::list_filtered::<reads::ShipmentRow, reads::ContainerRow>(
         state.read_db(account.id),
         account.id,
         &filter,

@@ -9,6 +9,18 @@ pub async fn shipments(
     f: &Filter,
     page: &Page,
 ) -> Result<Listed<ShipmentRow>> {
+    shipments_listed(db, account_id, f, page).await
+}
+
+/// A page of shipments read as `S`: whole rows ([`ShipmentRow`]) or as they are shown
+/// ([`ShownShipment`], each route and state decoded only where its rendered text is not
+/// current).
+pub async fn shipments_listed<S: ShipmentRead>(
+    db: &Db,
+    account_id: Uuid,
+    f: &Filter,
+    page: &Page,
+) -> Result<Listed<S>> {
     let mut conds = vec![Cond::new("account_id = ?", vec![Arg::Uuid(account_id)])];
     if let Some(q) = &f.q {
         let l = like(q);
@@ -85,7 +97,7 @@ pub async fn shipments(
     };
     let spec = ListSpec {
         from: "shipments",
-        columns: SHIPMENT_COLUMNS,
+        columns: S::COLUMNS,
         sort_col,
         ascending,
         id_col: "id",
@@ -93,7 +105,8 @@ pub async fn shipments(
     };
     // no filter: the account's maintained count is the total
     let counted = (spec.conds.len() == 1).then_some(("shipments", account_id));
-    crate::list::list_counted(db, &spec, page, counted).await
+    let in_place = (S::IN_PLACE_COLUMNS, S::in_place_row as _);
+    crate::list::list_counted_in_place(db, &spec, page, counted, in_place).await
 }
 
 /// A page of containers, most recently updated first.

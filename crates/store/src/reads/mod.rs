@@ -507,6 +507,39 @@ impl ContainerOnShipment for ContainerRow {
     }
 }
 
+/// What a page of shipments reads of their containers ([`containers_of_many`] whole, or
+/// [`container_refs_of_many`] as the shipments' resources show them).
+pub trait OfShipments: ContainerOnShipment + Sized + Send {
+    /// The containers of each of `shipment_ids`, each shipment's oldest first.
+    fn of_many(
+        db: &Db,
+        account_id: Uuid,
+        shipment_ids: &[Uuid],
+    ) -> impl std::future::Future<Output = Result<std::collections::HashMap<Uuid, Vec<Self>>>> + Send;
+}
+
+impl OfShipments for ContainerRow {
+    fn of_many(
+        db: &Db,
+        account_id: Uuid,
+        shipment_ids: &[Uuid],
+    ) -> impl std::future::Future<Output = Result<std::collections::HashMap<Uuid, Vec<Self>>>> + Send
+    {
+        containers_of_many(db, account_id, shipment_ids)
+    }
+}
+
+impl OfShipments for ContainerRef {
+    fn of_many(
+        db: &Db,
+        account_id: Uuid,
+        shipment_ids: &[Uuid],
+    ) -> impl std::future::Future<Output = Result<std::collections::HashMap<Uuid, Vec<Self>>>> + Send
+    {
+        container_refs_of_many(db, account_id, shipment_ids)
+    }
+}
+
 /// A container as its shipment's resource shows it, read without its state.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ContainerRef {

@@ -318,13 +318,32 @@ where
     }
 }
 
+impl Keyed for ShownShipment {
+    fn key(&self) -> Key {
+        let (updated_us, id) = match self {
+            ShownShipment::View(v) => (v.updated_us, v.id),
+            ShownShipment::Row(r) => (r.updated_us, r.id),
+        };
+        Key {
+            sort_us: updated_us,
+            id: *id.as_bytes(),
+        }
+    }
+}
+
 /// What [`super::container_and_shipment`] reads a container's shipment as, and a page's
 /// shipments by id ([`super::shipments_as`]).
 pub trait ShipmentRead:
-    Sized + Send + Unpin + for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow>
+    Sized + Send + Unpin + Keyed + for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow>
 {
-    /// The columns of `shipments` (unqualified) a page's shipments are read with.
+    /// The columns of `shipments` (unqualified) a page's shipments, or a list of them, are
+    /// read with.
     const COLUMNS: &'static str;
+    /// The columns of `shipments` (unqualified) a list reads it from in place on SQLite.
+    const IN_PLACE_COLUMNS: &'static str;
+    /// The shipment from a row of [`ShipmentRead::IN_PLACE_COLUMNS`] read on `conn` (which it
+    /// may read more with).
+    fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self>;
     /// The shipment by id on a SQLite connection in place.
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>>;
     /// The shipment's columns of the joined PostgreSQL row (`s_*`, with `s_view`, its shown
@@ -338,6 +357,10 @@ pub trait ShipmentRead:
 
 impl ShipmentRead for ShipmentRow {
     const COLUMNS: &'static str = super::SHIPMENT_COLUMNS;
+    const IN_PLACE_COLUMNS: &'static str = super::SHIPMENT_COLUMNS;
+    fn in_place_row(_: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        crate::sqlite_reader::shipment_row(row)
+    }
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
         crate::sqlite_reader::shipment(conn, account_id, id)
     }
@@ -354,6 +377,11 @@ impl ShipmentRead for ShipmentRow {
 
 impl ShipmentRead for ShownShipment {
     const COLUMNS: &'static str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id, (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id) AS view";
+    // not the route and the state: where the text is not current, the whole row is read by id
+    const IN_PLACE_COLUMNS: &'static str = crate::sqlite_reader::SHIPMENT_SHOWN_COLUMNS;
+    fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        crate::sqlite_reader::shown_shipment_row(conn, row)
+    }
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
         crate::sqlite_reader::shipment_shown(conn, account_id, id)
     }

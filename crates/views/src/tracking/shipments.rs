@@ -427,6 +427,14 @@ impl<'a> ShipmentToShow<'a> {
         }
     }
 
+    /// The UN/LOCODE of its inland destination.
+    pub fn destination(&self) -> Option<&str> {
+        match self {
+            ShipmentToShow::Row(row) => row.route.0.destination_locode.as_deref(),
+            ShipmentToShow::View(_, view) => view.route[2].as_deref(),
+        }
+    }
+
     /// Its `shipment` resource written out, with `containers` in its relationship (as
     /// [`shipment_resource`] writes it).
     pub fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> String {

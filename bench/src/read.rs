@@ -11,6 +11,7 @@
 //!
 //! `KIND` is `container` (default: `GET /v2/containers/{id}?include=shipment` over the seeded
 //! sample of every account), `list` (`GET /v2/containers`, page 1 of each account),
+//! `shipments` (`GET /v2/shipments`, page 1 of each account),
 //! `shipping-lines` (`GET /v2/shipping_lines`, answered from memory) or `healthz`.
 //! Defaults: 32 connections, 10 seconds per run after a 2-second warm-up, three runs of each
 //! server alternating; medians with min–max. The load generator is one thread (run it under
@@ -127,6 +128,10 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
             }
             "list" => calls.push(Call {
                 path: "/v2/containers".into(),
+                key,
+            }),
+            "shipments" => calls.push(Call {
+                path: "/v2/shipments".into(),
                 key,
             }),
             "shipping-lines" => calls.push(Call {

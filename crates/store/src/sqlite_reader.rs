@@ -233,7 +233,7 @@ pub(crate) fn container_shown(
 }
 
 /// The columns of [`CONTAINER_SHOWN_BY_ID`] in its order, as a list reads them in place.
-pub(crate) const CONTAINER_SHOWN_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id), pod_terminal";
+pub(crate) const CONTAINER_SHOWN_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id AND v.account_id = containers.account_id), pod_terminal";
 
 /// A container as it is shown from a row of [`CONTAINER_SHOWN_COLUMNS`]: where its text is
 /// not current (another build wrote it, or none yet), its whole row read on `conn`, parsed.
@@ -284,7 +284,7 @@ pub(crate) fn shipment_shown(
 }
 
 /// The columns of [`SHIPMENT_SHOWN_BY_ID`] in its order, as a list reads them in place.
-pub(crate) const SHIPMENT_SHOWN_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id), (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id), (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id)";
+pub(crate) const SHIPMENT_SHOWN_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id AND p.account_id = t.account_id WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id), (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id), (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id AND v.account_id = shipments.account_id)";
 
 /// A shipment as it is shown from a row of [`SHIPMENT_SHOWN_COLUMNS`]: where its text is not
 /// current, its whole row read on `conn`, its route and state parsed.

@@ -158,7 +158,7 @@ impl ContainerRead for ContainerRow {
 
 impl ContainerRead for ShownContainer {
     type Shipment = ShownShipment;
-    const COLUMNS: &'static str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id) AS state_view, pod_terminal";
+    const COLUMNS: &'static str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id AND v.account_id = containers.account_id) AS state_view, pod_terminal";
     // not the state: where the text is not current, the whole row is read by id
     const IN_PLACE_COLUMNS: &'static str = crate::sqlite_reader::CONTAINER_SHOWN_COLUMNS;
     fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
@@ -376,7 +376,7 @@ impl ShipmentRead for ShipmentRow {
 }
 
 impl ShipmentRead for ShownShipment {
-    const COLUMNS: &'static str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id) AS customer_id, (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id) AS view";
+    const COLUMNS: &'static str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id AND p.account_id = t.account_id WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id) AS customer_id, (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id AND v.account_id = shipments.account_id) AS view";
     // not the route and the state: where the text is not current, the whole row is read by id
     const IN_PLACE_COLUMNS: &'static str = crate::sqlite_reader::SHIPMENT_SHOWN_COLUMNS;
     fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {

@@ -227,8 +227,26 @@ pub(crate) fn container_shown(
     account_id: Uuid,
     id: Uuid,
 ) -> rusqlite::Result<Option<ShownContainer>> {
-    conn.prepare_cached(CONTAINER_SHOWN_BY_ID)?
-        .query_row((id, account_id), |r| shown_container_row(conn, r))
+    shown_by_id(
+        conn,
+        CONTAINER_SHOWN_BY_ID,
+        account_id,
+        id,
+        shown_container_row,
+    )
+}
+
+/// One row of an account by its id, read with `sql` and made by `row` on the same connection
+/// (which it may read more with).
+fn shown_by_id<T>(
+    conn: &Connection,
+    sql: &str,
+    account_id: Uuid,
+    id: Uuid,
+    row: fn(&Connection, &Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Option<T>> {
+    conn.prepare_cached(sql)?
+        .query_row((id, account_id), |r| row(conn, r))
         .optional()
 }
 
@@ -278,9 +296,13 @@ pub(crate) fn shipment_shown(
     account_id: Uuid,
     id: Uuid,
 ) -> rusqlite::Result<Option<ShownShipment>> {
-    conn.prepare_cached(SHIPMENT_SHOWN_BY_ID)?
-        .query_row((id, account_id), |r| shown_shipment_row(conn, r))
-        .optional()
+    shown_by_id(
+        conn,
+        SHIPMENT_SHOWN_BY_ID,
+        account_id,
+        id,
+        shown_shipment_row,
+    )
 }
 
 /// The columns of [`SHIPMENT_SHOWN_BY_ID`] in its order, as a list reads them in place.

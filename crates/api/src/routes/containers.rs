@@ -34,6 +34,8 @@ const INCLUDES: &[&str] = &[
 mod render;
 
 #[cfg(debug_assertions)]
+use super::shown_check::Before;
+#[cfg(debug_assertions)]
 use render::shown_as_parsed;
 use render::{Known, asks_refs, render, to_show};
 
@@ -57,6 +59,8 @@ pub async fn list(
         let asked: ListContainers = q.input()?;
         let sorted = sorted_page(asked.sort(), &page)?;
         // each container and shipment shown from its rendered state where that is current
+        #[cfg(debug_assertions)]
+        let before = Before::take(db, caller.account.id).await?;
         let found: ContainerPage<ShownContainer> =
             boxtrack_app::containers::list(db, caller.account.id, &asked, &page).await?;
         let rows = &found.listed.rows;
@@ -70,6 +74,7 @@ pub async fn list(
         shown_as_parsed(
             db,
             caller,
+            &before,
             rows,
             &found.shipments.values().collect::<Vec<_>>(),
             None,
@@ -101,6 +106,8 @@ async fn one(
 ) -> ApiResult<JsonApi> {
     // what the shipment's resource shows of its containers is read with them
     let refs = asks_refs(includes);
+    #[cfg(debug_assertions)]
+    let before = Before::take(&state.db, caller.account.id).await?;
     let shown: boxtrack_app::containers::Shown<ShownContainer> =
         boxtrack_app::containers::show(&state.db, caller.account.id, id, refs)
             .await?
@@ -123,6 +130,7 @@ async fn one(
     shown_as_parsed(
         &state.db,
         caller,
+        &before,
         std::slice::from_ref(&c),
         &shown.shipment.iter().collect::<Vec<_>>(),
         asked_refs,

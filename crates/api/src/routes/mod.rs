@@ -21,6 +21,8 @@ pub mod sandbox;
 pub mod search;
 pub mod served_document;
 pub mod shipments;
+#[cfg(debug_assertions)]
+mod shown_check;
 pub mod sources;
 pub mod tracking_requests;
 pub mod uploads;

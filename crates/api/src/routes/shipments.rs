@@ -101,6 +101,8 @@ async fn shown_page<C: reads::OfShipments>(
     includes: &[String],
     include: impl Fn(&mut Included, &C, &ShipmentFacts),
 ) -> ApiResult<(Listed<ShownShipment>, Vec<String>, Vec<String>)> {
+    #[cfg(debug_assertions)]
+    let before = super::shown_check::Before::take(db, caller.account.id).await?;
     let found: ShipmentPage<ShownShipment, C> =
         boxtrack_app::shipments::list(db, caller.account.id, asked, page).await?;
     let asks = |name: &str| includes.iter().any(|i| i == name);
@@ -139,7 +141,15 @@ async fn shown_page<C: reads::OfShipments>(
     }
     let included = included.into_written();
     #[cfg(debug_assertions)]
-    shown_as_parsed(db, caller, &found.listed.rows, includes, (&data, &included)).await?;
+    shown_as_parsed(
+        db,
+        caller,
+        &before,
+        &found.listed.rows,
+        includes,
+        (&data, &included),
+    )
+    .await?;
     Ok((found.listed, data, included))
 }
 
@@ -149,38 +159,18 @@ async fn shown_page<C: reads::OfShipments>(
 async fn shown_as_parsed(
     db: &boxtrack_store::Db,
     caller: &Caller,
+    before: &super::shown_check::Before,
     rows: &[ShownShipment],
     includes: &[String],
     shown: (&[String], &[String]),
 ) -> ApiResult<()> {
+    use super::shown_check::{in_order, same};
     let ids: Vec<uuid::Uuid> = rows.iter().map(ShownShipment::id).collect();
-    let mut whole = reads::shipments_by_id(db, caller.account.id, &ids).await?;
-    let parsed = ids
-        .iter()
-        .map(|id| {
-            whole
-                .remove(id)
-                .ok_or_else(|| ApiError::not_found("shipment"))
-        })
-        .collect::<ApiResult<Vec<ShipmentRow>>>()?;
+    let whole = reads::shipments_by_id(db, caller.account.id, &ids).await?;
+    let parsed: Vec<ShipmentRow> = in_order(whole, &ids, "shipment")?;
     let (data, included) = render(db, caller, &parsed, None, includes).await?;
-    let values = |texts: &[String]| -> Vec<Value> {
-        texts
-            .iter()
-            .map(|t| serde_json::from_str(t).unwrap_or_default())
-            .collect()
-    };
-    assert_eq!(
-        values(shown.0),
-        data,
-        "shipments shown from their rendered texts"
-    );
-    assert_eq!(
-        values(shown.1),
-        included,
-        "what shipments include shown from rendered texts"
-    );
-    Ok(())
+    let account = caller.account.id;
+    same(db, account, before, shown, (data, included), "shipments").await
 }
 
 /// `GET /v2/shipments`: the use case [`boxtrack_app::shipments`], its input read from the

@@ -4,10 +4,10 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+#[cfg(debug_assertions)]
+use crate::routes::shown_check::{Before, in_order, same, values};
 use boxtrack_store::reads::{self, ContainerOnShipment, ContainerRow, ShipmentRow, ShownContainer};
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
-#[cfg(debug_assertions)]
-use serde_json::Value;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -337,11 +337,14 @@ pub(super) fn to_show<'a>(
 
 /// Checks, in debug builds (every test), that containers or their shipments shown from their
 /// rendered states read as the ones rendered from their parsed states: the texts the merge
-/// wrote are current. `shown` is the document's `data` and `included` as written from them.
+/// wrote are current. `shown` is the document's `data` and `included` as written from them;
+/// `before`, the account's fingerprint before they were read.
 #[cfg(debug_assertions)]
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn shown_as_parsed(
     db: &boxtrack_store::Db,
     caller: &Caller,
+    before: &Before,
     cs: &[ShownContainer],
     shipments: &[&reads::ShownShipment],
     refs: Option<HashMap<uuid::Uuid, Vec<reads::ContainerRef>>>,
@@ -357,15 +360,8 @@ pub(super) async fn shown_as_parsed(
     }
     let account = caller.account.id;
     let ids: Vec<uuid::Uuid> = cs.iter().map(|c| c.id()).collect();
-    let mut whole = reads::containers_by_id(db, account, &ids).await?;
-    let rows = ids
-        .iter()
-        .map(|id| {
-            whole
-                .remove(id)
-                .ok_or_else(|| ApiError::not_found("container"))
-        })
-        .collect::<ApiResult<Vec<ContainerRow>>>()?;
+    let whole = reads::containers_by_id(db, account, &ids).await?;
+    let rows = in_order(whole, &ids, "container")?;
     let ids: Vec<uuid::Uuid> = shipments.iter().map(|s| s.id()).collect();
     let shipments: HashMap<uuid::Uuid, ShipmentRow> =
         reads::shipments_by_id(db, account, &ids).await?;
@@ -374,21 +370,6 @@ pub(super) async fn shown_as_parsed(
         refs,
     };
     let (data, included) = render(db, caller, &rows, known, includes).await?;
-    let values = |texts: &[String]| -> Vec<Value> {
-        texts
-            .iter()
-            .map(|t| serde_json::from_str(t).unwrap_or_default())
-            .collect()
-    };
-    assert_eq!(
-        values(shown.0),
-        values(&data),
-        "containers shown from their rendered states"
-    );
-    assert_eq!(
-        values(shown.1),
-        values(&included),
-        "what containers include shown from rendered states"
-    );
-    Ok(())
+    let parsed = (values(&data), values(&included));
+    same(db, account, before, shown, parsed, "containers").await
 }

@@ -1,0 +1,63 @@
+//! What the debug builds' checks of shown resources share (`containers`, `shipments`): each
+//! writes a document again from the parsed rows and compares the two whole.
+
+use std::collections::HashMap;
+
+use boxtrack_store::Db;
+use boxtrack_store::reads;
+use serde_json::Value;
+
+use crate::error::{ApiError, ApiResult};
+
+/// The account's change fingerprint ([`reads::fingerprint`]) taken before a shown read: a
+/// check that finds the parsed rows differ can tell a change in between (a merge ran, which
+/// is not compared) from a text that is wrong.
+pub(super) struct Before(String);
+
+impl Before {
+    /// The fingerprint now.
+    pub(super) async fn take(db: &Db, account_id: uuid::Uuid) -> ApiResult<Before> {
+        Ok(Before(reads::fingerprint(db, account_id).await?))
+    }
+}
+
+/// The rows of `found` in the order of `ids`; 404 for one gone since it was shown.
+pub(super) fn in_order<T>(
+    mut found: HashMap<uuid::Uuid, T>,
+    ids: &[uuid::Uuid],
+    what: &'static str,
+) -> ApiResult<Vec<T>> {
+    ids.iter()
+        .map(|id| found.remove(id).ok_or_else(|| ApiError::not_found(what)))
+        .collect()
+}
+
+/// Resources written out, as JSON values to compare.
+pub(super) fn values(texts: &[String]) -> Vec<Value> {
+    texts
+        .iter()
+        .map(|t| serde_json::from_str(t).unwrap_or_default())
+        .collect()
+}
+
+/// Asserts that the `data` and `included` shown read as those written from the parsed rows,
+/// unless the account changed since `before` (the two reads then saw different rows).
+pub(super) async fn same(
+    db: &Db,
+    account_id: uuid::Uuid,
+    before: &Before,
+    shown: (&[String], &[String]),
+    parsed: (Vec<Value>, Vec<Value>),
+    what: &str,
+) -> ApiResult<()> {
+    let shown = (values(shown.0), values(shown.1));
+    if shown == parsed || reads::fingerprint(db, account_id).await? != before.0 {
+        return Ok(());
+    }
+    assert_eq!(shown.0, parsed.0, "{what} shown from their rendered texts");
+    assert_eq!(
+        shown.1, parsed.1,
+        "what {what} include shown from rendered texts"
+    );
+    Ok(())
+}

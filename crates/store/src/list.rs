@@ -174,10 +174,15 @@ where
     Ok(listed(rows, total, page, counted))
 }
 
+/// The furthest page (in rows skipped) an unfiltered list is read in place.
+const IN_PLACE_OFFSET: u64 = 300;
+
 /// [`list_counted`], read in place on SQLite (one read transaction on the calling thread,
 /// see `sqlite_reader`) with `columns` instead of the spec's, each row made by `row` (which
-/// may read more on the same connection); through the pool on PostgreSQL, or while SQLite is
-/// busy.
+/// may read more on the same connection); through the pool on PostgreSQL, while SQLite is
+/// busy, and for a list whose cost is not bounded by its page: a filtered one (its count
+/// walks up to [`COUNT_CAP`] rows) or one far down by page number (its offset is walked),
+/// which would hold the calling thread, a runtime worker, for as long.
 pub(crate) async fn list_counted_in_place<T>(
     db: &Db,
     spec: &ListSpec,
@@ -188,6 +193,9 @@ pub(crate) async fn list_counted_in_place<T>(
 where
     T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin + Keyed,
 {
+    if !bounded(page, counted.is_some()) {
+        return list_counted(db, spec, page, counted).await;
+    }
     let in_place = ListSpec {
         columns,
         ..spec.clone()
@@ -212,6 +220,12 @@ where
         }
         None => list_counted(db, spec, page, counted).await,
     }
+}
+
+/// Whether a list's cost is bounded by its page: unfiltered (`counted`: its total is a
+/// maintained count) and by cursor or within [`IN_PLACE_OFFSET`] rows.
+fn bounded(page: &Page, counted: bool) -> bool {
+    counted && (page.cursor.is_some() || page.offset() <= IN_PLACE_OFFSET)
 }
 
 /// The columns a list reads in place on SQLite, and how a row of them is made (on the
@@ -348,6 +362,25 @@ fn listed<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_lists_bounded_by_their_page_are_read_in_place() {
+        let page = |number: u32, cursor: Option<Cursor>| Page {
+            number,
+            size: 30,
+            cursor,
+        };
+        let key = Key {
+            sort_us: 1,
+            id: [0; 16],
+        };
+        assert!(bounded(&page(1, None), true));
+        assert!(bounded(&page(11, None), true), "300 rows skipped");
+        assert!(!bounded(&page(12, None), true), "330 rows skipped");
+        assert!(bounded(&page(1, Some(Cursor::After(key))), true));
+        assert!(bounded(&page(1, Some(Cursor::Before(key))), true));
+        assert!(!bounded(&page(1, None), false), "a filtered list's count");
+    }
 
     #[test]
     fn placeholders_are_numbered_across_parts() {

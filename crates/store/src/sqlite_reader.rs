@@ -113,7 +113,10 @@ fn open(path: &std::path::Path) -> rusqlite::Result<Connection> {
     )?;
     conn.pragma_update(None, "query_only", "ON")?;
     conn.pragma_update(None, "cache_size", -8192)?;
-    conn.set_prepared_statement_cache_capacity(16);
+    // the reads by key (a handful of statements) and the lists read in place, whose text
+    // differs with their filters and page: room for both, so that varied lists do not push
+    // the reads by key out
+    conn.set_prepared_statement_cache_capacity(64);
     Ok(conn)
 }
 

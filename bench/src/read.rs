@@ -292,8 +292,24 @@ async fn bench(seed: &str, kind: &str, connections: usize, seconds: u64) -> Res<
     Ok(())
 }
 
+/// What `--help` prints.
+const HELP: &str = "bench-read SEED.json [KIND] [CONNECTIONS] [SECONDS]
+
+Requests a second of `boxtrack serve` (BOXTRACK_BIN, with BOXTRACK_SERVE_ARGS) against a
+bare axum floor and an in-memory baseline, in the same rounds; run it under `taskset -c 0`.
+SEED.json is what bench-seed wrote. KIND: container (default; GET /v2/containers/{id}
+?include=shipment over each account's sample), list (GET /v2/containers, page 1 of each
+account), shipments (GET /v2/shipments, page 1 of each account), shipping-lines or healthz.
+Defaults: 32 connections, 10 seconds a run. `--read-cache-mib 0` in BOXTRACK_SERVE_ARGS
+renders every request.
+";
+
 fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if matches!(args.first().map(String::as_str), Some("--help" | "-h")) {
+        print!("{HELP}");
+        return Ok(());
+    }
     if args.first().map(String::as_str) == Some("baseline") {
         // the baseline server: as many threads as its cpus allow, like boxtrack's
         let rt = tokio::runtime::Builder::new_multi_thread()

@@ -161,7 +161,7 @@ pub async fn list_counted<T>(
 where
     T: for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow> + Send + Unpin + Keyed,
 {
-    let (count, select) = statements(spec, page, counted);
+    let (count, select) = statements(spec, spec.columns, page, counted);
     let (total, rows): (i64, Vec<T>) = on_db!(db, p => {
         let total: i64 = bind_all!(sqlx::query_scalar(AssertSqlSafe(count.sql)), count.args)
             .fetch_one(p)
@@ -196,11 +196,7 @@ where
     if !bounded(page, counted.is_some()) {
         return list_counted(db, spec, page, counted).await;
     }
-    let in_place = ListSpec {
-        columns,
-        ..spec.clone()
-    };
-    let (count, select) = statements(&in_place, page, counted);
+    let (count, select) = statements(spec, columns, page, counted);
     let read = crate::sqlite_reader::in_place(db, |c| {
         crate::sqlite_reader::snapshot(c, || {
             let total: i64 = c
@@ -246,10 +242,11 @@ impl rusqlite::ToSql for Arg {
     }
 }
 
-/// The count's statement and the page's (`$1`… numbered in order of appearance, which SQLite
-/// binds by position as well).
+/// The count's statement and the page's, reading `columns` (`$1`… numbered in order of
+/// appearance, which SQLite binds by position as well).
 fn statements(
     spec: &ListSpec,
+    columns: &str,
     page: &Page,
     counted: Option<(&'static str, Uuid)>,
 ) -> (Built, Built) {
@@ -280,7 +277,7 @@ fn statements(
     let (sort, id) = (spec.sort_col, spec.id_col);
     let mut parts: Vec<(String, Vec<Arg>)> = Vec::new();
     parts.push((
-        format!("SELECT {} FROM {} WHERE 1=1", spec.columns, spec.from),
+        format!("SELECT {columns} FROM {} WHERE 1=1", spec.from),
         vec![],
     ));
     for (sql, args) in &conds {

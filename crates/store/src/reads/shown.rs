@@ -404,3 +404,21 @@ impl ShipmentRead for ShownShipment {
         self.id()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shown_container_list_reads_the_whole_rows_columns_and_its_text() {
+        // the text not current, the row is decoded from the same columns a whole row's list reads
+        let extra = <ShownContainer as ContainerRead>::COLUMNS
+            .strip_prefix(super::super::CONTAINER_COLUMNS)
+            .unwrap_or_default();
+        assert!(
+            extra.starts_with(", (SELECT v.view FROM container_views"),
+            "{extra}"
+        );
+        assert!(extra.ends_with("AS state_view, pod_terminal"), "{extra}");
+    }
+}

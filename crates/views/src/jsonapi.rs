@@ -52,11 +52,50 @@ pub struct Identifier {
 
 impl Identifier {
     /// The identifier of a `kind` resource.
-    pub fn new(kind: &str, id: impl ToString) -> Identifier {
+    pub fn new(kind: &str, id: impl IdText) -> Identifier {
         Identifier {
-            id: id.to_string(),
+            id: id.id_text(),
             kind: kind.to_string(),
         }
+    }
+}
+
+/// What a resource's id is written as: a UUID's hyphenated lower-case text (written straight
+/// into the string, not through `Display`'s formatter: a shown container names ten), or a
+/// text id as it is.
+pub trait IdText {
+    /// The id's text.
+    fn id_text(self) -> String;
+}
+
+impl IdText for uuid::Uuid {
+    fn id_text(self) -> String {
+        let mut buf = uuid::Uuid::encode_buffer();
+        self.hyphenated().encode_lower(&mut buf).to_owned()
+    }
+}
+
+impl IdText for &uuid::Uuid {
+    fn id_text(self) -> String {
+        (*self).id_text()
+    }
+}
+
+impl IdText for String {
+    fn id_text(self) -> String {
+        self
+    }
+}
+
+impl IdText for &String {
+    fn id_text(self) -> String {
+        self.clone()
+    }
+}
+
+impl IdText for &str {
+    fn id_text(self) -> String {
+        self.to_owned()
     }
 }
 
@@ -69,7 +108,7 @@ pub struct ToOne {
 
 impl ToOne {
     /// A relationship to a `kind` resource, or to none.
-    pub fn new(kind: &str, id: Option<impl ToString>) -> ToOne {
+    pub fn new(kind: &str, id: Option<impl IdText>) -> ToOne {
         ToOne {
             data: id.map(|id| Identifier::new(kind, id)),
         }
@@ -90,7 +129,7 @@ pub struct ToMany {
 
 impl ToMany {
     /// A relationship to these `kind` resources.
-    pub fn new<I: ToString>(kind: &str, ids: impl IntoIterator<Item = I>) -> ToMany {
+    pub fn new<I: IdText>(kind: &str, ids: impl IntoIterator<Item = I>) -> ToMany {
         ToMany {
             data: ids
                 .into_iter()

@@ -332,7 +332,11 @@ impl VoyageView<'_> {
         let values = stored::values_of(values, &VOYAGE_KEYS)?;
         let mut route: [Option<String>; 5] = Default::default();
         for (r, at) in route.iter_mut().zip(VOYAGE_AT.iter()) {
-            *r = serde_json::from_str(values.get(*at)?).ok()?;
+            let value = values.get(*at)?;
+            *r = match stored::plain_string(value) {
+                Some(text) => text,
+                None => serde_json::from_str(value).ok()?,
+            };
         }
         Some(VoyageView { values, route })
     }

@@ -77,6 +77,18 @@ pub(super) fn values_of<'a>(array: &'a str, names: &[String]) -> Option<Vec<&'a 
     top_level(array).filter(|v| v.len() == names.len())
 }
 
+/// A stored value that is `null` or a JSON string without escapes, read without a JSON
+/// parser: `Some(None)` for `null`, `Some(Some(text))` for a string; `None` for anything else
+/// (an escape, a control character, another type), which the caller parses as JSON.
+pub(super) fn plain_string(value: &str) -> Option<Option<String>> {
+    if value == "null" {
+        return Some(None);
+    }
+    let inner = value.strip_prefix('"')?.strip_suffix('"')?;
+    let plain = inner.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+    plain.then(|| Some(inner.to_owned()))
+}
+
 /// Appends the members `values` stand for, without braces (`"name":value,…`).
 pub(super) fn push_members(out: &mut String, names: &[String], values: &[&str]) {
     for (i, (k, v)) in names.iter().zip(values).enumerate() {
@@ -87,5 +99,40 @@ pub(super) fn push_members(out: &mut String, names: &[String], values: &[&str]) 
         out.push_str(k);
         out.push_str("\":");
         out.push_str(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_string;
+    use proptest::prelude::*;
+
+    #[test]
+    fn plain_strings_are_read_and_the_rest_left_to_json() {
+        assert_eq!(plain_string("null"), Some(None));
+        assert_eq!(plain_string("\"USLAX\""), Some(Some("USLAX".into())));
+        assert_eq!(plain_string("\"\""), Some(Some(String::new())));
+        // escapes, other types and stray text go to the JSON parser
+        assert_eq!(plain_string(r#""a\"b""#), None);
+        assert_eq!(plain_string(r#""a\u00e9""#), None);
+        assert_eq!(plain_string("12"), None);
+        assert_eq!(plain_string(" \"x\""), None);
+        assert_eq!(plain_string("\"x"), None);
+        assert_eq!(plain_string("\"a\tb\""), None);
+    }
+
+    proptest! {
+        /// Whatever it reads, JSON reads the same; what JSON writes of a string or none it
+        /// reads back or leaves to JSON.
+        #[test]
+        fn plain_string_agrees_with_json(s in any::<Option<String>>(), raw in ".{0,12}") {
+            let written = serde_json::to_string(&s).unwrap();
+            if let Some(read) = plain_string(&written) {
+                prop_assert_eq!(read, s);
+            }
+            if let Some(read) = plain_string(&raw) {
+                prop_assert_eq!(Some(read), serde_json::from_str::<Option<String>>(&raw).ok());
+            }
+        }
     }
 }

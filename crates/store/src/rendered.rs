@@ -23,6 +23,12 @@ pub struct Renderer {
     pub render_shipment: fn(&Route, &ShipmentState) -> String,
     /// Whether a stored shipment's text is this renderer's.
     pub shipment_current: fn(&str) -> bool,
+    /// What every container text `render` writes begins with (its version): [`refresh`]
+    /// takes a stored text that begins so as this renderer's without reading it, and reads
+    /// a state only where the text does not.
+    pub tag: &'static str,
+    /// What every shipment text `render_shipment` writes begins with.
+    pub shipment_tag: &'static str,
 }
 
 static RENDERER: OnceLock<Renderer> = OnceLock::new();
@@ -64,7 +70,10 @@ pub enum Shown {
 
 /// Writes the text of the containers or shipments after `after` (by id, `batch` of them
 /// read) whose stored text is missing or not current: rows written before this version of
-/// the renderer, or by a process without one. A row whose state a merge changed meanwhile is
+/// the renderer, or by a process without one. A text is taken as current when it begins with
+/// the renderer's tag (a text that does yet fails the renderer's whole check is shown from
+/// the state by every read, as before, and left to the row's next merge); the states of
+/// current rows are not read. A row whose state a merge changed meanwhile is
 /// left to that merge's text. Returns how many texts it wrote, and the last id read (`None`
 /// once no row is left after `after`).
 pub async fn refresh(
@@ -73,80 +82,85 @@ pub async fn refresh(
     after: Option<uuid::Uuid>,
     batch: i64,
 ) -> crate::Result<(usize, Option<uuid::Uuid>)> {
-    if RENDERER.get().is_none() {
+    let Some(renderer) = RENDERER.get() else {
         return Ok((0, None));
-    }
+    };
+    let tag = match shown {
+        Shown::Containers => renderer.tag,
+        Shown::Shipments => renderer.shipment_tag,
+    };
     let after = after.unwrap_or(uuid::Uuid::nil());
-    let rows = stale(db, shown, after, batch).await?;
+    let rows = stale(db, shown, after, batch, tag).await?;
     let last = rows.last().map(|r| r.id);
     let mut wrote = 0;
     for row in rows {
-        let Some(text) = row.text(shown) else {
+        let (Some(text), Some(state)) = (row.text(shown), row.state.as_deref()) else {
             continue;
         };
-        wrote += write_if_same(db, shown, row.id, &row.state, text).await?;
+        wrote += write_if_same(db, shown, row.id, state, text).await?;
     }
     Ok((wrote, last))
 }
 
-/// A row [`refresh`] reads: its state as stored, what else its text is made of, its text.
+/// A row [`refresh`] reads: its state as stored and what else its text is made of, where its
+/// stored text is missing or does not begin with the renderer's tag (none where it does: the
+/// database compares the tag, so a current row's state and text are not read out).
 #[derive(sqlx::FromRow)]
 struct Stale {
     id: uuid::Uuid,
-    state: String,
+    state: Option<String>,
     /// A container's status, or a shipment's route.
-    other: String,
+    other: Option<String>,
     ready: bool,
-    view: Option<String>,
 }
 
 impl Stale {
     /// The text to write, or `None` where the stored one is current or a state this
     /// version cannot read (its reads parse it, and fail as they would have).
     fn text(&self, shown: Shown) -> Option<String> {
+        let state = self.state.as_deref()?;
+        let other = self.other.as_deref()?;
         match shown {
             Shown::Containers => {
-                if self.view.as_deref().is_some_and(is_current) {
-                    return None;
-                }
-                let state = serde_json::from_str::<ContainerState>(&self.state).ok()?;
-                container(&state, &self.other, self.ready)
+                let state = serde_json::from_str::<ContainerState>(state).ok()?;
+                container(&state, other, self.ready)
             }
             Shown::Shipments => {
-                if self.view.as_deref().is_some_and(is_current_shipment) {
-                    return None;
-                }
-                let state = serde_json::from_str::<ShipmentState>(&self.state).ok()?;
-                let route = serde_json::from_str::<Route>(&self.other).ok()?;
+                let state = serde_json::from_str::<ShipmentState>(state).ok()?;
+                let route = serde_json::from_str::<Route>(other).ok()?;
                 shipment(&route, &state)
             }
         }
     }
 }
 
-/// The next `batch` rows after `after`, with their texts.
+/// The next `batch` rows after `after`, with the states of those whose text does not begin
+/// with `tag`.
 async fn stale(
     db: &crate::Db,
     shown: Shown,
     after: uuid::Uuid,
     batch: i64,
+    tag: &str,
 ) -> crate::Result<Vec<Stale>> {
     use crate::Backend::{Postgres, Sqlite};
     let sql = match (shown, db.backend()) {
         (Shown::Containers, Postgres) => {
-            "SELECT c.id, c.state::text AS state, c.current_status AS other, c.ready_for_pickup AS ready, v.view FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2"
+            "SELECT c.id, CASE WHEN v.view IS NULL OR left(v.view, length($3)) <> $3 THEN c.state::text END AS state, c.current_status AS other, c.ready_for_pickup AS ready FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2"
         }
         (Shown::Containers, Sqlite) => {
-            "SELECT c.id, c.state, c.current_status AS other, c.ready_for_pickup AS ready, v.view FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2"
+            "SELECT c.id, CASE WHEN v.view IS NULL OR substr(v.view, 1, length($3)) <> $3 THEN c.state END AS state, c.current_status AS other, c.ready_for_pickup AS ready FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2"
         }
         (Shown::Shipments, Postgres) => {
-            "SELECT s.id, s.state::text AS state, s.route::text AS other, FALSE AS ready, v.view FROM shipments s LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id > $1 ORDER BY s.id LIMIT $2"
+            "SELECT s.id, CASE WHEN v.view IS NULL OR left(v.view, length($3)) <> $3 THEN s.state::text END AS state, CASE WHEN v.view IS NULL OR left(v.view, length($3)) <> $3 THEN s.route::text END AS other, FALSE AS ready FROM shipments s LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id > $1 ORDER BY s.id LIMIT $2"
         }
         (Shown::Shipments, Sqlite) => {
-            "SELECT s.id, s.state, s.route AS other, FALSE AS ready, v.view FROM shipments s LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id > $1 ORDER BY s.id LIMIT $2"
+            "SELECT s.id, CASE WHEN v.view IS NULL OR substr(v.view, 1, length($3)) <> $3 THEN s.state END AS state, CASE WHEN v.view IS NULL OR substr(v.view, 1, length($3)) <> $3 THEN s.route END AS other, FALSE AS ready FROM shipments s LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id > $1 ORDER BY s.id LIMIT $2"
         }
     };
-    Ok(crate::on_db!(db, p => sqlx::query_as(sql).bind(after).bind(batch).fetch_all(p).await?))
+    Ok(
+        crate::on_db!(db, p => sqlx::query_as(sql).bind(after).bind(batch).bind(tag).fetch_all(p).await?),
+    )
 }
 
 /// Writes `text` as the row's, only while its state is the one it was rendered from (on

@@ -1558,6 +1558,8 @@ fn install_test_renderer() {
             format!("u1|{pod}|{}", st.pol_atd_us.is_some())
         },
         shipment_current: |text| text.starts_with("u1|"),
+        tag: "t1|",
+        shipment_tag: "u1|",
     });
 }
 

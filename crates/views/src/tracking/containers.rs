@@ -429,6 +429,9 @@ fn state_attributes(st: &ContainerState, status: &str, ready: bool) -> Container
 /// not shown (the test `a_state_view_reads_as_written` fails until it does).
 const STATE_VIEW: &str = "c2";
 
+/// What every [`state_view`] text begins with: its version and the separator.
+const STATE_TAG: &str = "c2|";
+
 /// The names of [`ContainerStateAttributes`]' members, in the order they are written.
 static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
     stored::names_of(&written(&state_attributes(
@@ -524,6 +527,8 @@ pub fn install_state_view() {
         current: state_view_is_current,
         render_shipment: super::shipments::voyage_view,
         shipment_current: super::shipments::voyage_view_is_current,
+        tag: STATE_TAG,
+        shipment_tag: super::shipments::VOYAGE_TAG,
     });
 }
 
@@ -686,6 +691,7 @@ mod tests {
             text,
             "c2|10||1786000000000000|1787000000000000|[\"S\\\\1\",\"dry\",40,null,null,\"2026-07-25T17:20:00Z\",null,null,null,null,null,null,null,null,null,\"1970-01-01T00:00:00Z\",null,null,true,true,[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],null,null,null,\"B-12\\t04\",null,null,null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,\"available\"]"
         );
+        assert!(text.starts_with(STATE_TAG) && STATE_TAG == format!("{STATE_VIEW}|"));
         let read = StateView::read(&text).unwrap();
         assert_eq!(read.facts, StateFacts::of(&a_state()));
         // another version's text, or a damaged one, is not shown

@@ -284,6 +284,9 @@ fn relationships<C: ContainerOnShipment>(
 /// is not shown (the test `a_voyage_view_reads_as_written` fails until it does).
 const VOYAGE_VIEW: &str = "s1";
 
+/// What every [`voyage_view`] text begins with: its version and the separator.
+pub(super) const VOYAGE_TAG: &str = "s1|";
+
 /// The names of [`ShipmentVoyageAttributes`]' members, in the order they are written.
 static VOYAGE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
     stored::names_of(&written(&voyage_attributes(
@@ -564,6 +567,7 @@ mod tests {
             text,
             "s1|[\"CNSHA\",\"Shanghai\",\"USLAX\",\"Los \\\"Angeles\\\"\",\"USCHI\",\"Chicago\",\"EVER\\\\GIVEN\",null,\"0412E\",\"2026-07-25T17:20:00Z\",null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,null,\"Asia/Shanghai\",\"America/Los_Angeles\",\"America/Chicago\"]"
         );
+        assert!(text.starts_with(VOYAGE_TAG) && VOYAGE_TAG == format!("{VOYAGE_VIEW}|"));
         let read = VoyageView::read(&text).unwrap();
         assert_eq!(read.route[1].as_deref(), Some("USLAX"));
         assert_eq!(read.route[4].as_deref(), Some("America/Chicago"));

@@ -426,11 +426,9 @@ fn state_attributes(st: &ContainerState, status: &str, ready: bool) -> Container
 
 /// The version and shape of the text [`state_view`] writes: a change to what
 /// [`ContainerStateAttributes`] shows, or to how, changes it, so that a text written before is
-/// not shown (the test `a_state_view_reads_as_written` fails until it does).
-const STATE_VIEW: &str = "c2";
-
-/// What every [`state_view`] text begins with: its version and the separator.
-const STATE_TAG: &str = "c2|";
+/// not shown (the test `a_state_view_reads_as_written` fails until it does). Every text begins
+/// with it, separator included: it is also the renderer's tag (`Renderer::tag`).
+const STATE_VIEW: &str = "c2|";
 
 /// The names of [`ContainerStateAttributes`]' members, in the order they are written.
 static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
@@ -451,7 +449,6 @@ pub fn state_view(st: &ContainerState, status: &str, ready: bool) -> String {
     let attributes = written(&state_attributes(st, status, ready));
     let mut out = String::with_capacity(attributes.len() / 2 + 80);
     out.push_str(STATE_VIEW);
-    out.push('|');
     for a in facts.available {
         out.push(if a { '1' } else { '0' });
     }
@@ -477,10 +474,7 @@ impl StateView<'_> {
     /// Reads `text`'s header (its version, facts, and where the values are), or `None` when
     /// another version (or nothing readable) wrote it.
     fn header(text: &str) -> Option<(StateFacts, &str)> {
-        let mut parts = text.splitn(6, '|');
-        if parts.next()? != STATE_VIEW {
-            return None;
-        }
+        let mut parts = text.strip_prefix(STATE_VIEW)?.splitn(5, '|');
         let available = match parts.next()?.as_bytes() {
             [a, b] => [*a == b'1', *b == b'1'],
             _ => return None,
@@ -527,8 +521,8 @@ pub fn install_state_view() {
         current: state_view_is_current,
         render_shipment: super::shipments::voyage_view,
         shipment_current: super::shipments::voyage_view_is_current,
-        tag: STATE_TAG,
-        shipment_tag: super::shipments::VOYAGE_TAG,
+        tag: STATE_VIEW,
+        shipment_tag: super::shipments::VOYAGE_VIEW,
     });
 }
 
@@ -691,7 +685,6 @@ mod tests {
             text,
             "c2|10||1786000000000000|1787000000000000|[\"S\\\\1\",\"dry\",40,null,null,\"2026-07-25T17:20:00Z\",null,null,null,null,null,null,null,null,null,\"1970-01-01T00:00:00Z\",null,null,true,true,[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],null,null,null,\"B-12\\t04\",null,null,null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,\"available\"]"
         );
-        assert!(text.starts_with(STATE_TAG) && STATE_TAG == format!("{STATE_VIEW}|"));
         let read = StateView::read(&text).unwrap();
         assert_eq!(read.facts, StateFacts::of(&a_state()));
         // another version's text, or a damaged one, is not shown

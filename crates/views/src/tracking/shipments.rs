@@ -281,11 +281,10 @@ fn relationships<C: ContainerOnShipment>(
 
 /// The version and shape of the text [`voyage_view`] writes: a change to what
 /// [`ShipmentVoyageAttributes`] shows, or to how, changes it, so that a text written before
-/// is not shown (the test `a_voyage_view_reads_as_written` fails until it does).
-const VOYAGE_VIEW: &str = "s1";
-
-/// What every [`voyage_view`] text begins with: its version and the separator.
-pub(super) const VOYAGE_TAG: &str = "s1|";
+/// is not shown (the test `a_voyage_view_reads_as_written` fails until it does). Every text
+/// begins with it, separator included: it is also the renderer's tag
+/// (`Renderer::shipment_tag`).
+pub(super) const VOYAGE_VIEW: &str = "s1|";
 
 /// The names of [`ShipmentVoyageAttributes`]' members, in the order they are written.
 static VOYAGE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
@@ -314,7 +313,6 @@ pub fn voyage_view(route: &Route, st: &ShipmentState) -> String {
     let attributes = written(&voyage_attributes(route, st));
     let mut out = String::with_capacity(attributes.len() / 2 + 8);
     out.push_str(VOYAGE_VIEW);
-    out.push('|');
     stored::push_values(&mut out, &attributes);
     out
 }
@@ -331,7 +329,7 @@ pub struct VoyageView<'a> {
 impl VoyageView<'_> {
     /// Reads `text`, or `None` when another version (or nothing readable) wrote it.
     fn read(text: &str) -> Option<VoyageView<'_>> {
-        let values = text.strip_prefix(VOYAGE_VIEW)?.strip_prefix('|')?;
+        let values = text.strip_prefix(VOYAGE_VIEW)?;
         let values = stored::values_of(values, &VOYAGE_KEYS)?;
         let mut route: [Option<String>; 5] = Default::default();
         for (r, at) in route.iter_mut().zip(VOYAGE_AT.iter()) {
@@ -567,7 +565,6 @@ mod tests {
             text,
             "s1|[\"CNSHA\",\"Shanghai\",\"USLAX\",\"Los \\\"Angeles\\\"\",\"USCHI\",\"Chicago\",\"EVER\\\\GIVEN\",null,\"0412E\",\"2026-07-25T17:20:00Z\",null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,null,\"Asia/Shanghai\",\"America/Los_Angeles\",\"America/Chicago\"]"
         );
-        assert!(text.starts_with(VOYAGE_TAG) && VOYAGE_TAG == format!("{VOYAGE_VIEW}|"));
         let read = VoyageView::read(&text).unwrap();
         assert_eq!(read.route[1].as_deref(), Some("USLAX"));
         assert_eq!(read.route[4].as_deref(), Some("America/Chicago"));

@@ -35,6 +35,7 @@ WITH proposal(table_name, role, dist_col, colocation, why) AS (
     -- shared by every account, small, rarely written: a copy on every node
     ('users',           'reference',   NULL,   NULL,       'sign-in by e-mail across accounts: users_email stays globally unique'),
     ('oauth_clients',   'reference',   NULL,   NULL,       'OAuth clients are not of an account'),
+    ('shown_passes',    'reference',   NULL,   NULL,       'two rows: the last start pass over every account''s shown texts'),
     -- shared work queues and caches, kept on the coordinator only
     ('subjects',        'local',       NULL,   NULL,       'the polling queue of every account (FOR UPDATE SKIP LOCKED claims)'),
     ('early_reports',   'local',       NULL,   NULL,       'bounded; account_id NULL for operator files; read by number across accounts'),

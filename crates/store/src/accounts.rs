@@ -246,11 +246,12 @@ const OWNED_THROUGH: [(&str, &str, &str); 4] = [
 const KEPT: [&str; 1] = ["account_changes"];
 
 /// Tables shared by every account (nothing of one account to delete in them).
-pub const SHARED_TABLES: [&str; 5] = [
+pub const SHARED_TABLES: [&str; 6] = [
     "accounts",
     "ais_track",
     "ais_vessels",
     "oauth_clients",
+    "shown_passes",
     "subjects",
 ];
 

@@ -49,6 +49,11 @@ pub(crate) fn shipment(route: &Route, state: &ShipmentState) -> Option<String> {
     RENDERER.get().map(|r| (r.render_shipment)(route, state))
 }
 
+/// What every shipment text this process's renderer writes begins with, when it has one.
+pub(crate) fn shipment_tag() -> Option<&'static str> {
+    RENDERER.get().map(|r| r.shipment_tag)
+}
+
 /// Whether `stored` was written by this process's renderer: a read may show it as it is.
 pub(crate) fn is_current(stored: &str) -> bool {
     RENDERER.get().is_some_and(|r| (r.current)(stored))
@@ -68,30 +73,199 @@ pub enum Shown {
     Shipments,
 }
 
-/// Writes the text of the containers or shipments after `after` (by id, `batch` of them
-/// read) whose stored text is missing or not current: rows written before this version of
-/// the renderer, or by a process without one. A text is taken as current when it begins with
-/// the renderer's tag (a text that does yet fails the renderer's whole check is shown from
-/// the state by every read, as before, and left to the row's next merge); the states of
-/// current rows are not read. A row whose state a merge changed meanwhile is
-/// left to that merge's text. Returns how many texts it wrote, and the last id read (`None`
-/// once no row is left after `after`).
+impl Shown {
+    /// Its name in `shown_passes`.
+    fn name(self) -> &'static str {
+        match self {
+            Shown::Containers => "containers",
+            Shown::Shipments => "shipments",
+        }
+    }
+
+    /// What every text of this kind the renderer writes begins with.
+    fn tag(self, renderer: &Renderer) -> &'static str {
+        match self {
+            Shown::Containers => renderer.tag,
+            Shown::Shipments => renderer.shipment_tag,
+        }
+    }
+}
+
+/// How far before the start of the last completed pass a later pass looks for changed rows:
+/// a merge takes its time when it begins and may commit after the pass went by, and the
+/// processes' clocks may differ by a little.
+pub const CHANGED_SLACK_US: i64 = 10 * 60 * 1_000_000;
+
+/// Where a pass over the stored shown texts stands ([`begin`], [`refresh`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cursor {
+    /// Every row, by id, after this one.
+    Every(uuid::Uuid),
+    /// The rows changed at or after `since_us`, account by account (by id), and in an
+    /// account by `(updated_us, id)` after `after`.
+    Changed {
+        /// The earliest change the pass looks at.
+        since_us: i64,
+        /// The account it is in.
+        account: uuid::Uuid,
+        /// The last row it read in that account.
+        after: (i64, uuid::Uuid),
+    },
+}
+
+impl Cursor {
+    /// A pass over the rows changed at or after `since_us`, from the first account.
+    pub fn changed_since(since_us: i64) -> Self {
+        Cursor::Changed {
+            since_us,
+            account: uuid::Uuid::nil(),
+            after: (since_us, uuid::Uuid::nil()),
+        }
+    }
+}
+
+/// A pass [`begin`] began: where it starts, and what [`passed`] records once it went to the
+/// end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pass {
+    /// The kind of row it passes over.
+    pub shown: Shown,
+    /// Where it starts: every row where the last completed pass wrote another tag (or none
+    /// did), else the rows changed since that pass began.
+    pub from: Cursor,
+    /// When it began.
+    pub started_us: i64,
+    /// The generation of its `shown_passes` row when it began.
+    generation: i64,
+}
+
+/// Begins a pass over the shown texts of `shown` at `now_us`: `None` when this process has
+/// no renderer. Where the last completed pass wrote this renderer's tag, the pass looks only
+/// at rows changed since that pass began (less [`CHANGED_SLACK_US`]): the others' texts are
+/// this renderer's or were rewritten by a merge since. Where it wrote another tag, that
+/// record is withdrawn before this pass writes anything, so that a pass of the other tag
+/// that later goes to the end cannot take this one's texts for its own.
+pub async fn begin(db: &crate::Db, shown: Shown, now_us: i64) -> crate::Result<Option<Pass>> {
+    let Some(renderer) = RENDERER.get() else {
+        return Ok(None);
+    };
+    let tag = shown.tag(renderer);
+    let last: Option<(Option<String>, Option<i64>, i64)> = crate::on_db!(db, p => sqlx::query_as(
+        "SELECT tag, started_us, generation FROM shown_passes WHERE shown = $1",
+    )
+    .bind(shown.name())
+    .fetch_optional(p)
+    .await?);
+    let (from, generation) = match last {
+        Some((Some(last), Some(started), generation)) if last == tag => (
+            Cursor::changed_since(started.saturating_sub(CHANGED_SLACK_US)),
+            generation,
+        ),
+        Some((Some(_), _, _)) => (Cursor::Every(uuid::Uuid::nil()), forget(db, shown).await?),
+        Some((None, _, generation)) => (Cursor::Every(uuid::Uuid::nil()), generation),
+        None => (Cursor::Every(uuid::Uuid::nil()), 0),
+    };
+    Ok(Some(Pass {
+        shown,
+        from,
+        started_us: now_us,
+        generation,
+    }))
+}
+
+/// Records that `pass` went to the end, where no other pass wrote its record since it
+/// began. Where one did and that one's tag is not this renderer's (or it withdrew the
+/// record), the record is withdrawn: which texts are whose is no longer known, and the next
+/// start passes over every row. Returns whether the pass was recorded.
+pub async fn passed(db: &crate::Db, pass: &Pass) -> crate::Result<bool> {
+    let Some(renderer) = RENDERER.get() else {
+        return Ok(false);
+    };
+    let tag = pass.shown.tag(renderer);
+    let name = pass.shown.name();
+    let recorded = crate::on_db!(db, p => sqlx::query(
+        "INSERT INTO shown_passes (shown, tag, started_us, generation) VALUES ($1, $2, $3, 1) \
+         ON CONFLICT (shown) DO UPDATE SET tag = excluded.tag, started_us = excluded.started_us, \
+         generation = shown_passes.generation + 1 WHERE shown_passes.generation = $4",
+    )
+    .bind(name)
+    .bind(tag)
+    .bind(pass.started_us)
+    .bind(pass.generation)
+    .execute(p)
+    .await?
+    .rows_affected());
+    if recorded > 0 {
+        return Ok(true);
+    }
+    let now: Option<String> = crate::on_db!(db, p => sqlx::query_scalar(
+        "SELECT tag FROM shown_passes WHERE shown = $1",
+    )
+    .bind(name)
+    .fetch_optional(p)
+    .await?
+    .flatten());
+    if now.as_deref() != Some(tag) {
+        forget(db, pass.shown).await?;
+    }
+    Ok(false)
+}
+
+/// Withdraws the record of the last completed pass over `shown`; returns its new generation.
+async fn forget(db: &crate::Db, shown: Shown) -> crate::Result<i64> {
+    Ok(crate::on_db!(db, p => sqlx::query_scalar(
+        "INSERT INTO shown_passes (shown, tag, started_us, generation) VALUES ($1, NULL, NULL, 1) \
+         ON CONFLICT (shown) DO UPDATE SET tag = NULL, started_us = NULL, \
+         generation = shown_passes.generation + 1 RETURNING generation",
+    )
+    .bind(shown.name())
+    .fetch_one(p)
+    .await?))
+}
+
+/// Writes the text of the next `batch` containers or shipments at `at` whose stored text is
+/// missing or not current: rows written before this version of the renderer, or by a
+/// process without one. A text is taken as current when it begins with the renderer's tag
+/// (a text that does yet fails the renderer's whole check is shown from the state by every
+/// read, as before, and left to the row's next merge); the states of current rows are not
+/// read. A row whose state a merge changed meanwhile is left to that merge's text. Returns
+/// how many texts it wrote, and where the pass goes on (`None` once no row is left).
 pub async fn refresh(
     db: &crate::Db,
     shown: Shown,
-    after: Option<uuid::Uuid>,
+    at: Cursor,
     batch: i64,
-) -> crate::Result<(usize, Option<uuid::Uuid>)> {
+) -> crate::Result<(usize, Option<Cursor>)> {
     let Some(renderer) = RENDERER.get() else {
         return Ok((0, None));
     };
-    let tag = match shown {
-        Shown::Containers => renderer.tag,
-        Shown::Shipments => renderer.shipment_tag,
+    let tag = shown.tag(renderer);
+    let rows = stale(db, shown, at, batch, tag).await?;
+    let next = match (at, rows.last()) {
+        (Cursor::Every(_), last) => last.map(|r| Cursor::Every(r.id)),
+        (
+            Cursor::Changed {
+                since_us, account, ..
+            },
+            Some(last),
+        ) if i64::try_from(rows.len()).unwrap_or(i64::MAX) >= batch => Some(Cursor::Changed {
+            since_us,
+            account,
+            after: (last.updated_us, last.id),
+        }),
+        (
+            Cursor::Changed {
+                since_us, account, ..
+            },
+            _,
+        ) => next_account(db, account)
+            .await?
+            .map(|account| Cursor::Changed {
+                since_us,
+                account,
+                after: (since_us, uuid::Uuid::nil()),
+            }),
     };
-    let after = after.unwrap_or(uuid::Uuid::nil());
-    let rows = stale(db, shown, after, batch, tag).await?;
-    let last = rows.last().map(|r| r.id);
     let mut wrote = 0;
     for row in rows {
         let (Some(text), Some(state)) = (row.text(shown), row.state.as_deref()) else {
@@ -99,7 +273,17 @@ pub async fn refresh(
         };
         wrote += write_if_same(db, shown, row.id, state, text).await?;
     }
-    Ok((wrote, last))
+    Ok((wrote, next))
+}
+
+/// The first account after `account`, by id.
+async fn next_account(db: &crate::Db, account: uuid::Uuid) -> crate::Result<Option<uuid::Uuid>> {
+    Ok(crate::on_db!(db, p => sqlx::query_scalar(
+        "SELECT id FROM accounts WHERE id > $1 ORDER BY id LIMIT 1",
+    )
+    .bind(account)
+    .fetch_optional(p)
+    .await?))
 }
 
 /// A row [`refresh`] reads: its state as stored and what else its text is made of, where its
@@ -112,6 +296,7 @@ struct Stale {
     /// A container's status, or a shipment's route.
     other: Option<String>,
     ready: bool,
+    updated_us: i64,
 }
 
 impl Stale {
@@ -134,33 +319,46 @@ impl Stale {
     }
 }
 
-/// The next `batch` rows after `after`, with the states of those whose text does not begin
-/// with `tag`.
+/// The next `batch` rows at `at`, with the states of those whose text does not begin with
+/// `tag`.
 async fn stale(
     db: &crate::Db,
     shown: Shown,
-    after: uuid::Uuid,
+    at: Cursor,
     batch: i64,
     tag: &str,
 ) -> crate::Result<Vec<Stale>> {
     use crate::Backend::{Postgres, Sqlite};
-    let sql = match (shown, db.backend()) {
-        (Shown::Containers, Postgres) => {
-            "SELECT c.id, CASE WHEN v.view IS NULL OR left(v.view, length($3)) <> $3 THEN c.state::text END AS state, c.current_status AS other, c.ready_for_pickup AS ready FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2"
+    let (differs, text) = match db.backend() {
+        Postgres => ("v.view IS NULL OR left(v.view, length($1)) <> $1", "::text"),
+        Sqlite => ("v.view IS NULL OR substr(v.view, 1, length($1)) <> $1", ""),
+    };
+    let from = match shown {
+        Shown::Containers => format!(
+            "SELECT r.id, CASE WHEN {differs} THEN r.state{text} END AS state, \
+             r.current_status AS other, r.ready_for_pickup AS ready, r.updated_us \
+             FROM containers r LEFT JOIN container_views v ON v.container_id = r.id"
+        ),
+        Shown::Shipments => format!(
+            "SELECT r.id, CASE WHEN {differs} THEN r.state{text} END AS state, \
+             CASE WHEN {differs} THEN r.route{text} END AS other, FALSE AS ready, r.updated_us \
+             FROM shipments r LEFT JOIN shipment_views v ON v.shipment_id = r.id"
+        ),
+    };
+    let rows = match at {
+        Cursor::Every(after) => {
+            let sql = format!("{from} WHERE r.id > $2 ORDER BY r.id LIMIT $3");
+            crate::on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(tag).bind(after).bind(batch).fetch_all(p).await?)
         }
-        (Shown::Containers, Sqlite) => {
-            "SELECT c.id, CASE WHEN v.view IS NULL OR substr(v.view, 1, length($3)) <> $3 THEN c.state END AS state, c.current_status AS other, c.ready_for_pickup AS ready FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id > $1 ORDER BY c.id LIMIT $2"
-        }
-        (Shown::Shipments, Postgres) => {
-            "SELECT s.id, CASE WHEN v.view IS NULL OR left(v.view, length($3)) <> $3 THEN s.state::text END AS state, CASE WHEN v.view IS NULL OR left(v.view, length($3)) <> $3 THEN s.route::text END AS other, FALSE AS ready FROM shipments s LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id > $1 ORDER BY s.id LIMIT $2"
-        }
-        (Shown::Shipments, Sqlite) => {
-            "SELECT s.id, CASE WHEN v.view IS NULL OR substr(v.view, 1, length($3)) <> $3 THEN s.state END AS state, CASE WHEN v.view IS NULL OR substr(v.view, 1, length($3)) <> $3 THEN s.route END AS other, FALSE AS ready FROM shipments s LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id > $1 ORDER BY s.id LIMIT $2"
+        Cursor::Changed { account, after, .. } => {
+            let sql = format!(
+                "{from} WHERE r.account_id = $2 AND (r.updated_us, r.id) > ($3, $4) \
+                 ORDER BY r.updated_us, r.id LIMIT $5"
+            );
+            crate::on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(tag).bind(account).bind(after.0).bind(after.1).bind(batch).fetch_all(p).await?)
         }
     };
-    Ok(
-        crate::on_db!(db, p => sqlx::query_as(sql).bind(after).bind(batch).bind(tag).fetch_all(p).await?),
-    )
+    Ok(rows)
 }
 
 /// Writes `text` as the row's, only while its state is the one it was rendered from (on

@@ -1759,6 +1759,55 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         ShownShipment::Row(r) => assert_eq!(r.state.0, parsed.state.0),
         ShownShipment::View(_) => panic!("a page's shipment showed a text of another renderer"),
     }
+    // a merge that changes the state but not what this renderer shows of it leaves its own
+    // text, and removes another build's (which may show the state before): reads then parse
+    let eta = |at_us: i64, observed_us: i64| Observation {
+        observed_us,
+        fact: Fact::Event(EventFact {
+            milestone: Milestone::VesselArrived,
+            estimated: true,
+            at_us: Some(at_us),
+            place: Place::Pod,
+            locode: Some("USLAX".into()),
+            ..match &loaded.fact {
+                Fact::Event(e) => e.clone(),
+                _ => unreachable!(),
+            }
+        }),
+        ..loaded.clone()
+    };
+    let text = || {
+        let db = db.clone();
+        async move {
+            let v: Option<String> = boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT view FROM shipment_views WHERE shipment_id = $1")
+                .bind(shipment).fetch_optional(p).await.unwrap());
+            v
+        }
+    };
+    let merged_eta = |n: i64| {
+        let db = db.clone();
+        let observation = eta(100 * 3_600_000_000 + n, 20 + n);
+        async move {
+            let before = reads::shipment(&db, owner.id, shipment)
+                .await
+                .unwrap()
+                .unwrap();
+            boxtrack_store::tracking::apply_many(&db, owner.id, &[(container, vec![observation])])
+                .await
+                .unwrap();
+            let after = reads::shipment(&db, owner.id, shipment)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_ne!(before.state.0, after.state.0, "the merge changed the state");
+        }
+    };
+    merged_eta(1).await;
+    assert_eq!(text().await, None, "another build's text was left");
+    boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO shipment_views (shipment_id, account_id, view) VALUES ($1, $2, 'u1||true')")
+        .bind(shipment).bind(owner.id).execute(p).await.map(|_| ()).unwrap());
+    merged_eta(2).await;
+    assert_eq!(text().await.as_deref(), Some("u1||true"));
 }
 
 /// After an upgrade (or rows a process without a renderer wrote), the containers' shown
@@ -1810,19 +1859,25 @@ async fn stale_shown_states_are_rendered_again_once() {
     };
     // two at a time: the first batch, then the rest
     let containers = rendered::Shown::Containers;
-    let (n, last) = rendered::refresh(&db, containers, None, 2).await.unwrap();
-    assert_eq!((n, last), (2, Some(ids[1])));
-    let (n, last) = rendered::refresh(&db, containers, last, 2).await.unwrap();
-    assert_eq!((n, last), (0, Some(ids[2])));
+    let every = |id| rendered::Cursor::Every(id);
+    let start = every(uuid::Uuid::nil());
+    let (n, last) = rendered::refresh(&db, containers, start, 2).await.unwrap();
+    assert_eq!((n, last), (2, Some(every(ids[1]))));
+    let (n, last) = rendered::refresh(&db, containers, every(ids[1]), 2)
+        .await
+        .unwrap();
+    assert_eq!((n, last), (0, Some(every(ids[2]))));
     assert_eq!(
-        rendered::refresh(&db, containers, last, 2).await.unwrap(),
+        rendered::refresh(&db, containers, every(ids[2]), 2)
+            .await
+            .unwrap(),
         (0, None)
     );
     let made = Some("t1|available|true|1".to_string());
     assert_eq!(views().await, [made.clone(), made, Some("t1|kept".into())]);
     // nothing stale is left: a pass writes nothing
     assert_eq!(
-        rendered::refresh(&db, containers, None, 10)
+        rendered::refresh(&db, containers, start, 10)
             .await
             .unwrap()
             .0,
@@ -1831,14 +1886,173 @@ async fn stale_shown_states_are_rendered_again_once() {
     // the shipment, written without a text, gets one; once
     let shipments = rendered::Shown::Shipments;
     assert_eq!(
-        rendered::refresh(&db, shipments, None, 10).await.unwrap(),
-        (1, Some(shipment))
+        rendered::refresh(&db, shipments, start, 10).await.unwrap(),
+        (1, Some(every(shipment)))
     );
     let v: Option<String> = boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT view FROM shipment_views WHERE shipment_id = $1")
         .bind(shipment).fetch_optional(p).await.unwrap());
     assert_eq!(v.as_deref(), Some("u1||false"));
     assert_eq!(
-        rendered::refresh(&db, shipments, None, 10).await.unwrap().0,
+        rendered::refresh(&db, shipments, start, 10)
+            .await
+            .unwrap()
+            .0,
         0
     );
+}
+
+/// A pass over the shown texts from `pass.from` to the end, `batch` rows at a time; returns
+/// how many texts it wrote and whether it was recorded.
+async fn whole_pass(db: &Db, pass: &boxtrack_store::rendered::Pass, batch: i64) -> (usize, bool) {
+    let (mut wrote, mut at) = (0, pass.from);
+    loop {
+        let (n, next) = boxtrack_store::rendered::refresh(db, pass.shown, at, batch)
+            .await
+            .unwrap();
+        wrote += n;
+        match next {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    (
+        wrote,
+        boxtrack_store::rendered::passed(db, pass).await.unwrap(),
+    )
+}
+
+/// Once a pass of this renderer went to the end, a later start looks only at the rows
+/// changed since it began (in every account), and leaves the rest unread; a pass of
+/// another tag begun or recorded meanwhile, and the next start passes over every row again.
+#[tokio::test]
+async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows() {
+    use boxtrack_store::rendered::{self, CHANGED_SLACK_US, Cursor, Shown};
+    use sqlx::types::Json;
+    install_test_renderer();
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let empty = Json(Vec::<String>::new());
+    // three accounts of two containers each, written long ago by an older renderer
+    let mut ids = Vec::new();
+    for name in ["pass-a", "pass-b", "pass-c"] {
+        let owner = account(&db, name).await;
+        let shipment = uuid::Uuid::now_v7();
+        boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, NULL, 'BLP1', 'MAEU', $3, $3, '{}', '{}', 1, 1)")
+            .bind(shipment).bind(owner.id).bind(empty.clone())
+            .execute(p).await.map(|_| ()).unwrap());
+        for i in 0..2 {
+            let id = uuid::Uuid::now_v7();
+            boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, '{}', 'new', FALSE, TRUE, 1, 1)")
+                .bind(id).bind(owner.id).bind(shipment).bind(format!("PASU{i:07}")).bind(empty.clone())
+                .execute(p).await.map(|_| ()).unwrap());
+            boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO container_views (container_id, account_id, view) VALUES ($1, $2, 'c0|old')")
+                .bind(id).bind(owner.id)
+                .execute(p).await.map(|_| ()).unwrap());
+            ids.push(id);
+        }
+    }
+    let view = |id: uuid::Uuid| {
+        let db = db.clone();
+        async move {
+            let v: String = boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT view FROM container_views WHERE container_id = $1")
+                .bind(id).fetch_one(p).await.unwrap());
+            v
+        }
+    };
+    let set = |id: uuid::Uuid, text: &'static str, updated_us: i64| {
+        let db = db.clone();
+        async move {
+            boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE container_views SET view = $2 WHERE container_id = $1")
+                .bind(id).bind(text).execute(p).await.map(|_| ()).unwrap());
+            boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE containers SET updated_us = $2 WHERE id = $1")
+                .bind(id).bind(updated_us).execute(p).await.map(|_| ()).unwrap());
+        }
+    };
+    let marker = || {
+        let db = db.clone();
+        async move {
+            let m: Option<Option<String>> = boxtrack_store::on_db!(&db, p => sqlx::query_scalar("SELECT tag FROM shown_passes WHERE shown = 'containers'")
+                .fetch_optional(p).await.unwrap());
+            m.flatten()
+        }
+    };
+    let t0 = 1_000 * CHANGED_SLACK_US;
+    let containers = Shown::Containers;
+
+    // the first start passes over every row and records it
+    let pass = rendered::begin(&db, containers, t0).await.unwrap().unwrap();
+    assert_eq!(pass.from, Cursor::Every(uuid::Uuid::nil()));
+    assert_eq!(whole_pass(&db, &pass, 1).await, (6, true));
+    assert_eq!(marker().await.as_deref(), Some("t1|"));
+    for id in &ids {
+        assert_eq!(view(*id).await, "t1|new|false|0");
+    }
+
+    // a text unchanged since (here made stale by hand) is not read by the next start; one an
+    // older build merged after the pass began (within the slack, in a later account) is
+    let (unread, merged) = (ids[0], ids[3]);
+    set(unread, "c0|hand", 1).await;
+    set(merged, "c0|merged", t0 - CHANGED_SLACK_US / 2).await;
+    let pass = rendered::begin(&db, containers, t0 + 1)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(pass.from, Cursor::changed_since(t0 - CHANGED_SLACK_US));
+    assert_eq!(whole_pass(&db, &pass, 1).await, (1, true));
+    assert_eq!(view(merged).await, "t1|new|false|0");
+    assert_eq!(view(unread).await, "c0|hand");
+
+    // two passes of this renderer at once: both go to the end, the record stays
+    let (one, two) = (
+        rendered::begin(&db, containers, t0 + 2)
+            .await
+            .unwrap()
+            .unwrap(),
+        rendered::begin(&db, containers, t0 + 3)
+            .await
+            .unwrap()
+            .unwrap(),
+    );
+    assert_eq!(whole_pass(&db, &one, 10).await, (0, true));
+    assert_eq!(whole_pass(&db, &two, 10).await, (0, false));
+    assert_eq!(marker().await.as_deref(), Some("t1|"));
+
+    // a pass of another tag went to the end meanwhile (another build): this one's is not
+    // recorded, the record is withdrawn, and the next start passes over every row
+    let racing = rendered::begin(&db, containers, t0 + 4)
+        .await
+        .unwrap()
+        .unwrap();
+    boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE shown_passes SET tag = 'c9|', generation = generation + 1 WHERE shown = 'containers'")
+        .execute(p).await.map(|_| ()).unwrap());
+    assert_eq!(whole_pass(&db, &racing, 10).await, (0, false));
+    assert_eq!(marker().await, None);
+    let pass = rendered::begin(&db, containers, t0 + 5)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(pass.from, Cursor::Every(uuid::Uuid::nil()));
+    assert_eq!(whole_pass(&db, &pass, 4).await, (1, true));
+    assert_eq!(view(unread).await, "t1|new|false|0");
+
+    // a record of another tag is withdrawn when this renderer's pass begins, before it
+    // writes anything: a pass of that tag going to the end later records nothing either
+    boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE shown_passes SET tag = 'c9|', generation = generation + 1 WHERE shown = 'containers'")
+        .execute(p).await.map(|_| ()).unwrap());
+    let pass = rendered::begin(&db, containers, t0 + 6)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(pass.from, Cursor::Every(uuid::Uuid::nil()));
+    assert_eq!(marker().await, None);
+    assert_eq!(whole_pass(&db, &pass, 10).await, (0, true));
+
+    // the shipments' record is their own
+    let shipments = rendered::begin(&db, Shown::Shipments, t0 + 7)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(shipments.from, Cursor::Every(uuid::Uuid::nil()));
+    assert_eq!(whole_pass(&db, &shipments, 10).await, (3, true));
 }

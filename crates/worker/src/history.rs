@@ -41,8 +41,10 @@ const VIEW_BATCH: i64 = 500;
 
 /// Writes the shown text of every container and shipment whose stored text is missing or by
 /// another version of the renderer (`boxtrack_store::rendered`): after an upgrade, rows no
-/// merge has touched since are shown without parsing their states again. Returns how many it
-/// wrote; stops early at `shutdown`.
+/// merge has touched since are shown without parsing their states again. Where the last pass
+/// that went to the end was by this renderer, only the rows changed since it began are
+/// looked at (rows an older build merged meanwhile). Returns how many it wrote; stops early
+/// at `shutdown`, and then records nothing.
 pub async fn render_stale_views(
     db: &Db,
     shutdown: &CancellationToken,
@@ -61,17 +63,25 @@ async fn render_stale(
     shown: boxtrack_store::rendered::Shown,
     shutdown: &CancellationToken,
 ) -> Result<usize, boxtrack_store::StoreError> {
-    let (mut wrote, mut after) = (0, None);
-    while !shutdown.is_cancelled() {
-        let (n, last) = boxtrack_store::rendered::refresh(db, shown, after, VIEW_BATCH).await?;
+    use boxtrack_store::rendered;
+    let Some(pass) = rendered::begin(db, shown, boxtrack_store::now_us()).await? else {
+        return Ok(0);
+    };
+    let (mut wrote, mut at) = (0, pass.from);
+    loop {
+        if shutdown.is_cancelled() {
+            return Ok(wrote);
+        }
+        let (n, next) = rendered::refresh(db, shown, at, VIEW_BATCH).await?;
         wrote += n;
-        match last {
-            Some(last) => after = Some(last),
+        match next {
+            Some(next) => at = next,
             None => break,
         }
         // a batch at a time, leaving the database to the requests in between
         tokio::task::yield_now().await;
     }
+    rendered::passed(db, &pass).await?;
     if wrote > 0 {
         tracing::info!(rows = wrote, of = ?shown, "rendered the shown states");
     }

@@ -110,6 +110,34 @@ pub(crate) async fn write_texts(
     Ok(())
 }
 
+/// Removes the stored texts of `ids` in `texts` that do not begin with `tag` (this process's
+/// renderer's): a merge that leaves a row's text because its own rendering of the state did
+/// not change ([`TextChange::Same`]) must not leave a text another build wrote, which, in a
+/// rolling upgrade, may show what this build's does not of the state before. Without a text,
+/// reads show the state until a merge or the worker's next pass writes one.
+pub(crate) async fn keep_own(tx: &mut Tx, texts: Texts, tag: &str, ids: &[Uuid]) -> Result<()> {
+    let Texts { table, key } = texts;
+    for chunk in ids.chunks(CHUNK) {
+        // the tag's mark first: SQLite numbers its marks by their place in the text
+        let mut marks = Marks::new(tx.backend());
+        let tag_mark = marks.one();
+        let ids = marks.rows(chunk.len(), 1);
+        let sql = format!(
+            "DELETE FROM {table} WHERE substr(view, 1, {len}) <> {tag_mark} \
+             AND {key} IN (SELECT column1 FROM (VALUES {ids}) AS t)",
+            len = tag.chars().count()
+        );
+        on_tx!(tx, x => {
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(tag);
+            for id in chunk {
+                q = q.bind(*id);
+            }
+            q.execute(x).await.map(|_| ())?
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::TextChange;

@@ -371,6 +371,23 @@ async fn serve_answers_on_port_zero() {
     assert_eq!(acct.status(), 200);
     let doc: Value = acct.json().await.unwrap();
     assert_eq!(doc["data"]["id"], created["account_id"]);
+    // the worker's start pass over the shown texts goes to the end and is recorded, with
+    // this build's renderer's tags, so that the next start reads only what changed
+    let store = boxtrack_store::Db::connect(&db.url).await.unwrap();
+    let mut passes: Vec<(String, Option<String>)> = Vec::new();
+    for _ in 0..600 {
+        passes = boxtrack_store::on_db!(&store, c => sqlx::query_as("SELECT shown, tag FROM shown_passes ORDER BY shown").fetch_all(c).await.unwrap());
+        if passes.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let shown: Vec<_> = passes
+        .iter()
+        .map(|(s, t)| (s.as_str(), t.is_some()))
+        .collect();
+    assert_eq!(shown, [("containers", true), ("shipments", true)]);
+    store.close().await;
 
     // a second `serve` on the same database: refused on SQLite (one deliverer per file),
     // admitted on PostgreSQL (workers share the work through leases)

@@ -2056,3 +2056,136 @@ async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows(
     assert_eq!(shipments.from, Cursor::Every(uuid::Uuid::nil()));
     assert_eq!(whole_pass(&db, &shipments, 10).await, (3, true));
 }
+
+/// A new estimate takes the earlier estimates of its milestone off the timeline, and the
+/// milestone that happened takes every estimate of it off, on each container of a bulk
+/// (one statement for many containers); what other containers or milestones have stays.
+#[tokio::test]
+async fn newer_estimates_and_actuals_supersede_earlier_estimates_across_a_bulk() {
+    use boxtrack_core::tracking::{DataSource, EventFact, Fact, Milestone, Observation, Place};
+    use sqlx::types::Json;
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let owner = account(&db, "supersede").await;
+    let shipment = uuid::Uuid::now_v7();
+    let empty = Json(Vec::<String>::new());
+    boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, NULL, 'BLS9', 'MAEU', $3, $3, '{}', '{}', 1, 1)")
+        .bind(shipment).bind(owner.id).bind(empty.clone())
+        .execute(p).await.map(|_| ()).unwrap());
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        let id = uuid::Uuid::now_v7();
+        boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, '{}', 'new', FALSE, TRUE, 1, 1)")
+            .bind(id).bind(owner.id).bind(shipment).bind(format!("SUPU{i:07}")).bind(empty.clone())
+            .execute(p).await.map(|_| ()).unwrap());
+        ids.push(id);
+    }
+    const H: i64 = 3_600_000_000;
+    let event = |milestone, place, estimated, at_h: i64, observed_us| Observation {
+        observed_us,
+        source: DataSource::ShippingLine,
+        fact: Fact::Event(EventFact {
+            milestone,
+            estimated,
+            at_us: Some(at_h * H),
+            place,
+            locode: Some(
+                if place == Place::Pod {
+                    "USLAX"
+                } else {
+                    "CNSHA"
+                }
+                .into(),
+            ),
+            timezone: None,
+            terminal: None,
+            vessel_name: None,
+            vessel_imo: None,
+            voyage: None,
+        }),
+        precision: Default::default(),
+        upstream_id: None,
+    };
+    let arrival = |estimated, at_h, observed| {
+        event(
+            Milestone::VesselArrived,
+            Place::Pod,
+            estimated,
+            at_h,
+            observed,
+        )
+    };
+    let bulk = |make: &dyn Fn(usize) -> Vec<Observation>| -> Vec<(uuid::Uuid, Vec<Observation>)> {
+        ids.iter()
+            .enumerate()
+            .map(|(i, id)| (*id, make(i)))
+            .collect()
+    };
+    // on the timeline: (event, hour) of a container's open transport events
+    let open = |id: uuid::Uuid| {
+        let db = db.clone();
+        async move {
+            let rows: Vec<(String, Option<i64>)> = boxtrack_store::on_db!(&db, p => sqlx::query_as("SELECT event, at_us FROM transport_events WHERE container_id = $1 AND superseded_us IS NULL ORDER BY event, at_us")
+                .bind(id).fetch_all(p).await.unwrap());
+            rows.into_iter()
+                .map(|(e, at)| (e, at.unwrap_or_default() / H))
+                .collect::<Vec<_>>()
+        }
+    };
+    let estimated = "container.transport.estimated.vessel_arrived".to_string();
+    // a first estimate, and the departure (another milestone) on every container
+    let first = bulk(&|i| {
+        vec![
+            event(Milestone::VesselDeparted, Place::Origin, false, 10, 1),
+            arrival(true, 300 + i as i64, 2),
+        ]
+    });
+    boxtrack_store::tracking::apply_many(&db, owner.id, &first)
+        .await
+        .unwrap();
+    for (i, id) in ids.iter().enumerate() {
+        let now = open(*id).await;
+        assert!(
+            now.contains(&(estimated.clone(), 300 + i as i64)),
+            "{now:?}"
+        );
+    }
+    // a newer estimate on the first two: the earlier one leaves their timelines only
+    let again: Vec<_> = bulk(&|i| vec![arrival(true, 320 + i as i64, 3)])
+        .into_iter()
+        .take(2)
+        .collect();
+    boxtrack_store::tracking::apply_many(&db, owner.id, &again)
+        .await
+        .unwrap();
+    for (i, id) in ids.iter().enumerate() {
+        let now = open(*id).await;
+        let estimates: Vec<_> = now.iter().filter(|(e, _)| *e == estimated).collect();
+        let expected = if i < 2 { 320 } else { 300 } + i as i64;
+        assert_eq!(estimates, [&(estimated.clone(), expected)], "container {i}");
+        assert!(
+            now.iter().any(|(e, _)| e.ends_with("vessel_departed")),
+            "{now:?}"
+        );
+    }
+    // the arrival itself on the second and third: every estimate of it leaves
+    let arrived: Vec<_> = bulk(&|_| vec![arrival(false, 330, 4)])
+        .into_iter()
+        .skip(1)
+        .collect();
+    boxtrack_store::tracking::apply_many(&db, owner.id, &arrived)
+        .await
+        .unwrap();
+    for (i, id) in ids.iter().enumerate() {
+        let now = open(*id).await;
+        let estimates = now.iter().filter(|(e, _)| *e == estimated).count();
+        assert_eq!(estimates, usize::from(i == 0), "container {i}: {now:?}");
+        assert_eq!(
+            now.iter()
+                .any(|(e, _)| e.ends_with(".vessel_arrived") && !e.contains("estimated")),
+            i > 0,
+            "container {i}: {now:?}"
+        );
+    }
+}

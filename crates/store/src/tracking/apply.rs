@@ -584,22 +584,9 @@ async fn insert_transport(
 
 /// Marks the events that the new ones (already inserted) supersede
 /// (`TransportEvent::supersedes`): earlier estimates of a milestone that was estimated again
-/// or has happened leave the timeline: on PostgreSQL one statement per [`CHUNK`] of new
-/// events, on SQLite one per container and name.
+/// or has happened leave the timeline, one statement per [`CHUNK`] of containers and names.
 async fn supersede(tx: &mut Tx, account_id: Uuid, new: &[NewTransport], now: i64) -> Result<()> {
     let marks = superseding(new);
-    if let Tx::Sqlite(_) = tx {
-        // a statement each: SQLite runs them in this process, and a set-based form measured
-        // slower there (BENCHMARKS.md, "Ingest on PostgreSQL")
-        const SQL: &str = "UPDATE transport_events SET superseded_us = $1 \
-            WHERE container_id = $2 AND account_id = $3 AND event = $4 AND superseded_us IS NULL AND id <> $5";
-        for (container_id, event, keep) in &marks {
-            on_tx!(tx, x => sqlx::query(SQL)
-                .bind(now).bind(*container_id).bind(account_id).bind(event).bind(*keep)
-                .execute(x).await.map(|_| ())?);
-        }
-        return Ok(());
-    }
     for chunk in marks.chunks(CHUNK) {
         let mut m = Marks::new(tx.backend());
         let at = m.one();
@@ -607,13 +594,24 @@ async fn supersede(tx: &mut Tx, account_id: Uuid, new: &[NewTransport], now: i64
         let account = m.one();
         // driven by the list, each row an index lookup by container: a join the planner is
         // free to shape scanned the whole table once per row of the list while the table's
-        // statistics still called it small (a new install, a bulk load)
-        let sql = format!(
-            "UPDATE transport_events SET superseded_us = {at} WHERE id = ANY(ARRAY(\
-             SELECT t.id FROM (VALUES {values}) AS v(container_id, event, keep) CROSS JOIN LATERAL (\
-             SELECT te.id FROM transport_events te WHERE te.container_id = v.container_id AND te.account_id = {account} \
-             AND te.event = v.event AND te.superseded_us IS NULL AND te.id <> v.keep OFFSET 0) AS t))"
-        );
+        // statistics still called it small (a new install, a bulk load). SQLite keeps the
+        // order of a CROSS JOIN as written. (On SQLite a statement per row cost a round trip
+        // to sqlx's connection thread each, two thread switches: BENCHMARKS.md, "Superseded
+        // estimates a chunk at a time".)
+        let sql = match tx {
+            Tx::Postgres(_) => format!(
+                "UPDATE transport_events SET superseded_us = {at} WHERE id = ANY(ARRAY(\
+                 SELECT t.id FROM (VALUES {values}) AS v(container_id, event, keep) CROSS JOIN LATERAL (\
+                 SELECT te.id FROM transport_events te WHERE te.container_id = v.container_id AND te.account_id = {account} \
+                 AND te.event = v.event AND te.superseded_us IS NULL AND te.id <> v.keep OFFSET 0) AS t))"
+            ),
+            Tx::Sqlite(_) => format!(
+                "UPDATE transport_events SET superseded_us = {at} WHERE id IN (\
+                 SELECT te.id FROM (VALUES {values}) AS v CROSS JOIN transport_events te \
+                 WHERE te.container_id = v.column1 AND te.account_id = {account} AND te.event = v.column2 \
+                 AND te.superseded_us IS NULL AND te.id <> v.column3)"
+            ),
+        };
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(now);

@@ -241,8 +241,9 @@ impl Db {
                 // delivery writer keeps 32 MiB): eight readers' caches stay within 64 MiB of
                 // the process's memory, and what they miss comes from the operating system's
                 // file cache. (Mapping the file instead, `mmap_size`, did not make bench-read
-                // faster on a 2.4 GB database and counted every mapped page once per
-                // connection in the resident size operators watch.)
+                // faster on a 2.4 GB database through these connections and counted every
+                // mapped page once per connection in the resident size operators watch; the
+                // point reads in place, `sqlite_reader`, map the file's first 256 MiB.)
                 .pragma("cache_size", "-8192")
                 // rows a statement's thread may run ahead of the reader (sqlx's default is
                 // 50): with fewer, a claim of 256 rows stalls the connection's thread once per

@@ -1563,6 +1563,35 @@ fn install_test_renderer() {
     });
 }
 
+/// A shipment of `account` with an empty route and state, written long ago (at 1 µs).
+async fn bare_shipment(db: &Db, account: uuid::Uuid, bill: &str) -> uuid::Uuid {
+    let (id, empty) = (
+        uuid::Uuid::now_v7(),
+        sqlx::types::Json(Vec::<String>::new()),
+    );
+    boxtrack_store::on_db!(db, p => sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, NULL, $3, 'MAEU', $4, $4, '{}', '{}', 1, 1)")
+        .bind(id).bind(account).bind(bill).bind(empty)
+        .execute(p).await.map(|_| ()).unwrap());
+    id
+}
+
+/// A container of `shipment` with an empty state, status `new`, written long ago (at 1 µs).
+async fn bare_container(
+    db: &Db,
+    account: uuid::Uuid,
+    shipment: uuid::Uuid,
+    number: &str,
+) -> uuid::Uuid {
+    let (id, empty) = (
+        uuid::Uuid::now_v7(),
+        sqlx::types::Json(Vec::<String>::new()),
+    );
+    boxtrack_store::on_db!(db, p => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, '{}', 'new', FALSE, TRUE, 1, 1)")
+        .bind(id).bind(account).bind(shipment).bind(number).bind(empty)
+        .execute(p).await.map(|_| ()).unwrap());
+    id
+}
+
 /// The merge writes its renderer's text of each container's state beside the state, and a
 /// read to show the container takes that text instead of the state while it is current; a
 /// text of another renderer, or none, and the read parses the state.
@@ -1927,25 +1956,17 @@ async fn whole_pass(db: &Db, pass: &boxtrack_store::rendered::Pass, batch: i64) 
 #[tokio::test]
 async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows() {
     use boxtrack_store::rendered::{self, CHANGED_SLACK_US, Cursor, Shown};
-    use sqlx::types::Json;
     install_test_renderer();
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();
-    let empty = Json(Vec::<String>::new());
     // three accounts of two containers each, written long ago by an older renderer
     let mut ids = Vec::new();
     for name in ["pass-a", "pass-b", "pass-c"] {
         let owner = account(&db, name).await;
-        let shipment = uuid::Uuid::now_v7();
-        boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, NULL, 'BLP1', 'MAEU', $3, $3, '{}', '{}', 1, 1)")
-            .bind(shipment).bind(owner.id).bind(empty.clone())
-            .execute(p).await.map(|_| ()).unwrap());
+        let shipment = bare_shipment(&db, owner.id, "BLP1").await;
         for i in 0..2 {
-            let id = uuid::Uuid::now_v7();
-            boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, '{}', 'new', FALSE, TRUE, 1, 1)")
-                .bind(id).bind(owner.id).bind(shipment).bind(format!("PASU{i:07}")).bind(empty.clone())
-                .execute(p).await.map(|_| ()).unwrap());
+            let id = bare_container(&db, owner.id, shipment, &format!("PASU{i:07}")).await;
             boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO container_views (container_id, account_id, view) VALUES ($1, $2, 'c0|old')")
                 .bind(id).bind(owner.id)
                 .execute(p).await.map(|_| ()).unwrap());
@@ -2063,23 +2084,14 @@ async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows(
 #[tokio::test]
 async fn newer_estimates_and_actuals_supersede_earlier_estimates_across_a_bulk() {
     use boxtrack_core::tracking::{DataSource, EventFact, Fact, Milestone, Observation, Place};
-    use sqlx::types::Json;
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();
     let owner = account(&db, "supersede").await;
-    let shipment = uuid::Uuid::now_v7();
-    let empty = Json(Vec::<String>::new());
-    boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, created_us, updated_us) VALUES ($1, $2, NULL, 'BLS9', 'MAEU', $3, $3, '{}', '{}', 1, 1)")
-        .bind(shipment).bind(owner.id).bind(empty.clone())
-        .execute(p).await.map(|_| ()).unwrap());
+    let shipment = bare_shipment(&db, owner.id, "BLS9").await;
     let mut ids = Vec::new();
     for i in 0..3 {
-        let id = uuid::Uuid::now_v7();
-        boxtrack_store::on_db!(&db, p => sqlx::query("INSERT INTO containers (id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, active, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, '{}', 'new', FALSE, TRUE, 1, 1)")
-            .bind(id).bind(owner.id).bind(shipment).bind(format!("SUPU{i:07}")).bind(empty.clone())
-            .execute(p).await.map(|_| ()).unwrap());
-        ids.push(id);
+        ids.push(bare_container(&db, owner.id, shipment, &format!("SUPU{i:07}")).await);
     }
     const H: i64 = 3_600_000_000;
     let event = |milestone, place, estimated, at_h: i64, observed_us| Observation {

@@ -1563,6 +1563,43 @@ fn install_test_renderer() {
     });
 }
 
+/// What a shipping line says of `milestone` at `place` (Los Angeles as the port of discharge,
+/// Shanghai elsewhere), happening at `at_us`, observed at `observed_us`.
+fn line_event(
+    milestone: boxtrack_core::tracking::Milestone,
+    place: boxtrack_core::tracking::Place,
+    estimated: bool,
+    at_us: i64,
+    observed_us: i64,
+) -> boxtrack_core::tracking::Observation {
+    use boxtrack_core::tracking::{DataSource, EventFact, Fact, Observation, Place};
+    Observation {
+        observed_us,
+        source: DataSource::ShippingLine,
+        fact: Fact::Event(EventFact {
+            milestone,
+            estimated,
+            at_us: Some(at_us),
+            place,
+            locode: Some(
+                if place == Place::Pod {
+                    "USLAX"
+                } else {
+                    "CNSHA"
+                }
+                .into(),
+            ),
+            timezone: None,
+            terminal: None,
+            vessel_name: None,
+            vessel_imo: None,
+            voyage: None,
+        }),
+        precision: Default::default(),
+        upstream_id: None,
+    }
+}
+
 /// A shipment of `account` with an empty route and state, written long ago (at 1 µs).
 async fn bare_shipment(db: &Db, account: uuid::Uuid, bill: &str) -> uuid::Uuid {
     let (id, empty) = (
@@ -1597,9 +1634,7 @@ async fn bare_container(
 /// text of another renderer, or none, and the read parses the state.
 #[tokio::test]
 async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_current() {
-    use boxtrack_core::tracking::{
-        DataSource, EventFact, Fact, Milestone, Observation, Place, ShipmentState,
-    };
+    use boxtrack_core::tracking::{EventFact, Fact, Milestone, Observation, Place, ShipmentState};
     use boxtrack_store::reads::{self, ContainerRow, ShownContainer, ShownShipment};
     use sqlx::types::Json;
     install_test_renderer();
@@ -1626,24 +1661,13 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
     };
     // no merge yet: no text, the state parsed
     assert!(matches!(shown(db.clone()).await, ShownContainer::Row(_)));
-    let loaded = Observation {
-        observed_us: 10,
-        source: DataSource::ShippingLine,
-        fact: Fact::Event(EventFact {
-            milestone: Milestone::VesselLoaded,
-            estimated: false,
-            at_us: Some(3_600_000_000),
-            place: Place::Origin,
-            locode: Some("CNSHA".into()),
-            timezone: None,
-            terminal: None,
-            vessel_name: None,
-            vessel_imo: None,
-            voyage: None,
-        }),
-        precision: Default::default(),
-        upstream_id: None,
-    };
+    let loaded = line_event(
+        Milestone::VesselLoaded,
+        Place::Origin,
+        false,
+        3_600_000_000,
+        10,
+    );
     boxtrack_store::tracking::apply_many(&db, owner.id, &[(container, vec![loaded.clone()])])
         .await
         .unwrap();
@@ -2083,7 +2107,7 @@ async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows(
 /// (one statement for many containers); what other containers or milestones have stays.
 #[tokio::test]
 async fn newer_estimates_and_actuals_supersede_earlier_estimates_across_a_bulk() {
-    use boxtrack_core::tracking::{DataSource, EventFact, Fact, Milestone, Observation, Place};
+    use boxtrack_core::tracking::{Milestone, Observation, Place};
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();
@@ -2094,30 +2118,8 @@ async fn newer_estimates_and_actuals_supersede_earlier_estimates_across_a_bulk()
         ids.push(bare_container(&db, owner.id, shipment, &format!("SUPU{i:07}")).await);
     }
     const H: i64 = 3_600_000_000;
-    let event = |milestone, place, estimated, at_h: i64, observed_us| Observation {
-        observed_us,
-        source: DataSource::ShippingLine,
-        fact: Fact::Event(EventFact {
-            milestone,
-            estimated,
-            at_us: Some(at_h * H),
-            place,
-            locode: Some(
-                if place == Place::Pod {
-                    "USLAX"
-                } else {
-                    "CNSHA"
-                }
-                .into(),
-            ),
-            timezone: None,
-            terminal: None,
-            vessel_name: None,
-            vessel_imo: None,
-            voyage: None,
-        }),
-        precision: Default::default(),
-        upstream_id: None,
+    let event = |milestone, place, estimated, at_h: i64, observed_us| {
+        line_event(milestone, place, estimated, at_h * H, observed_us)
     };
     let arrival = |estimated, at_h, observed| {
         event(

@@ -49,9 +49,12 @@ pub(crate) fn shipment(route: &Route, state: &ShipmentState) -> Option<String> {
     RENDERER.get().map(|r| (r.render_shipment)(route, state))
 }
 
-/// What every shipment text this process's renderer writes begins with, when it has one.
-pub(crate) fn shipment_tag() -> Option<&'static str> {
-    RENDERER.get().map(|r| r.shipment_tag)
+/// What every text of `shown` this process's renderer writes begins with, when it has one.
+pub(crate) fn tag_of(shown: Shown) -> Option<&'static str> {
+    RENDERER.get().map(|r| match shown {
+        Shown::Containers => r.tag,
+        Shown::Shipments => r.shipment_tag,
+    })
 }
 
 /// Whether `stored` was written by this process's renderer: a read may show it as it is.
@@ -79,14 +82,6 @@ impl Shown {
         match self {
             Shown::Containers => "containers",
             Shown::Shipments => "shipments",
-        }
-    }
-
-    /// What every text of this kind the renderer writes begins with.
-    fn tag(self, renderer: &Renderer) -> &'static str {
-        match self {
-            Shown::Containers => renderer.tag,
-            Shown::Shipments => renderer.shipment_tag,
         }
     }
 }
@@ -146,10 +141,9 @@ pub struct Pass {
 /// record is withdrawn before this pass writes anything, so that a pass of the other tag
 /// that later goes to the end cannot take this one's texts for its own.
 pub async fn begin(db: &crate::Db, shown: Shown, now_us: i64) -> crate::Result<Option<Pass>> {
-    let Some(renderer) = RENDERER.get() else {
+    let Some(tag) = tag_of(shown) else {
         return Ok(None);
     };
-    let tag = shown.tag(renderer);
     let last: Option<(Option<String>, Option<i64>, i64)> = crate::on_db!(db, p => sqlx::query_as(
         "SELECT tag, started_us, generation FROM shown_passes WHERE shown = $1",
     )
@@ -178,10 +172,9 @@ pub async fn begin(db: &crate::Db, shown: Shown, now_us: i64) -> crate::Result<O
 /// record), the record is withdrawn: which texts are whose is no longer known, and the next
 /// start passes over every row. Returns whether the pass was recorded.
 pub async fn passed(db: &crate::Db, pass: &Pass) -> crate::Result<bool> {
-    let Some(renderer) = RENDERER.get() else {
+    let Some(tag) = tag_of(pass.shown) else {
         return Ok(false);
     };
-    let tag = pass.shown.tag(renderer);
     let name = pass.shown.name();
     let recorded = crate::on_db!(db, p => sqlx::query(
         "INSERT INTO shown_passes (shown, tag, started_us, generation) VALUES ($1, $2, $3, 1) \
@@ -236,10 +229,9 @@ pub async fn refresh(
     at: Cursor,
     batch: i64,
 ) -> crate::Result<(usize, Option<Cursor>)> {
-    let Some(renderer) = RENDERER.get() else {
+    let Some(tag) = tag_of(shown) else {
         return Ok((0, None));
     };
-    let tag = shown.tag(renderer);
     let rows = stale(db, shown, at, batch, tag).await?;
     let next = match (at, rows.last()) {
         (Cursor::Every(_), last) => last.map(|r| Cursor::Every(r.id)),

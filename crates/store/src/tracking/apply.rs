@@ -140,21 +140,8 @@ async fn apply_refs_in(
     write_containers(tx, &plan.containers, now).await?;
     super::texts::write_views(tx, account_id, &plan.containers).await?;
     write_shipments(tx, &plan.shipments, now).await?;
-    let shown: Vec<_> = plan
-        .shipments
-        .iter()
-        .filter_map(|s| s.3.written().map(|text| (s.0, text)))
-        .collect();
-    super::texts::write_texts(tx, account_id, super::texts::Texts::SHIPMENTS, &shown).await?;
-    let same: Vec<_> = plan
-        .shipments
-        .iter()
-        .filter(|s| s.3 == TextChange::Same)
-        .map(|s| s.0)
-        .collect();
-    if let (Some(tag), false) = (crate::rendered::shipment_tag(), same.is_empty()) {
-        super::texts::keep_own(tx, super::texts::Texts::SHIPMENTS, tag, &same).await?;
-    }
+    let shown: Vec<_> = plan.shipments.iter().map(|s| (s.0, &s.3)).collect();
+    super::texts::write_changes(tx, account_id, super::texts::Texts::SHIPMENTS, &shown).await?;
     write_transport(tx, account_id, &plan, &labels, now).await?;
     crate::events::append_many(tx, account_id, &plan.entries, now).await?;
     for shipment_id in &plan.terminated {

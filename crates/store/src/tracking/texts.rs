@@ -53,21 +53,52 @@ pub(super) async fn write_views(
     write_texts(tx, account_id, Texts::CONTAINERS, &rows).await
 }
 
-/// A table of shown texts (`crate::rendered`) and its key column.
+/// A table of shown texts (`crate::rendered`), its key column and the kind of row it shows.
+#[derive(Clone, Copy)]
 pub(crate) struct Texts {
     table: &'static str,
     key: &'static str,
+    shown: crate::rendered::Shown,
 }
 
 impl Texts {
     pub(crate) const CONTAINERS: Texts = Texts {
         table: "container_views",
         key: "container_id",
+        shown: crate::rendered::Shown::Containers,
     };
     pub(crate) const SHIPMENTS: Texts = Texts {
         table: "shipment_views",
         key: "shipment_id",
+        shown: crate::rendered::Shown::Shipments,
     };
+}
+
+/// Writes what a merge did to each row's shown text ([`TextChange`]): the texts it wrote,
+/// the texts it removed, and where it left a text because its own rendering of the state did
+/// not change ([`TextChange::Same`]), removes one another build wrote: in a rolling upgrade
+/// that text may show what this build's does not of the state before. Without a text, reads
+/// show the state until a merge or the worker's next pass writes one.
+pub(crate) async fn write_changes(
+    tx: &mut Tx,
+    account_id: Uuid,
+    texts: Texts,
+    changes: &[(Uuid, &TextChange)],
+) -> Result<()> {
+    let written: Vec<_> = changes
+        .iter()
+        .filter_map(|(id, change)| change.written().map(|text| (*id, text)))
+        .collect();
+    write_texts(tx, account_id, texts, &written).await?;
+    let left: Vec<_> = changes
+        .iter()
+        .filter(|(_, change)| **change == TextChange::Same)
+        .map(|(id, _)| *id)
+        .collect();
+    match crate::rendered::tag_of(texts.shown) {
+        Some(tag) => remove_texts(tx, texts, &left, Some(tag)).await,
+        None => Ok(()),
+    }
 }
 
 /// Writes each row's shown text into `texts`, or removes the one there where it has none.
@@ -77,7 +108,7 @@ pub(crate) async fn write_texts(
     texts: Texts,
     rows: &[(Uuid, Option<&str>)],
 ) -> Result<()> {
-    let Texts { table, key } = texts;
+    let Texts { table, key, .. } = texts;
     let (made, none): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r.1.is_some());
     for chunk in made.chunks(CHUNK) {
         let mut marks = Marks::new(tx.backend());
@@ -94,41 +125,38 @@ pub(crate) async fn write_texts(
             q.execute(x).await.map(|_| ())?
         });
     }
-    for chunk in none.chunks(CHUNK) {
-        let mut marks = Marks::new(tx.backend());
-        let ids = marks.rows(chunk.len(), 1);
-        let sql =
-            format!("DELETE FROM {table} WHERE {key} IN (SELECT column1 FROM (VALUES {ids}) AS t)");
-        on_tx!(tx, x => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-            for (id, _) in chunk {
-                q = q.bind(*id);
-            }
-            q.execute(x).await.map(|_| ())?
-        });
-    }
-    Ok(())
+    let none: Vec<_> = none.into_iter().map(|(id, _)| id).collect();
+    remove_texts(tx, texts, &none, None).await
 }
 
-/// Removes the stored texts of `ids` in `texts` that do not begin with `tag` (this process's
-/// renderer's): a merge that leaves a row's text because its own rendering of the state did
-/// not change ([`TextChange::Same`]) must not leave a text another build wrote, which, in a
-/// rolling upgrade, may show what this build's does not of the state before. Without a text,
-/// reads show the state until a merge or the worker's next pass writes one.
-pub(crate) async fn keep_own(tx: &mut Tx, texts: Texts, tag: &str, ids: &[Uuid]) -> Result<()> {
-    let Texts { table, key } = texts;
+/// Removes the stored texts of `ids` in `texts`; with `unless_tagged`, only those that do not
+/// begin with it.
+async fn remove_texts(
+    tx: &mut Tx,
+    texts: Texts,
+    ids: &[Uuid],
+    unless_tagged: Option<&str>,
+) -> Result<()> {
+    let Texts { table, key, .. } = texts;
     for chunk in ids.chunks(CHUNK) {
         // the tag's mark first: SQLite numbers its marks by their place in the text
         let mut marks = Marks::new(tx.backend());
-        let tag_mark = marks.one();
+        let other = unless_tagged.map_or(String::new(), |tag| {
+            format!(
+                "substr(view, 1, {}) <> {} AND ",
+                tag.chars().count(),
+                marks.one()
+            )
+        });
         let ids = marks.rows(chunk.len(), 1);
         let sql = format!(
-            "DELETE FROM {table} WHERE substr(view, 1, {len}) <> {tag_mark} \
-             AND {key} IN (SELECT column1 FROM (VALUES {ids}) AS t)",
-            len = tag.chars().count()
+            "DELETE FROM {table} WHERE {other}{key} IN (SELECT column1 FROM (VALUES {ids}) AS t)"
         );
         on_tx!(tx, x => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(tag);
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            if let Some(tag) = unless_tagged {
+                q = q.bind(tag);
+            }
             for id in chunk {
                 q = q.bind(*id);
             }

@@ -22,7 +22,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::postgres::PgConnectOptions;
 use uuid::Uuid;
 
 use crate::{Db, Result, StoreError};
@@ -252,10 +252,8 @@ impl Replicas {
             }
             let opts = PgConnectOptions::from_str(url)?;
             let name = format!("{}:{}", opts.get_host(), opts.get_port());
-            let pool = PgPoolOptions::new()
-                .max_connections(size.unwrap_or(16))
-                .acquire_timeout(acquire)
-                .connect_lazy_with(opts);
+            let pool =
+                crate::db::pg_pool_options(size.unwrap_or(16), acquire).connect_lazy_with(opts);
             replicas.push(Replica {
                 name,
                 db: Db::Postgres(pool),

@@ -1692,6 +1692,22 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         }
         ShownContainer::Row(_) => panic!("the rendered state was not read"),
     }
+    // with the shipment's containers when asked, and without them when not
+    let sibling = bare_container(&db, owner.id, shipment, "MSKU7654321").await;
+    let read = reads::container_and_shipment::<ShownContainer>(&db, owner.id, container, true)
+        .await
+        .unwrap()
+        .unwrap();
+    let refs: Vec<_> = read.siblings.unwrap().iter().map(|r| r.id).collect();
+    assert_eq!(refs, [container, sibling], "oldest first, then by id");
+    assert!(matches!(read.container, ShownContainer::View(_)));
+    let without = reads::container_and_shipment::<ShownContainer>(&db, owner.id, container, false)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(without.siblings.is_none());
+    boxtrack_store::on_db!(&db, p => sqlx::query("DELETE FROM containers WHERE id = $1")
+        .bind(sibling).execute(p).await.map(|_| ()).unwrap());
     // a list reads it so too, with the columns a list's cursor is made of
     let page = boxtrack_core::paging::Page {
         number: 1,
@@ -2202,4 +2218,57 @@ async fn newer_estimates_and_actuals_supersede_earlier_estimates_across_a_bulk()
             "container {i}: {now:?}"
         );
     }
+}
+
+/// A PostgreSQL connection whose server process ended while it sat idle in the pool is found
+/// out before it is used and replaced: the next statement runs on a new connection instead of
+/// failing (see `db::pg_pool_options` for why every connection is checked as it is taken).
+#[tokio::test]
+async fn a_connection_that_died_while_idle_is_replaced_before_use() {
+    use sqlx::Connection;
+    if !boxtrack_testkit::on_postgres() {
+        return;
+    }
+    let t = boxtrack_testkit::fresh().await;
+    let db = Db::connect_pool(&t.url, Some(1), std::time::Duration::from_secs(10))
+        .await
+        .unwrap();
+    let Db::Postgres(pool) = &db else {
+        panic!("not PostgreSQL")
+    };
+    let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    let mut other = sqlx::PgConnection::connect(&t.url).await.unwrap();
+    let ended: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
+        .bind(pid)
+        .fetch_one(&mut other)
+        .await
+        .unwrap();
+    assert!(ended);
+    // until its server process is gone
+    let gone = |pid: i32| {
+        let url = t.url.clone();
+        async move {
+            let mut c = sqlx::PgConnection::connect(&url).await.unwrap();
+            let n: i64 = sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = $1")
+                .bind(pid)
+                .fetch_one(&mut c)
+                .await
+                .unwrap();
+            n == 0
+        }
+    };
+    while !gone(pid).await {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let again: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_ne!(
+        again, pid,
+        "the pool handed out the dead connection's replacement"
+    );
 }

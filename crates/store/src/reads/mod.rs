@@ -282,19 +282,28 @@ pub async fn container_and_shipment<C: ContainerRead>(
             }))
         }
         Db::Postgres(p) => {
-            // the siblings as two arrays in the same order, read from the covering index on
-            // `shipment_id` (migration 46), when `$3`
-            const SQL: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = c.id AND v.account_id = c.account_id) AS state_view, c.pod_terminal, \
-                s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, (SELECT v.view FROM shipment_views v WHERE v.shipment_id = s.id AND v.account_id = s.account_id) AS s_view, \
-                p.company_name AS s_customer_name, t.customer_id AS s_customer_id, \
-                CASE WHEN $3 THEN ARRAY(SELECT r.id FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id ORDER BY r.created_us, r.id) END AS sibling_ids, \
-                CASE WHEN $3 THEN ARRAY(SELECT r.pod_terminal FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id ORDER BY r.created_us, r.id) END AS sibling_terminals \
-                FROM containers c \
-                LEFT JOIN shipments s ON s.id = c.shipment_id AND s.account_id = c.account_id \
-                LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id \
-                LEFT JOIN parties p ON p.id = t.customer_id \
-                WHERE c.id = $1 AND c.account_id = $2";
-            let Some(row) = sqlx::query(SQL)
+            if C::SHOWN_ON_POSTGRES {
+                // the texts as shown and the columns beside them; the whole rows only where
+                // a text is not current (another build's, or none yet)
+                let row = sqlx::query(PG_SHOWN)
+                    .bind(id)
+                    .bind(account_id)
+                    .bind(siblings)
+                    .fetch_optional(p)
+                    .await?;
+                let Some(row) = row else {
+                    return Ok(None);
+                };
+                if let Some((container, shipment)) = C::shown_postgres(&row)? {
+                    let siblings = joined_siblings(&row, container.shipment_of())?;
+                    return Ok(Some(ContainerAndShipment {
+                        container,
+                        shipment,
+                        siblings,
+                    }));
+                }
+            }
+            let Some(row) = sqlx::query(PG_WHOLE)
                 .bind(id)
                 .bind(account_id)
                 .bind(siblings)
@@ -314,6 +323,43 @@ pub async fn container_and_shipment<C: ContainerRead>(
         }
     }
 }
+
+/// What [`container_and_shipment`]'s statements on PostgreSQL read beside their columns: the
+/// container's shipment, that shipment's customer, and, when `$3`, the shipment's containers
+/// as two arrays in the same order (ids and POD terminals, oldest first), aggregated in one
+/// pass over the covering index on `shipment_id` (migration 46). `$1` is the container, `$2`
+/// its account.
+macro_rules! pg_joined_from {
+    () => {
+        " FROM containers c \
+        LEFT JOIN container_views cv ON cv.container_id = c.id AND cv.account_id = c.account_id \
+        LEFT JOIN shipments s ON s.id = c.shipment_id AND s.account_id = c.account_id \
+        LEFT JOIN shipment_views sv ON sv.shipment_id = s.id AND sv.account_id = s.account_id \
+        LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id \
+        LEFT JOIN parties p ON p.id = t.customer_id \
+        LEFT JOIN LATERAL (SELECT array_agg(r.id ORDER BY r.created_us, r.id) AS ids, array_agg(r.pod_terminal ORDER BY r.created_us, r.id) AS terminals \
+            FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id) sib ON $3 \
+        WHERE c.id = $1 AND c.account_id = $2"
+    };
+}
+
+/// The columns of a container and its shipment as shown ([`ShownContainer`], with its
+/// shipment's view), and their texts: neither state nor route, which PostgreSQL would
+/// otherwise turn from `jsonb` into text on every read.
+const PG_SHOWN: &str = concat!(
+    "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.created_us, c.updated_us, c.pod_terminal, cv.view AS state_view, \
+    s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, sv.view AS s_view, \
+    p.company_name AS s_customer_name, t.customer_id AS s_customer_id, sib.ids AS sibling_ids, sib.terminals AS sibling_terminals",
+    pg_joined_from!()
+);
+
+/// The whole rows of a container and its shipment, with their texts.
+const PG_WHOLE: &str = concat!(
+    "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, cv.view AS state_view, c.pod_terminal, \
+    s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, sv.view AS s_view, \
+    p.company_name AS s_customer_name, t.customer_id AS s_customer_id, sib.ids AS sibling_ids, sib.terminals AS sibling_terminals",
+    pg_joined_from!()
+);
 
 /// The siblings of [`container_and_shipment`]'s row (`sibling_ids` and `sibling_terminals`,
 /// in the same order), if they were asked.

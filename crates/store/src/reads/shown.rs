@@ -100,20 +100,33 @@ where
     fn from_row(row: &'r R) -> sqlx::Result<Self> {
         let view: Option<String> = row.try_get("state_view")?;
         Ok(match view.filter(|v| crate::rendered::is_current(v)) {
-            Some(view) => ShownContainer::View(ContainerView {
-                id: row.try_get("id")?,
-                account_id: row.try_get("account_id")?,
-                shipment_id: row.try_get("shipment_id")?,
-                number: row.try_get("number")?,
-                ref_numbers: row.try_get("ref_numbers")?,
-                pod_terminal: row.try_get("pod_terminal")?,
-                created_us: row.try_get("created_us")?,
-                updated_us: row.try_get("updated_us")?,
-                view,
-            }),
+            Some(view) => ShownContainer::View(container_view(row, view)?),
             None => ShownContainer::Row(Box::new(ContainerRow::from_row(row)?)),
         })
     }
+}
+
+/// A container's view from the columns of a row beside its state (the state's column is not
+/// decoded).
+fn container_view<'r, R: Row>(row: &'r R, view: String) -> sqlx::Result<ContainerView>
+where
+    &'r str: ColumnIndex<R>,
+    Uuid: Decode<'r, R::Database> + Type<R::Database>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
+    Json<Vec<String>>: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    Ok(ContainerView {
+        id: row.try_get("id")?,
+        account_id: row.try_get("account_id")?,
+        shipment_id: row.try_get("shipment_id")?,
+        number: row.try_get("number")?,
+        ref_numbers: row.try_get("ref_numbers")?,
+        pod_terminal: row.try_get("pod_terminal")?,
+        created_us: row.try_get("created_us")?,
+        updated_us: row.try_get("updated_us")?,
+        view,
+    })
 }
 
 /// What [`super::container_and_shipment`] and the container lists ([`super::containers_as`])
@@ -136,6 +149,15 @@ pub trait ContainerRead:
     fn whole(row: ContainerRow) -> Self;
     /// Its shipment.
     fn shipment_of(&self) -> Uuid;
+    /// Whether [`super::container_and_shipment`] reads it on PostgreSQL as shown first (the
+    /// columns beside the states and the shown texts), and the whole rows only where a text
+    /// is not current.
+    const SHOWN_ON_POSTGRES: bool = false;
+    /// The container and its shipment from a row of that shown statement, `None` where a
+    /// text is not current for this process's renderer (the whole rows are read then).
+    fn shown_postgres(_row: &PgRow) -> Result<Option<(Self, Option<Self::Shipment>)>> {
+        Ok(None)
+    }
 }
 
 impl ContainerRead for ContainerRow {
@@ -172,6 +194,29 @@ impl ContainerRead for ShownContainer {
     }
     fn shipment_of(&self) -> Uuid {
         self.shipment_id()
+    }
+    const SHOWN_ON_POSTGRES: bool = true;
+    fn shown_postgres(row: &PgRow) -> Result<Option<(Self, Option<ShownShipment>)>> {
+        let view: Option<String> = row.try_get("state_view")?;
+        let Some(view) = view.filter(|v| crate::rendered::is_current(v)) else {
+            return Ok(None);
+        };
+        let shipment = match row.try_get::<Option<Uuid>, _>("s_id")? {
+            None => None,
+            Some(_) => {
+                let text: Option<String> = row.try_get("s_view")?;
+                let Some(text) = text.filter(|v| crate::rendered::is_current_shipment(v)) else {
+                    return Ok(None);
+                };
+                Some(ShownShipment::View(Box::new(shipment_view(
+                    row, &PREFIXED, text,
+                )?)))
+            }
+        };
+        Ok(Some((
+            ShownContainer::View(container_view(row, view)?),
+            shipment,
+        )))
     }
 }
 

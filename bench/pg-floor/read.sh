@@ -40,17 +40,27 @@ SQL
 cat >"$dir/whole.sql" <<'SQL'
 SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, cv.view AS state_view, c.pod_terminal, s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, sv.view AS s_view, p.company_name AS s_customer_name, t.customer_id AS s_customer_id, sib.ids AS sibling_ids, sib.terminals AS sibling_terminals FROM containers c LEFT JOIN container_views cv ON cv.container_id = c.id AND cv.account_id = c.account_id LEFT JOIN shipments s ON s.id = c.shipment_id AND s.account_id = c.account_id LEFT JOIN shipment_views sv ON sv.shipment_id = s.id AND sv.account_id = s.account_id LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id LEFT JOIN parties p ON p.id = t.customer_id LEFT JOIN LATERAL (SELECT array_agg(r.id ORDER BY r.created_us, r.id) AS ids, array_agg(r.pod_terminal ORDER BY r.created_us, r.id) AS terminals FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id) sib ON :siblings::bool WHERE c.id = :cid AND c.account_id = :aid;
 SQL
-# PostgreSQL's CPU: its backends' time, which the postmaster collects as they exit (readable
-# when PostgreSQL runs on this machine and this user may read its /proc entry)
+# PostgreSQL's CPU (readable when PostgreSQL runs on this machine and this user may read its
+# /proc entries): what the postmaster collected of its exited processes, plus what its live
+# processes have used so far. Reading only the first missed the backends that had not exited
+# yet when pgbench returned, and counted them in the next statement's figure instead.
 PM=$(head -1 "$(psql -Atq "$URL" -c 'SHOW data_directory')/postmaster.pid" 2>/dev/null || true)
 TICK=$(getconf CLK_TCK)
-children() { awk '{print $16 + $17}' "/proc/$PM/stat" 2>/dev/null || echo 0; }
+pg_cpu() {
+  local total child
+  total=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$PM/stat" 2>/dev/null || echo 0)
+  for child in $(pgrep -P "$PM" 2>/dev/null); do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$child/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
 for run in $(seq 1 "$RUNS"); do
   for s in select1 keys shown whole; do
-    before=$(children)
+    before=$(pg_cpu)
     out=$(taskset -c 0 "$PGBENCH" -n -c 32 -j 1 -T "$SECONDS_EACH" -M prepared \
       -D cid="$CID" -D aid="$AID" -D siblings=true -f "$dir/$s.sql" "$URL" 2>&1)
-    after=$(children)
+    sleep 1 # the backends exit after pgbench has returned
+    after=$(pg_cpu)
     tps=$(sed -n 's/^tps = \([0-9]*\).*/\1/p' <<<"$out")
     n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' <<<"$out")
     cpu='?'

@@ -2248,19 +2248,15 @@ async fn a_connection_that_died_while_idle_is_replaced_before_use() {
         .unwrap();
     assert!(ended);
     // until its server process is gone
-    let gone = |pid: i32| {
-        let url = t.url.clone();
-        async move {
-            let mut c = sqlx::PgConnection::connect(&url).await.unwrap();
-            let n: i64 = sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = $1")
-                .bind(pid)
-                .fetch_one(&mut c)
-                .await
-                .unwrap();
-            n == 0
+    loop {
+        let left: i64 = sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = $1")
+            .bind(pid)
+            .fetch_one(&mut other)
+            .await
+            .unwrap();
+        if left == 0 {
+            break;
         }
-    };
-    while !gone(pid).await {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     let again: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")

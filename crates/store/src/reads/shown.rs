@@ -201,17 +201,10 @@ impl ContainerRead for ShownContainer {
         let Some(view) = view.filter(|v| crate::rendered::is_current(v)) else {
             return Ok(None);
         };
-        let shipment = match row.try_get::<Option<Uuid>, _>("s_id")? {
-            None => None,
-            Some(_) => {
-                let text: Option<String> = row.try_get("s_view")?;
-                let Some(text) = text.filter(|v| crate::rendered::is_current_shipment(v)) else {
-                    return Ok(None);
-                };
-                Some(ShownShipment::View(Box::new(shipment_view(
-                    row, &PREFIXED, text,
-                )?)))
-            }
+        let shipment = match joined_shipment_view(row)? {
+            Some(v) => Some(ShownShipment::View(Box::new(v))),
+            None if row.try_get::<Option<Uuid>, _>("s_id")?.is_none() => None,
+            None => return Ok(None),
         };
         Ok(Some((
             ShownContainer::View(container_view(row, view)?),
@@ -431,16 +424,10 @@ impl ShipmentRead for ShownShipment {
         crate::sqlite_reader::shipment_shown(conn, account_id, id)
     }
     fn postgres(row: &PgRow) -> Result<Option<Self>> {
-        let view: Option<String> = row.try_get("s_view")?;
-        let Some(view) = view.filter(|v| crate::rendered::is_current_shipment(v)) else {
-            return Ok(super::joined_shipment(row)?.map(|s| ShownShipment::Row(Box::new(s))));
-        };
-        if row.try_get::<Option<Uuid>, _>("s_id")?.is_none() {
-            return Ok(None);
-        }
-        Ok(Some(ShownShipment::View(Box::new(shipment_view(
-            row, &PREFIXED, view,
-        )?))))
+        Ok(match joined_shipment_view(row)? {
+            Some(v) => Some(ShownShipment::View(Box::new(v))),
+            None => super::joined_shipment(row)?.map(|s| ShownShipment::Row(Box::new(s))),
+        })
     }
     fn whole(row: ShipmentRow) -> Self {
         ShownShipment::Row(Box::new(row))
@@ -448,6 +435,19 @@ impl ShipmentRead for ShownShipment {
     fn id_of(&self) -> Uuid {
         self.id()
     }
+}
+
+/// The view of the shipment a joined PostgreSQL row carries (`s_*`, with `s_view`), where it
+/// joined one and its text is current for this process's renderer.
+fn joined_shipment_view(row: &PgRow) -> Result<Option<ShipmentView>> {
+    let view: Option<String> = row.try_get("s_view")?;
+    let Some(view) = view.filter(|v| crate::rendered::is_current_shipment(v)) else {
+        return Ok(None);
+    };
+    if row.try_get::<Option<Uuid>, _>("s_id")?.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(shipment_view(row, &PREFIXED, view)?))
 }
 
 #[cfg(test)]

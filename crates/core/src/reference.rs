@@ -61,7 +61,56 @@ pub struct Terminal {
     pub country_code: String,
     /// IANA zone.
     pub time_zone: String,
+    /// Its code in the SMDG Terminal Code List, where that list has it.
+    pub smdg_code: Option<String>,
+    /// Its BIC Facility Code, where a public copy of the register has it.
+    pub bic_facility_code: Option<String>,
+    /// Street part of its address, where its SMDG entry or its own site gives it.
+    pub street: Option<String>,
+    /// Postal code part of its address, likewise.
+    pub zip: Option<String>,
 }
+
+/// Splits one line of a CSV file into its fields: a field in double quotes may hold commas,
+/// and `""` inside it is one quote.
+fn csv_fields(line: &str) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            _ => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
+/// The codes and addresses of `terminal-codes.csv` by FIRMS code: (SMDG, BIC, street, zip).
+type Codes = HashMap<String, [Option<String>; 4]>;
+
+static TERMINAL_CODES: LazyLock<Codes> = LazyLock::new(|| {
+    include_str!("../data/terminal-codes.csv")
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f = csv_fields(l);
+            let value = |i: usize| {
+                f.get(i)
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+            };
+            (f.len() >= 5).then(|| (f[0].trim().to_string(), [1, 2, 3, 4].map(value)))
+        })
+        .collect()
+});
 
 static PORTS: LazyLock<Vec<Port>> = LazyLock::new(|| {
     include_str!("../data/ports.csv")
@@ -88,7 +137,13 @@ static TERMINALS: LazyLock<Vec<Terminal>> = LazyLock::new(|| {
         .skip(1)
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').map(str::trim).collect();
+            let [smdg_code, bic_facility_code, street, zip] =
+                TERMINAL_CODES.get(*f.get(2)?).cloned().unwrap_or_default();
             (f.len() >= 8).then(|| Terminal {
+                smdg_code,
+                bic_facility_code,
+                street,
+                zip,
                 name: f[0].to_string(),
                 nickname: f[1].to_string(),
                 firms_code: f[2].to_string(),
@@ -368,6 +423,36 @@ pub fn country_name(code: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_fields_keep_quoted_commas_and_quotes() {
+        assert_eq!(
+            csv_fields("a,,\"b, c\",\"d \"\"e\"\"\""),
+            ["a", "", "b, c", "d \"e\""]
+        );
+        assert_eq!(csv_fields(""), [""]);
+    }
+
+    #[test]
+    fn terminals_carry_their_smdg_code_and_address_where_a_source_gives_them() {
+        let dundalk = terminal("A321").unwrap();
+        assert_eq!(dundalk.smdg_code.as_deref(), Some("DMT"));
+        assert_eq!(dundalk.street.as_deref(), Some("2700 Broening Highway"));
+        assert_eq!(dundalk.zip.as_deref(), Some("21224"));
+        // a street with a comma in it, read whole
+        let everport = terminal("Y124").unwrap();
+        assert_eq!(
+            everport.street.as_deref(),
+            Some("Everport Terminal Services, 389 Terminal Island Way")
+        );
+        // every row of the codes file names a known terminal
+        for firms in TERMINAL_CODES.keys() {
+            assert!(terminal(firms).is_some(), "{firms} is not in terminals.csv");
+        }
+        let coded = terminals().iter().filter(|t| t.smdg_code.is_some()).count();
+        assert!(coded >= 90, "{coded}");
+        assert!(terminals().iter().any(|t| t.bic_facility_code.is_some()));
+    }
 
     #[test]
     fn reference_data_loads() {

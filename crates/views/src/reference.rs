@@ -159,12 +159,16 @@ pub struct TerminalAttributes {
     pub nickname: String,
     /// Its FIRMS code (US customs).
     pub firms_code: String,
-    /// Its SMDG code (absent when not known).
+    /// Its code in the SMDG Terminal Code List (absent where that list has none for it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub smdg_code: Option<String>,
-    /// Its BIC facility code (absent when not known).
+    /// Its BIC Facility Code (absent where no public copy of the register has one: the
+    /// register codes depots and yards more than ocean terminals).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bic_facility_code: Option<String>,
+    /// Street part of its address (absent where no source gives it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub street: Option<String>,
     /// Its city.
     pub city: String,
     /// Its state or province (`California`), where the country has them.
@@ -173,6 +177,9 @@ pub struct TerminalAttributes {
     /// Its state or province code (`CA`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_abbr: Option<String>,
+    /// ZIP or postal code part of its address (absent where no source gives it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zip: Option<String>,
     /// Its country (`United States`).
     pub country: String,
     /// ISO 3166 country code.
@@ -276,8 +283,10 @@ pub fn terminal_resource(t: &TerminalRow) -> Value {
             name: t.name.clone(),
             nickname: t.nickname.clone(),
             firms_code: t.firms_code.clone(),
-            smdg_code: None,
-            bic_facility_code: None,
+            smdg_code: t.smdg_code.clone(),
+            bic_facility_code: t.bic_facility_code.clone(),
+            street: t.street.clone(),
+            zip: t.zip.clone(),
             city: t.city.clone(),
             state: t
                 .state_abbr

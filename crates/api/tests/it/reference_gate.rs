@@ -235,14 +235,6 @@ fn deliberate(document: &mut Value) {
     {
         types.extend(ours[..2].iter().map(|t| json!(t)));
     }
-    // holds and fees no source has reported yet are null, not an empty list (which is the
-    // terminal saying there are none); the reference's own TypeScript SDK types them
-    // `unknown[] | null`
-    let container = &mut document["components"]["schemas"]["container"]["properties"]["attributes"]
-        ["properties"];
-    for attribute in ["holds_at_pod_terminal", "fees_at_pod_terminal"] {
-        container[attribute]["nullable"] = json!(true);
-    }
 }
 
 /// Each included resource is checked against the reference's schema for its own `type`.

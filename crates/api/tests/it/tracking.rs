@@ -152,8 +152,12 @@ async fn a_sandbox_number_becomes_a_shipment_with_its_container() {
     }
     assert_eq!(c["attributes"]["current_status"], "new");
     assert_eq!(c["attributes"]["equipment_length"], 40);
-    // no terminal has reported holds yet: unknown, not "none"
-    assert_eq!(c["attributes"]["holds_at_pod_terminal"], Value::Null);
+    // no terminal has reported holds yet: an empty array, as the reference declares it (a
+    // typed client refuses null); the terminal not read yet is `terminal_checked_at: null`
+    assert_eq!(c["attributes"]["holds_at_pod_terminal"], json!([]));
+    assert_eq!(c["attributes"]["fees_at_pod_terminal"], json!([]));
+    assert_eq!(c["attributes"]["terminal_checked_at"], Value::Null);
+    assert_eq!(c["attributes"]["availability_known"], false);
     assert_eq!(c["attributes"]["pod_timezone"], "America/Los_Angeles");
     boxtrack_core::ident::validate_container(c["attributes"]["number"].as_str().unwrap()).unwrap();
 
@@ -1373,6 +1377,18 @@ async fn reference_data_and_relationships_resolve() {
         .await
         .json();
     assert_eq!(t["data"]["attributes"]["nickname"], "TraPac LA");
+    // the members the contract and the reference name, from the SMDG list (data/README.md)
+    assert_eq!(t["data"]["attributes"]["smdg_code"], "TRAP");
+    assert_eq!(
+        t["data"]["attributes"]["street"],
+        "630 West Harry Bridges Blvd"
+    );
+    assert_eq!(t["data"]["attributes"]["zip"], "90744");
+    // a code no public source gives is absent, not null (the reference types it a string)
+    assert!(
+        t["data"]["attributes"].get("bic_facility_code").is_none(),
+        "{t}"
+    );
     assert_eq!(t["data"]["relationships"]["port"]["data"]["id"], lax_id);
     assert_eq!(t["included"][0]["attributes"]["code"], "USLAX");
 
@@ -2569,4 +2585,46 @@ async fn a_report_kept_for_later_finds_a_container_made_known_meanwhile() {
     assert_eq!(kept.kept, 1, "{kept:?}");
     assert_eq!(kept.known_meanwhile, vec![number]);
     assert_eq!(boxtrack_store::early::stats(&app.db).await.unwrap().0, 1);
+}
+
+/// A box on a feeder is on a ship: `TEST-SCN-FEEDER` leaves the port of lading on a feeder
+/// (sandbox hours 20 and 24) and is `on_ship`, with the port of lading's times, from then on.
+#[tokio::test]
+async fn a_feeder_leg_puts_the_box_on_a_ship_at_once() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            MT,
+            &request("TEST-SCN-FEEDER", "bill_of_lading", "TEST"),
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    // past the feeder's departure, before its arrival at the transshipment port
+    app.tick_at(start + 30 * 1_000_000).await;
+    let on_ship = app
+        .get(
+            "/v2/containers?filter[current_status]=on_ship&include=shipment",
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(
+        on_ship["data"].as_array().map(Vec::len),
+        Some(1),
+        "{on_ship}"
+    );
+    let a = &on_ship["data"][0]["attributes"];
+    assert_eq!(a["current_status"], "on_ship");
+    assert!(a["pol_vessel_loaded_at"].is_string(), "{a}");
+    assert!(a["pol_vessel_departed_at"].is_string(), "{a}");
+    assert!(on_ship["included"][0]["attributes"]["pol_atd_at"].is_string());
+    // through the transshipment at Hong Kong it stays on a ship
+    app.tick_at(start + 72 * 1_000_000).await;
+    let c = app.get("/v2/containers", Some(&key)).await.json();
+    assert_eq!(c["data"][0]["attributes"]["current_status"], "on_ship");
 }

@@ -160,9 +160,12 @@ pub(super) struct ContainerAttributes {
     pub(super) ready_for_pickup: Option<bool>,
     /// Whether the terminal told whether it is available.
     pub(super) availability_known: Option<bool>,
-    /// The holds at the terminal of discharge; none when it reported none.
+    /// When the terminal was last read for this box; null while it has not been.
+    pub(super) terminal_checked_at: Option<String>,
+    /// The holds at the terminal of discharge: empty when it reported none, and while it has
+    /// not been read (null from servers before the reference's array was kept).
     pub(super) holds_at_pod_terminal: Option<Vec<Hold>>,
-    /// The fees at the terminal of discharge; none when it reported none.
+    /// The fees at the terminal of discharge, likewise.
     pub(super) fees_at_pod_terminal: Option<Vec<Fee>>,
 }
 

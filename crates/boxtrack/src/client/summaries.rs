@@ -28,11 +28,20 @@ pub(super) fn minute(v: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
+/// Whether no source has read the terminal for this box yet, so that an empty list of holds
+/// or fees says nothing.
+fn not_reported<T>(list: Option<&Vec<T>>, a: &ContainerAttributes) -> bool {
+    list.is_none_or(|l| l.is_empty() && a.terminal_checked_at.is_none())
+}
+
 /// The holds in force (`customs, freight`), `none`, or `not reported`.
 pub(super) fn holds_summary(a: &ContainerAttributes) -> String {
     let Some(holds) = &a.holds_at_pod_terminal else {
         return "not reported".to_string();
     };
+    if not_reported(Some(holds), a) {
+        return "not reported".to_string();
+    }
     let held: Vec<String> = holds
         .iter()
         .filter(|h| h.status.as_deref() == Some("hold"))
@@ -50,6 +59,9 @@ pub(super) fn fees_summary(a: &ContainerAttributes) -> String {
     let Some(fees) = &a.fees_at_pod_terminal else {
         return "not reported".to_string();
     };
+    if not_reported(Some(fees), a) {
+        return "not reported".to_string();
+    }
     let fees: Vec<String> = fees.iter().map(fee).collect();
     if fees.is_empty() {
         "none".to_string()

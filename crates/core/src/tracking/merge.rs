@@ -59,7 +59,8 @@ pub fn time_attribute(m: Milestone, place: Place) -> Option<&'static str> {
 
 pub(super) fn time_key(m: Milestone, place: Place) -> Option<TimeKey> {
     use Milestone::*;
-    Some(match (m, place) {
+    // a feeder's move is a vessel's: the box is on a ship (docs/precedence.md)
+    Some(match (m.as_vessel_move(), place) {
         (EmptyOut, Place::Origin) => t::EMPTY_OUT,
         (FullIn, Place::Origin) => t::POL_FULL_IN,
         (VesselLoaded, Place::Origin) => t::POL_VESSEL_LOADED,
@@ -372,7 +373,7 @@ fn apply_actual(
         c.times.insert(k, when);
     }
     let at = r.observed_us;
-    match (m, place) {
+    match (m.as_vessel_move(), place) {
         (Milestone::Available | Milestone::NotAvailable, _)
             if newer(&mut c.versions, VersionKey::Availability, at) =>
         {
@@ -381,11 +382,13 @@ fn apply_actual(
         }
         (Milestone::VesselDeparted, Place::Origin) => {
             s.milestones.add_actual(r);
-            s.pol_atd_us = latest_at(&s.milestones, m, place).or(s.pol_atd_us);
+            let atd = s.milestones.latest_move(Milestone::VesselDeparted, place);
+            s.pol_atd_us = atd.or(s.pol_atd_us);
         }
         (Milestone::VesselArrived, Place::Pod) => {
             s.milestones.add_actual(r);
-            s.pod_ata_us = latest_at(&s.milestones, m, place).or(s.pod_ata_us);
+            let ata = s.milestones.latest_move(Milestone::VesselArrived, place);
+            s.pod_ata_us = ata.or(s.pod_ata_us);
         }
         // the line's word first, the railroad's when the line says nothing (precedence)
         (Milestone::ArrivedAtInlandDestination, Place::Inland) => {
@@ -594,19 +597,13 @@ pub fn terminal_view(c: &ContainerState, view: View) -> BTreeMap<String, Value> 
         "available_for_pickup".to_string(),
         json!(rules::available_for_pickup(c, view.inland)),
     );
-    // not reported yet is null, not an empty list
-    m.insert(
-        "holds_at_pod_terminal".to_string(),
-        rules::reported_holds(c).map_or(Value::Null, |h| {
-            Value::Array(h.iter().map(hold_json).collect())
-        }),
-    );
-    m.insert(
-        "fees_at_pod_terminal".to_string(),
-        rules::reported_fees(c).map_or(Value::Null, |f| {
-            Value::Array(f.iter().map(fee_json).collect())
-        }),
-    );
+    // arrays, as the reference declares them: not reported yet is an empty list too
+    let holds = rules::reported_holds(c).unwrap_or_default();
+    let fees = rules::reported_fees(c).unwrap_or_default();
+    let holds: Value = holds.iter().map(hold_json).collect();
+    m.insert("holds_at_pod_terminal".to_string(), holds);
+    let fees: Value = fees.iter().map(fee_json).collect();
+    m.insert("fees_at_pod_terminal".to_string(), fees);
     m.insert(
         "pickup_lfd".to_string(),
         ts(rules::coalesced_lfd(&c.lfd, view.rail_lfd)),
@@ -1014,6 +1011,75 @@ mod tests {
     }
 
     #[test]
+    fn a_feeder_leg_from_the_port_of_lading_puts_the_box_on_a_ship() {
+        let line = |at: i64, m: Milestone, place: Place, t: i64| {
+            obs(at, DataSource::ShippingLine, ev(m, place, t * H, false))
+        };
+        let loaded = merge(
+            &ContainerState::default(),
+            &ShipmentState::default(),
+            &[line(1, Milestone::FeederLoaded, Place::Origin, 20)],
+            ALL,
+        );
+        assert_eq!(
+            loaded.container.times.get(&t::POL_VESSEL_LOADED),
+            Some(&(20 * H))
+        );
+        assert_eq!(
+            rules::current_status(&loaded.container, false),
+            rules::ContainerStatus::OnShip
+        );
+        let m = merge(
+            &loaded.container,
+            &loaded.shipment,
+            &[
+                with_id(line(2, Milestone::FeederDeparted, Place::Origin, 24), "dep"),
+                line(3, Milestone::FeederArrived, Place::Transshipment, 40),
+                line(4, Milestone::FeederDischarged, Place::Transshipment, 44),
+            ],
+            ALL,
+        );
+        assert_eq!(
+            m.container.times.get(&t::POL_VESSEL_DEPARTED),
+            Some(&(24 * H))
+        );
+        assert_eq!(m.shipment.pol_atd_us, Some(24 * H));
+        // discharged at the transshipment port, it is still on its way by sea
+        assert_eq!(
+            rules::current_status(&m.container, false),
+            rules::ContainerStatus::OnShip
+        );
+        // the line withdraws the feeder's departure: the shipment's departure goes with it
+        let w = merge(&m.container, &m.shipment, &[retraction(6, "dep")], ALL);
+        assert_eq!(w.shipment.pol_atd_us, None);
+        assert!(!w.container.times.contains_key(&t::POL_VESSEL_DEPARTED));
+    }
+
+    #[test]
+    fn a_box_first_reported_at_a_transshipment_port_is_on_a_ship() {
+        let m = merge(
+            &ContainerState::default(),
+            &ShipmentState::default(),
+            &[obs(
+                1,
+                DataSource::ShippingLine,
+                ev(
+                    Milestone::TransshipmentLoaded,
+                    Place::Transshipment,
+                    70 * H,
+                    false,
+                ),
+            )],
+            ALL,
+        );
+        assert_eq!(
+            rules::current_status(&m.container, false),
+            rules::ContainerStatus::OnShip
+        );
+        assert!(!m.container.times.contains_key(&t::POL_VESSEL_LOADED));
+    }
+
+    #[test]
     fn a_withdrawn_report_leaves_its_milestone_and_never_comes_back() {
         let loaded = ev(Milestone::VesselLoaded, Place::Origin, 100 * H, false);
         let departed = ev(Milestone::VesselDeparted, Place::Origin, 101 * H, false);
@@ -1171,8 +1237,8 @@ mod tests {
         else {
             panic!("no changeset: {n:?}")
         };
-        // holds not reported before: null, not an empty list
-        assert_eq!(changeset["holds_at_pod_terminal"][0], Value::Null);
+        // holds not reported before: an empty list, as the reference declares the attribute
+        assert_eq!(changeset["holds_at_pod_terminal"][0], json!([]));
         assert_eq!(changeset["holds_at_pod_terminal"][1][0]["name"], "customs");
         assert!(
             !changeset.contains_key("available_for_pickup"),

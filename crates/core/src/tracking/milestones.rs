@@ -368,6 +368,16 @@ impl Book {
         self.decided_of(m, place).max_by_key(|d| d.fact.at_us)
     }
 
+    /// The latest decided time at `place` of vessel move `m`, made by a vessel or by a
+    /// feeder (see [`Milestone::as_vessel_move`]).
+    pub fn latest_move(&self, m: Milestone, place: Place) -> Option<i64> {
+        Milestone::ALL
+            .into_iter()
+            .filter(|x| x.as_vessel_move() == m)
+            .filter_map(|x| self.latest(x, place).and_then(|d| d.fact.at_us))
+            .max()
+    }
+
     /// Whether milestone `m` has happened at `place`.
     pub fn happened(&self, m: Milestone, place: Place) -> bool {
         self.0.iter().any(|r| {

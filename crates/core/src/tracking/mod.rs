@@ -160,6 +160,37 @@ impl Milestone {
         }
     }
 
+    /// The vessel move that a feeder or barge move is (`feeder_loaded` is `vessel_loaded`):
+    /// a box on a feeder is on a vessel, so a feeder leg from the port of lading sets
+    /// `pol_vessel_loaded_at` and `pol_vessel_departed_at`, and one into the port of discharge
+    /// `pod_arrived_at` and `pod_discharged_at`. Other milestones are unchanged.
+    pub fn as_vessel_move(self) -> Milestone {
+        match self {
+            Milestone::FeederArrived => Milestone::VesselArrived,
+            Milestone::FeederDischarged => Milestone::VesselDischarged,
+            Milestone::FeederLoaded => Milestone::VesselLoaded,
+            Milestone::FeederDeparted => Milestone::VesselDeparted,
+            other => other,
+        }
+    }
+
+    /// Whether the milestone is a vessel's (or feeder's) move with the box: loaded,
+    /// departed, arrived, berthed or discharged, at any port.
+    pub fn is_vessel_move(self) -> bool {
+        matches!(
+            self.as_vessel_move(),
+            Milestone::VesselLoaded
+                | Milestone::VesselDeparted
+                | Milestone::VesselArrived
+                | Milestone::VesselBerthed
+                | Milestone::VesselDischarged
+                | Milestone::TransshipmentArrived
+                | Milestone::TransshipmentDischarged
+                | Milestone::TransshipmentLoaded
+                | Milestone::TransshipmentDeparted
+        )
+    }
+
     /// The milestone as it is called at a transshipment port (vessel moves there are
     /// `transshipment_*`); other milestones are unchanged.
     pub fn at_transshipment(self) -> Milestone {

@@ -342,7 +342,17 @@ pub fn current_status(c: &ContainerState, inland: bool) -> ContainerStatus {
     } else if has(t::POD_DISCHARGED) {
         return ContainerStatus::Grounded;
     }
-    if has(t::POL_VESSEL_LOADED) || has(t::POL_VESSEL_DEPARTED) || has(t::POD_ARRIVED) {
+    // a box on any vessel is on a ship: the mainline's, a feeder's, or one between
+    // transshipment ports (docs/precedence.md)
+    if has(t::POL_VESSEL_LOADED)
+        || has(t::POL_VESSEL_DEPARTED)
+        || has(t::POD_ARRIVED)
+        || c.milestones.0.iter().any(|r| {
+            r.reports
+                .first()
+                .is_some_and(|x| x.fact.milestone.is_vessel_move())
+        })
+    {
         return ContainerStatus::OnShip;
     }
     ContainerStatus::New

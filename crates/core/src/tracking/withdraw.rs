@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::merge::{Pass, estimate_of, latest_at, latest_time, shown, time_key};
+use super::merge::{Pass, estimate_of, latest_time, shown, time_key};
 use super::milestones::Record;
 use super::times::TimeKey;
 use super::{Change, ContainerState, Fact, Milestone, Observation, Place, ShipmentState};
@@ -61,13 +61,13 @@ pub(super) fn retract(
     }
     let mut touched: BTreeSet<(Milestone, Place)> = BTreeSet::new();
     for w in s.milestones.withdraw(upstream_id) {
-        touched.insert((w.milestone, w.place));
+        touched.insert((w.milestone.as_vessel_move(), w.place));
     }
     for w in s.estimates.withdraw(upstream_id) {
         touched.insert((w.milestone, w.place));
     }
     for (m, place) in touched {
-        let actual = latest_at(&s.milestones, m, place);
+        let actual = s.milestones.latest_move(m, place);
         let estimate = estimate_of(&s.estimates, m, place);
         match (m, place) {
             (Milestone::VesselDeparted, Place::Origin) => {

@@ -482,10 +482,13 @@ pub(super) async fn get(
                 line: r.import_deadlines.pickup_lfd_line,
             },
             pickup_appointment_at: a.pickup_appointment_at,
-            fees_at_pod_terminal: a.fees_at_pod_terminal,
+            // MCP keeps "not reported yet" (null), which its contract allows
+            fees_at_pod_terminal: boxtrack_core::tracking::rules::reported_fees(st)
+                .map(|_| a.fees_at_pod_terminal),
             fees_total_amount: fees.total_minor.map(|m| m as f64 / 100.0),
             fees_currency_code: fees.currency,
-            holds_at_pod_terminal: a.holds_at_pod_terminal,
+            holds_at_pod_terminal: boxtrack_core::tracking::rules::reported_holds(st)
+                .map(|_| a.holds_at_pod_terminal),
             urgency: verdict.urgency.as_str().to_string(),
             urgency_suppressed: verdict.suppressed,
             urgency_reason: verdict.reason.map(str::to_string),
@@ -730,13 +733,20 @@ pub(super) async fn readiness(
     let days_left = r
         .pickup_lfd
         .and_then(|l| boxtrack_core::tracking::rules::days_until(l.0, zone, now_us));
-    // null while not reported, as the attributes are
-    let holds: Option<Vec<HoldView>> = a
-        .holds_at_pod_terminal
-        .map(|h| h.into_iter().filter(|h| h.status == "hold").collect());
-    let fees: Option<Vec<FeeView>> = a
-        .fees_at_pod_terminal
-        .map(|f| f.into_iter().filter(|f| f.kind != "total").collect());
+    // null while not reported (MCP's contract allows it; REST answers an empty array)
+    let holds: Option<Vec<HoldView>> =
+        boxtrack_core::tracking::rules::reported_holds(st).map(|_| {
+            a.holds_at_pod_terminal
+                .into_iter()
+                .filter(|h| h.status == "hold")
+                .collect()
+        });
+    let fees: Option<Vec<FeeView>> = boxtrack_core::tracking::rules::reported_fees(st).map(|_| {
+        a.fees_at_pod_terminal
+            .into_iter()
+            .filter(|f| f.kind != "total")
+            .collect()
+    });
     Ok(Readiness {
         container_number: c.number.clone(),
         ready_for_pickup: c.ready_for_pickup,

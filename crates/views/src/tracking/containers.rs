@@ -197,12 +197,14 @@ pub struct ContainerStateAttributes {
     pub availability_known: bool,
     /// available_for_pickup and no hold with status hold.
     pub ready_for_pickup: bool,
-    /// Holds at the POD terminal (at the inland ramp for a box bound there); an empty list
-    /// when the terminal reports none, null while no source has reported holds.
-    pub holds_at_pod_terminal: Option<Vec<HoldView>>,
-    /// Fees at the POD terminal; an empty list when the terminal reports none, null while no
-    /// source has reported fees (unknown is not zero).
-    pub fees_at_pod_terminal: Option<Vec<FeeView>>,
+    /// Holds at the POD terminal (at the inland ramp for a box bound there): an array, as
+    /// the reference declares it, empty both when the terminal reports none and while no
+    /// source has reported holds yet (`terminal_checked_at` null and `availability_known`
+    /// false say the terminal has not been read).
+    pub holds_at_pod_terminal: Vec<HoldView>,
+    /// Fees at the POD terminal: an array, as the reference declares it, empty both when the
+    /// terminal reports none and while no source has reported fees yet.
+    pub fees_at_pod_terminal: Vec<FeeView>,
     /// The shipping line's last free day.
     pub ssl_lfd: Option<At>,
     /// The pickup appointment.
@@ -404,9 +406,15 @@ fn state_attributes(st: &ContainerState, status: &str, ready: bool) -> Container
         availability_known: st.availability_known,
         ready_for_pickup: ready,
         holds_at_pod_terminal: boxtrack_core::tracking::rules::reported_holds(st)
-            .map(|h| h.iter().map(HoldView::from).collect()),
+            .unwrap_or_default()
+            .iter()
+            .map(HoldView::from)
+            .collect(),
         fees_at_pod_terminal: boxtrack_core::tracking::rules::reported_fees(st)
-            .map(|f| f.iter().map(FeeView::from).collect()),
+            .unwrap_or_default()
+            .iter()
+            .map(FeeView::from)
+            .collect(),
         ssl_lfd: At::opt(st.lfd.get(&LfdKind::Line).copied()),
         pickup_appointment_at: At::opt(st.pickup_appointment_us),
         pod_full_out_chassis_number: st.pod_full_out_chassis_number.clone(),
@@ -428,7 +436,7 @@ fn state_attributes(st: &ContainerState, status: &str, ready: bool) -> Container
 /// [`ContainerStateAttributes`] shows, or to how, changes it, so that a text written before is
 /// not shown (the test `a_state_view_reads_as_written` fails until it does). Every text begins
 /// with it, separator included: it is also the renderer's tag (`Renderer::tag`).
-const STATE_VIEW: &str = "c2|";
+const STATE_VIEW: &str = "c3|";
 
 /// The names of [`ContainerStateAttributes`]' members, in the order they are written.
 static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
@@ -443,7 +451,7 @@ static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|
 /// version, what the route and the reader decide with (available at the port and inland,
 /// the last free days by who sets them), and the values of the state's attributes as a JSON
 /// array in the order of their names (the names are this build's, not stored):
-/// `c2|10|<line>|<terminal>|<rail>|[…]`.
+/// `c3|10|<line>|<terminal>|<rail>|[…]`.
 pub fn state_view(st: &ContainerState, status: &str, ready: bool) -> String {
     let facts = StateFacts::of(st);
     let attributes = written(&state_attributes(st, status, ready));
@@ -678,18 +686,29 @@ mod tests {
     }
 
     #[test]
+    fn holds_and_fees_never_reported_are_empty_arrays_not_null() {
+        // the reference declares both `{type: array}`: typed clients refuse null
+        let a = state_attributes(&ContainerState::default(), "new", false);
+        let v = serde_json::to_value(&a).unwrap();
+        assert_eq!(v["holds_at_pod_terminal"], serde_json::json!([]));
+        assert_eq!(v["fees_at_pod_terminal"], serde_json::json!([]));
+        assert_eq!(v["terminal_checked_at"], serde_json::Value::Null);
+        assert_eq!(v["availability_known"], false);
+    }
+
+    #[test]
     fn a_state_view_reads_as_written() {
         // a change here changes what texts stored by earlier builds show: bump STATE_VIEW
         let text = state_view(&a_state(), "available", true);
         assert_eq!(
             text,
-            "c2|10||1786000000000000|1787000000000000|[\"S\\\\1\",\"dry\",40,null,null,\"2026-07-25T17:20:00Z\",null,null,null,null,null,null,null,null,null,\"1970-01-01T00:00:00Z\",null,null,true,true,[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],null,null,null,\"B-12\\t04\",null,null,null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,\"available\"]"
+            "c3|10||1786000000000000|1787000000000000|[\"S\\\\1\",\"dry\",40,null,null,\"2026-07-25T17:20:00Z\",null,null,null,null,null,null,null,null,null,\"1970-01-01T00:00:00Z\",null,null,true,true,[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],null,null,null,\"B-12\\t04\",null,null,null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,\"available\"]"
         );
         let read = StateView::read(&text).unwrap();
         assert_eq!(read.facts, StateFacts::of(&a_state()));
         // another version's text, or a damaged one, is not shown
         for other in [
-            text.replacen("c2|", "c1|", 1),
+            text.replacen("c3|", "c2|", 1),
             text.replacen("|10|", "|1|", 1),
             text.replacen("|1786000000000000|", "|17x|", 1),
             text[..text.len() - 1].to_string(),

@@ -541,7 +541,7 @@ fn json_body_schema(
 
 /// A JSON request body whose shape breaks the served document (an array where
 /// it says object, a number where it says string, ...) is a 400 naming each place, before
-/// any handler reads it. Only the JSON types are checked here: required members, enums,
+/// any handler reads it; `null` where it says a value is the 422 of a missing value. Only the JSON types are checked here: required members, enums,
 /// patterns and ranges stay with the handlers, whose 422s say what the reference says.
 async fn body_shape<S>(
     validator: std::sync::Arc<jsonschema::Validator>,
@@ -570,6 +570,17 @@ where
         for e in validator.iter_errors(&value) {
             let pointer = e.instance_path().as_str().to_string();
             match e.kind() {
+                // `null` where the document says a value: a missing value, the 422 a
+                // handler gives one ("can't be blank"), not a body of the wrong shape
+                Kind::Type { .. } if e.instance().is_null() && !pointer.is_empty() => {
+                    let member = pointer.rsplit('/').next().unwrap_or_default();
+                    return ApiError::unprocessable(
+                        &pointer,
+                        "blank",
+                        format!("{member} can't be null: give a value or leave it out"),
+                    )
+                    .into_response();
+                }
                 Kind::Type { .. } => {
                     let pointer = if pointer.is_empty() {
                         "/".to_string()

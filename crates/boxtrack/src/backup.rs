@@ -150,6 +150,11 @@ pub async fn restore(url: &str, args: &RestoreArgs) -> anyhow::Result<()> {
                 current.close().await;
                 lock.context("stop boxtrack serve before restoring")?;
             }
+            // a new install restores into a folder that may not exist yet
+            if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot make the folder {}", dir.display()))?;
+            }
             let staged = target.with_extension("restoring");
             std::fs::copy(&args.from, &staged)
                 .with_context(|| format!("cannot write {}", staged.display()))?;

@@ -3476,6 +3476,12 @@ async fn backup_and_restore_a_sqlite_installation() {
         .filter_map(|e| e.ok())
         .any(|e| e.file_name().to_string_lossy().contains(".replaced-"));
     assert!(kept, "the replaced database is kept");
+    // a new machine: the target's folder does not exist yet
+    let fresh = format!("sqlite://{}/new/dir/b.db", dir.0.display());
+    let out = ok_text(boxtrack(&fresh, &["restore", "--from", &file_s]));
+    assert!(out.contains("restored"), "{out}");
+    let table = ok_text(boxtrack(&fresh, &["accounts", "list"]));
+    assert!(table.contains(a["account_id"].as_str().unwrap()), "{table}");
 }
 
 /// On PostgreSQL `backup` is a pg_dump archive of boxtrack's schema and `restore --force`

@@ -306,17 +306,32 @@ fn request_number_of(
             errors.push(err(
                 "/data/attributes/request_number",
                 "invalid",
-                format!("Request number '{number}' is not a valid container number: {e}"),
+                format!(
+                    "Request number '{}' is not a valid container number: {e}",
+                    echo(&number)
+                ),
             ));
         }
     } else if !ident::is_reference_shape(&number) {
         errors.push(err(
             "/data/attributes/request_number",
             "invalid",
-            format!("Request number '{number}' must be 4 to 40 letters and digits"),
+            format!(
+                "Request number '{}' must be 4 to 40 letters and digits",
+                echo(&number)
+            ),
         ));
     }
     number
+}
+
+/// A number as an error message quotes it: whole up to 100 characters, else its first 100
+/// and an ellipsis (a 10,000-character number is not sent back whole).
+fn echo(number: &str) -> String {
+    match number.char_indices().nth(100) {
+        Some((i, _)) => format!("{}…", &number[..i]),
+        None => number.to_string(),
+    }
 }
 
 /// The carrier's SCAC, upper-cased (`None` when not given), with an error when it is missing
@@ -333,7 +348,11 @@ fn scac_of(
         .filter(|s| !s.is_empty());
     match &scac {
         None if !input.auto_detect => {
-            errors.push(err("/data/attributes/scac", "blank", "Scac can't be blank"));
+            errors.push(err(
+                "/data/attributes/scac",
+                "blank",
+                "Scac can't be blank (set auto_detect_vocc_scac: true to detect the carrier from the number)",
+            ));
         }
         None => {}
         Some(s) => match carriers::by_scac(s) {
@@ -460,6 +479,16 @@ mod tests {
         assert!((20 * 3600..=26 * 3600).contains(&total), "{total}");
         assert_eq!(retry_delay_secs(MAX_ATTEMPTS), None);
         assert_eq!(retry_delay_secs(0), None);
+    }
+
+    #[test]
+    fn a_long_number_is_quoted_short_in_its_error() {
+        let r = req(&"A".repeat(10_000), "bill_of_lading", Some("MAEU"));
+        let errors = validate(&r).unwrap_err();
+        let detail = &errors[0].detail;
+        assert!(detail.len() < 200, "{detail}");
+        assert!(detail.contains(&format!("{}…", "A".repeat(100))), "{detail}");
+        assert_eq!(echo("MAEU123"), "MAEU123");
     }
 
     #[test]

@@ -476,9 +476,11 @@ pub struct EnvelopeData {
 pub struct EnvelopeAttributes {
     /// When the event happened.
     pub created_at: At,
-    /// `pending` as sent.
+    /// `pending` as sent; absent from `GET /v2/events`, whose entries are the account's log,
+    /// not deliveries (no webhook delivers them as such).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(extend("const" = "pending"))]
-    pub delivery_status: &'static str,
+    pub delivery_status: Option<&'static str>,
     /// The event.
     pub event: String,
     /// The notification's id.
@@ -503,7 +505,7 @@ pub fn envelope_data(n: &NotificationRow, reference: ToOne) -> EnvelopeData {
     EnvelopeData {
         attributes: EnvelopeAttributes {
             created_at: At(n.created_us),
-            delivery_status: "pending",
+            delivery_status: Some("pending"),
             event: n.event.clone(),
             id: n.id,
             sequence: n.seq,

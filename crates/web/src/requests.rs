@@ -273,7 +273,7 @@ async fn render(
                 "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&r.request_number),
                 esc(&r.request_type.replace('_', " ")),
-                esc(r.scac.as_deref().unwrap_or("detecting")),
+                esc(r.scac.as_deref().unwrap_or(carrier_unknown(&r.status))),
                 esc(&r.status.replace('_', " ")),
                 esc(r.failed_reason.as_deref().unwrap_or("")),
                 esc(&boxtrack_core::time::format_micros(r.created_us)),
@@ -411,4 +411,25 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     &["request_number", "request_type"],
                 )),
             )))
+}
+
+/// What the carrier column says of a request without a SCAC: it is being detected while the
+/// request waits, and was not detected once it has ended.
+fn carrier_unknown(status: &str) -> &'static str {
+    match status {
+        "pending" | "awaiting_manifest" => "detecting",
+        _ => "not detected",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::carrier_unknown;
+
+    #[test]
+    fn a_request_without_a_carrier_is_detecting_only_while_it_waits() {
+        assert_eq!(carrier_unknown("pending"), "detecting");
+        assert_eq!(carrier_unknown("awaiting_manifest"), "detecting");
+        assert_eq!(carrier_unknown("failed"), "not detected");
+    }
 }

@@ -144,7 +144,13 @@ impl Processor {
             Some(s) => s.clone(),
             None => match carriers::infer(&req.request_number) {
                 Ok(i) if i.decision == Decision::AutoSelect && !i.candidates.is_empty() => {
-                    i.candidates[0].scac.clone()
+                    let scac = i.candidates[0].scac.clone();
+                    // kept at once, as the lookup may wait, retry or fail (a created
+                    // request gets it again from `finish` if this write is lost)
+                    if let Err(e) = tracking::set_detected_scac(&self.db, req.id, &scac).await {
+                        tracing::warn!(tracking_request.id = %req.id, error = %e, "the detected carrier was not recorded");
+                    }
+                    scac
                 }
                 _ => {
                     return Outcome::Failed {

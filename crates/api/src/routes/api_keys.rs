@@ -101,17 +101,35 @@ struct CreateData {
 #[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateAttrs {
-    /// A name to tell keys apart (1 to 100 characters).
-    #[serde(default)]
-    #[schemars(extend("maxLength" = 100, "pattern" = "\\S"))]
-    name: Option<String>,
+    /// A name to tell keys apart (1 to 100 characters; left out for none, never `null`).
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(with = "String", extend("maxLength" = 100, "pattern" = "\\S"))]
+    name: Option<Option<String>>,
 }
 
-/// A key's name as given (API or publishable key): trimmed, 1 to 100 characters as given, or
-/// a 422 naming `/data/attributes/name`.
-pub(crate) fn key_name(given: Option<&str>) -> ApiResult<Option<String>> {
-    let Some(given) = given else {
-        return Ok(None);
+/// A member that may be left out but is not `null`: left out is `None` (by `default`), `null`
+/// is `Some(None)`, so that the handler can refuse it instead of taking it for "left out".
+pub(crate) fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// A key's name as given (API or publishable key): left out, or trimmed, 1 to 100 characters
+/// as given; `null` or anything else is a 422 naming `/data/attributes/name`.
+pub(crate) fn key_name(given: Option<Option<&str>>) -> ApiResult<Option<String>> {
+    let given = match given {
+        None => return Ok(None),
+        Some(None) => {
+            return Err(ApiError::unprocessable(
+                "/data/attributes/name",
+                "invalid",
+                "name must be a string of 1 to 100 characters, or left out; not null",
+            ));
+        }
+        Some(Some(given)) => given,
     };
     let name = given.trim();
     if name.is_empty() || given.chars().count() > 100 {
@@ -137,7 +155,7 @@ pub async fn create(
             format!("type must be \"api_key\", not {:?}", doc.data.kind),
         ));
     }
-    let name = key_name(doc.data.attributes.name.as_deref())?;
+    let name = key_name(doc.data.attributes.name.as_ref().map(Option::as_deref))?;
     let (record, key) = keys::create(&state.db, caller.account.id, name.as_deref()).await?;
     let r = boxtrack_views::accounts::api_key(&record, Some(key.expose().to_string()));
     let mut res = JsonApi::single(r.to_value(), vec![]).into_response();

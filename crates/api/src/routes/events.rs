@@ -81,6 +81,10 @@ pub async fn feed(
     for env in envelopes {
         let mut item = env["data"].clone();
         item["type"] = "event".into();
+        // a log entry, not a delivery: no status of one
+        if let Some(a) = item["attributes"].as_object_mut() {
+            a.remove("delivery_status");
+        }
         item["relationships"]["webhook"] =
             boxtrack_views::jsonapi::to_one("webhook", None::<String>);
         data.push(item);

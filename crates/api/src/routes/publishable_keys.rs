@@ -82,10 +82,10 @@ struct CreateData {
 #[derive(Deserialize, Default, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct CreateAttrs {
-    /// A name to tell keys apart (1 to 100 characters).
-    #[serde(default)]
-    #[schemars(extend("maxLength" = 100, "pattern" = "\\S"))]
-    name: Option<String>,
+    /// A name to tell keys apart (1 to 100 characters; left out for none, never `null`).
+    #[serde(default, deserialize_with = "super::api_keys::present")]
+    #[schemars(with = "String", extend("maxLength" = 100, "pattern" = "\\S"))]
+    name: Option<Option<String>>,
     /// Origins (`https://shop.example.com`, `http://localhost:8080`: scheme, host, optional
     /// port, no path) whose pages may use the key; none or empty: any origin. At most 20.
     #[serde(default)]
@@ -109,7 +109,7 @@ pub async fn create(
         ));
     }
     let a = doc.data.attributes;
-    let name = super::api_keys::key_name(a.name.as_deref())?;
+    let name = super::api_keys::key_name(a.name.as_ref().map(Option::as_deref))?;
     let origins =
         boxtrack_core::apikey::normalize_origins(a.allowed_origins.iter().map(String::as_str))
             .map_err(|e| {

@@ -91,6 +91,21 @@ async fn create_shows_the_key_once_and_it_works() {
         )
         .await;
     assert_eq!(r.status, 201, "{}", r.text);
+
+    // a null name is not a missing one: 422 naming it, and no key made
+    let before = app.get("/v2/api_keys", Some(&key)).await.json()["meta"]["total"].clone();
+    let r = app
+        .post(
+            "/v2/api_keys",
+            &key,
+            MT,
+            r#"{"data":{"type":"api_key","attributes":{"name":null}}}"#,
+        )
+        .await;
+    let e = assert_error(&r, 422);
+    assert_eq!(e["source"]["pointer"], "/data/attributes/name");
+    let after = app.get("/v2/api_keys", Some(&key)).await.json()["meta"]["total"].clone();
+    assert_eq!(before, after);
 }
 
 #[tokio::test]

@@ -431,6 +431,33 @@ async fn auto_detect_resolves_or_fails_the_carrier() {
         d["data"]["attributes"]["failed_reason"],
         "scac_auto_detect_failed"
     );
+
+    // a number whose carrier is detected: the request carries it from then on, whatever the
+    // lookup answers (here no source serves MSC, so it waits), and its filter finds it
+    let r = app
+        .post("/v2/tracking_requests", &key, MT, &body("MEDUJ1234567"))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json()["data"]["attributes"]["status"], "pending");
+    let id = r.json()["data"]["id"].as_str().unwrap().to_string();
+    app.process().await;
+    let d = app
+        .get(&format!("/v2/tracking_requests/{id}"), Some(&key))
+        .await
+        .json();
+    assert_eq!(d["data"]["attributes"]["scac"], "MSCU", "{d}");
+    let found = app
+        .get("/v2/tracking_requests?filter[scac]=MSCU", Some(&key))
+        .await
+        .json();
+    assert_eq!(found["data"][0]["id"], json!(id), "{found}");
+
+    // without the flag, a missing carrier is a 422 that says how to have it detected
+    let plain = json!({"data": {"type": "tracking_request", "attributes": {"request_number": "MEDUJ1234568", "request_type": "bill_of_lading"}}}).to_string();
+    let r = app.post("/v2/tracking_requests", &key, MT, &plain).await;
+    assert_eq!(r.status, 422);
+    let detail = r.json()["errors"][0]["detail"].as_str().unwrap().to_string();
+    assert!(detail.contains("auto_detect_vocc_scac"), "{detail}");
 }
 
 async fn one_container(app: &TestApp, key: &str) -> (String, String) {

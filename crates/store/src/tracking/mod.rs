@@ -431,6 +431,16 @@ pub async fn mark_unavailable(db: &Db, account_id: Uuid, id: Uuid) -> Result<Tra
     Ok(row)
 }
 
+/// Records the carrier detected for a request created with `auto_detect_vocc_scac` and no
+/// SCAC, whatever its lookup then answers, so that `filter[scac]` finds it while it waits,
+/// retries or fails, as the reference fills `scac` once the carrier is inferred. A request
+/// that has its carrier keeps it.
+pub async fn set_detected_scac(db: &Db, id: Uuid, scac: &str) -> Result<()> {
+    on_db!(db, p => sqlx::query("UPDATE tracking_requests SET scac = $2 WHERE id = $1 AND scac IS NULL")
+        .bind(id).bind(scac).execute(p).await.map(|_| ())?);
+    Ok(())
+}
+
 /// Carriers with requests waiting because no source is configured for them: `(scac, count)`.
 pub async fn waiting_without_source(db: &Db) -> Result<Vec<(String, i64)>> {
     const SQL: &str = "SELECT scac, COUNT(*) FROM tracking_requests WHERE status IN ('pending', 'awaiting_manifest') AND failed_reason = 'data_unavailable' AND scac IS NOT NULL GROUP BY scac ORDER BY scac";

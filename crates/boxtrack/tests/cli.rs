@@ -158,6 +158,38 @@ async fn accounts_and_keys_administration() {
     let revoked = ok_json(boxtrack(&db.url, &["keys", "revoke", &second_id, "--json"]));
     assert!(revoked["revoked_at"].is_string());
 
+    // a key with an expiry shows it; one in the past is refused and makes nothing
+    let expiring = ok_json(boxtrack(
+        &db.url,
+        &[
+            "keys",
+            "create",
+            "--account",
+            &account,
+            "--expires",
+            "2099-12-31",
+            "--json",
+        ],
+    ));
+    assert_eq!(expiring["expires_at"], "2099-12-31T00:00:00Z");
+    let err = failed(boxtrack(
+        &db.url,
+        &[
+            "keys",
+            "create",
+            "--account",
+            &account,
+            "--expires",
+            "2001-01-01",
+        ],
+    ));
+    assert!(err.contains("not in the future"), "{err}");
+    let listed = ok_json(boxtrack(
+        &db.url,
+        &["keys", "list", "--account", &account, "--json"],
+    ));
+    assert_eq!(listed.as_array().unwrap().len(), 3);
+
     // publishable keys: only with the widget entitlement, limited to the origins given
     let make = [
         "keys",

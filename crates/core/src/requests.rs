@@ -487,7 +487,10 @@ mod tests {
         let errors = validate(&r).unwrap_err();
         let detail = &errors[0].detail;
         assert!(detail.len() < 200, "{detail}");
-        assert!(detail.contains(&format!("{}…", "A".repeat(100))), "{detail}");
+        assert!(
+            detail.contains(&format!("{}…", "A".repeat(100))),
+            "{detail}"
+        );
         assert_eq!(echo("MAEU123"), "MAEU123");
     }
 

@@ -25,6 +25,8 @@ pub struct ApiKeyRecord {
     pub last_used_us: Option<i64>,
     /// Revocation time; a revoked key never authenticates again.
     pub revoked_us: Option<i64>,
+    /// Expiry time, if the key was made with one: from then on it authenticates no more.
+    pub expires_us: Option<i64>,
 }
 
 impl Keyed for ApiKeyRecord {
@@ -36,13 +38,24 @@ impl Keyed for ApiKeyRecord {
     }
 }
 
-const COLUMNS: &str = "id, account_id, name, hint, created_us, last_used_us, revoked_us";
+const COLUMNS: &str =
+    "id, account_id, name, hint, created_us, last_used_us, revoked_us, expires_us";
 
 /// Issues a key inside an open transaction.
 pub(crate) async fn create_in(
     tx: &mut Tx,
     account_id: Uuid,
     name: Option<&str>,
+) -> Result<(ApiKeyRecord, ApiKey)> {
+    create_expiring_in(tx, account_id, name, None).await
+}
+
+/// Issues a key, with an expiry or without, inside an open transaction.
+async fn create_expiring_in(
+    tx: &mut Tx,
+    account_id: Uuid,
+    name: Option<&str>,
+    expires_us: Option<i64>,
 ) -> Result<(ApiKeyRecord, ApiKey)> {
     let key = ApiKey::generate();
     let record = ApiKeyRecord {
@@ -53,9 +66,10 @@ pub(crate) async fn create_in(
         created_us: now_us(),
         last_used_us: None,
         revoked_us: None,
+        expires_us,
     };
     on_tx!(tx, c => sqlx::query(
-        "INSERT INTO api_keys (id, account_id, name, digest, hint, created_us) VALUES ($1, $2, $3, $4, $5, $6)",
+        "INSERT INTO api_keys (id, account_id, name, digest, hint, created_us, expires_us) VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
     .bind(record.id)
     .bind(account_id)
@@ -63,6 +77,7 @@ pub(crate) async fn create_in(
     .bind(key.digest())
     .bind(&record.hint)
     .bind(record.created_us)
+    .bind(expires_us)
     .execute(c)
     .await
     .map(|_| ())?);
@@ -75,6 +90,17 @@ pub async fn create(
     account_id: Uuid,
     name: Option<&str>,
 ) -> Result<(ApiKeyRecord, ApiKey)> {
+    create_expiring(db, account_id, name, None).await
+}
+
+/// Issues a new key for an existing account that authenticates until `expires_us` (for
+/// ever without one).
+pub async fn create_expiring(
+    db: &Db,
+    account_id: Uuid,
+    name: Option<&str>,
+    expires_us: Option<i64>,
+) -> Result<(ApiKeyRecord, ApiKey)> {
     let mut tx = db.begin().await?;
     let exists: i64 = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT COUNT(*) FROM accounts WHERE id = $1")
         .bind(account_id)
@@ -83,14 +109,14 @@ pub async fn create(
     if exists == 0 {
         return Err(StoreError::NotFound("account"));
     }
-    let out = create_in(&mut tx, account_id, name).await?;
+    let out = create_expiring_in(&mut tx, account_id, name, expires_us).await?;
     tx.commit().await?;
     Ok(out)
 }
 
 /// One key of an account (another account's key is "not found").
 pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<ApiKeyRecord>> {
-    const SQL: &str = "SELECT id, account_id, name, hint, created_us, last_used_us, revoked_us FROM api_keys WHERE id = $1 AND account_id = $2";
+    const SQL: &str = "SELECT id, account_id, name, hint, created_us, last_used_us, revoked_us, expires_us FROM api_keys WHERE id = $1 AND account_id = $2";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
 }
 
@@ -109,14 +135,14 @@ pub async fn list(db: &Db, account_id: Uuid, page: &Page) -> Result<Listed<ApiKe
 
 /// Every key of an account, newest first (administration).
 pub async fn list_all(db: &Db, account_id: Uuid) -> Result<Vec<ApiKeyRecord>> {
-    const SQL: &str = "SELECT id, account_id, name, hint, created_us, last_used_us, revoked_us FROM api_keys WHERE account_id = $1 ORDER BY created_us DESC, id DESC";
+    const SQL: &str = "SELECT id, account_id, name, hint, created_us, last_used_us, revoked_us, expires_us FROM api_keys WHERE account_id = $1 ORDER BY created_us DESC, id DESC";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(account_id).fetch_all(p).await?))
 }
 
 /// Revokes a key; revoking twice keeps the first revocation time. `account_id` scopes the
 /// lookup (an API caller may only revoke its own account's keys); `None` is the operator.
 pub async fn revoke(db: &Db, id: Uuid, account_id: Option<Uuid>) -> Result<ApiKeyRecord> {
-    const SQL: &str = "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, $2) WHERE id = $1 AND ($3 OR account_id = $4) RETURNING id, account_id, name, hint, created_us, last_used_us, revoked_us";
+    const SQL: &str = "UPDATE api_keys SET revoked_us = COALESCE(revoked_us, $2) WHERE id = $1 AND ($3 OR account_id = $4) RETURNING id, account_id, name, hint, created_us, last_used_us, revoked_us, expires_us";
     let row: Option<ApiKeyRecord> = on_db!(db, p => sqlx::query_as(SQL)
         .bind(id)
         .bind(now_us())
@@ -135,15 +161,18 @@ struct AuthRow {
     account: AccountRow,
 }
 
-/// Finds the live (unrevoked) key with this digest and its account; records the use at most
-/// once a minute so reads do not turn into writes.
+/// Finds the live (unrevoked, unexpired) key with this digest and its account; records the
+/// use at most once a minute so reads do not turn into writes.
 pub async fn authenticate(db: &Db, key: &ApiKey) -> Result<Option<(Uuid, Account)>> {
     const SQL: &str = "SELECT k.id AS key_id, k.last_used_us, a.id, a.name, a.plan, a.entitlements, a.rate_limits, a.operator, a.created_us, a.updated_us \
-        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = $1 AND k.revoked_us IS NULL AND a.disabled_us IS NULL";
-    let row: Option<AuthRow> =
-        on_db!(db, p => sqlx::query_as(SQL).bind(key.digest()).fetch_optional(p).await?);
-    let Some(row) = row else { return Ok(None) };
+        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = $1 AND k.revoked_us IS NULL AND (k.expires_us IS NULL OR k.expires_us > $2) AND a.disabled_us IS NULL";
     let now = now_us();
+    let row: Option<AuthRow> = on_db!(db, p => sqlx::query_as(SQL)
+        .bind(key.digest())
+        .bind(now)
+        .fetch_optional(p)
+        .await?);
+    let Some(row) = row else { return Ok(None) };
     if row.last_used_us.is_none_or(|t| now - t > 60_000_000) {
         on_db!(db, p => sqlx::query("UPDATE api_keys SET last_used_us = $2 WHERE id = $1")
             .bind(row.key_id)

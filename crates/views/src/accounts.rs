@@ -94,6 +94,8 @@ pub struct ApiKeyAttributes {
     pub last_used_at: Option<At>,
     /// When it was revoked.
     pub revoked_at: Option<At>,
+    /// When it expires (null: never); from then on it is refused as a revoked key is.
+    pub expires_at: Option<At>,
 }
 
 /// Relationships of an API key.
@@ -114,6 +116,7 @@ pub fn api_key(k: &ApiKeyRecord, key: Option<String>) -> Resource<ApiKey> {
             created_at: At(k.created_us),
             last_used_at: At::opt(k.last_used_us),
             revoked_at: At::opt(k.revoked_us),
+            expires_at: At::opt(k.expires_us),
         },
         relationships: ApiKeyRelationships {
             account: ToOne::new("account", Some(k.account_id)),

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use boxtrack_api::html::esc;
 use boxtrack_api::state::AppState;
 use boxtrack_core::plan::Entitlement;
@@ -116,27 +116,7 @@ pub(crate) async fn portal(
         Ok(l) => publishable_section(&account, &l, &csrf),
         Err(e) => return unavailable(&e),
     };
-    let rows: String = list
-        .iter()
-        .map(|k| {
-            let state_cell = match k.revoked_us {
-                Some(_) => "revoked".to_string(),
-                None => format!(
-                    r#"<form method="post" action="/console/keys/{id}/revoke"><input type="hidden" name="csrf" value="{csrf}"><button type="submit" aria-label="Revoke key {hint}">Revoke</button></form>"#,
-                    id = k.id,
-                    hint = esc(&k.hint)
-                ),
-            };
-            format!(
-                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(k.name.as_deref().unwrap_or("")),
-                esc(&k.hint),
-                boxtrack_core::time::format_micros(k.created_us),
-                k.last_used_us.map_or("never".to_string(), boxtrack_core::time::format_micros),
-                state_cell
-            )
-        })
-        .collect();
+    let rows = key_rows(&list, &csrf);
     let body = format!(
         r#"<header><p><strong>boxtrack</strong> console · Account · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
 <main><h1>{name}</h1>
@@ -146,9 +126,10 @@ pub(crate) async fn portal(
 <h3>Entitlements</h3><ul>{entitlements}</ul>
 <h3>Rate limits</h3><table><thead><tr><th scope="col">Bucket</th><th scope="col">Limit</th><th scope="col">Used in the last minute</th></tr></thead><tbody>{limits}</tbody></table></section>
 <section aria-labelledby="keys"><h2 id="keys">API keys</h2>
-<table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>
+<table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>
 <form method="post" action="/console/keys"><input type="hidden" name="csrf" value="{csrf}">
 <label for="key-name">Name of a new key</label><input id="key-name" name="name" type="text" maxlength="100">
+<label for="key-expires">Expires on (optional; the key is refused from that day, midnight UTC)</label><input id="key-expires" name="expires_on" type="date">
 <button type="submit">Create a key</button></form></section>
 {publishable_keys}</main>"#,
         email = esc(&s.email),
@@ -173,7 +154,25 @@ pub(crate) async fn create_key(
         .map(|n| n.trim())
         .filter(|n| !n.is_empty())
         .map(|n| n.chars().take(100).collect::<String>());
-    match keys::create(&state.db, s.account_id, name.as_deref()).await {
+    // a day in the future, or none; anything else is refused and nothing made
+    let expires_us = match f
+        .get("expires_on")
+        .map(|d| d.trim())
+        .filter(|d| !d.is_empty())
+    {
+        None => None,
+        Some(day) => match boxtrack_core::time::parse_instant_or_date(day) {
+            Some(at) if at > boxtrack_store::now_us() => Some(at),
+            _ => {
+                return (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "The expiry must be a day after today (YYYY-MM-DD); no key was made.",
+                )
+                    .into_response();
+            }
+        },
+    };
+    match keys::create_expiring(&state.db, s.account_id, name.as_deref(), expires_us).await {
         Ok((record, key)) => {
             portal(
                 &state,
@@ -302,4 +301,35 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
+}
+
+/// The rows of the API key table: name, hint, created, last used, expiry, and a revoke
+/// button for a key that still works.
+fn key_rows(list: &[boxtrack_store::keys::ApiKeyRecord], csrf: &str) -> String {
+    let now = boxtrack_store::now_us();
+    list
+        .iter()
+        .map(|k| {
+            let state_cell = match (k.revoked_us, k.expires_us) {
+                (Some(_), _) => "revoked".to_string(),
+                (None, Some(at)) if at <= now => {
+                    format!("expired {}", boxtrack_core::time::format_micros(at))
+                }
+                _ => format!(
+                    r#"<form method="post" action="/console/keys/{id}/revoke"><input type="hidden" name="csrf" value="{csrf}"><button type="submit" aria-label="Revoke key {hint}">Revoke</button></form>"#,
+                    id = k.id,
+                    hint = esc(&k.hint)
+                ),
+            };
+            format!(
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(k.name.as_deref().unwrap_or("")),
+                esc(&k.hint),
+                boxtrack_core::time::format_micros(k.created_us),
+                k.last_used_us.map_or("never".to_string(), boxtrack_core::time::format_micros),
+                k.expires_us.map_or("never".to_string(), boxtrack_core::time::format_micros),
+                state_cell
+            )
+        })
+        .collect()
 }

@@ -327,6 +327,26 @@ async fn sign_in_create_a_key_see_it_once_revoke_it_sign_out() {
         .find(|k| k.name.as_deref() == Some("ci"))
         .unwrap();
     assert!(html.contains(&record.hint));
+    // a key that expires: a day in the past makes nothing, one ahead shows in the table
+    let r = post_form(
+        &app,
+        "/console/keys",
+        &session,
+        &[("csrf", &csrf), ("name", "old"), ("expires_on", "2001-01-01")],
+    )
+    .await;
+    assert_eq!(r.status(), 422);
+    let r = post_form(
+        &app,
+        "/console/keys",
+        &session,
+        &[("csrf", &csrf), ("name", "q4"), ("expires_on", "2099-12-31")],
+    )
+    .await;
+    assert_eq!(r.status(), 201);
+    let html = console(&app, &session).await.text().await.unwrap();
+    assert!(html.contains("2099-12-31T00:00:00Z"), "{html}");
+    assert!(!html.contains(">old<"), "{html}");
 
     // another account's key is not this account's to revoke
     let theirs = boxtrack_store::keys::list_all(&app.db, other)

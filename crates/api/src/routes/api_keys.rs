@@ -105,6 +105,31 @@ struct CreateAttrs {
     #[serde(default, deserialize_with = "present")]
     #[schemars(with = "String", extend("maxLength" = 100, "pattern" = "\\S"))]
     name: Option<Option<String>>,
+    /// When the key stops working (RFC 3339, or a date for its midnight UTC; in the future, at
+    /// most ten years ahead); left out: never. Past it the key is refused as a revoked key is.
+    #[serde(default)]
+    #[schemars(extend("format" = "date-time"))]
+    expires_at: Option<String>,
+}
+
+/// The expiry a new key asks for: `None` for none, else a time in the future (at most ten
+/// years ahead), or a 422 naming `/data/attributes/expires_at`.
+fn expiry(given: Option<&str>, now_us: i64) -> ApiResult<Option<i64>> {
+    let Some(given) = given else { return Ok(None) };
+    const TEN_YEARS_US: i64 = 3_652 * 86_400 * 1_000_000;
+    match boxtrack_core::time::parse_instant_or_date(given) {
+        Some(at) if at > now_us && at - now_us <= TEN_YEARS_US => Ok(Some(at)),
+        Some(_) => Err(ApiError::unprocessable(
+            "/data/attributes/expires_at",
+            "invalid",
+            "expires_at must be in the future, at most ten years ahead",
+        )),
+        None => Err(ApiError::unprocessable(
+            "/data/attributes/expires_at",
+            "invalid",
+            "expires_at must be an RFC 3339 time such as 2027-06-30T00:00:00Z, or a date (its midnight UTC)",
+        )),
+    }
 }
 
 /// A member that may be left out but is not `null`: left out is `None` (by `default`), `null`
@@ -156,7 +181,12 @@ pub async fn create(
         ));
     }
     let name = key_name(doc.data.attributes.name.as_ref().map(Option::as_deref))?;
-    let (record, key) = keys::create(&state.db, caller.account.id, name.as_deref()).await?;
+    let expires_us = expiry(
+        doc.data.attributes.expires_at.as_deref(),
+        boxtrack_store::now_us(),
+    )?;
+    let (record, key) =
+        keys::create_expiring(&state.db, caller.account.id, name.as_deref(), expires_us).await?;
     let r = boxtrack_views::accounts::api_key(&record, Some(key.expose().to_string()));
     let mut res = JsonApi::single(r.to_value(), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
@@ -188,7 +218,7 @@ pub fn routes() -> Routes {
         })
         .post("/v2/api_keys", create, || {
             Doc::new("API keys", "Create an API key")
-                .about("Issues a new key for the caller's account. The `key` attribute of the response is the only time the key is shown; only its SHA-256 digest is stored.")
+                .about("Issues a new key for the caller's account, optionally expiring at `expires_at` (past it the key is refused as a revoked key is). The `key` attribute of the response is the only time the key is shown; only its SHA-256 digest is stored.")
                 .body::<CreateDoc>()
                 .errors(&[400, 401, 415, 422, 429])
                 .answer("201", body("The new key, with its secret", single("ApiKey")))

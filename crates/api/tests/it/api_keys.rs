@@ -309,3 +309,56 @@ async fn publishable_keys_are_made_listed_and_revoked_by_api() {
         .unwrap();
     assert!(live.is_none());
 }
+
+/// A key may carry an expiry: it shows it, and past it the key is refused as a revoked key
+/// is; an expiry in the past or not a time is a 422 and makes nothing.
+#[tokio::test]
+async fn a_key_with_an_expiry_is_refused_once_past_it() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let r = app
+        .post(
+            "/v2/api_keys",
+            &key,
+            MT,
+            r#"{"data":{"type":"api_key","attributes":{"name":"q1","expires_at":"2099-01-01T00:00:00Z"}}}"#,
+        )
+        .await;
+    let e = assert_error(&r, 422);
+    assert_eq!(e["source"]["pointer"], "/data/attributes/expires_at");
+    for bad in ["2001-01-01", "next week"] {
+        let body =
+            format!(r#"{{"data":{{"type":"api_key","attributes":{{"expires_at":"{bad}"}}}}}}"#);
+        let r = app.post("/v2/api_keys", &key, MT, &body).await;
+        assert_error(&r, 422);
+    }
+    let in_a_month =
+        boxtrack_core::time::format_micros(boxtrack_store::now_us() + 30 * 86_400_000_000);
+    let body = format!(
+        r#"{{"data":{{"type":"api_key","attributes":{{"name":"q1","expires_at":"{in_a_month}"}}}}}}"#
+    );
+    let r = app.post("/v2/api_keys", &key, MT, &body).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let made = r.json();
+    assert_eq!(
+        made["data"]["attributes"]["expires_at"],
+        in_a_month.as_str()
+    );
+    let fresh = made["data"]["attributes"]["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(app.get("/v2/api_keys", Some(&fresh)).await.status, 200);
+
+    // one that expired a moment ago is refused like a revoked one
+    let (_, expired) = boxtrack_store::keys::create_expiring(
+        &app.db,
+        account.id,
+        Some("old"),
+        Some(boxtrack_store::now_us() - 1),
+    )
+    .await
+    .unwrap();
+    let r = app.get("/v2/api_keys", Some(expired.expose())).await;
+    assert_error(&r, 401);
+}

@@ -456,7 +456,10 @@ async fn auto_detect_resolves_or_fails_the_carrier() {
     let plain = json!({"data": {"type": "tracking_request", "attributes": {"request_number": "MEDUJ1234568", "request_type": "bill_of_lading"}}}).to_string();
     let r = app.post("/v2/tracking_requests", &key, MT, &plain).await;
     assert_eq!(r.status, 422);
-    let detail = r.json()["errors"][0]["detail"].as_str().unwrap().to_string();
+    let detail = r.json()["errors"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(detail.contains("auto_detect_vocc_scac"), "{detail}");
 }
 

@@ -24,6 +24,10 @@ pub enum KeysCommand {
         /// Optional label.
         #[arg(long)]
         name: Option<String>,
+        /// When the API key stops working: an RFC 3339 time or a date (its midnight UTC), in
+        /// the future; past it the key is refused as a revoked key is. Without it: never.
+        #[arg(long, value_name = "TIME", conflicts_with = "publishable")]
+        expires: Option<String>,
         /// Make a publishable key (the account needs the `widget` entitlement).
         #[arg(long)]
         publishable: bool,
@@ -146,12 +150,20 @@ pub(super) fn key_json(k: &ApiKeyRecord) -> Value {
         "created_at": format_micros(k.created_us),
         "last_used_at": k.last_used_us.map(format_micros),
         "revoked_at": k.revoked_us.map(format_micros),
+        "expires_at": k.expires_us.map(format_micros),
     })
 }
 
 /// The columns of a key table.
-pub(super) const KEY_HEADERS: [&str; 6] =
-    ["KEY ID", "NAME", "HINT", "CREATED", "LAST USED", "REVOKED"];
+pub(super) const KEY_HEADERS: [&str; 7] = [
+    "KEY ID",
+    "NAME",
+    "HINT",
+    "CREATED",
+    "LAST USED",
+    "REVOKED",
+    "EXPIRES",
+];
 
 /// A key as a table row.
 pub(super) fn key_row(k: &ApiKeyRecord) -> Vec<String> {
@@ -163,6 +175,7 @@ pub(super) fn key_row(k: &ApiKeyRecord) -> Vec<String> {
         format_micros(k.created_us),
         t(k.last_used_us),
         t(k.revoked_us),
+        t(k.expires_us),
     ]
 }
 
@@ -175,6 +188,7 @@ pub async fn keys(db: &Db, cmd: &KeysCommand) -> anyhow::Result<()> {
             publishable: true,
             origins,
             json,
+            ..
         } => {
             let id = parse_id("account id", account)?;
             create_publishable(db, id, name.as_deref(), origins, json.json).await
@@ -182,11 +196,22 @@ pub async fn keys(db: &Db, cmd: &KeysCommand) -> anyhow::Result<()> {
         KeysCommand::Create {
             account,
             name,
+            expires,
             json,
             ..
         } => {
             let id = parse_id("account id", account)?;
-            let (record, key) = keys::create(db, id, name.as_deref())
+            let expires_us = match expires.as_deref() {
+                None => None,
+                Some(t) => match boxtrack_core::time::parse_instant_or_date(t) {
+                    Some(at) if at > boxtrack_store::now_us() => Some(at),
+                    Some(_) => bail!("--expires {t} is not in the future"),
+                    None => bail!(
+                        "--expires {t:?} is not a time (2027-06-30T00:00:00Z) or a date (2027-06-30)"
+                    ),
+                },
+            };
+            let (record, key) = keys::create_expiring(db, id, name.as_deref(), expires_us)
                 .await
                 .map_err(not_found(format!("no account {id}")))?;
             if json.json {

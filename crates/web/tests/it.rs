@@ -332,7 +332,11 @@ async fn sign_in_create_a_key_see_it_once_revoke_it_sign_out() {
         &app,
         "/console/keys",
         &session,
-        &[("csrf", &csrf), ("name", "old"), ("expires_on", "2001-01-01")],
+        &[
+            ("csrf", &csrf),
+            ("name", "old"),
+            ("expires_on", "2001-01-01"),
+        ],
     )
     .await;
     assert_eq!(r.status(), 422);
@@ -340,7 +344,11 @@ async fn sign_in_create_a_key_see_it_once_revoke_it_sign_out() {
         &app,
         "/console/keys",
         &session,
-        &[("csrf", &csrf), ("name", "q4"), ("expires_on", "2099-12-31")],
+        &[
+            ("csrf", &csrf),
+            ("name", "q4"),
+            ("expires_on", "2099-12-31"),
+        ],
     )
     .await;
     assert_eq!(r.status(), 201);

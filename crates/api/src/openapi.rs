@@ -276,6 +276,9 @@ pub fn document_with(extra: Vec<Op>) -> Value {
         entry[op.method] = o;
     }
     add_links(&mut paths);
+    let responses = shared_error_responses(&mut paths);
+    let mut components = components();
+    components["responses"] = Value::Object(responses);
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -287,6 +290,46 @@ pub fn document_with(extra: Vec<Op>) -> Value {
         },
         "servers": [{"url": "/"}],
         "paths": paths,
-        "components": components(),
+        "components": components,
     })
+}
+
+/// Moves the error answers (status 400 and up) that operations share into
+/// `components/responses` and points at them (`$ref`): each operation wrote the same few
+/// answers in full (a 503, a 429, a 401 …), a fifth of the document. The first answer of a
+/// status is `Error<status>`, another text of the same status `Error<status>_<n>`.
+fn shared_error_responses(paths: &mut Map<String, Value>) -> Map<String, Value> {
+    let mut shared: Map<String, Value> = Map::new();
+    for item in paths.values_mut().filter_map(Value::as_object_mut) {
+        for op in item.values_mut() {
+            let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            for (status, answer) in responses.iter_mut() {
+                if status.as_str() < "400" || answer.get("$ref").is_some() {
+                    continue;
+                }
+                let name = match shared.iter().find(|(_, v)| *v == answer) {
+                    Some((name, _)) => name.clone(),
+                    None => {
+                        let same = shared
+                            .keys()
+                            .filter(|k| {
+                                k.strip_prefix("Error")
+                                    .is_some_and(|r| r.starts_with(status.as_str()))
+                            })
+                            .count();
+                        let name = match same {
+                            0 => format!("Error{status}"),
+                            n => format!("Error{status}_{n}"),
+                        };
+                        shared.insert(name.clone(), answer.clone());
+                        name
+                    }
+                };
+                *answer = json!({"$ref": format!("#/components/responses/{name}")});
+            }
+        }
+    }
+    shared
 }

@@ -49,8 +49,13 @@ pub async fn track(
     extras: RequestExtras,
 ) -> Result<TrackingRequestRow, Refused> {
     let valid = requests::validate(asked).map_err(Refused::Invalid)?;
-    let row = match tracking::create_request(t.db, account.id, account.plan, &valid, &extras).await
+    let mut created =
+        tracking::create_request(t.db, account.id, account.plan, &valid, &extras).await;
+    if matches!(created, Err(StoreError::Duplicate(_))) && replayable(t.db, account, &valid).await?
     {
+        created = tracking::create_request(t.db, account.id, account.plan, &valid, &extras).await;
+    }
+    let row = match created {
         Ok(row) => row,
         Err(StoreError::Duplicate(_)) => return Err(Refused::Duplicate(valid)),
         Err(StoreError::PlanLimit { limit }) => return Err(Refused::PlanLimit(limit)),
@@ -65,4 +70,20 @@ pub async fn track(
     };
     t.wake.notify_one();
     Ok(row)
+}
+
+/// Whether a sandbox number tracked already may be tracked again: every journey it started has
+/// played to its end, so tracking it again replays it (the finished shipments stop, with
+/// `tracking_request.tracking_stopped`, and stay readable). A journey still playing keeps the
+/// number a duplicate.
+async fn replayable(db: &Db, account: &Account, valid: &ValidRequest) -> Result<bool, Refused> {
+    if valid.scac.as_deref() != Some(SANDBOX_SCAC) {
+        return Ok(false);
+    }
+    let finished =
+        boxtrack_store::sandbox::finished_journeys(db, account.id, &valid.number).await?;
+    for shipment in &finished {
+        tracking::stop_shipment(db, account.id, *shipment, "cancelled_by_user").await?;
+    }
+    Ok(!finished.is_empty())
 }

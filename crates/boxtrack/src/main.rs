@@ -180,9 +180,15 @@ pub struct DemoArgs {
     /// Address to listen on; if the port is taken a free one is used instead.
     #[arg(long, default_value = "127.0.0.1:8080", value_name = "ADDR")]
     listen: String,
-    /// How fast the demo journeys play: simulated seconds per real second (14400 = four hours
-    /// per second, so a month-long voyage plays in about three minutes).
-    #[arg(long, default_value_t = 14400.0, value_name = "FACTOR")]
+    /// How fast the demo journeys play: simulated seconds per real second. The default, 3600,
+    /// is an hour a second: a hold lasts a couple of minutes and a month-long voyage about
+    /// ten, slow enough to watch in the console; 14400 plays it in under three minutes.
+    #[arg(
+        long = "speed",
+        alias = "sandbox-speed",
+        default_value_t = 3600.0,
+        value_name = "FACTOR"
+    )]
     sandbox_speed: f64,
     /// Refuse http:// and loopback / private webhook URLs, as `serve` does by default (the demo
     /// accepts them, so that a receiver on this laptop gets the deliveries).

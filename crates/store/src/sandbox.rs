@@ -46,6 +46,14 @@ pub async fn start_at(
     Ok(n == 1)
 }
 
+/// The shipments an account's request for sandbox number `number` made, still tracked,
+/// whose journey has played its last step: what tracking the number again replays.
+pub async fn finished_journeys(db: &Db, account_id: Uuid, number: &str) -> Result<Vec<Uuid>> {
+    const SQL: &str = "SELECT r.shipment_id FROM sandbox_runs r JOIN tracking_requests t ON t.shipment_id = r.shipment_id AND t.account_id = r.account_id \
+        WHERE r.account_id = $1 AND t.request_number = $2 AND t.status = 'created' AND r.done = TRUE";
+    Ok(on_db!(db, p => sqlx::query_scalar(SQL).bind(account_id).bind(number).fetch_all(p).await?))
+}
+
 /// Runs that still have steps to play.
 pub async fn live_runs(db: &Db) -> Result<Vec<RunRow>> {
     const SQL: &str = "SELECT id, account_id, shipment_id, scenario, started_us, next_step FROM sandbox_runs WHERE done = FALSE ORDER BY started_us";

@@ -58,8 +58,15 @@ const H: i64 = 1_000_000; // one simulated hour per real second at the default s
 pub async fn examples(
     rest: Option<fn(AppState) -> axum::Router>,
 ) -> Result<&'static Examples, StoreError> {
+    use tracing::instrument::WithSubscriber as _;
     static EXAMPLES: OnceCell<Examples> = OnceCell::const_new();
-    EXAMPLES.get_or_try_init(|| build(rest)).await
+    // the tour's own requests (a carrier no source serves, say) are not the operator's
+    // business: nothing it does is logged; its failure is, by the caller
+    EXAMPLES
+        .get_or_try_init(|| {
+            build(rest).with_subscriber(tracing::subscriber::NoSubscriber::default())
+        })
+        .await
 }
 
 async fn build(rest: Option<fn(AppState) -> axum::Router>) -> Result<Examples, StoreError> {

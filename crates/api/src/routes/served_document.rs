@@ -35,6 +35,7 @@ pub async fn openapi_json(State(state): State<AppState>) -> impl IntoResponse {
 pub fn with_examples(doc: &mut Value, examples: &crate::examples::Examples) {
     let json_media = |content: &mut Value, example: &Value| {
         if let Some(media) = content.as_object_mut() {
+            let example = trimmed(example);
             for (name, m) in media.iter_mut() {
                 if name.ends_with("json") && m.is_object() {
                     m["example"] = example.clone();
@@ -43,9 +44,17 @@ pub fn with_examples(doc: &mut Value, examples: &crate::examples::Examples) {
         }
     };
     for ((method, path), rec) in &examples.by_operation {
+        let shared = shared_response(
+            doc,
+            &doc["paths"][path.as_str()][method.as_str()]["responses"][rec.status.to_string()],
+        );
         let op = &mut doc["paths"][path.as_str()][method.as_str()];
         if !op.is_object() {
             continue;
+        }
+        // an answer shared through components/responses gets a copy of its own to show
+        if let Some(own) = shared {
+            op["responses"][rec.status.to_string()] = own;
         }
         if let Some(answer) = &rec.response {
             json_media(
@@ -59,11 +68,149 @@ pub fn with_examples(doc: &mut Value, examples: &crate::examples::Examples) {
     }
 }
 
+/// The answer a response object points at in `components/responses` (`$ref`), if it does.
+fn shared_response(doc: &Value, response: &Value) -> Option<Value> {
+    let r = response["$ref"].as_str()?;
+    doc.pointer(r.trim_start_matches('#')).cloned()
+}
+
+/// The most items an example shows of any list: a vessel's positions a minute apart for a
+/// month made one example 3 MB, and code generators and editors refuse documents that large.
+pub const EXAMPLE_ITEMS: usize = 3;
+
+/// `example` with every list cut to its first [`EXAMPLE_ITEMS`] items.
+fn trimmed(example: &Value) -> Value {
+    match example {
+        Value::Array(items) => {
+            Value::Array(items.iter().take(EXAMPLE_ITEMS).map(trimmed).collect())
+        }
+        Value::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|(k, v)| (k.clone(), trimmed(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+/// One line of Markdown's inline text as HTML: `code`, **bold** and [links](url), the rest
+/// escaped.
+fn inline(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let next = rest.find(['`', '*', '[']).unwrap_or(rest.len());
+        out.push_str(&esc(&rest[..next]));
+        rest = &rest[next..];
+        let Some(c) = rest.chars().next() else { break };
+        let closed = |open: &str, close: &str| {
+            let body = rest.strip_prefix(open)?;
+            let end = body.find(close)?;
+            Some((&body[..end], &body[end + close.len()..]))
+        };
+        let link = || {
+            let (label, after) = closed("[", "](")?;
+            let end = after.find(')')?;
+            Some((label, &after[..end], &after[end + 1..]))
+        };
+        match c {
+            '`' if let Some((code, after)) = closed("`", "`") => {
+                let _ = write!(out, "<code>{}</code>", esc(code));
+                rest = after;
+            }
+            '*' if let Some((bold, after)) = closed("**", "**") => {
+                let _ = write!(out, "<strong>{}</strong>", inline(bold));
+                rest = after;
+            }
+            // the page works offline: a link out of it is shown, not followed
+            '[' if let Some((label, url, after)) = link() => {
+                if url.contains("://") {
+                    let _ = write!(out, "{} ({})", inline(label), esc(url));
+                } else {
+                    let _ = write!(out, "<a href=\"{}\">{}</a>", esc(url), inline(label));
+                }
+                rest = after;
+            }
+            _ => {
+                out.push_str(&esc(&rest[..c.len_utf8()]));
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    out
+}
+
+/// The Markdown of the document's descriptions as HTML: headings, fenced code, lists and
+/// paragraphs, with [`inline`] text; everything escaped.
+pub fn markdown(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let t = line.trim_end();
+        if t.starts_with("```") {
+            let mut code = String::new();
+            for l in lines.by_ref() {
+                if l.trim_start().starts_with("```") {
+                    break;
+                }
+                code.push_str(l);
+                code.push('\n');
+            }
+            let _ = write!(out, "<pre><code>{}</code></pre>", esc(&code));
+        } else if let Some((level, title)) = t
+            .split_once(' ')
+            .filter(|(h, _)| !h.is_empty() && h.len() <= 4 && h.chars().all(|c| c == '#'))
+        {
+            // the page's own headings are h1 and h2: the document's begin at h3
+            let n = (level.len() + 2).min(6);
+            let _ = write!(out, "<h{n}>{}</h{n}>", inline(title));
+        } else if t.starts_with("- ") || t.starts_with("* ") {
+            out.push_str("<ul>");
+            let mut item = t[2..].to_string();
+            while let Some(next) = lines.peek() {
+                let n = next.trim_end();
+                if n.starts_with("- ") || n.starts_with("* ") {
+                    let _ = write!(out, "<li>{}</li>", inline(&item));
+                    item = n[2..].to_string();
+                } else if n.starts_with("  ") && !n.trim().is_empty() {
+                    item.push(' ');
+                    item.push_str(n.trim());
+                } else {
+                    break;
+                }
+                lines.next();
+            }
+            let _ = write!(out, "<li>{}</li></ul>", inline(&item));
+        } else if !t.trim().is_empty() {
+            let mut para = t.trim().to_string();
+            while let Some(next) = lines.peek() {
+                let n = next.trim();
+                if n.is_empty() || n.starts_with("```") || n.starts_with('#') || n.starts_with("- ")
+                {
+                    break;
+                }
+                para.push(' ');
+                para.push_str(n);
+                lines.next();
+            }
+            let _ = write!(out, "<p>{}</p>", inline(&para));
+        }
+    }
+    out
+}
+
+/// Whether a path is an operation a reader of the reference looks for: not a file the
+/// console's pages load.
+fn shown_on_page(path: &str) -> bool {
+    !path.starts_with("/console/assets/")
 }
 
 fn anchor(method: &str, path: &str) -> String {
@@ -74,7 +221,7 @@ fn anchor(method: &str, path: &str) -> String {
 pub fn render(doc: &Value) -> String {
     let mut ops: Vec<(String, String, String, &Value)> = Vec::new();
     if let Some(paths) = doc["paths"].as_object() {
-        for (path, item) in paths {
+        for (path, item) in paths.iter().filter(|(p, _)| shown_on_page(p)) {
             if let Some(methods) = item.as_object() {
                 for (method, op) in methods {
                     let tag = op["tags"][0].as_str().unwrap_or("Other").to_string();
@@ -102,10 +249,10 @@ pub fn render(doc: &Value) -> String {
         );
         let _ = write!(
             main,
-            "<section id=\"{id}\"><h3><span class=\"m {method}\">{upper}</span> <code>{}</code></h3><p><strong>{}</strong></p><p>{}</p>",
+            "<section id=\"{id}\"><h3><span class=\"m {method}\">{upper}</span> <code>{}</code></h3><p><strong>{}</strong></p>{}",
             esc(path),
             esc(op["summary"].as_str().unwrap_or_default()),
-            esc(op["description"].as_str().unwrap_or_default())
+            markdown(op["description"].as_str().unwrap_or_default())
         );
         if op.get("security").is_some() {
             main.push_str(
@@ -120,7 +267,7 @@ pub fn render(doc: &Value) -> String {
                     "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
                     esc(p["name"].as_str().unwrap_or_default()),
                     esc(p["in"].as_str().unwrap_or_default()),
-                    esc(p["description"].as_str().unwrap_or_default())
+                    inline(p["description"].as_str().unwrap_or_default())
                 );
             }
             main.push_str("</table>");
@@ -138,6 +285,7 @@ pub fn render(doc: &Value) -> String {
             let mut codes: Vec<_> = responses.iter().collect();
             codes.sort_by(|a, b| a.0.cmp(b.0));
             for (code, r) in codes {
+                let r = &shared_response(doc, r).unwrap_or_else(|| r.clone());
                 let _ = write!(
                     main,
                     "<tr><td>{}</td><td>{}</td></tr>",
@@ -157,10 +305,10 @@ nav a{{display:block;text-decoration:none;color:#0645ad;margin:.15rem 0;font-siz
 .m{{font:bold 12px monospace;padding:2px 6px;border-radius:3px;color:#fff;background:#555}}.get{{background:#2f6f3e}}.post{{background:#1f5f9f}}.patch{{background:#8a5a00}}.delete{{background:#a32020}}\
 table{{border-collapse:collapse;margin:.5rem 0}}td,th{{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;vertical-align:top}}caption{{text-align:left;font-weight:600}}pre{{background:#f6f6f6;padding:.5rem;overflow:auto}}.auth{{color:#555}}\
 </style></head><body><nav aria-label=\"Endpoints\"><p><strong>{title}</strong> {version}</p><p><a href=\"/v2/openapi.json\">openapi.json</a></p>{nav}</nav>\
-<main><h1>{title}</h1><p>{desc}</p>{main}<h2>Schemas</h2><pre>{schemas}</pre></main></body></html>",
+<main><h1>{title}</h1>{desc}{main}<h2>Schemas</h2><pre>{schemas}</pre></main></body></html>",
         title = esc(doc["info"]["title"].as_str().unwrap_or("API")),
         version = esc(doc["info"]["version"].as_str().unwrap_or_default()),
-        desc = esc(doc["info"]["description"].as_str().unwrap_or_default()),
+        desc = markdown(doc["info"]["description"].as_str().unwrap_or_default()),
         schemas = esc(&schemas),
     )
 }
@@ -186,4 +334,60 @@ pub fn routes() -> Routes {
                     Doc::media_answer("HTML", "text/html", schema_of::<String>()),
                 )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_renders_headings_code_lists_and_paragraphs_escaped() {
+        let html = markdown(
+            "Intro with `code` and **bold**,\ncontinued.\n\n## Quickstart\n\n```sh\ncurl -H 'a<b'\n```\n\n- one [link](/docs)\n- two\n  wrapped\n",
+        );
+        assert_eq!(
+            html,
+            "<p>Intro with <code>code</code> and <strong>bold</strong>, continued.</p><h4>Quickstart</h4><pre><code>curl -H 'a&lt;b'\n</code></pre><ul><li>one <a href=\"/docs\">link</a></li><li>two wrapped</li></ul>"
+        );
+        // no raw Markdown or HTML gets through
+        assert_eq!(inline("<script> `x"), "&lt;script&gt; `x");
+        assert_eq!(inline("a * b [c"), "a * b [c");
+        assert_eq!(
+            inline("[Standard Webhooks](https://www.standardwebhooks.com/)"),
+            "Standard Webhooks (https://www.standardwebhooks.com/)"
+        );
+    }
+
+    #[test]
+    fn examples_show_at_most_three_items_of_a_list() {
+        let long =
+            serde_json::json!({"data": {"positions": (0..1000).collect::<Vec<_>>()}, "n": [1, 2]});
+        let t = trimmed(&long);
+        assert_eq!(
+            t["data"]["positions"].as_array().map(Vec::len),
+            Some(EXAMPLE_ITEMS)
+        );
+        assert_eq!(t["n"], serde_json::json!([1, 2]));
+    }
+
+    #[test]
+    fn the_page_leaves_out_the_console_s_files() {
+        let doc = serde_json::json!({
+            "info": {"title": "t", "description": "## Hi"},
+            "paths": {
+                "/console/assets/live.js": {"get": {"summary": "a script"}},
+                "/v2/containers": {"get": {"summary": "List containers"}}
+            },
+            "components": {"schemas": {}}
+        });
+        let html = render(&doc);
+        assert!(
+            html.contains("List containers") && !html.contains("a script"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<h4>Hi</h4>") && !html.contains("## Hi"),
+            "{html}"
+        );
+    }
 }

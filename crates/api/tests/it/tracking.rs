@@ -2658,3 +2658,51 @@ async fn a_feeder_leg_puts_the_box_on_a_ship_at_once() {
     let c = app.get("/v2/containers", Some(&key)).await.json();
     assert_eq!(c["data"][0]["attributes"]["current_status"], "on_ship");
 }
+
+/// A finished sandbox journey can be played again: tracking its number once the journey has
+/// played to its end stops the finished shipment and starts the journey over on a new one;
+/// while it still plays, the number is a duplicate.
+#[tokio::test]
+async fn a_finished_sandbox_journey_plays_again_when_tracked_again() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    // the holds journey ends with the box picked up, not returned: it never stops by itself
+    let body = request("TEST-SCN-HOLDS", "bill_of_lading", "TEST");
+    let track = || app.post("/v2/tracking_requests", &key, MT, &body);
+    assert_eq!(track().await.status, 201);
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    app.tick_at(start + 100 * 1_000_000).await;
+    let e = assert_error(&track().await, 422);
+    assert_eq!(e["code"], "duplicate");
+    // played to its end (hour 641), not yet stopped (56 days after arrival)
+    app.tick_at(start + 700 * 1_000_000).await;
+    let again = track().await;
+    assert_eq!(again.status, 201, "{}", again.text);
+    app.process().await;
+    let shipments = app.get("/v2/shipments", Some(&key)).await.json();
+    assert_eq!(shipments["meta"]["total"], 2, "{shipments}");
+    let requests = app
+        .get(
+            "/v2/tracking_requests?filter[status]=tracking_stopped",
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(
+        requests["data"].as_array().map(Vec::len),
+        Some(1),
+        "{requests}"
+    );
+    // the new journey plays from its start, on its own clock
+    app.tick_at(boxtrack_store::now_us() + 700 * 1_000_000)
+        .await;
+    let c = app
+        .get(
+            "/v2/containers?filter[current_status]=empty_returned,picked_up",
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(c["data"].as_array().map(Vec::len), Some(2), "{c}");
+}

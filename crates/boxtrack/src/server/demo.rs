@@ -387,13 +387,15 @@ fn start_lines(st: &Start<'_>) -> String {
     format!(
         "boxtrack demo\n\
          \n\
-         API:       {base}/v2   (reference: {base}/docs)\n\
+         API:       {base}/v2\n\
+         Reference: {base}/console/reference   (the same without scripts: {base}/docs)\n\
          Console:   {base}/console   (sign in as {console_email} with {console_password})\n\
          Database:  {db_url}\n\
          Account:   {id} (Demo Importer, standard plan, all entitlements)\n\
          API key:   {k}\n\
          \n\
-         Tracking (sandbox carrier TEST; journeys play at {hours_per_sec} simulated hours per second):\n\
+         Tracking (sandbox carrier TEST; journeys play at {hours_per_sec} simulated hours per second,\n\
+         \x20 --speed changes it; a journey that has ended plays again when its number is tracked again):\n\
          \x20 {numbers}\n\
          Tracking from the upstream simulator at {sim_url} (DCSA carriers, terminal feeds, rail X12;\n\
          \x20 its catalog: {sim_url}/sim/v1/catalog; same clock speed):\n\

@@ -414,6 +414,26 @@ async fn serve_answers_on_port_zero() {
         .await
         .unwrap();
     assert!(openapi.len() < 600_000, "{} bytes", openapi.len());
+    // the worker's run loop records its passes: /metrics says when it last completed one
+    let mut metrics = String::new();
+    for _ in 0..600 {
+        metrics = client
+            .get(format!("{base}/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        if metrics.contains("boxtrack_worker_last_pass_timestamp_seconds ") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(
+        metrics.contains("boxtrack_worker_last_pass_timestamp_seconds "),
+        "{metrics}"
+    );
     // the worker's start pass over the shown texts goes to the end and is recorded, with
     // this build's renderer's tags, so that the next start reads only what changed
     let store = boxtrack_store::Db::connect(&db.url).await.unwrap();

@@ -16,6 +16,7 @@ pub mod documents;
 pub mod early;
 pub mod events;
 pub mod files;
+pub mod gauges;
 pub mod keys;
 pub mod list;
 pub mod notifications;

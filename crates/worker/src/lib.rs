@@ -25,6 +25,8 @@ const SEC: i64 = 1_000_000;
 /// reads every tracked shipment that arrived or has gone quiet, so it runs once a minute, not
 /// on every tick (a stop 56 days after arrival is not due to the second).
 pub const STALE_CHECK_EVERY_US: i64 = 60 * SEC;
+/// How often at most the run loop records a completed pass (`worker_passes`, for `/metrics`).
+pub const PASS_RECORD_EVERY_US: i64 = 10 * SEC;
 
 /// Processes tracking requests against the configured sources.
 #[derive(Clone)]
@@ -217,16 +219,27 @@ impl Processor {
         }
     }
 
-    /// Runs until `shutdown`, processing due work every `poll` (and at once when woken).
+    /// Runs until `shutdown`, processing due work every `poll` (and at once when woken), and
+    /// records each completed pass (at most every [`PASS_RECORD_EVERY_US`]) for `/metrics`.
     pub async fn run(
         self,
         shutdown: CancellationToken,
         poll: Duration,
         wake: Arc<tokio::sync::Notify>,
     ) {
+        let mut recorded_us = 0;
         loop {
-            if let Err(e) = self.tick(boxtrack_store::now_us()).await {
-                tracing::error!(error = %e, "background processing failed; will retry");
+            let now = boxtrack_store::now_us();
+            match self.tick(now).await {
+                // a completed pass, for /metrics, at most every few seconds
+                Ok(_) if now.saturating_sub(recorded_us) >= PASS_RECORD_EVERY_US => {
+                    match boxtrack_store::gauges::record_worker_pass(&self.db, now).await {
+                        Ok(()) => recorded_us = now,
+                        Err(e) => tracing::warn!(error = %e, "the worker's pass was not recorded"),
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => tracing::error!(error = %e, "background processing failed; will retry"),
             }
             tokio::select! {
                 _ = shutdown.cancelled() => return,

@@ -85,6 +85,7 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
             + &upstream_metrics(&state.upstreams.health())
             + &read_cache_metrics(state.reads.counts())
             + &backlog_metrics(&state).await
+            + &tracking_metrics(&state).await
             + &state
                 .replicas
                 .as_deref()
@@ -117,6 +118,76 @@ async fn backlog_metrics(state: &AppState) -> String {
             String::new()
         }
     }
+}
+
+/// How long a tracked container may go without an update from any source before
+/// `boxtrack_containers_stale` counts it.
+pub const STALE_AFTER_US: i64 = 24 * 3_600_000_000;
+
+/// The tracking gauges (read from the database, so every process reports the whole
+/// installation): requests by status, containers tracked and gone quiet, the worker's last
+/// completed pass; nothing when the database cannot be read.
+async fn tracking_metrics(state: &AppState) -> String {
+    let now = boxtrack_store::now_us();
+    match boxtrack_store::gauges::tracking(&state.db, now - STALE_AFTER_US).await {
+        Ok(g) => render_tracking(&g, now),
+        Err(e) => {
+            tracing::warn!(error = %e, "the tracking gauges could not be read for /metrics");
+            String::new()
+        }
+    }
+}
+
+/// [`tracking_metrics`]' text for gauges read at `now_us`.
+fn render_tracking(g: &boxtrack_store::gauges::TrackingGauges, now_us: i64) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# HELP boxtrack_tracking_requests Tracking requests by status (every account).\n# TYPE boxtrack_tracking_requests gauge"
+    );
+    // the statuses an alert watches are always there, at 0 when none has them
+    for status in ["pending", "awaiting_manifest", "failed"] {
+        if !g.requests.iter().any(|(s, _)| s == status) {
+            let _ = writeln!(out, "boxtrack_tracking_requests{{status=\"{status}\"}} 0");
+        }
+    }
+    for (status, n) in &g.requests {
+        let _ = writeln!(out, "boxtrack_tracking_requests{{status=\"{status}\"}} {n}");
+    }
+    let gauges = [
+        (
+            "boxtrack_containers_tracked",
+            "Containers on shipments still tracked (every account).",
+            g.containers_tracked.to_string(),
+        ),
+        (
+            "boxtrack_containers_stale",
+            "Tracked containers no source has updated for 24 hours.",
+            g.containers_stale.to_string(),
+        ),
+    ];
+    let pass = g.worker_pass_us.map(|at| {
+        [
+            (
+                "boxtrack_worker_last_pass_timestamp_seconds",
+                "When a worker last completed a pass over everything due (Unix seconds).",
+                format!("{:.3}", at as f64 / 1e6),
+            ),
+            (
+                "boxtrack_worker_last_pass_age_seconds",
+                "How long ago a worker last completed a pass.",
+                format!("{:.3}", (now_us - at).max(0) as f64 / 1e6),
+            ),
+        ]
+    });
+    for (name, help, value) in gauges.into_iter().chain(pass.into_iter().flatten()) {
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}"
+        );
+    }
+    out
 }
 
 /// The read cache's counters in the Prometheus text format.

@@ -2,6 +2,93 @@ use std::collections::BTreeSet;
 
 use crate::helpers::TestApp;
 
+/// `/metrics` says what an operator alerts on: requests waiting or failed, containers tracked
+/// and gone quiet, and when a worker last completed a pass ("nothing is being collected").
+#[tokio::test]
+async fn metrics_say_what_is_tracked_and_when_the_worker_last_passed() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let line = |text: &str, series: &str| -> Option<String> {
+        text.lines()
+            .find(|l| l.starts_with(series) && l[series.len()..].starts_with(' '))
+            .map(|l| l[series.len() + 1..].to_string())
+    };
+    let m = app.get("/metrics", None).await.text;
+    assert_eq!(
+        line(&m, r#"boxtrack_tracking_requests{status="failed"}"#).as_deref(),
+        Some("0"),
+        "{m}"
+    );
+    assert_eq!(
+        line(&m, "boxtrack_containers_tracked").as_deref(),
+        Some("0"),
+        "{m}"
+    );
+    assert!(
+        line(&m, "boxtrack_worker_last_pass_timestamp_seconds").is_none(),
+        "{m}"
+    );
+
+    let body = serde_json::json!({"data": {"type": "tracking_request", "attributes": {
+        "request_number": "TEST-SCN-IMPORT", "request_type": "bill_of_lading", "scac": "TEST"}}})
+    .to_string();
+    let r = app
+        .post(
+            "/v2/tracking_requests",
+            &key,
+            "application/vnd.api+json",
+            &body,
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    let m = app.get("/metrics", None).await.text;
+    assert_eq!(
+        line(&m, r#"boxtrack_tracking_requests{status="pending"}"#).as_deref(),
+        Some("1"),
+        "{m}"
+    );
+    app.process().await;
+    let m = app.get("/metrics", None).await.text;
+    assert_eq!(
+        line(&m, r#"boxtrack_tracking_requests{status="created"}"#).as_deref(),
+        Some("1"),
+        "{m}"
+    );
+    assert_eq!(
+        line(&m, "boxtrack_containers_tracked").as_deref(),
+        Some("1"),
+        "{m}"
+    );
+    assert_eq!(
+        line(&m, "boxtrack_containers_stale").as_deref(),
+        Some("0"),
+        "{m}"
+    );
+
+    // a box no source has touched for two days is stale
+    let old = boxtrack_store::now_us() - 48 * 3_600_000_000;
+    boxtrack_store::on_db!(&app.db, p => sqlx::query("UPDATE containers SET updated_us = $1")
+        .bind(old).execute(p).await.map(|_| ()).unwrap());
+    // a worker's pass, as its run loop records it
+    boxtrack_store::gauges::record_worker_pass(&app.db, 1_800_000_000_000_000)
+        .await
+        .unwrap();
+    boxtrack_store::gauges::record_worker_pass(&app.db, 1_700_000_000_000_000)
+        .await
+        .unwrap();
+    let m = app.get("/metrics", None).await.text;
+    assert_eq!(
+        line(&m, "boxtrack_containers_stale").as_deref(),
+        Some("1"),
+        "{m}"
+    );
+    assert_eq!(
+        line(&m, "boxtrack_worker_last_pass_timestamp_seconds").as_deref(),
+        Some("1800000000.000"),
+        "an older pass never moves it back: {m}"
+    );
+}
+
 #[tokio::test]
 async fn health_readiness_and_metrics() {
     let app = TestApp::spawn().await;

@@ -9,6 +9,7 @@
 //! one field here (with its doc line, which becomes the parameter's description) and its
 //! translation in the use case's `filter`.
 
+pub mod clock;
 pub mod containers;
 pub mod error;
 pub mod fields;

@@ -54,6 +54,36 @@ pub async fn finished_journeys(db: &Db, account_id: Uuid, number: &str) -> Resul
     Ok(on_db!(db, p => sqlx::query_scalar(SQL).bind(account_id).bind(number).fetch_all(p).await?))
 }
 
+/// The clock a shipment's data keeps: when its sandbox journey started, and the last reading
+/// of the clock of the source that feeds it (a simulator's runs fast).
+#[derive(Debug, Clone, Copy, PartialEq, sqlx::FromRow)]
+pub struct DataClockRow {
+    /// The shipment.
+    pub id: Uuid,
+    /// Its sandbox journey's start (its virtual time zero), if it is one.
+    pub started_us: Option<i64>,
+    /// Real time of the source clock's last reading.
+    pub clock_wall_us: Option<i64>,
+    /// The source's time at that reading.
+    pub clock_source_us: Option<i64>,
+    /// Source seconds per real second.
+    pub clock_speed: Option<f64>,
+}
+
+/// The data clocks of an account's shipments `ids`, in one query per 500.
+pub async fn data_clocks(db: &Db, account_id: Uuid, ids: &[Uuid]) -> Result<Vec<DataClockRow>> {
+    crate::reads::rows_in(
+        db,
+        account_id,
+        ids,
+        "SELECT s.id, r.started_us, s.clock_wall_us, s.clock_source_us, s.clock_speed FROM shipments s \
+         LEFT JOIN sandbox_runs r ON r.shipment_id = s.id AND r.account_id = s.account_id \
+         WHERE s.account_id = {account} AND s.id",
+        "",
+    )
+    .await
+}
+
 /// Runs that still have steps to play.
 pub async fn live_runs(db: &Db) -> Result<Vec<RunRow>> {
     const SQL: &str = "SELECT id, account_id, shipment_id, scenario, started_us, next_step FROM sandbox_runs WHERE done = FALSE ORDER BY started_us";

@@ -75,29 +75,37 @@ pub async fn show(
     respond(&c.number, &body, found.routing)
 }
 
-/// "Now" for a container's page: the wall clock, or for a sandbox journey its virtual clock
-/// (the journey's start plus the time since at `sandbox_speed`), which its events follow, so
-/// that "3 h ago" and the last free day's days count as the journey does.
+/// "Now" for a container's page: the clock of its data (a sandbox journey's virtual clock,
+/// a fast source's clock; see `boxtrack_app::clock`), which its events and last free day
+/// follow, and the wall clock, which boxtrack's own times (`Updated`) follow.
+#[derive(Debug, Clone, Copy)]
+struct Now {
+    /// On the data's clock.
+    data: i64,
+    /// On the wall clock.
+    wall: i64,
+    /// The data's clock, to place what boxtrack recorded at a wall time on it.
+    clock: boxtrack_app::clock::DataClock,
+}
+
 async fn clock_of(
     state: &AppState,
     account_id: Uuid,
     shipment: Option<&reads::ShipmentRow>,
-) -> i64 {
+) -> Now {
     let wall = now_us();
-    let Some(sh) = shipment.filter(|sh| sh.scac == boxtrack_core::carriers::SANDBOX_SCAC) else {
-        return wall;
+    let clock = match shipment {
+        Some(sh) => {
+            boxtrack_app::clock::clock(&state.db, account_id, sh.id, state.config.sandbox_speed)
+                .await
+        }
+        None => boxtrack_app::clock::DataClock::wall(),
     };
-    match boxtrack_store::sandbox::started_us(&state.db, account_id, sh.id).await {
-        Ok(Some(started)) => virtual_now(started, wall, state.config.sandbox_speed),
-        _ => wall,
+    Now {
+        data: clock.at(wall),
+        wall,
+        clock,
     }
-}
-
-/// The virtual clock of a sandbox journey that started at `started_us`, at `speed` simulated
-/// seconds per real second.
-fn virtual_now(started_us: i64, wall_us: i64, speed: f64) -> i64 {
-    let elapsed = (wall_us - started_us).max(0) as f64 * speed;
-    started_us.saturating_add(elapsed as i64)
 }
 
 /// What the page shows besides the container and its shipment.
@@ -219,19 +227,26 @@ fn leg_of(event: &str) -> usize {
 
 /// The timeline, leg by leg (origin, ocean, port of discharge, rail, empty return): each event
 /// at the clock of its place, with how long ago (or how soon) it is, where it happened, the
-/// vessel and who said it.
-fn timeline(events: &[reads::TransportEventRow], now: i64) -> String {
-    if events.is_empty() {
+/// vessel and who said it; within a leg, in the order they happened.
+fn timeline(events: &[reads::TransportEventRow], clock: Now, pod_zone: Option<&str>) -> String {
+    let rows: Vec<Row<'_>> = events
+        .iter()
+        .filter_map(|e| Row::of(e, clock, pod_zone))
+        .collect();
+    if rows.is_empty() {
         return "<p>No events yet.</p>".to_string();
     }
     let mut out = String::new();
     for (i, name) in LEGS.iter().enumerate() {
-        let of_leg: Vec<&reads::TransportEventRow> =
-            events.iter().filter(|e| leg_of(&e.event) == i).collect();
+        let mut of_leg: Vec<&Row<'_>> = rows.iter().filter(|r| leg_of(&r.e.event) == i).collect();
         if of_leg.is_empty() {
             continue;
         }
-        let items: String = of_leg.iter().map(|e| timeline_item(e, now)).collect();
+        of_leg.sort_by_key(|r| r.at);
+        let items: String = of_leg
+            .iter()
+            .map(|r| timeline_item(r, clock.data))
+            .collect();
         out.push_str(&format!(
             r#"<section class="leg"><h3>{name} <span class="rel">{n} event{s}</span></h3><ol class="timeline">{items}</ol></section>"#,
             n = of_leg.len(),
@@ -241,18 +256,84 @@ fn timeline(events: &[reads::TransportEventRow], now: i64) -> String {
     out
 }
 
+/// An event as the timeline shows it: what, when (on the data's clock) and at which place's
+/// clock.
+struct Row<'a> {
+    /// The event.
+    e: &'a reads::TransportEventRow,
+    /// What happened, in words.
+    what: String,
+    /// When, on the data's clock.
+    at: i64,
+    /// The zone of the place it happened.
+    zone: Option<&'a str>,
+}
+
+impl<'a> Row<'a> {
+    /// The row of `e`, or none for an event another row already says: a last free day of
+    /// one source (`container.pickup_lfd_terminal.changed`) is said by the change of the last
+    /// free day itself, and each source's day is in "Last free day by source".
+    fn of(
+        e: &'a reads::TransportEventRow,
+        clock: Now,
+        pod_zone: Option<&'a str>,
+    ) -> Option<Row<'a>> {
+        // a change boxtrack noticed is shown when it noticed it, at the port's clock
+        let noticed = clock.clock.at(e.created_us);
+        let (what, at, zone) = match e.event.as_str() {
+            "container.pickup_lfd_line.changed"
+            | "container.pickup_lfd_terminal.changed"
+            | "container.pickup_lfd_rail.changed" => return None,
+            "container.pickup_lfd.changed" => (
+                match e.at_us {
+                    Some(day) => format!(
+                        "Last free day set to {}",
+                        crate::look::short_day(day, pod_zone)
+                    ),
+                    None => "Last free day withdrawn".to_string(),
+                },
+                noticed,
+                pod_zone,
+            ),
+            "container.pickup_appointment.changed" => (
+                match e.at_us {
+                    Some(t) => format!(
+                        "Pickup appointment set for {}",
+                        crate::look::short_local(t, pod_zone)
+                    ),
+                    None => "Pickup appointment cancelled".to_string(),
+                },
+                noticed,
+                pod_zone,
+            ),
+            name => {
+                let what = name
+                    .trim_start_matches("container.")
+                    .trim_start_matches("transport.")
+                    .replace(['.', '_'], " ");
+                // an event its source gave no time is shown when it was reported
+                match e.at_us {
+                    Some(t) => (capitalized(&what), t, e.timezone.as_deref()),
+                    None => (
+                        format!("{} (reported; no time given)", capitalized(&what)),
+                        noticed,
+                        e.timezone.as_deref().or(pod_zone),
+                    ),
+                }
+            }
+        };
+        Some(Row { e, what, at, zone })
+    }
+}
+
 /// One event of the timeline.
-fn timeline_item(e: &reads::TransportEventRow, now: i64) -> String {
+fn timeline_item(r: &Row<'_>, now: i64) -> String {
+    let e = r.e;
     let vessel = match (&e.vessel_name, &e.voyage) {
         (Some(v), Some(voy)) => format!("{v} / {voy}"),
         (Some(v), None) => v.clone(),
         _ => String::new(),
     };
-    let what = e
-        .event
-        .trim_start_matches("container.")
-        .trim_start_matches("transport.")
-        .replace(['.', '_'], " ");
     let estimated = e.event.contains("estimated");
     let place: Vec<&str> = [e.locode.as_deref(), e.terminal.as_deref()]
         .into_iter()
@@ -267,12 +348,8 @@ fn timeline_item(e: &reads::TransportEventRow, now: i64) -> String {
         } else {
             ""
         },
-        what = esc(&capitalized(&what)),
-        when = e.at_us.map_or(String::new(), |t| crate::look::when(
-            t,
-            e.timezone.as_deref(),
-            now
-        )),
+        what = esc(&r.what),
+        when = crate::look::when(r.at, r.zone, now),
         place = esc(&place.join(" · ")),
     )
 }
@@ -290,8 +367,9 @@ fn capitalized(s: &str) -> String {
 fn summary_card(
     c: &reads::ContainerRow,
     shipment: Option<&reads::ShipmentRow>,
-    now: i64,
+    clock: Now,
 ) -> String {
+    let now = clock.data;
     use crate::look;
     use boxtrack_core::tracking::rules::{self, ContainerStatus};
     let st = &c.state.0;
@@ -346,7 +424,8 @@ fn summary_card(
         ready = if c.ready_for_pickup { "yes" } else { "no" },
         lfd_class = look::lfd_class(days),
         terminal = esc(st.pod_terminal.as_deref().unwrap_or("not known")),
-        updated = look::when(c.updated_us, zone, now),
+        // boxtrack's own time, on the wall clock
+        updated = look::when(c.updated_us, zone, clock.wall),
         next = esc(&look::next_step(
             status,
             &st.holds,
@@ -364,8 +443,9 @@ fn render(
     shipment: Option<&reads::ShipmentRow>,
     found: &Gathered,
     raw_page: u32,
-    now: i64,
+    clock: Now,
 ) -> String {
+    let now = clock.data;
     let Gathered {
         routing,
         rail,
@@ -396,8 +476,12 @@ fn render(
 <p><a href="/v2/containers/{id}">This container in the API</a> (with an API key).</p></main>"#,
         email = esc(email),
         number = esc(&c.number),
-        summary = summary_card(c, shipment, now),
-        timeline = timeline(events, now),
+        summary = summary_card(c, shipment, clock),
+        timeline = timeline(
+            events,
+            clock,
+            shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref()),
+        ),
         id = c.id,
         live = crate::live::marker(version),
         holds = crate::detail::holds(boxtrack_core::tracking::rules::reported_holds(st)),
@@ -618,17 +702,5 @@ mod tests {
         );
         assert_eq!(leg("container.transport.empty_in"), "Empty return");
         assert_eq!(capitalized("vessel departed"), "Vessel departed");
-    }
-
-    #[test]
-    fn a_sandbox_journey_runs_on_its_own_clock() {
-        // one simulated hour per real second: ten seconds in, ten hours have passed
-        let h = 3_600_000_000;
-        assert_eq!(
-            virtual_now(1_000, 1_000 + 10_000_000, 3600.0),
-            1_000 + 10 * h
-        );
-        // a journey that starts later than "now" has not started
-        assert_eq!(virtual_now(5_000, 1_000, 3600.0), 5_000);
     }
 }

@@ -15,6 +15,7 @@ use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, ListSort};
+use uuid::Uuid;
 
 use crate::common::{
     app_unavailable, page_with, pager, see_other, session, total_text, unavailable,
@@ -177,10 +178,19 @@ pub async fn list(
         };
     let listed = &found.listed;
     let options = status_options(&asked.status);
+    // each box's last free day counts on its data's clock (a sandbox journey's, a fast
+    // source's), its times of boxtrack's own on the wall clock
+    let ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_id).collect();
+    let clocks = boxtrack_app::clock::clocks(db, s.account_id, &ids, state.config.sandbox_speed)
+        .await
+        .unwrap_or_default();
     let rows: String = listed
         .rows
         .iter()
-        .map(|c| row(c, found.shipments.get(&c.shipment_id), now))
+        .map(|c| {
+            let data_now = clocks.get(&c.shipment_id).map_or(now, |k| k.at(now));
+            row(c, found.shipments.get(&c.shipment_id), data_now, now)
+        })
         .collect();
     let total = total_text(listed.total, listed.total_exact);
     let href = |o: ListSort| format!("/console/containers?{}", asked.query_sorted(o, 1));
@@ -289,7 +299,12 @@ fn hold_options(chosen: Option<bool>) -> String {
 /// A container's row of the table: its badges, its last free day (highlighted when close or
 /// past, at the port's clock) and its times (UTC, as the headers say) with how long ago they
 /// were.
-fn row(c: &reads::ContainerRow, shipment: Option<&reads::ShipmentRow>, now: i64) -> String {
+fn row(
+    c: &reads::ContainerRow,
+    shipment: Option<&reads::ShipmentRow>,
+    now: i64,
+    wall: i64,
+) -> String {
     use crate::look;
     let st = &c.state.0;
     let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
@@ -309,8 +324,8 @@ fn row(c: &reads::ContainerRow, shipment: Option<&reads::ShipmentRow>, now: i64)
         ready = if c.ready_for_pickup { "yes" } else { "no" },
         lfd_class = look::lfd_class(days),
         terminal = esc(st.pod_terminal.as_deref().unwrap_or("")),
-        updated = look::when(c.updated_us, None, now),
-        created = look::when(c.created_us, None, now),
+        updated = look::when(c.updated_us, None, wall),
+        created = look::when(c.created_us, None, wall),
     )
 }
 

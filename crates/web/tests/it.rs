@@ -717,6 +717,95 @@ async fn a_container_page_shows_its_timeline_at_local_times_and_only_to_its_acco
     );
 }
 
+/// A sandbox journey's page runs on the journey's clock (its events and last free day), and
+/// boxtrack's own times on the wall clock; a last free day's change is one row, when it
+/// changed, at the port's clock.
+#[tokio::test]
+async fn a_sandbox_container_page_keeps_the_journey_s_clock() {
+    use boxtrack_core::tracking::{
+        DataSource, EventFact, Fact, LfdKind, Milestone, Observation, Place,
+    };
+    const H: i64 = 3_600_000_000;
+    let app = spawn().await;
+    let account = account_with_user(&app, "Clock Co", "clock@example.com").await;
+    track(&app, account, "MRSU4371639").await;
+    let id = container_id(&app, account, "MRSU4371639").await;
+    let shipment: uuid::Uuid = boxtrack_store::on_db!(&app.db, p => sqlx::query_scalar(
+        "SELECT shipment_id FROM containers WHERE id = $1").bind(id).fetch_one(p).await.unwrap());
+    // a journey that started 100 real seconds ago: 100 hours on its clock (an hour a second)
+    let wall = boxtrack_store::now_us();
+    let started = wall - 100_000_000;
+    boxtrack_store::on_db!(&app.db, p => sqlx::query(
+        "INSERT INTO sandbox_runs (id, account_id, shipment_id, scenario, started_us, next_step, done) VALUES ($1, $2, $3, 'TEST-SCN-HOLDS', $4, 0, FALSE)")
+        .bind(uuid::Uuid::now_v7()).bind(account).bind(shipment).bind(started)
+        .execute(p).await.map(|_| ()).unwrap());
+    let virtual_now = started + 100 * H;
+    let observe = |observed_us: i64, source: DataSource, fact: Fact| Observation {
+        observed_us,
+        source,
+        fact,
+        precision: Default::default(),
+        upstream_id: None,
+    };
+    boxtrack_store::tracking::apply(
+        &app.db,
+        account,
+        id,
+        &[
+            // arrived 5 hours ago on the journey's clock
+            observe(
+                virtual_now - 5 * H,
+                DataSource::ShippingLine,
+                Fact::Event(EventFact {
+                    milestone: Milestone::VesselArrived,
+                    estimated: false,
+                    at_us: Some(virtual_now - 5 * H),
+                    place: Place::Pod,
+                    locode: Some("USLAX".into()),
+                    timezone: Some("America/Los_Angeles".into()),
+                    terminal: None,
+                    vessel_name: None,
+                    vessel_imo: None,
+                    voyage: None,
+                }),
+            ),
+            // the terminal's last free day, in four days
+            observe(
+                virtual_now - 4 * H,
+                DataSource::Terminal,
+                Fact::Lfd {
+                    which: LfdKind::Terminal,
+                    at_us: Some(virtual_now + 96 * H),
+                },
+            ),
+        ],
+    )
+    .await
+    .unwrap();
+    let (session, _) = cookie_of(
+        &sign_in(&app, "clock@example.com", "correct horse").await,
+        "btk_console",
+    )
+    .unwrap();
+    let html = html_as(&app, &format!("/console/containers/{id}"), &session).await;
+    // the arrival was hours ago on the journey's clock, not days ahead on the wall's
+    assert!(html.contains("Vessel arrived</span>"), "{html}");
+    assert!(html.contains("5 h ago"), "{html}");
+    // boxtrack updated the row a moment ago (wall clock), not 100 hours ago
+    let updated = html.split("<dt>Updated</dt>").nth(1).unwrap_or_default();
+    assert!(
+        updated.contains("just now") || updated.contains(" s ago") || updated.contains("min ago"),
+        "{updated}"
+    );
+    // one row for the last free day's change, not one per source, and no row without a time
+    assert_eq!(html.matches("Last free day set to").count(), 1, "{html}");
+    assert!(!html.contains("pickup lfd terminal changed"), "{html}");
+    assert!(
+        !html.to_lowercase().contains("pickup lfd changed"),
+        "{html}"
+    );
+}
+
 /// An account with `entitlements` and its own limits, and a publishable key of it made in
 /// the store (allowed from any origin).
 async fn embedder(app: &App, name: &str, limits: Limits, entitled: bool) -> (uuid::Uuid, String) {

@@ -24,8 +24,9 @@ pub struct ListContainers {
     #[serde(default)]
     pub filter: ContainerFilter,
     /// The order (default -updated_at, most recently updated first); pickup_lfd puts the
-    /// soonest last free day first and those without one last. Orders other than the default
-    /// page by page[number], not by cursor.
+    /// soonest last free day first and those without one last, pod_eta_at the soonest
+    /// estimated arrival of its shipment (boxtrack's). Orders other than the default page by
+    /// page[number], not by cursor.
     pub sort: Option<One<ContainerSort>>,
 }
 
@@ -58,6 +59,8 @@ impl Word for ContainerSort {
         ContainerSort(ListSort::CreatedAsc),
         ContainerSort(ListSort::LfdAsc),
         ContainerSort(ListSort::LfdDesc),
+        ContainerSort(ListSort::EtaAsc),
+        ContainerSort(ListSort::EtaDesc),
     ];
     fn word(self) -> &'static str {
         self.0.as_str()

@@ -37,6 +37,10 @@ macro_rules! list_filter {
             /// Last updated
             #[serde(default)]
             pub updated_at: $crate::fields::Range,
+            /// The shipment's estimated arrival at the port of discharge ("what lands this
+            /// week?"; boxtrack's, the reference has no such filter)
+            #[serde(default)]
+            pub pod_eta_at: $crate::fields::Range,
         }
 
         impl $name {
@@ -51,6 +55,16 @@ macro_rules! list_filter {
                     customer_name: given(&self.customer_name),
                     updated_start_us: self.updated_at.start_us(),
                     updated_end_us: self.updated_at.end_us(),
+                    dates: (self.pod_eta_at.start_us().is_some()
+                        || self.pod_eta_at.end_us().is_some())
+                    .then(|| boxtrack_store::reads::DateCond {
+                        field: boxtrack_store::reads::DateField::PodEta,
+                        start_us: self.pod_eta_at.start_us(),
+                        end_us: self.pod_eta_at.end_us(),
+                        known: None,
+                    })
+                    .into_iter()
+                    .collect(),
                     ..boxtrack_store::reads::Filter::default()
                 }
             }
@@ -68,8 +82,9 @@ pub struct ListShipments {
     /// The filters; all of them hold.
     #[serde(default)]
     pub filter: ShipmentFilter,
-    /// The order (default -updated_at, most recently updated first). Orders other than the
-    /// default page by page[number], not by cursor.
+    /// The order (default -updated_at, most recently updated first); pod_eta_at puts the
+    /// soonest estimated arrival first and those without one last (boxtrack's). Orders other
+    /// than the default page by page[number], not by cursor.
     pub sort: Option<One<ShipmentSort>>,
 }
 
@@ -119,6 +134,8 @@ impl Word for ShipmentSort {
         ShipmentSort(ListSort::UpdatedAsc),
         ShipmentSort(ListSort::CreatedDesc),
         ShipmentSort(ListSort::CreatedAsc),
+        ShipmentSort(ListSort::EtaAsc),
+        ShipmentSort(ListSort::EtaDesc),
     ];
     fn word(self) -> &'static str {
         self.0.as_str()

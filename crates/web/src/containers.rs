@@ -42,7 +42,7 @@ pub(crate) struct Asked {
 }
 
 /// The orders the table offers.
-const SORTS: [ListSort; 6] = ListSort::ALL;
+const SORTS: [ListSort; 8] = ListSort::ALL;
 
 impl Asked {
     /// Reads the query; values that mean nothing are left out rather than refused (a form

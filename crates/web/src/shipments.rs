@@ -39,11 +39,13 @@ pub(crate) struct Asked {
 }
 
 /// The orders the table offers.
-const SORTS: [ListSort; 4] = [
+const SORTS: [ListSort; 6] = [
     ListSort::UpdatedDesc,
     ListSort::UpdatedAsc,
     ListSort::CreatedDesc,
     ListSort::CreatedAsc,
+    ListSort::EtaAsc,
+    ListSort::EtaDesc,
 ];
 
 impl Asked {

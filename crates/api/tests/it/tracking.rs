@@ -2706,3 +2706,101 @@ async fn a_finished_sandbox_journey_plays_again_when_tracked_again() {
         .json();
     assert_eq!(c["data"].as_array().map(Vec::len), Some(2), "{c}");
 }
+
+/// "What lands this week?": containers and shipments sort by their shipment's estimated
+/// arrival at the POD (`sort=pod_eta_at`, soonest first, those without one last) and filter by
+/// it (`filter[pod_eta_at][start|end]`), boxtrack's extensions of the reference's lists.
+#[tokio::test]
+async fn lists_sort_and_filter_by_the_estimated_arrival() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    for number in ["TEST-SCN-IMPORT", "TEST-SCN-TRANSSHIPMENT", "TEST-SCN-RAIL"] {
+        let r = app
+            .post(
+                "/v2/tracking_requests",
+                &key,
+                MT,
+                &request(number, "bill_of_lading", "TEST"),
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let start = boxtrack_store::now_us();
+    app.tick_at(start).await;
+    app.tick_at(start + 50 * 1_000_000).await;
+    let etas = |doc: &Value| -> Vec<Option<String>> {
+        doc["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["attributes"]["pod_eta_at"].as_str().map(str::to_string))
+            .collect()
+    };
+    let asc = app
+        .get("/v2/shipments?sort=pod_eta_at", Some(&key))
+        .await
+        .json();
+    let order = etas(&asc);
+    assert_eq!(order.len(), 3, "{asc}");
+    let known: Vec<&String> = order.iter().flatten().collect();
+    assert!(known.len() >= 2, "{order:?}");
+    assert!(known.windows(2).all(|w| w[0] <= w[1]), "{order:?}");
+    // those without an estimate come last
+    assert!(
+        order
+            .iter()
+            .skip_while(|e| e.is_some())
+            .all(Option::is_none),
+        "{order:?}"
+    );
+    let desc = etas(
+        &app.get("/v2/shipments?sort=-pod_eta_at", Some(&key))
+            .await
+            .json(),
+    );
+    let known_desc: Vec<&String> = desc.iter().flatten().collect();
+    assert!(known_desc.windows(2).all(|w| w[0] >= w[1]), "{desc:?}");
+
+    // the soonest arrival only
+    let first = known[0].clone();
+    let only = app
+        .get(
+            &format!("/v2/shipments?filter[pod_eta_at][end]={first}"),
+            Some(&key),
+        )
+        .await
+        .json();
+    assert_eq!(etas(&only), vec![Some(first.clone())], "{only}");
+    let boxes = app
+        .get(
+            &format!("/v2/containers?filter[pod_eta_at][end]={first}&include=shipment"),
+            Some(&key),
+        )
+        .await
+        .json();
+    let shipment_id = only["data"][0]["id"].clone();
+    assert!(!boxes["data"].as_array().unwrap().is_empty(), "{boxes}");
+    assert!(
+        boxes["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["relationships"]["shipment"]["data"]["id"] == shipment_id),
+        "{boxes}"
+    );
+    // containers in their shipment's arrival order
+    let sorted = app
+        .get(
+            "/v2/containers?sort=pod_eta_at&include=shipment",
+            Some(&key),
+        )
+        .await
+        .json();
+    let first_box = &sorted["data"][0]["relationships"]["shipment"]["data"]["id"];
+    assert_eq!(first_box, &shipment_id, "{sorted}");
+    // a bound that is not a time is a 400 naming it
+    let r = app
+        .get("/v2/containers?filter[pod_eta_at][start]=soon", Some(&key))
+        .await;
+    assert_error(&r, 400);
+}

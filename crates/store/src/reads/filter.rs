@@ -209,6 +209,8 @@ pub enum DateField {
     PodAta,
     /// The voyage's arrival at the POD: actual, else estimated.
     Arrival,
+    /// The voyage's estimated arrival at the POD.
+    PodEta,
 }
 
 /// Where a [`DateField`] lives.
@@ -253,6 +255,7 @@ impl DateField {
             DateField::PolEtd => S("CAST(state->>'pol_etd_us' AS BIGINT)"),
             DateField::PolAtd => S("CAST(state->>'pol_atd_us' AS BIGINT)"),
             DateField::PodAta => S("CAST(state->>'pod_ata_us' AS BIGINT)"),
+            DateField::PodEta => S("CAST(state->>'pod_eta_us' AS BIGINT)"),
             DateField::Arrival => {
                 S("CAST(COALESCE(state->>'pod_ata_us', state->>'pod_eta_us') AS BIGINT)")
             }
@@ -363,17 +366,23 @@ pub enum ListSort {
     LfdAsc,
     /// Latest last free day first, containers without one last (containers).
     LfdDesc,
+    /// Soonest estimated arrival at the POD first (the shipment's), those without one last.
+    EtaAsc,
+    /// Latest estimated arrival at the POD first, those without one last.
+    EtaDesc,
 }
 
 impl ListSort {
     /// Every order, in the order a form lists them.
-    pub const ALL: [ListSort; 6] = [
+    pub const ALL: [ListSort; 8] = [
         ListSort::UpdatedDesc,
         ListSort::UpdatedAsc,
         ListSort::CreatedDesc,
         ListSort::CreatedAsc,
         ListSort::LfdAsc,
         ListSort::LfdDesc,
+        ListSort::EtaAsc,
+        ListSort::EtaDesc,
     ];
 
     /// The JSON:API spelling (`-updated_at`, `pickup_lfd`, ...).
@@ -385,6 +394,8 @@ impl ListSort {
             ListSort::CreatedAsc => "created_at",
             ListSort::LfdAsc => "pickup_lfd",
             ListSort::LfdDesc => "-pickup_lfd",
+            ListSort::EtaAsc => "pod_eta_at",
+            ListSort::EtaDesc => "-pod_eta_at",
         }
     }
 
@@ -398,9 +409,42 @@ impl ListSort {
         matches!(self, ListSort::LfdAsc | ListSort::LfdDesc)
     }
 
-    /// The ordering expression and whether it ascends. Missing last free days sort after
-    /// every date in both directions.
-    pub(super) fn spec(self) -> (&'static str, bool) {
+    /// The ordering expression over a shipment row and whether it ascends. Missing dates
+    /// sort after every date in both directions.
+    pub(super) fn on_shipments(self) -> (&'static str, bool) {
+        match self {
+            ListSort::EtaAsc => (
+                "COALESCE(CAST(state->>'pod_eta_us' AS BIGINT), 9223372036854775807)",
+                true,
+            ),
+            ListSort::EtaDesc => (
+                "COALESCE(CAST(state->>'pod_eta_us' AS BIGINT), -9223372036854775807)",
+                false,
+            ),
+            o if o.containers_only() => ListSort::UpdatedDesc.spec(),
+            o => o.spec(),
+        }
+    }
+
+    /// The ordering expression over a container row (the arrival is its shipment's) and
+    /// whether it ascends.
+    pub(super) fn on_containers(self) -> (&'static str, bool) {
+        match self {
+            ListSort::EtaAsc => (
+                "COALESCE((SELECT CAST(s.state->>'pod_eta_us' AS BIGINT) FROM shipments s WHERE s.id = containers.shipment_id), 9223372036854775807)",
+                true,
+            ),
+            ListSort::EtaDesc => (
+                "COALESCE((SELECT CAST(s.state->>'pod_eta_us' AS BIGINT) FROM shipments s WHERE s.id = containers.shipment_id), -9223372036854775807)",
+                false,
+            ),
+            o => o.spec(),
+        }
+    }
+
+    /// The ordering expression of the orders on the row's own columns and whether it ascends.
+    /// Missing last free days sort after every date in both directions.
+    fn spec(self) -> (&'static str, bool) {
         match self {
             ListSort::UpdatedDesc => ("updated_us", false),
             ListSort::UpdatedAsc => ("updated_us", true),
@@ -408,6 +452,8 @@ impl ListSort {
             ListSort::CreatedAsc => ("created_us", true),
             ListSort::LfdAsc => ("COALESCE(pickup_lfd_us, 9223372036854775807)", true),
             ListSort::LfdDesc => ("COALESCE(pickup_lfd_us, -9223372036854775807)", false),
+            // the shipment's: see `on_shipments` and `on_containers`
+            ListSort::EtaAsc | ListSort::EtaDesc => ListSort::UpdatedDesc.spec(),
         }
     }
 }

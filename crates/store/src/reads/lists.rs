@@ -91,10 +91,7 @@ pub async fn shipments_listed<S: ShipmentRead>(
             vec![Arg::Uuid(account_id)],
         ));
     }
-    let (sort_col, ascending) = match f.sort {
-        o if o.containers_only() => ListSort::UpdatedDesc.spec(),
-        o => o.spec(),
-    };
+    let (sort_col, ascending) = f.sort.on_shipments();
     let spec = ListSpec {
         from: "shipments",
         columns: S::COLUMNS,
@@ -131,7 +128,7 @@ pub async fn containers_as<C: ContainerRead>(
     conds.extend(on_containers(account_id, f));
     conds.extend(on_their_shipments(account_id, f));
     conds.extend(on_fees(f));
-    let (sort_col, ascending) = f.sort.spec();
+    let (sort_col, ascending) = f.sort.on_containers();
     let spec = ListSpec {
         from: "containers",
         columns: C::COLUMNS,

@@ -39,8 +39,14 @@ try {
   errors.length = 0;
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  // a dispatcher lands on what needs action, and the account page is one click away
+  await page.waitForURL(`${base}/console/action`);
+  ok(await page.getByRole('heading', { name: 'Needs action' }).isVisible(), 'signed in: the page of what needs action');
+  ok(await page.getByRole('heading', { name: /On hold/ }).isVisible(), 'with the boxes on hold');
+  await page.screenshot({ path: `${shots}/console-action.png`, fullPage: true });
+  await page.getByRole('link', { name: 'Account' }).click();
   await page.waitForURL(`${base}/console`);
-  ok(await page.getByRole('heading', { name: 'API keys' }).isVisible(), 'signed in: the portal shows the keys');
+  ok(await page.getByRole('heading', { name: 'API keys' }).isVisible(), 'the portal shows the keys');
   ok(await page.getByRole('heading', { name: 'Plan' }).isVisible(), 'and the plan');
   const cookies = await page.context().cookies();
   const session = cookies.find((c) => c.name === 'btk_console');

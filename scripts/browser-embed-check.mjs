@@ -37,7 +37,8 @@ try {
   await page.getByLabel('Email').fill(process.env.USER_EMAIL);
   await page.getByLabel('Password').fill(process.env.USER_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${base}/console`);
+  await page.waitForURL(`${base}/console/action`);
+  await page.goto(`${base}/console`);
   await page.getByLabel('Name of a new key').fill('embed check');
   await page.getByRole('button', { name: 'Create a key', exact: true }).click();
   const key = (await page.locator('#new-key-value').textContent()).trim();

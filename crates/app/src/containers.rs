@@ -18,7 +18,8 @@ use crate::fields::{AnyOf, Flag, One, Range, Text, Word, given};
 /// Which of the account's containers, in which order.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 pub struct ListContainers {
-    /// Container number, ref number or bill of lading
+    /// Container number, the container's or its shipment's ref number (a PO), or bill of
+    /// lading
     pub q: Option<Text>,
     /// The filters; all of them hold.
     #[serde(default)]

@@ -415,10 +415,43 @@ fn summary_card(
             esc(&sh.scac)
         )
     });
+    let appointment = st.pickup_appointment_us.map(|t| look::short_local(t, zone));
+    let (arrival, vessel) = shipment.map_or_else(Default::default, |sh| {
+        (
+            look::arrival(&sh.route.0, &sh.state.0),
+            look::vessel(&sh.state.0),
+        )
+    });
+    let or_unknown = |v: String| {
+        if v.is_empty() {
+            "not known".to_string()
+        } else {
+            v
+        }
+    };
+    let e = &st.equipment;
+    let equipment = [
+        e.equipment_length.map(|l| format!("{l}'")),
+        e.equipment_type.clone(),
+        e.equipment_height.clone().map(|h| h.replace('_', " ")),
+        e.weight_in_lbs.map(|w| format!("{w} lbs")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" · ");
     format!(
         r#"<div class="card" aria-label="Summary"><div class="badges">{badges}</div>
-<dl class="facts"><div><dt>Status</dt><dd>{status}</dd></div><div><dt>Ready for pickup</dt><dd>{ready}</dd></div><div><dt>Last free day</dt><dd class="{lfd_class}">{lfd}</dd></div><div><dt>Holds</dt><dd>{holds}</dd></div><div><dt>Fees</dt><dd>{fees}</dd></div><div><dt>POD terminal</dt><dd>{terminal}</dd></div><div><dt>Bill of lading</dt><dd>{bl}</dd></div><div><dt>Updated</dt><dd>{updated}</dd></div></dl>
+<dl class="facts"><div><dt>Status</dt><dd>{status}</dd></div><div><dt>Ready for pickup</dt><dd>{ready}</dd></div><div><dt>Last free day</dt><dd class="{lfd_class}">{lfd}</dd></div><div><dt>Pickup appointment</dt><dd>{appointment}</dd></div><div><dt>Holds</dt><dd>{holds}</dd></div><div><dt>Fees</dt><dd>{fees}</dd></div><div><dt>Arrival</dt><dd>{arrival}</dd></div><div><dt>Vessel and voyage</dt><dd>{vessel}</dd></div><div><dt>POD terminal</dt><dd>{terminal}</dd></div><div><dt>Yard location</dt><dd>{yard}</dd></div><div><dt>Size, type and weight</dt><dd>{equipment}</dd></div><div><dt>Bill of lading</dt><dd>{bl}</dd></div><div><dt>Updated</dt><dd>{updated}</dd></div></dl>
 <p class="next"><strong>Next step:</strong> {next}</p></div>"#,
+        appointment = esc(appointment.as_deref().unwrap_or("none booked")),
+        arrival = esc(&or_unknown(arrival)),
+        vessel = esc(&or_unknown(vessel)),
+        yard = esc(st
+            .location_at_pod_terminal
+            .as_deref()
+            .unwrap_or("not reported")),
+        equipment = esc(&or_unknown(equipment)),
         badges = look::badges_html(&look::container_badges(status, st, days)),
         status = esc(status.label()),
         ready = if c.ready_for_pickup { "yes" } else { "no" },
@@ -430,7 +463,8 @@ fn summary_card(
             status,
             &st.holds,
             rules::reported_fees(st),
-            days
+            days,
+            appointment.as_deref(),
         )),
     )
 }
@@ -459,7 +493,7 @@ fn render(
     let route = route_section(c, routing);
     let st = &c.state.0;
     format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Container {number}</h1>{live}
 <div id="container-live" data-live>{summary}
 <section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
@@ -471,8 +505,9 @@ fn render(
 <section aria-labelledby="provenance"><h2 id="provenance">Where each value came from</h2>{provenance}</section>
 <section aria-labelledby="documents"><h2 id="documents">Documents</h2>{documents}</section>
 <section aria-labelledby="fields"><h2 id="fields">Custom fields</h2>{fields}</section>
-<section aria-labelledby="raw"><h2 id="raw">Upstream records, newest first</h2>{raw}{raw_pager}</section></div>
+</div>
 {route}
+<section aria-labelledby="raw"><h2 id="raw">Upstream records, newest first</h2>{raw}{raw_pager}</section>
 <p><a href="/v2/containers/{id}">This container in the API</a> (with an API key).</p></main>"#,
         email = esc(email),
         number = esc(&c.number),

@@ -32,6 +32,8 @@ pub(crate) struct Asked {
     status: String,
     ready: bool,
     lfd_days: Option<u32>,
+    /// Arriving at the port of discharge within this many days (its estimate).
+    eta_days: Option<u32>,
     carrier: String,
     port: String,
     updated_days: Option<u32>,
@@ -59,6 +61,7 @@ impl Asked {
             },
             ready: matches!(text("ready").as_str(), "1" | "true" | "on"),
             lfd_days: text("lfd_days").parse().ok().filter(|d| *d <= 365),
+            eta_days: text("eta_days").parse().ok().filter(|d| *d <= 365),
             carrier: crate::common::code(&text("carrier"), 2..=4),
             port: crate::common::code(&text("port"), 5..=5),
             updated_days: text("updated_days").parse().ok().filter(|d| *d <= 365),
@@ -95,6 +98,10 @@ impl Asked {
                     end: None,
                 },
                 on_hold: self.holds.map(Flag),
+                pod_eta_at: Range {
+                    start: self.eta_days.map(|_| Instant(now_us)),
+                    end: days(self.eta_days, 1),
+                },
                 ..ContainerFilter::default()
             },
             sort: Some(One(ContainerSort(self.sort))),
@@ -128,6 +135,7 @@ impl Asked {
                     },
                 ),
                 ("lfd_days", days(self.lfd_days)),
+                ("eta_days", days(self.eta_days)),
                 ("carrier", self.carrier.clone()),
                 ("port", self.port.clone()),
                 ("updated_days", days(self.updated_days)),
@@ -198,12 +206,13 @@ pub async fn list(
         asked.query_for(n)
     });
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · Containers · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · Containers · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Containers</h1>
 <form method="get" action="/console/containers" role="search" class="filters">
 <div class="f wide"><label for="q">Number, reference or bill of lading</label><input id="q" name="q" type="text" value="{q}"></div>
 <div class="f"><label for="status">Status</label><select id="status" name="status">{options}</select></div>
 <div class="f narrow"><label for="lfd_days">LFD within (days)</label><input id="lfd_days" name="lfd_days" type="number" min="0" max="365" value="{lfd}"></div>
+<div class="f narrow"><label for="eta_days">Arriving within (days)</label><input id="eta_days" name="eta_days" type="number" min="0" max="365" value="{eta}"></div>
 <div class="f"><label class="check"><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label></div>{sort_input}
 <details class="more"{more_open}><summary>More filters</summary><div class="more-fields">
 <div class="f narrow"><label for="carrier">Carrier SCAC</label><input id="carrier" name="carrier" type="text" maxlength="4" value="{carrier}"></div>
@@ -213,7 +222,7 @@ pub async fn list(
 <div class="f"><button type="submit">Filter</button></div> <div class="f"><a href="/console/containers">Clear</a></div>
 </form>{live}
 <div id="containers-live" data-live><div class="toolbar"><p>{total} containers; page {page}.</p><p><a href="/console/containers.csv?{export}" download>Export these containers as CSV</a></p></div>
-<div class="table-wrap"><table><thead><tr><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Ready for pickup</th>{lfd_th}<th scope="col" class="hide-narrow">POD terminal</th>{time_th}</tr></thead>
+<div class="table-wrap"><table><thead><tr><th scope="col">Number and references</th><th scope="col">Status</th><th scope="col">Ready for pickup</th>{lfd_th}{eta_th}<th scope="col" class="hide-narrow">Vessel</th><th scope="col">Holds and fees</th>{time_th}</tr></thead>
 <tbody>{rows}</tbody></table></div>
 <nav aria-label="Pages">{pager}</nav></div></main>"#,
         export = esc(&asked.query_for(1)),
@@ -223,6 +232,12 @@ pub async fn list(
             (ListSort::LfdAsc, ListSort::LfdDesc),
             href
         ),
+        eta_th = crate::common::sort_header(
+            "Arrival (port, inland) and terminal",
+            asked.sort,
+            (ListSort::EtaAsc, ListSort::EtaDesc),
+            href
+        ),
         time_th = crate::common::time_sort_headers(asked.sort, href),
         sort_input = crate::common::sort_input(asked.sort),
         hold_options = hold_options(asked.holds),
@@ -230,6 +245,7 @@ pub async fn list(
         email = esc(&s.email),
         q = esc(&asked.q),
         lfd = asked.lfd_days.map_or(String::new(), |d| d.to_string()),
+        eta = asked.eta_days.map_or(String::new(), |d| d.to_string()),
         carrier = esc(&asked.carrier),
         port = esc(&asked.port),
         updated = asked.updated_days.map_or(String::new(), |d| d.to_string()),
@@ -299,7 +315,7 @@ fn hold_options(chosen: Option<bool>) -> String {
 /// A container's row of the table: its badges, its last free day (highlighted when close or
 /// past, at the port's clock) and its times (UTC, as the headers say) with how long ago they
 /// were.
-fn row(
+pub(crate) fn row(
     c: &reads::ContainerRow,
     shipment: Option<&reads::ShipmentRow>,
     now: i64,
@@ -316,14 +332,30 @@ fn row(
         });
         format!("{}{soon}", esc(&look::short_day(t, zone)))
     });
+    let (arrival, vessel, refs) = shipment.map_or_else(Default::default, |sh| {
+        (
+            look::arrival(&sh.route.0, &sh.state.0),
+            look::vessel(&sh.state.0),
+            look::customer_and_refs(
+                sh.customer_name.as_deref(),
+                &c.ref_numbers.0,
+                &sh.ref_numbers.0,
+            ),
+        )
+    });
+    let terminal = st.pod_terminal.as_deref().unwrap_or("");
     format!(
-        "<tr><td><a href=\"/console/containers/{id}\"><code>{number}</code></a></td><td>{badges}</td><td>{ready}</td><td class=\"{lfd_class}\">{lfd}</td><td class=\"hide-narrow\">{terminal}</td><td>{updated}</td><td>{created}</td></tr>",
+        "<tr><td><a href=\"/console/containers/{id}\"><code>{number}</code></a><div class=\"muted\">{refs}</div></td><td>{badges}</td><td>{ready}</td><td class=\"{lfd_class}\">{lfd}</td><td>{arrival}<div class=\"muted\">{terminal}</div></td><td class=\"hide-narrow\">{vessel}</td><td>{holds}</td><td>{updated}</td><td>{created}</td></tr>",
         id = c.id,
         number = esc(&c.number),
+        refs = esc(&refs),
         badges = look::badges_html(&look::container_badges(status, st, days)),
         ready = if c.ready_for_pickup { "yes" } else { "no" },
         lfd_class = look::lfd_class(days),
-        terminal = esc(st.pod_terminal.as_deref().unwrap_or("")),
+        arrival = esc(&arrival),
+        terminal = esc(terminal),
+        vessel = esc(&vessel),
+        holds = esc(&look::holds_and_fees(st)),
         updated = look::when(c.updated_us, None, wall),
         created = look::when(c.created_us, None, wall),
     )
@@ -405,7 +437,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
         .public_get("/console/containers", self::list, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "The containers table",
-                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last), `page`. Values that mean nothing are left out.",
+                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `eta_days` (estimated arrival at the port of discharge within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last, `pod_eta_at` or `-pod_eta_at`, missing estimates last), `page`. Values that mean nothing are left out.",
                     ("200", html("The table")),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
@@ -418,6 +450,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ("status", "string"),
                     ("ready", "string"),
                     ("lfd_days", "integer"),
+                    ("eta_days", "integer"),
                     ("carrier", "string"),
                     ("port", "string"),
                     ("updated_days", "integer"),

@@ -21,6 +21,7 @@ use boxtrack_core::ratelimit::Attempt;
 use boxtrack_store::sessions;
 use boxtrack_store::{now_us, oauth};
 
+mod action;
 mod common;
 mod container;
 mod containers;
@@ -63,6 +64,7 @@ pub use common::{SESSION_COOKIE, SESSION_TTL_US};
 /// documentation, for `boxtrack_api::service`.
 pub fn mount() -> Mount {
     [
+        action::routes,
         containers::routes,
         container::routes,
         shipments::routes,
@@ -120,7 +122,7 @@ fn sign_in_form(
 /// `GET /console/sign-in`.
 async fn sign_in_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
     if session(&state, &headers).await.is_some() {
-        return see_other("/console");
+        return see_other("/console/action");
     }
     sign_in_form(StatusCode::OK, &state, "", None)
 }
@@ -201,7 +203,8 @@ async fn sign_in(
     {
         return unavailable(&e);
     }
-    let mut resp = see_other("/console");
+    // a dispatcher lands on what needs action, not on the account page
+    let mut resp = see_other("/console/action");
     set_cookie(
         &mut resp,
         &state,

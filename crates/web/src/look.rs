@@ -5,7 +5,7 @@
 
 use boxtrack_api::html::esc;
 use boxtrack_core::tracking::rules::{self, ContainerStatus};
-use boxtrack_core::tracking::{ContainerState, Fee, Hold};
+use boxtrack_core::tracking::{ContainerState, Fee, Hold, Route, ShipmentState};
 
 const MINUTE_US: i64 = 60_000_000;
 const HOUR_US: i64 = 60 * MINUTE_US;
@@ -202,12 +202,113 @@ pub(crate) fn short_day(at_us: i64, zone: Option<&str>) -> String {
     boxtrack_core::time::format_local_with(at_us, zone, "%a %b %-d")
 }
 
-/// What the people moving the box should do next, in one sentence.
+/// Where and when the box arrives, as a dispatcher reads it: the port of discharge's name
+/// with its actual or estimated arrival, and the inland destination's when the box goes on by
+/// rail (`Los Angeles: ETA Mon Dec 28 · Chicago: ETA Sat Jan 2`); empty when nothing is known.
+pub(crate) fn arrival(route: &Route, voyage: &ShipmentState) -> String {
+    let leg = |name: Option<&str>, code: Option<&str>, ata: Option<i64>, eta: Option<i64>, zone| {
+        let place = name.or(code).unwrap_or("port of discharge");
+        match (ata, eta) {
+            (Some(t), _) => Some(format!("{place}: arrived {}", short_day(t, zone))),
+            (None, Some(t)) => Some(format!("{place}: ETA {}", short_day(t, zone))),
+            (None, None) => name.or(code).map(|_| place.to_string()),
+        }
+    };
+    let pod = leg(
+        route.pod_name.as_deref(),
+        route.pod_locode.as_deref(),
+        voyage.pod_ata_us,
+        voyage.pod_eta_us,
+        route.pod_timezone.as_deref(),
+    );
+    let inland = if route.inland() {
+        leg(
+            route.destination_name.as_deref(),
+            route.destination_locode.as_deref(),
+            voyage.destination_ata_us,
+            voyage.destination_eta_us,
+            route.destination_timezone.as_deref(),
+        )
+    } else {
+        None
+    };
+    [pod, inland]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// The vessel bringing the box to the port of discharge, with its voyage (`EVER GIVEN /
+/// 0412E`); empty when not known.
+pub(crate) fn vessel(voyage: &ShipmentState) -> String {
+    match (&voyage.pod_vessel_name, &voyage.pod_voyage_number) {
+        (Some(v), Some(n)) => format!("{v} / {n}"),
+        (Some(v), None) => v.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The holds in force and the fees owed, short (`customs, USDA · 650.00 USD`); `not reported`
+/// while no terminal has said, `none` when it said there are none.
+pub(crate) fn holds_and_fees(st: &ContainerState) -> String {
+    let holds = rules::reported_holds(st).map(|h| {
+        let active: Vec<&str> = rules::active_holds(h).map(|h| h.name.as_str()).collect();
+        if active.is_empty() {
+            "no holds".to_string()
+        } else {
+            active.join(", ")
+        }
+    });
+    let fees = rules::reported_fees(st).map(|f| {
+        let owed: Vec<String> = rules::fee_sums(f)
+            .iter()
+            .filter(|(_, minor)| **minor > 0)
+            .map(|(cur, minor)| crate::detail::money(*minor, cur))
+            .collect();
+        if owed.is_empty() {
+            "no fees".to_string()
+        } else {
+            owed.join(", ")
+        }
+    });
+    match (holds, fees) {
+        (None, None) => "not reported".to_string(),
+        (h, f) => [h, f].into_iter().flatten().collect::<Vec<_>>().join(" · "),
+    }
+}
+
+/// The customer and every reference number of the box and its shipment, once each (`Acme ·
+/// PO-16534, SO-2`).
+pub(crate) fn customer_and_refs(
+    customer: Option<&str>,
+    container_refs: &[String],
+    shipment_refs: &[String],
+) -> String {
+    let mut refs: Vec<&str> = Vec::new();
+    for r in container_refs.iter().chain(shipment_refs) {
+        if !refs.contains(&r.as_str()) {
+            refs.push(r);
+        }
+    }
+    [
+        customer.map(str::to_string),
+        (!refs.is_empty()).then(|| refs.join(", ")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" · ")
+}
+
+/// What the people moving the box should do next, in one sentence; `appointment` is the
+/// pickup appointment booked, as the page shows it.
 pub(crate) fn next_step(
     status: ContainerStatus,
     holds: &[Hold],
     fees: Option<&[Fee]>,
     lfd_days: Option<i64>,
+    appointment: Option<&str>,
 ) -> String {
     let held: Vec<&str> = rules::active_holds(holds)
         .map(|h| h.name.as_str())
@@ -227,6 +328,13 @@ pub(crate) fn next_step(
         }
         ContainerStatus::Available => match lfd_days {
             Some(d) if d < 0 => "Pick up now: storage charges are running.".into(),
+            _ if let Some(at) = appointment => {
+                if owed {
+                    format!("Pay the fees before the pickup appointment ({at}).")
+                } else {
+                    format!("Pick up at the appointment ({at}).")
+                }
+            }
             _ if owed => "Pay the fees, then book a pickup appointment.".into(),
             Some(d) => format!(
                 "Book a pickup before the last free day ({}).",
@@ -340,20 +448,67 @@ mod tests {
             description: None,
         }];
         assert_eq!(
-            next_step(ContainerStatus::NotAvailable, &customs, None, Some(3)),
+            next_step(ContainerStatus::NotAvailable, &customs, None, Some(3), None),
             "Clear the hold: customs."
         );
         assert_eq!(
-            next_step(ContainerStatus::Available, &[], None, Some(2)),
+            next_step(ContainerStatus::Available, &[], None, Some(2), None),
             "Book a pickup before the last free day (in 2 days)."
         );
         assert_eq!(
-            next_step(ContainerStatus::Available, &[], None, Some(-1)),
+            next_step(ContainerStatus::Available, &[], None, Some(-1), None),
             "Pick up now: storage charges are running."
         );
         assert_eq!(
-            next_step(ContainerStatus::EmptyReturned, &[], None, None),
+            next_step(ContainerStatus::EmptyReturned, &[], None, None, None),
             "Nothing: the journey is complete."
         );
+        // a booked appointment is the next step
+        assert_eq!(
+            next_step(
+                ContainerStatus::Available,
+                &[],
+                None,
+                Some(2),
+                Some("Dec 2 10:00 PST")
+            ),
+            "Pick up at the appointment (Dec 2 10:00 PST)."
+        );
+    }
+
+    #[test]
+    fn a_dispatcher_reads_where_when_and_what_holds_a_box() {
+        let route = Route {
+            pod_locode: Some("USLAX".into()),
+            pod_name: Some("Los Angeles".into()),
+            pod_timezone: Some("America/Los_Angeles".into()),
+            destination_locode: Some("USCHI".into()),
+            destination_name: Some("Chicago".into()),
+            destination_timezone: Some("America/Chicago".into()),
+            ..Route::default()
+        };
+        let voyage = ShipmentState {
+            pod_ata_us: Some(NOW),
+            destination_eta_us: Some(NOW + 5 * DAY_US),
+            pod_vessel_name: Some("EVER GIVEN".into()),
+            pod_voyage_number: Some("0412E".into()),
+            ..ShipmentState::default()
+        };
+        let a = arrival(&route, &voyage);
+        assert!(
+            a.starts_with("Los Angeles: arrived ") && a.contains(" · Chicago: ETA "),
+            "{a}"
+        );
+        assert_eq!(vessel(&voyage), "EVER GIVEN / 0412E");
+        assert_eq!(holds_and_fees(&ContainerState::default()), "not reported");
+        assert_eq!(
+            customer_and_refs(
+                Some("Acme"),
+                &["PO-1".into()],
+                &["PO-1".into(), "SO-2".into()]
+            ),
+            "Acme · PO-1, SO-2"
+        );
+        assert_eq!(customer_and_refs(None, &[], &[]), "");
     }
 }

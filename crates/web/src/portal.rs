@@ -118,7 +118,7 @@ pub(crate) async fn portal(
     };
     let rows = key_rows(&list, &csrf);
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · Account · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · Account · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
 <main><h1>{name}</h1>
 {fresh}
 <section aria-labelledby="plan"><h2 id="plan">Plan</h2>

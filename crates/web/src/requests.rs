@@ -281,7 +281,7 @@ async fn render(
         })
         .collect();
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · Tracking requests · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · Tracking requests · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Tracking requests</h1>
 <section aria-labelledby="track"><h2 id="track">Track a number</h2>{err}
 <form method="post" action="/console/tracking_requests"><input type="hidden" name="csrf" value="{csrf}">

@@ -206,7 +206,7 @@ pub async fn list(
     })
     .collect();
     let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · Shipments · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · Shipments · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Shipments</h1>
 <form method="get" action="/console/shipments" role="search">
 <label for="q">Bill of lading, reference or container number</label><input id="q" name="q" type="text" value="{q}">

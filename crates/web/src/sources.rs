@@ -140,7 +140,7 @@ pub(crate) fn render(doc: &SourcesDocument, email: &str) -> String {
         None => kept.kept.to_string(),
     };
     format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · Sources · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · Sources · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
 <main><h1>Sources</h1>
 <p>What this process has asked of each upstream since it started (each process keeps its own counts).</p>
 <div id="sources-live" data-live><p>Polled subjects: {active} active, {due} due now, {failing} failing. Reports about boxes nobody tracks yet, kept for when one is: {early}.</p>

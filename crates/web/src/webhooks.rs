@@ -25,7 +25,7 @@ use crate::common::{
 
 fn nav(email: &str) -> String {
     format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{}</p></header>"#,
+        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{}</p></header>"#,
         esc(email)
     )
 }

@@ -806,6 +806,74 @@ async fn a_sandbox_container_page_keeps_the_journey_s_clock() {
     );
 }
 
+/// Sign-in lands on what needs action: boxes on hold, free time ending, arrivals this week;
+/// the containers table shows a dispatcher's columns and finds a box by its shipment's PO.
+#[tokio::test]
+async fn sign_in_lands_on_what_needs_action() {
+    use boxtrack_core::tracking::{Fact, Hold, Observation};
+    let app = spawn().await;
+    let account = account_with_user(&app, "Action Co", "action@example.com").await;
+    track(&app, account, "MRSU4371639").await;
+    track(&app, account, "MSKU1234565").await;
+    let held = container_id(&app, account, "MRSU4371639").await;
+    let now = boxtrack_store::now_us();
+    boxtrack_store::tracking::apply(
+        &app.db,
+        account,
+        held,
+        &[Observation {
+            observed_us: now,
+            source: boxtrack_core::tracking::DataSource::Terminal,
+            fact: Fact::Holds {
+                holds: vec![Hold {
+                    name: "customs".into(),
+                    status: "hold".into(),
+                    description: Some("CBP EXAM".into()),
+                }],
+            },
+            precision: Default::default(),
+            upstream_id: None,
+        }],
+    )
+    .await
+    .unwrap();
+    let r = sign_in(&app, "action@example.com", "correct horse").await;
+    assert_eq!(r.status(), 303);
+    assert_eq!(
+        r.headers().get("location").and_then(|l| l.to_str().ok()),
+        Some("/console/action")
+    );
+    let (session, _) = cookie_of(&r, "btk_console").unwrap();
+    let html = html_as(&app, "/console/action", &session).await;
+    assert!(html.contains("<h1>Needs action</h1>"), "{html}");
+    let on_hold = html.split("<h2>").nth(1).unwrap_or_default();
+    assert!(
+        on_hold.starts_with("On hold")
+            && on_hold.contains("MRSU4371639")
+            && !on_hold.contains("MSKU1234565"),
+        "{on_hold}"
+    );
+    assert!(on_hold.contains("customs"), "{on_hold}");
+    assert!(
+        html.contains("No box is due at its port of discharge in the next 7 days."),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"href="/console/containers?holds=1""#),
+        "{html}"
+    );
+    // every page links to it
+    let table = html_as(&app, "/console/containers", &session).await;
+    assert!(
+        table.contains(r#"<a href="/console/action">Needs action</a>"#),
+        "{table}"
+    );
+    assert!(
+        table.contains("Holds and fees") && table.contains("Arrival (port, inland)"),
+        "{table}"
+    );
+}
+
 /// An account with `entitlements` and its own limits, and a publishable key of it made in
 /// the store (allowed from any origin).
 async fn embedder(app: &App, name: &str, limits: Limits, entitled: bool) -> (uuid::Uuid, String) {

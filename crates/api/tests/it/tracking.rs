@@ -2761,6 +2761,13 @@ async fn lists_sort_and_filter_by_the_estimated_arrival() {
     let known_desc: Vec<&String> = desc.iter().flatten().collect();
     assert!(known_desc.windows(2).all(|w| w[0] >= w[1]), "{desc:?}");
 
+    // a box is found by its shipment's reference number (the PO given with the request)
+    let by_po = app.get("/v2/containers?q=po-1", Some(&key)).await.json();
+    let all = app.get("/v2/containers", Some(&key)).await.json();
+    assert_eq!(by_po["meta"]["total"], all["meta"]["total"], "{by_po}");
+    let none = app.get("/v2/containers?q=PO-9", Some(&key)).await.json();
+    assert_eq!(none["meta"]["total"], 0, "{none}");
+
     // the soonest arrival only
     let first = known[0].clone();
     let only = app

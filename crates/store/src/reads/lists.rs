@@ -149,8 +149,15 @@ fn on_containers(account_id: Uuid, f: &Filter) -> Vec<Cond> {
     if let Some(q) = &f.q {
         let l = like(q);
         conds.push(Cond::new(
-            "(number LIKE ? OR UPPER(CAST(ref_numbers AS TEXT)) LIKE ? OR shipment_id IN (SELECT id FROM shipments WHERE account_id = ? AND UPPER(bill_of_lading_number) LIKE ?))",
-            vec![Arg::Text(l.clone()), Arg::Text(l.clone()), Arg::Uuid(account_id), Arg::Text(l)],
+            // the shipment's reference numbers too (a PO given with the tracking request)
+            "(number LIKE ? OR UPPER(CAST(ref_numbers AS TEXT)) LIKE ? OR shipment_id IN (SELECT id FROM shipments WHERE account_id = ? AND (UPPER(bill_of_lading_number) LIKE ? OR UPPER(CAST(ref_numbers AS TEXT)) LIKE ?)))",
+            vec![
+                Arg::Text(l.clone()),
+                Arg::Text(l.clone()),
+                Arg::Uuid(account_id),
+                Arg::Text(l.clone()),
+                Arg::Text(l),
+            ],
         ));
     }
     if let Some(n) = &f.container_number {

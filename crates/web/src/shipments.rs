@@ -218,7 +218,7 @@ pub async fn list(
 </form>
 <p><a href="/console/shipments.csv?{export}" download>Export these shipments as CSV</a></p>{live}
 <div id="shipments-live" data-live><p>{total} shipments; page {page}.</p>
-<table><thead><tr><th scope="col">Bill of lading</th><th scope="col">Carrier</th><th scope="col">Route</th><th scope="col">Arrival (port time)</th><th scope="col">Containers</th><th scope="col">Tracking</th>{time_th}</tr></thead>
+<table><thead><tr><th scope="col">Bill of lading</th><th scope="col">Carrier</th><th scope="col">Route</th>{eta_th}<th scope="col">Containers</th><th scope="col">Tracking</th>{time_th}</tr></thead>
 <tbody>{rows}</tbody></table>
 <nav aria-label="Pages">{pager}</nav></div></main>"#,
         email = esc(&s.email),
@@ -229,6 +229,12 @@ pub async fn list(
         live = crate::live::marker(&version),
         page = asked.page,
         export = esc(&asked.query_for(1)),
+        eta_th = crate::common::sort_header(
+            "Arrival (port time)",
+            asked.sort,
+            (ListSort::EtaAsc, ListSort::EtaDesc),
+            href
+        ),
         time_th = crate::common::time_sort_headers(asked.sort, href),
         sort_input = crate::common::sort_input(asked.sort),
     );

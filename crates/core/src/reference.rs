@@ -71,37 +71,14 @@ pub struct Terminal {
     pub zip: Option<String>,
 }
 
-/// Splits one line of a CSV file into its fields: a field in double quotes may hold commas,
-/// and `""` inside it is one quote.
-fn csv_fields(line: &str) -> Vec<String> {
-    let mut fields = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(std::mem::take(&mut field)),
-            _ => field.push(c),
-        }
-    }
-    fields.push(field);
-    fields
-}
-
 /// The codes and addresses of `terminal-codes.csv` by FIRMS code: (SMDG, BIC, street, zip).
 type Codes = HashMap<String, [Option<String>; 4]>;
 
 static TERMINAL_CODES: LazyLock<Codes> = LazyLock::new(|| {
-    include_str!("../data/terminal-codes.csv")
-        .lines()
+    crate::csv::records(include_str!("../data/terminal-codes.csv"))
+        .into_iter()
         .skip(1)
-        .filter_map(|l| {
-            let f = csv_fields(l);
+        .filter_map(|f| {
             let value = |i: usize| {
                 f.get(i)
                     .map(|v| v.trim().to_string())
@@ -423,15 +400,6 @@ pub fn country_name(code: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn csv_fields_keep_quoted_commas_and_quotes() {
-        assert_eq!(
-            csv_fields("a,,\"b, c\",\"d \"\"e\"\"\""),
-            ["a", "", "b, c", "d \"e\""]
-        );
-        assert_eq!(csv_fields(""), [""]);
-    }
 
     #[test]
     fn terminals_carry_their_smdg_code_and_address_where_a_source_gives_them() {

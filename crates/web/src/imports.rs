@@ -53,45 +53,7 @@ pub(crate) struct Row {
 /// A row as checked: ready to track, or why not.
 pub(crate) type Checked = (usize, String, Result<Row, String>);
 
-/// Splits CSV text into records (RFC 4180: quoted fields with doubled quotes and line
-/// breaks; commas or semicolons between fields, whichever the first line uses).
-pub(crate) fn records(text: &str) -> Vec<Vec<String>> {
-    let text = text.trim_start_matches('\u{feff}');
-    let first = text.lines().next().unwrap_or("");
-    let sep = if first.matches(';').count() > first.matches(',').count() {
-        ';'
-    } else {
-        ','
-    };
-    let mut out = Vec::new();
-    let mut record = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            (true, '"') => quoted = false,
-            (true, c) => field.push(c),
-            (false, '"') if field.is_empty() => quoted = true,
-            (false, c) if c == sep => record.push(std::mem::take(&mut field)),
-            (false, '\r') => {}
-            (false, '\n') => {
-                record.push(std::mem::take(&mut field));
-                out.push(std::mem::take(&mut record));
-            }
-            (false, c) => field.push(c),
-        }
-    }
-    if !field.is_empty() || !record.is_empty() {
-        record.push(field);
-        out.push(record);
-    }
-    out
-}
+pub(crate) use boxtrack_core::csv::records;
 
 /// Which column holds what: (number, type, scac, refs), from a header row if the first
 /// record is one.

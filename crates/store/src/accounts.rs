@@ -246,13 +246,14 @@ const OWNED_THROUGH: [(&str, &str, &str); 4] = [
 const KEPT: [&str; 1] = ["account_changes"];
 
 /// Tables shared by every account (nothing of one account to delete in them).
-pub const SHARED_TABLES: [&str; 6] = [
+pub const SHARED_TABLES: [&str; 7] = [
     "accounts",
     "ais_track",
     "ais_vessels",
     "oauth_clients",
     "shown_passes",
     "subjects",
+    "worker_passes",
 ];
 
 /// The tables with an `account_id` column, as the database's catalog lists them (so a table

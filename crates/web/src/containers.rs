@@ -532,6 +532,14 @@ mod tests {
             .query_for(1),
             "q=MSCU%2012&status=available&ready=1&lfd_days=3"
         );
+        // arriving within a week: the shipment's estimate from now to seven days on
+        let eta = Asked::from_query(&query(&[("eta_days", "7"), ("sort", "pod_eta_at")]));
+        let f = eta.filter(1_000);
+        let d = f.dates.first().copied();
+        assert_eq!(d.map(|d| d.field), Some(reads::DateField::PodEta));
+        assert_eq!(d.and_then(|d| d.start_us), Some(1_000));
+        assert_eq!(f.sort, ListSort::EtaAsc);
+        assert_eq!(eta.query_for(1), "eta_days=7&sort=pod_eta_at");
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub(crate) struct Asked {
     /// `tracked`, `stopped` or empty (both).
     tracking: String,
     updated_days: Option<u32>,
+    /// Arriving at the port of discharge within this many days (its estimate).
+    eta_days: Option<u32>,
     sort: ListSort,
     page: u32,
 }
@@ -63,6 +65,7 @@ impl Asked {
                 String::new()
             },
             updated_days: text("updated_days").parse().ok().filter(|d| *d <= 365),
+            eta_days: text("eta_days").parse().ok().filter(|d| *d <= 365),
             sort: crate::common::sort_of(q, &SORTS),
             page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
         }
@@ -88,6 +91,12 @@ impl Asked {
                         .updated_days
                         .map(|d| Instant(now_us - i64::from(d) * DAY_US)),
                     end: None,
+                },
+                pod_eta_at: Range {
+                    start: self.eta_days.map(|_| Instant(now_us)),
+                    end: self
+                        .eta_days
+                        .map(|d| Instant(now_us + i64::from(d) * DAY_US)),
                 },
                 ..ShipmentFilter::default()
             },
@@ -118,11 +127,42 @@ impl Asked {
                     "updated_days",
                     self.updated_days.map_or(String::new(), |d| d.to_string()),
                 ),
+                (
+                    "eta_days",
+                    self.eta_days.map_or(String::new(), |d| d.to_string()),
+                ),
                 ("sort", crate::common::sort_value(sort)),
             ],
             n,
         )
     }
+}
+
+/// A shipment's row of the table: its bill of lading (linking to its containers), carrier,
+/// route, arrival at the port's clock, how many boxes, whether it is tracked, its times.
+fn row(sh: &reads::ShipmentRow, boxes: usize) -> String {
+    let (route, st) = (&sh.route.0, &sh.state.0);
+    let arrival = match (st.pod_ata_us, st.pod_eta_us) {
+        (Some(t), _) => format!("arrived {}", format_local(t, route.pod_timezone.as_deref())),
+        (None, Some(t)) => format!("ETA {}", format_local(t, route.pod_timezone.as_deref())),
+        _ => String::new(),
+    };
+    format!(
+        "<tr><td><a href=\"/console/containers?q={q}\"><code>{bl}</code></a></td><td>{scac}</td><td>{pol} → {pod}</td><td>{arrival}</td><td>{boxes}</td><td>{tracking}</td><td>{updated}</td><td>{created}</td></tr>",
+        q = esc(&crate::common::url_encode(&sh.bill_of_lading_number)),
+        bl = esc(&sh.bill_of_lading_number),
+        scac = esc(&sh.scac),
+        pol = esc(route.pol_locode.as_deref().unwrap_or("?")),
+        pod = esc(route.pod_locode.as_deref().unwrap_or("?")),
+        arrival = esc(&arrival),
+        tracking = if sh.tracking_stopped_us.is_some() {
+            "stopped"
+        } else {
+            "tracked"
+        },
+        updated = esc(&boxtrack_core::time::format_micros(sh.updated_us)),
+        created = esc(&boxtrack_core::time::format_micros(sh.created_us)),
+    )
 }
 
 /// `GET /console/shipments`.
@@ -161,27 +201,7 @@ pub async fn list(
     let rows: String = listed
         .rows
         .iter()
-        .map(|sh| {
-            let (route, st) = (&sh.route.0, &sh.state.0);
-            let arrival = match (st.pod_ata_us, st.pod_eta_us) {
-                (Some(t), _) => format!("arrived {}", format_local(t, route.pod_timezone.as_deref())),
-                (None, Some(t)) => format!("ETA {}", format_local(t, route.pod_timezone.as_deref())),
-                _ => String::new(),
-            };
-            let boxes = containers.get(&sh.id).map_or(0, Vec::len);
-            format!(
-                "<tr><td><a href=\"/console/containers?q={q}\"><code>{bl}</code></a></td><td>{scac}</td><td>{pol} → {pod}</td><td>{arrival}</td><td>{boxes}</td><td>{tracking}</td><td>{updated}</td><td>{created}</td></tr>",
-                q = esc(&crate::common::url_encode(&sh.bill_of_lading_number)),
-                bl = esc(&sh.bill_of_lading_number),
-                scac = esc(&sh.scac),
-                pol = esc(route.pol_locode.as_deref().unwrap_or("?")),
-                pod = esc(route.pod_locode.as_deref().unwrap_or("?")),
-                arrival = esc(&arrival),
-                tracking = if sh.tracking_stopped_us.is_some() { "stopped" } else { "tracked" },
-                updated = esc(&boxtrack_core::time::format_micros(sh.updated_us)),
-                created = esc(&boxtrack_core::time::format_micros(sh.created_us)),
-            )
-        })
+        .map(|sh| row(sh, containers.get(&sh.id).map_or(0, Vec::len)))
         .collect();
     let total = total_text(listed.total, listed.total_exact);
     let href = |o: ListSort| format!("/console/shipments?{}", asked.query_sorted(o, 1));
@@ -214,6 +234,7 @@ pub async fn list(
 <label for="port">Port of discharge (UN/LOCODE)</label><input id="port" name="port" type="text" maxlength="5" value="{port}">
 <label for="tracking">Tracking</label><select id="tracking" name="tracking">{tracking_options}</select>
 <label for="updated_days">Updated within (days)</label><input id="updated_days" name="updated_days" type="number" min="0" max="365" value="{updated}">
+<label for="eta_days">Arriving within (days)</label><input id="eta_days" name="eta_days" type="number" min="0" max="365" value="{eta}">
 {sort_input}<button type="submit">Filter</button> <a href="/console/shipments">Clear</a>
 </form>
 <p><a href="/console/shipments.csv?{export}" download>Export these shipments as CSV</a></p>{live}
@@ -226,6 +247,7 @@ pub async fn list(
         carrier = esc(&asked.carrier),
         port = esc(&asked.port),
         updated = asked.updated_days.map_or(String::new(), |d| d.to_string()),
+        eta = asked.eta_days.map_or(String::new(), |d| d.to_string()),
         live = crate::live::marker(&version),
         page = asked.page,
         export = esc(&asked.query_for(1)),
@@ -333,7 +355,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
         .public_get("/console/shipments", self::list, || boxtrack_api::doc::Doc::from_value({
                 let mut op = page(
                     "The shipments table",
-                    "The signed-in account's shipments, most recently updated first, 50 a page, with the API's filters: `q` (bill of lading, reference or container number), `carrier` (SCAC), `port` (POD UN/LOCODE), `tracking` (`tracked` or `stopped`), `updated_days` (updated within that many days), `sort` (`-updated_at`, the default, `updated_at`, `-created_at` or `created_at`), `page`. Values that mean nothing are left out. The page keeps itself current.",
+                    "The signed-in account's shipments, most recently updated first, 50 a page, with the API's filters: `q` (bill of lading, reference or container number), `carrier` (SCAC), `port` (POD UN/LOCODE), `tracking` (`tracked` or `stopped`), `updated_days` (updated within that many days), `eta_days` (estimated arrival at the port of discharge within that many days), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pod_eta_at` or `-pod_eta_at`, missing estimates last), `page`. Values that mean nothing are left out. The page keeps itself current.",
                     ("200", html("The table")),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
@@ -347,6 +369,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ("port", "string"),
                     ("tracking", "string"),
                     ("updated_days", "integer"),
+                    ("eta_days", "integer"),
                     ("sort", "string"),
                     ("page", "integer"),
                 ]);
@@ -369,6 +392,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ("port", "string"),
                     ("tracking", "string"),
                     ("updated_days", "integer"),
+                    ("eta_days", "integer"),
                     ("sort", "string"),
                 ]);
                 op

@@ -3,8 +3,6 @@
 //! (or has ended) while they wait at the terminal, and boxes arriving this week. Each links to
 //! the containers table filtered the same way.
 
-use std::collections::HashMap;
-
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -16,7 +14,6 @@ use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, ListSort};
-use uuid::Uuid;
 
 use crate::common::{app_unavailable, page_with, see_other, session};
 
@@ -122,20 +119,7 @@ pub async fn action(State(state): State<AppState>, headers: HeaderMap) -> Respon
                 Ok(found) => found,
                 Err(e) => return app_unavailable(e),
             };
-        let ids: Vec<Uuid> = found.listed.rows.iter().map(|c| c.shipment_id).collect();
-        let clocks: HashMap<Uuid, boxtrack_app::clock::DataClock> =
-            boxtrack_app::clock::clocks(db, s.account_id, &ids, state.config.sandbox_speed)
-                .await
-                .unwrap_or_default();
-        let rows: String = found
-            .listed
-            .rows
-            .iter()
-            .map(|c| {
-                let data_now = clocks.get(&c.shipment_id).map_or(now, |k| k.at(now));
-                crate::containers::row(c, found.shipments.get(&c.shipment_id), data_now, now)
-            })
-            .collect();
+        let rows = crate::containers::rows(&state, db, s.account_id, &found, now).await;
         let n = found.listed.total;
         body.push_str(&if rows.is_empty() {
             format!(

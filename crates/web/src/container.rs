@@ -280,31 +280,34 @@ impl<'a> Row<'a> {
     ) -> Option<Row<'a>> {
         // a change boxtrack noticed is shown when it noticed it, at the port's clock
         let noticed = clock.clock.at(e.created_us);
+        let change = |set: Option<String>, cleared: &str| {
+            (
+                set.unwrap_or_else(|| cleared.to_string()),
+                noticed,
+                pod_zone,
+            )
+        };
         let (what, at, zone) = match e.event.as_str() {
             "container.pickup_lfd_line.changed"
             | "container.pickup_lfd_terminal.changed"
             | "container.pickup_lfd_rail.changed" => return None,
-            "container.pickup_lfd.changed" => (
-                match e.at_us {
-                    Some(day) => format!(
+            "container.pickup_lfd.changed" => change(
+                e.at_us.map(|day| {
+                    format!(
                         "Last free day set to {}",
                         crate::look::short_day(day, pod_zone)
-                    ),
-                    None => "Last free day withdrawn".to_string(),
-                },
-                noticed,
-                pod_zone,
+                    )
+                }),
+                "Last free day withdrawn",
             ),
-            "container.pickup_appointment.changed" => (
-                match e.at_us {
-                    Some(t) => format!(
+            "container.pickup_appointment.changed" => change(
+                e.at_us.map(|t| {
+                    format!(
                         "Pickup appointment set for {}",
                         crate::look::short_local(t, pod_zone)
-                    ),
-                    None => "Pickup appointment cancelled".to_string(),
-                },
-                noticed,
-                pod_zone,
+                    )
+                }),
+                "Pickup appointment cancelled",
             ),
             name => {
                 let what = name

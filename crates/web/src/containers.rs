@@ -186,20 +186,7 @@ pub async fn list(
         };
     let listed = &found.listed;
     let options = status_options(&asked.status);
-    // each box's last free day counts on its data's clock (a sandbox journey's, a fast
-    // source's), its times of boxtrack's own on the wall clock
-    let ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_id).collect();
-    let clocks = boxtrack_app::clock::clocks(db, s.account_id, &ids, state.config.sandbox_speed)
-        .await
-        .unwrap_or_default();
-    let rows: String = listed
-        .rows
-        .iter()
-        .map(|c| {
-            let data_now = clocks.get(&c.shipment_id).map_or(now, |k| k.at(now));
-            row(c, found.shipments.get(&c.shipment_id), data_now, now)
-        })
-        .collect();
+    let rows = rows(&state, db, s.account_id, &found, now).await;
     let total = total_text(listed.total, listed.total_exact);
     let href = |o: ListSort| format!("/console/containers?{}", asked.query_sorted(o, 1));
     let pager = pager("/console/containers", asked.page, listed.has_next, |n| {
@@ -312,10 +299,35 @@ fn hold_options(chosen: Option<bool>) -> String {
     .collect()
 }
 
+/// The table's rows of a page of containers at real time `now`: each box's last free day
+/// counts on its data's clock (a sandbox journey's, a fast source's), boxtrack's own times on
+/// the wall clock.
+pub(crate) async fn rows(
+    state: &AppState,
+    db: &boxtrack_store::Db,
+    account_id: Uuid,
+    found: &containers::ContainerPage,
+    now: i64,
+) -> String {
+    let ids: Vec<Uuid> = found.listed.rows.iter().map(|c| c.shipment_id).collect();
+    let clocks = boxtrack_app::clock::clocks(db, account_id, &ids, state.config.sandbox_speed)
+        .await
+        .unwrap_or_default();
+    found
+        .listed
+        .rows
+        .iter()
+        .map(|c| {
+            let data_now = clocks.get(&c.shipment_id).map_or(now, |k| k.at(now));
+            row(c, found.shipments.get(&c.shipment_id), data_now, now)
+        })
+        .collect()
+}
+
 /// A container's row of the table: its badges, its last free day (highlighted when close or
 /// past, at the port's clock) and its times (UTC, as the headers say) with how long ago they
 /// were.
-pub(crate) fn row(
+fn row(
     c: &reads::ContainerRow,
     shipment: Option<&reads::ShipmentRow>,
     now: i64,

@@ -2623,17 +2623,8 @@ async fn a_report_kept_for_later_finds_a_container_made_known_meanwhile() {
 async fn a_feeder_leg_puts_the_box_on_a_ship_at_once() {
     let app = TestApp::spawn().await;
     let (_, key) = app.account().await;
-    let r = app
-        .post(
-            "/v2/tracking_requests",
-            &key,
-            MT,
-            &request("TEST-SCN-FEEDER", "bill_of_lading", "TEST"),
-        )
-        .await;
-    assert_eq!(r.status, 201);
+    app.track_sandbox(&key, "TEST-SCN-FEEDER").await;
     let start = boxtrack_store::now_us();
-    app.tick_at(start).await;
     // past the feeder's departure, before its arrival at the transshipment port
     app.tick_at(start + 30 * 1_000_000).await;
     let on_ship = app
@@ -2715,19 +2706,9 @@ async fn lists_sort_and_filter_by_the_estimated_arrival() {
     let app = TestApp::spawn().await;
     let (_, key) = app.account().await;
     for number in ["TEST-SCN-IMPORT", "TEST-SCN-TRANSSHIPMENT", "TEST-SCN-RAIL"] {
-        let r = app
-            .post(
-                "/v2/tracking_requests",
-                &key,
-                MT,
-                &request(number, "bill_of_lading", "TEST"),
-            )
-            .await;
-        assert_eq!(r.status, 201, "{}", r.text);
+        app.track_sandbox(&key, number).await;
     }
-    let start = boxtrack_store::now_us();
-    app.tick_at(start).await;
-    app.tick_at(start + 50 * 1_000_000).await;
+    app.tick_at(boxtrack_store::now_us() + 50 * 1_000_000).await;
     let etas = |doc: &Value| -> Vec<Option<String>> {
         doc["data"]
             .as_array()

@@ -476,11 +476,39 @@ pub struct EnvelopeData {
 pub struct EnvelopeAttributes {
     /// When the event happened.
     pub created_at: At,
-    /// `pending` as sent; absent from `GET /v2/events`, whose entries are the account's log,
-    /// not deliveries (no webhook delivers them as such).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `pending` as sent.
     #[schemars(extend("const" = "pending"))]
-    pub delivery_status: Option<&'static str>,
+    pub delivery_status: &'static str,
+    /// The event.
+    pub event: String,
+    /// The notification's id.
+    pub id: Uuid,
+    /// The event's place in the account's event log.
+    pub sequence: i64,
+}
+
+/// An entry of `GET /v2/events` (its schema): the `data` a webhook delivery of the event
+/// carries, typed `event`, without the delivery's status, since an entry of the account's log
+/// is no delivery. The feed writes it from the envelope ([`envelope_data`]).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EventData {
+    /// What happened.
+    pub attributes: EventAttributes,
+    /// The event's notification id.
+    pub id: Uuid,
+    /// What it is about (the webhook is null).
+    pub relationships: EnvelopeRelationships,
+    /// `event`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "event"))]
+    pub kind: &'static str,
+}
+
+/// The attributes of an entry of `GET /v2/events`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EventAttributes {
+    /// When the event happened.
+    pub created_at: At,
     /// The event.
     pub event: String,
     /// The notification's id.
@@ -505,7 +533,7 @@ pub fn envelope_data(n: &NotificationRow, reference: ToOne) -> EnvelopeData {
     EnvelopeData {
         attributes: EnvelopeAttributes {
             created_at: At(n.created_us),
-            delivery_status: Some("pending"),
+            delivery_status: "pending",
             event: n.event.clone(),
             id: n.id,
             sequence: n.seq,

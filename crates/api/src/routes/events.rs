@@ -161,7 +161,10 @@ pub struct FeedMeta {
 /// The schema of [`Feed`]: its events and included resources are the webhook envelope's.
 fn feed_schema() -> Schema {
     Schema::record(&[
-        ("data", Schema::array(Schema::component("EnvelopeData"))),
+        (
+            "data",
+            Schema::array(Schema::of_type::<boxtrack_views::notifications::EventData>()),
+        ),
         (
             "included",
             Schema::at("#/components/schemas/WebhookEnvelope/properties/included"),

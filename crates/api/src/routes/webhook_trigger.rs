@@ -81,7 +81,7 @@ pub fn sample_envelope(event: &str, id: uuid::Uuid) -> Value {
     let data = EnvelopeData {
         attributes: EnvelopeAttributes {
             created_at: At(now),
-            delivery_status: Some("pending"),
+            delivery_status: "pending",
             event: event.to_string(),
             id,
             // no event of the log: the sample's place in it is nought

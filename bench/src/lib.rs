@@ -76,7 +76,11 @@ pub async fn serve_in_process(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let state = boxtrack_api::AppState::new(db.clone(), config, boxtrack_api::Limiter::memory());
+    let state = boxtrack_api::AppState::new(
+        boxtrack_app::Ctx::new(db.clone()),
+        config,
+        boxtrack_api::Limiter::memory(),
+    );
     tokio::spawn(boxtrack_api::serve(
         listener,
         boxtrack_api::router(state),

@@ -6,27 +6,18 @@
 
 #![recursion_limit = "256"]
 
-pub mod access;
-pub mod auth;
-pub mod dbgate;
-pub mod doc;
-pub mod error;
 pub mod examples;
-pub mod extract;
-pub mod html;
-pub mod jsonapi;
-pub mod keycache;
-pub mod limiter;
+mod guard;
 pub mod listen;
-pub mod metrics;
 mod middleware;
 pub mod openapi;
 mod querynames;
 pub mod readcache;
 pub mod rest;
 pub mod routes;
-pub mod schema;
 pub mod state;
+
+use boxtrack_http::{ApiError, access, doc};
 
 use axum::Router;
 use axum::http::StatusCode;
@@ -34,13 +25,9 @@ use axum::response::Response;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-pub use auth::Caller;
-pub use error::{ApiError, ApiResult};
-pub use limiter::Limiter;
-pub use metrics::Metrics;
-pub use middleware::{AccessNote, note_account, note_route};
+pub use boxtrack_http::{ApiConfig, Front, Limiter};
 pub use querynames::QueryNames;
-pub use state::{ApiConfig, AppState};
+pub use state::AppState;
 
 async fn not_found() -> ApiError {
     ApiError::new(
@@ -51,7 +38,7 @@ async fn not_found() -> ApiError {
 
 async fn method_not_allowed(req: axum::extract::Request) -> ApiError {
     // the path matched a route: its access line and count name the route
-    middleware::note_route(req.extensions());
+    access::note_route(req.extensions());
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "This endpoint does not accept that method; see /docs.",
@@ -59,8 +46,9 @@ async fn method_not_allowed(req: axum::extract::Request) -> ApiError {
 }
 
 /// A part of the service that lives in another crate (MCP and OAuth, a web console): its
-/// routes and the documentation of its operations, which join the served document.
-pub use doc::Routes as Mount;
+/// routes, on the front ends' state, and the documentation of its operations, which join the
+/// served document.
+pub use boxtrack_http::front::Mount;
 
 /// The REST service alone (no mounts).
 pub fn router(state: AppState) -> App {
@@ -81,14 +69,21 @@ pub fn service(state: AppState, mounts: Vec<Mount>) -> App {
     let mut state = state;
     let document = openapi::for_settings(
         openapi::document_with(extra),
-        state.config.allow_private_webhook_urls,
+        state.ctx.policy.allow_private_webhook_urls,
     );
     let shared = state.edit();
     shared.query_names = std::sync::Arc::new(querynames::QueryNames::of(&document));
     shared.openapi = std::sync::Arc::new(document);
     shared.rest_router = Some(rest_router);
+    // sample notifications (the console's test button too) are the journeys' recorded ones
+    shared.front.edit().ctx.edit().examples =
+        Some(std::sync::Arc::new(examples::Recorder(Some(rest_router))));
     let mut parts = rest::parts();
-    parts.extend(mounts);
+    parts.extend(
+        mounts
+            .into_iter()
+            .map(|m| m.with_state(state.front.clone())),
+    );
     let routes = rest::join(&state, parts)
         .route_layer(middleware::RequestShapeLayer(state.clone()))
         .fallback(not_found)

@@ -27,7 +27,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use crate::metrics::Metrics;
+use boxtrack_http::metrics::Metrics;
 
 /// Default seconds a client has to send a request's head (and an idle connection stays open).
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -83,7 +83,7 @@ impl Default for Connections {
 
 /// The answer to a connection over the cap: a JSON:API 503 that closes the connection.
 fn refusal() -> Vec<u8> {
-    let error = crate::error::ApiError::new(
+    let error = boxtrack_http::error::ApiError::new(
         axum::http::StatusCode::SERVICE_UNAVAILABLE,
         "The server has as many connections open as it serves at once; retry in a second.",
     )

@@ -8,71 +8,16 @@ use axum::http::{HeaderName, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use tower::ServiceExt;
 
-use crate::error::ApiError;
 use crate::state::AppState;
-
-/// Who a request acted for, filled in by whatever authenticates it (API key, OAuth token,
-/// console session), and the route it matched, filled in once the router has matched it; read
-/// by the access log once the response is ready. Only code sets request extensions, so a
-/// client cannot forge it.
-#[derive(Debug, Clone, Default)]
-pub struct AccessNote(std::sync::Arc<Noted>);
-
-/// What an [`AccessNote`] holds.
-#[derive(Debug, Default)]
-struct Noted {
-    account: std::sync::Mutex<Option<uuid::Uuid>>,
-    route: std::sync::OnceLock<MatchedPath>,
-}
-
-impl AccessNote {
-    /// Records the account the request acts for.
-    pub fn set_account(&self, id: uuid::Uuid) {
-        if let Ok(mut slot) = self.0.account.lock() {
-            *slot = Some(id);
-        }
-    }
-
-    fn account(&self) -> Option<uuid::Uuid> {
-        self.0.account.lock().ok().and_then(|slot| *slot)
-    }
-
-    /// Records the route template the request matched (the first one recorded stays).
-    fn set_route(&self, route: &MatchedPath) {
-        let _ = self.0.route.set(route.clone());
-    }
-
-    fn route(&self) -> Option<&MatchedPath> {
-        self.0.route.get()
-    }
-}
-
-/// Records the route a request matched in its [`AccessNote`] (for its access line and its
-/// count), from the router's [`MatchedPath`]: called by what runs once the router has matched
-/// the request ([`RequestShape`] on every route, the answer to a method a route does not
-/// take).
-pub fn note_route(extensions: &axum::http::Extensions) {
-    if let (Some(note), Some(route)) = (
-        extensions.get::<AccessNote>(),
-        extensions.get::<MatchedPath>(),
-    ) {
-        note.set_route(route);
-    }
-}
-
-/// Records the account of a request in its [`AccessNote`], when the request carries one.
-pub fn note_account(extensions: &axum::http::Extensions, id: uuid::Uuid) {
-    if let Some(n) = extensions.get::<AccessNote>() {
-        n.set_account(id);
-    }
-}
+use boxtrack_http::access::{AccessNote, note_route};
+use boxtrack_http::error::ApiError;
 
 /// The process-wide work on every request, as one service around the router (a layer of
 /// its own costs a clone of the service and a future wrapped around the next per request,
 /// and a layer of the `Router` is laid on every route, BENCHMARKS.md): credentials marked
 /// sensitive, the request id (the client's `x-request-id`, or a new UUID; sent back on the
 /// response, and kept for the lines logged while the request is handled,
-/// [`crate::access::in_request`]), and from the outside in [`track`] (times and counts the
+/// [`boxtrack_http::access::in_request`]), and from the outside in [`track`] (times and counts the
 /// request and writes its access line), [`gate`] (refuses it at once while the database is
 /// known to be away) and [`deadline`] (abandons it past the request timeout, answers a
 /// panic).
@@ -140,7 +85,7 @@ where
         // a line written while the request is handled names it by its id alone; the
         // request's access line (same id) gives its method, route, status and account
         let scope = id.clone();
-        Box::pin(crate::access::in_request(scope, async move {
+        Box::pin(boxtrack_http::access::in_request(scope, async move {
             let s = &state;
             let mut res = track(s, &id, req, move |req| async move {
                 gate(s, req, move |req| deadline(s, inner.oneshot(req))).await
@@ -203,14 +148,14 @@ fn needs_database(path: &str) -> bool {
 
 /// While the database is known to be unreachable, requests that need it (REST, MCP, the
 /// console) are answered the 503 `database_unavailable` at once; the server finds out by
-/// itself when it is back (see [`crate::dbgate`]). A request the deadline ends still tells
+/// itself when it is back (see [`boxtrack_http::dbgate`]). A request the deadline ends still tells
 /// the gate what it found.
 async fn gate<F, Fut>(state: &AppState, req: Request, inner: F) -> Response
 where
     F: FnOnce(Request) -> Fut,
     Fut: std::future::Future<Output = Response>,
 {
-    use crate::dbgate::{Admission, Unreachable};
+    use boxtrack_http::dbgate::{Admission, Unreachable};
     if !needs_database(req.uri().path()) {
         return inner(req).await;
     }
@@ -220,21 +165,22 @@ where
     }
     let res = inner(req).await;
     let unreachable = res.extensions().get::<Unreachable>().is_some();
-    if unreachable && let Some(replicas) = &state.replicas {
+    if unreachable && let Some(replicas) = &state.ctx.replicas {
         // the database away may have been a replica: while the primary answers, the gate
         // stays open and the replicas are checked at once (one found away is taken out)
         replicas.check_soon();
-        let primary = tokio::time::timeout(crate::dbgate::PROBE_TIMEOUT, state.db.ping()).await;
+        let primary =
+            tokio::time::timeout(boxtrack_http::dbgate::PROBE_TIMEOUT, state.ctx.db.ping()).await;
         if matches!(primary, Ok(Ok(()))) {
             return res;
         }
     }
-    state.db_gate.ended(admission, unreachable, &state.db);
+    state.db_gate.ended(admission, unreachable, &state.ctx.db);
     res
 }
 
 /// Times every request, counts it by matched route and status, and writes the access log
-/// line (target `boxtrack::access`, [`crate::access`]): method, route template (never the
+/// line (target `boxtrack::access`, [`boxtrack_http::access`]): method, route template (never the
 /// query, so no token in a query string reaches the log), status, latency, account and
 /// request id. Outside the panic, timeout and gate answers, so that their 500 and 503 are
 /// counted and logged like any other.
@@ -275,9 +221,9 @@ where
     if status >= 500 {
         tracing::error!(status, latency_ms, "response failed");
     }
-    crate::access::log(
+    boxtrack_http::access::log(
         state.access_sink.as_deref(),
-        &crate::access::AccessLine {
+        &boxtrack_http::access::AccessLine {
             method,
             route,
             status,
@@ -328,7 +274,7 @@ async fn plain_error_as_jsonapi(res: Response) -> Response {
 /// until a replica has replayed it (see `boxtrack_store::replicas`). A console form's account
 /// is not known here, so its write holds every account's reads until then (forms are few).
 async fn read_your_writes(state: &AppState, note: &AccessNote, route: &str) {
-    let Some(replicas) = &state.replicas else {
+    let Some(replicas) = &state.ctx.replicas else {
         return;
     };
     match note.account() {

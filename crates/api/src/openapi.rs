@@ -1,18 +1,19 @@
 //! The served OpenAPI 3.1 document, assembled from the operations each route module declares
-//! (with the blocks of `crate::doc`) and the schemas of the typed resources
+//! (with the blocks of `boxtrack_http::doc`) and the schemas of the typed resources
 //! (`boxtrack_views::schemas`). Route modules never import this module: it imports them.
 
 use serde_json::{Map, Value, json};
 
-use crate::doc::Op;
+use boxtrack_http::doc::Op;
 
 fn components() -> Value {
     let mut c = base_components();
     for (name, schema) in boxtrack_views::schemas() {
         c["schemas"][name] = schema;
     }
-    c["schemas"]["ListLinks"] = crate::doc::schema_of::<crate::jsonapi::ListLinks>();
-    c["schemas"]["ListMeta"] = crate::doc::schema_of::<crate::jsonapi::ListMeta>();
+    c["schemas"]["ListLinks"] =
+        boxtrack_http::doc::schema_of::<boxtrack_http::jsonapi::ListLinks>();
+    c["schemas"]["ListMeta"] = boxtrack_http::doc::schema_of::<boxtrack_http::jsonapi::ListMeta>();
     c
 }
 
@@ -168,7 +169,7 @@ fn add_links(paths: &mut Map<String, Value>) {
 pub fn operations() -> Vec<Op> {
     crate::rest::parts()
         .iter()
-        .flat_map(crate::doc::Routes::operations)
+        .flat_map(boxtrack_http::doc::Routes::operations)
         .collect()
 }
 
@@ -179,8 +180,13 @@ pub fn for_settings(mut doc: Value, allow_private_webhook_urls: bool) -> Value {
     fn walk(v: &mut Value) {
         match v {
             Value::Object(o) => {
-                if o.get("pattern").and_then(Value::as_str) == Some(crate::doc::HTTPS_URL_PATTERN) {
-                    o.insert("pattern".into(), Value::from(crate::doc::HTTP_URL_PATTERN));
+                if o.get("pattern").and_then(Value::as_str)
+                    == Some(boxtrack_http::doc::HTTPS_URL_PATTERN)
+                {
+                    o.insert(
+                        "pattern".into(),
+                        Value::from(boxtrack_http::doc::HTTP_URL_PATTERN),
+                    );
                 }
                 o.values_mut().for_each(walk);
             }
@@ -256,16 +262,16 @@ pub fn document_with(extra: Vec<Op>) -> Value {
         {
             r.insert(
                 "400".into(),
-                crate::doc::body(
+                boxtrack_http::doc::body(
                     "Malformed request, or a query parameter the operation does not take (source.parameter names it)",
-                    crate::doc::schema_ref("Errors"),
+                    boxtrack_http::doc::schema_ref("Errors"),
                 ),
             );
         }
         // any operation may find the service unable to answer now (middleware::EdgeLayer,
         // ApiError::database_unavailable, listen.rs's connection cap)
         if let Some(r) = o["responses"].as_object_mut() {
-            let unavailable = crate::doc::errors(&[503]);
+            let unavailable = boxtrack_http::doc::errors(&[503]);
             for (status, body) in unavailable {
                 r.entry(status).or_insert(body);
             }

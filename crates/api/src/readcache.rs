@@ -26,11 +26,9 @@ use boxtrack_store::accounts::Account;
 use boxtrack_store::changes::{Changes, Version};
 use uuid::Uuid;
 
-use crate::error::ApiResult;
-use crate::jsonapi::{JsonApi, MEDIA_TYPE};
+use boxtrack_http::error::ApiResult;
+use boxtrack_http::jsonapi::{JsonApi, MEDIA_TYPE};
 
-/// The default budget: 128 MiB of response bodies.
-pub const DEFAULT_BUDGET: usize = 128 << 20;
 const SHARDS: usize = 16;
 /// What an entry costs beyond its body (key, map slot, queue slot), for the budget.
 const OVERHEAD: usize = 160;
@@ -243,7 +241,18 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    use crate::keycache::tests::account;
+    fn account() -> Account {
+        Account {
+            id: Uuid::from_u128(1),
+            name: "a".into(),
+            plan: boxtrack_core::plan::Plan::Standard,
+            entitlements: vec![],
+            rate_limits: Default::default(),
+            operator: false,
+            created_us: 0,
+            updated_us: 0,
+        }
+    }
 
     async fn body(res: Response) -> String {
         let b = axum::body::to_bytes(res.into_body(), usize::MAX).await;
@@ -376,7 +385,7 @@ mod tests {
         let cache = ReadCache::new(changes, 1 << 20);
         let r = cache
             .respond(&a, "/x", async {
-                Err(crate::error::ApiError::not_found("container"))
+                Err(boxtrack_http::error::ApiError::not_found("container"))
             })
             .await;
         assert!(r.is_err());

@@ -1,11 +1,10 @@
-//! The REST API: every route module's routes, those that need a key behind `auth::guard`,
+//! The REST API: every route module's routes, those that need a key behind `guard::guard`,
 //! without the process-wide layers (the service adds them; MCP tools call these routes in
 //! process).
 
 use axum::Router;
 
-use crate::auth;
-use crate::doc::Routes;
+use crate::guard;
 use crate::routes::{
     account, api_keys, container_map, containers, custom_fields, documents, email_submissions,
     events, health, infer, ingest, notifications, parties, publishable_keys, reference, sandbox,
@@ -13,6 +12,7 @@ use crate::routes::{
     webhooks,
 };
 use crate::state::AppState;
+use crate::state::Routes;
 
 /// Every route module's routes and operations, in the document's display order.
 pub fn parts() -> Vec<Routes> {
@@ -55,7 +55,7 @@ pub fn join(state: &AppState, parts: Vec<Routes>) -> Router<AppState> {
     public.merge(
         authenticated.route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            auth::guard,
+            guard::guard,
         )),
     )
 }

@@ -11,6 +11,8 @@ use boxtrack_store::sandbox::{self, DataClockRow};
 use boxtrack_store::{Db, StoreError};
 use uuid::Uuid;
 
+use crate::ctx::Ctx;
+
 /// The clock of one shipment's data.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct DataClock {
@@ -59,28 +61,43 @@ impl DataClock {
     }
 }
 
-/// The clocks of an account's shipments `ids` (a page's); a shipment not found is on the
-/// wall clock.
+/// The clocks of an account's shipments `ids` (a page's, read where the page was:
+/// [`Ctx::read_db`]); a shipment not found is on the wall clock.
 pub async fn clocks(
-    db: &Db,
+    ctx: &Ctx,
     account_id: Uuid,
     ids: &[Uuid],
-    sandbox_speed: f64,
+) -> Result<HashMap<Uuid, DataClock>, StoreError> {
+    clocks_in(ctx.read_db(account_id), ctx, account_id, ids).await
+}
+
+async fn clocks_in(
+    db: &Db,
+    ctx: &Ctx,
+    account_id: Uuid,
+    ids: &[Uuid],
 ) -> Result<HashMap<Uuid, DataClock>, StoreError> {
     let rows = sandbox::data_clocks(db, account_id, ids).await?;
     Ok(rows
         .iter()
-        .map(|r| (r.id, DataClock::of(Some(r), sandbox_speed)))
+        .map(|r| (r.id, DataClock::of(Some(r), ctx.policy.sandbox_speed)))
         .collect())
 }
 
-/// The clock of one of an account's shipments (the wall clock when it cannot be read).
-pub async fn clock(db: &Db, account_id: Uuid, shipment: Uuid, sandbox_speed: f64) -> DataClock {
-    clocks(db, account_id, &[shipment], sandbox_speed)
+/// The clock of one of an account's shipments, read from the primary as reads of one
+/// resource are (the wall clock when it cannot be read).
+pub async fn clock(ctx: &Ctx, account_id: Uuid, shipment: Uuid) -> DataClock {
+    clocks_in(&ctx.db, ctx, account_id, &[shipment])
         .await
         .ok()
         .and_then(|m| m.get(&shipment).copied())
         .unwrap_or_default()
+}
+
+/// "Now" on the clock of one of an account's shipments: what the console's pages and MCP's
+/// answers count days from.
+pub async fn now(ctx: &Ctx, account_id: Uuid, shipment: Uuid) -> i64 {
+    clock(ctx, account_id, shipment).await.at(ctx.now_us())
 }
 
 #[cfg(test)]

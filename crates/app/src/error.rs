@@ -25,6 +25,21 @@ pub enum AppError {
         /// Why, in a sentence.
         detail: String,
     },
+    /// The account has no such thing (a resource named by its id): what it is called.
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// The request is well formed but the state of things refuses it (a container without an
+    /// upstream to refresh from): a short code (`no_upstream`) and a sentence saying why.
+    #[error("{detail}")]
+    Refused {
+        /// What kind of refusal.
+        code: &'static str,
+        /// Why, in a sentence.
+        detail: String,
+    },
+    /// An upstream (a shipping line, a terminal) could not be read; nothing changed.
+    #[error("{0}")]
+    Upstream(String),
     /// The store failed (unavailable, or a bug).
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -11,12 +11,18 @@
 
 pub mod clock;
 pub mod containers;
+pub mod ctx;
 pub mod error;
 pub mod fields;
+pub mod journey;
 pub mod query;
+pub mod refresh;
 pub mod requests;
+pub mod sample;
 pub mod shipments;
+pub mod sources;
 pub mod tracking;
 pub mod webhooks;
 
+pub use ctx::Ctx;
 pub use error::AppError;

@@ -9,15 +9,7 @@ use boxtrack_store::accounts::Account;
 use boxtrack_store::tracking::{self, RequestExtras, TrackingRequestRow};
 use boxtrack_store::{Db, StoreError};
 
-/// What tracking needs of the running service.
-pub struct Tracker<'a> {
-    /// The database.
-    pub db: &'a Db,
-    /// Whether a configured source serves a carrier (by SCAC).
-    pub serves: Box<dyn Fn(&str) -> bool + Send + Sync + 'a>,
-    /// Wakes the worker that processes requests.
-    pub wake: &'a tokio::sync::Notify,
-}
+use crate::ctx::Ctx;
 
 /// Why a number is not tracked.
 #[derive(Debug)]
@@ -43,17 +35,19 @@ impl From<StoreError> for Refused {
 /// configured source serves leaves the request waiting for the operator to add one (said at
 /// once, in its status).
 pub async fn track(
-    t: &Tracker<'_>,
+    ctx: &Ctx,
     account: &Account,
     asked: &NewRequest,
     extras: RequestExtras,
 ) -> Result<TrackingRequestRow, Refused> {
     let valid = requests::validate(asked).map_err(Refused::Invalid)?;
     let mut created =
-        tracking::create_request(t.db, account.id, account.plan, &valid, &extras).await;
-    if matches!(created, Err(StoreError::Duplicate(_))) && replayable(t.db, account, &valid).await?
+        tracking::create_request(&ctx.db, account.id, account.plan, &valid, &extras).await;
+    if matches!(created, Err(StoreError::Duplicate(_)))
+        && replayable(&ctx.db, account, &valid).await?
     {
-        created = tracking::create_request(t.db, account.id, account.plan, &valid, &extras).await;
+        created =
+            tracking::create_request(&ctx.db, account.id, account.plan, &valid, &extras).await;
     }
     let row = match created {
         Ok(row) => row,
@@ -62,13 +56,13 @@ pub async fn track(
         Err(e) => return Err(e.into()),
     };
     let row = match row.scac.as_deref() {
-        Some(scac) if scac != SANDBOX_SCAC && !(t.serves)(scac) => {
+        Some(scac) if scac != SANDBOX_SCAC && ctx.upstreams.carrier(scac).is_none() => {
             tracing::warn!(scac, tracking_request.id = %row.id, "no source is configured for this carrier; the request waits");
-            tracking::mark_unavailable(t.db, account.id, row.id).await?
+            tracking::mark_unavailable(&ctx.db, account.id, row.id).await?
         }
         _ => row,
     };
-    t.wake.notify_one();
+    ctx.wake.notify_one();
     Ok(row)
 }
 

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 
 use boxtrack_core::webhooks as rules;
-use boxtrack_store::Db;
 use boxtrack_store::webhooks::{self as store, NewWebhook, WebhookChanges, WebhookRow};
 use uuid::Uuid;
 
 use crate::AppError;
+use crate::ctx::Ctx;
 
 /// A webhook as a front end asks for it: every part optional (a change gives only what
 /// changes; a new webhook needs its `url`).
@@ -26,16 +26,11 @@ pub struct WebhookIn {
     pub headers: Option<BTreeMap<String, String>>,
 }
 
-/// What the operator allows: `http://` and internal receivers, for tests and local ones.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Allowed {
-    /// Internal addresses and `http://` are allowed.
-    pub private_urls: bool,
-}
-
 /// The receiver's address, as it is kept.
-fn url(raw: &str, allowed: Allowed) -> Result<String, AppError> {
-    rules::check_url(raw, allowed.private_urls)
+/// `private_urls`: the operator allows `http://` and internal receivers (for tests and local
+/// ones).
+fn url(raw: &str, private_urls: bool) -> Result<String, AppError> {
+    rules::check_url(raw, private_urls)
         .map(|()| raw.trim().to_string())
         .map_err(|e| AppError::unprocessable("url", "invalid", e.to_string()))
 }
@@ -74,13 +69,15 @@ fn headers(h: &BTreeMap<String, String>) -> Result<BTreeMap<String, String>, App
 /// Makes a webhook for the account: every event when no list is given (an empty list is
 /// refused), a new signing secret.
 pub async fn create(
-    db: &Db,
+    ctx: &Ctx,
     account_id: Uuid,
-    allowed: Allowed,
     asked: &WebhookIn,
 ) -> Result<WebhookRow, AppError> {
     let new = NewWebhook {
-        url: url(asked.url.as_deref().unwrap_or_default(), allowed)?,
+        url: url(
+            asked.url.as_deref().unwrap_or_default(),
+            ctx.policy.allow_private_webhook_urls,
+        )?,
         active: asked.active.unwrap_or(true),
         events: match asked.events.as_deref() {
             None => rules::EVENTS.iter().map(|e| e.to_string()).collect(),
@@ -94,24 +91,27 @@ pub async fn create(
             .unwrap_or_default(),
         secret: rules::generate_secret(),
     };
-    Ok(store::create(db, account_id, &new).await?)
+    Ok(store::create(&ctx.db, account_id, &new).await?)
 }
 
 /// Changes what `asked` names of one of the account's webhooks (its events: at least one).
 pub async fn update(
-    db: &Db,
+    ctx: &Ctx,
     account_id: Uuid,
     id: Uuid,
-    allowed: Allowed,
     asked: &WebhookIn,
 ) -> Result<WebhookRow, AppError> {
     let changes = WebhookChanges {
-        url: asked.url.as_deref().map(|u| url(u, allowed)).transpose()?,
+        url: asked
+            .url
+            .as_deref()
+            .map(|u| url(u, ctx.policy.allow_private_webhook_urls))
+            .transpose()?,
         active: asked.active,
         events: asked.events.as_deref().map(events).transpose()?,
         headers: asked.headers.as_ref().map(headers).transpose()?,
     };
-    Ok(store::update(db, account_id, id, changes).await?)
+    Ok(store::update(&ctx.db, account_id, id, changes).await?)
 }
 
 #[cfg(test)]
@@ -120,7 +120,7 @@ mod tests {
 
     #[test]
     fn each_part_is_checked_and_named() {
-        let strict = Allowed::default();
+        let strict = false;
         assert!(url("https://example.com/hook", strict).is_ok());
         for (result, field) in [
             (url("http://127.0.0.1/hook", strict).map(|_| ()), "url"),
@@ -139,6 +139,6 @@ mod tests {
                 other => panic!("{field}: {other:?}"),
             }
         }
-        assert!(url(" http://127.0.0.1/hook", Allowed { private_urls: true }).is_err());
+        assert!(url(" http://127.0.0.1/hook", true).is_err());
     }
 }

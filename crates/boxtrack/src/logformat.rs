@@ -1,7 +1,7 @@
 //! The event format of boxtrack's log lines: `tracing_subscriber`'s own (text or JSON), with
 //! the request a line was written in named on it.
 //!
-//! A request's id is kept in a task-local ([`boxtrack_api::access::in_request`]) rather than a
+//! A request's id is kept in a task-local ([`boxtrack_http::access::in_request`]) rather than a
 //! `tracing` span, which cost every request a span's creation, formatting, enter and exit on
 //! each poll, and close (BENCHMARKS.md). A line written while a request is handled reads as if
 //! that span were still there: `… INFO request{request_id=…}: target: message …` in text,
@@ -41,7 +41,7 @@ where
         mut writer: Writer<'_>,
         event: &tracing::Event<'_>,
     ) -> std::fmt::Result {
-        let spliced = boxtrack_api::access::request_id(|id| {
+        let spliced = boxtrack_http::access::request_id(|id| {
             let mut line = String::new();
             self.inner
                 .format_event(ctx, Writer::new(&mut line), event)
@@ -63,7 +63,7 @@ fn name_request(line: &mut String, id: &str, json: bool) {
             return;
         };
         let mut member = String::from(",\"span\":{\"request_id\":");
-        // an id is visible ASCII ([`boxtrack_api::access::request_id`]); escaped all the same
+        // an id is visible ASCII ([`boxtrack_http::access::request_id`]); escaped all the same
         member.push_str(&serde_json::Value::from(id).to_string());
         member.push_str(",\"name\":\"request\"}");
         line.insert_str(end, &member);
@@ -141,7 +141,7 @@ mod tests {
                 tracing::subscriber::set_default(s)
             };
             tracing::info!(target: "boxtrack::x", n = 1, "outside");
-            boxtrack_api::access::in_request(id.clone(), async {
+            boxtrack_http::access::in_request(id.clone(), async {
                 tracing::warn!(target: "boxtrack::x", n = 2, "inside");
             })
             .await;

@@ -340,7 +340,7 @@ fn tenths(out: &mut Vec<u8>, ms: f64) {
 /// the JSON object the `tracing` formatter writes, stamped `now`.
 pub fn access_line(
     out: &mut Vec<u8>,
-    line: &boxtrack_api::access::AccessLine<'_>,
+    line: &boxtrack_http::access::AccessLine<'_>,
     now: jiff::Timestamp,
     json: bool,
 ) {
@@ -399,8 +399,8 @@ pub fn access_line(
     }
 }
 
-impl boxtrack_api::access::AccessSink for AccessLines {
-    fn write(&self, line: &boxtrack_api::access::AccessLine<'_>) {
+impl boxtrack_http::access::AccessSink for AccessLines {
+    fn write(&self, line: &boxtrack_http::access::AccessLine<'_>) {
         let now = jiff::Timestamp::now();
         self.writer
             .append(|out| access_line(out, line, now, self.json));
@@ -548,7 +548,7 @@ mod tests {
     #[test]
     fn access_lines_read_like_the_formatters_and_escape_what_a_client_sent() {
         let account = uuid::Uuid::from_u128(7);
-        let line = boxtrack_api::access::AccessLine {
+        let line = boxtrack_http::access::AccessLine {
             method: "GET",
             route: "/v2/containers/{id}",
             status: 404,
@@ -572,7 +572,7 @@ mod tests {
         assert_eq!(v["fields"]["account"], account.to_string());
         assert_eq!(v["fields"]["request_id"], "a\"b\\c\nd");
 
-        let anonymous = boxtrack_api::access::AccessLine {
+        let anonymous = boxtrack_http::access::AccessLine {
             account: None,
             ..line
         };
@@ -582,7 +582,7 @@ mod tests {
             String::from_utf8(text).unwrap(),
             "2025-12-02T00:00:00.000000Z  INFO boxtrack::access: request method=GET route=/v2/containers/{id} status=404 latency_ms=0.3 account= request_id=a\"b\\c?d\n"
         );
-        let plain = boxtrack_api::access::AccessLine {
+        let plain = boxtrack_http::access::AccessLine {
             request_id: "req-1",
             latency_ms: 12.0,
             status: 200,

@@ -27,9 +27,9 @@ pub async fn run(s: crate::config::Settings, args: &McpArgs) -> anyhow::Result<(
         bail!("only --stdio is offered here; HTTP clients use POST /mcp of `boxtrack serve`");
     }
     let db = crate::server::open_configured_db(&s).await?;
-    let state = crate::server::state(db.clone(), &s).await?;
+    let state = crate::server::state(crate::server::ctx(db.clone(), &s)?, &s).await?;
     let auth = format!("Token {}", args.api_key.trim());
-    let account = boxtrack_api::auth::account_for(&state, &auth)
+    let account = boxtrack_http::auth::account_for(&db, &auth)
         .await
         .map_err(|e| anyhow::anyhow!("checking the API key failed: {:?}", e.errors()))?
         .context("the API key is unknown, revoked or malformed")?;
@@ -42,7 +42,7 @@ pub async fn run(s: crate::config::Settings, args: &McpArgs) -> anyhow::Result<(
         let answer = match serde_json::from_str::<serde_json::Value>(&line) {
             Ok(msg) => {
                 boxtrack_mcp::dispatch(
-                    &state,
+                    &state.front,
                     &account,
                     boxtrack_mcp::tools::Credential::ApiKey,
                     &msg,

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use boxtrack_api::{ApiConfig, AppState, Limiter};
+use boxtrack_app::ctx::{Ctx, Policy};
 use boxtrack_store::{Backend, Db};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -105,7 +106,29 @@ pub fn require_existing(url: &str) -> anyhow::Result<()> {
     )
 }
 
-pub async fn state(db: Db, s: &Settings) -> anyhow::Result<AppState> {
+/// The application's context as the settings describe it: the policy, the upstreams, where
+/// documents are kept.
+pub fn ctx(db: Db, s: &Settings) -> anyhow::Result<Ctx> {
+    Ok(Ctx::new(db)
+        .with_policy(Policy {
+            allow_private_webhook_urls: s.allow_private_webhook_urls,
+            webhook_signature_header: s.webhook_signature_header.clone(),
+            webhook_source_ips: s.webhook_source_ips.clone(),
+            sandbox_speed: s.sandbox_speed,
+        })
+        .with_upstreams(Arc::new(boxtrack_sources::upstream::Upstreams::new(
+            s.upstreams.clone(),
+        )))
+        .with_files(
+            boxtrack_store::files::open(&s.document_store)
+                .context("cannot open the document store (setting document_store)")?,
+        ))
+}
+
+/// The REST service's state on `ctx`: the edge's settings and the rate limiter the settings
+/// choose.
+pub async fn state(ctx: Ctx, s: &Settings) -> anyhow::Result<AppState> {
+    let db = ctx.db.clone();
     let limiter = match (&s.rate_limit_store, db.backend()) {
         (RateLimitStore::Memory, _) | (RateLimitStore::Auto, Backend::Sqlite) => Limiter::memory(),
         (RateLimitStore::Database, _) | (RateLimitStore::Auto, Backend::Postgres) => {
@@ -123,27 +146,16 @@ pub async fn state(db: Db, s: &Settings) -> anyhow::Result<AppState> {
         ),
     };
     let app = AppState::new(
-        db,
+        ctx,
         ApiConfig {
             public_url: s.public_url.clone(),
             request_timeout: s.request_timeout,
-            allow_private_webhook_urls: s.allow_private_webhook_urls,
-            webhook_source_ips: s.webhook_source_ips.clone(),
-            webhook_signature_header: s.webhook_signature_header.clone(),
             dcsa_push_secret: s.dcsa_push_secret.clone(),
             mcp_allowed_origins: s.mcp_allowed_origins.clone(),
             mcp_open_account: s.mcp_open_account,
-            sandbox_speed: s.sandbox_speed,
             read_cache_bytes: s.read_cache_bytes,
         },
         limiter,
-    )
-    .with_upstreams(Arc::new(boxtrack_sources::upstream::Upstreams::new(
-        s.upstreams.clone(),
-    )))
-    .with_files(
-        boxtrack_store::files::open(&s.document_store)
-            .context("cannot open the document store (setting document_store)")?,
     );
     // access lines formatted and queued without the tracing formatter; on a terminal they
     // stay tracing events, coloured like the others
@@ -170,37 +182,37 @@ fn spawn_worker(
     let sources: Vec<Arc<dyn boxtrack_sources::Source>> = vec![
         Arc::new(boxtrack_sources::sandbox::Sandbox),
         Arc::new(boxtrack_sources::carrier::CarrierSource::new(
-            app.upstreams.clone(),
+            app.ctx.upstreams.clone(),
         )),
     ];
-    let processor = boxtrack_worker::Processor::new(app.db.clone(), sources)
+    let processor = boxtrack_worker::Processor::new(app.ctx.db.clone(), sources)
         .with_sandbox_speed(sandbox_speed)
         .with_manifest_recheck_secs(s.manifest_recheck_secs)
         .with_early_reports(s.early_report_days, s.early_report_max)
-        .with_upstreams(app.upstreams.clone());
+        .with_upstreams(app.ctx.upstreams.clone());
     tasks.push(tokio::spawn(processor.run(
         shutdown.clone(),
         Duration::from_secs(1),
-        app.wake.clone(),
+        app.ctx.wake.clone(),
     )));
     tasks.push(tokio::spawn(boxtrack_worker::history::run(
-        app.db.clone(),
+        app.ctx.db.clone(),
         s.retention,
         Duration::from_secs(3600),
         shutdown.clone(),
     )));
     if let Some(feed) = &s.ais_feed {
         tokio::spawn(boxtrack_sources::ais::follow(
-            app.db.clone(),
+            app.ctx.db.clone(),
             feed.clone(),
-            Some(app.upstreams.clone()),
+            Some(app.ctx.upstreams.clone()),
             shutdown.clone(),
         ));
     }
     let deliverer = boxtrack_worker::delivery::Deliverer::new(
-        app.db.clone(),
+        app.ctx.db.clone(),
         s.webhook_timeout,
-        app.config.allow_private_webhook_urls,
+        app.ctx.policy.allow_private_webhook_urls,
         s.webhook_deactivate_after,
     )
     .with_metrics(app.metrics.clone())
@@ -432,11 +444,10 @@ pub async fn serve(s: Settings) -> anyhow::Result<()> {
         None
     };
     log_start(&db, &s).await;
-    let app = state(db.clone(), &s).await?;
     let replicas = open_replicas(&db, &s)?;
     let app = match &replicas {
-        Some(r) => app.with_replicas(r.clone()),
-        None => app,
+        Some(r) => state(ctx(db.clone(), &s)?.with_replicas(r.clone()), &s).await?,
+        None => state(ctx(db.clone(), &s)?, &s).await?,
     };
     let signal = shutdown_on_signal();
     let stop_work = CancellationToken::new();

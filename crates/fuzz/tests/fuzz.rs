@@ -306,7 +306,7 @@ fn container_numbers_bills_of_lading_and_reference_numbers() {
 
 #[test]
 fn query_strings_filters_includes_sorts_and_pages() {
-    use boxtrack_api::jsonapi::QueryParams;
+    use boxtrack_http::jsonapi::QueryParams;
     let seeds: Vec<Vec<u8>> = [
         "page[size]=10&page[number]=2&include=shipment,pod_terminal&sort=-updated_at",
         "filter[pickup_lfd][start]=2026-11-01&filter[pickup_lfd][end]=2026-11-30T23:59:59Z&filter[ready_for_pickup]=true",
@@ -348,10 +348,10 @@ fn query_strings_filters_includes_sorts_and_pages() {
 
 #[test]
 fn json_api_request_bodies() {
-    use boxtrack_api::jsonapi::parse_body;
     use boxtrack_api::routes::{
         api_keys, containers, documents, parties, tracking_requests, webhooks,
     };
+    use boxtrack_http::jsonapi::parse_body;
     let seeds: Vec<Vec<u8>> = [
         r#"{"data":{"type":"tracking_request","attributes":{"request_number":"TEST-SCN-HOLDS","request_type":"bill_of_lading","scac":"TEST","ref_numbers":["PO-1"],"shipment_tags":["a"],"initial_custom_fields":{"shipment":[{"api_slug":"po","value":"x"}]}}}}"#,
         r#"{"data":{"type":"webhook","attributes":{"url":"https://example.com/hook","events":["container.transport.vessel_arrived"],"headers":{"X-A":"b"},"active":true}}}"#,

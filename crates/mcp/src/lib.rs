@@ -13,7 +13,7 @@ pub mod resources;
 pub mod server;
 pub mod tools;
 
-use boxtrack_api::Mount;
+use boxtrack_http::front::Mount;
 
 pub use server::dispatch;
 

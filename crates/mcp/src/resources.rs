@@ -7,7 +7,7 @@ use crate::protocol::{
     TextContents,
 };
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 use boxtrack_store::accounts::Account;
 
 /// The glossary's URI.
@@ -109,7 +109,7 @@ pub fn glossary() -> String {
 
 /// `resources/read`: the contents, or the JSON-RPC error for an unknown or foreign resource.
 pub async fn read(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     uri: &str,
 ) -> Result<ResourceContents, RpcError> {
@@ -174,15 +174,15 @@ mod tests {
         for (kind, schema) in [
             (
                 "container",
-                boxtrack_api::doc::schema_of::<crate::tools::ContainerRow>(),
+                boxtrack_http::doc::schema_of::<crate::tools::ContainerRow>(),
             ),
             (
                 "shipment",
-                boxtrack_api::doc::schema_of::<crate::tools::ShipmentRow>(),
+                boxtrack_http::doc::schema_of::<crate::tools::ShipmentRow>(),
             ),
             (
                 "tracking_request",
-                boxtrack_api::doc::schema_of::<crate::tools::RequestRow>(),
+                boxtrack_http::doc::schema_of::<crate::tools::RequestRow>(),
             ),
         ] {
             for col in catalog[kind].as_array().unwrap() {

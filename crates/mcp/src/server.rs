@@ -18,7 +18,7 @@ use crate::protocol::{
     ToolResult, Tools,
 };
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 /// The protocol version boxtrack speaks.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -152,7 +152,7 @@ fn complete(params: &Value) -> Completed {
 
 /// Handles one JSON-RPC message; `None` for notifications (no answer).
 pub async fn dispatch(
-    state: &AppState,
+    state: &Front,
     account: &boxtrack_store::accounts::Account,
     credential: crate::tools::Credential,
     msg: &Value,
@@ -284,7 +284,7 @@ fn plain_error(status: StatusCode, message: &str) -> Response {
 /// Whether the `Origin` header (if any) may call: loopback origins, the configured public
 /// address and `mcp_allowed_origins`. The request's own `Host` is not trusted (a DNS-rebinding
 /// page has a matching one). Browsers send `Origin`; other clients usually do not.
-fn origin_allowed(headers: &HeaderMap, config: &boxtrack_api::state::ApiConfig) -> bool {
+fn origin_allowed(headers: &HeaderMap, config: &boxtrack_http::ApiConfig) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return true;
     };
@@ -305,8 +305,8 @@ fn origin_allowed(headers: &HeaderMap, config: &boxtrack_api::state::ApiConfig) 
 
 /// `POST /mcp`.
 pub async fn post(
-    State(state): State<AppState>,
-    note: Option<axum::Extension<boxtrack_api::AccessNote>>,
+    State(state): State<Front>,
+    note: Option<axum::Extension<boxtrack_http::access::AccessNote>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -330,10 +330,7 @@ pub async fn post(
 
 /// The transport's rules before anything is read: the Origin, the protocol version, the
 /// content type and what the client accepts. The refusal, or `None`.
-fn transport_refusal(
-    headers: &HeaderMap,
-    config: &boxtrack_api::state::ApiConfig,
-) -> Option<Response> {
+fn transport_refusal(headers: &HeaderMap, config: &boxtrack_http::ApiConfig) -> Option<Response> {
     if !origin_allowed(headers, config) {
         return Some(plain_error(StatusCode::FORBIDDEN, "Invalid Origin header"));
     }
@@ -376,9 +373,9 @@ fn transport_refusal(
 /// Who is calling: an API key (`Token`), an OAuth access token (`Bearer`), or, without a
 /// credential, the account the operator opened `/mcp` to. The refusal when none of them is.
 async fn caller(
-    state: &AppState,
+    state: &Front,
     headers: &HeaderMap,
-    note: Option<&boxtrack_api::AccessNote>,
+    note: Option<&boxtrack_http::access::AccessNote>,
 ) -> Result<(boxtrack_store::accounts::Account, crate::tools::Credential), Response> {
     // authentication: an API key (Token) or a bearer token
     let auth = headers
@@ -391,17 +388,19 @@ async fn caller(
             crate::oauth::account_for_bearer(state, token.trim(), &resource)
                 .await
                 .map(|found| found.map(|(a, user)| (a, crate::tools::Credential::User(user))))
-                .map_err(boxtrack_api::error::ApiError::from)
+                .map_err(boxtrack_http::error::ApiError::from)
         }
-        _ => boxtrack_api::auth::account_for(state, auth)
+        _ => boxtrack_http::auth::account_for(&state.ctx.db, auth)
             .await
             .map(|found| found.map(|a| (a, crate::tools::Credential::ApiKey))),
     };
     let found = match (found, state.config.mcp_open_account) {
-        (Ok(None), Some(open)) if auth.is_empty() => boxtrack_store::accounts::get(&state.db, open)
-            .await
-            .map(|found| found.map(|a| (a, crate::tools::Credential::Open)))
-            .map_err(boxtrack_api::error::ApiError::from),
+        (Ok(None), Some(open)) if auth.is_empty() => {
+            boxtrack_store::accounts::get(&state.ctx.db, open)
+                .await
+                .map(|found| found.map(|a| (a, crate::tools::Credential::Open)))
+                .map_err(boxtrack_http::error::ApiError::from)
+        }
         (f, _) => f,
     };
     match found {
@@ -511,9 +510,9 @@ fn whole_id(n: &serde_json::Number) -> Option<i64> {
 }
 
 /// The documentation of `POST /mcp`.
-pub fn doc() -> boxtrack_api::doc::Doc {
-    use boxtrack_api::doc::{Doc, object};
-    use boxtrack_api::schema::{Schema, Type};
+pub fn doc() -> boxtrack_http::doc::Doc {
+    use boxtrack_http::doc::{Doc, object};
+    use boxtrack_http::schema::{Schema, Type};
     let transport_error = |d: &str| Doc::json_of::<TransportError<'_>>(d);
     let version = Schema::any().constant("2.0");
     let message = Schema::object()

@@ -6,12 +6,12 @@
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use boxtrack_api::html::esc;
-use boxtrack_api::state::AppState;
 use boxtrack_app::containers::{self, ContainerFilter, ContainerSort, ListContainers};
 use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range};
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, ListSort};
 
@@ -99,11 +99,11 @@ fn sections(now_us: i64) -> [Section; 3] {
 }
 
 /// `GET /console/action`.
-pub async fn action(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn action(State(state): State<Front>, headers: HeaderMap) -> Response {
     let Some((_, s)) = session(&state, &headers).await else {
         return see_other("/console/sign-in");
     };
-    let db = state.read_db(s.account_id);
+    let db = state.ctx.read_db(s.account_id);
     let now = now_us();
     let page = Page {
         number: 1,
@@ -119,7 +119,7 @@ pub async fn action(State(state): State<AppState>, headers: HeaderMap) -> Respon
                 Ok(found) => found,
                 Err(e) => return app_unavailable(e),
             };
-        let rows = crate::containers::rows(&state, db, s.account_id, &found, now).await;
+        let rows = crate::containers::rows(&state, s.account_id, &found, now).await;
         let n = found.listed.total;
         body.push_str(&if rows.is_empty() {
             format!(
@@ -146,10 +146,10 @@ pub async fn action(State(state): State<AppState>, headers: HeaderMap) -> Respon
 }
 
 /// This module's page.
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{html, page, see_other, unavailable};
-    boxtrack_api::Mount::default().public_get("/console/action", self::action, || {
-        boxtrack_api::doc::Doc::from_value(page(
+    boxtrack_http::front::Mount::default().public_get("/console/action", self::action, || {
+        boxtrack_http::doc::Doc::from_value(page(
             "What needs action",
             "The page the console opens on after sign-in: the signed-in account's boxes on hold, those whose free time ends within 3 days (or has ended) while they wait at the terminal, and those arriving at their port of discharge within 7 days, 20 of each with a link to the containers table filtered the same way.",
             ("200", html("The page")),

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use boxtrack_api::html::{cookie, esc, secure_html};
-use boxtrack_api::state::AppState;
 use boxtrack_core::oauth as secrets;
+use boxtrack_http::Front;
+use boxtrack_http::html::{cookie, esc, secure_html};
 use boxtrack_store::now_us;
 use boxtrack_store::reads::ListSort;
 use boxtrack_store::sessions::{self, Session};
@@ -70,7 +70,7 @@ pub(crate) fn see_other(to: &str) -> Response {
 
 pub(crate) fn set_cookie(
     resp: &mut Response,
-    state: &AppState,
+    state: &Front,
     name: &str,
     value: &str,
     max_age: i64,
@@ -90,10 +90,10 @@ pub(crate) fn set_cookie(
 }
 
 /// The live session of the request's cookie, with its token's digest.
-pub(crate) async fn session(state: &AppState, headers: &HeaderMap) -> Option<(String, Session)> {
+pub(crate) async fn session(state: &Front, headers: &HeaderMap) -> Option<(String, Session)> {
     let token = cookie(headers, SESSION_COOKIE)?;
     let digest = secrets::digest(&token);
-    match sessions::get(&state.db, &digest, now_us()).await {
+    match sessions::get(&state.ctx.db, &digest, now_us()).await {
         Ok(s) => s.map(|s| (digest, s)),
         Err(e) => {
             tracing::warn!(error = %e, "console: cannot read the session");
@@ -111,7 +111,7 @@ pub(crate) fn csrf_ok(session: &Session, form: &HashMap<String, String>) -> bool
 /// The session of a signed-in form's request, if its form token is the session's; otherwise
 /// the answer to give (to the sign-in page without a session, 403 with a wrong token).
 pub(crate) async fn signed_form(
-    state: &AppState,
+    state: &Front,
     headers: &HeaderMap,
     form: &HashMap<String, String>,
 ) -> Result<(String, Session), Response> {
@@ -154,7 +154,24 @@ pub(crate) fn unavailable(e: &boxtrack_store::StoreError) -> Response {
 pub(crate) fn app_unavailable(e: boxtrack_app::AppError) -> Response {
     match e {
         boxtrack_app::AppError::Store(e) => unavailable(&e),
+        boxtrack_app::AppError::NotFound(what) => page(
+            StatusCode::NOT_FOUND,
+            "Not found",
+            &format!(
+                r#"<main><h1>Not found</h1><p>This account has no such {}.</p></main>"#,
+                esc(what)
+            ),
+        ),
+        boxtrack_app::AppError::Upstream(detail) => page(
+            StatusCode::BAD_GATEWAY,
+            "Not read",
+            &format!(
+                r#"<main><h1>A source could not be read</h1><p role="alert">{}</p></main>"#,
+                esc(&detail)
+            ),
+        ),
         boxtrack_app::AppError::Invalid { detail, .. }
+        | boxtrack_app::AppError::Refused { detail, .. }
         | boxtrack_app::AppError::Unprocessable { detail, .. } => page(
             StatusCode::BAD_REQUEST,
             "Not understood",

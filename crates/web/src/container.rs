@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use boxtrack_api::html::esc;
-use boxtrack_api::state::AppState;
 use boxtrack_core::paging::Page;
 use boxtrack_core::plan::Entitlement;
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 use boxtrack_store::reads;
 use boxtrack_store::{accounts, now_us};
 use uuid::Uuid;
@@ -23,7 +23,7 @@ const RAW_PAGE_SIZE: u32 = 20;
 /// `GET /console/containers/{id}`: one container, its shipment and its timeline of transport
 /// events, each at the local time of its place.
 pub async fn show(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Path(id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
@@ -47,13 +47,13 @@ pub async fn show(
         return missing();
     };
     // the version where `/console/live` reads it (a replica that has the account's writes)
-    let db = state.read_db(s.account_id);
+    let db = state.ctx.read_db(s.account_id);
     let version = match reads::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
     let (c, shipment) =
-        match boxtrack_app::containers::show(&state.db, s.account_id, id, false).await {
+        match boxtrack_app::containers::show(&state.ctx.db, s.account_id, id, false).await {
             Ok(Some(shown)) => (shown.container, shown.shipment),
             Ok(None) => return missing(),
             Err(e) => return crate::common::app_unavailable(e),
@@ -88,17 +88,10 @@ struct Now {
     clock: boxtrack_app::clock::DataClock,
 }
 
-async fn clock_of(
-    state: &AppState,
-    account_id: Uuid,
-    shipment: Option<&reads::ShipmentRow>,
-) -> Now {
-    let wall = now_us();
+async fn clock_of(state: &Front, account_id: Uuid, shipment: Option<&reads::ShipmentRow>) -> Now {
+    let wall = state.ctx.now_us();
     let clock = match shipment {
-        Some(sh) => {
-            boxtrack_app::clock::clock(&state.db, account_id, sh.id, state.config.sandbox_speed)
-                .await
-        }
+        Some(sh) => boxtrack_app::clock::clock(&state.ctx, account_id, sh.id).await,
         None => boxtrack_app::clock::DataClock::wall(),
     };
     Now {
@@ -129,12 +122,12 @@ struct Gathered {
 
 /// Reads what the page shows of `c` besides the container itself.
 async fn gather(
-    state: &AppState,
+    state: &Front,
     account_id: Uuid,
     c: &reads::ContainerRow,
     raw_page: u32,
 ) -> Result<Gathered, boxtrack_store::StoreError> {
-    let entitled = accounts::get(&state.db, account_id)
+    let entitled = accounts::get(&state.ctx.db, account_id)
         .await?
         .map(|a| a.entitlements)
         .unwrap_or_default();
@@ -145,13 +138,13 @@ async fn gather(
         size: RAW_PAGE_SIZE,
         cursor: None,
     };
-    let raw = reads::raw_events(&state.db, account_id, c.id, &raw_asked, rail).await?;
+    let raw = reads::raw_events(&state.ctx.db, account_id, c.id, &raw_asked, rail).await?;
     let everything = Page::first(boxtrack_core::paging::MAX_SIZE);
     let linked = boxtrack_store::documents::Filter {
         linked_to: Some((c.id, c.shipment_id)),
         ..Default::default()
     };
-    let docs = boxtrack_store::documents::list(&state.db, account_id, &linked, &everything)
+    let docs = boxtrack_store::documents::list(&state.ctx.db, account_id, &linked, &everything)
         .await?
         .rows;
     let mut fields = Vec::new();
@@ -162,14 +155,15 @@ async fn gather(
             definition_id: None,
         };
         let listed =
-            boxtrack_store::custom_fields::fields(&state.db, account_id, &of, &everything).await?;
+            boxtrack_store::custom_fields::fields(&state.ctx.db, account_id, &of, &everything)
+                .await?;
         fields.extend(listed.rows);
     }
-    let events = reads::transport_events_of_many(&state.db, account_id, &[c.id], 500)
+    let events = reads::transport_events_of_many(&state.ctx.db, account_id, &[c.id], 500)
         .await?
         .remove(&c.id)
         .unwrap_or_default();
-    let sources = reads::container_whole(&state.db, account_id, c.id)
+    let sources = reads::container_whole(&state.ctx.db, account_id, c.id)
         .await?
         .map(|whole| boxtrack_core::tracking::provenance::field_sources(&whole.state.0, rail))
         .unwrap_or_default();
@@ -564,31 +558,31 @@ fn respond(number: &str, body: &str, routing: bool) -> Response {
 /// (what `GET /v2/containers/{id}/map_geojson` answers), with the session; the account
 /// needs the routing entitlement.
 pub async fn map_geojson(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Response {
     let Some((_, s)) = session(&state, &headers).await else {
         return see_other("/console/sign-in");
     };
-    let missing = || boxtrack_api::error::ApiError::not_found("container").into_response();
+    let missing = || boxtrack_http::error::ApiError::not_found("container").into_response();
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    match accounts::get(&state.db, s.account_id).await {
+    match accounts::get(&state.ctx.db, s.account_id).await {
         Ok(Some(a)) if a.entitlements.contains(&Entitlement::Routing) => {}
         Ok(_) => {
-            return boxtrack_api::error::ApiError::forbidden(
+            return boxtrack_http::error::ApiError::forbidden(
                 "The route map needs the routing entitlement.",
             )
             .into_response();
         }
-        Err(e) => return boxtrack_api::error::ApiError::from(e).into_response(),
+        Err(e) => return boxtrack_http::error::ApiError::from(e).into_response(),
     }
-    match boxtrack_api::routes::container_map::journey(&state.db, s.account_id, id).await {
+    match boxtrack_app::journey::journey(&state.ctx, s.account_id, id).await {
         Ok(Some((_, doc))) => axum::Json(doc).into_response(),
         Ok(None) => missing(),
-        Err(e) => e.into_response(),
+        Err(e) => boxtrack_http::ApiError::from(e).into_response(),
     }
 }
 
@@ -596,7 +590,7 @@ pub async fn map_geojson(
 /// token of 10 minutes as `GET /v2/documents/{id}/download_url` gives (the browser follows the
 /// redirect to `/v2/downloads/{token}`).
 pub async fn download(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Response {
@@ -613,14 +607,14 @@ pub async fn download(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    let d = match boxtrack_store::documents::get(&state.db, s.account_id, id).await {
+    let d = match boxtrack_store::documents::get(&state.ctx.db, s.account_id, id).await {
         Ok(Some(d)) => d,
         Ok(None) => return missing(),
         Err(e) => return unavailable(&e),
     };
     let (token, digest) = boxtrack_core::documents::token("dl_");
     if let Err(e) = boxtrack_store::documents::allow_download(
-        &state.db,
+        &state.ctx.db,
         d.id,
         &digest,
         now_us() + boxtrack_core::documents::DOWNLOAD_TTL_US,
@@ -633,11 +627,11 @@ pub async fn download(
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{html, page, see_other, unavailable};
 
-    boxtrack_api::Mount::default()
-        .public_get("/console/containers/{id}", self::show, || boxtrack_api::doc::Doc::from_value({
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/containers/{id}", self::show, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "A container",
                     "One of the account's containers: status, readiness, last free day, POD terminal, its bill of lading, its timeline of transport events at the local time of each place, holds, fees with their sums, the last free day of each source, the documents linked to it or its shipment, the custom fields of both, its upstream records 20 a page (`raw_page`), and its route map.",
@@ -652,9 +646,9 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 if let Some(list) = op["parameters"].as_array_mut() {
                     list.push(
-                        boxtrack_api::schema::Param::query(
+                        boxtrack_http::schema::Param::query(
                             "raw_page",
-                            boxtrack_api::schema::Schema::integer().range(1, u32::MAX),
+                            boxtrack_http::schema::Schema::integer().range(1, u32::MAX),
                             "The page of upstream records, newest first",
                         )
                         .into(),
@@ -662,7 +656,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 }
                 op
             }))
-        .public_get("/console/documents/{id}/download", self::download, || boxtrack_api::doc::Doc::from_value({
+        .public_get("/console/documents/{id}/download", self::download, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "Download a document",
                     "One of the account's documents: a download token of 10 minutes, as `GET /v2/documents/{id}/download_url` gives, and a redirect to `/v2/downloads/{token}`.",
@@ -681,31 +675,31 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
-        .public_get("/console/containers/{id}/map_geojson", self::map_geojson, || boxtrack_api::doc::Doc::from_value({
+        .public_get("/console/containers/{id}/map_geojson", self::map_geojson, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "A container's route map (console)",
                     "What `GET /v2/containers/{id}/map_geojson` answers, for the signed-in account (which needs the routing entitlement); the container page's map draws it.",
                     (
                         "200",
-                        boxtrack_api::doc::Doc::json_answer(
+                        boxtrack_http::doc::Doc::json_answer(
                             "A GeoJSON FeatureCollection",
-                            boxtrack_api::doc::object(),
+                            boxtrack_http::doc::object(),
                         ),
                     ),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
                         (
                             "403",
-                            boxtrack_api::doc::body(
+                            boxtrack_http::doc::body(
                                 "The account lacks the routing entitlement",
-                                boxtrack_api::doc::schema_ref("Errors"),
+                                boxtrack_http::doc::schema_ref("Errors"),
                             ),
                         ),
                         (
                             "404",
-                            boxtrack_api::doc::body(
+                            boxtrack_http::doc::body(
                                 "No such container in this account",
-                                boxtrack_api::doc::schema_ref("Errors"),
+                                boxtrack_http::doc::schema_ref("Errors"),
                             ),
                         ),
                     ],

@@ -7,12 +7,12 @@ use std::collections::HashMap;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use boxtrack_api::html::esc;
-use boxtrack_api::state::AppState;
 use boxtrack_app::containers::{self, ContainerFilter, ContainerSort, ListContainers};
 use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range, Text};
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, ListSort};
 use uuid::Uuid;
@@ -156,7 +156,7 @@ impl Asked {
 
 /// `GET /console/containers`.
 pub async fn list(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
@@ -165,7 +165,7 @@ pub async fn list(
     };
     let asked = Asked::from_query(&query);
     // one database for the whole page (a replica, or the primary)
-    let db = state.read_db(s.account_id);
+    let db = state.ctx.read_db(s.account_id);
     let now = now_us();
     // read before the page's rows, so a change in between shows on the next check
     let version = match reads::fingerprint(db, s.account_id).await {
@@ -186,7 +186,7 @@ pub async fn list(
         };
     let listed = &found.listed;
     let options = status_options(&asked.status);
-    let rows = rows(&state, db, s.account_id, &found, now).await;
+    let rows = rows(&state, s.account_id, &found, now).await;
     let total = total_text(listed.total, listed.total_exact);
     let href = |o: ListSort| format!("/console/containers?{}", asked.query_sorted(o, 1));
     let pager = pager("/console/containers", asked.page, listed.has_next, |n| {
@@ -303,14 +303,13 @@ fn hold_options(chosen: Option<bool>) -> String {
 /// counts on its data's clock (a sandbox journey's, a fast source's), boxtrack's own times on
 /// the wall clock.
 pub(crate) async fn rows(
-    state: &AppState,
-    db: &boxtrack_store::Db,
+    state: &Front,
     account_id: Uuid,
     found: &containers::ContainerPage,
     now: i64,
 ) -> String {
     let ids: Vec<Uuid> = found.listed.rows.iter().map(|c| c.shipment_id).collect();
-    let clocks = boxtrack_app::clock::clocks(db, account_id, &ids, state.config.sandbox_speed)
+    let clocks = boxtrack_app::clock::clocks(&state.ctx, account_id, &ids)
         .await
         .unwrap_or_default();
     found
@@ -376,7 +375,7 @@ fn row(
 /// `GET /console/containers.csv`: the containers the table's filters select (every page, up
 /// to [`crate::csv::EXPORT_MAX_ROWS`]), in the table's order, as CSV.
 pub async fn export(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
@@ -399,7 +398,7 @@ pub async fn export(
         "id",
     ]);
     // one database for every page of the export (a replica, or the primary)
-    let db = state.read_db(s.account_id);
+    let db = state.ctx.read_db(s.account_id);
     let mut walk = crate::csv::Walk::new(asked.sort());
     loop {
         let found =
@@ -442,11 +441,11 @@ pub async fn export(
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{csv_file, html, page, query, see_other, unavailable};
 
-    boxtrack_api::Mount::default()
-        .public_get("/console/containers", self::list, || boxtrack_api::doc::Doc::from_value({
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/containers", self::list, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "The containers table",
                     "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `eta_days` (estimated arrival at the port of discharge within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last, `pod_eta_at` or `-pod_eta_at`, missing estimates last), `page`. Values that mean nothing are left out.",
@@ -472,7 +471,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 ]);
                 op
             }))
-        .public_get("/console/containers.csv", self::export, || boxtrack_api::doc::Doc::from_value({
+        .public_get("/console/containers.csv", self::export, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "Export containers as CSV",
                     "The containers the table's filters select (the same query parameters as `/console/containers`, `page` aside), every page up to 50,000 rows, in the table's order: number, status, ready_for_pickup, pickup_lfd, pod_terminal, on_hold, bill_of_lading, scac, pod_locode, ref_numbers, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",

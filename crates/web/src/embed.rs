@@ -14,11 +14,11 @@ use std::collections::HashMap;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use boxtrack_api::error::ApiError;
-use boxtrack_api::state::AppState;
 use boxtrack_core::apikey::{PublishableKey, origin_allowed};
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::ratelimit::Bucket;
+use boxtrack_http::Front;
+use boxtrack_http::error::ApiError;
 use boxtrack_store::accounts::Account;
 use uuid::Uuid;
 
@@ -136,7 +136,7 @@ struct Embedder {
 
 /// Authenticates the publishable key of a request, checks its origin, the entitlement and
 /// its rate limit.
-async fn embedder(state: &AppState, headers: &HeaderMap) -> Result<Embedder, Response> {
+async fn embedder(state: &Front, headers: &HeaderMap) -> Result<Embedder, Response> {
     let presented = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -156,7 +156,7 @@ async fn embedder(state: &AppState, headers: &HeaderMap) -> Result<Embedder, Res
         )
         .into_response()
     })?;
-    let found = boxtrack_store::publishable::authenticate(&state.db, &key)
+    let found = boxtrack_store::publishable::authenticate(&state.ctx.db, &key)
         .await
         .map_err(|e| ApiError::from(e).into_response())?;
     let Some((key_id, origins, account)) = found else {
@@ -208,7 +208,7 @@ fn uuid_param(q: &HashMap<String, String>, name: &str) -> Result<Uuid, ApiError>
 /// `GET /v2/containers/{id}/map_geojson` draws it, when the container is the account's and
 /// on that shipment.
 pub async fn map_geojson(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
@@ -217,10 +217,9 @@ pub async fn map_geojson(
         let who = embedder(&state, &headers).await?;
         let shipment_id = uuid_param(&q, "shipment_id").map_err(IntoResponse::into_response)?;
         let container_id = uuid_param(&q, "container_id").map_err(IntoResponse::into_response)?;
-        let found =
-            boxtrack_api::routes::container_map::journey(&state.db, who.account.id, container_id)
-                .await
-                .map_err(IntoResponse::into_response)?;
+        let found = boxtrack_app::journey::journey(&state.ctx, who.account.id, container_id)
+            .await
+            .map_err(|e| boxtrack_http::ApiError::from(e).into_response())?;
         match found {
             Some((on, doc)) if on == shipment_id => {
                 tracing::debug!(key = %who.key_id, %container_id, "embedded map");
@@ -242,7 +241,7 @@ pub async fn map_geojson(
 /// lading, container or reference number is exactly `number` (no partial matches: a visitor
 /// cannot list what the account tracks), with status, milestones, ETA and last free day.
 pub async fn track(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
@@ -252,7 +251,7 @@ pub async fn track(
         let number = q.get("number").map(|s| s.trim()).unwrap_or_default();
         let number = crate::widget::valid_number(number)
             .map_err(|m| ApiError::bad_parameter("number", m).into_response())?;
-        let body = crate::widget::lookup(&state.db, who.account.id, &number)
+        let body = crate::widget::lookup(&state.ctx.db, who.account.id, &number)
             .await
             .map_err(|e| ApiError::from(e).into_response())?;
         tracing::debug!(key = %who.key_id, found = body.data.len(), "widget lookup");

@@ -16,9 +16,9 @@ use std::collections::HashMap;
 use axum::extract::{Form, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use boxtrack_api::html::esc;
-use boxtrack_api::state::AppState;
 use boxtrack_core::requests::{self, NewRequest};
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 use boxtrack_store::accounts;
 use serde::{Deserialize, Serialize};
 
@@ -205,7 +205,7 @@ fn upload_form(csrf: &str, text: &str, error: Option<&str>) -> String {
 }
 
 /// `GET /console/imports`.
-pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn page(State(state): State<Front>, headers: HeaderMap) -> Response {
     let Some((_, s)) = session(&state, &headers).await else {
         return see_other("/console/sign-in");
     };
@@ -225,7 +225,7 @@ pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response
 
 /// `POST /console/imports/preview`.
 pub async fn preview(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
@@ -326,7 +326,7 @@ fn read_workbook(encoded: &str) -> Result<Vec<Vec<String>>, String> {
 /// `POST /console/imports/run`: tracks `rows` (the preview's JSON); answers JSON when asked
 /// for it (the progress bar's batches), else a page with the results.
 pub async fn run(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
@@ -355,13 +355,12 @@ pub async fn run(
         )
             .into_response();
     }
-    let account = match accounts::get(&state.db, s.account_id).await {
+    let account = match accounts::get(&state.ctx.db, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => return see_other("/console/sign-in"),
         Err(e) => return unavailable(&e),
     };
     let mut results = Vec::with_capacity(rows.len());
-    let tracker = boxtrack_api::routes::tracking_requests::tracker(&state);
     for row in &rows {
         // checked again: the rows came back from the browser
         let input = NewRequest {
@@ -372,7 +371,8 @@ pub async fn run(
             ref_numbers: row.ref_numbers.clone(),
             ..Default::default()
         };
-        let (outcome, detail) = match track(&tracker, &account, &input, Default::default()).await {
+        let (outcome, detail) = match track(&state.ctx, &account, &input, Default::default()).await
+        {
             Ok(_) => ("tracked", String::new()),
             Err(Refused::Invalid(errors)) => (
                 "refused",
@@ -400,7 +400,7 @@ pub async fn run(
         });
     }
     if !rows.is_empty() {
-        state.reads.changes().touch(account.id);
+        state.ctx.changes.touch(account.id);
     }
     if wants_json {
         return axum::Json(RunResults { results }).into_response();
@@ -452,11 +452,11 @@ pub(crate) struct RunResult {
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    boxtrack_api::Mount::default()
-        .public_get("/console/imports", self::page, || boxtrack_api::doc::Doc::from_value(page(
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/imports", self::page, || boxtrack_http::doc::Doc::from_value(page(
                 "Track many numbers (CSV)",
                 "A form for a CSV file (read by the page's script into the text field) or its pasted text: columns `number` (needed), `type`, `scac`, `ref_numbers`, by header or in that order; at most 5,000 rows.",
                 ("200", html("The form")),
@@ -465,7 +465,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
             )))
         .public_routed("post", "/console/imports/preview", axum::routing::post(self::preview).layer(axum::extract::DefaultBodyLimit::max(
                 PREVIEW_BODY_MAX,
-            )), || boxtrack_api::doc::Doc::from_value(page(
+            )), || boxtrack_http::doc::Doc::from_value(page(
                 "Check an import's rows",
                 "Every row of the CSV text, or of the first sheet of an XLSX workbook sent as base64 in `xlsx` (at most 4 MB; the page's script reads a chosen file so), checked as `POST /v2/tracking_requests` checks it (the type inferred from the number when empty; repeats within the file refused), with the reason a row is refused, and a form that tracks the rows that passed.",
                 ("200", html("The rows, checked")),
@@ -483,10 +483,10 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 ],
                 Some(form(
                     &[
-                        ("csv", boxtrack_api::schema::Schema::string().describe("The CSV text")),
+                        ("csv", boxtrack_http::schema::Schema::string().describe("The CSV text")),
                         (
                             "xlsx",
-                            boxtrack_api::schema::Schema::string().describe(
+                            boxtrack_http::schema::Schema::string().describe(
                                 "An XLSX workbook in base64 (read instead of `csv` when not empty)",
                             ),
                         ),
@@ -494,7 +494,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     &[],
                 )),
             )))
-        .public_post("/console/imports/run", self::run, || boxtrack_api::doc::Doc::from_value(page(
+        .public_post("/console/imports/run", self::run, || boxtrack_http::doc::Doc::from_value(page(
                 "Track an import's rows",
                 "Tracks the rows the preview passed (checked again), each as `POST /v2/tracking_requests` would; a number tracked already is reported as such and not tracked twice. Answers JSON (`results`: line, number, outcome `tracked` | `already tracked` | `refused`, detail) when `Accept` asks for it, else a page.",
                 (
@@ -502,7 +502,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     {
                         let mut r = html("The results");
                         r["content"]["application/json"]["schema"] =
-                            boxtrack_api::doc::schema_of::<RunResults>();
+                            boxtrack_http::doc::schema_of::<RunResults>();
                         r
                     },
                 ),
@@ -519,7 +519,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 Some(form(
                     &[(
                         "rows",
-                        boxtrack_api::schema::Schema::string().describe("The preview's rows, as JSON"),
+                        boxtrack_http::schema::Schema::string().describe("The preview's rows, as JSON"),
                     )],
                     &["rows"],
                 )),

@@ -13,11 +13,11 @@ use std::collections::HashMap;
 use axum::extract::{Form, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use boxtrack_api::Mount;
-use boxtrack_api::html::{cookie, esc};
-use boxtrack_api::state::AppState;
 use boxtrack_core::oauth as secrets;
 use boxtrack_core::ratelimit::Attempt;
+use boxtrack_http::Front;
+use boxtrack_http::front::Mount;
+use boxtrack_http::html::{cookie, esc};
 use boxtrack_store::sessions;
 use boxtrack_store::{now_us, oauth};
 
@@ -83,12 +83,7 @@ pub fn mount() -> Mount {
     .fold(Mount::default(), |all, part| all.merge(part()))
 }
 
-fn sign_in_form(
-    status: StatusCode,
-    state: &AppState,
-    email: &str,
-    error: Option<&str>,
-) -> Response {
+fn sign_in_form(status: StatusCode, state: &Front, email: &str, error: Option<&str>) -> Response {
     let csrf = secrets::new_secret();
     let (err, invalid) = match error {
         Some(m) => (
@@ -120,7 +115,7 @@ fn sign_in_form(
 }
 
 /// `GET /console/sign-in`.
-async fn sign_in_page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+async fn sign_in_page(State(state): State<Front>, headers: HeaderMap) -> Response {
     if session(&state, &headers).await.is_some() {
         return see_other("/console/action");
     }
@@ -129,7 +124,7 @@ async fn sign_in_page(State(state): State<AppState>, headers: HeaderMap) -> Resp
 
 /// `POST /console/sign-in`: checks the form token and the password, then starts a session.
 async fn sign_in(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
@@ -177,7 +172,7 @@ async fn sign_in(
             );
         }
     }
-    let user = match oauth::get_user(&state.db, email).await {
+    let user = match oauth::get_user(&state.ctx.db, email).await {
         Ok(Some(u)) if secrets::verify_password(password, &u.password_hash) => u,
         Ok(_) => {
             return sign_in_form(
@@ -192,7 +187,7 @@ async fn sign_in(
     let token = secrets::new_secret();
     let now = now_us();
     if let Err(e) = sessions::start(
-        &state.db,
+        &state.ctx.db,
         &user,
         &secrets::digest(&token),
         &secrets::new_secret(),
@@ -218,7 +213,7 @@ async fn sign_in(
 
 /// `POST /console/sign-out`.
 async fn sign_out(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
@@ -226,7 +221,7 @@ async fn sign_out(
         Ok(x) => x,
         Err(answer) => return answer,
     };
-    if let Err(e) = sessions::end(&state.db, &digest, now_us()).await {
+    if let Err(e) = sessions::end(&state.ctx.db, &digest, now_us()).await {
         return unavailable(&e);
     }
     let mut resp = see_other("/console/sign-in");
@@ -235,18 +230,18 @@ async fn sign_out(
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn sign_in_routes() -> boxtrack_api::Mount {
+pub(crate) fn sign_in_routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    boxtrack_api::Mount::default()
-        .public_get("/console/sign-in", crate::sign_in_page, || boxtrack_api::doc::Doc::from_value(page(
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/sign-in", crate::sign_in_page, || boxtrack_http::doc::Doc::from_value(page(
                 "The sign-in page",
                 "Email and password of a user (`boxtrack users create`); sets the form's double-submit cookie. Signed in already: redirects to the portal.",
                 ("200", html("The sign-in form")),
                 vec![("303", see_other("To /console"))],
                 None,
             )))
-        .public_post("/console/sign-in", crate::sign_in, || boxtrack_api::doc::Doc::from_value(page(
+        .public_post("/console/sign-in", crate::sign_in, || boxtrack_http::doc::Doc::from_value(page(
                 "Sign in",
                 "Checks the form token, the attempts for this email (10 a minute) and the password, starts a 12-hour session (`btk_console` cookie: HttpOnly, SameSite=Strict, Path=/console, Secure behind https) and redirects to the portal. Wrong credentials show the form again.",
                 ("303", see_other("To /console, signed in")),
@@ -263,11 +258,11 @@ pub(crate) fn sign_in_routes() -> boxtrack_api::Mount {
                     ("503", unavailable()),
                 ],
                 Some(form(
-                    &[("email", boxtrack_api::schema::Schema::string()), ("password", boxtrack_api::schema::Schema::string())],
+                    &[("email", boxtrack_http::schema::Schema::string()), ("password", boxtrack_http::schema::Schema::string())],
                     &["email", "password"],
                 )),
             )))
-        .public_post("/console/sign-out", crate::sign_out, || boxtrack_api::doc::Doc::from_value(page(
+        .public_post("/console/sign-out", crate::sign_out, || boxtrack_http::doc::Doc::from_value(page(
                 "Sign out",
                 "Ends the session and clears its cookie.",
                 ("303", see_other("To /console/sign-in")),

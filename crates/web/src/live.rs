@@ -8,8 +8,8 @@
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use boxtrack_api::html::esc;
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 
 use crate::common::session;
 
@@ -34,7 +34,7 @@ pub(crate) fn marker_at(version: &str, url: &str) -> String {
 
 /// `GET /console/live`: `{"version": "…"}` for the session's account (401 without one: the
 /// script stops asking).
-pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn version(State(state): State<Front>, headers: HeaderMap) -> Response {
     let Some((_, s)) = session(&state, &headers).await else {
         return (
             StatusCode::UNAUTHORIZED,
@@ -43,7 +43,7 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
             .into_response();
     };
     // where the tables read it: a replica that has the account's writes, else the primary
-    let db = state.read_db(s.account_id);
+    let db = state.ctx.read_db(s.account_id);
     match boxtrack_store::reads::fingerprint(db, s.account_id).await {
         Ok(v) => {
             let mut r = axum::Json(crate::pagedoc::Version { version: v }).into_response();
@@ -65,11 +65,11 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::page;
 
-    boxtrack_api::Mount::default()
-        .public_get("/console/live", self::version, || boxtrack_api::doc::Doc::from_value(page(
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/live", self::version, || boxtrack_http::doc::Doc::from_value(page(
             "Whether the account changed (live pages)",
             "The account's version: the newest `updated_us` of its containers, shipments and tracking requests. The console's pages ask every 5 seconds and fetch themselves again when it changes.",
             (

@@ -3,9 +3,9 @@
 //! Pure functions of the container and "now", so the list, the container page and the tests
 //! agree.
 
-use boxtrack_api::html::esc;
 use boxtrack_core::tracking::rules::{self, ContainerStatus};
 use boxtrack_core::tracking::{ContainerState, Fee, Hold, Route, ShipmentState};
+use boxtrack_http::html::esc;
 
 const MINUTE_US: i64 = 60_000_000;
 const HOUR_US: i64 = 60 * MINUTE_US;

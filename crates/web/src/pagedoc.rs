@@ -1,9 +1,9 @@
 //! Helpers that console pages document their routes with (each page module's `routes()`
 //! declares its operations with them). Schemas are typed fragments
-//! ([`boxtrack_api::schema`]) or derived from the answer types ([`Version`], [`Problem`]).
+//! ([`boxtrack_http::schema`]) or derived from the answer types ([`Version`], [`Problem`]).
 
-use boxtrack_api::doc::{Doc, WithHeader, schema_of};
-use boxtrack_api::schema::{Param, Schema, Type};
+use boxtrack_http::doc::{Doc, WithHeader, schema_of};
+use boxtrack_http::schema::{Param, Schema, Type};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use boxtrack_api::html::esc;
-use boxtrack_api::state::AppState;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::ratelimit::Bucket;
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 use boxtrack_store::accounts::{self, Account};
 use boxtrack_store::keys;
 use boxtrack_store::publishable::PublishableKeyRecord;
@@ -20,7 +20,7 @@ use uuid::Uuid;
 use crate::common::*;
 
 /// `GET /console`: the account and its keys.
-pub(crate) async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub(crate) async fn home(State(state): State<Front>, headers: HeaderMap) -> Response {
     let Some((_, s)) = session(&state, &headers).await else {
         return see_other("/console/sign-in");
     };
@@ -39,12 +39,12 @@ pub(crate) struct Fresh<'a> {
 
 /// The developer portal page; `created` is a key just issued, shown this once.
 pub(crate) async fn portal(
-    state: &AppState,
+    state: &Front,
     s: &Session,
     status: StatusCode,
     created: Option<Fresh<'_>>,
 ) -> Response {
-    let account = match accounts::get(&state.db, s.account_id).await {
+    let account = match accounts::get(&state.ctx.db, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => {
             return page(
@@ -55,7 +55,7 @@ pub(crate) async fn portal(
         }
         Err(e) => return unavailable(&e),
     };
-    let list = match keys::list_all(&state.db, account.id).await {
+    let list = match keys::list_all(&state.ctx.db, account.id).await {
         Ok(l) => l,
         Err(e) => return unavailable(&e),
     };
@@ -84,7 +84,8 @@ pub(crate) async fn portal(
             used
         ));
     }
-    let active = match boxtrack_store::tracking::active_containers(&state.db, account.id).await {
+    let active = match boxtrack_store::tracking::active_containers(&state.ctx.db, account.id).await
+    {
         Ok(n) => n,
         Err(e) => return unavailable(&e),
     };
@@ -112,7 +113,8 @@ pub(crate) async fn portal(
             esc(k.full)
         )
     });
-    let publishable_keys = match boxtrack_store::publishable::list(&state.db, account.id).await {
+    let publishable_keys = match boxtrack_store::publishable::list(&state.ctx.db, account.id).await
+    {
         Ok(l) => publishable_section(&account, &l, &csrf),
         Err(e) => return unavailable(&e),
     };
@@ -141,7 +143,7 @@ pub(crate) async fn portal(
 
 /// `POST /console/keys`: issues a key and shows it once.
 pub(crate) async fn create_key(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
@@ -172,7 +174,7 @@ pub(crate) async fn create_key(
             }
         },
     };
-    match keys::create_expiring(&state.db, s.account_id, name.as_deref(), expires_us).await {
+    match keys::create_expiring(&state.ctx.db, s.account_id, name.as_deref(), expires_us).await {
         Ok((record, key)) => {
             portal(
                 &state,
@@ -192,7 +194,7 @@ pub(crate) async fn create_key(
 
 /// `POST /console/keys/{id}/revoke`.
 pub(crate) async fn revoke_key(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Path(id): Path<String>,
     Form(f): Form<HashMap<String, String>>,
@@ -204,7 +206,7 @@ pub(crate) async fn revoke_key(
     let Ok(id) = id.parse::<Uuid>() else {
         return no_such_key();
     };
-    match keys::revoke(&state.db, id, Some(s.account_id)).await {
+    match keys::revoke(&state.ctx.db, id, Some(s.account_id)).await {
         Ok(_) => {
             state.keys.forget_key(id);
             see_other("/console")
@@ -258,11 +260,11 @@ fn publishable_section(account: &Account, list: &[PublishableKeyRecord], csrf: &
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    boxtrack_api::Mount::default()
-        .public_get("/console", self::home, || boxtrack_api::doc::Doc::from_value(page(
+    boxtrack_http::front::Mount::default()
+        .public_get("/console", self::home, || boxtrack_http::doc::Doc::from_value(page(
                 "The developer portal",
                 "The signed-in user's account: plan, entitlements, rate limits and API keys (masked), with forms to create and revoke keys. Without a session (cookie `btk_console`) it redirects to the sign-in page.",
                 ("200", html("The portal page")),
@@ -273,7 +275,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 ],
                 None,
             )))
-        .public_post("/console/keys", self::create_key, || boxtrack_api::doc::Doc::from_value(page(
+        .public_post("/console/keys", self::create_key, || boxtrack_http::doc::Doc::from_value(page(
                 "Create an API key",
                 "Issues a key for the signed-in user's account and shows the portal with the full key, this once; afterwards only its hint is shown.",
                 ("201", html("The portal with the new key")),
@@ -283,9 +285,9 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     ("415", not_form()),
                     ("503", unavailable()),
                 ],
-                Some(form(&[("name", boxtrack_api::schema::Schema::string().max_length(100))], &[])),
+                Some(form(&[("name", boxtrack_http::schema::Schema::string().max_length(100))], &[])),
             )))
-        .public_post("/console/keys/{id}/revoke", self::revoke_key, || boxtrack_api::doc::Doc::from_value({
+        .public_post("/console/keys/{id}/revoke", self::revoke_key, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "Revoke an API key",
                     "Revokes one of the account's keys at once (in every process within a second).",

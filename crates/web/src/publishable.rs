@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use boxtrack_api::html::esc;
-use boxtrack_api::state::AppState;
 use boxtrack_core::plan::Entitlement;
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 use boxtrack_store::publishable;
 use uuid::Uuid;
 
@@ -28,7 +28,7 @@ pub(crate) fn parse_origins(raw: &str) -> Result<Vec<String>, String> {
 
 /// `POST /console/publishable_keys`.
 pub(crate) async fn create(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
@@ -36,7 +36,7 @@ pub(crate) async fn create(
         Ok(x) => x,
         Err(answer) => return answer,
     };
-    let account = match boxtrack_store::accounts::get(&state.db, s.account_id).await {
+    let account = match boxtrack_store::accounts::get(&state.ctx.db, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => return no_such_key(),
         Err(e) => return unavailable(&e),
@@ -56,7 +56,7 @@ pub(crate) async fn create(
         .map(|n| n.trim())
         .filter(|n| !n.is_empty())
         .map(|n| n.chars().take(100).collect::<String>());
-    match publishable::create(&state.db, s.account_id, name.as_deref(), &origins).await {
+    match publishable::create(&state.ctx.db, s.account_id, name.as_deref(), &origins).await {
         Ok((record, key)) => {
             portal(
                 &state,
@@ -76,7 +76,7 @@ pub(crate) async fn create(
 
 /// `POST /console/publishable_keys/{id}/revoke`.
 pub(crate) async fn revoke(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Path(id): Path<String>,
     Form(f): Form<HashMap<String, String>>,
@@ -88,7 +88,7 @@ pub(crate) async fn revoke(
     let Ok(id) = id.parse::<Uuid>() else {
         return no_such_key();
     };
-    match publishable::revoke(&state.db, s.account_id, id).await {
+    match publishable::revoke(&state.ctx.db, s.account_id, id).await {
         Ok(_) => see_other("/console"),
         Err(boxtrack_store::StoreError::NotFound(_)) => no_such_key(),
         Err(e) => unavailable(&e),
@@ -108,11 +108,11 @@ fn problem(status: StatusCode, message: &str) -> Response {
 }
 
 /// This module's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
-    use boxtrack_api::doc::Doc;
+    use boxtrack_http::doc::Doc;
 
-    boxtrack_api::Mount::default()
+    boxtrack_http::front::Mount::default()
         .public_post("/console/publishable_keys", self::create, || {
             Doc::from_value(page(
                 "Create a publishable key",
@@ -135,10 +135,10 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 ],
                 Some(form(
                     &[
-                        ("name", boxtrack_api::schema::Schema::string().max_length(100)),
+                        ("name", boxtrack_http::schema::Schema::string().max_length(100)),
                         (
                             "origins",
-                            boxtrack_api::schema::Schema::string().describe("Allowed origins, one per line; empty for any"),
+                            boxtrack_http::schema::Schema::string().describe("Allowed origins, one per line; empty for any"),
                         ),
                     ],
                     &[],

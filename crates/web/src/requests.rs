@@ -10,10 +10,10 @@ use std::collections::HashMap;
 use axum::extract::{Form, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use boxtrack_api::html::esc;
-use boxtrack_api::state::AppState;
 use boxtrack_core::paging::Page;
 use boxtrack_core::requests::{self, NewRequest};
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 use boxtrack_store::accounts;
 use boxtrack_store::sessions::Session;
 
@@ -96,7 +96,7 @@ const TYPES: [(&str, &str); 3] = [
 
 /// `GET /console/tracking_requests`.
 pub async fn list(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
@@ -110,7 +110,7 @@ pub async fn list(
 /// `GET /console/tracking_requests.csv`: the requests the filters select (every page, up to
 /// [`crate::csv::EXPORT_MAX_ROWS`]), newest first, as CSV.
 pub async fn export(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
@@ -130,7 +130,7 @@ pub async fn export(
         "id",
     ]);
     // one database for every page of the export (a replica, or the primary)
-    let db = state.read_db(s.account_id);
+    let db = state.ctx.read_db(s.account_id);
     let mut walk = crate::csv::Walk::by_cursor();
     loop {
         let listed = match app::list(db, s.account_id, &asked, &walk.page()).await {
@@ -159,7 +159,7 @@ pub async fn export(
 
 /// `POST /console/tracking_requests`.
 pub async fn create(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
@@ -181,13 +181,12 @@ pub async fn create(
         scac,
         ..Default::default()
     };
-    let account = match accounts::get(&state.db, s.account_id).await {
+    let account = match accounts::get(&state.ctx.db, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => return see_other("/console/sign-in"),
         Err(e) => return unavailable(&e),
     };
-    let tracker = boxtrack_api::routes::tracking_requests::tracker(&state);
-    let refused = match track(&tracker, &account, &input, Default::default()).await {
+    let refused = match track(&state.ctx, &account, &input, Default::default()).await {
         Ok(_) => return see_other("/console/tracking_requests"),
         Err(r) => r,
     };
@@ -219,7 +218,7 @@ pub async fn create(
 }
 
 async fn render(
-    state: &AppState,
+    state: &Front,
     s: &Session,
     status: StatusCode,
     error: Option<&str>,
@@ -227,7 +226,7 @@ async fn render(
     asked: &Asked,
 ) -> Response {
     // the version before the rows (a change between shows on the next check), one database
-    let db = state.read_db(s.account_id);
+    let db = state.ctx.read_db(s.account_id);
     let version = match boxtrack_store::reads::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
@@ -340,13 +339,13 @@ async fn render(
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{
         csv_file, expired, form, html, not_form, page, query, see_other, unavailable,
     };
 
-    boxtrack_api::Mount::default()
-        .public_get("/console/tracking_requests", self::list, || boxtrack_api::doc::Doc::from_value({
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/tracking_requests", self::list, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "Tracking requests",
                     "The account's tracking requests, newest first, 50 a page, with their status and why one failed, filtered by `q` (number or reference), `status` and `scac` as the API filters them, and a form to track a number.",
@@ -365,7 +364,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 ]);
                 op
             }))
-        .public_get("/console/tracking_requests.csv", self::export, || boxtrack_api::doc::Doc::from_value({
+        .public_get("/console/tracking_requests.csv", self::export, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "Export tracking requests as CSV",
                     "The requests the filters select (`q`, `status`, `scac`), every page up to 50,000 rows, newest first: request_number, request_type, scac, status, failed_reason, ref_numbers, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
@@ -380,7 +379,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                     query(&[("q", "string"), ("status", "string"), ("scac", "string")]);
                 op
             }))
-        .public_post("/console/tracking_requests", self::create, || boxtrack_api::doc::Doc::from_value(page(
+        .public_post("/console/tracking_requests", self::create, || boxtrack_http::doc::Doc::from_value(page(
                 "Track a number",
                 "Tracks a number as `POST /v2/tracking_requests` does (the carrier detected from the number when `scac` is empty) and shows the requests again.",
                 ("303", see_other("To /console/tracking_requests")),
@@ -401,12 +400,12 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 ],
                 Some(form(
                     &[
-                        ("request_number", boxtrack_api::schema::Schema::string()),
+                        ("request_number", boxtrack_http::schema::Schema::string()),
                         (
                             "request_type",
-                            boxtrack_api::schema::Schema::string().words(&["bill_of_lading", "booking_number", "container"]),
+                            boxtrack_http::schema::Schema::string().words(&["bill_of_lading", "booking_number", "container"]),
                         ),
-                        ("scac", boxtrack_api::schema::Schema::string()),
+                        ("scac", boxtrack_http::schema::Schema::string()),
                     ],
                     &["request_number", "request_type"],
                 )),

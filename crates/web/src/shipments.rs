@@ -8,12 +8,12 @@ use std::collections::HashMap;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use boxtrack_api::html::esc;
-use boxtrack_api::state::AppState;
 use boxtrack_app::fields::{Instant, One, Range, Text};
 use boxtrack_app::shipments::{self, ListShipments, ShipmentFilter, ShipmentSort, ShipmentStatus};
 use boxtrack_core::paging::Page;
 use boxtrack_core::time::format_local;
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, ListSort};
 
@@ -167,7 +167,7 @@ fn row(sh: &reads::ShipmentRow, boxes: usize) -> String {
 
 /// `GET /console/shipments`.
 pub async fn list(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
@@ -176,7 +176,7 @@ pub async fn list(
     };
     let asked = Asked::from_query(&query);
     // one database for the whole page (a replica, or the primary)
-    let db = state.read_db(s.account_id);
+    let db = state.ctx.read_db(s.account_id);
     let version = match reads::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
@@ -272,7 +272,7 @@ pub async fn list(
 /// `GET /console/shipments.csv`: the shipments the table's filters select (every page, up to
 /// [`crate::csv::EXPORT_MAX_ROWS`]), in the table's order, as CSV with one row per shipment.
 pub async fn export(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
@@ -296,7 +296,7 @@ pub async fn export(
         "id",
     ]);
     // one database for every page of the export (a replica, or the primary)
-    let db = state.read_db(s.account_id);
+    let db = state.ctx.read_db(s.account_id);
     let mut walk = crate::csv::Walk::new(asked.sort());
     loop {
         let (listed, containers) = match shipments::list::<reads::ShipmentRow, reads::ContainerRow>(
@@ -348,11 +348,11 @@ pub async fn export(
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{csv_file, html, page, query, see_other, unavailable};
 
-    boxtrack_api::Mount::default()
-        .public_get("/console/shipments", self::list, || boxtrack_api::doc::Doc::from_value({
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/shipments", self::list, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "The shipments table",
                     "The signed-in account's shipments, most recently updated first, 50 a page, with the API's filters: `q` (bill of lading, reference or container number), `carrier` (SCAC), `port` (POD UN/LOCODE), `tracking` (`tracked` or `stopped`), `updated_days` (updated within that many days), `eta_days` (estimated arrival at the port of discharge within that many days), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pod_eta_at` or `-pod_eta_at`, missing estimates last), `page`. Values that mean nothing are left out. The page keeps itself current.",
@@ -375,7 +375,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
                 ]);
                 op
             }))
-        .public_get("/console/shipments.csv", self::export, || boxtrack_api::doc::Doc::from_value({
+        .public_get("/console/shipments.csv", self::export, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "Export shipments as CSV",
                     "The shipments the table's filters select (the same query parameters as `/console/shipments`, `page` aside), every page up to 50,000 rows, in the table's order, one row per shipment: bill_of_lading, scac, pol_locode, pod_locode, pod_eta, pod_ata, containers (their numbers), ref_numbers, tracking, customer, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",

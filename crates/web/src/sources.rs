@@ -7,10 +7,10 @@
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use boxtrack_api::html::esc;
-use boxtrack_api::routes::sources::{SourcesDocument, document};
-use boxtrack_api::state::AppState;
+use boxtrack_app::sources::{SourcesDocument, document};
 use boxtrack_core::time::format_micros;
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 
 use crate::common::{page_with, see_other, session};
 
@@ -164,13 +164,13 @@ fn age(secs: i64) -> String {
 }
 
 /// `GET /console/sources`.
-pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn page(State(state): State<Front>, headers: HeaderMap) -> Response {
     let Some((_, s)) = session(&state, &headers).await else {
         return see_other("/console/sign-in");
     };
-    let doc = match document(&state).await {
+    let doc = match document(&state.ctx).await {
         Ok(d) => d,
-        Err(e) => return e.into_response(),
+        Err(e) => return crate::common::app_unavailable(e),
     };
     let body = format!(
         "{}{}</main>",
@@ -187,7 +187,7 @@ pub async fn page(State(state): State<AppState>, headers: HeaderMap) -> Response
 }
 
 /// `GET /console/sources/version`: `{"version": …}`, which changes when the page would.
-pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn version(State(state): State<Front>, headers: HeaderMap) -> Response {
     if session(&state, &headers).await.is_none() {
         return (
             StatusCode::UNAUTHORIZED,
@@ -195,28 +195,28 @@ pub async fn version(State(state): State<AppState>, headers: HeaderMap) -> Respo
         )
             .into_response();
     }
-    match document(&state).await {
+    match document(&state.ctx).await {
         Ok(d) => axum::Json(crate::pagedoc::Version {
             version: version_of(&d),
         })
         .into_response(),
-        Err(e) => e.into_response(),
+        Err(e) => boxtrack_http::ApiError::from(e).into_response(),
     }
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{html, page, see_other};
 
-    boxtrack_api::Mount::default()
-        .public_get("/console/sources", self::page, || boxtrack_api::doc::Doc::from_value(page(
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/sources", self::page, || boxtrack_http::doc::Doc::from_value(page(
                 "Sources",
                 "The health of every upstream this process reads (what `GET /v2/sources` answers): last success, requests and errors, the newest data and its age, refused records by reason with the latest samples; the polled subjects; carriers that wait for a source. Keeps itself current.",
                 ("200", html("The page")),
                 vec![("303", see_other("To /console/sign-in: no session"))],
                 None,
             )))
-        .public_get("/console/sources/version", self::version, || boxtrack_api::doc::Doc::from_value(page(
+        .public_get("/console/sources/version", self::version, || boxtrack_http::doc::Doc::from_value(page(
                 "Whether the sources page changed",
                 "A version that changes when the sources page would; the page asks every 5 seconds.",
                 (
@@ -234,7 +234,7 @@ pub(crate) fn routes() -> boxtrack_api::Mount {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use boxtrack_api::routes::sources::{
+    use boxtrack_app::sources::{
         Budget, EarlyReports, RefusedSample, Source, SourceAttributes, SourcesMeta, Subjects,
         Waiting,
     };

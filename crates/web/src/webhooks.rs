@@ -9,11 +9,11 @@ use std::collections::HashMap;
 use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use boxtrack_api::html::esc;
-use boxtrack_api::state::AppState;
 use boxtrack_core::paging::Page;
 use boxtrack_core::time::format_micros;
 use boxtrack_core::webhooks::{self as rules, EVENTS};
+use boxtrack_http::Front;
+use boxtrack_http::html::esc;
 use boxtrack_store::{StoreError, notifications, webhooks};
 use uuid::Uuid;
 
@@ -39,7 +39,7 @@ fn missing() -> Response {
 }
 
 /// `GET /console/webhooks`.
-pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn list(State(state): State<Front>, headers: HeaderMap) -> Response {
     let Some((_, s)) = session(&state, &headers).await else {
         return see_other("/console/sign-in");
     };
@@ -47,13 +47,13 @@ pub async fn list(State(state): State<AppState>, headers: HeaderMap) -> Response
 }
 
 async fn render_list(
-    state: &AppState,
+    state: &Front,
     s: &boxtrack_store::sessions::Session,
     status: StatusCode,
     error: Option<&str>,
     url: &str,
 ) -> Response {
-    let listed = match webhooks::list(&state.db, s.account_id, &Page::first(100)).await {
+    let listed = match webhooks::list(&state.ctx.db, s.account_id, &Page::first(100)).await {
         Ok(l) => l,
         Err(e) => return unavailable(&e),
     };
@@ -97,7 +97,7 @@ async fn render_list(
 
 /// `POST /console/webhooks`.
 pub async fn create(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
@@ -111,8 +111,7 @@ pub async fn create(
         url: Some(raw.to_string()),
         ..app::WebhookIn::default()
     };
-    let allowed = boxtrack_api::routes::webhooks::allowed(&state);
-    match app::create(&state.db, s.account_id, allowed, &asked).await {
+    match app::create(&state.ctx, s.account_id, &asked).await {
         Ok(w) => see_other(&format!("/console/webhooks/{}", w.id)),
         Err(boxtrack_app::AppError::Unprocessable { detail, .. }) => {
             render_list(&state, &s, StatusCode::BAD_REQUEST, Some(&detail), raw).await
@@ -123,7 +122,7 @@ pub async fn create(
 
 /// `GET /console/webhooks/{id}`.
 pub async fn show(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Response {
@@ -138,12 +137,12 @@ pub async fn show(
 
 /// The webhook's 30 newest notifications.
 async fn newest(
-    state: &AppState,
+    state: &Front,
     account: Uuid,
     webhook: Uuid,
 ) -> Result<Vec<notifications::NotificationRow>, StoreError> {
     Ok(notifications::list(
-        &state.db,
+        &state.ctx.db,
         account,
         &notifications::Filter {
             webhook_id: Some(webhook),
@@ -167,7 +166,7 @@ fn version_of(w: &webhooks::WebhookRow, rows: &[notifications::NotificationRow])
 
 /// `GET /console/webhooks/{id}/version`: `{"version": …}`, which changes when the page would.
 pub async fn version(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Response {
@@ -182,7 +181,7 @@ pub async fn version(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    let w = match webhooks::get(&state.db, s.account_id, id).await {
+    let w = match webhooks::get(&state.ctx.db, s.account_id, id).await {
         Ok(Some(w)) => w,
         Ok(None) => return missing(),
         Err(e) => return unavailable(&e),
@@ -197,13 +196,13 @@ pub async fn version(
 }
 
 async fn render_one(
-    state: &AppState,
+    state: &Front,
     s: &boxtrack_store::sessions::Session,
     id: Uuid,
     status: StatusCode,
     notice: &str,
 ) -> Response {
-    let w = match webhooks::get(&state.db, s.account_id, id).await {
+    let w = match webhooks::get(&state.ctx.db, s.account_id, id).await {
         Ok(Some(w)) => w,
         Ok(None) => return missing(),
         Err(e) => return unavailable(&e),
@@ -214,7 +213,7 @@ async fn render_one(
     };
     let mut rows = String::new();
     for n in &listed {
-        let attempts = match notifications::attempts(&state.db, n.id).await {
+        let attempts = match notifications::attempts(&state.ctx.db, n.id).await {
             Ok(a) => a,
             Err(e) => return unavailable(&e),
         };
@@ -294,7 +293,7 @@ async fn render_one(
         n = w.events.0.len(),
         all = EVENTS.len(),
         secret = esc(&w.secret),
-        header = esc(&state.config.webhook_signature_header),
+        header = esc(&state.ctx.policy.webhook_signature_header),
         csrf = esc(&s.csrf),
         checked = if w.active { " checked" } else { "" },
         event_boxes = event_boxes(&w.events.0),
@@ -331,7 +330,7 @@ fn event_boxes(subscribed: &[String]) -> String {
 /// `POST /console/webhooks/{id}`: changes the URL, whether deliveries are sent, and, from the
 /// page's form (`events_shown`), the events it subscribes to (at least one).
 pub async fn update(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Path(id): Path<String>,
     Form(pairs): Form<Vec<(String, String)>>,
@@ -359,8 +358,7 @@ pub async fn update(
         events,
         headers: None,
     };
-    let allowed = boxtrack_api::routes::webhooks::allowed(&state);
-    let why = match app::update(&state.db, s.account_id, id, allowed, &asked).await {
+    let why = match app::update(&state.ctx, s.account_id, id, &asked).await {
         Ok(_) => return see_other(&format!("/console/webhooks/{id}")),
         Err(boxtrack_app::AppError::Store(StoreError::NotFound(_))) => return missing(),
         Err(boxtrack_app::AppError::Unprocessable {
@@ -377,7 +375,7 @@ pub async fn update(
 /// `POST /console/webhooks/{id}/test`: sends one sample delivery of the chosen event to the
 /// webhook's URL, signed with its secret, and shows what came back.
 pub async fn test(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Path(id): Path<String>,
     Form(f): Form<HashMap<String, String>>,
@@ -389,7 +387,7 @@ pub async fn test(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    let w = match webhooks::get(&state.db, s.account_id, id).await {
+    let w = match webhooks::get(&state.ctx.db, s.account_id, id).await {
         Ok(Some(w)) => w,
         Ok(None) => return missing(),
         Err(e) => return unavailable(&e),
@@ -399,8 +397,8 @@ pub async fn test(
         let notice = r#"<p class="error" role="alert">Choose one of the listed events.</p>"#;
         return render_one(&state, &s, id, StatusCode::BAD_REQUEST, notice).await;
     }
-    let sent = match boxtrack_api::routes::webhook_trigger::send_sample(
-        &state,
+    let sent = match boxtrack_app::sample::send(
+        &state.ctx,
         &w.url,
         event,
         Some(&w.secret),
@@ -443,7 +441,7 @@ pub async fn test(
 /// `POST /console/webhooks/{id}/notifications/{nid}/redeliver`: a new notification of the
 /// same event for this webhook (its `replay_of` names the first), delivered as any other.
 pub async fn redeliver(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Path((id, nid)): Path<(String, String)>,
     Form(f): Form<HashMap<String, String>>,
@@ -455,13 +453,13 @@ pub async fn redeliver(
     let (Ok(id), Ok(nid)) = (id.parse::<Uuid>(), nid.parse::<Uuid>()) else {
         return missing();
     };
-    let n = match notifications::get(&state.db, s.account_id, nid).await {
+    let n = match notifications::get(&state.ctx.db, s.account_id, nid).await {
         Ok(Some(n)) if n.webhook_id == id => n,
         Ok(_) => return missing(),
         Err(e) => return unavailable(&e),
     };
     match notifications::replay(
-        &state.db,
+        &state.ctx.db,
         s.account_id,
         id,
         std::slice::from_ref(&n.event),
@@ -478,17 +476,17 @@ pub async fn redeliver(
 
 /// The OpenAPI operations of this module's console routes (collected by
 /// [`crate::operations`]).
-pub(crate) fn routes() -> boxtrack_api::Mount {
+pub(crate) fn routes() -> boxtrack_http::front::Mount {
     routes_1().merge(routes_2())
 }
 
 /// The webhook list and one webhook's page, each declared with its documentation.
-fn routes_1() -> boxtrack_api::Mount {
+fn routes_1() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
-    use boxtrack_api::schema::Schema;
+    use boxtrack_http::schema::Schema;
 
-    boxtrack_api::Mount::default()
-        .public_get("/console/webhooks", self::list, || boxtrack_api::doc::Doc::from_value(page(
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/webhooks", self::list, || boxtrack_http::doc::Doc::from_value(page(
                 "Webhooks",
                 "The account's webhooks (URL, on or off, events, failures in a row) and a form for a new one that receives every event.",
                 ("200", html("The page")),
@@ -498,7 +496,7 @@ fn routes_1() -> boxtrack_api::Mount {
                 ],
                 None,
             )))
-        .public_post("/console/webhooks", self::create, || boxtrack_api::doc::Doc::from_value(page(
+        .public_post("/console/webhooks", self::create, || boxtrack_http::doc::Doc::from_value(page(
                 "Create a webhook",
                 "A webhook for every event at the URL (checked as `POST /v2/webhooks` checks it), with a new signing secret; then its page.",
                 ("303", see_other("To the webhook's page")),
@@ -508,9 +506,9 @@ fn routes_1() -> boxtrack_api::Mount {
                     ("415", not_form()),
                     ("503", unavailable()),
                 ],
-                Some(form(&[("url", boxtrack_api::schema::Schema::string())], &["url"])),
+                Some(form(&[("url", boxtrack_http::schema::Schema::string())], &["url"])),
             )))
-        .public_get("/console/webhooks/{id}", self::show, || boxtrack_api::doc::Doc::from_value({
+        .public_get("/console/webhooks/{id}", self::show, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "A webhook",
                     "Its settings and signing secret, a test delivery, and its 30 newest notifications with every attempt's time, response code, duration and error, each with a button that redelivers it.",
@@ -525,7 +523,7 @@ fn routes_1() -> boxtrack_api::Mount {
                 op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
-        .public_post("/console/webhooks/{id}", self::update, || boxtrack_api::doc::Doc::from_value({
+        .public_post("/console/webhooks/{id}", self::update, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "Change a webhook",
                     "Its URL (checked as the API checks it), whether deliveries are sent, and, when `events_shown` is sent (the page's form sends it), the events it subscribes to: every `events` field, at least one, each an event of the catalog.",
@@ -561,11 +559,11 @@ fn routes_1() -> boxtrack_api::Mount {
 }
 
 /// A webhook's test, version and redelivery, each declared with its documentation.
-fn routes_2() -> boxtrack_api::Mount {
+fn routes_2() -> boxtrack_http::front::Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    boxtrack_api::Mount::default()
-        .public_get("/console/webhooks/{id}/version", self::version, || boxtrack_api::doc::Doc::from_value({
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/webhooks/{id}/version", self::version, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "Whether a webhook's page changed",
                     "A version that changes when the webhook's page would (its settings, its newest notifications' states and attempts); the page asks every 5 seconds.",
@@ -586,7 +584,7 @@ fn routes_2() -> boxtrack_api::Mount {
                 op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
-        .public_post("/console/webhooks/{id}/test", self::test, || boxtrack_api::doc::Doc::from_value({
+        .public_post("/console/webhooks/{id}/test", self::test, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "Send a test delivery",
                     "One sample delivery of the chosen event (a sandbox journey's notification) to the webhook's URL, signed with its secret; the page shows the response code, time and body. Nothing is stored.",
@@ -598,12 +596,12 @@ fn routes_2() -> boxtrack_api::Mount {
                         ("415", not_form()),
                         ("503", unavailable()),
                     ],
-                    Some(form(&[("event", boxtrack_api::schema::Schema::string())], &["event"])),
+                    Some(form(&[("event", boxtrack_http::schema::Schema::string())], &["event"])),
                 );
                 op["parameters"] = crate::pagedoc::path_ids(&["id"]);
                 op
             }))
-        .public_post("/console/webhooks/{id}/notifications/{nid}/redeliver", self::redeliver, || boxtrack_api::doc::Doc::from_value({
+        .public_post("/console/webhooks/{id}/notifications/{nid}/redeliver", self::redeliver, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "Redeliver a notification",
                     "A new notification of the same event for this webhook (its `replay_of` names the first), delivered as any other.",

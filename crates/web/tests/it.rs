@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use boxtrack_api::{ApiConfig, AppState, Limiter};
+use boxtrack_app::ctx::Policy as UseCasePolicy;
 use boxtrack_core::plan::Plan;
 use boxtrack_core::ratelimit::Limits;
 use boxtrack_store::Db;
@@ -20,10 +21,11 @@ struct App {
 }
 
 async fn spawn() -> App {
-    spawn_with(ApiConfig::default()).await
+    spawn_with(UseCasePolicy::default()).await
 }
 
-async fn spawn_with(config: ApiConfig) -> App {
+async fn spawn_with(policy: UseCasePolicy) -> App {
+    let config = ApiConfig::default();
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();
@@ -32,7 +34,11 @@ async fn spawn_with(config: ApiConfig) -> App {
         boxtrack_store::Backend::Sqlite => Limiter::memory(),
         boxtrack_store::Backend::Postgres => Limiter::database(db.clone()),
     };
-    let state = AppState::new(db.clone(), config, limiter);
+    let state = AppState::new(
+        boxtrack_app::Ctx::new(db.clone()).with_policy(policy),
+        config,
+        limiter,
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = CancellationToken::new();
@@ -1965,9 +1971,9 @@ async fn a_csv_import_checks_every_row_tracks_the_good_ones_and_never_twice() {
 #[tokio::test]
 async fn webhooks_are_made_tested_inspected_and_redelivered_from_the_console() {
     use std::sync::{Arc, Mutex};
-    let app = spawn_with(ApiConfig {
+    let app = spawn_with(UseCasePolicy {
         allow_private_webhook_urls: true,
-        ..ApiConfig::default()
+        ..UseCasePolicy::default()
     })
     .await;
     // a real receiver that keeps what it was sent

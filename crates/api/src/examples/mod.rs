@@ -53,6 +53,21 @@ impl Examples {
 
 const H: i64 = 1_000_000; // one simulated hour per real second at the default speed
 
+/// The recorded examples as the application's source of sample notifications
+/// ([`boxtrack_app::ctx::Examples`]): `rest` builds the router the tour calls.
+pub struct Recorder(pub Option<fn(AppState) -> axum::Router>);
+
+impl boxtrack_app::ctx::Examples for Recorder {
+    fn notification<'a>(
+        &'a self,
+        event: &'a str,
+    ) -> std::pin::Pin<
+        Box<dyn Future<Output = Result<Option<Value>, boxtrack_app::AppError>> + Send + 'a>,
+    > {
+        Box::pin(async move { Ok(examples(self.0).await?.by_event.get(event).cloned()) })
+    }
+}
+
 /// The examples, built on first use and kept for the life of the process; `rest` builds the
 /// router the tour calls (`AppState::rest_router`; without one the operations get no example).
 pub async fn examples(
@@ -101,9 +116,9 @@ async fn play(db: &Db, rest: Option<fn(AppState) -> axum::Router>) -> Result<Exa
         tour::Recorded {
             status: 200,
             request: None,
-            response: serde_json::to_value(crate::jsonapi::Collection {
+            response: serde_json::to_value(boxtrack_http::jsonapi::Collection {
                 included,
-                ..crate::jsonapi::Collection::of(data)
+                ..boxtrack_http::jsonapi::Collection::of(data)
             })
             .ok(),
         },

@@ -16,7 +16,8 @@ use serde_json::Value;
 use tower::ServiceExt as _;
 use uuid::Uuid;
 
-use crate::state::{ApiConfig, AppState};
+use crate::state::AppState;
+use boxtrack_http::ApiConfig;
 use boxtrack_store::{Db, StoreError};
 
 /// One operation's example: the status answered, the request body (JSON, when the call sent
@@ -204,9 +205,9 @@ pub async fn record(
     };
     let (_, key) = boxtrack_store::keys::create(db, account, Some("examples")).await?;
     let state = AppState::new(
-        db.clone(),
+        boxtrack_app::Ctx::new(db.clone()),
         ApiConfig::default(),
-        crate::limiter::Limiter::memory(),
+        boxtrack_http::Limiter::memory(),
     );
     let mut t = Tour {
         app: build(state),

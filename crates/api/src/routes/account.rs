@@ -3,9 +3,10 @@
 use boxtrack_store::accounts::Account;
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes, single};
-use crate::jsonapi::JsonApi;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, single};
+use boxtrack_http::jsonapi::JsonApi;
 
 /// The `account` resource object.
 pub fn to_resource(a: &Account) -> Value {

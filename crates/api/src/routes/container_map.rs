@@ -3,15 +3,15 @@
 
 use axum::Json;
 use axum::extract::State;
-use boxtrack_store::reads;
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::schema::Schema;
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::schema::Schema;
 
 /// `GET /v2/containers/{id}/map_geojson`: the container's journey as GeoJSON (ports, the
 /// path its vessels sailed, where the vessel is, the legs ahead); needs the `routing`
@@ -22,105 +22,10 @@ pub async fn map_geojson(
     IdPath(id): IdPath,
 ) -> ApiResult<Json<Value>> {
     caller.require(boxtrack_core::plan::Entitlement::Routing)?;
-    let (_, doc) = journey(&state.db, caller.account.id, id)
+    let (_, doc) = boxtrack_app::journey::journey(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     Ok(Json(doc))
-}
-
-/// The ports a shipment's containers called at, in order: the voyage's ends and every
-/// transport event that happened (estimates left out). What the map draws and MCP's
-/// `get_container_route` lists.
-pub fn stops_of(
-    s: &reads::ShipmentRow,
-    events: &[reads::TransportEventRow],
-) -> Vec<boxtrack_core::routemap::Stop> {
-    use boxtrack_core::routemap::{self, Ends, Vessel};
-    let vessel = |imo: &Option<String>, name: &Option<String>, voyage: &Option<String>| {
-        imo.as_ref().map(|imo| Vessel {
-            imo: imo.clone(),
-            name: name.clone(),
-            voyage: voyage.clone(),
-        })
-    };
-    let milestones: Vec<routemap::Milestone> = events
-        .iter()
-        .filter_map(|e| {
-            let name = e.event.strip_prefix("container.transport.")?;
-            (!name.starts_with("estimated.")).then(|| routemap::Milestone {
-                name: name.to_string(),
-                at_us: e.at_us,
-                locode: e.locode.clone(),
-                vessel: vessel(&e.vessel_imo, &e.vessel_name, &e.voyage),
-            })
-        })
-        .collect();
-    let (route, st) = (&s.route.0, &s.state.0);
-    let ends = Ends {
-        pol: route.pol_locode.clone(),
-        pol_etd_us: st.pol_etd_us,
-        pol_atd_us: st.pol_atd_us,
-        pod: route.pod_locode.clone(),
-        pod_eta_us: st.pod_eta_us,
-        pod_ata_us: st.pod_ata_us,
-        pod_vessel: vessel(
-            &st.pod_vessel_imo,
-            &st.pod_vessel_name,
-            &st.pod_voyage_number,
-        ),
-    };
-    routemap::stops(&ends, &milestones)
-}
-
-/// The GeoJSON journey of one of the account's containers with the id of its shipment, or
-/// `None` when the account has no such container (the console and the embeddable map draw
-/// the same document).
-pub async fn journey(
-    db: &boxtrack_store::Db,
-    account_id: uuid::Uuid,
-    id: uuid::Uuid,
-) -> ApiResult<Option<(uuid::Uuid, Value)>> {
-    use boxtrack_core::routemap::{self, Fix, Position, Progress, Sailed};
-    let Some(c) = reads::container(db, account_id, id).await? else {
-        return Ok(None);
-    };
-    let Some(s) = reads::shipment(db, account_id, c.shipment_id).await? else {
-        return Ok(Some((c.shipment_id, routemap::render(&[], &[], None))));
-    };
-    let events = reads::all_transport_events(db, account_id, id).await?;
-    let stops = stops_of(&s, &events);
-    let mut sailed = Vec::new();
-    for leg in routemap::legs(&stops) {
-        let mut got = Sailed::default();
-        if let (Some((from, to)), Some(v)) = (leg.window(&stops), &stops[leg.from].outbound)
-            && let Some(ais) = boxtrack_store::ais::by_imo(db, &v.imo).await?
-        {
-            got.track = boxtrack_store::ais::track(db, ais.mmsi, from, to, 5_000)
-                .await?
-                .into_iter()
-                .map(|p| Fix {
-                    at_us: p.position_us,
-                    lat: p.latitude,
-                    lon: p.longitude,
-                })
-                .collect();
-            if leg.progress == Progress::Underway
-                && let (Some(lat), Some(lon), Some(at_us)) =
-                    (ais.latitude, ais.longitude, ais.position_us)
-            {
-                got.latest = Some(Position {
-                    fix: Fix { at_us, lat, lon },
-                    heading: ais.heading.map(f64::from).or(ais.course),
-                    speed_knots: ais.speed_knots,
-                });
-            }
-        }
-        sailed.push(got);
-    }
-    Ok(Some((
-        s.id,
-        routemap::render(&stops, &sailed, Some(s.updated_us)),
-    )))
 }
 
 /// The GeoJSON document the map answers.

@@ -11,15 +11,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Q, Routes, list_of, single, typed_params};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{
+use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, Q, list_of, single, typed_params};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{
     Body, JsonApi, QueryParams, Rows, list_response, sorted_list_response, sorted_page,
 };
-use crate::schema::Schema;
-use crate::state::AppState;
+use boxtrack_http::schema::Schema;
 use boxtrack_views::tracking as resources;
 
 const INCLUDES: &[&str] = &[
@@ -107,9 +108,9 @@ async fn one(
     // what the shipment's resource shows of its containers is read with them
     let refs = asks_refs(includes);
     #[cfg(debug_assertions)]
-    let before = Before::take(&state.db, caller.account.id).await?;
+    let before = Before::take(&state.ctx.db, caller.account.id).await?;
     let shown: boxtrack_app::containers::Shown<ShownContainer> =
-        boxtrack_app::containers::show(&state.db, caller.account.id, id, refs)
+        boxtrack_app::containers::show(&state.ctx.db, caller.account.id, id, refs)
             .await?
             .ok_or_else(|| ApiError::not_found("container"))?;
     let c = shown.container;
@@ -124,11 +125,17 @@ async fn one(
         shipments: Some(&shipments),
         refs,
     };
-    let (mut data, included) =
-        render(&state.db, caller, std::slice::from_ref(&c), known, includes).await?;
+    let (mut data, included) = render(
+        &state.ctx.db,
+        caller,
+        std::slice::from_ref(&c),
+        known,
+        includes,
+    )
+    .await?;
     #[cfg(debug_assertions)]
     shown_as_parsed(
-        &state.db,
+        &state.ctx.db,
         caller,
         &before,
         std::slice::from_ref(&c),
@@ -208,7 +215,7 @@ pub async fn update(
         "/data/attributes/ref_numbers",
     )
     .map_err(|e| ApiError::unprocessable(e.pointer, e.code, e.detail))?;
-    tracking::update_container(&state.db, caller.account.id, id, refs).await?;
+    tracking::update_container(&state.ctx.db, caller.account.id, id, refs).await?;
     one(&state, &caller, id, &[]).await
 }
 
@@ -294,16 +301,16 @@ pub async fn update_many(
             })?;
         changes.push((id, refs));
     }
-    tracking::update_containers(&state.db, caller.account.id, &changes).await?;
+    tracking::update_containers(&state.ctx.db, caller.account.id, &changes).await?;
     let ids: Vec<uuid::Uuid> = changes.iter().map(|(id, _)| *id).collect();
     if !many {
         return one(&state, &caller, ids[0], &[]).await;
     }
-    let found = reads::containers_by_id(&state.db, caller.account.id, &ids).await?;
+    let found = reads::containers_by_id(&state.ctx.db, caller.account.id, &ids).await?;
     let rows: Vec<reads::ContainerRow> =
         ids.iter().filter_map(|id| found.get(id).cloned()).collect();
     let (data, included) = render(
-        &state.db,
+        &state.ctx.db,
         &caller,
         &rows,
         Known::<boxtrack_store::reads::ShipmentRow>::default(),
@@ -328,23 +335,24 @@ pub async fn events(
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
     let includes = q.includes("transport_event", EVENT_INCLUDES)?;
-    let c = reads::container(&state.db, caller.account.id, id)
+    let c = reads::container(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     let order = q
         .one_of("sort", &EVENT_SORTS)?
         .and_then(reads::EventOrder::parse)
         .unwrap_or_default();
-    let listed = reads::transport_events(&state.db, caller.account.id, id, &page, order).await?;
+    let listed =
+        reads::transport_events(&state.ctx.db, caller.account.id, id, &page, order).await?;
     let mut included = Vec::new();
     if includes.iter().any(|i| i == "container") {
-        let s = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?;
+        let s = reads::shipment(&state.ctx.db, caller.account.id, c.shipment_id).await?;
         included.push(resources::container(&c, s.as_ref(), &caller.account));
     }
     if includes.iter().any(|i| i == "shipment")
-        && let Some(s) = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?
+        && let Some(s) = reads::shipment(&state.ctx.db, caller.account.id, c.shipment_id).await?
     {
-        let siblings = reads::containers_of(&state.db, caller.account.id, s.id).await?;
+        let siblings = reads::containers_of(&state.ctx.db, caller.account.id, s.id).await?;
         included.push(resources::shipment(&s, &siblings));
     }
     for e in &listed.rows {
@@ -437,16 +445,16 @@ pub async fn raw_events(
             .map(|s| (*s).to_string())
             .collect()
     };
-    let c = reads::container(&state.db, caller.account.id, id)
+    let c = reads::container(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    let shipment = reads::shipment(&state.db, caller.account.id, c.shipment_id).await?;
+    let shipment = reads::shipment(&state.ctx.db, caller.account.id, c.shipment_id).await?;
     let providers = boxtrack_views::tracking::Providers::of(
         &c.state.0,
         shipment.as_ref().map_or("", |s| s.scac.as_str()),
     );
     let listed = reads::raw_events(
-        &state.db,
+        &state.ctx.db,
         caller.account.id,
         id,
         &page,
@@ -467,7 +475,7 @@ pub async fn raw_events(
     if includes.iter().any(|i| i == "shipment")
         && let Some(s) = &shipment
     {
-        let siblings = reads::containers_of(&state.db, caller.account.id, s.id).await?;
+        let siblings = reads::containers_of(&state.ctx.db, caller.account.id, s.id).await?;
         included.push(resources::shipment(s, &siblings));
     }
     for e in &listed.rows {
@@ -547,15 +555,15 @@ pub async fn field_sources(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<JsonApi> {
     QueryParams::parse(raw.as_deref()).includes("field_source", &[])?;
-    let row = reads::container_whole(&state.db, caller.account.id, id)
+    let row = reads::container_whole(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    let raw_ids = reads::raw_event_ids_by_key(&state.db, caller.account.id, id).await?;
+    let raw_ids = reads::raw_event_ids_by_key(&state.ctx.db, caller.account.id, id).await?;
     let rail_lfd = caller
         .account
         .has(boxtrack_core::plan::Entitlement::RailLfd);
     // a sandbox journey's reports are the sandbox's, whatever party its script plays
-    let sandbox = reads::shipment(&state.db, caller.account.id, row.shipment_id)
+    let sandbox = reads::shipment(&state.ctx.db, caller.account.id, row.shipment_id)
         .await?
         .is_some_and(|s| s.scac == boxtrack_core::carriers::SANDBOX_SCAC);
     let name = |s: boxtrack_core::tracking::DataSource| {
@@ -594,7 +602,7 @@ pub fn routes() -> Routes {
                 .about("Polls every source of the container now (the shipping line's DCSA endpoint, and the POD terminal's feed once discharged), merges what they say, and answers when done with the changes for this container (`message` as in the reference, plus `changes`). Needs the `container_refresh` entitlement; at most 10 per minute. A sandbox container plays what its journey has due on the virtual clock now and answers the same way. 422 `no_upstream` for other containers without an upstream; 502 `upstream_failed` when the line cannot be read.")
                 .id("Container")
                 .errors(&[401, 403, 404, 422, 429, 502])
-                .answer("200", Doc::json_answer("What changed", crate::doc::schema_of::<super::refresh::Refreshed>()))
+                .answer("200", Doc::json_answer("What changed", boxtrack_http::doc::schema_of::<boxtrack_app::refresh::Refreshed>()))
                 .reference_id("patch-containers-id-refresh")
         })
         .get("/v2/containers", list, || {

@@ -14,12 +14,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Q, Routes, body, list_of, single, typed_params};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, base_url, list_response};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, Q, body, list_of, single, typed_params};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, base_url, list_response};
 
 const INCLUDES: &[&str] = &["shipments", "cargos"];
 
@@ -44,8 +45,8 @@ async fn included(
     // one query per relation for the whole page, then the documents' order
     if want("shipments") {
         let ids: Vec<uuid::Uuid> = docs.iter().flat_map(|d| d.shipment_ids.0.clone()).collect();
-        let shipments = reads::shipments_by_id(&state.db, account, &ids).await?;
-        let containers = reads::containers_of_many(&state.db, account, &ids).await?;
+        let shipments = reads::shipments_by_id(&state.ctx.db, account, &ids).await?;
+        let containers = reads::containers_of_many(&state.ctx.db, account, &ids).await?;
         for id in &ids {
             if let Some(s) = shipments.get(id) {
                 let cs = containers.get(id).map(Vec::as_slice).unwrap_or_default();
@@ -58,9 +59,9 @@ async fn included(
             .iter()
             .flat_map(|d| d.container_ids.0.clone())
             .collect();
-        let containers = reads::containers_by_id(&state.db, account, &ids).await?;
+        let containers = reads::containers_by_id(&state.ctx.db, account, &ids).await?;
         let shipment_ids: Vec<uuid::Uuid> = containers.values().map(|c| c.shipment_id).collect();
-        let shipments = reads::shipments_by_id(&state.db, account, &shipment_ids).await?;
+        let shipments = reads::shipments_by_id(&state.ctx.db, account, &shipment_ids).await?;
         for id in &ids {
             if let Some(c) = containers.get(id) {
                 let s = shipments.get(&c.shipment_id);
@@ -127,7 +128,7 @@ pub async fn create(
         ));
     }
     let signed = attrs.attached_document.unwrap_or_default();
-    let blob = documents::uploaded(&state.db, caller.account.id, &rules::digest(signed.trim()))
+    let blob = documents::uploaded(&state.ctx.db, caller.account.id, &rules::digest(signed.trim()))
         .await?
         .ok_or_else(|| {
             ApiError::unprocessable(
@@ -138,9 +139,9 @@ pub async fn create(
         })?;
     let numbers = rules::reference_numbers(&[name, &blob.filename]);
     let (shipment_ids, container_ids) =
-        documents::linked(&state.db, caller.account.id, &numbers).await?;
+        documents::linked(&state.ctx.db, caller.account.id, &numbers).await?;
     let created = documents::create(
-        &state.db,
+        &state.ctx.db,
         &blob,
         NewDocument {
             name,
@@ -203,7 +204,7 @@ pub async fn list(
             filter.types.push(code.to_string());
         }
     }
-    let listed = documents::list(&state.db, caller.account.id, &filter, &page).await?;
+    let listed = documents::list(&state.ctx.db, caller.account.id, &filter, &page).await?;
     let inc = included(&state, &caller, &listed.rows, &includes).await?;
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -277,7 +278,7 @@ pub async fn show(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<JsonApi> {
     let includes = QueryParams::parse(raw.as_deref()).includes("document", INCLUDES)?;
-    let d = documents::get(&state.db, caller.account.id, id)
+    let d = documents::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let inc = included(&state, &caller, std::slice::from_ref(&d), &includes).await?;
@@ -329,7 +330,7 @@ pub async fn update(
             "type must be \"document\"",
         ));
     }
-    let current = documents::get(&state.db, caller.account.id, id)
+    let current = documents::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let Some(manual) = doc.data.attributes.document_type_manual else {
@@ -344,7 +345,7 @@ pub async fn update(
             format!("{t:?} is not a document type (GET /v2/documents/types lists them)"),
         ));
     }
-    let d = documents::set_manual_type(&state.db, caller.account.id, id, manual.as_deref())
+    let d = documents::set_manual_type(&state.ctx.db, caller.account.id, id, manual.as_deref())
         .await?
         .ok_or_else(document_not_found)?;
     Ok(JsonApi::single(to_resource(&d), vec![]))
@@ -356,7 +357,7 @@ pub async fn delete(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<StatusCode> {
-    if documents::delete(&state.db, &*state.files, caller.account.id, id).await? {
+    if documents::delete(&state.ctx.db, &*state.ctx.files, caller.account.id, id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(document_not_found())
@@ -370,11 +371,11 @@ pub async fn reclassify(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<(StatusCode, Json<Accepted>)> {
-    let d = documents::get(&state.db, caller.account.id, id)
+    let d = documents::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let t = rules::classify(&d.name, &d.file_name);
-    documents::reclassify_and_link(&state.db, caller.account.id, id, Some(t), None).await?;
+    documents::reclassify_and_link(&state.ctx.db, caller.account.id, id, Some(t), None).await?;
     Ok((StatusCode::ACCEPTED, Json(ACCEPTED)))
 }
 
@@ -386,12 +387,13 @@ pub async fn relink(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<(StatusCode, Json<Accepted>)> {
-    let d = documents::get(&state.db, caller.account.id, id)
+    let d = documents::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let numbers = rules::reference_numbers(&[&d.name, &d.file_name]);
-    let (s, c) = documents::linked(&state.db, caller.account.id, &numbers).await?;
-    documents::reclassify_and_link(&state.db, caller.account.id, id, None, Some((&s, &c))).await?;
+    let (s, c) = documents::linked(&state.ctx.db, caller.account.id, &numbers).await?;
+    documents::reclassify_and_link(&state.ctx.db, caller.account.id, id, None, Some((&s, &c)))
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(ACCEPTED)))
 }
 
@@ -413,7 +415,7 @@ pub async fn rotate(
     IdPath(id): IdPath,
     Body(b): Body<RotateBody>,
 ) -> ApiResult<(StatusCode, Json<Accepted>)> {
-    let d = documents::get(&state.db, caller.account.id, id)
+    let d = documents::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     if !matches!(b.degrees, Some(90 | 180 | 270)) {
@@ -447,7 +449,7 @@ pub async fn reextract(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    documents::get(&state.db, caller.account.id, id)
+    documents::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     Err(ApiError::new(
@@ -477,12 +479,12 @@ pub async fn download_url(
     IdPath(id): IdPath,
     headers: HeaderMap,
 ) -> ApiResult<Json<DownloadUrl>> {
-    let d = documents::get(&state.db, caller.account.id, id)
+    let d = documents::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let (token, digest) = rules::token("dl_");
     documents::allow_download(
-        &state.db,
+        &state.ctx.db,
         d.id,
         &digest,
         boxtrack_store::now_us() + rules::DOWNLOAD_TTL_US,
@@ -596,7 +598,7 @@ fn document_actions(routes: Routes) -> Routes {
                 .about("The reference's extraction schemas (`commercial_invoice@2026-03-23`); boxtrack extracts nothing and has none, so every id is 404.")
                 .path_text("id", "Schema id in full-version format, e.g. `commercial_invoice@2026-03-23`")
                 .errors(&[401, 404, 429])
-                .answer("200", Doc::json_answer("Never answered by boxtrack", crate::doc::object()))
+                .answer("200", Doc::json_answer("Never answered by boxtrack", boxtrack_http::doc::object()))
                 .reference_id("get-document_schemas-id")
         })
         .post("/v2/documents/{id}/relink", relink, || {

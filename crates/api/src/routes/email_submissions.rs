@@ -9,12 +9,13 @@ use boxtrack_core::documents as rules;
 use boxtrack_store::documents::{self, EmailDocument, SubmissionRow};
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes, binary, body, list_of, single};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{JsonApi, QueryParams, list_response};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, binary, body, list_of, single};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{JsonApi, QueryParams, list_response};
 
 const INCLUDES: &[&str] = &["documents"];
 
@@ -33,7 +34,7 @@ async fn render(
     e: &SubmissionRow,
     include: bool,
 ) -> ApiResult<(Value, Vec<Value>)> {
-    let docs = documents::of_submission(&state.db, caller.account.id, e.id).await?;
+    let docs = documents::of_submission(&state.ctx.db, caller.account.id, e.id).await?;
     let ids: Vec<uuid::Uuid> = docs.iter().map(|d| d.id).collect();
     let included = if include {
         docs.iter().map(super::documents::to_resource).collect()
@@ -60,7 +61,7 @@ pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    crate::extract::RawBody(raw): crate::extract::RawBody,
+    boxtrack_http::extract::RawBody(raw): boxtrack_http::extract::RawBody,
 ) -> ApiResult<Response> {
     let ct = headers
         .get(header::CONTENT_TYPE)
@@ -80,7 +81,7 @@ pub async fn create(
         let numbers =
             rules::reference_numbers(&[&e.subject, &a.filename, e.body.as_deref().unwrap_or("")]);
         let (shipment_ids, container_ids) =
-            documents::linked(&state.db, caller.account.id, &numbers).await?;
+            documents::linked(&state.ctx.db, caller.account.id, &numbers).await?;
         docs.push(EmailDocument {
             filename: &a.filename,
             content_type: &a.content_type,
@@ -91,9 +92,15 @@ pub async fn create(
             container_ids,
         });
     }
-    let (id, new) =
-        documents::submit(&state.db, &*state.files, caller.account.id, &e, &docs).await?;
-    let row = documents::submission(&state.db, caller.account.id, id)
+    let (id, new) = documents::submit(
+        &state.ctx.db,
+        &*state.ctx.files,
+        caller.account.id,
+        &e,
+        &docs,
+    )
+    .await?;
+    let row = documents::submission(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(ApiError::internal)?;
     let (data, included) = render(&state, &caller, &row, true).await?;
@@ -128,7 +135,7 @@ pub async fn list(
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
     let include = wants_documents(&q)?;
-    let listed = documents::submissions(&state.db, caller.account.id, &page).await?;
+    let listed = documents::submissions(&state.ctx.db, caller.account.id, &page).await?;
     let (mut data, mut included) = (Vec::new(), Vec::new());
     for e in &listed.rows {
         let (d, inc) = render(&state, &caller, e, include).await?;
@@ -156,7 +163,7 @@ pub async fn show(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let include = wants_documents(&q)?;
-    let e = documents::submission(&state.db, caller.account.id, id)
+    let e = documents::submission(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("EmailSubmission"))?;
     let (data, included) = render(&state, &caller, &e, include).await?;

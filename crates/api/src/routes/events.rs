@@ -6,12 +6,13 @@ use axum::http::HeaderMap;
 use boxtrack_store::events;
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes};
-use crate::error::ApiResult;
-use crate::jsonapi::{JsonApi, QueryParams, base_url};
-use crate::schema::{Param, Schema};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::error::ApiResult;
+use boxtrack_http::jsonapi::{JsonApi, QueryParams, base_url};
+use boxtrack_http::schema::{Param, Schema};
 
 /// The default and largest number of events per page.
 const DEFAULT_SIZE: i64 = 100;
@@ -41,7 +42,7 @@ pub async fn feed(
     let filter_event = q.text("filter[event]");
     // the feed may be as old as a replica's lag: a replica replays commits in the primary's
     // order, so what it shows is the log as the primary had it a moment ago
-    let db = state.read_db(caller.account.id);
+    let db = state.ctx.read_db(caller.account.id);
     let rows = events::after(db, caller.account.id, after, size).await?;
     // each item is the envelope a webhook delivery of the event carries
     let mut data: Vec<Value> = Vec::new();

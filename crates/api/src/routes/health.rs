@@ -6,8 +6,9 @@ use axum::response::IntoResponse;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::doc::{Doc, Routes, schema_of};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::doc::{Doc, schema_of};
 
 /// What the health probes answer.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -62,7 +63,7 @@ pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
             health(Probe::Draining, Some(Database::NotChecked)),
         );
     }
-    match state.db.ping().await {
+    match state.ctx.db.ping().await {
         Ok(()) => (StatusCode::OK, health(Probe::Ready, Some(Database::Ok))),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
@@ -82,14 +83,15 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
             "text/plain; version=0.0.4; charset=utf-8",
         )],
         state.metrics.render()
-            + &upstream_metrics(&state.upstreams.health())
+            + &upstream_metrics(&state.ctx.upstreams.health())
             + &read_cache_metrics(state.reads.counts())
             + &backlog_metrics(&state).await
             + &tracking_metrics(&state).await
             + &state
+                .ctx
                 .replicas
                 .as_deref()
-                .map(crate::metrics::render_replicas)
+                .map(boxtrack_http::metrics::render_replicas)
                 .unwrap_or_default(),
     )
 }
@@ -98,7 +100,7 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
 /// installation's backlog); nothing when the database cannot be read.
 async fn backlog_metrics(state: &AppState) -> String {
     let now = boxtrack_store::now_us();
-    match boxtrack_store::notifications::backlog(&state.db, now).await {
+    match boxtrack_store::notifications::backlog(&state.ctx.db, now).await {
         Ok((due, oldest, pending)) => {
             let lag = oldest.map_or(0.0, |o| ((now - o).max(0) as f64) / 1e6);
             format!(
@@ -129,7 +131,7 @@ pub const STALE_AFTER_US: i64 = 24 * 3_600_000_000;
 /// completed pass; nothing when the database cannot be read.
 async fn tracking_metrics(state: &AppState) -> String {
     let now = boxtrack_store::now_us();
-    match boxtrack_store::gauges::tracking(&state.db, now - STALE_AFTER_US).await {
+    match boxtrack_store::gauges::tracking(&state.ctx.db, now - STALE_AFTER_US).await {
         Ok(g) => render_tracking(&g, now),
         Err(e) => {
             tracing::warn!(error = %e, "the tracking gauges could not be read for /metrics");

@@ -5,10 +5,11 @@ use boxtrack_core::carriers;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes};
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{Body, JsonApi};
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::jsonapi::{Body, JsonApi};
 
 /// Body of `POST /v2/tracking_requests/infer_number`.
 #[derive(Deserialize, JsonSchema)]

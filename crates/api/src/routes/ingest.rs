@@ -9,11 +9,12 @@ use boxtrack_sources::ingest::{self, Scope};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes, WithHeader, schema_of, text_matching};
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::JsonApi;
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, WithHeader, schema_of, text_matching};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::jsonapi::JsonApi;
 
 fn result_doc(r: &ingest::Report) -> JsonApi {
     JsonApi::of(&IngestDocument {
@@ -199,8 +200,8 @@ async fn ingest_file(
     };
     let now = boxtrack_store::now_us();
     let report = match format {
-        Format::X12 => ingest::x12(&state.db, scope, "api", text, now).await?,
-        Format::Edifact => ingest::edifact(&state.db, scope, "api", text, now).await?,
+        Format::X12 => ingest::x12(&state.ctx.db, scope, "api", text, now).await?,
+        Format::Edifact => ingest::edifact(&state.ctx.db, scope, "api", text, now).await?,
     };
     // an operator's file changes other accounts than the caller's (which the access layer
     // touches)
@@ -219,7 +220,7 @@ async fn ingest_file(
             )
         })
         .collect();
-    state.upstreams.refused(
+    state.ctx.upstreams.refused(
         format.kind(),
         "ingest",
         format.route(),
@@ -355,7 +356,7 @@ pub async fn dcsa(
         .unwrap_or(now);
     let subscription = header("Subscription-ID").unwrap_or("-").to_string();
     match boxtrack_sources::push::dcsa(
-        &state.db,
+        &state.ctx.db,
         state.config.dcsa_push_secret.as_deref(),
         header("Notification-Signature"),
         header("Subscription-ID"),
@@ -373,7 +374,7 @@ pub async fn dcsa(
                 .iter()
                 .map(|r| r.refusal(&now.to_string()))
                 .collect();
-            state.upstreams.refused(
+            state.ctx.upstreams.refused(
                 "dcsa_push",
                 &subscription,
                 "POST /v2/ingest/dcsa",
@@ -440,7 +441,7 @@ pub fn routes() -> Routes {
                 .about("The subscriber endpoint of DCSA Track & Trace event subscriptions: carriers POST their events here, in 2.2 (a JSON array of events) or 3.0 (`{\"events\": [...]}`, the `PostEventsRequest` of T&T 3.0); the body's shape says which. No API key: the call must carry `Notification-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the base64-decoded subscription secret (setting `dcsa_push_secret`); unsigned or badly signed calls get 401 and nothing is stored. Verified bodies are stored verbatim and their events merged into every container they concern (equipment events by container number, vessel events by the bill of lading or booking they name). Answers 204 to a 2.2 push; 200 with `feedbackElements` (an `ERROR` per event not applied, a `WARN` per caveat) and `API-Version: 3.0.0` to a 3.0 push.")
                 .header("Notification-Signature", true, "sha256=<lowercase hex HMAC-SHA256 of the body>")
                 .header("Subscription-ID", false, "The carrier's subscription")
-                .body_media(&["application/json"], crate::doc::request_schema_of::<PushBody>())
+                .body_media(&["application/json"], boxtrack_http::doc::request_schema_of::<PushBody>())
                 .errors(&[400, 401])
                 .answer("204", Doc::empty_answer("A 2.2 push, accepted"))
                 .answer(

@@ -10,14 +10,15 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{JsonApi, QueryParams, list_response};
 use crate::state::AppState;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{JsonApi, QueryParams, list_response};
 pub use boxtrack_views::notifications::to_resource;
 
-use crate::doc::{Doc, Q, Routes, list_of, single, typed_params};
+use crate::state::Routes;
+use boxtrack_http::doc::{Doc, Q, list_of, single, typed_params};
 
 /// What a notification's delivery can be (`filter[delivery_status]`).
 const DELIVERY_STATUSES: [&str; 3] = ["pending", "succeeded", "failed"];
@@ -47,7 +48,7 @@ pub async fn list(
     };
     // a list may be as old as a replica's lag (never older than the account's own writes)
     let listed = notifications::list(
-        state.read_db(caller.account.id),
+        state.ctx.read_db(caller.account.id),
         caller.account.id,
         &filter,
         &page,
@@ -72,11 +73,11 @@ pub async fn show(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let n = notifications::get(&state.db, caller.account.id, id)
+    let n = notifications::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook_notification"))?;
     let mut r = boxtrack_views::notifications::notification(&n);
-    let attempts = notifications::attempts(&state.db, n.id).await?;
+    let attempts = notifications::attempts(&state.ctx.db, n.id).await?;
     r.attributes.delivery_attempts = Some(attempts.iter().map(Into::into).collect());
     Ok(JsonApi::single(r.to_value(), vec![]))
 }
@@ -136,7 +137,7 @@ pub struct ExamplesMeta {
 }
 
 /// The filters of the notification list.
-fn list_filters() -> Vec<crate::schema::Param> {
+fn list_filters() -> Vec<boxtrack_http::schema::Param> {
     typed_params(&[
         ("filter[webhook_id]", Q::Uuid, "One webhook"),
         (

@@ -11,12 +11,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes, body, list_of, single};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, body, list_of, single};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
 
 /// The `party` resource object.
 pub fn to_resource(p: &PartyRow) -> Value {
@@ -90,7 +91,7 @@ pub async fn list(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
-    let listed = parties::list(&state.db, caller.account.id, &page).await?;
+    let listed = parties::list(&state.ctx.db, caller.account.id, &page).await?;
     Ok(list_response(
         state.config.public_url.as_deref(),
         &headers,
@@ -110,7 +111,7 @@ pub async fn create(
     Body(doc): Body<PartyDoc>,
 ) -> ApiResult<impl IntoResponse> {
     let name = company_name(doc)?;
-    let p = match parties::create(&state.db, caller.account.id, &name).await {
+    let p = match parties::create(&state.ctx.db, caller.account.id, &name).await {
         Err(StoreError::Duplicate(_)) => return Err(duplicate(&name)),
         other => other?,
     };
@@ -125,7 +126,7 @@ pub async fn show(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let p = parties::get(&state.db, caller.account.id, id)
+    let p = parties::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("Party"))?;
     Ok(JsonApi::single(to_resource(&p), vec![]))
@@ -139,7 +140,7 @@ pub async fn update(
     Body(doc): Body<PartyDoc>,
 ) -> ApiResult<JsonApi> {
     let name = company_name(doc)?;
-    let p = match parties::rename(&state.db, caller.account.id, id, &name).await {
+    let p = match parties::rename(&state.ctx.db, caller.account.id, id, &name).await {
         Err(StoreError::Duplicate(_)) => return Err(duplicate(&name)),
         Err(StoreError::NotFound(_)) => return Err(ApiError::not_found("Party")),
         other => other?,

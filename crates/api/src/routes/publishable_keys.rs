@@ -10,12 +10,13 @@ use boxtrack_store::publishable;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes, body, list_of, single};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, memory_list_response};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, body, list_of, single};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, memory_list_response};
 
 /// `GET /v2/publishable_keys`: the account's keys, newest first, revoked ones too.
 pub async fn list(
@@ -27,7 +28,7 @@ pub async fn list(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     q.page()?;
-    let keys = publishable::list(&state.db, caller.account.id).await?;
+    let keys = publishable::list(&state.ctx.db, caller.account.id).await?;
     let data = keys
         .iter()
         .map(|k| boxtrack_views::accounts::publishable_key(k, None).to_value())
@@ -47,7 +48,7 @@ pub async fn show(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let k = publishable::list(&state.db, caller.account.id)
+    let k = publishable::list(&state.ctx.db, caller.account.id)
         .await?
         .into_iter()
         .find(|k| k.id == id)
@@ -116,7 +117,7 @@ pub async fn create(
                 ApiError::unprocessable("/data/attributes/allowed_origins", "invalid", e)
             })?;
     let (record, key) =
-        publishable::create(&state.db, caller.account.id, name.as_deref(), &origins).await?;
+        publishable::create(&state.ctx.db, caller.account.id, name.as_deref(), &origins).await?;
     let r = boxtrack_views::accounts::publishable_key(&record, Some(key.expose().to_string()));
     let mut res = JsonApi::single(r.to_value(), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
@@ -129,7 +130,7 @@ pub async fn revoke(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let k = publishable::revoke(&state.db, caller.account.id, id).await?;
+    let k = publishable::revoke(&state.ctx.db, caller.account.id, id).await?;
     Ok(JsonApi::single(
         boxtrack_views::accounts::publishable_key(&k, None).to_value(),
         vec![],

@@ -11,14 +11,15 @@ pub use boxtrack_views::reference::{
     terminal_resource, vessel_id, vessel_resource,
 };
 
-use crate::auth::Caller;
+use boxtrack_http::auth::Caller;
 use boxtrack_views::jsonapi::{At, Resource};
 use boxtrack_views::reference::Position;
 
-use crate::doc::{Doc, Q, Routes, all_of, single};
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{JsonApi, QueryParams};
-use crate::schema::{Param, Schema, Type};
+use crate::state::Routes;
+use boxtrack_http::doc::{Doc, Q, all_of, single};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::jsonapi::{JsonApi, QueryParams};
+use boxtrack_http::schema::{Param, Schema, Type};
 
 /// `GET /v2/shipping_lines` (optionally `search=` on name or SCAC).
 pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
@@ -38,7 +39,7 @@ pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
         })
         .map(line_resource)
         .collect();
-    JsonApi::of(&crate::jsonapi::Collection::of(data))
+    JsonApi::of(&boxtrack_http::jsonapi::Collection::of(data))
 }
 
 /// `GET /v2/shipping_lines/{id}` (id or SCAC).
@@ -93,14 +94,14 @@ async fn find_vessel(
         (Some(imo), _) => imo,
         (None, Ok(u)) => {
             // ids are derived from the IMO; find it among the account's vessels
-            let imos = boxtrack_store::reads::vessel_imos(&state.db, caller.account.id).await?;
+            let imos = boxtrack_store::reads::vessel_imos(&state.ctx.db, caller.account.id).await?;
             imos.into_iter()
                 .find(|i| vessel_id(i) == u)
                 .ok_or_else(|| ApiError::not_found("vessel"))?
         }
         _ => return Err(ApiError::not_found("vessel")),
     };
-    let name = boxtrack_store::reads::vessel_name(&state.db, caller.account.id, &imo)
+    let name = boxtrack_store::reads::vessel_name(&state.ctx.db, caller.account.id, &imo)
         .await?
         .ok_or_else(|| ApiError::not_found("vessel"))?;
     Ok((imo, name))
@@ -115,7 +116,7 @@ async fn vessel_with_ais(
     Resource<boxtrack_views::reference::Vessel>,
     Option<boxtrack_store::ais::AisVessel>,
 )> {
-    let ais = boxtrack_store::ais::by_imo(&state.db, imo).await?;
+    let ais = boxtrack_store::ais::by_imo(&state.ctx.db, imo).await?;
     Ok((
         boxtrack_views::reference::vessel(imo, Some(name), ais.as_ref()),
         ais,
@@ -131,7 +132,7 @@ pub async fn vessel(
     Path(id): Path<String>,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
 ) -> ApiResult<JsonApi> {
-    let q = crate::jsonapi::QueryParams::parse(raw.as_deref());
+    let q = boxtrack_http::jsonapi::QueryParams::parse(raw.as_deref());
     let from = q.time("show_positions[from_timestamp]")?;
     let to = q.time("show_positions[to_timestamp]")?;
     let show_positions = from.is_some() || to.is_some();
@@ -141,7 +142,7 @@ pub async fn vessel(
     let (imo, name) = find_vessel(&state, &caller, &id).await?;
     let (mut v, ais) = vessel_with_ais(&state, &imo, &name).await?;
     if show_positions && let Some(ais) = ais {
-        let track = boxtrack_store::ais::track(&state.db, ais.mmsi, from, to, 10_000).await?;
+        let track = boxtrack_store::ais::track(&state.ctx.db, ais.mmsi, from, to, 10_000).await?;
         v.attributes.positions = track
             .iter()
             .map(|p| Position {
@@ -157,7 +158,7 @@ pub async fn vessel(
 }
 
 /// A port by its id or UN/LOCODE, or 400 naming the parameter.
-fn port_param(q: &crate::jsonapi::QueryParams, name: &str) -> ApiResult<&'static Port> {
+fn port_param(q: &boxtrack_http::jsonapi::QueryParams, name: &str) -> ApiResult<&'static Port> {
     let raw = q.get(name).unwrap_or_default();
     let locode = raw.len() == 5 && raw.bytes().all(|b| b.is_ascii_alphanumeric());
     let found = match Uuid::try_parse(raw) {
@@ -223,7 +224,7 @@ async fn future(
     with_coordinates: bool,
 ) -> ApiResult<JsonApi> {
     caller.require(boxtrack_core::plan::Entitlement::Routing)?;
-    let q = crate::jsonapi::QueryParams::parse(raw.as_deref());
+    let q = boxtrack_http::jsonapi::QueryParams::parse(raw.as_deref());
     let to = port_param(&q, "port_id")?;
     let previous = port_param(&q, "previous_port_id")?;
     let (imo, name) = find_vessel(&state, &caller, &id).await?;
@@ -284,7 +285,7 @@ async fn future(
         })
         .collect();
     let mut doc = JsonApi::single(v.to_value(), vec![]);
-    doc.tree_mut()["links"] = Value::from(crate::jsonapi::SelfLink::to(format!(
+    doc.tree_mut()["links"] = Value::from(boxtrack_http::jsonapi::SelfLink::to(format!(
         "/v2/vessels/{id}/future_positions"
     )));
     Ok(doc)
@@ -395,13 +396,13 @@ pub fn routes() -> Routes {
                 .params(vessel_params(vec![
                     (
                         "show_positions[from_timestamp]",
-                        crate::doc::q_schema(&Q::Time),
+                        boxtrack_http::doc::q_schema(&Q::Time),
                         false,
                         "Track from (ISO 8601)",
                     ),
                     (
                         "show_positions[to_timestamp]",
-                        crate::doc::q_schema(&Q::Time),
+                        boxtrack_http::doc::q_schema(&Q::Time),
                         false,
                         "Track to (ISO 8601)",
                     ),

@@ -5,9 +5,10 @@ use boxtrack_sources::scenarios::scenarios;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes};
-use crate::jsonapi::JsonApi;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::jsonapi::JsonApi;
 
 /// `GET /v2/sandbox/scenarios`.
 pub async fn list(_caller: Caller) -> JsonApi {

@@ -1,18 +1,19 @@
 //! `GET /v2/search?query=`: one box for bill of lading, booking, container and reference numbers.
 
-use crate::schema::{Param, Schema};
 use axum::extract::{RawQuery, State};
+use boxtrack_http::schema::{Param, Schema};
 use boxtrack_store::reads;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes};
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{JsonApi, QueryParams};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::jsonapi::{JsonApi, QueryParams};
 
 /// Most results returned.
 pub const MAX_RESULTS: usize = 25;
@@ -35,7 +36,7 @@ pub async fn search(
         ));
     }
     // results may be as old as a replica's lag (never older than the account's own writes)
-    let db = state.read_db(caller.account.id);
+    let db = state.ctx.read_db(caller.account.id);
     let ranked = reads::search_ranked(db, caller.account.id, &query, MAX_RESULTS).await?;
     // what the results show of their entities, read once per kind for all of them
     let account = caller.account.id;

@@ -8,8 +8,9 @@ use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use serde_json::Value;
 
-use crate::doc::{Doc, Routes, object, schema_of};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::doc::{Doc, object, schema_of};
 
 /// `GET /v2/openapi.json`: the served document, with examples taken from the sandbox
 /// journeys that the webhook examples are made from ([`with_examples`]), rendered once per

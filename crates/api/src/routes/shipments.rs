@@ -15,12 +15,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes, list_of, single};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, sorted_list_response};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, list_of, single};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, sorted_list_response};
 use boxtrack_views::tracking as resources;
 
 const INCLUDES: &[&str] = &[
@@ -189,7 +190,7 @@ pub async fn list(
         let page = q.page()?;
         let includes = q.includes("shipment", INCLUDES)?;
         let asked: ListShipments = q.input()?;
-        let sorted = crate::jsonapi::sorted_page(asked.sort(), &page)?;
+        let sorted = boxtrack_http::jsonapi::sorted_page(asked.sort(), &page)?;
         // each shipment shown from its rendered text where that is current; its containers
         // read whole only where they are included
         let (listed, data, included) = if includes.iter().any(|i| i == "containers") {
@@ -211,7 +212,7 @@ pub async fn list(
             page,
             &listed,
             sorted,
-            crate::jsonapi::Rows::Written(data, included),
+            boxtrack_http::jsonapi::Rows::Written(data, included),
         ))
     };
     state
@@ -225,13 +226,13 @@ async fn one(
     id: uuid::Uuid,
     includes: &[String],
 ) -> ApiResult<JsonApi> {
-    let shown = boxtrack_app::shipments::show(&state.db, caller.account.id, id)
+    let shown = boxtrack_app::shipments::show(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("shipment"))?;
     let s = shown.shipment;
     let known = HashMap::from([(s.id, shown.containers)]);
     let (mut data, included) = render(
-        &state.db,
+        &state.ctx.db,
         caller,
         std::slice::from_ref(&s),
         Some(known),
@@ -321,7 +322,7 @@ pub async fn update(
         .or(a.shipment_tags)
         .map(|l| clean(l, "/data/attributes/tags"))
         .transpose()?;
-    tracking::update_shipment(&state.db, caller.account.id, id, refs, tags).await?;
+    tracking::update_shipment(&state.ctx.db, caller.account.id, id, refs, tags).await?;
     one(&state, &caller, id, &[]).await
 }
 
@@ -331,7 +332,7 @@ pub async fn stop(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    tracking::stop_shipment(&state.db, caller.account.id, id, "cancelled_by_user").await?;
+    tracking::stop_shipment(&state.ctx.db, caller.account.id, id, "cancelled_by_user").await?;
     one(&state, &caller, id, &[]).await
 }
 
@@ -341,7 +342,8 @@ pub async fn resume(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    match tracking::resume_shipment(&state.db, caller.account.id, caller.account.plan, id).await {
+    match tracking::resume_shipment(&state.ctx.db, caller.account.id, caller.account.plan, id).await
+    {
         Err(StoreError::PlanLimit { limit }) => Err(ApiError::unprocessable(
             "/data",
             "plan_limit",

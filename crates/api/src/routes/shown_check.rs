@@ -7,7 +7,7 @@ use boxtrack_store::Db;
 use boxtrack_store::reads;
 use serde_json::Value;
 
-use crate::error::{ApiError, ApiResult};
+use boxtrack_http::error::{ApiError, ApiResult};
 
 /// The account's change fingerprint ([`reads::fingerprint`]) taken before a shown read: a
 /// check that finds the parsed rows differ can tell a change in between (a merge ran, which

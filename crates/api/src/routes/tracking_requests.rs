@@ -13,12 +13,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes, body, list_of, single};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, body, list_of, single};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
 
 const INCLUDES: &[&str] = &["tracked_object", "customer"];
 
@@ -116,7 +117,7 @@ async fn customer(
                 "customer id must be a party id (a UUID)",
             )
         })?;
-    boxtrack_store::parties::get(&state.db, caller.account.id, id)
+    boxtrack_store::parties::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| {
             ApiError::unprocessable(
@@ -217,7 +218,7 @@ pub async fn create(
         customer_id,
         initial_custom_fields: initial,
     };
-    let row = match app::track(&tracker(&state), &caller.account, &input, extras).await {
+    let row = match app::track(&state.ctx, &caller.account, &input, extras).await {
         Ok(r) => r,
         Err(app::Refused::Invalid(errors)) => return Err(validation_errors(errors)),
         Err(app::Refused::Duplicate(valid)) => {
@@ -247,16 +248,6 @@ pub async fn create(
     Ok(res)
 }
 
-/// What the use case of tracking a number ([`app::track`]) needs of this service: its
-/// database, whether a configured source serves a carrier, the worker's wake-up.
-pub fn tracker(state: &AppState) -> app::Tracker<'_> {
-    app::Tracker {
-        db: &state.db,
-        serves: Box::new(|scac| state.upstreams.carrier(scac).is_some()),
-        wake: &state.wake,
-    }
-}
-
 /// `GET /v2/tracking_requests`.
 pub async fn list(
     State(state): State<AppState>,
@@ -274,7 +265,7 @@ pub async fn list(
     };
     let asked: ListRequests = q.input()?;
     // a list may be as old as a replica's lag (never older than the account's own writes)
-    let db = state.read_db(caller.account.id);
+    let db = state.ctx.read_db(caller.account.id);
     let listed = boxtrack_app::requests::list(db, caller.account.id, &asked, &page).await?;
     let included = tracked(db, &caller, &listed.rows, &includes).await?;
     Ok(list_response(
@@ -306,10 +297,16 @@ pub async fn show(
     } else {
         vec!["tracked_object".to_string()]
     };
-    let row = tracking::get_request(&state.db, caller.account.id, id)
+    let row = tracking::get_request(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("tracking_request"))?;
-    let included = tracked(&state.db, &caller, std::slice::from_ref(&row), &includes).await?;
+    let included = tracked(
+        &state.ctx.db,
+        &caller,
+        std::slice::from_ref(&row),
+        &includes,
+    )
+    .await?;
     Ok(JsonApi::single(resources::tracking_request(&row), included))
 }
 
@@ -381,7 +378,7 @@ pub async fn update(
         .shipment_tags
         .map(|t| clean(t, "/data/attributes/shipment_tags"))
         .transpose()?;
-    let row = tracking::update_request(&state.db, caller.account.id, id, refs, tags).await?;
+    let row = tracking::update_request(&state.ctx.db, caller.account.id, id, refs, tags).await?;
     Ok(JsonApi::single(resources::tracking_request(&row), vec![]))
 }
 

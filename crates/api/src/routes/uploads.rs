@@ -14,11 +14,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes, binary, schema_of};
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{Body, base_url};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, binary, schema_of};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::jsonapi::{Body, base_url};
 
 /// Body of `POST /rails/active_storage/direct_uploads`.
 #[derive(Deserialize, JsonSchema)]
@@ -75,7 +76,7 @@ pub async fn announce(
     let (upload, upload_digest) = rules::token("up_");
     let (signed, signed_digest) = rules::token("blob_");
     let row = documents::announce(
-        &state.db,
+        &state.ctx.db,
         caller.account.id,
         &a,
         &upload_digest,
@@ -160,11 +161,11 @@ pub struct UploadHeaders {
 pub async fn upload(
     State(state): State<AppState>,
     Path(token): Path<String>,
-    crate::extract::RawBody(bytes): crate::extract::RawBody,
+    boxtrack_http::extract::RawBody(bytes): boxtrack_http::extract::RawBody,
 ) -> ApiResult<StatusCode> {
     let now = boxtrack_store::now_us();
     let blob = documents::awaiting_upload(
-        &state.db,
+        &state.ctx.db,
         &rules::digest(&token),
         now - rules::UPLOAD_TTL_US,
     )
@@ -182,7 +183,7 @@ pub async fn upload(
         )
         .with_code("checksum_mismatch")
     })?;
-    if !documents::store_bytes(&state.db, &*state.files, &blob, &bytes).await? {
+    if !documents::store_bytes(&state.ctx.db, &*state.ctx.files, &blob, &bytes).await? {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "The bytes of this upload have arrived already.",
@@ -197,7 +198,7 @@ pub async fn download(
     Path(token): Path<String>,
 ) -> ApiResult<Response> {
     let (name, content_type, bytes) =
-        documents::download(&state.db, &*state.files, &rules::digest(&token), boxtrack_store::now_us())
+        documents::download(&state.ctx.db, &*state.ctx.files, &rules::digest(&token), boxtrack_store::now_us())
             .await?
             .ok_or_else(|| {
                 ApiError::new(

@@ -14,12 +14,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::auth::Caller;
-use crate::doc::{Doc, Routes, body, list_of, single};
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::state::AppState;
+use crate::state::Routes;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::doc::{Doc, body, list_of, single};
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
 
 /// The `webhook` resource.
 pub fn to_resource(w: &WebhookRow) -> Value {
@@ -36,7 +37,7 @@ fn events_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 struct Attrs {
     /// https:// receiver (internal addresses are refused unless the operator allows them).
     #[serde(default)]
-    #[schemars(extend("pattern" = crate::doc::HTTPS_URL_PATTERN))]
+    #[schemars(extend("pattern" = boxtrack_http::doc::HTTPS_URL_PATTERN))]
     url: Option<String>,
     /// Notifications are sent (default true).
     #[serde(default)]
@@ -79,13 +80,6 @@ impl From<Attrs> for app::WebhookIn {
             events: a.events,
             headers: a.headers.map(HeadersIn::into_map),
         }
-    }
-}
-
-/// What the operator allows of webhook receivers.
-pub fn allowed(state: &AppState) -> app::Allowed {
-    app::Allowed {
-        private_urls: state.config.allow_private_webhook_urls,
     }
 }
 
@@ -133,13 +127,7 @@ pub async fn create(
     Body(doc): Body<WebhookDoc>,
 ) -> ApiResult<impl IntoResponse> {
     check_type(&doc.data.kind)?;
-    let w = app::create(
-        &state.db,
-        caller.account.id,
-        allowed(&state),
-        &doc.data.attributes.into(),
-    )
-    .await?;
+    let w = app::create(&state.ctx, caller.account.id, &doc.data.attributes.into()).await?;
     let mut res = JsonApi::single(to_resource(&w), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
     Ok(res)
@@ -156,7 +144,7 @@ pub async fn list(
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
     q.includes("webhook", &[])?;
-    let listed = store::list(&state.db, caller.account.id, &page).await?;
+    let listed = store::list(&state.ctx.db, caller.account.id, &page).await?;
     let data = listed.rows.iter().map(to_resource).collect();
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -176,7 +164,7 @@ pub async fn show(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let w = store::get(&state.db, caller.account.id, id)
+    let w = store::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook"))?;
     Ok(JsonApi::single(to_resource(&w), vec![]))
@@ -191,10 +179,9 @@ pub async fn update(
 ) -> ApiResult<JsonApi> {
     check_type(&doc.data.kind)?;
     let w = app::update(
-        &state.db,
+        &state.ctx,
         caller.account.id,
         id,
-        allowed(&state),
         &doc.data.attributes.into(),
     )
     .await?;
@@ -207,7 +194,7 @@ pub async fn delete(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<StatusCode> {
-    store::delete(&state.db, caller.account.id, id).await?;
+    store::delete(&state.ctx.db, caller.account.id, id).await?;
     Ok(StatusCode::OK)
 }
 
@@ -310,7 +297,7 @@ pub struct Replayed {
 /// operator with `webhook_source_ips`; empty when not configured).
 pub async fn ips(State(state): State<AppState>, _caller: Caller) -> JsonApi {
     JsonApi::of(&Ips {
-        webhook_notification_ips: state.config.webhook_source_ips.clone(),
+        webhook_notification_ips: state.ctx.policy.webhook_source_ips.clone(),
         last_updated: At(boxtrack_store::now_us()),
     })
 }
@@ -333,7 +320,7 @@ pub async fn replay(
     IdPath(id): IdPath,
     Body(b): Body<ReplayBody>,
 ) -> ApiResult<JsonApi> {
-    let w = store::get(&state.db, caller.account.id, id)
+    let w = store::get(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook"))?;
     let (after_seq, since_us) = match &b.since {
@@ -360,7 +347,7 @@ pub async fn replay(
         }
     };
     let n = boxtrack_store::notifications::replay(
-        &state.db,
+        &state.ctx.db,
         caller.account.id,
         w.id,
         &w.events.0,

@@ -68,7 +68,8 @@ async fn revoked_keys_stop_working_at_once() {
     .await
     .unwrap();
     // another path than this process's own: trusted at most a second more
-    tokio::time::sleep(boxtrack_api::keycache::FRESH + std::time::Duration::from_millis(100)).await;
+    tokio::time::sleep(boxtrack_http::keycache::FRESH + std::time::Duration::from_millis(100))
+        .await;
     assert_error(&app.get("/v2/account", Some(&key)).await, 401);
 }
 
@@ -92,7 +93,8 @@ async fn a_revoked_key_stops_working_in_every_process_within_a_second() {
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
     assert_error(&one.get("/v2/account", Some(&second)).await, 401);
-    tokio::time::sleep(boxtrack_api::keycache::FRESH + std::time::Duration::from_millis(100)).await;
+    tokio::time::sleep(boxtrack_http::keycache::FRESH + std::time::Duration::from_millis(100))
+        .await;
     assert_error(&two.get("/v2/account", Some(&second)).await, 401);
     // the first key still works in both
     assert_eq!(two.get("/v2/account", Some(&key)).await.status, 200);
@@ -100,8 +102,8 @@ async fn a_revoked_key_stops_working_in_every_process_within_a_second() {
 
 #[test]
 fn entitlement_checks_name_the_entitlement() {
-    use boxtrack_api::Caller;
     use boxtrack_core::plan::{Entitlement, Plan};
+    use boxtrack_http::Caller;
     let account = boxtrack_store::accounts::Account {
         id: uuid::Uuid::now_v7(),
         name: "x".into(),

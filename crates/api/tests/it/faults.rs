@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use boxtrack_api::{ApiConfig, Limiter};
+use boxtrack_api::Limiter;
+use boxtrack_app::ctx::Policy;
 use boxtrack_store::Db;
 use boxtrack_testkit::proxy::Proxy;
 use serde_json::json;
@@ -98,7 +99,7 @@ async fn behind_a_proxy_waiting(acquire: Duration) -> Option<(Proxy, Db, Db, Tes
     url.set_port(Some(proxy.addr.port())).unwrap();
     url.set_host(Some("127.0.0.1")).unwrap();
     let db = Db::connect_waiting(url.as_str(), acquire).await.unwrap();
-    let mut app = TestApp::spawn_with(
+    let mut app = TestApp::spawn_policy(
         db.clone(),
         Limiter::database(db.clone()),
         receivers_allowed(),
@@ -109,10 +110,10 @@ async fn behind_a_proxy_waiting(acquire: Duration) -> Option<(Proxy, Db, Db, Tes
 }
 
 /// Settings that let webhooks go to receivers on this machine.
-fn receivers_allowed() -> ApiConfig {
-    ApiConfig {
+fn receivers_allowed() -> Policy {
+    Policy {
         allow_private_webhook_urls: true,
-        ..ApiConfig::default()
+        ..Policy::default()
     }
 }
 

@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 
 use boxtrack_api::listen::Connections;
 use boxtrack_api::{ApiConfig, AppState, Limiter};
+use boxtrack_app::ctx::Policy;
 use boxtrack_core::plan::{Entitlement, Plan};
 use boxtrack_core::ratelimit::Limits;
 use boxtrack_store::Db;
@@ -18,7 +19,7 @@ pub struct TestApp {
     pub db: Db,
     pub client: reqwest::Client,
     /// The metrics of the served state (connection counts included).
-    pub metrics: std::sync::Arc<boxtrack_api::metrics::Metrics>,
+    pub metrics: std::sync::Arc<boxtrack_http::Metrics>,
     /// The served state's read cache: the test's own writes past the API (the worker run
     /// in-process, rows made directly) retire what it holds, as the API's writes do.
     pub reads: std::sync::Arc<boxtrack_api::readcache::ReadCache>,
@@ -84,6 +85,14 @@ impl TestApp {
         TestApp::spawn_listening(db, limiter, config, Connections::default()).await
     }
 
+    /// The app with this policy (the operator's settings of the use cases) on an existing
+    /// database.
+    pub async fn spawn_policy(db: Db, limiter: Limiter, policy: Policy) -> TestApp {
+        let ctx = boxtrack_app::Ctx::new(db).with_policy(policy);
+        let state = AppState::new(ctx, ApiConfig::default(), limiter);
+        TestApp::serve_state(state, Connections::default()).await
+    }
+
     /// The app with these edge settings and these connection limits (`listen::serve_with`).
     pub async fn spawn_listening(
         db: Db,
@@ -91,12 +100,16 @@ impl TestApp {
         config: ApiConfig,
         conns: Connections,
     ) -> TestApp {
-        TestApp::serve_state(AppState::new(db, config, limiter), conns).await
+        TestApp::serve_state(
+            AppState::new(boxtrack_app::Ctx::new(db), config, limiter),
+            conns,
+        )
+        .await
     }
 
     /// The app serving `state` (made by the test: with read replicas, say).
     pub async fn serve_state(state: AppState, conns: Connections) -> TestApp {
-        let db = state.db.clone();
+        let db = state.ctx.db.clone();
         let metrics = state.metrics.clone();
         let reads = state.reads.clone();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

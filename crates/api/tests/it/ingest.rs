@@ -809,12 +809,11 @@ async fn a_sandbox_container_refreshes_by_playing_what_is_due() {
     let (db, _database) = crate::helpers::fresh_db().await;
     // "now", for the API, is hours of simulated time (seconds) after the journey starts
     let start = boxtrack_store::now_us();
-    let mut state = boxtrack_api::AppState::new(
-        db,
+    let state = boxtrack_api::AppState::new(
+        boxtrack_app::Ctx::new(db).with_fixed_now(start + 5_000 * 1_000_000),
         boxtrack_api::ApiConfig::default(),
         boxtrack_api::Limiter::memory(),
     );
-    state.edit().fixed_now_us = Some(start + 5_000 * 1_000_000);
     let app = TestApp::serve_state(state, Default::default()).await;
     let (_, key) = app
         .account_with(

@@ -6,7 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use boxtrack_api::{ApiConfig, Limiter};
+use boxtrack_api::Limiter;
+use boxtrack_app::ctx::Policy;
 use boxtrack_core::plan::{Entitlement, Plan};
 use boxtrack_core::ratelimit::{Bucket, Limits};
 use serde_json::{Value, json};
@@ -238,12 +239,12 @@ fn leaked(victim: &Victim, sent: &str, r: &Resp) -> Vec<String> {
 #[tokio::test]
 async fn another_account_finds_sees_and_changes_nothing() {
     let (db, database) = fresh_db().await;
-    let mut app = TestApp::spawn_with(
+    let mut app = TestApp::spawn_policy(
         db.clone(),
         Limiter::memory(),
-        ApiConfig {
+        Policy {
             allow_private_webhook_urls: true,
-            ..ApiConfig::default()
+            ..Policy::default()
         },
     )
     .await;

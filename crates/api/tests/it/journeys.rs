@@ -12,7 +12,8 @@
 
 use std::collections::BTreeMap;
 
-use boxtrack_api::{ApiConfig, Limiter};
+use boxtrack_api::Limiter;
+use boxtrack_app::ctx::Policy;
 use boxtrack_core::plan::{Entitlement, Plan};
 use boxtrack_core::ratelimit::{Bucket, Limits};
 use boxtrack_core::time::format_micros;
@@ -146,12 +147,12 @@ async fn play(scenario: &scenarios::Scenario) {
     let number = scenario.number;
     let (db, database) = fresh_db().await;
     std::mem::forget(database);
-    let app = TestApp::spawn_with(
+    let app = TestApp::spawn_policy(
         db.clone(),
         Limiter::memory(),
-        ApiConfig {
+        Policy {
             allow_private_webhook_urls: true,
-            ..ApiConfig::default()
+            ..Policy::default()
         },
     )
     .await;

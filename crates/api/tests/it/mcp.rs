@@ -1115,10 +1115,10 @@ async fn stdio_and_http_give_the_same_answers() {
         key,
         next: 1.into(),
     };
-    let state = boxtrack_api::AppState::new(
-        app.db.clone(),
-        boxtrack_api::ApiConfig::default(),
-        boxtrack_api::Limiter::memory(),
+    let state = boxtrack_http::Front::new(
+        boxtrack_app::Ctx::new(app.db.clone()),
+        boxtrack_http::ApiConfig::default(),
+        boxtrack_http::Limiter::memory(),
     );
     let shipment =
         m.tool("get_container", json!({"id": cid})).await["structuredContent"]["shipment"]["id"]

@@ -91,7 +91,7 @@ fn check(name: &str, got: &Value) -> Option<String> {
 }
 
 async fn call(
-    state: &boxtrack_api::AppState,
+    state: &boxtrack_http::Front,
     account: &boxtrack_store::accounts::Account,
     name: &str,
     args: Value,
@@ -162,12 +162,11 @@ async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
         for h in picked {
             // the journey played to hour h, and "now" just after it
             app.tick_at(START_US + h * H).await;
-            let mut state = boxtrack_api::AppState::new(
-                app.db.clone(),
-                boxtrack_api::ApiConfig::default(),
-                boxtrack_api::Limiter::memory(),
+            let state = boxtrack_http::Front::new(
+                boxtrack_app::Ctx::new(app.db.clone()).with_fixed_now(START_US + h * H + H / 2),
+                boxtrack_http::ApiConfig::default(),
+                boxtrack_http::Limiter::memory(),
             );
-            state.edit().fixed_now_us = Some(START_US + h * H + H / 2);
             let container = boxtrack_store::reads::containers_of(&app.db, account.id, shipment)
                 .await
                 .unwrap()
@@ -190,12 +189,11 @@ async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
         }
     }
     // both journeys at their ends: the account's lists, counts, and a number tracked already
-    let mut state = boxtrack_api::AppState::new(
-        app.db.clone(),
-        boxtrack_api::ApiConfig::default(),
-        boxtrack_api::Limiter::memory(),
+    let state = boxtrack_http::Front::new(
+        boxtrack_app::Ctx::new(app.db.clone()).with_fixed_now(START_US + 700 * H),
+        boxtrack_http::ApiConfig::default(),
+        boxtrack_http::Limiter::memory(),
     );
-    state.edit().fixed_now_us = Some(START_US + 700 * H);
     let mut ids = HashMap::new();
     for (name, tool, args) in [
         (

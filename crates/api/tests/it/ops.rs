@@ -430,7 +430,7 @@ async fn a_handler_that_panics_is_answered_a_500_and_counted() {
     use axum::routing::get;
     let (db, _database) = crate::helpers::fresh_db().await;
     let state = boxtrack_api::AppState::new(
-        db,
+        boxtrack_app::Ctx::new(db),
         boxtrack_api::ApiConfig::default(),
         boxtrack_api::Limiter::memory(),
     );
@@ -444,7 +444,7 @@ async fn a_handler_that_panics_is_answered_a_500_and_counted() {
         .route_layer(axum::middleware::from_fn(
             |req: axum::extract::Request, next: axum::middleware::Next| async move {
                 // what every route of the service does first: note the route matched
-                boxtrack_api::note_route(req.extensions());
+                boxtrack_http::access::note_route(req.extensions());
                 next.run(req).await
             },
         ));

@@ -62,8 +62,11 @@ async fn setup(max_lag: Duration) -> Option<Setup> {
             .clone()
             .run(Duration::from_millis(100), stop.clone().cancelled_owned()),
     );
-    let state = AppState::new(primary, ApiConfig::default(), Limiter::memory())
-        .with_replicas(replicas.clone());
+    let state = AppState::new(
+        boxtrack_app::Ctx::new(primary).with_replicas(replicas.clone()),
+        ApiConfig::default(),
+        Limiter::memory(),
+    );
     let app = TestApp::serve_state(state, Connections::default()).await;
     let replica = Db::connect(&pair.replica_url).await.unwrap();
     let s = Setup {

@@ -1,4 +1,5 @@
-use boxtrack_api::{ApiConfig, Limiter};
+use boxtrack_api::Limiter;
+use boxtrack_app::ctx::Policy;
 use serde_json::json;
 
 use crate::helpers::{TestApp, assert_error, fresh_db};
@@ -164,11 +165,11 @@ async fn bad_subscriptions_are_422_and_write_nothing() {
 #[tokio::test]
 async fn the_operator_can_allow_local_receivers() {
     let (db, _database) = fresh_db().await;
-    let config = ApiConfig {
+    let config = Policy {
         allow_private_webhook_urls: true,
-        ..ApiConfig::default()
+        ..Policy::default()
     };
-    let app = TestApp::spawn_with(db, Limiter::memory(), config).await;
+    let app = TestApp::spawn_policy(db, Limiter::memory(), config).await;
     let (_, key) = app.account().await;
     let r = app
         .post(
@@ -437,12 +438,12 @@ async fn receiver(
 async fn the_test_trigger_sends_a_signed_sample_that_verifies_independently() {
     use hmac::{Hmac, Mac};
     let (db, _database) = fresh_db().await;
-    let app = TestApp::spawn_with(
+    let app = TestApp::spawn_policy(
         db,
         Limiter::memory(),
-        ApiConfig {
+        Policy {
             allow_private_webhook_urls: true,
-            ..ApiConfig::default()
+            ..Policy::default()
         },
     )
     .await;
@@ -591,12 +592,12 @@ async fn subscribed_app(
 ) -> (TestApp, String, Seen, String, boxtrack_store::Db) {
     let (db, database) = fresh_db().await;
     std::mem::forget(database);
-    let app = TestApp::spawn_with(
+    let app = TestApp::spawn_policy(
         db.clone(),
         Limiter::memory(),
-        ApiConfig {
+        Policy {
             allow_private_webhook_urls: true,
-            ..ApiConfig::default()
+            ..Policy::default()
         },
     )
     .await;
@@ -798,12 +799,12 @@ async fn failures_retry_twelve_times_with_the_same_id_then_fail_and_deactivate()
 #[tokio::test]
 async fn examples_and_source_addresses() {
     let (db, _database) = fresh_db().await;
-    let app = TestApp::spawn_with(
+    let app = TestApp::spawn_policy(
         db,
         Limiter::memory(),
-        ApiConfig {
+        Policy {
             webhook_source_ips: vec!["203.0.113.7".into()],
-            ..ApiConfig::default()
+            ..Policy::default()
         },
     )
     .await;
@@ -920,7 +921,7 @@ async fn events_can_be_replayed_to_a_webhook() {
 
 #[test]
 fn delivery_outcomes_are_counted_in_metrics() {
-    let m = boxtrack_api::Metrics::default();
+    let m = boxtrack_http::Metrics::default();
     m.record_deliveries("succeeded", 3);
     m.record_deliveries("retrying", 1);
     m.record_deactivation();
@@ -936,12 +937,12 @@ fn delivery_outcomes_are_counted_in_metrics() {
 #[tokio::test]
 async fn the_signature_header_name_is_configurable() {
     let (db, _database) = fresh_db().await;
-    let config = ApiConfig {
+    let config = Policy {
         allow_private_webhook_urls: true,
         webhook_signature_header: "X-T49-Webhook-Signature".into(),
-        ..ApiConfig::default()
+        ..Policy::default()
     };
-    let app = TestApp::spawn_with(db, Limiter::memory(), config).await;
+    let app = TestApp::spawn_policy(db, Limiter::memory(), config).await;
     let (_, key) = app.account().await;
     let (url, seen) = receiver(200).await;
     let r = app

@@ -16,7 +16,7 @@ use boxtrack_store::accounts::{self, Account, NewAccount};
 use tokio::net::TcpListener;
 
 use super::{
-    connections, open_configured_db, shutdown_on_signal, spawn_worker, state,
+    connections, ctx, open_configured_db, shutdown_on_signal, spawn_worker, state,
     survive_file_size_limit, take_worker,
 };
 use crate::DemoArgs;
@@ -439,7 +439,7 @@ async fn run(
     base: &str,
     k: &str,
 ) -> anyhow::Result<()> {
-    let app = state(db.clone(), &s).await?;
+    let app = state(ctx(db.clone(), &s)?, &s).await?;
     let shutdown = shutdown_on_signal();
     let _workers = spawn_worker(&app, &shutdown, &s);
     tokio::spawn(DemoWorld::keep_saving(

@@ -10,8 +10,8 @@ use boxtrack_core::oauth as core;
 use boxtrack_core::ratelimit::Attempt;
 use boxtrack_store::oauth as store;
 
-use boxtrack_api::html::{cookie, esc, secure_html};
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
+use boxtrack_http::html::{cookie, esc, secure_html};
 
 use super::common::*;
 
@@ -134,12 +134,12 @@ fn origin_of(uri: &str) -> Option<String> {
 /// Checks the client and redirect URI (errors here are shown, never redirected) and the
 /// PKCE and resource parameters.
 async fn check_request(
-    state: &AppState,
+    state: &Front,
     headers: &HeaderMap,
     q: &HashMap<String, String>,
 ) -> Result<(AuthzRequest, String), Response> {
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
-    let client = match store::get_client(&state.db, &get("client_id")).await {
+    let client = match store::get_client(&state.ctx.db, &get("client_id")).await {
         Ok(Some(c)) => c,
         Ok(None) => {
             return Err(plain_page(
@@ -147,7 +147,7 @@ async fn check_request(
                 "Unknown client_id: register the client first (POST /oauth/register).",
             ));
         }
-        Err(e) => return Err(boxtrack_api::error::ApiError::from(e).into_response()),
+        Err(e) => return Err(boxtrack_http::error::ApiError::from(e).into_response()),
     };
     let redirect_uri = get("redirect_uri");
     if !client.allows(&redirect_uri) {
@@ -201,7 +201,7 @@ fn redirect(to: &str, params: &[(&str, &str)]) -> Response {
 
 /// `GET /oauth/authorize`: the sign-in and consent page.
 pub async fn authorize_page(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
@@ -248,7 +248,7 @@ pub async fn authorize_page(
 /// a code (or `access_denied`). Wrong credentials show the page again with the error next to
 /// the field.
 pub async fn authorize_submit(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
     Form(f): Form<HashMap<String, String>>,
 ) -> Response {
@@ -305,7 +305,7 @@ pub async fn authorize_submit(
         }
     }
     let user = if errors.is_empty() {
-        match store::get_user(&state.db, &email).await {
+        match store::get_user(&state.ctx.db, &email).await {
             Ok(Some(u)) if core::verify_password(&password, &u.password_hash) => Some(u),
             Ok(_) => {
                 errors.insert(
@@ -314,7 +314,7 @@ pub async fn authorize_submit(
                 );
                 None
             }
-            Err(e) => return boxtrack_api::error::ApiError::from(e).into_response(),
+            Err(e) => return boxtrack_http::error::ApiError::from(e).into_response(),
         }
     } else {
         None
@@ -339,7 +339,7 @@ pub async fn authorize_submit(
     };
     let code = core::new_secret();
     let stored = store::store_code(
-        &state.db,
+        &state.ctx.db,
         &core::digest(&code),
         &store::Code {
             client_id: r.client_id.clone(),
@@ -353,7 +353,7 @@ pub async fn authorize_submit(
     )
     .await;
     if let Err(e) = stored {
-        return boxtrack_api::error::ApiError::from(e).into_response();
+        return boxtrack_http::error::ApiError::from(e).into_response();
     }
     redirect(&r.redirect_uri, &[("code", &code), ("state", &r.state)])
 }

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use boxtrack_core::oauth as core;
 use boxtrack_core::ratelimit::Attempt;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 pub(super) const CODE_TTL_US: i64 = 60_000_000;
 
@@ -16,7 +16,7 @@ pub(super) const ACCESS_TTL_US: i64 = 3_600_000_000;
 pub(super) const REFRESH_TTL_US: i64 = 30 * 86_400_000_000;
 
 /// The service's base URL for this request (the configured public URL, or `http://Host`).
-pub fn base_url(state: &AppState, headers: &HeaderMap) -> String {
+pub fn base_url(state: &Front, headers: &HeaderMap) -> String {
     state.config.public_url.clone().unwrap_or_else(|| {
         let host = headers
             .get(header::HOST)
@@ -27,7 +27,7 @@ pub fn base_url(state: &AppState, headers: &HeaderMap) -> String {
 }
 
 /// The canonical resource identifier of the MCP endpoint.
-pub fn mcp_resource(state: &AppState, headers: &HeaderMap) -> String {
+pub fn mcp_resource(state: &Front, headers: &HeaderMap) -> String {
     let raw = format!("{}/mcp", base_url(state, headers));
     core::canonical_resource(&raw).unwrap_or(raw)
 }
@@ -48,11 +48,7 @@ pub(super) fn oauth_error(status: StatusCode, error: &str, description: &str) ->
 
 /// Counts `attempt` against its limit: `Err` is the answer when the limit is reached (429
 /// `temporarily_unavailable` with `Retry-After`) or the limiter cannot be reached (503).
-pub(super) async fn admit(
-    state: &AppState,
-    attempt: Attempt<'_>,
-    kind: &str,
-) -> Result<(), Response> {
+pub(super) async fn admit(state: &Front, attempt: Attempt<'_>, kind: &str) -> Result<(), Response> {
     match state.limiter.attempt(attempt).await {
         Ok(d) if d.allowed => Ok(()),
         Ok(d) => {

@@ -5,13 +5,13 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::HeaderMap;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::common::*;
 
 /// `GET /.well-known/oauth-protected-resource[/mcp]`.
 pub async fn protected_resource(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
 ) -> Json<ProtectedResource> {
     let base = base_url(&state, &headers);
@@ -26,7 +26,7 @@ pub async fn protected_resource(
 
 /// `GET /.well-known/oauth-authorization-server`.
 pub async fn authorization_server(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     headers: HeaderMap,
 ) -> Json<AuthorizationServer> {
     let base = base_url(&state, &headers);

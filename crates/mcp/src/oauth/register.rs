@@ -11,7 +11,7 @@ use boxtrack_core::ratelimit::Attempt;
 use boxtrack_store::oauth as store;
 use serde_json::Value;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::common::*;
 
@@ -19,7 +19,7 @@ use super::common::*;
 /// [`boxtrack_core::ratelimit::REGISTRATIONS_PER_MINUTE`] from one peer address (behind a
 /// reverse proxy the peer is the proxy, so the limit is the whole service's).
 pub async fn register(
-    State(state): State<AppState>,
+    State(state): State<Front>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     body: axum::body::Bytes,
 ) -> Response {
@@ -99,8 +99,8 @@ pub async fn register(
         .take(100)
         .collect::<String>();
     let client_id = format!("btc_{}", uuid::Uuid::now_v7().simple());
-    if let Err(e) = store::register_client(&state.db, &client_id, &name, &uris).await {
-        return boxtrack_api::error::ApiError::from(e).into_response();
+    if let Err(e) = store::register_client(&state.ctx.db, &client_id, &name, &uris).await {
+        return boxtrack_http::error::ApiError::from(e).into_response();
     }
     let mut r = (
         StatusCode::CREATED,

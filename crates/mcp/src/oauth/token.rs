@@ -12,12 +12,12 @@ use boxtrack_core::oauth as core;
 use boxtrack_core::ratelimit::Attempt;
 use boxtrack_store::oauth as store;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::common::*;
 
 async fn issue(
-    state: &AppState,
+    state: &Front,
     client_id: &str,
     user_id: uuid::Uuid,
     account_id: uuid::Uuid,
@@ -28,7 +28,7 @@ async fn issue(
     let refresh = core::new_secret();
     let now = boxtrack_store::now_us();
     let stored = store::store_pair(
-        &state.db,
+        &state.ctx.db,
         &core::digest(&access),
         &core::digest(&refresh),
         &store::Token {
@@ -47,7 +47,7 @@ async fn issue(
     )
     .await;
     if let Err(e) = stored {
-        return boxtrack_api::error::ApiError::from(e).into_response();
+        return boxtrack_http::error::ApiError::from(e).into_response();
     }
     let mut r = Json(Tokens {
         access_token: access,
@@ -64,10 +64,7 @@ async fn issue(
 
 /// `POST /oauth/token`: `authorization_code` (with the PKCE verifier) and `refresh_token`; at
 /// most [`boxtrack_core::ratelimit::TOKEN_REQUESTS_PER_MINUTE`] per `client_id`.
-pub async fn token(
-    State(state): State<AppState>,
-    Form(f): Form<HashMap<String, String>>,
-) -> Response {
+pub async fn token(State(state): State<Front>, Form(f): Form<HashMap<String, String>>) -> Response {
     let f = TokenForm::from_fields(f);
     if let Err(r) = admit(&state, Attempt::Token(&f.client_id), "oauth_token").await {
         return r;
@@ -92,14 +89,14 @@ fn invalid_grant(why: &str) -> Response {
 
 /// A store failure as the API answers it.
 fn store_failed(e: boxtrack_store::StoreError) -> Response {
-    boxtrack_api::error::ApiError::from(e).into_response()
+    boxtrack_http::error::ApiError::from(e).into_response()
 }
 
 /// `grant_type=authorization_code`: the code (used once, alive a minute), for the client and
 /// redirect URI it was given to, with the PKCE verifier of its challenge and (when sent) its
 /// resource; new tokens of a new grant.
-async fn code_grant(state: &AppState, f: &TokenForm, now: i64) -> Result<Response, Response> {
-    let code = store::take_code(&state.db, &core::digest(&f.code), now)
+async fn code_grant(state: &Front, f: &TokenForm, now: i64) -> Result<Response, Response> {
+    let code = store::take_code(&state.ctx.db, &core::digest(&f.code), now)
         .await
         .map_err(store_failed)?
         .ok_or_else(|| invalid_grant("the code is unknown or was used already"))?;
@@ -137,9 +134,9 @@ async fn code_grant(state: &AppState, f: &TokenForm, now: i64) -> Result<Respons
 /// `grant_type=refresh_token`: a live refresh token of this client, used once; new tokens of
 /// the same grant. A token used twice revokes every token of its grant (a stolen token is
 /// worth nothing once its owner refreshes).
-async fn refresh_grant(state: &AppState, f: &TokenForm, now: i64) -> Result<Response, Response> {
+async fn refresh_grant(state: &Front, f: &TokenForm, now: i64) -> Result<Response, Response> {
     let hash = core::digest(&f.refresh_token);
-    let t = store::get_token(&state.db, &hash)
+    let t = store::get_token(&state.ctx.db, &hash)
         .await
         .map_err(store_failed)?
         .filter(|t| t.kind == "refresh")
@@ -150,7 +147,7 @@ async fn refresh_grant(state: &AppState, f: &TokenForm, now: i64) -> Result<Resp
     if t.revoked_us.is_some() || t.expires_us < now {
         return Err(invalid_grant("the refresh token expired or was revoked"));
     }
-    if store::use_refresh(&state.db, &hash, now)
+    if store::use_refresh(&state.ctx.db, &hash, now)
         .await
         .map_err(store_failed)?
     {
@@ -165,7 +162,7 @@ async fn refresh_grant(state: &AppState, f: &TokenForm, now: i64) -> Result<Resp
         .await);
     }
     // reuse of a rotated token: revoke everything issued from this grant
-    store::revoke_family(&state.db, t.family, now)
+    store::revoke_family(&state.ctx.db, t.family, now)
         .await
         .map_err(store_failed)?;
     tracing::warn!(client = %t.client_id, "refresh token reused; its token family is revoked");
@@ -176,11 +173,11 @@ async fn refresh_grant(state: &AppState, f: &TokenForm, now: i64) -> Result<Resp
 
 /// The account an OAuth access token stands for, when it is valid for `resource`.
 pub async fn account_for_bearer(
-    state: &AppState,
+    state: &Front,
     token: &str,
     resource: &str,
 ) -> Result<Option<(boxtrack_store::accounts::Account, uuid::Uuid)>, boxtrack_store::StoreError> {
-    let Some(t) = store::get_token(&state.db, &core::digest(token)).await? else {
+    let Some(t) = store::get_token(&state.ctx.db, &core::digest(token)).await? else {
         return Ok(None);
     };
     let now = boxtrack_store::now_us();
@@ -188,7 +185,7 @@ pub async fn account_for_bearer(
     {
         return Ok(None);
     }
-    Ok(boxtrack_store::accounts::get(&state.db, t.account_id)
+    Ok(boxtrack_store::accounts::get(&state.ctx.db, t.account_id)
         .await?
         .map(|a| (a, t.user_id)))
 }

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::credential::Credential;
 use super::tool::{Cx, NoArgs, Tool};
@@ -161,18 +161,18 @@ pub struct WhoamiAnswer {
 
 /// `whoami`.
 pub(super) async fn whoami(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     credential: Credential,
 ) -> Result<WhoamiAnswer, String> {
     let failed = |e: boxtrack_store::StoreError| {
         format!("The account could not be read ({e}); try again shortly.")
     };
-    let used = boxtrack_store::tracking::active_containers(&state.db, account.id)
+    let used = boxtrack_store::tracking::active_containers(&state.ctx.db, account.id)
         .await
         .map_err(failed)?;
     let user = match credential {
-        Credential::User(id) => boxtrack_store::oauth::user_by_id(&state.db, account.id, id)
+        Credential::User(id) => boxtrack_store::oauth::user_by_id(&state.ctx.db, account.id, id)
             .await
             .map_err(failed)?
             .map(|u| UserBrief {
@@ -287,7 +287,7 @@ pub fn party_rank(name: &str, search: &str) -> Option<u8> {
 
 /// `list_parties`.
 pub(super) async fn parties(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     search: Option<&str>,
     limit: usize,
@@ -300,7 +300,7 @@ pub(super) async fn parties(
     let mut cursor = None;
     loop {
         let listed = boxtrack_store::parties::list(
-            &state.db,
+            &state.ctx.db,
             account.id,
             &Page {
                 number: 1,

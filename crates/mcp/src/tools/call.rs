@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::registry::{Answered, Refusal, find, over_limit};
 use super::tool::Cx;
@@ -20,7 +20,7 @@ pub enum Outcome {
 
 /// Runs a tool. The caller has already checked the arguments ([`super::registry::check`]).
 pub async fn call(
-    state: &AppState,
+    state: &Front,
     account: &boxtrack_store::accounts::Account,
     credential: super::credential::Credential,
     name: &str,

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::fields::CustomFieldValue;
 use super::tool::{Cx, Tool};
@@ -364,7 +364,7 @@ pub(super) struct Loaded {
 }
 
 /// Loads a container of the account; `Err` says what to do when there is none.
-pub(super) async fn load(state: &AppState, account: &Account, id: Uuid) -> Result<Loaded, String> {
+pub(super) async fn load(state: &Front, account: &Account, id: Uuid) -> Result<Loaded, String> {
     let unavailable = |e: boxtrack_app::AppError| {
         format!("The container could not be read ({e}); try again shortly.")
     };
@@ -372,11 +372,11 @@ pub(super) async fn load(state: &AppState, account: &Account, id: Uuid) -> Resul
         container,
         shipment,
         ..
-    } = boxtrack_app::containers::show(&state.db, account.id, id, false)
+    } = boxtrack_app::containers::show(&state.ctx.db, account.id, id, false)
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No container found with id {id}. Use search_container to find a container's id by its number."))?;
-    let now_us = super::clock::data_now(state, account.id, container.shipment_id).await;
+    let now_us = boxtrack_app::clock::now(&state.ctx, account.id, container.shipment_id).await;
     Ok(Loaded {
         container,
         shipment,
@@ -390,7 +390,7 @@ fn local(at: Option<&At>, zone: Option<&str>) -> String {
 
 /// `get_container`.
 pub(super) async fn get(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     id: Uuid,
     asked: &[String],
@@ -565,11 +565,11 @@ fn terminal_brief(firms: &str) -> TerminalBrief {
 /// The container's transport events in brief: how many, how many by rail, and the latest
 /// thing that happened (no estimate, no change of a date).
 async fn events_summary(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     id: Uuid,
 ) -> Result<EventsSummary, String> {
-    let rows = reads::transport_events_of_many(&state.db, account.id, &[id], 1000)
+    let rows = reads::transport_events_of_many(&state.ctx.db, account.id, &[id], 1000)
         .await
         .map_err(|e| format!("The container's events could not be read ({e}); try again shortly."))?
         .remove(&id)
@@ -681,14 +681,10 @@ pub fn markdown(a: &ContainerAnswer, rail_zone: Option<&str>) -> String {
 }
 
 /// The container resource (`boxtrack://container/{id}`): [`markdown`] of its answer.
-pub async fn resource_text(
-    state: &AppState,
-    account: &Account,
-    id: Uuid,
-) -> Result<String, String> {
+pub async fn resource_text(state: &Front, account: &Account, id: Uuid) -> Result<String, String> {
     let answer = get(state, account, id, &[]).await?;
-    let rail_zone = match reads::container(&state.db, account.id, id).await {
-        Ok(Some(c)) => reads::shipment(&state.db, account.id, c.shipment_id)
+    let rail_zone = match reads::container(&state.ctx.db, account.id, id).await {
+        Ok(Some(c)) => reads::shipment(&state.ctx.db, account.id, c.shipment_id)
             .await
             .ok()
             .flatten()
@@ -702,7 +698,7 @@ pub async fn resource_text(
 /// fees (without `total` lines), and the days left to its last free day in the zone that day
 /// is kept in (the POD's; the inland ramp's for a rail carrier's), on the clock of the data.
 pub(super) async fn readiness(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     id: Uuid,
 ) -> Result<Readiness, String> {

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::container::ContainerId;
 use super::tool::{Cx, Tool};
@@ -242,18 +242,18 @@ pub fn answer(mut rows: Vec<TransportEventRow>) -> EventsAnswer {
 
 /// `get_container_transport_events`.
 pub(super) async fn get(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     id: Uuid,
 ) -> Result<EventsAnswer, String> {
     let unavailable = |e: boxtrack_store::StoreError| {
         format!("The events could not be read ({e}); try again shortly.")
     };
-    let c = reads::container(&state.db, account.id, id)
+    let c = reads::container(&state.ctx.db, account.id, id)
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No container found with id {id}. Use search_container to find a container's id by its number."))?;
-    let rows = reads::transport_events_of_many(&state.db, account.id, &[c.id], 10_000)
+    let rows = reads::transport_events_of_many(&state.ctx.db, account.id, &[c.id], 10_000)
         .await
         .map_err(unavailable)?
         .remove(&c.id)

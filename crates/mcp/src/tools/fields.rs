@@ -1,8 +1,8 @@
 //! Custom field values of one entity, as the tools show them.
 
-use boxtrack_api::state::AppState;
 use boxtrack_core::custom_fields::{self as rules, DataType};
 use boxtrack_core::paging::{MAX_SIZE, Page};
+use boxtrack_http::Front;
 use boxtrack_store::accounts::Account;
 use boxtrack_store::custom_fields::{self as store, FieldFilter};
 use uuid::Uuid;
@@ -28,7 +28,7 @@ pub struct CustomFieldValue {
 /// The custom field values set on one entity (`Shipment`, `Container`, `TrackingRequest`),
 /// each with its label and how people read it.
 pub(super) async fn of(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     entity_type: &str,
     entity_id: Uuid,
@@ -37,7 +37,7 @@ pub(super) async fn of(
         format!("The custom fields could not be read ({e}); try again shortly.")
     };
     let rows = store::fields(
-        &state.db,
+        &state.ctx.db,
         account.id,
         &FieldFilter {
             entity_type: Some(entity_type.to_string()),
@@ -53,7 +53,7 @@ pub(super) async fn of(
     for f in rows {
         let dt = DataType::parse(&f.data_type).unwrap_or(DataType::ShortText);
         let labels: Vec<(String, String)> = if dt.has_options() {
-            store::options(&state.db, f.definition_id)
+            store::options(&state.ctx.db, f.definition_id)
                 .await
                 .map_err(failed)?
                 .into_iter()

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::filters::{
     Applied, ContainerFilters, Paging, ShipmentFilters, container_filter, merged, shipment_filter,
@@ -303,7 +303,10 @@ pub(super) fn answer<T, R>(
 pub(super) fn app_unavailable(e: boxtrack_app::AppError) -> String {
     match e {
         boxtrack_app::AppError::Store(e) => unavailable(e),
+        boxtrack_app::AppError::NotFound(what) => format!("No such {what} in this account."),
         boxtrack_app::AppError::Invalid { detail, .. }
+        | boxtrack_app::AppError::Refused { detail, .. }
+        | boxtrack_app::AppError::Upstream(detail)
         | boxtrack_app::AppError::Unprocessable { detail, .. } => detail,
     }
 }
@@ -320,7 +323,7 @@ fn unavailable(e: boxtrack_store::StoreError) -> String {
 pub(super) async fn custom_fields(
     asked: Option<&BTreeMap<String, String>>,
     a: &mut Applied,
-    state: &AppState,
+    state: &Front,
     account: &Account,
 ) -> Result<(Vec<reads::CustomCond>, Vec<CustomFieldUsed>), String> {
     use boxtrack_core::custom_fields::{DataType, EntityType};
@@ -332,7 +335,7 @@ pub(super) async fn custom_fields(
     }
     a.note("custom_fields", asked);
     let defs = boxtrack_store::custom_fields::definitions(
-        &state.db,
+        &state.ctx.db,
         account.id,
         &Default::default(),
         &Page::first(boxtrack_core::paging::MAX_SIZE),
@@ -511,7 +514,7 @@ impl Tool for ListContainers {
 
 /// `list_containers`.
 async fn containers(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     input: ContainersInput,
 ) -> Result<ListAnswer<ContainerRow>, String> {
@@ -524,12 +527,12 @@ async fn containers(
     let filter = Filter {
         sort,
         custom,
-        ..container_filter(&f, &mut a, state.now_us())?
+        ..container_filter(&f, &mut a, state.ctx.now_us())?
     };
     // the use case the REST list and the console run, with the reference's further filters
     // (read where the REST list is: a replica once it has the account's writes)
     let found = boxtrack_app::containers::list_filtered::<reads::ContainerRow>(
-        state.read_db(account.id),
+        state.ctx.read_db(account.id),
         account.id,
         &filter,
         &page,
@@ -675,7 +678,7 @@ impl Tool for ListShipments {
 
 /// `list_shipments`.
 async fn shipments(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     input: ShipmentsInput,
 ) -> Result<ListAnswer<ShipmentRow>, String> {
@@ -688,12 +691,12 @@ async fn shipments(
         .unwrap_or(false);
     let filter = Filter {
         sort,
-        ..shipment_filter(&f, &mut a, state.now_us())?
+        ..shipment_filter(&f, &mut a, state.ctx.now_us())?
     };
     // the use case the REST list and the console run, with the reference's further filters
     // (read where the REST list is: a replica once it has the account's writes)
     let found = boxtrack_app::shipments::list_filtered::<reads::ShipmentRow, reads::ContainerRow>(
-        state.read_db(account.id),
+        state.ctx.read_db(account.id),
         account.id,
         &filter,
         &page,

@@ -6,7 +6,6 @@
 
 mod account;
 mod call;
-mod clock;
 mod container;
 mod contract;
 mod credential;

@@ -11,8 +11,8 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value};
 
-use boxtrack_api::state::AppState;
 use boxtrack_core::ratelimit::Bucket;
+use boxtrack_http::Front;
 use boxtrack_store::accounts::Account;
 
 use super::contract::ResponseContract;
@@ -69,7 +69,7 @@ impl<T: Tool> Declared for Declare<T> {
     }
 
     fn entry(&self) -> Value {
-        let mut output = boxtrack_api::doc::schema_of::<T::Output>();
+        let mut output = boxtrack_http::doc::schema_of::<T::Output>();
         // MCP asks for an object schema at the root (an answer of several shapes is an
         // anyOf of objects)
         if let Some(o) = output.as_object_mut() {
@@ -78,7 +78,7 @@ impl<T: Tool> Declared for Declare<T> {
             if let Some(Value::Object(props)) = o.get_mut("properties") {
                 props.insert(
                     CONTRACT.into(),
-                    boxtrack_api::doc::schema_of::<ResponseContract>(),
+                    boxtrack_http::doc::schema_of::<ResponseContract>(),
                 );
             }
         }
@@ -99,7 +99,7 @@ impl<T: Tool> Declared for Declare<T> {
     }
 
     fn input_schema(&self) -> Value {
-        let mut schema = boxtrack_api::doc::request_schema_of::<T::Input>();
+        let mut schema = boxtrack_http::doc::request_schema_of::<T::Input>();
         if let Some(o) = schema.as_object_mut() {
             o.remove("description");
             o.insert("type".into(), "object".into());
@@ -285,7 +285,7 @@ fn problem(e: &jsonschema::ValidationError<'_>) -> String {
 
 /// The account's rate limit for a tool, as REST counts it: why the call is refused, or
 /// `None`.
-pub async fn over_limit(state: &AppState, account: &Account, bucket: Bucket) -> Option<String> {
+pub async fn over_limit(state: &Front, account: &Account, bucket: Bucket) -> Option<String> {
     let limit = account.rate_limits.limit(bucket);
     match state.limiter.check(account.id, bucket, limit).await {
         Ok(d) if d.allowed => None,

@@ -2,10 +2,10 @@
 //! list and the console's table run ([`boxtrack_app::requests`]), with the reference's names
 //! for its arguments.
 
-use boxtrack_api::state::AppState;
 use boxtrack_app::fields::{One, Text};
 use boxtrack_app::requests::{ListRequests, RequestsFilter};
 use boxtrack_core::requests::{RequestType, Status as RequestStatus};
+use boxtrack_http::Front;
 use boxtrack_store::accounts::Account;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
@@ -144,7 +144,7 @@ pub struct RequestRow {
 
 /// `list_tracking_requests`.
 async fn requests(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     input: RequestsInput,
 ) -> Result<ListAnswer<RequestRow>, String> {
@@ -183,9 +183,10 @@ async fn requests(
         f.scac = g.scac.or(f.scac.take());
         f.request_number = g.request_number.or(f.request_number.take());
     }
-    let listed = boxtrack_app::requests::list(state.read_db(account.id), account.id, &asked, &page)
-        .await
-        .map_err(app_unavailable)?;
+    let listed =
+        boxtrack_app::requests::list(state.ctx.read_db(account.id), account.id, &asked, &page)
+            .await
+            .map_err(app_unavailable)?;
     let items = listed
         .rows
         .iter()

@@ -11,8 +11,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use boxtrack_api::state::AppState;
 use boxtrack_core::plan::Entitlement;
+use boxtrack_http::Front;
 
 use super::container::ContainerId;
 use super::tool::{Cx, Tool};
@@ -185,11 +185,7 @@ fn vessel(v: Option<&routemap::Vessel>) -> Option<RouteVessel> {
 }
 
 /// `get_container_route`.
-pub(super) async fn get(
-    state: &AppState,
-    account: &Account,
-    id: Uuid,
-) -> Result<RouteAnswer, String> {
+pub(super) async fn get(state: &Front, account: &Account, id: Uuid) -> Result<RouteAnswer, String> {
     let unavailable = |e: boxtrack_store::StoreError| {
         format!("The route could not be read ({e}); try again shortly.")
     };
@@ -198,19 +194,19 @@ pub(super) async fn get(
             "No route found for container id {id}. Use search_container to find the container's id, or get_container for its basic details."
         )
     };
-    let c = reads::container(&state.db, account.id, id)
+    let c = reads::container(&state.ctx.db, account.id, id)
         .await
         .map_err(unavailable)?
         .ok_or_else(missing)?;
-    let s = reads::shipment(&state.db, account.id, c.shipment_id)
+    let s = reads::shipment(&state.ctx.db, account.id, c.shipment_id)
         .await
         .map_err(unavailable)?
         .ok_or_else(missing)?;
-    let events = reads::all_transport_events(&state.db, account.id, id)
+    let events = reads::all_transport_events(&state.ctx.db, account.id, id)
         .await
         .map_err(unavailable)?;
     let (route, st) = (&s.route.0, &s.state.0);
-    let stops = boxtrack_api::routes::container_map::stops_of(&s, &events);
+    let stops = boxtrack_app::journey::stops_of(&s, &events);
     let inland = route.inland();
     let ct = &c.state.0.times;
     let line = Some(s.scac.clone());

@@ -35,7 +35,7 @@ impl Tool for SearchContainer {
 }
 use uuid::Uuid;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 /// The most matches of each kind searched.
 const LIMIT: usize = 25;
@@ -90,7 +90,7 @@ pub struct SearchAnswer {
 
 /// `search_container`.
 pub(super) async fn get(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     query: &str,
 ) -> Result<SearchAnswer, String> {
@@ -104,7 +104,7 @@ pub(super) async fn get(
         format!("The search could not be run ({e}); try again shortly.")
     };
     // read where the REST search is: a replica once it has the account's writes
-    let db = state.read_db(account.id);
+    let db = state.ctx.read_db(account.id);
     let ranked = reads::search_ranked(db, account.id, query, LIMIT)
         .await
         .map_err(unavailable)?;

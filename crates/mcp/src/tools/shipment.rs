@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::fields::CustomFieldValue;
 use super::tool::{Cx, Tool};
@@ -308,7 +308,7 @@ fn container_brief(
 
 /// `get_shipment_details`.
 pub(super) async fn get(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     id: Uuid,
     include_containers: bool,
@@ -320,7 +320,7 @@ pub(super) async fn get(
     let boxtrack_app::shipments::Shown {
         shipment: s,
         containers,
-    } = boxtrack_app::shipments::show(&state.db, account.id, id)
+    } = boxtrack_app::shipments::show(&state.ctx.db, account.id, id)
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No shipment found with id {id}. Use search_container to find a shipment's id by its bill of lading or reference number."))?;

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::filters::{Applied, ContainerFilters, container_filter, merged};
 use super::tool::{Cx, Tool};
@@ -191,7 +191,7 @@ pub fn key_of(group_by: &str, c: &ContainerRow, s: Option<&ShipmentRow>) -> Vec<
 
 /// `summarize_containers`.
 async fn get(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     input: SummaryInput,
 ) -> Result<SummaryAnswer, String> {
@@ -205,7 +205,7 @@ async fn get(
         super::lists::custom_fields(f.custom_fields.as_ref(), &mut a, state, account).await?;
     let filter = Filter {
         custom,
-        ..container_filter(&f, &mut a, state.now_us())?
+        ..container_filter(&f, &mut a, state.ctx.now_us())?
     };
     let unavailable = |e: boxtrack_store::StoreError| {
         format!("The containers could not be read ({e}); try again shortly.")
@@ -214,7 +214,7 @@ async fn get(
     let (mut counted, mut total) = (0usize, 0u64);
     let mut cursor: Option<Cursor> = None;
     // one database for every page counted (a replica, or the primary)
-    let db = state.read_db(account.id);
+    let db = state.ctx.read_db(account.id);
     let more = loop {
         let listed = reads::containers(
             db,

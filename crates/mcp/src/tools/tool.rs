@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use boxtrack_api::state::AppState;
 use boxtrack_core::ratelimit::Bucket;
+use boxtrack_http::Front;
 use boxtrack_store::accounts::Account;
 
 use super::contract::{Guide, ResponseContract};
@@ -20,7 +20,7 @@ use crate::protocol::Content;
 /// What a call runs with: the service, the caller's account and how the caller signed in.
 pub struct Cx<'a> {
     /// The service.
-    pub state: &'a AppState,
+    pub state: &'a Front,
     /// The caller's account (every read is scoped to it).
     pub account: &'a Account,
     /// How the caller signed in.

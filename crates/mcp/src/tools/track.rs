@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use boxtrack_api::state::AppState;
 use boxtrack_app::tracking::Refused;
+use boxtrack_http::Front;
 
 use super::container::ContainerAnswer;
 use super::tool::{Cx, Hints, Tool};
@@ -127,7 +127,7 @@ pub enum TrackAnswer {
 
 /// `track_container`.
 pub(super) async fn track(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     args: TrackInput,
 ) -> Result<TrackAnswer, String> {
@@ -137,7 +137,7 @@ pub(super) async fn track(
         given_scac,
     } = asked(&args)?;
     if let Some((c, by_container)) = tracked_already(state, account, &number).await? {
-        let scac = reads::shipment(&state.db, account.id, c.shipment_id)
+        let scac = reads::shipment(&state.ctx.db, account.id, c.shipment_id)
             .await
             .map_err(unavailable)?
             .map(|s| s.scac);
@@ -227,12 +227,12 @@ fn unavailable(e: StoreError) -> String {
 /// The account's container this number names: the container by its number (`true`), or the
 /// only container of the shipment of that bill or booking (`false`).
 async fn tracked_already(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     number: &str,
 ) -> Result<Option<(reads::ContainerRow, bool)>, String> {
     let by_number = reads::containers(
-        &state.db,
+        &state.ctx.db,
         account.id,
         &Filter {
             container_number: Some(number.to_string()),
@@ -249,7 +249,7 @@ async fn tracked_already(
         return Ok(Some((c, true)));
     }
     let ships = reads::shipments(
-        &state.db,
+        &state.ctx.db,
         account.id,
         &Filter {
             number: Some(number.to_string()),
@@ -262,7 +262,7 @@ async fn tracked_already(
     let Some(sh) = ships.rows.first() else {
         return Ok(None);
     };
-    let mut boxes = reads::containers_of(&state.db, account.id, sh.id)
+    let mut boxes = reads::containers_of(&state.ctx.db, account.id, sh.id)
         .await
         .map_err(unavailable)?;
     Ok((boxes.len() == 1).then(|| (boxes.remove(0), false)))
@@ -271,13 +271,12 @@ async fn tracked_already(
 /// Tracks the number through the use case REST and the console run: the new request
 /// (`true`), or the one already pending for it (`false`); a refusal in the model's words.
 async fn request(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     number: &str,
     input: &NewRequest,
 ) -> Result<(boxtrack_store::tracking::TrackingRequestRow, bool), String> {
-    let tracker = boxtrack_api::routes::tracking_requests::tracker(state);
-    match boxtrack_app::tracking::track(&tracker, account, input, Default::default()).await {
+    match boxtrack_app::tracking::track(&state.ctx, account, input, Default::default()).await {
         Ok(row) => Ok((row, true)),
         Err(Refused::Invalid(errors)) => {
             let why = errors
@@ -291,7 +290,7 @@ async fn request(
         }
         Err(Refused::Duplicate(valid)) => {
             let pending = boxtrack_store::tracking::list_requests(
-                &state.db,
+                &state.ctx.db,
                 account.id,
                 &boxtrack_store::tracking::RequestFilter {
                     request_number: Some(valid.number.clone()),

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use boxtrack_api::state::AppState;
+use boxtrack_http::Front;
 
 use super::container::ContainerId;
 use super::shipment::ShipmentAnswer;
@@ -65,7 +65,7 @@ pub struct RefreshContainer;
 impl Tool for RefreshContainer {
     const GUIDE: super::contract::Guide = super::guides::REFRESH;
     type Input = ContainerId;
-    type Output = boxtrack_api::routes::refresh::Refreshed;
+    type Output = boxtrack_app::refresh::Refreshed;
     const NAME: &'static str = "refresh_container";
     const TITLE: &'static str = "Refresh Container";
     const DESCRIPTION: &'static str = "Ask the shipping line and terminal now and return what changed (needs the container_refresh entitlement; 10 per minute).";
@@ -129,14 +129,14 @@ impl Tool for CreateWebhook {
 
 /// Stops (`stop`) or resumes tracking a shipment; its details as they now are.
 pub(super) async fn stop_or_resume(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     shipment: Uuid,
     stop: bool,
 ) -> Result<ShipmentAnswer, String> {
     let done = if stop {
         boxtrack_store::tracking::stop_shipment(
-            &state.db,
+            &state.ctx.db,
             account.id,
             shipment,
             "cancelled_by_user",
@@ -144,7 +144,7 @@ pub(super) async fn stop_or_resume(
         .await
         .map(|_| ())
     } else {
-        boxtrack_store::tracking::resume_shipment(&state.db, account.id, account.plan, shipment)
+        boxtrack_store::tracking::resume_shipment(&state.ctx.db, account.id, account.plan, shipment)
             .await
             .map(|_| ())
     };
@@ -167,35 +167,25 @@ pub(super) async fn stop_or_resume(
         }
     }
     // what this call committed retires the account's cached reads, as REST writes do
-    state.reads.changes().touch(account.id);
+    state.ctx.changes.touch(account.id);
     super::shipment::get(state, account, shipment, true, false).await
 }
 
-/// `refresh_container`: the REST handler's refresh, called directly.
+/// `refresh_container`: the refresh of `boxtrack_app::refresh`.
 pub(super) async fn refresh(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     id: Uuid,
-) -> Result<boxtrack_api::routes::refresh::Refreshed, String> {
+) -> Result<boxtrack_app::refresh::Refreshed, String> {
     if !account.has(Entitlement::ContainerRefresh) {
         return Err("Refreshing a container is not enabled for this account (entitlement `container_refresh`); the operator can enable it. Without it, boxtrack polls on its schedule (get_container shows the latest).".into());
     }
-    let caller = boxtrack_api::auth::Caller {
-        key_id: Uuid::nil(),
-        account: std::sync::Arc::new(account.clone()),
-    };
-    match boxtrack_api::routes::refresh::refresh(
-        axum::extract::State(state.clone()),
-        caller,
-        boxtrack_api::extract::IdPath(id),
-    )
-    .await
-    {
-        Ok(axum::Json(done)) => {
-            state.reads.changes().touch(account.id);
+    match boxtrack_app::refresh::refresh(&state.ctx, account, id).await {
+        Ok(done) => {
+            state.ctx.changes.touch(account.id);
             Ok(done)
         }
-        Err(e) => Err(e
+        Err(e) => Err(boxtrack_http::ApiError::from(e)
             .errors()
             .first()
             .and_then(|x| x.detail.clone())
@@ -252,12 +242,9 @@ fn brief(w: &store::WebhookRow) -> WebhookBrief {
 }
 
 /// `list_webhooks`.
-pub(super) async fn webhooks(
-    state: &AppState,
-    account: &Account,
-) -> Result<WebhooksAnswer, String> {
+pub(super) async fn webhooks(state: &Front, account: &Account) -> Result<WebhooksAnswer, String> {
     let listed = store::list(
-        &state.db,
+        &state.ctx.db,
         account.id,
         &boxtrack_core::paging::Page::first(boxtrack_core::paging::MAX_SIZE),
     )
@@ -273,7 +260,7 @@ pub(super) async fn webhooks(
 /// ([`boxtrack_app::webhooks::create`]: https and not internal, unless the operator allows
 /// private addresses; events of the catalog, all when none are named).
 pub(super) async fn create_webhook(
-    state: &AppState,
+    state: &Front,
     account: &Account,
     url: &str,
     events: Option<Vec<String>>,
@@ -284,8 +271,7 @@ pub(super) async fn create_webhook(
         events: events.filter(|e| !e.is_empty()),
         ..Default::default()
     };
-    let allowed = boxtrack_api::routes::webhooks::allowed(state);
-    let w = boxtrack_app::webhooks::create(&state.db, account.id, allowed, &asked)
+    let w = boxtrack_app::webhooks::create(&state.ctx, account.id, &asked)
         .await
         .map_err(|e| match e {
             boxtrack_app::AppError::Unprocessable {

@@ -9,8 +9,8 @@ use crate::routes::shown_check::{Before, in_order, same, values};
 use boxtrack_store::reads::{self, ContainerOnShipment, ContainerRow, ShipmentRow, ShownContainer};
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
 
-use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
+use boxtrack_http::auth::Caller;
+use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_views::tracking as resources;
 
 /// What the caller of [`render`] read already of the rows' shipments.

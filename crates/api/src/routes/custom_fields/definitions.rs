@@ -10,11 +10,11 @@ use boxtrack_store::custom_fields::{self as store, DefinitionFilter, DefinitionR
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::state::AppState;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use boxtrack_views::jsonapi::include_once;
 
 use super::shared::*;
@@ -39,7 +39,7 @@ pub async fn list_definitions(
         display_name: q.text("filter[display_name]"),
     };
     let includes = q.includes("custom_field_definition", DEFINITION_INCLUDES)?;
-    let listed = store::definitions(&state.db, caller.account.id, &f, &page).await?;
+    let listed = store::definitions(&state.ctx.db, caller.account.id, &f, &page).await?;
     let mut data = Vec::new();
     let mut included = Vec::new();
     for d in &listed.rows {
@@ -81,14 +81,14 @@ async fn rendered(
     includes: &[String],
     included: &mut Vec<Value>,
 ) -> ApiResult<Value> {
-    let options = store::options(&state.db, d.id).await?;
+    let options = store::options(&state.ctx.db, d.id).await?;
     if includes.iter().any(|i| i == "options") {
         for o in &options {
             include_once(included, boxtrack_views::custom_fields::option(o));
         }
     }
     let fields = if includes.iter().any(|i| i == "fields") {
-        let rows = store::fields_of_definition(&state.db, d.account_id, d.id).await?;
+        let rows = store::fields_of_definition(&state.ctx.db, d.account_id, d.id).await?;
         for r in super::values::field_resources(state, &rows).await? {
             include_once(included, r);
         }
@@ -169,7 +169,7 @@ pub async fn create_definition(
     };
     let default = a.get("default_value").cloned().unwrap_or(Value::Null);
     d.default_value = Json(checked(&state, &d, &default, "/data/attributes/default_value").await?);
-    match store::create_definition(&state.db, &d).await {
+    match store::create_definition(&state.ctx.db, &d).await {
         Err(StoreError::Duplicate(_)) => Err(ApiError::unprocessable(
             "/data/attributes/api_slug",
             "duplicate",
@@ -237,9 +237,9 @@ pub async fn update_definition(
     if let Some(v) = a.get("default_value") {
         d.default_value = Json(checked(&state, &d, v, "/data/attributes/default_value").await?);
     }
-    store::update_definition(&state.db, &d).await?;
+    store::update_definition(&state.ctx.db, &d).await?;
     let d = definition_or_404(&state, &caller, id).await?;
-    let options = store::options(&state.db, d.id).await?;
+    let options = store::options(&state.ctx.db, d.id).await?;
     Ok(JsonApi::single(definition_resource(&d, &options), vec![]))
 }
 
@@ -251,7 +251,7 @@ pub async fn delete_definition(
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
     let d = definition_or_404(&state, &caller, id).await?;
-    let options = store::options(&state.db, d.id).await?;
-    store::delete_definition(&state.db, caller.account.id, id).await?;
+    let options = store::options(&state.ctx.db, d.id).await?;
+    store::delete_definition(&state.ctx.db, caller.account.id, id).await?;
     Ok(JsonApi::single(definition_resource(&d, &options), vec![]))
 }

@@ -4,9 +4,10 @@
 
 use boxtrack_core::custom_fields::{DataType, EntityType};
 
-use crate::schema::Schema;
+use boxtrack_http::schema::Schema;
 
-use crate::doc::{Doc, Q, Routes, all_of, body, list_of, single, typed_params};
+use crate::state::Routes;
+use boxtrack_http::doc::{Doc, Q, all_of, body, list_of, single, typed_params};
 
 mod definitions;
 mod options;
@@ -39,7 +40,7 @@ fn entity_types() -> Q {
 }
 
 /// The filters of the definition list.
-fn definition_filters() -> Vec<crate::schema::Param> {
+fn definition_filters() -> Vec<boxtrack_http::schema::Param> {
     typed_params(&[
         (
             "filter[entity_type]",
@@ -56,7 +57,7 @@ fn definition_filters() -> Vec<crate::schema::Param> {
 }
 
 /// The filters of the field list.
-fn field_filters() -> Vec<crate::schema::Param> {
+fn field_filters() -> Vec<boxtrack_http::schema::Param> {
     typed_params(&[
         (
             "filter[entity_type]",

@@ -7,10 +7,10 @@ use boxtrack_store::custom_fields::{self as store, DefinitionRow, OptionRow};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{Body, JsonApi};
 use crate::state::AppState;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::jsonapi::{Body, JsonApi};
 
 use super::shared::*;
 
@@ -27,7 +27,7 @@ async fn option_parts(
     opt: Option<&str>,
 ) -> ApiResult<(DefinitionRow, Vec<OptionRow>, Option<OptionRow>)> {
     let d = definition_or_404(state, caller, uuid_or_404(def, "custom field definition")?).await?;
-    let options = store::options(&state.db, d.id).await?;
+    let options = store::options(&state.ctx.db, d.id).await?;
     let one = match opt {
         Some(raw) => {
             let id = uuid_or_404(raw, "custom field option")?;
@@ -91,11 +91,11 @@ pub async fn list_options(
     axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
 ) -> ApiResult<JsonApi> {
-    let q = crate::jsonapi::QueryParams::parse(raw.as_deref());
+    let q = boxtrack_http::jsonapi::QueryParams::parse(raw.as_deref());
     // the paging parameters are checked before anything is read
     q.page()?;
     let (_, options, _) = option_parts(&state, &caller, &def, None).await?;
-    crate::jsonapi::memory_list_response(
+    boxtrack_http::jsonapi::memory_list_response(
         state.config.public_url.as_deref(),
         &headers,
         uri.path(),
@@ -134,7 +134,7 @@ pub async fn create_option(
         created_us: now,
         updated_us: now,
     };
-    match store::save_option(&state.db, &o, true).await {
+    match store::save_option(&state.ctx.db, &o, true).await {
         Err(StoreError::Duplicate(_)) => Err(duplicate_option(&o.value)),
         other => {
             other?;
@@ -174,7 +174,7 @@ pub async fn update_option(
     o.value = value;
     o.position = position;
     o.updated_us = boxtrack_store::now_us();
-    match store::save_option(&state.db, &o, false).await {
+    match store::save_option(&state.ctx.db, &o, false).await {
         Err(StoreError::Duplicate(_)) => Err(duplicate_option(&o.value)),
         other => {
             other?;
@@ -193,6 +193,6 @@ pub async fn delete_option(
     let Some(o) = o else {
         return Err(ApiError::not_found("custom field option"));
     };
-    store::delete_option(&state.db, d.id, o.id).await?;
+    store::delete_option(&state.ctx.db, d.id, o.id).await?;
     Ok(JsonApi::single(option_resource(&o), vec![]))
 }

@@ -8,10 +8,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
-use crate::jsonapi::{JsonApi, QueryParams};
 use crate::state::AppState;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::jsonapi::{JsonApi, QueryParams};
 
 pub(super) fn uuid_or_404(raw: &str, what: &str) -> ApiResult<Uuid> {
     Uuid::parse_str(raw).map_err(|_| ApiError::not_found(what))
@@ -88,7 +88,7 @@ pub(super) async fn definition_or_404(
     caller: &Caller,
     id: Uuid,
 ) -> ApiResult<DefinitionRow> {
-    store::definition(&state.db, caller.account.id, id)
+    store::definition(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("custom field definition"))
 }
@@ -100,7 +100,7 @@ pub(super) async fn checked(
     value: &Value,
     pointer: &str,
 ) -> ApiResult<Value> {
-    let options: Vec<String> = store::options(&state.db, d.id)
+    let options: Vec<String> = store::options(&state.ctx.db, d.id)
         .await?
         .into_iter()
         .map(|o| o.value)

@@ -11,11 +11,11 @@ use boxtrack_store::custom_fields::{self as store, FieldFilter, FieldRow};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
-use crate::extract::IdPath;
-use crate::jsonapi::{Body, JsonApi, QueryParams, list_response};
 use crate::state::AppState;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
 
 use super::shared::*;
 
@@ -27,7 +27,7 @@ pub(super) async fn field_resources(state: &AppState, rows: &[FieldRow]) -> ApiR
     for f in rows {
         let dt = DataType::parse(&f.data_type).unwrap_or(DataType::ShortText);
         if dt.has_options() && !labels.contains_key(&f.definition_id) {
-            let opts = store::options(&state.db, f.definition_id).await?;
+            let opts = store::options(&state.ctx.db, f.definition_id).await?;
             labels.insert(
                 f.definition_id,
                 opts.into_iter().map(|o| (o.value, o.label)).collect(),
@@ -52,14 +52,14 @@ async fn entity_exists(
 ) -> ApiResult<bool> {
     let account = caller.account.id;
     Ok(match e {
-        EntityType::Shipment => boxtrack_store::reads::shipment(&state.db, account, id)
+        EntityType::Shipment => boxtrack_store::reads::shipment(&state.ctx.db, account, id)
             .await?
             .is_some(),
-        EntityType::Container => boxtrack_store::reads::container(&state.db, account, id)
+        EntityType::Container => boxtrack_store::reads::container(&state.ctx.db, account, id)
             .await?
             .is_some(),
         EntityType::TrackingRequest => {
-            boxtrack_store::tracking::get_request(&state.db, account, id)
+            boxtrack_store::tracking::get_request(&state.ctx.db, account, id)
                 .await?
                 .is_some()
         }
@@ -67,7 +67,7 @@ async fn entity_exists(
 }
 
 async fn one_field(state: &AppState, caller: &Caller, id: Uuid) -> ApiResult<FieldRow> {
-    store::field(&state.db, caller.account.id, id)
+    store::field(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("custom field"))
 }
@@ -89,7 +89,7 @@ async fn set_new(
         .get("api_slug")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let d = store::definition_by_slug(&state.db, caller.account.id, e.as_str(), slug)
+    let d = store::definition_by_slug(&state.ctx.db, caller.account.id, e.as_str(), slug)
         .await?
         .ok_or_else(|| {
             ApiError::unprocessable(
@@ -105,7 +105,7 @@ async fn set_new(
         "/data/attributes/value",
     )
     .await?;
-    let id = match store::create_field(&state.db, &d, entity_id, &value).await {
+    let id = match store::create_field(&state.ctx.db, &d, entity_id, &value).await {
         Err(StoreError::Duplicate(_)) => {
             return Err(ApiError::unprocessable(
                 "/data/attributes/api_slug",
@@ -138,7 +138,7 @@ pub async fn list_fields(
         entity_id: q.uuid("filter[entity_id]")?,
         definition_id: q.uuid("filter[definition_id]")?,
     };
-    let listed = store::fields(&state.db, caller.account.id, &f, &page).await?;
+    let listed = store::fields(&state.ctx.db, caller.account.id, &f, &page).await?;
     let data = field_resources(&state, &listed.rows).await?;
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -219,7 +219,7 @@ async fn set_existing(
     };
     let d = definition_or_404(state, caller, f.definition_id).await?;
     let value = checked(state, &d, v, "/data/attributes/value").await?;
-    store::set_value(&state.db, caller.account.id, f.id, &value).await?;
+    store::set_value(&state.ctx.db, caller.account.id, f.id, &value).await?;
     let f = one_field(state, caller, f.id).await?;
     field_doc(state, &f).await
 }
@@ -244,7 +244,7 @@ pub async fn delete_field(
 ) -> ApiResult<JsonApi> {
     let f = one_field(&state, &caller, id).await?;
     let doc = field_doc(&state, &f).await?;
-    store::delete_field(&state.db, caller.account.id, id).await?;
+    store::delete_field(&state.ctx.db, caller.account.id, id).await?;
     Ok(doc)
 }
 
@@ -290,7 +290,7 @@ async fn entity_fields(
         size: boxtrack_core::paging::MAX_SIZE,
         cursor: None,
     };
-    Ok(store::fields(&state.db, caller.account.id, &f, &page)
+    Ok(store::fields(&state.ctx.db, caller.account.id, &f, &page)
         .await?
         .rows)
 }
@@ -320,7 +320,9 @@ pub async fn nested_list<const E: u8>(
     let id = nested_entity(&state, &caller, e, &raw).await?;
     let rows = entity_fields(&state, &caller, e, id).await?;
     let data = field_resources(&state, &rows).await?;
-    Ok(JsonApi::of(&crate::jsonapi::Collection::counted(data)))
+    Ok(JsonApi::of(&boxtrack_http::jsonapi::Collection::counted(
+        data,
+    )))
 }
 
 /// `POST /v2/{…}/{id}/custom_fields`: `api_slug` and `value`.
@@ -359,7 +361,7 @@ pub async fn nested_delete<const E: u8>(
     let e = entity_of(E);
     let id = nested_entity(&state, &caller, e, &raw).await?;
     let f = nested_field(&state, &caller, e, id, &slug).await?;
-    store::delete_field(&state.db, caller.account.id, f.id).await?;
+    store::delete_field(&state.ctx.db, caller.account.id, f.id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -407,7 +409,7 @@ pub async fn initial_fields(
         for (i, item) in items.iter().enumerate() {
             let at = format!("{BASE}/{key}/{i}");
             let slug = item["api_slug"].as_str().unwrap_or_default();
-            let d = store::definition_by_slug(&state.db, caller.account.id, e.as_str(), slug)
+            let d = store::definition_by_slug(&state.ctx.db, caller.account.id, e.as_str(), slug)
                 .await?
                 .ok_or_else(|| {
                     ApiError::unprocessable(

@@ -9,6 +9,7 @@
 //! (logged as warnings), the line is a `tracing` event. Either way the log level decides:
 //! the sink writes only while `boxtrack::access` is enabled at `info`.
 
+use axum::extract::MatchedPath;
 use axum::http::HeaderValue;
 use uuid::Uuid;
 
@@ -93,5 +94,63 @@ pub fn log(sink: Option<&dyn AccessSink>, line: &AccessLine<'_>) {
         None => {
             tracing::info!(target: "boxtrack::access", %method, %route, status, latency_ms, %account, %request_id, "request");
         }
+    }
+}
+
+/// Who a request acted for, filled in by whatever authenticates it (API key, OAuth token,
+/// console session), and the route it matched, filled in once the router has matched it; read
+/// by the access log once the response is ready. Only code sets request extensions, so a
+/// client cannot forge it.
+#[derive(Debug, Clone, Default)]
+pub struct AccessNote(std::sync::Arc<Noted>);
+
+/// What an [`AccessNote`] holds.
+#[derive(Debug, Default)]
+struct Noted {
+    account: std::sync::Mutex<Option<uuid::Uuid>>,
+    route: std::sync::OnceLock<MatchedPath>,
+}
+
+impl AccessNote {
+    /// Records the account the request acts for.
+    pub fn set_account(&self, id: uuid::Uuid) {
+        if let Ok(mut slot) = self.0.account.lock() {
+            *slot = Some(id);
+        }
+    }
+
+    /// The account recorded, if any.
+    pub fn account(&self) -> Option<uuid::Uuid> {
+        self.0.account.lock().ok().and_then(|slot| *slot)
+    }
+
+    /// Records the route template the request matched (the first one recorded stays).
+    pub fn set_route(&self, route: &MatchedPath) {
+        let _ = self.0.route.set(route.clone());
+    }
+
+    /// The route template recorded, if any.
+    pub fn route(&self) -> Option<&MatchedPath> {
+        self.0.route.get()
+    }
+}
+
+/// Records the route a request matched in its [`AccessNote`] (for its access line and its
+/// count), from the router's [`MatchedPath`]: called by what runs once the router has matched
+/// the request (the REST service's request shape check on every route, the answer to a method a
+/// route does not take).
+pub fn note_route(extensions: &axum::http::Extensions) {
+    if let (Some(note), Some(route)) = (
+        extensions.get::<AccessNote>(),
+        extensions.get::<MatchedPath>(),
+    ) {
+        note.set_route(route);
+    }
+}
+
+/// Records the account of a request in its [`AccessNote`], when the request carries one.
+pub fn note_account(extensions: &axum::http::Extensions, id: uuid::Uuid) {
+    if let Some(n) = extensions.get::<AccessNote>() {
+        n.set_account(id);
     }
 }

@@ -9,18 +9,16 @@ use serde_json::{Map, Value};
 use crate::schema::{Param, Schema};
 pub use crate::schema::{request_schema_of, schema_of};
 
-use crate::state::AppState;
-
 /// A module's routes together with the documentation of their operations: what a route
 /// module (and a mounted crate such as MCP) hands to the service. Each operation is declared
 /// once, by [`Routes::get`] and its siblings: the path, the handler and its [`Doc`] together,
 /// and the router and the served document are both made from that declaration.
-pub struct Routes {
+pub struct Routes<S = ()> {
     /// Routes that need an API key (the service puts them behind the key check and the
     /// rate limits).
-    pub authenticated: Router<AppState>,
+    pub authenticated: Router<S>,
     /// Routes that carry their own credential, or need none.
-    pub public: Router<AppState>,
+    pub public: Router<S>,
     /// The operations declared with their routes: method, path, documentation (built only
     /// when the document is, not each time the routes are).
     declared: Vec<Declared>,
@@ -29,8 +27,8 @@ pub struct Routes {
 /// One operation declared with its route: its method, path and documentation.
 type Declared = (&'static str, &'static str, fn() -> Doc);
 
-impl Default for Routes {
-    fn default() -> Routes {
+impl<S: Clone + Send + Sync + 'static> Default for Routes<S> {
+    fn default() -> Routes<S> {
         Routes {
             authenticated: Router::new(),
             public: Router::new(),
@@ -44,9 +42,9 @@ impl Default for Routes {
 macro_rules! declare {
     ($name:ident, $public:ident, $method:literal, $route:path) => {
         #[doc = concat!("A `", $method, "` operation that needs an API key: its path, handler and documentation.")]
-        pub fn $name<H, T>(mut self, path: &'static str, handler: H, doc: fn() -> Doc) -> Routes
+        pub fn $name<H, T>(mut self, path: &'static str, handler: H, doc: fn() -> Doc) -> Routes<S>
         where
-            H: axum::handler::Handler<T, AppState>,
+            H: axum::handler::Handler<T, S>,
             T: 'static,
         {
             self.authenticated = self.authenticated.route(path, $route(handler));
@@ -55,9 +53,9 @@ macro_rules! declare {
         }
 
         #[doc = concat!("A `", $method, "` operation that carries its own credential or needs none: its path, handler and documentation.")]
-        pub fn $public<H, T>(mut self, path: &'static str, handler: H, doc: fn() -> Doc) -> Routes
+        pub fn $public<H, T>(mut self, path: &'static str, handler: H, doc: fn() -> Doc) -> Routes<S>
         where
-            H: axum::handler::Handler<T, AppState>,
+            H: axum::handler::Handler<T, S>,
             T: 'static,
         {
             self.public = self.public.route(path, $route(handler));
@@ -67,16 +65,16 @@ macro_rules! declare {
     };
 }
 
-impl Routes {
+impl<S: Clone + Send + Sync + 'static> Routes<S> {
     /// An operation that needs an API key whose method router is built by hand (a layer of
     /// its own, such as a larger body limit): its method, path, router and documentation.
     pub fn routed(
         mut self,
         method: &'static str,
         path: &'static str,
-        router: MethodRouter<AppState>,
+        router: MethodRouter<S>,
         doc: fn() -> Doc,
-    ) -> Routes {
+    ) -> Routes<S> {
         self.authenticated = self.authenticated.route(path, router);
         self.declared.push((method, path, doc));
         self
@@ -87,9 +85,9 @@ impl Routes {
         mut self,
         method: &'static str,
         path: &'static str,
-        router: MethodRouter<AppState>,
+        router: MethodRouter<S>,
         doc: fn() -> Doc,
-    ) -> Routes {
+    ) -> Routes<S> {
         self.public = self.public.route(path, router);
         self.declared.push((method, path, doc));
         self
@@ -102,7 +100,7 @@ impl Routes {
     declare!(delete, public_delete, "delete", axum::routing::delete);
 
     /// These routes and `other`'s (a crate's routes declared by its modules).
-    pub fn merge(mut self, other: Routes) -> Routes {
+    pub fn merge(mut self, other: Routes<S>) -> Routes<S> {
         self.authenticated = self.authenticated.merge(other.authenticated);
         self.public = self.public.merge(other.public);
         self.declared.extend(other.declared);
@@ -110,8 +108,18 @@ impl Routes {
     }
 
     /// These routes with more added by `f` (a module's routes declared in parts).
-    pub fn merge_into(self, f: fn(Routes) -> Routes) -> Routes {
+    pub fn merge_into(self, f: fn(Routes<S>) -> Routes<S>) -> Routes<S> {
         f(self)
+    }
+
+    /// These routes with their state given: routes of any state (the REST service's, say)
+    /// that they join.
+    pub fn with_state<S2>(self, state: S) -> Routes<S2> {
+        Routes {
+            authenticated: self.authenticated.with_state(state.clone()),
+            public: self.public.with_state(state),
+            declared: self.declared,
+        }
     }
 
     /// Every operation of these routes, documented.

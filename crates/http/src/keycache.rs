@@ -106,11 +106,10 @@ impl KeyCache {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
-    /// An account for unit tests of this crate.
-    pub(crate) fn account() -> Account {
+    fn account() -> Account {
         Account {
             id: Uuid::from_u128(1),
             name: "a".into(),

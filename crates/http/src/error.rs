@@ -263,6 +263,13 @@ impl From<boxtrack_app::AppError> for ApiError {
                 code,
                 detail,
             } => ApiError::unprocessable(&format!("/data/attributes/{field}"), code, detail),
+            boxtrack_app::AppError::NotFound(what) => ApiError::not_found(what),
+            boxtrack_app::AppError::Refused { code, detail } => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, detail).with_code(code)
+            }
+            boxtrack_app::AppError::Upstream(detail) => {
+                ApiError::new(StatusCode::BAD_GATEWAY, detail).with_code("upstream_failed")
+            }
             boxtrack_app::AppError::Store(e) => e.into(),
         }
     }

@@ -241,18 +241,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn account() -> Account {
-        Account {
-            id: Uuid::from_u128(1),
-            name: "a".into(),
-            plan: boxtrack_core::plan::Plan::Standard,
-            entitlements: vec![],
-            rate_limits: Default::default(),
-            operator: false,
-            created_us: 0,
-            updated_us: 0,
-        }
-    }
+    use boxtrack_http::keycache::testing::account;
 
     async fn body(res: Response) -> String {
         let b = axum::body::to_bytes(res.into_body(), usize::MAX).await;

@@ -105,11 +105,14 @@ impl KeyCache {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// An account for the unit tests of this crate and of the REST crate's caches.
+#[doc(hidden)]
+pub mod testing {
+    use boxtrack_store::accounts::Account;
+    use uuid::Uuid;
 
-    fn account() -> Account {
+    /// A standard account with the id 1 and no entitlements.
+    pub fn account() -> Account {
         Account {
             id: Uuid::from_u128(1),
             name: "a".into(),
@@ -121,6 +124,12 @@ mod tests {
             updated_us: 0,
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::account;
+    use super::*;
 
     fn age(cache: &KeyCache, digest: &str, by: Duration) {
         let mut g = cache.entries.lock().unwrap();

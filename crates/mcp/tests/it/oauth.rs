@@ -5,7 +5,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 use sha2::Digest;
 
-use crate::helpers::TestApp;
+use crate::harness::TestApp;
 
 fn hidden(html: &str, name: &str) -> String {
     let marker = format!("name=\"{name}\" value=\"");
@@ -297,13 +297,6 @@ async fn sign_in_consent_pkce_tokens_and_rotation() {
         ok.json::<Value>().await.unwrap()["result"]["isError"],
         false
     );
-    let rest = browser
-        .get(format!("{base}/v2/containers"))
-        .header("Authorization", format!("Bearer {access}"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(rest.status(), 401, "REST does not take MCP tokens");
 
     // refresh rotates; reusing the old refresh token revokes the family
     let refresh = |t: &str| {

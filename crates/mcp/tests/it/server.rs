@@ -4,7 +4,7 @@ use boxtrack_core::plan::{Entitlement, Plan};
 use boxtrack_core::ratelimit::Limits;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, tracking_request_body};
+use crate::harness::{Resp, TestApp};
 
 struct Mcp<'a> {
     app: &'a TestApp,
@@ -13,7 +13,7 @@ struct Mcp<'a> {
 }
 
 impl Mcp<'_> {
-    async fn raw(&self, body: Value, extra: &[(&str, &str)]) -> crate::helpers::Resp {
+    async fn raw(&self, body: Value, extra: &[(&str, &str)]) -> Resp {
         let mut req = self
             .app
             .client
@@ -89,18 +89,10 @@ async fn setup() -> (TestApp, String, String, Value) {
     let (_, key) = app
         .account_with(Plan::Standard, &[Entitlement::Routing], Limits::default())
         .await;
-    let r = app
-        .post(
-            "/v2/tracking_requests",
-            &key,
-            "application/vnd.api+json",
-            &tracking_request_body("TEST-TR-SUCCEEDED", "bill_of_lading", "TEST"),
-        )
+    app.track(&key, "TEST-TR-SUCCEEDED", "bill_of_lading", "TEST")
         .await;
-    assert_eq!(r.status, 201, "{}", r.text);
     app.process().await;
-    let containers = app.get("/v2/containers", Some(&key)).await.json();
-    let container = containers["data"][0].clone();
+    let container = app.containers(&key).await[0].clone();
     let (_, other_key) = app.account().await;
     (app, key, other_key, container)
 }
@@ -558,31 +550,43 @@ async fn every_tool_is_declared_and_callable() {
         .await;
     assert_eq!(odd["isError"], true, "{odd}");
     // custom fields by name or key, on the container or its shipment
+    let account = app.account_of(&m.key).await;
+    let mut sales_rep = None;
     for (entity, slug, name, data_type) in [
         ("Shipment", "sales_rep", "Sales Rep", "short_text"),
         ("Container", "weight_kg", "Weight", "number"),
     ] {
-        let r = app
-            .post(
-                "/v2/custom_field_definitions",
-                &m.key,
-                "application/vnd.api+json",
-                &json!({"data": {"type": "custom_field_definition", "attributes": {"entity_type": entity, "api_slug": slug, "display_name": name, "data_type": data_type}}})
-                    .to_string(),
-            )
-            .await;
-        assert_eq!(r.status, 201, "{}", r.text);
+        let d = boxtrack_store::custom_fields::DefinitionRow {
+            id: uuid::Uuid::now_v7(),
+            account_id: account.id,
+            entity_type: entity.into(),
+            api_slug: slug.into(),
+            display_name: name.into(),
+            description: None,
+            data_type: data_type.into(),
+            reference_type: None,
+            validation: sqlx::types::Json(Value::Null),
+            default_format: None,
+            default_value: sqlx::types::Json(Value::Null),
+            created_us: 0,
+            updated_us: 0,
+        };
+        boxtrack_store::custom_fields::create_definition(&app.db, &d)
+            .await
+            .unwrap();
+        if slug == "sales_rep" {
+            sales_rep = Some(d);
+        }
     }
-    let r = app
-        .post(
-            &format!("/v2/shipments/{shipment_id}/custom_fields"),
-            &m.key,
-            "application/vnd.api+json",
-            &json!({"data": {"type": "custom_field", "attributes": {"api_slug": "sales_rep", "value": "Ann Lee"}}})
-                .to_string(),
-        )
-        .await;
-    assert_eq!(r.status, 201, "{}", r.text);
+    let shipment: uuid::Uuid = shipment_id.parse().unwrap();
+    boxtrack_store::custom_fields::create_field(
+        &app.db,
+        &sales_rep.unwrap(),
+        shipment,
+        &json!("Ann Lee"),
+    )
+    .await
+    .unwrap();
     for (fields, want) in [
         (json!({"Sales Rep": "ann"}), 1),
         (json!({"sales_rep": "Bob, Ann"}), 1),
@@ -644,15 +648,15 @@ async fn every_tool_is_declared_and_callable() {
         .await;
     assert_eq!(total(&no_customer), 1, "{no_customer}");
     // shipment tags: any of them, or all with tags_and
-    let r = app
-        .patch(
-            &format!("/v2/shipments/{shipment_id}"),
-            &m.key,
-            &json!({"data": {"type": "shipment", "attributes": {"tags": ["hot", "q4"]}}})
-                .to_string(),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
+    boxtrack_store::tracking::update_shipment(
+        &app.db,
+        account.id,
+        shipment,
+        None,
+        Some(vec!["hot".into(), "q4".into()]),
+    )
+    .await
+    .unwrap();
     for (args, want) in [
         (json!({"tags": "hot"}), 1),
         (json!({"tags": "cold,q4"}), 1),
@@ -685,16 +689,9 @@ async fn every_tool_is_declared_and_callable() {
     assert_eq!(w["features"]["routing"]["status"], "enabled", "{me}");
     assert_eq!(w["features"]["rail_lfd"]["status"], "not_enabled", "{me}");
     for name in ["Acme Imports", "Big Acme Co", "Globex"] {
-        let r = app
-            .post(
-                "/v2/parties",
-                &m.key,
-                "application/vnd.api+json",
-                &json!({"data": {"type": "party", "attributes": {"company_name": name}}})
-                    .to_string(),
-            )
-            .await;
-        assert_eq!(r.status, 201, "{}", r.text);
+        boxtrack_store::parties::create(&app.db, account.id, name)
+            .await
+            .unwrap();
     }
     let found = m
         .tool("list_parties", json!({"search": "acme", "limit": 1}))
@@ -1094,17 +1091,10 @@ async fn stdio_and_http_give_the_same_answers() {
     let (account, key) = app
         .account_with(Plan::Standard, &[Entitlement::Routing], Limits::default())
         .await;
-    let r = app
-        .post(
-            "/v2/tracking_requests",
-            &key,
-            "application/vnd.api+json",
-            &tracking_request_body("TEST-SCN-IMPORT", "bill_of_lading", "TEST"),
-        )
+    app.track(&key, "TEST-SCN-IMPORT", "bill_of_lading", "TEST")
         .await;
-    assert_eq!(r.status, 201, "{}", r.text);
     app.process().await;
-    let container = app.get("/v2/containers", Some(&key)).await.json()["data"][0].clone();
+    let container = app.containers(&key).await[0].clone();
     let cid = container["id"].as_str().unwrap().to_string();
     let number = container["attributes"]["number"]
         .as_str()

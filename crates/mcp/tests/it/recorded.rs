@@ -6,8 +6,8 @@
 //! of the journey's own clock stays, as do the dates and days in the port's calendar.
 //!
 //! A changed answer fails with the difference. When the change is meant, record the new
-//! answers with `BOXTRACK_UPDATE_SNAPSHOTS=1 cargo test -p boxtrack-api --test it
-//! mcp_snapshots` and review the diff of `crates/api/tests/it/snapshots/`.
+//! answers with `BOXTRACK_UPDATE_SNAPSHOTS=1 cargo test -p boxtrack-mcp --test it
+//! recorded` and review the diff of `crates/mcp/tests/it/snapshots/`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -16,7 +16,7 @@ use boxtrack_core::plan::{Entitlement, Plan};
 use boxtrack_core::ratelimit::Limits;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, tracking_request_body};
+use crate::harness::TestApp;
 
 /// The journeys' virtual time zero: 2026-09-01 06:00 UTC (23:00 the day before in Los
 /// Angeles, so local dates and days are tested across the UTC date line).
@@ -126,25 +126,9 @@ async fn the_tools_answer_as_recorded_for_the_sandbox_journeys() {
         .await;
     let mut failures: Vec<String> = Vec::new();
     for number in ["TEST-SCN-HOLDS", "TEST-SCN-RAIL"] {
-        let r = app
-            .post(
-                "/v2/tracking_requests",
-                &key,
-                "application/vnd.api+json",
-                &tracking_request_body(number, "bill_of_lading", "TEST"),
-            )
-            .await;
-        assert_eq!(r.status, 201, "{}", r.text);
+        let request = app.track(&key, number, "bill_of_lading", "TEST").await;
         app.process().await;
-        let shipments = app
-            .get(&format!("/v2/shipments?number={number}"), Some(&key))
-            .await
-            .json();
-        let shipment: uuid::Uuid = shipments["data"][0]["id"]
-            .as_str()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let shipment = app.shipment_of(&key, request).await;
         assert!(
             boxtrack_store::sandbox::start_at(&app.db, account.id, shipment, START_US)
                 .await

@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use boxtrack_api::{ApiConfig, AppState, Limiter};
 use boxtrack_app::ctx::Policy as UseCasePolicy;
 use boxtrack_core::plan::Plan;
 use boxtrack_core::ratelimit::Limits;
+use boxtrack_http::{ApiConfig, Front, Limiter};
 use boxtrack_store::Db;
 use boxtrack_store::accounts::{self, NewAccount};
 use reqwest::redirect::Policy;
@@ -15,6 +15,8 @@ use tokio_util::sync::CancellationToken;
 struct App {
     base: String,
     db: Db,
+    /// The state the console runs on (its key cache and limiter are the REST service's too).
+    front: Front,
     http: reqwest::Client,
     _shutdown: tokio_util::sync::DropGuard,
     _database: boxtrack_testkit::TestDatabase,
@@ -34,7 +36,7 @@ async fn spawn_with(policy: UseCasePolicy) -> App {
         boxtrack_store::Backend::Sqlite => Limiter::memory(),
         boxtrack_store::Backend::Postgres => Limiter::database(db.clone()),
     };
-    let state = AppState::new(
+    let front = Front::new(
         boxtrack_app::Ctx::new(db.clone()).with_policy(policy),
         config,
         limiter,
@@ -42,12 +44,24 @@ async fn spawn_with(policy: UseCasePolicy) -> App {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let shutdown = CancellationToken::new();
-    // with the MCP server's OAuth pages, whose sign-in shares the console's limit
-    let app = boxtrack_api::service(state, vec![boxtrack_web::mount(), boxtrack_mcp::mount()]);
-    tokio::spawn(boxtrack_api::serve(listener, app, shutdown.clone()));
+    // the console alone, as the service mounts it
+    let routes = boxtrack_web::mount().with_state::<()>(front.clone());
+    let router = axum::Router::new()
+        .merge(routes.public)
+        .merge(routes.authenticated);
+    let stop = shutdown.clone();
+    tokio::spawn(async move {
+        axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        )
+        .with_graceful_shutdown(stop.cancelled_owned())
+        .await
+    });
     App {
         base: format!("http://{addr}"),
         db,
+        front,
         http: reqwest::Client::builder()
             .redirect(Policy::none())
             .build()
@@ -121,52 +135,6 @@ async fn sign_in(app: &App, email: &str, password: &str) -> reqwest::Response {
         .unwrap()
 }
 
-/// Signs in as `email` on the OAuth authorize page of a freshly registered MCP client.
-async fn oauth_sign_in(app: &App, email: &str, password: &str) -> reqwest::Response {
-    let redirect_uri = "http://127.0.0.1:9/callback";
-    let client: serde_json::Value = app
-        .http
-        .post(format!("{}/oauth/register", app.base))
-        .json(&serde_json::json!({"redirect_uris": [redirect_uri]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let client_id = client["client_id"].as_str().unwrap();
-    let page = app
-        .http
-        .get(format!(
-            "{}/oauth/authorize?response_type=code&client_id={client_id}&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcallback&code_challenge={}&code_challenge_method=S256",
-            app.base,
-            "c".repeat(43)
-        ))
-        .send()
-        .await
-        .unwrap();
-    let (csrf_cookie, _) = cookie_of(&page, "btk_csrf").unwrap();
-    let html = page.text().await.unwrap();
-    let csrf = field(&html, r#"name="csrf" value=""#);
-    let resource = field(&html, r#"name="resource" value=""#);
-    app.http
-        .post(format!("{}/oauth/authorize", app.base))
-        .header("cookie", format!("btk_csrf={csrf_cookie}"))
-        .form(&[
-            ("csrf", csrf.as_str()),
-            ("client_id", client_id),
-            ("redirect_uri", redirect_uri),
-            ("code_challenge", &"c".repeat(43)),
-            ("resource", &resource),
-            ("email", email),
-            ("password", password),
-            ("decision", "allow"),
-        ])
-        .send()
-        .await
-        .unwrap()
-}
-
 /// `GET path` with the session cookie `session` (empty: a cookie that names no session).
 async fn get_as(app: &App, path: &str, session: &str) -> reqwest::Response {
     app.http
@@ -201,15 +169,37 @@ async fn post_form(
         .unwrap()
 }
 
+/// What the REST service's key check answers for `key` (the service is not served here: its
+/// check is the process's key cache, then the database, then the account's rate limit in the
+/// default bucket, all on the state the console shares with it): 200 or 401.
 async fn v2_status(app: &App, key: &str) -> u16 {
-    app.http
-        .get(format!("{}/v2/shipping_lines", app.base))
-        .header("authorization", format!("Token {key}"))
-        .send()
+    let Ok(parsed) = boxtrack_core::apikey::ApiKey::parse(key) else {
+        return 401;
+    };
+    let digest = parsed.digest();
+    let account = match app.front.keys.get(&digest) {
+        Some(found) => found.account,
+        None => match boxtrack_store::keys::authenticate(&app.db, &parsed)
+            .await
+            .unwrap()
+        {
+            Some((key_id, account)) => {
+                let account = std::sync::Arc::new(account);
+                app.front.keys.put(digest, key_id, account.clone());
+                account
+            }
+            None => return 401,
+        },
+    };
+    let bucket = boxtrack_core::ratelimit::Bucket::Default;
+    let limit = account.rate_limits.limit(bucket);
+    let d = app
+        .front
+        .limiter
+        .check(account.id, bucket, limit)
         .await
-        .unwrap()
-        .status()
-        .as_u16()
+        .unwrap();
+    if d.allowed { 200 } else { 429 }
 }
 
 #[tokio::test]
@@ -415,16 +405,6 @@ async fn sign_in_attempts_are_limited_per_email() {
             .await
             .unwrap()
             .contains("Too many sign-in attempts")
-    );
-    // nor does the MCP clients' sign-in page: one window per email for both
-    let r = oauth_sign_in(&app, "guarded@example.com", "correct horse").await;
-    assert_eq!(r.status(), 429);
-    assert!(r.headers().get("location").is_none());
-    assert_eq!(
-        oauth_sign_in(&app, "bystander@example.com", "correct horse")
-            .await
-            .status(),
-        303
     );
     // other users sign in as before
     assert_eq!(
@@ -1069,18 +1049,9 @@ async fn publishable_keys_read_only_the_embeds_of_their_account_from_their_origi
         400
     );
 
-    // a publishable key reaches nothing else, and a secret key is refused here
+    // a publishable key reaches nothing else (MCP refuses it too: its suite), and a secret
+    // key is refused here
     assert_eq!(v2_status(&app, &key).await, 401);
-    let r = app
-        .http
-        .post(format!("{}/mcp", app.base))
-        .header("authorization", format!("Token {key}"))
-        .header("content-type", "application/json")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
-        .send()
-        .await
-        .unwrap();
-    assert!(r.status() == 401 || r.status() == 404, "{}", r.status());
     let (_, _, secret) = accounts::create(
         &app.db,
         NewAccount {
@@ -1695,14 +1666,18 @@ async fn a_container_page_shows_its_documents_fields_and_every_upstream_record()
     assert_eq!(r.status(), 303);
     let to = r.headers()["location"].to_str().unwrap().to_string();
     assert!(to.starts_with("/v2/downloads/dl_"), "{to}");
-    let file = app
-        .http
-        .get(format!("{}{to}", app.base))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(file.status(), 200);
-    assert_eq!(file.bytes().await.unwrap().as_ref(), b"%PDF-1");
+    // the token opens the file (`GET /v2/downloads/{token}` answers it: the API's suite)
+    let token = to.trim_start_matches("/v2/downloads/");
+    let file = boxtrack_store::documents::download(
+        &app.db,
+        &boxtrack_store::files::InDatabase,
+        &boxtrack_core::documents::digest(token),
+        boxtrack_store::now_us(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(file.2, b"%PDF-1");
     // not without a session, and not another account's
     assert_eq!(
         get_as(

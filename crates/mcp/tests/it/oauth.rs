@@ -443,6 +443,26 @@ async fn registrations_sign_ins_and_token_requests_are_limited() {
             .status(),
         400
     );
+    // the console's sign-ins count in the same window (one per email for both: the console
+    // counts `Attempt::SignIn` on the same limiter, its suite checks that side)
+    for _ in 0..SIGN_IN_ATTEMPTS_PER_MINUTE {
+        let d = app
+            .front
+            .limiter
+            .attempt(boxtrack_core::ratelimit::Attempt::SignIn(
+                "console@example.com",
+            ))
+            .await
+            .unwrap();
+        assert!(d.allowed);
+    }
+    assert_eq!(
+        sign_in("console@example.com", "guess")
+            .await
+            .unwrap()
+            .status(),
+        429
+    );
 
     // token requests: per client id
     let token = |client_id: &str| {

@@ -126,6 +126,23 @@ async fn transport_rules_and_authentication() {
         r.headers
     );
 
+    // a publishable key (for the embeds) is not a credential here
+    let account = app.account_of(&m.key).await;
+    let (_, publishable) = boxtrack_store::publishable::create(&app.db, account.id, None, &[])
+        .await
+        .unwrap();
+    let r = app
+        .send(
+            app.client
+                .post(app.url("/mcp"))
+                .header("Authorization", format!("Token {}", publishable.expose()))
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .body(init.to_string()),
+        )
+        .await;
+    assert_eq!(r.status, 401, "{}", r.text);
+
     let r = m.raw(init.clone(), &[]).await;
     assert_eq!(r.status, 200, "{}", r.text);
     let v = r.json();

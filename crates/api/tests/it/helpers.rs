@@ -115,7 +115,7 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let shutdown = CancellationToken::new();
-        let app = boxtrack_api::service(state, vec![boxtrack_mcp::mount()]);
+        let app = boxtrack_api::router(state);
         let conns = Connections {
             metrics: Some(metrics.clone()),
             ..conns

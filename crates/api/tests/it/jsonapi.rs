@@ -120,11 +120,6 @@ async fn unknown_query_parameters_are_400_naming_them() {
     // an operation that takes none refuses any
     let e = assert_error(&app.get("/v2/account?x=1", Some(&key)).await, 400);
     assert_eq!(e["source"]["parameter"], "x");
-    // the authorization server ignores what it does not know (RFC 6749 §3.1)
-    let r = app
-        .get("/.well-known/oauth-authorization-server?x=1", None)
-        .await;
-    assert_eq!(r.status, 200, "{}", r.text);
 }
 
 /// Totals cost the same however large the account grows (issue 25, target 2): an unfiltered
@@ -316,60 +311,4 @@ async fn requests_the_document_calls_invalid_are_refused() {
     ] {
         assert_eq!(app.get(ok, Some(&key)).await.status, 200, "{ok}");
     }
-
-    // one JSON-RPC message is an object: anything else is refused, not taken as a notification
-    for body in [
-        r#""AAA""#,
-        r#"{"jsonrpc": "2.0", "method": "ping", "id": true}"#,
-        r#"{"jsonrpc": "2.0", "method": "ping", "params": "x"}"#,
-        r#"{"jsonrpc": "2.0", "method": "ping", "id": 1.5}"#,
-        r#"{"jsonrpc": "2.0", "method": "ping", "id": 9.3e18}"#,
-        // below i64::MIN: read as the float -2^63, still refused (schemathesis, CI)
-        r#"{"jsonrpc": "2.0", "method": "ping", "id": -9223372036854775809}"#,
-    ] {
-        let r = app
-            .send(
-                app.client
-                    .post(app.url("/mcp"))
-                    .header("Authorization", format!("Token {key}"))
-                    .header("Content-Type", "application/json")
-                    .header("Accept", "application/json, text/event-stream")
-                    .body(body),
-            )
-            .await;
-        assert_eq!(r.status, 400, "{body}: {}", r.text);
-        assert_eq!(r.json()["error"]["code"], -32600, "{body}");
-    }
-    // ...while a whole number is an integer however it is written, and answered as one
-    for (body, id) in [
-        (
-            r#"{"jsonrpc": "2.0", "method": "ping", "id": 4.5e16}"#,
-            45_000_000_000_000_000_i64,
-        ),
-        (r#"{"jsonrpc": "2.0", "method": "ping", "id": -7.0}"#, -7),
-    ] {
-        let r = app
-            .send(
-                app.client
-                    .post(app.url("/mcp"))
-                    .header("Authorization", format!("Token {key}"))
-                    .header("Content-Type", "application/json")
-                    .header("Accept", "application/json, text/event-stream")
-                    .body(body),
-            )
-            .await;
-        assert_eq!(r.status, 200, "{body}: {}", r.text);
-        assert_eq!(r.json()["id"], id, "{body}");
-    }
-
-    // a client registration with a redirect URI that is not a string is refused whole
-    let r = app
-        .send(
-            app.client
-                .post(app.url("/oauth/register"))
-                .header("Content-Type", "application/json")
-                .body(r#"{"redirect_uris": ["https://client.example/cb", 5]}"#),
-        )
-        .await;
-    assert_eq!(r.status, 400, "{}", r.text);
 }

@@ -1431,3 +1431,102 @@ async fn every_answer_carries_its_contract_and_steering() {
     assert!(s.get("route_locations").is_none(), "{soft}");
     let _ = other_key;
 }
+
+/// Requests the served document calls invalid are refused: one JSON-RPC message is an object
+/// with an integer or string id; a client registration's redirect URIs are strings; the
+/// authorization server's metadata ignores query parameters it does not know (RFC 6749 §3.1).
+#[tokio::test]
+async fn requests_the_document_calls_invalid_are_refused() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    // one JSON-RPC message is an object: anything else is refused, not taken as a notification
+    for body in [
+        r#""AAA""#,
+        r#"{"jsonrpc": "2.0", "method": "ping", "id": true}"#,
+        r#"{"jsonrpc": "2.0", "method": "ping", "params": "x"}"#,
+        r#"{"jsonrpc": "2.0", "method": "ping", "id": 1.5}"#,
+        r#"{"jsonrpc": "2.0", "method": "ping", "id": 9.3e18}"#,
+        // below i64::MIN: read as the float -2^63, still refused (schemathesis, CI)
+        r#"{"jsonrpc": "2.0", "method": "ping", "id": -9223372036854775809}"#,
+    ] {
+        let r = app
+            .send(
+                app.client
+                    .post(app.url("/mcp"))
+                    .header("Authorization", format!("Token {key}"))
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .body(body),
+            )
+            .await;
+        assert_eq!(r.status, 400, "{body}: {}", r.text);
+        assert_eq!(r.json()["error"]["code"], -32600, "{body}");
+    }
+    // ...while a whole number is an integer however it is written, and answered as one
+    for (body, id) in [
+        (
+            r#"{"jsonrpc": "2.0", "method": "ping", "id": 4.5e16}"#,
+            45_000_000_000_000_000_i64,
+        ),
+        (r#"{"jsonrpc": "2.0", "method": "ping", "id": -7.0}"#, -7),
+    ] {
+        let r = app
+            .send(
+                app.client
+                    .post(app.url("/mcp"))
+                    .header("Authorization", format!("Token {key}"))
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .body(body),
+            )
+            .await;
+        assert_eq!(r.status, 200, "{body}: {}", r.text);
+        assert_eq!(r.json()["id"], id, "{body}");
+    }
+
+    // a client registration with a redirect URI that is not a string is refused whole
+    let r = app
+        .send(
+            app.client
+                .post(app.url("/oauth/register"))
+                .header("Content-Type", "application/json")
+                .body(r#"{"redirect_uris": ["https://client.example/cb", 5]}"#),
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.text);
+    let r = app
+        .send(
+            app.client
+                .get(app.url("/.well-known/oauth-authorization-server?x=1")),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+}
+
+/// The operations MCP adds to the served document, each with its route: GET and DELETE
+/// `/mcp` answer 405 (no sessions, no stream), which POST's description says; they are not
+/// operations.
+#[test]
+fn the_mount_documents_each_of_its_operations() {
+    let mut documented: Vec<(String, String)> = boxtrack_mcp::mount()
+        .operations()
+        .into_iter()
+        .map(|o| (o.method.to_uppercase(), o.path.to_string()))
+        .collect();
+    documented.sort();
+    let mut expected: Vec<(String, String)> = [
+        ("POST", "/mcp"),
+        ("GET", "/.well-known/oauth-protected-resource"),
+        ("GET", "/.well-known/oauth-protected-resource/mcp"),
+        ("GET", "/.well-known/oauth-authorization-server"),
+        ("POST", "/oauth/register"),
+        ("GET", "/oauth/authorize"),
+        ("POST", "/oauth/authorize"),
+        ("POST", "/oauth/token"),
+    ]
+    .into_iter()
+    .map(|(m, p)| (m.to_string(), p.to_string()))
+    .collect();
+    expected.sort();
+    assert_eq!(documented, expected);
+}

@@ -6,6 +6,7 @@
 //! against its REST rate limits. Prompts and completions are here; resources in
 //! `crate::resources`.
 
+use crate::tools::ToolError;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -78,7 +79,7 @@ fn prompts() -> Prompts {
     }
 }
 
-fn get_prompt(params: &Value) -> Result<PromptMessages, String> {
+fn get_prompt(params: &Value) -> Result<PromptMessages, ToolError> {
     let name = params["name"].as_str().unwrap_or("");
     let args = &params["arguments"];
     let arg = |k: &str| args[k].as_str().map(str::trim).filter(|s| !s.is_empty());
@@ -107,7 +108,7 @@ fn get_prompt(params: &Value) -> Result<PromptMessages, String> {
                 )
             }
         }
-        other => return Err(format!("unknown prompt {other}")),
+        other => return Err(format!("unknown prompt {other}").into()),
     };
     Ok(PromptMessages {
         messages: vec![PromptMessage {
@@ -213,16 +214,16 @@ pub async fn dispatch(
             if !crate::tools::exists(name) {
                 return Some(rpc_error(&id, -32602, &format!("Unknown tool: {name}")));
             }
-            let invalid = |why: String| {
+            let invalid = |why: &dyn std::fmt::Display| {
                 ToolResult::failed(format!(
                     "Input validation error: Invalid arguments for tool {name}: {why}"
                 ))
             };
             let result = match crate::tools::validate(name, &args) {
-                Err(why) => invalid(why),
+                Err(why) => invalid(&why),
                 Ok(()) => match crate::tools::call(state, account, credential, name, &args).await {
                     crate::tools::Outcome::Ok(answered) => crate::tools::result(name, *answered),
-                    crate::tools::Outcome::Invalid(why) => invalid(why),
+                    crate::tools::Outcome::Invalid(why) => invalid(&why),
                     crate::tools::Outcome::Failed(why) => ToolResult::failed(why),
                 },
             };
@@ -231,7 +232,7 @@ pub async fn dispatch(
         "prompts/list" => rpc_ok(&id, prompts()),
         "prompts/get" => match get_prompt(&params) {
             Ok(v) => rpc_ok(&id, v),
-            Err(e) => rpc_error(&id, -32602, &e),
+            Err(e) => rpc_error(&id, -32602, &e.to_string()),
         },
         "resources/list" => rpc_ok(&id, crate::resources::list()),
         "resources/templates/list" => rpc_ok(&id, crate::resources::templates()),

@@ -2,6 +2,7 @@
 //! which plan, tracking slots and features; and the companies the account names on its
 //! tracking requests, found by name.
 
+use super::error::ToolError;
 use std::collections::BTreeMap;
 
 use boxtrack_core::paging::{MAX_SIZE, Page};
@@ -27,7 +28,7 @@ impl Tool for Whoami {
     const TITLE: &'static str = "Who Am I";
     const DESCRIPTION: &'static str = "Who is calling and for which account: the credential's kind (API key or signed-in user), the account's plan, its tracking slots (containers tracked against the plan's limit) and which features are enabled. Call it before questions about what the account can do.";
 
-    async fn call(cx: &Cx<'_>, _: NoArgs) -> Result<WhoamiAnswer, String> {
+    async fn call(cx: &Cx<'_>, _: NoArgs) -> Result<WhoamiAnswer, ToolError> {
         whoami(cx.state, cx.account, cx.credential).await
     }
 }
@@ -58,7 +59,7 @@ impl Tool for ListParties {
     const TITLE: &'static str = "List Parties";
     const DESCRIPTION: &'static str = "Find the companies this account names on its tracking requests (customers) by name and return their ids, best match first (exact, then the start of the name, then a part of it; case and punctuation ignored). Use a party's id as customer_id in list_containers or list_shipments. When several match, ask the user which one.";
 
-    async fn call(cx: &Cx<'_>, input: PartiesInput) -> Result<PartiesAnswer, String> {
+    async fn call(cx: &Cx<'_>, input: PartiesInput) -> Result<PartiesAnswer, ToolError> {
         let n =
             |v: Option<u64>, default: u64, max: u64| v.unwrap_or(default).clamp(1, max) as usize;
         parties(
@@ -164,10 +165,8 @@ pub(super) async fn whoami(
     state: &Front,
     account: &Account,
     credential: Credential,
-) -> Result<WhoamiAnswer, String> {
-    let failed = |e: boxtrack_store::StoreError| {
-        format!("The account could not be read ({e}); try again shortly.")
-    };
+) -> Result<WhoamiAnswer, ToolError> {
+    let failed = ToolError::reading("account");
     let used = boxtrack_store::tracking::active_containers(&state.ctx.db, account.id)
         .await
         .map_err(failed)?;
@@ -292,10 +291,8 @@ pub(super) async fn parties(
     search: Option<&str>,
     limit: usize,
     page: usize,
-) -> Result<PartiesAnswer, String> {
-    let failed = |e: boxtrack_store::StoreError| {
-        format!("The parties could not be read ({e}); try again shortly.")
-    };
+) -> Result<PartiesAnswer, ToolError> {
+    let failed = ToolError::reading("parties");
     let mut all = Vec::new();
     let mut cursor = None;
     loop {

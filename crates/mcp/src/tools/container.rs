@@ -3,6 +3,7 @@
 //! for (status and its source, last free day and its urgency in the terminal's calendar, fee
 //! total, local times), in the reference MCP server's shape.
 
+use super::error::ToolError;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::tracking::LfdKind;
 use boxtrack_core::tracking::assess::{self, Milestones};
@@ -66,7 +67,7 @@ impl Tool for GetContainer {
     const TITLE: &'static str = "Get Container Details";
     const DESCRIPTION: &'static str = "Get container information with flexible data loading. Returns core container data (status, location, equipment, dates), the last free day with its urgency in the terminal's calendar, fees, holds and rail, plus optional shipment, terminal, transport-event or custom-field data. Transport events are summarized only; call get_container_transport_events for the complete milestone timeline.";
 
-    async fn call(cx: &Cx<'_>, input: GetInput) -> Result<ContainerAnswer, String> {
+    async fn call(cx: &Cx<'_>, input: GetInput) -> Result<ContainerAnswer, ToolError> {
         let include: Vec<String> = match input.include {
             Some(list) => list.iter().map(|i| i.as_str().to_string()).collect(),
             None => vec![Include::Shipment.as_str().to_string()],
@@ -94,7 +95,7 @@ impl Tool for GetContainerReadiness {
     const TITLE: &'static str = "Get Container Readiness";
     const DESCRIPTION: &'static str = "Can the container be picked up, and what stands in the way: ready flag, active holds, fees, the coalesced last free day and the days left in the port's time zone.";
 
-    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<Readiness, String> {
+    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<Readiness, ToolError> {
         readiness(cx.state, cx.account, input.id).await
     }
 }
@@ -364,10 +365,8 @@ pub(super) struct Loaded {
 }
 
 /// Loads a container of the account; `Err` says what to do when there is none.
-pub(super) async fn load(state: &Front, account: &Account, id: Uuid) -> Result<Loaded, String> {
-    let unavailable = |e: boxtrack_app::AppError| {
-        format!("The container could not be read ({e}); try again shortly.")
-    };
+pub(super) async fn load(state: &Front, account: &Account, id: Uuid) -> Result<Loaded, ToolError> {
+    let unavailable = ToolError::reading("container");
     let boxtrack_app::containers::Shown::<ContainerRow> {
         container,
         shipment,
@@ -394,7 +393,7 @@ pub(super) async fn get(
     account: &Account,
     id: Uuid,
     asked: &[String],
-) -> Result<ContainerAnswer, String> {
+) -> Result<ContainerAnswer, ToolError> {
     let Loaded {
         container: c,
         shipment,
@@ -568,10 +567,10 @@ async fn events_summary(
     state: &Front,
     account: &Account,
     id: Uuid,
-) -> Result<EventsSummary, String> {
+) -> Result<EventsSummary, ToolError> {
     let rows = reads::transport_events_of_many(&state.ctx.db, account.id, &[id], 1000)
         .await
-        .map_err(|e| format!("The container's events could not be read ({e}); try again shortly."))?
+        .map_err(ToolError::failing("container's events", "read"))?
         .remove(&id)
         .unwrap_or_default();
     let latest = rows
@@ -681,7 +680,11 @@ pub fn markdown(a: &ContainerAnswer, rail_zone: Option<&str>) -> String {
 }
 
 /// The container resource (`boxtrack://container/{id}`): [`markdown`] of its answer.
-pub async fn resource_text(state: &Front, account: &Account, id: Uuid) -> Result<String, String> {
+pub async fn resource_text(
+    state: &Front,
+    account: &Account,
+    id: Uuid,
+) -> Result<String, ToolError> {
     let answer = get(state, account, id, &[]).await?;
     let rail_zone = match reads::container(&state.ctx.db, account.id, id).await {
         Ok(Some(c)) => reads::shipment(&state.ctx.db, account.id, c.shipment_id)
@@ -701,7 +704,7 @@ pub(super) async fn readiness(
     state: &Front,
     account: &Account,
     id: Uuid,
-) -> Result<Readiness, String> {
+) -> Result<Readiness, ToolError> {
     let Loaded {
         container: c,
         shipment,

@@ -3,6 +3,7 @@
 //! the reference MCP server's shape. The categories and milestones are read from the event
 //! names by [`category`] and [`milestone`].
 
+use super::error::ToolError;
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads::{self, TransportEventRow};
 use schemars::JsonSchema;
@@ -25,7 +26,7 @@ impl Tool for GetTransportEvents {
     const TITLE: &'static str = "Get Container Transport Events";
     const DESCRIPTION: &'static str = "Get the transport event timeline of a container: every milestone and move (vessel loaded, departed, arrived, discharged, rail moves, pickup), oldest first, with where each happened, counts by kind and the milestones reached, without loading the whole container.";
 
-    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<EventsAnswer, String> {
+    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<EventsAnswer, ToolError> {
         get(cx.state, cx.account, input.id).await
     }
 }
@@ -245,10 +246,8 @@ pub(super) async fn get(
     state: &Front,
     account: &Account,
     id: Uuid,
-) -> Result<EventsAnswer, String> {
-    let unavailable = |e: boxtrack_store::StoreError| {
-        format!("The events could not be read ({e}); try again shortly.")
-    };
+) -> Result<EventsAnswer, ToolError> {
+    let unavailable = ToolError::reading("events");
     let c = reads::container(&state.ctx.db, account.id, id)
         .await
         .map_err(unavailable)?

@@ -1,5 +1,6 @@
 //! Custom field values of one entity, as the tools show them.
 
+use super::error::ToolError;
 use boxtrack_core::custom_fields::{self as rules, DataType};
 use boxtrack_core::paging::{MAX_SIZE, Page};
 use boxtrack_http::Front;
@@ -32,10 +33,8 @@ pub(super) async fn of(
     account: &Account,
     entity_type: &str,
     entity_id: Uuid,
-) -> Result<Vec<CustomFieldValue>, String> {
-    let failed = |e: boxtrack_store::StoreError| {
-        format!("The custom fields could not be read ({e}); try again shortly.")
-    };
+) -> Result<Vec<CustomFieldValue>, ToolError> {
+    let failed = ToolError::reading("custom fields");
     let rows = store::fields(
         &state.ctx.db,
         account.id,

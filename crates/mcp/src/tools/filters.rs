@@ -3,6 +3,7 @@
 //! here, with its description, read in one place. The reference's clients send a filter at
 //! the top level or inside `advanced_filters`; [`merged`] makes one set of the two.
 
+use super::error::ToolError;
 use std::collections::BTreeMap;
 
 use boxtrack_core::datebounds::Range;
@@ -248,7 +249,7 @@ pub struct Paging {
 
 impl Paging {
     /// The store's page.
-    pub fn page(&self) -> Result<Page, String> {
+    pub fn page(&self) -> Result<Page, ToolError> {
         let number = self.page.unwrap_or(1);
         let size = self.page_size.unwrap_or(u64::from(MAX_PAGE_SIZE));
         if number == 0 || size == 0 {
@@ -264,7 +265,7 @@ impl Paging {
 
 /// The filters given at the top level and in `advanced_filters`, as one set: a filter named in
 /// both places is refused.
-pub fn merged<F>(top: &F, advanced: Option<&F>) -> Result<F, String>
+pub fn merged<F>(top: &F, advanced: Option<&F>) -> Result<F, ToolError>
 where
     F: Serialize + DeserializeOwned + Clone,
 {
@@ -280,11 +281,12 @@ where
         if all.contains_key(&k) {
             return Err(format!(
                 "Invalid list filter \"{k}\": duplicate filter; use the top level or advanced_filters, not both."
-            ));
+            ).into());
         }
         all.insert(k, v);
     }
-    serde_json::from_value(Value::Object(all)).map_err(|e| format!("Invalid list filter: {e}."))
+    serde_json::from_value(Value::Object(all))
+        .map_err(|e| ToolError::from(format!("Invalid list filter: {e}.")))
 }
 
 /// The filters that applied, as the answer's `_metadata` reports them.
@@ -321,19 +323,24 @@ impl Applied {
 
     /// A date filter (one bound or a list of bounds that all hold, as `datebounds` reads
     /// them) as a range at `now_us`.
-    pub fn dates(&mut self, name: &str, v: Option<&Texts>, now_us: i64) -> Result<Range, String> {
+    pub fn dates(
+        &mut self,
+        name: &str,
+        v: Option<&Texts>,
+        now_us: i64,
+    ) -> Result<Range, ToolError> {
         let Some(v) = v else {
             return Ok(Range::default());
         };
         let bounds = v.each();
         if bounds.is_empty() {
-            return Err(format!(
-                "Invalid list filter \"{name}\": a date bound or a list of them."
-            ));
+            return Err(
+                format!("Invalid list filter \"{name}\": a date bound or a list of them.").into(),
+            );
         }
         self.note(name, v);
         boxtrack_core::datebounds::range(bounds, now_us)
-            .map_err(|e| format!("Invalid list filter \"{name}\": {e}."))
+            .map_err(|e| ToolError::from(format!("Invalid list filter \"{name}\": {e}.")))
     }
 
     /// The date filters of a list: bounds, or `@exists` / `@not_exists`.
@@ -341,7 +348,7 @@ impl Applied {
         &mut self,
         filters: Vec<(&'static str, DateField, Option<&Texts>)>,
         now_us: i64,
-    ) -> Result<Vec<DateCond>, String> {
+    ) -> Result<Vec<DateCond>, ToolError> {
         let mut out = Vec::new();
         for (name, field, v) in filters {
             let Some(v) = v else { continue };
@@ -372,7 +379,7 @@ impl Applied {
     pub fn text_conds(
         &mut self,
         filters: &[(&str, TextField, Option<&Texts>)],
-    ) -> Result<Vec<TextCond>, String> {
+    ) -> Result<Vec<TextCond>, ToolError> {
         let mut out = Vec::new();
         for (name, field, v) in filters {
             let Some(v) = v else { continue };
@@ -390,7 +397,7 @@ impl Applied {
             if values.is_empty() || (known.is_none() && values.iter().any(|x| x.starts_with('@'))) {
                 return Err(format!(
                     "Invalid list filter \"{name}\": a value, several separated by commas (any of them), @exists or @not_exists."
-                ));
+                ).into());
             }
             self.note(name, v);
             let upper = !matches!(field, TextField::VesselName);
@@ -410,7 +417,7 @@ impl Applied {
     }
 
     /// `tags` (or `tag`): names separated by commas or a list; `tags_and` asks for all.
-    pub fn tags(&mut self, c: &Common) -> Result<(Vec<String>, bool), String> {
+    pub fn tags(&mut self, c: &Common) -> Result<(Vec<String>, bool), ToolError> {
         let Some((name, v)) = [("tags", &c.tags), ("tag", &c.tag)]
             .into_iter()
             .find_map(|(n, v)| v.as_ref().map(|v| (n, v)))
@@ -429,7 +436,7 @@ impl Applied {
         if tags.is_empty() {
             return Err(format!(
                 "Invalid list filter \"{name}\": a tag name, several separated by commas, or a list of them."
-            ));
+            ).into());
         }
         self.note("tags", &tags);
         let all = self.flag("tags_and", c.tags_and).unwrap_or(false);
@@ -442,7 +449,7 @@ impl Applied {
         &mut self,
         parties: Option<&BTreeMap<String, String>>,
         party_id: Option<&String>,
-    ) -> Result<(Option<Uuid>, Option<bool>), String> {
+    ) -> Result<(Option<Uuid>, Option<bool>), ToolError> {
         let (label, value) = match (parties, party_id) {
             (None, None) => return Ok((None, None)),
             (Some(_), Some(_)) => {
@@ -454,12 +461,13 @@ impl Applied {
                     return Err(format!(
                         "Invalid list filter \"parties\": {role:?} is not a role; roles are {}.",
                         PARTY_ROLES.join(", ")
-                    ));
+                    )
+                    .into());
                 }
                 if let Some(role) = roles.keys().find(|r| r.as_str() != "customer") {
                     return Err(format!(
                         "Invalid list filter \"parties\": boxtrack records one party per tracking request, its customer, so no {role} is known. Filter by parties.customer (or customer_id) instead."
-                    ));
+                    ).into());
                 }
                 match roles.get("customer") {
                     Some(c) => ("parties.customer", c.clone()),
@@ -474,7 +482,7 @@ impl Applied {
             "@exists" => Ok((None, Some(true))),
             "@not_exists" => Ok((None, Some(false))),
             id => id.parse::<Uuid>().map(|u| (Some(u), None)).map_err(|_| {
-                format!("{label} must be a party's id (UUID), @exists or @not_exists; list_parties finds the id by name.")
+                ToolError::from(format!("{label} must be a party's id (UUID), @exists or @not_exists; list_parties finds the id by name."))
             }),
         }
     }
@@ -503,20 +511,20 @@ impl Applied {
         c: &Common,
         party: Option<Uuid>,
         other: &str,
-    ) -> Result<Option<Uuid>, String> {
+    ) -> Result<Option<Uuid>, ToolError> {
         if let Some(id) = c.customer_id {
             self.note("customer_id", &id);
         }
         match (c.customer_id, party) {
-            (Some(_), Some(_)) => Err(format!(
-                "customer_id and {other} name the same party; give one."
-            )),
+            (Some(_), Some(_)) => {
+                Err(format!("customer_id and {other} name the same party; give one.").into())
+            }
             (c, p) => Ok(c.or(p)),
         }
     }
 
     /// `updated_after` and `updated_at` together: the range of the last change.
-    pub fn updated(&mut self, c: &Common, now_us: i64) -> Result<Range, String> {
+    pub fn updated(&mut self, c: &Common, now_us: i64) -> Result<Range, ToolError> {
         let after = match self.text("updated_after", &[&c.updated_after]) {
             None => None,
             Some(raw) => Some(
@@ -571,7 +579,7 @@ pub const PARTY_ROLES: [&str; 7] = [
 ];
 
 /// An order a list offers, checked against its words.
-pub fn sort(raw: Option<&str>, offered: &[&str]) -> Result<(ListSort, Option<String>), String> {
+pub fn sort(raw: Option<&str>, offered: &[&str]) -> Result<(ListSort, Option<String>), ToolError> {
     let Some(raw) = raw.map(str::trim) else {
         return Ok((ListSort::default(), None));
     };
@@ -589,7 +597,7 @@ pub fn container_filter(
     f: &ContainerFilters,
     a: &mut Applied,
     now_us: i64,
-) -> Result<Filter, String> {
+) -> Result<Filter, ToolError> {
     let c = &f.common;
     let dates = a.date_conds(f.dates.each(), now_us)?;
     let texts = a.text_conds(&[
@@ -638,7 +646,7 @@ fn last_free_day(
     f: &ContainerFilters,
     a: &mut Applied,
     now_us: i64,
-) -> Result<(Option<bool>, Range), String> {
+) -> Result<(Option<bool>, Range), ToolError> {
     let lfd_known = f.pickup_lfd.as_ref().and_then(known);
     let lfd = match (&f.pickup_lfd, lfd_known) {
         (Some(v), Some(_)) => {
@@ -658,7 +666,7 @@ fn last_free_day(
         [format!(">={from}").as_str(), format!("<={to}").as_str()],
         now_us,
     )
-    .map_err(|e| format!("Invalid list filter \"last_free_day_on\": {e}."))?;
+    .map_err(|e| ToolError::from(format!("Invalid list filter \"last_free_day_on\": {e}.")))?;
     Ok((
         lfd_known,
         Range {
@@ -669,7 +677,7 @@ fn last_free_day(
 }
 
 /// A status, or several separated by commas (any of them).
-fn statuses(f: &ContainerFilters, a: &mut Applied) -> Result<Vec<String>, String> {
+fn statuses(f: &ContainerFilters, a: &mut Applied) -> Result<Vec<String>, ToolError> {
     let statuses: Vec<String> = a
         .text("current_status", &[&f.current_status, &f.status])
         .map(|s| {
@@ -687,7 +695,7 @@ fn statuses(f: &ContainerFilters, a: &mut Applied) -> Result<Vec<String>, String
         return Err(format!(
             "Invalid list filter \"current_status\": {bad:?} is not a status; current_status must be one of {} (several separated by commas).",
             all.join(", ")
-        ));
+        ).into());
     }
     Ok(statuses)
 }
@@ -697,7 +705,7 @@ pub fn shipment_filter(
     f: &ShipmentFilters,
     a: &mut Applied,
     now_us: i64,
-) -> Result<Filter, String> {
+) -> Result<Filter, ToolError> {
     let c = &f.common;
     let mut dates = a.date_conds(f.dates.each(), now_us)?;
     if let Some(v) = f.voyage_status {
@@ -724,7 +732,7 @@ pub fn shipment_filter(
         Some(other) => {
             return Err(format!(
                 "status must be tracked or stopped, not {other:?}; for where a shipment is, read get_shipment_details."
-            ));
+            ).into());
         }
     };
     let updated = a.updated(c, now_us)?;
@@ -781,7 +789,8 @@ mod tests {
             serde_json::from_value(serde_json::json!({"pod_code": "USNYC"})).unwrap();
         let e = merged(&top, Some(&twice)).unwrap_err();
         assert!(
-            e.starts_with("Invalid list filter \"pod_code\": duplicate"),
+            e.to_string()
+                .starts_with("Invalid list filter \"pod_code\": duplicate"),
             "{e}"
         );
     }

@@ -4,6 +4,7 @@
 //! which filters applied and whether more pages follow. Like the reference's, the container
 //! and shipment lists show actively tracked records unless asked otherwise.
 
+use super::error::ToolError;
 use std::collections::BTreeMap;
 
 use boxtrack_core::paging::Page;
@@ -299,20 +300,8 @@ pub(super) fn answer<T, R>(
     }
 }
 
-/// What a tool says when a use case did not answer.
-pub(super) fn app_unavailable(e: boxtrack_app::AppError) -> String {
-    match e {
-        boxtrack_app::AppError::Store(e) => unavailable(e),
-        boxtrack_app::AppError::NotFound(what) => format!("No such {what} in this account."),
-        boxtrack_app::AppError::Invalid { detail, .. }
-        | boxtrack_app::AppError::Refused { detail, .. }
-        | boxtrack_app::AppError::Upstream(detail)
-        | boxtrack_app::AppError::Unprocessable { detail, .. } => detail,
-    }
-}
-
-fn unavailable(e: boxtrack_store::StoreError) -> String {
-    format!("The list could not be read ({e}); try again shortly.")
+fn unavailable(e: boxtrack_store::StoreError) -> ToolError {
+    ToolError::failing("list", "read")(e)
 }
 
 /// The custom-field filters (`custom_fields: {"Sales Rep": "Ann"}`, by display name or key):
@@ -325,7 +314,7 @@ pub(super) async fn custom_fields(
     a: &mut Applied,
     state: &Front,
     account: &Account,
-) -> Result<(Vec<reads::CustomCond>, Vec<CustomFieldUsed>), String> {
+) -> Result<(Vec<reads::CustomCond>, Vec<CustomFieldUsed>), ToolError> {
     use boxtrack_core::custom_fields::{DataType, EntityType};
     let Some(asked) = asked else {
         return Ok((Vec::new(), Vec::new()));
@@ -380,12 +369,13 @@ pub(super) async fn custom_fields(
                 } else {
                     names.join(", ")
                 }
-            ));
+            )
+            .into());
         };
         let Some(text) = Some(value.trim()).filter(|t| !t.is_empty()) else {
             return Err(format!(
                 "Invalid list filter \"custom_fields\": the value of {name:?} is text, several separated by commas, @exists or @not_exists."
-            ));
+            ).into());
         };
         let known = match text {
             "@exists" => Some(true),
@@ -507,7 +497,7 @@ impl Tool for ListContainers {
     const TITLE: &'static str = "List Containers";
     const DESCRIPTION: &'static str = "Return one requested page of containers (at most 25), filtered by status, port, carrier, holds, readiness, tracking state or last change, in compact rows (empty holds or fees mean none reported). Like the dashboard, only actively tracked containers unless include_stopped_tracking is true. Report meta.total for the set; when _metadata.has_more, results are partial: ask for next_page with the same filters and sort. Use get_container with a returned id for a detailed snapshot.";
 
-    async fn call(cx: &Cx<'_>, input: ContainersInput) -> Result<Self::Output, String> {
+    async fn call(cx: &Cx<'_>, input: ContainersInput) -> Result<Self::Output, ToolError> {
         containers(cx.state, cx.account, input).await
     }
 }
@@ -517,7 +507,7 @@ async fn containers(
     state: &Front,
     account: &Account,
     input: ContainersInput,
-) -> Result<ListAnswer<ContainerRow>, String> {
+) -> Result<ListAnswer<ContainerRow>, ToolError> {
     let f = merged(&input.filters, input.advanced_filters.as_ref())?;
     let mut a = Applied::default();
     let page = input.paging.page()?;
@@ -538,7 +528,7 @@ async fn containers(
         &page,
     )
     .await
-    .map_err(app_unavailable)?;
+    .map_err(ToolError::from)?;
     let (listed, shipments) = (found.listed, found.shipments);
     let items = listed
         .rows
@@ -671,7 +661,7 @@ impl Tool for ListShipments {
     const TITLE: &'static str = "List Shipments";
     const DESCRIPTION: &'static str = "Return one requested page of shipments (at most 25), most recently updated first, filtered by number, port, carrier, tracking state or last change. Like the dashboard, only actively tracked shipments unless include_stopped_tracking is true. Report meta.total for the set; when _metadata.has_more, results are partial: ask for next_page with the same filters. Use get_shipment_details with a returned id for routing and containers.";
 
-    async fn call(cx: &Cx<'_>, input: ShipmentsInput) -> Result<Self::Output, String> {
+    async fn call(cx: &Cx<'_>, input: ShipmentsInput) -> Result<Self::Output, ToolError> {
         shipments(cx.state, cx.account, input).await
     }
 }
@@ -681,7 +671,7 @@ async fn shipments(
     state: &Front,
     account: &Account,
     input: ShipmentsInput,
-) -> Result<ListAnswer<ShipmentRow>, String> {
+) -> Result<ListAnswer<ShipmentRow>, ToolError> {
     let f = merged(&input.filters, input.advanced_filters.as_ref())?;
     let mut a = Applied::default();
     let page = input.paging.page()?;
@@ -702,7 +692,7 @@ async fn shipments(
         &page,
     )
     .await
-    .map_err(app_unavailable)?;
+    .map_err(ToolError::from)?;
     let (listed, boxes) = (found.listed, found.containers);
     let items = listed
         .rows

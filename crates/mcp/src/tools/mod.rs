@@ -9,6 +9,7 @@ mod call;
 mod container;
 mod contract;
 mod credential;
+mod error;
 mod events;
 mod fields;
 mod filters;
@@ -30,6 +31,7 @@ pub use call::{Outcome, call};
 pub use container::resource_text as container_resource_text;
 pub use contract::COLUMN_CATALOG;
 pub use credential::Credential;
+pub use error::ToolError;
 pub use lists::{ContainerRow, ShipmentRow};
 pub use registry::{check as validate, list};
 

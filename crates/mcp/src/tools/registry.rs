@@ -3,6 +3,7 @@
 //! tool's input and output schemas derived from its types), the check of a call's arguments
 //! against the same input schema (compiled once), and the dispatch of a call by name.
 
+use super::error::ToolError;
 use std::collections::HashMap;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -126,7 +127,9 @@ impl<T: Tool> Declared for Declare<T> {
             args.remove(INTENT);
             let input: T::Input = serde_path_to_error::deserialize(Value::Object(args))
                 .map_err(|e| Refusal::Invalid(invalid(&e.path().to_string(), e.inner())))?;
-            let output = T::call(cx, input).await.map_err(Refusal::Failed)?;
+            let output = T::call(cx, input)
+                .await
+                .map_err(|e| Refusal::Failed(e.to_string()))?;
             let contract = T::contract(&output);
             let links = T::links(&output);
             let value = serde_json::to_value(output)
@@ -217,14 +220,14 @@ static CHECKS: LazyLock<HashMap<&'static str, Option<jsonschema::Validator>>> = 
 /// Checks a call's arguments against the tool's input schema: required arguments, unknown
 /// ones, types, formats, lengths, ranges, words. Returns the first problem, naming the
 /// argument.
-pub fn check(name: &str, args: &Map<String, Value>) -> Result<(), String> {
+pub fn check(name: &str, args: &Map<String, Value>) -> Result<(), ToolError> {
     let Some(Some(validator)) = CHECKS.get(name) else {
-        return Err(format!("unknown tool {name}"));
+        return Err(format!("unknown tool {name}").into());
     };
     let args = Value::Object(args.clone());
     match validator.iter_errors(&args).next() {
         None => Ok(()),
-        Some(e) => Err(problem(&e)),
+        Some(e) => Err(problem(&e).into()),
     }
 }
 
@@ -408,7 +411,7 @@ mod tests {
             ),
         ] {
             let e = check(tool, &args(given.clone())).unwrap_err();
-            assert!(e.contains(says), "{tool} {given}: {e}");
+            assert!(e.to_string().contains(says), "{tool} {given}: {e}");
         }
         assert!(check("whoami", &args(serde_json::json!({"intent": "who"}))).is_ok());
     }

@@ -2,6 +2,7 @@
 //! list and the console's table run ([`boxtrack_app::requests`]), with the reference's names
 //! for its arguments.
 
+use super::error::ToolError;
 use boxtrack_app::fields::{One, Text};
 use boxtrack_app::requests::{ListRequests, RequestsFilter};
 use boxtrack_core::requests::{RequestType, Status as RequestStatus};
@@ -13,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::filters::{Applied, Paging};
-use super::lists::{ListAnswer, answer, app_unavailable};
+use super::lists::{ListAnswer, answer};
 use super::tool::{Cx, Tool};
 
 /// `list_tracking_requests`'s arguments.
@@ -110,7 +111,7 @@ impl Tool for ListTrackingRequests {
     const TITLE: &'static str = "List Tracking Requests";
     const DESCRIPTION: &'static str = "Return one requested page of tracking requests (at most 25), newest first, optionally filtered by request number, status, carrier or kind of number. For created requests, use search_container to find the tracked containers and shipments.";
 
-    async fn call(cx: &Cx<'_>, input: RequestsInput) -> Result<Self::Output, String> {
+    async fn call(cx: &Cx<'_>, input: RequestsInput) -> Result<Self::Output, ToolError> {
         requests(cx.state, cx.account, input).await
     }
 }
@@ -147,7 +148,7 @@ async fn requests(
     state: &Front,
     account: &Account,
     input: RequestsInput,
-) -> Result<ListAnswer<RequestRow>, String> {
+) -> Result<ListAnswer<RequestRow>, ToolError> {
     let mut a = Applied::default();
     let page = input.paging.page()?;
     if let Some(s) = input.status {
@@ -172,12 +173,12 @@ async fn requests(
         if let Some(other) = raw.keys().find(|k| !RAW.contains(&k.as_str())) {
             return Err(format!(
                 "filters has no {other}; use filter[status], filter[scac] or filter[request_number]."
-            ));
+            ).into());
         }
         let pairs: Vec<(&str, &str)> = raw.iter().map(|(k, v)| (k.as_str(), v.trim())).collect();
         let given: ListRequests =
             boxtrack_app::query::parse(boxtrack_app::query::from_pairs(pairs))
-                .map_err(app_unavailable)?;
+                .map_err(ToolError::from)?;
         let (f, g) = (&mut asked.filter, given.filter);
         f.status = g.status.or(f.status);
         f.scac = g.scac.or(f.scac.take());
@@ -186,7 +187,7 @@ async fn requests(
     let listed =
         boxtrack_app::requests::list(state.ctx.read_db(account.id), account.id, &asked, &page)
             .await
-            .map_err(app_unavailable)?;
+            .map_err(ToolError::from)?;
     let items = listed
         .rows
         .iter()

@@ -3,6 +3,7 @@
 //! transshipment port in the order the container reached it, the port of discharge), plus the
 //! inland destination by rail, in the reference MCP server's shape.
 
+use super::error::ToolError;
 use boxtrack_core::routemap::{self, Stop};
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads;
@@ -36,7 +37,7 @@ impl Tool for GetSupportedShippingLines {
     const TITLE: &'static str = "Get Supported Shipping Lines";
     const DESCRIPTION: &'static str = "Shipping lines boxtrack tracks, filtered by name or SCAC.";
 
-    async fn call(_: &Cx<'_>, input: LinesInput) -> Result<LinesAnswer, String> {
+    async fn call(_: &Cx<'_>, input: LinesInput) -> Result<LinesAnswer, ToolError> {
         Ok(lines(input.search.as_deref()))
     }
 }
@@ -52,7 +53,7 @@ impl Tool for GetContainerRoute {
     const TITLE: &'static str = "Get Container Route";
     const DESCRIPTION: &'static str = "The container's route, port by port, with arrivals and departures (needs the routing entitlement).";
 
-    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<RouteOrNot, String> {
+    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<RouteOrNot, ToolError> {
         if !cx.account.has(Entitlement::Routing) {
             // a normal answer, as the reference gives it: nothing of the route leaks
             return Ok(RouteOrNot::NotEnabled(NotEnabled {
@@ -185,10 +186,12 @@ fn vessel(v: Option<&routemap::Vessel>) -> Option<RouteVessel> {
 }
 
 /// `get_container_route`.
-pub(super) async fn get(state: &Front, account: &Account, id: Uuid) -> Result<RouteAnswer, String> {
-    let unavailable = |e: boxtrack_store::StoreError| {
-        format!("The route could not be read ({e}); try again shortly.")
-    };
+pub(super) async fn get(
+    state: &Front,
+    account: &Account,
+    id: Uuid,
+) -> Result<RouteAnswer, ToolError> {
+    let unavailable = ToolError::reading("route");
     let missing = || {
         format!(
             "No route found for container id {id}. Use search_container to find the container's id, or get_container for its basic details."

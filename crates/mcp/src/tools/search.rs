@@ -2,6 +2,7 @@
 //! number or reference numbers match, best first (ranked as `GET /v2/search` ranks them), in
 //! the reference MCP server's shape.
 
+use super::error::ToolError;
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads;
 use schemars::JsonSchema;
@@ -29,7 +30,7 @@ impl Tool for SearchContainer {
     const TITLE: &'static str = "Search Containers";
     const DESCRIPTION: &'static str = "Search for containers and shipments by container number, booking number, bill of lading or reference number, exact matches first. Returns the account's own records; use get_container or get_shipment_details with a returned id for the details. Pass one identifier, never a message.";
 
-    async fn call(cx: &Cx<'_>, input: SearchInput) -> Result<SearchAnswer, String> {
+    async fn call(cx: &Cx<'_>, input: SearchInput) -> Result<SearchAnswer, ToolError> {
         get(cx.state, cx.account, &input.query).await
     }
 }
@@ -93,16 +94,14 @@ pub(super) async fn get(
     state: &Front,
     account: &Account,
     query: &str,
-) -> Result<SearchAnswer, String> {
+) -> Result<SearchAnswer, ToolError> {
     let query = query.trim();
     if query.is_empty() {
         return Err(
             "query is required: one container, booking, bill of lading or reference number.".into(),
         );
     }
-    let unavailable = |e: boxtrack_store::StoreError| {
-        format!("The search could not be run ({e}); try again shortly.")
-    };
+    let unavailable = ToolError::failing("search", "run");
     // read where the REST search is: a replica once it has the account's writes
     let db = state.ctx.read_db(account.id);
     let ranked = reads::search_ranked(db, account.id, query, LIMIT)

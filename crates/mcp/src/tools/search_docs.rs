@@ -3,6 +3,7 @@
 //! questions (webhook signatures, rate limits, the last free day, the console, the MCP
 //! server itself) from the documents of the version it talks to, offline.
 
+use super::error::ToolError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -31,7 +32,7 @@ impl Tool for SearchDocs {
     const TITLE: &'static str = "Search boxtrack Docs";
     const DESCRIPTION: &'static str = "Search boxtrack's own documentation (the README and docs/ of the version answering): the API guide, webhooks and their signatures, rate limits and errors, the last free day and polling rules, the console and embeds, this MCP server. Returns matching sections with their title, place and text. Use it for how-to and definition questions, not for account data, and cite the places in the answer.";
 
-    async fn call(_: &Cx<'_>, input: DocsInput) -> Result<DocsAnswer, String> {
+    async fn call(_: &Cx<'_>, input: DocsInput) -> Result<DocsAnswer, ToolError> {
         let limit = input
             .limit
             .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(MAX_LIMIT));

@@ -3,6 +3,7 @@
 //! server's shape (routing by port with their terminals, times and zones; the vessel at the
 //! port of discharge; containers in brief; the line's tracking).
 
+use super::error::ToolError;
 use boxtrack_core::tracking::assess;
 use boxtrack_store::accounts::Account;
 use boxtrack_views::jsonapi::At;
@@ -41,7 +42,7 @@ impl Tool for GetShipmentDetails {
     const TITLE: &'static str = "Get Shipment Details";
     const DESCRIPTION: &'static str = "Get detailed shipment information including routing, bill of lading, containers and port details: the shipping line, ports with their terminals, ETAs and ATAs in their zones, the vessel at the port of discharge, and the container list. Use get_container with a returned container UUID for pickup availability, holds, fees and the last free day.";
 
-    async fn call(cx: &Cx<'_>, input: GetInput) -> Result<ShipmentAnswer, String> {
+    async fn call(cx: &Cx<'_>, input: GetInput) -> Result<ShipmentAnswer, ToolError> {
         get(
             cx.state,
             cx.account,
@@ -313,10 +314,8 @@ pub(super) async fn get(
     id: Uuid,
     include_containers: bool,
     include_custom_fields: bool,
-) -> Result<ShipmentAnswer, String> {
-    let unavailable = |e: boxtrack_app::AppError| {
-        format!("The shipment could not be read ({e}); try again shortly.")
-    };
+) -> Result<ShipmentAnswer, ToolError> {
+    let unavailable = ToolError::reading("shipment");
     let boxtrack_app::shipments::Shown {
         shipment: s,
         containers,

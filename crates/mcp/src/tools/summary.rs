@@ -2,6 +2,7 @@
 //! (the same filters), counted by one dimension, for "how many" and "break down by"
 //! questions. The grouping keys are computed by [`key_of`].
 
+use super::error::ToolError;
 use std::collections::BTreeMap;
 
 use boxtrack_core::paging::{Cursor, MAX_SIZE, Page};
@@ -82,7 +83,7 @@ impl Tool for SummarizeContainers {
     const TITLE: &'static str = "Summarize Containers";
     const DESCRIPTION: &'static str = "Count containers grouped by POD terminal, status, shipping line, port of discharge, hold type, LFD date or arrival date, with the same filters as list_containers. Use it for \"how many\" and \"break down by\" questions; use list_containers for \"which ones\". Like the dashboard, only actively tracked containers are counted unless include_stopped_tracking is true. Report the total, and say so when truncated is true.";
 
-    async fn call(cx: &Cx<'_>, input: SummaryInput) -> Result<SummaryAnswer, String> {
+    async fn call(cx: &Cx<'_>, input: SummaryInput) -> Result<SummaryAnswer, ToolError> {
         get(cx.state, cx.account, input).await
     }
 }
@@ -194,7 +195,7 @@ async fn get(
     state: &Front,
     account: &Account,
     input: SummaryInput,
-) -> Result<SummaryAnswer, String> {
+) -> Result<SummaryAnswer, ToolError> {
     let group_by = input.group_by.word().to_string();
     let max_rows = input.max_rows.map_or(DEFAULT_MAX_ROWS, |n| {
         usize::try_from(n).unwrap_or(MAX_ROWS).clamp(1, MAX_ROWS)
@@ -207,9 +208,7 @@ async fn get(
         custom,
         ..container_filter(&f, &mut a, state.ctx.now_us())?
     };
-    let unavailable = |e: boxtrack_store::StoreError| {
-        format!("The containers could not be read ({e}); try again shortly.")
-    };
+    let unavailable = ToolError::reading("containers");
     let mut counts: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let (mut counted, mut total) = (0usize, 0u64);
     let mut cursor: Option<Cursor> = None;

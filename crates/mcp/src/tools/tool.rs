@@ -3,6 +3,7 @@
 //! `super::registry` lists the implementations and makes `tools/list`, the argument check
 //! and the dispatch from them.
 
+use super::error::ToolError;
 use std::future::Future;
 
 use schemars::JsonSchema;
@@ -96,7 +97,7 @@ pub trait Tool: Send + Sync + 'static {
     fn call(
         cx: &Cx<'_>,
         input: Self::Input,
-    ) -> impl Future<Output = Result<Self::Output, String>> + Send;
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
 }
 
 /// The input of a tool that takes no arguments of its own.

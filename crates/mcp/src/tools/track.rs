@@ -3,6 +3,7 @@
 //! as `POST /v2/tracking_requests` (validation, plan limit, duplicates), the kind of number and
 //! the carrier inferred when not given, in the reference MCP server's shape.
 
+use super::error::ToolError;
 use boxtrack_core::paging::Page;
 use boxtrack_core::requests::NewRequest;
 use boxtrack_store::StoreError;
@@ -58,7 +59,7 @@ impl Tool for TrackContainer {
         boxtrack_core::ratelimit::Bucket::for_route("POST", "/v2/tracking_requests")
     }
 
-    async fn call(cx: &Cx<'_>, input: TrackInput) -> Result<TrackAnswer, String> {
+    async fn call(cx: &Cx<'_>, input: TrackInput) -> Result<TrackAnswer, ToolError> {
         track(cx.state, cx.account, input).await
     }
 }
@@ -130,7 +131,7 @@ pub(super) async fn track(
     state: &Front,
     account: &Account,
     args: TrackInput,
-) -> Result<TrackAnswer, String> {
+) -> Result<TrackAnswer, ToolError> {
     let Asked {
         number,
         given_type,
@@ -191,7 +192,7 @@ struct Asked {
 
 /// The number and what the call says of it, from the reference's names and their
 /// deprecated aliases.
-fn asked(args: &TrackInput) -> Result<Asked, String> {
+fn asked(args: &TrackInput) -> Result<Asked, ToolError> {
     let s = |v: &Option<String>| {
         v.as_deref()
             .map(str::trim)
@@ -220,8 +221,8 @@ fn asked(args: &TrackInput) -> Result<Asked, String> {
 }
 
 /// What a store failure tells the model.
-fn unavailable(e: StoreError) -> String {
-    format!("The request could not be made ({e}); try again shortly.")
+fn unavailable(e: StoreError) -> ToolError {
+    ToolError::failing("request", "made")(e)
 }
 
 /// The account's container this number names: the container by its number (`true`), or the
@@ -230,7 +231,7 @@ async fn tracked_already(
     state: &Front,
     account: &Account,
     number: &str,
-) -> Result<Option<(reads::ContainerRow, bool)>, String> {
+) -> Result<Option<(reads::ContainerRow, bool)>, ToolError> {
     let by_number = reads::containers(
         &state.ctx.db,
         account.id,
@@ -275,7 +276,7 @@ async fn request(
     account: &Account,
     number: &str,
     input: &NewRequest,
-) -> Result<(boxtrack_store::tracking::TrackingRequestRow, bool), String> {
+) -> Result<(boxtrack_store::tracking::TrackingRequestRow, bool), ToolError> {
     match boxtrack_app::tracking::track(&state.ctx, account, input, Default::default()).await {
         Ok(row) => Ok((row, true)),
         Err(Refused::Invalid(errors)) => {
@@ -286,7 +287,7 @@ async fn request(
                 .join(" ");
             Err(format!(
                 "Tracking identifier {number} is invalid: {why} Verify the kind of number (numberType: container, bill_of_lading or booking_number) and the carrier's SCAC (get_supported_shipping_lines)."
-            ))
+            ).into())
         }
         Err(Refused::Duplicate(valid)) => {
             let pending = boxtrack_store::tracking::list_requests(
@@ -312,7 +313,7 @@ async fn request(
         }
         Err(Refused::PlanLimit(limit)) => Err(format!(
             "The plan tracks at most {limit} active containers at once: stop tracking a shipment (stop_tracking) or change the plan, then try again."
-        )),
+        ).into()),
         Err(Refused::Store(e)) => Err(unavailable(e)),
     }
 }

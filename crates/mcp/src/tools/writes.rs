@@ -2,6 +2,7 @@
 //! a shipment (answered with `get_shipment_details`), refresh a container from its upstreams
 //! (the REST handler's own function), list and create webhooks.
 
+use super::error::ToolError;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_store::StoreError;
 use boxtrack_store::accounts::Account;
@@ -37,7 +38,7 @@ impl Tool for StopTracking {
     const DESCRIPTION: &'static str = "Stop tracking a shipment and its containers.";
     const HINTS: Hints = Hints::IDEMPOTENT_WRITE;
 
-    async fn call(cx: &Cx<'_>, input: ShipmentId) -> Result<ShipmentAnswer, String> {
+    async fn call(cx: &Cx<'_>, input: ShipmentId) -> Result<ShipmentAnswer, ToolError> {
         stop_or_resume(cx.state, cx.account, input.shipment_id, true).await
     }
 }
@@ -54,7 +55,7 @@ impl Tool for ResumeTracking {
     const DESCRIPTION: &'static str = "Resume tracking a stopped shipment.";
     const HINTS: Hints = Hints::IDEMPOTENT_WRITE;
 
-    async fn call(cx: &Cx<'_>, input: ShipmentId) -> Result<ShipmentAnswer, String> {
+    async fn call(cx: &Cx<'_>, input: ShipmentId) -> Result<ShipmentAnswer, ToolError> {
         stop_or_resume(cx.state, cx.account, input.shipment_id, false).await
     }
 }
@@ -79,7 +80,7 @@ impl Tool for RefreshContainer {
         boxtrack_core::ratelimit::Bucket::for_route("PATCH", "/v2/containers/{id}/refresh")
     }
 
-    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<Self::Output, String> {
+    async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<Self::Output, ToolError> {
         refresh(cx.state, cx.account, input.id).await
     }
 }
@@ -95,7 +96,7 @@ impl Tool for ListWebhooks {
     const TITLE: &'static str = "List Webhooks";
     const DESCRIPTION: &'static str = "The account's webhook subscriptions.";
 
-    async fn call(cx: &Cx<'_>, _: NoArgs) -> Result<WebhooksAnswer, String> {
+    async fn call(cx: &Cx<'_>, _: NoArgs) -> Result<WebhooksAnswer, ToolError> {
         webhooks(cx.state, cx.account).await
     }
 }
@@ -122,7 +123,7 @@ impl Tool for CreateWebhook {
     const DESCRIPTION: &'static str = "Subscribe an https URL to events (see GET /v2/webhooks/events); the secret is returned once.";
     const HINTS: Hints = Hints::WRITE;
 
-    async fn call(cx: &Cx<'_>, input: WebhookInput) -> Result<CreatedWebhook, String> {
+    async fn call(cx: &Cx<'_>, input: WebhookInput) -> Result<CreatedWebhook, ToolError> {
         create_webhook(cx.state, cx.account, &input.url, input.events).await
     }
 }
@@ -133,7 +134,7 @@ pub(super) async fn stop_or_resume(
     account: &Account,
     shipment: Uuid,
     stop: bool,
-) -> Result<ShipmentAnswer, String> {
+) -> Result<ShipmentAnswer, ToolError> {
     let done = if stop {
         boxtrack_store::tracking::stop_shipment(
             &state.ctx.db,
@@ -153,17 +154,17 @@ pub(super) async fn stop_or_resume(
         Err(StoreError::NotFound(_)) => {
             return Err(format!(
                 "No shipment found with id {shipment}. Use search_container to find a shipment's id by its bill of lading."
-            ));
+            ).into());
         }
         Err(StoreError::PlanLimit { limit }) => {
             return Err(format!(
                 "The plan tracks at most {limit} active containers at once: stop tracking another shipment first, or change the plan."
-            ));
+            ).into());
         }
         Err(e) => {
-            return Err(format!(
-                "The shipment could not be changed ({e}); try again shortly."
-            ));
+            return Err(
+                format!("The shipment could not be changed ({e}); try again shortly.").into(),
+            );
         }
     }
     // what this call committed retires the account's cached reads, as REST writes do
@@ -176,7 +177,7 @@ pub(super) async fn refresh(
     state: &Front,
     account: &Account,
     id: Uuid,
-) -> Result<boxtrack_app::refresh::Refreshed, String> {
+) -> Result<boxtrack_app::refresh::Refreshed, ToolError> {
     if !account.has(Entitlement::ContainerRefresh) {
         return Err("Refreshing a container is not enabled for this account (entitlement `container_refresh`); the operator can enable it. Without it, boxtrack polls on its schedule (get_container shows the latest).".into());
     }
@@ -185,11 +186,7 @@ pub(super) async fn refresh(
             state.ctx.changes.touch(account.id);
             Ok(done)
         }
-        Err(e) => Err(boxtrack_http::ApiError::from(e)
-            .errors()
-            .first()
-            .and_then(|x| x.detail.clone())
-            .unwrap_or_else(|| "The container could not be refreshed.".into())),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -242,14 +239,17 @@ fn brief(w: &store::WebhookRow) -> WebhookBrief {
 }
 
 /// `list_webhooks`.
-pub(super) async fn webhooks(state: &Front, account: &Account) -> Result<WebhooksAnswer, String> {
+pub(super) async fn webhooks(
+    state: &Front,
+    account: &Account,
+) -> Result<WebhooksAnswer, ToolError> {
     let listed = store::list(
         &state.ctx.db,
         account.id,
         &boxtrack_core::paging::Page::first(boxtrack_core::paging::MAX_SIZE),
     )
     .await
-    .map_err(|e| format!("The webhooks could not be read ({e}); try again shortly."))?;
+    .map_err(ToolError::failing("webhooks", "read"))?;
     Ok(WebhooksAnswer {
         items: listed.rows.iter().map(brief).collect(),
         total: listed.total,
@@ -264,7 +264,7 @@ pub(super) async fn create_webhook(
     account: &Account,
     url: &str,
     events: Option<Vec<String>>,
-) -> Result<CreatedWebhook, String> {
+) -> Result<CreatedWebhook, ToolError> {
     let asked = boxtrack_app::webhooks::WebhookIn {
         url: Some(url.to_string()),
         // an empty list, as none: every event (as the tool always took it)

@@ -4,7 +4,7 @@
 //! the containers table filtered the same way.
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
 use boxtrack_app::containers::{self, ContainerFilter, ContainerSort, ListContainers};
 use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range};
@@ -15,7 +15,7 @@ use boxtrack_http::html::esc;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, ListSort};
 
-use crate::common::{app_unavailable, page_with, see_other, session};
+use crate::common::{SignedIn, app_unavailable, page_with};
 
 const DAY_US: i64 = 86_400_000_000;
 /// Rows each section shows; the link shows them all.
@@ -99,10 +99,7 @@ fn sections(now_us: i64) -> [Section; 3] {
 }
 
 /// `GET /console/action`.
-pub async fn action(State(state): State<Front>, headers: HeaderMap) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
+pub async fn action(State(state): State<Front>, SignedIn(s): SignedIn) -> Response {
     let db = state.ctx.read_db(s.account_id);
     let now = now_us();
     let page = Page {

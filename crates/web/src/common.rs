@@ -102,6 +102,24 @@ pub(crate) async fn session(state: &Front, headers: &HeaderMap) -> Option<(Strin
     }
 }
 
+/// The signed-in user's session, as a handler's argument: a request without a live session is
+/// sent to the sign-in page.
+pub(crate) struct SignedIn(pub(crate) Session);
+
+impl axum::extract::FromRequestParts<Front> for SignedIn {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &Front,
+    ) -> Result<SignedIn, Response> {
+        match session(state, &parts.headers).await {
+            Some((_, s)) => Ok(SignedIn(s)),
+            None => Err(see_other("/console/sign-in")),
+        }
+    }
+}
+
 /// Whether a form's `csrf` field is the session's token.
 pub(crate) fn csrf_ok(session: &Session, form: &HashMap<String, String>) -> bool {
     let sent = form.get("csrf").map(String::as_str).unwrap_or_default();

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::paging::Page;
 use boxtrack_core::plan::Entitlement;
@@ -15,7 +15,7 @@ use boxtrack_store::reads;
 use boxtrack_store::{accounts, now_us};
 use uuid::Uuid;
 
-use crate::common::{page, page_with, see_other, session, unavailable};
+use crate::common::{SignedIn, page, page_with, see_other, unavailable};
 
 /// Upstream records a page of the container page shows.
 const RAW_PAGE_SIZE: u32 = 20;
@@ -24,13 +24,10 @@ const RAW_PAGE_SIZE: u32 = 20;
 /// events, each at the local time of its place.
 pub async fn show(
     State(state): State<Front>,
-    headers: HeaderMap,
+    SignedIn(s): SignedIn,
     Path(id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
     let raw_page: u32 = query
         .get("raw_page")
         .and_then(|p| p.trim().parse().ok())
@@ -559,12 +556,9 @@ fn respond(number: &str, body: &str, routing: bool) -> Response {
 /// needs the routing entitlement.
 pub async fn map_geojson(
     State(state): State<Front>,
-    headers: HeaderMap,
+    SignedIn(s): SignedIn,
     Path(id): Path<String>,
 ) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
     let missing = || boxtrack_http::error::ApiError::not_found("container").into_response();
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
@@ -591,12 +585,9 @@ pub async fn map_geojson(
 /// redirect to `/v2/downloads/{token}`).
 pub async fn download(
     State(state): State<Front>,
-    headers: HeaderMap,
+    SignedIn(s): SignedIn,
     Path(id): Path<String>,
 ) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
     let missing = || {
         page(
             StatusCode::NOT_FOUND,

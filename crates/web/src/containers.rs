@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
 use boxtrack_app::containers::{self, ContainerFilter, ContainerSort, ListContainers};
 use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range, Text};
@@ -17,9 +17,7 @@ use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, ListSort};
 use uuid::Uuid;
 
-use crate::common::{
-    app_unavailable, page_with, pager, see_other, session, total_text, unavailable,
-};
+use crate::common::{SignedIn, app_unavailable, page_with, pager, total_text, unavailable};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -157,12 +155,9 @@ impl Asked {
 /// `GET /console/containers`.
 pub async fn list(
     State(state): State<Front>,
-    headers: HeaderMap,
+    SignedIn(s): SignedIn,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
     let asked = Asked::from_query(&query);
     // one database for the whole page (a replica, or the primary)
     let db = state.ctx.read_db(s.account_id);
@@ -376,12 +371,9 @@ fn row(
 /// to [`crate::csv::EXPORT_MAX_ROWS`]), in the table's order, as CSV.
 pub async fn export(
     State(state): State<Front>,
-    headers: HeaderMap,
+    SignedIn(s): SignedIn,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
     let asked = Asked::from_query(&query).input(now_us());
     let mut out = crate::csv::record(&[
         "number",

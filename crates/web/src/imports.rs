@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use boxtrack_app::tracking::{Refused, track};
 
-use crate::common::{page_with, see_other, session, signed_form, unavailable};
+use crate::common::{SignedIn, page_with, see_other, signed_form, unavailable};
 
 /// The most rows one file may have.
 pub const MAX_ROWS: usize = 5_000;
@@ -205,10 +205,7 @@ fn upload_form(csrf: &str, text: &str, error: Option<&str>) -> String {
 }
 
 /// `GET /console/imports`.
-pub async fn page(State(state): State<Front>, headers: HeaderMap) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
+pub async fn page(SignedIn(s): SignedIn) -> Response {
     let body = format!(
         "{}<main><h1>Track many numbers</h1>{}</main>",
         nav(&s.email),

@@ -20,10 +20,7 @@ use uuid::Uuid;
 use crate::common::*;
 
 /// `GET /console`: the account and its keys.
-pub(crate) async fn home(State(state): State<Front>, headers: HeaderMap) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
+pub(crate) async fn home(State(state): State<Front>, SignedIn(s): SignedIn) -> Response {
     portal(&state, &s, StatusCode::OK, None).await
 }
 

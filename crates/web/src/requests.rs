@@ -22,7 +22,7 @@ use boxtrack_app::requests::{self as app, ListRequests, RequestsFilter};
 use boxtrack_app::tracking::{Refused, track};
 
 use crate::common::{
-    app_unavailable, page_with, pager, see_other, session, signed_form, total_text, unavailable,
+    SignedIn, app_unavailable, page_with, pager, see_other, signed_form, total_text, unavailable,
 };
 
 /// Rows per page.
@@ -97,12 +97,9 @@ const TYPES: [(&str, &str); 3] = [
 /// `GET /console/tracking_requests`.
 pub async fn list(
     State(state): State<Front>,
-    headers: HeaderMap,
+    SignedIn(s): SignedIn,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
     let asked = Asked::from_query(&query);
     render(&state, &s, StatusCode::OK, None, &HashMap::new(), &asked).await
 }
@@ -111,12 +108,9 @@ pub async fn list(
 /// [`crate::csv::EXPORT_MAX_ROWS`]), newest first, as CSV.
 pub async fn export(
     State(state): State<Front>,
-    headers: HeaderMap,
+    SignedIn(s): SignedIn,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
     let asked = Asked::from_query(&query).input();
     let mut out = crate::csv::record(&[
         "request_number",

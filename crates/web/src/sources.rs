@@ -12,7 +12,7 @@ use boxtrack_core::time::format_micros;
 use boxtrack_http::Front;
 use boxtrack_http::html::esc;
 
-use crate::common::{page_with, see_other, session};
+use crate::common::{SignedIn, page_with, session};
 
 /// What changes when the page would: every source's counts and times.
 pub(crate) fn version_of(doc: &SourcesDocument) -> String {
@@ -164,10 +164,7 @@ fn age(secs: i64) -> String {
 }
 
 /// `GET /console/sources`.
-pub async fn page(State(state): State<Front>, headers: HeaderMap) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
+pub async fn page(State(state): State<Front>, SignedIn(s): SignedIn) -> Response {
     let doc = match document(&state.ctx).await {
         Ok(d) => d,
         Err(e) => return crate::common::app_unavailable(e),

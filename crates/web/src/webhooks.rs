@@ -20,7 +20,7 @@ use uuid::Uuid;
 use boxtrack_app::webhooks as app;
 
 use crate::common::{
-    app_unavailable, page, page_with, see_other, session, signed_form, unavailable,
+    SignedIn, app_unavailable, page, page_with, see_other, session, signed_form, unavailable,
 };
 
 fn nav(email: &str) -> String {
@@ -39,10 +39,7 @@ fn missing() -> Response {
 }
 
 /// `GET /console/webhooks`.
-pub async fn list(State(state): State<Front>, headers: HeaderMap) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
+pub async fn list(State(state): State<Front>, SignedIn(s): SignedIn) -> Response {
     render_list(&state, &s, StatusCode::OK, None, "").await
 }
 
@@ -123,12 +120,9 @@ pub async fn create(
 /// `GET /console/webhooks/{id}`.
 pub async fn show(
     State(state): State<Front>,
-    headers: HeaderMap,
+    SignedIn(s): SignedIn,
     Path(id): Path<String>,
 ) -> Response {
-    let Some((_, s)) = session(&state, &headers).await else {
-        return see_other("/console/sign-in");
-    };
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };

@@ -34,9 +34,7 @@ const INCLUDES: &[&str] = &[
 ];
 mod render;
 
-#[cfg(debug_assertions)]
-use super::shown_check::Before;
-#[cfg(debug_assertions)]
+use super::shown_check::Check;
 use render::shown_as_parsed;
 use render::{Known, asks_refs, render, to_show};
 
@@ -60,8 +58,7 @@ pub async fn list(
         let asked: ListContainers = q.input()?;
         let sorted = sorted_page(asked.sort(), &page)?;
         // each container and shipment shown from its rendered state where that is current
-        #[cfg(debug_assertions)]
-        let before = Before::take(db, caller.account.id).await?;
+        let check = Check::start(db, caller.account.id).await?;
         let found: ContainerPage<ShownContainer> =
             boxtrack_app::containers::list(db, caller.account.id, &asked, &page).await?;
         let rows = &found.listed.rows;
@@ -71,18 +68,13 @@ pub async fn list(
             refs: None,
         };
         let (data, included) = render(db, caller, rows, known, &includes).await?;
-        #[cfg(debug_assertions)]
-        shown_as_parsed(
-            db,
-            caller,
-            &before,
-            rows,
-            &found.shipments.values().collect::<Vec<_>>(),
-            None,
-            &includes,
-            (&data, &included),
-        )
-        .await?;
+        let shipments: Vec<_> = found.shipments.values().collect();
+        let shown = (data.as_slice(), included.as_slice());
+        check
+            .finish(|before| {
+                shown_as_parsed(db, caller, before, rows, &shipments, &includes, shown)
+            })
+            .await?;
         Ok(sorted_list_response(
             state.config.public_url.as_deref(),
             headers,
@@ -107,8 +99,7 @@ async fn one(
 ) -> ApiResult<JsonApi> {
     // what the shipment's resource shows of its containers is read with them
     let refs = asks_refs(includes);
-    #[cfg(debug_assertions)]
-    let before = Before::take(&state.ctx.db, caller.account.id).await?;
+    let check = Check::start(&state.ctx.db, caller.account.id).await?;
     let shown: boxtrack_app::containers::Shown<ShownContainer> =
         boxtrack_app::containers::show(&state.ctx.db, caller.account.id, id, refs)
             .await?
@@ -119,8 +110,6 @@ async fn one(
     let refs = shown
         .siblings
         .map(|refs| HashMap::from([(c.shipment_id(), refs)]));
-    #[cfg(debug_assertions)]
-    let asked_refs = refs.clone();
     let known = Known {
         shipments: Some(&shipments),
         refs,
@@ -133,18 +122,22 @@ async fn one(
         includes,
     )
     .await?;
-    #[cfg(debug_assertions)]
-    shown_as_parsed(
-        &state.ctx.db,
-        caller,
-        &before,
-        std::slice::from_ref(&c),
-        &shown.shipment.iter().collect::<Vec<_>>(),
-        asked_refs,
-        includes,
-        (&data, &included),
-    )
-    .await?;
+    let shipments: Vec<_> = shown.shipment.iter().collect();
+    let written = (data.as_slice(), included.as_slice());
+    let cs = std::slice::from_ref(&c);
+    check
+        .finish(|before| {
+            shown_as_parsed(
+                &state.ctx.db,
+                caller,
+                before,
+                cs,
+                &shipments,
+                includes,
+                written,
+            )
+        })
+        .await?;
     let this = format!("/v2/containers/{}", c.id());
     Ok(JsonApi::written_single(
         &data.pop().unwrap_or_else(|| "null".into()),

@@ -21,7 +21,6 @@ pub mod sandbox;
 pub mod search;
 pub mod served_document;
 pub mod shipments;
-#[cfg(debug_assertions)]
 mod shown_check;
 pub mod sources;
 pub mod tracking_requests;

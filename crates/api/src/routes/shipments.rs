@@ -102,8 +102,7 @@ async fn shown_page<C: reads::OfShipments>(
     includes: &[String],
     include: impl Fn(&mut Included, &C, &ShipmentFacts),
 ) -> ApiResult<(Listed<ShownShipment>, Vec<String>, Vec<String>)> {
-    #[cfg(debug_assertions)]
-    let before = super::shown_check::Before::take(db, caller.account.id).await?;
+    let check = super::shown_check::Check::start(db, caller.account.id).await?;
     let found: ShipmentPage<ShownShipment, C> =
         boxtrack_app::shipments::list(db, caller.account.id, asked, page).await?;
     let asks = |name: &str| includes.iter().any(|i| i == name);
@@ -141,26 +140,20 @@ async fn shown_page<C: reads::OfShipments>(
         }
     }
     let included = included.into_written();
-    #[cfg(debug_assertions)]
-    shown_as_parsed(
-        db,
-        caller,
-        &before,
-        &found.listed.rows,
-        includes,
-        (&data, &included),
-    )
-    .await?;
+    let shown = (data.as_slice(), included.as_slice());
+    let rows = &found.listed.rows;
+    check
+        .finish(|before| shown_as_parsed(db, caller, before, rows, includes, shown))
+        .await?;
     Ok((found.listed, data, included))
 }
 
 /// Checks, in debug builds (every test), that shipments shown from their rendered texts read
 /// as the ones rendered from their parsed rows (`shown`: the page's `data` and `included`).
-#[cfg(debug_assertions)]
 async fn shown_as_parsed(
     db: &boxtrack_store::Db,
     caller: &Caller,
-    before: &super::shown_check::Before,
+    before: super::shown_check::Before,
     rows: &[ShownShipment],
     includes: &[String],
     shown: (&[String], &[String]),
@@ -171,7 +164,7 @@ async fn shown_as_parsed(
     let parsed: Vec<ShipmentRow> = in_order(whole, &ids, "shipment")?;
     let (data, included) = render(db, caller, &parsed, None, includes).await?;
     let account = caller.account.id;
-    same(db, account, before, shown, (data, included), "shipments").await
+    same(db, account, &before, shown, (data, included), "shipments").await
 }
 
 /// `GET /v2/shipments`: the use case [`boxtrack_app::shipments`], its input read from the

@@ -1,5 +1,8 @@
-//! What the debug builds' checks of shown resources share (`containers`, `shipments`): each
-//! writes a document again from the parsed rows and compares the two whole.
+//! The debug builds' check of resources shown from their prerendered texts (`containers`,
+//! `shipments`): [`Check`] is started before the read and finished with a closure that
+//! writes the document again from the parsed rows and compares the two whole. In release
+//! builds a `Check` holds nothing and runs nothing: the only `cfg(debug_assertions)` of the
+//! read paths is here.
 
 use std::collections::HashMap;
 
@@ -16,8 +19,42 @@ pub(super) struct Before(String);
 
 impl Before {
     /// The fingerprint now.
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub(super) async fn take(db: &Db, account_id: uuid::Uuid) -> ApiResult<Before> {
         Ok(Before(reads::fingerprint(db, account_id).await?))
+    }
+}
+
+/// A shown read's check, from before the read to after the answer is written.
+pub(super) struct Check(#[cfg(debug_assertions)] Before);
+
+impl Check {
+    /// Starts the check of a read of `account_id`'s resources (takes its fingerprint, in
+    /// debug builds).
+    pub(super) async fn start(db: &Db, account_id: uuid::Uuid) -> ApiResult<Check> {
+        #[cfg(debug_assertions)]
+        return Ok(Check(Before::take(db, account_id).await?));
+        #[cfg(not(debug_assertions))]
+        {
+            let _ = (db, account_id);
+            Ok(Check())
+        }
+    }
+
+    /// Finishes it: `compare` (given what was taken before) writes the answer again from the
+    /// parsed rows and compares, in debug builds; in release builds it is not run.
+    pub(super) async fn finish<F, Fut>(self, compare: F) -> ApiResult<()>
+    where
+        F: FnOnce(Before) -> Fut,
+        Fut: Future<Output = ApiResult<()>>,
+    {
+        #[cfg(debug_assertions)]
+        return compare(self.0).await;
+        #[cfg(not(debug_assertions))]
+        {
+            let _ = compare;
+            Ok(())
+        }
     }
 }
 

@@ -4,7 +4,6 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-#[cfg(debug_assertions)]
 use crate::routes::shown_check::{Before, in_order, same, values};
 use boxtrack_store::reads::{self, ContainerOnShipment, ContainerRow, ShipmentRow, ShownContainer};
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
@@ -339,15 +338,12 @@ pub(super) fn to_show<'a>(
 /// rendered states read as the ones rendered from their parsed states: the texts the merge
 /// wrote are current. `shown` is the document's `data` and `included` as written from them;
 /// `before`, the account's fingerprint before they were read.
-#[cfg(debug_assertions)]
-#[allow(clippy::too_many_arguments)]
 pub(super) async fn shown_as_parsed(
     db: &boxtrack_store::Db,
     caller: &Caller,
-    before: &Before,
+    before: Before,
     cs: &[ShownContainer],
     shipments: &[&reads::ShownShipment],
-    refs: Option<HashMap<uuid::Uuid, Vec<reads::ContainerRef>>>,
     includes: &[String],
     shown: (&[String], &[String]),
 ) -> ApiResult<()> {
@@ -365,11 +361,12 @@ pub(super) async fn shown_as_parsed(
     let ids: Vec<uuid::Uuid> = shipments.iter().map(|s| s.id()).collect();
     let shipments: HashMap<uuid::Uuid, ShipmentRow> =
         reads::shipments_by_id(db, account, &ids).await?;
+    // what the shipments show of their containers is read again too
     let known = Known {
         shipments: Some(&shipments),
-        refs,
+        refs: None,
     };
     let (data, included) = render(db, caller, &rows, known, includes).await?;
     let parsed = (values(&data), values(&included));
-    same(db, account, before, shown, parsed, "containers").await
+    same(db, account, &before, shown, parsed, "containers").await
 }

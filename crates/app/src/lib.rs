@@ -12,6 +12,7 @@
 pub mod clock;
 pub mod containers;
 pub mod ctx;
+pub mod detail;
 pub mod error;
 pub mod fields;
 pub mod journey;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use boxtrack_core::paging::Page;
+use boxtrack_app::detail::ContainerDetail;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_http::Front;
 use boxtrack_http::html::esc;
@@ -16,9 +16,6 @@ use boxtrack_store::{accounts, now_us};
 use uuid::Uuid;
 
 use crate::common::{SignedIn, page, page_with, see_other, unavailable};
-
-/// Upstream records a page of the container page shows.
-const RAW_PAGE_SIZE: u32 = 20;
 
 /// `GET /console/containers/{id}`: one container, its shipment and its timeline of transport
 /// events, each at the local time of its place.
@@ -49,27 +46,19 @@ pub async fn show(
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
-    let (c, shipment) =
-        match boxtrack_app::containers::show(&state.ctx.db, s.account_id, id, false).await {
-            Ok(Some(shown)) => (shown.container, shown.shipment),
-            Ok(None) => return missing(),
-            Err(e) => return crate::common::app_unavailable(e),
-        };
-    let found = match gather(&state, s.account_id, &c, raw_page).await {
-        Ok(f) => f,
-        Err(e) => return unavailable(&e),
+    let found = match boxtrack_app::detail::detail(&state.ctx, s.account_id, id, raw_page).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return missing(),
+        Err(e) => return crate::common::app_unavailable(e),
     };
-    let now = clock_of(&state, s.account_id, shipment.as_ref()).await;
-    let body = render(
-        &s.email,
-        &version,
-        &c,
-        shipment.as_ref(),
-        &found,
-        raw_page,
-        now,
-    );
-    respond(&c.number, &body, found.routing)
+    let wall = state.ctx.now_us();
+    let now = Now {
+        data: found.clock.at(wall),
+        wall,
+        clock: found.clock,
+    };
+    let body = render(&s.email, &version, &found, raw_page, now);
+    respond(&found.container.number, &body, found.routing)
 }
 
 /// "Now" for a container's page: the clock of its data (a sandbox journey's virtual clock,
@@ -83,96 +72,6 @@ struct Now {
     wall: i64,
     /// The data's clock, to place what boxtrack recorded at a wall time on it.
     clock: boxtrack_app::clock::DataClock,
-}
-
-async fn clock_of(state: &Front, account_id: Uuid, shipment: Option<&reads::ShipmentRow>) -> Now {
-    let wall = state.ctx.now_us();
-    let clock = match shipment {
-        Some(sh) => boxtrack_app::clock::clock(&state.ctx, account_id, sh.id).await,
-        None => boxtrack_app::clock::DataClock::wall(),
-    };
-    Now {
-        data: clock.at(wall),
-        wall,
-        clock,
-    }
-}
-
-/// What the page shows besides the container and its shipment.
-struct Gathered {
-    /// The account has the routing entitlement (the map is shown).
-    routing: bool,
-    /// The account has the rail entitlement (rail LFDs are shown).
-    rail: bool,
-    /// The page of upstream records asked for.
-    raw: boxtrack_store::list::Listed<reads::RawEventRow>,
-    /// Documents linked to the container or its shipment.
-    docs: Vec<boxtrack_store::documents::DocumentRow>,
-    /// Custom fields of the container and of its shipment.
-    fields: Vec<boxtrack_store::custom_fields::FieldRow>,
-    /// Its transport events, oldest first.
-    events: Vec<reads::TransportEventRow>,
-    /// Whose word decided each value (read with the merge's records, which the row shown
-    /// lacks).
-    sources: Vec<boxtrack_core::tracking::provenance::FieldSource>,
-}
-
-/// Reads what the page shows of `c` besides the container itself.
-async fn gather(
-    state: &Front,
-    account_id: Uuid,
-    c: &reads::ContainerRow,
-    raw_page: u32,
-) -> Result<Gathered, boxtrack_store::StoreError> {
-    let entitled = accounts::get(&state.ctx.db, account_id)
-        .await?
-        .map(|a| a.entitlements)
-        .unwrap_or_default();
-    let routing = entitled.contains(&Entitlement::Routing);
-    let rail = entitled.contains(&Entitlement::RailLfd);
-    let raw_asked = Page {
-        number: raw_page,
-        size: RAW_PAGE_SIZE,
-        cursor: None,
-    };
-    let raw = reads::raw_events(&state.ctx.db, account_id, c.id, &raw_asked, rail).await?;
-    let everything = Page::first(boxtrack_core::paging::MAX_SIZE);
-    let linked = boxtrack_store::documents::Filter {
-        linked_to: Some((c.id, c.shipment_id)),
-        ..Default::default()
-    };
-    let docs = boxtrack_store::documents::list(&state.ctx.db, account_id, &linked, &everything)
-        .await?
-        .rows;
-    let mut fields = Vec::new();
-    for (entity, entity_id) in [("Container", c.id), ("Shipment", c.shipment_id)] {
-        let of = boxtrack_store::custom_fields::FieldFilter {
-            entity_type: Some(entity.into()),
-            entity_id: Some(entity_id),
-            definition_id: None,
-        };
-        let listed =
-            boxtrack_store::custom_fields::fields(&state.ctx.db, account_id, &of, &everything)
-                .await?;
-        fields.extend(listed.rows);
-    }
-    let events = reads::transport_events_of_many(&state.ctx.db, account_id, &[c.id], 500)
-        .await?
-        .remove(&c.id)
-        .unwrap_or_default();
-    let sources = reads::container_whole(&state.ctx.db, account_id, c.id)
-        .await?
-        .map(|whole| boxtrack_core::tracking::provenance::field_sources(&whole.state.0, rail))
-        .unwrap_or_default();
-    Ok(Gathered {
-        routing,
-        rail,
-        raw,
-        docs,
-        fields,
-        events,
-        sources,
-    })
 }
 
 /// The route section: the map, or why there is none.
@@ -467,22 +366,24 @@ fn summary_card(
 fn render(
     email: &str,
     version: &str,
-    c: &reads::ContainerRow,
-    shipment: Option<&reads::ShipmentRow>,
-    found: &Gathered,
+    found: &ContainerDetail,
     raw_page: u32,
     clock: Now,
 ) -> String {
     let now = clock.data;
-    let Gathered {
+    let ContainerDetail {
+        container: c,
+        shipment,
         routing,
         rail,
         raw,
-        docs,
+        documents: docs,
         fields,
         events,
         sources,
+        clock: _,
     } = found;
+    let shipment = shipment.as_ref();
     let (routing, rail) = (*routing, *rail);
     let route = route_section(c, routing);
     let st = &c.state.0;

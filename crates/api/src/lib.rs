@@ -14,7 +14,7 @@ pub mod openapi;
 mod querynames;
 pub mod readcache;
 pub mod rest;
-pub mod routes;
+mod routes;
 pub mod state;
 
 use boxtrack_http::{ApiError, access, doc};
@@ -49,6 +49,36 @@ async fn method_not_allowed(req: axum::extract::Request) -> ApiError {
 /// routes, on the front ends' state, and the documentation of its operations, which join the
 /// served document.
 pub use boxtrack_http::front::Mount;
+
+/// The routes of a process that serves no API (a worker): health, readiness and metrics.
+pub fn operations_router(state: AppState) -> Router {
+    use axum::routing::get;
+    use routes::health;
+    Router::new()
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .route("/metrics", get(health::metrics))
+        .with_state(state)
+}
+
+/// What the fuzz tests reach of the REST service without a server.
+pub mod fuzzing {
+    use crate::routes::{api_keys, containers, documents, parties, tracking_requests, webhooks};
+    use boxtrack_http::jsonapi::parse_body;
+
+    /// Reads `body` as each JSON:API request body the service takes (every one must refuse
+    /// what it cannot read, never panic).
+    pub fn request_bodies(body: &[u8]) {
+        let _ = parse_body::<tracking_requests::CreateDoc>(body);
+        let _ = parse_body::<tracking_requests::PatchDoc>(body);
+        let _ = parse_body::<webhooks::WebhookDoc>(body);
+        let _ = parse_body::<parties::PartyDoc>(body);
+        let _ = parse_body::<api_keys::CreateDoc>(body);
+        let _ = parse_body::<documents::CreateDoc>(body);
+        let _ = parse_body::<containers::BulkDoc>(body);
+        let _ = parse_body::<serde_json::Value>(body);
+    }
+}
 
 /// The REST service alone (no mounts).
 pub fn router(state: AppState) -> App {

@@ -348,13 +348,7 @@ fn open_replicas(
 
 /// The routes of a worker process: health, readiness and metrics.
 fn worker_routes(app: AppState) -> axum::Router {
-    use axum::routing::get;
-    use boxtrack_api::routes::health;
-    axum::Router::new()
-        .route("/healthz", get(health::healthz))
-        .route("/readyz", get(health::readyz))
-        .route("/metrics", get(health::metrics))
-        .with_state(app)
+    boxtrack_api::operations_router(app)
 }
 
 /// Takes the right to run the background work on `db` (SQLite: the file's worker lock). With

@@ -309,13 +309,16 @@ pub enum Severity {
     Error,
     /// A caveat.
     Warn,
-    /// For information.
+    /// For information (DCSA's vocabulary has it; boxtrack's feedback does not use it).
+    #[allow(dead_code)]
     Info,
 }
 
-/// What a carrier pushes (the body's shape says the version).
+/// What a carrier pushes (the body's shape says the version): the served document's schema of
+/// the body (the handler reads the body itself, to answer each version as it requires).
 #[derive(Debug, serde::Deserialize, JsonSchema)]
 #[serde(untagged)]
+#[allow(dead_code)]
 pub enum PushBody {
     /// DCSA T&T 2.2: an array of events.
     V2(Vec<PushEvent>),
@@ -327,8 +330,9 @@ pub enum PushBody {
 }
 
 /// One event of a 2.2 push: whatever it carries, but always its `eventType` (a body whose
-/// event has none is not a DCSA 2.2 push: 400).
+/// event has none is not a DCSA 2.2 push: 400); the served document's schema.
 #[derive(Debug, serde::Deserialize, JsonSchema)]
+#[allow(dead_code)]
 pub struct PushEvent {
     /// `EQUIPMENT`, `TRANSPORT` or `SHIPMENT`.
     #[serde(rename = "eventType")]

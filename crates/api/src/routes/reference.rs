@@ -7,8 +7,8 @@ use serde_json::Value;
 use uuid::Uuid;
 
 pub use boxtrack_views::reference::{
-    line_resource, metro_id, metro_resource, port_id, port_resource, terminal_id,
-    terminal_resource, vessel_id, vessel_resource,
+    line_resource, metro_id, metro_resource, port_resource, terminal_resource, vessel_id,
+    vessel_resource,
 };
 
 use boxtrack_http::auth::Caller;

@@ -5,8 +5,8 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use boxtrack_store::StoreError;
-use boxtrack_store::parties::{self, PartyRow};
+use boxtrack_app::parties;
+use boxtrack_store::parties::PartyRow;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -50,7 +50,7 @@ pub struct PartyDoc {
     data: Data,
 }
 
-/// The checked company name of a body.
+/// The company name a body gives (its `type`, if any, must be `party`).
 fn company_name(doc: PartyDoc) -> ApiResult<String> {
     if doc.data.kind.as_deref().is_some_and(|k| k != "party") {
         return Err(ApiError::unprocessable(
@@ -59,26 +59,7 @@ fn company_name(doc: PartyDoc) -> ApiResult<String> {
             "type must be \"party\"",
         ));
     }
-    let name = doc.data.attributes.company_name.unwrap_or_default();
-    // the length as given, then trimmed
-    let given = name.chars().count();
-    let name = name.trim().to_string();
-    if name.is_empty() || given > 200 {
-        return Err(ApiError::unprocessable(
-            "/data/attributes/company_name",
-            "invalid",
-            "company_name must be 1 to 200 characters",
-        ));
-    }
-    Ok(name)
-}
-
-fn duplicate(name: &str) -> ApiError {
-    ApiError::unprocessable(
-        "/data/attributes/company_name",
-        "duplicate",
-        format!("The account already has a party named {name:?}"),
-    )
+    Ok(doc.data.attributes.company_name.unwrap_or_default())
 }
 
 /// `GET /v2/parties`.
@@ -91,7 +72,7 @@ pub async fn list(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
-    let listed = parties::list(&state.ctx.db, caller.account.id, &page).await?;
+    let listed = parties::list(&state.ctx, caller.account.id, &page).await?;
     Ok(list_response(
         state.config.public_url.as_deref(),
         &headers,
@@ -111,10 +92,7 @@ pub async fn create(
     Body(doc): Body<PartyDoc>,
 ) -> ApiResult<impl IntoResponse> {
     let name = company_name(doc)?;
-    let p = match parties::create(&state.ctx.db, caller.account.id, &name).await {
-        Err(StoreError::Duplicate(_)) => return Err(duplicate(&name)),
-        other => other?,
-    };
+    let p = parties::create(&state.ctx, caller.account.id, &name).await?;
     let mut res = JsonApi::single(to_resource(&p), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
     Ok(res)
@@ -126,7 +104,7 @@ pub async fn show(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let p = parties::get(&state.ctx.db, caller.account.id, id)
+    let p = parties::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("Party"))?;
     Ok(JsonApi::single(to_resource(&p), vec![]))
@@ -140,11 +118,7 @@ pub async fn update(
     Body(doc): Body<PartyDoc>,
 ) -> ApiResult<JsonApi> {
     let name = company_name(doc)?;
-    let p = match parties::rename(&state.ctx.db, caller.account.id, id, &name).await {
-        Err(StoreError::Duplicate(_)) => return Err(duplicate(&name)),
-        Err(StoreError::NotFound(_)) => return Err(ApiError::not_found("Party")),
-        other => other?,
-    };
+    let p = parties::rename(&state.ctx, caller.account.id, id, &name).await?;
     Ok(JsonApi::single(to_resource(&p), vec![]))
 }
 

@@ -5,7 +5,6 @@
 use super::error::ToolError;
 use std::collections::BTreeMap;
 
-use boxtrack_core::paging::{MAX_SIZE, Page};
 use boxtrack_core::plan::Entitlement;
 use boxtrack_store::accounts::Account;
 use schemars::JsonSchema;
@@ -292,30 +291,12 @@ pub(super) async fn parties(
     limit: usize,
     page: usize,
 ) -> Result<PartiesAnswer, ToolError> {
-    let failed = ToolError::reading("parties");
-    let mut all = Vec::new();
-    let mut cursor = None;
-    loop {
-        let listed = boxtrack_store::parties::list(
-            &state.ctx.db,
-            account.id,
-            &Page {
-                number: 1,
-                size: MAX_SIZE,
-                cursor,
-            },
-        )
+    let all = boxtrack_app::parties::all(&state.ctx, account.id, MAX_PARTIES)
         .await
-        .map_err(failed)?;
-        let last = listed.rows.last().map(boxtrack_store::list::Keyed::key);
-        all.extend(listed.rows);
-        match last {
-            Some(k) if listed.has_next && all.len() < MAX_PARTIES => {
-                cursor = Some(boxtrack_core::paging::Cursor::After(k));
-            }
-            _ => break,
-        }
-    }
+        .map_err(|e| match e {
+            boxtrack_app::AppError::Store(cause) => ToolError::reading("parties")(cause),
+            other => other.into(),
+        })?;
     let search = search.map(str::trim).filter(|s| !s.is_empty());
     let mut matched: Vec<(u8, PartyBrief)> = all
         .into_iter()

@@ -37,6 +37,9 @@ pub enum AppError {
         /// Why, in a sentence.
         detail: String,
     },
+    /// The account's plan tracks no more active containers at once: its limit.
+    #[error("the plan tracks at most {0} active containers at once")]
+    PlanLimit(u32),
     /// An upstream (a shipping line, a terminal) could not be read; nothing changed.
     #[error("{0}")]
     Upstream(String),

@@ -5,13 +5,16 @@
 use std::collections::HashMap;
 
 use boxtrack_core::paging::Page;
+use boxtrack_store::accounts::Account;
 use boxtrack_store::reads::{self, ContainerRow, Filter, ListSort, ShipmentRow};
-use boxtrack_store::{Db, list::Listed};
+use boxtrack_store::tracking;
+use boxtrack_store::{Db, StoreError, list::Listed};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::AppError;
+use crate::ctx::Ctx;
 use crate::fields::{One, Text, Word, given};
 
 /// Declares a list's filter struct with the filters the shipment and container lists share
@@ -223,6 +226,39 @@ pub async fn show(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Shown>, 
         shipment,
         containers,
     }))
+}
+
+/// Stops tracking one of the account's shipments (a client's stop: `cancelled_by_user`).
+pub async fn stop(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<(), AppError> {
+    match tracking::stop_shipment(&ctx.db, account_id, id, "cancelled_by_user").await {
+        Ok(_) => Ok(()),
+        Err(StoreError::NotFound(what)) => Err(AppError::NotFound(what)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Tracks one of the account's stopped shipments again, within the plan's limit.
+pub async fn resume(ctx: &Ctx, account: &Account, id: Uuid) -> Result<(), AppError> {
+    match tracking::resume_shipment(&ctx.db, account.id, account.plan, id).await {
+        Ok(_) => Ok(()),
+        Err(StoreError::NotFound(what)) => Err(AppError::NotFound(what)),
+        Err(StoreError::PlanLimit { limit }) => Err(AppError::PlanLimit(limit)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Replaces what is given of a shipment's reference numbers and tags (checked already).
+pub async fn update(
+    ctx: &Ctx,
+    account_id: Uuid,
+    id: Uuid,
+    refs: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+) -> Result<(), AppError> {
+    match tracking::update_shipment(&ctx.db, account_id, id, refs, tags).await {
+        Err(StoreError::NotFound(what)) => Err(AppError::NotFound(what)),
+        other => Ok(other?),
+    }
 }
 
 #[cfg(test)]

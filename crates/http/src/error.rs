@@ -267,6 +267,11 @@ impl From<boxtrack_app::AppError> for ApiError {
             boxtrack_app::AppError::Refused { code, detail } => {
                 ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, detail).with_code(code)
             }
+            boxtrack_app::AppError::PlanLimit(limit) => ApiError::unprocessable(
+                "/data",
+                "plan_limit",
+                format!("The free plan tracks at most {limit} active containers at once"),
+            ),
             boxtrack_app::AppError::Upstream(detail) => {
                 ApiError::new(StatusCode::BAD_GATEWAY, detail).with_code("upstream_failed")
             }

@@ -188,6 +188,13 @@ pub(crate) fn app_unavailable(e: boxtrack_app::AppError) -> Response {
                 esc(&detail)
             ),
         ),
+        boxtrack_app::AppError::PlanLimit(limit) => page(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Plan limit",
+            &format!(
+                r#"<main><h1>The plan's limit is reached</h1><p role="alert">The plan tracks at most {limit} active containers at once.</p></main>"#
+            ),
+        ),
         boxtrack_app::AppError::Invalid { detail, .. }
         | boxtrack_app::AppError::Refused { detail, .. }
         | boxtrack_app::AppError::Unprocessable { detail, .. } => page(

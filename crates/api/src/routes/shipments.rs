@@ -2,13 +2,11 @@
 
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
-use boxtrack_store::StoreError;
 use std::collections::HashMap;
 
 use boxtrack_app::shipments::{ListShipments, ShipmentPage};
 use boxtrack_store::list::Listed;
 use boxtrack_store::reads::{self, ContainerRow, ShipmentRow, ShownShipment};
-use boxtrack_store::tracking;
 use boxtrack_views::jsonapi::Included;
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
 use schemars::JsonSchema;
@@ -315,7 +313,7 @@ pub async fn update(
         .or(a.shipment_tags)
         .map(|l| clean(l, "/data/attributes/tags"))
         .transpose()?;
-    tracking::update_shipment(&state.ctx.db, caller.account.id, id, refs, tags).await?;
+    boxtrack_app::shipments::update(&state.ctx, caller.account.id, id, refs, tags).await?;
     one(&state, &caller, id, &[]).await
 }
 
@@ -325,7 +323,7 @@ pub async fn stop(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    tracking::stop_shipment(&state.ctx.db, caller.account.id, id, "cancelled_by_user").await?;
+    boxtrack_app::shipments::stop(&state.ctx, caller.account.id, id).await?;
     one(&state, &caller, id, &[]).await
 }
 
@@ -335,15 +333,7 @@ pub async fn resume(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    match tracking::resume_shipment(&state.ctx.db, caller.account.id, caller.account.plan, id).await
-    {
-        Err(StoreError::PlanLimit { limit }) => Err(ApiError::unprocessable(
-            "/data",
-            "plan_limit",
-            format!("The free plan tracks at most {limit} active containers at once"),
-        )),
-        other => other.map_err(ApiError::from),
-    }?;
+    boxtrack_app::shipments::resume(&state.ctx, &caller.account, id).await?;
     one(&state, &caller, id, &[]).await
 }
 

@@ -63,6 +63,9 @@ impl From<AppError> for ToolError {
         match e {
             AppError::Store(cause) => ToolError::reading("list")(cause),
             AppError::NotFound(what) => ToolError::Refused(format!("Couldn't find {what}")),
+            AppError::PlanLimit(limit) => ToolError::Refused(format!(
+                "The plan tracks at most {limit} active containers at once: stop tracking another shipment first, or change the plan."
+            )),
             AppError::Invalid { detail, .. }
             | AppError::Refused { detail, .. }
             | AppError::Upstream(detail)

@@ -3,8 +3,8 @@
 //! (the REST handler's own function), list and create webhooks.
 
 use super::error::ToolError;
+use boxtrack_app::AppError;
 use boxtrack_core::plan::Entitlement;
-use boxtrack_store::StoreError;
 use boxtrack_store::accounts::Account;
 use boxtrack_store::webhooks as store;
 use boxtrack_views::jsonapi::At;
@@ -136,36 +136,19 @@ pub(super) async fn stop_or_resume(
     stop: bool,
 ) -> Result<ShipmentAnswer, ToolError> {
     let done = if stop {
-        boxtrack_store::tracking::stop_shipment(
-            &state.ctx.db,
-            account.id,
-            shipment,
-            "cancelled_by_user",
-        )
-        .await
-        .map(|_| ())
+        boxtrack_app::shipments::stop(&state.ctx, account.id, shipment).await
     } else {
-        boxtrack_store::tracking::resume_shipment(&state.ctx.db, account.id, account.plan, shipment)
-            .await
-            .map(|_| ())
+        boxtrack_app::shipments::resume(&state.ctx, account, shipment).await
     };
     match done {
         Ok(()) => {}
-        Err(StoreError::NotFound(_)) => {
+        Err(AppError::NotFound(_)) => {
             return Err(format!(
                 "No shipment found with id {shipment}. Use search_container to find a shipment's id by its bill of lading."
             ).into());
         }
-        Err(StoreError::PlanLimit { limit }) => {
-            return Err(format!(
-                "The plan tracks at most {limit} active containers at once: stop tracking another shipment first, or change the plan."
-            ).into());
-        }
-        Err(e) => {
-            return Err(
-                format!("The shipment could not be changed ({e}); try again shortly.").into(),
-            );
-        }
+        Err(AppError::Store(e)) => return Err(ToolError::failing("shipment", "changed")(e)),
+        Err(e) => return Err(e.into()),
     }
     // what this call committed retires the account's cached reads, as REST writes do
     state.ctx.changes.touch(account.id);

@@ -16,6 +16,7 @@ pub mod detail;
 pub mod error;
 pub mod fields;
 pub mod journey;
+pub mod keys;
 pub mod parties;
 pub mod query;
 pub mod refresh;

@@ -7,12 +7,12 @@ use std::collections::HashMap;
 use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::keys;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::ratelimit::Bucket;
 use boxtrack_http::Front;
 use boxtrack_http::html::esc;
 use boxtrack_store::accounts::{self, Account};
-use boxtrack_store::keys;
 use boxtrack_store::publishable::PublishableKeyRecord;
 use boxtrack_store::sessions::Session;
 use uuid::Uuid;
@@ -52,9 +52,9 @@ pub(crate) async fn portal(
         }
         Err(e) => return unavailable(&e),
     };
-    let list = match keys::list_all(&state.ctx.db, account.id).await {
+    let list = match keys::all(&state.ctx, account.id).await {
         Ok(l) => l,
-        Err(e) => return unavailable(&e),
+        Err(e) => return crate::common::app_unavailable(e),
     };
     let csrf = esc(&s.csrf);
     let entitlements = if account.entitlements.is_empty() {
@@ -171,7 +171,7 @@ pub(crate) async fn create_key(
             }
         },
     };
-    match keys::create_expiring(&state.ctx.db, s.account_id, name.as_deref(), expires_us).await {
+    match keys::create(&state.ctx, s.account_id, name.as_deref(), expires_us).await {
         Ok((record, key)) => {
             portal(
                 &state,
@@ -185,7 +185,7 @@ pub(crate) async fn create_key(
             )
             .await
         }
-        Err(e) => unavailable(&e),
+        Err(e) => crate::common::app_unavailable(e),
     }
 }
 
@@ -203,13 +203,13 @@ pub(crate) async fn revoke_key(
     let Ok(id) = id.parse::<Uuid>() else {
         return no_such_key();
     };
-    match keys::revoke(&state.ctx.db, id, Some(s.account_id)).await {
+    match keys::revoke(&state.ctx, s.account_id, id).await {
         Ok(_) => {
             state.keys.forget_key(id);
             see_other("/console")
         }
-        Err(boxtrack_store::StoreError::NotFound(_)) => no_such_key(),
-        Err(e) => unavailable(&e),
+        Err(boxtrack_app::AppError::NotFound(_)) => no_such_key(),
+        Err(e) => crate::common::app_unavailable(e),
     }
 }
 

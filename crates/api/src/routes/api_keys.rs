@@ -3,7 +3,8 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
-use boxtrack_store::keys::{self, ApiKeyRecord};
+use boxtrack_app::keys;
+use boxtrack_store::keys::ApiKeyRecord;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -42,7 +43,7 @@ pub async fn list(
     let query = QueryParams::parse(raw.as_deref());
     let page = query.page()?;
     let includes = query.includes("api_key", INCLUDES)?;
-    let listed = keys::list(&state.ctx.db, caller.account.id, &page).await?;
+    let listed = keys::list(&state.ctx, caller.account.id, &page).await?;
     let data = listed.rows.iter().map(to_resource).collect();
     let inc = if listed.rows.is_empty() {
         vec![]
@@ -69,7 +70,7 @@ pub async fn show(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<JsonApi> {
     let includes = QueryParams::parse(raw.as_deref()).includes("api_key", INCLUDES)?;
-    let k = keys::get(&state.ctx.db, caller.account.id, id)
+    let k = keys::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("api_key"))?;
     Ok(JsonApi::single(
@@ -186,13 +187,8 @@ pub async fn create(
         doc.data.attributes.expires_at.as_deref(),
         boxtrack_store::now_us(),
     )?;
-    let (record, key) = keys::create_expiring(
-        &state.ctx.db,
-        caller.account.id,
-        name.as_deref(),
-        expires_us,
-    )
-    .await?;
+    let (record, key) =
+        keys::create(&state.ctx, caller.account.id, name.as_deref(), expires_us).await?;
     let r = boxtrack_views::accounts::api_key(&record, Some(key.expose().to_string()));
     let mut res = JsonApi::single(r.to_value(), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
@@ -205,7 +201,7 @@ pub async fn revoke(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let k = keys::revoke(&state.ctx.db, id, Some(caller.account.id)).await?;
+    let k = keys::revoke(&state.ctx, caller.account.id, id).await?;
     // at once in this process; the others stop trusting it within a second
     state.keys.forget_key(id);
     Ok(JsonApi::single(to_resource(&k), vec![]))

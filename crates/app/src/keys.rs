@@ -1,0 +1,58 @@
+//! An account's API keys: `/v2/api_keys` and the console's developer portal list, make and
+//! revoke them here. A key's secret is shown once, when it is made; only its digest is kept.
+//! Revoking takes effect in the process that revoked it at once (the front end forgets the
+//! key in its cache) and in the others within a second.
+
+use boxtrack_core::apikey::ApiKey;
+use boxtrack_core::paging::Page;
+use boxtrack_store::keys::{self as store, ApiKeyRecord};
+use boxtrack_store::list::Listed;
+use uuid::Uuid;
+
+use crate::ctx::Ctx;
+use crate::error::AppError;
+
+/// A page of the account's keys, newest first.
+pub async fn list(
+    ctx: &Ctx,
+    account_id: Uuid,
+    page: &Page,
+) -> Result<Listed<ApiKeyRecord>, AppError> {
+    Ok(store::list(&ctx.db, account_id, page).await?)
+}
+
+/// Every key of the account, newest first (revoked ones too).
+pub async fn all(ctx: &Ctx, account_id: Uuid) -> Result<Vec<ApiKeyRecord>, AppError> {
+    Ok(store::list_all(&ctx.db, account_id).await?)
+}
+
+/// One of the account's keys.
+pub async fn get(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<Option<ApiKeyRecord>, AppError> {
+    Ok(store::get(&ctx.db, account_id, id).await?)
+}
+
+/// Makes a key for the account, named `name`, refused past `expires_us` (a time still to
+/// come; the front end checks what it was given): its record and its secret, shown once.
+pub async fn create(
+    ctx: &Ctx,
+    account_id: Uuid,
+    name: Option<&str>,
+    expires_us: Option<i64>,
+) -> Result<(ApiKeyRecord, ApiKey), AppError> {
+    if expires_us.is_some_and(|at| at <= ctx.now_us()) {
+        return Err(AppError::unprocessable(
+            "expires_at",
+            "invalid",
+            "expires_at must be in the future",
+        ));
+    }
+    Ok(store::create_expiring(&ctx.db, account_id, name, expires_us).await?)
+}
+
+/// Revokes one of the account's keys (revoking a revoked key changes nothing): its record.
+pub async fn revoke(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<ApiKeyRecord, AppError> {
+    match store::revoke(&ctx.db, id, Some(account_id)).await {
+        Err(boxtrack_store::StoreError::NotFound(what)) => Err(AppError::NotFound(what)),
+        other => Ok(other?),
+    }
+}

@@ -1,12 +1,13 @@
-//! An account's API keys: `/v2/api_keys` and the console's developer portal list, make and
-//! revoke them here. A key's secret is shown once, when it is made; only its digest is kept.
+//! An account's API keys and publishable keys: `/v2/api_keys`, `/v2/publishable_keys` and
+//! the console's developer portal list, make and revoke them here. A key's secret is shown once, when it is made; only its digest is kept.
 //! Revoking takes effect in the process that revoked it at once (the front end forgets the
 //! key in its cache) and in the others within a second.
 
-use boxtrack_core::apikey::ApiKey;
+use boxtrack_core::apikey::{ApiKey, PublishableKey};
 use boxtrack_core::paging::Page;
 use boxtrack_store::keys::{self as store, ApiKeyRecord};
 use boxtrack_store::list::Listed;
+use boxtrack_store::publishable::{self, PublishableKeyRecord};
 use uuid::Uuid;
 
 use crate::ctx::Ctx;
@@ -52,6 +53,38 @@ pub async fn create(
 /// Revokes one of the account's keys (revoking a revoked key changes nothing): its record.
 pub async fn revoke(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<ApiKeyRecord, AppError> {
     match store::revoke(&ctx.db, id, Some(account_id)).await {
+        Err(boxtrack_store::StoreError::NotFound(what)) => Err(AppError::NotFound(what)),
+        other => Ok(other?),
+    }
+}
+
+/// The account's publishable keys (for the embeddable map and widget), newest first.
+pub async fn publishable(
+    ctx: &Ctx,
+    account_id: Uuid,
+) -> Result<Vec<PublishableKeyRecord>, AppError> {
+    Ok(publishable::list(&ctx.db, account_id).await?)
+}
+
+/// Makes a publishable key for the account, named `name`, taken only from `origins` (checked
+/// already; none: from any): its record and its key, shown once. The front end checks the
+/// account's widget entitlement first.
+pub async fn create_publishable(
+    ctx: &Ctx,
+    account_id: Uuid,
+    name: Option<&str>,
+    origins: &[String],
+) -> Result<(PublishableKeyRecord, PublishableKey), AppError> {
+    Ok(publishable::create(&ctx.db, account_id, name, origins).await?)
+}
+
+/// Revokes one of the account's publishable keys: its record.
+pub async fn revoke_publishable(
+    ctx: &Ctx,
+    account_id: Uuid,
+    id: Uuid,
+) -> Result<PublishableKeyRecord, AppError> {
+    match publishable::revoke(&ctx.db, account_id, id).await {
         Err(boxtrack_store::StoreError::NotFound(what)) => Err(AppError::NotFound(what)),
         other => Ok(other?),
     }

@@ -110,10 +110,9 @@ pub(crate) async fn portal(
             esc(k.full)
         )
     });
-    let publishable_keys = match boxtrack_store::publishable::list(&state.ctx.db, account.id).await
-    {
+    let publishable_keys = match keys::publishable(&state.ctx, account.id).await {
         Ok(l) => publishable_section(&account, &l, &csrf),
-        Err(e) => return unavailable(&e),
+        Err(e) => return crate::common::app_unavailable(e),
     };
     let rows = key_rows(&list, &csrf);
     let body = format!(

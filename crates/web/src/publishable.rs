@@ -8,10 +8,10 @@ use std::collections::HashMap;
 use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use boxtrack_app::keys;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_http::Front;
 use boxtrack_http::html::esc;
-use boxtrack_store::publishable;
 use uuid::Uuid;
 
 use crate::common::*;
@@ -56,7 +56,7 @@ pub(crate) async fn create(
         .map(|n| n.trim())
         .filter(|n| !n.is_empty())
         .map(|n| n.chars().take(100).collect::<String>());
-    match publishable::create(&state.ctx.db, s.account_id, name.as_deref(), &origins).await {
+    match keys::create_publishable(&state.ctx, s.account_id, name.as_deref(), &origins).await {
         Ok((record, key)) => {
             portal(
                 &state,
@@ -70,7 +70,7 @@ pub(crate) async fn create(
             )
             .await
         }
-        Err(e) => unavailable(&e),
+        Err(e) => crate::common::app_unavailable(e),
     }
 }
 
@@ -88,10 +88,10 @@ pub(crate) async fn revoke(
     let Ok(id) = id.parse::<Uuid>() else {
         return no_such_key();
     };
-    match publishable::revoke(&state.ctx.db, s.account_id, id).await {
+    match keys::revoke_publishable(&state.ctx, s.account_id, id).await {
         Ok(_) => see_other("/console"),
-        Err(boxtrack_store::StoreError::NotFound(_)) => no_such_key(),
-        Err(e) => unavailable(&e),
+        Err(boxtrack_app::AppError::NotFound(_)) => no_such_key(),
+        Err(e) => crate::common::app_unavailable(e),
     }
 }
 

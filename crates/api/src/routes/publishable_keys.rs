@@ -5,8 +5,8 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
+use boxtrack_app::keys;
 use boxtrack_core::plan::Entitlement;
-use boxtrack_store::publishable;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -28,7 +28,7 @@ pub async fn list(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     q.page()?;
-    let keys = publishable::list(&state.ctx.db, caller.account.id).await?;
+    let keys = keys::publishable(&state.ctx, caller.account.id).await?;
     let data = keys
         .iter()
         .map(|k| boxtrack_views::accounts::publishable_key(k, None).to_value())
@@ -48,7 +48,7 @@ pub async fn show(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let k = publishable::list(&state.ctx.db, caller.account.id)
+    let k = keys::publishable(&state.ctx, caller.account.id)
         .await?
         .into_iter()
         .find(|k| k.id == id)
@@ -117,7 +117,7 @@ pub async fn create(
                 ApiError::unprocessable("/data/attributes/allowed_origins", "invalid", e)
             })?;
     let (record, key) =
-        publishable::create(&state.ctx.db, caller.account.id, name.as_deref(), &origins).await?;
+        keys::create_publishable(&state.ctx, caller.account.id, name.as_deref(), &origins).await?;
     let r = boxtrack_views::accounts::publishable_key(&record, Some(key.expose().to_string()));
     let mut res = JsonApi::single(r.to_value(), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
@@ -130,7 +130,7 @@ pub async fn revoke(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let k = publishable::revoke(&state.ctx.db, caller.account.id, id).await?;
+    let k = keys::revoke_publishable(&state.ctx, caller.account.id, id).await?;
     Ok(JsonApi::single(
         boxtrack_views::accounts::publishable_key(&k, None).to_value(),
         vec![],

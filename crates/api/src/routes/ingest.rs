@@ -309,13 +309,15 @@ pub enum Severity {
     Error,
     /// A caveat.
     Warn,
-    /// For information (DCSA's vocabulary has it; boxtrack's feedback does not use it).
+    /// For information.
+    // DCSA's vocabulary has it; boxtrack's feedback does not use it
     #[allow(dead_code)]
     Info,
 }
 
-/// What a carrier pushes (the body's shape says the version): the served document's schema of
-/// the body (the handler reads the body itself, to answer each version as it requires).
+/// What a carrier pushes (the body's shape says the version).
+// the served document's schema of the body: the handler reads the body itself, to answer
+// each version as it requires
 #[derive(Debug, serde::Deserialize, JsonSchema)]
 #[serde(untagged)]
 #[allow(dead_code)]
@@ -330,7 +332,8 @@ pub enum PushBody {
 }
 
 /// One event of a 2.2 push: whatever it carries, but always its `eventType` (a body whose
-/// event has none is not a DCSA 2.2 push: 400); the served document's schema.
+/// event has none is not a DCSA 2.2 push: 400).
+// the served document's schema (see `PushBody`)
 #[derive(Debug, serde::Deserialize, JsonSchema)]
 #[allow(dead_code)]
 pub struct PushEvent {

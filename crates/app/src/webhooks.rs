@@ -4,7 +4,10 @@
 
 use std::collections::BTreeMap;
 
+use boxtrack_core::paging::Page;
 use boxtrack_core::webhooks as rules;
+use boxtrack_store::list::Listed;
+use boxtrack_store::notifications;
 use boxtrack_store::webhooks::{self as store, NewWebhook, WebhookChanges, WebhookRow};
 use uuid::Uuid;
 
@@ -112,6 +115,46 @@ pub async fn update(
         headers: asked.headers.as_ref().map(headers).transpose()?,
     };
     Ok(store::update(&ctx.db, account_id, id, changes).await?)
+}
+
+/// A page of the account's webhooks, newest first.
+pub async fn list(
+    ctx: &Ctx,
+    account_id: Uuid,
+    page: &Page,
+) -> Result<Listed<WebhookRow>, AppError> {
+    Ok(store::list(&ctx.db, account_id, page).await?)
+}
+
+/// One of the account's webhooks.
+pub async fn get(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<Option<WebhookRow>, AppError> {
+    Ok(store::get(&ctx.db, account_id, id).await?)
+}
+
+/// Deletes one of the account's webhooks (its notifications go with it).
+pub async fn delete(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<(), AppError> {
+    Ok(store::delete(&ctx.db, account_id, id).await?)
+}
+
+/// The most events one replay sends again.
+pub const REPLAY_MAX: i64 = 10_000;
+
+/// Sends the account's webhook `webhook_id` again each event of `events` after the sequence
+/// `after_seq` and at or after `since_us` (at most `max`), as new notifications that name what
+/// they replay: how many.
+pub async fn replay(
+    ctx: &Ctx,
+    account_id: Uuid,
+    webhook_id: Uuid,
+    events: &[String],
+    after_seq: i64,
+    since_us: i64,
+    max: i64,
+) -> Result<usize, AppError> {
+    Ok(notifications::replay(
+        &ctx.db, account_id, webhook_id, events, after_seq, since_us, max,
+    )
+    .await?)
 }
 
 #[cfg(test)]

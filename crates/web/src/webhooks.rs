@@ -50,9 +50,9 @@ async fn render_list(
     error: Option<&str>,
     url: &str,
 ) -> Response {
-    let listed = match webhooks::list(&state.ctx.db, s.account_id, &Page::first(100)).await {
+    let listed = match app::list(&state.ctx, s.account_id, &Page::first(100)).await {
         Ok(l) => l,
-        Err(e) => return unavailable(&e),
+        Err(e) => return crate::common::app_unavailable(e),
     };
     let rows: String = listed
         .rows
@@ -175,10 +175,10 @@ pub async fn version(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    let w = match webhooks::get(&state.ctx.db, s.account_id, id).await {
+    let w = match app::get(&state.ctx, s.account_id, id).await {
         Ok(Some(w)) => w,
         Ok(None) => return missing(),
-        Err(e) => return unavailable(&e),
+        Err(e) => return crate::common::app_unavailable(e),
     };
     match newest(&state, s.account_id, id).await {
         Ok(rows) => axum::Json(crate::pagedoc::Version {
@@ -196,10 +196,10 @@ async fn render_one(
     status: StatusCode,
     notice: &str,
 ) -> Response {
-    let w = match webhooks::get(&state.ctx.db, s.account_id, id).await {
+    let w = match app::get(&state.ctx, s.account_id, id).await {
         Ok(Some(w)) => w,
         Ok(None) => return missing(),
-        Err(e) => return unavailable(&e),
+        Err(e) => return crate::common::app_unavailable(e),
     };
     let listed = match newest(state, s.account_id, w.id).await {
         Ok(l) => l,
@@ -381,10 +381,10 @@ pub async fn test(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    let w = match webhooks::get(&state.ctx.db, s.account_id, id).await {
+    let w = match app::get(&state.ctx, s.account_id, id).await {
         Ok(Some(w)) => w,
         Ok(None) => return missing(),
-        Err(e) => return unavailable(&e),
+        Err(e) => return crate::common::app_unavailable(e),
     };
     let event = f.get("event").map_or("", String::as_str);
     if !EVENTS.contains(&event) {
@@ -452,8 +452,8 @@ pub async fn redeliver(
         Ok(_) => return missing(),
         Err(e) => return unavailable(&e),
     };
-    match notifications::replay(
-        &state.ctx.db,
+    match app::replay(
+        &state.ctx,
         s.account_id,
         id,
         std::slice::from_ref(&n.event),
@@ -464,7 +464,7 @@ pub async fn redeliver(
     .await
     {
         Ok(_) => see_other(&format!("/console/webhooks/{id}")),
-        Err(e) => unavailable(&e),
+        Err(e) => crate::common::app_unavailable(e),
     }
 }
 

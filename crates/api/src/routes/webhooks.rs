@@ -8,7 +8,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use boxtrack_app::webhooks as app;
 use boxtrack_core::webhooks::{self, EVENTS};
-use boxtrack_store::webhooks::{self as store, WebhookRow};
+use boxtrack_store::webhooks::WebhookRow;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -144,7 +144,7 @@ pub async fn list(
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
     q.includes("webhook", &[])?;
-    let listed = store::list(&state.ctx.db, caller.account.id, &page).await?;
+    let listed = app::list(&state.ctx, caller.account.id, &page).await?;
     let data = listed.rows.iter().map(to_resource).collect();
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -164,7 +164,7 @@ pub async fn show(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let w = store::get(&state.ctx.db, caller.account.id, id)
+    let w = app::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook"))?;
     Ok(JsonApi::single(to_resource(&w), vec![]))
@@ -194,7 +194,7 @@ pub async fn delete(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<StatusCode> {
-    store::delete(&state.ctx.db, caller.account.id, id).await?;
+    app::delete(&state.ctx, caller.account.id, id).await?;
     Ok(StatusCode::OK)
 }
 
@@ -320,7 +320,7 @@ pub async fn replay(
     IdPath(id): IdPath,
     Body(b): Body<ReplayBody>,
 ) -> ApiResult<JsonApi> {
-    let w = store::get(&state.ctx.db, caller.account.id, id)
+    let w = app::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook"))?;
     let (after_seq, since_us) = match &b.since {
@@ -346,14 +346,14 @@ pub async fn replay(
             ));
         }
     };
-    let n = boxtrack_store::notifications::replay(
-        &state.ctx.db,
+    let n = app::replay(
+        &state.ctx,
         caller.account.id,
         w.id,
         &w.events.0,
         after_seq,
         since_us,
-        10_000,
+        app::REPLAY_MAX,
     )
     .await?;
     Ok(JsonApi::of(&Replayed {

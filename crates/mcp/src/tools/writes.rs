@@ -226,13 +226,16 @@ pub(super) async fn webhooks(
     state: &Front,
     account: &Account,
 ) -> Result<WebhooksAnswer, ToolError> {
-    let listed = store::list(
-        &state.ctx.db,
+    let listed = boxtrack_app::webhooks::list(
+        &state.ctx,
         account.id,
         &boxtrack_core::paging::Page::first(boxtrack_core::paging::MAX_SIZE),
     )
     .await
-    .map_err(ToolError::failing("webhooks", "read"))?;
+    .map_err(|e| match e {
+        boxtrack_app::AppError::Store(cause) => ToolError::reading("webhooks")(cause),
+        other => other.into(),
+    })?;
     Ok(WebhooksAnswer {
         items: listed.rows.iter().map(brief).collect(),
         total: listed.total,

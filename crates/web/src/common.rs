@@ -142,6 +142,26 @@ pub(crate) async fn signed_form(
     Ok((digest, s))
 }
 
+/// A signed-in user's form, as a handler's last argument: the session and the form's fields,
+/// once the form's `csrf` field is found to be the session's token. A form that cannot be
+/// read is refused as axum refuses it; without a session the answer is the sign-in page, with
+/// a wrong token a 403.
+pub(crate) struct SignedForm(pub(crate) Session, pub(crate) HashMap<String, String>);
+
+impl axum::extract::FromRequest<Front> for SignedForm {
+    type Rejection = Response;
+
+    async fn from_request(req: axum::extract::Request, state: &Front) -> Result<Self, Response> {
+        let headers = req.headers().clone();
+        let axum::extract::Form(form) =
+            axum::extract::Form::<HashMap<String, String>>::from_request(req, state)
+                .await
+                .map_err(IntoResponse::into_response)?;
+        let (_, session) = signed_form(state, &headers, &form).await?;
+        Ok(SignedForm(session, form))
+    }
+}
+
 pub(crate) fn no_such_key() -> Response {
     page(
         StatusCode::NOT_FOUND,

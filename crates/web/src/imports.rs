@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Form, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::requests::{self, NewRequest};
@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use boxtrack_app::tracking::{Refused, track};
 
-use crate::common::{SignedIn, page_with, see_other, signed_form, unavailable};
+use crate::common::{SignedForm, SignedIn, page_with, see_other, unavailable};
 
 /// The most rows one file may have.
 pub const MAX_ROWS: usize = 5_000;
@@ -221,15 +221,7 @@ pub async fn page(SignedIn(s): SignedIn) -> Response {
 }
 
 /// `POST /console/imports/preview`.
-pub async fn preview(
-    State(state): State<Front>,
-    headers: HeaderMap,
-    Form(f): Form<HashMap<String, String>>,
-) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
+pub async fn preview(SignedForm(s, f): SignedForm) -> Response {
     let text = f.get("csv").map_or("", String::as_str);
     let workbook = f.get("xlsx").map(|b| b.trim()).filter(|b| !b.is_empty());
     let checked = match workbook {
@@ -325,16 +317,12 @@ fn read_workbook(encoded: &str) -> Result<Vec<Vec<String>>, String> {
 pub async fn run(
     State(state): State<Front>,
     headers: HeaderMap,
-    Form(f): Form<HashMap<String, String>>,
+    SignedForm(s, f): SignedForm,
 ) -> Response {
     let wants_json = headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("application/json"));
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
     let rows: Vec<Row> = match serde_json::from_str(f.get("rows").map_or("", String::as_str)) {
         Ok(r) => r,
         Err(_) => {

@@ -2,10 +2,8 @@
 //! limits with what the last minute used, its API keys (created, shown once, revoked) and its
 //! publishable keys.
 
-use std::collections::HashMap;
-
-use axum::extract::{Form, Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::keys;
 use boxtrack_core::plan::Entitlement;
@@ -140,13 +138,8 @@ pub(crate) async fn portal(
 /// `POST /console/keys`: issues a key and shows it once.
 pub(crate) async fn create_key(
     State(state): State<Front>,
-    headers: HeaderMap,
-    Form(f): Form<HashMap<String, String>>,
+    SignedForm(s, f): SignedForm,
 ) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
     let name = f
         .get("name")
         .map(|n| n.trim())
@@ -191,14 +184,9 @@ pub(crate) async fn create_key(
 /// `POST /console/keys/{id}/revoke`.
 pub(crate) async fn revoke_key(
     State(state): State<Front>,
-    headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<HashMap<String, String>>,
+    SignedForm(s, _): SignedForm,
 ) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
     let Ok(id) = id.parse::<Uuid>() else {
         return no_such_key();
     };

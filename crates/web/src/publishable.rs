@@ -3,10 +3,8 @@
 //! `POST /console/publishable_keys/{id}/revoke`. A key is made only for an account with the
 //! `widget` entitlement, and shown once.
 
-use std::collections::HashMap;
-
-use axum::extract::{Form, Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::Response;
 use boxtrack_app::keys;
 use boxtrack_core::plan::Entitlement;
@@ -27,15 +25,7 @@ pub(crate) fn parse_origins(raw: &str) -> Result<Vec<String>, String> {
 }
 
 /// `POST /console/publishable_keys`.
-pub(crate) async fn create(
-    State(state): State<Front>,
-    headers: HeaderMap,
-    Form(f): Form<HashMap<String, String>>,
-) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
+pub(crate) async fn create(State(state): State<Front>, SignedForm(s, f): SignedForm) -> Response {
     let account = match boxtrack_store::accounts::get(&state.ctx.db, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => return no_such_key(),
@@ -77,14 +67,9 @@ pub(crate) async fn create(
 /// `POST /console/publishable_keys/{id}/revoke`.
 pub(crate) async fn revoke(
     State(state): State<Front>,
-    headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<HashMap<String, String>>,
+    SignedForm(s, _): SignedForm,
 ) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
     let Ok(id) = id.parse::<Uuid>() else {
         return no_such_key();
     };

@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Form, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
 use axum::response::Response;
 use boxtrack_core::paging::Page;
 use boxtrack_core::requests::{self, NewRequest};
@@ -22,7 +22,7 @@ use boxtrack_app::requests::{self as app, ListRequests, RequestsFilter};
 use boxtrack_app::tracking::{Refused, track};
 
 use crate::common::{
-    SignedIn, app_unavailable, page_with, pager, see_other, signed_form, total_text, unavailable,
+    SignedForm, SignedIn, app_unavailable, page_with, pager, see_other, total_text, unavailable,
 };
 
 /// Rows per page.
@@ -152,15 +152,7 @@ pub async fn export(
 }
 
 /// `POST /console/tracking_requests`.
-pub async fn create(
-    State(state): State<Front>,
-    headers: HeaderMap,
-    Form(f): Form<HashMap<String, String>>,
-) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
+pub async fn create(State(state): State<Front>, SignedForm(s, f): SignedForm) -> Response {
     let field = |k: &str| {
         f.get(k)
             .map(|v| v.trim().to_string())

@@ -20,7 +20,8 @@ use uuid::Uuid;
 use boxtrack_app::webhooks as app;
 
 use crate::common::{
-    SignedIn, app_unavailable, page, page_with, see_other, session, signed_form, unavailable,
+    SignedForm, SignedIn, app_unavailable, page, page_with, see_other, session, signed_form,
+    unavailable,
 };
 
 fn nav(email: &str) -> String {
@@ -93,15 +94,7 @@ async fn render_list(
 }
 
 /// `POST /console/webhooks`.
-pub async fn create(
-    State(state): State<Front>,
-    headers: HeaderMap,
-    Form(f): Form<HashMap<String, String>>,
-) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
+pub async fn create(State(state): State<Front>, SignedForm(s, f): SignedForm) -> Response {
     let raw = f.get("url").map_or("", String::as_str);
     // every event; the API can subscribe to fewer
     let asked = app::WebhookIn {
@@ -370,14 +363,9 @@ pub async fn update(
 /// webhook's URL, signed with its secret, and shows what came back.
 pub async fn test(
     State(state): State<Front>,
-    headers: HeaderMap,
     Path(id): Path<String>,
-    Form(f): Form<HashMap<String, String>>,
+    SignedForm(s, f): SignedForm,
 ) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
@@ -436,14 +424,9 @@ pub async fn test(
 /// same event for this webhook (its `replay_of` names the first), delivered as any other.
 pub async fn redeliver(
     State(state): State<Front>,
-    headers: HeaderMap,
     Path((id, nid)): Path<(String, String)>,
-    Form(f): Form<HashMap<String, String>>,
+    SignedForm(s, _): SignedForm,
 ) -> Response {
-    let (_, s) = match signed_form(&state, &headers, &f).await {
-        Ok(x) => x,
-        Err(answer) => return answer,
-    };
     let (Ok(id), Ok(nid)) = (id.parse::<Uuid>(), nid.parse::<Uuid>()) else {
         return missing();
     };

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use boxtrack_core::paging::Page;
 use boxtrack_core::webhooks as rules;
 use boxtrack_store::list::Listed;
-use boxtrack_store::notifications;
+use boxtrack_store::notifications::{self, AttemptRow, NotificationRow};
 use boxtrack_store::webhooks::{self as store, NewWebhook, WebhookChanges, WebhookRow};
 use uuid::Uuid;
 
@@ -155,6 +155,51 @@ pub async fn replay(
         &ctx.db, account_id, webhook_id, events, after_seq, since_us, max,
     )
     .await?)
+}
+
+/// A page of the account's notifications that `filter` keeps, newest first (read where a list
+/// may be: [`Ctx::read_db`]).
+pub async fn notifications(
+    ctx: &Ctx,
+    account_id: Uuid,
+    filter: &notifications::Filter,
+    page: &Page,
+) -> Result<Listed<NotificationRow>, AppError> {
+    Ok(notifications::list(ctx.read_db(account_id), account_id, filter, page).await?)
+}
+
+/// One of the account's notifications with its delivery attempts, oldest first.
+pub async fn notification(
+    ctx: &Ctx,
+    account_id: Uuid,
+    id: Uuid,
+) -> Result<Option<(NotificationRow, Vec<AttemptRow>)>, AppError> {
+    let Some(n) = notifications::get(&ctx.db, account_id, id).await? else {
+        return Ok(None);
+    };
+    let attempts = notifications::attempts(&ctx.db, n.id).await?;
+    Ok(Some((n, attempts)))
+}
+
+/// A webhook's `n` newest notifications, each with its delivery attempts (the console's
+/// webhook page).
+pub async fn newest(
+    ctx: &Ctx,
+    account_id: Uuid,
+    webhook_id: Uuid,
+    n: u32,
+) -> Result<Vec<(NotificationRow, Vec<AttemptRow>)>, AppError> {
+    let filter = notifications::Filter {
+        webhook_id: Some(webhook_id),
+        ..Default::default()
+    };
+    let listed = notifications::list(&ctx.db, account_id, &filter, &Page::first(n)).await?;
+    let mut out = Vec::with_capacity(listed.rows.len());
+    for row in listed.rows {
+        let attempts = notifications::attempts(&ctx.db, row.id).await?;
+        out.push((row, attempts));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -122,34 +122,21 @@ pub async fn show(
     render_one(&state, &s, id, StatusCode::OK, "").await
 }
 
-/// The webhook's 30 newest notifications.
-async fn newest(
-    state: &Front,
-    account: Uuid,
-    webhook: Uuid,
-) -> Result<Vec<notifications::NotificationRow>, StoreError> {
-    Ok(notifications::list(
-        &state.ctx.db,
-        account,
-        &notifications::Filter {
-            webhook_id: Some(webhook),
-            ..Default::default()
-        },
-        &Page::first(30),
-    )
-    .await?
-    .rows)
-}
-
 /// What changes when the webhook's page would: its settings and its newest notifications'
 /// states and attempts.
-fn version_of(w: &webhooks::WebhookRow, rows: &[notifications::NotificationRow]) -> String {
+fn version_of<'a>(
+    w: &webhooks::WebhookRow,
+    rows: impl IntoIterator<Item = &'a notifications::NotificationRow>,
+) -> String {
     let mut v = format!("{}:{}", w.updated_us, w.consecutive_failures);
     for n in rows {
         v.push_str(&format!("|{}:{}:{}", n.id, n.delivery_status, n.attempts));
     }
     v
 }
+
+/// The notifications a webhook's page shows, newest first.
+const NEWEST: u32 = 30;
 
 /// `GET /console/webhooks/{id}/version`: `{"version": …}`, which changes when the page would.
 pub async fn version(
@@ -173,12 +160,16 @@ pub async fn version(
         Ok(None) => return missing(),
         Err(e) => return crate::common::app_unavailable(e),
     };
-    match newest(&state, s.account_id, id).await {
-        Ok(rows) => axum::Json(crate::pagedoc::Version {
-            version: version_of(&w, &rows),
+    let of_webhook = notifications::Filter {
+        webhook_id: Some(id),
+        ..Default::default()
+    };
+    match app::notifications(&state.ctx, s.account_id, &of_webhook, &Page::first(NEWEST)).await {
+        Ok(listed) => axum::Json(crate::pagedoc::Version {
+            version: version_of(&w, &listed.rows),
         })
         .into_response(),
-        Err(e) => unavailable(&e),
+        Err(e) => crate::common::app_unavailable(e),
     }
 }
 
@@ -194,16 +185,12 @@ async fn render_one(
         Ok(None) => return missing(),
         Err(e) => return crate::common::app_unavailable(e),
     };
-    let listed = match newest(state, s.account_id, w.id).await {
+    let listed = match app::newest(&state.ctx, s.account_id, w.id, NEWEST).await {
         Ok(l) => l,
-        Err(e) => return unavailable(&e),
+        Err(e) => return crate::common::app_unavailable(e),
     };
     let mut rows = String::new();
-    for n in &listed {
-        let attempts = match notifications::attempts(&state.ctx.db, n.id).await {
-            Ok(a) => a,
-            Err(e) => return unavailable(&e),
-        };
+    for (n, attempts) in &listed {
         let tries: String = attempts
             .iter()
             .map(|a| {
@@ -267,7 +254,7 @@ async fn render_one(
 <div id="notifications-live" data-live><table><thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created (UTC)</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table></div></section></main>"#,
         nav = nav(&s.email),
         live = crate::live::marker_at(
-            &version_of(&w, &listed),
+            &version_of(&w, listed.iter().map(|(n, _)| n)),
             &format!("/console/webhooks/{}/version", w.id)
         ),
         id = w.id,

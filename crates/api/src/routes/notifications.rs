@@ -5,7 +5,7 @@
 
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
-use boxtrack_store::notifications::{self, Filter};
+use boxtrack_store::notifications::Filter;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -47,13 +47,9 @@ pub async fn list(
         created_end_us: q.time_end("filter[created_at][end]")?,
     };
     // a list may be as old as a replica's lag (never older than the account's own writes)
-    let listed = notifications::list(
-        state.ctx.read_db(caller.account.id),
-        caller.account.id,
-        &filter,
-        &page,
-    )
-    .await?;
+    let listed =
+        boxtrack_app::webhooks::notifications(&state.ctx, caller.account.id, &filter, &page)
+            .await?;
     let data = listed.rows.iter().map(to_resource).collect();
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -73,11 +69,10 @@ pub async fn show(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let n = notifications::get(&state.ctx.db, caller.account.id, id)
+    let (n, attempts) = boxtrack_app::webhooks::notification(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook_notification"))?;
     let mut r = boxtrack_views::notifications::notification(&n);
-    let attempts = notifications::attempts(&state.ctx.db, n.id).await?;
     r.attributes.delivery_attempts = Some(attempts.iter().map(Into::into).collect());
     Ok(JsonApi::single(r.to_value(), vec![]))
 }

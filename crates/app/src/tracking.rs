@@ -4,10 +4,13 @@
 //! its own words.
 
 use boxtrack_core::carriers::SANDBOX_SCAC;
+use boxtrack_core::paging::Page;
 use boxtrack_core::requests::{self, FieldError, NewRequest, ValidRequest};
 use boxtrack_store::accounts::Account;
+use boxtrack_store::reads::{self, ContainerRow, Filter};
 use boxtrack_store::tracking::{self, RequestExtras, TrackingRequestRow};
 use boxtrack_store::{Db, StoreError};
+use uuid::Uuid;
 
 use crate::ctx::Ctx;
 
@@ -80,4 +83,46 @@ async fn replayable(db: &Db, account: &Account, valid: &ValidRequest) -> Result<
         tracking::stop_shipment(db, account.id, *shipment, "cancelled_by_user").await?;
     }
     Ok(!finished.is_empty())
+}
+
+/// The account's container that `number` names: the container by its number (`true`), or the
+/// only container of the shipment of that bill or booking (`false`); `None` when it names
+/// none, or a shipment of several.
+pub async fn tracked_already(
+    ctx: &Ctx,
+    account_id: Uuid,
+    number: &str,
+) -> Result<Option<(ContainerRow, bool)>, StoreError> {
+    let by_number = Filter {
+        container_number: Some(number.to_string()),
+        ..Filter::default()
+    };
+    let found = reads::containers(&ctx.db, account_id, &by_number, &Page::first(1)).await?;
+    if let Some(c) = found.rows.into_iter().next() {
+        return Ok(Some((c, true)));
+    }
+    let by_shipment = Filter {
+        number: Some(number.to_string()),
+        ..Filter::default()
+    };
+    let ships = reads::shipments(&ctx.db, account_id, &by_shipment, &Page::first(1)).await?;
+    let Some(sh) = ships.rows.first() else {
+        return Ok(None);
+    };
+    let mut boxes = reads::containers_of(&ctx.db, account_id, sh.id).await?;
+    Ok((boxes.len() == 1).then(|| (boxes.remove(0), false)))
+}
+
+/// The account's newest tracking request for `number` (the one a duplicate request met).
+pub async fn request_for(
+    ctx: &Ctx,
+    account_id: Uuid,
+    number: &str,
+) -> Result<Option<TrackingRequestRow>, StoreError> {
+    let filter = tracking::RequestFilter {
+        request_number: Some(number.to_string()),
+        ..Default::default()
+    };
+    let listed = tracking::list_requests(&ctx.db, account_id, &filter, &Page::first(1)).await?;
+    Ok(listed.rows.into_iter().next())
 }

@@ -4,11 +4,10 @@
 //! the carrier inferred when not given, in the reference MCP server's shape.
 
 use super::error::ToolError;
-use boxtrack_core::paging::Page;
 use boxtrack_core::requests::NewRequest;
 use boxtrack_store::StoreError;
 use boxtrack_store::accounts::Account;
-use boxtrack_store::reads::{self, Filter};
+use boxtrack_store::reads;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -225,48 +224,15 @@ fn unavailable(e: StoreError) -> ToolError {
     ToolError::failing("request", "made")(e)
 }
 
-/// The account's container this number names: the container by its number (`true`), or the
-/// only container of the shipment of that bill or booking (`false`).
+/// The account's container this number names ([`boxtrack_app::tracking::tracked_already`]).
 async fn tracked_already(
     state: &Front,
     account: &Account,
     number: &str,
 ) -> Result<Option<(reads::ContainerRow, bool)>, ToolError> {
-    let by_number = reads::containers(
-        &state.ctx.db,
-        account.id,
-        &Filter {
-            container_number: Some(number.to_string()),
-            ..Filter::default()
-        },
-        &Page::first(1),
-    )
-    .await
-    .map_err(unavailable)?
-    .rows
-    .into_iter()
-    .next();
-    if let Some(c) = by_number {
-        return Ok(Some((c, true)));
-    }
-    let ships = reads::shipments(
-        &state.ctx.db,
-        account.id,
-        &Filter {
-            number: Some(number.to_string()),
-            ..Filter::default()
-        },
-        &Page::first(1),
-    )
-    .await
-    .map_err(unavailable)?;
-    let Some(sh) = ships.rows.first() else {
-        return Ok(None);
-    };
-    let mut boxes = reads::containers_of(&state.ctx.db, account.id, sh.id)
+    boxtrack_app::tracking::tracked_already(&state.ctx, account.id, number)
         .await
-        .map_err(unavailable)?;
-    Ok((boxes.len() == 1).then(|| (boxes.remove(0), false)))
+        .map_err(unavailable)
 }
 
 /// Tracks the number through the use case REST and the console run: the new request
@@ -290,21 +256,10 @@ async fn request(
             ).into())
         }
         Err(Refused::Duplicate(valid)) => {
-            let pending = boxtrack_store::tracking::list_requests(
-                &state.ctx.db,
-                account.id,
-                &boxtrack_store::tracking::RequestFilter {
-                    request_number: Some(valid.number.clone()),
-                    ..Default::default()
-                },
-                &Page::first(1),
-            )
-            .await
-            .map_err(unavailable)?
-            .rows
-            .into_iter()
-            .next()
-            .ok_or_else(|| {
+            let pending = boxtrack_app::tracking::request_for(&state.ctx, account.id, &valid.number)
+                .await
+                .map_err(unavailable)?
+                .ok_or_else(|| {
                 format!(
                     "{number} is being tracked already; list_tracking_requests shows its request."
                 )

@@ -293,10 +293,7 @@ pub(super) async fn parties(
 ) -> Result<PartiesAnswer, ToolError> {
     let all = boxtrack_app::parties::all(&state.ctx, account.id, MAX_PARTIES)
         .await
-        .map_err(|e| match e {
-            boxtrack_app::AppError::Store(cause) => ToolError::reading("parties")(cause),
-            other => other.into(),
-        })?;
+        .map_err(ToolError::from_app("parties"))?;
     let search = search.map(str::trim).filter(|s| !s.is_empty());
     let mut matched: Vec<(u8, PartyBrief)> = all
         .into_iter()

@@ -58,10 +58,12 @@ impl From<&str> for ToolError {
     }
 }
 
-impl From<AppError> for ToolError {
-    fn from(e: AppError) -> ToolError {
-        match e {
-            AppError::Store(cause) => ToolError::reading("list")(cause),
+impl ToolError {
+    /// A use case's failure to answer, a store failure naming `what` was being read, for
+    /// `map_err`.
+    pub fn from_app(what: &'static str) -> impl Fn(AppError) -> ToolError + Copy {
+        move |e| match e {
+            AppError::Store(cause) => ToolError::reading(what)(cause),
             AppError::NotFound(what) => ToolError::Refused(format!("Couldn't find {what}")),
             AppError::PlanLimit(limit) => ToolError::Refused(format!(
                 "The plan tracks at most {limit} active containers at once: stop tracking another shipment first, or change the plan."
@@ -71,5 +73,11 @@ impl From<AppError> for ToolError {
             | AppError::Upstream(detail)
             | AppError::Unprocessable { detail, .. } => ToolError::Refused(detail),
         }
+    }
+}
+
+impl From<AppError> for ToolError {
+    fn from(e: AppError) -> ToolError {
+        ToolError::from_app("list")(e)
     }
 }

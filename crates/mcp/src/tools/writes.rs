@@ -232,10 +232,7 @@ pub(super) async fn webhooks(
         &boxtrack_core::paging::Page::first(boxtrack_core::paging::MAX_SIZE),
     )
     .await
-    .map_err(|e| match e {
-        boxtrack_app::AppError::Store(cause) => ToolError::reading("webhooks")(cause),
-        other => other.into(),
-    })?;
+    .map_err(ToolError::from_app("webhooks"))?;
     Ok(WebhooksAnswer {
         items: listed.rows.iter().map(brief).collect(),
         total: listed.total,

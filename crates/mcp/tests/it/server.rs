@@ -1439,6 +1439,17 @@ async fn every_answer_carries_its_contract_and_steering() {
 async fn requests_the_document_calls_invalid_are_refused() {
     let app = TestApp::spawn().await;
     let (_, key) = app.account().await;
+    // a message as sent, byte for byte (some of these are not JSON a `Value` keeps)
+    let post = |body: &'static str| {
+        app.send(
+            app.client
+                .post(app.url("/mcp"))
+                .header("Authorization", format!("Token {key}"))
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .body(body),
+        )
+    };
     // one JSON-RPC message is an object: anything else is refused, not taken as a notification
     for body in [
         r#""AAA""#,
@@ -1449,16 +1460,7 @@ async fn requests_the_document_calls_invalid_are_refused() {
         // below i64::MIN: read as the float -2^63, still refused (schemathesis, CI)
         r#"{"jsonrpc": "2.0", "method": "ping", "id": -9223372036854775809}"#,
     ] {
-        let r = app
-            .send(
-                app.client
-                    .post(app.url("/mcp"))
-                    .header("Authorization", format!("Token {key}"))
-                    .header("Content-Type", "application/json")
-                    .header("Accept", "application/json, text/event-stream")
-                    .body(body),
-            )
-            .await;
+        let r = post(body).await;
         assert_eq!(r.status, 400, "{body}: {}", r.text);
         assert_eq!(r.json()["error"]["code"], -32600, "{body}");
     }
@@ -1470,16 +1472,7 @@ async fn requests_the_document_calls_invalid_are_refused() {
         ),
         (r#"{"jsonrpc": "2.0", "method": "ping", "id": -7.0}"#, -7),
     ] {
-        let r = app
-            .send(
-                app.client
-                    .post(app.url("/mcp"))
-                    .header("Authorization", format!("Token {key}"))
-                    .header("Content-Type", "application/json")
-                    .header("Accept", "application/json, text/event-stream")
-                    .body(body),
-            )
-            .await;
+        let r = post(body).await;
         assert_eq!(r.status, 200, "{body}: {}", r.text);
         assert_eq!(r.json()["id"], id, "{body}");
     }

@@ -58,12 +58,6 @@ impl std::ops::Deref for Shared {
     }
 }
 
-impl axum::extract::FromRef<AppState> for Front {
-    fn from_ref(state: &AppState) -> Front {
-        state.front.clone()
-    }
-}
-
 impl AppState {
     /// The REST service on `ctx`, with fresh metrics and an empty read cache.
     pub fn new(ctx: Ctx, config: ApiConfig, limiter: Limiter) -> AppState {

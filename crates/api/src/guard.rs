@@ -5,10 +5,10 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::keys::authenticate;
 use boxtrack_core::ratelimit::{Bucket, Decision, WINDOW_US};
 use boxtrack_http::auth::{Caller, parse_authorization};
 use boxtrack_http::error::ApiError;
-use uuid::Uuid;
 
 use crate::state::AppState;
 
@@ -49,10 +49,7 @@ fn state_header(bucket: Bucket, d: &Decision) -> Option<HeaderValue> {
 /// Middleware on every authenticated `/v2` route: authenticates the key, applies the
 /// account's rate limit for the route's bucket, and adds the `RateLimit` headers.
 pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    let internal = req.extensions().get::<Internal>().cloned();
-    let (key_id, account) = if let Some(Internal(account)) = internal {
-        (Uuid::nil(), std::sync::Arc::new(account))
-    } else {
+    let (key_id, account) = {
         let key = match parse_authorization(req.headers().get(header::AUTHORIZATION)) {
             Ok(k) => k,
             Err(e) => return e.into_response(),
@@ -61,9 +58,9 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
         match state.keys.get(&digest) {
             Some(found) => {
                 if found.refresh {
-                    let (db, keys) = (state.ctx.db.clone(), state.keys.clone());
+                    let (ctx, keys) = (state.ctx.clone(), state.keys.clone());
                     tokio::spawn(async move {
-                        match boxtrack_store::keys::authenticate(&db, &key).await {
+                        match authenticate(&ctx, &key).await {
                             Ok(Some((key_id, account))) => {
                                 keys.put(digest, key_id, std::sync::Arc::new(account))
                             }
@@ -79,7 +76,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
             }
             // boxed: a key not held in memory is rare, and the lookup's future would
             // otherwise make every request's guard as large as it
-            None => match Box::pin(boxtrack_store::keys::authenticate(&state.ctx.db, &key)).await {
+            None => match Box::pin(authenticate(&state.ctx, &key)).await {
                 Ok(Some((key_id, account))) => {
                     let account = std::sync::Arc::new(account);
                     state.keys.put(digest, key_id, account.clone());
@@ -136,9 +133,3 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
     }
     res
 }
-
-/// A principal the MCP server authenticated already (API key or OAuth access token), attached
-/// in process to the REST calls its tools make. Only code can set a request extension, so a
-/// client cannot send one.
-#[derive(Debug, Clone)]
-pub struct Internal(pub boxtrack_store::accounts::Account);

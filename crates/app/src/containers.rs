@@ -6,13 +6,14 @@ use std::collections::HashMap;
 
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
-use boxtrack_store::reads::{self, ContainerRow, Filter, ListSort};
+use boxtrack_store::reads::{self, ContainerRow, Filter, ListSort, ShipmentRow, TransportEventRow};
 use boxtrack_store::{Db, list::Listed};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::AppError;
+use crate::custom_fields::{self, FieldUsed};
 use crate::fields::{AnyOf, Flag, One, Range, Text, Word, given};
 
 /// Which of the account's containers, in which order.
@@ -82,7 +83,7 @@ impl ListContainers {
             .as_ref()
             .map(|s| s.0.iter().map(|c| c.as_str().to_string()).collect())
             .unwrap_or_default();
-        Filter {
+        let mut out = Filter {
             q: given(&self.q),
             container_number: given(&f.number).map(|n| boxtrack_core::ident::normalize(&n)),
             statuses,
@@ -92,7 +93,9 @@ impl ListContainers {
             on_hold: f.on_hold.map(|b| b.0),
             sort: self.sort(),
             ..f.common()
-        }
+        };
+        f.further.add_to(&mut out);
+        out
     }
 }
 
@@ -104,6 +107,8 @@ pub struct ContainerPage<C: reads::ContainerRead = ContainerRow> {
     pub listed: Listed<C>,
     /// The shipment of each row, by id.
     pub shipments: HashMap<Uuid, C::Shipment>,
+    /// The custom fields the list filtered on, as it understood them.
+    pub fields_used: Vec<FieldUsed>,
 }
 
 impl<C: reads::ContainerRead> ContainerPage<C> {
@@ -113,28 +118,26 @@ impl<C: reads::ContainerRead> ContainerPage<C> {
     }
 }
 
-/// Lists the account's containers as asked, each read as `C`.
+/// Lists the account's containers as asked, each read as `C` (custom fields asked by name are
+/// looked up first; an unknown one is refused naming those that filter).
 pub async fn list<C: reads::ContainerRead>(
     db: &Db,
     account_id: Uuid,
     asked: &ListContainers,
     page: &Page,
 ) -> Result<ContainerPage<C>, AppError> {
-    list_filtered(db, account_id, &asked.filter(), page).await
-}
-
-/// Lists the account's containers with a filter the caller made: an MCP tool's, which adds
-/// the reference's conditions (dates, tags, custom fields) to what [`ListContainers`] asks.
-pub async fn list_filtered<C: reads::ContainerRead>(
-    db: &Db,
-    account_id: Uuid,
-    filter: &Filter,
-    page: &Page,
-) -> Result<ContainerPage<C>, AppError> {
-    let listed = reads::containers_as::<C>(db, account_id, filter, page).await?;
+    let mut filter = asked.filter();
+    let (custom, fields_used) =
+        custom_fields::conditions(db, account_id, &asked.filter.further.custom_fields).await?;
+    filter.custom = custom;
+    let listed = reads::containers_as::<C>(db, account_id, &filter, page).await?;
     let ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_of()).collect();
     let shipments = reads::shipments_as(db, account_id, &ids).await?;
-    Ok(ContainerPage { listed, shipments })
+    Ok(ContainerPage {
+        listed,
+        shipments,
+        fields_used,
+    })
 }
 
 /// One container with its shipment: what every front end shows of it first.
@@ -172,6 +175,53 @@ pub async fn show<C: reads::ContainerRead>(
     }))
 }
 
+/// One container with its shipment and every transport event it has (newest first): what its
+/// route and its event history are drawn from.
+#[derive(Debug)]
+pub struct WithEvents {
+    /// The container.
+    pub container: ContainerRow,
+    /// Its shipment (none only if it went away since the container was read).
+    pub shipment: Option<ShipmentRow>,
+    /// Its transport events, newest first.
+    pub events: Vec<TransportEventRow>,
+}
+
+/// One of the account's containers with its shipment and every transport event, or `None`
+/// when the account has no such container: the journey map, MCP's route and its events.
+pub async fn with_events(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+) -> Result<Option<WithEvents>, AppError> {
+    let Some(container) = reads::container(db, account_id, id).await? else {
+        return Ok(None);
+    };
+    let shipment = reads::shipment(db, account_id, container.shipment_id).await?;
+    let events = reads::all_transport_events(db, account_id, id).await?;
+    Ok(Some(WithEvents {
+        container,
+        shipment,
+        events,
+    }))
+}
+
+/// The newest `limit` transport events of one of the account's containers (none when it has
+/// no such container).
+pub async fn events(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    limit: i64,
+) -> Result<Vec<TransportEventRow>, AppError> {
+    Ok(
+        reads::transport_events_of_many(db, account_id, &[id], limit)
+            .await?
+            .remove(&id)
+            .unwrap_or_default(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +251,31 @@ mod tests {
         assert_eq!(f.carrier.as_deref(), Some("MAEU"));
         assert!(f.updated_start_us.is_some());
         assert_eq!(f.sort, ListSort::LfdAsc);
+    }
+
+    #[test]
+    fn further_conditions_hold_beside_the_query_parameters() {
+        let mut asked: ListContainers = parse(from_pairs([
+            ("filter[pickup_lfd][start]", "2026-01-01T00:00:00Z"),
+            ("filter[carrier]", "maeu"),
+        ]))
+        .unwrap_or_default();
+        asked.filter.further = crate::fields::Further {
+            lfd: boxtrack_core::datebounds::Range {
+                start_us: Some(1),
+                end_us: Some(2_000_000_000_000_000),
+            },
+            lfd_known: Some(true),
+            tags: vec!["hot".into()],
+            ..Default::default()
+        };
+        let f = asked.filter();
+        // both starts hold: the later one; the one end
+        assert!(f.lfd_start_us.is_some_and(|s| s > 1));
+        assert_eq!(f.lfd_end_us, Some(2_000_000_000_000_000));
+        assert_eq!(f.lfd_known, Some(true));
+        assert_eq!(f.tags, ["hot"]);
+        assert_eq!(f.carrier.as_deref(), Some("MAEU"));
     }
 
     #[test]

@@ -288,3 +288,69 @@ mod tests {
         assert!(any(json!("available,")).is_err());
     }
 }
+
+/// Conditions a list takes that no query parameter names: the reference MCP's further filters
+/// (milestone dates, voyage texts, tags, presence tests, custom fields by name, day-based
+/// bounds). A list input carries them in a field the query string never fills and the API's
+/// document does not show, so REST's parameters stay the reference's while MCP asks the same
+/// use case.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Further {
+    /// With a last free day, or without one (containers).
+    pub lfd_known: Option<bool>,
+    /// Last free day bounds, both included, to the microsecond (containers).
+    pub lfd: boxtrack_core::datebounds::Range,
+    /// Last-updated bounds, both included, to the microsecond.
+    pub updated: boxtrack_core::datebounds::Range,
+    /// Whether the tracking request names a customer, or names none.
+    pub customer_known: Option<bool>,
+    /// Date bounds and presence tests on milestone and voyage dates (all hold).
+    pub dates: Vec<crate::model::DateCond>,
+    /// Exact values of the voyage's texts, or whether they are known (all hold).
+    pub texts: Vec<crate::model::TextCond>,
+    /// Shipment tags: any of them (or all with `tags_all`), exact.
+    pub tags: Vec<String>,
+    /// Every tag of `tags`, not any.
+    pub tags_all: bool,
+    /// With terminal fees, or with none (containers).
+    pub has_fees: Option<bool>,
+    /// With terminal fees or an active hold, or with neither (containers).
+    pub has_fees_or_holds: Option<bool>,
+    /// Custom field conditions by a field's display name or key (containers; see
+    /// [`crate::custom_fields::conditions`]).
+    pub custom_fields: std::collections::BTreeMap<String, String>,
+}
+
+/// The later of two optional instants (the start of two ranges that both hold).
+pub(crate) fn latest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+/// The earlier of two optional instants (the end of two ranges that both hold).
+pub(crate) fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+impl Further {
+    /// Adds these conditions to the store's filter `f` (a range both sets bound holds both).
+    pub(crate) fn add_to(&self, f: &mut boxtrack_store::reads::Filter) {
+        f.lfd_known = self.lfd_known.or(f.lfd_known);
+        f.lfd_start_us = latest(f.lfd_start_us, self.lfd.start_us);
+        f.lfd_end_us = earliest(f.lfd_end_us, self.lfd.end_us);
+        f.updated_start_us = latest(f.updated_start_us, self.updated.start_us);
+        f.updated_end_us = earliest(f.updated_end_us, self.updated.end_us);
+        f.customer_known = self.customer_known.or(f.customer_known);
+        f.dates.extend(self.dates.iter().cloned());
+        f.texts.extend(self.texts.iter().cloned());
+        f.tags.extend(self.tags.iter().cloned());
+        f.tags_all |= self.tags_all;
+        f.has_fees = self.has_fees.or(f.has_fees);
+        f.has_fees_or_holds = self.has_fees_or_holds.or(f.has_fees_or_holds);
+    }
+}

@@ -60,13 +60,16 @@ pub async fn journey(
     id: Uuid,
 ) -> Result<Option<(Uuid, Value)>, AppError> {
     let db = &ctx.db;
-    let Some(c) = reads::container(db, account_id, id).await? else {
+    let Some(read) = crate::containers::with_events(db, account_id, id).await? else {
         return Ok(None);
     };
-    let Some(s) = reads::shipment(db, account_id, c.shipment_id).await? else {
-        return Ok(Some((c.shipment_id, routemap::render(&[], &[], None))));
+    let Some(s) = read.shipment else {
+        return Ok(Some((
+            read.container.shipment_id,
+            routemap::render(&[], &[], None),
+        )));
     };
-    let events = reads::all_transport_events(db, account_id, id).await?;
+    let events = read.events;
     let stops = stops_of(&s, &events);
     let mut sailed = Vec::new();
     for leg in routemap::legs(&stops) {

@@ -89,3 +89,21 @@ pub async fn revoke_publishable(
         other => Ok(other?),
     }
 }
+
+/// The key's id and its account, when `key` is a live API key of an account that is not
+/// disabled (what every REST request's credential is checked against).
+pub async fn authenticate(
+    ctx: &Ctx,
+    key: &ApiKey,
+) -> Result<Option<(Uuid, boxtrack_store::accounts::Account)>, AppError> {
+    Ok(store::authenticate(&ctx.db, key).await?)
+}
+
+/// The key's id, the origins it may be embedded in, and the account a publishable key
+/// (`pk_...`, the embeds' credential) stands for, when it is live.
+pub async fn authenticate_publishable(
+    ctx: &Ctx,
+    key: &PublishableKey,
+) -> Result<Option<(Uuid, Vec<String>, boxtrack_store::accounts::Account)>, AppError> {
+    Ok(publishable::authenticate(&ctx.db, key).await?)
+}

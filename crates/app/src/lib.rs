@@ -9,22 +9,29 @@
 //! one field here (with its doc line, which becomes the parameter's description) and its
 //! translation in the use case's `filter`.
 
+pub mod accounts;
 pub mod clock;
 pub mod containers;
 pub mod ctx;
+pub mod custom_fields;
 pub mod detail;
 pub mod error;
 pub mod fields;
+pub mod gauges;
 pub mod journey;
 pub mod keys;
+pub mod model;
+pub mod oauth;
 pub mod parties;
 pub mod query;
 pub mod refresh;
 pub mod requests;
 pub mod sample;
+pub mod search;
 pub mod shipments;
 pub mod sources;
 pub mod tracking;
+pub mod vessels;
 pub mod webhooks;
 
 pub use ctx::Ctx;

@@ -44,10 +44,17 @@ macro_rules! list_filter {
             /// week?"; boxtrack's, the reference has no such filter)
             #[serde(default)]
             pub pod_eta_at: $crate::fields::Range,
+            /// Conditions no query parameter names (MCP's further filters): never read from a
+            /// query string, not in the API's document.
+            #[serde(skip)]
+            #[schemars(skip)]
+            pub further: $crate::fields::Further,
         }
 
         impl $name {
-            /// The store's filter for the conditions the shipment and container lists share.
+            /// The store's filter for the query parameters the shipment and container lists
+            /// share (the list's own filters, then its `further` conditions, are added by its
+            /// `filter`).
             pub fn common(&self) -> boxtrack_store::reads::Filter {
                 use $crate::fields::given;
                 boxtrack_store::reads::Filter {
@@ -162,6 +169,7 @@ impl ListShipments {
             sort: self.sort(),
             ..f.common()
         };
+        f.further.add_to(&mut out);
         match f.status.map(|s| s.0) {
             Some(ShipmentStatus::TrackingStopped) => out.tracking_stopped = Some(true),
             Some(_) => out.tracking_stopped = Some(false),
@@ -189,18 +197,7 @@ pub async fn list<S: reads::ShipmentRead, C: reads::OfShipments>(
     asked: &ListShipments,
     page: &Page,
 ) -> Result<ShipmentPage<S, C>, AppError> {
-    list_filtered(db, account_id, &asked.filter(), page).await
-}
-
-/// Lists the account's shipments with a filter the caller made (an MCP tool's, with the
-/// reference's further conditions).
-pub async fn list_filtered<S: reads::ShipmentRead, C: reads::OfShipments>(
-    db: &Db,
-    account_id: Uuid,
-    filter: &Filter,
-    page: &Page,
-) -> Result<ShipmentPage<S, C>, AppError> {
-    let listed = reads::shipments_listed::<S>(db, account_id, filter, page).await?;
+    let listed = reads::shipments_listed::<S>(db, account_id, &asked.filter(), page).await?;
     let ids: Vec<Uuid> = listed.rows.iter().map(S::id_of).collect();
     let containers = C::of_many(db, account_id, &ids).await?;
     Ok(ShipmentPage { listed, containers })

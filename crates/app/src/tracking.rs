@@ -12,6 +12,7 @@ use boxtrack_store::tracking::{self, RequestExtras, TrackingRequestRow};
 use boxtrack_store::{Db, StoreError};
 use uuid::Uuid;
 
+use crate::AppError;
 use crate::ctx::Ctx;
 
 /// Why a number is not tracked.
@@ -92,7 +93,7 @@ pub async fn tracked_already(
     ctx: &Ctx,
     account_id: Uuid,
     number: &str,
-) -> Result<Option<(ContainerRow, bool)>, StoreError> {
+) -> Result<Option<(ContainerRow, bool)>, AppError> {
     let by_number = Filter {
         container_number: Some(number.to_string()),
         ..Filter::default()
@@ -118,7 +119,7 @@ pub async fn request_for(
     ctx: &Ctx,
     account_id: Uuid,
     number: &str,
-) -> Result<Option<TrackingRequestRow>, StoreError> {
+) -> Result<Option<TrackingRequestRow>, AppError> {
     let filter = tracking::RequestFilter {
         request_number: Some(number.to_string()),
         ..Default::default()

@@ -7,8 +7,8 @@ use axum::http::HeaderValue;
 use axum::http::request::Parts;
 use boxtrack_core::apikey::ApiKey;
 use boxtrack_core::plan::Entitlement;
-use boxtrack_store::Db;
-use boxtrack_store::accounts::Account;
+
+use boxtrack_app::model::Account;
 use uuid::Uuid;
 
 use crate::error::{ApiError, ApiResult};
@@ -87,16 +87,16 @@ fn refused_scheme(scheme: &str) -> String {
 /// The account an `Authorization` value names (`Token <API key>`), or `None` when it is
 /// missing, malformed, unknown or revoked. Used by the MCP endpoint, which answers 401 itself.
 pub async fn account_for(
-    db: &Db,
+    ctx: &boxtrack_app::Ctx,
     authorization: &str,
-) -> ApiResult<Option<boxtrack_store::accounts::Account>> {
+) -> ApiResult<Option<Account>> {
     let Ok(value) = HeaderValue::from_str(authorization) else {
         return Ok(None);
     };
     let Ok(key) = parse_authorization(Some(&value)) else {
         return Ok(None);
     };
-    Ok(boxtrack_store::keys::authenticate(db, &key)
+    Ok(boxtrack_app::keys::authenticate(ctx, &key)
         .await?
         .map(|(_, a)| a))
 }

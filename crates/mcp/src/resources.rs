@@ -7,8 +7,8 @@ use crate::protocol::{
     TextContents,
 };
 
+use boxtrack_app::model::Account;
 use boxtrack_http::Front;
-use boxtrack_store::accounts::Account;
 
 /// The glossary's URI.
 pub const GLOSSARY_URI: &str = "boxtrack://docs/milestone-glossary";

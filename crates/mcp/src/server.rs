@@ -19,6 +19,7 @@ use crate::protocol::{
     ToolResult, Tools,
 };
 
+use boxtrack_app::model::Account;
 use boxtrack_http::Front;
 
 /// The protocol version boxtrack speaks.
@@ -154,7 +155,7 @@ fn complete(params: &Value) -> Completed {
 /// Handles one JSON-RPC message; `None` for notifications (no answer).
 pub async fn dispatch(
     state: &Front,
-    account: &boxtrack_store::accounts::Account,
+    account: &Account,
     credential: crate::tools::Credential,
     msg: &Value,
 ) -> Option<Value> {
@@ -377,7 +378,7 @@ async fn caller(
     state: &Front,
     headers: &HeaderMap,
     note: Option<&boxtrack_http::access::AccessNote>,
-) -> Result<(boxtrack_store::accounts::Account, crate::tools::Credential), Response> {
+) -> Result<(Account, crate::tools::Credential), Response> {
     // authentication: an API key (Token) or a bearer token
     let auth = headers
         .get(header::AUTHORIZATION)
@@ -391,17 +392,15 @@ async fn caller(
                 .map(|found| found.map(|(a, user)| (a, crate::tools::Credential::User(user))))
                 .map_err(boxtrack_http::error::ApiError::from)
         }
-        _ => boxtrack_http::auth::account_for(&state.ctx.db, auth)
+        _ => boxtrack_http::auth::account_for(&state.ctx, auth)
             .await
             .map(|found| found.map(|a| (a, crate::tools::Credential::ApiKey))),
     };
     let found = match (found, state.config.mcp_open_account) {
-        (Ok(None), Some(open)) if auth.is_empty() => {
-            boxtrack_store::accounts::get(&state.ctx.db, open)
-                .await
-                .map(|found| found.map(|a| (a, crate::tools::Credential::Open)))
-                .map_err(boxtrack_http::error::ApiError::from)
-        }
+        (Ok(None), Some(open)) if auth.is_empty() => boxtrack_app::accounts::get(&state.ctx, open)
+            .await
+            .map(|found| found.map(|a| (a, crate::tools::Credential::Open)))
+            .map_err(boxtrack_http::error::ApiError::from),
         (f, _) => f,
     };
     match found {

@@ -185,7 +185,7 @@ pub async fn create(
     let name = key_name(doc.data.attributes.name.as_ref().map(Option::as_deref))?;
     let expires_us = expiry(
         doc.data.attributes.expires_at.as_deref(),
-        boxtrack_store::now_us(),
+        state.ctx.now_us(),
     )?;
     let (record, key) =
         keys::create(&state.ctx, caller.account.id, name.as_deref(), expires_us).await?;

@@ -487,7 +487,7 @@ pub async fn download_url(
         &state.ctx.db,
         d.id,
         &digest,
-        boxtrack_store::now_us() + rules::DOWNLOAD_TTL_US,
+        state.ctx.now_us() + rules::DOWNLOAD_TTL_US,
     )
     .await?;
     let base = base_url(state.config.public_url.as_deref(), &headers);

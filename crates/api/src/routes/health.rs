@@ -3,6 +3,7 @@
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
+use boxtrack_app::gauges;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -99,8 +100,8 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
 /// The webhook backlog gauges (read from the database, so every process reports the whole
 /// installation's backlog); nothing when the database cannot be read.
 async fn backlog_metrics(state: &AppState) -> String {
-    let now = boxtrack_store::now_us();
-    match boxtrack_store::notifications::backlog(&state.ctx.db, now).await {
+    let now = state.ctx.now_us();
+    match gauges::backlog(&state.ctx).await {
         Ok((due, oldest, pending)) => {
             let lag = oldest.map_or(0.0, |o| ((now - o).max(0) as f64) / 1e6);
             format!(
@@ -130,8 +131,8 @@ pub const STALE_AFTER_US: i64 = 24 * 3_600_000_000;
 /// installation): requests by status, containers tracked and gone quiet, the worker's last
 /// completed pass; nothing when the database cannot be read.
 async fn tracking_metrics(state: &AppState) -> String {
-    let now = boxtrack_store::now_us();
-    match boxtrack_store::gauges::tracking(&state.ctx.db, now - STALE_AFTER_US).await {
+    let now = state.ctx.now_us();
+    match gauges::tracking(&state.ctx, STALE_AFTER_US).await {
         Ok(g) => render_tracking(&g, now),
         Err(e) => {
             tracing::warn!(error = %e, "the tracking gauges could not be read for /metrics");
@@ -141,7 +142,7 @@ async fn tracking_metrics(state: &AppState) -> String {
 }
 
 /// [`tracking_metrics`]' text for gauges read at `now_us`.
-fn render_tracking(g: &boxtrack_store::gauges::TrackingGauges, now_us: i64) -> String {
+fn render_tracking(g: &gauges::TrackingGauges, now_us: i64) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let _ = writeln!(

@@ -198,7 +198,7 @@ async fn ingest_file(
         sender: Some(caller.account.id),
         containers_of: (!caller.account.operator).then_some(caller.account.id),
     };
-    let now = boxtrack_store::now_us();
+    let now = state.ctx.now_us();
     let report = match format {
         Format::X12 => ingest::x12(&state.ctx.db, scope, "api", text, now).await?,
         Format::Edifact => ingest::edifact(&state.ctx.db, scope, "api", text, now).await?,
@@ -356,7 +356,7 @@ pub async fn dcsa(
 ) -> Result<axum::response::Response, ApiError> {
     use axum::response::IntoResponse;
     let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
-    let now = boxtrack_store::now_us();
+    let now = state.ctx.now_us();
     // the carrier's clock is the Date of its (signed) call; a simulator's runs fast
     let source_now = header("Date")
         .and_then(boxtrack_core::time::parse_http_date)

@@ -1,6 +1,7 @@
 //! Reference data: shipping lines, ports (by id or UN/LOCODE) and terminals (by id or FIRMS code).
 
 use axum::extract::{Path, RawQuery};
+use boxtrack_app::vessels;
 use boxtrack_core::carriers;
 use boxtrack_core::reference::{self, Port};
 use serde_json::Value;
@@ -94,14 +95,14 @@ async fn find_vessel(
         (Some(imo), _) => imo,
         (None, Ok(u)) => {
             // ids are derived from the IMO; find it among the account's vessels
-            let imos = boxtrack_store::reads::vessel_imos(&state.ctx.db, caller.account.id).await?;
+            let imos = vessels::imos(&state.ctx, caller.account.id).await?;
             imos.into_iter()
                 .find(|i| vessel_id(i) == u)
                 .ok_or_else(|| ApiError::not_found("vessel"))?
         }
         _ => return Err(ApiError::not_found("vessel")),
     };
-    let name = boxtrack_store::reads::vessel_name(&state.ctx.db, caller.account.id, &imo)
+    let name = vessels::name(&state.ctx, caller.account.id, &imo)
         .await?
         .ok_or_else(|| ApiError::not_found("vessel"))?;
     Ok((imo, name))
@@ -114,9 +115,9 @@ async fn vessel_with_ais(
     name: &str,
 ) -> ApiResult<(
     Resource<boxtrack_views::reference::Vessel>,
-    Option<boxtrack_store::ais::AisVessel>,
+    Option<vessels::AisVessel>,
 )> {
-    let ais = boxtrack_store::ais::by_imo(&state.ctx.db, imo).await?;
+    let ais = vessels::ais(&state.ctx, imo).await?;
     Ok((
         boxtrack_views::reference::vessel(imo, Some(name), ais.as_ref()),
         ais,
@@ -142,7 +143,7 @@ pub async fn vessel(
     let (imo, name) = find_vessel(&state, &caller, &id).await?;
     let (mut v, ais) = vessel_with_ais(&state, &imo, &name).await?;
     if show_positions && let Some(ais) = ais {
-        let track = boxtrack_store::ais::track(&state.ctx.db, ais.mmsi, from, to, 10_000).await?;
+        let track = vessels::track(&state.ctx, ais.mmsi, from, to, 10_000).await?;
         v.attributes.positions = track
             .iter()
             .map(|p| Position {
@@ -237,7 +238,7 @@ async fn future(
                 ApiError::bad_parameter(name, format!("{name} must be a number within ±{range}"))
             })
     };
-    let now = boxtrack_store::now_us();
+    let now = state.ctx.now_us();
     let at_port = |p: &Port| {
         [
             p.latitude.unwrap_or_default(),

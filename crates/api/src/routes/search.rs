@@ -1,8 +1,8 @@
 //! `GET /v2/search?query=`: one box for bill of lading, booking, container and reference numbers.
 
 use axum::extract::{RawQuery, State};
+use boxtrack_app::search;
 use boxtrack_http::schema::{Param, Schema};
-use boxtrack_store::reads;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -36,24 +36,14 @@ pub async fn search(
         ));
     }
     // results may be as old as a replica's lag (never older than the account's own writes)
-    let db = state.ctx.read_db(caller.account.id);
-    let ranked = reads::search_ranked(db, caller.account.id, &query, MAX_RESULTS).await?;
-    // what the results show of their entities, read once per kind for all of them
-    let account = caller.account.id;
-    let ids_of = |kind: &str| -> Vec<Uuid> {
-        ranked
-            .iter()
-            .filter(|(_, h)| h.entity_type == kind)
-            .map(|(_, h)| h.id)
-            .collect()
-    };
-    let containers = reads::containers_by_id(db, account, &ids_of("container")).await?;
-    let requests =
-        boxtrack_store::tracking::get_requests(db, account, &ids_of("tracking_request")).await?;
-    let mut shipment_ids = ids_of("shipment");
-    shipment_ids.extend(containers.values().map(|c| c.shipment_id));
-    let shipments = reads::shipments_by_id(db, account, &shipment_ids).await?;
-    let counts = reads::containers_of_many(db, account, &ids_of("shipment")).await?;
+    let found = search::search(&state.ctx, caller.account.id, &query, MAX_RESULTS).await?;
+    let (ranked, containers, requests, shipments, counts) = (
+        &found.ranked,
+        &found.containers,
+        &found.requests,
+        &found.shipments,
+        &found.boxes,
+    );
     let data: Vec<SearchResult> = ranked
         .iter()
         .map(|(score, h)| {

@@ -163,7 +163,7 @@ pub async fn upload(
     Path(token): Path<String>,
     boxtrack_http::extract::RawBody(bytes): boxtrack_http::extract::RawBody,
 ) -> ApiResult<StatusCode> {
-    let now = boxtrack_store::now_us();
+    let now = state.ctx.now_us();
     let blob = documents::awaiting_upload(
         &state.ctx.db,
         &rules::digest(&token),
@@ -198,7 +198,7 @@ pub async fn download(
     Path(token): Path<String>,
 ) -> ApiResult<Response> {
     let (name, content_type, bytes) =
-        documents::download(&state.ctx.db, &*state.ctx.files, &rules::digest(&token), boxtrack_store::now_us())
+        documents::download(&state.ctx.db, &*state.ctx.files, &rules::digest(&token), state.ctx.now_us())
             .await?
             .ok_or_else(|| {
                 ApiError::new(

@@ -298,7 +298,7 @@ pub struct Replayed {
 pub async fn ips(State(state): State<AppState>, _caller: Caller) -> JsonApi {
     JsonApi::of(&Ips {
         webhook_notification_ips: state.ctx.policy.webhook_source_ips.clone(),
-        last_updated: At(boxtrack_store::now_us()),
+        last_updated: At(state.ctx.now_us()),
     })
 }
 

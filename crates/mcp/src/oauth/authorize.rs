@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use axum::extract::{Form, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::oauth;
 use boxtrack_core::oauth as core;
 use boxtrack_core::ratelimit::Attempt;
-use boxtrack_store::oauth as store;
+use boxtrack_http::error::ApiError;
 
 use boxtrack_http::Front;
 use boxtrack_http::html::{cookie, esc, secure_html};
@@ -139,7 +140,7 @@ async fn check_request(
     q: &HashMap<String, String>,
 ) -> Result<(AuthzRequest, String), Response> {
     let get = |k: &str| q.get(k).cloned().unwrap_or_default();
-    let client = match store::get_client(&state.ctx.db, &get("client_id")).await {
+    let client = match oauth::client(&state.ctx, &get("client_id")).await {
         Ok(Some(c)) => c,
         Ok(None) => {
             return Err(plain_page(
@@ -147,7 +148,7 @@ async fn check_request(
                 "Unknown client_id: register the client first (POST /oauth/register).",
             ));
         }
-        Err(e) => return Err(boxtrack_http::error::ApiError::from(e).into_response()),
+        Err(e) => return Err(ApiError::from(e).into_response()),
     };
     let redirect_uri = get("redirect_uri");
     if !client.allows(&redirect_uri) {
@@ -305,16 +306,16 @@ pub async fn authorize_submit(
         }
     }
     let user = if errors.is_empty() {
-        match store::get_user(&state.ctx.db, &email).await {
-            Ok(Some(u)) if core::verify_password(&password, &u.password_hash) => Some(u),
-            Ok(_) => {
+        match oauth::sign_in(&state.ctx, &email, &password).await {
+            Ok(Some(u)) => Some(u),
+            Ok(None) => {
                 errors.insert(
                     "password",
                     "The email or password is not right.".to_string(),
                 );
                 None
             }
-            Err(e) => return boxtrack_http::error::ApiError::from(e).into_response(),
+            Err(e) => return ApiError::from(e).into_response(),
         }
     } else {
         None
@@ -337,23 +338,15 @@ pub async fn authorize_submit(
         }
         return resp;
     };
-    let code = core::new_secret();
-    let stored = store::store_code(
-        &state.ctx.db,
-        &core::digest(&code),
-        &store::Code {
-            client_id: r.client_id.clone(),
-            user_id: user.id,
-            account_id: user.account_id,
-            redirect_uri: r.redirect_uri.clone(),
-            code_challenge: r.code_challenge.clone(),
-            resource: r.resource.clone(),
-            expires_us: boxtrack_store::now_us() + CODE_TTL_US,
-        },
-    )
-    .await;
-    if let Err(e) = stored {
-        return boxtrack_http::error::ApiError::from(e).into_response();
-    }
+    let grant = oauth::Grant {
+        client_id: r.client_id.clone(),
+        redirect_uri: r.redirect_uri.clone(),
+        code_challenge: r.code_challenge.clone(),
+        resource: r.resource.clone(),
+    };
+    let code = match oauth::issue_code(&state.ctx, &user, &grant).await {
+        Ok(code) => code,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
     redirect(&r.redirect_uri, &[("code", &code), ("state", &r.state)])
 }

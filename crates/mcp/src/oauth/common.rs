@@ -9,12 +9,6 @@ use boxtrack_core::ratelimit::Attempt;
 
 use boxtrack_http::Front;
 
-pub(super) const CODE_TTL_US: i64 = 60_000_000;
-
-pub(super) const ACCESS_TTL_US: i64 = 3_600_000_000;
-
-pub(super) const REFRESH_TTL_US: i64 = 30 * 86_400_000_000;
-
 /// The service's base URL for this request (the configured public URL, or `http://Host`).
 pub fn base_url(state: &Front, headers: &HeaderMap) -> String {
     state.config.public_url.clone().unwrap_or_else(|| {

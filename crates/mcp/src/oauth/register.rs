@@ -6,9 +6,9 @@ use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
+use boxtrack_app::oauth;
 use boxtrack_core::oauth as core;
 use boxtrack_core::ratelimit::Attempt;
-use boxtrack_store::oauth as store;
 use serde_json::Value;
 
 use boxtrack_http::Front;
@@ -98,15 +98,15 @@ pub async fn register(
         .chars()
         .take(100)
         .collect::<String>();
-    let client_id = format!("btc_{}", uuid::Uuid::now_v7().simple());
-    if let Err(e) = store::register_client(&state.ctx.db, &client_id, &name, &uris).await {
-        return boxtrack_http::error::ApiError::from(e).into_response();
-    }
+    let (client_id, issued_at) = match oauth::register(&state.ctx, &name, &uris).await {
+        Ok(registered) => registered,
+        Err(e) => return boxtrack_http::error::ApiError::from(e).into_response(),
+    };
     let mut r = (
         StatusCode::CREATED,
         Json(super::shapes::RegisteredClient {
             client_id,
-            client_id_issued_at: boxtrack_store::now_us() / 1_000_000,
+            client_id_issued_at: issued_at,
             client_name: name,
             redirect_uris: uris,
             token_endpoint_auth_method: "none",

@@ -5,8 +5,8 @@
 use super::error::ToolError;
 use std::collections::BTreeMap;
 
+use boxtrack_app::model::Account;
 use boxtrack_core::plan::Entitlement;
-use boxtrack_store::accounts::Account;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -165,12 +165,12 @@ pub(super) async fn whoami(
     account: &Account,
     credential: Credential,
 ) -> Result<WhoamiAnswer, ToolError> {
-    let failed = ToolError::reading("account");
-    let used = boxtrack_store::tracking::active_containers(&state.ctx.db, account.id)
+    let failed = ToolError::from_app("account");
+    let used = boxtrack_app::accounts::active_containers(&state.ctx, account.id)
         .await
         .map_err(failed)?;
     let user = match credential {
-        Credential::User(id) => boxtrack_store::oauth::user_by_id(&state.ctx.db, account.id, id)
+        Credential::User(id) => boxtrack_app::oauth::user(&state.ctx, account.id, id)
             .await
             .map_err(failed)?
             .map(|u| UserBrief {

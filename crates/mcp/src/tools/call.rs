@@ -21,7 +21,7 @@ pub enum Outcome {
 /// Runs a tool. The caller has already checked the arguments ([`super::registry::check`]).
 pub async fn call(
     state: &Front,
-    account: &boxtrack_store::accounts::Account,
+    account: &boxtrack_app::model::Account,
     credential: super::credential::Credential,
     name: &str,
     args: &Map<String, Value>,

@@ -4,11 +4,12 @@
 //! total, local times), in the reference MCP server's shape.
 
 use super::error::ToolError;
+use boxtrack_app::containers;
+use boxtrack_app::model::Account;
+use boxtrack_app::model::{ContainerRow, ShipmentRow};
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::tracking::LfdKind;
 use boxtrack_core::tracking::assess::{self, Milestones};
-use boxtrack_store::accounts::Account;
-use boxtrack_store::reads::{self, ContainerRow, ShipmentRow};
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::{FeeView, HoldView, container_resource};
 use schemars::JsonSchema;
@@ -367,11 +368,11 @@ pub(super) struct Loaded {
 /// Loads a container of the account; `Err` says what to do when there is none.
 pub(super) async fn load(state: &Front, account: &Account, id: Uuid) -> Result<Loaded, ToolError> {
     let unavailable = ToolError::reading("container");
-    let boxtrack_app::containers::Shown::<ContainerRow> {
+    let containers::Shown::<ContainerRow> {
         container,
         shipment,
         ..
-    } = boxtrack_app::containers::show(&state.ctx.db, account.id, id, false)
+    } = containers::show(&state.ctx.db, account.id, id, false)
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No container found with id {id}. Use search_container to find a container's id by its number."))?;
@@ -568,11 +569,9 @@ async fn events_summary(
     account: &Account,
     id: Uuid,
 ) -> Result<EventsSummary, ToolError> {
-    let rows = reads::transport_events_of_many(&state.ctx.db, account.id, &[id], 1000)
+    let rows = containers::events(&state.ctx.db, account.id, id, 1000)
         .await
-        .map_err(ToolError::failing("container's events", "read"))?
-        .remove(&id)
-        .unwrap_or_default();
+        .map_err(ToolError::from_app("container's events"))?;
     let latest = rows
         .iter()
         .filter(|e| boxtrack_core::tracking::happened(&e.event))
@@ -686,14 +685,13 @@ pub async fn resource_text(
     id: Uuid,
 ) -> Result<String, ToolError> {
     let answer = get(state, account, id, &[]).await?;
-    let rail_zone = match reads::container(&state.ctx.db, account.id, id).await {
-        Ok(Some(c)) => reads::shipment(&state.ctx.db, account.id, c.shipment_id)
-            .await
-            .ok()
-            .flatten()
-            .and_then(|s| s.route.0.destination_timezone.clone()),
-        _ => None,
-    };
+    let rail_zone =
+        match containers::show::<ContainerRow>(&state.ctx.db, account.id, id, false).await {
+            Ok(Some(shown)) => shown
+                .shipment
+                .and_then(|s| s.route.0.destination_timezone.clone()),
+            _ => None,
+        };
     Ok(markdown(&answer, rail_zone.as_deref()))
 }
 

@@ -4,8 +4,9 @@
 //! names by [`category`] and [`milestone`].
 
 use super::error::ToolError;
-use boxtrack_store::accounts::Account;
-use boxtrack_store::reads::{self, TransportEventRow};
+use boxtrack_app::containers;
+use boxtrack_app::model::Account;
+use boxtrack_app::model::{ContainerRow, TransportEventRow};
 use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
@@ -247,16 +248,14 @@ pub(super) async fn get(
     account: &Account,
     id: Uuid,
 ) -> Result<EventsAnswer, ToolError> {
-    let unavailable = ToolError::reading("events");
-    let c = reads::container(&state.ctx.db, account.id, id)
+    let unavailable = ToolError::from_app("events");
+    containers::show::<ContainerRow>(&state.ctx.db, account.id, id, false)
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No container found with id {id}. Use search_container to find a container's id by its number."))?;
-    let rows = reads::transport_events_of_many(&state.ctx.db, account.id, &[c.id], 10_000)
+    let rows = containers::events(&state.ctx.db, account.id, id, 10_000)
         .await
-        .map_err(unavailable)?
-        .remove(&c.id)
-        .unwrap_or_default();
+        .map_err(unavailable)?;
     Ok(answer(rows))
 }
 

@@ -1,11 +1,10 @@
 //! Custom field values of one entity, as the tools show them.
 
 use super::error::ToolError;
+use boxtrack_app::custom_fields::{self, Labelled};
+use boxtrack_app::model::Account;
 use boxtrack_core::custom_fields::{self as rules, DataType};
-use boxtrack_core::paging::{MAX_SIZE, Page};
 use boxtrack_http::Front;
-use boxtrack_store::accounts::Account;
-use boxtrack_store::custom_fields::{self as store, FieldFilter};
 use uuid::Uuid;
 
 use schemars::JsonSchema;
@@ -34,33 +33,12 @@ pub(super) async fn of(
     entity_type: &str,
     entity_id: Uuid,
 ) -> Result<Vec<CustomFieldValue>, ToolError> {
-    let failed = ToolError::reading("custom fields");
-    let rows = store::fields(
-        &state.ctx.db,
-        account.id,
-        &FieldFilter {
-            entity_type: Some(entity_type.to_string()),
-            entity_id: Some(entity_id),
-            definition_id: None,
-        },
-        &Page::first(MAX_SIZE),
-    )
-    .await
-    .map_err(failed)?
-    .rows;
+    let rows = custom_fields::values_of(&state.ctx.db, account.id, entity_type, entity_id)
+        .await
+        .map_err(ToolError::from_app("custom fields"))?;
     let mut out = Vec::with_capacity(rows.len());
-    for f in rows {
+    for Labelled { field: f, labels } in rows {
         let dt = DataType::parse(&f.data_type).unwrap_or(DataType::ShortText);
-        let labels: Vec<(String, String)> = if dt.has_options() {
-            store::options(&state.ctx.db, f.definition_id)
-                .await
-                .map_err(failed)?
-                .into_iter()
-                .map(|o| (o.value, o.label))
-                .collect()
-        } else {
-            Vec::new()
-        };
         out.push(CustomFieldValue {
             name: Some(f.display_name.clone()),
             slug: f.api_slug.clone(),

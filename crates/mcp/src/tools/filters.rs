@@ -6,10 +6,13 @@
 use super::error::ToolError;
 use std::collections::BTreeMap;
 
+use boxtrack_app::containers::ContainerFilter;
+use boxtrack_app::fields::{AnyOf, Flag, Further, Id, Text};
+use boxtrack_app::model::{DateCond, DateField, ListSort, TextCond, TextField};
+use boxtrack_app::shipments::{ListShipments, ShipmentFilter};
 use boxtrack_core::datebounds::Range;
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
-use boxtrack_store::reads::{DateCond, DateField, Filter, ListSort, TextCond, TextField};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -591,13 +594,14 @@ pub fn sort(raw: Option<&str>, offered: &[&str]) -> Result<(ListSort, Option<Str
     Ok((parsed, Some(raw.to_string())))
 }
 
-/// The container filters `list_containers` and `summarize_containers` share (all but the
-/// custom fields, which need the account's definitions).
+/// The container filters `list_containers` and `summarize_containers` share, as the use
+/// case's filter: the REST list's fields, and the rest as its [`Further`] conditions (the
+/// custom fields by name, which the use case looks up).
 pub fn container_filter(
     f: &ContainerFilters,
     a: &mut Applied,
     now_us: i64,
-) -> Result<Filter, ToolError> {
+) -> Result<ContainerFilter, ToolError> {
     let c = &f.common;
     let dates = a.date_conds(f.dates.each(), now_us)?;
     let texts = a.text_conds(&[
@@ -614,29 +618,41 @@ pub fn container_filter(
     let (lfd_known, lfd) = last_free_day(f, a, now_us)?;
     let updated = a.updated(c, now_us)?;
     let statuses = statuses(f, a)?;
-    let (container_number, port, carrier) = a.voyage(c);
-    Ok(Filter {
-        container_number,
-        statuses,
-        lfd_known,
-        port,
-        carrier,
-        on_hold: a.flag("has_holds", f.has_holds),
-        customer_id: a.customer(c, party, "parties.customer")?,
-        customer_known,
-        dates,
-        texts,
-        tags,
-        tags_all,
-        has_fees: a.flag("has_fees", f.has_fees),
-        has_fees_or_holds: a.flag("has_fees_or_holds", f.has_fees_or_holds),
-        ready_for_pickup: a.flag("ready_for_pickup", f.ready_for_pickup),
-        lfd_start_us: lfd.start_us,
-        lfd_end_us: lfd.end_us,
-        updated_start_us: updated.start_us,
-        updated_end_us: updated.end_us,
-        tracking_stopped: a.tracking(c),
-        ..Filter::default()
+    let (number, port, carrier) = a.voyage(c);
+    let custom_fields = match &f.custom_fields {
+        Some(asked) if asked.is_empty() => {
+            return Err("Invalid list filter \"custom_fields\": an object of field names (or keys) and values, e.g. {\"Sales Rep\": \"Ann\"}.".into());
+        }
+        Some(asked) => {
+            a.note("custom_fields", asked);
+            asked.clone()
+        }
+        None => BTreeMap::new(),
+    };
+    let flag = |b: Option<bool>| b.map(Flag);
+    Ok(ContainerFilter {
+        number: number.map(Text),
+        current_status: (!statuses.is_empty()).then(|| AnyOf::of(statuses)),
+        on_hold: flag(a.flag("has_holds", f.has_holds)),
+        ready_for_pickup: flag(a.flag("ready_for_pickup", f.ready_for_pickup)),
+        port: port.map(Text),
+        carrier: carrier.map(Text),
+        customer_id: a.customer(c, party, "parties.customer")?.map(Id),
+        tracking_stopped: flag(a.tracking(c)),
+        further: Further {
+            lfd_known,
+            lfd,
+            updated,
+            customer_known,
+            dates,
+            texts,
+            tags,
+            tags_all,
+            has_fees: a.flag("has_fees", f.has_fees),
+            has_fees_or_holds: a.flag("has_fees_or_holds", f.has_fees_or_holds),
+            custom_fields,
+        },
+        ..ContainerFilter::default()
     })
 }
 
@@ -677,35 +693,33 @@ fn last_free_day(
 }
 
 /// A status, or several separated by commas (any of them).
-fn statuses(f: &ContainerFilters, a: &mut Applied) -> Result<Vec<String>, ToolError> {
-    let statuses: Vec<String> = a
-        .text("current_status", &[&f.current_status, &f.status])
-        .map(|s| {
-            s.split(',')
-                .map(|x| x.trim().trim_start_matches('=').to_string())
-                .filter(|x| !x.is_empty())
-                .collect()
+fn statuses(f: &ContainerFilters, a: &mut Applied) -> Result<Vec<ContainerStatus>, ToolError> {
+    let Some(asked) = a.text("current_status", &[&f.current_status, &f.status]) else {
+        return Ok(Vec::new());
+    };
+    asked
+        .split(',')
+        .map(|x| x.trim().trim_start_matches('='))
+        .filter(|x| !x.is_empty())
+        .map(|x| {
+            ContainerStatus::parse(x).ok_or_else(|| {
+                let all: Vec<&str> = ContainerStatus::ALL.iter().map(|c| c.as_str()).collect();
+                ToolError::from(format!(
+                    "Invalid list filter \"current_status\": {x:?} is not a status; current_status must be one of {} (several separated by commas).",
+                    all.join(", ")
+                ))
+            })
         })
-        .unwrap_or_default();
-    if let Some(bad) = statuses
-        .iter()
-        .find(|s| ContainerStatus::parse(s).is_none())
-    {
-        let all: Vec<&str> = ContainerStatus::ALL.iter().map(|c| c.as_str()).collect();
-        return Err(format!(
-            "Invalid list filter \"current_status\": {bad:?} is not a status; current_status must be one of {} (several separated by commas).",
-            all.join(", ")
-        ).into());
-    }
-    Ok(statuses)
+        .collect()
 }
 
-/// The shipment filters of `list_shipments`.
+/// The shipment filters of `list_shipments`, as the use case's question (the REST list's
+/// fields, and the rest as its [`Further`] conditions).
 pub fn shipment_filter(
     f: &ShipmentFilters,
     a: &mut Applied,
     now_us: i64,
-) -> Result<Filter, ToolError> {
+) -> Result<ListShipments, ToolError> {
     let c = &f.common;
     let mut dates = a.date_conds(f.dates.each(), now_us)?;
     if let Some(v) = f.voyage_status {
@@ -737,20 +751,25 @@ pub fn shipment_filter(
     };
     let updated = a.updated(c, now_us)?;
     let (number, port, carrier) = a.voyage(c);
-    Ok(Filter {
-        number,
-        port,
-        carrier,
-        updated_start_us: updated.start_us,
-        updated_end_us: updated.end_us,
-        customer_id: a.customer(c, party, "party_id")?,
-        customer_known,
-        dates,
-        texts,
-        tags,
-        tags_all,
-        tracking_stopped: status_stopped.or_else(|| a.tracking(c)),
-        ..Filter::default()
+    Ok(ListShipments {
+        number: number.map(Text),
+        filter: ShipmentFilter {
+            port: port.map(Text),
+            carrier: carrier.map(Text),
+            customer_id: a.customer(c, party, "party_id")?.map(Id),
+            tracking_stopped: status_stopped.or_else(|| a.tracking(c)).map(Flag),
+            further: Further {
+                updated,
+                customer_known,
+                dates,
+                texts,
+                tags,
+                tags_all,
+                ..Further::default()
+            },
+            ..ShipmentFilter::default()
+        },
+        ..ListShipments::default()
     })
 }
 
@@ -808,7 +827,7 @@ mod tests {
     fn the_default_is_actively_tracked_and_noted() {
         let mut a = Applied::default();
         let f = container_filter(&ContainerFilters::default(), &mut a, 0).unwrap();
-        assert_eq!(f.tracking_stopped, Some(false));
+        assert_eq!(f.tracking_stopped, Some(Flag(false)));
         assert_eq!(a.0.get("actively_tracked"), Some(&Value::Bool(true)));
     }
 }

@@ -7,10 +7,14 @@
 use super::error::ToolError;
 use std::collections::BTreeMap;
 
+use boxtrack_app::containers::{self, ContainerSort};
+use boxtrack_app::custom_fields::FieldUsed;
+use boxtrack_app::fields::One;
+use boxtrack_app::model::Account;
+use boxtrack_app::model::{self, Listed};
+use boxtrack_app::shipments::{self, ShipmentSort};
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::{self, active_holds};
-use boxtrack_store::accounts::Account;
-use boxtrack_store::reads::{self, Filter};
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::container_resource;
 use schemars::JsonSchema;
@@ -276,7 +280,7 @@ pub struct ShipmentRow {
 /// page is.
 pub(super) fn answer<T, R>(
     items: Vec<T>,
-    listed: &boxtrack_store::list::Listed<R>,
+    listed: &Listed<R>,
     applied: BTreeMap<String, Value>,
     sort: Option<String>,
     page: &Page,
@@ -300,109 +304,16 @@ pub(super) fn answer<T, R>(
     }
 }
 
-fn unavailable(e: boxtrack_store::StoreError) -> ToolError {
-    ToolError::failing("list", "read")(e)
-}
-
-/// The custom-field filters (`custom_fields: {"Sales Rep": "Ann"}`, by display name or key):
-/// text fields match containers whose own or shipment value contains the text, option fields
-/// an option's value; values separated by commas mean any of them; `@exists` / `@not_exists`
-/// test presence. Fields of other types are refused, as unknown names are, with the fields
-/// that can filter.
-pub(super) async fn custom_fields(
-    asked: Option<&BTreeMap<String, String>>,
-    a: &mut Applied,
-    state: &Front,
-    account: &Account,
-) -> Result<(Vec<reads::CustomCond>, Vec<CustomFieldUsed>), ToolError> {
-    use boxtrack_core::custom_fields::{DataType, EntityType};
-    let Some(asked) = asked else {
-        return Ok((Vec::new(), Vec::new()));
-    };
-    if asked.is_empty() {
-        return Err("Invalid list filter \"custom_fields\": an object of field names (or keys) and values, e.g. {\"Sales Rep\": \"Ann\"}.".into());
-    }
-    a.note("custom_fields", asked);
-    let defs = boxtrack_store::custom_fields::definitions(
-        &state.ctx.db,
-        account.id,
-        &Default::default(),
-        &Page::first(boxtrack_core::paging::MAX_SIZE),
-    )
-    .await
-    .map_err(unavailable)?
-    .rows;
-    let filterable = |d: &boxtrack_store::custom_fields::DefinitionRow| {
-        [EntityType::Container, EntityType::Shipment]
-            .iter()
-            .any(|e| e.as_str() == d.entity_type)
-            && [DataType::ShortText, DataType::Enum, DataType::EnumMulti]
-                .iter()
-                .any(|t| t.as_str() == d.data_type)
-    };
-    let mut conds = Vec::new();
-    let mut used = Vec::new();
-    for (name, value) in asked {
-        let named: Vec<&boxtrack_store::custom_fields::DefinitionRow> = defs
-            .iter()
-            .filter(|d| d.api_slug == *name || d.display_name.eq_ignore_ascii_case(name.trim()))
-            .collect();
-        let usable: Vec<&boxtrack_store::custom_fields::DefinitionRow> =
-            named.iter().copied().filter(|d| filterable(d)).collect();
-        let Some(first) = usable.first() else {
-            let mut names: Vec<String> = defs
-                .iter()
-                .filter(|d| filterable(d))
-                .map(|d| format!("{} ({})", d.display_name, d.api_slug))
-                .collect();
-            names.sort();
-            names.dedup();
-            let why = if named.is_empty() {
-                "no such custom field"
-            } else {
-                "only text and option fields filter"
-            };
-            return Err(format!(
-                "Invalid list filter \"custom_fields\": {name:?}: {why}. Fields that filter: {}.",
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                }
-            )
-            .into());
-        };
-        let Some(text) = Some(value.trim()).filter(|t| !t.is_empty()) else {
-            return Err(format!(
-                "Invalid list filter \"custom_fields\": the value of {name:?} is text, several separated by commas, @exists or @not_exists."
-            ).into());
-        };
-        let known = match text {
-            "@exists" => Some(true),
-            "@not_exists" => Some(false),
-            _ => None,
-        };
-        conds.push(reads::CustomCond {
-            definitions: usable.iter().map(|d| d.id).collect(),
-            any_of: if known.is_some() {
-                Vec::new()
-            } else {
-                text.split(',')
-                    .map(|x| x.trim().to_string())
-                    .filter(|x| !x.is_empty())
-                    .collect()
-            },
-            options: first.data_type != DataType::ShortText.as_str(),
-            known,
-        });
-        used.push(CustomFieldUsed {
-            field: name.clone(),
-            api_slug: first.api_slug.clone(),
-            data_type: first.data_type.clone(),
-            value: text.to_string(),
-        });
-    }
-    Ok((conds, used))
+/// The custom fields a list filtered on, as `_metadata` reports them.
+pub(super) fn fields_used(used: Vec<FieldUsed>) -> Vec<CustomFieldUsed> {
+    used.into_iter()
+        .map(|u| CustomFieldUsed {
+            field: u.field,
+            api_slug: u.api_slug,
+            data_type: u.data_type,
+            value: u.value,
+        })
+        .collect()
 }
 
 /// `list_containers`'s arguments.
@@ -512,23 +423,22 @@ async fn containers(
     let mut a = Applied::default();
     let page = input.paging.page()?;
     let (sort, sort_text) = sort(input.sort.map(ContainerOrder::word), &CONTAINER_SORTS)?;
-    let (custom, custom_used) =
-        custom_fields(f.custom_fields.as_ref(), &mut a, state, account).await?;
-    let filter = Filter {
-        sort,
-        custom,
-        ..container_filter(&f, &mut a, state.ctx.now_us())?
+    let asked = containers::ListContainers {
+        filter: container_filter(&f, &mut a, state.ctx.now_us())?,
+        sort: Some(One(ContainerSort(sort))),
+        ..containers::ListContainers::default()
     };
     // the use case the REST list and the console run, with the reference's further filters
     // (read where the REST list is: a replica once it has the account's writes)
-    let found = boxtrack_app::containers::list_filtered::<reads::ContainerRow>(
+    let found = containers::list::<model::ContainerRow>(
         state.ctx.read_db(account.id),
         account.id,
-        &filter,
+        &asked,
         &page,
     )
     .await
     .map_err(ToolError::from)?;
+    let custom_used = fields_used(found.fields_used);
     let (listed, shipments) = (found.listed, found.shipments);
     let items = listed
         .rows
@@ -679,16 +589,16 @@ async fn shipments(
     let with_containers = a
         .flag("include_containers", input.include_containers)
         .unwrap_or(false);
-    let filter = Filter {
-        sort,
+    let asked = shipments::ListShipments {
+        sort: Some(One(ShipmentSort(sort))),
         ..shipment_filter(&f, &mut a, state.ctx.now_us())?
     };
     // the use case the REST list and the console run, with the reference's further filters
     // (read where the REST list is: a replica once it has the account's writes)
-    let found = boxtrack_app::shipments::list_filtered::<reads::ShipmentRow, reads::ContainerRow>(
+    let found = shipments::list::<model::ShipmentRow, model::ContainerRow>(
         state.ctx.read_db(account.id),
         account.id,
-        &filter,
+        &asked,
         &page,
     )
     .await

@@ -12,9 +12,9 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value};
 
+use boxtrack_app::model::Account;
 use boxtrack_core::ratelimit::Bucket;
 use boxtrack_http::Front;
-use boxtrack_store::accounts::Account;
 
 use super::contract::ResponseContract;
 use super::tool::{Cx, Tool};

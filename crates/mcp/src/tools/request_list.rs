@@ -4,10 +4,10 @@
 
 use super::error::ToolError;
 use boxtrack_app::fields::{One, Text};
+use boxtrack_app::model::Account;
 use boxtrack_app::requests::{ListRequests, RequestsFilter};
 use boxtrack_core::requests::{RequestType, Status as RequestStatus};
 use boxtrack_http::Front;
-use boxtrack_store::accounts::Account;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -4,9 +4,9 @@
 //! inland destination by rail, in the reference MCP server's shape.
 
 use super::error::ToolError;
+use boxtrack_app::containers;
+use boxtrack_app::model::Account;
 use boxtrack_core::routemap::{self, Stop};
-use boxtrack_store::accounts::Account;
-use boxtrack_store::reads;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -191,23 +191,18 @@ pub(super) async fn get(
     account: &Account,
     id: Uuid,
 ) -> Result<RouteAnswer, ToolError> {
-    let unavailable = ToolError::reading("route");
+    let unavailable = ToolError::from_app("route");
     let missing = || {
         format!(
             "No route found for container id {id}. Use search_container to find the container's id, or get_container for its basic details."
         )
     };
-    let c = reads::container(&state.ctx.db, account.id, id)
+    let read = containers::with_events(&state.ctx.db, account.id, id)
         .await
         .map_err(unavailable)?
         .ok_or_else(missing)?;
-    let s = reads::shipment(&state.ctx.db, account.id, c.shipment_id)
-        .await
-        .map_err(unavailable)?
-        .ok_or_else(missing)?;
-    let events = reads::all_transport_events(&state.ctx.db, account.id, id)
-        .await
-        .map_err(unavailable)?;
+    let (c, events) = (read.container, read.events);
+    let s = read.shipment.ok_or_else(missing)?;
     let (route, st) = (&s.route.0, &s.state.0);
     let stops = boxtrack_app::journey::stops_of(&s, &events);
     let inland = route.inland();

@@ -3,8 +3,7 @@
 //! the reference MCP server's shape.
 
 use super::error::ToolError;
-use boxtrack_store::accounts::Account;
-use boxtrack_store::reads;
+use boxtrack_app::model::Account;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -101,36 +100,22 @@ pub(super) async fn get(
             "query is required: one container, booking, bill of lading or reference number.".into(),
         );
     }
-    let unavailable = ToolError::failing("search", "run");
     // read where the REST search is: a replica once it has the account's writes
-    let db = state.ctx.read_db(account.id);
-    let ranked = reads::search_ranked(db, account.id, query, LIMIT)
+    let found = boxtrack_app::search::search(&state.ctx, account.id, query, LIMIT)
         .await
-        .map_err(unavailable)?;
-    let ids = |kind: &str| -> Vec<Uuid> {
-        ranked
-            .iter()
-            .filter(|(_, h)| h.entity_type == kind)
-            .map(|(_, h)| h.id)
-            .collect()
-    };
-    let containers = reads::containers_by_id(db, account.id, &ids("container"))
-        .await
-        .map_err(unavailable)?;
-    let mut shipment_ids = ids("shipment");
-    shipment_ids.extend(containers.values().map(|c| c.shipment_id));
-    let shipments = reads::shipments_by_id(db, account.id, &shipment_ids)
-        .await
-        .map_err(unavailable)?;
-    let boxes = reads::containers_of_many(db, account.id, &ids("shipment"))
-        .await
-        .map_err(unavailable)?;
+        .map_err(ToolError::from_app("search"))?;
+    let (ranked, containers, shipments, boxes) = (
+        &found.ranked,
+        &found.containers,
+        &found.shipments,
+        &found.boxes,
+    );
     let mut answer = SearchAnswer {
         containers: Vec::new(),
         shipments: Vec::new(),
         total_results: 0,
     };
-    for (_, h) in &ranked {
+    for (_, h) in ranked {
         match h.entity_type.as_str() {
             "container" => {
                 let Some(c) = containers.get(&h.id) else {

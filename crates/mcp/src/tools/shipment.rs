@@ -4,8 +4,8 @@
 //! port of discharge; containers in brief; the line's tracking).
 
 use super::error::ToolError;
+use boxtrack_app::model::{Account, ContainerRow, ShipmentRow};
 use boxtrack_core::tracking::assess;
-use boxtrack_store::accounts::Account;
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::{container_resource, shipment_resource};
 use schemars::JsonSchema;
@@ -289,11 +289,7 @@ fn terminal_details(firms: Option<&str>) -> Option<TerminalDetails> {
 }
 
 /// One of the shipment's containers, briefly.
-fn container_brief(
-    c: &boxtrack_store::reads::ContainerRow,
-    s: &boxtrack_store::reads::ShipmentRow,
-    account: &Account,
-) -> ContainerBrief {
+fn container_brief(c: &ContainerRow, s: &ShipmentRow, account: &Account) -> ContainerBrief {
     let ca = container_resource(c, Some(s), account).attributes;
     ContainerBrief {
         id: c.id,

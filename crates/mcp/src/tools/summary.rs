@@ -5,12 +5,12 @@
 use super::error::ToolError;
 use std::collections::BTreeMap;
 
+use boxtrack_app::containers::{self, ListContainers};
+use boxtrack_app::model::Account;
+use boxtrack_app::model::{ContainerRow, Keyed, ShipmentRow};
 use boxtrack_core::paging::{Cursor, MAX_SIZE, Page};
 use boxtrack_core::tracking::assess;
 use boxtrack_core::tracking::rules::active_holds;
-use boxtrack_store::accounts::Account;
-use boxtrack_store::list::Keyed;
-use boxtrack_store::reads::{self, ContainerRow, Filter, ShipmentRow};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -202,23 +202,21 @@ async fn get(
     });
     let f = merged(&input.filters, input.advanced_filters.as_ref())?;
     let mut a = Applied::default();
-    let (custom, _) =
-        super::lists::custom_fields(f.custom_fields.as_ref(), &mut a, state, account).await?;
-    let filter = Filter {
-        custom,
-        ..container_filter(&f, &mut a, state.ctx.now_us())?
+    let asked = ListContainers {
+        filter: container_filter(&f, &mut a, state.ctx.now_us())?,
+        ..ListContainers::default()
     };
-    let unavailable = ToolError::reading("containers");
+    let unavailable = ToolError::from_app("containers");
     let mut counts: BTreeMap<String, (String, usize)> = BTreeMap::new();
     let (mut counted, mut total) = (0usize, 0u64);
     let mut cursor: Option<Cursor> = None;
     // one database for every page counted (a replica, or the primary)
     let db = state.ctx.read_db(account.id);
     let more = loop {
-        let listed = reads::containers(
+        let found = containers::list::<ContainerRow>(
             db,
             account.id,
-            &filter,
+            &asked,
             &Page {
                 number: 1,
                 size: MAX_SIZE,
@@ -227,15 +225,12 @@ async fn get(
         )
         .await
         .map_err(unavailable)?;
+        let (listed, shipments) = (found.listed, found.shipments);
         if cursor.is_none() {
             total = listed.total;
         }
         let room = max_rows - counted;
         let rows: Vec<&ContainerRow> = listed.rows.iter().take(room).collect();
-        let ids: Vec<uuid::Uuid> = rows.iter().map(|c| c.shipment_id).collect();
-        let shipments = reads::shipments_by_id(db, account.id, &ids)
-            .await
-            .map_err(unavailable)?;
         for c in &rows {
             for (key, label) in key_of(&group_by, c, shipments.get(&c.shipment_id)) {
                 counts.entry(key).or_insert((label, 0)).1 += 1;

@@ -10,9 +10,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use boxtrack_app::model::Account;
 use boxtrack_core::ratelimit::Bucket;
 use boxtrack_http::Front;
-use boxtrack_store::accounts::Account;
 
 use super::contract::{Guide, ResponseContract};
 use super::credential::Credential;

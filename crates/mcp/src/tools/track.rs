@@ -4,10 +4,10 @@
 //! the carrier inferred when not given, in the reference MCP server's shape.
 
 use super::error::ToolError;
+use boxtrack_app::AppError;
+use boxtrack_app::containers;
+use boxtrack_app::model::{Account, ContainerRow, TrackingRequestRow};
 use boxtrack_core::requests::NewRequest;
-use boxtrack_store::StoreError;
-use boxtrack_store::accounts::Account;
-use boxtrack_store::reads;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -137,9 +137,10 @@ pub(super) async fn track(
         given_scac,
     } = asked(&args)?;
     if let Some((c, by_container)) = tracked_already(state, account, &number).await? {
-        let scac = reads::shipment(&state.ctx.db, account.id, c.shipment_id)
+        let scac = containers::show::<ContainerRow>(&state.ctx.db, account.id, c.id, false)
             .await
             .map_err(unavailable)?
+            .and_then(|shown| shown.shipment)
             .map(|s| s.scac);
         let container =
             super::container::get(state, account, c.id, &["shipment".to_string()]).await?;
@@ -220,8 +221,8 @@ fn asked(args: &TrackInput) -> Result<Asked, ToolError> {
 }
 
 /// What a store failure tells the model.
-fn unavailable(e: StoreError) -> ToolError {
-    ToolError::failing("request", "made")(e)
+fn unavailable(e: AppError) -> ToolError {
+    ToolError::from_app("request")(e)
 }
 
 /// The account's container this number names ([`boxtrack_app::tracking::tracked_already`]).
@@ -229,7 +230,7 @@ async fn tracked_already(
     state: &Front,
     account: &Account,
     number: &str,
-) -> Result<Option<(reads::ContainerRow, bool)>, ToolError> {
+) -> Result<Option<(ContainerRow, bool)>, ToolError> {
     boxtrack_app::tracking::tracked_already(&state.ctx, account.id, number)
         .await
         .map_err(unavailable)
@@ -242,7 +243,7 @@ async fn request(
     account: &Account,
     number: &str,
     input: &NewRequest,
-) -> Result<(boxtrack_store::tracking::TrackingRequestRow, bool), ToolError> {
+) -> Result<(TrackingRequestRow, bool), ToolError> {
     match boxtrack_app::tracking::track(&state.ctx, account, input, Default::default()).await {
         Ok(row) => Ok((row, true)),
         Err(Refused::Invalid(errors)) => {
@@ -269,16 +270,12 @@ async fn request(
         Err(Refused::PlanLimit(limit)) => Err(format!(
             "The plan tracks at most {limit} active containers at once: stop tracking a shipment (stop_tracking) or change the plan, then try again."
         ).into()),
-        Err(Refused::Store(e)) => Err(unavailable(e)),
+        Err(Refused::Store(e)) => Err(unavailable(AppError::Store(e))),
     }
 }
 
 /// The answer about a request that was made (`made`) or was pending already.
-fn pending(
-    row: boxtrack_store::tracking::TrackingRequestRow,
-    made: bool,
-    source: &str,
-) -> TrackAnswer {
+fn pending(row: TrackingRequestRow, made: bool, source: &str) -> TrackAnswer {
     TrackAnswer::Pending(Box::new(Pending {
         tracking_request_created: made,
         infer_result: InferResult {

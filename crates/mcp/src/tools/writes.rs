@@ -4,9 +4,9 @@
 
 use super::error::ToolError;
 use boxtrack_app::AppError;
+use boxtrack_app::model::Account;
+use boxtrack_app::model::WebhookRow;
 use boxtrack_core::plan::Entitlement;
-use boxtrack_store::accounts::Account;
-use boxtrack_store::webhooks as store;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -210,7 +210,7 @@ pub struct CreatedWebhook {
     pub secret: String,
 }
 
-fn brief(w: &store::WebhookRow) -> WebhookBrief {
+fn brief(w: &WebhookRow) -> WebhookBrief {
     WebhookBrief {
         id: w.id,
         url: w.url.clone(),

@@ -151,7 +151,7 @@ pub async fn create_definition(
     let validation = a.get("validation").cloned().unwrap_or(Value::Null);
     rules::check_validation(dt, &validation)
         .map_err(|e| ApiError::unprocessable("/data/attributes/validation", "invalid", e))?;
-    let now = boxtrack_store::now_us();
+    let now = state.ctx.now_us();
     let mut d = DefinitionRow {
         id: Uuid::now_v7(),
         account_id: caller.account.id,

@@ -124,7 +124,7 @@ pub async fn create_option(
         ));
     }
     let (label, value, position) = option_attrs(a, None)?;
-    let now = boxtrack_store::now_us();
+    let now = state.ctx.now_us();
     let o = OptionRow {
         id: Uuid::now_v7(),
         definition_id: d.id,
@@ -173,7 +173,7 @@ pub async fn update_option(
     o.label = label;
     o.value = value;
     o.position = position;
-    o.updated_us = boxtrack_store::now_us();
+    o.updated_us = state.ctx.now_us();
     match store::save_option(&state.ctx.db, &o, false).await {
         Err(StoreError::Duplicate(_)) => Err(duplicate_option(&o.value)),
         other => {

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use axum::body::Bytes;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use boxtrack_store::accounts::Account;
+use boxtrack_app::model::Account;
 use boxtrack_store::changes::{Changes, Version};
 use uuid::Uuid;
 

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use boxtrack_app::ctx::Ctx;
+use boxtrack_app::model::Db;
 use boxtrack_http::front::{ApiConfig, Front, FrontParts};
 use boxtrack_http::limiter::Limiter;
-use boxtrack_store::Db;
 
 /// Everything a REST handler can reach.
 #[derive(Clone)]
@@ -88,7 +88,7 @@ impl AppState {
     /// and stored (see [`crate::readcache::ReadCache::respond_offloading`]).
     pub async fn cached_list<'s, F, Fut>(
         &'s self,
-        account: &boxtrack_store::accounts::Account,
+        account: &boxtrack_app::model::Account,
         headers: &axum::http::HeaderMap,
         uri: &axum::http::Uri,
         render: F,

@@ -41,3 +41,9 @@ pub async fn start_session(
 pub async fn end_session(ctx: &Ctx, token_hash: &str) -> Result<(), AppError> {
     Ok(sessions::end(&ctx.db, token_hash, ctx.now_us()).await?)
 }
+
+/// The account's change fingerprint: it changes whenever any of its containers, shipments or
+/// tracking requests does (the console's live pages poll it; a prerendered read compares it).
+pub async fn fingerprint(db: &boxtrack_store::Db, account_id: Uuid) -> Result<String, AppError> {
+    Ok(boxtrack_store::reads::fingerprint(db, account_id).await?)
+}

@@ -1,10 +1,19 @@
 //! The records app's answers carry, as the front ends name them: an account, a session, a
 //! container or shipment row and its events, a page of rows, the list orders and the
-//! conditions a list can add. They are plain data; the store fills them, and this module is
-//! the one place a front end reaches them (a front end never calls the store).
+//! conditions a list can add, and the database handle a front end passes back to a use case
+//! (`ctx.db`, or `ctx.read_db(account)` for a read that may come from a replica). They are
+//! plain data; the store fills them, and this module is the one place a front end reaches
+//! them: a front end never calls the store.
 
+pub use boxtrack_store::Db;
 pub use boxtrack_store::accounts::Account;
+pub use boxtrack_store::custom_fields::FieldRow;
+pub use boxtrack_store::documents::DocumentRow;
+pub use boxtrack_store::keys::ApiKeyRecord;
 pub use boxtrack_store::list::{Keyed, Listed};
+pub use boxtrack_store::notifications::NotificationRow;
+pub use boxtrack_store::parties::PartyRow;
+pub use boxtrack_store::publishable::PublishableKeyRecord;
 pub use boxtrack_store::reads::{
     ContainerRef, ContainerRow, DateCond, DateField, ListSort, RawEventRow, ShipmentRow, TextCond,
     TextField, TransportEventRow,

@@ -46,6 +46,15 @@ pub async fn get(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<Option<PartyRo
     Ok(store::get(&ctx.db, account_id, id).await?)
 }
 
+/// The account's parties with these ids (read from `db`: a replica, or the primary), by id.
+pub async fn get_many(
+    db: &boxtrack_store::Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<std::collections::HashMap<Uuid, PartyRow>, AppError> {
+    Ok(store::get_many(db, account_id, ids).await?)
+}
+
 /// A company's name as kept: trimmed, 1 to [`NAME_MAX`] characters as given.
 fn company_name(given: &str) -> Result<String, AppError> {
     let name = given.trim();

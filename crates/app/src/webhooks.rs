@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use boxtrack_core::paging::Page;
 use boxtrack_core::webhooks as rules;
 use boxtrack_store::list::Listed;
-use boxtrack_store::notifications::{self, AttemptRow, NotificationRow};
+use boxtrack_store::notifications::{self, NotificationRow};
+
+pub use boxtrack_store::notifications::{AttemptRow, Filter as NotificationFilter};
 use boxtrack_store::webhooks::{self as store, NewWebhook, WebhookChanges, WebhookRow};
 use uuid::Uuid;
 

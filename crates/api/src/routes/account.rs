@@ -1,6 +1,6 @@
 //! `GET /v2/account`: the caller's own account (plan, entitlements, rate limits).
 
-use boxtrack_store::accounts::Account;
+use boxtrack_app::model::Account;
 use serde_json::Value;
 
 use crate::state::Routes;

@@ -4,7 +4,7 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use boxtrack_app::keys;
-use boxtrack_store::keys::ApiKeyRecord;
+use boxtrack_app::model::ApiKeyRecord;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

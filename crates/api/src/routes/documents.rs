@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::documents as app_documents;
 use boxtrack_core::documents as rules;
 use boxtrack_store::documents::{self, Created, DocumentRow, Filter, NewDocument};
 use boxtrack_store::reads;
@@ -479,17 +480,9 @@ pub async fn download_url(
     IdPath(id): IdPath,
     headers: HeaderMap,
 ) -> ApiResult<Json<DownloadUrl>> {
-    let d = documents::get(&state.ctx.db, caller.account.id, id)
+    let token = app_documents::download_token(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
-    let (token, digest) = rules::token("dl_");
-    documents::allow_download(
-        &state.ctx.db,
-        d.id,
-        &digest,
-        state.ctx.now_us() + rules::DOWNLOAD_TTL_US,
-    )
-    .await?;
     let base = base_url(state.config.public_url.as_deref(), &headers);
     Ok(Json(DownloadUrl {
         download_url: format!("{base}/v2/downloads/{token}"),

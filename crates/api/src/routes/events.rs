@@ -3,7 +3,8 @@
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use boxtrack_store::events;
+use boxtrack_app::events;
+use boxtrack_app::model::NotificationRow;
 use serde_json::Value;
 
 use crate::state::AppState;
@@ -51,9 +52,9 @@ pub async fn feed(
         .iter()
         .filter(|e| filter_event.as_deref().is_none_or(|f| e.event == f))
         .collect();
-    let ns: Vec<boxtrack_store::notifications::NotificationRow> = shown
+    let ns: Vec<NotificationRow> = shown
         .iter()
-        .map(|e| boxtrack_store::notifications::NotificationRow {
+        .map(|e| NotificationRow {
             id: e.id,
             account_id: caller.account.id,
             webhook_id: uuid::Uuid::nil(),

@@ -5,7 +5,7 @@
 
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
-use boxtrack_store::notifications::Filter;
+use boxtrack_app::webhooks::NotificationFilter as Filter;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;

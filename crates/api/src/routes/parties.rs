@@ -5,8 +5,8 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
+use boxtrack_app::model::PartyRow;
 use boxtrack_app::parties;
-use boxtrack_store::parties::PartyRow;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

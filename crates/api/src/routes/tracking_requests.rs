@@ -3,6 +3,8 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
+use boxtrack_app::model::Db;
+use boxtrack_app::parties;
 use boxtrack_app::requests::ListRequests;
 use boxtrack_app::tracking as app;
 use boxtrack_core::requests::{self, NewRequest};
@@ -117,7 +119,7 @@ async fn customer(
                 "customer id must be a party id (a UUID)",
             )
         })?;
-    boxtrack_store::parties::get(&state.ctx.db, caller.account.id, id)
+    parties::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| {
             ApiError::unprocessable(
@@ -148,7 +150,7 @@ fn validation_errors(errs: Vec<requests::FieldError>) -> ApiError {
 
 /// What `includes` asks for of the rows, read from `db`.
 async fn tracked(
-    db: &boxtrack_store::Db,
+    db: &Db,
     caller: &Caller,
     rows: &[TrackingRequestRow],
     includes: &[String],
@@ -158,7 +160,7 @@ async fn tracked(
     let account = caller.account.id;
     if includes.iter().any(|i| i == "customer") {
         let ids: Vec<uuid::Uuid> = rows.iter().filter_map(|r| r.customer_id).collect();
-        let parties = boxtrack_store::parties::get_many(db, account, &ids).await?;
+        let parties = parties::get_many(db, account, &ids).await?;
         for id in &ids {
             if let Some(p) = parties.get(id) {
                 let res = super::parties::to_resource(p);

@@ -4,12 +4,15 @@
 use boxtrack_core::paging::Page;
 use boxtrack_core::requests::{RequestType, Status};
 use boxtrack_store::tracking::{self, RequestFilter, TrackingRequestRow};
+
+pub use boxtrack_store::tracking::RequestExtras;
 use boxtrack_store::{Db, list::Listed};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::AppError;
+use crate::ctx::Ctx;
 use crate::fields::{One, Range, Text, Word, given};
 
 /// Which of the account's tracking requests (newest first).
@@ -85,6 +88,27 @@ pub async fn list(
     page: &Page,
 ) -> Result<Listed<TrackingRequestRow>, AppError> {
     Ok(tracking::list_requests(db, account_id, &asked.filter(), page).await?)
+}
+
+/// One of the account's tracking requests.
+pub async fn get(
+    ctx: &Ctx,
+    account_id: Uuid,
+    id: Uuid,
+) -> Result<Option<TrackingRequestRow>, AppError> {
+    Ok(tracking::get_request(&ctx.db, account_id, id).await?)
+}
+
+/// Replaces the ref numbers and/or shipment tags of one of the account's tracking requests
+/// (what is not given stays); the request as it is now.
+pub async fn update(
+    ctx: &Ctx,
+    account_id: Uuid,
+    id: Uuid,
+    ref_numbers: Option<Vec<String>>,
+    tags: Option<Vec<String>>,
+) -> Result<TrackingRequestRow, AppError> {
+    Ok(tracking::update_request(&ctx.db, account_id, id, ref_numbers, tags).await?)
 }
 
 #[cfg(test)]

@@ -203,6 +203,18 @@ pub async fn list<S: reads::ShipmentRead, C: reads::OfShipments>(
     Ok(ShipmentPage { listed, containers })
 }
 
+/// The account's shipments with these ids and the containers of each (read from `db`: a
+/// replica, or the primary), both by shipment id.
+pub async fn with_containers(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<(HashMap<Uuid, ShipmentRow>, HashMap<Uuid, Vec<ContainerRow>>), AppError> {
+    let shipments = reads::shipments_by_id(db, account_id, ids).await?;
+    let containers = reads::containers_of_many(db, account_id, ids).await?;
+    Ok((shipments, containers))
+}
+
 /// One shipment with its containers (oldest first): what every front end shows of it first.
 #[derive(Debug)]
 pub struct Shown {

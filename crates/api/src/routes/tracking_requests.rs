@@ -4,12 +4,12 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use boxtrack_app::model::Db;
+use boxtrack_app::model::TrackingRequestRow;
 use boxtrack_app::parties;
-use boxtrack_app::requests::ListRequests;
+use boxtrack_app::requests::{self as request_cases, ListRequests};
+use boxtrack_app::shipments;
 use boxtrack_app::tracking as app;
 use boxtrack_core::requests::{self, NewRequest};
-use boxtrack_store::reads;
-use boxtrack_store::tracking::{self, TrackingRequestRow};
 use boxtrack_views::tracking as resources;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -172,8 +172,7 @@ async fn tracked(
     }
     if includes.iter().any(|i| i == "tracked_object") {
         let ids: Vec<uuid::Uuid> = rows.iter().filter_map(|r| r.shipment_id).collect();
-        let shipments = reads::shipments_by_id(db, account, &ids).await?;
-        let containers = reads::containers_of_many(db, account, &ids).await?;
+        let (shipments, containers) = shipments::with_containers(db, account, &ids).await?;
         for id in &ids {
             if let Some(s) = shipments.get(id) {
                 let cs = containers.get(id).map(Vec::as_slice).unwrap_or_default();
@@ -216,7 +215,7 @@ pub async fn create(
         ref_numbers: a.ref_numbers.unwrap_or_default(),
         shipment_tags: a.shipment_tags.unwrap_or_default(),
     };
-    let extras = tracking::RequestExtras {
+    let extras = request_cases::RequestExtras {
         customer_id,
         initial_custom_fields: initial,
     };
@@ -268,7 +267,7 @@ pub async fn list(
     let asked: ListRequests = q.input()?;
     // a list may be as old as a replica's lag (never older than the account's own writes)
     let db = state.ctx.read_db(caller.account.id);
-    let listed = boxtrack_app::requests::list(db, caller.account.id, &asked, &page).await?;
+    let listed = request_cases::list(db, caller.account.id, &asked, &page).await?;
     let included = tracked(db, &caller, &listed.rows, &includes).await?;
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -299,7 +298,7 @@ pub async fn show(
     } else {
         vec!["tracked_object".to_string()]
     };
-    let row = tracking::get_request(&state.ctx.db, caller.account.id, id)
+    let row = request_cases::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("tracking_request"))?;
     let included = tracked(
@@ -380,7 +379,7 @@ pub async fn update(
         .shipment_tags
         .map(|t| clean(t, "/data/attributes/shipment_tags"))
         .transpose()?;
-    let row = tracking::update_request(&state.ctx.db, caller.account.id, id, refs, tags).await?;
+    let row = request_cases::update(&state.ctx, caller.account.id, id, refs, tags).await?;
     Ok(JsonApi::single(resources::tracking_request(&row), vec![]))
 }
 

@@ -5,14 +5,18 @@
 use std::collections::HashMap;
 
 use boxtrack_core::paging::Page;
+use boxtrack_core::tracking::provenance::{self, FieldSource};
 use boxtrack_core::tracking::rules::ContainerStatus;
-use boxtrack_store::reads::{self, ContainerRow, Filter, ListSort, ShipmentRow, TransportEventRow};
+use boxtrack_store::reads::{
+    self, ContainerRow, EventOrder, Filter, ListSort, RawEventRow, ShipmentRow, TransportEventRow,
+};
 use boxtrack_store::{Db, list::Listed};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::AppError;
+use crate::ctx::Ctx;
 use crate::custom_fields::{self, FieldUsed};
 use crate::fields::{AnyOf, Flag, One, Range, Text, Word, given};
 
@@ -172,6 +176,84 @@ pub async fn show<C: reads::ContainerRead>(
         container: read.container,
         shipment: read.shipment,
         siblings: read.siblings,
+    }))
+}
+
+/// Replaces the ref numbers of some of the account's containers, all or none (a container
+/// the account does not have refuses the whole change).
+pub async fn update_refs(
+    ctx: &Ctx,
+    account_id: Uuid,
+    changes: &[(Uuid, Vec<String>)],
+) -> Result<(), AppError> {
+    Ok(boxtrack_store::tracking::update_containers(&ctx.db, account_id, changes).await?)
+}
+
+/// The account's containers with these ids, in the order of `ids` (ids it does not have are
+/// left out).
+pub async fn by_ids(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<Vec<ContainerRow>, AppError> {
+    let found = reads::containers_by_id(db, account_id, ids).await?;
+    Ok(ids.iter().filter_map(|id| found.get(id).cloned()).collect())
+}
+
+/// A page of one container's transport events in `order`.
+pub async fn events_page(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    page: &Page,
+    order: EventOrder,
+) -> Result<Listed<TransportEventRow>, AppError> {
+    Ok(reads::transport_events(db, account_id, id, page, order).await?)
+}
+
+/// A page of the upstream records behind one container (newest first), the rail ones only
+/// with `rail`.
+pub async fn raw_page(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    page: &Page,
+    rail: bool,
+) -> Result<Listed<RawEventRow>, AppError> {
+    Ok(reads::raw_events(db, account_id, id, page, rail).await?)
+}
+
+/// Whose word decided each value of a container.
+#[derive(Debug)]
+pub struct Provenance {
+    /// Each value's source and the report that set it.
+    pub fields: Vec<FieldSource>,
+    /// The upstream record of each report, by the report's key.
+    pub raw_ids: HashMap<i64, Uuid>,
+    /// The container is on a sandbox journey (its reports are the sandbox's, whatever party
+    /// its script plays).
+    pub sandbox: bool,
+}
+
+/// Whose word decided each value of one of the account's containers (rail values only with
+/// `rail`), or `None` when the account has no such container.
+pub async fn provenance(
+    db: &Db,
+    account_id: Uuid,
+    id: Uuid,
+    rail: bool,
+) -> Result<Option<Provenance>, AppError> {
+    let Some(row) = reads::container_whole(db, account_id, id).await? else {
+        return Ok(None);
+    };
+    let raw_ids = reads::raw_event_ids_by_key(db, account_id, id).await?;
+    let sandbox = reads::shipment(db, account_id, row.shipment_id)
+        .await?
+        .is_some_and(|s| s.scac == boxtrack_core::carriers::SANDBOX_SCAC);
+    Ok(Some(Provenance {
+        fields: provenance::field_sources(&row.state.0, rail),
+        raw_ids,
+        sandbox,
     }))
 }
 

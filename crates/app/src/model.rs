@@ -15,8 +15,8 @@ pub use boxtrack_store::notifications::NotificationRow;
 pub use boxtrack_store::parties::PartyRow;
 pub use boxtrack_store::publishable::PublishableKeyRecord;
 pub use boxtrack_store::reads::{
-    ContainerRef, ContainerRow, DateCond, DateField, ListSort, RawEventRow, ShipmentRow, TextCond,
-    TextField, TransportEventRow,
+    ContainerRef, ContainerRow, DateCond, DateField, EventOrder, ListSort, RawEventRow,
+    ShipmentRow, TextCond, TextField, TransportEventRow,
 };
 pub use boxtrack_store::sessions::Session;
 pub use boxtrack_store::tracking::TrackingRequestRow;

@@ -4,9 +4,10 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use std::collections::HashMap;
 
-use boxtrack_app::containers::{ContainerPage, ListContainers};
-use boxtrack_store::reads::{self, ShownContainer};
-use boxtrack_store::tracking;
+use boxtrack_app::containers::{self, ContainerPage, ListContainers};
+use boxtrack_app::model::{ContainerRow, EventOrder, ShipmentRow};
+use boxtrack_app::shipments;
+use boxtrack_store::reads::ShownContainer;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -208,7 +209,7 @@ pub async fn update(
         "/data/attributes/ref_numbers",
     )
     .map_err(|e| ApiError::unprocessable(e.pointer, e.code, e.detail))?;
-    tracking::update_container(&state.ctx.db, caller.account.id, id, refs).await?;
+    containers::update_refs(&state.ctx, caller.account.id, &[(id, refs)]).await?;
     one(&state, &caller, id, &[]).await
 }
 
@@ -294,19 +295,17 @@ pub async fn update_many(
             })?;
         changes.push((id, refs));
     }
-    tracking::update_containers(&state.ctx.db, caller.account.id, &changes).await?;
+    containers::update_refs(&state.ctx, caller.account.id, &changes).await?;
     let ids: Vec<uuid::Uuid> = changes.iter().map(|(id, _)| *id).collect();
     if !many {
         return one(&state, &caller, ids[0], &[]).await;
     }
-    let found = reads::containers_by_id(&state.ctx.db, caller.account.id, &ids).await?;
-    let rows: Vec<reads::ContainerRow> =
-        ids.iter().filter_map(|id| found.get(id).cloned()).collect();
+    let rows = containers::by_ids(&state.ctx.db, caller.account.id, &ids).await?;
     let (data, included) = render(
         &state.ctx.db,
         &caller,
         &rows,
-        Known::<boxtrack_store::reads::ShipmentRow>::default(),
+        Known::<ShipmentRow>::default(),
         &[],
     )
     .await?;
@@ -328,25 +327,22 @@ pub async fn events(
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
     let includes = q.includes("transport_event", EVENT_INCLUDES)?;
-    let c = reads::container(&state.ctx.db, caller.account.id, id)
+    let shown = containers::show::<ContainerRow>(&state.ctx.db, caller.account.id, id, false)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     let order = q
         .one_of("sort", &EVENT_SORTS)?
-        .and_then(reads::EventOrder::parse)
+        .and_then(EventOrder::parse)
         .unwrap_or_default();
     let listed =
-        reads::transport_events(&state.ctx.db, caller.account.id, id, &page, order).await?;
+        containers::events_page(&state.ctx.db, caller.account.id, id, &page, order).await?;
     let mut included = Vec::new();
     if includes.iter().any(|i| i == "container") {
-        let s = reads::shipment(&state.ctx.db, caller.account.id, c.shipment_id).await?;
-        included.push(resources::container(&c, s.as_ref(), &caller.account));
+        let s = shown.shipment.as_ref();
+        included.push(resources::container(&shown.container, s, &caller.account));
     }
-    if includes.iter().any(|i| i == "shipment")
-        && let Some(s) = reads::shipment(&state.ctx.db, caller.account.id, c.shipment_id).await?
-    {
-        let siblings = reads::containers_of(&state.ctx.db, caller.account.id, s.id).await?;
-        included.push(resources::shipment(&s, &siblings));
+    if includes.iter().any(|i| i == "shipment") {
+        included.extend(shipment_with_siblings(&state, &caller, shown.shipment.as_ref()).await?);
     }
     for e in &listed.rows {
         include_places(
@@ -438,15 +434,15 @@ pub async fn raw_events(
             .map(|s| (*s).to_string())
             .collect()
     };
-    let c = reads::container(&state.ctx.db, caller.account.id, id)
+    let shown = containers::show::<ContainerRow>(&state.ctx.db, caller.account.id, id, false)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    let shipment = reads::shipment(&state.ctx.db, caller.account.id, c.shipment_id).await?;
+    let (c, shipment) = (shown.container, shown.shipment);
     let providers = boxtrack_views::tracking::Providers::of(
         &c.state.0,
         shipment.as_ref().map_or("", |s| s.scac.as_str()),
     );
-    let listed = reads::raw_events(
+    let listed = containers::raw_page(
         &state.ctx.db,
         caller.account.id,
         id,
@@ -465,11 +461,8 @@ pub async fn raw_events(
     if includes.iter().any(|i| i == "container") {
         included.push(resources::container(&c, shipment.as_ref(), &caller.account));
     }
-    if includes.iter().any(|i| i == "shipment")
-        && let Some(s) = &shipment
-    {
-        let siblings = reads::containers_of(&state.ctx.db, caller.account.id, s.id).await?;
-        included.push(resources::shipment(s, &siblings));
+    if includes.iter().any(|i| i == "shipment") {
+        included.extend(shipment_with_siblings(&state, &caller, shipment.as_ref()).await?);
     }
     for e in &listed.rows {
         let terminal = boxtrack_views::tracking::raw_event_terminal_code(e, &providers);
@@ -548,17 +541,13 @@ pub async fn field_sources(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<JsonApi> {
     QueryParams::parse(raw.as_deref()).includes("field_source", &[])?;
-    let row = reads::container_whole(&state.ctx.db, caller.account.id, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("container"))?;
-    let raw_ids = reads::raw_event_ids_by_key(&state.ctx.db, caller.account.id, id).await?;
     let rail_lfd = caller
         .account
         .has(boxtrack_core::plan::Entitlement::RailLfd);
-    // a sandbox journey's reports are the sandbox's, whatever party its script plays
-    let sandbox = reads::shipment(&state.ctx.db, caller.account.id, row.shipment_id)
+    let found = containers::provenance(&state.ctx.db, caller.account.id, id, rail_lfd)
         .await?
-        .is_some_and(|s| s.scac == boxtrack_core::carriers::SANDBOX_SCAC);
+        .ok_or_else(|| ApiError::not_found("container"))?;
+    let (sandbox, raw_ids) = (found.sandbox, &found.raw_ids);
     let name = |s: boxtrack_core::tracking::DataSource| {
         if sandbox {
             "sandbox"
@@ -566,7 +555,8 @@ pub async fn field_sources(
             boxtrack_core::tracking::source_name(s)
         }
     };
-    let data = boxtrack_core::tracking::provenance::field_sources(&row.state.0, rail_lfd)
+    let data = found
+        .fields
         .into_iter()
         .map(|f| FieldSourceObject {
             kind: "field_source",
@@ -582,6 +572,22 @@ pub async fn field_sources(
         })
         .collect();
     Ok(JsonApi::of(&FieldSourcesDoc { data }))
+}
+
+/// The shipment resource with its containers, to include (nothing without a shipment).
+async fn shipment_with_siblings(
+    state: &AppState,
+    caller: &Caller,
+    shipment: Option<&ShipmentRow>,
+) -> ApiResult<Option<Value>> {
+    let Some(s) = shipment else {
+        return Ok(None);
+    };
+    let siblings = shipments::show(&state.ctx.db, caller.account.id, s.id)
+        .await?
+        .map(|shown| shown.containers)
+        .unwrap_or_default();
+    Ok(Some(resources::shipment(s, &siblings)))
 }
 
 /// The orders of a container's transport events (`sort`).

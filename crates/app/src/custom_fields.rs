@@ -6,13 +6,15 @@ use std::collections::BTreeMap;
 use boxtrack_core::custom_fields::{DataType, EntityType};
 use boxtrack_core::paging::{MAX_SIZE, Page};
 use boxtrack_store::Db;
-use boxtrack_store::custom_fields::{self as store, DefinitionRow, FieldFilter};
+use boxtrack_store::custom_fields::{self as store, FieldFilter};
+use boxtrack_store::list::Listed;
 use boxtrack_store::reads::CustomCond;
 use uuid::Uuid;
 
 pub use boxtrack_store::custom_fields::FieldRow;
 
 use crate::AppError;
+use crate::ctx::Ctx;
 
 /// A value set on an entity, with the labels of its definition's options (value, label).
 #[derive(Debug, Clone)]
@@ -165,4 +167,154 @@ pub async fn conditions(
         });
     }
     Ok((conds, used))
+}
+
+// ---- the stored definitions, options and values, as `/v2/custom_field*` changes them ------
+
+pub use boxtrack_store::custom_fields::FieldFilter as ValueFilter;
+/// What a custom field is (its definition), what narrows a list of them, one option, what
+/// narrows a list of values, and a value set when a tracking request is made.
+pub use boxtrack_store::custom_fields::{DefinitionFilter, DefinitionRow, Json, OptionRow};
+pub use boxtrack_store::tracking::InitialField;
+
+/// `Ok(false)` for a write the store refused as a duplicate, else the write's outcome.
+fn unless_duplicate(r: Result<(), boxtrack_store::StoreError>) -> Result<bool, AppError> {
+    match r {
+        Ok(()) => Ok(true),
+        Err(boxtrack_store::StoreError::Duplicate(_)) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A page of the account's definitions that `filter` keeps.
+pub async fn definitions(
+    ctx: &Ctx,
+    account_id: Uuid,
+    filter: &DefinitionFilter,
+    page: &Page,
+) -> Result<Listed<DefinitionRow>, AppError> {
+    Ok(store::definitions(&ctx.db, account_id, filter, page).await?)
+}
+
+/// One of the account's definitions.
+pub async fn definition(
+    ctx: &Ctx,
+    account_id: Uuid,
+    id: Uuid,
+) -> Result<Option<DefinitionRow>, AppError> {
+    Ok(store::definition(&ctx.db, account_id, id).await?)
+}
+
+/// The account's definition of an entity type by its key.
+pub async fn definition_by_slug(
+    ctx: &Ctx,
+    account_id: Uuid,
+    entity_type: &str,
+    api_slug: &str,
+) -> Result<Option<DefinitionRow>, AppError> {
+    Ok(store::definition_by_slug(&ctx.db, account_id, entity_type, api_slug).await?)
+}
+
+/// Stores a new definition; `false` when its key is taken for its entity type.
+pub async fn create_definition(ctx: &Ctx, d: &DefinitionRow) -> Result<bool, AppError> {
+    unless_duplicate(store::create_definition(&ctx.db, d).await)
+}
+
+/// Stores a changed definition.
+pub async fn update_definition(ctx: &Ctx, d: &DefinitionRow) -> Result<(), AppError> {
+    Ok(store::update_definition(&ctx.db, d).await?)
+}
+
+/// Deletes one of the account's definitions with its options and values; whether it was there.
+pub async fn delete_definition(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<bool, AppError> {
+    Ok(store::delete_definition(&ctx.db, account_id, id).await?)
+}
+
+/// A definition's options, in their order.
+pub async fn options(ctx: &Ctx, definition_id: Uuid) -> Result<Vec<OptionRow>, AppError> {
+    Ok(store::options(&ctx.db, definition_id).await?)
+}
+
+/// Stores an option (`create`: a new one); `false` when its value is taken.
+pub async fn save_option(ctx: &Ctx, o: &OptionRow, create: bool) -> Result<bool, AppError> {
+    unless_duplicate(store::save_option(&ctx.db, o, create).await)
+}
+
+/// Deletes an option of a definition; whether it was there.
+pub async fn delete_option(ctx: &Ctx, definition_id: Uuid, id: Uuid) -> Result<bool, AppError> {
+    Ok(store::delete_option(&ctx.db, definition_id, id).await?)
+}
+
+/// One of the account's values.
+pub async fn value(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<Option<FieldRow>, AppError> {
+    Ok(store::field(&ctx.db, account_id, id).await?)
+}
+
+/// A page of the account's values that `filter` keeps.
+pub async fn values(
+    ctx: &Ctx,
+    account_id: Uuid,
+    filter: &ValueFilter,
+    page: &Page,
+) -> Result<Listed<FieldRow>, AppError> {
+    Ok(store::fields(&ctx.db, account_id, filter, page).await?)
+}
+
+/// Every value of one definition.
+pub async fn values_of_definition(
+    ctx: &Ctx,
+    account_id: Uuid,
+    definition_id: Uuid,
+) -> Result<Vec<FieldRow>, AppError> {
+    Ok(store::fields_of_definition(&ctx.db, account_id, definition_id).await?)
+}
+
+/// Sets a new value of `d` on an entity: its id, or `None` when the entity has one already.
+pub async fn create_value(
+    ctx: &Ctx,
+    d: &DefinitionRow,
+    entity_id: Uuid,
+    value: &serde_json::Value,
+) -> Result<Option<Uuid>, AppError> {
+    match store::create_field(&ctx.db, d, entity_id, value).await {
+        Ok(id) => Ok(Some(id)),
+        Err(boxtrack_store::StoreError::Duplicate(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Changes one of the account's values.
+pub async fn set_value(
+    ctx: &Ctx,
+    account_id: Uuid,
+    id: Uuid,
+    value: &serde_json::Value,
+) -> Result<(), AppError> {
+    Ok(store::set_value(&ctx.db, account_id, id, value).await?)
+}
+
+/// Deletes one of the account's values; whether it was there.
+pub async fn delete_value(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<bool, AppError> {
+    Ok(store::delete_field(&ctx.db, account_id, id).await?)
+}
+
+/// Whether the account has this entity (a value can be set only on one it has).
+pub async fn entity_exists(
+    ctx: &Ctx,
+    account_id: Uuid,
+    entity: EntityType,
+    id: Uuid,
+) -> Result<bool, AppError> {
+    let db = &ctx.db;
+    Ok(match entity {
+        EntityType::Shipment => boxtrack_store::reads::shipment(db, account_id, id)
+            .await?
+            .is_some(),
+        EntityType::Container => boxtrack_store::reads::container(db, account_id, id)
+            .await?
+            .is_some(),
+        EntityType::TrackingRequest => boxtrack_store::tracking::get_request(db, account_id, id)
+            .await?
+            .is_some(),
+    })
 }

@@ -385,7 +385,7 @@ fn files_and_functions_stay_small() {
 /// Lines of each front end's source that name the store: the use cases move into `app` and
 /// the front ends reach the store through it (docs/architecture.md). A count may only fall;
 /// when it falls, lower it here to the new count.
-const STORE_LINES: &[(&str, usize)] = &[("api", 36), ("mcp", 0), ("web", 45)];
+const STORE_LINES: &[(&str, usize)] = &[("api", 23), ("mcp", 0), ("web", 45)];
 
 #[test]
 fn the_front_ends_reach_the_store_less_and_less() {

@@ -3,10 +3,8 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use boxtrack_app::custom_fields::{self as cases, DefinitionFilter, DefinitionRow, Json};
 use boxtrack_core::custom_fields::{self as rules, DataType, EntityType};
-use boxtrack_store::StoreError;
-use boxtrack_store::custom_fields::Json;
-use boxtrack_store::custom_fields::{self as store, DefinitionFilter, DefinitionRow};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -39,7 +37,7 @@ pub async fn list_definitions(
         display_name: q.text("filter[display_name]"),
     };
     let includes = q.includes("custom_field_definition", DEFINITION_INCLUDES)?;
-    let listed = store::definitions(&state.ctx.db, caller.account.id, &f, &page).await?;
+    let listed = cases::definitions(&state.ctx, caller.account.id, &f, &page).await?;
     let mut data = Vec::new();
     let mut included = Vec::new();
     for d in &listed.rows {
@@ -81,14 +79,14 @@ async fn rendered(
     includes: &[String],
     included: &mut Vec<Value>,
 ) -> ApiResult<Value> {
-    let options = store::options(&state.ctx.db, d.id).await?;
+    let options = cases::options(&state.ctx, d.id).await?;
     if includes.iter().any(|i| i == "options") {
         for o in &options {
             include_once(included, boxtrack_views::custom_fields::option(o));
         }
     }
     let fields = if includes.iter().any(|i| i == "fields") {
-        let rows = store::fields_of_definition(&state.ctx.db, d.account_id, d.id).await?;
+        let rows = cases::values_of_definition(&state.ctx, d.account_id, d.id).await?;
         for r in super::values::field_resources(state, &rows).await? {
             include_once(included, r);
         }
@@ -169,20 +167,17 @@ pub async fn create_definition(
     };
     let default = a.get("default_value").cloned().unwrap_or(Value::Null);
     d.default_value = Json(checked(&state, &d, &default, "/data/attributes/default_value").await?);
-    match store::create_definition(&state.ctx.db, &d).await {
-        Err(StoreError::Duplicate(_)) => Err(ApiError::unprocessable(
+    if !cases::create_definition(&state.ctx, &d).await? {
+        return Err(ApiError::unprocessable(
             "/data/attributes/api_slug",
             "duplicate",
             format!("{} already has a field {slug:?}", entity_type.as_str()),
-        )),
-        other => {
-            other?;
-            Ok(created(JsonApi::single(
-                definition_resource(&d, &[]),
-                vec![],
-            )))
-        }
+        ));
     }
+    Ok(created(JsonApi::single(
+        definition_resource(&d, &[]),
+        vec![],
+    )))
 }
 
 /// `GET /v2/custom_field_definitions/{id}`.
@@ -237,9 +232,9 @@ pub async fn update_definition(
     if let Some(v) = a.get("default_value") {
         d.default_value = Json(checked(&state, &d, v, "/data/attributes/default_value").await?);
     }
-    store::update_definition(&state.ctx.db, &d).await?;
+    cases::update_definition(&state.ctx, &d).await?;
     let d = definition_or_404(&state, &caller, id).await?;
-    let options = store::options(&state.ctx.db, d.id).await?;
+    let options = cases::options(&state.ctx, d.id).await?;
     Ok(JsonApi::single(definition_resource(&d, &options), vec![]))
 }
 
@@ -251,7 +246,7 @@ pub async fn delete_definition(
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
     let d = definition_or_404(&state, &caller, id).await?;
-    let options = store::options(&state.ctx.db, d.id).await?;
-    store::delete_definition(&state.ctx.db, caller.account.id, id).await?;
+    let options = cases::options(&state.ctx, d.id).await?;
+    cases::delete_definition(&state.ctx, caller.account.id, id).await?;
     Ok(JsonApi::single(definition_resource(&d, &options), vec![]))
 }

@@ -2,8 +2,7 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use boxtrack_store::StoreError;
-use boxtrack_store::custom_fields::{self as store, DefinitionRow, OptionRow};
+use boxtrack_app::custom_fields::{self as cases, DefinitionRow, OptionRow};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
@@ -27,7 +26,7 @@ async fn option_parts(
     opt: Option<&str>,
 ) -> ApiResult<(DefinitionRow, Vec<OptionRow>, Option<OptionRow>)> {
     let d = definition_or_404(state, caller, uuid_or_404(def, "custom field definition")?).await?;
-    let options = store::options(&state.ctx.db, d.id).await?;
+    let options = cases::options(&state.ctx, d.id).await?;
     let one = match opt {
         Some(raw) => {
             let id = uuid_or_404(raw, "custom field option")?;
@@ -134,13 +133,10 @@ pub async fn create_option(
         created_us: now,
         updated_us: now,
     };
-    match store::save_option(&state.ctx.db, &o, true).await {
-        Err(StoreError::Duplicate(_)) => Err(duplicate_option(&o.value)),
-        other => {
-            other?;
-            Ok(created(JsonApi::single(option_resource(&o), vec![])))
-        }
+    if !cases::save_option(&state.ctx, &o, true).await? {
+        return Err(duplicate_option(&o.value));
     }
+    Ok(created(JsonApi::single(option_resource(&o), vec![])))
 }
 
 /// `GET /v2/custom_field_definitions/{id}/options/{option_id}`.
@@ -174,13 +170,10 @@ pub async fn update_option(
     o.value = value;
     o.position = position;
     o.updated_us = state.ctx.now_us();
-    match store::save_option(&state.ctx.db, &o, false).await {
-        Err(StoreError::Duplicate(_)) => Err(duplicate_option(&o.value)),
-        other => {
-            other?;
-            Ok(JsonApi::single(option_resource(&o), vec![]))
-        }
+    if !cases::save_option(&state.ctx, &o, false).await? {
+        return Err(duplicate_option(&o.value));
     }
+    Ok(JsonApi::single(option_resource(&o), vec![]))
 }
 
 /// `DELETE /v2/custom_field_definitions/{id}/options/{option_id}`.
@@ -193,6 +186,6 @@ pub async fn delete_option(
     let Some(o) = o else {
         return Err(ApiError::not_found("custom field option"));
     };
-    store::delete_option(&state.ctx.db, d.id, o.id).await?;
+    cases::delete_option(&state.ctx, d.id, o.id).await?;
     Ok(JsonApi::single(option_resource(&o), vec![]))
 }

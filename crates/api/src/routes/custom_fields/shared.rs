@@ -2,8 +2,8 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::custom_fields::{self as cases, DefinitionRow, OptionRow};
 use boxtrack_core::custom_fields::{self as rules, DataType, EntityType, Rules};
-use boxtrack_store::custom_fields::{self as store, DefinitionRow, OptionRow};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use uuid::Uuid;
@@ -88,7 +88,7 @@ pub(super) async fn definition_or_404(
     caller: &Caller,
     id: Uuid,
 ) -> ApiResult<DefinitionRow> {
-    store::definition(&state.ctx.db, caller.account.id, id)
+    cases::definition(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("custom field definition"))
 }
@@ -100,7 +100,7 @@ pub(super) async fn checked(
     value: &Value,
     pointer: &str,
 ) -> ApiResult<Value> {
-    let options: Vec<String> = store::options(&state.ctx.db, d.id)
+    let options: Vec<String> = cases::options(&state.ctx, d.id)
         .await?
         .into_iter()
         .map(|o| o.value)

@@ -5,9 +5,9 @@
 use axum::extract::{OriginalUri, Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use boxtrack_app::custom_fields::{self as cases, InitialField, ValueFilter as FieldFilter};
+use boxtrack_app::model::FieldRow;
 use boxtrack_core::custom_fields::{self as rules, DataType, EntityType};
-use boxtrack_store::StoreError;
-use boxtrack_store::custom_fields::{self as store, FieldFilter, FieldRow};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
@@ -27,7 +27,7 @@ pub(super) async fn field_resources(state: &AppState, rows: &[FieldRow]) -> ApiR
     for f in rows {
         let dt = DataType::parse(&f.data_type).unwrap_or(DataType::ShortText);
         if dt.has_options() && !labels.contains_key(&f.definition_id) {
-            let opts = store::options(&state.ctx.db, f.definition_id).await?;
+            let opts = cases::options(&state.ctx, f.definition_id).await?;
             labels.insert(
                 f.definition_id,
                 opts.into_iter().map(|o| (o.value, o.label)).collect(),
@@ -50,24 +50,11 @@ async fn entity_exists(
     e: EntityType,
     id: Uuid,
 ) -> ApiResult<bool> {
-    let account = caller.account.id;
-    Ok(match e {
-        EntityType::Shipment => boxtrack_store::reads::shipment(&state.ctx.db, account, id)
-            .await?
-            .is_some(),
-        EntityType::Container => boxtrack_store::reads::container(&state.ctx.db, account, id)
-            .await?
-            .is_some(),
-        EntityType::TrackingRequest => {
-            boxtrack_store::tracking::get_request(&state.ctx.db, account, id)
-                .await?
-                .is_some()
-        }
-    })
+    Ok(cases::entity_exists(&state.ctx, caller.account.id, e, id).await?)
 }
 
 async fn one_field(state: &AppState, caller: &Caller, id: Uuid) -> ApiResult<FieldRow> {
-    store::field(&state.ctx.db, caller.account.id, id)
+    cases::value(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("custom field"))
 }
@@ -89,7 +76,7 @@ async fn set_new(
         .get("api_slug")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let d = store::definition_by_slug(&state.ctx.db, caller.account.id, e.as_str(), slug)
+    let d = cases::definition_by_slug(&state.ctx, caller.account.id, e.as_str(), slug)
         .await?
         .ok_or_else(|| {
             ApiError::unprocessable(
@@ -105,18 +92,15 @@ async fn set_new(
         "/data/attributes/value",
     )
     .await?;
-    let id = match store::create_field(&state.ctx.db, &d, entity_id, &value).await {
-        Err(StoreError::Duplicate(_)) => {
-            return Err(ApiError::unprocessable(
-                "/data/attributes/api_slug",
-                "duplicate",
-                format!(
-                    "{slug:?} is set on this {} already; PATCH it",
-                    e.resource_type()
-                ),
-            ));
-        }
-        other => other?,
+    let Some(id) = cases::create_value(&state.ctx, &d, entity_id, &value).await? else {
+        return Err(ApiError::unprocessable(
+            "/data/attributes/api_slug",
+            "duplicate",
+            format!(
+                "{slug:?} is set on this {} already; PATCH it",
+                e.resource_type()
+            ),
+        ));
     };
     let f = one_field(state, caller, id).await?;
     Ok(created(field_doc(state, &f).await?))
@@ -138,7 +122,7 @@ pub async fn list_fields(
         entity_id: q.uuid("filter[entity_id]")?,
         definition_id: q.uuid("filter[definition_id]")?,
     };
-    let listed = store::fields(&state.ctx.db, caller.account.id, &f, &page).await?;
+    let listed = cases::values(&state.ctx, caller.account.id, &f, &page).await?;
     let data = field_resources(&state, &listed.rows).await?;
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -219,7 +203,7 @@ async fn set_existing(
     };
     let d = definition_or_404(state, caller, f.definition_id).await?;
     let value = checked(state, &d, v, "/data/attributes/value").await?;
-    store::set_value(&state.ctx.db, caller.account.id, f.id, &value).await?;
+    cases::set_value(&state.ctx, caller.account.id, f.id, &value).await?;
     let f = one_field(state, caller, f.id).await?;
     field_doc(state, &f).await
 }
@@ -244,7 +228,7 @@ pub async fn delete_field(
 ) -> ApiResult<JsonApi> {
     let f = one_field(&state, &caller, id).await?;
     let doc = field_doc(&state, &f).await?;
-    store::delete_field(&state.ctx.db, caller.account.id, id).await?;
+    cases::delete_value(&state.ctx, caller.account.id, id).await?;
     Ok(doc)
 }
 
@@ -290,7 +274,7 @@ async fn entity_fields(
         size: boxtrack_core::paging::MAX_SIZE,
         cursor: None,
     };
-    Ok(store::fields(&state.ctx.db, caller.account.id, &f, &page)
+    Ok(cases::values(&state.ctx, caller.account.id, &f, &page)
         .await?
         .rows)
 }
@@ -361,7 +345,7 @@ pub async fn nested_delete<const E: u8>(
     let e = entity_of(E);
     let id = nested_entity(&state, &caller, e, &raw).await?;
     let f = nested_field(&state, &caller, e, id, &slug).await?;
-    store::delete_field(&state.ctx.db, caller.account.id, f.id).await?;
+    cases::delete_value(&state.ctx, caller.account.id, f.id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -374,7 +358,7 @@ pub async fn initial_fields(
     state: &AppState,
     caller: &Caller,
     given: Option<&Value>,
-) -> ApiResult<Vec<boxtrack_store::tracking::InitialField>> {
+) -> ApiResult<Vec<InitialField>> {
     const BASE: &str = "/data/attributes/initial_custom_fields";
     let Some(given) = given.filter(|v| !v.is_null()) else {
         return Ok(Vec::new());
@@ -409,7 +393,7 @@ pub async fn initial_fields(
         for (i, item) in items.iter().enumerate() {
             let at = format!("{BASE}/{key}/{i}");
             let slug = item["api_slug"].as_str().unwrap_or_default();
-            let d = store::definition_by_slug(&state.ctx.db, caller.account.id, e.as_str(), slug)
+            let d = cases::definition_by_slug(&state.ctx, caller.account.id, e.as_str(), slug)
                 .await?
                 .ok_or_else(|| {
                     ApiError::unprocessable(
@@ -435,7 +419,7 @@ pub async fn initial_fields(
                     ));
                 }
             };
-            out.push(boxtrack_store::tracking::InitialField {
+            out.push(InitialField {
                 definition_id: d.id,
                 entity_type: e.as_str().to_string(),
                 number,

@@ -1,0 +1,211 @@
+//! The console's one layout, in [maud](https://maud.lambda.xyz) templates: the document frame
+//! every page has (doctype, head with the title `X · boxtrack`, the icon, the console's
+//! stylesheet and a page's own stylesheets and scripts) and the navigation of a signed-in page,
+//! with the current page named but not linked and the signed-in user's email.
+//!
+//! Every value spliced into a template is escaped by maud. `PreEscaped` is kept for markup the
+//! service makes itself and has already escaped (each use says why on the line above it); the
+//! rule is that user and source data (numbers, references, names, what a source or a receiver
+//! said) is never `PreEscaped`.
+
+use maud::{DOCTYPE, Markup, html};
+
+use boxtrack_store::sessions::Session;
+
+/// The console's stylesheet, on every page of the frame.
+const CONSOLE_CSS: &str = "/console/assets/console.css";
+
+/// A page of the signed-in navigation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// What needs action (`/console/action`).
+    Action,
+    /// The account and its keys (`/console`); the one page with the sign-out button.
+    Account,
+    /// The shipments table.
+    Shipments,
+    /// The containers table.
+    Containers,
+    /// Tracking requests.
+    TrackingRequests,
+    /// The import pages: listed only while one of them is shown.
+    Import,
+    /// The webhook list.
+    Webhooks,
+    /// The health of the sources.
+    Sources,
+    /// The API reference: a page of its own, without this header, so never the current one.
+    Reference,
+}
+
+/// The places of the navigation, in order: each with its words and address (`None`: listed
+/// only when it is the current page).
+const PLACES: [(Place, &str, Option<&str>); 9] = [
+    (Place::Action, "Needs action", Some("/console/action")),
+    (Place::Account, "Account", Some("/console")),
+    (Place::Shipments, "Shipments", Some("/console/shipments")),
+    (Place::Containers, "Containers", Some("/console/containers")),
+    (
+        Place::TrackingRequests,
+        "Tracking requests",
+        Some("/console/tracking_requests"),
+    ),
+    (Place::Import, "Import", None),
+    (Place::Webhooks, "Webhooks", Some("/console/webhooks")),
+    (Place::Sources, "Sources", Some("/console/sources")),
+    (
+        Place::Reference,
+        "API reference",
+        Some("/console/reference"),
+    ),
+];
+
+/// What every page's head starts with: the character set, the viewport, the title
+/// (`title · boxtrack`) and the icon.
+pub(crate) fn head_start(title: &str) -> Markup {
+    html! {
+        meta charset="utf-8";
+        meta name="viewport" content="width=device-width, initial-scale=1";
+        title { (title) " · boxtrack" }
+        link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml";
+    }
+}
+
+/// The whole document: `body` in the frame, with the console's stylesheet, then `styles`, in
+/// the head and `scripts` (paths of this service's own files) at the end of the body.
+pub(crate) fn document(title: &str, styles: &[&str], scripts: &[&str], body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                (head_start(title))
+                link rel="stylesheet" href=(CONSOLE_CSS);
+                @for href in styles {
+                    link rel="stylesheet" href=(href);
+                }
+            }
+            body {
+                (body)
+                @for src in scripts {
+                    script src=(src) {}
+                }
+            }
+        }
+    }
+}
+
+/// The header of a signed-in page: the navigation with `here` named but not linked, and the
+/// signed-in user's email (on the account page, with the sign-out button).
+pub(crate) fn header(here: Place, s: &Session) -> Markup {
+    let shown = PLACES
+        .iter()
+        .filter(|(place, _, href)| href.is_some() || *place == here);
+    html! {
+        header {
+            p {
+                strong { "boxtrack" }
+                " console"
+                @for (place, words, href) in shown {
+                    " · "
+                    @match href {
+                        Some(href) if *place != here => {
+                            a href=(href) { (words) }
+                        }
+                        _ => {
+                            (words)
+                        }
+                    }
+                }
+            }
+            @if here == Place::Account {
+                form method="post" action="/console/sign-out" {
+                    input type="hidden" name="csrf" value=(s.csrf);
+                    span { (s.email) }
+                    " "
+                    button type="submit" { "Sign out" }
+                }
+            } @else {
+                p { (s.email) }
+            }
+        }
+    }
+}
+
+/// A signed-in page's body: its header, then `main` as the page's main content.
+pub(crate) fn signed_in(here: Place, s: &Session, main: Markup) -> Markup {
+    html! {
+        (header(here, s))
+        main { (main) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(email: &str) -> Session {
+        Session {
+            user_id: uuid::Uuid::nil(),
+            account_id: uuid::Uuid::nil(),
+            email: email.into(),
+            csrf: "token\"".into(),
+            expires_us: 0,
+        }
+    }
+
+    #[test]
+    fn the_navigation_names_the_current_page_without_a_link() {
+        let s = session("<b>ops</b>@example.com");
+        let html = header(Place::Shipments, &s).into_string();
+        assert!(
+            html.contains(
+                r#"<a href="/console">Account</a> · Shipments · <a href="/console/containers">"#
+            ),
+            "{html}"
+        );
+        assert!(!html.contains(r#"href="/console/shipments""#), "{html}");
+        assert!(!html.contains("Import"), "{html}");
+        assert!(
+            html.contains("<p>&lt;b&gt;ops&lt;/b&gt;@example.com</p>"),
+            "{html}"
+        );
+        assert!(!html.contains("Sign out"), "{html}");
+        // the import page is listed only while shown
+        let import = header(Place::Import, &s).into_string();
+        assert!(
+            import.contains(r#"Tracking requests</a> · Import · <a href="/console/webhooks">"#)
+        );
+        // the account page signs out, with the session's form token
+        let account = header(Place::Account, &s).into_string();
+        assert!(
+            account.contains(r#"<input type="hidden" name="csrf" value="token&quot;"><span>&lt;b&gt;ops&lt;/b&gt;@example.com</span> <button type="submit">Sign out</button>"#),
+            "{account}"
+        );
+    }
+
+    #[test]
+    fn the_frame_escapes_the_title_and_loads_what_a_page_asks() {
+        let html = document(
+            "<Shipments>",
+            &["/embed/map.css"],
+            &["/console/assets/live.js"],
+            html! { p { "body" } },
+        )
+        .into_string();
+        assert!(
+            html.starts_with("<!DOCTYPE html><html lang=\"en\"><head>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<title>&lt;Shipments&gt; · boxtrack</title>"),
+            "{html}"
+        );
+        assert!(html.contains(r#"<link rel="stylesheet" href="/console/assets/console.css"><link rel="stylesheet" href="/embed/map.css"></head>"#), "{html}");
+        assert!(
+            html.ends_with(
+                r#"<body><p>body</p><script src="/console/assets/live.js"></script></body></html>"#
+            ),
+            "{html}"
+        );
+    }
+}

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use boxtrack_app::AppError;
 use boxtrack_core::oauth as secrets;
 use boxtrack_http::Front;
-use boxtrack_http::html::{cookie, esc, secure_html};
+use boxtrack_http::html::{cookie, secure_html};
 use boxtrack_store::now_us;
 use boxtrack_store::reads::ListSort;
 use boxtrack_store::sessions::{self, Session};
@@ -288,21 +288,19 @@ pub(crate) fn pager(
     page: u32,
     has_next: bool,
     query_for: impl Fn(u32) -> String,
-) -> String {
-    let mut links = Vec::new();
-    if page > 1 {
-        links.push(format!(
-            r#"<a href="{path}?{}" rel="prev">Previous page</a>"#,
-            esc(&query_for(page - 1))
-        ));
+) -> Markup {
+    let link = |n: u32| format!("{path}?{}", query_for(n));
+    html! {
+        @if page > 1 {
+            a href=(link(page - 1)) rel="prev" { "Previous page" }
+        }
+        @if page > 1 && has_next {
+            " · "
+        }
+        @if has_next {
+            a href=(link(page + 1)) rel="next" { "Next page" }
+        }
     }
-    if has_next {
-        links.push(format!(
-            r#"<a href="{path}?{}" rel="next">Next page</a>"#,
-            esc(&query_for(page + 1))
-        ));
-    }
-    links.join(" · ")
 }
 
 /// A file compiled into the binary, cached for an hour; `cross_origin` lets pages of other
@@ -380,7 +378,7 @@ pub(crate) fn sort_header(
     current: ListSort,
     (first, second): (ListSort, ListSort),
     href: impl Fn(ListSort) -> String,
-) -> String {
+) -> Markup {
     let ascending = |o: ListSort| !o.as_str().starts_with('-');
     let (aria, mark, next) = if current == first || current == second {
         let dir = if ascending(current) {
@@ -392,37 +390,37 @@ pub(crate) fn sort_header(
     } else {
         ("none", "", first)
     };
-    format!(
-        r#"<th scope="col" aria-sort="{aria}"><a href="{href}">{label}{mark}</a></th>"#,
-        href = esc(&href(next)),
-        label = esc(label),
-    )
+    html! {
+        th scope="col" aria-sort=(aria) {
+            a href=(href(next)) { (label) (mark) }
+        }
+    }
 }
 
 /// The headers of the two time columns every table has: last update, then tracked since.
-pub(crate) fn time_sort_headers(current: ListSort, href: impl Fn(ListSort) -> String) -> String {
-    sort_header(
-        "Updated (UTC)",
-        current,
-        (ListSort::UpdatedDesc, ListSort::UpdatedAsc),
-        &href,
-    ) + &sort_header(
-        "Tracked since (UTC)",
-        current,
-        (ListSort::CreatedDesc, ListSort::CreatedAsc),
-        &href,
-    )
+pub(crate) fn time_sort_headers(current: ListSort, href: impl Fn(ListSort) -> String) -> Markup {
+    html! {
+        (sort_header(
+            "Updated (UTC)",
+            current,
+            (ListSort::UpdatedDesc, ListSort::UpdatedAsc),
+            &href,
+        ))
+        (sort_header(
+            "Tracked since (UTC)",
+            current,
+            (ListSort::CreatedDesc, ListSort::CreatedAsc),
+            &href,
+        ))
+    }
 }
 
 /// The filter form's hidden field that keeps the table's order (none for the default).
-pub(crate) fn sort_input(o: ListSort) -> String {
-    if o == ListSort::default() {
-        String::new()
-    } else {
-        format!(
-            r#"<input type="hidden" name="sort" value="{}">"#,
-            esc(o.as_str())
-        )
+pub(crate) fn sort_input(o: ListSort) -> Markup {
+    html! {
+        @if o != ListSort::default() {
+            input type="hidden" name="sort" value=(o.as_str());
+        }
     }
 }
 
@@ -452,14 +450,14 @@ mod tests {
     fn a_sort_header_says_the_order_and_offers_the_next() {
         let href = |o: ListSort| format!("?sort={}", o.as_str());
         let lfd = (ListSort::LfdAsc, ListSort::LfdDesc);
-        let none = sort_header("LFD", ListSort::UpdatedDesc, lfd, href);
+        let none = sort_header("LFD", ListSort::UpdatedDesc, lfd, href).into_string();
         assert_eq!(
             none,
             r#"<th scope="col" aria-sort="none"><a href="?sort=pickup_lfd">LFD</a></th>"#
         );
-        let up = sort_header("LFD", ListSort::LfdAsc, lfd, href);
+        let up = sort_header("LFD", ListSort::LfdAsc, lfd, href).into_string();
         assert!(up.contains(r#"aria-sort="ascending""#) && up.contains("?sort=-pickup_lfd"));
-        let down = sort_header("LFD", ListSort::LfdDesc, lfd, href);
+        let down = sort_header("LFD", ListSort::LfdDesc, lfd, href).into_string();
         assert!(down.contains(r#"aria-sort="descending""#) && down.contains("?sort=pickup_lfd\""));
     }
 

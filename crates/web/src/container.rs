@@ -242,7 +242,7 @@ fn timeline_item(r: &Row<'_>, now: i64) -> String {
             ""
         },
         what = esc(&r.what),
-        when = crate::look::when(r.at, r.zone, now),
+        when = crate::look::when(r.at, r.zone, now).into_string(),
         place = esc(&place.join(" · ")),
     )
 }
@@ -345,13 +345,13 @@ fn summary_card(
             .as_deref()
             .unwrap_or("not reported")),
         equipment = esc(&or_unknown(equipment)),
-        badges = look::badges_html(&look::container_badges(status, st, days)),
+        badges = look::badges_html(&look::container_badges(status, st, days)).into_string(),
         status = esc(status.label()),
         ready = if c.ready_for_pickup { "yes" } else { "no" },
         lfd_class = look::lfd_class(days),
         terminal = esc(st.pod_terminal.as_deref().unwrap_or("not known")),
         // boxtrack's own time, on the wall clock
-        updated = look::when(c.updated_us, zone, clock.wall),
+        updated = look::when(c.updated_us, zone, clock.wall).into_string(),
         next = esc(&look::next_step(
             status,
             &st.holds,
@@ -413,7 +413,7 @@ fn render(
             shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref()),
         ),
         id = c.id,
-        live = crate::live::marker(version),
+        live = crate::live::marker(version).into_string(),
         holds = crate::detail::holds(boxtrack_core::tracking::rules::reported_holds(st)),
         fees = crate::detail::fees(boxtrack_core::tracking::rules::reported_fees(st)),
         lfd_sources = crate::detail::lfd(

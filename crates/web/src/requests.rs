@@ -286,7 +286,7 @@ async fn render(
 <table><thead><tr><th scope="col">Number</th><th scope="col">Kind</th><th scope="col">Carrier</th><th scope="col">Status</th><th scope="col">Why it failed</th><th scope="col">Created (UTC)</th></tr></thead>
 <tbody>{rows}</tbody></table>
 <nav aria-label="Pages">{pager}</nav></div></section></main>"#,
-        live = crate::live::marker(&version),
+        live = crate::live::marker(&version).into_string(),
         email = esc(&s.email),
         csrf = esc(&s.csrf),
         number = sent("request_number"),
@@ -301,7 +301,8 @@ async fn render(
             asked.page,
             listed.has_next,
             |n| { asked.query_for(n) }
-        ),
+        )
+        .into_string(),
         statuses = std::iter::once("")
             .chain(requests::Status::ALL.iter().map(|st| st.as_str()))
             .map(|v| format!(

@@ -172,7 +172,7 @@ pub async fn page(State(state): State<Front>, SignedIn(s): SignedIn) -> Response
     let body = format!(
         "{}{}</main>",
         render(&doc, &s.email),
-        crate::live::marker_at(&version_of(&doc), "/console/sources/version")
+        crate::live::marker_at(&version_of(&doc), "/console/sources/version").into_string()
     );
     page_with(
         StatusCode::OK,

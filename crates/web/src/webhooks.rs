@@ -256,7 +256,8 @@ async fn render_one(
         live = crate::live::marker_at(
             &version_of(&w, listed.iter().map(|(n, _)| n)),
             &format!("/console/webhooks/{}/version", w.id)
-        ),
+        )
+        .into_string(),
         id = w.id,
         url = esc(&w.url),
         on = if w.active { "on" } else { "off" },

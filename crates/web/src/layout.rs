@@ -36,6 +36,8 @@ pub(crate) enum Place {
     Sources,
     /// The API reference: a page of its own, without this header, so never the current one.
     Reference,
+    /// A page under another (a container, a webhook): every place is a link.
+    Elsewhere,
 }
 
 /// The places of the navigation, in order: each with its words and address (`None`: listed
@@ -170,11 +172,13 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("Sign out"), "{html}");
-        // the import page is listed only while shown
+        // the import page is listed only while shown; every place is a link elsewhere
         let import = header(Place::Import, &s).into_string();
         assert!(
             import.contains(r#"Tracking requests</a> · Import · <a href="/console/webhooks">"#)
         );
+        let elsewhere = header(Place::Elsewhere, &s).into_string();
+        assert_eq!(elsewhere.matches("<a href=").count(), 8, "{elsewhere}");
         // the account page signs out, with the session's form token
         let account = header(Place::Account, &s).into_string();
         assert!(

@@ -12,7 +12,7 @@ use boxtrack_http::html::{cookie, secure_html};
 use boxtrack_store::now_us;
 use boxtrack_store::reads::ListSort;
 use boxtrack_store::sessions::{self, Session};
-use maud::{Markup, PreEscaped, html};
+use maud::{Markup, html};
 
 use crate::layout::document;
 
@@ -29,31 +29,8 @@ pub(crate) const CSP: &str = "default-src 'none'; style-src 'self' 'unsafe-inlin
 /// stylesheets and requests of this origin only.
 pub(crate) const CSP_SCRIPTS: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/// A page's body: a template, or HTML still built by hand (escaped by its maker) until every
-/// page is a template.
-pub(crate) struct Body(Markup);
-
-impl From<Markup> for Body {
-    fn from(m: Markup) -> Body {
-        Body(m)
-    }
-}
-
-impl From<&str> for Body {
-    fn from(s: &str) -> Body {
-        // hand-built HTML whose values its maker escaped (esc); goes with the last such page
-        Body(PreEscaped(s.to_string()))
-    }
-}
-
-impl From<&String> for Body {
-    fn from(s: &String) -> Body {
-        Body::from(s.as_str())
-    }
-}
-
 /// A page in the console's frame ([`crate::layout::document`]) under the strict policy.
-pub(crate) fn page(status: StatusCode, title: &str, body: impl Into<Body>) -> Response {
+pub(crate) fn page(status: StatusCode, title: &str, body: Markup) -> Response {
     page_with(status, title, body, &[], &[])
 }
 
@@ -62,11 +39,11 @@ pub(crate) fn page(status: StatusCode, title: &str, body: impl Into<Body>) -> Re
 pub(crate) fn page_with(
     status: StatusCode,
     title: &str,
-    body: impl Into<Body>,
+    body: Markup,
     styles: &[&str],
     scripts: &[&str],
 ) -> Response {
-    let html = document(title, styles, scripts, body.into().0).into_string();
+    let html = document(title, styles, scripts, body).into_string();
     let mut resp = (status, html).into_response();
     secure_html(
         &mut resp,

@@ -47,7 +47,7 @@ pub(crate) async fn portal(
             return page(
                 StatusCode::NOT_FOUND,
                 "No account",
-                "<main><h1>This user's account no longer exists</h1></main>",
+                html! { main { h1 { "This user's account no longer exists" } } },
             );
         }
         Err(e) => return unavailable(&e),

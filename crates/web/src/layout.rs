@@ -3,14 +3,15 @@
 //! stylesheet and a page's own stylesheets and scripts) and the navigation of a signed-in page,
 //! with the current page named but not linked and the signed-in user's email.
 //!
-//! Every value spliced into a template is escaped by maud. `PreEscaped` is kept for markup the
-//! service makes itself and has already escaped (each use says why on the line above it); the
-//! rule is that user and source data (numbers, references, names, what a source or a receiver
-//! said) is never `PreEscaped`.
-
-use maud::{DOCTYPE, Markup, html};
+//! Every value spliced into a template is escaped by maud, and pages compose as `Markup`, never
+//! as strings. `PreEscaped` is for markup the service makes itself and has already escaped (an
+//! SVG it draws, JSON in a `<script type="application/json">`), rare, and each use says on the
+//! line above why it is safe; the rule is that user and source data (numbers, references,
+//! names, what a source or a receiver said) is never `PreEscaped`. The console has no such use
+//! today.
 
 use boxtrack_store::sessions::Session;
+use maud::{DOCTYPE, Markup, html};
 
 /// The console's stylesheet, on every page of the frame.
 const CONSOLE_CSS: &str = "/console/assets/console.css";

@@ -14,7 +14,7 @@ use boxtrack_store::reads::ListSort;
 use boxtrack_store::sessions::{self, Session};
 use maud::{Markup, html};
 
-use crate::layout::document;
+use crate::layout::{User, document};
 
 /// The session cookie.
 pub const SESSION_COOKIE: &str = "btk_console";
@@ -110,6 +110,15 @@ impl axum::extract::FromRequestParts<Front> for SignedIn {
         match session(state, &parts.headers).await {
             Some((_, s)) => Ok(SignedIn(s)),
             None => Err(see_other("/console/sign-in")),
+        }
+    }
+}
+
+impl<'a> From<&'a Session> for User<'a> {
+    fn from(s: &'a Session) -> User<'a> {
+        User {
+            email: &s.email,
+            csrf: &s.csrf,
         }
     }
 }

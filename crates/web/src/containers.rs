@@ -186,21 +186,61 @@ pub async fn list(
             Err(e) => return app_unavailable(e),
         };
     let listed = &found.listed;
-    let options = status_options(&asked.status);
     let rows = rows(&state, s.account_id, &found, now).await;
     let total = total_text(listed.total, listed.total_exact);
     let href = |o: ListSort| format!("/console/containers?{}", asked.query_sorted(o, 1));
     let pager = pager("/console/containers", asked.page, listed.has_next, |n| {
         asked.query_for(n)
     });
+    let main = html! {
+        h1 { "Containers" }
+        (filters(&asked))
+        (marker(&version))
+        div id="containers-live" data-live {
+            div class="toolbar" {
+                p { (total) " containers; page " (asked.page) "." }
+                p {
+                    a href={ "/console/containers.csv?" (asked.query_for(1)) } download { "Export these containers as CSV" }
+                }
+            }
+            div class="table-wrap" {
+                table {
+                    thead {
+                        tr {
+                            th scope="col" { "Number and references" }
+                            th scope="col" { "Status" }
+                            th scope="col" { "Ready for pickup" }
+                            (sort_header("Last free day", asked.sort, (ListSort::LfdAsc, ListSort::LfdDesc), href))
+                            (sort_header("Arrival (port, inland) and terminal", asked.sort, (ListSort::EtaAsc, ListSort::EtaDesc), href))
+                            th scope="col" class="hide-narrow" { "Vessel" }
+                            th scope="col" { "Holds and fees" }
+                            (time_sort_headers(asked.sort, href))
+                        }
+                    }
+                    tbody { (rows) }
+                }
+            }
+            nav aria-label="Pages" { (pager) }
+        }
+    };
+    page_with(
+        StatusCode::OK,
+        "Containers",
+        signed_in(Place::Containers, &s, main),
+        &[],
+        &[crate::live::SCRIPT],
+    )
+}
+
+/// The filter form, as `asked` fills it.
+fn filters(asked: &Asked) -> Markup {
     let days = |d: Option<u32>| d.map_or(String::new(), |d| d.to_string());
     // the less used filters stay folded unless one of them is set
     let more_open = !(asked.carrier.is_empty()
         && asked.port.is_empty()
         && asked.updated_days.is_none()
         && asked.holds.is_none());
-    let main = html! {
-        h1 { "Containers" }
+    html! {
         form method="get" action="/console/containers" role="search" class="filters" {
             div class="f wide" {
                 label for="q" { "Number, reference or bill of lading" }
@@ -208,7 +248,7 @@ pub async fn list(
             }
             div class="f" {
                 label for="status" { "Status" }
-                select id="status" name="status" { (options) }
+                select id="status" name="status" { (status_options(&asked.status)) }
             }
             div class="f narrow" {
                 label for="lfd_days" { "LFD within (days)" }
@@ -250,41 +290,7 @@ pub async fn list(
             " "
             div class="f" { a href="/console/containers" { "Clear" } }
         }
-        (marker(&version))
-        div id="containers-live" data-live {
-            div class="toolbar" {
-                p { (total) " containers; page " (asked.page) "." }
-                p {
-                    a href={ "/console/containers.csv?" (asked.query_for(1)) } download { "Export these containers as CSV" }
-                }
-            }
-            div class="table-wrap" {
-                table {
-                    thead {
-                        tr {
-                            th scope="col" { "Number and references" }
-                            th scope="col" { "Status" }
-                            th scope="col" { "Ready for pickup" }
-                            (sort_header("Last free day", asked.sort, (ListSort::LfdAsc, ListSort::LfdDesc), href))
-                            (sort_header("Arrival (port, inland) and terminal", asked.sort, (ListSort::EtaAsc, ListSort::EtaDesc), href))
-                            th scope="col" class="hide-narrow" { "Vessel" }
-                            th scope="col" { "Holds and fees" }
-                            (time_sort_headers(asked.sort, href))
-                        }
-                    }
-                    tbody { (rows) }
-                }
-            }
-            nav aria-label="Pages" { (pager) }
-        }
-    };
-    page_with(
-        StatusCode::OK,
-        "Containers",
-        signed_in(Place::Containers, &s, main),
-        &[],
-        &[crate::live::SCRIPT],
-    )
+    }
 }
 
 /// The status filter's options, `chosen` selected.

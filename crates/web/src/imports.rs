@@ -19,14 +19,13 @@ use axum::response::{IntoResponse, Response};
 use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_http::Front;
 use boxtrack_store::accounts;
-use boxtrack_store::sessions::Session;
 use maud::{Markup, html};
 use serde::{Deserialize, Serialize};
 
 use boxtrack_app::tracking::{Refused, track};
 
 use crate::common::{SignedForm, SignedIn, page_with, see_other, unavailable};
-use crate::layout::{Place, signed_in};
+use crate::layout::{Place, User, signed_in};
 
 /// The most rows one file may have.
 pub const MAX_ROWS: usize = 5_000;
@@ -208,15 +207,15 @@ fn upload_form(csrf: &str, text: &str, error: Option<&str>) -> Markup {
 }
 
 /// The page that asks for a file, with `text` in its form and what was wrong, if anything.
-fn upload_page(s: &Session, status: StatusCode, text: &str, error: Option<&str>) -> Response {
+fn upload_page(user: User<'_>, status: StatusCode, text: &str, error: Option<&str>) -> Response {
     let main = html! {
         h1 { "Track many numbers" }
-        (upload_form(&s.csrf, text, error))
+        (upload_form(user.csrf, text, error))
     };
     page_with(
         status,
         "Import",
-        signed_in(Place::Import, s, main),
+        signed_in(Place::Import, user, main),
         &[],
         &[IMPORT_JS],
     )
@@ -224,7 +223,7 @@ fn upload_page(s: &Session, status: StatusCode, text: &str, error: Option<&str>)
 
 /// `GET /console/imports`.
 pub async fn page(SignedIn(s): SignedIn) -> Response {
-    upload_page(&s, StatusCode::OK, "", None)
+    upload_page(User::from(&s), StatusCode::OK, "", None)
 }
 
 /// `POST /console/imports/preview`.
@@ -237,7 +236,7 @@ pub async fn preview(SignedForm(s, f): SignedForm) -> Response {
     };
     let checked = match checked {
         Ok(c) => c,
-        Err(e) => return upload_page(&s, StatusCode::BAD_REQUEST, text, Some(&e)),
+        Err(e) => return upload_page(User::from(&s), StatusCode::BAD_REQUEST, text, Some(&e)),
     };
     let good: Vec<Row> = checked
         .iter()

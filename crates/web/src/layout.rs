@@ -10,7 +10,6 @@
 //! names, what a source or a receiver said) is never `PreEscaped`. The console has no such use
 //! today.
 
-use boxtrack_store::sessions::Session;
 use maud::{DOCTYPE, Markup, html};
 
 /// The console's stylesheet, on every page of the frame.
@@ -39,6 +38,16 @@ pub(crate) enum Place {
     Reference,
     /// A page under another (a container, a webhook): every place is a link.
     Elsewhere,
+}
+
+/// Who is signed in, as a page's header shows them (from the session:
+/// `From<&Session>` is in `common`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct User<'a> {
+    /// Their email.
+    pub(crate) email: &'a str,
+    /// The session's form token, which the sign-out button sends.
+    pub(crate) csrf: &'a str,
 }
 
 /// The places of the navigation, in order: each with its words and address (`None`: listed
@@ -99,7 +108,7 @@ pub(crate) fn document(title: &str, styles: &[&str], scripts: &[&str], body: Mar
 
 /// The header of a signed-in page: the navigation with `here` named but not linked, and the
 /// signed-in user's email (on the account page, with the sign-out button).
-pub(crate) fn header(here: Place, s: &Session) -> Markup {
+pub(crate) fn header(here: Place, user: User<'_>) -> Markup {
     let shown = PLACES
         .iter()
         .filter(|(place, _, href)| href.is_some() || *place == here);
@@ -122,22 +131,22 @@ pub(crate) fn header(here: Place, s: &Session) -> Markup {
             }
             @if here == Place::Account {
                 form method="post" action="/console/sign-out" {
-                    input type="hidden" name="csrf" value=(s.csrf);
-                    span { (s.email) }
+                    input type="hidden" name="csrf" value=(user.csrf);
+                    span { (user.email) }
                     " "
                     button type="submit" { "Sign out" }
                 }
             } @else {
-                p { (s.email) }
+                p { (user.email) }
             }
         }
     }
 }
 
-/// A signed-in page's body: its header, then `main` as the page's main content.
-pub(crate) fn signed_in(here: Place, s: &Session, main: Markup) -> Markup {
+/// A signed-in page's body: its header for `user`, then `main` as the page's main content.
+pub(crate) fn signed_in<'a>(here: Place, user: impl Into<User<'a>>, main: Markup) -> Markup {
     html! {
-        (header(here, s))
+        (header(here, user.into()))
         main { (main) }
     }
 }
@@ -146,20 +155,17 @@ pub(crate) fn signed_in(here: Place, s: &Session, main: Markup) -> Markup {
 mod tests {
     use super::*;
 
-    fn session(email: &str) -> Session {
-        Session {
-            user_id: uuid::Uuid::nil(),
-            account_id: uuid::Uuid::nil(),
-            email: email.into(),
-            csrf: "token\"".into(),
-            expires_us: 0,
+    fn user(email: &str) -> User<'_> {
+        User {
+            email,
+            csrf: "token\"",
         }
     }
 
     #[test]
     fn the_navigation_names_the_current_page_without_a_link() {
-        let s = session("<b>ops</b>@example.com");
-        let html = header(Place::Shipments, &s).into_string();
+        let s = user("<b>ops</b>@example.com");
+        let html = header(Place::Shipments, s).into_string();
         assert!(
             html.contains(
                 r#"<a href="/console">Account</a> · Shipments · <a href="/console/containers">"#
@@ -174,14 +180,14 @@ mod tests {
         );
         assert!(!html.contains("Sign out"), "{html}");
         // the import page is listed only while shown; every place is a link elsewhere
-        let import = header(Place::Import, &s).into_string();
+        let import = header(Place::Import, s).into_string();
         assert!(
             import.contains(r#"Tracking requests</a> · Import · <a href="/console/webhooks">"#)
         );
-        let elsewhere = header(Place::Elsewhere, &s).into_string();
+        let elsewhere = header(Place::Elsewhere, s).into_string();
         assert_eq!(elsewhere.matches("<a href=").count(), 8, "{elsewhere}");
         // the account page signs out, with the session's form token
-        let account = header(Place::Account, &s).into_string();
+        let account = header(Place::Account, s).into_string();
         assert!(
             account.contains(r#"<input type="hidden" name="csrf" value="token&quot;"><span>&lt;b&gt;ops&lt;/b&gt;@example.com</span> <button type="submit">Sign out</button>"#),
             "{account}"

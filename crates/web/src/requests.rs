@@ -16,7 +16,7 @@ use boxtrack_core::time::format_micros;
 use boxtrack_http::Front;
 use boxtrack_store::accounts;
 use boxtrack_store::sessions::Session;
-use maud::html;
+use maud::{Markup, html};
 
 use boxtrack_app::fields::{One, Text};
 use boxtrack_app::requests::{self as app, ListRequests, RequestsFilter};
@@ -229,42 +229,10 @@ async fn render(
         Ok(l) => l,
         Err(e) => return app_unavailable(e),
     };
-    let sent = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
-    let chosen = form
-        .get("request_type")
-        .map(String::as_str)
-        .unwrap_or("bill_of_lading");
-    let invalid = error.map(|_| "true");
-    let described = error.map(|_| "track-error");
     let statuses = std::iter::once("").chain(requests::Status::ALL.iter().map(|st| st.as_str()));
     let main = html! {
         h1 { "Tracking requests" }
-        section aria-labelledby="track" {
-            h2 id="track" { "Track a number" }
-            @if let Some(m) = error {
-                p class="error" id="track-error" role="alert" { (m) }
-            }
-            form method="post" action="/console/tracking_requests" {
-                input type="hidden" name="csrf" value=(s.csrf);
-                label for="request_number" { "Number" }
-                input id="request_number" name="request_number" type="text" required value=(sent("request_number")) aria-invalid=[invalid] aria-describedby=[described];
-                label for="request_type" { "Kind of number" }
-                select id="request_type" name="request_type" {
-                    @for (v, l) in TYPES {
-                        option value=(v) selected[v == chosen] { (l) }
-                    }
-                }
-                label for="scac" { "Carrier SCAC (leave empty to detect it from the number)" }
-                input id="scac" name="scac" type="text" maxlength="4" value=(sent("scac"));
-                " "
-                button type="submit" { "Track" }
-            }
-            p {
-                "Sandbox journeys: carrier " code { "TEST" } ", numbers such as " code { "TEST-SCN-IMPORT" } ". Many numbers at once: "
-                a href="/console/imports" { "import a CSV file" }
-                "."
-            }
-        }
+        (track_section(&s.csrf, error, form))
         section aria-labelledby="recent" {
             h2 id="recent" { "Requests, newest first" }
             form method="get" action="/console/tracking_requests" role="search" {
@@ -332,6 +300,46 @@ async fn render(
         &[],
         &[crate::live::SCRIPT],
     )
+}
+
+/// The form that tracks a number, with what was sent (`form`) and what was wrong with it, if
+/// anything.
+fn track_section(csrf: &str, error: Option<&str>, form: &HashMap<String, String>) -> Markup {
+    let sent = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+    let chosen = form
+        .get("request_type")
+        .map(String::as_str)
+        .unwrap_or("bill_of_lading");
+    let invalid = error.map(|_| "true");
+    let described = error.map(|_| "track-error");
+    html! {
+        section aria-labelledby="track" {
+            h2 id="track" { "Track a number" }
+            @if let Some(m) = error {
+                p class="error" id="track-error" role="alert" { (m) }
+            }
+            form method="post" action="/console/tracking_requests" {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="request_number" { "Number" }
+                input id="request_number" name="request_number" type="text" required value=(sent("request_number")) aria-invalid=[invalid] aria-describedby=[described];
+                label for="request_type" { "Kind of number" }
+                select id="request_type" name="request_type" {
+                    @for (v, l) in TYPES {
+                        option value=(v) selected[v == chosen] { (l) }
+                    }
+                }
+                label for="scac" { "Carrier SCAC (leave empty to detect it from the number)" }
+                input id="scac" name="scac" type="text" maxlength="4" value=(sent("scac"));
+                " "
+                button type="submit" { "Track" }
+            }
+            p {
+                "Sandbox journeys: carrier " code { "TEST" } ", numbers such as " code { "TEST-SCN-IMPORT" } ". Many numbers at once: "
+                a href="/console/imports" { "import a CSV file" }
+                "."
+            }
+        }
+    }
 }
 
 /// This page's routes, each declared with its documentation.

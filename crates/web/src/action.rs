@@ -11,11 +11,12 @@ use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range};
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, ListSort};
+use maud::{Markup, html};
 
 use crate::common::{SignedIn, app_unavailable, page_with};
+use crate::layout::{Place, signed_in};
 
 const DAY_US: i64 = 86_400_000_000;
 /// Rows each section shows; the link shows them all.
@@ -107,7 +108,7 @@ pub async fn action(State(state): State<Front>, SignedIn(s): SignedIn) -> Respon
         size: SHOWN,
         cursor: None,
     };
-    let mut body = String::new();
+    let mut parts = Vec::new();
     for section in sections(now) {
         let found =
             match containers::list::<reads::ContainerRow>(db, s.account_id, &section.ask, &page)
@@ -117,29 +118,57 @@ pub async fn action(State(state): State<Front>, SignedIn(s): SignedIn) -> Respon
                 Err(e) => return app_unavailable(e),
             };
         let rows = crate::containers::rows(&state, s.account_id, &found, now).await;
-        let n = found.listed.total;
-        body.push_str(&if rows.is_empty() {
-            format!(
-                r#"<section><h2>{title}</h2><p>{none}</p></section>"#,
-                title = esc(section.title),
-                none = esc(section.none)
-            )
-        } else {
-            format!(
-                r#"<section><h2>{title} <span class="rel">{n}</span></h2>
-<div class="table-wrap"><table><thead><tr><th scope="col">Number and references</th><th scope="col">Status</th><th scope="col">Ready for pickup</th><th scope="col">Last free day</th><th scope="col">Arrival (port, inland) and terminal</th><th scope="col" class="hide-narrow">Vessel</th><th scope="col">Holds and fees</th><th scope="col">Updated (UTC)</th><th scope="col">Tracked since (UTC)</th></tr></thead><tbody>{rows}</tbody></table></div>
-<p><a href="/console/containers?{more}">All of them in the containers table</a></p></section>"#,
-                title = esc(section.title),
-                more = esc(section.more),
-            )
-        });
+        parts.push(section_html(&section, found.listed.total, rows));
     }
-    let html = format!(
-        r#"<header><p><strong>boxtrack</strong> console · Needs action · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
-<main><h1>Needs action</h1>{body}</main>"#,
-        email = esc(&s.email),
-    );
-    page_with(StatusCode::OK, "Needs action", &html, &[], &[])
+    let main = html! {
+        h1 { "Needs action" }
+        @for part in parts {
+            (part)
+        }
+    };
+    page_with(
+        StatusCode::OK,
+        "Needs action",
+        signed_in(Place::Action, &s, main),
+        &[],
+        &[],
+    )
+}
+
+/// One question's section: its heading, and its `n` boxes' `rows` in the containers table's
+/// columns with a link to all of them there, or what an empty answer says.
+fn section_html(section: &Section, n: u64, rows: Markup) -> Markup {
+    html! {
+        section {
+            @if rows.0.is_empty() {
+                h2 { (section.title) }
+                p { (section.none) }
+            } @else {
+                h2 { (section.title) " " span class="rel" { (n) } }
+                div class="table-wrap" {
+                    table {
+                        thead {
+                            tr {
+                                th scope="col" { "Number and references" }
+                                th scope="col" { "Status" }
+                                th scope="col" { "Ready for pickup" }
+                                th scope="col" { "Last free day" }
+                                th scope="col" { "Arrival (port, inland) and terminal" }
+                                th scope="col" class="hide-narrow" { "Vessel" }
+                                th scope="col" { "Holds and fees" }
+                                th scope="col" { "Updated (UTC)" }
+                                th scope="col" { "Tracked since (UTC)" }
+                            }
+                        }
+                        tbody { (rows) }
+                    }
+                }
+                p {
+                    a href={ "/console/containers?" (section.more) } { "All of them in the containers table" }
+                }
+            }
+        }
+    }
 }
 
 /// This module's page.

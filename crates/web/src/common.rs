@@ -5,12 +5,16 @@ use std::collections::HashMap;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::AppError;
 use boxtrack_core::oauth as secrets;
 use boxtrack_http::Front;
-use boxtrack_http::html::{cookie, esc, secure_html};
+use boxtrack_http::html::{cookie, secure_html};
 use boxtrack_store::now_us;
 use boxtrack_store::reads::ListSort;
 use boxtrack_store::sessions::{self, Session};
+use maud::{Markup, html};
+
+use crate::layout::{User, document};
 
 /// The session cookie.
 pub const SESSION_COOKIE: &str = "btk_console";
@@ -25,31 +29,21 @@ pub(crate) const CSP: &str = "default-src 'none'; style-src 'self' 'unsafe-inlin
 /// stylesheets and requests of this origin only.
 pub(crate) const CSP_SCRIPTS: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
+/// A page in the console's frame ([`crate::layout::document`]) under the strict policy.
+pub(crate) fn page(status: StatusCode, title: &str, body: Markup) -> Response {
     page_with(status, title, body, &[], &[])
 }
 
 /// A page that also loads `styles` and, at the end of its body, `scripts` (paths of this
-/// service's own files).
+/// service's own files); a page with scripts is served under the policy that lets them run.
 pub(crate) fn page_with(
     status: StatusCode,
     title: &str,
-    body: &str,
+    body: Markup,
     styles: &[&str],
     scripts: &[&str],
 ) -> Response {
-    let links: String = styles
-        .iter()
-        .map(|s| format!(r#"<link rel="stylesheet" href="{}">"#, esc(s)))
-        .collect();
-    let tags: String = scripts
-        .iter()
-        .map(|s| format!(r#"<script src="{}"></script>"#, esc(s)))
-        .collect();
-    let html = format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title} · boxtrack</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/console/assets/console.css">{links}</head><body>{body}{tags}</body></html>"#,
-        title = esc(title)
-    );
+    let html = document(title, styles, scripts, body).into_string();
     let mut resp = (status, html).into_response();
     secure_html(
         &mut resp,
@@ -120,6 +114,15 @@ impl axum::extract::FromRequestParts<Front> for SignedIn {
     }
 }
 
+impl<'a> From<&'a Session> for User<'a> {
+    fn from(s: &'a Session) -> User<'a> {
+        User {
+            email: &s.email,
+            csrf: &s.csrf,
+        }
+    }
+}
+
 /// Whether a form's `csrf` field is the session's token.
 pub(crate) fn csrf_ok(session: &Session, form: &HashMap<String, String>) -> bool {
     let sent = form.get("csrf").map(String::as_str).unwrap_or_default();
@@ -162,70 +165,98 @@ impl axum::extract::FromRequest<Front> for SignedForm {
     }
 }
 
+/// The page for a key that is not the account's.
 pub(crate) fn no_such_key() -> Response {
     page(
         StatusCode::NOT_FOUND,
         "No such key",
-        r#"<main><h1>No such key</h1><p><a href="/console">Back to the console</a></p></main>"#,
+        html! {
+            main {
+                h1 { "No such key" }
+                p { a href="/console" { "Back to the console" } }
+            }
+        },
     )
 }
 
+/// The page for a form whose token is not the session's.
 pub(crate) fn forbidden() -> Response {
     page(
         StatusCode::FORBIDDEN,
         "Form expired",
-        r#"<main><h1>This form expired</h1><p role="alert">It did not come from this session's page. <a href="/console">Open the console again</a> and repeat what you did.</p></main>"#,
+        html! {
+            main {
+                h1 { "This form expired" }
+                p role="alert" {
+                    "It did not come from this session's page. "
+                    a href="/console" { "Open the console again" }
+                    " and repeat what you did."
+                }
+            }
+        },
     )
 }
 
+/// The page for a database that did not answer.
 pub(crate) fn unavailable(e: &boxtrack_store::StoreError) -> Response {
     tracing::warn!(error = %e, "console: the database failed");
     page(
         StatusCode::SERVICE_UNAVAILABLE,
         "Unavailable",
-        r#"<main><h1>The console cannot reach its database</h1><p role="alert">Try again in a moment.</p></main>"#,
+        html! {
+            main {
+                h1 { "The console cannot reach its database" }
+                p role="alert" { "Try again in a moment." }
+            }
+        },
     )
 }
 
 /// The page for a use case that did not answer: the database's (as [`unavailable`]), or a
 /// value of the address that means nothing, said plainly.
-pub(crate) fn app_unavailable(e: boxtrack_app::AppError) -> Response {
-    match e {
-        boxtrack_app::AppError::Store(e) => unavailable(&e),
-        boxtrack_app::AppError::NotFound(what) => page(
-            StatusCode::NOT_FOUND,
-            "Not found",
-            &format!(
-                r#"<main><h1>Not found</h1><p>This account has no such {}.</p></main>"#,
-                esc(what)
-            ),
-        ),
-        boxtrack_app::AppError::Upstream(detail) => page(
+pub(crate) fn app_unavailable(e: AppError) -> Response {
+    let (status, title, heading, said) = match e {
+        AppError::Store(e) => return unavailable(&e),
+        AppError::NotFound(what) => {
+            let body = html! {
+                main {
+                    h1 { "Not found" }
+                    p { "This account has no such " (what) "." }
+                }
+            };
+            return page(StatusCode::NOT_FOUND, "Not found", body);
+        }
+        AppError::Upstream(detail) => (
             StatusCode::BAD_GATEWAY,
             "Not read",
-            &format!(
-                r#"<main><h1>A source could not be read</h1><p role="alert">{}</p></main>"#,
-                esc(&detail)
-            ),
+            "A source could not be read",
+            detail,
         ),
-        boxtrack_app::AppError::PlanLimit(limit) => page(
+        AppError::PlanLimit(limit) => (
             StatusCode::UNPROCESSABLE_ENTITY,
             "Plan limit",
-            &format!(
-                r#"<main><h1>The plan's limit is reached</h1><p role="alert">The plan tracks at most {limit} active containers at once.</p></main>"#
-            ),
+            "The plan's limit is reached",
+            format!("The plan tracks at most {limit} active containers at once."),
         ),
-        boxtrack_app::AppError::Invalid { detail, .. }
-        | boxtrack_app::AppError::Refused { detail, .. }
-        | boxtrack_app::AppError::Unprocessable { detail, .. } => page(
+        AppError::Invalid { detail, .. }
+        | AppError::Refused { detail, .. }
+        | AppError::Unprocessable { detail, .. } => (
             StatusCode::BAD_REQUEST,
             "Not understood",
-            &format!(
-                r#"<main><h1>The address asks for something the console cannot show</h1><p role="alert">{}</p></main>"#,
-                esc(&detail)
-            ),
+            "The address asks for something the console cannot show",
+            detail,
         ),
-    }
+    };
+    page(
+        status,
+        title,
+        html! {
+            main {
+                h1 { (heading) }
+                p role="alert" { (said) }
+            }
+        },
+    )
 }
 
 /// "N" or "more than N" for a list's total.
@@ -243,21 +274,19 @@ pub(crate) fn pager(
     page: u32,
     has_next: bool,
     query_for: impl Fn(u32) -> String,
-) -> String {
-    let mut links = Vec::new();
-    if page > 1 {
-        links.push(format!(
-            r#"<a href="{path}?{}" rel="prev">Previous page</a>"#,
-            esc(&query_for(page - 1))
-        ));
+) -> Markup {
+    let link = |n: u32| format!("{path}?{}", query_for(n));
+    html! {
+        @if page > 1 {
+            a href=(link(page - 1)) rel="prev" { "Previous page" }
+        }
+        @if page > 1 && has_next {
+            " · "
+        }
+        @if has_next {
+            a href=(link(page + 1)) rel="next" { "Next page" }
+        }
     }
-    if has_next {
-        links.push(format!(
-            r#"<a href="{path}?{}" rel="next">Next page</a>"#,
-            esc(&query_for(page + 1))
-        ));
-    }
-    links.join(" · ")
 }
 
 /// A file compiled into the binary, cached for an hour; `cross_origin` lets pages of other
@@ -335,7 +364,7 @@ pub(crate) fn sort_header(
     current: ListSort,
     (first, second): (ListSort, ListSort),
     href: impl Fn(ListSort) -> String,
-) -> String {
+) -> Markup {
     let ascending = |o: ListSort| !o.as_str().starts_with('-');
     let (aria, mark, next) = if current == first || current == second {
         let dir = if ascending(current) {
@@ -347,37 +376,37 @@ pub(crate) fn sort_header(
     } else {
         ("none", "", first)
     };
-    format!(
-        r#"<th scope="col" aria-sort="{aria}"><a href="{href}">{label}{mark}</a></th>"#,
-        href = esc(&href(next)),
-        label = esc(label),
-    )
+    html! {
+        th scope="col" aria-sort=(aria) {
+            a href=(href(next)) { (label) (mark) }
+        }
+    }
 }
 
 /// The headers of the two time columns every table has: last update, then tracked since.
-pub(crate) fn time_sort_headers(current: ListSort, href: impl Fn(ListSort) -> String) -> String {
-    sort_header(
-        "Updated (UTC)",
-        current,
-        (ListSort::UpdatedDesc, ListSort::UpdatedAsc),
-        &href,
-    ) + &sort_header(
-        "Tracked since (UTC)",
-        current,
-        (ListSort::CreatedDesc, ListSort::CreatedAsc),
-        &href,
-    )
+pub(crate) fn time_sort_headers(current: ListSort, href: impl Fn(ListSort) -> String) -> Markup {
+    html! {
+        (sort_header(
+            "Updated (UTC)",
+            current,
+            (ListSort::UpdatedDesc, ListSort::UpdatedAsc),
+            &href,
+        ))
+        (sort_header(
+            "Tracked since (UTC)",
+            current,
+            (ListSort::CreatedDesc, ListSort::CreatedAsc),
+            &href,
+        ))
+    }
 }
 
 /// The filter form's hidden field that keeps the table's order (none for the default).
-pub(crate) fn sort_input(o: ListSort) -> String {
-    if o == ListSort::default() {
-        String::new()
-    } else {
-        format!(
-            r#"<input type="hidden" name="sort" value="{}">"#,
-            esc(o.as_str())
-        )
+pub(crate) fn sort_input(o: ListSort) -> Markup {
+    html! {
+        @if o != ListSort::default() {
+            input type="hidden" name="sort" value=(o.as_str());
+        }
     }
 }
 
@@ -407,14 +436,14 @@ mod tests {
     fn a_sort_header_says_the_order_and_offers_the_next() {
         let href = |o: ListSort| format!("?sort={}", o.as_str());
         let lfd = (ListSort::LfdAsc, ListSort::LfdDesc);
-        let none = sort_header("LFD", ListSort::UpdatedDesc, lfd, href);
+        let none = sort_header("LFD", ListSort::UpdatedDesc, lfd, href).into_string();
         assert_eq!(
             none,
             r#"<th scope="col" aria-sort="none"><a href="?sort=pickup_lfd">LFD</a></th>"#
         );
-        let up = sort_header("LFD", ListSort::LfdAsc, lfd, href);
+        let up = sort_header("LFD", ListSort::LfdAsc, lfd, href).into_string();
         assert!(up.contains(r#"aria-sort="ascending""#) && up.contains("?sort=-pickup_lfd"));
-        let down = sort_header("LFD", ListSort::LfdDesc, lfd, href);
+        let down = sort_header("LFD", ListSort::LfdDesc, lfd, href).into_string();
         assert!(down.contains(r#"aria-sort="descending""#) && down.contains("?sort=pickup_lfd\""));
     }
 

@@ -9,13 +9,18 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::detail::ContainerDetail;
 use boxtrack_core::plan::Entitlement;
+use boxtrack_core::tracking::rules::{self, ContainerStatus};
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
 use boxtrack_store::reads;
 use boxtrack_store::{accounts, now_us};
+use maud::{Markup, html};
 use uuid::Uuid;
 
 use crate::common::{SignedIn, page, page_with, see_other, unavailable};
+use crate::detail;
+use crate::layout::{Place, signed_in};
+use crate::live::marker;
+use crate::look;
 
 /// `GET /console/containers/{id}`: one container, its shipment and its timeline of transport
 /// events, each at the local time of its place.
@@ -34,7 +39,12 @@ pub async fn show(
         page(
             StatusCode::NOT_FOUND,
             "No such container",
-            r#"<main><h1>No such container</h1><p><a href="/console/containers">Back to the containers</a></p></main>"#,
+            html! {
+                main {
+                    h1 { "No such container" }
+                    p { a href="/console/containers" { "Back to the containers" } }
+                }
+            },
         )
     };
     let Ok(id) = id.parse::<Uuid>() else {
@@ -57,8 +67,12 @@ pub async fn show(
         wall,
         clock: found.clock,
     };
-    let body = render(&s.email, &version, &found, raw_page, now);
-    respond(&found.container.number, &body, found.routing)
+    let body = signed_in(
+        Place::Elsewhere,
+        &s,
+        render(&version, &found, raw_page, now),
+    );
+    respond(&found.container.number, body, found.routing)
 }
 
 /// "Now" for a container's page: the clock of its data (a sandbox journey's virtual clock,
@@ -75,16 +89,16 @@ struct Now {
 }
 
 /// The route section: the map, or why there is none.
-fn route_section(c: &reads::ContainerRow, routing: bool) -> String {
-    if routing {
-        format!(
-            r#"<section aria-labelledby="route"><h2 id="route">Route</h2>
-<div id="route-map" class="console-map" data-map-url="/console/containers/{id}/map_geojson" data-shipment-id="{shipment}" data-container-id="{id}" role="region" aria-label="Map of the container's route"></div></section>"#,
-            id = c.id,
-            shipment = c.shipment_id
-        )
-    } else {
-        r#"<section aria-labelledby="route"><h2 id="route">Route</h2><p>The route map needs the routing entitlement.</p></section>"#.to_string()
+fn route_section(c: &reads::ContainerRow, routing: bool) -> Markup {
+    html! {
+        section aria-labelledby="route" {
+            h2 id="route" { "Route" }
+            @if routing {
+                div id="route-map" class="console-map" data-map-url={ "/console/containers/" (c.id) "/map_geojson" } data-shipment-id=(c.shipment_id) data-container-id=(c.id) role="region" aria-label="Map of the container's route" {}
+            } @else {
+                p { "The route map needs the routing entitlement." }
+            }
+        }
     }
 }
 
@@ -118,32 +132,35 @@ fn leg_of(event: &str) -> usize {
 /// The timeline, leg by leg (origin, ocean, port of discharge, rail, empty return): each event
 /// at the clock of its place, with how long ago (or how soon) it is, where it happened, the
 /// vessel and who said it; within a leg, in the order they happened.
-fn timeline(events: &[reads::TransportEventRow], clock: Now, pod_zone: Option<&str>) -> String {
+fn timeline(events: &[reads::TransportEventRow], clock: Now, pod_zone: Option<&str>) -> Markup {
     let rows: Vec<Row<'_>> = events
         .iter()
         .filter_map(|e| Row::of(e, clock, pod_zone))
         .collect();
     if rows.is_empty() {
-        return "<p>No events yet.</p>".to_string();
+        return html! { p { "No events yet." } };
     }
-    let mut out = String::new();
-    for (i, name) in LEGS.iter().enumerate() {
+    let legs = LEGS.iter().enumerate().filter_map(|(i, name)| {
         let mut of_leg: Vec<&Row<'_>> = rows.iter().filter(|r| leg_of(&r.e.event) == i).collect();
-        if of_leg.is_empty() {
-            continue;
-        }
         of_leg.sort_by_key(|r| r.at);
-        let items: String = of_leg
-            .iter()
-            .map(|r| timeline_item(r, clock.data))
-            .collect();
-        out.push_str(&format!(
-            r#"<section class="leg"><h3>{name} <span class="rel">{n} event{s}</span></h3><ol class="timeline">{items}</ol></section>"#,
-            n = of_leg.len(),
-            s = if of_leg.len() == 1 { "" } else { "s" },
-        ));
+        (!of_leg.is_empty()).then_some((name, of_leg))
+    });
+    html! {
+        @for (name, of_leg) in legs {
+            section class="leg" {
+                h3 {
+                    (name)
+                    " "
+                    span class="rel" { (of_leg.len()) " event" (if of_leg.len() == 1 { "" } else { "s" }) }
+                }
+                ol class="timeline" {
+                    @for r in &of_leg {
+                        (timeline_item(r, clock.data))
+                    }
+                }
+            }
+        }
     }
-    out
 }
 
 /// An event as the timeline shows it: what, when (on the data's clock) and at which place's
@@ -182,19 +199,15 @@ impl<'a> Row<'a> {
             | "container.pickup_lfd_terminal.changed"
             | "container.pickup_lfd_rail.changed" => return None,
             "container.pickup_lfd.changed" => change(
-                e.at_us.map(|day| {
-                    format!(
-                        "Last free day set to {}",
-                        crate::look::short_day(day, pod_zone)
-                    )
-                }),
+                e.at_us
+                    .map(|day| format!("Last free day set to {}", look::short_day(day, pod_zone))),
                 "Last free day withdrawn",
             ),
             "container.pickup_appointment.changed" => change(
                 e.at_us.map(|t| {
                     format!(
                         "Pickup appointment set for {}",
-                        crate::look::short_local(t, pod_zone)
+                        look::short_local(t, pod_zone)
                     )
                 }),
                 "Pickup appointment cancelled",
@@ -220,7 +233,7 @@ impl<'a> Row<'a> {
 }
 
 /// One event of the timeline.
-fn timeline_item(r: &Row<'_>, now: i64) -> String {
+fn timeline_item(r: &Row<'_>, now: i64) -> Markup {
     let e = r.e;
     let vessel = match (&e.vessel_name, &e.voyage) {
         (Some(v), Some(voy)) => format!("{v} / {voy}"),
@@ -234,17 +247,14 @@ fn timeline_item(r: &Row<'_>, now: i64) -> String {
         .chain((!vessel.is_empty()).then_some(vessel.as_str()))
         .chain(std::iter::once(e.data_source.as_str()))
         .collect();
-    format!(
-        r#"<li{class}><span class="what">{what}</span> {when}<div class="where">{place}</div></li>"#,
-        class = if estimated {
-            r#" class="estimated""#
-        } else {
-            ""
-        },
-        what = esc(&r.what),
-        when = crate::look::when(r.at, r.zone, now),
-        place = esc(&place.join(" · ")),
-    )
+    html! {
+        li class=[estimated.then_some("estimated")] {
+            span class="what" { (r.what) }
+            " "
+            (look::when(r.at, r.zone, now))
+            div class="where" { (place.join(" · ")) }
+        }
+    }
 }
 
 /// `s` with its first letter in capitals.
@@ -261,33 +271,27 @@ fn summary_card(
     c: &reads::ContainerRow,
     shipment: Option<&reads::ShipmentRow>,
     clock: Now,
-) -> String {
+) -> Markup {
     let now = clock.data;
-    use crate::look;
-    use boxtrack_core::tracking::rules::{self, ContainerStatus};
     let st = &c.state.0;
     let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
     let zone = shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref());
     let days = look::lfd_days(status, c.pickup_lfd_us, zone, now);
-    let lfd = c.pickup_lfd_us.map_or("not known".to_string(), |t| {
+    let lfd = c.pickup_lfd_us.map(|t| {
         let rel = match rules::days_until(t, zone, now) {
             Some(0) => "today".to_string(),
             Some(d) if d > 0 => format!("in {d} day{}", if d == 1 { "" } else { "s" }),
             Some(d) => format!("{} day{} ago", -d, if d == -1 { "" } else { "s" }),
             None => String::new(),
         };
-        format!(
-            r#"{} <span class="rel">{}</span>"#,
-            esc(&look::short_day(t, zone)),
-            esc(&rel)
-        )
+        (look::short_day(t, zone), rel)
     });
     let holds = rules::reported_holds(st).map_or("not reported".to_string(), |h| {
         let active: Vec<&str> = rules::active_holds(h).map(|h| h.name.as_str()).collect();
         if active.is_empty() {
             "none".to_string()
         } else {
-            esc(&active.join(", "))
+            active.join(", ")
         }
     });
     let fees = rules::reported_fees(st).map_or("not reported".to_string(), |f| {
@@ -296,17 +300,10 @@ fn summary_card(
             "none".to_string()
         } else {
             sums.iter()
-                .map(|(cur, minor)| esc(&crate::detail::money(*minor, cur)))
+                .map(|(cur, minor)| detail::money(*minor, cur))
                 .collect::<Vec<_>>()
                 .join(", ")
         }
-    });
-    let bl = shipment.map_or("—".to_string(), |sh| {
-        format!(
-            "<code>{}</code> ({})",
-            esc(&sh.bill_of_lading_number),
-            esc(&sh.scac)
-        )
     });
     let appointment = st.pickup_appointment_us.map(|t| look::short_local(t, zone));
     let (arrival, vessel) = shipment.map_or_else(Default::default, |sh| {
@@ -333,43 +330,55 @@ fn summary_card(
     .flatten()
     .collect::<Vec<_>>()
     .join(" · ");
-    format!(
-        r#"<div class="card" aria-label="Summary"><div class="badges">{badges}</div>
-<dl class="facts"><div><dt>Status</dt><dd>{status}</dd></div><div><dt>Ready for pickup</dt><dd>{ready}</dd></div><div><dt>Last free day</dt><dd class="{lfd_class}">{lfd}</dd></div><div><dt>Pickup appointment</dt><dd>{appointment}</dd></div><div><dt>Holds</dt><dd>{holds}</dd></div><div><dt>Fees</dt><dd>{fees}</dd></div><div><dt>Arrival</dt><dd>{arrival}</dd></div><div><dt>Vessel and voyage</dt><dd>{vessel}</dd></div><div><dt>POD terminal</dt><dd>{terminal}</dd></div><div><dt>Yard location</dt><dd>{yard}</dd></div><div><dt>Size, type and weight</dt><dd>{equipment}</dd></div><div><dt>Bill of lading</dt><dd>{bl}</dd></div><div><dt>Updated</dt><dd>{updated}</dd></div></dl>
-<p class="next"><strong>Next step:</strong> {next}</p></div>"#,
-        appointment = esc(appointment.as_deref().unwrap_or("none booked")),
-        arrival = esc(&or_unknown(arrival)),
-        vessel = esc(&or_unknown(vessel)),
-        yard = esc(st
-            .location_at_pod_terminal
-            .as_deref()
-            .unwrap_or("not reported")),
-        equipment = esc(&or_unknown(equipment)),
-        badges = look::badges_html(&look::container_badges(status, st, days)),
-        status = esc(status.label()),
-        ready = if c.ready_for_pickup { "yes" } else { "no" },
-        lfd_class = look::lfd_class(days),
-        terminal = esc(st.pod_terminal.as_deref().unwrap_or("not known")),
-        // boxtrack's own time, on the wall clock
-        updated = look::when(c.updated_us, zone, clock.wall),
-        next = esc(&look::next_step(
-            status,
-            &st.holds,
-            rules::reported_fees(st),
-            days,
-            appointment.as_deref(),
-        )),
-    )
+    let next = look::next_step(
+        status,
+        &st.holds,
+        rules::reported_fees(st),
+        days,
+        appointment.as_deref(),
+    );
+    html! {
+        div class="card" aria-label="Summary" {
+            div class="badges" { (look::badges_html(&look::container_badges(status, st, days))) }
+            dl class="facts" {
+                div { dt { "Status" } dd { (status.label()) } }
+                div { dt { "Ready for pickup" } dd { (if c.ready_for_pickup { "yes" } else { "no" }) } }
+                div {
+                    dt { "Last free day" }
+                    dd class=(look::lfd_class(days)) {
+                        @match &lfd {
+                            Some((day, rel)) => { (day) " " span class="rel" { (rel) } }
+                            None => { "not known" }
+                        }
+                    }
+                }
+                div { dt { "Pickup appointment" } dd { (appointment.as_deref().unwrap_or("none booked")) } }
+                div { dt { "Holds" } dd { (holds) } }
+                div { dt { "Fees" } dd { (fees) } }
+                div { dt { "Arrival" } dd { (or_unknown(arrival)) } }
+                div { dt { "Vessel and voyage" } dd { (or_unknown(vessel)) } }
+                div { dt { "POD terminal" } dd { (st.pod_terminal.as_deref().unwrap_or("not known")) } }
+                div { dt { "Yard location" } dd { (st.location_at_pod_terminal.as_deref().unwrap_or("not reported")) } }
+                div { dt { "Size, type and weight" } dd { (or_unknown(equipment)) } }
+                div {
+                    dt { "Bill of lading" }
+                    dd {
+                        @match shipment {
+                            Some(sh) => { code { (sh.bill_of_lading_number) } " (" (sh.scac) ")" }
+                            None => { "—" }
+                        }
+                    }
+                }
+                // boxtrack's own time, on the wall clock
+                div { dt { "Updated" } dd { (look::when(c.updated_us, zone, clock.wall)) } }
+            }
+            p class="next" { strong { "Next step:" } " " (next) }
+        }
+    }
 }
 
-/// The page's body.
-fn render(
-    email: &str,
-    version: &str,
-    found: &ContainerDetail,
-    raw_page: u32,
-    clock: Now,
-) -> String {
+/// The page's main content.
+fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now) -> Markup {
     let now = clock.data;
     let ContainerDetail {
         container: c,
@@ -384,57 +393,59 @@ fn render(
         clock: _,
     } = found;
     let shipment = shipment.as_ref();
-    let (routing, rail) = (*routing, *rail);
-    let route = route_section(c, routing);
+    let pod_zone = shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref());
+    let sandbox = shipment.is_some_and(|sh| sh.scac == boxtrack_core::carriers::SANDBOX_SCAC);
     let st = &c.state.0;
-    format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
-<main><h1>Container {number}</h1>{live}
-<div id="container-live" data-live>{summary}
-<section aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>
-<p class="muted">Times are those of the clock at each place.</p>
-{timeline}</section>
-<section aria-labelledby="holds"><h2 id="holds">Holds</h2>{holds}</section>
-<section aria-labelledby="fees"><h2 id="fees">Fees</h2>{fees}</section>
-<section aria-labelledby="lfd"><h2 id="lfd">Last free day by source</h2>{lfd_sources}</section>
-<section aria-labelledby="provenance"><h2 id="provenance">Where each value came from</h2>{provenance}</section>
-<section aria-labelledby="documents"><h2 id="documents">Documents</h2>{documents}</section>
-<section aria-labelledby="fields"><h2 id="fields">Custom fields</h2>{fields}</section>
-</div>
-{route}
-<section aria-labelledby="raw"><h2 id="raw">Upstream records, newest first</h2>{raw}{raw_pager}</section>
-<p><a href="/v2/containers/{id}">This container in the API</a> (with an API key).</p></main>"#,
-        email = esc(email),
-        number = esc(&c.number),
-        summary = summary_card(c, shipment, clock),
-        timeline = timeline(
-            events,
-            clock,
-            shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref()),
-        ),
-        id = c.id,
-        live = crate::live::marker(version),
-        holds = crate::detail::holds(boxtrack_core::tracking::rules::reported_holds(st)),
-        fees = crate::detail::fees(boxtrack_core::tracking::rules::reported_fees(st)),
-        lfd_sources = crate::detail::lfd(
-            &st.lfd,
-            rail,
-            shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref()),
-            now,
-        ),
-        raw = crate::detail::raw_events(&raw.rows),
-        raw_pager = crate::detail::raw_pager(c.id, raw_page, raw.total, raw.has_next),
-        provenance = crate::detail::provenance(
-            sources,
-            shipment.is_some_and(|sh| sh.scac == boxtrack_core::carriers::SANDBOX_SCAC),
-        ),
-        documents = crate::detail::documents(docs),
-        fields = crate::detail::custom_fields(fields),
-    )
+    html! {
+        h1 { "Container " (c.number) }
+        (marker(version))
+        div id="container-live" data-live {
+            (summary_card(c, shipment, clock))
+            section aria-labelledby="timeline" {
+                h2 id="timeline" { "Timeline" }
+                p class="muted" { "Times are those of the clock at each place." }
+                (timeline(events, clock, pod_zone))
+            }
+            section aria-labelledby="holds" {
+                h2 id="holds" { "Holds" }
+                (detail::holds(rules::reported_holds(st)))
+            }
+            section aria-labelledby="fees" {
+                h2 id="fees" { "Fees" }
+                (detail::fees(rules::reported_fees(st)))
+            }
+            section aria-labelledby="lfd" {
+                h2 id="lfd" { "Last free day by source" }
+                (detail::lfd(&st.lfd, *rail, pod_zone, now))
+            }
+            section aria-labelledby="provenance" {
+                h2 id="provenance" { "Where each value came from" }
+                (detail::provenance(sources, sandbox))
+            }
+            section aria-labelledby="documents" {
+                h2 id="documents" { "Documents" }
+                (detail::documents(docs))
+            }
+            section aria-labelledby="fields" {
+                h2 id="fields" { "Custom fields" }
+                (detail::custom_fields(fields))
+            }
+        }
+        (route_section(c, *routing))
+        section aria-labelledby="raw" {
+            h2 id="raw" { "Upstream records, newest first" }
+            (detail::raw_events(&raw.rows))
+            (detail::raw_pager(c.id, raw_page, raw.total, raw.has_next))
+        }
+        p {
+            a href={ "/v2/containers/" (c.id) } { "This container in the API" }
+            " (with an API key)."
+        }
+    }
 }
 
 /// The page, with the map's scripts when the map is shown.
-fn respond(number: &str, body: &str, routing: bool) -> Response {
+fn respond(number: &str, body: Markup, routing: bool) -> Response {
     if routing {
         page_with(
             StatusCode::OK,
@@ -493,7 +504,12 @@ pub async fn download(
         page(
             StatusCode::NOT_FOUND,
             "No such document",
-            r#"<main><h1>No such document</h1><p><a href="/console/containers">Back to the containers</a></p></main>"#,
+            html! {
+                main {
+                    h1 { "No such document" }
+                    p { a href="/console/containers" { "Back to the containers" } }
+                }
+            },
         )
     };
     let Ok(id) = id.parse::<Uuid>() else {

@@ -12,12 +12,18 @@ use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range, Text};
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, ListSort};
+use maud::{Markup, html};
 use uuid::Uuid;
 
-use crate::common::{SignedIn, app_unavailable, page_with, pager, total_text, unavailable};
+use crate::common::{
+    SignedIn, app_unavailable, page_with, pager, sort_header, sort_input, time_sort_headers,
+    total_text, unavailable,
+};
+use crate::layout::{Place, signed_in};
+use crate::live::marker;
+use crate::look;
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -180,118 +186,143 @@ pub async fn list(
             Err(e) => return app_unavailable(e),
         };
     let listed = &found.listed;
-    let options = status_options(&asked.status);
     let rows = rows(&state, s.account_id, &found, now).await;
     let total = total_text(listed.total, listed.total_exact);
     let href = |o: ListSort| format!("/console/containers?{}", asked.query_sorted(o, 1));
     let pager = pager("/console/containers", asked.page, listed.has_next, |n| {
         asked.query_for(n)
     });
-    let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · Containers · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
-<main><h1>Containers</h1>
-<form method="get" action="/console/containers" role="search" class="filters">
-<div class="f wide"><label for="q">Number, reference or bill of lading</label><input id="q" name="q" type="text" value="{q}"></div>
-<div class="f"><label for="status">Status</label><select id="status" name="status">{options}</select></div>
-<div class="f narrow"><label for="lfd_days">LFD within (days)</label><input id="lfd_days" name="lfd_days" type="number" min="0" max="365" value="{lfd}"></div>
-<div class="f narrow"><label for="eta_days">Arriving within (days)</label><input id="eta_days" name="eta_days" type="number" min="0" max="365" value="{eta}"></div>
-<div class="f"><label class="check"><input name="ready" type="checkbox" value="1"{ready}> Ready for pickup only</label></div>{sort_input}
-<details class="more"{more_open}><summary>More filters</summary><div class="more-fields">
-<div class="f narrow"><label for="carrier">Carrier SCAC</label><input id="carrier" name="carrier" type="text" maxlength="4" value="{carrier}"></div>
-<div class="f narrow"><label for="port">POD (UN/LOCODE)</label><input id="port" name="port" type="text" maxlength="5" value="{port}"></div>
-<div class="f narrow"><label for="updated_days">Updated within (days)</label><input id="updated_days" name="updated_days" type="number" min="0" max="365" value="{updated}"></div>
-<div class="f"><label for="holds">Terminal holds</label><select id="holds" name="holds">{hold_options}</select></div></div></details>
-<div class="f"><button type="submit">Filter</button></div> <div class="f"><a href="/console/containers">Clear</a></div>
-</form>{live}
-<div id="containers-live" data-live><div class="toolbar"><p>{total} containers; page {page}.</p><p><a href="/console/containers.csv?{export}" download>Export these containers as CSV</a></p></div>
-<div class="table-wrap"><table><thead><tr><th scope="col">Number and references</th><th scope="col">Status</th><th scope="col">Ready for pickup</th>{lfd_th}{eta_th}<th scope="col" class="hide-narrow">Vessel</th><th scope="col">Holds and fees</th>{time_th}</tr></thead>
-<tbody>{rows}</tbody></table></div>
-<nav aria-label="Pages">{pager}</nav></div></main>"#,
-        export = esc(&asked.query_for(1)),
-        lfd_th = crate::common::sort_header(
-            "Last free day",
-            asked.sort,
-            (ListSort::LfdAsc, ListSort::LfdDesc),
-            href
-        ),
-        eta_th = crate::common::sort_header(
-            "Arrival (port, inland) and terminal",
-            asked.sort,
-            (ListSort::EtaAsc, ListSort::EtaDesc),
-            href
-        ),
-        time_th = crate::common::time_sort_headers(asked.sort, href),
-        sort_input = crate::common::sort_input(asked.sort),
-        hold_options = hold_options(asked.holds),
-        live = crate::live::marker(&version),
-        email = esc(&s.email),
-        q = esc(&asked.q),
-        lfd = asked.lfd_days.map_or(String::new(), |d| d.to_string()),
-        eta = asked.eta_days.map_or(String::new(), |d| d.to_string()),
-        carrier = esc(&asked.carrier),
-        port = esc(&asked.port),
-        updated = asked.updated_days.map_or(String::new(), |d| d.to_string()),
-        ready = if asked.ready { " checked" } else { "" },
-        // the less used filters stay folded unless one of them is set
-        more_open = if asked.carrier.is_empty()
-            && asked.port.is_empty()
-            && asked.updated_days.is_none()
-            && asked.holds.is_none()
-        {
-            ""
-        } else {
-            " open"
-        },
-        page = asked.page,
-    );
+    let main = html! {
+        h1 { "Containers" }
+        (filters(&asked))
+        (marker(&version))
+        div id="containers-live" data-live {
+            div class="toolbar" {
+                p { (total) " containers; page " (asked.page) "." }
+                p {
+                    a href={ "/console/containers.csv?" (asked.query_for(1)) } download { "Export these containers as CSV" }
+                }
+            }
+            div class="table-wrap" {
+                table {
+                    thead {
+                        tr {
+                            th scope="col" { "Number and references" }
+                            th scope="col" { "Status" }
+                            th scope="col" { "Ready for pickup" }
+                            (sort_header("Last free day", asked.sort, (ListSort::LfdAsc, ListSort::LfdDesc), href))
+                            (sort_header("Arrival (port, inland) and terminal", asked.sort, (ListSort::EtaAsc, ListSort::EtaDesc), href))
+                            th scope="col" class="hide-narrow" { "Vessel" }
+                            th scope="col" { "Holds and fees" }
+                            (time_sort_headers(asked.sort, href))
+                        }
+                    }
+                    tbody { (rows) }
+                }
+            }
+            nav aria-label="Pages" { (pager) }
+        }
+    };
     page_with(
         StatusCode::OK,
         "Containers",
-        &body,
+        signed_in(Place::Containers, &s, main),
         &[],
         &[crate::live::SCRIPT],
     )
 }
 
+/// The filter form, as `asked` fills it.
+fn filters(asked: &Asked) -> Markup {
+    let days = |d: Option<u32>| d.map_or(String::new(), |d| d.to_string());
+    // the less used filters stay folded unless one of them is set
+    let more_open = !(asked.carrier.is_empty()
+        && asked.port.is_empty()
+        && asked.updated_days.is_none()
+        && asked.holds.is_none());
+    html! {
+        form method="get" action="/console/containers" role="search" class="filters" {
+            div class="f wide" {
+                label for="q" { "Number, reference or bill of lading" }
+                input id="q" name="q" type="text" value=(asked.q);
+            }
+            div class="f" {
+                label for="status" { "Status" }
+                select id="status" name="status" { (status_options(&asked.status)) }
+            }
+            div class="f narrow" {
+                label for="lfd_days" { "LFD within (days)" }
+                input id="lfd_days" name="lfd_days" type="number" min="0" max="365" value=(days(asked.lfd_days));
+            }
+            div class="f narrow" {
+                label for="eta_days" { "Arriving within (days)" }
+                input id="eta_days" name="eta_days" type="number" min="0" max="365" value=(days(asked.eta_days));
+            }
+            div class="f" {
+                label class="check" {
+                    input name="ready" type="checkbox" value="1" checked[asked.ready];
+                    " Ready for pickup only"
+                }
+            }
+            (sort_input(asked.sort))
+            details class="more" open[more_open] {
+                summary { "More filters" }
+                div class="more-fields" {
+                    div class="f narrow" {
+                        label for="carrier" { "Carrier SCAC" }
+                        input id="carrier" name="carrier" type="text" maxlength="4" value=(asked.carrier);
+                    }
+                    div class="f narrow" {
+                        label for="port" { "POD (UN/LOCODE)" }
+                        input id="port" name="port" type="text" maxlength="5" value=(asked.port);
+                    }
+                    div class="f narrow" {
+                        label for="updated_days" { "Updated within (days)" }
+                        input id="updated_days" name="updated_days" type="number" min="0" max="365" value=(days(asked.updated_days));
+                    }
+                    div class="f" {
+                        label for="holds" { "Terminal holds" }
+                        select id="holds" name="holds" { (hold_options(asked.holds)) }
+                    }
+                }
+            }
+            div class="f" { button type="submit" { "Filter" } }
+            " "
+            div class="f" { a href="/console/containers" { "Clear" } }
+        }
+    }
+}
+
 /// The status filter's options, `chosen` selected.
-fn status_options(chosen: &str) -> String {
-    std::iter::once(("", "any status"))
-        .chain(
-            ContainerStatus::ALL
-                .iter()
-                .map(|c| (c.as_str(), c.as_str())),
-        )
-        .map(|(value, label)| {
-            format!(
-                r#"<option value="{v}"{sel}>{l}</option>"#,
-                v = esc(value),
-                l = esc(&label.replace('_', " ")),
-                sel = if value == chosen { " selected" } else { "" }
-            )
-        })
-        .collect()
+fn status_options(chosen: &str) -> Markup {
+    let options = std::iter::once(("", "any status")).chain(
+        ContainerStatus::ALL
+            .iter()
+            .map(|c| (c.as_str(), c.as_str())),
+    );
+    html! {
+        @for (value, label) in options {
+            option value=(value) selected[value == chosen] { (label.replace('_', " ")) }
+        }
+    }
 }
 
 /// The hold filter's options, `chosen` selected.
-fn hold_options(chosen: Option<bool>) -> String {
-    [
+fn hold_options(chosen: Option<bool>) -> Markup {
+    let options = [
         (None, "any"),
         (Some(true), "on hold"),
         (Some(false), "no active hold"),
-    ]
-    .iter()
-    .map(|(v, l)| {
-        format!(
-            r#"<option value="{v}"{sel}>{l}</option>"#,
-            v = match v {
+    ];
+    html! {
+        @for (v, l) in options {
+            option value=(match v {
                 Some(true) => "1",
                 Some(false) => "0",
                 None => "",
-            },
-            sel = if *v == chosen { " selected" } else { "" },
-        )
-    })
-    .collect()
+            }) selected[v == chosen] { (l) }
+        }
+    }
 }
 
 /// The table's rows of a page of containers at real time `now`: each box's last free day
@@ -302,20 +333,21 @@ pub(crate) async fn rows(
     account_id: Uuid,
     found: &containers::ContainerPage,
     now: i64,
-) -> String {
+) -> Markup {
     let ids: Vec<Uuid> = found.listed.rows.iter().map(|c| c.shipment_id).collect();
     let clocks = boxtrack_app::clock::clocks(&state.ctx, account_id, &ids)
         .await
         .unwrap_or_default();
-    found
-        .listed
-        .rows
-        .iter()
-        .map(|c| {
-            let data_now = clocks.get(&c.shipment_id).map_or(now, |k| k.at(now));
-            row(c, found.shipments.get(&c.shipment_id), data_now, now)
-        })
-        .collect()
+    html! {
+        @for c in &found.listed.rows {
+            (row(
+                c,
+                found.shipments.get(&c.shipment_id),
+                clocks.get(&c.shipment_id).map_or(now, |k| k.at(now)),
+                now,
+            ))
+        }
+    }
 }
 
 /// A container's row of the table: its badges, its last free day (highlighted when close or
@@ -326,18 +358,11 @@ fn row(
     shipment: Option<&reads::ShipmentRow>,
     now: i64,
     wall: i64,
-) -> String {
-    use crate::look;
+) -> Markup {
     let st = &c.state.0;
     let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
     let zone = shipment.and_then(|s| s.route.0.pod_timezone.as_deref());
     let days = look::lfd_days(status, c.pickup_lfd_us, zone, now);
-    let lfd = c.pickup_lfd_us.map_or(String::new(), |t| {
-        let soon = look::lfd_badge(days).map_or(String::new(), |b| {
-            format!("<br><strong>{}</strong>", esc(&b.label))
-        });
-        format!("{}{soon}", esc(&look::short_day(t, zone)))
-    });
     let (arrival, vessel, refs) = shipment.map_or_else(Default::default, |sh| {
         (
             look::arrival(&sh.route.0, &sh.state.0),
@@ -349,22 +374,33 @@ fn row(
             ),
         )
     });
-    let terminal = st.pod_terminal.as_deref().unwrap_or("");
-    format!(
-        "<tr><td><a href=\"/console/containers/{id}\"><code>{number}</code></a><div class=\"muted\">{refs}</div></td><td>{badges}</td><td>{ready}</td><td class=\"{lfd_class}\">{lfd}</td><td>{arrival}<div class=\"muted\">{terminal}</div></td><td class=\"hide-narrow\">{vessel}</td><td>{holds}</td><td>{updated}</td><td>{created}</td></tr>",
-        id = c.id,
-        number = esc(&c.number),
-        refs = esc(&refs),
-        badges = look::badges_html(&look::container_badges(status, st, days)),
-        ready = if c.ready_for_pickup { "yes" } else { "no" },
-        lfd_class = look::lfd_class(days),
-        arrival = esc(&arrival),
-        terminal = esc(terminal),
-        vessel = esc(&vessel),
-        holds = esc(&look::holds_and_fees(st)),
-        updated = look::when(c.updated_us, None, wall),
-        created = look::when(c.created_us, None, wall),
-    )
+    html! {
+        tr {
+            td {
+                a href={ "/console/containers/" (c.id) } { code { (c.number) } }
+                div class="muted" { (refs) }
+            }
+            td { (look::badges_html(&look::container_badges(status, st, days))) }
+            td { (if c.ready_for_pickup { "yes" } else { "no" }) }
+            td class=(look::lfd_class(days)) {
+                @if let Some(t) = c.pickup_lfd_us {
+                    (look::short_day(t, zone))
+                    @if let Some(b) = look::lfd_badge(days) {
+                        br;
+                        strong { (b.label) }
+                    }
+                }
+            }
+            td {
+                (arrival)
+                div class="muted" { (st.pod_terminal.as_deref().unwrap_or("")) }
+            }
+            td class="hide-narrow" { (vessel) }
+            td { (look::holds_and_fees(st)) }
+            td { (look::when(c.updated_us, None, wall)) }
+            td { (look::when(c.created_us, None, wall)) }
+        }
+    }
 }
 
 /// `GET /console/containers.csv`: the containers the table's filters select (every page, up

@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use boxtrack_core::time::{format_local, format_micros};
 use boxtrack_core::tracking::rules::{coalesced_lfd, days_until, fee_sums};
 use boxtrack_core::tracking::{Fee, Hold, LfdKind};
-use boxtrack_http::html::esc;
 use boxtrack_store::custom_fields::FieldRow;
 use boxtrack_store::documents::DocumentRow;
 use boxtrack_store::reads::RawEventRow;
+use maud::{Markup, html};
 
 /// An amount in minor units as `1,234.50 USD` (two decimals; the currencies terminals bill in
 /// have two).
@@ -31,30 +31,35 @@ pub(crate) fn money(minor: i64, currency: &str) -> String {
 }
 
 /// The holds section.
-pub(crate) fn holds(holds: Option<&[Hold]>) -> String {
+pub(crate) fn holds(holds: Option<&[Hold]>) -> Markup {
     let Some(holds) = holds else {
-        return "<p>Not reported yet: no source has said whether the box is held.</p>".to_string();
+        return html! { p { "Not reported yet: no source has said whether the box is held." } };
     };
     if holds.is_empty() {
-        return "<p>None: the terminal reports no holds.</p>".to_string();
+        return html! { p { "None: the terminal reports no holds." } };
     }
-    let rows: String = holds
-        .iter()
-        .map(|h| {
-            format!(
-                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&h.name),
-                esc(&h.status),
-                esc(h.description.as_deref().unwrap_or(""))
-            )
-        })
-        .collect();
-    format!(
-        r#"<table><thead><tr><th scope="col">Hold</th><th scope="col">Status</th><th scope="col">As the terminal said it</th></tr></thead><tbody>{rows}</tbody></table>"#
-    )
+    html! {
+        table {
+            thead {
+                tr {
+                    th scope="col" { "Hold" }
+                    th scope="col" { "Status" }
+                    th scope="col" { "As the terminal said it" }
+                }
+            }
+            tbody {
+                @for h in holds {
+                    tr {
+                        td { (h.name) }
+                        td { (h.status) }
+                        td { (h.description.as_deref().unwrap_or("")) }
+                    }
+                }
+            }
+        }
+    }
 }
 
-/// The fees section: each line, then the sums per currency (`total` lines left out of them).
 /// Where each value came from (`core::tracking::provenance`): the attribute, whose word
 /// decided it, who stated it, when and how precisely (docs/precedence.md). `sandbox`: the
 /// container's journey is the sandbox's (its reports are the sandbox's, whatever party the
@@ -62,9 +67,9 @@ pub(crate) fn holds(holds: Option<&[Hold]>) -> String {
 pub(crate) fn provenance(
     sources: &[boxtrack_core::tracking::provenance::FieldSource],
     sandbox: bool,
-) -> String {
+) -> Markup {
     if sources.is_empty() {
-        return "<p>No source has reported anything yet.</p>".to_string();
+        return html! { p { "No source has reported anything yet." } };
     }
     let name = |s: boxtrack_core::tracking::DataSource| {
         if sandbox {
@@ -74,55 +79,72 @@ pub(crate) fn provenance(
         }
         .replace('_', " ")
     };
-    let rows: String = sources
-        .iter()
-        .map(|f| {
-            format!(
-                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(f.attribute),
-                esc(&name(f.source)),
-                esc(&name(f.report.source)),
-                esc(&boxtrack_core::time::format_micros(f.report.observed_us)),
-                f.report.precision.name()
-            )
-        })
-        .collect();
-    format!(
-        r#"<p>Whose word decided each value, and the report that stated it (the same as <code>GET /v2/containers/{{id}}/field_sources</code>).</p><table><thead><tr><th scope="col">Attribute</th><th scope="col">Decided by</th><th scope="col">Stated by</th><th scope="col">Reported at (UTC)</th><th scope="col">Precision</th></tr></thead><tbody>{rows}</tbody></table>"#
-    )
+    html! {
+        p {
+            "Whose word decided each value, and the report that stated it (the same as "
+            code { "GET /v2/containers/{id}/field_sources" }
+            ")."
+        }
+        table {
+            thead {
+                tr {
+                    th scope="col" { "Attribute" }
+                    th scope="col" { "Decided by" }
+                    th scope="col" { "Stated by" }
+                    th scope="col" { "Reported at (UTC)" }
+                    th scope="col" { "Precision" }
+                }
+            }
+            tbody {
+                @for f in sources {
+                    tr {
+                        td { code { (f.attribute) } }
+                        td { (name(f.source)) }
+                        td { (name(f.report.source)) }
+                        td { (format_micros(f.report.observed_us)) }
+                        td { (f.report.precision.name()) }
+                    }
+                }
+            }
+        }
+    }
 }
 
-pub(crate) fn fees(fees: Option<&[Fee]>) -> String {
+/// The fees section: each line, then the sums per currency (`total` lines left out of them).
+pub(crate) fn fees(fees: Option<&[Fee]>) -> Markup {
     let Some(fees) = fees else {
-        return "<p>Not reported yet: no source has said what is owed.</p>".to_string();
+        return html! { p { "Not reported yet: no source has said what is owed." } };
     };
     if fees.is_empty() {
-        return "<p>None: the terminal reports no fees.</p>".to_string();
+        return html! { p { "None: the terminal reports no fees." } };
     }
-    let rows: String = fees
-        .iter()
-        .map(|f| {
-            format!(
-                r#"<tr><td>{}</td><td class="num">{}</td></tr>"#,
-                esc(&f.kind.replace('_', " ")),
-                esc(&money(f.amount_minor, &f.currency_code))
-            )
-        })
-        .collect();
-    let sums: String = fee_sums(fees)
-        .iter()
-        .map(|(cur, minor)| {
-            format!(
-                r#"<tr><th scope="row">Sum in {c}</th><td class="num"><strong>{}</strong></td></tr>"#,
-                esc(&money(*minor, cur)),
-                c = esc(cur)
-            )
-        })
-        .collect();
-    format!(
-        r#"<table><thead><tr><th scope="col">Fee</th><th scope="col">Amount</th></tr></thead><tbody>{rows}</tbody><tfoot>{sums}</tfoot></table>
-<p>Sums leave out the terminal's “total” lines, which repeat the items above them.</p>"#
-    )
+    html! {
+        table {
+            thead {
+                tr {
+                    th scope="col" { "Fee" }
+                    th scope="col" { "Amount" }
+                }
+            }
+            tbody {
+                @for f in fees {
+                    tr {
+                        td { (f.kind.replace('_', " ")) }
+                        td class="num" { (money(f.amount_minor, &f.currency_code)) }
+                    }
+                }
+            }
+            tfoot {
+                @for (cur, minor) in fee_sums(fees) {
+                    tr {
+                        th scope="row" { "Sum in " (cur) }
+                        td class="num" { strong { (money(minor, &cur)) } }
+                    }
+                }
+            }
+        }
+        p { "Sums leave out the terminal's “total” lines, which repeat the items above them." }
+    }
 }
 
 /// The last free day of each source, which one `pickup_lfd` takes (the line's, else the
@@ -132,49 +154,51 @@ pub(crate) fn lfd(
     rail_visible: bool,
     zone: Option<&str>,
     now_us: i64,
-) -> String {
+) -> Markup {
     let used = coalesced_lfd(lfd, rail_visible);
     let chosen = used.map(|_| chosen_kind(lfd, rail_visible));
-    let mut rows = String::new();
-    for (kind, label) in [
+    let kinds = [
         (LfdKind::Line, "Shipping line"),
         (LfdKind::Terminal, "POD terminal"),
         (LfdKind::Rail, "Rail carrier"),
-    ] {
-        if kind == LfdKind::Rail && !rail_visible {
-            continue;
-        }
-        let cell = match lfd.get(&kind) {
-            Some(t) => {
-                let day = format_local(*t, zone);
-                let mark = if chosen == Some(kind) {
-                    " (this is pickup_lfd)"
-                } else {
-                    ""
-                };
-                format!("{}{mark}", esc(&day))
+    ]
+    .into_iter()
+    .filter(|(kind, _)| *kind != LfdKind::Rail || rail_visible);
+    let left = used.and_then(|t| days_until(t, zone, now_us));
+    html! {
+        table {
+            tbody {
+                @for (kind, label) in kinds {
+                    tr {
+                        th scope="row" { (label) }
+                        td {
+                            @match lfd.get(&kind) {
+                                Some(t) => {
+                                    (format_local(*t, zone))
+                                    @if chosen == Some(kind) {
+                                        " (this is pickup_lfd)"
+                                    }
+                                }
+                                None => { "not reported" }
+                            }
+                        }
+                    }
+                }
             }
-            None => "not reported".to_string(),
-        };
-        rows.push_str(&format!(
-            r#"<tr><th scope="row">{label}</th><td>{cell}</td></tr>"#
-        ));
+        }
+        @match left {
+            Some(0) => {
+                p { strong { "Today is the last free day." } }
+            }
+            Some(d) if d < 0 => {
+                p { strong { "The last free day passed " (-d) " day" (if d == -1 { "" } else { "s" }) " ago." } }
+            }
+            Some(d) => {
+                p { (d) " day" (if d == 1 { "" } else { "s" }) " until the last free day, in the terminal's calendar." }
+            }
+            None => {}
+        }
     }
-    let left = used
-        .and_then(|t| days_until(t, zone, now_us))
-        .map_or(String::new(), |d| match d {
-            0 => "<p><strong>Today is the last free day.</strong></p>".to_string(),
-            d if d < 0 => format!(
-                "<p><strong>The last free day passed {} day{} ago.</strong></p>",
-                -d,
-                if d == -1 { "" } else { "s" }
-            ),
-            d => format!(
-                "<p>{d} day{} until the last free day, in the terminal's calendar.</p>",
-                if d == 1 { "" } else { "s" }
-            ),
-        });
-    format!(r#"<table><tbody>{rows}</tbody></table>{left}"#)
 }
 
 /// Which source `pickup_lfd` takes, by the same preference as [`coalesced_lfd`].
@@ -189,85 +213,103 @@ fn chosen_kind(lfd: &BTreeMap<LfdKind, i64>, rail_visible: bool) -> LfdKind {
 }
 
 /// The newest raw events: source, what it said, when it said it, and the record verbatim.
-pub(crate) fn raw_events(rows: &[RawEventRow]) -> String {
+pub(crate) fn raw_events(rows: &[RawEventRow]) -> Markup {
     if rows.is_empty() {
-        return "<p>No upstream records yet.</p>".to_string();
+        return html! { p { "No upstream records yet." } };
     }
-    let items: String = rows
-        .iter()
-        .map(|r| {
-            let verbatim = serde_json::to_string_pretty(&r.original.0).unwrap_or_default();
-            let when = r
-                .at_us
-                .map_or(String::new(), |t| format_local(t, r.timezone.as_deref()));
-            format!(
-                "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td><details><summary>Record</summary><pre>{}</pre></details></td></tr>",
-                esc(&r.data_source),
-                esc(&r.event.replace('_', " ")),
-                if r.estimated { " (estimated)" } else { "" },
-                esc(&when),
-                esc(&format_micros(r.created_us)),
-                esc(&verbatim)
-            )
-        })
-        .collect();
-    format!(
-        r#"<table><thead><tr><th scope="col">Source</th><th scope="col">Said</th><th scope="col">For (local)</th><th scope="col">Received (UTC)</th><th scope="col"></th></tr></thead><tbody>{items}</tbody></table>"#
-    )
+    html! {
+        table {
+            thead {
+                tr {
+                    th scope="col" { "Source" }
+                    th scope="col" { "Said" }
+                    th scope="col" { "For (local)" }
+                    th scope="col" { "Received (UTC)" }
+                    th scope="col" {}
+                }
+            }
+            tbody {
+                @for r in rows {
+                    tr {
+                        td { (r.data_source) }
+                        td {
+                            (r.event.replace('_', " "))
+                            @if r.estimated {
+                                " (estimated)"
+                            }
+                        }
+                        td { (r.at_us.map_or(String::new(), |t| format_local(t, r.timezone.as_deref()))) }
+                        td { (format_micros(r.created_us)) }
+                        td {
+                            details {
+                                summary { "Record" }
+                                pre { (serde_json::to_string_pretty(&r.original.0).unwrap_or_default()) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Links to the other pages of a container's upstream records (`page`, with `total` records
 /// in all and whether a page follows).
-pub(crate) fn raw_pager(container: uuid::Uuid, page: u32, total: u64, has_next: bool) -> String {
+pub(crate) fn raw_pager(container: uuid::Uuid, page: u32, total: u64, has_next: bool) -> Markup {
     if page <= 1 && !has_next {
-        return String::new();
+        return html! {};
     }
-    let link = |n: u32, label: &str, rel: &str| {
-        format!(
-            r##"<a href="/console/containers/{container}?raw_page={n}#raw" rel="{rel}">{label}</a>"##
-        )
-    };
-    let mut parts = vec![format!("{total} records; page {page}.")];
-    if page > 1 {
-        parts.push(link(page - 1, "Newer records", "prev"));
+    let href = |n: u32| format!("/console/containers/{container}?raw_page={n}#raw");
+    html! {
+        nav aria-label="Upstream record pages" {
+            p {
+                (total) " records; page " (page) "."
+                @if page > 1 {
+                    " "
+                    a href=(href(page - 1)) rel="prev" { "Newer records" }
+                }
+                @if has_next {
+                    " "
+                    a href=(href(page + 1)) rel="next" { "Older records" }
+                }
+            }
+        }
     }
-    if has_next {
-        parts.push(link(page + 1, "Older records", "next"));
-    }
-    format!(
-        r#"<nav aria-label="Upstream record pages"><p>{}</p></nav>"#,
-        parts.join(" ")
-    )
 }
 
 /// The documents linked to the container or to its shipment: name, type, file, size, when
 /// added, and a link that downloads it.
-pub(crate) fn documents(rows: &[DocumentRow]) -> String {
+pub(crate) fn documents(rows: &[DocumentRow]) -> Markup {
     if rows.is_empty() {
-        return "<p>No documents are linked to this container or its shipment.</p>".to_string();
+        return html! { p { "No documents are linked to this container or its shipment." } };
     }
-    let items: String = rows
-        .iter()
-        .map(|d| {
-            format!(
-                r#"<tr><td><a href="/console/documents/{id}/download">{name}</a></td><td>{kind}</td><td>{file} ({mime}, {size})</td><td>{added}</td></tr>"#,
-                id = d.id,
-                name = esc(&d.name),
-                kind = esc(&d
-                    .document_type_manual
-                    .as_deref()
-                    .unwrap_or(&d.document_type)
-                    .replace('_', " ")),
-                file = esc(&d.file_name),
-                mime = esc(&d.file_content_type),
-                size = bytes(d.file_size_bytes),
-                added = esc(&format_micros(d.created_us)),
-            )
-        })
-        .collect();
-    format!(
-        r#"<table><thead><tr><th scope="col">Document</th><th scope="col">Type</th><th scope="col">File</th><th scope="col">Added (UTC)</th></tr></thead><tbody>{items}</tbody></table>"#
-    )
+    html! {
+        table {
+            thead {
+                tr {
+                    th scope="col" { "Document" }
+                    th scope="col" { "Type" }
+                    th scope="col" { "File" }
+                    th scope="col" { "Added (UTC)" }
+                }
+            }
+            tbody {
+                @for d in rows {
+                    tr {
+                        td { a href={ "/console/documents/" (d.id) "/download" } { (d.name) } }
+                        td {
+                            (d.document_type_manual
+                                .as_deref()
+                                .unwrap_or(&d.document_type)
+                                .replace('_', " "))
+                        }
+                        td { (d.file_name) " (" (d.file_content_type) ", " (bytes(d.file_size_bytes)) ")" }
+                        td { (format_micros(d.created_us)) }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A size in bytes for people: `512 B`, `12.3 KB`, `4.0 MB`.
@@ -281,25 +323,30 @@ pub(crate) fn bytes(n: i64) -> String {
 
 /// The container's and its shipment's custom fields: label, value, and which of the two it
 /// belongs to.
-pub(crate) fn custom_fields(rows: &[FieldRow]) -> String {
+pub(crate) fn custom_fields(rows: &[FieldRow]) -> Markup {
     if rows.is_empty() {
-        return "<p>No custom fields are set on this container or its shipment.</p>".to_string();
+        return html! { p { "No custom fields are set on this container or its shipment." } };
     }
-    let items: String = rows
-        .iter()
-        .map(|f| {
-            format!(
-                r#"<tr><th scope="row">{label} <code>{slug}</code></th><td>{value}</td><td>{on}</td></tr>"#,
-                label = esc(&f.display_name),
-                slug = esc(&f.api_slug),
-                value = esc(&field_value(&f.value.0)),
-                on = esc(&f.entity_type.to_lowercase()),
-            )
-        })
-        .collect();
-    format!(
-        r#"<table><thead><tr><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Set on</th></tr></thead><tbody>{items}</tbody></table>"#
-    )
+    html! {
+        table {
+            thead {
+                tr {
+                    th scope="col" { "Field" }
+                    th scope="col" { "Value" }
+                    th scope="col" { "Set on" }
+                }
+            }
+            tbody {
+                @for f in rows {
+                    tr {
+                        th scope="row" { (f.display_name) " " code { (f.api_slug) } }
+                        td { (field_value(&f.value.0)) }
+                        td { (f.entity_type.to_lowercase()) }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A custom field's value as text: strings as they are, lists joined by commas, nothing for
@@ -339,11 +386,11 @@ mod tests {
         assert_eq!(bytes(12_345), "12.3 KB");
         assert_eq!(bytes(4_000_000), "4.0 MB");
         let id = uuid::Uuid::nil();
-        assert_eq!(raw_pager(id, 1, 5, false), "");
-        let first = raw_pager(id, 1, 45, true);
+        assert_eq!(raw_pager(id, 1, 5, false).into_string(), "");
+        let first = raw_pager(id, 1, 45, true).into_string();
         assert!(first.contains("45 records; page 1.") && first.contains("raw_page=2#raw"));
         assert!(!first.contains("Newer records"));
-        let last = raw_pager(id, 3, 45, false);
+        let last = raw_pager(id, 3, 45, false).into_string();
         assert!(last.contains("raw_page=2#raw\" rel=\"prev\"") && !last.contains("Older"));
     }
 
@@ -361,7 +408,8 @@ mod tests {
             fee("exam", 12_550, "USD"),
             fee("total", 42_550, "USD"),
             fee("other", 1_000, "CAD"),
-        ]));
+        ]))
+        .into_string();
         assert!(
             html.contains("Sum in USD</th><td class=\"num\"><strong>425.50 USD"),
             "{html}"
@@ -375,10 +423,10 @@ mod tests {
             "a total line was added in: {html}"
         );
         assert_eq!(
-            fees(Some(&[])),
+            fees(Some(&[])).into_string(),
             "<p>None: the terminal reports no fees.</p>"
         );
-        assert!(fees(None).starts_with("<p>Not reported yet"));
+        assert!(fees(None).into_string().starts_with("<p>Not reported yet"));
     }
 
     #[test]
@@ -391,7 +439,7 @@ mod tests {
                 .collect();
         // 13:00 on the 19th in Los Angeles: the LFD (21:00 on the 19th there) is today
         let now = lfd_at - day / 24 * 8;
-        let html = lfd(&map, true, Some("America/Los_Angeles"), now);
+        let html = lfd(&map, true, Some("America/Los_Angeles"), now).into_string();
         assert!(
             html.contains("Shipping line</th><td>not reported"),
             "{html}"
@@ -400,8 +448,12 @@ mod tests {
         assert_eq!(html.matches("(this is pickup_lfd)").count(), 1);
         assert!(html.contains("Today is the last free day"), "{html}");
         // without the rail entitlement the rail carrier's LFD is not shown
-        assert!(!lfd(&map, false, None, now).contains("Rail carrier"));
-        let passed = lfd(&map, true, Some("America/Los_Angeles"), lfd_at + 3 * day);
+        assert!(
+            !lfd(&map, false, None, now)
+                .into_string()
+                .contains("Rail carrier")
+        );
+        let passed = lfd(&map, true, Some("America/Los_Angeles"), lfd_at + 3 * day).into_string();
         assert!(passed.contains("passed 3 days ago"), "{passed}");
     }
 
@@ -411,12 +463,13 @@ mod tests {
             name: "customs".into(),
             status: "hold".into(),
             description: Some("<b>CBP</b> exam".into()),
-        }]));
+        }]))
+        .into_string();
         assert!(html.contains("&lt;b&gt;CBP&lt;/b&gt; exam"));
         assert_eq!(
-            holds(Some(&[])),
+            holds(Some(&[])).into_string(),
             "<p>None: the terminal reports no holds.</p>"
         );
-        assert!(holds(None).starts_with("<p>Not reported yet"));
+        assert!(holds(None).into_string().starts_with("<p>Not reported yet"));
     }
 }

@@ -18,13 +18,14 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
 use boxtrack_store::accounts;
+use maud::{Markup, html};
 use serde::{Deserialize, Serialize};
 
 use boxtrack_app::tracking::{Refused, track};
 
 use crate::common::{SignedForm, SignedIn, page_with, see_other, unavailable};
+use crate::layout::{Place, User, signed_in};
 
 /// The most rows one file may have.
 pub const MAX_ROWS: usize = 5_000;
@@ -33,6 +34,8 @@ pub const MAX_ROWS: usize = 5_000;
 pub const PREVIEW_BODY_MAX: usize = crate::xlsx::MAX_FILE_BYTES * 3 / 2 + 64 * 1024;
 /// The most rows one `run` request tracks.
 pub const MAX_RUN: usize = MAX_ROWS;
+/// The import pages' script: reads a chosen file, sends the rows in batches.
+const IMPORT_JS: &str = "/console/assets/import.js";
 
 /// One row to track, as the preview hands it to `run`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,46 +181,49 @@ pub(crate) fn check_records(recs: &[Vec<String>]) -> Result<Vec<Checked>, String
     Ok(out)
 }
 
-fn nav(email: &str) -> String {
-    format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · Import · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{}</p></header>"#,
-        esc(email)
-    )
+/// The form that takes a file or its text, with `text` in it and what was wrong, if anything.
+fn upload_form(csrf: &str, text: &str, error: Option<&str>) -> Markup {
+    html! {
+        form method="post" action="/console/imports/preview" id="import-form" {
+            input type="hidden" name="csrf" value=(csrf);
+            @if let Some(e) = error {
+                p class="error" role="alert" id="import-error" { (e) }
+            }
+            label for="import-file" { "CSV or XLSX file" }
+            input id="import-file" type="file" accept=".csv,.xlsx,text/csv,text/plain,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+            input type="hidden" name="xlsx" id="import-xlsx" value="";
+            p id="import-file-note" role="status" hidden {}
+            label for="import-csv" { "Or its text" }
+            textarea id="import-csv" name="csv" rows="8" cols="60" spellcheck="false" placeholder="number,type,scac,ref_numbers\nMSCU1234566,container,,PO-1" { (text) }
+            " "
+            button type="submit" { "Check the rows" }
+        }
+        p {
+            "Columns: " code { "number" } " (needed), " code { "type" } " (" code { "container" } ", " code { "bill_of_lading" } " or " code { "booking_number" } "; inferred from the number when empty), "
+            code { "scac" } " (detected when empty), " code { "ref_numbers" } " (separated by " code { ";" } "). A header row names them; without one they are read in this order. At most "
+            (MAX_ROWS) " rows. From an XLSX workbook the first sheet is read (up to " (crate::xlsx::MAX_FILE_BYTES / (1024 * 1024)) " MB)."
+        }
+    }
 }
 
-fn upload_form(csrf: &str, text: &str, error: Option<&str>) -> String {
-    let err = error.map_or(String::new(), |e| {
-        format!(
-            r#"<p class="error" role="alert" id="import-error">{}</p>"#,
-            esc(e)
-        )
-    });
-    format!(
-        r#"<form method="post" action="/console/imports/preview" id="import-form"><input type="hidden" name="csrf" value="{csrf}">{err}
-<label for="import-file">CSV or XLSX file</label><input id="import-file" type="file" accept=".csv,.xlsx,text/csv,text/plain,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"><input type="hidden" name="xlsx" id="import-xlsx" value=""><p id="import-file-note" role="status" hidden></p>
-<label for="import-csv">Or its text</label><textarea id="import-csv" name="csv" rows="8" cols="60" spellcheck="false" placeholder="number,type,scac,ref_numbers&#10;MSCU1234566,container,,PO-1">{text}</textarea>
-<button type="submit">Check the rows</button></form>
-<p>Columns: <code>number</code> (needed), <code>type</code> (<code>container</code>, <code>bill_of_lading</code> or <code>booking_number</code>; inferred from the number when empty), <code>scac</code> (detected when empty), <code>ref_numbers</code> (separated by <code>;</code>). A header row names them; without one they are read in this order. At most {MAX_ROWS} rows. From an XLSX workbook the first sheet is read (up to {mb} MB).</p>"#,
-        csrf = esc(csrf),
-        text = esc(text),
-        mb = crate::xlsx::MAX_FILE_BYTES / (1024 * 1024),
+/// The page that asks for a file, with `text` in its form and what was wrong, if anything.
+fn upload_page(user: User<'_>, status: StatusCode, text: &str, error: Option<&str>) -> Response {
+    let main = html! {
+        h1 { "Track many numbers" }
+        (upload_form(user.csrf, text, error))
+    };
+    page_with(
+        status,
+        "Import",
+        signed_in(Place::Import, user, main),
+        &[],
+        &[IMPORT_JS],
     )
 }
 
 /// `GET /console/imports`.
 pub async fn page(SignedIn(s): SignedIn) -> Response {
-    let body = format!(
-        "{}<main><h1>Track many numbers</h1>{}</main>",
-        nav(&s.email),
-        upload_form(&s.csrf, "", None)
-    );
-    page_with(
-        StatusCode::OK,
-        "Import",
-        &body,
-        &[],
-        &["/console/assets/import.js"],
-    )
+    upload_page(User::from(&s), StatusCode::OK, "", None)
 }
 
 /// `POST /console/imports/preview`.
@@ -230,73 +236,91 @@ pub async fn preview(SignedForm(s, f): SignedForm) -> Response {
     };
     let checked = match checked {
         Ok(c) => c,
-        Err(e) => {
-            let body = format!(
-                "{}<main><h1>Track many numbers</h1>{}</main>",
-                nav(&s.email),
-                upload_form(&s.csrf, text, Some(&e))
-            );
-            return page_with(
-                StatusCode::BAD_REQUEST,
-                "Import",
-                &body,
-                &[],
-                &["/console/assets/import.js"],
-            );
-        }
+        Err(e) => return upload_page(User::from(&s), StatusCode::BAD_REQUEST, text, Some(&e)),
     };
     let good: Vec<Row> = checked
         .iter()
         .filter_map(|(_, _, r)| r.as_ref().ok().cloned())
         .collect();
     let refused = checked.len() - good.len();
-    let rows: String = checked
-        .iter()
-        .map(|(line, number, r)| match r {
-            Ok(row) => format!(
-                r#"<tr><td>{line}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>ready</td></tr>"#,
-                esc(number),
-                esc(&row.request_type.replace('_', " ")),
-                esc(if row.scac.is_empty() { "detect" } else { &row.scac }),
-                esc(&row.ref_numbers.join(" ")),
-            ),
-            Err(why) => format!(
-                r#"<tr class="refused"><td>{line}</td><td><code>{}</code></td><td></td><td></td><td></td><td class="error">{}</td></tr>"#,
-                esc(number),
-                esc(why)
-            ),
-        })
-        .collect();
     let rows_json = serde_json::to_string(&good).unwrap_or_else(|_| "[]".into());
-    let run = if good.is_empty() {
-        "<p>No row can be tracked: correct the file and check it again.</p>".to_string()
-    } else {
-        format!(
-            r#"<form method="post" action="/console/imports/run" id="run-form"><input type="hidden" name="csrf" value="{csrf}"><input type="hidden" name="rows" value="{rows}">
-<button type="submit">Track {n} row{s}</button></form>
-<p><label for="import-progress">Progress</label><progress id="import-progress" max="{n}" value="0">0 of {n}</progress> <span id="import-progress-text" role="status" aria-live="polite"></span></p>
-<table id="import-results" hidden><thead><tr><th scope="col">Line</th><th scope="col">Number</th><th scope="col">Result</th></tr></thead><tbody></tbody></table>"#,
-            csrf = esc(&s.csrf),
-            rows = esc(&rows_json),
-            n = good.len(),
-            s = if good.len() == 1 { "" } else { "s" },
-        )
+    let main = html! {
+        h1 { "Check the rows" }
+        p role="status" id="import-summary" {
+            (good.len()) " of " (checked.len()) " rows can be tracked; " (refused) " refused."
+        }
+        table {
+            thead {
+                tr {
+                    th scope="col" { "Line" }
+                    th scope="col" { "Number" }
+                    th scope="col" { "Type" }
+                    th scope="col" { "Carrier" }
+                    th scope="col" { "References" }
+                    th scope="col" { "Check" }
+                }
+            }
+            tbody {
+                @for (line, number, r) in &checked {
+                    @match r {
+                        Ok(row) => {
+                            tr {
+                                td { (line) }
+                                td { code { (number) } }
+                                td { (row.request_type.replace('_', " ")) }
+                                td { (if row.scac.is_empty() { "detect" } else { &row.scac }) }
+                                td { (row.ref_numbers.join(" ")) }
+                                td { "ready" }
+                            }
+                        }
+                        Err(why) => {
+                            tr class="refused" {
+                                td { (line) }
+                                td { code { (number) } }
+                                td {}
+                                td {}
+                                td {}
+                                td class="error" { (why) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @if good.is_empty() {
+            p { "No row can be tracked: correct the file and check it again." }
+        } @else {
+            form method="post" action="/console/imports/run" id="run-form" {
+                input type="hidden" name="csrf" value=(s.csrf);
+                input type="hidden" name="rows" value=(rows_json);
+                " "
+                button type="submit" { "Track " (good.len()) " row" (if good.len() == 1 { "" } else { "s" }) }
+            }
+            p {
+                label for="import-progress" { "Progress" }
+                progress id="import-progress" max=(good.len()) value="0" { "0 of " (good.len()) }
+                " "
+                span id="import-progress-text" role="status" aria-live="polite" {}
+            }
+            table id="import-results" hidden {
+                thead {
+                    tr {
+                        th scope="col" { "Line" }
+                        th scope="col" { "Number" }
+                        th scope="col" { "Result" }
+                    }
+                }
+                tbody {}
+            }
+        }
+        p { a href="/console/imports" { "Choose another file" } }
     };
-    let body = format!(
-        r#"{nav}<main><h1>Check the rows</h1>
-<p role="status" id="import-summary">{ok} of {all} rows can be tracked; {refused} refused.</p>
-<table><thead><tr><th scope="col">Line</th><th scope="col">Number</th><th scope="col">Type</th><th scope="col">Carrier</th><th scope="col">References</th><th scope="col">Check</th></tr></thead><tbody>{rows}</tbody></table>
-{run}<p><a href="/console/imports">Choose another file</a></p></main>"#,
-        nav = nav(&s.email),
-        ok = good.len(),
-        all = checked.len(),
-    );
     page_with(
         StatusCode::OK,
         "Check the rows",
-        &body,
+        signed_in(Place::Import, &s, main),
         &[],
-        &["/console/assets/import.js"],
+        &[IMPORT_JS],
     )
 }
 
@@ -391,29 +415,38 @@ pub async fn run(
         return axum::Json(RunResults { results }).into_response();
     }
     let count = |o: &str| results.iter().filter(|r| r.outcome == o).count();
-    let list: String = results
-        .iter()
-        .map(|r| {
-            format!(
-                "<tr><td>{}</td><td><code>{}</code></td><td>{} {}</td></tr>",
-                r.line,
-                esc(&r.number),
-                esc(r.outcome),
-                esc(&r.detail)
-            )
-        })
-        .collect();
-    let body = format!(
-        r#"{nav}<main><h1>Imported</h1>
-<p role="status">{t} tracked, {a} already tracked, {r} refused.</p>
-<table><thead><tr><th scope="col">Line</th><th scope="col">Number</th><th scope="col">Result</th></tr></thead><tbody>{list}</tbody></table>
-<p><a href="/console/tracking_requests">See the tracking requests</a></p></main>"#,
-        nav = nav(&s.email),
-        t = count("tracked"),
-        a = count("already tracked"),
-        r = count("refused"),
-    );
-    page_with(StatusCode::OK, "Imported", &body, &[], &[])
+    let main = html! {
+        h1 { "Imported" }
+        p role="status" {
+            (count("tracked")) " tracked, " (count("already tracked")) " already tracked, " (count("refused")) " refused."
+        }
+        table {
+            thead {
+                tr {
+                    th scope="col" { "Line" }
+                    th scope="col" { "Number" }
+                    th scope="col" { "Result" }
+                }
+            }
+            tbody {
+                @for r in &results {
+                    tr {
+                        td { (r.line) }
+                        td { code { (r.number) } }
+                        td { (r.outcome) " " (r.detail) }
+                    }
+                }
+            }
+        }
+        p { a href="/console/tracking_requests" { "See the tracking requests" } }
+    };
+    page_with(
+        StatusCode::OK,
+        "Imported",
+        signed_in(Place::Import, &s, main),
+        &[],
+        &[],
+    )
 }
 
 /// What tracking an import's rows came to (JSON when asked for).

@@ -17,9 +17,10 @@ use boxtrack_core::oauth as secrets;
 use boxtrack_core::ratelimit::Attempt;
 use boxtrack_http::Front;
 use boxtrack_http::front::Mount;
-use boxtrack_http::html::{cookie, esc};
+use boxtrack_http::html::cookie;
 use boxtrack_store::sessions;
 use boxtrack_store::{now_us, oauth};
+use maud::{Markup, html};
 
 mod action;
 mod common;
@@ -30,6 +31,7 @@ mod detail;
 mod embed;
 mod embed_operations;
 mod imports;
+mod layout;
 mod live;
 mod look;
 mod pagedoc;
@@ -85,33 +87,37 @@ pub fn mount() -> Mount {
 
 fn sign_in_form(status: StatusCode, state: &Front, email: &str, error: Option<&str>) -> Response {
     let csrf = secrets::new_secret();
-    let (err, invalid) = match error {
-        Some(m) => (
-            format!(
-                r#"<p class="error" id="sign-in-error" role="alert">{}</p>"#,
-                esc(m)
-            ),
-            r#" aria-invalid="true" aria-describedby="sign-in-error""#,
-        ),
-        None => (String::new(), ""),
-    };
-    let body = format!(
-        r#"<main><h1>Sign in to boxtrack</h1>{err}
-<form method="post" action="/console/sign-in">
-<input type="hidden" name="csrf" value="{csrf}">
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="{email}"{invalid}>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required{invalid}>
-<button type="submit">Sign in</button>
-</form>
-<p>Users are created by the operator: <code>boxtrack users create --account ID --email EMAIL --password-stdin</code>.</p></main>"#,
-        csrf = esc(&csrf),
-        email = esc(email),
-    );
-    let mut resp = page(status, "Sign in", &body);
+    let mut resp = page(status, "Sign in", sign_in_body(&csrf, email, error));
     set_cookie(&mut resp, state, SIGN_IN_CSRF_COOKIE, &csrf, 3600);
     resp
+}
+
+/// The sign-in form, with the email typed and what was wrong, if anything.
+fn sign_in_body(csrf: &str, email: &str, error: Option<&str>) -> Markup {
+    let described = error.map(|_| "sign-in-error");
+    let invalid = error.map(|_| "true");
+    html! {
+        main {
+            h1 { "Sign in to boxtrack" }
+            @if let Some(m) = error {
+                p class="error" id="sign-in-error" role="alert" { (m) }
+            }
+            form method="post" action="/console/sign-in" {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="email" { "Email" }
+                input id="email" name="email" type="email" autocomplete="username" required value=(email) aria-invalid=[invalid] aria-describedby=[described];
+                label for="password" { "Password" }
+                input id="password" name="password" type="password" autocomplete="current-password" required aria-invalid=[invalid] aria-describedby=[described];
+                " "
+                button type="submit" { "Sign in" }
+            }
+            p {
+                "Users are created by the operator: "
+                code { "boxtrack users create --account ID --email EMAIL --password-stdin" }
+                "."
+            }
+        }
+    }
 }
 
 /// `GET /console/sign-in`.
@@ -168,7 +174,12 @@ async fn sign_in(
             return page(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Unavailable",
-                r#"<main><h1>Sign-in is unavailable</h1><p role="alert">The rate limiter cannot be reached; try again in a moment.</p></main>"#,
+                html! {
+                    main {
+                        h1 { "Sign-in is unavailable" }
+                        p role="alert" { "The rate limiter cannot be reached; try again in a moment." }
+                    }
+                },
             );
         }
     }

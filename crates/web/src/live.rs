@@ -9,7 +9,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
+use maud::{Markup, html};
 
 use crate::common::session;
 
@@ -18,18 +18,16 @@ pub(crate) const SCRIPT: &str = "/console/assets/live.js";
 
 /// The status element that carries the version a page was rendered at; `live.js` reads it
 /// and writes "Updated …" into it.
-pub(crate) fn marker(version: &str) -> String {
+pub(crate) fn marker(version: &str) -> Markup {
     marker_at(version, "/console/live")
 }
 
 /// A marker whose version `live.js` asks of `url` (a page whose content is not the
 /// account's data, such as the sources page).
-pub(crate) fn marker_at(version: &str, url: &str) -> String {
-    format!(
-        r#"<p id="live-status" role="status" aria-live="polite" data-version="{}" data-live-url="{}" class="live-status"></p>"#,
-        esc(version),
-        esc(url)
-    )
+pub(crate) fn marker_at(version: &str, url: &str) -> Markup {
+    html! {
+        p id="live-status" role="status" aria-live="polite" data-version=(version) data-live-url=(url) class="live-status" {}
+    }
 }
 
 /// `GET /console/live`: `{"version": "…"}` for the session's account (401 without one: the

@@ -5,7 +5,7 @@
 
 use boxtrack_core::tracking::rules::{self, ContainerStatus};
 use boxtrack_core::tracking::{ContainerState, Fee, Hold, Route, ShipmentState};
-use boxtrack_http::html::esc;
+use maud::{Markup, html};
 
 const MINUTE_US: i64 = 60_000_000;
 const HOUR_US: i64 = 60 * MINUTE_US;
@@ -54,18 +54,23 @@ impl Badge {
     }
 
     /// The badge as HTML.
-    pub(crate) fn html(&self) -> String {
-        format!(
-            r#"<span class="badge {}">{}</span>"#,
-            self.tone.class(),
-            esc(&self.label)
-        )
+    pub(crate) fn html(&self) -> Markup {
+        html! {
+            span class={ "badge " (self.tone.class()) } { (self.label) }
+        }
     }
 }
 
 /// The badges as HTML, one after another.
-pub(crate) fn badges_html(badges: &[Badge]) -> String {
-    badges.iter().map(Badge::html).collect::<Vec<_>>().join(" ")
+pub(crate) fn badges_html(badges: &[Badge]) -> Markup {
+    html! {
+        @for (i, b) in badges.iter().enumerate() {
+            @if i > 0 {
+                " "
+            }
+            (b.html())
+        }
+    }
 }
 
 /// The badge of a status.
@@ -183,13 +188,12 @@ pub(crate) fn relative(at_us: i64, now_us: i64) -> String {
 
 /// A time at the clock of its place (`zone`; UTC when unknown), with how far it is from now
 /// beside it, as HTML: a `<time>` element carrying the instant.
-pub(crate) fn when(at_us: i64, zone: Option<&str>, now_us: i64) -> String {
-    format!(
-        r#"<time datetime="{iso}">{local}</time> <span class="rel">{rel}</span>"#,
-        iso = esc(&boxtrack_core::time::format_micros(at_us)),
-        local = esc(&short_local(at_us, zone)),
-        rel = esc(&relative(at_us, now_us)),
-    )
+pub(crate) fn when(at_us: i64, zone: Option<&str>, now_us: i64) -> Markup {
+    html! {
+        time datetime=(boxtrack_core::time::format_micros(at_us)) { (short_local(at_us, zone)) }
+        " "
+        span class="rel" { (relative(at_us, now_us)) }
+    }
 }
 
 /// A time at the clock of its place, short: `Nov 27 12:25 PST`.
@@ -373,7 +377,7 @@ mod tests {
         );
         assert_eq!(short_local(NOW, None), "Nov 24 16:00 UTC");
         assert_eq!(short_day(NOW, Some("America/Los_Angeles")), "Mon Nov 24");
-        let html = when(NOW - HOUR_US, Some("Nope/Zone"), NOW);
+        let html = when(NOW - HOUR_US, Some("Nope/Zone"), NOW).into_string();
         assert!(
             html.contains("Nov 24 15:00 UTC") && html.contains("1 h ago"),
             "{html}"
@@ -426,7 +430,11 @@ mod tests {
                 "LFD passed 2 days ago"
             ]
         );
-        assert!(badges_html(&b).contains(r#"<span class="badge b-bad">On hold</span>"#));
+        assert!(
+            badges_html(&b)
+                .into_string()
+                .contains(r#"<span class="badge b-bad">On hold</span>"#)
+        );
         let ready = container_badges(
             ContainerStatus::Available,
             &ContainerState::default(),

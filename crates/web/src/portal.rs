@@ -8,14 +8,16 @@ use axum::response::{IntoResponse, Response};
 use boxtrack_app::keys;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::ratelimit::Bucket;
+use boxtrack_core::time::format_micros;
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
 use boxtrack_store::accounts::{self, Account};
 use boxtrack_store::publishable::PublishableKeyRecord;
 use boxtrack_store::sessions::Session;
+use maud::{Markup, html};
 use uuid::Uuid;
 
 use crate::common::*;
+use crate::layout::{Place, signed_in};
 
 /// `GET /console`: the account and its keys.
 pub(crate) async fn home(State(state): State<Front>, SignedIn(s): SignedIn) -> Response {
@@ -45,7 +47,7 @@ pub(crate) async fn portal(
             return page(
                 StatusCode::NOT_FOUND,
                 "No account",
-                "<main><h1>This user's account no longer exists</h1></main>",
+                html! { main { h1 { "This user's account no longer exists" } } },
             );
         }
         Err(e) => return unavailable(&e),
@@ -54,17 +56,7 @@ pub(crate) async fn portal(
         Ok(l) => l,
         Err(e) => return crate::common::app_unavailable(e),
     };
-    let csrf = esc(&s.csrf);
-    let entitlements = if account.entitlements.is_empty() {
-        "<li>none</li>".to_string()
-    } else {
-        account
-            .entitlements
-            .iter()
-            .map(|e| format!("<li>{}</li>", esc(e.title())))
-            .collect::<String>()
-    };
-    let mut limits = String::new();
+    let mut limits = Vec::new();
     for b in Bucket::ALL {
         let used = match state.limiter.used(account.id, b).await {
             _ if b == Bucket::Embed => "counted per publishable key".to_string(),
@@ -72,12 +64,7 @@ pub(crate) async fn portal(
             Ok(None) => "kept in Redis".to_string(),
             Err(_) => "unknown".to_string(),
         };
-        limits.push_str(&format!(
-            "<tr><td><code>{}</code></td><td>{} a minute</td><td>{}</td></tr>",
-            esc(b.as_str()),
-            account.rate_limits.limit(b),
-            used
-        ));
+        limits.push((b, used));
     }
     let active = match boxtrack_store::tracking::active_containers(&state.ctx.db, account.id).await
     {
@@ -88,51 +75,91 @@ pub(crate) async fn portal(
         Some(n) => format!("{active} of at most {n} active containers"),
         None => format!("{active} active containers (no limit)"),
     };
-    let fresh = created.map_or(String::new(), |k| {
-        let (what, how) = if k.publishable {
-            (
-                "publishable key",
-                "Put it in your pages' map and widget snippets (<code>authToken</code>, <code>data-token</code>).",
-            )
-        } else {
-            (
-                "key",
-                "Send it as <code>Authorization: Token &lt;key&gt;</code>.",
-            )
-        };
-        format!(
-            r#"<section aria-labelledby="new-key"><h2 id="new-key">Your new {what}{}</h2>
-<p role="status">Copy it now: it is shown only this once. {how}</p>
-<p class="secret" id="new-key-value">{}</p></section>"#,
-            k.name.map_or(String::new(), |n| format!(" “{}”", esc(n))),
-            esc(k.full)
-        )
-    });
     let publishable_keys = match keys::publishable(&state.ctx, account.id).await {
-        Ok(l) => publishable_section(&account, &l, &csrf),
+        Ok(l) => publishable_section(&account, &l, &s.csrf),
         Err(e) => return crate::common::app_unavailable(e),
     };
-    let rows = key_rows(&list, &csrf);
-    let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · Account · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{csrf}"><span>{email}</span> <button type="submit">Sign out</button></form></header>
-<main><h1>{name}</h1>
-{fresh}
-<section aria-labelledby="plan"><h2 id="plan">Plan</h2>
-<p>Plan <strong>{plan}</strong>: {container_limit}.</p>
-<h3>Entitlements</h3><ul>{entitlements}</ul>
-<h3>Rate limits</h3><table><thead><tr><th scope="col">Bucket</th><th scope="col">Limit</th><th scope="col">Used in the last minute</th></tr></thead><tbody>{limits}</tbody></table></section>
-<section aria-labelledby="keys"><h2 id="keys">API keys</h2>
-<table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>
-<form method="post" action="/console/keys"><input type="hidden" name="csrf" value="{csrf}">
-<label for="key-name">Name of a new key</label><input id="key-name" name="name" type="text" maxlength="100">
-<label for="key-expires">Expires on (optional; the key is refused from that day, midnight UTC)</label><input id="key-expires" name="expires_on" type="date">
-<button type="submit">Create a key</button></form></section>
-{publishable_keys}</main>"#,
-        email = esc(&s.email),
-        name = esc(&account.name),
-        plan = esc(account.plan.as_str()),
-    );
-    page(status, &account.name, &body)
+    let main = html! {
+        h1 { (account.name) }
+        @if let Some(k) = created {
+            (fresh(&k))
+        }
+        section aria-labelledby="plan" {
+            h2 id="plan" { "Plan" }
+            p { "Plan " strong { (account.plan.as_str()) } ": " (container_limit) "." }
+            h3 { "Entitlements" }
+            ul {
+                @for e in &account.entitlements {
+                    li { (e.title()) }
+                } @if account.entitlements.is_empty() {
+                    li { "none" }
+                }
+            }
+            h3 { "Rate limits" }
+            table {
+                thead { tr { th scope="col" { "Bucket" } th scope="col" { "Limit" } th scope="col" { "Used in the last minute" } } }
+                tbody {
+                    @for (b, used) in &limits {
+                        tr {
+                            td { code { (b.as_str()) } }
+                            td { (account.rate_limits.limit(*b)) " a minute" }
+                            td { (used) }
+                        }
+                    }
+                }
+            }
+        }
+        section aria-labelledby="keys" {
+            h2 id="keys" { "API keys" }
+            table {
+                thead {
+                    tr {
+                        th scope="col" { "Name" }
+                        th scope="col" { "Key" }
+                        th scope="col" { "Created" }
+                        th scope="col" { "Last used" }
+                        th scope="col" { "Expires" }
+                        th scope="col" {}
+                    }
+                }
+                tbody { (key_rows(&list, &s.csrf)) }
+            }
+            form method="post" action="/console/keys" {
+                input type="hidden" name="csrf" value=(s.csrf);
+                label for="key-name" { "Name of a new key" }
+                input id="key-name" name="name" type="text" maxlength="100";
+                label for="key-expires" { "Expires on (optional; the key is refused from that day, midnight UTC)" }
+                input id="key-expires" name="expires_on" type="date";
+                " "
+                button type="submit" { "Create a key" }
+            }
+        }
+        (publishable_keys)
+    };
+    page(status, &account.name, signed_in(Place::Account, s, main))
+}
+
+/// A key just issued, shown this once.
+fn fresh(k: &Fresh<'_>) -> Markup {
+    html! {
+        section aria-labelledby="new-key" {
+            h2 id="new-key" {
+                "Your new " (if k.publishable { "publishable key" } else { "key" })
+                @if let Some(n) = k.name {
+                    " “" (n) "”"
+                }
+            }
+            p role="status" {
+                "Copy it now: it is shown only this once. "
+                @if k.publishable {
+                    "Put it in your pages' map and widget snippets (" code { "authToken" } ", " code { "data-token" } ")."
+                } @else {
+                    "Send it as " code { "Authorization: Token <key>" } "."
+                }
+            }
+            p class="secret" id="new-key-value" { (k.full) }
+        }
+    }
 }
 
 /// `POST /console/keys`: issues a key and shows it once.
@@ -200,47 +227,82 @@ pub(crate) async fn revoke_key(
     }
 }
 
-/// The portal's section on publishable keys (`csrf` already escaped for HTML).
-fn publishable_section(account: &Account, list: &[PublishableKeyRecord], csrf: &str) -> String {
+/// The portal's section on publishable keys.
+fn publishable_section(account: &Account, list: &[PublishableKeyRecord], csrf: &str) -> Markup {
     if !account.entitlements.contains(&Entitlement::Widget) {
-        return r#"<section aria-labelledby="pkeys"><h2 id="pkeys">Publishable keys</h2>
-<p>Publishable keys let web pages show the embeddable map and tracking widget. They need the <strong>embeddable map and widget</strong> entitlement, which this account does not have; ask your operator (<code>boxtrack accounts update ACCOUNT --entitlements widget</code>).</p></section>"#.to_string();
+        return html! {
+            section aria-labelledby="pkeys" {
+                h2 id="pkeys" { "Publishable keys" }
+                p {
+                    "Publishable keys let web pages show the embeddable map and tracking widget. They need the "
+                    strong { "embeddable map and widget" }
+                    " entitlement, which this account does not have; ask your operator ("
+                    code { "boxtrack accounts update ACCOUNT --entitlements widget" }
+                    ")."
+                }
+            }
+        };
     }
-    let rows: String = list
-        .iter()
-        .map(|k| {
-            let state_cell = match k.revoked_us {
-                Some(_) => "revoked".to_string(),
-                None => format!(
-                    r#"<form method="post" action="/console/publishable_keys/{id}/revoke"><input type="hidden" name="csrf" value="{csrf}"><button type="submit" aria-label="Revoke publishable key {hint}">Revoke</button></form>"#,
-                    id = k.id,
-                    hint = esc(&k.hint)
-                ),
-            };
-            let origins = if k.allowed_origins.0.is_empty() {
-                "any".to_string()
-            } else {
-                esc(&k.allowed_origins.0.join(" "))
-            };
-            format!(
-                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(k.name.as_deref().unwrap_or("")),
-                esc(&k.hint),
-                origins,
-                boxtrack_core::time::format_micros(k.created_us),
-                state_cell
-            )
-        })
-        .collect();
-    format!(
-        r#"<section aria-labelledby="pkeys"><h2 id="pkeys">Publishable keys</h2>
-<p>For the embeddable map and tracking widget (<a href="https://github.com/boxtrack/boxtrack/blob/main/docs/embedding.md">how to embed them</a>): a publishable key reads only <code>/embed/v1/map_geojson</code> and <code>/embed/v1/track</code>, only this account's data, and, when origins are listed, only from pages of those origins.</p>
-<table><thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Allowed origins</th><th scope="col">Created</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table>
-<form method="post" action="/console/publishable_keys"><input type="hidden" name="csrf" value="{csrf}">
-<label for="pkey-name">Name of a new publishable key</label><input id="pkey-name" name="name" type="text" maxlength="100">
-<label for="pkey-origins">Allowed origins, one per line (empty: any)</label><textarea id="pkey-origins" name="origins" rows="2" placeholder="https://www.example.com"></textarea>
-<button type="submit">Create a publishable key</button></form></section>"#
-    )
+    html! {
+        section aria-labelledby="pkeys" {
+            h2 id="pkeys" { "Publishable keys" }
+            p {
+                "For the embeddable map and tracking widget ("
+                a href="https://github.com/boxtrack/boxtrack/blob/main/docs/embedding.md" { "how to embed them" }
+                "): a publishable key reads only "
+                code { "/embed/v1/map_geojson" }
+                " and "
+                code { "/embed/v1/track" }
+                ", only this account's data, and, when origins are listed, only from pages of those origins."
+            }
+            table {
+                thead {
+                    tr {
+                        th scope="col" { "Name" }
+                        th scope="col" { "Key" }
+                        th scope="col" { "Allowed origins" }
+                        th scope="col" { "Created" }
+                        th scope="col" {}
+                    }
+                }
+                tbody {
+                    @for k in list {
+                        tr {
+                            td { (k.name.as_deref().unwrap_or("")) }
+                            td { code { (k.hint) } }
+                            td {
+                                @if k.allowed_origins.0.is_empty() {
+                                    "any"
+                                } @else {
+                                    (k.allowed_origins.0.join(" "))
+                                }
+                            }
+                            td { (format_micros(k.created_us)) }
+                            td {
+                                @if k.revoked_us.is_some() {
+                                    "revoked"
+                                } @else {
+                                    form method="post" action={ "/console/publishable_keys/" (k.id) "/revoke" } {
+                                        input type="hidden" name="csrf" value=(csrf);
+                                        button type="submit" aria-label={ "Revoke publishable key " (k.hint) } { "Revoke" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            form method="post" action="/console/publishable_keys" {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="pkey-name" { "Name of a new publishable key" }
+                input id="pkey-name" name="name" type="text" maxlength="100";
+                label for="pkey-origins" { "Allowed origins, one per line (empty: any)" }
+                textarea id="pkey-origins" name="origins" rows="2" placeholder="https://www.example.com" {}
+                " "
+                button type="submit" { "Create a publishable key" }
+            }
+        }
+    }
 }
 
 /// This page's routes, each declared with its documentation.
@@ -291,31 +353,30 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
 
 /// The rows of the API key table: name, hint, created, last used, expiry, and a revoke
 /// button for a key that still works.
-fn key_rows(list: &[boxtrack_store::keys::ApiKeyRecord], csrf: &str) -> String {
+fn key_rows(list: &[boxtrack_store::keys::ApiKeyRecord], csrf: &str) -> Markup {
     let now = boxtrack_store::now_us();
-    list
-        .iter()
-        .map(|k| {
-            let state_cell = match (k.revoked_us, k.expires_us) {
-                (Some(_), _) => "revoked".to_string(),
-                (None, Some(at)) if at <= now => {
-                    format!("expired {}", boxtrack_core::time::format_micros(at))
+    let time = |t: Option<i64>| t.map_or("never".to_string(), format_micros);
+    html! {
+        @for k in list {
+            tr {
+                td { (k.name.as_deref().unwrap_or("")) }
+                td { code { (k.hint) } }
+                td { (format_micros(k.created_us)) }
+                td { (time(k.last_used_us)) }
+                td { (time(k.expires_us)) }
+                td {
+                    @match (k.revoked_us, k.expires_us) {
+                        (Some(_), _) => { "revoked" }
+                        (None, Some(at)) if at <= now => { "expired " (format_micros(at)) }
+                        _ => {
+                            form method="post" action={ "/console/keys/" (k.id) "/revoke" } {
+                                input type="hidden" name="csrf" value=(csrf);
+                                button type="submit" aria-label={ "Revoke key " (k.hint) } { "Revoke" }
+                            }
+                        }
+                    }
                 }
-                _ => format!(
-                    r#"<form method="post" action="/console/keys/{id}/revoke"><input type="hidden" name="csrf" value="{csrf}"><button type="submit" aria-label="Revoke key {hint}">Revoke</button></form>"#,
-                    id = k.id,
-                    hint = esc(&k.hint)
-                ),
-            };
-            format!(
-                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(k.name.as_deref().unwrap_or("")),
-                esc(&k.hint),
-                boxtrack_core::time::format_micros(k.created_us),
-                k.last_used_us.map_or("never".to_string(), boxtrack_core::time::format_micros),
-                k.expires_us.map_or("never".to_string(), boxtrack_core::time::format_micros),
-                state_cell
-            )
-        })
-        .collect()
+            }
+        }
+    }
 }

@@ -9,7 +9,7 @@ use axum::response::Response;
 use boxtrack_app::keys;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
+use maud::html;
 use uuid::Uuid;
 
 use crate::common::*;
@@ -85,10 +85,13 @@ fn problem(status: StatusCode, message: &str) -> Response {
     page(
         status,
         "Not done",
-        &format!(
-            r#"<main><h1>Nothing was created</h1><p role="alert">{}</p><p><a href="/console">Back to the console</a></p></main>"#,
-            esc(message)
-        ),
+        html! {
+            main {
+                h1 { "Nothing was created" }
+                p role="alert" { (message) }
+                p { a href="/console" { "Back to the console" } }
+            }
+        },
     )
 }
 

@@ -5,6 +5,9 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use boxtrack_http::html::secure_html;
+use maud::{DOCTYPE, html};
+
+use crate::layout::head_start;
 
 /// Redoc's standalone bundle, as vendored.
 const REDOC_JS: &[u8] = include_bytes!("../assets/vendor/redoc/redoc.standalone.js");
@@ -32,16 +35,35 @@ const REDOC_LICENSES: &str = concat!(
 /// else is allowed, and nothing leaves the service.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-/// `GET /console/reference`.
+/// `GET /console/reference`: public, so without the signed-in navigation, and without the
+/// console's stylesheet (Redoc styles itself); the frame's head otherwise.
 pub async fn page() -> Response {
-    let html = r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>API reference · boxtrack</title><link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml"></head>
-<body style="margin:0">
-<nav style="font-family:system-ui,sans-serif;padding:.5rem 1rem;border-bottom:1px solid #ccc"><a href="/console">boxtrack console</a> · API reference · <a href="/v2/openapi.json">openapi.json</a> · <a href="/console/assets/redoc-licenses.txt">licences</a></nav>
-<main id="reference"><p style="font-family:system-ui,sans-serif;padding:1rem">Loading the reference… (it needs JavaScript; the same document is at <a href="/docs">/docs</a> without it)</p></main>
-<script src="/console/assets/redoc.standalone.js"></script>
-<script src="/console/assets/reference.js"></script>
-</body></html>"#;
-    let mut resp = (StatusCode::OK, html).into_response();
+    let font = "font-family:system-ui,sans-serif";
+    let html = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head { (head_start("API reference")) }
+            body style="margin:0" {
+                nav style={ (font) ";padding:.5rem 1rem;border-bottom:1px solid #ccc" } {
+                    a href="/console" { "boxtrack console" }
+                    " · API reference · "
+                    a href="/v2/openapi.json" { "openapi.json" }
+                    " · "
+                    a href="/console/assets/redoc-licenses.txt" { "licences" }
+                }
+                main id="reference" {
+                    p style={ (font) ";padding:1rem" } {
+                        "Loading the reference… (it needs JavaScript; the same document is at "
+                        a href="/docs" { "/docs" }
+                        " without it)"
+                    }
+                }
+                script src="/console/assets/redoc.standalone.js" {}
+                script src="/console/assets/reference.js" {}
+            }
+        }
+    };
+    let mut resp = (StatusCode::OK, html.into_string()).into_response();
     secure_html(&mut resp, CSP);
     resp
 }

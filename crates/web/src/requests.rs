@@ -12,10 +12,11 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use boxtrack_core::paging::Page;
 use boxtrack_core::requests::{self, NewRequest};
+use boxtrack_core::time::format_micros;
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
 use boxtrack_store::accounts;
 use boxtrack_store::sessions::Session;
+use maud::{Markup, html};
 
 use boxtrack_app::fields::{One, Text};
 use boxtrack_app::requests::{self as app, ListRequests, RequestsFilter};
@@ -24,6 +25,8 @@ use boxtrack_app::tracking::{Refused, track};
 use crate::common::{
     SignedForm, SignedIn, app_unavailable, page_with, pager, see_other, total_text, unavailable,
 };
+use crate::layout::{Place, signed_in};
+use crate::live::marker;
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -226,102 +229,117 @@ async fn render(
         Ok(l) => l,
         Err(e) => return app_unavailable(e),
     };
-    let sent = |k: &str| esc(form.get(k).map(String::as_str).unwrap_or_default());
+    let statuses = std::iter::once("").chain(requests::Status::ALL.iter().map(|st| st.as_str()));
+    let main = html! {
+        h1 { "Tracking requests" }
+        (track_section(&s.csrf, error, form))
+        section aria-labelledby="recent" {
+            h2 id="recent" { "Requests, newest first" }
+            form method="get" action="/console/tracking_requests" role="search" {
+                label for="filter-q" { "Requests for number or reference" }
+                input id="filter-q" name="q" type="text" value=(asked.q);
+                label for="filter-status" { "Requests with status" }
+                select id="filter-status" name="status" {
+                    @for v in statuses {
+                        option value=(v) selected[v == asked.status] {
+                            @if v.is_empty() {
+                                "any status"
+                            } @else {
+                                (v.replace('_', " "))
+                            }
+                        }
+                    }
+                }
+                label for="filter-scac" { "Requests of carrier (SCAC)" }
+                input id="filter-scac" name="scac" type="text" maxlength="4" value=(asked.scac);
+                " "
+                button type="submit" { "Filter" }
+                " "
+                a href="/console/tracking_requests" { "Clear" }
+            }
+            p {
+                a href={ "/console/tracking_requests.csv?" (asked.query_for(1)) } download { "Export these requests as CSV" }
+            }
+            (marker(&version))
+            div id="requests-live" data-live {
+                p { (total_text(listed.total, listed.total_exact)) " tracking requests; page " (asked.page) "." }
+                table {
+                    thead {
+                        tr {
+                            th scope="col" { "Number" }
+                            th scope="col" { "Kind" }
+                            th scope="col" { "Carrier" }
+                            th scope="col" { "Status" }
+                            th scope="col" { "Why it failed" }
+                            th scope="col" { "Created (UTC)" }
+                        }
+                    }
+                    tbody {
+                        @for r in &listed.rows {
+                            tr {
+                                td { code { (r.request_number) } }
+                                td { (r.request_type.replace('_', " ")) }
+                                td { (r.scac.as_deref().unwrap_or(carrier_unknown(&r.status))) }
+                                td { (r.status.replace('_', " ")) }
+                                td { (r.failed_reason.as_deref().unwrap_or("")) }
+                                td { (format_micros(r.created_us)) }
+                            }
+                        }
+                    }
+                }
+                nav aria-label="Pages" {
+                    (pager("/console/tracking_requests", asked.page, listed.has_next, |n| asked.query_for(n)))
+                }
+            }
+        }
+    };
+    page_with(
+        status,
+        "Tracking requests",
+        signed_in(Place::TrackingRequests, s, main),
+        &[],
+        &[crate::live::SCRIPT],
+    )
+}
+
+/// The form that tracks a number, with what was sent (`form`) and what was wrong with it, if
+/// anything.
+fn track_section(csrf: &str, error: Option<&str>, form: &HashMap<String, String>) -> Markup {
+    let sent = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
     let chosen = form
         .get("request_type")
         .map(String::as_str)
         .unwrap_or("bill_of_lading");
-    let types: String = TYPES
-        .iter()
-        .map(|(v, l)| {
-            format!(
-                r#"<option value="{v}"{}>{l}</option>"#,
-                if *v == chosen { " selected" } else { "" }
-            )
-        })
-        .collect();
-    let (err, invalid) = match error {
-        Some(m) => (
-            format!(
-                r#"<p class="error" id="track-error" role="alert">{}</p>"#,
-                esc(m)
-            ),
-            r#" aria-invalid="true" aria-describedby="track-error""#,
-        ),
-        None => (String::new(), ""),
-    };
-    let rows: String = listed
-        .rows
-        .iter()
-        .map(|r| {
-            format!(
-                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&r.request_number),
-                esc(&r.request_type.replace('_', " ")),
-                esc(r.scac.as_deref().unwrap_or(carrier_unknown(&r.status))),
-                esc(&r.status.replace('_', " ")),
-                esc(r.failed_reason.as_deref().unwrap_or("")),
-                esc(&boxtrack_core::time::format_micros(r.created_us)),
-            )
-        })
-        .collect();
-    let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · Tracking requests · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
-<main><h1>Tracking requests</h1>
-<section aria-labelledby="track"><h2 id="track">Track a number</h2>{err}
-<form method="post" action="/console/tracking_requests"><input type="hidden" name="csrf" value="{csrf}">
-<label for="request_number">Number</label><input id="request_number" name="request_number" type="text" required value="{number}"{invalid}>
-<label for="request_type">Kind of number</label><select id="request_type" name="request_type">{types}</select>
-<label for="scac">Carrier SCAC (leave empty to detect it from the number)</label><input id="scac" name="scac" type="text" maxlength="4" value="{scac}">
-<button type="submit">Track</button></form>
-<p>Sandbox journeys: carrier <code>TEST</code>, numbers such as <code>TEST-SCN-IMPORT</code>. Many numbers at once: <a href="/console/imports">import a CSV file</a>.</p></section>
-<section aria-labelledby="recent"><h2 id="recent">Requests, newest first</h2>
-<form method="get" action="/console/tracking_requests" role="search">
-<label for="filter-q">Requests for number or reference</label><input id="filter-q" name="q" type="text" value="{q}">
-<label for="filter-status">Requests with status</label><select id="filter-status" name="status">{statuses}</select>
-<label for="filter-scac">Requests of carrier (SCAC)</label><input id="filter-scac" name="scac" type="text" maxlength="4" value="{filter_scac}">
-<button type="submit">Filter</button> <a href="/console/tracking_requests">Clear</a></form>
-<p><a href="/console/tracking_requests.csv?{export}" download>Export these requests as CSV</a></p>{live}
-<div id="requests-live" data-live><p>{total} tracking requests; page {page}.</p>
-<table><thead><tr><th scope="col">Number</th><th scope="col">Kind</th><th scope="col">Carrier</th><th scope="col">Status</th><th scope="col">Why it failed</th><th scope="col">Created (UTC)</th></tr></thead>
-<tbody>{rows}</tbody></table>
-<nav aria-label="Pages">{pager}</nav></div></section></main>"#,
-        live = crate::live::marker(&version),
-        email = esc(&s.email),
-        csrf = esc(&s.csrf),
-        number = sent("request_number"),
-        scac = sent("scac"),
-        total = total_text(listed.total, listed.total_exact),
-        page = asked.page,
-        q = esc(&asked.q),
-        filter_scac = esc(&asked.scac),
-        export = esc(&asked.query_for(1)),
-        pager = pager(
-            "/console/tracking_requests",
-            asked.page,
-            listed.has_next,
-            |n| { asked.query_for(n) }
-        ),
-        statuses = std::iter::once("")
-            .chain(requests::Status::ALL.iter().map(|st| st.as_str()))
-            .map(|v| format!(
-                r#"<option value="{v}"{sel}>{label}</option>"#,
-                sel = if v == asked.status { " selected" } else { "" },
-                label = if v.is_empty() {
-                    "any status".to_string()
-                } else {
-                    v.replace('_', " ")
-                },
-            ))
-            .collect::<String>(),
-    );
-    page_with(
-        status,
-        "Tracking requests",
-        &body,
-        &[],
-        &[crate::live::SCRIPT],
-    )
+    let invalid = error.map(|_| "true");
+    let described = error.map(|_| "track-error");
+    html! {
+        section aria-labelledby="track" {
+            h2 id="track" { "Track a number" }
+            @if let Some(m) = error {
+                p class="error" id="track-error" role="alert" { (m) }
+            }
+            form method="post" action="/console/tracking_requests" {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="request_number" { "Number" }
+                input id="request_number" name="request_number" type="text" required value=(sent("request_number")) aria-invalid=[invalid] aria-describedby=[described];
+                label for="request_type" { "Kind of number" }
+                select id="request_type" name="request_type" {
+                    @for (v, l) in TYPES {
+                        option value=(v) selected[v == chosen] { (l) }
+                    }
+                }
+                label for="scac" { "Carrier SCAC (leave empty to detect it from the number)" }
+                input id="scac" name="scac" type="text" maxlength="4" value=(sent("scac"));
+                " "
+                button type="submit" { "Track" }
+            }
+            p {
+                "Sandbox journeys: carrier " code { "TEST" } ", numbers such as " code { "TEST-SCN-IMPORT" } ". Many numbers at once: "
+                a href="/console/imports" { "import a CSV file" }
+                "."
+            }
+        }
+    }
 }
 
 /// This page's routes, each declared with its documentation.

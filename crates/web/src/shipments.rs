@@ -11,13 +11,18 @@ use axum::response::Response;
 use boxtrack_app::fields::{Instant, One, Range, Text};
 use boxtrack_app::shipments::{self, ListShipments, ShipmentFilter, ShipmentSort, ShipmentStatus};
 use boxtrack_core::paging::Page;
-use boxtrack_core::time::format_local;
+use boxtrack_core::time::{format_local, format_micros};
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
 use boxtrack_store::now_us;
 use boxtrack_store::reads::{self, ListSort};
+use maud::{Markup, html};
 
-use crate::common::{SignedIn, app_unavailable, page_with, pager, total_text, unavailable};
+use crate::common::{
+    SignedIn, app_unavailable, page_with, pager, sort_header, sort_input, time_sort_headers,
+    total_text, unavailable, url_encode,
+};
+use crate::layout::{Place, signed_in};
+use crate::live::marker;
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -138,29 +143,33 @@ impl Asked {
 
 /// A shipment's row of the table: its bill of lading (linking to its containers), carrier,
 /// route, arrival at the port's clock, how many boxes, whether it is tracked, its times.
-fn row(sh: &reads::ShipmentRow, boxes: usize) -> String {
+fn row(sh: &reads::ShipmentRow, boxes: usize) -> Markup {
     let (route, st) = (&sh.route.0, &sh.state.0);
     let arrival = match (st.pod_ata_us, st.pod_eta_us) {
         (Some(t), _) => format!("arrived {}", format_local(t, route.pod_timezone.as_deref())),
         (None, Some(t)) => format!("ETA {}", format_local(t, route.pod_timezone.as_deref())),
         _ => String::new(),
     };
-    format!(
-        "<tr><td><a href=\"/console/containers?q={q}\"><code>{bl}</code></a></td><td>{scac}</td><td>{pol} → {pod}</td><td>{arrival}</td><td>{boxes}</td><td>{tracking}</td><td>{updated}</td><td>{created}</td></tr>",
-        q = esc(&crate::common::url_encode(&sh.bill_of_lading_number)),
-        bl = esc(&sh.bill_of_lading_number),
-        scac = esc(&sh.scac),
-        pol = esc(route.pol_locode.as_deref().unwrap_or("?")),
-        pod = esc(route.pod_locode.as_deref().unwrap_or("?")),
-        arrival = esc(&arrival),
-        tracking = if sh.tracking_stopped_us.is_some() {
-            "stopped"
-        } else {
-            "tracked"
-        },
-        updated = esc(&boxtrack_core::time::format_micros(sh.updated_us)),
-        created = esc(&boxtrack_core::time::format_micros(sh.created_us)),
-    )
+    html! {
+        tr {
+            td {
+                a href={ "/console/containers?q=" (url_encode(&sh.bill_of_lading_number)) } {
+                    code { (sh.bill_of_lading_number) }
+                }
+            }
+            td { (sh.scac) }
+            td {
+                (route.pol_locode.as_deref().unwrap_or("?"))
+                " → "
+                (route.pod_locode.as_deref().unwrap_or("?"))
+            }
+            td { (arrival) }
+            td { (boxes) }
+            td { (if sh.tracking_stopped_us.is_some() { "stopped" } else { "tracked" }) }
+            td { (format_micros(sh.updated_us)) }
+            td { (format_micros(sh.created_us)) }
+        }
+    }
 }
 
 /// `GET /console/shipments`.
@@ -193,72 +202,73 @@ pub async fn list(
         Ok(found) => (found.listed, found.containers),
         Err(e) => return app_unavailable(e),
     };
-    let rows: String = listed
-        .rows
-        .iter()
-        .map(|sh| row(sh, containers.get(&sh.id).map_or(0, Vec::len)))
-        .collect();
     let total = total_text(listed.total, listed.total_exact);
     let href = |o: ListSort| format!("/console/shipments?{}", asked.query_sorted(o, 1));
     let pager = pager("/console/shipments", asked.page, listed.has_next, |n| {
         asked.query_for(n)
     });
-    let tracking_options: String = [
+    let days = |d: Option<u32>| d.map_or(String::new(), |d| d.to_string());
+    let tracking_options = [
         ("", "tracked or stopped"),
         ("tracked", "tracked"),
         ("stopped", "stopped"),
-    ]
-    .iter()
-    .map(|(v, l)| {
-        format!(
-            r#"<option value="{v}"{sel}>{l}</option>"#,
-            sel = if *v == asked.tracking {
-                " selected"
-            } else {
-                ""
+    ];
+    let main = html! {
+        h1 { "Shipments" }
+        form method="get" action="/console/shipments" role="search" {
+            label for="q" { "Bill of lading, reference or container number" }
+            input id="q" name="q" type="text" value=(asked.q);
+            label for="carrier" { "Carrier SCAC" }
+            input id="carrier" name="carrier" type="text" maxlength="4" value=(asked.carrier);
+            label for="port" { "Port of discharge (UN/LOCODE)" }
+            input id="port" name="port" type="text" maxlength="5" value=(asked.port);
+            label for="tracking" { "Tracking" }
+            select id="tracking" name="tracking" {
+                @for (v, l) in tracking_options {
+                    option value=(v) selected[v == asked.tracking] { (l) }
+                }
             }
-        )
-    })
-    .collect();
-    let body = format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · Shipments · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
-<main><h1>Shipments</h1>
-<form method="get" action="/console/shipments" role="search">
-<label for="q">Bill of lading, reference or container number</label><input id="q" name="q" type="text" value="{q}">
-<label for="carrier">Carrier SCAC</label><input id="carrier" name="carrier" type="text" maxlength="4" value="{carrier}">
-<label for="port">Port of discharge (UN/LOCODE)</label><input id="port" name="port" type="text" maxlength="5" value="{port}">
-<label for="tracking">Tracking</label><select id="tracking" name="tracking">{tracking_options}</select>
-<label for="updated_days">Updated within (days)</label><input id="updated_days" name="updated_days" type="number" min="0" max="365" value="{updated}">
-<label for="eta_days">Arriving within (days)</label><input id="eta_days" name="eta_days" type="number" min="0" max="365" value="{eta}">
-{sort_input}<button type="submit">Filter</button> <a href="/console/shipments">Clear</a>
-</form>
-<p><a href="/console/shipments.csv?{export}" download>Export these shipments as CSV</a></p>{live}
-<div id="shipments-live" data-live><p>{total} shipments; page {page}.</p>
-<table><thead><tr><th scope="col">Bill of lading</th><th scope="col">Carrier</th><th scope="col">Route</th>{eta_th}<th scope="col">Containers</th><th scope="col">Tracking</th>{time_th}</tr></thead>
-<tbody>{rows}</tbody></table>
-<nav aria-label="Pages">{pager}</nav></div></main>"#,
-        email = esc(&s.email),
-        q = esc(&asked.q),
-        carrier = esc(&asked.carrier),
-        port = esc(&asked.port),
-        updated = asked.updated_days.map_or(String::new(), |d| d.to_string()),
-        eta = asked.eta_days.map_or(String::new(), |d| d.to_string()),
-        live = crate::live::marker(&version),
-        page = asked.page,
-        export = esc(&asked.query_for(1)),
-        eta_th = crate::common::sort_header(
-            "Arrival (port time)",
-            asked.sort,
-            (ListSort::EtaAsc, ListSort::EtaDesc),
-            href
-        ),
-        time_th = crate::common::time_sort_headers(asked.sort, href),
-        sort_input = crate::common::sort_input(asked.sort),
-    );
+            label for="updated_days" { "Updated within (days)" }
+            input id="updated_days" name="updated_days" type="number" min="0" max="365" value=(days(asked.updated_days));
+            label for="eta_days" { "Arriving within (days)" }
+            input id="eta_days" name="eta_days" type="number" min="0" max="365" value=(days(asked.eta_days));
+            " "
+            (sort_input(asked.sort))
+            button type="submit" { "Filter" }
+            " "
+            a href="/console/shipments" { "Clear" }
+        }
+        p {
+            a href={ "/console/shipments.csv?" (asked.query_for(1)) } download { "Export these shipments as CSV" }
+        }
+        (marker(&version))
+        div id="shipments-live" data-live {
+            p { (total) " shipments; page " (asked.page) "." }
+            table {
+                thead {
+                    tr {
+                        th scope="col" { "Bill of lading" }
+                        th scope="col" { "Carrier" }
+                        th scope="col" { "Route" }
+                        (sort_header("Arrival (port time)", asked.sort, (ListSort::EtaAsc, ListSort::EtaDesc), href))
+                        th scope="col" { "Containers" }
+                        th scope="col" { "Tracking" }
+                        (time_sort_headers(asked.sort, href))
+                    }
+                }
+                tbody {
+                    @for sh in &listed.rows {
+                        (row(sh, containers.get(&sh.id).map_or(0, Vec::len)))
+                    }
+                }
+            }
+            nav aria-label="Pages" { (pager) }
+        }
+    };
     page_with(
         StatusCode::OK,
         "Shipments",
-        &body,
+        signed_in(Place::Shipments, &s, main),
         &[],
         &[crate::live::SCRIPT],
     )

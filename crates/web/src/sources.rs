@@ -7,12 +7,14 @@
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use boxtrack_app::sources::{SourcesDocument, document};
+use boxtrack_app::sources::{SourceAttributes, SourcesDocument, document};
 use boxtrack_core::time::format_micros;
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
+use maud::{Markup, html};
 
 use crate::common::{SignedIn, page_with, session};
+use crate::layout::{Place, signed_in};
+use crate::live::marker_at;
 
 /// What changes when the page would: every source's counts and times.
 pub(crate) fn version_of(doc: &SourcesDocument) -> String {
@@ -41,116 +43,126 @@ fn when(t: Option<i64>) -> String {
     t.map_or("never".to_string(), format_micros)
 }
 
-/// The page's body (without the frame).
-pub(crate) fn render(doc: &SourcesDocument, email: &str) -> String {
-    let rows: String = doc
-        .data
-        .iter()
-        .map(|s| {
-            let a = &s.attributes;
-            let refused: String = if a.refused.is_empty() {
-                "none".to_string()
-            } else {
-                a.refused
-                    .iter()
-                    .map(|(why, n)| format!("{} × {}", n, esc(why)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let samples: String = a
-                .refused_samples
-                .iter()
-                .map(|r| {
-                    format!(
-                        "<li>{} · <code>{}</code> · {}: {}</li>",
-                        esc(&format_micros(r.at.0)),
-                        esc(&r.reference),
-                        esc(&r.reason),
-                        esc(&r.detail)
-                    )
-                })
-                .collect();
-            let samples = if samples.is_empty() {
-                String::new()
-            } else {
-                format!("<details><summary>latest refused</summary><ul>{samples}</ul></details>")
-            };
-            let health = if a.requests == 0 {
-                "not asked yet"
-            } else if a.error_rate > 0.5 {
-                "failing"
-            } else if a.errors > 0 {
-                "degraded"
-            } else {
-                "healthy"
-            };
-            format!(
-                r#"<tr><td><strong>{name}</strong> <small>{kind}</small><br><small>{url}</small></td><td>{health}</td><td>{last_ok}</td><td>{requests} / {errors} ({rate:.1}%){last_error}</td><td>{newest}{age}</td><td>{refused}{samples}</td><td>{available} of {burst} now<br><small>{per_sec}/s sustained; held back {exhausted}×</small></td></tr>"#,
-                name = esc(&a.name),
-                kind = esc(&a.kind),
-                url = esc(&a.url),
-                last_ok = esc(&when(a.last_success_at.as_ref().map(|t| t.0))),
-                requests = a.requests,
-                errors = a.errors,
-                rate = a.error_rate * 100.0,
-                last_error = a.last_error.as_deref().map_or(String::new(), |e| format!(
-                    "<br><small>last: {} {}</small>",
-                    esc(&when(a.last_error_at.as_ref().map(|t| t.0))),
-                    esc(e)
-                )),
-                newest = esc(&when(a.newest_data_at.as_ref().map(|t| t.0))),
-                available = a.budget.available,
-                burst = a.budget.burst,
-                per_sec = a.budget.requests_per_sec,
-                exhausted = a.budget.exhausted_total,
-                age = a
-                    .data_age_seconds
-                    .map_or(String::new(), |s| format!("<br><small>{} old</small>", age(s))),
-            )
-        })
-        .collect();
-    let waiting: String = doc
-        .meta
-        .unconfigured_carriers
-        .iter()
-        .map(|w| {
-            format!(
-                "<li><code>{}</code>: {} tracking request{} wait for a source</li>",
-                esc(&w.scac),
-                w.waiting_requests,
-                if w.waiting_requests == 1 { "" } else { "s" }
-            )
-        })
-        .collect();
-    let waiting = if waiting.is_empty() {
-        String::new()
-    } else {
-        format!(
-            r#"<section aria-labelledby="waiting"><h2 id="waiting">Carriers without a source</h2><ul>{waiting}</ul></section>"#
-        )
-    };
+/// The page's main content, but for its live marker.
+pub(crate) fn render(doc: &SourcesDocument) -> Markup {
     let m = &doc.meta.subjects;
     let kept = &doc.meta.early_reports;
-    let early = match &kept.oldest_at {
-        Some(at) => format!(
-            "{} (the oldest from {})",
-            kept.kept,
-            esc(&format_micros(at.0))
-        ),
-        None => kept.kept.to_string(),
+    let waiting = &doc.meta.unconfigured_carriers;
+    html! {
+        h1 { "Sources" }
+        p { "What this process has asked of each upstream since it started (each process keeps its own counts)." }
+        div id="sources-live" data-live {
+            p {
+                "Polled subjects: " (m.active) " active, " (m.due) " due now, " (m.failing) " failing. Reports about boxes nobody tracks yet, kept for when one is: "
+                (kept.kept)
+                @if let Some(at) = &kept.oldest_at {
+                    " (the oldest from " (format_micros(at.0)) ")"
+                }
+                "."
+            }
+            table {
+                thead {
+                    tr {
+                        th scope="col" { "Source" }
+                        th scope="col" { "Health" }
+                        th scope="col" { "Last success (UTC)" }
+                        th scope="col" { "Requests / errors" }
+                        th scope="col" { "Newest data (UTC)" }
+                        th scope="col" { "Refused records by reason" }
+                        th scope="col" { "Request budget" }
+                    }
+                }
+                tbody {
+                    @for source in &doc.data {
+                        (row(&source.attributes))
+                    }
+                }
+            }
+            @if !waiting.is_empty() {
+                section aria-labelledby="waiting" {
+                    h2 id="waiting" { "Carriers without a source" }
+                    ul {
+                        @for w in waiting {
+                            li {
+                                code { (w.scac) }
+                                ": " (w.waiting_requests) " tracking request" (if w.waiting_requests == 1 { "" } else { "s" }) " wait for a source"
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A source's row: its name, kind and address, health, last success, requests and errors
+/// (with the last error), its newest data and age, what it refused (by reason, with the latest
+/// samples) and its request budget.
+fn row(a: &SourceAttributes) -> Markup {
+    let health = if a.requests == 0 {
+        "not asked yet"
+    } else if a.error_rate > 0.5 {
+        "failing"
+    } else if a.errors > 0 {
+        "degraded"
+    } else {
+        "healthy"
     };
-    format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · Sources · <a href="/console/reference">API reference</a></p><p>{email}</p></header>
-<main><h1>Sources</h1>
-<p>What this process has asked of each upstream since it started (each process keeps its own counts).</p>
-<div id="sources-live" data-live><p>Polled subjects: {active} active, {due} due now, {failing} failing. Reports about boxes nobody tracks yet, kept for when one is: {early}.</p>
-<table><thead><tr><th scope="col">Source</th><th scope="col">Health</th><th scope="col">Last success (UTC)</th><th scope="col">Requests / errors</th><th scope="col">Newest data (UTC)</th><th scope="col">Refused records by reason</th><th scope="col">Request budget</th></tr></thead><tbody>{rows}</tbody></table>
-{waiting}</div>"#,
-        email = esc(email),
-        active = m.active,
-        due = m.due,
-        failing = m.failing,
-    )
+    let refused = a
+        .refused
+        .iter()
+        .map(|(why, n)| format!("{n} × {why}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    html! {
+        tr {
+            td {
+                strong { (a.name) } " " small { (a.kind) }
+                br;
+                small { (a.url) }
+            }
+            td { (health) }
+            td { (when(a.last_success_at.as_ref().map(|t| t.0))) }
+            td {
+                (a.requests) " / " (a.errors) " (" (format!("{:.1}", a.error_rate * 100.0)) "%)"
+                @if let Some(e) = &a.last_error {
+                    br;
+                    small { "last: " (when(a.last_error_at.as_ref().map(|t| t.0))) " " (e) }
+                }
+            }
+            td {
+                (when(a.newest_data_at.as_ref().map(|t| t.0)))
+                @if let Some(secs) = a.data_age_seconds {
+                    br;
+                    small { (age(secs)) " old" }
+                }
+            }
+            td {
+                @if refused.is_empty() {
+                    "none"
+                } @else {
+                    (refused)
+                }
+                @if !a.refused_samples.is_empty() {
+                    details {
+                        summary { "latest refused" }
+                        ul {
+                            @for r in &a.refused_samples {
+                                li {
+                                    (format_micros(r.at.0)) " · " code { (r.reference) } " · " (r.reason) ": " (r.detail)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            td {
+                (a.budget.available) " of " (a.budget.burst) " now"
+                br;
+                small { (a.budget.requests_per_sec) "/s sustained; held back " (a.budget.exhausted_total) "×" }
+            }
+        }
+    }
 }
 
 /// A number of seconds as the largest whole unit (`3 h`, `2 d`).
@@ -169,15 +181,14 @@ pub async fn page(State(state): State<Front>, SignedIn(s): SignedIn) -> Response
         Ok(d) => d,
         Err(e) => return crate::common::app_unavailable(e),
     };
-    let body = format!(
-        "{}{}</main>",
-        render(&doc, &s.email),
-        crate::live::marker_at(&version_of(&doc), "/console/sources/version")
-    );
+    let main = html! {
+        (render(&doc))
+        (marker_at(&version_of(&doc), "/console/sources/version"))
+    };
     page_with(
         StatusCode::OK,
         "Sources",
-        &body,
+        signed_in(Place::Sources, &s, main),
         &[],
         &[crate::live::SCRIPT],
     )
@@ -232,8 +243,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
 mod tests {
     use super::*;
     use boxtrack_app::sources::{
-        Budget, EarlyReports, RefusedSample, Source, SourceAttributes, SourcesMeta, Subjects,
-        Waiting,
+        Budget, EarlyReports, RefusedSample, Source, SourcesMeta, Subjects, Waiting,
     };
     use boxtrack_views::jsonapi::At;
 
@@ -298,7 +308,7 @@ mod tests {
 
     #[test]
     fn the_page_shows_health_refusals_by_reason_and_waiting_carriers() {
-        let html = render(&doc(10), "ops@example.com");
+        let html = render(&doc(10)).into_string();
         assert!(
             html.contains("kept for when one is: 3 (the oldest from"),
             "{html}"

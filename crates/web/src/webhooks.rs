@@ -13,8 +13,8 @@ use boxtrack_core::paging::Page;
 use boxtrack_core::time::format_micros;
 use boxtrack_core::webhooks::{self as rules, EVENTS};
 use boxtrack_http::Front;
-use boxtrack_http::html::esc;
 use boxtrack_store::{StoreError, notifications, webhooks};
+use maud::{Markup, html};
 use uuid::Uuid;
 
 use boxtrack_app::webhooks as app;
@@ -23,19 +23,20 @@ use crate::common::{
     SignedForm, SignedIn, app_unavailable, page, page_with, see_other, session, signed_form,
     unavailable,
 };
+use crate::layout::{Place, signed_in};
+use crate::live::marker_at;
 
-fn nav(email: &str) -> String {
-    format!(
-        r#"<header><p><strong>boxtrack</strong> console · <a href="/console/action">Needs action</a> · <a href="/console">Account</a> · <a href="/console/shipments">Shipments</a> · <a href="/console/containers">Containers</a> · <a href="/console/tracking_requests">Tracking requests</a> · <a href="/console/webhooks">Webhooks</a> · <a href="/console/sources">Sources</a> · <a href="/console/reference">API reference</a></p><p>{}</p></header>"#,
-        esc(email)
-    )
-}
-
+/// The page for a webhook that is not the account's.
 fn missing() -> Response {
     page(
         StatusCode::NOT_FOUND,
         "No such webhook",
-        r#"<main><h1>No such webhook</h1><p><a href="/console/webhooks">Back to the webhooks</a></p></main>"#,
+        html! {
+            main {
+                h1 { "No such webhook" }
+                p { a href="/console/webhooks" { "Back to the webhooks" } }
+            }
+        },
     )
 }
 
@@ -55,42 +56,45 @@ async fn render_list(
         Ok(l) => l,
         Err(e) => return crate::common::app_unavailable(e),
     };
-    let rows: String = listed
-        .rows
-        .iter()
-        .map(|w| {
-            format!(
-                r#"<tr><td><a href="/console/webhooks/{id}">{url}</a></td><td>{on}</td><td>{n} of {all}</td><td>{fails}</td><td>{created}</td></tr>"#,
-                id = w.id,
-                url = esc(&w.url),
-                on = if w.active { "on" } else { "off" },
-                n = w.events.0.len(),
-                all = EVENTS.len(),
-                fails = w.consecutive_failures,
-                created = esc(&format_micros(w.created_us)),
-            )
-        })
-        .collect();
-    let err = error.map_or(String::new(), |e| {
-        format!(
-            r#"<p class="error" role="alert" id="webhook-error">{}</p>"#,
-            esc(e)
-        )
-    });
-    let body = format!(
-        r#"{nav}<main><h1>Webhooks</h1>
-<table><thead><tr><th scope="col">URL</th><th scope="col">State</th><th scope="col">Events</th><th scope="col">Failures in a row</th><th scope="col">Created (UTC)</th></tr></thead><tbody>{rows}</tbody></table>
-<section aria-labelledby="new"><h2 id="new">A new webhook</h2>{err}
-<form method="post" action="/console/webhooks"><input type="hidden" name="csrf" value="{csrf}">
-<label for="webhook-url">URL (https)</label><input id="webhook-url" name="url" type="text" value="{url}" required>
-<p>It receives every event ({all} kinds; the API can subscribe to fewer). Its signing secret is shown on its page.</p>
-<button type="submit">Create the webhook</button></form></section></main>"#,
-        nav = nav(&s.email),
-        csrf = esc(&s.csrf),
-        url = esc(url),
-        all = EVENTS.len(),
-    );
-    page(status, "Webhooks", &body)
+    let main = html! {
+        h1 { "Webhooks" }
+        table {
+            thead {
+                tr {
+                    th scope="col" { "URL" }
+                    th scope="col" { "State" }
+                    th scope="col" { "Events" }
+                    th scope="col" { "Failures in a row" }
+                    th scope="col" { "Created (UTC)" }
+                }
+            }
+            tbody {
+                @for w in &listed.rows {
+                    tr {
+                        td { a href={ "/console/webhooks/" (w.id) } { (w.url) } }
+                        td { (if w.active { "on" } else { "off" }) }
+                        td { (w.events.0.len()) " of " (EVENTS.len()) }
+                        td { (w.consecutive_failures) }
+                        td { (format_micros(w.created_us)) }
+                    }
+                }
+            }
+        }
+        section aria-labelledby="new" {
+            h2 id="new" { "A new webhook" }
+            @if let Some(e) = error {
+                p class="error" role="alert" id="webhook-error" { (e) }
+            }
+            form method="post" action="/console/webhooks" {
+                input type="hidden" name="csrf" value=(s.csrf);
+                label for="webhook-url" { "URL (https)" }
+                input id="webhook-url" name="url" type="text" value=(url) required;
+                p { "It receives every event (" (EVENTS.len()) " kinds; the API can subscribe to fewer). Its signing secret is shown on its page." }
+                button type="submit" { "Create the webhook" }
+            }
+        }
+    };
+    page(status, "Webhooks", signed_in(Place::Webhooks, s, main))
 }
 
 /// `POST /console/webhooks`.
@@ -119,7 +123,7 @@ pub async fn show(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    render_one(&state, &s, id, StatusCode::OK, "").await
+    render_one(&state, &s, id, StatusCode::OK, html! {}).await
 }
 
 /// What changes when the webhook's page would: its settings and its newest notifications'
@@ -178,7 +182,7 @@ async fn render_one(
     s: &boxtrack_store::sessions::Session,
     id: Uuid,
     status: StatusCode,
-    notice: &str,
+    notice: Markup,
 ) -> Response {
     let w = match app::get(&state.ctx, s.account_id, id).await {
         Ok(Some(w)) => w,
@@ -189,116 +193,160 @@ async fn render_one(
         Ok(l) => l,
         Err(e) => return crate::common::app_unavailable(e),
     };
-    let mut rows = String::new();
-    for (n, attempts) in &listed {
-        let tries: String = attempts
-            .iter()
-            .map(|a| {
-                format!(
-                    "<li>{} · {} · {} ms{}{}</li>",
-                    esc(&format_micros(a.attempted_us)),
-                    a.status_code
-                        .map_or("no answer".to_string(), |c| format!("HTTP {c}")),
-                    a.duration_ms,
-                    a.error
-                        .as_deref()
-                        .map_or(String::new(), |e| format!(" · {}", esc(e))),
-                    a.response_body
-                        .as_deref()
-                        .map_or(String::new(), |b| format!(
-                            "<br>Answered: <pre class=\"answer\">{}</pre>",
-                            esc(b)
-                        ))
-                )
-            })
-            .collect();
-        rows.push_str(&format!(
-            r#"<tr><td>{event}</td><td>{status}</td><td>{count}{list}</td><td>{created}</td><td><form method="post" action="/console/webhooks/{wid}/notifications/{nid}/redeliver"><input type="hidden" name="csrf" value="{csrf}"><button type="submit" aria-label="Redeliver {event} of {created}">Redeliver</button></form></td></tr>"#,
-            event = esc(&n.event),
-            status = esc(&n.delivery_status),
-            count = n.attempts,
-            list = if tries.is_empty() { String::new() } else { format!("<details><summary>attempts</summary><ol>{tries}</ol></details>") },
-            created = esc(&format_micros(n.created_us)),
-            wid = w.id,
-            nid = n.id,
-            csrf = esc(&s.csrf),
-        ));
-    }
-    let options: String = EVENTS
-        .iter()
-        .map(|e| {
-            format!(
-                r#"<option value="{e}"{sel}>{e}</option>"#,
-                sel = if *e == "container.transport.vessel_arrived" {
-                    " selected"
-                } else {
-                    ""
+    let version = version_of(&w, listed.iter().map(|(n, _)| n));
+    let main = html! {
+        h1 { "Webhook" }
+        (notice)
+        dl {
+            dt { "URL" }
+            dd { code { (w.url) } }
+            dt { "State" }
+            dd {
+                (if w.active { "on" } else { "off" })
+                @if let Some(why) = &w.deactivated_reason {
+                    " (" (why) ")"
                 }
-            )
-        })
-        .collect();
-    let body = format!(
-        r#"{nav}<main><h1>Webhook</h1>{notice}
-<dl><dt>URL</dt><dd><code>{url}</code></dd><dt>State</dt><dd>{on}{why}</dd><dt>Events</dt><dd>{n} of {all}</dd><dt>Signing secret</dt><dd><code class="secret">{secret}</code> (header <code>{header}</code>; see the API reference for how to check it)</dd></dl>
-<section aria-labelledby="edit"><h2 id="edit">Settings</h2>
-<form method="post" action="/console/webhooks/{id}"><input type="hidden" name="csrf" value="{csrf}">
-<label for="webhook-url">URL (https)</label><input id="webhook-url" name="url" type="text" value="{url}" required>
-<label><input name="active" type="checkbox" value="1"{checked}> On (deliveries are sent)</label>
-<input type="hidden" name="events_shown" value="1">{event_boxes}
-<button type="submit">Save</button></form></section>
-<section aria-labelledby="test"><h2 id="test">Send a test</h2>
-<form method="post" action="/console/webhooks/{id}/test"><input type="hidden" name="csrf" value="{csrf}">
-<label for="test-event">Event</label><select id="test-event" name="event">{options}</select>
-<button type="submit">Send a test delivery</button></form></section>
-<section aria-labelledby="sent"><h2 id="sent">Newest notifications</h2>{live}
-<div id="notifications-live" data-live><table><thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Created (UTC)</th><th scope="col"></th></tr></thead><tbody>{rows}</tbody></table></div></section></main>"#,
-        nav = nav(&s.email),
-        live = crate::live::marker_at(
-            &version_of(&w, listed.iter().map(|(n, _)| n)),
-            &format!("/console/webhooks/{}/version", w.id)
-        ),
-        id = w.id,
-        url = esc(&w.url),
-        on = if w.active { "on" } else { "off" },
-        why = w
-            .deactivated_reason
-            .as_deref()
-            .map_or(String::new(), |r| format!(" ({})", esc(r))),
-        n = w.events.0.len(),
-        all = EVENTS.len(),
-        secret = esc(&w.secret),
-        header = esc(&state.ctx.policy.webhook_signature_header),
-        csrf = esc(&s.csrf),
-        checked = if w.active { " checked" } else { "" },
-        event_boxes = event_boxes(&w.events.0),
-    );
-    page_with(status, "Webhook", &body, &[], &[crate::live::SCRIPT])
+            }
+            dt { "Events" }
+            dd { (w.events.0.len()) " of " (EVENTS.len()) }
+            dt { "Signing secret" }
+            dd {
+                code class="secret" { (w.secret) }
+                " (header " code { (state.ctx.policy.webhook_signature_header) } "; see the API reference for how to check it)"
+            }
+        }
+        section aria-labelledby="edit" {
+            h2 id="edit" { "Settings" }
+            form method="post" action={ "/console/webhooks/" (w.id) } {
+                input type="hidden" name="csrf" value=(s.csrf);
+                label for="webhook-url" { "URL (https)" }
+                input id="webhook-url" name="url" type="text" value=(w.url) required;
+                label {
+                    input name="active" type="checkbox" value="1" checked[w.active];
+                    " On (deliveries are sent)"
+                }
+                input type="hidden" name="events_shown" value="1";
+                (event_boxes(&w.events.0))
+                button type="submit" { "Save" }
+            }
+        }
+        section aria-labelledby="test" {
+            h2 id="test" { "Send a test" }
+            form method="post" action={ "/console/webhooks/" (w.id) "/test" } {
+                input type="hidden" name="csrf" value=(s.csrf);
+                label for="test-event" { "Event" }
+                select id="test-event" name="event" {
+                    @for e in EVENTS {
+                        option value=(e) selected[e == "container.transport.vessel_arrived"] { (e) }
+                    }
+                }
+                " "
+                button type="submit" { "Send a test delivery" }
+            }
+        }
+        section aria-labelledby="sent" {
+            h2 id="sent" { "Newest notifications" }
+            (marker_at(&version, &format!("/console/webhooks/{}/version", w.id)))
+            div id="notifications-live" data-live {
+                table {
+                    thead {
+                        tr {
+                            th scope="col" { "Event" }
+                            th scope="col" { "Status" }
+                            th scope="col" { "Attempts" }
+                            th scope="col" { "Created (UTC)" }
+                            th scope="col" {}
+                        }
+                    }
+                    tbody {
+                        @for (n, attempts) in &listed {
+                            (notification_row(w.id, n, attempts, &s.csrf))
+                        }
+                    }
+                }
+            }
+        }
+    };
+    page_with(
+        status,
+        "Webhook",
+        signed_in(Place::Elsewhere, s, main),
+        &[],
+        &[crate::live::SCRIPT],
+    )
+}
+
+/// A notification's row: its event, state, attempts (each with its time, answer, duration,
+/// error and the body received), when it was made, and a button that redelivers it.
+fn notification_row(
+    webhook: Uuid,
+    n: &notifications::NotificationRow,
+    attempts: &[notifications::AttemptRow],
+    csrf: &str,
+) -> Markup {
+    let created = format_micros(n.created_us);
+    html! {
+        tr {
+            td { (n.event) }
+            td { (n.delivery_status) }
+            td {
+                (n.attempts)
+                @if !attempts.is_empty() {
+                    details {
+                        summary { "attempts" }
+                        ol {
+                            @for a in attempts {
+                                li {
+                                    (format_micros(a.attempted_us))
+                                    " · "
+                                    (a.status_code.map_or("no answer".to_string(), |c| format!("HTTP {c}")))
+                                    " · "
+                                    (a.duration_ms)
+                                    " ms"
+                                    @if let Some(e) = &a.error {
+                                        " · " (e)
+                                    }
+                                    @if let Some(b) = &a.response_body {
+                                        br;
+                                        "Answered: "
+                                        pre class="answer" { (b) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            td { (created) }
+            td {
+                form method="post" action={ "/console/webhooks/" (webhook) "/notifications/" (n.id) "/redeliver" } {
+                    input type="hidden" name="csrf" value=(csrf);
+                    button type="submit" aria-label={ "Redeliver " (n.event) " of " (created) } { "Redeliver" }
+                }
+            }
+        }
+    }
 }
 
 /// The events a webhook subscribes to, as checkboxes grouped by the catalog's categories,
 /// each with its description.
-fn event_boxes(subscribed: &[String]) -> String {
-    rules::CATEGORIES
-        .iter()
-        .map(|(category, name)| {
-            let boxes: String = EVENTS
-                .iter()
-                .filter(|e| rules::category(e) == *category)
-                .map(|e| {
-                    format!(
-                        r#"<label class="event"><input name="events" type="checkbox" value="{e}"{on}> <code>{e}</code> <span>{what}</span></label>"#,
-                        on = if subscribed.iter().any(|s| s == e) {
-                            " checked"
-                        } else {
-                            ""
-                        },
-                        what = esc(rules::describe(e)),
-                    )
-                })
-                .collect();
-            format!("<fieldset><legend>{}</legend>{boxes}</fieldset>", esc(name))
-        })
-        .collect()
+fn event_boxes(subscribed: &[String]) -> Markup {
+    html! {
+        @for (category, name) in rules::CATEGORIES {
+            fieldset {
+                legend { (name) }
+                @for e in EVENTS.iter().filter(|e| rules::category(e) == category) {
+                    label class="event" {
+                        input name="events" type="checkbox" value=(e) checked[subscribed.iter().any(|s| s == e)];
+                        " "
+                        code { (e) }
+                        " "
+                        span { (rules::describe(e)) }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// `POST /console/webhooks/{id}`: changes the URL, whether deliveries are sent, and, from the
@@ -317,7 +365,6 @@ pub async fn update(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    let refuse = |e: &str| format!(r#"<p class="error" role="alert">{}</p>"#, esc(e));
     // the events, when the form showed them: the ones checked
     let events = f.contains_key("events_shown").then(|| {
         pairs
@@ -343,7 +390,8 @@ pub async fn update(
         Err(boxtrack_app::AppError::Unprocessable { detail, .. }) => detail,
         Err(e) => return app_unavailable(e),
     };
-    render_one(&state, &s, id, StatusCode::BAD_REQUEST, &refuse(&why)).await
+    let refused = html! { p class="error" role="alert" { (why) } };
+    render_one(&state, &s, id, StatusCode::BAD_REQUEST, refused).await
 }
 
 /// `POST /console/webhooks/{id}/test`: sends one sample delivery of the chosen event to the
@@ -363,7 +411,7 @@ pub async fn test(
     };
     let event = f.get("event").map_or("", String::as_str);
     if !EVENTS.contains(&event) {
-        let notice = r#"<p class="error" role="alert">Choose one of the listed events.</p>"#;
+        let notice = html! { p class="error" role="alert" { "Choose one of the listed events." } };
         return render_one(&state, &s, id, StatusCode::BAD_REQUEST, notice).await;
     }
     let sent = match boxtrack_app::sample::send(
@@ -377,34 +425,34 @@ pub async fn test(
     {
         Ok((_, sent)) => sent,
         Err(_) => {
-            let notice = r#"<p class="error" role="alert">The sample delivery could not be built; try again in a moment.</p>"#;
+            let notice = html! {
+                p class="error" role="alert" { "The sample delivery could not be built; try again in a moment." }
+            };
             return render_one(&state, &s, id, StatusCode::SERVICE_UNAVAILABLE, notice).await;
         }
     };
-    let notice = format!(
-        r#"<section aria-labelledby="result"><h2 id="result">Test delivery</h2><p role="status" id="test-result">{verdict}: {code} in {ms} ms{err}.</p>{resp}</section>"#,
-        verdict = if sent.succeeded {
-            "Delivered"
-        } else {
-            "Not delivered"
-        },
-        code = sent
-            .status_code
-            .map_or("no answer".to_string(), |c| format!("HTTP {c}")),
-        ms = sent.duration_ms,
-        err = sent
-            .error
-            .as_deref()
-            .map_or(String::new(), |e| format!(" ({})", esc(e))),
-        resp = sent
-            .response_body
-            .as_deref()
-            .map_or(String::new(), |b| format!(
-                "<details><summary>Response body</summary><pre>{}</pre></details>",
-                esc(b)
-            )),
-    );
-    render_one(&state, &s, id, StatusCode::OK, &notice).await
+    let notice = html! {
+        section aria-labelledby="result" {
+            h2 id="result" { "Test delivery" }
+            p role="status" id="test-result" {
+                (if sent.succeeded { "Delivered" } else { "Not delivered" })
+                ": "
+                (sent.status_code.map_or("no answer".to_string(), |c| format!("HTTP {c}")))
+                " in " (sent.duration_ms) " ms"
+                @if let Some(e) = &sent.error {
+                    " (" (e) ")"
+                }
+                "."
+            }
+            @if let Some(b) = &sent.response_body {
+                details {
+                    summary { "Response body" }
+                    pre { (b) }
+                }
+            }
+        }
+    };
+    render_one(&state, &s, id, StatusCode::OK, notice).await
 }
 
 /// `POST /console/webhooks/{id}/notifications/{nid}/redeliver`: a new notification of the

@@ -12,6 +12,10 @@ use boxtrack_store::accounts::{self, NewAccount};
 use reqwest::redirect::Policy;
 use tokio_util::sync::CancellationToken;
 
+// this binary's other tests, in files of their own beside it
+#[path = "it/escaping.rs"]
+mod escaping;
+
 struct App {
     base: String,
     db: Db,

@@ -49,6 +49,15 @@ pub enum AppError {
 }
 
 impl AppError {
+    /// Whether the thing asked for is not there (named by the use case, or found missing by
+    /// the store while changing it).
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            AppError::NotFound(_) | AppError::Store(StoreError::NotFound(_))
+        )
+    }
+
     /// A refused value of `field`.
     pub fn unprocessable(
         field: &'static str,

@@ -22,6 +22,7 @@ pub mod fields;
 pub mod gauges;
 pub mod journey;
 pub mod keys;
+pub mod lookup;
 pub mod model;
 pub mod oauth;
 pub mod parties;

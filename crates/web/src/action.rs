@@ -8,11 +8,10 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use boxtrack_app::containers::{self, ContainerFilter, ContainerSort, ListContainers};
 use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range};
+use boxtrack_app::model::{ContainerRow, ListSort};
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_http::Front;
-use boxtrack_store::now_us;
-use boxtrack_store::reads::{self, ListSort};
 use maud::{Markup, html};
 
 use crate::common::{SignedIn, app_unavailable, page_with};
@@ -102,7 +101,7 @@ fn sections(now_us: i64) -> [Section; 3] {
 /// `GET /console/action`.
 pub async fn action(State(state): State<Front>, SignedIn(s): SignedIn) -> Response {
     let db = state.ctx.read_db(s.account_id);
-    let now = now_us();
+    let now = state.ctx.now_us();
     let page = Page {
         number: 1,
         size: SHOWN,
@@ -111,9 +110,7 @@ pub async fn action(State(state): State<Front>, SignedIn(s): SignedIn) -> Respon
     let mut parts = Vec::new();
     for section in sections(now) {
         let found =
-            match containers::list::<reads::ContainerRow>(db, s.account_id, &section.ask, &page)
-                .await
-            {
+            match containers::list::<ContainerRow>(db, s.account_id, &section.ask, &page).await {
                 Ok(found) => found,
                 Err(e) => return app_unavailable(e),
             };

@@ -6,12 +6,11 @@ use std::collections::HashMap;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::AppError;
+use boxtrack_app::accounts;
+use boxtrack_app::model::{ListSort, Session};
 use boxtrack_core::oauth as secrets;
 use boxtrack_http::Front;
 use boxtrack_http::html::{cookie, secure_html};
-use boxtrack_store::now_us;
-use boxtrack_store::reads::ListSort;
-use boxtrack_store::sessions::{self, Session};
 use maud::{Markup, html};
 
 use crate::layout::{User, document};
@@ -87,7 +86,7 @@ pub(crate) fn set_cookie(
 pub(crate) async fn session(state: &Front, headers: &HeaderMap) -> Option<(String, Session)> {
     let token = cookie(headers, SESSION_COOKIE)?;
     let digest = secrets::digest(&token);
-    match sessions::get(&state.ctx.db, &digest, now_us()).await {
+    match accounts::session(&state.ctx, &digest).await {
         Ok(s) => s.map(|s| (digest, s)),
         Err(e) => {
             tracing::warn!(error = %e, "console: cannot read the session");
@@ -198,7 +197,7 @@ pub(crate) fn forbidden() -> Response {
 }
 
 /// The page for a database that did not answer.
-pub(crate) fn unavailable(e: &boxtrack_store::StoreError) -> Response {
+pub(crate) fn unavailable(e: &dyn std::fmt::Display) -> Response {
     tracing::warn!(error = %e, "console: the database failed");
     page(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -216,7 +215,7 @@ pub(crate) fn unavailable(e: &boxtrack_store::StoreError) -> Response {
 /// value of the address that means nothing, said plainly.
 pub(crate) fn app_unavailable(e: AppError) -> Response {
     let (status, title, heading, said) = match e {
-        AppError::Store(e) => return unavailable(&e),
+        e @ AppError::Store(_) => return unavailable(&e),
         AppError::NotFound(what) => {
             let body = html! {
                 main {

@@ -8,11 +8,11 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::detail::ContainerDetail;
+use boxtrack_app::model::{ContainerRow, ShipmentRow, TransportEventRow};
+use boxtrack_app::{accounts, documents};
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::tracking::rules::{self, ContainerStatus};
 use boxtrack_http::Front;
-use boxtrack_store::reads;
-use boxtrack_store::{accounts, now_us};
 use maud::{Markup, html};
 use uuid::Uuid;
 
@@ -52,7 +52,7 @@ pub async fn show(
     };
     // the version where `/console/live` reads it (a replica that has the account's writes)
     let db = state.ctx.read_db(s.account_id);
-    let version = match reads::fingerprint(db, s.account_id).await {
+    let version = match accounts::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
@@ -89,7 +89,7 @@ struct Now {
 }
 
 /// The route section: the map, or why there is none.
-fn route_section(c: &reads::ContainerRow, routing: bool) -> Markup {
+fn route_section(c: &ContainerRow, routing: bool) -> Markup {
     html! {
         section aria-labelledby="route" {
             h2 id="route" { "Route" }
@@ -132,7 +132,7 @@ fn leg_of(event: &str) -> usize {
 /// The timeline, leg by leg (origin, ocean, port of discharge, rail, empty return): each event
 /// at the clock of its place, with how long ago (or how soon) it is, where it happened, the
 /// vessel and who said it; within a leg, in the order they happened.
-fn timeline(events: &[reads::TransportEventRow], clock: Now, pod_zone: Option<&str>) -> Markup {
+fn timeline(events: &[TransportEventRow], clock: Now, pod_zone: Option<&str>) -> Markup {
     let rows: Vec<Row<'_>> = events
         .iter()
         .filter_map(|e| Row::of(e, clock, pod_zone))
@@ -167,7 +167,7 @@ fn timeline(events: &[reads::TransportEventRow], clock: Now, pod_zone: Option<&s
 /// clock.
 struct Row<'a> {
     /// The event.
-    e: &'a reads::TransportEventRow,
+    e: &'a TransportEventRow,
     /// What happened, in words.
     what: String,
     /// When, on the data's clock.
@@ -180,11 +180,7 @@ impl<'a> Row<'a> {
     /// The row of `e`, or none for an event another row already says: a last free day of
     /// one source (`container.pickup_lfd_terminal.changed`) is said by the change of the last
     /// free day itself, and each source's day is in "Last free day by source".
-    fn of(
-        e: &'a reads::TransportEventRow,
-        clock: Now,
-        pod_zone: Option<&'a str>,
-    ) -> Option<Row<'a>> {
+    fn of(e: &'a TransportEventRow, clock: Now, pod_zone: Option<&'a str>) -> Option<Row<'a>> {
         // a change boxtrack noticed is shown when it noticed it, at the port's clock
         let noticed = clock.clock.at(e.created_us);
         let change = |set: Option<String>, cleared: &str| {
@@ -267,11 +263,7 @@ fn capitalized(s: &str) -> String {
 
 /// The summary card: the badges, the facts a dispatcher looks for first (status, last free
 /// day, holds, fees, terminal, bill of lading, last update) and the next step.
-fn summary_card(
-    c: &reads::ContainerRow,
-    shipment: Option<&reads::ShipmentRow>,
-    clock: Now,
-) -> Markup {
+fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) -> Markup {
     let now = clock.data;
     let st = &c.state.0;
     let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
@@ -475,7 +467,7 @@ pub async fn map_geojson(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    match accounts::get(&state.ctx.db, s.account_id).await {
+    match accounts::get(&state.ctx, s.account_id).await {
         Ok(Some(a)) if a.entitlements.contains(&Entitlement::Routing) => {}
         Ok(_) => {
             return boxtrack_http::error::ApiError::forbidden(
@@ -515,22 +507,11 @@ pub async fn download(
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
-    let d = match boxtrack_store::documents::get(&state.ctx.db, s.account_id, id).await {
-        Ok(Some(d)) => d,
+    let token = match documents::download_token(&state.ctx, s.account_id, id).await {
+        Ok(Some(token)) => token,
         Ok(None) => return missing(),
         Err(e) => return unavailable(&e),
     };
-    let (token, digest) = boxtrack_core::documents::token("dl_");
-    if let Err(e) = boxtrack_store::documents::allow_download(
-        &state.ctx.db,
-        d.id,
-        &digest,
-        now_us() + boxtrack_core::documents::DOWNLOAD_TTL_US,
-    )
-    .await
-    {
-        return unavailable(&e);
-    }
     see_other(&format!("/v2/downloads/{token}"))
 }
 

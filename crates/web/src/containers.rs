@@ -7,13 +7,13 @@ use std::collections::HashMap;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use boxtrack_app::accounts;
 use boxtrack_app::containers::{self, ContainerFilter, ContainerSort, ListContainers};
 use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range, Text};
+use boxtrack_app::model::{ContainerRow, ListSort, ShipmentRow};
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_http::Front;
-use boxtrack_store::now_us;
-use boxtrack_store::reads::{self, ListSort};
 use maud::{Markup, html};
 use uuid::Uuid;
 
@@ -112,12 +112,6 @@ impl Asked {
         }
     }
 
-    /// The store's filter for this question at `now_us`.
-    #[cfg(test)]
-    pub(crate) fn filter(&self, now_us: i64) -> boxtrack_store::reads::Filter {
-        self.input(now_us).filter()
-    }
-
     /// The query string of this question on page `n`.
     pub(crate) fn query_for(&self, n: u32) -> String {
         self.query_sorted(self.sort, n)
@@ -167,9 +161,9 @@ pub async fn list(
     let asked = Asked::from_query(&query);
     // one database for the whole page (a replica, or the primary)
     let db = state.ctx.read_db(s.account_id);
-    let now = now_us();
+    let now = state.ctx.now_us();
     // read before the page's rows, so a change in between shows on the next check
-    let version = match reads::fingerprint(db, s.account_id).await {
+    let version = match accounts::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
@@ -179,9 +173,7 @@ pub async fn list(
         cursor: None,
     };
     let found =
-        match containers::list::<reads::ContainerRow>(db, s.account_id, &asked.input(now), &page)
-            .await
-        {
+        match containers::list::<ContainerRow>(db, s.account_id, &asked.input(now), &page).await {
             Ok(found) => found,
             Err(e) => return app_unavailable(e),
         };
@@ -353,12 +345,7 @@ pub(crate) async fn rows(
 /// A container's row of the table: its badges, its last free day (highlighted when close or
 /// past, at the port's clock) and its times (UTC, as the headers say) with how long ago they
 /// were.
-fn row(
-    c: &reads::ContainerRow,
-    shipment: Option<&reads::ShipmentRow>,
-    now: i64,
-    wall: i64,
-) -> Markup {
+fn row(c: &ContainerRow, shipment: Option<&ShipmentRow>, now: i64, wall: i64) -> Markup {
     let st = &c.state.0;
     let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
     let zone = shipment.and_then(|s| s.route.0.pod_timezone.as_deref());
@@ -410,7 +397,7 @@ pub async fn export(
     SignedIn(s): SignedIn,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let asked = Asked::from_query(&query).input(now_us());
+    let asked = Asked::from_query(&query).input(state.ctx.now_us());
     let mut out = crate::csv::record(&[
         "number",
         "status",
@@ -430,9 +417,7 @@ pub async fn export(
     let mut walk = crate::csv::Walk::new(asked.sort());
     loop {
         let found =
-            match containers::list::<reads::ContainerRow>(db, s.account_id, &asked, &walk.page())
-                .await
-            {
+            match containers::list::<ContainerRow>(db, s.account_id, &asked, &walk.page()).await {
                 Ok(found) => found,
                 Err(e) => return app_unavailable(e),
             };
@@ -548,7 +533,7 @@ mod tests {
             ("updated_days", "2"),
             ("page", "2"),
         ]));
-        let f = a.filter(1_000);
+        let f = a.input(1_000).filter();
         assert_eq!(f.carrier.as_deref(), Some("MAEU"));
         assert_eq!(f.port.as_deref(), Some("USLAX"));
         assert_eq!(f.updated_start_us, Some(1_000 - 2 * DAY_US));
@@ -573,9 +558,12 @@ mod tests {
         );
         // arriving within a week: the shipment's estimate from now to seven days on
         let eta = Asked::from_query(&query(&[("eta_days", "7"), ("sort", "pod_eta_at")]));
-        let f = eta.filter(1_000);
+        let f = eta.input(1_000).filter();
         let d = f.dates.first().copied();
-        assert_eq!(d.map(|d| d.field), Some(reads::DateField::PodEta));
+        assert_eq!(
+            d.map(|d| d.field),
+            Some(boxtrack_app::model::DateField::PodEta)
+        );
         assert_eq!(d.and_then(|d| d.start_us), Some(1_000));
         assert_eq!(f.sort, ListSort::EtaAsc);
         assert_eq!(eta.query_for(1), "eta_days=7&sort=pod_eta_at");
@@ -596,7 +584,7 @@ mod tests {
                 ..Asked::default()
             }
         );
-        let f = a.filter(0);
+        let f = a.input(0).filter();
         assert!(f.q.is_none() && f.statuses.is_empty());
         assert!(f.ready_for_pickup.is_none() && f.lfd_end_us.is_none());
     }

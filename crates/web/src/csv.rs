@@ -4,9 +4,8 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::model::{Keyed, ListSort};
 use boxtrack_core::paging::{Cursor, MAX_SIZE, Page};
-use boxtrack_store::list::Keyed;
-use boxtrack_store::reads::ListSort;
 
 /// One field, ready to put between commas.
 pub(crate) fn field(s: &str) -> String {

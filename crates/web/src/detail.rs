@@ -6,12 +6,10 @@
 
 use std::collections::BTreeMap;
 
+use boxtrack_app::model::{DocumentRow, FieldRow, RawEventRow};
 use boxtrack_core::time::{format_local, format_micros};
 use boxtrack_core::tracking::rules::{coalesced_lfd, days_until, fee_sums};
 use boxtrack_core::tracking::{Fee, Hold, LfdKind};
-use boxtrack_store::custom_fields::FieldRow;
-use boxtrack_store::documents::DocumentRow;
-use boxtrack_store::reads::RawEventRow;
 use maud::{Markup, html};
 
 /// An amount in minor units as `1,234.50 USD` (two decimals; the currencies terminals bill in

@@ -14,12 +14,12 @@ use std::collections::HashMap;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::model::Account;
 use boxtrack_core::apikey::{PublishableKey, origin_allowed};
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::ratelimit::Bucket;
 use boxtrack_http::Front;
 use boxtrack_http::error::ApiError;
-use boxtrack_store::accounts::Account;
 use uuid::Uuid;
 
 /// The map's script: Leaflet (vendored) followed by the map's own code.
@@ -156,7 +156,7 @@ async fn embedder(state: &Front, headers: &HeaderMap) -> Result<Embedder, Respon
         )
         .into_response()
     })?;
-    let found = boxtrack_store::publishable::authenticate(&state.ctx.db, &key)
+    let found = boxtrack_app::keys::authenticate_publishable(&state.ctx, &key)
         .await
         .map_err(|e| ApiError::from(e).into_response())?;
     let Some((key_id, origins, account)) = found else {

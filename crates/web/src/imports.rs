@@ -16,9 +16,9 @@ use std::collections::HashMap;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::accounts;
 use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_http::Front;
-use boxtrack_store::accounts;
 use maud::{Markup, html};
 use serde::{Deserialize, Serialize};
 
@@ -364,7 +364,7 @@ pub async fn run(
         )
             .into_response();
     }
-    let account = match accounts::get(&state.ctx.db, s.account_id).await {
+    let account = match accounts::get(&state.ctx, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => return see_other("/console/sign-in"),
         Err(e) => return unavailable(&e),

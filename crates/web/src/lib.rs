@@ -13,13 +13,12 @@ use std::collections::HashMap;
 use axum::extract::{Form, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
+use boxtrack_app::{accounts, oauth};
 use boxtrack_core::oauth as secrets;
 use boxtrack_core::ratelimit::Attempt;
 use boxtrack_http::Front;
 use boxtrack_http::front::Mount;
 use boxtrack_http::html::cookie;
-use boxtrack_store::sessions;
-use boxtrack_store::{now_us, oauth};
 use maud::{Markup, html};
 
 mod action;
@@ -183,9 +182,9 @@ async fn sign_in(
             );
         }
     }
-    let user = match oauth::get_user(&state.ctx.db, email).await {
-        Ok(Some(u)) if secrets::verify_password(password, &u.password_hash) => u,
-        Ok(_) => {
+    let user = match oauth::sign_in(&state.ctx, email, password).await {
+        Ok(Some(u)) => u,
+        Ok(None) => {
             return sign_in_form(
                 StatusCode::BAD_REQUEST,
                 &state,
@@ -193,21 +192,13 @@ async fn sign_in(
                 Some("The email or password is not right."),
             );
         }
-        Err(e) => return unavailable(&e),
+        Err(e) => return app_unavailable(e),
     };
     let token = secrets::new_secret();
-    let now = now_us();
-    if let Err(e) = sessions::start(
-        &state.ctx.db,
-        &user,
-        &secrets::digest(&token),
-        &secrets::new_secret(),
-        now,
-        now + SESSION_TTL_US,
-    )
-    .await
-    {
-        return unavailable(&e);
+    let (digest, csrf) = (secrets::digest(&token), secrets::new_secret());
+    let started = accounts::start_session(&state.ctx, &user, &digest, &csrf, SESSION_TTL_US);
+    if let Err(e) = started.await {
+        return app_unavailable(e);
     }
     // a dispatcher lands on what needs action, not on the account page
     let mut resp = see_other("/console/action");
@@ -232,8 +223,8 @@ async fn sign_out(
         Ok(x) => x,
         Err(answer) => return answer,
     };
-    if let Err(e) = sessions::end(&state.ctx.db, &digest, now_us()).await {
-        return unavailable(&e);
+    if let Err(e) = accounts::end_session(&state.ctx, &digest).await {
+        return app_unavailable(e);
     }
     let mut resp = see_other("/console/sign-in");
     set_cookie(&mut resp, &state, SESSION_COOKIE, "", 0);

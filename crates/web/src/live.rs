@@ -1,5 +1,5 @@
 //! Pages that stay current by themselves: a page renders the account's fingerprint
-//! ([`boxtrack_store::reads::fingerprint`]) into a status element, and `live.js` asks
+//! ([`boxtrack_app::accounts::fingerprint`]) into a status element, and `live.js` asks
 //! `GET /console/live` every few seconds; when the answer differs it fetches the page again
 //! and swaps the regions marked `data-live` (so a half-typed filter is not lost), then says
 //! so in the status element. Any process can answer: the fingerprint is read from the
@@ -42,7 +42,7 @@ pub async fn version(State(state): State<Front>, headers: HeaderMap) -> Response
     };
     // where the tables read it: a replica that has the account's writes, else the primary
     let db = state.ctx.read_db(s.account_id);
-    match boxtrack_store::reads::fingerprint(db, s.account_id).await {
+    match boxtrack_app::accounts::fingerprint(db, s.account_id).await {
         Ok(v) => {
             let mut r = axum::Json(crate::pagedoc::Version { version: v }).into_response();
             r.headers_mut().insert(

@@ -5,14 +5,13 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::accounts;
 use boxtrack_app::keys;
+use boxtrack_app::model::{Account, ApiKeyRecord, PublishableKeyRecord, Session};
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::ratelimit::Bucket;
 use boxtrack_core::time::format_micros;
 use boxtrack_http::Front;
-use boxtrack_store::accounts::{self, Account};
-use boxtrack_store::publishable::PublishableKeyRecord;
-use boxtrack_store::sessions::Session;
 use maud::{Markup, html};
 use uuid::Uuid;
 
@@ -41,7 +40,7 @@ pub(crate) async fn portal(
     status: StatusCode,
     created: Option<Fresh<'_>>,
 ) -> Response {
-    let account = match accounts::get(&state.ctx.db, s.account_id).await {
+    let account = match accounts::get(&state.ctx, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => {
             return page(
@@ -66,8 +65,7 @@ pub(crate) async fn portal(
         };
         limits.push((b, used));
     }
-    let active = match boxtrack_store::tracking::active_containers(&state.ctx.db, account.id).await
-    {
+    let active = match accounts::active_containers(&state.ctx, account.id).await {
         Ok(n) => n,
         Err(e) => return unavailable(&e),
     };
@@ -122,7 +120,7 @@ pub(crate) async fn portal(
                         th scope="col" {}
                     }
                 }
-                tbody { (key_rows(&list, &s.csrf)) }
+                tbody { (key_rows(&list, &s.csrf, state.ctx.now_us())) }
             }
             form method="post" action="/console/keys" {
                 input type="hidden" name="csrf" value=(s.csrf);
@@ -180,7 +178,7 @@ pub(crate) async fn create_key(
     {
         None => None,
         Some(day) => match boxtrack_core::time::parse_instant_or_date(day) {
-            Some(at) if at > boxtrack_store::now_us() => Some(at),
+            Some(at) if at > state.ctx.now_us() => Some(at),
             _ => {
                 return (
                     StatusCode::UNPROCESSABLE_ENTITY,
@@ -352,9 +350,8 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
 }
 
 /// The rows of the API key table: name, hint, created, last used, expiry, and a revoke
-/// button for a key that still works.
-fn key_rows(list: &[boxtrack_store::keys::ApiKeyRecord], csrf: &str) -> Markup {
-    let now = boxtrack_store::now_us();
+/// button for a key that still works (at `now`).
+fn key_rows(list: &[ApiKeyRecord], csrf: &str, now: i64) -> Markup {
     let time = |t: Option<i64>| t.map_or("never".to_string(), format_micros);
     html! {
         @for k in list {

@@ -26,7 +26,7 @@ pub(crate) fn parse_origins(raw: &str) -> Result<Vec<String>, String> {
 
 /// `POST /console/publishable_keys`.
 pub(crate) async fn create(State(state): State<Front>, SignedForm(s, f): SignedForm) -> Response {
-    let account = match boxtrack_store::accounts::get(&state.ctx.db, s.account_id).await {
+    let account = match boxtrack_app::accounts::get(&state.ctx, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => return no_such_key(),
         Err(e) => return unavailable(&e),

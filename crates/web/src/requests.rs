@@ -10,12 +10,12 @@ use std::collections::HashMap;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use boxtrack_app::accounts;
+use boxtrack_app::model::Session;
 use boxtrack_core::paging::Page;
 use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_core::time::format_micros;
 use boxtrack_http::Front;
-use boxtrack_store::accounts;
-use boxtrack_store::sessions::Session;
 use maud::{Markup, html};
 
 use boxtrack_app::fields::{One, Text};
@@ -170,7 +170,7 @@ pub async fn create(State(state): State<Front>, SignedForm(s, f): SignedForm) ->
         scac,
         ..Default::default()
     };
-    let account = match accounts::get(&state.ctx.db, s.account_id).await {
+    let account = match accounts::get(&state.ctx, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => return see_other("/console/sign-in"),
         Err(e) => return unavailable(&e),
@@ -216,7 +216,7 @@ async fn render(
 ) -> Response {
     // the version before the rows (a change between shows on the next check), one database
     let db = state.ctx.read_db(s.account_id);
-    let version = match boxtrack_store::reads::fingerprint(db, s.account_id).await {
+    let version = match accounts::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };

@@ -8,13 +8,13 @@ use std::collections::HashMap;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use boxtrack_app::accounts;
 use boxtrack_app::fields::{Instant, One, Range, Text};
+use boxtrack_app::model::{ContainerRef, ContainerRow, ListSort, ShipmentRow};
 use boxtrack_app::shipments::{self, ListShipments, ShipmentFilter, ShipmentSort, ShipmentStatus};
 use boxtrack_core::paging::Page;
 use boxtrack_core::time::{format_local, format_micros};
 use boxtrack_http::Front;
-use boxtrack_store::now_us;
-use boxtrack_store::reads::{self, ListSort};
 use maud::{Markup, html};
 
 use crate::common::{
@@ -107,12 +107,6 @@ impl Asked {
         }
     }
 
-    /// The store's filter for this question at `now_us`.
-    #[cfg(test)]
-    pub(crate) fn filter(&self, now_us: i64) -> boxtrack_store::reads::Filter {
-        self.input(now_us).filter()
-    }
-
     /// The query string of this question on page `n`.
     pub(crate) fn query_for(&self, n: u32) -> String {
         self.query_sorted(self.sort, n)
@@ -143,7 +137,7 @@ impl Asked {
 
 /// A shipment's row of the table: its bill of lading (linking to its containers), carrier,
 /// route, arrival at the port's clock, how many boxes, whether it is tracked, its times.
-fn row(sh: &reads::ShipmentRow, boxes: usize) -> Markup {
+fn row(sh: &ShipmentRow, boxes: usize) -> Markup {
     let (route, st) = (&sh.route.0, &sh.state.0);
     let arrival = match (st.pod_ata_us, st.pod_eta_us) {
         (Some(t), _) => format!("arrived {}", format_local(t, route.pod_timezone.as_deref())),
@@ -181,7 +175,7 @@ pub async fn list(
     let asked = Asked::from_query(&query);
     // one database for the whole page (a replica, or the primary)
     let db = state.ctx.read_db(s.account_id);
-    let version = match reads::fingerprint(db, s.account_id).await {
+    let version = match accounts::fingerprint(db, s.account_id).await {
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
@@ -190,18 +184,12 @@ pub async fn list(
         size: PAGE_SIZE,
         cursor: None,
     };
-    let input = asked.input(now_us());
-    let (listed, containers) = match shipments::list::<reads::ShipmentRow, reads::ContainerRef>(
-        db,
-        s.account_id,
-        &input,
-        &page,
-    )
-    .await
-    {
-        Ok(found) => (found.listed, found.containers),
-        Err(e) => return app_unavailable(e),
-    };
+    let input = asked.input(state.ctx.now_us());
+    let (listed, containers) =
+        match shipments::list::<ShipmentRow, ContainerRef>(db, s.account_id, &input, &page).await {
+            Ok(found) => (found.listed, found.containers),
+            Err(e) => return app_unavailable(e),
+        };
     let total = total_text(listed.total, listed.total_exact);
     let href = |o: ListSort| format!("/console/shipments?{}", asked.query_sorted(o, 1));
     let pager = pager("/console/shipments", asked.page, listed.has_next, |n| {
@@ -281,7 +269,7 @@ pub async fn export(
     SignedIn(s): SignedIn,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let asked = Asked::from_query(&query).input(now_us());
+    let asked = Asked::from_query(&query).input(state.ctx.now_us());
     let mut out = crate::csv::record(&[
         "bill_of_lading",
         "scac",
@@ -301,7 +289,7 @@ pub async fn export(
     let db = state.ctx.read_db(s.account_id);
     let mut walk = crate::csv::Walk::new(asked.sort());
     loop {
-        let (listed, containers) = match shipments::list::<reads::ShipmentRow, reads::ContainerRow>(
+        let (listed, containers) = match shipments::list::<ShipmentRow, ContainerRow>(
             db,
             s.account_id,
             &asked,
@@ -422,7 +410,7 @@ mod tests {
             ("updated_days", "7"),
             ("page", "3"),
         ]));
-        let f = a.filter(10 * DAY_US);
+        let f = a.input(10 * DAY_US).filter();
         assert_eq!(f.q.as_deref(), Some("PO 7"));
         assert_eq!(f.carrier.as_deref(), Some("MAEU"));
         assert_eq!(f.port.as_deref(), Some("USLAX"));
@@ -450,7 +438,7 @@ mod tests {
                 ..Asked::default()
             }
         );
-        let f = a.filter(0);
+        let f = a.input(0).filter();
         assert!(f.carrier.is_none() && f.port.is_none() && f.tracking_stopped.is_none());
     }
 }

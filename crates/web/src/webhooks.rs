@@ -9,11 +9,12 @@ use std::collections::HashMap;
 use axum::extract::{Form, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use boxtrack_app::model::{NotificationRow, Session, WebhookRow};
+use boxtrack_app::webhooks::{AttemptRow, NotificationFilter};
 use boxtrack_core::paging::Page;
 use boxtrack_core::time::format_micros;
 use boxtrack_core::webhooks::{self as rules, EVENTS};
 use boxtrack_http::Front;
-use boxtrack_store::{StoreError, notifications, webhooks};
 use maud::{Markup, html};
 use uuid::Uuid;
 
@@ -47,7 +48,7 @@ pub async fn list(State(state): State<Front>, SignedIn(s): SignedIn) -> Response
 
 async fn render_list(
     state: &Front,
-    s: &boxtrack_store::sessions::Session,
+    s: &Session,
     status: StatusCode,
     error: Option<&str>,
     url: &str,
@@ -128,10 +129,7 @@ pub async fn show(
 
 /// What changes when the webhook's page would: its settings and its newest notifications'
 /// states and attempts.
-fn version_of<'a>(
-    w: &webhooks::WebhookRow,
-    rows: impl IntoIterator<Item = &'a notifications::NotificationRow>,
-) -> String {
+fn version_of<'a>(w: &WebhookRow, rows: impl IntoIterator<Item = &'a NotificationRow>) -> String {
     let mut v = format!("{}:{}", w.updated_us, w.consecutive_failures);
     for n in rows {
         v.push_str(&format!("|{}:{}:{}", n.id, n.delivery_status, n.attempts));
@@ -164,7 +162,7 @@ pub async fn version(
         Ok(None) => return missing(),
         Err(e) => return crate::common::app_unavailable(e),
     };
-    let of_webhook = notifications::Filter {
+    let of_webhook = NotificationFilter {
         webhook_id: Some(id),
         ..Default::default()
     };
@@ -179,7 +177,7 @@ pub async fn version(
 
 async fn render_one(
     state: &Front,
-    s: &boxtrack_store::sessions::Session,
+    s: &Session,
     id: Uuid,
     status: StatusCode,
     notice: Markup,
@@ -280,8 +278,8 @@ async fn render_one(
 /// error and the body received), when it was made, and a button that redelivers it.
 fn notification_row(
     webhook: Uuid,
-    n: &notifications::NotificationRow,
-    attempts: &[notifications::AttemptRow],
+    n: &NotificationRow,
+    attempts: &[AttemptRow],
     csrf: &str,
 ) -> Markup {
     let created = format_micros(n.created_us);
@@ -381,7 +379,7 @@ pub async fn update(
     };
     let why = match app::update(&state.ctx, s.account_id, id, &asked).await {
         Ok(_) => return see_other(&format!("/console/webhooks/{id}")),
-        Err(boxtrack_app::AppError::Store(StoreError::NotFound(_))) => return missing(),
+        Err(e) if e.is_not_found() => return missing(),
         Err(boxtrack_app::AppError::Unprocessable {
             field: "events",
             code: "blank",
@@ -465,8 +463,8 @@ pub async fn redeliver(
     let (Ok(id), Ok(nid)) = (id.parse::<Uuid>(), nid.parse::<Uuid>()) else {
         return missing();
     };
-    let n = match notifications::get(&state.ctx.db, s.account_id, nid).await {
-        Ok(Some(n)) if n.webhook_id == id => n,
+    let n = match app::notification(&state.ctx, s.account_id, nid).await {
+        Ok(Some((n, _))) if n.webhook_id == id => n,
         Ok(_) => return missing(),
         Err(e) => return unavailable(&e),
     };

@@ -3,18 +3,14 @@
 //! visitor typed, with what a visitor needs and nothing more (no ids of other records, no
 //! raw data, no parties or custom fields).
 
-use std::collections::BTreeMap;
-
+use boxtrack_app::AppError;
+use boxtrack_app::model::{ContainerRow, Db, ShipmentRow, TransportEventRow};
 use boxtrack_core::reference;
 use boxtrack_core::tracking::rules::ContainerStatus;
-use boxtrack_store::{Db, reads};
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
-
-/// The most shipments one answer lists.
-const MAX_SHIPMENTS: usize = 10;
 
 /// Checks what a visitor typed: 3 to 40 letters, digits, `-`, `/`, `.` or `_`, and returns
 /// it in capitals (numbers are compared without regard to case).
@@ -32,14 +28,6 @@ pub fn valid_number(raw: &str) -> Result<String, &'static str> {
         );
     }
     Ok(n.to_ascii_uppercase())
-}
-
-/// Whether `refs` (a JSON array of strings) holds `number`, ignoring case.
-fn refs_hold(refs: &str, number: &str) -> bool {
-    serde_json::from_str::<Vec<String>>(refs)
-        .unwrap_or_default()
-        .iter()
-        .any(|r| r.trim().eq_ignore_ascii_case(number))
 }
 
 /// A port as the widget shows it: its UN/LOCODE, name and time zone.
@@ -168,69 +156,24 @@ pub fn milestone_label(event: &str) -> String {
 }
 
 /// The widget's answer for `number` (already checked by [`valid_number`]).
-pub async fn lookup(db: &Db, account_id: Uuid, number: &str) -> boxtrack_store::Result<Track> {
-    let wanted = wanted(db, account_id, number).await?;
-    let ids: Vec<Uuid> = wanted.keys().copied().take(MAX_SHIPMENTS).collect();
-    let shipments = reads::shipments_by_id(db, account_id, &ids).await?;
-    let mut containers = reads::containers_of_many(db, account_id, &ids).await?;
-    let all_ids: Vec<Uuid> = containers.values().flatten().map(|c| c.id).collect();
-    let mut events = reads::transport_events_of_many(db, account_id, &all_ids, 200).await?;
-    let mut data = Vec::new();
-    for id in ids {
-        let Some(s) = shipments.get(&id) else {
-            continue;
-        };
-        let only = wanted.get(&id).cloned().flatten();
-        let mut boxes: Vec<_> = containers
-            .remove(&id)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|c| only.as_ref().is_none_or(|o| o.contains(&c.id)))
-            .collect();
-        boxes.sort_by(|a, b| a.number.cmp(&b.number));
-        data.push(Found {
-            shipment: shipment(s),
-            containers: boxes
+pub async fn lookup(db: &Db, account_id: Uuid, number: &str) -> Result<Track, AppError> {
+    let data = boxtrack_app::lookup::lookup(db, account_id, number)
+        .await?
+        .into_iter()
+        .map(|looked| Found {
+            shipment: shipment(&looked.shipment),
+            containers: looked
+                .containers
                 .iter()
-                .map(|c| container(c, &events.remove(&c.id).unwrap_or_default()))
+                .map(|(c, events)| container(c, events))
                 .collect(),
-        });
-    }
+        })
+        .collect();
     Ok(Track { data })
 }
 
-/// The shipments whose bill of lading or reference number is `number` (all their
-/// containers: `None`), and those of the containers whose number or reference number is
-/// (only those containers).
-async fn wanted(
-    db: &Db,
-    account_id: Uuid,
-    number: &str,
-) -> boxtrack_store::Result<BTreeMap<Uuid, Option<Vec<Uuid>>>> {
-    let hits = reads::search(db, account_id, number, 50).await?;
-    let mut wanted: BTreeMap<Uuid, Option<Vec<Uuid>>> = BTreeMap::new();
-    let mut container_hits = Vec::new();
-    for h in &hits {
-        let exact = h.number.eq_ignore_ascii_case(number) || refs_hold(&h.refs, number);
-        match (h.entity_type.as_str(), exact) {
-            ("shipment", true) => {
-                wanted.insert(h.id, None);
-            }
-            ("container", true) => container_hits.push(h.id),
-            _ => {}
-        }
-    }
-    let found = reads::containers_by_id(db, account_id, &container_hits).await?;
-    for c in found.values() {
-        if let Some(list) = wanted.entry(c.shipment_id).or_insert_with(|| Some(vec![])) {
-            list.push(c.id);
-        }
-    }
-    Ok(wanted)
-}
-
 /// A shipment as the widget shows it.
-fn shipment(s: &reads::ShipmentRow) -> Shipment {
+fn shipment(s: &ShipmentRow) -> Shipment {
     let (route, st) = (&s.route.0, &s.state.0);
     Shipment {
         id: s.id,
@@ -246,8 +189,8 @@ fn shipment(s: &reads::ShipmentRow) -> Shipment {
 }
 
 /// A container as the widget shows it, with its milestones from `events`.
-fn container(c: &reads::ContainerRow, events: &[reads::TransportEventRow]) -> Container {
-    let mut moves: Vec<&reads::TransportEventRow> = events
+fn container(c: &ContainerRow, events: &[TransportEventRow]) -> Container {
+    let mut moves: Vec<&TransportEventRow> = events
         .iter()
         .filter(|e| e.event.starts_with("container.transport."))
         .collect();
@@ -277,7 +220,7 @@ fn container(c: &reads::ContainerRow, events: &[reads::TransportEventRow]) -> Co
 }
 
 /// A transport event as a milestone.
-fn milestone(e: &reads::TransportEventRow) -> Milestone {
+fn milestone(e: &TransportEventRow) -> Milestone {
     let place = e.locode.as_deref().and_then(reference::port);
     Milestone {
         event: e
@@ -312,13 +255,6 @@ mod tests {
         assert!(valid_number("MSCU%").is_err());
         assert!(valid_number("a b c").is_err());
         assert!(valid_number("<script>").is_err());
-    }
-
-    #[test]
-    fn refs_match_exactly_not_in_part() {
-        assert!(refs_hold(r#"["PO-1","po-22"]"#, "PO-22"));
-        assert!(!refs_hold(r#"["PO-123"]"#, "PO-12"));
-        assert!(!refs_hold("not json", "PO-1"));
     }
 
     #[test]

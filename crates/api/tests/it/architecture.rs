@@ -385,7 +385,7 @@ fn files_and_functions_stay_small() {
 /// Lines of each front end's source that name the store: the use cases move into `app` and
 /// the front ends reach the store through it (docs/architecture.md). A count may only fall;
 /// when it falls, lower it here to the new count.
-const STORE_LINES: &[(&str, usize)] = &[("api", 23), ("mcp", 0), ("web", 45)];
+const STORE_LINES: &[(&str, usize)] = &[("api", 23), ("mcp", 0), ("web", 0)];
 
 #[test]
 fn the_front_ends_reach_the_store_less_and_less() {
@@ -416,7 +416,7 @@ fn the_front_ends_reach_the_store_less_and_less() {
 
 /// The front ends that reach the store only through `app`: their `[dependencies]` do not name
 /// `boxtrack-store` at all (their tests may, to make fixtures), so the compiler keeps them so.
-const STORE_FREE: &[&str] = &["mcp"];
+const STORE_FREE: &[&str] = &["mcp", "web"];
 
 #[test]
 fn the_store_free_front_ends_do_not_depend_on_the_store() {

@@ -13,6 +13,7 @@ mod middleware;
 pub mod openapi;
 mod querynames;
 pub mod readcache;
+mod rendered;
 pub mod rest;
 mod routes;
 pub mod state;

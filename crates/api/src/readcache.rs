@@ -19,11 +19,11 @@ use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::rendered::{Changes, Version};
 use axum::body::Bytes;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::model::Account;
-use boxtrack_store::changes::{Changes, Version};
 use uuid::Uuid;
 
 use boxtrack_http::error::ApiResult;

@@ -200,6 +200,19 @@ pub async fn by_ids(
     Ok(ids.iter().filter_map(|id| found.get(id).cloned()).collect())
 }
 
+/// The account's containers with these ids and the shipment of each (read from `db`), both
+/// by id.
+pub async fn with_shipments(
+    db: &Db,
+    account_id: Uuid,
+    ids: &[Uuid],
+) -> Result<(HashMap<Uuid, ContainerRow>, HashMap<Uuid, ShipmentRow>), AppError> {
+    let containers = reads::containers_by_id(db, account_id, ids).await?;
+    let shipment_ids: Vec<Uuid> = containers.values().map(|c| c.shipment_id).collect();
+    let shipments = reads::shipments_by_id(db, account_id, &shipment_ids).await?;
+    Ok((containers, shipments))
+}
+
 /// A page of one container's transport events in `order`.
 pub async fn events_page(
     db: &Db,

@@ -18,6 +18,7 @@ pub mod detail;
 pub mod documents;
 pub mod error;
 pub mod events;
+pub mod examples;
 pub mod fields;
 pub mod gauges;
 pub mod journey;

@@ -17,8 +17,8 @@ use tower::ServiceExt as _;
 use uuid::Uuid;
 
 use crate::state::AppState;
+use boxtrack_app::{AppError, Ctx};
 use boxtrack_http::ApiConfig;
-use boxtrack_store::{Db, StoreError};
 
 /// One operation's example: the status answered, the request body (JSON, when the call sent
 /// one) and the answer (JSON, when there was one).
@@ -193,19 +193,19 @@ fn id_of(v: &Value) -> String {
     v["data"]["id"].as_str().unwrap_or_default().to_string()
 }
 
-/// Plays the tour for `account` (whose journeys have played) on `db`.
+/// Plays the tour for `account` (whose journeys have played) on the database of `ctx`.
 pub async fn record(
-    db: &Db,
+    ctx: &Ctx,
     account: Uuid,
     rest: Option<fn(AppState) -> axum::Router>,
-) -> Result<Recordings, StoreError> {
+) -> Result<Recordings, AppError> {
     let Some(build) = rest else {
         tracing::warn!("the examples' tour has no router to call; the document keeps none");
         return Ok(Recordings::new());
     };
-    let (_, key) = boxtrack_store::keys::create(db, account, Some("examples")).await?;
+    let (_, key) = boxtrack_app::keys::create(ctx, account, Some("examples"), None).await?;
     let state = AppState::new(
-        boxtrack_app::Ctx::new(db.clone()),
+        Ctx::new(ctx.db.clone()),
         ApiConfig::default(),
         boxtrack_http::Limiter::memory(),
     );

@@ -4,10 +4,10 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use std::collections::HashMap;
 
+use crate::rendered::ShownContainer;
 use boxtrack_app::containers::{self, ContainerPage, ListContainers};
 use boxtrack_app::model::{ContainerRow, EventOrder, ShipmentRow};
 use boxtrack_app::shipments;
-use boxtrack_store::reads::ShownContainer;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

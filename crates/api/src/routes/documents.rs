@@ -6,10 +6,9 @@ use axum::Json;
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use boxtrack_app::documents as app_documents;
+use boxtrack_app::documents::{self, Created, DocumentRow, Filter, NewDocument};
+use boxtrack_app::{containers, shipments};
 use boxtrack_core::documents as rules;
-use boxtrack_store::documents::{self, Created, DocumentRow, Filter, NewDocument};
-use boxtrack_store::reads;
 use boxtrack_views::tracking as resources;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -46,8 +45,8 @@ async fn included(
     // one query per relation for the whole page, then the documents' order
     if want("shipments") {
         let ids: Vec<uuid::Uuid> = docs.iter().flat_map(|d| d.shipment_ids.0.clone()).collect();
-        let shipments = reads::shipments_by_id(&state.ctx.db, account, &ids).await?;
-        let containers = reads::containers_of_many(&state.ctx.db, account, &ids).await?;
+        let (shipments, containers) =
+            shipments::with_containers(&state.ctx.db, account, &ids).await?;
         for id in &ids {
             if let Some(s) = shipments.get(id) {
                 let cs = containers.get(id).map(Vec::as_slice).unwrap_or_default();
@@ -60,9 +59,8 @@ async fn included(
             .iter()
             .flat_map(|d| d.container_ids.0.clone())
             .collect();
-        let containers = reads::containers_by_id(&state.ctx.db, account, &ids).await?;
-        let shipment_ids: Vec<uuid::Uuid> = containers.values().map(|c| c.shipment_id).collect();
-        let shipments = reads::shipments_by_id(&state.ctx.db, account, &shipment_ids).await?;
+        let (containers, shipments) =
+            containers::with_shipments(&state.ctx.db, account, &ids).await?;
         for id in &ids {
             if let Some(c) = containers.get(id) {
                 let s = shipments.get(&c.shipment_id);
@@ -129,7 +127,7 @@ pub async fn create(
         ));
     }
     let signed = attrs.attached_document.unwrap_or_default();
-    let blob = documents::uploaded(&state.ctx.db, caller.account.id, &rules::digest(signed.trim()))
+    let blob = documents::uploaded(&state.ctx, caller.account.id, &rules::digest(signed.trim()))
         .await?
         .ok_or_else(|| {
             ApiError::unprocessable(
@@ -140,9 +138,9 @@ pub async fn create(
         })?;
     let numbers = rules::reference_numbers(&[name, &blob.filename]);
     let (shipment_ids, container_ids) =
-        documents::linked(&state.ctx.db, caller.account.id, &numbers).await?;
+        documents::linked(&state.ctx, caller.account.id, &numbers).await?;
     let created = documents::create(
-        &state.ctx.db,
+        &state.ctx,
         &blob,
         NewDocument {
             name,
@@ -205,7 +203,7 @@ pub async fn list(
             filter.types.push(code.to_string());
         }
     }
-    let listed = documents::list(&state.ctx.db, caller.account.id, &filter, &page).await?;
+    let listed = documents::list(&state.ctx, caller.account.id, &filter, &page).await?;
     let inc = included(&state, &caller, &listed.rows, &includes).await?;
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -279,7 +277,7 @@ pub async fn show(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<JsonApi> {
     let includes = QueryParams::parse(raw.as_deref()).includes("document", INCLUDES)?;
-    let d = documents::get(&state.ctx.db, caller.account.id, id)
+    let d = documents::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let inc = included(&state, &caller, std::slice::from_ref(&d), &includes).await?;
@@ -331,7 +329,7 @@ pub async fn update(
             "type must be \"document\"",
         ));
     }
-    let current = documents::get(&state.ctx.db, caller.account.id, id)
+    let current = documents::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let Some(manual) = doc.data.attributes.document_type_manual else {
@@ -346,7 +344,7 @@ pub async fn update(
             format!("{t:?} is not a document type (GET /v2/documents/types lists them)"),
         ));
     }
-    let d = documents::set_manual_type(&state.ctx.db, caller.account.id, id, manual.as_deref())
+    let d = documents::set_manual_type(&state.ctx, caller.account.id, id, manual.as_deref())
         .await?
         .ok_or_else(document_not_found)?;
     Ok(JsonApi::single(to_resource(&d), vec![]))
@@ -358,7 +356,7 @@ pub async fn delete(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<StatusCode> {
-    if documents::delete(&state.ctx.db, &*state.ctx.files, caller.account.id, id).await? {
+    if documents::delete(&state.ctx, caller.account.id, id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(document_not_found())
@@ -372,11 +370,11 @@ pub async fn reclassify(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<(StatusCode, Json<Accepted>)> {
-    let d = documents::get(&state.ctx.db, caller.account.id, id)
+    let d = documents::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let t = rules::classify(&d.name, &d.file_name);
-    documents::reclassify_and_link(&state.ctx.db, caller.account.id, id, Some(t), None).await?;
+    documents::reclassify_and_link(&state.ctx, caller.account.id, id, Some(t), None).await?;
     Ok((StatusCode::ACCEPTED, Json(ACCEPTED)))
 }
 
@@ -388,13 +386,12 @@ pub async fn relink(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<(StatusCode, Json<Accepted>)> {
-    let d = documents::get(&state.ctx.db, caller.account.id, id)
+    let d = documents::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let numbers = rules::reference_numbers(&[&d.name, &d.file_name]);
-    let (s, c) = documents::linked(&state.ctx.db, caller.account.id, &numbers).await?;
-    documents::reclassify_and_link(&state.ctx.db, caller.account.id, id, None, Some((&s, &c)))
-        .await?;
+    let (s, c) = documents::linked(&state.ctx, caller.account.id, &numbers).await?;
+    documents::reclassify_and_link(&state.ctx, caller.account.id, id, None, Some((&s, &c))).await?;
     Ok((StatusCode::ACCEPTED, Json(ACCEPTED)))
 }
 
@@ -416,7 +413,7 @@ pub async fn rotate(
     IdPath(id): IdPath,
     Body(b): Body<RotateBody>,
 ) -> ApiResult<(StatusCode, Json<Accepted>)> {
-    let d = documents::get(&state.ctx.db, caller.account.id, id)
+    let d = documents::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     if !matches!(b.degrees, Some(90 | 180 | 270)) {
@@ -450,7 +447,7 @@ pub async fn reextract(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    documents::get(&state.ctx.db, caller.account.id, id)
+    documents::get(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     Err(ApiError::new(
@@ -480,7 +477,7 @@ pub async fn download_url(
     IdPath(id): IdPath,
     headers: HeaderMap,
 ) -> ApiResult<Json<DownloadUrl>> {
-    let token = app_documents::download_token(&state.ctx, caller.account.id, id)
+    let token = documents::download_token(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(document_not_found)?;
     let base = base_url(state.config.public_url.as_deref(), &headers);

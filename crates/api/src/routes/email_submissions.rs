@@ -5,8 +5,8 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::documents::{self, EmailDocument, SubmissionRow};
 use boxtrack_core::documents as rules;
-use boxtrack_store::documents::{self, EmailDocument, SubmissionRow};
 use serde_json::Value;
 
 use crate::state::AppState;
@@ -34,7 +34,7 @@ async fn render(
     e: &SubmissionRow,
     include: bool,
 ) -> ApiResult<(Value, Vec<Value>)> {
-    let docs = documents::of_submission(&state.ctx.db, caller.account.id, e.id).await?;
+    let docs = documents::of_submission(&state.ctx, caller.account.id, e.id).await?;
     let ids: Vec<uuid::Uuid> = docs.iter().map(|d| d.id).collect();
     let included = if include {
         docs.iter().map(super::documents::to_resource).collect()
@@ -81,7 +81,7 @@ pub async fn create(
         let numbers =
             rules::reference_numbers(&[&e.subject, &a.filename, e.body.as_deref().unwrap_or("")]);
         let (shipment_ids, container_ids) =
-            documents::linked(&state.ctx.db, caller.account.id, &numbers).await?;
+            documents::linked(&state.ctx, caller.account.id, &numbers).await?;
         docs.push(EmailDocument {
             filename: &a.filename,
             content_type: &a.content_type,
@@ -92,15 +92,8 @@ pub async fn create(
             container_ids,
         });
     }
-    let (id, new) = documents::submit(
-        &state.ctx.db,
-        &*state.ctx.files,
-        caller.account.id,
-        &e,
-        &docs,
-    )
-    .await?;
-    let row = documents::submission(&state.ctx.db, caller.account.id, id)
+    let (id, new) = documents::submit(&state.ctx, caller.account.id, &e, &docs).await?;
+    let row = documents::submission(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(ApiError::internal)?;
     let (data, included) = render(&state, &caller, &row, true).await?;
@@ -135,7 +128,7 @@ pub async fn list(
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
     let include = wants_documents(&q)?;
-    let listed = documents::submissions(&state.ctx.db, caller.account.id, &page).await?;
+    let listed = documents::submissions(&state.ctx, caller.account.id, &page).await?;
     let (mut data, mut included) = (Vec::new(), Vec::new());
     for e in &listed.rows {
         let (d, inc) = render(&state, &caller, e, include).await?;
@@ -163,7 +156,7 @@ pub async fn show(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let include = wants_documents(&q)?;
-    let e = documents::submission(&state.ctx.db, caller.account.id, id)
+    let e = documents::submission(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("EmailSubmission"))?;
     let (data, included) = render(&state, &caller, &e, include).await?;

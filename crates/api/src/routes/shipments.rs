@@ -4,9 +4,8 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use std::collections::HashMap;
 
+use crate::rendered::{self as reads, ContainerRow, Db, Listed, ShipmentRow, ShownShipment};
 use boxtrack_app::shipments::{ListShipments, ShipmentPage};
-use boxtrack_store::list::Listed;
-use boxtrack_store::reads::{self, ContainerRow, ShipmentRow, ShownShipment};
 use boxtrack_views::jsonapi::Included;
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
 use schemars::JsonSchema;
@@ -34,7 +33,7 @@ const INCLUDES: &[&str] = &[
 /// The rows as resources with what `includes` asks for, their containers read from `db`
 /// unless `known` are (the caller read them already).
 async fn render(
-    db: &boxtrack_store::Db,
+    db: &Db,
     caller: &Caller,
     rows: &[ShipmentRow],
     known: Option<HashMap<uuid::Uuid, Vec<ContainerRow>>>,
@@ -93,7 +92,7 @@ async fn render(
 /// rendered texts where current, each written out with what `includes` asks for: their
 /// containers read as `C` (each included by `include`), their ports and POD terminals.
 async fn shown_page<C: reads::OfShipments>(
-    db: &boxtrack_store::Db,
+    db: &Db,
     caller: &Caller,
     asked: &ListShipments,
     page: &boxtrack_core::paging::Page,
@@ -149,7 +148,7 @@ async fn shown_page<C: reads::OfShipments>(
 /// Checks, in debug builds (every test), that shipments shown from their rendered texts read
 /// as the ones rendered from their parsed rows (`shown`: the page's `data` and `included`).
 async fn shown_as_parsed(
-    db: &boxtrack_store::Db,
+    db: &Db,
     caller: &Caller,
     before: super::shown_check::Before,
     rows: &[ShownShipment],

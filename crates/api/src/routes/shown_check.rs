@@ -6,8 +6,7 @@
 
 use std::collections::HashMap;
 
-use boxtrack_store::Db;
-use boxtrack_store::reads;
+use crate::rendered::{self as reads, Db};
 use serde_json::Value;
 
 use boxtrack_http::error::{ApiError, ApiResult};

@@ -7,8 +7,8 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::documents;
 use boxtrack_core::documents as rules;
-use boxtrack_store::documents;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -76,7 +76,7 @@ pub async fn announce(
     let (upload, upload_digest) = rules::token("up_");
     let (signed, signed_digest) = rules::token("blob_");
     let row = documents::announce(
-        &state.ctx.db,
+        &state.ctx,
         caller.account.id,
         &a,
         &upload_digest,
@@ -164,8 +164,7 @@ pub async fn upload(
     boxtrack_http::extract::RawBody(bytes): boxtrack_http::extract::RawBody,
 ) -> ApiResult<StatusCode> {
     let now = state.ctx.now_us();
-    let blob = documents::awaiting_upload(
-        &state.ctx.db,
+    let blob = documents::awaiting_upload(&state.ctx,
         &rules::digest(&token),
         now - rules::UPLOAD_TTL_US,
     )
@@ -183,7 +182,7 @@ pub async fn upload(
         )
         .with_code("checksum_mismatch")
     })?;
-    if !documents::store_bytes(&state.ctx.db, &*state.ctx.files, &blob, &bytes).await? {
+    if !documents::store_bytes(&state.ctx, &blob, &bytes).await? {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "The bytes of this upload have arrived already.",
@@ -198,7 +197,7 @@ pub async fn download(
     Path(token): Path<String>,
 ) -> ApiResult<Response> {
     let (name, content_type, bytes) =
-        documents::download(&state.ctx.db, &*state.ctx.files, &rules::digest(&token), state.ctx.now_us())
+        documents::download(&state.ctx, &rules::digest(&token))
             .await?
             .ok_or_else(|| {
                 ApiError::new(

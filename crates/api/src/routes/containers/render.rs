@@ -4,8 +4,10 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use crate::rendered::{
+    self as reads, ContainerOnShipment, ContainerRow, Db, ShipmentRow, ShownContainer,
+};
 use crate::routes::shown_check::{Before, in_order, same, values};
-use boxtrack_store::reads::{self, ContainerOnShipment, ContainerRow, ShipmentRow, ShownContainer};
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
 
 use boxtrack_http::auth::Caller;
@@ -162,7 +164,7 @@ impl Showable for ShownContainer {
 /// The rows as resources with what `includes` asks for, their related rows read from `db`
 /// unless `known` has them, each written out (a document of them never becomes a JSON tree).
 pub(super) async fn render<C: Showable, S: ShowableShipment>(
-    db: &boxtrack_store::Db,
+    db: &Db,
     caller: &Caller,
     rows: &[C],
     known: Known<'_, S>,
@@ -226,7 +228,7 @@ struct Related<'a, S> {
 
 impl<'a, S: ShowableShipment> Related<'a, S> {
     async fn read<C: Showable>(
-        db: &boxtrack_store::Db,
+        db: &Db,
         caller: &Caller,
         rows: &[C],
         known: Known<'a, S>,
@@ -339,7 +341,7 @@ pub(super) fn to_show<'a>(
 /// wrote are current. `shown` is the document's `data` and `included` as written from them;
 /// `before`, the account's fingerprint before they were read.
 pub(super) async fn shown_as_parsed(
-    db: &boxtrack_store::Db,
+    db: &Db,
     caller: &Caller,
     before: Before,
     cs: &[ShownContainer],

@@ -12,7 +12,8 @@ use boxtrack_core::ratelimit::Attempt;
 use boxtrack_http::error::ApiError;
 
 use boxtrack_http::Front;
-use boxtrack_http::html::{cookie, esc, secure_html};
+use boxtrack_http::html::{cookie, secure_html};
+use maud::{DOCTYPE, Markup, html};
 
 use super::common::*;
 
@@ -26,6 +27,74 @@ struct AuthzRequest {
     resource: String,
 }
 
+/// The sign-in page's own style (no stylesheet: its policy loads nothing).
+const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}
+label{display:block;margin-top:1rem;font-weight:600}input[type=email],input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+.error{color:#b00020;margin:.25rem 0 0}button{margin-top:1.25rem;margin-right:.5rem;padding:.6rem 1.2rem;font-size:1rem}
+.note{color:#444}";
+
+/// The sign-in form: who asks, the fields with their errors, the request carried along.
+fn form(
+    title: &str,
+    client_name: &str,
+    r: &AuthzRequest,
+    csrf: &str,
+    email: &str,
+    errors: &HashMap<&str, String>,
+) -> Markup {
+    let field_error = |f: &str| {
+        html! {
+            @if let Some(m) = errors.get(f) {
+                p class="error" id={ (f) "-error" } role="alert" { (m) }
+            }
+        }
+    };
+    let described = |f: &str| errors.contains_key(f).then(|| format!("{f}-error"));
+    let invalid = |f: &str| errors.contains_key(f).then_some("true");
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · boxtrack" }
+                style { (STYLE) }
+            }
+            body { main {
+                h1 { "Sign in to boxtrack" }
+                p class="note" {
+                    strong { (client_name) }
+                    " asks to use your boxtrack account through the MCP server: read your shipments and containers, start and stop tracking, refresh containers and manage webhooks."
+                }
+                (field_error("form"))
+                form method="post" action="/oauth/authorize" {
+                    input type="hidden" name="csrf" value=(csrf);
+                    input type="hidden" name="client_id" value=(r.client_id);
+                    input type="hidden" name="redirect_uri" value=(r.redirect_uri);
+                    input type="hidden" name="state" value=(r.state);
+                    input type="hidden" name="code_challenge" value=(r.code_challenge);
+                    input type="hidden" name="resource" value=(r.resource);
+                    label for="email" { "Email" }
+                    input id="email" name="email" type="email" autocomplete="username" required value=(email)
+                        aria-invalid=[invalid("email")] aria-describedby=[described("email")];
+                    (field_error("email"))
+                    label for="password" { "Password" }
+                    input id="password" name="password" type="password" autocomplete="current-password" required
+                        aria-invalid=[invalid("password")] aria-describedby=[described("password")];
+                    (field_error("password"))
+                    div {
+                        button type="submit" name="decision" value="allow" { "Sign in and allow" }
+                        " "
+                        button type="submit" name="decision" value="deny" { "Deny" }
+                    }
+                }
+            } }
+        }
+    }
+}
+
+/// The sign-in page (400 when it shows errors), with its policy and form cookie; a form may
+/// post only here and to the client's origin (the redirect after it).
 fn page(
     title: &str,
     client_name: &str,
@@ -35,62 +104,7 @@ fn page(
     errors: &HashMap<&str, String>,
     redirect_origin: Option<String>,
 ) -> Response {
-    let field_error = |f: &str| {
-        errors.get(f).map_or(String::new(), |m| {
-            format!(
-                r#"<p class="error" id="{f}-error" role="alert">{}</p>"#,
-                esc(m)
-            )
-        })
-    };
-    let invalid = |f: &str| {
-        if errors.contains_key(f) {
-            format!(r#" aria-invalid="true" aria-describedby="{f}-error""#)
-        } else {
-            String::new()
-        }
-    };
-    let general = field_error("form");
-    let hidden = format!(
-        r#"<input type="hidden" name="csrf" value="{}"><input type="hidden" name="client_id" value="{}"><input type="hidden" name="redirect_uri" value="{}"><input type="hidden" name="state" value="{}"><input type="hidden" name="code_challenge" value="{}"><input type="hidden" name="resource" value="{}">"#,
-        esc(csrf),
-        esc(&r.client_id),
-        esc(&r.redirect_uri),
-        esc(&r.state),
-        esc(&r.code_challenge),
-        esc(&r.resource)
-    );
-    let html = format!(
-        r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} · boxtrack</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}}
-label{{display:block;margin-top:1rem;font-weight:600}}input[type=email],input[type=password]{{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}}
-.error{{color:#b00020;margin:.25rem 0 0}}button{{margin-top:1.25rem;margin-right:.5rem;padding:.6rem 1.2rem;font-size:1rem}}
-.note{{color:#444}}</style></head>
-<body><main>
-<h1>Sign in to boxtrack</h1>
-<p class="note"><strong>{client}</strong> asks to use your boxtrack account through the MCP server: read your shipments and containers, start and stop tracking, refresh containers and manage webhooks.</p>
-{general}
-<form method="post" action="/oauth/authorize">
-{hidden}
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="{email}"{inv_email}>
-{err_email}
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required{inv_password}>
-{err_password}
-<div><button type="submit" name="decision" value="allow">Sign in and allow</button>
-<button type="submit" name="decision" value="deny">Deny</button></div>
-</form></main></body></html>"#,
-        title = esc(title),
-        client = esc(client_name),
-        email = esc(email),
-        inv_email = invalid("email"),
-        err_email = field_error("email"),
-        inv_password = invalid("password"),
-        err_password = field_error("password"),
-    );
+    let html = form(title, client_name, r, csrf, email, errors).into_string();
     let status = if errors.is_empty() {
         StatusCode::OK
     } else {
@@ -116,11 +130,16 @@ label{{display:block;margin-top:1rem;font-weight:600}}input[type=email],input[ty
     resp
 }
 
+/// A page that only says why the request cannot go on.
 fn plain_page(status: StatusCode, message: &str) -> Response {
-    let html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>boxtrack sign-in</title></head><body><main><h1>Cannot sign in</h1><p role=\"alert\">{}</p></main></body></html>",
-        esc(message)
-    );
+    let html = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head { meta charset="utf-8"; title { "boxtrack sign-in" } }
+            body { main { h1 { "Cannot sign in" } p role="alert" { (message) } } }
+        }
+    }
+    .into_string();
     let mut r = (status, html).into_response();
     secure_html(&mut r, "default-src 'none'; frame-ancestors 'none'");
     r

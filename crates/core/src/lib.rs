@@ -6,6 +6,7 @@
 
 pub mod apikey;
 pub mod carriers;
+pub mod charges;
 pub mod csv;
 pub mod custom_fields;
 pub mod datebounds;

@@ -6,10 +6,10 @@ use axum::Router;
 
 use crate::guard;
 use crate::routes::{
-    account, api_keys, container_map, containers, custom_fields, documents, email_submissions,
-    events, health, infer, ingest, notifications, parties, publishable_keys, reference, sandbox,
-    search, served_document, shipments, sources, tracking_requests, uploads, webhook_trigger,
-    webhooks,
+    account, api_keys, charges, container_map, containers, custom_fields, documents,
+    email_submissions, events, health, infer, ingest, notifications, parties, publishable_keys,
+    reference, sandbox, search, served_document, shipments, sources, tracking_requests, uploads,
+    webhook_trigger, webhooks,
 };
 use crate::state::AppState;
 use crate::state::Routes;
@@ -31,6 +31,7 @@ pub fn parts() -> Vec<Routes> {
         documents::routes(),
         email_submissions::routes(),
         parties::routes(),
+        charges::routes(),
         custom_fields::routes(),
         sandbox::routes(),
         reference::routes(),

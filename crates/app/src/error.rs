@@ -25,6 +25,10 @@ pub enum AppError {
         /// Why, in a sentence.
         detail: String,
     },
+    /// A document the rules refuse (a tariff, a calendar): each problem's field, as a JSON
+    /// pointer below the resource's attributes (`/tiers/1/rate`), and why. Nothing was stored.
+    #[error("{}", .0.iter().map(|(f, d)| format!("{f}: {d}")).collect::<Vec<_>>().join("; "))]
+    Rejected(Vec<(String, String)>),
     /// The account has no such thing (a resource named by its id): what it is called.
     #[error("{0} not found")]
     NotFound(&'static str),

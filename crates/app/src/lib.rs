@@ -10,6 +10,7 @@
 //! translation in the use case's `filter`.
 
 pub mod accounts;
+pub mod charges;
 pub mod clock;
 pub mod containers;
 pub mod ctx;

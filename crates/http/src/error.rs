@@ -264,6 +264,13 @@ impl From<boxtrack_app::AppError> for ApiError {
                 detail,
             } => ApiError::unprocessable(&format!("/data/attributes/{field}"), code, detail),
             boxtrack_app::AppError::NotFound(what) => ApiError::not_found(what),
+            boxtrack_app::AppError::Rejected(problems) => problems
+                .into_iter()
+                .map(|(field, detail)| {
+                    ApiError::unprocessable(&format!("/data/attributes{field}"), "invalid", detail)
+                })
+                .reduce(ApiError::merge)
+                .unwrap_or_else(|| ApiError::unprocessable("/data", "invalid", "refused")),
             boxtrack_app::AppError::Refused { code, detail } => {
                 ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, detail).with_code(code)
             }

@@ -246,11 +246,13 @@ const OWNED_THROUGH: [(&str, &str, &str); 4] = [
 const KEPT: [&str; 1] = ["account_changes"];
 
 /// Tables shared by every account (nothing of one account to delete in them).
-pub const SHARED_TABLES: [&str; 7] = [
+pub const SHARED_TABLES: [&str; 9] = [
     "accounts",
     "ais_track",
     "ais_vessels",
     "oauth_clients",
+    "public_calendars",
+    "public_tariffs",
     "shown_passes",
     "subjects",
     "worker_passes",

@@ -9,6 +9,7 @@
 pub mod accounts;
 pub mod ais;
 pub mod changes;
+pub mod charges;
 pub mod copy;
 pub mod custom_fields;
 pub mod db;

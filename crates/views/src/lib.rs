@@ -4,6 +4,7 @@
 //!
 //! - [`jsonapi`]: resource objects and relationships;
 //! - [`accounts`]: the account, API keys, parties and webhooks;
+//! - [`charges`]: tariffs and calendars;
 //! - [`custom_fields`]: custom field definitions, options and values;
 //! - [`documents`]: documents and the e-mails they came in;
 //! - [`tracking`]: tracking requests, shipments, containers, transport and raw events;
@@ -14,6 +15,7 @@
 #![recursion_limit = "256"]
 
 pub mod accounts;
+pub mod charges;
 pub mod custom_fields;
 pub mod documents;
 pub mod json;
@@ -47,6 +49,8 @@ pub fn schemas() -> Map<String, Value> {
     generator.subschema_for::<Resource<accounts::PublishableKey>>();
     generator.subschema_for::<Resource<accounts::Party>>();
     generator.subschema_for::<Resource<accounts::Webhook>>();
+    generator.subschema_for::<Resource<charges::Tariff>>();
+    generator.subschema_for::<Resource<charges::Calendar>>();
     generator.subschema_for::<Resource<documents::Document>>();
     generator.subschema_for::<Resource<documents::EmailSubmission>>();
     generator.subschema_for::<Resource<notifications::WebhookNotification>>();

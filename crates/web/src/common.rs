@@ -237,6 +237,12 @@ pub(crate) fn app_unavailable(e: AppError) -> Response {
             "The plan's limit is reached",
             format!("The plan tracks at most {limit} active containers at once."),
         ),
+        e @ AppError::Rejected(_) => (
+            StatusCode::BAD_REQUEST,
+            "Not understood",
+            "The address asks for something the console cannot show",
+            e.to_string(),
+        ),
         AppError::Invalid { detail, .. }
         | AppError::Refused { detail, .. }
         | AppError::Unprocessable { detail, .. } => (

@@ -20,6 +20,9 @@ use crate::state::AppState;
 use boxtrack_app::{AppError, Ctx};
 use boxtrack_http::ApiConfig;
 
+mod charges;
+mod parties;
+
 /// One operation's example: the status answered, the request body (JSON, when the call sent
 /// one) and the answer (JSON, when there was one).
 #[derive(Debug, Clone)]
@@ -220,6 +223,7 @@ pub async fn record(
     t.feeds().await;
     let hook = t.webhooks().await;
     t.parties().await;
+    t.charges().await;
     let definitions = t.field_definitions().await;
     let value_id = t.field_values(&journey).await;
     let other_document = t.documents().await;
@@ -479,25 +483,6 @@ impl Tour {
             .await;
         }
         hook
-    }
-
-    /// Parties.
-    async fn parties(&mut self) {
-        let t = self;
-        // parties
-        let party = t
-            .post("/v2/parties", "/v2/parties", body("party: new", &[]))
-            .await;
-        let party = id_of(&party);
-        t.get("/v2/parties", "/v2/parties").await;
-        t.get("/v2/parties/{id}", &format!("/v2/parties/{party}"))
-            .await;
-        t.patch(
-            "/v2/parties/{id}",
-            &format!("/v2/parties/{party}"),
-            Some(body("party: renamed", &[])),
-        )
-        .await;
     }
 
     /// Custom field definitions and options.

@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod api_keys;
+pub mod charges;
 pub mod container_map;
 pub mod containers;
 pub mod custom_fields;

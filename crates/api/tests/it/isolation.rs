@@ -180,6 +180,23 @@ Content-Transfer-Encoding: base64\r\n\r\nJVBERi0xLjQKJSBhcnJpdmFsIG5vdGljZQolJUV
     ids.insert("publishable_key", id_of(&pk));
     markers.push("victim widget 7731".into());
     markers.push("victim-7731".into());
+    // a tariff and a calendar of A's own (its quotes use them; B's never do)
+    let tariff = json!({"data": {"type": "tariff", "attributes": {
+        "name": "Victim tariff 7731", "issuer": "TEST", "kind": "demurrage", "ports": ["*"],
+        "equipment": ["*"], "valid_from": "2026-01-01", "currency": "USD",
+        "free_time": {"days": 3}, "tiers": [{"from_day": 1, "to_day": null, "rate": "77.31"}]}}});
+    let t = app.post("/v2/tariffs", key, MT, &tariff.to_string()).await;
+    assert_eq!(t.status, 201, "{}", t.text);
+    ids.insert("tariff", id_of(&t));
+    markers.push("Victim tariff 7731".into());
+    let calendar = json!({"data": {"type": "calendar", "attributes": {
+        "port": "USLAX", "facility": "VICTIM7731", "closures": [{"date": "2026-03-04", "reason": "victim closure 7731"}]}}});
+    let c = app
+        .post("/v2/calendars", key, MT, &calendar.to_string())
+        .await;
+    assert_eq!(c.status, 201, "{}", c.text);
+    ids.insert("calendar", id_of(&c));
+    markers.push("victim closure 7731".into());
     let n = app.get("/v2/webhook_notifications", Some(key)).await.json();
     ids.insert(
         "webhook_notification",
@@ -217,6 +234,8 @@ fn kind_of(path: &str, param: &str) -> Option<&'static str> {
         ("custom_fields", "id") => "custom_field",
         ("custom_fields", "api_slug") => "api_slug",
         ("vessels", "id") => "vessel",
+        ("tariffs", "id") => "tariff",
+        ("calendars", "id") => "calendar",
         _ => return None,
     })
 }
@@ -461,6 +480,10 @@ fn body_for(path: &str, victim: &Victim) -> String {
         }
         p if p.contains("/documents") => {
             json!({"data": {"type": "document", "attributes": {"name": "B"}}})
+        }
+        p if p.contains("/charges/quote") => {
+            json!({"data": {"type": "charge_quote", "attributes": {"scac": "TEST", "port": "USLAX",
+                "discharged_at": "2026-03-05T18:00:00Z", "as_of": "2026-04-01T00:00:00Z"}}})
         }
         _ => json!({}),
     };

@@ -7,6 +7,7 @@ mod abuse;
 mod api_keys;
 mod architecture;
 mod auth;
+mod charges;
 mod conformance;
 mod custom_fields;
 mod documents;

@@ -387,6 +387,15 @@ async fn openapi_document_matches_the_router() {
         ("PATCH", "/v2/containers/{id}/refresh"),
         ("GET", "/v2/sources"),
         ("POST", "/v2/ingest/dcsa"),
+        ("GET", "/v2/tariffs"),
+        ("POST", "/v2/tariffs"),
+        ("GET", "/v2/tariffs/{id}"),
+        ("DELETE", "/v2/tariffs/{id}"),
+        ("GET", "/v2/calendars"),
+        ("POST", "/v2/calendars"),
+        ("GET", "/v2/calendars/{id}"),
+        ("DELETE", "/v2/calendars/{id}"),
+        ("POST", "/v2/charges/quote"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_string(), p.to_string()))

@@ -8,7 +8,7 @@ use jiff::civil::{Date, Weekday};
 use serde::{Deserialize, Serialize};
 
 /// A full-day closure and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Closure {
     /// The local date.
     pub date: Date,
@@ -17,7 +17,7 @@ pub struct Closure {
 }
 
 /// A rule that names holidays year by year.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HolidaysRule {
     /// The eleven US federal holidays, a Saturday one observed the Friday before, a Sunday one
@@ -26,7 +26,7 @@ pub enum HolidaysRule {
 }
 
 /// A calendar as it is written and stored (`/v2/calendars`, the shipped files).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CalendarDoc {
     /// The port's UN/LOCODE.
     pub port: String,

@@ -8,7 +8,19 @@ use serde::{Deserialize, Serialize};
 use super::money::Money;
 
 /// What a charge is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// The line's charge while the full box stays at the terminal after free time.
@@ -42,7 +54,9 @@ impl Kind {
 }
 
 /// Which days count.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Count {
     /// Every day.
@@ -53,7 +67,9 @@ pub enum Count {
 }
 
 /// The event free time starts from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum StartEvent {
     /// Discharge from the vessel.
@@ -66,7 +82,9 @@ pub enum StartEvent {
 }
 
 /// Whether the start event's own day counts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Starts {
     /// The day of the start event counts.
@@ -77,7 +95,7 @@ pub enum Starts {
 }
 
 /// Free time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FreeTime {
     /// How many days (0: the first counted day is chargeable).
     pub days: u32,
@@ -93,7 +111,9 @@ pub struct FreeTime {
 }
 
 /// How chargeable days are counted.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct ChargeDays {
     /// Which days are charged.
     #[serde(default)]
@@ -101,7 +121,7 @@ pub struct ChargeDays {
 }
 
 /// A tier as written: chargeable days `from_day` to `to_day` (open when none) at `rate`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TierDoc {
     /// The first chargeable day of the tier (from 1).
     pub from_day: u32,
@@ -112,7 +132,7 @@ pub struct TierDoc {
 }
 
 /// What excuses a day: neither free time nor charged.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Excuse {
     /// A full-day closure of the facility.
     #[serde(default)]
@@ -123,7 +143,7 @@ pub struct Excuse {
 }
 
 /// Equipment a tariff applies to: `"*"`, or a type with the lengths (none: any length).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Equipment {
     /// `"*"`: any equipment.
@@ -140,7 +160,7 @@ pub enum Equipment {
 }
 
 /// Where a tariff was read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Source {
     /// The page or file.
     pub url: String,
@@ -149,7 +169,7 @@ pub struct Source {
 }
 
 /// A tariff as written and stored (`/v2/tariffs`, the shipped files).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TariffDoc {
     /// What it is called.
     pub name: String,

@@ -65,6 +65,7 @@ impl ToolError {
         move |e| match e {
             AppError::Store(cause) => ToolError::reading(what)(cause),
             AppError::NotFound(what) => ToolError::Refused(format!("Couldn't find {what}")),
+            e @ AppError::Rejected(_) => ToolError::Refused(e.to_string()),
             AppError::PlanLimit(limit) => ToolError::Refused(format!(
                 "The plan tracks at most {limit} active containers at once: stop tracking another shipment first, or change the plan."
             )),

@@ -1,0 +1,184 @@
+//! Charges over REST: an account's tariffs and calendars, refused documents, and the quote of
+//! the specification's worked example.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, assert_error};
+
+const MT: &str = "application/vnd.api+json";
+
+fn tariff_doc() -> Value {
+    json!({
+        "name": "Maersk US import demurrage, dry", "issuer": "MAEU", "kind": "demurrage",
+        "ports": ["USLAX", "USLGB"], "equipment": [{"type": "dry", "lengths": [20, 40, 45]}],
+        "valid_from": "2026-01-01", "valid_to": null, "currency": "USD",
+        "free_time": {"days": 4, "count": "working", "from": "discharged", "starts": "next_day"},
+        "charges": {"count": "calendar"},
+        "tiers": [{"from_day": 1, "to_day": 4, "rate": "150.00"}, {"from_day": 5, "to_day": null, "rate": "180.00"}],
+        "excuse": {"closures": true, "holds": ["customs"]},
+        "source": {"url": "https://example.com/tariff", "retrieved": "2026-11-30"}
+    })
+}
+
+fn doc(kind: &str, attributes: Value) -> String {
+    json!({"data": {"type": kind, "attributes": attributes}}).to_string()
+}
+
+fn quote_for(out_gate: &str) -> String {
+    doc(
+        "charge_quote",
+        json!({"scac": "MAEU", "port": "USLAX", "equipment_type": "dry", "equipment_length": 40,
+               "discharged_at": "2026-03-05T18:00:00Z", "full_out_at": out_gate,
+               "as_of": "2026-04-01T00:00:00Z"}),
+    )
+}
+
+#[tokio::test]
+async fn the_worked_example_quotes_to_the_cent_by_the_accounts_tariff_and_calendar() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let (_, other) = app.account().await;
+
+    let made = app
+        .post("/v2/tariffs", &key, MT, &doc("tariff", tariff_doc()))
+        .await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let t = made.json()["data"].clone();
+    assert_eq!(t["type"], "tariff");
+    assert_eq!(t["attributes"]["tiers"][1]["rate"], "180.00");
+    assert_eq!(t["attributes"]["public"], false);
+    assert_eq!(t["attributes"]["stale"], false);
+    let id = t["id"].as_str().unwrap().to_string();
+    let cal = json!({"port": "USLAX", "weekend": ["sat", "sun"], "holidays": ["2026-03-09"]});
+    let made = app
+        .post("/v2/calendars", &key, MT, &doc("calendar", cal.clone()))
+        .await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    // one calendar per place
+    assert_error(
+        &app.post("/v2/calendars", &key, MT, &doc("calendar", cal))
+            .await,
+        422,
+    );
+
+    let q = app
+        .post(
+            "/v2/charges/quote",
+            &key,
+            MT,
+            &quote_for("2026-03-13T20:00:00Z"),
+        )
+        .await;
+    assert_eq!(q.status, 200, "{}", q.text);
+    let a = q.json()["data"]["attributes"].clone();
+    let dem = &a["charges"][0];
+    assert_eq!(dem["kind"], "demurrage");
+    assert_eq!(dem["tariff_id"], id.as_str());
+    assert_eq!(dem["free_time_start"], "2026-03-06");
+    assert_eq!(dem["last_free_day"], "2026-03-12");
+    assert_eq!(dem["ended_on"], "2026-03-13");
+    assert_eq!(dem["chargeable_days"], 1);
+    assert_eq!(dem["amount"], "150.00");
+    let missing: Vec<&str> = a["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(missing, ["storage", "detention", "combined"]);
+    let q = app
+        .post(
+            "/v2/charges/quote",
+            &key,
+            MT,
+            &quote_for("2026-03-18T20:00:00Z"),
+        )
+        .await;
+    let dem = q.json()["data"]["attributes"]["charges"][0].clone();
+    assert_eq!(dem["amount"], "960.00");
+    assert_eq!(
+        dem["days"][4],
+        json!({"date": "2026-03-17", "day": 5, "rate": "180.00"})
+    );
+
+    // another account reads none of it: its quote has no tariff, and the holiday is not its
+    assert_error(
+        &app.get(&format!("/v2/tariffs/{id}"), Some(&other)).await,
+        404,
+    );
+    assert_error(&app.delete(&format!("/v2/tariffs/{id}"), &other).await, 404);
+    let theirs = app
+        .post(
+            "/v2/charges/quote",
+            &other,
+            MT,
+            &quote_for("2026-03-13T20:00:00Z"),
+        )
+        .await;
+    assert_eq!(theirs.json()["data"]["attributes"]["charges"], json!([]));
+    let listed = app.get("/v2/tariffs", Some(&other)).await.json();
+    assert_eq!(listed["data"], json!([]));
+
+    // the owner lists, reads and deletes its own
+    let listed = app.get("/v2/tariffs", Some(&key)).await.json();
+    assert_eq!(listed["data"][0]["id"], id.as_str());
+    assert_eq!(
+        app.get(&format!("/v2/tariffs/{id}"), Some(&key))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        app.delete(&format!("/v2/tariffs/{id}"), &key).await.status,
+        204
+    );
+    assert_error(
+        &app.get(&format!("/v2/tariffs/{id}"), Some(&key)).await,
+        404,
+    );
+}
+
+#[tokio::test]
+async fn a_tariff_that_breaks_a_rule_is_refused_naming_each_field_and_nothing_is_stored() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let mut bad = tariff_doc();
+    bad["tiers"][1]["from_day"] = json!(6);
+    bad["tiers"][0]["rate"] = json!("150.001");
+    bad["ports"] = json!(["USLAX", "LA"]);
+    let r = app.post("/v2/tariffs", &key, MT, &doc("tariff", bad)).await;
+    assert_eq!(r.status, 422, "{}", r.text);
+    let pointers: Vec<String> = r.json()["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            e["source"]["pointer"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            "/data/attributes/ports/1",
+            "/data/attributes/tiers/0/rate",
+            "/data/attributes/tiers/1/from_day"
+        ]
+    );
+    let mut unknown = tariff_doc();
+    unknown["kind"] = json!("parking");
+    let r = app
+        .post("/v2/tariffs", &key, MT, &doc("tariff", unknown))
+        .await;
+    assert!(matches!(r.status, 400 | 422), "{}", r.text);
+    assert_eq!(
+        app.get("/v2/tariffs", Some(&key)).await.json()["data"],
+        json!([])
+    );
+    // a quote for a port boxtrack does not know names the field
+    let q = doc("charge_quote", json!({"scac": "MAEU", "port": "XXXXX"}));
+    let r = assert_error(&app.post("/v2/charges/quote", &key, MT, &q).await, 422);
+    assert_eq!(r["source"]["pointer"], "/data/attributes/port");
+}

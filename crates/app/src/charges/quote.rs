@@ -1,0 +1,353 @@
+//! What a box owes by the tariffs the account reads: for each kind, the tariff chosen for the
+//! box, the box's times as local dates at the port, the port's (and the facility's) calendar,
+//! and the counting rule of `boxtrack_core::charges`.
+
+use boxtrack_core::charges::calendar::{Calendar, CalendarDoc};
+use boxtrack_core::charges::count::{self as rule, Facility, HoldSpan, Span, local_date};
+use boxtrack_core::charges::tariff::{Kind, Owner, StartEvent, Tariff, TariffDoc, Wanted, select};
+use boxtrack_store::charges as store;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::AppError;
+use crate::ctx::Ctx;
+
+/// A hold on the box over a span of time.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct HoldIn {
+    /// Its name, as `holds_at_pod_terminal` spells it (`customs`, `USDA`).
+    pub name: String,
+    /// When it began (ISO 8601).
+    pub from: jiff::Timestamp,
+    /// When it ended (ISO 8601), or null while it is in force.
+    #[serde(default)]
+    pub to: Option<jiff::Timestamp>,
+}
+
+/// The box a quote is for: its line, port, equipment and the times of its events.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct QuoteIn {
+    /// The line's SCAC (the issuer of demurrage, detention and combined charges).
+    pub scac: String,
+    /// The port of discharge (UN/LOCODE).
+    pub port: String,
+    /// The terminal's code (the issuer of storage; without it storage is missing).
+    #[serde(default)]
+    pub facility: Option<String>,
+    /// The equipment type, as the container resource spells it (`dry`, `reefer`).
+    #[serde(default)]
+    pub equipment_type: Option<String>,
+    /// The equipment length in feet.
+    #[serde(default)]
+    pub equipment_length: Option<u32>,
+    /// Discharged from the vessel (ISO 8601, UTC).
+    #[serde(default)]
+    pub discharged_at: Option<jiff::Timestamp>,
+    /// First available for pickup.
+    #[serde(default)]
+    pub available_at: Option<jiff::Timestamp>,
+    /// Full out-gate (picked up).
+    #[serde(default)]
+    pub full_out_at: Option<jiff::Timestamp>,
+    /// Empty returned.
+    #[serde(default)]
+    pub empty_returned_at: Option<jiff::Timestamp>,
+    /// Holds on the box.
+    #[serde(default)]
+    pub holds: Vec<HoldIn>,
+    /// The instant counted to while the box has not moved (default: now).
+    #[serde(default)]
+    pub as_of: Option<jiff::Timestamp>,
+}
+
+/// A charged day.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DayOut {
+    /// The local date.
+    pub date: String,
+    /// Its number among chargeable days.
+    pub day: u32,
+    /// Its rate.
+    pub rate: String,
+}
+
+/// An excused day.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ExcusedOut {
+    /// The local date.
+    pub date: String,
+    /// Why ("closure: weather", "hold: customs").
+    pub reason: String,
+}
+
+/// What one kind comes to.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ChargeOut {
+    /// `demurrage`, `storage`, `detention` or `combined`.
+    pub kind: String,
+    /// The tariff chosen.
+    pub tariff_id: Uuid,
+    /// Its issuer.
+    pub issuer: String,
+    /// Its currency.
+    pub currency: String,
+    /// The day counting begins (null before the kind's start event).
+    pub free_time_start: Option<String>,
+    /// The last free day (null before the start event, or when it is never reached).
+    pub last_free_day: Option<String>,
+    /// The date of the kind's end event, if it happened.
+    pub ended_on: Option<String>,
+    /// How many days are charged.
+    pub chargeable_days: u32,
+    /// What they come to ("0.00" when none).
+    pub amount: String,
+    /// Each charged day.
+    pub days: Vec<DayOut>,
+    /// Each excused day.
+    pub excused: Vec<ExcusedOut>,
+}
+
+/// A kind that could not be quoted, and why.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct MissingOut {
+    /// The kind.
+    pub kind: String,
+    /// Why (no tariff matches; storage without a facility).
+    pub reason: String,
+}
+
+/// A quote: one entry per kind with a tariff, and the kinds without one.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Quote {
+    /// What each kind comes to.
+    pub charges: Vec<ChargeOut>,
+    /// The kinds not quoted.
+    pub missing: Vec<MissingOut>,
+}
+
+/// The box's times and where it is, ready for the rule.
+struct BoxAt<'a> {
+    q: &'a QuoteIn,
+    zone: TimeZone,
+    holds: Vec<HoldSpan>,
+    as_of: Date,
+}
+
+impl BoxAt<'_> {
+    fn date(&self, t: Option<jiff::Timestamp>) -> Option<Date> {
+        t.and_then(|t| local_date(t.as_microsecond(), &self.zone))
+    }
+
+    /// The local date a kind's clock starts (by the tariff's `from`) and ends.
+    fn clock(&self, kind: Kind, from: StartEvent) -> (Option<Date>, Option<Date>) {
+        let q = self.q;
+        let start = match (kind, from) {
+            (Kind::Detention, _) | (_, StartEvent::FullOut) => q.full_out_at,
+            (_, StartEvent::Available) => q.available_at,
+            (_, StartEvent::Discharged) => q.discharged_at,
+        };
+        let end = match kind {
+            Kind::Demurrage | Kind::Storage => q.full_out_at,
+            Kind::Detention | Kind::Combined => q.empty_returned_at,
+        };
+        (self.date(start), self.date(end))
+    }
+
+    /// The tariffing date: the local date of the kind's own clock start (discharge, or the
+    /// full out-gate for detention), or the as-of date before it.
+    fn tariffing_date(&self, kind: Kind) -> Date {
+        let t = if kind == Kind::Detention {
+            self.q.full_out_at
+        } else {
+            self.q.discharged_at
+        };
+        self.date(t).unwrap_or(self.as_of)
+    }
+}
+
+/// The time zone of a port, or the field refused.
+fn zone_of(port: &str) -> Result<TimeZone, AppError> {
+    boxtrack_core::reference::port(port)
+        .and_then(|p| TimeZone::get(&p.time_zone).ok())
+        .ok_or_else(|| {
+            AppError::Rejected(vec![(
+                "/port".into(),
+                format!("{port:?} is not a port boxtrack knows (a UN/LOCODE such as USLAX)"),
+            )])
+        })
+}
+
+/// The calendar of a port and facility the account reads.
+async fn calendar_for(
+    ctx: &Ctx,
+    account_id: Uuid,
+    port: &str,
+    facility: &str,
+) -> Result<Calendar, AppError> {
+    let (port_doc, facility_doc) =
+        store::calendars_for(&ctx.db, account_id, port, facility).await?;
+    let parse =
+        |text: Option<String>| text.and_then(|t| serde_json::from_str::<CalendarDoc>(&t).ok());
+    let mut cal = parse(port_doc).map_or_else(Calendar::default, |d| Calendar::of(&d));
+    if let Some(f) = parse(facility_doc) {
+        cal = cal.with(&f);
+    }
+    Ok(cal)
+}
+
+/// The tariffs of `kind` by `issuer` the account reads.
+async fn candidates(
+    ctx: &Ctx,
+    account_id: Uuid,
+    kind: Kind,
+    issuer: &str,
+) -> Result<Vec<(Owner, Tariff, Uuid)>, AppError> {
+    let rows = store::candidates(&ctx.db, account_id, kind.as_str(), issuer).await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|r| {
+            let doc: TariffDoc = serde_json::from_str(&r.doc).ok()?;
+            let owner = if r.account_id.is_some() {
+                Owner::Account
+            } else {
+                Owner::Public
+            };
+            Some((owner, doc.check().ok()?, r.id))
+        })
+        .collect())
+}
+
+/// What the box of `q` owes by the tariffs the account reads, kind by kind.
+pub async fn quote(ctx: &Ctx, account_id: Uuid, q: &QuoteIn) -> Result<Quote, AppError> {
+    let port = q.port.trim().to_ascii_uppercase();
+    let zone = zone_of(&port)?;
+    let scac = q.scac.trim().to_ascii_uppercase();
+    let facility = q
+        .facility
+        .as_deref()
+        .map(|f| f.trim().to_ascii_uppercase())
+        .filter(|f| !f.is_empty());
+    let as_of_us = q.as_of.map_or_else(|| ctx.now_us(), |t| t.as_microsecond());
+    let as_of = local_date(as_of_us, &zone).ok_or_else(|| {
+        AppError::Rejected(vec![("/as_of".into(), "as_of is out of range".into())])
+    })?;
+    let at = BoxAt {
+        q,
+        holds: q
+            .holds
+            .iter()
+            .map(|h| HoldSpan {
+                name: h.name.clone(),
+                from_us: h.from.as_microsecond(),
+                to_us: h.to.map(|t| t.as_microsecond()),
+            })
+            .collect(),
+        zone,
+        as_of,
+    };
+    let calendar = calendar_for(ctx, account_id, &port, facility.as_deref().unwrap_or("")).await?;
+    let mut out = Quote {
+        charges: Vec::new(),
+        missing: Vec::new(),
+    };
+    for kind in Kind::ALL {
+        let issuer = if kind == Kind::Storage {
+            let Some(f) = &facility else {
+                out.missing.push(MissingOut {
+                    kind: kind.as_str().into(),
+                    reason: "storage needs the facility (the terminal that issues it)".into(),
+                });
+                continue;
+            };
+            f.clone()
+        } else {
+            scac.clone()
+        };
+        let stored = candidates(ctx, account_id, kind, &issuer).await?;
+        let wanted = Wanted {
+            kind,
+            issuer: &issuer,
+            port: &port,
+            equipment_type: q.equipment_type.as_deref(),
+            equipment_length: q.equipment_length,
+            on: at.tariffing_date(kind),
+        };
+        let pairs: Vec<(Owner, Tariff)> = stored.iter().map(|(o, t, _)| (*o, t.clone())).collect();
+        let Some(index) = select(&pairs, &wanted)
+            .and_then(|chosen| pairs.iter().position(|p| std::ptr::eq(p, chosen)))
+        else {
+            out.missing.push(MissingOut {
+                kind: kind.as_str().into(),
+                reason: format!(
+                    "no {} tariff of {issuer} matches this box at {port}",
+                    kind.as_str()
+                ),
+            });
+            continue;
+        };
+        let (_, tariff, id) = &stored[index];
+        out.charges.push(charge(kind, tariff, *id, &at, &calendar));
+    }
+    Ok(out)
+}
+
+/// What one kind comes to under its tariff.
+fn charge(kind: Kind, t: &Tariff, id: Uuid, at: &BoxAt<'_>, calendar: &Calendar) -> ChargeOut {
+    let (start, end) = at.clock(kind, t.doc.free_time.from);
+    let mut line = ChargeOut {
+        kind: kind.as_str().into(),
+        tariff_id: id,
+        issuer: t.doc.issuer.clone(),
+        currency: t.doc.currency.clone(),
+        free_time_start: None,
+        last_free_day: None,
+        ended_on: end.map(|d| d.to_string()),
+        chargeable_days: 0,
+        amount: "0.00".into(),
+        days: Vec::new(),
+        excused: Vec::new(),
+    };
+    // before its start event a kind has no last free day and owes nothing
+    let Some(start) = start else {
+        return line;
+    };
+    let facility = Facility {
+        calendar,
+        zone: &at.zone,
+        holds: &at.holds,
+    };
+    let c = rule::count(
+        t,
+        &facility,
+        Span {
+            start,
+            end,
+            as_of: at.as_of,
+        },
+    );
+    line.free_time_start = Some(c.free_time_start.to_string());
+    line.last_free_day = c.last_free_day.map(|d| d.to_string());
+    line.chargeable_days = u32::try_from(c.days.len()).unwrap_or(u32::MAX);
+    line.amount = c.amount.to_string();
+    line.days = c
+        .days
+        .iter()
+        .map(|d| DayOut {
+            date: d.date.to_string(),
+            day: d.day,
+            rate: d.rate.to_string(),
+        })
+        .collect();
+    line.excused = c
+        .excused
+        .into_iter()
+        .map(|e| ExcusedOut {
+            date: e.date.to_string(),
+            reason: e.reason,
+        })
+        .collect();
+    line
+}

@@ -6,9 +6,11 @@
 //! - [`users`]: the people who sign in on the console and the OAuth page;
 //! - [`webhooks`]: list, pause and enable an account's webhooks;
 //! - [`ingest`]: feed upstream files (X12, EDIFACT, AIS) through the ingest path;
-//! - [`prune`]: remove the history the retention settings no longer keep.
+//! - [`prune`]: remove the history the retention settings no longer keep;
+//! - [`charges`]: load the public tariffs and calendars charges are counted with.
 
 mod accounts;
+mod charges;
 mod ingest;
 mod keys;
 mod prune;
@@ -16,6 +18,7 @@ mod users;
 mod webhooks;
 
 pub use accounts::{AccountsCommand, accounts};
+pub use charges::{CalendarsCommand, TariffsCommand, calendars, tariffs};
 pub use ingest::{IngestCommand, ingest};
 pub use keys::{KeysCommand, keys};
 pub use prune::{PruneArgs, prune};

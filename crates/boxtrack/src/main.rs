@@ -103,6 +103,15 @@ enum Command {
     /// it every hour): the event log, upstream payloads and finished webhook notifications
     /// older than `retention_*_days`. `--dry-run` shows what would go.
     Prune(admin::PruneArgs),
+    /// Load and list the public tariffs (free time and per-day rates of demurrage, detention
+    /// and storage) every account's charges are counted with; an account's own, made through
+    /// `POST /v2/tariffs`, beat them.
+    #[command(subcommand)]
+    Tariffs(admin::TariffsCommand),
+    /// Load and list the public calendars (weekends, holidays, closures of a port or a
+    /// terminal) charges count working days by.
+    #[command(subcommand)]
+    Calendars(admin::CalendarsCommand),
 }
 
 /// Flags of `serve`.
@@ -281,6 +290,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         | Command::Accounts(_)
         | Command::Keys(_)
         | Command::Ingest(_)
+        | Command::Tariffs(_)
+        | Command::Calendars(_)
         | Command::Prune(_) => on_database(&cli).await,
         Command::Mcp(args) => {
             let s = settings(&cli, None, None)?;
@@ -359,6 +370,8 @@ async fn on_database(cli: &Cli) -> anyhow::Result<()> {
         Command::Keys(cmd) => admin::keys(&db, cmd).await,
         Command::Ingest(cmd) => admin::ingest(&db, cmd).await,
         Command::Prune(args) => admin::prune(&db, &s.retention, args).await,
+        Command::Tariffs(cmd) => admin::tariffs(&db, cmd).await,
+        Command::Calendars(cmd) => admin::calendars(&db, cmd).await,
         other => Err(anyhow::anyhow!("{other:?} is not a database command")),
     };
     db.close().await;

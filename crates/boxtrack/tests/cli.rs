@@ -877,6 +877,8 @@ fn every_command_explains_itself() {
         vec!["mcp", "--help"],
         vec!["users", "create", "--help"],
         vec!["prune", "--help"],
+        vec!["tariffs", "import", "--help"],
+        vec!["calendars", "import", "--help"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
             .args(&args)
@@ -890,6 +892,68 @@ fn every_command_explains_itself() {
 
 /// `prune` removes the history older than the retention settings and nothing newer;
 /// `--dry-run` counts the same rows and changes nothing; 0 days keeps a table forever.
+/// `tariffs import` and `calendars import` load public documents every account's quote reads;
+/// a file with one document that breaks a rule loads nothing and names the file and field.
+#[test]
+fn public_tariffs_and_calendars_load_from_files_or_not_at_all() {
+    let dir = tempfile_dir();
+    let good = serde_json::json!([{
+        "name": "Line US import demurrage", "issuer": "maeu", "kind": "demurrage",
+        "ports": ["*"], "equipment": ["*"], "valid_from": "2026-01-01", "currency": "USD",
+        "free_time": {"days": 4}, "tiers": [{"from_day": 1, "to_day": null, "rate": "150"}],
+        "source": {"url": "https://example.com/tariff", "retrieved": "2026-11-30"}
+    }]);
+    let mut bad = good.clone();
+    bad[0]["tiers"][0]["from_day"] = serde_json::json!(2);
+    let (good_file, bad_file) = (dir.join("good.json"), dir.join("bad.json"));
+    std::fs::write(&good_file, good.to_string()).unwrap();
+    std::fs::write(&bad_file, bad.to_string()).unwrap();
+    let cal_file = dir.join("uslax.json");
+    std::fs::write(
+        &cal_file,
+        serde_json::json!({"port": "uslax", "holidays_rule": "us_federal"}).to_string(),
+    )
+    .unwrap();
+    let db = format!("sqlite://{}", dir.join("t.db").display());
+    ok_text(boxtrack(&db, &["accounts", "create", "--name", "Ops"]));
+    let refused = failed(boxtrack(
+        &db,
+        &[
+            "tariffs",
+            "import",
+            good_file.to_str().unwrap(),
+            bad_file.to_str().unwrap(),
+        ],
+    ));
+    assert!(
+        refused.contains("bad.json[0]/tiers/0/from_day"),
+        "{refused}"
+    );
+    let listed = ok_json(boxtrack(&db, &["tariffs", "list", "--json"]));
+    assert_eq!(listed, serde_json::json!([]), "nothing loaded");
+    let loaded = ok_text(boxtrack(
+        &db,
+        &["tariffs", "import", good_file.to_str().unwrap()],
+    ));
+    assert!(loaded.contains("MAEU  demurrage"), "{loaded}");
+    let listed = ok_json(boxtrack(&db, &["tariffs", "list", "--json"]));
+    assert_eq!(listed[0]["document"]["issuer"], "MAEU");
+    ok_text(boxtrack(
+        &db,
+        &["calendars", "import", cal_file.to_str().unwrap()],
+    ));
+    let cals = ok_json(boxtrack(&db, &["calendars", "list", "--json"]));
+    assert_eq!(cals[0]["document"]["port"], "USLAX");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A scratch folder of its own.
+fn tempfile_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("boxtrack-cli-{}", uuid::Uuid::now_v7()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 #[tokio::test]
 async fn prune_removes_old_history_and_dry_run_changes_nothing() {
     let db = boxtrack_testkit::fresh().await;

@@ -7,7 +7,7 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use boxtrack_app::charges::quote::{self, Quote, QuoteIn};
-use boxtrack_app::charges::{self, Stored};
+use boxtrack_app::charges::{self, ListDocs, Stored};
 use boxtrack_core::charges::{CalendarDoc, TariffDoc};
 use boxtrack_views::charges as resources;
 use schemars::JsonSchema;
@@ -69,18 +69,6 @@ fn calendar_value(c: &Stored<CalendarDoc>) -> Value {
     resources::calendar(c.id, c.public, c.created_us, &c.doc).to_value()
 }
 
-/// `filter[public]`: the public ones instead of the account's own.
-fn public_asked(q: &QueryParams) -> ApiResult<bool> {
-    match q.get("filter[public]") {
-        None | Some("false") => Ok(false),
-        Some("true") => Ok(true),
-        Some(_) => Err(ApiError::bad_parameter(
-            "filter[public]",
-            "filter[public] must be true or false",
-        )),
-    }
-}
-
 /// `GET /v2/tariffs`: the account's own tariffs (`filter[public]=true`: the public ones).
 pub async fn list_tariffs(
     State(state): State<AppState>,
@@ -91,7 +79,8 @@ pub async fn list_tariffs(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
-    let whose = (!public_asked(&q)?).then_some(caller.account.id);
+    let asked: ListDocs = q.input()?;
+    let whose = asked.whose(caller.account.id);
     let listed = charges::tariffs(&state.ctx, whose, &page).await?;
     let data = listed
         .rows
@@ -153,7 +142,8 @@ pub async fn list_calendars(
 ) -> ApiResult<JsonApi> {
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
-    let whose = (!public_asked(&q)?).then_some(caller.account.id);
+    let asked: ListDocs = q.input()?;
+    let whose = asked.whose(caller.account.id);
     let listed = charges::calendars(&state.ctx, whose, &page).await?;
     let data = listed.rows.iter().map(calendar_value).collect();
     Ok(list_response(
@@ -244,6 +234,7 @@ pub fn routes() -> Routes {
         .get("/v2/tariffs", list_tariffs, || {
             Doc::new("Charges", "List tariffs")
                 .about("The account's own tariffs, newest first; `filter[public]=true` lists the public ones the operator loaded. Each carries its document as written, `public`, and `stale` once its `valid_to` has passed. boxtrack's extension.")
+                .query::<ListDocs>()
                 .paged()
                 .errors(&[400, 401, 429])
                 .ok("A page of tariffs", list_of("Tariff"))
@@ -272,6 +263,7 @@ pub fn routes() -> Routes {
         .get("/v2/calendars", list_calendars, || {
             Doc::new("Charges", "List calendars")
                 .about("The account's own calendars (a port's, or a facility's within it), newest first; `filter[public]=true` lists the public ones. boxtrack's extension.")
+                .query::<ListDocs>()
                 .paged()
                 .errors(&[400, 401, 429])
                 .ok("A page of calendars", list_of("Calendar"))

@@ -182,3 +182,61 @@ async fn a_tariff_that_breaks_a_rule_is_refused_naming_each_field_and_nothing_is
     let r = assert_error(&app.post("/v2/charges/quote", &key, MT, &q).await, 422);
     assert_eq!(r["source"]["pointer"], "/data/attributes/port");
 }
+
+#[tokio::test]
+async fn a_public_tariff_serves_every_account_until_the_accounts_own_beats_it() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    let mut public = tariff_doc();
+    public["name"] = json!("public flat rate");
+    public["tiers"] = json!([{"from_day": 1, "to_day": null, "rate": "100.00"}]);
+    let public: boxtrack_core::charges::TariffDoc = serde_json::from_value(public).unwrap();
+    let ctx = boxtrack_app::Ctx::new(app.db.clone());
+    let stored = boxtrack_app::charges::add_tariff(&ctx, None, public)
+        .await
+        .unwrap();
+    // no calendar: Saturday and Sunday are the weekend, no holidays; LFD Wed 03-11
+    let q = app
+        .post(
+            "/v2/charges/quote",
+            &key,
+            MT,
+            &quote_for("2026-03-13T20:00:00Z"),
+        )
+        .await;
+    let dem = q.json()["data"]["attributes"]["charges"][0].clone();
+    assert_eq!(dem["tariff_id"], stored.id.to_string());
+    assert_eq!(dem["last_free_day"], "2026-03-11");
+    assert_eq!(dem["amount"], "200.00");
+    let listed = app
+        .get("/v2/tariffs?filter[public]=true", Some(&key))
+        .await
+        .json();
+    assert_eq!(listed["data"][0]["attributes"]["public"], true, "{listed}");
+    assert_eq!(
+        app.get(&format!("/v2/tariffs/{}", stored.id), Some(&key))
+            .await
+            .status,
+        200
+    );
+    // a public tariff is the operator's: an account cannot delete it
+    assert_error(
+        &app.delete(&format!("/v2/tariffs/{}", stored.id), &key)
+            .await,
+        404,
+    );
+    let own = app
+        .post("/v2/tariffs", &key, MT, &doc("tariff", tariff_doc()))
+        .await;
+    let own_id = own.json()["data"]["id"].as_str().unwrap().to_string();
+    let q = app
+        .post(
+            "/v2/charges/quote",
+            &key,
+            MT,
+            &quote_for("2026-03-13T20:00:00Z"),
+        )
+        .await;
+    let dem = q.json()["data"]["attributes"]["charges"][0].clone();
+    assert_eq!(dem["tariff_id"], own_id.as_str());
+}

@@ -73,6 +73,28 @@ fn page_of<T: for<'de> Deserialize<'de>>(
     })
 }
 
+/// Which tariffs or calendars a list shows.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+pub struct ListDocs {
+    /// The filters.
+    #[serde(default)]
+    pub filter: ListDocsFilter,
+}
+
+/// The filters of a list of tariffs or calendars.
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+pub struct ListDocsFilter {
+    /// The public ones (loaded by the operator for every account) instead of the account's own
+    pub public: Option<crate::fields::Flag>,
+}
+
+impl ListDocs {
+    /// Whose to list: the account's, or (none) the public ones.
+    pub fn whose(&self, account_id: Uuid) -> Option<Uuid> {
+        (!self.filter.public.is_some_and(|f| f.0)).then_some(account_id)
+    }
+}
+
 // ---- tariffs --------------------------------------------------------------------------
 
 /// Checks and stores a tariff of the account (none: a public one, as the operator loads it);
@@ -130,8 +152,9 @@ pub async fn delete_tariff(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<(), 
 
 // ---- calendars ------------------------------------------------------------------------
 
-/// The rules a calendar document breaks, each naming its field.
-fn calendar_problems(doc: &CalendarDoc) -> Vec<(String, String)> {
+/// The rules a calendar document breaks, each naming its field (a JSON pointer below the
+/// document).
+pub fn calendar_problems(doc: &CalendarDoc) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if !is_locode(&doc.port) {
         out.push((

@@ -177,6 +177,14 @@ async fn a_tariff_that_breaks_a_rule_is_refused_naming_each_field_and_nothing_is
         app.get("/v2/tariffs", Some(&key)).await.json()["data"],
         json!([])
     );
+    // dates more than ten years apart are refused (charges are counted day by day)
+    let far = doc(
+        "charge_quote",
+        json!({"scac": "MAEU", "port": "USLAX", "discharged_at": "2026-03-05T18:00:00Z",
+               "as_of": "2099-01-01T00:00:00Z"}),
+    );
+    let r = assert_error(&app.post("/v2/charges/quote", &key, MT, &far).await, 422);
+    assert_eq!(r["source"]["pointer"], "/data/attributes/as_of");
     // a quote for a port boxtrack does not know names the field
     let q = doc("charge_quote", json!({"scac": "MAEU", "port": "XXXXX"}));
     let r = assert_error(&app.post("/v2/charges/quote", &key, MT, &q).await, 422);

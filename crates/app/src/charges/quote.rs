@@ -15,6 +15,9 @@ use uuid::Uuid;
 use crate::AppError;
 use crate::ctx::Ctx;
 
+/// The most days a quote's dates may lie apart (ten years).
+pub const SPAN_MAX_DAYS: i32 = 3_660;
+
 /// A hold on the box over a span of time.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct HoldIn {
@@ -156,6 +159,37 @@ impl BoxAt<'_> {
         (self.date(start), self.date(end))
     }
 
+    /// Refuses a box whose dates (its events and the as-of date) lie more than
+    /// [`SPAN_MAX_DAYS`] apart: charges are counted day by day over that span.
+    fn within_span(&self) -> Result<(), AppError> {
+        let q = self.q;
+        let named = [
+            ("/discharged_at", q.discharged_at),
+            ("/available_at", q.available_at),
+            ("/full_out_at", q.full_out_at),
+            ("/empty_returned_at", q.empty_returned_at),
+        ];
+        let mut dates: Vec<(&str, Date)> = named
+            .iter()
+            .filter_map(|(field, t)| Some((*field, self.date(*t)?)))
+            .collect();
+        dates.push(("/as_of", self.as_of));
+        let first = dates.iter().map(|(_, d)| *d).min().unwrap_or(self.as_of);
+        let Some((field, last)) = dates.iter().max_by_key(|(_, d)| *d).copied() else {
+            return Ok(());
+        };
+        let span = first.until(last).map(|s| s.get_days()).unwrap_or(i32::MAX);
+        if span > SPAN_MAX_DAYS {
+            return Err(AppError::Rejected(vec![(
+                field.to_string(),
+                format!(
+                    "a box's dates lie at most {SPAN_MAX_DAYS} days apart (charges are counted day by day)"
+                ),
+            )]));
+        }
+        Ok(())
+    }
+
     /// The tariffing date: the local date of the kind's own clock start (discharge, or the
     /// full out-gate for detention), or the as-of date before it.
     fn tariffing_date(&self, kind: Kind) -> Date {
@@ -248,6 +282,7 @@ pub async fn quote(ctx: &Ctx, account_id: Uuid, q: &QuoteIn) -> Result<Quote, Ap
         zone,
         as_of,
     };
+    at.within_span()?;
     let calendar = calendar_for(ctx, account_id, &port, facility.as_deref().unwrap_or("")).await?;
     let mut out = Quote {
         charges: Vec::new(),

@@ -167,6 +167,20 @@ async fn a_tariff_that_breaks_a_rule_is_refused_naming_each_field_and_nothing_is
             "/data/attributes/tiers/1/from_day"
         ]
     );
+    // a tariff whose validity ended is kept and shown stale
+    let mut old = tariff_doc();
+    old["valid_from"] = json!("2024-01-01");
+    old["valid_to"] = json!("2025-01-01");
+    let r = app.post("/v2/tariffs", &key, MT, &doc("tariff", old)).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(r.json()["data"]["attributes"]["stale"], true);
+    let old_id = r.json()["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        app.delete(&format!("/v2/tariffs/{old_id}"), &key)
+            .await
+            .status,
+        204
+    );
     let mut unknown = tariff_doc();
     unknown["kind"] = json!("parking");
     let r = app

@@ -422,23 +422,29 @@ async fn sign_in_attempts_are_limited_per_email() {
 /// Tracks container `number` for `account` as if its carrier had answered (a request created,
 /// claimed and finished with a shipment), as the worker does.
 async fn track(app: &App, account: uuid::Uuid, number: &str) {
+    track_with(app, account, number, vec![], Default::default()).await;
+}
+
+/// [`track`] with the request's reference numbers and extras (its customer).
+async fn track_with(
+    app: &App,
+    account: uuid::Uuid,
+    number: &str,
+    ref_numbers: Vec<String>,
+    extras: boxtrack_store::tracking::RequestExtras,
+) {
     use boxtrack_store::tracking;
     let request = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
         request_number: Some(number.into()),
         request_type: Some("container".into()),
         scac: Some("MAEU".into()),
+        ref_numbers,
         ..Default::default()
     })
     .unwrap();
-    let tr = tracking::create_request(
-        &app.db,
-        account,
-        Plan::Standard,
-        &request,
-        &Default::default(),
-    )
-    .await
-    .unwrap();
+    let tr = tracking::create_request(&app.db, account, Plan::Standard, &request, &extras)
+        .await
+        .unwrap();
     let now = boxtrack_store::now_us();
     let claimed = tracking::claim_due(&app.db, now + 1_000_000, 60_000_000, 100)
         .await

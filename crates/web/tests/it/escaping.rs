@@ -51,48 +51,11 @@ async fn track_for_customer(
     let party = boxtrack_store::parties::create(&app.db, account, customer)
         .await
         .unwrap();
-    let request = boxtrack_core::requests::validate(&boxtrack_core::requests::NewRequest {
-        request_number: Some(number.into()),
-        request_type: Some("container".into()),
-        scac: Some("MAEU".into()),
-        ref_numbers: vec![reference.into()],
-        ..Default::default()
-    })
-    .unwrap();
     let extras = tracking::RequestExtras {
         customer_id: Some(party.id),
         ..Default::default()
     };
-    let tr = tracking::create_request(
-        &app.db,
-        account,
-        boxtrack_core::plan::Plan::Standard,
-        &request,
-        &extras,
-    )
-    .await
-    .unwrap();
-    let now = boxtrack_store::now_us();
-    let claimed = tracking::claim_due(&app.db, now + 1_000_000, 60_000_000, 100)
-        .await
-        .unwrap();
-    let row = claimed.into_iter().find(|r| r.id == tr.id).unwrap();
-    tracking::finish(
-        &app.db,
-        &row,
-        tracking::Outcome::Created {
-            scac: "MAEU".into(),
-            bill_of_lading_number: format!("MAEU{}", &number[4..]),
-            route: Box::default(),
-            containers: vec![tracking::NewContainer {
-                number: number.into(),
-                observations: vec![],
-            }],
-            scenario: None,
-        },
-    )
-    .await
-    .unwrap();
+    super::track_with(app, account, number, vec![reference.into()], extras).await;
     super::container_id(app, account, number).await
 }
 

@@ -322,7 +322,7 @@ pub struct Further {
 }
 
 /// The later of two optional instants (the start of two ranges that both hold).
-pub(crate) fn latest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+pub fn latest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, y) => x.or(y),
@@ -330,7 +330,7 @@ pub(crate) fn latest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 }
 
 /// The earlier of two optional instants (the end of two ranges that both hold).
-pub(crate) fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+pub fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, y) => x.or(y),

@@ -7,7 +7,7 @@ use super::error::ToolError;
 use std::collections::BTreeMap;
 
 use boxtrack_app::containers::ContainerFilter;
-use boxtrack_app::fields::{AnyOf, Flag, Further, Id, Text};
+use boxtrack_app::fields::{AnyOf, Flag, Further, Id, Text, earliest, latest};
 use boxtrack_app::model::{DateCond, DateField, ListSort, TextCond, TextField};
 use boxtrack_app::shipments::{ListShipments, ShipmentFilter};
 use boxtrack_core::datebounds::Range;
@@ -771,22 +771,6 @@ pub fn shipment_filter(
         },
         ..ListShipments::default()
     })
-}
-
-/// The earlier of two optional instants.
-fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, y) => x.or(y),
-    }
-}
-
-/// The later of two optional instants.
-fn latest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, y) => x.or(y),
-    }
 }
 
 #[cfg(test)]

@@ -232,13 +232,14 @@ async fn calendar_for(
     Ok(cal)
 }
 
-/// The tariffs of `kind` by `issuer` the account reads.
+/// The tariffs of `kind` by `issuer` the account reads, whose each, and their ids in the same
+/// order.
 async fn candidates(
     ctx: &Ctx,
     account_id: Uuid,
     kind: Kind,
     issuer: &str,
-) -> Result<Vec<(Owner, Tariff, Uuid)>, AppError> {
+) -> Result<(Vec<(Owner, Tariff)>, Vec<Uuid>), AppError> {
     let rows = store::candidates(&ctx.db, account_id, kind.as_str(), issuer).await?;
     Ok(rows
         .into_iter()
@@ -249,9 +250,9 @@ async fn candidates(
             } else {
                 Owner::Public
             };
-            Some((owner, doc.check().ok()?, r.id))
+            Some(((owner, doc.check().ok()?), r.id))
         })
-        .collect())
+        .unzip())
 }
 
 /// What the box of `q` owes by the tariffs the account reads, kind by kind.
@@ -301,7 +302,7 @@ pub async fn quote(ctx: &Ctx, account_id: Uuid, q: &QuoteIn) -> Result<Quote, Ap
         } else {
             scac.clone()
         };
-        let stored = candidates(ctx, account_id, kind, &issuer).await?;
+        let (stored, ids) = candidates(ctx, account_id, kind, &issuer).await?;
         let wanted = Wanted {
             kind,
             issuer: &issuer,
@@ -310,9 +311,8 @@ pub async fn quote(ctx: &Ctx, account_id: Uuid, q: &QuoteIn) -> Result<Quote, Ap
             equipment_length: q.equipment_length,
             on: at.tariffing_date(kind),
         };
-        let pairs: Vec<(Owner, Tariff)> = stored.iter().map(|(o, t, _)| (*o, t.clone())).collect();
-        let Some(index) = select(&pairs, &wanted)
-            .and_then(|chosen| pairs.iter().position(|p| std::ptr::eq(p, chosen)))
+        let Some(index) = select(&stored, &wanted)
+            .and_then(|chosen| stored.iter().position(|p| std::ptr::eq(p, chosen)))
         else {
             out.missing.push(MissingOut {
                 kind: kind.as_str().into(),
@@ -323,8 +323,8 @@ pub async fn quote(ctx: &Ctx, account_id: Uuid, q: &QuoteIn) -> Result<Quote, Ap
             });
             continue;
         };
-        let (_, tariff, id) = &stored[index];
-        out.charges.push(charge(kind, tariff, *id, &at, &calendar));
+        out.charges
+            .push(charge(kind, &stored[index].1, ids[index], &at, &calendar));
     }
     Ok(out)
 }

@@ -223,7 +223,7 @@ pub async fn record(
     t.feeds().await;
     let hook = t.webhooks().await;
     t.parties().await;
-    t.charges().await;
+    t.charges(&journey).await;
     let definitions = t.field_definitions().await;
     let value_id = t.field_values(&journey).await;
     let other_document = t.documents().await;

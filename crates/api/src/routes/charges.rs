@@ -6,6 +6,7 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
+use boxtrack_app::charges::container::{self, ContainerCharges};
 use boxtrack_app::charges::quote::{self, Quote, QuoteIn};
 use boxtrack_app::charges::{self, ListDocs, Stored};
 use boxtrack_core::charges::{CalendarDoc, TariffDoc};
@@ -228,6 +229,45 @@ pub async fn quote(
     }))
 }
 
+/// The container charges answer's resource.
+#[derive(Serialize, JsonSchema)]
+pub struct ContainerChargesObject {
+    /// `container_charges`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "container_charges"))]
+    kind: &'static str,
+    /// The container's id.
+    id: Uuid,
+    /// What each kind comes to, the reported last free days beside the calculated ones, and
+    /// what each coming day adds.
+    attributes: ContainerCharges,
+}
+
+/// The container charges answer.
+#[derive(Serialize, JsonSchema)]
+pub struct ContainerChargesDoc {
+    /// The charges.
+    data: ContainerChargesObject,
+}
+
+/// `GET /v2/containers/{id}/charges`.
+pub async fn container_charges(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<JsonApi> {
+    let answer = container::of_container(&state.ctx, caller.account.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("container"))?;
+    Ok(JsonApi::of(&ContainerChargesDoc {
+        data: ContainerChargesObject {
+            kind: "container_charges",
+            id,
+            attributes: answer,
+        },
+    }))
+}
+
 /// This module's operations, each declared with its route and handler.
 pub fn routes() -> Routes {
     Routes::default()
@@ -295,5 +335,12 @@ pub fn routes() -> Routes {
                 .body::<Written<QuoteIn>>()
                 .errors(&[400, 401, 415, 422, 429])
                 .answer("200", body("The quote", schema_of::<QuoteDoc>()))
+        })
+        .get("/v2/containers/{id}/charges", container_charges, || {
+            Doc::new("Charges", "Get a container's charges")
+                .about("What the box owes, from its own history, as of its data's clock (a sandbox journey's virtual time): for each kind with a tariff, the quote's answer (the tariff chosen, the day counting begins, the calculated last free day, each chargeable and excused day, the amount), the last free day the sources reported beside the calculated one with the difference in days, and what each of the next 7 days adds while the box stays. The box is priced as its shipment's line, its port of discharge and terminal, its equipment, its discharge, first availability, full out-gate (or rail departure from the port) and empty return, and its holds as the reports followed them (`priced_as`). A kind without a tariff is listed in `missing`. `pickup_lfd` and `import_deadlines` stay what the sources reported. boxtrack's extension.")
+                .id("Container")
+                .errors(&[401, 404, 429])
+                .ok("The container's charges", schema_of::<ContainerChargesDoc>())
         })
 }

@@ -262,3 +262,173 @@ async fn a_public_tariff_serves_every_account_until_the_accounts_own_beats_it() 
     let dem = q.json()["data"]["attributes"]["charges"][0].clone();
     assert_eq!(dem["tariff_id"], own_id.as_str());
 }
+
+fn at(s: &str) -> i64 {
+    s.parse::<jiff::Timestamp>().unwrap().as_microsecond()
+}
+
+/// What a source says of the box at `when`.
+fn said(when: &str, fact: boxtrack_core::tracking::Fact) -> boxtrack_core::tracking::Observation {
+    boxtrack_core::tracking::Observation {
+        observed_us: at(when),
+        source: boxtrack_core::tracking::DataSource::Terminal,
+        fact,
+        precision: Default::default(),
+        upstream_id: None,
+    }
+}
+
+fn happened(
+    m: boxtrack_core::tracking::Milestone,
+    when: &str,
+) -> boxtrack_core::tracking::Observation {
+    use boxtrack_core::tracking::{EventFact, Fact, Place};
+    said(
+        when,
+        Fact::Event(EventFact {
+            milestone: m,
+            estimated: false,
+            at_us: Some(at(when)),
+            place: Place::Pod,
+            locode: Some("USLAX".into()),
+            timezone: None,
+            terminal: None,
+            vessel_name: None,
+            vessel_imo: None,
+            voyage: None,
+        }),
+    )
+}
+
+#[tokio::test]
+async fn a_tracked_box_is_priced_from_its_own_history_beside_the_reported_last_free_day() {
+    use boxtrack_core::tracking::{Equipment, Fact, Hold, LfdKind, Milestone};
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let (_, other) = app.account().await;
+    for (kind, d) in [
+        ("tariff", tariff_doc()),
+        (
+            "calendar",
+            json!({"port": "USLAX", "weekend": ["sat", "sun"], "holidays": ["2026-03-09"]}),
+        ),
+    ] {
+        let made = app
+            .post(&format!("/v2/{kind}s"), &key, MT, &doc(kind, d))
+            .await;
+        assert_eq!(made.status, 201, "{}", made.text);
+    }
+    let gone = app
+        .track_directly(account.id, "MSKU1234565", "MAEU", "CNSHA", "USLAX")
+        .await;
+    let staying = app
+        .track_directly(account.id, "MSKU7654328", "MAEU", "CNSHA", "USLAX")
+        .await;
+    let customs = |status: &str| Hold {
+        name: "customs".into(),
+        status: status.into(),
+        description: None,
+    };
+    // discharged Thursday 5 March; a customs hold in force the whole of Tuesday 10 March
+    // (local midnight to midnight, PDT); the line says the last free day is 11 March
+    let history = |out_gate: Option<&str>| {
+        let mut h = vec![
+            said(
+                "2026-03-01T00:00:00Z",
+                Fact::Equipment(Equipment {
+                    equipment_type: Some("dry".into()),
+                    equipment_length: Some(40),
+                    ..Default::default()
+                }),
+            ),
+            happened(Milestone::VesselDischarged, "2026-03-05T18:00:00Z"),
+            said(
+                "2026-03-10T07:00:00Z",
+                Fact::Holds {
+                    holds: vec![customs("hold")],
+                },
+            ),
+            said("2026-03-11T07:00:00Z", Fact::Holds { holds: vec![] }),
+            said(
+                "2026-03-11T08:00:00Z",
+                Fact::Lfd {
+                    which: LfdKind::Line,
+                    at_us: Some(at("2026-03-11T12:00:00Z")),
+                },
+            ),
+        ];
+        if let Some(t) = out_gate {
+            h.push(happened(Milestone::FullOut, t));
+        }
+        h
+    };
+    for (id, out_gate) in [(gone, Some("2026-03-18T20:00:00Z")), (staying, None)] {
+        boxtrack_store::tracking::apply(&app.db, account.id, id, &history(out_gate))
+            .await
+            .unwrap();
+    }
+
+    let r = app
+        .get(&format!("/v2/containers/{gone}/charges"), Some(&key))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let a = r.json()["data"]["attributes"].clone();
+    assert_eq!(r.json()["data"]["type"], "container_charges");
+    assert_eq!(a["priced_as"]["port"], "USLAX");
+    assert_eq!(a["priced_as"]["equipment_length"], 40);
+    assert_eq!(a["priced_as"]["holds"][0]["name"], "customs");
+    let dem = &a["charges"][0];
+    assert_eq!(dem["kind"], "demurrage");
+    // Fri 6 (1), Mon 9 a holiday, Tue 10 excused by the hold, 11 (2), 12 (3), 13 (4)
+    assert_eq!(dem["last_free_day"], "2026-03-13");
+    assert_eq!(
+        dem["excused"],
+        json!([{"date": "2026-03-10", "reason": "hold: customs"}])
+    );
+    // 14…18 March: 4 × 150 + 180
+    assert_eq!(dem["chargeable_days"], 5);
+    assert_eq!(dem["amount"], "780.00");
+    assert_eq!(
+        dem["reported_last_free_day"],
+        json!({"source": "line", "date": "2026-03-11"})
+    );
+    assert_eq!(dem["last_free_day_difference_days"], 2);
+    assert_eq!(dem["coming"], json!([]), "a box that left accrues no more");
+    let kinds: Vec<&str> = a["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["storage", "detention", "combined"]);
+
+    // still there: counted to now, and each of the next 7 days adds the second tier's rate
+    let a = app
+        .get(&format!("/v2/containers/{staying}/charges"), Some(&key))
+        .await
+        .json()["data"]["attributes"]
+        .clone();
+    let dem = &a["charges"][0];
+    assert!(dem["ended_on"].is_null());
+    let coming = dem["coming"].as_array().unwrap();
+    assert_eq!(coming.len(), 7);
+    assert!(coming.iter().all(|d| d["adds"] == "180.00"), "{coming:?}");
+    let amount: f64 = dem["amount"].as_str().unwrap().parse().unwrap();
+    let last: f64 = coming[6]["total"].as_str().unwrap().parse().unwrap();
+    assert_eq!(last, amount + 7.0 * 180.0);
+
+    // another account's box is not found, nor is a box that does not exist
+    assert_error(
+        &app.get(&format!("/v2/containers/{gone}/charges"), Some(&other))
+            .await,
+        404,
+    );
+    assert_error(
+        &app.get(
+            &format!("/v2/containers/{}/charges", uuid::Uuid::now_v7()),
+            Some(&key),
+        )
+        .await,
+        404,
+    );
+}

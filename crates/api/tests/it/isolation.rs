@@ -549,6 +549,8 @@ fn strip_volatile(v: &mut Value) {
         Value::Object(o) => {
             o.remove("links");
             o.remove("meta");
+            // the instant a container's charges are counted to is the read's
+            o.remove("as_of");
             o.values_mut().for_each(strip_volatile);
         }
         Value::Array(a) => a.iter_mut().for_each(strip_volatile),

@@ -396,6 +396,7 @@ async fn openapi_document_matches_the_router() {
         ("GET", "/v2/calendars/{id}"),
         ("DELETE", "/v2/calendars/{id}"),
         ("POST", "/v2/charges/quote"),
+        ("GET", "/v2/containers/{id}/charges"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_string(), p.to_string()))

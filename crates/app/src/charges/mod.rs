@@ -14,6 +14,7 @@ use uuid::Uuid;
 use crate::AppError;
 use crate::ctx::Ctx;
 
+pub mod container;
 pub mod quote;
 
 /// A stored tariff or calendar with its document.

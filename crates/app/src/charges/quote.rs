@@ -3,6 +3,8 @@
 //! and the counting rule of `boxtrack_core::charges`.
 
 use boxtrack_core::charges::calendar::{Calendar, CalendarDoc};
+use std::collections::HashMap;
+
 use boxtrack_core::charges::count::{self as rule, Facility, HoldSpan, Span, local_date};
 use boxtrack_core::charges::tariff::{Kind, Owner, StartEvent, Tariff, TariffDoc, Wanted, select};
 use boxtrack_store::charges as store;
@@ -122,6 +124,17 @@ pub struct MissingOut {
     pub reason: String,
 }
 
+/// What a coming day adds while the box stays.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ComingOut {
+    /// The local date.
+    pub date: String,
+    /// What that day adds ("0.00" for a free, excused or uncharged day).
+    pub adds: String,
+    /// What the kind comes to by the end of that day.
+    pub total: String,
+}
+
 /// A quote: one entry per kind with a tariff, and the kinds without one.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Quote {
@@ -132,7 +145,7 @@ pub struct Quote {
 }
 
 /// The box's times and where it is, ready for the rule.
-struct BoxAt<'a> {
+pub(crate) struct BoxAt<'a> {
     q: &'a QuoteIn,
     zone: TimeZone,
     holds: Vec<HoldSpan>,
@@ -140,7 +153,8 @@ struct BoxAt<'a> {
 }
 
 impl BoxAt<'_> {
-    fn date(&self, t: Option<jiff::Timestamp>) -> Option<Date> {
+    /// The local date at the port of an instant.
+    pub(crate) fn date(&self, t: Option<jiff::Timestamp>) -> Option<Date> {
         t.and_then(|t| local_date(t.as_microsecond(), &self.zone))
     }
 
@@ -214,123 +228,188 @@ fn zone_of(port: &str) -> Result<TimeZone, AppError> {
         })
 }
 
-/// The calendar of a port and facility the account reads.
-async fn calendar_for(
-    ctx: &Ctx,
-    account_id: Uuid,
-    port: &str,
-    facility: &str,
-) -> Result<Calendar, AppError> {
-    let (port_doc, facility_doc) =
-        store::calendars_for(&ctx.db, account_id, port, facility).await?;
-    let parse =
-        |text: Option<String>| text.and_then(|t| serde_json::from_str::<CalendarDoc>(&t).ok());
-    let mut cal = parse(port_doc).map_or_else(Calendar::default, |d| Calendar::of(&d));
-    if let Some(f) = parse(facility_doc) {
-        cal = cal.with(&f);
-    }
-    Ok(cal)
+/// The tariffs of one kind by one issuer an account reads, checked, with their ids.
+struct Candidates {
+    tariffs: Vec<(Owner, Tariff)>,
+    ids: Vec<Uuid>,
 }
 
-/// The tariffs of `kind` by `issuer` the account reads, whose each, and their ids in the same
-/// order.
-async fn candidates(
-    ctx: &Ctx,
+/// Prices boxes for one account: the tariffs and calendars it reads are read once per issuer
+/// and place however many boxes are priced (the exposure of a whole account, say).
+pub(crate) struct Pricer<'c> {
+    ctx: &'c Ctx,
     account_id: Uuid,
-    kind: Kind,
-    issuer: &str,
-) -> Result<(Vec<(Owner, Tariff)>, Vec<Uuid>), AppError> {
-    let rows = store::candidates(&ctx.db, account_id, kind.as_str(), issuer).await?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|r| {
-            let doc: TariffDoc = serde_json::from_str(&r.doc).ok()?;
-            let owner = if r.account_id.is_some() {
-                Owner::Account
-            } else {
-                Owner::Public
+    tariffs: HashMap<(Kind, String), Candidates>,
+    calendars: HashMap<(String, String), Calendar>,
+}
+
+/// A box priced: each kind with a tariff and what its coming days add, and the kinds without.
+pub(crate) struct Priced {
+    /// Each kind quoted, with its coming days (none once the kind's clock stopped).
+    pub charges: Vec<(ChargeOut, Vec<ComingOut>)>,
+    /// The kinds not quoted.
+    pub missing: Vec<MissingOut>,
+}
+
+impl<'c> Pricer<'c> {
+    /// A pricer for the account's boxes.
+    pub(crate) fn new(ctx: &'c Ctx, account_id: Uuid) -> Pricer<'c> {
+        Pricer {
+            ctx,
+            account_id,
+            tariffs: HashMap::new(),
+            calendars: HashMap::new(),
+        }
+    }
+
+    /// Reads the calendar of a port and facility the account reads, unless it was read.
+    async fn load_calendar(&mut self, key: &(String, String)) -> Result<(), AppError> {
+        let (port, facility) = key;
+        if !self.calendars.contains_key(key) {
+            let (port_doc, facility_doc) =
+                store::calendars_for(&self.ctx.db, self.account_id, port, facility).await?;
+            let parse = |text: Option<String>| {
+                text.and_then(|t| serde_json::from_str::<CalendarDoc>(&t).ok())
             };
-            Some(((owner, doc.check().ok()?), r.id))
-        })
-        .unzip())
+            let mut cal = parse(port_doc).map_or_else(Calendar::default, |d| Calendar::of(&d));
+            if let Some(f) = parse(facility_doc) {
+                cal = cal.with(&f);
+            }
+            self.calendars.insert(key.clone(), cal);
+        }
+        Ok(())
+    }
+
+    /// Reads the tariffs of a kind by an issuer the account reads, unless they were read.
+    async fn load_candidates(&mut self, key: &(Kind, String)) -> Result<(), AppError> {
+        let (kind, issuer) = key;
+        if !self.tariffs.contains_key(key) {
+            let rows =
+                store::candidates(&self.ctx.db, self.account_id, kind.as_str(), issuer).await?;
+            let (tariffs, ids) = rows
+                .into_iter()
+                .filter_map(|r| {
+                    let doc: TariffDoc = serde_json::from_str(&r.doc).ok()?;
+                    let owner = if r.account_id.is_some() {
+                        Owner::Account
+                    } else {
+                        Owner::Public
+                    };
+                    Some(((owner, doc.check().ok()?), r.id))
+                })
+                .unzip();
+            self.tariffs
+                .insert(key.clone(), Candidates { tariffs, ids });
+        }
+        Ok(())
+    }
+
+    /// What the box of `q` owes, kind by kind, and what each of the `coming` days after its
+    /// as-of date adds while it stays.
+    pub(crate) async fn price(&mut self, q: &QuoteIn, coming: u32) -> Result<Priced, AppError> {
+        let port = q.port.trim().to_ascii_uppercase();
+        let zone = zone_of(&port)?;
+        let scac = q.scac.trim().to_ascii_uppercase();
+        let facility = q
+            .facility
+            .as_deref()
+            .map(|f| f.trim().to_ascii_uppercase())
+            .filter(|f| !f.is_empty());
+        let as_of_us = q
+            .as_of
+            .map_or_else(|| self.ctx.now_us(), |t| t.as_microsecond());
+        let as_of = local_date(as_of_us, &zone).ok_or_else(|| {
+            AppError::Rejected(vec![("/as_of".into(), "as_of is out of range".into())])
+        })?;
+        let at = BoxAt {
+            q,
+            holds: q
+                .holds
+                .iter()
+                .map(|h| HoldSpan {
+                    name: h.name.clone(),
+                    from_us: h.from.as_microsecond(),
+                    to_us: h.to.map(|t| t.as_microsecond()),
+                })
+                .collect(),
+            zone,
+            as_of,
+        };
+        at.within_span()?;
+        let place = (port.clone(), facility.clone().unwrap_or_default());
+        self.load_calendar(&place).await?;
+        let mut out = Priced {
+            charges: Vec::new(),
+            missing: Vec::new(),
+        };
+        for kind in Kind::ALL {
+            let issuer = if kind == Kind::Storage {
+                let Some(f) = &facility else {
+                    out.missing.push(MissingOut {
+                        kind: kind.as_str().into(),
+                        reason: "storage needs the facility (the terminal that issues it)".into(),
+                    });
+                    continue;
+                };
+                f.clone()
+            } else {
+                scac.clone()
+            };
+            let wanted = Wanted {
+                kind,
+                issuer: &issuer,
+                port: &port,
+                equipment_type: q.equipment_type.as_deref(),
+                equipment_length: q.equipment_length,
+                on: at.tariffing_date(kind),
+            };
+            let key = (kind, issuer.clone());
+            self.load_candidates(&key).await?;
+            let found = &self.tariffs[&key];
+            let Some(index) = select(&found.tariffs, &wanted)
+                .and_then(|chosen| found.tariffs.iter().position(|p| std::ptr::eq(p, chosen)))
+            else {
+                out.missing.push(MissingOut {
+                    kind: kind.as_str().into(),
+                    reason: format!(
+                        "no {} tariff of {issuer} matches this box at {port}",
+                        kind.as_str()
+                    ),
+                });
+                continue;
+            };
+            let calendar = &self.calendars[&place];
+            out.charges.push(charge(
+                kind,
+                &found.tariffs[index].1,
+                found.ids[index],
+                &at,
+                calendar,
+                coming,
+            ));
+        }
+        Ok(out)
+    }
 }
 
 /// What the box of `q` owes by the tariffs the account reads, kind by kind.
 pub async fn quote(ctx: &Ctx, account_id: Uuid, q: &QuoteIn) -> Result<Quote, AppError> {
-    let port = q.port.trim().to_ascii_uppercase();
-    let zone = zone_of(&port)?;
-    let scac = q.scac.trim().to_ascii_uppercase();
-    let facility = q
-        .facility
-        .as_deref()
-        .map(|f| f.trim().to_ascii_uppercase())
-        .filter(|f| !f.is_empty());
-    let as_of_us = q.as_of.map_or_else(|| ctx.now_us(), |t| t.as_microsecond());
-    let as_of = local_date(as_of_us, &zone).ok_or_else(|| {
-        AppError::Rejected(vec![("/as_of".into(), "as_of is out of range".into())])
-    })?;
-    let at = BoxAt {
-        q,
-        holds: q
-            .holds
-            .iter()
-            .map(|h| HoldSpan {
-                name: h.name.clone(),
-                from_us: h.from.as_microsecond(),
-                to_us: h.to.map(|t| t.as_microsecond()),
-            })
-            .collect(),
-        zone,
-        as_of,
-    };
-    at.within_span()?;
-    let calendar = calendar_for(ctx, account_id, &port, facility.as_deref().unwrap_or("")).await?;
-    let mut out = Quote {
-        charges: Vec::new(),
-        missing: Vec::new(),
-    };
-    for kind in Kind::ALL {
-        let issuer = if kind == Kind::Storage {
-            let Some(f) = &facility else {
-                out.missing.push(MissingOut {
-                    kind: kind.as_str().into(),
-                    reason: "storage needs the facility (the terminal that issues it)".into(),
-                });
-                continue;
-            };
-            f.clone()
-        } else {
-            scac.clone()
-        };
-        let (stored, ids) = candidates(ctx, account_id, kind, &issuer).await?;
-        let wanted = Wanted {
-            kind,
-            issuer: &issuer,
-            port: &port,
-            equipment_type: q.equipment_type.as_deref(),
-            equipment_length: q.equipment_length,
-            on: at.tariffing_date(kind),
-        };
-        let Some(index) = select(&stored, &wanted)
-            .and_then(|chosen| stored.iter().position(|p| std::ptr::eq(p, chosen)))
-        else {
-            out.missing.push(MissingOut {
-                kind: kind.as_str().into(),
-                reason: format!(
-                    "no {} tariff of {issuer} matches this box at {port}",
-                    kind.as_str()
-                ),
-            });
-            continue;
-        };
-        out.charges
-            .push(charge(kind, &stored[index].1, ids[index], &at, &calendar));
-    }
-    Ok(out)
+    let priced = Pricer::new(ctx, account_id).price(q, 0).await?;
+    Ok(Quote {
+        charges: priced.charges.into_iter().map(|(c, _)| c).collect(),
+        missing: priced.missing,
+    })
 }
 
-/// What one kind comes to under its tariff.
-fn charge(kind: Kind, t: &Tariff, id: Uuid, at: &BoxAt<'_>, calendar: &Calendar) -> ChargeOut {
+/// What one kind comes to under its tariff, and what each of the `coming` days adds.
+fn charge(
+    kind: Kind,
+    t: &Tariff,
+    id: Uuid,
+    at: &BoxAt<'_>,
+    calendar: &Calendar,
+    coming: u32,
+) -> (ChargeOut, Vec<ComingOut>) {
     let (start, end) = at.clock(kind, t.doc.free_time.from);
     let mut line = ChargeOut {
         kind: kind.as_str().into(),
@@ -347,22 +426,31 @@ fn charge(kind: Kind, t: &Tariff, id: Uuid, at: &BoxAt<'_>, calendar: &Calendar)
     };
     // before its start event a kind has no last free day and owes nothing
     let Some(start) = start else {
-        return line;
+        return (line, Vec::new());
     };
     let facility = Facility {
         calendar,
         zone: &at.zone,
         holds: &at.holds,
     };
-    let c = rule::count(
-        t,
-        &facility,
-        Span {
-            start,
-            end,
-            as_of: at.as_of,
-        },
-    );
+    let span = Span {
+        start,
+        end,
+        as_of: at.as_of,
+    };
+    let c = rule::count(t, &facility, span);
+    let mut total = c.amount;
+    let next = rule::coming(t, &facility, span, coming)
+        .into_iter()
+        .map(|d| {
+            total = total.plus(d.adds);
+            ComingOut {
+                date: d.date.to_string(),
+                adds: d.adds.to_string(),
+                total: total.to_string(),
+            }
+        })
+        .collect();
     line.free_time_start = Some(c.free_time_start.to_string());
     line.last_free_day = c.last_free_day.map(|d| d.to_string());
     line.chargeable_days = u32::try_from(c.days.len()).unwrap_or(u32::MAX);
@@ -384,5 +472,5 @@ fn charge(kind: Kind, t: &Tariff, id: Uuid, at: &BoxAt<'_>, calendar: &Calendar)
             reason: e.reason,
         })
         .collect();
-    line
+    (line, next)
 }

@@ -15,13 +15,14 @@ use super::tariff::{Count, Starts, Tariff};
 const WALK_MAX_DAYS: i32 = 1_000;
 
 /// A hold over a span of time (Unix microseconds), named as `holds_at_pod_terminal` names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HoldSpan {
     /// The hold's name (`customs`, `USDA`, …).
     pub name: String,
     /// When it began.
     pub from_us: i64,
     /// When it ended, or none while it is in force.
+    #[serde(default)]
     pub to_us: Option<i64>,
 }
 
@@ -184,6 +185,49 @@ pub fn count(t: &Tariff, f: &Facility<'_>, span: Span) -> Counted {
         excused,
         amount,
     }
+}
+
+/// A day still to come and what it adds while the box stays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Coming {
+    /// The local date.
+    pub date: Date,
+    /// What it adds (zero for a free, excused or uncharged day).
+    pub adds: Money,
+}
+
+/// What each of the `n` days after the as-of date adds while the box stays there; none once
+/// the kind's end event happened (nothing more accrues).
+pub fn coming(t: &Tariff, f: &Facility<'_>, span: Span, n: u32) -> Vec<Coming> {
+    if span.end.is_some() {
+        return Vec::new();
+    }
+    let Ok(last) = span.as_of.checked_add(i32::try_from(n).unwrap_or(0).days()) else {
+        return Vec::new();
+    };
+    let later = count(
+        t,
+        f,
+        Span {
+            as_of: last,
+            ..span
+        },
+    );
+    let mut out = Vec::new();
+    let mut d = span.as_of;
+    while let Ok(next) = d.tomorrow() {
+        d = next;
+        if d > last {
+            break;
+        }
+        let adds = later
+            .days
+            .iter()
+            .find(|c| c.date == d)
+            .map_or(Money::ZERO, |c| c.rate);
+        out.push(Coming { date: d, adds });
+    }
+    out
 }
 
 /// Each excused date from `from` to `to`, once, with its reason.

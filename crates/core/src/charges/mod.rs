@@ -12,6 +12,6 @@ pub mod tariff;
 mod tests;
 
 pub use calendar::{Calendar, CalendarDoc};
-pub use count::{Counted, Facility, HoldSpan, Span, count};
+pub use count::{Coming, Counted, Facility, HoldSpan, Span, coming, count};
 pub use money::Money;
 pub use tariff::{Kind, Tariff, TariffDoc};

@@ -7,7 +7,7 @@ use jiff::tz::TimeZone;
 use proptest::prelude::*;
 
 use super::calendar::{Calendar, CalendarDoc, Closure};
-use super::count::{Facility, HoldSpan, Span, count};
+use super::count::{Facility, HoldSpan, Span, coming, count};
 use super::money::Money;
 use super::tariff::Kind;
 use super::tariff::{Owner, Tariff, TariffDoc, Wanted, select};
@@ -483,6 +483,26 @@ proptest! {
         let a = count(&t, &Facility { calendar: &cal, zone: &zone, holds: &holds }, span);
         let b = count(&t, &Facility { calendar: &cal_r, zone: &zone, holds: &holds_r }, span);
         prop_assert_eq!(a, b);
+    }
+
+    #[test]
+    fn the_coming_days_add_what_counting_later_adds(
+        t in any_tariff(), (hol, clo) in any_calendar(), holds in any_holds(), a in 0i32..40, n in 0u32..10,
+    ) {
+        let cal = calendar_of(&hol, &clo);
+        let zone = la();
+        let f = Facility { calendar: &cal, zone: &zone, holds: &holds };
+        let start = date("2026-03-02");
+        let as_of = start.checked_add(a.days()).unwrap();
+        let span = Span { start, end: None, as_of };
+        let days = coming(&t, &f, span, n);
+        prop_assert_eq!(days.len(), n as usize);
+        let added = days.iter().fold(Money::ZERO, |s, d| s.plus(d.adds));
+        let later = count(&t, &f, Span { as_of: as_of.checked_add((n as i32).days()).unwrap(), ..span });
+        prop_assert_eq!(count(&t, &f, span).amount.plus(added), later.amount);
+        // a box that has left accrues nothing more
+        let left = Span { end: Some(as_of), ..span };
+        prop_assert!(coming(&t, &f, left, n).is_empty());
     }
 
     #[test]

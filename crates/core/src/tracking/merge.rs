@@ -373,13 +373,18 @@ fn apply_actual(
         c.times.insert(k, when);
     }
     let at = r.observed_us;
+    if matches!(m, Milestone::Available | Milestone::NotAvailable)
+        && newer(&mut c.versions, VersionKey::Availability, at)
+    {
+        c.availability_known = true;
+        c.available_for_pickup = Some(m == Milestone::Available);
+    }
+    if m == Milestone::Available
+        && let Some(at) = r.fact.at_us
+    {
+        rules::note_available(c, at);
+    }
     match (m.as_vessel_move(), place) {
-        (Milestone::Available | Milestone::NotAvailable, _)
-            if newer(&mut c.versions, VersionKey::Availability, at) =>
-        {
-            c.availability_known = true;
-            c.available_for_pickup = Some(m == Milestone::Available);
-        }
         (Milestone::VesselDeparted, Place::Origin) => {
             s.milestones.add_actual(r);
             let atd = s.milestones.latest_move(Milestone::VesselDeparted, place);
@@ -440,6 +445,9 @@ fn apply_availability(
         };
         // when the terminal released it, where it says, not when it was asked
         let when = at_us.filter(|t| *t <= at).unwrap_or(at);
+        if available {
+            rules::note_available(c, when);
+        }
         out.push(plain_event(m.event_name(false), Some(when), o.source));
     }
 }
@@ -475,6 +483,7 @@ fn apply(
         Fact::Holds { holds } => {
             if newer(&mut c.versions, VersionKey::Holds, at) {
                 c.holds = rules::normalize_holds(holds);
+                rules::follow_hold_spans(&mut c.hold_spans, &c.holds, at);
             }
         }
         Fact::Fees { fees } => {

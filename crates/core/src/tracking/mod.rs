@@ -418,8 +418,16 @@ pub struct ContainerState {
     pub availability_known: bool,
     /// Released for pickup (meaningful when `availability_known`).
     pub available_for_pickup: Option<bool>,
+    /// The earliest time a source said the box was available for pickup (the charge rule's
+    /// `available` start), kept when it later becomes unavailable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_available_us: Option<i64>,
     /// Current holds.
     pub holds: Vec<Hold>,
+    /// Each hold in force as the reports followed it: from the first report naming it active
+    /// to the first report without it (the charge rule's excused days read them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hold_spans: Vec<crate::charges::HoldSpan>,
     /// Current fees.
     pub fees: Vec<Fee>,
     /// Last free days by source.

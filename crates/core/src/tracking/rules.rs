@@ -395,6 +395,35 @@ pub fn normalize_holds(holds: &[Hold]) -> Vec<Hold> {
     v
 }
 
+/// Notes that a source said the box was available for pickup at `at_us`: the earliest such
+/// time is kept.
+pub fn note_available(c: &mut ContainerState, at_us: i64) {
+    c.first_available_us = Some(c.first_available_us.map_or(at_us, |t| t.min(at_us)));
+}
+
+/// Follows the spans of the holds in force to a newer report of the holds (`holds`, as
+/// [`normalize_holds`] leaves them) observed at `at_us`: a hold now active and not open opens a
+/// span at `at_us`; an open span whose hold is no longer active closes there. A `pending` hold
+/// is not in force.
+pub fn follow_hold_spans(spans: &mut Vec<crate::charges::HoldSpan>, holds: &[Hold], at_us: i64) {
+    let active = |name: &str| holds.iter().any(|h| h.status == "hold" && h.name == name);
+    for span in spans.iter_mut().filter(|s| s.to_us.is_none()) {
+        if !active(&span.name) {
+            span.to_us = Some(at_us.max(span.from_us));
+        }
+    }
+    for h in holds.iter().filter(|h| h.status == "hold") {
+        let open = spans.iter().any(|s| s.name == h.name && s.to_us.is_none());
+        if !open {
+            spans.push(crate::charges::HoldSpan {
+                name: h.name.clone(),
+                from_us: at_us,
+                to_us: None,
+            });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,6 +442,34 @@ mod tests {
             amount_minor: minor,
             currency_code: "USD".into(),
         }
+    }
+
+    #[test]
+    fn hold_spans_open_on_the_first_active_report_and_close_on_the_first_without() {
+        let mut spans = Vec::new();
+        follow_hold_spans(&mut spans, &[hold("customs", "pending")], 10);
+        assert!(spans.is_empty(), "a pending hold is not in force");
+        follow_hold_spans(&mut spans, &[hold("customs", "hold")], 20);
+        follow_hold_spans(
+            &mut spans,
+            &[hold("USDA", "hold"), hold("customs", "hold")],
+            30,
+        );
+        follow_hold_spans(&mut spans, &[hold("USDA", "hold")], 40);
+        follow_hold_spans(&mut spans, &[], 50);
+        follow_hold_spans(&mut spans, &[hold("customs", "hold")], 60);
+        let seen: Vec<(&str, i64, Option<i64>)> = spans
+            .iter()
+            .map(|s| (s.name.as_str(), s.from_us, s.to_us))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("customs", 20, Some(40)),
+                ("USDA", 30, Some(50)),
+                ("customs", 60, None)
+            ]
+        );
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! The tour's charges: a tariff and a calendar of the account, a quote by them, both deleted.
+//! The tour's charges: a tariff and a calendar of the account, a quote by them and the journey's
+//! container priced, both deleted.
 
-use super::{Tour, body, id_of};
+use super::{Journey, Tour, body, id_of};
 
 impl Tour {
-    /// Charges: a tariff and a calendar of the account, a quote by them, both deleted.
-    pub(super) async fn charges(&mut self) {
+    /// Charges: a tariff and a calendar of the account, a quote by them and the journey's
+    /// container priced, both deleted.
+    pub(super) async fn charges(&mut self, journey: &Journey) {
         let t = self;
         let tariff = t
             .post("/v2/tariffs", "/v2/tariffs", body("tariff: new", &[]))
@@ -24,6 +26,11 @@ impl Tour {
             "/v2/charges/quote",
             "/v2/charges/quote",
             body("charges: quote", &[]),
+        )
+        .await;
+        t.get(
+            "/v2/containers/{id}/charges",
+            &format!("/v2/containers/{}/charges", journey.container),
         )
         .await;
         t.delete("/v2/tariffs/{id}", &format!("/v2/tariffs/{tariff}"))

@@ -243,3 +243,53 @@ async fn calendar_doc(
         on_db!(db, p => sqlx::query_scalar(PUBLIC).bind(port).bind(facility).fetch_optional(p).await?),
     )
 }
+
+/// One of an account's tracked boxes as its charges are counted: its state, and its
+/// shipment's line and route.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PricedBox {
+    /// The container.
+    pub id: Uuid,
+    /// Its number.
+    pub number: String,
+    /// Its shipment.
+    pub shipment_id: Uuid,
+    /// Its merged state (without the merge's records).
+    pub state: sqlx::types::Json<boxtrack_core::tracking::ContainerState>,
+    /// The shipment's line.
+    pub scac: String,
+    /// The shipment's route.
+    pub route: sqlx::types::Json<boxtrack_core::tracking::Route>,
+    /// Its sandbox run's start, if it plays one.
+    pub started_us: Option<i64>,
+    /// The reading of the clock of its source (see [`crate::sandbox::DataClockRow`]).
+    pub clock_wall_us: Option<i64>,
+    /// Likewise.
+    pub clock_source_us: Option<i64>,
+    /// Likewise.
+    pub clock_speed: Option<f64>,
+}
+
+impl PricedBox {
+    /// The clock of the box's data, as [`crate::sandbox::data_clocks`] reads it.
+    pub fn clock(&self) -> crate::sandbox::DataClockRow {
+        crate::sandbox::DataClockRow {
+            id: self.shipment_id,
+            started_us: self.started_us,
+            clock_wall_us: self.clock_wall_us,
+            clock_source_us: self.clock_source_us,
+            clock_speed: self.clock_speed,
+        }
+    }
+}
+
+/// The account's tracked (active) boxes with their shipments' lines and routes, in no
+/// particular order: what its exposure is summed over.
+pub async fn active_boxes(db: &Db, account_id: Uuid) -> Result<Vec<PricedBox>> {
+    const SQL: &str = "SELECT c.id, c.number, c.shipment_id, c.state, s.scac, s.route, \
+        r.started_us, s.clock_wall_us, s.clock_source_us, s.clock_speed \
+        FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id \
+        LEFT JOIN sandbox_runs r ON r.shipment_id = s.id AND r.account_id = s.account_id \
+        WHERE c.account_id = $1 AND c.active = TRUE";
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(account_id).fetch_all(p).await?))
+}

@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use boxtrack_app::charges::container::{self, ContainerCharges};
 use boxtrack_app::charges::quote::{self, Quote, QuoteIn};
+use boxtrack_app::charges::summary::{self, Summary};
 use boxtrack_app::charges::{self, ListDocs, Stored};
 use boxtrack_core::charges::{CalendarDoc, TariffDoc};
 use boxtrack_views::charges as resources;
@@ -268,6 +269,38 @@ pub async fn container_charges(
     }))
 }
 
+/// The summary answer's resource.
+#[derive(Serialize, JsonSchema)]
+pub struct SummaryObject {
+    /// `charge_summary`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "charge_summary"))]
+    kind: &'static str,
+    /// The account's id.
+    id: Uuid,
+    /// The account's exposure.
+    attributes: Summary,
+}
+
+/// The summary answer.
+#[derive(Serialize, JsonSchema)]
+pub struct SummaryDoc {
+    /// The summary.
+    data: SummaryObject,
+}
+
+/// `GET /v2/charges/summary`.
+pub async fn charges_summary(State(state): State<AppState>, caller: Caller) -> ApiResult<JsonApi> {
+    let answer = summary::summary(&state.ctx, caller.account.id).await?;
+    Ok(JsonApi::of(&SummaryDoc {
+        data: SummaryObject {
+            kind: "charge_summary",
+            id: caller.account.id,
+            attributes: answer,
+        },
+    }))
+}
+
 /// This module's operations, each declared with its route and handler.
 pub fn routes() -> Routes {
     Routes::default()
@@ -342,5 +375,11 @@ pub fn routes() -> Routes {
                 .id("Container")
                 .errors(&[401, 404, 429])
                 .ok("The container's charges", schema_of::<ContainerChargesDoc>())
+        })
+        .get("/v2/charges/summary", charges_summary, || {
+            Doc::new("Charges", "Summarize charges")
+                .about("The account's exposure over its tracked boxes, each priced as `GET /v2/containers/{id}/charges` prices it on its own data's clock: what they have accrued and what tomorrow adds, per currency, per kind and per terminal; the free times (box and kind, still running) whose calculated last free day is today, tomorrow, or in two or three days; and the boxes accruing, most accrued first (each list names at most 500, its count is whole). boxtrack's extension.")
+                .errors(&[401, 429])
+                .ok("The account's exposure", schema_of::<SummaryDoc>())
         })
 }

@@ -432,3 +432,86 @@ async fn a_tracked_box_is_priced_from_its_own_history_beside_the_reported_last_f
         404,
     );
 }
+
+#[tokio::test]
+async fn the_exposure_sums_the_accounts_boxes_and_names_the_free_times_ending() {
+    use boxtrack_core::tracking::Milestone;
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    // two free calendar days from the day after discharge, then 100.00 a day
+    let mut t = tariff_doc();
+    t["free_time"] =
+        json!({"days": 2, "count": "calendar", "from": "discharged", "starts": "next_day"});
+    t["tiers"] = json!([{"from_day": 1, "to_day": null, "rate": "100.00"}]);
+    t["equipment"] = json!(["*"]);
+    let made = app.post("/v2/tariffs", &key, MT, &doc("tariff", t)).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    // each box discharged at noon in Los Angeles `k` days before today there
+    let zone = jiff::tz::TimeZone::get("America/Los_Angeles").unwrap();
+    let today = jiff::Timestamp::now().to_zoned(zone.clone()).date();
+    let noon_before = |k: i32| {
+        today
+            .checked_sub(jiff::ToSpan::days(k))
+            .unwrap()
+            .at(12, 0, 0, 0)
+            .to_zoned(zone.clone())
+            .unwrap()
+            .timestamp()
+            .to_string()
+    };
+    // discharged 2 days ago: free today and yesterday… the last free day is today; 1 day ago:
+    // tomorrow; today: in two days; 5 days ago: 3 days charged, still accruing
+    let numbers = ["MSKU1234565", "MSKU7654328", "MSKU2000005", "MSKU3000000"];
+    let mut ids = Vec::new();
+    for (n, k) in numbers.iter().zip([2, 1, 0, 5]) {
+        let id = app
+            .track_directly(account.id, n, "MAEU", "CNSHA", "USLAX")
+            .await;
+        boxtrack_store::tracking::apply(
+            &app.db,
+            account.id,
+            id,
+            &[happened(Milestone::VesselDischarged, &noon_before(k))],
+        )
+        .await
+        .unwrap();
+        ids.push(id.to_string());
+    }
+    let r = app.get("/v2/charges/summary", Some(&key)).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let s = r.json()["data"].clone();
+    assert_eq!(s["type"], "charge_summary");
+    assert_eq!(s["id"], account.id.to_string());
+    let a = &s["attributes"];
+    assert_eq!(a["boxes"], 4);
+    assert_eq!(a["priced"], 4);
+    // 3 days charged; tomorrow the accruing box adds 100, the box whose free time ends
+    // today adds 100 too
+    assert_eq!(
+        a["totals"],
+        json!([{"currency": "USD", "boxes": 4, "accrued": "300.00", "tomorrow_adds": "200.00"}])
+    );
+    assert_eq!(a["by_kind"][0]["key"], "demurrage");
+    assert_eq!(a["by_kind"][0]["accrued"], "300.00");
+    assert_eq!(a["by_terminal"][0]["key"], Value::Null);
+    let named = |horizon: &str| -> Vec<String> {
+        a[horizon]["boxes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["container_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(named("free_time_ends_today"), [ids[0].clone()]);
+    assert_eq!(named("free_time_ends_tomorrow"), [ids[1].clone()]);
+    assert_eq!(named("free_time_ends_within_3_days"), [ids[2].clone()]);
+    assert_eq!(a["accruing_count"], 1);
+    assert_eq!(a["accruing"][0]["container_id"], ids[3].as_str());
+    assert_eq!(a["accruing"][0]["accrued"], "300.00");
+
+    // another account has no exposure
+    let (_, other) = app.account().await;
+    let o = app.get("/v2/charges/summary", Some(&other)).await.json();
+    assert_eq!(o["data"]["attributes"]["boxes"], 0);
+    assert_eq!(o["data"]["attributes"]["totals"], json!([]));
+}

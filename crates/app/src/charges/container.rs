@@ -6,9 +6,9 @@
 use boxtrack_core::charges::count::local_date;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::tracking::rules::t;
-use boxtrack_core::tracking::{ContainerState, LfdKind};
+use boxtrack_core::tracking::{ContainerState, LfdKind, Route};
 use boxtrack_store::accounts;
-use boxtrack_store::reads::{ContainerRow, ShipmentRow};
+use boxtrack_store::reads::ContainerRow;
 use jiff::tz::TimeZone;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -108,11 +108,11 @@ fn stamp(us: Option<i64>) -> Option<jiff::Timestamp> {
 
 /// The quote a tracked box asks: its line, port, terminal, equipment, times and holds, as of
 /// `as_of_us`; none without a port of discharge.
-pub(crate) fn quote_of(c: &ContainerState, s: &ShipmentRow, as_of_us: i64) -> Option<QuoteIn> {
-    let port = s.route.0.pod_locode.clone()?;
+pub(crate) fn quote_of(c: &ContainerState, of: &ShippedBy<'_>, as_of_us: i64) -> Option<QuoteIn> {
+    let port = of.route.pod_locode.clone()?;
     let time = |k| stamp(c.times.get(&k).copied());
     Some(QuoteIn {
-        scac: s.scac.clone(),
+        scac: of.scac.to_string(),
         port,
         facility: c.pod_terminal.clone(),
         equipment_type: c.equipment.equipment_type.clone(),
@@ -141,12 +141,11 @@ pub(crate) fn quote_of(c: &ContainerState, s: &ShipmentRow, as_of_us: i64) -> Op
 }
 
 /// The last free days the sources reported on the box, as local dates.
-fn reported(c: &ContainerState, s: &ShipmentRow, rail: bool) -> Vec<ReportedLfd> {
+fn reported(c: &ContainerState, route: &Route, rail: bool) -> Vec<ReportedLfd> {
     let zone_of = |name: Option<&String>| {
         name.and_then(|z| TimeZone::get(z).ok())
             .unwrap_or(TimeZone::UTC)
     };
-    let route = &s.route.0;
     c.lfd
         .iter()
         .filter(|(k, _)| rail || **k != LfdKind::Rail)
@@ -191,21 +190,27 @@ fn difference(calculated: &str, reported: &str) -> Option<i32> {
     Some(b.until(a).ok()?.get_days())
 }
 
-/// The charges of one of the account's boxes with its shipment, as of `as_of_us`, priced by
-/// `pricer` (whose reads of tariffs and calendars many boxes share).
+/// What of a box's shipment its charges need: the line and the route.
+pub(crate) struct ShippedBy<'a> {
+    /// The line's SCAC.
+    pub scac: &'a str,
+    /// The shipment's route.
+    pub route: &'a Route,
+}
+
+/// The charges of one of the account's boxes (`id`, its state `c`) shipped by `of`, as of
+/// `as_of_us`, priced by `pricer` (whose reads of tariffs and calendars many boxes share).
 pub(crate) async fn charges_of(
     pricer: &mut Pricer<'_>,
-    row: &ContainerRow,
-    shipment: &ShipmentRow,
+    (id, c): (Uuid, &ContainerState),
+    of: &ShippedBy<'_>,
     as_of_us: i64,
-    rail: bool,
-    coming: u32,
+    (rail, coming): (bool, u32),
 ) -> Result<ContainerCharges, AppError> {
-    let c = &row.state.0;
-    let reported = reported(c, shipment, rail);
-    let q = quote_of(c, shipment, as_of_us);
+    let reported = reported(c, of.route, rail);
+    let q = quote_of(c, of, as_of_us);
     let priced_as = PricedAs {
-        scac: shipment.scac.clone(),
+        scac: of.scac.to_string(),
         port: q.as_ref().map(|q| q.port.clone()),
         facility: c.pod_terminal.clone(),
         equipment_type: c.equipment.equipment_type.clone(),
@@ -229,7 +234,7 @@ pub(crate) async fn charges_of(
             .unwrap_or_default(),
     };
     let mut out = ContainerCharges {
-        container_id: row.id,
+        container_id: id,
         as_of: stamp(Some(as_of_us)).unwrap_or_default(),
         priced_as,
         reported_last_free_days: reported.clone(),
@@ -304,13 +309,17 @@ pub async fn of_container(
         .await
         .at(ctx.now_us());
     let mut pricer = Pricer::new(ctx, account_id);
+    let of = ShippedBy {
+        scac: &shipment.scac,
+        route: &shipment.route.0,
+    };
+    let c = &shown.container;
     charges_of(
         &mut pricer,
-        &shown.container,
-        &shipment,
+        (c.id, &c.state.0),
+        &of,
         as_of_us,
-        rail,
-        COMING_DAYS,
+        (rail, COMING_DAYS),
     )
     .await
     .map(Some)

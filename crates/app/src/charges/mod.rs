@@ -16,6 +16,7 @@ use crate::ctx::Ctx;
 
 pub mod container;
 pub mod quote;
+pub mod summary;
 
 /// A stored tariff or calendar with its document.
 #[derive(Debug, Clone)]

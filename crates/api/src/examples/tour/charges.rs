@@ -33,6 +33,7 @@ impl Tour {
             &format!("/v2/containers/{}/charges", journey.container),
         )
         .await;
+        t.get("/v2/charges/summary", "/v2/charges/summary").await;
         t.delete("/v2/tariffs/{id}", &format!("/v2/tariffs/{tariff}"))
             .await;
         t.delete("/v2/calendars/{id}", &format!("/v2/calendars/{calendar}"))

@@ -254,7 +254,7 @@ impl Tally {
             Ending { count, boxes }
         });
         let mut accruing = self.accruing;
-        accruing.sort_by(|a, b| b.0.cmp(&a.0));
+        accruing.sort_by_key(|a| std::cmp::Reverse(a.0));
         let accruing_count = u32::try_from(accruing.len()).unwrap_or(u32::MAX);
         accruing.truncate(LISTED_MAX);
         Summary {

@@ -201,6 +201,10 @@ fn spawn_worker(
         Duration::from_secs(3600),
         shutdown.clone(),
     )));
+    tasks.push(tokio::spawn(charge_notices(
+        app.ctx.clone(),
+        shutdown.clone(),
+    )));
     if let Some(feed) = &s.ais_feed {
         tokio::spawn(boxtrack_sources::ais::follow(
             app.ctx.db.clone(),
@@ -222,6 +226,24 @@ fn spawn_worker(
         deliverer.run(shutdown.clone(), boxtrack_worker::delivery::POLL),
     ));
     tasks
+}
+
+/// How often the charge webhooks due are looked for: a sandbox journey's day passes in about
+/// 24 s at its default speed, and a free time's notice may go on its last day or the day before.
+const CHARGE_NOTICES_EVERY: Duration = Duration::from_secs(15);
+
+/// Sends the charge webhooks due (`container.charges.*`, for accounts whose webhooks name
+/// them) every [`CHARGE_NOTICES_EVERY`] until `shutdown`.
+async fn charge_notices(ctx: boxtrack_app::Ctx, shutdown: CancellationToken) {
+    loop {
+        if let Err(e) = boxtrack_app::charges::notices::pass(&ctx, ctx.now_us()).await {
+            tracing::error!(error = %e, "the charge webhooks were not looked for; will retry");
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(CHARGE_NOTICES_EVERY) => {},
+        }
+    }
 }
 
 /// A write past the process's file-size limit (`RLIMIT_FSIZE`, `ulimit -f`, a quota) raises

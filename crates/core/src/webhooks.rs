@@ -55,6 +55,23 @@ pub const EVENTS: [&str; 43] = [
     "document.extraction_failed",
 ];
 
+/// boxtrack's own events (its extension): sent only to the webhooks that name them, never to
+/// one subscribed by default.
+pub const EXTENSION_EVENTS: [&str; 2] = [
+    "container.charges.free_time_ending",
+    "container.charges.accruing",
+];
+
+/// Whether `event` is one a webhook can subscribe to: the reference's or boxtrack's own.
+pub fn is_event(event: &str) -> bool {
+    EVENTS.contains(&event) || EXTENSION_EVENTS.contains(&event)
+}
+
+/// Every event a webhook can name: the reference's, then boxtrack's own.
+pub fn all_events() -> impl Iterator<Item = &'static str> {
+    EVENTS.iter().chain(EXTENSION_EVENTS.iter()).copied()
+}
+
 /// The categories of the event catalog, in order: id, name, and whether an event belongs.
 pub const CATEGORIES: [(&str, &str); 6] = [
     ("tracking-request-events", "Tracking Request Events"),
@@ -146,6 +163,12 @@ pub fn describe(event: &str) -> &'static str {
         "container.pickup_appointment.changed" => "The pickup appointment changed.",
         "document.extracted" => "A document's data was extracted.",
         "document.extraction_failed" => "A document's data could not be extracted.",
+        "container.charges.free_time_ending" => {
+            "A running free time (demurrage, storage, detention or combined) ends tomorrow by the calculated last free day; once per container and kind, only to webhooks that name it (boxtrack's extension)."
+        }
+        "container.charges.accruing" => {
+            "A container's charge of one kind began to accrue (its first chargeable day came while the box stayed); once per container and kind, only to webhooks that name it (boxtrack's extension)."
+        }
         _ => "",
     }
 }
@@ -155,7 +178,7 @@ pub fn validate_events(events: &[String]) -> Result<Vec<String>, String> {
     let mut out: Vec<String> = Vec::new();
     for e in events {
         let e = e.trim();
-        if !EVENTS.contains(&e) {
+        if !is_event(e) {
             return Err(e.to_string());
         }
         if !out.iter().any(|o| o == e) {

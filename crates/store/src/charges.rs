@@ -293,3 +293,51 @@ pub async fn active_boxes(db: &Db, account_id: Uuid) -> Result<Vec<PricedBox>> {
         WHERE c.account_id = $1 AND c.active = TRUE";
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(account_id).fetch_all(p).await?))
 }
+
+/// Records that the charge webhook `event` for the account's container and `kind` is sent,
+/// and appends the event (with `payload`, about the container) in the same transaction —
+/// unless it was recorded before. Whether it was appended now.
+pub async fn notice(
+    db: &Db,
+    account_id: Uuid,
+    (container_id, kind): (Uuid, &str),
+    event: &str,
+    payload: &serde_json::Value,
+    now_us: i64,
+) -> Result<bool> {
+    let mut tx = db.begin().await?;
+    let inserted = crate::on_tx!(&mut tx, c => sqlx::query(
+        "INSERT INTO charge_notices (account_id, container_id, kind, event, created_us) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING")
+        .bind(account_id).bind(container_id).bind(kind).bind(event).bind(now_us)
+        .execute(c).await?.rows_affected());
+    if inserted == 0 {
+        return Ok(false);
+    }
+    crate::events::append(
+        &mut tx,
+        account_id,
+        event,
+        "container",
+        container_id,
+        payload,
+        now_us,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// The accounts with an active webhook that names one of `events`.
+pub async fn accounts_listening(db: &Db, events: &[&str]) -> Result<Vec<Uuid>> {
+    let hooks: Vec<(Uuid, sqlx::types::Json<Vec<String>>)> = on_db!(db, p => sqlx::query_as(
+        "SELECT account_id, events FROM webhooks WHERE active = TRUE")
+        .fetch_all(p).await?);
+    let mut out: Vec<Uuid> = hooks
+        .into_iter()
+        .filter(|(_, named)| named.0.iter().any(|e| events.contains(&e.as_str())))
+        .map(|(a, _)| a)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}

@@ -223,7 +223,8 @@ impl Kind for Webhook {
 }
 
 fn webhook_events_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({"type": "array", "items": {"enum": boxtrack_core::webhooks::EVENTS.as_slice()}})
+    let events: Vec<&str> = boxtrack_core::webhooks::all_events().collect();
+    json_schema!({"type": "array", "items": {"enum": events}})
 }
 
 /// Attributes of a webhook.

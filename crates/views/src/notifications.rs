@@ -336,6 +336,9 @@ pub fn change_kind(event: &str) -> Option<&'static str> {
         "container.pod_terminal_changed" => "container_pod_terminal_changed_event",
         "container.created" => "container_created_event",
         "shipment.estimated.arrival" => "estimated_event",
+        "container.charges.free_time_ending" | "container.charges.accruing" => {
+            "container_charges_event"
+        }
         _ => return None,
     })
 }

@@ -333,7 +333,7 @@ fn event_boxes(subscribed: &[String]) -> Markup {
         @for (category, name) in rules::CATEGORIES {
             fieldset {
                 legend { (name) }
-                @for e in EVENTS.iter().filter(|e| rules::category(e) == category) {
+                @for e in rules::all_events().filter(|e| rules::category(e) == category) {
                     label class="event" {
                         input name="events" type="checkbox" value=(e) checked[subscribed.iter().any(|s| s == e)];
                         " "
@@ -556,7 +556,7 @@ fn routes_1() -> boxtrack_http::front::Mount {
                             (
                                 "events",
                                 Schema::array(
-                                    Schema::string().words(boxtrack_core::webhooks::EVENTS.as_slice()),
+                                    Schema::string().words(&boxtrack_core::webhooks::all_events().collect::<Vec<_>>()),
                                 ),
                             ),
                         ],

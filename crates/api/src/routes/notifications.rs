@@ -40,7 +40,10 @@ pub async fn list(
     let filter = Filter {
         webhook_id,
         event: q
-            .one_of("filter[event]", &boxtrack_core::webhooks::EVENTS)?
+            .one_of(
+                "filter[event]",
+                &boxtrack_core::webhooks::all_events().collect::<Vec<_>>(),
+            )?
             .map(str::to_string),
         delivery_status: status,
         created_start_us: q.time("filter[created_at][start]")?,

@@ -27,8 +27,10 @@ pub fn to_resource(w: &WebhookRow) -> Value {
     boxtrack_views::accounts::webhook(w).to_value()
 }
 
+/// The reference's events, then boxtrack's own (sent only to a webhook that names them).
 fn events_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({"type": "array", "items": {"enum": EVENTS.as_slice()}})
+    let events: Vec<&str> = webhooks::all_events().collect();
+    schemars::json_schema!({"type": "array", "items": {"enum": events}})
 }
 
 /// The subscription.
@@ -207,6 +209,8 @@ pub async fn events(_caller: Caller) -> JsonApi {
             kind: "webhook_event_category",
             attributes: EventCategoryAttributes {
                 name,
+                // the reference's catalog; boxtrack's own events (`EXTENSION_EVENTS`), which a
+                // webhook must name, are in the served document's webhook schema and the docs
                 events: EVENTS
                     .iter()
                     .filter(|e| webhooks::category(e) == *id)

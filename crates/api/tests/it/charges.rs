@@ -433,12 +433,13 @@ async fn a_tracked_box_is_priced_from_its_own_history_beside_the_reported_last_f
     );
 }
 
-#[tokio::test]
-async fn the_exposure_sums_the_accounts_boxes_and_names_the_free_times_ending() {
+/// An account with a tariff of two free calendar days from the day after discharge, then
+/// 100.00 a day, and four boxes at USLAX discharged at noon there 2, 1, 0 and 5 days before
+/// today: the first's free time ends today, the second's tomorrow, the third's in two days,
+/// the fourth has 3 days charged. The account, its key and the boxes' ids.
+async fn four_boxes(app: &TestApp) -> (boxtrack_store::accounts::Account, String, Vec<String>) {
     use boxtrack_core::tracking::Milestone;
-    let app = TestApp::spawn().await;
     let (account, key) = app.account().await;
-    // two free calendar days from the day after discharge, then 100.00 a day
     let mut t = tariff_doc();
     t["free_time"] =
         json!({"days": 2, "count": "calendar", "from": "discharged", "starts": "next_day"});
@@ -446,7 +447,6 @@ async fn the_exposure_sums_the_accounts_boxes_and_names_the_free_times_ending() 
     t["equipment"] = json!(["*"]);
     let made = app.post("/v2/tariffs", &key, MT, &doc("tariff", t)).await;
     assert_eq!(made.status, 201, "{}", made.text);
-    // each box discharged at noon in Los Angeles `k` days before today there
     let zone = jiff::tz::TimeZone::get("America/Los_Angeles").unwrap();
     let today = jiff::Timestamp::now().to_zoned(zone.clone()).date();
     let noon_before = |k: i32| {
@@ -459,8 +459,6 @@ async fn the_exposure_sums_the_accounts_boxes_and_names_the_free_times_ending() 
             .timestamp()
             .to_string()
     };
-    // discharged 2 days ago: free today and yesterday… the last free day is today; 1 day ago:
-    // tomorrow; today: in two days; 5 days ago: 3 days charged, still accruing
     let numbers = ["MSKU1234565", "MSKU7654328", "MSKU2000005", "MSKU3000000"];
     let mut ids = Vec::new();
     for (n, k) in numbers.iter().zip([2, 1, 0, 5]) {
@@ -477,6 +475,13 @@ async fn the_exposure_sums_the_accounts_boxes_and_names_the_free_times_ending() 
         .unwrap();
         ids.push(id.to_string());
     }
+    (account, key, ids)
+}
+
+#[tokio::test]
+async fn the_exposure_sums_the_accounts_boxes_and_names_the_free_times_ending() {
+    let app = TestApp::spawn().await;
+    let (account, key, ids) = four_boxes(&app).await;
     let r = app.get("/v2/charges/summary", Some(&key)).await;
     assert_eq!(r.status, 200, "{}", r.text);
     let s = r.json()["data"].clone();
@@ -514,4 +519,99 @@ async fn the_exposure_sums_the_accounts_boxes_and_names_the_free_times_ending() 
     let o = app.get("/v2/charges/summary", Some(&other)).await.json();
     assert_eq!(o["data"]["attributes"]["boxes"], 0);
     assert_eq!(o["data"]["attributes"]["totals"], json!([]));
+}
+
+#[tokio::test]
+async fn the_charge_webhooks_go_once_per_box_and_kind_to_the_webhooks_that_name_them() {
+    let (db, database) = crate::helpers::fresh_db().await;
+    let policy = boxtrack_app::ctx::Policy {
+        allow_private_webhook_urls: true,
+        ..Default::default()
+    };
+    let mut app = TestApp::spawn_policy(db.clone(), boxtrack_http::Limiter::memory(), policy).await;
+    app.keep(database);
+    let (_, key, ids) = four_boxes(&app).await;
+    let ctx = boxtrack_app::Ctx::new(app.db.clone());
+    let pass = || boxtrack_app::charges::notices::pass(&ctx, boxtrack_store::now_us());
+    assert_eq!(pass().await.unwrap(), 0, "no webhook names them");
+    // one webhook names them, one takes the reference's events by default
+    let (named, seen) = crate::journeys::receiver().await;
+    let (default, unseen) = crate::journeys::receiver().await;
+    for (url, events) in [
+        (
+            named,
+            json!([
+                "container.charges.free_time_ending",
+                "container.charges.accruing"
+            ]),
+        ),
+        (default, Value::Null),
+    ] {
+        let mut a = json!({"url": url});
+        if !events.is_null() {
+            a["events"] = events;
+        }
+        let r = app.post("/v2/webhooks", &key, MT, &doc("webhook", a)).await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    // the free times ending today and tomorrow, and the box accruing
+    assert_eq!(pass().await.unwrap(), 3);
+    assert_eq!(pass().await.unwrap(), 0, "once per box and kind");
+    let deliverer = boxtrack_worker::delivery::Deliverer::new(
+        app.db.clone(),
+        std::time::Duration::from_secs(5),
+        true,
+        100,
+    );
+    while deliverer
+        .deliver_due(boxtrack_store::now_us())
+        .await
+        .unwrap()
+        > 0
+    {}
+    assert!(
+        unseen.lock().await.is_empty(),
+        "a webhook that does not name them"
+    );
+    let got: Vec<Value> = seen
+        .lock()
+        .await
+        .iter()
+        .map(|b| serde_json::from_slice(b).unwrap())
+        .collect();
+    let about = |event: &str| -> Vec<(String, Value)> {
+        let mut out: Vec<(String, Value)> = got
+            .iter()
+            .filter(|d| d["data"]["attributes"]["event"] == event)
+            .map(|d| {
+                let included = d["included"].as_array().unwrap();
+                let container = included.iter().find(|i| i["type"] == "container").unwrap();
+                let change = included
+                    .iter()
+                    .find(|i| i["type"] == "container_charges_event")
+                    .unwrap();
+                (
+                    container["id"].as_str().unwrap().to_string(),
+                    change["attributes"]["change"].clone(),
+                )
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    };
+    let ending: Vec<String> = about("container.charges.free_time_ending")
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let mut want = vec![ids[0].clone(), ids[1].clone()];
+    want.sort();
+    assert_eq!(ending, want);
+    let accruing = about("container.charges.accruing");
+    assert_eq!(accruing.len(), 1);
+    assert_eq!(accruing[0].0, ids[3]);
+    let change = &accruing[0].1;
+    assert_eq!(change["kind"], "demurrage");
+    assert_eq!(change["accrued"], "300.00");
+    assert_eq!(change["first_rate"], "100.00");
+    assert_eq!(change["tomorrow_adds"], "100.00");
 }

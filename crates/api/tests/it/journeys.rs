@@ -30,7 +30,7 @@ const MT: &str = "application/vnd.api+json";
 type Seen = std::sync::Arc<tokio::sync::Mutex<Vec<Vec<u8>>>>;
 
 /// A webhook receiver on port 0 that records every body and answers 204.
-async fn receiver() -> (String, Seen) {
+pub(crate) async fn receiver() -> (String, Seen) {
     use axum::routing::post;
     let seen: Seen = Default::default();
     let store = seen.clone();

@@ -15,6 +15,7 @@ use crate::AppError;
 use crate::ctx::Ctx;
 
 pub mod container;
+pub mod notices;
 pub mod quote;
 pub mod summary;
 

@@ -615,3 +615,49 @@ async fn the_charge_webhooks_go_once_per_box_and_kind_to_the_webhooks_that_name_
     assert_eq!(change["first_rate"], "100.00");
     assert_eq!(change["tomorrow_adds"], "100.00");
 }
+
+#[tokio::test]
+async fn a_sandbox_journey_is_priced_on_its_virtual_clock() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let started = boxtrack_store::now_us();
+    app.track_sandbox(&key, "TEST-SCN-IMPORT").await;
+    // 600 real seconds later the journey's clock (an hour a second) is 600 hours on: the
+    // box was discharged at Los Angeles and released there
+    let later = started + 600_000_000;
+    app.tick_at(later).await;
+    let list = app.get("/v2/containers", Some(&key)).await.json();
+    let c = &list["data"][0];
+    let cid: uuid::Uuid = c["id"].as_str().unwrap().parse().unwrap();
+    let shipment = c["relationships"]["shipment"]["data"]["id"]
+        .as_str()
+        .unwrap();
+    let s = app
+        .get(&format!("/v2/shipments/{shipment}"), Some(&key))
+        .await
+        .json();
+    let scac = s["data"]["attributes"]["shipping_line_scac"]
+        .as_str()
+        .unwrap();
+    let mut t = tariff_doc();
+    t["issuer"] = json!(scac);
+    t["equipment"] = json!(["*"]);
+    t["free_time"] =
+        json!({"days": 4, "count": "calendar", "from": "discharged", "starts": "next_day"});
+    let made = app.post("/v2/tariffs", &key, MT, &doc("tariff", t)).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+
+    let ctx = boxtrack_app::Ctx::new(app.db.clone()).with_fixed_now(later);
+    let priced = boxtrack_app::charges::container::of_container(&ctx, account.id, cid)
+        .await
+        .unwrap()
+        .unwrap();
+    // counted as of the journey's clock, weeks past the wall clock
+    let as_of = priced.as_of.as_microsecond();
+    assert!(as_of > later + 20 * 86_400_000_000, "{as_of} vs {later}");
+    let discharged = priced.priced_as.discharged_at.expect("discharged");
+    assert!(discharged.as_microsecond() < as_of);
+    let dem = &priced.charges[0];
+    assert_eq!(dem.charge.kind, "demurrage");
+    assert!(dem.charge.last_free_day.is_some(), "{dem:?}");
+}

@@ -13,6 +13,7 @@ use boxtrack_store::reads::{self, ContainerRow, RawEventRow, ShipmentRow, Transp
 use boxtrack_store::{Db, accounts};
 use uuid::Uuid;
 
+use crate::charges::{self, container::ContainerCharges};
 use crate::clock::{self, DataClock};
 use crate::ctx::Ctx;
 use crate::error::AppError;
@@ -47,6 +48,9 @@ pub struct ContainerDetail {
     pub routing: bool,
     /// The account has the rail entitlement (rail last free days are shown).
     pub rail: bool,
+    /// What it owes by the tariffs the account reads, as of its data's clock (none without
+    /// its shipment).
+    pub charges: Option<ContainerCharges>,
 }
 
 /// The account's container `id` whole, with page `raw_page` (from 1) of its upstream records;
@@ -88,6 +92,13 @@ pub async fn detail(
         Some(s) => clock::clock(ctx, account_id, s.id).await,
         None => DataClock::wall(),
     };
+    let charges = match &shown.shipment {
+        Some(s) => Some(
+            charges::container::priced(ctx, account_id, (&c, s), clock.at(ctx.now_us()), rail)
+                .await?,
+        ),
+        None => None,
+    };
     Ok(Some(ContainerDetail {
         container: c,
         shipment: shown.shipment,
@@ -99,6 +110,7 @@ pub async fn detail(
         clock,
         routing: entitled.contains(&Entitlement::Routing),
         rail,
+        charges,
     }))
 }
 

@@ -319,6 +319,8 @@ pub struct Further {
     /// Custom field conditions by a field's display name or key (containers; see
     /// [`crate::custom_fields::conditions`]).
     pub custom_fields: std::collections::BTreeMap<String, String>,
+    /// Only these containers (the console's "accruing charges" picks them so).
+    pub ids: Option<Vec<uuid::Uuid>>,
 }
 
 /// The later of two optional instants (the start of two ranges that both hold).
@@ -352,5 +354,8 @@ impl Further {
         f.tags_all |= self.tags_all;
         f.has_fees = self.has_fees.or(f.has_fees);
         f.has_fees_or_holds = self.has_fees_or_holds.or(f.has_fees_or_holds);
+        if let Some(ids) = &self.ids {
+            f.ids = Some(ids.clone());
+        }
     }
 }

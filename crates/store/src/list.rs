@@ -41,6 +41,14 @@ impl Cond {
         }
     }
 
+    /// A condition whose text is made at run time (`?` markers for a list of values).
+    pub fn owned(sql: String, args: Vec<Arg>) -> Cond {
+        Cond {
+            sql: std::borrow::Cow::Owned(sql),
+            args,
+        }
+    }
+
     /// A condition assembled from static fragments only (never from input): the SQL of a
     /// closed set of columns and comparisons.
     pub(crate) fn assembled(sql: String, args: Vec<Arg>) -> Cond {

@@ -383,6 +383,7 @@ fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now) -> 
         events,
         sources,
         clock: _,
+        charges,
     } = found;
     let shipment = shipment.as_ref();
     let pod_zone = shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref());
@@ -409,6 +410,10 @@ fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now) -> 
             section aria-labelledby="lfd" {
                 h2 id="lfd" { "Last free day by source" }
                 (detail::lfd(&st.lfd, *rail, pod_zone, now))
+            }
+            section aria-labelledby="charges" {
+                h2 id="charges" { "Charges" }
+                (crate::charges::container_section(charges.as_ref()))
             }
             section aria-labelledby="provenance" {
                 h2 id="provenance" { "Where each value came from" }

@@ -43,6 +43,8 @@ pub(crate) struct Asked {
     updated_days: Option<u32>,
     /// With an active hold (`Some(true)`), without one, or either.
     holds: Option<bool>,
+    /// Only the boxes accruing a charge (past a calculated last free day, still there).
+    accruing: bool,
     sort: ListSort,
     page: u32,
 }
@@ -74,6 +76,7 @@ impl Asked {
                 "0" | "false" => Some(false),
                 _ => None,
             },
+            accruing: matches!(text("accruing").as_str(), "1" | "true" | "on"),
             sort: crate::common::sort_of(q, &SORTS),
             page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
         }
@@ -112,6 +115,22 @@ impl Asked {
         }
     }
 
+    /// The use case's question at `now_us`, with the boxes accruing a charge looked up when
+    /// only those are asked for.
+    async fn question(
+        &self,
+        state: &Front,
+        account_id: Uuid,
+        now_us: i64,
+    ) -> Result<ListContainers, boxtrack_app::AppError> {
+        let mut input = self.input(now_us);
+        if self.accruing {
+            input.filter.further.ids =
+                Some(boxtrack_app::charges::summary::accruing_ids(&state.ctx, account_id).await?);
+        }
+        Ok(input)
+    }
+
     /// The query string of this question on page `n`.
     pub(crate) fn query_for(&self, n: u32) -> String {
         self.query_sorted(self.sort, n)
@@ -145,6 +164,14 @@ impl Asked {
                         None => String::new(),
                     },
                 ),
+                (
+                    "accruing",
+                    if self.accruing {
+                        "1".into()
+                    } else {
+                        String::new()
+                    },
+                ),
                 ("sort", crate::common::sort_value(sort)),
             ],
             n,
@@ -172,11 +199,14 @@ pub async fn list(
         size: PAGE_SIZE,
         cursor: None,
     };
-    let found =
-        match containers::list::<ContainerRow>(db, s.account_id, &asked.input(now), &page).await {
-            Ok(found) => found,
-            Err(e) => return app_unavailable(e),
-        };
+    let question = match asked.question(&state, s.account_id, now).await {
+        Ok(q) => q,
+        Err(e) => return app_unavailable(e),
+    };
+    let found = match containers::list::<ContainerRow>(db, s.account_id, &question, &page).await {
+        Ok(found) => found,
+        Err(e) => return app_unavailable(e),
+    };
     let listed = &found.listed;
     let rows = rows(&state, s.account_id, &found, now).await;
     let total = total_text(listed.total, listed.total_exact);
@@ -205,7 +235,7 @@ pub async fn list(
                             (sort_header("Last free day", asked.sort, (ListSort::LfdAsc, ListSort::LfdDesc), href))
                             (sort_header("Arrival (port, inland) and terminal", asked.sort, (ListSort::EtaAsc, ListSort::EtaDesc), href))
                             th scope="col" class="hide-narrow" { "Vessel" }
-                            th scope="col" { "Holds and fees" }
+                            th scope="col" { "Holds, fees and charges" }
                             (time_sort_headers(asked.sort, href))
                         }
                     }
@@ -231,7 +261,8 @@ fn filters(asked: &Asked) -> Markup {
     let more_open = !(asked.carrier.is_empty()
         && asked.port.is_empty()
         && asked.updated_days.is_none()
-        && asked.holds.is_none());
+        && asked.holds.is_none()
+        && !asked.accruing);
     html! {
         form method="get" action="/console/containers" role="search" class="filters" {
             div class="f wide" {
@@ -275,6 +306,12 @@ fn filters(asked: &Asked) -> Markup {
                     div class="f" {
                         label for="holds" { "Terminal holds" }
                         select id="holds" name="holds" { (hold_options(asked.holds)) }
+                    }
+                    div class="f" {
+                        label class="check" {
+                            input name="accruing" type="checkbox" value="1" checked[asked.accruing];
+                            " Accruing charges only"
+                        }
                     }
                 }
             }
@@ -330,13 +367,25 @@ pub(crate) async fn rows(
     let clocks = boxtrack_app::clock::clocks(&state.ctx, account_id, &ids)
         .await
         .unwrap_or_default();
+    let at = |c: &ContainerRow| clocks.get(&c.shipment_id).map_or(now, |k| k.at(now));
+    let priced: Vec<(&ContainerRow, &ShipmentRow, i64)> = found
+        .listed
+        .rows
+        .iter()
+        .filter_map(|c| Some((c, found.shipments.get(&c.shipment_id)?, at(c))))
+        .collect();
+    // what each box accrues (a table without it when the tariffs cannot be read)
+    let accruing =
+        boxtrack_app::charges::summary::accruing_on_page(&state.ctx, account_id, &priced)
+            .await
+            .unwrap_or_default();
     html! {
         @for c in &found.listed.rows {
             (row(
                 c,
                 found.shipments.get(&c.shipment_id),
-                clocks.get(&c.shipment_id).map_or(now, |k| k.at(now)),
-                now,
+                (at(c), now),
+                accruing.get(&c.id),
             ))
         }
     }
@@ -345,7 +394,12 @@ pub(crate) async fn rows(
 /// A container's row of the table: its badges, its last free day (highlighted when close or
 /// past, at the port's clock) and its times (UTC, as the headers say) with how long ago they
 /// were.
-fn row(c: &ContainerRow, shipment: Option<&ShipmentRow>, now: i64, wall: i64) -> Markup {
+fn row(
+    c: &ContainerRow,
+    shipment: Option<&ShipmentRow>,
+    (now, wall): (i64, i64),
+    accruing: Option<&Vec<boxtrack_app::charges::summary::AccruingBox>>,
+) -> Markup {
     let st = &c.state.0;
     let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
     let zone = shipment.and_then(|s| s.route.0.pod_timezone.as_deref());
@@ -383,7 +437,10 @@ fn row(c: &ContainerRow, shipment: Option<&ShipmentRow>, now: i64, wall: i64) ->
                 div class="muted" { (st.pod_terminal.as_deref().unwrap_or("")) }
             }
             td class="hide-narrow" { (vessel) }
-            td { (look::holds_and_fees(st)) }
+            td {
+                (look::holds_and_fees(st))
+                (crate::charges::accruing_cell(accruing))
+            }
             td { (look::when(c.updated_us, None, wall)) }
             td { (look::when(c.created_us, None, wall)) }
         }
@@ -397,7 +454,13 @@ pub async fn export(
     SignedIn(s): SignedIn,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    let asked = Asked::from_query(&query).input(state.ctx.now_us());
+    let asked = match Asked::from_query(&query)
+        .question(&state, s.account_id, state.ctx.now_us())
+        .await
+    {
+        Ok(q) => q,
+        Err(e) => return app_unavailable(e),
+    };
     let mut out = crate::csv::record(&[
         "number",
         "status",
@@ -461,7 +524,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
         .public_get("/console/containers", self::list, || boxtrack_http::doc::Doc::from_value({
                 let mut op = page(
                     "The containers table",
-                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `eta_days` (estimated arrival at the port of discharge within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last, `pod_eta_at` or `-pod_eta_at`, missing estimates last), `page`. Values that mean nothing are left out.",
+                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `eta_days` (estimated arrival at the port of discharge within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `accruing=1` (only the boxes accruing a charge by the account's tariffs: past the calculated last free day, still there), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last, `pod_eta_at` or `-pod_eta_at`, missing estimates last), `page`. Values that mean nothing are left out.",
                     ("200", html("The table")),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
@@ -479,6 +542,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                     ("port", "string"),
                     ("updated_days", "integer"),
                     ("holds", "string"),
+                    ("accruing", "string"),
                     ("sort", "string"),
                     ("page", "integer"),
                 ]);
@@ -504,6 +568,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                     ("port", "string"),
                     ("updated_days", "integer"),
                     ("holds", "string"),
+                    ("accruing", "string"),
                     ("sort", "string"),
                 ]);
                 op

@@ -32,6 +32,8 @@ pub(crate) enum Place {
     Import,
     /// The webhook list.
     Webhooks,
+    /// The account's charges (its exposure).
+    Charges,
     /// The health of the sources.
     Sources,
     /// The API reference: a page of its own, without this header, so never the current one.
@@ -52,7 +54,7 @@ pub(crate) struct User<'a> {
 
 /// The places of the navigation, in order: each with its words and address (`None`: listed
 /// only when it is the current page).
-const PLACES: [(Place, &str, Option<&str>); 9] = [
+const PLACES: [(Place, &str, Option<&str>); 10] = [
     (Place::Action, "Needs action", Some("/console/action")),
     (Place::Account, "Account", Some("/console")),
     (Place::Shipments, "Shipments", Some("/console/shipments")),
@@ -63,6 +65,7 @@ const PLACES: [(Place, &str, Option<&str>); 9] = [
         Some("/console/tracking_requests"),
     ),
     (Place::Import, "Import", None),
+    (Place::Charges, "Charges", Some("/console/charges")),
     (Place::Webhooks, "Webhooks", Some("/console/webhooks")),
     (Place::Sources, "Sources", Some("/console/sources")),
     (
@@ -181,11 +184,9 @@ mod tests {
         assert!(!html.contains("Sign out"), "{html}");
         // the import page is listed only while shown; every place is a link elsewhere
         let import = header(Place::Import, s).into_string();
-        assert!(
-            import.contains(r#"Tracking requests</a> · Import · <a href="/console/webhooks">"#)
-        );
+        assert!(import.contains(r#"Tracking requests</a> · Import · <a href="/console/charges">"#));
         let elsewhere = header(Place::Elsewhere, s).into_string();
-        assert_eq!(elsewhere.matches("<a href=").count(), 8, "{elsewhere}");
+        assert_eq!(elsewhere.matches("<a href=").count(), 9, "{elsewhere}");
         // the account page signs out, with the session's form token
         let account = header(Place::Account, s).into_string();
         assert!(

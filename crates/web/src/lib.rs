@@ -22,6 +22,7 @@ use boxtrack_http::html::cookie;
 use maud::{Markup, html};
 
 mod action;
+mod charges;
 mod common;
 mod container;
 mod containers;
@@ -67,6 +68,7 @@ pub fn mount() -> Mount {
     [
         action::routes,
         containers::routes,
+        charges::routes,
         container::routes,
         shipments::routes,
         webhooks::routes,

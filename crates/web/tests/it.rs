@@ -13,6 +13,8 @@ use reqwest::redirect::Policy;
 use tokio_util::sync::CancellationToken;
 
 // this binary's other tests, in files of their own beside it
+#[path = "it/charges.rs"]
+mod charges;
 #[path = "it/escaping.rs"]
 mod escaping;
 
@@ -865,7 +867,7 @@ async fn sign_in_lands_on_what_needs_action() {
         "{table}"
     );
     assert!(
-        table.contains("Holds and fees") && table.contains("Arrival (port, inland)"),
+        table.contains("Holds, fees and charges") && table.contains("Arrival (port, inland)"),
         "{table}"
     );
 }

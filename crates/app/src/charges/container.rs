@@ -8,7 +8,7 @@ use boxtrack_core::plan::Entitlement;
 use boxtrack_core::tracking::rules::t;
 use boxtrack_core::tracking::{ContainerState, LfdKind, Route};
 use boxtrack_store::accounts;
-use boxtrack_store::reads::ContainerRow;
+use boxtrack_store::reads::{ContainerRow, ShipmentRow};
 use jiff::tz::TimeZone;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -308,19 +308,36 @@ pub async fn of_container(
     let as_of_us = clock::clock(ctx, account_id, shipment.id)
         .await
         .at(ctx.now_us());
-    let mut pricer = Pricer::new(ctx, account_id);
+    priced(
+        ctx,
+        account_id,
+        (&shown.container, &shipment),
+        as_of_us,
+        rail,
+    )
+    .await
+    .map(Some)
+}
+
+/// What one of the account's boxes with its shipment owes as of `as_of_us`, with what each of
+/// the next [`COMING_DAYS`] adds (`rail`: the rail carrier's last free day is shown).
+pub(crate) async fn priced(
+    ctx: &Ctx,
+    account_id: Uuid,
+    (c, shipment): (&ContainerRow, &ShipmentRow),
+    as_of_us: i64,
+    rail: bool,
+) -> Result<ContainerCharges, AppError> {
     let of = ShippedBy {
         scac: &shipment.scac,
         route: &shipment.route.0,
     };
-    let c = &shown.container;
     charges_of(
-        &mut pricer,
+        &mut Pricer::new(ctx, account_id),
         (c.id, &c.state.0),
         &of,
         as_of_us,
         (rail, COMING_DAYS),
     )
     .await
-    .map(Some)
 }

@@ -3,10 +3,11 @@
 //! priced as `GET /v2/containers/{id}/charges` prices it, on its own data's clock; the
 //! tariffs and calendars are read once for all of them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use boxtrack_core::charges::Money;
 use boxtrack_store::charges::{self as store, PricedBox};
+use boxtrack_store::reads::{ContainerRow, ShipmentRow};
 use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
@@ -142,6 +143,26 @@ fn money(text: &str) -> Money {
     Money::parse(text).unwrap_or(Money::ZERO)
 }
 
+/// A kind of a box (`id`, `number`) still accruing: past its last free day, its clock running.
+fn accruing(
+    (id, number): (Uuid, &str),
+    terminal: Option<&String>,
+    c: &ContainerCharge,
+) -> Option<AccruingBox> {
+    (c.charge.ended_on.is_none() && c.charge.chargeable_days > 0).then(|| AccruingBox {
+        container_id: id,
+        number: number.to_string(),
+        kind: c.charge.kind.clone(),
+        currency: c.charge.currency.clone(),
+        accrued: c.charge.amount.clone(),
+        tomorrow_adds: c
+            .coming
+            .first()
+            .map_or_else(|| "0.00".into(), |d| d.adds.clone()),
+        terminal: terminal.cloned(),
+    })
+}
+
 /// The summary being summed.
 #[derive(Default)]
 struct Tally {
@@ -176,19 +197,8 @@ impl Tally {
                 .or_default()
                 .add(accrued, tomorrow);
             let running = c.charge.ended_on.is_none();
-            if running && c.charge.chargeable_days > 0 {
-                self.accruing.push((
-                    accrued,
-                    AccruingBox {
-                        container_id: b.id,
-                        number: b.number.clone(),
-                        kind: c.charge.kind.clone(),
-                        currency,
-                        accrued: c.charge.amount.clone(),
-                        tomorrow_adds: tomorrow.to_string(),
-                        terminal: terminal.clone(),
-                    },
-                ));
+            if let Some(a) = accruing((b.id, &b.number), terminal.as_ref(), c) {
+                self.accruing.push((accrued, a));
             }
             self.note_ending(b, c, running);
         }
@@ -282,8 +292,8 @@ impl Tally {
     }
 }
 
-/// The account's exposure over its tracked boxes, each counted on its own data's clock.
-pub async fn summary(ctx: &Ctx, account_id: Uuid) -> Result<Summary, AppError> {
+/// Prices every tracked box of the account on its own data's clock at `now`, tallied.
+async fn tally(ctx: &Ctx, account_id: Uuid, now: i64) -> Result<Tally, AppError> {
     let boxes = store::active_boxes(ctx.read_db(account_id), account_id).await?;
     let rail = crate::accounts::get(ctx, account_id)
         .await?
@@ -291,7 +301,6 @@ pub async fn summary(ctx: &Ctx, account_id: Uuid) -> Result<Summary, AppError> {
             a.entitlements
                 .contains(&boxtrack_core::plan::Entitlement::RailLfd)
         });
-    let now = ctx.now_us();
     let mut pricer = Pricer::new(ctx, account_id);
     let mut tally = Tally::default();
     for b in &boxes {
@@ -303,5 +312,51 @@ pub async fn summary(ctx: &Ctx, account_id: Uuid) -> Result<Summary, AppError> {
         let charges = charges_of(&mut pricer, (b.id, &b.state.0), &of, as_of, (rail, 1)).await?;
         tally.add(b, &charges);
     }
+    Ok(tally)
+}
+
+/// The account's exposure over its tracked boxes, each counted on its own data's clock.
+pub async fn summary(ctx: &Ctx, account_id: Uuid) -> Result<Summary, AppError> {
+    let now = ctx.now_us();
+    let tally = tally(ctx, account_id, now).await?;
     Ok(tally.finish(jiff::Timestamp::from_microsecond(now).unwrap_or_default()))
+}
+
+/// Every one of the account's tracked boxes still accruing a charge, most accrued first (the
+/// console's containers table filters on them).
+pub async fn accruing_ids(ctx: &Ctx, account_id: Uuid) -> Result<Vec<Uuid>, AppError> {
+    let mut accruing = tally(ctx, account_id, ctx.now_us()).await?.accruing;
+    accruing.sort_by_key(|a| std::cmp::Reverse(a.0));
+    let mut ids: Vec<Uuid> = Vec::new();
+    for (_, b) in accruing {
+        if !ids.contains(&b.container_id) {
+            ids.push(b.container_id);
+        }
+    }
+    Ok(ids)
+}
+
+/// What each box of a page accrues (the kinds past their last free day whose clock runs), by
+/// container: each box with its shipment and the instant its data's clock reads.
+pub async fn accruing_on_page(
+    ctx: &Ctx,
+    account_id: Uuid,
+    boxes: &[(&ContainerRow, &ShipmentRow, i64)],
+) -> Result<HashMap<Uuid, Vec<AccruingBox>>, AppError> {
+    let mut pricer = Pricer::new(ctx, account_id);
+    let mut out: HashMap<Uuid, Vec<AccruingBox>> = HashMap::new();
+    for (c, s, as_of) in boxes {
+        let of = ShippedBy {
+            scac: &s.scac,
+            route: &s.route.0,
+        };
+        let charges = charges_of(&mut pricer, (c.id, &c.state.0), &of, *as_of, (false, 1)).await?;
+        let terminal = c.state.0.pod_terminal.as_ref();
+        for ch in &charges.charges {
+            if let Some(a) = accruing((c.id, &c.number), terminal, ch) {
+                out.entry(c.id).or_default().push(a);
+            }
+        }
+    }
+    Ok(out)
 }

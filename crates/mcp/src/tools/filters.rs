@@ -651,6 +651,7 @@ pub fn container_filter(
             has_fees: a.flag("has_fees", f.has_fees),
             has_fees_or_holds: a.flag("has_fees_or_holds", f.has_fees_or_holds),
             custom_fields,
+            ids: None,
         },
         ..ContainerFilter::default()
     })

@@ -55,6 +55,8 @@ pub struct Filter {
     pub has_fees: Option<bool>,
     /// With terminal fees or an active hold, or with neither (containers).
     pub has_fees_or_holds: Option<bool>,
+    /// Only these containers (none: any); an empty list selects nothing.
+    pub ids: Option<Vec<Uuid>>,
     /// Custom field values on the container or its shipment (containers; all hold).
     pub custom: Vec<CustomCond>,
 }

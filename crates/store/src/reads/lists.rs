@@ -172,6 +172,17 @@ fn on_containers(account_id: Uuid, f: &Filter) -> Vec<Cond> {
     if let Some(h) = f.on_hold {
         conds.push(Cond::new("on_hold = ?", vec![Arg::Bool(h)]));
     }
+    if let Some(ids) = &f.ids {
+        conds.push(if ids.is_empty() {
+            Cond::new("1 = 0", vec![])
+        } else {
+            let marks = vec!["?"; ids.len()].join(", ");
+            Cond::owned(
+                format!("id IN ({marks})"),
+                ids.iter().map(|id| Arg::Uuid(*id)).collect(),
+            )
+        });
+    }
     if !f.statuses.is_empty() {
         // the status is one of the comma-separated list (statuses hold no commas)
         conds.push(Cond::new(

@@ -321,7 +321,7 @@ pub async fn of_container(
 
 /// What one of the account's boxes with its shipment owes as of `as_of_us`, with what each of
 /// the next [`COMING_DAYS`] adds (`rail`: the rail carrier's last free day is shown).
-pub(crate) async fn priced(
+pub async fn priced(
     ctx: &Ctx,
     account_id: Uuid,
     (c, shipment): (&ContainerRow, &ShipmentRow),

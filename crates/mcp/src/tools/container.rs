@@ -4,6 +4,7 @@
 //! total, local times), in the reference MCP server's shape.
 
 use super::error::ToolError;
+use boxtrack_app::charges::container::ContainerCharges;
 use boxtrack_app::containers;
 use boxtrack_app::model::Account;
 use boxtrack_app::model::{ContainerRow, ShipmentRow};
@@ -351,6 +352,11 @@ pub struct ContainerAnswer {
     /// Transport events in brief (with `include` `transport_events`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events: Option<EventsSummary>,
+    /// What the box owes by the account's tariffs, kind by kind, with the calculated last free
+    /// day beside the reported one and what each of the next 7 days adds (boxtrack's
+    /// extension; left out while no tariff prices the box).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub charges: Option<ContainerCharges>,
     /// When tracking began.
     pub created_at: At,
     /// Facts about the answer.
@@ -446,6 +452,20 @@ pub(super) async fn get(
     } else {
         None
     };
+    let charges = match &shipment {
+        Some(s) => boxtrack_app::charges::container::priced(
+            &state.ctx,
+            account.id,
+            (&c, s),
+            now_us,
+            account.has(Entitlement::RailLfd),
+        )
+        .await
+        .map(Some)
+        .map_err(ToolError::from_app("the container's charges"))?,
+        None => None,
+    }
+    .filter(|ch| !ch.charges.is_empty());
     let metadata = metadata(lifecycle, source, &includes, verdict.urgency.as_str());
     Ok(ContainerAnswer {
         id: c.id,
@@ -504,6 +524,7 @@ pub(super) async fn get(
         pod_terminal,
         custom_fields,
         events,
+        charges,
         created_at: r.created_at,
         metadata,
     })
@@ -665,6 +686,30 @@ pub fn markdown(a: &ContainerAnswer, rail_zone: Option<&str>) -> String {
             d.days_until_lfd
                 .map_or(String::new(), |n| format!(" ({n} days until the LFD)"))
         ));
+    }
+    if let Some(ch) = &a.charges {
+        text.push_str("\n## Charges (by the account's tariffs)\n\n");
+        for c in &ch.charges {
+            let k = &c.charge;
+            text.push_str(&format!(
+                "- **{kind}** ({issuer}): {cur} {amount} for {days} day(s); calculated LFD {lfd}{reported}{tomorrow}\n",
+                kind = k.kind,
+                issuer = k.issuer,
+                cur = k.currency,
+                amount = k.amount,
+                days = k.chargeable_days,
+                lfd = k.last_free_day.as_deref().unwrap_or("not yet"),
+                reported = c
+                    .reported_last_free_day
+                    .as_ref()
+                    .filter(|r| Some(&r.date) != k.last_free_day.as_ref())
+                    .map_or(String::new(), |r| format!(" (the {} says {})", r.source, r.date)),
+                tomorrow = c
+                    .coming
+                    .first()
+                    .map_or(String::new(), |d| format!("; tomorrow adds {}", d.adds)),
+            ));
+        }
     }
     if let Some(carrier) = a.rail.pod_rail_carrier.as_deref() {
         let rz = rail_zone.or(zone);

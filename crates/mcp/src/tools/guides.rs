@@ -101,6 +101,26 @@ pub const CONTAINER: Guide = Guide {
     ],
 };
 
+/// `get_demurrage_exposure`.
+pub const EXPOSURE: Guide = Guide {
+    purpose: "What the account's boxes owe in demurrage, storage and detention, and what is coming.",
+    can_answer: &[
+        "What is my demurrage exposure?",
+        "Which containers are accruing charges?",
+        "Whose free time ends tomorrow?",
+    ],
+    requires_more_data: &["One box's charges day by day (get_container)"],
+    relevant_fields: &[
+        "totals",
+        "accruing",
+        "free_time_ends_today",
+        "free_time_ends_tomorrow",
+    ],
+    presentation: "The total accrued and what tomorrow adds per currency first, then the boxes accruing (most first) and the free times ending today and tomorrow; say how many boxes were not priced (no tariff).",
+    follow_ups: &["Show the charges of the container accruing most"],
+    tools: &["get_container", "list_containers"],
+};
+
 /// `get_container_readiness`.
 pub const READINESS: Guide = Guide {
     purpose: "Whether a container can be picked up now, and what stands in the way.",

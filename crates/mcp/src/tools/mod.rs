@@ -6,6 +6,7 @@
 
 mod account;
 mod call;
+mod charges;
 mod container;
 mod contract;
 mod credential;

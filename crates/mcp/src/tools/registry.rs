@@ -166,7 +166,7 @@ fn intent_schema() -> Value {
 }
 
 /// Every tool, in the order `tools/list` gives them.
-pub static TOOLS: [&dyn Declared; 20] = [
+pub static TOOLS: [&dyn Declared; 21] = [
     &Declare::<super::account::Whoami>(PhantomData),
     &Declare::<super::summary::SummarizeContainers>(PhantomData),
     &Declare::<super::search_docs::SearchDocs>(PhantomData),
@@ -187,6 +187,7 @@ pub static TOOLS: [&dyn Declared; 20] = [
     &Declare::<super::writes::ListWebhooks>(PhantomData),
     &Declare::<super::writes::CreateWebhook>(PhantomData),
     &Declare::<super::container::GetContainerReadiness>(PhantomData),
+    &Declare::<super::charges::GetDemurrageExposure>(PhantomData),
 ];
 
 /// The tool of this name.

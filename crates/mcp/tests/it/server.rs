@@ -238,6 +238,7 @@ async fn every_tool_is_declared_and_callable() {
         "list_webhooks",
         "create_webhook",
         "get_container_readiness",
+        "get_demurrage_exposure",
     ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
@@ -993,7 +994,7 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
     let info = client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "boxtrack");
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 20);
+    assert_eq!(tools.len(), 21);
     let call = |name: &'static str, args: Value| {
         let params = CallToolRequestParams::new(name)
             .with_arguments(args.as_object().cloned().unwrap_or_default());
@@ -1026,6 +1027,7 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
         ("list_containers", json!({"page": 1, "page_size": 10})),
         ("list_tracking_requests", json!({})),
         ("get_container_readiness", json!({"id": cid})),
+        ("get_demurrage_exposure", json!({})),
         ("stop_tracking", json!({"shipment_id": shipment_id})),
         ("resume_tracking", json!({"shipment_id": shipment_id})),
         ("list_webhooks", json!({})),
@@ -1228,6 +1230,7 @@ async fn every_answer_carries_its_contract_and_steering() {
         ("search_container", json!({"query": "ZZZZ0000000ZZZZ"})),
         ("track_container", json!({"number": number})),
         ("get_container_readiness", json!({"id": cid})),
+        ("get_demurrage_exposure", json!({})),
         ("whoami", json!({})),
         (
             "summarize_containers",
@@ -1522,4 +1525,57 @@ fn the_mount_documents_each_of_its_operations() {
     .collect();
     expected.sort();
     assert_eq!(documented, expected);
+}
+
+#[tokio::test]
+async fn a_container_answer_carries_its_charges_and_a_tool_sums_the_exposure() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    app.track(&key, "TEST-SCN-IMPORT", "bill_of_lading", "TEST")
+        .await;
+    app.tick_at(boxtrack_store::now_us()).await;
+    let cid = app.containers(&key).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let m = Mcp {
+        app: &app,
+        key,
+        next: 1.into(),
+    };
+    // no tariff: no charges in the answer, nothing priced
+    let c = m.tool("get_container", json!({"id": cid})).await;
+    assert!(c["structuredContent"].get("charges").is_none(), "{c}");
+    let e = m.tool("get_demurrage_exposure", json!({})).await;
+    assert_eq!(e["structuredContent"]["boxes"], 1, "{e}");
+    assert_eq!(e["structuredContent"]["priced"], 0, "{e}");
+
+    let doc: boxtrack_core::charges::TariffDoc = serde_json::from_value(json!({
+        "name": "Sandbox demurrage", "issuer": boxtrack_core::carriers::SANDBOX_SCAC,
+        "kind": "demurrage", "ports": ["*"], "equipment": ["*"], "valid_from": "2020-01-01",
+        "valid_to": null, "currency": "USD",
+        "free_time": {"days": 4, "count": "calendar", "from": "discharged", "starts": "next_day"},
+        "charges": {"count": "calendar"},
+        "tiers": [{"from_day": 1, "to_day": null, "rate": "90.00"}],
+        "source": {"url": "https://example.com/t", "retrieved": "2026-12-01"}
+    }))
+    .unwrap();
+    boxtrack_app::charges::add_tariff(&app.front.ctx, Some(account.id), doc)
+        .await
+        .unwrap();
+    // the journey has not reached its port yet: priced, nothing owed, no last free day
+    let c = m.tool("get_container", json!({"id": cid})).await;
+    let dem = &c["structuredContent"]["charges"]["charges"][0];
+    assert_eq!(dem["kind"], "demurrage", "{c}");
+    assert_eq!(dem["amount"], "0.00", "{c}");
+    assert!(dem["last_free_day"].is_null(), "{c}");
+    let e = m.tool("get_demurrage_exposure", json!({})).await;
+    let s = &e["structuredContent"];
+    assert_eq!(s["priced"], 1, "{e}");
+    assert_eq!(
+        s["totals"],
+        json!([{"currency": "USD", "boxes": 1, "accrued": "0.00", "tomorrow_adds": "0.00"}]),
+        "{e}"
+    );
+    assert_eq!(s["accruing_count"], 0, "{e}");
 }

@@ -3929,6 +3929,25 @@ async fn the_client_command_line_tracks_lists_shows_and_watches() {
         ships.contains("TEST-SCN-HOLDS") && ships.contains("TEST-SCN-RAIL"),
         "{ships}"
     );
+    // a public tariff for the sandbox's line prices its boxes' demurrage
+    let tariff = dir.0.join("sandbox-demurrage.json");
+    std::fs::write(
+        &tariff,
+        serde_json::json!({
+            "name": "Sandbox demurrage", "issuer": "TEST", "kind": "demurrage", "ports": ["*"],
+            "equipment": ["*"], "valid_from": "2020-01-01", "valid_to": null, "currency": "USD",
+            "free_time": {"days": 4, "count": "calendar", "from": "discharged", "starts": "next_day"},
+            "charges": {"count": "calendar"},
+            "tiers": [{"from_day": 1, "to_day": null, "rate": "90.00"}],
+            "source": {"url": "https://example.com/t", "retrieved": "2026-12-01"}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    ok_text(boxtrack(
+        &db.url,
+        &["tariffs", "import", tariff.to_str().unwrap()],
+    ));
     let shown = ok_text(client(&base, &key, &["show", &numbers[0]]));
     for label in [
         "Container",
@@ -3937,6 +3956,7 @@ async fn the_client_command_line_tracks_lists_shows_and_watches() {
         "Last free day",
         "Holds",
         "Fees",
+        "Charges         demurrage (TEST): USD ",
         "Last events",
     ] {
         assert!(shown.contains(label), "{label}: {shown}");

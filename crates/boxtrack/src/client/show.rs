@@ -25,8 +25,15 @@ pub async fn show(args: &ShowArgs) -> anyhow::Result<()> {
     ]);
     let doc = api.get(&format!("/v2/containers?{q}")).await?;
     let containers: List<Container> = decode(&doc, "a list of containers")?;
-    if !containers.data.is_empty() {
-        return print(&doc, args.conn.json, || Ok(container_summary(&containers)));
+    if let Some(c) = containers.data.first() {
+        // what it owes by the account's tariffs (left out where the server has no charges)
+        let charges = api
+            .get(&format!("/v2/containers/{}/charges", c.id))
+            .await
+            .ok();
+        return print(&doc, args.conn.json, || {
+            Ok(container_summary(&containers, charges.as_ref()))
+        });
     }
     let q = query(&[
         ("q", Some(number.clone())),
@@ -71,8 +78,9 @@ impl Fields {
     }
 }
 
-/// The readable summary of one container (`show` on a container number).
-fn container_summary(list: &List<Container>) -> String {
+/// The readable summary of one container (`show` on a container number), with its charges
+/// (`GET /v2/containers/{id}/charges`) when they were read.
+fn container_summary(list: &List<Container>, charges: Option<&serde_json::Value>) -> String {
     let Some(c) = list.data.first() else {
         return String::new();
     };
@@ -94,8 +102,60 @@ fn container_summary(list: &List<Container>) -> String {
         terminal.map(|t| text(&t.name)).unwrap_or_default(),
     );
     pickup_fields(&mut lines, a);
+    if let Some(doc) = charges {
+        charge_fields(&mut lines, doc);
+    }
     last_events(&mut lines.0, list);
     lines.0.join("\n")
+}
+
+/// One line per kind a tariff prices: what it owes, the calculated last free day (with the
+/// reported one when it differs) and what tomorrow adds; the kinds not priced, in one line.
+fn charge_fields(lines: &mut Fields, doc: &serde_json::Value) {
+    let a = &doc["data"]["attributes"];
+    let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    let mut label = "Charges";
+    for c in a["charges"].as_array().into_iter().flatten() {
+        let reported = &c["reported_last_free_day"];
+        let differs = reported.is_object() && reported["date"] != c["last_free_day"];
+        lines.field(
+            label,
+            format!(
+                "{} ({}): {} {} for {} day(s), last free day {}{}{}",
+                s(&c["kind"]),
+                s(&c["issuer"]),
+                s(&c["currency"]),
+                s(&c["amount"]),
+                c["chargeable_days"].as_u64().unwrap_or(0),
+                c["last_free_day"].as_str().unwrap_or("not yet"),
+                if differs {
+                    format!(
+                        " (the {} says {})",
+                        s(&reported["source"]),
+                        s(&reported["date"])
+                    )
+                } else {
+                    String::new()
+                },
+                c["coming"][0]["adds"]
+                    .as_str()
+                    .map(|adds| format!(", +{adds} tomorrow"))
+                    .unwrap_or_default(),
+            ),
+        );
+        label = "";
+    }
+    let missing: Vec<String> = a["missing"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| s(&m["kind"]))
+        .collect();
+    if label == "Charges" {
+        lines.field("Charges", "no tariff prices this box".into());
+    } else if !missing.is_empty() {
+        lines.field("", format!("no tariff for {}", missing.join(", ")));
+    }
 }
 
 /// A container's shipment: bill of lading, route, vessel, arrival or ETA.

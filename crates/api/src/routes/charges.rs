@@ -6,6 +6,7 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::IntoResponse;
+use boxtrack_app::charges::audit::{self, AuditIn, AuditOut};
 use boxtrack_app::charges::container::{self, ContainerCharges};
 use boxtrack_app::charges::quote::{self, Quote, QuoteIn};
 use boxtrack_app::charges::summary::{self, Summary};
@@ -301,6 +302,43 @@ pub async fn charges_summary(State(state): State<AppState>, caller: Caller) -> A
     }))
 }
 
+/// The audit answer's resource.
+#[derive(Serialize, JsonSchema)]
+pub struct AuditObject {
+    /// `charge_audit`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "charge_audit"))]
+    kind: &'static str,
+    /// A new id for this answer.
+    id: Uuid,
+    /// The findings, and the computed charge beside the billed one.
+    attributes: AuditOut,
+}
+
+/// The audit answer.
+#[derive(Serialize, JsonSchema)]
+pub struct AuditDoc {
+    /// The audit.
+    data: AuditObject,
+}
+
+/// `POST /v2/charges/audits`.
+pub async fn charges_audit(
+    State(state): State<AppState>,
+    caller: Caller,
+    Body(doc): Body<Written<AuditIn>>,
+) -> ApiResult<JsonApi> {
+    let asked = doc.attributes("charge_audit")?;
+    let answer = audit::audit(&state.ctx, caller.account.id, &asked).await?;
+    Ok(JsonApi::of(&AuditDoc {
+        data: AuditObject {
+            kind: "charge_audit",
+            id: Uuid::now_v7(),
+            attributes: answer,
+        },
+    }))
+}
+
 /// This module's operations, each declared with its route and handler.
 pub fn routes() -> Routes {
     Routes::default()
@@ -381,5 +419,12 @@ pub fn routes() -> Routes {
                 .about("The account's exposure over its tracked boxes, each priced as `GET /v2/containers/{id}/charges` prices it on its own data's clock: what they have accrued and what tomorrow adds, per currency, per kind and per terminal; the free times (box and kind, still running) whose calculated last free day is today, tomorrow, or in two or three days; and the boxes accruing, most accrued first (each list names at most 500, its count is whole). boxtrack's extension.")
                 .errors(&[401, 429])
                 .ok("The account's exposure", schema_of::<SummaryDoc>())
+        })
+        .post("/v2/charges/audits", charges_audit, || {
+            Doc::new("Charges", "Audit an invoice")
+                .about("A demurrage or detention invoice checked against the minimum contents 46 CFR 541.6 requires (identifying, timing, rate and dispute information, the two certifications; each missing item a finding: under 541.5 the billed party need not pay such an invoice), against 541.7 (issued within 30 days of the charge last incurred), and line by line against the charge the account's tariffs compute for the box: a day billed within free time or excused, a day not chargeable, another tier's rate, a line amount or a total that does not add up, free time start, end or days other than the tariff's. The box is named as a quote names it, or by `container_id` (a tracked box, from its own history); it is counted as of `as_of`, else noon UTC of the invoice date. Each finding names its line (or null), its date and the rule it breaks, so a dispute can quote it. The answer is 200 whatever it finds. boxtrack's extension.")
+                .body::<Written<AuditIn>>()
+                .errors(&[400, 401, 404, 415, 422, 429])
+                .answer("200", body("The audit", schema_of::<AuditDoc>()))
         })
 }

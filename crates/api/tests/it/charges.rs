@@ -417,6 +417,37 @@ async fn a_tracked_box_is_priced_from_its_own_history_beside_the_reported_last_f
     let last: f64 = coming[6]["total"].as_str().unwrap().parse().unwrap();
     assert_eq!(last, amount + 7.0 * 180.0);
 
+    // an invoice for the box that left, audited from its own history: the days and rates
+    // billed are the tariff's
+    let lines: Vec<Value> = [
+        ("2026-03-14", "150.00"),
+        ("2026-03-15", "150.00"),
+        ("2026-03-16", "150.00"),
+        ("2026-03-17", "150.00"),
+        ("2026-03-18", "180.00"),
+    ]
+    .iter()
+    .map(|(d, r)| json!({"date": d, "rate": r, "amount": r}))
+    .collect();
+    let audit = doc(
+        "charge_audit",
+        json!({"container_id": gone, "kind": "demurrage", "invoice_date": "2026-03-20",
+               "free_time_start": "2026-03-06", "free_time_end": "2026-03-13",
+               "free_time_days": 4, "lines": lines, "total": "780.00"}),
+    );
+    let r = app.post("/v2/charges/audits", &key, MT, &audit).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let a = r.json()["data"]["attributes"].clone();
+    assert_eq!(a["computed"]["amount"], "780.00", "{a}");
+    assert!(
+        a["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["rule"].as_str().unwrap().starts_with("541.6(")),
+        "only missing contents: {a}"
+    );
+
     // another account's box is not found, nor is a box that does not exist
     assert_error(
         &app.get(&format!("/v2/containers/{gone}/charges"), Some(&other))
@@ -660,4 +691,92 @@ async fn a_sandbox_journey_is_priced_on_its_virtual_clock() {
     let dem = &priced.charges[0];
     assert_eq!(dem.charge.kind, "demurrage");
     assert!(dem.charge.last_free_day.is_some(), "{dem:?}");
+}
+
+#[tokio::test]
+async fn an_invoice_is_audited_against_541_6_and_the_tariff_line_by_line() {
+    let app = TestApp::spawn().await;
+    let (_, key) = app.account().await;
+    for (kind, d) in [
+        ("tariff", tariff_doc()),
+        (
+            "calendar",
+            json!({"port": "USLAX", "weekend": ["sat", "sun"], "holidays": ["2026-03-09"]}),
+        ),
+    ] {
+        let made = app
+            .post(&format!("/v2/{kind}s"), &key, MT, &doc(kind, d))
+            .await;
+        assert_eq!(made.status, 201, "{}", made.text);
+    }
+    // the served example: a free day billed, free time said to end a day early, and three
+    // items 541.6 asks for missing
+    let bodies: Value =
+        serde_json::from_str(include_str!("../../src/examples/bodies.json")).unwrap();
+    let body = bodies["charges: audit"].to_string();
+    let r = app.post("/v2/charges/audits", &key, MT, &body).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let a = r.json()["data"]["attributes"].clone();
+    assert_eq!(r.json()["data"]["type"], "charge_audit");
+    let rules: Vec<(Value, String)> = a["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["line"].clone(), f["rule"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            (
+                Value::Null,
+                "541.6(b)(6) container availability date".to_string()
+            ),
+            (Value::Null, "541.6(d)(3) dispute timeframe".to_string()),
+            (Value::Null, "541.6(e)(2) performance statement".to_string()),
+            (Value::Null, "541.6(b)(5) free time end".to_string()),
+            (json!(0), "free day".to_string()),
+        ],
+        "{a}"
+    );
+    assert_eq!(a["contents_complete"], false);
+    assert_eq!(a["computed"]["amount"], "960.00");
+    assert_eq!(a["billed"]["lines_total"], "1110.00");
+    assert_eq!(a["billed"]["days"], 7);
+    let free_day = &a["findings"][4];
+    assert_eq!(free_day["date"], "2026-03-12");
+    assert!(
+        free_day["detail"].as_str().unwrap().contains("2026-03-12"),
+        "{free_day}"
+    );
+
+    // without a box: refused, naming the field; an unknown kind likewise
+    let mut bare = bodies["charges: audit"].clone();
+    bare["data"]["attributes"]
+        .as_object_mut()
+        .unwrap()
+        .remove("scac");
+    let refused = assert_error(
+        &app.post("/v2/charges/audits", &key, MT, &bare.to_string())
+            .await,
+        422,
+    );
+    assert_eq!(
+        refused["source"]["pointer"], "/data/attributes/scac",
+        "{refused}"
+    );
+    let mut odd = bodies["charges: audit"].clone();
+    odd["data"]["attributes"]["kind"] = json!("parking");
+    assert_error(
+        &app.post("/v2/charges/audits", &key, MT, &odd.to_string())
+            .await,
+        422,
+    );
+    // another account's container is not found
+    let mut theirs = bodies["charges: audit"].clone();
+    theirs["data"]["attributes"]["container_id"] = json!(uuid::Uuid::now_v7());
+    assert_error(
+        &app.post("/v2/charges/audits", &key, MT, &theirs.to_string())
+            .await,
+        404,
+    );
 }

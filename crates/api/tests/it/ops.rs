@@ -398,6 +398,7 @@ async fn openapi_document_matches_the_router() {
         ("POST", "/v2/charges/quote"),
         ("GET", "/v2/containers/{id}/charges"),
         ("GET", "/v2/charges/summary"),
+        ("POST", "/v2/charges/audits"),
     ]
     .into_iter()
     .map(|(m, p)| (m.to_string(), p.to_string()))

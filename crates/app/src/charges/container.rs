@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::quote::{ChargeOut, ComingOut, HoldIn, MissingOut, Pricer, QuoteIn};
+use super::quote::{ChargeOut, ComingOut, HoldIn, MissingOut, PricedKind, Pricer, QuoteIn};
 use crate::AppError;
 use crate::clock;
 use crate::ctx::Ctx;
@@ -270,19 +270,25 @@ pub(crate) async fn charges_of(
     out.charges = priced
         .charges
         .into_iter()
-        .map(|(charge, coming)| {
-            let compared = compared_with(&charge.kind, &reported).cloned();
-            let diff = match (&charge.last_free_day, &compared) {
-                (Some(calc), Some(r)) => difference(calc, &r.date),
-                _ => None,
-            };
-            ContainerCharge {
-                charge,
-                reported_last_free_day: compared,
-                last_free_day_difference_days: diff,
-                coming,
-            }
-        })
+        .map(
+            |PricedKind {
+                 out: charge,
+                 coming,
+                 ..
+             }| {
+                let compared = compared_with(&charge.kind, &reported).cloned();
+                let diff = match (&charge.last_free_day, &compared) {
+                    (Some(calc), Some(r)) => difference(calc, &r.date),
+                    _ => None,
+                };
+                ContainerCharge {
+                    charge,
+                    reported_last_free_day: compared,
+                    last_free_day_difference_days: diff,
+                    coming,
+                }
+            },
+        )
         .collect();
     Ok(out)
 }

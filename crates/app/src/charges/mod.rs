@@ -14,6 +14,7 @@ use uuid::Uuid;
 use crate::AppError;
 use crate::ctx::Ctx;
 
+pub mod audit;
 pub mod container;
 pub mod notices;
 pub mod quote;

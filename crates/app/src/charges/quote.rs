@@ -243,10 +243,22 @@ pub(crate) struct Pricer<'c> {
     calendars: HashMap<(String, String), Calendar>,
 }
 
+/// One kind of a box priced.
+pub(crate) struct PricedKind {
+    /// What it comes to.
+    pub out: ChargeOut,
+    /// What each coming day adds (none once the kind's clock stopped).
+    pub coming: Vec<ComingOut>,
+    /// What the rule counted (none before the kind's start event).
+    pub counted: Option<rule::Counted>,
+    /// The tariff's free days.
+    pub free_days: u32,
+}
+
 /// A box priced: each kind with a tariff and what its coming days add, and the kinds without.
 pub(crate) struct Priced {
-    /// Each kind quoted, with its coming days (none once the kind's clock stopped).
-    pub charges: Vec<(ChargeOut, Vec<ComingOut>)>,
+    /// Each kind quoted.
+    pub charges: Vec<PricedKind>,
     /// The kinds not quoted.
     pub missing: Vec<MissingOut>,
 }
@@ -396,7 +408,7 @@ impl<'c> Pricer<'c> {
 pub async fn quote(ctx: &Ctx, account_id: Uuid, q: &QuoteIn) -> Result<Quote, AppError> {
     let priced = Pricer::new(ctx, account_id).price(q, 0).await?;
     Ok(Quote {
-        charges: priced.charges.into_iter().map(|(c, _)| c).collect(),
+        charges: priced.charges.into_iter().map(|c| c.out).collect(),
         missing: priced.missing,
     })
 }
@@ -409,7 +421,7 @@ fn charge(
     at: &BoxAt<'_>,
     calendar: &Calendar,
     coming: u32,
-) -> (ChargeOut, Vec<ComingOut>) {
+) -> PricedKind {
     let (start, end) = at.clock(kind, t.doc.free_time.from);
     let mut line = ChargeOut {
         kind: kind.as_str().into(),
@@ -424,9 +436,15 @@ fn charge(
         days: Vec::new(),
         excused: Vec::new(),
     };
+    let free_days = t.doc.free_time.days;
     // before its start event a kind has no last free day and owes nothing
     let Some(start) = start else {
-        return (line, Vec::new());
+        return PricedKind {
+            out: line,
+            coming: Vec::new(),
+            counted: None,
+            free_days,
+        };
     };
     let facility = Facility {
         calendar,
@@ -466,11 +484,16 @@ fn charge(
         .collect();
     line.excused = c
         .excused
-        .into_iter()
+        .iter()
         .map(|e| ExcusedOut {
             date: e.date.to_string(),
-            reason: e.reason,
+            reason: e.reason.clone(),
         })
         .collect();
-    (line, next)
+    PricedKind {
+        out: line,
+        coming: next,
+        counted: Some(c),
+        free_days,
+    }
 }

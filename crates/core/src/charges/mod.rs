@@ -3,6 +3,7 @@
 //! and a calendar are data, the counting rule a function of them, the box's dates and its
 //! holds.
 
+pub mod audit;
 pub mod calendar;
 pub mod count;
 pub mod money;

@@ -514,3 +514,131 @@ proptest! {
         prop_assert_eq!(c.amount, Money::ZERO);
     }
 }
+
+/// The worked example's box (out-gate 18 March) billed as its tariff says, with every item
+/// 46 CFR 541.6 asks for.
+fn proper_invoice() -> super::audit::Invoice {
+    let days = [
+        ("2026-03-13", "150.00"),
+        ("2026-03-14", "150.00"),
+        ("2026-03-15", "150.00"),
+        ("2026-03-16", "150.00"),
+        ("2026-03-17", "180.00"),
+        ("2026-03-18", "180.00"),
+    ];
+    serde_json::from_value(serde_json::json!({
+        "invoice_number": "INV-1", "invoice_date": "2026-03-25", "due_date": "2026-04-24",
+        "issuer": "MAEU", "billed_party": {"name": "Importer Inc", "basis": "consignee on the bill of lading"},
+        "bill_of_lading_number": "MAEU123456", "container_number": "MSKU1234565",
+        "port_of_discharge": "USLAX", "kind": "demurrage", "currency": "USD",
+        "tariff_rule": "US import demurrage, rule 12", "free_time_days": 4,
+        "free_time_start": "2026-03-06", "free_time_end": "2026-03-12",
+        "container_availability_date": "2026-03-06",
+        "lines": days.iter().map(|(d, r)| serde_json::json!({"container_number": "MSKU1234565", "date": d, "rate": r, "amount": r})).collect::<Vec<_>>(),
+        "total": "960.00", "contact": "dnd@example.com",
+        "dispute_process": "https://example.com/disputes", "dispute_timeframe": "30 days from the invoice date",
+        "statements": [
+            "The charges are consistent with the Federal Maritime Commission's rules on demurrage and detention.",
+            "Our performance did not cause or contribute to these charges."
+        ]
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_proper_invoice_of_the_worked_example_has_no_findings() {
+    let cal = uslax(&["2026-03-09"], &[]);
+    let c = quote(&tariff(), &cal, &[], "2026-03-05", Some("2026-03-18"));
+    let computed = super::audit::Computed {
+        counted: &c,
+        free_days: 4,
+        currency: "USD",
+    };
+    let inv = proper_invoice();
+    assert_eq!(super::audit::contents(&inv), vec![]);
+    assert_eq!(super::audit::against(&inv, computed), vec![]);
+}
+
+#[test]
+fn each_missing_item_and_each_wrong_line_is_a_finding_naming_its_rule() {
+    use super::audit::{Computed, against, contents};
+    let cal = uslax(&["2026-03-09"], &[]);
+    let c = quote(&tariff(), &cal, &[], "2026-03-05", Some("2026-03-18"));
+    let computed = Computed {
+        counted: &c,
+        free_days: 4,
+        currency: "USD",
+    };
+    let rules = |f: Vec<super::audit::Finding>| -> Vec<(Option<usize>, String)> {
+        f.into_iter().map(|f| (f.line, f.rule)).collect()
+    };
+    // every 541.6 item missing
+    let empty = contents(&super::audit::Invoice::default());
+    assert_eq!(empty.len(), 19, "{empty:?}");
+    assert!(empty.iter().all(|f| f.rule.starts_with("541.6(")));
+    let mut inv = proper_invoice();
+    inv.billed_party.basis = None;
+    inv.statements.truncate(1);
+    assert_eq!(
+        rules(contents(&inv)),
+        [
+            (None, "541.6(a)(4) basis of liability".to_string()),
+            (None, "541.6(e)(2) performance statement".to_string())
+        ]
+    );
+    // issued 31 days after the last day charged
+    inv = proper_invoice();
+    inv.invoice_date = Some("2026-04-18".into());
+    assert_eq!(
+        rules(contents(&inv)),
+        [(None, "541.7(a) invoice issued late".to_string())]
+    );
+    // a free day billed, the second tier's rate a day early, a day twice, a wrong total
+    inv = proper_invoice();
+    inv.free_time_end = Some("2026-03-11".into());
+    inv.lines[0].date = Some("2026-03-12".into());
+    inv.lines[3].rate = Some("180.00".into());
+    inv.lines[3].amount = Some("180.00".into());
+    inv.lines[5].date = Some("2026-03-17".into());
+    assert_eq!(
+        rules(against(&inv, computed)),
+        [
+            (None, "541.6(b)(5) free time end".to_string()),
+            (Some(0), "free day".to_string()),
+            (Some(3), "tier rate".to_string()),
+            (Some(5), "day billed twice".to_string()),
+            (None, "total".to_string()),
+        ]
+    );
+    // an excused day billed, and a day after the box left
+    let held = [HoldSpan {
+        name: "customs".into(),
+        from_us: us("2026-03-14T07:00:00Z"),
+        to_us: Some(us("2026-03-15T07:00:00Z")),
+    }];
+    let c = quote(&tariff(), &cal, &held, "2026-03-05", Some("2026-03-18"));
+    inv = proper_invoice();
+    inv.lines.push(super::audit::InvoiceLine {
+        container_number: None,
+        date: Some("2026-03-19".into()),
+        rate: Some("180.00".into()),
+        amount: Some("180.00".into()),
+    });
+    inv.total = Some("1140.00".into());
+    let found = rules(against(
+        &inv,
+        Computed {
+            counted: &c,
+            free_days: 4,
+            currency: "USD",
+        },
+    ));
+    assert!(
+        found.contains(&(Some(1), "excused day".to_string())),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&(Some(6), "not chargeable".to_string())),
+        "{found:?}"
+    );
+}

@@ -34,6 +34,12 @@ impl Tour {
         )
         .await;
         t.get("/v2/charges/summary", "/v2/charges/summary").await;
+        t.post(
+            "/v2/charges/audits",
+            "/v2/charges/audits",
+            body("charges: audit", &[]),
+        )
+        .await;
         t.delete("/v2/tariffs/{id}", &format!("/v2/tariffs/{tariff}"))
             .await;
         t.delete("/v2/calendars/{id}", &format!("/v2/calendars/{calendar}"))

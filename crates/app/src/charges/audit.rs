@@ -1,0 +1,221 @@
+//! An invoice audit (`POST /v2/charges/audits`, and the console's upload): the invoice
+//! checked against 46 CFR 541.6's minimum contents and 541.7's thirty days, and line by line
+//! against the charge the account's tariffs compute for the box — a box as a quote names it,
+//! or a tracked container's own history. The rule is `boxtrack_core::charges::audit`.
+
+use boxtrack_core::charges::audit::{self as rule, Computed, Finding, Invoice};
+use boxtrack_core::charges::money::Money;
+use boxtrack_core::charges::tariff::Kind;
+use boxtrack_store::reads::ContainerRow;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::container::{ShippedBy, quote_of};
+use super::quote::{ChargeOut, HoldIn, MissingOut, Pricer, QuoteIn};
+use crate::AppError;
+use crate::ctx::Ctx;
+
+/// What an audit is asked: the box (as a quote names it, or a tracked container) and the
+/// invoice.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+pub struct AuditIn {
+    /// A tracked container of the account, priced from its own history (the box's fields
+    /// below are then not needed).
+    #[serde(default)]
+    pub container_id: Option<Uuid>,
+    /// The line's SCAC (without `container_id`).
+    #[serde(default)]
+    pub scac: Option<String>,
+    /// The port of discharge, a UN/LOCODE (without `container_id`).
+    #[serde(default)]
+    pub port: Option<String>,
+    /// The terminal's code (storage's issuer).
+    #[serde(default)]
+    pub facility: Option<String>,
+    /// The equipment type.
+    #[serde(default)]
+    pub equipment_type: Option<String>,
+    /// The equipment length in feet.
+    #[serde(default)]
+    pub equipment_length: Option<u32>,
+    /// Discharged (ISO 8601, UTC).
+    #[serde(default)]
+    pub discharged_at: Option<jiff::Timestamp>,
+    /// First available for pickup.
+    #[serde(default)]
+    pub available_at: Option<jiff::Timestamp>,
+    /// Full out-gate.
+    #[serde(default)]
+    pub full_out_at: Option<jiff::Timestamp>,
+    /// Empty returned.
+    #[serde(default)]
+    pub empty_returned_at: Option<jiff::Timestamp>,
+    /// Holds on the box.
+    #[serde(default)]
+    pub holds: Vec<HoldIn>,
+    /// The instant counted to while the box has not moved (default: noon UTC of the invoice
+    /// date, else now).
+    #[serde(default)]
+    pub as_of: Option<jiff::Timestamp>,
+    /// The invoice.
+    #[serde(flatten)]
+    pub invoice: Invoice,
+}
+
+/// What was billed, as the invoice says it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Billed {
+    /// The kind billed.
+    pub kind: Option<String>,
+    /// The total the invoice states.
+    pub total: Option<String>,
+    /// What its lines add up to.
+    pub lines_total: String,
+    /// How many days it bills.
+    pub days: u32,
+}
+
+/// An audit's answer.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AuditOut {
+    /// Every finding, each with the rule it breaks (a dispute can quote them).
+    pub findings: Vec<Finding>,
+    /// No item 46 CFR 541.6 requires is missing (when one is, 541.5 says the billed party
+    /// need not pay the charge).
+    pub contents_complete: bool,
+    /// The charge the tariff computes for the billed kind (null: not computed; see
+    /// `missing`).
+    pub computed: Option<ChargeOut>,
+    /// The charge as billed.
+    pub billed: Billed,
+    /// The kinds the tariffs could not price, and why.
+    pub missing: Vec<MissingOut>,
+}
+
+/// The box the invoice is about, as a quote asks for it.
+async fn box_of(ctx: &Ctx, account_id: Uuid, a: &AuditIn) -> Result<QuoteIn, AppError> {
+    let as_of = a.as_of.or_else(|| {
+        a.invoice.invoice_date.as_deref().and_then(|d| {
+            format!("{}T12:00:00Z", d.get(..10).unwrap_or(d))
+                .parse()
+                .ok()
+        })
+    });
+    if let Some(id) = a.container_id {
+        let shown = crate::containers::show::<ContainerRow>(&ctx.db, account_id, id, false)
+            .await?
+            .ok_or(AppError::NotFound("container"))?;
+        let shipment = shown.shipment.ok_or(AppError::NotFound("container"))?;
+        let of = ShippedBy {
+            scac: &shipment.scac,
+            route: &shipment.route.0,
+        };
+        let as_of_us = as_of.map_or_else(|| ctx.now_us(), |t| t.as_microsecond());
+        return quote_of(&shown.container.state.0, &of, as_of_us).ok_or_else(|| {
+            AppError::Rejected(vec![(
+                "/container_id".into(),
+                "the container's port of discharge is not known yet".into(),
+            )])
+        });
+    }
+    let need = |v: &Option<String>, field: &str| {
+        v.clone().filter(|s| !s.trim().is_empty()).ok_or_else(|| {
+            AppError::Rejected(vec![(
+                field.to_string(),
+                format!("{} is needed without container_id", &field[1..]),
+            )])
+        })
+    };
+    Ok(QuoteIn {
+        scac: need(&a.scac, "/scac")?,
+        port: need(&a.port, "/port")?,
+        facility: a.facility.clone(),
+        equipment_type: a.equipment_type.clone(),
+        equipment_length: a.equipment_length,
+        discharged_at: a.discharged_at,
+        available_at: a.available_at,
+        full_out_at: a.full_out_at,
+        empty_returned_at: a.empty_returned_at,
+        holds: a.holds.clone(),
+        as_of,
+    })
+}
+
+/// The invoice audited for the account: its contents, then its lines against the charge of
+/// its kind by the tariffs the account reads.
+pub async fn audit(ctx: &Ctx, account_id: Uuid, a: &AuditIn) -> Result<AuditOut, AppError> {
+    let inv = &a.invoice;
+    let kind = inv.kind.as_deref().map(str::trim).map(|k| {
+        Kind::ALL
+            .into_iter()
+            .find(|x| x.as_str().eq_ignore_ascii_case(k))
+            .ok_or_else(|| {
+                AppError::Rejected(vec![(
+                    "/kind".into(),
+                    "kind must be demurrage, storage, detention or combined".into(),
+                )])
+            })
+    });
+    let kind = kind.transpose()?;
+    let mut q = box_of(ctx, account_id, a).await?;
+    // storage is the terminal's: the invoice's issuer names it when the box does not
+    if kind == Some(Kind::Storage) && q.facility.is_none() {
+        q.facility = inv.issuer.clone();
+    }
+    let mut findings = rule::contents(inv);
+    let contents_complete = !findings.iter().any(|f| f.rule.starts_with("541.6("));
+    let mut priced = Pricer::new(ctx, account_id).price(&q, 0).await?;
+    let chosen = kind.and_then(|k| {
+        let i = priced
+            .charges
+            .iter()
+            .position(|c| c.out.kind == k.as_str())?;
+        Some(priced.charges.swap_remove(i))
+    });
+    match (&chosen, kind) {
+        (Some(c), _) => {
+            if let Some(counted) = &c.counted {
+                findings.extend(rule::against(
+                    inv,
+                    Computed {
+                        counted,
+                        free_days: c.free_days,
+                        currency: &c.out.currency,
+                    },
+                ));
+            }
+        }
+        (None, Some(k)) => findings.push(Finding {
+            line: None,
+            date: None,
+            rule: "no tariff".into(),
+            detail: format!(
+                "no {} tariff the account reads matches this box: the lines could not be checked",
+                k.as_str()
+            ),
+        }),
+        (None, None) => {}
+    }
+    let lines_total = inv
+        .lines
+        .iter()
+        .filter_map(|l| {
+            l.amount
+                .as_deref()
+                .and_then(|a| Money::parse(a.trim()).ok())
+        })
+        .fold(Money::ZERO, Money::plus);
+    Ok(AuditOut {
+        findings,
+        contents_complete,
+        computed: chosen.map(|c| c.out),
+        billed: Billed {
+            kind: kind.map(|k| k.as_str().to_string()),
+            total: inv.total.clone(),
+            lines_total: lines_total.to_string(),
+            days: u32::try_from(inv.lines.len()).unwrap_or(u32::MAX),
+        },
+        missing: priced.missing,
+    })
+}

@@ -11,7 +11,9 @@ use boxtrack_app::charges::summary::{self, AccruingBox, Ending, GroupTotal, Summ
 use boxtrack_http::Front;
 use maud::{Markup, html};
 
-use crate::common::{SignedIn, app_unavailable, page};
+use boxtrack_app::charges::audit::{self, AuditOut, CSV_COLUMNS};
+
+use crate::common::{SignedForm, SignedIn, app_unavailable, page};
 use crate::layout::{Place, signed_in};
 
 /// A kind's name as a person reads it.
@@ -186,7 +188,11 @@ fn exposure(s: &Summary) -> Markup {
         }
         section aria-labelledby="accruing" {
             h2 id="accruing" { "Accruing (" (s.accruing_count) ")" }
-            p { a href="/console/containers?accruing=1" { "These boxes in the containers table" } }
+            p {
+                a href="/console/containers?accruing=1" { "These boxes in the containers table" }
+                " · "
+                a href="/console/charges/audit" { "Audit an invoice" }
+            }
             @if !s.accruing.is_empty() {
                 table {
                     thead { tr { th scope="col" { "Container" } th scope="col" { "Kind" } th scope="col" { "Accrued" } th scope="col" { "Tomorrow adds" } th scope="col" { "Terminal" } } }
@@ -219,9 +225,140 @@ pub async fn page_of_exposure(State(state): State<Front>, SignedIn(s): SignedIn)
     }
 }
 
+/// The audit form: a CSV of the invoice, one row per day charged.
+fn audit_form(csrf: &str, text: &str) -> Markup {
+    html! {
+        form method="post" action="/console/charges/audit" {
+            input type="hidden" name="csrf" value=(csrf);
+            label for="audit-csv" { "The invoice as CSV" }
+            textarea id="audit-csv" name="csv" rows="10" cols="80" spellcheck="false" placeholder="container_number,invoice_number,invoice_date,kind,date,rate,amount,total" { (text) }
+            " "
+            button type="submit" { "Audit" }
+        }
+        details {
+            summary { "Columns" }
+            p { "One row per day charged, with its " code { "date" } ", " code { "rate" } " and " code { "amount" } ". The invoice's own values may stand on any row: " }
+            p { @for (i, c) in CSV_COLUMNS.iter().enumerate() { @if i > 0 { ", " } code { (c) } } }
+            p { "Without " code { "container_id" } " or the box's " code { "scac" } " and " code { "port" } ", the account's tracked container of " code { "container_number" } " is the box. " code { "statements" } " are separated by " code { "|" } "." }
+        }
+    }
+}
+
+/// The findings of an audit, and the computed charge beside the billed one.
+fn audit_result(a: &AuditOut) -> Markup {
+    html! {
+        section aria-labelledby="findings" {
+            h2 id="findings" { "Findings (" (a.findings.len()) ")" }
+            @if !a.contents_complete {
+                p class="error" { "Items 46 CFR 541.6 requires are missing: under 541.5 the billed party need not pay this invoice." }
+            }
+            @if a.findings.is_empty() {
+                p { "None: the invoice states what 541.6 asks for, and bills what the tariff computes." }
+            } @else {
+                table {
+                    thead { tr { th scope="col" { "Line" } th scope="col" { "Date" } th scope="col" { "Rule" } th scope="col" { "What was found" } } }
+                    tbody {
+                        @for f in &a.findings {
+                            tr {
+                                td { (f.line.map_or(String::new(), |l| (l + 1).to_string())) }
+                                td { (f.date.as_deref().unwrap_or("")) }
+                                td { (f.rule) }
+                                td { (f.detail) }
+                            }
+                        }
+                    }
+                }
+            }
+            p {
+                "Billed: " (a.billed.total.as_deref().unwrap_or("no total")) " (lines add up to " (a.billed.lines_total) " over " (a.billed.days) " days). "
+                @match &a.computed {
+                    Some(c) => { "Computed by the tariff: " (c.currency) " " (c.amount) " for " (c.chargeable_days) " days, last free day " (c.last_free_day.as_deref().unwrap_or("not reached")) "." }
+                    None => { "Not computed: no tariff the account reads prices this box." }
+                }
+            }
+        }
+    }
+}
+
+/// `GET /console/charges/audit`: the form.
+pub async fn audit_page(SignedIn(s): SignedIn) -> Response {
+    let main = html! {
+        h1 { "Audit an invoice" }
+        p { "A demurrage or detention invoice checked against the contents 46 CFR 541.6 requires and, line by line, against the charge the account's tariffs compute (" code { "POST /v2/charges/audits" } ")." }
+        (audit_form(&s.csrf, ""))
+    };
+    page(
+        StatusCode::OK,
+        "Audit an invoice",
+        signed_in(Place::Charges, &s, main),
+    )
+}
+
+/// `POST /console/charges/audit`: the findings.
+pub async fn audit_run(State(state): State<Front>, SignedForm(s, f): SignedForm) -> Response {
+    let text = f.get("csv").map_or("", String::as_str);
+    let (status, body) = match audit::audit_csv(&state.ctx, s.account_id, text).await {
+        Ok(a) => (StatusCode::OK, audit_result(&a)),
+        Err(boxtrack_app::AppError::Rejected(problems)) => (
+            StatusCode::BAD_REQUEST,
+            html! {
+                @for (field, detail) in &problems {
+                    p class="error" role="alert" { (field.trim_start_matches('/')) ": " (detail) }
+                }
+            },
+        ),
+        Err(boxtrack_app::AppError::NotFound(what)) => (
+            StatusCode::BAD_REQUEST,
+            html! { p class="error" role="alert" { "No such " (what) " in this account." } },
+        ),
+        Err(e) => return app_unavailable(e),
+    };
+    let main = html! {
+        h1 { "Audit an invoice" }
+        (body)
+        (audit_form(&s.csrf, text))
+    };
+    page(
+        status,
+        "Audit an invoice",
+        signed_in(Place::Charges, &s, main),
+    )
+}
+
 pub(crate) fn routes() -> boxtrack_http::front::Mount {
-    use crate::pagedoc::{html, page, see_other, unavailable};
-    boxtrack_http::front::Mount::default().public_get(
+    use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
+    boxtrack_http::front::Mount::default()
+        .public_get("/console/charges/audit", self::audit_page, || {
+            boxtrack_http::doc::Doc::from_value(page(
+                "Audit an invoice (CSV)",
+                "A form for a demurrage or detention invoice as CSV: the attributes of `POST /v2/charges/audits` as columns, one row per day charged.",
+                ("200", html("The form")),
+                vec![("303", see_other("To /console/sign-in: no session"))],
+                None,
+            ))
+        })
+        .public_post("/console/charges/audit", self::audit_run, || {
+            boxtrack_http::doc::Doc::from_value(page(
+                "Audit an invoice's CSV",
+                "The invoice checked as `POST /v2/charges/audits` checks it: each item of 46 CFR 541.6 missing, 541.7's thirty days, each line against the tariff's computed charge; the findings as a table. Without `container_id` or the box's `scac` and `port`, the account's tracked container of `container_number` is the box.",
+                ("200", html("The findings")),
+                vec![
+                    ("303", see_other("To /console/sign-in: no session")),
+                    ("400", html("The CSV cannot be read, or names no box")),
+                    ("403", expired()),
+                    ("415", not_form()),
+                    ("503", unavailable()),
+                ],
+                Some(form(
+                    &[(
+                        "csv",
+                        boxtrack_http::schema::Schema::string().describe("The invoice as CSV"),
+                    )],
+                    &["csv"],
+                )),
+            ))
+        })
+        .public_get(
         "/console/charges",
         self::page_of_exposure,
         || {

@@ -219,3 +219,183 @@ pub async fn audit(ctx: &Ctx, account_id: Uuid, a: &AuditIn) -> Result<AuditOut,
         missing: priced.missing,
     })
 }
+
+/// The columns an invoice's CSV may have: the attributes of `POST /v2/charges/audits` (the
+/// billed party as `billed_party_name` and `billed_party_basis`, `statements` separated by
+/// `|`), one row per day charged with its `date`, `rate` and `amount`; the invoice's own
+/// values may stand on any row (the first given is taken).
+pub const CSV_COLUMNS: [&str; 33] = [
+    "container_id",
+    "scac",
+    "port",
+    "facility",
+    "equipment_type",
+    "equipment_length",
+    "discharged_at",
+    "available_at",
+    "full_out_at",
+    "empty_returned_at",
+    "as_of",
+    "invoice_number",
+    "invoice_date",
+    "due_date",
+    "issuer",
+    "billed_party_name",
+    "billed_party_basis",
+    "bill_of_lading_number",
+    "container_number",
+    "port_of_discharge",
+    "kind",
+    "currency",
+    "tariff_rule",
+    "free_time_days",
+    "free_time_start",
+    "free_time_end",
+    "container_availability_date",
+    "total",
+    "contact",
+    "dispute_process",
+    "dispute_timeframe",
+    "statements",
+    "date",
+];
+
+fn refused(field: &str, detail: String) -> AppError {
+    AppError::Rejected(vec![(format!("/{field}"), detail)])
+}
+
+/// An audit's question read from an invoice's CSV (a header row of [`CSV_COLUMNS`] names, and
+/// `rate` and `amount`; unknown columns are refused, naming them).
+pub fn from_csv(text: &str) -> Result<AuditIn, AppError> {
+    let recs = boxtrack_core::csv::records(text);
+    let Some((header, rows)) = recs.split_first() else {
+        return Err(refused("csv", "the file is empty".into()));
+    };
+    let names: Vec<String> = header
+        .iter()
+        .map(|h| h.trim().to_ascii_lowercase().replace([' ', '-'], "_"))
+        .collect();
+    if let Some(odd) = names
+        .iter()
+        .find(|n| !CSV_COLUMNS.contains(&n.as_str()) && !["rate", "amount"].contains(&n.as_str()))
+    {
+        return Err(refused(
+            "csv",
+            format!("{odd:?} is not a column of an invoice (see the page for the names)"),
+        ));
+    }
+    let rows: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| r.iter().any(|c| !c.trim().is_empty()))
+        .collect();
+    let cell = |r: &Vec<String>, name: &str| -> Option<String> {
+        let i = names.iter().position(|n| n == name)?;
+        r.get(i)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let first = |name: &str| rows.iter().find_map(|r| cell(r, name));
+    let time = |name: &str| -> Result<Option<jiff::Timestamp>, AppError> {
+        first(name)
+            .map(|v| {
+                v.parse()
+                    .map_err(|_| refused(name, format!("{v:?} is not an ISO 8601 time in UTC")))
+            })
+            .transpose()
+    };
+    let number = |name: &str| -> Result<Option<u32>, AppError> {
+        first(name)
+            .map(|v| {
+                v.parse()
+                    .map_err(|_| refused(name, format!("{v:?} is not a whole number")))
+            })
+            .transpose()
+    };
+    let container_id = first("container_id")
+        .map(|v| {
+            v.parse()
+                .map_err(|_| refused("container_id", format!("{v:?} is not an id")))
+        })
+        .transpose()?;
+    let lines = rows
+        .iter()
+        .filter(|r| cell(r, "date").is_some())
+        .map(|r| rule::InvoiceLine {
+            container_number: cell(r, "container_number"),
+            date: cell(r, "date"),
+            rate: cell(r, "rate"),
+            amount: cell(r, "amount"),
+        })
+        .collect();
+    Ok(AuditIn {
+        container_id,
+        scac: first("scac"),
+        port: first("port"),
+        facility: first("facility"),
+        equipment_type: first("equipment_type"),
+        equipment_length: number("equipment_length")?,
+        discharged_at: time("discharged_at")?,
+        available_at: time("available_at")?,
+        full_out_at: time("full_out_at")?,
+        empty_returned_at: time("empty_returned_at")?,
+        holds: Vec::new(),
+        as_of: time("as_of")?,
+        invoice: Invoice {
+            invoice_number: first("invoice_number"),
+            invoice_date: first("invoice_date"),
+            due_date: first("due_date"),
+            issuer: first("issuer"),
+            billed_party: rule::BilledParty {
+                name: first("billed_party_name"),
+                basis: first("billed_party_basis"),
+            },
+            bill_of_lading_number: first("bill_of_lading_number"),
+            container_number: first("container_number"),
+            port_of_discharge: first("port_of_discharge"),
+            kind: first("kind"),
+            currency: first("currency"),
+            tariff_rule: first("tariff_rule"),
+            free_time_days: number("free_time_days")?,
+            free_time_start: first("free_time_start"),
+            free_time_end: first("free_time_end"),
+            container_availability_date: first("container_availability_date"),
+            lines,
+            total: first("total"),
+            contact: first("contact"),
+            dispute_process: first("dispute_process"),
+            dispute_timeframe: first("dispute_timeframe"),
+            statements: first("statements")
+                .map(|s| {
+                    s.split('|')
+                        .map(|x| x.trim().to_string())
+                        .filter(|x| !x.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        },
+    })
+}
+
+/// An invoice's CSV audited for the account (the console's upload): without `container_id`
+/// or the box's `scac` and `port`, the account's tracked container of the invoice's
+/// `container_number` is the box.
+pub async fn audit_csv(ctx: &Ctx, account_id: Uuid, text: &str) -> Result<AuditOut, AppError> {
+    let mut asked = from_csv(text)?;
+    if asked.container_id.is_none()
+        && asked.scac.is_none()
+        && let Some(number) = asked.invoice.container_number.clone()
+    {
+        let list = crate::containers::ListContainers {
+            filter: crate::containers::ContainerFilter {
+                number: Some(crate::fields::Text(number.to_ascii_uppercase())),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let page = boxtrack_core::paging::Page::first(1);
+        let found =
+            crate::containers::list::<ContainerRow>(&ctx.db, account_id, &list, &page).await?;
+        asked.container_id = found.listed.rows.first().map(|c| c.id);
+    }
+    audit(ctx, account_id, &asked).await
+}

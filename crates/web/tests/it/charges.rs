@@ -5,7 +5,7 @@ use boxtrack_core::charges::TariffDoc;
 use boxtrack_core::tracking::{DataSource, EventFact, Fact, Milestone, Observation, Place, Route};
 use boxtrack_store::tracking;
 
-use super::{account_with_user, cookie_of, html_as, sign_in, spawn};
+use super::{account_with_user, cookie_of, field, html_as, post_form, sign_in, spawn};
 
 const DAY: i64 = 86_400_000_000;
 
@@ -127,4 +127,48 @@ async fn the_console_says_what_boxes_owe_and_what_accrues() {
     assert!(exposure.contains("<h1>Charges</h1>"), "{exposure}");
     assert!(exposure.contains("Accruing (1)"), "{exposure}");
     assert!(exposure.contains("tomorrow adds USD 125.00"), "{exposure}");
+
+    // an invoice audited from the console: the box is the tracked container of its number
+    let form = html_as(&app, "/console/charges/audit", &session).await;
+    let csrf = field(&form, r#"name="csrf" value=""#);
+    // the days as the tariff counts them: the last free day, the first charged, today
+    let priced = boxtrack_app::charges::container::of_container(&ctx, account, late)
+        .await
+        .unwrap()
+        .unwrap();
+    let dem = &priced.charges[0].charge;
+    let (free, first, today) = (
+        dem.last_free_day.clone().unwrap(),
+        dem.days[0].date.clone(),
+        dem.days.last().unwrap().date.clone(),
+    );
+    // the invoice bills the last free day too
+    let csv = format!(
+        "container_number,kind,invoice_date,date,rate,amount,total\nMSKU1234565,demurrage,{today},{free},125.00,125.00,250.00\n,,,{first},125.00,125.00,\n"
+    );
+    let r = post_form(
+        &app,
+        "/console/charges/audit",
+        &session,
+        &[("csrf", csrf.as_str()), ("csv", csv.as_str())],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    let page = r.text().await.unwrap();
+    assert!(
+        page.contains("Items 46 CFR 541.6 requires are missing"),
+        "{page}"
+    );
+    assert!(page.contains("<td>free day</td>"), "{page}");
+    assert!(page.contains("541.6(a)(1) bill of lading number"), "{page}");
+    // a CSV with a column no invoice has is refused, naming it
+    let r = post_form(
+        &app,
+        "/console/charges/audit",
+        &session,
+        &[("csrf", csrf.as_str()), ("csv", "colour\nred\n")],
+    )
+    .await;
+    assert_eq!(r.status(), 400);
+    assert!(r.text().await.unwrap().contains("colour"));
 }

@@ -944,6 +944,33 @@ fn public_tariffs_and_calendars_load_from_files_or_not_at_all() {
     ));
     let cals = ok_json(boxtrack(&db, &["calendars", "list", "--json"]));
     assert_eq!(cals[0]["document"]["port"], "USLAX");
+    // the calendars boxtrack ships, each with its source; the file given after them replaces
+    // the shipped one of its port
+    let shipped = ok_text(boxtrack(
+        &db,
+        &[
+            "calendars",
+            "import",
+            "--shipped",
+            cal_file.to_str().unwrap(),
+        ],
+    ));
+    assert_eq!(shipped.lines().count(), 11, "{shipped}");
+    let cals = ok_json(boxtrack(&db, &["calendars", "list", "--json"]));
+    let ports: std::collections::BTreeSet<&str> = cals
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["document"]["port"].as_str().unwrap())
+        .collect();
+    assert_eq!(ports.len(), 10, "{cals}");
+    let nyc = cals
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["document"]["port"] == "USNYC")
+        .unwrap();
+    assert!(nyc["document"]["source"]["url"].is_string(), "{nyc}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -18,6 +18,7 @@ pub mod audit;
 pub mod container;
 pub mod notices;
 pub mod quote;
+pub mod shipped;
 pub mod summary;
 
 /// A stored tariff or calendar with its document.

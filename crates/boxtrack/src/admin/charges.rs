@@ -35,11 +35,16 @@ pub enum TariffsCommand {
 pub enum CalendarsCommand {
     /// Load public calendars from JSON files (each a calendar document, or a list of them); a
     /// public calendar replaces the one of its port and facility. Every file is checked first;
-    /// nothing is loaded when one document breaks a rule.
+    /// nothing is loaded when one document breaks a rule. `--shipped` loads the calendars
+    /// boxtrack ships (US federal holidays and the published no-work days of USCHS, USHOU,
+    /// USLAX, USLGB, USNYC, USOAK, USORF, USSAV, USSEA and USTIW, each naming its source).
     Import {
         /// The files.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "shipped")]
         files: Vec<String>,
+        /// Load the calendars boxtrack ships (before the files, which replace them).
+        #[arg(long)]
+        shipped: bool,
     },
     /// List the public calendars, newest first.
     List {
@@ -130,8 +135,16 @@ pub async fn tariffs(db: &Db, cmd: &TariffsCommand) -> anyhow::Result<()> {
 pub async fn calendars(db: &Db, cmd: &CalendarsCommand) -> anyhow::Result<()> {
     let ctx = Ctx::new(db.clone());
     match cmd {
-        CalendarsCommand::Import { files } => {
-            let docs: Vec<(String, CalendarDoc)> = documents(files)?;
+        CalendarsCommand::Import { files, shipped } => {
+            let mut docs: Vec<(String, CalendarDoc)> = Vec::new();
+            if *shipped {
+                docs.extend(
+                    charges::shipped::calendars()?
+                        .into_iter()
+                        .map(|(name, doc)| (format!("(shipped) {name}"), doc)),
+                );
+            }
+            docs.extend(documents::<CalendarDoc>(files)?);
             let mut loaded = Vec::new();
             let mut wrong = Vec::new();
             for (at, doc) in &docs {

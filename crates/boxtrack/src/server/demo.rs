@@ -242,6 +242,7 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     s.upstreams.sim_url = Some(sim_url.clone());
     s.upstreams.poll_speedup = args.sandbox_speed;
     make_operator(&db, &account).await?;
+    demo_charges(&db, &account).await?;
     let upstream = track_upstream_shipments(&db, &account, &sim).await?;
     println!(
         "{}",
@@ -259,6 +260,39 @@ pub async fn demo(mut s: Settings, args: &DemoArgs) -> anyhow::Result<()> {
     );
     s.sandbox_speed = args.sandbox_speed;
     run(db, s, listener, sim, sim_file, &base, key.expose()).await
+}
+
+/// What the demo's charges are counted with: the calendars boxtrack ships (public), and, for
+/// the sandbox carrier `TEST` only, a demurrage and a detention tariff of the demo account
+/// (demo data, not a carrier's), once.
+async fn demo_charges(db: &Db, account: &Account) -> anyhow::Result<()> {
+    use boxtrack_app::charges;
+    let ctx = boxtrack_app::Ctx::new(db.clone());
+    charges::shipped::load(&ctx).await?;
+    let page = boxtrack_core::paging::Page::first(1);
+    if !charges::tariffs(&ctx, Some(account.id), &page)
+        .await?
+        .rows
+        .is_empty()
+    {
+        return Ok(());
+    }
+    for (kind, from, free, rates) in [
+        ("demurrage", "discharged", 4, ["150.00", "250.00"]),
+        ("detention", "full_out", 4, ["100.00", "175.00"]),
+    ] {
+        let doc: boxtrack_core::charges::TariffDoc = serde_json::from_value(serde_json::json!({
+            "name": format!("Sandbox {kind} (demo data for the sandbox carrier TEST, not a carrier's tariff)"),
+            "issuer": boxtrack_core::carriers::SANDBOX_SCAC, "kind": kind, "ports": ["*"],
+            "equipment": ["*"], "valid_from": "2000-01-01", "valid_to": null, "currency": "USD",
+            "free_time": {"days": free, "count": "working", "from": from, "starts": "next_day"},
+            "charges": {"count": "calendar"},
+            "tiers": [{"from_day": 1, "to_day": 4, "rate": rates[0]}, {"from_day": 5, "to_day": null, "rate": rates[1]}],
+            "excuse": {"closures": true, "holds": ["customs"]}
+        }))?;
+        charges::add_tariff(&ctx, Some(account.id), doc).await?;
+    }
+    Ok(())
 }
 
 /// Tracks `number` (a `kind` of `scac`) for the demo account, once.

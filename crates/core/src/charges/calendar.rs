@@ -45,6 +45,9 @@ pub struct CalendarDoc {
     /// Full-day closures.
     #[serde(default)]
     pub closures: Vec<Closure>,
+    /// Where its holidays and closures were read, and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<super::tariff::Source>,
 }
 
 /// A weekday's short name, as calendars write it.
@@ -253,6 +256,7 @@ mod tests {
             holidays: vec![date("2026-03-09")],
             holidays_rule: None,
             closures: vec![],
+            source: None,
         };
         let terminal = CalendarDoc {
             facility: Some("Y258".into()),

@@ -54,6 +54,7 @@ fn uslax(holidays: &[&str], closures: &[(&str, &str)]) -> Calendar {
                 reason: (*r).into(),
             })
             .collect(),
+        source: None,
     })
 }
 
@@ -407,6 +408,7 @@ fn calendar_of(holidays: &[Date], closures: &[Date]) -> Calendar {
                 reason: "weather".into(),
             })
             .collect(),
+        source: None,
     })
 }
 

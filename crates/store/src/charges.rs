@@ -291,6 +291,12 @@ pub async fn active_boxes(db: &Db, account_id: Uuid) -> Result<Vec<PricedBox>> {
         FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id \
         LEFT JOIN sandbox_runs r ON r.shipment_id = s.id AND r.account_id = s.account_id \
         WHERE c.account_id = $1 AND c.active = TRUE";
+    // on SQLite, a whole account's rows read in place (no message per row)
+    if let Some(read) = crate::sqlite_reader::in_place(db, |c| {
+        crate::sqlite_reader::priced_boxes(c, &SQL.replace("$1", "?1"), account_id)
+    }) {
+        return read;
+    }
     Ok(on_db!(db, p => sqlx::query_as(SQL).bind(account_id).fetch_all(p).await?))
 }
 

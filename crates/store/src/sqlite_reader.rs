@@ -400,3 +400,28 @@ mod tests {
         assert_eq!(mapped.ok(), Some(super::MAPPED_BYTES));
     }
 }
+
+/// An account's tracked boxes as charges price them (see [`crate::charges::active_boxes`]),
+/// read in place: a whole account's rows without a message per row.
+pub(crate) fn priced_boxes(
+    conn: &Connection,
+    sql: &str,
+    account_id: Uuid,
+) -> rusqlite::Result<Vec<crate::charges::PricedBox>> {
+    let mut st = conn.prepare_cached(sql)?;
+    let rows = st.query_map([account_id], |r| {
+        Ok(crate::charges::PricedBox {
+            id: r.get(0)?,
+            number: r.get(1)?,
+            shipment_id: r.get(2)?,
+            state: json(r, 3)?,
+            scac: r.get(4)?,
+            route: json(r, 5)?,
+            started_us: r.get(6)?,
+            clock_wall_us: r.get(7)?,
+            clock_source_us: r.get(8)?,
+            clock_speed: r.get(9)?,
+        })
+    })?;
+    rows.collect()
+}

@@ -204,10 +204,36 @@ pub fn us_federal(year: i16) -> Vec<Date> {
     out
 }
 
-/// Whether `d` is a US federal holiday as observed.
+/// Whether `d` is a US federal holiday as observed, decided from its month, day and weekday
+/// alone (every day a charge walks asks; [`us_federal`] lists a year's).
 pub fn is_us_federal_holiday(d: Date) -> bool {
-    us_federal(d.year()).contains(&d)
+    let (month, day, weekday) = (d.month(), d.day(), d.weekday());
+    // a fixed-date holiday on a weekday, or observed on the Friday before a Saturday one or
+    // the Monday after a Sunday one (1 January of the next year on 31 December)
+    let fixed = |m: i8, dd: i8| (m, dd) == (1, 1) || FIXED.contains(&(m, dd));
+    let is_fixed = |x: Date| fixed(x.month(), x.day());
+    let observed_fixed = match weekday {
+        Weekday::Saturday | Weekday::Sunday => false,
+        Weekday::Friday => is_fixed(d) || d.tomorrow().is_ok_and(|n| is_fixed(n)),
+        Weekday::Monday => is_fixed(d) || d.yesterday().is_ok_and(|p| is_fixed(p)),
+        _ => is_fixed(d),
+    };
+    // the nth weekday of a month: its day of the month says which one it is
+    let nth_monday = |m: i8, days: std::ops::RangeInclusive<i8>| {
+        weekday == Weekday::Monday && month == m && days.contains(&day)
+    };
+    observed_fixed
+        || nth_monday(1, 15..=21)
+        || nth_monday(2, 15..=21)
+        || nth_monday(5, 25..=31)
+        || nth_monday(9, 1..=7)
+        || nth_monday(10, 8..=14)
+        || (weekday == Weekday::Thursday && month == 11 && (22..=28).contains(&day))
 }
+
+/// The fixed-date federal holidays other than New Year's Day: Juneteenth, Independence Day,
+/// Veterans Day, Christmas.
+const FIXED: [(i8, i8); 4] = [(6, 19), (7, 4), (11, 11), (12, 25)];
 
 #[cfg(test)]
 mod tests {
@@ -215,6 +241,16 @@ mod tests {
 
     fn date(s: &str) -> Date {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_day_is_a_federal_holiday_exactly_when_its_year_lists_it() {
+        let mut d = date("2019-12-01");
+        while d < date("2041-01-31") {
+            let listed = us_federal(d.year()).contains(&d);
+            assert_eq!(is_us_federal_holiday(d), listed, "{d}");
+            d = d.tomorrow().unwrap();
+        }
     }
 
     #[test]

@@ -104,7 +104,7 @@ impl Facility<'_> {
         {
             return Some(format!("closure: {why}"));
         }
-        if t.doc.excuse.holds.is_empty() {
+        if t.doc.excuse.holds.is_empty() || self.holds.is_empty() {
             return None;
         }
         let (first, next) = (

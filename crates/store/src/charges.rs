@@ -254,7 +254,7 @@ pub struct PricedBox {
     pub number: String,
     /// Its shipment.
     pub shipment_id: Uuid,
-    /// Its merged state (without the merge's records).
+    /// The parts of its merged state its charges are counted from (see [`active_boxes`]).
     pub state: sqlx::types::Json<boxtrack_core::tracking::ContainerState>,
     /// The shipment's line.
     pub scac: String,
@@ -284,20 +284,46 @@ impl PricedBox {
 }
 
 /// The account's tracked (active) boxes with their shipments' lines and routes, in no
-/// particular order: what its exposure is summed over.
+/// particular order: what its exposure is summed over. Each box's state holds only what its
+/// charges are counted from (equipment, milestone times, first availability, hold spans,
+/// terminal, last free days) and its route only the port of discharge and the zones: the
+/// database trims them, so that a whole account's rows are read and parsed quickly.
 pub async fn active_boxes(db: &Db, account_id: Uuid) -> Result<Vec<PricedBox>> {
-    const SQL: &str = "SELECT c.id, c.number, c.shipment_id, c.state, s.scac, s.route, \
+    const SQLITE: &str = "SELECT c.id, c.number, c.shipment_id, \
+        json_patch('{}', json_object('equipment', c.state -> '$.equipment', 'times', c.state -> '$.times', \
+            'first_available_us', c.state -> '$.first_available_us', 'hold_spans', c.state -> '$.hold_spans', \
+            'pod_terminal', c.state -> '$.pod_terminal', 'lfd', c.state -> '$.lfd')) AS state, \
+        s.scac, json_patch('{}', json_object('pod_locode', s.route -> '$.pod_locode', \
+            'pod_timezone', s.route -> '$.pod_timezone', 'destination_timezone', s.route -> '$.destination_timezone')) AS route, \
+        r.started_us, s.clock_wall_us, s.clock_source_us, s.clock_speed \
+        FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id \
+        LEFT JOIN sandbox_runs r ON r.shipment_id = s.id AND r.account_id = s.account_id \
+        WHERE c.account_id = ?1 AND c.active = TRUE";
+    const POSTGRES: &str = "SELECT c.id, c.number, c.shipment_id, \
+        jsonb_strip_nulls(jsonb_build_object('equipment', c.state -> 'equipment', 'times', c.state -> 'times', \
+            'first_available_us', c.state -> 'first_available_us', 'hold_spans', c.state -> 'hold_spans', \
+            'pod_terminal', c.state -> 'pod_terminal', 'lfd', c.state -> 'lfd')) AS state, \
+        s.scac, jsonb_strip_nulls(jsonb_build_object('pod_locode', s.route -> 'pod_locode', \
+            'pod_timezone', s.route -> 'pod_timezone', 'destination_timezone', s.route -> 'destination_timezone')) AS route, \
         r.started_us, s.clock_wall_us, s.clock_source_us, s.clock_speed \
         FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id \
         LEFT JOIN sandbox_runs r ON r.shipment_id = s.id AND r.account_id = s.account_id \
         WHERE c.account_id = $1 AND c.active = TRUE";
     // on SQLite, a whole account's rows read in place (no message per row)
     if let Some(read) = crate::sqlite_reader::in_place(db, |c| {
-        crate::sqlite_reader::priced_boxes(c, &SQL.replace("$1", "?1"), account_id)
+        crate::sqlite_reader::priced_boxes(c, SQLITE, account_id)
     }) {
         return read;
     }
-    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(account_id).fetch_all(p).await?))
+    Ok(match db {
+        Db::Sqlite(p, _) => sqlx::query_as(SQLITE).bind(account_id).fetch_all(p).await?,
+        Db::Postgres(p) => {
+            sqlx::query_as(POSTGRES)
+                .bind(account_id)
+                .fetch_all(p)
+                .await?
+        }
+    })
 }
 
 /// Records that the charge webhook `event` for the account's container and `kind` is sent,

@@ -417,6 +417,34 @@ async fn a_tracked_box_is_priced_from_its_own_history_beside_the_reported_last_f
     let last: f64 = coming[6]["total"].as_str().unwrap().parse().unwrap();
     assert_eq!(last, amount + 7.0 * 180.0);
 
+    // the exposure reads the boxes trimmed to what charges need (hold spans, equipment,
+    // times, last free days): it sums what each box's own charges say
+    let amount = |a: &Value| -> i64 {
+        let s = a["charges"][0]["amount"].as_str().unwrap().replace('.', "");
+        s.parse().unwrap()
+    };
+    let staying_now = || async {
+        amount(
+            &app.get(&format!("/v2/containers/{staying}/charges"), Some(&key))
+                .await
+                .json()["data"]["attributes"],
+        )
+    };
+    let before = staying_now().await;
+    let summed = app.get("/v2/charges/summary", Some(&key)).await.json();
+    let after = staying_now().await;
+    let accrued: i64 = summed["data"]["attributes"]["totals"][0]["accrued"]
+        .as_str()
+        .unwrap()
+        .replace('.', "")
+        .parse()
+        .unwrap();
+    assert!(
+        [78_000 + before, 78_000 + after].contains(&accrued),
+        "{summed}"
+    );
+    assert_eq!(summed["data"]["attributes"]["accruing_count"], 1);
+
     // an invoice for the box that left, audited from its own history: the days and rates
     // billed are the tariff's
     let lines: Vec<Value> = [

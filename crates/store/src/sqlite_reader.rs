@@ -382,25 +382,6 @@ pub(crate) fn container_refs(
     Ok(out)
 }
 
-#[cfg(test)]
-mod tests {
-    /// A reading connection maps the file's first pages (SQLite may be built without
-    /// mapping, or with a lower ceiling: then this fails and says so).
-    #[test]
-    fn a_reading_connection_maps_the_file() {
-        let path = std::env::temp_dir().join(format!("mapped-{}.db", uuid::Uuid::now_v7()));
-        let made = rusqlite::Connection::open(&path)
-            .and_then(|c| c.execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER)"));
-        assert!(made.is_ok(), "{made:?}");
-        let mapped = super::open(&path)
-            .and_then(|c| c.query_row("PRAGMA mmap_size", [], |r| r.get::<_, i64>(0)));
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
-        assert_eq!(mapped.ok(), Some(super::MAPPED_BYTES));
-    }
-}
-
 /// An account's tracked boxes as charges price them (see [`crate::charges::active_boxes`]),
 /// read in place: a whole account's rows without a message per row.
 pub(crate) fn priced_boxes(
@@ -424,4 +405,23 @@ pub(crate) fn priced_boxes(
         })
     })?;
     rows.collect()
+}
+
+#[cfg(test)]
+mod tests {
+    /// A reading connection maps the file's first pages (SQLite may be built without
+    /// mapping, or with a lower ceiling: then this fails and says so).
+    #[test]
+    fn a_reading_connection_maps_the_file() {
+        let path = std::env::temp_dir().join(format!("mapped-{}.db", uuid::Uuid::now_v7()));
+        let made = rusqlite::Connection::open(&path)
+            .and_then(|c| c.execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER)"));
+        assert!(made.is_ok(), "{made:?}");
+        let mapped = super::open(&path)
+            .and_then(|c| c.query_row("PRAGMA mmap_size", [], |r| r.get::<_, i64>(0)));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        assert_eq!(mapped.ok(), Some(super::MAPPED_BYTES));
+    }
 }

@@ -214,8 +214,8 @@ pub fn is_us_federal_holiday(d: Date) -> bool {
     let is_fixed = |x: Date| fixed(x.month(), x.day());
     let observed_fixed = match weekday {
         Weekday::Saturday | Weekday::Sunday => false,
-        Weekday::Friday => is_fixed(d) || d.tomorrow().is_ok_and(|n| is_fixed(n)),
-        Weekday::Monday => is_fixed(d) || d.yesterday().is_ok_and(|p| is_fixed(p)),
+        Weekday::Friday => is_fixed(d) || d.tomorrow().is_ok_and(is_fixed),
+        Weekday::Monday => is_fixed(d) || d.yesterday().is_ok_and(is_fixed),
         _ => is_fixed(d),
     };
     // the nth weekday of a month: its day of the month says which one it is

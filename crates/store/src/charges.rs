@@ -244,6 +244,41 @@ async fn calendar_doc(
     )
 }
 
+/// What a box's charges are counted from of its merged state (the rest of the stored state is
+/// skipped when it is read, not kept): a whole account's boxes are read at once.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct PricedState {
+    /// Equipment.
+    pub equipment: boxtrack_core::tracking::Equipment,
+    /// Milestone times.
+    #[serde(deserialize_with = "boxtrack_core::tracking::times::lenient")]
+    pub times: std::collections::BTreeMap<boxtrack_core::tracking::times::TimeKey, i64>,
+    /// First available for pickup.
+    pub first_available_us: Option<i64>,
+    /// Holds as the reports followed them.
+    pub hold_spans: Vec<boxtrack_core::charges::HoldSpan>,
+    /// The terminal at the port of discharge.
+    pub pod_terminal: Option<String>,
+    /// Last free days by source.
+    pub lfd: std::collections::BTreeMap<boxtrack_core::tracking::LfdKind, i64>,
+}
+
+impl PricedState {
+    /// As a container's state (what it does not hold left empty).
+    pub fn into_state(self) -> boxtrack_core::tracking::ContainerState {
+        boxtrack_core::tracking::ContainerState {
+            equipment: self.equipment,
+            times: self.times,
+            first_available_us: self.first_available_us,
+            hold_spans: self.hold_spans,
+            pod_terminal: self.pod_terminal,
+            lfd: self.lfd,
+            ..Default::default()
+        }
+    }
+}
+
 /// One of an account's tracked boxes as its charges are counted: its state, and its
 /// shipment's line and route.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -254,8 +289,8 @@ pub struct PricedBox {
     pub number: String,
     /// Its shipment.
     pub shipment_id: Uuid,
-    /// The parts of its merged state its charges are counted from (see [`active_boxes`]).
-    pub state: sqlx::types::Json<boxtrack_core::tracking::ContainerState>,
+    /// What its charges are counted from of its merged state.
+    pub state: sqlx::types::Json<PricedState>,
     /// The shipment's line.
     pub scac: String,
     /// The shipment's route.
@@ -284,46 +319,21 @@ impl PricedBox {
 }
 
 /// The account's tracked (active) boxes with their shipments' lines and routes, in no
-/// particular order: what its exposure is summed over. Each box's state holds only what its
-/// charges are counted from (equipment, milestone times, first availability, hold spans,
-/// terminal, last free days) and its route only the port of discharge and the zones: the
-/// database trims them, so that a whole account's rows are read and parsed quickly.
+/// particular order: what its exposure is summed over. Each box's state is read for what its
+/// charges are counted from only (see [`PricedState`]).
 pub async fn active_boxes(db: &Db, account_id: Uuid) -> Result<Vec<PricedBox>> {
-    const SQLITE: &str = "SELECT c.id, c.number, c.shipment_id, \
-        json_patch('{}', json_object('equipment', c.state -> '$.equipment', 'times', c.state -> '$.times', \
-            'first_available_us', c.state -> '$.first_available_us', 'hold_spans', c.state -> '$.hold_spans', \
-            'pod_terminal', c.state -> '$.pod_terminal', 'lfd', c.state -> '$.lfd')) AS state, \
-        s.scac, json_patch('{}', json_object('pod_locode', s.route -> '$.pod_locode', \
-            'pod_timezone', s.route -> '$.pod_timezone', 'destination_timezone', s.route -> '$.destination_timezone')) AS route, \
-        r.started_us, s.clock_wall_us, s.clock_source_us, s.clock_speed \
-        FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id \
-        LEFT JOIN sandbox_runs r ON r.shipment_id = s.id AND r.account_id = s.account_id \
-        WHERE c.account_id = ?1 AND c.active = TRUE";
-    const POSTGRES: &str = "SELECT c.id, c.number, c.shipment_id, \
-        jsonb_strip_nulls(jsonb_build_object('equipment', c.state -> 'equipment', 'times', c.state -> 'times', \
-            'first_available_us', c.state -> 'first_available_us', 'hold_spans', c.state -> 'hold_spans', \
-            'pod_terminal', c.state -> 'pod_terminal', 'lfd', c.state -> 'lfd')) AS state, \
-        s.scac, jsonb_strip_nulls(jsonb_build_object('pod_locode', s.route -> 'pod_locode', \
-            'pod_timezone', s.route -> 'pod_timezone', 'destination_timezone', s.route -> 'destination_timezone')) AS route, \
+    const SQL: &str = "SELECT c.id, c.number, c.shipment_id, c.state, s.scac, s.route, \
         r.started_us, s.clock_wall_us, s.clock_source_us, s.clock_speed \
         FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id \
         LEFT JOIN sandbox_runs r ON r.shipment_id = s.id AND r.account_id = s.account_id \
         WHERE c.account_id = $1 AND c.active = TRUE";
     // on SQLite, a whole account's rows read in place (no message per row)
     if let Some(read) = crate::sqlite_reader::in_place(db, |c| {
-        crate::sqlite_reader::priced_boxes(c, SQLITE, account_id)
+        crate::sqlite_reader::priced_boxes(c, &SQL.replace("$1", "?1"), account_id)
     }) {
         return read;
     }
-    Ok(match db {
-        Db::Sqlite(p, _) => sqlx::query_as(SQLITE).bind(account_id).fetch_all(p).await?,
-        Db::Postgres(p) => {
-            sqlx::query_as(POSTGRES)
-                .bind(account_id)
-                .fetch_all(p)
-                .await?
-        }
-    })
+    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(account_id).fetch_all(p).await?))
 }
 
 /// Records that the charge webhook `event` for the account's container and `kind` is sent,

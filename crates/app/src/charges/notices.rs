@@ -58,13 +58,14 @@ async fn for_account(ctx: &Ctx, account_id: Uuid, now_us: i64) -> Result<usize, 
     let boxes = store::active_boxes(&ctx.db, account_id).await?;
     let mut pricer = Pricer::new(ctx, account_id);
     let mut sent = 0;
-    for b in &boxes {
+    for mut b in boxes {
         let as_of = DataClock::of(Some(&b.clock()), ctx.policy.sandbox_speed).at(now_us);
+        let state = std::mem::take(&mut b.state.0).into_state();
         let of = ShippedBy {
             scac: &b.scac,
             route: &b.route.0,
         };
-        let charges = charges_of(&mut pricer, (b.id, &b.state.0), &of, as_of, (false, 1)).await?;
+        let charges = charges_of(&mut pricer, (b.id, &state), &of, as_of, (false, 1)).await?;
         for c in &charges.charges {
             // the box's own today: the day before its first coming day (running kinds only)
             let Some(today) = c

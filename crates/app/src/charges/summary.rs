@@ -177,12 +177,12 @@ struct Tally {
 
 impl Tally {
     /// Adds one box's charges.
-    fn add(&mut self, b: &PricedBox, charges: &ContainerCharges) {
+    fn add(&mut self, b: &PricedBox, terminal: Option<&String>, charges: &ContainerCharges) {
         self.boxes += 1;
         if !charges.charges.is_empty() {
             self.priced += 1;
         }
-        let terminal = b.state.0.pod_terminal.clone();
+        let terminal = terminal.cloned();
         let mut per_currency: BTreeMap<&str, (Money, Money)> = BTreeMap::new();
         for c in &charges.charges {
             let (accrued, tomorrow) = (
@@ -200,7 +200,7 @@ impl Tally {
             if let Some(a) = accruing((b.id, &b.number), terminal.as_ref(), c) {
                 self.accruing.push((accrued, a));
             }
-            self.note_ending(b, c, running);
+            self.note_ending(b, terminal.as_ref(), c, running);
         }
         for (currency, (accrued, tomorrow)) in per_currency {
             self.totals
@@ -216,7 +216,13 @@ impl Tally {
 
     /// Notes a running kind whose last free day is today, tomorrow or in two or three days
     /// (by the box's own as-of date).
-    fn note_ending(&mut self, b: &PricedBox, c: &ContainerCharge, running: bool) {
+    fn note_ending(
+        &mut self,
+        b: &PricedBox,
+        terminal: Option<&String>,
+        c: &ContainerCharge,
+        running: bool,
+    ) {
         let Some(lfd) = c.charge.last_free_day.as_deref() else {
             return;
         };
@@ -244,7 +250,7 @@ impl Tally {
             number: b.number.clone(),
             kind: c.charge.kind.clone(),
             last_free_day: lfd.to_string(),
-            terminal: b.state.0.pod_terminal.clone(),
+            terminal: terminal.cloned(),
         });
     }
 
@@ -303,14 +309,15 @@ async fn tally(ctx: &Ctx, account_id: Uuid, now: i64) -> Result<Tally, AppError>
         });
     let mut pricer = Pricer::new(ctx, account_id);
     let mut tally = Tally::default();
-    for b in &boxes {
+    for mut b in boxes {
         let as_of = DataClock::of(Some(&b.clock()), ctx.policy.sandbox_speed).at(now);
+        let state = std::mem::take(&mut b.state.0).into_state();
         let of = ShippedBy {
             scac: &b.scac,
             route: &b.route.0,
         };
-        let charges = charges_of(&mut pricer, (b.id, &b.state.0), &of, as_of, (rail, 1)).await?;
-        tally.add(b, &charges);
+        let charges = charges_of(&mut pricer, (b.id, &state), &of, as_of, (rail, 1)).await?;
+        tally.add(&b, state.pod_terminal.as_ref(), &charges);
     }
     Ok(tally)
 }

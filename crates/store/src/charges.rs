@@ -318,22 +318,57 @@ impl PricedBox {
     }
 }
 
-/// The account's tracked (active) boxes with their shipments' lines and routes, in no
-/// particular order: what its exposure is summed over. Each box's state is read for what its
-/// charges are counted from only (see [`PricedState`]).
-pub async fn active_boxes(db: &Db, account_id: Uuid) -> Result<Vec<PricedBox>> {
-    const SQL: &str = "SELECT c.id, c.number, c.shipment_id, c.state, s.scac, s.route, \
+/// How many shares [`active_boxes`] reads an account's boxes in on this backend: two on
+/// PostgreSQL (each share's states written out by a backend of its own and parsed on a
+/// thread of their own, so both cores work), one on SQLite (read in place).
+pub fn box_shares(db: &Db) -> u8 {
+    match db {
+        Db::Sqlite(..) => 1,
+        Db::Postgres(_) => 2,
+    }
+}
+
+/// Share `share` (from 0) of `shares` of the account's tracked (active) boxes (by the last
+/// byte of their ids; all of them with one share) with their shipments' lines and routes, in
+/// no particular order: what its exposure is summed over. Each box's state is read for what
+/// its charges are counted from only (see [`PricedState`]).
+pub async fn active_boxes(
+    db: &Db,
+    account_id: Uuid,
+    (share, shares): (u8, u8),
+) -> Result<Vec<PricedBox>> {
+    const COLUMNS: &str = "SELECT c.id, c.number, c.shipment_id, c.state, s.scac, s.route, \
         r.started_us, s.clock_wall_us, s.clock_source_us, s.clock_speed \
         FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id \
         LEFT JOIN sandbox_runs r ON r.shipment_id = s.id AND r.account_id = s.account_id \
         WHERE c.account_id = $1 AND c.active = TRUE";
-    // on SQLite, a whole account's rows read in place (no message per row)
-    if let Some(read) = crate::sqlite_reader::in_place(db, |c| {
-        crate::sqlite_reader::priced_boxes(c, &SQL.replace("$1", "?1"), account_id)
-    }) {
-        return read;
+    const SHARE: &str = " AND get_byte(uuid_send(c.id), 15) % $3 = $2";
+    match db {
+        Db::Sqlite(p, _) => {
+            // a whole account's rows read in place (no message per row)
+            if let Some(read) = crate::sqlite_reader::in_place(db, |c| {
+                crate::sqlite_reader::priced_boxes(c, &COLUMNS.replace("$1", "?1"), account_id)
+            }) {
+                return read;
+            }
+            Ok(sqlx::query_as(COLUMNS)
+                .bind(account_id)
+                .fetch_all(p)
+                .await?)
+        }
+        Db::Postgres(p) if shares > 1 => Ok(sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{COLUMNS}{SHARE}"
+        )))
+        .bind(account_id)
+        .bind(i32::from(share))
+        .bind(i32::from(shares))
+        .fetch_all(p)
+        .await?),
+        Db::Postgres(p) => Ok(sqlx::query_as(COLUMNS)
+            .bind(account_id)
+            .fetch_all(p)
+            .await?),
     }
-    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(account_id).fetch_all(p).await?))
 }
 
 /// Records that the charge webhook `event` for the account's container and `kind` is sent,

@@ -55,7 +55,7 @@ fn change(c: &ContainerCharge) -> serde_json::Value {
 
 /// Sends the charge notices due at `now_us` for one account; how many were appended.
 async fn for_account(ctx: &Ctx, account_id: Uuid, now_us: i64) -> Result<usize, AppError> {
-    let boxes = store::active_boxes(&ctx.db, account_id).await?;
+    let boxes = store::active_boxes(&ctx.db, account_id, (0, 1)).await?;
     let mut pricer = Pricer::new(ctx, account_id);
     let mut sent = 0;
     for mut b in boxes {

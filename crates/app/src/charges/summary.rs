@@ -129,6 +129,12 @@ impl Sum {
         self.tomorrow = self.tomorrow.plus(tomorrow);
     }
 
+    fn join(&mut self, other: Sum) {
+        self.boxes += other.boxes;
+        self.accrued = self.accrued.plus(other.accrued);
+        self.tomorrow = self.tomorrow.plus(other.tomorrow);
+    }
+
     fn total(&self, currency: &str) -> Total {
         Total {
             currency: currency.to_string(),
@@ -254,6 +260,25 @@ impl Tally {
         });
     }
 
+    /// Adds another share's tally to this one.
+    fn merge(&mut self, other: Tally) {
+        self.boxes += other.boxes;
+        self.priced += other.priced;
+        for (k, v) in other.totals {
+            self.totals.entry(k).or_default().join(v);
+        }
+        for (k, v) in other.kinds {
+            self.kinds.entry(k).or_default().join(v);
+        }
+        for (k, v) in other.terminals {
+            self.terminals.entry(k).or_default().join(v);
+        }
+        for (mine, theirs) in self.ending.iter_mut().zip(other.ending) {
+            mine.extend(theirs);
+        }
+        self.accruing.extend(other.accruing);
+    }
+
     fn finish(self, as_of: jiff::Timestamp) -> Summary {
         let groups = |m: BTreeMap<(Option<String>, String), Sum>| {
             m.into_iter()
@@ -298,16 +323,55 @@ impl Tally {
     }
 }
 
-/// Prices every tracked box of the account on its own data's clock at `now`, tallied.
+/// Prices every tracked box of the account on its own data's clock at `now`, tallied: on a
+/// backend that reads them in shares ([`store::box_shares`]), each share read and priced on
+/// a task of its own.
 async fn tally(ctx: &Ctx, account_id: Uuid, now: i64) -> Result<Tally, AppError> {
-    let boxes = store::active_boxes(ctx.read_db(account_id), account_id).await?;
     let rail = crate::accounts::get(ctx, account_id)
         .await?
         .is_some_and(|a| {
             a.entitlements
                 .contains(&boxtrack_core::plan::Entitlement::RailLfd)
         });
-    let mut pricer = Pricer::new(ctx, account_id);
+    let shares = store::box_shares(ctx.read_db(account_id));
+    if shares <= 1 {
+        return tally_share(ctx.clone(), account_id, (now, rail), (0, 1)).await;
+    }
+    let tasks: Vec<_> = (0..shares)
+        .map(|share| {
+            tokio::spawn(tally_share(
+                ctx.clone(),
+                account_id,
+                (now, rail),
+                (share, shares),
+            ))
+        })
+        .collect();
+    let mut all = Tally::default();
+    for task in tasks {
+        match task.await {
+            Ok(part) => all.merge(part?),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => {
+                return Err(AppError::Refused {
+                    code: "stopping",
+                    detail: "the service is stopping".into(),
+                });
+            }
+        }
+    }
+    Ok(all)
+}
+
+/// One share of the account's boxes, read and priced.
+async fn tally_share(
+    ctx: Ctx,
+    account_id: Uuid,
+    (now, rail): (i64, bool),
+    share: (u8, u8),
+) -> Result<Tally, AppError> {
+    let boxes = store::active_boxes(ctx.read_db(account_id), account_id, share).await?;
+    let mut pricer = Pricer::new(&ctx, account_id);
     let mut tally = Tally::default();
     for mut b in boxes {
         let as_of = DataClock::of(Some(&b.clock()), ctx.policy.sandbox_speed).at(now);

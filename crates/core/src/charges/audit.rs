@@ -156,127 +156,134 @@ fn date_of(v: &Option<String>) -> Option<Date> {
     given(v).and_then(|s| s.get(..10).unwrap_or(s).parse().ok())
 }
 
+/// Whether every line states this of itself (and there is a line).
+fn lines_have(inv: &Invoice, f: fn(&InvoiceLine) -> &Option<String>) -> bool {
+    !inv.lines.is_empty() && inv.lines.iter().all(|l| given(f(l)).is_some())
+}
+
+/// Whether a statement on the invoice says one of `words`.
+fn says(inv: &Invoice, words: &[&str]) -> bool {
+    inv.statements.iter().any(|s| {
+        let s = s.to_ascii_lowercase();
+        words.iter().any(|w| s.contains(w))
+    })
+}
+
+/// An item 541.6 requires: the rule it is, what the invoice must state, and whether it does.
+type Item = (&'static str, &'static str, fn(&Invoice) -> bool);
+
+/// The items of 541.6 checked, in the regulation's order ((b)(7) is an export's).
+const ITEMS: [Item; 19] = [
+    (
+        "541.6(a)(1) bill of lading number",
+        "the bill of lading number",
+        |i| given(&i.bill_of_lading_number).is_some(),
+    ),
+    (
+        "541.6(a)(2) container number",
+        "the container number",
+        |i| given(&i.container_number).is_some() || lines_have(i, |l| &l.container_number),
+    ),
+    (
+        "541.6(a)(3) port of discharge",
+        "the port of discharge",
+        |i| given(&i.port_of_discharge).is_some(),
+    ),
+    (
+        "541.6(a)(4) basis of liability",
+        "why the billed party is the party liable for the charge",
+        |i| given(&i.billed_party.basis).is_some(),
+    ),
+    ("541.6(b)(1) invoice date", "the invoice date", |i| {
+        date_of(&i.invoice_date).is_some()
+    }),
+    ("541.6(b)(2) due date", "the invoice due date", |i| {
+        date_of(&i.due_date).is_some()
+    }),
+    (
+        "541.6(b)(3) free time days",
+        "the allowed free time in days",
+        |i| i.free_time_days.is_some(),
+    ),
+    (
+        "541.6(b)(4) free time start",
+        "the start date of free time",
+        |i| date_of(&i.free_time_start).is_some(),
+    ),
+    (
+        "541.6(b)(5) free time end",
+        "the end date of free time",
+        |i| date_of(&i.free_time_end).is_some(),
+    ),
+    (
+        "541.6(b)(6) container availability date",
+        "the container availability date",
+        |i| date_of(&i.container_availability_date).is_some(),
+    ),
+    ("541.6(b)(8) dates charged", "each date charged", |i| {
+        lines_have(i, |l| &l.date)
+    }),
+    ("541.6(c)(1) total due", "the total amount due", |i| {
+        given(&i.total).is_some()
+    }),
+    (
+        "541.6(c)(2) tariff rule",
+        "the tariff rule (or service contract and section) the rate is based on",
+        |i| given(&i.tariff_rule).is_some(),
+    ),
+    ("541.6(c)(3) rate", "the rate of each day charged", |i| {
+        lines_have(i, |l| &l.rate)
+    }),
+    (
+        "541.6(d)(1) contact",
+        "whom to contact with questions or a request for mitigation",
+        |i| given(&i.contact).is_some(),
+    ),
+    (
+        "541.6(d)(2) dispute process",
+        "where its dispute process is published",
+        |i| given(&i.dispute_process).is_some(),
+    ),
+    (
+        "541.6(d)(3) dispute timeframe",
+        "the timeframes to request mitigation, refund or waiver",
+        |i| given(&i.dispute_timeframe).is_some(),
+    ),
+    (
+        "541.6(e)(1) consistency statement",
+        "that the charges are consistent with the Federal Maritime Commission's rules",
+        |i| says(i, &["federal maritime commission", "fmc"]),
+    ),
+    (
+        "541.6(e)(2) performance statement",
+        "that the billing party's performance did not cause or contribute to the charges",
+        |i| {
+            says(
+                i,
+                &[
+                    "did not cause",
+                    "not cause or contribute",
+                    "did not contribute",
+                ],
+            )
+        },
+    ),
+];
+
 /// Each item 541.6 requires that the invoice lacks, and 541.7's thirty days.
 pub fn contents(inv: &Invoice) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut need = |present: bool, rule: &str, what: &str| {
-        if !present {
-            out.push(finding(
+    let mut out: Vec<Finding> = ITEMS
+        .iter()
+        .filter(|(_, _, present)| !present(inv))
+        .map(|(rule, what, _)| {
+            finding(
                 None,
                 None,
                 rule,
                 format!("the invoice does not state {what}"),
-            ));
-        }
-    };
-    let lines_have = |f: fn(&InvoiceLine) -> &Option<String>| {
-        !inv.lines.is_empty() && inv.lines.iter().all(|l| given(f(l)).is_some())
-    };
-    need(
-        given(&inv.bill_of_lading_number).is_some(),
-        "541.6(a)(1) bill of lading number",
-        "the bill of lading number",
-    );
-    need(
-        given(&inv.container_number).is_some() || lines_have(|l| &l.container_number),
-        "541.6(a)(2) container number",
-        "the container number",
-    );
-    need(
-        given(&inv.port_of_discharge).is_some(),
-        "541.6(a)(3) port of discharge",
-        "the port of discharge",
-    );
-    need(
-        given(&inv.billed_party.basis).is_some(),
-        "541.6(a)(4) basis of liability",
-        "why the billed party is the party liable for the charge",
-    );
-    need(
-        date_of(&inv.invoice_date).is_some(),
-        "541.6(b)(1) invoice date",
-        "the invoice date",
-    );
-    need(
-        date_of(&inv.due_date).is_some(),
-        "541.6(b)(2) due date",
-        "the invoice due date",
-    );
-    need(
-        inv.free_time_days.is_some(),
-        "541.6(b)(3) free time days",
-        "the allowed free time in days",
-    );
-    need(
-        date_of(&inv.free_time_start).is_some(),
-        "541.6(b)(4) free time start",
-        "the start date of free time",
-    );
-    need(
-        date_of(&inv.free_time_end).is_some(),
-        "541.6(b)(5) free time end",
-        "the end date of free time",
-    );
-    need(
-        date_of(&inv.container_availability_date).is_some(),
-        "541.6(b)(6) container availability date",
-        "the container availability date",
-    );
-    need(
-        lines_have(|l| &l.date),
-        "541.6(b)(8) dates charged",
-        "each date charged",
-    );
-    need(
-        given(&inv.total).is_some(),
-        "541.6(c)(1) total due",
-        "the total amount due",
-    );
-    need(
-        given(&inv.tariff_rule).is_some(),
-        "541.6(c)(2) tariff rule",
-        "the tariff rule (or service contract and section) the rate is based on",
-    );
-    need(
-        lines_have(|l| &l.rate),
-        "541.6(c)(3) rate",
-        "the rate of each day charged",
-    );
-    need(
-        given(&inv.contact).is_some(),
-        "541.6(d)(1) contact",
-        "whom to contact with questions or a request for mitigation",
-    );
-    need(
-        given(&inv.dispute_process).is_some(),
-        "541.6(d)(2) dispute process",
-        "where its dispute process is published",
-    );
-    need(
-        given(&inv.dispute_timeframe).is_some(),
-        "541.6(d)(3) dispute timeframe",
-        "the timeframes to request mitigation, refund or waiver",
-    );
-    let said = |words: &[&str]| {
-        inv.statements.iter().any(|s| {
-            let s = s.to_ascii_lowercase();
-            words.iter().any(|w| s.contains(w))
+            )
         })
-    };
-    need(
-        said(&["federal maritime commission", "fmc"]),
-        "541.6(e)(1) consistency statement",
-        "that the charges are consistent with the Federal Maritime Commission's rules",
-    );
-    need(
-        said(&[
-            "did not cause",
-            "not cause or contribute",
-            "did not contribute",
-        ]),
-        "541.6(e)(2) performance statement",
-        "that the billing party's performance did not cause or contribute to the charges",
-    );
+        .collect();
     if let (Some(issued), Some(last)) = (
         date_of(&inv.invoice_date),
         inv.lines.iter().filter_map(|l| date_of(&l.date)).max(),

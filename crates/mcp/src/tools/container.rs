@@ -433,13 +433,7 @@ pub(super) async fn get(
         stopped,
         now_us,
     );
-    // fees never reported have no total (not a total of zero)
-    let fees = boxtrack_core::tracking::rules::reported_fees(st)
-        .map(assess::fee_total)
-        .unwrap_or(assess::FeeTotal {
-            total_minor: None,
-            currency: None,
-        });
+    let fees = fee_total(st);
     let shipment_brief = shipment.as_ref().map(shipment_brief);
     let pod_terminal = st.pod_terminal.as_deref().map(terminal_brief);
     let events = if includes.iter().any(|i| i == "transport_events") {
@@ -452,20 +446,7 @@ pub(super) async fn get(
     } else {
         None
     };
-    let charges = match &shipment {
-        Some(s) => boxtrack_app::charges::container::priced(
-            &state.ctx,
-            account.id,
-            (&c, s),
-            now_us,
-            account.has(Entitlement::RailLfd),
-        )
-        .await
-        .map(Some)
-        .map_err(ToolError::from_app("the container's charges"))?,
-        None => None,
-    }
-    .filter(|ch| !ch.charges.is_empty());
+    let charges = super::charges::of_box(state, account, (&c, shipment.as_ref()), now_us).await?;
     let metadata = metadata(lifecycle, source, &includes, verdict.urgency.as_str());
     Ok(ContainerAnswer {
         id: c.id,
@@ -528,6 +509,16 @@ pub(super) async fn get(
         created_at: r.created_at,
         metadata,
     })
+}
+
+/// The total of the fees reported (fees never reported have no total, not a total of zero).
+fn fee_total(st: &boxtrack_core::tracking::ContainerState) -> assess::FeeTotal {
+    boxtrack_core::tracking::rules::reported_fees(st)
+        .map(assess::fee_total)
+        .unwrap_or(assess::FeeTotal {
+            total_minor: None,
+            currency: None,
+        })
 }
 
 /// What `get_container` loads: the shipment and the terminal always, as the reference's
@@ -688,28 +679,7 @@ pub fn markdown(a: &ContainerAnswer, rail_zone: Option<&str>) -> String {
         ));
     }
     if let Some(ch) = &a.charges {
-        text.push_str("\n## Charges (by the account's tariffs)\n\n");
-        for c in &ch.charges {
-            let k = &c.charge;
-            text.push_str(&format!(
-                "- **{kind}** ({issuer}): {cur} {amount} for {days} day(s); calculated LFD {lfd}{reported}{tomorrow}\n",
-                kind = k.kind,
-                issuer = k.issuer,
-                cur = k.currency,
-                amount = k.amount,
-                days = k.chargeable_days,
-                lfd = k.last_free_day.as_deref().unwrap_or("not yet"),
-                reported = c
-                    .reported_last_free_day
-                    .as_ref()
-                    .filter(|r| Some(&r.date) != k.last_free_day.as_ref())
-                    .map_or(String::new(), |r| format!(" (the {} says {})", r.source, r.date)),
-                tomorrow = c
-                    .coming
-                    .first()
-                    .map_or(String::new(), |d| format!("; tomorrow adds {}", d.adds)),
-            ));
-        }
+        text.push_str(&super::charges::markdown(ch));
     }
     if let Some(carrier) = a.rail.pod_rail_carrier.as_deref() {
         let rz = rail_zone.or(zone);

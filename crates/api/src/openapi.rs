@@ -308,7 +308,7 @@ pub fn document_with(extra: Vec<Op>) -> Value {
 /// at it (`$ref`): each was written out once per media type, close to a tenth of the
 /// document.
 fn shared_request_schemas(paths: &mut Map<String, Value>) -> Vec<(String, Value)> {
-    let mut moved = Vec::new();
+    let mut moved: Vec<(String, Value)> = Vec::new();
     for (path, item) in paths.iter_mut() {
         let Some(item) = item.as_object_mut() else {
             continue;
@@ -328,12 +328,19 @@ fn shared_request_schemas(paths: &mut Map<String, Value>) -> Vec<(String, Value)
             let Some(schema) = schemas.first().filter(|_| alike).map(|s| (*s).clone()) else {
                 continue;
             };
-            let name = format!("{id}.body");
+            // an operation whose body is another's (a PATCH as its POST) points at that one
+            let name = match moved.iter().find(|(_, s)| *s == schema) {
+                Some((name, _)) => name.clone(),
+                None => {
+                    let name = format!("{id}.body");
+                    moved.push((name.clone(), schema));
+                    name
+                }
+            };
             let reference = json!({"$ref": format!("#/components/schemas/{name}")});
             for media in content.values_mut() {
                 media["schema"] = reference.clone();
             }
-            moved.push((name, schema));
         }
     }
     moved

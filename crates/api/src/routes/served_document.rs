@@ -63,8 +63,14 @@ pub fn with_examples(doc: &mut Value, examples: &crate::examples::Examples) {
                 answer,
             );
         }
+        // a request's example once, under JSON:API's media type (the plain JSON one takes the
+        // same body)
         if let Some(request) = &rec.request {
-            json_media(&mut op["requestBody"]["content"], request);
+            let content = &mut op["requestBody"]["content"];
+            match content.get_mut("application/vnd.api+json") {
+                Some(m) if m.is_object() => m["example"] = trimmed(request),
+                _ => json_media(content, request),
+            }
         }
     }
 }

@@ -808,3 +808,43 @@ async fn an_invoice_is_audited_against_541_6_and_the_tariff_line_by_line() {
         404,
     );
 }
+
+#[tokio::test]
+async fn a_sandbox_journey_s_charge_webhook_goes_on_its_virtual_clock() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let started = boxtrack_store::now_us();
+    app.track_sandbox(&key, "TEST-SCN-IMPORT").await;
+    // no free time: the day of discharge is the first charged
+    let mut t = tariff_doc();
+    t["issuer"] = json!(boxtrack_core::carriers::SANDBOX_SCAC);
+    t["ports"] = json!(["*"]);
+    t["equipment"] = json!(["*"]);
+    t["free_time"] =
+        json!({"days": 0, "count": "calendar", "from": "discharged", "starts": "same_day"});
+    let made = app.post("/v2/tariffs", &key, MT, &doc("tariff", t)).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let hook = json!({"url": "https://hooks.example.com/charges", "events": ["container.charges.accruing"]});
+    let made = app
+        .post("/v2/webhooks", &key, MT, &doc("webhook", hook))
+        .await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    // 510 real seconds on, the journey's clock (an hour a second) is 510 hours on: the box was
+    // discharged at 494 hours and leaves at 525, so its demurrage accrues
+    let later = started + 510_000_000;
+    app.tick_at(later).await;
+    let ctx = boxtrack_app::Ctx::new(app.db.clone());
+    let pass = || boxtrack_app::charges::notices::pass(&ctx, later);
+    // on the wall clock it would not be discharged yet: the journey's own clock decides
+    assert_eq!(pass().await.unwrap(), 1);
+    assert_eq!(pass().await.unwrap(), 0, "once per box and kind");
+    let log = boxtrack_store::events::after(&app.db, account.id, 0, 10_000)
+        .await
+        .unwrap();
+    let sent: Vec<&str> = log
+        .iter()
+        .map(|e| e.event.as_str())
+        .filter(|e| e.starts_with("container.charges."))
+        .collect();
+    assert_eq!(sent, ["container.charges.accruing"]);
+}

@@ -171,6 +171,8 @@ try {
     ['container', containerPath],
     ['shipments', '/console/shipments'],
     ['tracking-requests', '/console/tracking_requests'],
+    ['charges', '/console/charges'],
+    ['charges-audit', '/console/charges/audit'],
     ['portal', '/console'],
   ]);
   const audit = await browser.newContext({ bypassCSP: true, storageState: await page.context().storageState() });

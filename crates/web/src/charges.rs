@@ -177,8 +177,10 @@ fn exposure(s: &Summary) -> Markup {
             @for t in &s.totals {
                 p { strong { (t.currency) " " (t.accrued) } " accrued over " (t.boxes) " boxes; tomorrow adds " (t.currency) " " (t.tomorrow_adds) "." }
             }
-            (totals(&s.by_kind, "Kind"))
-            (totals(&s.by_terminal, "Terminal"))
+            @if !s.totals.is_empty() {
+                (totals(&s.by_kind, "Kind"))
+                (totals(&s.by_terminal, "Terminal"))
+            }
         }
         section aria-labelledby="ending" {
             h2 id="ending" { "Free time ending" }

@@ -3,7 +3,13 @@
 //! `public_calendars`). Each keeps its document as written (JSON text) beside the columns a
 //! selection filters on; what a document means is `boxtrack_core::charges`'.
 
+use std::collections::BTreeMap;
+
+use boxtrack_core::charges::HoldSpan;
 use boxtrack_core::paging::{Key, Page};
+use boxtrack_core::tracking::times::TimeKey;
+use boxtrack_core::tracking::{ContainerState, Equipment, LfdKind, Route};
+use sqlx::types::Json;
 use uuid::Uuid;
 
 use crate::list::{Arg, Cond, Keyed, ListSpec, Listed};
@@ -250,24 +256,24 @@ async fn calendar_doc(
 #[serde(default)]
 pub struct PricedState {
     /// Equipment.
-    pub equipment: boxtrack_core::tracking::Equipment,
+    pub equipment: Equipment,
     /// Milestone times.
     #[serde(deserialize_with = "boxtrack_core::tracking::times::lenient")]
-    pub times: std::collections::BTreeMap<boxtrack_core::tracking::times::TimeKey, i64>,
+    pub times: BTreeMap<TimeKey, i64>,
     /// First available for pickup.
     pub first_available_us: Option<i64>,
     /// Holds as the reports followed them.
-    pub hold_spans: Vec<boxtrack_core::charges::HoldSpan>,
+    pub hold_spans: Vec<HoldSpan>,
     /// The terminal at the port of discharge.
     pub pod_terminal: Option<String>,
     /// Last free days by source.
-    pub lfd: std::collections::BTreeMap<boxtrack_core::tracking::LfdKind, i64>,
+    pub lfd: BTreeMap<LfdKind, i64>,
 }
 
 impl PricedState {
     /// As a container's state (what it does not hold left empty).
-    pub fn into_state(self) -> boxtrack_core::tracking::ContainerState {
-        boxtrack_core::tracking::ContainerState {
+    pub fn into_state(self) -> ContainerState {
+        ContainerState {
             equipment: self.equipment,
             times: self.times,
             first_available_us: self.first_available_us,
@@ -290,11 +296,11 @@ pub struct PricedBox {
     /// Its shipment.
     pub shipment_id: Uuid,
     /// What its charges are counted from of its merged state.
-    pub state: sqlx::types::Json<PricedState>,
+    pub state: Json<PricedState>,
     /// The shipment's line.
     pub scac: String,
     /// The shipment's route.
-    pub route: sqlx::types::Json<boxtrack_core::tracking::Route>,
+    pub route: Json<Route>,
     /// Its sandbox run's start, if it plays one.
     pub started_us: Option<i64>,
     /// The reading of the clock of its source (see [`crate::sandbox::DataClockRow`]).
@@ -406,7 +412,7 @@ pub async fn notice(
 
 /// The accounts with an active webhook that names one of `events`.
 pub async fn accounts_listening(db: &Db, events: &[&str]) -> Result<Vec<Uuid>> {
-    let hooks: Vec<(Uuid, sqlx::types::Json<Vec<String>>)> = on_db!(db, p => sqlx::query_as(
+    let hooks: Vec<(Uuid, Json<Vec<String>>)> = on_db!(db, p => sqlx::query_as(
         "SELECT account_id, events FROM webhooks WHERE active = TRUE")
         .fetch_all(p).await?);
     let mut out: Vec<Uuid> = hooks

@@ -6,7 +6,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use boxtrack_app::charges::container::ContainerCharges;
+use boxtrack_app::charges::container::{ContainerCharge, ContainerCharges};
 use boxtrack_app::charges::summary::{self, AccruingBox, Ending, GroupTotal, Summary};
 use boxtrack_http::Front;
 use maud::{Markup, html};
@@ -55,7 +55,7 @@ pub(crate) fn container_section(charges: Option<&ContainerCharges>) -> Markup {
     }
 }
 
-fn kind_block(c: &boxtrack_app::charges::container::ContainerCharge) -> Markup {
+fn kind_block(c: &ContainerCharge) -> Markup {
     let ch = &c.charge;
     let differs = c
         .reported_last_free_day

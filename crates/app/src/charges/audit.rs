@@ -6,6 +6,8 @@
 use boxtrack_core::charges::audit::{self as rule, Computed, Finding, Invoice};
 use boxtrack_core::charges::money::Money;
 use boxtrack_core::charges::tariff::Kind;
+use boxtrack_core::csv::records;
+use boxtrack_core::paging::Page;
 use boxtrack_store::reads::ContainerRow;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -267,7 +269,7 @@ fn refused(field: &str, detail: String) -> AppError {
 /// An audit's question read from an invoice's CSV (a header row of [`CSV_COLUMNS`] names, and
 /// `rate` and `amount`; unknown columns are refused, naming them).
 pub fn from_csv(text: &str) -> Result<AuditIn, AppError> {
-    let recs = boxtrack_core::csv::records(text);
+    let recs = records(text);
     let Some((header, rows)) = recs.split_first() else {
         return Err(refused("csv", "the file is empty".into()));
     };
@@ -392,7 +394,7 @@ pub async fn audit_csv(ctx: &Ctx, account_id: Uuid, text: &str) -> Result<AuditO
             },
             ..Default::default()
         };
-        let page = boxtrack_core::paging::Page::first(1);
+        let page = Page::first(1);
         let found =
             crate::containers::list::<ContainerRow>(&ctx.db, account_id, &list, &page).await?;
         asked.container_id = found.listed.rows.first().map(|c| c.id);

@@ -3,6 +3,7 @@
 //! (a sandbox journey's virtual time), beside the last free days its sources reported and what
 //! each of the next days adds.
 
+use boxtrack_core::charges::Kind;
 use boxtrack_core::charges::count::local_date;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::tracking::rules::t;
@@ -242,7 +243,7 @@ pub(crate) async fn charges_of(
         missing: Vec::new(),
     };
     let Some(q) = q else {
-        out.missing = boxtrack_core::charges::Kind::ALL
+        out.missing = Kind::ALL
             .iter()
             .map(|k| MissingOut {
                 kind: k.as_str().into(),
@@ -255,7 +256,7 @@ pub(crate) async fn charges_of(
         Ok(p) => p,
         // a port boxtrack has no zone for: nothing can be counted there
         Err(AppError::Rejected(problems)) => {
-            out.missing = boxtrack_core::charges::Kind::ALL
+            out.missing = Kind::ALL
                 .iter()
                 .map(|k| MissingOut {
                     kind: k.as_str().into(),

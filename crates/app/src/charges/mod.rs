@@ -3,11 +3,11 @@
 //! `boxtrack_core::charges`; here are its documents stored and read, the tariff chosen for each
 //! kind, and the box's times turned into local dates at the port.
 
-use boxtrack_core::charges::calendar::CalendarDoc;
-use boxtrack_core::charges::tariff::{TariffDoc, is_locode};
-use boxtrack_core::paging::Page;
+use boxtrack_core::charges::calendar::{CalendarDoc, weekday_of};
+use boxtrack_core::charges::tariff::{Problem, TariffDoc, is_locode};
+use boxtrack_core::paging::{Key, Page};
 use boxtrack_store::charges::{self as store, DocRow, TariffKeys};
-use boxtrack_store::list::Listed;
+use boxtrack_store::list::{Keyed, Listed};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -34,9 +34,9 @@ pub struct Stored<T> {
     pub doc: T,
 }
 
-impl<T> boxtrack_store::list::Keyed for Stored<T> {
-    fn key(&self) -> boxtrack_core::paging::Key {
-        boxtrack_core::paging::Key {
+impl<T> Keyed for Stored<T> {
+    fn key(&self) -> Key {
+        Key {
             sort_us: self.created_us,
             id: *self.id.as_bytes(),
         }
@@ -57,7 +57,7 @@ fn read<T: for<'de> Deserialize<'de>>(row: DocRow) -> Result<Stored<T>, AppError
     })
 }
 
-fn rejected(problems: Vec<boxtrack_core::charges::tariff::Problem>) -> AppError {
+fn rejected(problems: Vec<Problem>) -> AppError {
     AppError::Rejected(problems.into_iter().map(|p| (p.field, p.detail)).collect())
 }
 
@@ -178,7 +178,7 @@ pub fn calendar_problems(doc: &CalendarDoc) -> Vec<(String, String)> {
         ));
     }
     for (i, day) in doc.weekend.iter().flatten().enumerate() {
-        if boxtrack_core::charges::calendar::weekday_of(day).is_none() {
+        if weekday_of(day).is_none() {
             out.push((
                 format!("/weekend/{i}"),
                 format!("{day:?} is not a day: mon, tue, wed, thu, fri, sat or sun"),

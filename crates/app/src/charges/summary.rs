@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use boxtrack_core::charges::Money;
+use boxtrack_core::plan::Entitlement;
 use boxtrack_store::charges::{self as store, PricedBox};
 use boxtrack_store::reads::{ContainerRow, ShipmentRow};
 use schemars::JsonSchema;
@@ -329,10 +330,7 @@ impl Tally {
 async fn tally(ctx: &Ctx, account_id: Uuid, now: i64) -> Result<Tally, AppError> {
     let rail = crate::accounts::get(ctx, account_id)
         .await?
-        .is_some_and(|a| {
-            a.entitlements
-                .contains(&boxtrack_core::plan::Entitlement::RailLfd)
-        });
+        .is_some_and(|a| a.entitlements.contains(&Entitlement::RailLfd));
     let shares = store::box_shares(ctx.read_db(account_id));
     if shares <= 1 {
         return tally_share(ctx.clone(), account_id, (now, rail), (0, 1)).await;

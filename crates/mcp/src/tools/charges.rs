@@ -2,7 +2,7 @@
 //! (demurrage, storage, detention), what tomorrow adds, and whose free time ends soon — the
 //! figures of `GET /v2/charges/summary` (boxtrack's extension).
 
-use boxtrack_app::charges::container::ContainerCharges;
+use boxtrack_app::charges::container::{self, ContainerCharges};
 use boxtrack_app::charges::summary::{self, Summary};
 use boxtrack_app::model::{Account, ContainerRow, ShipmentRow};
 use boxtrack_core::plan::Entitlement;
@@ -40,7 +40,7 @@ pub(super) async fn of_box(
     let Some(s) = shipment else {
         return Ok(None);
     };
-    let charges = boxtrack_app::charges::container::priced(
+    let charges = container::priced(
         &state.ctx,
         account.id,
         (c, s),

@@ -194,25 +194,77 @@ pub async fn delete_calendar(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// The quote answer's resource.
-#[derive(Serialize, JsonSchema)]
-pub struct QuoteObject {
-    /// `charge_quote`.
-    #[serde(rename = "type")]
-    #[schemars(extend("const" = "charge_quote"))]
-    kind: &'static str,
-    /// A new id for this answer.
-    id: Uuid,
-    /// What each kind comes to, and the kinds not quoted.
-    attributes: Quote,
+/// A charges answer's document: `{"data": {"type": TYPE, "id", "attributes"}}`, as its two
+/// types (the resource, with its `type` a constant in the schema, and the document) and the
+/// answer made of an id and the use case's attributes.
+macro_rules! answer_doc {
+    ($doc:ident, $object:ident, $attributes:ty, $type:literal, $what:literal) => {
+        #[doc = concat!("The `", $type, "` resource: ", $what, ".")]
+        #[derive(Serialize, JsonSchema)]
+        pub struct $object {
+            #[doc = concat!("`", $type, "`.")]
+            #[serde(rename = "type")]
+            #[schemars(extend("const" = $type))]
+            kind: &'static str,
+            /// Its id.
+            id: Uuid,
+            #[doc = concat!(
+                                                $what,
+                                                "."
+                                            )]
+            attributes: $attributes,
+        }
+
+        #[doc = concat!("The answer with ", $what, ".")]
+        #[derive(Serialize, JsonSchema)]
+        pub struct $doc {
+            #[doc = concat!("The `", $type, "` resource.")]
+            data: $object,
+        }
+
+        impl $doc {
+            /// The answer.
+            fn answer(id: Uuid, attributes: $attributes) -> JsonApi {
+                JsonApi::of(&$doc {
+                    data: $object {
+                        kind: $type,
+                        id,
+                        attributes,
+                    },
+                })
+            }
+        }
+    };
 }
 
-/// The quote answer.
-#[derive(Serialize, JsonSchema)]
-pub struct QuoteDoc {
-    /// The quote.
-    data: QuoteObject,
-}
+answer_doc!(
+    QuoteDoc,
+    QuoteObject,
+    Quote,
+    "charge_quote",
+    "what each kind comes to, and the kinds not quoted (a new id)"
+);
+answer_doc!(
+    ContainerChargesDoc,
+    ContainerChargesObject,
+    ContainerCharges,
+    "container_charges",
+    "what each kind comes to, the reported last free days beside the calculated ones, and what each coming day adds (the container's id)"
+);
+answer_doc!(
+    SummaryDoc,
+    SummaryObject,
+    Summary,
+    "charge_summary",
+    "the account's exposure (the account's id)"
+);
+answer_doc!(
+    AuditDoc,
+    AuditObject,
+    AuditOut,
+    "charge_audit",
+    "the findings, and the computed charge beside the billed one (a new id)"
+);
 
 /// `POST /v2/charges/quote`.
 pub async fn quote(
@@ -222,34 +274,7 @@ pub async fn quote(
 ) -> ApiResult<JsonApi> {
     let asked = doc.attributes("charge_quote")?;
     let answer = quote::quote(&state.ctx, caller.account.id, &asked).await?;
-    Ok(JsonApi::of(&QuoteDoc {
-        data: QuoteObject {
-            kind: "charge_quote",
-            id: Uuid::now_v7(),
-            attributes: answer,
-        },
-    }))
-}
-
-/// The container charges answer's resource.
-#[derive(Serialize, JsonSchema)]
-pub struct ContainerChargesObject {
-    /// `container_charges`.
-    #[serde(rename = "type")]
-    #[schemars(extend("const" = "container_charges"))]
-    kind: &'static str,
-    /// The container's id.
-    id: Uuid,
-    /// What each kind comes to, the reported last free days beside the calculated ones, and
-    /// what each coming day adds.
-    attributes: ContainerCharges,
-}
-
-/// The container charges answer.
-#[derive(Serialize, JsonSchema)]
-pub struct ContainerChargesDoc {
-    /// The charges.
-    data: ContainerChargesObject,
+    Ok(QuoteDoc::answer(Uuid::now_v7(), answer))
 }
 
 /// `GET /v2/containers/{id}/charges`.
@@ -261,65 +286,13 @@ pub async fn container_charges(
     let answer = container::of_container(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
-    Ok(JsonApi::of(&ContainerChargesDoc {
-        data: ContainerChargesObject {
-            kind: "container_charges",
-            id,
-            attributes: answer,
-        },
-    }))
-}
-
-/// The summary answer's resource.
-#[derive(Serialize, JsonSchema)]
-pub struct SummaryObject {
-    /// `charge_summary`.
-    #[serde(rename = "type")]
-    #[schemars(extend("const" = "charge_summary"))]
-    kind: &'static str,
-    /// The account's id.
-    id: Uuid,
-    /// The account's exposure.
-    attributes: Summary,
-}
-
-/// The summary answer.
-#[derive(Serialize, JsonSchema)]
-pub struct SummaryDoc {
-    /// The summary.
-    data: SummaryObject,
+    Ok(ContainerChargesDoc::answer(id, answer))
 }
 
 /// `GET /v2/charges/summary`.
 pub async fn charges_summary(State(state): State<AppState>, caller: Caller) -> ApiResult<JsonApi> {
     let answer = summary::summary(&state.ctx, caller.account.id).await?;
-    Ok(JsonApi::of(&SummaryDoc {
-        data: SummaryObject {
-            kind: "charge_summary",
-            id: caller.account.id,
-            attributes: answer,
-        },
-    }))
-}
-
-/// The audit answer's resource.
-#[derive(Serialize, JsonSchema)]
-pub struct AuditObject {
-    /// `charge_audit`.
-    #[serde(rename = "type")]
-    #[schemars(extend("const" = "charge_audit"))]
-    kind: &'static str,
-    /// A new id for this answer.
-    id: Uuid,
-    /// The findings, and the computed charge beside the billed one.
-    attributes: AuditOut,
-}
-
-/// The audit answer.
-#[derive(Serialize, JsonSchema)]
-pub struct AuditDoc {
-    /// The audit.
-    data: AuditObject,
+    Ok(SummaryDoc::answer(caller.account.id, answer))
 }
 
 /// `POST /v2/charges/audits`.
@@ -330,13 +303,7 @@ pub async fn charges_audit(
 ) -> ApiResult<JsonApi> {
     let asked = doc.attributes("charge_audit")?;
     let answer = audit::audit(&state.ctx, caller.account.id, &asked).await?;
-    Ok(JsonApi::of(&AuditDoc {
-        data: AuditObject {
-            kind: "charge_audit",
-            id: Uuid::now_v7(),
-            attributes: answer,
-        },
-    }))
+    Ok(AuditDoc::answer(Uuid::now_v7(), answer))
 }
 
 /// This module's operations, each declared with its route and handler.

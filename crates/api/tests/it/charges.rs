@@ -714,7 +714,7 @@ async fn a_sandbox_journey_is_priced_on_its_virtual_clock() {
     // counted as of the journey's clock, weeks past the wall clock
     let as_of = priced.as_of.as_microsecond();
     assert!(as_of > later + 20 * 86_400_000_000, "{as_of} vs {later}");
-    let discharged = priced.priced_as.discharged_at.expect("discharged");
+    let discharged = priced.priced_as.at.discharged_at.expect("discharged");
     assert!(discharged.as_microsecond() < as_of);
     let dem = &priced.charges[0];
     assert_eq!(dem.charge.kind, "demurrage");

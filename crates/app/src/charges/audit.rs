@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::container::{ShippedBy, quote_of};
-use super::quote::{ChargeOut, HoldIn, MissingOut, Pricer, QuoteIn};
+use super::quote::{BoxAtPort, ChargeOut, MissingOut, Pricer, QuoteIn};
 use crate::AppError;
 use crate::ctx::Ctx;
 
@@ -32,34 +32,10 @@ pub struct AuditIn {
     /// The port of discharge, a UN/LOCODE (without `container_id`).
     #[serde(default)]
     pub port: Option<String>,
-    /// The terminal's code (storage's issuer).
-    #[serde(default)]
-    pub facility: Option<String>,
-    /// The equipment type.
-    #[serde(default)]
-    pub equipment_type: Option<String>,
-    /// The equipment length in feet.
-    #[serde(default)]
-    pub equipment_length: Option<u32>,
-    /// Discharged (ISO 8601, UTC).
-    #[serde(default)]
-    pub discharged_at: Option<jiff::Timestamp>,
-    /// First available for pickup.
-    #[serde(default)]
-    pub available_at: Option<jiff::Timestamp>,
-    /// Full out-gate.
-    #[serde(default)]
-    pub full_out_at: Option<jiff::Timestamp>,
-    /// Empty returned.
-    #[serde(default)]
-    pub empty_returned_at: Option<jiff::Timestamp>,
-    /// Holds on the box.
-    #[serde(default)]
-    pub holds: Vec<HoldIn>,
-    /// The instant counted to while the box has not moved (default: noon UTC of the invoice
-    /// date, else now).
-    #[serde(default)]
-    pub as_of: Option<jiff::Timestamp>,
+    /// Its terminal, equipment, events and holds, as a quote's (`as_of` defaults to noon UTC
+    /// of the invoice date, else now).
+    #[serde(flatten)]
+    pub at: BoxAtPort,
     /// The invoice.
     #[serde(flatten)]
     pub invoice: Invoice,
@@ -97,7 +73,7 @@ pub struct AuditOut {
 
 /// The box the invoice is about, as a quote asks for it.
 async fn box_of(ctx: &Ctx, account_id: Uuid, a: &AuditIn) -> Result<QuoteIn, AppError> {
-    let as_of = a.as_of.or_else(|| {
+    let as_of = a.at.as_of.or_else(|| {
         a.invoice.invoice_date.as_deref().and_then(|d| {
             format!("{}T12:00:00Z", d.get(..10).unwrap_or(d))
                 .parse()
@@ -132,15 +108,10 @@ async fn box_of(ctx: &Ctx, account_id: Uuid, a: &AuditIn) -> Result<QuoteIn, App
     Ok(QuoteIn {
         scac: need(&a.scac, "/scac")?,
         port: need(&a.port, "/port")?,
-        facility: a.facility.clone(),
-        equipment_type: a.equipment_type.clone(),
-        equipment_length: a.equipment_length,
-        discharged_at: a.discharged_at,
-        available_at: a.available_at,
-        full_out_at: a.full_out_at,
-        empty_returned_at: a.empty_returned_at,
-        holds: a.holds.clone(),
-        as_of,
+        at: BoxAtPort {
+            as_of,
+            ..a.at.clone()
+        },
     })
 }
 
@@ -162,8 +133,8 @@ pub async fn audit(ctx: &Ctx, account_id: Uuid, a: &AuditIn) -> Result<AuditOut,
     let kind = kind.transpose()?;
     let mut q = box_of(ctx, account_id, a).await?;
     // storage is the terminal's: the invoice's issuer names it when the box does not
-    if kind == Some(Kind::Storage) && q.facility.is_none() {
-        q.facility = inv.issuer.clone();
+    if kind == Some(Kind::Storage) && q.at.facility.is_none() {
+        q.at.facility = inv.issuer.clone();
     }
     let mut findings = rule::contents(inv);
     let contents_complete = !findings.iter().any(|f| f.rule.starts_with("541.6("));
@@ -333,15 +304,17 @@ pub fn from_csv(text: &str) -> Result<AuditIn, AppError> {
         container_id,
         scac: first("scac"),
         port: first("port"),
-        facility: first("facility"),
-        equipment_type: first("equipment_type"),
-        equipment_length: number("equipment_length")?,
-        discharged_at: time("discharged_at")?,
-        available_at: time("available_at")?,
-        full_out_at: time("full_out_at")?,
-        empty_returned_at: time("empty_returned_at")?,
-        holds: Vec::new(),
-        as_of: time("as_of")?,
+        at: BoxAtPort {
+            facility: first("facility"),
+            equipment_type: first("equipment_type"),
+            equipment_length: number("equipment_length")?,
+            discharged_at: time("discharged_at")?,
+            available_at: time("available_at")?,
+            full_out_at: time("full_out_at")?,
+            empty_returned_at: time("empty_returned_at")?,
+            holds: Vec::new(),
+            as_of: time("as_of")?,
+        },
         invoice: Invoice {
             invoice_number: first("invoice_number"),
             invoice_date: first("invoice_date"),

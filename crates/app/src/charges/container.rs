@@ -15,7 +15,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::quote::{ChargeOut, ComingOut, HoldIn, MissingOut, PricedKind, Pricer, QuoteIn};
+use super::quote::{
+    BoxAtPort, ChargeOut, ComingOut, HoldIn, MissingOut, PricedKind, Pricer, QuoteIn,
+};
 use crate::AppError;
 use crate::clock;
 use crate::ctx::Ctx;
@@ -74,47 +76,20 @@ pub struct PricedAs {
     pub scac: String,
     /// The port of discharge.
     pub port: Option<String>,
-    /// The terminal at the port of discharge.
-    pub facility: Option<String>,
-    /// The equipment type.
-    pub equipment_type: Option<String>,
-    /// The equipment length.
-    pub equipment_length: Option<u32>,
-    /// Discharged.
-    pub discharged_at: Option<jiff::Timestamp>,
-    /// First available for pickup.
-    pub available_at: Option<jiff::Timestamp>,
-    /// Left the terminal full.
-    pub full_out_at: Option<jiff::Timestamp>,
-    /// Returned empty.
-    pub empty_returned_at: Option<jiff::Timestamp>,
-    /// The holds as the reports followed them.
-    pub holds: Vec<HoldOut>,
-}
-
-/// A hold's span as the reports followed it.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct HoldOut {
-    /// Its name.
-    pub name: String,
-    /// First reported in force.
-    pub from: jiff::Timestamp,
-    /// First reported lifted (null while in force).
-    pub to: Option<jiff::Timestamp>,
+    /// Its terminal, equipment, event times and holds as the reports followed them.
+    #[serde(flatten)]
+    pub at: BoxAtPort,
 }
 
 fn stamp(us: Option<i64>) -> Option<jiff::Timestamp> {
     us.and_then(|us| jiff::Timestamp::from_microsecond(us).ok())
 }
 
-/// The quote a tracked box asks: its line, port, terminal, equipment, times and holds, as of
-/// `as_of_us`; none without a port of discharge.
-pub(crate) fn quote_of(c: &ContainerState, of: &ShippedBy<'_>, as_of_us: i64) -> Option<QuoteIn> {
-    let port = of.route.pod_locode.clone()?;
+/// A tracked box at its port as its charges are counted, as of `as_of_us`: its terminal,
+/// equipment, event times and holds as the reports followed them.
+fn box_at_port(c: &ContainerState, as_of_us: i64) -> BoxAtPort {
     let time = |k| stamp(c.times.get(&k).copied());
-    Some(QuoteIn {
-        scac: of.scac.to_string(),
-        port,
+    BoxAtPort {
         facility: c.pod_terminal.clone(),
         equipment_type: c.equipment.equipment_type.clone(),
         equipment_length: c
@@ -138,6 +113,16 @@ pub(crate) fn quote_of(c: &ContainerState, of: &ShippedBy<'_>, as_of_us: i64) ->
             })
             .collect(),
         as_of: stamp(Some(as_of_us)),
+    }
+}
+
+/// The quote a tracked box asks: its line, port, terminal, equipment, times and holds, as of
+/// `as_of_us`; none without a port of discharge.
+pub(crate) fn quote_of(c: &ContainerState, of: &ShippedBy<'_>, as_of_us: i64) -> Option<QuoteIn> {
+    Some(QuoteIn {
+        scac: of.scac.to_string(),
+        port: of.route.pod_locode.clone()?,
+        at: box_at_port(c, as_of_us),
     })
 }
 
@@ -213,26 +198,9 @@ pub(crate) async fn charges_of(
     let priced_as = PricedAs {
         scac: of.scac.to_string(),
         port: q.as_ref().map(|q| q.port.clone()),
-        facility: c.pod_terminal.clone(),
-        equipment_type: c.equipment.equipment_type.clone(),
-        equipment_length: q.as_ref().and_then(|q| q.equipment_length),
-        discharged_at: q.as_ref().and_then(|q| q.discharged_at),
-        available_at: q.as_ref().and_then(|q| q.available_at),
-        full_out_at: q.as_ref().and_then(|q| q.full_out_at),
-        empty_returned_at: q.as_ref().and_then(|q| q.empty_returned_at),
-        holds: q
+        at: q
             .as_ref()
-            .map(|q| {
-                q.holds
-                    .iter()
-                    .map(|h| HoldOut {
-                        name: h.name.clone(),
-                        from: h.from,
-                        to: h.to,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
+            .map_or_else(|| box_at_port(c, as_of_us), |q| q.at.clone()),
     };
     let mut out = ContainerCharges {
         container_id: id,

@@ -21,7 +21,7 @@ use crate::ctx::Ctx;
 pub const SPAN_MAX_DAYS: i32 = 3_660;
 
 /// A hold on the box over a span of time.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct HoldIn {
     /// Its name, as `holds_at_pod_terminal` spells it (`customs`, `USDA`).
     pub name: String,
@@ -39,6 +39,16 @@ pub struct QuoteIn {
     pub scac: String,
     /// The port of discharge (UN/LOCODE).
     pub port: String,
+    /// Its terminal, equipment, events and holds.
+    #[serde(flatten)]
+    pub at: BoxAtPort,
+}
+
+/// What of a box at its port of discharge its charges are counted from: its terminal, its
+/// equipment, the times of its events and its holds (a quote's, an audit's, and what a tracked
+/// box was priced as).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct BoxAtPort {
     /// The terminal's code (the issuer of storage; without it storage is missing).
     #[serde(default)]
     pub facility: Option<String>,
@@ -162,13 +172,13 @@ impl BoxAt<'_> {
     fn clock(&self, kind: Kind, from: StartEvent) -> (Option<Date>, Option<Date>) {
         let q = self.q;
         let start = match (kind, from) {
-            (Kind::Detention, _) | (_, StartEvent::FullOut) => q.full_out_at,
-            (_, StartEvent::Available) => q.available_at,
-            (_, StartEvent::Discharged) => q.discharged_at,
+            (Kind::Detention, _) | (_, StartEvent::FullOut) => q.at.full_out_at,
+            (_, StartEvent::Available) => q.at.available_at,
+            (_, StartEvent::Discharged) => q.at.discharged_at,
         };
         let end = match kind {
-            Kind::Demurrage | Kind::Storage => q.full_out_at,
-            Kind::Detention | Kind::Combined => q.empty_returned_at,
+            Kind::Demurrage | Kind::Storage => q.at.full_out_at,
+            Kind::Detention | Kind::Combined => q.at.empty_returned_at,
         };
         (self.date(start), self.date(end))
     }
@@ -178,10 +188,10 @@ impl BoxAt<'_> {
     fn within_span(&self) -> Result<(), AppError> {
         let q = self.q;
         let named = [
-            ("/discharged_at", q.discharged_at),
-            ("/available_at", q.available_at),
-            ("/full_out_at", q.full_out_at),
-            ("/empty_returned_at", q.empty_returned_at),
+            ("/discharged_at", q.at.discharged_at),
+            ("/available_at", q.at.available_at),
+            ("/full_out_at", q.at.full_out_at),
+            ("/empty_returned_at", q.at.empty_returned_at),
         ];
         let mut dates: Vec<(&str, Date)> = named
             .iter()
@@ -208,9 +218,9 @@ impl BoxAt<'_> {
     /// full out-gate for detention), or the as-of date before it.
     fn tariffing_date(&self, kind: Kind) -> Date {
         let t = if kind == Kind::Detention {
-            self.q.full_out_at
+            self.q.at.full_out_at
         } else {
-            self.q.discharged_at
+            self.q.at.discharged_at
         };
         self.date(t).unwrap_or(self.as_of)
     }
@@ -322,20 +332,21 @@ impl<'c> Pricer<'c> {
         let port = q.port.trim().to_ascii_uppercase();
         let zone = zone_of(&port)?;
         let scac = q.scac.trim().to_ascii_uppercase();
-        let facility = q
-            .facility
-            .as_deref()
-            .map(|f| f.trim().to_ascii_uppercase())
-            .filter(|f| !f.is_empty());
-        let as_of_us = q
-            .as_of
-            .map_or_else(|| self.ctx.now_us(), |t| t.as_microsecond());
+        let facility =
+            q.at.facility
+                .as_deref()
+                .map(|f| f.trim().to_ascii_uppercase())
+                .filter(|f| !f.is_empty());
+        let as_of_us =
+            q.at.as_of
+                .map_or_else(|| self.ctx.now_us(), |t| t.as_microsecond());
         let as_of = local_date(as_of_us, &zone).ok_or_else(|| {
             AppError::Rejected(vec![("/as_of".into(), "as_of is out of range".into())])
         })?;
         let at = BoxAt {
             q,
             holds: q
+                .at
                 .holds
                 .iter()
                 .map(|h| HoldSpan {
@@ -371,8 +382,8 @@ impl<'c> Pricer<'c> {
                 kind,
                 issuer: &issuer,
                 port: &port,
-                equipment_type: q.equipment_type.as_deref(),
-                equipment_length: q.equipment_length,
+                equipment_type: q.at.equipment_type.as_deref(),
+                equipment_length: q.at.equipment_length,
                 on: at.tariffing_date(kind),
             };
             let key = (kind, issuer.clone());

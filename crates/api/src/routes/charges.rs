@@ -209,9 +209,9 @@ macro_rules! answer_doc {
             /// Its id.
             id: Uuid,
             #[doc = concat!(
-                                                $what,
-                                                "."
-                                            )]
+                                                        $what,
+                                                        "."
+                                                    )]
             attributes: $attributes,
         }
 

@@ -208,10 +208,7 @@ macro_rules! answer_doc {
             kind: &'static str,
             /// Its id.
             id: Uuid,
-            #[doc = concat!(
-                                                        $what,
-                                                        "."
-                                                    )]
+            #[doc = concat!($what, ".")]
             attributes: $attributes,
         }
 

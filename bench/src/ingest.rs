@@ -350,8 +350,8 @@ async fn drop_schema(db: &Db) -> Res<()> {
 
 #[tokio::main]
 async fn main() -> Res<()> {
-    // the merge writes each container's shown state, as in `boxtrack serve` and `worker`
-    boxtrack_views::tracking::install_state_view();
+    // the merge writes each container's rendered text, as in `boxtrack serve` and `worker`
+    boxtrack_views::tracking::install_renderer();
     let n = arg(1, 100_000);
     let per_tx = arg(2, 500);
     // concurrent ingests, each its own account (as two sources' files at once would be)

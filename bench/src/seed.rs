@@ -163,7 +163,7 @@ async fn insert_shipments(db: &Db, t: &Template, rows: &[(Uuid, Uuid, String, i6
     let state: boxtrack_core::tracking::ShipmentState =
         serde_json::from_value(t.shipment_state.clone())?;
     let route: boxtrack_core::tracking::Route = serde_json::from_value(t.route.clone())?;
-    let view = boxtrack_views::tracking::voyage_view(&route, &state);
+    let view = boxtrack_views::tracking::render_shipment(&route, &state);
     let views_sql = format!(
         "INSERT INTO shipment_views (shipment_id, account_id, view) VALUES {}",
         placeholders(rows.len(), 3)
@@ -195,7 +195,8 @@ async fn insert_containers(
     // the state as its resource shows it, as the merge writes it beside the state
     let state: boxtrack_core::tracking::ContainerState =
         serde_json::from_value(t.container_state.clone())?;
-    let view = boxtrack_views::tracking::state_view(&state, &t.current_status, t.ready_for_pickup);
+    let view =
+        boxtrack_views::tracking::render_container(&state, &t.current_status, t.ready_for_pickup);
     // the column the tracking writer keeps beside the state
     let terminal = t.container_state["pod_terminal"]
         .as_str()

@@ -103,8 +103,8 @@ impl ListContainers {
     }
 }
 
-/// A page of containers with the shipment of each, read as `C` (whole rows, or as their
-/// resources show them: [`reads::ShownContainer`] with [`reads::ShownShipment`]s).
+/// A page of containers with the shipment of each, read as `C` (whole rows, or as
+/// rendered: [`reads::RenderedContainer`] with [`reads::RenderedShipment`]s).
 #[derive(Debug)]
 pub struct ContainerPage<C: reads::ContainerRead = ContainerRow> {
     /// The page's rows and counts.
@@ -147,12 +147,12 @@ pub async fn list<C: reads::ContainerRead>(
 /// One container with its shipment: what every front end shows of it first.
 #[derive(Debug)]
 pub struct Shown<C: reads::ContainerRead = ContainerRow> {
-    /// The container: its whole row, or as its resource shows it
-    /// ([`reads::ShownContainer`]).
+    /// The container: its whole row, or as rendered
+    /// ([`reads::RenderedContainer`]).
     pub container: C,
     /// Its shipment (none only if it went away since the container was read), read as the
-    /// container's kind of read reads it ([`reads::ShownShipment`] beside a
-    /// [`reads::ShownContainer`]).
+    /// container's kind of read reads it ([`reads::RenderedShipment`] beside a
+    /// [`reads::RenderedContainer`]).
     pub shipment: Option<C::Shipment>,
     /// What the shipment's resource shows of its containers (ids and POD terminals, oldest
     /// first), when [`show`] was asked for them.

@@ -101,7 +101,7 @@ impl Ctx {
     pub fn new(db: Db) -> Ctx {
         // containers are shown from their states as the merge rendered them, and the merges
         // this process runs (ingest, sandbox, refresh) write them
-        boxtrack_views::tracking::install_state_view();
+        boxtrack_views::tracking::install_renderer();
         let changes = Changes::start(&db);
         Ctx(Arc::new(Parts {
             db,

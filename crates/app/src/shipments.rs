@@ -180,7 +180,7 @@ impl ListShipments {
 }
 
 /// A page of shipments with the containers of each: shipments read as `S` (whole rows, or
-/// as their resources show them: [`reads::ShownShipment`]), their containers as `C` (whole
+/// as rendered: [`reads::RenderedShipment`]), their containers as `C` (whole
 /// rows, or [`reads::ContainerRef`]s where only the shipments are shown).
 #[derive(Debug)]
 pub struct ShipmentPage<S = ShipmentRow, C = ContainerRow> {

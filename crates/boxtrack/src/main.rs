@@ -388,7 +388,7 @@ fn main() -> ExitCode {
     // built on reqwest 0.13, which this tree builds without one (the S3 document store)
     let _ = rustls::crypto::ring::default_provider().install_default();
     // every command that merges observations writes the state as its resource shows it
-    boxtrack_views::tracking::install_state_view();
+    boxtrack_views::tracking::install_renderer();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -434,7 +434,7 @@ async fn serve_answers_on_port_zero() {
         metrics.contains("boxtrack_worker_last_pass_timestamp_seconds "),
         "{metrics}"
     );
-    // the worker's start pass over the shown texts goes to the end and is recorded, with
+    // the worker's start pass over the rendered texts goes to the end and is recorded, with
     // this build's renderer's tags, so that the next start reads only what changed
     let store = boxtrack_store::Db::connect(&db.url).await.unwrap();
     let mut passes: Vec<(String, Option<String>)> = Vec::new();

@@ -49,11 +49,11 @@ pub(crate) fn shipment(route: &Route, state: &ShipmentState) -> Option<String> {
     RENDERER.get().map(|r| (r.render_shipment)(route, state))
 }
 
-/// What every text of `shown` this process's renderer writes begins with, when it has one.
-pub(crate) fn tag_of(shown: Shown) -> Option<&'static str> {
-    RENDERER.get().map(|r| match shown {
-        Shown::Containers => r.tag,
-        Shown::Shipments => r.shipment_tag,
+/// What every text of `kind` this process's renderer writes begins with, when it has one.
+pub(crate) fn tag_of(kind: RenderedKind) -> Option<&'static str> {
+    RENDERER.get().map(|r| match kind {
+        RenderedKind::Containers => r.tag,
+        RenderedKind::Shipments => r.shipment_tag,
     })
 }
 
@@ -69,19 +69,19 @@ pub(crate) fn is_current_shipment(stored: &str) -> bool {
 
 /// Which rows [`refresh`] writes the texts of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shown {
+pub enum RenderedKind {
     /// Containers (`container_views`).
     Containers,
     /// Shipments (`shipment_views`).
     Shipments,
 }
 
-impl Shown {
+impl RenderedKind {
     /// Its name in `shown_passes`.
     fn name(self) -> &'static str {
         match self {
-            Shown::Containers => "containers",
-            Shown::Shipments => "shipments",
+            RenderedKind::Containers => "containers",
+            RenderedKind::Shipments => "shipments",
         }
     }
 }
@@ -91,7 +91,7 @@ impl Shown {
 /// processes' clocks may differ by a little.
 pub const CHANGED_SLACK_US: i64 = 10 * 60 * 1_000_000;
 
-/// Where a pass over the stored shown texts stands ([`begin`], [`refresh`]).
+/// Where a pass over the stored rendered texts stands ([`begin`], [`refresh`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cursor {
     /// Every row, by id, after this one.
@@ -124,7 +124,7 @@ impl Cursor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pass {
     /// The kind of row it passes over.
-    pub shown: Shown,
+    pub kind: RenderedKind,
     /// Where it starts: every row where the last completed pass wrote another tag (or none
     /// did), else the rows changed since that pass began.
     pub from: Cursor,
@@ -134,20 +134,20 @@ pub struct Pass {
     generation: i64,
 }
 
-/// Begins a pass over the shown texts of `shown` at `now_us`: `None` when this process has
+/// Begins a pass over the rendered texts of `kind` at `now_us`: `None` when this process has
 /// no renderer. Where the last completed pass wrote this renderer's tag, the pass looks only
 /// at rows changed since that pass began (less [`CHANGED_SLACK_US`]): the others' texts are
 /// this renderer's or were rewritten by a merge since. Where it wrote another tag, that
 /// record is withdrawn before this pass writes anything, so that a pass of the other tag
 /// that later goes to the end cannot take this one's texts for its own.
-pub async fn begin(db: &crate::Db, shown: Shown, now_us: i64) -> crate::Result<Option<Pass>> {
-    let Some(tag) = tag_of(shown) else {
+pub async fn begin(db: &crate::Db, kind: RenderedKind, now_us: i64) -> crate::Result<Option<Pass>> {
+    let Some(tag) = tag_of(kind) else {
         return Ok(None);
     };
     let last: Option<(Option<String>, Option<i64>, i64)> = crate::on_db!(db, p => sqlx::query_as(
         "SELECT tag, started_us, generation FROM shown_passes WHERE shown = $1",
     )
-    .bind(shown.name())
+    .bind(kind.name())
     .fetch_optional(p)
     .await?);
     let (from, generation) = match last {
@@ -155,12 +155,12 @@ pub async fn begin(db: &crate::Db, shown: Shown, now_us: i64) -> crate::Result<O
             Cursor::changed_since(started.saturating_sub(CHANGED_SLACK_US)),
             generation,
         ),
-        Some((Some(_), _, _)) => (Cursor::Every(uuid::Uuid::nil()), forget(db, shown).await?),
+        Some((Some(_), _, _)) => (Cursor::Every(uuid::Uuid::nil()), forget(db, kind).await?),
         Some((None, _, generation)) => (Cursor::Every(uuid::Uuid::nil()), generation),
         None => (Cursor::Every(uuid::Uuid::nil()), 0),
     };
     Ok(Some(Pass {
-        shown,
+        kind,
         from,
         started_us: now_us,
         generation,
@@ -172,10 +172,10 @@ pub async fn begin(db: &crate::Db, shown: Shown, now_us: i64) -> crate::Result<O
 /// record), the record is withdrawn: which texts are whose is no longer known, and the next
 /// start passes over every row. Returns whether the pass was recorded.
 pub async fn passed(db: &crate::Db, pass: &Pass) -> crate::Result<bool> {
-    let Some(tag) = tag_of(pass.shown) else {
+    let Some(tag) = tag_of(pass.kind) else {
         return Ok(false);
     };
-    let name = pass.shown.name();
+    let name = pass.kind.name();
     let recorded = crate::on_db!(db, p => sqlx::query(
         "INSERT INTO shown_passes (shown, tag, started_us, generation) VALUES ($1, $2, $3, 1) \
          ON CONFLICT (shown) DO UPDATE SET tag = excluded.tag, started_us = excluded.started_us, \
@@ -199,19 +199,19 @@ pub async fn passed(db: &crate::Db, pass: &Pass) -> crate::Result<bool> {
     .await?
     .flatten());
     if now.as_deref() != Some(tag) {
-        forget(db, pass.shown).await?;
+        forget(db, pass.kind).await?;
     }
     Ok(false)
 }
 
-/// Withdraws the record of the last completed pass over `shown`; returns its new generation.
-async fn forget(db: &crate::Db, shown: Shown) -> crate::Result<i64> {
+/// Withdraws the record of the last completed pass over `kind`; returns its new generation.
+async fn forget(db: &crate::Db, kind: RenderedKind) -> crate::Result<i64> {
     Ok(crate::on_db!(db, p => sqlx::query_scalar(
         "INSERT INTO shown_passes (shown, tag, started_us, generation) VALUES ($1, NULL, NULL, 1) \
          ON CONFLICT (shown) DO UPDATE SET tag = NULL, started_us = NULL, \
          generation = shown_passes.generation + 1 RETURNING generation",
     )
-    .bind(shown.name())
+    .bind(kind.name())
     .fetch_one(p)
     .await?))
 }
@@ -225,14 +225,14 @@ async fn forget(db: &crate::Db, shown: Shown) -> crate::Result<i64> {
 /// how many texts it wrote, and where the pass goes on (`None` once no row is left).
 pub async fn refresh(
     db: &crate::Db,
-    shown: Shown,
+    kind: RenderedKind,
     at: Cursor,
     batch: i64,
 ) -> crate::Result<(usize, Option<Cursor>)> {
-    let Some(tag) = tag_of(shown) else {
+    let Some(tag) = tag_of(kind) else {
         return Ok((0, None));
     };
-    let rows = stale(db, shown, at, batch, tag).await?;
+    let rows = stale(db, kind, at, batch, tag).await?;
     let next = match (at, rows.last()) {
         (Cursor::Every(_), last) => last.map(|r| Cursor::Every(r.id)),
         (
@@ -260,10 +260,10 @@ pub async fn refresh(
     };
     let mut wrote = 0;
     for row in rows {
-        let (Some(text), Some(state)) = (row.text(shown), row.state.as_deref()) else {
+        let (Some(text), Some(state)) = (row.text(kind), row.state.as_deref()) else {
             continue;
         };
-        wrote += write_if_same(db, shown, row.id, state, text).await?;
+        wrote += write_if_same(db, kind, row.id, state, text).await?;
     }
     Ok((wrote, next))
 }
@@ -294,15 +294,15 @@ struct Stale {
 impl Stale {
     /// The text to write, or `None` where the stored one is current or a state this
     /// version cannot read (its reads parse it, and fail as they would have).
-    fn text(&self, shown: Shown) -> Option<String> {
+    fn text(&self, kind: RenderedKind) -> Option<String> {
         let state = self.state.as_deref()?;
         let other = self.other.as_deref()?;
-        match shown {
-            Shown::Containers => {
+        match kind {
+            RenderedKind::Containers => {
                 let state = serde_json::from_str::<ContainerState>(state).ok()?;
                 container(&state, other, self.ready)
             }
-            Shown::Shipments => {
+            RenderedKind::Shipments => {
                 let state = serde_json::from_str::<ShipmentState>(state).ok()?;
                 let route = serde_json::from_str::<Route>(other).ok()?;
                 shipment(&route, &state)
@@ -315,7 +315,7 @@ impl Stale {
 /// `tag`.
 async fn stale(
     db: &crate::Db,
-    shown: Shown,
+    kind: RenderedKind,
     at: Cursor,
     batch: i64,
     tag: &str,
@@ -325,13 +325,13 @@ async fn stale(
         Postgres => ("v.view IS NULL OR left(v.view, length($1)) <> $1", "::text"),
         Sqlite => ("v.view IS NULL OR substr(v.view, 1, length($1)) <> $1", ""),
     };
-    let from = match shown {
-        Shown::Containers => format!(
+    let from = match kind {
+        RenderedKind::Containers => format!(
             "SELECT r.id, CASE WHEN {differs} THEN r.state{text} END AS state, \
              r.current_status AS other, r.ready_for_pickup AS ready, r.updated_us \
              FROM containers r LEFT JOIN container_views v ON v.container_id = r.id"
         ),
-        Shown::Shipments => format!(
+        RenderedKind::Shipments => format!(
             "SELECT r.id, CASE WHEN {differs} THEN r.state{text} END AS state, \
              CASE WHEN {differs} THEN r.route{text} END AS other, FALSE AS ready, r.updated_us \
              FROM shipments r LEFT JOIN shipment_views v ON v.shipment_id = r.id"
@@ -358,28 +358,28 @@ async fn stale(
 /// seen). Returns how many rows it wrote (0 or 1).
 async fn write_if_same(
     db: &crate::Db,
-    shown: Shown,
+    kind: RenderedKind,
     id: uuid::Uuid,
     state: &str,
     text: String,
 ) -> crate::Result<usize> {
     use crate::Backend::{Postgres, Sqlite};
-    let sql = match (shown, db.backend()) {
-        (Shown::Containers, Postgres) => {
+    let sql = match (kind, db.backend()) {
+        (RenderedKind::Containers, Postgres) => {
             "WITH same AS (SELECT id, account_id FROM containers WHERE id = $2 AND state = $3::jsonb FOR UPDATE) \
             INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM same \
             ON CONFLICT (container_id) DO UPDATE SET view = excluded.view"
         }
-        (Shown::Containers, Sqlite) => {
+        (RenderedKind::Containers, Sqlite) => {
             "INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM containers WHERE id = $2 AND state = $3 \
             ON CONFLICT (container_id) DO UPDATE SET view = excluded.view"
         }
-        (Shown::Shipments, Postgres) => {
+        (RenderedKind::Shipments, Postgres) => {
             "WITH same AS (SELECT id, account_id FROM shipments WHERE id = $2 AND state = $3::jsonb FOR UPDATE) \
             INSERT INTO shipment_views (shipment_id, account_id, view) SELECT id, account_id, $1 FROM same \
             ON CONFLICT (shipment_id) DO UPDATE SET view = excluded.view"
         }
-        (Shown::Shipments, Sqlite) => {
+        (RenderedKind::Shipments, Sqlite) => {
             "INSERT INTO shipment_views (shipment_id, account_id, view) SELECT id, account_id, $1 FROM shipments WHERE id = $2 AND state = $3 \
             ON CONFLICT (shipment_id) DO UPDATE SET view = excluded.view"
         }

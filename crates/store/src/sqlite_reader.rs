@@ -20,8 +20,8 @@ use sqlx::types::Json;
 use uuid::Uuid;
 
 use crate::reads::{
-    CONTAINER_COLUMNS, ContainerRef, ContainerRow, ContainerView, SHIPMENT_COLUMNS, ShipmentRow,
-    ShipmentView, ShownContainer, ShownShipment,
+    CONTAINER_COLUMNS, ContainerRef, ContainerRow, ContainerView, RenderedContainer,
+    RenderedShipment, SHIPMENT_COLUMNS, ShipmentRow, ShipmentView,
 };
 use crate::{Result, StoreError};
 
@@ -198,14 +198,14 @@ pub(crate) fn shipment_row(r: &Row<'_>) -> rusqlite::Result<ShipmentRow> {
 /// `SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2`, made once.
 static CONTAINER_BY_ID: LazyLock<String> =
     LazyLock::new(|| select_by_id(CONTAINER_COLUMNS, "containers"));
-/// A container as shown where its text is current: the columns its resource shows beside the
+/// A container as rendered where its text is current: the columns its resource shows beside the
 /// text (not its state, which SQLite would otherwise copy out of the row for nothing).
-const CONTAINER_SHOWN_BY_ID: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.created_us, c.updated_us, v.view, c.pod_terminal FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id = ?1 AND c.account_id = ?2";
+const CONTAINER_RENDERED_BY_ID: &str = "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.created_us, c.updated_us, v.view, c.pod_terminal FROM containers c LEFT JOIN container_views v ON v.container_id = c.id WHERE c.id = ?1 AND c.account_id = ?2";
 static SHIPMENT_BY_ID: LazyLock<String> =
     LazyLock::new(|| select_by_id(SHIPMENT_COLUMNS, "shipments"));
-/// A shipment as shown where its text is current: the columns its resource shows beside the
+/// A shipment as rendered where its text is current: the columns its resource shows beside the
 /// text (not its route and state), its customer read with one lookup of its request.
-const SHIPMENT_SHOWN_BY_ID: &str = "SELECT s.id, s.account_id, s.tracking_request_id, s.bill_of_lading_number, s.scac, s.ref_numbers, s.tags, s.tracking_stopped_us, s.stopped_reason, s.created_us, s.updated_us, p.company_name, t.customer_id, v.view FROM shipments s LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id LEFT JOIN parties p ON p.id = t.customer_id LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id = ?1 AND s.account_id = ?2";
+const SHIPMENT_RENDERED_BY_ID: &str = "SELECT s.id, s.account_id, s.tracking_request_id, s.bill_of_lading_number, s.scac, s.ref_numbers, s.tags, s.tracking_stopped_us, s.stopped_reason, s.created_us, s.updated_us, p.company_name, t.customer_id, v.view FROM shipments s LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id LEFT JOIN parties p ON p.id = t.customer_id LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id = ?1 AND s.account_id = ?2";
 
 fn select_by_id(columns: &str, table: &str) -> String {
     format!("SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2")
@@ -233,25 +233,25 @@ pub(crate) fn container(
     by_id(conn, &CONTAINER_BY_ID, account_id, id, container_row)
 }
 
-/// One container of an account as it is shown: its state as the merge rendered it where that
+/// One container of an account as rendered: its state as the merge rendered it where that
 /// text is current, its state parsed only where it is not.
-pub(crate) fn container_shown(
+pub(crate) fn container_rendered(
     conn: &Connection,
     account_id: Uuid,
     id: Uuid,
-) -> rusqlite::Result<Option<ShownContainer>> {
-    shown_by_id(
+) -> rusqlite::Result<Option<RenderedContainer>> {
+    rendered_by_id(
         conn,
-        CONTAINER_SHOWN_BY_ID,
+        CONTAINER_RENDERED_BY_ID,
         account_id,
         id,
-        shown_container_row,
+        rendered_container_row,
     )
 }
 
 /// One row of an account by its id, read with `sql` and made by `row` on the same connection
 /// (which it may read more with).
-fn shown_by_id<T>(
+fn rendered_by_id<T>(
     conn: &Connection,
     sql: &str,
     account_id: Uuid,
@@ -263,18 +263,18 @@ fn shown_by_id<T>(
         .optional()
 }
 
-/// The columns of [`CONTAINER_SHOWN_BY_ID`] in its order, as a list reads them in place.
-pub(crate) const CONTAINER_SHOWN_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id AND v.account_id = containers.account_id), pod_terminal";
+/// The columns of [`CONTAINER_RENDERED_BY_ID`] in its order, as a list reads them in place.
+pub(crate) const CONTAINER_RENDERED_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id AND v.account_id = containers.account_id), pod_terminal";
 
-/// A container as it is shown from a row of [`CONTAINER_SHOWN_COLUMNS`]: where its text is
+/// A container as rendered from a row of [`CONTAINER_RENDERED_COLUMNS`]: where its text is
 /// not current (another build wrote it, or none yet), its whole row read on `conn`, parsed.
-pub(crate) fn shown_container_row(
+pub(crate) fn rendered_container_row(
     conn: &Connection,
     r: &Row<'_>,
-) -> rusqlite::Result<ShownContainer> {
+) -> rusqlite::Result<RenderedContainer> {
     let view = r.get_ref(7)?.as_str_or_null()?;
     if let Some(view) = view.filter(|v| crate::rendered::is_current(v)) {
-        return Ok(ShownContainer::View(ContainerView {
+        return Ok(RenderedContainer::View(ContainerView {
             id: r.get(0)?,
             account_id: r.get(1)?,
             shipment_id: r.get(2)?,
@@ -288,7 +288,7 @@ pub(crate) fn shown_container_row(
     }
     let (id, account_id) = (r.get(0)?, r.get(1)?);
     match container(conn, account_id, id)? {
-        Some(row) => Ok(ShownContainer::Row(Box::new(row))),
+        Some(row) => Ok(RenderedContainer::Row(Box::new(row))),
         None => Err(rusqlite::Error::QueryReturnedNoRows),
     }
 }
@@ -302,34 +302,34 @@ pub(crate) fn shipment(
     by_id(conn, &SHIPMENT_BY_ID, account_id, id, shipment_row)
 }
 
-/// One shipment of an account as it is shown: its route and state as the merge rendered them
+/// One shipment of an account as rendered: its route and state as the merge rendered them
 /// where that text is current, parsed only where it is not.
-pub(crate) fn shipment_shown(
+pub(crate) fn shipment_rendered(
     conn: &Connection,
     account_id: Uuid,
     id: Uuid,
-) -> rusqlite::Result<Option<ShownShipment>> {
-    shown_by_id(
+) -> rusqlite::Result<Option<RenderedShipment>> {
+    rendered_by_id(
         conn,
-        SHIPMENT_SHOWN_BY_ID,
+        SHIPMENT_RENDERED_BY_ID,
         account_id,
         id,
-        shown_shipment_row,
+        rendered_shipment_row,
     )
 }
 
-/// The columns of [`SHIPMENT_SHOWN_BY_ID`] in its order, as a list reads them in place.
-pub(crate) const SHIPMENT_SHOWN_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id AND p.account_id = t.account_id WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id), (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id), (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id AND v.account_id = shipments.account_id)";
+/// The columns of [`SHIPMENT_RENDERED_BY_ID`] in its order, as a list reads them in place.
+pub(crate) const SHIPMENT_RENDERED_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id AND p.account_id = t.account_id WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id), (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id), (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id AND v.account_id = shipments.account_id)";
 
-/// A shipment as it is shown from a row of [`SHIPMENT_SHOWN_COLUMNS`]: where its text is not
+/// A shipment as rendered from a row of [`SHIPMENT_RENDERED_COLUMNS`]: where its text is not
 /// current, its whole row read on `conn`, its route and state parsed.
-pub(crate) fn shown_shipment_row(
+pub(crate) fn rendered_shipment_row(
     conn: &Connection,
     r: &Row<'_>,
-) -> rusqlite::Result<ShownShipment> {
+) -> rusqlite::Result<RenderedShipment> {
     let view = r.get_ref(13)?.as_str_or_null()?;
     if let Some(view) = view.filter(|v| crate::rendered::is_current_shipment(v)) {
-        return Ok(ShownShipment::View(Box::new(ShipmentView {
+        return Ok(RenderedShipment::View(Box::new(ShipmentView {
             id: r.get(0)?,
             account_id: r.get(1)?,
             tracking_request_id: r.get(2)?,
@@ -348,7 +348,7 @@ pub(crate) fn shown_shipment_row(
     }
     let (id, account_id) = (r.get(0)?, r.get(1)?);
     match shipment(conn, account_id, id)? {
-        Some(row) => Ok(ShownShipment::Row(Box::new(row))),
+        Some(row) => Ok(RenderedShipment::Row(Box::new(row))),
         None => Err(rusqlite::Error::QueryReturnedNoRows),
     }
 }

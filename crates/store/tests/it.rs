@@ -1547,7 +1547,7 @@ async fn a_bulk_apply_lands_whole_and_again_changes_nothing() {
     assert_eq!(count("events").await, changes as i64);
 }
 
-/// This binary's renderer of shown states (a front end installs the resources' own; one per
+/// This binary's renderer of the rendered texts (a front end installs the resources' own; one per
 /// process, whichever installs first): the text names what it was made of.
 fn install_test_renderer() {
     boxtrack_store::rendered::install(boxtrack_store::rendered::Renderer {
@@ -1635,7 +1635,7 @@ async fn bare_container(
 #[tokio::test]
 async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_current() {
     use boxtrack_core::tracking::{EventFact, Fact, Milestone, Observation, Place, ShipmentState};
-    use boxtrack_store::reads::{self, ContainerRow, ShownContainer, ShownShipment};
+    use boxtrack_store::reads::{self, ContainerRow, RenderedContainer, RenderedShipment};
     use sqlx::types::Json;
     install_test_renderer();
     let database = boxtrack_testkit::fresh().await;
@@ -1652,15 +1652,18 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
             .bind(container).bind(owner.id).bind(shipment).bind(empty.clone())
             .execute(p).await.map(|_| ()).unwrap();
     });
-    let shown = |db: Db| async move {
-        reads::container_and_shipment::<ShownContainer>(&db, owner.id, container, true)
+    let rendered = |db: Db| async move {
+        reads::container_and_shipment::<RenderedContainer>(&db, owner.id, container, true)
             .await
             .unwrap()
             .unwrap()
             .container
     };
     // no merge yet: no text, the state parsed
-    assert!(matches!(shown(db.clone()).await, ShownContainer::Row(_)));
+    assert!(matches!(
+        rendered(db.clone()).await,
+        RenderedContainer::Row(_)
+    ));
     let loaded = line_event(
         Milestone::VesselLoaded,
         Place::Origin,
@@ -1682,29 +1685,30 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         row.state.0.times.len()
     );
     assert_ne!(row.current_status, "new");
-    match shown(db.clone()).await {
-        ShownContainer::View(v) => {
+    match rendered(db.clone()).await {
+        RenderedContainer::View(v) => {
             assert_eq!(v.view, made);
             assert_eq!(
                 (v.id, v.shipment_id, v.number.as_str(), v.updated_us),
                 (row.id, row.shipment_id, "MSKU1234565", row.updated_us)
             );
         }
-        ShownContainer::Row(_) => panic!("the rendered state was not read"),
+        RenderedContainer::Row(_) => panic!("the rendered state was not read"),
     }
     // with the shipment's containers when asked, and without them when not
     let sibling = bare_container(&db, owner.id, shipment, "MSKU7654321").await;
-    let read = reads::container_and_shipment::<ShownContainer>(&db, owner.id, container, true)
+    let read = reads::container_and_shipment::<RenderedContainer>(&db, owner.id, container, true)
         .await
         .unwrap()
         .unwrap();
     let refs: Vec<_> = read.siblings.unwrap().iter().map(|r| r.id).collect();
     assert_eq!(refs, [container, sibling], "oldest first, then by id");
-    assert!(matches!(read.container, ShownContainer::View(_)));
-    let without = reads::container_and_shipment::<ShownContainer>(&db, owner.id, container, false)
-        .await
-        .unwrap()
-        .unwrap();
+    assert!(matches!(read.container, RenderedContainer::View(_)));
+    let without =
+        reads::container_and_shipment::<RenderedContainer>(&db, owner.id, container, false)
+            .await
+            .unwrap()
+            .unwrap();
     assert!(without.siblings.is_none());
     boxtrack_store::on_db!(&db, p => sqlx::query("DELETE FROM containers WHERE id = $1")
         .bind(sibling).execute(p).await.map(|_| ()).unwrap());
@@ -1717,14 +1721,14 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
     let listed = || {
         let (db, page) = (db.clone(), page);
         async move {
-            reads::containers_as::<ShownContainer>(&db, owner.id, &Default::default(), &page)
+            reads::containers_as::<RenderedContainer>(&db, owner.id, &Default::default(), &page)
                 .await
                 .unwrap()
                 .rows
         }
     };
     match &listed().await[..] {
-        [ShownContainer::View(v)] => {
+        [RenderedContainer::View(v)] => {
             assert_eq!(v.view, made);
             assert_eq!((v.id, v.updated_us), (row.id, row.updated_us));
         }
@@ -1733,16 +1737,16 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
     // the text of another renderer (an older build's) is not shown
     boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE container_views SET view = 'old|x' WHERE container_id = $1")
         .bind(container).execute(p).await.map(|_| ()).unwrap());
-    match shown(db.clone()).await {
-        ShownContainer::Row(r) => assert_eq!(
+    match rendered(db.clone()).await {
+        RenderedContainer::Row(r) => assert_eq!(
             format!("{:?}", r.state),
             format!("{:?}", row.state),
             "the state read as the whole row reads it"
         ),
-        ShownContainer::View(_) => panic!("a text of another renderer was shown"),
+        RenderedContainer::View(_) => panic!("a text of another renderer was shown"),
     }
     match &listed().await[..] {
-        [ShownContainer::Row(r)] => {
+        [RenderedContainer::Row(r)] => {
             assert_eq!(format!("{:?}", r.state), format!("{:?}", row.state))
         }
         other => panic!("the list showed a text of another renderer: {other:?}"),
@@ -1754,8 +1758,8 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         .unwrap();
     assert_eq!(whole.container.current_status, row.current_status);
     // the shipment: shown from its text once a merge changed its state
-    let shown_shipment = |db: Db| async move {
-        reads::container_and_shipment::<ShownContainer>(&db, owner.id, container, false)
+    let rendered_shipment = |db: Db| async move {
+        reads::container_and_shipment::<RenderedContainer>(&db, owner.id, container, false)
             .await
             .unwrap()
             .unwrap()
@@ -1782,21 +1786,21 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         .unwrap()
         .unwrap();
     assert!(parsed.state.0.pol_atd_us.is_some());
-    match shown_shipment(db.clone()).await {
-        ShownShipment::View(v) => {
+    match rendered_shipment(db.clone()).await {
+        RenderedShipment::View(v) => {
             assert_eq!(v.view, "u1||true");
             assert_eq!(
                 (v.id, v.bill_of_lading_number.as_str(), v.updated_us),
                 (shipment, "BLR1", parsed.updated_us)
             );
         }
-        ShownShipment::Row(_) => panic!("the rendered shipment was not read"),
+        RenderedShipment::Row(_) => panic!("the rendered shipment was not read"),
     }
     // a page's shipments by id are read so too
     let by_id = || {
         let db = db.clone();
         async move {
-            reads::shipments_as::<ShownShipment>(&db, owner.id, &[shipment])
+            reads::shipments_as::<RenderedShipment>(&db, owner.id, &[shipment])
                 .await
                 .unwrap()
                 .remove(&shipment)
@@ -1804,7 +1808,7 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         }
     };
     match by_id().await {
-        ShownShipment::View(v) => {
+        RenderedShipment::View(v) => {
             assert_eq!(v.view, "u1||true");
             assert_eq!(
                 (
@@ -1816,17 +1820,17 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
                 (shipment, "BLR1", parsed.updated_us, None)
             );
         }
-        ShownShipment::Row(_) => panic!("the page's rendered shipment was not read"),
+        RenderedShipment::Row(_) => panic!("the page's rendered shipment was not read"),
     }
     boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE shipment_views SET view = 'old|x' WHERE shipment_id = $1")
         .bind(shipment).execute(p).await.map(|_| ()).unwrap());
-    match shown_shipment(db.clone()).await {
-        ShownShipment::Row(r) => assert_eq!(r.state.0, parsed.state.0),
-        ShownShipment::View(_) => panic!("a text of another renderer was shown"),
+    match rendered_shipment(db.clone()).await {
+        RenderedShipment::Row(r) => assert_eq!(r.state.0, parsed.state.0),
+        RenderedShipment::View(_) => panic!("a text of another renderer was shown"),
     }
     match by_id().await {
-        ShownShipment::Row(r) => assert_eq!(r.state.0, parsed.state.0),
-        ShownShipment::View(_) => panic!("a page's shipment showed a text of another renderer"),
+        RenderedShipment::Row(r) => assert_eq!(r.state.0, parsed.state.0),
+        RenderedShipment::View(_) => panic!("a page's shipment showed a text of another renderer"),
     }
     // a merge that changes the state but not what this renderer shows of it leaves its own
     // text, and removes another build's (which may show the state before): reads then parse
@@ -1879,10 +1883,10 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
     assert_eq!(text().await.as_deref(), Some("u1||true"));
 }
 
-/// After an upgrade (or rows a process without a renderer wrote), the containers' shown
+/// After an upgrade (or rows a process without a renderer wrote), the containers' rendered
 /// states are written again for this renderer, a batch at a time; a current one is left.
 #[tokio::test]
-async fn stale_shown_states_are_rendered_again_once() {
+async fn stale_rendered_states_are_written_again_once() {
     use boxtrack_core::tracking::ShipmentState;
     use boxtrack_store::rendered;
     use sqlx::types::Json;
@@ -1927,7 +1931,7 @@ async fn stale_shown_states_are_rendered_again_once() {
         }
     };
     // two at a time: the first batch, then the rest
-    let containers = rendered::Shown::Containers;
+    let containers = rendered::RenderedKind::Containers;
     let every = |id| rendered::Cursor::Every(id);
     let start = every(uuid::Uuid::nil());
     let (n, last) = rendered::refresh(&db, containers, start, 2).await.unwrap();
@@ -1953,7 +1957,7 @@ async fn stale_shown_states_are_rendered_again_once() {
         0
     );
     // the shipment, written without a text, gets one; once
-    let shipments = rendered::Shown::Shipments;
+    let shipments = rendered::RenderedKind::Shipments;
     assert_eq!(
         rendered::refresh(&db, shipments, start, 10).await.unwrap(),
         (1, Some(every(shipment)))
@@ -1970,12 +1974,12 @@ async fn stale_shown_states_are_rendered_again_once() {
     );
 }
 
-/// A pass over the shown texts from `pass.from` to the end, `batch` rows at a time; returns
+/// A pass over the rendered texts from `pass.from` to the end, `batch` rows at a time; returns
 /// how many texts it wrote and whether it was recorded.
 async fn whole_pass(db: &Db, pass: &boxtrack_store::rendered::Pass, batch: i64) -> (usize, bool) {
     let (mut wrote, mut at) = (0, pass.from);
     loop {
-        let (n, next) = boxtrack_store::rendered::refresh(db, pass.shown, at, batch)
+        let (n, next) = boxtrack_store::rendered::refresh(db, pass.kind, at, batch)
             .await
             .unwrap();
         wrote += n;
@@ -1995,7 +1999,7 @@ async fn whole_pass(db: &Db, pass: &boxtrack_store::rendered::Pass, batch: i64) 
 /// another tag begun or recorded meanwhile, and the next start passes over every row again.
 #[tokio::test]
 async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows() {
-    use boxtrack_store::rendered::{self, CHANGED_SLACK_US, Cursor, Shown};
+    use boxtrack_store::rendered::{self, CHANGED_SLACK_US, Cursor, RenderedKind};
     install_test_renderer();
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
@@ -2039,7 +2043,7 @@ async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows(
         }
     };
     let t0 = 1_000 * CHANGED_SLACK_US;
-    let containers = Shown::Containers;
+    let containers = RenderedKind::Containers;
 
     // the first start passes over every row and records it
     let pass = rendered::begin(&db, containers, t0).await.unwrap().unwrap();
@@ -2110,7 +2114,7 @@ async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows(
     assert_eq!(whole_pass(&db, &pass, 10).await, (0, true));
 
     // the shipments' record is their own
-    let shipments = rendered::begin(&db, Shown::Shipments, t0 + 7)
+    let shipments = rendered::begin(&db, RenderedKind::Shipments, t0 + 7)
         .await
         .unwrap()
         .unwrap();

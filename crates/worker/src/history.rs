@@ -39,7 +39,7 @@ pub async fn keep_once(
 /// Containers or shipments read a batch at a time by [`render_stale_views`].
 const VIEW_BATCH: i64 = 500;
 
-/// Writes the shown text of every container and shipment whose stored text is missing or by
+/// Writes the rendered text of every container and shipment whose stored text is missing or by
 /// another version of the renderer (`boxtrack_store::rendered`): after an upgrade, rows no
 /// merge has touched since are shown without parsing their states again. Where the last pass
 /// that went to the end was by this renderer, only the rows changed since it began are
@@ -49,10 +49,10 @@ pub async fn render_stale_views(
     db: &Db,
     shutdown: &CancellationToken,
 ) -> Result<usize, boxtrack_store::StoreError> {
-    use boxtrack_store::rendered::Shown;
+    use boxtrack_store::rendered::RenderedKind;
     let mut wrote = 0;
-    for shown in [Shown::Containers, Shown::Shipments] {
-        wrote += render_stale(db, shown, shutdown).await?;
+    for kind in [RenderedKind::Containers, RenderedKind::Shipments] {
+        wrote += render_stale(db, kind, shutdown).await?;
     }
     Ok(wrote)
 }
@@ -60,11 +60,11 @@ pub async fn render_stale_views(
 /// [`render_stale_views`] of one kind of row.
 async fn render_stale(
     db: &Db,
-    shown: boxtrack_store::rendered::Shown,
+    kind: boxtrack_store::rendered::RenderedKind,
     shutdown: &CancellationToken,
 ) -> Result<usize, boxtrack_store::StoreError> {
     use boxtrack_store::rendered;
-    let Some(pass) = rendered::begin(db, shown, boxtrack_store::now_us()).await? else {
+    let Some(pass) = rendered::begin(db, kind, boxtrack_store::now_us()).await? else {
         return Ok(0);
     };
     let (mut wrote, mut at) = (0, pass.from);
@@ -72,7 +72,7 @@ async fn render_stale(
         if shutdown.is_cancelled() {
             return Ok(wrote);
         }
-        let (n, next) = rendered::refresh(db, shown, at, VIEW_BATCH).await?;
+        let (n, next) = rendered::refresh(db, kind, at, VIEW_BATCH).await?;
         wrote += n;
         match next {
             Some(next) => at = next,
@@ -83,13 +83,13 @@ async fn render_stale(
     }
     rendered::passed(db, &pass).await?;
     if wrote > 0 {
-        tracing::info!(rows = wrote, of = ?shown, "rendered the shown states");
+        tracing::info!(rows = wrote, of = ?kind, "rendered the shown states");
     }
     Ok(wrote)
 }
 
 /// Runs [`keep_once`] now and then every `every` until `shutdown`; after the first pass, the
-/// containers' stale shown states once ([`render_stale_views`]).
+/// containers' stale rendered states once ([`render_stale_views`]).
 pub async fn run(db: Db, keep: Retention, every: Duration, shutdown: CancellationToken) {
     let mut first = true;
     loop {

@@ -51,7 +51,7 @@ impl Processor {
     /// A processor over these sources (the first that serves a carrier answers for it).
     pub fn new(db: Db, sources: Vec<Arc<dyn Source>>) -> Processor {
         // the merges write each container's state as its resource shows it, beside the state
-        boxtrack_views::tracking::install_state_view();
+        boxtrack_views::tracking::install_renderer();
         Processor {
             db,
             sources,

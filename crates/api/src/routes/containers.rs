@@ -4,7 +4,7 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use std::collections::HashMap;
 
-use crate::rendered::ShownContainer;
+use crate::rendered::RenderedContainer;
 use boxtrack_app::containers::{self, ContainerPage, ListContainers};
 use boxtrack_app::model::{ContainerRow, EventOrder, ShipmentRow};
 use boxtrack_app::shipments;
@@ -35,8 +35,8 @@ const INCLUDES: &[&str] = &[
 ];
 mod render;
 
-use super::shown_check::Check;
-use render::shown_as_parsed;
+use super::rendered_check::Check;
+use render::rendered_as_parsed;
 use render::{Known, asks_refs, render, to_show};
 
 const EVENT_INCLUDES: &[&str] = &["shipment", "container", "location", "terminal", "vessel"];
@@ -60,7 +60,7 @@ pub async fn list(
         let sorted = sorted_page(asked.sort(), &page)?;
         // each container and shipment shown from its rendered state where that is current
         let check = Check::start(db, caller.account.id).await?;
-        let found: ContainerPage<ShownContainer> =
+        let found: ContainerPage<RenderedContainer> =
             boxtrack_app::containers::list(db, caller.account.id, &asked, &page).await?;
         let rows = &found.listed.rows;
         let shipments = to_show(found.shipments.values())?;
@@ -70,10 +70,10 @@ pub async fn list(
         };
         let (data, included) = render(db, caller, rows, known, &includes).await?;
         let shipments: Vec<_> = found.shipments.values().collect();
-        let shown = (data.as_slice(), included.as_slice());
+        let rendered = (data.as_slice(), included.as_slice());
         check
             .finish(|before| {
-                shown_as_parsed(db, caller, before, rows, &shipments, &includes, shown)
+                rendered_as_parsed(db, caller, before, rows, &shipments, &includes, rendered)
             })
             .await?;
         Ok(sorted_list_response(
@@ -101,7 +101,7 @@ async fn one(
     // what the shipment's resource shows of its containers is read with them
     let refs = asks_refs(includes);
     let check = Check::start(&state.ctx.db, caller.account.id).await?;
-    let shown: boxtrack_app::containers::Shown<ShownContainer> =
+    let shown: boxtrack_app::containers::Shown<RenderedContainer> =
         boxtrack_app::containers::show(&state.ctx.db, caller.account.id, id, refs)
             .await?
             .ok_or_else(|| ApiError::not_found("container"))?;
@@ -128,7 +128,7 @@ async fn one(
     let cs = std::slice::from_ref(&c);
     check
         .finish(|before| {
-            shown_as_parsed(
+            rendered_as_parsed(
                 &state.ctx.db,
                 caller,
                 before,

@@ -4,7 +4,7 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use std::collections::HashMap;
 
-use crate::rendered::{self as reads, ContainerRow, Db, Listed, ShipmentRow, ShownShipment};
+use crate::rendered::{self as reads, ContainerRow, Db, Listed, RenderedShipment, ShipmentRow};
 use boxtrack_app::shipments::{ListShipments, ShipmentPage};
 use boxtrack_views::jsonapi::Included;
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
@@ -91,16 +91,16 @@ async fn render(
 /// A page of shipments as [`boxtrack_app::shipments::list`] reads it, shown from their
 /// rendered texts where current, each written out with what `includes` asks for: their
 /// containers read as `C` (each included by `include`), their ports and POD terminals.
-async fn shown_page<C: reads::OfShipments>(
+async fn rendered_page<C: reads::OfShipments>(
     db: &Db,
     caller: &Caller,
     asked: &ListShipments,
     page: &boxtrack_core::paging::Page,
     includes: &[String],
     include: impl Fn(&mut Included, &C, &ShipmentFacts),
-) -> ApiResult<(Listed<ShownShipment>, Vec<String>, Vec<String>)> {
-    let check = super::shown_check::Check::start(db, caller.account.id).await?;
-    let found: ShipmentPage<ShownShipment, C> =
+) -> ApiResult<(Listed<RenderedShipment>, Vec<String>, Vec<String>)> {
+    let check = super::rendered_check::Check::start(db, caller.account.id).await?;
+    let found: ShipmentPage<RenderedShipment, C> =
         boxtrack_app::shipments::list(db, caller.account.id, asked, page).await?;
     let asks = |name: &str| includes.iter().any(|i| i == name);
     let mut data = Vec::with_capacity(found.listed.rows.len());
@@ -137,31 +137,39 @@ async fn shown_page<C: reads::OfShipments>(
         }
     }
     let included = included.into_written();
-    let shown = (data.as_slice(), included.as_slice());
+    let rendered = (data.as_slice(), included.as_slice());
     let rows = &found.listed.rows;
     check
-        .finish(|before| shown_as_parsed(db, caller, before, rows, includes, shown))
+        .finish(|before| rendered_as_parsed(db, caller, before, rows, includes, rendered))
         .await?;
     Ok((found.listed, data, included))
 }
 
 /// Checks, in debug builds (every test), that shipments shown from their rendered texts read
-/// as the ones rendered from their parsed rows (`shown`: the page's `data` and `included`).
-async fn shown_as_parsed(
+/// as the ones rendered from their parsed rows (`rendered`: the page's `data` and `included`).
+async fn rendered_as_parsed(
     db: &Db,
     caller: &Caller,
-    before: super::shown_check::Before,
-    rows: &[ShownShipment],
+    before: super::rendered_check::Before,
+    rows: &[RenderedShipment],
     includes: &[String],
-    shown: (&[String], &[String]),
+    rendered: (&[String], &[String]),
 ) -> ApiResult<()> {
-    use super::shown_check::{in_order, same};
-    let ids: Vec<uuid::Uuid> = rows.iter().map(ShownShipment::id).collect();
+    use super::rendered_check::{in_order, same};
+    let ids: Vec<uuid::Uuid> = rows.iter().map(RenderedShipment::id).collect();
     let whole = reads::shipments_by_id(db, caller.account.id, &ids).await?;
     let parsed: Vec<ShipmentRow> = in_order(whole, &ids, "shipment")?;
     let (data, included) = render(db, caller, &parsed, None, includes).await?;
     let account = caller.account.id;
-    same(db, account, &before, shown, (data, included), "shipments").await
+    same(
+        db,
+        account,
+        &before,
+        rendered,
+        (data, included),
+        "shipments",
+    )
+    .await
 }
 
 /// `GET /v2/shipments`: the use case [`boxtrack_app::shipments`], its input read from the
@@ -189,10 +197,10 @@ pub async fn list(
                     resources::container_resource_with(c, Some(facts), &caller.account)
                 });
             };
-            shown_page(db, caller, &asked, &page, &includes, include).await?
+            rendered_page(db, caller, &asked, &page, &includes, include).await?
         } else {
             let refs_only = |_: &mut Included, _: &reads::ContainerRef, _: &ShipmentFacts| {};
-            shown_page(db, caller, &asked, &page, &includes, refs_only).await?
+            rendered_page(db, caller, &asked, &page, &includes, refs_only).await?
         };
         Ok(sorted_list_response(
             state.config.public_url.as_deref(),

@@ -12,8 +12,8 @@ pub async fn shipments(
     shipments_listed(db, account_id, f, page).await
 }
 
-/// A page of shipments read as `S`: whole rows ([`ShipmentRow`]) or as they are shown
-/// ([`ShownShipment`], each route and state decoded only where its rendered text is not
+/// A page of shipments read as `S`: whole rows ([`ShipmentRow`]) or as rendered
+/// ([`RenderedShipment`], each route and state decoded only where its rendered text is not
 /// current).
 pub async fn shipments_listed<S: ShipmentRead>(
     db: &Db,
@@ -116,8 +116,8 @@ pub async fn containers(
     containers_as(db, account_id, f, page).await
 }
 
-/// A page of containers read as `C`: whole rows ([`ContainerRow`]) or as they are shown
-/// ([`ShownContainer`], each state decoded only where its rendered text is not current).
+/// A page of containers read as `C`: whole rows ([`ContainerRow`]) or as rendered
+/// ([`RenderedContainer`], each state decoded only where its rendered text is not current).
 pub async fn containers_as<C: ContainerRead>(
     db: &Db,
     account_id: Uuid,

@@ -12,12 +12,12 @@ use crate::{Db, Result, on_db};
 mod events;
 mod filter;
 mod lists;
-mod shown;
+mod rendered;
 
 pub use events::*;
 pub use filter::*;
 pub use lists::*;
-pub use shown::*;
+pub use rendered::*;
 
 /// A stored shipment.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -229,7 +229,7 @@ pub struct ContainerAndShipment<C: ContainerRead = ContainerRow> {
 /// One container of an account with its shipment and, with `siblings`, what the shipment's
 /// resource shows of its containers: one statement on PostgreSQL, one read transaction on a
 /// connection in place on SQLite. The container is read as `C`: its whole row
-/// ([`ContainerRow`]) or as it is shown ([`ShownContainer`]).
+/// ([`ContainerRow`]) or as rendered ([`RenderedContainer`]).
 pub async fn container_and_shipment<C: ContainerRead>(
     db: &Db,
     account_id: Uuid,
@@ -282,10 +282,10 @@ pub async fn container_and_shipment<C: ContainerRead>(
             }))
         }
         Db::Postgres(p) => {
-            if C::SHOWN_ON_POSTGRES {
-                // the texts as shown and the columns beside them; the whole rows only where
+            if C::RENDERED_ON_POSTGRES {
+                // the rendered texts and the columns beside them; the whole rows only where
                 // a text is not current (another build's, or none yet)
-                let row = sqlx::query(PG_SHOWN)
+                let row = sqlx::query(PG_RENDERED)
                     .bind(id)
                     .bind(account_id)
                     .bind(siblings)
@@ -294,7 +294,7 @@ pub async fn container_and_shipment<C: ContainerRead>(
                 let Some(row) = row else {
                     return Ok(None);
                 };
-                if let Some((container, shipment)) = C::shown_postgres(&row)? {
+                if let Some((container, shipment)) = C::rendered_postgres(&row)? {
                     let siblings = joined_siblings(&row, container.shipment_of())?;
                     return Ok(Some(ContainerAndShipment {
                         container,
@@ -343,11 +343,11 @@ macro_rules! pg_joined_from {
     };
 }
 
-/// The columns of a container and its shipment as shown ([`ShownContainer`], with its
+/// The columns of a container and its shipment as rendered ([`RenderedContainer`], with its
 /// shipment's view), and their texts: neither state nor route, which PostgreSQL would
 /// otherwise turn from `jsonb` into text on every read.
-const PG_SHOWN: &str = concat!(
-    "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.created_us, c.updated_us, c.pod_terminal, cv.view AS state_view, \
+const PG_RENDERED: &str = concat!(
+    "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.created_us, c.updated_us, c.pod_terminal, cv.view AS rendered, \
     s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, sv.view AS s_view, \
     p.company_name AS s_customer_name, t.customer_id AS s_customer_id, sib.ids AS sibling_ids, sib.terminals AS sibling_terminals",
     pg_joined_from!()
@@ -355,7 +355,7 @@ const PG_SHOWN: &str = concat!(
 
 /// The whole rows of a container and its shipment, with their texts.
 const PG_WHOLE: &str = concat!(
-    "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, cv.view AS state_view, c.pod_terminal, \
+    "SELECT c.id, c.account_id, c.shipment_id, c.number, c.ref_numbers, c.state, c.current_status, c.ready_for_pickup, c.pickup_lfd_us, c.active, c.created_us, c.updated_us, cv.view AS rendered, c.pod_terminal, \
     s.id AS s_id, s.account_id AS s_account_id, s.tracking_request_id AS s_tracking_request_id, s.bill_of_lading_number AS s_bill_of_lading_number, s.scac AS s_scac, s.ref_numbers AS s_ref_numbers, s.tags AS s_tags, s.route AS s_route, s.state AS s_state, s.tracking_stopped_us AS s_tracking_stopped_us, s.stopped_reason AS s_stopped_reason, s.created_us AS s_created_us, s.updated_us AS s_updated_us, sv.view AS s_view, \
     p.company_name AS s_customer_name, t.customer_id AS s_customer_id, sib.ids AS sibling_ids, sib.terminals AS sibling_terminals",
     pg_joined_from!()
@@ -471,7 +471,7 @@ pub async fn shipments_by_id(
 }
 
 /// Shipments of an account by id, in one query, read as `S`: whole rows ([`ShipmentRow`]) or
-/// as they are shown ([`ShownShipment`]).
+/// as rendered ([`RenderedShipment`]).
 pub async fn shipments_as<S: ShipmentRead>(
     db: &Db,
     account_id: Uuid,

@@ -140,8 +140,8 @@ async fn apply_refs_in(
     write_containers(tx, &plan.containers, now).await?;
     super::texts::write_views(tx, account_id, &plan.containers).await?;
     write_shipments(tx, &plan.shipments, now).await?;
-    let shown: Vec<_> = plan.shipments.iter().map(|s| (s.0, &s.3)).collect();
-    super::texts::write_changes(tx, account_id, super::texts::Texts::SHIPMENTS, &shown).await?;
+    let rendered: Vec<_> = plan.shipments.iter().map(|s| (s.0, &s.3)).collect();
+    super::texts::write_changes(tx, account_id, super::texts::Texts::SHIPMENTS, &rendered).await?;
     write_transport(tx, account_id, &plan, &labels, now).await?;
     crate::events::append_many(tx, account_id, &plan.entries, now).await?;
     for shipment_id in &plan.terminated {
@@ -303,7 +303,7 @@ pub(super) struct NewTransport {
 struct Plan {
     /// The last state of each changed container.
     containers: Vec<ContainerUpdate>,
-    /// Each shipment whose state changed: its state, apart its records, and its shown text
+    /// Each shipment whose state changed: its state, apart its records, and its rendered text
     /// (`crate::rendered`).
     shipments: Vec<(Uuid, ShipmentState, VoyageRecords, TextChange)>,
     /// New transport events.

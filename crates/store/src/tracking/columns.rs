@@ -223,7 +223,7 @@ pub(super) async fn containers(
     Ok(())
 }
 
-/// Writes the containers' shown states (`crate::rendered`), and removes those of containers
+/// Writes the containers' rendered states (`crate::rendered`), and removes those of containers
 /// merged without a renderer.
 pub(super) async fn views(
     conn: &mut PgConnection,

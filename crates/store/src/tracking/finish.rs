@@ -128,8 +128,8 @@ impl Step<'_> {
         let view = crate::rendered::shipment(new.route, &ShipmentState::default());
         if view.is_some() {
             use super::texts::{Texts, write_texts};
-            let shown = [(shipment_id, view.as_deref())];
-            write_texts(tx, request.account_id, Texts::SHIPMENTS, &shown).await?;
+            let rendered = [(shipment_id, view.as_deref())];
+            write_texts(tx, request.account_id, Texts::SHIPMENTS, &rendered).await?;
         }
         let mut created = Vec::new();
         let mut numbered: Vec<(Uuid, String)> = Vec::new();

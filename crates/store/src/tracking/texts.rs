@@ -1,4 +1,4 @@
-//! The shown texts (`crate::rendered`) the merge writes beside the states it writes.
+//! The rendered texts (`crate::rendered`) the merge writes beside the states it writes.
 
 use uuid::Uuid;
 
@@ -6,7 +6,7 @@ use super::apply::{CHUNK, ContainerUpdate};
 use crate::sql::Marks;
 use crate::{Result, Tx, on_tx};
 
-/// What a merge does to a row's shown text.
+/// What a merge does to a row's rendered text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum TextChange {
     /// Writes this text.
@@ -39,7 +39,7 @@ impl TextChange {
     }
 }
 
-/// Writes each container's shown state (`crate::rendered`) beside it, or removes the one
+/// Writes each container's rendered state (`crate::rendered`) beside it, or removes the one
 /// there when this process has no renderer: a text never outlives the state it shows.
 pub(super) async fn write_views(
     tx: &mut Tx,
@@ -53,28 +53,28 @@ pub(super) async fn write_views(
     write_texts(tx, account_id, Texts::CONTAINERS, &rows).await
 }
 
-/// A table of shown texts (`crate::rendered`), its key column and the kind of row it shows.
+/// A table of rendered texts (`crate::rendered`), its key column and the kind of row it shows.
 #[derive(Clone, Copy)]
 pub(crate) struct Texts {
     table: &'static str,
     key: &'static str,
-    shown: crate::rendered::Shown,
+    kind: crate::rendered::RenderedKind,
 }
 
 impl Texts {
     pub(crate) const CONTAINERS: Texts = Texts {
         table: "container_views",
         key: "container_id",
-        shown: crate::rendered::Shown::Containers,
+        kind: crate::rendered::RenderedKind::Containers,
     };
     pub(crate) const SHIPMENTS: Texts = Texts {
         table: "shipment_views",
         key: "shipment_id",
-        shown: crate::rendered::Shown::Shipments,
+        kind: crate::rendered::RenderedKind::Shipments,
     };
 }
 
-/// Writes what a merge did to each row's shown text ([`TextChange`]): the texts it wrote,
+/// Writes what a merge did to each row's rendered text ([`TextChange`]): the texts it wrote,
 /// the texts it removed, and where it left a text because its own rendering of the state did
 /// not change ([`TextChange::Same`]), removes one another build wrote: in a rolling upgrade
 /// that text may show what this build's does not of the state before. Without a text, reads
@@ -95,13 +95,13 @@ pub(crate) async fn write_changes(
         .filter(|(_, change)| **change == TextChange::Same)
         .map(|(id, _)| *id)
         .collect();
-    match crate::rendered::tag_of(texts.shown) {
+    match crate::rendered::tag_of(texts.kind) {
         Some(tag) => remove_texts(tx, texts, &left, Some(tag)).await,
         None => Ok(()),
     }
 }
 
-/// Writes each row's shown text into `texts`, or removes the one there where it has none.
+/// Writes each row's rendered text into `texts`, or removes the one there where it has none.
 pub(crate) async fn write_texts(
     tx: &mut Tx,
     account_id: Uuid,

@@ -111,7 +111,7 @@ pub struct ImportDeadlines {
 }
 
 /// Attributes of a container: what the row, its shipment and the reader decide, and what its
-/// merged state alone decides (stored rendered beside the state, [`state_view`]).
+/// merged state alone decides (stored rendered beside the state, [`render_container`]).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ContainerAttributes {
     /// What the row, its shipment and the reader decide.
@@ -432,11 +432,11 @@ fn state_attributes(st: &ContainerState, status: &str, ready: bool) -> Container
     }
 }
 
-/// The version and shape of the text [`state_view`] writes: a change to what
+/// The version and shape of the text [`render_container`] writes: a change to what
 /// [`ContainerStateAttributes`] shows, or to how, changes it, so that a text written before is
-/// not shown (the test `a_state_view_reads_as_written` fails until it does). Every text begins
-/// with it, separator included: it is also the renderer's tag (`Renderer::tag`).
-const STATE_VIEW: &str = "c3|";
+/// not shown (the test `a_rendered_container_reads_as_written` fails until it does). Every
+/// text begins with it, separator included: it is also the renderer's tag (`Renderer::tag`).
+const CONTAINER_TAG: &str = "c3|";
 
 /// The names of [`ContainerStateAttributes`]' members, in the order they are written.
 static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
@@ -452,11 +452,11 @@ static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|
 /// the last free days by who sets them), and the values of the state's attributes as a JSON
 /// array in the order of their names (the names are this build's, not stored):
 /// `c3|10|<line>|<terminal>|<rail>|[…]`.
-pub fn state_view(st: &ContainerState, status: &str, ready: bool) -> String {
+pub fn render_container(st: &ContainerState, status: &str, ready: bool) -> String {
     let facts = StateFacts::of(st);
     let attributes = written(&state_attributes(st, status, ready));
     let mut out = String::with_capacity(attributes.len() / 2 + 80);
-    out.push_str(STATE_VIEW);
+    out.push_str(CONTAINER_TAG);
     for a in facts.available {
         out.push(if a { '1' } else { '0' });
     }
@@ -471,18 +471,18 @@ pub fn state_view(st: &ContainerState, status: &str, ready: bool) -> String {
     out
 }
 
-/// A [`state_view`] text read back.
-struct StateView<'a> {
+/// A text [`render_container`] wrote, read back.
+struct RenderedState<'a> {
     facts: StateFacts,
     /// The state's attributes' values, in the order of [`STATE_KEYS`].
     values: Vec<&'a str>,
 }
 
-impl StateView<'_> {
+impl RenderedState<'_> {
     /// Reads `text`'s header (its version, facts, and where the values are), or `None` when
     /// another version (or nothing readable) wrote it.
     fn header(text: &str) -> Option<(StateFacts, &str)> {
-        let mut parts = text.strip_prefix(STATE_VIEW)?.splitn(5, '|');
+        let mut parts = text.strip_prefix(CONTAINER_TAG)?.splitn(5, '|');
         let available = match parts.next()?.as_bytes() {
             [a, b] => [*a == b'1', *b == b'1'],
             _ => return None,
@@ -501,10 +501,10 @@ impl StateView<'_> {
     }
 
     /// Reads `text`, or `None` when another version (or nothing readable) wrote it.
-    fn read(text: &str) -> Option<StateView<'_>> {
-        let (facts, values) = StateView::header(text)?;
+    fn read(text: &str) -> Option<RenderedState<'_>> {
+        let (facts, values) = RenderedState::header(text)?;
         let values = stored::values_of(values, &STATE_KEYS)?;
-        Some(StateView { facts, values })
+        Some(RenderedState { facts, values })
     }
 
     /// The members the values stand for, without braces (`"seal_number":null,…`).
@@ -513,37 +513,37 @@ impl StateView<'_> {
     }
 }
 
-/// Whether `text` is a [`state_view`] of this version, which [`written_container_view`] shows
-/// (read whole: one whose values do not match this build's names is passed over, and the
-/// state parsed instead).
-pub fn state_view_is_current(text: &str) -> bool {
-    StateView::read(text).is_some()
+/// Whether `text` was written by this version's [`render_container`], which
+/// [`written_container_view`] shows (read whole: one whose values do not match this build's
+/// names is passed over, and the state parsed instead).
+pub fn rendered_is_current(text: &str) -> bool {
+    RenderedState::read(text).is_some()
 }
 
-/// Installs [`state_view`] (and [`super::shipments::voyage_view`] for shipments) as this
-/// process's renderer of stored states: every process that
-/// merges or shows containers calls it once at its start.
-pub fn install_state_view() {
+/// Installs [`render_container`] (and [`super::shipments::render_shipment`] for shipments)
+/// as this process's renderer of stored states: every process that merges or shows containers
+/// calls it once at its start.
+pub fn install_renderer() {
     boxtrack_store::rendered::install(boxtrack_store::rendered::Renderer {
-        render: state_view,
-        current: state_view_is_current,
-        render_shipment: super::shipments::voyage_view,
-        shipment_current: super::shipments::voyage_view_is_current,
-        tag: STATE_VIEW,
-        shipment_tag: super::shipments::VOYAGE_VIEW,
+        render: render_container,
+        current: rendered_is_current,
+        render_shipment: super::shipments::render_shipment,
+        shipment_current: super::shipments::rendered_shipment_is_current,
+        tag: CONTAINER_TAG,
+        shipment_tag: super::shipments::SHIPMENT_TAG,
     });
 }
 
 /// The `container` resource of a container read with its state rendered (as
 /// [`container_resource`] writes it, with `relationships` as given), written out; `None` when
-/// its text is not a current [`state_view`].
+/// its text is not current ([`rendered_is_current`]).
 pub fn written_container_view(
     v: &ContainerView,
     shipment: Option<&ShipmentFacts>,
     account: &Account,
     relationships: &ContainerRelationships,
 ) -> Option<String> {
-    let view = StateView::read(&v.view)?;
+    let view = RenderedState::read(&v.view)?;
     let fields = RowFields {
         number: &v.number,
         ref_numbers: &v.ref_numbers.0,
@@ -636,8 +636,8 @@ mod tests {
         }
     }
 
-    /// The container's resource as shown from its stored text, as a JSON value.
-    fn from_view(c: &ContainerRow, shipment: Option<&ShipmentRow>, account: &Account) -> Value {
+    /// The container's resource as written from its rendered text, as a JSON value.
+    fn from_rendered(c: &ContainerRow, shipment: Option<&ShipmentRow>, account: &Account) -> Value {
         let view = ContainerView {
             id: c.id,
             account_id: c.account_id,
@@ -647,9 +647,9 @@ mod tests {
             pod_terminal: c.state.0.pod_terminal.clone(),
             created_us: c.created_us,
             updated_us: c.updated_us,
-            view: state_view(&c.state.0, &c.current_status, c.ready_for_pickup),
+            view: render_container(&c.state.0, &c.current_status, c.ready_for_pickup),
         };
-        assert!(state_view_is_current(&view.view));
+        assert!(rendered_is_current(&view.view));
         let rels = container_relationships(c.id, c.shipment_id, view.pod_terminal.as_deref());
         let facts = shipment.map(ShipmentFacts::of_row);
         let text = written_container_view(&view, facts.as_ref(), account, &rels).unwrap();
@@ -697,14 +697,14 @@ mod tests {
     }
 
     #[test]
-    fn a_state_view_reads_as_written() {
-        // a change here changes what texts stored by earlier builds show: bump STATE_VIEW
-        let text = state_view(&a_state(), "available", true);
+    fn a_rendered_container_reads_as_written() {
+        // a change here changes what texts stored by earlier builds show: bump CONTAINER_TAG
+        let text = render_container(&a_state(), "available", true);
         assert_eq!(
             text,
             "c3|10||1786000000000000|1787000000000000|[\"S\\\\1\",\"dry\",40,null,null,\"2026-07-25T17:20:00Z\",null,null,null,null,null,null,null,null,null,\"1970-01-01T00:00:00Z\",null,null,true,true,[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],null,null,null,\"B-12\\t04\",null,null,null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,\"available\"]"
         );
-        let read = StateView::read(&text).unwrap();
+        let read = RenderedState::read(&text).unwrap();
         assert_eq!(read.facts, StateFacts::of(&a_state()));
         // another version's text, or a damaged one, is not shown
         for other in [
@@ -716,12 +716,12 @@ mod tests {
             text.replacen(",\"available\"]", "]", 1),
             String::new(),
         ] {
-            assert!(!state_view_is_current(&other), "{other}");
+            assert!(!rendered_is_current(&other), "{other}");
         }
     }
 
     #[test]
-    fn a_container_shown_from_its_state_view_is_the_one_rendered_from_its_state() {
+    fn a_container_written_from_its_rendered_text_equals_the_one_from_its_state() {
         let port = Route {
             pod_locode: Some("USLAX".into()),
             pod_timezone: Some("America/Los_Angeles".into()),
@@ -742,7 +742,7 @@ mod tests {
                     let c = row(st.clone(), "available", rail);
                     let a = account(rail);
                     let typed = container_resource(&c, s.as_ref(), &a).to_value();
-                    assert_eq!(from_view(&c, s.as_ref(), &a), typed);
+                    assert_eq!(from_rendered(&c, s.as_ref(), &a), typed);
                 }
             }
         }
@@ -754,7 +754,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_state_shows_the_same_from_its_view(
+        fn any_state_shows_the_same_from_its_rendered_text(
             known in any::<bool>(),
             available in proptest::option::of(any::<bool>()),
             holds in proptest::collection::vec((any::<String>(), text()), 0..3),
@@ -796,7 +796,7 @@ mod tests {
             let s = routes[route].clone().map(shipment);
             let c = row(st, &status, ready);
             let a = account(rail);
-            prop_assert_eq!(from_view(&c, s.as_ref(), &a), container_resource(&c, s.as_ref(), &a).to_value());
+            prop_assert_eq!(from_rendered(&c, s.as_ref(), &a), container_resource(&c, s.as_ref(), &a).to_value());
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use boxtrack_core::carriers;
 use boxtrack_core::tracking::{Route, ShipmentState};
-use boxtrack_store::reads::{ContainerOnShipment, ShipmentRow, ShipmentView, ShownShipment};
+use boxtrack_store::reads::{ContainerOnShipment, RenderedShipment, ShipmentRow, ShipmentView};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -24,7 +24,7 @@ impl Kind for Shipment {
 
 /// Attributes of a shipment (a bill of lading or booking): what its row decides, and what
 /// its route and merged voyage state decide (stored rendered beside the state,
-/// [`voyage_view`]).
+/// [`render_shipment`]).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ShipmentAttributes {
     /// What the row decides.
@@ -279,12 +279,12 @@ fn relationships<C: ContainerOnShipment>(
     }
 }
 
-/// The version and shape of the text [`voyage_view`] writes: a change to what
+/// The version and shape of the text [`render_shipment`] writes: a change to what
 /// [`ShipmentVoyageAttributes`] shows, or to how, changes it, so that a text written before
-/// is not shown (the test `a_voyage_view_reads_as_written` fails until it does). Every text
-/// begins with it, separator included: it is also the renderer's tag
+/// is not shown (the test `a_rendered_shipment_reads_as_written` fails until it does). Every
+/// text begins with it, separator included: it is also the renderer's tag
 /// (`Renderer::shipment_tag`).
-pub(super) const VOYAGE_VIEW: &str = "s1|";
+pub(super) const SHIPMENT_TAG: &str = "s1|";
 
 /// The names of [`ShipmentVoyageAttributes`]' members, in the order they are written.
 static VOYAGE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
@@ -309,27 +309,27 @@ static VOYAGE_AT: std::sync::LazyLock<[usize; 5]> = std::sync::LazyLock::new(|| 
 /// The text stored beside a shipment's merged state (`boxtrack_store::rendered`): the
 /// version, then the values of the route's and the state's attributes as a JSON array in the
 /// order of their names (the names are this build's, not stored): `s1|[…]`.
-pub fn voyage_view(route: &Route, st: &ShipmentState) -> String {
+pub fn render_shipment(route: &Route, st: &ShipmentState) -> String {
     let attributes = written(&voyage_attributes(route, st));
     let mut out = String::with_capacity(attributes.len() / 2 + 8);
-    out.push_str(VOYAGE_VIEW);
+    out.push_str(SHIPMENT_TAG);
     stored::push_values(&mut out, &attributes);
     out
 }
 
-/// A [`voyage_view`] text read back.
+/// A text [`render_shipment`] wrote, read back.
 #[derive(Debug)]
-pub struct VoyageView<'a> {
+pub struct RenderedVoyage<'a> {
     /// The attributes' values, in the order of [`VOYAGE_KEYS`].
     values: Vec<&'a str>,
     /// The ports (lading, discharge, destination) and time zones (discharge, destination).
     route: [Option<String>; 5],
 }
 
-impl VoyageView<'_> {
+impl RenderedVoyage<'_> {
     /// Reads `text`, or `None` when another version (or nothing readable) wrote it.
-    fn read(text: &str) -> Option<VoyageView<'_>> {
-        let values = text.strip_prefix(VOYAGE_VIEW)?;
+    fn read(text: &str) -> Option<RenderedVoyage<'_>> {
+        let values = text.strip_prefix(SHIPMENT_TAG)?;
         let values = stored::values_of(values, &VOYAGE_KEYS)?;
         let mut route: [Option<String>; 5] = Default::default();
         for (r, at) in route.iter_mut().zip(VOYAGE_AT.iter()) {
@@ -339,15 +339,15 @@ impl VoyageView<'_> {
                 None => serde_json::from_str(value).ok()?,
             };
         }
-        Some(VoyageView { values, route })
+        Some(RenderedVoyage { values, route })
     }
 }
 
-/// Whether `text` is a [`voyage_view`] of this version, which [`ShipmentToShow`] shows
-/// (read whole: one whose values do not match this build's names is passed over, and the
-/// state parsed instead).
-pub fn voyage_view_is_current(text: &str) -> bool {
-    VoyageView::read(text).is_some()
+/// Whether `text` was written by this version's [`render_shipment`], which [`ShipmentToShow`]
+/// shows (read whole: one whose values do not match this build's names is passed over, and
+/// the state parsed instead).
+pub fn rendered_shipment_is_current(text: &str) -> bool {
+    RenderedVoyage::read(text).is_some()
 }
 
 /// What a container's resource shows of its shipment: when it last changed, the time zones
@@ -385,16 +385,20 @@ pub enum ShipmentToShow<'a> {
     /// Its whole row, route and state parsed.
     Row(std::borrow::Cow<'a, Box<ShipmentRow>>),
     /// Its row's columns and its text's values.
-    View(&'a ShipmentView, VoyageView<'a>),
+    View(&'a ShipmentView, RenderedVoyage<'a>),
 }
 
 impl<'a> ShipmentToShow<'a> {
     /// `s` read to be shown; `None` for a text that is not current (the store reads a text
     /// as a view only when the installed renderer, this one, reads it).
-    pub fn of(s: &'a ShownShipment) -> Option<ShipmentToShow<'a>> {
+    pub fn of(s: &'a RenderedShipment) -> Option<ShipmentToShow<'a>> {
         match s {
-            ShownShipment::Row(row) => Some(ShipmentToShow::Row(std::borrow::Cow::Borrowed(row))),
-            ShownShipment::View(v) => Some(ShipmentToShow::View(v, VoyageView::read(&v.view)?)),
+            RenderedShipment::Row(row) => {
+                Some(ShipmentToShow::Row(std::borrow::Cow::Borrowed(row)))
+            }
+            RenderedShipment::View(v) => {
+                Some(ShipmentToShow::View(v, RenderedVoyage::read(&v.view)?))
+            }
         }
     }
 
@@ -503,11 +507,11 @@ mod tests {
         }
     }
 
-    /// The shipment as read to be shown from its stored text.
-    fn shown(s: &ShipmentRow) -> ShownShipment {
-        let view = voyage_view(&s.route.0, &s.state.0);
-        assert!(voyage_view_is_current(&view));
-        ShownShipment::View(Box::new(ShipmentView {
+    /// The shipment as read with its rendered text.
+    fn rendered(s: &ShipmentRow) -> RenderedShipment {
+        let view = render_shipment(&s.route.0, &s.state.0);
+        assert!(rendered_shipment_is_current(&view));
+        RenderedShipment::View(Box::new(ShipmentView {
             id: s.id,
             account_id: s.account_id,
             tracking_request_id: s.tracking_request_id,
@@ -551,21 +555,21 @@ mod tests {
 
     /// Both ways of writing `s` with `refs`, as JSON values.
     fn both(s: &ShipmentRow, refs: &[ContainerRef]) -> (Value, Value) {
-        let view = shown(s);
+        let view = rendered(s);
         let text = ShipmentToShow::of(&view).unwrap().written(refs);
-        let shown: Value = serde_json::from_str(&text).unwrap();
-        (shown, super::shipment(s, refs))
+        let from_text: Value = serde_json::from_str(&text).unwrap();
+        (from_text, super::shipment(s, refs))
     }
 
     #[test]
-    fn a_voyage_view_reads_as_written() {
-        // a change here changes what texts stored by earlier builds show: bump VOYAGE_VIEW
-        let text = voyage_view(&a_route(), &a_state());
+    fn a_rendered_shipment_reads_as_written() {
+        // a change here changes what texts stored by earlier builds show: bump SHIPMENT_TAG
+        let text = render_shipment(&a_route(), &a_state());
         assert_eq!(
             text,
             "s1|[\"CNSHA\",\"Shanghai\",\"USLAX\",\"Los \\\"Angeles\\\"\",\"USCHI\",\"Chicago\",\"EVER\\\\GIVEN\",null,\"0412E\",\"2026-07-25T17:20:00Z\",null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,null,\"Asia/Shanghai\",\"America/Los_Angeles\",\"America/Chicago\"]"
         );
-        let read = VoyageView::read(&text).unwrap();
+        let read = RenderedVoyage::read(&text).unwrap();
         assert_eq!(read.route[1].as_deref(), Some("USLAX"));
         assert_eq!(read.route[4].as_deref(), Some("America/Chicago"));
         // another version's text, or a damaged one, is not shown
@@ -579,12 +583,12 @@ mod tests {
             text.replacen("\"USLAX\"", "7", 1),
             String::new(),
         ] {
-            assert!(!voyage_view_is_current(&other), "{other}");
+            assert!(!rendered_shipment_is_current(&other), "{other}");
         }
     }
 
     #[test]
-    fn a_shipment_shown_from_its_voyage_view_is_the_one_rendered_from_its_state() {
+    fn a_shipment_written_from_its_rendered_text_equals_the_one_from_its_state() {
         let refs = [ContainerRef {
             id: uuid::Uuid::from_u128(5),
             shipment_id: uuid::Uuid::from_u128(7),
@@ -600,10 +604,10 @@ mod tests {
             for state in [ShipmentState::default(), a_state()] {
                 let s = shipment(route.clone(), state);
                 for refs in [&refs[..], &[]] {
-                    let (shown_, parsed) = both(&s, refs);
-                    assert_eq!(shown_, parsed);
+                    let (from_text, parsed) = both(&s, refs);
+                    assert_eq!(from_text, parsed);
                 }
-                let view = shown(&s);
+                let view = rendered(&s);
                 let view = ShipmentToShow::of(&view).unwrap();
                 assert_eq!(view.facts(), ShipmentFacts::of_row(&s));
                 let ports = [route.pol_locode.as_deref(), route.pod_locode.as_deref()];
@@ -622,7 +626,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_voyage_shows_the_same_from_its_view(
+        fn any_voyage_shows_the_same_from_its_rendered_text(
             ports in proptest::collection::vec(text(), 9),
             vessel in proptest::collection::vec(text(), 3),
             times in proptest::collection::vec(at(), 9),
@@ -654,9 +658,9 @@ mod tests {
                 ..ShipmentState::default()
             };
             let s = shipment(route, state);
-            let (shown_, parsed) = both(&s, &[]);
-            prop_assert_eq!(shown_, parsed);
-            let view = shown(&s);
+            let (from_text, parsed) = both(&s, &[]);
+            prop_assert_eq!(from_text, parsed);
+            let view = rendered(&s);
             let facts = ShipmentToShow::of(&view).map(|v| v.facts());
             prop_assert_eq!(facts, Some(ShipmentFacts::of_row(&s)));
         }

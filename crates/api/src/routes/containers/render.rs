@@ -5,9 +5,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::rendered::{
-    self as reads, ContainerOnShipment, ContainerRow, Db, ShipmentRow, ShownContainer,
+    self as reads, ContainerOnShipment, ContainerRow, Db, RenderedContainer, ShipmentRow,
 };
-use crate::routes::shown_check::{Before, in_order, same, values};
+use crate::routes::rendered_check::{Before, in_order, same, values};
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
 
 use boxtrack_http::auth::Caller;
@@ -31,8 +31,8 @@ impl<S> Default for Known<'_, S> {
     }
 }
 
-/// A container as [`render`] shows it: its whole row, or as read to be shown (its state as
-/// the merge rendered it, where that is current).
+/// A container as [`render`] shows it: its whole row, or as rendered (its state as the merge
+/// rendered it, where that is current).
 pub(super) trait Showable {
     fn id(&self) -> uuid::Uuid;
     fn shipment_id(&self) -> uuid::Uuid;
@@ -47,8 +47,8 @@ pub(super) trait Showable {
     ) -> ApiResult<String>;
 }
 
-/// A shipment as [`render`] shows it beside its containers: its whole row, or as read to be
-/// shown (its route and state as the merge rendered them, where that is current).
+/// A shipment as [`render`] shows it beside its containers: its whole row, or as rendered
+/// (its route and state as the merge rendered them, where that is current).
 pub(super) trait ShowableShipment: Sized {
     fn id(&self) -> uuid::Uuid;
     /// What its containers' resources show of it.
@@ -132,15 +132,15 @@ impl Showable for ContainerRow {
     }
 }
 
-impl Showable for ShownContainer {
+impl Showable for RenderedContainer {
     fn id(&self) -> uuid::Uuid {
-        ShownContainer::id(self)
+        RenderedContainer::id(self)
     }
     fn shipment_id(&self) -> uuid::Uuid {
-        ShownContainer::shipment_id(self)
+        RenderedContainer::shipment_id(self)
     }
     fn pod_terminal(&self) -> Option<&str> {
-        ShownContainer::pod_terminal(self)
+        RenderedContainer::pod_terminal(self)
     }
     fn written(
         &self,
@@ -149,8 +149,8 @@ impl Showable for ShownContainer {
         events: Option<&[reads::TransportEventRow]>,
     ) -> ApiResult<String> {
         let v = match self {
-            ShownContainer::Row(row) => return row.as_ref().written(shipment, caller, events),
-            ShownContainer::View(v) => v,
+            RenderedContainer::Row(row) => return row.as_ref().written(shipment, caller, events),
+            RenderedContainer::View(v) => v,
         };
         let mut relationships =
             resources::container_relationships(v.id, v.shipment_id, v.pod_terminal.as_deref());
@@ -325,7 +325,7 @@ impl<'a, S: ShowableShipment> Related<'a, S> {
 /// not current (the store reads a text as a view only when the installed renderer, this one,
 /// reads it).
 pub(super) fn to_show<'a>(
-    shipments: impl IntoIterator<Item = &'a reads::ShownShipment>,
+    shipments: impl IntoIterator<Item = &'a reads::RenderedShipment>,
 ) -> ApiResult<HashMap<uuid::Uuid, ShipmentToShow<'a>>> {
     shipments
         .into_iter()
@@ -338,21 +338,21 @@ pub(super) fn to_show<'a>(
 
 /// Checks, in debug builds (every test), that containers or their shipments shown from their
 /// rendered states read as the ones rendered from their parsed states: the texts the merge
-/// wrote are current. `shown` is the document's `data` and `included` as written from them;
+/// wrote are current. `rendered` is the document's `data` and `included` as written from them;
 /// `before`, the account's fingerprint before they were read.
-pub(super) async fn shown_as_parsed(
+pub(super) async fn rendered_as_parsed(
     db: &Db,
     caller: &Caller,
     before: Before,
-    cs: &[ShownContainer],
-    shipments: &[&reads::ShownShipment],
+    cs: &[RenderedContainer],
+    shipments: &[&reads::RenderedShipment],
     includes: &[String],
-    shown: (&[String], &[String]),
+    rendered: (&[String], &[String]),
 ) -> ApiResult<()> {
-    let views = cs.iter().any(|c| matches!(c, ShownContainer::View(_)))
+    let views = cs.iter().any(|c| matches!(c, RenderedContainer::View(_)))
         || shipments
             .iter()
-            .any(|s| matches!(s, reads::ShownShipment::View(_)));
+            .any(|s| matches!(s, reads::RenderedShipment::View(_)));
     if !views {
         return Ok(());
     }
@@ -370,5 +370,5 @@ pub(super) async fn shown_as_parsed(
     };
     let (data, included) = render(db, caller, &rows, known, includes).await?;
     let parsed = (values(&data), values(&included));
-    same(db, account, &before, shown, parsed, "containers").await
+    same(db, account, &before, rendered, parsed, "containers").await
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use boxtrack_http::error::{ApiError, ApiResult};
 
-/// The account's change fingerprint ([`reads::fingerprint`]) taken before a shown read: a
+/// The account's change fingerprint ([`reads::fingerprint`]) taken before a rendered read: a
 /// check that finds the parsed rows differ can tell a change in between (a merge ran, which
 /// is not compared) from a text that is wrong.
 pub(super) struct Before(String);
@@ -24,7 +24,7 @@ impl Before {
     }
 }
 
-/// A shown read's check, from before the read to after the answer is written.
+/// A rendered read's check, from before the read to after the answer is written.
 pub(super) struct Check(#[cfg(debug_assertions)] Before);
 
 impl Check {
@@ -76,23 +76,26 @@ pub(super) fn values(texts: &[String]) -> Vec<Value> {
         .collect()
 }
 
-/// Asserts that the `data` and `included` shown read as those written from the parsed rows,
+/// Asserts that the `data` and `included` rendered read as those written from the parsed rows,
 /// unless the account changed since `before` (the two reads then saw different rows).
 pub(super) async fn same(
     db: &Db,
     account_id: uuid::Uuid,
     before: &Before,
-    shown: (&[String], &[String]),
+    rendered: (&[String], &[String]),
     parsed: (Vec<Value>, Vec<Value>),
     what: &str,
 ) -> ApiResult<()> {
-    let shown = (values(shown.0), values(shown.1));
-    if shown == parsed || reads::fingerprint(db, account_id).await? != before.0 {
+    let rendered = (values(rendered.0), values(rendered.1));
+    if rendered == parsed || reads::fingerprint(db, account_id).await? != before.0 {
         return Ok(());
     }
-    assert_eq!(shown.0, parsed.0, "{what} shown from their rendered texts");
     assert_eq!(
-        shown.1, parsed.1,
+        rendered.0, parsed.0,
+        "{what} shown from their rendered texts"
+    );
+    assert_eq!(
+        rendered.1, parsed.1,
         "what {what} include shown from rendered texts"
     );
     Ok(())

@@ -1,4 +1,4 @@
-//! A container or a shipment read to be shown: where the merge's rendered text of its state
+//! A container or a shipment read as rendered: where the merge's rendered text of its state
 //! is current (`crate::rendered`), the row without its state parsed.
 
 use boxtrack_core::paging::Key;
@@ -37,46 +37,46 @@ pub struct ContainerView {
     pub view: String,
 }
 
-/// A container read to be shown.
+/// A container read as rendered: its rendered text where that is current, else its whole row.
 #[derive(Debug, Clone)]
-pub enum ShownContainer {
+pub enum RenderedContainer {
     /// Its state as rendered when it was written.
     View(ContainerView),
     /// Its whole row, the state parsed (no current rendered text).
     Row(Box<ContainerRow>),
 }
 
-impl ShownContainer {
+impl RenderedContainer {
     /// Its id.
     pub fn id(&self) -> Uuid {
         match self {
-            ShownContainer::View(v) => v.id,
-            ShownContainer::Row(r) => r.id,
+            RenderedContainer::View(v) => v.id,
+            RenderedContainer::Row(r) => r.id,
         }
     }
 
     /// Its shipment.
     pub fn shipment_id(&self) -> Uuid {
         match self {
-            ShownContainer::View(v) => v.shipment_id,
-            ShownContainer::Row(r) => r.shipment_id,
+            RenderedContainer::View(v) => v.shipment_id,
+            RenderedContainer::Row(r) => r.shipment_id,
         }
     }
 
     /// Its POD terminal's code.
     pub fn pod_terminal(&self) -> Option<&str> {
         match self {
-            ShownContainer::View(v) => v.pod_terminal.as_deref(),
-            ShownContainer::Row(r) => r.state.0.pod_terminal.as_deref(),
+            RenderedContainer::View(v) => v.pod_terminal.as_deref(),
+            RenderedContainer::Row(r) => r.state.0.pod_terminal.as_deref(),
         }
     }
 }
 
-impl Keyed for ShownContainer {
+impl Keyed for RenderedContainer {
     fn key(&self) -> Key {
         let (updated_us, id) = match self {
-            ShownContainer::View(v) => (v.updated_us, v.id),
-            ShownContainer::Row(r) => (r.updated_us, r.id),
+            RenderedContainer::View(v) => (v.updated_us, v.id),
+            RenderedContainer::Row(r) => (r.updated_us, r.id),
         };
         Key {
             sort_us: updated_us,
@@ -86,9 +86,9 @@ impl Keyed for ShownContainer {
 }
 
 /// A container's columns of a row (`c.*` of a joined statement or a list's columns, with
-/// `state_view`, its shown state, and `pod_terminal`): the state's column is decoded only
-/// where the shown state is not current.
-impl<'r, R: Row> FromRow<'r, R> for ShownContainer
+/// `rendered`, its rendered state, and `pod_terminal`): the state's column is decoded only
+/// where the rendered state is not current.
+impl<'r, R: Row> FromRow<'r, R> for RenderedContainer
 where
     &'r str: ColumnIndex<R>,
     ContainerRow: FromRow<'r, R>,
@@ -98,10 +98,10 @@ where
     i64: Decode<'r, R::Database> + Type<R::Database>,
 {
     fn from_row(row: &'r R) -> sqlx::Result<Self> {
-        let view: Option<String> = row.try_get("state_view")?;
+        let view: Option<String> = row.try_get("rendered")?;
         Ok(match view.filter(|v| crate::rendered::is_current(v)) {
-            Some(view) => ShownContainer::View(container_view(row, view)?),
-            None => ShownContainer::Row(Box::new(ContainerRow::from_row(row)?)),
+            Some(view) => RenderedContainer::View(container_view(row, view)?),
+            None => RenderedContainer::Row(Box::new(ContainerRow::from_row(row)?)),
         })
     }
 }
@@ -149,13 +149,13 @@ pub trait ContainerRead:
     fn whole(row: ContainerRow) -> Self;
     /// Its shipment.
     fn shipment_of(&self) -> Uuid;
-    /// Whether [`super::container_and_shipment`] reads it on PostgreSQL as shown first (the
-    /// columns beside the states and the shown texts), and the whole rows only where a text
+    /// Whether [`super::container_and_shipment`] reads it on PostgreSQL as rendered first (the
+    /// columns beside the states and the rendered texts), and the whole rows only where a text
     /// is not current.
-    const SHOWN_ON_POSTGRES: bool = false;
-    /// The container and its shipment from a row of that shown statement, `None` where a
+    const RENDERED_ON_POSTGRES: bool = false;
+    /// The container and its shipment from a row of that rendered statement, `None` where a
     /// text is not current for this process's renderer (the whole rows are read then).
-    fn shown_postgres(_row: &PgRow) -> Result<Option<(Self, Option<Self::Shipment>)>> {
+    fn rendered_postgres(_row: &PgRow) -> Result<Option<(Self, Option<Self::Shipment>)>> {
         Ok(None)
     }
 }
@@ -178,36 +178,36 @@ impl ContainerRead for ContainerRow {
     }
 }
 
-impl ContainerRead for ShownContainer {
-    type Shipment = ShownShipment;
-    const COLUMNS: &'static str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id AND v.account_id = containers.account_id) AS state_view, pod_terminal";
+impl ContainerRead for RenderedContainer {
+    type Shipment = RenderedShipment;
+    const COLUMNS: &'static str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id AND v.account_id = containers.account_id) AS rendered, pod_terminal";
     // not the state: where the text is not current, the whole row is read by id
-    const IN_PLACE_COLUMNS: &'static str = crate::sqlite_reader::CONTAINER_SHOWN_COLUMNS;
+    const IN_PLACE_COLUMNS: &'static str = crate::sqlite_reader::CONTAINER_RENDERED_COLUMNS;
     fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        crate::sqlite_reader::shown_container_row(conn, row)
+        crate::sqlite_reader::rendered_container_row(conn, row)
     }
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
-        crate::sqlite_reader::container_shown(conn, account_id, id)
+        crate::sqlite_reader::container_rendered(conn, account_id, id)
     }
     fn whole(row: ContainerRow) -> Self {
-        ShownContainer::Row(Box::new(row))
+        RenderedContainer::Row(Box::new(row))
     }
     fn shipment_of(&self) -> Uuid {
         self.shipment_id()
     }
-    const SHOWN_ON_POSTGRES: bool = true;
-    fn shown_postgres(row: &PgRow) -> Result<Option<(Self, Option<ShownShipment>)>> {
-        let view: Option<String> = row.try_get("state_view")?;
+    const RENDERED_ON_POSTGRES: bool = true;
+    fn rendered_postgres(row: &PgRow) -> Result<Option<(Self, Option<RenderedShipment>)>> {
+        let view: Option<String> = row.try_get("rendered")?;
         let Some(view) = view.filter(|v| crate::rendered::is_current(v)) else {
             return Ok(None);
         };
         let shipment = match joined_shipment_view(row)? {
-            Some(v) => Some(ShownShipment::View(Box::new(v))),
+            Some(v) => Some(RenderedShipment::View(Box::new(v))),
             None if row.try_get::<Option<Uuid>, _>("s_id")?.is_none() => None,
             None => return Ok(None),
         };
         Ok(Some((
-            ShownContainer::View(container_view(row, view)?),
+            RenderedContainer::View(container_view(row, view)?),
             shipment,
         )))
     }
@@ -248,21 +248,21 @@ pub struct ShipmentView {
     pub view: String,
 }
 
-/// A shipment read to be shown.
+/// A shipment read as rendered: its rendered text where that is current, else its whole row.
 #[derive(Debug, Clone)]
-pub enum ShownShipment {
+pub enum RenderedShipment {
     /// Its route and state as rendered when they were written.
     View(Box<ShipmentView>),
     /// Its whole row, route and state parsed (no current rendered text).
     Row(Box<ShipmentRow>),
 }
 
-impl ShownShipment {
+impl RenderedShipment {
     /// Its id.
     pub fn id(&self) -> Uuid {
         match self {
-            ShownShipment::View(v) => v.id,
-            ShownShipment::Row(r) => r.id,
+            RenderedShipment::View(v) => v.id,
+            RenderedShipment::Row(r) => r.id,
         }
     }
 }
@@ -333,10 +333,10 @@ where
     })
 }
 
-/// A shipment's columns of a row ([`ShownShipment::COLUMNS`]: a list's, with `view`, its
-/// shown route and state): the route and the state are decoded only where that text is not
+/// A shipment's columns of a row ([`RenderedShipment::COLUMNS`]: a list's, with `view`, its
+/// rendered route and state): the route and the state are decoded only where that text is not
 /// current.
-impl<'r, R: Row> FromRow<'r, R> for ShownShipment
+impl<'r, R: Row> FromRow<'r, R> for RenderedShipment
 where
     &'r str: ColumnIndex<R>,
     ShipmentRow: FromRow<'r, R>,
@@ -349,18 +349,18 @@ where
         let view: Option<String> = row.try_get("view")?;
         Ok(
             match view.filter(|v| crate::rendered::is_current_shipment(v)) {
-                Some(view) => ShownShipment::View(Box::new(shipment_view(row, &PLAIN, view)?)),
-                None => ShownShipment::Row(Box::new(ShipmentRow::from_row(row)?)),
+                Some(view) => RenderedShipment::View(Box::new(shipment_view(row, &PLAIN, view)?)),
+                None => RenderedShipment::Row(Box::new(ShipmentRow::from_row(row)?)),
             },
         )
     }
 }
 
-impl Keyed for ShownShipment {
+impl Keyed for RenderedShipment {
     fn key(&self) -> Key {
         let (updated_us, id) = match self {
-            ShownShipment::View(v) => (v.updated_us, v.id),
-            ShownShipment::Row(r) => (r.updated_us, r.id),
+            RenderedShipment::View(v) => (v.updated_us, v.id),
+            RenderedShipment::Row(r) => (r.updated_us, r.id),
         };
         Key {
             sort_us: updated_us,
@@ -384,7 +384,7 @@ pub trait ShipmentRead:
     fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self>;
     /// The shipment by id on a SQLite connection in place.
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>>;
-    /// The shipment's columns of the joined PostgreSQL row (`s_*`, with `s_view`, its shown
+    /// The shipment's columns of the joined PostgreSQL row (`s_*`, with `s_view`, its rendered
     /// route and state), `None` where the join found none.
     fn postgres(row: &PgRow) -> Result<Option<Self>>;
     /// The shipment from its whole row.
@@ -413,24 +413,24 @@ impl ShipmentRead for ShipmentRow {
     }
 }
 
-impl ShipmentRead for ShownShipment {
+impl ShipmentRead for RenderedShipment {
     const COLUMNS: &'static str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id AND p.account_id = t.account_id WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id) AS customer_id, (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id AND v.account_id = shipments.account_id) AS view";
     // not the route and the state: where the text is not current, the whole row is read by id
-    const IN_PLACE_COLUMNS: &'static str = crate::sqlite_reader::SHIPMENT_SHOWN_COLUMNS;
+    const IN_PLACE_COLUMNS: &'static str = crate::sqlite_reader::SHIPMENT_RENDERED_COLUMNS;
     fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        crate::sqlite_reader::shown_shipment_row(conn, row)
+        crate::sqlite_reader::rendered_shipment_row(conn, row)
     }
     fn sqlite(conn: &Connection, account_id: Uuid, id: Uuid) -> rusqlite::Result<Option<Self>> {
-        crate::sqlite_reader::shipment_shown(conn, account_id, id)
+        crate::sqlite_reader::shipment_rendered(conn, account_id, id)
     }
     fn postgres(row: &PgRow) -> Result<Option<Self>> {
         Ok(match joined_shipment_view(row)? {
-            Some(v) => Some(ShownShipment::View(Box::new(v))),
-            None => super::joined_shipment(row)?.map(|s| ShownShipment::Row(Box::new(s))),
+            Some(v) => Some(RenderedShipment::View(Box::new(v))),
+            None => super::joined_shipment(row)?.map(|s| RenderedShipment::Row(Box::new(s))),
         })
     }
     fn whole(row: ShipmentRow) -> Self {
-        ShownShipment::Row(Box::new(row))
+        RenderedShipment::Row(Box::new(row))
     }
     fn id_of(&self) -> Uuid {
         self.id()
@@ -455,15 +455,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_shown_container_list_reads_the_whole_rows_columns_and_its_text() {
+    fn a_rendered_container_list_reads_the_whole_rows_columns_and_its_text() {
         // the text not current, the row is decoded from the same columns a whole row's list reads
-        let extra = <ShownContainer as ContainerRead>::COLUMNS
+        let extra = <RenderedContainer as ContainerRead>::COLUMNS
             .strip_prefix(super::super::CONTAINER_COLUMNS)
             .unwrap_or_default();
         assert!(
             extra.starts_with(", (SELECT v.view FROM container_views"),
             "{extra}"
         );
-        assert!(extra.ends_with("AS state_view, pod_terminal"), "{extra}");
+        assert!(extra.ends_with("AS rendered, pod_terminal"), "{extra}");
     }
 }

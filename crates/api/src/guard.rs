@@ -7,6 +7,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::keys::authenticate;
 use boxtrack_core::ratelimit::{Bucket, Decision, WINDOW_US};
+use boxtrack_http::access;
 use boxtrack_http::auth::{Caller, parse_authorization};
 use boxtrack_http::error::ApiError;
 
@@ -103,7 +104,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
     let mut res = if decision.allowed {
         let account_id = account.id;
         let writes = !req.method().is_safe();
-        boxtrack_http::access::note_account(req.extensions(), account_id);
+        access::note_account(req.extensions(), account_id);
         req.extensions_mut().insert(Caller { key_id, account });
         let res = next.run(req).await;
         if writes {

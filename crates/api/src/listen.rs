@@ -27,7 +27,9 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
+use boxtrack_http::error::ApiError;
 use boxtrack_http::metrics::Metrics;
+use boxtrack_views::jsonapi;
 
 /// Default seconds a client has to send a request's head (and an idle connection stays open).
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -83,7 +85,7 @@ impl Default for Connections {
 
 /// The answer to a connection over the cap: a JSON:API 503 that closes the connection.
 fn refusal() -> Vec<u8> {
-    let error = boxtrack_http::error::ApiError::new(
+    let error = ApiError::new(
         axum::http::StatusCode::SERVICE_UNAVAILABLE,
         "The server has as many connections open as it serves at once; retry in a second.",
     )
@@ -91,7 +93,7 @@ fn refusal() -> Vec<u8> {
     let body = String::from_utf8_lossy(&error.body()).into_owned();
     format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: {}\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{body}",
-        boxtrack_views::jsonapi::MEDIA_TYPE,
+        jsonapi::MEDIA_TYPE,
         body.len()
     )
     .into_bytes()

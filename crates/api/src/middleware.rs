@@ -9,7 +9,8 @@ use axum::response::{IntoResponse, Response};
 use tower::ServiceExt;
 
 use crate::state::AppState;
-use boxtrack_http::access::{AccessNote, note_route};
+use boxtrack_http::access::{self, AccessLine, AccessNote, note_route};
+use boxtrack_http::dbgate;
 use boxtrack_http::error::ApiError;
 
 /// The process-wide work on every request, as one service around the router (a layer of
@@ -85,7 +86,7 @@ where
         // a line written while the request is handled names it by its id alone; the
         // request's access line (same id) gives its method, route, status and account
         let scope = id.clone();
-        Box::pin(boxtrack_http::access::in_request(scope, async move {
+        Box::pin(access::in_request(scope, async move {
             let s = &state;
             let mut res = track(s, &id, req, move |req| async move {
                 gate(s, req, move |req| deadline(s, inner.oneshot(req))).await
@@ -169,8 +170,7 @@ where
         // the database away may have been a replica: while the primary answers, the gate
         // stays open and the replicas are checked at once (one found away is taken out)
         replicas.check_soon();
-        let primary =
-            tokio::time::timeout(boxtrack_http::dbgate::PROBE_TIMEOUT, state.ctx.db.ping()).await;
+        let primary = tokio::time::timeout(dbgate::PROBE_TIMEOUT, state.ctx.db.ping()).await;
         if matches!(primary, Ok(Ok(()))) {
             return res;
         }
@@ -221,9 +221,9 @@ where
     if status >= 500 {
         tracing::error!(status, latency_ms, "response failed");
     }
-    boxtrack_http::access::log(
+    access::log(
         state.access_sink.as_deref(),
-        &boxtrack_http::access::AccessLine {
+        &AccessLine {
             method,
             route,
             status,

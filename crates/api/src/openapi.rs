@@ -4,16 +4,19 @@
 
 use serde_json::{Map, Value, json};
 
-use boxtrack_http::doc::Op;
+use boxtrack_http::doc::{self, Op, Routes};
+use boxtrack_http::jsonapi::{ListLinks, ListMeta};
+use boxtrack_views::schemas;
+
+use crate::rest::parts;
 
 fn components() -> Value {
     let mut c = base_components();
-    for (name, schema) in boxtrack_views::schemas() {
+    for (name, schema) in schemas() {
         c["schemas"][name] = schema;
     }
-    c["schemas"]["ListLinks"] =
-        boxtrack_http::doc::schema_of::<boxtrack_http::jsonapi::ListLinks>();
-    c["schemas"]["ListMeta"] = boxtrack_http::doc::schema_of::<boxtrack_http::jsonapi::ListMeta>();
+    c["schemas"]["ListLinks"] = doc::schema_of::<ListLinks>();
+    c["schemas"]["ListMeta"] = doc::schema_of::<ListMeta>();
     c
 }
 
@@ -167,10 +170,7 @@ fn add_links(paths: &mut Map<String, Value>) {
 
 /// Every documented operation of the REST routes, in display order.
 pub fn operations() -> Vec<Op> {
-    crate::rest::parts()
-        .iter()
-        .flat_map(boxtrack_http::doc::Routes::operations)
-        .collect()
+    parts().iter().flat_map(Routes::operations).collect()
 }
 
 /// The document as this process serves it: where the operator allows webhook receivers on
@@ -180,13 +180,8 @@ pub fn for_settings(mut doc: Value, allow_private_webhook_urls: bool) -> Value {
     fn walk(v: &mut Value) {
         match v {
             Value::Object(o) => {
-                if o.get("pattern").and_then(Value::as_str)
-                    == Some(boxtrack_http::doc::HTTPS_URL_PATTERN)
-                {
-                    o.insert(
-                        "pattern".into(),
-                        Value::from(boxtrack_http::doc::HTTP_URL_PATTERN),
-                    );
+                if o.get("pattern").and_then(Value::as_str) == Some(doc::HTTPS_URL_PATTERN) {
+                    o.insert("pattern".into(), Value::from(doc::HTTP_URL_PATTERN));
                 }
                 o.values_mut().for_each(walk);
             }
@@ -262,16 +257,16 @@ pub fn document_with(extra: Vec<Op>) -> Value {
         {
             r.insert(
                 "400".into(),
-                boxtrack_http::doc::body(
+                doc::body(
                     "Malformed request, or a query parameter the operation does not take (source.parameter names it)",
-                    boxtrack_http::doc::schema_ref("Errors"),
+                    doc::schema_ref("Errors"),
                 ),
             );
         }
         // any operation may find the service unable to answer now (middleware::EdgeLayer,
         // ApiError::database_unavailable, listen.rs's connection cap)
         if let Some(r) = o["responses"].as_object_mut() {
-            let unavailable = boxtrack_http::doc::errors(&[503]);
+            let unavailable = doc::errors(&[503]);
             for (status, body) in unavailable {
                 r.entry(status).or_insert(body);
             }

@@ -241,6 +241,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    use boxtrack_http::error::ApiError;
     use boxtrack_http::keycache::testing::account;
 
     async fn body(res: Response) -> String {
@@ -373,9 +374,7 @@ mod tests {
         let changes = Changes::manual();
         let cache = ReadCache::new(changes, 1 << 20);
         let r = cache
-            .respond(&a, "/x", async {
-                Err(boxtrack_http::error::ApiError::not_found("container"))
-            })
+            .respond(&a, "/x", async { Err(ApiError::not_found("container")) })
             .await;
         assert!(r.is_err());
         let r = cache

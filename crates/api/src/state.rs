@@ -5,9 +5,17 @@
 use std::sync::Arc;
 
 use boxtrack_app::ctx::Ctx;
-use boxtrack_app::model::Db;
+use boxtrack_app::model::{Account, Db};
+use boxtrack_http::access::AccessSink;
+use boxtrack_http::dbgate::DbGate;
+use boxtrack_http::doc;
+use boxtrack_http::error::ApiResult;
 use boxtrack_http::front::{ApiConfig, Front, FrontParts};
+use boxtrack_http::jsonapi::{self, JsonApi};
 use boxtrack_http::limiter::Limiter;
+
+use crate::querynames::QueryNames;
+use crate::readcache::ReadCache;
 
 /// Everything a REST handler can reach.
 #[derive(Clone)]
@@ -33,17 +41,17 @@ pub struct Shared {
     /// assembles it from the route modules' operations).
     pub openapi: Arc<serde_json::Value>,
     /// Where access lines go when not through `tracing` (the binary's log writer).
-    pub access_sink: Option<Arc<dyn boxtrack_http::access::AccessSink>>,
+    pub access_sink: Option<Arc<dyn AccessSink>>,
     /// The query parameters of each operation of `openapi` (set with it).
-    pub query_names: Arc<crate::querynames::QueryNames>,
+    pub query_names: Arc<QueryNames>,
     /// Rendered reads (single resources and lists), and the change feed that retires them.
-    pub reads: Arc<crate::readcache::ReadCache>,
+    pub reads: Arc<ReadCache>,
     /// Set when the process is shutting down: `/readyz` answers 503 so that a load balancer
     /// stops sending new requests while those in flight finish.
     pub draining: Arc<std::sync::atomic::AtomicBool>,
     /// Closed while the database cannot be reached: REST requests are then answered 503 at
     /// once (`boxtrack_http::dbgate`).
-    pub db_gate: Arc<boxtrack_http::dbgate::DbGate>,
+    pub db_gate: Arc<DbGate>,
     /// Builds the REST router (the crate root's `router`, set by `service`): the examples'
     /// tour calls the API through it without importing the crate root (the module graph
     /// stays without loops). `None`: no tour, the document keeps no operation examples.
@@ -61,7 +69,7 @@ impl std::ops::Deref for Shared {
 impl AppState {
     /// The REST service on `ctx`, with fresh metrics and an empty read cache.
     pub fn new(ctx: Ctx, config: ApiConfig, limiter: Limiter) -> AppState {
-        let reads = crate::readcache::ReadCache::new(ctx.changes.clone(), config.read_cache_bytes);
+        let reads = ReadCache::new(ctx.changes.clone(), config.read_cache_bytes);
         AppState(Arc::new(Shared {
             front: Front::new(ctx, config, limiter),
             reads: Arc::new(reads),
@@ -88,17 +96,17 @@ impl AppState {
     /// and stored (see [`crate::readcache::ReadCache::respond_offloading`]).
     pub async fn cached_list<'s, F, Fut>(
         &'s self,
-        account: &boxtrack_app::model::Account,
+        account: &Account,
         headers: &axum::http::HeaderMap,
         uri: &axum::http::Uri,
         render: F,
-    ) -> boxtrack_http::error::ApiResult<axum::response::Response>
+    ) -> ApiResult<axum::response::Response>
     where
         F: FnOnce(&'s Db) -> Fut,
-        Fut: Future<Output = boxtrack_http::error::ApiResult<boxtrack_http::jsonapi::JsonApi>>,
+        Fut: Future<Output = ApiResult<JsonApi>>,
     {
         // the links name the base address: it is part of what the body is rendered from
-        let base = boxtrack_http::jsonapi::base_url(self.config.public_url.as_deref(), headers);
+        let base = jsonapi::base_url(self.config.public_url.as_deref(), headers);
         let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
         self.reads
             .respond_offloading(
@@ -121,14 +129,11 @@ impl AppState {
 
     /// Writes access lines through `sink` rather than as `tracing` events
     /// ([`boxtrack_http::access`]).
-    pub fn with_access_sink(
-        mut self,
-        sink: Arc<dyn boxtrack_http::access::AccessSink>,
-    ) -> AppState {
+    pub fn with_access_sink(mut self, sink: Arc<dyn AccessSink>) -> AppState {
         self.edit().access_sink = Some(sink);
         self
     }
 }
 
 /// A REST route module's routes (on [`AppState`]).
-pub type Routes = boxtrack_http::doc::Routes<AppState>;
+pub type Routes = doc::Routes<AppState>;

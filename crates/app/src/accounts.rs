@@ -3,11 +3,12 @@
 
 use boxtrack_store::accounts::{self, Account};
 use boxtrack_store::sessions::{self, Session};
-use boxtrack_store::tracking;
+use boxtrack_store::{Db, reads, tracking};
 use uuid::Uuid;
 
 use crate::AppError;
 use crate::ctx::Ctx;
+use crate::oauth::User;
 
 /// The account with this id, if it exists and is not disabled.
 pub async fn get(ctx: &Ctx, id: Uuid) -> Result<Option<Account>, AppError> {
@@ -28,7 +29,7 @@ pub async fn session(ctx: &Ctx, token_hash: &str) -> Result<Option<Session>, App
 /// token stays with the caller, the store keeps its digest.
 pub async fn start_session(
     ctx: &Ctx,
-    user: &crate::oauth::User,
+    user: &User,
     token_hash: &str,
     csrf: &str,
     ttl_us: i64,
@@ -44,6 +45,6 @@ pub async fn end_session(ctx: &Ctx, token_hash: &str) -> Result<(), AppError> {
 
 /// The account's change fingerprint: it changes whenever any of its containers, shipments or
 /// tracking requests does (the console's live pages poll it; a prerendered read compares it).
-pub async fn fingerprint(db: &boxtrack_store::Db, account_id: Uuid) -> Result<String, AppError> {
-    Ok(boxtrack_store::reads::fingerprint(db, account_id).await?)
+pub async fn fingerprint(db: &Db, account_id: Uuid) -> Result<String, AppError> {
+    Ok(reads::fingerprint(db, account_id).await?)
 }

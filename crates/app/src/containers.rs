@@ -7,10 +7,11 @@ use std::collections::HashMap;
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::provenance::{self, FieldSource};
 use boxtrack_core::tracking::rules::ContainerStatus;
+use boxtrack_core::{carriers, ident};
 use boxtrack_store::reads::{
     self, ContainerRow, EventOrder, Filter, ListSort, RawEventRow, ShipmentRow, TransportEventRow,
 };
-use boxtrack_store::{Db, list::Listed};
+use boxtrack_store::{Db, list::Listed, tracking};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use uuid::Uuid;
@@ -89,7 +90,7 @@ impl ListContainers {
             .unwrap_or_default();
         let mut out = Filter {
             q: given(&self.q),
-            container_number: given(&f.number).map(|n| boxtrack_core::ident::normalize(&n)),
+            container_number: given(&f.number).map(|n| ident::normalize(&n)),
             statuses,
             ready_for_pickup: f.ready_for_pickup.map(|b| b.0),
             lfd_start_us: f.pickup_lfd.start_us(),
@@ -186,7 +187,7 @@ pub async fn update_refs(
     account_id: Uuid,
     changes: &[(Uuid, Vec<String>)],
 ) -> Result<(), AppError> {
-    Ok(boxtrack_store::tracking::update_containers(&ctx.db, account_id, changes).await?)
+    Ok(tracking::update_containers(&ctx.db, account_id, changes).await?)
 }
 
 /// The account's containers with these ids, in the order of `ids` (ids it does not have are
@@ -262,7 +263,7 @@ pub async fn provenance(
     let raw_ids = reads::raw_event_ids_by_key(db, account_id, id).await?;
     let sandbox = reads::shipment(db, account_id, row.shipment_id)
         .await?
-        .is_some_and(|s| s.scac == boxtrack_core::carriers::SANDBOX_SCAC);
+        .is_some_and(|s| s.scac == carriers::SANDBOX_SCAC);
     Ok(Some(Provenance {
         fields: provenance::field_sources(&row.state.0, rail),
         raw_ids,
@@ -319,7 +320,10 @@ pub async fn events(
 
 #[cfg(test)]
 mod tests {
+    use boxtrack_core::datebounds::Range;
+
     use super::*;
+    use crate::fields::Further;
     use crate::query::{from_pairs, parse};
 
     #[test]
@@ -355,8 +359,8 @@ mod tests {
             ("filter[carrier]", "maeu"),
         ]))
         .unwrap_or_default();
-        asked.filter.further = crate::fields::Further {
-            lfd: boxtrack_core::datebounds::Range {
+        asked.filter.further = Further {
+            lfd: Range {
                 start_us: Some(1),
                 end_us: Some(2_000_000_000_000_000),
             },

@@ -12,6 +12,8 @@ use boxtrack_store::Db;
 use boxtrack_store::changes::Changes;
 use boxtrack_store::files::{FileStore, InDatabase};
 use boxtrack_store::replicas::Replicas;
+use boxtrack_views::tracking;
+use boxtrack_worker::delivery;
 use serde_json::Value;
 use tokio::sync::Notify;
 use uuid::Uuid;
@@ -49,7 +51,7 @@ impl Default for Policy {
     fn default() -> Self {
         Policy {
             allow_private_webhook_urls: false,
-            webhook_signature_header: boxtrack_worker::delivery::SIGNATURE_HEADER.to_string(),
+            webhook_signature_header: delivery::SIGNATURE_HEADER.to_string(),
             webhook_source_ips: Vec::new(),
             sandbox_speed: 3600.0,
         }
@@ -101,7 +103,7 @@ impl Ctx {
     pub fn new(db: Db) -> Ctx {
         // containers are shown from their states as the merge rendered them, and the merges
         // this process runs (ingest, sandbox, refresh) write them
-        boxtrack_views::tracking::install_renderer();
+        tracking::install_renderer();
         let changes = Changes::start(&db);
         Ctx(Arc::new(Parts {
             db,

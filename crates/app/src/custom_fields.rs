@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use boxtrack_core::custom_fields::{DataType, EntityType};
 use boxtrack_core::paging::{MAX_SIZE, Page};
-use boxtrack_store::Db;
 use boxtrack_store::custom_fields::{self as store, FieldFilter};
 use boxtrack_store::list::Listed;
-use boxtrack_store::reads::CustomCond;
+use boxtrack_store::reads::{self, CustomCond};
+use boxtrack_store::{Db, StoreError, tracking};
 use uuid::Uuid;
 
 pub use boxtrack_store::custom_fields::FieldRow;
@@ -178,10 +178,10 @@ pub use boxtrack_store::custom_fields::{DefinitionFilter, DefinitionRow, Json, O
 pub use boxtrack_store::tracking::InitialField;
 
 /// `Ok(false)` for a write the store refused as a duplicate, else the write's outcome.
-fn unless_duplicate(r: Result<(), boxtrack_store::StoreError>) -> Result<bool, AppError> {
+fn unless_duplicate(r: Result<(), StoreError>) -> Result<bool, AppError> {
     match r {
         Ok(()) => Ok(true),
-        Err(boxtrack_store::StoreError::Duplicate(_)) => Ok(false),
+        Err(StoreError::Duplicate(_)) => Ok(false),
         Err(e) => Err(e.into()),
     }
 }
@@ -278,7 +278,7 @@ pub async fn create_value(
 ) -> Result<Option<Uuid>, AppError> {
     match store::create_field(&ctx.db, d, entity_id, value).await {
         Ok(id) => Ok(Some(id)),
-        Err(boxtrack_store::StoreError::Duplicate(_)) => Ok(None),
+        Err(StoreError::Duplicate(_)) => Ok(None),
         Err(e) => Err(e.into()),
     }
 }
@@ -307,14 +307,8 @@ pub async fn entity_exists(
 ) -> Result<bool, AppError> {
     let db = &ctx.db;
     Ok(match entity {
-        EntityType::Shipment => boxtrack_store::reads::shipment(db, account_id, id)
-            .await?
-            .is_some(),
-        EntityType::Container => boxtrack_store::reads::container(db, account_id, id)
-            .await?
-            .is_some(),
-        EntityType::TrackingRequest => boxtrack_store::tracking::get_request(db, account_id, id)
-            .await?
-            .is_some(),
+        EntityType::Shipment => reads::shipment(db, account_id, id).await?.is_some(),
+        EntityType::Container => reads::container(db, account_id, id).await?.is_some(),
+        EntityType::TrackingRequest => tracking::get_request(db, account_id, id).await?.is_some(),
     })
 }

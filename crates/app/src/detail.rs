@@ -15,6 +15,7 @@ use uuid::Uuid;
 
 use crate::charges::{self, container::ContainerCharges};
 use crate::clock::{self, DataClock};
+use crate::containers;
 use crate::ctx::Ctx;
 use crate::error::AppError;
 
@@ -62,8 +63,7 @@ pub async fn detail(
     raw_page: u32,
 ) -> Result<Option<ContainerDetail>, AppError> {
     let db = &ctx.db;
-    let Some(shown) = crate::containers::show::<ContainerRow>(db, account_id, id, false).await?
-    else {
+    let Some(shown) = containers::show::<ContainerRow>(db, account_id, id, false).await? else {
         return Ok(None);
     };
     let c = shown.container;

@@ -2,7 +2,8 @@
 //! its file without credentials for [`boxtrack_core::documents::DOWNLOAD_TTL_US`] (REST's
 //! `download_url` and the console's download button make the same link).
 
-use boxtrack_core::documents::Announced;
+use boxtrack_core::documents::{self, Announced};
+use boxtrack_core::email::Email;
 use boxtrack_core::paging::Page;
 use boxtrack_store::documents as store;
 use boxtrack_store::list::Listed;
@@ -118,7 +119,7 @@ pub async fn linked(
 pub async fn submit(
     ctx: &Ctx,
     account_id: Uuid,
-    e: &boxtrack_core::email::Email,
+    e: &Email,
     docs: &[EmailDocument<'_>],
 ) -> Result<(Uuid, bool), AppError> {
     Ok(store::submit(&ctx.db, &*ctx.files, account_id, e, docs).await?)
@@ -161,8 +162,8 @@ pub async fn download_token(
     let Some(d) = get(ctx, account_id, id).await? else {
         return Ok(None);
     };
-    let (token, digest) = boxtrack_core::documents::token("dl_");
-    let until = ctx.now_us() + boxtrack_core::documents::DOWNLOAD_TTL_US;
+    let (token, digest) = documents::token("dl_");
+    let until = ctx.now_us() + documents::DOWNLOAD_TTL_US;
     store::allow_download(&ctx.db, d.id, &digest, until).await?;
     Ok(Some(token))
 }

@@ -1,8 +1,8 @@
 //! The account's event log as `GET /v2/events` pages it: every change in the order it was
 //! made, after a sequence number.
 
-use boxtrack_store::Db;
 pub use boxtrack_store::events::EventRow;
+use boxtrack_store::{Db, events};
 use uuid::Uuid;
 
 use crate::AppError;
@@ -16,5 +16,5 @@ pub async fn after(
     after_seq: i64,
     limit: i64,
 ) -> Result<Vec<EventRow>, AppError> {
-    Ok(boxtrack_store::events::after(db, account_id, after_seq, limit).await?)
+    Ok(events::after(db, account_id, after_seq, limit).await?)
 }

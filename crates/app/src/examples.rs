@@ -11,12 +11,17 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use boxtrack_core::paging::Page;
+use boxtrack_core::carriers;
+use boxtrack_core::paging::{self, Page};
 use boxtrack_core::plan::{Entitlement, Plan};
-use boxtrack_core::ratelimit::Limits;
+use boxtrack_core::ratelimit::{Bucket, Limits};
 use boxtrack_core::requests::{RequestType, ValidRequest};
-use boxtrack_sources::scenarios;
-use boxtrack_store::{Db, StoreError, accounts, notifications, tracking, webhooks};
+use boxtrack_core::webhooks::EVENTS;
+use boxtrack_sources::sandbox::Sandbox;
+use boxtrack_sources::{Source, scenarios};
+use boxtrack_store::{Db, StoreError, accounts, notifications, now_us, tracking, webhooks};
+use boxtrack_views::notifications as views_notifications;
+use boxtrack_worker::Processor;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -59,8 +64,7 @@ impl Scratch {
     /// The envelope of the first notification of each event, by event name.
     pub async fn first_notifications(&self) -> Result<BTreeMap<String, Value>, AppError> {
         let rows = first_of_each_event(&self.ctx.db, self.account_id).await?;
-        let envelopes =
-            boxtrack_views::notifications::envelopes(&self.ctx.db, &rows, Vec::new()).await?;
+        let envelopes = views_notifications::envelopes(&self.ctx.db, &rows, Vec::new()).await?;
         Ok(rows.into_iter().map(|r| r.event).zip(envelopes).collect())
     }
 
@@ -94,12 +98,7 @@ async fn subscribed_account(db: &Db) -> Result<accounts::Account, StoreError> {
             plan: Plan::Standard,
             entitlements: Entitlement::ALL.to_vec(),
             // the tour makes a hundred calls in a moment
-            rate_limits: Limits(
-                boxtrack_core::ratelimit::Bucket::ALL
-                    .into_iter()
-                    .map(|b| (b, 1_000_000))
-                    .collect(),
-            ),
+            rate_limits: Limits(Bucket::ALL.into_iter().map(|b| (b, 1_000_000)).collect()),
         },
     )
     .await?;
@@ -109,10 +108,7 @@ async fn subscribed_account(db: &Db) -> Result<accounts::Account, StoreError> {
         &webhooks::NewWebhook {
             url: "https://example.com/webhooks/boxtrack".into(),
             active: true,
-            events: boxtrack_core::webhooks::EVENTS
-                .iter()
-                .map(|e| e.to_string())
-                .collect(),
+            events: EVENTS.iter().map(|e| e.to_string()).collect(),
             headers: BTreeMap::new(),
             secret: "whsec_examples".into(),
         },
@@ -134,7 +130,7 @@ async fn track_every_journey(
         let request = ValidRequest {
             number: number.to_string(),
             request_type: RequestType::BillOfLading,
-            scac: Some(boxtrack_core::carriers::SANDBOX_SCAC.to_string()),
+            scac: Some(carriers::SANDBOX_SCAC.to_string()),
             auto_detect: false,
             ref_numbers: vec!["PO-1234".into()],
             shipment_tags: vec![],
@@ -153,10 +149,9 @@ async fn track_every_journey(
 
 /// Every journey played by the worker on the journeys' clock, hour by hour.
 async fn play_to_the_end(db: &Db, journeys: &[scenarios::Scenario]) -> Result<(), StoreError> {
-    let sources: Vec<Arc<dyn boxtrack_sources::Source>> =
-        vec![Arc::new(boxtrack_sources::sandbox::Sandbox)];
-    let worker = boxtrack_worker::Processor::new(db.clone(), sources);
-    let start = boxtrack_store::now_us();
+    let sources: Vec<Arc<dyn Source>> = vec![Arc::new(Sandbox)];
+    let worker = Processor::new(db.clone(), sources);
+    let start = now_us();
     worker.process_due(start).await?;
     let mut hours: Vec<i64> = journeys
         .iter()
@@ -174,7 +169,7 @@ async fn play_to_the_end(db: &Db, journeys: &[scenarios::Scenario]) -> Result<()
 fn all(number: u32) -> Page {
     Page {
         number,
-        size: boxtrack_core::paging::MAX_SIZE,
+        size: paging::MAX_SIZE,
         cursor: None,
     }
 }
@@ -209,7 +204,7 @@ async fn first_of_each_event(
             &all(number),
         )
         .await?;
-        let last = listed.rows.len() < boxtrack_core::paging::MAX_SIZE as usize;
+        let last = listed.rows.len() < paging::MAX_SIZE as usize;
         for row in listed.rows {
             first.insert(row.event.clone(), row);
         }

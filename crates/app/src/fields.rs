@@ -6,10 +6,15 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
+use boxtrack_core::tracking::rules::ContainerStatus;
+use boxtrack_core::{datebounds, time};
+use boxtrack_store::reads::Filter;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+
+use crate::model::{DateCond, TextCond};
 
 /// `true` or `false`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +52,7 @@ impl<'de> Deserialize<'de> for Instant {
         let s = String::deserialize(d).map_err(|_| D::Error::custom(INSTANT))?;
         Some(s.as_str())
             .filter(|v| v.trim() == *v)
-            .and_then(boxtrack_core::time::parse_micros)
+            .and_then(time::parse_micros)
             .map(Instant)
             .ok_or_else(|| D::Error::custom(INSTANT))
     }
@@ -86,7 +91,7 @@ impl Range {
 
     /// The last microsecond included, if bounded.
     pub fn end_us(&self) -> Option<i64> {
-        self.end.map(|i| boxtrack_core::time::end_of_second(i.0))
+        self.end.map(|i| time::end_of_second(i.0))
     }
 }
 
@@ -244,8 +249,8 @@ impl<W: Word> JsonSchema for AnyOf<W> {
     }
 }
 
-impl Word for boxtrack_core::tracking::rules::ContainerStatus {
-    const ALL: &'static [Self] = &boxtrack_core::tracking::rules::ContainerStatus::ALL;
+impl Word for ContainerStatus {
+    const ALL: &'static [Self] = &ContainerStatus::ALL;
     fn word(self) -> &'static str {
         self.as_str()
     }
@@ -299,15 +304,15 @@ pub struct Further {
     /// With a last free day, or without one (containers).
     pub lfd_known: Option<bool>,
     /// Last free day bounds, both included, to the microsecond (containers).
-    pub lfd: boxtrack_core::datebounds::Range,
+    pub lfd: datebounds::Range,
     /// Last-updated bounds, both included, to the microsecond.
-    pub updated: boxtrack_core::datebounds::Range,
+    pub updated: datebounds::Range,
     /// Whether the tracking request names a customer, or names none.
     pub customer_known: Option<bool>,
     /// Date bounds and presence tests on milestone and voyage dates (all hold).
-    pub dates: Vec<crate::model::DateCond>,
+    pub dates: Vec<DateCond>,
     /// Exact values of the voyage's texts, or whether they are known (all hold).
-    pub texts: Vec<crate::model::TextCond>,
+    pub texts: Vec<TextCond>,
     /// Shipment tags: any of them (or all with `tags_all`), exact.
     pub tags: Vec<String>,
     /// Every tag of `tags`, not any.
@@ -341,7 +346,7 @@ pub fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 
 impl Further {
     /// Adds these conditions to the store's filter `f` (a range both sets bound holds both).
-    pub(crate) fn add_to(&self, f: &mut boxtrack_store::reads::Filter) {
+    pub(crate) fn add_to(&self, f: &mut Filter) {
         f.lfd_known = self.lfd_known.or(f.lfd_known);
         f.lfd_start_us = latest(f.lfd_start_us, self.lfd.start_us);
         f.lfd_end_us = earliest(f.lfd_end_us, self.lfd.end_us);

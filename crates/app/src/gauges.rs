@@ -3,17 +3,19 @@
 
 pub use boxtrack_store::gauges::TrackingGauges;
 
+use boxtrack_store::{gauges, notifications};
+
 use crate::AppError;
 use crate::ctx::Ctx;
 
 /// The webhook notifications due now and not yet delivered, when the oldest of them fell due
 /// (Unix microseconds), and all those not yet delivered (retries scheduled later included).
 pub async fn backlog(ctx: &Ctx) -> Result<(i64, Option<i64>, i64), AppError> {
-    Ok(boxtrack_store::notifications::backlog(&ctx.db, ctx.now_us()).await?)
+    Ok(notifications::backlog(&ctx.db, ctx.now_us()).await?)
 }
 
 /// Requests by status, containers tracked and those without an update for `stale_after_us`,
 /// the worker's last completed pass.
 pub async fn tracking(ctx: &Ctx, stale_after_us: i64) -> Result<TrackingGauges, AppError> {
-    Ok(boxtrack_store::gauges::tracking(&ctx.db, ctx.now_us() - stale_after_us).await?)
+    Ok(gauges::tracking(&ctx.db, ctx.now_us() - stale_after_us).await?)
 }

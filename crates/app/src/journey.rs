@@ -4,11 +4,12 @@
 //! the geometry is `boxtrack_core::routemap`'s.
 
 use boxtrack_core::routemap::{self, Ends, Fix, Position, Progress, Sailed, Stop, Vessel};
-use boxtrack_store::reads;
+use boxtrack_store::{ais, reads};
 use serde_json::Value;
 use uuid::Uuid;
 
 use crate::AppError;
+use crate::containers;
 use crate::ctx::Ctx;
 
 /// The ports a shipment's containers called at, in order: the voyage's ends and every
@@ -60,7 +61,7 @@ pub async fn journey(
     id: Uuid,
 ) -> Result<Option<(Uuid, Value)>, AppError> {
     let db = &ctx.db;
-    let Some(read) = crate::containers::with_events(db, account_id, id).await? else {
+    let Some(read) = containers::with_events(db, account_id, id).await? else {
         return Ok(None);
     };
     let Some(s) = read.shipment else {
@@ -75,9 +76,9 @@ pub async fn journey(
     for leg in routemap::legs(&stops) {
         let mut got = Sailed::default();
         if let (Some((from, to)), Some(v)) = (leg.window(&stops), &stops[leg.from].outbound)
-            && let Some(ais) = boxtrack_store::ais::by_imo(db, &v.imo).await?
+            && let Some(report) = ais::by_imo(db, &v.imo).await?
         {
-            got.track = boxtrack_store::ais::track(db, ais.mmsi, from, to, 5_000)
+            got.track = ais::track(db, report.mmsi, from, to, 5_000)
                 .await?
                 .into_iter()
                 .map(|p| Fix {
@@ -88,12 +89,12 @@ pub async fn journey(
                 .collect();
             if leg.progress == Progress::Underway
                 && let (Some(lat), Some(lon), Some(at_us)) =
-                    (ais.latitude, ais.longitude, ais.position_us)
+                    (report.latitude, report.longitude, report.position_us)
             {
                 got.latest = Some(Position {
                     fix: Fix { at_us, lat, lon },
-                    heading: ais.heading.map(f64::from).or(ais.course),
-                    speed_knots: ais.speed_knots,
+                    heading: report.heading.map(f64::from).or(report.course),
+                    speed_knots: report.speed_knots,
                 });
             }
         }

@@ -5,6 +5,8 @@
 
 use boxtrack_core::apikey::{ApiKey, PublishableKey};
 use boxtrack_core::paging::Page;
+use boxtrack_store::StoreError;
+use boxtrack_store::accounts::Account;
 use boxtrack_store::keys::{self as store, ApiKeyRecord};
 use boxtrack_store::list::Listed;
 use boxtrack_store::publishable::{self, PublishableKeyRecord};
@@ -53,7 +55,7 @@ pub async fn create(
 /// Revokes one of the account's keys (revoking a revoked key changes nothing): its record.
 pub async fn revoke(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<ApiKeyRecord, AppError> {
     match store::revoke(&ctx.db, id, Some(account_id)).await {
-        Err(boxtrack_store::StoreError::NotFound(what)) => Err(AppError::NotFound(what)),
+        Err(StoreError::NotFound(what)) => Err(AppError::NotFound(what)),
         other => Ok(other?),
     }
 }
@@ -85,17 +87,14 @@ pub async fn revoke_publishable(
     id: Uuid,
 ) -> Result<PublishableKeyRecord, AppError> {
     match publishable::revoke(&ctx.db, account_id, id).await {
-        Err(boxtrack_store::StoreError::NotFound(what)) => Err(AppError::NotFound(what)),
+        Err(StoreError::NotFound(what)) => Err(AppError::NotFound(what)),
         other => Ok(other?),
     }
 }
 
 /// The key's id and its account, when `key` is a live API key of an account that is not
 /// disabled (what every REST request's credential is checked against).
-pub async fn authenticate(
-    ctx: &Ctx,
-    key: &ApiKey,
-) -> Result<Option<(Uuid, boxtrack_store::accounts::Account)>, AppError> {
+pub async fn authenticate(ctx: &Ctx, key: &ApiKey) -> Result<Option<(Uuid, Account)>, AppError> {
     Ok(store::authenticate(&ctx.db, key).await?)
 }
 
@@ -104,6 +103,6 @@ pub async fn authenticate(
 pub async fn authenticate_publishable(
     ctx: &Ctx,
     key: &PublishableKey,
-) -> Result<Option<(Uuid, Vec<String>, boxtrack_store::accounts::Account)>, AppError> {
+) -> Result<Option<(Uuid, Vec<String>, Account)>, AppError> {
     Ok(publishable::authenticate(&ctx.db, key).await?)
 }

@@ -5,7 +5,7 @@
 
 use boxtrack_core::oauth as core;
 use boxtrack_store::accounts::{self, Account};
-use boxtrack_store::oauth as store;
+use boxtrack_store::{StoreError, oauth as store};
 use uuid::Uuid;
 
 pub use boxtrack_store::oauth::{Client, User};
@@ -105,8 +105,8 @@ pub enum Refusal {
     Failed(#[from] AppError),
 }
 
-impl From<boxtrack_store::StoreError> for Refusal {
-    fn from(e: boxtrack_store::StoreError) -> Refusal {
+impl From<StoreError> for Refusal {
+    fn from(e: StoreError) -> Refusal {
         Refusal::Failed(AppError::Store(e))
     }
 }

@@ -3,9 +3,9 @@
 //! company's name is 1 to 200 characters, once per account).
 
 use boxtrack_core::paging::{Cursor, MAX_SIZE, Page};
-use boxtrack_store::StoreError;
 use boxtrack_store::list::{Keyed, Listed};
 use boxtrack_store::parties::{self as store, PartyRow};
+use boxtrack_store::{Db, StoreError};
 use uuid::Uuid;
 
 use crate::ctx::Ctx;
@@ -48,7 +48,7 @@ pub async fn get(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<Option<PartyRo
 
 /// The account's parties with these ids (read from `db`: a replica, or the primary), by id.
 pub async fn get_many(
-    db: &boxtrack_store::Db,
+    db: &Db,
     account_id: Uuid,
     ids: &[Uuid],
 ) -> Result<std::collections::HashMap<Uuid, PartyRow>, AppError> {

@@ -92,6 +92,7 @@ pub fn parse<T: DeserializeOwned>(v: Value) -> Result<T, AppError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fields::Range;
     use serde_json::json;
 
     #[test]
@@ -133,7 +134,7 @@ mod tests {
         #[derive(Debug, serde::Deserialize)]
         #[allow(dead_code)]
         struct Inner {
-            range: crate::fields::Range,
+            range: Range,
         }
         let e = parse::<In>(from_pairs([("filter[range][end]", "soon")]));
         match e {

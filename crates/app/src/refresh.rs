@@ -3,9 +3,12 @@
 //! scheduler would; a sandbox container plays what its journey has due instead.
 
 use boxtrack_core::tracking::Change;
+use boxtrack_sources::poll;
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads::{self, ContainerRow};
+use boxtrack_store::{now_us, sandbox, subjects};
 use boxtrack_views::jsonapi::At;
+use boxtrack_worker::playback;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -34,8 +37,7 @@ pub async fn refresh(ctx: &Ctx, account: &Account, id: Uuid) -> Result<Refreshed
     let c = reads::container(&ctx.db, account.id, id)
         .await?
         .ok_or(AppError::NotFound("container"))?;
-    let Some(subject) = boxtrack_store::subjects::of_container(&ctx.db, account.id, id).await?
-    else {
+    let Some(subject) = subjects::of_container(&ctx.db, account.id, id).await? else {
         return refresh_sandbox(ctx, account.id, &c).await;
     };
     if ctx.upstreams.carrier(&subject.scac).is_none() {
@@ -45,9 +47,8 @@ pub async fn refresh(ctx: &Ctx, account: &Account, id: Uuid) -> Result<Refreshed
         });
     }
     // an upstream's answer is read on the wall clock (a fixed "now" is the answers' only)
-    let now = boxtrack_store::now_us();
-    let report =
-        boxtrack_sources::poll::poll_subject(&ctx.db, &ctx.upstreams, &subject, now).await?;
+    let now = now_us();
+    let report = poll::poll_subject(&ctx.db, &ctx.upstreams, &subject, now).await?;
     if let Some(err) = &report.error {
         return Err(AppError::Upstream(format!(
             "The shipping line could not be read: {err}. Nothing changed; the scheduler retries with backoff."
@@ -75,7 +76,7 @@ async fn refresh_sandbox(
     account: Uuid,
     c: &ContainerRow,
 ) -> Result<Refreshed, AppError> {
-    if boxtrack_store::sandbox::started_us(&ctx.db, account, c.shipment_id)
+    if sandbox::started_us(&ctx.db, account, c.shipment_id)
         .await?
         .is_none()
     {
@@ -85,15 +86,9 @@ async fn refresh_sandbox(
         });
     }
     let mut changes = Vec::new();
-    if let Some(run) = boxtrack_store::sandbox::live_run_of(&ctx.db, account, c.shipment_id).await?
-    {
-        let (_, changed) = boxtrack_worker::playback::play_run(
-            &ctx.db,
-            &run,
-            ctx.now_us(),
-            ctx.policy.sandbox_speed,
-        )
-        .await?;
+    if let Some(run) = sandbox::live_run_of(&ctx.db, account, c.shipment_id).await? {
+        let (_, changed) =
+            playback::play_run(&ctx.db, &run, ctx.now_us(), ctx.policy.sandbox_speed).await?;
         ctx.changes.touch(account);
         changes = changed
             .into_iter()

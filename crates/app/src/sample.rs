@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use boxtrack_core::time::format_micros;
+use boxtrack_store::now_us;
 use boxtrack_views::jsonapi::{At, ToMany, ToOne, resource};
 use boxtrack_views::notifications::{
     Envelope, EnvelopeAttributes, EnvelopeData, EnvelopeLinks, EnvelopeRelationships,
@@ -31,7 +32,7 @@ fn sample_envelope(event: &str, id: Uuid) -> Value {
         _ => ("container", "containers"),
     };
     let reference = Uuid::now_v7();
-    let now = boxtrack_store::now_us();
+    let now = now_us();
     let data = EnvelopeData {
         attributes: EnvelopeAttributes {
             created_at: At(now),
@@ -93,7 +94,7 @@ async fn envelope(ctx: &Ctx, event: &str, id: Uuid) -> Result<Value, AppError> {
     let id_text = Value::from(id.to_string());
     env["data"]["id"] = id_text.clone();
     env["data"]["attributes"]["id"] = id_text;
-    env["data"]["attributes"]["created_at"] = format_micros(boxtrack_store::now_us()).into();
+    env["data"]["attributes"]["created_at"] = format_micros(now_us()).into();
     env["links"]["self"] = format!("/v2/webhook_notifications/{id}").into();
     Ok(env)
 }

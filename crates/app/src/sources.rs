@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use boxtrack_core::schedule::SourceClock;
+use boxtrack_store::{early, now_us, subjects, tracking};
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -14,8 +16,8 @@ use crate::ctx::Ctx;
 /// The health of every upstream this process reads, and the polled subjects (also the
 /// console's sources page).
 pub async fn document(ctx: &Ctx) -> Result<SourcesDocument, AppError> {
-    let now = boxtrack_store::now_us();
-    let (active, due, failing) = boxtrack_store::subjects::counts(&ctx.db, now).await?;
+    let now = now_us();
+    let (active, due, failing) = subjects::counts(&ctx.db, now).await?;
     let data: Vec<Source> = ctx
         .upstreams
         .health()
@@ -34,7 +36,7 @@ pub async fn document(ctx: &Ctx) -> Result<SourcesDocument, AppError> {
                     // on the upstream's own clock (a simulator's runs ahead), never negative
                     data_age_seconds: h.newest_data_us.map(|t| {
                         h.clock
-                            .unwrap_or_else(|| boxtrack_core::schedule::SourceClock::wall(now))
+                            .unwrap_or_else(|| SourceClock::wall(now))
                             .age_secs(t, now)
                     }),
                     clock: h.clock.map(|c| Clock {
@@ -75,7 +77,7 @@ pub async fn document(ctx: &Ctx) -> Result<SourcesDocument, AppError> {
             }
         })
         .collect();
-    let unconfigured: Vec<Waiting> = boxtrack_store::tracking::waiting_without_source(&ctx.db)
+    let unconfigured: Vec<Waiting> = tracking::waiting_without_source(&ctx.db)
         .await?
         .into_iter()
         .filter(|(scac, _)| ctx.upstreams.carrier(scac).is_none())
@@ -84,7 +86,7 @@ pub async fn document(ctx: &Ctx) -> Result<SourcesDocument, AppError> {
             waiting_requests,
         })
         .collect();
-    let (kept, oldest) = boxtrack_store::early::stats(&ctx.db).await?;
+    let (kept, oldest) = early::stats(&ctx.db).await?;
     let n = data.len();
     Ok(SourcesDocument {
         data,

@@ -9,7 +9,7 @@ use boxtrack_core::requests::{self, FieldError, NewRequest, ValidRequest};
 use boxtrack_store::accounts::Account;
 use boxtrack_store::reads::{self, ContainerRow, Filter};
 use boxtrack_store::tracking::{self, RequestExtras, TrackingRequestRow};
-use boxtrack_store::{Db, StoreError};
+use boxtrack_store::{Db, StoreError, sandbox};
 use uuid::Uuid;
 
 use crate::AppError;
@@ -78,8 +78,7 @@ async fn replayable(db: &Db, account: &Account, valid: &ValidRequest) -> Result<
     if valid.scac.as_deref() != Some(SANDBOX_SCAC) {
         return Ok(false);
     }
-    let finished =
-        boxtrack_store::sandbox::finished_journeys(db, account.id, &valid.number).await?;
+    let finished = sandbox::finished_journeys(db, account.id, &valid.number).await?;
     for shipment in &finished {
         tracking::stop_shipment(db, account.id, *shipment, "cancelled_by_user").await?;
     }

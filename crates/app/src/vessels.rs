@@ -2,6 +2,7 @@
 //! by the id derived from it, with what AIS says of each and its track.
 
 pub use boxtrack_store::ais::{AisVessel, TrackPoint};
+use boxtrack_store::{ais as store, reads};
 use uuid::Uuid;
 
 use crate::AppError;
@@ -9,17 +10,17 @@ use crate::ctx::Ctx;
 
 /// The IMO numbers of the vessels seen in the account's events.
 pub async fn imos(ctx: &Ctx, account_id: Uuid) -> Result<Vec<String>, AppError> {
-    Ok(boxtrack_store::reads::vessel_imos(&ctx.db, account_id).await?)
+    Ok(reads::vessel_imos(&ctx.db, account_id).await?)
 }
 
 /// The name the account's events give the vessel with this IMO, if they name it.
 pub async fn name(ctx: &Ctx, account_id: Uuid, imo: &str) -> Result<Option<String>, AppError> {
-    Ok(boxtrack_store::reads::vessel_name(&ctx.db, account_id, imo).await?)
+    Ok(reads::vessel_name(&ctx.db, account_id, imo).await?)
 }
 
 /// What AIS says of the vessel with this IMO (its latest report).
 pub async fn ais(ctx: &Ctx, imo: &str) -> Result<Option<AisVessel>, AppError> {
-    Ok(boxtrack_store::ais::by_imo(&ctx.db, imo).await?)
+    Ok(store::by_imo(&ctx.db, imo).await?)
 }
 
 /// The vessel's AIS positions between two instants (either open), at most `limit`.
@@ -30,5 +31,5 @@ pub async fn track(
     to_us: Option<i64>,
     limit: i64,
 ) -> Result<Vec<TrackPoint>, AppError> {
-    Ok(boxtrack_store::ais::track(&ctx.db, mmsi, from_us, to_us, limit).await?)
+    Ok(store::track(&ctx.db, mmsi, from_us, to_us, limit).await?)
 }

@@ -3,9 +3,10 @@
 //! `t49:…`) are read as the same resources, so clients written for it work unchanged.
 
 use crate::protocol::{
-    Resource, ResourceContents, ResourceTemplate, ResourceTemplates, Resources, RpcError,
+    self, Resource, ResourceContents, ResourceTemplate, ResourceTemplates, Resources, RpcError,
     TextContents,
 };
+use crate::tools;
 
 use boxtrack_app::model::Account;
 use boxtrack_http::Front;
@@ -133,12 +134,12 @@ pub async fn read(
     if let Some(id) = uri
         .strip_prefix("boxtrack://container/")
         .and_then(|id| uuid::Uuid::parse_str(id).ok())
-        && let Ok(markdown) = crate::tools::container_resource_text(state, account, id).await
+        && let Ok(markdown) = tools::container_resource_text(state, account, id).await
     {
         return Ok(text("text/markdown", markdown));
     }
     Err(RpcError {
-        data: Some(crate::protocol::to_value(NotFound { uri })),
+        data: Some(protocol::to_value(NotFound { uri })),
         ..RpcError::new(-32002, "Resource not found")
     })
 }
@@ -151,7 +152,11 @@ struct NotFound {
 
 #[cfg(test)]
 mod tests {
+    use boxtrack_core::webhooks;
+    use boxtrack_http::doc;
+
     use super::*;
+    use crate::tools::{self, ContainerRow, RequestRow, ShipmentRow};
 
     #[test]
     fn the_reference_server_s_uris_are_ours() {
@@ -172,18 +177,9 @@ mod tests {
     fn the_column_catalog_names_fields_the_rows_have() {
         let catalog: serde_json::Value = serde_json::from_str(COLUMNS).unwrap();
         for (kind, schema) in [
-            (
-                "container",
-                boxtrack_http::doc::schema_of::<crate::tools::ContainerRow>(),
-            ),
-            (
-                "shipment",
-                boxtrack_http::doc::schema_of::<crate::tools::ShipmentRow>(),
-            ),
-            (
-                "tracking_request",
-                boxtrack_http::doc::schema_of::<crate::tools::RequestRow>(),
-            ),
+            ("container", doc::schema_of::<ContainerRow>()),
+            ("shipment", doc::schema_of::<ShipmentRow>()),
+            ("tracking_request", doc::schema_of::<RequestRow>()),
         ] {
             for col in catalog[kind].as_array().unwrap() {
                 let path = col["path"].as_str().or(col["key"].as_str()).unwrap();
@@ -198,13 +194,13 @@ mod tests {
 
     #[test]
     fn the_contracts_name_the_column_catalog_served_here() {
-        assert_eq!(crate::tools::COLUMN_CATALOG, COLUMNS_URI);
+        assert_eq!(tools::COLUMN_CATALOG, COLUMNS_URI);
     }
 
     #[test]
     fn the_glossary_names_every_event() {
         let g = glossary();
-        for e in boxtrack_core::webhooks::EVENTS {
+        for e in webhooks::EVENTS {
             assert!(g.contains(&format!("`{e}`")), "{e} missing");
         }
     }

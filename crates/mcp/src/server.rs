@@ -6,21 +6,28 @@
 //! against its REST rate limits. Prompts and completions are here; resources in
 //! `crate::resources`.
 
-use crate::tools::ToolError;
+use crate::tools::{self, Credential, Outcome, ToolError};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
+use crate::oauth;
 use crate::protocol::{
-    Answer, Capabilities, Completed, Completion, Content, Empty, Implementation, Initialized,
+    self, Answer, Capabilities, Completed, Completion, Content, Empty, Implementation, Initialized,
     Listed, Prompt, PromptArgument, PromptMessage, PromptMessages, Prompts, Role, RpcError,
     ToolResult, Tools,
 };
+use crate::resources;
 
+use boxtrack_app::accounts;
 use boxtrack_app::model::Account;
-use boxtrack_http::Front;
+use boxtrack_core::carriers;
+use boxtrack_http::access::AccessNote;
+use boxtrack_http::auth::account_for;
+use boxtrack_http::error::ApiError;
+use boxtrack_http::{ApiConfig, Front, doc};
 
 /// The protocol version boxtrack speaks.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -128,9 +135,9 @@ fn complete(params: &Value) -> Completed {
         && params["ref"]["name"] == "track-shipment"
         && params["argument"]["name"] == "carrier";
     let values: Vec<String> = if is_carrier {
-        boxtrack_core::carriers::shipping_lines()
+        carriers::shipping_lines()
             .iter()
-            .filter(|l| l.scac != boxtrack_core::carriers::SANDBOX_SCAC)
+            .filter(|l| l.scac != carriers::SANDBOX_SCAC)
             .filter(|l| {
                 value.is_empty()
                     || l.scac.to_lowercase().contains(&value)
@@ -156,7 +163,7 @@ fn complete(params: &Value) -> Completed {
 pub async fn dispatch(
     state: &Front,
     account: &Account,
-    credential: crate::tools::Credential,
+    credential: Credential,
     msg: &Value,
 ) -> Option<Value> {
     let id = msg.get("id").cloned();
@@ -206,13 +213,13 @@ pub async fn dispatch(
         "tools/list" => rpc_ok(
             &id,
             Tools {
-                tools: crate::tools::list(),
+                tools: tools::list(),
             },
         ),
         "tools/call" => {
             let name = params["name"].as_str().unwrap_or("");
             let args = params["arguments"].as_object().cloned().unwrap_or_default();
-            if !crate::tools::exists(name) {
+            if !tools::exists(name) {
                 return Some(rpc_error(&id, -32602, &format!("Unknown tool: {name}")));
             }
             let invalid = |why: &dyn std::fmt::Display| {
@@ -220,12 +227,12 @@ pub async fn dispatch(
                     "Input validation error: Invalid arguments for tool {name}: {why}"
                 ))
             };
-            let result = match crate::tools::validate(name, &args) {
+            let result = match tools::validate(name, &args) {
                 Err(why) => invalid(&why),
-                Ok(()) => match crate::tools::call(state, account, credential, name, &args).await {
-                    crate::tools::Outcome::Ok(answered) => crate::tools::result(name, *answered),
-                    crate::tools::Outcome::Invalid(why) => invalid(&why),
-                    crate::tools::Outcome::Failed(why) => ToolResult::failed(why),
+                Ok(()) => match tools::call(state, account, credential, name, &args).await {
+                    Outcome::Ok(answered) => tools::result(name, *answered),
+                    Outcome::Invalid(why) => invalid(&why),
+                    Outcome::Failed(why) => ToolResult::failed(why),
                 },
             };
             rpc_ok(&id, result)
@@ -235,11 +242,10 @@ pub async fn dispatch(
             Ok(v) => rpc_ok(&id, v),
             Err(e) => rpc_error(&id, -32602, &e.to_string()),
         },
-        "resources/list" => rpc_ok(&id, crate::resources::list()),
-        "resources/templates/list" => rpc_ok(&id, crate::resources::templates()),
+        "resources/list" => rpc_ok(&id, resources::list()),
+        "resources/templates/list" => rpc_ok(&id, resources::templates()),
         "resources/read" => {
-            match crate::resources::read(state, account, params["uri"].as_str().unwrap_or("")).await
-            {
+            match resources::read(state, account, params["uri"].as_str().unwrap_or("")).await {
                 Ok(v) => rpc_ok(&id, v),
                 Err(e) => Answer::error(&id, e).into_value(),
             }
@@ -271,7 +277,7 @@ struct TransportError<'a> {
 fn transport_error(status: StatusCode, error: &str, message: &str) -> Response {
     json_response(
         status,
-        &crate::protocol::to_value(TransportError { error, message }),
+        &protocol::to_value(TransportError { error, message }),
     )
 }
 
@@ -286,7 +292,7 @@ fn plain_error(status: StatusCode, message: &str) -> Response {
 /// Whether the `Origin` header (if any) may call: loopback origins, the configured public
 /// address and `mcp_allowed_origins`. The request's own `Host` is not trusted (a DNS-rebinding
 /// page has a matching one). Browsers send `Origin`; other clients usually do not.
-fn origin_allowed(headers: &HeaderMap, config: &boxtrack_http::ApiConfig) -> bool {
+fn origin_allowed(headers: &HeaderMap, config: &ApiConfig) -> bool {
     let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
         return true;
     };
@@ -308,7 +314,7 @@ fn origin_allowed(headers: &HeaderMap, config: &boxtrack_http::ApiConfig) -> boo
 /// `POST /mcp`.
 pub async fn post(
     State(state): State<Front>,
-    note: Option<axum::Extension<boxtrack_http::access::AccessNote>>,
+    note: Option<axum::Extension<AccessNote>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -332,7 +338,7 @@ pub async fn post(
 
 /// The transport's rules before anything is read: the Origin, the protocol version, the
 /// content type and what the client accepts. The refusal, or `None`.
-fn transport_refusal(headers: &HeaderMap, config: &boxtrack_http::ApiConfig) -> Option<Response> {
+fn transport_refusal(headers: &HeaderMap, config: &ApiConfig) -> Option<Response> {
     if !origin_allowed(headers, config) {
         return Some(plain_error(StatusCode::FORBIDDEN, "Invalid Origin header"));
     }
@@ -377,8 +383,8 @@ fn transport_refusal(headers: &HeaderMap, config: &boxtrack_http::ApiConfig) -> 
 async fn caller(
     state: &Front,
     headers: &HeaderMap,
-    note: Option<&boxtrack_http::access::AccessNote>,
-) -> Result<(Account, crate::tools::Credential), Response> {
+    note: Option<&AccessNote>,
+) -> Result<(Account, Credential), Response> {
     // authentication: an API key (Token) or a bearer token
     let auth = headers
         .get(header::AUTHORIZATION)
@@ -386,21 +392,21 @@ async fn caller(
         .unwrap_or("");
     let found = match auth.split_once(' ') {
         Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => {
-            let resource = crate::oauth::mcp_resource(state, headers);
-            crate::oauth::account_for_bearer(state, token.trim(), &resource)
+            let resource = oauth::mcp_resource(state, headers);
+            oauth::account_for_bearer(state, token.trim(), &resource)
                 .await
-                .map(|found| found.map(|(a, user)| (a, crate::tools::Credential::User(user))))
-                .map_err(boxtrack_http::error::ApiError::from)
+                .map(|found| found.map(|(a, user)| (a, Credential::User(user))))
+                .map_err(ApiError::from)
         }
-        _ => boxtrack_http::auth::account_for(&state.ctx, auth)
+        _ => account_for(&state.ctx, auth)
             .await
-            .map(|found| found.map(|a| (a, crate::tools::Credential::ApiKey))),
+            .map(|found| found.map(|a| (a, Credential::ApiKey))),
     };
     let found = match (found, state.config.mcp_open_account) {
-        (Ok(None), Some(open)) if auth.is_empty() => boxtrack_app::accounts::get(&state.ctx, open)
+        (Ok(None), Some(open)) if auth.is_empty() => accounts::get(&state.ctx, open)
             .await
-            .map(|found| found.map(|a| (a, crate::tools::Credential::Open)))
-            .map_err(boxtrack_http::error::ApiError::from),
+            .map(|found| found.map(|a| (a, Credential::Open)))
+            .map_err(ApiError::from),
         (f, _) => f,
     };
     match found {
@@ -510,7 +516,7 @@ fn whole_id(n: &serde_json::Number) -> Option<i64> {
 }
 
 /// The documentation of `POST /mcp`.
-pub fn doc() -> boxtrack_http::doc::Doc {
+pub fn doc() -> doc::Doc {
     use boxtrack_http::doc::{Doc, object};
     use boxtrack_http::schema::{Schema, Type};
     let transport_error = |d: &str| Doc::json_of::<TransportError<'_>>(d);

@@ -12,9 +12,12 @@ use boxtrack_app::model::{ContainerRow, ListSort};
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_http::Front;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
 use maud::{Markup, html};
 
 use crate::common::{SignedIn, app_unavailable, page_with};
+use crate::containers::rows as container_rows;
 use crate::layout::{Place, signed_in};
 
 const DAY_US: i64 = 86_400_000_000;
@@ -114,7 +117,7 @@ pub async fn action(State(state): State<Front>, SignedIn(s): SignedIn) -> Respon
                 Ok(found) => found,
                 Err(e) => return app_unavailable(e),
             };
-        let rows = crate::containers::rows(&state, s.account_id, &found, now).await;
+        let rows = container_rows(&state, s.account_id, &found, now).await;
         parts.push(section_html(&section, found.listed.total, rows));
     }
     let main = html! {
@@ -169,10 +172,10 @@ fn section_html(section: &Section, n: u64, rows: Markup) -> Markup {
 }
 
 /// This module's page.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{html, page, see_other, unavailable};
-    boxtrack_http::front::Mount::default().public_get("/console/action", self::action, || {
-        boxtrack_http::doc::Doc::from_value(page(
+    Mount::default().public_get("/console/action", self::action, || {
+        Doc::from_value(page(
             "What needs action",
             "The page the console opens on after sign-in: the signed-in account's boxes on hold, those whose free time ends within 3 days (or has ended) while they wait at the terminal, and those arriving at their port of discharge within 7 days, 20 of each with a link to the containers table filtered the same way.",
             ("200", html("The page")),

@@ -11,7 +11,11 @@ use boxtrack_app::charges::summary::{self, AccruingBox, Ending, GroupTotal, Summ
 use boxtrack_http::Front;
 use maud::{Markup, html};
 
+use boxtrack_app::AppError;
 use boxtrack_app::charges::audit::{self, AuditOut, CSV_COLUMNS};
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
+use boxtrack_http::schema::Schema;
 
 use crate::common::{SignedForm, SignedIn, app_unavailable, page};
 use crate::layout::{Place, signed_in};
@@ -301,7 +305,7 @@ pub async fn audit_run(State(state): State<Front>, SignedForm(s, f): SignedForm)
     let text = f.get("csv").map_or("", String::as_str);
     let (status, body) = match audit::audit_csv(&state.ctx, s.account_id, text).await {
         Ok(a) => (StatusCode::OK, audit_result(&a)),
-        Err(boxtrack_app::AppError::Rejected(problems)) => (
+        Err(AppError::Rejected(problems)) => (
             StatusCode::BAD_REQUEST,
             html! {
                 @for (field, detail) in &problems {
@@ -309,7 +313,7 @@ pub async fn audit_run(State(state): State<Front>, SignedForm(s, f): SignedForm)
                 }
             },
         ),
-        Err(boxtrack_app::AppError::NotFound(what)) => (
+        Err(AppError::NotFound(what)) => (
             StatusCode::BAD_REQUEST,
             html! { p class="error" role="alert" { "No such " (what) " in this account." } },
         ),
@@ -327,11 +331,11 @@ pub async fn audit_run(State(state): State<Front>, SignedForm(s, f): SignedForm)
     )
 }
 
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
-    boxtrack_http::front::Mount::default()
+    Mount::default()
         .public_get("/console/charges/audit", self::audit_page, || {
-            boxtrack_http::doc::Doc::from_value(page(
+            Doc::from_value(page(
                 "Audit an invoice (CSV)",
                 "A form for a demurrage or detention invoice as CSV: the attributes of `POST /v2/charges/audits` as columns, one row per day charged.",
                 ("200", html("The form")),
@@ -340,7 +344,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
             ))
         })
         .public_post("/console/charges/audit", self::audit_run, || {
-            boxtrack_http::doc::Doc::from_value(page(
+            Doc::from_value(page(
                 "Audit an invoice's CSV",
                 "The invoice checked as `POST /v2/charges/audits` checks it: each item of 46 CFR 541.6 missing, 541.7's thirty days, each line against the tariff's computed charge; the findings as a table. Without `container_id` or the box's `scac` and `port`, the account's tracked container of `container_number` is the box.",
                 ("200", html("The findings")),
@@ -354,7 +358,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                 Some(form(
                     &[(
                         "csv",
-                        boxtrack_http::schema::Schema::string().describe("The invoice as CSV"),
+                        Schema::string().describe("The invoice as CSV"),
                     )],
                     &["csv"],
                 )),
@@ -364,7 +368,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
         "/console/charges",
         self::page_of_exposure,
         || {
-            boxtrack_http::doc::Doc::from_value(page(
+            Doc::from_value(page(
                 "The account's charges",
                 "What the signed-in account's tracked boxes owe by the tariffs it reads (demurrage, storage, detention), each on its own data's clock: accrued and what tomorrow adds per currency, kind and terminal; the free times ending today, tomorrow, in two or three days; the boxes accruing. The figures of `GET /v2/charges/summary`.",
                 ("200", html("The page")),

@@ -7,20 +7,28 @@ use std::collections::HashMap;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::clock::DataClock;
 use boxtrack_app::detail::ContainerDetail;
 use boxtrack_app::model::{ContainerRow, ShipmentRow, TransportEventRow};
-use boxtrack_app::{accounts, documents};
+use boxtrack_app::{accounts, detail as app_detail, documents, journey};
+use boxtrack_core::carriers;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::tracking::rules::{self, ContainerStatus};
-use boxtrack_http::Front;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::error::ApiError;
+use boxtrack_http::front::Mount;
+use boxtrack_http::schema::{Param, Schema};
+use boxtrack_http::{Front, doc};
 use maud::{Markup, html};
 use uuid::Uuid;
 
-use crate::common::{SignedIn, page, page_with, see_other, unavailable};
+use crate::charges;
+use crate::common::{self, SignedIn, page, page_with, see_other, unavailable};
 use crate::detail;
 use crate::layout::{Place, signed_in};
-use crate::live::marker;
+use crate::live::{self, marker};
 use crate::look;
+use crate::pagedoc;
 
 /// `GET /console/containers/{id}`: one container, its shipment and its timeline of transport
 /// events, each at the local time of its place.
@@ -56,10 +64,10 @@ pub async fn show(
         Ok(v) => v,
         Err(e) => return unavailable(&e),
     };
-    let found = match boxtrack_app::detail::detail(&state.ctx, s.account_id, id, raw_page).await {
+    let found = match app_detail::detail(&state.ctx, s.account_id, id, raw_page).await {
         Ok(Some(found)) => found,
         Ok(None) => return missing(),
-        Err(e) => return crate::common::app_unavailable(e),
+        Err(e) => return common::app_unavailable(e),
     };
     let wall = state.ctx.now_us();
     let now = Now {
@@ -85,7 +93,7 @@ struct Now {
     /// On the wall clock.
     wall: i64,
     /// The data's clock, to place what boxtrack recorded at a wall time on it.
-    clock: boxtrack_app::clock::DataClock,
+    clock: DataClock,
 }
 
 /// The route section: the map, or why there is none.
@@ -387,7 +395,7 @@ fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now) -> 
     } = found;
     let shipment = shipment.as_ref();
     let pod_zone = shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref());
-    let sandbox = shipment.is_some_and(|sh| sh.scac == boxtrack_core::carriers::SANDBOX_SCAC);
+    let sandbox = shipment.is_some_and(|sh| sh.scac == carriers::SANDBOX_SCAC);
     let st = &c.state.0;
     html! {
         h1 { "Container " (c.number) }
@@ -413,7 +421,7 @@ fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now) -> 
             }
             section aria-labelledby="charges" {
                 h2 id="charges" { "Charges" }
-                (crate::charges::container_section(charges.as_ref()))
+                (charges::container_section(charges.as_ref()))
             }
             section aria-labelledby="provenance" {
                 h2 id="provenance" { "Where each value came from" }
@@ -452,11 +460,11 @@ fn respond(number: &str, body: Markup, routing: bool) -> Response {
             &[
                 "/embed/map.js",
                 "/console/assets/container.js",
-                crate::live::SCRIPT,
+                live::SCRIPT,
             ],
         )
     } else {
-        page_with(StatusCode::OK, number, body, &[], &[crate::live::SCRIPT])
+        page_with(StatusCode::OK, number, body, &[], &[live::SCRIPT])
     }
 }
 
@@ -468,24 +476,22 @@ pub async fn map_geojson(
     SignedIn(s): SignedIn,
     Path(id): Path<String>,
 ) -> Response {
-    let missing = || boxtrack_http::error::ApiError::not_found("container").into_response();
+    let missing = || ApiError::not_found("container").into_response();
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
     };
     match accounts::get(&state.ctx, s.account_id).await {
         Ok(Some(a)) if a.entitlements.contains(&Entitlement::Routing) => {}
         Ok(_) => {
-            return boxtrack_http::error::ApiError::forbidden(
-                "The route map needs the routing entitlement.",
-            )
-            .into_response();
+            return ApiError::forbidden("The route map needs the routing entitlement.")
+                .into_response();
         }
-        Err(e) => return boxtrack_http::error::ApiError::from(e).into_response(),
+        Err(e) => return ApiError::from(e).into_response(),
     }
-    match boxtrack_app::journey::journey(&state.ctx, s.account_id, id).await {
+    match journey::journey(&state.ctx, s.account_id, id).await {
         Ok(Some((_, doc))) => axum::Json(doc).into_response(),
         Ok(None) => missing(),
-        Err(e) => boxtrack_http::ApiError::from(e).into_response(),
+        Err(e) => ApiError::from(e).into_response(),
     }
 }
 
@@ -521,11 +527,11 @@ pub async fn download(
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{html, page, see_other, unavailable};
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/containers/{id}", self::show, || boxtrack_http::doc::Doc::from_value({
+    Mount::default()
+        .public_get("/console/containers/{id}", self::show, || Doc::from_value({
                 let mut op = page(
                     "A container",
                     "One of the account's containers: status, readiness, last free day, POD terminal, its bill of lading, its timeline of transport events at the local time of each place, holds, fees with their sums, the last free day of each source, the documents linked to it or its shipment, the custom fields of both, its upstream records 20 a page (`raw_page`), and its route map.",
@@ -537,12 +543,12 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                     ],
                     None,
                 );
-                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
+                op["parameters"] = pagedoc::path_ids(&["id"]);
                 if let Some(list) = op["parameters"].as_array_mut() {
                     list.push(
-                        boxtrack_http::schema::Param::query(
+                        Param::query(
                             "raw_page",
-                            boxtrack_http::schema::Schema::integer().range(1, u32::MAX),
+                            Schema::integer().range(1, u32::MAX),
                             "The page of upstream records, newest first",
                         )
                         .into(),
@@ -550,7 +556,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                 }
                 op
             }))
-        .public_get("/console/documents/{id}/download", self::download, || boxtrack_http::doc::Doc::from_value({
+        .public_get("/console/documents/{id}/download", self::download, || Doc::from_value({
                 let mut op = page(
                     "Download a document",
                     "One of the account's documents: a download token of 10 minutes, as `GET /v2/documents/{id}/download_url` gives, and a redirect to `/v2/downloads/{token}`.",
@@ -566,40 +572,40 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                     ],
                     None,
                 );
-                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
+                op["parameters"] = pagedoc::path_ids(&["id"]);
                 op
             }))
-        .public_get("/console/containers/{id}/map_geojson", self::map_geojson, || boxtrack_http::doc::Doc::from_value({
+        .public_get("/console/containers/{id}/map_geojson", self::map_geojson, || Doc::from_value({
                 let mut op = page(
                     "A container's route map (console)",
                     "What `GET /v2/containers/{id}/map_geojson` answers, for the signed-in account (which needs the routing entitlement); the container page's map draws it.",
                     (
                         "200",
-                        boxtrack_http::doc::Doc::json_answer(
+                        Doc::json_answer(
                             "A GeoJSON FeatureCollection",
-                            boxtrack_http::doc::object(),
+                            doc::object(),
                         ),
                     ),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
                         (
                             "403",
-                            boxtrack_http::doc::body(
+                            doc::body(
                                 "The account lacks the routing entitlement",
-                                boxtrack_http::doc::schema_ref("Errors"),
+                                doc::schema_ref("Errors"),
                             ),
                         ),
                         (
                             "404",
-                            boxtrack_http::doc::body(
+                            doc::body(
                                 "No such container in this account",
-                                boxtrack_http::doc::schema_ref("Errors"),
+                                doc::schema_ref("Errors"),
                             ),
                         ),
                     ],
                     None,
                 );
-                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
+                op["parameters"] = pagedoc::path_ids(&["id"]);
                 op
             }))
 }

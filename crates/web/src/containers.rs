@@ -7,22 +7,29 @@ use std::collections::HashMap;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use boxtrack_app::accounts;
+use boxtrack_app::charges::summary::{self, AccruingBox};
 use boxtrack_app::containers::{self, ContainerFilter, ContainerSort, ListContainers};
 use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range, Text};
 use boxtrack_app::model::{ContainerRow, ListSort, ShipmentRow};
+use boxtrack_app::{AppError, accounts, clock};
 use boxtrack_core::paging::Page;
-use boxtrack_core::tracking::rules::ContainerStatus;
+use boxtrack_core::time;
+use boxtrack_core::tracking::rules::{self, ContainerStatus};
 use boxtrack_http::Front;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
 use maud::{Markup, html};
 use uuid::Uuid;
 
+use crate::charges;
 use crate::common::{
-    SignedIn, app_unavailable, page_with, pager, sort_header, sort_input, time_sort_headers,
+    self, SignedIn, app_unavailable, page_with, pager, sort_header, sort_input, time_sort_headers,
     total_text, unavailable,
 };
+use crate::csv;
+use crate::csv::Walk;
 use crate::layout::{Place, signed_in};
-use crate::live::marker;
+use crate::live::{self, marker};
 use crate::look;
 
 /// Rows per page.
@@ -68,8 +75,8 @@ impl Asked {
             ready: matches!(text("ready").as_str(), "1" | "true" | "on"),
             lfd_days: text("lfd_days").parse().ok().filter(|d| *d <= 365),
             eta_days: text("eta_days").parse().ok().filter(|d| *d <= 365),
-            carrier: crate::common::code(&text("carrier"), 2..=4),
-            port: crate::common::code(&text("port"), 5..=5),
+            carrier: common::code(&text("carrier"), 2..=4),
+            port: common::code(&text("port"), 5..=5),
             updated_days: text("updated_days").parse().ok().filter(|d| *d <= 365),
             holds: match text("holds").as_str() {
                 "1" | "true" | "on" => Some(true),
@@ -77,7 +84,7 @@ impl Asked {
                 _ => None,
             },
             accruing: matches!(text("accruing").as_str(), "1" | "true" | "on"),
-            sort: crate::common::sort_of(q, &SORTS),
+            sort: common::sort_of(q, &SORTS),
             page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
         }
     }
@@ -122,11 +129,10 @@ impl Asked {
         state: &Front,
         account_id: Uuid,
         now_us: i64,
-    ) -> Result<ListContainers, boxtrack_app::AppError> {
+    ) -> Result<ListContainers, AppError> {
         let mut input = self.input(now_us);
         if self.accruing {
-            input.filter.further.ids =
-                Some(boxtrack_app::charges::summary::accruing_ids(&state.ctx, account_id).await?);
+            input.filter.further.ids = Some(summary::accruing_ids(&state.ctx, account_id).await?);
         }
         Ok(input)
     }
@@ -139,7 +145,7 @@ impl Asked {
     /// The query string of this question in the order `sort`, on page `n`.
     fn query_sorted(&self, sort: ListSort, n: u32) -> String {
         let days = |d: Option<u32>| d.map_or(String::new(), |d| d.to_string());
-        crate::common::query_string(
+        common::query_string(
             &[
                 ("q", self.q.clone()),
                 ("status", self.status.clone()),
@@ -172,7 +178,7 @@ impl Asked {
                         String::new()
                     },
                 ),
-                ("sort", crate::common::sort_value(sort)),
+                ("sort", common::sort_value(sort)),
             ],
             n,
         )
@@ -250,7 +256,7 @@ pub async fn list(
         "Containers",
         signed_in(Place::Containers, &s, main),
         &[],
-        &[crate::live::SCRIPT],
+        &[live::SCRIPT],
     )
 }
 
@@ -364,7 +370,7 @@ pub(crate) async fn rows(
     now: i64,
 ) -> Markup {
     let ids: Vec<Uuid> = found.listed.rows.iter().map(|c| c.shipment_id).collect();
-    let clocks = boxtrack_app::clock::clocks(&state.ctx, account_id, &ids)
+    let clocks = clock::clocks(&state.ctx, account_id, &ids)
         .await
         .unwrap_or_default();
     let at = |c: &ContainerRow| clocks.get(&c.shipment_id).map_or(now, |k| k.at(now));
@@ -375,10 +381,9 @@ pub(crate) async fn rows(
         .filter_map(|c| Some((c, found.shipments.get(&c.shipment_id)?, at(c))))
         .collect();
     // what each box accrues (a table without it when the tariffs cannot be read)
-    let accruing =
-        boxtrack_app::charges::summary::accruing_on_page(&state.ctx, account_id, &priced)
-            .await
-            .unwrap_or_default();
+    let accruing = summary::accruing_on_page(&state.ctx, account_id, &priced)
+        .await
+        .unwrap_or_default();
     html! {
         @for c in &found.listed.rows {
             (row(
@@ -398,7 +403,7 @@ fn row(
     c: &ContainerRow,
     shipment: Option<&ShipmentRow>,
     (now, wall): (i64, i64),
-    accruing: Option<&Vec<boxtrack_app::charges::summary::AccruingBox>>,
+    accruing: Option<&Vec<AccruingBox>>,
 ) -> Markup {
     let st = &c.state.0;
     let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
@@ -439,7 +444,7 @@ fn row(
             td class="hide-narrow" { (vessel) }
             td {
                 (look::holds_and_fees(st))
-                (crate::charges::accruing_cell(accruing))
+                (charges::accruing_cell(accruing))
             }
             td { (look::when(c.updated_us, None, wall)) }
             td { (look::when(c.created_us, None, wall)) }
@@ -461,7 +466,7 @@ pub async fn export(
         Ok(q) => q,
         Err(e) => return app_unavailable(e),
     };
-    let mut out = crate::csv::record(&[
+    let mut out = csv::record(&[
         "number",
         "status",
         "ready_for_pickup",
@@ -477,7 +482,7 @@ pub async fn export(
     ]);
     // one database for every page of the export (a replica, or the primary)
     let db = state.ctx.read_db(s.account_id);
-    let mut walk = crate::csv::Walk::new(asked.sort());
+    let mut walk = Walk::new(asked.sort());
     loop {
         let found =
             match containers::list::<ContainerRow>(db, s.account_id, &asked, &walk.page()).await {
@@ -487,15 +492,13 @@ pub async fn export(
         let (listed, shipments) = (&found.listed, &found.shipments);
         for c in &listed.rows {
             let sh = shipments.get(&c.shipment_id);
-            out.push_str(&crate::csv::record(&[
+            out.push_str(&csv::record(&[
                 c.number.clone(),
                 c.current_status.clone(),
                 c.ready_for_pickup.to_string(),
-                c.pickup_lfd_us
-                    .map(boxtrack_core::time::format_micros)
-                    .unwrap_or_default(),
+                c.pickup_lfd_us.map(time::format_micros).unwrap_or_default(),
                 c.state.0.pod_terminal.clone().unwrap_or_default(),
-                boxtrack_core::tracking::rules::active_holds(&c.state.0.holds)
+                rules::active_holds(&c.state.0.holds)
                     .next()
                     .is_some()
                     .to_string(),
@@ -505,7 +508,7 @@ pub async fn export(
                 sh.and_then(|x| x.route.0.pod_locode.clone())
                     .unwrap_or_default(),
                 c.ref_numbers.0.join(" "),
-                boxtrack_core::time::format_micros(c.updated_us),
+                time::format_micros(c.updated_us),
                 c.id.to_string(),
             ]));
         }
@@ -513,15 +516,15 @@ pub async fn export(
             break;
         }
     }
-    crate::csv::download(out, "containers.csv")
+    csv::download(out, "containers.csv")
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{csv_file, html, page, query, see_other, unavailable};
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/containers", self::list, || boxtrack_http::doc::Doc::from_value({
+    Mount::default()
+        .public_get("/console/containers", self::list, || Doc::from_value({
                 let mut op = page(
                     "The containers table",
                     "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `eta_days` (estimated arrival at the port of discharge within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `accruing=1` (only the boxes accruing a charge by the account's tariffs: past the calculated last free day, still there), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last, `pod_eta_at` or `-pod_eta_at`, missing estimates last), `page`. Values that mean nothing are left out.",
@@ -548,7 +551,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                 ]);
                 op
             }))
-        .public_get("/console/containers.csv", self::export, || boxtrack_http::doc::Doc::from_value({
+        .public_get("/console/containers.csv", self::export, || Doc::from_value({
                 let mut op = page(
                     "Export containers as CSV",
                     "The containers the table's filters select (the same query parameters as `/console/containers`, `page` aside), every page up to 50,000 rows, in the table's order: number, status, ready_for_pickup, pickup_lfd, pod_terminal, on_hold, bill_of_lading, scac, pod_locode, ref_numbers, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
@@ -577,6 +580,8 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
 
 #[cfg(test)]
 mod tests {
+    use boxtrack_app::model::DateField;
+
     use super::*;
 
     fn query(pairs: &[(&str, &str)]) -> HashMap<String, String> {
@@ -625,10 +630,7 @@ mod tests {
         let eta = Asked::from_query(&query(&[("eta_days", "7"), ("sort", "pod_eta_at")]));
         let f = eta.input(1_000).filter();
         let d = f.dates.first().copied();
-        assert_eq!(
-            d.map(|d| d.field),
-            Some(boxtrack_app::model::DateField::PodEta)
-        );
+        assert_eq!(d.map(|d| d.field), Some(DateField::PodEta));
         assert_eq!(d.and_then(|d| d.start_us), Some(1_000));
         assert_eq!(f.sort, ListSort::EtaAsc);
         assert_eq!(eta.query_for(1), "eta_days=7&sort=pod_eta_at");

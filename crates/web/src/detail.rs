@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 
 use boxtrack_app::model::{DocumentRow, FieldRow, RawEventRow};
 use boxtrack_core::time::{format_local, format_micros};
+use boxtrack_core::tracking::provenance::FieldSource;
 use boxtrack_core::tracking::rules::{coalesced_lfd, days_until, fee_sums};
-use boxtrack_core::tracking::{Fee, Hold, LfdKind};
+use boxtrack_core::tracking::{self, DataSource, Fee, Hold, LfdKind};
 use maud::{Markup, html};
 
 /// An amount in minor units as `1,234.50 USD` (two decimals; the currencies terminals bill in
@@ -62,18 +63,15 @@ pub(crate) fn holds(holds: Option<&[Hold]>) -> Markup {
 /// decided it, who stated it, when and how precisely (docs/precedence.md). `sandbox`: the
 /// container's journey is the sandbox's (its reports are the sandbox's, whatever party the
 /// script plays).
-pub(crate) fn provenance(
-    sources: &[boxtrack_core::tracking::provenance::FieldSource],
-    sandbox: bool,
-) -> Markup {
+pub(crate) fn provenance(sources: &[FieldSource], sandbox: bool) -> Markup {
     if sources.is_empty() {
         return html! { p { "No source has reported anything yet." } };
     }
-    let name = |s: boxtrack_core::tracking::DataSource| {
+    let name = |s: DataSource| {
         if sandbox {
             "sandbox"
         } else {
-            boxtrack_core::tracking::source_name(s)
+            tracking::source_name(s)
         }
         .replace('_', " ")
     };
@@ -362,6 +360,8 @@ pub(crate) fn field_value(v: &serde_json::Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    use boxtrack_core::time;
+
     use super::*;
 
     fn fee(kind: &str, minor: i64, cur: &str) -> Fee {
@@ -430,7 +430,7 @@ mod tests {
     #[test]
     fn the_lfd_in_use_is_marked_and_counted_in_the_terminal_s_days() {
         let day = 86_400_000_000;
-        let lfd_at = boxtrack_core::time::parse_micros("2026-03-20T04:00:00Z").unwrap();
+        let lfd_at = time::parse_micros("2026-03-20T04:00:00Z").unwrap();
         let map: BTreeMap<LfdKind, i64> =
             [(LfdKind::Terminal, lfd_at), (LfdKind::Rail, lfd_at + day)]
                 .into_iter()

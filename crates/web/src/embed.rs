@@ -15,12 +15,16 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::model::Account;
+use boxtrack_app::{journey, keys};
 use boxtrack_core::apikey::{PublishableKey, origin_allowed};
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::ratelimit::Bucket;
 use boxtrack_http::Front;
 use boxtrack_http::error::ApiError;
 use uuid::Uuid;
+
+use crate::common;
+use crate::widget;
 
 /// The map's script: Leaflet (vendored) followed by the map's own code.
 const MAP_JS: &str = concat!(
@@ -54,7 +58,7 @@ const LICENSES: &str = concat!(
 /// A static embed asset: readable from any origin (the land file is fetched by pages of
 /// other sites).
 fn asset(body: &'static str, content_type: &'static str) -> Response {
-    crate::common::asset(body.as_bytes(), content_type, true)
+    common::asset(body.as_bytes(), content_type, true)
 }
 
 /// `GET /embed/map.js`.
@@ -156,7 +160,7 @@ async fn embedder(state: &Front, headers: &HeaderMap) -> Result<Embedder, Respon
         )
         .into_response()
     })?;
-    let found = boxtrack_app::keys::authenticate_publishable(&state.ctx, &key)
+    let found = keys::authenticate_publishable(&state.ctx, &key)
         .await
         .map_err(|e| ApiError::from(e).into_response())?;
     let Some((key_id, origins, account)) = found else {
@@ -217,9 +221,9 @@ pub async fn map_geojson(
         let who = embedder(&state, &headers).await?;
         let shipment_id = uuid_param(&q, "shipment_id").map_err(IntoResponse::into_response)?;
         let container_id = uuid_param(&q, "container_id").map_err(IntoResponse::into_response)?;
-        let found = boxtrack_app::journey::journey(&state.ctx, who.account.id, container_id)
+        let found = journey::journey(&state.ctx, who.account.id, container_id)
             .await
-            .map_err(|e| boxtrack_http::ApiError::from(e).into_response())?;
+            .map_err(|e| ApiError::from(e).into_response())?;
         match found {
             Some((on, doc)) if on == shipment_id => {
                 tracing::debug!(key = %who.key_id, %container_id, "embedded map");
@@ -249,9 +253,9 @@ pub async fn track(
     let answer = async {
         let who = embedder(&state, &headers).await?;
         let number = q.get("number").map(|s| s.trim()).unwrap_or_default();
-        let number = crate::widget::valid_number(number)
+        let number = widget::valid_number(number)
             .map_err(|m| ApiError::bad_parameter("number", m).into_response())?;
-        let body = crate::widget::lookup(&state.ctx.db, who.account.id, &number)
+        let body = widget::lookup(&state.ctx.db, who.account.id, &number)
             .await
             .map_err(|e| ApiError::from(e).into_response())?;
         tracing::debug!(key = %who.key_id, found = body.data.len(), "widget lookup");

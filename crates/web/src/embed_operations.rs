@@ -1,16 +1,18 @@
 //! The routes of the embeddable map and widget (`/embed/…`), each declared with its
 //! documentation.
 
-use boxtrack_http::doc::Doc;
+use boxtrack_http::doc::{self, Doc};
 use boxtrack_http::front::Mount;
 use boxtrack_http::schema::{Param, Schema};
+
+use crate::widget::Track;
 
 /// An embed's file: compiled into the binary, readable from any origin.
 fn asset(summary: &str, media: &str) -> Doc {
     let schema = if media.ends_with("json") {
-        boxtrack_http::doc::object()
+        doc::object()
     } else {
-        boxtrack_http::doc::schema_of::<String>()
+        doc::schema_of::<String>()
     };
     Doc::new("Embeds", summary)
         .about("Compiled into the binary; readable from any origin. See docs/embedding.md.")
@@ -24,7 +26,7 @@ fn keyed(summary: &str, description: &str, params: Vec<Param>) -> Doc {
         .about(description)
         .params(params)
         .errors(&[400, 401, 403, 404, 429])
-        .with("security", boxtrack_http::doc::security("Publishable"))
+        .with("security", doc::security("Publishable"))
 }
 
 /// A CORS preflight.
@@ -104,7 +106,7 @@ pub fn routes() -> Mount {
                 "200",
                 Doc::json_answer(
                     "What was found (`data` is empty when nothing was)",
-                    boxtrack_http::doc::schema_of::<crate::widget::Track>(),
+                    doc::schema_of::<Track>(),
                 ),
             )
         })

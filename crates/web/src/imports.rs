@@ -18,20 +18,26 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::accounts;
 use boxtrack_core::requests::{self, NewRequest};
-use boxtrack_http::Front;
+use boxtrack_http::{Front, doc};
 use maud::{Markup, html};
 use serde::{Deserialize, Serialize};
 
 use boxtrack_app::tracking::{Refused, track};
+use boxtrack_core::carriers;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
+use boxtrack_http::schema::Schema;
 
 use crate::common::{SignedForm, SignedIn, page_with, see_other, unavailable};
 use crate::layout::{Place, User, signed_in};
+use crate::pagedoc::{self, Problem};
+use crate::xlsx;
 
 /// The most rows one file may have.
 pub const MAX_ROWS: usize = 5_000;
 /// The largest preview form: a workbook of [`crate::xlsx::MAX_FILE_BYTES`] in base64 (4 bytes
 /// for every 3, and a few more where the form encodes `+` and `/`), with room for the rest.
-pub const PREVIEW_BODY_MAX: usize = crate::xlsx::MAX_FILE_BYTES * 3 / 2 + 64 * 1024;
+pub const PREVIEW_BODY_MAX: usize = xlsx::MAX_FILE_BYTES * 3 / 2 + 64 * 1024;
 /// The most rows one `run` request tracks.
 pub const MAX_RUN: usize = MAX_ROWS;
 /// The import pages' script: reads a chosen file, sends the rows in batches.
@@ -138,7 +144,7 @@ pub(crate) fn check_records(recs: &[Vec<String>]) -> Result<Vec<Checked>, String
             .filter(|s| !s.is_empty())
             .collect();
         let request_type = if given_type.is_empty() {
-            match boxtrack_core::carriers::infer(&number) {
+            match carriers::infer(&number) {
                 Ok(i) => i.number_type.request_type().to_string(),
                 Err(e) => {
                     out.push((line, number, Err(e.to_string())));
@@ -201,7 +207,7 @@ fn upload_form(csrf: &str, text: &str, error: Option<&str>) -> Markup {
         p {
             "Columns: " code { "number" } " (needed), " code { "type" } " (" code { "container" } ", " code { "bill_of_lading" } " or " code { "booking_number" } "; inferred from the number when empty), "
             code { "scac" } " (detected when empty), " code { "ref_numbers" } " (separated by " code { ";" } "). A header row names them; without one they are read in this order. At most "
-            (MAX_ROWS) " rows. From an XLSX workbook the first sheet is read (up to " (crate::xlsx::MAX_FILE_BYTES / (1024 * 1024)) " MB)."
+            (MAX_ROWS) " rows. From an XLSX workbook the first sheet is read (up to " (xlsx::MAX_FILE_BYTES / (1024 * 1024)) " MB)."
         }
     }
 }
@@ -332,7 +338,7 @@ fn read_workbook(encoded: &str) -> Result<Vec<Vec<String>>, String> {
         .decode(encoded)
         .map_err(|_| "The workbook did not arrive whole; choose the file again.".to_string())?;
     // blank rows do not count against the limit, so allow some past it; `check` counts
-    crate::xlsx::first_sheet_rows(&bytes, MAX_ROWS * 2)
+    xlsx::first_sheet_rows(&bytes, MAX_ROWS * 2)
         .map_err(|e| format!("The workbook could not be read: {e}."))
 }
 
@@ -352,7 +358,7 @@ pub async fn run(
         Err(_) => {
             return (
                 StatusCode::BAD_REQUEST,
-                crate::pagedoc::Problem::says("rows is not the preview's list of rows"),
+                Problem::says("rows is not the preview's list of rows"),
             )
                 .into_response();
         }
@@ -360,7 +366,7 @@ pub async fn run(
     if rows.len() > MAX_RUN {
         return (
             StatusCode::BAD_REQUEST,
-            crate::pagedoc::Problem::says(format!("at most {MAX_RUN} rows at once")),
+            Problem::says(format!("at most {MAX_RUN} rows at once")),
         )
             .into_response();
     }
@@ -470,11 +476,11 @@ pub(crate) struct RunResult {
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/imports", self::page, || boxtrack_http::doc::Doc::from_value(page(
+    Mount::default()
+        .public_get("/console/imports", self::page, || Doc::from_value(page(
                 "Track many numbers (CSV)",
                 "A form for a CSV file (read by the page's script into the text field) or its pasted text: columns `number` (needed), `type`, `scac`, `ref_numbers`, by header or in that order; at most 5,000 rows.",
                 ("200", html("The form")),
@@ -483,7 +489,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
             )))
         .public_routed("post", "/console/imports/preview", axum::routing::post(self::preview).layer(axum::extract::DefaultBodyLimit::max(
                 PREVIEW_BODY_MAX,
-            )), || boxtrack_http::doc::Doc::from_value(page(
+            )), || Doc::from_value(page(
                 "Check an import's rows",
                 "Every row of the CSV text, or of the first sheet of an XLSX workbook sent as base64 in `xlsx` (at most 4 MB; the page's script reads a chosen file so), checked as `POST /v2/tracking_requests` checks it (the type inferred from the number when empty; repeats within the file refused), with the reason a row is refused, and a form that tracks the rows that passed.",
                 ("200", html("The rows, checked")),
@@ -501,10 +507,10 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                 ],
                 Some(form(
                     &[
-                        ("csv", boxtrack_http::schema::Schema::string().describe("The CSV text")),
+                        ("csv", Schema::string().describe("The CSV text")),
                         (
                             "xlsx",
-                            boxtrack_http::schema::Schema::string().describe(
+                            Schema::string().describe(
                                 "An XLSX workbook in base64 (read instead of `csv` when not empty)",
                             ),
                         ),
@@ -512,7 +518,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                     &[],
                 )),
             )))
-        .public_post("/console/imports/run", self::run, || boxtrack_http::doc::Doc::from_value(page(
+        .public_post("/console/imports/run", self::run, || Doc::from_value(page(
                 "Track an import's rows",
                 "Tracks the rows the preview passed (checked again), each as `POST /v2/tracking_requests` would; a number tracked already is reported as such and not tracked twice. Answers JSON (`results`: line, number, outcome `tracked` | `already tracked` | `refused`, detail) when `Accept` asks for it, else a page.",
                 (
@@ -520,7 +526,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                     {
                         let mut r = html("The results");
                         r["content"]["application/json"]["schema"] =
-                            boxtrack_http::doc::schema_of::<RunResults>();
+                            doc::schema_of::<RunResults>();
                         r
                     },
                 ),
@@ -528,7 +534,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                     ("303", see_other("To /console/sign-in: no session")),
                     (
                         "400",
-                        crate::pagedoc::problem("rows is not a list of rows, or too long"),
+                        pagedoc::problem("rows is not a list of rows, or too long"),
                     ),
                     ("403", expired()),
                     ("415", not_form()),
@@ -537,7 +543,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                 Some(form(
                     &[(
                         "rows",
-                        boxtrack_http::schema::Schema::string().describe("The preview's rows, as JSON"),
+                        Schema::string().describe("The preview's rows, as JSON"),
                     )],
                     &["rows"],
                 )),

@@ -17,8 +17,10 @@ use boxtrack_app::{accounts, oauth};
 use boxtrack_core::oauth as secrets;
 use boxtrack_core::ratelimit::Attempt;
 use boxtrack_http::Front;
+use boxtrack_http::doc::Doc;
 use boxtrack_http::front::Mount;
 use boxtrack_http::html::cookie;
+use boxtrack_http::schema::Schema;
 use maud::{Markup, html};
 
 mod action;
@@ -48,14 +50,16 @@ pub mod xlsx;
 /// The console's parsers of uploaded files, reachable by the fuzz targets (`crates/fuzz`).
 #[doc(hidden)]
 pub mod fuzzing {
+    use crate::imports;
+
     /// Checks an uploaded CSV file as the import page does.
     pub fn import_check(text: &str) -> Result<usize, String> {
-        crate::imports::check(text).map(|rows| rows.len())
+        imports::check(text).map(|rows| rows.len())
     }
 
     /// Checks the rows of an uploaded workbook as the import page does.
     pub fn import_check_records(rows: &[Vec<String>]) -> Result<usize, String> {
-        crate::imports::check_records(rows).map(|rows| rows.len())
+        imports::check_records(rows).map(|rows| rows.len())
     }
 }
 
@@ -234,18 +238,18 @@ async fn sign_out(
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn sign_in_routes() -> boxtrack_http::front::Mount {
+pub(crate) fn sign_in_routes() -> Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/sign-in", crate::sign_in_page, || boxtrack_http::doc::Doc::from_value(page(
+    Mount::default()
+        .public_get("/console/sign-in", sign_in_page, || Doc::from_value(page(
                 "The sign-in page",
                 "Email and password of a user (`boxtrack users create`); sets the form's double-submit cookie. Signed in already: redirects to the portal.",
                 ("200", html("The sign-in form")),
                 vec![("303", see_other("To /console"))],
                 None,
             )))
-        .public_post("/console/sign-in", crate::sign_in, || boxtrack_http::doc::Doc::from_value(page(
+        .public_post("/console/sign-in", sign_in, || Doc::from_value(page(
                 "Sign in",
                 "Checks the form token, the attempts for this email (10 a minute) and the password, starts a 12-hour session (`btk_console` cookie: HttpOnly, SameSite=Strict, Path=/console, Secure behind https) and redirects to the portal. Wrong credentials show the form again.",
                 ("303", see_other("To /console, signed in")),
@@ -262,11 +266,11 @@ pub(crate) fn sign_in_routes() -> boxtrack_http::front::Mount {
                     ("503", unavailable()),
                 ],
                 Some(form(
-                    &[("email", boxtrack_http::schema::Schema::string()), ("password", boxtrack_http::schema::Schema::string())],
+                    &[("email", Schema::string()), ("password", Schema::string())],
                     &["email", "password"],
                 )),
             )))
-        .public_post("/console/sign-out", crate::sign_out, || boxtrack_http::doc::Doc::from_value(page(
+        .public_post("/console/sign-out", sign_out, || Doc::from_value(page(
                 "Sign out",
                 "Ends the session and clears its cookie.",
                 ("303", see_other("To /console/sign-in")),

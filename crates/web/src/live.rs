@@ -8,10 +8,14 @@
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use boxtrack_app::accounts;
 use boxtrack_http::Front;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
 use maud::{Markup, html};
 
 use crate::common::session;
+use crate::pagedoc::{self, Problem, Version};
 
 /// The scripts of a live page (after any of its own).
 pub(crate) const SCRIPT: &str = "/console/assets/live.js";
@@ -34,17 +38,13 @@ pub(crate) fn marker_at(version: &str, url: &str) -> Markup {
 /// script stops asking).
 pub async fn version(State(state): State<Front>, headers: HeaderMap) -> Response {
     let Some((_, s)) = session(&state, &headers).await else {
-        return (
-            StatusCode::UNAUTHORIZED,
-            crate::pagedoc::Problem::says("signed out"),
-        )
-            .into_response();
+        return (StatusCode::UNAUTHORIZED, Problem::says("signed out")).into_response();
     };
     // where the tables read it: a replica that has the account's writes, else the primary
     let db = state.ctx.read_db(s.account_id);
-    match boxtrack_app::accounts::fingerprint(db, s.account_id).await {
+    match accounts::fingerprint(db, s.account_id).await {
         Ok(v) => {
-            let mut r = axum::Json(crate::pagedoc::Version { version: v }).into_response();
+            let mut r = axum::Json(Version { version: v }).into_response();
             r.headers_mut().insert(
                 axum::http::header::CACHE_CONTROL,
                 axum::http::HeaderValue::from_static("no-store"),
@@ -55,7 +55,7 @@ pub async fn version(State(state): State<Front>, headers: HeaderMap) -> Response
             tracing::warn!(error = %e, "console: the live version could not be read");
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                crate::pagedoc::Problem::says("the database cannot be reached"),
+                Problem::says("the database cannot be reached"),
             )
                 .into_response()
         }
@@ -63,25 +63,25 @@ pub async fn version(State(state): State<Front>, headers: HeaderMap) -> Response
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::page;
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/live", self::version, || boxtrack_http::doc::Doc::from_value(page(
+    Mount::default()
+        .public_get("/console/live", self::version, || Doc::from_value(page(
             "Whether the account changed (live pages)",
             "The account's version: the newest `updated_us` of its containers, shipments and tracking requests. The console's pages ask every 5 seconds and fetch themselves again when it changes.",
             (
                 "200",
-                crate::pagedoc::version_answer(),
+                pagedoc::version_answer(),
             ),
             vec![
                 (
                     "401",
-                    crate::pagedoc::problem("No session"),
+                    pagedoc::problem("No session"),
                 ),
                 (
                     "503",
-                    crate::pagedoc::problem("The database could not be reached"),
+                    pagedoc::problem("The database could not be reached"),
                 ),
             ],
             None,

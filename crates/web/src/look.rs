@@ -3,9 +3,12 @@
 //! Pure functions of the container and "now", so the list, the container page and the tests
 //! agree.
 
+use boxtrack_core::time;
 use boxtrack_core::tracking::rules::{self, ContainerStatus};
 use boxtrack_core::tracking::{ContainerState, Fee, Hold, Route, ShipmentState};
 use maud::{Markup, html};
+
+use crate::detail;
 
 const MINUTE_US: i64 = 60_000_000;
 const HOUR_US: i64 = 60 * MINUTE_US;
@@ -190,7 +193,7 @@ pub(crate) fn relative(at_us: i64, now_us: i64) -> String {
 /// beside it, as HTML: a `<time>` element carrying the instant.
 pub(crate) fn when(at_us: i64, zone: Option<&str>, now_us: i64) -> Markup {
     html! {
-        time datetime=(boxtrack_core::time::format_micros(at_us)) { (short_local(at_us, zone)) }
+        time datetime=(time::format_micros(at_us)) { (short_local(at_us, zone)) }
         " "
         span class="rel" { (relative(at_us, now_us)) }
     }
@@ -198,12 +201,12 @@ pub(crate) fn when(at_us: i64, zone: Option<&str>, now_us: i64) -> Markup {
 
 /// A time at the clock of its place, short: `Nov 27 12:25 PST`.
 pub(crate) fn short_local(at_us: i64, zone: Option<&str>) -> String {
-    boxtrack_core::time::format_local_with(at_us, zone, "%b %-d %H:%M %Z")
+    time::format_local_with(at_us, zone, "%b %-d %H:%M %Z")
 }
 
 /// A date at the clock of its place: `Mon Nov 24`.
 pub(crate) fn short_day(at_us: i64, zone: Option<&str>) -> String {
-    boxtrack_core::time::format_local_with(at_us, zone, "%a %b %-d")
+    time::format_local_with(at_us, zone, "%a %b %-d")
 }
 
 /// Where and when the box arrives, as a dispatcher reads it: the port of discharge's name
@@ -268,7 +271,7 @@ pub(crate) fn holds_and_fees(st: &ContainerState) -> String {
         let owed: Vec<String> = rules::fee_sums(f)
             .iter()
             .filter(|(_, minor)| **minor > 0)
-            .map(|(cur, minor)| crate::detail::money(*minor, cur))
+            .map(|(cur, minor)| detail::money(*minor, cur))
             .collect();
         if owed.is_empty() {
             "no fees".to_string()

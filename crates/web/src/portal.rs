@@ -5,18 +5,23 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use boxtrack_app::accounts;
 use boxtrack_app::keys;
 use boxtrack_app::model::{Account, ApiKeyRecord, PublishableKeyRecord, Session};
+use boxtrack_app::{AppError, accounts};
 use boxtrack_core::plan::Entitlement;
 use boxtrack_core::ratelimit::Bucket;
-use boxtrack_core::time::format_micros;
+use boxtrack_core::time::{format_micros, parse_instant_or_date};
 use boxtrack_http::Front;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
+use boxtrack_http::schema::Schema;
 use maud::{Markup, html};
 use uuid::Uuid;
 
+use crate::common;
 use crate::common::*;
 use crate::layout::{Place, signed_in};
+use crate::pagedoc;
 
 /// `GET /console`: the account and its keys.
 pub(crate) async fn home(State(state): State<Front>, SignedIn(s): SignedIn) -> Response {
@@ -53,7 +58,7 @@ pub(crate) async fn portal(
     };
     let list = match keys::all(&state.ctx, account.id).await {
         Ok(l) => l,
-        Err(e) => return crate::common::app_unavailable(e),
+        Err(e) => return common::app_unavailable(e),
     };
     let mut limits = Vec::new();
     for b in Bucket::ALL {
@@ -75,7 +80,7 @@ pub(crate) async fn portal(
     };
     let publishable_keys = match keys::publishable(&state.ctx, account.id).await {
         Ok(l) => publishable_section(&account, &l, &s.csrf),
-        Err(e) => return crate::common::app_unavailable(e),
+        Err(e) => return common::app_unavailable(e),
     };
     let main = html! {
         h1 { (account.name) }
@@ -177,7 +182,7 @@ pub(crate) async fn create_key(
         .filter(|d| !d.is_empty())
     {
         None => None,
-        Some(day) => match boxtrack_core::time::parse_instant_or_date(day) {
+        Some(day) => match parse_instant_or_date(day) {
             Some(at) if at > state.ctx.now_us() => Some(at),
             _ => {
                 return (
@@ -202,7 +207,7 @@ pub(crate) async fn create_key(
             )
             .await
         }
-        Err(e) => crate::common::app_unavailable(e),
+        Err(e) => common::app_unavailable(e),
     }
 }
 
@@ -220,8 +225,8 @@ pub(crate) async fn revoke_key(
             state.keys.forget_key(id);
             see_other("/console")
         }
-        Err(boxtrack_app::AppError::NotFound(_)) => no_such_key(),
-        Err(e) => crate::common::app_unavailable(e),
+        Err(AppError::NotFound(_)) => no_such_key(),
+        Err(e) => common::app_unavailable(e),
     }
 }
 
@@ -304,11 +309,11 @@ fn publishable_section(account: &Account, list: &[PublishableKeyRecord], csrf: &
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console", self::home, || boxtrack_http::doc::Doc::from_value(page(
+    Mount::default()
+        .public_get("/console", self::home, || Doc::from_value(page(
                 "The developer portal",
                 "The signed-in user's account: plan, entitlements, rate limits and API keys (masked), with forms to create and revoke keys. Without a session (cookie `btk_console`) it redirects to the sign-in page.",
                 ("200", html("The portal page")),
@@ -319,7 +324,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                 ],
                 None,
             )))
-        .public_post("/console/keys", self::create_key, || boxtrack_http::doc::Doc::from_value(page(
+        .public_post("/console/keys", self::create_key, || Doc::from_value(page(
                 "Create an API key",
                 "Issues a key for the signed-in user's account and shows the portal with the full key, this once; afterwards only its hint is shown.",
                 ("201", html("The portal with the new key")),
@@ -329,9 +334,9 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                     ("415", not_form()),
                     ("503", unavailable()),
                 ],
-                Some(form(&[("name", boxtrack_http::schema::Schema::string().max_length(100))], &[])),
+                Some(form(&[("name", Schema::string().max_length(100))], &[])),
             )))
-        .public_post("/console/keys/{id}/revoke", self::revoke_key, || boxtrack_http::doc::Doc::from_value({
+        .public_post("/console/keys/{id}/revoke", self::revoke_key, || Doc::from_value({
                 let mut op = page(
                     "Revoke an API key",
                     "Revokes one of the account's keys at once (in every process within a second).",
@@ -344,7 +349,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                     ],
                     Some(form(&[], &[])),
                 );
-                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
+                op["parameters"] = pagedoc::path_ids(&["id"]);
                 op
             }))
 }

@@ -6,19 +6,24 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use boxtrack_app::keys;
+use boxtrack_app::{AppError, accounts, keys};
+use boxtrack_core::apikey;
 use boxtrack_core::plan::Entitlement;
 use boxtrack_http::Front;
+use boxtrack_http::front::Mount;
+use boxtrack_http::schema::Schema;
 use maud::html;
 use uuid::Uuid;
 
+use crate::common;
 use crate::common::*;
+use crate::pagedoc;
 use crate::portal::{Fresh, portal};
 
 /// Parses the origins field (one per line, or separated by commas or spaces): normalized and
 /// without repeats, or the first that is not an origin.
 pub(crate) fn parse_origins(raw: &str) -> Result<Vec<String>, String> {
-    boxtrack_core::apikey::normalize_origins(
+    apikey::normalize_origins(
         raw.split(|c: char| c == ',' || c.is_whitespace())
             .filter(|p| !p.is_empty()),
     )
@@ -26,7 +31,7 @@ pub(crate) fn parse_origins(raw: &str) -> Result<Vec<String>, String> {
 
 /// `POST /console/publishable_keys`.
 pub(crate) async fn create(State(state): State<Front>, SignedForm(s, f): SignedForm) -> Response {
-    let account = match boxtrack_app::accounts::get(&state.ctx, s.account_id).await {
+    let account = match accounts::get(&state.ctx, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => return no_such_key(),
         Err(e) => return unavailable(&e),
@@ -60,7 +65,7 @@ pub(crate) async fn create(State(state): State<Front>, SignedForm(s, f): SignedF
             )
             .await
         }
-        Err(e) => crate::common::app_unavailable(e),
+        Err(e) => common::app_unavailable(e),
     }
 }
 
@@ -75,8 +80,8 @@ pub(crate) async fn revoke(
     };
     match keys::revoke_publishable(&state.ctx, s.account_id, id).await {
         Ok(_) => see_other("/console"),
-        Err(boxtrack_app::AppError::NotFound(_)) => no_such_key(),
-        Err(e) => crate::common::app_unavailable(e),
+        Err(AppError::NotFound(_)) => no_such_key(),
+        Err(e) => common::app_unavailable(e),
     }
 }
 
@@ -96,11 +101,11 @@ fn problem(status: StatusCode, message: &str) -> Response {
 }
 
 /// This module's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
     use boxtrack_http::doc::Doc;
 
-    boxtrack_http::front::Mount::default()
+    Mount::default()
         .public_post("/console/publishable_keys", self::create, || {
             Doc::from_value(page(
                 "Create a publishable key",
@@ -123,10 +128,10 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                 ],
                 Some(form(
                     &[
-                        ("name", boxtrack_http::schema::Schema::string().max_length(100)),
+                        ("name", Schema::string().max_length(100)),
                         (
                             "origins",
-                            boxtrack_http::schema::Schema::string().describe("Allowed origins, one per line; empty for any"),
+                            Schema::string().describe("Allowed origins, one per line; empty for any"),
                         ),
                     ],
                     &[],
@@ -148,7 +153,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
             ))
             .with(
                 "parameters",
-                crate::pagedoc::path_ids(&["id"]),
+                pagedoc::path_ids(&["id"]),
             )
         })
 }

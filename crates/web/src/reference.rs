@@ -4,9 +4,12 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
 use boxtrack_http::html::secure_html;
 use maud::{DOCTYPE, html};
 
+use crate::common;
 use crate::layout::head_start;
 
 /// Redoc's standalone bundle, as vendored.
@@ -69,7 +72,7 @@ pub async fn page() -> Response {
 }
 
 fn asset(body: &'static [u8], content_type: &'static str) -> Response {
-    crate::common::asset(body, content_type, false)
+    common::asset(body, content_type, false)
 }
 
 /// `GET /console/assets/redoc.standalone.js`.
@@ -113,28 +116,28 @@ pub async fn import_js() -> Response {
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{asset, html, page};
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/assets/import.js", self::import_js, || boxtrack_http::doc::Doc::from_value(asset("The import pages' script", "text/javascript")))
-        .public_get("/console/assets/live.js", self::live_js, || boxtrack_http::doc::Doc::from_value(asset(
+    Mount::default()
+        .public_get("/console/assets/import.js", self::import_js, || Doc::from_value(asset("The import pages' script", "text/javascript")))
+        .public_get("/console/assets/live.js", self::live_js, || Doc::from_value(asset(
                 "The script that keeps console pages current",
                 "text/javascript",
             )))
-        .public_get("/console/reference", self::page, || boxtrack_http::doc::Doc::from_value(page(
+        .public_get("/console/reference", self::page, || Doc::from_value(page(
                 "The API reference",
                 "This document rendered by Redoc (vendored into the binary): every operation with its fields, types, enums and descriptions, and which credential it takes.",
                 ("200", html("The reference page")),
                 vec![],
                 None,
             )))
-        .public_get("/console/assets/redoc.standalone.js", self::redoc_js, || boxtrack_http::doc::Doc::from_value(asset("Redoc's standalone bundle (MIT)", "text/javascript")))
-        .public_get("/console/assets/reference.js", self::reference_js, || boxtrack_http::doc::Doc::from_value(asset("The reference page's script", "text/javascript")))
-        .public_get("/console/assets/container.js", self::container_js, || boxtrack_http::doc::Doc::from_value(asset("The container page's script", "text/javascript")))
-        .public_get("/console/assets/console.css", self::console_css, || boxtrack_http::doc::Doc::from_value(asset("The console's stylesheet (light, and dark when the system asks)", "text/css")))
-        .public_get("/console/assets/favicon.svg", self::favicon, || boxtrack_http::doc::Doc::from_value(asset("The console's icon", "image/svg+xml")))
-        .public_get("/console/assets/redoc-licenses.txt", self::licenses, || boxtrack_http::doc::Doc::from_value(asset(
+        .public_get("/console/assets/redoc.standalone.js", self::redoc_js, || Doc::from_value(asset("Redoc's standalone bundle (MIT)", "text/javascript")))
+        .public_get("/console/assets/reference.js", self::reference_js, || Doc::from_value(asset("The reference page's script", "text/javascript")))
+        .public_get("/console/assets/container.js", self::container_js, || Doc::from_value(asset("The container page's script", "text/javascript")))
+        .public_get("/console/assets/console.css", self::console_css, || Doc::from_value(asset("The console's stylesheet (light, and dark when the system asks)", "text/css")))
+        .public_get("/console/assets/favicon.svg", self::favicon, || Doc::from_value(asset("The console's icon", "image/svg+xml")))
+        .public_get("/console/assets/redoc-licenses.txt", self::licenses, || Doc::from_value(asset(
                 "Redoc's licence and those of what its bundle contains",
                 "text/plain",
             )))

@@ -14,19 +14,24 @@ use boxtrack_app::accounts;
 use boxtrack_app::model::Session;
 use boxtrack_core::paging::Page;
 use boxtrack_core::requests::{self, NewRequest};
-use boxtrack_core::time::format_micros;
+use boxtrack_core::time::{self, format_micros};
 use boxtrack_http::Front;
 use maud::{Markup, html};
 
 use boxtrack_app::fields::{One, Text};
 use boxtrack_app::requests::{self as app, ListRequests, RequestsFilter};
 use boxtrack_app::tracking::{Refused, track};
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
+use boxtrack_http::schema::Schema;
 
 use crate::common::{
-    SignedForm, SignedIn, app_unavailable, page_with, pager, see_other, total_text, unavailable,
+    self, SignedForm, SignedIn, app_unavailable, page_with, pager, see_other, total_text,
+    unavailable,
 };
+use crate::csv::{self, Walk};
 use crate::layout::{Place, signed_in};
-use crate::live::marker;
+use crate::live::{self, marker};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -52,7 +57,7 @@ impl Asked {
             } else {
                 String::new()
             },
-            scac: crate::common::code(&text("scac"), 2..=4),
+            scac: common::code(&text("scac"), 2..=4),
             page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
         }
     }
@@ -80,7 +85,7 @@ impl Asked {
 
     /// The query string of this question on page `n`.
     pub(crate) fn query_for(&self, n: u32) -> String {
-        crate::common::query_string(
+        common::query_string(
             &[
                 ("q", self.q.clone()),
                 ("status", self.status.clone()),
@@ -115,7 +120,7 @@ pub async fn export(
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     let asked = Asked::from_query(&query).input();
-    let mut out = crate::csv::record(&[
+    let mut out = csv::record(&[
         "request_number",
         "request_type",
         "scac",
@@ -128,22 +133,22 @@ pub async fn export(
     ]);
     // one database for every page of the export (a replica, or the primary)
     let db = state.ctx.read_db(s.account_id);
-    let mut walk = crate::csv::Walk::by_cursor();
+    let mut walk = Walk::by_cursor();
     loop {
         let listed = match app::list(db, s.account_id, &asked, &walk.page()).await {
             Ok(l) => l,
             Err(e) => return app_unavailable(e),
         };
         for r in &listed.rows {
-            out.push_str(&crate::csv::record(&[
+            out.push_str(&csv::record(&[
                 r.request_number.clone(),
                 r.request_type.clone(),
                 r.scac.clone().unwrap_or_default(),
                 r.status.clone(),
                 r.failed_reason.clone().unwrap_or_default(),
                 r.ref_numbers.0.join(" "),
-                boxtrack_core::time::format_micros(r.created_us),
-                boxtrack_core::time::format_micros(r.updated_us),
+                time::format_micros(r.created_us),
+                time::format_micros(r.updated_us),
                 r.id.to_string(),
             ]));
         }
@@ -151,7 +156,7 @@ pub async fn export(
             break;
         }
     }
-    crate::csv::download(out, "tracking_requests.csv")
+    csv::download(out, "tracking_requests.csv")
 }
 
 /// `POST /console/tracking_requests`.
@@ -298,7 +303,7 @@ async fn render(
         "Tracking requests",
         signed_in(Place::TrackingRequests, s, main),
         &[],
-        &[crate::live::SCRIPT],
+        &[live::SCRIPT],
     )
 }
 
@@ -343,13 +348,13 @@ fn track_section(csrf: &str, error: Option<&str>, form: &HashMap<String, String>
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{
         csv_file, expired, form, html, not_form, page, query, see_other, unavailable,
     };
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/tracking_requests", self::list, || boxtrack_http::doc::Doc::from_value({
+    Mount::default()
+        .public_get("/console/tracking_requests", self::list, || Doc::from_value({
                 let mut op = page(
                     "Tracking requests",
                     "The account's tracking requests, newest first, 50 a page, with their status and why one failed, filtered by `q` (number or reference), `status` and `scac` as the API filters them, and a form to track a number.",
@@ -368,7 +373,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                 ]);
                 op
             }))
-        .public_get("/console/tracking_requests.csv", self::export, || boxtrack_http::doc::Doc::from_value({
+        .public_get("/console/tracking_requests.csv", self::export, || Doc::from_value({
                 let mut op = page(
                     "Export tracking requests as CSV",
                     "The requests the filters select (`q`, `status`, `scac`), every page up to 50,000 rows, newest first: request_number, request_type, scac, status, failed_reason, ref_numbers, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",
@@ -383,7 +388,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                     query(&[("q", "string"), ("status", "string"), ("scac", "string")]);
                 op
             }))
-        .public_post("/console/tracking_requests", self::create, || boxtrack_http::doc::Doc::from_value(page(
+        .public_post("/console/tracking_requests", self::create, || Doc::from_value(page(
                 "Track a number",
                 "Tracks a number as `POST /v2/tracking_requests` does (the carrier detected from the number when `scac` is empty) and shows the requests again.",
                 ("303", see_other("To /console/tracking_requests")),
@@ -404,12 +409,12 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                 ],
                 Some(form(
                     &[
-                        ("request_number", boxtrack_http::schema::Schema::string()),
+                        ("request_number", Schema::string()),
                         (
                             "request_type",
-                            boxtrack_http::schema::Schema::string().words(&["bill_of_lading", "booking_number", "container"]),
+                            Schema::string().words(&["bill_of_lading", "booking_number", "container"]),
                         ),
-                        ("scac", boxtrack_http::schema::Schema::string()),
+                        ("scac", Schema::string()),
                     ],
                     &["request_number", "request_type"],
                 )),

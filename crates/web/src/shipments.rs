@@ -15,14 +15,17 @@ use boxtrack_app::shipments::{self, ListShipments, ShipmentFilter, ShipmentSort,
 use boxtrack_core::paging::Page;
 use boxtrack_core::time::{format_local, format_micros};
 use boxtrack_http::Front;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
 use maud::{Markup, html};
 
 use crate::common::{
-    SignedIn, app_unavailable, page_with, pager, sort_header, sort_input, time_sort_headers,
+    self, SignedIn, app_unavailable, page_with, pager, sort_header, sort_input, time_sort_headers,
     total_text, unavailable, url_encode,
 };
+use crate::csv::{self, Walk};
 use crate::layout::{Place, signed_in};
-use crate::live::marker;
+use crate::live::{self, marker};
 
 /// Rows per page.
 const PAGE_SIZE: u32 = 50;
@@ -60,8 +63,8 @@ impl Asked {
         let tracking = text("tracking");
         Asked {
             q: text("q"),
-            carrier: crate::common::code(&text("carrier"), 2..=4),
-            port: crate::common::code(&text("port"), 5..=5),
+            carrier: common::code(&text("carrier"), 2..=4),
+            port: common::code(&text("port"), 5..=5),
             tracking: if matches!(tracking.as_str(), "tracked" | "stopped") {
                 tracking
             } else {
@@ -69,7 +72,7 @@ impl Asked {
             },
             updated_days: text("updated_days").parse().ok().filter(|d| *d <= 365),
             eta_days: text("eta_days").parse().ok().filter(|d| *d <= 365),
-            sort: crate::common::sort_of(q, &SORTS),
+            sort: common::sort_of(q, &SORTS),
             page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
         }
     }
@@ -114,7 +117,7 @@ impl Asked {
 
     /// The query string of this question in the order `sort`, on page `n`.
     fn query_sorted(&self, sort: ListSort, n: u32) -> String {
-        crate::common::query_string(
+        common::query_string(
             &[
                 ("q", self.q.clone()),
                 ("carrier", self.carrier.clone()),
@@ -128,7 +131,7 @@ impl Asked {
                     "eta_days",
                     self.eta_days.map_or(String::new(), |d| d.to_string()),
                 ),
-                ("sort", crate::common::sort_value(sort)),
+                ("sort", common::sort_value(sort)),
             ],
             n,
         )
@@ -258,7 +261,7 @@ pub async fn list(
         "Shipments",
         signed_in(Place::Shipments, &s, main),
         &[],
-        &[crate::live::SCRIPT],
+        &[live::SCRIPT],
     )
 }
 
@@ -270,7 +273,7 @@ pub async fn export(
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     let asked = Asked::from_query(&query).input(state.ctx.now_us());
-    let mut out = crate::csv::record(&[
+    let mut out = csv::record(&[
         "bill_of_lading",
         "scac",
         "pol_locode",
@@ -287,7 +290,7 @@ pub async fn export(
     ]);
     // one database for every page of the export (a replica, or the primary)
     let db = state.ctx.read_db(s.account_id);
-    let mut walk = crate::csv::Walk::new(asked.sort());
+    let mut walk = Walk::new(asked.sort());
     loop {
         let (listed, containers) = match shipments::list::<ShipmentRow, ContainerRow>(
             db,
@@ -300,17 +303,14 @@ pub async fn export(
             Ok(found) => (found.listed, found.containers),
             Err(e) => return app_unavailable(e),
         };
-        let time = |t: Option<i64>| {
-            t.map(boxtrack_core::time::format_micros)
-                .unwrap_or_default()
-        };
+        let time = |t: Option<i64>| t.map(format_micros).unwrap_or_default();
         for sh in &listed.rows {
             let (route, st) = (&sh.route.0, &sh.state.0);
             let numbers: Vec<String> = containers
                 .get(&sh.id)
                 .map(|cs| cs.iter().map(|c| c.number.clone()).collect())
                 .unwrap_or_default();
-            out.push_str(&crate::csv::record(&[
+            out.push_str(&csv::record(&[
                 sh.bill_of_lading_number.clone(),
                 sh.scac.clone(),
                 route.pol_locode.clone().unwrap_or_default(),
@@ -325,8 +325,8 @@ pub async fn export(
                     "tracked".into()
                 },
                 sh.customer_name.clone().unwrap_or_default(),
-                boxtrack_core::time::format_micros(sh.created_us),
-                boxtrack_core::time::format_micros(sh.updated_us),
+                format_micros(sh.created_us),
+                format_micros(sh.updated_us),
                 sh.id.to_string(),
             ]));
         }
@@ -334,15 +334,15 @@ pub async fn export(
             break;
         }
     }
-    crate::csv::download(out, "shipments.csv")
+    csv::download(out, "shipments.csv")
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{csv_file, html, page, query, see_other, unavailable};
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/shipments", self::list, || boxtrack_http::doc::Doc::from_value({
+    Mount::default()
+        .public_get("/console/shipments", self::list, || Doc::from_value({
                 let mut op = page(
                     "The shipments table",
                     "The signed-in account's shipments, most recently updated first, 50 a page, with the API's filters: `q` (bill of lading, reference or container number), `carrier` (SCAC), `port` (POD UN/LOCODE), `tracking` (`tracked` or `stopped`), `updated_days` (updated within that many days), `eta_days` (estimated arrival at the port of discharge within that many days), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pod_eta_at` or `-pod_eta_at`, missing estimates last), `page`. Values that mean nothing are left out. The page keeps itself current.",
@@ -365,7 +365,7 @@ pub(crate) fn routes() -> boxtrack_http::front::Mount {
                 ]);
                 op
             }))
-        .public_get("/console/shipments.csv", self::export, || boxtrack_http::doc::Doc::from_value({
+        .public_get("/console/shipments.csv", self::export, || Doc::from_value({
                 let mut op = page(
                     "Export shipments as CSV",
                     "The shipments the table's filters select (the same query parameters as `/console/shipments`, `page` aside), every page up to 50,000 rows, in the table's order, one row per shipment: bill_of_lading, scac, pol_locode, pod_locode, pod_eta, pod_ata, containers (their numbers), ref_numbers, tracking, customer, created_at, updated_at, id. Cells a spreadsheet would run as a formula are prefixed with `'`.",

@@ -9,12 +9,15 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::sources::{SourceAttributes, SourcesDocument, document};
 use boxtrack_core::time::format_micros;
-use boxtrack_http::Front;
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
+use boxtrack_http::{ApiError, Front};
 use maud::{Markup, html};
 
-use crate::common::{SignedIn, page_with, session};
+use crate::common::{self, SignedIn, page_with, session};
 use crate::layout::{Place, signed_in};
-use crate::live::marker_at;
+use crate::live::{self, marker_at};
+use crate::pagedoc::{self, Problem, Version};
 
 /// What changes when the page would: every source's counts and times.
 pub(crate) fn version_of(doc: &SourcesDocument) -> String {
@@ -179,7 +182,7 @@ fn age(secs: i64) -> String {
 pub async fn page(State(state): State<Front>, SignedIn(s): SignedIn) -> Response {
     let doc = match document(&state.ctx).await {
         Ok(d) => d,
-        Err(e) => return crate::common::app_unavailable(e),
+        Err(e) => return common::app_unavailable(e),
     };
     let main = html! {
         (render(&doc))
@@ -190,50 +193,46 @@ pub async fn page(State(state): State<Front>, SignedIn(s): SignedIn) -> Response
         "Sources",
         signed_in(Place::Sources, &s, main),
         &[],
-        &[crate::live::SCRIPT],
+        &[live::SCRIPT],
     )
 }
 
 /// `GET /console/sources/version`: `{"version": …}`, which changes when the page would.
 pub async fn version(State(state): State<Front>, headers: HeaderMap) -> Response {
     if session(&state, &headers).await.is_none() {
-        return (
-            StatusCode::UNAUTHORIZED,
-            crate::pagedoc::Problem::says("signed out"),
-        )
-            .into_response();
+        return (StatusCode::UNAUTHORIZED, Problem::says("signed out")).into_response();
     }
     match document(&state.ctx).await {
-        Ok(d) => axum::Json(crate::pagedoc::Version {
+        Ok(d) => axum::Json(Version {
             version: version_of(&d),
         })
         .into_response(),
-        Err(e) => boxtrack_http::ApiError::from(e).into_response(),
+        Err(e) => ApiError::from(e).into_response(),
     }
 }
 
 /// This page's routes, each declared with its documentation.
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     use crate::pagedoc::{html, page, see_other};
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/sources", self::page, || boxtrack_http::doc::Doc::from_value(page(
+    Mount::default()
+        .public_get("/console/sources", self::page, || Doc::from_value(page(
                 "Sources",
                 "The health of every upstream this process reads (what `GET /v2/sources` answers): last success, requests and errors, the newest data and its age, refused records by reason with the latest samples; the polled subjects; carriers that wait for a source. Keeps itself current.",
                 ("200", html("The page")),
                 vec![("303", see_other("To /console/sign-in: no session"))],
                 None,
             )))
-        .public_get("/console/sources/version", self::version, || boxtrack_http::doc::Doc::from_value(page(
+        .public_get("/console/sources/version", self::version, || Doc::from_value(page(
                 "Whether the sources page changed",
                 "A version that changes when the sources page would; the page asks every 5 seconds.",
                 (
                     "200",
-                    crate::pagedoc::version_answer(),
+                    pagedoc::version_answer(),
                 ),
                 vec![(
                     "401",
-                    crate::pagedoc::problem("No session"),
+                    pagedoc::problem("No session"),
                 )],
                 None,
             )))

@@ -14,18 +14,21 @@ use boxtrack_app::webhooks::{AttemptRow, NotificationFilter};
 use boxtrack_core::paging::Page;
 use boxtrack_core::time::format_micros;
 use boxtrack_core::webhooks::{self as rules, EVENTS};
-use boxtrack_http::Front;
+use boxtrack_http::{Front, schema};
 use maud::{Markup, html};
 use uuid::Uuid;
 
-use boxtrack_app::webhooks as app;
+use boxtrack_app::{AppError, sample, webhooks as app};
+use boxtrack_http::doc::Doc;
+use boxtrack_http::front::Mount;
 
 use crate::common::{
-    SignedForm, SignedIn, app_unavailable, page, page_with, see_other, session, signed_form,
+    self, SignedForm, SignedIn, app_unavailable, page, page_with, see_other, session, signed_form,
     unavailable,
 };
 use crate::layout::{Place, signed_in};
-use crate::live::marker_at;
+use crate::live::{self, marker_at};
+use crate::pagedoc::{self, Problem, Version};
 
 /// The page for a webhook that is not the account's.
 fn missing() -> Response {
@@ -55,7 +58,7 @@ async fn render_list(
 ) -> Response {
     let listed = match app::list(&state.ctx, s.account_id, &Page::first(100)).await {
         Ok(l) => l,
-        Err(e) => return crate::common::app_unavailable(e),
+        Err(e) => return common::app_unavailable(e),
     };
     let main = html! {
         h1 { "Webhooks" }
@@ -108,7 +111,7 @@ pub async fn create(State(state): State<Front>, SignedForm(s, f): SignedForm) ->
     };
     match app::create(&state.ctx, s.account_id, &asked).await {
         Ok(w) => see_other(&format!("/console/webhooks/{}", w.id)),
-        Err(boxtrack_app::AppError::Unprocessable { detail, .. }) => {
+        Err(AppError::Unprocessable { detail, .. }) => {
             render_list(&state, &s, StatusCode::BAD_REQUEST, Some(&detail), raw).await
         }
         Err(e) => app_unavailable(e),
@@ -148,11 +151,7 @@ pub async fn version(
 ) -> Response {
     use axum::response::IntoResponse;
     let Some((_, s)) = session(&state, &headers).await else {
-        return (
-            StatusCode::UNAUTHORIZED,
-            crate::pagedoc::Problem::says("signed out"),
-        )
-            .into_response();
+        return (StatusCode::UNAUTHORIZED, Problem::says("signed out")).into_response();
     };
     let Ok(id) = id.parse::<Uuid>() else {
         return missing();
@@ -160,18 +159,18 @@ pub async fn version(
     let w = match app::get(&state.ctx, s.account_id, id).await {
         Ok(Some(w)) => w,
         Ok(None) => return missing(),
-        Err(e) => return crate::common::app_unavailable(e),
+        Err(e) => return common::app_unavailable(e),
     };
     let of_webhook = NotificationFilter {
         webhook_id: Some(id),
         ..Default::default()
     };
     match app::notifications(&state.ctx, s.account_id, &of_webhook, &Page::first(NEWEST)).await {
-        Ok(listed) => axum::Json(crate::pagedoc::Version {
+        Ok(listed) => axum::Json(Version {
             version: version_of(&w, &listed.rows),
         })
         .into_response(),
-        Err(e) => crate::common::app_unavailable(e),
+        Err(e) => common::app_unavailable(e),
     }
 }
 
@@ -185,11 +184,11 @@ async fn render_one(
     let w = match app::get(&state.ctx, s.account_id, id).await {
         Ok(Some(w)) => w,
         Ok(None) => return missing(),
-        Err(e) => return crate::common::app_unavailable(e),
+        Err(e) => return common::app_unavailable(e),
     };
     let listed = match app::newest(&state.ctx, s.account_id, w.id, NEWEST).await {
         Ok(l) => l,
-        Err(e) => return crate::common::app_unavailable(e),
+        Err(e) => return common::app_unavailable(e),
     };
     let version = version_of(&w, listed.iter().map(|(n, _)| n));
     let main = html! {
@@ -270,7 +269,7 @@ async fn render_one(
         "Webhook",
         signed_in(Place::Elsewhere, s, main),
         &[],
-        &[crate::live::SCRIPT],
+        &[live::SCRIPT],
     )
 }
 
@@ -380,12 +379,12 @@ pub async fn update(
     let why = match app::update(&state.ctx, s.account_id, id, &asked).await {
         Ok(_) => return see_other(&format!("/console/webhooks/{id}")),
         Err(e) if e.is_not_found() => return missing(),
-        Err(boxtrack_app::AppError::Unprocessable {
+        Err(AppError::Unprocessable {
             field: "events",
             code: "blank",
             ..
         }) => "Choose at least one event (or switch the webhook off).".to_string(),
-        Err(boxtrack_app::AppError::Unprocessable { detail, .. }) => detail,
+        Err(AppError::Unprocessable { detail, .. }) => detail,
         Err(e) => return app_unavailable(e),
     };
     let refused = html! { p class="error" role="alert" { (why) } };
@@ -405,22 +404,14 @@ pub async fn test(
     let w = match app::get(&state.ctx, s.account_id, id).await {
         Ok(Some(w)) => w,
         Ok(None) => return missing(),
-        Err(e) => return crate::common::app_unavailable(e),
+        Err(e) => return common::app_unavailable(e),
     };
     let event = f.get("event").map_or("", String::as_str);
     if !EVENTS.contains(&event) {
         let notice = html! { p class="error" role="alert" { "Choose one of the listed events." } };
         return render_one(&state, &s, id, StatusCode::BAD_REQUEST, notice).await;
     }
-    let sent = match boxtrack_app::sample::send(
-        &state.ctx,
-        &w.url,
-        event,
-        Some(&w.secret),
-        &w.headers.0,
-    )
-    .await
-    {
+    let sent = match sample::send(&state.ctx, &w.url, event, Some(&w.secret), &w.headers.0).await {
         Ok((_, sent)) => sent,
         Err(_) => {
             let notice = html! {
@@ -480,23 +471,23 @@ pub async fn redeliver(
     .await
     {
         Ok(_) => see_other(&format!("/console/webhooks/{id}")),
-        Err(e) => crate::common::app_unavailable(e),
+        Err(e) => common::app_unavailable(e),
     }
 }
 
 /// The OpenAPI operations of this module's console routes (collected by
 /// [`crate::operations`]).
-pub(crate) fn routes() -> boxtrack_http::front::Mount {
+pub(crate) fn routes() -> Mount {
     routes_1().merge(routes_2())
 }
 
 /// The webhook list and one webhook's page, each declared with its documentation.
-fn routes_1() -> boxtrack_http::front::Mount {
+fn routes_1() -> Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
     use boxtrack_http::schema::Schema;
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/webhooks", self::list, || boxtrack_http::doc::Doc::from_value(page(
+    Mount::default()
+        .public_get("/console/webhooks", self::list, || Doc::from_value(page(
                 "Webhooks",
                 "The account's webhooks (URL, on or off, events, failures in a row) and a form for a new one that receives every event.",
                 ("200", html("The page")),
@@ -506,7 +497,7 @@ fn routes_1() -> boxtrack_http::front::Mount {
                 ],
                 None,
             )))
-        .public_post("/console/webhooks", self::create, || boxtrack_http::doc::Doc::from_value(page(
+        .public_post("/console/webhooks", self::create, || Doc::from_value(page(
                 "Create a webhook",
                 "A webhook for every event at the URL (checked as `POST /v2/webhooks` checks it), with a new signing secret; then its page.",
                 ("303", see_other("To the webhook's page")),
@@ -516,9 +507,9 @@ fn routes_1() -> boxtrack_http::front::Mount {
                     ("415", not_form()),
                     ("503", unavailable()),
                 ],
-                Some(form(&[("url", boxtrack_http::schema::Schema::string())], &["url"])),
+                Some(form(&[("url", schema::Schema::string())], &["url"])),
             )))
-        .public_get("/console/webhooks/{id}", self::show, || boxtrack_http::doc::Doc::from_value({
+        .public_get("/console/webhooks/{id}", self::show, || Doc::from_value({
                 let mut op = page(
                     "A webhook",
                     "Its settings and signing secret, a test delivery, and its 30 newest notifications with every attempt's time, response code, duration and error, each with a button that redelivers it.",
@@ -530,10 +521,10 @@ fn routes_1() -> boxtrack_http::front::Mount {
                     ],
                     None,
                 );
-                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
+                op["parameters"] = pagedoc::path_ids(&["id"]);
                 op
             }))
-        .public_post("/console/webhooks/{id}", self::update, || boxtrack_http::doc::Doc::from_value({
+        .public_post("/console/webhooks/{id}", self::update, || Doc::from_value({
                 let mut op = page(
                     "Change a webhook",
                     "Its URL (checked as the API checks it), whether deliveries are sent, and, when `events_shown` is sent (the page's form sends it), the events it subscribes to: every `events` field, at least one, each an event of the catalog.",
@@ -556,45 +547,45 @@ fn routes_1() -> boxtrack_http::front::Mount {
                             (
                                 "events",
                                 Schema::array(
-                                    Schema::string().words(&boxtrack_core::webhooks::all_events().collect::<Vec<_>>()),
+                                    Schema::string().words(&rules::all_events().collect::<Vec<_>>()),
                                 ),
                             ),
                         ],
                         &["url"],
                     )),
                 );
-                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
+                op["parameters"] = pagedoc::path_ids(&["id"]);
                 op
             }))
 }
 
 /// A webhook's test, version and redelivery, each declared with its documentation.
-fn routes_2() -> boxtrack_http::front::Mount {
+fn routes_2() -> Mount {
     use crate::pagedoc::{expired, form, html, not_form, page, see_other, unavailable};
 
-    boxtrack_http::front::Mount::default()
-        .public_get("/console/webhooks/{id}/version", self::version, || boxtrack_http::doc::Doc::from_value({
+    Mount::default()
+        .public_get("/console/webhooks/{id}/version", self::version, || Doc::from_value({
                 let mut op = page(
                     "Whether a webhook's page changed",
                     "A version that changes when the webhook's page would (its settings, its newest notifications' states and attempts); the page asks every 5 seconds.",
                     (
                         "200",
-                        crate::pagedoc::version_answer(),
+                        pagedoc::version_answer(),
                     ),
                     vec![
                         (
                             "401",
-                            crate::pagedoc::problem("No session"),
+                            pagedoc::problem("No session"),
                         ),
                         ("404", html("No such webhook in this account")),
                         ("503", unavailable()),
                     ],
                     None,
                 );
-                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
+                op["parameters"] = pagedoc::path_ids(&["id"]);
                 op
             }))
-        .public_post("/console/webhooks/{id}/test", self::test, || boxtrack_http::doc::Doc::from_value({
+        .public_post("/console/webhooks/{id}/test", self::test, || Doc::from_value({
                 let mut op = page(
                     "Send a test delivery",
                     "One sample delivery of the chosen event (a sandbox journey's notification) to the webhook's URL, signed with its secret; the page shows the response code, time and body. Nothing is stored.",
@@ -606,12 +597,12 @@ fn routes_2() -> boxtrack_http::front::Mount {
                         ("415", not_form()),
                         ("503", unavailable()),
                     ],
-                    Some(form(&[("event", boxtrack_http::schema::Schema::string())], &["event"])),
+                    Some(form(&[("event", schema::Schema::string())], &["event"])),
                 );
-                op["parameters"] = crate::pagedoc::path_ids(&["id"]);
+                op["parameters"] = pagedoc::path_ids(&["id"]);
                 op
             }))
-        .public_post("/console/webhooks/{id}/notifications/{nid}/redeliver", self::redeliver, || boxtrack_http::doc::Doc::from_value({
+        .public_post("/console/webhooks/{id}/notifications/{nid}/redeliver", self::redeliver, || Doc::from_value({
                 let mut op = page(
                     "Redeliver a notification",
                     "A new notification of the same event for this webhook (its `replay_of` names the first), delivered as any other.",
@@ -627,7 +618,7 @@ fn routes_2() -> boxtrack_http::front::Mount {
                     ],
                     Some(form(&[], &[])),
                 );
-                op["parameters"] = crate::pagedoc::path_ids(&["id", "nid"]);
+                op["parameters"] = pagedoc::path_ids(&["id", "nid"]);
                 op
             }))
 }

@@ -3,10 +3,10 @@
 //! visitor typed, with what a visitor needs and nothing more (no ids of other records, no
 //! raw data, no parties or custom fields).
 
-use boxtrack_app::AppError;
 use boxtrack_app::model::{ContainerRow, Db, ShipmentRow, TransportEventRow};
-use boxtrack_core::reference;
+use boxtrack_app::{AppError, lookup};
 use boxtrack_core::tracking::rules::ContainerStatus;
+use boxtrack_core::{carriers, reference};
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -157,7 +157,7 @@ pub fn milestone_label(event: &str) -> String {
 
 /// The widget's answer for `number` (already checked by [`valid_number`]).
 pub async fn lookup(db: &Db, account_id: Uuid, number: &str) -> Result<Track, AppError> {
-    let data = boxtrack_app::lookup::lookup(db, account_id, number)
+    let data = lookup::lookup(db, account_id, number)
         .await?
         .into_iter()
         .map(|looked| Found {
@@ -179,7 +179,7 @@ fn shipment(s: &ShipmentRow) -> Shipment {
         id: s.id,
         bill_of_lading_number: s.bill_of_lading_number.clone(),
         shipping_line_scac: s.scac.clone(),
-        shipping_line_name: boxtrack_core::carriers::by_scac(&s.scac).map(|l| l.name.clone()),
+        shipping_line_name: carriers::by_scac(&s.scac).map(|l| l.name.clone()),
         port_of_lading: port(route.pol_locode.as_deref(), route.pol_timezone.as_deref()),
         port_of_discharge: port(route.pod_locode.as_deref(), route.pod_timezone.as_deref()),
         pod_eta_at: At::opt(st.pod_eta_us),

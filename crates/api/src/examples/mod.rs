@@ -12,8 +12,10 @@ pub mod tour;
 
 use std::collections::BTreeMap;
 
-use boxtrack_app::AppError;
 use boxtrack_app::examples::Scratch;
+use boxtrack_app::{AppError, ctx};
+use boxtrack_http::jsonapi::Collection;
+use boxtrack_views::jsonapi;
 use serde_json::Value;
 use tokio::sync::OnceCell;
 
@@ -37,7 +39,7 @@ impl Examples {
         for env in events.iter().filter_map(|e| self.by_event.get(*e)) {
             data.push(env["data"].clone());
             for i in env["included"].as_array().into_iter().flatten() {
-                boxtrack_views::jsonapi::include_once(&mut included, i.clone());
+                jsonapi::include_once(&mut included, i.clone());
             }
         }
         (data, included)
@@ -48,13 +50,11 @@ impl Examples {
 /// ([`boxtrack_app::ctx::Examples`]): `rest` builds the router the tour calls.
 pub struct Recorder(pub Option<fn(AppState) -> axum::Router>);
 
-impl boxtrack_app::ctx::Examples for Recorder {
+impl ctx::Examples for Recorder {
     fn notification<'a>(
         &'a self,
         event: &'a str,
-    ) -> std::pin::Pin<
-        Box<dyn Future<Output = Result<Option<Value>, boxtrack_app::AppError>> + Send + 'a>,
-    > {
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<Option<Value>, AppError>> + Send + 'a>> {
         Box::pin(async move { Ok(examples(self.0).await?.by_event.get(event).cloned()) })
     }
 }
@@ -97,9 +97,9 @@ async fn play(
         tour::Recorded {
             status: 200,
             request: None,
-            response: serde_json::to_value(boxtrack_http::jsonapi::Collection {
+            response: serde_json::to_value(Collection {
                 included,
-                ..boxtrack_http::jsonapi::Collection::of(data)
+                ..Collection::of(data)
             })
             .ok(),
         },

@@ -17,8 +17,9 @@ use tower::ServiceExt as _;
 use uuid::Uuid;
 
 use crate::state::AppState;
-use boxtrack_app::{AppError, Ctx};
-use boxtrack_http::ApiConfig;
+use boxtrack_app::{AppError, Ctx, keys};
+use boxtrack_core::documents;
+use boxtrack_http::{ApiConfig, Limiter};
 
 mod charges;
 mod parties;
@@ -206,11 +207,11 @@ pub async fn record(
         tracing::warn!("the examples' tour has no router to call; the document keeps none");
         return Ok(Recordings::new());
     };
-    let (_, key) = boxtrack_app::keys::create(ctx, account, Some("examples"), None).await?;
+    let (_, key) = keys::create(ctx, account, Some("examples"), None).await?;
     let state = AppState::new(
         Ctx::new(ctx.db.clone()),
         ApiConfig::default(),
-        boxtrack_http::Limiter::memory(),
+        Limiter::memory(),
     );
     let mut t = Tour {
         app: build(state),
@@ -648,7 +649,7 @@ impl Tour {
                             filename,
                             content_type,
                             byte_size: bytes.len(),
-                            checksum: boxtrack_core::documents::checksum(bytes),
+                            checksum: documents::checksum(bytes),
                         },
                     })
                     .ok(),

@@ -7,10 +7,11 @@ use crate::state::Routes;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::doc::{Doc, single};
 use boxtrack_http::jsonapi::JsonApi;
+use boxtrack_views::accounts;
 
 /// The `account` resource object.
 pub fn to_resource(a: &Account) -> Value {
-    boxtrack_views::accounts::account(a).to_value()
+    accounts::account(a).to_value()
 }
 
 /// `GET /v2/account`.

@@ -11,17 +11,19 @@ use serde_json::Value;
 
 use crate::state::AppState;
 use crate::state::Routes;
+use boxtrack_core::time;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::doc::{Doc, body, list_of, single};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
 use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
+use boxtrack_views::accounts;
 
 const INCLUDES: &[&str] = &["account"];
 
 /// The `api_key` resource object (never the secret).
 pub fn to_resource(k: &ApiKeyRecord) -> Value {
-    boxtrack_views::accounts::api_key(k, None).to_value()
+    accounts::api_key(k, None).to_value()
 }
 
 fn included(caller: &Caller, includes: &[String]) -> Vec<Value> {
@@ -119,7 +121,7 @@ struct CreateAttrs {
 fn expiry(given: Option<&str>, now_us: i64) -> ApiResult<Option<i64>> {
     let Some(given) = given else { return Ok(None) };
     const TEN_YEARS_US: i64 = 3_652 * 86_400 * 1_000_000;
-    match boxtrack_core::time::parse_instant_or_date(given) {
+    match time::parse_instant_or_date(given) {
         Some(at) if at > now_us && at - now_us <= TEN_YEARS_US => Ok(Some(at)),
         Some(_) => Err(ApiError::unprocessable(
             "/data/attributes/expires_at",
@@ -189,7 +191,7 @@ pub async fn create(
     )?;
     let (record, key) =
         keys::create(&state.ctx, caller.account.id, name.as_deref(), expires_us).await?;
-    let r = boxtrack_views::accounts::api_key(&record, Some(key.expose().to_string()));
+    let r = accounts::api_key(&record, Some(key.expose().to_string()));
     let mut res = JsonApi::single(r.to_value(), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
     Ok(res)

@@ -7,6 +7,8 @@ use serde_json::Value;
 
 use crate::state::AppState;
 use crate::state::Routes;
+use boxtrack_app::journey;
+use boxtrack_core::plan::Entitlement;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::doc::Doc;
 use boxtrack_http::error::{ApiError, ApiResult};
@@ -21,8 +23,8 @@ pub async fn map_geojson(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<Json<Value>> {
-    caller.require(boxtrack_core::plan::Entitlement::Routing)?;
-    let (_, doc) = boxtrack_app::journey::journey(&state.ctx, caller.account.id, id)
+    caller.require(Entitlement::Routing)?;
+    let (_, doc) = journey::journey(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     Ok(Json(doc))

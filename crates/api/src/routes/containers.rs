@@ -5,9 +5,13 @@ use axum::http::HeaderMap;
 use std::collections::HashMap;
 
 use crate::rendered::RenderedContainer;
-use boxtrack_app::containers::{self, ContainerPage, ListContainers};
+use boxtrack_app::containers::{self, ContainerPage, ListContainers, Shown};
 use boxtrack_app::model::{ContainerRow, EventOrder, ShipmentRow};
+use boxtrack_app::refresh::Refreshed;
 use boxtrack_app::shipments;
+use boxtrack_core::plan::Entitlement;
+use boxtrack_core::tracking::{self, DataSource};
+use boxtrack_core::{reference, requests};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -15,14 +19,16 @@ use serde_json::Value;
 use crate::state::AppState;
 use crate::state::Routes;
 use boxtrack_http::auth::Caller;
-use boxtrack_http::doc::{Doc, Q, list_of, single, typed_params};
+use boxtrack_http::doc::{self, Doc, Q, list_of, single, typed_params};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
 use boxtrack_http::jsonapi::{
     Body, JsonApi, QueryParams, Rows, list_response, sorted_list_response, sorted_page,
 };
 use boxtrack_http::schema::Schema;
-use boxtrack_views::tracking as resources;
+use boxtrack_views::jsonapi::At;
+use boxtrack_views::tracking::Providers;
+use boxtrack_views::{jsonapi, tracking as resources};
 
 const INCLUDES: &[&str] = &[
     "shipment",
@@ -61,7 +67,7 @@ pub async fn list(
         // each container and shipment shown from its rendered state where that is current
         let check = Check::start(db, caller.account.id).await?;
         let found: ContainerPage<RenderedContainer> =
-            boxtrack_app::containers::list(db, caller.account.id, &asked, &page).await?;
+            containers::list(db, caller.account.id, &asked, &page).await?;
         let rows = &found.listed.rows;
         let shipments = to_show(found.shipments.values())?;
         let known = Known {
@@ -101,8 +107,8 @@ async fn one(
     // what the shipment's resource shows of its containers is read with them
     let refs = asks_refs(includes);
     let check = Check::start(&state.ctx.db, caller.account.id).await?;
-    let shown: boxtrack_app::containers::Shown<RenderedContainer> =
-        boxtrack_app::containers::show(&state.ctx.db, caller.account.id, id, refs)
+    let shown: Shown<RenderedContainer> =
+        containers::show(&state.ctx.db, caller.account.id, id, refs)
             .await?
             .ok_or_else(|| ApiError::not_found("container"))?;
     let c = shown.container;
@@ -204,7 +210,7 @@ pub async fn update(
             "type must be \"container\"",
         ));
     }
-    let refs = boxtrack_core::requests::clean_refs(
+    let refs = requests::clean_refs(
         &doc.data.attributes.ref_numbers,
         "/data/attributes/ref_numbers",
     )
@@ -289,10 +295,9 @@ pub async fn update_many(
                 "id names the container to change",
             ));
         };
-        let refs =
-            boxtrack_core::requests::clean_refs(&item.attributes.ref_numbers, "").map_err(|e| {
-                ApiError::unprocessable(&at("/attributes/ref_numbers"), e.code, e.detail)
-            })?;
+        let refs = requests::clean_refs(&item.attributes.ref_numbers, "").map_err(|e| {
+            ApiError::unprocessable(&at("/attributes/ref_numbers"), e.code, e.detail)
+        })?;
         changes.push((id, refs));
     }
     containers::update_refs(&state.ctx, caller.account.id, &changes).await?;
@@ -384,7 +389,7 @@ fn include_places(included: &mut Vec<Value>, includes: &[String], named: Named<'
     let asked = |name: &str| includes.iter().any(|i| i == name);
     let mut extra = Vec::new();
     if asked("location")
-        && let Some(p) = named.locode.and_then(boxtrack_core::reference::port)
+        && let Some(p) = named.locode.and_then(reference::port)
     {
         extra.push(if resources::inland_event(named.event) {
             super::reference::metro_resource(p)
@@ -393,7 +398,7 @@ fn include_places(included: &mut Vec<Value>, includes: &[String], named: Named<'
         });
     }
     if asked("terminal")
-        && let Some(t) = named.terminal.and_then(boxtrack_core::reference::terminal)
+        && let Some(t) = named.terminal.and_then(reference::terminal)
     {
         extra.push(super::reference::terminal_resource(t));
     }
@@ -403,7 +408,7 @@ fn include_places(included: &mut Vec<Value>, includes: &[String], named: Named<'
         extra.push(super::reference::vessel_resource(imo, named.vessel_name));
     }
     for r in extra {
-        boxtrack_views::jsonapi::include_once(included, r);
+        jsonapi::include_once(included, r);
     }
 }
 
@@ -438,7 +443,7 @@ pub async fn raw_events(
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     let (c, shipment) = (shown.container, shown.shipment);
-    let providers = boxtrack_views::tracking::Providers::of(
+    let providers = Providers::of(
         &c.state.0,
         shipment.as_ref().map_or("", |s| s.scac.as_str()),
     );
@@ -447,9 +452,7 @@ pub async fn raw_events(
         caller.account.id,
         id,
         &page,
-        caller
-            .account
-            .has(boxtrack_core::plan::Entitlement::RailLfd),
+        caller.account.has(Entitlement::RailLfd),
     )
     .await?;
     let data = listed
@@ -465,7 +468,7 @@ pub async fn raw_events(
         included.extend(shipment_with_siblings(&state, &caller, shipment.as_ref()).await?);
     }
     for e in &listed.rows {
-        let terminal = boxtrack_views::tracking::raw_event_terminal_code(e, &providers);
+        let terminal = resources::raw_event_terminal_code(e, &providers);
         include_places(
             &mut included,
             &includes,
@@ -523,7 +526,7 @@ pub struct FieldSourceAttributes {
     #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
     pub reported_by: &'static str,
     /// When that report was produced.
-    pub reported_at: boxtrack_views::jsonapi::At,
+    pub reported_at: At,
     /// How finely it states times.
     #[schemars(extend("enum" = ["second", "minute", "hour", "day"]))]
     pub precision: &'static str,
@@ -541,18 +544,16 @@ pub async fn field_sources(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<JsonApi> {
     QueryParams::parse(raw.as_deref()).includes("field_source", &[])?;
-    let rail_lfd = caller
-        .account
-        .has(boxtrack_core::plan::Entitlement::RailLfd);
+    let rail_lfd = caller.account.has(Entitlement::RailLfd);
     let found = containers::provenance(&state.ctx.db, caller.account.id, id, rail_lfd)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     let (sandbox, raw_ids) = (found.sandbox, &found.raw_ids);
-    let name = |s: boxtrack_core::tracking::DataSource| {
+    let name = |s: DataSource| {
         if sandbox {
             "sandbox"
         } else {
-            boxtrack_core::tracking::source_name(s)
+            tracking::source_name(s)
         }
     };
     let data = found
@@ -565,7 +566,7 @@ pub async fn field_sources(
                 attribute: f.attribute.to_string(),
                 data_source: name(f.source),
                 reported_by: name(f.report.source),
-                reported_at: boxtrack_views::jsonapi::At(f.report.observed_us),
+                reported_at: At(f.report.observed_us),
                 precision: f.report.precision.name(),
                 raw_event_id: raw_ids.get(&f.report.key).copied(),
             },
@@ -601,7 +602,7 @@ pub fn routes() -> Routes {
                 .about("Polls every source of the container now (the shipping line's DCSA endpoint, and the POD terminal's feed once discharged), merges what they say, and answers when done with the changes for this container (`message` as in the reference, plus `changes`). Needs the `container_refresh` entitlement; at most 10 per minute. A sandbox container plays what its journey has due on the virtual clock now and answers the same way. 422 `no_upstream` for other containers without an upstream; 502 `upstream_failed` when the line cannot be read.")
                 .id("Container")
                 .errors(&[401, 403, 404, 422, 429, 502])
-                .answer("200", Doc::json_answer("What changed", boxtrack_http::doc::schema_of::<boxtrack_app::refresh::Refreshed>()))
+                .answer("200", Doc::json_answer("What changed", doc::schema_of::<Refreshed>()))
                 .reference_id("patch-containers-id-refresh")
         })
         .get("/v2/containers", list, || {

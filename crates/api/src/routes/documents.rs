@@ -17,10 +17,11 @@ use serde_json::Value;
 use crate::state::AppState;
 use crate::state::Routes;
 use boxtrack_http::auth::Caller;
-use boxtrack_http::doc::{Doc, Q, body, list_of, single, typed_params};
+use boxtrack_http::doc::{self, Doc, Q, body, list_of, single, typed_params};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
 use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, base_url, list_response};
+use boxtrack_views::documents::document;
 
 const INCLUDES: &[&str] = &["shipments", "cargos"];
 
@@ -30,7 +31,7 @@ fn document_not_found() -> ApiError {
 
 /// The `document` resource object.
 pub fn to_resource(d: &DocumentRow) -> Value {
-    boxtrack_views::documents::document(d).to_value()
+    document(d).to_value()
 }
 
 async fn included(
@@ -588,7 +589,7 @@ fn document_actions(routes: Routes) -> Routes {
                 .about("The reference's extraction schemas (`commercial_invoice@2026-03-23`); boxtrack extracts nothing and has none, so every id is 404.")
                 .path_text("id", "Schema id in full-version format, e.g. `commercial_invoice@2026-03-23`")
                 .errors(&[401, 404, 429])
-                .answer("200", Doc::json_answer("Never answered by boxtrack", boxtrack_http::doc::object()))
+                .answer("200", Doc::json_answer("Never answered by boxtrack", doc::object()))
                 .reference_id("get-document_schemas-id")
         })
         .post("/v2/documents/{id}/relink", relink, || {

@@ -6,7 +6,7 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::documents::{self, EmailDocument, SubmissionRow};
-use boxtrack_core::documents as rules;
+use boxtrack_core::{documents as rules, email};
 use serde_json::Value;
 
 use crate::state::AppState;
@@ -14,8 +14,9 @@ use crate::state::Routes;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::doc::{Doc, binary, body, list_of, single};
 use boxtrack_http::error::{ApiError, ApiResult};
-use boxtrack_http::extract::IdPath;
+use boxtrack_http::extract::{IdPath, RawBody};
 use boxtrack_http::jsonapi::{JsonApi, QueryParams, list_response};
+use boxtrack_views::documents::email_submission;
 
 const INCLUDES: &[&str] = &["documents"];
 
@@ -24,7 +25,7 @@ pub const MAX_MESSAGE_BYTES: usize = 40 * 1024 * 1024;
 
 /// The `email_submission` resource object.
 pub fn to_resource(e: &SubmissionRow, document_ids: &[uuid::Uuid]) -> Value {
-    boxtrack_views::documents::email_submission(e, document_ids).to_value()
+    email_submission(e, document_ids).to_value()
 }
 
 /// The resource with its documents (and them as included resources when asked).
@@ -61,7 +62,7 @@ pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    boxtrack_http::extract::RawBody(raw): boxtrack_http::extract::RawBody,
+    RawBody(raw): RawBody,
 ) -> ApiResult<Response> {
     let ct = headers
         .get(header::CONTENT_TYPE)
@@ -74,7 +75,7 @@ pub async fn create(
             "send the raw e-mail with Content-Type: message/rfc822",
         ));
     }
-    let e = boxtrack_core::email::parse(&raw)
+    let e = email::parse(&raw)
         .map_err(|err| ApiError::unprocessable("/", "invalid_email", err.to_string()))?;
     let mut docs = Vec::new();
     for a in &e.attachments {

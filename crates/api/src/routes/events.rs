@@ -14,6 +14,8 @@ use boxtrack_http::doc::Doc;
 use boxtrack_http::error::ApiResult;
 use boxtrack_http::jsonapi::{JsonApi, QueryParams, base_url};
 use boxtrack_http::schema::{Param, Schema};
+use boxtrack_views::jsonapi;
+use boxtrack_views::notifications::{self, EventData};
 
 /// The default and largest number of events per page.
 const DEFAULT_SIZE: i64 = 100;
@@ -74,12 +76,8 @@ pub async fn feed(
         })
         .collect();
     // the page's related rows are read once for all its events
-    let envelopes = boxtrack_views::notifications::envelopes(
-        db,
-        &ns,
-        shown.iter().map(|e| (*e).clone()).collect(),
-    )
-    .await?;
+    let envelopes =
+        notifications::envelopes(db, &ns, shown.iter().map(|e| (*e).clone()).collect()).await?;
     for env in envelopes {
         let mut item = env["data"].clone();
         item["type"] = "event".into();
@@ -87,8 +85,7 @@ pub async fn feed(
         if let Some(a) = item["attributes"].as_object_mut() {
             a.remove("delivery_status");
         }
-        item["relationships"]["webhook"] =
-            boxtrack_views::jsonapi::to_one("webhook", None::<String>);
+        item["relationships"]["webhook"] = jsonapi::to_one("webhook", None::<String>);
         data.push(item);
         if let Some(inc) = env["included"].as_array() {
             for r in inc {
@@ -163,10 +160,7 @@ pub struct FeedMeta {
 /// The schema of [`Feed`]: its events and included resources are the webhook envelope's.
 fn feed_schema() -> Schema {
     Schema::record(&[
-        (
-            "data",
-            Schema::array(Schema::of_type::<boxtrack_views::notifications::EventData>()),
-        ),
+        ("data", Schema::array(Schema::of_type::<EventData>())),
         (
             "included",
             Schema::at("#/components/schemas/WebhookEnvelope/properties/included"),

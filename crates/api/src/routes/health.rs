@@ -10,6 +10,8 @@ use serde::Serialize;
 use crate::state::AppState;
 use crate::state::Routes;
 use boxtrack_http::doc::{Doc, schema_of};
+use boxtrack_http::metrics;
+use boxtrack_sources::upstream;
 
 /// What the health probes answer.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -92,7 +94,7 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
                 .ctx
                 .replicas
                 .as_deref()
-                .map(boxtrack_http::metrics::render_replicas)
+                .map(metrics::render_replicas)
                 .unwrap_or_default(),
     )
 }
@@ -204,7 +206,7 @@ fn read_cache_metrics((hits, misses): (u64, u64)) -> String {
 }
 
 /// Per-upstream counters in the Prometheus text format.
-pub fn upstream_metrics(health: &[boxtrack_sources::upstream::Health]) -> String {
+pub fn upstream_metrics(health: &[upstream::Health]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     if health.is_empty() {
@@ -299,9 +301,11 @@ pub fn routes() -> Routes {
 
 #[cfg(test)]
 mod tests {
+    use boxtrack_sources::upstream::Health;
+
     #[test]
     fn upstream_series_are_labelled_by_kind_and_name() {
-        let h = boxtrack_sources::upstream::Health {
+        let h = Health {
             kind: "dcsa".into(),
             name: "MAEU".into(),
             requests: 3,

@@ -11,10 +11,14 @@ use serde::Serialize;
 
 use crate::state::AppState;
 use crate::state::Routes;
+use boxtrack_core::time;
 use boxtrack_http::auth::Caller;
-use boxtrack_http::doc::{Doc, WithHeader, schema_of, text_matching};
+use boxtrack_http::doc::{self, Doc, WithHeader, schema_of, text_matching};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::jsonapi::JsonApi;
+use boxtrack_sources::dcsa::Version;
+use boxtrack_sources::push::{self, PushError, PushReport};
+use boxtrack_sources::x12::{self, Finding};
 
 fn result_doc(r: &ingest::Report) -> JsonApi {
     JsonApi::of(&IngestDocument {
@@ -36,8 +40,8 @@ fn result_doc(r: &ingest::Report) -> JsonApi {
                     .iter()
                     .map(|f| FindingView {
                         severity: match f.severity {
-                            boxtrack_sources::x12::Severity::Warning => "warning",
-                            boxtrack_sources::x12::Severity::Error => "error",
+                            x12::Severity::Warning => "warning",
+                            x12::Severity::Error => "error",
                         },
                         segment_position: f.segment_position,
                         segment: f.segment.clone(),
@@ -211,7 +215,7 @@ async fn ingest_file(
     let refused: Vec<(String, &str, String)> = report
         .findings
         .iter()
-        .filter(|f| f.severity == boxtrack_sources::x12::Severity::Error)
+        .filter(|f| f.severity == x12::Severity::Error)
         .map(|f| {
             (
                 format!("{}:{}", report.payload_id, f.segment_position),
@@ -231,10 +235,10 @@ async fn ingest_file(
     if report.status == "rejected" {
         let code = format!("{}_rejected", format.kind());
         let mut err: Option<ApiError> = None;
-        let errors: Vec<&boxtrack_sources::x12::Finding> = report
+        let errors: Vec<&Finding> = report
             .findings
             .iter()
-            .filter(|f| f.severity == boxtrack_sources::x12::Severity::Error)
+            .filter(|f| f.severity == x12::Severity::Error)
             .collect();
         for f in &errors {
             let e = ApiError::new(
@@ -263,7 +267,7 @@ async fn ingest_file(
 
 /// The 3.0 answer to a push: `feedbackElements` naming each event not applied (`ERROR`) and
 /// each caveat (`WARN`), as `PostEventsResponse` has it.
-fn feedback(report: &boxtrack_sources::push::PushReport) -> Feedback {
+fn feedback(report: &PushReport) -> Feedback {
     let mut elements: Vec<FeedbackElement> = report
         .refused
         .iter()
@@ -359,10 +363,10 @@ pub async fn dcsa(
     let now = state.ctx.now_us();
     // the carrier's clock is the Date of its (signed) call; a simulator's runs fast
     let source_now = header("Date")
-        .and_then(boxtrack_core::time::parse_http_date)
+        .and_then(time::parse_http_date)
         .unwrap_or(now);
     let subscription = header("Subscription-ID").unwrap_or("-").to_string();
-    match boxtrack_sources::push::dcsa(
+    match push::dcsa(
         &state.ctx.db,
         state.config.dcsa_push_secret.as_deref(),
         header("Notification-Signature"),
@@ -398,8 +402,8 @@ pub async fn dcsa(
                 "DCSA push applied"
             );
             Ok(match report.version {
-                boxtrack_sources::dcsa::Version::V2_2 => StatusCode::NO_CONTENT.into_response(),
-                boxtrack_sources::dcsa::Version::V3_0 => (
+                Version::V2_2 => StatusCode::NO_CONTENT.into_response(),
+                Version::V3_0 => (
                     StatusCode::OK,
                     [("API-Version", "3.0.0")],
                     axum::Json(feedback(&report)),
@@ -407,14 +411,12 @@ pub async fn dcsa(
                     .into_response(),
             })
         }
-        Err(boxtrack_sources::push::PushError::Unauthorized(why)) => {
-            Err(ApiError::unauthorized(why))
-        }
-        Err(boxtrack_sources::push::PushError::Invalid(why)) => Err(ApiError::new(
+        Err(PushError::Unauthorized(why)) => Err(ApiError::unauthorized(why)),
+        Err(PushError::Invalid(why)) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             format!("Not a DCSA 2.2 array of events nor a 3.0 events object: {why}"),
         )),
-        Err(boxtrack_sources::push::PushError::Store(e)) => Err(e.into()),
+        Err(PushError::Store(e)) => Err(e.into()),
     }
 }
 
@@ -448,7 +450,7 @@ pub fn routes() -> Routes {
                 .about("The subscriber endpoint of DCSA Track & Trace event subscriptions: carriers POST their events here, in 2.2 (a JSON array of events) or 3.0 (`{\"events\": [...]}`, the `PostEventsRequest` of T&T 3.0); the body's shape says which. No API key: the call must carry `Notification-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the base64-decoded subscription secret (setting `dcsa_push_secret`); unsigned or badly signed calls get 401 and nothing is stored. Verified bodies are stored verbatim and their events merged into every container they concern (equipment events by container number, vessel events by the bill of lading or booking they name). Answers 204 to a 2.2 push; 200 with `feedbackElements` (an `ERROR` per event not applied, a `WARN` per caveat) and `API-Version: 3.0.0` to a 3.0 push.")
                 .header("Notification-Signature", true, "sha256=<lowercase hex HMAC-SHA256 of the body>")
                 .header("Subscription-ID", false, "The carrier's subscription")
-                .body_media(&["application/json"], boxtrack_http::doc::request_schema_of::<PushBody>())
+                .body_media(&["application/json"], doc::request_schema_of::<PushBody>())
                 .errors(&[400, 401])
                 .answer("204", Doc::empty_answer("A 2.2 push, accepted"))
                 .answer(

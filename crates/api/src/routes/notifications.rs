@@ -5,7 +5,7 @@
 
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
-use boxtrack_app::webhooks::NotificationFilter as Filter;
+use boxtrack_app::webhooks::{NotificationFilter as Filter, notification, notifications};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -17,8 +17,12 @@ use boxtrack_http::extract::IdPath;
 use boxtrack_http::jsonapi::{JsonApi, QueryParams, list_response};
 pub use boxtrack_views::notifications::to_resource;
 
+use crate::examples;
 use crate::state::Routes;
+use boxtrack_core::webhooks;
 use boxtrack_http::doc::{Doc, Q, list_of, single, typed_params};
+use boxtrack_http::schema::Param;
+use boxtrack_views::notifications as views_notifications;
 
 /// What a notification's delivery can be (`filter[delivery_status]`).
 const DELIVERY_STATUSES: [&str; 3] = ["pending", "succeeded", "failed"];
@@ -40,19 +44,14 @@ pub async fn list(
     let filter = Filter {
         webhook_id,
         event: q
-            .one_of(
-                "filter[event]",
-                &boxtrack_core::webhooks::all_events().collect::<Vec<_>>(),
-            )?
+            .one_of("filter[event]", &webhooks::all_events().collect::<Vec<_>>())?
             .map(str::to_string),
         delivery_status: status,
         created_start_us: q.time("filter[created_at][start]")?,
         created_end_us: q.time_end("filter[created_at][end]")?,
     };
     // a list may be as old as a replica's lag (never older than the account's own writes)
-    let listed =
-        boxtrack_app::webhooks::notifications(&state.ctx, caller.account.id, &filter, &page)
-            .await?;
+    let listed = notifications(&state.ctx, caller.account.id, &filter, &page).await?;
     let data = listed.rows.iter().map(to_resource).collect();
     Ok(list_response(
         state.config.public_url.as_deref(),
@@ -72,10 +71,10 @@ pub async fn show(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    let (n, attempts) = boxtrack_app::webhooks::notification(&state.ctx, caller.account.id, id)
+    let (n, attempts) = notification(&state.ctx, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook_notification"))?;
-    let mut r = boxtrack_views::notifications::notification(&n);
+    let mut r = views_notifications::notification(&n);
     r.attributes.delivery_attempts = Some(attempts.iter().map(Into::into).collect());
     Ok(JsonApi::single(r.to_value(), vec![]))
 }
@@ -91,7 +90,7 @@ pub async fn examples(
     let q = QueryParams::parse(raw.as_deref());
     let events: Vec<&str> = match q.get("event") {
         Some(e) => {
-            let Some(found) = boxtrack_core::webhooks::EVENTS.iter().find(|x| **x == e) else {
+            let Some(found) = webhooks::EVENTS.iter().find(|x| **x == e) else {
                 return Err(ApiError::bad_parameter(
                     "event",
                     format!("{e:?} is not a webhook event; see GET /v2/webhooks/events"),
@@ -99,9 +98,9 @@ pub async fn examples(
             };
             vec![*found]
         }
-        None => boxtrack_core::webhooks::EVENTS.to_vec(),
+        None => webhooks::EVENTS.to_vec(),
     };
-    let (data, included) = crate::examples::examples(state.rest_router)
+    let (data, included) = examples::examples(state.rest_router)
         .await?
         .of_events(&events);
     let n = data.len();
@@ -116,10 +115,10 @@ pub async fn examples(
 #[derive(Serialize, JsonSchema)]
 pub struct ExamplesDocument {
     /// One notification per event (as its delivery's `data`).
-    #[schemars(with = "Vec<boxtrack_views::notifications::EnvelopeData>")]
+    #[schemars(with = "Vec<views_notifications::EnvelopeData>")]
     pub data: Vec<Value>,
     /// The resources the deliveries include, each once.
-    #[schemars(schema_with = "boxtrack_views::notifications::included_schema")]
+    #[schemars(schema_with = "views_notifications::included_schema")]
     pub included: Vec<Value>,
     /// How many.
     pub meta: ExamplesMeta,
@@ -135,12 +134,12 @@ pub struct ExamplesMeta {
 }
 
 /// The filters of the notification list.
-fn list_filters() -> Vec<boxtrack_http::schema::Param> {
+fn list_filters() -> Vec<Param> {
     typed_params(&[
         ("filter[webhook_id]", Q::Uuid, "One webhook"),
         (
             "filter[event]",
-            Q::OneOf(boxtrack_core::webhooks::EVENTS.to_vec()),
+            Q::OneOf(webhooks::EVENTS.to_vec()),
             "One event name",
         ),
         (
@@ -178,7 +177,7 @@ pub fn routes() -> Routes {
                 .about("What a delivery of `event` carries (all events when `event` is omitted): sandbox journeys played through the same code as live notifications, the first notification of each event, with the resources its delivery includes. Events no journey produces (`document.*`: boxtrack does not extract documents) have no example.")
                 .params(typed_params(&[(
                     "event",
-                    Q::OneOf(boxtrack_core::webhooks::EVENTS.to_vec()),
+                    Q::OneOf(webhooks::EVENTS.to_vec()),
                     "A webhook event name",
                 )]))
                 .errors(&[400, 401, 429])

@@ -18,10 +18,11 @@ use boxtrack_http::doc::{Doc, body, list_of, single};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
 use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
+use boxtrack_views::accounts;
 
 /// The `party` resource object.
 pub fn to_resource(p: &PartyRow) -> Value {
-    boxtrack_views::accounts::party(p).to_value()
+    accounts::party(p).to_value()
 }
 
 /// The party.

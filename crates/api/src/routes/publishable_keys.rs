@@ -12,11 +12,13 @@ use serde::Deserialize;
 
 use crate::state::AppState;
 use crate::state::Routes;
+use boxtrack_core::apikey;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::doc::{Doc, body, list_of, single};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
 use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, memory_list_response};
+use boxtrack_views::accounts;
 
 /// `GET /v2/publishable_keys`: the account's keys, newest first, revoked ones too.
 pub async fn list(
@@ -31,7 +33,7 @@ pub async fn list(
     let keys = keys::publishable(&state.ctx, caller.account.id).await?;
     let data = keys
         .iter()
-        .map(|k| boxtrack_views::accounts::publishable_key(k, None).to_value())
+        .map(|k| accounts::publishable_key(k, None).to_value())
         .collect();
     memory_list_response(
         state.config.public_url.as_deref(),
@@ -54,7 +56,7 @@ pub async fn show(
         .find(|k| k.id == id)
         .ok_or_else(|| ApiError::not_found("publishable_key"))?;
     Ok(JsonApi::single(
-        boxtrack_views::accounts::publishable_key(&k, None).to_value(),
+        accounts::publishable_key(&k, None).to_value(),
         vec![],
     ))
 }
@@ -111,14 +113,11 @@ pub async fn create(
     }
     let a = doc.data.attributes;
     let name = super::api_keys::key_name(a.name.as_ref().map(Option::as_deref))?;
-    let origins =
-        boxtrack_core::apikey::normalize_origins(a.allowed_origins.iter().map(String::as_str))
-            .map_err(|e| {
-                ApiError::unprocessable("/data/attributes/allowed_origins", "invalid", e)
-            })?;
+    let origins = apikey::normalize_origins(a.allowed_origins.iter().map(String::as_str))
+        .map_err(|e| ApiError::unprocessable("/data/attributes/allowed_origins", "invalid", e))?;
     let (record, key) =
         keys::create_publishable(&state.ctx, caller.account.id, name.as_deref(), &origins).await?;
-    let r = boxtrack_views::accounts::publishable_key(&record, Some(key.expose().to_string()));
+    let r = accounts::publishable_key(&record, Some(key.expose().to_string()));
     let mut res = JsonApi::single(r.to_value(), vec![]).into_response();
     *res.status_mut() = StatusCode::CREATED;
     Ok(res)
@@ -132,7 +131,7 @@ pub async fn revoke(
 ) -> ApiResult<JsonApi> {
     let k = keys::revoke_publishable(&state.ctx, caller.account.id, id).await?;
     Ok(JsonApi::single(
-        boxtrack_views::accounts::publishable_key(&k, None).to_value(),
+        accounts::publishable_key(&k, None).to_value(),
         vec![],
     ))
 }

@@ -2,8 +2,8 @@
 
 use axum::extract::{Path, RawQuery};
 use boxtrack_app::vessels;
-use boxtrack_core::carriers;
 use boxtrack_core::reference::{self, Port};
+use boxtrack_core::{carriers, routemap};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -14,13 +14,15 @@ pub use boxtrack_views::reference::{
 
 use boxtrack_http::auth::Caller;
 use boxtrack_views::jsonapi::{At, Resource};
-use boxtrack_views::reference::Position;
+use boxtrack_views::reference::{Position, Vessel, line_id};
 
-use crate::state::Routes;
-use boxtrack_http::doc::{Doc, Q, all_of, single};
+use crate::state::{AppState, Routes};
+use boxtrack_core::plan::Entitlement;
+use boxtrack_http::doc::{Doc, Q, all_of, q_schema, single};
 use boxtrack_http::error::{ApiError, ApiResult};
-use boxtrack_http::jsonapi::{JsonApi, QueryParams};
+use boxtrack_http::jsonapi::{Collection, JsonApi, QueryParams, SelfLink};
 use boxtrack_http::schema::{Param, Schema, Type};
+use boxtrack_views::reference as views_reference;
 
 /// `GET /v2/shipping_lines` (optionally `search=` on name or SCAC).
 pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
@@ -40,7 +42,7 @@ pub async fn lines(_caller: Caller, RawQuery(raw): RawQuery) -> JsonApi {
         })
         .map(line_resource)
         .collect();
-    JsonApi::of(&boxtrack_http::jsonapi::Collection::of(data))
+    JsonApi::of(&Collection::of(data))
 }
 
 /// `GET /v2/shipping_lines/{id}` (id or SCAC).
@@ -48,7 +50,7 @@ pub async fn line(_caller: Caller, Path(id): Path<String>) -> ApiResult<JsonApi>
     // by id, SCAC or an alternative SCAC (`SEAL` is SeaLand's `SEAU`)
     let found = carriers::shipping_lines()
         .iter()
-        .find(|l| boxtrack_views::reference::line_id(&l.scac).to_string() == id)
+        .find(|l| line_id(&l.scac).to_string() == id)
         .or_else(|| carriers::by_scac(&id.to_ascii_uppercase()));
     found
         .map(|l| JsonApi::single(line_resource(l), vec![]))
@@ -81,11 +83,7 @@ pub async fn port(
 }
 
 /// The IMO and name of a vessel of the account's events, by id or 7-digit IMO number.
-async fn find_vessel(
-    state: &crate::state::AppState,
-    caller: &Caller,
-    id: &str,
-) -> ApiResult<(String, String)> {
+async fn find_vessel(state: &AppState, caller: &Caller, id: &str) -> ApiResult<(String, String)> {
     let imo = if id.len() == 7 && id.bytes().all(|b| b.is_ascii_digit()) {
         Some(id.to_string())
     } else {
@@ -110,35 +108,29 @@ async fn find_vessel(
 
 /// The vessel resource with what AIS says of it.
 async fn vessel_with_ais(
-    state: &crate::state::AppState,
+    state: &AppState,
     imo: &str,
     name: &str,
-) -> ApiResult<(
-    Resource<boxtrack_views::reference::Vessel>,
-    Option<vessels::AisVessel>,
-)> {
+) -> ApiResult<(Resource<Vessel>, Option<vessels::AisVessel>)> {
     let ais = vessels::ais(&state.ctx, imo).await?;
-    Ok((
-        boxtrack_views::reference::vessel(imo, Some(name), ais.as_ref()),
-        ais,
-    ))
+    Ok((views_reference::vessel(imo, Some(name), ais.as_ref()), ais))
 }
 
 /// `GET /v2/vessels/{id}` (id or 7-digit IMO number) for vessels seen in the account's
 /// events; `show_positions[from_timestamp]` / `[to_timestamp]` add the AIS track (routing
 /// entitlement).
 pub async fn vessel(
-    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
+    axum::extract::State(state): axum::extract::State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
 ) -> ApiResult<JsonApi> {
-    let q = boxtrack_http::jsonapi::QueryParams::parse(raw.as_deref());
+    let q = QueryParams::parse(raw.as_deref());
     let from = q.time("show_positions[from_timestamp]")?;
     let to = q.time("show_positions[to_timestamp]")?;
     let show_positions = from.is_some() || to.is_some();
     if show_positions {
-        caller.require(boxtrack_core::plan::Entitlement::Routing)?;
+        caller.require(Entitlement::Routing)?;
     }
     let (imo, name) = find_vessel(&state, &caller, &id).await?;
     let (mut v, ais) = vessel_with_ais(&state, &imo, &name).await?;
@@ -159,7 +151,7 @@ pub async fn vessel(
 }
 
 /// A port by its id or UN/LOCODE, or 400 naming the parameter.
-fn port_param(q: &boxtrack_http::jsonapi::QueryParams, name: &str) -> ApiResult<&'static Port> {
+fn port_param(q: &QueryParams, name: &str) -> ApiResult<&'static Port> {
     let raw = q.get(name).unwrap_or_default();
     let locode = raw.len() == 5 && raw.bytes().all(|b| b.is_ascii_alphanumeric());
     let found = match Uuid::try_parse(raw) {
@@ -218,14 +210,14 @@ const DEFAULT_KNOTS: f64 = 15.0;
 /// `longitude` (with coordinates), else from its latest AIS position, else from
 /// `previous_port_id`, at its AIS speed (15 knots when it reports under 3).
 async fn future(
-    state: crate::state::AppState,
+    state: AppState,
     caller: Caller,
     id: String,
     raw: Option<String>,
     with_coordinates: bool,
 ) -> ApiResult<JsonApi> {
-    caller.require(boxtrack_core::plan::Entitlement::Routing)?;
-    let q = boxtrack_http::jsonapi::QueryParams::parse(raw.as_deref());
+    caller.require(Entitlement::Routing)?;
+    let q = QueryParams::parse(raw.as_deref());
     let to = port_param(&q, "port_id")?;
     let previous = port_param(&q, "previous_port_id")?;
     let (imo, name) = find_vessel(&state, &caller, &id).await?;
@@ -267,7 +259,7 @@ async fn future(
         .and_then(|a| a.speed_knots)
         .filter(|k| *k >= 3.0 && *k < 60.0)
         .unwrap_or(DEFAULT_KNOTS);
-    let passage = boxtrack_core::routemap::sail(
+    let passage = routemap::sail(
         start,
         at_port(to),
         start_us,
@@ -286,15 +278,14 @@ async fn future(
         })
         .collect();
     let mut doc = JsonApi::single(v.to_value(), vec![]);
-    doc.tree_mut()["links"] = Value::from(boxtrack_http::jsonapi::SelfLink::to(format!(
-        "/v2/vessels/{id}/future_positions"
-    )));
+    doc.tree_mut()["links"] =
+        Value::from(SelfLink::to(format!("/v2/vessels/{id}/future_positions")));
     Ok(doc)
 }
 
 /// `GET /v2/vessels/{id}/future_positions`.
 pub async fn future_positions(
-    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
+    axum::extract::State(state): axum::extract::State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
@@ -304,7 +295,7 @@ pub async fn future_positions(
 
 /// `GET /v2/vessels/{id}/future_positions_with_coordinates`.
 pub async fn future_positions_with_coordinates(
-    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
+    axum::extract::State(state): axum::extract::State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
@@ -397,13 +388,13 @@ pub fn routes() -> Routes {
                 .params(vessel_params(vec![
                     (
                         "show_positions[from_timestamp]",
-                        boxtrack_http::doc::q_schema(&Q::Time),
+                        q_schema(&Q::Time),
                         false,
                         "Track from (ISO 8601)",
                     ),
                     (
                         "show_positions[to_timestamp]",
-                        boxtrack_http::doc::q_schema(&Q::Time),
+                        q_schema(&Q::Time),
                         false,
                         "Track to (ISO 8601)",
                     ),

@@ -3,9 +3,10 @@
 
 use axum::Json;
 use axum::extract::State;
-use boxtrack_app::refresh::Refreshed;
+use boxtrack_app::refresh::{self, Refreshed};
 
 use crate::state::AppState;
+use boxtrack_core::plan::Entitlement;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::error::ApiResult;
 use boxtrack_http::extract::IdPath;
@@ -17,8 +18,8 @@ pub async fn refresh(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<Json<Refreshed>> {
-    caller.require(boxtrack_core::plan::Entitlement::ContainerRefresh)?;
+    caller.require(Entitlement::ContainerRefresh)?;
     Ok(Json(
-        boxtrack_app::refresh::refresh(&state.ctx, &caller.account, id).await?,
+        refresh::refresh(&state.ctx, &caller.account, id).await?,
     ))
 }

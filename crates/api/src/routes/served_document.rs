@@ -8,6 +8,7 @@ use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use serde_json::Value;
 
+use crate::examples::{self, Examples};
 use crate::state::AppState;
 use crate::state::Routes;
 use boxtrack_http::doc::{Doc, object, schema_of};
@@ -20,7 +21,7 @@ pub async fn openapi_json(State(state): State<AppState>) -> impl IntoResponse {
     let text = RENDERED
         .get_or_init(|| async {
             let mut doc = (*state.openapi).clone();
-            match crate::examples::examples(state.rest_router).await {
+            match examples::examples(state.rest_router).await {
                 Ok(ex) => with_examples(&mut doc, ex),
                 Err(e) => tracing::warn!(error = %e, "the document's examples could not be made"),
             }
@@ -33,7 +34,7 @@ pub async fn openapi_json(State(state): State<AppState>) -> impl IntoResponse {
 /// Adds to `doc` the examples the tour of the sandbox journeys recorded
 /// ([`crate::examples::tour`]): each operation's answer under its status, for every JSON
 /// media type it declares, and the request body that asked for it.
-pub fn with_examples(doc: &mut Value, examples: &crate::examples::Examples) {
+pub fn with_examples(doc: &mut Value, examples: &Examples) {
     let json_media = |content: &mut Value, example: &Value| {
         if let Some(media) = content.as_object_mut() {
             let example = trimmed(example);

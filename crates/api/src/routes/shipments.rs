@@ -5,7 +5,7 @@ use axum::http::HeaderMap;
 use std::collections::HashMap;
 
 use crate::rendered::{self as reads, ContainerRow, Db, Listed, RenderedShipment, ShipmentRow};
-use boxtrack_app::shipments::{ListShipments, ShipmentPage};
+use boxtrack_app::shipments::{self, ListShipments, ShipmentPage};
 use boxtrack_views::jsonapi::Included;
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
 use schemars::JsonSchema;
@@ -14,11 +14,13 @@ use serde_json::Value;
 
 use crate::state::AppState;
 use crate::state::Routes;
+use boxtrack_core::paging::Page;
+use boxtrack_core::{reference, requests};
 use boxtrack_http::auth::Caller;
 use boxtrack_http::doc::{Doc, list_of, single};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
-use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, sorted_list_response};
+use boxtrack_http::jsonapi::{self, Body, JsonApi, QueryParams, Rows, sorted_list_response};
 use boxtrack_views::tracking as resources;
 
 const INCLUDES: &[&str] = &[
@@ -62,7 +64,7 @@ async fn render(
             && let Some(t) = containers
                 .iter()
                 .find_map(reads::ContainerOnShipment::pod_terminal)
-                .and_then(boxtrack_core::reference::terminal)
+                .and_then(reference::terminal)
         {
             let r = super::reference::terminal_resource(t);
             if !included.contains(&r) {
@@ -76,7 +78,7 @@ async fn render(
             ("destination", &route.destination_locode),
         ] {
             if includes.iter().any(|i| i == name)
-                && let Some(p) = locode.as_deref().and_then(boxtrack_core::reference::port)
+                && let Some(p) = locode.as_deref().and_then(reference::port)
             {
                 let r = super::reference::port_resource(p);
                 if !included.contains(&r) {
@@ -95,13 +97,13 @@ async fn rendered_page<C: reads::OfShipments>(
     db: &Db,
     caller: &Caller,
     asked: &ListShipments,
-    page: &boxtrack_core::paging::Page,
+    page: &Page,
     includes: &[String],
     include: impl Fn(&mut Included, &C, &ShipmentFacts),
 ) -> ApiResult<(Listed<RenderedShipment>, Vec<String>, Vec<String>)> {
     let check = super::rendered_check::Check::start(db, caller.account.id).await?;
     let found: ShipmentPage<RenderedShipment, C> =
-        boxtrack_app::shipments::list(db, caller.account.id, asked, page).await?;
+        shipments::list(db, caller.account.id, asked, page).await?;
     let asks = |name: &str| includes.iter().any(|i| i == name);
     let mut data = Vec::with_capacity(found.listed.rows.len());
     let mut included = Included::default();
@@ -119,7 +121,7 @@ async fn rendered_page<C: reads::OfShipments>(
             && let Some(t) = containers
                 .iter()
                 .find_map(reads::ContainerOnShipment::pod_terminal)
-                .and_then(boxtrack_core::reference::terminal)
+                .and_then(reference::terminal)
         {
             included.value(&super::reference::terminal_resource(t));
         }
@@ -130,7 +132,7 @@ async fn rendered_page<C: reads::OfShipments>(
             ("destination", s.destination()),
         ] {
             if asks(name)
-                && let Some(p) = locode.and_then(boxtrack_core::reference::port)
+                && let Some(p) = locode.and_then(reference::port)
             {
                 included.value(&super::reference::port_resource(p));
             }
@@ -188,7 +190,7 @@ pub async fn list(
         let page = q.page()?;
         let includes = q.includes("shipment", INCLUDES)?;
         let asked: ListShipments = q.input()?;
-        let sorted = boxtrack_http::jsonapi::sorted_page(asked.sort(), &page)?;
+        let sorted = jsonapi::sorted_page(asked.sort(), &page)?;
         // each shipment shown from its rendered text where that is current; its containers
         // read whole only where they are included
         let (listed, data, included) = if includes.iter().any(|i| i == "containers") {
@@ -210,7 +212,7 @@ pub async fn list(
             page,
             &listed,
             sorted,
-            boxtrack_http::jsonapi::Rows::Written(data, included),
+            Rows::Written(data, included),
         ))
     };
     state
@@ -224,7 +226,7 @@ async fn one(
     id: uuid::Uuid,
     includes: &[String],
 ) -> ApiResult<JsonApi> {
-    let shown = boxtrack_app::shipments::show(&state.ctx.db, caller.account.id, id)
+    let shown = shipments::show(&state.ctx.db, caller.account.id, id)
         .await?
         .ok_or_else(|| ApiError::not_found("shipment"))?;
     let s = shown.shipment;
@@ -292,7 +294,7 @@ pub struct PatchDoc {
 }
 
 fn clean(list: Vec<String>, pointer: &'static str) -> ApiResult<Vec<String>> {
-    boxtrack_core::requests::clean_refs(&list, pointer)
+    requests::clean_refs(&list, pointer)
         .map_err(|e| ApiError::unprocessable(e.pointer, e.code, e.detail))
 }
 
@@ -320,7 +322,7 @@ pub async fn update(
         .or(a.shipment_tags)
         .map(|l| clean(l, "/data/attributes/tags"))
         .transpose()?;
-    boxtrack_app::shipments::update(&state.ctx, caller.account.id, id, refs, tags).await?;
+    shipments::update(&state.ctx, caller.account.id, id, refs, tags).await?;
     one(&state, &caller, id, &[]).await
 }
 
@@ -330,7 +332,7 @@ pub async fn stop(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    boxtrack_app::shipments::stop(&state.ctx, caller.account.id, id).await?;
+    shipments::stop(&state.ctx, caller.account.id, id).await?;
     one(&state, &caller, id, &[]).await
 }
 
@@ -340,7 +342,7 @@ pub async fn resume(
     caller: Caller,
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
-    boxtrack_app::shipments::resume(&state.ctx, &caller.account, id).await?;
+    shipments::resume(&state.ctx, &caller.account, id).await?;
     one(&state, &caller, id, &[]).await
 }
 

@@ -1,7 +1,7 @@
 //! `GET /v2/sources`: the health of every configured upstream (beyond the reference).
 
 use axum::extract::State;
-use boxtrack_app::sources::SourcesDocument;
+use boxtrack_app::sources::{self, SourcesDocument};
 
 use crate::state::AppState;
 use crate::state::Routes;
@@ -12,9 +12,7 @@ use boxtrack_http::jsonapi::JsonApi;
 
 /// `GET /v2/sources`.
 pub async fn list(State(state): State<AppState>, _caller: Caller) -> ApiResult<JsonApi> {
-    Ok(JsonApi::of(
-        &boxtrack_app::sources::document(&state.ctx).await?,
-    ))
+    Ok(JsonApi::of(&sources::document(&state.ctx).await?))
 }
 
 /// This module's operations, each declared with its route and handler.

@@ -22,6 +22,7 @@ use boxtrack_http::doc::{Doc, body, list_of, single};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
 use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
+use boxtrack_sources::sandbox;
 
 const INCLUDES: &[&str] = &["tracked_object", "customer"];
 
@@ -428,7 +429,7 @@ pub fn routes() -> Routes {
 }
 
 fn requests_sandbox_text() -> String {
-    let lines: Vec<String> = boxtrack_sources::sandbox::TEST_NUMBERS
+    let lines: Vec<String> = sandbox::TEST_NUMBERS
         .iter()
         .map(|(n, d)| format!("`{n}`: {d}"))
         .collect();

@@ -19,6 +19,7 @@ use crate::state::Routes;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::doc::{Doc, binary, schema_of};
 use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::RawBody;
 use boxtrack_http::jsonapi::{Body, base_url};
 
 /// Body of `POST /rails/active_storage/direct_uploads`.
@@ -161,7 +162,7 @@ pub struct UploadHeaders {
 pub async fn upload(
     State(state): State<AppState>,
     Path(token): Path<String>,
-    boxtrack_http::extract::RawBody(bytes): boxtrack_http::extract::RawBody,
+    RawBody(bytes): RawBody,
 ) -> ApiResult<StatusCode> {
     let now = state.ctx.now_us();
     let blob = documents::awaiting_upload(&state.ctx,

@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::state::AppState;
 use crate::state::Routes;
+use boxtrack_app::sample;
 use boxtrack_http::auth::Caller;
-use boxtrack_http::doc::Doc;
+use boxtrack_http::doc::{self, Doc};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::jsonapi::{Body, JsonApi};
 
@@ -43,7 +44,7 @@ pub struct Triggered {
 #[serde(deny_unknown_fields)]
 pub struct TriggerBody {
     /// Where to send it: an https:// address.
-    #[schemars(required, extend("type" = "string", "pattern" = boxtrack_http::doc::HTTPS_URL_PATTERN))]
+    #[schemars(required, extend("type" = "string", "pattern" = doc::HTTPS_URL_PATTERN))]
     url: Option<String>,
     /// Which event's sample.
     #[schemars(required, schema_with = "event_schema")]
@@ -77,8 +78,7 @@ pub async fn trigger(
         ));
     }
     let none = BTreeMap::new();
-    let (body, sent) =
-        boxtrack_app::sample::send(&state.ctx, &url, &event, b.secret.as_deref(), &none).await?;
+    let (body, sent) = sample::send(&state.ctx, &url, &event, b.secret.as_deref(), &none).await?;
     Ok(JsonApi::of(&Triggered {
         url,
         succeeded: sent.succeeded,

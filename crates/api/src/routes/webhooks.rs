@@ -16,15 +16,17 @@ use serde_json::Value;
 
 use crate::state::AppState;
 use crate::state::Routes;
+use boxtrack_core::time;
 use boxtrack_http::auth::Caller;
-use boxtrack_http::doc::{Doc, body, list_of, single};
+use boxtrack_http::doc::{self, Doc, body, list_of, single};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
 use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
+use boxtrack_views::accounts;
 
 /// The `webhook` resource.
 pub fn to_resource(w: &WebhookRow) -> Value {
-    boxtrack_views::accounts::webhook(w).to_value()
+    accounts::webhook(w).to_value()
 }
 
 /// The reference's events, then boxtrack's own (sent only to a webhook that names them).
@@ -39,7 +41,7 @@ fn events_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 struct Attrs {
     /// https:// receiver (internal addresses are refused unless the operator allows them).
     #[serde(default)]
-    #[schemars(extend("pattern" = boxtrack_http::doc::HTTPS_URL_PATTERN))]
+    #[schemars(extend("pattern" = doc::HTTPS_URL_PATTERN))]
     url: Option<String>,
     /// Notifications are sent (default true).
     #[serde(default)]
@@ -332,7 +334,7 @@ pub async fn replay(
         Value::Number(n) if n.as_i64().is_some_and(|v| v >= 0) => {
             (n.as_i64().unwrap_or_default(), i64::MIN)
         }
-        Value::String(s) => match boxtrack_core::time::parse_micros(s) {
+        Value::String(s) => match time::parse_micros(s) {
             Some(us) => (0, us),
             None => {
                 return Err(ApiError::unprocessable(

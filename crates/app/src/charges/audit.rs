@@ -16,7 +16,10 @@ use uuid::Uuid;
 use super::container::{ShippedBy, quote_of};
 use super::quote::{BoxAtPort, ChargeOut, MissingOut, Pricer, QuoteIn};
 use crate::AppError;
+use crate::containers;
+use crate::containers::{ContainerFilter, ListContainers};
 use crate::ctx::Ctx;
+use crate::fields::Text;
 
 /// What an audit is asked: the box (as a quote names it, or a tracked container) and the
 /// invoice.
@@ -81,7 +84,7 @@ async fn box_of(ctx: &Ctx, account_id: Uuid, a: &AuditIn) -> Result<QuoteIn, App
         })
     });
     if let Some(id) = a.container_id {
-        let shown = crate::containers::show::<ContainerRow>(&ctx.db, account_id, id, false)
+        let shown = containers::show::<ContainerRow>(&ctx.db, account_id, id, false)
             .await?
             .ok_or(AppError::NotFound("container"))?;
         let shipment = shown.shipment.ok_or(AppError::NotFound("container"))?;
@@ -360,16 +363,15 @@ pub async fn audit_csv(ctx: &Ctx, account_id: Uuid, text: &str) -> Result<AuditO
         && asked.scac.is_none()
         && let Some(number) = asked.invoice.container_number.clone()
     {
-        let list = crate::containers::ListContainers {
-            filter: crate::containers::ContainerFilter {
-                number: Some(crate::fields::Text(number.to_ascii_uppercase())),
+        let list = ListContainers {
+            filter: ContainerFilter {
+                number: Some(Text(number.to_ascii_uppercase())),
                 ..Default::default()
             },
             ..Default::default()
         };
         let page = Page::first(1);
-        let found =
-            crate::containers::list::<ContainerRow>(&ctx.db, account_id, &list, &page).await?;
+        let found = containers::list::<ContainerRow>(&ctx.db, account_id, &list, &page).await?;
         asked.container_id = found.listed.rows.first().map(|c| c.id);
     }
     audit(ctx, account_id, &asked).await

@@ -20,6 +20,7 @@ use super::quote::{
 };
 use crate::AppError;
 use crate::clock;
+use crate::containers;
 use crate::ctx::Ctx;
 
 /// The days ahead a container's charges say what each adds.
@@ -269,8 +270,7 @@ pub async fn of_container(
     account_id: Uuid,
     id: Uuid,
 ) -> Result<Option<ContainerCharges>, AppError> {
-    let Some(shown) =
-        crate::containers::show::<ContainerRow>(&ctx.db, account_id, id, false).await?
+    let Some(shown) = containers::show::<ContainerRow>(&ctx.db, account_id, id, false).await?
     else {
         return Ok(None);
     };

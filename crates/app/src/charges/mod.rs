@@ -6,6 +6,7 @@
 use boxtrack_core::charges::calendar::{CalendarDoc, weekday_of};
 use boxtrack_core::charges::tariff::{Problem, TariffDoc, is_locode};
 use boxtrack_core::paging::{Key, Page};
+use boxtrack_store::StoreError;
 use boxtrack_store::charges::{self as store, DocRow, TariffKeys};
 use boxtrack_store::list::{Keyed, Listed};
 use serde::Deserialize;
@@ -13,6 +14,7 @@ use uuid::Uuid;
 
 use crate::AppError;
 use crate::ctx::Ctx;
+use crate::fields::Flag;
 
 pub mod audit;
 pub mod container;
@@ -90,7 +92,7 @@ pub struct ListDocs {
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 pub struct ListDocsFilter {
     /// The public ones (loaded by the operator for every account) instead of the account's own
-    pub public: Option<crate::fields::Flag>,
+    pub public: Option<Flag>,
 }
 
 impl ListDocs {
@@ -214,7 +216,7 @@ pub async fn add_calendar(
     })?;
     let facility = doc.facility.clone().unwrap_or_default();
     match store::add_calendar(&ctx.db, account_id, &doc.port, &facility, &text).await {
-        Err(boxtrack_store::StoreError::Duplicate(_)) => Err(AppError::Rejected(vec![(
+        Err(StoreError::Duplicate(_)) => Err(AppError::Rejected(vec![(
             "/port".to_string(),
             "the account has a calendar of this port and facility already: DELETE it first"
                 .to_string(),

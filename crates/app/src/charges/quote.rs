@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use boxtrack_core::charges::count::{self as rule, Facility, HoldSpan, Span, local_date};
 use boxtrack_core::charges::tariff::{Kind, Owner, StartEvent, Tariff, TariffDoc, Wanted, select};
+use boxtrack_core::reference;
 use boxtrack_store::charges as store;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
@@ -228,7 +229,7 @@ impl BoxAt<'_> {
 
 /// The time zone of a port, or the field refused.
 fn zone_of(port: &str) -> Result<TimeZone, AppError> {
-    boxtrack_core::reference::port(port)
+    reference::port(port)
         .and_then(|p| TimeZone::get(&p.time_zone).ok())
         .ok_or_else(|| {
             AppError::Rejected(vec![(

@@ -16,6 +16,7 @@ use uuid::Uuid;
 use super::container::{ContainerCharge, ContainerCharges, ShippedBy, charges_of};
 use super::quote::Pricer;
 use crate::AppError;
+use crate::accounts;
 use crate::clock::DataClock;
 use crate::ctx::Ctx;
 
@@ -328,7 +329,7 @@ impl Tally {
 /// backend that reads them in shares ([`store::box_shares`]), each share read and priced on
 /// a task of its own.
 async fn tally(ctx: &Ctx, account_id: Uuid, now: i64) -> Result<Tally, AppError> {
-    let rail = crate::accounts::get(ctx, account_id)
+    let rail = accounts::get(ctx, account_id)
         .await?
         .is_some_and(|a| a.entitlements.contains(&Entitlement::RailLfd));
     let shares = store::box_shares(ctx.read_db(account_id));

@@ -1,7 +1,7 @@
 //! The documentation of the authorization server's operations, one function per operation,
 //! named in `crate::mount` with the operation's route.
 
-use boxtrack_http::doc::{Doc, WithHeader, schema_of};
+use boxtrack_http::doc::{self, Doc, WithHeader, schema_of};
 use boxtrack_http::schema::{Param, Schema};
 use serde_json::Value;
 
@@ -187,7 +187,7 @@ pub fn token() -> Doc {
     )
     .body_media(
         &["application/x-www-form-urlencoded"],
-        boxtrack_http::doc::request_schema_of::<TokenForm>(),
+        doc::request_schema_of::<TokenForm>(),
     )
     .answer("200", Doc::json_of::<Tokens>("Tokens"))
     .answer(

@@ -12,6 +12,7 @@ use boxtrack_core::ratelimit::Attempt;
 use serde_json::Value;
 
 use boxtrack_http::Front;
+use boxtrack_http::error::ApiError;
 
 use super::common::*;
 
@@ -100,7 +101,7 @@ pub async fn register(
         .collect::<String>();
     let (client_id, issued_at) = match oauth::register(&state.ctx, &name, &uris).await {
         Ok(registered) => registered,
-        Err(e) => return boxtrack_http::error::ApiError::from(e).into_response(),
+        Err(e) => return ApiError::from(e).into_response(),
     };
     let mut r = (
         StatusCode::CREATED,

@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use boxtrack_app::{accounts, oauth, parties as app_parties};
 use boxtrack_http::Front;
 
 use super::credential::Credential;
@@ -166,11 +167,11 @@ pub(super) async fn whoami(
     credential: Credential,
 ) -> Result<WhoamiAnswer, ToolError> {
     let failed = ToolError::from_app("account");
-    let used = boxtrack_app::accounts::active_containers(&state.ctx, account.id)
+    let used = accounts::active_containers(&state.ctx, account.id)
         .await
         .map_err(failed)?;
     let user = match credential {
-        Credential::User(id) => boxtrack_app::oauth::user(&state.ctx, account.id, id)
+        Credential::User(id) => oauth::user(&state.ctx, account.id, id)
             .await
             .map_err(failed)?
             .map(|u| UserBrief {
@@ -291,7 +292,7 @@ pub(super) async fn parties(
     limit: usize,
     page: usize,
 ) -> Result<PartiesAnswer, ToolError> {
-    let all = boxtrack_app::parties::all(&state.ctx, account.id, MAX_PARTIES)
+    let all = app_parties::all(&state.ctx, account.id, MAX_PARTIES)
         .await
         .map_err(ToolError::from_app("parties"))?;
     let search = search.map(str::trim).filter(|s| !s.is_empty());

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use boxtrack_app::model::Account;
 use boxtrack_http::Front;
 
 use super::registry::{Answered, Refusal, find, over_limit};
@@ -21,7 +22,7 @@ pub enum Outcome {
 /// Runs a tool. The caller has already checked the arguments ([`super::registry::check`]).
 pub async fn call(
     state: &Front,
-    account: &boxtrack_app::model::Account,
+    account: &Account,
     credential: super::credential::Credential,
     name: &str,
     args: &Map<String, Value>,

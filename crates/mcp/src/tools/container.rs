@@ -5,19 +5,21 @@
 
 use super::error::ToolError;
 use boxtrack_app::charges::container::ContainerCharges;
-use boxtrack_app::containers;
 use boxtrack_app::model::Account;
 use boxtrack_app::model::{ContainerRow, ShipmentRow};
+use boxtrack_app::{clock, containers};
 use boxtrack_core::plan::Entitlement;
-use boxtrack_core::tracking::LfdKind;
 use boxtrack_core::tracking::assess::{self, Milestones};
+use boxtrack_core::tracking::{self, ContainerState, LfdKind, rules};
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::{FeeView, HoldView, container_resource};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use boxtrack_core::{carriers, reference as core_reference};
 use boxtrack_http::Front;
+use boxtrack_views::reference;
 
 use super::fields::CustomFieldValue;
 use super::tool::{Cx, Tool};
@@ -382,7 +384,7 @@ pub(super) async fn load(state: &Front, account: &Account, id: Uuid) -> Result<L
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No container found with id {id}. Use search_container to find a container's id by its number."))?;
-    let now_us = boxtrack_app::clock::now(&state.ctx, account.id, container.shipment_id).await;
+    let now_us = clock::now(&state.ctx, account.id, container.shipment_id).await;
     Ok(Loaded {
         container,
         shipment,
@@ -484,12 +486,10 @@ pub(super) async fn get(
             },
             pickup_appointment_at: a.pickup_appointment_at,
             // MCP keeps "not reported yet" (null), which its contract allows
-            fees_at_pod_terminal: boxtrack_core::tracking::rules::reported_fees(st)
-                .map(|_| a.fees_at_pod_terminal),
+            fees_at_pod_terminal: rules::reported_fees(st).map(|_| a.fees_at_pod_terminal),
             fees_total_amount: fees.total_minor.map(|m| m as f64 / 100.0),
             fees_currency_code: fees.currency,
-            holds_at_pod_terminal: boxtrack_core::tracking::rules::reported_holds(st)
-                .map(|_| a.holds_at_pod_terminal),
+            holds_at_pod_terminal: rules::reported_holds(st).map(|_| a.holds_at_pod_terminal),
             urgency: verdict.urgency.as_str().to_string(),
             urgency_suppressed: verdict.suppressed,
             urgency_reason: verdict.reason.map(str::to_string),
@@ -512,8 +512,8 @@ pub(super) async fn get(
 }
 
 /// The total of the fees reported (fees never reported have no total, not a total of zero).
-fn fee_total(st: &boxtrack_core::tracking::ContainerState) -> assess::FeeTotal {
-    boxtrack_core::tracking::rules::reported_fees(st)
+fn fee_total(st: &ContainerState) -> assess::FeeTotal {
+    rules::reported_fees(st)
         .map(assess::fee_total)
         .unwrap_or(assess::FeeTotal {
             total_minor: None,
@@ -535,11 +535,8 @@ fn includes_of(asked: &[String]) -> Vec<String> {
 
 /// Whose last free day holds: the line's, else the terminal's, else the rail's (when the
 /// account sees rail).
-fn lfd_source(
-    st: &boxtrack_core::tracking::ContainerState,
-    rail_visible: bool,
-) -> Option<&'static str> {
-    boxtrack_core::tracking::rules::coalesced_lfd(&st.lfd, rail_visible).map(|_| {
+fn lfd_source(st: &ContainerState, rail_visible: bool) -> Option<&'static str> {
+    rules::coalesced_lfd(&st.lfd, rail_visible).map(|_| {
         if st.lfd.contains_key(&LfdKind::Line) {
             "line"
         } else if st.lfd.contains_key(&LfdKind::Terminal) {
@@ -557,7 +554,7 @@ fn shipment_brief(s: &ShipmentRow) -> ShipmentBrief {
         id: s.id,
         ref_numbers: s.ref_numbers.0.clone(),
         line: s.scac.clone(),
-        shipping_line_name: boxtrack_core::carriers::by_scac(&s.scac).map(|l| l.name.clone()),
+        shipping_line_name: carriers::by_scac(&s.scac).map(|l| l.name.clone()),
         port_of_lading_name: route.pol_name.clone(),
         port_of_discharge_name: route.pod_name.clone(),
         destination_name: route.destination_name.clone(),
@@ -567,9 +564,8 @@ fn shipment_brief(s: &ShipmentRow) -> ShipmentBrief {
 /// The terminal at the port of discharge, by its FIRMS code.
 fn terminal_brief(firms: &str) -> TerminalBrief {
     TerminalBrief {
-        id: boxtrack_views::reference::terminal_id(firms),
-        name: boxtrack_core::reference::terminal(firms)
-            .map_or_else(|| firms.to_string(), |t| t.name.clone()),
+        id: reference::terminal_id(firms),
+        name: core_reference::terminal(firms).map_or_else(|| firms.to_string(), |t| t.name.clone()),
         firms_code: firms.to_string(),
     }
 }
@@ -586,7 +582,7 @@ async fn events_summary(
         .map_err(ToolError::from_app("container's events"))?;
     let latest = rows
         .iter()
-        .filter(|e| boxtrack_core::tracking::happened(&e.event))
+        .filter(|e| tracking::happened(&e.event))
         .max_by_key(|e| e.at_us.unwrap_or(i64::MIN));
     Ok(EventsSummary {
         count: rows.len(),
@@ -597,11 +593,11 @@ async fn events_summary(
             location: e
                 .terminal
                 .as_deref()
-                .and_then(boxtrack_core::reference::terminal)
+                .and_then(core_reference::terminal)
                 .map(|t| t.name.clone())
                 .or_else(|| {
                     e.locode.as_deref().and_then(|l| {
-                        boxtrack_core::reference::port(l)
+                        core_reference::port(l)
                             .and_then(|p| p.name.clone())
                             .or_else(|| Some(l.to_string()))
                     })
@@ -736,7 +732,7 @@ pub(super) async fn readiness(
             known.insert(kind, t.0);
         }
     }
-    let zone = boxtrack_core::tracking::rules::lfd_zone(
+    let zone = rules::lfd_zone(
         &known,
         true,
         r.pod_timezone.as_deref(),
@@ -744,16 +740,15 @@ pub(super) async fn readiness(
     );
     let days_left = r
         .pickup_lfd
-        .and_then(|l| boxtrack_core::tracking::rules::days_until(l.0, zone, now_us));
+        .and_then(|l| rules::days_until(l.0, zone, now_us));
     // null while not reported (MCP's contract allows it; REST answers an empty array)
-    let holds: Option<Vec<HoldView>> =
-        boxtrack_core::tracking::rules::reported_holds(st).map(|_| {
-            a.holds_at_pod_terminal
-                .into_iter()
-                .filter(|h| h.status == "hold")
-                .collect()
-        });
-    let fees: Option<Vec<FeeView>> = boxtrack_core::tracking::rules::reported_fees(st).map(|_| {
+    let holds: Option<Vec<HoldView>> = rules::reported_holds(st).map(|_| {
+        a.holds_at_pod_terminal
+            .into_iter()
+            .filter(|h| h.status == "hold")
+            .collect()
+    });
+    let fees: Option<Vec<FeeView>> = rules::reported_fees(st).map(|_| {
         a.fees_at_pod_terminal
             .into_iter()
             .filter(|f| f.kind != "total")

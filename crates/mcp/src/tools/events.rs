@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
 
+use boxtrack_core::{reference, time};
 use boxtrack_http::Front;
 
 use super::container::ContainerId;
@@ -172,14 +173,14 @@ pub fn milestone(event: &str) -> Option<&'static str> {
 fn place(e: &TransportEventRow) -> Option<Place> {
     if let Some(firms) = e.terminal.as_deref() {
         return Some(Place {
-            name: boxtrack_core::reference::terminal(firms).map(|t| t.name.clone()),
+            name: reference::terminal(firms).map(|t| t.name.clone()),
             code: Some(firms.to_string()),
             kind: Some("terminal".into()),
         });
     }
     let locode = e.locode.as_deref()?;
     Some(Place {
-        name: boxtrack_core::reference::port(locode).and_then(|p| p.name.clone()),
+        name: reference::port(locode).and_then(|p| p.name.clone()),
         code: Some(locode.to_string()),
         kind: Some("port".into()),
     })
@@ -200,10 +201,7 @@ pub fn answer(mut rows: Vec<TransportEventRow>) -> EventsAnswer {
                 "terminal" => categories.terminal_events += 1,
                 _ => categories.other_events += 1,
             }
-            let timestamp = e
-                .at_us
-                .map(boxtrack_core::time::format_micros)
-                .unwrap_or_default();
+            let timestamp = e.at_us.map(time::format_micros).unwrap_or_default();
             let slot = match milestone(&e.event) {
                 Some("vessel_loaded_at") => Some(&mut milestones.vessel_loaded_at),
                 Some("vessel_departed_at") => Some(&mut milestones.vessel_departed_at),

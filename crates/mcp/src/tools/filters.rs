@@ -10,8 +10,9 @@ use boxtrack_app::containers::ContainerFilter;
 use boxtrack_app::fields::{AnyOf, Flag, Further, Id, Text, earliest, latest};
 use boxtrack_app::model::{DateCond, DateField, ListSort, TextCond, TextField};
 use boxtrack_app::shipments::{ListShipments, ShipmentFilter};
-use boxtrack_core::datebounds::Range;
+use boxtrack_core::datebounds::{self, Range};
 use boxtrack_core::paging::Page;
+use boxtrack_core::time;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -342,7 +343,7 @@ impl Applied {
             );
         }
         self.note(name, v);
-        boxtrack_core::datebounds::range(bounds, now_us)
+        datebounds::range(bounds, now_us)
             .map_err(|e| ToolError::from(format!("Invalid list filter \"{name}\": {e}.")))
     }
 
@@ -530,13 +531,11 @@ impl Applied {
     pub fn updated(&mut self, c: &Common, now_us: i64) -> Result<Range, ToolError> {
         let after = match self.text("updated_after", &[&c.updated_after]) {
             None => None,
-            Some(raw) => Some(
-                boxtrack_core::time::parse_instant_or_date(&raw).ok_or_else(|| {
-                    format!(
-                        "updated_after must be a date (YYYY-MM-DD) or an RFC 3339 time, not {raw:?}."
-                    )
-                })?,
-            ),
+            Some(raw) => Some(time::parse_instant_or_date(&raw).ok_or_else(|| {
+                format!(
+                    "updated_after must be a date (YYYY-MM-DD) or an RFC 3339 time, not {raw:?}."
+                )
+            })?),
         };
         let on = self.dates("updated_at", c.updated_at.as_ref(), now_us)?;
         Ok(Range {
@@ -679,7 +678,7 @@ fn last_free_day(
         return Err("Invalid list filter \"last_free_day_on\": two dates, [FROM, TO] (YYYY-MM-DD), both included; pickup_lfd takes other bounds.".into());
     };
     a.note("last_free_day_on", pair);
-    let r = boxtrack_core::datebounds::range(
+    let r = datebounds::range(
         [format!(">={from}").as_str(), format!("<={to}").as_str()],
         now_us,
     )

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
+use boxtrack_core::{carriers, reference};
 use boxtrack_http::Front;
 
 use super::filters::{
@@ -29,6 +30,7 @@ use super::filters::{
     sort,
 };
 use super::tool::{Cx, Tool};
+use crate::protocol::Content;
 
 /// The orders `list_containers` offers.
 pub const CONTAINER_SORTS: [&str; 6] = [
@@ -395,7 +397,7 @@ impl Tool for ListContainers {
         super::contract::list_contract(&Self::GUIDE, output.facts("containers", columns))
     }
 
-    fn links(output: &Self::Output) -> Vec<crate::protocol::Content> {
+    fn links(output: &Self::Output) -> Vec<Content> {
         output
             .items
             .iter()
@@ -456,8 +458,7 @@ async fn containers(
                     .availability_known
                     .then_some(at.row.available_for_pickup),
                 pod_terminal: st.pod_terminal.as_deref().map(|f| {
-                    boxtrack_core::reference::terminal(f)
-                        .map_or_else(|| f.to_string(), |t| t.name.clone())
+                    reference::terminal(f).map_or_else(|| f.to_string(), |t| t.name.clone())
                 }),
                 pod_arrived_at: at.state.pod_arrived_at,
                 pod_discharged_at: at.state.pod_discharged_at,
@@ -613,8 +614,7 @@ async fn shipments(
                 id: s.id,
                 bill_of_lading: s.bill_of_lading_number.clone(),
                 shipping_line_scac: s.scac.clone(),
-                shipping_line_name: boxtrack_core::carriers::by_scac(&s.scac)
-                    .map(|l| l.name.clone()),
+                shipping_line_name: carriers::by_scac(&s.scac).map(|l| l.name.clone()),
                 pod_vessel_name: st.pod_vessel_name.clone(),
                 pod_voyage_number: st.pod_voyage_number.clone(),
                 port_of_discharge_name: route.pod_name.clone(),

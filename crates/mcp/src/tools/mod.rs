@@ -4,6 +4,8 @@
 //! answers computed by `core::tracking::assess`; entitlements are checked per tool and every
 //! call counts against the account's REST rate limits.
 
+use crate::protocol::{self, ToolResult};
+
 mod account;
 mod call;
 mod charges;
@@ -46,7 +48,7 @@ pub use text::summary as text_summary;
 /// A tool's result as the client gets it: the answer as JSON (after a short rendering for
 /// clients that show text only), links to the resources it lists, then the steering block
 /// for the assistant; `structuredContent` is the answer with its response contract.
-pub fn result(name: &str, answered: registry::Answered) -> crate::protocol::ToolResult {
+pub fn result(name: &str, answered: registry::Answered) -> ToolResult {
     use crate::protocol::Content;
     let registry::Answered {
         value,
@@ -62,12 +64,9 @@ pub fn result(name: &str, answered: registry::Answered) -> crate::protocol::Tool
     content.push(contract::steering(&contract));
     let mut structured = value;
     if let Some(o) = structured.as_object_mut() {
-        o.insert(
-            registry::CONTRACT.into(),
-            crate::protocol::to_value(&contract),
-        );
+        o.insert(registry::CONTRACT.into(), protocol::to_value(&contract));
     }
-    crate::protocol::ToolResult {
+    ToolResult {
         content,
         structured: Some(structured),
         is_error: false,

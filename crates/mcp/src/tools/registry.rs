@@ -12,9 +12,10 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value};
 
+use boxtrack_app::fields;
 use boxtrack_app::model::Account;
 use boxtrack_core::ratelimit::Bucket;
-use boxtrack_http::Front;
+use boxtrack_http::{Front, doc};
 
 use super::contract::ResponseContract;
 use super::tool::{Cx, Tool};
@@ -70,17 +71,14 @@ impl<T: Tool> Declared for Declare<T> {
     }
 
     fn entry(&self) -> Value {
-        let mut output = boxtrack_http::doc::schema_of::<T::Output>();
+        let mut output = doc::schema_of::<T::Output>();
         // MCP asks for an object schema at the root (an answer of several shapes is an
         // anyOf of objects)
         if let Some(o) = output.as_object_mut() {
             o.entry("type").or_insert_with(|| "object".into());
             // every answer carries its response contract
             if let Some(Value::Object(props)) = o.get_mut("properties") {
-                props.insert(
-                    CONTRACT.into(),
-                    boxtrack_http::doc::schema_of::<ResponseContract>(),
-                );
+                props.insert(CONTRACT.into(), doc::schema_of::<ResponseContract>());
             }
         }
         let mut entry = Map::new();
@@ -100,7 +98,7 @@ impl<T: Tool> Declared for Declare<T> {
     }
 
     fn input_schema(&self) -> Value {
-        let mut schema = boxtrack_http::doc::request_schema_of::<T::Input>();
+        let mut schema = doc::request_schema_of::<T::Input>();
         if let Some(o) = schema.as_object_mut() {
             o.remove("description");
             o.insert("type".into(), "object".into());
@@ -278,10 +276,7 @@ fn problem(e: &jsonschema::ValidationError<'_>) -> String {
                     .collect(),
             };
             let words: Vec<&str> = types.iter().map(String::as_str).collect();
-            format!(
-                "argument {at} must be of type {}",
-                boxtrack_app::fields::either(&words)
-            )
+            format!("argument {at} must be of type {}", fields::either(&words))
         }
         _ => format!("argument {at}: {e}"),
     }

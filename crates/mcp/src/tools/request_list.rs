@@ -5,7 +5,8 @@
 use super::error::ToolError;
 use boxtrack_app::fields::{One, Text};
 use boxtrack_app::model::Account;
-use boxtrack_app::requests::{ListRequests, RequestsFilter};
+use boxtrack_app::query;
+use boxtrack_app::requests::{self, ListRequests, RequestsFilter};
 use boxtrack_core::requests::{RequestType, Status as RequestStatus};
 use boxtrack_http::Front;
 use boxtrack_views::jsonapi::At;
@@ -177,17 +178,15 @@ async fn requests(
         }
         let pairs: Vec<(&str, &str)> = raw.iter().map(|(k, v)| (k.as_str(), v.trim())).collect();
         let given: ListRequests =
-            boxtrack_app::query::parse(boxtrack_app::query::from_pairs(pairs))
-                .map_err(ToolError::from)?;
+            query::parse(query::from_pairs(pairs)).map_err(ToolError::from)?;
         let (f, g) = (&mut asked.filter, given.filter);
         f.status = g.status.or(f.status);
         f.scac = g.scac.or(f.scac.take());
         f.request_number = g.request_number.or(f.request_number.take());
     }
-    let listed =
-        boxtrack_app::requests::list(state.ctx.read_db(account.id), account.id, &asked, &page)
-            .await
-            .map_err(ToolError::from)?;
+    let listed = requests::list(state.ctx.read_db(account.id), account.id, &asked, &page)
+        .await
+        .map_err(ToolError::from)?;
     let items = listed
         .rows
         .iter()

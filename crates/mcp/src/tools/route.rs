@@ -4,8 +4,8 @@
 //! inland destination by rail, in the reference MCP server's shape.
 
 use super::error::ToolError;
-use boxtrack_app::containers;
 use boxtrack_app::model::Account;
+use boxtrack_app::{containers, journey};
 use boxtrack_core::routemap::{self, Stop};
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use boxtrack_core::plan::Entitlement;
+use boxtrack_core::{carriers, reference};
 use boxtrack_http::Front;
 
 use super::container::ContainerId;
@@ -169,7 +170,7 @@ pub struct RouteAnswer {
 }
 
 fn port(locode: &str) -> RoutePort {
-    let p = boxtrack_core::reference::port(locode);
+    let p = reference::port(locode);
     RoutePort {
         code: locode.to_string(),
         name: p.and_then(|p| p.name.clone()),
@@ -204,7 +205,7 @@ pub(super) async fn get(
     let (c, events) = (read.container, read.events);
     let s = read.shipment.ok_or_else(missing)?;
     let (route, st) = (&s.route.0, &s.state.0);
-    let stops = boxtrack_app::journey::stops_of(&s, &events);
+    let stops = journey::stops_of(&s, &events);
     let inland = route.inland();
     let ct = &c.state.0.times;
     let line = Some(s.scac.clone());
@@ -324,9 +325,9 @@ pub struct LinesAnswer {
 /// name contains `search` (any case), by name.
 pub fn lines(search: Option<&str>) -> LinesAnswer {
     let needle = search.map(|s| s.trim().to_lowercase()).unwrap_or_default();
-    let mut out: Vec<LineBrief> = boxtrack_core::carriers::shipping_lines()
+    let mut out: Vec<LineBrief> = carriers::shipping_lines()
         .iter()
-        .filter(|l| l.supported && l.scac != boxtrack_core::carriers::SANDBOX_SCAC)
+        .filter(|l| l.supported && l.scac != carriers::SANDBOX_SCAC)
         .filter(|l| {
             needle.is_empty()
                 || [&l.scac, &l.name, &l.short_name]

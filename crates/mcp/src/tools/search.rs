@@ -35,6 +35,7 @@ impl Tool for SearchContainer {
 }
 use uuid::Uuid;
 
+use boxtrack_app::search;
 use boxtrack_http::Front;
 
 /// The most matches of each kind searched.
@@ -101,7 +102,7 @@ pub(super) async fn get(
         );
     }
     // read where the REST search is: a replica once it has the account's writes
-    let found = boxtrack_app::search::search(&state.ctx, account.id, query, LIMIT)
+    let found = search::search(&state.ctx, account.id, query, LIMIT)
         .await
         .map_err(ToolError::from_app("search"))?;
     let (ranked, containers, shipments, boxes) = (

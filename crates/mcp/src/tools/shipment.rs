@@ -12,7 +12,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use boxtrack_app::shipments::{self, Shown};
+use boxtrack_core::reference;
 use boxtrack_http::Front;
+use boxtrack_views::reference::{port_id, terminal_id};
 
 use super::fields::CustomFieldValue;
 use super::tool::{Cx, Tool};
@@ -269,9 +272,9 @@ pub struct ShipmentAnswer {
 }
 
 fn port_details(locode: Option<&str>) -> Option<PortDetails> {
-    let p = boxtrack_core::reference::port(locode?)?;
+    let p = reference::port(locode?)?;
     Some(PortDetails {
-        id: boxtrack_views::reference::port_id(&p.locode),
+        id: port_id(&p.locode),
         code: p.locode.clone(),
         country_code: p.country_code.clone(),
     })
@@ -279,9 +282,9 @@ fn port_details(locode: Option<&str>) -> Option<PortDetails> {
 
 fn terminal_details(firms: Option<&str>) -> Option<TerminalDetails> {
     let firms = firms?;
-    let t = boxtrack_core::reference::terminal(firms);
+    let t = reference::terminal(firms);
     Some(TerminalDetails {
-        id: boxtrack_views::reference::terminal_id(firms),
+        id: terminal_id(firms),
         name: t.map_or_else(|| firms.to_string(), |t| t.name.clone()),
         nickname: t.map(|t| t.nickname.clone()).filter(|n| !n.is_empty()),
         firms_code: firms.to_string(),
@@ -312,10 +315,10 @@ pub(super) async fn get(
     include_custom_fields: bool,
 ) -> Result<ShipmentAnswer, ToolError> {
     let unavailable = ToolError::reading("shipment");
-    let boxtrack_app::shipments::Shown {
+    let Shown {
         shipment: s,
         containers,
-    } = boxtrack_app::shipments::show(&state.ctx.db, account.id, id)
+    } = shipments::show(&state.ctx.db, account.id, id)
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No shipment found with id {id}. Use search_container to find a shipment's id by its bill of lading or reference number."))?;

@@ -15,6 +15,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use boxtrack_core::reference;
+use boxtrack_core::tracking::rules::t::POD_ARRIVED;
 use boxtrack_http::Front;
 
 use super::filters::{Applied, ContainerFilters, container_filter, merged};
@@ -147,8 +149,7 @@ pub fn key_of(group_by: &str, c: &ContainerRow, s: Option<&ShipmentRow>) -> Vec<
         "pod_terminal" => match st.pod_terminal.as_deref() {
             Some(f) => vec![(
                 f.to_string(),
-                boxtrack_core::reference::terminal(f)
-                    .map_or_else(|| f.to_string(), |t| t.name.clone()),
+                reference::terminal(f).map_or_else(|| f.to_string(), |t| t.name.clone()),
             )],
             None => same("No POD terminal".into()),
         },
@@ -180,7 +181,7 @@ pub fn key_of(group_by: &str, c: &ContainerRow, s: Option<&ShipmentRow>) -> Vec<
         ),
         "pod_arrival_date" => same(
             st.times
-                .get(&boxtrack_core::tracking::rules::t::POD_ARRIVED)
+                .get(&POD_ARRIVED)
                 .copied()
                 .or_else(|| s.and_then(|s| s.state.0.pod_ata_us.or(s.state.0.pod_eta_us)))
                 .and_then(|t| assess::local_date(t, zone))

@@ -12,7 +12,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use boxtrack_app::tracking::Refused;
+use boxtrack_app::tracking::{self, Refused};
+use boxtrack_core::carriers;
+use boxtrack_core::ratelimit::Bucket;
 use boxtrack_http::Front;
 
 use super::container::ContainerAnswer;
@@ -54,8 +56,8 @@ impl Tool for TrackContainer {
     const DESCRIPTION: &'static str = "Track a container, bill of lading or booking number. Returns the container (get_container's answer) when the account tracks it already; otherwise infers the kind of number and the carrier when they are not given and creates a tracking request. If the new request is still pending, use list_tracking_requests or search_container a little later.";
     const HINTS: Hints = Hints::WRITE;
 
-    fn bucket() -> boxtrack_core::ratelimit::Bucket {
-        boxtrack_core::ratelimit::Bucket::for_route("POST", "/v2/tracking_requests")
+    fn bucket() -> Bucket {
+        Bucket::for_route("POST", "/v2/tracking_requests")
     }
 
     async fn call(cx: &Cx<'_>, input: TrackInput) -> Result<TrackAnswer, ToolError> {
@@ -166,7 +168,7 @@ pub(super) async fn track(
         "inference"
     };
     let request_type = given_type.or_else(|| {
-        boxtrack_core::carriers::infer(&number)
+        carriers::infer(&number)
             .ok()
             .map(|i| i.number_type.request_type().to_string())
     });
@@ -231,7 +233,7 @@ async fn tracked_already(
     account: &Account,
     number: &str,
 ) -> Result<Option<(ContainerRow, bool)>, ToolError> {
-    boxtrack_app::tracking::tracked_already(&state.ctx, account.id, number)
+    tracking::tracked_already(&state.ctx, account.id, number)
         .await
         .map_err(unavailable)
 }
@@ -244,7 +246,7 @@ async fn request(
     number: &str,
     input: &NewRequest,
 ) -> Result<(TrackingRequestRow, bool), ToolError> {
-    match boxtrack_app::tracking::track(&state.ctx, account, input, Default::default()).await {
+    match tracking::track(&state.ctx, account, input, Default::default()).await {
         Ok(row) => Ok((row, true)),
         Err(Refused::Invalid(errors)) => {
             let why = errors
@@ -257,7 +259,7 @@ async fn request(
             ).into())
         }
         Err(Refused::Duplicate(valid)) => {
-            let pending = boxtrack_app::tracking::request_for(&state.ctx, account.id, &valid.number)
+            let pending = tracking::request_for(&state.ctx, account.id, &valid.number)
                 .await
                 .map_err(unavailable)?
                 .ok_or_else(|| {

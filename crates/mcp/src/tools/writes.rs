@@ -3,15 +3,19 @@
 //! (the REST handler's own function), list and create webhooks.
 
 use super::error::ToolError;
-use boxtrack_app::AppError;
 use boxtrack_app::model::Account;
 use boxtrack_app::model::WebhookRow;
+use boxtrack_app::{AppError, refresh, shipments, webhooks};
 use boxtrack_core::plan::Entitlement;
 use boxtrack_views::jsonapi::At;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use boxtrack_app::refresh::Refreshed;
+use boxtrack_app::webhooks::WebhookIn;
+use boxtrack_core::paging::{self, Page};
+use boxtrack_core::ratelimit::Bucket;
 use boxtrack_http::Front;
 
 use super::container::ContainerId;
@@ -66,7 +70,7 @@ pub struct RefreshContainer;
 impl Tool for RefreshContainer {
     const GUIDE: super::contract::Guide = super::guides::REFRESH;
     type Input = ContainerId;
-    type Output = boxtrack_app::refresh::Refreshed;
+    type Output = Refreshed;
     const NAME: &'static str = "refresh_container";
     const TITLE: &'static str = "Refresh Container";
     const DESCRIPTION: &'static str = "Ask the shipping line and terminal now and return what changed (needs the container_refresh entitlement; 10 per minute).";
@@ -76,8 +80,8 @@ impl Tool for RefreshContainer {
         ..Hints::IDEMPOTENT_WRITE
     };
 
-    fn bucket() -> boxtrack_core::ratelimit::Bucket {
-        boxtrack_core::ratelimit::Bucket::for_route("PATCH", "/v2/containers/{id}/refresh")
+    fn bucket() -> Bucket {
+        Bucket::for_route("PATCH", "/v2/containers/{id}/refresh")
     }
 
     async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<Self::Output, ToolError> {
@@ -136,9 +140,9 @@ pub(super) async fn stop_or_resume(
     stop: bool,
 ) -> Result<ShipmentAnswer, ToolError> {
     let done = if stop {
-        boxtrack_app::shipments::stop(&state.ctx, account.id, shipment).await
+        shipments::stop(&state.ctx, account.id, shipment).await
     } else {
-        boxtrack_app::shipments::resume(&state.ctx, account, shipment).await
+        shipments::resume(&state.ctx, account, shipment).await
     };
     match done {
         Ok(()) => {}
@@ -160,11 +164,11 @@ pub(super) async fn refresh(
     state: &Front,
     account: &Account,
     id: Uuid,
-) -> Result<boxtrack_app::refresh::Refreshed, ToolError> {
+) -> Result<Refreshed, ToolError> {
     if !account.has(Entitlement::ContainerRefresh) {
         return Err("Refreshing a container is not enabled for this account (entitlement `container_refresh`); the operator can enable it. Without it, boxtrack polls on its schedule (get_container shows the latest).".into());
     }
-    match boxtrack_app::refresh::refresh(&state.ctx, account, id).await {
+    match refresh::refresh(&state.ctx, account, id).await {
         Ok(done) => {
             state.ctx.changes.touch(account.id);
             Ok(done)
@@ -226,13 +230,9 @@ pub(super) async fn webhooks(
     state: &Front,
     account: &Account,
 ) -> Result<WebhooksAnswer, ToolError> {
-    let listed = boxtrack_app::webhooks::list(
-        &state.ctx,
-        account.id,
-        &boxtrack_core::paging::Page::first(boxtrack_core::paging::MAX_SIZE),
-    )
-    .await
-    .map_err(ToolError::from_app("webhooks"))?;
+    let listed = webhooks::list(&state.ctx, account.id, &Page::first(paging::MAX_SIZE))
+        .await
+        .map_err(ToolError::from_app("webhooks"))?;
     Ok(WebhooksAnswer {
         items: listed.rows.iter().map(brief).collect(),
         total: listed.total,
@@ -248,23 +248,23 @@ pub(super) async fn create_webhook(
     url: &str,
     events: Option<Vec<String>>,
 ) -> Result<CreatedWebhook, ToolError> {
-    let asked = boxtrack_app::webhooks::WebhookIn {
+    let asked = WebhookIn {
         url: Some(url.to_string()),
         // an empty list, as none: every event (as the tool always took it)
         events: events.filter(|e| !e.is_empty()),
         ..Default::default()
     };
-    let w = boxtrack_app::webhooks::create(&state.ctx, account.id, &asked)
+    let w = webhooks::create(&state.ctx, account.id, &asked)
         .await
         .map_err(|e| match e {
-            boxtrack_app::AppError::Unprocessable {
+            AppError::Unprocessable {
                 field: "url",
                 detail,
                 ..
             } => {
                 format!("The webhook's {detail}.")
             }
-            boxtrack_app::AppError::Unprocessable {
+            AppError::Unprocessable {
                 field: "events",
                 detail,
                 ..

@@ -7,12 +7,15 @@ use std::collections::HashMap;
 use crate::rendered::{
     self as reads, ContainerOnShipment, ContainerRow, Db, RenderedContainer, ShipmentRow,
 };
+use crate::routes::reference::{port_resource, terminal_resource};
 use crate::routes::rendered_check::{Before, in_order, same, values};
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
 
+use boxtrack_core::reference;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::error::{ApiError, ApiResult};
-use boxtrack_views::tracking as resources;
+use boxtrack_views::jsonapi::ToMany;
+use boxtrack_views::{jsonapi, tracking as resources};
 
 /// What the caller of [`render`] read already of the rows' shipments.
 pub(super) struct Known<'a, S = ShipmentRow> {
@@ -73,7 +76,7 @@ impl ShowableShipment for ShipmentRow {
         [route.pol_locode.as_deref(), route.pod_locode.as_deref()]
     }
     fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> String {
-        boxtrack_views::jsonapi::written(&resources::shipment_resource(self, containers))
+        jsonapi::written(&resources::shipment_resource(self, containers))
     }
     fn from_row(row: ShipmentRow) -> Self {
         row
@@ -105,8 +108,7 @@ fn with_events(
 ) {
     if let Some(events) = events {
         let ids = events.iter().map(|e| e.id);
-        relationships.transport_events.data =
-            Some(boxtrack_views::jsonapi::ToMany::new("transport_event", ids).data);
+        relationships.transport_events.data = Some(ToMany::new("transport_event", ids).data);
     }
 }
 
@@ -128,7 +130,7 @@ impl Showable for ContainerRow {
     ) -> ApiResult<String> {
         let mut resource = resources::container_resource_with(self, shipment, &caller.account);
         with_events(&mut resource.relationships, events);
-        Ok(boxtrack_views::jsonapi::written(&resource))
+        Ok(jsonapi::written(&resource))
     }
 }
 
@@ -184,11 +186,9 @@ pub(super) async fn render<C: Showable, S: ShowableShipment>(
         let facts = shipment.map(ShowableShipment::facts);
         data.push(c.written(facts.as_ref(), caller, shown_events)?);
         if related.asks("pod_terminal")
-            && let Some(t) = c
-                .pod_terminal()
-                .and_then(boxtrack_core::reference::terminal)
+            && let Some(t) = c.pod_terminal().and_then(reference::terminal)
         {
-            included.value(&crate::routes::reference::terminal_resource(t));
+            included.value(&terminal_resource(t));
         }
         if let Some(s) = shipment {
             related.include_shipment(&mut included, s, caller);
@@ -280,19 +280,14 @@ impl<'a, S: ShowableShipment> Related<'a, S> {
 
     /// Includes what was asked of a container's shipment `s`: its ports, itself, its
     /// containers.
-    fn include_shipment(
-        &self,
-        included: &mut boxtrack_views::jsonapi::Included,
-        s: &S,
-        caller: &Caller,
-    ) {
+    fn include_shipment(&self, included: &mut jsonapi::Included, s: &S, caller: &Caller) {
         let names = ["shipment.port_of_lading", "shipment.port_of_discharge"];
         if names.iter().any(|n| self.asks(n)) {
             for (name, locode) in names.into_iter().zip(s.ports()) {
                 if self.asks(name)
-                    && let Some(p) = locode.and_then(boxtrack_core::reference::port)
+                    && let Some(p) = locode.and_then(reference::port)
                 {
-                    included.value(&crate::routes::reference::port_resource(p));
+                    included.value(&port_resource(p));
                 }
             }
         }

@@ -13,9 +13,11 @@ use boxtrack_http::auth::Caller;
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
 use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
+use boxtrack_views::custom_fields;
 use boxtrack_views::jsonapi::include_once;
 
 use super::shared::*;
+use crate::routes::account;
 
 /// `GET /v2/custom_field_definitions`.
 pub async fn list_definitions(
@@ -64,10 +66,7 @@ pub(super) const DEFINITION_INCLUDES: &[&str] = &["account", "options", "fields"
 /// The caller's account, when `includes` names it.
 fn include_account(caller: &Caller, includes: &[String], included: &mut Vec<Value>) {
     if includes.iter().any(|i| i == "account") {
-        include_once(
-            included,
-            crate::routes::account::to_resource(&caller.account),
-        );
+        include_once(included, account::to_resource(&caller.account));
     }
 }
 
@@ -82,7 +81,7 @@ async fn rendered(
     let options = cases::options(&state.ctx, d.id).await?;
     if includes.iter().any(|i| i == "options") {
         for o in &options {
-            include_once(included, boxtrack_views::custom_fields::option(o));
+            include_once(included, custom_fields::option(o));
         }
     }
     let fields = if includes.iter().any(|i| i == "fields") {
@@ -94,7 +93,7 @@ async fn rendered(
     } else {
         None
     };
-    Ok(boxtrack_views::custom_fields::definition(d, &options, fields.as_deref()).to_value())
+    Ok(custom_fields::definition(d, &options, fields.as_deref()).to_value())
 }
 
 /// `POST /v2/custom_field_definitions`.

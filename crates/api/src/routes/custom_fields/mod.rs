@@ -4,7 +4,7 @@
 
 use boxtrack_core::custom_fields::{DataType, EntityType};
 
-use boxtrack_http::schema::Schema;
+use boxtrack_http::schema::{Param, Schema};
 
 use crate::state::Routes;
 use boxtrack_http::doc::{Doc, Q, all_of, body, list_of, single, typed_params};
@@ -40,7 +40,7 @@ fn entity_types() -> Q {
 }
 
 /// The filters of the definition list.
-fn definition_filters() -> Vec<boxtrack_http::schema::Param> {
+fn definition_filters() -> Vec<Param> {
     typed_params(&[
         (
             "filter[entity_type]",
@@ -57,7 +57,7 @@ fn definition_filters() -> Vec<boxtrack_http::schema::Param> {
 }
 
 /// The filters of the field list.
-fn field_filters() -> Vec<boxtrack_http::schema::Param> {
+fn field_filters() -> Vec<Param> {
     typed_params(&[
         (
             "filter[entity_type]",

@@ -9,14 +9,15 @@ use uuid::Uuid;
 use crate::state::AppState;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::error::{ApiError, ApiResult};
-use boxtrack_http::jsonapi::{Body, JsonApi};
+use boxtrack_http::jsonapi::{self, Body, JsonApi, QueryParams};
+use boxtrack_views::custom_fields;
 
 use super::shared::*;
 
 // ---- options -----------------------------------------------------------------------------
 
 fn option_resource(o: &OptionRow) -> Value {
-    boxtrack_views::custom_fields::option(o)
+    custom_fields::option(o)
 }
 
 async fn option_parts(
@@ -90,11 +91,11 @@ pub async fn list_options(
     axum::extract::OriginalUri(uri): axum::extract::OriginalUri,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
 ) -> ApiResult<JsonApi> {
-    let q = boxtrack_http::jsonapi::QueryParams::parse(raw.as_deref());
+    let q = QueryParams::parse(raw.as_deref());
     // the paging parameters are checked before anything is read
     q.page()?;
     let (_, options, _) = option_parts(&state, &caller, &def, None).await?;
-    boxtrack_http::jsonapi::memory_list_response(
+    jsonapi::memory_list_response(
         state.config.public_url.as_deref(),
         &headers,
         uri.path(),

@@ -12,6 +12,7 @@ use crate::state::AppState;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::jsonapi::{JsonApi, QueryParams};
+use boxtrack_views::custom_fields;
 
 pub(super) fn uuid_or_404(raw: &str, what: &str) -> ApiResult<Uuid> {
     Uuid::parse_str(raw).map_err(|_| ApiError::not_found(what))
@@ -76,7 +77,7 @@ impl Doc {
 }
 
 pub(super) fn definition_resource(d: &DefinitionRow, options: &[OptionRow]) -> Value {
-    boxtrack_views::custom_fields::definition(d, options, None).to_value()
+    custom_fields::definition(d, options, None).to_value()
 }
 
 pub(super) fn data_type(d: &DefinitionRow) -> DataType {

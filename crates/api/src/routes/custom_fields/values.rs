@@ -12,10 +12,12 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::state::AppState;
+use boxtrack_core::paging::{self, Page};
 use boxtrack_http::auth::Caller;
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
-use boxtrack_http::jsonapi::{Body, JsonApi, QueryParams, list_response};
+use boxtrack_http::jsonapi::{Body, Collection, JsonApi, QueryParams, list_response};
+use boxtrack_views::custom_fields;
 
 use super::shared::*;
 
@@ -38,7 +40,7 @@ pub(super) async fn field_resources(state: &AppState, rows: &[FieldRow]) -> ApiR
         let entity =
             EntityType::parse(&f.entity_type).map_or("shipment", EntityType::resource_type);
         let display = rules::display_value(dt, &f.value.0, l);
-        out.push(boxtrack_views::custom_fields::field(f, entity, display).to_value());
+        out.push(custom_fields::field(f, entity, display).to_value());
     }
     Ok(out)
 }
@@ -269,9 +271,9 @@ async fn entity_fields(
         entity_id: Some(id),
         definition_id: None,
     };
-    let page = boxtrack_core::paging::Page {
+    let page = Page {
         number: 1,
-        size: boxtrack_core::paging::MAX_SIZE,
+        size: paging::MAX_SIZE,
         cursor: None,
     };
     Ok(cases::values(&state.ctx, caller.account.id, &f, &page)
@@ -304,9 +306,7 @@ pub async fn nested_list<const E: u8>(
     let id = nested_entity(&state, &caller, e, &raw).await?;
     let rows = entity_fields(&state, &caller, e, id).await?;
     let data = field_resources(&state, &rows).await?;
-    Ok(JsonApi::of(&boxtrack_http::jsonapi::Collection::counted(
-        data,
-    )))
+    Ok(JsonApi::of(&Collection::counted(data)))
 }
 
 /// `POST /v2/{…}/{id}/custom_fields`: `api_slug` and `value`.

@@ -91,6 +91,7 @@ impl<'a> Events<'a> {
             references: vec![],
             seals: vec![],
             delay_reason_code: None,
+            reason: None,
         }
     }
 

@@ -730,7 +730,7 @@ pub fn merge(
     let mut s = shipment.clone();
     let mut changes = Vec::new();
     let view_before = terminal_view(&c, view);
-    let gates_before = super::release::gates(&c, view.inland);
+    let gates_before = super::release::gates(&c, super::release::left(&c, view.inland));
     let mut pass = Pass::default();
     for o in &sorted {
         if super::withdraw::withdrawn_before(&c, o) {
@@ -793,7 +793,7 @@ pub fn merge(
     }
     changes.extend(super::release::changed(
         gates_before,
-        super::release::gates(&c, view.inland),
+        super::release::gates(&c, super::release::left(&c, view.inland)),
     ));
     // once the vessel is in, a later estimate is no news
     if s.pod_eta_us != shipment.pod_eta_us && pass.eta_news {

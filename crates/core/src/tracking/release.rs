@@ -27,7 +27,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::rules::{self, t};
-use super::times::TimeKey;
 use super::{ContainerState, DataSource, Hold};
 
 /// A party that must let the box go.
@@ -305,9 +304,10 @@ fn availability_word(c: &ContainerState) -> Option<GateReport> {
     })
 }
 
-/// Every word on `gate` that counts: each source's release reports, what each source's hold
-/// list says of it, and for the terminal's gate the terminal's availability; a source that may
-/// not speak for the gate is left out. Newest first.
+/// Every word on `gate` that counts, one per source: of a source's release report, what its
+/// hold list says of the gate and (for the terminal's gate) its availability, the newest, and
+/// of two as new the stronger; a source that may not speak for the gate is left out. Newest
+/// first.
 pub fn words(c: &ContainerState, gate: Gate) -> Vec<GateReport> {
     let mut out: Vec<GateReport> = c
         .release_reports
@@ -325,6 +325,12 @@ pub fn words(c: &ContainerState, gate: Gate) -> Vec<GateReport> {
             .cmp(&a.observed_us)
             .then(b.status.weight().cmp(&a.status.weight()))
             .then(a.source.cmp(&b.source))
+    });
+    let mut seen = vec![];
+    out.retain(|r| {
+        let first = !seen.contains(&r.source);
+        seen.push(r.source);
+        first
     });
     out
 }
@@ -349,38 +355,48 @@ pub struct GateView {
     pub words: Vec<GateReport>,
 }
 
-/// When the box left the terminal where it is picked up, for good (rule 3).
-fn left_at(c: &ContainerState, inland: bool) -> Option<i64> {
-    if !rules::left_pickup_terminal(c, inland) {
-        return None;
-    }
-    let mut keys: Vec<TimeKey> = vec![t::EMPTY_TERMINATED, t::DELIVERED, t::FINAL_FULL_OUT];
-    if !inland {
-        keys.push(t::POD_FULL_OUT);
-    }
-    keys.iter().filter_map(|k| c.times.get(k)).min().copied()
+/// When the box left the terminal where it is picked up, given that it has (rule 3): its
+/// full out-gate (at the inland ramp where it has one), its delivery or its empty return,
+/// whichever came first.
+fn left_at(c: &ContainerState) -> Option<i64> {
+    let out = c
+        .times
+        .get(&t::FINAL_FULL_OUT)
+        .or_else(|| c.times.get(&t::POD_FULL_OUT));
+    [
+        out,
+        c.times.get(&t::DELIVERED),
+        c.times.get(&t::EMPTY_TERMINATED),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .copied()
 }
 
-/// Decides `gate` for a box on a journey that continues inland when `inland` (rules 1–3).
-pub fn decide(c: &ContainerState, gate: Gate, inland: bool) -> GateView {
+/// Whether a box of status `status` (`current_status`) has left the terminal where it is
+/// picked up, for good: picked up there, delivered, or returned empty.
+pub fn left_by_status(status: &str) -> bool {
+    matches!(status, "picked_up" | "delivered" | "empty_returned")
+}
+
+/// Whether the box has left the terminal where it is picked up, for good, on a journey that
+/// continues inland when `inland`.
+pub fn left(c: &ContainerState, inland: bool) -> bool {
+    rules::left_pickup_terminal(c, inland)
+}
+
+/// Decides `gate` for a box that has `left` the terminal where it is picked up, or not
+/// ([`left`], [`left_by_status`]) (rules 1–3).
+pub fn decide(c: &ContainerState, gate: Gate, left: bool) -> GateView {
     let words = words(c, gate);
-    // each source's latest word counts once: the newest of each
-    let mut latest: Vec<&GateReport> = vec![];
-    for w in &words {
-        if !latest.iter().any(|l| l.source == w.source) {
-            latest.push(w);
-        }
-    }
-    let decider = latest
-        .iter()
-        .max_by(|a, b| {
-            a.status
-                .weight()
-                .cmp(&b.status.weight())
-                .then(a.observed_us.cmp(&b.observed_us))
-                .then(b.source.cmp(&a.source))
-        })
-        .copied();
+    let decider = words.iter().max_by(|a, b| {
+        a.status
+            .weight()
+            .cmp(&b.status.weight())
+            .then(a.observed_us.cmp(&b.observed_us))
+            .then(b.source.cmp(&a.source))
+    });
     let mut view = GateView {
         gate,
         status: decider.map_or(GateStatus::Unknown, |d| d.status),
@@ -390,28 +406,26 @@ pub fn decide(c: &ContainerState, gate: Gate, inland: bool) -> GateView {
         inferred: false,
         words: words.clone(),
     };
-    if view.status != GateStatus::Released
-        && let Some(at) = left_at(c, inland)
-    {
+    if view.status != GateStatus::Released && left {
         view.status = GateStatus::Released;
         view.source = None;
-        view.at_us = Some(at);
+        view.at_us = left_at(c);
         view.wording = Some("the box left the terminal".into());
         view.inferred = true;
     }
     view
 }
 
-/// The three gates, decided.
-pub fn gates(c: &ContainerState, inland: bool) -> [GateView; 3] {
-    Gate::ALL.map(|g| decide(c, g, inland))
+/// The three gates, decided, for a box that has `left` or not.
+pub fn gates(c: &ContainerState, left: bool) -> [GateView; 3] {
+    Gate::ALL.map(|g| decide(c, g, left))
 }
 
 /// The gates held and the gates released, as sets ([`GateSet`]).
-pub fn gate_sets(c: &ContainerState, inland: bool) -> (GateSet, GateSet) {
+pub fn gate_sets(gates: &[GateView]) -> (GateSet, GateSet) {
     let mut held = 0;
     let mut released = 0;
-    for v in gates(c, inland) {
+    for v in gates {
         match v.status {
             GateStatus::Held => held |= v.gate.bit(),
             GateStatus::Released => released |= v.gate.bit(),
@@ -740,7 +754,7 @@ mod tests {
         assert_eq!(line.status, GateStatus::Released);
         assert_eq!(terminal.status, GateStatus::Held);
         assert_eq!(
-            gate_sets(&c, false),
+            gate_sets(&gates(&c, false)),
             (Gate::Terminal.bit(), Gate::Line.bit())
         );
         assert_eq!(
@@ -761,12 +775,14 @@ mod tests {
             vec![],
         );
         c.times.insert(t::POD_FULL_OUT, 99);
-        let v = decide(&c, Gate::Customs, false);
+        assert!(left(&c, false) && left_by_status("picked_up"));
+        let v = decide(&c, Gate::Customs, left(&c, false));
         assert_eq!(v.status, GateStatus::Released);
         assert!(v.inferred && v.source.is_none());
         assert_eq!(v.at_us, Some(99));
         // bound inland, leaving the port proves nothing of the ramp
-        let v = decide(&c, Gate::Customs, true);
+        assert!(!left(&c, true) && !left_by_status("on_rail"));
+        let v = decide(&c, Gate::Customs, left(&c, true));
         assert_eq!(v.status, GateStatus::Held);
     }
 

@@ -244,6 +244,13 @@ impl<W: Word> JsonSchema for AnyOf<W> {
     }
 }
 
+impl Word for boxtrack_core::tracking::release::Gate {
+    const ALL: &'static [Self] = &boxtrack_core::tracking::release::Gate::ALL;
+    fn word(self) -> &'static str {
+        self.name()
+    }
+}
+
 impl Word for boxtrack_core::tracking::rules::ContainerStatus {
     const ALL: &'static [Self] = &boxtrack_core::tracking::rules::ContainerStatus::ALL;
     fn word(self) -> &'static str {

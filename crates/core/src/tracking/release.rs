@@ -315,10 +315,25 @@ pub fn words(c: &ContainerState, gate: Gate) -> Vec<GateReport> {
         .filter(|r| r.gate == gate)
         .cloned()
         .collect();
-    out.extend(hold_lists(c).iter().map(|l| list_word(l, gate)));
-    if gate == Gate::Terminal {
-        out.extend(availability_word(c));
+    let mut lists: Vec<GateReport> = hold_lists(c).iter().map(|l| list_word(l, gate)).collect();
+    if gate == Gate::Terminal
+        && let Some(avail) = availability_word(c)
+    {
+        // both are the terminal's current state, neither replaces the other: a box its list
+        // holds nothing of waits while it says the box is not available
+        match lists.iter_mut().find(|l| l.source == avail.source) {
+            Some(l) if l.status == GateStatus::Released => {
+                if avail.status != GateStatus::Released || l.wording.is_none() {
+                    l.status = avail.status;
+                    l.wording = avail.wording;
+                }
+                l.observed_us = l.observed_us.max(avail.observed_us);
+            }
+            Some(_) => {}
+            None => lists.push(avail),
+        }
     }
+    out.extend(lists);
     out.retain(|r| may_speak(gate, r.source) && r.status != GateStatus::Unknown);
     out.sort_by(|a, b| {
         b.observed_us

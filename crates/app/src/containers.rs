@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::provenance::{self, FieldSource};
+use boxtrack_core::tracking::release::Gate;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_core::{carriers, ident};
 use boxtrack_store::reads::{
@@ -51,7 +52,21 @@ crate::list_filter! {
         pub pickup_lfd: Range,
         /// With an active terminal hold, or without one
         pub on_hold: Option<Flag>,
+        /// boxtrack's: a release gate held (customs, line or terminal; several separated by
+        /// commas: any of them held)
+        pub held: Option<AnyOf<Gate>>,
+        /// boxtrack's: a release gate released (customs, line or terminal; several separated
+        /// by commas: all of them released)
+        pub released: Option<AnyOf<Gate>>,
     }
+}
+
+/// The set ([`boxtrack_core::tracking::release::GateSet`]) of the gates named.
+fn gate_set(gates: &Option<AnyOf<Gate>>) -> Option<i64> {
+    gates
+        .as_ref()
+        .map(|g| g.0.iter().fold(0, |set, g| set | g.bit()))
+        .filter(|set| *set != 0)
 }
 
 /// The orders of the container list.
@@ -96,6 +111,8 @@ impl ListContainers {
             lfd_start_us: f.pickup_lfd.start_us(),
             lfd_end_us: f.pickup_lfd.end_us(),
             on_hold: f.on_hold.map(|b| b.0),
+            held_any: gate_set(&f.held),
+            released_all: gate_set(&f.released),
             sort: self.sort(),
             ..f.common()
         };

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
+use boxtrack_core::tracking::release::Gate;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_core::{datebounds, time};
 use boxtrack_store::reads::Filter;
@@ -246,6 +247,13 @@ impl<W: Word> JsonSchema for AnyOf<W> {
             .collect::<Vec<_>>()
             .join("|");
         json_schema!({"type": "string", "pattern": format!("^(({one})(,({one}))*)?$")})
+    }
+}
+
+impl Word for Gate {
+    const ALL: &'static [Self] = &Gate::ALL;
+    fn word(self) -> &'static str {
+        self.name()
     }
 }
 

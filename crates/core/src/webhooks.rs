@@ -57,9 +57,10 @@ pub const EVENTS: [&str; 43] = [
 
 /// boxtrack's own events (its extension): sent only to the webhooks that name them, never to
 /// one subscribed by default.
-pub const EXTENSION_EVENTS: [&str; 2] = [
+pub const EXTENSION_EVENTS: [&str; 3] = [
     "container.charges.free_time_ending",
     "container.charges.accruing",
+    "container.release.changed",
 ];
 
 /// Whether `event` is one a webhook can subscribe to: the reference's or boxtrack's own.

@@ -9,6 +9,7 @@ pub mod edifact;
 pub mod ingest;
 pub mod poll;
 pub mod push;
+pub mod release_codes;
 pub mod sandbox;
 pub mod scenarios;
 pub mod simulated;

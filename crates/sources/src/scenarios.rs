@@ -69,6 +69,7 @@ pub fn scenarios() -> Vec<Scenario> {
         journeys::terminal_change(),
         journeys::reuse(),
         journeys::feeder(),
+        journeys::release(),
     ]
 }
 
@@ -81,6 +82,7 @@ pub fn by_number(number: &str) -> Option<Scenario> {
 mod tests {
     use super::*;
     use boxtrack_core::tracking::merge::{View, merge};
+    use boxtrack_core::tracking::release;
     use boxtrack_core::tracking::rules::{self, ContainerStatus, current_status};
     use boxtrack_core::tracking::{ContainerState, Fact, Milestone, Place, ShipmentState};
 
@@ -153,7 +155,7 @@ mod tests {
     #[test]
     fn every_scenario_is_valid_and_ends_where_it_says() {
         let all = scenarios();
-        assert_eq!(all.len(), 8);
+        assert_eq!(all.len(), 9);
         for s in &all {
             assert!(s.number.starts_with("TEST-SCN-"));
             for c in &s.containers {
@@ -236,6 +238,48 @@ mod tests {
                 .filter(|n| n.starts_with("container.transport.transshipment_"))
                 .count(),
             8
+        );
+
+        // the release gates move as the parties say, each change told once
+        let release = by_number("TEST-SCN-RELEASE").unwrap();
+        let mut c = ContainerState::default();
+        let mut ship = ShipmentState::default();
+        let mut told = vec![];
+        let mut line_held_by_terminal_after_the_line_released = false;
+        for step in &release.steps {
+            let m = merge(
+                &c,
+                &ship,
+                std::slice::from_ref(&step.observation),
+                View::default(),
+            );
+            (c, ship) = (m.container, m.shipment);
+            for ch in &m.changes {
+                if let boxtrack_core::tracking::Change::ReleaseChanged { new, .. } = ch {
+                    told.push(format!("{} {}", new.gate.name(), new.status.name()));
+                }
+            }
+            let [_, line, _] = release::gates(&c, release::left(&c, false));
+            if line.status == release::GateStatus::Held
+                && line.words.iter().any(|w| {
+                    w.source == boxtrack_core::tracking::DataSource::ShippingLine
+                        && w.status == release::GateStatus::Released
+                })
+            {
+                line_held_by_terminal_after_the_line_released = true;
+            }
+        }
+        assert!(line_held_by_terminal_after_the_line_released);
+        assert_eq!(
+            told,
+            [
+                "terminal pending",
+                "customs held",
+                "line held",
+                "line released",
+                "customs released",
+                "terminal released",
+            ]
         );
 
         let reuse = by_number("TEST-SCN-REUSE").unwrap();

@@ -264,6 +264,11 @@ pub async fn refresh(
             continue;
         };
         wrote += write_if_same(db, kind, row.id, state, text).await?;
+        if kind == RenderedKind::Containers
+            && let Some(status) = row.other.as_deref()
+        {
+            write_gates(db, row.id, state, status).await?;
+        }
     }
     Ok((wrote, next))
 }
@@ -276,6 +281,39 @@ async fn next_account(db: &crate::Db, account: uuid::Uuid) -> crate::Result<Opti
     .bind(account)
     .fetch_optional(p)
     .await?))
+}
+
+/// Writes the release gate columns of a container whose state is still `state` (rows written
+/// before the columns were kept are filled so, by the pass their new text starts).
+async fn write_gates(
+    db: &crate::Db,
+    id: uuid::Uuid,
+    state: &str,
+    status: &str,
+) -> crate::Result<()> {
+    use boxtrack_core::tracking::release;
+    let Ok(st) = serde_json::from_str::<ContainerState>(state) else {
+        return Ok(());
+    };
+    let (held, released) =
+        release::gate_sets(&release::gates(&st, release::left_by_status(status)));
+    let sql = match db.backend() {
+        crate::Backend::Postgres => {
+            "UPDATE containers SET gates_held = $1, gates_released = $2 WHERE id = $3 AND state = $4::jsonb"
+        }
+        crate::Backend::Sqlite => {
+            "UPDATE containers SET gates_held = $1, gates_released = $2 WHERE id = $3 AND state = $4"
+        }
+    };
+    crate::on_db!(db, p => sqlx::query(sql)
+        .bind(held)
+        .bind(released)
+        .bind(id)
+        .bind(state)
+        .execute(p)
+        .await?
+        .rows_affected());
+    Ok(())
 }
 
 /// A row [`refresh`] reads: its state as stored and what else its text is made of, where its

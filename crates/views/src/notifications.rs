@@ -339,6 +339,7 @@ pub fn change_kind(event: &str) -> Option<&'static str> {
         "container.charges.free_time_ending" | "container.charges.accruing" => {
             "container_charges_event"
         }
+        "container.release.changed" => "container_release_event",
         _ => return None,
     })
 }
@@ -382,6 +383,7 @@ fn change_event(
             "previous_estimated_timestamp": change.get("old_us").and_then(Value::as_i64).map(format_micros),
             "created_at": format_micros(n.created_us),
         }),
+        "container_release_event" => release_attributes(&change, n.created_us),
         _ => json!({"change": change, "timestamp": format_micros(n.created_us)}),
     };
     let mut rels = serde_json::Map::new();
@@ -420,7 +422,9 @@ fn change_event(
         attributes["timezone"] = json!(shipment.and_then(|s| s.route.0.pod_timezone.clone()));
         // the attributes a container change is about are the terminal's (availability, holds,
         // fees, last free days, appointment, the terminal itself), as the reference defines it
-        attributes["data_source"] = json!("terminal");
+        if kind != "container_release_event" {
+            attributes["data_source"] = json!("terminal");
+        }
         related = terminal
             .and_then(boxtrack_core::reference::terminal)
             .map(crate::reference::terminal_resource);
@@ -430,6 +434,27 @@ fn change_event(
         json!({"id": n.event_id, "type": kind, "attributes": attributes, "relationships": rels}),
         related,
     ))
+}
+
+/// A `container.release.changed` event's attributes: the gate, its status before and now,
+/// and the word that decides it now (`data_source` its source; null when inferred).
+fn release_attributes(change: &Value, created_us: i64) -> Value {
+    use boxtrack_core::tracking::release::GateView;
+    let view = |k: &str| {
+        change
+            .get(k)
+            .and_then(|v| serde_json::from_value::<GateView>(v.clone()).ok())
+    };
+    let (old, new) = (view("old"), view("new"));
+    let gate = new.as_ref().map(|g| crate::tracking::release::gate_json(g));
+    json!({
+        "gate": new.as_ref().map(|g| g.gate.name()),
+        "status": new.as_ref().map(|g| g.status.name()),
+        "previous_status": old.as_ref().map(|g| g.status.name()),
+        "data_source": new.as_ref().and_then(|g| g.source).map(boxtrack_core::tracking::source_name),
+        "release_gate": gate,
+        "timestamp": format_micros(created_us),
+    })
 }
 
 fn to_value(rel: ToOne) -> Value {

@@ -13,6 +13,7 @@ use boxtrack_app::model::{ContainerRow, ShipmentRow, TransportEventRow};
 use boxtrack_app::{accounts, detail as app_detail, documents, journey};
 use boxtrack_core::carriers;
 use boxtrack_core::plan::Entitlement;
+use boxtrack_core::tracking::release::GateStatus;
 use boxtrack_core::tracking::rules::{self, ContainerStatus};
 use boxtrack_http::doc::Doc;
 use boxtrack_http::error::ApiError;
@@ -330,13 +331,25 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
     .flatten()
     .collect::<Vec<_>>()
     .join(" · ");
-    let next = look::next_step(
-        status,
-        &st.holds,
-        rules::reported_fees(st),
-        days,
-        appointment.as_deref(),
-    );
+    let gates = crate::release::gates_of(st, status.as_str());
+    // a gate that holds the box is the next step wherever the box is; one that waits, once it
+    // is at the terminal
+    let gate_step = crate::release::next_step(&gates).filter(|_| {
+        gates.iter().any(|g| g.status == GateStatus::Held)
+            || matches!(
+                status,
+                ContainerStatus::Grounded | ContainerStatus::NotAvailable
+            )
+    });
+    let next = gate_step.unwrap_or_else(|| {
+        look::next_step(
+            status,
+            &st.holds,
+            rules::reported_fees(st),
+            days,
+            appointment.as_deref(),
+        )
+    });
     html! {
         div class="card" aria-label="Summary" {
             div class="badges" { (look::badges_html(&look::container_badges(status, st, days))) }
@@ -354,6 +367,15 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
                 }
                 div { dt { "Pickup appointment" } dd { (appointment.as_deref().unwrap_or("none booked")) } }
                 div { dt { "Holds" } dd { (holds) } }
+                div {
+                    dt { "Release" }
+                    dd {
+                        @for (i, g) in gates.iter().enumerate() {
+                            @if i > 0 { " " }
+                            (crate::release::badge(g).html())
+                        }
+                    }
+                }
                 div { dt { "Fees" } dd { (fees) } }
                 div { dt { "Arrival" } dd { (or_unknown(arrival)) } }
                 div { dt { "Vessel and voyage" } dd { (or_unknown(vessel)) } }
@@ -406,6 +428,14 @@ fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now) -> 
                 h2 id="timeline" { "Timeline" }
                 p class="muted" { "Times are those of the clock at each place." }
                 (timeline(events, clock, pod_zone))
+            }
+            section aria-labelledby="release" {
+                h2 id="release" { "Release gates" }
+                p class="muted" { "Who must let the box go, as each source says it." }
+                (crate::release::section(
+                    &crate::release::gates_of(st, &c.current_status),
+                    |t| look::short_local(t, pod_zone),
+                ))
             }
             section aria-labelledby="holds" {
                 h2 id="holds" { "Holds" }

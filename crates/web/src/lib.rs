@@ -40,6 +40,7 @@ mod pagedoc;
 mod portal;
 mod publishable;
 mod reference;
+mod release;
 mod requests;
 mod shipments;
 mod sources;

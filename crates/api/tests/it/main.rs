@@ -24,6 +24,7 @@ mod parties;
 mod ratelimit;
 mod readcache;
 mod reference_gate;
+mod release;
 mod replicas;
 mod tracking;
 mod webhooks;

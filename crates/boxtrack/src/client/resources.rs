@@ -167,6 +167,33 @@ pub(super) struct ContainerAttributes {
     pub(super) holds_at_pod_terminal: Option<Vec<Hold>>,
     /// The fees at the terminal of discharge, likewise.
     pub(super) fees_at_pod_terminal: Option<Vec<Fee>>,
+    /// Who must let the box go (boxtrack's extension; absent from other servers).
+    pub(super) release_gates: Option<ReleaseGates>,
+}
+
+/// The release gates as the client reads them.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct ReleaseGates {
+    /// Customs and the other agencies.
+    #[serde(default)]
+    pub(super) customs: Gate,
+    /// The line.
+    #[serde(default)]
+    pub(super) line: Gate,
+    /// The terminal.
+    #[serde(default)]
+    pub(super) terminal: Gate,
+}
+
+/// One release gate.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct Gate {
+    /// `unknown`, `pending`, `held` or `released`.
+    pub(super) status: Option<String>,
+    /// Who decides it.
+    pub(super) source: Option<String>,
+    /// In their words.
+    pub(super) wording: Option<String>,
 }
 
 /// A container's relationships the client follows.

@@ -201,6 +201,9 @@ fn pickup_fields(lines: &mut Fields, a: &ContainerAttributes) {
         },
     );
     lines.field("Holds", holds_summary(a));
+    if let Some(release) = super::summaries::release_summary(a) {
+        lines.field("Release", release);
+    }
     lines.field("Fees", fees_summary(a));
 }
 

@@ -54,6 +54,32 @@ pub(super) fn holds_summary(a: &ContainerAttributes) -> String {
     }
 }
 
+/// The release gates in one line (`customs held (PA …, shipping_line) · line released ·
+/// terminal unknown`), or none from a server that does not keep them.
+pub(super) fn release_summary(a: &ContainerAttributes) -> Option<String> {
+    let g = a.release_gates.as_ref()?;
+    let one = |name: &str, gate: &super::resources::Gate| {
+        let status = gate.status.as_deref().unwrap_or("unknown");
+        let said: Vec<&str> = [gate.wording.as_deref(), gate.source.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        if said.is_empty() {
+            format!("{name} {status}")
+        } else {
+            format!("{name} {status} ({})", said.join(", "))
+        }
+    };
+    Some(
+        [
+            one("customs", &g.customs),
+            one("line", &g.line),
+            one("terminal", &g.terminal),
+        ]
+        .join(" · "),
+    )
+}
+
 /// The fees (`demurrage 120 USD`), `none`, or `not reported`.
 pub(super) fn fees_summary(a: &ContainerAttributes) -> String {
     let Some(fees) = &a.fees_at_pod_terminal else {

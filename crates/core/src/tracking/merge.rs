@@ -480,11 +480,24 @@ fn apply(
         Fact::Availability { available, at_us } => {
             apply_availability(c, *available, *at_us, o, out);
         }
-        Fact::Holds { holds } => {
-            if newer(&mut c.versions, VersionKey::Holds, at) {
-                c.holds = rules::normalize_holds(holds);
-                rules::follow_hold_spans(&mut c.hold_spans, &c.holds, at);
-            }
+        Fact::Holds { holds } => super::release::apply_hold_list(c, holds, o),
+        Fact::Release {
+            gate,
+            status,
+            wording,
+            at_us,
+        } => {
+            super::release::note_report(
+                &mut c.release_reports,
+                super::release::GateReport {
+                    gate: *gate,
+                    source: o.source,
+                    status: *status,
+                    wording: wording.clone(),
+                    at_us: *at_us,
+                    observed_us: at,
+                },
+            );
         }
         Fact::Fees { fees } => {
             if newer(&mut c.versions, VersionKey::Fees, at) {
@@ -717,6 +730,7 @@ pub fn merge(
     let mut s = shipment.clone();
     let mut changes = Vec::new();
     let view_before = terminal_view(&c, view);
+    let gates_before = super::release::gates(&c, super::release::left(&c, view.inland));
     let mut pass = Pass::default();
     for o in &sorted {
         if super::withdraw::withdrawn_before(&c, o) {
@@ -777,6 +791,10 @@ pub fn merge(
             new: c.pod_terminal.clone(),
         });
     }
+    changes.extend(super::release::changed(
+        gates_before,
+        super::release::gates(&c, super::release::left(&c, view.inland)),
+    ));
     // once the vessel is in, a later estimate is no news
     if s.pod_eta_us != shipment.pod_eta_us && pass.eta_news {
         changes.push(Change::ShipmentEstimatedArrival {

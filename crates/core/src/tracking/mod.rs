@@ -14,6 +14,7 @@ pub mod precedence;
 pub mod provenance;
 pub mod raw;
 mod records;
+pub mod release;
 pub mod rules;
 pub mod times;
 pub mod versions;
@@ -376,6 +377,20 @@ pub enum Fact {
         /// Chassis number.
         number: Option<String>,
     },
+    /// A source's word on a release gate: customs, the line or the terminal released or held
+    /// the box, or it waits (`docs/precedence.md`, "Release gates").
+    Release {
+        /// Which gate.
+        gate: release::Gate,
+        /// What the source says of it.
+        status: release::GateStatus,
+        /// The source's own wording (its code's name, a disposition).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        wording: Option<String>,
+        /// When it happened, where the source says.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at_us: Option<i64>,
+    },
     /// The source withdrew an event it reported earlier (a DCSA 3.0 event marked
     /// `isRetracted`): every milestone report with this [`Observation::upstream_id`] goes.
     Retracted {
@@ -422,8 +437,16 @@ pub struct ContainerState {
     /// `available` start), kept when it later becomes unavailable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_available_us: Option<i64>,
-    /// Current holds.
+    /// Current holds: every hold some source's latest list still names
+    /// ([`release::union_of`]).
     pub holds: Vec<Hold>,
+    /// Each source's latest hold list (empty in states written before they were kept: their
+    /// one list is `holds`, see [`release::hold_lists`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hold_lists: Vec<release::HoldList>,
+    /// Each source's latest word on each release gate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub release_reports: Vec<release::GateReport>,
     /// Each hold in force as the reports followed it: from the first report naming it active
     /// to the first report without it (the charge rule's excused days read them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -595,6 +618,14 @@ pub enum Change {
         /// The event's milestone key.
         key: String,
     },
+    /// A release gate's status changed (`container.release.changed`, boxtrack's extension
+    /// event).
+    ReleaseChanged {
+        /// The gate as it was.
+        old: Box<release::GateView>,
+        /// The gate as it is.
+        new: Box<release::GateView>,
+    },
     /// The shipment's ETA at the POD changed.
     ShipmentEstimatedArrival {
         /// Previous ETA.
@@ -623,6 +654,7 @@ impl Change {
             Change::PodTerminalChanged { .. } => "container.pod_terminal_changed".into(),
             Change::ShipmentEstimatedArrival { .. } => "shipment.estimated.arrival".into(),
             Change::TransportWithdrawn { .. } => "container.transport.withdrawn".into(),
+            Change::ReleaseChanged { .. } => "container.release.changed".into(),
         }
     }
 }
@@ -757,6 +789,15 @@ pub fn raw_view(o: &Observation) -> RawView {
         Fact::RailCarriers { .. } => v.event = "rail_carriers".into(),
         Fact::Chassis { .. } => v.event = "chassis".into(),
         Fact::Retracted { .. } => v.event = "retracted".into(),
+        Fact::Release {
+            gate,
+            status,
+            at_us,
+            ..
+        } => {
+            v.event = format!("{}_{}", gate.name(), status.name());
+            v.at_us = *at_us;
+        }
     }
     v
 }

@@ -154,6 +154,18 @@ pub fn describe(fact: &Fact) -> String {
             format!("Chassis: {}", number.as_deref().unwrap_or("none"))
         }
         Fact::Retracted { upstream_id } => format!("Withdrawn by its source: event {upstream_id}"),
+        Fact::Release {
+            gate,
+            status,
+            wording,
+            ..
+        } => {
+            let what = format!("Release gate {}: {}", gate.name(), status.name());
+            match wording {
+                Some(w) => format!("{what} ({w})"),
+                None => what,
+            }
+        }
     }
 }
 

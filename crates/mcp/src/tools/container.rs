@@ -12,6 +12,7 @@ use boxtrack_core::plan::Entitlement;
 use boxtrack_core::tracking::assess::{self, Milestones};
 use boxtrack_core::tracking::{self, ContainerState, LfdKind, rules};
 use boxtrack_views::jsonapi::At;
+use boxtrack_views::tracking::release::ReleaseGates;
 use boxtrack_views::tracking::{FeeView, HoldView, container_resource};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -97,7 +98,7 @@ impl Tool for GetContainerReadiness {
     type Output = Readiness;
     const NAME: &'static str = "get_container_readiness";
     const TITLE: &'static str = "Get Container Readiness";
-    const DESCRIPTION: &'static str = "Can the container be picked up, and what stands in the way: ready flag, active holds, fees, the coalesced last free day and the days left in the port's time zone.";
+    const DESCRIPTION: &'static str = "Can the container be picked up, and what stands in the way: ready flag, active holds, fees, the release gates (customs, line, terminal: who holds or released the box, in their words), the coalesced last free day and the days left in the port's time zone.";
 
     async fn call(cx: &Cx<'_>, input: ContainerId) -> Result<Readiness, ToolError> {
         readiness(cx.state, cx.account, input.id).await
@@ -127,6 +128,8 @@ pub struct Readiness {
     pub pickup_appointment_at: Option<At>,
     /// The terminal's FIRMS code.
     pub pod_terminal: Option<String>,
+    /// Who must let the box go: customs, the line and the terminal (boxtrack's extension).
+    pub release_gates: ReleaseGates,
 }
 
 /// What `get_container` may load besides the container.
@@ -343,6 +346,9 @@ pub struct ContainerAnswer {
     pub location: Location,
     /// Last free day, urgency, fees, holds.
     pub demurrage: Demurrage,
+    /// Who must let the box go (boxtrack's extension): customs, the line and the terminal,
+    /// each `unknown`, `pending`, `held` or `released` with the source and wording deciding.
+    pub release_gates: ReleaseGates,
     /// Rail.
     pub rail: Rail,
     /// Its shipment.
@@ -495,6 +501,7 @@ pub(super) async fn get(
             urgency_reason: verdict.reason.map(str::to_string),
             days_until_lfd: verdict.days_until_lfd,
         },
+        release_gates: a.release_gates,
         rail: Rail {
             pod_rail_carrier: a.pod_rail_carrier_scac,
             pod_rail_loaded_at: a.pod_rail_loaded_at,
@@ -765,5 +772,6 @@ pub(super) async fn readiness(
         time_zone: zone.map(str::to_string),
         pickup_appointment_at: a.pickup_appointment_at,
         pod_terminal: st.pod_terminal.clone(),
+        release_gates: a.release_gates,
     })
 }

@@ -91,6 +91,7 @@ impl<'a> Events<'a> {
             references: vec![],
             seals: vec![],
             delay_reason_code: None,
+            reason: None,
         }
     }
 
@@ -198,6 +199,9 @@ impl<'a> Events<'a> {
             let d = s.discharge_us(i);
             let discharged = self.equipment(c, "DISC", false, &s.pod, Some(&s.terminal), "VESSEL");
             self.push(d, d, discharged);
+            if i == 0 {
+                self.releases(d);
+            }
             if s.inland.is_none() {
                 let o = s.leaves_terminal_us(i);
                 let full_out = self.equipment(c, "GTOT", false, &s.pod, Some(&s.terminal), "TRUCK");
@@ -206,6 +210,33 @@ impl<'a> Events<'a> {
                 let empty_in = self.equipment(c, "GTIN", true, &s.pod, None, "TRUCK");
                 self.push(r, r, empty_in);
             }
+        }
+    }
+}
+
+impl Events<'_> {
+    /// The bill's releases after the first discharge: customs (held for an exam first, when
+    /// the shipment has one) and the line's release message, as shipment events about the
+    /// bill (`HOLD` / `RELS` of a `CUS` and an `SRM` document).
+    fn releases(&mut self, discharged: i64) {
+        let s = self.shipment;
+        let mut said = vec![];
+        if s.customs_hold {
+            said.push(("HOLD", "CUS", discharged + H, "Selected for examination"));
+            said.push(("RELS", "CUS", discharged + 19 * H, "Examination complete"));
+        } else {
+            said.push(("RELS", "CUS", discharged + H, "Cleared"));
+        }
+        said.push(("RELS", "SRM", discharged + 5 * H, "Freight paid"));
+        for (code, document, at, reason) in said {
+            let ev = Event {
+                shipment_event_type_code: Some(code.into()),
+                document_type_code: Some(document.into()),
+                document_id: Some(s.bill_of_lading.clone()),
+                reason: Some(reason.into()),
+                ..self.blank("SHIPMENT", "ACT")
+            };
+            self.push(at, at, ev);
         }
     }
 }

@@ -139,11 +139,21 @@ impl Shipment {
         let mut out = Vec::new();
         for (i, c) in self.containers.iter().enumerate() {
             let (ini, rest) = c.split_at(4);
-            let steps: [(&str, i64, &str); 3] = [
+            let disc = self.discharge_us(i);
+            let mut steps: Vec<(&str, i64, &str)> = vec![
                 ("VD", self.depart_us, &self.pol),
                 ("VA", self.arrival_us(), &self.pod),
-                ("UV", self.discharge_us(i), &self.pod),
+                ("UV", disc, &self.pod),
+                // the line releases its freight hold an hour before the terminal lifts it
+                ("CR", disc + 5 * H, &self.pod),
             ];
+            // customs: held for an exam then released, or released at once
+            if self.customs_hold {
+                steps.push(("PA", disc + H, &self.pod));
+                steps.push(("CT", disc + 19 * H, &self.pod));
+            } else {
+                steps.push(("CT", disc + H, &self.pod));
+            }
             for (status, at, loc) in steps {
                 let arrived = status != "VD";
                 let route = vec![

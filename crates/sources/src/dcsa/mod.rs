@@ -240,6 +240,9 @@ pub struct Event {
     /// SMDG delay reason.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delay_reason_code: Option<String>,
+    /// Why (free text, on a shipment event: why it is held or released).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A rejected event.

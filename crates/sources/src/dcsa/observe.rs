@@ -69,6 +69,17 @@ pub fn map(events: &[Event], route: &Route) -> (Vec<Targeted>, Vec<String>) {
             .as_deref()
             .or(e.equipment_event_type_code.as_deref())
             .unwrap_or("");
+        if let Some(fact) = release_fact(e, at_us) {
+            let said = Observation {
+                observed_us,
+                source: DataSource::ShippingLine,
+                fact,
+                precision: Default::default(),
+                upstream_id: e.event_id.clone(),
+            };
+            out.push((container, said));
+            continue;
+        }
         let (milestone, default_place) = milestone_of(e.event_type.as_str(), code, mode, laden);
         let Some(milestone) = milestone else {
             notes.push(format!(
@@ -96,6 +107,36 @@ pub fn map(events: &[Event], route: &Route) -> (Vec<Targeted>, Vec<String>) {
         }
     }
     (out, notes)
+}
+
+/// What an actual event says of a release gate: a 3.0 customs equipment event (`CUSR`,
+/// `CUSI`, `CUSS`), or a shipment event holding or releasing the line's release message or
+/// customs (`HOLD` / `RELS` of an `SRM` or `CUS` document), with the document's id and the
+/// event's reason as the wording.
+fn release_fact(e: &Event, at_us: i64) -> Option<Fact> {
+    if e.event_classifier_code != "ACT" {
+        return None;
+    }
+    let (gate, status, name) = match e.event_type.as_str() {
+        "EQUIPMENT" => {
+            crate::release_codes::dcsa_equipment(e.equipment_event_type_code.as_deref()?)?
+        }
+        "SHIPMENT" => crate::release_codes::dcsa_shipment(
+            e.shipment_event_type_code.as_deref()?,
+            e.document_type_code.as_deref()?,
+        )?,
+        _ => return None,
+    };
+    let mut wording = name.to_string();
+    if let Some(reason) = e.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+        wording = format!("{wording}: {}", reason.trim());
+    }
+    Some(Fact::Release {
+        gate,
+        status,
+        wording: Some(wording),
+        at_us: Some(at_us),
+    })
 }
 
 /// The container milestone of an event type and code by a mode of transport, and where it
@@ -222,4 +263,75 @@ fn equipment_fact(e: &Event) -> Option<Fact> {
             seal_number: e.seals.first().map(|s| s.seal_number.clone()),
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(json: serde_json::Value) -> Event {
+        serde_json::from_value(json).expect("a 2.2 event")
+    }
+
+    #[test]
+    fn customs_and_release_events_speak_of_their_gates() {
+        let cusi = event(serde_json::json!({
+            "eventCreatedDateTime": "2026-03-02T10:00:00Z",
+            "eventType": "EQUIPMENT",
+            "eventClassifierCode": "ACT",
+            "eventDateTime": "2026-03-02T09:00:00Z",
+            "equipmentEventTypeCode": "CUSI",
+            "equipmentReference": "MSKU1234565"
+        }));
+        let rels = event(serde_json::json!({
+            "eventCreatedDateTime": "2026-03-03T10:00:00Z",
+            "eventType": "SHIPMENT",
+            "eventClassifierCode": "ACT",
+            "eventDateTime": "2026-03-03T08:00:00Z",
+            "shipmentEventTypeCode": "RELS",
+            "documentTypeCode": "SRM",
+            "documentID": "BL1",
+            "reason": "Freight paid, bill surrendered"
+        }));
+        let planned = event(serde_json::json!({
+            "eventCreatedDateTime": "2026-03-03T10:00:00Z",
+            "eventType": "SHIPMENT",
+            "eventClassifierCode": "PLN",
+            "eventDateTime": "2026-03-05T08:00:00Z",
+            "shipmentEventTypeCode": "RELS",
+            "documentTypeCode": "SRM",
+            "documentID": "BL1"
+        }));
+        let (out, _) = map(&[cusi, rels, planned], &Route::default());
+        let said: Vec<_> = out
+            .iter()
+            .filter_map(|(c, o)| match &o.fact {
+                Fact::Release {
+                    gate,
+                    status,
+                    wording,
+                    ..
+                } => Some((c.clone(), gate.name(), status.name(), wording.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            said,
+            vec![
+                (
+                    Some("MSKU1234565".to_string()),
+                    "customs",
+                    "held",
+                    Some("Customs selected for inspection".to_string())
+                ),
+                (
+                    None,
+                    "line",
+                    "released",
+                    Some("Released by the line: Freight paid, bill surrendered".to_string())
+                ),
+            ],
+            "a planned release says nothing yet"
+        );
+    }
 }

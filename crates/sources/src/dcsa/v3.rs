@@ -71,6 +71,7 @@ struct ShipmentDetails {
     document_reference: Option<DocRef>,
     #[serde(default)]
     additional_document_references: Vec<DocRef>,
+    reason: Option<String>,
 }
 
 /// `carrierVoyageNumber` / `universalVoyageReference`.
@@ -248,6 +249,7 @@ fn into_event(e: Event3) -> Result<Event, (&'static str, String)> {
             .filter_map(|s| s.number.map(|seal_number| Seal { seal_number }))
             .collect(),
         delay_reason_code: details.delay_reason_codes.into_iter().next(),
+        reason: shipment.reason,
     })
 }
 
@@ -457,6 +459,9 @@ fn shipment_details_v3(e: &Event) -> Option<Value> {
     let mut s = json!({"documentReference": primary});
     if !additional.is_empty() {
         s["additionalDocumentReferences"] = json!(additional);
+    }
+    if let Some(reason) = &e.reason {
+        s["reason"] = json!(reason);
     }
     Some(s)
 }

@@ -282,6 +282,10 @@ fn read_consignment(
     let status = if !status.is_empty() && status.bytes().all(|b| b.is_ascii_digit()) {
         match rec24(&status, mode.as_deref()) {
             Some(x12) => x12.to_string(),
+            // a clearance or a refusal: read by the release table
+            None if crate::release_codes::edifact_status(&status).is_some() => {
+                format!("{}{status}", crate::release_codes::EDIFACT_PREFIX)
+            }
             None => {
                 findings.push(Finding {
                     severity: Severity::Warning,
@@ -484,6 +488,35 @@ mod tests {
         assert_eq!(read_one("24", "2").0.as_deref(), Some("RL"));
         assert_eq!(read_one("40", "1").0.as_deref(), Some("VA"));
         assert_eq!(read_one("13", "3").0.as_deref(), Some("OA"));
+        // clearances are read by the release table, the X12 vocabulary's among them
+        assert_eq!(read_one("12", "1").0.as_deref(), Some("9011:12"));
+        assert_eq!(read_one("CT", "1").0.as_deref(), Some("CT"));
+        let said = |code: &str| {
+            let p = parse(&msg(code, "1")).unwrap();
+            let (ms, _) = read(&p.interchanges[0].messages[0]);
+            let mapped = crate::x12::map::map(&ms[0], 0);
+            mapped
+                .observations
+                .iter()
+                .filter_map(|o| match &o.fact {
+                    boxtrack_core::tracking::Fact::Release {
+                        gate,
+                        status,
+                        wording,
+                        ..
+                    } => Some(format!(
+                        "{} {} {}",
+                        gate.name(),
+                        status.name(),
+                        wording.as_deref().unwrap_or("")
+                    )),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(said("12"), vec!["customs released 12 Cleared by customs"]);
+        assert_eq!(said("17"), vec!["customs held 17 Customs refusal"]);
+        assert_eq!(said("CR"), vec!["line released CR Carrier Release"]);
         // a booking confirmation (6) carries no milestone: a warning, nothing read
         let (none, findings) = read_one("6", "1");
         assert!(none.is_none());

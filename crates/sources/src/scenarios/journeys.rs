@@ -1,5 +1,6 @@
 //! The scripted journeys, one function each, written in the language of [`super::script`].
 
+use boxtrack_core::tracking::release::{Gate, GateStatus};
 use boxtrack_core::tracking::{DataSource, Fact, LfdKind, Milestone};
 
 use super::script::{
@@ -453,6 +454,94 @@ pub(super) fn feeder() -> Scenario {
         description: "Yantian by feeder to Hong Kong, then the mainline vessel to Oakland, one reefer: feeder loaded, departed, arrived and discharged, transshipment loaded and departed, arrival, release, an exam that withdraws availability until it clears, full out, delivered, empty returned.",
         route: route(&YTN, "Yantian", &OAK, "Oakland", None),
         containers: vec![container_number("TEST-SCN-FEEDER")],
+        steps: s.done(),
+    }
+}
+
+/// The line's word on a gate, in its code's words.
+fn said(gate: Gate, status: GateStatus, wording: &str) -> Fact {
+    Fact::Release {
+        gate,
+        status,
+        wording: Some(wording.into()),
+        at_us: None,
+    }
+}
+
+/// `TEST-SCN-RELEASE`: Release gates from every party.
+pub(super) fn release() -> Scenario {
+    let mut s = Script::new(1);
+    ocean_leg(&mut s, &SHA, &LAX, 480, EVER);
+    s.all(
+        494,
+        DataSource::Terminal,
+        Fact::PodTerminal {
+            code: Some("W185".into()),
+        },
+    )
+    .all(
+        494,
+        DataSource::Terminal,
+        Fact::Availability {
+            available: false,
+            at_us: None,
+        },
+    )
+    .all(
+        494,
+        DataSource::Terminal,
+        Fact::Holds {
+            holds: vec![
+                hold("customs", "hold", "CBP EXAM REQUIRED"),
+                hold("freight", "hold", "LINE HOLD - FREIGHT UNPAID"),
+            ],
+        },
+    )
+    // customs picks the box for an exam: the line relays it
+    .all(
+        500,
+        DataSource::ShippingLine,
+        said(
+            Gate::Customs,
+            GateStatus::Held,
+            "PA U.S. Customs Hold, Intensive Examination",
+        ),
+    )
+    // the line releases its freight hold; the terminal still enforces it
+    .all(
+        530,
+        DataSource::ShippingLine,
+        said(Gate::Line, GateStatus::Released, "CR Carrier Release"),
+    )
+    .all(
+        540,
+        DataSource::Terminal,
+        Fact::Holds {
+            holds: vec![hold("customs", "hold", "CBP EXAM REQUIRED")],
+        },
+    )
+    // the exam is done: customs releases, the terminal lifts its customs hold later
+    .all(
+        560,
+        DataSource::ShippingLine,
+        said(Gate::Customs, GateStatus::Released, "CT Customs Released"),
+    )
+    .all(570, DataSource::Terminal, Fact::Holds { holds: vec![] })
+    .all(
+        570,
+        DataSource::Terminal,
+        Fact::Availability {
+            available: true,
+            at_us: None,
+        },
+    )
+    .ev(590, Milestone::FullOut, &LAX, None);
+    Scenario {
+        number: "TEST-SCN-RELEASE",
+        title: "Release gates: an exam, a freight hold lifted",
+        description: "Los Angeles import held by customs for an exam (the terminal's hold and the line's PA) and by the line for unpaid freight: the line releases its freight hold while the terminal still enforces it, then the terminal lifts it; customs releases (CT) before the terminal lifts its customs hold; available, picked up.",
+        route: route(&SHA, "Shanghai", &LAX, "Los Angeles", None),
+        containers: vec![container_number("TEST-SCN-RELEASE")],
         steps: s.done(),
     }
 }

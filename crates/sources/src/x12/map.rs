@@ -165,9 +165,36 @@ impl Ctx<'_> {
                 m.status,
                 loc.map_or("an unnamed place", |l| l.id.as_str())
             )),
+            (None, code) if !crate::release_codes::of_status(code).is_empty() => {
+                self.release(code, locode);
+            }
             (None, other) => self.notes.push(format!(
                 "status code {other} has no milestone in boxtrack; kept in the raw events only"
             )),
+        }
+    }
+
+    /// A release or hold code: each gate it speaks of, with the code and its name as the
+    /// wording, at the status's time.
+    fn release(&mut self, code: &str, locode: Option<&str>) {
+        let zone = locode.and_then(zone_of_locode);
+        let at_us = instant(&self.m.at, zone.as_deref()).map(|(at, _)| at);
+        let shown = code
+            .strip_prefix(crate::release_codes::EDIFACT_PREFIX)
+            .unwrap_or(code);
+        for (gate, status, name) in crate::release_codes::of_status(code) {
+            self.out.push(Observation {
+                observed_us: self.observed_us,
+                source: self.source,
+                fact: Fact::Release {
+                    gate,
+                    status,
+                    wording: Some(format!("{shown} {name}")),
+                    at_us,
+                },
+                precision: Precision::of_clock(self.m.at.time.as_deref()),
+                upstream_id: None,
+            });
         }
     }
 
@@ -553,6 +580,53 @@ mod tests {
             _ => None,
         });
         assert_eq!(vessel.as_deref(), Some("9352004"));
+    }
+
+    #[test]
+    fn release_and_hold_codes_speak_of_their_gates() {
+        let base = include_str!(
+            "../../../../fixtures/x12/315/004010_315_singleline_hamsud-krpus-mxzlo.edi"
+        );
+        let said = |code: &str| {
+            let text = base.replace("B4***UV*", &format!("B4***{code}*"));
+            let m = &mapped(&text)[0];
+            m.observations
+                .iter()
+                .filter_map(|o| match &o.fact {
+                    Fact::Release {
+                        gate,
+                        status,
+                        wording,
+                        at_us,
+                    } => Some((
+                        gate.name(),
+                        status.name(),
+                        wording.clone().unwrap_or_default(),
+                        at_us.map(boxtrack_core::time::format_micros),
+                    )),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        let cu = said("CU");
+        assert_eq!(cu.len(), 2);
+        assert_eq!(cu[0].0, "customs");
+        assert_eq!(cu[1].0, "line");
+        assert!(cu.iter().all(|c| c.1 == "released"));
+        assert_eq!(cu[0].2, "CU Carrier and Customs Release");
+        // 01:24 at Manzanillo (UTC-6)
+        assert_eq!(cu[0].3.as_deref(), Some("2022-11-21T07:24:00Z"));
+        let pa = said("PA");
+        assert_eq!(
+            pa,
+            vec![(
+                "customs",
+                "held",
+                "PA U.S. Customs Hold, Intensive Examination".to_string(),
+                Some("2022-11-21T07:24:00Z".to_string())
+            )]
+        );
+        assert!(said("UV").is_empty());
     }
 
     #[test]

@@ -35,6 +35,10 @@ pub struct Filter {
     pub customer_name: Option<String>,
     /// With an active terminal hold, or without one (containers).
     pub on_hold: Option<bool>,
+    /// With any of these release gates held (a set of gate bits; containers).
+    pub held_any: Option<i64>,
+    /// With all of these release gates released (a set of gate bits; containers).
+    pub released_all: Option<i64>,
     /// Any of these container statuses (containers; with `current_status`, both hold).
     pub statuses: Vec<String>,
     /// With a last free day, or without one (containers).

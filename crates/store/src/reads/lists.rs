@@ -172,6 +172,15 @@ fn on_containers(account_id: Uuid, f: &Filter) -> Vec<Cond> {
     if let Some(h) = f.on_hold {
         conds.push(Cond::new("on_hold = ?", vec![Arg::Bool(h)]));
     }
+    if let Some(set) = f.held_any {
+        conds.push(Cond::new("(gates_held & ?) <> 0", vec![Arg::I64(set)]));
+    }
+    if let Some(set) = f.released_all {
+        conds.push(Cond::new(
+            "(gates_released & ?) = ?",
+            vec![Arg::I64(set), Arg::I64(set)],
+        ));
+    }
     if let Some(ids) = &f.ids {
         conds.push(if ids.is_empty() {
             Cond::new("1 = 0", vec![])

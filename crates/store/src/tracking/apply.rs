@@ -73,6 +73,8 @@ pub(super) struct ContainerUpdate {
     pub(super) status: &'static str,
     pub(super) ready: bool,
     pub(super) on_hold: bool,
+    /// The release gates held and released ([`boxtrack_core::tracking::release::GateSet`]).
+    pub(super) gates: (i64, i64),
     pub(super) lfd: Option<i64>,
     pub(super) active: bool,
     /// What the container's resource shows of the state (`crate::rendered`), made once the
@@ -402,11 +404,16 @@ fn container_update(
     let on_hold = boxtrack_core::tracking::rules::active_holds(&c.holds)
         .next()
         .is_some();
+    let gates = boxtrack_core::tracking::release::gates(
+        &c,
+        boxtrack_core::tracking::release::left(&c, inland),
+    );
     ContainerUpdate {
         id: row.id,
         status: status.as_str(),
         ready: ready_for_pickup(&c, inland),
         on_hold,
+        gates: boxtrack_core::tracking::release::gate_sets(&gates),
         lfd: coalesced_lfd(&c.lfd, rail_lfd),
         active: !ended && !row.journey_ended(),
         state: c,
@@ -465,16 +472,16 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
         let mut marks = Marks::new(tx.backend());
         let at = marks.one();
         let sql = format!(
-            "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, updated_us = {at} \
-             FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS status, column5 AS ready, column6 AS lfd, column7 AS active, column8 AS on_hold, column9 AS pod_terminal FROM (VALUES {}) AS t) AS v \
+            "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, gates_held = v.held, gates_released = v.released, updated_us = {at} \
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS status, column5 AS ready, column6 AS lfd, column7 AS active, column8 AS on_hold, column9 AS pod_terminal, column10 AS held, column11 AS released FROM (VALUES {}) AS t) AS v \
              WHERE containers.id = v.id",
-            marks.rows(chunk.len(), 9)
+            marks.rows(chunk.len(), 11)
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
             q = q.bind(now);
             for u in chunk {
-                q = q.bind(u.id).bind(Json(&u.state)).bind(Json(&u.records)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold).bind(u.state.pod_terminal.as_deref());
+                q = q.bind(u.id).bind(Json(&u.state)).bind(Json(&u.records)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold).bind(u.state.pod_terminal.as_deref()).bind(u.gates.0).bind(u.gates.1);
             }
             q.execute(x).await.map(|_| ())?
         });

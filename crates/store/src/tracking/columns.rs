@@ -191,6 +191,8 @@ pub(super) async fn containers(
     let mut active = Vec::with_capacity(n);
     let mut holds = Vec::with_capacity(n);
     let mut terminals = Vec::with_capacity(n);
+    let mut held = Vec::with_capacity(n);
+    let mut released = Vec::with_capacity(n);
     for u in updates {
         ids.push(u.id);
         states.push(Json(&u.state));
@@ -201,11 +203,13 @@ pub(super) async fn containers(
         active.push(u.active);
         holds.push(u.on_hold);
         terminals.push(u.state.pod_terminal.as_deref());
+        held.push(u.gates.0);
+        released.push(u.gates.1);
     }
     sqlx::query(
-        "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, updated_us = $1 \
-         FROM unnest($2::uuid[], $3::jsonb[], $4::jsonb[], $5::text[], $6::bool[], $7::int8[], $8::bool[], $9::bool[], $10::text[]) \
-           AS v(id, state, records, status, ready, lfd, active, on_hold, pod_terminal) \
+        "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, gates_held = v.held, gates_released = v.released, updated_us = $1 \
+         FROM unnest($2::uuid[], $3::jsonb[], $4::jsonb[], $5::text[], $6::bool[], $7::int8[], $8::bool[], $9::bool[], $10::text[], $11::int8[], $12::int8[]) \
+           AS v(id, state, records, status, ready, lfd, active, on_hold, pod_terminal, held, released) \
          WHERE containers.id = v.id",
     )
     .bind(now)
@@ -218,6 +222,8 @@ pub(super) async fn containers(
     .bind(active)
     .bind(holds)
     .bind(terminals)
+    .bind(held)
+    .bind(released)
     .execute(conn)
     .await?;
     Ok(())

@@ -234,6 +234,13 @@ pub struct ContainerStateAttributes {
     /// Where the container is in its journey.
     #[schemars(schema_with = "container_status_schema")]
     pub current_status: String,
+    /// boxtrack's extension: the three release gates (customs, the line, the terminal), each
+    /// `unknown`, `pending`, `held` or `released`, with the source and wording that decide it
+    /// and every source's latest word (`docs/precedence.md`, "Release gates").
+    pub release_gates: super::release::ReleaseGates,
+    /// boxtrack's extension: each hold in force with every source that reports it, in its
+    /// own words (`holds_at_pod_terminal` keeps the reference's shape).
+    pub holds_by_source: Vec<super::release::HoldBySourceJson>,
 }
 
 /// Relationships of a container.
@@ -429,6 +436,8 @@ fn state_attributes(st: &ContainerState, status: &str, ready: bool) -> Container
         ind_facility_holds: None,
         ind_facility_fees: None,
         current_status: status.to_owned(),
+        release_gates: super::release::release_gates(st, status),
+        holds_by_source: super::release::holds_by_source(st),
     }
 }
 
@@ -436,7 +445,7 @@ fn state_attributes(st: &ContainerState, status: &str, ready: bool) -> Container
 /// [`ContainerStateAttributes`] shows, or to how, changes it, so that a text written before is
 /// not shown (the test `a_rendered_container_reads_as_written` fails until it does). Every
 /// text begins with it, separator included: it is also the renderer's tag (`Renderer::tag`).
-const CONTAINER_TAG: &str = "c3|";
+const CONTAINER_TAG: &str = "c4|";
 
 /// The names of [`ContainerStateAttributes`]' members, in the order they are written.
 static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
@@ -451,7 +460,7 @@ static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|
 /// version, what the route and the reader decide with (available at the port and inland,
 /// the last free days by who sets them), and the values of the state's attributes as a JSON
 /// array in the order of their names (the names are this build's, not stored):
-/// `c3|10|<line>|<terminal>|<rail>|[…]`.
+/// `c4|10|<line>|<terminal>|<rail>|[…]`.
 pub fn render_container(st: &ContainerState, status: &str, ready: bool) -> String {
     let facts = StateFacts::of(st);
     let attributes = written(&state_attributes(st, status, ready));
@@ -702,18 +711,18 @@ mod tests {
         let text = render_container(&a_state(), "available", true);
         assert_eq!(
             text,
-            "c3|10||1786000000000000|1787000000000000|[\"S\\\\1\",\"dry\",40,null,null,\"2026-07-25T17:20:00Z\",null,null,null,null,null,null,null,null,null,\"1970-01-01T00:00:00Z\",null,null,true,true,[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],null,null,null,\"B-12\\t04\",null,null,null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,\"available\"]"
+            "c4|10||1786000000000000|1787000000000000|[\"S\\\\1\",\"dry\",40,null,null,\"2026-07-25T17:20:00Z\",null,null,null,null,null,null,null,null,null,\"1970-01-01T00:00:00Z\",null,null,true,true,[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],null,null,null,\"B-12\\t04\",null,null,null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,\"available\",{\"customs\":{\"status\":\"held\",\"source\":\"terminal\",\"at\":\"1970-01-01T00:00:00Z\",\"wording\":\"line\\n\\\"2\\\"\",\"inferred\":false,\"words\":[{\"source\":\"terminal\",\"status\":\"held\",\"wording\":\"line\\n\\\"2\\\"\",\"at\":null,\"observed_at\":\"1970-01-01T00:00:00Z\"}]},\"line\":{\"status\":\"released\",\"source\":\"terminal\",\"at\":\"1970-01-01T00:00:00Z\",\"wording\":null,\"inferred\":false,\"words\":[{\"source\":\"terminal\",\"status\":\"released\",\"wording\":null,\"at\":null,\"observed_at\":\"1970-01-01T00:00:00Z\"}]},\"terminal\":{\"status\":\"released\",\"source\":\"terminal\",\"at\":\"1970-01-01T00:00:00Z\",\"wording\":\"available for pickup\",\"inferred\":false,\"words\":[{\"source\":\"terminal\",\"status\":\"released\",\"wording\":\"available for pickup\",\"at\":null,\"observed_at\":\"1970-01-01T00:00:00Z\"}]}},[{\"name\":\"customs\",\"status\":\"hold\",\"sources\":[{\"source\":\"terminal\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\",\"observed_at\":\"1970-01-01T00:00:00Z\"}]}]]"
         );
         let read = RenderedState::read(&text).unwrap();
         assert_eq!(read.facts, StateFacts::of(&a_state()));
         // another version's text, or a damaged one, is not shown
         for other in [
-            text.replacen("c3|", "c2|", 1),
+            text.replacen("c4|", "c3|", 1),
             text.replacen("|10|", "|1|", 1),
             text.replacen("|1786000000000000|", "|17x|", 1),
             text[..text.len() - 1].to_string(),
             // a value short of this build's names
-            text.replacen(",\"available\"]", "]", 1),
+            text.replacen(",\"available\",", ",", 1),
             String::new(),
         ] {
             assert!(!rendered_is_current(&other), "{other}");

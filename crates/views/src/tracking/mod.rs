@@ -5,6 +5,7 @@
 
 mod containers;
 mod events;
+pub mod release;
 mod rels;
 mod requests;
 mod shipments;

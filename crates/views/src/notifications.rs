@@ -621,10 +621,10 @@ pub fn included_schema(generator: &mut schemars::SchemaGenerator) -> schemars::S
     let change = json!({
         "type": "object", "required": ["id", "type", "attributes"],
         "additionalProperties": true,
-        "description": "A change event: `container_updated_event` (attributes.changeset, timestamp, timezone, data_source), `container_pod_terminal_changed_event` and `container_created_event` (attributes.change, timestamp, timezone, data_source), `estimated_event` (event, estimated_timestamp, previous_estimated_timestamp, created_at, timezone, location_locode, voyage_number, data_source); relationships name the container, the shipment and the POD terminal, or for an estimate the shipment, its port of discharge and vessel",
+        "description": "A change event: `container_updated_event` (attributes.changeset, timestamp, timezone, data_source), `container_pod_terminal_changed_event` and `container_created_event` (attributes.change, timestamp, timezone, data_source), `estimated_event` (event, estimated_timestamp, previous_estimated_timestamp, created_at, timezone, location_locode, voyage_number, data_source); boxtrack's own `container_charges_event` (attributes.change) and `container_release_event` (gate, status, previous_status, data_source, release_gate); relationships name the container, the shipment and the POD terminal, or for an estimate the shipment, its port of discharge and vessel",
         "properties": {
             "id": {"type": "string", "format": "uuid"},
-            "type": {"enum": ["container_updated_event", "container_pod_terminal_changed_event", "container_created_event", "estimated_event"]},
+            "type": {"enum": ["container_updated_event", "container_pod_terminal_changed_event", "container_created_event", "estimated_event", "container_charges_event", "container_release_event"]},
             "attributes": {"type": "object", "additionalProperties": true},
             "relationships": {"type": "object", "additionalProperties": true}
         }

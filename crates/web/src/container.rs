@@ -13,7 +13,6 @@ use boxtrack_app::model::{ContainerRow, ShipmentRow, TransportEventRow};
 use boxtrack_app::{accounts, detail as app_detail, documents, journey};
 use boxtrack_core::carriers;
 use boxtrack_core::plan::Entitlement;
-use boxtrack_core::tracking::release::GateStatus;
 use boxtrack_core::tracking::rules::{self, ContainerStatus};
 use boxtrack_http::doc::Doc;
 use boxtrack_http::error::ApiError;
@@ -332,16 +331,7 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
     .collect::<Vec<_>>()
     .join(" · ");
     let gates = crate::release::gates_of(st, status.as_str());
-    // a gate that holds the box is the next step wherever the box is; one that waits, once it
-    // is at the terminal
-    let gate_step = crate::release::next_step(&gates).filter(|_| {
-        gates.iter().any(|g| g.status == GateStatus::Held)
-            || matches!(
-                status,
-                ContainerStatus::Grounded | ContainerStatus::NotAvailable
-            )
-    });
-    let next = gate_step.unwrap_or_else(|| {
+    let next = crate::release::step_for(status, &gates).unwrap_or_else(|| {
         look::next_step(
             status,
             &st.holds,
@@ -367,15 +357,7 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
                 }
                 div { dt { "Pickup appointment" } dd { (appointment.as_deref().unwrap_or("none booked")) } }
                 div { dt { "Holds" } dd { (holds) } }
-                div {
-                    dt { "Release" }
-                    dd {
-                        @for (i, g) in gates.iter().enumerate() {
-                            @if i > 0 { " " }
-                            (crate::release::badge(g).html())
-                        }
-                    }
-                }
+                div { dt { "Release" } dd { (crate::release::badges(&gates)) } }
                 div { dt { "Fees" } dd { (fees) } }
                 div { dt { "Arrival" } dd { (or_unknown(arrival)) } }
                 div { dt { "Vessel and voyage" } dd { (or_unknown(vessel)) } }

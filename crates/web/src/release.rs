@@ -3,6 +3,7 @@
 //! that holds the box (`docs/precedence.md`, "Release gates").
 
 use boxtrack_core::tracking::release::{self, Gate, GateStatus, GateView};
+use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_core::tracking::{ContainerState, source_name};
 use maud::{Markup, html};
 
@@ -65,6 +66,22 @@ pub(crate) fn next_step(gates: &[GateView]) -> Option<String> {
             }
         ),
     })
+}
+
+/// The next step for a box of status `status` when a gate keeps it: a gate that holds the box
+/// is the next step wherever the box is; one that waits, once it is at the terminal.
+pub(crate) fn step_for(status: ContainerStatus, gates: &[GateView]) -> Option<String> {
+    let at_terminal = matches!(
+        status,
+        ContainerStatus::Grounded | ContainerStatus::NotAvailable
+    );
+    next_step(gates).filter(|_| at_terminal || gates.iter().any(|g| g.status == GateStatus::Held))
+}
+
+/// Each gate's badge, one after another.
+pub(crate) fn badges(gates: &[GateView]) -> Markup {
+    let badges: Vec<Badge> = gates.iter().map(badge).collect();
+    crate::look::badges_html(&badges)
 }
 
 /// The container page's section: each gate, who decides it and when, and every source's

@@ -481,24 +481,7 @@ fn apply(
             apply_availability(c, *available, *at_us, o, out);
         }
         Fact::Holds { holds } => super::release::apply_hold_list(c, holds, o),
-        Fact::Release {
-            gate,
-            status,
-            wording,
-            at_us,
-        } => {
-            super::release::note_report(
-                &mut c.release_reports,
-                super::release::GateReport {
-                    gate: *gate,
-                    source: o.source,
-                    status: *status,
-                    wording: wording.clone(),
-                    at_us: *at_us,
-                    observed_us: at,
-                },
-            );
-        }
+        Fact::Release { .. } => super::release::apply_release(c, o),
         Fact::Fees { fees } => {
             if newer(&mut c.versions, VersionKey::Fees, at) {
                 c.fees = rules::normalize_fees(fees);

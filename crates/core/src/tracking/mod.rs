@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 pub use milestones::Book;
 pub use precedence::Precision;
+pub use raw::{RawView, raw_view};
 pub use records::{MergeRecords, VoyageRecords};
 
 /// Who reported an observation (the `data_source` of transport events).
@@ -690,29 +691,6 @@ impl Route {
     }
 }
 
-/// The columns of a raw event: what one observation says, flattened for listing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawView {
-    /// `shipping_line`, `terminal`, `rail`, `ais` or `sandbox`.
-    pub data_source: &'static str,
-    /// Milestone name (`vessel_loaded`) or the kind of terminal fact (`holds`, `fees`, ...).
-    pub event: String,
-    /// Whether it is an estimate.
-    pub estimated: bool,
-    /// When (the event time, the LFD or the appointment).
-    pub at_us: Option<i64>,
-    /// UN/LOCODE.
-    pub locode: Option<String>,
-    /// IANA zone.
-    pub timezone: Option<String>,
-    /// Vessel name.
-    pub vessel_name: Option<String>,
-    /// Vessel IMO.
-    pub vessel_imo: Option<String>,
-    /// Voyage.
-    pub voyage: Option<String>,
-}
-
 /// A stable key of what an observation says (the first 8 bytes of the SHA-256 of its JSON
 /// form): the same report fetched again has the same key. Compact, so the index that keeps
 /// each report once per container stays small; two different reports of one container share
@@ -735,69 +713,4 @@ pub fn source_name(source: DataSource) -> &'static str {
         DataSource::Ais => "ais",
         DataSource::Sandbox => "sandbox",
     }
-}
-
-/// Flattens an observation for the raw-event list.
-pub fn raw_view(o: &Observation) -> RawView {
-    let data_source = source_name(o.source);
-    let mut v = RawView {
-        data_source,
-        event: String::new(),
-        estimated: false,
-        at_us: None,
-        locode: None,
-        timezone: None,
-        vessel_name: None,
-        vessel_imo: None,
-        voyage: None,
-    };
-    match &o.fact {
-        Fact::Event(e) => {
-            v.event = e.milestone.name().to_string();
-            v.estimated = e.estimated;
-            v.at_us = e.at_us;
-            v.locode.clone_from(&e.locode);
-            v.timezone.clone_from(&e.timezone);
-            v.vessel_name.clone_from(&e.vessel_name);
-            v.vessel_imo.clone_from(&e.vessel_imo);
-            v.voyage.clone_from(&e.voyage);
-        }
-        Fact::Availability { available, .. } => {
-            v.event = if *available {
-                "available".into()
-            } else {
-                "not_available".into()
-            }
-        }
-        Fact::Holds { .. } => v.event = "holds".into(),
-        Fact::Fees { .. } => v.event = "fees".into(),
-        Fact::Lfd { which, at_us } => {
-            v.event = match which {
-                LfdKind::Line => "pickup_lfd_line".into(),
-                LfdKind::Terminal => "pickup_lfd_terminal".into(),
-                LfdKind::Rail => "pickup_lfd_rail".into(),
-            };
-            v.at_us = *at_us;
-        }
-        Fact::Appointment { at_us } => {
-            v.event = "pickup_appointment".into();
-            v.at_us = *at_us;
-        }
-        Fact::YardLocation { .. } => v.event = "yard_location".into(),
-        Fact::PodTerminal { .. } => v.event = "pod_terminal".into(),
-        Fact::Equipment(_) => v.event = "equipment".into(),
-        Fact::RailCarriers { .. } => v.event = "rail_carriers".into(),
-        Fact::Chassis { .. } => v.event = "chassis".into(),
-        Fact::Retracted { .. } => v.event = "retracted".into(),
-        Fact::Release {
-            gate,
-            status,
-            at_us,
-            ..
-        } => {
-            v.event = format!("{}_{}", gate.name(), status.name());
-            v.at_us = *at_us;
-        }
-    }
-    v
 }

@@ -1,7 +1,7 @@
 //! How a stored observation reads as a `raw_event`: the reference API's normalized event name,
 //! a one-line wording of what the source said, and the dates of the event at its place.
 
-use super::{Fact, LfdKind, Milestone, Observation};
+use super::{Fact, LfdKind, Milestone, Observation, source_name};
 use crate::time::format_micros;
 
 /// The reference API's normalized raw-event names (`raw_event.attributes.event`).
@@ -186,6 +186,94 @@ pub fn local_date(at_us: i64, zone: Option<&str>) -> Option<String> {
         .unwrap_or(jiff::tz::TimeZone::UTC);
     let ts = jiff::Timestamp::from_microsecond(at_us).ok()?;
     Some(ts.to_zoned(tz).date().to_string())
+}
+
+/// The columns of a raw event: what one observation says, flattened for listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawView {
+    /// `shipping_line`, `terminal`, `rail`, `ais` or `sandbox`.
+    pub data_source: &'static str,
+    /// Milestone name (`vessel_loaded`) or the kind of terminal fact (`holds`, `fees`, ...).
+    pub event: String,
+    /// Whether it is an estimate.
+    pub estimated: bool,
+    /// When (the event time, the LFD or the appointment).
+    pub at_us: Option<i64>,
+    /// UN/LOCODE.
+    pub locode: Option<String>,
+    /// IANA zone.
+    pub timezone: Option<String>,
+    /// Vessel name.
+    pub vessel_name: Option<String>,
+    /// Vessel IMO.
+    pub vessel_imo: Option<String>,
+    /// Voyage.
+    pub voyage: Option<String>,
+}
+
+/// Flattens an observation for the raw-event list.
+pub fn raw_view(o: &Observation) -> RawView {
+    let data_source = source_name(o.source);
+    let mut v = RawView {
+        data_source,
+        event: String::new(),
+        estimated: false,
+        at_us: None,
+        locode: None,
+        timezone: None,
+        vessel_name: None,
+        vessel_imo: None,
+        voyage: None,
+    };
+    match &o.fact {
+        Fact::Event(e) => {
+            v.event = e.milestone.name().to_string();
+            v.estimated = e.estimated;
+            v.at_us = e.at_us;
+            v.locode.clone_from(&e.locode);
+            v.timezone.clone_from(&e.timezone);
+            v.vessel_name.clone_from(&e.vessel_name);
+            v.vessel_imo.clone_from(&e.vessel_imo);
+            v.voyage.clone_from(&e.voyage);
+        }
+        Fact::Availability { available, .. } => {
+            v.event = if *available {
+                "available".into()
+            } else {
+                "not_available".into()
+            }
+        }
+        Fact::Holds { .. } => v.event = "holds".into(),
+        Fact::Fees { .. } => v.event = "fees".into(),
+        Fact::Lfd { which, at_us } => {
+            v.event = match which {
+                LfdKind::Line => "pickup_lfd_line".into(),
+                LfdKind::Terminal => "pickup_lfd_terminal".into(),
+                LfdKind::Rail => "pickup_lfd_rail".into(),
+            };
+            v.at_us = *at_us;
+        }
+        Fact::Appointment { at_us } => {
+            v.event = "pickup_appointment".into();
+            v.at_us = *at_us;
+        }
+        Fact::YardLocation { .. } => v.event = "yard_location".into(),
+        Fact::PodTerminal { .. } => v.event = "pod_terminal".into(),
+        Fact::Equipment(_) => v.event = "equipment".into(),
+        Fact::RailCarriers { .. } => v.event = "rail_carriers".into(),
+        Fact::Chassis { .. } => v.event = "chassis".into(),
+        Fact::Retracted { .. } => v.event = "retracted".into(),
+        Fact::Release {
+            gate,
+            status,
+            at_us,
+            ..
+        } => {
+            v.event = format!("{}_{}", gate.name(), status.name());
+            v.at_us = *at_us;
+        }
+    }
+    v
 }
 
 #[cfg(test)]

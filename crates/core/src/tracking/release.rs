@@ -483,6 +483,30 @@ pub fn apply_hold_list(c: &mut ContainerState, holds: &[Hold], o: &super::Observ
     rules::follow_hold_spans(&mut c.hold_spans, &c.holds, o.observed_us);
 }
 
+/// Keeps a source's word on a gate ([`super::Fact::Release`] in `o`) as its latest on that
+/// gate, where it may speak for it and said nothing newer.
+pub fn apply_release(c: &mut ContainerState, o: &super::Observation) {
+    if let super::Fact::Release {
+        gate,
+        status,
+        wording,
+        at_us,
+    } = &o.fact
+    {
+        note_report(
+            &mut c.release_reports,
+            GateReport {
+                gate: *gate,
+                source: o.source,
+                status: *status,
+                wording: wording.clone(),
+                at_us: *at_us,
+                observed_us: o.observed_us,
+            },
+        );
+    }
+}
+
 /// The `container.release.changed` changes from the gates `before` a merge to the gates
 /// `after` it: one per gate whose status moved.
 pub fn changed(before: [GateView; 3], after: [GateView; 3]) -> Vec<super::Change> {

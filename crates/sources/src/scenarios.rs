@@ -277,8 +277,8 @@ mod tests {
                 "customs held",
                 "line held",
                 "line released",
-                "terminal released",
                 "customs released",
+                "terminal released",
             ]
         );
 

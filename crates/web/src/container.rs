@@ -413,7 +413,6 @@ fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now) -> 
             }
             section aria-labelledby="release" {
                 h2 id="release" { "Release gates" }
-                p class="muted" { "Who must let the box go, as each source says it." }
                 (crate::release::section(
                     &crate::release::gates_of(st, &c.current_status),
                     |t| look::short_local(t, pod_zone),

@@ -89,7 +89,7 @@ pub(crate) fn badges(gates: &[GateView]) -> Markup {
 pub(crate) fn section(gates: &[GateView], when: impl Fn(i64) -> String) -> Markup {
     html! {
         table {
-            caption class="sr-only" { "Release gates" }
+            caption { "Who must let the box go, as each source says it" }
             thead { tr { th scope="col" { "Gate" } th scope="col" { "Status" } th scope="col" { "Said by" } th scope="col" { "When" } th scope="col" { "Their words" } } }
             tbody {
                 @for g in gates {

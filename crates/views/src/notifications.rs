@@ -446,7 +446,7 @@ fn release_attributes(change: &Value, created_us: i64) -> Value {
             .and_then(|v| serde_json::from_value::<GateView>(v.clone()).ok())
     };
     let (old, new) = (view("old"), view("new"));
-    let gate = new.as_ref().map(|g| crate::tracking::release::gate_json(g));
+    let gate = new.as_ref().map(crate::tracking::release::gate_json);
     json!({
         "gate": new.as_ref().map(|g| g.gate.name()),
         "status": new.as_ref().map(|g| g.status.name()),

@@ -13,6 +13,7 @@ use boxtrack_app::shipments::{ListShipments, ShipmentFilter};
 use boxtrack_core::datebounds::{self, Range};
 use boxtrack_core::paging::Page;
 use boxtrack_core::time;
+use boxtrack_core::tracking::release::Gate;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -175,6 +176,12 @@ pub struct ContainerFilters {
     /// With an active terminal hold (true) or without one (false)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub has_holds: Option<bool>,
+    /// With a release gate held: customs, line or terminal (several separated by commas: any)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
+    /// With release gates released: customs, line or terminal (several: all of them)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub released: Option<String>,
     /// Available and without active holds
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ready_for_pickup: Option<bool>,
@@ -633,6 +640,8 @@ pub fn container_filter(
         number: number.map(Text),
         current_status: (!statuses.is_empty()).then(|| AnyOf::of(statuses)),
         on_hold: flag(a.flag("has_holds", f.has_holds)),
+        held: gates(a, "held", &f.held)?,
+        released: gates(a, "released", &f.released)?,
         ready_for_pickup: flag(a.flag("ready_for_pickup", f.ready_for_pickup)),
         port: port.map(Text),
         carrier: carrier.map(Text),
@@ -693,6 +702,20 @@ fn last_free_day(
 }
 
 /// A status, or several separated by commas (any of them).
+/// The release gates a filter names (`customs,line`).
+fn gates(
+    a: &mut Applied,
+    name: &str,
+    asked: &Option<String>,
+) -> Result<Option<AnyOf<Gate>>, ToolError> {
+    let Some(text) = a.text(name, &[asked]) else {
+        return Ok(None);
+    };
+    serde_json::from_value(Value::String(text.replace(' ', "")))
+        .map(Some)
+        .map_err(|e| format!("Invalid list filter \"{name}\": {e}.").into())
+}
+
 fn statuses(f: &ContainerFilters, a: &mut Applied) -> Result<Vec<ContainerStatus>, ToolError> {
     let Some(asked) = a.text("current_status", &[&f.current_status, &f.status]) else {
         return Ok(Vec::new());
@@ -805,6 +828,22 @@ mod tests {
         assert_eq!(one.each(), vec!["a, b"]);
         let many: Texts = serde_json::from_value(serde_json::json!(["a", "b,c"])).unwrap();
         assert_eq!(many.values(), vec!["a", "b,c"]);
+    }
+
+    #[test]
+    fn release_gates_filter_by_name_and_a_wrong_one_is_refused() {
+        let mut a = Applied::default();
+        let asked: ContainerFilters = serde_json::from_value(
+            serde_json::json!({"held": "customs, line", "released": "terminal"}),
+        )
+        .unwrap();
+        let f = container_filter(&asked, &mut a, 0).unwrap();
+        assert_eq!(f.held.map(|g| g.0), Some(vec![Gate::Customs, Gate::Line]));
+        assert_eq!(f.released.map(|g| g.0), Some(vec![Gate::Terminal]));
+        let wrong: ContainerFilters =
+            serde_json::from_value(serde_json::json!({"held": "freight"})).unwrap();
+        let e = container_filter(&wrong, &mut Applied::default(), 0).unwrap_err();
+        assert!(e.to_string().contains("customs, line or terminal"), "{e}");
     }
 
     #[test]

@@ -305,7 +305,7 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
                 .join(", ")
         }
     });
-    let appointment = st.pickup_appointment_us.map(|t| look::short_local(t, zone));
+    let appointment = rules::appointment(st).map(|t| look::short_local(t, zone));
     let (arrival, vessel) = shipment.map_or_else(Default::default, |sh| {
         (
             look::arrival(&sh.route.0, &sh.state.0),

@@ -519,11 +519,11 @@ pub struct FieldSourceAttributes {
     /// The attribute of the container resource.
     pub attribute: String,
     /// Whose word decided the value (docs/precedence.md).
-    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox", "user_input"]))]
     pub data_source: &'static str,
     /// Who stated it (for a milestone time, a finer source that agrees may state the time
     /// for the deciding one).
-    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox", "user_input"]))]
     pub reported_by: &'static str,
     /// When that report was produced.
     pub reported_at: At,

@@ -29,7 +29,7 @@ pub const COMING_DAYS: u32 = 7;
 /// A last free day a source reported.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ReportedLfd {
-    /// Who reported it: `line`, `terminal` or `rail`.
+    /// Who reported it: `line`, `terminal`, `rail`, or `entered` (a person of the account).
     pub source: String,
     /// The local date (at the port; the inland destination for the rail carrier's).
     pub date: String,
@@ -151,6 +151,7 @@ fn reported(c: &ContainerState, route: &Route, rail: bool) -> Vec<ReportedLfd> {
                 LfdKind::Line => "line",
                 LfdKind::Terminal => "terminal",
                 LfdKind::Rail => "rail",
+                LfdKind::User => "entered",
             };
             Some(ReportedLfd {
                 source: source.into(),

@@ -497,18 +497,23 @@ fn apply(
             }
         }
         Fact::Appointment { at_us } => {
-            let was = c.pickup_appointment_us;
-            set_opt(
-                &mut c.pickup_appointment_us,
-                *at_us,
-                &mut c.versions,
-                VersionKey::Appointment,
-                at,
-            );
-            if was != c.pickup_appointment_us {
+            let was = rules::appointment(c);
+            if o.source == DataSource::UserInput {
+                // a person's appointment, kept apart: the sources' stays under it
+                c.entered_appointment_us = *at_us;
+            } else {
+                set_opt(
+                    &mut c.pickup_appointment_us,
+                    *at_us,
+                    &mut c.versions,
+                    VersionKey::Appointment,
+                    at,
+                );
+            }
+            if was != rules::appointment(c) {
                 out.push(plain_event(
                     "container.pickup_appointment.changed".into(),
-                    c.pickup_appointment_us,
+                    rules::appointment(c),
                     o.source,
                 ));
             }
@@ -629,7 +634,7 @@ pub fn terminal_view(c: &ContainerState, view: View) -> BTreeMap<String, Value> 
     }
     m.insert(
         "pickup_appointment_at".to_string(),
-        ts(c.pickup_appointment_us),
+        ts(rules::appointment(c)),
     );
     m.insert(
         "location_at_pod_terminal".to_string(),
@@ -640,7 +645,8 @@ pub fn terminal_view(c: &ContainerState, view: View) -> BTreeMap<String, Value> 
 
 fn lfd_event(which: Option<LfdKind>) -> String {
     match which {
-        None => "container.pickup_lfd.changed".into(),
+        // a person's is told as the coalesced one it decides
+        None | Some(LfdKind::User) => "container.pickup_lfd.changed".into(),
         Some(LfdKind::Line) => "container.pickup_lfd_line.changed".into(),
         Some(LfdKind::Terminal) => "container.pickup_lfd_terminal.changed".into(),
         Some(LfdKind::Rail) => "container.pickup_lfd_rail.changed".into(),

@@ -8,6 +8,7 @@
 //! matter.
 
 pub mod assess;
+pub mod entries;
 pub mod merge;
 pub mod milestones;
 pub mod precedence;
@@ -43,6 +44,8 @@ pub enum DataSource {
     Ais,
     /// The built-in sandbox.
     Sandbox,
+    /// A person of the account (`docs/precedence.md`, "What a person enters").
+    UserInput,
 }
 
 /// A container milestone.
@@ -274,6 +277,9 @@ pub enum LfdKind {
     Terminal,
     /// The rail carrier's LFD at the inland ramp.
     Rail,
+    /// The one a person entered (a last free day the line told them by phone): it wins over
+    /// every source's until a person clears it.
+    User,
 }
 
 /// Equipment details.
@@ -456,8 +462,12 @@ pub struct ContainerState {
     pub fees: Vec<Fee>,
     /// Last free days by source.
     pub lfd: BTreeMap<LfdKind, i64>,
-    /// Pickup appointment.
+    /// Pickup appointment, as the sources report it.
     pub pickup_appointment_us: Option<i64>,
+    /// The pickup appointment a person entered: it wins over the sources' until a person
+    /// clears it ([`rules::appointment`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entered_appointment_us: Option<i64>,
     /// Yard location text.
     pub location_at_pod_terminal: Option<String>,
     /// Chassis at full-out.
@@ -712,5 +722,6 @@ pub fn source_name(source: DataSource) -> &'static str {
         DataSource::Rail => "rail",
         DataSource::Ais => "ais",
         DataSource::Sandbox => "sandbox",
+        DataSource::UserInput => "user_input",
     }
 }

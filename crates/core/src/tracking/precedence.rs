@@ -129,28 +129,29 @@ impl Decides {
         }
     }
 
-    /// The sources in the order their word decides, first first. The sandbox plays one
-    /// source at a time and comes first everywhere.
-    pub fn order(self) -> [DataSource; 5] {
+    /// The sources in the order their word decides, first first. A person's entry comes
+    /// first everywhere (it wins until a person clears it); the sandbox plays one source at a
+    /// time and comes next.
+    pub fn order(self) -> [DataSource; 6] {
         use DataSource::*;
         match self {
             // the line runs the vessel and publishes its schedule; a terminal sees the call;
             // AIS positions only infer it
-            Decides::VesselCall => [Sandbox, ShippingLine, Terminal, Ais, Rail],
+            Decides::VesselCall => [UserInput, Sandbox, ShippingLine, Terminal, Ais, Rail],
             // the terminal's crane makes the lift and records it first-hand
-            Decides::VesselLift => [Sandbox, Terminal, ShippingLine, Ais, Rail],
+            Decides::VesselLift => [UserInput, Sandbox, Terminal, ShippingLine, Ais, Rail],
             // the gate is the terminal's (at a ramp, the ramp's operator reports as rail)
-            Decides::Gate => [Sandbox, Terminal, Rail, ShippingLine, Ais],
-            Decides::Rail => [Sandbox, Rail, Terminal, ShippingLine, Ais],
+            Decides::Gate => [UserInput, Sandbox, Terminal, Rail, ShippingLine, Ais],
+            Decides::Rail => [UserInput, Sandbox, Rail, Terminal, ShippingLine, Ais],
             // the line's through bill of lading ends there; the railroad fills it when the
             // line says nothing (`destination_ata_at` too)
-            Decides::Inland => [Sandbox, ShippingLine, Rail, Terminal, Ais],
+            Decides::Inland => [UserInput, Sandbox, ShippingLine, Rail, Terminal, Ais],
         }
     }
 }
 
 /// The sources in the order their word decides milestone `m`.
-pub fn order(m: Milestone) -> [DataSource; 5] {
+pub fn order(m: Milestone) -> [DataSource; 6] {
     Decides::of(m).order()
 }
 
@@ -175,8 +176,9 @@ mod tests {
                 DataSource::Rail,
                 DataSource::Ais,
                 DataSource::Sandbox,
+                DataSource::UserInput,
             ] {
-                assert!(rank(m, s) < 5, "{m:?} {s:?}");
+                assert!(rank(m, s) < 6, "{m:?} {s:?}");
             }
         }
     }

@@ -110,6 +110,7 @@ pub fn describe(fact: &Fact) -> String {
                 LfdKind::Line => "shipping line",
                 LfdKind::Terminal => "terminal",
                 LfdKind::Rail => "rail",
+                LfdKind::User => "entered by a person",
             };
             format!("Last free day ({whose}): {}", when(*at_us))
         }
@@ -250,6 +251,7 @@ pub fn raw_view(o: &Observation) -> RawView {
                 LfdKind::Line => "pickup_lfd_line".into(),
                 LfdKind::Terminal => "pickup_lfd_terminal".into(),
                 LfdKind::Rail => "pickup_lfd_rail".into(),
+                LfdKind::User => "pickup_lfd_entered".into(),
             };
             v.at_us = *at_us;
         }

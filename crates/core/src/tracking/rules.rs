@@ -219,14 +219,20 @@ pub fn fee_sums(fees: &[Fee]) -> BTreeMap<String, i64> {
     out
 }
 
-/// The coalesced `pickup_lfd`: the line's LFD, else the terminal's, else the rail carrier's
-/// (a fixed preference, not the earliest date). `rail_visible` is false for accounts without
+/// The coalesced `pickup_lfd`: the one a person entered, else the line's LFD, else the
+/// terminal's, else the rail carrier's (a fixed preference, not the earliest date). `rail_visible` is false for accounts without
 /// the rail LFD entitlement.
 pub fn coalesced_lfd(lfd: &BTreeMap<LfdKind, i64>, rail_visible: bool) -> Option<i64> {
-    lfd.get(&LfdKind::Line)
+    lfd.get(&LfdKind::User)
+        .or_else(|| lfd.get(&LfdKind::Line))
         .or_else(|| lfd.get(&LfdKind::Terminal))
         .or_else(|| lfd.get(&LfdKind::Rail).filter(|_| rail_visible))
         .copied()
+}
+
+/// The pickup appointment shown: the one a person entered, else the sources'.
+pub fn appointment(c: &ContainerState) -> Option<i64> {
+    c.entered_appointment_us.or(c.pickup_appointment_us)
 }
 
 /// The canonical hold name: `freight`, `customs`, `other` lower case; `USDA`, `VACIS`, `TMF`

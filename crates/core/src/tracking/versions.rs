@@ -47,13 +47,14 @@ pub enum VersionKey {
 
 impl VersionKey {
     /// Every key.
-    pub const ALL: [VersionKey; 18] = [
+    pub const ALL: [VersionKey; 19] = [
         VersionKey::Availability,
         VersionKey::Holds,
         VersionKey::Fees,
         VersionKey::Lfd(LfdKind::Line),
         VersionKey::Lfd(LfdKind::Terminal),
         VersionKey::Lfd(LfdKind::Rail),
+        VersionKey::Lfd(LfdKind::User),
         VersionKey::Appointment,
         VersionKey::Yard,
         VersionKey::PodTerminal,
@@ -77,6 +78,7 @@ impl VersionKey {
             VersionKey::Lfd(LfdKind::Line) => "lfd.Line",
             VersionKey::Lfd(LfdKind::Terminal) => "lfd.Terminal",
             VersionKey::Lfd(LfdKind::Rail) => "lfd.Rail",
+            VersionKey::Lfd(LfdKind::User) => "lfd.User",
             VersionKey::Appointment => "appointment",
             VersionKey::Yard => "yard",
             VersionKey::PodTerminal => "pod_terminal",
@@ -106,6 +108,7 @@ impl VersionKey {
             VersionKey::Lfd(LfdKind::Line) => &["pickup_lfd_line"],
             VersionKey::Lfd(LfdKind::Terminal) => &["pickup_lfd_terminal"],
             VersionKey::Lfd(LfdKind::Rail) => &["pickup_lfd_rail"],
+            VersionKey::Lfd(LfdKind::User) => &["pickup_lfd"],
             VersionKey::Appointment => &["pickup_appointment_at"],
             VersionKey::Yard => &["location_at_pod_terminal"],
             VersionKey::PodTerminal => &["pod_terminal"],

@@ -192,7 +192,7 @@ pub struct Demurrage {
     /// The last free day that counts (the line's, else the terminal's, else the rail
     /// carrier's).
     pub pickup_lfd: Option<At>,
-    /// Whose it is: `line`, `facility` or `rail`.
+    /// Whose it is: `line`, `facility`, `rail`, or `entered` (a person of the account).
     pub pickup_lfd_source: Option<String>,
     /// Its date in the terminal's calendar.
     pub pickup_lfd_local_date: Option<String>,
@@ -544,7 +544,9 @@ fn includes_of(asked: &[String]) -> Vec<String> {
 /// account sees rail).
 fn lfd_source(st: &ContainerState, rail_visible: bool) -> Option<&'static str> {
     rules::coalesced_lfd(&st.lfd, rail_visible).map(|_| {
-        if st.lfd.contains_key(&LfdKind::Line) {
+        if st.lfd.contains_key(&LfdKind::User) {
+            "entered"
+        } else if st.lfd.contains_key(&LfdKind::Line) {
             "line"
         } else if st.lfd.contains_key(&LfdKind::Terminal) {
             "facility"

@@ -423,7 +423,7 @@ fn state_attributes(st: &ContainerState, status: &str, ready: bool) -> Container
             .map(FeeView::from)
             .collect(),
         ssl_lfd: At::opt(st.lfd.get(&LfdKind::Line).copied()),
-        pickup_appointment_at: At::opt(st.pickup_appointment_us),
+        pickup_appointment_at: At::opt(boxtrack_core::tracking::rules::appointment(st)),
         pod_full_out_chassis_number: st.pod_full_out_chassis_number.clone(),
         location_at_pod_terminal: st.location_at_pod_terminal.clone(),
         pod_rail_carrier_scac: st.pod_rail_carrier_scac.clone(),

@@ -57,7 +57,7 @@ pub struct TransportEventAttributes {
     /// The terminal's FIRMS code.
     pub terminal_code: Option<String>,
     /// Who reported it.
-    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox", "user_input"]))]
     pub data_source: String,
     /// For `container.pickup_*` events, the time the event is about.
     pub value: Option<At>,
@@ -185,7 +185,7 @@ pub struct RawEventAttributes {
     /// The record's place among the container's raw events, oldest first from 0.
     pub index: i64,
     /// Who reported it.
-    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox", "user_input"]))]
     pub data_source: String,
     /// The name of who reported it: the shipping line (`Maersk`), the terminal, the railroad;
     /// null for vessel positions.

@@ -28,7 +28,7 @@ pub struct GateJson {
     #[schemars(extend("enum" = ["unknown", "pending", "held", "released"]))]
     pub status: String,
     /// The source whose word decides (null when unknown, or inferred from the journey).
-    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox", null]))]
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox", "user_input", null]))]
     pub source: Option<String>,
     /// When: the time the deciding source gives, else when it said it; for an inferred
     /// release, when the box left.
@@ -45,7 +45,7 @@ pub struct GateJson {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct GateWordJson {
     /// Who said it.
-    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox", "user_input"]))]
     pub source: String,
     /// What it said: `pending`, `held` or `released`.
     #[schemars(extend("enum" = ["pending", "held", "released"]))]
@@ -74,7 +74,7 @@ pub struct HoldBySourceJson {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct HoldSourceJson {
     /// Who.
-    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox"]))]
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox", "user_input"]))]
     pub source: String,
     /// `hold` or `pending` there.
     #[schemars(extend("enum" = ["hold", "pending"]))]

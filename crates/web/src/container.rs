@@ -357,7 +357,6 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
                 }
                 div { dt { "Pickup appointment" } dd { (appointment.as_deref().unwrap_or("none booked")) } }
                 div { dt { "Holds" } dd { (holds) } }
-                div { dt { "Release" } dd { (crate::release::badges(&gates)) } }
                 div { dt { "Fees" } dd { (fees) } }
                 div { dt { "Arrival" } dd { (or_unknown(arrival)) } }
                 div { dt { "Vessel and voyage" } dd { (or_unknown(vessel)) } }
@@ -376,6 +375,7 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
                 // boxtrack's own time, on the wall clock
                 div { dt { "Updated" } dd { (look::when(c.updated_us, zone, clock.wall)) } }
             }
+            div class="badges" aria-label="Release gates" { "Release: " (crate::release::badges(&gates)) }
             p class="next" { strong { "Next step:" } " " (next) }
         }
     }

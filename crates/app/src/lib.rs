@@ -17,6 +17,7 @@ pub mod ctx;
 pub mod custom_fields;
 pub mod detail;
 pub mod documents;
+pub mod entries;
 pub mod error;
 pub mod events;
 pub mod examples;

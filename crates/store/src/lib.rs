@@ -15,6 +15,7 @@ pub mod custom_fields;
 pub mod db;
 pub mod documents;
 pub mod early;
+pub mod entries;
 pub mod events;
 pub mod files;
 pub mod gauges;

@@ -98,7 +98,7 @@ pub async fn list(
         .await
 }
 
-async fn one(
+pub(super) async fn one(
     state: &AppState,
     caller: &Caller,
     id: uuid::Uuid,
@@ -177,46 +177,6 @@ struct PatchAttrs {
     /// The client's reference numbers (replaced; at most 50, each at most 100 characters).
     #[schemars(inner(length(max = 100)))]
     ref_numbers: Vec<String>,
-}
-
-/// The change.
-#[derive(Deserialize, JsonSchema)]
-struct PatchData {
-    /// `container`.
-    #[serde(default, rename = "type")]
-    #[schemars(extend("const" = "container"))]
-    kind: Option<String>,
-    /// What to change.
-    attributes: PatchAttrs,
-}
-
-/// Body of `PATCH /v2/containers/{id}`.
-#[derive(Deserialize, JsonSchema)]
-pub struct PatchDoc {
-    data: PatchData,
-}
-
-/// `PATCH /v2/containers/{id}`: ref numbers.
-pub async fn update(
-    State(state): State<AppState>,
-    caller: Caller,
-    IdPath(id): IdPath,
-    Body(doc): Body<PatchDoc>,
-) -> ApiResult<JsonApi> {
-    if doc.data.kind.as_deref().is_some_and(|k| k != "container") {
-        return Err(ApiError::unprocessable(
-            "/data/type",
-            "invalid_type",
-            "type must be \"container\"",
-        ));
-    }
-    let refs = requests::clean_refs(
-        &doc.data.attributes.ref_numbers,
-        "/data/attributes/ref_numbers",
-    )
-    .map_err(|e| ApiError::unprocessable(e.pointer, e.code, e.detail))?;
-    containers::update_refs(&state.ctx, caller.account.id, &[(id, refs)]).await?;
-    one(&state, &caller, id, &[]).await
 }
 
 /// One container's change in `PATCH /v2/containers`.
@@ -624,13 +584,20 @@ pub fn routes() -> Routes {
                 .ok("The container", single("Container"))
                 .reference_id("get-containers-id")
         })
-        .patch("/v2/containers/{id}", update, || {
+        .patch("/v2/containers/{id}", super::entries::update, || {
             Doc::new("Containers", "Update a container")
-                .about("Replaces ref numbers.")
+                .about("Replaces ref numbers; and, boxtrack's extension, takes what a person knows first-hand: `pickup_lfd`, `pickup_appointment_at`, `pod_full_out_at`, `delivered_at`, `empty_terminated_at` (RFC 3339; `null` clears what a person set, and the sources' value shows again). Each is merged as a report of source `user_input` (the same transport events and webhooks as a source's) and wins over the sources' until cleared; an entry that contradicts the journey (a pickup before the discharge) is a 422 naming it, and nothing changes. `GET /v2/containers/{id}/entries` lists who entered what.")
                 .id("Container")
-                .body::<PatchDoc>()
+                .body::<super::entries::PatchDoc>()
                 .errors(&[400, 401, 404, 415, 422, 429])
                 .ok("The container", single("Container"))
+        })
+        .get("/v2/containers/{id}/entries", super::entries::list, || {
+            Doc::new("Containers", "List a container's entries")
+                .about("What people of the account entered on the container (`PATCH /v2/containers/{id}`): the attribute, what it showed before, what was entered (null: cleared), who and when; newest first, at most 500. boxtrack's extension.")
+                .id("Container")
+                .errors(&[401, 404, 429])
+                .ok("The entries", doc::schema_of::<super::entries::EntriesDoc>())
         })
         .patch("/v2/containers", update_many, || {
             Doc::new("Containers", "Update containers")

@@ -9,6 +9,7 @@ pub mod containers;
 pub mod custom_fields;
 pub mod documents;
 pub mod email_submissions;
+pub mod entries;
 pub mod events;
 pub mod health;
 pub mod infer;

@@ -11,6 +11,7 @@ mod charges;
 mod conformance;
 mod custom_fields;
 mod documents;
+mod entries;
 mod faults;
 mod helpers;
 mod includes;

@@ -196,7 +196,9 @@ fn deliberate(document: &mut Value) {
     if let Some(Value::Array(e)) =
         schemas.pointer_mut("/transport_event/properties/attributes/properties/data_source/enum")
     {
-        e.extend([json!("rail"), json!("sandbox")]);
+        // and what a person of the account entered (`user_input`, which the reference's
+        // DataSync also names)
+        e.extend([json!("rail"), json!("sandbox"), json!("user_input")]);
     }
     // `PATCH /containers` edits the container `data.id` names, as the reference's clients
     // send it, and also up to 100 when `data` is a list (answered with a list)

@@ -460,7 +460,7 @@ static STATE_KEYS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|
 /// version, what the route and the reader decide with (available at the port and inland,
 /// the last free days by who sets them), and the values of the state's attributes as a JSON
 /// array in the order of their names (the names are this build's, not stored):
-/// `c4|10|<line>|<terminal>|<rail>|[…]`.
+/// `c4|10|<line>|<terminal>|<rail>|<entered>|[…]`.
 pub fn render_container(st: &ContainerState, status: &str, ready: bool) -> String {
     let facts = StateFacts::of(st);
     let attributes = written(&state_attributes(st, status, ready));
@@ -469,7 +469,7 @@ pub fn render_container(st: &ContainerState, status: &str, ready: bool) -> Strin
     for a in facts.available {
         out.push(if a { '1' } else { '0' });
     }
-    for k in [LfdKind::Line, LfdKind::Terminal, LfdKind::Rail] {
+    for k in LFD_KINDS {
         out.push('|');
         if let Some(us) = facts.lfd.get(&k) {
             out.push_str(itoa::Buffer::new().format(*us));
@@ -479,6 +479,14 @@ pub fn render_container(st: &ContainerState, status: &str, ready: bool) -> Strin
     stored::push_values(&mut out, &attributes);
     out
 }
+
+/// The last free days a rendered text carries, in its order: the sources' and a person's.
+const LFD_KINDS: [LfdKind; 4] = [
+    LfdKind::Line,
+    LfdKind::Terminal,
+    LfdKind::Rail,
+    LfdKind::User,
+];
 
 /// A text [`render_container`] wrote, read back.
 struct RenderedState<'a> {
@@ -491,13 +499,13 @@ impl RenderedState<'_> {
     /// Reads `text`'s header (its version, facts, and where the values are), or `None` when
     /// another version (or nothing readable) wrote it.
     fn header(text: &str) -> Option<(StateFacts, &str)> {
-        let mut parts = text.strip_prefix(CONTAINER_TAG)?.splitn(5, '|');
+        let mut parts = text.strip_prefix(CONTAINER_TAG)?.splitn(6, '|');
         let available = match parts.next()?.as_bytes() {
             [a, b] => [*a == b'1', *b == b'1'],
             _ => return None,
         };
         let mut lfd = std::collections::BTreeMap::new();
-        for k in [LfdKind::Line, LfdKind::Terminal, LfdKind::Rail] {
+        for k in LFD_KINDS {
             let part = parts.next()?;
             if !part.is_empty() {
                 lfd.insert(k, part.parse().ok()?);
@@ -711,7 +719,7 @@ mod tests {
         let text = render_container(&a_state(), "available", true);
         assert_eq!(
             text,
-            "c4|10||1786000000000000|1787000000000000|[\"S\\\\1\",\"dry\",40,null,null,\"2026-07-25T17:20:00Z\",null,null,null,null,null,null,null,null,null,\"1970-01-01T00:00:00Z\",null,null,true,true,[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],null,null,null,\"B-12\\t04\",null,null,null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,\"available\",{\"customs\":{\"status\":\"held\",\"source\":\"terminal\",\"at\":\"1970-01-01T00:00:00Z\",\"wording\":\"line\\n\\\"2\\\"\",\"inferred\":false,\"words\":[{\"source\":\"terminal\",\"status\":\"held\",\"wording\":\"line\\n\\\"2\\\"\",\"at\":null,\"observed_at\":\"1970-01-01T00:00:00Z\"}]},\"line\":{\"status\":\"released\",\"source\":\"terminal\",\"at\":\"1970-01-01T00:00:00Z\",\"wording\":null,\"inferred\":false,\"words\":[{\"source\":\"terminal\",\"status\":\"released\",\"wording\":null,\"at\":null,\"observed_at\":\"1970-01-01T00:00:00Z\"}]},\"terminal\":{\"status\":\"released\",\"source\":\"terminal\",\"at\":\"1970-01-01T00:00:00Z\",\"wording\":\"available for pickup\",\"inferred\":false,\"words\":[{\"source\":\"terminal\",\"status\":\"released\",\"wording\":\"available for pickup\",\"at\":null,\"observed_at\":\"1970-01-01T00:00:00Z\"}]}},[{\"name\":\"customs\",\"status\":\"hold\",\"sources\":[{\"source\":\"terminal\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\",\"observed_at\":\"1970-01-01T00:00:00Z\"}]}]]"
+            "c4|10||1786000000000000|1787000000000000||[\"S\\\\1\",\"dry\",40,null,null,\"2026-07-25T17:20:00Z\",null,null,null,null,null,null,null,null,null,\"1970-01-01T00:00:00Z\",null,null,true,true,[{\"name\":\"customs\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\"}],[{\"type\":\"demurrage\",\"amount\":120.5,\"currency_code\":\"USD\"}],null,null,null,\"B-12\\t04\",null,null,null,null,\"1969-12-31T23:59:59Z\",null,null,null,null,\"available\",{\"customs\":{\"status\":\"held\",\"source\":\"terminal\",\"at\":\"1970-01-01T00:00:00Z\",\"wording\":\"line\\n\\\"2\\\"\",\"inferred\":false,\"words\":[{\"source\":\"terminal\",\"status\":\"held\",\"wording\":\"line\\n\\\"2\\\"\",\"at\":null,\"observed_at\":\"1970-01-01T00:00:00Z\"}]},\"line\":{\"status\":\"released\",\"source\":\"terminal\",\"at\":\"1970-01-01T00:00:00Z\",\"wording\":null,\"inferred\":false,\"words\":[{\"source\":\"terminal\",\"status\":\"released\",\"wording\":null,\"at\":null,\"observed_at\":\"1970-01-01T00:00:00Z\"}]},\"terminal\":{\"status\":\"released\",\"source\":\"terminal\",\"at\":\"1970-01-01T00:00:00Z\",\"wording\":\"available for pickup\",\"inferred\":false,\"words\":[{\"source\":\"terminal\",\"status\":\"released\",\"wording\":\"available for pickup\",\"at\":null,\"observed_at\":\"1970-01-01T00:00:00Z\"}]}},[{\"name\":\"customs\",\"status\":\"hold\",\"sources\":[{\"source\":\"terminal\",\"status\":\"hold\",\"description\":\"line\\n\\\"2\\\"\",\"observed_at\":\"1970-01-01T00:00:00Z\"}]}]]"
         );
         let read = RenderedState::read(&text).unwrap();
         assert_eq!(read.facts, StateFacts::of(&a_state()));

@@ -1,0 +1,200 @@
+//! What a person enters on a container: `PATCH /v2/containers/{id}` takes, beside the
+//! reference's `ref_numbers`, the attributes a person may set (a last free day, a pickup
+//! appointment, the pickup, the delivery, the empty return; `null` clears what a person set),
+//! and `GET /v2/containers/{id}/entries` says who entered what and when. boxtrack's extension
+//! (`docs/precedence.md`, "What a person enters").
+
+use axum::extract::State;
+use boxtrack_app::{containers, entries};
+use boxtrack_core::requests;
+use boxtrack_core::time::parse_micros;
+use boxtrack_core::tracking::entries::Entry;
+use boxtrack_views::jsonapi::At;
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+use uuid::Uuid;
+
+use crate::state::AppState;
+use boxtrack_http::auth::Caller;
+use boxtrack_http::error::{ApiError, ApiResult};
+use boxtrack_http::extract::IdPath;
+use boxtrack_http::jsonapi::{Body, JsonApi};
+
+/// A member that may be `null` (clear) as well as absent (leave as it is).
+fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+/// What to change: the ref numbers, and what a person knows (RFC 3339 times; `null` clears
+/// what a person set, and the sources' value shows again).
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PatchAttrs {
+    /// The client's reference numbers (replaced; at most 50, each at most 100 characters).
+    #[serde(default)]
+    #[schemars(inner(length(max = 100)))]
+    ref_numbers: Option<Vec<String>>,
+    /// boxtrack's: the last free day a person knows (the line told them); it wins over the
+    /// sources' until cleared.
+    #[serde(default, deserialize_with = "nullable")]
+    pickup_lfd: Option<Option<String>>,
+    /// boxtrack's: the pickup appointment a person booked.
+    #[serde(default, deserialize_with = "nullable")]
+    pickup_appointment_at: Option<Option<String>>,
+    /// boxtrack's: when the box was picked up (gated out full at the port of discharge).
+    #[serde(default, deserialize_with = "nullable")]
+    pod_full_out_at: Option<Option<String>>,
+    /// boxtrack's: when it was delivered.
+    #[serde(default, deserialize_with = "nullable")]
+    delivered_at: Option<Option<String>>,
+    /// boxtrack's: when the empty was returned.
+    #[serde(default, deserialize_with = "nullable")]
+    empty_terminated_at: Option<Option<String>>,
+}
+
+/// The change.
+#[derive(Deserialize, JsonSchema)]
+struct PatchData {
+    /// `container`.
+    #[serde(default, rename = "type")]
+    #[schemars(extend("const" = "container"))]
+    kind: Option<String>,
+    /// What to change.
+    attributes: PatchAttrs,
+}
+
+/// Body of `PATCH /v2/containers/{id}`.
+#[derive(Deserialize, JsonSchema)]
+pub struct PatchDoc {
+    data: PatchData,
+}
+
+/// The entries asked, each a time or a clearing; a time that is not RFC 3339 is a 422 naming
+/// its attribute.
+fn asked(a: &PatchAttrs) -> ApiResult<Vec<(Entry, Option<i64>)>> {
+    let given = [
+        (Entry::PickupLfd, &a.pickup_lfd),
+        (Entry::PickupAppointment, &a.pickup_appointment_at),
+        (Entry::PodFullOut, &a.pod_full_out_at),
+        (Entry::Delivered, &a.delivered_at),
+        (Entry::EmptyTerminated, &a.empty_terminated_at),
+    ];
+    let mut out = vec![];
+    for (entry, value) in given {
+        let Some(value) = value else { continue };
+        let at = match value {
+            None => None,
+            Some(text) => Some(parse_micros(text).ok_or_else(|| {
+                ApiError::unprocessable(
+                    &format!("/data/attributes/{}", entry.name()),
+                    "invalid",
+                    format!(
+                        "{} must be an RFC 3339 time (or null to clear)",
+                        entry.name()
+                    ),
+                )
+            })?),
+        };
+        out.push((entry, at));
+    }
+    Ok(out)
+}
+
+/// `PATCH /v2/containers/{id}`: ref numbers, and what a person knows (all or none: an entry
+/// that contradicts the journey is a 422 naming it, and nothing changes).
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(doc): Body<PatchDoc>,
+) -> ApiResult<JsonApi> {
+    if doc.data.kind.as_deref().is_some_and(|k| k != "container") {
+        return Err(ApiError::unprocessable(
+            "/data/type",
+            "invalid_type",
+            "type must be \"container\"",
+        ));
+    }
+    let a = &doc.data.attributes;
+    let refs = match &a.ref_numbers {
+        Some(r) => Some(
+            requests::clean_refs(r, "/data/attributes/ref_numbers")
+                .map_err(|e| ApiError::unprocessable(e.pointer, e.code, e.detail))?,
+        ),
+        None => None,
+    };
+    let asked = asked(a)?;
+    if refs.is_none() && asked.is_empty() {
+        return Err(ApiError::unprocessable(
+            "/data/attributes",
+            "blank",
+            "name ref_numbers or what a person knows: pickup_lfd, pickup_appointment_at, pod_full_out_at, delivered_at, empty_terminated_at",
+        ));
+    }
+    let by = format!("API key {}", caller.key_id);
+    entries::enter(&state.ctx, caller.account.id, id, &by, &asked).await?;
+    if let Some(refs) = refs {
+        containers::update_refs(&state.ctx, caller.account.id, &[(id, refs)]).await?;
+    }
+    super::containers::one(&state, &caller, id, &[]).await
+}
+
+/// One entry as the API shows it.
+#[derive(Serialize, JsonSchema)]
+pub struct EntryAttributes {
+    /// The attribute set or cleared.
+    #[schemars(extend("enum" = ["pickup_lfd", "pickup_appointment_at", "pod_full_out_at", "delivered_at", "empty_terminated_at"]))]
+    attribute: String,
+    /// What it showed before.
+    before: Option<At>,
+    /// What was entered (null: cleared).
+    after: Option<At>,
+    /// Who entered it.
+    entered_by: String,
+    /// When.
+    entered_at: At,
+}
+
+/// One entry (`container_entry`).
+#[derive(Serialize, JsonSchema)]
+pub struct EntryObject {
+    /// `container_entry`.
+    #[serde(rename = "type")]
+    #[schemars(extend("const" = "container_entry"))]
+    kind: &'static str,
+    /// Its id.
+    id: Uuid,
+    /// What was entered.
+    attributes: EntryAttributes,
+}
+
+/// The answer of `GET /v2/containers/{id}/entries`.
+#[derive(Serialize, JsonSchema)]
+pub struct EntriesDoc {
+    /// The entries, newest first (at most 500).
+    data: Vec<EntryObject>,
+}
+
+/// `GET /v2/containers/{id}/entries`: who entered what on the container, and when.
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+) -> ApiResult<JsonApi> {
+    let rows = entries::history(&state.ctx, caller.account.id, id).await?;
+    let data = rows
+        .into_iter()
+        .map(|r| EntryObject {
+            kind: "container_entry",
+            id: r.id,
+            attributes: EntryAttributes {
+                attribute: r.attribute,
+                before: At::opt(r.before_us),
+                after: At::opt(r.after_us),
+                entered_by: r.entered_by,
+                entered_at: At(r.entered_us),
+            },
+        })
+        .collect();
+    Ok(JsonApi::of(&EntriesDoc { data }))
+}

@@ -1,0 +1,125 @@
+//! What a person enters: `PATCH /v2/containers/{id}` with a pickup and a last free day, a
+//! contradiction refused naming its attribute, the entries listed with who and when, and a
+//! clearing that lets the sources' value show again.
+
+use serde_json::{Value, json};
+
+use crate::helpers::TestApp;
+
+fn patch(attributes: Value) -> String {
+    json!({"data": {"type": "container", "attributes": attributes}}).to_string()
+}
+
+#[tokio::test]
+async fn a_person_s_pickup_and_last_free_day_win_until_cleared_and_are_audited() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let id = app
+        .track_directly(account.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    // the carrier's 315: discharged at Manzanillo on 2022-11-21 07:24Z
+    let text = std::fs::read_to_string(format!(
+        "{}/../../fixtures/x12/315/004010_315_singleline_hamsud-krpus-mxzlo.edi",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let r = app
+        .send(
+            app.client
+                .post(app.url("/v2/ingest/x12"))
+                .header("Authorization", format!("Token {key}"))
+                .header("Content-Type", "application/edi-x12")
+                .body(text),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let path = format!("/v2/containers/{id}");
+
+    // a pickup before the discharge contradicts the journey: refused, nothing changes
+    let r = app
+        .patch(&path, &key, &patch(json!({"pod_full_out_at": "2022-11-20T10:00:00Z", "pickup_lfd": "2022-11-25T00:00:00Z"})))
+        .await;
+    assert_eq!(r.status, 422, "{}", r.text);
+    let e = &r.json()["errors"][0];
+    assert_eq!(
+        e["source"]["pointer"], "/data/attributes/pod_full_out_at",
+        "{e}"
+    );
+    assert!(
+        e["detail"]
+            .as_str()
+            .unwrap()
+            .contains("before the discharge"),
+        "{e}"
+    );
+    let c = app.get(&path, Some(&key)).await.json();
+    assert_eq!(c["data"]["attributes"]["pickup_lfd"], Value::Null);
+    let bad = app
+        .patch(&path, &key, &patch(json!({"delivered_at": "yesterday"})))
+        .await;
+    assert_eq!(bad.status, 422, "{}", bad.text);
+
+    // the pickup and the last free day a person knows
+    let r = app
+        .patch(&path, &key, &patch(json!({"pod_full_out_at": "2022-11-22T15:00:00Z", "pickup_lfd": "2022-11-25T06:00:00Z"})))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let a = &r.json()["data"]["attributes"];
+    assert_eq!(a["pod_full_out_at"], "2022-11-22T15:00:00Z", "{a}");
+    assert_eq!(a["pickup_lfd"], "2022-11-25T06:00:00Z");
+    assert_eq!(a["current_status"], "picked_up");
+    // the same transport event a source's report makes, said by user_input
+    let events = app
+        .get(&format!("{path}/transport_events"), Some(&key))
+        .await
+        .json();
+    let out = events["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["attributes"]["event"] == "container.transport.full_out")
+        .expect("a full_out event");
+    assert_eq!(out["attributes"]["data_source"], "user_input");
+
+    // who entered what, newest first
+    let list = app.get(&format!("{path}/entries"), Some(&key)).await;
+    assert_eq!(list.status, 200, "{}", list.text);
+    let list = list.json();
+    let rows = list["data"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{list}");
+    let lfd = rows
+        .iter()
+        .find(|r| r["attributes"]["attribute"] == "pickup_lfd")
+        .unwrap();
+    assert_eq!(lfd["type"], "container_entry");
+    assert_eq!(lfd["attributes"]["before"], Value::Null);
+    assert_eq!(lfd["attributes"]["after"], "2022-11-25T06:00:00Z");
+    assert!(
+        lfd["attributes"]["entered_by"]
+            .as_str()
+            .unwrap()
+            .starts_with("API key ")
+    );
+
+    // cleared: what the sources said shows again (none said a pickup)
+    let r = app
+        .patch(&path, &key, &patch(json!({"pod_full_out_at": null})))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let a = &r.json()["data"]["attributes"];
+    assert_eq!(a["pod_full_out_at"], Value::Null, "{a}");
+    assert_eq!(a["pickup_lfd"], "2022-11-25T06:00:00Z", "the LFD stays");
+    let list = app.get(&format!("{path}/entries"), Some(&key)).await.json();
+    let newest = &list["data"][0]["attributes"];
+    assert_eq!(newest["attribute"], "pod_full_out_at");
+    assert_eq!(newest["before"], "2022-11-22T15:00:00Z");
+    assert_eq!(newest["after"], Value::Null);
+    // nothing named is refused; another account's container is not found
+    let r = app.patch(&path, &key, &patch(json!({}))).await;
+    assert_eq!(r.status, 422, "{}", r.text);
+    let (_, other) = app.account().await;
+    let r = app
+        .patch(&path, &other, &patch(json!({"pickup_lfd": null})))
+        .await;
+    assert_eq!(r.status, 404, "{}", r.text);
+}

@@ -1,0 +1,87 @@
+//! What a person enters on a container (a last free day, an appointment, a pickup, a
+//! delivery, an empty return): checked against the journey, merged as observations of
+//! `user_input`, and audited, once for REST, the console and MCP (`core::tracking::entries`).
+
+use boxtrack_core::tracking::ContainerState;
+use boxtrack_core::tracking::entries::{self, Entry};
+use boxtrack_core::tracking::rules::{self, t};
+use boxtrack_store::entries::{self as stored, EntryRow, NewEntry};
+use boxtrack_store::reads;
+use uuid::Uuid;
+
+use crate::AppError;
+use crate::clock;
+use crate::ctx::Ctx;
+
+/// The value `entry` shows on the container now.
+pub fn shown(c: &ContainerState, entry: Entry) -> Option<i64> {
+    match entry {
+        Entry::PickupLfd => rules::coalesced_lfd(&c.lfd, true),
+        Entry::PickupAppointment => rules::appointment(c),
+        Entry::PodFullOut => c.times.get(&t::POD_FULL_OUT).copied(),
+        Entry::Delivered => c.times.get(&t::DELIVERED).copied(),
+        Entry::EmptyTerminated => c.times.get(&t::EMPTY_TERMINATED).copied(),
+    }
+}
+
+/// Enters (`Some`) or clears (`None`) each attribute asked on the account's container, as
+/// `by` (the person's or the API key's name), at the clock of the box's data: all or none.
+/// An entry that contradicts the journey is refused naming its attribute, and nothing changes.
+pub async fn enter(
+    ctx: &Ctx,
+    account_id: Uuid,
+    container_id: Uuid,
+    by: &str,
+    asked: &[(Entry, Option<i64>)],
+) -> Result<(), AppError> {
+    if asked.is_empty() {
+        return Ok(());
+    }
+    // the whole state: which milestone reports are a person's is in the merge's records
+    let c = reads::container_whole(&ctx.db, account_id, container_id)
+        .await?
+        .ok_or(AppError::NotFound("container"))?;
+    let shipment = reads::shipment(&ctx.db, account_id, c.shipment_id)
+        .await?
+        .ok_or(AppError::NotFound("container"))?;
+    let now = clock::now(ctx, account_id, c.shipment_id).await;
+    let st = &c.state.0;
+    let mut batch = vec![];
+    let mut audit = vec![];
+    for (entry, at) in asked {
+        if let Some(at) = at {
+            entries::check(st, *entry, *at, now).map_err(|e| AppError::Unprocessable {
+                field: e.attribute,
+                code: "contradicts_journey",
+                detail: format!("{} {}", e.attribute, e.reason),
+            })?;
+        }
+        batch.extend(entries::observations(
+            st,
+            &shipment.route.0,
+            *entry,
+            *at,
+            now,
+        ));
+        audit.push(NewEntry {
+            attribute: entry.name(),
+            before_us: shown(st, *entry),
+            after_us: *at,
+            by: by.to_string(),
+        });
+    }
+    stored::apply(&ctx.db, account_id, container_id, &batch, &audit).await?;
+    Ok(())
+}
+
+/// What people entered on the account's container, newest first (at most 500).
+pub async fn history(
+    ctx: &Ctx,
+    account_id: Uuid,
+    container_id: Uuid,
+) -> Result<Vec<EntryRow>, AppError> {
+    reads::container(&ctx.db, account_id, container_id)
+        .await?
+        .ok_or(AppError::NotFound("container"))?;
+    Ok(stored::of_container(&ctx.db, account_id, container_id).await?)
+}

@@ -365,6 +365,11 @@ impl Tour {
         )
         .await;
         t.get(
+            "/v2/containers/{id}/entries",
+            &format!("/v2/containers/{container}/entries"),
+        )
+        .await;
+        t.get(
             "/v2/containers/{id}/map_geojson",
             &format!("/v2/containers/{container}/map_geojson"),
         )

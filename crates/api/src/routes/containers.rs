@@ -98,7 +98,7 @@ pub async fn list(
         .await
 }
 
-pub(super) async fn one(
+async fn one(
     state: &AppState,
     caller: &Caller,
     id: uuid::Uuid,
@@ -177,6 +177,18 @@ struct PatchAttrs {
     /// The client's reference numbers (replaced; at most 50, each at most 100 characters).
     #[schemars(inner(length(max = 100)))]
     ref_numbers: Vec<String>,
+}
+
+/// `PATCH /v2/containers/{id}`: ref numbers, and what a person knows
+/// ([`super::entries::apply`]).
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    IdPath(id): IdPath,
+    Body(doc): Body<super::entries::PatchDoc>,
+) -> ApiResult<JsonApi> {
+    super::entries::apply(&state, &caller, id, &doc).await?;
+    one(&state, &caller, id, &[]).await
 }
 
 /// One container's change in `PATCH /v2/containers`.
@@ -584,7 +596,7 @@ pub fn routes() -> Routes {
                 .ok("The container", single("Container"))
                 .reference_id("get-containers-id")
         })
-        .patch("/v2/containers/{id}", super::entries::update, || {
+        .patch("/v2/containers/{id}", update, || {
             Doc::new("Containers", "Update a container")
                 .about("Replaces ref numbers; and, boxtrack's extension, takes what a person knows first-hand: `pickup_lfd`, `pickup_appointment_at`, `pod_full_out_at`, `delivered_at`, `empty_terminated_at` (RFC 3339; `null` clears what a person set, and the sources' value shows again). Each is merged as a report of source `user_input` (the same transport events and webhooks as a source's) and wins over the sources' until cleared; an entry that contradicts the journey (a pickup before the discharge) is a 422 naming it, and nothing changes. `GET /v2/containers/{id}/entries` lists who entered what.")
                 .id("Container")

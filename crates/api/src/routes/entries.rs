@@ -18,7 +18,7 @@ use crate::state::AppState;
 use boxtrack_http::auth::Caller;
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::extract::IdPath;
-use boxtrack_http::jsonapi::{Body, JsonApi};
+use boxtrack_http::jsonapi::JsonApi;
 
 /// A member that may be `null` (clear) as well as absent (leave as it is).
 fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
@@ -100,14 +100,10 @@ fn asked(a: &PatchAttrs) -> ApiResult<Vec<(Entry, Option<i64>)>> {
     Ok(out)
 }
 
-/// `PATCH /v2/containers/{id}`: ref numbers, and what a person knows (all or none: an entry
-/// that contradicts the journey is a 422 naming it, and nothing changes).
-pub async fn update(
-    State(state): State<AppState>,
-    caller: Caller,
-    IdPath(id): IdPath,
-    Body(doc): Body<PatchDoc>,
-) -> ApiResult<JsonApi> {
+/// What `PATCH /v2/containers/{id}` changes: ref numbers, and what a person knows (all or
+/// none: an entry that contradicts the journey is a 422 naming it, and nothing changes). The
+/// caller answers with the container.
+pub async fn apply(state: &AppState, caller: &Caller, id: Uuid, doc: &PatchDoc) -> ApiResult<()> {
     if doc.data.kind.as_deref().is_some_and(|k| k != "container") {
         return Err(ApiError::unprocessable(
             "/data/type",
@@ -136,7 +132,7 @@ pub async fn update(
     if let Some(refs) = refs {
         containers::update_refs(&state.ctx, caller.account.id, &[(id, refs)]).await?;
     }
-    super::containers::one(&state, &caller, id, &[]).await
+    Ok(())
 }
 
 /// One entry as the API shows it.

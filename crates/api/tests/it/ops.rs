@@ -397,6 +397,7 @@ async fn openapi_document_matches_the_router() {
         ("DELETE", "/v2/calendars/{id}"),
         ("POST", "/v2/charges/quote"),
         ("GET", "/v2/containers/{id}/charges"),
+        ("GET", "/v2/containers/{id}/entries"),
         ("GET", "/v2/charges/summary"),
         ("POST", "/v2/charges/audits"),
     ]

@@ -37,18 +37,23 @@ struct PatchAttrs {
     /// boxtrack's: the last free day a person knows (the line told them); it wins over the
     /// sources' until cleared.
     #[serde(default, deserialize_with = "nullable")]
+    #[schemars(extend("format" = "date-time"))]
     pickup_lfd: Option<Option<String>>,
     /// boxtrack's: the pickup appointment a person booked.
     #[serde(default, deserialize_with = "nullable")]
+    #[schemars(extend("format" = "date-time"))]
     pickup_appointment_at: Option<Option<String>>,
     /// boxtrack's: when the box was picked up (gated out full at the port of discharge).
     #[serde(default, deserialize_with = "nullable")]
+    #[schemars(extend("format" = "date-time"))]
     pod_full_out_at: Option<Option<String>>,
     /// boxtrack's: when it was delivered.
     #[serde(default, deserialize_with = "nullable")]
+    #[schemars(extend("format" = "date-time"))]
     delivered_at: Option<Option<String>>,
     /// boxtrack's: when the empty was returned.
     #[serde(default, deserialize_with = "nullable")]
+    #[schemars(extend("format" = "date-time"))]
     empty_terminated_at: Option<Option<String>>,
 }
 

@@ -257,6 +257,25 @@ pub const REFRESH: Guide = Guide {
     tools: &["get_container"],
 };
 
+/// `enter_container_facts`.
+pub const ENTER: Guide = Guide {
+    purpose: "Record what a person knows first-hand about a container, or clear it.",
+    can_answer: &[
+        "The line told me the last free day is Friday",
+        "We picked the box up this morning",
+    ],
+    requires_more_data: &[],
+    relevant_fields: &[
+        "ready_for_pickup",
+        "pickup_lfd",
+        "pickup_appointment_at",
+        "release_gates",
+    ],
+    presentation: "Say what was recorded and what the container shows now.",
+    follow_ups: &["Show the container"],
+    tools: &["get_container"],
+};
+
 /// `list_webhooks`.
 pub const WEBHOOKS: Guide = Guide {
     purpose: "The account's webhooks and what each subscribes to.",

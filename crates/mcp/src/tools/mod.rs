@@ -12,6 +12,7 @@ mod charges;
 mod container;
 mod contract;
 mod credential;
+mod entries;
 mod error;
 mod events;
 mod fields;

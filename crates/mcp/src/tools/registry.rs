@@ -164,7 +164,7 @@ fn intent_schema() -> Value {
 }
 
 /// Every tool, in the order `tools/list` gives them.
-pub static TOOLS: [&dyn Declared; 21] = [
+pub static TOOLS: [&dyn Declared; 22] = [
     &Declare::<super::account::Whoami>(PhantomData),
     &Declare::<super::summary::SummarizeContainers>(PhantomData),
     &Declare::<super::search_docs::SearchDocs>(PhantomData),
@@ -182,6 +182,7 @@ pub static TOOLS: [&dyn Declared; 21] = [
     &Declare::<super::writes::StopTracking>(PhantomData),
     &Declare::<super::writes::ResumeTracking>(PhantomData),
     &Declare::<super::writes::RefreshContainer>(PhantomData),
+    &Declare::<super::entries::EnterContainerFacts>(PhantomData),
     &Declare::<super::writes::ListWebhooks>(PhantomData),
     &Declare::<super::writes::CreateWebhook>(PhantomData),
     &Declare::<super::container::GetContainerReadiness>(PhantomData),

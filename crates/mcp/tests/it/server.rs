@@ -239,6 +239,7 @@ async fn every_tool_is_declared_and_callable() {
         "create_webhook",
         "get_container_readiness",
         "get_demurrage_exposure",
+        "enter_container_facts",
     ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
@@ -994,7 +995,7 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
     let info = client.peer_info().unwrap();
     assert_eq!(info.server_info.as_ref().unwrap().name, "boxtrack");
     let tools = client.list_all_tools().await.unwrap();
-    assert_eq!(tools.len(), 21);
+    assert_eq!(tools.len(), 22);
     let call = |name: &'static str, args: Value| {
         let params = CallToolRequestParams::new(name)
             .with_arguments(args.as_object().cloned().unwrap_or_default());
@@ -1028,6 +1029,10 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
         ("list_tracking_requests", json!({})),
         ("get_container_readiness", json!({"id": cid})),
         ("get_demurrage_exposure", json!({})),
+        (
+            "enter_container_facts",
+            json!({"id": cid, "clear": ["pickup_lfd"]}),
+        ),
         ("stop_tracking", json!({"shipment_id": shipment_id})),
         ("resume_tracking", json!({"shipment_id": shipment_id})),
         ("list_webhooks", json!({})),
@@ -1047,6 +1052,25 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
     }
     // refresh needs an entitlement this account lacks: an isError result naming it
     let r = call("refresh_container", json!({"id": cid})).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    // what a person knows: entered, shown over the sources; a time that is none refused
+    let r = call(
+        "enter_container_facts",
+        json!({"id": cid, "pickup_appointment_at": "2099-01-01T08:00:00Z"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.is_error, Some(false), "{:?}", r.content);
+    assert_eq!(
+        r.structured_content.unwrap()["pickup_appointment_at"],
+        "2099-01-01T08:00:00Z"
+    );
+    let r = call(
+        "enter_container_facts",
+        json!({"id": cid, "pickup_lfd": "Friday"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(r.is_error, Some(true));
     // another account sees nothing of this one, and has no routing entitlement
     let other = connect(other_key).await.unwrap();
@@ -1231,6 +1255,10 @@ async fn every_answer_carries_its_contract_and_steering() {
         ("track_container", json!({"number": number})),
         ("get_container_readiness", json!({"id": cid})),
         ("get_demurrage_exposure", json!({})),
+        (
+            "enter_container_facts",
+            json!({"id": cid, "clear": ["pickup_lfd"]}),
+        ),
         ("whoami", json!({})),
         (
             "summarize_containers",

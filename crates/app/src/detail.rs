@@ -52,6 +52,8 @@ pub struct ContainerDetail {
     /// What it owes by the tariffs the account reads, as of its data's clock (none without
     /// its shipment).
     pub charges: Option<ContainerCharges>,
+    /// What people of the account entered on it, newest first.
+    pub entries: Vec<crate::entries::EntryRow>,
 }
 
 /// The account's container `id` whole, with page `raw_page` (from 1) of its upstream records;
@@ -99,7 +101,9 @@ pub async fn detail(
         ),
         None => None,
     };
+    let entries = boxtrack_store::entries::of_container(db, account_id, c.id).await?;
     Ok(Some(ContainerDetail {
+        entries,
         container: c,
         shipment: shown.shipment,
         events,

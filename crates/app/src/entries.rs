@@ -5,7 +5,9 @@
 use boxtrack_core::tracking::ContainerState;
 use boxtrack_core::tracking::entries::{self, Entry};
 use boxtrack_core::tracking::rules::{self, t};
-use boxtrack_store::entries::{self as stored, EntryRow, NewEntry};
+use boxtrack_store::entries::{self as stored, NewEntry};
+
+pub use boxtrack_store::entries::EntryRow;
 use boxtrack_store::reads;
 use uuid::Uuid;
 

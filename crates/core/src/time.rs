@@ -92,6 +92,17 @@ pub fn format_local(us: i64, zone: Option<&str>) -> String {
     }
 }
 
+/// A date and time without a zone (`2026-03-12T10:00`, as an HTML `datetime-local` input sends
+/// it) read at the clock of the IANA zone `zone` (UTC when none), in Unix microseconds.
+pub fn parse_local(text: &str, zone: Option<&str>) -> Option<i64> {
+    let civil: jiff::civil::DateTime = text.trim().parse().ok()?;
+    let tz = match zone {
+        Some(z) => jiff::tz::TimeZone::get(z).ok()?,
+        None => jiff::tz::TimeZone::UTC,
+    };
+    Some(civil.to_zoned(tz).ok()?.timestamp().as_microsecond())
+}
+
 /// `us` at the clock of the IANA zone `zone` in the `strftime` form `format` (`%Z` names
 /// the zone's abbreviation); in UTC, its `%Z` written `UTC`, when the zone is unknown.
 pub fn format_local_with(us: i64, zone: Option<&str>, format: &str) -> String {

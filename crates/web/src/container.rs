@@ -78,7 +78,7 @@ pub async fn show(
     let body = signed_in(
         Place::Elsewhere,
         &s,
-        render(&version, &found, raw_page, now),
+        render(&version, &found, raw_page, now, &s.csrf),
     );
     respond(&found.container.number, body, found.routing)
 }
@@ -382,7 +382,7 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
 }
 
 /// The page's main content.
-fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now) -> Markup {
+fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now, csrf: &str) -> Markup {
     let now = clock.data;
     let ContainerDetail {
         container: c,
@@ -396,6 +396,7 @@ fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now) -> 
         sources,
         clock: _,
         charges,
+        entries,
     } = found;
     let shipment = shipment.as_ref();
     let pod_zone = shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref());
@@ -446,6 +447,11 @@ fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now) -> 
                 h2 id="fields" { "Custom fields" }
                 (detail::custom_fields(fields))
             }
+        }
+        // outside the live part: what is typed is not replaced when the data changes
+        section aria-labelledby="entered" {
+            h2 id="entered" { "What you know" }
+            (crate::entries::section(c.id, csrf, entries, pod_zone))
         }
         (route_section(c, *routing))
         section aria-labelledby="raw" {

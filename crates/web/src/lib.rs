@@ -32,6 +32,7 @@ mod csv;
 mod detail;
 mod embed;
 mod embed_operations;
+mod entries;
 mod imports;
 mod layout;
 mod live;
@@ -75,6 +76,7 @@ pub fn mount() -> Mount {
         containers::routes,
         charges::routes,
         container::routes,
+        entries::routes,
         shipments::routes,
         webhooks::routes,
         sources::routes,

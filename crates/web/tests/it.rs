@@ -15,6 +15,8 @@ use tokio_util::sync::CancellationToken;
 // this binary's other tests, in files of their own beside it
 #[path = "it/charges.rs"]
 mod charges;
+#[path = "it/entries.rs"]
+mod entries;
 #[path = "it/escaping.rs"]
 mod escaping;
 

@@ -10,7 +10,7 @@ use super::{account_with_user, cookie_of, field, html_as, post_form, sign_in, sp
 const DAY: i64 = 86_400_000_000;
 
 /// Tracks `number` (MAEU, discharged at Los Angeles `days_ago` days ago) for `account`; its id.
-async fn discharged(
+pub(super) async fn discharged(
     app: &super::App,
     account: uuid::Uuid,
     number: &str,

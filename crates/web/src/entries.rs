@@ -96,9 +96,19 @@ fn asked(
 /// contradicts the journey is said on a page of its own, and nothing changes.
 pub async fn post(
     State(state): State<Front>,
-    Path(id): Path<Uuid>,
+    Path(id): Path<String>,
     SignedForm(s, form): SignedForm,
 ) -> Response {
+    let missing = || {
+        page(
+            StatusCode::NOT_FOUND,
+            "No such container",
+            html! { main { h1 { "No such container" } } },
+        )
+    };
+    let Ok(id) = id.parse::<Uuid>() else {
+        return missing();
+    };
     let back = format!("/console/containers/{id}");
     let zone = form.get("zone").cloned();
     let refused = |detail: String| {
@@ -115,11 +125,7 @@ pub async fn post(
     match entries::enter(&state.ctx, s.account_id, id, &s.email, &asked).await {
         Ok(()) => see_other(&back),
         Err(AppError::Unprocessable { detail, .. }) => refused(detail),
-        Err(AppError::NotFound(_)) => page(
-            StatusCode::NOT_FOUND,
-            "No such container",
-            html! { main { h1 { "No such container" } } },
-        ),
+        Err(AppError::NotFound(_)) => missing(),
         Err(e) => app_unavailable(e),
     }
 }

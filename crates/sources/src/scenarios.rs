@@ -83,7 +83,7 @@ mod tests {
     use super::*;
     use boxtrack_core::tracking::merge::{View, merge};
     use boxtrack_core::tracking::release;
-    use boxtrack_core::tracking::rules::{self, ContainerStatus, current_status};
+    use boxtrack_core::tracking::rules::{self, ContainerStatus, current_status, t};
     use boxtrack_core::tracking::{ContainerState, Fact, Milestone, Place, ShipmentState};
 
     /// Plays a scenario through the merge, one step at a time, and returns each container's
@@ -270,6 +270,8 @@ mod tests {
             }
         }
         assert!(line_held_by_terminal_after_the_line_released);
+        // the person's pickup, entered before the terminal's report, stands: one event
+        assert_eq!(c.times.get(&t::POD_FULL_OUT), Some(&(584 * H)));
         assert_eq!(
             told,
             [

@@ -535,11 +535,17 @@ pub(super) fn release() -> Scenario {
             at_us: None,
         },
     )
+    // the dispatcher says the box is out before the terminal does; the person's time stands
+    .all(
+        585,
+        DataSource::UserInput,
+        event(Milestone::FullOut, &LAX, Some(584 * H), false, None),
+    )
     .ev(590, Milestone::FullOut, &LAX, None);
     Scenario {
         number: "TEST-SCN-RELEASE",
         title: "Release gates: an exam, a freight hold lifted",
-        description: "Los Angeles import held by customs for an exam (the terminal's hold and the line's PA) and by the line for unpaid freight: the line releases its freight hold while the terminal still enforces it, then the terminal lifts it; customs releases (CT) before the terminal lifts its customs hold; available, picked up.",
+        description: "Los Angeles import held by customs for an exam (the terminal's hold and the line's PA) and by the line for unpaid freight: the line releases its freight hold while the terminal still enforces it, then the terminal lifts it; customs releases (CT) before the terminal lifts its customs hold; available; the dispatcher enters the pickup before the terminal reports it, and the person's time stands.",
         route: route(&SHA, "Shanghai", &LAX, "Los Angeles", None),
         containers: vec![container_number("TEST-SCN-RELEASE")],
         steps: s.done(),

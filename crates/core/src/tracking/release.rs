@@ -507,6 +507,24 @@ pub fn apply_release(c: &mut ContainerState, o: &super::Observation) {
     }
 }
 
+/// Whether a batch may move a gate: a source's word on one, a hold list, an availability, or
+/// the box leaving its terminal (rule 3).
+pub fn moves_gates(batch: &[super::Observation]) -> bool {
+    use super::{Fact, Milestone};
+    batch.iter().any(|o| match &o.fact {
+        Fact::Release { .. } | Fact::Holds { .. } | Fact::Availability { .. } => true,
+        Fact::Retracted { .. } => true,
+        Fact::Event(e) => {
+            !e.estimated
+                && matches!(
+                    e.milestone,
+                    Milestone::FullOut | Milestone::Delivered | Milestone::EmptyIn
+                )
+        }
+        _ => false,
+    })
+}
+
 /// The `container.release.changed` changes from the gates `before` a merge to the gates
 /// `after` it: one per gate whose status moved.
 pub fn changed(before: [GateView; 3], after: [GateView; 3]) -> Vec<super::Change> {

@@ -616,18 +616,7 @@ async fn the_charge_webhooks_go_once_per_box_and_kind_to_the_webhooks_that_name_
     // the free times ending today and tomorrow, and the box accruing
     assert_eq!(pass().await.unwrap(), 3);
     assert_eq!(pass().await.unwrap(), 0, "once per box and kind");
-    let deliverer = boxtrack_worker::delivery::Deliverer::new(
-        app.db.clone(),
-        std::time::Duration::from_secs(5),
-        true,
-        100,
-    );
-    while deliverer
-        .deliver_due(boxtrack_store::now_us())
-        .await
-        .unwrap()
-        > 0
-    {}
+    crate::journeys::deliver_all(&app.db).await;
     assert!(
         unseen.lock().await.is_empty(),
         "a webhook that does not name them"

@@ -29,6 +29,23 @@ const MT: &str = "application/vnd.api+json";
 
 type Seen = std::sync::Arc<tokio::sync::Mutex<Vec<Vec<u8>>>>;
 
+/// Delivers every notification due now to private addresses (the test receivers), until
+/// none is left.
+pub(crate) async fn deliver_all(db: &boxtrack_store::Db) {
+    let deliverer = boxtrack_worker::delivery::Deliverer::new(
+        db.clone(),
+        std::time::Duration::from_secs(5),
+        true,
+        100,
+    );
+    while deliverer
+        .deliver_due(boxtrack_store::now_us())
+        .await
+        .unwrap()
+        > 0
+    {}
+}
+
 /// A webhook receiver on port 0 that records every body and answers 204.
 pub(crate) async fn receiver() -> (String, Seen) {
     use axum::routing::post;

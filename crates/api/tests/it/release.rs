@@ -128,18 +128,7 @@ async fn a_carrier_s_release_codes_move_the_gates_and_tell_the_webhooks_that_ask
             .is_empty()
     );
 
-    let deliverer = boxtrack_worker::delivery::Deliverer::new(
-        app.db.clone(),
-        std::time::Duration::from_secs(5),
-        true,
-        100,
-    );
-    while deliverer
-        .deliver_due(boxtrack_store::now_us())
-        .await
-        .unwrap()
-        > 0
-    {}
+    crate::journeys::deliver_all(&app.db).await;
     let got: Vec<Value> = seen
         .lock()
         .await

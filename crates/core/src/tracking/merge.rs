@@ -719,9 +719,7 @@ pub fn merge(
     let mut s = shipment.clone();
     let mut changes = Vec::new();
     let view_before = terminal_view(&c, view);
-    // most batches are milestones that cannot move a gate: decided only when one may
-    let gates_before = super::release::moves_gates(batch)
-        .then(|| super::release::gates(&c, super::release::left(&c, view.inland)));
+    let gates_before = super::release::before(batch, &c, view.inland);
     let mut pass = Pass::default();
     for o in &sorted {
         if super::withdraw::withdrawn_before(&c, o) {
@@ -782,12 +780,7 @@ pub fn merge(
             new: c.pod_terminal.clone(),
         });
     }
-    if let Some(before) = gates_before {
-        changes.extend(super::release::changed(
-            before,
-            super::release::gates(&c, super::release::left(&c, view.inland)),
-        ));
-    }
+    changes.extend(super::release::after(gates_before, &c, view.inland));
     // once the vessel is in, a later estimate is no news
     if s.pod_eta_us != shipment.pod_eta_us && pass.eta_news {
         changes.push(Change::ShipmentEstimatedArrival {

@@ -525,6 +525,26 @@ pub fn moves_gates(batch: &[super::Observation]) -> bool {
     })
 }
 
+/// The gates before a merge of `batch`, decided only when the batch may move one (most
+/// batches are milestones that cannot): [`after`] compares them with the merged state's.
+pub fn before(
+    batch: &[super::Observation],
+    c: &ContainerState,
+    inland: bool,
+) -> Option<[GateView; 3]> {
+    moves_gates(batch).then(|| gates(c, left(c, inland)))
+}
+
+/// The `container.release.changed` changes from the gates [`before`] a merge to those of the
+/// merged state `c` (none when the batch could not move a gate).
+pub fn after(
+    before: Option<[GateView; 3]>,
+    c: &ContainerState,
+    inland: bool,
+) -> Vec<super::Change> {
+    before.map_or_else(Vec::new, |b| changed(b, gates(c, left(c, inland))))
+}
+
 /// The `container.release.changed` changes from the gates `before` a merge to the gates
 /// `after` it: one per gate whose status moved.
 pub fn changed(before: [GateView; 3], after: [GateView; 3]) -> Vec<super::Change> {

@@ -15,6 +15,40 @@ use crate::AppError;
 use crate::clock;
 use crate::ctx::Ctx;
 
+/// Who enters: the name an entry is recorded "entered by".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Author {
+    /// An API key of the account (its label and hint are shown).
+    Key(Uuid),
+    /// A signed-in user (their e-mail is shown).
+    User(Uuid),
+    /// No credential: MCP opened to the account by the operator.
+    Open,
+}
+
+/// The name `who` is shown under, e.g. `API key "ops-bot" (btk_3fa9c1…)` or the user's
+/// e-mail; `via` ("MCP") is added when the entry came through another door than REST.
+pub async fn author(ctx: &Ctx, account_id: Uuid, who: Author, via: Option<&str>) -> String {
+    let name = match who {
+        Author::Key(id) => match crate::keys::get(ctx, account_id, id).await {
+            Ok(Some(k)) => match k.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+                Some(n) => format!("API key \"{n}\" ({})", k.hint),
+                None => format!("API key {}", k.hint),
+            },
+            _ => format!("API key {id}"),
+        },
+        Author::User(id) => match crate::oauth::user(ctx, account_id, id).await {
+            Ok(Some(u)) => u.email,
+            _ => format!("user {id}"),
+        },
+        Author::Open => "the operator's open MCP account".to_string(),
+    };
+    match via {
+        Some(v) => format!("{name} via {v}"),
+        None => name,
+    }
+}
+
 /// The value `entry` shows on the container now.
 pub fn shown(c: &ContainerState, entry: Entry) -> Option<i64> {
     match entry {

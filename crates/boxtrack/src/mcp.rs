@@ -29,7 +29,7 @@ pub async fn run(s: crate::config::Settings, args: &McpArgs) -> anyhow::Result<(
     let db = crate::server::open_configured_db(&s).await?;
     let state = crate::server::state(crate::server::ctx(db.clone(), &s)?, &s).await?;
     let auth = format!("Token {}", args.api_key.trim());
-    let account = boxtrack_http::auth::account_for(&state.ctx, &auth)
+    let (key_id, account) = boxtrack_http::auth::account_for(&state.ctx, &auth)
         .await
         .map_err(|e| anyhow::anyhow!("checking the API key failed: {:?}", e.errors()))?
         .context("the API key is unknown, revoked or malformed")?;
@@ -44,7 +44,7 @@ pub async fn run(s: crate::config::Settings, args: &McpArgs) -> anyhow::Result<(
                 boxtrack_mcp::dispatch(
                     &state.front,
                     &account,
-                    boxtrack_mcp::tools::Credential::ApiKey,
+                    boxtrack_mcp::tools::Credential::ApiKey(key_id),
                     &msg,
                 )
                 .await

@@ -84,21 +84,19 @@ fn refused_scheme(scheme: &str) -> String {
     }
 }
 
-/// The account an `Authorization` value names (`Token <API key>`), or `None` when it is
+/// The key id and account an `Authorization` value names (`Token <API key>`), or `None` when it is
 /// missing, malformed, unknown or revoked. Used by the MCP endpoint, which answers 401 itself.
 pub async fn account_for(
     ctx: &boxtrack_app::Ctx,
     authorization: &str,
-) -> ApiResult<Option<Account>> {
+) -> ApiResult<Option<(Uuid, Account)>> {
     let Ok(value) = HeaderValue::from_str(authorization) else {
         return Ok(None);
     };
     let Ok(key) = parse_authorization(Some(&value)) else {
         return Ok(None);
     };
-    Ok(boxtrack_app::keys::authenticate(ctx, &key)
-        .await?
-        .map(|(_, a)| a))
+    Ok(boxtrack_app::keys::authenticate(ctx, &key).await?)
 }
 
 #[cfg(test)]

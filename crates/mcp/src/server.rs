@@ -400,7 +400,7 @@ async fn caller(
         }
         _ => account_for(&state.ctx, auth)
             .await
-            .map(|found| found.map(|a| (a, Credential::ApiKey))),
+            .map(|found| found.map(|(k, a)| (a, Credential::ApiKey(k)))),
     };
     let found = match (found, state.config.mcp_open_account) {
         (Ok(None), Some(open)) if auth.is_empty() => accounts::get(&state.ctx, open)

@@ -14,6 +14,7 @@ use boxtrack_app::model::{ContainerRow, ListSort, ShipmentRow};
 use boxtrack_app::{AppError, accounts, clock};
 use boxtrack_core::paging::Page;
 use boxtrack_core::time;
+use boxtrack_core::tracking::release::Gate;
 use boxtrack_core::tracking::rules::{self, ContainerStatus};
 use boxtrack_http::Front;
 use boxtrack_http::doc::Doc;
@@ -50,6 +51,10 @@ pub(crate) struct Asked {
     updated_days: Option<u32>,
     /// With an active hold (`Some(true)`), without one, or either.
     holds: Option<bool>,
+    /// Held at a release gate: a gate's name, `any`, or empty for either.
+    held: String,
+    /// Released by a gate: a gate's name, `all` (all three), or empty for either.
+    released: String,
     /// Only the boxes accruing a charge (past a calculated last free day, still there).
     accruing: bool,
     sort: ListSort,
@@ -83,6 +88,8 @@ impl Asked {
                 "0" | "false" => Some(false),
                 _ => None,
             },
+            held: gate_choice(&text("held"), "any"),
+            released: gate_choice(&text("released"), "all"),
             accruing: matches!(text("accruing").as_str(), "1" | "true" | "on"),
             sort: common::sort_of(q, &SORTS),
             page: text("page").parse().ok().filter(|p| *p >= 1).unwrap_or(1),
@@ -112,6 +119,8 @@ impl Asked {
                     end: None,
                 },
                 on_hold: self.holds.map(Flag),
+                held: gates(&self.held),
+                released: gates(&self.released),
                 pod_eta_at: Range {
                     start: self.eta_days.map(|_| Instant(now_us)),
                     end: days(self.eta_days, 1),
@@ -170,6 +179,8 @@ impl Asked {
                         None => String::new(),
                     },
                 ),
+                ("held", self.held.clone()),
+                ("released", self.released.clone()),
                 (
                     "accruing",
                     if self.accruing {
@@ -268,6 +279,8 @@ fn filters(asked: &Asked) -> Markup {
         && asked.port.is_empty()
         && asked.updated_days.is_none()
         && asked.holds.is_none()
+        && asked.held.is_empty()
+        && asked.released.is_empty()
         && !asked.accruing);
     html! {
         form method="get" action="/console/containers" role="search" class="filters" {
@@ -314,6 +327,14 @@ fn filters(asked: &Asked) -> Markup {
                         select id="holds" name="holds" { (hold_options(asked.holds)) }
                     }
                     div class="f" {
+                        label for="held" { "Held by" }
+                        select id="held" name="held" { (gate_options(&asked.held, "any", "any gate")) }
+                    }
+                    div class="f" {
+                        label for="released" { "Released by" }
+                        select id="released" name="released" { (gate_options(&asked.released, "all", "all three")) }
+                    }
+                    div class="f" {
                         label class="check" {
                             input name="accruing" type="checkbox" value="1" checked[asked.accruing];
                             " Accruing charges only"
@@ -343,6 +364,41 @@ fn status_options(chosen: &str) -> Markup {
 }
 
 /// The hold filter's options, `chosen` selected.
+/// A release gate's name, or `every` (the word meaning all three), as the form may send it;
+/// anything else is left out.
+fn gate_choice(v: &str, every: &str) -> String {
+    if v == every || Gate::parse(v).is_some() {
+        v.to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// The gates a choice of [`gate_choice`] names: all three for the word meaning every gate.
+fn gates(choice: &str) -> Option<AnyOf<Gate>> {
+    match Gate::parse(choice) {
+        Some(g) => Some(AnyOf::of(vec![g])),
+        None if !choice.is_empty() => Some(AnyOf::of(Gate::ALL.to_vec())),
+        None => None,
+    }
+}
+
+/// The options of a gate select: either, every gate (`every`, shown as `every_label`), or one.
+fn gate_options(chosen: &str, every: &str, every_label: &str) -> Markup {
+    let options = [
+        ("", "either"),
+        (every, every_label),
+        ("customs", "customs"),
+        ("line", "line"),
+        ("terminal", "terminal"),
+    ];
+    html! {
+        @for (v, l) in options {
+            option value=(v) selected[v == chosen] { (l) }
+        }
+    }
+}
+
 fn hold_options(chosen: Option<bool>) -> Markup {
     let options = [
         (None, "any"),
@@ -527,7 +583,7 @@ pub(crate) fn routes() -> Mount {
         .public_get("/console/containers", self::list, || Doc::from_value({
                 let mut op = page(
                     "The containers table",
-                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `eta_days` (estimated arrival at the port of discharge within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `accruing=1` (only the boxes accruing a charge by the account's tariffs: past the calculated last free day, still there), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last, `pod_eta_at` or `-pod_eta_at`, missing estimates last), `page`. Values that mean nothing are left out.",
+                    "The signed-in account's containers, most recently updated first, 50 a page, with the API's filters: `q` (number, reference or bill of lading), `status` (a `current_status`), `ready=1`, `lfd_days` (last free day within that many days), `eta_days` (estimated arrival at the port of discharge within that many days), `carrier` (SCAC), `port` (POD UN/LOCODE), `updated_days` (updated within that many days), `holds` (`1` with an active terminal hold, `0` without), `held` (a release gate held: `customs`, `line`, `terminal`, or `any`), `released` (released by a gate: `customs`, `line`, `terminal`, or `all` three), `accruing=1` (only the boxes accruing a charge by the account's tariffs: past the calculated last free day, still there), `sort` (`-updated_at`, the default, `updated_at`, `-created_at`, `created_at`, `pickup_lfd` or `-pickup_lfd`, missing last free days last, `pod_eta_at` or `-pod_eta_at`, missing estimates last), `page`. Values that mean nothing are left out.",
                     ("200", html("The table")),
                     vec![
                         ("303", see_other("To /console/sign-in: no session")),
@@ -545,6 +601,8 @@ pub(crate) fn routes() -> Mount {
                     ("port", "string"),
                     ("updated_days", "integer"),
                     ("holds", "string"),
+                    ("held", "string"),
+                    ("released", "string"),
                     ("accruing", "string"),
                     ("sort", "string"),
                     ("page", "integer"),
@@ -571,6 +629,8 @@ pub(crate) fn routes() -> Mount {
                     ("port", "string"),
                     ("updated_days", "integer"),
                     ("holds", "string"),
+                    ("held", "string"),
+                    ("released", "string"),
                     ("accruing", "string"),
                     ("sort", "string"),
                 ]);
@@ -634,6 +694,23 @@ mod tests {
         assert_eq!(d.and_then(|d| d.start_us), Some(1_000));
         assert_eq!(f.sort, ListSort::EtaAsc);
         assert_eq!(eta.query_for(1), "eta_days=7&sort=pod_eta_at");
+    }
+
+    #[test]
+    fn the_gate_selects_become_the_api_s_gate_filters() {
+        let a = Asked::from_query(&query(&[("held", "customs"), ("released", "all")]));
+        let f = a.input(0).filter();
+        assert_eq!(f.held_any, Some(Gate::Customs.bit()));
+        assert_eq!(f.released_all, Some(7));
+        assert_eq!(a.query_for(1), "held=customs&released=all");
+        let any = Asked::from_query(&query(&[("held", "any"), ("released", "line")]));
+        let f = any.input(0).filter();
+        assert_eq!(f.held_any, Some(7));
+        assert_eq!(f.released_all, Some(Gate::Line.bit()));
+        // a word that names no gate is left out
+        let junk = Asked::from_query(&query(&[("held", "all"), ("released", "freight")]));
+        assert!(junk.held.is_empty() && junk.released.is_empty());
+        assert_eq!(junk.input(0).filter().held_any, None);
     }
 
     #[test]

@@ -132,7 +132,13 @@ pub async fn apply(state: &AppState, caller: &Caller, id: Uuid, doc: &PatchDoc) 
             "name ref_numbers or what a person knows: pickup_lfd, pickup_appointment_at, pod_full_out_at, delivered_at, empty_terminated_at",
         ));
     }
-    let by = format!("API key {}", caller.key_id);
+    let by = entries::author(
+        &state.ctx,
+        caller.account.id,
+        entries::Author::Key(caller.key_id),
+        None,
+    )
+    .await;
     entries::enter(&state.ctx, caller.account.id, id, &by, &asked).await?;
     if let Some(refs) = refs {
         containers::update_refs(&state.ctx, caller.account.id, &[(id, refs)]).await?;

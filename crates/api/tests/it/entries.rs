@@ -94,12 +94,11 @@ async fn a_person_s_pickup_and_last_free_day_win_until_cleared_and_are_audited()
     assert_eq!(lfd["type"], "container_entry");
     assert_eq!(lfd["attributes"]["before"], Value::Null);
     assert_eq!(lfd["attributes"]["after"], "2022-11-25T06:00:00Z");
-    assert!(
-        lfd["attributes"]["entered_by"]
-            .as_str()
-            .unwrap()
-            .starts_with("API key ")
-    );
+    // named by the key's hint (a key's label shows too when it has one), never its secret
+    let by = lfd["attributes"]["entered_by"].as_str().unwrap();
+    assert!(by.starts_with("API key "), "{by}");
+    assert!(by.contains(&format!("{}…", &key[..10])), "{by}");
+    assert!(!by.contains(&key[..]), "{by}");
 
     // cleared: what the sources said shows again (none said a pickup)
     let r = app

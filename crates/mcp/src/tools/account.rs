@@ -187,7 +187,7 @@ pub(super) async fn whoami(
     };
     Ok(WhoamiAnswer {
         kind: match credential {
-            Credential::ApiKey => "api_key",
+            Credential::ApiKey(_) => "api_key",
             Credential::User(_) => "user",
             Credential::Open => "open",
         }

@@ -3,8 +3,8 @@
 /// How the caller signed in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Credential {
-    /// An API key (`Authorization: Token`, or `boxtrack mcp --stdio --api-key`).
-    ApiKey,
+    /// An API key, by id (`Authorization: Token`, or `boxtrack mcp --stdio --api-key`).
+    ApiKey(uuid::Uuid),
     /// A user, through OAuth (`Authorization: Bearer`).
     User(uuid::Uuid),
     /// No credential: the account the operator opened `/mcp` to (`mcp_open_account`).

@@ -86,11 +86,12 @@ impl Tool for EnterContainerFacts {
         if asked.is_empty() {
             return Err("Name what to enter or clear.".into());
         }
-        let by = match cx.credential {
-            super::credential::Credential::ApiKey => "MCP client (API key)".to_string(),
-            super::credential::Credential::User(id) => format!("MCP client (user {id})"),
-            super::credential::Credential::Open => "MCP client".to_string(),
+        let who = match cx.credential {
+            super::credential::Credential::ApiKey(k) => entries::Author::Key(k),
+            super::credential::Credential::User(id) => entries::Author::User(id),
+            super::credential::Credential::Open => entries::Author::Open,
         };
+        let by = entries::author(&cx.state.ctx, cx.account.id, who, Some("MCP")).await;
         entries::enter(&cx.state.ctx, cx.account.id, input.id, &by, &asked)
             .await
             .map_err(ToolError::from_app("container"))?;

@@ -100,7 +100,7 @@ async fn call(
     let answer = boxtrack_mcp::dispatch(
         state,
         account,
-        boxtrack_mcp::tools::Credential::ApiKey,
+        boxtrack_mcp::tools::Credential::ApiKey(uuid::Uuid::nil()),
         &msg,
     )
     .await

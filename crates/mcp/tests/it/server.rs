@@ -1065,6 +1065,17 @@ async fn the_rmcp_client_lists_and_calls_every_tool() {
         r.structured_content.unwrap()["pickup_appointment_at"],
         "2099-01-01T08:00:00Z"
     );
+    // recorded as entered by the key's hint, through MCP
+    let account = app.account_of(&key).await;
+    let cid_uuid: uuid::Uuid = cid.parse().unwrap();
+    let entries = boxtrack_app::entries::history(&app.front.ctx, account.id, cid_uuid)
+        .await
+        .unwrap();
+    let by = &entries[0].entered_by;
+    assert!(
+        by.starts_with("API key ") && by.ends_with(" via MCP"),
+        "{by}"
+    );
     let r = call(
         "enter_container_facts",
         json!({"id": cid, "pickup_lfd": "Friday"}),
@@ -1177,7 +1188,7 @@ async fn stdio_and_http_give_the_same_answers() {
         let over_stdio = boxtrack_mcp::dispatch(
             &state,
             &account,
-            boxtrack_mcp::tools::Credential::ApiKey,
+            boxtrack_mcp::tools::Credential::ApiKey(uuid::Uuid::nil()),
             &msg,
         )
         .await

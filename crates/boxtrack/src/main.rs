@@ -3,6 +3,7 @@
 
 mod admin;
 mod backup;
+mod carriers;
 mod client;
 mod config;
 mod logformat;
@@ -112,6 +113,11 @@ enum Command {
     /// terminal) charges count working days by.
     #[command(subcommand)]
     Calendars(admin::CalendarsCommand),
+    /// What boxtrack knows of the shipping lines' own tracking APIs: `carriers profiles`
+    /// lists the profile of each line (what `[carriers.SCAC] profile = "NAME"` fills in and
+    /// which credentials it still needs).
+    #[command(subcommand)]
+    Carriers(carriers::CarriersCommand),
 }
 
 /// Flags of `serve`.
@@ -299,6 +305,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             mcp::run(s, args).await
         }
         Command::Health(args) => health(args).await,
+        Command::Carriers(cmd) => carriers::run(cmd),
         Command::Track(args) => client::track(args).await,
         Command::Containers(args) => client::containers(args).await,
         Command::Shipments(args) => client::shipments(args).await,

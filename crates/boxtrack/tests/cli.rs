@@ -880,6 +880,7 @@ fn every_command_explains_itself() {
         vec!["prune", "--help"],
         vec!["tariffs", "import", "--help"],
         vec!["calendars", "import", "--help"],
+        vec!["carriers", "profiles", "--help"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
             .args(&args)
@@ -889,6 +890,78 @@ fn every_command_explains_itself() {
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(text.contains("Usage:"), "{args:?}: {text}");
     }
+}
+
+/// `carriers profiles` lists every line's profile with the credentials it needs, as a table
+/// and as JSON with its sources; a `[carriers.SCAC]` table naming a profile without its
+/// credentials stops `serve` naming the carrier and the key.
+#[test]
+fn carrier_profiles_are_listed_with_what_they_need() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args(args)
+            .env_remove("BOXTRACK_CONFIG")
+            .output()
+            .unwrap()
+    };
+    let text = ok_text(run(&["carriers", "profiles"]));
+    assert!(text.starts_with("PROFILE"), "{text}");
+    for name in [
+        "maersk",
+        "hapag-lloyd",
+        "cma-cgm",
+        "one",
+        "evergreen",
+        "msc",
+        "zim",
+        "hmm",
+        "yang-ming",
+        "cosco",
+    ] {
+        assert!(text.contains(name), "{name}: {text}");
+    }
+    assert!(text.contains("HLCU") && text.contains("client_id, client_secret"));
+    let help = ok_text(run(&["carriers", "profiles", "--help"]));
+    assert!(
+        help.contains("credentials") && help.contains("--json"),
+        "{help}"
+    );
+    let json = ok_json(run(&["carriers", "profiles", "--json"]));
+    let profiles = json.as_array().unwrap();
+    assert_eq!(profiles.len(), 10);
+    let hl = profiles
+        .iter()
+        .find(|p| p["name"] == "hapag-lloyd")
+        .unwrap();
+    assert_eq!(hl["scacs"], serde_json::json!(["HLCU"]));
+    assert_eq!(hl["format"]["version"], "2.2");
+    assert!(
+        hl["sources"][0]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://")
+    );
+    assert_eq!(hl["sources"][0]["read"], "2026-12-07");
+
+    let dir = boxtrack_testkit::temp_dir("boxtrack-cli-profiles");
+    std::fs::write(
+        dir.join("boxtrack.toml"),
+        "[carriers.HLCU]\nprofile = \"hapag-lloyd\"\nclient_id = \"id\"\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+        .current_dir(&dir)
+        .arg("serve")
+        .env_remove("BOXTRACK_CONFIG")
+        .env_remove("BOXTRACK_DATABASE_URL")
+        .output()
+        .unwrap();
+    let err = failed(out);
+    assert!(
+        err.contains("carriers.HLCU.client_secret") && err.contains("boxtrack.toml"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `prune` removes the history older than the retention settings and nothing newer;

@@ -136,7 +136,7 @@ impl SecretSource {
 }
 
 /// How the client authenticates to the token endpoint (RFC 6749 §2.3.1).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClientAuth {
     /// HTTP Basic with the form-encoded client id and secret (the default).

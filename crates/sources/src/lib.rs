@@ -8,6 +8,7 @@ pub mod dcsa;
 pub mod edifact;
 pub mod ingest;
 pub mod poll;
+pub mod profiles;
 pub mod push;
 pub mod release_codes;
 pub mod sandbox;

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use boxtrack_sources::profiles::CarrierConfig;
 use boxtrack_sources::upstream::EndpointConfig;
 use figment::value::{Dict, Map, Value};
 use figment::{Figment, Metadata, Profile, Provider};
@@ -20,8 +21,8 @@ use serde::Deserialize;
 pub struct RawSettings {
     /// The settings some layer gave (the declared names only).
     pub values: BTreeMap<String, String>,
-    /// `[carriers.SCAC]` tables.
-    pub carriers: Option<BTreeMap<String, EndpointConfig>>,
+    /// `[carriers.SCAC]` tables (a profile and its credentials, or every key written).
+    pub carriers: Option<BTreeMap<String, CarrierConfig>>,
     /// `[terminals.CODE]` tables.
     pub terminals: Option<BTreeMap<String, EndpointConfig>>,
 }
@@ -30,7 +31,7 @@ pub struct RawSettings {
 #[derive(Deserialize)]
 struct Tables {
     #[serde(default)]
-    carriers: Option<BTreeMap<String, EndpointConfig>>,
+    carriers: Option<BTreeMap<String, CarrierConfig>>,
     #[serde(default)]
     terminals: Option<BTreeMap<String, EndpointConfig>>,
 }

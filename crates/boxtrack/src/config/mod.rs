@@ -534,6 +534,17 @@ fn upstreams(
             })
             .collect()
     };
+    // a carrier's table may name a profile: expanded first, then checked like the others
+    let carriers = raw
+        .carriers
+        .iter()
+        .flatten()
+        .map(|(name, table)| {
+            table.expand().map(|t| (name.clone(), t)).map_err(|e| {
+                anyhow::anyhow!("setting carriers.{name}.{} ({src}): {}", e.field, e.reason)
+            })
+        })
+        .collect::<anyhow::Result<BTreeMap<_, _>>>()?;
     let requests_per_sec = v.positive(
         "upstream_requests_per_sec",
         10_000.0,
@@ -541,7 +552,7 @@ fn upstreams(
     )?;
     Ok(boxtrack_sources::upstream::UpstreamConfig {
         sim_url: v.absolute("sim_url", " of a running `boxtrack sim`")?,
-        carriers: tables("carriers", raw.carriers.as_ref())?,
+        carriers: tables("carriers", Some(&carriers))?,
         terminals: tables("terminals", raw.terminals.as_ref())?,
         requests_per_sec,
         burst: (requests_per_sec * 2.0).ceil() as u32,
@@ -946,6 +957,80 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("terminals.T1.dcsa_version"), "{err}");
+    }
+
+    #[test]
+    fn a_carrier_named_by_its_profile_needs_only_its_credentials() {
+        let secrets = |name: &str| (name == "HLCU_SECRET").then(|| "s3cr3t".to_string());
+        let resolved = |text: &str| {
+            resolve_with(
+                with_carriers(text),
+                Layer::default(),
+                Layer::default(),
+                &secrets,
+            )
+            .map_err(|e| e.to_string())
+        };
+        let s = resolved(
+            "[carriers.HLCU]\nprofile = \"hapag-lloyd\"\nclient_id = \"my-id\"\nclient_secret = { env = \"HLCU_SECRET\" }",
+        )
+        .unwrap();
+        let hl = &s.upstreams.carriers["HLCU"];
+        assert_eq!(hl.url, "https://api.hlag.com/hlag/external");
+        assert_eq!(hl.auth.scheme(), "headers");
+        assert!(!format!("{s:?}").contains("s3cr3t"));
+        // a key written in the table beats the profile's
+        let s = resolved(
+            "[carriers.MAEU]\nprofile = \"maersk\"\nurl = \"https://api.carrier.example/tnt\"\nclient_id = \"ck\"\nclient_secret = { env = \"HLCU_SECRET\" }",
+        )
+        .unwrap();
+        assert_eq!(
+            s.upstreams.carriers["MAEU"].auth.scheme(),
+            "oauth2_client_credentials"
+        );
+        assert_eq!(
+            s.upstreams.carriers["MAEU"].url,
+            "https://api.carrier.example/tnt"
+        );
+        // each failure names the carrier, the key and the file
+        let err = resolved(
+            "[carriers.MAEU]\nprofile = \"maersk\"\nclient_id = \"a\"\nclient_secret = \"b\"",
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("carriers.MAEU.url")
+                && err.contains("b.toml")
+                && err.contains("no confirmed base URL"),
+            "{err}"
+        );
+        let err = resolved("[carriers.MAEU]\nprofile = \"mearsk\"").unwrap_err();
+        assert!(
+            err.contains("carriers.MAEU.profile") && err.contains("\"mearsk\" is not a profile"),
+            "{err}"
+        );
+        let err =
+            resolved("[carriers.HLCU]\nprofile = \"hapag-lloyd\"\nclient_id = \"a\"").unwrap_err();
+        assert!(
+            err.contains("carriers.HLCU.client_secret") && err.contains("is missing"),
+            "{err}"
+        );
+        let err = resolved(
+            "[carriers.HLCU]\nprofile = \"hapag-lloyd\"\nclient_id = \"a\"\nclient_secret = { env = \"NOT_SET\" }",
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("carriers.HLCU.auth.headers.X-IBM-Client-Secret")
+                && err.contains("NOT_SET"),
+            "{err}"
+        );
+        let err = resolved("[carriers.COSU]\nprofile = \"cosco\"").unwrap_err();
+        assert!(
+            err.contains("carriers.COSU.profile") && err.contains("own format"),
+            "{err}"
+        );
+        // without a profile a carrier still needs its url
+        let err = resolved("[carriers.X]\nauth_header = \"K\"\nauth_value = \"v\"").unwrap_err();
+        assert!(err.contains("carriers.X.url"), "{err}");
     }
 
     #[test]

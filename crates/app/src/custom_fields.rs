@@ -45,7 +45,7 @@ pub async fn values_of(
     for field in rows {
         let options = DataType::parse(&field.data_type).is_some_and(DataType::has_options);
         let labels = if options {
-            store::options(db, field.definition_id)
+            store::options(db, account_id, field.definition_id)
                 .await?
                 .into_iter()
                 .map(|o| (o.value, o.label))
@@ -231,18 +231,32 @@ pub async fn delete_definition(ctx: &Ctx, account_id: Uuid, id: Uuid) -> Result<
 }
 
 /// A definition's options, in their order.
-pub async fn options(ctx: &Ctx, definition_id: Uuid) -> Result<Vec<OptionRow>, AppError> {
-    Ok(store::options(&ctx.db, definition_id).await?)
+pub async fn options(
+    ctx: &Ctx,
+    account_id: Uuid,
+    definition_id: Uuid,
+) -> Result<Vec<OptionRow>, AppError> {
+    Ok(store::options(&ctx.db, account_id, definition_id).await?)
 }
 
 /// Stores an option (`create`: a new one); `false` when its value is taken.
-pub async fn save_option(ctx: &Ctx, o: &OptionRow, create: bool) -> Result<bool, AppError> {
-    unless_duplicate(store::save_option(&ctx.db, o, create).await)
+pub async fn save_option(
+    ctx: &Ctx,
+    account_id: Uuid,
+    o: &OptionRow,
+    create: bool,
+) -> Result<bool, AppError> {
+    unless_duplicate(store::save_option(&ctx.db, account_id, o, create).await)
 }
 
 /// Deletes an option of a definition; whether it was there.
-pub async fn delete_option(ctx: &Ctx, definition_id: Uuid, id: Uuid) -> Result<bool, AppError> {
-    Ok(store::delete_option(&ctx.db, definition_id, id).await?)
+pub async fn delete_option(
+    ctx: &Ctx,
+    account_id: Uuid,
+    definition_id: Uuid,
+    id: Uuid,
+) -> Result<bool, AppError> {
+    Ok(store::delete_option(&ctx.db, account_id, definition_id, id).await?)
 }
 
 /// One of the account's values.

@@ -164,6 +164,6 @@ pub async fn download_token(
     };
     let (token, digest) = documents::token("dl_");
     let until = ctx.now_us() + documents::DOWNLOAD_TTL_US;
-    store::allow_download(&ctx.db, d.id, &digest, until).await?;
+    store::allow_download(&ctx.db, account_id, d.id, &digest, until).await?;
     Ok(Some(token))
 }

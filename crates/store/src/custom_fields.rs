@@ -160,11 +160,11 @@ pub async fn delete_definition(db: &Db, account_id: Uuid, id: Uuid) -> Result<bo
         return Ok(false);
     }
     for sql in [
-        "DELETE FROM custom_fields WHERE definition_id = $1",
-        "DELETE FROM custom_field_options WHERE definition_id = $1",
-        "DELETE FROM custom_field_definitions WHERE id = $1",
+        "DELETE FROM custom_fields WHERE account_id = $2 AND definition_id = $1",
+        "DELETE FROM custom_field_options WHERE account_id = $2 AND definition_id = $1",
+        "DELETE FROM custom_field_definitions WHERE account_id = $2 AND id = $1",
     ] {
-        on_tx!(&mut tx, c => sqlx::query(sql).bind(id).execute(c).await.map(|_| ())?);
+        on_tx!(&mut tx, c => sqlx::query(sql).bind(id).bind(account_id).execute(c).await.map(|_| ())?);
     }
     tx.commit().await?;
     Ok(true)
@@ -190,21 +190,23 @@ pub struct OptionRow {
 }
 
 /// The options of a definition, in position order (then creation).
-pub async fn options(db: &Db, definition_id: Uuid) -> Result<Vec<OptionRow>> {
-    const SQL: &str = "SELECT id, definition_id, label, value, position, created_us, updated_us FROM custom_field_options WHERE definition_id = $1 \
+pub async fn options(db: &Db, account_id: Uuid, definition_id: Uuid) -> Result<Vec<OptionRow>> {
+    const SQL: &str = "SELECT id, definition_id, label, value, position, created_us, updated_us FROM custom_field_options WHERE account_id = $2 AND definition_id = $1 \
         ORDER BY CASE WHEN position IS NULL THEN 1 ELSE 0 END, position, created_us, id";
-    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(definition_id).fetch_all(p).await?))
+    Ok(
+        on_db!(db, p => sqlx::query_as(SQL).bind(definition_id).bind(account_id).fetch_all(p).await?),
+    )
 }
 
 /// Creates or changes an option; [`StoreError::Duplicate`] when the value is taken.
-pub async fn save_option(db: &Db, o: &OptionRow, create: bool) -> Result<()> {
+pub async fn save_option(db: &Db, account_id: Uuid, o: &OptionRow, create: bool) -> Result<()> {
     let sql = if create {
-        "INSERT INTO custom_field_options (id, definition_id, label, value, position, created_us, updated_us) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+        "INSERT INTO custom_field_options (id, definition_id, label, value, position, created_us, updated_us, account_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
     } else {
-        "UPDATE custom_field_options SET label = $3, value = $4, position = $5, updated_us = $7 WHERE id = $1 AND definition_id = $2"
+        "UPDATE custom_field_options SET label = $3, value = $4, position = $5, updated_us = $7 WHERE account_id = $8 AND id = $1 AND definition_id = $2"
     };
     let done = on_db!(db, p => sqlx::query(sql)
-        .bind(o.id).bind(o.definition_id).bind(&o.label).bind(&o.value).bind(o.position).bind(o.created_us).bind(o.updated_us)
+        .bind(o.id).bind(o.definition_id).bind(&o.label).bind(&o.value).bind(o.position).bind(o.created_us).bind(o.updated_us).bind(account_id)
         .execute(p).await.map(|_| ()));
     match done {
         Err(e) if crate::unique_violation(&e) => Err(StoreError::Duplicate("custom field option")),
@@ -213,9 +215,14 @@ pub async fn save_option(db: &Db, o: &OptionRow, create: bool) -> Result<()> {
 }
 
 /// Deletes an option; false when the definition has no such option.
-pub async fn delete_option(db: &Db, definition_id: Uuid, id: Uuid) -> Result<bool> {
-    let n = on_db!(db, p => sqlx::query("DELETE FROM custom_field_options WHERE id = $1 AND definition_id = $2")
-        .bind(id).bind(definition_id).execute(p).await?.rows_affected());
+pub async fn delete_option(
+    db: &Db,
+    account_id: Uuid,
+    definition_id: Uuid,
+    id: Uuid,
+) -> Result<bool> {
+    let n = on_db!(db, p => sqlx::query("DELETE FROM custom_field_options WHERE account_id = $3 AND id = $1 AND definition_id = $2")
+        .bind(id).bind(definition_id).bind(account_id).execute(p).await?.rows_affected());
     Ok(n == 1)
 }
 

@@ -375,7 +375,12 @@ impl Db {
                         .await?;
                 }
             }
-            Db::Postgres(p) => sqlx::migrate!("./migrations/postgres").run(p).await?,
+            Db::Postgres(p) => {
+                sqlx::migrate!("./migrations/postgres").run(p).await?;
+                if crate::citus::is_citus(p).await? {
+                    crate::citus::lay_out(p).await?;
+                }
+            }
         }
         Ok(())
     }

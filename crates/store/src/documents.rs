@@ -136,8 +136,8 @@ pub async fn store_bytes(
         .put(blob.account_id, blob.id, bytes, &blob.content_type)
         .await?;
     let inline: Option<&[u8]> = key.is_none().then_some(bytes);
-    let n = on_db!(db, p => sqlx::query("UPDATE blobs SET data = $2, object_key = $3, uploaded_us = $4 WHERE id = $1 AND uploaded_us IS NULL")
-        .bind(blob.id).bind(inline).bind(&key).bind(now_us()).execute(p).await?.rows_affected());
+    let n = on_db!(db, p => sqlx::query("UPDATE blobs SET data = $2, object_key = $3, uploaded_us = $4 WHERE account_id = $5 AND id = $1 AND uploaded_us IS NULL")
+        .bind(blob.id).bind(inline).bind(&key).bind(now_us()).bind(blob.account_id).execute(p).await?.rows_affected());
     Ok(n == 1)
 }
 
@@ -341,9 +341,9 @@ pub async fn delete(db: &Db, files: &dyn FileStore, account_id: Uuid, id: Uuid) 
         return Ok(false);
     };
     let key: Option<String> = on_tx!(&mut tx, c => sqlx::query_scalar(
-        "UPDATE blobs SET data = NULL WHERE id = $1 RETURNING object_key")
-        .bind(blob).fetch_one(c).await?);
-    on_tx!(&mut tx, c => sqlx::query("DELETE FROM document_downloads WHERE document_id = $1").bind(id).execute(c).await.map(|_| ())?);
+        "UPDATE blobs SET data = NULL WHERE account_id = $2 AND id = $1 RETURNING object_key")
+        .bind(blob).bind(account_id).fetch_one(c).await?);
+    on_tx!(&mut tx, c => sqlx::query("DELETE FROM document_downloads WHERE account_id = $2 AND document_id = $1").bind(id).bind(account_id).execute(c).await.map(|_| ())?);
     tx.commit().await?;
     if let Some(key) = key
         && let Err(e) = files.delete(&key).await
@@ -354,18 +354,19 @@ pub async fn delete(db: &Db, files: &dyn FileStore, account_id: Uuid, id: Uuid) 
     Ok(true)
 }
 
-/// Records a download token (by digest) for a document until `expires_us`, and forgets
-/// expired ones.
+/// Records a download token (by digest) for the account's document until `expires_us`, and
+/// forgets the account's expired ones.
 pub async fn allow_download(
     db: &Db,
+    account_id: Uuid,
     document_id: Uuid,
     digest: &str,
     expires_us: i64,
 ) -> Result<()> {
     let now = now_us();
-    on_db!(db, p => sqlx::query("DELETE FROM document_downloads WHERE expires_us < $1").bind(now).execute(p).await.map(|_| ())?);
-    on_db!(db, p => sqlx::query("INSERT INTO document_downloads (digest, document_id, expires_us) VALUES ($1, $2, $3)")
-        .bind(digest).bind(document_id).bind(expires_us).execute(p).await.map(|_| ())?);
+    on_db!(db, p => sqlx::query("DELETE FROM document_downloads WHERE account_id = $2 AND expires_us < $1").bind(now).bind(account_id).execute(p).await.map(|_| ())?);
+    on_db!(db, p => sqlx::query("INSERT INTO document_downloads (digest, document_id, expires_us, account_id) VALUES ($1, $2, $3, $4)")
+        .bind(digest).bind(document_id).bind(expires_us).bind(account_id).execute(p).await.map(|_| ())?);
     Ok(())
 }
 
@@ -382,7 +383,7 @@ pub async fn download(
     digest: &str,
     now: i64,
 ) -> Result<Option<File>> {
-    const SQL: &str = "SELECT b.filename, b.content_type, b.data, b.object_key FROM document_downloads t JOIN documents d ON d.id = t.document_id JOIN blobs b ON b.id = d.blob_id \
+    const SQL: &str = "SELECT b.filename, b.content_type, b.data, b.object_key FROM document_downloads t JOIN documents d ON d.account_id = t.account_id AND d.id = t.document_id JOIN blobs b ON b.account_id = d.account_id AND b.id = d.blob_id \
         WHERE t.digest = $1 AND t.expires_us > $2 AND d.deleted_us IS NULL AND (b.data IS NOT NULL OR b.object_key IS NOT NULL)";
     let row: Option<StoredFile> =
         on_db!(db, p => sqlx::query_as(SQL).bind(digest).bind(now).fetch_optional(p).await?);

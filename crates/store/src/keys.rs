@@ -176,9 +176,10 @@ pub async fn authenticate(db: &Db, key: &ApiKey) -> Result<Option<(Uuid, Account
         .await?);
     let Some(row) = row else { return Ok(None) };
     if row.last_used_us.is_none_or(|t| now - t > 60_000_000) {
-        on_db!(db, p => sqlx::query("UPDATE api_keys SET last_used_us = $2 WHERE id = $1")
+        on_db!(db, p => sqlx::query("UPDATE api_keys SET last_used_us = $2 WHERE account_id = $3 AND id = $1")
             .bind(row.key_id)
             .bind(now)
+            .bind(row.account.id)
             .execute(p)
             .await
             .map(|_| ())?);

@@ -10,6 +10,7 @@ pub mod accounts;
 pub mod ais;
 pub mod changes;
 pub mod charges;
+pub mod citus;
 pub mod copy;
 pub mod custom_fields;
 pub mod db;
@@ -121,6 +122,9 @@ pub enum StoreError {
     /// Read replicas cannot be used as configured (see [`replicas`]).
     #[error("read replicas: {0}")]
     Replicas(String),
+    /// The schema could not be laid out on a Citus cluster (see [`citus`]).
+    #[error("Citus: {0}")]
+    Citus(String),
     /// The worker lock file could not be opened or locked.
     #[error("cannot lock {path}: {source}")]
     LockFile {

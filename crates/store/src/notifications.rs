@@ -131,6 +131,8 @@ pub async fn get(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Notificat
 /// A rendered notification body to store.
 #[derive(Debug, Clone)]
 pub struct Body {
+    /// The notification's account.
+    pub account_id: Uuid,
     /// The notification.
     pub notification_id: Uuid,
     /// Its creation time: on PostgreSQL, which month's partition the body goes to.
@@ -303,7 +305,7 @@ pub struct Claimed {
 /// the lease. Public so tests can ask the database how it plans it.
 pub fn claim_statement(backend: crate::Backend) -> String {
     // the creation time names the body's month: one partition probed, not every month's
-    const BODY: &str = "(SELECT body FROM webhook_bodies WHERE notification_id = webhook_notifications.id \
+    const BODY: &str = "(SELECT body FROM webhook_bodies WHERE account_id = webhook_notifications.account_id AND notification_id = webhook_notifications.id \
          AND notification_created_us = webhook_notifications.created_us) AS body";
     // due order is the order of the due index, so a claim reads the next entries of one index
     // range and sorts nothing
@@ -385,23 +387,27 @@ async fn store_bodies(
         .map(|b| Ok((b.notification_id, body_text(&b.body)?)))
         .collect::<Result<_>>()?;
     let ids: Vec<Uuid> = rendered.iter().map(|(id, _)| *id).collect();
+    let accounts: Vec<Uuid> = given.iter().map(|b| b.account_id).collect();
     let bodies: Vec<&str> = rendered.iter().map(|(_, b)| *b).collect();
     let created: Vec<i64> = given.iter().map(|b| b.notification_created_us).collect();
     let inserted = sqlx::query(
-        "INSERT INTO webhook_bodies (notification_id, notification_created_us, body) \
-         SELECT * FROM unnest($1::uuid[], $2::int8[], $3::text[]) ON CONFLICT (notification_id, notification_created_us) DO NOTHING",
+        "INSERT INTO webhook_bodies (notification_id, notification_created_us, body, account_id) \
+         SELECT * FROM unnest($1::uuid[], $2::int8[], $3::text[], $4::uuid[]) ON CONFLICT (account_id, notification_id, notification_created_us) DO NOTHING",
     )
     .bind(&ids)
     .bind(&created)
     .bind(&bodies)
+    .bind(&accounts)
     .execute(&mut **tx)
     .await?
     .rows_affected();
     let mut out = std::collections::HashMap::new();
     if inserted < rendered.len() as u64 {
         let stored: Vec<(Uuid, String)> = sqlx::query_as(
-            "SELECT notification_id, body FROM webhook_bodies WHERE notification_id = ANY($1)",
+            "SELECT b.notification_id, b.body FROM webhook_bodies b \
+             JOIN unnest($1::uuid[], $2::uuid[]) AS v(account_id, id) ON b.account_id = v.account_id AND b.notification_id = v.id",
         )
+        .bind(&accounts)
         .bind(&ids)
         .fetch_all(&mut **tx)
         .await?;
@@ -437,20 +443,23 @@ async fn defer(tx: &mut PgTx, rows: &[(Uuid, i64)]) -> Result<()> {
 }
 
 /// Sets a webhook's run of failures to `$2` (after a success, 0) unless it is that already.
-pub(crate) const SET_FAILURES: &str = "UPDATE webhooks SET consecutive_failures = $2 WHERE id = $1 AND consecutive_failures <> $2 RETURNING consecutive_failures";
+pub(crate) const SET_FAILURES: &str = "UPDATE webhooks SET consecutive_failures = $2 WHERE account_id = $3 AND id = $1 AND consecutive_failures <> $2 RETURNING consecutive_failures";
 /// Adds `$2` failures to a webhook's run.
-pub(crate) const ADD_FAILURES: &str = "UPDATE webhooks SET consecutive_failures = consecutive_failures + $2 WHERE id = $1 RETURNING consecutive_failures";
+pub(crate) const ADD_FAILURES: &str = "UPDATE webhooks SET consecutive_failures = consecutive_failures + $2 WHERE account_id = $3 AND id = $1 RETURNING consecutive_failures";
 /// Sets a webhook inactive after repeated failures, at `$2`.
-pub(crate) const DEACTIVATE: &str = "UPDATE webhooks SET active = FALSE, deactivated_reason = 'repeated_delivery_failures', updated_us = $2 WHERE id = $1 AND active = TRUE";
+pub(crate) const DEACTIVATE: &str = "UPDATE webhooks SET active = FALSE, deactivated_reason = 'repeated_delivery_failures', updated_us = $2 WHERE account_id = $3 AND id = $1 AND active = TRUE";
 
-/// Each webhook's run of failures after these attempts, in attempt order: whether a success
-/// reset it, and the failures since (the last success, or the start).
+/// Each webhook's (by account and id) run of failures after these attempts, in attempt
+/// order: whether a success reset it, and the failures since (the last success, or the start).
 pub(crate) fn failure_runs(
     done: &[(NotificationRow, Attempt)],
-) -> std::collections::BTreeMap<Uuid, (bool, i64)> {
-    let mut runs: std::collections::BTreeMap<Uuid, (bool, i64)> = std::collections::BTreeMap::new();
+) -> std::collections::BTreeMap<(Uuid, Uuid), (bool, i64)> {
+    let mut runs: std::collections::BTreeMap<(Uuid, Uuid), (bool, i64)> =
+        std::collections::BTreeMap::new();
     for (n, a) in done {
-        let e = runs.entry(n.webhook_id).or_insert((false, 0));
+        let e = runs
+            .entry((n.account_id, n.webhook_id))
+            .or_insert((false, 0));
         if a.succeeded {
             *e = (true, 0);
         } else {
@@ -481,8 +490,8 @@ async fn record_many(
         // rows from before the latest attempt was kept in the row have none to move; one
         // whose attempt is already recorded (a repeated cycle) has moved it before
         sqlx::query(
-            "INSERT INTO webhook_attempts (notification_id, notification_created_us, id, attempted_us, status_code, duration_ms, error, response_body) \
-             SELECT n.id, n.created_us, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error, n.last_response_body \
+            "INSERT INTO webhook_attempts (account_id, notification_id, notification_created_us, id, attempted_us, status_code, duration_ms, error, response_body) \
+             SELECT n.account_id, n.id, n.created_us, v.attempt_id, n.last_attempt_us, n.last_status_code, n.last_duration_ms, n.last_error, n.last_response_body \
              FROM webhook_notifications n JOIN unnest($1::uuid[], $2::uuid[], $3::int8[]) AS v(notification_id, attempt_id, attempts) \
              ON n.id = v.notification_id WHERE n.last_attempt_us IS NOT NULL AND n.attempts = v.attempts",
         )
@@ -528,17 +537,19 @@ async fn record_many(
             .collect();
         failure_runs(&fresh)
     };
-    for (hook, (reset, failures)) in runs {
+    for ((account, hook), (reset, failures)) in runs {
         let sql = if reset { SET_FAILURES } else { ADD_FAILURES };
         let total: Option<i64> = sqlx::query_scalar(sql)
             .bind(hook)
             .bind(failures)
+            .bind(account)
             .fetch_optional(&mut **tx)
             .await?;
         if total.is_some_and(|t| t >= deactivate_after) {
             let n_rows = sqlx::query(DEACTIVATE)
                 .bind(hook)
                 .bind(at_us)
+                .bind(account)
                 .execute(&mut **tx)
                 .await?
                 .rows_affected();

@@ -94,8 +94,9 @@ pub const CHANGED_SLACK_US: i64 = 10 * 60 * 1_000_000;
 /// Where a pass over the stored rendered texts stands ([`begin`], [`refresh`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cursor {
-    /// Every row, by id, after this one.
-    Every(uuid::Uuid),
+    /// Every row after this one (account, id): on PostgreSQL in `(account_id, id)` order, its
+    /// key; on SQLite in id order, its key (the account is then only carried along).
+    Every(uuid::Uuid, uuid::Uuid),
     /// The rows changed at or after `since_us`, account by account (by id), and in an
     /// account by `(updated_us, id)` after `after`.
     Changed {
@@ -155,9 +156,15 @@ pub async fn begin(db: &crate::Db, kind: RenderedKind, now_us: i64) -> crate::Re
             Cursor::changed_since(started.saturating_sub(CHANGED_SLACK_US)),
             generation,
         ),
-        Some((Some(_), _, _)) => (Cursor::Every(uuid::Uuid::nil()), forget(db, kind).await?),
-        Some((None, _, generation)) => (Cursor::Every(uuid::Uuid::nil()), generation),
-        None => (Cursor::Every(uuid::Uuid::nil()), 0),
+        Some((Some(_), _, _)) => (
+            Cursor::Every(uuid::Uuid::nil(), uuid::Uuid::nil()),
+            forget(db, kind).await?,
+        ),
+        Some((None, _, generation)) => (
+            Cursor::Every(uuid::Uuid::nil(), uuid::Uuid::nil()),
+            generation,
+        ),
+        None => (Cursor::Every(uuid::Uuid::nil(), uuid::Uuid::nil()), 0),
     };
     Ok(Some(Pass {
         kind,
@@ -234,7 +241,7 @@ pub async fn refresh(
     };
     let rows = stale(db, kind, at, batch, tag).await?;
     let next = match (at, rows.last()) {
-        (Cursor::Every(_), last) => last.map(|r| Cursor::Every(r.id)),
+        (Cursor::Every(..), last) => last.map(|r| Cursor::Every(r.account_id, r.id)),
         (
             Cursor::Changed {
                 since_us, account, ..
@@ -263,11 +270,11 @@ pub async fn refresh(
         let (Some(text), Some(state)) = (row.text(kind), row.state.as_deref()) else {
             continue;
         };
-        wrote += write_if_same(db, kind, row.id, state, text).await?;
+        wrote += write_if_same(db, kind, row.account_id, row.id, state, text).await?;
         if kind == RenderedKind::Containers
             && let Some(status) = row.other.as_deref()
         {
-            write_gates(db, row.id, state, status).await?;
+            write_gates(db, row.account_id, row.id, state, status).await?;
         }
     }
     Ok((wrote, next))
@@ -287,6 +294,7 @@ async fn next_account(db: &crate::Db, account: uuid::Uuid) -> crate::Result<Opti
 /// before the columns were kept are filled so, by the pass their new text starts).
 async fn write_gates(
     db: &crate::Db,
+    account_id: uuid::Uuid,
     id: uuid::Uuid,
     state: &str,
     status: &str,
@@ -299,10 +307,10 @@ async fn write_gates(
         release::gate_sets(&release::gates(&st, release::left_by_status(status)));
     let sql = match db.backend() {
         crate::Backend::Postgres => {
-            "UPDATE containers SET gates_held = $1, gates_released = $2 WHERE id = $3 AND state = $4::jsonb"
+            "UPDATE containers SET gates_held = $1, gates_released = $2 WHERE account_id = $5 AND id = $3 AND state = $4::jsonb"
         }
         crate::Backend::Sqlite => {
-            "UPDATE containers SET gates_held = $1, gates_released = $2 WHERE id = $3 AND state = $4"
+            "UPDATE containers SET gates_held = $1, gates_released = $2 WHERE account_id = $5 AND id = $3 AND state = $4"
         }
     };
     crate::on_db!(db, p => sqlx::query(sql)
@@ -310,6 +318,7 @@ async fn write_gates(
         .bind(released)
         .bind(id)
         .bind(state)
+        .bind(account_id)
         .execute(p)
         .await?
         .rows_affected());
@@ -321,6 +330,7 @@ async fn write_gates(
 /// database compares the tag, so a current row's state and text are not read out).
 #[derive(sqlx::FromRow)]
 struct Stale {
+    account_id: uuid::Uuid,
     id: uuid::Uuid,
     state: Option<String>,
     /// A container's status, or a shipment's route.
@@ -365,21 +375,30 @@ async fn stale(
     };
     let from = match kind {
         RenderedKind::Containers => format!(
-            "SELECT r.id, CASE WHEN {differs} THEN r.state{text} END AS state, \
+            "SELECT r.account_id, r.id, CASE WHEN {differs} THEN r.state{text} END AS state, \
              r.current_status AS other, r.ready_for_pickup AS ready, r.updated_us \
-             FROM containers r LEFT JOIN container_views v ON v.container_id = r.id"
+             FROM containers r LEFT JOIN container_views v ON v.account_id = r.account_id AND v.container_id = r.id"
         ),
         RenderedKind::Shipments => format!(
-            "SELECT r.id, CASE WHEN {differs} THEN r.state{text} END AS state, \
+            "SELECT r.account_id, r.id, CASE WHEN {differs} THEN r.state{text} END AS state, \
              CASE WHEN {differs} THEN r.route{text} END AS other, FALSE AS ready, r.updated_us \
-             FROM shipments r LEFT JOIN shipment_views v ON v.shipment_id = r.id"
+             FROM shipments r LEFT JOIN shipment_views v ON v.account_id = r.account_id AND v.shipment_id = r.id"
         ),
     };
     let rows = match at {
-        Cursor::Every(after) => {
-            let sql = format!("{from} WHERE r.id > $2 ORDER BY r.id LIMIT $3");
-            crate::on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(tag).bind(after).bind(batch).fetch_all(p).await?)
-        }
+        Cursor::Every(account, after) => match db.backend() {
+            // each backend walks its own key: a sort of every row per batch otherwise
+            Postgres => {
+                let sql = format!(
+                    "{from} WHERE (r.account_id, r.id) > ($2, $3) ORDER BY r.account_id, r.id LIMIT $4"
+                );
+                crate::on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(tag).bind(account).bind(after).bind(batch).fetch_all(p).await?)
+            }
+            Sqlite => {
+                let sql = format!("{from} WHERE r.id > $2 ORDER BY r.id LIMIT $3");
+                crate::on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(tag).bind(after).bind(batch).fetch_all(p).await?)
+            }
+        },
         Cursor::Changed { account, after, .. } => {
             let sql = format!(
                 "{from} WHERE r.account_id = $2 AND (r.updated_us, r.id) > ($3, $4) \
@@ -397,6 +416,7 @@ async fn stale(
 async fn write_if_same(
     db: &crate::Db,
     kind: RenderedKind,
+    account_id: uuid::Uuid,
     id: uuid::Uuid,
     state: &str,
     text: String,
@@ -404,21 +424,21 @@ async fn write_if_same(
     use crate::Backend::{Postgres, Sqlite};
     let sql = match (kind, db.backend()) {
         (RenderedKind::Containers, Postgres) => {
-            "WITH same AS (SELECT id, account_id FROM containers WHERE id = $2 AND state = $3::jsonb FOR UPDATE) \
+            "WITH same AS (SELECT id, account_id FROM containers WHERE account_id = $4 AND id = $2 AND state = $3::jsonb FOR UPDATE) \
             INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM same \
-            ON CONFLICT (container_id) DO UPDATE SET view = excluded.view"
+            ON CONFLICT (account_id, container_id) DO UPDATE SET view = excluded.view"
         }
         (RenderedKind::Containers, Sqlite) => {
-            "INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM containers WHERE id = $2 AND state = $3 \
+            "INSERT INTO container_views (container_id, account_id, view) SELECT id, account_id, $1 FROM containers WHERE account_id = $4 AND id = $2 AND state = $3 \
             ON CONFLICT (container_id) DO UPDATE SET view = excluded.view"
         }
         (RenderedKind::Shipments, Postgres) => {
-            "WITH same AS (SELECT id, account_id FROM shipments WHERE id = $2 AND state = $3::jsonb FOR UPDATE) \
+            "WITH same AS (SELECT id, account_id FROM shipments WHERE account_id = $4 AND id = $2 AND state = $3::jsonb FOR UPDATE) \
             INSERT INTO shipment_views (shipment_id, account_id, view) SELECT id, account_id, $1 FROM same \
-            ON CONFLICT (shipment_id) DO UPDATE SET view = excluded.view"
+            ON CONFLICT (account_id, shipment_id) DO UPDATE SET view = excluded.view"
         }
         (RenderedKind::Shipments, Sqlite) => {
-            "INSERT INTO shipment_views (shipment_id, account_id, view) SELECT id, account_id, $1 FROM shipments WHERE id = $2 AND state = $3 \
+            "INSERT INTO shipment_views (shipment_id, account_id, view) SELECT id, account_id, $1 FROM shipments WHERE account_id = $4 AND id = $2 AND state = $3 \
             ON CONFLICT (shipment_id) DO UPDATE SET view = excluded.view"
         }
     };
@@ -426,6 +446,7 @@ async fn write_if_same(
         .bind(text)
         .bind(id)
         .bind(state)
+        .bind(account_id)
         .execute(p)
         .await?
         .rows_affected());

@@ -112,14 +112,14 @@ pub async fn advance(
     done: bool,
 ) -> Result<Option<Advanced>> {
     let mut tx = db.begin().await?;
-    let moved = on_tx!(&mut tx, c => sqlx::query("UPDATE sandbox_runs SET next_step = $2, done = $3 WHERE id = $1 AND next_step = $4")
-        .bind(run.id).bind(next_step).bind(done).bind(run.next_step)
+    let moved = on_tx!(&mut tx, c => sqlx::query("UPDATE sandbox_runs SET next_step = $2, done = $3 WHERE account_id = $5 AND id = $1 AND next_step = $4")
+        .bind(run.id).bind(next_step).bind(done).bind(run.next_step).bind(run.account_id)
         .execute(c).await?.rows_affected());
     if moved == 0 {
         return Ok(None);
     }
-    let ids: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT id FROM containers WHERE shipment_id = $1 ORDER BY created_us, id")
-        .bind(run.shipment_id).fetch_all(c).await?);
+    let ids: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar("SELECT id FROM containers WHERE account_id = $2 AND shipment_id = $1 ORDER BY created_us, id")
+        .bind(run.shipment_id).bind(run.account_id).fetch_all(c).await?);
     let now = now_us();
     let mut changed = Vec::new();
     for (index, batch) in batches {

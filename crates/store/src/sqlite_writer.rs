@@ -175,12 +175,12 @@ fn store_bodies(
 ) -> Result<HashMap<Uuid, String>> {
     let mut out = HashMap::new();
     let mut insert = tx.prepare_cached(
-        "INSERT INTO webhook_bodies (notification_id, notification_created_us, body) VALUES (?1, ?2, ?3) \
+        "INSERT INTO webhook_bodies (notification_id, notification_created_us, body, account_id) VALUES (?1, ?2, ?3, ?4) \
          ON CONFLICT (notification_id) DO NOTHING",
     )?;
     for b in rendered {
         let (id, body) = (&b.notification_id, body_text(&b.body)?);
-        if insert.execute((id, b.notification_created_us, body))? == 1 {
+        if insert.execute((id, b.notification_created_us, body, b.account_id))? == 1 {
             continue;
         }
         // rare: another worker rendered it too (a lease ran out)
@@ -203,8 +203,8 @@ fn record(
     deactivate_after: i64,
 ) -> Result<Vec<Uuid>> {
     let mut keep = tx.prepare_cached(
-        "INSERT INTO webhook_attempts (notification_id, notification_created_us, id, attempted_us, status_code, duration_ms, error, response_body) \
-         SELECT id, created_us, ?2, last_attempt_us, last_status_code, last_duration_ms, last_error, last_response_body FROM webhook_notifications \
+        "INSERT INTO webhook_attempts (account_id, notification_id, notification_created_us, id, attempted_us, status_code, duration_ms, error, response_body) \
+         SELECT account_id, id, created_us, ?2, last_attempt_us, last_status_code, last_duration_ms, last_error, last_response_body FROM webhook_notifications \
          WHERE id = ?1 AND last_attempt_us IS NOT NULL AND attempts = ?3",
     )?;
     // only where the attempt count is still the one claimed, as on PostgreSQL
@@ -247,7 +247,7 @@ fn record(
             .collect();
         failure_runs(&fresh)
     };
-    for (hook, (reset, failures)) in runs {
+    for ((account, hook), (reset, failures)) in runs {
         let sql = if reset {
             crate::notifications::SET_FAILURES
         } else {
@@ -255,14 +255,23 @@ fn record(
         };
         let total: Option<i64> = tx
             .prepare_cached(sql)?
-            .query_row(&[("$1", &hook as &dyn ToSql), ("$2", &failures)], |r| {
-                r.get(0)
-            })
+            .query_row(
+                &[
+                    ("$1", &hook as &dyn ToSql),
+                    ("$2", &failures),
+                    ("$3", &account),
+                ],
+                |r| r.get(0),
+            )
             .optional()?;
         if total.is_some_and(|t| t >= deactivate_after)
             && tx
                 .prepare_cached(crate::notifications::DEACTIVATE)?
-                .execute(&[("$1", &hook as &dyn ToSql), ("$2", &at_us)])?
+                .execute(&[
+                    ("$1", &hook as &dyn ToSql),
+                    ("$2", &at_us),
+                    ("$3", &account),
+                ])?
                 > 0
         {
             deactivated.push(hook);

@@ -155,20 +155,32 @@ pub async fn delete(db: &Db, account_id: Uuid, id: Uuid) -> Result<()> {
     }
 }
 
-/// Several subscriptions by id (any account; for the deliverer).
-pub async fn get_many(db: &Db, ids: &[Uuid]) -> Result<Vec<WebhookRow>> {
+/// Several subscriptions by `(account, id)`, of any accounts (for the deliverer).
+pub async fn get_many(db: &Db, ids: &[(Uuid, Uuid)]) -> Result<Vec<WebhookRow>> {
     if ids.is_empty() {
         return Ok(vec![]);
     }
+    let mut marks = crate::sql::Marks::new(db.backend());
+    let pairs: Vec<String> = ids
+        .iter()
+        .map(|_| format!("(account_id = {} AND id = {})", marks.one(), marks.one()))
+        .collect();
     let sql = format!(
-        "SELECT {COLUMNS} FROM webhooks WHERE id IN ({})",
-        crate::sql::Marks::new(db.backend()).list(ids.len())
+        "SELECT {COLUMNS} FROM webhooks WHERE {}",
+        pairs.join(" OR ")
     );
     Ok(on_db!(db, p => {
         let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
-        for id in ids {
-            q = q.bind(*id);
+        for (account, id) in ids {
+            q = q.bind(*account).bind(*id);
         }
         q.fetch_all(p).await?
     }))
+}
+
+/// The subscription with this id, of whichever account (for the operator's CLI; on Citus it
+/// asks every shard).
+pub async fn find(db: &Db, id: Uuid) -> Result<Option<WebhookRow>> {
+    let sql = format!("SELECT {COLUMNS} FROM webhooks WHERE id = $1");
+    Ok(on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(p).await?))
 }

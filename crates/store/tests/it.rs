@@ -231,6 +231,7 @@ async fn delivery_cycles_keep_the_first_stored_body() {
         &db,
         Cycle {
             bodies: vec![notifications::Body {
+                account_id: n.account_id,
                 notification_id: n.id,
                 notification_created_us: n.created_us,
                 body: bytes::Bytes::from_static(b"first"),
@@ -245,6 +246,7 @@ async fn delivery_cycles_keep_the_first_stored_body() {
         &db,
         Cycle {
             bodies: vec![notifications::Body {
+                account_id: n.account_id,
                 notification_id: n.id,
                 notification_created_us: n.created_us,
                 body: bytes::Bytes::from_static(b"second"),
@@ -450,8 +452,10 @@ async fn postgres_claims_never_scan_the_whole_outbox() {
         !plan.contains("Seq Scan on webhook_notifications_default"),
         "the claim scans the whole outbox:\n{plan}"
     );
+    // the claimed ids are probed through the index of ids (migration 57 keys the table by
+    // account, for Citus)
     assert!(
-        plan.contains("webhook_notifications_default_pkey"),
+        plan.contains("webhook_notifications_default_id_idx"),
         "{plan}"
     );
     // due order is the index's order: the claim reads the next entries of each month's due
@@ -568,8 +572,8 @@ async fn history_row_alone(
 async fn owned_rows(db: &Db, id: uuid::Uuid, created_us: Option<i64>) {
     let (body, attempt) = if created_us.is_some() {
         (
-            "INSERT INTO webhook_bodies (notification_id, body, notification_created_us) VALUES ($1, '{}', $2)",
-            "INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms, notification_created_us) VALUES ($1, $2, 5, 200, 5, $3)",
+            "INSERT INTO webhook_bodies (notification_id, body, notification_created_us, account_id) SELECT $1, '{}', $2, account_id FROM webhook_notifications WHERE id = $1",
+            "INSERT INTO webhook_attempts (id, notification_id, attempted_us, status_code, duration_ms, notification_created_us, account_id) SELECT $1, $2, 5, 200, 5, $3, account_id FROM webhook_notifications WHERE id = $2",
         )
     } else {
         (
@@ -1932,8 +1936,9 @@ async fn stale_rendered_states_are_written_again_once() {
     };
     // two at a time: the first batch, then the rest
     let containers = rendered::RenderedKind::Containers;
-    let every = |id| rendered::Cursor::Every(id);
-    let start = every(uuid::Uuid::nil());
+    // every container here is the one account's: the cursor carries it
+    let every = |id| rendered::Cursor::Every(owner.id, id);
+    let start = rendered::Cursor::Every(uuid::Uuid::nil(), uuid::Uuid::nil());
     let (n, last) = rendered::refresh(&db, containers, start, 2).await.unwrap();
     assert_eq!((n, last), (2, Some(every(ids[1]))));
     let (n, last) = rendered::refresh(&db, containers, every(ids[1]), 2)
@@ -2047,7 +2052,10 @@ async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows(
 
     // the first start passes over every row and records it
     let pass = rendered::begin(&db, containers, t0).await.unwrap().unwrap();
-    assert_eq!(pass.from, Cursor::Every(uuid::Uuid::nil()));
+    assert_eq!(
+        pass.from,
+        Cursor::Every(uuid::Uuid::nil(), uuid::Uuid::nil())
+    );
     assert_eq!(whole_pass(&db, &pass, 1).await, (6, true));
     assert_eq!(marker().await.as_deref(), Some("t1|"));
     for id in &ids {
@@ -2097,7 +2105,10 @@ async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows(
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(pass.from, Cursor::Every(uuid::Uuid::nil()));
+    assert_eq!(
+        pass.from,
+        Cursor::Every(uuid::Uuid::nil(), uuid::Uuid::nil())
+    );
     assert_eq!(whole_pass(&db, &pass, 4).await, (1, true));
     assert_eq!(view(unread).await, "t1|new|false|0");
 
@@ -2109,7 +2120,10 @@ async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows(
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(pass.from, Cursor::Every(uuid::Uuid::nil()));
+    assert_eq!(
+        pass.from,
+        Cursor::Every(uuid::Uuid::nil(), uuid::Uuid::nil())
+    );
     assert_eq!(marker().await, None);
     assert_eq!(whole_pass(&db, &pass, 10).await, (0, true));
 
@@ -2118,7 +2132,10 @@ async fn a_completed_pass_is_remembered_and_later_starts_read_only_changed_rows(
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(shipments.from, Cursor::Every(uuid::Uuid::nil()));
+    assert_eq!(
+        shipments.from,
+        Cursor::Every(uuid::Uuid::nil(), uuid::Uuid::nil())
+    );
     assert_eq!(whole_pass(&db, &shipments, 10).await, (3, true));
 }
 
@@ -2270,5 +2287,39 @@ async fn a_connection_that_died_while_idle_is_replaced_before_use() {
     assert_ne!(
         again, pid,
         "the pool handed out the dead connection's replacement"
+    );
+}
+
+/// A key that authenticates records its use on its own row (the statement names the account
+/// as well as the key: a bind missing there would update nothing, silently on SQLite).
+#[tokio::test]
+async fn an_authenticated_key_records_its_use() {
+    let database = boxtrack_testkit::fresh().await;
+    let db = Db::connect(&database.url).await.unwrap();
+    db.migrate().await.unwrap();
+    let (account, record, key) = boxtrack_store::accounts::create(
+        &db,
+        boxtrack_store::accounts::NewAccount {
+            name: "uses".into(),
+            plan: boxtrack_core::plan::Plan::Standard,
+            entitlements: vec![],
+            rate_limits: boxtrack_core::ratelimit::Limits::default(),
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(record.last_used_us, None);
+    let (id, found) = boxtrack_store::keys::authenticate(&db, &key)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((id, found.id), (record.id, account.id));
+    let keys = boxtrack_store::keys::list(&db, account.id, &boxtrack_core::paging::Page::first(10))
+        .await
+        .unwrap();
+    assert!(
+        keys.rows.iter().all(|k| k.last_used_us.is_some()),
+        "{:?}",
+        keys.rows
     );
 }

@@ -149,7 +149,9 @@ impl Processor {
                     let scac = i.candidates[0].scac.clone();
                     // kept at once, as the lookup may wait, retry or fail (a created
                     // request gets it again from `finish` if this write is lost)
-                    if let Err(e) = tracking::set_detected_scac(&self.db, req.id, &scac).await {
+                    if let Err(e) =
+                        tracking::set_detected_scac(&self.db, req.account_id, req.id, &scac).await
+                    {
                         tracing::warn!(tracking_request.id = %req.id, error = %e, "the detected carrier was not recorded");
                     }
                     scac

@@ -86,7 +86,7 @@ pub async fn webhooks(db: &Db, cmd: &WebhooksCommand) -> anyhow::Result<()> {
         WebhooksCommand::Pause { id } | WebhooksCommand::Enable { id } => {
             let active = matches!(cmd, WebhooksCommand::Enable { .. });
             let id = parse_id("webhook id", id)?;
-            let Some(w) = hooks::get_many(db, &[id]).await?.into_iter().next() else {
+            let Some(w) = hooks::find(db, id).await? else {
                 bail!("no webhook {id}");
             };
             let changes = hooks::WebhookChanges {

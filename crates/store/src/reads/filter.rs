@@ -437,11 +437,11 @@ impl ListSort {
     pub(super) fn on_containers(self) -> (&'static str, bool) {
         match self {
             ListSort::EtaAsc => (
-                "COALESCE((SELECT CAST(s.state->>'pod_eta_us' AS BIGINT) FROM shipments s WHERE s.id = containers.shipment_id), 9223372036854775807)",
+                "COALESCE((SELECT CAST(s.state->>'pod_eta_us' AS BIGINT) FROM shipments s WHERE s.account_id = containers.account_id AND s.id = containers.shipment_id), 9223372036854775807)",
                 true,
             ),
             ListSort::EtaDesc => (
-                "COALESCE((SELECT CAST(s.state->>'pod_eta_us' AS BIGINT) FROM shipments s WHERE s.id = containers.shipment_id), -9223372036854775807)",
+                "COALESCE((SELECT CAST(s.state->>'pod_eta_us' AS BIGINT) FROM shipments s WHERE s.account_id = containers.account_id AND s.id = containers.shipment_id), -9223372036854775807)",
                 false,
             ),
             o => o.spec(),

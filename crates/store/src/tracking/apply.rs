@@ -139,9 +139,9 @@ async fn apply_refs_in(
     keep_raw(tx, account_id, &batches, &rows, &labels, now).await?;
     let rail_lfd = rail_lfd(tx, account_id).await?;
     let plan = merge_all(&batches, &rows, rail_lfd)?;
-    write_containers(tx, &plan.containers, now).await?;
+    write_containers(tx, account_id, &plan.containers, now).await?;
     super::texts::write_views(tx, account_id, &plan.containers).await?;
-    write_shipments(tx, &plan.shipments, now).await?;
+    write_shipments(tx, account_id, &plan.shipments, now).await?;
     let rendered: Vec<_> = plan.shipments.iter().map(|s| (s.0, &s.3)).collect();
     super::texts::write_changes(tx, account_id, super::texts::Texts::SHIPMENTS, &rendered).await?;
     write_transport(tx, account_id, &plan, &labels, now).await?;
@@ -464,9 +464,14 @@ fn record_change(plan: &mut Plan, row: &StateRow, change: &Change) {
 }
 
 /// Writes each container's last state and the columns derived from it.
-async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) -> Result<()> {
+async fn write_containers(
+    tx: &mut Tx,
+    account_id: Uuid,
+    updates: &[ContainerUpdate],
+    now: i64,
+) -> Result<()> {
     if let Tx::Postgres(t) = tx {
-        return super::columns::containers(t, updates, now).await;
+        return super::columns::containers(t, account_id, updates, now).await;
     }
     for chunk in updates.chunks(CHUNK) {
         let mut marks = Marks::new(tx.backend());
@@ -474,8 +479,9 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
         let sql = format!(
             "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, gates_held = v.held, gates_released = v.released, updated_us = {at} \
              FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS status, column5 AS ready, column6 AS lfd, column7 AS active, column8 AS on_hold, column9 AS pod_terminal, column10 AS held, column11 AS released FROM (VALUES {}) AS t) AS v \
-             WHERE containers.id = v.id",
-            marks.rows(chunk.len(), 11)
+             WHERE containers.id = v.id AND containers.account_id = {acct}",
+            marks.rows(chunk.len(), 11),
+            acct = marks.one()
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -483,6 +489,7 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
             for u in chunk {
                 q = q.bind(u.id).bind(Json(&u.state)).bind(Json(&u.records)).bind(u.status).bind(u.ready).bind(u.lfd).bind(u.active).bind(u.on_hold).bind(u.state.pod_terminal.as_deref()).bind(u.gates.0).bind(u.gates.1);
             }
+            q = q.bind(account_id);
             q.execute(x).await.map(|_| ())?
         });
     }
@@ -492,6 +499,7 @@ async fn write_containers(tx: &mut Tx, updates: &[ContainerUpdate], now: i64) ->
 /// Writes the shipments whose state changed.
 async fn write_shipments(
     tx: &mut Tx,
+    account_id: Uuid,
     changed: &[(Uuid, ShipmentState, VoyageRecords, TextChange)],
     now: i64,
 ) -> Result<()> {
@@ -500,8 +508,9 @@ async fn write_shipments(
         let at = marks.one();
         let sql = format!(
             "UPDATE shipments SET state = v.state, records = v.records, arrived_us = v.arrived, updated_us = {at} \
-             FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS arrived FROM (VALUES {}) AS t) AS v WHERE shipments.id = v.id",
-            marks.rows(chunk.len(), 4)
+             FROM (SELECT column1 AS id, column2 AS state, column3 AS records, column4 AS arrived FROM (VALUES {}) AS t) AS v WHERE shipments.id = v.id AND shipments.account_id = {acct}",
+            marks.rows(chunk.len(), 4),
+            acct = marks.one()
         );
         on_tx!(tx, x => {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -509,6 +518,7 @@ async fn write_shipments(
             for (id, st, records, _) in chunk {
                 q = q.bind(*id).bind(Json(st)).bind(Json(records)).bind(st.pod_ata_us);
             }
+            q = q.bind(account_id);
             q.execute(x).await.map(|_| ())?
         });
     }

@@ -76,7 +76,7 @@ pub(super) async fn raw_events(
          SELECT id, $1, container_id, shipment_id, data_source, event, estimated, at_us, locode, timezone, vessel_name, vessel_imo, voyage, original, observed_us, $2, observation_key \
          FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::bool[], $9::int8[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::jsonb[], $16::int8[], $17::int8[]) \
            AS t(id, container_id, shipment_id, data_source, event, estimated, at_us, locode, timezone, vessel_name, vessel_imo, voyage, original, observed_us, observation_key) \
-         ON CONFLICT (container_id, observation_key) DO NOTHING",
+         ON CONFLICT (account_id, container_id, observation_key) DO NOTHING",
     )
     .bind(account_id)
     .bind(now)
@@ -175,6 +175,7 @@ pub(super) async fn transport_events(
 /// Writes the merged containers.
 pub(super) async fn containers(
     conn: &mut PgConnection,
+    account_id: Uuid,
     updates: &[ContainerUpdate],
     now: i64,
 ) -> Result<()> {
@@ -210,7 +211,7 @@ pub(super) async fn containers(
         "UPDATE containers SET state = v.state, records = v.records, current_status = v.status, ready_for_pickup = v.ready, pickup_lfd_us = v.lfd, active = v.active, on_hold = v.on_hold, pod_terminal = v.pod_terminal, gates_held = v.held, gates_released = v.released, updated_us = $1 \
          FROM unnest($2::uuid[], $3::jsonb[], $4::jsonb[], $5::text[], $6::bool[], $7::int8[], $8::bool[], $9::bool[], $10::text[], $11::int8[], $12::int8[]) \
            AS v(id, state, records, status, ready, lfd, active, on_hold, pod_terminal, held, released) \
-         WHERE containers.id = v.id",
+         WHERE containers.id = v.id AND containers.account_id = $13",
     )
     .bind(now)
     .bind(ids)
@@ -224,6 +225,7 @@ pub(super) async fn containers(
     .bind(terminals)
     .bind(held)
     .bind(released)
+    .bind(account_id)
     .execute(conn)
     .await?;
     Ok(())
@@ -250,7 +252,7 @@ pub(super) async fn views(
         sqlx::query(
             "INSERT INTO container_views (container_id, account_id, view) \
              SELECT id, $1, view FROM unnest($2::uuid[], $3::text[]) AS v(id, view) \
-             ON CONFLICT (container_id) DO UPDATE SET view = excluded.view",
+             ON CONFLICT (account_id, container_id) DO UPDATE SET view = excluded.view",
         )
         .bind(account_id)
         .bind(ids)
@@ -259,8 +261,9 @@ pub(super) async fn views(
         .await?;
     }
     if !gone.is_empty() {
-        sqlx::query("DELETE FROM container_views WHERE container_id = ANY($1)")
+        sqlx::query("DELETE FROM container_views WHERE account_id = $2 AND container_id = ANY($1)")
             .bind(gone)
+            .bind(account_id)
             .execute(&mut *conn)
             .await?;
     }

@@ -22,7 +22,7 @@ type Logged = Option<(&'static str, TrackingRequestRow)>;
 pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> Result<Vec<Uuid>> {
     let now = now_us();
     let mut tx = db.begin().await?;
-    let current = get_in(&mut tx, request.id).await?;
+    let current = get_in(&mut tx, request.account_id, request.id).await?;
     if current.status != Status::Pending.as_str()
         && current.status != Status::AwaitingManifest.as_str()
     {
@@ -57,7 +57,7 @@ pub async fn finish(db: &Db, request: &TrackingRequestRow, outcome: Outcome) -> 
             created = step.create(&mut tx, &shipment).await?;
             Some((
                 "tracking_request.succeeded",
-                get_in(&mut tx, request.id).await?,
+                get_in(&mut tx, request.account_id, request.id).await?,
             ))
         }
         Outcome::Failed { reason } => step.fail(&mut tx, &reason).await?,
@@ -154,8 +154,8 @@ impl Step<'_> {
                 .execute(c).await.map(|_| ())?);
         }
         on_tx!(tx, c => sqlx::query(
-            "UPDATE tracking_requests SET status = 'created', scac = $2, shipment_id = $3, failed_reason = NULL, is_retrying = FALSE, retry_count = $4, next_attempt_us = NULL, locked_until_us = NULL, updated_us = $5 WHERE id = $1")
-            .bind(request.id).bind(new.scac).bind(shipment_id).bind(self.attempts).bind(now)
+            "UPDATE tracking_requests SET status = 'created', scac = $2, shipment_id = $3, failed_reason = NULL, is_retrying = FALSE, retry_count = $4, next_attempt_us = NULL, locked_until_us = NULL, updated_us = $5 WHERE account_id = $6 AND id = $1")
+            .bind(request.id).bind(new.scac).bind(shipment_id).bind(self.attempts).bind(now).bind(request.account_id)
             .execute(c).await.map(|_| ())?);
         Ok(created)
     }
@@ -165,6 +165,7 @@ impl Step<'_> {
         let id = self.request.id;
         set_status(
             tx,
+            self.request.account_id,
             id,
             Status::Failed,
             Some(reason),
@@ -174,7 +175,10 @@ impl Step<'_> {
             self.now,
         )
         .await?;
-        Ok(Some(("tracking_request.failed", get_in(tx, id).await?)))
+        Ok(Some((
+            "tracking_request.failed",
+            get_in(tx, self.request.account_id, id).await?,
+        )))
     }
 
     /// Waits for the manifest until `next_us`; logged the first time only.
@@ -183,6 +187,7 @@ impl Step<'_> {
         let first = self.current.status != Status::AwaitingManifest.as_str();
         set_status(
             tx,
+            self.request.account_id,
             id,
             Status::AwaitingManifest,
             None,
@@ -192,7 +197,7 @@ impl Step<'_> {
             self.now,
         )
         .await?;
-        let row = get_in(tx, id).await?;
+        let row = get_in(tx, self.request.account_id, id).await?;
         Ok(first.then_some(("tracking_request.awaiting_manifest", row)))
     }
 
@@ -200,6 +205,7 @@ impl Step<'_> {
     async fn retry(&self, tx: &mut Tx, reason: &str, next_us: i64) -> Result<Logged> {
         set_status(
             tx,
+            self.request.account_id,
             self.request.id,
             Status::Pending,
             Some(reason),

@@ -149,7 +149,7 @@ pub async fn create_request(
         }
         other => other?,
     }
-    let row = get_in(&mut tx, id).await?;
+    let row = get_in(&mut tx, account_id, id).await?;
     tx.commit().await?;
     Ok(row)
 }
@@ -166,8 +166,8 @@ async fn set_initial_fields(
     now: i64,
 ) -> Result<()> {
     let stored: Option<Option<Json<Vec<InitialField>>>> = on_tx!(tx, c => sqlx::query_scalar(
-        "SELECT initial_custom_fields FROM tracking_requests WHERE id = $1")
-        .bind(request_id).fetch_optional(c).await?);
+        "SELECT initial_custom_fields FROM tracking_requests WHERE account_id = $2 AND id = $1")
+        .bind(request_id).bind(account_id).fetch_optional(c).await?);
     let Some(Some(Json(fields))) = stored else {
         return Ok(());
     };
@@ -184,8 +184,8 @@ async fn set_initial_fields(
         for entity_id in targets {
             on_tx!(tx, c => sqlx::query(
                 "INSERT INTO custom_fields (id, account_id, definition_id, entity_type, entity_id, value, created_us, updated_us) \
-                 SELECT $1, $2, $3, $4, $5, $6, $7, $7 WHERE EXISTS (SELECT 1 FROM custom_field_definitions WHERE id = $3) \
-                 ON CONFLICT (entity_id, definition_id) DO NOTHING")
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $7 WHERE EXISTS (SELECT 1 FROM custom_field_definitions WHERE account_id = $2 AND id = $3) \
+                 ON CONFLICT DO NOTHING")
                 .bind(Uuid::now_v7()).bind(account_id).bind(f.definition_id).bind(&f.entity_type)
                 .bind(entity_id).bind(Json(&f.value)).bind(now)
                 .execute(c).await.map(|_| ())?);
@@ -194,9 +194,9 @@ async fn set_initial_fields(
     Ok(())
 }
 
-async fn get_in(tx: &mut Tx, id: Uuid) -> Result<TrackingRequestRow> {
-    const SQL: &str = "SELECT id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, customer_id, next_attempt_us, created_us, updated_us FROM tracking_requests WHERE id = $1";
-    Ok(on_tx!(tx, c => sqlx::query_as(SQL).bind(id).fetch_one(c).await?))
+async fn get_in(tx: &mut Tx, account_id: Uuid, id: Uuid) -> Result<TrackingRequestRow> {
+    const SQL: &str = "SELECT id, account_id, request_number, request_type, scac, auto_detect, status, failed_reason, is_retrying, retry_count, ref_numbers, shipment_tags, shipment_id, customer_id, next_attempt_us, created_us, updated_us FROM tracking_requests WHERE account_id = $2 AND id = $1";
+    Ok(on_tx!(tx, c => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_one(c).await?))
 }
 
 /// Tracking requests of an account by id, in one query per 500.
@@ -351,17 +351,17 @@ pub async fn claim_due(
         Db::Postgres(_) => " FOR UPDATE SKIP LOCKED",
     };
     let pick = format!(
-        "SELECT id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT {}{lock}",
+        "SELECT account_id, id FROM tracking_requests WHERE next_attempt_us <= $1 AND (locked_until_us IS NULL OR locked_until_us < $1) ORDER BY next_attempt_us LIMIT {}{lock}",
         limit.max(0)
     );
     let mut tx = db.begin().await?;
-    let ids: Vec<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(sqlx::AssertSqlSafe(pick))
+    let ids: Vec<(Uuid, Uuid)> = on_tx!(&mut tx, c => sqlx::query_as(sqlx::AssertSqlSafe(pick))
         .bind(now).fetch_all(c).await?);
     let mut rows = Vec::new();
-    for id in ids {
-        on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET locked_until_us = $2 WHERE id = $1")
-            .bind(id).bind(now + lease_us).execute(c).await.map(|_| ())?);
-        rows.push(get_in(&mut tx, id).await?);
+    for (account_id, id) in ids {
+        on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET locked_until_us = $2 WHERE account_id = $3 AND id = $1")
+            .bind(id).bind(now + lease_us).bind(account_id).execute(c).await.map(|_| ())?);
+        rows.push(get_in(&mut tx, account_id, id).await?);
     }
     tx.commit().await?;
     Ok(rows)
@@ -426,7 +426,7 @@ pub async fn mark_unavailable(db: &Db, account_id: Uuid, id: Uuid) -> Result<Tra
     let mut tx = db.begin().await?;
     on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET failed_reason = 'data_unavailable', is_retrying = TRUE WHERE id = $1 AND account_id = $2 AND status = 'pending'")
         .bind(id).bind(account_id).execute(c).await.map(|_| ())?);
-    let row = get_in(&mut tx, id).await?;
+    let row = get_in(&mut tx, account_id, id).await?;
     tx.commit().await?;
     Ok(row)
 }
@@ -435,9 +435,9 @@ pub async fn mark_unavailable(db: &Db, account_id: Uuid, id: Uuid) -> Result<Tra
 /// SCAC, whatever its lookup then answers, so that `filter[scac]` finds it while it waits,
 /// retries or fails, as the reference fills `scac` once the carrier is inferred. A request
 /// that has its carrier keeps it.
-pub async fn set_detected_scac(db: &Db, id: Uuid, scac: &str) -> Result<()> {
-    on_db!(db, p => sqlx::query("UPDATE tracking_requests SET scac = $2 WHERE id = $1 AND scac IS NULL")
-        .bind(id).bind(scac).execute(p).await.map(|_| ())?);
+pub async fn set_detected_scac(db: &Db, account_id: Uuid, id: Uuid, scac: &str) -> Result<()> {
+    on_db!(db, p => sqlx::query("UPDATE tracking_requests SET scac = $2 WHERE account_id = $3 AND id = $1 AND scac IS NULL")
+        .bind(id).bind(scac).bind(account_id).execute(p).await.map(|_| ())?);
     Ok(())
 }
 
@@ -487,6 +487,7 @@ pub(super) async fn room_in_plan(tx: &mut Tx, account_id: Uuid) -> Result<Option
 #[allow(clippy::too_many_arguments)]
 async fn set_status(
     tx: &mut Tx,
+    account_id: Uuid,
     id: Uuid,
     status: Status,
     reason: Option<&str>,
@@ -496,8 +497,8 @@ async fn set_status(
     now: i64,
 ) -> Result<()> {
     on_tx!(tx, c => sqlx::query(
-        "UPDATE tracking_requests SET status = $2, failed_reason = $3, is_retrying = $4, retry_count = $5, next_attempt_us = $6, locked_until_us = NULL, updated_us = $7 WHERE id = $1")
-        .bind(id).bind(status.as_str()).bind(reason).bind(retrying).bind(attempts).bind(next_us).bind(now)
+        "UPDATE tracking_requests SET status = $2, failed_reason = $3, is_retrying = $4, retry_count = $5, next_attempt_us = $6, locked_until_us = NULL, updated_us = $7 WHERE account_id = $8 AND id = $1")
+        .bind(id).bind(status.as_str()).bind(reason).bind(retrying).bind(attempts).bind(next_us).bind(now).bind(account_id)
         .execute(c).await.map(|_| ())?);
     Ok(())
 }
@@ -531,16 +532,16 @@ async fn stop_in(
     reason: &str,
     now: i64,
 ) -> Result<()> {
-    on_tx!(tx, c => sqlx::query("UPDATE shipments SET tracking_stopped_us = $2, stopped_reason = $3, updated_us = $2 WHERE id = $1")
-        .bind(shipment_id).bind(now).bind(reason).execute(c).await.map(|_| ())?);
-    on_tx!(tx, c => sqlx::query("UPDATE containers SET active = FALSE, updated_us = $2 WHERE shipment_id = $1")
-        .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
-    let requests: Vec<Uuid> = on_tx!(tx, c => sqlx::query_scalar("SELECT id FROM tracking_requests WHERE shipment_id = $1 AND status = 'created'")
-        .bind(shipment_id).fetch_all(c).await?);
+    on_tx!(tx, c => sqlx::query("UPDATE shipments SET tracking_stopped_us = $2, stopped_reason = $3, updated_us = $2 WHERE account_id = $4 AND id = $1")
+        .bind(shipment_id).bind(now).bind(reason).bind(account_id).execute(c).await.map(|_| ())?);
+    on_tx!(tx, c => sqlx::query("UPDATE containers SET active = FALSE, updated_us = $2 WHERE account_id = $3 AND shipment_id = $1")
+        .bind(shipment_id).bind(now).bind(account_id).execute(c).await.map(|_| ())?);
+    let requests: Vec<Uuid> = on_tx!(tx, c => sqlx::query_scalar("SELECT id FROM tracking_requests WHERE account_id = $2 AND shipment_id = $1 AND status = 'created'")
+        .bind(shipment_id).bind(account_id).fetch_all(c).await?);
     for id in requests {
-        on_tx!(tx, c => sqlx::query("UPDATE tracking_requests SET status = 'tracking_stopped', updated_us = $2 WHERE id = $1")
-            .bind(id).bind(now).execute(c).await.map(|_| ())?);
-        let row = get_in(tx, id).await?;
+        on_tx!(tx, c => sqlx::query("UPDATE tracking_requests SET status = 'tracking_stopped', updated_us = $2 WHERE account_id = $3 AND id = $1")
+            .bind(id).bind(now).bind(account_id).execute(c).await.map(|_| ())?);
+        let row = get_in(tx, account_id, id).await?;
         append(
             tx,
             account_id,
@@ -564,9 +565,9 @@ async fn stop_if_terminated(
     now: i64,
 ) -> Result<()> {
     let (open, stopped): (i64, i64) = on_tx!(tx, c => sqlx::query_as(
-        "SELECT (SELECT COUNT(*) FROM containers WHERE shipment_id = $1 AND current_status <> 'empty_returned'), \
-                (SELECT COUNT(*) FROM shipments WHERE id = $1 AND tracking_stopped_us IS NOT NULL)")
-        .bind(shipment_id).fetch_one(c).await?);
+        "SELECT (SELECT COUNT(*) FROM containers WHERE account_id = $2 AND shipment_id = $1 AND current_status <> 'empty_returned'), \
+                (SELECT COUNT(*) FROM shipments WHERE account_id = $2 AND id = $1 AND tracking_stopped_us IS NOT NULL)")
+        .bind(shipment_id).bind(account_id).fetch_one(c).await?);
     if open == 0 && stopped == 0 {
         stop_in(tx, account_id, shipment_id, apply::JOURNEY_ENDED, now).await?;
     }
@@ -592,24 +593,24 @@ pub async fn resume_shipment(
     }
     if let Some(limit) = plan.active_container_limit() {
         let (active, here): (i64, i64) = on_tx!(&mut tx, c => sqlx::query_as(
-            "SELECT (SELECT COUNT(*) FROM containers WHERE account_id = $1 AND active = TRUE), (SELECT COUNT(*) FROM containers WHERE shipment_id = $2 AND current_status <> 'empty_returned')")
+            "SELECT (SELECT COUNT(*) FROM containers WHERE account_id = $1 AND active = TRUE), (SELECT COUNT(*) FROM containers WHERE account_id = $1 AND shipment_id = $2 AND current_status <> 'empty_returned')")
             .bind(account_id).bind(shipment_id).fetch_one(c).await?);
         if active + here > i64::from(limit) {
             return Err(StoreError::PlanLimit { limit });
         }
     }
-    on_tx!(&mut tx, c => sqlx::query("UPDATE shipments SET tracking_stopped_us = NULL, stopped_reason = NULL, updated_us = $2 WHERE id = $1")
-        .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
-    on_tx!(&mut tx, c => sqlx::query("UPDATE containers SET active = TRUE, updated_us = $2 WHERE shipment_id = $1 AND current_status <> 'empty_returned'")
-        .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
+    on_tx!(&mut tx, c => sqlx::query("UPDATE shipments SET tracking_stopped_us = NULL, stopped_reason = NULL, updated_us = $2 WHERE account_id = $3 AND id = $1")
+        .bind(shipment_id).bind(now).bind(account_id).execute(c).await.map(|_| ())?);
+    on_tx!(&mut tx, c => sqlx::query("UPDATE containers SET active = TRUE, updated_us = $2 WHERE account_id = $3 AND shipment_id = $1 AND current_status <> 'empty_returned'")
+        .bind(shipment_id).bind(now).bind(account_id).execute(c).await.map(|_| ())?);
     // a stopped request comes back to life unless another request for the same number was
     // made while it was stopped: that one is the live one (one live request per number);
     // of two stopped ones for a number, the newer comes back
-    on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET status = 'created', updated_us = $2 WHERE shipment_id = $1 AND status = 'tracking_stopped' \
+    on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET status = 'created', updated_us = $2 WHERE account_id = $3 AND shipment_id = $1 AND status = 'tracking_stopped' \
         AND NOT EXISTS (SELECT 1 FROM tracking_requests o WHERE o.account_id = tracking_requests.account_id AND o.request_number = tracking_requests.request_number \
         AND o.request_type = tracking_requests.request_type AND COALESCE(o.scac, '') = COALESCE(tracking_requests.scac, '') AND o.id <> tracking_requests.id \
         AND (o.status IN ('pending', 'awaiting_manifest', 'created') OR (o.status = 'tracking_stopped' AND o.shipment_id = $1 AND o.id > tracking_requests.id)))")
-        .bind(shipment_id).bind(now).execute(c).await.map(|_| ())?);
+        .bind(shipment_id).bind(now).bind(account_id).execute(c).await.map(|_| ())?);
     tx.commit().await?;
     Ok(())
 }

@@ -96,7 +96,7 @@ pub(crate) async fn write_changes(
         .map(|(id, _)| *id)
         .collect();
     match crate::rendered::tag_of(texts.kind) {
-        Some(tag) => remove_texts(tx, texts, &left, Some(tag)).await,
+        Some(tag) => remove_texts(tx, account_id, texts, &left, Some(tag)).await,
         None => Ok(()),
     }
 }
@@ -112,9 +112,14 @@ pub(crate) async fn write_texts(
     let (made, none): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r.1.is_some());
     for chunk in made.chunks(CHUNK) {
         let mut marks = Marks::new(tx.backend());
+        // PostgreSQL keys the rendered texts by account (what Citus needs); SQLite by id
+        let arbiter = match tx.backend() {
+            crate::Backend::Postgres => format!("account_id, {key}"),
+            crate::Backend::Sqlite => key.to_string(),
+        };
         let sql = format!(
             "INSERT INTO {table} ({key}, account_id, view) VALUES {} \
-             ON CONFLICT ({key}) DO UPDATE SET view = excluded.view",
+             ON CONFLICT ({arbiter}) DO UPDATE SET view = excluded.view",
             marks.rows(chunk.len(), 3)
         );
         on_tx!(tx, x => {
@@ -126,13 +131,14 @@ pub(crate) async fn write_texts(
         });
     }
     let none: Vec<_> = none.into_iter().map(|(id, _)| id).collect();
-    remove_texts(tx, texts, &none, None).await
+    remove_texts(tx, account_id, texts, &none, None).await
 }
 
-/// Removes the stored texts of `ids` in `texts`; with `unless_tagged`, only those that do not
-/// begin with it.
+/// Removes the account's stored texts of `ids` in `texts`; with `unless_tagged`, only those
+/// that do not begin with it.
 async fn remove_texts(
     tx: &mut Tx,
+    account_id: Uuid,
     texts: Texts,
     ids: &[Uuid],
     unless_tagged: Option<&str>,
@@ -141,6 +147,7 @@ async fn remove_texts(
     for chunk in ids.chunks(CHUNK) {
         // the tag's mark first: SQLite numbers its marks by their place in the text
         let mut marks = Marks::new(tx.backend());
+        let account = marks.one();
         let other = unless_tagged.map_or(String::new(), |tag| {
             format!(
                 "substr(view, 1, {}) <> {} AND ",
@@ -150,10 +157,10 @@ async fn remove_texts(
         });
         let ids = marks.rows(chunk.len(), 1);
         let sql = format!(
-            "DELETE FROM {table} WHERE {other}{key} IN (SELECT column1 FROM (VALUES {ids}) AS t)"
+            "DELETE FROM {table} WHERE account_id = {account} AND {other}{key} IN (SELECT column1 FROM (VALUES {ids}) AS t)"
         );
         on_tx!(tx, x => {
-            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+            let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(account_id);
             if let Some(tag) = unless_tagged {
                 q = q.bind(tag);
             }

@@ -235,7 +235,10 @@ impl Deliverer {
         &self,
         claimed: &[boxtrack_store::notifications::Claimed],
     ) -> Result<(Targets, Vec<String>), boxtrack_store::StoreError> {
-        let mut hook_ids: Vec<uuid::Uuid> = claimed.iter().map(|c| c.row.webhook_id).collect();
+        let mut hook_ids: Vec<(uuid::Uuid, uuid::Uuid)> = claimed
+            .iter()
+            .map(|c| (c.row.account_id, c.row.webhook_id))
+            .collect();
         hook_ids.sort_unstable();
         hook_ids.dedup();
         let mut targets = Targets::new();
@@ -449,6 +452,7 @@ impl Deliverer {
                     .iter()
                     .filter_map(|&i| p.jobs.get(i))
                     .map(|j| notifications::Body {
+                        account_id: j.row.account_id,
                         notification_id: j.row.id,
                         notification_created_us: j.row.created_us,
                         body: j.body.clone(),

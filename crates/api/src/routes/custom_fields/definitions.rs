@@ -78,7 +78,7 @@ async fn rendered(
     includes: &[String],
     included: &mut Vec<Value>,
 ) -> ApiResult<Value> {
-    let options = cases::options(&state.ctx, d.id).await?;
+    let options = cases::options(&state.ctx, d.account_id, d.id).await?;
     if includes.iter().any(|i| i == "options") {
         for o in &options {
             include_once(included, custom_fields::option(o));
@@ -233,7 +233,7 @@ pub async fn update_definition(
     }
     cases::update_definition(&state.ctx, &d).await?;
     let d = definition_or_404(&state, &caller, id).await?;
-    let options = cases::options(&state.ctx, d.id).await?;
+    let options = cases::options(&state.ctx, d.account_id, d.id).await?;
     Ok(JsonApi::single(definition_resource(&d, &options), vec![]))
 }
 
@@ -245,7 +245,7 @@ pub async fn delete_definition(
     IdPath(id): IdPath,
 ) -> ApiResult<JsonApi> {
     let d = definition_or_404(&state, &caller, id).await?;
-    let options = cases::options(&state.ctx, d.id).await?;
+    let options = cases::options(&state.ctx, d.account_id, d.id).await?;
     cases::delete_definition(&state.ctx, caller.account.id, id).await?;
     Ok(JsonApi::single(definition_resource(&d, &options), vec![]))
 }

@@ -27,7 +27,7 @@ async fn option_parts(
     opt: Option<&str>,
 ) -> ApiResult<(DefinitionRow, Vec<OptionRow>, Option<OptionRow>)> {
     let d = definition_or_404(state, caller, uuid_or_404(def, "custom field definition")?).await?;
-    let options = cases::options(&state.ctx, d.id).await?;
+    let options = cases::options(&state.ctx, d.account_id, d.id).await?;
     let one = match opt {
         Some(raw) => {
             let id = uuid_or_404(raw, "custom field option")?;
@@ -134,7 +134,7 @@ pub async fn create_option(
         created_us: now,
         updated_us: now,
     };
-    if !cases::save_option(&state.ctx, &o, true).await? {
+    if !cases::save_option(&state.ctx, d.account_id, &o, true).await? {
         return Err(duplicate_option(&o.value));
     }
     Ok(created(JsonApi::single(option_resource(&o), vec![])))
@@ -171,7 +171,7 @@ pub async fn update_option(
     o.value = value;
     o.position = position;
     o.updated_us = state.ctx.now_us();
-    if !cases::save_option(&state.ctx, &o, false).await? {
+    if !cases::save_option(&state.ctx, caller.account.id, &o, false).await? {
         return Err(duplicate_option(&o.value));
     }
     Ok(JsonApi::single(option_resource(&o), vec![]))
@@ -187,6 +187,6 @@ pub async fn delete_option(
     let Some(o) = o else {
         return Err(ApiError::not_found("custom field option"));
     };
-    cases::delete_option(&state.ctx, d.id, o.id).await?;
+    cases::delete_option(&state.ctx, d.account_id, d.id, o.id).await?;
     Ok(JsonApi::single(option_resource(&o), vec![]))
 }

@@ -101,7 +101,7 @@ pub(super) async fn checked(
     value: &Value,
     pointer: &str,
 ) -> ApiResult<Value> {
-    let options: Vec<String> = cases::options(&state.ctx, d.id)
+    let options: Vec<String> = cases::options(&state.ctx, d.account_id, d.id)
         .await?
         .into_iter()
         .map(|o| o.value)

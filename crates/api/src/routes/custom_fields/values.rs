@@ -29,7 +29,7 @@ pub(super) async fn field_resources(state: &AppState, rows: &[FieldRow]) -> ApiR
     for f in rows {
         let dt = DataType::parse(&f.data_type).unwrap_or(DataType::ShortText);
         if dt.has_options() && !labels.contains_key(&f.definition_id) {
-            let opts = cases::options(&state.ctx, f.definition_id).await?;
+            let opts = cases::options(&state.ctx, f.account_id, f.definition_id).await?;
             labels.insert(
                 f.definition_id,
                 opts.into_iter().map(|o| (o.value, o.label)).collect(),

@@ -97,13 +97,42 @@ const TO_REFERENCE: &[(&str, &str, &str)] = &[(
     "FOREIGN KEY (user_id) REFERENCES users(id)",
 )];
 
-/// Whether the database has the Citus extension.
+/// Whether the database has the Citus extension (asked once per database a process
+/// connects to; [`on_citus`] answers from that without asking again).
 pub async fn is_citus(pool: &PgPool) -> Result<bool> {
-    Ok(
+    let found: bool =
         sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')")
             .fetch_one(pool)
-            .await?,
+            .await?;
+    if let Ok(mut known) = KNOWN.lock() {
+        known.insert(database_of(pool), found);
+    }
+    Ok(found)
+}
+
+/// The databases this process found to be Citus or not, by host, port and name.
+static KNOWN: std::sync::Mutex<std::collections::BTreeMap<String, bool>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// The database a pool connects to, as [`KNOWN`] names it.
+fn database_of(pool: &PgPool) -> String {
+    let o = pool.connect_options();
+    format!(
+        "{}:{}/{}",
+        o.get_host(),
+        o.get_port(),
+        o.get_database().unwrap_or_default()
     )
+}
+
+/// Whether the pool's database was found to be Citus by [`is_citus`] (which
+/// [`crate::Db::migrate`] asks): statements that Citus plans otherwise choose by it.
+pub fn on_citus(pool: &PgPool) -> bool {
+    KNOWN
+        .lock()
+        .ok()
+        .and_then(|k| k.get(&database_of(pool)).copied())
+        .unwrap_or(false)
 }
 
 /// The role of `table`, given whether it has an `account_id` column.

@@ -262,8 +262,7 @@ impl Keyed for FieldRow {
     }
 }
 
-const FIELD_FROM: &str =
-    "custom_fields f JOIN custom_field_definitions d ON d.id = f.definition_id";
+const FIELD_FROM: &str = "custom_fields f JOIN custom_field_definitions d ON d.account_id = f.account_id AND d.id = f.definition_id";
 const FIELD_COLUMNS: &str = "f.id, f.account_id, f.definition_id, f.entity_type, f.entity_id, f.value, f.created_us, f.updated_us, d.api_slug, d.data_type, d.display_name";
 
 /// Sets a value (a new field); [`StoreError::Duplicate`] when the entity has one for the

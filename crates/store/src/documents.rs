@@ -81,7 +81,8 @@ impl Keyed for DocumentRow {
     }
 }
 
-const DOC_FROM: &str = "documents d JOIN blobs b ON b.id = d.blob_id";
+const DOC_FROM: &str =
+    "documents d JOIN blobs b ON b.account_id = d.account_id AND b.id = d.blob_id";
 const DOC_COLUMNS: &str = "d.id, d.account_id, d.blob_id, d.name, d.document_type, d.document_type_manual, d.source, d.shipment_ids, d.container_ids, d.created_us, d.updated_us, b.filename AS file_name, b.content_type AS file_content_type, b.byte_size AS file_size_bytes, d.email_submission_id";
 
 /// Records an announced file; `upload_digest` and `signed_digest` are the digests of the
@@ -183,7 +184,7 @@ pub struct NewDocument<'a> {
 pub async fn create(db: &Db, blob: &BlobRow, doc: NewDocument<'_>) -> Result<Created> {
     let mut tx = db.begin().await?;
     let existing: Option<(Uuid, String)> = on_tx!(&mut tx, c => sqlx::query_as(
-        "SELECT d.id, d.name FROM documents d JOIN blobs b ON b.id = d.blob_id \
+        "SELECT d.id, d.name FROM documents d JOIN blobs b ON b.account_id = d.account_id AND b.id = d.blob_id \
          WHERE d.account_id = $1 AND d.deleted_us IS NULL AND (d.blob_id = $2 OR (b.checksum = $3 AND b.byte_size = $4)) LIMIT 1")
         .bind(blob.account_id).bind(blob.id).bind(&blob.checksum).bind(blob.byte_size)
         .fetch_optional(c).await?);
@@ -551,7 +552,7 @@ async fn submit_rows(
         .execute(c).await.map(|_| ())?);
     for (i, (d, (blob_id, key))) in docs.iter().zip(placed).enumerate() {
         let dup: Option<Uuid> = on_tx!(&mut tx, c => sqlx::query_scalar(
-            "SELECT d.id FROM documents d JOIN blobs b ON b.id = d.blob_id WHERE d.account_id = $1 AND d.deleted_us IS NULL AND b.checksum = $2 AND b.byte_size = $3 LIMIT 1")
+            "SELECT d.id FROM documents d JOIN blobs b ON b.account_id = d.account_id AND b.id = d.blob_id WHERE d.account_id = $1 AND d.deleted_us IS NULL AND b.checksum = $2 AND b.byte_size = $3 LIMIT 1")
             .bind(account_id).bind(&d.checksum).bind(d.bytes.len() as i64).fetch_optional(c).await?);
         if dup.is_some() {
             continue;

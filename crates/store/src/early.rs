@@ -45,7 +45,7 @@ pub async fn keep(
         }
     };
     let known_sql = format!(
-        "SELECT COUNT(*) FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.number = $1 AND ($2 IS NULL OR c.account_id = $2) AND {}",
+        "SELECT COUNT(*) FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id WHERE c.number = $1 AND ($2 IS NULL OR c.account_id = $2) AND {}",
         crate::tracking::takes_reports("$3")
     );
     let since = crate::tracking::refine_since(now_us);

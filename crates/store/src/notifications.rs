@@ -274,7 +274,8 @@ async fn run_pg(pool: &sqlx::PgPool, work: &Cycle) -> Result<CycleDone> {
         defer(&mut tx, &work.deferred).await?;
     }
     if let Some(claim) = work.claim {
-        let (claimed, last) = claim_due(&mut tx, claim).await?;
+        let citus = crate::citus::on_citus(pool);
+        let (claimed, last) = claim_due(&mut tx, claim, citus).await?;
         out.claimed = claimed;
         out.last_claimed = Some(last);
     }
@@ -327,6 +328,25 @@ pub fn claim_statement(backend: crate::Backend) -> String {
     }
 }
 
+/// The claim on Citus, which cannot lock rows of many shards: the due candidates first (each
+/// shard's first, merged), then each one's lease taken only while it is still free, so a row
+/// another worker took meanwhile is left out. The same parameters as [`claim_statement`].
+pub fn citus_claim_statement() -> String {
+    const BODY: &str = "(SELECT body FROM webhook_bodies b WHERE b.account_id = n.account_id AND b.notification_id = n.id \
+         AND b.notification_created_us = n.created_us) AS body";
+    const FREE: &str = "n.delivery_status = 'pending' AND n.next_attempt_us <= $1 AND (n.next_attempt_us, n.id) > ($3, $4) \
+         AND (n.locked_until_us IS NULL OR n.locked_until_us < $1)";
+    let columns: Vec<String> = COLUMNS.split(", ").map(|c| format!("n.{c}")).collect();
+    format!(
+        "WITH due AS (SELECT n.account_id, n.id, n.created_us FROM webhook_notifications n WHERE {FREE} \
+         ORDER BY n.next_attempt_us, n.id LIMIT $2) \
+         UPDATE webhook_notifications n SET locked_until_us = $5 FROM due \
+         WHERE n.account_id = due.account_id AND n.id = due.id AND n.created_us = due.created_us AND {FREE} \
+         RETURNING {}, {BODY}",
+        columns.join(", ")
+    )
+}
+
 /// Where a claim that took `claimed` (in due order) leaves the next one: after the last row,
 /// or where it started when it took none.
 pub(crate) fn last_position(claimed: &[Claimed], after: Position) -> Position {
@@ -350,7 +370,7 @@ pub(crate) const START: Position = Position {
 /// Claims up to `limit` pending notifications due at `now` after the run's position, with a
 /// lease, in one statement that also returns their stored bodies (`FOR UPDATE SKIP LOCKED`,
 /// so several workers share the work).
-async fn claim_due(tx: &mut PgTx, c: Claim) -> Result<(Vec<Claimed>, Position)> {
+async fn claim_due(tx: &mut PgTx, c: Claim, citus: bool) -> Result<(Vec<Claimed>, Position)> {
     // A custom plan (PostgreSQL's first five per connection) trusts the row estimate of the
     // last ANALYZE; after a burst of new notifications that is far too low, and the planner
     // reads and sorts every due row to keep 256. The generic plan walks the due index in
@@ -359,7 +379,11 @@ async fn claim_due(tx: &mut PgTx, c: Claim) -> Result<(Vec<Claimed>, Position)> 
         .execute(&mut **tx)
         .await?;
     let after = c.after.unwrap_or(START);
-    let sql = claim_statement(crate::Backend::Postgres);
+    let sql = if citus {
+        citus_claim_statement()
+    } else {
+        claim_statement(crate::Backend::Postgres)
+    };
     let mut rows: Vec<Claimed> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(c.now_us)
         .bind(c.limit)

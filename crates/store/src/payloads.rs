@@ -105,7 +105,7 @@ pub async fn targets(db: &Db, account: Option<Uuid>, numbers: &[String]) -> Resu
         let mut marks = crate::sql::Marks::new(db.backend());
         let (a1, a2) = (marks.one(), marks.one());
         let sql = format!(
-            "SELECT c.account_id, c.id AS container_id, c.number FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE ({a1} IS NULL OR c.account_id = {a2}) AND c.number IN ({}) AND {} ORDER BY c.account_id, c.number, c.id",
+            "SELECT c.account_id, c.id AS container_id, c.number FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id WHERE ({a1} IS NULL OR c.account_id = {a2}) AND c.number IN ({}) AND {} ORDER BY c.account_id, c.number, c.id",
             marks.list(chunk.len()),
             crate::tracking::takes_reports(&marks.one()),
         );

@@ -177,7 +177,7 @@ pub async fn targets(db: &Db, scac: &str, kind: &str, reference: &str) -> Result
     };
     let sql = format!(
         "SELECT c.account_id, c.id AS container_id, c.shipment_id, c.number, c.current_status, {} AS state, {} AS route, {} AS shipment_state \
-         FROM tracking_requests tr JOIN shipments s ON s.tracking_request_id = tr.id JOIN containers c ON c.shipment_id = s.id \
+         FROM tracking_requests tr JOIN shipments s ON s.account_id = tr.account_id AND s.tracking_request_id = tr.id JOIN containers c ON c.account_id = s.account_id AND c.shipment_id = s.id \
          WHERE tr.request_number = $3 AND tr.request_type = $2 AND s.scac = $1 AND {} ORDER BY c.account_id, c.number",
         cast.0,
         cast.1,
@@ -214,7 +214,7 @@ pub async fn of_container(
     container_id: Uuid,
 ) -> Result<Option<SubjectRow>> {
     let sql = format!(
-        "SELECT {} FROM subjects sub WHERE EXISTS (SELECT 1 FROM containers c JOIN shipments s ON s.id = c.shipment_id JOIN tracking_requests tr ON tr.id = s.tracking_request_id \
+        "SELECT {} FROM subjects sub WHERE EXISTS (SELECT 1 FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id JOIN tracking_requests tr ON tr.account_id = s.account_id AND tr.id = s.tracking_request_id \
          WHERE c.id = $1 AND c.account_id = $2 AND sub.scac = s.scac AND sub.kind = tr.request_type AND sub.reference = tr.request_number)",
         COLS.split(", ")
             .map(|c| format!("sub.{c}"))
@@ -267,7 +267,7 @@ pub async fn targets_for_push(
     let mut marks = crate::sql::Marks::new(db.backend());
     let sql = format!(
         "SELECT c.account_id, c.id AS container_id, c.number, tr.request_number, s.bill_of_lading_number, {route} AS route \
-         FROM containers c JOIN shipments s ON s.id = c.shipment_id JOIN tracking_requests tr ON tr.id = s.tracking_request_id \
+         FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id JOIN tracking_requests tr ON tr.account_id = s.account_id AND tr.id = s.tracking_request_id \
          WHERE (c.number IN ({}) OR tr.request_number IN ({}) OR s.bill_of_lading_number IN ({})) AND {} ORDER BY c.account_id, c.id",
         marks.list(numbers.len()),
         marks.list(references.len()),
@@ -303,7 +303,7 @@ pub async fn targets_holding(db: &Db, upstream_ids: &[String]) -> Result<Vec<Pus
         .collect();
     let sql = format!(
         "SELECT c.account_id, c.id AS container_id, c.number, tr.request_number, s.bill_of_lading_number, {route} AS route \
-         FROM containers c JOIN shipments s ON s.id = c.shipment_id JOIN tracking_requests tr ON tr.id = s.tracking_request_id \
+         FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id JOIN tracking_requests tr ON tr.account_id = s.account_id AND tr.id = s.tracking_request_id \
          WHERE ({}) AND {} ORDER BY c.account_id, c.id",
         any.join(" OR "),
         crate::tracking::takes_reports(&marks.one()),

@@ -1174,6 +1174,14 @@ async fn a_merge_announces_its_account_once_and_other_accounts_rows_still_notify
     let database = boxtrack_testkit::fresh().await;
     let db = Db::connect(&database.url).await.unwrap();
     db.migrate().await.unwrap();
+    // on Citus the rows change on the workers, which cannot notify inside a distributed
+    // commit: the row triggers are not laid out there and the response cache is off
+    if let Db::Postgres(p) = &db
+        && boxtrack_store::citus::on_citus(p)
+    {
+        eprintln!("skipped on Citus: the change feed's row triggers are not laid out there");
+        return;
+    }
     let (a, b) = (account(&db, "announced").await, account(&db, "other").await);
     let ((_, container_a), (_, container_b)) = (tracked(&db, a.id).await, tracked(&db, b.id).await);
     let mut listener = sqlx::postgres::PgListener::connect(&database.url)

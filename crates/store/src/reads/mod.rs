@@ -335,8 +335,8 @@ macro_rules! pg_joined_from {
         LEFT JOIN container_views cv ON cv.container_id = c.id AND cv.account_id = c.account_id \
         LEFT JOIN shipments s ON s.id = c.shipment_id AND s.account_id = c.account_id \
         LEFT JOIN shipment_views sv ON sv.shipment_id = s.id AND sv.account_id = s.account_id \
-        LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id \
-        LEFT JOIN parties p ON p.id = t.customer_id \
+        LEFT JOIN tracking_requests t ON t.account_id = s.account_id AND t.id = s.tracking_request_id \
+        LEFT JOIN parties p ON p.account_id = t.account_id AND p.id = t.customer_id \
         LEFT JOIN LATERAL (SELECT array_agg(r.id ORDER BY r.created_us, r.id) AS ids, array_agg(r.pod_terminal ORDER BY r.created_us, r.id) AS terminals \
             FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id) sib ON $3 \
         WHERE c.id = $1 AND c.account_id = $2"

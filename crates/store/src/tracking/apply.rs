@@ -166,7 +166,7 @@ async fn read_states(
         let mut marks = Marks::new(tx.backend());
         let account = marks.one();
         let mut sql = format!(
-            "SELECT c.id, c.shipment_id, c.state, c.records, s.state AS shipment_state, s.records AS shipment_records, s.route, s.scac, c.active, s.stopped_reason FROM containers c JOIN shipments s ON s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
+            "SELECT c.id, c.shipment_id, c.state, c.records, s.state AS shipment_state, s.records AS shipment_records, s.route, s.scac, c.active, s.stopped_reason FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id WHERE c.account_id = {account} AND c.id IN ({})",
             marks.list(chunk.len())
         );
         if matches!(tx, Tx::Postgres(_)) {

@@ -346,8 +346,11 @@ pub async fn claim_due(
 ) -> Result<Vec<TrackingRequestRow>> {
     // the limit written in: SQLite built with STAT4 (as bundled) prepares a statement again
     // each time a bound `LIMIT` is bound anew (`sqlite_writer::claim_sql`)
+    // Citus cannot lock rows of many shards: there a claim is each row's lease taken only
+    // while it is still free (below), a row another worker took meanwhile being left out
     let lock = match db {
         Db::Sqlite(..) => "",
+        Db::Postgres(p) if crate::citus::on_citus(p) => "",
         Db::Postgres(_) => " FOR UPDATE SKIP LOCKED",
     };
     let pick = format!(
@@ -359,9 +362,12 @@ pub async fn claim_due(
         .bind(now).fetch_all(c).await?);
     let mut rows = Vec::new();
     for (account_id, id) in ids {
-        on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET locked_until_us = $2 WHERE account_id = $3 AND id = $1")
-            .bind(id).bind(now + lease_us).bind(account_id).execute(c).await.map(|_| ())?);
-        rows.push(get_in(&mut tx, account_id, id).await?);
+        let took = on_tx!(&mut tx, c => sqlx::query("UPDATE tracking_requests SET locked_until_us = $2 WHERE account_id = $3 AND id = $1 \
+            AND next_attempt_us <= $4 AND (locked_until_us IS NULL OR locked_until_us < $4)")
+            .bind(id).bind(now + lease_us).bind(account_id).bind(now).execute(c).await?.rows_affected());
+        if took == 1 {
+            rows.push(get_in(&mut tx, account_id, id).await?);
+        }
     }
     tx.commit().await?;
     Ok(rows)
@@ -687,7 +693,7 @@ pub async fn stop_stale(db: &Db, now: i64, sandbox_speed: f64) -> Result<usize> 
           CASE WHEN r.started_us IS NOT NULL THEN r.started_us + CAST(($1 - r.started_us) * CAST($4 AS DOUBLE PRECISION) AS BIGINT) \
                WHEN s.clock_wall_us IS NOT NULL THEN s.clock_source_us + CAST(($1 - s.clock_wall_us) * s.clock_speed AS BIGINT) \
                ELSE $1 END AS data_now \
-        FROM shipments s LEFT JOIN sandbox_runs r ON r.shipment_id = s.id \
+        FROM shipments s LEFT JOIN sandbox_runs r ON r.account_id = s.account_id AND r.shipment_id = s.id \
         WHERE s.tracking_stopped_us IS NULL AND s.arrived_us IS NOT NULL \
         UNION ALL \
         SELECT s.id, s.account_id, s.arrived_us, s.updated_us, CAST($1 AS BIGINT) AS data_now \

@@ -472,7 +472,7 @@ impl Keyed for SubmissionRow {
 }
 
 const SUBMISSION_COLUMNS: &str = "id, account_id, subject, body, from_addrs, to_addrs, cc_addrs, sent_us, message_id, in_reply_to, references_ids, content_type, created_us, updated_us, \
-    (SELECT COUNT(*) FROM documents d WHERE d.email_submission_id = email_submissions.id AND d.deleted_us IS NULL) AS documents_count";
+    (SELECT COUNT(*) FROM documents d WHERE d.account_id = email_submissions.account_id AND d.email_submission_id = email_submissions.id AND d.deleted_us IS NULL) AS documents_count";
 
 /// An attachment to keep as a document.
 pub struct EmailDocument<'a> {

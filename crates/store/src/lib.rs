@@ -11,6 +11,7 @@ pub mod ais;
 pub mod changes;
 pub mod charges;
 pub mod citus;
+mod citus_delivery;
 pub mod copy;
 pub mod custom_fields;
 pub mod db;

@@ -264,17 +264,30 @@ pub async fn cycle_keeping(
 async fn run_pg(pool: &sqlx::PgPool, work: &Cycle) -> Result<CycleDone> {
     let mut tx = pool.begin().await?;
     let mut out = CycleDone::default();
+    // Citus cannot join its shards with arrays given as parameters: one router statement a row
+    let citus = crate::citus::on_citus(pool);
     if !work.bodies.is_empty() {
-        out.stored_before = store_bodies(&mut tx, &work.bodies).await?;
+        out.stored_before = if citus {
+            crate::citus_delivery::store_bodies(&mut tx, &work.bodies).await?
+        } else {
+            store_bodies(&mut tx, &work.bodies).await?
+        };
     }
     if !work.done.is_empty() {
-        out.deactivated = record_many(&mut tx, &work.done, work.deactivate_after).await?;
+        out.deactivated = if citus {
+            crate::citus_delivery::record(&mut tx, &work.done, work.deactivate_after).await?
+        } else {
+            record_many(&mut tx, &work.done, work.deactivate_after).await?
+        };
     }
     if !work.deferred.is_empty() {
-        defer(&mut tx, &work.deferred).await?;
+        if citus {
+            crate::citus_delivery::defer(&mut tx, &work.deferred).await?;
+        } else {
+            defer(&mut tx, &work.deferred).await?;
+        }
     }
     if let Some(claim) = work.claim {
-        let citus = crate::citus::on_citus(pool);
         let (claimed, last) = claim_due(&mut tx, claim, citus).await?;
         out.claimed = claimed;
         out.last_claimed = Some(last);
@@ -442,7 +455,7 @@ async fn store_bodies(
 
 /// Of the `stored` bodies, those that differ from the ones `rendered` now: another worker
 /// stored them first, and they are what gets sent.
-fn other_bodies(
+pub(crate) fn other_bodies(
     stored: Vec<(Uuid, String)>,
     rendered: &[(Uuid, &str)],
 ) -> impl Iterator<Item = (Uuid, String)> {
@@ -548,6 +561,18 @@ async fn record_many(
     .bind(done.iter().map(|(n, _)| n.attempts).collect::<Vec<_>>())
     .fetch_all(&mut **tx)
     .await?;
+    run_failures(tx, done, recorded, deactivate_after).await
+}
+
+/// Moves each webhook's run of failures on by the attempts of `done` that were `recorded`
+/// now (all of them, mostly), deactivating a webhook that reaches `deactivate_after`.
+/// Returns the webhooks deactivated now.
+pub(crate) async fn run_failures(
+    tx: &mut PgTx,
+    done: &[(NotificationRow, Attempt)],
+    recorded: Vec<Uuid>,
+    deactivate_after: i64,
+) -> Result<Vec<Uuid>> {
     let at_us = done.first().map_or(0, |(_, a)| a.at_us);
     let mut deactivated = Vec::new();
     let runs = if recorded.len() == done.len() {

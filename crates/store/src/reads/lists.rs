@@ -56,7 +56,7 @@ pub async fn shipments_listed<S: ShipmentRead>(
     }
     if let Some(n) = &f.customer_name {
         conds.push(Cond::new(
-            "tracking_request_id IN (SELECT t.id FROM tracking_requests t JOIN parties p ON p.id = t.customer_id WHERE t.account_id = ? AND UPPER(p.company_name) LIKE ?)",
+            "tracking_request_id IN (SELECT t.id FROM tracking_requests t JOIN parties p ON p.account_id = t.account_id AND p.id = t.customer_id WHERE t.account_id = ? AND UPPER(p.company_name) LIKE ?)",
             vec![Arg::Uuid(account_id), Arg::Text(like(n))],
         ));
     }
@@ -248,13 +248,13 @@ fn on_their_shipments(account_id: Uuid, f: &Filter) -> Vec<Cond> {
     }
     if let Some(c) = f.customer_id {
         conds.push(Cond::new(
-            "shipment_id IN (SELECT s.id FROM shipments s JOIN tracking_requests t ON t.id = s.tracking_request_id WHERE s.account_id = ? AND t.customer_id = ?)",
+            "shipment_id IN (SELECT s.id FROM shipments s JOIN tracking_requests t ON t.account_id = s.account_id AND t.id = s.tracking_request_id WHERE s.account_id = ? AND t.customer_id = ?)",
             vec![Arg::Uuid(account_id), Arg::Uuid(c)],
         ));
     }
     if let Some(n) = &f.customer_name {
         conds.push(Cond::new(
-            "shipment_id IN (SELECT s.id FROM shipments s JOIN tracking_requests t ON t.id = s.tracking_request_id JOIN parties p ON p.id = t.customer_id WHERE s.account_id = ? AND UPPER(p.company_name) LIKE ?)",
+            "shipment_id IN (SELECT s.id FROM shipments s JOIN tracking_requests t ON t.account_id = s.account_id AND t.id = s.tracking_request_id JOIN parties p ON p.account_id = t.account_id AND p.id = t.customer_id WHERE s.account_id = ? AND UPPER(p.company_name) LIKE ?)",
             vec![Arg::Uuid(account_id), Arg::Text(like(n))],
         ));
     }
@@ -288,9 +288,9 @@ fn on_their_shipments(account_id: Uuid, f: &Filter) -> Vec<Cond> {
     if let Some(known) = f.customer_known {
         conds.push(Cond::new(
             if known {
-                "shipment_id IN (SELECT s.id FROM shipments s JOIN tracking_requests t ON t.id = s.tracking_request_id WHERE s.account_id = ? AND t.customer_id IS NOT NULL)"
+                "shipment_id IN (SELECT s.id FROM shipments s JOIN tracking_requests t ON t.account_id = s.account_id AND t.id = s.tracking_request_id WHERE s.account_id = ? AND t.customer_id IS NOT NULL)"
             } else {
-                "shipment_id NOT IN (SELECT s.id FROM shipments s JOIN tracking_requests t ON t.id = s.tracking_request_id WHERE s.account_id = ? AND t.customer_id IS NOT NULL)"
+                "shipment_id NOT IN (SELECT s.id FROM shipments s JOIN tracking_requests t ON t.account_id = s.account_id AND t.id = s.tracking_request_id WHERE s.account_id = ? AND t.customer_id IS NOT NULL)"
             },
             vec![Arg::Uuid(account_id)],
         ));

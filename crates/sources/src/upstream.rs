@@ -284,7 +284,15 @@ impl Upstreams {
             let said = match (said_in(&body), challenge) {
                 (Some(b), Some(c)) if !b.contains(&c) => Some(format!("{b}; {c}")),
                 (b, c) => b.or(c),
-            };
+            }
+            // a gateway that quotes the key it refused does not put it in our words
+            .map(|words| {
+                ep.auth
+                    .secrets()
+                    .iter()
+                    .filter(|s| s.expose().len() >= 4)
+                    .fold(words, |w, s| w.replace(s.expose(), "[redacted]"))
+            });
             return Err(UpstreamError::Status {
                 name: name.to_string(),
                 status,

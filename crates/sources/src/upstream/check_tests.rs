@@ -47,6 +47,16 @@ async fn events(
         "ok" => axum::Json(serde_json::json!([])).into_response(),
         "unknown" => dcsa_error(StatusCode::NOT_FOUND, "no such shipment"),
         "unauthorized" => dcsa_error(StatusCode::UNAUTHORIZED, "invalid key"),
+        "quoting" => dcsa_error(
+            StatusCode::UNAUTHORIZED,
+            &format!(
+                "key {} is not valid",
+                headers
+                    .get("x-key")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+            ),
+        ),
         "expired" => dcsa_error(StatusCode::UNAUTHORIZED, "API key expired"),
         "forbidden" => json(
             StatusCode::FORBIDDEN,
@@ -185,6 +195,20 @@ async fn each_answer_has_its_diagnosis() {
     assert!(known.diagnosis.says.contains("KNOWN"), "{known:?}");
     let limited = check(&format!("{base}/limited"), Auth::None, None).await;
     assert_eq!(limited.diagnosis.retry_after_secs, Some(3600));
+    // a gateway that quotes the refused key: the words keep it out
+    let key = Auth::Headers(vec![(
+        reqwest::header::HeaderName::from_static("x-key"),
+        Secret::new("quoted-secret-123"),
+    )]);
+    let quoted = check(&format!("{base}/quoting"), key, None).await;
+    assert_eq!(quoted.diagnosis.code, Code::CredentialsRefused);
+    assert!(
+        quoted
+            .diagnosis
+            .says
+            .contains("key [redacted] is not valid"),
+        "{quoted:?}"
+    );
     let forbidden = check(&format!("{base}/forbidden"), Auth::None, None).await;
     assert!(
         forbidden.diagnosis.says.contains("not subscribed"),

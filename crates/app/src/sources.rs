@@ -55,6 +55,11 @@ pub async fn document(ctx: &Ctx) -> Result<SourcesDocument, AppError> {
                         })
                         .collect(),
                     refused: h.refused,
+                    diagnosis: h.diagnosis.map(|d| Diagnosis {
+                        code: d.code.as_str().to_string(),
+                        says: d.says,
+                        retry_after_secs: d.retry_after_secs,
+                    }),
                     kind: h.kind,
                     name: h.name,
                     url: h.url,
@@ -169,6 +174,30 @@ pub struct SourceAttributes {
     pub refused_samples: Vec<RefusedSample>,
     /// Its request budget in this process.
     pub budget: Budget,
+    /// What is wrong with it, as its last request showed (`null` before boxtrack called it,
+    /// and for sources that call boxtrack); what `boxtrack carriers check` says.
+    pub diagnosis: Option<Diagnosis>,
+}
+
+/// What an upstream's last request showed is wrong, if anything.
+#[derive(Serialize, JsonSchema)]
+pub struct Diagnosis {
+    /// A short code: `ok`, `number_unknown`, `unreachable`, `credentials_refused`,
+    /// `credentials_expired`, `forbidden`, `token_refused`, `token_unreachable`,
+    /// `token_unusable`, `token_rejected`, `rate_limited`, `wrong_address`,
+    /// `unexpected_format`, `request_refused`, `server_error`, `http_error`, `budget_spent`
+    /// or `not_configured`.
+    #[schemars(extend("enum" = [
+        "ok", "number_unknown", "unreachable", "credentials_refused", "credentials_expired",
+        "forbidden", "token_refused", "token_unreachable", "token_unusable", "token_rejected",
+        "rate_limited", "wrong_address", "unexpected_format", "request_refused", "server_error",
+        "http_error", "budget_spent", "not_configured"
+    ]))]
+    pub code: String,
+    /// What it means, in plain words.
+    pub says: String,
+    /// Seconds the upstream asked to wait (`rate_limited`, `budget_spent`).
+    pub retry_after_secs: Option<u64>,
 }
 
 /// An upstream's request budget: a token bucket per upstream and process.
@@ -252,4 +281,27 @@ pub struct Waiting {
     pub scac: String,
     /// Requests waiting for it.
     pub waiting_requests: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn the_documented_codes_are_the_diagnosis_codes() {
+        let schema = serde_json::to_value(schemars::schema_for!(Diagnosis)).unwrap();
+        let listed: Vec<&str> = schema["properties"]["code"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let codes: Vec<&str> = boxtrack_sources::diagnosis::Code::ALL
+            .iter()
+            .map(|c| c.as_str())
+            .collect();
+        assert_eq!(listed, codes);
+    }
 }

@@ -115,7 +115,8 @@ enum Command {
     Calendars(admin::CalendarsCommand),
     /// What boxtrack knows of the shipping lines' own tracking APIs: `carriers profiles`
     /// lists the profile of each line (what `[carriers.SCAC] profile = "NAME"` fills in and
-    /// which credentials it still needs).
+    /// which credentials it still needs); `carriers check SCAC` makes one request with the
+    /// configured credentials and says what is wrong.
     #[command(subcommand)]
     Carriers(carriers::CarriersCommand),
 }
@@ -305,7 +306,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             mcp::run(s, args).await
         }
         Command::Health(args) => health(args).await,
-        Command::Carriers(cmd) => carriers::run(cmd),
+        Command::Carriers(carriers::CarriersCommand::Profiles { json }) => {
+            carriers::profiles(*json)
+        }
+        Command::Carriers(carriers::CarriersCommand::Check(args)) => {
+            let s = settings(&cli, None, None)?;
+            init_logs(s.log_format, s.log_level.as_deref(), "error");
+            carriers::check(s.upstreams, args).await
+        }
         Command::Track(args) => client::track(args).await,
         Command::Containers(args) => client::containers(args).await,
         Command::Shipments(args) => client::shipments(args).await,

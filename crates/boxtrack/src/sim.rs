@@ -66,7 +66,17 @@ pub struct SimArgs {
     #[arg(long, default_value = "none", value_name = "SCHEME",
           value_parser = ["none", "oauth2", "headers", "query"])]
     pub carrier_auth: String,
-    /// Lifetime of the access tokens of --carrier-auth oauth2, in seconds.
+    /// Carriers that speak their line's profile instead of the simulator's plain DCSA: all,
+    /// or profiles separated by commas (maersk, hapag-lloyd, cma-cgm: the profiles that
+    /// document authentication and paging). Each line is served under
+    /// /sim/v1/lines/PROFILE with its authentication (test credentials sim-PROFILE-KEY), paths,
+    /// paging, error answers and documented gaps, for every SCAC of its profile; those
+    /// carriers answer nowhere else and push nothing. The tables that make boxtrack read them
+    /// are printed at start (and in the catalog).
+    #[arg(long, default_value = "", value_name = "PROFILES")]
+    pub carrier_profiles: String,
+    /// Lifetime of the access tokens of --carrier-auth oauth2 (and of the lines' token
+    /// endpoints), in seconds.
     #[arg(long, default_value_t = 3600, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub token_ttl_secs: u64,
@@ -96,7 +106,37 @@ pub fn build(args: &SimArgs) -> anyhow::Result<boxtrack_sim::Sim> {
         carrier_auth: boxtrack_sim::CarrierAuth::parse(&args.carrier_auth)
             .map_err(|e| anyhow::anyhow!("--carrier-auth: {e}"))?,
         token_ttl: Duration::from_secs(args.token_ttl_secs),
+        carrier_profiles: boxtrack_sim::lines::parse(&args.carrier_profiles)
+            .map_err(|e| anyhow::anyhow!("--carrier-profiles: {e}"))?,
     }))
+}
+
+/// Says which carriers speak their line's profile and the tables that read them.
+fn print_lines(sim: &boxtrack_sim::Sim, base: &str) {
+    for line in sim.lines() {
+        let mut scacs: Vec<&str> = sim
+            .world()
+            .shipments
+            .iter()
+            .map(|s| s.scac.as_str())
+            .filter(|s| line.serves(s))
+            .collect();
+        scacs.sort_unstable();
+        scacs.dedup();
+        eprintln!(
+            "line {} at {base}{}: {}",
+            line.name(),
+            line.prefix(),
+            if scacs.is_empty() {
+                "no carrier of this world".to_string()
+            } else {
+                "boxtrack reads it with this in boxtrack.toml:".to_string()
+            }
+        );
+        for scac in scacs {
+            eprint!("{}", line.table(scac, base));
+        }
+    }
 }
 
 /// Runs the simulator until Ctrl-C or SIGTERM.
@@ -116,6 +156,7 @@ pub async fn run(args: &SimArgs) -> anyhow::Result<()> {
             "point boxtrack at it with a [carriers.SCAC] table per carrier, url = \"http://{addr}/sim/v1/carriers/SCAC\", dcsa_version as the catalog names it, and these credentials (see boxtrack.example.toml)"
         );
     }
+    print_lines(&sim, &format!("http://{addr}"));
     println!("listening on http://{addr}");
     let shutdown = tokio_util::sync::CancellationToken::new();
     if let (Some(url), Some(key)) = (&args.x12_ingest_url, &args.x12_api_key) {

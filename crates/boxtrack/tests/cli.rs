@@ -881,6 +881,7 @@ fn every_command_explains_itself() {
         vec!["tariffs", "import", "--help"],
         vec!["calendars", "import", "--help"],
         vec!["carriers", "profiles", "--help"],
+        vec!["carriers", "check", "--help"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_boxtrack"))
             .args(&args)
@@ -2013,6 +2014,305 @@ async fn carrier_query_key_end_to_end() {
     carrier_credentials_end_to_end("query").await;
 }
 
+/// `boxtrack carriers check` as a user runs it: the carrier's table read from the
+/// configuration file, one request, a verdict in words and the exit code.
+fn carriers_check(config: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+        .args(["carriers", "check"])
+        .args(args)
+        .arg("--config")
+        .arg(config)
+        .env_remove("BOXTRACK_SIM_URL")
+        .env_remove("BOXTRACK_DATABASE_URL")
+        .output()
+        .unwrap()
+}
+
+/// Every line the simulator speaks as its profile says (`sim --carrier-profiles all`), read by
+/// `serve` from `[carriers.SCAC]` tables that name the profile, its test credentials and
+/// `host_url` (the tables the catalog gives): a bill of each line is tracked to its containers
+/// and their events. `carriers check` says the connection is good, the number known, and what
+/// is wrong with wrong, unsubscribed or expired credentials or an address nobody answers at;
+/// `GET /v2/sources` says the same of the carriers `serve` calls.
+#[tokio::test]
+async fn every_simulated_line_is_tracked_through_its_profile() {
+    let db = boxtrack_testkit::fresh().await;
+    let key = ok_json(boxtrack(
+        &db.url,
+        &[
+            "accounts",
+            "create",
+            "--name",
+            "Importer",
+            "--rate-limit",
+            "default=100000",
+            "--json",
+        ],
+    ))["api_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let sim_start =
+        boxtrack_core::time::format_micros(boxtrack_core::time::now_us() - 30 * 86_400_000_000);
+    let (_sim, sim_url, _) = start(Command::new(env!("CARGO_BIN_EXE_boxtrack")).args([
+        "sim",
+        "--listen",
+        "127.0.0.1:0",
+        "--seed",
+        "7",
+        "--shipments",
+        "120",
+        "--speed",
+        "1",
+        "--start",
+        &sim_start,
+        "--carrier-profiles",
+        "all",
+    ]));
+    let http = reqwest::Client::new();
+    let catalog: Value = sim_get(&http, &sim_url, "/sim/v1/catalog").await;
+    let now = boxtrack_core::time::parse_micros(catalog["now"].as_str().unwrap()).unwrap();
+    let carriers = catalog["carriers"].as_array().unwrap();
+    let profile_of = |scac: &Value| {
+        carriers
+            .iter()
+            .find(|c| &c["scac"] == scac)
+            .map(|c| c["profile"].clone())
+            .unwrap_or(Value::Null)
+    };
+    // a bill that sailed, of each line, and a second carrier of CMA CGM's group
+    let mut bills: Vec<Value> = Vec::new();
+    for line in ["maersk", "hapag-lloyd", "cma-cgm"] {
+        let bill = catalog["bills_of_lading"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| {
+                profile_of(&b["scac"]) == line
+                    && boxtrack_core::time::parse_micros(b["departs_at"].as_str().unwrap()).unwrap()
+                        < now
+            })
+            .unwrap_or_else(|| panic!("a bill of {line} that sailed"));
+        bills.push(bill.clone());
+    }
+    let cma = bills[2]["scac"].clone();
+    let other_cma = carriers
+        .iter()
+        .find(|c| c["profile"] == "cma-cgm" && c["scac"] != cma)
+        .expect("two carriers of CMA CGM's group")
+        .clone();
+    let table = |scac: &Value| {
+        carriers.iter().find(|c| &c["scac"] == scac).unwrap()["table"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let mut config: String = bills.iter().map(|b| table(&b["scac"])).collect();
+    // the other carrier of the group with a key that expired
+    config
+        .push_str(&table(&other_cma["scac"]).replace("sim-cma-cgm-api_key", "sim-cma-cgm-expired"));
+    // and one whose address nobody answers at
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    config.push_str(&format!(
+        "[carriers.ZIMU]\nprofile = \"cma-cgm\"\nurl = \"{dead}\"\napi_key = \"k\"\n"
+    ));
+    let dir = boxtrack_testkit::temp_dir("boxtrack-lines");
+    let path = dir.join("boxtrack.toml");
+    std::fs::write(&path, &config).unwrap();
+
+    // the check, before serve: good for each line, the number known
+    for b in &bills {
+        let scac = b["scac"].as_str().unwrap();
+        let out = carriers_check(&path, &[scac, "--number", b["number"].as_str().unwrap()]);
+        let text = ok_text(out);
+        assert!(text.starts_with(&format!("{scac}: ok")), "{text}");
+        assert!(text.contains("event(s) for"), "{text}");
+        let out = carriers_check(&path, &[scac]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let unknown = carriers_check(
+        &path,
+        &[
+            bills[1]["scac"].as_str().unwrap(),
+            "--number",
+            "HLCUNOSUCHBILL1",
+        ],
+    );
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stdout).contains("number unknown"));
+    let expired = carriers_check(&path, &[other_cma["scac"].as_str().unwrap(), "--json"]);
+    assert!(!expired.status.success());
+    let said: Value = serde_json::from_slice(&expired.stdout).unwrap();
+    assert_eq!(said["diagnosis"]["code"], "credentials_expired", "{said}");
+    let dead_check = carriers_check(&path, &["ZIMU"]);
+    assert!(String::from_utf8_lossy(&dead_check.stdout).contains("unreachable"));
+    assert!(failed(dead_check).contains("ZIMU: unreachable"));
+    // wrong, unsubscribed and refused credentials, each said in words
+    let wrong_dir = boxtrack_testkit::temp_dir("boxtrack-lines-wrong");
+    for (scac, from, to, says) in [
+        (
+            &bills[0]["scac"],
+            "sim-maersk-client_secret",
+            "wrong",
+            "token refused",
+        ),
+        (
+            &bills[1]["scac"],
+            "sim-hapag-lloyd-client_secret",
+            "wrong",
+            "credentials refused",
+        ),
+        (
+            &bills[1]["scac"],
+            "\"sim-hapag-lloyd-client_id",
+            "\"sim-hapag-lloyd-unsubscribed",
+            "forbidden",
+        ),
+        (
+            &bills[0]["scac"],
+            "\"sim-maersk-client_id",
+            "\"sim-maersk-unsubscribed",
+            "forbidden",
+        ),
+    ] {
+        let wrong = wrong_dir.join("boxtrack.toml");
+        std::fs::write(&wrong, table(scac).replace(from, to)).unwrap();
+        let out = carriers_check(&wrong, &[scac.as_str().unwrap()]);
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(!out.status.success(), "{stdout}");
+        assert!(stdout.contains(says), "{says}: {stdout}");
+    }
+
+    // serve tracks a bill of each line through it
+    let (_server, base, _) = start(
+        Command::new(env!("CARGO_BIN_EXE_boxtrack"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--database-url",
+                &db.url,
+                "--config",
+            ])
+            .arg(&path)
+            .env_remove("BOXTRACK_LISTEN")
+            .env_remove("BOXTRACK_SIM_URL"),
+    );
+    let mut tracked = bills.clone();
+    tracked.push(
+        catalog["bills_of_lading"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["scac"] == other_cma["scac"])
+            .unwrap()
+            .clone(),
+    );
+    for b in &tracked {
+        let r = http
+            .post(format!("{base}/v2/tracking_requests"))
+            .header("Authorization", format!("Token {key}"))
+            .header("Content-Type", "application/vnd.api+json")
+            .body(
+                serde_json::json!({"data": {"type": "tracking_request", "attributes": {
+                "request_number": b["number"], "request_type": "bill_of_lading", "scac": b["scac"]}}})
+                .to_string(),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    }
+    let mut requests = Value::Null;
+    let created = |requests: &Value| {
+        requests["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["attributes"]["status"] == "created")
+            .count()
+    };
+    for _ in 0..120 {
+        requests = get_json(&http, &base, &key, "/v2/tracking_requests").await;
+        if created(&requests) >= bills.len() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    for b in &bills {
+        let status = requests["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["attributes"]["request_number"] == b["number"])
+            .map(|t| t["attributes"]["status"].clone());
+        assert_eq!(
+            status,
+            Some(Value::from("created")),
+            "{}: {requests}",
+            b["scac"]
+        );
+    }
+    let containers = get_json(&http, &base, &key, "/v2/containers?page[size]=100").await;
+    for b in &bills {
+        for number in b["containers"].as_array().unwrap() {
+            let c = containers["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| &c["attributes"]["number"] == number)
+                .unwrap_or_else(|| panic!("{number} of {}: {containers}", b["scac"]));
+            let id = c["id"].as_str().unwrap();
+            let events = get_json(
+                &http,
+                &base,
+                &key,
+                &format!("/v2/containers/{id}/transport_events"),
+            )
+            .await;
+            assert!(
+                !events["data"].as_array().unwrap().is_empty(),
+                "{number} of {}: {events}",
+                b["scac"]
+            );
+        }
+    }
+    // the sources say what check says
+    let mut sources = Value::Null;
+    let code_of = |sources: &Value, scac: &Value| {
+        sources["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|s| &s["attributes"]["name"] == scac)
+            .map(|s| s["attributes"]["diagnosis"]["code"].clone())
+            .unwrap_or(Value::Null)
+    };
+    for _ in 0..120 {
+        sources = get_json(&http, &base, &key, "/v2/sources").await;
+        if code_of(&sources, &other_cma["scac"]) != Value::Null {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    for b in &bills {
+        assert_eq!(code_of(&sources, &b["scac"]), "ok", "{sources}");
+    }
+    assert_eq!(
+        code_of(&sources, &other_cma["scac"]),
+        "credentials_expired",
+        "{sources}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&wrong_dir);
+}
+
 #[tokio::test]
 async fn mcp_over_stdio_answers_line_by_line() {
     use std::io::Write;
@@ -2577,7 +2877,9 @@ async fn a_fast_simulator_runs_its_journeys_to_the_end() {
 /// Many sources, one story (docs/precedence.md): the simulator's world played to the end
 /// with every source at once — its carriers' DCSA events polled and pushed, their X12 315s,
 /// the railroads' X12 322s and the terminals' feeds — a share of the pushes and files
-/// delivered twice and out of order, and `serve` restarted in the middle. Scored against the
+/// delivered twice and out of order, and `serve` restarted in the middle. The carriers whose
+/// line has a profile speak it (`sim --carrier-profiles all`: their own authentication,
+/// paging and gaps, no pushes) and are read through `[carriers.SCAC]` tables naming it. Scored against the
 /// world's own record (`/sim/v1/record`): every milestone that happened is one transport
 /// event, at the time it happened (to the second where the carrier's DCSA reports it, within
 /// the minute of the railroad's 322), with one webhook, and the containers' time attributes
@@ -2632,12 +2934,26 @@ async fn many_sources_tell_one_story() {
         &format!("{base}/v2/ingest/dcsa"),
         "--dcsa-push-secret",
         PUSH_SECRET,
+        "--carrier-profiles",
+        "all",
     ]));
-    let extra = ["--allow-private-webhook-urls"];
+    let http = reqwest::Client::new();
+    // the carriers that speak their line's profile, read as the catalog says
+    let catalog: Value = sim_get(&http, &sim_url, "/sim/v1/catalog").await;
+    let tables: String = catalog["carriers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["table"].as_str())
+        .collect();
+    let dir = boxtrack_testkit::temp_dir("boxtrack-many-sources");
+    let config = dir.join("boxtrack.toml");
+    std::fs::write(&config, &tables).unwrap();
+    let config = config.display().to_string();
+    let extra = ["--allow-private-webhook-urls", "--config", config.as_str()];
     let (mut server, served, _) = serve_sim(port, &db.url, &sim_url, &extra);
     assert_eq!(served, base);
     let (hook_url, seen) = hook_receiver().await;
-    let http = reqwest::Client::new();
     let post = |path: &str, body: Value| {
         http.post(format!("{base}{path}"))
             .header("Authorization", format!("Token {key}"))
@@ -2781,6 +3097,25 @@ async fn many_sources_tell_one_story() {
         "{}",
         catalog["carriers"]
     );
+    // the carriers with a profile were read through their line, as the profile says
+    let sources = get_json(&http, &base, &key, "/v2/sources").await;
+    for c in catalog["carriers"].as_array().unwrap() {
+        let Some(line) = c["profile"].as_str() else {
+            continue;
+        };
+        let read = sources["data"].as_array().unwrap().iter().find(|s| {
+            s["attributes"]["name"] == c["scac"] && s["attributes"]["requests"].as_u64() > Some(0)
+        });
+        let read = read.unwrap_or_else(|| panic!("{} not read: {sources}", c["scac"]));
+        assert!(
+            read["attributes"]["url"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("/sim/v1/lines/{line}")),
+            "{read}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 
     // the world's record against boxtrack's view
     let record: Value = sim_get(&http, &sim_url, "/sim/v1/record").await;

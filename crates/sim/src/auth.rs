@@ -89,7 +89,7 @@ impl CarrierAuth {
 }
 
 /// `application/x-www-form-urlencoded` pairs.
-fn form_pairs(body: &str) -> HashMap<String, String> {
+pub(crate) fn form_pairs(body: &str) -> HashMap<String, String> {
     body.split('&')
         .filter(|p| !p.is_empty())
         .map(|p| {
@@ -121,7 +121,7 @@ fn form_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+pub(crate) fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
     let mut r = (
         status,
         Json(json!({"error": error, "error_description": description})),
@@ -145,7 +145,6 @@ pub(crate) async fn oauth_token(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    use base64::Engine;
     if sim.0.carrier_auth != CarrierAuth::OAuth2 {
         return oauth_error(
             StatusCode::BAD_REQUEST,
@@ -154,6 +153,47 @@ pub(crate) async fn oauth_token(
         );
     }
     let form = form_pairs(&body);
+    let (basic, in_form) = clients(&headers, &form);
+    let client = basic.or(in_form);
+    if form.get("grant_type").map(String::as_str) != Some("client_credentials") {
+        return oauth_error(
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+            "only grant_type=client_credentials",
+        );
+    }
+    let ok = client.as_ref().is_some_and(|(id, secret)| {
+        id == credentials::CLIENT_ID && secret == credentials::CLIENT_SECRET
+    });
+    if !ok {
+        sim.0.refused.fetch_add(1, Ordering::Relaxed);
+        return oauth_error(
+            StatusCode::UNAUTHORIZED,
+            "invalid_client",
+            "client authentication failed",
+        );
+    }
+    issue(&sim, None, credentials::CLIENT_ID)
+}
+
+/// A token issued to a client, for one line of the simulator (`None`: its carriers of
+/// `--carrier-auth oauth2`).
+#[derive(Debug, Clone)]
+pub(crate) struct Grant {
+    /// When it expires (real time).
+    pub expires: Instant,
+    /// The line it is good for.
+    pub line: Option<&'static str>,
+    /// The client id it was issued to.
+    pub client: String,
+}
+
+/// The client id and secret of a token request: from HTTP Basic, and from the form.
+pub(crate) type Client = Option<(String, String)>;
+
+/// The client of a token request as HTTP Basic names it, and as the form does.
+pub(crate) fn clients(headers: &HeaderMap, form: &HashMap<String, String>) -> (Client, Client) {
+    use base64::Engine;
     let basic = headers
         .get("Authorization")
         .and_then(|v| v.to_str().ok())
@@ -168,38 +208,32 @@ pub(crate) async fn oauth_token(
             v.split_once(':')
                 .map(|(id, secret)| (form_decode(id), form_decode(secret)))
         });
-    let client = basic.or_else(|| {
+    let in_form = (|| {
         Some((
             form.get("client_id")?.clone(),
             form.get("client_secret")?.clone(),
         ))
-    });
-    if form.get("grant_type").map(String::as_str) != Some("client_credentials") {
-        return oauth_error(
-            StatusCode::BAD_REQUEST,
-            "unsupported_grant_type",
-            "only grant_type=client_credentials",
-        );
-    }
-    let ok = client.is_some_and(|(id, secret)| {
-        id == credentials::CLIENT_ID && secret == credentials::CLIENT_SECRET
-    });
-    if !ok {
-        sim.0.refused.fetch_add(1, Ordering::Relaxed);
-        return oauth_error(
-            StatusCode::UNAUTHORIZED,
-            "invalid_client",
-            "client authentication failed",
-        );
-    }
+    })();
+    (basic, in_form)
+}
+
+/// A new access token for `client`, good for `line`, as RFC 6749 §5.1 answers it.
+pub(crate) fn issue(sim: &Sim, line: Option<&'static str>, client: &str) -> Response {
     let n = sim.0.tokens_issued.fetch_add(1, Ordering::Relaxed) + 1;
     let mut rng = world::Rng::new(sim.0.world.seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let token = format!("sim-{n}-{:016x}", rng.next_u64());
     let now = Instant::now();
     {
         let mut tokens = sim.0.tokens.lock().unwrap_or_else(|e| e.into_inner());
-        tokens.retain(|_, expires| *expires > now);
-        tokens.insert(token.clone(), now + sim.0.token_ttl);
+        tokens.retain(|_, g| g.expires > now);
+        tokens.insert(
+            token.clone(),
+            Grant {
+                expires: now + sim.0.token_ttl,
+                line,
+                client: client.to_string(),
+            },
+        );
     }
     let mut r = Json(json!({
         "access_token": token,
@@ -221,7 +255,7 @@ pub(crate) async fn auth_stats(State(sim): State<Sim>) -> Json<Value> {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .values()
-        .filter(|e| **e > now)
+        .filter(|g| g.expires > now)
         .count();
     Json(json!({
         "carrier_auth": sim.0.carrier_auth.as_str(),
@@ -254,7 +288,7 @@ impl Sim {
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .get(t.trim())
-                        .is_some_and(|expires| *expires > Instant::now())
+                        .is_some_and(|g| g.line.is_none() && g.expires > Instant::now())
                 }),
         }
     }

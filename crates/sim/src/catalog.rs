@@ -5,6 +5,7 @@ use std::sync::atomic::Ordering;
 
 use axum::Json;
 use axum::extract::State;
+use axum::http::HeaderMap;
 use boxtrack_core::time::format_micros;
 use serde_json::{Value, json};
 
@@ -30,7 +31,12 @@ pub(crate) async fn record(State(sim): State<Sim>) -> Json<Value> {
     Json(json!({"now": format_micros(now), "containers": out}))
 }
 
-pub(crate) async fn catalog(State(sim): State<Sim>) -> Json<Value> {
+pub(crate) async fn catalog(State(sim): State<Sim>, headers: HeaderMap) -> Json<Value> {
+    let host = headers
+        .get("Host")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    let base = format!("http://{host}");
     let w = sim.world();
     let bls: Vec<Value> = w
         .shipments
@@ -74,10 +80,22 @@ pub(crate) async fn catalog(State(sim): State<Sim>) -> Json<Value> {
         "bills_of_lading": bls,
         "bookings": bookings,
         "containers": containers,
-        "carriers": carriers.iter().map(|s| {
-            let v = dcsa_version(s);
-            json!({"scac": s, "dcsa_version": v, "dcsa_path": format!("/sim/v1/carriers/{s}{}", v.events_path())})
+        "carriers": carriers.iter().map(|s| match sim.line_of(s) {
+            Some(l) => json!({"scac": s, "dcsa_version": l.version(), "dcsa_path": format!("{}{}", l.prefix(), l.events_path()), "profile": l.name(), "table": l.table(s, &base)}),
+            None => {
+                let v = dcsa_version(s);
+                json!({"scac": s, "dcsa_version": v, "dcsa_path": format!("/sim/v1/carriers/{s}{}", v.events_path()), "profile": null})
+            }
         }).collect::<Vec<_>>(),
+        "lines": sim.lines().iter().map(|l| json!({
+            "profile": l.name(),
+            "scacs": l.profile.scacs,
+            "events_path": format!("{}{}", l.prefix(), l.events_path()),
+            "token_path": l.token_path().map(|p| format!("{}{p}", l.prefix())),
+            "credentials": l.profile.auth.credentials().iter().map(|k| (k.to_string(), Value::String(l.credential(k)))).collect::<serde_json::Map<_, _>>(),
+            "unsubscribed": l.unsubscribed(),
+            "expired": l.expired(),
+        })).collect::<Vec<_>>(),
         "terminals": terminals.iter().map(|t| json!({"code": t, "feed_path": format!("/sim/v1/terminals/{t}"), "edifact": terminal_speaks_edifact(t)})).collect::<Vec<_>>(),
         "vessels": w.vessels,
     }))

@@ -175,6 +175,10 @@ pub async fn send_dcsa_push(
         let mut by_carrier: std::collections::BTreeMap<&str, Vec<&boxtrack_sources::dcsa::Event>> =
             std::collections::BTreeMap::new();
         for (i, s) in sim.world().shipments.iter().enumerate() {
+            // a line that speaks its profile pushes no DCSA events (none of them does)
+            if sim.line_of(&s.scac).is_some() {
+                continue;
+            }
             for t in &sim.0.events[i] {
                 if t.visible_us > sent_until && t.visible_us <= now {
                     by_carrier.entry(s.scac.as_str()).or_default().push(&t.item);

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::{CarrierAuth, Sim, dcsa_version};
 
-fn dcsa_error(status: StatusCode, uri: &str, reason: &str, message: &str) -> Response {
+pub(crate) fn dcsa_error(status: StatusCode, uri: &str, reason: &str, message: &str) -> Response {
     (
         status,
         Json(json!({
@@ -54,6 +54,18 @@ async fn dcsa_events(
     version: Version,
 ) -> Response {
     let uri = format!("/sim/v1/carriers/{scac}{}", version.events_path());
+    if let Some(line) = sim.line_of(&scac) {
+        return dcsa_error(
+            StatusCode::NOT_FOUND,
+            &uri,
+            "notFound",
+            &format!(
+                "{scac} speaks through its line's API, at {}{}",
+                line.prefix(),
+                line.events_path()
+            ),
+        );
+    }
     if let Some(refused) = refuse_version(&scac, version, &uri) {
         return refused;
     }
@@ -95,7 +107,14 @@ async fn dcsa_events(
             "the cursor is not one this carrier issued",
         );
     };
-    let items = visible_events(&sim, &scac, shipment, equipment.as_deref(), since, now);
+    let items = visible_events(
+        &sim,
+        &[scac.as_str()],
+        shipment,
+        equipment.as_deref(),
+        since,
+        now,
+    );
     events_page(&items, offset, limit, version)
 }
 
@@ -140,7 +159,7 @@ fn refuse_caller(sim: &Sim, uri: &str) -> Response {
 /// The shipment the query asks about (by bill of lading, booking or container) and the
 /// container it is narrowed to; `None` when the query names none of them. A booking query
 /// finds nothing during the silent days of the faults.
-fn asked_shipment(
+pub(crate) fn asked_shipment(
     sim: &Sim,
     q: &HashMap<String, String>,
     now: i64,
@@ -174,11 +193,11 @@ fn page_offset(cursor: Option<&String>, version: Version) -> Option<usize> {
     }
 }
 
-/// The shipment's events the carrier reports at `now`: its own shipments only, created since
-/// `since`, about `equipment` (or the whole shipment) when asked.
-fn visible_events<'a>(
+/// The shipment's events the carriers `scacs` report at `now`: their own shipments only,
+/// created since `since`, about `equipment` (or the whole shipment) when asked.
+pub(crate) fn visible_events<'a>(
     sim: &'a Sim,
-    scac: &str,
+    scacs: &[&str],
     shipment: Option<usize>,
     equipment: Option<&str>,
     since: Option<i64>,
@@ -186,7 +205,7 @@ fn visible_events<'a>(
 ) -> Vec<&'a boxtrack_sources::dcsa::Event> {
     let inner = &sim.0;
     match shipment {
-        Some(i) if inner.world.shipments[i].scac == scac => inner.events[i]
+        Some(i) if scacs.contains(&inner.world.shipments[i].scac.as_str()) => inner.events[i]
             .iter()
             .filter(|t| t.visible_us <= now)
             .filter(|t| since.is_none_or(|s| t.visible_us >= s))

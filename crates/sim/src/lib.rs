@@ -19,6 +19,9 @@
 //!   `--token-ttl-secs`), fixed headers, or a key in the query, with the fixed test
 //!   credentials of [`credentials`]; without them a carrier answers 401 with a DCSA error.
 //!   `GET /sim/v1/auth` counts tokens issued and requests refused.
+//! - Carriers that speak their line's profile ([`lines`], `boxtrack sim --carrier-profiles`):
+//!   Maersk, Hapag-Lloyd and CMA CGM under `/sim/v1/lines/{profile}`, with the line's
+//!   authentication, paths, paging, error answers and documented gaps.
 //! - Rail carriers send X12 322 files to a configured ingest URL as their events happen.
 //!
 //! Faults on purpose: a share of answers can be slow, 5xx, 429 with `Retry-After`, or
@@ -31,12 +34,13 @@ mod clock;
 mod delivery;
 mod faults;
 mod feeds;
+pub mod lines;
 pub mod world;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
 use axum::http::{HeaderValue, StatusCode};
@@ -72,8 +76,12 @@ pub struct SimConfig {
     pub x12_ingest: Option<(String, String)>,
     /// What the carriers' DCSA endpoints demand.
     pub carrier_auth: CarrierAuth,
-    /// Lifetime of the access tokens `POST /sim/v1/oauth/token` issues.
+    /// Lifetime of the access tokens `POST /sim/v1/oauth/token` issues (and the lines'
+    /// token endpoints).
     pub token_ttl: Duration,
+    /// The profiles whose lines speak as their profile says ([`lines::SPOKEN`]; other names
+    /// are left out).
+    pub carrier_profiles: Vec<String>,
 }
 
 struct Inner {
@@ -87,8 +95,10 @@ struct Inner {
     events: Vec<Vec<world::Timed<boxtrack_sources::dcsa::Event>>>,
     carrier_auth: CarrierAuth,
     token_ttl: Duration,
-    /// Live access tokens and when they expire (real time).
-    tokens: Mutex<HashMap<String, Instant>>,
+    /// Live access tokens: when they expire (real time), for which line and client.
+    tokens: Mutex<HashMap<String, auth::Grant>>,
+    /// The lines that speak their profile.
+    lines: Vec<lines::Line>,
     tokens_issued: AtomicU64,
     refused: AtomicU64,
     /// EDIFACT interchanges delivered (`--edifact-ingest-url`).
@@ -134,6 +144,11 @@ impl Sim {
                 cfg.token_ttl
             },
             tokens: Mutex::new(HashMap::new()),
+            lines: cfg
+                .carrier_profiles
+                .iter()
+                .filter_map(|n| lines::line(n))
+                .collect(),
             tokens_issued: AtomicU64::new(0),
             refused: AtomicU64::new(0),
             edifact_sent: AtomicU64::new(0),
@@ -148,6 +163,16 @@ impl Sim {
     /// The clock.
     pub fn clock(&self) -> &Clock {
         &self.0.clock
+    }
+
+    /// The lines that speak their profile.
+    pub fn lines(&self) -> &[lines::Line] {
+        &self.0.lines
+    }
+
+    /// The line that serves this carrier, when it speaks its profile.
+    pub fn line_of(&self, scac: &str) -> Option<&lines::Line> {
+        self.0.lines.iter().find(|l| l.serves(scac))
     }
 
     /// The HTTP routes.
@@ -170,6 +195,10 @@ impl Sim {
             .route(credentials::TOKEN_PATH, post(auth::oauth_token))
             .route("/sim/v1/auth", get(auth::auth_stats))
             .route(
+                "/sim/v1/lines/{line}/{*path}",
+                get(lines::serve::get).post(lines::serve::post),
+            )
+            .route(
                 "/sim/v1/terminals/{code}/containers/{number}",
                 get(feeds::terminal_container),
             )
@@ -180,24 +209,36 @@ impl Sim {
             .with_state(self.clone())
     }
 
-    /// A fault for this request, if one is due (deterministic by request count and seed).
-    fn fault(&self) -> Option<Response> {
+    /// The fault due for this request, if one is (deterministic by request count and seed).
+    fn fault_due(&self) -> Option<Fault> {
         let f = &self.0.faults;
         let n = self.0.counter.fetch_add(1, Ordering::Relaxed);
         let mut rng = world::Rng::new(self.0.world.seed ^ n.wrapping_mul(0x2545_F491_4F6C_DD1D));
         if rng.chance(f.server_errors) {
-            return Some((StatusCode::SERVICE_UNAVAILABLE, "upstream busy").into_response());
+            Some(Fault::ServerError)
+        } else if rng.chance(f.rate_limited) {
+            Some(Fault::RateLimited)
+        } else if rng.chance(f.malformed) {
+            Some(Fault::Malformed)
+        } else {
+            None
         }
-        if rng.chance(f.rate_limited) {
-            let mut r = (StatusCode::TOO_MANY_REQUESTS, "slow down").into_response();
-            r.headers_mut()
-                .insert("Retry-After", HeaderValue::from_static("1"));
-            return Some(r);
-        }
-        if rng.chance(f.malformed) {
-            return Some((StatusCode::OK, "[{\"eventType\": \"TRANSP").into_response());
-        }
-        None
+    }
+
+    /// A fault for this request, if one is due, as the simulator's carriers answer it.
+    fn fault(&self) -> Option<Response> {
+        Some(match self.fault_due()? {
+            Fault::ServerError => {
+                (StatusCode::SERVICE_UNAVAILABLE, "upstream busy").into_response()
+            }
+            Fault::RateLimited => {
+                let mut r = (StatusCode::TOO_MANY_REQUESTS, "slow down").into_response();
+                r.headers_mut()
+                    .insert("Retry-After", HeaderValue::from_static("1"));
+                r
+            }
+            Fault::Malformed => (StatusCode::OK, MALFORMED).into_response(),
+        })
     }
 
     async fn maybe_slow(&self) {
@@ -209,6 +250,20 @@ impl Sim {
         }
     }
 }
+
+/// A deliberate misbehaviour due for one answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fault {
+    /// 503.
+    ServerError,
+    /// 429 with `Retry-After`.
+    RateLimited,
+    /// A body cut short.
+    Malformed,
+}
+
+/// The body of a malformed answer.
+const MALFORMED: &str = "[{\"eventType\": \"TRANSP";
 
 pub use boxtrack_sources::simulated::{dcsa_version, speaks_edifact, terminal_speaks_edifact};
 
@@ -231,6 +286,7 @@ mod tests {
             x12_ingest: None,
             carrier_auth: auth,
             token_ttl: ttl,
+            carrier_profiles: vec![],
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -261,6 +317,7 @@ mod tests {
             x12_ingest: None,
             carrier_auth: CarrierAuth::None,
             token_ttl: Duration::from_secs(60),
+            carrier_profiles: vec![],
         });
         // far enough on that every event is visible
         sim.clock().advance(120 * 86_400);

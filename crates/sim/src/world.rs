@@ -503,6 +503,7 @@ mod tests {
             x12_ingest: None,
             carrier_auth: crate::CarrierAuth::None,
             token_ttl: std::time::Duration::from_secs(3600),
+            carrier_profiles: vec![],
         });
         let lines = sim.ais_sentences(1_800_000_000_000_000, true);
         let mut d = boxtrack_sources::ais::Decoder::new();

@@ -251,6 +251,19 @@ impl Auth {
             Auth::OAuth2(_) => "oauth2_client_credentials",
         }
     }
+
+    /// Every secret it holds (to be kept out of words an upstream sends back).
+    pub fn secrets(&self) -> Vec<&Secret> {
+        match self {
+            Auth::None => vec![],
+            Auth::Headers(h) => h.iter().map(|(_, v)| v).collect(),
+            Auth::Query { value, .. } => vec![value],
+            Auth::OAuth2(o) => [&o.client_id, &o.client_secret]
+                .into_iter()
+                .chain(o.headers.iter().map(|(_, v)| v))
+                .collect(),
+        }
+    }
 }
 
 /// An upstream ready to call: its base URL and credentials.

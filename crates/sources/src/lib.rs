@@ -5,6 +5,7 @@ pub mod ais;
 pub mod auth;
 pub mod carrier;
 pub mod dcsa;
+pub mod diagnosis;
 pub mod edifact;
 pub mod ingest;
 pub mod poll;

@@ -13,12 +13,13 @@ use boxtrack_core::time::parse_micros;
 use crate::dcsa::{self, Event, Rejected};
 use crate::terminal::TerminalStatus;
 
-mod error;
+pub(crate) mod error;
 mod health;
 mod token;
 
 pub use crate::auth::{Auth, Endpoint, EndpointConfig};
-pub use error::UpstreamError;
+use crate::diagnosis::{Answered, Asked, Diagnosis, NotFound, dcsa_shaped, diagnose};
+pub use error::{Network, TokenCause, UpstreamError, network_cause, said_in};
 use error::{malformed, network_error};
 pub use health::{BudgetHealth, Health, RefusedSample};
 use token::TokenSlot;
@@ -65,7 +66,45 @@ pub struct DcsaAnswer {
     pub bodies: Vec<String>,
     /// The carrier's clock when it answered (what its events were checked against).
     pub clock: Option<SourceClock>,
+    /// The 404 it answered, when it did (no events for the number, or not the API).
+    pub not_found: Option<NotFound>,
 }
+
+impl DcsaAnswer {
+    /// What [`diagnose`] reads of it.
+    pub fn answered(&self) -> Answered<'_> {
+        Answered {
+            events: self.events.len(),
+            refused: self.rejected.len(),
+            first_refusal: self.rejected.first().map(|r| r.reason.as_str()),
+            not_found: self.not_found.as_ref(),
+        }
+    }
+}
+
+/// What `boxtrack carriers check` found: what was asked, of which address, and the
+/// diagnosis.
+#[derive(Debug, Clone)]
+pub struct Check {
+    /// The carrier's base URL (`None`: not configured).
+    pub url: Option<String>,
+    /// How boxtrack authenticates to it.
+    pub scheme: &'static str,
+    /// The DCSA version asked in.
+    pub dcsa_version: dcsa::Version,
+    /// The kind of number asked.
+    pub kind: RequestType,
+    /// The number asked (a made-up one without `--number`).
+    pub number: String,
+    /// Events read.
+    pub events: usize,
+    /// What is wrong, if anything.
+    pub diagnosis: Diagnosis,
+}
+
+/// The bill of lading asked when no number is given: no line knows it, so an answer without
+/// events (or a DCSA 404) means the API was reached and the credentials accepted.
+pub const CHECK_NUMBER: &str = "BOXTRACKCHECK1";
 
 /// The upstreams and their clients.
 #[derive(Debug)]
@@ -226,6 +265,11 @@ impl Upstreams {
             .get("Retry-After")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok());
+        let challenge = res
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(error::challenge_said);
         // 2.2 pages with `Next-Page`, 3.0 with `Next-Page-Cursor`
         let next = ["Next-Page", "Next-Page-Cursor"]
             .iter()
@@ -237,10 +281,23 @@ impl Upstreams {
             return Ok((404, None, body, clock));
         }
         if !(200..300).contains(&status) {
+            let said = match (said_in(&body), challenge) {
+                (Some(b), Some(c)) if !b.contains(&c) => Some(format!("{b}; {c}")),
+                (b, c) => b.or(c),
+            }
+            // a gateway that quotes the key it refused does not put it in our words
+            .map(|words| {
+                ep.auth
+                    .secrets()
+                    .iter()
+                    .filter(|s| s.expose().len() >= 4)
+                    .fold(words, |w, s| w.replace(s.expose(), "[redacted]"))
+            });
             return Err(UpstreamError::Status {
                 name: name.to_string(),
                 status,
                 retry_after,
+                said,
             });
         }
         Ok((status, next, body, clock))
@@ -271,7 +328,7 @@ impl Upstreams {
             scac,
             &ep,
             started,
-            result.as_ref().map(|_| newest),
+            result.as_ref().map(|a| (newest, a.answered())),
             result.as_ref().ok().and_then(|a| a.clock),
         );
         match &result {
@@ -336,6 +393,10 @@ impl Upstreams {
             let (status, next, body, clock) = self.get(&key, ep, url.as_str(), scac).await?;
             answer.clock = Some(clock);
             if status == 404 {
+                answer.not_found = Some(NotFound {
+                    dcsa: dcsa_shaped(&body),
+                    said: said_in(&body),
+                });
                 break;
             }
             // checked against the carrier's own clock, not ours
@@ -352,6 +413,32 @@ impl Upstreams {
             }
         }
         Ok(answer)
+    }
+
+    /// One request to a carrier with its configured credentials, as `boxtrack carriers check`
+    /// makes it: for `number`, or for [`CHECK_NUMBER`] (a bill of lading no line knows), and
+    /// what is wrong, said by [`diagnose`].
+    pub async fn check(&self, scac: &str, number: Option<(RequestType, &str)>) -> Check {
+        let (kind, reference) = number.unwrap_or((RequestType::BillOfLading, CHECK_NUMBER));
+        let ep = self.carrier(scac);
+        let scheme = ep.as_ref().map_or("none", |e| e.auth.scheme());
+        let result = self.dcsa_events(scac, kind, reference).await;
+        let asked = Asked {
+            scheme,
+            number: number.map(|(_, n)| n),
+        };
+        Check {
+            url: ep.as_ref().map(|e| e.url.clone()),
+            scheme,
+            dcsa_version: ep.as_ref().map(|e| e.dcsa_version).unwrap_or_default(),
+            kind,
+            number: reference.to_string(),
+            events: result.as_ref().map_or(0, |a| a.events.len()),
+            diagnosis: match &result {
+                Ok(a) => diagnose(Ok(&a.answered()), asked),
+                Err(e) => diagnose(Err(e), asked),
+            },
+        }
     }
 
     /// What a terminal's feed says about a container (`None`: not at the terminal).
@@ -388,7 +475,7 @@ impl Upstreams {
             code,
             &ep,
             started,
-            result.as_ref().map(|_| newest),
+            result.as_ref().map(|_| (newest, Answered::default())),
             clock,
         );
         if let Err(UpstreamError::Malformed { reason, .. }) = &result {
@@ -404,6 +491,9 @@ impl Upstreams {
         result
     }
 }
+
+#[cfg(test)]
+mod check_tests;
 
 #[cfg(test)]
 mod tests {
@@ -690,7 +780,7 @@ mod tests {
         let e = ask(&upstreams(&dead, query("query-key-123")))
             .await
             .unwrap_err();
-        assert!(matches!(e, UpstreamError::Unreachable(_)), "{e:?}");
+        assert!(matches!(e, UpstreamError::Unreachable { .. }), "{e:?}");
         assert!(!e.to_string().contains("query-key-123"), "{e}");
     }
 

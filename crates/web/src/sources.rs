@@ -1,6 +1,7 @@
 //! The operations page for upstreams: `GET /console/sources`, the health of every source this
 //! process reads (what `GET /v2/sources` answers: last success, errors and their rate, the
-//! newest data and its age, refused records by reason with the latest samples), the polled
+//! newest data and its age, refused records by reason with the latest samples, what is wrong
+//! in words: the diagnosis `boxtrack carriers check` gives), the polled
 //! subjects, and carriers that tracking requests wait for without a source. The page keeps
 //! itself current through `GET /console/sources/version`.
 
@@ -27,13 +28,14 @@ pub(crate) fn version_of(doc: &SourcesDocument) -> String {
         .map(|s| {
             let a = &s.attributes;
             format!(
-                "{}:{}:{}:{}:{}:{}",
+                "{}:{}:{}:{}:{}:{}:{}",
                 s.id,
                 a.requests,
                 a.errors,
                 a.refused_total,
                 a.last_success_at.as_ref().map_or(0, |t| t.0),
-                a.budget.exhausted_total
+                a.budget.exhausted_total,
+                a.diagnosis.as_ref().map_or("", |d| d.code.as_str())
             )
         })
         .collect();
@@ -102,8 +104,11 @@ pub(crate) fn render(doc: &SourcesDocument) -> Markup {
 /// (with the last error), its newest data and age, what it refused (by reason, with the latest
 /// samples) and its request budget.
 fn row(a: &SourceAttributes) -> Markup {
+    let wrong = a.diagnosis.as_ref().filter(|d| d.code != "ok");
     let health = if a.requests == 0 {
         "not asked yet"
+    } else if let Some(d) = wrong {
+        d.code.as_str()
     } else if a.error_rate > 0.5 {
         "failing"
     } else if a.errors > 0 {
@@ -124,7 +129,13 @@ fn row(a: &SourceAttributes) -> Markup {
                 br;
                 small { (a.url) }
             }
-            td { (health) }
+            td {
+                (health)
+                @if let Some(d) = wrong {
+                    br;
+                    small { (d.says) }
+                }
+            }
             td { (when(a.last_success_at.as_ref().map(|t| t.0))) }
             td {
                 (a.requests) " / " (a.errors) " (" (format!("{:.1}", a.error_rate * 100.0)) "%)"
@@ -218,7 +229,7 @@ pub(crate) fn routes() -> Mount {
     Mount::default()
         .public_get("/console/sources", self::page, || Doc::from_value(page(
                 "Sources",
-                "The health of every upstream this process reads (what `GET /v2/sources` answers): last success, requests and errors, the newest data and its age, refused records by reason with the latest samples; the polled subjects; carriers that wait for a source. Keeps itself current.",
+                "The health of every upstream this process reads (what `GET /v2/sources` answers): what is wrong in words, last success, requests and errors, the newest data and its age, refused records by reason with the latest samples; the polled subjects; carriers that wait for a source. Keeps itself current.",
                 ("200", html("The page")),
                 vec![("303", see_other("To /console/sign-in: no session"))],
                 None,
@@ -242,7 +253,7 @@ pub(crate) fn routes() -> Mount {
 mod tests {
     use super::*;
     use boxtrack_app::sources::{
-        Budget, EarlyReports, RefusedSample, Source, SourcesMeta, Subjects, Waiting,
+        Budget, Diagnosis, EarlyReports, RefusedSample, Source, SourcesMeta, Subjects, Waiting,
     };
     use boxtrack_views::jsonapi::At;
 
@@ -282,6 +293,7 @@ mod tests {
                         available: 37,
                         exhausted_total: 2,
                     },
+                    diagnosis: None,
                 },
             }],
             meta: SourcesMeta {
@@ -326,6 +338,31 @@ mod tests {
         );
         // the version moves with the counts
         assert_ne!(version_of(&doc(10)), version_of(&doc(11)));
+    }
+
+    #[test]
+    fn the_page_says_what_is_wrong_in_words() {
+        let mut d = doc(10);
+        d.data[0].attributes.diagnosis = Some(Diagnosis {
+            code: "forbidden".into(),
+            says: "Forbidden (HTTP 403): a <subscription> missing.".into(),
+            retry_after_secs: None,
+        });
+        let html = render(&d).into_string();
+        assert!(
+            html.contains("<td>forbidden<br><small>Forbidden (HTTP 403): a &lt;subscription&gt; missing.</small></td>"),
+            "{html}"
+        );
+        d.data[0].attributes.diagnosis = Some(Diagnosis {
+            code: "ok".into(),
+            says: "Connected.".into(),
+            retry_after_secs: None,
+        });
+        let html = render(&d).into_string();
+        assert!(
+            html.contains(">degraded<") && !html.contains("Connected."),
+            "{html}"
+        );
     }
 
     #[test]

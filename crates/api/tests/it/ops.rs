@@ -477,3 +477,76 @@ async fn a_handler_that_panics_is_answered_a_500_and_counted() {
     );
     shutdown.cancel();
 }
+
+/// `GET /v2/sources` says what is wrong with each upstream, as `boxtrack carriers check` does:
+/// the diagnosis of its last request (a carrier that refuses the application's subscription,
+/// one that answers), `null` before the first, in the served document's shape.
+#[tokio::test]
+async fn sources_say_what_is_wrong_with_each_upstream() {
+    use boxtrack_core::requests::RequestType;
+    use boxtrack_sources::upstream::{Endpoint, UpstreamConfig, Upstreams};
+
+    async fn forbidden() -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
+        (
+            axum::http::StatusCode::FORBIDDEN,
+            axum::Json(
+                serde_json::json!({"httpCode": "403", "httpMessage": "Forbidden",
+                "moreInformation": "The client is not subscribed to this API"}),
+            ),
+        )
+    }
+    let carrier = axum::Router::new()
+        .route("/forbidden/v2/events", axum::routing::get(forbidden))
+        .route(
+            "/ok/v2/events",
+            axum::routing::get(|| async { axum::Json(serde_json::json!([])) }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, carrier).await });
+    let mut cfg = UpstreamConfig {
+        requests_per_sec: 1000.0,
+        burst: 1000,
+        ..UpstreamConfig::default()
+    };
+    for (scac, path) in [("HLCU", "forbidden"), ("CMDU", "ok"), ("MAEU", "ok")] {
+        cfg.carriers
+            .insert(scac.into(), Endpoint::open(format!("{base}/{path}")));
+    }
+    let upstreams = std::sync::Arc::new(Upstreams::new(cfg));
+    for scac in ["HLCU", "CMDU"] {
+        let _ = upstreams
+            .dcsa_events(scac, RequestType::BillOfLading, "BL1")
+            .await;
+    }
+    let (db, database) = crate::helpers::fresh_db().await;
+    let ctx = boxtrack_app::Ctx::new(db).with_upstreams(upstreams);
+    let state = boxtrack_api::AppState::new(
+        ctx,
+        boxtrack_api::ApiConfig::default(),
+        boxtrack_api::Limiter::memory(),
+    );
+    let mut app = TestApp::serve_state(state, Default::default()).await;
+    app.keep(database);
+    let (_, key) = app.account().await;
+    let sources = app.get("/v2/sources", Some(&key)).await.json();
+    let of = |scac: &str| {
+        sources["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["attributes"]["name"] == scac)
+            .map(|s| s["attributes"]["diagnosis"].clone())
+            .unwrap()
+    };
+    assert_eq!(of("HLCU")["code"], "forbidden", "{sources}");
+    assert!(
+        of("HLCU")["says"]
+            .as_str()
+            .unwrap()
+            .contains("not subscribed"),
+        "{sources}"
+    );
+    assert_eq!(of("CMDU")["code"], "ok", "{sources}");
+    assert!(of("MAEU").is_null(), "{sources}");
+}

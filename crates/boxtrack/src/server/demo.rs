@@ -331,6 +331,7 @@ fn start_world(sim_file: &Path, speed: f64) -> anyhow::Result<boxtrack_sim::Sim>
         x12_ingest: None,
         carrier_auth: boxtrack_sim::CarrierAuth::None,
         token_ttl: std::time::Duration::from_secs(3600),
+        carrier_profiles: vec![],
     });
     world.keep(&sim, sim_file)?;
     Ok(sim)

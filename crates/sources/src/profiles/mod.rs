@@ -11,7 +11,10 @@
 //! `auth_value`) beats the profile's. What a profile could not confirm is not guessed: a
 //! profile without a confirmed base URL needs `url`, one whose authentication is not
 //! confirmed needs an `auth` table, and one whose API is not DCSA Track & Trace (or whose
-//! authentication boxtrack cannot compute) is refused with the reason.
+//! authentication boxtrack cannot compute) is refused with the reason. `host_url` stands for
+//! the line's own hosts in every address the profile names (its base URL, its token
+//! endpoint), keeping their paths: how a simulated line (`boxtrack sim --carrier-profiles`) or
+//! a proxy is reached.
 //!
 //! Profiles are built from documented behaviour, not tried against the live services.
 
@@ -208,6 +211,7 @@ impl ProfileAuth {
         &self,
         profile: &str,
         given: &BTreeMap<String, SecretSource>,
+        host_url: Option<&str>,
     ) -> Result<AuthConfig, ConfigError> {
         let take = |key: &'static str| {
             given.get(key).cloned().ok_or_else(|| ConfigError {
@@ -230,7 +234,7 @@ impl ProfileAuth {
                 client_auth,
                 headers: extra,
             } => Ok(AuthConfig::OAuth2ClientCredentials {
-                token_url: token_url.to_string(),
+                token_url: host_url.map_or_else(|| token_url.to_string(), |h| rebase(token_url, h)),
                 client_id: take("client_id")?,
                 client_secret: take("client_secret")?,
                 scope: None,
@@ -379,12 +383,33 @@ pub struct CarrierConfig {
     pub auth: Option<AuthConfig>,
     /// An explicit DCSA version (beats the profile's).
     pub dcsa_version: Option<String>,
+    /// With a profile: the address that stands for the line's hosts in every address the
+    /// profile names (base URL, token endpoint), keeping their paths.
+    pub host_url: Option<String>,
     /// The profile's credentials by key (`client_id`, `client_secret`, `api_key`, …).
     pub credentials: BTreeMap<String, SecretSource>,
 }
 
 const KEYS: &str = "profile, url, dcsa_version, auth, auth_header, auth_value and, with a \
-                    profile, its credentials";
+                    profile, host_url and its credentials";
+
+/// `url` with its scheme, host and port replaced by `host_url` (its path kept, after
+/// `host_url`'s own path): `https://api.maersk.com/oauth2/access_token` on
+/// `http://127.0.0.1:8090/sim/v1/lines/maersk` is
+/// `http://127.0.0.1:8090/sim/v1/lines/maersk/oauth2/access_token`.
+pub fn rebase(url: &str, host_url: &str) -> String {
+    let path = reqwest::Url::parse(url)
+        .map(|u| {
+            let mut p = u.path().trim_end_matches('/').to_string();
+            if let Some(q) = u.query() {
+                p.push('?');
+                p.push_str(q);
+            }
+            p
+        })
+        .unwrap_or_default();
+    format!("{}{path}", host_url.trim().trim_end_matches('/'))
+}
 
 impl<'de> Deserialize<'de> for CarrierConfig {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<CarrierConfig, D::Error> {
@@ -404,6 +429,7 @@ impl<'de> Deserialize<'de> for CarrierConfig {
                         "auth_value" => c.auth_value = Some(map.next_value()?),
                         "auth" => c.auth = Some(map.next_value()?),
                         "dcsa_version" => c.dcsa_version = Some(map.next_value()?),
+                        "host_url" => c.host_url = Some(map.next_value()?),
                         _ => {
                             let value: SecretSource = map.next_value()?;
                             c.credentials.insert(key, value);
@@ -446,6 +472,12 @@ impl CarrierConfig {
             dcsa_version,
         };
         let Some(name) = self.profile.as_deref() else {
+            if self.host_url.is_some() {
+                return Err(bad(
+                    "host_url",
+                    "stands for a profile's hosts and needs a profile (or write url and auth as they are)".into(),
+                ));
+            }
             if let Some(key) = self.credentials.keys().next() {
                 return Err(bad(
                     key,
@@ -478,7 +510,10 @@ impl CarrierConfig {
         }
         let url = match (&self.url, p.base_url) {
             (Some(u), _) => u.clone(),
-            (None, Some(u)) => u.to_string(),
+            (None, Some(u)) => self
+                .host_url
+                .as_deref()
+                .map_or_else(|| u.to_string(), |h| rebase(u, h)),
             (None, None) => {
                 return Err(bad(
                     "url",
@@ -522,7 +557,10 @@ impl CarrierConfig {
                     format!("is not a key of profile {name} (it takes {takes}, and {KEYS})"),
                 ));
             }
-            Some(p.auth.config(name, &self.credentials)?)
+            Some(
+                p.auth
+                    .config(name, &self.credentials, self.host_url.as_deref())?,
+            )
         };
         Ok(written(url, auth, dcsa_version))
     }

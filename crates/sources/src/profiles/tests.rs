@@ -178,6 +178,36 @@ fn keys_written_in_the_table_beat_the_profile() {
 }
 
 #[test]
+fn host_url_stands_for_the_lines_hosts() {
+    let sim = "http://127.0.0.1:8090/sim/v1/lines";
+    // Hapag-Lloyd's base URL keeps its path on the simulator
+    let ep = expanded(&format!(
+        "[carriers.HLCU]\nprofile = \"hapag-lloyd\"\nhost_url = \"{sim}/hapag-lloyd/\"\nclient_id = \"a\"\nclient_secret = \"b\""
+    ))
+    .unwrap();
+    assert_eq!(ep.url, format!("{sim}/hapag-lloyd/hlag/external"));
+    // Maersk's token endpoint too; a url written stays as written
+    let ep = expanded(&format!(
+        "[carriers.MAEU]\nprofile = \"maersk\"\nhost_url = \"{sim}/maersk\"\nurl = \"{sim}/maersk\"\nclient_id = \"a\"\nclient_secret = \"b\""
+    ))
+    .unwrap();
+    let Auth::OAuth2(o) = &ep.auth else {
+        panic!("{:?}", ep.auth)
+    };
+    assert_eq!(o.token_url, format!("{sim}/maersk/oauth2/access_token"));
+    assert_eq!(ep.url, format!("{sim}/maersk"));
+    assert_eq!(
+        rebase("https://a.example/x?y=1", "http://h:1/p/"),
+        "http://h:1/p/x?y=1"
+    );
+    assert_eq!(rebase("https://a.example/", "http://h:1"), "http://h:1");
+    // without a profile it means nothing
+    let e =
+        expanded("[carriers.X]\nurl = \"https://x.example\"\nhost_url = \"http://h\"").unwrap_err();
+    assert!(e.starts_with("host_url:"), "{e}");
+}
+
+#[test]
 fn what_is_missing_or_wrong_is_named() {
     let err = |text: &str| expanded(text).unwrap_err();
     let e = err("[carriers.MAEU]\nprofile = \"maersk2\"");

@@ -8,6 +8,7 @@ use boxtrack_core::schedule::SourceClock;
 use serde::Serialize;
 
 use super::{Endpoint, UpstreamError, Upstreams};
+use crate::diagnosis::{Answered, Asked, Diagnosis, diagnose};
 
 /// Health of one upstream.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -45,6 +46,8 @@ pub struct Health {
     pub refused_samples: VecDeque<RefusedSample>,
     /// Its request budget.
     pub budget: BudgetHealth,
+    /// What its last request said is wrong (`None` before the first).
+    pub diagnosis: Option<Diagnosis>,
 }
 
 /// An upstream's request budget (a token bucket per upstream and process) and how often it
@@ -185,9 +188,17 @@ impl Upstreams {
         name: &str,
         ep: &Endpoint,
         started: Instant,
-        result: Result<Option<i64>, &UpstreamError>,
+        result: Result<(Option<i64>, Answered<'_>), &UpstreamError>,
         clock: Option<SourceClock>,
     ) {
+        let asked = Asked {
+            scheme: ep.auth.scheme(),
+            number: None,
+        };
+        let diagnosis = match &result {
+            Ok((_, a)) => diagnose(Ok(a), asked),
+            Err(e) => diagnose(Err(*e), asked),
+        };
         let now = boxtrack_core::time::now_us();
         let mut h = self.health.lock().unwrap_or_else(|e| e.into_inner());
         let e = health_of(&mut h, kind, name, &ep.url, ep.auth.scheme());
@@ -195,9 +206,10 @@ impl Upstreams {
             e.clock = clock;
         }
         e.requests += 1;
+        e.diagnosis = Some(diagnosis);
         e.latency_ms_sum += started.elapsed().as_secs_f64() * 1000.0;
         match result {
-            Ok(newest) => {
+            Ok((newest, _)) => {
                 e.last_success_us = Some(now);
                 if let Some(n) = newest {
                     e.newest_data_us = Some(e.newest_data_us.map_or(n, |o| o.max(n)));

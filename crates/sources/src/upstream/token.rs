@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::error::{Network, TokenCause};
 use super::{Auth, Endpoint, UpstreamError, Upstreams, dcsa, network_error};
 use crate::auth::{OAuth2, Secret, token_due};
 
@@ -84,9 +85,10 @@ impl Upstreams {
         name: &str,
         o: &OAuth2,
     ) -> Result<crate::auth::IssuedToken, UpstreamError> {
-        let token_error = |reason: String| UpstreamError::Token {
+        let token_error = |reason: String, cause: TokenCause| UpstreamError::Token {
             name: name.to_string(),
             reason,
+            cause,
         };
         let mut form: Vec<(&str, &str)> = vec![("grant_type", "client_credentials")];
         if let Some(scope) = &o.scope {
@@ -101,7 +103,12 @@ impl Upstreams {
                 let mut v = reqwest::header::HeaderValue::from_str(
                     &crate::auth::basic_credentials(&o.client_id, &o.client_secret),
                 )
-                .map_err(|_| token_error("the client credentials are not usable".into()))?;
+                .map_err(|_| {
+                    token_error(
+                        "the client credentials are not usable".into(),
+                        TokenCause::Unusable,
+                    )
+                })?;
                 v.set_sensitive(true);
                 req = req.header(reqwest::header::AUTHORIZATION, v);
             }
@@ -111,17 +118,38 @@ impl Upstreams {
             }
         }
         let res = req.form(&form).send().await.map_err(|e| {
-            let UpstreamError::Unreachable(text) = network_error(name, e) else {
-                return token_error("the token endpoint is unreachable".into());
+            let UpstreamError::Unreachable { reason, cause } = network_error(name, e) else {
+                return token_error(
+                    "the token endpoint is unreachable".into(),
+                    TokenCause::Unreachable(Network::Other),
+                );
             };
-            token_error(format!("the token endpoint is unreachable ({text})"))
+            token_error(
+                format!("the token endpoint is unreachable ({reason})"),
+                TokenCause::Unreachable(cause),
+            )
         })?;
         let status = res.status().as_u16();
-        let body = res
-            .text()
-            .await
-            .map_err(|e| token_error(format!("the token answer could not be read: {e}")))?;
-        crate::auth::read_token_answer(status, &body).map_err(token_error)
+        let body = res.text().await.map_err(|e| {
+            token_error(
+                format!("the token answer could not be read: {e}"),
+                TokenCause::Unusable,
+            )
+        })?;
+        crate::auth::read_token_answer(status, &body).map_err(|reason| {
+            let cause = if (200..300).contains(&status) {
+                TokenCause::Unusable
+            } else {
+                TokenCause::Refused {
+                    status,
+                    error: serde_json::from_str::<serde_json::Value>(&body)
+                        .ok()
+                        .and_then(|j| j.get("error")?.as_str().map(str::to_string))
+                        .map(|e| e.chars().filter(|c| !c.is_control()).take(60).collect()),
+                }
+            };
+            token_error(reason, cause)
+        })
     }
 
     /// The request with the endpoint's credentials, and the access token used, if any.

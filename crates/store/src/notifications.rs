@@ -388,9 +388,12 @@ async fn claim_due(tx: &mut PgTx, c: Claim, citus: bool) -> Result<(Vec<Claimed>
     // last ANALYZE; after a burst of new notifications that is far too low, and the planner
     // reads and sorts every due row to keep 256. The generic plan walks the due index in
     // order and stops at the limit, whatever the statistics say.
-    sqlx::query("SET LOCAL plan_cache_mode = force_generic_plan")
-        .execute(&mut **tx)
-        .await?;
+    // (Citus plans no generic plan of a statement with parameters; each shard plans its own)
+    if !citus {
+        sqlx::query("SET LOCAL plan_cache_mode = force_generic_plan")
+            .execute(&mut **tx)
+            .await?;
+    }
     let after = c.after.unwrap_or(START);
     let sql = if citus {
         citus_claim_statement()

@@ -207,32 +207,85 @@ async fn delete_older(db: &Db, t: &Table, cutoff: i64) -> Result<u64> {
         .keep
         .map(|k| format!(" AND NOT ({k})"))
         .unwrap_or_default();
-    let lock = if matches!(db, Db::Postgres(_)) {
+    // Citus cannot lock rows of many shards: a row deleted twice is deleted once
+    let citus = matches!(db, Db::Postgres(p) if crate::citus::on_citus(p));
+    let lock = if matches!(db, Db::Postgres(_)) && !citus {
         " FOR UPDATE SKIP LOCKED"
     } else {
         ""
     };
+    // rows of an account go by (account, id), their key on PostgreSQL; source payloads, of
+    // no account, by id
+    let account = if t.name == PAYLOADS.name {
+        "NULL::uuid"
+    } else {
+        "account_id"
+    };
+    let account = if matches!(db, Db::Sqlite(..)) {
+        "NULL"
+    } else {
+        account
+    };
     let pick = format!(
-        "SELECT id FROM {} WHERE {} < $1{keep} LIMIT {BATCH}{lock}",
+        "SELECT {account} AS account_id, id FROM {} WHERE {} < $1{keep} LIMIT {BATCH}{lock}",
         t.name, t.key
     );
     let mut gone = 0u64;
     loop {
         let mut tx = db.begin().await?;
-        let ids: Vec<Uuid> = crate::on_tx!(&mut tx, c => sqlx::query_scalar(sqlx::AssertSqlSafe(pick.clone()))
+        let rows: Vec<(Option<Uuid>, Uuid)> = crate::on_tx!(&mut tx, c => sqlx::query_as(sqlx::AssertSqlSafe(pick.clone()))
             .bind(cutoff)
             .fetch_all(c)
             .await?);
-        if ids.is_empty() {
+        if rows.is_empty() {
             tx.commit().await?;
             return Ok(gone);
         }
         for o in t.owned {
-            delete_ids(&mut tx, o.name, o.owner_id, &ids).await?;
+            delete_rows(&mut tx, o.name, o.owner_id, &rows, citus).await?;
         }
-        gone += delete_ids(&mut tx, t.name, "id", &ids).await?;
+        gone += delete_rows(&mut tx, t.name, "id", &rows, citus).await?;
         tx.commit().await?;
     }
+}
+
+/// Deletes the rows of `table` whose `column` is one of `rows`' ids, by account where the
+/// row names one (the key on PostgreSQL): on Citus one router statement each.
+async fn delete_rows(
+    tx: &mut crate::Tx,
+    table: &str,
+    column: &str,
+    rows: &[(Option<Uuid>, Uuid)],
+    citus: bool,
+) -> Result<u64> {
+    let ids: Vec<Uuid> = rows.iter().map(|(_, id)| *id).collect();
+    let (crate::Tx::Postgres(t), true) = (&mut *tx, rows.iter().all(|(a, _)| a.is_some())) else {
+        return delete_ids(tx, table, column, &ids).await;
+    };
+    let accounts: Vec<Uuid> = rows.iter().filter_map(|(a, _)| *a).collect();
+    if !citus {
+        return Ok(sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM {table} t USING unnest($1::uuid[], $2::uuid[]) AS v(account_id, id) \
+             WHERE t.account_id = v.account_id AND t.{column} = v.id"
+        )))
+        .bind(&accounts)
+        .bind(&ids)
+        .execute(&mut **t)
+        .await?
+        .rows_affected());
+    }
+    let mut gone = 0;
+    for (account, id) in accounts.iter().zip(&ids) {
+        gone += sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM {table} WHERE account_id = $1 AND {column} = $2"
+        )))
+        .bind(account)
+        .bind(id)
+        .execute(&mut **t)
+        .await?
+        .rows_affected();
+    }
+    Ok(gone)
 }
 
 /// `DELETE FROM table WHERE column IN ids` on either backend.

@@ -145,3 +145,22 @@ pub async fn by_imo(db: &Db, imo: &str) -> Result<Option<AisVessel>> {
         "SELECT mmsi, imo, name, destination, eta_us, latitude, longitude, speed_knots, course, heading, nav_status, position_us FROM ais_vessels WHERE imo = $1 ORDER BY static_us DESC LIMIT 1")
         .bind(imo).fetch_optional(p).await?))
 }
+
+/// The vessels of tracked shipments: the IMO numbers the transport events of shipments still
+/// tracked name, and the MMSIs AIS static data has tied to them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrackedVessels {
+    /// IMO numbers (seven digits, as the events carry them).
+    pub imos: Vec<String>,
+    /// MMSIs whose static data named one of `imos`.
+    pub mmsis: Vec<i64>,
+}
+
+/// The vessels of the shipments still tracked, in every account.
+pub async fn tracked_vessels(db: &Db) -> Result<TrackedVessels> {
+    const IMOS: &str = "SELECT DISTINCT e.vessel_imo FROM transport_events e JOIN shipments s ON s.account_id = e.account_id AND s.id = e.shipment_id WHERE e.vessel_imo IS NOT NULL AND s.tracking_stopped_us IS NULL";
+    const MMSIS: &str = "SELECT v.mmsi FROM ais_vessels v WHERE v.imo IN (SELECT e.vessel_imo FROM transport_events e JOIN shipments s ON s.account_id = e.account_id AND s.id = e.shipment_id WHERE e.vessel_imo IS NOT NULL AND s.tracking_stopped_us IS NULL)";
+    let imos: Vec<String> = crate::on_db!(db, p => sqlx::query_scalar(IMOS).fetch_all(p).await?);
+    let mmsis: Vec<i64> = crate::on_db!(db, p => sqlx::query_scalar(MMSIS).fetch_all(p).await?);
+    Ok(TrackedVessels { imos, mmsis })
+}

@@ -146,21 +146,26 @@ pub async fn by_imo(db: &Db, imo: &str) -> Result<Option<AisVessel>> {
         .bind(imo).fetch_optional(p).await?))
 }
 
-/// The vessels of tracked shipments: the IMO numbers the transport events of shipments still
-/// tracked name, and the MMSIs AIS static data has tied to them.
+/// The vessels of tracked shipments: the IMO numbers of the vessels the shipments tracked
+/// sail on (their `pod_vessel_imo`), and the MMSIs AIS static data has tied to them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrackedVessels {
-    /// IMO numbers (seven digits, as the events carry them).
+    /// IMO numbers (seven digits, as the shipments carry them).
     pub imos: Vec<String>,
     /// MMSIs whose static data named one of `imos`.
     pub mmsis: Vec<i64>,
 }
 
-/// The vessels of the shipments still tracked, in every account.
-pub async fn tracked_vessels(db: &Db) -> Result<TrackedVessels> {
-    const IMOS: &str = "SELECT DISTINCT e.vessel_imo FROM transport_events e JOIN shipments s ON s.account_id = e.account_id AND s.id = e.shipment_id WHERE e.vessel_imo IS NOT NULL AND s.tracking_stopped_us IS NULL";
-    const MMSIS: &str = "SELECT v.mmsi FROM ais_vessels v WHERE v.imo IN (SELECT e.vessel_imo FROM transport_events e JOIN shipments s ON s.account_id = e.account_id AND s.id = e.shipment_id WHERE e.vessel_imo IS NOT NULL AND s.tracking_stopped_us IS NULL)";
-    let imos: Vec<String> = crate::on_db!(db, p => sqlx::query_scalar(IMOS).fetch_all(p).await?);
-    let mmsis: Vec<i64> = crate::on_db!(db, p => sqlx::query_scalar(MMSIS).fetch_all(p).await?);
+/// The vessels of the shipments tracked at `now_us`, in every account: still tracked, or
+/// stopped less than `milestones::REFINE_AFTER_END_US` ago (an ended journey still takes
+/// refinements for that long, and the map still draws its vessel's last track).
+pub async fn tracked_vessels(db: &Db, now_us: i64) -> Result<TrackedVessels> {
+    const IMOS: &str = "SELECT DISTINCT state->>'pod_vessel_imo' FROM shipments WHERE (tracking_stopped_us IS NULL OR tracking_stopped_us > $1) AND state->>'pod_vessel_imo' IS NOT NULL";
+    const MMSIS: &str = "SELECT v.mmsi FROM ais_vessels v WHERE v.imo IN (SELECT s.state->>'pod_vessel_imo' FROM shipments s WHERE (s.tracking_stopped_us IS NULL OR s.tracking_stopped_us > $1) AND s.state->>'pod_vessel_imo' IS NOT NULL)";
+    let since = now_us.saturating_sub(boxtrack_core::tracking::milestones::REFINE_AFTER_END_US);
+    let imos: Vec<String> =
+        crate::on_db!(db, p => sqlx::query_scalar(IMOS).bind(since).fetch_all(p).await?);
+    let mmsis: Vec<i64> =
+        crate::on_db!(db, p => sqlx::query_scalar(MMSIS).bind(since).fetch_all(p).await?);
     Ok(TrackedVessels { imos, mmsis })
 }

@@ -61,7 +61,7 @@ pub fn default_backoff() -> Backoff {
 /// Which vessels' reports are kept. Position reports name only an MMSI, and the shipments
 /// name vessels by IMO number; static data (which carries both) ties them together. So static
 /// data is kept for every vessel (one row per vessel: the MMSI–IMO directory), and positions
-/// only for the MMSIs of the vessels of shipments still tracked.
+/// only for the MMSIs of the vessels of shipments tracked (`store::ais::tracked_vessels`).
 #[derive(Debug, Clone, Default)]
 pub struct Watch {
     all: bool,
@@ -80,7 +80,7 @@ impl Watch {
 
     /// The vessels of the shipments tracked now.
     pub async fn load(db: &Db) -> Result<Watch, boxtrack_store::StoreError> {
-        let t = boxtrack_store::ais::tracked_vessels(db).await?;
+        let t = boxtrack_store::ais::tracked_vessels(db, boxtrack_core::time::now_us()).await?;
         Ok(Watch {
             all: false,
             imos: t.imos.into_iter().collect(),
@@ -147,10 +147,10 @@ pub enum Filter {
 }
 
 impl Filter {
-    /// The vessels of tracked shipments, read again every 30 seconds.
+    /// The vessels of tracked shipments, read again every 10 seconds.
     pub fn tracked() -> Filter {
         Filter::Tracked {
-            refresh: Duration::from_secs(30),
+            refresh: Duration::from_secs(10),
         }
     }
 

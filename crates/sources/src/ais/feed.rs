@@ -312,3 +312,31 @@ async fn store_batch(
         Err(e) => tracing::error!(error = %e, "storing AIS positions failed"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap_with_jitter_and_resets() {
+        let mut b = Backoff::new(Duration::from_millis(100), Duration::from_secs(2));
+        let ceilings = [100u64, 200, 400, 800, 1600, 2000, 2000, 2000];
+        for c in ceilings {
+            let w = b.next_wait();
+            let c = Duration::from_millis(c);
+            assert!(
+                w >= c / 2 && w <= c,
+                "{w:?} not within [{:?}, {c:?}]",
+                c / 2
+            );
+        }
+        assert_eq!(b.failures(), 8);
+        b.reset();
+        assert!(b.next_wait() <= Duration::from_millis(100));
+        // many failures in a row never overflow
+        let mut b = Backoff::new(Duration::from_millis(500), Duration::from_secs(60));
+        for _ in 0..100 {
+            assert!(b.next_wait() <= Duration::from_secs(60));
+        }
+    }
+}

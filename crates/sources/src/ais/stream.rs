@@ -25,6 +25,9 @@ pub const DEFAULT_URL: &str = "wss://stream.aisstream.io/v0/stream";
 /// The most MMSIs one subscription filters on (aisstream.io documents a limit of 50).
 pub const MAX_MMSIS: usize = 50;
 
+/// How long connecting and the WebSocket handshake may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Where the feed is and the key it takes.
 #[derive(Debug, Clone)]
 pub struct StreamConfig {
@@ -231,10 +234,13 @@ pub async fn follow_stream_with(
     loop {
         let connected = tokio::select! {
             _ = shutdown.cancelled() => return,
-            c = tokio_tungstenite::connect_async(config.url.as_str()) => c,
+            c = tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(config.url.as_str())) => c,
         };
         match connected {
-            Ok((ws, _)) => {
+            Err(_) => {
+                tracing::warn!(feed = %shown, failures = backoff.failures() + 1, "AIS stream did not answer the handshake in time; retrying");
+            }
+            Ok(Ok((ws, _))) => {
                 tracing::info!(feed = %shown, "AIS stream connected");
                 let on = Connection {
                     db: &db,
@@ -250,7 +256,7 @@ pub async fn follow_stream_with(
                 }
                 tracing::warn!(feed = %shown, "AIS stream closed; reconnecting");
             }
-            Err(e) => {
+            Ok(Err(e)) => {
                 tracing::warn!(feed = %shown, error = %e, failures = backoff.failures() + 1, "AIS stream unreachable; retrying");
             }
         }

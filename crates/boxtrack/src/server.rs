@@ -205,6 +205,14 @@ fn spawn_worker(
         app.ctx.clone(),
         shutdown.clone(),
     )));
+    if let Some(stream) = &s.ais_websocket {
+        tokio::spawn(boxtrack_sources::ais::stream::follow_stream(
+            app.ctx.db.clone(),
+            stream.clone(),
+            Some(app.ctx.upstreams.clone()),
+            shutdown.clone(),
+        ));
+    }
     if let Some(feed) = &s.ais_feed {
         tokio::spawn(boxtrack_sources::ais::follow(
             app.ctx.db.clone(),
@@ -335,6 +343,11 @@ async fn log_start(db: &Db, s: &Settings) {
     }
     if let Some(feed) = &s.ais_feed {
         tracing::info!(feed = %feed, "following an AIS feed");
+    }
+    if let Some(stream) = &s.ais_websocket {
+        // the key is not logged, nor the address's query
+        let url = stream.url.split('?').next().unwrap_or_default();
+        tracing::info!(feed = %url, "following a WebSocket AIS feed");
     }
 }
 

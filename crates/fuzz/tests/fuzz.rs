@@ -253,6 +253,25 @@ fn ais_nmea_with_multi_part_messages() {
 }
 
 #[test]
+fn aisstream_json_envelopes() {
+    use boxtrack_sources::ais::stream;
+    let position = br#"{"MessageType":"PositionReport","MetaData":{"MMSI":219000001,"ShipName":"X","latitude":51.9,"longitude":4.1,"time_utc":"2026-07-12 12:00:00.000000000 +0000 UTC"},"Message":{"PositionReport":{"MessageID":1,"UserID":219000001,"NavigationalStatus":0,"Sog":12.3,"Longitude":4.1,"Latitude":51.9,"Cog":180.5,"TrueHeading":181,"Timestamp":30}}}"#.to_vec();
+    let statics = br#"{"MessageType":"ShipStaticData","MetaData":{"MMSI":219000001},"Message":{"ShipStaticData":{"MessageID":5,"UserID":219000001,"ImoNumber":9321483,"CallSign":"OXYZ2@@","Name":"MAERSK TEST@@@","Type":71,"Eta":{"Month":7,"Day":20,"Hour":6,"Minute":0},"MaximumStaticDraught":12.5,"Destination":"NLRTM"}}}"#.to_vec();
+    let dict: &[&[u8]] = &[
+        b"\"MessageType\":\"PositionReport\"",
+        b"\"MessageType\":\"ShipStaticData\"",
+        b"\"Eta\":{\"Month\":0,\"Day\":0}",
+        b"\"TrueHeading\":511",
+        b"\"Sog\":102.3",
+        b"\"ImoNumber\":0",
+        b"-1e308",
+    ];
+    check("aisstream", &[position, statics], dict, |b| {
+        let _ = stream::parse(&String::from_utf8_lossy(b));
+    });
+}
+
+#[test]
 fn email_mime() {
     let plain = b"From: Ops <ops@forwarder.example>\r\nTo: docs@boxtrack.example\r\nSubject: Arrival notice MSKU1234565\r\nMessage-ID: <1@forwarder.example>\r\nDate: Tue, 24 Nov 2026 10:00:00 +0000\r\n\r\nPlease find attached.\r\n".to_vec();
     let multipart = b"From: ops@forwarder.example\r\nTo: docs@boxtrack.example\r\nSubject: BL MAEU123456789\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n--b1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nBody text\r\n--b1\r\nContent-Type: application/pdf; name=\"an.pdf\"\r\nContent-Disposition: attachment; filename=\"an MSKU1234565.pdf\"\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0xLjQKJSBib3h0cmFjawolJUVPRgo=\r\n--b1--\r\n".to_vec();

@@ -5,6 +5,11 @@
 
 use std::collections::HashMap;
 
+pub mod feed;
+pub mod stream;
+
+pub use feed::{Backoff, Filter, Watch, follow};
+
 /// A sentence that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AisError {
@@ -585,6 +590,39 @@ mod tests {
     }
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// A position report as stored, received at `at_us`.
+pub fn position_update(p: &Position, at_us: i64) -> boxtrack_store::ais::PositionUpdate {
+    boxtrack_store::ais::PositionUpdate {
+        mmsi: i64::from(p.mmsi),
+        latitude: p.lat,
+        longitude: p.lon,
+        speed_knots: p.speed_knots,
+        course: p.course,
+        heading: p.heading.map(i32::from),
+        nav_status: i32::from(p.nav_status),
+        at_us,
+    }
+}
+
+/// Static data as stored, received at `at_us` (the ETA's year the next occurrence).
+pub fn static_update(s: StaticData, at_us: i64) -> boxtrack_store::ais::StaticUpdate {
+    boxtrack_store::ais::StaticUpdate {
+        mmsi: i64::from(s.mmsi),
+        imo: s.imo.map(|i| format!("{i:07}")),
+        name: s.name,
+        callsign: s.callsign,
+        ship_type: i32::from(s.ship_type),
+        destination: s.destination,
+        eta_us: s.eta.and_then(|e| eta_us(e, at_us)),
+        draught_m: s.draught_m,
+        at_us,
+    }
+}
+
 /// What feeding AIS sentences did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct AisReport {
@@ -598,6 +636,9 @@ pub struct AisReport {
     pub errors: usize,
     /// Lines that were not AIS (GPS sentences, comments).
     pub skipped: usize,
+    /// Position reports of vessels no tracked shipment sails on, not stored.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ignored: usize,
     /// The refused sentences as refusals to count (`Upstreams::refused`): the sentence, a
     /// reason code (`ais_checksum`, `ais_malformed`) and the reason.
     #[serde(skip)]
@@ -610,6 +651,18 @@ pub async fn ingest_lines<'a>(
     decoder: &mut Decoder,
     lines: impl Iterator<Item = &'a str>,
     at_us: i64,
+) -> Result<AisReport, boxtrack_store::StoreError> {
+    ingest_lines_watched(db, decoder, lines, at_us, &mut Watch::all()).await
+}
+
+/// [`ingest_lines`] keeping the positions of the vessels `watch` keeps (and teaching it the
+/// MMSIs of tracked IMO numbers as static data names them).
+pub async fn ingest_lines_watched<'a>(
+    db: &boxtrack_store::Db,
+    decoder: &mut Decoder,
+    lines: impl Iterator<Item = &'a str>,
+    at_us: i64,
+    watch: &mut Watch,
 ) -> Result<AisReport, boxtrack_store::StoreError> {
     use boxtrack_store::ais::{PositionUpdate, StaticUpdate};
     let mut report = AisReport::default();
@@ -624,35 +677,17 @@ pub async fn ingest_lines<'a>(
                 report.sentences += 1;
                 match m {
                     Some(Message::Position(p)) => {
-                        positions.insert(
-                            p.mmsi,
-                            PositionUpdate {
-                                mmsi: i64::from(p.mmsi),
-                                latitude: p.lat,
-                                longitude: p.lon,
-                                speed_knots: p.speed_knots,
-                                course: p.course,
-                                heading: p.heading.map(i32::from),
-                                nav_status: i32::from(p.nav_status),
-                                at_us,
-                            },
-                        );
+                        if watch.keeps_position(p.mmsi) {
+                            positions.insert(p.mmsi, position_update(&p, at_us));
+                        } else {
+                            report.ignored += 1;
+                        }
                     }
                     Some(Message::Static(s)) => {
-                        statics.insert(
-                            s.mmsi,
-                            StaticUpdate {
-                                mmsi: i64::from(s.mmsi),
-                                imo: s.imo.map(|i| format!("{i:07}")),
-                                name: s.name,
-                                callsign: s.callsign,
-                                ship_type: i32::from(s.ship_type),
-                                destination: s.destination,
-                                eta_us: s.eta.and_then(|e| eta_us(e, at_us)),
-                                draught_m: s.draught_m,
-                                at_us,
-                            },
-                        );
+                        let mmsi = s.mmsi;
+                        let update = static_update(s, at_us);
+                        watch.learn(mmsi, update.imo.as_deref());
+                        statics.insert(mmsi, update);
                     }
                     _ => {}
                 }
@@ -674,62 +709,4 @@ pub async fn ingest_lines<'a>(
     let statics: Vec<StaticUpdate> = statics.into_values().collect();
     boxtrack_store::ais::store(db, &positions, &statics).await?;
     Ok(report)
-}
-
-/// Follows an AIS feed over TCP (`host:port`, one NMEA sentence per line) until `shutdown`,
-/// storing what arrives about once a second; reconnects with backoff when the feed drops.
-pub async fn follow(
-    db: boxtrack_store::Db,
-    addr: String,
-    upstreams: Option<std::sync::Arc<crate::upstream::Upstreams>>,
-    shutdown: tokio_util::sync::CancellationToken,
-) {
-    use tokio::io::AsyncBufReadExt;
-    let mut failures = 0u32;
-    loop {
-        match tokio::net::TcpStream::connect(&addr).await {
-            Ok(stream) => {
-                failures = 0;
-                tracing::info!(feed = %addr, "AIS feed connected");
-                let mut lines = tokio::io::BufReader::new(stream).lines();
-                let mut decoder = Decoder::new();
-                let mut batch: Vec<String> = Vec::new();
-                let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
-                loop {
-                    tokio::select! {
-                        _ = shutdown.cancelled() => return,
-                        _ = tick.tick() => {
-                            if !batch.is_empty() {
-                                let now = boxtrack_core::time::now_us();
-                                match ingest_lines(&db, &mut decoder, batch.iter().map(String::as_str), now).await {
-                                    Ok(r) => {
-                                        // refused sentences count in the feed's source health
-                                        if let Some(u) = &upstreams {
-                                            u.refused("ais", &addr, &addr, "feed", &r.refused, false);
-                                        }
-                                    }
-                                    Err(e) => tracing::error!(error = %e, "storing AIS positions failed"),
-                                }
-                                batch.clear();
-                            }
-                        }
-                        line = lines.next_line() => match line {
-                            Ok(Some(l)) => batch.push(l),
-                            Ok(None) | Err(_) => break,
-                        }
-                    }
-                }
-                tracing::warn!(feed = %addr, "AIS feed closed; reconnecting");
-            }
-            Err(e) => {
-                failures += 1;
-                tracing::warn!(feed = %addr, error = %e, "AIS feed unreachable; retrying");
-            }
-        }
-        let wait = std::time::Duration::from_millis(500 * u64::from(failures.clamp(1, 60)));
-        tokio::select! {
-            _ = shutdown.cancelled() => return,
-            _ = tokio::time::sleep(wait) => {}
-        }
-    }
 }

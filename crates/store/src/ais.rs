@@ -145,3 +145,27 @@ pub async fn by_imo(db: &Db, imo: &str) -> Result<Option<AisVessel>> {
         "SELECT mmsi, imo, name, destination, eta_us, latitude, longitude, speed_knots, course, heading, nav_status, position_us FROM ais_vessels WHERE imo = $1 ORDER BY static_us DESC LIMIT 1")
         .bind(imo).fetch_optional(p).await?))
 }
+
+/// The vessels of tracked shipments: the IMO numbers of the vessels the shipments tracked
+/// sail on (their `pod_vessel_imo`), and the MMSIs AIS static data has tied to them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrackedVessels {
+    /// IMO numbers (seven digits, as the shipments carry them).
+    pub imos: Vec<String>,
+    /// MMSIs whose static data named one of `imos`.
+    pub mmsis: Vec<i64>,
+}
+
+/// The vessels of the shipments tracked at `now_us`, in every account: still tracked, or
+/// stopped less than `milestones::REFINE_AFTER_END_US` ago (an ended journey still takes
+/// refinements for that long, and the map still draws its vessel's last track).
+pub async fn tracked_vessels(db: &Db, now_us: i64) -> Result<TrackedVessels> {
+    const IMOS: &str = "SELECT DISTINCT state->>'pod_vessel_imo' FROM shipments WHERE (tracking_stopped_us IS NULL OR tracking_stopped_us > $1) AND state->>'pod_vessel_imo' IS NOT NULL";
+    const MMSIS: &str = "SELECT v.mmsi FROM ais_vessels v WHERE v.imo IN (SELECT s.state->>'pod_vessel_imo' FROM shipments s WHERE (s.tracking_stopped_us IS NULL OR s.tracking_stopped_us > $1) AND s.state->>'pod_vessel_imo' IS NOT NULL)";
+    let since = now_us.saturating_sub(boxtrack_core::tracking::milestones::REFINE_AFTER_END_US);
+    let imos: Vec<String> =
+        crate::on_db!(db, p => sqlx::query_scalar(IMOS).bind(since).fetch_all(p).await?);
+    let mmsis: Vec<i64> =
+        crate::on_db!(db, p => sqlx::query_scalar(MMSIS).bind(since).fetch_all(p).await?);
+    Ok(TrackedVessels { imos, mmsis })
+}

@@ -2343,3 +2343,67 @@ async fn an_authenticated_key_records_its_use() {
         keys.rows
     );
 }
+
+/// The vessels AIS feeds keep: those of shipments tracked, or stopped within the refinement
+/// week, tied to MMSIs by the static data stored.
+#[tokio::test]
+async fn tracked_vessels_are_those_of_shipments_still_followed() {
+    use boxtrack_core::tracking::ShipmentState;
+    use boxtrack_store::ais::{StaticUpdate, tracked_vessels};
+    use sqlx::types::Json;
+    let dir = boxtrack_testkit::temp_dir("boxtrack-ais-watch");
+    let db = Db::connect(&format!("sqlite://{}", dir.join("w.db").display()))
+        .await
+        .unwrap();
+    db.migrate().await.unwrap();
+    let owner = account(&db, "owner").await;
+    let Db::Sqlite(p, _) = &db else {
+        unreachable!("a sqlite:// URL opens SQLite")
+    };
+    let now = 1_000_000_000_000_000_i64;
+    let day = 86_400_000_000_i64;
+    // (vessel IMO, when tracking stopped)
+    for (n, (imo, stopped)) in [
+        ("9321483", None),
+        ("9281140", Some(now - 30 * day)),
+        ("9518945", Some(now - day)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let state = ShipmentState {
+            pod_vessel_imo: Some(imo.to_string()),
+            ..ShipmentState::default()
+        };
+        sqlx::query("INSERT INTO shipments (id, account_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, created_us, updated_us) VALUES ($1, $2, $3, 'MAEU', '[]', '[]', '{}', $4, $5, 1, 1)")
+            .bind(uuid::Uuid::now_v7())
+            .bind(owner.id)
+            .bind(format!("BL{n}"))
+            .bind(Json(state))
+            .bind(stopped)
+            .execute(p)
+            .await
+            .unwrap();
+    }
+    let statics: Vec<StaticUpdate> = [(219_000_001, "9321483"), (219_000_002, "9281140")]
+        .into_iter()
+        .map(|(mmsi, imo)| StaticUpdate {
+            mmsi,
+            imo: Some(imo.to_string()),
+            name: "V".into(),
+            callsign: String::new(),
+            ship_type: 71,
+            destination: String::new(),
+            eta_us: None,
+            draught_m: 10.0,
+            at_us: now,
+        })
+        .collect();
+    boxtrack_store::ais::store(&db, &[], &statics)
+        .await
+        .unwrap();
+    let mut t = tracked_vessels(&db, now).await.unwrap();
+    t.imos.sort();
+    assert_eq!(t.imos, ["9321483", "9518945"]);
+    assert_eq!(t.mmsis, [219_000_001]);
+}

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use boxtrack_sources::auth::SecretSource;
 use boxtrack_sources::profiles::CarrierConfig;
 use boxtrack_sources::upstream::EndpointConfig;
 use figment::value::{Dict, Map, Value};
@@ -25,6 +26,8 @@ pub struct RawSettings {
     pub carriers: Option<BTreeMap<String, CarrierConfig>>,
     /// `[terminals.CODE]` tables.
     pub terminals: Option<BTreeMap<String, EndpointConfig>>,
+    /// `ais_websocket_key`: a credential (a string, `{ env = … }` or `{ file = … }`).
+    pub ais_websocket_key: Option<SecretSource>,
 }
 
 /// The upstream tables (the rest of the file is read key by key).
@@ -34,6 +37,8 @@ struct Tables {
     carriers: Option<BTreeMap<String, CarrierConfig>>,
     #[serde(default)]
     terminals: Option<BTreeMap<String, EndpointConfig>>,
+    #[serde(default)]
+    ais_websocket_key: Option<SecretSource>,
 }
 
 /// Reads the merged figment: the upstream tables typed, every other top-level key a declared
@@ -47,7 +52,7 @@ fn read(fig: &Figment, source: &dyn Fn(&str) -> String) -> anyhow::Result<RawSet
         .map_err(|e| anyhow::anyhow!("{}", explain(&e, source)))?;
     let mut values = BTreeMap::new();
     for (key, v) in top {
-        if key == "carriers" || key == "terminals" {
+        if key == "carriers" || key == "terminals" || key == "ais_websocket_key" {
             continue;
         }
         let from = match source(&key) {
@@ -84,6 +89,7 @@ fn read(fig: &Figment, source: &dyn Fn(&str) -> String) -> anyhow::Result<RawSet
         values,
         carriers: tables.carriers,
         terminals: tables.terminals,
+        ais_websocket_key: tables.ais_websocket_key,
     })
 }
 

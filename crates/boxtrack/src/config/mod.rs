@@ -154,6 +154,8 @@ pub struct Settings {
     pub dcsa_push_secret: Option<String>,
     /// An AIS feed to follow (`host:port`, NMEA sentences per line).
     pub ais_feed: Option<String>,
+    /// A WebSocket AIS feed to follow (`ais_websocket_url` with `ais_websocket_key`).
+    pub ais_websocket: Option<boxtrack_sources::ais::stream::StreamConfig>,
     /// Browser origins allowed to call `/mcp` besides loopback and `public_url`.
     pub mcp_allowed_origins: Vec<String>,
     /// Test mode: `/mcp` without credentials acts for this account (loopback listeners only).
@@ -239,6 +241,7 @@ pub fn resolve_with(
         upstreams: upstreams(&v, &raw, file_label.as_deref(), secrets)?,
         dcsa_push_secret: dcsa_push_secret(&v)?,
         ais_feed: ais_feed(&v)?,
+        ais_websocket: ais_websocket(&v, &raw, file_label.as_deref(), secrets)?,
         mcp_allowed_origins: mcp_allowed_origins(&v)?,
         mcp_open_account: mcp_open_account(&v, listen)?,
         document_store: document_store(&v)?,
@@ -591,6 +594,33 @@ fn ais_feed(v: &Values<'_>) -> anyhow::Result<Option<String>> {
         );
     }
     Ok(Some(feed))
+}
+
+/// The WebSocket AIS feed: followed when `ais_websocket_key` is set (its secret read now).
+fn ais_websocket(
+    v: &Values<'_>,
+    raw: &layers::RawSettings,
+    file_label: Option<&str>,
+    secrets: &dyn Fn(&str) -> Option<String>,
+) -> anyhow::Result<Option<boxtrack_sources::ais::stream::StreamConfig>> {
+    let Some(key) = &raw.ais_websocket_key else {
+        return Ok(None);
+    };
+    let src = file_label.unwrap_or("from the configuration file");
+    let key = key
+        .read(secrets)
+        .map_err(|e| anyhow::anyhow!("setting ais_websocket_key ({src}): {e}"))?;
+    let (url, url_src) = v.take("ais_websocket_url");
+    let url = url.trim().to_string();
+    let valid = url::Url::parse(&url)
+        .is_ok_and(|u| matches!(u.scheme(), "ws" | "wss") && u.host_str().is_some());
+    if !valid {
+        bail!("setting ais_websocket_url = {url:?} ({url_src}) must be a ws:// or wss:// address");
+    }
+    Ok(Some(boxtrack_sources::ais::stream::StreamConfig {
+        url,
+        key,
+    }))
 }
 
 fn mcp_allowed_origins(v: &Values<'_>) -> anyhow::Result<Vec<String>> {
@@ -957,6 +987,42 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("terminals.T1.dcsa_version"), "{err}");
+    }
+
+    #[test]
+    fn the_websocket_ais_feed_needs_its_key() {
+        let secrets = |name: &str| (name == "AISSTREAM_API_KEY").then(|| "k3y".to_string());
+        let resolved = |text: &str| {
+            resolve_with(
+                with_carriers(text),
+                Layer::default(),
+                Layer::default(),
+                &secrets,
+            )
+            .map_err(|e| e.to_string())
+        };
+        assert!(resolved("").unwrap().ais_websocket.is_none());
+        let s = resolved("ais_websocket_key = { env = \"AISSTREAM_API_KEY\" }").unwrap();
+        let ws = s.ais_websocket.unwrap();
+        assert_eq!(ws.url, "wss://stream.aisstream.io/v0/stream");
+        assert_eq!(ws.key.expose(), "k3y");
+        assert!(!format!("{ws:?}").contains("k3y"));
+        let s = resolved(
+            "ais_websocket_url = \"ws://127.0.0.1:9000/v0/stream\"\nais_websocket_key = \"inline\"",
+        )
+        .unwrap();
+        assert_eq!(
+            s.ais_websocket.unwrap().url,
+            "ws://127.0.0.1:9000/v0/stream"
+        );
+        let err = resolved("ais_websocket_key = { env = \"MISSING\" }").unwrap_err();
+        assert!(
+            err.contains("ais_websocket_key") && err.contains("MISSING"),
+            "{err}"
+        );
+        let err = resolved("ais_websocket_url = \"https://x.example\"\nais_websocket_key = \"k\"")
+            .unwrap_err();
+        assert!(err.contains("ais_websocket_url"), "{err}");
     }
 
     #[test]

@@ -310,6 +310,13 @@ pub const SETTINGS: &[Spec] = &[
         "`HOST:PORT` of a TCP feed of NMEA 0183 sentences",
     ),
     setting(
+        "ais_websocket_url",
+        "wss://stream.aisstream.io/v0/stream",
+        Flag::None,
+        "URL",
+        "the WebSocket AIS feed (aisstream.io's protocol) followed when `ais_websocket_key` is set",
+    ),
+    setting(
         "mcp_allowed_origins",
         "",
         Flag::Serve,

@@ -88,17 +88,7 @@ async fn dcsa_events(
             );
         }
     };
-    let since = q
-        .get(match version {
-            Version::V2_2 => "eventCreatedDateTime:gte",
-            Version::V3_0 => "eventUpdatedDateTimeMin",
-        })
-        .and_then(|s| parse_micros(s));
-    let limit: usize = q
-        .get("limit")
-        .and_then(|l| l.parse().ok())
-        .unwrap_or(100)
-        .clamp(1, 1000);
+    let (since, limit) = since_and_limit(&q, version);
     let Some(offset) = page_offset(q.get("cursor"), version) else {
         return dcsa_error(
             StatusCode::BAD_REQUEST,
@@ -279,4 +269,24 @@ pub(crate) async fn terminal_container(
         )
             .into_response(),
     }
+}
+
+/// A DCSA events query's lower time bound (by the version's parameter name) and page size
+/// (`limit`, 100 by default, 1 to 1,000).
+pub(crate) fn since_and_limit(
+    q: &HashMap<String, String>,
+    version: Version,
+) -> (Option<i64>, usize) {
+    let since = q
+        .get(match version {
+            Version::V2_2 => "eventCreatedDateTime:gte",
+            Version::V3_0 => "eventUpdatedDateTimeMin",
+        })
+        .and_then(|s| parse_micros(s));
+    let limit = q
+        .get("limit")
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(100)
+        .clamp(1, 1000);
+    (since, limit)
 }

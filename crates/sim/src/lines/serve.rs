@@ -9,7 +9,6 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use boxtrack_core::time::parse_micros;
 use boxtrack_sources::auth::ClientAuth;
 use boxtrack_sources::dcsa::{Event, Version};
 use boxtrack_sources::profiles::ProfileAuth;
@@ -277,18 +276,8 @@ async fn events(
             "one of transportDocumentReference, carrierBookingReference or equipmentReference is required",
         );
     };
-    let since = q
-        .get(match line.version() {
-            Version::V2_2 => "eventCreatedDateTime:gte",
-            Version::V3_0 => "eventUpdatedDateTimeMin",
-        })
-        .and_then(|s| parse_micros(s));
-    let limit: usize = q
-        .get("limit")
-        .and_then(|l| l.parse().ok())
-        .unwrap_or(100)
-        .clamp(1, 1000)
-        .min(line.page_max);
+    let (since, limit) = crate::feeds::since_and_limit(q, line.version());
+    let limit = limit.min(line.page_max);
     let offset = match (line.paging, q.get("cursor")) {
         (Paging::LimitOnly, _) | (_, None) => 0,
         (_, Some(c)) => match c.parse() {

@@ -70,7 +70,18 @@ pass() {
   )
   [ -n "${ST_REPORT:-}" ] && a+=(--report junit --report-junit-path "${ST_REPORT%.xml}$name.xml")
   echo "== schemathesis: ${name:-the API}"
-  SCHEMATHESIS_HOOKS=hooks PYTHONPATH=scripts/schemathesis "$ST_VENV/bin/schemathesis" "${a[@]}" || status=$?
+  local out="$work/run$name.log" rc=0
+  SCHEMATHESIS_HOOKS=hooks PYTHONPATH=scripts/schemathesis "$ST_VENV/bin/schemathesis" "${a[@]}" 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
+  # CPython's own ast bug (SystemError "AST constructor recursion depth mismatch", raised
+  # inside Hypothesis while it describes a lambda) is a fault of the tool, not a finding about
+  # boxtrack: that run is repeated once, with the same seed, and its second answer stands.
+  if [ "$rc" != 0 ] && grep -q 'AST constructor recursion depth mismatch' "$out"; then
+    echo "== schemathesis: ${name:-the API} hit CPython's ast recursion bug; run again once"
+    rc=0
+    SCHEMATHESIS_HOOKS=hooks PYTHONPATH=scripts/schemathesis "$ST_VENV/bin/schemathesis" "${a[@]}" || rc=$?
+  fi
+  [ "$rc" != 0 ] && status=$rc
+  return 0
 }
 
 # 1. The API with the account's key (every check named: none is turned off), but the

@@ -267,6 +267,21 @@ pub async fn lay_out(pool: &PgPool) -> Result<()> {
             .await
             .map_err(|e| StoreError::Citus(format!("distributing {table}: {e}")))?;
     }
+    // distributing a table that holds rows copies them onto the shards and leaves the
+    // coordinator's own copy on disk, unseen; a partition attached later checks the DEFAULT
+    // partition's local rows, so they go (an install moved onto Citus, `docs/operations.md`)
+    for (table, role) in &plan {
+        if *role == Role::Local {
+            continue;
+        }
+        let sql = format!("SELECT truncate_local_data_after_distributing_table('{table}')");
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&mut *c)
+            .await
+            .map_err(|e| {
+                StoreError::Citus(format!("dropping the coordinator's copy of {table}: {e}"))
+            })?;
+    }
     for (table, name, def) in TO_REFERENCE {
         let exists: bool = sqlx::query_scalar(
             "SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = $1 AND conrelid = to_regclass($2))",

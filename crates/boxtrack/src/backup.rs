@@ -34,7 +34,9 @@ pub struct RestoreArgs {
 /// Flags of `copy`.
 #[derive(Args, Debug)]
 pub struct CopyArgs {
-    /// The installation to copy: sqlite://PATH. Stop its server first.
+    /// The installation to copy: sqlite://PATH, or postgres://… (a plain PostgreSQL install
+    /// moving onto Citus). Stop its servers first: what they write after the copy's snapshot
+    /// is not copied.
     #[arg(long, value_name = "URL")]
     from: String,
     /// An empty PostgreSQL database to copy into: postgres://USER:PASSWORD@HOST/DB.
@@ -210,16 +212,18 @@ pub async fn restore(url: &str, args: &RestoreArgs) -> anyhow::Result<()> {
 
 /// `boxtrack copy --from sqlite://… --to postgres://…`.
 pub async fn copy(args: &CopyArgs) -> anyhow::Result<()> {
-    let Some(path) = sqlite_file(&args.from) else {
-        bail!(
-            "--from must be sqlite://PATH (for PostgreSQL to PostgreSQL use pg_dump and pg_restore)"
-        );
-    };
-    if !path.is_file() {
-        bail!("no database at {}", path.display());
+    let is_pg = |url: &str| url.starts_with("postgres://") || url.starts_with("postgresql://");
+    match sqlite_file(&args.from) {
+        Some(path) if !path.is_file() => bail!("no database at {}", path.display()),
+        Some(_) => {}
+        None if is_pg(&args.from) => {}
+        None => bail!("--from must be sqlite://PATH or postgres://USER:PASSWORD@HOST/DB"),
     }
-    if !(args.to.starts_with("postgres://") || args.to.starts_with("postgresql://")) {
+    if !is_pg(&args.to) {
         bail!("--to must be postgres://USER:PASSWORD@HOST/DB, an empty database");
+    }
+    if args.from == args.to {
+        bail!("--from and --to name the same database");
     }
     let from = open_db(&args.from).await?;
     // holding the worker lock keeps a server off the source while it is read
@@ -234,7 +238,7 @@ pub async fn copy(args: &CopyArgs) -> anyhow::Result<()> {
         boxtrack_store::db::redact_url(&args.from),
         boxtrack_store::db::redact_url(&args.to)
     );
-    let copied = boxtrack_store::copy::sqlite_to_postgres(&from, &to, &progress).await?;
+    let copied = boxtrack_store::copy::into_postgres(&from, &to, &progress).await?;
     let rows: u64 = copied.iter().map(|c| c.rows).sum();
     println!(
         "copied {rows} rows in {} tables in {:.1} s",
@@ -264,7 +268,7 @@ pub async fn copy(args: &CopyArgs) -> anyhow::Result<()> {
     from.close().await;
     to.close().await;
     println!(
-        "next: run boxtrack serve --database-url {} (keep the SQLite file until you are satisfied)",
+        "next: run boxtrack serve --database-url {} (keep the source until you are satisfied)",
         boxtrack_store::db::redact_url(&args.to)
     );
     Ok(())

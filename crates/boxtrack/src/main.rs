@@ -75,8 +75,9 @@ enum Command {
     /// Put a backup in place of the database (stop serve first); an older backup is migrated
     /// forward.
     Restore(backup::RestoreArgs),
-    /// Move a whole installation from SQLite to an empty PostgreSQL database, every table,
-    /// then compare every table (stop serve first).
+    /// Move a whole installation into an empty PostgreSQL database, every table, then compare
+    /// every table (stop serve first): from SQLite when it outgrows one machine, or from a
+    /// plain PostgreSQL onto a Citus coordinator (the copy is laid out across the workers).
     Copy(backup::CopyArgs),
     /// Check a running server: exits 0 when GET URL/readyz answers 200, 1 otherwise (the
     /// container image's HEALTHCHECK; no curl needed).

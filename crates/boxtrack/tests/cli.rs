@@ -4219,9 +4219,25 @@ async fn copy_moves_an_installation_from_sqlite_to_postgres() {
     let twice = failed(boxtrack(&url, &["copy", "--from", &url, "--to", &pg.url]));
     assert!(twice.contains("holds 1 account"), "{twice}");
     // the same key reads the same containers from the copy
-    let (_copy, base2, _) = start(&mut serve_cmd(&pg.url, &[]));
+    let (copy, base2, _) = start(&mut serve_cmd(&pg.url, &[]));
     let after = get_json(&http, &base2, &key, "/v2/containers").await;
     assert_eq!(before["data"], after["data"]);
+    drop(copy);
+    // and on from that PostgreSQL into another (a plain install moving onto a Citus
+    // coordinator: run with DATABASE_URL naming one, the copy is laid out on its workers)
+    let pg2 = boxtrack_testkit::fresh().await;
+    let out = ok_text(boxtrack(
+        &url,
+        &["copy", "--from", &pg.url, "--to", &pg2.url],
+    ));
+    assert!(out.contains("verified: every table"), "{out}");
+    assert!(
+        out.contains("containers"),
+        "each table's rows are named: {out}"
+    );
+    let (_copy2, base3, _) = start(&mut serve_cmd(&pg2.url, &[]));
+    let again = get_json(&http, &base3, &key, "/v2/containers").await;
+    assert_eq!(before["data"], again["data"]);
 }
 
 /// `serve` on `db_url` at a port the system picks, with `extra` flags.

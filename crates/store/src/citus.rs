@@ -70,6 +70,10 @@ pub const ROLES: &[(&str, Role)] = &[
     ("public_tariffs", Role::Reference),
     ("public_calendars", Role::Reference),
     ("subjects", Role::Local),
+    // every request passes the coordinator, which keeps the rolling windows (a few rows an
+    // account, unlogged); the limiter's one-statement check is an INSERT … SELECT with
+    // parameters, which Citus forwards to a worker without them
+    ("rate_limit_slots", Role::Local),
     ("early_reports", Role::Local),
     ("worker_passes", Role::Local),
 ];
@@ -133,6 +137,17 @@ pub fn on_citus(pool: &PgPool) -> bool {
         .ok()
         .and_then(|k| k.get(&database_of(pool)).copied())
         .unwrap_or(false)
+}
+
+/// Marks the rest of a transaction as allowed to ask every shard: what finds an account by a
+/// secret alone (an API key's digest). Every other statement of an account's request names
+/// its account and runs on one shard, which a test holds by refusing any other multi-shard
+/// statement (`citus.multi_task_query_log_level = error`, `api/tests/it/citus.rs`).
+pub async fn across_shards(tx: &mut sqlx::PgConnection) -> Result<()> {
+    sqlx::query("SET LOCAL citus.multi_task_query_log_level = 'off'")
+        .execute(tx)
+        .await?;
+    Ok(())
 }
 
 /// The role of `table`, given whether it has an `account_id` column.

@@ -1,11 +1,13 @@
-//! Moving a whole installation from SQLite to PostgreSQL (`boxtrack copy`), and the check
-//! that the two hold the same rows afterwards.
+//! Moving a whole installation into PostgreSQL (`boxtrack copy`): from SQLite when it
+//! outgrows one machine, or from one PostgreSQL onto another, such as a Citus coordinator
+//! (`docs/operations.md`, "Moving onto Citus"); and the check that the two hold the same
+//! rows afterwards.
 //!
 //! Both databases are migrated to this build's schema first, so their tables and columns
 //! match; the PostgreSQL catalog is the list of what to copy (every table but the migration
-//! record) and says each column's type, which decides how SQLite's value is read. The source
-//! is read on one SQLite connection inside one read transaction (a consistent snapshot), row
-//! by row, and written to PostgreSQL in multi-row inserts inside one transaction, so a failed
+//! record) and says each column's type, which decides how the source's value is read. The
+//! source is read inside one read transaction (a consistent snapshot: one SQLite connection,
+//! or one repeatable-read PostgreSQL transaction through cursors), row by row, and written to PostgreSQL in multi-row inserts inside one transaction, so a failed
 //! copy leaves the destination as it was. Tables go in the order of their foreign keys;
 //! user triggers (the maintained per-account counts, the change feed) are off during the
 //! copy, because the source's own counts and changes are copied with the rest.
@@ -18,7 +20,7 @@ use sqlx::{PgPool, Row};
 
 use crate::{Db, Result, StoreError};
 
-/// Rows of one table moved by [`sqlite_to_postgres`].
+/// Rows of one table moved by [`into_postgres`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Copied {
     /// The table.
@@ -269,13 +271,84 @@ async fn pg_tables(pool: &PgPool) -> Result<Vec<(String, Vec<Column>)>> {
         .collect())
 }
 
-fn sqlite_path(db: &Db) -> Result<PathBuf> {
-    match db {
-        Db::Sqlite(pool, _) => Ok(pool.connect_options().get_filename().to_path_buf()),
-        Db::Postgres(_) => Err(StoreError::Copy(
-            "the source must be a SQLite database (sqlite://PATH)".into(),
-        )),
+/// What a source reader sends: a batch of a table's rows, `None` at the end of a table.
+type Batches = tokio::sync::mpsc::Receiver<Result<Option<Vec<Vec<Value>>>>>;
+
+/// Starts reading every listed table of `from` (SQLite on a blocking thread, PostgreSQL on a
+/// task), in the order given.
+fn read_source(
+    from: &Db,
+    tables: &[(String, Vec<Column>)],
+) -> (Batches, tokio::task::JoinHandle<()>) {
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    let tables = tables.to_vec();
+    let reader = match from {
+        Db::Sqlite(pool, _) => {
+            let path = pool.connect_options().get_filename().to_path_buf();
+            tokio::task::spawn_blocking(move || read_sqlite(path, tables, tx))
+        }
+        Db::Postgres(pool) => {
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                if let Err(e) = read_pg(&pool, &tables, &tx).await {
+                    let _ = tx.send(Err(e)).await;
+                }
+            })
+        }
+    };
+    (rx, reader)
+}
+
+/// Reads every listed table of a PostgreSQL database in one repeatable-read transaction (one
+/// snapshot of them all), through a cursor per table.
+async fn read_pg(
+    pool: &PgPool,
+    tables: &[(String, Vec<Column>)],
+    out: &tokio::sync::mpsc::Sender<Result<Option<Vec<Vec<Value>>>>>,
+) -> Result<()> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    for (table, cols) in tables {
+        let names: Vec<String> = cols.iter().map(|c| format!("\"{}\"", c.name)).collect();
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DECLARE copy_source NO SCROLL CURSOR FOR SELECT {} FROM \"{table}\"",
+            names.join(", ")
+        )))
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| StoreError::Copy(format!("{table} in the source: {e}")))?;
+        let fetch = format!("FETCH {} FROM copy_source", batch_rows(cols.len()));
+        loop {
+            // not prepared: each table's cursor has its own columns
+            let rows = sqlx::query(sqlx::AssertSqlSafe(fetch.clone()))
+                .persistent(false)
+                .fetch_all(&mut *tx)
+                .await?;
+            if rows.is_empty() {
+                break;
+            }
+            let batch = rows
+                .iter()
+                .map(|row| {
+                    cols.iter()
+                        .enumerate()
+                        .map(|(i, c)| from_pg(table, c, row, i))
+                        .collect::<Result<Vec<_>>>()
+                })
+                .collect::<Result<Vec<_>>>()?;
+            if out.send(Ok(Some(batch))).await.is_err() {
+                return Ok(());
+            }
+        }
+        sqlx::query("CLOSE copy_source").execute(&mut *tx).await?;
+        if out.send(Ok(None)).await.is_err() {
+            return Ok(());
+        }
     }
+    tx.rollback().await?;
+    Ok(())
 }
 
 fn pg_pool(db: &Db) -> Result<&PgPool> {
@@ -370,16 +443,16 @@ fn bind<'q>(
     }
 }
 
-/// Copies every table of the SQLite database `from` into the PostgreSQL database `to`, which
+/// Copies every table of the database `from` (SQLite, or PostgreSQL such as a plain install
+/// moving onto Citus) into the PostgreSQL database `to`, which
 /// must hold no account yet. Both must be migrated to this build's schema. `progress` hears
 /// each table's name and its rows when the table is done. All or nothing: the destination is
 /// written in one transaction.
-pub async fn sqlite_to_postgres(
+pub async fn into_postgres(
     from: &Db,
     to: &Db,
     progress: &(dyn Fn(&str, u64) + Sync),
 ) -> Result<Vec<Copied>> {
-    let path = sqlite_path(from)?;
     let pool = pg_pool(to)?;
     let accounts: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM accounts")
         .fetch_one(pool)
@@ -390,12 +463,19 @@ pub async fn sqlite_to_postgres(
         )));
     }
     let tables = pg_tables(pool).await?;
-    let (tx_rows, mut rx) = tokio::sync::mpsc::channel(4);
-    let reader = {
-        let tables = tables.clone();
-        tokio::task::spawn_blocking(move || read_sqlite(path, tables, tx_rows))
-    };
+    let (mut rx, reader) = read_source(from, &tables);
     let mut tx = pool.begin().await?;
+    if crate::citus::on_citus(pool) {
+        // the reference tables (users) are written in the same transaction as the
+        // distributed ones: one connection a worker, as Citus asks
+        sqlx::query("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
+            .execute(&mut *tx)
+            .await?;
+        // the maintained counts' triggers are turned off on the shards too (they fire there)
+        sqlx::query("SET LOCAL citus.enable_unsafe_triggers = on")
+            .execute(&mut *tx)
+            .await?;
+    }
     for (table, _) in &tables {
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "ALTER TABLE \"{table}\" DISABLE TRIGGER USER"
@@ -485,24 +565,18 @@ impl Digest {
     }
 }
 
-/// Compares every table of the SQLite database `from` with the PostgreSQL database `to`: the
-/// same rows (every column's value, in any order) or not.
+/// Compares every table of the database `from` (SQLite or PostgreSQL) with the PostgreSQL
+/// database `to`: the same rows (every column's value, in any order) or not.
 pub async fn compare(from: &Db, to: &Db) -> Result<Vec<TableCheck>> {
-    let path = sqlite_path(from)?;
     let pool = pg_pool(to)?;
     let tables = pg_tables(pool).await?;
-    // the source, read on a blocking thread
-    let (tx, mut rx) = tokio::sync::mpsc::channel(4);
-    let reader = {
-        let tables = tables.clone();
-        tokio::task::spawn_blocking(move || read_sqlite(path, tables, tx))
-    };
-    let mut sqlite_digests = Vec::new();
+    let (mut rx, reader) = read_source(from, &tables);
+    let mut source_digests = Vec::new();
     let mut d = Digest::default();
     while let Some(msg) = rx.recv().await {
         match msg? {
             Some(batch) => batch.iter().for_each(|r| d.add(r)),
-            None => sqlite_digests.push(std::mem::take(&mut d)),
+            None => source_digests.push(std::mem::take(&mut d)),
         }
     }
     reader
@@ -510,7 +584,7 @@ pub async fn compare(from: &Db, to: &Db) -> Result<Vec<TableCheck>> {
         .map_err(|e| StoreError::Copy(format!("reading the source failed: {e}")))?;
     let mut out = Vec::new();
     let mut conn = pool.begin().await?;
-    for ((table, cols), from_d) in tables.iter().zip(sqlite_digests) {
+    for ((table, cols), from_d) in tables.iter().zip(source_digests) {
         let names: Vec<String> = cols.iter().map(|c| format!("\"{}\"", c.name)).collect();
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "DECLARE copy_check NO SCROLL CURSOR FOR SELECT {} FROM \"{table}\"",

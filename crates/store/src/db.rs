@@ -298,6 +298,9 @@ impl Db {
             let pool = pg_pool_options(size.unwrap_or(16), acquire)
                 .connect_with(opts)
                 .await?;
+            // statements that Citus plans otherwise choose by it (`citus::on_citus`), in a
+            // process that did not migrate too
+            crate::citus::is_citus(&pool).await?;
             Ok(Db::Postgres(pool))
         } else {
             Err(StoreError::UnsupportedUrl(redact_url(url)))

@@ -202,7 +202,7 @@ pub async fn record_clock(
     speed: f64,
 ) -> Result<()> {
     const SQL: &str = "UPDATE shipments SET clock_wall_us = $4, clock_source_us = $5, clock_speed = $6 \
-        WHERE scac = $1 AND tracking_request_id IN (SELECT id FROM tracking_requests WHERE request_number = $3 AND request_type = $2)";
+        WHERE scac = $1 AND (account_id, tracking_request_id) IN (SELECT account_id, id FROM tracking_requests WHERE request_number = $3 AND request_type = $2)";
     on_db!(db, p => sqlx::query(SQL).bind(scac).bind(kind).bind(reference).bind(wall_us).bind(source_us).bind(speed).execute(p).await.map(|_| ())?);
     Ok(())
 }
@@ -214,8 +214,14 @@ pub async fn of_container(
     container_id: Uuid,
 ) -> Result<Option<SubjectRow>> {
     let sql = format!(
-        "SELECT {} FROM subjects sub WHERE EXISTS (SELECT 1 FROM containers c JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id JOIN tracking_requests tr ON tr.account_id = s.account_id AND tr.id = s.tracking_request_id \
-         WHERE c.id = $1 AND c.account_id = $2 AND sub.scac = s.scac AND sub.kind = tr.request_type AND sub.reference = tr.request_number)",
+        // the account's rows first, then the shared subject: on Citus the account's tables
+        // are on a worker and `subjects` on the coordinator, which join only through a
+        // materialized result
+        "WITH wanted AS MATERIALIZED (SELECT s.scac, tr.request_type, tr.request_number FROM containers c \
+           JOIN shipments s ON s.account_id = c.account_id AND s.id = c.shipment_id \
+           JOIN tracking_requests tr ON tr.account_id = s.account_id AND tr.id = s.tracking_request_id \
+           WHERE c.id = $1 AND c.account_id = $2) \
+         SELECT {} FROM subjects sub JOIN wanted w ON sub.scac = w.scac AND sub.kind = w.request_type AND sub.reference = w.request_number",
         COLS.split(", ")
             .map(|c| format!("sub.{c}"))
             .collect::<Vec<_>>()

@@ -8,6 +8,7 @@ mod api_keys;
 mod architecture;
 mod auth;
 mod charges;
+mod citus;
 mod conformance;
 mod custom_fields;
 mod documents;

@@ -46,6 +46,23 @@ async fn read_until(app: &TestApp, path: &str, key: &str, done: impl Fn(&Value) 
     panic!("{path} never showed the change");
 }
 
+/// On Citus the response cache is off (a worker cannot send the change feed's notifications
+/// inside Citus's two-phase commit, docs/scaling.md): two reads of `path` are both rendered,
+/// and neither counts as a hit or a miss. Says whether that was the case here.
+async fn off_on_citus(app: &TestApp, db: &Db, path: &str, key: &str) -> bool {
+    let Db::Postgres(pool) = db else {
+        return false;
+    };
+    if !boxtrack_store::citus::on_citus(pool) {
+        return false;
+    }
+    let first = app.get(path, Some(key)).await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    assert_eq!(app.get(path, Some(key)).await.text, first.text);
+    assert_eq!(counts(app).await, (0, 0), "no cache on Citus");
+    true
+}
+
 #[tokio::test]
 async fn cached_reads_follow_every_change_from_any_connection() {
     let (db, database) = fresh_db().await;
@@ -62,6 +79,9 @@ async fn cached_reads_follow_every_change_from_any_connection() {
         .track_directly(a.id, "MRSU4371639", "MAEU", "CNSHA", "USLAX")
         .await;
     let path = format!("/v2/containers/{id}?include=shipment");
+    if off_on_citus(&app, &other, &path, &key).await {
+        return;
+    }
 
     let first = app.get(&path, Some(&key)).await;
     assert_eq!(first.status, 200, "{}", first.text);
@@ -202,6 +222,9 @@ async fn cached_lists_follow_changes_and_name_the_address_asked() {
         .track_directly(a.id, "MRSU4371639", "MAEU", "CNSHA", "USLAX")
         .await;
     let list = "/v2/containers?page[size]=5";
+    if off_on_citus(&app, &db, list, &key).await {
+        return;
+    }
     let first = app.get(list, Some(&key)).await;
     assert_eq!(first.status, 200, "{}", first.text);
     let (hits, misses) = counts(&app).await;

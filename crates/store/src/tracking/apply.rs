@@ -604,7 +604,7 @@ async fn supersede(tx: &mut Tx, account_id: Uuid, new: &[NewTransport], now: i64
         // estimates a chunk at a time".)
         let sql = match tx {
             Tx::Postgres(_) => format!(
-                "UPDATE transport_events SET superseded_us = {at} WHERE id = ANY(ARRAY(\
+                "UPDATE transport_events SET superseded_us = {at} WHERE account_id = {account} AND id = ANY(ARRAY(\
                  SELECT t.id FROM (VALUES {values}) AS v(container_id, event, keep) CROSS JOIN LATERAL (\
                  SELECT te.id FROM transport_events te WHERE te.container_id = v.container_id AND te.account_id = {account} \
                  AND te.event = v.event AND te.superseded_us IS NULL AND te.id <> v.keep OFFSET 0) AS t))"

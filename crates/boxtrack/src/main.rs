@@ -80,7 +80,8 @@ enum Command {
     /// plain PostgreSQL onto a Citus coordinator (the copy is laid out across the workers).
     Copy(backup::CopyArgs),
     /// Check a running server: exits 0 when GET URL/readyz answers 200, 1 otherwise (the
-    /// container image's HEALTHCHECK; no curl needed).
+    /// container image's HEALTHCHECK; no curl needed). On a Citus coordinator it prints each
+    /// worker node and warns of one out of reach.
     Health(HealthArgs),
     /// Track a number on a running server (BOXTRACK_URL, BOXTRACK_API_KEY): one, or every
     /// number of a CSV file with --file.
@@ -174,6 +175,20 @@ async fn health(args: &HealthArgs) -> anyhow::Result<()> {
     let body = r.text().await.unwrap_or_default();
     if status.is_success() {
         println!("{url}: {status} {body}");
+        // on a Citus coordinator: a worker out of reach is said, and the process stays ready
+        // (the accounts on the other workers are served)
+        let workers = serde_json::from_str::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|v| v.get("workers").and_then(|w| w.as_array()).cloned())
+            .unwrap_or_default();
+        for w in workers {
+            if w.get("reachable") == Some(&serde_json::Value::Bool(false)) {
+                eprintln!(
+                    "warning: the Citus worker {} does not answer the coordinator: its accounts cannot be served",
+                    w.get("node").and_then(|n| n.as_str()).unwrap_or("?")
+                );
+            }
+        }
         Ok(())
     } else {
         anyhow::bail!("{url}: {status} {body}")

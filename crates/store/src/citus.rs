@@ -139,6 +139,46 @@ pub fn on_citus(pool: &PgPool) -> bool {
         .unwrap_or(false)
 }
 
+/// A worker node of a Citus cluster, as the coordinator sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerNode {
+    /// `host:port`, as the coordinator knows it.
+    pub node: String,
+    /// Whether the coordinator could connect to it just now.
+    pub reachable: bool,
+}
+
+/// The coordinator's active primary workers, each checked with a connection from the
+/// coordinator (`citus_check_connection_to_node`); empty where the database is not Citus.
+pub async fn workers(db: &crate::Db) -> Result<Vec<WorkerNode>> {
+    let crate::Db::Postgres(pool) = db else {
+        return Ok(Vec::new());
+    };
+    if !on_citus(pool) {
+        return Ok(Vec::new());
+    }
+    let mut tx = pool.begin().await?;
+    // a worker that accepts and then says nothing is out of reach after 2 s, not Citus's 30
+    sqlx::query("SET LOCAL citus.node_connection_timeout = 2000")
+        .execute(&mut *tx)
+        .await?;
+    let rows: Vec<(String, i32, bool)> = sqlx::query_as(
+        "SELECT n.nodename::text, n.nodeport, citus_check_connection_to_node(n.nodename, n.nodeport) \
+         FROM pg_dist_node n WHERE n.groupid <> 0 AND n.noderole = 'primary' AND n.isactive \
+         ORDER BY n.nodename, n.nodeport",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(rows
+        .into_iter()
+        .map(|(host, port, reachable)| WorkerNode {
+            node: format!("{host}:{port}"),
+            reachable,
+        })
+        .collect())
+}
+
 /// Marks the rest of a transaction as allowed to ask every shard: what finds an account by a
 /// secret alone (an API key's digest). Every other statement of an account's request names
 /// its account and runs on one shard, which a test holds by refusing any other multi-shard

@@ -1,5 +1,7 @@
 //! Liveness, readiness and metrics.
 
+use std::fmt::Write as _;
+
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
@@ -21,6 +23,20 @@ pub struct Health {
     /// Whether the database answered (readiness only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database: Option<Database>,
+    /// On a Citus coordinator, its worker nodes and whether it reaches each now (readiness
+    /// only). A worker out of reach does not make the process unready: the accounts on the
+    /// other workers are served, and `boxtrack_citus_worker_up` says which one is missing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<Worker>,
+}
+
+/// A Citus worker node as the readiness probe found it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Worker {
+    /// `host:port`, as the coordinator knows it.
+    pub node: String,
+    /// Whether the coordinator connected to it just now.
+    pub reachable: bool,
 }
 
 /// A probe's answer.
@@ -50,7 +66,11 @@ pub enum Database {
 }
 
 fn health(status: Probe, database: Option<Database>) -> axum::Json<Health> {
-    axum::Json(Health { status, database })
+    axum::Json(Health {
+        status,
+        database,
+        workers: Vec::new(),
+    })
 }
 
 /// `GET /healthz`: the process is up.
@@ -67,7 +87,11 @@ pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
         );
     }
     match state.ctx.db.ping().await {
-        Ok(()) => (StatusCode::OK, health(Probe::Ready, Some(Database::Ok))),
+        Ok(()) => {
+            let mut answer = health(Probe::Ready, Some(Database::Ok));
+            answer.workers = citus_workers(&state).await;
+            (StatusCode::OK, answer)
+        }
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
             (
@@ -90,6 +114,7 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
             + &read_cache_metrics(state.reads.counts())
             + &backlog_metrics(&state).await
             + &tracking_metrics(&state).await
+            + &worker_metrics(&state).await
             + &state
                 .ctx
                 .replicas
@@ -97,6 +122,45 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
                 .map(metrics::render_replicas)
                 .unwrap_or_default(),
     )
+}
+
+/// The Citus workers (none where the database is not Citus, or the coordinator cannot say).
+async fn citus_workers(state: &AppState) -> Vec<Worker> {
+    match gauges::citus_workers(&state.ctx).await {
+        Ok(nodes) => nodes
+            .into_iter()
+            .map(|n| Worker {
+                node: n.node,
+                reachable: n.reachable,
+            })
+            .collect(),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not list the Citus workers");
+            Vec::new()
+        }
+    }
+}
+
+/// `boxtrack_citus_worker_up{node}`: 1 when the coordinator reaches the worker, 0 when not;
+/// nothing where the database is not Citus.
+async fn worker_metrics(state: &AppState) -> String {
+    let workers = citus_workers(state).await;
+    if workers.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "# HELP boxtrack_citus_worker_up Whether the Citus coordinator reaches the worker node now (1) or not (0).\n\
+         # TYPE boxtrack_citus_worker_up gauge\n",
+    );
+    for w in workers {
+        let _ = writeln!(
+            out,
+            "boxtrack_citus_worker_up{{node=\"{}\"}} {}",
+            w.node.replace('\\', "\\\\").replace('"', "\\\""),
+            u8::from(w.reachable)
+        );
+    }
+    out
 }
 
 /// The webhook backlog gauges (read from the database, so every process reports the whole

@@ -177,3 +177,33 @@ async fn one_accounts_requests_and_ingest_each_run_on_one_shard() {
         .unwrap();
     assert_eq!(entry.status(), 500, "mended? take it off the ratchet");
 }
+
+/// On Citus the readiness probe names each worker node and whether the coordinator reaches
+/// it, and `/metrics` has `boxtrack_citus_worker_up` for each; elsewhere neither appears.
+#[tokio::test]
+async fn readiness_and_metrics_name_the_citus_workers() {
+    let app = TestApp::spawn().await;
+    let on_citus = matches!(&app.db, Db::Postgres(p) if boxtrack_store::citus::on_citus(p));
+    let ready = app.get("/readyz", None).await;
+    assert_eq!(ready.status, 200, "{}", ready.text);
+    let workers = ready.json()["workers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let metrics = app.send(app.client.get(app.url("/metrics"))).await.text;
+    if !on_citus {
+        assert!(workers.is_empty(), "{}", ready.text);
+        assert!(!metrics.contains("boxtrack_citus_worker_up"));
+        return;
+    }
+    // the local cluster of ../shared/citus has two workers
+    assert!(workers.len() >= 2, "{}", ready.text);
+    for w in &workers {
+        assert_eq!(w["reachable"], true, "{w}");
+        let node = w["node"].as_str().unwrap();
+        assert!(
+            metrics.contains(&format!("boxtrack_citus_worker_up{{node=\"{node}\"}} 1")),
+            "{metrics}"
+        );
+    }
+}

@@ -59,20 +59,8 @@ async fn one_accounts_requests_and_ingest_each_run_on_one_shard() {
         )
         .await;
     ok("track", &tracked);
-    let edi = std::fs::read_to_string(format!(
-        "{}/../../fixtures/x12/315/004010_315_singleline_hamsud-krpus-mxzlo.edi",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    let ingested = app
-        .send(
-            app.client
-                .post(app.url("/v2/ingest/x12"))
-                .header("Authorization", format!("Token {key}"))
-                .header("Content-Type", "application/edi-x12")
-                .body(edi),
-        )
-        .await;
+    let edi = crate::ingest::fixture("315/004010_315_singleline_hamsud-krpus-mxzlo.edi");
+    let ingested = crate::ingest::ingest(&app, &key, &edi).await;
     ok("ingest", &ingested);
     assert_eq!(
         ingested.json()["data"]["attributes"]["containers_matched"],

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::helpers::{TestApp, assert_error};
 
-fn fixture(path: &str) -> String {
+pub(crate) fn fixture(path: &str) -> String {
     std::fs::read_to_string(format!(
         "{}/../../fixtures/x12/{path}",
         env!("CARGO_MANIFEST_DIR")
@@ -14,7 +14,7 @@ fn fixture(path: &str) -> String {
     .unwrap()
 }
 
-async fn ingest(app: &TestApp, key: &str, body: &str) -> crate::helpers::Resp {
+pub(crate) async fn ingest(app: &TestApp, key: &str, body: &str) -> crate::helpers::Resp {
     app.send(
         app.client
             .post(app.url("/v2/ingest/x12"))

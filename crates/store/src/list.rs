@@ -64,9 +64,11 @@ impl Cond {
 pub struct ListSpec {
     /// Table (or join) to read from; static text only.
     pub from: &'static str,
-    /// Column list for the row type.
+    /// Column list for the row type; a subquery in it names the account as `{account}` (the
+    /// first condition's parameter).
     pub columns: &'static str,
-    /// The integer microsecond column (or expression) that orders the list.
+    /// The integer microsecond column (or expression) that orders the list; a subquery in it
+    /// names the account as `{account}` (the first condition's parameter).
     pub sort_col: &'static str,
     /// Oldest first instead of the default newest first.
     pub ascending: bool,
@@ -282,8 +284,12 @@ fn statements(
         }
     };
 
-    let (sort, id) = (spec.sort_col, spec.id_col);
+    // a column's or the order's subquery names the account as `{account}`: the first
+    // condition's parameter, the account scope every account list starts with
+    // (`ListSpec::conds`); on Citus such a subquery stays on the account's shard
+    let (sort, id) = (spec.sort_col.replace("{account}", "$1"), spec.id_col);
     let mut parts: Vec<(String, Vec<Arg>)> = Vec::new();
+    let columns = columns.replace("{account}", "$1");
     parts.push((
         format!("SELECT {columns} FROM {} WHERE 1=1", spec.from),
         vec![],

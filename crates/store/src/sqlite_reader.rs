@@ -208,6 +208,8 @@ static SHIPMENT_BY_ID: LazyLock<String> =
 const SHIPMENT_RENDERED_BY_ID: &str = "SELECT s.id, s.account_id, s.tracking_request_id, s.bill_of_lading_number, s.scac, s.ref_numbers, s.tags, s.tracking_stopped_us, s.stopped_reason, s.created_us, s.updated_us, p.company_name, t.customer_id, v.view FROM shipments s LEFT JOIN tracking_requests t ON t.id = s.tracking_request_id LEFT JOIN parties p ON p.id = t.customer_id LEFT JOIN shipment_views v ON v.shipment_id = s.id WHERE s.id = ?1 AND s.account_id = ?2";
 
 fn select_by_id(columns: &str, table: &str) -> String {
+    // a column's subquery names the account as `{account}` (see `reads::SHIPMENT_COLUMNS`)
+    let columns = columns.replace("{account}", "?2");
     format!("SELECT {columns} FROM {table} WHERE id = ?1 AND account_id = ?2")
 }
 

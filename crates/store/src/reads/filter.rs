@@ -432,16 +432,16 @@ impl ListSort {
         }
     }
 
-    /// The ordering expression over a container row (the arrival is its shipment's) and
-    /// whether it ascends.
+    /// The ordering expression over a container row (the arrival is its shipment's, its
+    /// subquery naming the account as `{account}`) and whether it ascends.
     pub(super) fn on_containers(self) -> (&'static str, bool) {
         match self {
             ListSort::EtaAsc => (
-                "COALESCE((SELECT CAST(s.state->>'pod_eta_us' AS BIGINT) FROM shipments s WHERE s.account_id = containers.account_id AND s.id = containers.shipment_id), 9223372036854775807)",
+                "COALESCE((SELECT CAST(s.state->>'pod_eta_us' AS BIGINT) FROM shipments s WHERE s.account_id = {account} AND s.id = containers.shipment_id), 9223372036854775807)",
                 true,
             ),
             ListSort::EtaDesc => (
-                "COALESCE((SELECT CAST(s.state->>'pod_eta_us' AS BIGINT) FROM shipments s WHERE s.account_id = containers.account_id AND s.id = containers.shipment_id), -9223372036854775807)",
+                "COALESCE((SELECT CAST(s.state->>'pod_eta_us' AS BIGINT) FROM shipments s WHERE s.account_id = {account} AND s.id = containers.shipment_id), -9223372036854775807)",
                 false,
             ),
             o => o.spec(),

@@ -176,7 +176,10 @@ impl EventOrder {
     }
 }
 
-pub(crate) const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.account_id = t.account_id AND p.id = t.customer_id WHERE t.account_id = shipments.account_id AND t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.account_id = shipments.account_id AND t.id = shipments.tracking_request_id) AS customer_id";
+/// A shipment's columns with its customer. The subqueries name the account as `{account}`,
+/// which each statement replaces with its account parameter: on Citus a correlated subquery
+/// stays on the account's shard only when it names the account itself.
+pub(crate) const SHIPMENT_COLUMNS: &str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.account_id = t.account_id AND p.id = t.customer_id WHERE t.account_id = {account} AND t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.account_id = {account} AND t.id = shipments.tracking_request_id) AS customer_id";
 pub(crate) const CONTAINER_COLUMNS: &str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us";
 
 /// One shipment of an account.
@@ -184,8 +187,15 @@ pub async fn shipment(db: &Db, account_id: Uuid, id: Uuid) -> Result<Option<Ship
     if let Some(read) = in_place(db, |c| sqlite_reader::shipment(c, account_id, id)) {
         return read;
     }
-    const SQL: &str = "SELECT id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.account_id = t.account_id AND p.id = t.customer_id WHERE t.account_id = shipments.account_id AND t.id = shipments.tracking_request_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.account_id = shipments.account_id AND t.id = shipments.tracking_request_id) AS customer_id FROM shipments WHERE id = $1 AND account_id = $2";
-    Ok(on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?))
+    static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "SELECT {} FROM shipments WHERE id = $1 AND account_id = $2",
+            SHIPMENT_COLUMNS.replace("{account}", "$2")
+        )
+    });
+    Ok(
+        on_db!(db, p => sqlx::query_as(sqlx::AssertSqlSafe(SQL.as_str())).bind(id).bind(account_id).fetch_optional(p).await?),
+    )
 }
 
 /// One container of an account.
@@ -338,7 +348,7 @@ macro_rules! pg_joined_from {
         LEFT JOIN tracking_requests t ON t.account_id = s.account_id AND t.id = s.tracking_request_id \
         LEFT JOIN parties p ON p.account_id = t.account_id AND p.id = t.customer_id \
         LEFT JOIN LATERAL (SELECT array_agg(r.id ORDER BY r.created_us, r.id) AS ids, array_agg(r.pod_terminal ORDER BY r.created_us, r.id) AS terminals \
-            FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = c.account_id) sib ON $3 \
+            FROM containers r WHERE r.shipment_id = c.shipment_id AND r.account_id = $2) sib ON $3 \
         WHERE c.id = $1 AND c.account_id = $2"
     };
 }

@@ -136,7 +136,8 @@ pub trait ContainerRead:
 {
     /// What it reads the container's shipment as.
     type Shipment: ShipmentRead;
-    /// The columns of `containers` (unqualified) a list reads it from.
+    /// The columns of `containers` (unqualified) a list reads it from; a subquery names the
+    /// account as `{account}` (see `SHIPMENT_COLUMNS`).
     const COLUMNS: &'static str;
     /// The columns of `containers` (unqualified) a list reads it from in place on SQLite.
     const IN_PLACE_COLUMNS: &'static str;
@@ -180,7 +181,7 @@ impl ContainerRead for ContainerRow {
 
 impl ContainerRead for RenderedContainer {
     type Shipment = RenderedShipment;
-    const COLUMNS: &'static str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id AND v.account_id = containers.account_id) AS rendered, pod_terminal";
+    const COLUMNS: &'static str = "id, account_id, shipment_id, number, ref_numbers, state, current_status, ready_for_pickup, pickup_lfd_us, active, created_us, updated_us, (SELECT v.view FROM container_views v WHERE v.container_id = containers.id AND v.account_id = {account}) AS rendered, pod_terminal";
     // not the state: where the text is not current, the whole row is read by id
     const IN_PLACE_COLUMNS: &'static str = crate::sqlite_reader::CONTAINER_RENDERED_COLUMNS;
     fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
@@ -375,7 +376,7 @@ pub trait ShipmentRead:
     Sized + Send + Unpin + Keyed + for<'r> FromRow<'r, SqliteRow> + for<'r> FromRow<'r, PgRow>
 {
     /// The columns of `shipments` (unqualified) a page's shipments, or a list of them, are
-    /// read with.
+    /// read with; a subquery names the account as `{account}` (see `SHIPMENT_COLUMNS`).
     const COLUMNS: &'static str;
     /// The columns of `shipments` (unqualified) a list reads it from in place on SQLite.
     const IN_PLACE_COLUMNS: &'static str;
@@ -414,7 +415,7 @@ impl ShipmentRead for ShipmentRow {
 }
 
 impl ShipmentRead for RenderedShipment {
-    const COLUMNS: &'static str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id AND p.account_id = t.account_id WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id AND t.account_id = shipments.account_id) AS customer_id, (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id AND v.account_id = shipments.account_id) AS view";
+    const COLUMNS: &'static str = "id, account_id, tracking_request_id, bill_of_lading_number, scac, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us, (SELECT p.company_name FROM tracking_requests t JOIN parties p ON p.id = t.customer_id AND p.account_id = t.account_id WHERE t.id = shipments.tracking_request_id AND t.account_id = {account}) AS customer_name, (SELECT t.customer_id FROM tracking_requests t WHERE t.id = shipments.tracking_request_id AND t.account_id = {account}) AS customer_id, (SELECT v.view FROM shipment_views v WHERE v.shipment_id = shipments.id AND v.account_id = {account}) AS view";
     // not the route and the state: where the text is not current, the whole row is read by id
     const IN_PLACE_COLUMNS: &'static str = crate::sqlite_reader::SHIPMENT_RENDERED_COLUMNS;
     fn in_place_row(conn: &Connection, row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {

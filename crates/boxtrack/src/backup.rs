@@ -198,7 +198,12 @@ pub async fn restore(url: &str, args: &RestoreArgs) -> anyhow::Result<()> {
                 boxtrack_store::retention::drop_partitioned_tables(&db).await?;
                 db.close().await;
             }
-            let dbname = format!("--dbname={url}");
+            // the schema itself is not restored but made where missing: dropping and making
+            // `public` again fails where an extension lives in it (Citus's does)
+            let list = restore_list(&args.from, url).await?;
+            let use_list = format!("--use-list={}", list.path.display());
+            argv.push(&use_list);
+            let dbname = format!("--dbname={}", with_unsafe_triggers(url));
             argv.push(&dbname);
             argv.push(&file);
             run_tool("pg_restore", &argv)?;
@@ -208,6 +213,76 @@ pub async fn restore(url: &str, args: &RestoreArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `url` with `citus.enable_unsafe_triggers` on for its sessions: on Citus, `pg_restore
+/// --clean` drops the row-count triggers of distributed tables, which Citus refuses unless
+/// told it may. A placeholder setting, ignored on plain PostgreSQL. (A URL's `options` win
+/// over `PGOPTIONS`, so the setting goes into the URL.)
+fn with_unsafe_triggers(url: &str) -> String {
+    const SET: &str = "-c%20citus.enable_unsafe_triggers%3Don";
+    if url.contains("options=") {
+        url.replacen("options=", &format!("options={SET}%20"), 1)
+    } else {
+        let sep = if url.contains('?') { '&' } else { '?' };
+        format!("{url}{sep}options={SET}")
+    }
+}
+
+/// A `pg_restore --use-list` file, removed on drop.
+struct RestoreList {
+    path: PathBuf,
+}
+
+impl Drop for RestoreList {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The archive's table of contents without its schemas (which are made here where missing),
+/// written to a temporary file for `pg_restore --use-list`.
+async fn restore_list(archive: &Path, url: &str) -> anyhow::Result<RestoreList> {
+    let out = Command::new("pg_restore")
+        .arg("--list")
+        .arg(archive)
+        .output()
+        .map_err(|e| anyhow::anyhow!("cannot run pg_restore ({e}): install PostgreSQL's client tools (Debian: apt install postgresql-client)"))?;
+    if !out.status.success() {
+        bail!(
+            "pg_restore cannot read {}: {}",
+            archive.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let (kept, schemas) = without_schemas(&String::from_utf8_lossy(&out.stdout));
+    let db = Db::connect(url).await.context("cannot open the database")?;
+    for schema in &schemas {
+        db.create_schema_if_missing(schema).await?;
+    }
+    db.close().await;
+    let path = std::env::temp_dir().join(format!("boxtrack-restore-{}.list", uuid::Uuid::new_v4()));
+    std::fs::write(&path, kept).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(RestoreList { path })
+}
+
+/// A `pg_restore --list` without the entries that make or comment on a schema, and the
+/// schemas they named.
+fn without_schemas(list: &str) -> (String, Vec<String>) {
+    let mut schemas = Vec::new();
+    let mut kept = String::new();
+    for line in list.lines() {
+        if let Some((_, rest)) = line.split_once(" SCHEMA - ") {
+            schemas.extend(rest.split_whitespace().next().map(str::to_string));
+            continue;
+        }
+        if line.contains(" COMMENT - SCHEMA ") {
+            continue;
+        }
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    (kept, schemas)
 }
 
 /// `boxtrack copy --from sqlite://… --to postgres://…`.
@@ -272,4 +347,34 @@ pub async fn copy(args: &CopyArgs) -> anyhow::Result<()> {
         boxtrack_store::db::redact_url(&args.to)
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_restore_connects_with_unsafe_triggers_allowed_beside_its_own_options() {
+        assert_eq!(
+            with_unsafe_triggers("postgres://h/db"),
+            "postgres://h/db?options=-c%20citus.enable_unsafe_triggers%3Don"
+        );
+        assert_eq!(
+            with_unsafe_triggers("postgres://h/db?sslmode=require"),
+            "postgres://h/db?sslmode=require&options=-c%20citus.enable_unsafe_triggers%3Don"
+        );
+        assert_eq!(
+            with_unsafe_triggers("postgres://h/db?options=-c%20search_path%3Dt1"),
+            "postgres://h/db?options=-c%20citus.enable_unsafe_triggers%3Don%20-c%20search_path%3Dt1"
+        );
+    }
+
+    #[test]
+    fn a_restore_list_leaves_out_the_schema_and_its_comment() {
+        let list = ";\n; Archive created at 2026-12-07\n5; 2615 2200 SCHEMA - public pg_database_owner\n4232; 0 0 COMMENT - SCHEMA public pg_database_owner\n220; 1259 16390 TABLE public accounts root\n";
+        let (kept, schemas) = without_schemas(list);
+        assert_eq!(schemas, vec!["public".to_string()]);
+        assert!(!kept.contains("SCHEMA"), "{kept}");
+        assert!(kept.contains("TABLE public accounts root"), "{kept}");
+    }
 }

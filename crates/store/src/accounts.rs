@@ -351,10 +351,19 @@ pub async fn delete(db: &Db, id: Uuid) -> Result<Deleted> {
         .filter(|t| !KEPT.contains(&t.as_str()))
         .collect();
     let mut tx = db.begin().await?;
+    if let Db::Postgres(pool) = db
+        && crate::citus::on_citus(pool)
+    {
+        // the account's users are a reference table's rows, written in the same transaction
+        // as the distributed tables: one connection a worker, as Citus asks
+        on_tx!(&mut tx, c => sqlx::query("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'").execute(c).await.map(|_| ())?);
+    }
     let mut out: Deleted = Vec::new();
     for (table, column, owner) in OWNED_THROUGH {
+        // naming the account keeps each statement on the account's shard on Citus, where a
+        // multi-shard delete would keep the transaction from deleting the account's users
         let sql = format!(
-            "DELETE FROM {table} WHERE {column} IN (SELECT id FROM {owner} WHERE account_id = $1)"
+            "DELETE FROM {table} WHERE account_id = $1 AND {column} IN (SELECT id FROM {owner} WHERE account_id = $1)"
         );
         // table and column names are the constants above, never input
         let n = on_tx!(&mut tx, c => sqlx::query(AssertSqlSafe(sql.clone())).bind(id).execute(c).await?.rows_affected());

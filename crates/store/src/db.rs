@@ -406,6 +406,17 @@ impl Db {
         Ok(())
     }
 
+    /// Makes the PostgreSQL schema `name` where it is missing (a restore into a database
+    /// that does not have it yet); nothing on SQLite.
+    pub async fn create_schema_if_missing(&self, name: &str) -> Result<()> {
+        if let Db::Postgres(p) = self {
+            let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+            let sql = format!("CREATE SCHEMA IF NOT EXISTS {quoted}");
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(p).await?;
+        }
+        Ok(())
+    }
+
     /// The newest migration applied (its number, e.g. 36), 0 before any.
     pub async fn schema_version(&self) -> Result<i64> {
         let v: Option<i64> = on_db!(self, p => sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")

@@ -67,12 +67,14 @@ pub async fn remove_user(db: &Db, id: Uuid) -> Result<User> {
         .bind(id).fetch_optional(p).await?);
     let user = user.ok_or(StoreError::NotFound("user"))?;
     let mut tx = db.begin().await?;
+    // each names the user's account: one shard on Citus, where a multi-shard delete would
+    // keep the same transaction from deleting from `users`, a reference table
     for sql in [
-        "DELETE FROM web_sessions WHERE user_id = $1",
-        "DELETE FROM oauth_codes WHERE user_id = $1",
-        "DELETE FROM oauth_tokens WHERE user_id = $1",
+        "DELETE FROM web_sessions WHERE account_id = $2 AND user_id = $1",
+        "DELETE FROM oauth_codes WHERE account_id = $2 AND user_id = $1",
+        "DELETE FROM oauth_tokens WHERE account_id = $2 AND user_id = $1",
     ] {
-        on_tx!(&mut tx, c => sqlx::query(sql).bind(id).execute(c).await.map(|_| ())?);
+        on_tx!(&mut tx, c => sqlx::query(sql).bind(id).bind(user.account_id).execute(c).await.map(|_| ())?);
     }
     on_tx!(&mut tx, c => sqlx::query("DELETE FROM users WHERE id = $1").bind(id).execute(c).await.map(|_| ())?);
     tx.commit().await?;

@@ -58,13 +58,19 @@ fn size(path: &Path) -> String {
     format!("{:.1} MiB", bytes as f64 / 1_048_576.0)
 }
 
+/// Why a PostgreSQL client tool could not be started, and what to install.
+fn not_runnable(tool: &str, e: &std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "cannot run {tool} ({e}): install PostgreSQL's client tools (Debian: apt install postgresql-client), in the server's major version or newer"
+    )
+}
+
 /// Runs a PostgreSQL client tool, saying what to install when it is missing.
 fn run_tool(tool: &str, args: &[&str]) -> anyhow::Result<()> {
-    let status = Command::new(tool).args(args).status().map_err(|e| {
-        anyhow::anyhow!(
-            "cannot run {tool} ({e}): install PostgreSQL's client tools (Debian: apt install postgresql-client), in the server's major version or newer"
-        )
-    })?;
+    let status = Command::new(tool)
+        .args(args)
+        .status()
+        .map_err(|e| not_runnable(tool, &e))?;
     if !status.success() {
         bail!("{tool} failed ({status}); its message is above");
     }
@@ -247,7 +253,7 @@ async fn restore_list(archive: &Path, url: &str) -> anyhow::Result<RestoreList> 
         .arg("--list")
         .arg(archive)
         .output()
-        .map_err(|e| anyhow::anyhow!("cannot run pg_restore ({e}): install PostgreSQL's client tools (Debian: apt install postgresql-client)"))?;
+        .map_err(|e| not_runnable("pg_restore", &e))?;
     if !out.status.success() {
         bail!(
             "pg_restore cannot read {}: {}",

@@ -252,6 +252,16 @@ impl rusqlite::ToSql for Arg {
     }
 }
 
+/// `sql` with the account written `{account}` as the list's first parameter (copied only
+/// where it names it).
+fn with_account(sql: &str) -> std::borrow::Cow<'_, str> {
+    if sql.contains("{account}") {
+        std::borrow::Cow::Owned(sql.replace("{account}", "$1"))
+    } else {
+        std::borrow::Cow::Borrowed(sql)
+    }
+}
+
 /// The count's statement and the page's, reading `columns` (`$1`… numbered in order of
 /// appearance, which SQLite binds by position as well).
 fn statements(
@@ -287,9 +297,9 @@ fn statements(
     // a column's or the order's subquery names the account as `{account}`: the first
     // condition's parameter, the account scope every account list starts with
     // (`ListSpec::conds`); on Citus such a subquery stays on the account's shard
-    let (sort, id) = (spec.sort_col.replace("{account}", "$1"), spec.id_col);
+    let (sort, id) = (with_account(spec.sort_col), spec.id_col);
     let mut parts: Vec<(String, Vec<Arg>)> = Vec::new();
-    let columns = columns.replace("{account}", "$1");
+    let columns = with_account(columns);
     parts.push((
         format!("SELECT {columns} FROM {} WHERE 1=1", spec.from),
         vec![],

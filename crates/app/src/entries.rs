@@ -5,7 +5,7 @@
 use boxtrack_core::tracking::ContainerState;
 use boxtrack_core::tracking::entries::{self, Entry};
 use boxtrack_core::tracking::rules::{self, t};
-use boxtrack_store::entries::{self as stored, NewEntry};
+use boxtrack_store::entries::{self as stored, Entered, NewEntry};
 
 pub use boxtrack_store::entries::EntryRow;
 use boxtrack_store::reads;
@@ -73,6 +73,25 @@ pub async fn enter(
     if asked.is_empty() {
         return Ok(());
     }
+    let planned = plan(ctx, account_id, container_id, by, asked).await?;
+    write(ctx, account_id, vec![planned]).await
+}
+
+/// What a person enters on one container, checked against its journey and not yet written
+/// ([`plan`], then [`write`] with the others of the same request).
+#[derive(Debug, Clone)]
+pub struct Planned(Entered);
+
+/// Checks what `by` asks on the account's container against its journey and prepares it: the
+/// person's observations at the clock of the box's data and the audit records. An entry that
+/// contradicts the journey is refused naming its attribute.
+pub async fn plan(
+    ctx: &Ctx,
+    account_id: Uuid,
+    container_id: Uuid,
+    by: &str,
+    asked: &[(Entry, Option<i64>)],
+) -> Result<Planned, AppError> {
     // the whole state: which milestone reports are a person's is in the merge's records
     let c = reads::container_whole(&ctx.db, account_id, container_id)
         .await?
@@ -82,8 +101,10 @@ pub async fn enter(
         .ok_or(AppError::NotFound("container"))?;
     let now = clock::now(ctx, account_id, c.shipment_id).await;
     let st = &c.state.0;
-    let mut batch = vec![];
-    let mut audit = vec![];
+    let mut planned = Entered {
+        container_id,
+        ..Entered::default()
+    };
     for (entry, at) in asked {
         if let Some(at) = at {
             entries::check(st, *entry, *at, now).map_err(|e| AppError::Unprocessable {
@@ -92,21 +113,27 @@ pub async fn enter(
                 detail: format!("{} {}", e.attribute, e.reason),
             })?;
         }
-        batch.extend(entries::observations(
+        planned.batch.extend(entries::observations(
             st,
             &shipment.route.0,
             *entry,
             *at,
             now,
         ));
-        audit.push(NewEntry {
+        planned.entries.push(NewEntry {
             attribute: entry.name(),
             before_us: shown(st, *entry),
             after_us: *at,
             by: by.to_string(),
         });
     }
-    stored::apply(&ctx.db, account_id, container_id, &batch, &audit).await?;
+    Ok(Planned(planned))
+}
+
+/// Writes what was planned on the account's containers in one transaction: all or none.
+pub async fn write(ctx: &Ctx, account_id: Uuid, planned: Vec<Planned>) -> Result<(), AppError> {
+    let entered: Vec<Entered> = planned.into_iter().map(|p| p.0).collect();
+    stored::apply(&ctx.db, account_id, &entered).await?;
     Ok(())
 }
 

@@ -39,37 +39,49 @@ pub struct EntryRow {
     pub entered_us: i64,
 }
 
-/// Merges a person's observations into the account's container and records each entry, in
-/// one transaction; the changes the merge made.
-pub async fn apply(
-    db: &Db,
-    account_id: Uuid,
-    container_id: Uuid,
-    batch: &[Observation],
-    entries: &[NewEntry],
-) -> Result<Vec<Change>> {
+/// What a person entered on one container: the observations to merge and the entries to
+/// record.
+#[derive(Debug, Clone, Default)]
+pub struct Entered {
+    /// The container.
+    pub container_id: Uuid,
+    /// The person's observations.
+    pub batch: Vec<Observation>,
+    /// Each attribute set or cleared.
+    pub entries: Vec<NewEntry>,
+}
+
+/// Merges a person's observations into the account's containers and records each entry, all
+/// in one transaction (all or none); the changes each merge made, in order.
+pub async fn apply(db: &Db, account_id: Uuid, entered: &[Entered]) -> Result<Vec<Vec<Change>>> {
     let now = now_us();
     let mut tx = db.begin().await?;
-    let changes = crate::tracking::apply_in(&mut tx, account_id, container_id, batch, now).await?;
-    for e in entries {
-        on_tx!(&mut tx, x => sqlx::query(
-            "INSERT INTO container_entries (id, account_id, container_id, attribute, before_us, after_us, entered_by, entered_us) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(Uuid::now_v7())
-        .bind(account_id)
-        .bind(container_id)
-        .bind(e.attribute)
-        .bind(e.before_us)
-        .bind(e.after_us)
-        .bind(&e.by)
-        .bind(now)
-        .execute(x)
-        .await?
-        .rows_affected());
+    let mut all = Vec::with_capacity(entered.len());
+    for one in entered {
+        let container_id = one.container_id;
+        all.push(
+            crate::tracking::apply_in(&mut tx, account_id, container_id, &one.batch, now).await?,
+        );
+        for e in &one.entries {
+            on_tx!(&mut tx, x => sqlx::query(
+                "INSERT INTO container_entries (id, account_id, container_id, attribute, before_us, after_us, entered_by, entered_us) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(Uuid::now_v7())
+            .bind(account_id)
+            .bind(container_id)
+            .bind(e.attribute)
+            .bind(e.before_us)
+            .bind(e.after_us)
+            .bind(&e.by)
+            .bind(now)
+            .execute(x)
+            .await?
+            .rows_affected());
+        }
     }
     tx.commit().await?;
-    Ok(changes)
+    Ok(all)
 }
 
 /// The entries made on the account's container, newest first.

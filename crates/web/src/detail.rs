@@ -89,6 +89,7 @@ pub(crate) fn provenance(sources: &[FieldSource], sandbox: bool) -> Markup {
                     th scope="col" { "Stated by" }
                     th scope="col" { "Reported at (UTC)" }
                     th scope="col" { "Precision" }
+                    th scope="col" { "Also reported by" }
                 }
             }
             tbody {
@@ -99,6 +100,12 @@ pub(crate) fn provenance(sources: &[FieldSource], sandbox: bool) -> Markup {
                         td { (name(f.report.source)) }
                         td { (format_micros(f.report.observed_us)) }
                         td { (f.report.precision.name()) }
+                        td {
+                            @for (i, p) in f.also.iter().enumerate() {
+                                @if i > 0 { "; " }
+                                (name(p.source)) " at " (format_micros(p.observed_us))
+                            }
+                        }
                     }
                 }
             }

@@ -8,10 +8,10 @@ use crate::rendered::RenderedContainer;
 use boxtrack_app::containers::{self, ContainerPage, ListContainers, Shown};
 use boxtrack_app::model::{ContainerRow, EventOrder, ShipmentRow};
 use boxtrack_app::refresh::Refreshed;
-use boxtrack_app::shipments;
+use boxtrack_app::{entries, shipments};
 use boxtrack_core::plan::Entitlement;
+use boxtrack_core::reference;
 use boxtrack_core::tracking::{self, DataSource};
-use boxtrack_core::{reference, requests};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -170,15 +170,6 @@ pub async fn show(
     state.reads.respond(&caller.account, path, render).await
 }
 
-/// What to change.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct PatchAttrs {
-    /// The client's reference numbers (replaced; at most 50, each at most 100 characters).
-    #[schemars(inner(length(max = 100)))]
-    ref_numbers: Vec<String>,
-}
-
 /// `PATCH /v2/containers/{id}`: ref numbers, and what a person knows
 /// ([`super::entries::apply`]).
 pub async fn update(
@@ -202,8 +193,9 @@ struct BulkItem {
     #[serde(default, rename = "type")]
     #[schemars(extend("const" = "container"))]
     kind: Option<String>,
-    /// What to change.
-    attributes: PatchAttrs,
+    /// What to change: the ref numbers, and what a person knows, as in
+    /// `PATCH /v2/containers/{id}`.
+    attributes: super::entries::PatchAttrs,
 }
 
 /// One container, or a list of them.
@@ -244,7 +236,9 @@ pub async fn update_many(
             format!("data names 1 to {BULK_MAX} containers"),
         ));
     }
-    let mut changes = Vec::with_capacity(items.len());
+    let by = super::entries::author(&state, &caller).await;
+    let mut ids = Vec::with_capacity(items.len());
+    let (mut refs, mut planned) = (vec![], vec![]);
     for (i, item) in items.iter().enumerate() {
         let at = |field: &str| {
             if many {
@@ -267,13 +261,26 @@ pub async fn update_many(
                 "id names the container to change",
             ));
         };
-        let refs = requests::clean_refs(&item.attributes.ref_numbers, "").map_err(|e| {
-            ApiError::unprocessable(&at("/attributes/ref_numbers"), e.code, e.detail)
-        })?;
-        changes.push((id, refs));
+        ids.push(id);
+        let a = &item.attributes;
+        if let Some(r) = a.refs(&at("/attributes"))? {
+            refs.push((id, r));
+        }
+        let attributes = at("/attributes");
+        let asked = a.asked(&attributes)?;
+        if !asked.is_empty() {
+            let p = super::entries::plan(&state, &caller, id, &by, &asked, &attributes);
+            planned.push(p.await?);
+        }
     }
-    containers::update_refs(&state.ctx, caller.account.id, &changes).await?;
-    let ids: Vec<uuid::Uuid> = changes.iter().map(|(id, _)| *id).collect();
+    // the ref numbers first: their write is where an id that is not the account's is found
+    // (every entry was checked above)
+    if !refs.is_empty() {
+        containers::update_refs(&state.ctx, caller.account.id, &refs).await?;
+    }
+    if !planned.is_empty() {
+        entries::write(&state.ctx, caller.account.id, planned).await?;
+    }
     if !many {
         return one(&state, &caller, ids[0], &[]).await;
     }
@@ -505,6 +512,22 @@ pub struct FieldSourceAttributes {
     /// The raw event that keeps the report (`GET /v2/containers/{id}/raw_events`); null for
     /// a report kept before raw events had keys.
     pub raw_event_id: Option<uuid::Uuid>,
+    /// The other sources whose latest report stands behind the value too, oldest first: for
+    /// `holds_at_pod_terminal`, every other source's latest hold list (a hold one source
+    /// lifted stays while another still reports it). Empty for the other attributes.
+    pub also_reported_by: Vec<AlsoReported>,
+}
+
+/// Another source's report behind a value.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AlsoReported {
+    /// Who.
+    #[schemars(extend("enum" = ["shipping_line", "terminal", "rail", "ais", "sandbox", "user_input"]))]
+    pub reported_by: &'static str,
+    /// When that report was produced.
+    pub reported_at: At,
+    /// The raw event that keeps it; null for a report kept before raw events had keys.
+    pub raw_event_id: Option<uuid::Uuid>,
 }
 
 /// `GET /v2/containers/{id}/field_sources`: where each value of the container came from
@@ -541,6 +564,15 @@ pub async fn field_sources(
                 reported_at: At(f.report.observed_us),
                 precision: f.report.precision.name(),
                 raw_event_id: raw_ids.get(&f.report.key).copied(),
+                also_reported_by: f
+                    .also
+                    .iter()
+                    .map(|p| AlsoReported {
+                        reported_by: name(p.source),
+                        reported_at: At(p.observed_us),
+                        raw_event_id: raw_ids.get(&p.key).copied(),
+                    })
+                    .collect(),
             },
         })
         .collect();
@@ -613,7 +645,7 @@ pub fn routes() -> Routes {
         })
         .patch("/v2/containers", update_many, || {
             Doc::new("Containers", "Update containers")
-                .about("Replaces the ref numbers of the container `data.id` names (answered with that container), or of up to 100 when `data` is a list (answered with each, in order). All change or none: an id that is not the account's is 404 and changes nothing.")
+                .about("Replaces the ref numbers of the container `data.id` names (answered with that container), or of up to 100 when `data` is a list (answered with each, in order); and, boxtrack's extension, takes what a person knows of each, as `PATCH /v2/containers/{id}` does (`pickup_lfd`, `pickup_appointment_at`, `pod_full_out_at`, `delivered_at`, `empty_terminated_at`; `null` clears): a dispatcher enters the pickups of a whole list at once. Every entry is checked against its box's journey before anything is written; a contradiction is a 422 pointing at `/data/{i}/attributes/{name}`, an id that is not the account's is 404, and either changes nothing.")
                 .body::<BulkDoc>()
                 .errors(&[400, 401, 404, 415, 422, 429])
                 .ok("The container, or the containers", Schema::one_of(vec![

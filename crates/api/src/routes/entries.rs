@@ -5,7 +5,7 @@
 //! (`docs/precedence.md`, "What a person enters").
 
 use axum::extract::State;
-use boxtrack_app::{containers, entries};
+use boxtrack_app::{AppError, containers, entries};
 use boxtrack_core::requests;
 use boxtrack_core::time::parse_micros;
 use boxtrack_core::tracking::entries::Entry;
@@ -29,7 +29,7 @@ fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D
 /// what a person set, and the sources' value shows again).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct PatchAttrs {
+pub(crate) struct PatchAttrs {
     /// The client's reference numbers (replaced; at most 50, each at most 100 characters).
     #[serde(default)]
     #[schemars(inner(length(max = 100)))]
@@ -74,35 +74,88 @@ pub struct PatchDoc {
     data: PatchData,
 }
 
-/// The entries asked, each a time or a clearing; a time that is not RFC 3339 is a 422 naming
-/// its attribute.
-fn asked(a: &PatchAttrs) -> ApiResult<Vec<(Entry, Option<i64>)>> {
-    let given = [
-        (Entry::PickupLfd, &a.pickup_lfd),
-        (Entry::PickupAppointment, &a.pickup_appointment_at),
-        (Entry::PodFullOut, &a.pod_full_out_at),
-        (Entry::Delivered, &a.delivered_at),
-        (Entry::EmptyTerminated, &a.empty_terminated_at),
-    ];
-    let mut out = vec![];
-    for (entry, value) in given {
-        let Some(value) = value else { continue };
-        let at = match value {
-            None => None,
-            Some(text) => Some(parse_micros(text).ok_or_else(|| {
-                ApiError::unprocessable(
-                    &format!("/data/attributes/{}", entry.name()),
-                    "invalid",
-                    format!(
-                        "{} must be an RFC 3339 time (or null to clear)",
-                        entry.name()
-                    ),
-                )
-            })?),
-        };
-        out.push((entry, at));
+impl PatchAttrs {
+    /// The ref numbers asked, cleaned (none: left as they are); `at` points at the document's
+    /// attributes (`/data/attributes`, `/data/3/attributes`).
+    pub(crate) fn refs(&self, at: &str) -> ApiResult<Option<Vec<String>>> {
+        match &self.ref_numbers {
+            Some(r) => requests::clean_refs(r, "").map(Some).map_err(|e| {
+                ApiError::unprocessable(&format!("{at}/ref_numbers"), e.code, e.detail)
+            }),
+            None => Ok(None),
+        }
     }
-    Ok(out)
+
+    /// The entries asked, each a time or a clearing; a time that is not RFC 3339 is a 422
+    /// naming its attribute under `at`.
+    pub(crate) fn asked(&self, at: &str) -> ApiResult<Vec<(Entry, Option<i64>)>> {
+        let given = [
+            (Entry::PickupLfd, &self.pickup_lfd),
+            (Entry::PickupAppointment, &self.pickup_appointment_at),
+            (Entry::PodFullOut, &self.pod_full_out_at),
+            (Entry::Delivered, &self.delivered_at),
+            (Entry::EmptyTerminated, &self.empty_terminated_at),
+        ];
+        let mut out = vec![];
+        for (entry, value) in given {
+            let Some(value) = value else { continue };
+            let at = match value {
+                None => None,
+                Some(text) => Some(parse_micros(text).ok_or_else(|| {
+                    ApiError::unprocessable(
+                        &format!("{at}/{}", entry.name()),
+                        "invalid",
+                        format!(
+                            "{} must be an RFC 3339 time (or null to clear)",
+                            entry.name()
+                        ),
+                    )
+                })?),
+            };
+            out.push((entry, at));
+        }
+        if out.is_empty() && self.ref_numbers.is_none() {
+            return Err(ApiError::unprocessable(
+                at,
+                "blank",
+                "name ref_numbers or what a person knows: pickup_lfd, pickup_appointment_at, pod_full_out_at, delivered_at, empty_terminated_at",
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// The name the caller's entries are recorded under (the API key's label and hint).
+pub(crate) async fn author(state: &AppState, caller: &Caller) -> String {
+    entries::author(
+        &state.ctx,
+        caller.account.id,
+        entries::Author::Key(caller.key_id),
+        None,
+    )
+    .await
+}
+
+/// Checks what is asked on the account's container `id` against its journey: a contradiction
+/// is a 422 pointing at its attribute under `at` (the document's attributes).
+pub(crate) async fn plan(
+    state: &AppState,
+    caller: &Caller,
+    id: Uuid,
+    by: &str,
+    asked: &[(Entry, Option<i64>)],
+    at: &str,
+) -> ApiResult<entries::Planned> {
+    entries::plan(&state.ctx, caller.account.id, id, by, asked)
+        .await
+        .map_err(|e| match e {
+            AppError::Unprocessable {
+                field,
+                code,
+                detail,
+            } => ApiError::unprocessable(&format!("{at}/{field}"), code, detail),
+            e => e.into(),
+        })
 }
 
 /// What `PATCH /v2/containers/{id}` changes: ref numbers, and what a person knows (all or
@@ -117,31 +170,18 @@ pub async fn apply(state: &AppState, caller: &Caller, id: Uuid, doc: &PatchDoc) 
         ));
     }
     let a = &doc.data.attributes;
-    let refs = match &a.ref_numbers {
-        Some(r) => Some(
-            requests::clean_refs(r, "/data/attributes/ref_numbers")
-                .map_err(|e| ApiError::unprocessable(e.pointer, e.code, e.detail))?,
-        ),
-        None => None,
-    };
-    let asked = asked(a)?;
-    if refs.is_none() && asked.is_empty() {
-        return Err(ApiError::unprocessable(
-            "/data/attributes",
-            "blank",
-            "name ref_numbers or what a person knows: pickup_lfd, pickup_appointment_at, pod_full_out_at, delivered_at, empty_terminated_at",
-        ));
+    let refs = a.refs("/data/attributes")?;
+    let asked = a.asked("/data/attributes")?;
+    let mut planned = vec![];
+    if !asked.is_empty() {
+        let by = author(state, caller).await;
+        planned.push(plan(state, caller, id, &by, &asked, "/data/attributes").await?);
     }
-    let by = entries::author(
-        &state.ctx,
-        caller.account.id,
-        entries::Author::Key(caller.key_id),
-        None,
-    )
-    .await;
-    entries::enter(&state.ctx, caller.account.id, id, &by, &asked).await?;
     if let Some(refs) = refs {
         containers::update_refs(&state.ctx, caller.account.id, &[(id, refs)]).await?;
+    }
+    if !planned.is_empty() {
+        entries::write(&state.ctx, caller.account.id, planned).await?;
     }
     Ok(())
 }

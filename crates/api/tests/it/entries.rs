@@ -10,14 +10,8 @@ fn patch(attributes: Value) -> String {
     json!({"data": {"type": "container", "attributes": attributes}}).to_string()
 }
 
-#[tokio::test]
-async fn a_person_s_pickup_and_last_free_day_win_until_cleared_and_are_audited() {
-    let app = TestApp::spawn().await;
-    let (account, key) = app.account().await;
-    let id = app
-        .track_directly(account.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
-        .await;
-    // the carrier's 315: discharged at Manzanillo on 2022-11-21 07:24Z
+/// The carrier's 315: MRSU4371639 discharged at Manzanillo on 2022-11-21 07:24Z.
+async fn discharged_at_manzanillo(app: &TestApp, key: &str) {
     let text = std::fs::read_to_string(format!(
         "{}/../../fixtures/x12/315/004010_315_singleline_hamsud-krpus-mxzlo.edi",
         env!("CARGO_MANIFEST_DIR")
@@ -33,6 +27,16 @@ async fn a_person_s_pickup_and_last_free_day_win_until_cleared_and_are_audited()
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.text);
+}
+
+#[tokio::test]
+async fn a_person_s_pickup_and_last_free_day_win_until_cleared_and_are_audited() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let id = app
+        .track_directly(account.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    discharged_at_manzanillo(&app, &key).await;
     let path = format!("/v2/containers/{id}");
 
     // a pickup before the discharge contradicts the journey: refused, nothing changes
@@ -121,4 +125,95 @@ async fn a_person_s_pickup_and_last_free_day_win_until_cleared_and_are_audited()
         .patch(&path, &other, &patch(json!({"pickup_lfd": null})))
         .await;
     assert_eq!(r.status, 404, "{}", r.text);
+}
+
+/// A dispatcher's list: `PATCH /v2/containers` with a list enters on several boxes at once,
+/// all or none: one contradiction or one unknown id anywhere changes nothing.
+#[tokio::test]
+async fn a_list_of_entries_is_checked_whole_before_anything_is_written() {
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let discharged = app
+        .track_directly(account.id, "MRSU4371639", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    let afloat = app
+        .track_directly(account.id, "TRHU4561225", "MAEU", "KRPUS", "MXZLO")
+        .await;
+    discharged_at_manzanillo(&app, &key).await;
+    let many = |items: Value| json!({"data": items}).to_string();
+    let lfd_of = |id: uuid::Uuid| {
+        let app = &app;
+        let key = key.clone();
+        async move {
+            app.get(&format!("/v2/containers/{id}"), Some(&key))
+                .await
+                .json()["data"]["attributes"]["pickup_lfd"]
+                .clone()
+        }
+    };
+
+    // the second item contradicts its journey: a 422 pointing into it, and the first is not written
+    let body = many(json!([
+        {"type": "container", "id": afloat, "attributes": {"pickup_lfd": "2022-12-01T06:00:00Z"}},
+        {"type": "container", "id": discharged, "attributes": {"pod_full_out_at": "2022-11-20T10:00:00Z"}},
+    ]));
+    let r = app.patch("/v2/containers", &key, &body).await;
+    assert_eq!(r.status, 422, "{}", r.text);
+    let e = &r.json()["errors"][0];
+    assert_eq!(
+        e["source"]["pointer"], "/data/1/attributes/pod_full_out_at",
+        "{e}"
+    );
+    assert_eq!(lfd_of(afloat).await, Value::Null);
+
+    // an id that is not the account's: 404, nothing written
+    let body = many(json!([
+        {"type": "container", "id": afloat, "attributes": {"pickup_lfd": "2022-12-01T06:00:00Z"}},
+        {"type": "container", "id": uuid::Uuid::now_v7(), "attributes": {"ref_numbers": ["PO-1"]}},
+    ]));
+    let r = app.patch("/v2/containers", &key, &body).await;
+    assert_eq!(r.status, 404, "{}", r.text);
+    assert_eq!(lfd_of(afloat).await, Value::Null);
+    assert!(
+        app.get(&format!("/v2/containers/{afloat}/entries"), Some(&key))
+            .await
+            .json()["data"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // an item that names nothing
+    let body = many(json!([{"type": "container", "id": afloat, "attributes": {}}]));
+    let r = app.patch("/v2/containers", &key, &body).await;
+    assert_eq!(r.status, 422, "{}", r.text);
+    assert_eq!(
+        r.json()["errors"][0]["source"]["pointer"],
+        "/data/0/attributes"
+    );
+
+    // both right: each box answered, in order, with what was entered
+    let body = many(json!([
+        {"type": "container", "id": afloat, "attributes": {"pickup_lfd": "2022-12-01T06:00:00Z", "ref_numbers": ["PO-9"]}},
+        {"type": "container", "id": discharged, "attributes": {"pod_full_out_at": "2022-11-22T15:00:00Z"}},
+    ]));
+    let r = app.patch("/v2/containers", &key, &body).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let data = r.json()["data"].clone();
+    assert_eq!(data[0]["id"], afloat.to_string());
+    assert_eq!(data[0]["attributes"]["pickup_lfd"], "2022-12-01T06:00:00Z");
+    assert_eq!(data[0]["attributes"]["ref_numbers"], json!(["PO-9"]));
+    assert_eq!(
+        data[1]["attributes"]["pod_full_out_at"],
+        "2022-11-22T15:00:00Z"
+    );
+    assert_eq!(data[1]["attributes"]["current_status"], "picked_up");
+    let entries = app
+        .get(&format!("/v2/containers/{discharged}/entries"), Some(&key))
+        .await
+        .json();
+    assert_eq!(
+        entries["data"][0]["attributes"]["attribute"],
+        "pod_full_out_at"
+    );
 }

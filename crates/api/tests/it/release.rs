@@ -172,3 +172,63 @@ async fn a_carrier_s_release_codes_move_the_gates_and_tell_the_webhooks_that_ask
         "a webhook that does not name it is not told"
     );
 }
+
+/// A hold the terminal lifted while the rail ramp still reports it stays, and the container's
+/// field sources name both: the terminal's newest list and the rail's behind it.
+#[tokio::test]
+async fn a_hold_one_source_lifted_shows_both_sources() {
+    use boxtrack_core::tracking::{DataSource, Fact, Hold, Observation};
+    let app = TestApp::spawn().await;
+    let (account, key) = app.account().await;
+    let id = app
+        .track_directly(account.id, "MRSU4371639", "MAEU", "KRPUS", "USLGB")
+        .await;
+    let list = |source, observed_us, holds: Vec<Hold>| Observation {
+        observed_us,
+        source,
+        fact: Fact::Holds { holds },
+        precision: Default::default(),
+        upstream_id: None,
+    };
+    let customs = Hold {
+        name: "customs".into(),
+        status: "hold".into(),
+        description: Some("IN BOND".into()),
+    };
+    let batch = [
+        list(DataSource::Rail, 1_800_000_000_000_000, vec![customs]),
+        list(DataSource::Terminal, 1_800_000_060_000_000, vec![]),
+    ];
+    boxtrack_store::tracking::apply(&app.db, account.id, id, &batch)
+        .await
+        .unwrap();
+    let c = app
+        .get(&format!("/v2/containers/{id}"), Some(&key))
+        .await
+        .json();
+    let a = &c["data"]["attributes"];
+    assert_eq!(a["holds_at_pod_terminal"][0]["name"], "customs", "{a}");
+    let sources = app
+        .get(&format!("/v2/containers/{id}/field_sources"), Some(&key))
+        .await
+        .json();
+    let rows = sources["data"].as_array().unwrap();
+    let holds = rows
+        .iter()
+        .find(|s| s["id"] == "holds_at_pod_terminal")
+        .expect("the holds' sources");
+    assert_eq!(holds["attributes"]["data_source"], "terminal", "{holds}");
+    let also = &holds["attributes"]["also_reported_by"];
+    assert_eq!(also.as_array().map(Vec::len), Some(1), "{holds}");
+    assert_eq!(also[0]["reported_by"], "rail");
+    assert_eq!(also[0]["reported_at"], "2027-01-15T08:00:00Z");
+    // the rail's report is kept as a raw event of its own
+    let raw = also[0]["raw_event_id"].as_str().expect("its raw event");
+    assert_ne!(Some(raw), holds["attributes"]["raw_event_id"].as_str());
+    assert!(
+        rows.iter()
+            .filter(|s| s["id"] != "holds_at_pod_terminal")
+            .all(|s| s["attributes"]["also_reported_by"] == json!([])),
+        "{sources}"
+    );
+}

@@ -57,6 +57,10 @@ pub struct FieldSource {
     /// The report that stated it (for a milestone time: the one whose time is shown, which a
     /// finer source may have stated for the deciding one).
     pub report: Provenance,
+    /// The other sources' latest reports that stand behind the value too: for
+    /// `holds_at_pod_terminal`, every other source's latest hold list (a hold one source lifted
+    /// stays while another still reports it), oldest first. Empty for the other attributes.
+    pub also: Vec<Provenance>,
 }
 
 /// Where every attribute of the container that a source set came from, by attribute name.
@@ -79,6 +83,7 @@ pub fn field_sources(c: &ContainerState, rail_lfd: bool) -> Vec<FieldSource> {
             attribute,
             source: d.source,
             report: timed,
+            also: vec![],
         };
         match latest.iter_mut().find(|(a, _, _)| *a == attribute) {
             Some(slot) if slot.1 < at => *slot = (attribute, at, source),
@@ -92,15 +97,37 @@ pub fn field_sources(c: &ContainerState, rail_lfd: bool) -> Vec<FieldSource> {
             if *attribute == "pickup_lfd_rail" && !rail_lfd {
                 continue;
             }
+            let also = if *key == super::versions::VersionKey::Holds {
+                other_hold_lists(c, p)
+            } else {
+                vec![]
+            };
             out.push(FieldSource {
                 attribute,
                 source: p.source,
                 report: *p,
+                also,
             });
         }
     }
     out.sort_by_key(|s| s.attribute);
     out
+}
+
+/// Every source's latest hold list but the one `shown` names, oldest first.
+fn other_hold_lists(c: &ContainerState, shown: &Provenance) -> Vec<Provenance> {
+    let mut lists: Vec<Provenance> = super::release::hold_lists(c)
+        .into_iter()
+        .filter(|l| !(l.source == shown.source && l.observed_us == shown.observed_us))
+        .map(|l| Provenance {
+            source: l.source,
+            precision: Precision::Second,
+            observed_us: l.observed_us,
+            key: l.key,
+        })
+        .collect();
+    lists.sort_by_key(|p| p.observed_us);
+    lists
 }
 
 /// The report of a record whose time the decision shows.
@@ -184,5 +211,54 @@ mod tests {
         assert_eq!(held.report.key, observation_key(&holds));
         assert_eq!(held.report.observed_us, 30);
         assert!(by("fees_at_pod_terminal").is_none(), "never reported");
+    }
+
+    fn hold_list(source: DataSource, observed_us: i64, names: &[&str]) -> Observation {
+        Observation {
+            observed_us,
+            source,
+            fact: Fact::Holds {
+                holds: names
+                    .iter()
+                    .map(|n| Hold {
+                        name: (*n).into(),
+                        status: "hold".into(),
+                        description: None,
+                    })
+                    .collect(),
+            },
+            precision: Precision::Second,
+            upstream_id: None,
+        }
+    }
+
+    #[test]
+    fn a_hold_one_source_lifted_names_the_source_that_still_reports_it() {
+        let rail = hold_list(DataSource::Rail, 10, &["customs"]);
+        let terminal = hold_list(DataSource::Terminal, 20, &[]);
+        let m = merge(
+            &ContainerState::default(),
+            &ShipmentState::default(),
+            &[rail.clone(), terminal.clone()],
+            View::default(),
+        );
+        assert_eq!(m.container.holds.len(), 1, "the rail's hold stays");
+        let sources = field_sources(&m.container, false);
+        let held = sources
+            .iter()
+            .find(|s| s.attribute == "holds_at_pod_terminal")
+            .expect("the holds' source");
+        assert_eq!(held.source, DataSource::Terminal, "the newest list");
+        assert_eq!(held.report.key, observation_key(&terminal));
+        assert_eq!(held.also.len(), 1, "{:?}", held.also);
+        assert_eq!(held.also[0].source, DataSource::Rail);
+        assert_eq!(held.also[0].observed_us, 10);
+        assert_eq!(held.also[0].key, observation_key(&rail));
+        assert!(
+            sources
+                .iter()
+                .filter(|s| s.attribute != "holds_at_pod_terminal")
+                .all(|s| s.also.is_empty())
+        );
     }
 }

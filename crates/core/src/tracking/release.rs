@@ -148,6 +148,14 @@ pub struct HoldList {
     pub observed_us: i64,
     /// Its holds, as [`rules::normalize_holds`] leaves them.
     pub holds: Vec<Hold>,
+    /// The observation key of the report that sent it (its raw event's; 0 for a list kept
+    /// before the keys were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub key: i64,
+}
+
+fn is_zero(k: &i64) -> bool {
+    *k == 0
 }
 
 /// Whether `source` may hold or release `gate` (rule 1).
@@ -237,6 +245,7 @@ pub fn hold_lists(c: &ContainerState) -> Vec<HoldList> {
                 .map_or(DataSource::Terminal, |p| p.source),
             observed_us,
             holds: c.holds.clone(),
+            key: c.provenance.get(&key).map_or(0, |p| p.key),
         }],
         None => vec![],
     }
@@ -471,6 +480,7 @@ pub fn apply_hold_list(c: &mut ContainerState, holds: &[Hold], o: &super::Observ
         source: o.source,
         observed_us: o.observed_us,
         holds: rules::normalize_holds(holds),
+        key: super::observation_key(o),
     };
     if !note_hold_list(&mut c.hold_lists, list) {
         return;
@@ -785,6 +795,7 @@ mod tests {
             source: DataSource::Terminal,
             observed_us: 10,
             holds: vec![hold("freight", "hold", "LINE HOLD - FREIGHT")],
+            key: 0,
         };
         let line = report(
             Gate::Line,
@@ -807,6 +818,7 @@ mod tests {
                 source: DataSource::Terminal,
                 observed_us: 30,
                 holds: vec![],
+                key: 0,
             },
         );
         assert_eq!(decide(&c, Gate::Line, false).status, GateStatus::Released);
@@ -823,6 +835,7 @@ mod tests {
                     hold("customs", "pending", "CBP pending"),
                     hold("TMF", "hold", "TMF unpaid"),
                 ],
+                key: 0,
             }],
         );
         let [customs, line, terminal] = gates(&c, false);
@@ -870,11 +883,13 @@ mod tests {
                 source: DataSource::Terminal,
                 observed_us: 20,
                 holds: vec![],
+                key: 0,
             },
             HoldList {
                 source: DataSource::Rail,
                 observed_us: 10,
                 holds: vec![hold("customs", "hold", "IN BOND")],
+                key: 0,
             },
         ];
         let c = state(vec![], lists.clone());

@@ -296,6 +296,27 @@ pub fn state_name(country_code: &str, abbr: &str) -> Option<&'static str> {
     table.iter().find(|(a, _)| *a == abbr).map(|(_, n)| *n)
 }
 
+/// The port a line names in words (`Long Beach`, `Pasir Panjang Terminal,Singapore,,Singapore`'s
+/// `Singapore`), in the country named `country` (its English short name) when given: the
+/// first port of that name, letter case and surrounding spaces aside. `None` when the port
+/// list has no such port (it holds the ports boxtrack tracks to, not every port).
+pub fn port_named(name: &str, country: Option<&str>) -> Option<&'static Port> {
+    let name = name.trim();
+    if name.is_empty() {
+        return None;
+    }
+    let country = country.map(str::trim).filter(|c| !c.is_empty());
+    ports().iter().find(|p| {
+        p.name
+            .as_deref()
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            && country.is_none_or(|c| {
+                p.country_code.eq_ignore_ascii_case(c)
+                    || country_name(&p.country_code).is_some_and(|n| n.eq_ignore_ascii_case(c))
+            })
+    })
+}
+
 /// The English short name of a country of the port list (ISO 3166 alpha-2 code), when known.
 pub fn country_name(code: &str) -> Option<&'static str> {
     Some(match code {
@@ -400,6 +421,17 @@ pub fn country_name(code: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_port_named_in_words_is_found_in_its_country() {
+        let lgb = port_named(" long beach ", Some("United States")).unwrap();
+        assert_eq!(lgb.locode, "USLGB");
+        assert_eq!(port_named("Long Beach", None).unwrap().locode, "USLGB");
+        assert_eq!(port_named("Singapore", Some("SG")).unwrap().locode, "SGSIN");
+        assert!(port_named("Long Beach", Some("China")).is_none());
+        assert!(port_named("Atlantis", None).is_none());
+        assert!(port_named("", None).is_none());
+    }
 
     #[test]
     fn terminals_carry_their_smdg_code_and_address_where_a_source_gives_them() {

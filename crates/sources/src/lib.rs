@@ -4,6 +4,7 @@
 pub mod ais;
 pub mod auth;
 pub mod carrier;
+pub mod cosco;
 pub mod dcsa;
 pub mod diagnosis;
 pub mod edifact;

@@ -29,6 +29,7 @@ fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D
 /// what a person set, and the sources' value shows again).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("minProperties" = 1))]
 pub(crate) struct PatchAttrs {
     /// The client's reference numbers (replaced; at most 50, each at most 100 characters).
     #[serde(default)]

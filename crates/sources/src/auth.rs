@@ -181,6 +181,15 @@ pub enum AuthConfig {
         #[serde(default)]
         headers: BTreeMap<String, SecretSource>,
     },
+    /// COSCO's COP: every request signed with HMAC-SHA1 from an API key and a secret key
+    /// (`crate::cosco`).
+    #[serde(rename = "cosco_hmac")]
+    CoscoHmac {
+        /// The API key (`username` of the signature).
+        api_key: SecretSource,
+        /// The secret key that signs.
+        secret_key: SecretSource,
+    },
 }
 
 /// One `[carriers.SCAC]` or `[terminals.CODE]` table as written.
@@ -202,6 +211,30 @@ pub struct EndpointConfig {
     /// A carrier's DCSA Track & Trace version: `"2.2"` (the default) or `"3.0"`.
     #[serde(default)]
     pub dcsa_version: Option<String>,
+    /// What a carrier's API speaks: `"dcsa"` (the default) or `"cosco_cop"` (COSCO's own
+    /// tracking API, `crate::cosco`).
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+/// What a carrier's API speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ApiFormat {
+    /// DCSA Track & Trace, in the endpoint's `dcsa_version`.
+    #[default]
+    Dcsa,
+    /// COSCO's COP tracking API (`crate::cosco`).
+    CoscoCop,
+}
+
+impl ApiFormat {
+    /// Its name in a carrier's table.
+    pub fn name(self) -> &'static str {
+        match self {
+            ApiFormat::Dcsa => "dcsa",
+            ApiFormat::CoscoCop => "cosco_cop",
+        }
+    }
 }
 
 /// OAuth 2.0 client credentials, read.
@@ -238,6 +271,13 @@ pub enum Auth {
     },
     /// A bearer token from a token endpoint.
     OAuth2(Box<OAuth2>),
+    /// COSCO's COP signature of every request.
+    CoscoHmac {
+        /// The API key.
+        api_key: Secret,
+        /// The secret key.
+        secret_key: Secret,
+    },
 }
 
 impl Auth {
@@ -249,6 +289,7 @@ impl Auth {
             Auth::Headers(_) => "headers",
             Auth::Query { .. } => "query",
             Auth::OAuth2(_) => "oauth2_client_credentials",
+            Auth::CoscoHmac { .. } => "cosco_hmac",
         }
     }
 
@@ -262,6 +303,10 @@ impl Auth {
                 .into_iter()
                 .chain(o.headers.iter().map(|(_, v)| v))
                 .collect(),
+            Auth::CoscoHmac {
+                api_key,
+                secret_key,
+            } => vec![api_key, secret_key],
         }
     }
 }
@@ -275,6 +320,8 @@ pub struct Endpoint {
     pub auth: Auth,
     /// The DCSA version a carrier speaks (a terminal's feed has none).
     pub dcsa_version: crate::dcsa::Version,
+    /// What a carrier's API speaks.
+    pub format: ApiFormat,
 }
 
 impl Endpoint {
@@ -284,6 +331,7 @@ impl Endpoint {
             url: url.into(),
             auth: Auth::None,
             dcsa_version: crate::dcsa::Version::default(),
+            format: ApiFormat::Dcsa,
         }
     }
 
@@ -437,6 +485,17 @@ impl EndpointConfig {
                     headers: extra,
                 }))
             }
+            (
+                Some(AuthConfig::CoscoHmac {
+                    api_key,
+                    secret_key,
+                }),
+                _,
+                _,
+            ) => Auth::CoscoHmac {
+                api_key: read("auth.api_key", api_key, env)?,
+                secret_key: read("auth.secret_key", secret_key, env)?,
+            },
         };
         let dcsa_version = match self.dcsa_version.as_deref() {
             None => crate::dcsa::Version::default(),
@@ -447,10 +506,21 @@ impl EndpointConfig {
                 )
             })?,
         };
+        let format = match self.format.as_deref().map(str::trim) {
+            None | Some("dcsa") => ApiFormat::Dcsa,
+            Some("cosco_cop") => ApiFormat::CoscoCop,
+            Some(f) => {
+                return Err(bad(
+                    "format",
+                    format!("{f:?} is not a format boxtrack reads (dcsa or cosco_cop)"),
+                ));
+            }
+        };
         Ok(Endpoint {
             url,
             auth,
             dcsa_version,
+            format,
         })
     }
 }

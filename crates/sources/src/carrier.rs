@@ -198,10 +198,10 @@ impl Source for CarrierSource {
                 .upstreams
                 .dcsa_events(&q.scac, q.request_type, &q.number)
                 .await?;
-            if answer.events.is_empty() {
+            if answer.is_empty() {
                 return Ok(LookupResult::NotFound);
             }
-            let d = digest(&answer.events, None);
+            let d = answer.digest(None);
             let numbers: Vec<String> = match q.request_type {
                 RequestType::Container => vec![q.number.clone()],
                 _ => d.per_container.keys().cloned().collect(),

@@ -13,7 +13,7 @@ use boxtrack_store::tracking::NewContainer;
 use boxtrack_store::{Db, StoreError, tracking};
 use uuid::Uuid;
 
-use crate::carrier::{Digest, digest};
+use crate::carrier::Digest;
 use crate::terminal;
 use crate::upstream::{UpstreamError, Upstreams};
 
@@ -72,7 +72,7 @@ pub async fn poll_subject(
         Err(e) => return failed(db, upstreams, subject, e, now_us, report).await,
     };
     keep_answer(db, subject, &answer, now_us).await?;
-    let d = digest(&answer.events, known.as_ref());
+    let d = answer.digest(known.as_ref());
     let targets = match join_new_boxes(db, subject, kind, &targets, &d, now_us).await? {
         Some(more) => more,
         None => targets,

@@ -10,8 +10,10 @@ use boxtrack_core::requests::RequestType;
 use boxtrack_core::schedule::{SourceClock, TokenBucket};
 use boxtrack_core::time::parse_micros;
 
+use crate::carrier::Digest;
 use crate::dcsa::{self, Event, Rejected};
 use crate::terminal::TerminalStatus;
+use boxtrack_core::tracking::Route;
 
 pub(crate) mod error;
 mod health;
@@ -68,13 +70,52 @@ pub struct DcsaAnswer {
     pub clock: Option<SourceClock>,
     /// The 404 it answered, when it did (no events for the number, or not the API).
     pub not_found: Option<NotFound>,
+    /// For a line of its own format (COSCO's COP): what was asked and what it said, read.
+    pub own: Option<OwnAnswer>,
+}
+
+/// An answer in a line's own format, read by its adapter.
+#[derive(Debug, Clone)]
+pub struct OwnAnswer {
+    /// The kind of number asked.
+    pub kind: RequestType,
+    /// The number asked.
+    pub number: String,
+    /// When it was asked, at the line's clock (its estimates' report time).
+    pub asked_us: i64,
+    /// Milestones read.
+    pub milestones: usize,
 }
 
 impl DcsaAnswer {
+    /// What it says of the subject: `known` is the route already stored (it wins over what
+    /// the answer suggests).
+    pub fn digest(&self, known: Option<&Route>) -> Digest {
+        match &self.own {
+            Some(own) => self
+                .bodies
+                .first()
+                .and_then(|b| {
+                    crate::cosco::read(b, own.kind, &own.number, own.asked_us, known).ok()
+                })
+                .map(|r| r.digest)
+                .unwrap_or_default(),
+            None => crate::carrier::digest(&self.events, known),
+        }
+    }
+
+    /// Whether it says nothing of the number (no events; for COP, no milestone and no box).
+    pub fn is_empty(&self) -> bool {
+        match &self.own {
+            Some(own) => own.milestones == 0 && self.digest(None).per_container.is_empty(),
+            None => self.events.is_empty(),
+        }
+    }
+
     /// What [`diagnose`] reads of it.
     pub fn answered(&self) -> Answered<'_> {
         Answered {
-            events: self.events.len(),
+            events: self.events.len() + self.own.as_ref().map_or(0, |o| o.milestones),
             refused: self.rejected.len(),
             first_refusal: self.rejected.first().map(|r| r.reason.as_str()),
             not_found: self.not_found.as_ref(),
@@ -359,6 +400,9 @@ impl Upstreams {
         kind: RequestType,
         reference: &str,
     ) -> Result<DcsaAnswer, UpstreamError> {
+        if ep.format == crate::auth::ApiFormat::CoscoCop {
+            return self.cop_tracking(ep, scac, kind, reference).await;
+        }
         let key = format!("dcsa:{scac}");
         let version = ep.dcsa_version;
         let base = format!("{}{}", ep.url.trim_end_matches('/'), version.events_path());
@@ -412,6 +456,54 @@ impl Upstreams {
                 _ => break,
             }
         }
+        Ok(answer)
+    }
+
+    /// COSCO's COP: one signed `GET {url}/info/tracking/{number}?numberType=…`, read by
+    /// [`crate::cosco`] (kept verbatim like a DCSA page; a number it does not know is an
+    /// answer without milestones).
+    async fn cop_tracking(
+        &self,
+        ep: &Endpoint,
+        scac: &str,
+        kind: RequestType,
+        reference: &str,
+    ) -> Result<DcsaAnswer, UpstreamError> {
+        let key = format!("dcsa:{scac}");
+        self.budget(&key, boxtrack_core::time::now_us())?;
+        let base = format!(
+            "{}{}/",
+            ep.url.trim_end_matches('/'),
+            crate::cosco::TRACKING_PATH
+        );
+        let mut url = reqwest::Url::parse(&base)
+            .and_then(|u| u.join(reference))
+            .map_err(|e| UpstreamError::NotConfigured(format!("{scac}: {e}")))?;
+        url.query_pairs_mut()
+            .append_pair("numberType", crate::cosco::number_type(kind));
+        let (status, _, body, clock) = self.get(&key, ep, url.as_str(), scac).await?;
+        let asked_us = clock.now_at(boxtrack_core::time::now_us());
+        let mut answer = DcsaAnswer {
+            clock: Some(clock),
+            ..DcsaAnswer::default()
+        };
+        if status == 404 {
+            answer.not_found = Some(NotFound {
+                dcsa: false,
+                said: said_in(&body),
+            });
+            return Ok(answer);
+        }
+        let read = crate::cosco::read(&body, kind, reference, asked_us, None)
+            .map_err(|e| malformed(scac, e))?;
+        answer.notes = read.digest.notes;
+        answer.own = Some(OwnAnswer {
+            kind,
+            number: reference.to_string(),
+            asked_us,
+            milestones: read.milestones,
+        });
+        answer.bodies.push(body);
         Ok(answer)
     }
 
@@ -494,6 +586,9 @@ impl Upstreams {
 
 #[cfg(test)]
 mod check_tests;
+
+#[cfg(test)]
+mod cop_tests;
 
 #[cfg(test)]
 mod tests {
@@ -605,6 +700,7 @@ mod tests {
                 url: format!("{base}/c"),
                 auth,
                 dcsa_version: Default::default(),
+                format: Default::default(),
             },
         );
         Arc::new(Upstreams::new(cfg))
@@ -733,6 +829,7 @@ mod tests {
                     Secret::new("k"),
                 )]),
                 dcsa_version: Default::default(),
+                format: Default::default(),
             },
         );
         let u = Upstreams::new(cfg);

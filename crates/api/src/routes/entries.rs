@@ -33,7 +33,7 @@ fn nullable<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D
 pub(crate) struct PatchAttrs {
     /// The client's reference numbers (replaced; at most 50, each at most 100 characters).
     #[serde(default)]
-    #[schemars(inner(length(max = 100)))]
+    #[schemars(inner(length(max = 100)), extend("type" = "array"))]
     ref_numbers: Option<Vec<String>>,
     /// boxtrack's: the last free day a person knows (the line told them); it wins over the
     /// sources' until cleared.

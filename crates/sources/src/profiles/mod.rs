@@ -91,6 +91,14 @@ pub enum Format {
         /// The version.
         version: Version,
     },
+    /// The line's own format, which boxtrack reads with its adapter (`name`, the table's
+    /// `format`).
+    Adapter {
+        /// The adapter (`cosco_cop`).
+        name: &'static str,
+        /// What the documentation shows of the format.
+        what: &'static str,
+    },
     /// The line's own format, which boxtrack has no adapter for yet.
     Own {
         /// What the documentation shows of it.
@@ -116,6 +124,7 @@ impl Format {
     pub fn label(self) -> String {
         match self {
             Format::Dcsa { version } => format!("DCSA {version}"),
+            Format::Adapter { name, .. } => format!("own format ({name})"),
             Format::Own { .. } => "own format".into(),
             Format::NotConfirmed { .. } => "not confirmed".into(),
         }
@@ -160,6 +169,8 @@ pub enum ProfileAuth {
         /// The table key holding the value.
         credential: &'static str,
     },
+    /// COSCO's COP signature of every request (`api_key`, `secret_key`).
+    CoscoHmac,
     /// Documented, but not a scheme boxtrack can compute (e.g. a signature per request).
     Unsupported {
         /// What the line asks for.
@@ -189,6 +200,10 @@ impl ProfileAuth {
             }
             ProfileAuth::Headers { headers } => headers.iter().for_each(|h| add(h.credential)),
             ProfileAuth::Query { credential, .. } => add(credential),
+            ProfileAuth::CoscoHmac => {
+                add("api_key");
+                add("secret_key");
+            }
             ProfileAuth::Unsupported { .. } | ProfileAuth::NotConfirmed { .. } => {}
         }
         out
@@ -200,6 +215,7 @@ impl ProfileAuth {
             ProfileAuth::OAuth2 { .. } => "oauth2_client_credentials",
             ProfileAuth::Headers { .. } => "headers",
             ProfileAuth::Query { .. } => "query",
+            ProfileAuth::CoscoHmac => "cosco_hmac",
             ProfileAuth::Unsupported { .. } => "unsupported",
             ProfileAuth::NotConfirmed { .. } => "not confirmed",
         }
@@ -248,6 +264,10 @@ impl ProfileAuth {
                 param: param.to_string(),
                 value: take(credential)?,
             }),
+            ProfileAuth::CoscoHmac => Ok(AuthConfig::CoscoHmac {
+                api_key: take("api_key")?,
+                secret_key: take("secret_key")?,
+            }),
             ProfileAuth::Unsupported { what } => Err(ConfigError {
                 field: "auth".into(),
                 reason: format!(
@@ -289,6 +309,9 @@ impl ProfileAuth {
             ProfileAuth::Headers { headers: h } => format!("headers {}", headers(h)),
             ProfileAuth::Query { param, credential } => {
                 format!("query parameter {param} = {credential}")
+            }
+            ProfileAuth::CoscoHmac => {
+                "COP's HMAC-SHA1 signature of every request from api_key and secret_key".into()
             }
             ProfileAuth::Unsupported { what } => format!("unsupported: {what}"),
             ProfileAuth::NotConfirmed { why } => format!("not confirmed: {why}"),
@@ -383,6 +406,8 @@ pub struct CarrierConfig {
     pub auth: Option<AuthConfig>,
     /// An explicit DCSA version (beats the profile's).
     pub dcsa_version: Option<String>,
+    /// What the API speaks (`dcsa`, `cosco_cop`; a profile with an adapter sets it).
+    pub format: Option<String>,
     /// With a profile: the address that stands for the line's hosts in every address the
     /// profile names (base URL, token endpoint), keeping their paths.
     pub host_url: Option<String>,
@@ -390,7 +415,7 @@ pub struct CarrierConfig {
     pub credentials: BTreeMap<String, SecretSource>,
 }
 
-const KEYS: &str = "profile, url, dcsa_version, auth, auth_header, auth_value and, with a \
+const KEYS: &str = "profile, url, dcsa_version, format, auth, auth_header, auth_value and, with a \
                     profile, host_url and its credentials";
 
 /// `url` with its scheme, host and port replaced by `host_url` (its path kept, after
@@ -429,6 +454,7 @@ impl<'de> Deserialize<'de> for CarrierConfig {
                         "auth_value" => c.auth_value = Some(map.next_value()?),
                         "auth" => c.auth = Some(map.next_value()?),
                         "dcsa_version" => c.dcsa_version = Some(map.next_value()?),
+                        "format" => c.format = Some(map.next_value()?),
                         "host_url" => c.host_url = Some(map.next_value()?),
                         _ => {
                             let value: SecretSource = map.next_value()?;
@@ -464,13 +490,15 @@ impl CarrierConfig {
     /// be connected, a missing `url` or credential, or a credential the profile does not take
     /// is an error naming the key.
     pub fn expand(&self) -> Result<EndpointConfig, ConfigError> {
-        let written = |url: String, auth: Option<AuthConfig>, dcsa_version| EndpointConfig {
-            url,
-            auth_header: self.auth_header.clone(),
-            auth_value: self.auth_value.clone(),
-            auth,
-            dcsa_version,
-        };
+        let written =
+            |url: String, auth: Option<AuthConfig>, dcsa_version, format| EndpointConfig {
+                url,
+                auth_header: self.auth_header.clone(),
+                auth_value: self.auth_value.clone(),
+                auth,
+                dcsa_version,
+                format,
+            };
         let Some(name) = self.profile.as_deref() else {
             if self.host_url.is_some() {
                 return Err(bad(
@@ -491,7 +519,12 @@ impl CarrierConfig {
                         .into(),
                 )
             })?;
-            return Ok(written(url, self.auth.clone(), self.dcsa_version.clone()));
+            return Ok(written(
+                url,
+                self.auth.clone(),
+                self.dcsa_version.clone(),
+                self.format.clone(),
+            ));
         };
         let p = profile(name).ok_or_else(|| {
             bad(
@@ -562,7 +595,11 @@ impl CarrierConfig {
                     .config(name, &self.credentials, self.host_url.as_deref())?,
             )
         };
-        Ok(written(url, auth, dcsa_version))
+        let format = match p.format {
+            Format::Adapter { name, .. } => Some(name.to_string()),
+            _ => self.format.clone(),
+        };
+        Ok(written(url, auth, dcsa_version, format))
     }
 }
 

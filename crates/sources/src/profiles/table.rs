@@ -352,17 +352,18 @@ pub static PROFILES: &[CarrierProfile] = &[
         scacs: &["COSU"],
         portal: Some("https://github.com/cop-cos/COP"),
         base_url: Some("https://api.lines.coscoshipping.com/service"),
-        format: Format::Own {
-            what: "COP cargo tracking: GET /info/tracking/{number}?numberType=bl|bkg|cntr, JSON with local times without an offset",
+        format: Format::Adapter {
+            name: "cosco_cop",
+            what: "COP cargo tracking: GET /info/tracking/{number}?numberType=bl|bkg|cntr, JSON with places by name and local times without an offset",
         },
-        auth: ProfileAuth::Unsupported {
-            what: "an HMAC signature of every request from an apiKey and secretKey",
-        },
+        auth: ProfileAuth::CoscoHmac,
         identifiers: "bill of lading, booking, container (numberType bl, bkg, cntr)",
         paging: "none",
         rate_limit: "1,000 calls a day and 30,000 a month per account; request bodies under 1 MB",
         gaps: &[
-            "not DCSA; times carry no offset",
+            "not DCSA; places are names (resolved to boxtrack's ports where it has them) and times carry no offset (read at the port's clock, as UTC where the port is unknown)",
+            "a bill's or a booking's answer gives each container's latest status only (its vessel legs in full); a container's gives its current trip",
+            "no terminal codes: the terminal feeds are not asked for its boxes",
             "OOCL (OOLU) has no public tracking API found and is not served",
             "the platform is in trial operation",
         ],
@@ -379,6 +380,18 @@ pub static PROFILES: &[CarrierProfile] = &[
                 read: super::READ_ON,
                 carrier_published: true,
                 says: "GET /info/tracking/{number}?numberType=bl, bkg or cntr and the answer's shape",
+            },
+            Source {
+                url: "https://github.com/cop-cos/COP/blob/0331e847b28ecdf0d15b61b290ed101b7a6b373d/docs/info-cargotracking-en.md",
+                read: super::READ_ON,
+                carrier_published: true,
+                says: "the answers' examples for a bill, a booking, a container and a number not found (fixtures/cosco)",
+            },
+            Source {
+                url: "https://github.com/cop-cos/COP/blob/98c9ed012518ebd58064802a770f68db6173ce15/README.md",
+                read: super::READ_ON,
+                carrier_published: true,
+                says: "the signature: X-Coscon-Date (at most 2 minutes off), X-Coscon-Digest, X-Coscon-Content-Md5 and X-Coscon-Hmac (a nonce), X-Coscon-Authorization (hmac-sha1 over date, digest, nonce and the request line); only HTTP/1.1",
             },
             Source {
                 url: "https://github.com/samjhecht/steamship-integrations/blob/1826d1a4d9bc2190ab4f1d32902e8a0c24a873aa/docs/carriers/oocl/api-inventory.md",

@@ -239,6 +239,8 @@ fn what_is_missing_or_wrong_is_named() {
         "{e}"
     );
     let e = err("[carriers.COSU]\nprofile = \"cosco\"\napi_key = \"k\"");
+    assert!(e.starts_with("secret_key:") && e.contains("missing"), "{e}");
+    let e = err("[carriers.HDMU]\nprofile = \"hmm\"\nurl = \"https://hmm.example\"");
     assert!(e.starts_with("profile:") && e.contains("own format"), "{e}");
     let e = err("[carriers.X]\nauth_header = \"K\"\nauth_value = \"v\"");
     assert!(e.starts_with("url:") && e.contains("profile"), "{e}");

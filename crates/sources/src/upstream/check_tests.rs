@@ -143,6 +143,7 @@ fn upstreams(url: &str, auth: Auth, timeout: Duration) -> Upstreams {
             url: url.to_string(),
             auth,
             dcsa_version: Default::default(),
+            format: Default::default(),
         },
     );
     Upstreams::new(cfg)

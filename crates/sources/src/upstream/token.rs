@@ -176,7 +176,13 @@ impl Upstreams {
                 bearer = Some(self.access_token(key, name, o).await?);
                 headers.extend(o.headers.iter().map(|(n, v)| (n.clone(), v)));
             }
+            Auth::CoscoHmac { .. } => {}
         }
+        // the path and query as sent, which COP's signature covers
+        let wire_path = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        };
         let mut req = self
             .client
             .get(url)
@@ -197,6 +203,26 @@ impl Upstreams {
         };
         for (n, v) in headers {
             req = req.header(n, sensitive(v.expose())?);
+        }
+        if let Auth::CoscoHmac {
+            api_key,
+            secret_key,
+        } = &ep.auth
+        {
+            let date = boxtrack_core::time::format_http_date(boxtrack_core::time::now_us());
+            let nonce = uuid::Uuid::new_v4().simple().to_string();
+            let signed = crate::cosco::signed_headers(
+                api_key.expose(),
+                secret_key.expose(),
+                "GET",
+                &wire_path,
+                b"",
+                &date,
+                &nonce,
+            );
+            for (n, v) in signed {
+                req = req.header(n, sensitive(&v)?);
+            }
         }
         if let Some(t) = &bearer {
             req = req.header(

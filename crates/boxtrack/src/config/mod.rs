@@ -1091,7 +1091,12 @@ mod tests {
         );
         let err = resolved("[carriers.COSU]\nprofile = \"cosco\"").unwrap_err();
         assert!(
-            err.contains("carriers.COSU.profile") && err.contains("own format"),
+            err.contains("carriers.COSU.api_key") && err.contains("secret_key"),
+            "{err}"
+        );
+        let err = resolved("[carriers.HDMU]\nprofile = \"hmm\"").unwrap_err();
+        assert!(
+            err.contains("carriers.HDMU.profile") && err.contains("own format"),
             "{err}"
         );
         // without a profile a carrier still needs its url

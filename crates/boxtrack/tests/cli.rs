@@ -2082,7 +2082,7 @@ async fn every_simulated_line_is_tracked_through_its_profile() {
     };
     // a bill that sailed, of each line, and a second carrier of CMA CGM's group
     let mut bills: Vec<Value> = Vec::new();
-    for line in ["maersk", "hapag-lloyd", "cma-cgm"] {
+    for line in ["maersk", "hapag-lloyd", "cma-cgm", "cosco"] {
         let bill = catalog["bills_of_lading"]
             .as_array()
             .unwrap()

@@ -2,7 +2,8 @@
 //! whose profile (`boxtrack_sources::profiles`) documents how they behave are served under
 //! `/sim/v1/lines/{profile}` the way the profile says — its authentication (Maersk's OAuth 2.0
 //! token with the client id in the form and a `Consumer-Key` header, Hapag-Lloyd's
-//! `X-IBM-Client-Id` / `X-IBM-Client-Secret`, CMA CGM's `KeyId`), at the paths its addresses
+//! `X-IBM-Client-Id` / `X-IBM-Client-Secret`, CMA CGM's `KeyId`, COSCO's COP signature of
+//! every request, [`cop`]), at the paths its addresses
 //! name (a base URL's path, the token endpoint's), its paging, its error answers (401, 403,
 //! 429 with its `Retry-After`) and the quirks the profile records (what it does not send).
 //! Each serves the shipments of every SCAC of its profile; those carriers no longer answer at
@@ -20,6 +21,7 @@
 use boxtrack_sources::dcsa::{Event, Version};
 use boxtrack_sources::profiles::{self, CarrierProfile, ProfileAuth};
 
+pub(crate) mod cop;
 pub(crate) mod serve;
 
 /// How a simulated line pages its answers.
@@ -42,6 +44,8 @@ pub enum ErrorShape {
     Dcsa,
     /// IBM API Connect's (`httpCode`, `httpMessage`, `moreInformation`).
     ApiConnect,
+    /// COP's envelope (`code`, `message`; [`cop`]).
+    Cop,
 }
 
 /// A line the simulator speaks as its profile says.
@@ -83,7 +87,7 @@ fn cma_cgm_keeps(e: &Event) -> bool {
 }
 
 /// The profiles the simulator speaks.
-pub const SPOKEN: &[&str] = &["maersk", "hapag-lloyd", "cma-cgm"];
+pub const SPOKEN: &[&str] = &["maersk", "hapag-lloyd", "cma-cgm", "cosco"];
 
 /// The line of this profile, when the simulator speaks it.
 pub fn line(name: &str) -> Option<Line> {
@@ -108,6 +112,9 @@ pub fn line(name: &str) -> Option<Line> {
             keeps: cma_cgm_keeps,
             ..line(Paging::Cursor, 10, ErrorShape::Dcsa, 3600)
         },
+        // COP answers at once, unpaged; its quota is a day's: the simulator's Retry-After is
+        // an hour
+        "cosco" => line(Paging::LimitOnly, usize::MAX, ErrorShape::Cop, 3600),
         _ => return None,
     })
 }
@@ -166,8 +173,26 @@ impl Line {
         self.profile.base_url.map(path_of).unwrap_or_default()
     }
 
-    /// Its events path after the prefix.
+    /// Whether it speaks COSCO's COP rather than DCSA.
+    pub fn speaks_cop(&self) -> bool {
+        matches!(
+            self.profile.format,
+            profiles::Format::Adapter {
+                name: "cosco_cop",
+                ..
+            }
+        )
+    }
+
+    /// Its events path after the prefix (COP: its tracking path, before the number).
     pub fn events_path(&self) -> String {
+        if self.speaks_cop() {
+            return format!(
+                "{}{}",
+                self.base_path(),
+                boxtrack_sources::cosco::TRACKING_PATH
+            );
+        }
         format!("{}{}", self.base_path(), self.version().events_path())
     }
 
@@ -266,12 +291,21 @@ mod tests {
                 ep.url
                     .starts_with(&format!("http://127.0.0.1:9{}", l.prefix()))
             );
+            let asked = if l.speaks_cop() {
+                assert_eq!(ep.format, boxtrack_sources::auth::ApiFormat::CoscoCop);
+                boxtrack_sources::cosco::TRACKING_PATH
+            } else {
+                l.version().events_path()
+            };
             assert!(
-                format!("{}{}", ep.url, l.version().events_path()).ends_with(&l.events_path()),
+                format!("{}{asked}", ep.url).ends_with(&l.events_path()),
                 "{name}: {}",
                 ep.url
             );
         }
+        let cosco = line("cosco").unwrap();
+        assert_eq!(cosco.events_path(), "/service/info/tracking");
+        assert_eq!(cosco.identity(), "api_key");
         let hl = line("hapag-lloyd").unwrap();
         assert_eq!(hl.events_path(), "/hlag/external/v2/events");
         assert_eq!(hl.identity(), "client_id");

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{OriginalUri, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use boxtrack_sources::auth::ClientAuth;
@@ -32,6 +32,9 @@ fn refusal(line: &Line, status: StatusCode, uri: &str, reason: &str, message: &s
             })),
         )
             .into_response(),
+        ErrorShape::Cop => {
+            (status, Json(json!({"code": 5500, "message": message}))).into_response()
+        }
     }
 }
 
@@ -60,10 +63,22 @@ fn line_named(sim: &Sim, name: &str) -> Option<Line> {
 pub(crate) async fn get(
     State(sim): State<Sim>,
     Path((name, path)): Path<(String, String)>,
+    OriginalUri(uri): OriginalUri,
     headers: HeaderMap,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
+    let cop_number = |line: &Line| {
+        let at = format!("{}/", line.events_path());
+        format!("/{path}")
+            .strip_prefix(&at)
+            .filter(|n| line.speaks_cop() && !n.is_empty() && !n.contains('/'))
+            .map(str::to_string)
+    };
     match line_named(&sim, &name) {
+        Some(line) if let Some(number) = cop_number(&line) => {
+            let wire = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+            super::cop::tracking(&sim, &line, &headers, wire, &number, &q).await
+        }
         Some(line) if format!("/{path}") == line.events_path() => {
             events(&sim, &line, &headers, &q).await
         }
@@ -226,7 +241,7 @@ fn refused(sim: &Sim, line: &Line, headers: &HeaderMap, uri: &str) -> Option<Res
 }
 
 /// A fault due for this request, answered as the line does.
-fn fault(sim: &Sim, line: &Line, uri: &str) -> Option<Response> {
+pub(super) fn fault(sim: &Sim, line: &Line, uri: &str) -> Option<Response> {
     Some(match sim.fault_due()? {
         Fault::ServerError => refusal(
             line,

@@ -271,7 +271,10 @@ async fn a_rate_limited_line_says_when_to_come_back() {
         .json()
         .await
         .unwrap();
-    assert_eq!(catalog["lines"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        catalog["lines"].as_array().unwrap().len(),
+        super::SPOKEN.len()
+    );
     let profiled = catalog["carriers"]
         .as_array()
         .unwrap()
@@ -285,4 +288,117 @@ async fn a_rate_limited_line_says_when_to_come_back() {
             .contains(&format!("host_url = \"{base}/sim/v1/lines/cma-cgm\"")),
         "{profiled}"
     );
+}
+
+/// COSCO's COP: a request signed with the test keys gets COP's answer, which boxtrack's
+/// reader takes whole; an unsigned one, a wrong secret, an expired or unsubscribed key are
+/// refused as the line would.
+#[tokio::test]
+async fn cosco_wants_cop_s_signature_and_answers_in_cop_s_shape() {
+    let (sim, base) = serve(Faults::default()).await;
+    let http = reqwest::Client::new();
+    let l = line("cosco").unwrap();
+    let s = sim
+        .world()
+        .shipments
+        .iter()
+        .find(|s| l.serves(&s.scac))
+        .expect("a COSCO shipment")
+        .clone();
+    let ask = |number: &str, kind: &str, key: &str, secret: &str| {
+        let path = format!(
+            "{}{}/{number}?numberType={kind}",
+            l.prefix(),
+            l.events_path()
+        );
+        let date = boxtrack_core::time::format_http_date(boxtrack_core::time::now_us());
+        let mut req = http.get(format!("{base}{path}"));
+        let signed = boxtrack_sources::cosco::signed_headers(
+            key,
+            secret,
+            "GET",
+            &path,
+            b"",
+            &date,
+            "0123456789abcdef0123456789abcdef",
+        );
+        for (n, v) in signed {
+            req = req.header(n, v);
+        }
+        req.send()
+    };
+    let (key, secret) = (l.credential("api_key"), l.credential("secret_key"));
+    let r = ask(&s.bill_of_lading, "bl", &key, &secret).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let body = r.text().await.unwrap();
+    let now = sim.clock().now_us();
+    let read = boxtrack_sources::cosco::read(
+        &body,
+        boxtrack_core::requests::RequestType::BillOfLading,
+        &s.bill_of_lading,
+        now,
+        None,
+    )
+    .unwrap();
+    assert!(!read.not_found, "{body}");
+    assert_eq!(
+        read.digest.bill_of_lading.as_deref(),
+        Some(s.bill_of_lading.as_str())
+    );
+    assert_eq!(
+        read.digest.route.pol_locode.as_deref(),
+        Some(s.pol.as_str()),
+        "{body}"
+    );
+    assert_eq!(
+        read.digest.route.pod_locode.as_deref(),
+        Some(s.pod.as_str()),
+        "{body}"
+    );
+    let boxes: Vec<&String> = read.digest.per_container.keys().collect();
+    let mut want: Vec<&String> = s.containers.iter().collect();
+    want.sort();
+    assert_eq!(boxes, want, "{body}");
+    assert!(read.milestones > s.containers.len(), "{body}");
+    assert!(read.digest.notes.is_empty(), "{:?}", read.digest.notes);
+    // a container: its trip, oldest first when read
+    let number = &s.containers[0];
+    let r = ask(number, "cntr", &key, &secret).await.unwrap();
+    let body = r.text().await.unwrap();
+    let trip = boxtrack_sources::cosco::read(
+        &body,
+        boxtrack_core::requests::RequestType::Container,
+        number,
+        now,
+        None,
+    )
+    .unwrap();
+    let events = &trip.digest.per_container[number];
+    assert!(events.len() >= 3, "{body}");
+    // a number COP does not know
+    let r = ask("COSU0000NOPE", "bl", &key, &secret).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.json::<Value>().await.unwrap()["data"]["type"], "none");
+    let r = ask(&s.bill_of_lading, "xx", &key, &secret).await.unwrap();
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], 5400);
+    // refusals
+    let r = ask(&s.bill_of_lading, "bl", &key, "wrong").await.unwrap();
+    assert_eq!(r.status(), 401);
+    assert!(r.text().await.unwrap().contains("signature"));
+    let r = ask(&s.bill_of_lading, "bl", &l.expired(), &secret)
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    assert!(r.text().await.unwrap().contains("expired"));
+    let r = ask(&s.bill_of_lading, "bl", &l.unsubscribed(), &secret)
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let unsigned = format!(
+        "{base}{}{}/{}?numberType=bl",
+        l.prefix(),
+        l.events_path(),
+        s.bill_of_lading
+    );
+    assert_eq!(http.get(unsigned).send().await.unwrap().status(), 401);
 }

@@ -20,8 +20,8 @@
 //!   credentials of [`credentials`]; without them a carrier answers 401 with a DCSA error.
 //!   `GET /sim/v1/auth` counts tokens issued and requests refused.
 //! - Carriers that speak their line's profile ([`lines`], `boxtrack sim --carrier-profiles`):
-//!   Maersk, Hapag-Lloyd and CMA CGM under `/sim/v1/lines/{profile}`, with the line's
-//!   authentication, paths, paging, error answers and documented gaps.
+//!   Maersk, Hapag-Lloyd, CMA CGM and COSCO (its own API, COP) under `/sim/v1/lines/{profile}`,
+//!   with the line's authentication, paths, paging, error answers and documented gaps.
 //! - Rail carriers send X12 322 files to a configured ingest URL as their events happen.
 //!
 //! Faults on purpose: a share of answers can be slow, 5xx, 429 with `Retry-After`, or

@@ -203,6 +203,18 @@ pub fn diagnose(outcome: Result<&Answered<'_>, &UpstreamError>, asked: Asked<'_>
 fn answered(a: &Answered<'_>, asked: Asked<'_>) -> Diagnosis {
     if let Some(nf) = a.not_found
         && !nf.dcsa
+        && asked.scheme == "cosco_hmac"
+    {
+        return diagnosis(
+            Code::WrongAddress,
+            format!(
+                "The address answered 404 Not Found{}: the url is probably not COSCO's COP (boxtrack adds /info/tracking/NUMBER to it; COP's is https://api.lines.coscoshipping.com/service).",
+                said(&nf.said)
+            ),
+        );
+    }
+    if let Some(nf) = a.not_found
+        && !nf.dcsa
     {
         return diagnosis(
             Code::WrongAddress,

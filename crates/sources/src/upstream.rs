@@ -85,6 +85,9 @@ pub struct OwnAnswer {
     pub asked_us: i64,
     /// Milestones read.
     pub milestones: usize,
+    /// The boxes whose trip was asked apart (`numberType=cntr`), each answer in `bodies`
+    /// after the first.
+    pub trips: Vec<String>,
 }
 
 impl DcsaAnswer {
@@ -92,14 +95,27 @@ impl DcsaAnswer {
     /// the answer suggests).
     pub fn digest(&self, known: Option<&Route>) -> Digest {
         match &self.own {
-            Some(own) => self
-                .bodies
-                .first()
-                .and_then(|b| {
-                    crate::cosco::read(b, own.kind, &own.number, own.asked_us, known).ok()
-                })
-                .map(|r| r.digest)
-                .unwrap_or_default(),
+            Some(own) => {
+                let read = |body: &String, kind, number: &str| {
+                    crate::cosco::read(body, kind, number, own.asked_us, known).ok()
+                };
+                let mut d = self
+                    .bodies
+                    .first()
+                    .and_then(|b| read(b, own.kind, &own.number))
+                    .map(|r| r.digest)
+                    .unwrap_or_default();
+                // a box's trip, asked apart, says more than the bill's latest status
+                for (number, body) in own.trips.iter().zip(self.bodies.iter().skip(1)) {
+                    if let Some(trip) = read(body, RequestType::Container, number)
+                        && let Some(obs) = trip.digest.per_container.get(number)
+                        && !obs.is_empty()
+                    {
+                        d.per_container.insert(number.clone(), obs.clone());
+                    }
+                }
+                d
+            }
             None => crate::carrier::digest(&self.events, known),
         }
     }
@@ -469,19 +485,7 @@ impl Upstreams {
         kind: RequestType,
         reference: &str,
     ) -> Result<DcsaAnswer, UpstreamError> {
-        let key = format!("dcsa:{scac}");
-        self.budget(&key, boxtrack_core::time::now_us())?;
-        let base = format!(
-            "{}{}/",
-            ep.url.trim_end_matches('/'),
-            crate::cosco::TRACKING_PATH
-        );
-        let mut url = reqwest::Url::parse(&base)
-            .and_then(|u| u.join(reference))
-            .map_err(|e| UpstreamError::NotConfigured(format!("{scac}: {e}")))?;
-        url.query_pairs_mut()
-            .append_pair("numberType", crate::cosco::number_type(kind));
-        let (status, _, body, clock) = self.get(&key, ep, url.as_str(), scac).await?;
+        let (status, _, body, clock) = self.cop_get(ep, scac, kind, reference).await?;
         let asked_us = clock.now_at(boxtrack_core::time::now_us());
         let mut answer = DcsaAnswer {
             clock: Some(clock),
@@ -496,15 +500,64 @@ impl Upstreams {
         }
         let read = crate::cosco::read(&body, kind, reference, asked_us, None)
             .map_err(|e| malformed(scac, e))?;
-        answer.notes = read.digest.notes;
+        answer.notes = read.digest.notes.clone();
+        answer.bodies.push(body);
+        // a bill's answer gives each box's latest status only: the trip of every box still
+        // on it is asked apart (one call each, within the same budget); a box whose empty
+        // is back has ended its trip, and its next trip would be another shipment's
+        let mut trips = Vec::new();
+        if kind != RequestType::Container {
+            for (number, obs) in &read.digest.per_container {
+                let returned = obs.iter().any(|o| {
+                    matches!(&o.fact, boxtrack_core::tracking::Fact::Event(e)
+                        if e.milestone == boxtrack_core::tracking::Milestone::EmptyIn)
+                });
+                if returned {
+                    continue;
+                }
+                match self.cop_get(ep, scac, RequestType::Container, number).await {
+                    Ok((200, _, trip, _)) => {
+                        trips.push(number.clone());
+                        answer.bodies.push(trip);
+                    }
+                    Ok((status, ..)) => answer
+                        .notes
+                        .push(format!("COP answered {status} for {number}'s trip")),
+                    Err(e) => answer.notes.push(format!("{number}'s trip: {e}")),
+                }
+            }
+        }
         answer.own = Some(OwnAnswer {
             kind,
             number: reference.to_string(),
             asked_us,
             milestones: read.milestones,
+            trips,
         });
-        answer.bodies.push(body);
         Ok(answer)
+    }
+
+    /// One signed COP tracking request (within the carrier's budget).
+    async fn cop_get(
+        &self,
+        ep: &Endpoint,
+        scac: &str,
+        kind: RequestType,
+        reference: &str,
+    ) -> Result<(u16, Option<String>, String, SourceClock), UpstreamError> {
+        let key = format!("dcsa:{scac}");
+        self.budget(&key, boxtrack_core::time::now_us())?;
+        let base = format!(
+            "{}{}/",
+            ep.url.trim_end_matches('/'),
+            crate::cosco::TRACKING_PATH
+        );
+        let mut url = reqwest::Url::parse(&base)
+            .and_then(|u| u.join(reference))
+            .map_err(|e| UpstreamError::NotConfigured(format!("{scac}: {e}")))?;
+        url.query_pairs_mut()
+            .append_pair("numberType", crate::cosco::number_type(kind));
+        self.get(&key, ep, url.as_str(), scac).await
     }
 
     /// One request to a carrier with its configured credentials, as `boxtrack carriers check`

@@ -362,7 +362,7 @@ pub static PROFILES: &[CarrierProfile] = &[
         rate_limit: "1,000 calls a day and 30,000 a month per account; request bodies under 1 MB",
         gaps: &[
             "not DCSA; places are names (resolved to boxtrack's ports where it has them) and times carry no offset (read at the port's clock, as UTC where the port is unknown)",
-            "a bill's or a booking's answer gives each container's latest status only (its vessel legs in full); a container's gives its current trip",
+            "a bill's or a booking's answer gives each container's latest status only (its vessel legs in full), so boxtrack asks each box's current trip apart, one call a box",
             "no terminal codes: the terminal feeds are not asked for its boxes",
             "OOCL (OOLU) has no public tracking API found and is not served",
             "the platform is in trial operation",

@@ -149,4 +149,13 @@ async fn a_refused_signature_is_said_so() {
         "{:?}",
         check.diagnosis
     );
+    // an address that is not COP's: said in COP's terms, not DCSA's
+    let up = upstreams(&format!("{base}/elsewhere"), "s");
+    let check = up.check("COSU", None).await;
+    assert_eq!(check.diagnosis.code, crate::diagnosis::Code::WrongAddress);
+    assert!(
+        check.diagnosis.says.contains("COP"),
+        "{:?}",
+        check.diagnosis
+    );
 }

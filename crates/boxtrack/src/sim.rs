@@ -67,8 +67,9 @@ pub struct SimArgs {
           value_parser = ["none", "oauth2", "headers", "query"])]
     pub carrier_auth: String,
     /// Carriers that speak their line's profile instead of the simulator's plain DCSA: all,
-    /// or profiles separated by commas (maersk, hapag-lloyd, cma-cgm, cosco: the profiles
-    /// that document authentication and paging; cosco speaks its own API, COP). Each line is served under
+    /// or profiles separated by commas (maersk, hapag-lloyd, cma-cgm and cosco, which
+    /// document authentication and paging, cosco in its own API, COP; one, evergreen, msc,
+    /// zim and yang-ming, with the simulator's choice of an API key in X-Sim-Api-Key). Each line is served under
     /// /sim/v1/lines/PROFILE with its authentication (test credentials sim-PROFILE-KEY), paths,
     /// paging, error answers and documented gaps, for every SCAC of its profile; those
     /// carriers answer nowhere else and push nothing. The tables that make boxtrack read them

@@ -13,6 +13,13 @@
 //! ([`Line::credential`]); an identity (`client_id`, `api_key`) of `sim-{profile}-unsubscribed`
 //! is known but not subscribed (403), one of `sim-{profile}-expired` has expired (401).
 //!
+//! The lines whose profile does not confirm how they authenticate or page (ONE, Evergreen, MSC,
+//! ZIM, Yang Ming) are spoken too, so that every DCSA profile runs end to end: DCSA 2.2 (or the
+//! version the profile confirms), DCSA's cursor paging, 20 events a page, DCSA's errors, and an
+//! API key in `X-Sim-Api-Key` ([`UNCONFIRMED_AUTH_HEADER`]) that the printed table names in its
+//! `[carriers.SCAC.auth]` table, as an operator writes the one the line's portal gives. All
+//! of that is the simulator's choice, not the lines' behaviour.
+//!
 //! What a profile does not record is the simulator's choice, said here: the page size of
 //! Maersk and CMA CGM (small, so paging is used), Hapag-Lloyd's error answers in the shape of
 //! IBM API Connect (whose `X-IBM-Client-Id` headers its gateway uses; not confirmed), the
@@ -87,7 +94,21 @@ fn cma_cgm_keeps(e: &Event) -> bool {
 }
 
 /// The profiles the simulator speaks.
-pub const SPOKEN: &[&str] = &["maersk", "hapag-lloyd", "cma-cgm", "cosco"];
+pub const SPOKEN: &[&str] = &[
+    "maersk",
+    "hapag-lloyd",
+    "cma-cgm",
+    "cosco",
+    "one",
+    "evergreen",
+    "msc",
+    "zim",
+    "yang-ming",
+];
+
+/// The header the simulator asks of a line whose profile does not confirm how it
+/// authenticates (its choice, written in the `[carriers.SCAC.auth]` table it prints).
+pub const UNCONFIRMED_AUTH_HEADER: &str = "X-Sim-Api-Key";
 
 /// The line of this profile, when the simulator speaks it.
 pub fn line(name: &str) -> Option<Line> {
@@ -115,6 +136,12 @@ pub fn line(name: &str) -> Option<Line> {
         // COP answers at once, unpaged; its quota is a day's: the simulator's Retry-After is
         // an hour
         "cosco" => line(Paging::LimitOnly, usize::MAX, ErrorShape::Cop, 3600),
+        // the profiles that do not confirm authentication or paging: DCSA 2.2 (or the
+        // version the profile confirms) with DCSA's cursor, an API key in
+        // [`UNCONFIRMED_AUTH_HEADER`], DCSA's errors; all the simulator's choices
+        "one" | "evergreen" | "msc" | "zim" | "yang-ming" => {
+            line(Paging::Cursor, 20, ErrorShape::Dcsa, 60)
+        }
         _ => return None,
     })
 }
@@ -135,7 +162,7 @@ pub fn parse(list: &str) -> Result<Vec<String>, String> {
         .map(|n| match line(n) {
             Some(_) => Ok(n.to_string()),
             None if profiles::profile(n).is_some() => Err(format!(
-                "the profile {n} does not document how its line behaves (authentication, paging), so the simulator cannot speak it; it speaks {} (or all)",
+                "the profile {n} speaks its own format, which boxtrack has no adapter for, so the simulator does not speak it; it speaks {} (or all)",
                 SPOKEN.join(", ")
             )),
             None => Err(format!(
@@ -209,9 +236,18 @@ impl Line {
         format!("sim-{}-{key}", self.name())
     }
 
+    /// Whether its profile does not confirm how it authenticates (the simulator then asks an
+    /// API key in [`UNCONFIRMED_AUTH_HEADER`]).
+    pub fn auth_unconfirmed(&self) -> bool {
+        matches!(self.profile.auth, ProfileAuth::NotConfirmed { .. })
+    }
+
     /// The identity credential (`client_id`, `api_key`): the one an unsubscribed or expired
     /// application is told apart by.
     pub fn identity(&self) -> &'static str {
+        if self.auth_unconfirmed() {
+            return "api_key";
+        }
         self.profile
             .auth
             .credentials()
@@ -260,6 +296,12 @@ impl Line {
         }
         for key in self.profile.auth.credentials() {
             t.push_str(&format!("{key} = \"{}\"\n", self.credential(key)));
+        }
+        if self.auth_unconfirmed() {
+            t.push_str(&format!(
+                "[carriers.{scac}.auth]\ntype = \"headers\"\nheaders = {{ \"{UNCONFIRMED_AUTH_HEADER}\" = \"{}\" }}\n",
+                self.credential("api_key")
+            ));
         }
         t
     }
@@ -312,10 +354,13 @@ mod tests {
         let maersk = line("maersk").unwrap();
         assert_eq!(maersk.token_path().as_deref(), Some("/oauth2/access_token"));
         assert_eq!(line("cma-cgm").unwrap().identity(), "api_key");
-        assert!(line("msc").is_none());
+        assert!(line("hmm").is_none());
+        let msc = line("msc").unwrap();
+        assert!(msc.auth_unconfirmed());
+        assert_eq!(msc.identity(), "api_key");
         assert_eq!(parse("all").unwrap().len(), SPOKEN.len());
         assert_eq!(parse("maersk, cma-cgm").unwrap(), ["maersk", "cma-cgm"]);
-        assert!(parse("msc").unwrap_err().contains("does not document"));
+        assert!(parse("hmm").unwrap_err().contains("no adapter"));
         assert!(parse("maersk,nope").unwrap_err().contains("\"nope\""));
     }
 }

@@ -205,6 +205,15 @@ fn verdict(sim: &Sim, line: &Line, headers: &HeaderMap) -> Verdict {
                 Verdict::Admit
             }
         }
+        ProfileAuth::NotConfirmed { .. } => match header(super::UNCONFIRMED_AUTH_HEADER) {
+            Some(k) if k == line.expired() => Verdict::Expired,
+            Some(k) if k == line.unsubscribed() => Verdict::Unsubscribed,
+            Some(k) if k == line.credential("api_key") => Verdict::Admit,
+            _ => Verdict::Refuse(format!(
+                "the {} header is missing or wrong",
+                super::UNCONFIRMED_AUTH_HEADER
+            )),
+        },
         _ => Verdict::Admit,
     }
 }

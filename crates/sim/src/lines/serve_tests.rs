@@ -402,3 +402,45 @@ async fn cosco_wants_cop_s_signature_and_answers_in_cop_s_shape() {
     );
     assert_eq!(http.get(unsigned).send().await.unwrap().status(), 401);
 }
+
+/// A line whose profile does not confirm its authentication (MSC): the simulator's choice, an
+/// API key in `X-Sim-Api-Key`, DCSA 2.2 and DCSA's cursor.
+#[tokio::test]
+async fn a_line_without_confirmed_auth_wants_the_simulator_s_key() {
+    let (sim, base) = serve(Faults::default()).await;
+    let http = reqwest::Client::new();
+    let l = line("msc").unwrap();
+    let (bill, shown) = shipment_of(&sim, "msc");
+    let events = format!(
+        "{base}{}{}?transportDocumentReference={bill}&limit=100",
+        l.prefix(),
+        l.events_path()
+    );
+    let r = http.get(&events).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    let r = http
+        .get(&events)
+        .header(super::UNCONFIRMED_AUTH_HEADER, l.expired())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    assert!(r.text().await.unwrap().contains("expired"));
+    let key = l.credential("api_key");
+    let (mut next, mut seen) = (Some(events.clone()), 0);
+    while let Some(url) = next {
+        let r = http
+            .get(&url)
+            .header(super::UNCONFIRMED_AUTH_HEADER, &key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        next = header(&r, "Next-Page").map(|c| format!("{events}&cursor={c}"));
+        seen += r.json::<Vec<Value>>().await.unwrap().len();
+    }
+    assert_eq!(seen, shown);
+    // the table it prints carries the key in an auth table boxtrack reads
+    let table = l.table("MSCU", &base);
+    assert!(table.contains("[carriers.MSCU.auth]"), "{table}");
+}

@@ -411,7 +411,16 @@ fn headers(
 impl EndpointConfig {
     /// Checks the table and reads its secrets (`env` looks an environment variable up).
     pub fn resolve(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Endpoint, ConfigError> {
-        let url = http_url("url", &self.url)?;
+        Ok(Endpoint {
+            url: http_url("url", &self.url)?,
+            auth: self.auth(env)?,
+            dcsa_version: self.version()?,
+            format: self.format()?,
+        })
+    }
+
+    /// The credentials, read: from the `auth` table, or the older one-header form.
+    fn auth(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Auth, ConfigError> {
         let legacy = self.auth_header.is_some() || self.auth_value.is_some();
         if legacy && self.auth.is_some() {
             return Err(bad(
@@ -419,7 +428,7 @@ impl EndpointConfig {
                 "use either auth_header/auth_value or an auth table, not both",
             ));
         }
-        let auth = match (&self.auth, &self.auth_header, &self.auth_value) {
+        Ok(match (&self.auth, &self.auth_header, &self.auth_value) {
             (None, None, None) => Auth::None,
             (None, Some(name), Some(value)) => {
                 Auth::Headers(vec![header_secret("auth_value", name, value, env)?])
@@ -496,32 +505,32 @@ impl EndpointConfig {
                 api_key: read("auth.api_key", api_key, env)?,
                 secret_key: read("auth.secret_key", secret_key, env)?,
             },
-        };
-        let dcsa_version = match self.dcsa_version.as_deref() {
-            None => crate::dcsa::Version::default(),
+        })
+    }
+
+    /// The DCSA version written (2.2 when none).
+    fn version(&self) -> Result<crate::dcsa::Version, ConfigError> {
+        match self.dcsa_version.as_deref() {
+            None => Ok(crate::dcsa::Version::default()),
             Some(v) => crate::dcsa::Version::parse(v).ok_or_else(|| {
                 bad(
                     "dcsa_version",
                     format!("{v:?} is not a DCSA Track & Trace version (2.2 or 3.0)"),
                 )
-            })?,
-        };
-        let format = match self.format.as_deref().map(str::trim) {
-            None | Some("dcsa") => ApiFormat::Dcsa,
-            Some("cosco_cop") => ApiFormat::CoscoCop,
-            Some(f) => {
-                return Err(bad(
-                    "format",
-                    format!("{f:?} is not a format boxtrack reads (dcsa or cosco_cop)"),
-                ));
-            }
-        };
-        Ok(Endpoint {
-            url,
-            auth,
-            dcsa_version,
-            format,
-        })
+            }),
+        }
+    }
+
+    /// The format written (DCSA when none).
+    fn format(&self) -> Result<ApiFormat, ConfigError> {
+        match self.format.as_deref().map(str::trim) {
+            None | Some("dcsa") => Ok(ApiFormat::Dcsa),
+            Some("cosco_cop") => Ok(ApiFormat::CoscoCop),
+            Some(f) => Err(bad(
+                "format",
+                format!("{f:?} is not a format boxtrack reads (dcsa or cosco_cop)"),
+            )),
+        }
     }
 }
 

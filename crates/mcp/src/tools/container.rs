@@ -13,7 +13,9 @@ use boxtrack_core::tracking::assess::{self, Milestones};
 use boxtrack_core::tracking::{self, ContainerState, LfdKind, rules};
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::release::ReleaseGates;
-use boxtrack_views::tracking::{FeeView, HoldView, container_resource};
+use boxtrack_views::tracking::{
+    ContainerRowAttributes, ContainerStateAttributes, FeeView, HoldView, container_resource,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -416,7 +418,7 @@ pub(super) async fn get(
     } = load(state, account, id).await?;
     let includes = includes_of(asked);
     let attributes = container_resource(&c, shipment.as_ref(), account).attributes;
-    let (a, r) = (attributes.state, attributes.row);
+    let (mut a, r) = (attributes.state, attributes.row);
     let st = &c.state.0;
     let zone = r.pod_timezone.as_deref();
     let milestones = Milestones {
@@ -441,7 +443,6 @@ pub(super) async fn get(
         stopped,
         now_us,
     );
-    let fees = fee_total(st);
     let shipment_brief = shipment.as_ref().map(shipment_brief);
     let pod_terminal = st.pod_terminal.as_deref().map(terminal_brief);
     let events = if includes.iter().any(|i| i == "transport_events") {
@@ -456,6 +457,8 @@ pub(super) async fn get(
     };
     let charges = super::charges::of_box(state, account, (&c, shipment.as_ref()), now_us).await?;
     let metadata = metadata(lifecycle, source, &includes, verdict.urgency.as_str());
+    let location = location(&a, &r);
+    let demurrage = demurrage(st, &mut a, &r, lfd_source, &verdict);
     Ok(ContainerAnswer {
         id: c.id,
         container_number: c.number.clone(),
@@ -467,40 +470,8 @@ pub(super) async fn get(
             height: a.equipment_height.clone(),
             weight_lbs: a.weight_in_lbs,
         },
-        location: Location {
-            current_location: a.location_at_pod_terminal.clone(),
-            available_for_pickup: a.availability_known.then_some(r.available_for_pickup),
-            availability_known: Some(a.availability_known),
-            pod_arrived_at_local: local(a.pod_arrived_at.as_ref(), zone),
-            pod_discharged_at_local: local(a.pod_discharged_at.as_ref(), zone),
-            pod_arrived_at: a.pod_arrived_at,
-            pod_discharged_at: a.pod_discharged_at,
-            pod_timezone: r.pod_timezone.clone(),
-        },
-        demurrage: Demurrage {
-            pickup_lfd_source: lfd_source.map(str::to_string),
-            pickup_lfd_local_date: r
-                .pickup_lfd
-                .as_ref()
-                .and_then(|t| assess::local_date(t.0, zone)),
-            pickup_lfd_local: local(r.pickup_lfd.as_ref(), zone),
-            pickup_lfd: r.pickup_lfd,
-            last_free_days: LastFreeDays {
-                terminal: r.import_deadlines.pickup_lfd_terminal,
-                rail: r.import_deadlines.pickup_lfd_rail,
-                line: r.import_deadlines.pickup_lfd_line,
-            },
-            pickup_appointment_at: a.pickup_appointment_at,
-            // MCP keeps "not reported yet" (null), which its contract allows
-            fees_at_pod_terminal: rules::reported_fees(st).map(|_| a.fees_at_pod_terminal),
-            fees_total_amount: fees.total_minor.map(|m| m as f64 / 100.0),
-            fees_currency_code: fees.currency,
-            holds_at_pod_terminal: rules::reported_holds(st).map(|_| a.holds_at_pod_terminal),
-            urgency: verdict.urgency.as_str().to_string(),
-            urgency_suppressed: verdict.suppressed,
-            urgency_reason: verdict.reason.map(str::to_string),
-            days_until_lfd: verdict.days_until_lfd,
-        },
+        location,
+        demurrage,
         release_gates: a.release_gates,
         rail: Rail {
             pod_rail_carrier: a.pod_rail_carrier_scac,
@@ -516,6 +487,60 @@ pub(super) async fn get(
         created_at: r.created_at,
         metadata,
     })
+}
+
+/// Where the box is at the port of discharge, in UTC and at the port's clock.
+fn location(a: &ContainerStateAttributes, r: &ContainerRowAttributes) -> Location {
+    let zone = r.pod_timezone.as_deref();
+    Location {
+        current_location: a.location_at_pod_terminal.clone(),
+        available_for_pickup: a.availability_known.then_some(r.available_for_pickup),
+        availability_known: Some(a.availability_known),
+        pod_arrived_at_local: local(a.pod_arrived_at.as_ref(), zone),
+        pod_discharged_at_local: local(a.pod_discharged_at.as_ref(), zone),
+        pod_arrived_at: a.pod_arrived_at,
+        pod_discharged_at: a.pod_discharged_at,
+        pod_timezone: r.pod_timezone.clone(),
+    }
+}
+
+/// The last free day and what is owed or holds the box, with the urgency decided (the fees
+/// and holds shown are taken out of `a`).
+fn demurrage(
+    st: &ContainerState,
+    a: &mut ContainerStateAttributes,
+    r: &ContainerRowAttributes,
+    lfd_source: Option<&str>,
+    verdict: &assess::Verdict,
+) -> Demurrage {
+    let zone = r.pod_timezone.as_deref();
+    let fees = fee_total(st);
+    Demurrage {
+        pickup_lfd_source: lfd_source.map(str::to_string),
+        pickup_lfd_local_date: r
+            .pickup_lfd
+            .as_ref()
+            .and_then(|t| assess::local_date(t.0, zone)),
+        pickup_lfd_local: local(r.pickup_lfd.as_ref(), zone),
+        pickup_lfd: r.pickup_lfd,
+        last_free_days: LastFreeDays {
+            terminal: r.import_deadlines.pickup_lfd_terminal,
+            rail: r.import_deadlines.pickup_lfd_rail,
+            line: r.import_deadlines.pickup_lfd_line,
+        },
+        pickup_appointment_at: a.pickup_appointment_at,
+        // MCP keeps "not reported yet" (null), which its contract allows
+        fees_at_pod_terminal: rules::reported_fees(st)
+            .map(|_| std::mem::take(&mut a.fees_at_pod_terminal)),
+        fees_total_amount: fees.total_minor.map(|m| m as f64 / 100.0),
+        fees_currency_code: fees.currency,
+        holds_at_pod_terminal: rules::reported_holds(st)
+            .map(|_| std::mem::take(&mut a.holds_at_pod_terminal)),
+        urgency: verdict.urgency.as_str().to_string(),
+        urgency_suppressed: verdict.suppressed,
+        urgency_reason: verdict.reason.map(str::to_string),
+        days_until_lfd: verdict.days_until_lfd,
+    }
 }
 
 /// The total of the fees reported (fees never reported have no total, not a total of zero).

@@ -7,7 +7,7 @@ use super::error::ToolError;
 use boxtrack_app::model::{Account, ContainerRow, ShipmentRow};
 use boxtrack_core::tracking::assess;
 use boxtrack_views::jsonapi::At;
-use boxtrack_views::tracking::{container_resource, shipment_resource};
+use boxtrack_views::tracking::{ShipmentVoyageAttributes, container_resource, shipment_resource};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -32,6 +32,40 @@ pub struct GetInput {
     /// Include the account's custom fields set on the shipment. Default: false
     #[schemars(extend("default" = false))]
     pub include_custom_fields: Option<bool>,
+}
+
+/// The ports of lading and discharge and the inland destination, with their times and the
+/// discharge terminal.
+fn routing(v: &ShipmentVoyageAttributes, pod_terminal: Option<&str>) -> Routing {
+    let destination = v.destination_locode.clone().map(|locode| Destination {
+        locode,
+        name: v.destination_name.clone(),
+        terminal: None,
+        eta: v.destination_eta_at,
+        ata: v.destination_ata_at,
+        timezone: v.destination_timezone.clone(),
+    });
+    Routing {
+        port_of_lading: Lading {
+            port_details: port_details(v.port_of_lading_locode.as_deref()),
+            locode: v.port_of_lading_locode.clone(),
+            name: v.port_of_lading_name.clone(),
+            etd: v.pol_etd_at,
+            atd: v.pol_atd_at,
+            timezone: v.pol_timezone.clone(),
+        },
+        port_of_discharge: Discharge {
+            port_details: port_details(v.port_of_discharge_locode.as_deref()),
+            terminal: terminal_details(pod_terminal),
+            locode: v.port_of_discharge_locode.clone(),
+            name: v.port_of_discharge_name.clone(),
+            eta: v.pod_eta_at,
+            ata: v.pod_ata_at,
+            original_eta: v.pod_original_eta_at,
+            timezone: v.pod_timezone.clone(),
+        },
+        destination,
+    }
 }
 
 /// `get_shipment_details`.
@@ -355,18 +389,6 @@ pub(super) async fn get(
     } else {
         None
     };
-    let destination = a
-        .voyage
-        .destination_locode
-        .clone()
-        .map(|locode| Destination {
-            locode,
-            name: a.voyage.destination_name.clone(),
-            terminal: None,
-            eta: a.voyage.destination_eta_at,
-            ata: a.voyage.destination_ata_at,
-            timezone: a.voyage.destination_timezone.clone(),
-        });
     Ok(ShipmentAnswer {
         id: s.id,
         bill_of_lading: a.row.bill_of_lading_number.clone(),
@@ -380,27 +402,7 @@ pub(super) async fn get(
         customer_name: a.row.customer_name.clone(),
         reference_numbers: a.row.ref_numbers.clone(),
         tags: a.row.tags.clone(),
-        routing: Routing {
-            port_of_lading: Lading {
-                port_details: port_details(a.voyage.port_of_lading_locode.as_deref()),
-                locode: a.voyage.port_of_lading_locode.clone(),
-                name: a.voyage.port_of_lading_name.clone(),
-                etd: a.voyage.pol_etd_at,
-                atd: a.voyage.pol_atd_at,
-                timezone: a.voyage.pol_timezone.clone(),
-            },
-            port_of_discharge: Discharge {
-                port_details: port_details(a.voyage.port_of_discharge_locode.as_deref()),
-                terminal: terminal_details(pod_terminal.as_deref()),
-                locode: a.voyage.port_of_discharge_locode.clone(),
-                name: a.voyage.port_of_discharge_name.clone(),
-                eta: a.voyage.pod_eta_at,
-                ata: a.voyage.pod_ata_at,
-                original_eta: a.voyage.pod_original_eta_at,
-                timezone: a.voyage.pod_timezone.clone(),
-            },
-            destination,
-        },
+        routing: routing(&a.voyage, pod_terminal.as_deref()),
         vessel_at_pod: Vessel {
             name: a.voyage.pod_vessel_name.clone(),
             imo: a.voyage.pod_vessel_imo.clone(),

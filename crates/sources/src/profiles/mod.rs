@@ -490,41 +490,8 @@ impl CarrierConfig {
     /// be connected, a missing `url` or credential, or a credential the profile does not take
     /// is an error naming the key.
     pub fn expand(&self) -> Result<EndpointConfig, ConfigError> {
-        let written =
-            |url: String, auth: Option<AuthConfig>, dcsa_version, format| EndpointConfig {
-                url,
-                auth_header: self.auth_header.clone(),
-                auth_value: self.auth_value.clone(),
-                auth,
-                dcsa_version,
-                format,
-            };
         let Some(name) = self.profile.as_deref() else {
-            if self.host_url.is_some() {
-                return Err(bad(
-                    "host_url",
-                    "stands for a profile's hosts and needs a profile (or write url and auth as they are)".into(),
-                ));
-            }
-            if let Some(key) = self.credentials.keys().next() {
-                return Err(bad(
-                    key,
-                    format!("is not a key of a carrier table ({KEYS})"),
-                ));
-            }
-            let url = self.url.clone().ok_or_else(|| {
-                bad(
-                    "url",
-                    "is missing: give the carrier's base URL, or a profile (boxtrack carriers profiles)"
-                        .into(),
-                )
-            })?;
-            return Ok(written(
-                url,
-                self.auth.clone(),
-                self.dcsa_version.clone(),
-                self.format.clone(),
-            ));
+            return self.as_written();
         };
         let p = profile(name).ok_or_else(|| {
             bad(
@@ -541,29 +508,80 @@ impl CarrierConfig {
                 ),
             ));
         }
-        let url = match (&self.url, p.base_url) {
-            (Some(u), _) => u.clone(),
-            (None, Some(u)) => self
+        let format = match p.format {
+            Format::Adapter { name, .. } => Some(name.to_string()),
+            _ => self.format.clone(),
+        };
+        Ok(EndpointConfig {
+            url: self.url_of(p)?,
+            auth_header: self.auth_header.clone(),
+            auth_value: self.auth_value.clone(),
+            auth: self.auth_of(p)?,
+            dcsa_version: self
+                .dcsa_version
+                .clone()
+                .or_else(|| p.format.dcsa().map(|v| v.to_string())),
+            format,
+        })
+    }
+
+    /// A table without a profile: as written, once it names no profile's keys and a url.
+    fn as_written(&self) -> Result<EndpointConfig, ConfigError> {
+        if self.host_url.is_some() {
+            return Err(bad(
+                "host_url",
+                "stands for a profile's hosts and needs a profile (or write url and auth as they are)".into(),
+            ));
+        }
+        if let Some(key) = self.credentials.keys().next() {
+            return Err(bad(
+                key,
+                format!("is not a key of a carrier table ({KEYS})"),
+            ));
+        }
+        let url = self.url.clone().ok_or_else(|| {
+            bad(
+                "url",
+                "is missing: give the carrier's base URL, or a profile (boxtrack carriers profiles)"
+                    .into(),
+            )
+        })?;
+        Ok(EndpointConfig {
+            url,
+            auth_header: self.auth_header.clone(),
+            auth_value: self.auth_value.clone(),
+            auth: self.auth.clone(),
+            dcsa_version: self.dcsa_version.clone(),
+            format: self.format.clone(),
+        })
+    }
+
+    /// The base URL: written, else the profile's (at `host_url` when given).
+    fn url_of(&self, p: &CarrierProfile) -> Result<String, ConfigError> {
+        match (&self.url, p.base_url) {
+            (Some(u), _) => Ok(u.clone()),
+            (None, Some(u)) => Ok(self
                 .host_url
                 .as_deref()
-                .map_or_else(|| u.to_string(), |h| rebase(u, h)),
-            (None, None) => {
-                return Err(bad(
-                    "url",
-                    format!(
-                        "is missing: profile {name} has no confirmed base URL; give the one the carrier's portal shows your application{}",
-                        p.portal.map(|u| format!(" ({u})")).unwrap_or_default()
-                    ),
-                ));
-            }
-        };
-        let dcsa_version = self
-            .dcsa_version
-            .clone()
-            .or_else(|| p.format.dcsa().map(|v| v.to_string()));
+                .map_or_else(|| u.to_string(), |h| rebase(u, h))),
+            (None, None) => Err(bad(
+                "url",
+                format!(
+                    "is missing: profile {} has no confirmed base URL; give the one the carrier's portal shows your application{}",
+                    p.name,
+                    p.portal.map(|u| format!(" ({u})")).unwrap_or_default()
+                ),
+            )),
+        }
+    }
+
+    /// The auth table: written (then no profile credential may be), else the profile's made
+    /// from the credentials (then only its credentials may be).
+    fn auth_of(&self, p: &CarrierProfile) -> Result<Option<AuthConfig>, ConfigError> {
+        let name = p.name;
         let explicit =
             self.auth.is_some() || self.auth_header.is_some() || self.auth_value.is_some();
-        let auth = if explicit {
+        if explicit {
             if let Some(key) = self.credentials.keys().next() {
                 return Err(bad(
                     key,
@@ -572,34 +590,27 @@ impl CarrierConfig {
                     ),
                 ));
             }
-            self.auth.clone()
-        } else {
-            let wanted = p.auth.credentials();
-            if let Some(key) = self
-                .credentials
-                .keys()
-                .find(|k| !wanted.contains(&k.as_str()))
-            {
-                let takes = if wanted.is_empty() {
-                    "no credentials".to_string()
-                } else {
-                    wanted.join(", ")
-                };
-                return Err(bad(
-                    key,
-                    format!("is not a key of profile {name} (it takes {takes}, and {KEYS})"),
-                ));
-            }
-            Some(
-                p.auth
-                    .config(name, &self.credentials, self.host_url.as_deref())?,
-            )
-        };
-        let format = match p.format {
-            Format::Adapter { name, .. } => Some(name.to_string()),
-            _ => self.format.clone(),
-        };
-        Ok(written(url, auth, dcsa_version, format))
+            return Ok(self.auth.clone());
+        }
+        let wanted = p.auth.credentials();
+        if let Some(key) = self
+            .credentials
+            .keys()
+            .find(|k| !wanted.contains(&k.as_str()))
+        {
+            let takes = if wanted.is_empty() {
+                "no credentials".to_string()
+            } else {
+                wanted.join(", ")
+            };
+            return Err(bad(
+                key,
+                format!("is not a key of profile {name} (it takes {takes}, and {KEYS})"),
+            ));
+        }
+        p.auth
+            .config(name, &self.credentials, self.host_url.as_deref())
+            .map(Some)
     }
 }
 

@@ -7,9 +7,10 @@ use std::time::Duration;
 use axum::http::{HeaderMap, StatusCode};
 use boxtrack_core::time::format_micros;
 use boxtrack_sources::dcsa::Version;
+use boxtrack_sources::x12::status::StatusMessage;
 
 use crate::clock::clock_headers;
-use crate::{Sim, dcsa_version, speaks_edifact, terminal_speaks_edifact, world};
+use crate::{Sim, dcsa_version, speaks_edifact, terminal_speaks_edifact};
 
 /// Sends the rail carriers' X12 322 and the ocean carriers' X12 315 files to `url` (with
 /// `Authorization: Token key`) as their events become visible on the virtual clock, every
@@ -31,91 +32,26 @@ pub async fn send_rail_x12(
     let mut again: Vec<String> = Vec::new();
     loop {
         let now = sim.clock().now_us();
-        let visible = |t: &world::Timed<boxtrack_sources::x12::status::StatusMessage>| {
-            t.visible_us > sent_until && t.visible_us <= now
-        };
-        let mut due: Vec<boxtrack_sources::x12::status::StatusMessage> = Vec::new();
-        let mut due_edifact: Vec<boxtrack_sources::x12::status::StatusMessage> = Vec::new();
-        let mut due_terminal: Vec<boxtrack_sources::edifact::terminal::Report> = Vec::new();
-        for s in &sim.world().shipments {
-            if edifact_url.is_some() && terminal_speaks_edifact(&s.terminal) {
-                due_terminal.extend(
-                    s.terminal_reports(sim.world())
-                        .into_iter()
-                        .filter(|t| t.visible_us > sent_until && t.visible_us <= now)
-                        .map(|t| t.item),
-                );
-            }
-            due.extend(
-                s.rail_messages()
-                    .into_iter()
-                    .filter(visible)
-                    .map(|t| t.item),
-            );
-            let ocean = s
-                .ocean_messages(sim.world())
-                .into_iter()
-                .filter(visible)
-                .map(|t| t.item);
-            if edifact_url.is_some() && speaks_edifact(&s.scac) {
-                due_edifact.extend(ocean);
-            } else {
-                due.extend(ocean);
-            }
-        }
+        let due = Due::between(&sim, sent_until, now, edifact_url.is_some());
         // the EDIFACT interchanges first (the carriers' IFTSTA, the terminals' CODECO and
         // COARRI); the round counts as sent when every file is
-        let ts = format_micros(now);
-        let (date, time) = (ts[..10].replace('-', ""), ts[11..16].replace(':', ""));
-        let mut edifact_files = Vec::new();
-        if !due_edifact.is_empty() {
-            control += 1;
-            edifact_files.push(boxtrack_sources::edifact::iftsta::write_interchange(
-                &due_edifact,
-                control,
-                &date,
-                &time,
-            ));
-        }
-        if !due_terminal.is_empty() {
-            control += 1;
-            edifact_files.push(boxtrack_sources::edifact::terminal::write_interchange(
-                &due_terminal,
-                control,
-                &date,
-                &time,
-            ));
-        }
-        let mut edifact_ok = true;
-        if let Some(edifact) = &edifact_url {
-            for text in edifact_files {
-                let ok = client
-                    .post(edifact)
-                    .header("Authorization", format!("Token {key}"))
-                    .header("Content-Type", "application/edifact")
-                    .body(text)
-                    .send()
-                    .await
-                    .map(|r| r.status().is_success())
-                    .unwrap_or(false);
-                if ok {
-                    sim.0.edifact_sent.fetch_add(1, Ordering::Relaxed);
-                }
-                edifact_ok &= ok;
+        let (date, time) = stamp(now);
+        let edifact_ok = match &edifact_url {
+            Some(edifact) => {
+                let files = due.edifact_files(&mut control, &date, &time);
+                send_edifact(&sim, &client, edifact, &key, files).await
             }
-        }
+            None => true,
+        };
         if !edifact_ok {
             tracing::warn!("EDIFACT delivery failed; will send again");
-        } else if due.is_empty() {
+        } else if due.x12.is_empty() {
             sent_until = now;
         }
-        if !due.is_empty() {
+        if !due.x12.is_empty() {
             control += 1;
-            let ts = format_micros(now);
-            let date: String = ts[..10].replace('-', "");
-            let time: String = ts[11..16].replace(':', "");
             let text =
-                boxtrack_sources::x12::status::write_interchange(&due, control, &date, &time);
+                boxtrack_sources::x12::status::write_interchange(&due.x12, control, &date, &time);
             let ok = post_x12(&client, &url, &key, text.clone()).await;
             if ok && edifact_ok {
                 sent_until = now;
@@ -135,6 +71,110 @@ pub async fn send_rail_x12(
             _ = tokio::time::sleep(every) => {}
         }
     }
+}
+
+/// An interchange's date (`CCYYMMDD`) and time (`HHMM`) for `now`.
+fn stamp(now: i64) -> (String, String) {
+    let ts = format_micros(now);
+    (ts[..10].replace('-', ""), ts[11..16].replace(':', ""))
+}
+
+/// What became visible on the virtual clock since the last round, by the way it is sent.
+#[derive(Default)]
+struct Due {
+    /// The rail carriers' X12 322 and the ocean carriers' X12 315.
+    x12: Vec<StatusMessage>,
+    /// The ocean carriers' that speak EDIFACT, as IFTSTA.
+    edifact: Vec<StatusMessage>,
+    /// The terminals' that speak EDIFACT, as COARRI and CODECO.
+    terminal: Vec<boxtrack_sources::edifact::terminal::Report>,
+}
+
+impl Due {
+    /// What became visible after `sent_until` up to `now`; with `edifact`, the carriers and
+    /// terminals that speak it send theirs that way.
+    fn between(sim: &Sim, sent_until: i64, now: i64, edifact: bool) -> Due {
+        let visible_us = |at: i64| at > sent_until && at <= now;
+        let mut due = Due::default();
+        for s in &sim.world().shipments {
+            if edifact && terminal_speaks_edifact(&s.terminal) {
+                due.terminal.extend(
+                    s.terminal_reports(sim.world())
+                        .into_iter()
+                        .filter(|t| visible_us(t.visible_us))
+                        .map(|t| t.item),
+                );
+            }
+            due.x12.extend(
+                s.rail_messages()
+                    .into_iter()
+                    .filter(|t| visible_us(t.visible_us))
+                    .map(|t| t.item),
+            );
+            let ocean = s
+                .ocean_messages(sim.world())
+                .into_iter()
+                .filter(|t| visible_us(t.visible_us))
+                .map(|t| t.item);
+            if edifact && speaks_edifact(&s.scac) {
+                due.edifact.extend(ocean);
+            } else {
+                due.x12.extend(ocean);
+            }
+        }
+        due
+    }
+
+    /// The EDIFACT interchanges to send, each with the next control number.
+    fn edifact_files(&self, control: &mut u32, date: &str, time: &str) -> Vec<String> {
+        let mut files = Vec::new();
+        if !self.edifact.is_empty() {
+            *control += 1;
+            files.push(boxtrack_sources::edifact::iftsta::write_interchange(
+                &self.edifact,
+                *control,
+                date,
+                time,
+            ));
+        }
+        if !self.terminal.is_empty() {
+            *control += 1;
+            files.push(boxtrack_sources::edifact::terminal::write_interchange(
+                &self.terminal,
+                *control,
+                date,
+                time,
+            ));
+        }
+        files
+    }
+}
+
+/// Posts each EDIFACT interchange; whether every one was accepted.
+async fn send_edifact(
+    sim: &Sim,
+    client: &reqwest::Client,
+    url: &str,
+    key: &str,
+    files: Vec<String>,
+) -> bool {
+    let mut all = true;
+    for text in files {
+        let ok = client
+            .post(url)
+            .header("Authorization", format!("Token {key}"))
+            .header("Content-Type", "application/edifact")
+            .body(text)
+            .send()
+            .await
+            .map(|r| r.status().is_success())
+            .unwrap_or(false);
+        if ok {
+            sim.0.edifact_sent.fetch_add(1, Ordering::Relaxed);
+        }
+        all &= ok;
+    }
+    all
 }
 
 async fn post_x12(client: &reqwest::Client, url: &str, key: &str, text: String) -> bool {

@@ -10,6 +10,7 @@ mod account;
 mod call;
 mod charges;
 mod container;
+mod container_text;
 mod contract;
 mod credential;
 mod entries;
@@ -32,7 +33,7 @@ mod track;
 mod writes;
 
 pub use call::{Outcome, call};
-pub use container::resource_text as container_resource_text;
+pub use container_text::resource_text as container_resource_text;
 pub use contract::COLUMN_CATALOG;
 pub use credential::Credential;
 pub use error::ToolError;

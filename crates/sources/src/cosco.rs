@@ -424,35 +424,29 @@ impl Reader {
     fn legs(&mut self, legs: &[Leg]) {
         let last = legs.len().saturating_sub(1);
         for (i, leg) in legs.iter().enumerate() {
-            if let Some((time, estimated)) = &leg.departed {
-                let (milestone, place) = if i == 0 {
-                    (Milestone::VesselDeparted, Place::Origin)
-                } else {
-                    (Milestone::TransshipmentDeparted, Place::Transshipment)
+            let departure = if i == 0 {
+                (Milestone::VesselDeparted, Place::Origin)
+            } else {
+                (Milestone::TransshipmentDeparted, Place::Transshipment)
+            };
+            let arrival = if i == last {
+                (Milestone::VesselArrived, Place::Pod)
+            } else {
+                (Milestone::TransshipmentArrived, Place::Transshipment)
+            };
+            for (when, (milestone, place), named) in [
+                (&leg.departed, departure, &leg.from),
+                (&leg.arrived, arrival, &leg.to),
+            ] {
+                let Some((time, estimated)) = when else {
+                    continue;
                 };
                 let seen = Seen {
                     milestone,
                     place,
                     time,
                     estimated: *estimated,
-                    named: leg.from.as_deref(),
-                    vessel: Some(leg),
-                };
-                let o = self.observe(seen);
-                self.shipment_wide.extend(o);
-            }
-            if let Some((time, estimated)) = &leg.arrived {
-                let (milestone, place) = if i == last {
-                    (Milestone::VesselArrived, Place::Pod)
-                } else {
-                    (Milestone::TransshipmentArrived, Place::Transshipment)
-                };
-                let seen = Seen {
-                    milestone,
-                    place,
-                    time,
-                    estimated: *estimated,
-                    named: leg.to.as_deref(),
+                    named: named.as_deref(),
                     vessel: Some(leg),
                 };
                 let o = self.observe(seen);

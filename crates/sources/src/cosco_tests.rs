@@ -11,6 +11,11 @@ fn fixture(name: &str) -> String {
     .unwrap()
 }
 
+/// The published answer `name` read as an answer for 6103622780 of `kind`, asked at `now`.
+fn example(name: &str, kind: RequestType, now: i64) -> Read {
+    read(&fixture(name), kind, "6103622780", now, None).unwrap()
+}
+
 fn utc(s: &str) -> i64 {
     parse_micros(s).unwrap()
 }
@@ -61,14 +66,7 @@ fn a_request_is_signed_as_cop_documents_it() {
 #[test]
 fn a_bill_s_answer_gives_its_legs_and_each_box_s_latest_status() {
     let now = utc("2015-02-07T00:00:00Z");
-    let r = read(
-        &fixture("cop-tracking-bl.json"),
-        RequestType::BillOfLading,
-        "6103622780",
-        now,
-        None,
-    )
-    .unwrap();
+    let r = example("cop-tracking-bl.json", RequestType::BillOfLading, now);
     assert!(!r.not_found);
     let d = &r.digest;
     assert_eq!(d.bill_of_lading.as_deref(), Some("6103622780"));
@@ -115,27 +113,13 @@ fn a_bill_s_answer_gives_its_legs_and_each_box_s_latest_status() {
     );
     assert_eq!(r.milestones, 3);
     // the same answer read again says the same
-    let again = read(
-        &fixture("cop-tracking-bl.json"),
-        RequestType::BillOfLading,
-        "6103622780",
-        now,
-        None,
-    )
-    .unwrap();
+    let again = example("cop-tracking-bl.json", RequestType::BillOfLading, now);
     assert_eq!(
         again.digest.for_container("CBHU4398907"),
         d.for_container("CBHU4398907")
     );
     // a booking's answer is the same content
-    let bkg = read(
-        &fixture("cop-tracking-bkg.json"),
-        RequestType::BookingNumber,
-        "6103622780",
-        now,
-        None,
-    )
-    .unwrap();
+    let bkg = example("cop-tracking-bkg.json", RequestType::BookingNumber, now);
     assert_eq!(
         bkg.digest.for_container("CBHU4398907"),
         d.for_container("CBHU4398907")

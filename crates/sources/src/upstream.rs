@@ -85,6 +85,8 @@ pub struct OwnAnswer {
     pub asked_us: i64,
     /// Milestones read.
     pub milestones: usize,
+    /// Boxes named.
+    pub boxes: usize,
     /// The boxes whose trip was asked apart (`numberType=cntr`), each answer in `bodies`
     /// after the first.
     pub trips: Vec<String>,
@@ -123,7 +125,7 @@ impl DcsaAnswer {
     /// Whether it says nothing of the number (no events; for COP, no milestone and no box).
     pub fn is_empty(&self) -> bool {
         match &self.own {
-            Some(own) => own.milestones == 0 && self.digest(None).per_container.is_empty(),
+            Some(own) => own.milestones == 0 && own.boxes == 0,
             None => self.events.is_empty(),
         }
     }
@@ -532,6 +534,7 @@ impl Upstreams {
             number: reference.to_string(),
             asked_us,
             milestones: read.milestones,
+            boxes: read.digest.per_container.len(),
             trips,
         });
         Ok(answer)

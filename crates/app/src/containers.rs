@@ -90,6 +90,21 @@ impl Word for ContainerSort {
 }
 
 impl ListContainers {
+    /// The store's filter for this question on the account, with the custom fields it names
+    /// looked up (an unknown one is refused naming those that filter) and what it understood
+    /// of them.
+    pub(crate) async fn filter_in(
+        &self,
+        db: &Db,
+        account_id: Uuid,
+    ) -> Result<(Filter, Vec<FieldUsed>), AppError> {
+        let mut filter = self.filter();
+        let (custom, fields_used) =
+            custom_fields::conditions(db, account_id, &self.filter.further.custom_fields).await?;
+        filter.custom = custom;
+        Ok((filter, fields_used))
+    }
+
     /// The order asked for (the default when none is).
     pub fn sort(&self) -> ListSort {
         self.sort.map(|s| s.0.0).unwrap_or_default()
@@ -121,40 +136,37 @@ impl ListContainers {
     }
 }
 
-/// A page of containers with the shipment of each, read as `C` (whole rows, or as
-/// rendered: [`reads::RenderedContainer`] with [`reads::RenderedShipment`]s).
+/// A page of containers with the shipment of each: whole rows here; the REST fast path reads
+/// the same page as the store keeps it prerendered ([`crate::prerendered::containers`]).
 #[derive(Debug)]
-pub struct ContainerPage<C: reads::ContainerRead = ContainerRow> {
+pub struct ContainerPage<C = ContainerRow, S = ShipmentRow> {
     /// The page's rows and counts.
     pub listed: Listed<C>,
     /// The shipment of each row, by id.
-    pub shipments: HashMap<Uuid, C::Shipment>,
+    pub shipments: HashMap<Uuid, S>,
     /// The custom fields the list filtered on, as it understood them.
     pub fields_used: Vec<FieldUsed>,
 }
 
-impl<C: reads::ContainerRead> ContainerPage<C> {
+impl ContainerPage {
     /// The shipment of a row, if it is still there.
-    pub fn shipment_of(&self, c: &C) -> Option<&C::Shipment> {
-        self.shipments.get(&c.shipment_of())
+    pub fn shipment_of(&self, c: &ContainerRow) -> Option<&ShipmentRow> {
+        self.shipments.get(&c.shipment_id)
     }
 }
 
-/// Lists the account's containers as asked, each read as `C` (custom fields asked by name are
-/// looked up first; an unknown one is refused naming those that filter).
-pub async fn list<C: reads::ContainerRead>(
+/// Lists the account's containers as asked (custom fields asked by name are looked up first;
+/// an unknown one is refused naming those that filter).
+pub async fn list(
     db: &Db,
     account_id: Uuid,
     asked: &ListContainers,
     page: &Page,
-) -> Result<ContainerPage<C>, AppError> {
-    let mut filter = asked.filter();
-    let (custom, fields_used) =
-        custom_fields::conditions(db, account_id, &asked.filter.further.custom_fields).await?;
-    filter.custom = custom;
-    let listed = reads::containers_as::<C>(db, account_id, &filter, page).await?;
-    let ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_of()).collect();
-    let shipments = reads::shipments_as(db, account_id, &ids).await?;
+) -> Result<ContainerPage, AppError> {
+    let (filter, fields_used) = asked.filter_in(db, account_id).await?;
+    let listed = reads::containers_as::<ContainerRow>(db, account_id, &filter, page).await?;
+    let ids: Vec<Uuid> = listed.rows.iter().map(|c| c.shipment_id).collect();
+    let shipments = reads::shipments_by_id(db, account_id, &ids).await?;
     Ok(ContainerPage {
         listed,
         shipments,
@@ -162,16 +174,14 @@ pub async fn list<C: reads::ContainerRead>(
     })
 }
 
-/// One container with its shipment: what every front end shows of it first.
+/// One container with its shipment: what every front end shows of it first (whole rows here;
+/// the REST fast path reads it as prerendered, [`crate::prerendered::container`]).
 #[derive(Debug)]
-pub struct Shown<C: reads::ContainerRead = ContainerRow> {
-    /// The container: its whole row, or as rendered
-    /// ([`reads::RenderedContainer`]).
+pub struct Shown<C = ContainerRow, S = ShipmentRow> {
+    /// The container.
     pub container: C,
-    /// Its shipment (none only if it went away since the container was read), read as the
-    /// container's kind of read reads it ([`reads::RenderedShipment`] beside a
-    /// [`reads::RenderedContainer`]).
-    pub shipment: Option<C::Shipment>,
+    /// Its shipment (none only if it went away since the container was read).
+    pub shipment: Option<S>,
     /// What the shipment's resource shows of its containers (ids and POD terminals, oldest
     /// first), when [`show`] was asked for them.
     pub siblings: Option<Vec<reads::ContainerRef>>,
@@ -179,18 +189,15 @@ pub struct Shown<C: reads::ContainerRead = ContainerRow> {
 
 /// One of the account's containers with its shipment (and, with `siblings`, what the
 /// shipment's resource shows of its containers, read with them), or `None` when the account
-/// has no such container: `GET /v2/containers/{id}`, the console's container page and MCP's
-/// `get_container` read it so.
-pub async fn show<C: reads::ContainerRead>(
+/// has no such container: the console's container page and MCP's `get_container` read it so.
+pub async fn show(
     db: &Db,
     account_id: Uuid,
     id: Uuid,
     siblings: bool,
-) -> Result<Option<Shown<C>>, AppError> {
-    let Some(read) = reads::container_and_shipment(db, account_id, id, siblings).await? else {
-        return Ok(None);
-    };
-    Ok(Some(Shown {
+) -> Result<Option<Shown>, AppError> {
+    let read = reads::container_and_shipment::<ContainerRow>(db, account_id, id, siblings).await?;
+    Ok(read.map(|read| Shown {
         container: read.container,
         shipment: read.shipment,
         siblings: read.siblings,

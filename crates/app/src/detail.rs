@@ -65,7 +65,7 @@ pub async fn detail(
     raw_page: u32,
 ) -> Result<Option<ContainerDetail>, AppError> {
     let db = &ctx.db;
-    let Some(shown) = containers::show::<ContainerRow>(db, account_id, id, false).await? else {
+    let Some(shown) = containers::show(db, account_id, id, false).await? else {
         return Ok(None);
     };
     let c = shown.container;

@@ -29,6 +29,7 @@ pub mod lookup;
 pub mod model;
 pub mod oauth;
 pub mod parties;
+pub mod prerendered;
 pub mod query;
 pub mod refresh;
 pub mod requests;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use boxtrack_core::paging::Page;
 use boxtrack_store::accounts::Account;
-use boxtrack_store::reads::{self, ContainerRow, Filter, ListSort, ShipmentRow};
+use boxtrack_store::reads::{self, ContainerRef, ContainerRow, Filter, ListSort, ShipmentRow};
 use boxtrack_store::tracking;
 use boxtrack_store::{Db, StoreError, list::Listed};
 use schemars::JsonSchema;
@@ -179,9 +179,9 @@ impl ListShipments {
     }
 }
 
-/// A page of shipments with the containers of each: shipments read as `S` (whole rows, or
-/// as rendered: [`reads::RenderedShipment`]), their containers as `C` (whole
-/// rows, or [`reads::ContainerRef`]s where only the shipments are shown).
+/// A page of shipments with the containers of each: whole shipment rows with their containers'
+/// rows ([`list`]) or only what a shipment's resource names of them ([`list_with_refs`]); the
+/// REST fast path reads the shipments as prerendered ([`crate::prerendered::shipments`]).
 #[derive(Debug)]
 pub struct ShipmentPage<S = ShipmentRow, C = ContainerRow> {
     /// The page's rows and counts.
@@ -190,16 +190,32 @@ pub struct ShipmentPage<S = ShipmentRow, C = ContainerRow> {
     pub containers: HashMap<Uuid, Vec<C>>,
 }
 
-/// Lists the account's shipments as asked.
-pub async fn list<S: reads::ShipmentRead, C: reads::OfShipments>(
+/// Lists the account's shipments as asked, with their containers.
+pub async fn list(
     db: &Db,
     account_id: Uuid,
     asked: &ListShipments,
     page: &Page,
-) -> Result<ShipmentPage<S, C>, AppError> {
-    let listed = reads::shipments_listed::<S>(db, account_id, &asked.filter(), page).await?;
-    let ids: Vec<Uuid> = listed.rows.iter().map(S::id_of).collect();
-    let containers = C::of_many(db, account_id, &ids).await?;
+) -> Result<ShipmentPage, AppError> {
+    let listed =
+        reads::shipments_listed::<ShipmentRow>(db, account_id, &asked.filter(), page).await?;
+    let ids: Vec<Uuid> = listed.rows.iter().map(|s| s.id).collect();
+    let containers = reads::containers_of_many(db, account_id, &ids).await?;
+    Ok(ShipmentPage { listed, containers })
+}
+
+/// Lists the account's shipments as asked, with what each one's resource names of its
+/// containers (ids and POD terminals): a table of shipments, where the containers are counted.
+pub async fn list_with_refs(
+    db: &Db,
+    account_id: Uuid,
+    asked: &ListShipments,
+    page: &Page,
+) -> Result<ShipmentPage<ShipmentRow, ContainerRef>, AppError> {
+    let listed =
+        reads::shipments_listed::<ShipmentRow>(db, account_id, &asked.filter(), page).await?;
+    let ids: Vec<Uuid> = listed.rows.iter().map(|s| s.id).collect();
+    let containers = reads::container_refs_of_many(db, account_id, &ids).await?;
     Ok(ShipmentPage { listed, containers })
 }
 

@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use boxtrack_app::containers::{self, ContainerFilter, ContainerSort, ListContainers};
 use boxtrack_app::fields::{AnyOf, Flag, Instant, One, Range};
-use boxtrack_app::model::{ContainerRow, ListSort};
+use boxtrack_app::model::ListSort;
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::ContainerStatus;
 use boxtrack_http::Front;
@@ -112,11 +112,10 @@ pub async fn action(State(state): State<Front>, SignedIn(s): SignedIn) -> Respon
     };
     let mut parts = Vec::new();
     for section in sections(now) {
-        let found =
-            match containers::list::<ContainerRow>(db, s.account_id, &section.ask, &page).await {
-                Ok(found) => found,
-                Err(e) => return app_unavailable(e),
-            };
+        let found = match containers::list(db, s.account_id, &section.ask, &page).await {
+            Ok(found) => found,
+            Err(e) => return app_unavailable(e),
+        };
         let rows = container_rows(&state, s.account_id, &found, now).await;
         parts.push(section_html(&section, found.listed.total, rows));
     }

@@ -13,6 +13,8 @@ use boxtrack_app::model::{ContainerRow, ShipmentRow, TransportEventRow};
 use boxtrack_app::{accounts, detail as app_detail, documents, journey};
 use boxtrack_core::carriers;
 use boxtrack_core::plan::Entitlement;
+use boxtrack_core::tracking::ContainerState;
+use boxtrack_core::tracking::release::GateView;
 use boxtrack_core::tracking::rules::{self, ContainerStatus};
 use boxtrack_http::doc::Doc;
 use boxtrack_http::error::ApiError;
@@ -269,42 +271,40 @@ fn capitalized(s: &str) -> String {
         .unwrap_or_default()
 }
 
+/// What the summary card says, decided from the container, its shipment and the clocks.
+struct Summary<'a> {
+    status: ContainerStatus,
+    ready_for_pickup: bool,
+    /// Days to the last free day, for its colour and the badges.
+    days: Option<i64>,
+    /// The last free day and how far it is, when known.
+    lfd: Option<(String, String)>,
+    appointment: Option<String>,
+    holds: String,
+    fees: String,
+    arrival: String,
+    vessel: String,
+    equipment: String,
+    gates: [GateView; 3],
+    next: String,
+    state: &'a ContainerState,
+    shipment: Option<&'a ShipmentRow>,
+    updated: Markup,
+}
+
 /// The summary card: the badges, the facts a dispatcher looks for first (status, last free
 /// day, holds, fees, terminal, bill of lading, last update) and the next step.
 fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) -> Markup {
+    summary_html(&summary(c, shipment, clock))
+}
+
+/// Decides what the summary card says.
+fn summary<'a>(c: &'a ContainerRow, shipment: Option<&'a ShipmentRow>, clock: Now) -> Summary<'a> {
     let now = clock.data;
     let st = &c.state.0;
     let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
     let zone = shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref());
     let days = look::lfd_days(status, c.pickup_lfd_us, zone, now);
-    let lfd = c.pickup_lfd_us.map(|t| {
-        let rel = match rules::days_until(t, zone, now) {
-            Some(0) => "today".to_string(),
-            Some(d) if d > 0 => format!("in {d} day{}", if d == 1 { "" } else { "s" }),
-            Some(d) => format!("{} day{} ago", -d, if d == -1 { "" } else { "s" }),
-            None => String::new(),
-        };
-        (look::short_day(t, zone), rel)
-    });
-    let holds = rules::reported_holds(st).map_or("not reported".to_string(), |h| {
-        let active: Vec<&str> = rules::active_holds(h).map(|h| h.name.as_str()).collect();
-        if active.is_empty() {
-            "none".to_string()
-        } else {
-            active.join(", ")
-        }
-    });
-    let fees = rules::reported_fees(st).map_or("not reported".to_string(), |f| {
-        let sums = rules::fee_sums(f);
-        if sums.values().all(|v| *v == 0) {
-            "none".to_string()
-        } else {
-            sums.iter()
-                .map(|(cur, minor)| detail::money(*minor, cur))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    });
     let appointment = rules::appointment(st).map(|t| look::short_local(t, zone));
     let (arrival, vessel) = shipment.map_or_else(Default::default, |sh| {
         (
@@ -312,24 +312,6 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
             look::vessel(&sh.state.0),
         )
     });
-    let or_unknown = |v: String| {
-        if v.is_empty() {
-            "not known".to_string()
-        } else {
-            v
-        }
-    };
-    let e = &st.equipment;
-    let equipment = [
-        e.equipment_length.map(|l| format!("{l}'")),
-        e.equipment_type.clone(),
-        e.equipment_height.clone().map(|h| h.replace('_', " ")),
-        e.weight_in_lbs.map(|w| format!("{w} lbs")),
-    ]
-    .into_iter()
-    .flatten()
-    .collect::<Vec<_>>()
-    .join(" · ");
     let gates = crate::release::gates_of(st, status.as_str());
     let next = crate::release::step_for(status, &gates).unwrap_or_else(|| {
         look::next_step(
@@ -340,43 +322,127 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
             appointment.as_deref(),
         )
     });
+    Summary {
+        status,
+        ready_for_pickup: c.ready_for_pickup,
+        days,
+        lfd: c.pickup_lfd_us.map(|t| lfd_text(t, zone, now)),
+        appointment,
+        holds: holds_text(st),
+        fees: fees_text(st),
+        arrival: or_unknown(arrival),
+        vessel: or_unknown(vessel),
+        equipment: or_unknown(equipment_text(st)),
+        gates,
+        next,
+        state: st,
+        shipment,
+        // boxtrack's own time, on the wall clock
+        updated: look::when(c.updated_us, zone, clock.wall),
+    }
+}
+
+/// The last free day and how far it is from `now` ("in 2 days", "today", "3 days ago").
+fn lfd_text(t: i64, zone: Option<&str>, now: i64) -> (String, String) {
+    let rel = match rules::days_until(t, zone, now) {
+        Some(0) => "today".to_string(),
+        Some(d) if d > 0 => format!("in {d} day{}", if d == 1 { "" } else { "s" }),
+        Some(d) => format!("{} day{} ago", -d, if d == -1 { "" } else { "s" }),
+        None => String::new(),
+    };
+    (look::short_day(t, zone), rel)
+}
+
+/// The holds in force, "none", or "not reported".
+fn holds_text(st: &ContainerState) -> String {
+    rules::reported_holds(st).map_or("not reported".to_string(), |h| {
+        let active: Vec<&str> = rules::active_holds(h).map(|h| h.name.as_str()).collect();
+        if active.is_empty() {
+            "none".to_string()
+        } else {
+            active.join(", ")
+        }
+    })
+}
+
+/// The fees owed by currency, "none", or "not reported".
+fn fees_text(st: &ContainerState) -> String {
+    rules::reported_fees(st).map_or("not reported".to_string(), |f| {
+        let sums = rules::fee_sums(f);
+        if sums.values().all(|v| *v == 0) {
+            "none".to_string()
+        } else {
+            sums.iter()
+                .map(|(cur, minor)| detail::money(*minor, cur))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    })
+}
+
+/// Size, type, height and weight as far as reported, joined by middle dots.
+fn equipment_text(st: &ContainerState) -> String {
+    let e = &st.equipment;
+    [
+        e.equipment_length.map(|l| format!("{l}'")),
+        e.equipment_type.clone(),
+        e.equipment_height.clone().map(|h| h.replace('_', " ")),
+        e.weight_in_lbs.map(|w| format!("{w} lbs")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" · ")
+}
+
+/// "not known" for what is empty.
+fn or_unknown(v: String) -> String {
+    if v.is_empty() {
+        "not known".to_string()
+    } else {
+        v
+    }
+}
+
+/// The summary card as the page shows it.
+fn summary_html(s: &Summary<'_>) -> Markup {
+    let st = s.state;
     html! {
         div class="card" aria-label="Summary" {
-            div class="badges" { (look::badges_html(&look::container_badges(status, st, days))) }
+            div class="badges" { (look::badges_html(&look::container_badges(s.status, st, s.days))) }
             dl class="facts" {
-                div { dt { "Status" } dd { (status.label()) } }
-                div { dt { "Ready for pickup" } dd { (if c.ready_for_pickup { "yes" } else { "no" }) } }
+                div { dt { "Status" } dd { (s.status.label()) } }
+                div { dt { "Ready for pickup" } dd { (if s.ready_for_pickup { "yes" } else { "no" }) } }
                 div {
                     dt { "Last free day" }
-                    dd class=(look::lfd_class(days)) {
-                        @match &lfd {
+                    dd class=(look::lfd_class(s.days)) {
+                        @match &s.lfd {
                             Some((day, rel)) => { (day) " " span class="rel" { (rel) } }
                             None => { "not known" }
                         }
                     }
                 }
-                div { dt { "Pickup appointment" } dd { (appointment.as_deref().unwrap_or("none booked")) } }
-                div { dt { "Holds" } dd { (holds) } }
-                div { dt { "Fees" } dd { (fees) } }
-                div { dt { "Arrival" } dd { (or_unknown(arrival)) } }
-                div { dt { "Vessel and voyage" } dd { (or_unknown(vessel)) } }
+                div { dt { "Pickup appointment" } dd { (s.appointment.as_deref().unwrap_or("none booked")) } }
+                div { dt { "Holds" } dd { (s.holds) } }
+                div { dt { "Fees" } dd { (s.fees) } }
+                div { dt { "Arrival" } dd { (s.arrival) } }
+                div { dt { "Vessel and voyage" } dd { (s.vessel) } }
                 div { dt { "POD terminal" } dd { (st.pod_terminal.as_deref().unwrap_or("not known")) } }
                 div { dt { "Yard location" } dd { (st.location_at_pod_terminal.as_deref().unwrap_or("not reported")) } }
-                div { dt { "Size, type and weight" } dd { (or_unknown(equipment)) } }
+                div { dt { "Size, type and weight" } dd { (s.equipment) } }
                 div {
                     dt { "Bill of lading" }
                     dd {
-                        @match shipment {
+                        @match s.shipment {
                             Some(sh) => { code { (sh.bill_of_lading_number) } " (" (sh.scac) ")" }
                             None => { "—" }
                         }
                     }
                 }
-                // boxtrack's own time, on the wall clock
-                div { dt { "Updated" } dd { (look::when(c.updated_us, zone, clock.wall)) } }
+                div { dt { "Updated" } dd { (s.updated) } }
             }
-            div class="badges" aria-label="Release gates" { "Release: " (crate::release::badges(&gates)) }
-            p class="next" { strong { "Next step:" } " " (next) }
+            div class="badges" aria-label="Release gates" { "Release: " (crate::release::badges(&s.gates)) }
+            p class="next" { strong { "Next step:" } " " (s.next) }
         }
     }
 }

@@ -220,7 +220,7 @@ pub async fn list(
         Ok(q) => q,
         Err(e) => return app_unavailable(e),
     };
-    let found = match containers::list::<ContainerRow>(db, s.account_id, &question, &page).await {
+    let found = match containers::list(db, s.account_id, &question, &page).await {
         Ok(found) => found,
         Err(e) => return app_unavailable(e),
     };
@@ -540,11 +540,10 @@ pub async fn export(
     let db = state.ctx.read_db(s.account_id);
     let mut walk = Walk::new(asked.sort());
     loop {
-        let found =
-            match containers::list::<ContainerRow>(db, s.account_id, &asked, &walk.page()).await {
-                Ok(found) => found,
-                Err(e) => return app_unavailable(e),
-            };
+        let found = match containers::list(db, s.account_id, &asked, &walk.page()).await {
+            Ok(found) => found,
+            Err(e) => return app_unavailable(e),
+        };
         let (listed, shipments) = (&found.listed, &found.shipments);
         for c in &listed.rows {
             let sh = shipments.get(&c.shipment_id);

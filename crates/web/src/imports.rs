@@ -16,7 +16,8 @@ use std::collections::HashMap;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use boxtrack_app::accounts;
+use boxtrack_app::model::{Account, Session};
+use boxtrack_app::{AppError, Ctx, accounts};
 use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_http::{Front, doc};
 use maud::{Markup, html};
@@ -353,31 +354,48 @@ pub async fn run(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("application/json"));
-    let rows: Vec<Row> = match serde_json::from_str(f.get("rows").map_or("", String::as_str)) {
-        Ok(r) => r,
-        Err(_) => {
-            return (
-                StatusCode::BAD_REQUEST,
-                Problem::says("rows is not the preview's list of rows"),
-            )
-                .into_response();
-        }
+    let rows = match rows_sent(f.get("rows").map_or("", String::as_str)) {
+        Ok(rows) => rows,
+        Err(why) => return (StatusCode::BAD_REQUEST, Problem::says(why)).into_response(),
     };
-    if rows.len() > MAX_RUN {
-        return (
-            StatusCode::BAD_REQUEST,
-            Problem::says(format!("at most {MAX_RUN} rows at once")),
-        )
-            .into_response();
-    }
     let account = match accounts::get(&state.ctx, s.account_id).await {
         Ok(Some(a)) => a,
         Ok(None) => return see_other("/console/sign-in"),
         Err(e) => return unavailable(&e),
     };
+    let results = match track_rows(&state.ctx, &account, &rows).await {
+        Ok(results) => results,
+        Err(e) => return unavailable(&e),
+    };
+    if !rows.is_empty() {
+        state.ctx.changes.touch(account.id);
+    }
+    if wants_json {
+        return axum::Json(RunResults { results }).into_response();
+    }
+    results_page(&s, &results)
+}
+
+/// The preview's rows as the browser sent them back, or why they are refused.
+fn rows_sent(json: &str) -> Result<Vec<Row>, String> {
+    let Ok(rows) = serde_json::from_str::<Vec<Row>>(json) else {
+        return Err("rows is not the preview's list of rows".to_string());
+    };
+    if rows.len() > MAX_RUN {
+        return Err(format!("at most {MAX_RUN} rows at once"));
+    }
+    Ok(rows)
+}
+
+/// Tracks each row (checked again: the rows came back from the browser), saying what each
+/// came to; stops at the first error of the database.
+async fn track_rows(
+    ctx: &Ctx,
+    account: &Account,
+    rows: &[Row],
+) -> Result<Vec<RunResult>, AppError> {
     let mut results = Vec::with_capacity(rows.len());
-    for row in &rows {
-        // checked again: the rows came back from the browser
+    for row in rows {
         let input = NewRequest {
             request_number: Some(row.number.clone()),
             request_type: Some(row.request_type.clone()),
@@ -386,8 +404,7 @@ pub async fn run(
             ref_numbers: row.ref_numbers.clone(),
             ..Default::default()
         };
-        let (outcome, detail) = match track(&state.ctx, &account, &input, Default::default()).await
-        {
+        let (outcome, detail) = match track(ctx, account, &input, Default::default()).await {
             Ok(_) => ("tracked", String::new()),
             Err(Refused::Invalid(errors)) => (
                 "refused",
@@ -405,7 +422,7 @@ pub async fn run(
                 "refused",
                 format!("The plan tracks at most {limit} active containers."),
             ),
-            Err(Refused::Store(e)) => return unavailable(&e),
+            Err(Refused::Store(e)) => return Err(e.into()),
         };
         results.push(RunResult {
             line: row.line,
@@ -414,12 +431,11 @@ pub async fn run(
             detail,
         });
     }
-    if !rows.is_empty() {
-        state.ctx.changes.touch(account.id);
-    }
-    if wants_json {
-        return axum::Json(RunResults { results }).into_response();
-    }
+    Ok(results)
+}
+
+/// The page that shows what an import came to, row by row.
+fn results_page(s: &Session, results: &[RunResult]) -> Response {
     let count = |o: &str| results.iter().filter(|r| r.outcome == o).count();
     let main = html! {
         h1 { "Imported" }
@@ -435,7 +451,7 @@ pub async fn run(
                 }
             }
             tbody {
-                @for r in &results {
+                @for r in results {
                     tr {
                         td { (r.line) }
                         td { code { (r.number) } }
@@ -449,7 +465,7 @@ pub async fn run(
     page_with(
         StatusCode::OK,
         "Imported",
-        signed_in(Place::Import, &s, main),
+        signed_in(Place::Import, s, main),
         &[],
         &[],
     )

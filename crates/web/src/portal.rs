@@ -60,23 +60,10 @@ pub(crate) async fn portal(
         Ok(l) => l,
         Err(e) => return common::app_unavailable(e),
     };
-    let mut limits = Vec::new();
-    for b in Bucket::ALL {
-        let used = match state.limiter.used(account.id, b).await {
-            _ if b == Bucket::Embed => "counted per publishable key".to_string(),
-            Ok(Some(n)) => n.to_string(),
-            Ok(None) => "kept in Redis".to_string(),
-            Err(_) => "unknown".to_string(),
-        };
-        limits.push((b, used));
-    }
+    let limits = limits_used(state, account.id).await;
     let active = match accounts::active_containers(&state.ctx, account.id).await {
         Ok(n) => n,
         Err(e) => return unavailable(&e),
-    };
-    let container_limit = match account.plan.active_container_limit() {
-        Some(n) => format!("{active} of at most {n} active containers"),
-        None => format!("{active} active containers (no limit)"),
     };
     let publishable_keys = match keys::publishable(&state.ctx, account.id).await {
         Ok(l) => publishable_section(&account, &l, &s.csrf),
@@ -87,6 +74,35 @@ pub(crate) async fn portal(
         @if let Some(k) = created {
             (fresh(&k))
         }
+        (plan_section(&account, active, &limits))
+        (keys_section(&list, &s.csrf, state.ctx.now_us()))
+        (publishable_keys)
+    };
+    page(status, &account.name, signed_in(Place::Account, s, main))
+}
+
+/// What the account used of each rate-limit bucket in the last minute, as the page says it.
+async fn limits_used(state: &Front, account_id: Uuid) -> Vec<(Bucket, String)> {
+    let mut limits = Vec::new();
+    for b in Bucket::ALL {
+        let used = match state.limiter.used(account_id, b).await {
+            _ if b == Bucket::Embed => "counted per publishable key".to_string(),
+            Ok(Some(n)) => n.to_string(),
+            Ok(None) => "kept in Redis".to_string(),
+            Err(_) => "unknown".to_string(),
+        };
+        limits.push((b, used));
+    }
+    limits
+}
+
+/// The plan: its container limit, entitlements and rate limits with what was used.
+fn plan_section(account: &Account, active: i64, limits: &[(Bucket, String)]) -> Markup {
+    let container_limit = match account.plan.active_container_limit() {
+        Some(n) => format!("{active} of at most {n} active containers"),
+        None => format!("{active} active containers (no limit)"),
+    };
+    html! {
         section aria-labelledby="plan" {
             h2 id="plan" { "Plan" }
             p { "Plan " strong { (account.plan.as_str()) } ": " (container_limit) "." }
@@ -102,7 +118,7 @@ pub(crate) async fn portal(
             table {
                 thead { tr { th scope="col" { "Bucket" } th scope="col" { "Limit" } th scope="col" { "Used in the last minute" } } }
                 tbody {
-                    @for (b, used) in &limits {
+                    @for (b, used) in limits {
                         tr {
                             td { code { (b.as_str()) } }
                             td { (account.rate_limits.limit(*b)) " a minute" }
@@ -112,6 +128,12 @@ pub(crate) async fn portal(
                 }
             }
         }
+    }
+}
+
+/// The account's API keys and the form that makes one.
+fn keys_section(list: &[ApiKeyRecord], csrf: &str, now_us: i64) -> Markup {
+    html! {
         section aria-labelledby="keys" {
             h2 id="keys" { "API keys" }
             table {
@@ -125,10 +147,10 @@ pub(crate) async fn portal(
                         th scope="col" {}
                     }
                 }
-                tbody { (key_rows(&list, &s.csrf, state.ctx.now_us())) }
+                tbody { (key_rows(list, csrf, now_us)) }
             }
             form method="post" action="/console/keys" {
-                input type="hidden" name="csrf" value=(s.csrf);
+                input type="hidden" name="csrf" value=(csrf);
                 label for="key-name" { "Name of a new key" }
                 input id="key-name" name="name" type="text" maxlength="100";
                 label for="key-expires" { "Expires on (optional; the key is refused from that day, midnight UTC)" }
@@ -137,9 +159,7 @@ pub(crate) async fn portal(
                 button type="submit" { "Create a key" }
             }
         }
-        (publishable_keys)
-    };
-    page(status, &account.name, signed_in(Place::Account, s, main))
+    }
 }
 
 /// A key just issued, shown this once.

@@ -11,7 +11,7 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use boxtrack_app::accounts;
-use boxtrack_app::model::Session;
+use boxtrack_app::model::{Listed, Session, TrackingRequestRow};
 use boxtrack_core::paging::Page;
 use boxtrack_core::requests::{self, NewRequest};
 use boxtrack_core::time::{self, format_micros};
@@ -234,68 +234,17 @@ async fn render(
         Ok(l) => l,
         Err(e) => return app_unavailable(e),
     };
-    let statuses = std::iter::once("").chain(requests::Status::ALL.iter().map(|st| st.as_str()));
     let main = html! {
         h1 { "Tracking requests" }
         (track_section(&s.csrf, error, form))
         section aria-labelledby="recent" {
             h2 id="recent" { "Requests, newest first" }
-            form method="get" action="/console/tracking_requests" role="search" {
-                label for="filter-q" { "Requests for number or reference" }
-                input id="filter-q" name="q" type="text" value=(asked.q);
-                label for="filter-status" { "Requests with status" }
-                select id="filter-status" name="status" {
-                    @for v in statuses {
-                        option value=(v) selected[v == asked.status] {
-                            @if v.is_empty() {
-                                "any status"
-                            } @else {
-                                (v.replace('_', " "))
-                            }
-                        }
-                    }
-                }
-                label for="filter-scac" { "Requests of carrier (SCAC)" }
-                input id="filter-scac" name="scac" type="text" maxlength="4" value=(asked.scac);
-                " "
-                button type="submit" { "Filter" }
-                " "
-                a href="/console/tracking_requests" { "Clear" }
-            }
+            (filter_form(asked))
             p {
                 a href={ "/console/tracking_requests.csv?" (asked.query_for(1)) } download { "Export these requests as CSV" }
             }
             (marker(&version))
-            div id="requests-live" data-live {
-                p { (total_text(listed.total, listed.total_exact)) " tracking requests; page " (asked.page) "." }
-                table {
-                    thead {
-                        tr {
-                            th scope="col" { "Number" }
-                            th scope="col" { "Kind" }
-                            th scope="col" { "Carrier" }
-                            th scope="col" { "Status" }
-                            th scope="col" { "Why it failed" }
-                            th scope="col" { "Created (UTC)" }
-                        }
-                    }
-                    tbody {
-                        @for r in &listed.rows {
-                            tr {
-                                td { code { (r.request_number) } }
-                                td { (r.request_type.replace('_', " ")) }
-                                td { (r.scac.as_deref().unwrap_or(carrier_unknown(&r.status))) }
-                                td { (r.status.replace('_', " ")) }
-                                td { (r.failed_reason.as_deref().unwrap_or("")) }
-                                td { (format_micros(r.created_us)) }
-                            }
-                        }
-                    }
-                }
-                nav aria-label="Pages" {
-                    (pager("/console/tracking_requests", asked.page, listed.has_next, |n| asked.query_for(n)))
-                }
-            }
+            (table(asked, &listed))
         }
     };
     page_with(
@@ -305,6 +254,71 @@ async fn render(
         &[],
         &[live::SCRIPT],
     )
+}
+
+/// The form that filters the requests, filled with what was asked.
+fn filter_form(asked: &Asked) -> Markup {
+    let statuses = std::iter::once("").chain(requests::Status::ALL.iter().map(|st| st.as_str()));
+    html! {
+        form method="get" action="/console/tracking_requests" role="search" {
+            label for="filter-q" { "Requests for number or reference" }
+            input id="filter-q" name="q" type="text" value=(asked.q);
+            label for="filter-status" { "Requests with status" }
+            select id="filter-status" name="status" {
+                @for v in statuses {
+                    option value=(v) selected[v == asked.status] {
+                        @if v.is_empty() {
+                            "any status"
+                        } @else {
+                            (v.replace('_', " "))
+                        }
+                    }
+                }
+            }
+            label for="filter-scac" { "Requests of carrier (SCAC)" }
+            input id="filter-scac" name="scac" type="text" maxlength="4" value=(asked.scac);
+            " "
+            button type="submit" { "Filter" }
+            " "
+            a href="/console/tracking_requests" { "Clear" }
+        }
+    }
+}
+
+/// The page of requests (the part the live script replaces), with its pager.
+fn table(asked: &Asked, listed: &Listed<TrackingRequestRow>) -> Markup {
+    html! {
+        div id="requests-live" data-live {
+            p { (total_text(listed.total, listed.total_exact)) " tracking requests; page " (asked.page) "." }
+            table {
+                thead {
+                    tr {
+                        th scope="col" { "Number" }
+                        th scope="col" { "Kind" }
+                        th scope="col" { "Carrier" }
+                        th scope="col" { "Status" }
+                        th scope="col" { "Why it failed" }
+                        th scope="col" { "Created (UTC)" }
+                    }
+                }
+                tbody {
+                    @for r in &listed.rows {
+                        tr {
+                            td { code { (r.request_number) } }
+                            td { (r.request_type.replace('_', " ")) }
+                            td { (r.scac.as_deref().unwrap_or(carrier_unknown(&r.status))) }
+                            td { (r.status.replace('_', " ")) }
+                            td { (r.failed_reason.as_deref().unwrap_or("")) }
+                            td { (format_micros(r.created_us)) }
+                        }
+                    }
+                }
+            }
+            nav aria-label="Pages" {
+                (pager("/console/tracking_requests", asked.page, listed.has_next, |n| asked.query_for(n)))
+            }
+        }
+    }
 }
 
 /// The form that tracks a number, with what was sent (`form`) and what was wrong with it, if

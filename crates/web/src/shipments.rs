@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use boxtrack_app::accounts;
 use boxtrack_app::fields::{Instant, One, Range, Text};
-use boxtrack_app::model::{ContainerRef, ContainerRow, ListSort, ShipmentRow};
+use boxtrack_app::model::{ContainerRef, ListSort, Listed, ShipmentRow};
 use boxtrack_app::shipments::{self, ListShipments, ShipmentFilter, ShipmentSort, ShipmentStatus};
 use boxtrack_core::paging::Page;
 use boxtrack_core::time::{format_local, format_micros};
@@ -18,6 +18,7 @@ use boxtrack_http::Front;
 use boxtrack_http::doc::Doc;
 use boxtrack_http::front::Mount;
 use maud::{Markup, html};
+use uuid::Uuid;
 
 use crate::common::{
     self, SignedIn, app_unavailable, page_with, pager, sort_header, sort_input, time_sort_headers,
@@ -189,23 +190,37 @@ pub async fn list(
     };
     let input = asked.input(state.ctx.now_us());
     let (listed, containers) =
-        match shipments::list::<ShipmentRow, ContainerRef>(db, s.account_id, &input, &page).await {
+        match shipments::list_with_refs(db, s.account_id, &input, &page).await {
             Ok(found) => (found.listed, found.containers),
             Err(e) => return app_unavailable(e),
         };
-    let total = total_text(listed.total, listed.total_exact);
-    let href = |o: ListSort| format!("/console/shipments?{}", asked.query_sorted(o, 1));
-    let pager = pager("/console/shipments", asked.page, listed.has_next, |n| {
-        asked.query_for(n)
-    });
+    let main = html! {
+        h1 { "Shipments" }
+        (filter_form(&asked))
+        p {
+            a href={ "/console/shipments.csv?" (asked.query_for(1)) } download { "Export these shipments as CSV" }
+        }
+        (marker(&version))
+        (table(&asked, &listed, &containers))
+    };
+    page_with(
+        StatusCode::OK,
+        "Shipments",
+        signed_in(Place::Shipments, &s, main),
+        &[],
+        &[live::SCRIPT],
+    )
+}
+
+/// The form that filters the table, filled with what was asked.
+fn filter_form(asked: &Asked) -> Markup {
     let days = |d: Option<u32>| d.map_or(String::new(), |d| d.to_string());
     let tracking_options = [
         ("", "tracked or stopped"),
         ("tracked", "tracked"),
         ("stopped", "stopped"),
     ];
-    let main = html! {
-        h1 { "Shipments" }
+    html! {
         form method="get" action="/console/shipments" role="search" {
             label for="q" { "Bill of lading, reference or container number" }
             input id="q" name="q" type="text" value=(asked.q);
@@ -229,10 +244,21 @@ pub async fn list(
             " "
             a href="/console/shipments" { "Clear" }
         }
-        p {
-            a href={ "/console/shipments.csv?" (asked.query_for(1)) } download { "Export these shipments as CSV" }
-        }
-        (marker(&version))
+    }
+}
+
+/// The page of shipments (the part the live script replaces), with its pager.
+fn table(
+    asked: &Asked,
+    listed: &Listed<ShipmentRow>,
+    containers: &HashMap<Uuid, Vec<ContainerRef>>,
+) -> Markup {
+    let total = total_text(listed.total, listed.total_exact);
+    let href = |o: ListSort| format!("/console/shipments?{}", asked.query_sorted(o, 1));
+    let pager = pager("/console/shipments", asked.page, listed.has_next, |n| {
+        asked.query_for(n)
+    });
+    html! {
         div id="shipments-live" data-live {
             p { (total) " shipments; page " (asked.page) "." }
             table {
@@ -255,14 +281,7 @@ pub async fn list(
             }
             nav aria-label="Pages" { (pager) }
         }
-    };
-    page_with(
-        StatusCode::OK,
-        "Shipments",
-        signed_in(Place::Shipments, &s, main),
-        &[],
-        &[live::SCRIPT],
-    )
+    }
 }
 
 /// `GET /console/shipments.csv`: the shipments the table's filters select (every page, up to
@@ -292,17 +311,11 @@ pub async fn export(
     let db = state.ctx.read_db(s.account_id);
     let mut walk = Walk::new(asked.sort());
     loop {
-        let (listed, containers) = match shipments::list::<ShipmentRow, ContainerRow>(
-            db,
-            s.account_id,
-            &asked,
-            &walk.page(),
-        )
-        .await
-        {
-            Ok(found) => (found.listed, found.containers),
-            Err(e) => return app_unavailable(e),
-        };
+        let (listed, containers) =
+            match shipments::list(db, s.account_id, &asked, &walk.page()).await {
+                Ok(found) => (found.listed, found.containers),
+                Err(e) => return app_unavailable(e),
+            };
         let time = |t: Option<i64>| t.map(format_micros).unwrap_or_default();
         for sh in &listed.rows {
             let (route, st) = (&sh.route.0, &sh.state.0);

@@ -194,6 +194,23 @@ async fn render_one(
     let main = html! {
         h1 { "Webhook" }
         (notice)
+        (facts(&w, &state.ctx.policy.webhook_signature_header))
+        (settings_form(&w, &s.csrf))
+        (test_form(w.id, &s.csrf))
+        (sent_section(w.id, &version, &listed, &s.csrf))
+    };
+    page_with(
+        status,
+        "Webhook",
+        signed_in(Place::Elsewhere, s, main),
+        &[],
+        &[live::SCRIPT],
+    )
+}
+
+/// What the webhook is: its URL, state, events and signing secret.
+fn facts(w: &WebhookRow, signature_header: &str) -> Markup {
+    html! {
         dl {
             dt { "URL" }
             dd { code { (w.url) } }
@@ -209,13 +226,19 @@ async fn render_one(
             dt { "Signing secret" }
             dd {
                 code class="secret" { (w.secret) }
-                " (header " code { (state.ctx.policy.webhook_signature_header) } "; see the API reference for how to check it)"
+                " (header " code { (signature_header) } "; see the API reference for how to check it)"
             }
         }
+    }
+}
+
+/// The form that changes its URL, state and events.
+fn settings_form(w: &WebhookRow, csrf: &str) -> Markup {
+    html! {
         section aria-labelledby="edit" {
             h2 id="edit" { "Settings" }
             form method="post" action={ "/console/webhooks/" (w.id) } {
-                input type="hidden" name="csrf" value=(s.csrf);
+                input type="hidden" name="csrf" value=(csrf);
                 label for="webhook-url" { "URL (https)" }
                 input id="webhook-url" name="url" type="text" value=(w.url) required;
                 label {
@@ -227,10 +250,16 @@ async fn render_one(
                 button type="submit" { "Save" }
             }
         }
+    }
+}
+
+/// The form that sends it a test delivery of a chosen event.
+fn test_form(id: Uuid, csrf: &str) -> Markup {
+    html! {
         section aria-labelledby="test" {
             h2 id="test" { "Send a test" }
-            form method="post" action={ "/console/webhooks/" (w.id) "/test" } {
-                input type="hidden" name="csrf" value=(s.csrf);
+            form method="post" action={ "/console/webhooks/" (id) "/test" } {
+                input type="hidden" name="csrf" value=(csrf);
                 label for="test-event" { "Event" }
                 select id="test-event" name="event" {
                     @for e in EVENTS {
@@ -241,9 +270,20 @@ async fn render_one(
                 button type="submit" { "Send a test delivery" }
             }
         }
+    }
+}
+
+/// Its newest notifications with their attempts, kept current by the live script.
+fn sent_section(
+    id: Uuid,
+    version: &str,
+    listed: &[(NotificationRow, Vec<AttemptRow>)],
+    csrf: &str,
+) -> Markup {
+    html! {
         section aria-labelledby="sent" {
             h2 id="sent" { "Newest notifications" }
-            (marker_at(&version, &format!("/console/webhooks/{}/version", w.id)))
+            (marker_at(version, &format!("/console/webhooks/{id}/version")))
             div id="notifications-live" data-live {
                 table {
                     thead {
@@ -256,21 +296,14 @@ async fn render_one(
                         }
                     }
                     tbody {
-                        @for (n, attempts) in &listed {
-                            (notification_row(w.id, n, attempts, &s.csrf))
+                        @for (n, attempts) in listed {
+                            (notification_row(id, n, attempts, csrf))
                         }
                     }
                 }
             }
         }
-    };
-    page_with(
-        status,
-        "Webhook",
-        signed_in(Place::Elsewhere, s, main),
-        &[],
-        &[live::SCRIPT],
-    )
+    }
 }
 
 /// A notification's row: its event, state, attempts (each with its time, answer, duration,

@@ -4,9 +4,9 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use std::collections::HashMap;
 
-use crate::rendered::RenderedContainer;
-use boxtrack_app::containers::{self, ContainerPage, ListContainers, Shown};
-use boxtrack_app::model::{ContainerRow, EventOrder, ShipmentRow};
+use crate::rendered::{prerendered_container, prerendered_containers};
+use boxtrack_app::containers::{self, ListContainers};
+use boxtrack_app::model::{EventOrder, ShipmentRow};
 use boxtrack_app::refresh::Refreshed;
 use boxtrack_app::{entries, shipments};
 use boxtrack_core::plan::Entitlement;
@@ -66,8 +66,7 @@ pub async fn list(
         let sorted = sorted_page(asked.sort(), &page)?;
         // each container and shipment shown from its rendered state where that is current
         let check = Check::start(db, caller.account.id).await?;
-        let found: ContainerPage<RenderedContainer> =
-            containers::list(db, caller.account.id, &asked, &page).await?;
+        let found = prerendered_containers(db, caller.account.id, &asked, &page).await?;
         let rows = &found.listed.rows;
         let shipments = to_show(found.shipments.values())?;
         let known = Known {
@@ -107,10 +106,9 @@ async fn one(
     // what the shipment's resource shows of its containers is read with them
     let refs = asks_refs(includes);
     let check = Check::start(&state.ctx.db, caller.account.id).await?;
-    let shown: Shown<RenderedContainer> =
-        containers::show(&state.ctx.db, caller.account.id, id, refs)
-            .await?
-            .ok_or_else(|| ApiError::not_found("container"))?;
+    let shown = prerendered_container(&state.ctx.db, caller.account.id, id, refs)
+        .await?
+        .ok_or_else(|| ApiError::not_found("container"))?;
     let c = shown.container;
     // the shipment's rendered text read once for all the request takes of it
     let shipments = to_show(&shown.shipment)?;
@@ -311,7 +309,7 @@ pub async fn events(
     let q = QueryParams::parse(raw.as_deref());
     let page = q.page()?;
     let includes = q.includes("transport_event", EVENT_INCLUDES)?;
-    let shown = containers::show::<ContainerRow>(&state.ctx.db, caller.account.id, id, false)
+    let shown = containers::show(&state.ctx.db, caller.account.id, id, false)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     let order = q
@@ -418,7 +416,7 @@ pub async fn raw_events(
             .map(|s| (*s).to_string())
             .collect()
     };
-    let shown = containers::show::<ContainerRow>(&state.ctx.db, caller.account.id, id, false)
+    let shown = containers::show(&state.ctx.db, caller.account.id, id, false)
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     let (c, shipment) = (shown.container, shown.shipment);

@@ -1,6 +1,7 @@
 //! `GET /v2/search?query=`: one box for bill of lading, booking, container and reference numbers.
 
 use axum::extract::{RawQuery, State};
+use boxtrack_app::model::SearchHit;
 use boxtrack_app::search;
 use boxtrack_http::schema::{Param, Schema};
 use boxtrack_views::jsonapi::At;
@@ -24,7 +25,23 @@ pub async fn search(
     caller: Caller,
     RawQuery(raw): RawQuery,
 ) -> ApiResult<JsonApi> {
-    let q = QueryParams::parse(raw.as_deref());
+    let query = query_of(&QueryParams::parse(raw.as_deref()))?;
+    // results may be as old as a replica's lag (never older than the account's own writes)
+    let found = search::search(&state.ctx, caller.account.id, &query, MAX_RESULTS).await?;
+    let data: Vec<SearchResult> = found
+        .ranked
+        .iter()
+        .map(|(score, h)| result(&found, *score, h))
+        .collect();
+    let n = data.len();
+    Ok(JsonApi::of(&SearchDocument {
+        data,
+        meta: Meta { size: n, total: n },
+    }))
+}
+
+/// The text searched for (`query`, or `q`), at least two characters.
+fn query_of(q: &QueryParams) -> ApiResult<String> {
     let query = q
         .text("query")
         .or_else(|| q.text("q"))
@@ -35,86 +52,73 @@ pub async fn search(
             "query must be at least 2 characters",
         ));
     }
-    // results may be as old as a replica's lag (never older than the account's own writes)
-    let found = search::search(&state.ctx, caller.account.id, &query, MAX_RESULTS).await?;
-    let (ranked, containers, requests, shipments, counts) = (
-        &found.ranked,
-        &found.containers,
-        &found.requests,
-        &found.shipments,
-        &found.boxes,
-    );
-    let data: Vec<SearchResult> = ranked
-        .iter()
-        .map(|(score, h)| {
-            let refs: Vec<String> = serde_json::from_str(&h.refs).unwrap_or_default();
-            let mut a = SearchAttributes {
-                entity_type: "tracking_request",
-                number: h.number.clone(),
-                shipment_id: None,
-                scac: None,
-                port_of_lading_name: None,
-                port_of_discharge_name: None,
-                containers_count: None,
-                tracking_stopped: None,
-                tracking_stopped_reason: None,
-                status: None,
-                failed_reason: None,
-                ref_numbers: refs,
-                score: *score,
-                created_at: At(h.updated_us),
-                updated_at: At(h.updated_us),
-            };
-            let collection = match h.entity_type.as_str() {
-                "shipment" => {
-                    a.entity_type = "shipment";
-                    if let Some(s) = shipments.get(&h.id) {
-                        let route = &s.route.0;
-                        a.scac = Some(s.scac.clone());
-                        a.port_of_lading_name.clone_from(&route.pol_name);
-                        a.port_of_discharge_name.clone_from(&route.pod_name);
-                        a.containers_count = Some(counts.get(&h.id).map_or(0, Vec::len));
-                        a.tracking_stopped = Some(s.tracking_stopped_us.is_some());
-                        a.tracking_stopped_reason.clone_from(&s.stopped_reason);
-                        a.created_at = At(s.created_us);
-                    }
-                    "shipments"
-                }
-                "container" => {
-                    a.entity_type = "cargo";
-                    if let Some(c) = containers.get(&h.id) {
-                        a.shipment_id = Some(c.shipment_id);
-                        a.scac = shipments.get(&c.shipment_id).map(|s| s.scac.clone());
-                        a.created_at = At(c.created_us);
-                    }
-                    "containers"
-                }
-                _ => {
-                    if let Some(r) = requests.get(&h.id) {
-                        a.shipment_id = r.shipment_id;
-                        a.scac.clone_from(&r.scac);
-                        a.status = Some(r.status.clone());
-                        a.failed_reason.clone_from(&r.failed_reason);
-                        a.created_at = At(r.created_us);
-                    }
-                    "tracking_requests"
-                }
-            };
-            SearchResult {
-                id: h.id,
-                kind: a.entity_type,
-                links: Links {
-                    this: format!("/v2/{collection}/{}", h.id),
-                },
-                attributes: a,
+    Ok(query)
+}
+
+/// One hit as the reference shows it, with what its entity says of itself.
+fn result(found: &search::Found, score: u8, h: &SearchHit) -> SearchResult {
+    let refs: Vec<String> = serde_json::from_str(&h.refs).unwrap_or_default();
+    let mut a = SearchAttributes {
+        entity_type: "tracking_request",
+        number: h.number.clone(),
+        shipment_id: None,
+        scac: None,
+        port_of_lading_name: None,
+        port_of_discharge_name: None,
+        containers_count: None,
+        tracking_stopped: None,
+        tracking_stopped_reason: None,
+        status: None,
+        failed_reason: None,
+        ref_numbers: refs,
+        score,
+        created_at: At(h.updated_us),
+        updated_at: At(h.updated_us),
+    };
+    let shipments = &found.shipments;
+    let collection = match h.entity_type.as_str() {
+        "shipment" => {
+            a.entity_type = "shipment";
+            if let Some(s) = shipments.get(&h.id) {
+                let route = &s.route.0;
+                a.scac = Some(s.scac.clone());
+                a.port_of_lading_name.clone_from(&route.pol_name);
+                a.port_of_discharge_name.clone_from(&route.pod_name);
+                a.containers_count = Some(found.boxes.get(&h.id).map_or(0, Vec::len));
+                a.tracking_stopped = Some(s.tracking_stopped_us.is_some());
+                a.tracking_stopped_reason.clone_from(&s.stopped_reason);
+                a.created_at = At(s.created_us);
             }
-        })
-        .collect();
-    let n = data.len();
-    Ok(JsonApi::of(&SearchDocument {
-        data,
-        meta: Meta { size: n, total: n },
-    }))
+            "shipments"
+        }
+        "container" => {
+            a.entity_type = "cargo";
+            if let Some(c) = found.containers.get(&h.id) {
+                a.shipment_id = Some(c.shipment_id);
+                a.scac = shipments.get(&c.shipment_id).map(|s| s.scac.clone());
+                a.created_at = At(c.created_us);
+            }
+            "containers"
+        }
+        _ => {
+            if let Some(r) = found.requests.get(&h.id) {
+                a.shipment_id = r.shipment_id;
+                a.scac.clone_from(&r.scac);
+                a.status = Some(r.status.clone());
+                a.failed_reason.clone_from(&r.failed_reason);
+                a.created_at = At(r.created_us);
+            }
+            "tracking_requests"
+        }
+    };
+    SearchResult {
+        id: h.id,
+        kind: a.entity_type,
+        links: Links {
+            this: format!("/v2/{collection}/{}", h.id),
+        },
+        attributes: a,
+    }
 }
 
 /// The search response.

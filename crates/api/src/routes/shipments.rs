@@ -4,8 +4,9 @@ use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use std::collections::HashMap;
 
+use crate::rendered::prerendered_shipments;
 use crate::rendered::{self as reads, ContainerRow, Db, Listed, RenderedShipment, ShipmentRow};
-use boxtrack_app::shipments::{self, ListShipments, ShipmentPage};
+use boxtrack_app::shipments::{self, ListShipments};
 use boxtrack_views::jsonapi::Included;
 use boxtrack_views::tracking::{ShipmentFacts, ShipmentToShow};
 use schemars::JsonSchema;
@@ -90,7 +91,7 @@ async fn render(
     Ok((data, included))
 }
 
-/// A page of shipments as [`boxtrack_app::shipments::list`] reads it, shown from their
+/// A page of shipments as [`boxtrack_app::shipments::list`] reads it (read prerendered), shown from their
 /// rendered texts where current, each written out with what `includes` asks for: their
 /// containers read as `C` (each included by `include`), their ports and POD terminals.
 async fn rendered_page<C: reads::OfShipments>(
@@ -102,8 +103,7 @@ async fn rendered_page<C: reads::OfShipments>(
     include: impl Fn(&mut Included, &C, &ShipmentFacts),
 ) -> ApiResult<(Listed<RenderedShipment>, Vec<String>, Vec<String>)> {
     let check = super::rendered_check::Check::start(db, caller.account.id).await?;
-    let found: ShipmentPage<RenderedShipment, C> =
-        shipments::list(db, caller.account.id, asked, page).await?;
+    let found = prerendered_shipments::<C>(db, caller.account.id, asked, page).await?;
     let asks = |name: &str| includes.iter().any(|i| i == name);
     let mut data = Vec::with_capacity(found.listed.rows.len());
     let mut included = Included::default();

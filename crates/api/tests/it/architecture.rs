@@ -431,3 +431,52 @@ fn the_store_free_front_ends_do_not_depend_on_the_store() {
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// The store's read shapes (the traits a read is generic over, the prerendered rows) that
+/// `app`'s answers do not carry: its use cases answer whole rows, and only its `prerendered`
+/// module, the REST fast path, reads in these shapes.
+const READ_SHAPES: &[&str] = &[
+    "ContainerRead",
+    "ShipmentRead",
+    "OfShipments",
+    "RenderedContainer",
+    "RenderedShipment",
+];
+
+#[test]
+fn app_answers_in_its_own_shapes_but_for_the_named_fast_path() {
+    let mut wrong = Vec::new();
+    for f in rust_files(&crate_dir("app").join("src")) {
+        let shown = f.to_string_lossy().replace('\\', "/");
+        if shown.ends_with("app/src/prerendered.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if READ_SHAPES.iter().any(|shape| code.contains(shape)) {
+                wrong.push(format!("{shown}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    // and only REST's fast-path module calls the fast path
+    for name in ["api", "mcp", "web"] {
+        for f in rust_files(&crate_dir(name).join("src")) {
+            let shown = f.to_string_lossy().replace('\\', "/");
+            if STORE_ALLOWED.iter().any(|a| shown.ends_with(a)) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&f).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                if line.contains("app::prerendered") && !line.trim_start().starts_with("//") {
+                    wrong.push(format!("{shown}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "these lines carry the store's read shapes outside the fast path \
+         (app/src/prerendered.rs, api/src/rendered.rs): {wrong:#?}"
+    );
+}

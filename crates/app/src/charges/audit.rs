@@ -8,7 +8,6 @@ use boxtrack_core::charges::money::Money;
 use boxtrack_core::charges::tariff::Kind;
 use boxtrack_core::csv::records;
 use boxtrack_core::paging::Page;
-use boxtrack_store::reads::ContainerRow;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -84,7 +83,7 @@ async fn box_of(ctx: &Ctx, account_id: Uuid, a: &AuditIn) -> Result<QuoteIn, App
         })
     });
     if let Some(id) = a.container_id {
-        let shown = containers::show::<ContainerRow>(&ctx.db, account_id, id, false)
+        let shown = containers::show(&ctx.db, account_id, id, false)
             .await?
             .ok_or(AppError::NotFound("container"))?;
         let shipment = shown.shipment.ok_or(AppError::NotFound("container"))?;
@@ -371,7 +370,7 @@ pub async fn audit_csv(ctx: &Ctx, account_id: Uuid, text: &str) -> Result<AuditO
             ..Default::default()
         };
         let page = Page::first(1);
-        let found = containers::list::<ContainerRow>(&ctx.db, account_id, &list, &page).await?;
+        let found = containers::list(&ctx.db, account_id, &list, &page).await?;
         asked.container_id = found.listed.rows.first().map(|c| c.id);
     }
     audit(ctx, account_id, &asked).await

@@ -271,8 +271,7 @@ pub async fn of_container(
     account_id: Uuid,
     id: Uuid,
 ) -> Result<Option<ContainerCharges>, AppError> {
-    let Some(shown) = containers::show::<ContainerRow>(&ctx.db, account_id, id, false).await?
-    else {
+    let Some(shown) = containers::show(&ctx.db, account_id, id, false).await? else {
         return Ok(None);
     };
     let Some(shipment) = shown.shipment else {

@@ -2,7 +2,7 @@
 //! compact Markdown.
 
 use boxtrack_app::containers;
-use boxtrack_app::model::{Account, ContainerRow};
+use boxtrack_app::model::Account;
 use boxtrack_http::Front;
 use boxtrack_views::jsonapi::At;
 use boxtrack_views::tracking::HoldView;
@@ -101,12 +101,11 @@ pub async fn resource_text(
     id: Uuid,
 ) -> Result<String, ToolError> {
     let answer = get(state, account, id, &[]).await?;
-    let rail_zone =
-        match containers::show::<ContainerRow>(&state.ctx.db, account.id, id, false).await {
-            Ok(Some(shown)) => shown
-                .shipment
-                .and_then(|s| s.route.0.destination_timezone.clone()),
-            _ => None,
-        };
+    let rail_zone = match containers::show(&state.ctx.db, account.id, id, false).await {
+        Ok(Some(shown)) => shown
+            .shipment
+            .and_then(|s| s.route.0.destination_timezone.clone()),
+        _ => None,
+    };
     Ok(markdown(&answer, rail_zone.as_deref()))
 }

@@ -6,7 +6,7 @@
 use super::error::ToolError;
 use boxtrack_app::containers;
 use boxtrack_app::model::Account;
-use boxtrack_app::model::{ContainerRow, TransportEventRow};
+use boxtrack_app::model::TransportEventRow;
 use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::Uuid;
@@ -247,7 +247,7 @@ pub(super) async fn get(
     id: Uuid,
 ) -> Result<EventsAnswer, ToolError> {
     let unavailable = ToolError::from_app("events");
-    containers::show::<ContainerRow>(&state.ctx.db, account.id, id, false)
+    containers::show(&state.ctx.db, account.id, id, false)
         .await
         .map_err(unavailable)?
         .ok_or_else(|| format!("No container found with id {id}. Use search_container to find a container's id by its number."))?;

@@ -11,7 +11,7 @@ use boxtrack_app::containers::{self, ContainerSort};
 use boxtrack_app::custom_fields::FieldUsed;
 use boxtrack_app::fields::One;
 use boxtrack_app::model::Account;
-use boxtrack_app::model::{self, Listed};
+use boxtrack_app::model::Listed;
 use boxtrack_app::shipments::{self, ShipmentSort};
 use boxtrack_core::paging::Page;
 use boxtrack_core::tracking::rules::{self, active_holds};
@@ -432,14 +432,9 @@ async fn containers(
     };
     // the use case the REST list and the console run, with the reference's further filters
     // (read where the REST list is: a replica once it has the account's writes)
-    let found = containers::list::<model::ContainerRow>(
-        state.ctx.read_db(account.id),
-        account.id,
-        &asked,
-        &page,
-    )
-    .await
-    .map_err(ToolError::from)?;
+    let found = containers::list(state.ctx.read_db(account.id), account.id, &asked, &page)
+        .await
+        .map_err(ToolError::from)?;
     let custom_used = fields_used(found.fields_used);
     let (listed, shipments) = (found.listed, found.shipments);
     let items = listed
@@ -596,14 +591,9 @@ async fn shipments(
     };
     // the use case the REST list and the console run, with the reference's further filters
     // (read where the REST list is: a replica once it has the account's writes)
-    let found = shipments::list::<model::ShipmentRow, model::ContainerRow>(
-        state.ctx.read_db(account.id),
-        account.id,
-        &asked,
-        &page,
-    )
-    .await
-    .map_err(ToolError::from)?;
+    let found = shipments::list(state.ctx.read_db(account.id), account.id, &asked, &page)
+        .await
+        .map_err(ToolError::from)?;
     let (listed, boxes) = (found.listed, found.containers);
     let items = listed
         .rows

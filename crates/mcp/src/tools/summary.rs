@@ -214,7 +214,7 @@ async fn get(
     // one database for every page counted (a replica, or the primary)
     let db = state.ctx.read_db(account.id);
     let more = loop {
-        let found = containers::list::<ContainerRow>(
+        let found = containers::list(
             db,
             account.id,
             &asked,

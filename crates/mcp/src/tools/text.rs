@@ -79,111 +79,133 @@ fn list(a: &Value, kind: &str) -> String {
 pub fn summary(name: &str, a: &Value) -> Option<String> {
     Some(match name {
         "get_container" => container(a),
-        "track_container" if a["tracking_request_created"] == false && a["id"].is_string() => {
-            format!("Tracked already. {}", container(a))
-        }
-        "track_container" => format!(
-            "Tracking request {} for {} ({}, {}): {}. {}",
-            text(&a["tracking_request"]["id"]),
-            text(&a["tracking_request"]["request_number"]),
-            text(&a["tracking_request"]["number_type"]),
-            opt(&a["tracking_request"]["scac"]).unwrap_or("carrier to be detected"),
-            text(&a["tracking_request"]["status"]),
-            text(&a["message"]),
-        ),
-        "get_shipment_details" => {
-            let r = &a["routing"];
-            let pod = &r["port_of_discharge"];
-            let arrival = match (opt(&pod["ata"]), opt(&pod["eta"])) {
-                (Some(t), _) => format!("arrived {t}"),
-                (None, Some(t)) => format!("ETA {t}"),
-                _ => "no arrival time reported".to_string(),
-            };
-            format!(
-                "Shipment {} ({}) with {}: {}. {} → {}, {}. Containers: {}.",
-                text(&a["bill_of_lading"]),
-                text(&a["id"]),
-                text(&a["shipping_line"]["scac"]),
-                text(&a["status"]),
-                opt(&r["port_of_lading"]["name"]).unwrap_or("?"),
-                opt(&pod["name"]).unwrap_or("?"),
-                arrival,
-                a["containers"]["count"]
-                    .as_u64()
-                    .map_or_else(|| "not loaded".to_string(), |n| n.to_string()),
-            )
-        }
-        "get_container_transport_events" => {
-            let last = a["timeline"].as_array().and_then(|t| t.last());
-            match last {
-                Some(e) => format!(
-                    "{} events; the latest: {} at {}{}.",
-                    a["total_events"],
-                    text(&e["event"]),
-                    text(&e["timestamp"]),
-                    opt(&e["location"]["name"]).map_or(String::new(), |p| format!(" ({p})")),
-                ),
-                None => "No transport events yet.".to_string(),
-            }
-        }
-        "search_container" => {
-            let mut parts: Vec<String> = Vec::new();
-            for c in a["containers"].as_array().into_iter().flatten() {
-                parts.push(format!(
-                    "container {} ({}, {})",
-                    text(&c["container_number"]),
-                    text(&c["status"]),
-                    text(&c["id"])
-                ));
-            }
-            for s in a["shipments"].as_array().into_iter().flatten() {
-                parts.push(format!(
-                    "shipment {} ({} containers, {})",
-                    text(&s["bill_of_lading"]),
-                    s["container_count"],
-                    text(&s["id"])
-                ));
-            }
-            if parts.is_empty() {
-                "Nothing matches.".to_string()
-            } else {
-                format!("{} results: {}.", parts.len(), parts.join("; "))
-            }
-        }
+        "track_container" => tracked(a),
+        "get_shipment_details" => shipment(a),
+        "get_container_transport_events" => events(a),
+        "search_container" => found(a),
         "list_containers" => list(a, "containers"),
         "list_shipments" => list(a, "shipments"),
         "list_tracking_requests" => list(a, "tracking requests"),
-        "summarize_containers" => {
-            let groups: Vec<String> = a["groups"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|g| format!("{} {}", text(&g["label"]), g["count"]))
-                .collect();
-            format!(
-                "{} containers by {}{}: {}.",
-                a["total"],
-                text(&a["group_by"]),
-                if a["truncated"] == true {
-                    " (counted in part)"
-                } else {
-                    ""
-                },
-                groups.join(", ")
-            )
-        }
-        "whoami" => format!(
-            "{} (plan {}), with {}.",
-            text(&a["account"]["company_name"]),
-            text(&a["account"]["plan"]),
-            match text(&a["kind"]) {
-                "user" => "a signed-in user",
-                "api_key" => "an API key",
-                _ => "no credential",
-            }
-        ),
+        "summarize_containers" => grouped(a),
+        "whoami" => whoami(a),
         _ => return None,
     })
+}
+
+/// `track_container`: the container when it was tracked already, else the request made.
+fn tracked(a: &Value) -> String {
+    if a["tracking_request_created"] == false && a["id"].is_string() {
+        return format!("Tracked already. {}", container(a));
+    }
+    let r = &a["tracking_request"];
+    format!(
+        "Tracking request {} for {} ({}, {}): {}. {}",
+        text(&r["id"]),
+        text(&r["request_number"]),
+        text(&r["number_type"]),
+        opt(&r["scac"]).unwrap_or("carrier to be detected"),
+        text(&r["status"]),
+        text(&a["message"]),
+    )
+}
+
+/// `get_shipment_details`: the bill, its line and status, its route and arrival, its boxes.
+fn shipment(a: &Value) -> String {
+    let r = &a["routing"];
+    let pod = &r["port_of_discharge"];
+    let arrival = match (opt(&pod["ata"]), opt(&pod["eta"])) {
+        (Some(t), _) => format!("arrived {t}"),
+        (None, Some(t)) => format!("ETA {t}"),
+        _ => "no arrival time reported".to_string(),
+    };
+    format!(
+        "Shipment {} ({}) with {}: {}. {} → {}, {}. Containers: {}.",
+        text(&a["bill_of_lading"]),
+        text(&a["id"]),
+        text(&a["shipping_line"]["scac"]),
+        text(&a["status"]),
+        opt(&r["port_of_lading"]["name"]).unwrap_or("?"),
+        opt(&pod["name"]).unwrap_or("?"),
+        arrival,
+        a["containers"]["count"]
+            .as_u64()
+            .map_or_else(|| "not loaded".to_string(), |n| n.to_string()),
+    )
+}
+
+/// `get_container_transport_events`: how many, and the latest.
+fn events(a: &Value) -> String {
+    match a["timeline"].as_array().and_then(|t| t.last()) {
+        Some(e) => format!(
+            "{} events; the latest: {} at {}{}.",
+            a["total_events"],
+            text(&e["event"]),
+            text(&e["timestamp"]),
+            opt(&e["location"]["name"]).map_or(String::new(), |p| format!(" ({p})")),
+        ),
+        None => "No transport events yet.".to_string(),
+    }
+}
+
+/// `search_container`: each container and shipment found.
+fn found(a: &Value) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in a["containers"].as_array().into_iter().flatten() {
+        parts.push(format!(
+            "container {} ({}, {})",
+            text(&c["container_number"]),
+            text(&c["status"]),
+            text(&c["id"])
+        ));
+    }
+    for s in a["shipments"].as_array().into_iter().flatten() {
+        parts.push(format!(
+            "shipment {} ({} containers, {})",
+            text(&s["bill_of_lading"]),
+            s["container_count"],
+            text(&s["id"])
+        ));
+    }
+    if parts.is_empty() {
+        "Nothing matches.".to_string()
+    } else {
+        format!("{} results: {}.", parts.len(), parts.join("; "))
+    }
+}
+
+/// `summarize_containers`: the count of each group.
+fn grouped(a: &Value) -> String {
+    let groups: Vec<String> = a["groups"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|g| format!("{} {}", text(&g["label"]), g["count"]))
+        .collect();
+    format!(
+        "{} containers by {}{}: {}.",
+        a["total"],
+        text(&a["group_by"]),
+        if a["truncated"] == true {
+            " (counted in part)"
+        } else {
+            ""
+        },
+        groups.join(", ")
+    )
+}
+
+/// `whoami`: the account, its plan, and the credential.
+fn whoami(a: &Value) -> String {
+    format!(
+        "{} (plan {}), with {}.",
+        text(&a["account"]["company_name"]),
+        text(&a["account"]["plan"]),
+        match text(&a["kind"]) {
+            "user" => "a signed-in user",
+            "api_key" => "an API key",
+            _ => "no credential",
+        }
+    )
 }
 
 #[cfg(test)]

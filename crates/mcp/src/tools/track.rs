@@ -139,7 +139,7 @@ pub(super) async fn track(
         given_scac,
     } = asked(&args)?;
     if let Some((c, by_container)) = tracked_already(state, account, &number).await? {
-        let scac = containers::show::<ContainerRow>(&state.ctx.db, account.id, c.id, false)
+        let scac = containers::show(&state.ctx.db, account.id, c.id, false)
             .await
             .map_err(unavailable)?
             .and_then(|shown| shown.shipment)

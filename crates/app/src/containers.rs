@@ -289,7 +289,7 @@ pub async fn provenance(
         .await?
         .is_some_and(|s| s.scac == carriers::SANDBOX_SCAC);
     Ok(Some(Provenance {
-        fields: provenance::field_sources(&row.state.0, rail),
+        fields: provenance::field_sources(&row.state, rail),
         raw_ids,
         sandbox,
     }))

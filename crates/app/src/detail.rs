@@ -88,7 +88,7 @@ pub async fn detail(
         .unwrap_or_default();
     let sources = reads::container_whole(db, account_id, c.id)
         .await?
-        .map(|whole| provenance::field_sources(&whole.state.0, rail))
+        .map(|whole| provenance::field_sources(&whole.state, rail))
         .unwrap_or_default();
     let clock = match &shown.shipment {
         Some(s) => clock::clock(ctx, account_id, s.id).await,

@@ -100,7 +100,7 @@ pub async fn plan(
         .await?
         .ok_or(AppError::NotFound("container"))?;
     let now = clock::now(ctx, account_id, c.shipment_id).await;
-    let st = &c.state.0;
+    let st = &c.state;
     let mut planned = Entered {
         container_id,
         ..Entered::default()
@@ -113,13 +113,9 @@ pub async fn plan(
                 detail: format!("{} {}", e.attribute, e.reason),
             })?;
         }
-        planned.batch.extend(entries::observations(
-            st,
-            &shipment.route.0,
-            *entry,
-            *at,
-            now,
-        ));
+        planned
+            .batch
+            .extend(entries::observations(st, &shipment.route, *entry, *at, now));
         planned.entries.push(NewEntry {
             attribute: entry.name(),
             before_us: shown(st, *entry),

@@ -35,7 +35,7 @@ pub fn stops_of(s: &reads::ShipmentRow, events: &[reads::TransportEventRow]) -> 
             })
         })
         .collect();
-    let (route, st) = (&s.route.0, &s.state.0);
+    let (route, st) = (&s.route, &s.state);
     let ends = Ends {
         pol: route.pol_locode.clone(),
         pol_etd_us: st.pol_etd_us,

@@ -3,7 +3,8 @@
 //! conditions a list can add, and the database handle a front end passes back to a use case
 //! (`ctx.db`, or `ctx.read_db(account)` for a read that may come from a replica).
 //!
-//! They are plain data that the store fills and `boxtrack-views` renders (views sits below
+//! They are plain data (their JSON columns decoded into the core's types: no database type
+//! reaches a front end) that the store fills and `boxtrack-views` renders (views sits below
 //! app, so the records are defined where both reach them); this module is the one place a
 //! front end reaches them, and a front end never calls the store. What a use case answers is
 //! `app`'s own: a page ([`crate::containers::ContainerPage`]), a container shown with

@@ -16,7 +16,6 @@ use boxtrack_core::tracking::{ContainerState, Route, ShipmentState};
 use rusqlite::types::Type;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Row};
 use serde::de::DeserializeOwned;
-use sqlx::types::Json;
 use uuid::Uuid;
 
 use crate::reads::{
@@ -149,10 +148,9 @@ pub(crate) fn snapshot<T>(
 }
 
 /// A JSON text column.
-fn json<T: DeserializeOwned>(row: &Row<'_>, i: usize) -> rusqlite::Result<Json<T>> {
+fn json<T: DeserializeOwned>(row: &Row<'_>, i: usize) -> rusqlite::Result<T> {
     let text = row.get_ref(i)?.as_str()?;
     serde_json::from_str(text)
-        .map(Json)
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, Type::Text, Box::new(e)))
 }
 

@@ -21,9 +21,11 @@ pub struct WebhookRow {
     /// Whether deliveries are made.
     pub active: bool,
     /// Subscribed event names.
-    pub events: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub events: Vec<String>,
     /// Extra request headers.
-    pub headers: Json<BTreeMap<String, String>>,
+    #[sqlx(json)]
+    pub headers: BTreeMap<String, String>,
     /// Signing secret.
     pub secret: String,
     /// Failed deliveries in a row.
@@ -129,14 +131,14 @@ pub async fn update(db: &Db, account_id: Uuid, id: Uuid, c: WebhookChanges) -> R
         w.active = a;
     }
     if let Some(e) = c.events {
-        w.events = Json(e);
+        w.events = e;
     }
     if let Some(h) = c.headers {
-        w.headers = Json(h);
+        w.headers = h;
     }
     on_db!(db, p => sqlx::query(
         "UPDATE webhooks SET url = $3, active = $4, events = $5, headers = $6, consecutive_failures = $7, deactivated_reason = $8, updated_us = $9 WHERE id = $1 AND account_id = $2")
-        .bind(id).bind(account_id).bind(&w.url).bind(w.active).bind(&w.events).bind(&w.headers)
+        .bind(id).bind(account_id).bind(&w.url).bind(w.active).bind(Json(&w.events)).bind(Json(&w.headers))
         .bind(w.consecutive_failures).bind(&w.deactivated_reason).bind(now_us())
         .execute(p).await.map(|_| ())?);
     get(db, account_id, id)

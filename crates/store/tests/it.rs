@@ -986,7 +986,7 @@ async fn sqlite_reads_in_place_answer_as_the_pool_and_stay_prepared() {
             .await
             .unwrap();
         assert_eq!(format!("{here:?}"), format!("{pooled:?}"));
-        assert_eq!(here.state.0.pod_terminal.as_deref(), Some("Y258"));
+        assert_eq!(here.state.pod_terminal.as_deref(), Some("Y258"));
         assert!(reads::container(&db, other.id, id).await.unwrap().is_none());
     }
     let shipment = reads::shipment(&db, owner.id, shipments[1])
@@ -994,7 +994,7 @@ async fn sqlite_reads_in_place_answer_as_the_pool_and_stay_prepared() {
         .unwrap()
         .unwrap();
     assert_eq!(shipment.bill_of_lading_number, "BL1");
-    assert_eq!(shipment.ref_numbers.0, ["PO-1"]);
+    assert_eq!(shipment.ref_numbers, ["PO-1"]);
     assert_eq!(shipment.customer_name, None);
     assert!(
         reads::shipment(&db, other.id, shipments[1])
@@ -1129,8 +1129,8 @@ async fn a_container_and_its_shipment_are_read_together() {
     let s = s.unwrap();
     assert_eq!(s.customer_name.as_deref(), Some("Acme Imports"));
     assert_eq!(s.customer_id, Some(party.id));
-    assert_eq!(s.route.0.pod_locode.as_deref(), Some("USLAX"));
-    assert_eq!(c.state.0.pod_terminal.as_deref(), Some("Y258"));
+    assert_eq!(s.route.pod_locode.as_deref(), Some("USLAX"));
+    assert_eq!(c.state.pod_terminal.as_deref(), Some("Y258"));
     assert!(
         reads::container_and_shipment::<ContainerRow>(&db, other.id, container, true)
             .await
@@ -1327,8 +1327,8 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
         .await
         .unwrap()
         .unwrap();
-    assert!(shown_shipment.state.0.estimates.is_empty());
-    assert!(shown_shipment.state.0.pod_eta_us.is_some());
+    assert!(shown_shipment.state.estimates.is_empty());
+    assert!(shown_shipment.state.pod_eta_us.is_some());
     let (state_keys, record_keys) = stored(&db).await;
     for k in ["milestones", "estimates", "provenance"] {
         assert!(
@@ -1344,17 +1344,17 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
         .await
         .unwrap()
         .unwrap();
-    assert!(shown.state.0.milestones.is_empty() && shown.state.0.provenance.is_empty());
-    assert!(!shown.state.0.times.is_empty() && !shown.state.0.lfd.is_empty());
+    assert!(shown.state.milestones.is_empty() && shown.state.provenance.is_empty());
+    assert!(!shown.state.times.is_empty() && !shown.state.lfd.is_empty());
     let whole = reads::container_whole(&db, owner.id, container)
         .await
         .unwrap()
         .unwrap();
-    assert!(!whole.state.0.milestones.is_empty() && !whole.state.0.estimates.is_empty());
-    assert!(!whole.state.0.provenance.is_empty());
-    let mut light = whole.state.0.clone();
+    assert!(!whole.state.milestones.is_empty() && !whole.state.estimates.is_empty());
+    assert!(!whole.state.provenance.is_empty());
+    let mut light = whole.state.clone();
     light.take_records();
-    assert_eq!(light, shown.state.0);
+    assert_eq!(light, shown.state);
     // the report's id is found in the records, and the next merge reads them: the withdrawal
     // of the loading takes its milestone away
     let holding = boxtrack_store::subjects::targets_holding(&db, &["ev-load".into()])
@@ -1376,12 +1376,11 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
         .await
         .unwrap()
         .unwrap();
-    assert!(after.state.0.withdrawn.contains("ev-load"));
-    assert!(!after.state.0.estimates.is_empty(), "the estimate stays");
+    assert!(after.state.withdrawn.contains("ev-load"));
+    assert!(!after.state.estimates.is_empty(), "the estimate stays");
     assert!(
         after
             .state
-            .0
             .milestones
             .latest(Milestone::VesselLoaded, Place::Origin)
             .is_none()
@@ -1402,11 +1401,11 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
     let (migration, whole_json) = match db.backend() {
         boxtrack_store::Backend::Sqlite => (
             include_str!("../migrations/sqlite/0045_container_records.sql"),
-            serde_json::to_string(&after.state.0).unwrap(),
+            serde_json::to_string(&after.state).unwrap(),
         ),
         boxtrack_store::Backend::Postgres => (
             include_str!("../migrations/postgres/0045_container_records.sql"),
-            serde_json::to_string(&after.state.0).unwrap(),
+            serde_json::to_string(&after.state).unwrap(),
         ),
     };
     // the migration's data moves (its statements after the columns were added)
@@ -1432,7 +1431,7 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
             boxtrack_store::Backend::Postgres => "UPDATE shipments SET state = state || records, records = '{}' WHERE id = $1",
         };
         sqlx::query(whole_voyage).bind(shipment).execute(p).await.unwrap();
-        assert!(reads::container(&db, owner.id, container).await.unwrap().unwrap().state.0.withdrawn.contains("ev-load"));
+        assert!(reads::container(&db, owner.id, container).await.unwrap().unwrap().state.withdrawn.contains("ev-load"));
         for update in &updates {
             sqlx::raw_sql(sqlx::AssertSqlSafe(update.clone())).execute(p).await.unwrap();
         }
@@ -1447,7 +1446,7 @@ async fn a_containers_merge_records_live_in_a_column_of_their_own() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(moved.state.0, after.state.0);
+    assert_eq!(moved.state, after.state);
     let (voyage_state, voyage_records) = voyage_read(&db).await;
     assert!(!voyage_records.estimates.is_empty());
     assert!(voyage_state.pod_eta_us.is_some());
@@ -1706,7 +1705,7 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         "t1|{}|{}|{}",
         row.current_status,
         row.ready_for_pickup,
-        row.state.0.times.len()
+        row.state.times.len()
     );
     assert_ne!(row.current_status, "new");
     match rendered(db.clone()).await {
@@ -1809,7 +1808,7 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
         .await
         .unwrap()
         .unwrap();
-    assert!(parsed.state.0.pol_atd_us.is_some());
+    assert!(parsed.state.pol_atd_us.is_some());
     match rendered_shipment(db.clone()).await {
         RenderedShipment::View(v) => {
             assert_eq!(v.view, "u1||true");
@@ -1849,11 +1848,11 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
     boxtrack_store::on_db!(&db, p => sqlx::query("UPDATE shipment_views SET view = 'old|x' WHERE shipment_id = $1")
         .bind(shipment).execute(p).await.map(|_| ()).unwrap());
     match rendered_shipment(db.clone()).await {
-        RenderedShipment::Row(r) => assert_eq!(r.state.0, parsed.state.0),
+        RenderedShipment::Row(r) => assert_eq!(r.state, parsed.state),
         RenderedShipment::View(_) => panic!("a text of another renderer was shown"),
     }
     match by_id().await {
-        RenderedShipment::Row(r) => assert_eq!(r.state.0, parsed.state.0),
+        RenderedShipment::Row(r) => assert_eq!(r.state, parsed.state),
         RenderedShipment::View(_) => panic!("a page's shipment showed a text of another renderer"),
     }
     // a merge that changes the state but not what this renderer shows of it leaves its own
@@ -1896,7 +1895,7 @@ async fn a_merged_container_is_shown_from_its_rendered_state_while_that_is_curre
                 .await
                 .unwrap()
                 .unwrap();
-            assert_ne!(before.state.0, after.state.0, "the merge changed the state");
+            assert_ne!(before.state, after.state, "the merge changed the state");
         }
     };
     merged_eta(1).await;

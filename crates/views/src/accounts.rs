@@ -266,10 +266,9 @@ pub fn webhook(w: &WebhookRow) -> Resource<Webhook> {
         attributes: WebhookAttributes {
             url: w.url.clone(),
             active: w.active,
-            events: w.events.0.clone(),
-            headers: (!w.headers.0.is_empty()).then(|| {
+            events: w.events.clone(),
+            headers: (!w.headers.is_empty()).then(|| {
                 w.headers
-                    .0
                     .iter()
                     .map(|(name, value)| Header {
                         name: name.clone(),

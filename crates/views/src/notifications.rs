@@ -397,9 +397,9 @@ fn change_event(
     let related;
     if kind == "estimated_event" {
         // the ETA is the port of discharge's, on the vessel bound there
-        let route = shipment.map(|s| &s.route.0);
+        let route = shipment.map(|s| &s.route);
         let pod = route.and_then(|r| r.pod_locode.as_deref());
-        let imo = shipment.and_then(|s| s.state.0.pod_vessel_imo.as_deref());
+        let imo = shipment.and_then(|s| s.state.pod_vessel_imo.as_deref());
         rels.insert("port".into(), to_value(crate::tracking::port_rel(pod)));
         rels.insert(
             "vessel".into(),
@@ -410,16 +410,16 @@ fn change_event(
         // the shipment's ETA is the carrier's (the merge takes it from its estimates)
         attributes["data_source"] = json!("shipping_line");
         attributes["voyage_number"] =
-            json!(shipment.and_then(|s| s.state.0.pod_voyage_number.clone()));
+            json!(shipment.and_then(|s| s.state.pod_voyage_number.clone()));
         related = crate::tracking::place_resource("", pod);
     } else {
         // a container's change happens at its POD terminal, in the port's zone
-        let terminal = container.and_then(|c| c.state.0.pod_terminal.as_deref());
+        let terminal = container.and_then(|c| c.state.pod_terminal.as_deref());
         rels.insert(
             "terminal".into(),
             to_value(crate::tracking::terminal_rel(terminal)),
         );
-        attributes["timezone"] = json!(shipment.and_then(|s| s.route.0.pod_timezone.clone()));
+        attributes["timezone"] = json!(shipment.and_then(|s| s.route.pod_timezone.clone()));
         // the attributes a container change is about are the terminal's (availability, holds,
         // fees, last free days, appointment, the terminal itself), as the reference defines it
         if kind != "container_release_event" {

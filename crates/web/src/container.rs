@@ -301,16 +301,13 @@ fn summary_card(c: &ContainerRow, shipment: Option<&ShipmentRow>, clock: Now) ->
 /// Decides what the summary card says.
 fn summary<'a>(c: &'a ContainerRow, shipment: Option<&'a ShipmentRow>, clock: Now) -> Summary<'a> {
     let now = clock.data;
-    let st = &c.state.0;
+    let st = &c.state;
     let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
-    let zone = shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref());
+    let zone = shipment.and_then(|sh| sh.route.pod_timezone.as_deref());
     let days = look::lfd_days(status, c.pickup_lfd_us, zone, now);
     let appointment = rules::appointment(st).map(|t| look::short_local(t, zone));
     let (arrival, vessel) = shipment.map_or_else(Default::default, |sh| {
-        (
-            look::arrival(&sh.route.0, &sh.state.0),
-            look::vessel(&sh.state.0),
-        )
+        (look::arrival(&sh.route, &sh.state), look::vessel(&sh.state))
     });
     let gates = crate::release::gates_of(st, status.as_str());
     let next = crate::release::step_for(status, &gates).unwrap_or_else(|| {
@@ -465,9 +462,9 @@ fn render(version: &str, found: &ContainerDetail, raw_page: u32, clock: Now, csr
         entries,
     } = found;
     let shipment = shipment.as_ref();
-    let pod_zone = shipment.and_then(|sh| sh.route.0.pod_timezone.as_deref());
+    let pod_zone = shipment.and_then(|sh| sh.route.pod_timezone.as_deref());
     let sandbox = shipment.is_some_and(|sh| sh.scac == carriers::SANDBOX_SCAC);
-    let st = &c.state.0;
+    let st = &c.state;
     html! {
         h1 { "Container " (c.number) }
         (marker(version))

@@ -461,19 +461,15 @@ fn row(
     (now, wall): (i64, i64),
     accruing: Option<&Vec<AccruingBox>>,
 ) -> Markup {
-    let st = &c.state.0;
+    let st = &c.state;
     let status = ContainerStatus::parse(&c.current_status).unwrap_or(ContainerStatus::New);
-    let zone = shipment.and_then(|s| s.route.0.pod_timezone.as_deref());
+    let zone = shipment.and_then(|s| s.route.pod_timezone.as_deref());
     let days = look::lfd_days(status, c.pickup_lfd_us, zone, now);
     let (arrival, vessel, refs) = shipment.map_or_else(Default::default, |sh| {
         (
-            look::arrival(&sh.route.0, &sh.state.0),
-            look::vessel(&sh.state.0),
-            look::customer_and_refs(
-                sh.customer_name.as_deref(),
-                &c.ref_numbers.0,
-                &sh.ref_numbers.0,
-            ),
+            look::arrival(&sh.route, &sh.state),
+            look::vessel(&sh.state),
+            look::customer_and_refs(sh.customer_name.as_deref(), &c.ref_numbers, &sh.ref_numbers),
         )
     });
     html! {
@@ -552,17 +548,17 @@ pub async fn export(
                 c.current_status.clone(),
                 c.ready_for_pickup.to_string(),
                 c.pickup_lfd_us.map(time::format_micros).unwrap_or_default(),
-                c.state.0.pod_terminal.clone().unwrap_or_default(),
-                rules::active_holds(&c.state.0.holds)
+                c.state.pod_terminal.clone().unwrap_or_default(),
+                rules::active_holds(&c.state.holds)
                     .next()
                     .is_some()
                     .to_string(),
                 sh.map(|x| x.bill_of_lading_number.clone())
                     .unwrap_or_default(),
                 sh.map(|x| x.scac.clone()).unwrap_or_default(),
-                sh.and_then(|x| x.route.0.pod_locode.clone())
+                sh.and_then(|x| x.route.pod_locode.clone())
                     .unwrap_or_default(),
-                c.ref_numbers.0.join(" "),
+                c.ref_numbers.join(" "),
                 time::format_micros(c.updated_us),
                 c.id.to_string(),
             ]));

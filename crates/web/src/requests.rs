@@ -146,7 +146,7 @@ pub async fn export(
                 r.scac.clone().unwrap_or_default(),
                 r.status.clone(),
                 r.failed_reason.clone().unwrap_or_default(),
-                r.ref_numbers.0.join(" "),
+                r.ref_numbers.join(" "),
                 time::format_micros(r.created_us),
                 time::format_micros(r.updated_us),
                 r.id.to_string(),

@@ -142,7 +142,7 @@ impl Asked {
 /// A shipment's row of the table: its bill of lading (linking to its containers), carrier,
 /// route, arrival at the port's clock, how many boxes, whether it is tracked, its times.
 fn row(sh: &ShipmentRow, boxes: usize) -> Markup {
-    let (route, st) = (&sh.route.0, &sh.state.0);
+    let (route, st) = (&sh.route, &sh.state);
     let arrival = match (st.pod_ata_us, st.pod_eta_us) {
         (Some(t), _) => format!("arrived {}", format_local(t, route.pod_timezone.as_deref())),
         (None, Some(t)) => format!("ETA {}", format_local(t, route.pod_timezone.as_deref())),
@@ -318,7 +318,7 @@ pub async fn export(
             };
         let time = |t: Option<i64>| t.map(format_micros).unwrap_or_default();
         for sh in &listed.rows {
-            let (route, st) = (&sh.route.0, &sh.state.0);
+            let (route, st) = (&sh.route, &sh.state);
             let numbers: Vec<String> = containers
                 .get(&sh.id)
                 .map(|cs| cs.iter().map(|c| c.number.clone()).collect())
@@ -331,7 +331,7 @@ pub async fn export(
                 time(st.pod_eta_us),
                 time(st.pod_ata_us),
                 numbers.join(" "),
-                sh.ref_numbers.0.join(" "),
+                sh.ref_numbers.join(" "),
                 if sh.tracking_stopped_us.is_some() {
                     "stopped".into()
                 } else {

@@ -77,7 +77,7 @@ async fn render_list(
                     tr {
                         td { a href={ "/console/webhooks/" (w.id) } { (w.url) } }
                         td { (if w.active { "on" } else { "off" }) }
-                        td { (w.events.0.len()) " of " (EVENTS.len()) }
+                        td { (w.events.len()) " of " (EVENTS.len()) }
                         td { (w.consecutive_failures) }
                         td { (format_micros(w.created_us)) }
                     }
@@ -222,7 +222,7 @@ fn facts(w: &WebhookRow, signature_header: &str) -> Markup {
                 }
             }
             dt { "Events" }
-            dd { (w.events.0.len()) " of " (EVENTS.len()) }
+            dd { (w.events.len()) " of " (EVENTS.len()) }
             dt { "Signing secret" }
             dd {
                 code class="secret" { (w.secret) }
@@ -246,7 +246,7 @@ fn settings_form(w: &WebhookRow, csrf: &str) -> Markup {
                     " On (deliveries are sent)"
                 }
                 input type="hidden" name="events_shown" value="1";
-                (event_boxes(&w.events.0))
+                (event_boxes(&w.events))
                 button type="submit" { "Save" }
             }
         }
@@ -444,7 +444,7 @@ pub async fn test(
         let notice = html! { p class="error" role="alert" { "Choose one of the listed events." } };
         return render_one(&state, &s, id, StatusCode::BAD_REQUEST, notice).await;
     }
-    let sent = match sample::send(&state.ctx, &w.url, event, Some(&w.secret), &w.headers.0).await {
+    let sent = match sample::send(&state.ctx, &w.url, event, Some(&w.secret), &w.headers).await {
         Ok((_, sent)) => sent,
         Err(_) => {
             let notice = html! {

@@ -174,7 +174,7 @@ pub async fn lookup(db: &Db, account_id: Uuid, number: &str) -> Result<Track, Ap
 
 /// A shipment as the widget shows it.
 fn shipment(s: &ShipmentRow) -> Shipment {
-    let (route, st) = (&s.route.0, &s.state.0);
+    let (route, st) = (&s.route, &s.state);
     Shipment {
         id: s.id,
         bill_of_lading_number: s.bill_of_lading_number.clone(),
@@ -184,7 +184,7 @@ fn shipment(s: &ShipmentRow) -> Shipment {
         port_of_discharge: port(route.pod_locode.as_deref(), route.pod_timezone.as_deref()),
         pod_eta_at: At::opt(st.pod_eta_us),
         pod_ata_at: At::opt(st.pod_ata_us),
-        ref_numbers: s.ref_numbers.0.clone(),
+        ref_numbers: s.ref_numbers.clone(),
     }
 }
 
@@ -207,7 +207,6 @@ fn container(c: &ContainerRow, events: &[TransportEventRow]) -> Container {
         ready_for_pickup: c.ready_for_pickup,
         holds: c
             .state
-            .0
             .holds
             .iter()
             .map(|h| Hold {

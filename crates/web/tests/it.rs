@@ -2152,7 +2152,6 @@ async fn webhooks_are_made_tested_inspected_and_redelivered_from_the_console() {
             .unwrap()
             .unwrap()
             .events
-            .0
     };
     assert_eq!(
         events().await,

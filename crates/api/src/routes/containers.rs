@@ -420,10 +420,7 @@ pub async fn raw_events(
         .await?
         .ok_or_else(|| ApiError::not_found("container"))?;
     let (c, shipment) = (shown.container, shown.shipment);
-    let providers = Providers::of(
-        &c.state.0,
-        shipment.as_ref().map_or("", |s| s.scac.as_str()),
-    );
+    let providers = Providers::of(&c.state, shipment.as_ref().map_or("", |s| s.scac.as_str()));
     let listed = containers::raw_page(
         &state.ctx.db,
         caller.account.id,

@@ -4,7 +4,6 @@
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use boxtrack_app::events;
-use boxtrack_app::model::NotificationRow;
 use serde_json::Value;
 
 use crate::state::AppState;
@@ -15,20 +14,11 @@ use boxtrack_http::error::ApiResult;
 use boxtrack_http::jsonapi::{JsonApi, QueryParams, base_url};
 use boxtrack_http::schema::{Param, Schema};
 use boxtrack_views::jsonapi;
-use boxtrack_views::notifications::{self, EventData};
+use boxtrack_views::notifications::EventData;
 
 /// The default and largest number of events per page.
 const DEFAULT_SIZE: i64 = 100;
 const MAX_SIZE: i64 = 1000;
-
-fn reference_type(object_type: &str) -> &str {
-    match object_type {
-        "container" => "container",
-        "shipment" => "shipment",
-        "tracking_request" => "tracking_request",
-        _ => "transport_event",
-    }
-}
 
 /// `GET /v2/events`.
 pub async fn feed(
@@ -43,62 +33,11 @@ pub async fn feed(
         .integer("page[size]", 1, MAX_SIZE)?
         .unwrap_or(DEFAULT_SIZE);
     let filter_event = q.text("filter[event]");
-    // the feed may be as old as a replica's lag: a replica replays commits in the primary's
-    // order, so what it shows is the log as the primary had it a moment ago
+    // the feed may be as old as a replica's lag (never older than the account's own writes)
     let db = state.ctx.read_db(caller.account.id);
-    let rows = events::after(db, caller.account.id, after, size).await?;
-    // each item is the envelope a webhook delivery of the event carries
-    let mut data: Vec<Value> = Vec::new();
-    let mut included: Vec<Value> = Vec::new();
-    let shown: Vec<&events::EventRow> = rows
-        .iter()
-        .filter(|e| filter_event.as_deref().is_none_or(|f| e.event == f))
-        .collect();
-    let ns: Vec<NotificationRow> = shown
-        .iter()
-        .map(|e| NotificationRow {
-            id: e.id,
-            account_id: caller.account.id,
-            webhook_id: uuid::Uuid::nil(),
-            event_id: e.id,
-            seq: e.seq,
-            event: e.event.clone(),
-            reference_type: reference_type(&e.object_type).to_string(),
-            reference_id: e.object_id,
-            delivery_status: "pending".into(),
-            attempts: 0,
-            next_attempt_us: None,
-            last_status_code: None,
-            last_error: None,
-            created_us: e.created_us,
-            updated_us: e.created_us,
-            replay_of: None,
-        })
-        .collect();
-    // the page's related rows are read once for all its events
-    let envelopes =
-        notifications::envelopes(db, &ns, shown.iter().map(|e| (*e).clone()).collect()).await?;
-    for env in envelopes {
-        let mut item = env["data"].clone();
-        item["type"] = "event".into();
-        // a log entry, not a delivery: no status of one
-        if let Some(a) = item["attributes"].as_object_mut() {
-            a.remove("delivery_status");
-        }
-        item["relationships"]["webhook"] = jsonapi::to_one("webhook", None::<String>);
-        data.push(item);
-        if let Some(inc) = env["included"].as_array() {
-            for r in inc {
-                if !included
-                    .iter()
-                    .any(|i: &Value| i["id"] == r["id"] && i["type"] == r["type"])
-                {
-                    included.push(r.clone());
-                }
-            }
-        }
-    }
-    let last = rows.last().map_or(after, |e| e.seq);
+    let log = events::page(db, caller.account.id, after, size, filter_event.as_deref()).await?;
+    let (data, included) = items(log.envelopes);
+    let last = log.last;
     let base = base_url(state.config.public_url.as_deref(), &headers);
     let path = "/v2/events";
     let mut next = format!("{base}{path}?after={last}&page[size]={size}");
@@ -116,9 +55,35 @@ pub async fn feed(
             size,
             after,
             last_sequence: last,
-            more: rows.len() as i64 == size,
+            more: log.full,
         },
     }))
+}
+
+/// Each envelope's data as a log entry (type `event`, no delivery status, no webhook), and
+/// the resources they include, each once.
+fn items(envelopes: Vec<Value>) -> (Vec<Value>, Vec<Value>) {
+    let mut data: Vec<Value> = Vec::with_capacity(envelopes.len());
+    let mut included: Vec<Value> = Vec::new();
+    for env in envelopes {
+        let mut item = env["data"].clone();
+        item["type"] = "event".into();
+        // a log entry, not a delivery: no status of one
+        if let Some(a) = item["attributes"].as_object_mut() {
+            a.remove("delivery_status");
+        }
+        item["relationships"]["webhook"] = jsonapi::to_one("webhook", None::<String>);
+        data.push(item);
+        for r in env["included"].as_array().into_iter().flatten() {
+            if !included
+                .iter()
+                .any(|i: &Value| i["id"] == r["id"] && i["type"] == r["type"])
+            {
+                included.push(r.clone());
+            }
+        }
+    }
+    (data, included)
 }
 
 /// A page of the event log.

@@ -80,7 +80,7 @@ fn result(found: &search::Found, score: u8, h: &SearchHit) -> SearchResult {
         "shipment" => {
             a.entity_type = "shipment";
             if let Some(s) = shipments.get(&h.id) {
-                let route = &s.route.0;
+                let route = &s.route;
                 a.scac = Some(s.scac.clone());
                 a.port_of_lading_name.clone_from(&route.pol_name);
                 a.port_of_discharge_name.clone_from(&route.pod_name);

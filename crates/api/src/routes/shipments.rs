@@ -72,7 +72,7 @@ async fn render(
                 included.push(r);
             }
         }
-        let route = &s.route.0;
+        let route = &s.route;
         for (name, locode) in [
             ("port_of_lading", &route.pol_locode),
             ("port_of_discharge", &route.pod_locode),

@@ -356,7 +356,7 @@ pub async fn replay(
         &state.ctx,
         caller.account.id,
         w.id,
-        &w.events.0,
+        &w.events,
         after_seq,
         since_us,
         app::REPLAY_MAX,

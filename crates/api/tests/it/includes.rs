@@ -70,7 +70,7 @@ async fn every_relationship_a_resource_names_can_be_included() {
             .await
             .unwrap()
             .unwrap();
-        assert_eq!(r.pod_terminal, row.state.0.pod_terminal, "{}", r.id);
+        assert_eq!(r.pod_terminal, row.state.pod_terminal, "{}", r.id);
     }
     assert!(refs.iter().any(|r| r.pod_terminal.is_some()), "{refs:?}");
     let events = app

@@ -89,10 +89,10 @@ async fn box_of(ctx: &Ctx, account_id: Uuid, a: &AuditIn) -> Result<QuoteIn, App
         let shipment = shown.shipment.ok_or(AppError::NotFound("container"))?;
         let of = ShippedBy {
             scac: &shipment.scac,
-            route: &shipment.route.0,
+            route: &shipment.route,
         };
         let as_of_us = as_of.map_or_else(|| ctx.now_us(), |t| t.as_microsecond());
-        return quote_of(&shown.container.state.0, &of, as_of_us).ok_or_else(|| {
+        return quote_of(&shown.container.state, &of, as_of_us).ok_or_else(|| {
             AppError::Rejected(vec![(
                 "/container_id".into(),
                 "the container's port of discharge is not known yet".into(),

@@ -305,11 +305,11 @@ pub async fn priced(
 ) -> Result<ContainerCharges, AppError> {
     let of = ShippedBy {
         scac: &shipment.scac,
-        route: &shipment.route.0,
+        route: &shipment.route,
     };
     charges_of(
         &mut Pricer::new(ctx, account_id),
-        (c.id, &c.state.0),
+        (c.id, &c.state),
         &of,
         as_of_us,
         (rail, COMING_DAYS),

@@ -418,10 +418,10 @@ pub async fn accruing_on_page(
     for (c, s, as_of) in boxes {
         let of = ShippedBy {
             scac: &s.scac,
-            route: &s.route.0,
+            route: &s.route,
         };
-        let charges = charges_of(&mut pricer, (c.id, &c.state.0), &of, *as_of, (false, 1)).await?;
-        let terminal = c.state.0.pod_terminal.as_ref();
+        let charges = charges_of(&mut pricer, (c.id, &c.state), &of, *as_of, (false, 1)).await?;
+        let terminal = c.state.pod_terminal.as_ref();
         for ch in &charges.charges {
             if let Some(a) = accruing((c.id, &c.number), terminal, ch) {
                 out.entry(c.id).or_default().push(a);

@@ -49,7 +49,7 @@ pub async fn webhooks(db: &Db, cmd: &WebhooksCommand) -> anyhow::Result<()> {
                     all.iter()
                         .map(|w| {
                             json!({"webhook_id": w.id, "url": w.url, "active": w.active,
-                                   "events": w.events.0, "consecutive_failures": w.consecutive_failures,
+                                   "events": w.events, "consecutive_failures": w.consecutive_failures,
                                    "deactivated_reason": w.deactivated_reason,
                                    "created_at": format_micros(w.created_us)})
                         })

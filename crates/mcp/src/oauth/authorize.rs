@@ -298,64 +298,27 @@ pub async fn authorize_submit(
     }
     let email = f.get("email").cloned().unwrap_or_default();
     let password = f.get("password").cloned().unwrap_or_default();
-    let mut errors = HashMap::new();
-    if email.trim().is_empty() {
-        errors.insert("email", "Enter your email address.".to_string());
-    }
-    if password.is_empty() {
-        errors.insert("password", "Enter your password.".to_string());
-    }
-    let mut refused = None;
-    if errors.is_empty() {
-        // counted before the password is checked, in the window the console's sign-in uses
-        match state.limiter.attempt(Attempt::SignIn(email.trim())).await {
-            Ok(d) if !d.allowed => {
-                state.metrics.record_rate_limited("sign_in");
-                errors.insert(
-                    "form",
-                    format!(
-                        "Too many sign-in attempts for this email. Try again in {} seconds.",
-                        d.retry_after_secs()
-                    ),
-                );
-                refused = Some(d.retry_after_secs());
+    let user = match credentials(&state, &email, &password).await {
+        Ok(Ok(user)) => user,
+        Ok(Err(refusal)) => {
+            let csrf = core::new_secret();
+            let mut resp = page(
+                "Sign in",
+                &client_name,
+                &r,
+                &csrf,
+                &email,
+                &refusal.errors,
+                origin_of(&r.redirect_uri),
+            );
+            if let Some(secs) = refusal.retry_after {
+                *resp.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+                resp.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(secs));
             }
-            Ok(_) => {}
-            Err(e) => return e.into_response(),
+            return resp;
         }
-    }
-    let user = if errors.is_empty() {
-        match oauth::sign_in(&state.ctx, &email, &password).await {
-            Ok(Some(u)) => Some(u),
-            Ok(None) => {
-                errors.insert(
-                    "password",
-                    "The email or password is not right.".to_string(),
-                );
-                None
-            }
-            Err(e) => return ApiError::from(e).into_response(),
-        }
-    } else {
-        None
-    };
-    let Some(user) = user else {
-        let csrf = core::new_secret();
-        let mut resp = page(
-            "Sign in",
-            &client_name,
-            &r,
-            &csrf,
-            &email,
-            &errors,
-            origin_of(&r.redirect_uri),
-        );
-        if let Some(secs) = refused {
-            *resp.status_mut() = StatusCode::TOO_MANY_REQUESTS;
-            resp.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-        }
-        return resp;
+        Err(resp) => return resp,
     };
     let grant = oauth::Grant {
         client_id: r.client_id.clone(),
@@ -368,4 +331,65 @@ pub async fn authorize_submit(
         Err(e) => return ApiError::from(e).into_response(),
     };
     redirect(&r.redirect_uri, &[("code", &code), ("state", &r.state)])
+}
+
+/// Why a sign-in form did not sign in: the errors by field (`form` for the whole form), and
+/// the seconds to wait when the email has had too many attempts.
+struct Refusal {
+    errors: HashMap<&'static str, String>,
+    retry_after: Option<u64>,
+}
+
+/// The user these credentials sign in, or why not; the attempt is counted before the password
+/// is checked, in the window the console's sign-in uses. `Err` is the answer to a failure of
+/// the limiter or the database.
+async fn credentials(
+    state: &Front,
+    email: &str,
+    password: &str,
+) -> Result<Result<oauth::User, Refusal>, Response> {
+    let mut refusal = Refusal {
+        errors: HashMap::new(),
+        retry_after: None,
+    };
+    if email.trim().is_empty() {
+        refusal
+            .errors
+            .insert("email", "Enter your email address.".to_string());
+    }
+    if password.is_empty() {
+        refusal
+            .errors
+            .insert("password", "Enter your password.".to_string());
+    }
+    if !refusal.errors.is_empty() {
+        return Ok(Err(refusal));
+    }
+    match state.limiter.attempt(Attempt::SignIn(email.trim())).await {
+        Ok(d) if !d.allowed => {
+            state.metrics.record_rate_limited("sign_in");
+            refusal.errors.insert(
+                "form",
+                format!(
+                    "Too many sign-in attempts for this email. Try again in {} seconds.",
+                    d.retry_after_secs()
+                ),
+            );
+            refusal.retry_after = Some(d.retry_after_secs());
+            return Ok(Err(refusal));
+        }
+        Ok(_) => {}
+        Err(e) => return Err(e.into_response()),
+    }
+    match oauth::sign_in(&state.ctx, email, password).await {
+        Ok(Some(u)) => Ok(Ok(u)),
+        Ok(None) => {
+            refusal.errors.insert(
+                "password",
+                "The email or password is not right.".to_string(),
+            );
+            Ok(Err(refusal))
+        }
+        Err(e) => Err(ApiError::from(e).into_response()),
+    }
 }

@@ -420,7 +420,7 @@ pub(super) async fn get(
     let includes = includes_of(asked);
     let attributes = container_resource(&c, shipment.as_ref(), account).attributes;
     let (mut a, r) = (attributes.state, attributes.row);
-    let st = &c.state.0;
+    let st = &c.state;
     let zone = r.pod_timezone.as_deref();
     let milestones = Milestones {
         pod_arrived: a.pod_arrived_at.is_some(),
@@ -584,10 +584,10 @@ fn lfd_source(st: &ContainerState, rail_visible: bool) -> Option<&'static str> {
 
 /// The container's shipment, briefly.
 fn shipment_brief(s: &ShipmentRow) -> ShipmentBrief {
-    let route = &s.route.0;
+    let route = &s.route;
     ShipmentBrief {
         id: s.id,
-        ref_numbers: s.ref_numbers.0.clone(),
+        ref_numbers: s.ref_numbers.clone(),
         line: s.scac.clone(),
         shipping_line_name: carriers::by_scac(&s.scac).map(|l| l.name.clone()),
         port_of_lading_name: route.pol_name.clone(),
@@ -656,7 +656,7 @@ pub(super) async fn readiness(
     } = load(state, account, id).await?;
     let attributes = container_resource(&c, shipment.as_ref(), account).attributes;
     let (a, r) = (attributes.state, attributes.row);
-    let st = &c.state.0;
+    let st = &c.state;
     let mut known = std::collections::BTreeMap::new();
     for (at, kind) in [
         (r.import_deadlines.pickup_lfd_line, LfdKind::Line),

@@ -104,7 +104,7 @@ pub async fn resource_text(
     let rail_zone = match containers::show(&state.ctx.db, account.id, id, false).await {
         Ok(Some(shown)) => shown
             .shipment
-            .and_then(|s| s.route.0.destination_timezone.clone()),
+            .and_then(|s| s.route.destination_timezone.clone()),
         _ => None,
     };
     Ok(markdown(&answer, rail_zone.as_deref()))

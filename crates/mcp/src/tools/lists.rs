@@ -443,7 +443,7 @@ async fn containers(
         .map(|c| {
             let sh = shipments.get(&c.shipment_id);
             let at = container_resource(c, sh, account).attributes;
-            let st = &c.state.0;
+            let st = &c.state;
             ContainerRow {
                 id: c.id,
                 number: c.number.clone(),
@@ -481,10 +481,10 @@ async fn containers(
                     id: s.id,
                     bill_of_lading: s.bill_of_lading_number.clone(),
                     shipping_line_scac: s.scac.clone(),
-                    port_of_discharge: s.route.0.pod_name.clone(),
-                    pod_vessel: s.state.0.pod_vessel_name.clone(),
-                    pod_eta_at: At::opt(s.state.0.pod_eta_us),
-                    pod_ata_at: At::opt(s.state.0.pod_ata_us),
+                    port_of_discharge: s.route.pod_name.clone(),
+                    pod_vessel: s.state.pod_vessel_name.clone(),
+                    pod_eta_at: At::opt(s.state.pod_eta_us),
+                    pod_ata_at: At::opt(s.state.pod_ata_us),
                 }),
                 terminal_checked_at: at.state.terminal_checked_at,
                 pod_timezone: at.row.pod_timezone,
@@ -599,7 +599,7 @@ async fn shipments(
         .rows
         .iter()
         .map(|s| {
-            let (route, st) = (&s.route.0, &s.state.0);
+            let (route, st) = (&s.route, &s.state);
             ShipmentRow {
                 id: s.id,
                 bill_of_lading: s.bill_of_lading_number.clone(),
@@ -612,7 +612,7 @@ async fn shipments(
                 pod_ata_at: At::opt(st.pod_ata_us),
                 destination_name: route.destination_name.clone(),
                 destination_eta_at: At::opt(st.destination_eta_us),
-                ref_numbers: s.ref_numbers.0.clone(),
+                ref_numbers: s.ref_numbers.clone(),
                 tracking_stopped: s.tracking_stopped_us.is_some(),
                 containers: with_containers.then(|| {
                     boxes

@@ -204,12 +204,12 @@ pub(super) async fn get(
         .ok_or_else(missing)?;
     let (c, events) = (read.container, read.events);
     let s = read.shipment.ok_or_else(missing)?;
-    let (route, st) = (&s.route.0, &s.state.0);
+    let (route, st) = (&s.route, &s.state);
     let stops = journey::stops_of(&s, &events);
     let inland = route.inland();
-    let ct = &c.state.0.times;
+    let ct = &c.state.times;
     let line = Some(s.scac.clone());
-    let rail = c.state.0.pod_rail_carrier_scac.clone();
+    let rail = c.state.pod_rail_carrier_scac.clone();
     let mut locations: Vec<RouteLocation> = (0..stops.len())
         .map(|i| location(&stops, i, inland, line.as_deref(), rail.as_deref()))
         .collect();

@@ -124,7 +124,7 @@ pub(super) async fn get(
                 };
                 let route = shipments
                     .get(&c.shipment_id)
-                    .map(|s| s.route.0.clone())
+                    .map(|s| s.route.clone())
                     .unwrap_or_default();
                 answer.containers.push(ContainerHit {
                     id: c.id,
@@ -145,7 +145,7 @@ pub(super) async fn get(
                 answer.shipments.push(ShipmentHit {
                     id: s.id,
                     bill_of_lading: s.bill_of_lading_number.clone(),
-                    ref_numbers: s.ref_numbers.0.clone(),
+                    ref_numbers: s.ref_numbers.clone(),
                     shipping_line: s.scac.clone(),
                     container_count: boxes.get(&s.id).map_or(0, Vec::len),
                 });

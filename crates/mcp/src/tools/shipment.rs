@@ -364,9 +364,7 @@ pub(super) async fn get(
         a.voyage.destination_ata_at.is_some(),
     )
     .to_string();
-    let pod_terminal = containers
-        .iter()
-        .find_map(|c| c.state.0.pod_terminal.clone());
+    let pod_terminal = containers.iter().find_map(|c| c.state.pod_terminal.clone());
     let mut includes_loaded: Vec<String> = Vec::new();
     let listed = if include_containers {
         includes_loaded.push("containers".into());

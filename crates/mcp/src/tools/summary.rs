@@ -141,8 +141,8 @@ pub struct SummaryAnswer {
 /// The keys (and labels) a container counts under for `group_by`: one, or for `hold_type`
 /// one per active hold (`no hold` without). Dates are the container's port's calendar days.
 pub fn key_of(group_by: &str, c: &ContainerRow, s: Option<&ShipmentRow>) -> Vec<(String, String)> {
-    let st = &c.state.0;
-    let route = s.map(|s| &s.route.0);
+    let st = &c.state;
+    let route = s.map(|s| &s.route);
     let zone = route.and_then(|r| r.pod_timezone.as_deref());
     let same = |k: String| vec![(k.clone(), k)];
     match group_by {
@@ -183,7 +183,7 @@ pub fn key_of(group_by: &str, c: &ContainerRow, s: Option<&ShipmentRow>) -> Vec<
             st.times
                 .get(&POD_ARRIVED)
                 .copied()
-                .or_else(|| s.and_then(|s| s.state.0.pod_ata_us.or(s.state.0.pod_eta_us)))
+                .or_else(|| s.and_then(|s| s.state.pod_ata_us.or(s.state.pod_eta_us)))
                 .and_then(|t| assess::local_date(t, zone))
                 .unwrap_or_else(|| "no arrival date".into()),
         ),

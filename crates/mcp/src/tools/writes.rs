@@ -219,7 +219,7 @@ fn brief(w: &WebhookRow) -> WebhookBrief {
         id: w.id,
         url: w.url.clone(),
         active: w.active,
-        events: w.events.0.clone(),
+        events: w.events.clone(),
         deactivated_reason: w.deactivated_reason.clone(),
         created_at: At(w.created_us),
     }

@@ -33,15 +33,19 @@ pub struct ShipmentRow {
     /// Carrier.
     pub scac: String,
     /// Client references.
-    pub ref_numbers: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub ref_numbers: Vec<String>,
     /// Tags.
-    pub tags: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub tags: Vec<String>,
     /// Ports.
-    pub route: Json<Route>,
+    #[sqlx(json)]
+    pub route: Route,
     /// Merged carrier view, as its resource shows it: without the voyage's milestone and
     /// estimate records ([`boxtrack_core::tracking::VoyageRecords`], empty here), which only
     /// the merge reads.
-    pub state: Json<ShipmentState>,
+    #[sqlx(json)]
+    pub state: ShipmentState,
     /// When tracking stopped.
     pub tracking_stopped_us: Option<i64>,
     /// Why.
@@ -77,11 +81,13 @@ pub struct ContainerRow {
     /// ISO 6346 number.
     pub number: String,
     /// Client references.
-    pub ref_numbers: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub ref_numbers: Vec<String>,
     /// Merged state, as its resource shows it: without the merge's records
     /// ([`boxtrack_core::tracking::MergeRecords`], empty here), which [`container_whole`] reads
     /// too.
-    pub state: Json<ContainerState>,
+    #[sqlx(json)]
+    pub state: ContainerState,
     /// Derived status.
     pub current_status: String,
     /// Derived readiness.
@@ -220,7 +226,7 @@ pub async fn container_whole(db: &Db, account_id: Uuid, id: Uuid) -> Result<Opti
     let found: Option<Whole> =
         on_db!(db, p => sqlx::query_as(SQL).bind(id).bind(account_id).fetch_optional(p).await?);
     Ok(found.map(|Whole { mut row, records }| {
-        row.state.0.put_records(records.0);
+        row.state.put_records(records.0);
         row
     }))
 }
@@ -408,10 +414,10 @@ pub(super) fn joined_shipment(row: &sqlx::postgres::PgRow) -> Result<Option<Ship
         tracking_request_id: row.try_get("s_tracking_request_id")?,
         bill_of_lading_number: row.try_get("s_bill_of_lading_number")?,
         scac: row.try_get("s_scac")?,
-        ref_numbers: row.try_get("s_ref_numbers")?,
-        tags: row.try_get("s_tags")?,
-        route: row.try_get("s_route")?,
-        state: row.try_get("s_state")?,
+        ref_numbers: row.try_get::<Json<_>, _>("s_ref_numbers")?.0,
+        tags: row.try_get::<Json<_>, _>("s_tags")?.0,
+        route: row.try_get::<Json<_>, _>("s_route")?.0,
+        state: row.try_get::<Json<_>, _>("s_state")?.0,
         tracking_stopped_us: row.try_get("s_tracking_stopped_us")?,
         stopped_reason: row.try_get("s_stopped_reason")?,
         created_us: row.try_get("s_created_us")?,
@@ -559,7 +565,7 @@ impl ContainerOnShipment for ContainerRow {
         self.id
     }
     fn pod_terminal(&self) -> Option<&str> {
-        self.state.0.pod_terminal.as_deref()
+        self.state.pod_terminal.as_deref()
     }
 }
 

@@ -26,7 +26,7 @@ pub struct ContainerView {
     /// ISO 6346 number.
     pub number: String,
     /// Client references.
-    pub ref_numbers: Json<Vec<String>>,
+    pub ref_numbers: Vec<String>,
     /// The POD terminal's code (the state's, kept in a column of its own).
     pub pod_terminal: Option<String>,
     /// Created.
@@ -67,7 +67,7 @@ impl RenderedContainer {
     pub fn pod_terminal(&self) -> Option<&str> {
         match self {
             RenderedContainer::View(v) => v.pod_terminal.as_deref(),
-            RenderedContainer::Row(r) => r.state.0.pod_terminal.as_deref(),
+            RenderedContainer::Row(r) => r.state.pod_terminal.as_deref(),
         }
     }
 }
@@ -121,7 +121,7 @@ where
         account_id: row.try_get("account_id")?,
         shipment_id: row.try_get("shipment_id")?,
         number: row.try_get("number")?,
-        ref_numbers: row.try_get("ref_numbers")?,
+        ref_numbers: row.try_get::<Json<_>, _>("ref_numbers")?.0,
         pod_terminal: row.try_get("pod_terminal")?,
         created_us: row.try_get("created_us")?,
         updated_us: row.try_get("updated_us")?,
@@ -229,9 +229,9 @@ pub struct ShipmentView {
     /// Carrier.
     pub scac: String,
     /// Client references.
-    pub ref_numbers: Json<Vec<String>>,
+    pub ref_numbers: Vec<String>,
     /// Tags.
-    pub tags: Json<Vec<String>>,
+    pub tags: Vec<String>,
     /// When tracking stopped.
     pub tracking_stopped_us: Option<i64>,
     /// Why.
@@ -322,8 +322,8 @@ where
         tracking_request_id: row.try_get(n[2])?,
         bill_of_lading_number: row.try_get(n[3])?,
         scac: row.try_get(n[4])?,
-        ref_numbers: row.try_get(n[5])?,
-        tags: row.try_get(n[6])?,
+        ref_numbers: row.try_get::<Json<_>, _>(n[5])?.0,
+        tags: row.try_get::<Json<_>, _>(n[6])?.0,
         tracking_stopped_us: row.try_get(n[7])?,
         stopped_reason: row.try_get(n[8])?,
         created_us: row.try_get(n[9])?,

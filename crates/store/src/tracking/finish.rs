@@ -122,7 +122,7 @@ impl Step<'_> {
             "INSERT INTO shipments (id, account_id, tracking_request_id, bill_of_lading_number, scac, pod_locode, ref_numbers, tags, route, state, tracking_stopped_us, stopped_reason, created_us, updated_us) \
              VALUES ($1, $2, $3, $4, $5, $11, $6, $7, $8, $9, NULL, NULL, $10, $10)")
             .bind(shipment_id).bind(request.account_id).bind(request.id).bind(new.bill_of_lading_number).bind(new.scac)
-            .bind(Json(&self.current.ref_numbers.0)).bind(Json(&self.current.shipment_tags.0)).bind(Json(new.route))
+            .bind(Json(&self.current.ref_numbers)).bind(Json(&self.current.shipment_tags)).bind(Json(new.route))
             .bind(Json(ShipmentState::default())).bind(now).bind(&new.route.pod_locode)
             .execute(c).await.map(|_| ())?);
         let view = crate::rendered::shipment(new.route, &ShipmentState::default());

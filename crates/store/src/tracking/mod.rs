@@ -47,9 +47,11 @@ pub struct TrackingRequestRow {
     /// Attempts so far.
     pub retry_count: Option<i64>,
     /// Client references.
-    pub ref_numbers: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub ref_numbers: Vec<String>,
     /// Shipment tags.
-    pub shipment_tags: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub shipment_tags: Vec<String>,
     /// The shipment once created.
     pub shipment_id: Option<Uuid>,
     /// The customer (a party of the account) it is tracked for.
@@ -310,8 +312,8 @@ pub async fn update_request(
     let current = get_request(db, account_id, id)
         .await?
         .ok_or(StoreError::NotFound("tracking_request"))?;
-    let refs = ref_numbers.unwrap_or(current.ref_numbers.0);
-    let tags = tags.unwrap_or(current.shipment_tags.0);
+    let refs = ref_numbers.unwrap_or(current.ref_numbers);
+    let tags = tags.unwrap_or(current.shipment_tags);
     on_db!(db, p => sqlx::query("UPDATE tracking_requests SET ref_numbers = $3, shipment_tags = $4, updated_us = $5 WHERE id = $1 AND account_id = $2")
         .bind(id).bind(account_id).bind(Json(&refs)).bind(Json(&tags)).bind(now_us())
         .execute(p).await.map(|_| ())?);

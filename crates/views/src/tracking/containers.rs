@@ -275,7 +275,7 @@ pub fn container_resource_with(
     shipment: Option<&ShipmentFacts>,
     account: &Account,
 ) -> Resource<Container> {
-    let st = &c.state.0;
+    let st = &c.state;
     let facts = StateFacts::of(st);
     Resource {
         id: c.id,
@@ -315,7 +315,7 @@ impl RowFields<'_> {
     fn of(c: &ContainerRow) -> RowFields<'_> {
         RowFields {
             number: &c.number,
-            ref_numbers: &c.ref_numbers.0,
+            ref_numbers: &c.ref_numbers,
             created_us: c.created_us,
             updated_us: c.updated_us,
         }
@@ -563,7 +563,7 @@ pub fn written_container_view(
     let view = RenderedState::read(&v.view)?;
     let fields = RowFields {
         number: &v.number,
-        ref_numbers: &v.ref_numbers.0,
+        ref_numbers: &v.ref_numbers,
         created_us: v.created_us,
         updated_us: v.updated_us,
     };
@@ -597,7 +597,6 @@ mod tests {
     use boxtrack_core::tracking::versions::VersionKey;
     use boxtrack_core::tracking::{Route, ShipmentState};
     use proptest::prelude::*;
-    use sqlx::types::Json;
 
     fn account(rail: bool) -> Account {
         Account {
@@ -623,10 +622,10 @@ mod tests {
             tracking_request_id: None,
             bill_of_lading_number: "BL".into(),
             scac: "MAEU".into(),
-            ref_numbers: Json(vec![]),
-            tags: Json(vec![]),
-            route: Json(route),
-            state: Json(ShipmentState::default()),
+            ref_numbers: vec![],
+            tags: vec![],
+            route,
+            state: ShipmentState::default(),
             tracking_stopped_us: None,
             stopped_reason: None,
             created_us: 3,
@@ -642,14 +641,14 @@ mod tests {
             account_id: uuid::Uuid::nil(),
             shipment_id: uuid::Uuid::from_u128(7),
             number: "MSKU1234565".into(),
-            ref_numbers: Json(vec!["PO \"7\"".into()]),
+            ref_numbers: vec!["PO \"7\"".into()],
             current_status: status.into(),
             ready_for_pickup: ready,
             pickup_lfd_us: None,
             active: true,
             created_us: 1_780_000_000_000_000,
             updated_us: 1_790_000_000_000_001,
-            state: Json(st),
+            state: st,
         }
     }
 
@@ -661,10 +660,10 @@ mod tests {
             shipment_id: c.shipment_id,
             number: c.number.clone(),
             ref_numbers: c.ref_numbers.clone(),
-            pod_terminal: c.state.0.pod_terminal.clone(),
+            pod_terminal: c.state.pod_terminal.clone(),
             created_us: c.created_us,
             updated_us: c.updated_us,
-            view: render_container(&c.state.0, &c.current_status, c.ready_for_pickup),
+            view: render_container(&c.state, &c.current_status, c.ready_for_pickup),
         };
         assert!(rendered_is_current(&view.view));
         let rels = container_relationships(c.id, c.shipment_id, view.pod_terminal.as_deref());

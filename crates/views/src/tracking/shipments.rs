@@ -143,12 +143,12 @@ pub fn shipment_resource<C: ContainerOnShipment>(
     s: &ShipmentRow,
     containers: &[C],
 ) -> Resource<Shipment> {
-    let route = &s.route.0;
+    let route = &s.route;
     Resource {
         id: s.id,
         attributes: ShipmentAttributes {
             row: row_attributes(&RowFields::of(s)),
-            voyage: voyage_attributes(route, &s.state.0),
+            voyage: voyage_attributes(route, &s.state),
         },
         relationships: relationships(
             &RowFields::of(s),
@@ -181,8 +181,8 @@ impl RowFields<'_> {
         RowFields {
             bill_of_lading_number: &s.bill_of_lading_number,
             scac: &s.scac,
-            ref_numbers: &s.ref_numbers.0,
-            tags: &s.tags.0,
+            ref_numbers: &s.ref_numbers,
+            tags: &s.tags,
             created_us: s.created_us,
             updated_us: s.updated_us,
             tracking_stopped_us: s.tracking_stopped_us,
@@ -196,8 +196,8 @@ impl RowFields<'_> {
         RowFields {
             bill_of_lading_number: &v.bill_of_lading_number,
             scac: &v.scac,
-            ref_numbers: &v.ref_numbers.0,
-            tags: &v.tags.0,
+            ref_numbers: &v.ref_numbers,
+            tags: &v.tags,
             created_us: v.created_us,
             updated_us: v.updated_us,
             tracking_stopped_us: v.tracking_stopped_us,
@@ -367,7 +367,7 @@ pub struct ShipmentFacts {
 impl ShipmentFacts {
     /// The facts of a shipment's whole row.
     pub fn of_row(s: &ShipmentRow) -> ShipmentFacts {
-        let route = &s.route.0;
+        let route = &s.route;
         ShipmentFacts {
             updated_us: s.updated_us,
             pod_timezone: route.pod_timezone.clone(),
@@ -429,8 +429,8 @@ impl<'a> ShipmentToShow<'a> {
     pub fn ports(&self) -> [Option<&str>; 2] {
         match self {
             ShipmentToShow::Row(row) => [
-                row.route.0.pol_locode.as_deref(),
-                row.route.0.pod_locode.as_deref(),
+                row.route.pol_locode.as_deref(),
+                row.route.pod_locode.as_deref(),
             ],
             ShipmentToShow::View(_, view) => [view.route[0].as_deref(), view.route[1].as_deref()],
         }
@@ -439,7 +439,7 @@ impl<'a> ShipmentToShow<'a> {
     /// The UN/LOCODE of its inland destination.
     pub fn destination(&self) -> Option<&str> {
         match self {
-            ShipmentToShow::Row(row) => row.route.0.destination_locode.as_deref(),
+            ShipmentToShow::Row(row) => row.route.destination_locode.as_deref(),
             ShipmentToShow::View(_, view) => view.route[2].as_deref(),
         }
     }
@@ -485,7 +485,6 @@ mod tests {
     use super::*;
     use boxtrack_store::reads::ContainerRef;
     use proptest::prelude::*;
-    use sqlx::types::Json;
 
     fn shipment(route: Route, state: ShipmentState) -> ShipmentRow {
         ShipmentRow {
@@ -494,10 +493,10 @@ mod tests {
             tracking_request_id: None,
             bill_of_lading_number: "MAEU\"1\"".into(),
             scac: "MAEU".into(),
-            ref_numbers: Json(vec!["PO 1".into()]),
-            tags: Json(vec!["hot\n".into()]),
-            route: Json(route),
-            state: Json(state),
+            ref_numbers: vec!["PO 1".into()],
+            tags: vec!["hot\n".into()],
+            route,
+            state,
             tracking_stopped_us: Some(1_790_000_000_000_000),
             stopped_reason: Some("cancelled_by_user".into()),
             created_us: 3,
@@ -509,7 +508,7 @@ mod tests {
 
     /// The shipment as read with its rendered text.
     fn rendered(s: &ShipmentRow) -> RenderedShipment {
-        let view = render_shipment(&s.route.0, &s.state.0);
+        let view = render_shipment(&s.route, &s.state);
         assert!(rendered_shipment_is_current(&view));
         RenderedShipment::View(Box::new(ShipmentView {
             id: s.id,

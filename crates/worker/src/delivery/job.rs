@@ -26,7 +26,7 @@ impl Target {
         use reqwest::header::{HeaderName, HeaderValue};
         let mut headers = reqwest::header::HeaderMap::new();
         let mut bad_header = None;
-        for (k, v) in &h.headers.0 {
+        for (k, v) in &h.headers {
             match (
                 HeaderName::from_bytes(k.as_bytes()),
                 HeaderValue::from_str(v),

@@ -72,7 +72,7 @@ impl ShowableShipment for ShipmentRow {
         ShipmentFacts::of_row(self)
     }
     fn ports(&self) -> [Option<&str>; 2] {
-        let route = &self.route.0;
+        let route = &self.route;
         [route.pol_locode.as_deref(), route.pod_locode.as_deref()]
     }
     fn written<C: ContainerOnShipment>(&self, containers: &[C]) -> String {
@@ -120,7 +120,7 @@ impl Showable for ContainerRow {
         self.shipment_id
     }
     fn pod_terminal(&self) -> Option<&str> {
-        self.state.0.pod_terminal.as_deref()
+        self.state.pod_terminal.as_deref()
     }
     fn written(
         &self,

@@ -5,7 +5,10 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
 use boxtrack_app::keys::authenticate;
+use boxtrack_app::model::Account;
 use boxtrack_core::ratelimit::{Bucket, Decision, WINDOW_US};
 use boxtrack_http::access;
 use boxtrack_http::auth::{Caller, parse_authorization};
@@ -50,45 +53,9 @@ fn state_header(bucket: Bucket, d: &Decision) -> Option<HeaderValue> {
 /// Middleware on every authenticated `/v2` route: authenticates the key, applies the
 /// account's rate limit for the route's bucket, and adds the `RateLimit` headers.
 pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    let (key_id, account) = {
-        let key = match parse_authorization(req.headers().get(header::AUTHORIZATION)) {
-            Ok(k) => k,
-            Err(e) => return e.into_response(),
-        };
-        let digest = key.digest();
-        match state.keys.get(&digest) {
-            Some(found) => {
-                if found.refresh {
-                    let (ctx, keys) = (state.ctx.clone(), state.keys.clone());
-                    tokio::spawn(async move {
-                        match authenticate(&ctx, &key).await {
-                            Ok(Some((key_id, account))) => {
-                                keys.put(digest, key_id, std::sync::Arc::new(account))
-                            }
-                            Ok(None) => keys.forget(&digest),
-                            Err(e) => {
-                                tracing::debug!(error = %e, "reading an API key again failed");
-                                keys.refresh_failed(&digest);
-                            }
-                        }
-                    });
-                }
-                (found.key_id, found.account)
-            }
-            // boxed: a key not held in memory is rare, and the lookup's future would
-            // otherwise make every request's guard as large as it
-            None => match Box::pin(authenticate(&state.ctx, &key)).await {
-                Ok(Some((key_id, account))) => {
-                    let account = std::sync::Arc::new(account);
-                    state.keys.put(digest, key_id, account.clone());
-                    (key_id, account)
-                }
-                Ok(None) => {
-                    return ApiError::unauthorized("Invalid or missing API token.").into_response();
-                }
-                Err(e) => return ApiError::from(e).into_response(),
-            },
-        }
+    let (key_id, account) = match key_holder(&state, req.headers()).await {
+        Ok(held) => held,
+        Err(e) => return e.into_response(),
     };
     let bucket = Bucket::for_route(
         req.method().as_str(),
@@ -133,4 +100,40 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
         h.insert("ratelimit", v);
     }
     res
+}
+
+/// The key the request carries and its account: from this process's key cache (read again in
+/// the background when the entry is due), else from the database.
+async fn key_holder(
+    state: &AppState,
+    headers: &axum::http::HeaderMap,
+) -> Result<(uuid::Uuid, Arc<Account>), ApiError> {
+    let key = parse_authorization(headers.get(header::AUTHORIZATION))?;
+    let digest = key.digest();
+    if let Some(found) = state.keys.get(&digest) {
+        if found.refresh {
+            let (ctx, keys) = (state.ctx.clone(), state.keys.clone());
+            tokio::spawn(async move {
+                match authenticate(&ctx, &key).await {
+                    Ok(Some((key_id, account))) => keys.put(digest, key_id, Arc::new(account)),
+                    Ok(None) => keys.forget(&digest),
+                    Err(e) => {
+                        tracing::debug!(error = %e, "reading an API key again failed");
+                        keys.refresh_failed(&digest);
+                    }
+                }
+            });
+        }
+        return Ok((found.key_id, found.account));
+    }
+    // boxed: a key not held in memory is rare, and the lookup's future would otherwise make
+    // every request's guard as large as it
+    match Box::pin(authenticate(&state.ctx, &key)).await? {
+        Some((key_id, account)) => {
+            let account = Arc::new(account);
+            state.keys.put(digest, key_id, account.clone());
+            Ok((key_id, account))
+        }
+        None => Err(ApiError::unauthorized("Invalid or missing API token.")),
+    }
 }

@@ -23,6 +23,7 @@ pub mod events;
 pub mod examples;
 pub mod fields;
 pub mod gauges;
+pub mod ingest;
 pub mod journey;
 pub mod keys;
 pub mod lookup;

@@ -21,6 +21,7 @@ pub mod keycache;
 pub mod limiter;
 pub mod metrics;
 pub mod schema;
+pub mod signin;
 
 pub use auth::Caller;
 pub use error::{ApiError, ApiResult};

@@ -180,35 +180,7 @@ pub async fn dispatch(
         .cloned()
         .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
     Some(match method {
-        "initialize" => {
-            // the version asked for when boxtrack speaks it, else its own
-            let asked = params["protocolVersion"].as_str();
-            let version = SUPPORTED_VERSIONS
-                .into_iter()
-                .find(|v| Some(*v) == asked)
-                .unwrap_or(PROTOCOL_VERSION);
-            let fixed = || Listed {
-                list_changed: false,
-            };
-            rpc_ok(
-                &id,
-                Initialized {
-                    protocol_version: version,
-                    capabilities: Capabilities {
-                        tools: fixed(),
-                        prompts: fixed(),
-                        resources: fixed(),
-                        completions: Empty {},
-                    },
-                    server_info: Implementation {
-                        name: "boxtrack",
-                        title: "boxtrack container tracking",
-                        version: env!("CARGO_PKG_VERSION"),
-                    },
-                    instructions: INSTRUCTIONS,
-                },
-            )
-        }
+        "initialize" => initialize(&id, &params),
         "ping" => rpc_ok(&id, Empty {}),
         "tools/list" => rpc_ok(
             &id,
@@ -216,27 +188,7 @@ pub async fn dispatch(
                 tools: tools::list(),
             },
         ),
-        "tools/call" => {
-            let name = params["name"].as_str().unwrap_or("");
-            let args = params["arguments"].as_object().cloned().unwrap_or_default();
-            if !tools::exists(name) {
-                return Some(rpc_error(&id, -32602, &format!("Unknown tool: {name}")));
-            }
-            let invalid = |why: &dyn std::fmt::Display| {
-                ToolResult::failed(format!(
-                    "Input validation error: Invalid arguments for tool {name}: {why}"
-                ))
-            };
-            let result = match tools::validate(name, &args) {
-                Err(why) => invalid(&why),
-                Ok(()) => match tools::call(state, account, credential, name, &args).await {
-                    Outcome::Ok(answered) => tools::result(name, *answered),
-                    Outcome::Invalid(why) => invalid(&why),
-                    Outcome::Failed(why) => ToolResult::failed(why),
-                },
-            };
-            rpc_ok(&id, result)
-        }
+        "tools/call" => call_tool(state, account, credential, &id, &params).await,
         "prompts/list" => rpc_ok(&id, prompts()),
         "prompts/get" => match get_prompt(&params) {
             Ok(v) => rpc_ok(&id, v),
@@ -253,6 +205,67 @@ pub async fn dispatch(
         "completion/complete" => rpc_ok(&id, complete(&params)),
         other => rpc_error(&id, -32601, &format!("Method not found: {other}")),
     })
+}
+
+/// The answer to `initialize`: the protocol version asked for when boxtrack speaks it, else
+/// its own, with what the server offers.
+fn initialize(id: &Value, params: &Value) -> Value {
+    let asked = params["protocolVersion"].as_str();
+    let version = SUPPORTED_VERSIONS
+        .into_iter()
+        .find(|v| Some(*v) == asked)
+        .unwrap_or(PROTOCOL_VERSION);
+    let fixed = || Listed {
+        list_changed: false,
+    };
+    rpc_ok(
+        id,
+        Initialized {
+            protocol_version: version,
+            capabilities: Capabilities {
+                tools: fixed(),
+                prompts: fixed(),
+                resources: fixed(),
+                completions: Empty {},
+            },
+            server_info: Implementation {
+                name: "boxtrack",
+                title: "boxtrack container tracking",
+                version: env!("CARGO_PKG_VERSION"),
+            },
+            instructions: INSTRUCTIONS,
+        },
+    )
+}
+
+/// The answer to `tools/call`: an unknown tool is a protocol error; arguments the tool's
+/// schema or the tool refuses, and a tool's failure, are a result marked as an error.
+async fn call_tool(
+    state: &Front,
+    account: &Account,
+    credential: Credential,
+    id: &Value,
+    params: &Value,
+) -> Value {
+    let name = params["name"].as_str().unwrap_or("");
+    let args = params["arguments"].as_object().cloned().unwrap_or_default();
+    if !tools::exists(name) {
+        return rpc_error(id, -32602, &format!("Unknown tool: {name}"));
+    }
+    let invalid = |why: &dyn std::fmt::Display| {
+        ToolResult::failed(format!(
+            "Input validation error: Invalid arguments for tool {name}: {why}"
+        ))
+    };
+    let result = match tools::validate(name, &args) {
+        Err(why) => invalid(&why),
+        Ok(()) => match tools::call(state, account, credential, name, &args).await {
+            Outcome::Ok(answered) => tools::result(name, *answered),
+            Outcome::Invalid(why) => invalid(&why),
+            Outcome::Failed(why) => ToolResult::failed(why),
+        },
+    };
+    rpc_ok(id, result)
 }
 
 fn json_response(status: StatusCode, body: &Value) -> Response {

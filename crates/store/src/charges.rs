@@ -296,11 +296,13 @@ pub struct PricedBox {
     /// Its shipment.
     pub shipment_id: Uuid,
     /// What its charges are counted from of its merged state.
-    pub state: Json<PricedState>,
+    #[sqlx(json)]
+    pub state: PricedState,
     /// The shipment's line.
     pub scac: String,
     /// The shipment's route.
-    pub route: Json<Route>,
+    #[sqlx(json)]
+    pub route: Route,
     /// Its sandbox run's start, if it plays one.
     pub started_us: Option<i64>,
     /// The reading of the clock of its source (see [`crate::sandbox::DataClockRow`]).

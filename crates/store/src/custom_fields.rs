@@ -30,11 +30,13 @@ pub struct DefinitionRow {
     /// For references: the resource type pointed at.
     pub reference_type: Option<String>,
     /// Rules (or null).
-    pub validation: Json<Value>,
+    #[sqlx(json)]
+    pub validation: Value,
     /// How to format dates, when set.
     pub default_format: Option<String>,
     /// The default value (shown on the definition; null for none).
-    pub default_value: Json<Value>,
+    #[sqlx(json)]
+    pub default_value: Value,
     /// Created.
     pub created_us: i64,
     /// Last change.
@@ -240,7 +242,8 @@ pub struct FieldRow {
     /// The entity.
     pub entity_id: Uuid,
     /// The value (JSON).
-    pub value: Json<Value>,
+    #[sqlx(json)]
+    pub value: Value,
     /// Created.
     pub created_us: i64,
     /// Last change.

@@ -55,9 +55,11 @@ pub struct DocumentRow {
     /// `api` (created through the API).
     pub source: String,
     /// Linked shipments.
-    pub shipment_ids: Json<Vec<Uuid>>,
+    #[sqlx(json)]
+    pub shipment_ids: Vec<Uuid>,
     /// Linked containers.
-    pub container_ids: Json<Vec<Uuid>>,
+    #[sqlx(json)]
+    pub container_ids: Vec<Uuid>,
     /// Created.
     pub created_us: i64,
     /// Last change.
@@ -207,8 +209,8 @@ pub async fn create(db: &Db, blob: &BlobRow, doc: NewDocument<'_>) -> Result<Cre
         document_type: doc.document_type.to_string(),
         document_type_manual: None,
         source: "api".into(),
-        shipment_ids: Json(doc.shipment_ids),
-        container_ids: Json(doc.container_ids),
+        shipment_ids: doc.shipment_ids,
+        container_ids: doc.container_ids,
         created_us: now,
         updated_us: now,
         file_name: blob.filename.clone(),
@@ -439,11 +441,14 @@ pub struct SubmissionRow {
     /// Text body.
     pub body: Option<String>,
     /// Senders.
-    pub from_addrs: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub from_addrs: Vec<String>,
     /// Recipients.
-    pub to_addrs: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub to_addrs: Vec<String>,
     /// Copies.
-    pub cc_addrs: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub cc_addrs: Vec<String>,
     /// Date header.
     pub sent_us: Option<i64>,
     /// Message-ID.
@@ -451,7 +456,8 @@ pub struct SubmissionRow {
     /// In-Reply-To.
     pub in_reply_to: Option<String>,
     /// References.
-    pub references_ids: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub references_ids: Vec<String>,
     /// Top-level MIME type.
     pub content_type: Option<String>,
     /// Received.

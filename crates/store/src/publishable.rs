@@ -20,7 +20,8 @@ pub struct PublishableKeyRecord {
     /// Non-secret hint, e.g. `btp_3fa9c1…`.
     pub hint: String,
     /// Normalized origins allowed to use the key from a browser; empty: every origin.
-    pub allowed_origins: Json<Vec<String>>,
+    #[sqlx(json)]
+    pub allowed_origins: Vec<String>,
     /// Creation time, Unix microseconds.
     pub created_us: i64,
     /// Revocation time; a revoked key never authenticates again.
@@ -43,7 +44,7 @@ pub async fn create(
         account_id,
         name: name.map(str::to_string),
         hint: key.hint(),
-        allowed_origins: Json(allowed_origins.to_vec()),
+        allowed_origins: allowed_origins.to_vec(),
         created_us: now_us(),
         revoked_us: None,
     };
@@ -55,7 +56,7 @@ pub async fn create(
     .bind(&record.name)
     .bind(key.digest())
     .bind(&record.hint)
-    .bind(&record.allowed_origins)
+    .bind(Json(&record.allowed_origins))
     .bind(record.created_us)
     .execute(p)
     .await

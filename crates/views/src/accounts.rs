@@ -164,7 +164,7 @@ pub fn publishable_key(
             name: k.name.clone(),
             hint: k.hint.clone(),
             key,
-            allowed_origins: k.allowed_origins.0.clone(),
+            allowed_origins: k.allowed_origins.clone(),
             created_at: At(k.created_us),
             revoked_at: At::opt(k.revoked_us),
         },

@@ -91,8 +91,8 @@ pub fn document(d: &DocumentRow) -> Resource<Document> {
             user: ToOne::none(),
             email_submission: ToOne::new("email_submission", d.email_submission_id),
             last_document_representation: ToOne::none(),
-            shipments: ToMany::new("shipment", &d.shipment_ids.0),
-            cargos: ToMany::new("container", &d.container_ids.0),
+            shipments: ToMany::new("shipment", &d.shipment_ids),
+            cargos: ToMany::new("container", &d.container_ids),
         },
     }
 }
@@ -157,13 +157,13 @@ pub fn email_submission(e: &SubmissionRow, document_ids: &[Uuid]) -> Resource<Em
         attributes: EmailSubmissionAttributes {
             subject: e.subject.clone(),
             body: e.body.clone(),
-            from: e.from_addrs.0.clone(),
-            to: e.to_addrs.0.clone(),
-            cc: e.cc_addrs.0.clone(),
+            from: e.from_addrs.clone(),
+            to: e.to_addrs.clone(),
+            cc: e.cc_addrs.clone(),
             sent_at: At::opt(e.sent_us),
             message_id: e.message_id.clone(),
             in_reply_to: e.in_reply_to.clone(),
-            references: e.references_ids.0.clone(),
+            references: e.references_ids.clone(),
             content_type: e.content_type.clone(),
             documents_count: e.documents_count,
             created_at: At(e.created_us),

@@ -246,7 +246,7 @@ pub(crate) fn raw_events(rows: &[RawEventRow]) -> Markup {
                         td {
                             details {
                                 summary { "Record" }
-                                pre { (serde_json::to_string_pretty(&r.original.0).unwrap_or_default()) }
+                                pre { (serde_json::to_string_pretty(&r.original).unwrap_or_default()) }
                             }
                         }
                     }
@@ -343,7 +343,7 @@ pub(crate) fn custom_fields(rows: &[FieldRow]) -> Markup {
                 @for f in rows {
                     tr {
                         th scope="row" { (f.display_name) " " code { (f.api_slug) } }
-                        td { (field_value(&f.value.0)) }
+                        td { (field_value(&f.value)) }
                         td { (f.entity_type.to_lowercase()) }
                     }
                 }

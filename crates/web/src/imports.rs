@@ -256,6 +256,26 @@ pub async fn preview(SignedForm(s, f): SignedForm) -> Response {
         p role="status" id="import-summary" {
             (good.len()) " of " (checked.len()) " rows can be tracked; " (refused) " refused."
         }
+        (checked_table(&checked))
+        @if good.is_empty() {
+            p { "No row can be tracked: correct the file and check it again." }
+        } @else {
+            (run_form(&s.csrf, &rows_json, good.len()))
+        }
+        p { a href="/console/imports" { "Choose another file" } }
+    };
+    page_with(
+        StatusCode::OK,
+        "Check the rows",
+        signed_in(Place::Import, &s, main),
+        &[],
+        &[IMPORT_JS],
+    )
+}
+
+/// Each row as checked: what will be tracked, or why it is refused.
+fn checked_table(checked: &[Checked]) -> Markup {
+    html! {
         table {
             thead {
                 tr {
@@ -268,7 +288,7 @@ pub async fn preview(SignedForm(s, f): SignedForm) -> Response {
                 }
             }
             tbody {
-                @for (line, number, r) in &checked {
+                @for (line, number, r) in checked {
                     @match r {
                         Ok(row) => {
                             tr {
@@ -294,41 +314,35 @@ pub async fn preview(SignedForm(s, f): SignedForm) -> Response {
                 }
             }
         }
-        @if good.is_empty() {
-            p { "No row can be tracked: correct the file and check it again." }
-        } @else {
-            form method="post" action="/console/imports/run" id="run-form" {
-                input type="hidden" name="csrf" value=(s.csrf);
-                input type="hidden" name="rows" value=(rows_json);
-                " "
-                button type="submit" { "Track " (good.len()) " row" (if good.len() == 1 { "" } else { "s" }) }
-            }
-            p {
-                label for="import-progress" { "Progress" }
-                progress id="import-progress" max=(good.len()) value="0" { "0 of " (good.len()) }
-                " "
-                span id="import-progress-text" role="status" aria-live="polite" {}
-            }
-            table id="import-results" hidden {
-                thead {
-                    tr {
-                        th scope="col" { "Line" }
-                        th scope="col" { "Number" }
-                        th scope="col" { "Result" }
-                    }
-                }
-                tbody {}
-            }
+    }
+}
+
+/// The form that tracks the `n` rows that can be, with the progress its script shows.
+fn run_form(csrf: &str, rows_json: &str, n: usize) -> Markup {
+    html! {
+        form method="post" action="/console/imports/run" id="run-form" {
+            input type="hidden" name="csrf" value=(csrf);
+            input type="hidden" name="rows" value=(rows_json);
+            " "
+            button type="submit" { "Track " (n) " row" (if n == 1 { "" } else { "s" }) }
         }
-        p { a href="/console/imports" { "Choose another file" } }
-    };
-    page_with(
-        StatusCode::OK,
-        "Check the rows",
-        signed_in(Place::Import, &s, main),
-        &[],
-        &[IMPORT_JS],
-    )
+        p {
+            label for="import-progress" { "Progress" }
+            progress id="import-progress" max=(n) value="0" { "0 of " (n) }
+            " "
+            span id="import-progress-text" role="status" aria-live="polite" {}
+        }
+        table id="import-results" hidden {
+            thead {
+                tr {
+                    th scope="col" { "Line" }
+                    th scope="col" { "Number" }
+                    th scope="col" { "Result" }
+                }
+            }
+            tbody {}
+        }
+    }
 }
 
 /// The first sheet of an XLSX workbook sent as base64 (the page's script reads the chosen

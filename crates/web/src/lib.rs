@@ -13,14 +13,14 @@ use std::collections::HashMap;
 use axum::extract::{Form, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
-use boxtrack_app::{accounts, oauth};
+use boxtrack_app::accounts;
 use boxtrack_core::oauth as secrets;
-use boxtrack_core::ratelimit::Attempt;
 use boxtrack_http::Front;
 use boxtrack_http::doc::Doc;
 use boxtrack_http::front::Mount;
 use boxtrack_http::html::cookie;
 use boxtrack_http::schema::Schema;
+use boxtrack_http::signin::{SignIn, SignInFailed};
 use maud::{Markup, html};
 
 mod action;
@@ -160,25 +160,30 @@ async fn sign_in(
             Some("Enter your email and password."),
         );
     }
-    match state.limiter.attempt(Attempt::SignIn(email)).await {
-        Ok(d) if !d.allowed => {
-            state.metrics.record_rate_limited("sign_in");
+    let user = match state.sign_in(email, password).await {
+        Ok(SignIn::User(u)) => u,
+        Ok(SignIn::TooMany(secs)) => {
             let mut resp = sign_in_form(
                 StatusCode::TOO_MANY_REQUESTS,
                 &state,
                 email,
                 Some(&format!(
-                    "Too many sign-in attempts for this email. Try again in {} seconds.",
-                    d.retry_after_secs()
+                    "Too many sign-in attempts for this email. Try again in {secs} seconds."
                 )),
             );
-            if let Ok(v) = HeaderValue::from_str(&d.retry_after_secs().to_string()) {
-                resp.headers_mut().insert(header::RETRY_AFTER, v);
-            }
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
             return resp;
         }
-        Ok(_) => {}
-        Err(_) => {
+        Ok(SignIn::Wrong) => {
+            return sign_in_form(
+                StatusCode::BAD_REQUEST,
+                &state,
+                email,
+                Some("The email or password is not right."),
+            );
+        }
+        Err(SignInFailed::Limiter(_)) => {
             return page(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Unavailable",
@@ -190,18 +195,7 @@ async fn sign_in(
                 },
             );
         }
-    }
-    let user = match oauth::sign_in(&state.ctx, email, password).await {
-        Ok(Some(u)) => u,
-        Ok(None) => {
-            return sign_in_form(
-                StatusCode::BAD_REQUEST,
-                &state,
-                email,
-                Some("The email or password is not right."),
-            );
-        }
-        Err(e) => return app_unavailable(e),
+        Err(SignInFailed::App(e)) => return app_unavailable(e),
     };
     let token = secrets::new_secret();
     let (digest, csrf) = (secrets::digest(&token), secrets::new_secret());

@@ -294,10 +294,10 @@ fn publishable_section(account: &Account, list: &[PublishableKeyRecord], csrf: &
                             td { (k.name.as_deref().unwrap_or("")) }
                             td { code { (k.hint) } }
                             td {
-                                @if k.allowed_origins.0.is_empty() {
+                                @if k.allowed_origins.is_empty() {
                                     "any"
                                 } @else {
-                                    (k.allowed_origins.0.join(" "))
+                                    (k.allowed_origins.join(" "))
                                 }
                             }
                             td { (format_micros(k.created_us)) }

@@ -1626,9 +1626,9 @@ async fn a_container_page_shows_its_documents_fields_and_every_upstream_record()
             description: None,
             data_type: "short_text".into(),
             reference_type: None,
-            validation: sqlx::types::Json(serde_json::Value::Null),
+            validation: serde_json::Value::Null,
             default_format: None,
-            default_value: sqlx::types::Json(serde_json::Value::Null),
+            default_value: serde_json::Value::Null,
             created_us: t,
             updated_us: t,
         };

@@ -45,7 +45,7 @@ async fn included(
     let want = |name: &str| includes.iter().any(|i| i == name);
     // one query per relation for the whole page, then the documents' order
     if want("shipments") {
-        let ids: Vec<uuid::Uuid> = docs.iter().flat_map(|d| d.shipment_ids.0.clone()).collect();
+        let ids: Vec<uuid::Uuid> = docs.iter().flat_map(|d| d.shipment_ids.clone()).collect();
         let (shipments, containers) =
             shipments::with_containers(&state.ctx.db, account, &ids).await?;
         for id in &ids {
@@ -56,10 +56,7 @@ async fn included(
         }
     }
     if want("cargos") {
-        let ids: Vec<uuid::Uuid> = docs
-            .iter()
-            .flat_map(|d| d.container_ids.0.clone())
-            .collect();
+        let ids: Vec<uuid::Uuid> = docs.iter().flat_map(|d| d.container_ids.clone()).collect();
         let (containers, shipments) =
             containers::with_shipments(&state.ctx.db, account, &ids).await?;
         for id in &ids {

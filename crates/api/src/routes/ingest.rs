@@ -5,7 +5,7 @@
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
-use boxtrack_sources::ingest::{self, Scope};
+use boxtrack_app::ingest::{self, FileFormat, PushError, PushReport, Report};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -17,10 +17,9 @@ use boxtrack_http::doc::{self, Doc, WithHeader, schema_of, text_matching};
 use boxtrack_http::error::{ApiError, ApiResult};
 use boxtrack_http::jsonapi::JsonApi;
 use boxtrack_sources::dcsa::Version;
-use boxtrack_sources::push::{self, PushError, PushReport};
-use boxtrack_sources::x12::{self, Finding};
+use boxtrack_sources::x12;
 
-fn result_doc(r: &ingest::Report) -> JsonApi {
+fn result_doc(r: &Report) -> JsonApi {
     JsonApi::of(&IngestDocument {
         data: IngestResult {
             id: r.payload_id,
@@ -117,33 +116,11 @@ pub struct FindingView {
 }
 
 /// The file formats `POST /v2/ingest/*` reads.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
-    X12,
-    Edifact,
-}
-
-impl Format {
-    fn name(self) -> &'static str {
-        match self {
-            Format::X12 => "X12",
-            Format::Edifact => "EDIFACT",
-        }
-    }
-
-    /// Its source-health kind and its error codes.
-    fn kind(self) -> &'static str {
-        match self {
-            Format::X12 => "x12",
-            Format::Edifact => "edifact",
-        }
-    }
-
-    fn route(self) -> &'static str {
-        match self {
-            Format::X12 => "POST /v2/ingest/x12",
-            Format::Edifact => "POST /v2/ingest/edifact",
-        }
+/// The address a file of `format` is posted to, as the source health names it.
+fn route(format: FileFormat) -> &'static str {
+    match format {
+        FileFormat::X12 => "POST /v2/ingest/x12",
+        FileFormat::Edifact => "POST /v2/ingest/edifact",
     }
 }
 
@@ -164,7 +141,7 @@ pub async fn x12(
     caller: Caller,
     raw: Bytes,
 ) -> ApiResult<(StatusCode, JsonApi)> {
-    ingest_file(&state, &caller, &raw, Format::X12).await
+    ingest_file(&state, &caller, &raw, FileFormat::X12).await
 }
 
 /// `POST /v2/ingest/edifact`: the body is the UN/EDIFACT interchange (IFTSTA) as sent.
@@ -173,16 +150,28 @@ pub async fn edifact(
     caller: Caller,
     raw: Bytes,
 ) -> ApiResult<(StatusCode, JsonApi)> {
-    ingest_file(&state, &caller, &raw, Format::Edifact).await
+    ingest_file(&state, &caller, &raw, FileFormat::Edifact).await
 }
 
 async fn ingest_file(
     state: &AppState,
     caller: &Caller,
     raw: &[u8],
-    format: Format,
+    format: FileFormat,
 ) -> ApiResult<(StatusCode, JsonApi)> {
-    let name = format.name();
+    let text = body_text(raw, format.name())?;
+    let report = ingest::file(&state.ctx, &caller.account, format, route(format), text).await?;
+    // an operator's file changes other accounts than the caller's (which the access layer
+    // touches)
+    retire_cached_reads(state, &report.accounts);
+    if report.status == "rejected" {
+        return Err(rejection(&report, format));
+    }
+    Ok((StatusCode::OK, result_doc(&report)))
+}
+
+/// The body as text: ASCII or UTF-8, not blank.
+fn body_text<'a>(raw: &'a [u8], name: &str) -> ApiResult<&'a str> {
     let text = std::str::from_utf8(raw).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -198,60 +187,25 @@ async fn ingest_file(
             format!("The body is empty; send the {name} interchange as the request body"),
         ));
     }
-    let scope = Scope {
-        sender: Some(caller.account.id),
-        containers_of: (!caller.account.operator).then_some(caller.account.id),
-    };
-    let now = state.ctx.now_us();
-    let report = match format {
-        Format::X12 => ingest::x12(&state.ctx.db, scope, "api", text, now).await?,
-        Format::Edifact => ingest::edifact(&state.ctx.db, scope, "api", text, now).await?,
-    };
-    // an operator's file changes other accounts than the caller's (which the access layer
-    // touches)
-    retire_cached_reads(state, &report.accounts);
-    // refused parts count in the source health of the sender, like refused DCSA events
-    let code_refused = format!("{}_refused", format.kind());
-    let refused: Vec<(String, &str, String)> = report
+    Ok(text)
+}
+
+/// The 422 of a file nothing of which was read: one error per finding that refused it.
+fn rejection(report: &Report, format: FileFormat) -> ApiError {
+    let (name, code) = (format.name(), format!("{}_rejected", format.kind()));
+    report
         .findings
         .iter()
         .filter(|f| f.severity == x12::Severity::Error)
         .map(|f| {
-            (
-                format!("{}:{}", report.payload_id, f.segment_position),
-                code_refused.as_str(),
-                f.to_string(),
-            )
-        })
-        .collect();
-    state.ctx.upstreams.refused(
-        format.kind(),
-        "ingest",
-        format.route(),
-        &report.payload_id.to_string(),
-        &refused,
-        report.status == "partial",
-    );
-    if report.status == "rejected" {
-        let code = format!("{}_rejected", format.kind());
-        let mut err: Option<ApiError> = None;
-        let errors: Vec<&Finding> = report
-            .findings
-            .iter()
-            .filter(|f| f.severity == x12::Severity::Error)
-            .collect();
-        for f in &errors {
-            let e = ApiError::new(
+            ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 format!("{name} rejected (payload {}): {f}", report.payload_id),
             )
-            .with_code(&code);
-            err = Some(match err {
-                None => e,
-                Some(prev) => prev.merge(e),
-            });
-        }
-        return Err(err.unwrap_or_else(|| {
+            .with_code(&code)
+        })
+        .reduce(ApiError::merge)
+        .unwrap_or_else(|| {
             ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 format!(
@@ -260,9 +214,7 @@ async fn ingest_file(
                 ),
             )
             .with_code(&code)
-        }));
-    }
-    Ok((StatusCode::OK, result_doc(&report)))
+        })
 }
 
 /// The 3.0 answer to a push: `feedbackElements` naming each event not applied (`ERROR`) and
@@ -360,19 +312,15 @@ pub async fn dcsa(
 ) -> Result<axum::response::Response, ApiError> {
     use axum::response::IntoResponse;
     let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok());
-    let now = state.ctx.now_us();
     // the carrier's clock is the Date of its (signed) call; a simulator's runs fast
-    let source_now = header("Date")
-        .and_then(time::parse_http_date)
-        .unwrap_or(now);
-    let subscription = header("Subscription-ID").unwrap_or("-").to_string();
-    match push::dcsa(
-        &state.ctx.db,
+    let source_now = header("Date").and_then(time::parse_http_date);
+    match ingest::dcsa_push(
+        &state.ctx,
         state.config.dcsa_push_secret.as_deref(),
         header("Notification-Signature"),
         header("Subscription-ID"),
+        "POST /v2/ingest/dcsa",
         &raw,
-        now,
         source_now,
     )
     .await
@@ -380,19 +328,6 @@ pub async fn dcsa(
         Ok(report) => {
             // no API key: the access layer touched no account
             retire_cached_reads(&state, &report.accounts);
-            let items: Vec<(String, &str, String)> = report
-                .refused
-                .iter()
-                .map(|r| r.refusal(&now.to_string()))
-                .collect();
-            state.ctx.upstreams.refused(
-                "dcsa_push",
-                &subscription,
-                "POST /v2/ingest/dcsa",
-                "push",
-                &items,
-                true,
-            );
             tracing::info!(
                 events = report.events,
                 rejected = report.rejected,

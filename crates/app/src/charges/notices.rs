@@ -60,10 +60,10 @@ async fn for_account(ctx: &Ctx, account_id: Uuid, now_us: i64) -> Result<usize, 
     let mut sent = 0;
     for mut b in boxes {
         let as_of = DataClock::of(Some(&b.clock()), ctx.policy.sandbox_speed).at(now_us);
-        let state = std::mem::take(&mut b.state.0).into_state();
+        let state = std::mem::take(&mut b.state).into_state();
         let of = ShippedBy {
             scac: &b.scac,
-            route: &b.route.0,
+            route: &b.route,
         };
         let charges = charges_of(&mut pricer, (b.id, &state), &of, as_of, (false, 1)).await?;
         for c in &charges.charges {

@@ -374,10 +374,10 @@ async fn tally_share(
     let mut tally = Tally::default();
     for mut b in boxes {
         let as_of = DataClock::of(Some(&b.clock()), ctx.policy.sandbox_speed).at(now);
-        let state = std::mem::take(&mut b.state.0).into_state();
+        let state = std::mem::take(&mut b.state).into_state();
         let of = ShippedBy {
             scac: &b.scac,
-            route: &b.route.0,
+            route: &b.route,
         };
         let charges = charges_of(&mut pricer, (b.id, &state), &of, as_of, (rail, 1)).await?;
         tally.add(&b, state.pod_terminal.as_ref(), &charges);

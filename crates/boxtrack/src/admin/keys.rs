@@ -65,7 +65,7 @@ fn publishable_json(k: &PublishableKeyRecord) -> Value {
         "account_id": k.account_id,
         "name": k.name,
         "hint": k.hint,
-        "allowed_origins": k.allowed_origins.0,
+        "allowed_origins": k.allowed_origins,
         "created_at": format_micros(k.created_us),
         "revoked_at": k.revoked_us.map(format_micros),
     })
@@ -76,10 +76,10 @@ const PUBLISHABLE_HEADERS: [&str; 6] = ["KEY ID", "NAME", "HINT", "ORIGINS", "CR
 
 /// A publishable key as a table row.
 fn publishable_row(k: &PublishableKeyRecord) -> Vec<String> {
-    let origins = if k.allowed_origins.0.is_empty() {
+    let origins = if k.allowed_origins.is_empty() {
         "any".to_string()
     } else {
-        k.allowed_origins.0.join(" ")
+        k.allowed_origins.join(" ")
     };
     vec![
         k.id.to_string(),

@@ -8,11 +8,11 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use boxtrack_app::oauth;
 use boxtrack_core::oauth as core;
-use boxtrack_core::ratelimit::Attempt;
 use boxtrack_http::error::ApiError;
 
 use boxtrack_http::Front;
 use boxtrack_http::html::{cookie, secure_html};
+use boxtrack_http::signin::{SignIn, SignInFailed};
 use maud::{DOCTYPE, Markup, html};
 
 use super::common::*;
@@ -340,8 +340,8 @@ struct Refusal {
     retry_after: Option<u64>,
 }
 
-/// The user these credentials sign in, or why not; the attempt is counted before the password
-/// is checked, in the window the console's sign-in uses. `Err` is the answer to a failure of
+/// The user these credentials sign in, or why not ([`Front::sign_in`]: the attempt is counted
+/// before the password is checked, in the window the console's sign-in uses). `Err` is the answer to a failure of
 /// the limiter or the database.
 async fn credentials(
     state: &Front,
@@ -365,31 +365,24 @@ async fn credentials(
     if !refusal.errors.is_empty() {
         return Ok(Err(refusal));
     }
-    match state.limiter.attempt(Attempt::SignIn(email.trim())).await {
-        Ok(d) if !d.allowed => {
-            state.metrics.record_rate_limited("sign_in");
+    match state.sign_in(email, password).await {
+        Ok(SignIn::User(u)) => Ok(Ok(u)),
+        Ok(SignIn::TooMany(secs)) => {
             refusal.errors.insert(
                 "form",
-                format!(
-                    "Too many sign-in attempts for this email. Try again in {} seconds.",
-                    d.retry_after_secs()
-                ),
+                format!("Too many sign-in attempts for this email. Try again in {secs} seconds."),
             );
-            refusal.retry_after = Some(d.retry_after_secs());
-            return Ok(Err(refusal));
+            refusal.retry_after = Some(secs);
+            Ok(Err(refusal))
         }
-        Ok(_) => {}
-        Err(e) => return Err(e.into_response()),
-    }
-    match oauth::sign_in(&state.ctx, email, password).await {
-        Ok(Some(u)) => Ok(Ok(u)),
-        Ok(None) => {
+        Ok(SignIn::Wrong) => {
             refusal.errors.insert(
                 "password",
                 "The email or password is not right.".to_string(),
             );
             Ok(Err(refusal))
         }
-        Err(e) => Err(ApiError::from(e).into_response()),
+        Err(SignInFailed::Limiter(e)) => Err(e.into_response()),
+        Err(SignInFailed::App(e)) => Err(ApiError::from(e).into_response()),
     }
 }

@@ -42,8 +42,8 @@ pub(super) async fn of(
         out.push(CustomFieldValue {
             name: Some(f.display_name.clone()),
             slug: f.api_slug.clone(),
-            display_value: rules::display_value(dt, &f.value.0, &labels),
-            value: f.value.0,
+            display_value: rules::display_value(dt, &f.value, &labels),
+            value: f.value,
             data_type: Some(f.data_type),
         });
     }

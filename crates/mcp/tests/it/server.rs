@@ -584,9 +584,9 @@ async fn every_tool_is_declared_and_callable() {
             description: None,
             data_type: data_type.into(),
             reference_type: None,
-            validation: sqlx::types::Json(Value::Null),
+            validation: Value::Null,
             default_format: None,
-            default_value: sqlx::types::Json(Value::Null),
+            default_value: Value::Null,
             created_us: 0,
             updated_us: 0,
         };

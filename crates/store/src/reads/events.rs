@@ -191,7 +191,8 @@ pub struct RawEventRow {
     /// Voyage.
     pub voyage: Option<String>,
     /// The observation verbatim.
-    pub original: Json<serde_json::Value>,
+    #[sqlx(json)]
+    pub original: serde_json::Value,
     /// When the source produced it.
     pub observed_us: i64,
     /// When boxtrack received it.

@@ -290,14 +290,14 @@ fn raw_event_terminal(
 
 /// The terminal (FIRMS code) a raw event's `terminal` relationship names.
 pub fn raw_event_terminal_code(e: &RawEventRow, providers: &Providers) -> Option<String> {
-    let observation = serde_json::from_value(e.original.0.clone()).ok();
+    let observation = serde_json::from_value(e.original.clone()).ok();
     raw_event_terminal(e, observation.as_ref(), providers)
 }
 
 /// The `raw_event` resource of a container whose sources are `providers`.
 pub fn raw_event_resource(e: &RawEventRow, providers: &Providers) -> Resource<RawEvent> {
     use boxtrack_core::tracking::{Fact, Observation, raw};
-    let observation: Option<Observation> = serde_json::from_value(e.original.0.clone()).ok();
+    let observation: Option<Observation> = serde_json::from_value(e.original.clone()).ok();
     let fact = observation.as_ref().map(|o| &o.fact);
     let at = observation
         .as_ref()
@@ -315,7 +315,7 @@ pub fn raw_event_resource(e: &RawEventRow, providers: &Providers) -> Resource<Ra
             event: fact.and_then(raw::reference_event),
             fact: e.event.clone(),
             original_event: fact.map_or_else(|| e.event.replace('_', " "), raw::describe),
-            observation: e.original.0.clone(),
+            observation: e.original.clone(),
             timestamp: At(at),
             estimated: e.estimated,
             actual_on: if e.estimated { None } else { date.clone() },

@@ -3,9 +3,9 @@
 use axum::extract::{OriginalUri, RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use boxtrack_app::custom_fields::{self as cases, DefinitionFilter, DefinitionRow, Json};
+use boxtrack_app::custom_fields::{self as cases, DefinitionFilter, DefinitionRow};
 use boxtrack_core::custom_fields::{self as rules, DataType, EntityType};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::state::AppState;
@@ -103,6 +103,29 @@ pub async fn create_definition(
     Body(doc): Body<Doc>,
 ) -> ApiResult<Response> {
     let a = doc.attrs("custom_field_definition")?;
+    let mut d = definition_asked(a, caller.account.id, state.ctx.now_us())?;
+    let default = a.get("default_value").cloned().unwrap_or(Value::Null);
+    d.default_value = checked(&state, &d, &default, "/data/attributes/default_value").await?;
+    if !cases::create_definition(&state.ctx, &d).await? {
+        return Err(ApiError::unprocessable(
+            "/data/attributes/api_slug",
+            "duplicate",
+            format!("{} already has a field {:?}", d.entity_type, d.api_slug),
+        ));
+    }
+    Ok(created(JsonApi::single(
+        definition_resource(&d, &[]),
+        vec![],
+    )))
+}
+
+/// The definition a create asks for, each attribute checked (its default value is checked
+/// apart, against the fields it may name).
+fn definition_asked(
+    a: &Map<String, Value>,
+    account_id: Uuid,
+    now: i64,
+) -> ApiResult<DefinitionRow> {
     let entity_type = a
         .get("entity_type")
         .and_then(Value::as_str)
@@ -148,35 +171,21 @@ pub async fn create_definition(
     let validation = a.get("validation").cloned().unwrap_or(Value::Null);
     rules::check_validation(dt, &validation)
         .map_err(|e| ApiError::unprocessable("/data/attributes/validation", "invalid", e))?;
-    let now = state.ctx.now_us();
-    let mut d = DefinitionRow {
+    Ok(DefinitionRow {
         id: Uuid::now_v7(),
-        account_id: caller.account.id,
+        account_id,
         entity_type: entity_type.as_str().to_string(),
         api_slug: slug.to_string(),
         display_name,
         description,
         data_type: dt.as_str().to_string(),
         reference_type,
-        validation: Json(validation),
+        validation,
         default_format: text(a, "default_format", 100, false)?,
-        default_value: Json(Value::Null),
+        default_value: Value::Null,
         created_us: now,
         updated_us: now,
-    };
-    let default = a.get("default_value").cloned().unwrap_or(Value::Null);
-    d.default_value = Json(checked(&state, &d, &default, "/data/attributes/default_value").await?);
-    if !cases::create_definition(&state.ctx, &d).await? {
-        return Err(ApiError::unprocessable(
-            "/data/attributes/api_slug",
-            "duplicate",
-            format!("{} already has a field {slug:?}", entity_type.as_str()),
-        ));
-    }
-    Ok(created(JsonApi::single(
-        definition_resource(&d, &[]),
-        vec![],
-    )))
+    })
 }
 
 /// `GET /v2/custom_field_definitions/{id}`.
@@ -223,13 +232,13 @@ pub async fn update_definition(
     if let Some(v) = a.get("validation") {
         rules::check_validation(data_type(&d), v)
             .map_err(|e| ApiError::unprocessable("/data/attributes/validation", "invalid", e))?;
-        d.validation = Json(v.clone());
+        d.validation = v.clone();
     }
     if a.contains_key("default_format") {
         d.default_format = text(a, "default_format", 100, false)?;
     }
     if let Some(v) = a.get("default_value") {
-        d.default_value = Json(checked(&state, &d, v, "/data/attributes/default_value").await?);
+        d.default_value = checked(&state, &d, v, "/data/attributes/default_value").await?;
     }
     cases::update_definition(&state.ctx, &d).await?;
     let d = definition_or_404(&state, &caller, id).await?;

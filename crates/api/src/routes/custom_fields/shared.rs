@@ -109,7 +109,7 @@ pub(super) async fn checked(
     rules::check_value(
         &Rules {
             data_type: data_type(d),
-            validation: &d.validation.0,
+            validation: &d.validation,
             options: &options,
             reference_type: d.reference_type.as_deref(),
         },

@@ -39,7 +39,7 @@ pub(super) async fn field_resources(state: &AppState, rows: &[FieldRow]) -> ApiR
         let l = labels.get(&f.definition_id).unwrap_or(&empty);
         let entity =
             EntityType::parse(&f.entity_type).map_or("shipment", EntityType::resource_type);
-        let display = rules::display_value(dt, &f.value.0, l);
+        let display = rules::display_value(dt, &f.value, l);
         out.push(custom_fields::field(f, entity, display).to_value());
     }
     Ok(out)

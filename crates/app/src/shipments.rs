@@ -197,9 +197,7 @@ pub async fn list(
     asked: &ListShipments,
     page: &Page,
 ) -> Result<ShipmentPage, AppError> {
-    let listed =
-        reads::shipments_listed::<ShipmentRow>(db, account_id, &asked.filter(), page).await?;
-    let ids: Vec<Uuid> = listed.rows.iter().map(|s| s.id).collect();
+    let (listed, ids) = page_of(db, account_id, asked, page).await?;
     let containers = reads::containers_of_many(db, account_id, &ids).await?;
     Ok(ShipmentPage { listed, containers })
 }
@@ -212,11 +210,22 @@ pub async fn list_with_refs(
     asked: &ListShipments,
     page: &Page,
 ) -> Result<ShipmentPage<ShipmentRow, ContainerRef>, AppError> {
-    let listed =
-        reads::shipments_listed::<ShipmentRow>(db, account_id, &asked.filter(), page).await?;
-    let ids: Vec<Uuid> = listed.rows.iter().map(|s| s.id).collect();
+    let (listed, ids) = page_of(db, account_id, asked, page).await?;
     let containers = reads::container_refs_of_many(db, account_id, &ids).await?;
     Ok(ShipmentPage { listed, containers })
+}
+
+/// The page of shipments asked for, with their ids (to read their containers by).
+async fn page_of(
+    db: &Db,
+    account_id: Uuid,
+    asked: &ListShipments,
+    page: &Page,
+) -> Result<(Listed<ShipmentRow>, Vec<Uuid>), AppError> {
+    let listed =
+        reads::shipments_listed::<ShipmentRow>(db, account_id, &asked.filter(), page).await?;
+    let ids = listed.rows.iter().map(|s| s.id).collect();
+    Ok((listed, ids))
 }
 
 /// The account's shipments with these ids and the containers of each (read from `db`: a

@@ -386,9 +386,10 @@ fn files_and_functions_stay_small() {
 /// reads (docs/architecture.md). Everything else reaches it through a use case of `app`.
 const STORE_ALLOWED: &[&str] = &["api/src/rendered.rs"];
 
-#[test]
-fn the_front_ends_reach_the_store_only_through_app() {
-    let mut wrong = Vec::new();
+/// The lines of the front ends' sources (but [`STORE_ALLOWED`]) that are not comments and
+/// contain any of `names`, each as `file:line: text`.
+fn front_end_lines_naming(names: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
     for name in ["api", "mcp", "web"] {
         for f in rust_files(&crate_dir(name).join("src")) {
             let shown = f.to_string_lossy().replace('\\', "/");
@@ -397,14 +398,20 @@ fn the_front_ends_reach_the_store_only_through_app() {
             }
             let text = std::fs::read_to_string(&f).unwrap();
             for (n, line) in text.lines().enumerate() {
-                // the records app's answers carry are plain data: no database type either
-                let names_store = line.contains("boxtrack_store") || line.contains("sqlx");
-                if names_store && !line.trim_start().starts_with("//") {
-                    wrong.push(format!("{shown}:{}: {}", n + 1, line.trim()));
+                let named = names.iter().any(|x| line.contains(x));
+                if named && !line.trim_start().starts_with("//") {
+                    found.push(format!("{shown}:{}: {}", n + 1, line.trim()));
                 }
             }
         }
     }
+    found
+}
+
+#[test]
+fn the_front_ends_reach_the_store_only_through_app() {
+    // the records app's answers carry are plain data: no database type either
+    let wrong = front_end_lines_naming(&["boxtrack_store", "sqlx"]);
     assert!(
         wrong.is_empty(),
         "these lines name the store or its database types; reach it through a use case of app: \
@@ -463,20 +470,7 @@ fn app_answers_in_its_own_shapes_but_for_the_named_fast_path() {
         }
     }
     // and only REST's fast-path module calls the fast path
-    for name in ["api", "mcp", "web"] {
-        for f in rust_files(&crate_dir(name).join("src")) {
-            let shown = f.to_string_lossy().replace('\\', "/");
-            if STORE_ALLOWED.iter().any(|a| shown.ends_with(a)) {
-                continue;
-            }
-            let text = std::fs::read_to_string(&f).unwrap();
-            for (n, line) in text.lines().enumerate() {
-                if line.contains("app::prerendered") && !line.trim_start().starts_with("//") {
-                    wrong.push(format!("{shown}:{}: {}", n + 1, line.trim()));
-                }
-            }
-        }
-    }
+    wrong.extend(front_end_lines_naming(&["app::prerendered"]));
     assert!(
         wrong.is_empty(),
         "these lines carry the store's read shapes outside the fast path \
